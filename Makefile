@@ -1,0 +1,31 @@
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test bench lint clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(VENV)/.installed-dev: $(PY) pyproject.toml
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+demo: $(VENV)/.installed-dev
+	$(PY) examples/figure1.py
+
+test: $(VENV)/.installed-dev
+	$(PY) -m ruff check tensorweave tests benchmarks examples
+	$(PY) -m pytest
+
+bench: $(VENV)/.installed-dev
+	$(PY) -m benchmarks.workloads
+
+clean:
+	rm -rf $(VENV) build *.egg-info
+
+# Compile our TF-compatible .proto files into the committed FileDescriptorSet (loaded into a private pool).
+.PHONY: protos
+protos: $(VENV)/.installed-dev
+	$(PY) -m grpc_tools.protoc -I. --include_imports \
+		--descriptor_set_out=tensorweave/formats/proto/tensorflow.fds tensorweave/formats/proto/*.proto

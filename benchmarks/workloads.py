@@ -1,0 +1,420 @@
+"""Session.run workloads written once against the TF1 API, timed on tensorweave, real TensorFlow and NumPy.
+
+Each workload is a function of the TF1 module `tf` that builds its graph in the current default graph and
+returns `(session, step)`; the same function runs on `tensorweave.compat.v1` in this process and on
+`tensorflow.compat.v1` in a child process of the python named by `--tf-python`, which prints its results as
+JSON for this process to merge. A NumPy reference doing the same arithmetic shows what the kernels alone cost.
+Times are medians of per-step `perf_counter` readings after a warmup; `threads` is reported as the speedup of
+two concurrent steps on one session over one step at a time, with BLAS held to one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib
+import importlib.util
+import json
+import os
+import pstats
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+Step = Callable[[], object]
+
+BACKENDS = ("tensorweave", "tensorflow", "numpy")
+TF_PYTHON_ENV = "TENSORWEAVE_TF_PYTHON"
+STEP_BUDGET_S = 1.5
+WARMUP_S = 0.25
+MAX_STEPS = 200_000
+MIN_STEPS = 5
+SPEEDUP_ROUNDS = 7
+
+
+def load_backend(backend: str) -> Any:
+    """Import a TF1-API module: tensorweave's, or real TensorFlow's switched to graph mode."""
+    if backend == "tensorweave":
+        return importlib.import_module("tensorweave.compat.v1")
+    if backend == "tensorflow":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        tf = importlib.import_module("tensorflow.compat.v1")
+        tf.disable_eager_execution()
+        tf.disable_v2_behavior()
+        return tf
+    raise ValueError(f"no TF1-API module for backend {backend!r}")
+
+
+def make_session(tf: Any, **config: int) -> Any:
+    """A session on the default graph; the config is passed only where the module has ConfigProto."""
+    config_proto = getattr(tf, "ConfigProto", None)
+    if config and config_proto is not None:
+        return tf.Session(config=config_proto(**config))
+    return tf.Session()
+
+
+def null_step(tf: Any) -> tuple[Any, Step]:
+    """The fixed cost of one run: a scalar placeholder plus 1.0, fed a Python float."""
+    x = tf.placeholder(tf.float32, shape=[])
+    y = x + 1.0
+    sess = make_session(tf)
+    return sess, lambda: sess.run(y, feed_dict={x: 3.0})
+
+
+def chain_1000(tf: Any) -> tuple[Any, Step]:
+    """Per-node cost: 2000 tiny dependent ops on a [4] tensor."""
+    x = tf.placeholder(tf.float32, shape=[4])
+    y = x
+    for _ in range(1000):
+        y = y * 1.0001 + 0.5
+    data = np.arange(4, dtype=np.float32)
+    sess = make_session(tf)
+    return sess, lambda: sess.run(y, feed_dict={x: data})
+
+
+def fig1(tf: Any) -> tuple[Any, Step]:
+    """The whitepaper's Figure 1 forward pass: sum(relu(x W + b))."""
+    x = tf.placeholder(tf.float32, shape=[100, 784])
+    w = tf.Variable(tf.random_uniform([784, 100], -1.0, 1.0))
+    b = tf.Variable(tf.random_uniform([100], -1.0, 1.0))
+    total = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w) + b))
+    data = np.random.default_rng(0).random((100, 784), dtype=np.float32)
+    sess = make_session(tf)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run(total, feed_dict={x: data})
+
+
+def feed_fetch_1m(tf: Any) -> tuple[Any, Step]:
+    """Feed and fetch costs on 4 MB: fetch x * 2.0 for a fed [1048576] array."""
+    x = tf.placeholder(tf.float32, shape=[1 << 20])
+    y = x * 2.0
+    data = np.random.default_rng(0).random(1 << 20, dtype=np.float32)
+    sess = make_session(tf)
+    return sess, lambda: sess.run(y, feed_dict={x: data})
+
+
+def var_update(tf: Any) -> tuple[Any, Step]:
+    """A stateful target: assign_add of ones to a [1048576] variable, nothing fetched."""
+    v = tf.Variable(tf.zeros([1 << 20]))
+    update = tf.assign_add(v, tf.ones([1 << 20]))
+    sess = make_session(tf)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run(update.op)
+
+
+def threads(tf: Any) -> tuple[Any, Step]:
+    """One [1024, 1024] matmul step; measured single-threaded and from two threads on the same session."""
+    a = tf.Variable(tf.random_uniform([1024, 1024]))
+    b = tf.Variable(tf.random_uniform([1024, 1024]))
+    product = tf.matmul(a, b)
+    sess = make_session(tf, intra_op_parallelism_threads=1, inter_op_parallelism_threads=2)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run(product)
+
+
+def _numpy_null_step() -> Step:
+    return lambda: np.asarray(3.0, np.float32) + np.float32(1.0)
+
+
+def _numpy_chain_1000() -> Step:
+    data = np.arange(4, dtype=np.float32)
+
+    def step() -> np.ndarray:
+        y = data
+        for _ in range(1000):
+            y = y * np.float32(1.0001) + np.float32(0.5)
+        return y
+
+    return step
+
+
+def _numpy_fig1() -> Step:
+    rng = np.random.default_rng(0)
+    x = rng.random((100, 784), dtype=np.float32)
+    w = rng.uniform(-1.0, 1.0, (784, 100)).astype(np.float32)
+    b = rng.uniform(-1.0, 1.0, 100).astype(np.float32)
+    return lambda: np.maximum(x @ w + b, np.float32(0.0)).sum()
+
+
+def _numpy_feed_fetch_1m() -> Step:
+    data = np.random.default_rng(0).random(1 << 20, dtype=np.float32)
+    return lambda: data * np.float32(2.0)
+
+
+def _numpy_var_update() -> Step:
+    v = np.zeros(1 << 20, np.float32)
+    ones = np.ones(1 << 20, np.float32)
+    return lambda: np.add(v, ones, out=v)
+
+
+def _numpy_threads() -> Step:
+    rng = np.random.default_rng(0)
+    a = rng.random((1024, 1024), dtype=np.float32)
+    b = rng.random((1024, 1024), dtype=np.float32)
+    return lambda: a @ b
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A TF1 workload, its NumPy reference, and its target (a tw/tf ratio, or a speedup if concurrent)."""
+
+    build: Callable[[Any], tuple[Any, Step]]
+    numpy_step: Callable[[], Step]
+    target: float
+    concurrent: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.build.__name__
+
+    def holds(self, value: float) -> bool:
+        return value >= self.target if self.concurrent else value <= self.target
+
+    def target_text(self) -> str:
+        return f">= {self.target:g}x speedup" if self.concurrent else f"<= {self.target:g}"
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in (
+        Workload(null_step, _numpy_null_step, 0.5),
+        Workload(chain_1000, _numpy_chain_1000, 3.0),
+        Workload(fig1, _numpy_fig1, 0.75),
+        Workload(feed_fetch_1m, _numpy_feed_fetch_1m, 0.6),
+        Workload(var_update, _numpy_var_update, 1.0),
+        Workload(threads, _numpy_threads, 1.6, concurrent=True),
+    )
+}
+
+
+def _warm_and_count(step: Step, budget_s: float, repeat: int | None) -> int:
+    """Run the step for the warmup time (the first run builds the plan); return how many steps fill the budget."""
+    count, start = 0, time.perf_counter()
+    while count < 3 or time.perf_counter() - start < WARMUP_S:
+        step()
+        count += 1
+    if repeat is not None:
+        return repeat
+    per_step = (time.perf_counter() - start) / count
+    return max(MIN_STEPS, min(MAX_STEPS, int(budget_s / per_step)))
+
+
+def median_step_time(step: Step, repeat: int | None = None) -> float:
+    """Median seconds per step after a warmup."""
+    times = []
+    for _ in range(_warm_and_count(step, STEP_BUDGET_S, repeat)):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def two_thread_speedup(step: Step, repeat: int | None = None) -> float:
+    """(2 x one step alone) / (two steps at once from two threads), BLAS on one thread.
+
+    The median over interleaved rounds, so that a burst of load from elsewhere spoils one round, not the result.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1), ThreadPoolExecutor(2) as pool:
+        n = _warm_and_count(step, STEP_BUDGET_S / SPEEDUP_ROUNDS, repeat)
+        speedups = []
+        for _ in range(SPEEDUP_ROUNDS):
+            start = time.perf_counter()
+            for _ in range(n):
+                step()
+            alone = time.perf_counter() - start
+            barrier = threading.Barrier(3)
+            futures = [pool.submit(_run_steps_after, barrier, step, n) for _ in range(2)]
+            barrier.wait()
+            start = time.perf_counter()
+            for future in futures:
+                future.result()
+            speedups.append(2 * alone / (time.perf_counter() - start))
+    return statistics.median(speedups)
+
+
+def _run_steps_after(barrier: threading.Barrier, step: Step, n: int) -> None:
+    barrier.wait()
+    for _ in range(n):
+        step()
+
+
+def _measure_step(workload: Workload, step: Step, repeat: int | None) -> float:
+    return two_thread_speedup(step, repeat) if workload.concurrent else median_step_time(step, repeat)
+
+
+def measure(workload: Workload, tf: Any, repeat: int | None = None) -> float:
+    """Build the workload in a fresh graph and time its step (seconds, or the speedup if concurrent)."""
+    with tf.Graph().as_default():
+        sess, step = workload.build(tf)
+        try:
+            return _measure_step(workload, step, repeat)
+        finally:
+            sess.close()
+
+
+def run_backend(backend: str, names: list[str], repeat: int | None) -> dict[str, Any]:
+    """Results of one backend in this process: {"version", "results": {name: value}, "errors": {name: text}}."""
+    column: dict[str, Any] = {"version": "", "results": {}, "errors": {}}
+    try:
+        tf = None if backend == "numpy" else load_backend(backend)
+    except Exception as exc:  # an unavailable backend is reported, not fatal
+        column["errors"] = {name: f"import failed: {exc!r}" for name in names}
+        return column
+    column["version"] = (
+        np.__version__ if tf is None else getattr(tf, "VERSION", "") or getattr(tf, "__version__", "")
+    )
+    for name in names:
+        workload = WORKLOADS[name]
+        try:
+            if tf is None:
+                value = _measure_step(workload, workload.numpy_step(), repeat)
+            else:
+                value = measure(workload, tf, repeat)
+        except Exception as exc:  # a missing op fails one workload, not the table
+            column["errors"][name] = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        else:
+            column["results"][name] = value
+        print(f"  {backend:<11} {name:<14} done", file=sys.stderr, flush=True)
+    return column
+
+
+def find_tf_python(explicit: str | None) -> str | None:
+    """The python to run real TensorFlow with: --tf-python, this interpreter, or $TENSORWEAVE_TF_PYTHON."""
+    if explicit:
+        return explicit
+    if importlib.util.find_spec("tensorflow") is not None:
+        return sys.executable
+    return os.environ.get(TF_PYTHON_ENV)
+
+
+def run_tensorflow_child(python: str, names: list[str], repeat: int | None) -> dict[str, Any]:
+    """Run the workloads on real TensorFlow in a child process and read back its JSON column."""
+    command = [python, "-m", "benchmarks.workloads", "--backend", "tensorflow", "--json", "--only", *names]
+    if repeat is not None:
+        command += ["--repeat", str(repeat)]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    done = subprocess.run(
+        command, cwd=Path(__file__).resolve().parent.parent, env=env, capture_output=True, text=True
+    )
+    sys.stderr.write(
+        "".join(line + "\n" for line in done.stderr.splitlines() if line.startswith("  tensorflow"))
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"TensorFlow child failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+    return json.loads(lines[-1])
+
+
+def _format(value: float | None, concurrent: bool) -> str:
+    if value is None:
+        return "-"
+    if concurrent:
+        return f"{value:.2f}x"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "-" if a is None or b is None else f"{a / b:.2f}"
+
+
+def format_table(columns: dict[str, dict[str, Any]], names: list[str]) -> str:
+    """The comparison table: medians (speedups for concurrent workloads), ratios, targets, and which hold."""
+    header = ("workload", "numpy", "tensorweave", "TensorFlow", "tw/tf", "np/tf", "tw/np", "target", "holds")
+    rows = [header]
+    for name in names:
+        workload = WORKLOADS[name]
+        np_v, tw, tf = (
+            columns.get(b, {}).get("results", {}).get(name) for b in ("numpy", "tensorweave", "tensorflow")
+        )
+        checked = tw if workload.concurrent else (None if tw is None or tf is None else tw / tf)
+        holds = "?" if checked is None else ("yes" if workload.holds(checked) else "NO")
+        ratios = (
+            ("-", "-", "-") if workload.concurrent else (_ratio(tw, tf), _ratio(np_v, tf), _ratio(tw, np_v))
+        )
+        cells = [_format(v, workload.concurrent) for v in (np_v, tw, tf)]
+        rows.append((name, *cells, *ratios, workload.target_text(), holds))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    for backend, column in columns.items():
+        lines += [f"{backend} {name}: {error}" for name, error in column.get("errors", {}).items()]
+    return "\n".join(lines)
+
+
+def profile(name: str, backend: str, repeat: int | None) -> None:
+    """Run one workload's step under cProfile (after a warmup) and print the top 25 functions by tottime."""
+    tf = load_backend(backend)
+    workload = WORKLOADS[name]
+    profiler = cProfile.Profile()
+    with tf.Graph().as_default():
+        sess, step = workload.build(tf)
+        try:
+            n = _warm_and_count(step, STEP_BUDGET_S, repeat)
+            profiler.enable()
+            for _ in range(n):
+                step()
+            profiler.disable()
+        finally:
+            sess.close()
+    print(f"{backend} {name}: {n} steps profiled")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: the full comparison table, one backend (--backend, as JSON with --json), or --profile."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.workloads", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--only", nargs="+", choices=sorted(WORKLOADS), help="run only these workloads")
+    parser.add_argument(
+        "--tf-python", help=f"python that can import tensorflow (default: this one, else ${TF_PYTHON_ENV})"
+    )
+    parser.add_argument("--repeat", type=int, help="timed steps per workload (default: about 1.5 s worth)")
+    parser.add_argument("--backend", choices=BACKENDS, help="run one backend in this process only")
+    parser.add_argument(
+        "--json", action="store_true", help="with --backend: print its results as one JSON line"
+    )
+    parser.add_argument(
+        "--profile", metavar="NAME", choices=sorted(WORKLOADS), help="cProfile one workload's steps"
+    )
+    args = parser.parse_args(argv)
+    names = args.only or list(WORKLOADS)
+
+    if args.profile:
+        profile(args.profile, args.backend or "tensorweave", args.repeat)
+        return
+    if args.backend:
+        column = run_backend(args.backend, names, args.repeat)
+        print(json.dumps(column) if args.json else format_table({args.backend: column}, names))
+        return
+
+    columns = {b: run_backend(b, names, args.repeat) for b in ("tensorweave", "numpy")}
+    tf_python = find_tf_python(args.tf_python)
+    notes = []
+    if tf_python is None:
+        notes.append(f"TensorFlow skipped: not importable here; pass --tf-python or set ${TF_PYTHON_ENV}.")
+    else:
+        columns["tensorflow"] = run_tensorflow_child(tf_python, names, args.repeat)
+    versions = ", ".join(f"{b} {c['version']}" for b, c in columns.items() if c["version"])
+    print(f"\n{os.cpu_count()} CPUs; {versions}; medians per step, ratios tw/tf")
+    print(format_table(columns, names))
+    for note in notes:
+        print(note)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,368 @@
+"""`tf.Session` and `tf.InteractiveSession`: the client of TF1's session interface.
+
+The client turns Python fetches (nested lists, tuples, namedtuples, dicts of Tensors, Operations, names
+and Variables) into tensor names and target ops, checks and converts feeds (dtype and shape, TF's
+messages), extends the runtime session with the ops created since the last run, and rebuilds the fetch
+structure from the results. Runtime errors come back naming a node; here they are interpolated with the
+file and line where user code created it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import dtypes
+from tensorweave.framework.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    _default_session_stack,
+    get_default_graph,
+)
+from tensorweave.runtime.direct_session import DirectSession
+
+_live_sessions: weakref.WeakSet = weakref.WeakSet()
+_NODE_REFERENCE = re.compile(r"\{\{node (\S+?)\}\}")
+
+
+class _DeviceAttributes(NamedTuple):
+    """What `Session.list_devices()` returns per device, as TF's `_DeviceAttributes`."""
+
+    name: str
+    device_type: str
+    memory_limit_bytes: int
+    incarnation: int
+
+
+class _FetchPlan:
+    """The flattened form of one fetch structure: unique tensor names, target ops, and a rebuilder."""
+
+    def __init__(self, graph: Graph, fetches: Any) -> None:
+        self.graph = graph
+        self.tensors: list[Tensor] = []
+        self.targets: list[str] = []
+        self._tensor_index: dict[Tensor, int] = {}
+        self.structure = self._flatten(fetches)
+
+    def _flatten(self, fetch: Any) -> Any:
+        """Returns a tree whose leaves are result indices (ints) or None for operations."""
+        if fetch is None:
+            raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+        if isinstance(fetch, (list, tuple)) and not isinstance(fetch, str):
+            return ("seq", type(fetch), [self._flatten(f) for f in fetch])
+        if isinstance(fetch, Mapping):
+            return ("map", type(fetch), [(k, self._flatten(v)) for k, v in fetch.items()])
+        try:
+            element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
+        except TypeError as e:
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or "
+                            f"Tensor. ({e})") from None
+        except (ValueError, KeyError) as e:
+            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+                             f"({e.args[0] if e.args else e})") from None
+        if not self.graph.is_fetchable(element):
+            raise ValueError(f"{'Operation' if isinstance(element, Operation) else 'Tensor'} {element.name!r} "
+                             "has been marked as not fetchable.")
+        if isinstance(element, Operation):
+            if element.name not in self.targets:
+                self.targets.append(element.name)
+            return None
+        index = self._tensor_index.get(element)
+        if index is None:
+            index = self._tensor_index[element] = len(self.tensors)
+            self.tensors.append(element)
+        return index
+
+    def build(self, values: list[Any]) -> Any:
+        return _rebuild(self.structure, values)
+
+
+def _rebuild(node: Any, values: list[Any]) -> Any:
+    if node is None:
+        return None
+    if isinstance(node, int):
+        return values[node]
+    kind, cls, children = node
+    if kind == "seq":
+        items = [_rebuild(c, values) for c in children]
+        if cls is list:
+            return items
+        if hasattr(cls, "_fields"):  # namedtuple
+            return cls(*items)
+        return cls(items)
+    items = [(k, _rebuild(c, values)) for k, c in children]
+    if cls is dict:
+        return dict(items)
+    try:
+        return cls(items)
+    except TypeError:
+        result = cls.__new__(cls)
+        result.update(items)
+        return result
+
+
+def _fetched_value(value: Any) -> Any:
+    """What the caller gets: numpy scalars for 0-d, and never an array the runtime still holds."""
+    if type(value) is np.ndarray:
+        if value.ndim == 0:
+            return value[()]
+        if not value.flags.writeable:
+            return value.copy()
+    return value
+
+
+class BaseSession:
+    """A session over a graph in this process (the local implementation of the papers)."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config: Any = None) -> None:
+        if graph is None:
+            graph = get_default_graph()
+        elif not isinstance(graph, Graph):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        if target:
+            raise errors.UnimplementedError(
+                None, None, f"Session target {target!r}: only the in-process target '' is available; "
+                "grpc:// sessions come with the distributed runtime")
+        self._target = target
+        self._graph = graph
+        self._config = config
+        self._session = DirectSession(config)
+        self._closed = False
+        self._extended = 0
+        self._extend_lock = threading.Lock()
+        self._feed_info: dict[Tensor, tuple] = {}
+        self._default_session_context: Any = None
+        _live_sessions.add(self)
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def graph_def(self) -> Any:
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self) -> str:
+        return self._target
+
+    def list_devices(self) -> list[_DeviceAttributes]:
+        return [_DeviceAttributes(d.name, d.device_type, d.memory_limit_bytes, 0) for d in self._session.devices]
+
+    def as_default(self) -> Any:
+        """A context manager that makes this session the default for `eval()` and `run()`."""
+        return _SessionDefault(self)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._session.close()
+
+    def __enter__(self) -> BaseSession:
+        self._default_graph_context = self._graph.as_default()
+        self._default_graph_context.__enter__()
+        self._default_session_context = self.as_default()
+        self._default_session_context.__enter__()
+        return self
+
+    def __exit__(self, exc_type: Any, exc_value: Any, exc_tb: Any) -> None:
+        self._default_session_context.__exit__(exc_type, exc_value, exc_tb)
+        self._default_graph_context.__exit__(exc_type, exc_value, exc_tb)
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    # -- run ----------------------------------------------------------------------------------------
+
+    def run(self, fetches: Any, feed_dict: dict | None = None, options: Any = None,
+            run_metadata: Any = None) -> Any:
+        """Run the ops and evaluate the tensors in `fetches`, with `feed_dict` substituted."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if isinstance(fetches, Tensor) and fetches.graph is self._graph:
+            plan = None
+            fetch_tensors: list[Tensor] = [fetches]
+            targets: tuple[str, ...] = ()
+        else:
+            plan = _FetchPlan(self._graph, fetches)
+            fetch_tensors = plan.tensors
+            targets = tuple(plan.targets)
+        feed_names, feed_values = self._convert_feeds(feed_dict) if feed_dict else ((), [])
+        if self._graph.version != self._extended:
+            self._extend_graph()
+        fetch_names = tuple(t.name for t in fetch_tensors)
+        try:
+            results = self._session.run(feed_names, feed_values, fetch_names, targets,
+                                        _types_of(self._graph, feed_names, fetch_tensors))
+        except errors.OpError as e:
+            raise self._interpolate(e) from e.__cause__
+        if plan is None:
+            return _fetched_value(results[0])
+        return plan.build([_fetched_value(v) for v in results])
+
+    def _extend_graph(self) -> None:
+        with self._extend_lock:
+            ops = self._graph._operations_since(self._extended)
+            if ops:
+                self._session.extend([op.node_def for op in ops])
+                self._extended += len(ops)
+
+    def _convert_feeds(self, feed_dict: dict) -> tuple[tuple[str, ...], list[Any]]:
+        names, values = [], []
+        for key, value in feed_dict.items():
+            info = self._feed_info.get(key) if isinstance(key, Tensor) else None
+            if info is None:
+                info = self._feed_key_info(key)
+            tensor, name, np_dtype, dims = info
+            if isinstance(value, Tensor):
+                raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+                                "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
+                                f"the tensor object was {value} which was passed to the feed with key {key}.")
+            array = _feed_array(value, tensor, np_dtype)
+            if dims is not None and not _shape_matches(dims, array.shape):
+                raise ValueError(f"Cannot feed value of shape {array.shape!r} for Tensor {name!r}, which has "
+                                 f"shape {str(tensor.shape)!r}")
+            names.append(name)
+            values.append(array)
+        return tuple(names), values
+
+    def _feed_key_info(self, key: Any) -> tuple:
+        try:
+            tensor = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+        except (TypeError, ValueError, KeyError) as e:
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0] if e.args else e}") from None
+        if not self._graph.is_feedable(tensor):
+            raise ValueError(f"Tensor {tensor} may not be fed.")
+        shape = tensor.shape
+        dims = None if shape.ndims is None else tuple(shape.as_list())
+        base = tensor.dtype.base_dtype
+        np_dtype = object if base == dtypes.string else base.as_numpy_dtype
+        info = (tensor, tensor.name, np_dtype, dims)
+        self._feed_info[tensor] = info
+        if isinstance(key, Tensor) and key is not tensor:
+            self._feed_info[key] = info
+        return info
+
+    def _interpolate(self, error: errors.OpError) -> errors.OpError:
+        """The same error, its node references expanded to 'node NAME (defined at FILE:LINE) '."""
+        op = None
+
+        def expand(match: re.Match) -> str:
+            nonlocal op
+            name = match.group(1)
+            try:
+                found = self._graph.get_operation_by_name(name)
+            except (KeyError, ValueError):
+                return f"node {name}"
+            op = op or found
+            frames = found.traceback
+            where = f" (defined at {frames[-1][0]}:{frames[-1][1]}) " if frames else ""
+            return f"node {name}{where}"
+
+        message = _NODE_REFERENCE.sub(expand, error.message)
+        return type(error)(error.node_def, op, message)
+
+    @staticmethod
+    def reset(target: str, containers: list[str] | None = None, config: Any = None) -> None:
+        """Clear the named resource containers (all when None) of the sessions on `target`."""
+        if target:
+            raise errors.UnimplementedError(None, None, "Session.reset of a remote target comes with the "
+                                            "distributed runtime")
+        for session in list(_live_sessions):
+            if not session._closed:
+                direct = session._session
+                names = containers
+                if names is None:
+                    names = [c for d in direct.devices for c in d.resource_mgr.container_names()]
+                direct.reset_containers(names)
+
+
+def _types_of(graph: Graph, feed_names: tuple[str, ...], fetch_tensors: list[Tensor]) -> Any:
+    """The dtypes of feeds and fetches, computed only when a plan is built."""
+    def compute() -> dict[str, Any]:
+        types = {t.name: t.dtype.base_dtype for t in fetch_tensors}
+        for name in feed_names:
+            types[name] = graph.get_tensor_by_name(name).dtype.base_dtype
+        return types
+    return compute
+
+
+def _feed_array(value: Any, tensor: Tensor, np_dtype: Any) -> np.ndarray:
+    """The fed value as an array of the tensor's dtype: zero-copy when it already is one."""
+    if type(value) is np.ndarray and value.dtype == np_dtype:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and np_dtype is not object:
+        converted = np.asarray(value, dtype=np_dtype) if np.dtype(np_dtype).kind in "iub" else None
+        if converted is not None and converted.dtype.kind in "iu" and int(converted) != value:
+            raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
+                            f"{tensor.dtype.base_dtype}. Try explicitly setting the type of the feed tensor to a "
+                            "larger type (e.g. int64).")
+    if np_dtype is object:
+        array = np.asarray(value, dtype=object)
+        if array.dtype == object:
+            flat = array.reshape(-1)
+            for i, v in enumerate(flat):
+                if isinstance(v, str):
+                    flat[i] = v.encode()
+        return array
+    try:
+        return np.asarray(value, dtype=np_dtype)
+    except OverflowError as e:
+        raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
+                        f"{tensor.dtype.base_dtype}. Try explicitly setting the type of the feed tensor to a "
+                        "larger type (e.g. int64).") from e
+
+
+def _shape_matches(dims: tuple, shape: tuple) -> bool:
+    if len(dims) != len(shape):
+        return False
+    return all(d is None or d == s for d, s in zip(dims, shape))
+
+
+class _SessionDefault:
+    def __init__(self, session: BaseSession) -> None:
+        self._session = session
+
+    def __enter__(self) -> BaseSession:
+        _default_session_stack.push(self._session)
+        return self._session
+
+    def __exit__(self, *exc: Any) -> None:
+        _default_session_stack.pop(self._session)
+
+
+class Session(BaseSession):
+    """TF1's `tf.Session(target='', graph=None, config=None)`."""
+
+
+class InteractiveSession(BaseSession):
+    """A session that installs itself as the default session (and its graph as default) on creation."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config: Any = None) -> None:
+        super().__init__(target, graph, config)
+        self._graph_context = self._graph.as_default()
+        self._graph_context.__enter__()
+        self._session_context = self.as_default()
+        self._session_context.__enter__()
+        self._contexts_open = True
+
+    def close(self) -> None:
+        super().close()
+        if getattr(self, "_contexts_open", False):
+            self._contexts_open = False
+            self._session_context.__exit__(None, None, None)
+            try:
+                self._graph_context.__exit__(None, None, None)
+            except (AssertionError, RuntimeError):
+                pass

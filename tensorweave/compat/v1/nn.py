@@ -1,0 +1,5 @@
+"""`tf.nn`: neural-network ops."""
+
+from tensorweave.ops.nn_ops import relu
+
+__all__ = ["relu"]

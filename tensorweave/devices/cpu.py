@@ -1,0 +1,14 @@
+"""The CPU device: kernels compute with NumPy, whose BLAS and ufuncs release the GIL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave.devices.device import Device
+
+
+def cpu_device(task_prefix: str, index: int, resource_mgr: Any) -> Device:
+    """CPU device `index` of the task named by `task_prefix` ('/job:localhost/replica:0/task:0')."""
+    return Device(f"{task_prefix}/device:CPU:{index}", "CPU", np, resource_mgr)

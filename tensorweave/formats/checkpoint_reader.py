@@ -1,0 +1,106 @@
+"""Reading checkpoints without a graph: TF's CheckpointReader and `tf.train.load_checkpoint` family.
+
+Names here are variable names as saved (`dense/kernel`); the slice keys of partitioned variables are
+hidden, and their full tensors are assembled on read. DataType values are returned as enum ints unless
+the caller passes `as_dtype` (the compat layer passes `tf.as_dtype`, which this layer cannot import).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.formats.bundle import BundleReader, encode_tensor_name_slice, slice_extents
+from tensorweave.formats.checkpoint_state import latest_checkpoint
+
+
+class CheckpointReader:
+    """A V2 checkpoint opened for reading (`tf.train.NewCheckpointReader`)."""
+
+    def __init__(self, prefix: str | os.PathLike, as_dtype: Callable[[int], Any] | None = None) -> None:
+        self._reader = BundleReader(prefix)
+        self._as_dtype = as_dtype or (lambda enum: enum)
+        slice_keys = set()
+        for key in self._reader.keys():
+            entry = self._reader.entry(key)
+            if entry.slices:
+                name = key.decode("utf-8", "replace")
+                shape = [d.size for d in entry.shape.dim]
+                for proto in entry.slices:
+                    try:
+                        slice_keys.add(encode_tensor_name_slice(name, *slice_extents(proto, shape)))
+                    except ValueError as e:
+                        raise errors.DataLossError(None, None, f"{prefix}: bad slice of {name}: {e}") from None
+        self._names = [k.decode("utf-8", "replace") for k in self._reader.keys() if k not in slice_keys]
+
+    def get_tensor(self, tensor_str: str) -> np.ndarray:
+        """The saved value of a variable; NotFoundError naming it when absent."""
+        return self._reader.lookup(tensor_str)
+
+    def has_tensor(self, tensor_str: str) -> bool:
+        """Whether the checkpoint holds this name."""
+        return self._reader.contains(tensor_str)
+
+    def get_variable_to_shape_map(self) -> dict[str, list[int]]:
+        """Every saved name with its full shape."""
+        return {name: self._reader.shape_and_dtype(name)[0] for name in self._names}
+
+    def get_variable_to_dtype_map(self) -> dict[str, Any]:
+        """Every saved name with its dtype (an enum int, or what `as_dtype` makes of it)."""
+        return {name: self._as_dtype(self._reader.shape_and_dtype(name)[1]) for name in self._names}
+
+    def debug_string(self) -> bytes:
+        """One `name (dtype) [shape]` line per variable, as TF's debug_string."""
+        lines = [f"{n} ({self._as_dtype(self._reader.shape_and_dtype(n)[1])}) {self._reader.shape_and_dtype(n)[0]}"
+                 for n in sorted(self._names)]
+        return ("\n".join(lines) + "\n").encode()
+
+    def close(self) -> None:
+        """Release the open data files."""
+        self._reader.close()
+
+
+def NewCheckpointReader(filepattern: str, as_dtype: Callable[[int], Any] | None = None) -> CheckpointReader:  # noqa: N802 - TF's name
+    """Open a checkpoint prefix for reading."""
+    return CheckpointReader(filepattern, as_dtype)
+
+
+def _checkpoint_filename(ckpt_dir_or_file: str | os.PathLike) -> str:
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(path):
+        latest = latest_checkpoint(path)
+        if latest is None:
+            raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given directory {path}")
+        return latest
+    return path
+
+
+def load_checkpoint(ckpt_dir_or_file: str | os.PathLike,
+                    as_dtype: Callable[[int], Any] | None = None) -> CheckpointReader:
+    """A reader for a checkpoint prefix, or for the latest checkpoint of a directory."""
+    return CheckpointReader(_checkpoint_filename(ckpt_dir_or_file), as_dtype)
+
+
+def load_variable(ckpt_dir_or_file: str | os.PathLike, name: str) -> np.ndarray:
+    """One variable's saved value (a trailing `:0` on the name is ignored, as in TF)."""
+    if name.endswith(":0"):
+        name = name[:-2]
+    reader = load_checkpoint(ckpt_dir_or_file)
+    try:
+        return reader.get_tensor(name)
+    finally:
+        reader.close()
+
+
+def list_variables(ckpt_dir_or_file: str | os.PathLike) -> list[tuple[str, list[int]]]:
+    """(name, shape) of every variable in a checkpoint, sorted by name."""
+    reader = load_checkpoint(ckpt_dir_or_file)
+    try:
+        return sorted(reader.get_variable_to_shape_map().items())
+    finally:
+        reader.close()
+

@@ -1,0 +1,92 @@
+"""The `checkpoint` state file: a text-format CheckpointState naming the latest checkpoints of a directory.
+
+Paths in the file may be relative to its directory (TF resolves them on read). The file is replaced
+atomically, and the Saver writes it last, after the bundle, so it never names a missing checkpoint.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from google.protobuf import text_format
+
+from tensorweave.formats.protos import CheckpointState
+
+DEFAULT_STATE_FILENAME = "checkpoint"
+
+
+def _state_path(checkpoint_dir: str, latest_filename: str | None) -> str:
+    return os.path.join(checkpoint_dir, latest_filename or DEFAULT_STATE_FILENAME)
+
+
+def generate_checkpoint_state_proto(save_dir: str, model_checkpoint_path: str,
+                                    all_model_checkpoint_paths: Sequence[str] | None = None,
+                                    all_model_checkpoint_timestamps: Sequence[float] | None = None,
+                                    last_preserved_timestamp: float | None = None) -> Any:
+    """A CheckpointState whose path list ends with the model path, as TF builds it."""
+    paths = list(all_model_checkpoint_paths or [])
+    if not paths or paths[-1] != model_checkpoint_path:
+        paths.append(model_checkpoint_path)
+    state = CheckpointState(model_checkpoint_path=model_checkpoint_path, all_model_checkpoint_paths=paths)
+    if all_model_checkpoint_timestamps is not None:
+        state.all_model_checkpoint_timestamps.extend(all_model_checkpoint_timestamps)
+    if last_preserved_timestamp is not None:
+        state.last_preserved_timestamp = last_preserved_timestamp
+    return state
+
+
+def update_checkpoint_state(save_dir: str | os.PathLike, model_checkpoint_path: str,
+                            all_model_checkpoint_paths: Sequence[str] | None = None,
+                            latest_filename: str | None = None,
+                            all_model_checkpoint_timestamps: Sequence[float] | None = None,
+                            last_preserved_timestamp: float | None = None) -> None:
+    """Atomically rewrite the state file so `latest_checkpoint` finds `model_checkpoint_path`."""
+    save_dir = os.fspath(save_dir)
+    path = _state_path(save_dir, latest_filename)
+    state = generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
+                                            all_model_checkpoint_timestamps, last_preserved_timestamp)
+    if os.path.abspath(path) == os.path.abspath(os.path.join(save_dir, model_checkpoint_path)):
+        raise RuntimeError(f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint state. "
+                           "Please use a different save path.")
+    os.makedirs(save_dir or ".", exist_ok=True)
+    tmp = f"{path}.tmp{uuid.uuid4().hex}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text_format.MessageToString(state))
+    os.replace(tmp, path)
+
+
+def get_checkpoint_state(checkpoint_dir: str | os.PathLike, latest_filename: str | None = None) -> Any:
+    """The directory's CheckpointState with relative paths made absolute, or None if there is none."""
+    checkpoint_dir = os.fspath(checkpoint_dir)
+    path = _state_path(checkpoint_dir, latest_filename)
+    try:
+        with open(path, encoding="utf-8") as f:
+            state = text_format.Parse(f.read(), CheckpointState())
+    except (OSError, UnicodeDecodeError, text_format.ParseError):
+        return None
+    if not state.model_checkpoint_path:
+        raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
+    if not os.path.isabs(state.model_checkpoint_path):
+        state.model_checkpoint_path = os.path.join(checkpoint_dir, state.model_checkpoint_path)
+    for i, p in enumerate(state.all_model_checkpoint_paths):
+        if not os.path.isabs(p):
+            state.all_model_checkpoint_paths[i] = os.path.join(checkpoint_dir, p)
+    return state
+
+
+def checkpoint_exists(checkpoint_prefix: str | os.PathLike) -> bool:
+    """Whether a V2 checkpoint (its `.index`) or a V1 checkpoint file exists for the prefix or pattern."""
+    prefix = os.fspath(checkpoint_prefix)
+    return bool(glob.glob(prefix + ".index") or glob.glob(prefix))
+
+
+def latest_checkpoint(checkpoint_dir: str | os.PathLike, latest_filename: str | None = None) -> str | None:
+    """The prefix of the newest checkpoint named by the state file, if that checkpoint exists."""
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is not None and checkpoint_exists(state.model_checkpoint_path):
+        return state.model_checkpoint_path
+    return None

@@ -1,0 +1,249 @@
+"""Event files for TensorBoard: the FileWriter, its background writer thread, and summary_iterator.
+
+An event file is a TFRecord file of serialized `Event` protos whose first record is the version event
+`brain.Event:2`, named `events.out.tfevents.<10-digit time>.<host><suffix>` (TF1's names). Writers
+queue events and a daemon thread writes them, flushing every `flush_secs`, so training never waits
+on the disk; `flush` and `close` wait until every queued event is on disk. An error in the writer
+thread is re-raised on the caller's next call.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from google.protobuf import message
+
+from tensorweave import errors
+from tensorweave.formats.protos import Event, SessionLog, Summary, TaggedRunMetadata
+from tensorweave.formats.tfrecord import frame_record, tf_record_iterator
+
+FILE_VERSION = "brain.Event:2"
+_CLOSE = object()
+
+
+class EventFileWriter:
+    """Writes Event protos to one event file in `logdir` through a queue and a writer thread."""
+
+    def __init__(self, logdir: str | os.PathLike, max_queue: int = 10, flush_secs: float = 120,
+                 filename_suffix: str | None = None) -> None:
+        self._logdir = os.fspath(logdir)
+        self._max_queue = max_queue
+        self._flush_secs = max(flush_secs, 0.01)
+        self._suffix = filename_suffix or ""
+        self._closed = True
+        self._open()
+
+    def _open(self) -> None:
+        os.makedirs(self._logdir, exist_ok=True)
+        name = f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}{self._suffix}"
+        self._path = os.path.join(self._logdir, name)
+        self._file = open(self._path, "wb")  # noqa: SIM115 - owned by the writer thread, closed in close()
+        self._file.write(frame_record(Event(wall_time=time.time(), file_version=FILE_VERSION).SerializeToString()))
+        self._file.flush()
+        self._queue: queue.Queue[Any] = queue.Queue(self._max_queue)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="EventLoggerThread", daemon=True)
+        self._closed = False
+        self._thread.start()
+
+    def _run(self) -> None:
+        next_flush = time.monotonic() + self._flush_secs
+        while True:
+            try:
+                item = self._queue.get(timeout=max(0.0, next_flush - time.monotonic()))
+            except queue.Empty:
+                item = None
+            try:
+                if item is _CLOSE:
+                    return
+                if item is not None:
+                    self._file.write(frame_record(item))
+                if item is None or time.monotonic() >= next_flush:
+                    self._file.flush()
+                    next_flush = time.monotonic() + self._flush_secs
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+                self._error = e
+            finally:
+                if item is not None:
+                    self._queue.task_done()
+
+    def _check(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise errors.UnknownError(None, None, f"{self._path}: event writer failed: {error}") from error
+
+    def get_logdir(self) -> str:
+        """The directory this writer writes into."""
+        return self._logdir
+
+    def add_event(self, event: Any) -> None:
+        """Queue an Event (any Event message, or its serialized bytes); blocks only when the queue is full."""
+        self._check()
+        if not self._closed:
+            self._queue.put(event if isinstance(event, bytes) else event.SerializeToString())
+
+    def flush(self) -> None:
+        """Return once every queued event is written and flushed to the OS."""
+        if self._closed:
+            return
+        self._queue.join()
+        self._check()
+        self._file.flush()
+
+    def close(self) -> None:
+        """Write everything queued and close the file; a later `reopen` starts a new file."""
+        if self._closed:
+            return
+        self._queue.join()
+        self._queue.put(_CLOSE)
+        self._thread.join()
+        self._file.close()
+        self._closed = True
+        self._check()
+
+    def reopen(self) -> None:
+        """Start a new event file in the same directory after `close` (no-op while open)."""
+        if self._closed:
+            self._open()
+
+    @property
+    def path(self) -> str:
+        """The current event file's path."""
+        return self._path
+
+
+class FileWriter:
+    """TF1's `tf.summary.FileWriter`: summaries, session logs, graphs and run metadata to an event file."""
+
+    def __init__(self, logdir: str | os.PathLike, graph: Any = None, max_queue: int = 10,
+                 flush_secs: float = 120, graph_def: Any = None, filename_suffix: str | None = None,
+                 session: Any = None) -> None:
+        if session is not None:
+            raise errors.UnimplementedError(None, None, "FileWriter(session=...) writes through summary ops; "
+                                            "pass a logdir instead")
+        self.event_writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix)
+        self._seen_summary_tags: set[str] = set()
+        if graph is not None or graph_def is not None:
+            self.add_graph(graph, graph_def=graph_def)
+
+    def __enter__(self) -> FileWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def get_logdir(self) -> str:
+        """The directory this writer writes into."""
+        return self.event_writer.get_logdir()
+
+    def add_event(self, event: Any) -> None:
+        """Write an Event as given."""
+        self.event_writer.add_event(event)
+
+    def _add(self, global_step: int | None, **what: Any) -> None:
+        event = Event(wall_time=time.time(), **what)
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
+
+    def add_summary(self, summary: Any, global_step: int | None = None) -> None:
+        """Write a Summary (or its serialized bytes); plugin metadata is kept only on a tag's first value."""
+        if isinstance(summary, bytes):
+            summary = Summary.FromString(summary)
+        else:
+            summary = Summary.FromString(summary.SerializeToString())
+        for value in summary.value:
+            if not value.HasField("metadata"):
+                continue
+            if value.tag in self._seen_summary_tags:
+                value.ClearField("metadata")
+            else:
+                self._seen_summary_tags.add(value.tag)
+        self._add(global_step, summary=summary)
+
+    def add_session_log(self, session_log: Any, global_step: int | None = None) -> None:
+        """Write a SessionLog (START, STOP, CHECKPOINT), which TensorBoard uses to discard stale events."""
+        self._add(global_step, session_log=SessionLog.FromString(session_log.SerializeToString()))
+
+    def add_graph(self, graph: Any, global_step: int | None = None, graph_def: Any = None) -> None:
+        """Write a graph: a GraphDef, or any Graph whose `as_graph_def()` gives one."""
+        if graph is not None and graph_def is not None:
+            raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
+        self._add(global_step, graph_def=_graph_def_bytes(graph if graph is not None else graph_def))
+
+    def add_meta_graph(self, meta_graph_def: Any, global_step: int | None = None) -> None:
+        """Write a MetaGraphDef (TensorBoard reads the graph from it when no graph event exists)."""
+        self._add(global_step, meta_graph_def=meta_graph_def.SerializeToString())
+
+    def add_run_metadata(self, run_metadata: Any, tag: str, global_step: int | None = None) -> None:
+        """Write a step's RunMetadata under a tag, for TensorBoard's compute-time and memory overlays."""
+        tagged = TaggedRunMetadata(tag=tag, run_metadata=run_metadata.SerializeToString())
+        self._add(global_step, tagged_run_metadata=tagged)
+
+    def flush(self) -> None:
+        """Return once everything added so far is on disk."""
+        self.event_writer.flush()
+
+    def close(self) -> None:
+        """Flush and close the event file."""
+        self.event_writer.close()
+
+    def reopen(self) -> None:
+        """Start a new event file after `close`."""
+        self.event_writer.reopen()
+
+
+def _graph_def_bytes(graph: Any) -> bytes:
+    """Serialize a GraphDef, or the GraphDef of a Graph (whose own form may need `to_proto()`)."""
+    if isinstance(graph, bytes):
+        return graph
+    if hasattr(graph, "as_graph_def"):
+        try:
+            graph = graph.as_graph_def(add_shapes=True)
+        except TypeError:
+            graph = graph.as_graph_def()
+    if not isinstance(graph, message.Message) and hasattr(graph, "to_proto"):
+        graph = graph.to_proto()
+    if not hasattr(graph, "SerializeToString"):
+        raise TypeError(f"add_graph() expects a Graph or a GraphDef, got {type(graph).__name__}")
+    return graph.SerializeToString()
+
+
+class FileWriterCache:
+    """One shared FileWriter per logdir (TF1's `tf.summary.FileWriterCache`)."""
+
+    _cache: dict[str, FileWriter] = {}
+    _lock = threading.RLock()
+
+    @staticmethod
+    def get(logdir: str | os.PathLike) -> FileWriter:
+        """The cached writer for a logdir, creating it on first use."""
+        with FileWriterCache._lock:
+            key = os.fspath(logdir)
+            if key not in FileWriterCache._cache:
+                FileWriterCache._cache[key] = FileWriter(key)
+            return FileWriterCache._cache[key]
+
+    @staticmethod
+    def clear() -> None:
+        """Close and forget every cached writer."""
+        with FileWriterCache._lock:
+            for writer in FileWriterCache._cache.values():
+                writer.close()
+            FileWriterCache._cache.clear()
+
+
+def summary_iterator(path: str | os.PathLike) -> Iterator[Any]:
+    """Yield the Event protos of an event file (TF1's `tf.train.summary_iterator`)."""
+    path = os.fspath(path)
+    for offset, record in enumerate(tf_record_iterator(path)):
+        try:
+            yield Event.FromString(record)
+        except message.DecodeError as e:
+            raise errors.DataLossError(None, None, f"{path}: record {offset} is not an Event: {e}") from None

@@ -1,0 +1,252 @@
+"""TensorProto <-> NumPy: the one conversion pair used by Const nodes, checkpoints, summaries and RPCs.
+
+Encoding follows `tf.make_tensor_proto` exactly (checked byte for byte against real TF): arrays of
+more than one element of the fixed-size types go in `tensor_content` as little-endian C-order bytes;
+scalars, splats (fewer values than the shape holds: the last value repeats) and the types TF keeps
+out of `tensor_content` (bool, uint16, complex, strings) go in the typed `*_val` fields.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tensorweave.formats import datatypes as dt
+from tensorweave.formats.protos import TensorProto, TensorShapeProto
+
+_TENSOR_CONTENT_TYPES = frozenset([
+    dt.DT_HALF, dt.DT_FLOAT, dt.DT_DOUBLE, dt.DT_INT32, dt.DT_UINT8, dt.DT_INT16, dt.DT_INT8, dt.DT_INT64,
+    dt.DT_QINT8, dt.DT_QUINT8, dt.DT_QINT16, dt.DT_QUINT16, dt.DT_QINT32, dt.DT_UINT32, dt.DT_UINT64,
+    dt.DT_BFLOAT16,
+])
+_INT_VAL_TYPES = frozenset([dt.DT_INT32, dt.DT_INT16, dt.DT_INT8, dt.DT_UINT8, dt.DT_UINT16]) | dt.QUANTIZED
+_FLOATING = frozenset([dt.DT_HALF, dt.DT_BFLOAT16, dt.DT_FLOAT, dt.DT_DOUBLE])
+_INTEGER = frozenset([dt.DT_INT8, dt.DT_INT16, dt.DT_INT32, dt.DT_INT64, dt.DT_UINT8, dt.DT_UINT16,
+                      dt.DT_UINT32, dt.DT_UINT64])
+_CONTENT_LIMIT = 1 << 31
+
+
+def make_tensor_proto(values: Any, dtype: Any = None, shape: Sequence[int] | None = None,
+                      verify_shape: bool = False, allow_broadcast: bool = False) -> Any:
+    """Encode a value as TF's TensorProto, with TF's choice of fields and TF's errors for bad input."""
+    if isinstance(values, TensorProto):
+        return values
+    enum = None if dtype is None else dt.as_enum(dtype) % dt.REF_OFFSET
+    nparray = _to_ndarray(values, enum, shape)
+    numpy_enum = dt.from_numpy(nparray.dtype)
+    if enum is None:
+        enum = numpy_enum
+    elif enum != numpy_enum and not (enum in dt.QUANTIZED and _same_storage(enum, nparray.dtype)):
+        raise TypeError(f"`dtype` {dt.name(enum)} is not compatible with {values} of dtype {nparray.dtype}.")
+
+    if shape is None:
+        shape = nparray.shape
+        is_same_size = True
+        shape_size = nparray.size
+    else:
+        shape = [int(d) for d in shape]
+        shape_size = int(np.prod(shape, dtype=np.int64))
+        is_same_size = shape_size == nparray.size
+        if allow_broadcast:
+            if nparray.shape not in ((1,), ()) and nparray.size != shape_size:
+                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {nparray.shape}.")
+        else:
+            if verify_shape and nparray.shape != tuple(shape):
+                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {nparray.shape}.")
+            if nparray.size > shape_size:
+                raise ValueError(f"Too many elements provided. Takes at most {shape_size}, but got {nparray.size}.")
+
+    proto = TensorProto(dtype=enum, tensor_shape=as_shape_proto(shape))
+    if is_same_size and enum in _TENSOR_CONTENT_TYPES and shape_size > 1:
+        if nparray.nbytes >= _CONTENT_LIMIT:
+            raise ValueError("Cannot create a tensor proto whose content is larger than 2GB.")
+        proto.tensor_content = _plain(nparray, enum).tobytes()
+        return proto
+    _append_values(proto, enum, nparray)
+    return proto
+
+
+def make_ndarray(tensor: Any) -> np.ndarray:
+    """Decode a TensorProto to a NumPy array of TF's numpy type, expanding splats as TF does."""
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    if any(d < 0 for d in shape):
+        raise ValueError(f"TensorProto has a negative dimension in shape {shape}")
+    num_elements = int(np.prod(shape, dtype=np.int64))
+    enum = tensor.dtype % dt.REF_OFFSET
+    try:
+        np_dtype = dt.numpy_dtype(enum)
+    except TypeError:
+        raise TypeError(f"Unsupported tensor type: {tensor.dtype}") from None
+    if enum == dt.DT_STRING:
+        values = list(tensor.string_val)
+        if len(values) < num_elements:
+            values.extend([values[-1] if values else b""] * (num_elements - len(values)))
+        array = np.empty(len(values), dtype=object)
+        array[:] = values
+        return array.reshape(shape)
+    storage = dt.storage_dtype(enum)
+    if tensor.tensor_content:
+        content = tensor.tensor_content
+        if len(content) != num_elements * storage.itemsize:
+            raise ValueError(f"tensor_content holds {len(content)} bytes; shape {shape} of "
+                             f"{dt.name(enum)} needs {num_elements * storage.itemsize}")
+        return np.frombuffer(content, dtype=storage).view(np_dtype).reshape(shape).copy()
+    values = _typed_values(tensor, enum, storage)
+    if values.size == 0:
+        return np.zeros(shape, dtype=storage).view(np_dtype)
+    if values.size != num_elements:
+        values = np.pad(values, (0, num_elements - values.size), "edge") if values.size < num_elements \
+            else values[:num_elements]
+    return values.reshape(shape).view(np_dtype)
+
+
+def as_shape_proto(shape: Sequence[int | None] | None) -> Any:
+    """A TensorShapeProto for a shape; None is unknown rank and a None dimension is size -1."""
+    if shape is None:
+        return TensorShapeProto(unknown_rank=True)
+    return TensorShapeProto(dim=[TensorShapeProto.Dim(size=-1 if d is None else int(d)) for d in shape])
+
+
+def _to_ndarray(values: Any, enum: int | None, shape: Sequence[int] | None) -> np.ndarray:
+    if isinstance(values, (np.ndarray, np.generic)):
+        if enum is not None and enum != dt.DT_STRING and not isinstance(values, np.ndarray):
+            values = np.asarray(values)
+        if enum is not None and enum != dt.DT_STRING:
+            return _cast(values, enum)
+        return np.asarray(values)
+    if values is None:
+        raise ValueError("None values not supported.")
+    np_dtype = None if enum is None else dt.numpy_dtype(enum)
+    if shape is not None and np.prod(shape, dtype=np.int64) == 0:
+        return np.empty(shape, dtype=np_dtype if np_dtype is not None else np.float32)
+    _check_compatible(values, enum)
+    if enum is not None and enum != dt.DT_STRING:
+        return _cast(np.array(values), enum)
+    nparray = np.array(values, dtype=np_dtype)
+    if enum is None:
+        if nparray.dtype == np.float64:
+            return nparray.astype(np.float32)
+        if nparray.dtype == np.int64:
+            small = nparray.astype(np.int32)
+            if np.array_equal(small, nparray):
+                return small
+    return nparray
+
+
+def _cast(array: np.ndarray, enum: int) -> np.ndarray:
+    """Convert to a DataType's storage, rounding to bfloat16 ourselves when ml_dtypes is absent."""
+    if enum == dt.DT_BFLOAT16 and dt.bfloat16_dtype().names:
+        if array.dtype.names:
+            return array
+        f32 = np.asarray(array, dtype=np.float32)
+        bits = f32.view(np.uint32).astype(np.uint64)
+        rounded = np.where(np.isnan(f32), (bits >> 16) | 0x40, (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16)
+        rounded = np.asarray(rounded.astype(np.uint16))
+        return rounded.view(dt.bfloat16_dtype())
+    if enum in dt.QUANTIZED and not array.dtype.names:
+        return array.astype(dt.storage_dtype(enum)).view(dt.numpy_dtype(enum))
+    return array.astype(dt.numpy_dtype(enum))
+
+
+def _same_storage(enum: int, np_dtype: np.dtype) -> bool:
+    return np_dtype.itemsize == dt.storage_dtype(enum).itemsize and np_dtype.kind in "iuV"
+
+
+def _flatten(values: Any) -> list[Any]:
+    if isinstance(values, (list, tuple)):
+        return [v for item in values for v in _flatten(item)]
+    return [values]
+
+
+def _accepts(enum: int, value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        return True
+    if enum == dt.DT_STRING:
+        return isinstance(value, (bytes, str, np.bytes_, np.str_))
+    if enum == dt.DT_BOOL:
+        return isinstance(value, (bool, np.bool_))
+    if enum in _INTEGER:
+        return isinstance(value, numbers.Integral)
+    if enum in _FLOATING:
+        return isinstance(value, numbers.Real)
+    if enum in (dt.DT_COMPLEX64, dt.DT_COMPLEX128):
+        return isinstance(value, numbers.Number)
+    return False  # TF accepts no Python value for quantized types, only NumPy arrays
+
+
+def _check_compatible(values: Any, enum: int | None) -> None:
+    """Reject values the dtype cannot hold before NumPy silently coerces them, as TF does."""
+    flat = _flatten(values)
+    if enum is None:
+        kinds = {isinstance(v, (bytes, str, np.bytes_, np.str_)) for v in flat if not isinstance(v, np.ndarray)}
+        if len(kinds) > 1:
+            raise TypeError(f"Failed to convert elements of {values} to Tensor. "
+                            "Consider casting elements to a supported type.")
+        return
+    for value in flat:
+        if not _accepts(enum, value):
+            raise TypeError(f"Expected {dt.name(enum)}, but got {value} of type '{type(value).__name__}'.")
+
+
+def _plain(array: np.ndarray, enum: int) -> np.ndarray:
+    """The array viewed as its plain little-endian storage type (no copy when already in that form)."""
+    storage = dt.storage_dtype(enum)
+    if array.dtype.names or array.dtype.name == "bfloat16":
+        return np.ascontiguousarray(array).view(storage)
+    return np.ascontiguousarray(array, dtype=storage)
+
+
+def _append_values(proto: Any, enum: int, nparray: np.ndarray) -> None:
+    if enum == dt.DT_STRING:
+        proto.string_val.extend(_as_bytes(v) for v in nparray.ravel().tolist())
+        return
+    flat = _plain(nparray, enum).ravel()
+    if enum in (dt.DT_HALF, dt.DT_BFLOAT16):
+        proto.half_val.extend(flat.view(np.uint16).tolist())
+    elif enum == dt.DT_FLOAT:
+        proto.float_val.extend(flat.tolist())
+    elif enum == dt.DT_DOUBLE:
+        proto.double_val.extend(flat.tolist())
+    elif enum in _INT_VAL_TYPES:
+        proto.int_val.extend(flat.tolist())
+    elif enum == dt.DT_INT64:
+        proto.int64_val.extend(flat.tolist())
+    elif enum == dt.DT_UINT32:
+        proto.uint32_val.extend(flat.tolist())
+    elif enum == dt.DT_UINT64:
+        proto.uint64_val.extend(flat.tolist())
+    elif enum == dt.DT_BOOL:
+        proto.bool_val.extend(flat.tolist())
+    elif enum == dt.DT_COMPLEX64:
+        proto.scomplex_val.extend(flat.view(np.float32).tolist())
+    elif enum == dt.DT_COMPLEX128:
+        proto.dcomplex_val.extend(flat.view(np.float64).tolist())
+    else:
+        raise TypeError(f"Unsupported dtype for a TensorProto: {dt.name(enum)}")
+
+
+def _typed_values(tensor: Any, enum: int, storage: np.dtype) -> np.ndarray:
+    if enum in (dt.DT_HALF, dt.DT_BFLOAT16):
+        return np.array(tensor.half_val, dtype=np.uint16).view(storage)
+    if enum in (dt.DT_COMPLEX64, dt.DT_COMPLEX128):
+        parts = np.array(tensor.scomplex_val if enum == dt.DT_COMPLEX64 else tensor.dcomplex_val,
+                         dtype=np.float32 if enum == dt.DT_COMPLEX64 else np.float64)
+        return parts[: parts.size // 2 * 2].view(storage)
+    field = {
+        dt.DT_FLOAT: "float_val", dt.DT_DOUBLE: "double_val", dt.DT_INT64: "int64_val", dt.DT_BOOL: "bool_val",
+        dt.DT_UINT32: "uint32_val", dt.DT_UINT64: "uint64_val",
+    }.get(enum, "int_val" if enum in _INT_VAL_TYPES else None)
+    if field is None:
+        raise TypeError(f"Unsupported tensor type: {enum}")
+    return np.array(getattr(tensor, field), dtype=np.int64 if field == "int_val" else None).astype(storage)
+
+
+def _as_bytes(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    raise TypeError(f"Failed to convert {value!r} to bytes for a string tensor.")

@@ -1,0 +1,302 @@
+"""TFRecord files: TF's record framing, whole-stream GZIP/ZLIB compression, and their reader and writer.
+
+A record is `uint64 length | uint32 masked_crc32c(length) | data | uint32 masked_crc32c(data)`, all
+little-endian, with no file header; compression wraps the whole stream, not each record. The reader
+checks both CRCs and raises DataLossError naming the file and the byte offset (in the uncompressed
+stream) of the first bad record; it never skips one, and never allocates more than the file holds.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import google_crc32c
+
+from tensorweave import errors
+from tensorweave.formats.crc32c import masked_crc32c
+
+_HEADER = struct.Struct("<QI")
+_CRC = struct.Struct("<I")
+_MASK_DELTA = 0xA282EAD8
+_READ_CHUNK = 1 << 20
+_WRITE_BUFFER = 1 << 20
+_LENGTH_CRC_CACHE = 4096
+
+
+class TFRecordCompressionType:
+    """The compression kinds of a TFRecord file (TF1's enum values)."""
+
+    NONE = 0
+    ZLIB = 1
+    GZIP = 2
+
+
+class TFRecordOptions:
+    """How a TFRecord file is compressed; the zlib knobs mirror TF's and default to zlib's own."""
+
+    compression_type_map = {
+        TFRecordCompressionType.ZLIB: "ZLIB",
+        TFRecordCompressionType.GZIP: "GZIP",
+        TFRecordCompressionType.NONE: "",
+    }
+
+    def __init__(self, compression_type: Any = None, flush_mode: int | None = None,
+                 input_buffer_size: int | None = None, output_buffer_size: int | None = None,
+                 window_bits: int | None = None, compression_level: int | None = None,
+                 compression_method: int | None = None, mem_level: int | None = None,
+                 compression_strategy: int | None = None) -> None:
+        if isinstance(compression_type, TFRecordOptions):
+            compression_type = compression_type.compression_type
+        self.compression_type = _compression_string(compression_type)
+        self.flush_mode = flush_mode
+        self.input_buffer_size = input_buffer_size
+        self.output_buffer_size = output_buffer_size
+        self.window_bits = window_bits
+        self.compression_level = compression_level
+        self.compression_method = compression_method
+        self.mem_level = mem_level
+        self.compression_strategy = compression_strategy
+
+    @classmethod
+    def get_compression_type_string(cls, options: Any) -> str:
+        """"", "ZLIB" or "GZIP" for options given as TFRecordOptions, an enum value, a string or None."""
+        if isinstance(options, TFRecordOptions):
+            return options.compression_type
+        return _compression_string(options)
+
+    def _compressor(self) -> Any:
+        if not self.compression_type:
+            return None
+        window = self.window_bits if self.window_bits is not None else zlib.MAX_WBITS
+        return zlib.compressobj(
+            self.compression_level if self.compression_level is not None else zlib.Z_DEFAULT_COMPRESSION,
+            self.compression_method if self.compression_method is not None else zlib.DEFLATED,
+            window + 16 if self.compression_type == "GZIP" else window,
+            self.mem_level if self.mem_level is not None else zlib.DEF_MEM_LEVEL,
+            self.compression_strategy if self.compression_strategy is not None else zlib.Z_DEFAULT_STRATEGY,
+        )
+
+
+def _compression_string(compression: Any) -> str:
+    if compression is None or compression == "" or compression == TFRecordCompressionType.NONE:
+        return ""
+    if compression in ("ZLIB", TFRecordCompressionType.ZLIB):
+        return "ZLIB"
+    if compression in ("GZIP", TFRecordCompressionType.GZIP):
+        return "GZIP"
+    raise ValueError(f'Unsupported compression type: {compression!r}; use "", "ZLIB" or "GZIP"')
+
+
+def _options(options: Any) -> TFRecordOptions:
+    return options if isinstance(options, TFRecordOptions) else TFRecordOptions(options)
+
+
+def frame_record(data: bytes) -> bytes:
+    """One record framed as TF writes it: length, its masked CRC, the data, the data's masked CRC."""
+    header = struct.pack("<Q", len(data))
+    return b"".join((header, _CRC.pack(masked_crc32c(header)), data, _CRC.pack(masked_crc32c(data))))
+
+
+class TFRecordWriter:
+    """Writes records to a TFRecord file; buffered, so records reach the disk on flush or close."""
+
+    def __init__(self, path: str | os.PathLike, options: Any = None) -> None:
+        self._path = os.fspath(path)
+        self._compressor = _options(options)._compressor()
+        try:
+            self._file: BinaryIO | None = open(self._path, "wb")  # noqa: SIM115 - closed by close()
+        except OSError as e:
+            raise errors.NotFoundError(None, None, f"{self._path}; {e.strerror}") from e
+        self._pending: list[bytes] = []
+        self._pending_bytes = 0
+
+    def write(self, record: bytes | str) -> None:
+        """Append one record (bytes, or a str written as UTF-8)."""
+        if self._file is None:
+            raise errors.FailedPreconditionError(None, None, f"{self._path}: writer is closed")
+        if isinstance(record, str):
+            record = record.encode("utf-8")
+        elif not isinstance(record, bytes):
+            record = bytes(record)
+        crc = google_crc32c.value(record)
+        header = struct.pack("<Q", len(record))
+        hcrc = google_crc32c.value(header)
+        self._pending.append(header)
+        self._pending.append(struct.pack(
+            "<I", (((hcrc >> 15) | (hcrc << 17)) + _MASK_DELTA) & 0xFFFFFFFF))
+        self._pending.append(record)
+        self._pending.append(struct.pack(
+            "<I", (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF))
+        self._pending_bytes += len(record) + 16
+        if self._pending_bytes >= _WRITE_BUFFER:
+            self._drain()
+
+    def _drain(self) -> None:
+        data = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_bytes = 0
+        if self._compressor is not None:
+            data = self._compressor.compress(data)
+        assert self._file is not None
+        self._file.write(data)
+
+    def flush(self) -> None:
+        """Push buffered records to the OS; a compressed stream is sync-flushed so readers see them."""
+        if self._file is None:
+            return
+        self._drain()
+        if self._compressor is not None:
+            self._file.write(self._compressor.flush(zlib.Z_SYNC_FLUSH))
+        self._file.flush()
+
+    def close(self) -> None:
+        """Finish the stream (compression trailer included) and close the file; closing twice is fine."""
+        if self._file is None:
+            return
+        self._drain()
+        if self._compressor is not None:
+            self._file.write(self._compressor.flush(zlib.Z_FINISH))
+        self._file.close()
+        self._file = None
+
+    def __enter__(self) -> TFRecordWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_file", None) is not None:
+            self.close()
+
+
+def _file_chunks(f: BinaryIO, compression: str, path: str) -> Iterator[bytes]:
+    """The stream's (decompressed) bytes in bounded chunks; a bad compressed stream is DataLossError."""
+    if not compression:
+        while chunk := f.read(_READ_CHUNK):
+            yield chunk
+        return
+    wbits = zlib.MAX_WBITS + 16 if compression == "GZIP" else zlib.MAX_WBITS
+    decompressor = zlib.decompressobj(wbits)
+    started = False
+    try:
+        while True:
+            pending = decompressor.unconsumed_tail or f.read(_READ_CHUNK)
+            if not pending:
+                break
+            if decompressor.eof:  # gzip allows concatenated members; zlib does not
+                if compression != "GZIP":
+                    raise zlib.error("data after the end of the zlib stream")
+                decompressor = zlib.decompressobj(wbits)
+            started = True
+            out = decompressor.decompress(pending, _READ_CHUNK)
+            if decompressor.unused_data:
+                rest = decompressor.unused_data
+                if out:
+                    yield out
+                if compression != "GZIP":
+                    raise zlib.error("data after the end of the zlib stream")
+                decompressor = zlib.decompressobj(wbits)
+                out = decompressor.decompress(rest, _READ_CHUNK)
+            if out:
+                yield out
+    except zlib.error as e:
+        raise errors.DataLossError(None, None, f"{path}: corrupted {compression} stream: {e}") from None
+    if started and not decompressor.eof:
+        raise errors.DataLossError(None, None, f"{path}: truncated {compression} stream")
+
+
+def read_records(f: BinaryIO, path: str, compression: str = "", file_size: int | None = None) -> Iterator[bytes]:
+    """Yield the records of an open TFRecord stream, verifying every CRC.
+
+    `file_size` (uncompressed files) lets a corrupt length field fail at once instead of after reading
+    to the end of the file; record data is only ever sliced from bytes actually read.
+    """
+    chunks = _file_chunks(f, compression, path)
+    buf = b""
+    pos = 0
+    base = 0  # stream offset of buf[0]
+    length_crcs: dict[int, int] = {}  # records often share a length: skip re-hashing a verified header
+    while True:
+        records, pos, error = _parse(buf, pos, base, path, length_crcs)
+        yield from records
+        if error is not None:
+            raise error
+        need = _HEADER.size
+        if len(buf) - pos >= need:  # a header is buffered but its record is not complete
+            need += _HEADER.unpack_from(buf, pos)[0] + 4
+            if file_size is not None and base + pos + need > file_size:
+                raise _truncated(path, base + pos)
+        buf, base, pos = _refill(chunks, buf, base, pos, need)
+        if len(buf) < need:
+            if buf:
+                raise _truncated(path, base)
+            return
+
+
+def _parse(buf: bytes, pos: int, base: int, path: str,
+           length_crcs: dict[int, int]) -> tuple[list[bytes], int, errors.DataLossError | None]:
+    """Every complete, verified record in `buf` from `pos`: the hot loop, kept free of I/O."""
+    records: list[bytes] = []
+    append = records.append
+    end = len(buf)
+    unpack_header = _HEADER.unpack_from
+    unpack_crc = _CRC.unpack_from
+    crc32c = google_crc32c.value
+    while pos + 12 <= end:
+        length, length_crc = unpack_header(buf, pos)
+        if length_crcs.get(length) != length_crc:
+            c = crc32c(buf[pos:pos + 8])
+            if (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xFFFFFFFF != length_crc:
+                return records, pos, errors.DataLossError(
+                    None, None, f"{path}: corrupted record at {base + pos} (bad length CRC)")
+            if len(length_crcs) < _LENGTH_CRC_CACHE:
+                length_crcs[length] = length_crc
+        stop = pos + 12 + length
+        if stop + 4 > end:
+            break
+        data = buf[pos + 12:stop]
+        c = crc32c(data)
+        if (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xFFFFFFFF != unpack_crc(buf, stop)[0]:
+            return records, pos, errors.DataLossError(
+                None, None, f"{path}: corrupted record at {base + pos} (bad data CRC)")
+        append(data)
+        pos = stop + 4
+    return records, pos, None
+
+
+def _refill(chunks: Iterator[bytes], buf: bytes, base: int, pos: int, need: int) -> tuple[bytes, int, int]:
+    """Drop consumed bytes and read until `need` bytes are buffered or the stream ends."""
+    parts = [buf[pos:]]
+    have = len(parts[0])
+    for chunk in chunks:
+        parts.append(chunk)
+        have += len(chunk)
+        if have >= need:
+            break
+    return b"".join(parts), base + pos, 0
+
+
+def _truncated(path: str, offset: int) -> errors.DataLossError:
+    return errors.DataLossError(None, None, f"{path}: truncated record at {offset}")
+
+
+def tf_record_iterator(path: str | os.PathLike, options: Any = None) -> Iterator[bytes]:
+    """Iterate over the records of a TFRecord file (TF1's `tf.python_io.tf_record_iterator`)."""
+    path = os.fspath(path)
+    compression = _options(options).compression_type
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed by the generator's finally
+    except OSError as e:
+        raise errors.NotFoundError(None, None, f"{path}; {e.strerror or e}") from e
+    return _iterate(f, path, compression)
+
+
+def _iterate(f: BinaryIO, path: str, compression: str) -> Iterator[bytes]:
+    with f:
+        size = None if compression else os.fstat(f.fileno()).st_size
+        yield from read_records(f, path, compression, size)

@@ -1,0 +1,899 @@
+"""Graph, Operation and Tensor: the client-side dataflow graph, as in TF1's `ops.py`.
+
+A Graph owns Operations in creation order; each Operation owns its IR `NodeDef` (built once at creation,
+so exporting a GraphDef or extending a session is a list copy, not a conversion). The Graph also owns the
+construction-time context: name scopes, the control-dependency, device and colocation stacks,
+collections, the graph-level seed and the gradient override map. Tensor operator overloads are installed
+by the op library (`ops/math_ops.py`), which keeps this layer free of any op.
+
+Invariant: names are unique within a graph (case-insensitively reserved, as TF does), and an op's
+NodeDef inputs always mirror its `inputs` and `control_inputs`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from tensorweave.framework import device_spec as pydev
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class GraphKeys:
+    """Standard collection names, as TF1's `tf.GraphKeys`."""
+
+    GLOBAL_VARIABLES = "variables"
+    LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    SAVERS = "savers"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
+    TRAIN_OP = "train_op"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+    VARIABLES = GLOBAL_VARIABLES
+
+
+def _user_frames() -> list[tuple[str, int, str]]:
+    """The creation stack outside tensorweave, innermost last, for error messages."""
+    frames = []
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_PACKAGE_DIR):
+            frames.append((filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    frames.reverse()
+    return frames
+
+
+class Tensor:
+    """A symbolic handle to one output of an Operation."""
+
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "_name", "__weakref__")
+
+    # numpy defers binary operators to us (ndarray + Tensor gives a Tensor).
+    __array_priority__ = 100
+
+    def __init__(self, op: Operation, value_index: int, dtype: dtypes.DType) -> None:
+        self._op = op
+        self._value_index = value_index
+        self._dtype = dtype
+        self._shape = tensor_shape.unknown_shape()
+        self._consumers: list[Operation] = []
+        self._name: str | None = None
+
+    @property
+    def op(self) -> Operation:
+        return self._op
+
+    @property
+    def value_index(self) -> int:
+        return self._value_index
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def graph(self) -> Graph:
+        return self._op._graph
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            self._name = f"{self._op.name}:{self._value_index}"
+        return self._name
+
+    @property
+    def device(self) -> str:
+        return self._op.device
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        return self._shape
+
+    def get_shape(self) -> tensor_shape.TensorShape:
+        return self._shape
+
+    def set_shape(self, shape: Any) -> None:
+        """Refine the static shape; incompatible shapes raise ValueError as in TF."""
+        self._shape = self._shape.merge_with(tensor_shape.as_shape(shape))
+
+    def consumers(self) -> list[Operation]:
+        return list(self._consumers)
+
+    def eval(self, feed_dict: dict | None = None, session: Any = None) -> Any:
+        """The value of this tensor in `session` (default: the default session)."""
+        return _run_using_default_session(self, feed_dict, self.graph, session)
+
+    def _as_node_def_input(self) -> str:
+        return self._op.name if self._value_index == 0 else self.name
+
+    def __repr__(self) -> str:
+        return f'<tf.Tensor \'{self.name}\' shape={self._shape} dtype={self._dtype.name}>'
+
+    def __str__(self) -> str:
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.device}" if self.device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name}{device})'
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` instead of "
+            "`if t:` to test if a tensor is defined, and use TensorFlow ops such as tf.cond to execute "
+            "subgraphs conditioned on the value of a tensor.")
+
+    def __len__(self) -> int:
+        dims = self._shape.dims
+        if dims is None or not dims or dims[0].value is None:
+            raise TypeError(
+                f"len is not well defined for symbolic Tensors. ({self.name}) Please call `x.shape` "
+                "rather than `len(x)` for shape information.")
+        return dims[0].value
+
+    def __iter__(self) -> Iterator[Tensor]:
+        dims = self._shape.dims
+        if dims is None:
+            raise TypeError("Cannot iterate over a tensor with unknown shape.")
+        if not dims:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        if dims[0].value is None:
+            raise TypeError("Cannot iterate over a tensor with unknown first dimension.")
+        return (self[i] for i in range(dims[0].value))
+
+    @classmethod
+    def _override_operator(cls, operator: str, func: Callable) -> None:
+        """Install an operator overload; the op library calls this (TF's mechanism)."""
+        setattr(cls, operator, func)
+
+
+class Operation:
+    """A node of the graph: an op type, attrs, input tensors and output tensors."""
+
+    def __init__(self, graph: Graph, node_def: NodeDef, inputs: list[Tensor],
+                 output_types: list[dtypes.DType], control_inputs: list[Operation], op_def: Any = None) -> None:
+        self._graph = graph
+        self._node_def = node_def
+        self._inputs = list(inputs)
+        self._control_inputs: list[Operation] = []
+        self._op_def = op_def
+        self._outputs = [Tensor(self, i, t) for i, t in enumerate(output_types)]
+        self._control_outputs: list[Operation] = []
+        self._id = graph._next_id()
+        self._traceback = _user_frames()
+        for t in self._inputs:
+            t._consumers.append(self)
+        node_def.input = [t._as_node_def_input() for t in self._inputs]
+        self._add_control_inputs(control_inputs)
+
+    @property
+    def name(self) -> str:
+        return self._node_def.name
+
+    @property
+    def type(self) -> str:
+        return self._node_def.op
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def inputs(self) -> tuple[Tensor, ...]:
+        return tuple(self._inputs)
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        return list(self._outputs)
+
+    def values(self) -> tuple[Tensor, ...]:
+        return tuple(self._outputs)
+
+    @property
+    def control_inputs(self) -> list[Operation]:
+        return list(self._control_inputs)
+
+    @property
+    def device(self) -> str:
+        return self._node_def.device
+
+    @property
+    def node_def(self) -> NodeDef:
+        return self._node_def
+
+    @property
+    def op_def(self) -> Any:
+        return self._op_def
+
+    @property
+    def traceback(self) -> list[tuple[str, int, str]]:
+        return list(self._traceback)
+
+    def colocation_groups(self) -> list[bytes]:
+        groups = self._node_def.attr.get("_class")
+        if groups:
+            return [g.encode() if isinstance(g, str) else g for g in groups]
+        return [b"loc:@" + self.name.encode()]
+
+    def get_attr(self, name: str) -> Any:
+        """An attr's value, in TF1's Python form (strings as bytes, types as DType)."""
+        try:
+            value = self._node_def.attr[name]
+        except KeyError:
+            raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
+        if isinstance(value, str):
+            return value.encode()
+        if isinstance(value, list):
+            return [v.encode() if isinstance(v, str) else v for v in value]
+        return value
+
+    def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
+        """Run this operation in `session` (default: the default session)."""
+        _run_using_default_session(self, feed_dict, self.graph, session)
+
+    def _set_device(self, device: Any) -> None:
+        if isinstance(device, pydev.DeviceSpec):
+            device = device.to_string()
+        self._node_def.device = pydev.canonical_name(device) if device else ""
+
+    def _set_attr(self, name: str, value: Any) -> None:
+        self._node_def.attr[name] = value
+
+    def _add_control_inputs(self, ops: list[Operation]) -> None:
+        for op in ops:
+            if op is self:
+                raise ValueError(f"Operation '{self.name}' cannot depend on itself.")
+            if op not in self._control_inputs:
+                self._control_inputs.append(op)
+                op._control_outputs.append(self)
+                self._node_def.input.append("^" + op.name)
+
+    def _add_control_input(self, op: Operation) -> None:
+        self._add_control_inputs([op])
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
+class _ControlDependencies:
+    """One `control_dependencies` block: its control ops and the ops created inside it."""
+
+    def __init__(self, control_ops: list[Operation] | None) -> None:
+        self.control_ops = control_ops  # None clears the outer blocks
+        self.seen_ops: set[Operation] = set()
+
+
+class Graph:
+    """A TensorFlow computation, represented as a dataflow graph."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._operations: list[Operation] = []
+        self._ops_by_name: dict[str, Operation] = {}
+        self._names_in_use: dict[str, int] = {}
+        self._last_id = 0
+        self._collections: dict[str, list] = {}
+        self._finalized = False
+        self._seed: int | None = None
+        self._gradient_override_map: dict[str, str] = {}
+        self._thread_local = threading.local()
+        self._unfeedable_tensors: set[Tensor] = set()
+        self._unfetchable_ops: set[Operation] = set()
+        self._default_container = ""
+
+    # Per-thread construction context, as TF keeps it: threads building ops don't share scopes.
+    def _context(self) -> threading.local:
+        ctx = self._thread_local
+        if not hasattr(ctx, "name_stack"):
+            ctx.name_stack = ""
+            ctx.control_stack = []
+            ctx.device_stack = []
+            ctx.colocation_stack = []
+        return ctx
+
+    def _next_id(self) -> int:
+        with self._lock:
+            self._last_id += 1
+            return self._last_id
+
+    @property
+    def version(self) -> int:
+        return self._last_id
+
+    @property
+    def seed(self) -> int | None:
+        return self._seed
+
+    @seed.setter
+    def seed(self, seed: int | None) -> None:
+        self._seed = seed
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    def finalize(self) -> None:
+        self._finalized = True
+
+    def _unsafe_unfinalize(self) -> None:
+        self._finalized = False
+
+    def _check_not_finalized(self) -> None:
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+
+    @property
+    def building_function(self) -> bool:
+        return False
+
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator[Graph]:
+        """Make this graph the default graph of the current thread inside the block."""
+        _default_graph_stack.push(self)
+        try:
+            yield self
+        finally:
+            _default_graph_stack.pop(self)
+
+    # -- naming ------------------------------------------------------------------------------------
+
+    def get_name_scope(self) -> str:
+        return self._context().name_stack
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """A graph-unique name under the current name scope ('foo', 'foo_1', ...)."""
+        stack = self._context().name_stack
+        if stack:
+            name = stack + "/" + name
+        key = name.lower()
+        with self._lock:
+            i = self._names_in_use.get(key, 0)
+            if mark_as_used:
+                self._names_in_use[key] = i + 1
+            if i > 0:
+                base_key = key
+                while key in self._names_in_use:
+                    key = f"{base_key}_{i}"
+                    i += 1
+                if mark_as_used:
+                    self._names_in_use[key] = 1
+                name = f"{name}_{i - 1}"
+        return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name: str | None) -> Iterator[str]:
+        """Nested name scope; 'scope/' re-enters an absolute scope, None or '' resets to the top."""
+        ctx = self._context()
+        old_stack = ctx.name_stack
+        if name and not (_VALID_SCOPE_NAME if old_stack else _VALID_OP_NAME).match(name):
+            raise ValueError(f"'{name}' is not a valid scope name")
+        if not name:
+            new_stack = ""
+            returned = ""
+        elif name.endswith("/"):
+            new_stack = name[:-1]
+            returned = name
+        else:
+            new_stack = self.unique_name(name)
+            returned = new_stack + "/"
+        ctx.name_stack = new_stack
+        try:
+            yield returned
+        finally:
+            ctx.name_stack = old_stack
+
+    def _name_for_new_op(self, name: str) -> str:
+        if name.endswith("/"):
+            return name[:-1]
+        return self.unique_name(name)
+
+    # -- op creation -------------------------------------------------------------------------------
+
+    def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor],
+                                 output_types: list[dtypes.DType], op_def: Any = None,
+                                 control_inputs: list[Operation] = ()) -> Operation:
+        """Add an op; applies the control-dependency, device and colocation context of this thread."""
+        self._check_not_finalized()
+        for t in inputs:
+            if t.graph is not self:
+                raise ValueError(f"Tensor {t.name} must be from the same graph as the op {node_def.name}.")
+        if not _VALID_OP_NAME.match(node_def.name):
+            raise ValueError(f"'{node_def.name}' is not a valid node name")
+        ctx = self._context()
+        control = list(control_inputs) + self._control_dependencies_for_inputs({t.op for t in inputs})
+        op = Operation(self, node_def, inputs, output_types, control, op_def)
+        with self._lock:
+            if node_def.name in self._ops_by_name:
+                raise ValueError(f"Duplicate node name in graph: '{node_def.name}'")
+            self._ops_by_name[node_def.name] = op
+            self._operations.append(op)
+            self._names_in_use.setdefault(node_def.name.lower(), 1)
+        for block in ctx.control_stack:
+            block.seen_ops.add(op)
+        self._apply_device_functions(op)
+        self._apply_colocation(op)
+        return op
+
+    def _remove_failed_op(self, op: Operation) -> None:
+        """Undo the creation of an op whose shape function rejected its inputs."""
+        with self._lock:
+            self._operations.remove(op)
+            del self._ops_by_name[op.name]
+        for t in op._inputs:
+            t._consumers.remove(op)
+        for c in op._control_inputs:
+            c._control_outputs.remove(op)
+
+    def create_op(self, op_type: str, inputs: list[Tensor], dtypes: list | None = None,  # noqa: A002
+                  input_types: list | None = None, name: str | None = None, attrs: dict | None = None,
+                  op_def: Any = None, compute_shapes: bool = True, compute_device: bool = True) -> Operation:
+        """TF1's low-level `Graph.create_op`: creates a node of a registered op type."""
+        from tensorweave.framework import op_registry
+
+        return op_registry.create_op(self, op_type, list(inputs), name=name, attrs=attrs or {},
+                                     output_types=dtypes)
+
+    def _control_dependencies_for_inputs(self, input_ops: set[Operation]) -> list[Operation]:
+        result: list[Operation] = []
+        for block in self._context().control_stack:
+            if block.control_ops is None:
+                continue
+            if input_ops & block.seen_ops:
+                continue  # dominated: an input already runs after this block's control ops
+            for op in block.control_ops:
+                if op not in input_ops and op not in result:
+                    result.append(op)
+        return result
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs: Any) -> Iterator[None]:
+        """Ops created inside run after `control_inputs`; None clears the enclosing blocks."""
+        ctx = self._context()
+        if control_inputs is None:
+            saved = ctx.control_stack
+            ctx.control_stack = []
+            try:
+                yield
+            finally:
+                ctx.control_stack = saved
+            return
+        ops = []
+        for c in control_inputs:
+            if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
+                c = c._as_graph_element()
+            if isinstance(c, Tensor):
+                c = c.op
+            elif not isinstance(c, Operation):
+                raise TypeError(f"Can not convert a {type(c).__name__} into a Operation.")
+            if c.graph is not self:
+                raise ValueError(f"Control input {c.name} must be from the same graph.")
+            ops.append(c)
+        block = _ControlDependencies(ops)
+        ctx.control_stack.append(block)
+        try:
+            yield
+        finally:
+            ctx.control_stack.remove(block)
+
+    @contextlib.contextmanager
+    def device(self, device_name_or_function: Any) -> Iterator[None]:
+        """Device for ops created inside: a spec string, a DeviceSpec, a function of the op, or None."""
+        if device_name_or_function is None:
+            entry = None
+        elif callable(device_name_or_function) and not isinstance(device_name_or_function, pydev.DeviceSpec):
+            entry = device_name_or_function
+        else:
+            spec = device_name_or_function
+            if not isinstance(spec, pydev.DeviceSpec):
+                spec = pydev.DeviceSpec.from_string(spec)
+            entry = pydev.merge_device(spec)
+        stack = self._context().device_stack
+        stack.append(entry)
+        try:
+            yield
+        finally:
+            stack.pop()
+
+    def _apply_device_functions(self, op: Operation) -> None:
+        for entry in reversed(self._context().device_stack):
+            if entry is None:
+                break
+            op._set_device(entry(op))
+
+    @contextlib.contextmanager
+    def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
+        """Ops created inside are placed with `op` (its `_class` group); device scopes are suspended."""
+        if op is not None and not isinstance(op, Operation):
+            op = self.as_graph_element(op)
+            if isinstance(op, Tensor):
+                op = op.op
+        ctx = self._context()
+        saved_devices, saved_colocation = ctx.device_stack, ctx.colocation_stack
+        ctx.device_stack = []
+        if ignore_existing:
+            ctx.colocation_stack = []
+        if op is not None:
+            ctx.colocation_stack = ctx.colocation_stack + [op]
+        try:
+            yield
+        finally:
+            ctx.device_stack, ctx.colocation_stack = saved_devices, saved_colocation
+
+    def _apply_colocation(self, op: Operation) -> None:
+        stack = self._context().colocation_stack
+        if not stack:
+            return
+        groups: set[bytes] = set()
+        device_set = False
+        for colocated in reversed(stack):
+            groups.update(colocated.colocation_groups())
+            if colocated.device and not device_set:
+                op._set_device(colocated.device)
+                device_set = True
+        op._set_attr("_class", sorted(g.decode() for g in groups))
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict[str, str]) -> Iterator[None]:
+        """Use another registered gradient for ops of the given types created inside."""
+        for key, value in op_type_map.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
+
+    @contextlib.contextmanager
+    def container(self, container_name: str) -> Iterator[str]:
+        """Stateful ops created inside keep their state in the named resource container."""
+        saved = self._default_container
+        self._default_container = container_name
+        try:
+            yield container_name
+        finally:
+            self._default_container = saved
+
+    # -- lookup ------------------------------------------------------------------------------------
+
+    def get_operations(self) -> list[Operation]:
+        with self._lock:
+            return list(self._operations)
+
+    def _operations_since(self, start: int) -> list[Operation]:
+        """Ops created after the first `start` ones, for extending a session incrementally."""
+        with self._lock:
+            return self._operations[start:]
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
+        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+
+    def get_tensor_by_name(self, name: str) -> Tensor:
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
+        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+
+    def as_graph_element(self, obj: Any, allow_tensor: bool = True, allow_operation: bool = True) -> Any:
+        """Resolve a Tensor, Operation, name or convertible object to an element of this graph."""
+        if allow_tensor and allow_operation:
+            types_str = "Tensor or Operation"
+        elif allow_tensor:
+            types_str = "Tensor"
+        else:
+            types_str = "Operation"
+        if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
+            obj = obj._as_graph_element()
+        if isinstance(obj, str):
+            return self._element_by_name(obj, allow_tensor, allow_operation, types_str)
+        if isinstance(obj, Tensor) and allow_tensor:
+            if obj.graph is not self:
+                raise ValueError(f"Tensor {obj} is not an element of this graph.")
+            return obj
+        if isinstance(obj, Operation) and allow_operation:
+            if obj.graph is not self:
+                raise ValueError(f"Operation {obj} is not an element of this graph.")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {types_str}.")
+
+    def _element_by_name(self, name: str, allow_tensor: bool, allow_operation: bool, types_str: str) -> Any:
+        if ":" in name and allow_tensor:
+            op_name, _, out = name.rpartition(":")
+            try:
+                index = int(out)
+            except ValueError:
+                raise ValueError(f"The name {name!r} looks a like a Tensor name, but is not a valid one. "
+                                 "Tensor names must be of the form \"<op_name>:<output_index>\".") from None
+            op = self._ops_by_name.get(op_name)
+            if op is None:
+                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The operation, "
+                               f"{op_name!r}, does not exist in the graph.")
+            if not 0 <= index < len(op._outputs):
+                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The operation, "
+                               f"{op_name!r}, exists but only has {len(op._outputs)} outputs.")
+            return op._outputs[index]
+        if ":" in name:
+            raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {types_str}.")
+        if not allow_operation:
+            if name in self._ops_by_name:
+                raise ValueError(f"The name {name!r} refers to an Operation, not a {types_str}. Tensor names "
+                                 "must be of the form \"<op_name>:<output_index>\".")
+            raise ValueError(f"The name {name!r} looks like an (invalid) Operation name, not a {types_str}.")
+        op = self._ops_by_name.get(name)
+        if op is None:
+            raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
+        return op
+
+    def is_feedable(self, tensor: Tensor) -> bool:
+        return tensor not in self._unfeedable_tensors
+
+    def prevent_feeding(self, tensor: Tensor) -> None:
+        self._unfeedable_tensors.add(tensor)
+
+    def is_fetchable(self, tensor_or_op: Any) -> bool:
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable_ops
+
+    def prevent_fetching(self, op: Operation) -> None:
+        self._unfetchable_ops.add(op)
+
+    def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False) -> GraphDef:
+        """The IR GraphDef of the ops created so far (or after the `from_version`-th op)."""
+        with self._lock:
+            ops = self._operations
+            if from_version is not None:
+                ops = [op for op in ops if op._id > from_version]
+            nodes = [NodeDef(op.name, op.type, list(op._node_def.input), op.device, dict(op._node_def.attr))
+                     for op in ops]
+        if add_shapes:
+            for node, op in zip(nodes, ops):
+                node.attr["_output_shapes"] = [t.shape for t in op._outputs]
+        return GraphDef(node=nodes)
+
+    # -- collections -------------------------------------------------------------------------------
+
+    def add_to_collection(self, name: str, value: Any) -> None:
+        self._check_not_finalized()
+        with self._lock:
+            self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names: Any, value: Any) -> None:
+        names = (names,) if isinstance(names, str) else set(names)
+        for name in names:
+            self.add_to_collection(name, value)
+
+    def get_collection_ref(self, name: str) -> list:
+        with self._lock:
+            return self._collections.setdefault(name, [])
+
+    def get_collection(self, name: str, scope: str | None = None) -> list:
+        """A copy of the collection, filtered to items whose name matches `scope` (a regex)."""
+        with self._lock:
+            items = list(self._collections.get(name, ()))
+        if scope is None:
+            return items
+        regex = re.compile(scope)
+        return [item for item in items if regex.match(getattr(item, "name", None) or "") and hasattr(item, "name")]
+
+    def get_all_collection_keys(self) -> list[str]:
+        with self._lock:
+            return [k for k in self._collections if isinstance(k, str)]
+
+    def clear_collection(self, name: str) -> None:
+        self._check_not_finalized()
+        with self._lock:
+            self._collections.pop(name, None)
+
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+class _DefaultStack(threading.local):
+    """A per-thread stack of defaults (graphs or sessions)."""
+
+    def __init__(self) -> None:
+        self.stack: list[Any] = []
+
+    def push(self, obj: Any) -> None:
+        self.stack.append(obj)
+
+    def pop(self, obj: Any) -> None:
+        if self.stack and self.stack[-1] is obj:
+            self.stack.pop()
+        elif obj in self.stack:
+            self.stack.remove(obj)
+
+    def top(self) -> Any:
+        return self.stack[-1] if self.stack else None
+
+
+class _DefaultGraphStack(_DefaultStack):
+    _global_graph: Graph | None = None
+
+    def get(self) -> Graph:
+        if self.stack:
+            return self.stack[-1]
+        if _DefaultGraphStack._global_graph is None:
+            _DefaultGraphStack._global_graph = Graph()
+        return _DefaultGraphStack._global_graph
+
+    def reset(self) -> None:
+        if self.stack:
+            raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
+                                 "cleared graph, exit the nesting and create a new graph.")
+        _DefaultGraphStack._global_graph = None
+
+
+_default_graph_stack = _DefaultGraphStack()
+_default_session_stack = _DefaultStack()
+
+
+def get_default_graph() -> Graph:
+    """The default graph of the current thread."""
+    return _default_graph_stack.get()
+
+
+def reset_default_graph() -> None:
+    """Clear the global default graph (not allowed inside a `with g.as_default()` block)."""
+    _default_graph_stack.reset()
+
+
+def get_default_session() -> Any:
+    """The innermost session entered with `with sess.as_default()` in this thread, or None."""
+    return _default_session_stack.top()
+
+
+def _run_using_default_session(fetch: Any, feed_dict: dict | None, graph: Graph, session: Any) -> Any:
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            kind = "operation" if isinstance(fetch, Operation) else "tensor"
+            raise ValueError(f"Cannot evaluate {kind} using `eval()`: No default session is registered. Use "
+                             "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
+                             if kind == "tensor" else
+                             "Cannot execute operation using `run()`: No default session is registered. Use "
+                             "`with sess.as_default():` or pass an explicit session to `run(session=sess)`")
+    if session.graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different "
+                         "from the session's graph." if isinstance(fetch, Tensor) else
+                         "Cannot use the given session to execute operation: the operation's graph is "
+                         "different from the session's graph.")
+    return session.run(fetch, feed_dict)
+
+
+def get_graph_from_inputs(op_input_list: Any, graph: Graph | None = None) -> Graph:
+    """The graph shared by the given inputs (the default graph when none carries one)."""
+    found = graph
+    for value in op_input_list or ():
+        elem = value
+        if hasattr(elem, "_as_graph_element") and not isinstance(elem, (Tensor, Operation)):
+            elem = elem._as_graph_element()
+        if isinstance(elem, (Tensor, Operation)):
+            if found is None:
+                found = elem.graph
+            elif elem.graph is not found:
+                raise ValueError(f"{elem!r} must be from the same graph as {op_input_list!r}.")
+    return found if found is not None else get_default_graph()
+
+
+@contextlib.contextmanager
+def name_scope(name: str | None, default_name: str | None = None, values: Any = None) -> Iterator[str]:
+    """TF1's `tf.name_scope(name, default_name, values)`: a scope in the graph of `values`."""
+    if name is None and default_name is None and values is not None:
+        raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
+    scope_name = default_name if name is None else name
+    g = get_graph_from_inputs(values)
+    with g.as_default(), g.name_scope(scope_name) as scope:
+        yield scope
+
+
+# -- tensor conversion -------------------------------------------------------------------------------
+
+_conversion_functions: list[tuple[int, type | tuple, Callable]] = []
+_conversion_cache: dict[type, list[Callable]] = {}
+
+
+def register_tensor_conversion_function(base_type: type | tuple, conversion_func: Callable,
+                                        priority: int = 100) -> None:
+    """Register `conversion_func(value, dtype=None, name=None, as_ref=False)` for `base_type`."""
+    if not callable(conversion_func):
+        raise TypeError("conversion_func must be callable.")
+    _conversion_functions.append((priority, base_type, conversion_func))
+    _conversion_functions.sort(key=lambda item: item[0])
+    _conversion_cache.clear()
+
+
+def _conversion_functions_for(cls: type) -> list[Callable]:
+    funcs = _conversion_cache.get(cls)
+    if funcs is None:
+        funcs = [f for _, base, f in _conversion_functions if issubclass(cls, base)]
+        _conversion_cache[cls] = funcs
+    return funcs
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None, preferred_dtype: Any = None,
+                      dtype_hint: Any = None, as_ref: bool = False) -> Tensor:
+    """Convert a Tensor, Variable, numpy array, Python value or registered type to a Tensor."""
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    preferred_dtype = preferred_dtype if preferred_dtype is not None else dtype_hint
+    if isinstance(value, Tensor):
+        if dtype is not None and not dtype.is_compatible_with(value.dtype):
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                             f"{value.dtype.name}: {value!r}")
+        return value
+    for func in _conversion_functions_for(type(value)):
+        result = None
+        if dtype is None and preferred_dtype is not None:
+            try:
+                result = func(value, dtype=dtypes.as_dtype(preferred_dtype), name=name, as_ref=as_ref)
+            except (TypeError, ValueError):
+                result = None
+        if result is None:
+            result = func(value, dtype=dtype, name=name, as_ref=as_ref)
+        if result is NotImplemented:
+            continue
+        if not isinstance(result, Tensor):
+            raise RuntimeError(f"{func!r} returned non-Tensor: {result!r}")
+        if dtype is not None and not dtype.is_compatible_with(result.dtype):
+            raise RuntimeError(f"{func!r}: Conversion function returned a tensor of dtype "
+                               f"{result.dtype.name} instead of the requested {dtype.name}")
+        return result
+    raise TypeError(f"Failed to convert object of type {type(value)} to Tensor. Contents: {value!r}. "
+                    "Consider casting elements to a supported type.")
+
+
+def convert_n_to_tensor(values: list, dtype: Any = None, name: str | None = None) -> list[Tensor]:
+    return [convert_to_tensor(v, dtype=dtype, name=None if name is None else f"{name}_{i}")
+            for i, v in enumerate(values)]
+
+
+def convert_to_tensor_or_indexed_slices(value: Any, dtype: Any = None, name: str | None = None) -> Any:
+    return convert_to_tensor(value, dtype=dtype, name=name)

@@ -1,0 +1,44 @@
+"""The runtime's intermediate representation: plain GraphDef/NodeDef dataclasses.
+
+The runtime (prune, place, partition, executor) sees only these, never Python `Operation`s, so every
+stage is a function over GraphDefs that can be tested on hand-written graphs and reused by the
+distributed master. Attr values are plain Python: DType, int, float, bool, str, TensorShape, lists of
+those, and numpy arrays for tensor attrs. Conversion to TF's protobufs happens only at boundaries.
+
+Input strings follow TF: ``"node"`` (output 0), ``"node:1"``, and ``"^node"`` for a control input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(eq=False)
+class NodeDef:
+    name: str
+    op: str
+    input: list[str] = field(default_factory=list)
+    device: str = ""
+    attr: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class GraphDef:
+    node: list[NodeDef] = field(default_factory=list)
+    producer: int = 0
+
+
+def parse_input(spec: str) -> tuple[str, int]:
+    """Split an input string into (node name, output index); a control input gets index -1."""
+    if spec.startswith("^"):
+        return spec[1:], -1
+    name, sep, index = spec.rpartition(":")
+    if sep and index.isdigit():
+        return name, int(index)
+    return spec, 0
+
+
+def tensor_name(spec: str) -> str:
+    """Canonical 'node:index' form of a tensor name, as feeds and fetches are keyed."""
+    name, index = parse_input(spec)
+    return f"{name}:{index}"

@@ -1,0 +1,318 @@
+"""The `Op` handle: everything about one op type in one object, registered by TF's op-type string.
+
+An `Op` owns its OpDef (parsed from TF's spec strings), its shape function, its gradient and its kernels
+keyed by device type; calling it adds a node to the default graph exactly as TF1's generated op wrappers
+do (input conversion with dtype inference, attr defaults and checks, a name scope named after the op).
+The runtime finds kernels here by op type, so `import_graph_def` of a real TF graph works.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_graph_from_inputs
+from tensorweave.framework.graph_def import NodeDef
+from tensorweave.framework.op_def import ArgDef, OpDef, check_attr_value, parse_op_def
+
+_ops: dict[str, Op] = {}
+_gradients: dict[str, Callable | None] = {}
+
+
+@dataclass(frozen=True)
+class KernelDef:
+    """A kernel for one device type.
+
+    `fn(ctx, *inputs, **attrs)` gets only the attrs its signature names, bound once when a plan is built.
+    `expensive` kernels may go to the executor's thread pool; cheap ones always run inline.
+    `constant` kernels compute their output from attrs alone, so a plan computes it once (Const).
+    """
+
+    fn: Callable
+    attr_names: tuple[str, ...]
+    expensive: bool = False
+    constant: bool = False
+
+
+class Op:
+    """One op type: OpDef, shape function, gradient, kernels, and node creation when called."""
+
+    def __init__(self, name: str, inputs: Sequence[str] = (), outputs: Sequence[str] = (),
+                 attrs: Sequence[str] = (), is_stateful: bool = False) -> None:
+        if name in _ops:
+            raise ValueError(f"Op '{name}' is already registered.")
+        self.name = name
+        self.op_def: OpDef = parse_op_def(name, inputs, outputs, attrs, is_stateful=is_stateful)
+        self.shape_fn: Callable[[Operation], list] | None = None
+        self.kernels: dict[str, KernelDef] = {}
+        _ops[name] = self
+
+    def shape(self, fn: Callable[[Operation], list]) -> Callable:
+        """Register the shape function: `fn(op)` returns one shape per output."""
+        self.shape_fn = fn
+        return fn
+
+    def gradient(self, fn: Callable) -> Callable:
+        """Register the gradient: `fn(op, *output_grads)` returns one Tensor or None per input."""
+        _gradients[self.name] = fn
+        return fn
+
+    def kernel(self, *device_types: str, expensive: bool = False,
+               constant: bool = False) -> Callable[[Callable], Callable]:
+        """Register `fn` as this op's kernel on the given device types ('CPU', 'GPU')."""
+        attr_names = {a.name for a in self.op_def.attrs}
+
+        def register(fn: Callable) -> Callable:
+            params = list(inspect.signature(fn).parameters)
+            wanted = tuple(p for p in params if p in attr_names)
+            for device_type in device_types:
+                self.kernels[device_type] = KernelDef(fn, wanted, expensive, constant)
+            return fn
+
+        return register
+
+    def __call__(self, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
+        """Add a node of this op to the graph of its inputs (the default graph if none)."""
+        return apply_op(self, args, kwargs, name)
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name}>"
+
+
+def get(op_type: str) -> Op:
+    """The registered Op for a TF op-type string; NotFound is a KeyError naming it."""
+    try:
+        return _ops[op_type]
+    except KeyError:
+        raise KeyError(f"Op type not registered '{op_type}'") from None
+
+
+def registered_ops() -> dict[str, Op]:
+    return dict(_ops)
+
+
+def get_gradient_function(op: Operation) -> Callable | None:
+    """The gradient of `op`, honouring the graph's gradient_override_map; LookupError if none."""
+    op_type = op.graph._gradient_override_map.get(op.type, op.type)
+    try:
+        return _gradients[op_type]
+    except KeyError:
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})") from None
+
+
+class RegisterGradient:
+    """Decorator registering a gradient function for an op type, as `tf.RegisterGradient`."""
+
+    def __init__(self, op_type: str) -> None:
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, fn: Callable) -> Callable:
+        if self._op_type in _gradients:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'! ")
+        _gradients[self._op_type] = fn
+        return fn
+
+
+def NotDifferentiable(op_type: str) -> None:  # noqa: N802 - TF's name
+    """Declare that ops of this type have no gradient (gradients through them are None)."""
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
+    _gradients[op_type] = None
+
+
+def arg_types(args: Sequence[ArgDef], attrs: dict[str, Any]) -> list[dtypes.DType]:
+    """The flat dtype list of input or output args under the given attrs (ref args as ref types)."""
+    result: list[dtypes.DType] = []
+    for arg in args:
+        if arg.type_list_attr:
+            types = list(attrs[arg.type_list_attr])
+        else:
+            t = arg.type if arg.type is not None else attrs[arg.type_attr]
+            types = [t] * attrs[arg.number_attr] if arg.number_attr else [t]
+        if arg.is_ref:
+            types = [t._as_ref for t in types]
+        result.extend(types)
+    return result
+
+
+def _bind_inputs(op: Op, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any]]:
+    """Split call arguments into input values (in OpDef order) and attrs."""
+    input_args = op.op_def.input_args
+    if len(args) > len(input_args):
+        raise TypeError(f"{op.name} takes {len(input_args)} input arguments but {len(args)} were given")
+    values = list(args)
+    for arg in input_args[len(args):]:
+        if arg.name not in kwargs:
+            raise TypeError(f"{op.name} missing required input argument: '{arg.name}'")
+        values.append(kwargs.pop(arg.name))
+    return values, kwargs
+
+
+def _convert_input(op: Op, arg: ArgDef, value: Any, dtype: dtypes.DType | None,
+                   preferred: dtypes.DType | None) -> Tensor:
+    try:
+        tensor = convert_to_tensor(value, dtype=dtype, name=arg.name, as_ref=arg.is_ref,
+                                   preferred_dtype=preferred)
+    except (TypeError, ValueError) as e:
+        if dtype is None:
+            raise
+        raise TypeError(f"Expected {dtype.name} passed to parameter '{arg.name}' of op '{op.name}', got "
+                        f"{value!r} of type '{type(value).__name__}' instead. Error: {e}") from e
+    if arg.is_ref and not tensor.dtype._is_ref_dtype:
+        raise TypeError(f"'{op.name}' Op requires that input '{arg.name}' be a mutable tensor "
+                        "(e.g.: a tf.Variable)")
+    return tensor
+
+
+def _default_type(op_def: OpDef, attr_name: str | None) -> dtypes.DType | None:
+    if attr_name is None:
+        return None
+    attr = op_def.attr(attr_name)
+    return attr.default if attr.has_default else None
+
+
+def _infer_type(op: Op, arg: ArgDef, attr_name: str, dtype: dtypes.DType, attrs: dict, sources: dict) -> None:
+    """Record the type attr `attr_name` from input `arg`; conflicts raise TF's TypeError."""
+    if attr_name in attrs:
+        if attrs[attr_name] != dtype:
+            if attr_name in sources:
+                raise TypeError(f"Input '{arg.name}' of '{op.name}' Op has type {dtype.name} that does not "
+                                f"match type {attrs[attr_name].name} of argument '{sources[attr_name]}'.")
+            raise TypeError(f"Input '{arg.name}' of '{op.name}' Op has type {dtype.name} that does not match "
+                            f"expected type of {attrs[attr_name].name}.")
+        return
+    attrs[attr_name] = check_attr_value(op.op_def, op.op_def.attr(attr_name), dtype, param_name=arg.name)
+    sources[attr_name] = arg.name
+
+
+def _convert_inputs(op: Op, values: list, attrs: dict) -> list[Tensor]:
+    """Convert input values to tensors, inferring type and length attrs as TF's op wrappers do."""
+    op_def = op.op_def
+    sources: dict[str, str] = {}
+    inputs: list[Tensor] = []
+    for arg, value in zip(op_def.input_args, values):
+        if arg.is_list:
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"Expected list for '{arg.name}' argument to '{op.name}' Op, not {value!r}.")
+            if arg.type_list_attr:
+                given = attrs.get(arg.type_list_attr)
+                tensors = [_convert_input(op, arg, v, given[i] if given else None, None)
+                           for i, v in enumerate(value)]
+                attrs[arg.type_list_attr] = [t.dtype.base_dtype for t in tensors]
+            else:
+                dtype = arg.type or attrs.get(arg.type_attr)
+                tensors = [_convert_input(op, arg, v, dtype, _default_type(op_def, arg.type_attr))
+                           for v in value]
+                if dtype is None and tensors:
+                    types = [t.dtype.base_dtype for t in tensors]
+                    if any(t != types[0] for t in types):
+                        raise TypeError(f"Tensors in list passed to '{arg.name}' of '{op.name}' Op have types "
+                                        f"[{', '.join(t.name for t in types)}] that don't all match.")
+                    _infer_type(op, arg, arg.type_attr, types[0], attrs, sources)
+                minimum = op_def.attr(arg.number_attr).minimum
+                if minimum is not None and len(tensors) < minimum:
+                    raise ValueError(f"List argument '{arg.name}' to '{op.name}' Op with length {len(tensors)} "
+                                     f"shorter than minimum length {minimum}.")
+                attrs[arg.number_attr] = len(tensors)
+            inputs.extend(tensors)
+            continue
+        dtype = arg.type or attrs.get(arg.type_attr)
+        tensor = _convert_input(op, arg, value, dtype, _default_type(op_def, arg.type_attr))
+        base = tensor.dtype.base_dtype
+        if arg.type is not None and base != arg.type:
+            raise TypeError(f"Input '{arg.name}' of '{op.name}' Op has type {base.name} that does not match "
+                            f"expected type of {arg.type.name}.")
+        if arg.type_attr:
+            _infer_type(op, arg, arg.type_attr, base, attrs, sources)
+        inputs.append(tensor)
+    return inputs
+
+
+def _complete_attrs(op: Op, attrs: dict) -> dict[str, Any]:
+    """Check given attrs, fill defaults, and reject unknown or missing ones."""
+    op_def = op.op_def
+    known = {a.name for a in op_def.attrs}
+    unknown = sorted(k for k in attrs if k not in known)
+    if unknown:
+        raise TypeError(f"{op.name} got unexpected keyword arguments: {', '.join(unknown)}")
+    result = {}
+    for attr in op_def.attrs:
+        if attr.name in attrs:
+            result[attr.name] = check_attr_value(op_def, attr, attrs[attr.name])
+        elif attr.has_default:
+            result[attr.name] = check_attr_value(op_def, attr, None)
+        else:
+            raise TypeError(f"No argument for attr {attr.name} of op {op.name}")
+    return result
+
+
+def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
+    """Create a node of `op` from call arguments; returns a Tensor, a list of Tensors or the Operation."""
+    values, attr_args = _bind_inputs(op, args, dict(kwargs))
+    g = get_graph_from_inputs(_flatten(values))
+    with g.as_default(), g.name_scope(name or op.name) as scope:
+        attrs = dict(attr_args)
+        inputs = _convert_inputs(op, values, attrs)
+        attrs = _complete_attrs(op, attrs)
+        new_op = _add_node(g, op, g._name_for_new_op(scope), inputs, attrs, None)
+    outputs = new_op._outputs
+    if not outputs:
+        return new_op
+    if len(op.op_def.output_args) == 1 and not op.op_def.output_args[0].is_list:
+        return outputs[0]
+    return outputs
+
+
+def _flatten(values: list) -> list:
+    flat = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            flat.extend(v)
+        else:
+            flat.append(v)
+    return flat
+
+
+def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
+              output_types: list | None) -> Operation:
+    container = g._default_container
+    if container and "container" in attrs and not attrs["container"]:
+        attrs["container"] = container
+    if output_types is None:
+        output_types = arg_types(op.op_def.output_args, attrs)
+    node_def = NodeDef(name=name, op=op.name, attr=attrs)
+    new_op = g._create_op_from_node_def(node_def, inputs, output_types, op.op_def)
+    if op.shape_fn is not None:
+        try:
+            shapes = op.shape_fn(new_op)
+        except ValueError as e:
+            g._remove_failed_op(new_op)
+            raise ValueError(f"{e} for '{name}' (op: '{op.name}') with input shapes: "
+                             f"{', '.join(_shape_str(t.shape) for t in inputs)}.") from None
+        for t, s in zip(new_op._outputs, shapes):
+            t._shape = s if isinstance(s, tensor_shape.TensorShape) else tensor_shape.as_shape(s)
+    return new_op
+
+
+def _shape_str(shape: tensor_shape.TensorShape) -> str:
+    if shape.ndims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def create_op(g: Graph, op_type: str, inputs: list[Tensor], name: str | None, attrs: dict,
+              output_types: list | None = None) -> Operation:
+    """Create a node from already-converted inputs and explicit attrs (Graph.create_op, import)."""
+    op = get(op_type)
+    attrs = dict(attrs)
+    node_name = g.unique_name(name or op_type) if not (name and name.endswith("/")) else name[:-1]
+    arg_attrs = dict(attrs)
+    for arg, t in zip(op.op_def.input_args, inputs):
+        if arg.type_attr and not arg.number_attr and arg.type_attr not in arg_attrs:
+            arg_attrs[arg.type_attr] = t.dtype.base_dtype
+    return _add_node(g, op, node_name, list(inputs), _complete_attrs(op, arg_attrs), output_types)

@@ -1,0 +1,38 @@
+"""TF1's graph-level and op-level seed rules (`tf.set_random_seed`, `get_seed`).
+
+With a graph seed, an op without its own seed gets the graph's op count as its seed, so the same
+program gives the same streams in every new session while different ops get different streams. Without
+any seed, kernels draw fresh entropy.
+"""
+
+from __future__ import annotations
+
+from tensorweave.framework.graph import get_default_graph
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+
+
+def _truncate_seed(seed: int) -> int:
+    return seed % _MAXINT32
+
+
+def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
+    """The (graph seed, op seed) pair for a new random op, as TF computes it."""
+    g = get_default_graph()
+    if g.seed is not None:
+        if op_seed is None:
+            op_seed = g.version
+        seeds: tuple[int | None, int | None] = (_truncate_seed(g.seed), _truncate_seed(op_seed))
+    elif op_seed is not None:
+        seeds = (DEFAULT_GRAPH_SEED, _truncate_seed(op_seed))
+    else:
+        seeds = (None, None)
+    if seeds == (0, 0):
+        return 0, _MAXINT32
+    return seeds
+
+
+def set_random_seed(seed: int | None) -> None:
+    """Set the graph-level seed of the default graph."""
+    get_default_graph().seed = seed

@@ -1,0 +1,95 @@
+"""Control-flow ops of the core: NoOp, `tf.group` and `tf.tuple` (cond and while loops come with the
+control-flow issue)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.framework.graph import Operation, Tensor, get_graph_from_inputs, name_scope
+from tensorweave.framework.op_registry import Op
+from tensorweave.ops import array_ops
+
+_sequence_types = (list, tuple)  # captured before `tuple` below shadows the builtin
+
+NoOp = Op("NoOp")
+
+
+@NoOp.kernel("CPU", "GPU")
+def _no_op(ctx: Any) -> None:
+    return None
+
+
+def no_op(name: str | None = None) -> Operation:
+    """An op that does nothing; useful as a control-dependency anchor."""
+    return NoOp(name=name)
+
+
+def _as_op(value: Any) -> Operation:
+    if hasattr(value, "_as_graph_element") and not isinstance(value, (Tensor, Operation)):
+        value = value._as_graph_element()
+    if isinstance(value, Tensor):
+        return value.op
+    if isinstance(value, Operation):
+        return value
+    raise TypeError(f"Expected tf.group() expected Tensor arguments not '{value!r}' with type '{type(value)}'")
+
+
+def _flatten(inputs: Any) -> list:
+    flat = []
+    for value in inputs:
+        if isinstance(value, _sequence_types):
+            flat.extend(_flatten(value))
+        elif isinstance(value, dict):
+            flat.extend(_flatten([value[k] for k in sorted(value)]))
+        elif value is not None:
+            flat.append(value)
+    return flat
+
+
+def group(*inputs: Any, name: str | None = None) -> Operation:
+    """An op that runs after all `inputs` (control dependencies only; it outputs nothing).
+
+    Inputs on several devices get one NoOp per device first, so only one control edge crosses devices.
+    """
+    ops = [_as_op(v) for v in _flatten(inputs)]
+    with name_scope(name, "group_deps", ops) as scope:
+        if not ops:
+            return no_op(name=scope)
+        g = get_graph_from_inputs(ops)
+        by_device: dict[str, list[Operation]] = {}
+        for op in ops:
+            by_device.setdefault(op.device, []).append(op)
+        if len(by_device) > 1:
+            ops = []
+            for device in sorted(by_device):
+                with g.device(device or None), g.control_dependencies(by_device[device]):
+                    ops.append(no_op())
+        with g.control_dependencies(ops):
+            return no_op(name=scope)
+
+
+def with_dependencies(dependencies: list, output_tensor: Tensor, name: str | None = None) -> Tensor:
+    """`output_tensor`'s value, produced only after all `dependencies` have run."""
+    with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
+        g = output_tensor.graph
+        with g.colocate_with(output_tensor.op), g.control_dependencies(dependencies):
+            return array_ops.Identity(output_tensor, name=scope)
+
+
+def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> list:  # noqa: A001 - TF's name
+    """Tensors with the same values as `tensors`, available only after all of them are computed."""
+    gating = [t.op if isinstance(t, Tensor) else t for t in tensors if t is not None]
+    if control_inputs:
+        gating.extend(_as_op(c) for c in control_inputs)
+    with name_scope(name, "tuple", gating):
+        gate = group(*gating)
+        result = []
+        for t in tensors:
+            if isinstance(t, Tensor):
+                result.append(with_dependencies([gate], t))
+            elif isinstance(t, Operation):
+                with t.graph.control_dependencies([gate]):
+                    result.append(group(t))
+            else:
+                result.append(None)
+        return result

@@ -1,0 +1,185 @@
+"""Ref variables: VariableV2, Assign, AssignAdd, AssignSub, IsVariableInitialized.
+
+A VariableV2 node outputs a reference to a `Var` living in its device's ResourceMgr (container, shared
+name); Assign* take that reference and update it in place. Reads happen where a ref edge meets a value
+input (the executor calls `Var.read`). The storage is copy-on-write: once a value has been read, the next
+update writes a new array instead of the read one, so a fetched or in-flight value never changes under
+its reader, while an update loop that nobody reads in between runs fully in place.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import tensor_shape, tensor_util
+from tensorweave.framework.graph import Tensor
+from tensorweave.framework.op_registry import Op
+
+
+class Var:
+    """The storage of one ref variable: its current array (None until initialized)."""
+
+    __slots__ = ("name", "dtype", "shape", "value", "shared", "lock", "_view")
+
+    def __init__(self, name: str, dtype: Any, shape: list | None) -> None:
+        self.name = name
+        self.dtype = dtype
+        self.shape = shape
+        self.value: Any = None
+        self.shared = False
+        self.lock = threading.Lock()
+        self._view: Any = None
+
+    def read(self) -> Any:
+        """The current value as a read-only view: readers can never write into the storage."""
+        value = self.value
+        if value is None:
+            raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
+        self.shared = True
+        view = self._view
+        if view is None or view.base is not value:
+            view = value.view()
+            view.flags.writeable = False
+            self._view = view
+        return view
+
+    def assign(self, value: Any, validate_shape: bool, xp: Any) -> None:
+        if validate_shape and self.shape is not None and list(np.shape(value)) != self.shape:
+            raise errors.InvalidArgumentError(
+                None, None, "Assign requires shapes of both tensors to match. lhs shape= "
+                f"{tensor_util.shape_string(self.shape)} rhs shape= {tensor_util.shape_string(np.shape(value))}")
+        self.value = xp.array(value, copy=True)
+        self.shared = False
+
+    def update(self, ufunc: Any, delta: Any) -> None:
+        """value = ufunc(value, delta), in place unless a reader holds the current array."""
+        current = self.value
+        if current is None:
+            raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
+        if np.shape(current) != np.shape(delta):
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot update variable with shape {tensor_util.shape_string(np.shape(current))} "
+                f"using a Tensor with shape {tensor_util.shape_string(np.shape(delta))}, shapes must be equal.")
+        if self.shared or not current.flags.writeable:
+            self.value = ufunc(current, delta)
+            self.shared = False
+        else:
+            ufunc(current, delta, out=current)
+
+
+VariableV2 = Op("VariableV2", outputs=["ref: Ref(dtype)"],
+                attrs=["shape: shape", "dtype: type", "container: string = ''", "shared_name: string = ''"],
+                is_stateful=True)
+
+
+@VariableV2.shape
+def _variable_shape(op: Any) -> list:
+    shape = op.node_def.attr["shape"]
+    return [tensor_shape.unknown_shape() if shape is None else tensor_shape.TensorShape(shape)]
+
+
+@VariableV2.kernel("CPU", "GPU")
+def _variable(ctx: Any, shape: Any, dtype: Any, container: bytes, shared_name: bytes) -> Var:
+    var = ctx.state.get("var")
+    if var is None:
+        name = shared_name.decode() or ctx.name
+        known_shape = shape if shape is not None and None not in shape else None
+        var = ctx.resources.lookup_or_create(container.decode(), name, lambda: Var(name, dtype, known_shape))
+        ctx.state["var"] = var
+    return var
+
+
+def variable_op_v2(shape: Any, dtype: Any, name: str = "Variable", container: str = "",
+                   shared_name: str = "") -> Tensor:
+    """The raw VariableV2 node: a ref tensor to uninitialized storage."""
+    shape = tensor_shape.as_shape(shape)
+    return VariableV2(shape=None if shape.ndims is None else shape.as_list(), dtype=dtype, name=name,
+                      container=container, shared_name=shared_name)
+
+
+Assign = Op("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: Ref(T)"],
+            attrs=["T: type", "validate_shape: bool = true", "use_locking: bool = true"])
+
+
+@Assign.shape
+def _assign_shape(op: Any) -> list:
+    if op.node_def.attr["validate_shape"]:
+        return [op.inputs[0].shape.merge_with(op.inputs[1].shape)]
+    return [op.inputs[1].shape]
+
+
+@Assign.kernel("CPU", "GPU")
+def _assign(ctx: Any, ref: Var, value: Any, validate_shape: bool, use_locking: bool) -> Var:
+    if use_locking:
+        with ref.lock:
+            ref.assign(value, validate_shape, ctx.xp)
+    else:
+        ref.assign(value, validate_shape, ctx.xp)
+    return ref
+
+
+def _update_op(name: str, ufunc: Any) -> Op:
+    op = Op(name, inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: Ref(T)"],
+            attrs=["T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, "
+                   "complex64, complex128}", "use_locking: bool = false"])
+
+    @op.shape
+    def _update_shape(node: Any) -> list:
+        return [node.inputs[0].shape.merge_with(node.inputs[1].shape)]
+
+    @op.kernel("CPU", "GPU")
+    def _update(ctx: Any, ref: Var, value: Any, use_locking: bool) -> Var:
+        if use_locking:
+            with ref.lock:
+                ref.update(ufunc, value)
+        else:
+            ref.update(ufunc, value)
+        return ref
+
+    return op
+
+
+AssignAdd = _update_op("AssignAdd", np.add)
+AssignSub = _update_op("AssignSub", np.subtract)
+
+IsVariableInitialized = Op("IsVariableInitialized", inputs=["ref: Ref(dtype)"], outputs=["is_initialized: bool"],
+                           attrs=["dtype: type"])
+
+
+@IsVariableInitialized.shape
+def _is_variable_initialized_shape(op: Any) -> list:
+    return [tensor_shape.TensorShape([])]
+
+
+@IsVariableInitialized.kernel("CPU", "GPU")
+def _is_variable_initialized(ctx: Any, ref: Var) -> Any:
+    return np.array(ref.value is not None)
+
+
+def _ref_of(ref: Any) -> Any:
+    return ref._ref() if hasattr(ref, "_ref") else ref
+
+
+def assign(ref: Any, value: Any, validate_shape: bool | None = None, use_locking: bool | None = None,
+           name: str | None = None) -> Tensor:
+    """Store `value` in the variable `ref`; returns the ref, usable as the new value."""
+    return Assign(_ref_of(ref), value, validate_shape=validate_shape, use_locking=use_locking, name=name)
+
+
+def assign_add(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None) -> Tensor:
+    """ref += value; returns the ref."""
+    return AssignAdd(_ref_of(ref), value, use_locking=use_locking, name=name)
+
+
+def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None) -> Tensor:
+    """ref -= value; returns the ref."""
+    return AssignSub(_ref_of(ref), value, use_locking=use_locking, name=name)
+
+
+def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:
+    """A scalar bool: whether the variable has been assigned a value."""
+    return IsVariableInitialized(_ref_of(ref), name=name)

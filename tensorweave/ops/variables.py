@@ -1,0 +1,291 @@
+"""`tf.Variable` (TF1's RefVariable) and the variable collections and initializers.
+
+A Variable is a VariableV2 node (the storage), an Assign of its initial value (its initializer) and an
+Identity snapshot 'read' colocated with it (its value wherever a tensor is expected). It registers itself
+in its collections and converts to its snapshot, or to its ref when an op needs a mutable input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.graph import (
+    GraphKeys,
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+    register_tensor_conversion_function,
+)
+from tensorweave.ops import array_ops, control_flow_ops, math_ops, state_ops
+
+
+class Variable:
+    """A mutable tensor that lives across `Session.run` calls."""
+
+    def __init__(self, initial_value: Any = None, trainable: bool | None = None, collections: Any = None,
+                 validate_shape: bool = True, caching_device: Any = None, name: str | None = None,
+                 variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
+                 import_scope: str | None = None, constraint: Any = None, use_resource: bool | None = None,
+                 synchronization: Any = None, aggregation: Any = None, shape: Any = None) -> None:
+        if variable_def is not None:
+            raise NotImplementedError("Variable(variable_def=...) comes with MetaGraphDef import (formats issue)")
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        trainable = True if trainable is None else trainable
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(f"collections argument to Variable constructor must be a list, tuple, or set. Got "
+                             f"{collections} of type {type(collections)}")
+        collections = list(collections)
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        init_from_fn = callable(initial_value)
+        g = get_default_graph()
+        with g.control_dependencies(None), name_scope(name, "Variable",
+                                                      [] if init_from_fn else [initial_value]) as scope:
+            true_name = scope[:-1]
+            if init_from_fn:
+                with g.name_scope("Initializer"), g.device(None):
+                    self._initial_value = convert_to_tensor(initial_value(), name="initial_value", dtype=dtype)
+                self._initial_value.op._set_attr("_class", ["loc:@" + true_name])
+            else:
+                self._initial_value = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+            if shape is not None:
+                var_shape = tensor_shape.as_shape(shape)
+            elif validate_shape:
+                var_shape = self._initial_value.shape
+            else:
+                var_shape = tensor_shape.unknown_shape()
+            self._variable = state_ops.variable_op_v2(var_shape, self._initial_value.dtype.base_dtype, name=scope)
+            if validate_shape and not self._initial_value.shape.is_fully_defined():
+                raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
+            self._initializer_op = state_ops.assign(self._variable, self._initial_value,
+                                                    validate_shape=validate_shape).op
+            if caching_device is not None:
+                with g.device(caching_device):
+                    self._snapshot = array_ops.identity(self._variable, name="read")
+            else:
+                with g.colocate_with(self._variable.op):
+                    self._snapshot = array_ops.identity(self._variable, name="read")
+        self._trainable = trainable
+        self._constraint = constraint
+        self._caching_device = caching_device
+        g.add_to_collections(collections, self)
+
+    # -- identity -----------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._variable.name
+
+    @property
+    def op(self) -> Operation:
+        return self._variable.op
+
+    @property
+    def graph(self) -> Any:
+        return self._variable.graph
+
+    @property
+    def device(self) -> str:
+        return self._variable.device
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._variable.dtype
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        return self._variable.shape
+
+    def get_shape(self) -> tensor_shape.TensorShape:
+        return self._variable.shape
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self) -> Any:
+        return self._constraint
+
+    @property
+    def initializer(self) -> Operation:
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> Tensor:
+        return self._initial_value
+
+    def _as_graph_element(self) -> Tensor:
+        return self._variable
+
+    def _ref(self) -> Tensor:
+        return self._variable
+
+    def value(self) -> Tensor:
+        """The snapshot tensor 'read': this variable's value in a step."""
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        """A new read of the variable's current value."""
+        return array_ops.identity(self._variable, name="read")
+
+    def initialized_value(self) -> Tensor:
+        """The value after running the initializer (so other initial values can depend on it)."""
+        with self.graph.control_dependencies(None):
+            return control_flow_ops.with_dependencies([self._initializer_op], self._variable)
+
+    # -- updates ------------------------------------------------------------------------------------
+
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
+               read_value: bool = True) -> Any:
+        result = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
+        result = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
+        result = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def eval(self, session: Any = None) -> Any:
+        return self._variable.eval(session=session)
+
+    def load(self, value: Any, session: Any = None) -> None:
+        """Write `value` into the variable by feeding its initializer."""
+        from tensorweave.framework.graph import get_default_session
+
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Either session argument should be provided or default session should be "
+                             "established")
+        session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
+
+    def set_shape(self, shape: Any) -> None:
+        self._variable.set_shape(shape)
+        self._snapshot.set_shape(shape)
+
+    def __iter__(self) -> Any:
+        raise TypeError("'Variable' object is not iterable.")
+
+    def __bool__(self) -> bool:
+        return bool(self._snapshot)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __repr__(self) -> str:
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    @classmethod
+    def _overload_operators(cls) -> None:
+        """Every Tensor operator overload, applied to the variable's value (TF's _OverloadAllOperators)."""
+        names = ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                 "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
+                 "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
+                 "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__getitem__"]
+        for op_name in names:
+            tensor_method = getattr(Tensor, op_name, None)
+            if tensor_method is not None:
+                setattr(cls, op_name, _value_method(tensor_method))
+
+
+def _value_method(tensor_method: Any) -> Any:
+    def method(self: Variable, *args: Any) -> Any:
+        return tensor_method(self.value(), *args)
+    method.__name__ = tensor_method.__name__
+    return method
+
+
+def _variable_conversion(v: Variable, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Tensor:
+    if dtype is not None and not v.dtype.base_dtype.is_compatible_with(dtypes.as_dtype(dtype)):
+        raise ValueError(f"Incompatible type conversion requested to type '{dtypes.as_dtype(dtype).name}' for "
+                         f"variable of type '{v.dtype.name}'")
+    return v._ref() if as_ref else v.value()
+
+
+register_tensor_conversion_function(Variable, _variable_conversion, 0)
+Variable._overload_operators()
+
+
+def global_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def all_variables() -> list[Variable]:
+    return global_variables()
+
+
+def trainable_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def variables_initializer(var_list: list, name: str = "init") -> Operation:
+    """One op that runs the initializers of `var_list` (a NoOp when it is empty)."""
+    if var_list:
+        return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
+    return control_flow_ops.no_op(name=name)
+
+
+def global_variables_initializer() -> Operation:
+    return variables_initializer(global_variables())
+
+
+def local_variables_initializer() -> Operation:
+    return variables_initializer(local_variables())
+
+
+def initialize_all_variables() -> Operation:
+    return global_variables_initializer()
+
+
+def is_variable_initialized(variable: Any) -> Tensor:
+    return state_ops.is_variable_initialized(variable)
+
+
+def report_uninitialized_variables(var_list: list | None = None,
+                                   name: str = "report_uninitialized_variables") -> Tensor:
+    """A 1-D string tensor of the names of uninitialized variables (empty when all are ready)."""
+    g = get_default_graph()
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+        if not var_list:
+            var_list = [op.outputs[0] for op in g.get_operations() if op.type in ("Variable", "VariableV2")]
+    with g.name_scope(name):
+        init_vars = [state_ops.is_variable_initialized(v) for v in var_list]
+        with g.device("/cpu:0"):
+            if not var_list:
+                return array_ops.constant([], dtype=dtypes.string)
+            mask = math_ops.logical_not(array_ops.stack(init_vars))
+            names = array_ops.constant([v.op.name for v in var_list])
+            return array_ops.boolean_mask(names, mask)
+

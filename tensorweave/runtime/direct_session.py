@@ -1,0 +1,106 @@
+"""DirectSession: the in-process master and worker of TF's local implementation.
+
+It holds the session's copy of the graph (extended incrementally as the client's graph grows), its
+devices with their resource managers, and one cached plan per (feeds, fetches, targets) signature: the
+first run of a signature goes through the pipeline (prune, then one Executor per device; placement and
+partitioning join as their issues land), every later run only executes. `run` is safe to call from many
+threads at once: plans are immutable and each step has its own state.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.devices.cpu import cpu_device
+from tensorweave.devices.device import Device
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.runtime.executor import Executor, KernelContext
+from tensorweave.runtime.prune import prune
+from tensorweave.runtime.resources import ResourceMgr
+
+LOCAL_TASK = "/job:localhost/replica:0/task:0"
+
+
+class DirectSession:
+    """Runs steps of a graph in this process."""
+
+    def __init__(self, config: Any = None) -> None:
+        self._devices: list[Device] = [cpu_device(LOCAL_TASK, 0, ResourceMgr())]
+        threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
+        self._nodes: dict[str, NodeDef] = {}
+        self._node_list: list[NodeDef] = []
+        self._executors: dict[tuple, Executor] = {}
+        self._contexts: dict[str, KernelContext] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def devices(self) -> list[Device]:
+        return list(self._devices)
+
+    def extend(self, nodes: list[NodeDef]) -> None:
+        """Add nodes to the session's graph; plans already built stay valid."""
+        with self._lock:
+            for node in nodes:
+                if node.name in self._nodes:
+                    raise errors.InvalidArgumentError(
+                        node, None, f"Duplicate node name in graph: '{node.name}'")
+                self._nodes[node.name] = node
+                self._node_list.append(node)
+
+    def run(self, feed_names: tuple[str, ...], feed_values: list[Any], fetches: tuple[str, ...],
+            targets: tuple[str, ...], types: Callable[[], dict[str, Any]] | None = None) -> list[Any]:
+        """One step: feed the named tensors, run the targets, return the fetched values in order.
+
+        `types` gives the dtypes of feeds and fetches; it is called only when a plan is built.
+        """
+        key = (feed_names, fetches, targets)
+        executor = self._executors.get(key)
+        if executor is None:
+            executor = self._build_executor(key, types)
+        return executor.run(feed_values)
+
+    def _build_executor(self, key: tuple, types: Callable[[], dict[str, Any]] | None) -> Executor:
+        feed_names, fetches, targets = key
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            executor = self._executors.get(key)
+            if executor is not None:
+                return executor
+            graph_def = prune(GraphDef(node=list(self._node_list)), feed_names, fetches, targets,
+                              types() if types else None)
+            device = self._devices[0]
+            executor = Executor(graph_def, device, self._context_for, self._pool)
+            self._executors[key] = executor
+            return executor
+
+    def _context_for(self, node_def: NodeDef) -> KernelContext:
+        """The node's kernel context, shared by every plan of this session (called under the lock)."""
+        ctx = self._contexts.get(node_def.name)
+        if ctx is None:
+            ctx = self._contexts[node_def.name] = KernelContext(node_def, self._devices[0])
+        return ctx
+
+    def reset_containers(self, containers: list[str]) -> None:
+        for device in self._devices:
+            for container in containers:
+                device.resource_mgr.cleanup(container)
+        with self._lock:
+            for ctx in self._contexts.values():
+                ctx.state.clear()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._executors.clear()
+            self._contexts.clear()
+        self._pool.shutdown(wait=False)
+        for device in self._devices:
+            device.resource_mgr.clear()

@@ -1,0 +1,57 @@
+"""ResourceMgr: a device's stateful objects (variables, queues, readers) in named containers.
+
+Resources are keyed by (container, name). The default container lives as long as the device; a named
+container can be cleared on its own (`tf.Session.reset`), which is how state is shared between sessions
+or thrown away. Creation is atomic: concurrent steps asking for the same resource get the same object.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tensorweave import errors
+
+DEFAULT_CONTAINER = "localhost"
+
+
+class ResourceMgr:
+    """Per-device registry of resources, keyed by container and name."""
+
+    def __init__(self, default_container: str = DEFAULT_CONTAINER) -> None:
+        self.default_container = default_container
+        self._containers: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def lookup_or_create(self, container: str, name: str, creator: Callable[[], Any]) -> Any:
+        """The resource `name` in `container` (default if empty), created by `creator` if absent."""
+        container = container or self.default_container
+        with self._lock:
+            resources = self._containers.setdefault(container, {})
+            resource = resources.get(name)
+            if resource is None:
+                resource = resources[name] = creator()
+            return resource
+
+    def lookup(self, container: str, name: str) -> Any:
+        container = container or self.default_container
+        with self._lock:
+            try:
+                return self._containers[container][name]
+            except KeyError:
+                raise errors.NotFoundError(
+                    None, None, f"Resource {container}/{name} does not exist.") from None
+
+    def container_names(self) -> list[str]:
+        with self._lock:
+            return list(self._containers)
+
+    def cleanup(self, container: str) -> None:
+        """Drop every resource of `container`; later lookups create fresh ones."""
+        with self._lock:
+            self._containers.pop(container, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._containers.clear()

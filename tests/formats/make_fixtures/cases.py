@@ -1,0 +1,122 @@
+"""Inputs shared by the fixture makers (run under real TF) and the tests (run under tensorweave)."""
+
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+REFERENCE = Path("/work/shared/reference")
+
+TENSOR_PROTO_CASES = [
+    ("1.5", {}),
+    ("2.0", {}),
+    ("7", {}),
+    ("2**40", {}),
+    ("True", {}),
+    ("b'abc'", {}),
+    ("'héllo'", {}),
+    ("[1.0, 2.0]", {}),
+    ("[1, 2, 3]", {}),
+    ("[[1, 2], [3, 4]]", {}),
+    ("[[True, False]]", {}),
+    ("[b'a', b'bc']", {}),
+    ("[[b'a'], [b'bc']]", {}),
+    ("[]", {}),
+    ("[[], []]", {}),
+    ("0.0", {"shape": [3, 2]}),
+    ("[1.0, 2.0]", {"shape": [4]}),
+    ("[1, 2, 3]", {"shape": [2]}),
+    ("[1, 2]", {"shape": [2], "verify_shape": True}),
+    ("[1, 2]", {"shape": [1, 2], "verify_shape": True}),
+    ("[1, 2, 3]", {"shape": [2, 3], "allow_broadcast": True}),
+    ("[5]", {"shape": [2, 2], "allow_broadcast": True}),
+    ("[1.5]", {"dtype": "int32"}),
+    ("'a'", {"dtype": "float32"}),
+    ("[1, 'a']", {}),
+    ("[[1, 2], [3]]", {}),
+    ("None", {}),
+    ("1", {"dtype": "float32"}),
+    ("1", {"dtype": "float64"}),
+    ("1", {"dtype": "bool"}),
+    ("np.float32(3.25)", {}),
+    ("np.arange(6, dtype=np.float32).reshape(2, 3)", {}),
+    ("np.arange(6, dtype=np.float64)", {}),
+    ("np.arange(6, dtype=np.float16)", {}),
+    ("np.array(1.5, dtype=np.float16)", {}),
+    ("np.arange(6, dtype=np.int8)", {}),
+    ("np.arange(6, dtype=np.int16)", {}),
+    ("np.arange(6, dtype=np.int32)", {}),
+    ("np.arange(6, dtype=np.int64)", {}),
+    ("np.array([-1, 2**40], dtype=np.int64)", {}),
+    ("np.arange(6, dtype=np.uint8)", {}),
+    ("np.arange(6, dtype=np.uint16)", {}),
+    ("np.arange(6, dtype=np.uint32)", {}),
+    ("np.arange(6, dtype=np.uint64)", {}),
+    ("np.array(7, dtype=np.uint16)", {}),
+    ("np.array(7, dtype=np.uint32)", {}),
+    ("np.array(7, dtype=np.uint64)", {}),
+    ("np.array(-7, dtype=np.int8)", {}),
+    ("np.array([1+2j, 3-4j], dtype=np.complex64)", {}),
+    ("np.array([1+2j, 3-4j], dtype=np.complex128)", {}),
+    ("np.array(1+2j, dtype=np.complex64)", {}),
+    ("np.array(1+2j, dtype=np.complex128)", {}),
+    ("np.array([True, False, True])", {}),
+    ("np.array([b'x', b'yz'])", {}),
+    ("np.array([b'x', b'yz'], dtype=object)", {}),
+    ("np.array(['x', 'yz'])", {}),
+    ("np.zeros((0, 3), dtype=np.float32)", {}),
+    ("np.zeros((2, 0), dtype=np.int64)", {}),
+    ("np.arange(4, dtype=np.float64)", {"dtype": "float32"}),
+    ("np.arange(4, dtype=np.float32)", {"dtype": "int32"}),
+    ("[1.0, 2.0, 3.0]", {"dtype": "float16"}),
+    ("[1.0, 2.0, 3.0]", {"dtype": "bfloat16"}),
+    ("1.0", {"dtype": "bfloat16"}),
+    ("[1.0, 2.0]", {"dtype": "complex64"}),
+    ("[1, 2, 3]", {"dtype": "int64"}),
+    ("[1, 2, 3]", {"dtype": "uint8"}),
+    ("[1, 2, 3]", {"dtype": "qint8"}),
+    ("[1, 2, 3]", {"dtype": "quint8"}),
+    ("[1, 2, 3]", {"dtype": "qint32"}),
+    ("4", {"dtype": "qint16"}),
+    ("[1, 2]", {"dtype": "int8"}),
+    ("[1, 2]", {"dtype": "uint16"}),
+    ("[1, 2]", {"dtype": "uint32"}),
+    ("[1, 2]", {"dtype": "uint64"}),
+    ("5", {"dtype": "uint32"}),
+    ("[b'a']", {"dtype": "string", "shape": [3]}),
+    ("'s'", {"shape": [2, 2]}),
+    ("np.zeros((), dtype=np.float32)", {"shape": [3]}),
+    ("7", {"dtype": "int64", "shape": []}),
+    ("[[1.0, 2.0]]", {"shape": [5]}),
+    ("2**31", {}),
+    ("[2**31, 1]", {}),
+    ("2**63", {}),
+    ("-2**63", {"dtype": "int64"}),
+]
+
+RECORDS = [b"", b"a", b"hello world", bytes(range(256)) * 5, b"\x00" * 70000, b"last"]
+
+
+def example_features(i):
+    """The features of the i-th Example in fixtures/tf_examples.tfrecord."""
+    return {"label": [i], "weights": [0.5 * i, -1.25], "name": [b"ex%d" % i], "neg": [-(2**40) - i]}
+
+
+def bundle_tensors():
+    """Named NumPy arrays for the every-dtype checkpoint (bfloat16 given as float32 values)."""
+    import numpy as np
+
+    out = {}
+    for name in ["float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float16", "complex64", "complex128"]:
+        out[f"dtypes/{name}"] = (np.arange(6).reshape(2, 3) - 2).astype(name)
+    out["dtypes/bool"] = np.array([True, False, True])
+    out["dtypes/string"] = np.array([b"", b"a", b"hello", b"\x00\xff" * 100], dtype=object)
+    out["shapes/scalar"] = np.float64(3.5)
+    out["shapes/empty"] = np.zeros((0, 4), np.float32)
+    out["shapes/string_scalar"] = np.array(b"only", dtype=object)
+    out["shapes/rank4"] = np.arange(120, dtype=np.int32).reshape(2, 3, 4, 5)
+    out["a/very/long/name/" + "x" * 200] = np.array([1.5], np.float32)
+    return out
+
+
+BFLOAT16_VALUES = [1.0, -2.5, 3.140625]
+MANY_KEYS = [f"{i:05d}/" + "w" * 300 for i in range(900)]
