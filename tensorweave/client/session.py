@@ -302,12 +302,6 @@ def _feed_array(value: Any, tensor: Tensor, np_dtype: Any) -> np.ndarray:
     """The fed value as an array of the tensor's dtype: zero-copy when it already is one."""
     if type(value) is np.ndarray and value.dtype == np_dtype:
         return value
-    if isinstance(value, int) and not isinstance(value, bool) and np_dtype is not object:
-        converted = np.asarray(value, dtype=np_dtype) if np.dtype(np_dtype).kind in "iub" else None
-        if converted is not None and converted.dtype.kind in "iu" and int(converted) != value:
-            raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
-                            f"{tensor.dtype.base_dtype}. Try explicitly setting the type of the feed tensor to a "
-                            "larger type (e.g. int64).")
     if np_dtype is object:
         array = np.asarray(value, dtype=object)
         if array.dtype == object:

@@ -11,6 +11,7 @@ reads check every CRC and every size against the file before allocating.
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 import threading
@@ -27,7 +28,8 @@ from tensorweave.formats import datatypes as dt
 from tensorweave.formats.crc32c import mask, unmask
 from tensorweave.formats.protos import BundleEntryProto, BundleHeaderProto, TensorSliceProto, VersionDef
 from tensorweave.formats.table import build_table, decode_varint, encode_varint, read_table
-from tensorweave.formats.tensor_proto import _cast, _plain
+from tensorweave.formats.tensor_proto import as_storage, cast_to_datatype
+from tensorweave.formats.tfrecord import open_or_raise
 
 HEADER_KEY = b""
 _FULL_EXTENT = -1
@@ -93,10 +95,25 @@ def parse_slice_spec(spec: str, rank: int) -> Any:
     for part in parts:
         extent = proto.extent.add()
         if part != "-":
-            start, length = (int(x) for x in part.split(","))
+            try:
+                start, length = (int(x) for x in part.split(","))
+            except ValueError:
+                raise errors.InvalidArgumentError(None, None, f"Bad slice extent {part!r} in {spec!r}") from None
             extent.start = start
             extent.length = length
     return proto
+
+
+def parse_shape_and_slice(spec: str) -> tuple[list[int], Any]:
+    """(full shape, TensorSliceProto) from a SaveV2 `shape_and_slices` string such as `"4 6 0,2:-"`."""
+    *dims, slice_spec = spec.split(" ")
+    if not dims:
+        raise errors.InvalidArgumentError(None, None, f"Need least two elements in shape_and_slice specification: {spec}")
+    try:
+        shape = [int(d) for d in dims]
+    except ValueError:
+        raise errors.InvalidArgumentError(None, None, f"Non-numerical dimension in shape_and_slice: {spec}") from None
+    return shape, parse_slice_spec(slice_spec, len(shape))
 
 
 def _crc_of(array: np.ndarray) -> int:
@@ -105,8 +122,7 @@ def _crc_of(array: np.ndarray) -> int:
 
 def _string_parts(values: Iterable[Any]) -> tuple[list[bytes], int, int]:
     """The pieces TF writes for a string tensor, their total size and the entry's unmasked CRC."""
-    strings = [v if isinstance(v, bytes) else str(v).encode("utf-8") if isinstance(v, str) else bytes(v)
-               for v in values]
+    strings = [_as_bytes(v) for v in values]
     lengths = bytearray()
     crc = 0
     for s in strings:
@@ -120,19 +136,29 @@ def _string_parts(values: Iterable[Any]) -> tuple[list[bytes], int, int]:
     return parts, sum(len(p) for p in parts), crc
 
 
-class BundleWriter:
-    """Writes one shard of a bundle; `finish` renames the data file into place and writes the index."""
+def _as_bytes(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    raise TypeError(f"A string tensor holds bytes or str, not {type(value).__name__}")
 
-    def __init__(self, prefix: str | os.PathLike, shard_id: int = 0, num_shards: int = 1) -> None:
+
+class BundleWriter:
+    """Writes a single-shard bundle (one per device; `merge_bundles` joins them for sharded saves).
+
+    `finish` renames the data file into place, then writes the index, so the index's appearance
+    marks a complete bundle.
+    """
+
+    def __init__(self, prefix: str | os.PathLike) -> None:
         self._prefix = os.fspath(prefix)
         directory = os.path.dirname(self._prefix)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        self._data_path = data_filename(self._prefix, shard_id, num_shards)
+        self._data_path = data_filename(self._prefix, 0, 1)
         self._tmp_data_path = f"{self._data_path}.tempstate{uuid.uuid4().int & ((1 << 64) - 1)}"
-        self._shard_id = shard_id
-        self._num_shards = num_shards
-        self._file = open(self._tmp_data_path, "wb")  # noqa: SIM115 - closed in finish() or abort()
+        self._file = open_or_raise(self._tmp_data_path, "wb")  # closed in finish() or abort()
         self._offset = 0
         self._entries: dict[bytes, Any] = {}
         self._sliced: dict[bytes, Any] = {}
@@ -152,6 +178,8 @@ class BundleWriter:
         self._put(encode_tensor_name_slice(full_name, starts, lengths), entry)
         key = full_name.encode("utf-8")
         full = self._sliced.get(key)
+        if key in self._entries:
+            raise errors.InvalidArgumentError(None, None, f"Adding duplicate key: {full_name}")
         if full is None:
             full = self._sliced[key] = BundleEntryProto(dtype=entry.dtype)
             full.shape.dim.extend(BundleEntryProto().shape.Dim(size=d) for d in full_shape)
@@ -169,7 +197,7 @@ class BundleWriter:
         array = np.asarray(value) if not isinstance(value, np.ndarray) else value
         if enum is None:
             enum = dt.from_numpy(array.dtype)
-        entry = BundleEntryProto(dtype=enum, shard_id=self._shard_id, offset=self._offset)
+        entry = BundleEntryProto(dtype=enum, offset=self._offset)
         entry.shape.SetInParent()
         entry.shape.dim.extend(BundleEntryProto().shape.Dim(size=d) for d in array.shape)
         if enum == dt.DT_STRING:
@@ -178,23 +206,23 @@ class BundleWriter:
                 self._file.write(part)
         else:
             if dt.from_numpy(array.dtype) != enum:
-                array = _cast(array, enum)
-            plain = _plain(array, enum)
+                array = cast_to_datatype(array, enum)
+            plain = as_storage(array, enum)
             size = plain.nbytes
             crc = _crc_of(plain)
             if size:
-                self._file.write(plain.data if plain.ndim else plain.reshape(1).data)
+                plain.tofile(self._file)  # NumPy's direct write: no copy through Python's buffer
         entry.size = size
         entry.crc32c = mask(crc)
         self._offset += size
         return entry
 
     def finish(self) -> None:
-        """Close and rename the data file, then write the index (shard 0 of 1 only) atomically."""
+        """Close and rename the data file, then write the index atomically."""
         self._file.close()
         os.replace(self._tmp_data_path, self._data_path)
         entries = self._entries | self._sliced
-        header = BundleHeaderProto(num_shards=self._num_shards, version=VersionDef(producer=1))
+        header = BundleHeaderProto(num_shards=1, version=VersionDef(producer=1))
         rows = [(HEADER_KEY, header.SerializeToString())]
         rows += [(key, entries[key].SerializeToString()) for key in sorted(entries)]
         _write_atomically(index_filename(self._prefix), build_table(rows))
@@ -229,11 +257,62 @@ def write_bundle(prefix: str | os.PathLike, tensors: Mapping[str, Any]) -> None:
             writer.add(name, tensors[name])
 
 
+def merge_bundles(prefixes: Sequence[str | os.PathLike], destination_prefix: str | os.PathLike,
+                  delete_old_dirs: bool = True) -> None:
+    """Merge per-device bundles into one sharded bundle (TF's MergeV2Checkpoints, for sharded saves).
+
+    Shards are renumbered in input order and their data files renamed into place; slices of one
+    partitioned tensor saved on different devices are combined. The merged index is written last.
+    """
+    destination = os.fspath(destination_prefix)
+    readers = [BundleReader(p) for p in prefixes]
+    total = sum(r.num_shards for r in readers)
+    merged: dict[bytes, Any] = {}
+    renames = []
+    first_shard = 0
+    for reader in readers:
+        for key in reader.keys():
+            entry = BundleEntryProto()
+            entry.CopyFrom(reader.entry(key))
+            entry.shard_id += first_shard
+            existing = merged.get(key)
+            if existing is None:
+                merged[key] = entry
+            elif entry.slices and existing.slices and entry.dtype == existing.dtype and entry.shape == existing.shape:
+                existing.slices.extend(entry.slices)
+            else:
+                raise errors.InvalidArgumentError(None, None, f"Duplicate tensor keyed by {key.decode('utf-8', 'replace')} "
+                                                  "encountered, when merging prefix: " + reader.prefix)
+        for shard in range(reader.num_shards):
+            renames.append((data_filename(reader.prefix, shard, reader.num_shards),
+                            data_filename(destination, first_shard + shard, total)))
+        first_shard += reader.num_shards
+        reader.close()
+    directory = os.path.dirname(destination)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    for source, target in renames:
+        os.replace(source, target)
+    header = BundleHeaderProto(num_shards=total, version=VersionDef(producer=1))
+    rows = [(HEADER_KEY, header.SerializeToString())] + [(k, merged[k].SerializeToString()) for k in sorted(merged)]
+    _write_atomically(index_filename(destination), build_table(rows))
+    for prefix in prefixes:
+        prefix = os.fspath(prefix)
+        if os.path.abspath(index_filename(prefix)) != os.path.abspath(index_filename(destination)):
+            os.remove(index_filename(prefix))
+        if delete_old_dirs:
+            try:
+                os.rmdir(os.path.dirname(prefix) or ".")
+            except OSError:
+                pass  # not empty, or the destination's own directory: TF leaves those too
+
+
 class BundleReader:
     """Reads a bundle: parses the whole index up front, then reads tensors from the shards on demand."""
 
     def __init__(self, prefix: str | os.PathLike) -> None:
         self._prefix = os.fspath(prefix)
+        self.prefix = self._prefix
         self._index_path = index_filename(self._prefix)
         try:
             with open(self._index_path, "rb") as f:
@@ -303,7 +382,7 @@ class BundleReader:
                 self._check_extent(part, key)
             parts.append((index, part))
         # The slices' stored sizes bound the full tensor, so a corrupt shape cannot force a huge allocation.
-        if int(np.prod(shape, dtype=np.int64)) > sum(part.size for _, part in parts):
+        if math.prod(shape) > sum(part.size for _, part in parts):
             raise errors.DataLossError(None, None, f"{self._index_path}: slices of {key} do not cover its shape")
         out = self._empty(entry.dtype, shape)
         for index, part in parts:
@@ -352,7 +431,7 @@ class BundleReader:
 
     def _read(self, entry: Any, shape: list[int], key: Any) -> np.ndarray:
         """Read an entry's bytes straight into the result array, then check sizes and the CRC."""
-        num = int(np.prod(shape, dtype=np.int64))
+        num = math.prod(shape)
         with self._lock:
             f = self._check_extent(entry, key)
             path = f.name
@@ -367,7 +446,7 @@ class BundleReader:
                                            f"of {dt.name(entry.dtype)} needs {num * storage.itemsize}")
             flat = np.empty(num, dtype=storage)
             f.seek(entry.offset)
-            if entry.size and f.readinto(memoryview(flat).cast("B")) != entry.size:
+            if entry.size and f.readinto(memoryview(flat.view(np.uint8))) != entry.size:
                 raise errors.DataLossError(None, None, f"{path}: short read of {key}")
         crc = _crc_of(flat)
         if crc != unmask(entry.crc32c):

@@ -21,7 +21,7 @@ from google.protobuf import message
 
 from tensorweave import errors
 from tensorweave.formats.protos import Event, SessionLog, Summary, TaggedRunMetadata
-from tensorweave.formats.tfrecord import frame_record, tf_record_iterator
+from tensorweave.formats.tfrecord import frame_record, open_or_raise, tf_record_iterator
 
 FILE_VERSION = "brain.Event:2"
 _CLOSE = object()
@@ -43,7 +43,7 @@ class EventFileWriter:
         os.makedirs(self._logdir, exist_ok=True)
         name = f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}{self._suffix}"
         self._path = os.path.join(self._logdir, name)
-        self._file = open(self._path, "wb")  # noqa: SIM115 - owned by the writer thread, closed in close()
+        self._file = open_or_raise(self._path, "wb")  # owned by the writer thread, closed in close()
         self._file.write(frame_record(Event(wall_time=time.time(), file_version=FILE_VERSION).SerializeToString()))
         self._file.flush()
         self._queue: queue.Queue[Any] = queue.Queue(self._max_queue)

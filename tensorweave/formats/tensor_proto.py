@@ -8,6 +8,7 @@ out of `tensor_content` (bool, uint16, complex, strings) go in the typed `*_val`
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from typing import Any
@@ -48,7 +49,7 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Sequence[int] | Non
         shape_size = nparray.size
     else:
         shape = [int(d) for d in shape]
-        shape_size = int(np.prod(shape, dtype=np.int64))
+        shape_size = math.prod(shape)
         is_same_size = shape_size == nparray.size
         if allow_broadcast:
             if nparray.shape not in ((1,), ()) and nparray.size != shape_size:
@@ -63,7 +64,7 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Sequence[int] | Non
     if is_same_size and enum in _TENSOR_CONTENT_TYPES and shape_size > 1:
         if nparray.nbytes >= _CONTENT_LIMIT:
             raise ValueError("Cannot create a tensor proto whose content is larger than 2GB.")
-        proto.tensor_content = _plain(nparray, enum).tobytes()
+        proto.tensor_content = as_storage(nparray, enum).tobytes()
         return proto
     _append_values(proto, enum, nparray)
     return proto
@@ -74,7 +75,7 @@ def make_ndarray(tensor: Any) -> np.ndarray:
     shape = [d.size for d in tensor.tensor_shape.dim]
     if any(d < 0 for d in shape):
         raise ValueError(f"TensorProto has a negative dimension in shape {shape}")
-    num_elements = int(np.prod(shape, dtype=np.int64))
+    num_elements = math.prod(shape)
     enum = tensor.dtype % dt.REF_OFFSET
     try:
         np_dtype = dt.numpy_dtype(enum)
@@ -115,16 +116,16 @@ def _to_ndarray(values: Any, enum: int | None, shape: Sequence[int] | None) -> n
         if enum is not None and enum != dt.DT_STRING and not isinstance(values, np.ndarray):
             values = np.asarray(values)
         if enum is not None and enum != dt.DT_STRING:
-            return _cast(values, enum)
+            return cast_to_datatype(values, enum)
         return np.asarray(values)
     if values is None:
         raise ValueError("None values not supported.")
     np_dtype = None if enum is None else dt.numpy_dtype(enum)
-    if shape is not None and np.prod(shape, dtype=np.int64) == 0:
+    if shape is not None and math.prod(int(d) for d in shape) == 0:
         return np.empty(shape, dtype=np_dtype if np_dtype is not None else np.float32)
     _check_compatible(values, enum)
     if enum is not None and enum != dt.DT_STRING:
-        return _cast(np.array(values), enum)
+        return cast_to_datatype(np.array(values), enum)
     nparray = np.array(values, dtype=np_dtype)
     if enum is None:
         if nparray.dtype == np.float64:
@@ -136,7 +137,7 @@ def _to_ndarray(values: Any, enum: int | None, shape: Sequence[int] | None) -> n
     return nparray
 
 
-def _cast(array: np.ndarray, enum: int) -> np.ndarray:
+def cast_to_datatype(array: np.ndarray, enum: int) -> np.ndarray:
     """Convert to a DataType's storage, rounding to bfloat16 ourselves when ml_dtypes is absent."""
     if enum == dt.DT_BFLOAT16 and dt.bfloat16_dtype().names:
         if array.dtype.names:
@@ -191,7 +192,7 @@ def _check_compatible(values: Any, enum: int | None) -> None:
             raise TypeError(f"Expected {dt.name(enum)}, but got {value} of type '{type(value).__name__}'.")
 
 
-def _plain(array: np.ndarray, enum: int) -> np.ndarray:
+def as_storage(array: np.ndarray, enum: int) -> np.ndarray:
     """The array viewed as its plain little-endian storage type (no copy when already in that form)."""
     storage = dt.storage_dtype(enum)
     if array.dtype.names or array.dtype.name == "bfloat16":
@@ -203,7 +204,7 @@ def _append_values(proto: Any, enum: int, nparray: np.ndarray) -> None:
     if enum == dt.DT_STRING:
         proto.string_val.extend(_as_bytes(v) for v in nparray.ravel().tolist())
         return
-    flat = _plain(nparray, enum).ravel()
+    flat = as_storage(nparray, enum).ravel()
     if enum in (dt.DT_HALF, dt.DT_BFLOAT16):
         proto.half_val.extend(flat.view(np.uint16).tolist())
     elif enum == dt.DT_FLOAT:

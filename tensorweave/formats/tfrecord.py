@@ -91,6 +91,18 @@ def _compression_string(compression: Any) -> str:
     raise ValueError(f'Unsupported compression type: {compression!r}; use "", "ZLIB" or "GZIP"')
 
 
+def open_or_raise(path: str, mode: str) -> BinaryIO:
+    """Open a file, turning the OS error into TF's class (NotFoundError, PermissionDeniedError ...)."""
+    try:
+        return open(path, mode)  # noqa: SIM115 - the caller owns and closes it
+    except FileNotFoundError as e:
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from e
+    except PermissionError as e:
+        raise errors.PermissionDeniedError(None, None, f"{path}; Permission denied") from e
+    except OSError as e:
+        raise errors.UnknownError(None, None, f"{path}; {e.strerror or e}") from e
+
+
 def _options(options: Any) -> TFRecordOptions:
     return options if isinstance(options, TFRecordOptions) else TFRecordOptions(options)
 
@@ -107,10 +119,7 @@ class TFRecordWriter:
     def __init__(self, path: str | os.PathLike, options: Any = None) -> None:
         self._path = os.fspath(path)
         self._compressor = _options(options)._compressor()
-        try:
-            self._file: BinaryIO | None = open(self._path, "wb")  # noqa: SIM115 - closed by close()
-        except OSError as e:
-            raise errors.NotFoundError(None, None, f"{self._path}; {e.strerror}") from e
+        self._file: BinaryIO | None = open_or_raise(self._path, "wb")
         self._pending: list[bytes] = []
         self._pending_bytes = 0
 
@@ -122,6 +131,7 @@ class TFRecordWriter:
             record = record.encode("utf-8")
         elif not isinstance(record, bytes):
             record = bytes(record)
+        # frame_record, inlined: this is the hot path of writing records
         crc = google_crc32c.value(record)
         header = struct.pack("<Q", len(record))
         hcrc = google_crc32c.value(header)
@@ -289,11 +299,7 @@ def tf_record_iterator(path: str | os.PathLike, options: Any = None) -> Iterator
     """Iterate over the records of a TFRecord file (TF1's `tf.python_io.tf_record_iterator`)."""
     path = os.fspath(path)
     compression = _options(options).compression_type
-    try:
-        f = open(path, "rb")  # noqa: SIM115 - closed by the generator's finally
-    except OSError as e:
-        raise errors.NotFoundError(None, None, f"{path}; {e.strerror or e}") from e
-    return _iterate(f, path, compression)
+    return _iterate(open_or_raise(path, "rb"), path, compression)
 
 
 def _iterate(f: BinaryIO, path: str, compression: str) -> Iterator[bytes]:

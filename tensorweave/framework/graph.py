@@ -13,6 +13,7 @@ NodeDef inputs always mirror its `inputs` and `control_inputs`.
 from __future__ import annotations
 
 import contextlib
+import linecache
 import os
 import re
 import sys
@@ -247,8 +248,9 @@ class Operation:
         return self._op_def
 
     @property
-    def traceback(self) -> list[tuple[str, int, str]]:
-        return list(self._traceback)
+    def traceback(self) -> list[tuple[str, int, str, str]]:
+        """Where user code created this op: (filename, lineno, function, source line), outermost first."""
+        return [(f, n, name, linecache.getline(f, n).strip()) for f, n, name in self._traceback]
 
     def colocation_groups(self) -> list[bytes]:
         groups = self._node_def.attr.get("_class")

@@ -282,7 +282,7 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
               output_types: list | None) -> Operation:
     container = g._default_container
     if container and "container" in attrs and not attrs["container"]:
-        attrs["container"] = container
+        attrs["container"] = container.encode()
     if output_types is None:
         output_types = arg_types(op.op_def.output_args, attrs)
     node_def = NodeDef(name=name, op=op.name, attr=attrs)

@@ -65,7 +65,8 @@ class Var:
                 None, None, f"Cannot update variable with shape {tensor_util.shape_string(np.shape(current))} "
                 f"using a Tensor with shape {tensor_util.shape_string(np.shape(delta))}, shapes must be equal.")
         if self.shared or not current.flags.writeable:
-            self.value = ufunc(current, delta)
+            result = ufunc(current, delta)
+            self.value = np.asarray(result) if isinstance(result, np.generic) else result
             self.shared = False
         else:
             ufunc(current, delta, out=current)

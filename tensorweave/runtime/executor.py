@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-import operator
 import queue
 from collections import deque
 from collections.abc import Callable
@@ -172,30 +171,10 @@ class Executor:
 
         runnable = [nodes[i] for i in order if nodes[i].call is not None]
         self._ordered = sum(n.expensive for n in runnable) <= 1
-        self._sequence = self._build_sequence(runnable, fetched_slots, next_slot)
         self._remaining = self._consumer_counts(next_slot, fetched_slots)
-
-    def _build_sequence(self, runnable: list[_Node], fetched: set[int], num_slots: int) -> list[tuple]:
-        """The ordered schedule: per node its bound call, input getter and the slots freed after it."""
-        last_use: dict[int, int] = {}
-        for position, node in enumerate(runnable):
-            for slot in node.inputs:
-                last_use[slot] = position
-        frees: list[list[int]] = [[] for _ in runnable]
-        for slot, position in last_use.items():
-            if slot not in fetched:
-                frees[position].append(slot)
-        for position, node in enumerate(runnable):  # outputs nobody reads are dropped at once
-            for slot in range(node.out_slot, node.out_slot + node.num_outputs):
-                if slot not in last_use and slot not in fetched:
-                    frees[position].append(slot)
-        sequence = []
-        for position, node in enumerate(runnable):
-            arity = len(node.inputs)
-            getter = operator.itemgetter(*node.inputs) if arity else None
-            sequence.append((node.call, getter, arity, node.out_slot, node.num_outputs, tuple(frees[position]),
-                             node.deref, node.node_def))
-        return sequence
+        if self._ordered:
+            self._step, self._step_lines = _compile_ordered(runnable, self._arg_slots, self._ret_slots,
+                                                            self._template, fetched_slots)
 
     def _consumer_counts(self, num_slots: int, fetched: set[int]) -> list[int]:
         counts = [0] * num_slots
@@ -214,42 +193,30 @@ class Executor:
 
     def run(self, args: list[Any]) -> list[Any]:
         """Run one step with the given feeds; returns the fetched values."""
+        if self._ordered:
+            try:
+                return self._step(args)
+            except Exception as e:
+                raise _node_error(self._failed_node(e), e) from e
         values = self._template[:]
         for slot, index in self._arg_slots:
             values[slot] = args[index]
-        if self._ordered:
-            self._run_ordered(values)
-        else:
-            self._run_dataflow(values)
+        self._run_dataflow(values)
         results = [None] * self._num_rets
         for index, slot, deref in self._ret_slots:
             value = values[slot]
             results[index] = value.read() if deref else value
         return results
 
-    def _run_ordered(self, values: list[Any]) -> None:
-        node_def = None
-        try:
-            for call, getter, arity, out, num_outputs, frees, deref, node_def in self._sequence:  # noqa: B007
-                if deref:
-                    inputs = list(getter(values)) if arity > 1 else [getter(values)]
-                    for position in deref:
-                        inputs[position] = inputs[position].read()
-                    result = call(*inputs)
-                elif arity > 1:
-                    result = call(*getter(values))
-                elif arity:
-                    result = call(getter(values))
-                else:
-                    result = call()
-                if num_outputs == 1:
-                    values[out] = result
-                elif num_outputs:
-                    _store_outputs(values, out, num_outputs, result)
-                for slot in frees:
-                    values[slot] = None
-        except Exception as e:
-            raise _node_error(node_def, e) from e
+    def _failed_node(self, error: BaseException) -> NodeDef:
+        """The node whose line of the compiled step raised `error`."""
+        tb = error.__traceback__
+        line = 0
+        while tb is not None:
+            if tb.tb_frame.f_code is self._step.__code__:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        return self._step_lines.get(line) or NodeDef("<step>", "")
 
     def _execute(self, node: _Node, values: list[Any]) -> Any:
         inputs = [values[s] for s in node.inputs]
@@ -318,6 +285,58 @@ class Executor:
                 finish(node, result)
         if failure is not None:
             raise failure
+
+
+def _compile_ordered(runnable: list[_Node], arg_slots: list[tuple[int, int]], ret_slots: list[tuple[int, int, bool]],
+                     template: list[Any], fetched: set[int]) -> tuple[Callable, dict[int, NodeDef]]:
+    """The ordered schedule as one straight-line Python function: one line per node, values in locals.
+
+    Each value is a local `sN` (N its slot), deleted right after its last consumer; constants are
+    globals `kN` of the function; `cI` is node I's bound kernel. A failure is traced back to its node
+    through the line it was raised on. This removes all per-node interpretation overhead, which is the
+    whole cost of the runtime on small steps.
+    """
+    namespace: dict[str, Any] = {}
+    local: set[int] = set()
+
+    def ref(slot: int) -> str:
+        if slot in local:
+            return f"s{slot}"
+        namespace[f"k{slot}"] = template[slot]
+        return f"k{slot}"
+
+    last_use: dict[int, int] = {}
+    for position, node in enumerate(runnable):
+        for slot in node.inputs:
+            last_use[slot] = position
+    lines = ["def step(args):"]
+    for slot, index in arg_slots:
+        lines.append(f"    s{slot} = args[{index}]")
+        local.add(slot)
+    line_nodes: dict[int, NodeDef] = {}
+    for position, node in enumerate(runnable):
+        namespace[f"c{position}"] = node.call
+        inputs = [ref(slot) + (".read()" if i in node.deref else "") for i, slot in enumerate(node.inputs)]
+        outputs = [f"s{slot}" for slot in range(node.out_slot, node.out_slot + node.num_outputs)]
+        local.update(range(node.out_slot, node.out_slot + node.num_outputs))
+        call = f"c{position}({', '.join(inputs)})"
+        if len(outputs) == 1:
+            statement = f"{outputs[0]} = {call}"
+        elif outputs:
+            statement = f"{', '.join(outputs)}, = {call}"
+        else:
+            statement = call
+        dead = [slot for slot in dict.fromkeys(node.inputs) if last_use[slot] == position and slot in local
+                and slot not in fetched]
+        dead += [slot for slot in range(node.out_slot, node.out_slot + node.num_outputs)
+                 if slot not in last_use and slot not in fetched]
+        lines.append(f"    {statement}" + (f"; del {', '.join(f's{d}' for d in dead)}" if dead else ""))
+        line_nodes[len(lines)] = node.node_def
+    results = [ref(slot) + (".read()" if deref else "") for _, slot, deref in ret_slots]
+    lines.append(f"    return [{', '.join(results)}]")
+    code = compile("\n".join(lines) + "\n", "<tensorweave step>", "exec")
+    exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
+    return namespace["step"], line_nodes
 
 
 def _store_outputs(values: list[Any], out: int, num_outputs: int, result: Any) -> None:

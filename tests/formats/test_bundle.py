@@ -8,7 +8,14 @@ import pytest
 
 from tensorweave import errors
 from tensorweave.formats import datatypes as dt
-from tensorweave.formats.bundle import BundleReader, BundleWriter, encode_tensor_name_slice, write_bundle
+from tensorweave.formats.bundle import (
+    BundleReader,
+    BundleWriter,
+    encode_tensor_name_slice,
+    merge_bundles,
+    parse_shape_and_slice,
+    write_bundle,
+)
 from tensorweave.formats.checkpoint_reader import list_variables, load_checkpoint, load_variable
 from tensorweave.formats.checkpoint_state import (
     checkpoint_exists,
@@ -17,7 +24,7 @@ from tensorweave.formats.checkpoint_state import (
     update_checkpoint_state,
 )
 
-from .make_fixtures.cases import BFLOAT16_VALUES, FIXTURES, MANY_KEYS, REFERENCE, bundle_tensors
+from .make_fixtures.cases import BFLOAT16_VALUES, FIXTURES, MANY_KEYS, REFERENCE, bundle_tensors, sharded_save
 
 TF_BUNDLE = FIXTURES / "tf_bundle"
 REFERENCE_CKPT = REFERENCE / "checkpoint_v2"
@@ -106,6 +113,27 @@ def test_sliced_variable_read_and_written_as_tf(tmp_path):
         writer.add_slice("part", [4, 6], "1,3:-", full[1:])
         writer.add("plain", np.int64(7))
     _same_files(tmp_path / "sliced", TF_BUNDLE / "sliced")
+
+
+def test_sharded_save_merged_as_tf(tmp_path):
+    merged = load_checkpoint(TF_BUNDLE / "merged")
+    np.testing.assert_array_equal(merged.get_tensor("part"), np.arange(8, dtype=np.int32).reshape(4, 2))
+    np.testing.assert_array_equal(merged.get_tensor("b"), np.array([b"x", b"yz"], dtype=object))
+    for shard, (name, spec, value, part) in enumerate(sharded_save()):
+        with BundleWriter(tmp_path / "tmp" / f"part-{shard}") as writer:
+            writer.add(name, value)
+            shape, slice_proto = parse_shape_and_slice(spec)
+            writer.add_slice("part", shape, slice_proto, part)
+    merge_bundles([tmp_path / "tmp" / "part-0", tmp_path / "tmp" / "part-1"], tmp_path / "merged")
+    for suffix in (".index", ".data-00000-of-00002", ".data-00001-of-00002"):
+        assert (tmp_path / f"merged{suffix}").read_bytes() == (TF_BUNDLE / f"merged{suffix}").read_bytes()
+    assert not (tmp_path / "tmp").exists()
+
+
+def test_bad_shape_and_slice_specs():
+    for spec in ("0,1:-", "4 x 0,1:-", "4 2 0,1", "4 2 a,b:-"):
+        with pytest.raises(errors.InvalidArgumentError):
+            parse_shape_and_slice(spec)
 
 
 @pytest.mark.parametrize("value,encoded", [(0, b"\x80"), (-1, b"\x7f"), (63, b"\xbf"), (64, b"\xc0\x40"),

@@ -16,7 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cases import BFLOAT16_VALUES, FIXTURES, MANY_KEYS, bundle_tensors  # noqa: E402
+from cases import BFLOAT16_VALUES, FIXTURES, MANY_KEYS, bundle_tensors, sharded_save  # noqa: E402
 
 OUT = FIXTURES / "tf_bundle"
 
@@ -45,6 +45,12 @@ def main() -> None:
                       shape_and_slices=["4 6 0,1:-", "4 6 1,3:-", ""],
                       tensors=[full[:1], full[1:], np.int64(7)])
     with tempfile.TemporaryDirectory() as d:
+        for shard, (name, spec, value, part) in enumerate(sharded_save()):
+            tf.raw_ops.SaveV2(prefix=f"{d}/tmp/part-{shard}", tensor_names=[name, "part"],
+                              shape_and_slices=["", spec], tensors=[value, part])
+        tf.raw_ops.MergeV2Checkpoints(checkpoint_prefixes=[f"{d}/tmp/part-0", f"{d}/tmp/part-1"],
+                                      destination_prefix=str(OUT / "merged"))
+    with tempfile.TemporaryDirectory() as d:
         save(f"{d}/many", {k: np.int8(i % 100) for i, k in enumerate(MANY_KEYS)})
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w:gz") as tar:
@@ -71,6 +77,13 @@ def check_ours() -> None:
             assert Path(f"{d}/dtypes{suffix}").read_bytes() == (OUT / f"dtypes{suffix}").read_bytes(), suffix
         bundle.write_bundle(f"{d}/many", {k: np.int8(i % 100) for i, k in enumerate(MANY_KEYS)})
         assert tf.train.load_checkpoint(f"{d}/many").get_tensor(MANY_KEYS[-1]) == (len(MANY_KEYS) - 1) % 100
+        for shard, (name, spec, value, part) in enumerate(sharded_save()):
+            with bundle.BundleWriter(f"{d}/tmp/part-{shard}") as w:
+                w.add(name, value)
+                w.add_slice("part", [4, 2], spec.split()[-1], part)
+        bundle.merge_bundles([f"{d}/tmp/part-0", f"{d}/tmp/part-1"], f"{d}/merged")
+        for suffix in (".index", ".data-00000-of-00002", ".data-00001-of-00002"):
+            assert Path(f"{d}/merged{suffix}").read_bytes() == (OUT / f"merged{suffix}").read_bytes(), suffix
         with tarfile.open(OUT / "many.tar.gz") as tar:
             assert tar.extractfile("many.index").read() == Path(f"{d}/many.index").read_bytes()
     print("TF loads tensorweave's bundles, byte-identical to its own: ok")

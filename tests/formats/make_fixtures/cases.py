@@ -120,3 +120,12 @@ def bundle_tensors():
 
 BFLOAT16_VALUES = [1.0, -2.5, 3.140625]
 MANY_KEYS = [f"{i:05d}/" + "w" * 300 for i in range(900)]
+
+# a sharded save: two devices' bundles merged, a partitioned variable "part" split across them
+def sharded_save():
+    """[(plain name, TF slice spec of "part", plain value, part's slice value)] for each device's bundle."""
+    import numpy as np
+
+    part = np.arange(8, dtype=np.int32).reshape(4, 2)
+    return [("a", "4 2 0,1:-", np.array([1.0, 2.0], np.float32), part[:1]),
+            ("b", "4 2 1,3:-", np.array([b"x", b"yz"], dtype=object), part[1:])]

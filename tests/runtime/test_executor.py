@@ -1,0 +1,163 @@
+"""The executor on hand-written GraphDefs: both schedules, value freeing, errors naming their node."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1  # noqa: F401 - registers the ops
+from tensorweave import errors
+from tensorweave.devices.cpu import cpu_device
+from tensorweave.framework import dtypes
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.runtime.executor import Executor, KernelContext
+from tensorweave.runtime.prune import prune
+from tensorweave.runtime.resources import ResourceMgr
+
+F32 = dtypes.float32
+
+
+def _const(name, value):
+    value = np.asarray(value, dtype=np.float32)
+    return NodeDef(name, "Const", [], "", {"value": value, "dtype": F32})
+
+
+def _executor(graph_def, feeds=(), fetches=(), targets=(), pool=None):
+    device = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())
+    contexts = {}
+
+    def context_for(node_def):
+        return contexts.setdefault(node_def.name, KernelContext(node_def, device))
+
+    types = {name: F32 for name in list(feeds) + list(fetches)}
+    return Executor(prune(graph_def, list(feeds), list(fetches), list(targets), types), device, context_for, pool)
+
+
+def _matmul_graph():
+    # two independent matmuls, then their sum: the dataflow schedule
+    return GraphDef(node=[
+        NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None}),
+        _const("w1", np.eye(3) * 2),
+        _const("w2", np.eye(3) * 3),
+        NodeDef("m1", "MatMul", ["x", "w1"], "", {"T": F32, "transpose_a": False, "transpose_b": False}),
+        NodeDef("m2", "MatMul", ["x", "w2"], "", {"T": F32, "transpose_a": False, "transpose_b": False}),
+        NodeDef("s", "AddV2", ["m1", "m2"], "", {"T": F32}),
+    ])
+
+
+def test_ordered_schedule_computes_chain():
+    g = GraphDef(node=[_const("a", 2.0), _const("b", 3.0),
+                       NodeDef("c", "Mul", ["a", "b"], "", {"T": F32}),
+                       NodeDef("d", "AddV2", ["c", "a"], "", {"T": F32})])
+    ex = _executor(g, fetches=["d:0", "c:0"])
+    assert ex.ordered
+    assert ex.run([]) == [8.0, 6.0]
+
+
+def test_dataflow_schedule_with_pool_matches_numpy():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        ex = _executor(_matmul_graph(), feeds=["x:0"], fetches=["s:0"], pool=pool)
+        assert not ex.ordered
+        x = np.arange(9, dtype=np.float32).reshape(3, 3)
+        for _ in range(5):
+            (out,) = ex.run([x])
+            np.testing.assert_allclose(out, x * 5)
+
+
+def test_dataflow_schedule_without_pool_runs_inline():
+    ex = _executor(_matmul_graph(), feeds=["x:0"], fetches=["s:0", "m1:0"])
+    x = np.ones((3, 3), np.float32)
+    out, m1 = ex.run([x])
+    np.testing.assert_allclose(out, x * 5)
+    np.testing.assert_allclose(m1, x * 2)
+
+
+def test_kernel_error_names_the_node():
+    g = GraphDef(node=[
+        NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None}),
+        _const("w", np.ones((2, 2))),
+        NodeDef("bad_matmul", "MatMul", ["x", "w"], "", {"T": F32, "transpose_a": False, "transpose_b": False}),
+    ])
+    ex = _executor(g, feeds=["x:0"], fetches=["bad_matmul:0"])
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        ex.run([np.ones((3, 3), np.float32)])
+    assert "Matrix size-incompatible: In[0]: [3,3], In[1]: [2,2]" in info.value.message
+    assert "{{node bad_matmul}}" in info.value.message
+    assert info.value.node_def.name == "bad_matmul"
+
+
+def test_error_in_dataflow_schedule_names_the_node():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        ex = _executor(_matmul_graph(), feeds=["x:0"], fetches=["s:0"], pool=pool)
+        with pytest.raises(errors.InvalidArgumentError, match="node m1"):
+            ex.run([np.ones((2, 2), np.float32)])
+
+
+def test_unfed_placeholder_error():
+    g = GraphDef(node=[NodeDef("p", "Placeholder", [], "", {"dtype": F32, "shape": [2, None]})])
+    ex = _executor(g, fetches=["p:0"])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"You must feed a value for placeholder tensor 'p' with dtype float and shape \[2,\?\]"):
+        ex.run([])
+
+
+def test_cycle_is_rejected():
+    g = GraphDef(node=[NodeDef("a", "Identity", ["b"], "", {"T": F32}),
+                       NodeDef("b", "Identity", ["a"], "", {"T": F32})])
+    with pytest.raises(errors.InvalidArgumentError, match="not a DAG"):
+        _executor(g, fetches=["a:0"])
+
+
+def test_unregistered_op_is_not_found():
+    g = GraphDef(node=[NodeDef("a", "NoSuchOp", [], "", {})])
+    with pytest.raises(errors.NotFoundError, match="Op type not registered 'NoSuchOp'"):
+        _executor(g, targets=["a"])
+
+
+@pytest.mark.parametrize("pool", [False, True])
+def test_intermediate_values_are_freed_after_last_use(pool):
+    """A chain of 10 ops on a 8 MB input never holds more than two new tensors at once."""
+    import tracemalloc
+    from concurrent.futures import ThreadPoolExecutor
+
+    chain = [NodeDef(f"n{i}", "Neg", [f"n{i - 1}" if i else "x"], "", {"T": F32}) for i in range(10)]
+    nodes = [NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None})] + chain
+    if pool:  # two matmuls force the dataflow schedule
+        nodes += [_const("w", np.eye(2)), NodeDef("m1", "MatMul", ["w", "w"], "", {"T": F32, "transpose_a": False,
+                                                                                   "transpose_b": False}),
+                  NodeDef("m2", "MatMul", ["m1", "w"], "", {"T": F32, "transpose_a": False, "transpose_b": False})]
+    with ThreadPoolExecutor(2) as threads:
+        ex = _executor(GraphDef(node=nodes), feeds=["x:0"], fetches=["n9:0"] + (["m2:0"] if pool else []),
+                       pool=threads)
+        assert ex.ordered is not pool
+        x = np.ones(2 * 1024 * 1024, np.float32)
+        ex.run([x])
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        result = ex.run([x])
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    np.testing.assert_array_equal(result[0], x)  # ten negations
+    assert peak < 2.5 * x.nbytes
+
+
+def test_concurrent_steps_share_one_plan():
+    g = GraphDef(node=[NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None}),
+                       _const("two", 2.0), NodeDef("y", "Mul", ["x", "two"], "", {"T": F32})])
+    ex = _executor(g, feeds=["x:0"], fetches=["y:0"])
+    results = {}
+
+    def worker(i):
+        results[i] = [float(ex.run([np.float32(i + k)])[0]) for k in range(200)]
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(4):
+        assert results[i] == [2.0 * (i + k) for k in range(200)]

@@ -1,0 +1,64 @@
+"""prune() on hand-written GraphDefs: closure from fetches and targets, feeds cut in as _Arg nodes."""
+
+import pytest
+
+import tensorweave.compat.v1  # noqa: F401 - registers the ops
+from tensorweave import errors
+from tensorweave.framework import dtypes
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.runtime.prune import prune
+
+
+def _graph():
+    # a -> b -> d ; c -> d ; e (unrelated) ; f depends on d by control edge
+    return GraphDef(node=[
+        NodeDef("a", "Placeholder", [], "", {"dtype": dtypes.float32, "shape": None}),
+        NodeDef("b", "Identity", ["a"], "", {"T": dtypes.float32}),
+        NodeDef("c", "Placeholder", [], "", {"dtype": dtypes.float32, "shape": None}),
+        NodeDef("d", "AddV2", ["b", "c"], "", {"T": dtypes.float32}),
+        NodeDef("e", "Placeholder", [], "", {"dtype": dtypes.float32, "shape": None}),
+        NodeDef("f", "NoOp", ["^d"], "", {}),
+    ])
+
+
+def _names(graph_def):
+    return [n.name for n in graph_def.node]
+
+
+def test_closure_of_fetches_only():
+    out = prune(_graph(), [], ["b:0"], [])
+    assert _names(out) == ["a", "b", "_retval_b_0_0"]
+    assert out.node[-1].op == "_Retval" and out.node[-1].input == ["b"]
+
+
+def test_feed_cuts_the_producer_out():
+    out = prune(_graph(), ["b:0"], ["d:0"], [], {"b:0": dtypes.float32, "d:0": dtypes.float32})
+    names = _names(out)
+    assert "a" not in names and "b" not in names
+    d = next(n for n in out.node if n.name == "d")
+    assert d.input == ["_arg_b_0_0", "c"]
+    arg = out.node[0]
+    assert (arg.op, arg.attr["index"], arg.attr["T"]) == ("_Arg", 0, dtypes.float32)
+
+
+def test_feeding_any_tensor_not_only_placeholders():
+    out = prune(_graph(), ["d:0"], ["d:0"], [])
+    assert _names(out) == ["_arg_d_0_0", "_retval_d_0_0"]
+    assert out.node[1].input == ["_arg_d_0_0"]
+
+
+def test_targets_follow_control_edges():
+    out = prune(_graph(), [], [], ["f"])
+    assert set(_names(out)) == {"a", "b", "c", "d", "f"}
+
+
+def test_original_graph_is_unchanged():
+    g = _graph()
+    prune(g, ["b:0"], ["d:0"], [])
+    assert g.node[3].input == ["b", "c"]
+
+
+@pytest.mark.parametrize("feeds,fetches,targets", [(["zz:0"], [], []), ([], ["zz:0"], []), ([], [], ["zz"])])
+def test_unknown_names_are_not_found(feeds, fetches, targets):
+    with pytest.raises(errors.NotFoundError):
+        prune(_graph(), feeds, fetches, targets)
