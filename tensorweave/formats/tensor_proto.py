@@ -138,7 +138,7 @@ def _to_ndarray(values: Any, enum: int | None, shape: Sequence[int] | None) -> n
 
 
 def cast_to_datatype(array: np.ndarray, enum: int) -> np.ndarray:
-    """Convert to a DataType's storage, rounding to bfloat16 ourselves when ml_dtypes is absent."""
+    """Convert to a DataType's NumPy type, rounding to bfloat16 ourselves when ml_dtypes is absent."""
     if enum == dt.DT_BFLOAT16 and dt.bfloat16_dtype().names:
         if array.dtype.names:
             return array

@@ -2,8 +2,8 @@
 
 It holds the session's copy of the graph (extended incrementally as the client's graph grows), its
 devices with their resource managers, and one cached plan per (feeds, fetches, targets) signature: the
-first run of a signature goes through the pipeline (prune, then one Executor per device; placement and
-partitioning join as their issues land), every later run only executes. `run` is safe to call from many
+first run of a signature goes through the pipeline (prune, constant folding, then one Executor per
+device; placement and partitioning join as their issues land), every later run only executes. `run` is safe to call from many
 threads at once: plans are immutable and each step has its own state.
 """
 
@@ -20,6 +20,7 @@ from tensorweave.devices.cpu import cpu_device
 from tensorweave.devices.device import Device
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.runtime.executor import Executor, KernelContext
+from tensorweave.runtime.optimize import constant_folding_enabled, fold_constants
 from tensorweave.runtime.prune import prune
 from tensorweave.runtime.resources import ResourceMgr
 
@@ -39,6 +40,7 @@ class DirectSession:
         self._contexts: dict[str, KernelContext] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self._fold_constants = constant_folding_enabled(config)
 
     @property
     def devices(self) -> list[Device]:
@@ -74,9 +76,11 @@ class DirectSession:
             executor = self._executors.get(key)
             if executor is not None:
                 return executor
+            device = self._devices[0]
             graph_def = prune(GraphDef(node=list(self._node_list)), feed_names, fetches, targets,
                               types() if types else None)
-            device = self._devices[0]
+            if self._fold_constants:
+                graph_def = fold_constants(graph_def, device)
             executor = Executor(graph_def, device, self._context_for, self._pool)
             self._executors[key] = executor
             return executor

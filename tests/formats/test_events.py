@@ -11,7 +11,7 @@ from tensorweave.formats import protos
 from tensorweave.formats.events import FileWriter, FileWriterCache, summary_iterator
 from tensorweave.formats.tensor_proto import make_ndarray
 
-from .make_fixtures.cases import FIXTURES
+from .make_fixtures.cases import FIXTURES, write_events
 
 
 def _events(path):
@@ -120,3 +120,31 @@ def test_non_event_record_is_data_loss(tmp_path):
         w.write(b"\xff\xff\xff")
     with pytest.raises(errors.DataLossError, match="not an Event"):
         _events(tmp_path / "events.out.tfevents.0.h")
+
+
+class _Ours:
+    """tensorweave's message classes and make_tensor_proto, shaped like the tf.compat.v1 module."""
+
+    def __getattr__(self, name):
+        if name == "make_tensor_proto":
+            from tensorweave.formats.tensor_proto import make_tensor_proto
+
+            return make_tensor_proto
+        return getattr(protos, name)
+
+
+def _without_wall_time(path):
+    events = _events(path)
+    for event in events:
+        event.wall_time = 0
+    return [e.SerializeToString(deterministic=True) for e in events]
+
+
+def test_writes_the_events_tf1_and_tensorboard_read(tmp_path):
+    """The same calls give TF1 FileWriter's events, and the events TensorBoard was checked to load."""
+    write_events(_Ours(), FileWriter(tmp_path))
+    (ours,) = tmp_path.iterdir()
+    (tf_file,) = (FIXTURES / "tf_events").iterdir()
+    assert _without_wall_time(ours) == _without_wall_time(FIXTURES / "tw_events" / "events.out.tfevents.0.tensorweave")
+    # TF 2.x also tags its version event with source_metadata naming its own writer; the rest is equal
+    assert _without_wall_time(ours)[1:] == _without_wall_time(tf_file)[1:]

@@ -129,3 +129,35 @@ def sharded_save():
     part = np.arange(8, dtype=np.int32).reshape(4, 2)
     return [("a", "4 2 0,1:-", np.array([1.0, 2.0], np.float32), part[:1]),
             ("b", "4 2 1,3:-", np.array([b"x", b"yz"], dtype=object), part[1:])]
+
+
+def _graph_def(module):
+    graph_def = module.GraphDef()
+    node = graph_def.node.add(name="x", op="Placeholder")
+    node.attr["dtype"].type = 1
+    graph_def.node.add(name="y", op="Identity", input=["x"]).attr["T"].type = 1
+    return graph_def
+
+
+def write_events(module, writer):
+    """The same events through either implementation's FileWriter.
+
+    `module` provides the message classes and make_tensor_proto: tf.compat.v1, or tensorweave's.
+    """
+    import numpy as np
+
+    writer.add_graph(_graph_def(module))
+    writer.add_session_log(module.SessionLog(status=module.SessionLog.START), 0)
+    for step in range(3):
+        writer.add_summary(module.Summary(value=[module.Summary.Value(tag="loss", simple_value=1.0 / (step + 1))]),
+                           step)
+    histo = module.HistogramProto(min=0.0, max=2.0, num=3, sum=3.0, sum_squares=5.0,
+                                  bucket_limit=[0.5, 1.5, 2.5], bucket=[1, 1, 1])
+    writer.add_summary(module.Summary(value=[module.Summary.Value(tag="w", histo=histo)]).SerializeToString(), 3)
+    text = module.Summary.Value(tag="note", metadata=module.SummaryMetadata(
+        plugin_data=module.SummaryMetadata.PluginData(plugin_name="text")))
+    text.tensor.CopyFrom(module.make_tensor_proto(np.array(b"hello *world*", dtype=object)))
+    writer.add_summary(module.Summary(value=[text]), 4)
+    writer.add_run_metadata(module.RunMetadata(), "step5", 5)
+    writer.flush()
+    writer.close()

@@ -1,6 +1,6 @@
 """Record real TensorFlow's make_tensor_proto output for tests/formats/test_tensor_proto.py.
 
-Run with a TensorFlow virtualenv (never a project dependency):
+Run with a TensorFlow virtualenv that also has google-crc32c (never a project dependency):
     /work/tfvenv/bin/python tests/formats/make_fixtures/tensor_protos.py
 It writes fixtures/tensor_protos.json: for each case, the serialized TensorProto (hex) or the error class.
 """
