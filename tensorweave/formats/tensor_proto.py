@@ -30,11 +30,13 @@ _INTEGER = frozenset([dt.DT_INT8, dt.DT_INT16, dt.DT_INT32, dt.DT_INT64, dt.DT_U
 _CONTENT_LIMIT = 1 << 31
 
 
-def make_tensor_proto(values: Any, dtype: Any = None, shape: Sequence[int] | None = None,
-                      verify_shape: bool = False, allow_broadcast: bool = False) -> Any:
-    """Encode a value as TF's TensorProto, with TF's choice of fields and TF's errors for bad input."""
-    if isinstance(values, TensorProto):
-        return values
+def typed_ndarray(values: Any, dtype: Any = None, shape: Sequence[int] | None = None,
+                  verify_shape: bool = False, allow_broadcast: bool = False) -> tuple[np.ndarray, int, list[int]]:
+    """`values` typed and checked as `tf.make_tensor_proto` does: (array, DataType enum, tensor shape).
+
+    The array may hold fewer elements than the shape (a splat: the last value repeats). Const nodes use
+    this directly, so graph constants follow exactly the rules of TensorProto encoding.
+    """
     enum = None if dtype is None else dt.as_enum(dtype) % dt.REF_OFFSET
     nparray = _to_ndarray(values, enum, shape)
     numpy_enum = dt.from_numpy(nparray.dtype)
@@ -42,26 +44,30 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Sequence[int] | Non
         enum = numpy_enum
     elif enum != numpy_enum and not (enum in dt.QUANTIZED and _same_storage(enum, nparray.dtype)):
         raise TypeError(f"`dtype` {dt.name(enum)} is not compatible with {values} of dtype {nparray.dtype}.")
-
     if shape is None:
-        shape = nparray.shape
-        is_same_size = True
-        shape_size = nparray.size
+        return nparray, enum, list(nparray.shape)
+    shape = [int(d) for d in shape]
+    shape_size = math.prod(shape)
+    if allow_broadcast:
+        if nparray.shape not in ((1,), ()) and nparray.size != shape_size:
+            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {nparray.shape}.")
     else:
-        shape = [int(d) for d in shape]
-        shape_size = math.prod(shape)
-        is_same_size = shape_size == nparray.size
-        if allow_broadcast:
-            if nparray.shape not in ((1,), ()) and nparray.size != shape_size:
-                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {nparray.shape}.")
-        else:
-            if verify_shape and nparray.shape != tuple(shape):
-                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {nparray.shape}.")
-            if nparray.size > shape_size:
-                raise ValueError(f"Too many elements provided. Takes at most {shape_size}, but got {nparray.size}.")
+        if verify_shape and nparray.shape != tuple(shape):
+            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {nparray.shape}.")
+        if nparray.size > shape_size:
+            raise ValueError(f"Too many elements provided. Takes at most {shape_size}, but got {nparray.size}.")
+    return nparray, enum, shape
 
+
+def make_tensor_proto(values: Any, dtype: Any = None, shape: Sequence[int] | None = None,
+                      verify_shape: bool = False, allow_broadcast: bool = False) -> Any:
+    """Encode a value as TF's TensorProto, with TF's choice of fields and TF's errors for bad input."""
+    if isinstance(values, TensorProto):
+        return values
+    nparray, enum, shape = typed_ndarray(values, dtype, shape, verify_shape, allow_broadcast)
+    shape_size = math.prod(shape)
     proto = TensorProto(dtype=enum, tensor_shape=as_shape_proto(shape))
-    if is_same_size and enum in _TENSOR_CONTENT_TYPES and shape_size > 1:
+    if shape_size == nparray.size and enum in _TENSOR_CONTENT_TYPES and shape_size > 1:
         if nparray.nbytes >= _CONTENT_LIMIT:
             raise ValueError("Cannot create a tensor proto whose content is larger than 2GB.")
         proto.tensor_content = as_storage(nparray, enum).tobytes()

@@ -129,8 +129,17 @@ class Tensor:
         return self._shape
 
     def set_shape(self, shape: Any) -> None:
-        """Refine the static shape; incompatible shapes raise ValueError as in TF."""
-        self._shape = self._shape.merge_with(tensor_shape.as_shape(shape))
+        """Refine the static shape; incompatible shapes raise TF's shape-inference ValueError."""
+        shape = tensor_shape.as_shape(shape)
+        current = self._shape
+        if current.ndims is not None and shape.ndims is not None:
+            if current.ndims != shape.ndims:
+                raise ValueError(f"Shapes must be equal rank, but are {current.ndims} and {shape.ndims}")
+            for i, (known, given) in enumerate(zip(current.as_list(), shape.as_list())):
+                if known is not None and given is not None and known != given:
+                    raise ValueError(f"Dimension {i} in both shapes must be equal, but are {known} and {given}. "
+                                     f"Shapes are {shape_string(current)} and {shape_string(shape)}.")
+        self._shape = current.merge_with(shape)
 
     def consumers(self) -> list[Operation]:
         return list(self._consumers)
@@ -160,33 +169,43 @@ class Tensor:
         return self is not other
 
     def __bool__(self) -> bool:
-        raise TypeError(
-            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` instead of "
-            "`if t:` to test if a tensor is defined, and use TensorFlow ops such as tf.cond to execute "
-            "subgraphs conditioned on the value of a tensor.")
-
-    def __len__(self) -> int:
-        dims = self._shape.dims
-        if dims is None or not dims or dims[0].value is None:
-            raise TypeError(
-                f"len is not well defined for symbolic Tensors. ({self.name}) Please call `x.shape` "
-                "rather than `len(x)` for shape information.")
-        return dims[0].value
+        raise _operator_not_allowed("Using a symbolic `tf.Tensor` as a Python `bool`")
 
     def __iter__(self) -> Iterator[Tensor]:
-        dims = self._shape.dims
-        if dims is None:
-            raise TypeError("Cannot iterate over a tensor with unknown shape.")
-        if not dims:
-            raise TypeError("Cannot iterate over a scalar tensor.")
-        if dims[0].value is None:
-            raise TypeError("Cannot iterate over a tensor with unknown first dimension.")
-        return (self[i] for i in range(dims[0].value))
+        """Graph-mode tensors are never iterable, whatever their shape (`tf.unstack` splits one)."""
+        raise _operator_not_allowed("Iterating over a symbolic `tf.Tensor`")
+
+    def __len__(self) -> int:
+        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please call `x.shape` "
+                        "rather than `len(x)` for shape information.")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        raise NotImplementedError(
+            f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error may indicate "
+            "that you're trying to pass a Tensor to a NumPy call, which is not supported.")
 
     @classmethod
     def _override_operator(cls, operator: str, func: Callable) -> None:
         """Install an operator overload; the op library calls this (TF's mechanism)."""
         setattr(cls, operator, func)
+
+
+def _operator_not_allowed(task: str) -> TypeError:
+    """TF's error (an OperatorNotAllowedInGraphError, a TypeError) for Python control flow on a Tensor."""
+    return TypeError(
+        f"{task} is not allowed. You can attempt the following resolutions to the problem: If you are "
+        "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
+        "you are using AutoGraph, you can try decorating this function with @tf.function. If that does "
+        "not work, then you may be using an unsupported feature or your source code may not be visible "
+        "to AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/"
+        "autograph/g3doc/reference/limitations.md#access-to-source-code for more information.")
+
+
+def shape_string(shape: tensor_shape.TensorShape) -> str:
+    """A shape as TF's C++ shape inference prints it in errors: `[?,3]`, or `?` for unknown rank."""
+    if shape.ndims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
 
 
 class Operation:
@@ -275,9 +294,12 @@ class Operation:
         _run_using_default_session(self, feed_dict, self.graph, session)
 
     def _set_device(self, device: Any) -> None:
+        """Set the device string as given (TF stores device-function results and '/cpu:0' verbatim)."""
         if isinstance(device, pydev.DeviceSpec):
             device = device.to_string()
-        self._node_def.device = pydev.canonical_name(device) if device else ""
+        if not isinstance(device, str):
+            raise TypeError(f"Expected binary or unicode string, got {device!r}")
+        self._node_def.device = device
 
     def _set_attr(self, name: str, value: Any) -> None:
         self._node_def.attr[name] = value
@@ -325,7 +347,7 @@ class Graph:
         self._thread_local = threading.local()
         self._unfeedable_tensors: set[Tensor] = set()
         self._unfetchable_ops: set[Operation] = set()
-        self._default_container = ""
+        self._container = ""
 
     # Per-thread construction context, as TF keeps it: threads building ops don't share scopes.
     def _context(self) -> threading.local:
@@ -411,8 +433,12 @@ class Graph:
         """Nested name scope; 'scope/' re-enters an absolute scope, None or '' resets to the top."""
         ctx = self._context()
         old_stack = ctx.name_stack
-        if name and not (_VALID_SCOPE_NAME if old_stack else _VALID_OP_NAME).match(name):
-            raise ValueError(f"'{name}' is not a valid scope name")
+        if name and old_stack and not _VALID_SCOPE_NAME.match(name):
+            raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match the following "
+                             f"pattern: {_VALID_SCOPE_NAME.pattern}")
+        if name and not old_stack and not _VALID_OP_NAME.match(name):
+            raise ValueError(f"'{name}' is not a valid root scope name. A root scope name has to match the "
+                             f"following pattern: {_VALID_OP_NAME.pattern}")
         if not name:
             new_stack = ""
             returned = ""
@@ -444,7 +470,8 @@ class Graph:
             if t.graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the op {node_def.name}.")
         if not _VALID_OP_NAME.match(node_def.name):
-            raise ValueError(f"'{node_def.name}' is not a valid node name")
+            raise ValueError(f"`{node_def.name}` is not a valid node name. Accepted names conform to Regex "
+                             f"/{_VALID_OP_NAME!r}/")
         ctx = self._context()
         control = list(control_inputs) + self._control_dependencies_for_inputs({t.op for t in inputs})
         op = Operation(self, node_def, inputs, output_types, control, op_def)
@@ -458,6 +485,9 @@ class Graph:
             block.seen_ops.add(op)
         self._apply_device_functions(op)
         self._apply_colocation(op)
+        mapped_type = self._gradient_override_map.get(op.type)
+        if mapped_type is not None:
+            op._set_attr("_gradient_op_type", mapped_type)
         return op
 
     def _remove_failed_op(self, op: Operation) -> None:
@@ -503,17 +533,15 @@ class Graph:
             finally:
                 ctx.control_stack = saved
             return
+        current = {op for block in ctx.control_stack for op in block.control_ops}
         ops = []
         for c in control_inputs:
-            if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
-                c = c._as_graph_element()
+            c = self.as_graph_element(c)
             if isinstance(c, Tensor):
                 c = c.op
-            elif not isinstance(c, Operation):
-                raise TypeError(f"Can not convert a {type(c).__name__} into a Operation.")
-            if c.graph is not self:
-                raise ValueError(f"Control input {c.name} must be from the same graph.")
-            ops.append(c)
+            if c not in current:  # an enclosing block already makes ops wait for it
+                current.add(c)
+                ops.append(c)
         block = _ControlDependencies(ops)
         ctx.control_stack.append(block)
         try:
@@ -541,18 +569,26 @@ class Graph:
             stack.pop()
 
     def _apply_device_functions(self, op: Operation) -> None:
+        """Innermost first; `tf.device(None)` stops the walk and `tf.device("")` changes nothing."""
         for entry in reversed(self._context().device_stack):
             if entry is None:
                 break
+            if isinstance(entry, pydev.MergeDevice) and entry.is_null_merge:
+                continue
             op._set_device(entry(op))
 
     @contextlib.contextmanager
     def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
-        """Ops created inside are placed with `op` (its `_class` group); device scopes are suspended."""
-        if op is not None and not isinstance(op, Operation):
-            op = self.as_graph_element(op)
-            if isinstance(op, Tensor):
-                op = op.op
+        """Ops created inside are placed with `op` (its `_class` group); device scopes are suspended.
+
+        Anything but an Operation is converted as a reference (a Variable colocates with its variable
+        op), so a Python value or a string makes a new constant to colocate with, as in TF.
+        """
+        if op is None:
+            if not ignore_existing:
+                raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not True")
+        elif not isinstance(op, Operation):
+            op = convert_to_tensor(op, as_ref=True).op
         ctx = self._context()
         saved_devices, saved_colocation = ctx.device_stack, ctx.colocation_stack
         ctx.device_stack = []
@@ -580,7 +616,12 @@ class Graph:
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict[str, str]) -> Iterator[None]:
-        """Use another registered gradient for ops of the given types created inside."""
+        """Ops of the given types created inside take their gradient from another registered type.
+
+        The choice is recorded on each op as its `_gradient_op_type` attr, as TF does.
+        """
+        if not isinstance(op_type_map, dict):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
         for key, value in op_type_map.items():
             if not isinstance(key, str) or not isinstance(value, str):
                 raise TypeError("op_type_map must be a dictionary mapping strings to strings")
@@ -594,12 +635,12 @@ class Graph:
     @contextlib.contextmanager
     def container(self, container_name: str) -> Iterator[str]:
         """Stateful ops created inside keep their state in the named resource container."""
-        saved = self._default_container
-        self._default_container = container_name
+        saved = self._container
+        self._container = container_name
         try:
             yield container_name
         finally:
-            self._default_container = saved
+            self._container = saved
 
     # -- lookup ------------------------------------------------------------------------------------
 
@@ -628,10 +669,14 @@ class Graph:
             types_str = "Tensor or Operation"
         elif allow_tensor:
             types_str = "Tensor"
-        else:
+        elif allow_operation:
             types_str = "Operation"
+        else:
+            raise ValueError("allow_tensor and allow_operation can't both be False.")
         if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
             obj = obj._as_graph_element()
+        if isinstance(obj, bytes):
+            obj = obj.decode()
         if isinstance(obj, str):
             return self._element_by_name(obj, allow_tensor, allow_operation, types_str)
         if isinstance(obj, Tensor) and allow_tensor:
@@ -646,8 +691,8 @@ class Graph:
 
     def _element_by_name(self, name: str, allow_tensor: bool, allow_operation: bool, types_str: str) -> Any:
         if ":" in name and allow_tensor:
-            op_name, _, out = name.rpartition(":")
             try:
+                op_name, out = name.split(":")
                 index = int(out)
             except ValueError:
                 raise ValueError(f"The name {name!r} looks a like a Tensor name, but is not a valid one. "
@@ -656,17 +701,16 @@ class Graph:
             if op is None:
                 raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The operation, "
                                f"{op_name!r}, does not exist in the graph.")
-            if not 0 <= index < len(op._outputs):
+            if not -len(op._outputs) <= index < len(op._outputs):  # TF indexes the outputs list
                 raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The operation, "
                                f"{op_name!r}, exists but only has {len(op._outputs)} outputs.")
             return op._outputs[index]
         if ":" in name:
             raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {types_str}.")
         if not allow_operation:
-            if name in self._ops_by_name:
-                raise ValueError(f"The name {name!r} refers to an Operation, not a {types_str}. Tensor names "
-                                 "must be of the form \"<op_name>:<output_index>\".")
-            raise ValueError(f"The name {name!r} looks like an (invalid) Operation name, not a {types_str}.")
+            what = "refers to an Operation" if name in self._ops_by_name else "looks like an (invalid) Operation name"
+            raise ValueError(f"The name {name!r} {what}, not a {types_str}. Tensor names must be of the form "
+                             "\"<op_name>:<output_index>\".")
         op = self._ops_by_name.get(name)
         if op is None:
             raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
@@ -813,15 +857,20 @@ def _run_using_default_session(fetch: Any, feed_dict: dict | None, graph: Graph,
 def get_graph_from_inputs(op_input_list: Any, graph: Graph | None = None) -> Graph:
     """The graph shared by the given inputs (the default graph when none carries one)."""
     found = graph
-    for value in op_input_list or ():
-        elem = value
+    first = None
+    for elem in op_input_list or ():
         if hasattr(elem, "_as_graph_element") and not isinstance(elem, (Tensor, Operation)):
             elem = elem._as_graph_element()
-        if isinstance(elem, (Tensor, Operation)):
-            if found is None:
-                found = elem.graph
-            elif elem.graph is not found:
-                raise ValueError(f"{elem!r} must be from the same graph as {op_input_list!r}.")
+        if not isinstance(elem, (Tensor, Operation)):
+            continue
+        if found is None:
+            first, found = elem, elem.graph
+        elif first is not None:
+            if elem.graph is not found:
+                raise ValueError(f"{elem} must be from the same graph as {first} (graphs are {elem.graph} "
+                                 f"and {found}).")
+        elif elem.graph is not found:
+            raise ValueError(f"{elem} is not from the passed-in graph.")
     return found if found is not None else get_default_graph()
 
 
@@ -839,57 +888,84 @@ def name_scope(name: str | None, default_name: str | None = None, values: Any = 
 # -- tensor conversion -------------------------------------------------------------------------------
 
 _conversion_functions: list[tuple[int, type | tuple, Callable]] = []
-_conversion_cache: dict[type, list[Callable]] = {}
+_conversion_cache: dict[type, list[tuple[type | tuple, Callable]]] = {}
+_conversion_lock = threading.Lock()
 
 
 def register_tensor_conversion_function(base_type: type | tuple, conversion_func: Callable,
                                         priority: int = 100) -> None:
-    """Register `conversion_func(value, dtype=None, name=None, as_ref=False)` for `base_type`."""
+    """Register `conversion_func(value, dtype=None, name=None, as_ref=False)` for `base_type`.
+
+    Smaller priorities are tried first; equal priorities in registration order.
+    """
+    base_types = base_type if isinstance(base_type, tuple) else (base_type,)
+    if any(not isinstance(t, type) for t in base_types):
+        raise TypeError(f"Argument `base_type` must be a type or a tuple of types. Obtained: {base_type}")
     if not callable(conversion_func):
-        raise TypeError("conversion_func must be callable.")
-    _conversion_functions.append((priority, base_type, conversion_func))
-    _conversion_functions.sort(key=lambda item: item[0])
-    _conversion_cache.clear()
+        raise TypeError(f"Argument `conversion_func` must be callable. Received {conversion_func}.")
+    with _conversion_lock:
+        _conversion_functions.append((priority, base_type, conversion_func))
+        _conversion_functions.sort(key=lambda item: item[0])
+        _conversion_cache.clear()
 
 
-def _conversion_functions_for(cls: type) -> list[Callable]:
+def _conversion_functions_for(cls: type) -> list[tuple[type | tuple, Callable]]:
     funcs = _conversion_cache.get(cls)
     if funcs is None:
-        funcs = [f for _, base, f in _conversion_functions if issubclass(cls, base)]
+        funcs = [(base, f) for _, base, f in _conversion_functions if issubclass(cls, base)]
         _conversion_cache[cls] = funcs
     return funcs
 
 
+def _with_name(message: str, name: str | None) -> str:
+    return message if name is None else f"{name}: {message}"
+
+
 def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None, preferred_dtype: Any = None,
                       dtype_hint: Any = None, as_ref: bool = False) -> Tensor:
-    """Convert a Tensor, Variable, numpy array, Python value or registered type to a Tensor."""
+    """Convert a Tensor, Variable, numpy array, Python value or registered type to a Tensor.
+
+    `preferred_dtype` is a soft request: it is tried first and silently dropped if conversion to it fails.
+    """
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
     preferred_dtype = preferred_dtype if preferred_dtype is not None else dtype_hint
+    if preferred_dtype is not None:
+        preferred_dtype = dtypes.as_dtype(preferred_dtype)
     if isinstance(value, Tensor):
         if dtype is not None and not dtype.is_compatible_with(value.dtype):
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         return value
-    for func in _conversion_functions_for(type(value)):
+    for base_type, func in _conversion_functions_for(type(value)):
         result = None
         if dtype is None and preferred_dtype is not None:
             try:
-                result = func(value, dtype=dtypes.as_dtype(preferred_dtype), name=name, as_ref=as_ref)
+                result = func(value, dtype=preferred_dtype, name=name, as_ref=as_ref)
             except (TypeError, ValueError):
                 result = None
+            else:
+                if result is not NotImplemented and result.dtype.base_dtype != preferred_dtype.base_dtype:
+                    raise RuntimeError(_with_name(
+                        f"Conversion function {func!r} for type {base_type} returned incompatible dtype: "
+                        f"requested = {preferred_dtype.base_dtype.name}, actual = {result.dtype.base_dtype.name}",
+                        name))
         if result is None:
             result = func(value, dtype=dtype, name=name, as_ref=as_ref)
         if result is NotImplemented:
             continue
         if not isinstance(result, Tensor):
-            raise RuntimeError(f"{func!r} returned non-Tensor: {result!r}")
+            raise RuntimeError(_with_name(
+                f"Conversion function {func!r} for type {base_type} returned non-Tensor: {result!r}", name))
         if dtype is not None and not dtype.is_compatible_with(result.dtype):
-            raise RuntimeError(f"{func!r}: Conversion function returned a tensor of dtype "
-                               f"{result.dtype.name} instead of the requested {dtype.name}")
+            raise RuntimeError(_with_name(
+                f"Conversion function {func} for type {base_type} returned incompatible dtype: requested = "
+                f"{dtype.name}, actual = {result.dtype.name}", name))
         return result
-    raise TypeError(f"Failed to convert object of type {type(value)} to Tensor. Contents: {value!r}. "
-                    "Consider casting elements to a supported type.")
+    if value is None:
+        raise ValueError("None values not supported.")
+    raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting elements to a supported "
+                    "type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes.")
 
 
 def convert_n_to_tensor(values: list, dtype: Any = None, name: str | None = None) -> list[Tensor]:

@@ -280,7 +280,7 @@ def _flatten(values: list) -> list:
 
 def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
               output_types: list | None) -> Operation:
-    container = g._default_container
+    container = g._container
     if container and "container" in attrs and not attrs["container"]:
         attrs["container"] = container.encode()
     if output_types is None:

@@ -1,8 +1,8 @@
-"""Python values to numpy arrays as TF's `make_tensor_proto` types them, and static constant values.
+"""Python values to the arrays Const nodes hold, and static constant values for shape functions.
 
-`make_ndarray_value` decides a constant's dtype and shape exactly as TF1 does (Python floats become
-float32, ints int32 when they fit, scalars broadcast to `shape`, a short list padded with its last
-value); `constant_value` lets shape functions and wrappers see through Const and Shape nodes.
+`make_ndarray_value` types values with TensorProto's rules (formats/tensor_proto.py: Python floats become
+float32, ints int32 when they fit, a scalar broadcasts to `shape`, a short list repeats its last value);
+`constant_value` lets shape functions and wrappers see through Const and Shape nodes.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave.formats.tensor_proto import typed_ndarray
 from tensorweave.framework import dtypes, tensor_shape
 
 _CPP_TYPE_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
@@ -32,64 +33,6 @@ def shape_string(shape: Any) -> str:
     return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
 
 
-def _dense_dims(values: Any) -> list[int]:
-    if isinstance(values, (list, tuple)):
-        if not values:
-            return [0]
-        return [len(values)] + _dense_dims(values[0])
-    return []
-
-
-def _check_compatible(values: Any, dtype: dtypes.DType) -> None:
-    """TF's _AssertCompatible: reject Python values that the requested dtype cannot hold."""
-    if isinstance(values, (list, tuple)):
-        for v in values:
-            _check_compatible(v, dtype)
-        return
-    if isinstance(values, (np.ndarray, np.generic)):
-        return
-    base = dtype.base_dtype
-    if base == dtypes.string:
-        ok = isinstance(values, (bytes, str))
-    elif base == dtypes.bool:
-        ok = isinstance(values, (bool, np.bool_))
-    elif base.is_complex:
-        ok = isinstance(values, (int, float, complex))
-    elif base.is_floating:
-        ok = isinstance(values, (int, float))
-    elif base.is_integer:
-        ok = isinstance(values, int)
-    else:
-        ok = True
-    if not ok:
-        raise TypeError(f"Expected {base.name}, but got {values!r} of type '{type(values).__name__}'.")
-
-
-def _infer_array(values: Any) -> np.ndarray:
-    """Python values to an array with TF's default types (float32, int32 when it fits, string)."""
-    try:
-        array = np.array(values)
-    except ValueError as e:
-        raise ValueError(f"Expected values {values!r} to be a dense tensor: {e}") from None
-    if isinstance(values, (list, tuple)) and list(array.shape) != _dense_dims(values):
-        raise ValueError(f"Expected values {values!r} to be a dense tensor with shape {_dense_dims(values)}, "
-                         f"but got shape {list(array.shape)}.")
-    kind = array.dtype.kind
-    if kind == "f" and array.dtype == np.float64:
-        return array.astype(np.float32)
-    if kind in "iu" and array.dtype.itemsize == 8:
-        narrowed = array.astype(np.int32)
-        if np.array_equal(narrowed, array):
-            return narrowed
-        return array
-    if kind in "US":
-        return _string_array(array)
-    if kind == "O":
-        raise TypeError(f"Failed to convert elements of {values!r} to Tensor. Consider casting elements to a "
-                        "supported type.")
-    return array
-
-
 def _string_array(array: np.ndarray) -> np.ndarray:
     out = np.empty(array.shape, dtype=object)
     flat = out.reshape(-1)
@@ -100,50 +43,20 @@ def _string_array(array: np.ndarray) -> np.ndarray:
 
 def make_ndarray_value(values: Any, dtype: Any = None, shape: Any = None, verify_shape: bool = False,
                        allow_broadcast: bool = False) -> np.ndarray:
-    """The array a Const node holds for `values`, typed and shaped as TF's make_tensor_proto would."""
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
-    if dtype is not None and dtype.base_dtype == dtypes.string:
-        _check_compatible(values, dtype)
-        array = _string_array(np.array(values, dtype=object))
-    elif isinstance(values, (np.ndarray, np.generic)):
-        array = np.asarray(values)
-        if array.dtype.kind in "US" or (array.dtype == object and dtype is None):
-            array = _string_array(array)
-        elif dtype is not None:
-            array = array.astype(dtype.as_numpy_dtype)
-    elif dtype is not None:
-        _check_compatible(values, dtype)
-        try:
-            array = np.array(values, dtype=dtype.as_numpy_dtype)
-        except (TypeError, ValueError, OverflowError) as e:
-            raise TypeError(f"Expected {dtype.name}, but got {values!r} of type '{type(values).__name__}'."
-                            ) from e
-        if isinstance(values, (list, tuple)) and list(array.shape) != _dense_dims(values):
-            raise ValueError(f"Expected values {values!r} to be a dense tensor with shape "
-                             f"{_dense_dims(values)}, but got shape {list(array.shape)}.")
-    else:
-        array = _infer_array(values)
-    if shape is None:
-        return array
-    shape = [int(d) for d in tensor_shape.as_shape(shape).as_list()]
-    size = int(np.prod(shape, dtype=np.int64))
-    if allow_broadcast:
-        if array.shape not in ((), (1,)) and array.size != size:
-            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {array.shape}.")
-    else:
-        if verify_shape and array.shape != tuple(shape):
-            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {array.shape}.")
-        if array.size > size:
-            raise ValueError(f"Too many elements provided. Needed at most {size}, but received {array.size}")
+    """The array a Const node holds for `values`: TensorProto's typing rules, expanded to the full shape."""
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    if shape is not None:
+        shape = tensor_shape.as_shape(shape).as_list()
+    array, enum, full_shape = typed_ndarray(values, dtype, shape, verify_shape, allow_broadcast)
+    if enum == dtypes.string.as_datatype_enum:
+        array = _string_array(np.asarray(array))
+    size = int(np.prod(full_shape, dtype=np.int64))
     if array.size == size:
-        return array.reshape(shape)
+        return array.reshape(full_shape)
     if array.size == 0:
-        return np.zeros(shape, dtype=array.dtype)
-    flat = array.reshape(-1)
-    padded = np.empty(size, dtype=array.dtype)
-    padded[:flat.size] = flat
-    padded[flat.size:] = flat[-1]
-    return padded.reshape(shape)
+        return np.zeros(full_shape, dtype=array.dtype)
+    return np.pad(array.reshape(-1), (0, size - array.size), "edge").reshape(full_shape)
 
 
 def constant_value(tensor: Any) -> np.ndarray | None:

@@ -4,8 +4,29 @@ Only re-exports live here; every name is implemented in the layers below.
 """
 
 from tensorweave.client.session import InteractiveSession, Session
-from tensorweave.compat.v1 import dtypes, errors, nn, random
+from tensorweave.compat.v1 import dtypes, errors, io, nn, python_io, random, summary, train
 from tensorweave.compat.v1.dtypes import *  # noqa: F403 - every dtype constant, as TF exports them
+from tensorweave.formats.protos import (
+    AttrValue,
+    ConfigProto,
+    Event,
+    GPUOptions,
+    GraphDef,
+    GraphOptions,
+    HistogramProto,
+    LogMessage,
+    MetaGraphDef,
+    NameAttrList,
+    NodeDef,
+    OptimizerOptions,
+    RunMetadata,
+    RunOptions,
+    SessionLog,
+    Summary,
+    SummaryMetadata,
+    TensorShapeProto,
+)
+from tensorweave.formats.tensor_proto import make_ndarray, make_tensor_proto
 from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.framework.dtypes import DType, as_dtype
 from tensorweave.framework.graph import (

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-REFERENCE = Path("/work/shared/reference")
+REFERENCE = Path(__file__).resolve().parents[4] / "shared" / "reference"  # ../shared/reference
 
 TENSOR_PROTO_CASES = [
     ("1.5", {}),
