@@ -13,12 +13,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from tensorweave.formats import protos
 from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_graph_from_inputs
+from tensorweave.framework.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_graph_from_inputs,
+    shape_string,
+)
 from tensorweave.framework.graph_def import NodeDef
 from tensorweave.framework.op_def import ArgDef, OpDef, check_attr_value, parse_op_def
 
 _ops: dict[str, Op] = {}
+_DATA_TYPE = protos.POOL.FindEnumTypeByName("tensorflow.DataType")
 _gradients: dict[str, Callable | None] = {}
 
 
@@ -95,12 +106,24 @@ def registered_ops() -> dict[str, Op]:
 
 
 def get_gradient_function(op: Operation) -> Callable | None:
-    """The gradient of `op`, honouring the graph's gradient_override_map; LookupError if none."""
-    op_type = op.graph._gradient_override_map.get(op.type, op.type)
+    """The gradient of `op` (None for an op without inputs or a NotDifferentiable type); LookupError if none.
+
+    The type looked up is the `_gradient_op_type` attr that `gradient_override_map` set on the op when it
+    was created, else the op's own type.
+    """
+    if not op._inputs:
+        return None
+    op_type = op.node_def.attr.get("_gradient_op_type", op.type)
     try:
         return _gradients[op_type]
     except KeyError:
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})") from None
+        raise LookupError(
+            f"No gradient defined for operation'{op.name}' (op type: {op.type}). In general every operation "
+            "must have an associated `@tf.RegisterGradient` for correct autodiff, which this op is lacking. "
+            "If you want to pretend this operation is a constant in your program, you may insert "
+            "`tf.stop_gradient`. This can be useful to silence the error in cases where you know gradients "
+            "are not needed, e.g. the forward pass of tf.custom_gradient. Please see more details in "
+            "https://www.tensorflow.org/api_docs/python/tf/custom_gradient.") from None
 
 
 class RegisterGradient:
@@ -153,22 +176,6 @@ def _bind_inputs(op: Op, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str
     return values, kwargs
 
 
-def _convert_input(op: Op, arg: ArgDef, value: Any, dtype: dtypes.DType | None,
-                   preferred: dtypes.DType | None) -> Tensor:
-    try:
-        tensor = convert_to_tensor(value, dtype=dtype, name=arg.name, as_ref=arg.is_ref,
-                                   preferred_dtype=preferred)
-    except (TypeError, ValueError) as e:
-        if dtype is None:
-            raise
-        raise TypeError(f"Expected {dtype.name} passed to parameter '{arg.name}' of op '{op.name}', got "
-                        f"{value!r} of type '{type(value).__name__}' instead. Error: {e}") from e
-    if arg.is_ref and not tensor.dtype._is_ref_dtype:
-        raise TypeError(f"'{op.name}' Op requires that input '{arg.name}' be a mutable tensor "
-                        "(e.g.: a tf.Variable)")
-    return tensor
-
-
 def _default_type(op_def: OpDef, attr_name: str | None) -> dtypes.DType | None:
     if attr_name is None:
         return None
@@ -176,18 +183,101 @@ def _default_type(op_def: OpDef, attr_name: str | None) -> dtypes.DType | None:
     return attr.default if attr.has_default else None
 
 
-def _infer_type(op: Op, arg: ArgDef, attr_name: str, dtype: dtypes.DType, attrs: dict, sources: dict) -> None:
-    """Record the type attr `attr_name` from input `arg`; conflicts raise TF's TypeError."""
+def _check_ref(op: Op, arg: ArgDef, tensors: list[Tensor]) -> None:
+    if arg.is_ref and not all(t.dtype._is_ref_dtype for t in tensors):
+        raise TypeError(f"'{op.name}' Op requires that input '{arg.name}' be a mutable tensor "
+                        "(e.g.: a tf.Variable)")
+
+
+def _convert_input(op: Op, arg: ArgDef, value: Any, attrs: dict, sources: dict) -> Tensor:
+    """Convert one single-tensor input; a dtype clash names the argument the type was inferred from.
+
+    With nothing to go on, a Python value takes its natural dtype when the type attr allows it and the
+    attr's default otherwise (so `[]` or `1` become the default type, as in TF).
+    """
+    op_def = op.op_def
+    dtype = arg.type or attrs.get(arg.type_attr)
+    default = None if dtype is not None else _default_type(op_def, arg.type_attr)
+    allowed = op_def.attr(arg.type_attr).allowed_values if default is not None else None
+    try:
+        tensor = None
+        if allowed:
+            try:
+                tensor = convert_to_tensor(value, name=arg.name, as_ref=arg.is_ref)
+            except TypeError:
+                tensor = None
+        if tensor is None or (allowed and tensor.dtype.base_dtype not in allowed):
+            tensor = convert_to_tensor(value, dtype=dtype, name=arg.name, as_ref=arg.is_ref,
+                                       preferred_dtype=default)
+    except TypeError as e:
+        if dtype is None:
+            raise
+        raise TypeError(f"Expected {dtype.name} passed to parameter '{arg.name}' of op '{op.name}', got "
+                        f"{value!r} of type '{type(value).__name__}' instead. Error: {e}") from e
+    except ValueError:
+        try:
+            observed = convert_to_tensor(value, as_ref=arg.is_ref).dtype.name
+        except ValueError as e:
+            raise ValueError(f"Tried to convert '{arg.name}' to a tensor and failed. Error: {e}") from None
+        prefix = f"Input '{arg.name}' of '{op.name}' Op has type {observed} that does not match"
+        if arg.type is not None:
+            raise TypeError(f"{prefix} expected type of {arg.type.name}.") from None
+        expected = attrs.get(arg.type_attr, default)
+        source = sources.get(arg.type_attr, "Default in OpDef" if arg.type_attr not in attrs else None)
+        if source is None:
+            raise TypeError(f"{prefix} expected type of {expected.name}.") from None
+        raise TypeError(f"{prefix} type {expected.name} of argument '{source}'.") from None
+    _check_ref(op, arg, [tensor])
+    return tensor
+
+
+def _convert_list_input(op: Op, arg: ArgDef, values: Any, attrs: dict) -> list[Tensor]:
+    """Convert a list input: `N * T` lists share one dtype (from attrs or their first Tensor)."""
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"Expected list for '{arg.name}' argument to '{op.name}' Op, not {values}.")
+    dtype = arg.type
+    if dtype is None and arg.number_attr:
+        dtype = attrs.get(arg.type_attr) or next((v.dtype for v in values if isinstance(v, Tensor)), None)
+        if dtype is not None and not arg.is_ref:
+            dtype = dtype.base_dtype
+    default = _default_type(op.op_def, arg.type_attr) if dtype is None else None
+    try:
+        tensors = [convert_to_tensor(v, dtype=dtype, name=f"{arg.name}_{i}", preferred_dtype=default,
+                                     as_ref=arg.is_ref) for i, v in enumerate(values)]
+        if arg.number_attr and len({t.dtype.base_dtype for t in tensors}) > 1:
+            raise TypeError("types differ")
+    except (TypeError, ValueError):
+        observed = []
+        for v in values:
+            try:
+                observed.append(convert_to_tensor(v, as_ref=arg.is_ref).dtype.base_dtype.name)
+            except (TypeError, ValueError):
+                observed.append("<NOT CONVERTIBLE TO TENSOR>")
+        prefix = f"Tensors in list passed to '{arg.name}' of '{op.name}' Op have types [{', '.join(observed)}]"
+        if not arg.number_attr:
+            raise TypeError(f"{prefix} that are invalid. Tensors: {values}") from None
+        if arg.type is not None:
+            raise TypeError(f"{prefix} that do not match expected type {dtype.name}.") from None
+        if arg.type_attr in attrs:
+            raise TypeError(f"{prefix} that do not match type {dtype.name} inferred from earlier "
+                            "arguments.") from None
+        raise TypeError(f"{prefix} that don't all match.") from None
+    _check_ref(op, arg, tensors)
+    return tensors
+
+
+def _infer_type(op: Op, arg_name: str, attr_name: str, dtype: dtypes.DType, attrs: dict, sources: dict) -> None:
+    """Record the type attr `attr_name` from input `arg_name`; conflicts raise TF's TypeError."""
     if attr_name in attrs:
         if attrs[attr_name] != dtype:
             if attr_name in sources:
-                raise TypeError(f"Input '{arg.name}' of '{op.name}' Op has type {dtype.name} that does not "
+                raise TypeError(f"Input '{arg_name}' of '{op.name}' Op has type {dtype.name} that does not "
                                 f"match type {attrs[attr_name].name} of argument '{sources[attr_name]}'.")
-            raise TypeError(f"Input '{arg.name}' of '{op.name}' Op has type {dtype.name} that does not match "
+            raise TypeError(f"Input '{arg_name}' of '{op.name}' Op has type {dtype.name} that does not match "
                             f"expected type of {attrs[attr_name].name}.")
         return
-    attrs[attr_name] = check_attr_value(op.op_def, op.op_def.attr(attr_name), dtype, param_name=arg.name)
-    sources[attr_name] = arg.name
+    attrs[attr_name] = check_attr_value(op.op_def, op.op_def.attr(attr_name), dtype, param_name=arg_name)
+    sources[attr_name] = arg_name
 
 
 def _convert_inputs(op: Op, values: list, attrs: dict) -> list[Tensor]:
@@ -196,40 +286,41 @@ def _convert_inputs(op: Op, values: list, attrs: dict) -> list[Tensor]:
     sources: dict[str, str] = {}
     inputs: list[Tensor] = []
     for arg, value in zip(op_def.input_args, values):
-        if arg.is_list:
-            if not isinstance(value, (list, tuple)):
-                raise TypeError(f"Expected list for '{arg.name}' argument to '{op.name}' Op, not {value!r}.")
-            if arg.type_list_attr:
-                given = attrs.get(arg.type_list_attr)
-                tensors = [_convert_input(op, arg, v, given[i] if given else None, None)
-                           for i, v in enumerate(value)]
-                attrs[arg.type_list_attr] = [t.dtype.base_dtype for t in tensors]
-            else:
-                dtype = arg.type or attrs.get(arg.type_attr)
-                tensors = [_convert_input(op, arg, v, dtype, _default_type(op_def, arg.type_attr))
-                           for v in value]
-                if dtype is None and tensors:
-                    types = [t.dtype.base_dtype for t in tensors]
-                    if any(t != types[0] for t in types):
-                        raise TypeError(f"Tensors in list passed to '{arg.name}' of '{op.name}' Op have types "
-                                        f"[{', '.join(t.name for t in types)}] that don't all match.")
-                    _infer_type(op, arg, arg.type_attr, types[0], attrs, sources)
-                minimum = op_def.attr(arg.number_attr).minimum
-                if minimum is not None and len(tensors) < minimum:
-                    raise ValueError(f"List argument '{arg.name}' to '{op.name}' Op with length {len(tensors)} "
-                                     f"shorter than minimum length {minimum}.")
-                attrs[arg.number_attr] = len(tensors)
-            inputs.extend(tensors)
+        if not arg.is_list:
+            tensor = _convert_input(op, arg, value, attrs, sources)
+            if arg.type_attr:
+                _infer_type(op, arg.name, arg.type_attr, tensor.dtype.base_dtype, attrs, sources)
+            inputs.append(tensor)
             continue
-        dtype = arg.type or attrs.get(arg.type_attr)
-        tensor = _convert_input(op, arg, value, dtype, _default_type(op_def, arg.type_attr))
-        base = tensor.dtype.base_dtype
-        if arg.type is not None and base != arg.type:
-            raise TypeError(f"Input '{arg.name}' of '{op.name}' Op has type {base.name} that does not match "
-                            f"expected type of {arg.type.name}.")
-        if arg.type_attr:
-            _infer_type(op, arg, arg.type_attr, base, attrs, sources)
-        inputs.append(tensor)
+        tensors = _convert_list_input(op, arg, value, attrs)
+        types = [t.dtype.base_dtype for t in tensors]
+        if arg.type_list_attr:
+            if arg.type_list_attr in attrs and list(attrs[arg.type_list_attr]) != types:
+                source = sources.get(arg.type_list_attr)
+                raise TypeError(f"Input '{arg.name}' of '{op.name}' Op has type list of "
+                                f"{', '.join(t.name for t in types)} that does not match type list "
+                                f"{', '.join(t.name for t in attrs[arg.type_list_attr])}"
+                                + (f" of argument '{source}'." if source else "."))
+            attrs[arg.type_list_attr] = check_attr_value(op_def, op_def.attr(arg.type_list_attr), types,
+                                                         param_name=arg.name)
+            sources[arg.type_list_attr] = arg.name
+        else:
+            if arg.number_attr in attrs and sources.get(arg.number_attr) and attrs[arg.number_attr] != len(tensors):
+                raise ValueError(f"List argument '{arg.name}' to '{op.name}' Op with length {len(tensors)} must "
+                                 f"match length {attrs[arg.number_attr]} of argument "
+                                 f"'{sources[arg.number_attr]}'.")
+            minimum = op_def.attr(arg.number_attr).minimum
+            if minimum is not None and len(tensors) < minimum:
+                raise ValueError(f"List argument '{arg.name}' to '{op.name}' Op with length {len(tensors)} "
+                                 f"shorter than minimum length {minimum}.")
+            attrs[arg.number_attr] = len(tensors)
+            sources[arg.number_attr] = arg.name
+            if arg.type_attr and types:
+                _infer_type(op, arg.name, arg.type_attr, types[0], attrs, sources)
+            elif arg.type_attr and arg.type_attr not in attrs and _default_type(op_def, arg.type_attr) is None:
+                raise TypeError(f"Don't know how to infer type variable from empty input list passed to input "
+                                f"'{arg.name}' of '{op.name}' Op.")
+        inputs.extend(tensors)
     return inputs
 
 
@@ -291,18 +382,50 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
         try:
             shapes = op.shape_fn(new_op)
         except ValueError as e:
+            summary = _node_summary(new_op)
             g._remove_failed_op(new_op)
-            raise ValueError(f"{e} for '{name}' (op: '{op.name}') with input shapes: "
-                             f"{', '.join(_shape_str(t.shape) for t in inputs)}.") from None
+            raise ValueError(f"{e} for '{summary}' with input shapes: "
+                             f"{', '.join(shape_string(t.shape) for t in inputs)}.") from None
         for t, s in zip(new_op._outputs, shapes):
             t._shape = s if isinstance(s, tensor_shape.TensorShape) else tensor_shape.as_shape(s)
     return new_op
 
 
-def _shape_str(shape: tensor_shape.TensorShape) -> str:
-    if shape.ndims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+def _node_summary(op: Operation) -> str:
+    """The node as TF's shape-inference errors name it: `{{node n}} = Op[a=1, T=DT_FLOAT](x, y)`.
+
+    Only what TF's C layer has at that point: the op-def attrs and the data inputs.
+    """
+    node = op.node_def
+    attrs = ", ".join(f"{key}={_attr_summary(op.op_def.attr(key).type, value)}"
+                      for key, value in sorted(node.attr.items()) if not key.startswith("_"))
+    inputs = ", ".join(i for i in node.input if not i.startswith("^"))
+    return f"{{{{node {node.name}}}}} = {node.op}[{attrs}]({inputs})"
+
+
+def _attr_summary(kind: str, value: Any) -> str:
+    """One attr value as TF's `SummarizeAttrValue` prints it."""
+    if kind.startswith("list("):
+        return "[" + ", ".join(_attr_summary(kind[5:-1], v) for v in value) + "]"
+    if kind == "type":
+        return _DATA_TYPE.values_by_number[value.as_datatype_enum].name
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "float":
+        text = f"{value:.6g}"
+        return text if np.float32(text) == np.float32(value) else f"{np.float32(value):.9g}"
+    if kind == "string":
+        text = value.decode(errors="backslashreplace") if isinstance(value, bytes) else value
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if kind == "shape":
+        shape = tensor_shape.as_shape(value)
+        return "<unknown>" if shape.ndims is None else shape_string(shape)
+    if kind == "tensor":
+        array = np.asarray(value)
+        shown = " ".join(str(v) for v in array.reshape(-1)[:10]) + ("..." if array.size > 10 else "")
+        return (f"Tensor<type: {dtypes.as_dtype(array.dtype).name} shape: {list(array.shape)} "
+                f"values: {shown}>")
+    return str(value)
 
 
 def create_op(g: Graph, op_type: str, inputs: list[Tensor], name: str | None, attrs: dict,

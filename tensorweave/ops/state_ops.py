@@ -55,7 +55,7 @@ class Var:
         self.value = xp.array(value, copy=True)
         self.shared = False
 
-    def update(self, ufunc: Any, delta: Any) -> None:
+    def update(self, ufunc: Any, delta: Any, device: Any) -> None:
         """value = ufunc(value, delta), in place unless a reader holds the current array."""
         current = self.value
         if current is None:
@@ -69,7 +69,7 @@ class Var:
             self.value = np.asarray(result) if isinstance(result, np.generic) else result
             self.shared = False
         else:
-            ufunc(current, delta, out=current)
+            device.elementwise_inplace(ufunc, current, delta)
 
 
 VariableV2 = Op("VariableV2", outputs=["ref: Ref(dtype)"],
@@ -136,9 +136,9 @@ def _update_op(name: str, ufunc: Any) -> Op:
     def _update(ctx: Any, ref: Var, value: Any, use_locking: bool) -> Var:
         if use_locking:
             with ref.lock:
-                ref.update(ufunc, value)
+                ref.update(ufunc, value, ctx.device)
         else:
-            ref.update(ufunc, value)
+            ref.update(ufunc, value, ctx.device)
         return ref
 
     return op

@@ -31,7 +31,8 @@ class DirectSession:
     """Runs steps of a graph in this process."""
 
     def __init__(self, config: Any = None) -> None:
-        self._devices: list[Device] = [cpu_device(LOCAL_TASK, 0, ResourceMgr())]
+        intra_op_threads = getattr(config, "intra_op_parallelism_threads", 0)
+        self._devices: list[Device] = [cpu_device(LOCAL_TASK, 0, ResourceMgr(), intra_op_threads)]
         threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
         self._nodes: dict[str, NodeDef] = {}
@@ -108,3 +109,4 @@ class DirectSession:
         self._pool.shutdown(wait=False)
         for device in self._devices:
             device.resource_mgr.clear()
+            device.close()

@@ -20,7 +20,12 @@ from tensorweave.formats.protos import (
     SaverDef,
     SequenceExample,
 )
-from tensorweave.train.checkpoint_utils import NewCheckpointReader, list_variables, load_checkpoint, load_variable
+from tensorweave.train.checkpoint_utils import (
+    NewCheckpointReader,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+)
 
 __all__ = ["BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList",
            "Int64List", "NewCheckpointReader", "SaverDef", "SequenceExample", "checkpoint_exists",
