@@ -8,7 +8,6 @@ import numpy as np
 
 from tensorweave.devices.device import Device
 
-
 CPU_MEMORY_LIMIT = 256 * 1024 * 1024  # what TF reports for a CPU device
 
 
