@@ -11,6 +11,7 @@ Input strings follow TF: ``"node"`` (output 0), ``"node:1"``, and ``"^node"`` fo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(eq=False)
@@ -26,6 +27,15 @@ class NodeDef:
 class GraphDef:
     node: list[NodeDef] = field(default_factory=list)
     producer: int = 0
+
+    def to_proto(self) -> Any:
+        """TF's GraphDef protobuf of this graph (for event files, MetaGraphDefs, other TF tools)."""
+        from tensorweave.framework.graph_io import graph_def_to_proto  # graph_io builds on this module
+
+        return graph_def_to_proto(self)
+
+    def SerializeToString(self) -> bytes:  # noqa: N802 - the protobuf method TF users call
+        return self.to_proto().SerializeToString()
 
 
 def parse_input(spec: str) -> tuple[str, int]:

@@ -1,0 +1,139 @@
+"""The IR GraphDef at the boundary: conversion to and from TF's GraphDef protobuf.
+
+Attr values are typed by the op's OpDef where it declares the attr (so a shape and a list(int) stay
+distinct), and by their Python type otherwise (internal attrs such as `_class` and `_output_shapes`).
+This is how graphs reach event files, checkpoints' MetaGraphDefs and other TF tools.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave.formats import protos
+from tensorweave.formats.tensor_proto import as_shape_proto, make_ndarray, make_tensor_proto
+from tensorweave.framework import dtypes, op_registry, tensor_shape
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+
+_LIST_FIELDS = {"type": "type", "int": "i", "float": "f", "bool": "b", "string": "s", "shape": "shape",
+                "tensor": "tensor", "func": "func"}
+
+
+def _declared_type(op_type: str, attr_name: str) -> str | None:
+    try:
+        op_def = op_registry.get(op_type).op_def
+        return op_def.attr(attr_name).type
+    except KeyError:
+        return None
+
+
+def _inferred_type(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return f"list({_inferred_type(value[0])})" if value else "list(int)"
+    if isinstance(value, dtypes.DType):
+        return "type"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    if isinstance(value, (float, np.floating)):
+        return "float"
+    if isinstance(value, (str, bytes)):
+        return "string"
+    if isinstance(value, tensor_shape.TensorShape):
+        return "shape"
+    if isinstance(value, np.ndarray):
+        return "tensor"
+    raise TypeError(f"Don't know how to export attr value {value!r} to an AttrValue")
+
+
+def _scalar_to_proto(kind: str, value: Any) -> Any:
+    if kind == "type":
+        return dtypes.as_dtype(value).as_datatype_enum
+    if kind == "string":
+        return value.encode() if isinstance(value, str) else value
+    if kind == "shape":
+        if isinstance(value, tensor_shape.TensorShape):
+            value = None if value.ndims is None else value.as_list()
+        return as_shape_proto(value)
+    if kind == "tensor":
+        return make_tensor_proto(value)
+    if kind == "func":
+        return protos.NameAttrList(name=value if isinstance(value, str) else getattr(value, "name", str(value)))
+    return value
+
+
+def attr_to_proto(kind: str, value: Any) -> Any:
+    """An AttrValue for a value of the given OpDef attr type ('int', 'list(shape)', ...)."""
+    if kind.startswith("list("):
+        item = kind[5:-1]
+        attr = protos.AttrValue()
+        attr.list.SetInParent()
+        field = getattr(attr.list, _LIST_FIELDS[item])
+        items = [_scalar_to_proto(item, v) for v in value]
+        if item in ("shape", "tensor", "func"):
+            for v in items:
+                field.add().CopyFrom(v)
+        else:
+            field.extend(items)
+        return attr
+    converted = _scalar_to_proto(kind, value)
+    field = _LIST_FIELDS[kind]
+    if kind in ("shape", "tensor", "func"):
+        attr = protos.AttrValue()
+        getattr(attr, field).CopyFrom(converted)
+        return attr
+    return protos.AttrValue(**{field: converted})
+
+
+def node_def_to_proto(node: NodeDef) -> Any:
+    proto = protos.NodeDef(name=node.name, op=node.op, input=list(node.input), device=node.device)
+    for name, value in node.attr.items():
+        kind = _declared_type(node.op, name) or _inferred_type(value)
+        proto.attr[name].CopyFrom(attr_to_proto(kind, value))
+    return proto
+
+
+def graph_def_to_proto(graph_def: GraphDef) -> Any:
+    """TF's GraphDef protobuf for an IR GraphDef."""
+    proto = protos.GraphDef()
+    proto.node.extend(node_def_to_proto(n) for n in graph_def.node)
+    proto.versions.producer = graph_def.producer
+    return proto
+
+
+def _scalar_from_proto(kind: str, value: Any) -> Any:
+    if kind == "type":
+        return dtypes.as_dtype(value)
+    if kind == "shape":
+        return None if value.unknown_rank else [None if d.size == -1 else d.size for d in value.dim]
+    if kind == "tensor":
+        array = make_ndarray(value)
+        array.flags.writeable = False
+        return array
+    if kind == "func":
+        return value.name
+    return value
+
+
+def attr_from_proto(attr: Any) -> Any:
+    """The IR value of an AttrValue (types as DType, shapes as lists, tensors as read-only arrays)."""
+    which = attr.WhichOneof("value")
+    if which == "list":
+        for kind, field in _LIST_FIELDS.items():
+            values = getattr(attr.list, field)
+            if len(values):
+                return [_scalar_from_proto(kind, v) for v in values]
+        return []
+    kind = next(k for k, f in _LIST_FIELDS.items() if f == which) if which else None
+    if kind is None:
+        return None
+    return _scalar_from_proto(kind, getattr(attr, which))
+
+
+def graph_def_from_proto(proto: Any) -> GraphDef:
+    """The IR GraphDef of a TF GraphDef protobuf."""
+    nodes = [NodeDef(n.name, n.op, list(n.input), n.device, {k: attr_from_proto(v) for k, v in n.attr.items()})
+             for n in proto.node]
+    return GraphDef(node=nodes, producer=proto.versions.producer)
