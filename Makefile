@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench clean
 
 $(PY):
 	python3 -m venv $(VENV)

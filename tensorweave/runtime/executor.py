@@ -1,14 +1,15 @@
 """The dataflow executor of one partition: an immutable plan, built once, and a per-step state.
 
 The plan (TF's ExecutorImpl) holds, for every node of the pruned GraphDef, its kernel already bound to
-its context and decoded attrs, its inputs as integer slots of a flat value list, the slots to free after
-it runs (values are dropped as soon as their last consumer has run), and the initial pending counts.
-A step (TF's ExecutorState) is a fresh value list plus, for the dataflow path, pending counts, remaining
-consumer counts and a ready queue: concurrent steps share the plan and nothing else.
+its context and decoded attrs, its inputs as integer slots of a flat value list, and the initial
+pending counts. A step (TF's ExecutorState) has its own values, pending counts, remaining consumer
+counts and ready queue: concurrent steps share the plan and nothing else. A value is dropped as soon as
+its last consumer has run.
 
 Two schedules, one plan:
-- ordered: a graph with at most one expensive kernel runs its nodes in a precomputed topological order
-  (ties broken by construction order, to keep peak memory low), inline on the calling thread;
+- ordered: a graph with at most one expensive kernel has no parallelism worth a thread hop; its nodes
+  run in a precomputed topological order (ties broken by construction order, to keep peak memory low),
+  compiled once into a straight-line function on the calling thread;
 - dataflow: otherwise nodes run as their pending counts reach zero; cheap kernels inline, expensive ones
   (MatMul, ...) on the session's thread pool when other work is ready, so independent kernels that
   release the GIL run in parallel.
@@ -89,7 +90,6 @@ class Executor:
 
     def __init__(self, graph_def: GraphDef, device: Any, context_for: Callable[[NodeDef], KernelContext],
                  pool: Any = None) -> None:
-        self._device = device
         self._pool = pool
         node_defs = graph_def.node
         by_name = {n.name: i for i, n in enumerate(node_defs)}
