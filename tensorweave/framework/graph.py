@@ -306,6 +306,8 @@ class Operation:
 
     def _add_control_inputs(self, ops: list[Operation]) -> None:
         for op in ops:
+            if not isinstance(op, Operation):
+                raise TypeError(f"op must be an Operation: {op}")
             if op is self:
                 raise ValueError(f"Operation '{self.name}' cannot depend on itself.")
             if op not in self._control_inputs:
@@ -320,15 +322,31 @@ class Operation:
         return f"<tf.Operation '{self.name}' type={self.type}>"
 
     def __str__(self) -> str:
-        return repr(self)
+        """The NodeDef in protobuf text format, as TF prints an op."""
+        from tensorweave.framework import graph_io
+
+        return str(graph_io.node_def_to_proto(self._node_def))
 
 
 class _ControlDependencies:
     """One `control_dependencies` block: its control ops and the ops created inside it."""
 
-    def __init__(self, control_ops: list[Operation] | None) -> None:
-        self.control_ops = control_ops  # None clears the outer blocks
+    def __init__(self, control_ops: list[Operation]) -> None:
+        self.control_ops = control_ops
         self.seen_ops: set[Operation] = set()
+
+
+class _BuildStacks:
+    """The stacks `control_dependencies`, `device` and `colocate_with` push while ops are built."""
+
+    def __init__(self, control: list[_ControlDependencies], device: list[Any],
+                 colocation: list[Operation]) -> None:
+        self.control_stack = control
+        self.device_stack = device
+        self.colocation_stack = colocation
+
+    def copy(self) -> _BuildStacks:
+        return _BuildStacks(list(self.control_stack), list(self.device_stack), list(self.colocation_stack))
 
 
 class Graph:
@@ -345,19 +363,34 @@ class Graph:
         self._seed: int | None = None
         self._gradient_override_map: dict[str, str] = {}
         self._thread_local = threading.local()
+        self._graph_stacks = _BuildStacks([], [], [])
+        self._stacks_are_thread_local = False
         self._unfeedable_tensors: set[Tensor] = set()
         self._unfetchable_ops: set[Operation] = set()
         self._container = ""
 
-    # Per-thread construction context, as TF keeps it: threads building ops don't share scopes.
-    def _context(self) -> threading.local:
-        ctx = self._thread_local
-        if not hasattr(ctx, "name_stack"):
-            ctx.name_stack = ""
-            ctx.control_stack = []
-            ctx.device_stack = []
-            ctx.colocation_stack = []
-        return ctx
+    # As in TF, the name scope is per thread, while the control-dependency, device and colocation stacks
+    # belong to the graph (a thread building ops sees the scopes another thread entered) until
+    # `switch_to_thread_local()` gives each thread its own copy.
+    @property
+    def _name_stack(self) -> str:
+        return getattr(self._thread_local, "name_stack", "")
+
+    @_name_stack.setter
+    def _name_stack(self, name_stack: str) -> None:
+        self._thread_local.name_stack = name_stack
+
+    def _stacks(self) -> _BuildStacks:
+        if not self._stacks_are_thread_local:
+            return self._graph_stacks
+        local = self._thread_local
+        if not hasattr(local, "stacks"):
+            local.stacks = self._graph_stacks.copy()
+        return local.stacks
+
+    def switch_to_thread_local(self) -> None:
+        """From now on each thread keeps its own device, colocation and control-dependency stacks."""
+        self._stacks_are_thread_local = True
 
     def _next_id(self) -> int:
         with self._lock:
@@ -406,11 +439,11 @@ class Graph:
     # -- naming ------------------------------------------------------------------------------------
 
     def get_name_scope(self) -> str:
-        return self._context().name_stack
+        return self._name_stack
 
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
         """A graph-unique name under the current name scope ('foo', 'foo_1', ...)."""
-        stack = self._context().name_stack
+        stack = self._name_stack
         if stack:
             name = stack + "/" + name
         key = name.lower()
@@ -431,8 +464,9 @@ class Graph:
     @contextlib.contextmanager
     def name_scope(self, name: str | None) -> Iterator[str]:
         """Nested name scope; 'scope/' re-enters an absolute scope, None or '' resets to the top."""
-        ctx = self._context()
-        old_stack = ctx.name_stack
+        if isinstance(name, bytes):
+            name = name.decode()
+        old_stack = self._name_stack
         if name and old_stack and not _VALID_SCOPE_NAME.match(name):
             raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match the following "
                              f"pattern: {_VALID_SCOPE_NAME.pattern}")
@@ -448,11 +482,11 @@ class Graph:
         else:
             new_stack = self.unique_name(name)
             returned = new_stack + "/"
-        ctx.name_stack = new_stack
+        self._name_stack = new_stack
         try:
             yield returned
         finally:
-            ctx.name_stack = old_stack
+            self._name_stack = old_stack
 
     def _name_for_new_op(self, name: str) -> str:
         if name.endswith("/"):
@@ -472,7 +506,7 @@ class Graph:
         if not _VALID_OP_NAME.match(node_def.name):
             raise ValueError(f"`{node_def.name}` is not a valid node name. Accepted names conform to Regex "
                              f"/{_VALID_OP_NAME!r}/")
-        ctx = self._context()
+        stacks = self._stacks()
         control = list(control_inputs) + self._control_dependencies_for_inputs({t.op for t in inputs})
         op = Operation(self, node_def, inputs, output_types, control, op_def)
         with self._lock:
@@ -481,7 +515,7 @@ class Graph:
             self._ops_by_name[node_def.name] = op
             self._operations.append(op)
             self._names_in_use.setdefault(node_def.name.lower(), 1)
-        for block in ctx.control_stack:
+        for block in stacks.control_stack:
             block.seen_ops.add(op)
         self._apply_device_functions(op)
         self._apply_colocation(op)
@@ -511,9 +545,7 @@ class Graph:
 
     def _control_dependencies_for_inputs(self, input_ops: set[Operation]) -> list[Operation]:
         result: list[Operation] = []
-        for block in self._context().control_stack:
-            if block.control_ops is None:
-                continue
+        for block in self._stacks().control_stack:
             if input_ops & block.seen_ops:
                 continue  # dominated: an input already runs after this block's control ops
             for op in block.control_ops:
@@ -524,16 +556,16 @@ class Graph:
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs: Any) -> Iterator[None]:
         """Ops created inside run after `control_inputs`; None clears the enclosing blocks."""
-        ctx = self._context()
+        stacks = self._stacks()
         if control_inputs is None:
-            saved = ctx.control_stack
-            ctx.control_stack = []
+            saved = stacks.control_stack
+            stacks.control_stack = []
             try:
                 yield
             finally:
-                ctx.control_stack = saved
+                self._stacks().control_stack = saved
             return
-        current = {op for block in ctx.control_stack for op in block.control_ops}
+        current = {op for block in stacks.control_stack for op in block.control_ops}
         ops = []
         for c in control_inputs:
             c = self.as_graph_element(c)
@@ -543,11 +575,11 @@ class Graph:
                 current.add(c)
                 ops.append(c)
         block = _ControlDependencies(ops)
-        ctx.control_stack.append(block)
+        stacks.control_stack.append(block)
         try:
             yield
         finally:
-            ctx.control_stack.remove(block)
+            self._stacks().control_stack.remove(block)
 
     @contextlib.contextmanager
     def device(self, device_name_or_function: Any) -> Iterator[None]:
@@ -561,16 +593,15 @@ class Graph:
             if not isinstance(spec, pydev.DeviceSpec):
                 spec = pydev.DeviceSpec.from_string(spec)
             entry = pydev.merge_device(spec)
-        stack = self._context().device_stack
-        stack.append(entry)
+        self._stacks().device_stack.append(entry)
         try:
             yield
         finally:
-            stack.pop()
+            self._stacks().device_stack.pop()
 
     def _apply_device_functions(self, op: Operation) -> None:
         """Innermost first; `tf.device(None)` stops the walk and `tf.device("")` changes nothing."""
-        for entry in reversed(self._context().device_stack):
+        for entry in reversed(self._stacks().device_stack):
             if entry is None:
                 break
             if isinstance(entry, pydev.MergeDevice) and entry.is_null_merge:
@@ -589,20 +620,21 @@ class Graph:
                 raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not True")
         elif not isinstance(op, Operation):
             op = convert_to_tensor(op, as_ref=True).op
-        ctx = self._context()
-        saved_devices, saved_colocation = ctx.device_stack, ctx.colocation_stack
-        ctx.device_stack = []
+        stacks = self._stacks()
+        saved_devices, saved_colocation = stacks.device_stack, stacks.colocation_stack
+        stacks.device_stack = []
         if ignore_existing:
-            ctx.colocation_stack = []
+            stacks.colocation_stack = []
         if op is not None:
-            ctx.colocation_stack = ctx.colocation_stack + [op]
+            stacks.colocation_stack = stacks.colocation_stack + [op]
         try:
             yield
         finally:
-            ctx.device_stack, ctx.colocation_stack = saved_devices, saved_colocation
+            stacks = self._stacks()
+            stacks.device_stack, stacks.colocation_stack = saved_devices, saved_colocation
 
     def _apply_colocation(self, op: Operation) -> None:
-        stack = self._context().colocation_stack
+        stack = self._stacks().colocation_stack
         if not stack:
             return
         groups: set[bytes] = set()
@@ -708,7 +740,8 @@ class Graph:
         if ":" in name:
             raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {types_str}.")
         if not allow_operation:
-            what = "refers to an Operation" if name in self._ops_by_name else "looks like an (invalid) Operation name"
+            what = ("refers to an Operation" if name in self._ops_by_name
+                    else "looks like an (invalid) Operation name")
             raise ValueError(f"The name {name!r} {what}, not a {types_str}. Tensor names must be of the form "
                              "\"<op_name>:<output_index>\".")
         op = self._ops_by_name.get(name)
@@ -759,13 +792,21 @@ class Graph:
             return self._collections.setdefault(name, [])
 
     def get_collection(self, name: str, scope: str | None = None) -> list:
-        """A copy of the collection, filtered to items whose name matches `scope` (a regex)."""
+        """A copy of the collection; with `scope`, only the items that have a name matching it (a regex)."""
         with self._lock:
             items = list(self._collections.get(name, ()))
         if scope is None:
             return items
         regex = re.compile(scope)
-        return [item for item in items if regex.match(getattr(item, "name", None) or "") and hasattr(item, "name")]
+        result = []
+        for item in items:
+            try:
+                item_name = item.name
+            except AttributeError:
+                continue
+            if regex.match(item_name):
+                result.append(item)
+        return result
 
     def get_all_collection_keys(self) -> list[str]:
         with self._lock:
@@ -964,6 +1005,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None, pr
         return result
     if value is None:
         raise ValueError("None values not supported.")
+    if dtype is not None:
+        raise TypeError(f"Expected {dtype.name}, but got {value} of type '{type(value).__name__}'.")
     raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting elements to a supported "
                     "type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes.")
 

@@ -9,6 +9,7 @@ The runtime finds kernels here by op type, so `import_graph_def` of a real TF gr
 from __future__ import annotations
 
 import inspect
+import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ from tensorweave.framework.graph import (
     shape_string,
 )
 from tensorweave.framework.graph_def import NodeDef
-from tensorweave.framework.op_def import ArgDef, OpDef, check_attr_value, parse_op_def
+from tensorweave.framework.op_def import ArgDef, OpDef, _python_op_name, check_attr_value, parse_op_def
 
 _ops: dict[str, Op] = {}
 _DATA_TYPE = protos.POOL.FindEnumTypeByName("tensorflow.DataType")
@@ -234,7 +235,8 @@ def _convert_input(op: Op, arg: ArgDef, value: Any, attrs: dict, sources: dict) 
 def _convert_list_input(op: Op, arg: ArgDef, values: Any, attrs: dict) -> list[Tensor]:
     """Convert a list input: `N * T` lists share one dtype (from attrs or their first Tensor)."""
     if not isinstance(values, (list, tuple)):
-        raise TypeError(f"Expected list for '{arg.name}' argument to '{op.name}' Op, not {values}.")
+        raise TypeError(f"Expected list for '{arg.name}' argument to '{_python_op_name(op.name)}' Op, "
+                        f"not {values!r}.")
     dtype = arg.type
     if dtype is None and arg.number_attr:
         dtype = attrs.get(arg.type_attr) or next((v.dtype for v in values if isinstance(v, Tensor)), None)
@@ -305,10 +307,11 @@ def _convert_inputs(op: Op, values: list, attrs: dict) -> list[Tensor]:
                                                          param_name=arg.name)
             sources[arg.type_list_attr] = arg.name
         else:
-            if arg.number_attr in attrs and sources.get(arg.number_attr) and attrs[arg.number_attr] != len(tensors):
+            source = sources.get(arg.number_attr)
+            if source and attrs[arg.number_attr] != len(tensors):
                 raise ValueError(f"List argument '{arg.name}' to '{op.name}' Op with length {len(tensors)} must "
                                  f"match length {attrs[arg.number_attr]} of argument "
-                                 f"'{sources[arg.number_attr]}'.")
+                                 f"'{source}'.")
             minimum = op_def.attr(arg.number_attr).minimum
             if minimum is not None and len(tensors) < minimum:
                 raise ValueError(f"List argument '{arg.name}' to '{op.name}' Op with length {len(tensors)} "
@@ -431,7 +434,14 @@ def _attr_summary(kind: str, value: Any) -> str:
 def create_op(g: Graph, op_type: str, inputs: list[Tensor], name: str | None, attrs: dict,
               output_types: list | None = None) -> Operation:
     """Create a node from already-converted inputs and explicit attrs (Graph.create_op, import)."""
-    op = get(op_type)
+    if op_type not in _ops:
+        raise RuntimeError(
+            f"Op type not registered '{op_type}' in binary running on {socket.gethostname()}. Make sure the Op "
+            "and Kernel are registered in the binary running in this process. Note that if you are loading a "
+            "saved graph which used ops from tf.contrib (e.g. `tf.contrib.resampler`), accessing should be "
+            "done before importing the graph, as contrib ops are lazily registered when the module is first "
+            "accessed.")
+    op = _ops[op_type]
     attrs = dict(attrs)
     node_name = g.unique_name(name or op_type) if not (name and name.endswith("/")) else name[:-1]
     arg_attrs = dict(attrs)

@@ -1,11 +1,17 @@
-"""Array ops: constants, placeholders, identity, shapes and fills.
+"""Array ops: constants, placeholders, shapes and fills, slicing and indexing (`Tensor.__getitem__`),
+stacking, concatenation, reshaping of dimensions, gathers and masks.
 
 Each op is one block: its definition, shape function, kernel, and TF1's public wrapper. Importing this
-module registers the conversion of Python values and numpy arrays to Const tensors.
+module registers the conversion of Python values, numpy arrays and lists holding tensors to tensors, and
+installs `Tensor.__getitem__`. Wrappers that need a math op (Cast, Prod, Range) import `math_ops` where
+they use it, because `math_ops` imports this module. `slice` is TF's public name here, so the builtin is
+spelled `builtins.slice`.
 """
 
 from __future__ import annotations
 
+import builtins
+import numbers
 from typing import Any
 
 import numpy as np
@@ -197,8 +203,12 @@ def _shape(ctx: Any, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
 
 
 def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:  # noqa: A002
-    """The shape of `input` as a 1-D tensor."""
-    return Shape(input, out_type=out_type, name=name)
+    """The shape of `input` as a 1-D tensor: a Const when it is fully known while building, as in TF."""
+    with name_scope(name, "Shape", [input]) as scope:
+        input = convert_to_tensor(input)
+        if input.shape.is_fully_defined():
+            return constant(input.shape.as_list(), dtype=out_type, name=scope)
+        return Shape(input, out_type=out_type, name=scope)
 
 
 Size = Op("Size", inputs=["input: T"], outputs=["output: out_type"],
@@ -216,8 +226,15 @@ def _size(ctx: Any, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
 
 
 def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:  # noqa: A002
-    """The number of elements of `input`."""
-    return Size(input, out_type=out_type, name=name)
+    """The number of elements of `input`: a Const when known while building (or a dimension is 0)."""
+    with name_scope(name, "Size", [input]) as scope:
+        input = convert_to_tensor(input)
+        static = input.shape
+        if static.is_fully_defined():
+            return constant(static.num_elements(), dtype=out_type, name=scope)
+        if static.dims and any(d.value == 0 for d in static.dims):
+            return constant(0, dtype=out_type, name=scope)
+        return Size(input, out_type=out_type, name=scope)
 
 
 Rank = Op("Rank", inputs=["input: T"], outputs=["output: int32"], attrs=["T: type"])
@@ -234,8 +251,12 @@ def _rank(ctx: Any, input: Any) -> Any:  # noqa: A002
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
-    """The number of dimensions of `input`."""
-    return Rank(input, name=name)
+    """The number of dimensions of `input`: a Const when the rank is known while building, as in TF."""
+    with name_scope(name, "Rank", [input]) as scope:
+        input = convert_to_tensor(input)
+        if input.shape.ndims is not None:
+            return constant(input.shape.ndims, dtype=dtypes.int32, name=scope)
+        return Rank(input, name=scope)
 
 # -- Fill, zeros, ones -------------------------------------------------------------------------------
 
@@ -342,3 +363,983 @@ def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize
 def ones_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
     """Ones with the shape (and by default the dtype) of `tensor`."""
     return _like(OnesLike, ones, tensor, dtype, name, optimize, "ones_like")
+
+# -- Shape-inference helpers -------------------------------------------------------------------------
+# TF's C++ shape functions (InferenceContext::WithRank, Merge, ...) with their messages, which are what a
+# bad graph reports; TensorShape's own methods carry the Python API's messages instead.
+
+
+def _with_rank(shape: tensor_shape.TensorShape, rank: int) -> tensor_shape.TensorShape:
+    if shape.ndims is None:
+        return tensor_shape.unknown_shape(rank=rank)
+    if shape.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}")
+    return shape
+
+
+def _with_rank_at_least(shape: tensor_shape.TensorShape, rank: int) -> tensor_shape.TensorShape:
+    if shape.ndims is not None and shape.ndims < rank:
+        raise ValueError(f"Shape must be at least rank {rank} but is rank {shape.ndims}")
+    return shape
+
+
+def _merge_shapes(a: tensor_shape.TensorShape, b: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """The more specific of two compatible shapes (InferenceContext::Merge)."""
+    if a.ndims is None:
+        return b
+    if b.ndims is None:
+        return a
+    if a.ndims != b.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}")
+    dims = []
+    for i, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
+                             f"{tensor_util.shape_string(a)} and {tensor_util.shape_string(b)}.")
+        dims.append(y if x is None else x)
+    return tensor_shape.TensorShape(dims)
+
+
+def _shape_from_tensor(tensor: Tensor) -> tensor_shape.TensorShape:
+    """A 1-D shape-like input (sizes, multiples) as a partial shape; -1 entries are unknown."""
+    _with_rank(tensor.shape, 1)
+    value = tensor_util.constant_value(tensor)
+    if value is not None:
+        for v in value.reshape(-1).tolist():
+            if v < -1:
+                raise ValueError(f"Invalid value in tensor used for shape: {v}")
+    return tensor_util.constant_value_as_shape(tensor)
+
+
+def _invalid(ctx: Any, message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(ctx.node_def, None, message)
+
+# -- StridedSlice, tf.strided_slice and Tensor.__getitem__ -------------------------------------------
+
+StridedSlice = Op("StridedSlice", inputs=["input: T", "begin: Index", "end: Index", "strides: Index"],
+                  outputs=["output: T"],
+                  attrs=["T: type", "Index: {int16, int32, int64}", "begin_mask: int = 0", "end_mask: int = 0",
+                         "ellipsis_mask: int = 0", "new_axis_mask: int = 0", "shrink_axis_mask: int = 0"])
+
+_NEW_AXIS = -1
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def _clamp_index(x: int, dim: int, lo: int, hi: int) -> int:
+    x = x + dim if x < 0 else x
+    return lo if x < lo else hi if x > hi else x
+
+
+def _strided_slice_plan(dims: list, begin: list | None, end: list | None, strides: list, begin_mask: int,
+                        end_mask: int, ellipsis_mask: int, new_axis_mask: int,
+                        shrink_axis_mask: int) -> tuple[list, list]:
+    """TF's ValidateStridedSliceOp on a partial shape: one Python slice per input dimension and the
+    output dims. Serves the shape function (dims or begin/end may be unknown, giving None entries) and
+    the kernel (all known); a bad spec raises ValueError with TF's message."""
+    if ellipsis_mask & (ellipsis_mask - 1):
+        raise ValueError("Multiple ellipses in slice spec not allowed")
+    sparse_dims = len(strides)
+    new_axes_after_ellipsis = 0
+    seen_ellipsis = False
+    for i in range(sparse_dims):
+        if seen_ellipsis and new_axis_mask >> i & 1:
+            new_axes_after_ellipsis += 1
+        seen_ellipsis = seen_ellipsis or bool(ellipsis_mask >> i & 1)
+    if not seen_ellipsis:
+        ellipsis_mask |= 1 << sparse_dims
+        sparse_dims += 1
+    rank = len(dims)
+    dense: list[tuple] = []  # per input dimension: begin, end, stride, begin masked, end masked, shrink
+    gather: list[int] = []  # per output dimension: its input dimension, or _NEW_AXIS
+    for i in range(sparse_dims):
+        if ellipsis_mask >> i & 1:
+            stop = min(rank - (sparse_dims - i) + 1 + new_axes_after_ellipsis, rank)
+            for full_index in range(len(dense), stop):
+                gather.append(full_index)
+                dense.append((0, 0, 1, True, True, False))
+        elif new_axis_mask >> i & 1:
+            gather.append(_NEW_AXIS)
+        else:
+            if len(dense) == rank:
+                if rank == 0:
+                    raise ValueError("Attempting to slice scalar input.")
+                raise ValueError(f"Index out of range using input dim {rank}; input has only {rank} dims")
+            shrink = bool(shrink_axis_mask >> i & 1)
+            if not shrink:
+                gather.append(len(dense))
+            dense.append((None if begin is None else begin[i], None if end is None else end[i], strides[i],
+                          bool(begin_mask >> i & 1), bool(end_mask >> i & 1), shrink))
+    bounds_known = begin is not None and end is not None
+    slices: list = []
+    sizes: list = []
+    for i, (b, e, s, begin_masked, end_masked, shrink) in enumerate(dense):
+        dim = dims[i]
+        if s == 0:
+            raise ValueError(f"strides[{i}] must be non-zero")
+        if dim is None:
+            sizes.append(1 if shrink else None)
+            slices.append(None)
+            continue
+        if shrink and s <= 0:
+            raise ValueError("only stride 1 allowed on non-range indexing.")
+        if bounds_known:
+            if shrink:
+                b = b + dim if b < 0 else b
+                if not 0 <= b < dim:
+                    raise ValueError(f"slice index {b} of dimension {i} out of bounds.")
+                e = b + 1
+            else:
+                lo, hi = (0, dim) if s > 0 else (-1, dim - 1)
+                b = (lo if s > 0 else hi) if begin_masked else _clamp_index(b, dim, lo, hi)
+                e = (hi if s > 0 else lo) if end_masked else _clamp_index(e, dim, lo, hi)
+            length = e - b
+        elif shrink:
+            length = 1
+        elif begin_masked and end_masked:
+            length = dim if s > 0 else -dim
+        else:
+            length = None
+        if length is None:
+            size = None
+        elif length == 0 or (length < 0) != (s < 0):
+            size = 0
+        else:
+            size = -(-abs(length) // abs(s))
+        sizes.append(size)
+        if not bounds_known:
+            slices.append(None)
+        else:
+            slices.append(builtins.slice(b, None if e < 0 else e, s) if size else builtins.slice(0, 0))
+    return slices, [1 if g == _NEW_AXIS else sizes[g] for g in gather]
+
+
+def _masks(op: Any) -> dict[str, int]:
+    return {m: op.node_def.attr[m] for m in _MASKS}
+
+
+@StridedSlice.shape
+def _strided_slice_shape(op: Any) -> list:
+    index_shape = _with_rank(op.inputs[1].shape, 1)
+    end_shape, strides_shape = _with_rank(op.inputs[2].shape, 1), _with_rank(op.inputs[3].shape, 1)
+    index_shape = _merge_shapes(_merge_shapes(index_shape, end_shape), strides_shape)
+    input_shape = op.inputs[0].shape
+    strides = tensor_util.constant_value(op.inputs[3])
+    if input_shape.ndims is None or index_shape.dims[0].value is None or strides is None:
+        return [tensor_shape.unknown_shape()]
+    begin = tensor_util.constant_value(op.inputs[1])
+    end = tensor_util.constant_value(op.inputs[2])
+    _, dims = _strided_slice_plan(input_shape.as_list(), None if begin is None else begin.tolist(),
+                                  None if end is None else end.tolist(), strides.tolist(), **_masks(op))
+    return [tensor_shape.TensorShape(dims)]
+
+
+@StridedSlice.kernel("CPU", "GPU")
+def _strided_slice(ctx: Any, input: Any, begin: Any, end: Any, strides: Any, begin_mask: int,  # noqa: A002
+                   end_mask: int, ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> Any:
+    if not (begin.ndim == end.ndim == strides.ndim == 1 and begin.shape == end.shape == strides.shape):
+        raise _invalid(ctx, "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+                       f"{tensor_util.shape_string(begin.shape)}, {tensor_util.shape_string(end.shape)}, and "
+                       f"{tensor_util.shape_string(strides.shape)} instead.")
+    try:
+        slices, dims = _strided_slice_plan(list(input.shape), begin.tolist(), end.tolist(), strides.tolist(),
+                                           begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    except ValueError as e:
+        raise _invalid(ctx, str(e)) from None
+    return ctx.xp.reshape(input[tuple(slices)], dims)
+
+
+def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
+                  end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0,
+                  var: Any = None, name: str | None = None) -> Tensor:
+    """`input_[begin:end:strides]` per dimension, with the masks of Python's slice syntax (strides 1)."""
+    if var is not None:
+        raise NotImplementedError("sliced assignment (StridedSliceAssign) is not implemented")
+    if strides is None:
+        strides = ones_like(begin)
+    return StridedSlice(input_, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask,
+                        ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
+                        shrink_axis_mask=shrink_axis_mask, name=name)
+
+
+newaxis = None
+_SLICE_INDEX_TYPES = (dtypes.int16, dtypes.int32, dtypes.int64)
+_SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                     "tf.int32/tf.int64 tensors are valid indices")
+
+
+def _check_index(idx: Any) -> None:
+    """TF's optimistic check: ints, and anything with an integer dtype that is not a vector."""
+    if isinstance(idx, (numbers.Integral, tensor_shape.Dimension)):
+        return
+    dtype = getattr(idx, "dtype", None)
+    if (dtype is None or dtypes.as_dtype(dtype).base_dtype not in _SLICE_INDEX_TYPES
+            or tensor_shape.as_shape(idx.shape).ndims == 1):
+        raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
+
+
+def _slice_bound(value: Any, dtype: Any, default: int) -> tuple[Any, bool]:
+    """A slice's start/stop/step for the packed index vectors; True when it is missing (masked)."""
+    if value is None or (isinstance(value, tensor_shape.Dimension) and value.value is None):
+        return (default if dtype is None else constant(default, dtype=dtype)), True
+    _check_index(value)
+    return tensor_shape.dimension_value(value), False
+
+
+def _slice_helper(tensor: Any, slice_spec: Any) -> Tensor:
+    """`tensor[slice_spec]` as TF builds it: one StridedSlice whose begin/end/strides are stacked from the
+    spec (ints, slices, `...`, `tf.newaxis`, scalar int tensors); a boolean spec is a `boolean_mask`."""
+    tensor = convert_to_tensor(tensor)
+    if (isinstance(slice_spec, bool) or (isinstance(slice_spec, Tensor) and slice_spec.dtype == dtypes.bool)
+            or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool)):
+        return boolean_mask(tensor, slice_spec)
+    if not isinstance(slice_spec, (list, tuple)):
+        slice_spec = [slice_spec]
+    begin: list = []
+    end: list = []
+    strides: list = []
+    masks = dict.fromkeys(_MASKS, 0)
+    for index, s in enumerate(slice_spec):
+        if isinstance(s, builtins.slice):
+            tensor_types = [t.dtype for t in (s.start, s.stop, s.step) if isinstance(t, Tensor)]
+            dtype = next((t for t in (dtypes.int64, dtypes.int32, dtypes.int16) if t in tensor_types), None)
+            for bounds, value, default, mask in ((begin, s.start, 0, "begin_mask"), (end, s.stop, 0, "end_mask"),
+                                                 (strides, s.step, 1, None)):
+                value, missing = _slice_bound(value, dtype, default)
+                bounds.append(value)
+                if missing and mask:
+                    masks[mask] |= 1 << index
+        elif s is Ellipsis or s is newaxis:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            masks["ellipsis_mask" if s is Ellipsis else "new_axis_mask"] |= 1 << index
+        else:
+            _check_index(s)
+            s = tensor_shape.dimension_value(s)
+            begin.append(s)
+            end.append(s + 1)
+            int16_or_64 = isinstance(s, Tensor) and s.dtype.base_dtype in (dtypes.int16, dtypes.int64)
+            strides.append(constant(1, dtype=s.dtype.base_dtype) if int16_or_64 else 1)
+            masks["shrink_axis_mask"] |= 1 << index
+    with name_scope(None, "strided_slice", [tensor] + begin + end + strides) as name:
+        if begin:
+            packed = [stack(begin), stack(end), stack(strides)]
+            index_types = {t.dtype.base_dtype for t in packed}
+            wide = next((t for t in (dtypes.int64, dtypes.int16) if t in index_types), None)
+            if wide is not None:
+                from tensorweave.ops import math_ops
+
+                packed = [math_ops.cast(t, wide) for t in packed]
+        else:
+            packed = [constant([], dtype=dtypes.int32)] * 3
+        return strided_slice(tensor, *packed, name=name, **masks)
+
+
+Tensor._override_operator("__getitem__", _slice_helper)
+
+# -- Pack, Unpack, and lists of tensors as tensors -----------------------------------------------------
+
+Pack = Op("Pack", inputs=["values: N * T"], outputs=["output: T"], attrs=["N: int >= 1", "T: type", "axis: int = 0"])
+
+
+def _pack_axis(axis: int, rank: int) -> int:
+    """An axis of a rank-`rank` shape, made non-negative (GetAxisForPackAndUnpack)."""
+    if not -rank <= axis < rank:
+        raise ValueError(f"Invalid axis: {axis}; must be in [{-rank},{rank})")
+    return axis + rank if axis < 0 else axis
+
+
+@Pack.shape
+def _pack_shape(op: Any) -> list:
+    inputs = op.inputs
+    merged = inputs[-1].shape
+    for i in range(len(inputs) - 2, -1, -1):
+        try:
+            merged = _merge_shapes(inputs[i].shape, merged)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+    if merged.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    dims = merged.as_list()
+    dims.insert(_pack_axis(op.node_def.attr["axis"], len(dims) + 1), len(inputs))
+    return [tensor_shape.TensorShape(dims)]
+
+
+@Pack.kernel("CPU", "GPU")
+def _pack(ctx: Any, *values: Any, axis: int) -> Any:
+    first = values[0]
+    rank = first.ndim
+    if not -rank - 1 <= axis <= rank:
+        raise _invalid(ctx, f"axis = {axis} not in [{-rank - 1}, {rank + 1})")
+    for i, v in enumerate(values[1:], 1):
+        if v.shape != first.shape:
+            raise _invalid(ctx, f"Shapes of all inputs must match: values[0].shape = "
+                           f"{tensor_util.shape_string(first.shape)} != values[{i}].shape = "
+                           f"{tensor_util.shape_string(v.shape)}")
+    return ctx.xp.stack(values, axis=axis)
+
+
+def stack(values: Any, axis: int = 0, name: str = "stack") -> Tensor:
+    """Stack rank-R tensors into one rank-(R+1) tensor; a list of constants becomes one Const, as in TF."""
+    if axis == 0:
+        try:
+            return convert_to_tensor(values, name=name)
+        except (TypeError, ValueError):
+            pass  # the values hold tensors that cannot be packed as they are: Pack says why
+    value_shape = convert_to_tensor(values[0], name=name).shape
+    if value_shape.ndims is not None:
+        expanded = value_shape.ndims + 1
+        if not -expanded <= axis < expanded:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-expanded}, {expanded})")
+    return Pack(values, axis=axis, name=name)
+
+
+def _is_tensor_like(value: Any) -> bool:
+    return isinstance(value, Tensor) or (hasattr(value, "_as_graph_element") and not isinstance(value, type))
+
+
+def _nested_dtype(values: Any) -> dtypes.DType | None:
+    """The dtype of the first tensor in nested lists, or None when they hold none."""
+    for v in values:
+        if _is_tensor_like(v):
+            return v.dtype.base_dtype
+        if isinstance(v, (list, tuple)):
+            found = _nested_dtype(v)
+            if found is not None:
+                return found
+    return None
+
+
+def _cast_nested(values: Any, dtype: dtypes.DType) -> list:
+    from tensorweave.ops import math_ops
+
+    return [math_ops.cast(v, dtype) if isinstance(v, Tensor) else _cast_nested(v, dtype)
+            if isinstance(v, (list, tuple)) else v for v in values]
+
+
+def _autopack(values: Any, dtype: dtypes.DType, name: str) -> Any:
+    """Pack nested lists that hold tensors (other entries become constants named by their index); lists
+    without tensors come back as they are, for the caller to make one constant of."""
+    must_pack = False
+    converted = []
+    with name_scope(name, None, [v for v in values if _is_tensor_like(v)]) as scope:
+        for i, v in enumerate(values):
+            if _is_tensor_like(v):
+                v = convert_to_tensor(v)
+                if v.dtype.base_dtype != dtype:
+                    raise TypeError(f"Cannot convert a list containing a tensor of dtype {v.dtype} to {dtype} "
+                                    f"(Tensor is: {v!r})")
+                must_pack = True
+            elif isinstance(v, (list, tuple)):
+                v = _autopack(v, dtype, str(i))
+                must_pack = must_pack or isinstance(v, Tensor)
+            converted.append(v)
+        if not must_pack:
+            return converted
+        return Pack([v if isinstance(v, Tensor) else constant(v, dtype=dtype, name=str(i))
+                     for i, v in enumerate(converted)], name=scope)
+
+
+def _autopacking_conversion(value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Any:
+    """Lists and tuples holding tensors convert by packing them (TF's auto-packing)."""
+    inferred = None if as_ref else _nested_dtype(value)
+    if inferred is None:
+        return NotImplemented
+    dtype = inferred if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    if dtype != inferred:
+        value = _cast_nested(value, dtype)
+    return _autopack(value, dtype, name or "packed")
+
+
+register_tensor_conversion_function((list, tuple), _autopacking_conversion, 99)
+
+Unpack = Op("Unpack", inputs=["value: T"], outputs=["output: num * T"],
+            attrs=["num: int >= 0", "T: type", "axis: int = 0"])
+
+
+@Unpack.shape
+def _unpack_shape(op: Any) -> list:
+    value = op.inputs[0].shape
+    num = op.node_def.attr["num"]
+    if value.ndims is None:
+        return [tensor_shape.unknown_shape()] * num
+    dims = value.as_list()
+    axis = _pack_axis(op.node_def.attr["axis"], len(dims))
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Dimension must be {num} but is {dims[axis]}")
+    return [tensor_shape.TensorShape(dims[:axis] + dims[axis + 1:])] * num
+
+
+@Unpack.kernel("CPU", "GPU")
+def _unpack(ctx: Any, value: Any, num: int, axis: int) -> list:
+    rank = value.ndim
+    if not -rank <= axis < rank:
+        raise _invalid(ctx, f"axis = {axis} not in [{-rank}, {rank})")
+    axis = axis + rank if axis < 0 else axis
+    if value.shape[axis] != num:
+        raise _invalid(ctx, f"Input shape axis {axis} must equal {num}, got shape "
+                       f"{tensor_util.shape_string(value.shape)}")
+    return [value[(builtins.slice(None),) * axis + (i,)] for i in range(num)]
+
+
+def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
+    """The slices of `value` along `axis`; `num` is inferred from the static shape when not given."""
+    if num is None:
+        value = convert_to_tensor(value)
+        value_shape = value.shape
+        if value_shape.ndims is not None:
+            if not -value_shape.ndims <= axis < value_shape.ndims:
+                raise ValueError(f"Argument `axis` = {axis} not in range [{-value_shape.ndims}, "
+                                 f"{value_shape.ndims})")
+            num = value_shape.dims[axis].value
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {value_shape}")
+    outputs = Unpack(value, num=num, axis=axis, name=name)
+    return outputs if isinstance(outputs, list) else []  # num == 0: the node has no outputs
+
+# -- ConcatV2 ----------------------------------------------------------------------------------------
+
+ConcatV2 = Op("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["output: T"],
+              attrs=["N: int >= 2", "T: type", "Tidx: {int32, int64} = DT_INT32"])
+
+
+@ConcatV2.shape
+def _concat_shape(op: Any) -> list:
+    values, axis_tensor = op.inputs[:-1], op.inputs[-1]
+    _with_rank(axis_tensor.shape, 0)
+    rank = next((v.shape.ndims for v in values if v.shape.ndims is not None), None)
+    if rank == 0:
+        raise ValueError("Can't concatenate scalars (use tf.stack instead)")
+    shapes = [v.shape if rank is None else _with_rank(v.shape, rank) for v in values]
+    axis = tensor_util.constant_value(axis_tensor)
+    if axis is None:
+        return [tensor_shape.unknown_shape(rank=rank)]
+    axis = int(axis)
+    for s in shapes:
+        _with_rank_at_least(s, -axis if axis < 0 else axis + 1)
+    if rank is None:
+        return [tensor_shape.unknown_shape()]
+    axis = axis + rank if axis < 0 else axis
+    dims = shapes[-1].as_list()
+    before, middle, after = (tensor_shape.TensorShape(dims[:axis]), dims[axis],
+                             tensor_shape.TensorShape(dims[axis + 1:]))
+    for s in reversed(shapes[:-1]):
+        d = s.as_list()
+        before = _merge_shapes(tensor_shape.TensorShape(d[:axis]), before)
+        middle = None if middle is None or d[axis] is None else middle + d[axis]
+        after = _merge_shapes(tensor_shape.TensorShape(d[axis + 1:]), after)
+    return [before.concatenate([middle]).concatenate(after)]
+
+
+@ConcatV2.kernel("CPU", "GPU")
+def _concat(ctx: Any, *args: Any) -> Any:
+    values, axis = args[:-1], args[-1]
+    if not (axis.ndim == 0 or axis.shape == (1,)):
+        raise _invalid(ctx, f"axis tensor should be a scalar integer, but got shape "
+                       f"{tensor_util.shape_string(axis.shape)}")
+    concat_dim = int(axis.reshape(-1)[0])
+    first = values[0]
+    rank = first.ndim
+    axis = concat_dim + rank if concat_dim < 0 else concat_dim
+    if not (0 <= axis < rank or concat_dim == 0):
+        raise _invalid(ctx, f"ConcatOp : Expected concatenating dimensions in the range [{-rank}, {rank}), but "
+                       f"got {concat_dim}")
+    if rank == 0:
+        raise _invalid(ctx, "ConcatOp : Can't concatenate scalars (use tf.stack instead)")
+    for i, v in enumerate(values):
+        shapes = (f"shape[0] = {tensor_util.shape_string(first.shape)} vs. shape[{i}] = "
+                  f"{tensor_util.shape_string(v.shape)}")
+        if v.ndim != rank:
+            raise _invalid(ctx, f"ConcatOp : Ranks of all input tensors should match: {shapes}")
+        for j in range(rank):
+            if j != axis and v.shape[j] != first.shape[j]:
+                raise _invalid(ctx, f"ConcatOp : Dimension {j} in both shapes must be equal: {shapes}")
+    return ctx.xp.concatenate(values, axis=axis)
+
+
+def concat(values: Any, axis: Any, name: str = "concat") -> Tensor:
+    """Join tensors along `axis`; a single value comes back through an Identity, as in TF."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        with name_scope(name):
+            convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32).shape.assert_has_rank(0)
+            return identity(values[0], name=name)
+    return ConcatV2(values, axis, name=name)
+
+# -- ExpandDims, Squeeze -----------------------------------------------------------------------------
+
+ExpandDims = Op("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["output: T"],
+                attrs=["T: type", "Tdim: {int32, int64} = DT_INT32"])
+
+
+@ExpandDims.shape
+def _expand_dims_shape(op: Any) -> list:
+    dim = tensor_util.constant_value(op.inputs[1])
+    if dim is not None and dim.size != 1:
+        raise ValueError("'dim' input must be a tensor with a single value")
+    input_shape = op.inputs[0].shape
+    if dim is None or input_shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    dim = int(dim.reshape(-1)[0])
+    rank = input_shape.ndims
+    if not -rank - 1 <= dim <= rank:
+        raise ValueError(f"dim {dim} not in the interval [{-rank - 1}, {rank}].")
+    dims = input_shape.as_list()
+    dims.insert(dim + rank + 1 if dim < 0 else dim, 1)
+    return [tensor_shape.TensorShape(dims)]
+
+
+@ExpandDims.kernel("CPU", "GPU")
+def _expand_dims(ctx: Any, input: Any, dim: Any) -> Any:  # noqa: A002
+    if dim.size != 1:
+        raise _invalid(ctx, "'dim' must be a tensor with a single value")
+    dim = int(dim.reshape(-1)[0])
+    if not -1 - input.ndim <= dim <= input.ndim:
+        raise _invalid(ctx, f"Tried to expand dim index {dim} for tensor with {input.ndim} dimensions.")
+    return ctx.xp.expand_dims(input, dim)
+
+
+def expand_dims(input: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Tensor:  # noqa: A002
+    """`input` with a new dimension of size 1 inserted at `axis` (`dim` is TF1's deprecated alias)."""
+    if axis is not None and dim is not None:
+        raise ValueError("Cannot specify both 'dim' and 'axis'.")
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    return ExpandDims(input, axis, name=name)
+
+
+Squeeze = Op("Squeeze", inputs=["input: T"], outputs=["output: T"],
+             attrs=["T: type", "squeeze_dims: list(int) >= 0 = []"])
+
+
+@Squeeze.shape
+def _squeeze_shape(op: Any) -> list:
+    input_shape = op.inputs[0].shape
+    if input_shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    rank = input_shape.ndims
+    wanted = set()
+    for i, d in enumerate(op.node_def.attr["squeeze_dims"]):
+        if not -rank <= d < rank:
+            raise ValueError(f"squeeze_dims[{i}] not in [{-rank},{rank}).")
+        wanted.add(d + rank if d < 0 else d)
+    dims = []
+    for i, d in enumerate(input_shape.as_list()):
+        if d is None:
+            if i in wanted:
+                continue  # assumed to be 1 when the graph runs
+            if not wanted:
+                return [tensor_shape.unknown_shape()]
+        elif d == 1:
+            if i in wanted or not wanted:
+                continue
+        elif i in wanted:
+            raise ValueError(f"Can not squeeze dim[{i}], expected a dimension of 1, got {d}")
+        dims.append(d)
+    return [tensor_shape.TensorShape(dims)]
+
+
+@Squeeze.kernel("CPU", "GPU")
+def _squeeze(ctx: Any, input: Any, squeeze_dims: list) -> Any:  # noqa: A002
+    rank = input.ndim
+    wanted = set()
+    for d in squeeze_dims:
+        if not -rank <= d < rank:
+            raise _invalid(ctx, f"Tried to squeeze dim index {d} for tensor with {rank} dimensions.")
+        wanted.add(d + rank if d < 0 else d)
+    for d in sorted(wanted):
+        if input.shape[d] != 1:
+            raise _invalid(ctx, f"Can not squeeze dim[{d}], expected a dimension of 1, got {input.shape[d]}")
+    return ctx.xp.reshape(input, [n for i, n in enumerate(input.shape)
+                                  if not (i in wanted or (not wanted and n == 1))])
+
+
+def squeeze(input: Any, axis: Any = None, name: str | None = None, squeeze_dims: Any = None) -> Tensor:  # noqa: A002
+    """`input` without its size-1 dimensions (only those in `axis` when given)."""
+    if axis is not None and squeeze_dims is not None:
+        raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'.")
+    axis = squeeze_dims if axis is None else axis
+    if np.isscalar(axis):
+        axis = [axis]
+    return Squeeze(input, squeeze_dims=[] if axis is None else list(axis), name=name)
+
+# -- Transpose, ConjugateTranspose -------------------------------------------------------------------
+
+
+def _transpose_shape(op: Any) -> list:
+    x, perm_tensor = op.inputs
+    perm = tensor_util.constant_value(perm_tensor)
+    perm_size = perm_tensor.shape.num_elements()
+    if x.shape.ndims is None and perm_size is None and perm is None:
+        return [tensor_shape.unknown_shape()]
+    rank = x.shape.ndims if x.shape.ndims is not None else perm_size if perm_size is not None else perm.size
+    if x.shape.ndims is None and rank < 2:
+        return [x.shape]  # one entry could mean a scalar or a vector: either comes back unchanged
+    dims = _with_rank(x.shape, rank).as_list()
+    _with_rank(perm_tensor.shape, 1)
+    if perm_size is not None and perm_size != rank:
+        raise ValueError(f"Dimension must be {rank} but is {perm_size}")
+    if perm is None:
+        return [tensor_shape.unknown_shape(rank=rank)]
+    out = []
+    for p in perm.reshape(-1).tolist()[:rank]:
+        if not -rank <= p < rank:
+            raise ValueError(f"perm dim {p} is out of range of input rank {rank}")
+        out.append(dims[p])
+    return [tensor_shape.TensorShape(out)]
+
+
+def _transpose_axes(ctx: Any, x: Any, perm: Any) -> list[int]:
+    """The permutation as numpy axes, checked as TF's TransposeOp does."""
+    if perm.ndim != 1:
+        raise _invalid(ctx, f"perm must be rank 1, got shape {tensor_util.shape_string(perm.shape)}")
+    rank = x.ndim
+    if perm.size != rank:
+        raise _invalid(ctx, f"transpose expects a vector of size {rank}. But input(1) is a vector of size "
+                       f"{perm.size}")
+    axes = []
+    for d in perm.tolist():
+        d = d + rank if d < 0 else d
+        if not 0 <= d < rank:
+            raise _invalid(ctx, f"{d} is out of range [0 .. {rank})")
+        axes.append(d)
+    for i in range(rank):
+        if i not in axes:
+            raise _invalid(ctx, f"{i} is missing from {{{','.join(str(p) for p in perm.tolist())}}}.")
+    return axes
+
+
+Transpose = Op("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
+               attrs=["T: type", "Tperm: {int32, int64} = DT_INT32"])
+Transpose.shape(_transpose_shape)
+
+
+@Transpose.kernel("CPU", "GPU")
+def _transpose(ctx: Any, x: Any, perm: Any) -> Any:
+    return ctx.xp.transpose(x, _transpose_axes(ctx, x, perm))
+
+
+ConjugateTranspose = Op("ConjugateTranspose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
+                        attrs=["T: type", "Tperm: {int32, int64} = DT_INT32"])
+ConjugateTranspose.shape(_transpose_shape)
+
+
+@ConjugateTranspose.kernel("CPU", "GPU")
+def _conjugate_transpose(ctx: Any, x: Any, perm: Any) -> Any:
+    return ctx.xp.conj(ctx.xp.transpose(x, _transpose_axes(ctx, x, perm)))
+
+
+def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False) -> Tensor:
+    """`a` with its dimensions permuted (reversed by default); `conjugate` also conjugates complex values."""
+    with name_scope(name, "transpose", [a]) as name:
+        if not isinstance(a, Tensor):
+            a = convert_to_tensor(a, name="a")
+        op = ConjugateTranspose if conjugate and a.dtype.is_complex else Transpose
+        if perm is None:
+            if a.shape.ndims is None:
+                from tensorweave.ops import math_ops
+
+                perm = math_ops.Range(Rank(a) - 1, -1, -1)
+            else:
+                perm = np.arange(a.shape.ndims - 1, -1, -1, dtype=np.int32)
+        return op(a, perm, name=name)
+
+# -- Where (coordinates of true elements) ------------------------------------------------------------
+
+Where = Op("Where", inputs=["input: T"], outputs=["index: int64"], attrs=["T: {numbertype, bool} = DT_BOOL"])
+
+
+@Where.shape
+def _where_shape(op: Any) -> list:
+    return [tensor_shape.TensorShape([None, op.inputs[0].shape.ndims])]
+
+
+@Where.kernel("CPU", "GPU")
+def _where(ctx: Any, input: Any) -> Any:  # noqa: A002
+    if input.ndim == 0:
+        raise _invalid(ctx, "WhereOp : Unhandled input dimensions: 0")
+    return ctx.xp.argwhere(input).astype(np.int64, copy=False)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """TF1's `tf.where`: with only `condition`, the int64 coordinates [N, rank] of its true elements."""
+    if x is None and y is None:
+        with name_scope(name, "Where", [condition]) as scope:
+            condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool, name="condition")
+            return Where(condition, name=scope)
+    if x is not None and y is not None:
+        raise NotImplementedError("tf.where(condition, x, y) needs the Select op, which is not implemented")
+    raise ValueError("x and y must both be non-None or both be None.")
+
+# -- GatherV2 ----------------------------------------------------------------------------------------
+
+GatherV2 = Op("GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
+              outputs=["output: Tparams"],
+              attrs=["batch_dims: int = 0", "Tparams: type", "Tindices: {int16, int32, int64}",
+                     "Taxis: {int32, int64}"])
+
+
+@GatherV2.shape
+def _gather_shape(op: Any) -> list:
+    params = _with_rank_at_least(op.inputs[0].shape, 1)
+    indices = op.inputs[1].shape
+    _with_rank(op.inputs[2].shape, 0)
+    axis = tensor_util.constant_value(op.inputs[2])
+    batch_dims = op.node_def.attr["batch_dims"]
+    if axis is None:
+        if params.ndims is not None and indices.ndims is not None:
+            return [tensor_shape.unknown_shape(rank=params.ndims + indices.ndims - 1 - batch_dims)]
+        return [tensor_shape.unknown_shape()]
+    axis = int(axis)
+    _with_rank_at_least(params, -axis if axis < 0 else axis + 1)
+    _with_rank_at_least(indices, abs(batch_dims))
+    if params.ndims is None or indices.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    batch_dims = batch_dims + indices.ndims if batch_dims < 0 else batch_dims
+    _with_rank_at_least(params, batch_dims + 1)
+    axis = axis + params.ndims if axis < 0 else axis
+    p, i = params.as_list(), indices.as_list()
+    return [tensor_shape.TensorShape(p[:axis] + i[batch_dims:] + p[axis + 1:])]
+
+
+@GatherV2.kernel("CPU", "GPU")
+def _gather(ctx: Any, params: Any, indices: Any, axis: Any, batch_dims: int) -> Any:
+    if params.ndim < 1:
+        raise _invalid(ctx, "params must be at least 1 dimensional")
+    if axis.ndim != 0:
+        raise _invalid(ctx, "axis must be scalar")
+    axis = int(axis)
+    min_rank = -axis if axis < 0 else axis + 1
+    if params.ndim < min_rank:
+        raise _invalid(ctx, f"Shape must be at least rank {min_rank} but is rank {params.ndim}")
+    axis = axis + params.ndim if axis < 0 else axis
+    if batch_dims:
+        if not -indices.ndim <= batch_dims <= indices.ndim:
+            raise _invalid(ctx, f"Expected batch_dims in the range [{-indices.ndim}, {indices.ndim}], but got "
+                           f"{batch_dims}")
+        batch_dims = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+        if batch_dims >= params.ndim:
+            raise _invalid(ctx, f"batch_dims ({batch_dims}) must be less than rank(params) ({params.ndim}).")
+        if axis < batch_dims:
+            raise _invalid(ctx, f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}).")
+        for i in range(batch_dims):
+            if params.shape[i] != indices.shape[i]:
+                raise _invalid(ctx, f"params.shape[{i}]: {params.shape[i]} should be equal to indices.shape[{i}]: "
+                               f"{indices.shape[i]}")
+    limit = params.shape[axis]
+    bad = (indices < 0) | (indices >= limit)
+    if bad.any():
+        position = np.unravel_index(int(bad.argmax()), indices.shape)
+        where_ = f"[{','.join(str(int(p)) for p in position)}]" if indices.ndim else ""
+        raise _invalid(ctx, f"indices{where_} = {int(indices[position])} is not in [0, {limit})")
+    xp = ctx.xp
+    if not batch_dims:
+        return xp.take(params, indices, axis=axis)
+    batch_shape = params.shape[:batch_dims]
+    out_shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
+    n = int(np.prod(batch_shape, dtype=np.int64))
+    flat_params = params.reshape((n,) + params.shape[batch_dims:])
+    flat_indices = indices.reshape((n,) + indices.shape[batch_dims:])
+    out = xp.empty((n,) + out_shape[batch_dims:], dtype=params.dtype)
+    for b in range(n):
+        out[b] = xp.take(flat_params[b], flat_indices[b], axis=axis - batch_dims)
+    return out.reshape(out_shape)
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | None = None, axis: Any = None,
+           batch_dims: int = 0) -> Tensor:
+    """Slices of `params` along `axis` at `indices` (out-of-range indices fail when the graph runs)."""
+    return GatherV2(params, indices, batch_dims if axis is None else axis, batch_dims=batch_dims, name=name)
+
+# -- boolean_mask (composed: Reshape, Where, Squeeze, GatherV2) --------------------------------------
+
+
+def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any = None) -> Tensor:
+    """The entries of `tensor` where `mask` is true, flattening the masked dimensions into one."""
+    from tensorweave.ops import math_ops
+
+    with name_scope(name, values=[tensor, mask]):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        mask = convert_to_tensor(mask, name="mask")
+        shape_mask = mask.shape
+        ndims_mask = shape_mask.ndims
+        shape_tensor = tensor.shape
+        if ndims_mask == 0:
+            raise ValueError("mask cannot be scalar.")
+        if ndims_mask is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  "
+                             "E.g. shape=[None] is ok, but shape=None is not.")
+        axis = 0 if axis is None else axis
+        axis_value = tensor_util.constant_value(axis) if isinstance(axis, Tensor) else axis
+        if axis_value is not None:
+            axis = int(axis_value)
+            shape_tensor[axis:axis + ndims_mask].assert_is_compatible_with(shape_mask)
+        leading_size = math_ops.Prod(shape(tensor)[axis:axis + ndims_mask], [0])
+        tensor = reshape(tensor, concat([shape(tensor)[:axis], [leading_size],
+                                         shape(tensor)[axis + ndims_mask:]], 0))
+        if axis_value is not None:
+            first_dim = shape_tensor[axis:axis + ndims_mask].num_elements()
+            tensor.set_shape(tensor_shape.as_shape(shape_tensor[:axis]).concatenate([first_dim])
+                             .concatenate(shape_tensor[axis + ndims_mask:]))
+        mask = reshape(mask, [-1])
+        return gather(tensor, squeeze(where(mask), axis=[1]), axis=axis)
+
+# -- Slice, Tile -------------------------------------------------------------------------------------
+
+Slice = Op("Slice", inputs=["input: T", "begin: Index", "size: Index"], outputs=["output: T"],
+           attrs=["T: type", "Index: {int32, int64}"])
+
+
+@Slice.shape
+def _slice_shape(op: Any) -> list:
+    input_tensor, begin_tensor, size_tensor = op.inputs
+    begin_shape = _merge_shapes(_with_rank(begin_tensor.shape, 1), _with_rank(size_tensor.shape, 1))
+    ndims = begin_shape.dims[0].value
+    input_shape = input_tensor.shape if ndims is None else _with_rank(input_tensor.shape, ndims)
+    begin = _shape_from_tensor(begin_tensor)
+    sizes = _shape_from_tensor(size_tensor)
+    size_value = tensor_util.constant_value(size_tensor)
+    if size_value is not None:
+        size_value = size_value.reshape(-1).tolist()
+        begin = _with_rank(begin, len(size_value)).as_list()
+        dims = input_shape.as_list() if input_shape.ndims is not None else [None] * len(size_value)
+        return [tensor_shape.TensorShape([
+            s if s != -1 else None if dims[i] is None or begin[i] is None else dims[i] - begin[i]
+            for i, s in enumerate(size_value)])]
+    if sizes.ndims is not None:
+        _with_rank(begin, sizes.ndims)
+        return [sizes]
+    return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
+
+
+@Slice.kernel("CPU", "GPU")
+def _slice(ctx: Any, input: Any, begin: Any, size: Any) -> Any:  # noqa: A002
+    rank = input.ndim
+    if not (begin.ndim == size.ndim == 1 and begin.size == size.size == rank):
+        raise _invalid(ctx, f"Expected begin and size arguments to be 1-D tensors of size {rank}, but got shapes "
+                       f"{tensor_util.shape_string(begin.shape)} and {tensor_util.shape_string(size.shape)} "
+                       "instead.")
+    index = []
+    for i, (b, s) in enumerate(zip(begin.tolist(), size.tolist())):
+        dim = input.shape[i]
+        s = dim - b if s == -1 else s
+        if dim == 0:
+            if b != 0 or s != 0:
+                raise _invalid(ctx, f"Expected begin[{i}] == 0 (got {b}) and size[{i}] == 0 (got {s}) when "
+                               f"input.dim_size({i}) == 0")
+        elif not 0 <= b <= dim:
+            raise _invalid(ctx, f"Expected begin[{i}] in [0, {dim}], but got {b}")
+        elif not 0 <= s <= dim - b:
+            raise _invalid(ctx, f"Expected size[{i}] in [0, {dim - b}], but got {s}")
+        index.append(builtins.slice(b, b + s))
+    return input[tuple(index)]
+
+
+def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
+    """The block of `input_` starting at `begin` with extent `size` (-1: the rest of that dimension)."""
+    return Slice(input_, begin, size, name=name)
+
+
+Tile = Op("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["output: T"],
+          attrs=["T: type", "Tmultiples: {int32, int64} = DT_INT32"])
+
+
+def _multiply_dims(a: int | None, b: int | None) -> int | None:
+    """InferenceContext::Multiply: 0 and 1 decide the product even when the other factor is unknown."""
+    if a == 0 or b == 0:
+        return 0
+    if a == 1 or b == 1:
+        return b if a == 1 else a
+    return None if a is None or b is None else a * b
+
+
+@Tile.shape
+def _tile_shape(op: Any) -> list:
+    input_shape, multiples_tensor = op.inputs[0].shape, op.inputs[1]
+    multiples = _shape_from_tensor(multiples_tensor)
+    if input_shape.ndims is not None:
+        multiples = _with_rank(multiples, input_shape.ndims)
+        _merge_shapes(multiples_tensor.shape, tensor_shape.TensorShape([input_shape.ndims]))
+    if multiples.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    input_shape = _with_rank(input_shape, multiples.ndims)
+    return [tensor_shape.TensorShape([_multiply_dims(a, b)
+                                      for a, b in zip(input_shape.as_list(), multiples.as_list())])]
+
+
+@Tile.kernel("CPU", "GPU")
+def _tile(ctx: Any, input: Any, multiples: Any) -> Any:  # noqa: A002
+    if multiples.ndim != 1 or multiples.size != input.ndim:
+        length = multiples.shape[0] if multiples.ndim else multiples.size
+        raise _invalid(ctx, f"Expected multiples argument to be a vector of length {input.ndim} but got length "
+                       f"{length}")
+    for i, m in enumerate(multiples.tolist()):
+        if m < 0:
+            raise _invalid(ctx, f"Expected multiples[{i}] >= 0, but got {m}")
+    return ctx.xp.tile(input, multiples.tolist())
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """`input` repeated `multiples[i]` times along each dimension i."""
+    return Tile(input, multiples, name=name)
+
+# -- OneHot ------------------------------------------------------------------------------------------
+
+OneHot = Op("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T", "off_value: T"],
+            outputs=["output: T"], attrs=["axis: int = -1", "T: type", "TI: {uint8, int8, int32, int64} = DT_INT64"])
+
+
+@OneHot.shape
+def _one_hot_shape(op: Any) -> list:
+    axis = op.node_def.attr["axis"]
+    if axis < -1:
+        raise ValueError("axis must be >= -1")
+    _with_rank(op.inputs[1].shape, 0)
+    depth = tensor_util.constant_value(op.inputs[1])
+    if depth is not None and depth < 0:
+        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(depth)}")
+    indices = op.inputs[0].shape
+    if indices.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    dims = indices.as_list()
+    dims.insert((axis + len(dims) + 1) % (len(dims) + 1), None if depth is None else int(depth))
+    return [tensor_shape.TensorShape(dims)]
+
+
+@OneHot.kernel("CPU", "GPU")
+def _one_hot(ctx: Any, indices: Any, depth: Any, on_value: Any, off_value: Any, axis: int) -> Any:
+    output_dims = indices.ndim + 1
+    if not (axis == -1 or 0 <= axis < output_dims):
+        raise _invalid(ctx, f"Expected axis to be -1 or between [0, {output_dims}).  But received: {axis}")
+    for arg, value in (("depth", depth), ("on_value", on_value), ("off_value", off_value)):
+        if value.ndim != 0:
+            raise _invalid(ctx, f"{arg} must be a scalar, but got: {tensor_util.shape_string(value.shape)}")
+    if depth < 0:
+        raise _invalid(ctx, f"depth must be non-negative, got: {int(depth)}")
+    xp = ctx.xp
+    hot = xp.expand_dims(indices, -1) == xp.arange(int(depth))
+    return xp.moveaxis(xp.where(hot, on_value, off_value).astype(on_value.dtype, copy=False), -1, axis)
+
+
+def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None, axis: Any = None,
+            dtype: Any = None, name: str | None = None) -> Tensor:
+    """`on_value` where the last (or `axis`) dimension equals `indices`, `off_value` elsewhere; the dtype
+    comes from `dtype`, else from the given values, else float32."""
+    with name_scope(name, "one_hot", [indices, depth, on_value, off_value, axis, dtype]) as scope:
+        dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+        off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+        given = [(arg, t.dtype.base_dtype) for arg, t in (("on_value", on), ("off_value", off)) if t is not None]
+        if given and dtype is not None:
+            for arg, t in given:
+                if t != dtype:
+                    raise TypeError(f"dtype {t} of {arg} does not match dtype parameter {dtype}")
+        dtype = given[0][1] if given else dtype or dtypes.float32
+        on = convert_to_tensor(1, dtype, name="on_value") if on is None else on
+        off = convert_to_tensor(0, dtype, name="off_value") if off is None else off
+        if on.dtype.base_dtype != off.dtype.base_dtype:
+            raise TypeError(f"dtype {on.dtype.base_dtype} of on_value does not match dtype "
+                            f"{off.dtype.base_dtype} of off_value")
+        return OneHot(indices, depth, on, off, axis=-1 if axis is None else axis, name=scope)

@@ -3,6 +3,7 @@ and the Tensor operator overloads (`+`, `*`, `@`, `<`, ...) that TF installs fro
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -466,7 +467,7 @@ def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: Any, name: str | Non
         if rank is not None:
             axis = array_ops.constant(np.arange(rank, dtype=np.int32))
         else:
-            axis = array_ops.range(0, array_ops.rank(x))
+            axis = range(0, array_ops.rank(x))
     return op(x, axis, keep_dims=keepdims, name=name)
 
 
@@ -539,3 +540,117 @@ def _install_operators() -> None:
 
 
 _install_operators()
+
+# -- Equal, NotEqual, Range (owned with the array-op library) ---------------------------------------
+# `range` below is TF's public name, so inside this module Python's builtin is `builtins.range`.
+
+
+def _equality_op(name: str, fn: Callable) -> Op:
+    """Elementwise ==/!= of any type; with `incompatible_shape_error` false, shapes that do not broadcast
+    give a scalar (False for Equal, True for NotEqual) instead of an error."""
+    op = Op(name, inputs=["x: T", "y: T"], outputs=["z: bool"],
+            attrs=["T: type", "incompatible_shape_error: bool = true"])
+    broadcast = _binary_kernel(fn)
+
+    @op.shape
+    def shape(node: Any) -> list:
+        try:
+            return _broadcast_shape(node)
+        except ValueError:
+            if node.node_def.attr["incompatible_shape_error"]:
+                raise
+            return [tensor_shape.unknown_shape()]
+
+    @op.kernel("CPU", "GPU")
+    def kernel(ctx: Any, x: Any, y: Any, incompatible_shape_error: bool) -> Any:
+        try:
+            return broadcast(ctx, x, y)
+        except errors.InvalidArgumentError:
+            if incompatible_shape_error:
+                raise
+            return np.array(name == "NotEqual")
+
+    return op
+
+
+Equal = _equality_op("Equal", np.equal)
+NotEqual = _equality_op("NotEqual", np.not_equal)
+
+
+def equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x == y elementwise with broadcasting (TF1 keeps `Tensor.__eq__` as identity)."""
+    return Equal(x, y, name=name)
+
+
+def not_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x != y elementwise with broadcasting."""
+    return NotEqual(x, y, name=name)
+
+
+Range = Op("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"], outputs=["output: Tidx"],
+           attrs=["Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64} = "
+                  "DT_INT32"])
+
+
+def _cpp_str(v: Any) -> str:
+    """A number as TF's C++ messages print it: floats with six significant digits."""
+    return f"{float(v):g}" if isinstance(v, (float, np.floating)) else str(v)
+
+
+def _range_size(start: Any, limit: Any, delta: Any) -> int:
+    """The length of [start, limit) in steps of a non-zero delta, with TF's checks and messages."""
+    if delta > 0 and start > limit:
+        raise ValueError(f"Requires start <= limit when delta > 0: {_cpp_str(start)}/{_cpp_str(limit)}")
+    if delta < 0 and start < limit:
+        raise ValueError(f"Requires start >= limit when delta < 0: {_cpp_str(start)}/{_cpp_str(limit)}")
+    if isinstance(start, (int, np.integer)):
+        return -(-builtins.abs(int(limit) - int(start)) // builtins.abs(int(delta)))
+    return int(np.ceil(np.abs((limit - start) / delta)))
+
+
+@Range.shape
+def _range_shape(op: Any) -> list:
+    for arg, t in zip(("start", "limit", "delta"), op.inputs):
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t.shape.ndims}\n\t for '{arg}'")
+    values = [tensor_util.constant_value(t) for t in op.inputs]
+    if any(v is None for v in values):
+        return [tensor_shape.TensorShape([None])]
+    start, limit, delta = (v.reshape(-1)[0] for v in values)
+    if delta == 0:
+        raise ValueError("Requires delta != 0")
+    return [tensor_shape.TensorShape([_range_size(start, limit, delta)])]
+
+
+@Range.kernel("CPU", "GPU")
+def _range(ctx: Any, start: Any, limit: Any, delta: Any) -> Any:
+    for arg, v in (("start", start), ("limit", limit), ("delta", delta)):
+        if v.ndim != 0 and v.shape != (1,):
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"{arg} must be a scalar, not shape "
+                                              f"{tensor_util.shape_string(v.shape)}")
+    start, limit, delta = (v.reshape(-1)[0] for v in (start, limit, delta))
+    if delta == 0:
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"Requires delta != 0: {_cpp_str(delta)}")
+    try:
+        size = _range_size(start, limit, delta)
+    except ValueError as e:
+        raise errors.InvalidArgumentError(ctx.node_def, None, str(e)) from None
+    return start + ctx.xp.arange(size, dtype=start.dtype) * delta  # start + i * delta in the op's type, as TF
+
+
+_RANGE_TYPES = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64]
+
+
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001 - TF's name
+          name: str = "range") -> Tensor:
+    """[start, limit) in steps of `delta` (`range(n)` is [0, n)); without `dtype` the widest of the
+    arguments' types wins, so ints give int32 and any float gives float32."""
+    if limit is None:
+        start, limit = 0, start
+    with name_scope(name, "Range", [start, limit, delta]) as scope:
+        args = [v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype, name=arg)
+                for arg, v in (("start", start), ("limit", limit), ("delta", delta))]
+        if dtype is None:
+            dtype = max((a.dtype.base_dtype for a in args), key=_RANGE_TYPES.index)
+        start, limit, delta = (cast(a, dtype) for a in args)
+        return Range(start, limit, delta, name=scope)

@@ -9,6 +9,7 @@ its reader, while an update loop that nobody reads in between runs fully in plac
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import Any
 
@@ -33,6 +34,10 @@ class Var:
         self.shared = False
         self.lock = threading.Lock()
         self._view: Any = None
+
+    def locked(self, use_locking: bool) -> Any:
+        """The variable's lock when the update asks for it; unlocked updates race, as TF's do (Hogwild)."""
+        return self.lock if use_locking else contextlib.nullcontext()
 
     def read(self) -> Any:
         """The current value as a read-only view: readers can never write into the storage."""
@@ -115,10 +120,7 @@ def _assign_shape(op: Any) -> list:
 
 @Assign.kernel("CPU", "GPU")
 def _assign(ctx: Any, ref: Var, value: Any, validate_shape: bool, use_locking: bool) -> Var:
-    if use_locking:
-        with ref.lock:
-            ref.assign(value, validate_shape, ctx.xp)
-    else:
+    with ref.locked(use_locking):
         ref.assign(value, validate_shape, ctx.xp)
     return ref
 
@@ -134,10 +136,7 @@ def _update_op(name: str, ufunc: Any) -> Op:
 
     @op.kernel("CPU", "GPU")
     def _update(ctx: Any, ref: Var, value: Any, use_locking: bool) -> Var:
-        if use_locking:
-            with ref.lock:
-                ref.update(ufunc, value, ctx.device)
-        else:
+        with ref.locked(use_locking):
             ref.update(ufunc, value, ctx.device)
         return ref
 
