@@ -600,7 +600,7 @@ def _slice_helper(tensor: Any, slice_spec: Any) -> Tensor:
     masks = dict.fromkeys(_MASKS, 0)
     for index, s in enumerate(slice_spec):
         if isinstance(s, builtins.slice):
-            tensor_types = [t.dtype for t in (s.start, s.stop, s.step) if isinstance(t, Tensor)]
+            tensor_types = [t.dtype.base_dtype for t in (s.start, s.stop, s.step) if isinstance(t, Tensor)]
             dtype = next((t for t in (dtypes.int64, dtypes.int32, dtypes.int16) if t in tensor_types), None)
             for bounds, value, default, mask in ((begin, s.start, 0, "begin_mask"), (end, s.stop, 0, "end_mask"),
                                                  (strides, s.step, 1, None)):
@@ -624,12 +624,10 @@ def _slice_helper(tensor: Any, slice_spec: Any) -> Tensor:
     with name_scope(None, "strided_slice", [tensor] + begin + end + strides) as name:
         if begin:
             packed = [stack(begin), stack(end), stack(strides)]
-            index_types = {t.dtype.base_dtype for t in packed}
-            wide = next((t for t in (dtypes.int64, dtypes.int16) if t in index_types), None)
-            if wide is not None:
+            if any(t.dtype.base_dtype == dtypes.int64 for t in packed):
                 from tensorweave.ops import math_ops
 
-                packed = [math_ops.cast(t, wide) for t in packed]
+                packed = [math_ops.cast(t, dtypes.int64) for t in packed]
         else:
             packed = [constant([], dtype=dtypes.int32)] * 3
         return strided_slice(tensor, *packed, name=name, **masks)

@@ -542,7 +542,8 @@ def _install_operators() -> None:
 _install_operators()
 
 # -- Equal, NotEqual, Range (owned with the array-op library) ---------------------------------------
-# `range` below is TF's public name, so inside this module Python's builtin is `builtins.range`.
+# `range` (below) and `abs` are TF's public names here, so this module spells the builtins `builtins.range`
+# and `builtins.abs`.
 
 
 def _equality_op(name: str, fn: Callable) -> Op:

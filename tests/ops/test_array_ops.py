@@ -1,0 +1,699 @@
+"""Array ops: slicing (`Tensor.__getitem__`, StridedSlice), Pack/Unpack, ConcatV2, ExpandDims, Squeeze,
+Transpose, Where, GatherV2, boolean_mask, Slice, Tile, OneHot, and Equal/NotEqual/Range from math_ops.
+
+Values are checked against NumPy (or TF's results, recorded), every static shape against the shape the
+kernel produces; op names, attrs, error classes and messages are literals recorded from TensorFlow 2.21
+(`tf.compat.v1`, graph mode).
+"""
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+
+X = np.arange(24).reshape(2, 3, 4)
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def run(fetches, feed_dict=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed_dict)
+
+
+def check(tensor, expected, feed_dict=None):
+    """`tensor` evaluates to `expected` (dtype included) and its static shape admits the value's shape."""
+    value = np.asarray(run(tensor, feed_dict))
+    expected = np.asarray(expected)
+    assert value.dtype == expected.dtype, (value.dtype, expected.dtype)
+    np.testing.assert_array_equal(value, expected)
+    assert tensor.shape.is_compatible_with(value.shape), (tensor.shape, value.shape)
+    return value
+
+
+def fully_checked(tensor, expected, feed_dict=None):
+    """As `check`, and the static shape is exactly the runtime shape."""
+    value = check(tensor, expected, feed_dict)
+    assert tensor.shape.as_list() == list(value.shape)
+
+
+def graph_ops():
+    return [(op.name, op.type) for op in tf.get_default_graph().get_operations()]
+
+
+def run_error(fetches, feed_dict=None):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        run(fetches, feed_dict)
+    return info.value.message.split("\n")[0]
+
+
+# -- Tensor.__getitem__ and StridedSlice -------------------------------------------------------------
+
+SPECS = [1, -1, (1, 2), (-1, slice(None, None, 2)), (Ellipsis, 1), (slice(None), None, slice(1, 3)),
+         (slice(None, None, -1), slice(None, None, -2)), (slice(1, None), None, Ellipsis, 0),
+         (slice(10, 20),), (slice(-10, None, -1),), (slice(2, -10, -1), Ellipsis, slice(None, None, -3)),
+         (Ellipsis, None), (None, Ellipsis), (slice(None), slice(None), None, Ellipsis, 2, None),
+         (slice(-7, None), slice(1, -1)), (1, slice(3, 0, -2), slice(-1, -5, -1))]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=str)
+def test_getitem_matches_numpy_with_exact_static_shape(spec):
+    fully_checked(tf.constant(X)[spec], X[spec])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.bool_, np.complex64])
+def test_getitem_dtypes(dtype):
+    x = X.astype(dtype)
+    fully_checked(tf.constant(x)[1, ::-2, 1:], x[1, ::-2, 1:])
+
+
+def test_getitem_strings_and_list_spec():
+    words = np.array([[b"a", b"bc"], [b"d", b""]], dtype=object)
+    fully_checked(tf.constant(words)[:, 1], words[:, 1])
+    fully_checked(tf.constant(X)[[1, 2]], X[1, 2])  # a list is a tuple of indices, not a gather
+
+
+def test_getitem_graph_matches_tf():
+    x = tf.constant(X, dtype=tf.float32)
+    i = tf.placeholder(tf.int32, [])
+    y = x[1:, None, ..., i]
+    assert str(y) == 'Tensor("strided_slice:0", shape=(?, 1, 3), dtype=float32)'
+    assert [(n, t) for n, t in graph_ops() if n != "Const"] == [
+        ("Placeholder", "Placeholder"), ("add/y", "Const"), ("add", "AddV2"),
+        ("strided_slice/stack/0", "Const"), ("strided_slice/stack/1", "Const"), ("strided_slice/stack/2", "Const"),
+        ("strided_slice/stack", "Pack"), ("strided_slice/stack_1/0", "Const"), ("strided_slice/stack_1/1", "Const"),
+        ("strided_slice/stack_1/2", "Const"), ("strided_slice/stack_1", "Pack"), ("strided_slice/stack_2", "Const"),
+        ("strided_slice", "StridedSlice")]
+    attrs = y.op.node_def.attr
+    assert (attrs["begin_mask"], attrs["end_mask"], attrs["ellipsis_mask"], attrs["new_axis_mask"],
+            attrs["shrink_axis_mask"]) == (0, 1, 4, 2, 8)
+    assert [t.name for t in y.op.inputs] == ["Const:0", "strided_slice/stack:0", "strided_slice/stack_1:0",
+                                            "strided_slice/stack_2:0"]
+    fully_checked(x[::-1, ::-2], X[::-1, ::-2].astype(np.float32))
+    check(y, X[1:, None, ..., 2].astype(np.float32), {i: 2})
+
+
+def test_getitem_tensor_indices_and_int64_casts():
+    x = tf.constant(X)
+    y = x[tf.constant(1, tf.int64)]
+    assert y.op.node_def.attr["Index"] == tf.int64 and y.op.inputs[3].op.type == "Pack"
+    z = x[1:tf.constant(2, tf.int64)]
+    assert z.op.inputs[1].name == "strided_slice_1/Cast:0" and z.shape.as_list() == [1, 3, 4]
+    fully_checked(y, X[1])
+    fully_checked(z, X[1:2])
+    fully_checked(x[np.int64(1)], X[1])
+    b = tf.placeholder(tf.int32, [None])
+    w = x[:, b[0]:b[1]:2]
+    assert w.shape.as_list() == [2, None, 4]
+    check(w, X[:, 0:3:2], {b: [0, 3]})
+
+
+def test_getitem_partial_shapes():
+    p = tf.placeholder(tf.float32)
+    assert p[1].shape.ndims is None and p[1:, None].shape.ndims is None
+    p2 = tf.placeholder(tf.float32, [None, None])
+    assert p2[1:, 0].shape.as_list() == [None] and p2[::-1].shape.as_list() == [None, None]
+    p3 = tf.placeholder(tf.float32, [None, 4])
+    assert p3[:, 1:3].shape.as_list() == [None, 2] and p3[:, -7:].shape.as_list() == [None, 4]
+    assert p3[:, ::-1].shape.as_list() == [None, 4]
+
+
+@pytest.mark.parametrize("spec, error, message", [
+    (5, ValueError, "slice index 5 of dimension 0 out of bounds."),
+    (-5, ValueError, "slice index -3 of dimension 0 out of bounds."),
+    ((1, 2, 3, 4), ValueError, "Index out of range using input dim 3; input has only 3 dims"),
+    ((Ellipsis, Ellipsis), ValueError, "Multiple ellipses in slice spec not allowed"),
+    (slice(None, None, 0), ValueError, "strides[0] must be non-zero"),
+    (1.5, TypeError, "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                     "tf.int32/tf.int64 tensors are valid indices, got 1.5"),
+])
+def test_getitem_errors_while_building(spec, error, message):
+    with pytest.raises(error) as info:
+        tf.constant(X)[spec]
+    assert str(info.value).startswith(message)
+
+
+def test_getitem_index_type_errors():
+    x = tf.constant(X)
+    with pytest.raises(TypeError, match="valid indices, got <tf.Tensor 'Const_1:0' shape=\\(1,\\) dtype=int32>"):
+        x[tf.constant([1])]
+    with pytest.raises(TypeError, match="valid indices, got <tf.Tensor 'Const_2:0' shape=\\(\\) dtype=float32>"):
+        x[tf.constant(1.0)]
+    with pytest.raises(ValueError, match="^Attempting to slice scalar input."):
+        tf.constant(3)[0]
+
+
+@pytest.mark.parametrize("make, feed, message", [
+    (lambda p, i: p[i], {"p": np.zeros((3, 2)), "i": 5}, "slice index 5 of dimension 0 out of bounds."),
+    (lambda p, i: p[i], {"p": np.zeros((3, 2)), "i": -4}, "slice index -1 of dimension 0 out of bounds."),
+    (lambda p, i: p[1, 2, 3], {"p": np.zeros((3, 2))}, "Index out of range using input dim 2; input has only 2 dims"),
+    (lambda p, i: p[1], {"p": 1.0}, "Attempting to slice scalar input."),
+    (lambda p, i: p[::i], {"p": np.zeros(3), "i": 0}, "strides[0] must be non-zero"),
+    (lambda p, i: tf.strided_slice(p, [0], [1], i, shrink_axis_mask=1), {"p": np.zeros(3), "i": [-1]},
+     "only stride 1 allowed on non-range indexing."),
+    (lambda p, i: tf.strided_slice(p, i, [1, 2]), {"p": np.zeros(3), "i": [0]},
+     "Expected begin, end, and strides to be 1D equal size tensors, but got shapes [1], [2], and [1] instead."),
+])
+def test_getitem_errors_when_run(make, feed, message):
+    p, i = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    fetch = make(p, i)
+    values = {"p": p, "i": i}
+    assert run_error(fetch, {values[k]: v for k, v in feed.items()}) == message
+
+
+def test_getitem_runtime_bounds_clamp_like_numpy():
+    p, i, j = tf.placeholder(tf.float64), tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    xs = np.arange(6.0).reshape(3, 2)
+    check(p[i:j], xs[-2:100], {p: xs, i: -2, j: 100})
+    check(p[i:j:-1], xs[100:-100:-1], {p: xs, i: 100, j: -100})
+    check(p[..., i, None], xs[..., -1, None], {p: xs, i: -1})
+    check(p[::-1, i], xs[::-1, 1], {p: xs, i: 1})
+
+
+def test_getitem_boolean_spec_is_boolean_mask():
+    x = tf.constant(X)
+    y = x[x > 3]
+    assert y.name == "boolean_mask/GatherV2:0" and y.shape.as_list() == [None]
+    check(y, X[X > 3])
+    with pytest.raises(ValueError, match="^mask cannot be scalar.$"):
+        x[True]
+
+
+def test_variable_getitem_and_strided_slice_wrapper():
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="v")
+    first = v[0]
+    assert first.op.inputs[0].name == "v/read:0" and first.shape.as_list() == [2]
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(first), [1.0, 2.0])
+        assert sess.run(v[-1, -1]) == 4.0
+    x = tf.constant(X)
+    s = tf.strided_slice(x, [0], [1])
+    assert s.name == "StridedSlice:0" and s.op.inputs[1].name == "StridedSlice/begin:0"
+    fully_checked(s, X[0:1])
+    fully_checked(tf.strided_slice(x, [2, 0], [0, 3], [-1, 2], name="foo"), X[2:0:-1, 0:3:2])
+    with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are 2 and 1. Shapes are "
+                                         r"\[2\] and \[1\]. for "):
+        tf.strided_slice(x, [0, 0], [1])
+
+
+# -- Pack (stack) and auto-packing, Unpack (unstack) --------------------------------------------------
+
+def test_stack_of_constants_is_a_const_and_tensors_pack():
+    assert tf.stack([1, 2]).op.type == "Const"
+    s = tf.stack([tf.constant(1), 2], axis=0)
+    assert graph_ops()[-3:] == [("Const", "Const"), ("stack_1/1", "Const"), ("stack_1", "Pack")]
+    fully_checked(s, np.array([1, 2], np.int32))
+    t = tf.stack([tf.constant([1]), [2]], axis=1)
+    assert t.op.inputs[1].name == "stack_2/values_1:0"
+    fully_checked(t, np.array([[1, 2]], np.int32))
+    e = tf.stack([])
+    assert e.op.type == "Const" and e.dtype == tf.float32 and e.shape.as_list() == [0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.bool_, np.uint8])
+@pytest.mark.parametrize("axis", [0, 1, -1, 2])
+def test_stack_values(dtype, axis):
+    a, b = X[0].astype(dtype), X[1].astype(dtype)
+    fully_checked(tf.stack([tf.constant(a), tf.constant(b)], axis=axis), np.stack([a, b], axis=axis))
+
+
+def test_auto_packing_conversion():
+    fully_checked(tf.convert_to_tensor([tf.constant(1), 2]), np.array([1, 2], np.int32))
+    assert graph_ops()[-3:] == [("Const", "Const"), ("packed/1", "Const"), ("packed", "Pack")]
+    f = tf.convert_to_tensor([tf.constant(1), 2], dtype=tf.float32)
+    assert f.dtype == tf.float32 and f.op.inputs[0].op.type == "Cast"
+    nested = tf.convert_to_tensor([[tf.constant(1), 2], [3, 4]])
+    assert [n for n, _ in graph_ops()[-5:]] == ["Const_2", "packed_2/0/1", "packed_2/0", "packed_2/1_1", "packed_2"]
+    fully_checked(nested, np.array([[1, 2], [3, 4]], np.int32))
+    with pytest.raises(TypeError, match="^Expected int32, but got 2.5 of type 'float'.$"):
+        tf.convert_to_tensor([tf.constant(1), 2.5])
+    v = tf.Variable([1, 2], name="v")
+    packed = tf.stack([v, v])
+    assert [t.name for t in packed.op.inputs] == ["v/read:0", "v/read:0"]
+
+
+def test_stack_errors():
+    with pytest.raises(ValueError, match=r"^Argument `axis` = 3 not in range \[-2, 2\)$"):
+        tf.stack([tf.constant([1]), [2]], axis=3)
+    with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are 1 and 2. Shapes are "
+                                         r"\[1\] and \[2\].\n\tFrom merging shape 0 with other shapes. for "):
+        tf.stack([tf.constant([1]), [2, 3]])
+    with pytest.raises(TypeError, match=r"^Tensors in list passed to 'values' of 'Pack' Op have types "
+                                        r"\[int32, float32\] that don't all match.$"):
+        tf.stack([tf.constant(1), 2.0])
+    p = tf.placeholder(tf.float32)
+    assert tf.stack([p, p]).shape.ndims is None
+    assert tf.stack([tf.placeholder(tf.float32, [None, None]), tf.placeholder(tf.float32, [None, 4])],
+                    axis=-1).shape.as_list() == [None, 4, 2]
+    assert run_error(tf.stack([p, tf.identity(p)[1:]]), {p: np.zeros((3, 2))}) == (
+        "Shapes of all inputs must match: values[0].shape = [3,2] != values[1].shape = [2,2]")
+    assert run_error(tf.stack([p, p], axis=3), {p: np.zeros((3, 2))}) == "axis = 3 not in [-3, 3)"
+
+
+def test_unstack():
+    x = tf.constant(X)
+    parts = tf.unstack(x, axis=-1)
+    assert [t.name for t in parts] == [f"unstack:{i}" for i in range(4)]
+    for part, expected in zip(parts, np.moveaxis(X, -1, 0)):
+        fully_checked(part, expected)
+    assert run(tf.unstack(tf.zeros([0, 2]))) == []
+    p = tf.placeholder(tf.float32, [None, 2])
+    assert [t.shape.as_list() for t in tf.unstack(p, axis=1)] == [[None], [None]]
+    with pytest.raises(ValueError, match=r"^Cannot infer argument `num` from shape \(\?, 2\)$"):
+        tf.unstack(p)
+    with pytest.raises(ValueError, match="^Cannot infer argument `num` from shape <unknown>$"):
+        tf.unstack(tf.placeholder(tf.float32))
+    with pytest.raises(ValueError, match=r"^Argument `axis` = 3 not in range \[-3, 3\)$"):
+        tf.unstack(x, axis=3)
+    with pytest.raises(ValueError, match="^Dimension must be 3 but is 2 for "):
+        tf.unstack(x, num=3)
+    f = tf.placeholder(tf.float32)
+    assert run_error(tf.unstack(f, num=2), {f: np.zeros((3, 2))}) == "Input shape axis 0 must equal 2, got shape [3,2]"
+    assert run_error(tf.unstack(f, num=2, axis=5), {f: np.zeros((3, 2))}) == "axis = 5 not in [-2, 2)"
+
+
+# -- ConcatV2 ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_, np.complex128])
+def test_concat_values(axis, dtype):
+    a = X.astype(dtype)
+    b = np.ones_like(a)
+    fully_checked(tf.concat([a, b, a], axis), np.concatenate([a, b, a], axis=axis))
+
+
+def test_concat_graph():
+    x = tf.constant(X)
+    single = tf.concat([x], 0)
+    assert single.name == "concat/concat:0" and single.op.type == "Identity"
+    assert tf.concat(x, 0).op.type == "Identity"
+    both = tf.concat([x, x], 0)
+    assert both.op.type == "ConcatV2" and both.op.inputs[2].name == "concat_2/axis:0"
+    assert tf.concat([x, tf.placeholder(tf.int64, [None, None, 2])], 2).shape.as_list() == [2, 3, 6]
+    assert tf.concat([x, x], tf.placeholder(tf.int32)).shape.as_list() == [None, None, None]
+    assert tf.concat([x, tf.placeholder(tf.int64)], 1).shape.as_list() == [2, None, 4]
+    assert tf.concat([tf.placeholder(tf.float32), tf.placeholder(tf.float32)], 1).shape.ndims is None
+    assert tf.concat([tf.placeholder(tf.float32, [None, 3]), tf.placeholder(tf.float32, [2, None])],
+                     0).shape.as_list() == [None, 3]
+
+
+@pytest.mark.parametrize("values, axis, message", [
+    (lambda x: [x, x], 3, "Shape must be at least rank 4 but is rank 3"),
+    (lambda x: [x, x[0]], 0, "Shape must be rank 3 but is rank 2"),
+    (lambda x: [x, x[0]], 5, "Shape must be rank 3 but is rank 2"),
+    (lambda x: [x, x[:, :2]], 0, "Dimension 0 in both shapes must be equal, but are 3 and 2. Shapes are [3,4] and "
+                                 "[2,4]."),
+    (lambda x: [x, [1]], 0, "Shape must be rank 3 but is rank 1"),
+    (lambda x: [1, 2], 0, "Can't concatenate scalars (use tf.stack instead)"),
+    (lambda x: [tf.constant([2]), tf.constant(1)], 0, "Shape must be rank 1 but is rank 0"),
+    (lambda x: [x, x], lambda: tf.constant([0]), "Shape must be rank 0 but is rank 1"),
+])
+def test_concat_errors_while_building(values, axis, message):
+    with pytest.raises(ValueError) as info:
+        tf.concat(values(tf.constant(X)), axis() if callable(axis) else axis)
+    assert str(info.value).startswith(message + " for ")
+
+
+def test_concat_errors_when_run():
+    f, i = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    z = np.zeros((3, 2))
+    assert run_error(tf.concat([f, f], i), {f: z, i: 2}) == (
+        "ConcatOp : Expected concatenating dimensions in the range [-2, 2), but got 2")
+    assert run_error(tf.concat([f, tf.identity(f)[1:]], 1), {f: z}) == (
+        "ConcatOp : Dimension 0 in both shapes must be equal: shape[0] = [3,2] vs. shape[1] = [2,2]")
+    assert run_error(tf.concat([f, tf.identity(f)[1]], 1), {f: z}) == (
+        "ConcatOp : Ranks of all input tensors should match: shape[0] = [3,2] vs. shape[1] = [2]")
+    assert run_error(tf.concat([f, f], 0), {f: 1.0}) == "ConcatOp : Can't concatenate scalars (use tf.stack instead)"
+    assert run_error(tf.concat([f, f], i), {f: z, i: [0, 1]}) == (
+        "axis tensor should be a scalar integer, but got shape [2]")
+    check(tf.concat([f, f], i), np.zeros((6, 2), np.float32), {f: z, i: [0]})
+
+
+# -- ExpandDims, Squeeze -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("axis", [0, 1, 3, -1, -4])
+def test_expand_dims(axis):
+    fully_checked(tf.expand_dims(tf.constant(X), axis), np.expand_dims(X, axis))
+
+
+def test_expand_dims_errors():
+    x = tf.constant(X)
+    assert tf.expand_dims(x, 1).op.inputs[1].name == "ExpandDims/dim:0"
+    assert tf.expand_dims(x, dim=1).shape.as_list() == [2, 1, 3, 4]
+    assert tf.expand_dims(x, [1]).shape.as_list() == [2, 1, 3, 4]
+    assert tf.expand_dims(tf.placeholder(tf.float32), 0).shape.ndims is None
+    with pytest.raises(ValueError, match=r"^dim 4 not in the interval \[-4, 3\]. for "):
+        tf.expand_dims(x, 4)
+    with pytest.raises(ValueError, match="^'dim' input must be a tensor with a single value for "):
+        tf.expand_dims(x, [1, 2])
+    with pytest.raises(ValueError, match=r"^Must specify an axis argument to tf.expand_dims\(\)$"):
+        tf.expand_dims(x)
+    with pytest.raises(ValueError, match="^Cannot specify both 'dim' and 'axis'.$"):
+        tf.expand_dims(x, 1, dim=1)
+    f, i = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    z = np.zeros((3, 2))
+    assert run_error(tf.expand_dims(f, i), {f: z, i: 3}) == "Tried to expand dim index 3 for tensor with 2 dimensions."
+    assert run_error(tf.expand_dims(f, i), {f: z, i: [0, 1]}) == "'dim' must be a tensor with a single value"
+
+
+@pytest.mark.parametrize("axis", [None, [0], 2, [-2, 0], [0, 2]])
+def test_squeeze(axis):
+    y = np.arange(6.0).reshape(1, 3, 1, 2)
+    expected = np.squeeze(y, axis=None if axis is None else tuple(np.atleast_1d(axis)))
+    fully_checked(tf.squeeze(y, axis), expected)
+
+
+def test_squeeze_errors_and_partial_shapes():
+    y = tf.constant(np.zeros((1, 3, 1, 2)))
+    assert tf.squeeze(y, squeeze_dims=[0]).shape.as_list() == [3, 1, 2]
+    assert tf.squeeze(tf.placeholder(tf.float32, [None, 1, 3])).shape.ndims is None
+    assert tf.squeeze(tf.placeholder(tf.float32, [None, 1, 3]), [0]).shape.as_list() == [1, 3]
+    with pytest.raises(ValueError, match="^Can not squeeze dim.1., expected a dimension of 1, got 3 for "):
+        tf.squeeze(y, [1])
+    with pytest.raises(ValueError, match=r"^squeeze_dims\[0\] not in \[-4,4\). for "):
+        tf.squeeze(y, [4])
+    with pytest.raises(ValueError, match="^Cannot specify both 'squeeze_dims' and 'axis'.$"):
+        tf.squeeze(y, [0], squeeze_dims=[0])
+    f = tf.placeholder(tf.float32)
+    z = np.zeros((3, 2))
+    assert run_error(tf.squeeze(f, [1]), {f: z}) == "Can not squeeze dim[1], expected a dimension of 1, got 2"
+    assert run_error(tf.squeeze(f, [2]), {f: z}) == "Tried to squeeze dim index 2 for tensor with 2 dimensions."
+
+
+# -- Transpose ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("perm", [None, [1, 0, 2], [2, 0, 1], [-1, 0, 1]])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_transpose(perm, dtype):
+    x = X.astype(dtype)
+    fully_checked(tf.transpose(x, perm), np.transpose(x, perm))
+
+
+def test_transpose_graph_and_errors():
+    x = tf.constant(X)
+    t = tf.transpose(x, name="tt")
+    assert t.name == "tt:0" and t.op.inputs[1].name == "tt/perm:0"
+    p = tf.placeholder(tf.float32)
+    reversed_ = tf.transpose(p)
+    assert graph_ops()[-7:-1] == [("transpose/Rank", "Rank"), ("transpose/sub/y", "Const"), ("transpose/sub", "Sub"),
+                                ("transpose/Range/limit", "Const"), ("transpose/Range/delta", "Const"),
+                                ("transpose/Range", "Range")]
+    check(reversed_, np.arange(6.0, dtype=np.float32).reshape(1, 3, 2).T, {p: np.arange(6.0).reshape(1, 3, 2)})
+    assert tf.transpose(tf.placeholder(tf.float32, [None, 3])).shape.as_list() == [3, None]
+    assert tf.transpose(p, [1, 0]).shape.as_list() == [None, None]
+    assert tf.transpose(x, [1, 0, 0]).shape.as_list() == [3, 2, 2]  # TF checks duplicates only when run
+    with pytest.raises(ValueError, match="^Dimension must be 3 but is 2 for "):
+        tf.transpose(x, [1, 0])
+    with pytest.raises(ValueError, match="^perm dim 3 is out of range of input rank 3 for "):
+        tf.transpose(x, [1, 0, 3])
+    c = tf.transpose([[1j, 2]], conjugate=True)
+    assert c.op.type == "ConjugateTranspose"
+    fully_checked(c, np.array([[-1j], [2]], np.complex128))
+    assert tf.transpose([[1, 2]], conjugate=True).op.type == "Transpose"
+    i = tf.placeholder(tf.int32)
+    z = np.zeros((3, 2))
+    assert run_error(tf.transpose(p, i), {p: z, i: [1, 1]}) == "0 is missing from {1,1}."
+    assert run_error(tf.transpose(p, i), {p: z, i: [1, 2]}) == "2 is out of range [0 .. 2)"
+    assert run_error(tf.transpose(p, i), {p: z, i: [-3, 0]}) == "-1 is out of range [0 .. 2)"
+    assert run_error(tf.transpose(p, i), {p: z, i: [1]}) == (
+        "transpose expects a vector of size 2. But input(1) is a vector of size 1")
+    assert run_error(tf.transpose(p, i), {p: z, i: [[1, 0]]}) == "perm must be rank 1, got shape [1,2]"
+
+
+# -- Where, GatherV2, boolean_mask -------------------------------------------------------------------
+
+@pytest.mark.parametrize("condition", [[[True, False], [False, True]], [1, 0, 2], [0.0, np.nan, -0.0, 1.5],
+                                       np.zeros((0, 3), bool), np.arange(24).reshape(2, 3, 4) % 5 == 0])
+def test_where_coordinates(condition):
+    c = np.asarray(condition)
+    w = tf.where(condition)
+    assert w.dtype == tf.int64 and w.shape.as_list() == [None, c.ndim]
+    check(w, np.argwhere(c))
+
+
+def test_where_graph_and_errors():
+    b = tf.constant([[True, False]])
+    assert tf.where(b, name="foo").name == "foo:0"
+    assert tf.where(tf.constant([1, 0])).op.node_def.attr["T"] == tf.int32
+    assert tf.where(tf.placeholder(tf.bool)).shape.as_list() == [None, None]
+    with pytest.raises(ValueError, match="^x and y must both be non-None or both be None.$"):
+        tf.where(b, x=b)
+    i = tf.placeholder(tf.int32)
+    assert run_error(tf.where(i), {i: 3}) == "WhereOp : Unhandled input dimensions: 0"
+
+
+PARAMS = np.arange(24.0).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize("indices, axis", [([0, 1], 0), ([[2, 0], [1, 1]], 1), (3, 2), ([1], -1),
+                                           (np.zeros(0, np.int32), 0),
+                                           (np.array([2, 0], np.int64), -2)])
+def test_gather_matches_numpy_take(indices, axis):
+    fully_checked(tf.gather(PARAMS, indices, axis=axis), np.take(PARAMS, indices, axis=axis))
+
+
+def test_gather_batch_dims():
+    idx = np.array([[0, 2], [1, 1]])
+    expected = np.stack([np.take(PARAMS[b], idx[b], axis=0) for b in range(2)])
+    fully_checked(tf.gather(PARAMS, idx, batch_dims=1), expected)
+    fully_checked(tf.gather(PARAMS, idx, axis=1, batch_dims=-1), expected)
+    expected = np.stack([np.take(PARAMS[b], idx[b], axis=1) for b in range(2)])
+    fully_checked(tf.gather(PARAMS, idx, axis=2, batch_dims=1), expected)
+    idx2 = np.arange(6).reshape(2, 3) % 4
+    fully_checked(tf.gather(PARAMS, idx2, axis=2, batch_dims=2), np.take_along_axis(PARAMS, idx2[..., None], 2)[..., 0])
+    strings = np.array([b"a", b"bb", b"c"], dtype=object)
+    fully_checked(tf.gather(strings, [2, 0]), strings[[2, 0]])
+
+
+def test_gather_graph_and_errors():
+    p = tf.constant([[1, 2], [3, 4], [5, 6]])
+    g = tf.gather(p, [1], name="g")
+    assert [t.name for t in g.op.inputs] == ["Const:0", "g/indices:0", "g/axis:0"]
+    attrs = g.op.node_def.attr
+    assert (attrs["Tparams"], attrs["Tindices"], attrs["Taxis"], attrs["batch_dims"]) == (tf.int32, tf.int32,
+                                                                                          tf.int32, 0)
+    assert tf.gather(p, tf.placeholder(tf.int32), axis=tf.placeholder(tf.int32)).shape.ndims is None
+    assert tf.gather(p, tf.placeholder(tf.int32, [None]), axis=tf.placeholder(tf.int32)).shape.as_list() == [None, None]
+    assert tf.gather(p, [[1, 0], [0, 1]], batch_dims=1).shape.as_list() == [3, 2]
+    with pytest.raises(ValueError, match="^Shape must be at least rank 3 but is rank 2 for "):
+        tf.gather(p, [1], axis=2)
+    with pytest.raises(ValueError, match="^Shape must be at least rank 1 but is rank 0 for "):
+        tf.gather(tf.constant(1), [0])
+    with pytest.raises(TypeError, match="^Value passed to parameter 'indices' has DataType float32 not in list of "
+                                        "allowed values: int16, int32, int64$"):
+        tf.gather(p, [1.0])
+    f, i, j = tf.placeholder(tf.float32), tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    z = np.zeros((3, 2))
+    assert run_error(tf.gather(f, i), {f: np.zeros(3), i: [0, 5]}) == "indices[1] = 5 is not in [0, 3)"
+    assert run_error(tf.gather(f, i), {f: z, i: [[0, 1], [2, -1]]}) == "indices[1,1] = -1 is not in [0, 3)"
+    assert run_error(tf.gather(f, i), {f: np.zeros(3), i: 5}) == "indices = 5 is not in [0, 3)"
+    assert run_error(tf.gather(f, i, axis=j), {f: z, i: [0], j: -3}) == "Shape must be at least rank 3 but is rank 2"
+    assert run_error(tf.gather(f, i, axis=j), {f: 1.0, i: [0], j: 0}) == "params must be at least 1 dimensional"
+    assert run_error(tf.gather(f, i, axis=j), {f: z, i: [0], j: [0]}) == "axis must be scalar"
+    assert run_error(tf.gather(f, i, batch_dims=1), {f: z, i: [[0], [1]]}) == (
+        "params.shape[0]: 3 should be equal to indices.shape[0]: 2")
+    assert run_error(tf.gather(f, i, batch_dims=3), {f: z, i: [[0], [1], [1]]}) == (
+        "Shape must be at least rank 4 but is rank 2")  # axis defaults to batch_dims
+    assert run_error(tf.gather(f, i, axis=1, batch_dims=3), {f: z, i: [[0], [1], [1]]}) == (
+        "Expected batch_dims in the range [-2, 2], but got 3")
+
+
+def test_boolean_mask():
+    x = tf.constant(X)
+    m = tf.boolean_mask(x, [True, False])
+    assert m.name == "boolean_mask/GatherV2:0" and m.shape.as_list() == [None, 3, 4]
+    assert [t for _, t in graph_ops()][-8:] == ["ConcatV2", "Reshape", "Const", "Reshape", "Where", "Squeeze",
+                                                "Const", "GatherV2"]
+    check(m, X[[True, False]])
+    mask2 = np.array([[True, False, True], [False, False, True]])
+    m2 = tf.boolean_mask(x, mask2)
+    assert m2.shape.as_list() == [None, 4]
+    check(m2, X[mask2])
+    m3 = tf.boolean_mask(x, [True, False, True], axis=1)
+    assert m3.shape.as_list() == [2, None, 4]
+    check(m3, X[:, [True, False, True]])
+    check(tf.boolean_mask(x, [1, 0]), X[[True, False]])
+    assert tf.boolean_mask(x, [True, False, True], axis=tf.placeholder(tf.int32)).shape.ndims is None
+    assert tf.boolean_mask(tf.placeholder(tf.float32, [None, 3]),
+                           tf.placeholder(tf.bool, [None])).shape.as_list() == [None, 3]
+    with pytest.raises(ValueError, match=r"^Shapes \(2,\) and \(3,\) are incompatible$"):
+        tf.boolean_mask(x, [True, False, True])
+    with pytest.raises(ValueError, match="^Number of mask dimensions must be specified, even if some dimensions are "
+                                         "None.  E.g. shape=.None. is ok, but shape=None is not.$"):
+        tf.boolean_mask(x, tf.placeholder(tf.bool))
+    f = tf.placeholder(tf.float32)
+    mask = tf.placeholder_with_default([[True, False], [False, True]], [None, None])
+    check(tf.boolean_mask(f, mask), np.array([[0, 1, 2], [9, 10, 11]], np.float32), {f: np.arange(12).reshape(2, 2, 3)})
+
+
+def test_report_uninitialized_variables_uses_stack_and_boolean_mask():
+    v = tf.Variable([1.0], name="v")
+    tf.Variable(3, name="w")
+    names = tf.report_uninitialized_variables()
+    with tf.Session() as sess:
+        assert sess.run(names).tolist() == [b"v", b"w"]
+        sess.run(v.initializer)
+        assert sess.run(names).tolist() == [b"w"]
+
+
+# -- Slice, Tile, OneHot -----------------------------------------------------------------------------
+
+def test_slice():
+    x = tf.constant(X)
+    s = tf.slice(x, [0, 1, 0], [1, -1, 2])
+    assert s.name == "Slice:0" and s.op.inputs[2].name == "Slice/size:0"
+    fully_checked(s, X[0:1, 1:, 0:2])
+    assert tf.slice(x, [0, 1, 0], tf.placeholder(tf.int32, [3])).shape.as_list() == [None, None, None]
+    assert tf.slice(x, tf.placeholder(tf.int32, [3]), [1, -1, 2]).shape.as_list() == [1, None, 2]
+    assert tf.slice(tf.placeholder(tf.float32, [None, 5]), [1, 1], [-1, -1]).shape.as_list() == [None, 4]
+    assert tf.slice(x, [0, 0, 0], [3, 1, 1]).shape.as_list() == [3, 1, 1]  # bounds are checked when run
+    with pytest.raises(ValueError, match="^Shape must be rank 2 but is rank 3 for "):
+        tf.slice(x, [0, 1], [1, 3])
+    with pytest.raises(ValueError, match="^Invalid value in tensor used for shape: -2 for "):
+        tf.slice(x, [0, 1, 0], [1, -2, 2])
+    f, i = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    z = np.zeros((3, 2))
+    assert run_error(tf.slice(f, i, [1, 1]), {f: z, i: [3, 0]}) == "Expected size[0] in [0, 0], but got 1"
+    assert run_error(tf.slice(f, [-1, 0], [1, 1]), {f: z}) == "Expected begin[0] in [0, 3], but got -1"
+    assert run_error(tf.slice(f, [0, 0], i), {f: z, i: [1, -2]}) == "Expected size[1] in [0, 2], but got -2"
+    assert run_error(tf.slice(f, i, [1, 1]), {f: z, i: [2, 0, 1]}) == (
+        "Expected begin and size arguments to be 1-D tensors of size 2, but got shapes [3] and [2] instead.")
+
+
+def test_tile():
+    x = tf.constant(X)
+    t = tf.tile(x, [1, 2, 3])
+    assert t.op.inputs[1].name == "Tile/multiples:0"
+    fully_checked(t, np.tile(X, [1, 2, 3]))
+    fully_checked(tf.tile(tf.constant([b"a", b"b"]), [2]), np.array([b"a", b"b"] * 2, dtype=object))
+    assert tf.tile(x, [1, 2, -1]).shape.as_list() == [2, 6, None]
+    assert tf.tile(tf.placeholder(tf.float32, [None, 2]), [0, 1]).shape.as_list() == [0, 2]
+    assert tf.tile(x, tf.placeholder(tf.int32, [3])).shape.as_list() == [None, None, None]
+    with pytest.raises(ValueError, match="^Shape must be rank 3 but is rank 2 for "):
+        tf.tile(x, [1, 2])
+    with pytest.raises(ValueError, match="^Shape must be rank 1 but is rank 2 for "):
+        tf.tile(x, [[1, 2, 3]])
+    f, i = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    z = np.zeros((3, 2))
+    assert run_error(tf.tile(f, i), {f: z, i: [1]}) == (
+        "Expected multiples argument to be a vector of length 2 but got length 1")
+    assert run_error(tf.tile(f, i), {f: z, i: [1, -1]}) == "Expected multiples[1] >= 0, but got -1"
+
+
+@pytest.mark.parametrize("indices, axis", [([0, 2, 5, -1], -1), ([[0, -1], [3, 1]], 0), ([[0, -1], [3, 1]], 1),
+                                           (2, -1)])
+def test_one_hot_values(indices, axis):
+    idx = np.asarray(indices)
+    expected = np.moveaxis((idx[..., None] == np.arange(3)).astype(np.float32), -1, axis)
+    fully_checked(tf.one_hot(indices, 3, axis=axis), expected)
+
+
+def test_one_hot_dtypes_and_errors():
+    assert [t.name for t in tf.one_hot([0, 2], 3).op.inputs] == [
+        "one_hot/indices:0", "one_hot/depth:0", "one_hot/on_value:0", "one_hot/off_value:0"]
+    assert tf.one_hot([0], 3).op.node_def.attr["TI"] == tf.int32
+    fully_checked(tf.one_hot([0, 2], 3, on_value=5, off_value=1), np.array([[5, 1, 1], [1, 1, 5]], np.int32))
+    fully_checked(tf.one_hot(tf.constant([1], tf.uint8), 2, on_value=b"y", off_value=b"n"),
+                  np.array([[b"n", b"y"]], dtype=object))
+    assert tf.one_hot([0, 2], 3, dtype=tf.int64).dtype == tf.int64
+    assert tf.one_hot([0, 2], tf.placeholder(tf.int32)).shape.as_list() == [2, None]
+    with pytest.raises(TypeError, match="^dtype <dtype: 'float32'> of on_value does not match dtype <dtype: 'int32'> "
+                                        "of off_value$"):
+        tf.one_hot([0, 2], 3, on_value=5.0, off_value=1)
+    with pytest.raises(TypeError, match="^dtype <dtype: 'float32'> of on_value does not match dtype parameter "
+                                        "<dtype: 'int32'>$"):
+        tf.one_hot([0, 2], 3, on_value=1.0, dtype=tf.int32)
+    with pytest.raises(ValueError, match="^axis must be >= -1 for "):
+        tf.one_hot([[0, 2]], 3, axis=-2)
+    with pytest.raises(ValueError, match="^Dimension size, given by scalar input 1, must be non-negative but is -1 "):
+        tf.one_hot([0, 2], -1)
+    i, d = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    assert run_error(tf.one_hot(i, 3, axis=2), {i: [0, 2]}) == (
+        "Expected axis to be -1 or between [0, 2).  But received: 2")
+    assert run_error(tf.one_hot(i, d), {i: [0, 2], d: -1}) == "depth must be non-negative, got: -1"
+
+
+# -- shape, size, rank fold to constants, as in TF -----------------------------------------------------
+
+def test_shape_size_rank_are_constants_when_known():
+    x = tf.constant(X)
+    assert [(t.op.name, t.op.type) for t in (tf.shape(x), tf.size(x), tf.rank(x))] == [
+        ("Shape", "Const"), ("Size", "Const"), ("Rank", "Const")]
+    assert tf.size(tf.placeholder(tf.float32, [None, 0])).op.type == "Const"
+    p = tf.placeholder(tf.float32, [None, 3])
+    s, n, r = tf.shape(p), tf.size(p), tf.rank(tf.placeholder(tf.float32))
+    assert (s.op.type, n.op.type, r.op.type) == ("Shape", "Size", "Rank")
+    assert run([s, n], {p: np.zeros((2, 3))})[0].tolist() == [2, 3]
+
+
+# -- Equal, NotEqual, Range (math_ops) ----------------------------------------------------------------
+
+@pytest.mark.parametrize("x, y", [([[1, 2], [3, 4]], [1, 4]), ([1.5, np.nan], [1.5, np.nan]),
+                                  ([True, False], True), ([b"a", b"b"], [b"a", b"c"]), ([1j, 2], 2)])
+def test_equal_not_equal(x, y):
+    fully_checked(tf.equal(x, y), np.equal(np.asarray(x, dtype=object if isinstance(x[0], bytes) else None), y))
+    fully_checked(tf.not_equal(x, y), np.not_equal(np.asarray(x, dtype=object if isinstance(x[0], bytes) else None),
+                                                   y))
+
+
+def test_equal_graph_and_errors():
+    p = tf.constant([[1, 2], [3, 4], [5, 6]])
+    e = tf.equal(p, 1)
+    assert e.op.inputs[1].name == "Equal/y:0" and e.op.node_def.attr["incompatible_shape_error"] is True
+    assert tf.not_equal(p, 1, name="ne").name == "ne:0"
+    with pytest.raises(ValueError, match="^Dimensions must be equal, but are 2 and 3 for "):
+        tf.equal(p, [1, 2, 3])
+    with pytest.raises(TypeError, match="^Expected int32 passed to parameter 'y' of op 'Equal', got 1.5 of type "
+                                        "'float' instead. Error: Expected int32, but got 1.5 of type 'float'.$"):
+        tf.equal(p, 1.5)
+    i, j = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    assert run_error(tf.equal(i, j), {i: [1, 2], j: [1, 2, 3]}) == "Incompatible shapes: [2] vs. [3]"
+    lenient = tf.get_default_graph().create_op("NotEqual", [i, j], attrs={"incompatible_shape_error": False})
+    assert run(lenient.outputs[0], {i: [1, 2], j: [1, 2, 3]}) is np.True_
+
+
+@pytest.mark.parametrize("args, kwargs, expected", [
+    ((5,), {}, np.arange(5, dtype=np.int32)),
+    ((1, 5), {}, np.arange(1, 5, dtype=np.int32)),
+    ((1, 5, 0.5), {}, np.arange(1, 5, 0.5, dtype=np.float32)),
+    ((1.0, 5, 2), {}, np.array([1, 3], np.float32)),
+    ((5,), {"dtype": tf.float64}, np.arange(5, dtype=np.float64)),
+    ((np.int64(3),), {}, np.arange(3, dtype=np.int64)),
+    ((5, 1, -2), {}, np.array([5, 3], np.int32)),
+    ((-7, 8, 3), {}, np.arange(-7, 8, 3, dtype=np.int32)),
+    ((0.0, 1.0, 0.1), {}, np.float32(0) + np.arange(10, dtype=np.float32) * np.float32(0.1)),
+])
+def test_range_values_and_dtype_inference(args, kwargs, expected):
+    fully_checked(tf.range(*args, **kwargs), expected)
+
+
+def test_range_graph_and_errors():
+    r = tf.range(1, 5, 0.5)
+    assert [n for n, _ in graph_ops()] == ["range/start", "range/limit", "range/delta", "range/Cast", "range/Cast_1",
+                                           "range"]
+    assert r.op.node_def.attr["Tidx"] == tf.float32
+    assert tf.range(tf.constant(5, tf.int64), 7).dtype == tf.int64
+    assert tf.range(0, tf.placeholder(tf.int32)).shape.as_list() == [None]
+    for args, message in [((5, 1), "Requires start <= limit when delta > 0: 5/1"),
+                          ((1, 5, 0), "Requires delta != 0"),
+                          ((1, 5, -1), "Requires start >= limit when delta < 0: 1/5"),
+                          ((1.23456789, 0.0), "Requires start <= limit when delta > 0: 1.23457/0"),
+                          ((tf.constant([5]), 7), "Shape must be rank 0 but is rank 1\n\t for 'start'")]:
+        with pytest.raises(ValueError) as info:
+            tf.range(*args)
+        assert str(info.value).startswith(message + " for ")
+    i, j, f = tf.placeholder(tf.int32), tf.placeholder(tf.int32), tf.placeholder(tf.float32)
+    assert run_error(tf.range(i, j), {i: 3, j: 1}) == "Requires start <= limit when delta > 0: 3/1"
+    assert run_error(tf.range(1.0, 2.0, f), {f: 0.0}) == "Requires delta != 0: 0"
+    assert run_error(tf.range(i, j), {i: 3, j: [1, 2]}) == "limit must be a scalar, not shape [2]"
+    check(tf.range(i, j), np.arange(3, dtype=np.int32), {i: [0], j: 3})
+
+
+def test_reduce_over_unknown_rank_uses_range():
+    p = tf.placeholder(tf.float32)
+    assert run(tf.reduce_sum(p), {p: np.ones((2, 3))}) == 6.0
