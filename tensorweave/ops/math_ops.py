@@ -112,7 +112,6 @@ AddV2 = _binary_op("AddV2", _NUMBER, np.add)
 Sub = _binary_op("Sub", _NUMBER, np.subtract)
 Mul = _binary_op("Mul", _NUMBER, np.multiply)
 RealDiv = _binary_op("RealDiv", _NUMBER, _c_division)
-Div = _binary_op("Div", _NUMBER, _c_division)
 FloorDiv = _binary_op("FloorDiv", _NUMBER, _floor_divide)
 FloorMod = _binary_op("FloorMod", _REAL, _floor_mod)
 Pow = _binary_op("Pow", _NUMBER, np.power)
@@ -129,10 +128,15 @@ LogicalOr = Op("LogicalOr", inputs=["x: bool", "y: bool"], outputs=["z: bool"])
 LogicalOr.shape(_broadcast_shape)
 LogicalOr.kernel("CPU", "GPU")(_binary_kernel(np.logical_or))
 
-Neg = _unary_op("Neg", _NUMBER, np.negative)
+Neg = _unary_op("Neg", "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}",
+                np.negative)
 Abs = _unary_op("Abs", _REAL, np.abs)
 Square = _unary_op("Square", _NUMBER, np.square)
 Invert = _unary_op("Invert", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}", np.invert)
+_INTEGER = "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
+BitwiseAnd = _binary_op("BitwiseAnd", _INTEGER, np.bitwise_and)
+BitwiseOr = _binary_op("BitwiseOr", _INTEGER, np.bitwise_or)
+BitwiseXor = _binary_op("BitwiseXor", _INTEGER, np.bitwise_xor)
 LogicalNot = Op("LogicalNot", inputs=["x: bool"], outputs=["y: bool"])
 LogicalNot.shape(_unary_shape)
 
@@ -146,6 +150,7 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x + y elementwise with broadcasting (AddV2; Add for strings)."""
     with name_scope(name, "Add", [x]) as scope:
         x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
         return (Add if x.dtype.base_dtype == dtypes.string else AddV2)(x, y, name=scope)
 
 
@@ -220,9 +225,13 @@ def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def div(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """TF1's `tf.div`: Python 2 semantics (C-style integer division, real division for floats)."""
+    """TF1's `tf.div`: Python 2 semantics (floor division on integers, real division otherwise)."""
     with name_scope(name, "div", [x, y]) as scope:
-        return Div(x, y, name=scope)
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        if x.dtype.is_floating or x.dtype.is_complex:
+            return RealDiv(x, y, name=scope)
+        return FloorDiv(x, y, name=scope)
 
 
 def less(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -253,16 +262,46 @@ def logical_not(x: Any, name: str | None = None) -> Tensor:
     return LogicalNot(x, name=name)
 
 
+def _and(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """`x & y`: logical for booleans, bitwise for integers (TF's and_)."""
+    if x.dtype.base_dtype == dtypes.bool:
+        return LogicalAnd(x, y, name=name)
+    return BitwiseAnd(x, y)
+
+
+def _or(x: Any, y: Any, name: str | None = None) -> Tensor:
+    if x.dtype.base_dtype == dtypes.bool:
+        return LogicalOr(x, y, name=name)
+    return BitwiseOr(x, y)
+
+
+def _xor(x: Any, y: Any, name: str | None = None) -> Tensor:
+    if x.dtype.base_dtype == dtypes.bool:
+        return logical_xor(x, y, name=name)
+    return BitwiseXor(x, y)
+
+
+def _invert(x: Tensor) -> Tensor:
+    return LogicalNot(x) if x.dtype.base_dtype == dtypes.bool else Invert(x)
+
+
 def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
     """x ^ y for booleans, composed as TF does: (x | y) & !(x & y)."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
-# -- MatMul ------------------------------------------------------------------------------------------
+# -- MatMul, BatchMatMulV2, Conj --------------------------------------------------------------------
+
+_MATMUL_TYPES = ("{bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, int8, int16, "
+                 "complex64, complex128}")
 
 MatMul = Op("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
-            attrs=["transpose_a: bool = false", "transpose_b: bool = false",
-                   "T: {bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, int8, int16, "
-                   "complex64, complex128}"])
+            attrs=["transpose_a: bool = false", "transpose_b: bool = false", f"T: {_MATMUL_TYPES}",
+                   "grad_a: bool = false", "grad_b: bool = false"])
+
+
+def _inner_dims_match(a: list, b: list) -> None:
+    if a[-1] is not None and b[-2] is not None and a[-1] != b[-2]:
+        raise ValueError(f"Dimensions must be equal, but are {a[-1]} and {b[-2]}")
 
 
 @MatMul.shape
@@ -277,8 +316,7 @@ def _matmul_shape(op: Any) -> list:
         a = a[::-1]
     if op.node_def.attr["transpose_b"]:
         b = b[::-1]
-    if a[1] is not None and b[0] is not None and a[1] != b[0]:
-        raise ValueError(f"Dimensions must be equal, but are {a[1]} and {b[0]}")
+    _inner_dims_match(a, b)
     return [tensor_shape.TensorShape([a[0], b[1]])]
 
 
@@ -296,10 +334,72 @@ def _matmul(ctx: Any, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> A
     return ctx.xp.matmul(a, b)
 
 
+BatchMatMulV2 = Op("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],
+                   attrs=[f"T: {_MATMUL_TYPES}", "adj_x: bool = false", "adj_y: bool = false",
+                          "grad_x: bool = false", "grad_y: bool = false"])
+
+
+@BatchMatMulV2.shape
+def _batch_matmul_shape(op: Any) -> list:
+    x, y = op.inputs[0].shape, op.inputs[1].shape
+    for s in (x, y):
+        if s.ndims is not None and s.ndims < 2:
+            raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims}")
+    if x.ndims is None or y.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    xs, ys = x.as_list(), y.as_list()
+    if op.node_def.attr["adj_x"]:
+        xs[-2:] = xs[-1], xs[-2]
+    if op.node_def.attr["adj_y"]:
+        ys[-2:] = ys[-1], ys[-2]
+    _inner_dims_match(xs, ys)
+    batch = broadcast_static_shape(tensor_shape.TensorShape(xs[:-2]), tensor_shape.TensorShape(ys[:-2]))
+    return [batch.concatenate([xs[-2], ys[-1]])]
+
+
+@BatchMatMulV2.kernel("CPU", "GPU", expensive=True)
+def _batch_matmul(ctx: Any, x: Any, y: Any, adj_x: bool, adj_y: bool) -> Any:
+    xp = ctx.xp
+    if x.ndim < 2 or y.ndim < 2:
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"In[{0 if x.ndim < 2 else 1}] ndims must be >= 2: "
+                                          f"{min(x.ndim, y.ndim)}")
+    if adj_x:
+        x = xp.conj(xp.swapaxes(x, -1, -2))
+    if adj_y:
+        y = xp.conj(xp.swapaxes(y, -1, -2))
+    if x.shape[-1] != y.shape[-2]:
+        raise errors.InvalidArgumentError(
+            ctx.node_def, None, f"Matrix size-incompatible: In[0]: {tensor_util.shape_string(x.shape)}, "
+            f"In[1]: {tensor_util.shape_string(y.shape)}")
+    try:
+        return xp.matmul(x, y)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            ctx.node_def, None, f"In[0] and In[1] must have compatible batch dimensions: "
+            f"{tensor_util.shape_string(x.shape)} vs. {tensor_util.shape_string(y.shape)}") from None
+
+
+Conj = Op("Conj", inputs=["input: T"], outputs=["output: T"], attrs=["T: {complex64, complex128, variant} = DT_COMPLEX64"])
+Conj.shape(_unary_shape)
+
+
+@Conj.kernel("CPU", "GPU")
+def _conj(ctx: Any, input: Any) -> Any:  # noqa: A002
+    return ctx.xp.conj(input)
+
+
+def conj(x: Any, name: str | None = None) -> Tensor:
+    """The complex conjugate; real tensors are returned as they are (no op), as in TF."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_complex:
+        return Conj(x, name=name)
+    return x
+
+
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
            adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
            name: str | None = None) -> Tensor:
-    """a @ b for matrices (conjugate transposes through `adjoint_*`)."""
+    """a @ b: MatMul for matrices, BatchMatMulV2 when either side may have batch dimensions (as TF)."""
     if transpose_a and adjoint_a:
         raise ValueError("Only one of transpose_a and adjoint_a can be True.")
     if transpose_b and adjoint_b:
@@ -307,10 +407,17 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     with name_scope(name, "MatMul", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
-        if adjoint_a and a.dtype.is_complex or adjoint_b and b.dtype.is_complex:
-            raise NotImplementedError("adjoint of complex matrices needs Conj (the op-library issue)")
-        return MatMul(a, b, transpose_a=transpose_a or adjoint_a, transpose_b=transpose_b or adjoint_b,
-                      name=scope)
+        if a.shape.ndims is None or a.shape.ndims > 2 or b.shape.ndims is None or b.shape.ndims > 2:
+            if transpose_a:
+                a, adjoint_a = conj(a), True
+            if transpose_b:
+                b, adjoint_b = conj(b), True
+            return BatchMatMulV2(a, b, adj_x=adjoint_a, adj_y=adjoint_b, name=scope)
+        if adjoint_a:
+            a, transpose_a = conj(a), True
+        if adjoint_b:
+            b, transpose_b = conj(b), True
+        return MatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, name=scope)
 
 # -- Cast --------------------------------------------------------------------------------------------
 
@@ -462,13 +569,17 @@ def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: Any, name: str | Non
     axis = reduction_indices if axis is None else axis
     keepdims = bool(keep_dims if keepdims is None else keepdims)
     x = convert_to_tensor(input_tensor, name="input_tensor")
-    if axis is None:
+    reduce_all = axis is None
+    if reduce_all:
         rank = x.shape.ndims
         if rank is not None:
             axis = array_ops.constant(np.arange(rank, dtype=np.int32))
         else:
             axis = range(0, array_ops.rank(x))
-    return op(x, axis, keep_dims=keepdims, name=name)
+    result = op(x, axis, keep_dims=keepdims, name=name)
+    if reduce_all and not keepdims:
+        result.set_shape([])  # every axis is reduced, even when the rank is unknown
+    return result
 
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
@@ -501,17 +612,28 @@ def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Any = None, name:
 
 
 def _binary_overload(func: Callable, op_name: str) -> tuple[Callable, Callable]:
-    """`x <op> y` and `y <op> x` as TF defines them: the Python operand takes the tensor's dtype."""
+    """`x <op> y` and `y <op> x` as TF defines them.
+
+    The left form hands `y` to the op, which converts it with the tensor's dtype and raises TF's error
+    when it cannot; the right operand still gets its own `__r<op>__` chance. The reflected form converts
+    the Python operand to the tensor's dtype.
+    """
 
     def binary(x: Tensor, y: Any) -> Any:
         with name_scope(None, op_name, [x, y]) as scope:
             try:
-                y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-            except (TypeError, ValueError):
-                if hasattr(type(y), f"__r{op_name}__"):
-                    return NotImplemented
-                raise
-            return func(x, y, name=scope)
+                return func(x, y, name=scope)
+            except (TypeError, ValueError) as error:
+                reflected_op = getattr(type(y), f"__r{op_name}__", None)
+                if reflected_op is None:
+                    raise
+                try:
+                    result = reflected_op(y, x)
+                except (TypeError, ValueError):
+                    raise error from None
+                if result is NotImplemented:
+                    raise
+                return result
 
     def reflected(y: Tensor, x: Any) -> Any:
         with name_scope(None, op_name, [x, y]) as scope:
@@ -523,8 +645,7 @@ def _binary_overload(func: Callable, op_name: str) -> tuple[Callable, Callable]:
 
 def _install_operators() -> None:
     binaries = {"add": add, "sub": subtract, "mul": multiply, "truediv": truediv, "floordiv": floordiv,
-                "mod": floormod, "pow": pow, "matmul": matmul, "and": logical_and, "or": logical_or,
-                "xor": logical_xor}
+                "mod": floormod, "pow": pow, "matmul": matmul, "and": _and, "or": _or, "xor": _xor}
     for op_name, func in binaries.items():
         binary, reflected = _binary_overload(func, op_name)
         Tensor._override_operator(f"__{op_name}__", binary)
@@ -535,11 +656,11 @@ def _install_operators() -> None:
     Tensor._override_operator("__ge__", lambda x, y: GreaterEqual(x, y))
     Tensor._override_operator("__neg__", lambda x: Neg(x))
     Tensor._override_operator("__abs__", lambda x: abs(x))
-    Tensor._override_operator("__invert__",
-                              lambda x: LogicalNot(x) if x.dtype.base_dtype == dtypes.bool else Invert(x))
+    Tensor._override_operator("__invert__", _invert)
 
 
 _install_operators()
+
 
 # -- Equal, NotEqual, Range (owned with the array-op library) ---------------------------------------
 # `range` (below) and `abs` are TF's public names here, so this module spells the builtins `builtins.range`

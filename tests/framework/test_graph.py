@@ -778,10 +778,6 @@ def test_reflected_operators(g: Graph) -> None:
         [("Less", ["i:0", "Less/y:0"]), ("Greater", ["i:0", "Greater/y:0"])]
 
 
-_MATH_OPS_BUG = "ops/math_ops.py: operator overloads diverge from TF (see test)"
-
-
-@pytest.mark.xfail(reason=_MATH_OPS_BUG, strict=True)
 def test_integer_bitwise_operators(g: Graph) -> None:
     x, y = tf.constant([1, 2], name="x"), tf.constant([3, 4], name="y")
     assert [_summary(t) for t in [x & y, x | y, x ^ y, ~x]] == [
@@ -790,7 +786,6 @@ def test_integer_bitwise_operators(g: Graph) -> None:
         ("xor/BitwiseXor", "BitwiseXor", "int32", ["x:0", "y:0"]), ("Invert", "Invert", "int32", ["x:0"])]
 
 
-@pytest.mark.xfail(reason=_MATH_OPS_BUG, strict=True)
 @pytest.mark.parametrize("build, message", [
     (lambda i, f: i + 1.5, "Input 'y' of 'AddV2' Op has type float32 that does not match type int32 of argument 'x'."),
     (lambda i, f: i + f, "Input 'y' of 'AddV2' Op has type float32 that does not match type int32 of argument 'x'."),
