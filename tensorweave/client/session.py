@@ -54,7 +54,7 @@ class _FetchPlan:
     def _flatten(self, fetch: Any) -> Any:
         """Returns a tree whose leaves are result indices (ints) or None for operations."""
         if fetch is None:
-            raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+            raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
         if isinstance(fetch, (list, tuple)) and not isinstance(fetch, str):
             return ("seq", type(fetch), [self._flatten(f) for f in fetch])
         if isinstance(fetch, Mapping):
@@ -62,11 +62,10 @@ class _FetchPlan:
         try:
             element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:
-            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or "
-                            f"Tensor. ({e})") from None
+            raise TypeError(f'Argument `fetch` = {fetch} has invalid type "{type(fetch).__name__}" must be a '
+                            f"string or Tensor. ({e})") from None
         except (ValueError, KeyError) as e:
-            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
-                             f"({e.args[0] if e.args else e})") from None
+            raise ValueError(f"Argument `fetch` = {fetch} cannot be interpreted as a Tensor. ({e})") from None
         if not self.graph.is_fetchable(element):
             raise ValueError(f"{'Operation' if isinstance(element, Operation) else 'Tensor'} {element.name!r} "
                              "has been marked as not fetchable.")
@@ -198,7 +197,7 @@ class BaseSession:
             plan = _FetchPlan(self._graph, fetches)
             fetch_tensors = plan.tensors
             targets = tuple(plan.targets)
-        feed_names, feed_values = self._convert_feeds(feed_dict) if feed_dict else ((), [])
+        feed_names, feed_values, fed = self._convert_feeds(feed_dict) if feed_dict else ((), [], [])
         if self._graph.version != self._extended:
             self._extend_graph()
         fetch_names = tuple(t.name for t in fetch_tensors)
@@ -207,9 +206,10 @@ class BaseSession:
                                         _types_of(self._graph, feed_names, fetch_tensors))
         except errors.OpError as e:
             raise self._interpolate(e) from e.__cause__
-        if plan is None:
-            return _fetched_value(results[0])
-        return plan.build([_fetched_value(v) for v in results])
+        results = [_fetched_value(v) for v in results]
+        if feed_names:
+            _substitute_fed(results, fetch_names, feed_names, fed)
+        return results[0] if plan is None else plan.build(results)
 
     def _extend_graph(self) -> None:
         with self._extend_lock:
@@ -218,8 +218,9 @@ class BaseSession:
                 self._session.extend([op.node_def for op in ops])
                 self._extended += len(ops)
 
-    def _convert_feeds(self, feed_dict: dict) -> tuple[tuple[str, ...], list[Any]]:
-        names, values = [], []
+    def _convert_feeds(self, feed_dict: dict) -> tuple[tuple[str, ...], list[Any], list[np.ndarray]]:
+        """Feed names, the values the runtime gets, and the converted arrays as a fetch returns them."""
+        names, values, fed = [], [], []
         for key, value in feed_dict.items():
             info = self._feed_info.get(key) if isinstance(key, Tensor) else None
             if info is None:
@@ -228,22 +229,24 @@ class BaseSession:
             if isinstance(value, Tensor):
                 raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
                                 "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
-                                f"the tensor object was {value} which was passed to the feed with key {key}.")
+                                f"the tensor object was {value} which was passed to the argument `feed_dict` with "
+                                f"key {key}.")
             array = _feed_array(value, tensor, np_dtype)
             if dims is not None and not _shape_matches(dims, array.shape):
-                raise ValueError(f"Cannot feed value of shape {array.shape!r} for Tensor {name!r}, which has "
-                                 f"shape {str(tensor.shape)!r}")
+                raise ValueError(f"Cannot feed value of shape {array.shape!r} for Tensor {name}, which has "
+                                 f"shape {tensor.shape}")
+            if tensor in self._graph._unfeedable_tensors:
+                raise ValueError(f"Tensor {tensor.name} may not be fed.")
             names.append(name)
-            values.append(array)
-        return tuple(names), values
+            values.append(_as_runtime_strings(array) if np_dtype is object else array)
+            fed.append(array)
+        return tuple(names), values, fed
 
     def _feed_key_info(self, key: Any) -> tuple:
         try:
             tensor = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
         except (TypeError, ValueError, KeyError) as e:
             raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0] if e.args else e}") from None
-        if not self._graph.is_feedable(tensor):
-            raise ValueError(f"Tensor {tensor} may not be fed.")
         shape = tensor.shape
         dims = None if shape.ndims is None else tuple(shape.as_list())
         base = tensor.dtype.base_dtype
@@ -299,23 +302,34 @@ def _types_of(graph: Graph, feed_names: tuple[str, ...], fetch_tensors: list[Ten
 
 
 def _feed_array(value: Any, tensor: Tensor, np_dtype: Any) -> np.ndarray:
-    """The fed value as an array of the tensor's dtype: zero-copy when it already is one."""
+    """The fed value as an array of the tensor's dtype, as TF converts it: zero-copy when it already is one."""
     if type(value) is np.ndarray and value.dtype == np_dtype:
         return value
-    if np_dtype is object:
-        array = np.asarray(value, dtype=object)
-        if array.dtype == object:
-            flat = array.reshape(-1)
-            for i, v in enumerate(flat):
-                if isinstance(v, str):
-                    flat[i] = v.encode()
-        return array
     try:
         return np.asarray(value, dtype=np_dtype)
     except OverflowError as e:
         raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
                         f"{tensor.dtype.base_dtype}. Try explicitly setting the type of the feed tensor to a "
                         "larger type (e.g. int64).") from e
+
+
+def _as_runtime_strings(array: np.ndarray) -> np.ndarray:
+    """A string feed as the runtime holds strings (bytes); a copy when it holds str, the caller's untouched."""
+    flat = array.reshape(-1)
+    if not any(isinstance(v, str) for v in flat):
+        return array
+    encoded = np.empty(array.shape, dtype=object)
+    encoded.reshape(-1)[:] = [v.encode() if isinstance(v, str) else v for v in flat]
+    return encoded
+
+
+def _substitute_fed(results: list[Any], fetch_names: tuple[str, ...], feed_names: tuple[str, ...],
+                    fed: list[np.ndarray]) -> None:
+    """A fetched tensor that was also fed comes back as the fed array itself, as in TF."""
+    by_name = dict(zip(feed_names, fed))
+    for i, name in enumerate(fetch_names):
+        if name in by_name:
+            results[i] = by_name[name]
 
 
 def _shape_matches(dims: tuple, shape: tuple) -> bool:

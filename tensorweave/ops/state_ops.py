@@ -1,10 +1,10 @@
 """Ref variables: VariableV2, Assign, AssignAdd, AssignSub, IsVariableInitialized.
 
 A VariableV2 node outputs a reference to a `Var` living in its device's ResourceMgr (container, shared
-name); Assign* take that reference and update it in place. Reads happen where a ref edge meets a value
-input (the executor calls `Var.read`). The storage is copy-on-write: once a value has been read, the next
-update writes a new array instead of the read one, so a fetched or in-flight value never changes under
-its reader, while an update loop that nobody reads in between runs fully in place.
+name); Assign* take that reference and update it. Reads happen where a ref edge meets a value input (the
+executor calls `Var.read`). As in TF, a read is the live buffer (a read-only view of it) and updates write
+into that buffer, so a read that runs after an update sees it, whenever the read was created; the client
+copies fetched read-only arrays, so what a caller gets never changes afterwards.
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from tensorweave.framework.op_registry import Op
 class Var:
     """The storage of one ref variable: its current array (None until initialized)."""
 
-    __slots__ = ("name", "dtype", "shape", "value", "shared", "lock", "_view")
+    __slots__ = ("name", "dtype", "shape", "value", "lock", "_view")
 
     def __init__(self, name: str, dtype: Any, shape: list | None) -> None:
         self.name = name
         self.dtype = dtype
         self.shape = shape
         self.value: Any = None
-        self.shared = False
         self.lock = threading.Lock()
         self._view: Any = None
 
@@ -40,11 +39,10 @@ class Var:
         return self.lock if use_locking else contextlib.nullcontext()
 
     def read(self) -> Any:
-        """The current value as a read-only view: readers can never write into the storage."""
+        """The live value as a read-only view: readers see later updates but can never write."""
         value = self.value
         if value is None:
             raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
-        self.shared = True
         view = self._view
         if view is None or view.base is not value:
             view = value.view()
@@ -53,15 +51,19 @@ class Var:
         return view
 
     def assign(self, value: Any, validate_shape: bool, xp: Any) -> None:
+        """Copy `value` in: into the current buffer when the shape is unchanged, as TF's Assign does."""
         if validate_shape and self.shape is not None and list(np.shape(value)) != self.shape:
             raise errors.InvalidArgumentError(
                 None, None, "Assign requires shapes of both tensors to match. lhs shape= "
                 f"{tensor_util.shape_string(self.shape)} rhs shape= {tensor_util.shape_string(np.shape(value))}")
-        self.value = xp.array(value, copy=True)
-        self.shared = False
+        current = self.value
+        if current is not None and current.shape == np.shape(value):
+            xp.copyto(current, value)
+        else:
+            self.value = xp.array(value, copy=True)
 
     def update(self, ufunc: Any, delta: Any, device: Any) -> None:
-        """value = ufunc(value, delta), in place unless a reader holds the current array."""
+        """value = ufunc(value, delta), in place."""
         current = self.value
         if current is None:
             raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
@@ -69,12 +71,7 @@ class Var:
             raise errors.InvalidArgumentError(
                 None, None, f"Cannot update variable with shape {tensor_util.shape_string(np.shape(current))} "
                 f"using a Tensor with shape {tensor_util.shape_string(np.shape(delta))}, shapes must be equal.")
-        if self.shared or not current.flags.writeable:
-            result = ufunc(current, delta)
-            self.value = np.asarray(result) if isinstance(result, np.generic) else result
-            self.shared = False
-        else:
-            device.elementwise_inplace(ufunc, current, delta)
+        device.elementwise_inplace(ufunc, current, delta)
 
 
 VariableV2 = Op("VariableV2", outputs=["ref: Ref(dtype)"],

@@ -45,7 +45,7 @@ def test_fetch_errors():
     with other.as_default():
         b = tf.constant(2.0)
     with tf.Session() as sess:
-        with pytest.raises(TypeError, match="Fetch argument None has invalid type"):
+        with pytest.raises(TypeError, match="Argument `fetch` = None has invalid type \"NoneType\". Cannot be None"):
             sess.run(None)
         with pytest.raises(ValueError, match="is not an element of this graph"):
             sess.run(b)
@@ -71,8 +71,8 @@ def test_feed_shape_and_dtype_checks():
     x = tf.placeholder(tf.float32, shape=[None, 3], name="x")
     i = tf.placeholder(tf.int32, name="i")
     with tf.Session() as sess:
-        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(3,\) for Tensor 'x:0', which has "
-                                             r"shape '\(\?, 3\)'"):
+        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(3,\) for Tensor x:0, which has "
+                                             r"shape \(\?, 3\)"):
             sess.run(x, {x: [1, 2, 3]})
         with pytest.raises(ValueError):
             sess.run(x, {x: [["a", "b", "c"]]})
@@ -91,6 +91,30 @@ def test_feed_is_zero_copy_when_dtype_matches():
     value = np.arange(4, dtype=np.float32)
     with tf.Session() as sess:
         assert sess.run(y, {x: value}) is value
+
+
+def test_fetching_a_fed_tensor_returns_the_fed_array():
+    x = tf.placeholder(tf.float32)
+    s = tf.placeholder(tf.string)
+    y = x * 2.0
+    with tf.Session() as sess:
+        fed, doubled = sess.run([x, y], {x: 3})
+        assert isinstance(fed, np.ndarray) and fed.shape == () and fed.dtype == np.float32
+        assert doubled == 6.0 and isinstance(doubled, np.float32)
+        strings = np.array(["a", "bc"], dtype=object)
+        assert sess.run(s, {s: strings}).tolist() == ["a", "bc"]
+        assert sess.run(tf.identity(s), {s: strings}).tolist() == [b"a", b"bc"]
+        assert strings.tolist() == ["a", "bc"]  # the caller's array is left alone
+
+
+def test_prevent_feeding_is_honoured_after_a_run():
+    a = tf.constant(2.0)
+    b = a * 3.0
+    with tf.Session() as sess:
+        assert sess.run(b, {b: 1.0}) == 1.0
+        tf.get_default_graph().prevent_feeding(b)
+        with pytest.raises(ValueError, match="Tensor mul:0 may not be fed."):
+            sess.run(b, {b: 1.0})
 
 
 def test_unfed_placeholder_error_names_node_and_site():
