@@ -1,16 +1,19 @@
 """TF1's graph-level and op-level seed rules (`tf.set_random_seed`, `get_seed`).
 
-With a graph seed, an op without its own seed gets the graph's op count as its seed, so the same
-program gives the same streams in every new session while different ops get different streams. Without
-any seed, kernels draw fresh entropy.
+With a graph seed, an op without its own seed gets the next value of a per-graph counter as its seed (as
+TF 2's compat.v1 does), so the same program gives the same streams in every new session while different
+ops get different streams. Without any seed, kernels draw fresh entropy.
 """
 
 from __future__ import annotations
 
-from tensorweave.framework.graph import get_default_graph
+import weakref
+
+from tensorweave.framework.graph import Graph, get_default_graph
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
+_op_seed_counters: weakref.WeakKeyDictionary[Graph, int] = weakref.WeakKeyDictionary()
 
 
 def _truncate_seed(seed: int) -> int:
@@ -22,7 +25,8 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     g = get_default_graph()
     if g.seed is not None:
         if op_seed is None:
-            op_seed = g.version
+            op_seed = _op_seed_counters.get(g, 0)
+            _op_seed_counters[g] = op_seed + 1
         seeds: tuple[int | None, int | None] = (_truncate_seed(g.seed), _truncate_seed(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, _truncate_seed(op_seed))

@@ -119,12 +119,18 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any =
         maxval = 1
     with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
         shape = _shape_tensor(shape)
-        minval = convert_to_tensor(minval, dtype=dtype, name="min")
-        maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+        # [0, 1) floats need no scaling; TF then emits the RandomUniform op alone.
+        minval_is_zero = isinstance(minval, int) and minval == 0
+        maxval_is_one = isinstance(maxval, int) and maxval == 1
+        if not (minval_is_zero and maxval_is_one) or dtype.is_integer:
+            minval = convert_to_tensor(minval, dtype=dtype, name="min")
+            maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
         seed1, seed2 = _seeds(seed)
         if dtype.is_integer:
             return RandomUniformInt(shape, minval, maxval, seed=seed1, seed2=seed2, name=scope)
         rnd = RandomUniform(shape, dtype=dtype, seed=seed1, seed2=seed2)
+        if minval_is_zero:
+            return rnd if maxval_is_one else math_ops.multiply(rnd, maxval)
         return math_ops.add(rnd * (maxval - minval), minval, name=scope)
 
 
