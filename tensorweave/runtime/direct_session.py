@@ -2,8 +2,8 @@
 
 It holds the session's copy of the graph (extended incrementally as the client's graph grows), its
 devices with their resource managers, and one cached plan per (feeds, fetches, targets) signature: the
-first run of a signature goes through the pipeline (prune, constant folding, then one Executor per
-device; placement and partitioning join as their issues land), every later run only executes. `run` is safe to call from many
+first run of a signature goes through the pipeline (prune, constant folding, placement, then one
+Executor per device; partitioning joins with the devices issue), every later run only executes. `run` is safe to call from many
 threads at once: plans are immutable and each step has its own state.
 """
 
@@ -21,6 +21,7 @@ from tensorweave.devices.device import Device
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.runtime.executor import Executor, KernelContext
 from tensorweave.runtime.optimize import constant_folding_enabled, fold_constants
+from tensorweave.runtime.place import place
 from tensorweave.runtime.prune import prune
 from tensorweave.runtime.resources import ResourceMgr
 
@@ -42,13 +43,19 @@ class DirectSession:
         self._lock = threading.Lock()
         self._closed = False
         self._fold_constants = constant_folding_enabled(config)
+        self._allow_soft_placement = bool(getattr(config, "allow_soft_placement", False))
 
     @property
     def devices(self) -> list[Device]:
         return list(self._devices)
 
     def extend(self, nodes: list[NodeDef]) -> None:
-        """Add nodes to the session's graph; plans already built stay valid."""
+        """Add nodes to the session's graph; plans already built stay valid.
+
+        Nodes that cannot be placed are rejected here, as TF places the whole graph: until the client's
+        graph is fixed, every run fails, whatever it fetches.
+        """
+        place(GraphDef(node=nodes), self._devices, self._allow_soft_placement)
         with self._lock:
             for node in nodes:
                 if node.name in self._nodes:
@@ -82,6 +89,7 @@ class DirectSession:
                               types() if types else None)
             if self._fold_constants:
                 graph_def = fold_constants(graph_def, device)
+            graph_def = place(graph_def, self._devices, self._allow_soft_placement)
             executor = Executor(graph_def, device, self._context_for, self._pool)
             self._executors[key] = executor
             return executor

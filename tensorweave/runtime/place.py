@@ -1,0 +1,58 @@
+"""Placement: every node of a step gets one of the session's devices.
+
+A node's requested device, full or partial ('/device:GPU:0', '/job:worker/task:1', '/cpu:*'), must match
+a device of the session; otherwise it is TF's InvalidArgumentError, unless `allow_soft_placement` lets
+the node fall back to the first device whose type has its kernel. Nodes without a request go to the
+first device. (The devices issue adds colocation groups and the papers' cost-model placement here.)
+Pure function over GraphDefs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.framework import device_spec as pydev
+from tensorweave.framework import op_registry
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+
+
+def _matches(request: pydev.DeviceSpec, device: Any) -> bool:
+    spec = device.spec
+    return ((request.job is None or request.job == spec.job)
+            and (request.replica is None or request.replica == spec.replica)
+            and (request.task is None or request.task == spec.task)
+            and (request.device_type is None or request.device_type == spec.device_type)
+            and (request.device_index is None or request.device_index == spec.device_index))
+
+
+def _device_for(node: NodeDef, devices: Sequence[Any], allow_soft_placement: bool) -> Any:
+    if not node.device:
+        return devices[0]
+    request = pydev.DeviceSpec.from_string(node.device)
+    for device in devices:
+        if _matches(request, device):
+            return device
+    if allow_soft_placement:
+        try:
+            kernels = op_registry.get(node.op).kernels
+        except KeyError:
+            kernels = {}
+        return next((d for d in devices if d.device_type in kernels), devices[0])
+    available = ", ".join(d.name for d in devices)
+    hint = (" The requested device appears to be a GPU, but CUDA is not enabled."
+            if request.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices) else "")
+    raise errors.InvalidArgumentError(
+        node, None, f"Cannot assign a device for operation {node.name}: {{{{node {node.name}}}}} was explicitly "
+        f"assigned to {node.device} but available devices are [ {available} ]. Make sure the device "
+        f"specification refers to a valid device.{hint}")
+
+
+def place(graph_def: GraphDef, devices: Sequence[Any], allow_soft_placement: bool = False) -> GraphDef:
+    """The graph with every node's device set to the full name of the device it runs on."""
+    out = []
+    for node in graph_def.node:
+        name = _device_for(node, devices, allow_soft_placement).name
+        out.append(node if node.device == name else NodeDef(node.name, node.op, node.input, name, node.attr))
+    return GraphDef(node=out, producer=graph_def.producer)
