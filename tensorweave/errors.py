@@ -263,6 +263,10 @@ def error_code_from_exception_type(cls: type) -> int | UnknownError:
         return UnknownError(None, None, "Unknown class exception", None)  # type: ignore[arg-type]
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """Python control flow on a symbolic Tensor (`if t:`, `for x in t:`), which graph mode cannot run."""
+
+
 def _make_specific_exception(node_def: Any, op: Any, message: str, error_code: int) -> OpError:
     """Turn a status code (from a kernel or a remote worker) back into its exception class."""
     try:

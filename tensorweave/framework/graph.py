@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from tensorweave import errors
 from tensorweave.framework import device_spec as pydev
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph_def import GraphDef, NodeDef
@@ -192,7 +193,7 @@ class Tensor:
 
 def _operator_not_allowed(task: str) -> TypeError:
     """TF's error (an OperatorNotAllowedInGraphError, a TypeError) for Python control flow on a Tensor."""
-    return TypeError(
+    return errors.OperatorNotAllowedInGraphError(
         f"{task} is not allowed. You can attempt the following resolutions to the problem: If you are "
         "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
         "you are using AutoGraph, you can try decorating this function with @tf.function. If that does "
