@@ -201,9 +201,11 @@ class BaseSession:
         if self._graph.version != self._extended:
             self._extend_graph()
         fetch_names = tuple(t.name for t in fetch_tensors)
+        traced = run_metadata is not None and options is not None and options.trace_level > 0
         try:
             results = self._session.run(feed_names, feed_values, fetch_names, targets,
-                                        _types_of(self._graph, feed_names, fetch_tensors))
+                                        _types_of(self._graph, feed_names, fetch_tensors),
+                                        run_metadata.step_stats if traced else None)
         except errors.OpError as e:
             raise self._interpolate(e) from e.__cause__
         results = [_fetched_value(v) for v in results]

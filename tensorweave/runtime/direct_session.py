@@ -24,6 +24,7 @@ from tensorweave.runtime.optimize import constant_folding_enabled, fold_constant
 from tensorweave.runtime.place import place
 from tensorweave.runtime.prune import prune
 from tensorweave.runtime.resources import ResourceMgr
+from tensorweave.runtime.step_stats import NodeExecStats, to_proto
 
 LOCAL_TASK = "/job:localhost/replica:0/task:0"
 
@@ -65,16 +66,24 @@ class DirectSession:
                 self._node_list.append(node)
 
     def run(self, feed_names: tuple[str, ...], feed_values: list[Any], fetches: tuple[str, ...],
-            targets: tuple[str, ...], types: Callable[[], dict[str, Any]] | None = None) -> list[Any]:
+            targets: tuple[str, ...], types: Callable[[], dict[str, Any]] | None = None,
+            step_stats: Any = None) -> list[Any]:
         """One step: feed the named tensors, run the targets, return the fetched values in order.
 
-        `types` gives the dtypes of feeds and fetches; it is called only when a plan is built.
+        `types` gives the dtypes of feeds and fetches; it is called only when a plan is built. With a
+        `step_stats` message the step is traced into it.
         """
         key = (feed_names, fetches, targets)
         executor = self._executors.get(key)
         if executor is None:
             executor = self._build_executor(key, types)
-        return executor.run(feed_values)
+        if step_stats is None:
+            return executor.run(feed_values)
+        records: list[NodeExecStats] = []
+        try:
+            return executor.run(feed_values, records)
+        finally:
+            step_stats.CopyFrom(to_proto(self._devices[0].name, records))
 
     def _build_executor(self, key: tuple, types: Callable[[], dict[str, Any]] | None) -> Executor:
         feed_names, fetches, targets = key

@@ -25,6 +25,8 @@ from __future__ import annotations
 import functools
 import heapq
 import queue
+import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +34,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.framework import op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
+from tensorweave.runtime.step_stats import NodeExecStats
 
 
 class KernelContext:
@@ -191,9 +194,12 @@ class Executor:
         """Whether steps run in the precomputed order (no parallelism to exploit)."""
         return self._ordered
 
-    def run(self, args: list[Any]) -> list[Any]:
-        """Run one step with the given feeds; returns the fetched values."""
-        if self._ordered:
+    def run(self, args: list[Any], stats: list[NodeExecStats] | None = None) -> list[Any]:
+        """Run one step with the given feeds; returns the fetched values.
+
+        With `stats`, the step is traced: it runs on the dataflow schedule, which records each kernel.
+        """
+        if self._ordered and stats is None:
             try:
                 return self._step(args)
             except Exception as e:
@@ -201,7 +207,7 @@ class Executor:
         values = self._template[:]
         for slot, index in self._arg_slots:
             values[slot] = args[index]
-        self._run_dataflow(values)
+        self._run_dataflow(values, stats)
         results = [None] * self._num_rets
         for index, slot, deref in self._ret_slots:
             value = values[slot]
@@ -218,13 +224,19 @@ class Executor:
             tb = tb.tb_next
         return self._step_lines.get(line) or NodeDef("<step>", "")
 
-    def _execute(self, node: _Node, values: list[Any]) -> Any:
+    def _execute(self, node: _Node, values: list[Any], stats: list[NodeExecStats] | None) -> Any:
         inputs = [values[s] for s in node.inputs]
         for position in node.deref:
             inputs[position] = inputs[position].read()
-        return node.call(*inputs)
+        if stats is None:
+            return node.call(*inputs)
+        start = time.time_ns() // 1000
+        result = node.call(*inputs)
+        stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start, time.time_ns() // 1000,
+                                   threading.get_native_id()))
+        return result
 
-    def _run_dataflow(self, values: list[Any]) -> None:
+    def _run_dataflow(self, values: list[Any], stats: list[NodeExecStats] | None) -> None:
         nodes = self._nodes
         pending = self._pending[:]
         remaining = self._remaining[:]
@@ -253,7 +265,7 @@ class Executor:
 
         def run_on_pool(node: _Node) -> None:
             try:
-                done.put((node, self._execute(node, values), None))
+                done.put((node, self._execute(node, values, stats), None))
             except Exception as e:  # reported to the scheduling thread
                 done.put((node, None, e))
 
@@ -267,7 +279,7 @@ class Executor:
                     self._pool.submit(run_on_pool, node)
                 else:
                     try:
-                        result = self._execute(node, values)
+                        result = self._execute(node, values, stats)
                     except Exception as e:
                         failure = _node_error(node.node_def, e)
                         failure.__cause__ = e

@@ -236,3 +236,18 @@ def test_errors_module_has_every_class_and_code():
     for cls, code in codes.items():
         assert issubclass(cls, tf.errors.OpError)
         assert cls(None, None, "m").error_code == code
+
+
+def test_full_trace_fills_step_stats_for_every_kernel():
+    x = tf.placeholder(tf.float32, shape=[None, 3])
+    y = tf.nn.relu(tf.matmul(x, tf.ones([3, 2])) - 1.0)
+    metadata = tf.RunMetadata()
+    with tf.Session() as sess:
+        untraced = sess.run(y, {x: [[1, 2, 3]]})
+        traced = sess.run(y, {x: [[1, 2, 3]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                          run_metadata=metadata)
+    np.testing.assert_array_equal(untraced, traced)
+    (device,) = metadata.step_stats.dev_stats
+    assert device.device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert [n.node_name for n in device.node_stats] == ["MatMul", "sub", "Relu"]
+    assert all(n.all_start_micros > 0 and n.op_end_rel_micros >= 0 for n in device.node_stats)
