@@ -354,12 +354,12 @@ def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
         inputs = _convert_inputs(op, values, attrs)
         attrs = _complete_attrs(op, attrs)
         new_op = _add_node(g, op, g._name_for_new_op(scope), inputs, attrs, None)
-    outputs = new_op._outputs
-    if not outputs:
+    output_args = op.op_def.output_args
+    if not output_args:
         return new_op
-    if len(op.op_def.output_args) == 1 and not op.op_def.output_args[0].is_list:
-        return outputs[0]
-    return outputs
+    if len(output_args) == 1 and not output_args[0].is_list:
+        return new_op._outputs[0]
+    return list(new_op._outputs)  # a list output may be empty (Unpack with num=0)
 
 
 def _flatten(values: list) -> list:

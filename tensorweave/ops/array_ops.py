@@ -792,8 +792,7 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unst
             num = value_shape.dims[axis].value
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {value_shape}")
-    outputs = Unpack(value, num=num, axis=axis, name=name)
-    return outputs if isinstance(outputs, list) else []  # num == 0: the node has no outputs
+    return Unpack(value, num=num, axis=axis, name=name)
 
 # -- ConcatV2 ----------------------------------------------------------------------------------------
 
