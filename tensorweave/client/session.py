@@ -225,9 +225,9 @@ class BaseSession:
         names, values, fed = [], [], []
         for key, value in feed_dict.items():
             info = self._feed_info.get(key) if isinstance(key, Tensor) else None
-            if info is None:
+            if info is None or info[0]._shape is not info[3]:  # new key, or set_shape since it was cached
                 info = self._feed_key_info(key)
-            tensor, name, np_dtype, dims = info
+            tensor, name, np_dtype, _, dims = info
             if isinstance(value, Tensor):
                 raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
                                 "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
@@ -253,7 +253,7 @@ class BaseSession:
         dims = None if shape.ndims is None else tuple(shape.as_list())
         base = tensor.dtype.base_dtype
         np_dtype = object if base == dtypes.string else base.as_numpy_dtype
-        info = (tensor, tensor.name, np_dtype, dims)
+        info = (tensor, tensor.name, np_dtype, shape, dims)
         self._feed_info[tensor] = info
         if isinstance(key, Tensor) and key is not tensor:
             self._feed_info[key] = info
