@@ -1,8 +1,16 @@
-"""Python values to the arrays Const nodes hold, and static constant values for shape functions.
+"""Python values to the arrays Const nodes hold, and the values a graph fixes while it is being built.
 
 `make_ndarray_value` types values with TensorProto's rules (formats/tensor_proto.py: Python floats become
-float32, ints int32 when they fit, a scalar broadcasts to `shape`, a short list repeats its last value);
-`constant_value` lets shape functions and wrappers see through Const and Shape nodes.
+float32, ints int32 when they fit, a scalar broadcasts to `shape`, a short list repeats its last value).
+
+Two strengths of static evaluation, as in TF:
+- `constant_value` and `constant_value_as_shape` are what TF's C++ shape inference sees when a shape
+  function asks for an input's value (EvaluateConstantTensor, MakeShapeFromShapeTensor): values read off
+  static shapes, else the registered CPU kernels run over the constant subgraph behind the tensor. Shape
+  functions use them, so `tf.reshape(x, tf.constant([2, 3]) * 2)` has shape [4, 6], as in TF.
+- `get_static_value` is TF's Python `tf.get_static_value`: a fixed list of op types, no arithmetic, and a
+  tensor it resolves can no longer be fed. Python-side wrappers that TF writes with it use it.
+Neither ever raises for a value it cannot compute: unknown is None (or unknown dims).
 """
 
 from __future__ import annotations
@@ -12,9 +20,16 @@ from typing import Any
 import numpy as np
 
 from tensorweave.formats.tensor_proto import typed_ndarray
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import dtypes, op_registry, tensor_shape
+from tensorweave.framework.graph import Operation, Tensor
 
 _CPP_TYPE_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
+_SHAPE_TYPES = (dtypes.int32, dtypes.int64)
+_INT64_MAX = 2**63 - 1
+# Never evaluated while building: fed values, and control-flow frames (TF also runs a Switch whose
+# predicate is constant; Switch has no dead-tensor support here, so it is left out).
+_NOT_EVALUATED = frozenset({"PlaceholderWithDefault", "Enter", "RefEnter", "Exit", "RefExit", "Merge", "RefMerge",
+                            "Switch", "RefSwitch"})
 
 
 def type_string(dtype: dtypes.DType) -> str:
@@ -59,57 +74,3 @@ def make_ndarray_value(values: Any, dtype: Any = None, shape: Any = None, verify
     return np.pad(array.reshape(-1), (0, size - array.size), "edge").reshape(full_shape)
 
 
-def constant_value(tensor: Any) -> np.ndarray | None:
-    """The value of `tensor` if it is known while building the graph, else None."""
-    op = tensor.op
-    if op.type == "Const":
-        return op.node_def.attr["value"]
-    if op.type == "Shape":
-        shape = op.inputs[0].shape
-        if shape.is_fully_defined():
-            return np.array(shape.as_list(), dtype=op.node_def.attr["out_type"].as_numpy_dtype)
-        return None
-    if op.type == "Size":
-        shape = op.inputs[0].shape
-        if shape.is_fully_defined():
-            return np.array(shape.num_elements(), dtype=op.node_def.attr["out_type"].as_numpy_dtype)
-        return None
-    if op.type == "Rank":
-        ndims = op.inputs[0].shape.ndims
-        return None if ndims is None else np.array(ndims, dtype=np.int32)
-    if op.type in ("Identity", "StopGradient"):
-        return constant_value(op.inputs[0])
-    if op.type == "Cast":
-        value = constant_value(op.inputs[0])
-        return None if value is None else value.astype(op.node_def.attr["DstT"].as_numpy_dtype)
-    if op.type == "Pack":
-        parts = [constant_value(t) for t in op.inputs]
-        if any(p is None for p in parts):
-            return None
-        return np.stack(parts, axis=op.node_def.attr["axis"])
-    return None
-
-
-def constant_value_as_shape(tensor: Any) -> tensor_shape.TensorShape:
-    """A shape-valued tensor (e.g. Reshape's `shape`) as a partial TensorShape; -1 entries are unknown."""
-    shape = tensor.shape
-    if shape.ndims == 0:
-        value = constant_value(tensor)
-        if value is None:
-            return tensor_shape.unknown_shape()
-        return tensor_shape.TensorShape([None if int(value) == -1 else int(value)])
-    op = tensor.op
-    if op.type == "Shape":
-        return op.inputs[0].shape
-    if op.type == "Pack":
-        dims = []
-        for t in op.inputs:
-            value = constant_value(t)
-            dims.append(None if value is None or int(value) == -1 else int(value))
-        return tensor_shape.TensorShape(dims)
-    value = constant_value(tensor)
-    if value is not None:
-        return tensor_shape.TensorShape([None if int(d) == -1 else int(d) for d in value.reshape(-1)])
-    if shape.ndims == 1 and shape.dims[0].value is not None:
-        return tensor_shape.unknown_shape(rank=shape.dims[0].value)
-    return tensor_shape.unknown_shape()

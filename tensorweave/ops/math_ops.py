@@ -1,9 +1,12 @@
-"""Math ops: elementwise arithmetic and comparisons with broadcasting, MatMul, reductions, Cast,
-and the Tensor operator overloads (`+`, `*`, `@`, `<`, ...) that TF installs from this module."""
+"""Math ops: elementwise arithmetic, comparisons and unary functions with broadcasting, MatMul, reductions,
+Cast, Select/SelectV2 (`tf.where`), AddN, ArgMax/ArgMin, Cumsum, and the Tensor operator overloads (`+`, `*`,
+`@`, `<`, ...) that TF installs from this module. Composite wrappers (clip_by_value, reduce_logsumexp,
+count_nonzero) build the same ops under the same names as TF's."""
 
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -73,9 +76,9 @@ def _binary_op(name: str, types: str, fn: Callable, output: str = "T") -> Op:
     return op
 
 
-def _unary_op(name: str, types: str, fn: Callable) -> Op:
-    """An elementwise unary op: one definition, shape function and kernel."""
-    op = Op(name, inputs=["x: T"], outputs=["y: T"], attrs=[f"T: {types}"])
+def _unary_op(name: str, types: str, fn: Callable, output: str = "T", arg: str = "x", result: str = "y") -> Op:
+    """An elementwise unary op: one definition, shape function and kernel (`arg`/`result` name TF's args)."""
+    op = Op(name, inputs=[f"{arg}: T"], outputs=[f"{result}: {output}"], attrs=[f"T: {types}"])
     op.shape(_unary_shape)
 
     @op.kernel("CPU", "GPU")
@@ -128,8 +131,10 @@ LogicalOr = Op("LogicalOr", inputs=["x: bool", "y: bool"], outputs=["z: bool"])
 LogicalOr.shape(_broadcast_shape)
 LogicalOr.kernel("CPU", "GPU")(_binary_kernel(np.logical_or))
 
-Neg = _unary_op("Neg", "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}",
-                np.negative)
+_SIGNED = "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"
+_FLOAT_COMPLEX = "{bfloat16, half, float, double, complex64, complex128}"
+
+Neg = _unary_op("Neg", _SIGNED, np.negative)
 Abs = _unary_op("Abs", _REAL, np.abs)
 Square = _unary_op("Square", _NUMBER, np.square)
 Invert = _unary_op("Invert", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}", np.invert)
@@ -288,6 +293,144 @@ def _invert(x: Tensor) -> Tensor:
 def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
     """x ^ y for booleans, composed as TF does: (x | y) & !(x & y)."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
+
+# -- Unary math -------------------------------------------------------------------------------------
+
+_erf_elementwise = np.frompyfunc(math.erf, 1, 1)
+
+
+def _rsqrt(x: Any) -> Any:
+    return 1 / np.sqrt(x)
+
+
+def _sigmoid(x: Any) -> Any:
+    """1 / (1 + e^-x), as exp(-log(1 + e^-x)) for real x so that no intermediate overflows."""
+    if np.iscomplexobj(x):
+        return 1 / (1 + np.exp(-x))
+    return np.exp(-np.logaddexp(0, -x))
+
+
+def _sign(x: Any) -> Any:
+    """-1, 0 or 1; x / |x| for complex x (0 at 0), as TF."""
+    if np.iscomplexobj(x):
+        magnitude = np.abs(x)
+        return np.where(magnitude == 0, 0, x / np.where(magnitude == 0, 1, magnitude)).astype(x.dtype)
+    return np.sign(x)
+
+
+def _reciprocal(x: Any) -> Any:
+    return _c_division(np.ones_like(x), x)
+
+
+def _erf(x: Any) -> Any:
+    return np.asarray(_erf_elementwise(x), dtype=x.dtype)
+
+
+Sqrt = _unary_op("Sqrt", _FLOAT_COMPLEX, np.sqrt)
+Rsqrt = _unary_op("Rsqrt", _FLOAT_COMPLEX, _rsqrt)
+Exp = _unary_op("Exp", _FLOAT_COMPLEX, np.exp)
+Expm1 = _unary_op("Expm1", _FLOAT_COMPLEX, np.expm1)
+Log = _unary_op("Log", _FLOAT_COMPLEX, np.log)
+Log1p = _unary_op("Log1p", _FLOAT_COMPLEX, np.log1p)
+Sin = _unary_op("Sin", _FLOAT_COMPLEX, np.sin)
+Cos = _unary_op("Cos", _FLOAT_COMPLEX, np.cos)
+Tan = _unary_op("Tan", _FLOAT_COMPLEX, np.tan)
+Tanh = _unary_op("Tanh", _FLOAT_COMPLEX, np.tanh)
+Sigmoid = _unary_op("Sigmoid", _FLOAT_COMPLEX, _sigmoid)
+Sign = _unary_op("Sign", _SIGNED, _sign)
+Reciprocal = _unary_op("Reciprocal", _SIGNED, _reciprocal)
+Round = _unary_op("Round", _SIGNED, np.round)  # half to even, as TF
+Floor = _unary_op("Floor", _FLOAT, np.floor)
+Ceil = _unary_op("Ceil", _FLOAT, np.ceil)
+IsNan = _unary_op("IsNan", _FLOAT, np.isnan, output="bool")
+IsInf = _unary_op("IsInf", _FLOAT, np.isinf, output="bool")
+IsFinite = _unary_op("IsFinite", _FLOAT, np.isfinite, output="bool")
+Erf = _unary_op("Erf", _FLOAT, _erf)
+
+
+def sqrt(x: Any, name: str | None = None) -> Tensor:
+    return Sqrt(x, name=name)
+
+
+def rsqrt(x: Any, name: str | None = None) -> Tensor:
+    return Rsqrt(x, name=name)
+
+
+def exp(x: Any, name: str | None = None) -> Tensor:
+    return Exp(x, name=name)
+
+
+def expm1(x: Any, name: str | None = None) -> Tensor:
+    return Expm1(x, name=name)
+
+
+def log(x: Any, name: str | None = None) -> Tensor:
+    return Log(x, name=name)
+
+
+def log1p(x: Any, name: str | None = None) -> Tensor:
+    return Log1p(x, name=name)
+
+
+def sin(x: Any, name: str | None = None) -> Tensor:
+    return Sin(x, name=name)
+
+
+def cos(x: Any, name: str | None = None) -> Tensor:
+    return Cos(x, name=name)
+
+
+def tan(x: Any, name: str | None = None) -> Tensor:
+    return Tan(x, name=name)
+
+
+def tanh(x: Any, name: str | None = None) -> Tensor:
+    return Tanh(x, name=name)
+
+
+def sigmoid(x: Any, name: str | None = None) -> Tensor:
+    return Sigmoid(x, name=name)
+
+
+def sign(x: Any, name: str | None = None) -> Tensor:
+    return Sign(x, name=name)
+
+
+def reciprocal(x: Any, name: str | None = None) -> Tensor:
+    return Reciprocal(x, name=name)
+
+
+def round(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
+    """Round half to even; integer tensors are returned as they are (no op), as in TF."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_integer:
+        return x
+    return Round(x, name=name)
+
+
+def floor(x: Any, name: str | None = None) -> Tensor:
+    return Floor(x, name=name)
+
+
+def ceil(x: Any, name: str | None = None) -> Tensor:
+    return Ceil(x, name=name)
+
+
+def is_nan(x: Any, name: str | None = None) -> Tensor:
+    return IsNan(x, name=name)
+
+
+def is_inf(x: Any, name: str | None = None) -> Tensor:
+    return IsInf(x, name=name)
+
+
+def is_finite(x: Any, name: str | None = None) -> Tensor:
+    return IsFinite(x, name=name)
+
+
+def erf(x: Any, name: str | None = None) -> Tensor:
+    return Erf(x, name=name)
+
 
 # -- MatMul, BatchMatMulV2, Conj --------------------------------------------------------------------
 
@@ -559,25 +702,33 @@ Max.kernel("CPU", "GPU")(_extreme_kernel(np.max))
 Min.kernel("CPU", "GPU")(_extreme_kernel(np.min))
 
 
+def _deprecated_alias(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
+    """TF's deprecated_argument_lookup: the value given under either name of a renamed argument."""
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'.")
+    return old_value
+
+
+def _reduction_dims(x: Any, axis: Any) -> Any:
+    """The axes to reduce: every axis when `axis` is None, a Const only for a Tensor of known non-zero rank
+    (TF takes the Rank/Range path for everything else, scalars included)."""
+    if axis is not None:
+        return axis
+    rank = x.shape.ndims if isinstance(x, Tensor) else None
+    if rank:
+        return array_ops.constant(np.arange(rank, dtype=np.int32))
+    return range(0, array_ops.rank(x))
+
+
 def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: Any, name: str | None, reduction_indices: Any,
             keep_dims: Any) -> Tensor:
     """TF1's reduce_* wrappers: `axis`/`reduction_indices` and `keepdims`/`keep_dims` aliases."""
-    if axis is not None and reduction_indices is not None:
-        raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
-    axis = reduction_indices if axis is None else axis
-    keepdims = bool(keep_dims if keepdims is None else keepdims)
-    x = convert_to_tensor(input_tensor, name="input_tensor")
-    reduce_all = axis is None
-    if reduce_all:
-        rank = x.shape.ndims
-        if rank is not None:
-            axis = array_ops.constant(np.arange(rank, dtype=np.int32))
-        else:
-            axis = range(0, array_ops.rank(x))
-    result = op(x, axis, keep_dims=keepdims, name=name)
-    if reduce_all and not keepdims:
+    axis = _deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims))
+    result = op(input_tensor, _reduction_dims(input_tensor, axis), keep_dims=keepdims, name=name)
+    if axis is None and not keepdims:
         result.set_shape([])  # every axis is reduced, even when the rank is unknown
     return result
 
@@ -607,6 +758,65 @@ def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: 
 def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                 reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     return _reduce(Prod, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def _logical_reduction_op(name: str, fn: Callable) -> Op:
+    """Any/All: a reduction of a bool tensor (no T attr); empty axes reduce to the identity, as NumPy."""
+    op = Op(name, inputs=["input: bool", "reduction_indices: Tidx"], outputs=["output: bool"],
+            attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"])
+    op.shape(_reduction_shape)
+
+    @op.kernel("CPU", "GPU")
+    def kernel(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+        return fn(input, axis=_reduction_axes(ctx, input, reduction_indices), keepdims=keep_dims)
+
+    return op
+
+
+Any_ = _logical_reduction_op("Any", np.any)  # `Any` is typing.Any in this module
+All = _logical_reduction_op("All", np.all)
+
+
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+               reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    """Logical or over `axis` (all axes when None)."""
+    return _reduce(Any_, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+               reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    """Logical and over `axis` (all axes when None)."""
+    return _reduce(All, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+                     reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    """log(sum(exp(x))) over `axis`, composed as TF does: the (finite) max is subtracted first and added back."""
+    axis = _deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims))
+    with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        raw_max = reduce_max(input_tensor, axis=axis, keepdims=True)
+        my_max = stop_gradient(SelectV2(IsFinite(raw_max), raw_max, 0))
+        result = Log(reduce_sum(Exp(subtract(input_tensor, my_max)), axis=axis, keepdims=keepdims))
+        if not keepdims:
+            my_max = array_ops.reshape(my_max, array_ops.Shape(result))
+        result = add(result, my_max, name=scope)
+        if axis is None and not keepdims:
+            result.set_shape([])
+        return result
+
+
+def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: Any = None, dtype: Any = dtypes.int64,
+                  name: str | None = None, reduction_indices: Any = None, keep_dims: Any = None,
+                  input: Any = None) -> Tensor:  # noqa: A002 - TF's name
+    """The number of non-zero (non-empty for strings) elements over `axis`, counted in int64."""
+    input_tensor = _deprecated_alias("input", input, "input_tensor", input_tensor)
+    axis = _deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = _deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims)
+    with name_scope(name, "count_nonzero", [input_tensor]):
+        x = convert_to_tensor(input_tensor, name="input")
+        nonzero = x if x.dtype.base_dtype == dtypes.bool else not_equal(x, array_ops.zeros([], dtype=x.dtype))
+        return cast(reduce_sum(cast(nonzero, dtypes.int64), axis=axis, keepdims=keepdims), dtype)
 
 # -- Operator overloads ------------------------------------------------------------------------------
 
@@ -776,3 +986,289 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
             dtype = max((a.dtype.base_dtype for a in args), key=_RANGE_TYPES.index)
         start, limit, delta = (cast(a, dtype) for a in args)
         return Range(start, limit, delta, name=scope)
+
+# -- Select, SelectV2, StopGradient -----------------------------------------------------------------
+
+Select = Op("Select", inputs=["condition: bool", "t: T", "e: T"], outputs=["output: T"], attrs=["T: type"])
+
+
+@Select.shape
+def _select_shape(op: Any) -> list:
+    """`t` and `e` agree; `condition` has their shape, is a scalar, or is a vector along their first axis."""
+    data = array_ops._merge_shapes(op.inputs[1].shape, op.inputs[2].shape)
+    cond = op.inputs[0].shape
+    if cond.ndims is None or data.ndims is None or cond.ndims == 0:
+        return [data]
+    if cond.ndims != 1 or data.ndims == 0:
+        return [array_ops._merge_shapes(data, cond)]
+    array_ops._merge_shapes(cond, tensor_shape.TensorShape(data.as_list()[:1]))
+    return [data]
+
+
+def _same_shape_error(ctx: Any, shapes: list, index: int) -> errors.InvalidArgumentError:
+    """TF's ValidateInputsAreSameShape message, comparing input `index` with input 0."""
+    return errors.InvalidArgumentError(
+        ctx.node_def, None, f"Inputs to operation {ctx.name} of type {ctx.op} must have the same size and shape.  "
+        f"Input 0: {tensor_util.shape_string(shapes[0])} != input {index}: {tensor_util.shape_string(shapes[index])}")
+
+
+@Select.kernel("CPU", "GPU")
+def _select(ctx: Any, condition: Any, t: Any, e: Any) -> Any:
+    shapes = [np.shape(condition), np.shape(t), np.shape(e)]
+    cond_shape, then_shape, else_shape = shapes
+    if not cond_shape or (len(cond_shape) == 1 and len(then_shape) != 1):
+        if then_shape != else_shape:
+            raise errors.InvalidArgumentError(
+                ctx.node_def, None, "'then' and 'else' must have the same size.  but received: "
+                f"{tensor_util.shape_string(then_shape)} vs. {tensor_util.shape_string(else_shape)}")
+        if not cond_shape:
+            return t if condition else e
+        if not then_shape:
+            raise errors.InvalidArgumentError(ctx.node_def, None, "'then' must be at least a vector, but saw "
+                                              f"shape: {tensor_util.shape_string(then_shape)}")
+        if then_shape[0] != cond_shape[0]:
+            raise errors.InvalidArgumentError(ctx.node_def, None, "Number of batches of 'then' must match size of "
+                                              f"'cond', but saw: {then_shape[0]} vs. {cond_shape[0]}")
+        condition = condition.reshape(cond_shape + (1,) * (len(then_shape) - 1))
+    else:
+        for index in (1, 2):
+            if shapes[index] != cond_shape:
+                raise _same_shape_error(ctx, shapes, index)
+    return ctx.xp.where(condition, t, e)
+
+
+SelectV2 = Op("SelectV2", inputs=["condition: bool", "t: T", "e: T"], outputs=["output: T"], attrs=["T: type"])
+
+
+@SelectV2.shape
+def _select_v2_shape(op: Any) -> list:
+    cond, t, e = (i.shape for i in op.inputs)
+    return [broadcast_static_shape(broadcast_static_shape(t, e), cond)]
+
+
+@SelectV2.kernel("CPU", "GPU")
+def _select_v2(ctx: Any, condition: Any, t: Any, e: Any) -> Any:
+    try:
+        np.broadcast_shapes(np.shape(condition), np.shape(t), np.shape(e))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            ctx.node_def, None, f"condition {tensor_util.shape_string(np.shape(condition))}, then "
+            f"{tensor_util.shape_string(np.shape(t))}, and else {tensor_util.shape_string(np.shape(e))} must be "
+            "broadcastable") from None
+    return ctx.xp.where(condition, t, e)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """TF1's `tf.where`: elements of `x` or `y` by `condition` (Select: a vector condition picks rows);
+    with only `condition`, the coordinates of its true elements."""
+    if x is None and y is None:
+        return array_ops.where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return Select(condition, x, y, name=name)
+
+
+def where_v2(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """`tf.where_v2`: like `where`, with `condition`, `x` and `y` broadcast together (SelectV2)."""
+    if x is None and y is None:
+        return array_ops.where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return SelectV2(condition, x, y, name=name)
+
+
+StopGradient = Op("StopGradient", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"])
+StopGradient.shape(_unary_shape)
+
+
+@StopGradient.kernel("CPU", "GPU")
+def _stop_gradient(ctx: Any, input: Any) -> Any:  # noqa: A002
+    return input
+
+
+def stop_gradient(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
+    """`input` unchanged; gradients do not flow through it."""
+    return StopGradient(input, name=name)
+
+# -- AddN, SquaredDifference, clip_by_value ---------------------------------------------------------
+
+AddN = Op("AddN", inputs=["inputs: N * T"], outputs=["sum: T"], attrs=["N: int >= 1", "T: {numbertype, variant}"])
+
+
+@AddN.shape
+def _add_n_shape(op: Any) -> list:
+    """Every input has the same shape: merged from the last input back, naming the one that disagrees."""
+    shape = op.inputs[-1].shape
+    for i in builtins.range(len(op.inputs) - 2, -1, -1):
+        try:
+            shape = array_ops._merge_shapes(op.inputs[i].shape, shape)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+    return [shape]
+
+
+@AddN.kernel("CPU", "GPU")
+def _add_n(ctx: Any, *inputs: Any) -> Any:
+    shapes = [np.shape(x) for x in inputs]
+    for index, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise _same_shape_error(ctx, shapes, index)
+    if len(inputs) == 1:
+        return inputs[0]
+    total = inputs[0] + inputs[1]
+    for x in inputs[2:]:
+        total = total + x
+    return total
+
+
+def add_n(inputs: Any, name: str | None = None) -> Tensor:
+    """The elementwise sum of a list of tensors of one dtype and shape; one tensor is returned as it is."""
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if not inputs:
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
+                         "and shape.")
+    if len(inputs) == 1:
+        return array_ops.identity(inputs[0], name=name) if name else inputs[0]
+    return AddN(inputs, name=name)
+
+
+def _squared_difference(x: Any, y: Any) -> Any:
+    difference = np.subtract(x, y)
+    return difference * np.conj(difference)
+
+
+SquaredDifference = _binary_op("SquaredDifference",
+                               "{bfloat16, half, float, double, int32, int64, complex64, complex128}",
+                               _squared_difference)
+
+
+def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """(x - y) * conj(x - y) elementwise, with broadcasting."""
+    return SquaredDifference(x, y, name=name)
+
+
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Tensor:
+    """`t` clipped to [min, max], composed as TF does (Minimum, then Maximum named after the scope); the
+    bounds may broadcast but must not grow `t`'s shape."""
+    with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
+        values = convert_to_tensor(t, name="t")
+        t_min = minimum(values, clip_value_max)
+        values.shape.assert_is_compatible_with(t_min.shape)
+        t_max = maximum(t_min, clip_value_min, name=scope)
+        values.shape.assert_is_compatible_with(t_max.shape)
+        return t_max
+
+# -- ArgMax, ArgMin, Cumsum -------------------------------------------------------------------------
+
+
+def _arg_reduce_shape(op: Any) -> list:
+    """The input's shape without the reduced dimension (a scalar stays a scalar)."""
+    shape = op.inputs[0].shape
+    array_ops._with_rank(op.inputs[1].shape, 0)
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if shape.ndims == 0:
+        return [tensor_shape.TensorShape([])]
+    dimension = tensor_util.constant_value(op.inputs[1])
+    if dimension is None:
+        return [tensor_shape.unknown_shape(rank=shape.ndims - 1)]
+    rank, dimension = shape.ndims, int(dimension)
+    if not -rank <= dimension < rank:
+        raise ValueError(f"Dimension ({dimension}) must be in the range [{-rank}, {rank}), where {rank} is the "
+                         "number of dimensions in the input.")
+    dims = shape.as_list()
+    del dims[dimension % rank]
+    return [tensor_shape.TensorShape(dims)]
+
+
+def _arg_reduce_op(name: str, index_types: str, output_types: str, fn: Callable, nan: float) -> Op:
+    """ArgMax/ArgMin: the first index of the extreme value along a dimension; NaNs never win, as in TF."""
+    op = Op(name, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
+            attrs=["T: {realnumbertype, quantizedtype, bool}", f"Tidx: {index_types} = DT_INT32",
+                   f"output_type: {output_types} = DT_INT64"])
+    op.shape(_arg_reduce_shape)
+
+    @op.kernel("CPU", "GPU")
+    def kernel(ctx: Any, input: Any, dimension: Any, output_type: dtypes.DType) -> Any:  # noqa: A002
+        if np.ndim(dimension) != 0:
+            raise errors.InvalidArgumentError(ctx.node_def, None, "dim must be a scalar, but received tensor of "
+                                              f"shape: {tensor_util.shape_string(np.shape(dimension))}")
+        rank, axis = np.ndim(input), int(dimension)
+        if not -rank <= axis < rank:
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"Expected dimension in the range [{-rank}, "
+                                              f"{rank}), but got {axis}")
+        axis %= rank
+        if input.shape[axis] == 0:
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"Reduction axis {axis} is empty in shape "
+                                              f"{tensor_util.shape_string(input.shape)}")
+        if input.dtype.kind == "f":
+            input = ctx.xp.where(ctx.xp.isnan(input), nan, input)
+        return fn(input, axis=axis).astype(output_type.as_numpy_dtype)
+
+    return op
+
+
+ArgMax = _arg_reduce_op("ArgMax", "{int16, int32, int64}", "{int16, uint16, int32, int64}", np.argmax, -np.inf)
+ArgMin = _arg_reduce_op("ArgMin", "{int32, int64}", "{int32, int64}", np.argmin, np.inf)
+
+
+def _arg_reduce(op: Op, input: Any, axis: Any, name: str | None, dimension: Any,  # noqa: A002
+                output_type: Any) -> Tensor:
+    """TF1's argmax/argmin: `dimension` aliases `axis` (0 when neither), which must be a Python int or an
+    integer Tensor."""
+    axis = _deprecated_alias("axis", axis, "dimension", dimension)
+    if axis is None:
+        axis = 0
+    elif not isinstance(axis, int) and not (isinstance(axis, Tensor) and axis.dtype.is_integer):
+        if hasattr(axis, "dtype"):
+            raise TypeError(f"axis tensor dtypes {axis.dtype} is not supported")
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    return op(input, axis, output_type=output_type, name=name)
+
+
+def argmax(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,  # noqa: A002
+           output_type: Any = dtypes.int64) -> Tensor:
+    """The index of the largest value along `axis` (the first one on ties)."""
+    return _arg_reduce(ArgMax, input, axis, name, dimension, output_type)
+
+
+def argmin(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,  # noqa: A002
+           output_type: Any = dtypes.int64) -> Tensor:
+    """The index of the smallest value along `axis` (the first one on ties)."""
+    return _arg_reduce(ArgMin, input, axis, name, dimension, output_type)
+
+
+Cumsum = Op("Cumsum", inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
+            attrs=["exclusive: bool = false", "reverse: bool = false", "T: numbertype",
+                   "Tidx: {int32, int64} = DT_INT32"])
+Cumsum.shape(_unary_shape)
+
+
+@Cumsum.kernel("CPU", "GPU")
+def _cumsum(ctx: Any, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
+    xp = ctx.xp
+    if np.ndim(axis) != 0:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "ScanOp: axis must be a scalar, not "
+                                          f"{tensor_util.shape_string(np.shape(axis))}")
+    rank, axis = np.ndim(x), int(axis)
+    if not -rank <= axis < rank:
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"ScanOp: Expected scan axis in the range [{-rank}, "
+                                          f"{rank}), but got {axis}")
+    axis %= rank
+    if reverse:
+        x = xp.flip(x, axis)
+    out = xp.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        shifted = xp.zeros_like(out)
+        shifted[(slice(None),) * axis + (slice(1, None),)] = out[(slice(None),) * axis + (slice(None, -1),)]
+        out = shifted
+    return xp.flip(out, axis) if reverse else out
+
+
+def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+           name: str | None = None) -> Tensor:
+    """Running sums along `axis`; `exclusive` leaves each element out of its own sum, `reverse` runs
+    from the end."""
+    with name_scope(name, "Cumsum", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return Cumsum(x, axis, exclusive=exclusive, reverse=reverse, name=scope)

@@ -1,28 +1,521 @@
-"""Neural-network ops: activations (the op-library issue adds convolutions, pooling, losses)."""
+"""Neural-network ops: activations, softmax, BiasAdd, the cross-entropy losses, L2Loss and dropout.
+
+Kernels compute softmax and cross entropy from logits shifted by their row maximum, so no exponential
+overflows; the public wrappers compose the same graphs as TF's (`tf.nn.softmax` on a non-last axis
+transposes around the op, the losses flatten to the 2-D ops and reshape back).
+"""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
 
-from tensorweave.framework.graph import Tensor
+from tensorweave import errors
+from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_registry import Op
+from tensorweave.ops import array_ops, math_ops, random_ops
+from tensorweave.ops.math_ops import _deprecated_alias, _unary_op
 
-Relu = Op("Relu", inputs=["features: T"], outputs=["activations: T"],
-          attrs=["T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, qint8}"])
-
-
-@Relu.shape
-def _relu_shape(op: Any) -> list:
-    return [op.inputs[0].shape]
+_FLOAT = "{half, bfloat16, float, double}"
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
 
 
-@Relu.kernel("CPU", "GPU")
-def _relu(ctx: Any, features: Any) -> Any:
-    return np.maximum(features, 0) if ctx.xp is np else ctx.xp.maximum(features, 0)
+def _activation(name: str, types: str, fn: Any) -> Op:
+    """An elementwise activation: TF names its argument `features` and its result `activations`."""
+    return _unary_op(name, types, fn, arg="features", result="activations")
+
+
+def _relu6(x: Any) -> Any:
+    return np.minimum(np.maximum(x, 0), 6)
+
+
+def _elu(x: Any) -> Any:
+    return np.where(x < 0, np.expm1(x), x)
+
+
+def _selu(x: Any) -> Any:
+    return _SELU_SCALE * np.where(x < 0, _SELU_ALPHA * np.expm1(x), x)
+
+
+def _softplus(x: Any) -> Any:
+    return np.logaddexp(0, x)
+
+
+def _softsign(x: Any) -> Any:
+    return x / (1 + np.abs(x))
+
+
+Relu = _activation("Relu", "{realnumbertype, qint8}", lambda x: np.maximum(x, 0))
+Relu6 = _activation("Relu6", "realnumbertype", _relu6)
+Elu = _activation("Elu", _FLOAT, _elu)
+Selu = _activation("Selu", _FLOAT, _selu)
+Softplus = _activation("Softplus", _FLOAT, _softplus)
+Softsign = _activation("Softsign", _FLOAT, _softsign)
+LeakyRelu = Op("LeakyRelu", inputs=["features: T"], outputs=["activations: T"],
+               attrs=["alpha: float = 0.2", f"T: {_FLOAT} = DT_FLOAT"])
+LeakyRelu.shape(math_ops._unary_shape)
+
+
+@LeakyRelu.kernel("CPU", "GPU")
+def _leaky_relu(ctx: Any, features: Any, alpha: float) -> Any:
+    return ctx.xp.where(features < 0, features * features.dtype.type(alpha), features)
 
 
 def relu(features: Any, name: str | None = None) -> Tensor:
     """max(features, 0)."""
     return Relu(features, name=name)
+
+
+def relu6(features: Any, name: str | None = None) -> Tensor:
+    """min(max(features, 0), 6)."""
+    return Relu6(features, name=name)
+
+
+def elu(features: Any, name: str | None = None) -> Tensor:
+    """exp(features) - 1 where negative, features elsewhere."""
+    return Elu(features, name=name)
+
+
+def selu(features: Any, name: str | None = None) -> Tensor:
+    """The scaled ELU of Klambauer et al. (2017)."""
+    return Selu(features, name=name)
+
+
+def softplus(features: Any, name: str | None = None) -> Tensor:
+    """log(exp(features) + 1)."""
+    return Softplus(features, name=name)
+
+
+def softsign(features: Any, name: str | None = None) -> Tensor:
+    """features / (|features| + 1)."""
+    return Softsign(features, name=name)
+
+
+def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    """alpha * features where negative, features elsewhere; integer inputs are cast to float32 first."""
+    with name_scope(name, "LeakyRelu", [features, alpha]) as scope:
+        features = convert_to_tensor(features, name="features")
+        if features.dtype.is_integer:
+            features = math_ops.cast(features, dtypes.float32)
+        if isinstance(alpha, np.ndarray):
+            alpha = alpha.item()
+        return LeakyRelu(features, alpha=alpha, name=scope)
+
+# -- Softmax, LogSoftmax -----------------------------------------------------------------------------
+
+
+def _shifted_rows(ctx: Any, logits: Any) -> tuple[Any, Any]:
+    """The logits less their row maximum (the last axis) and the sum of their exponentials, which cannot
+    overflow; half precision is computed in float32."""
+    xp = ctx.xp
+    x = logits.astype(np.float32) if logits.dtype == np.float16 else logits
+    shifted = x - xp.max(x, axis=-1, keepdims=True)
+    return shifted, xp.sum(xp.exp(shifted), axis=-1, keepdims=True)
+
+
+def _softmax_op(name: str, output: str, from_shifted: Any) -> Op:
+    op = Op(name, inputs=["logits: T"], outputs=[f"{output}: T"], attrs=[f"T: {_FLOAT}"])
+
+    @op.shape
+    def shape(node: Any) -> list:
+        return [array_ops._with_rank_at_least(node.inputs[0].shape, 1)]
+
+    @op.kernel("CPU", "GPU")
+    def kernel(ctx: Any, logits: Any) -> Any:
+        if np.ndim(logits) == 0:
+            raise errors.InvalidArgumentError(ctx.node_def, None, "logits must have >= 1 dimension, got []")
+        if logits.size == 0:
+            return ctx.xp.zeros_like(logits)
+        return from_shifted(ctx.xp, *_shifted_rows(ctx, logits)).astype(logits.dtype)
+
+    return op
+
+
+Softmax = _softmax_op("Softmax", "softmax", lambda xp, shifted, sum_exp: xp.exp(shifted) / sum_exp)
+LogSoftmax = _softmax_op("LogSoftmax", "logsoftmax", lambda xp, shifted, sum_exp: shifted - xp.log(sum_exp))
+
+
+def _swap_axis(tensor: Tensor, dim_index: Any, last_index: Tensor, name: str = "transpose") -> Tensor:
+    """`tensor` with dimensions `dim_index` and `last_index` exchanged (a Transpose)."""
+    perm = array_ops.concat([math_ops.range(dim_index), [last_index], math_ops.range(dim_index + 1, last_index),
+                             [dim_index]], 0)
+    return array_ops.transpose(tensor, perm, name=name)
+
+
+def _softmax_on_axis(op: Op, logits: Any, axis: Any, name: str | None) -> Tensor:
+    """`op` on the last axis, or transposed there and back for another axis, as TF composes it."""
+    logits = convert_to_tensor(logits)
+    shape = logits.shape
+    if axis == -1 or axis == shape.ndims - 1:
+        return op(logits, name=name)
+    value = tensor_util.constant_value(axis) if isinstance(axis, Tensor) else axis
+    if value is not None and not -shape.ndims <= value < shape.ndims:
+        raise errors.InvalidArgumentError(
+            None, None, f"`dim` must be in the range [{-shape.ndims}, {shape.ndims}) where {shape.ndims} is the "
+            f"number of dimensions in the input. Received: dim={value}")
+    ndims = array_ops.rank(logits)
+    if not isinstance(axis, Tensor):
+        if axis < 0:
+            axis += ndims
+    else:
+        axis = math_ops.where(math_ops.less(axis, 0), axis + ndims, axis)
+    input_rank = array_ops.rank(logits)
+    dim_axis = axis % shape.ndims
+    output = op(_swap_axis(logits, dim_axis, math_ops.subtract(input_rank, 1)))
+    output = _swap_axis(output, dim_axis, math_ops.subtract(input_rank, 1), name=name or "transpose")
+    output.set_shape(shape)
+    return output
+
+
+def softmax(logits: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Tensor:
+    """exp(logits) normalized along `axis` (the last by default; `dim` is TF1's old name)."""
+    axis = _deprecated_alias("axis", axis, "dim", dim)
+    return _softmax_on_axis(Softmax, logits, -1 if axis is None else axis, name)
+
+
+def log_softmax(logits: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Tensor:
+    """logits - log(sum(exp(logits))) along `axis` (the last by default)."""
+    axis = _deprecated_alias("axis", axis, "dim", dim)
+    return _softmax_on_axis(LogSoftmax, logits, -1 if axis is None else axis, name)
+
+# -- BiasAdd, L2Loss ---------------------------------------------------------------------------------
+
+BiasAdd = Op("BiasAdd", inputs=["value: T", "bias: T"], outputs=["output: T"],
+             attrs=["T: numbertype", "data_format: {'NHWC', 'NCHW'} = 'NHWC'"])
+
+
+def _is_nchw(data_format: Any) -> bool:
+    return (data_format.decode() if isinstance(data_format, bytes) else data_format) == "NCHW"
+
+
+@BiasAdd.shape
+def _bias_add_shape(op: Any) -> list:
+    """`value`'s shape; its channel dimension (the last, or the second for NCHW) matches the bias."""
+    nchw = _is_nchw(op.node_def.attr["data_format"])
+    value = array_ops._with_rank_at_least(op.inputs[0].shape, 3 if nchw else 2)
+    bias = array_ops._with_rank(op.inputs[1].shape, 1)
+    if value.ndims is None:
+        return [value]
+    dims = value.as_list()
+    channel = 1 if nchw else -1
+    if dims[channel] is not None and bias[0].value is not None and dims[channel] != bias[0].value:
+        raise ValueError(f"Dimensions must be equal, but are {dims[channel]} and {bias[0].value}")
+    if dims[channel] is None:
+        dims[channel] = bias[0].value
+    return [tensor_shape.TensorShape(dims)]
+
+
+@BiasAdd.kernel("CPU", "GPU")
+def _bias_add(ctx: Any, value: Any, bias: Any, data_format: Any) -> Any:
+    if np.ndim(value) < 2:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Input tensor must be at least 2D: "
+                                          f"{tensor_util.shape_string(np.shape(value))}")
+    if np.ndim(bias) != 1:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Biases must be 1D: "
+                                          f"{tensor_util.shape_string(np.shape(bias))}")
+    channel = 1 if _is_nchw(data_format) else value.ndim - 1
+    if value.shape[channel] != bias.shape[0]:
+        raise errors.InvalidArgumentError(
+            ctx.node_def, None, "Must provide as many biases as the last dimension of the input tensor: "
+            f"{tensor_util.shape_string(bias.shape)} vs. {tensor_util.shape_string(value.shape)}")
+    return value + bias.reshape(bias.shape + (1,) * (value.ndim - 1 - channel))
+
+
+def bias_add(value: Any, bias: Any, data_format: str | None = None, name: str | None = None) -> Tensor:
+    """`value` plus the 1-D `bias` along its channel dimension (`N...C` formats: last; `NC...`: second)."""
+    with name_scope(name, "BiasAdd", [value, bias]) as scope:
+        if data_format is not None:
+            if data_format.startswith("NC"):
+                data_format = "NCHW"
+            elif data_format.startswith("N") and data_format.endswith("C"):
+                data_format = "NHWC"
+            else:
+                raise ValueError("`data_format` must be of the form `N...C` or `NC...`. Received: "
+                                 f"data_format={data_format}")
+        value = convert_to_tensor(value, name="input")
+        bias = convert_to_tensor(bias, dtype=value.dtype, name="bias")
+        if data_format is None:
+            return BiasAdd(value, bias, name=scope)
+        return BiasAdd(value, bias, data_format=data_format, name=scope)
+
+
+L2Loss = Op("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[f"T: {_FLOAT}"])
+
+
+@L2Loss.shape
+def _l2_loss_shape(op: Any) -> list:
+    return [tensor_shape.TensorShape([])]
+
+
+@L2Loss.kernel("CPU", "GPU")
+def _l2_loss(ctx: Any, t: Any) -> Any:
+    xp = ctx.xp
+    return xp.asarray(xp.sum(xp.square(t)) / 2, dtype=t.dtype)
+
+
+def l2_loss(t: Any, name: str | None = None) -> Tensor:
+    """sum(t ** 2) / 2."""
+    return L2Loss(t, name=name)
+
+# -- Cross-entropy losses ----------------------------------------------------------------------------
+
+SoftmaxCrossEntropyWithLogits = Op("SoftmaxCrossEntropyWithLogits", inputs=["features: T", "labels: T"],
+                                   outputs=["loss: T", "backprop: T"], attrs=[f"T: {_FLOAT}"])
+
+
+@SoftmaxCrossEntropyWithLogits.shape
+def _softmax_xent_shape(op: Any) -> list:
+    """[batch] and [batch, classes]: the features are a matrix the labels match, or both broadcast to one."""
+    features, labels = op.inputs[0].shape, op.inputs[1].shape
+    try:
+        shape = array_ops._merge_shapes(array_ops._with_rank(features, 2), labels)
+    except ValueError:
+        shape = math_ops.broadcast_static_shape(features, labels)
+    if shape.ndims is None:
+        shape = tensor_shape.unknown_shape(rank=2)
+    if shape.ndims != 2:
+        raise ValueError(f"Shape must be broadcasted with rank 2, but is rank {shape.ndims}")
+    return [tensor_shape.TensorShape([shape[0]]), shape]
+
+
+@SoftmaxCrossEntropyWithLogits.kernel("CPU", "GPU")
+def _softmax_xent(ctx: Any, features: Any, labels: Any) -> Any:
+    xp = ctx.xp
+    try:
+        shape = np.broadcast_shapes(features.shape, labels.shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            ctx.node_def, None, "logits and labels must be broadcastable: logits_size="
+            f"{tensor_util.shape_string(features.shape)} labels_size={tensor_util.shape_string(labels.shape)}"
+        ) from None
+    if len(shape) != 2:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "logits and labels must be either 2-dimensional, or "
+                                          "broadcasted to be 2-dimensional")
+    features, labels = xp.broadcast_to(features, shape), xp.broadcast_to(labels, shape)
+    if shape[1] == 0:
+        return xp.zeros(shape[0], features.dtype), xp.zeros(shape, features.dtype)
+    shifted, sum_exp = _shifted_rows(ctx, features)
+    loss = xp.sum(labels * (xp.log(sum_exp) - shifted), axis=1)
+    return loss.astype(features.dtype), (xp.exp(shifted) / sum_exp - labels).astype(features.dtype)
+
+
+SparseSoftmaxCrossEntropyWithLogits = Op(
+    "SparseSoftmaxCrossEntropyWithLogits", inputs=["features: T", "labels: Tlabels"],
+    outputs=["loss: T", "backprop: T"], attrs=[f"T: {_FLOAT}", "Tlabels: {int32, int64} = DT_INT64"])
+
+
+@SparseSoftmaxCrossEntropyWithLogits.shape
+def _sparse_softmax_xent_shape(op: Any) -> list:
+    features = array_ops._with_rank(op.inputs[0].shape, 2)
+    labels = array_ops._with_rank(op.inputs[1].shape, 1)
+    batch, classes = features.as_list()
+    if batch is not None and labels[0].value is not None and batch != labels[0].value:
+        raise ValueError(f"Dimensions must be equal, but are {batch} and {labels[0].value}")
+    batch = labels[0].value if batch is None else batch
+    return [tensor_shape.TensorShape([batch]), tensor_shape.TensorShape([batch, classes])]
+
+
+@SparseSoftmaxCrossEntropyWithLogits.kernel("CPU", "GPU")
+def _sparse_softmax_xent(ctx: Any, features: Any, labels: Any) -> Any:
+    xp = ctx.xp
+    if np.ndim(features) != 2:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "logits must be 2-D, but got shape "
+                                          f"{tensor_util.shape_string(np.shape(features))}")
+    if np.ndim(labels) != 1:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "labels must be 1-D, but got shape "
+                                          f"{tensor_util.shape_string(np.shape(labels))}")
+    if features.shape[0] != labels.shape[0]:
+        raise errors.InvalidArgumentError(
+            ctx.node_def, None, "logits and labels must have the same first dimension, got logits shape "
+            f"{tensor_util.shape_string(features.shape)} and labels shape {tensor_util.shape_string(labels.shape)}")
+    classes = features.shape[1]
+    if classes == 0:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Must have at least one class, but got logits shape "
+                                          f"{tensor_util.shape_string(features.shape)}")
+    bad = (labels < 0) | (labels >= classes)
+    if bad.any():
+        raise errors.InvalidArgumentError(
+            ctx.node_def, None, f"Received a label value of {labels[bad][0]} which is outside the valid range of "
+            f"[0, {classes}).  Label values: {' '.join(str(v) for v in labels.tolist())}")
+    shifted, sum_exp = _shifted_rows(ctx, features)
+    rows = xp.arange(labels.shape[0])
+    backprop = xp.exp(shifted) / sum_exp
+    backprop[rows, labels] -= 1
+    loss = xp.log(sum_exp[:, 0]) - shifted[rows, labels]
+    return loss.astype(features.dtype), backprop.astype(features.dtype)
+
+
+def _flatten_outer_dims(logits: Tensor) -> Tensor:
+    """`logits` reshaped to [-1, last dimension], with the static shape where it is known."""
+    rank = array_ops.rank(logits)
+    last_dim_size = array_ops.slice(array_ops.shape(logits), [math_ops.subtract(rank, 1)], [1])
+    output = array_ops.reshape(logits, array_ops.concat([[-1], last_dim_size], 0))
+    shape = logits.shape
+    if shape.ndims is not None and all(d is not None for d in shape.as_list()[:-1]):
+        output.set_shape([int(np.prod(shape.as_list()[:-1], dtype=np.int64)), shape.as_list()[-1]])
+    return output
+
+
+def _move_dim_to_end(tensor: Tensor, dim_index: int, rank: Tensor) -> Tensor:
+    perm = array_ops.concat([math_ops.range(dim_index), math_ops.range(dim_index + 1, rank), [dim_index]], 0)
+    return array_ops.transpose(tensor, perm)
+
+
+def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: Any = None, name: str | None = None,
+                                         dim: Any = None) -> Tensor:
+    """Cross entropy between `labels` (each a probability distribution) and softmax(`logits`) along `axis`;
+    gradients flow into both."""
+    axis = _deprecated_alias("axis", axis, "dim", dim)
+    axis = -1 if axis is None else axis
+    with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, name="labels")
+        half = logits.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16)
+        precise_logits = math_ops.cast(logits, dtypes.float32) if half else logits
+        labels = math_ops.cast(labels, precise_logits.dtype)
+        input_rank = array_ops.rank(precise_logits)
+        shape = logits.shape
+        if axis != -1:
+            precise_logits = _move_dim_to_end(precise_logits, axis, input_rank)
+            labels = _move_dim_to_end(labels, axis, input_rank)
+        input_shape = array_ops.shape(precise_logits)
+        precise_logits = _flatten_outer_dims(precise_logits)
+        labels = _flatten_outer_dims(labels)
+        cost, _ = SoftmaxCrossEntropyWithLogits(precise_logits, labels, name=scope)
+        output_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
+        cost = array_ops.reshape(cost, output_shape)
+        if shape.ndims is not None:
+            dims = shape.as_list()
+            del dims[axis]
+            cost.set_shape(dims)
+        return math_ops.cast(cost, logits.dtype) if half else cost
+
+
+def softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None, dim: Any = -1,
+                                      name: str | None = None, axis: Any = None) -> Tensor:
+    """TF1's softmax cross entropy: as the v2 form, with no gradient into `labels`."""
+    axis = _deprecated_alias("axis", axis, "dim", dim)
+    with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as scope:
+        labels = math_ops.stop_gradient(labels, name="labels_stop_gradient")
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=axis, name=scope)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
+                                             name: str | None = None) -> Tensor:
+    """Cross entropy between softmax(`logits`) and the class indices `labels` (one rank lower); a label
+    outside [0, classes) fails at run time."""
+    with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
+        labels = convert_to_tensor(labels)
+        logits = convert_to_tensor(logits)
+        half = logits.dtype.base_dtype == dtypes.float16
+        precise_logits = math_ops.cast(logits, dtypes.float32) if half else logits
+        labels_static_shape = labels.shape
+        labels_shape = array_ops.shape(labels)
+        logits_shape = logits.shape
+        if logits_shape.ndims == 0:
+            raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
+        if (logits_shape.ndims is not None and labels_static_shape.ndims is not None
+                and labels_static_shape.ndims != logits_shape.ndims - 1):
+            raise ValueError("`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+                             f"labels.shape={labels_static_shape} of rank {labels_static_shape.ndims} and "
+                             f"logits.shape={logits_shape} of rank {logits_shape.ndims}")
+        if (labels_static_shape.is_fully_defined() and logits_shape[:-1].is_fully_defined()
+                and labels_static_shape != logits_shape[:-1]):
+            raise ValueError("`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
+                             f"labels.shape={labels_static_shape} and logits.shape={logits_shape}")
+        if logits_shape.ndims == 2:
+            cost, _ = SparseSoftmaxCrossEntropyWithLogits(precise_logits, labels, name=name)
+        else:
+            num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
+            precise_logits = array_ops.reshape(precise_logits, [-1, num_classes])
+            flat_labels = array_ops.reshape(labels, [-1])
+            cost, _ = SparseSoftmaxCrossEntropyWithLogits(precise_logits, flat_labels, name=name)
+            cost = array_ops.reshape(cost, labels_shape)
+            cost.set_shape(labels_static_shape)
+        return math_ops.cast(cost, dtypes.float16) if half else cost
+
+
+def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: str | None = None) -> Tensor:
+    """Elementwise logistic loss, composed as TF does so that exp never overflows:
+    max(x, 0) - x * z + log(1 + exp(-|x|))."""
+    with name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, name="labels")
+        try:
+            labels.shape.assert_is_compatible_with(logits.shape)
+        except ValueError:
+            raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
+                             f"{labels.shape}).") from None
+        zeros = array_ops.zeros_like(logits, dtype=logits.dtype)
+        cond = logits >= zeros
+        relu_logits = math_ops.where(cond, logits, zeros)
+        neg_abs_logits = math_ops.where(cond, -logits, logits)
+        return math_ops.add(relu_logits - logits * labels, math_ops.log1p(math_ops.exp(neg_abs_logits)),
+                            name=scope)
+
+# -- Dropout -----------------------------------------------------------------------------------------
+
+
+def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
+    """`x`'s shape when `noise_shape` is None; else `noise_shape` with unknown dims taken from `x`."""
+    if noise_shape is None:
+        return array_ops.shape(x)
+    try:
+        given = tensor_shape.as_shape(noise_shape)
+    except (TypeError, ValueError):
+        return noise_shape
+    if x.shape.ndims is not None and x.shape.ndims == given.ndims:
+        return tensor_shape.TensorShape([d if n is None else n for d, n in zip(x.shape.as_list(), given.as_list())])
+    return noise_shape
+
+
+def _uniform(shape: Any, seed: int | None, dtype: dtypes.DType) -> Tensor:
+    """Uniform values in [0, 1) as TF's random_uniform draws them: the RandomUniform op alone."""
+    with name_scope(None, "random_uniform", [shape]):
+        if not isinstance(shape, Tensor):
+            shape = convert_to_tensor(shape, dtype=dtypes.int32, name="shape")
+        seed1, seed2 = random_seed.get_seed(seed)
+        return random_ops.RandomUniform(shape, dtype=dtype, seed=seed1 or 0, seed2=seed2 or 0)
+
+
+def _dropout(x: Any, rate: Any, noise_shape: Any, seed: int | None, name: str | None) -> Tensor:
+    with name_scope(name, "dropout", [x]):
+        is_rate_number = isinstance(rate, numbers.Real)
+        if is_rate_number and not 0 <= rate < 1:
+            raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
+        x = convert_to_tensor(x, name="x")
+        x_dtype = x.dtype.base_dtype
+        if not x_dtype.is_floating:
+            raise ValueError("`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
+                             f"x_dtype={x.dtype}")
+        if is_rate_number and rate == 0:
+            return x
+        if is_rate_number:
+            scale = array_ops.constant(1 / (1 - rate), dtype=x_dtype)
+            ret = math_ops.Mul(x, scale)
+        else:
+            rate = convert_to_tensor(rate, dtype=x_dtype, name="rate")
+            rate.shape.assert_has_rank(0)
+            one = array_ops.constant(1, dtype=x_dtype)
+            ret = math_ops.RealDiv(x, math_ops.Sub(one, rate))
+        keep_mask = _uniform(_noise_shape(x, noise_shape), seed, x_dtype) >= rate
+        ret = math_ops.SelectV2(keep_mask, ret, array_ops.constant(0, dtype=x_dtype))
+        ret.set_shape(x.shape)
+        return ret
+
+
+def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: int | None = None,
+            name: str | None = None, rate: Any = None) -> Tensor:
+    """TF1's dropout: elements of `x` kept with probability 1 - rate (`keep_prob` is the old spelling) and
+    scaled by 1 / (1 - rate), the rest zeroed; `noise_shape` shares the decision along broadcast dims."""
+    if keep_prob is not None:
+        if rate is not None:
+            raise ValueError("Cannot specify both 'keep_prob' and 'rate'.")
+        rate = 1 - keep_prob
+    if rate is None:
+        raise ValueError(f"`rate` must be provided. Received: rate={rate}")
+    return _dropout(x, rate, noise_shape, seed, name)

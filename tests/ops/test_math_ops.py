@@ -1,4 +1,8 @@
-"""Math ops against NumPy: broadcasting, integer division rules, matmul forms, reductions, casts."""
+"""Math ops against NumPy: broadcasting, integer division rules, matmul forms, reductions, casts, unary math,
+Select, AddN, ArgMax, Cumsum; op names, static shapes and error messages are literals recorded from real
+TensorFlow 2.21 (`tf.compat.v1`)."""
+
+import math
 
 import numpy as np
 import pytest
@@ -102,3 +106,278 @@ def test_runtime_broadcast_error():
     y = tf.placeholder(tf.float32)
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes: \[2\] vs. \[3\]"):
         _run(x + y, feed={x: [1, 2], y: [1, 2, 3]})
+
+
+def _ops(skip=("x",)):
+    return [(op.name, op.type) for op in tf.get_default_graph().get_operations() if op.name not in skip]
+
+
+_UNARY = [
+    (tf.sqrt, "Sqrt", np.sqrt), (tf.rsqrt, "Rsqrt", lambda x: 1 / np.sqrt(x)), (tf.exp, "Exp", np.exp),
+    (tf.expm1, "Expm1", np.expm1), (tf.log, "Log", np.log), (tf.log1p, "Log1p", np.log1p), (tf.sin, "Sin", np.sin),
+    (tf.cos, "Cos", np.cos), (tf.tan, "Tan", np.tan), (tf.tanh, "Tanh", np.tanh),
+    (tf.sigmoid, "Sigmoid", lambda x: 1 / (1 + np.exp(-x))), (tf.sign, "Sign", np.sign),
+    (tf.reciprocal, "Reciprocal", np.reciprocal), (tf.round, "Round", np.round), (tf.floor, "Floor", np.floor),
+    (tf.ceil, "Ceil", np.ceil), (tf.is_nan, "IsNan", np.isnan), (tf.is_inf, "IsInf", np.isinf),
+    (tf.is_finite, "IsFinite", np.isfinite),
+    (tf.erf, "Erf", np.vectorize(math.erf)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("fn, op_type, reference", _UNARY, ids=[c[1] for c in _UNARY])
+def test_unary_math_matches_numpy(fn, op_type, reference, dtype):
+    x = np.array([[0.25, 1.5, 2.5], [0.5, 3.0, 7.0]], dtype)
+    out = fn(tf.constant(x, name="x"))
+    assert out.op.type == op_type and out.name == f"{op_type}:0" and out.shape.as_list() == [2, 3]
+    value = _run(out)[0]
+    want = reference(x)
+    assert value.dtype == (np.bool_ if op_type.startswith("Is") else dtype) and value.shape == want.shape
+    np.testing.assert_allclose(value, want, rtol=1e-6)
+
+
+def test_unary_math_rules():
+    values = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4], np.float32)
+    rounded, signs, complex_signs, huge = _run(
+        tf.round(values), tf.sign([0.0, -2.0, 3.0, np.nan]), tf.sign(np.array([3 + 4j, 0], np.complex64)),
+        tf.sigmoid([-1e4, 1e4]))
+    assert rounded.tolist() == [0.0, 2.0, 2.0, -0.0, -2.0, 2.0]  # half to even, as TF
+    np.testing.assert_array_equal(signs, [0.0, -1.0, 1.0, np.nan])
+    np.testing.assert_allclose(complex_signs, [0.6 + 0.8j, 0])
+    assert huge.tolist() == [0.0, 1.0]
+    integers = tf.constant([1, 2])
+    assert tf.round(integers) is integers  # no op for integers, as TF
+    assert tf.sqrt(4.0, name="s").op.inputs[0].name == "s/x:0"
+    assert tf.is_nan([1.0]).dtype == tf.bool
+    with pytest.raises(TypeError, match="Value passed to parameter 'x' has DataType int32 not in list of allowed "
+                                        "values: bfloat16, float16, float32, float64, complex64, complex128"):
+        tf.sqrt(integers)
+    with pytest.raises(TypeError, match="allowed values: bfloat16, float16, float32, float64$"):
+        tf.is_nan(integers)
+
+
+def test_squared_difference():
+    out = tf.squared_difference([1.0, 4.0], 2.0)
+    assert (out.name, out.op.inputs[0].name, out.op.inputs[1].name) == (
+        "SquaredDifference:0", "SquaredDifference/x:0", "SquaredDifference/y:0")
+    ints, cplx = _run(tf.squared_difference(tf.constant([1, 5]), 2),
+                      tf.squared_difference(np.array([1 + 2j], np.complex64), np.array([3j], np.complex64)))
+    assert _run(out)[0].tolist() == [1.0, 4.0] and ints.tolist() == [1, 9] and cplx.tolist() == [2 + 0j]
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+        tf.squared_difference(tf.zeros([2]), tf.zeros([3]))
+
+
+def test_add_n():
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    total = tf.add_n([x, x, x])
+    assert (total.name, total.op.type, total.op.get_attr("N")) == ("AddN:0", "AddN", 3)
+    assert tf.add_n([x]) is x and tf.add_n([x], name="one").op.type == "Identity"
+    assert tf.add_n([x, x], name="foo").name == "foo:0"
+    partial = tf.add_n([tf.placeholder(tf.float32, [None, 3]), tf.placeholder(tf.float32, [2, None])])
+    assert partial.shape.as_list() == [2, 3]
+    assert _run(tf.add_n([1, 2]))[0] == 3
+    feed = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(_run(total, feed={x: feed})[0], 3 * feed)
+    with pytest.raises(ValueError, match=r"Dimension 1 in both shapes must be equal, but are 3 and 4. Shapes are "
+                                         r"\[2,3\] and \[2,4\].\n\tFrom merging shape 1 with other shapes. for "
+                                         r"'\{\{node AddN_\d+\}\}"):
+        tf.add_n([tf.zeros([2, 3]), tf.zeros([2, 3]), tf.zeros([2, 4])])
+    with pytest.raises(ValueError, match="Shapes must be equal rank, but are 2 and 0\n\tFrom merging shape 0"):
+        tf.add_n([tf.zeros([2, 3]), 1.0])
+    with pytest.raises(ValueError, match="Inputs must be an iterable of at least one Tensor/IndexedSlices with the "
+                                         "same dtype and shape."):
+        tf.add_n([])
+    with pytest.raises(TypeError, match="'NoneType' object is not iterable"):
+        tf.add_n(None)
+    with pytest.raises(TypeError, match=r"Tensors in list passed to 'inputs' of 'AddN' Op have types \[float32, "
+                                        r"float64\] that don't all match."):
+        tf.add_n([x, tf.zeros([2, 3], tf.float64)])
+    a, b = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Inputs to operation AddN_\d+ of type AddN must have "
+                                                             r"the same size and shape.  Input 0: \[2\] != input 1: "
+                                                             r"\[3\]"):
+        _run(tf.add_n([a, b]), feed={a: [1, 2], b: [1, 2, 3]})
+
+
+def test_argmax_argmin():
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    first, by_row, old_name = tf.argmax(x), tf.argmax(x, 1, output_type=tf.int32), tf.argmin(x, dimension=1, name="am")
+    assert _ops() == [("ArgMax/dimension", "Const"), ("ArgMax", "ArgMax"), ("ArgMax_1/dimension", "Const"),
+                      ("ArgMax_1", "ArgMax"), ("am/dimension", "Const"), ("am", "ArgMin")]
+    assert (first.dtype, first.shape.as_list(), by_row.dtype, old_name.shape.as_list()) == (tf.int64, [3], tf.int32,
+                                                                                           [2])
+    assert tf.argmax(tf.placeholder(tf.float32), 1).shape.ndims is None
+    assert tf.argmax(x, tf.placeholder(tf.int32, [])).shape.as_list() == [None]
+    feed = {x: [[1.0, 3.0, 3.0], [np.nan, 5.0, 0.0]]}
+    values = _run(first, by_row, old_name, feed=feed)
+    assert [v.tolist() for v in values] == [[0, 1, 0], [1, 1], [0, 2]]  # first on ties; NaN never wins
+    assert _run(tf.argmax([True, False, True], 0))[0] == 0
+    with pytest.raises(ValueError, match=r"Dimension \(2\) must be in the range \[-2, 2\), where 2 is the number of "
+                                         "dimensions in the input."):
+        tf.argmax(x, 2)
+    with pytest.raises(ValueError, match="Cannot specify both 'dimension' and 'axis'."):
+        tf.argmax(x, axis=1, dimension=1)
+    with pytest.raises(TypeError, match="axis must be int or Tensor with integer datatype"):
+        tf.argmax(x, [1])
+    with pytest.raises(TypeError, match="axis tensor dtypes int32 is not supported"):
+        tf.argmax(x, np.int32(0))
+    with pytest.raises(TypeError, match="Value passed to parameter 'output_type' has DataType float32 not in list "
+                                        "of allowed values: int16, uint16, int32, int64"):
+        tf.argmax(x, 0, output_type=tf.float32)
+    a, d = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    out = tf.argmax(a, d)
+    for value, axis, message in [([1.0, 2.0], 3, r"Expected dimension in the range \[-1, 1\), but got 3"),
+                                 (np.zeros((0, 3)), 0, r"Reduction axis 0 is empty in shape \[0,3\]"),
+                                 ([1.0, 2.0], [0], r"dim must be a scalar, but received tensor of shape: \[1\]")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            _run(out, feed={a: value, d: axis})
+
+
+def test_clip_by_value():
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    out = tf.clip_by_value(x, 0.0, 1.0)
+    assert _ops() == [("clip_by_value/Minimum/y", "Const"), ("clip_by_value/Minimum", "Minimum"),
+                      ("clip_by_value/y", "Const"), ("clip_by_value", "Maximum")]
+    assert out.name == "clip_by_value:0"
+    feed = np.array([[-1.0, 0.5, 2.0], [0.0, 1.0, 9.0]], np.float32)
+    np.testing.assert_array_equal(_run(out, feed={x: feed})[0], np.clip(feed, 0, 1))
+    assert _run(tf.clip_by_value(tf.constant([1, 5]), 2, 3, name="cc"))[0].tolist() == [2, 3]
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+        tf.clip_by_value(x, tf.zeros([3, 3]), 1.0)
+    with pytest.raises(ValueError, match=r"Shapes \(3,\) and \(2, 3\) are incompatible"):
+        tf.clip_by_value(tf.zeros([3]), tf.zeros([2, 3]), 1.0)
+
+
+def test_where_selects():
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    out = tf.where(x > 0, x, -x)
+    assert _ops() == [("Greater/y", "Const"), ("Greater", "Greater"), ("Neg", "Neg"), ("Select", "Select")]
+    rows = tf.where([True, False], x, -x, name="w")
+    scalar = tf.where(True, x, -x)
+    broadcast = tf.where_v2(x > 0, x, 0.0)
+    assert (rows.name, scalar.op.inputs[0].name, broadcast.op.type, broadcast.shape.as_list()) == (
+        "w:0", "Select_1/condition:0", "SelectV2", [2, 3])
+    assert tf.where([True]).op.type == "Where"
+    feed = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]], np.float32)
+    got = _run(out, rows, scalar, broadcast, feed={x: feed})
+    np.testing.assert_array_equal(got[0], np.abs(feed))
+    np.testing.assert_array_equal(got[1], [feed[0], -feed[1]])
+    np.testing.assert_array_equal(got[2], feed)
+    np.testing.assert_array_equal(got[3], np.maximum(feed, 0))
+    assert tf.where(tf.placeholder(tf.bool, [None]), tf.zeros([3, 2]), tf.placeholder(tf.float32)).shape == [3, 2]
+    static_errors = [
+        ((tf.constant([True, False, True]), x, -x), r"Dimension 0 in both shapes must be equal, but are 3 and 2. "
+                                                    r"Shapes are \[3\] and \[2\]."),
+        ((x > 0, x, 0.0), "Shapes must be equal rank, but are 2 and 0"),
+        ((tf.zeros([3, 2, 1], tf.bool), tf.zeros([3, 2, 4]), tf.zeros([3, 2, 4])),
+         r"Dimension 2 in both shapes must be equal, but are 4 and 1. Shapes are \[3,2,4\] and \[3,2,1\]."),
+    ]
+    for args, message in static_errors:
+        with pytest.raises(ValueError, match=message):
+            tf.where(*args)
+    with pytest.raises(ValueError, match="x and y must both be non-None or both be None."):
+        tf.where(x > 0, x)
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 4"):
+        tf.where_v2(tf.zeros([2, 1], tf.bool), tf.zeros([3]), tf.zeros([4]))
+    c, a, b = tf.placeholder(tf.bool), tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    select, select_v2 = tf.where(c, a, b), tf.where_v2(c, a, b)
+    runtime_errors = [
+        (select, [True, False], [1.0, 2.0], [1.0, 2.0, 3.0], r"Inputs to operation Select_\d+ of type Select must "
+                                                            r"have the same size and shape.  Input 0: \[2\] != "
+                                                            r"input 2: \[3\]"),
+        (select, True, [1.0], [1.0, 2.0], r"'then' and 'else' must have the same size.  but received: \[1\] vs. "
+                                          r"\[2\]"),
+        (select, [True, False, True], [[1.0], [2.0]], [[1.0], [2.0]],
+         "Number of batches of 'then' must match size of 'cond', but saw: 2 vs. 3"),
+        (select, [True], 1.0, 2.0, r"'then' must be at least a vector, but saw shape: \[\]"),
+        (select_v2, [True, False], [1.0, 2.0], [1.0, 2.0, 3.0], r"condition \[2\], then \[2\], and else \[3\] must "
+                                                               "be broadcastable"),
+    ]
+    for fetch, cond, then, other, message in runtime_errors:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            _run(fetch, feed={c: cond, a: then, b: other})
+
+
+def test_reduce_any_all():
+    flags = np.array([[True, False], [True, True]])
+    outs = [tf.reduce_any(flags), tf.reduce_all(flags, 1, keepdims=True), tf.reduce_any(flags, reduction_indices=0)]
+    assert [o.op.type for o in outs] == ["Any", "All", "Any"] and outs[1].shape.as_list() == [2, 1]
+    assert [v.tolist() for v in _run(*outs)] == [True, [[False], [True]], [True, True]]
+    assert tf.reduce_any([True, False]).op.inputs[0].name == "Any_2/input:0"
+    assert _run(tf.reduce_any(np.zeros(0, bool)))[0] == np.False_
+    with pytest.raises(TypeError, match="Input 'input' of 'Any' Op has type float32 that does not match expected "
+                                        "type of bool."):
+        tf.reduce_any(tf.zeros([2]))
+    with pytest.raises(ValueError, match="Cannot specify both 'reduction_indices' and 'axis'."):
+        tf.reduce_all(flags, axis=0, reduction_indices=0)
+    with pytest.raises(ValueError, match="Cannot specify both 'keep_dims' and 'keepdims'."):
+        tf.reduce_sum([1.0], keepdims=True, keep_dims=True)
+
+
+def test_reductions_of_python_values_and_scalars_build_as_tf():
+    tf.reduce_sum([1.0, 2.0])
+    assert _ops() == [("Rank/Const", "Const"), ("Rank", "Const"), ("range/start", "Const"), ("range/delta", "Const"),
+                      ("range", "Range"), ("Sum/input", "Const"), ("Sum", "Sum")]
+    tf.reset_default_graph()
+    tf.reduce_sum(tf.constant(1.0))
+    assert _ops() == [("Const", "Const"), ("Rank", "Const"), ("range/start", "Const"), ("range/delta", "Const"),
+                      ("range", "Range"), ("Sum", "Sum")]
+
+
+def test_reduce_logsumexp():
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    out = tf.reduce_logsumexp(x, 1)
+    assert _ops() == [
+        ("ReduceLogSumExp/Max/reduction_indices", "Const"), ("ReduceLogSumExp/Max", "Max"),
+        ("ReduceLogSumExp/IsFinite", "IsFinite"), ("ReduceLogSumExp/SelectV2/e", "Const"),
+        ("ReduceLogSumExp/SelectV2", "SelectV2"), ("ReduceLogSumExp/StopGradient", "StopGradient"),
+        ("ReduceLogSumExp/Sub", "Sub"), ("ReduceLogSumExp/Exp", "Exp"), ("ReduceLogSumExp/Sum/reduction_indices", "Const"),
+        ("ReduceLogSumExp/Sum", "Sum"), ("ReduceLogSumExp/Log", "Log"), ("ReduceLogSumExp/Shape", "Shape"),
+        ("ReduceLogSumExp/Reshape", "Reshape"), ("ReduceLogSumExp", "AddV2")]
+    assert out.name == "ReduceLogSumExp:0" and out.shape.as_list() == [2]
+    kept, total, unknown = (tf.reduce_logsumexp(x, 1, keepdims=True), tf.reduce_logsumexp(x),
+                            tf.reduce_logsumexp(tf.placeholder(tf.float32)))
+    assert (kept.shape.as_list(), total.shape.as_list(), unknown.shape.as_list()) == ([2, 1], [], [])
+    feed = np.array([[1e4, 1e4, 0.0], [-np.inf, -np.inf, -np.inf]], np.float32)
+    rows, kept_rows = _run(out, kept, feed={x: feed})
+    np.testing.assert_allclose(rows, [1e4 + np.log(2), -np.inf])
+    np.testing.assert_allclose(kept_rows, [[1e4 + np.log(2)], [-np.inf]])
+    assert _run(tf.reduce_logsumexp([np.inf, 1.0]))[0] == np.inf
+    with pytest.raises(TypeError, match="parameter 'x' has DataType int32 not in list of allowed values"):
+        tf.reduce_logsumexp(tf.zeros([2, 3], tf.int32))
+
+
+def test_count_nonzero():
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    out = tf.count_nonzero(x, 1, dtype=tf.int32)
+    assert _ops() == [("count_nonzero/zeros", "Const"), ("count_nonzero/NotEqual", "NotEqual"),
+                      ("count_nonzero/Cast", "Cast"), ("count_nonzero/Sum/reduction_indices", "Const"),
+                      ("count_nonzero/Sum", "Sum"), ("count_nonzero/Cast_1", "Cast")]
+    total, flags, strings = (tf.count_nonzero(x), tf.count_nonzero(x > 0, keepdims=True),
+                             tf.count_nonzero(tf.constant(["a", "", "b"])))
+    assert (total.name, total.dtype, flags.shape.as_list(), out.dtype) == ("count_nonzero_1/Sum:0", tf.int64,
+                                                                          [1, 1], tf.int32)
+    feed = np.array([[0.0, 1.0, 0.01], [-1.0, 0.0, 0.0]], np.float32)
+    assert [v.tolist() for v in _run(out, total, flags, strings, feed={x: feed})] == [[2, 1], 3, [[2]], 2]
+    with pytest.raises(ValueError, match="Cannot specify both 'input_tensor' and 'input'."):
+        tf.count_nonzero(x, input=x)
+
+
+def test_cumsum():
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    out = tf.cumsum(x, 1, exclusive=True, reverse=True, name="cs")
+    assert _ops() == [("cs/axis", "Const"), ("cs", "Cumsum")] and out.shape.as_list() == [2, 3]
+    data = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    values = _run(tf.cumsum(data), tf.cumsum(data, 1, exclusive=True), tf.cumsum(data, -1, reverse=True),
+                  tf.cumsum(data, 1, exclusive=True, reverse=True))
+    assert [v.tolist() for v in values] == [[[1, 2, 3], [5, 7, 9]], [[0, 1, 3], [0, 4, 9]],
+                                            [[6, 5, 3], [15, 11, 6]], [[5, 3, 0], [11, 6, 0]]]
+    assert values[0].dtype == np.int32
+    with pytest.raises(TypeError, match="parameter 'x' has DataType bool not in list of allowed values"):
+        tf.cumsum(x > 0)
+    a, d = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    fetch = tf.cumsum(a, d)
+    for axis, message in [(1, r"ScanOp: Expected scan axis in the range \[-1, 1\), but got 1"),
+                          ([0], r"ScanOp: axis must be a scalar, not \[1\]")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            _run(fetch, feed={a: [1.0, 2.0], d: axis})
