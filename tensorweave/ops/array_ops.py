@@ -155,9 +155,11 @@ def _reshape_shape(op: Any) -> list:
     unknown = [i for i, d in enumerate(dims) if d is None]
     if source.is_fully_defined():
         size = source.num_elements()
-        if len(unknown) == 1 and op.inputs[1].op.type == "Const":
+        if len(unknown) == 1:  # the one unknown dim (a -1, or not known statically) is inferred, as TF does
             known = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
             if known == 0 or size % known:
+                if op.inputs[1].op.type != "Const":
+                    raise ValueError(f"Dimension size must be evenly divisible by {known} but is {size}")
                 raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
                                  f"{tensor_util.shape_string([-1 if d is None else d for d in dims])}")
             dims[unknown[0]] = size // known
@@ -1169,7 +1171,7 @@ def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any =
             raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  "
                              "E.g. shape=[None] is ok, but shape=None is not.")
         axis = 0 if axis is None else axis
-        axis_value = tensor_util.constant_value(axis) if isinstance(axis, Tensor) else axis
+        axis_value = tensor_util.get_static_value(axis) if isinstance(axis, Tensor) else axis
         if axis_value is not None:
             axis = int(axis_value)
             shape_tensor[axis:axis + ndims_mask].assert_is_compatible_with(shape_mask)

@@ -31,6 +31,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from tensorweave import errors
 from tensorweave.framework import op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
@@ -201,13 +203,15 @@ class Executor:
         """
         if self._ordered and stats is None:
             try:
-                return self._step(args)
+                with _quiet_numerics():
+                    return self._step(args)
             except Exception as e:
                 raise _node_error(self._failed_node(e), e) from e
         values = self._template[:]
         for slot, index in self._arg_slots:
             values[slot] = args[index]
-        self._run_dataflow(values, stats)
+        with _quiet_numerics():
+            self._run_dataflow(values, stats)
         results = [None] * self._num_rets
         for index, slot, deref in self._ret_slots:
             value = values[slot]
@@ -265,7 +269,9 @@ class Executor:
 
         def run_on_pool(node: _Node) -> None:
             try:
-                done.put((node, self._execute(node, values, stats), None))
+                with _quiet_numerics():
+                    result = self._execute(node, values, stats)
+                done.put((node, result, None))
             except Exception as e:  # reported to the scheduling thread
                 done.put((node, None, e))
 
@@ -349,6 +355,11 @@ def _compile_ordered(runnable: list[_Node], arg_slots: list[tuple[int, int]], re
     code = compile("\n".join(lines) + "\n", "<tensorweave step>", "exec")
     exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
     return namespace["step"], line_nodes
+
+
+def _quiet_numerics() -> Any:
+    """Kernels produce inf and nan silently, as TF's do: no NumPy floating-point warnings in a step."""
+    return np.errstate(all="ignore")
 
 
 def _store_outputs(values: list[Any], out: int, num_outputs: int, result: Any) -> None:

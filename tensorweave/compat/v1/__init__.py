@@ -45,6 +45,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_registry import NotDifferentiable, RegisterGradient
 from tensorweave.framework.random_seed import get_seed, set_random_seed
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, dimension_at_index, dimension_value
+from tensorweave.framework.tensor_util import get_static_value
 from tensorweave.ops.array_ops import (
     boolean_mask,
     concat,
