@@ -56,6 +56,23 @@ def shape_string(shape: Any) -> str:
     return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
 
 
+def merge_shapes(a: tensor_shape.TensorShape, b: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """The merge of two partial shapes, failing with the messages of TF's C++ shape inference."""
+    if a.ndims is None:
+        return b
+    if b.ndims is None:
+        return a
+    if a.ndims != b.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}")
+    merged = []
+    for i, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
+                             f"{shape_string(a)} and {shape_string(b)}.")
+        merged.append(x if x is not None else y)
+    return tensor_shape.TensorShape(merged)
+
+
 def _string_array(array: np.ndarray) -> np.ndarray:
     out = np.empty(array.shape, dtype=object)
     flat = out.reshape(-1)

@@ -334,7 +334,9 @@ def _zeros_like(ctx: Any, x: Any) -> Any:
     return ctx.xp.zeros_like(x)
 
 
-OnesLike = Op("OnesLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"])
+OnesLike = Op("OnesLike", inputs=["x: T"], outputs=["y: T"],
+              attrs=["T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, "
+                     "complex64, complex128, bool}"])
 
 
 @OnesLike.shape

@@ -19,7 +19,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.ops import array_ops
 
 _NUMBER = "{bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
-_REAL = "{bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
+_MIN_MAX = "{bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
 _FLOAT = "{bfloat16, half, float, double}"
 
 
@@ -110,20 +110,24 @@ def _floor_mod(x: Any, y: Any) -> Any:
     return np.mod(x, y)
 
 
-Add = _binary_op("Add", _NUMBER[:-1] + ", string}", np.add)
-AddV2 = _binary_op("AddV2", _NUMBER, np.add)
-Sub = _binary_op("Sub", _NUMBER, np.subtract)
+Add = _binary_op("Add", "{bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128, string}",
+                 np.add)
+AddV2 = _binary_op("AddV2", "{bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, "
+                   "complex64, complex128}", np.add)
+Sub = _binary_op("Sub", "{bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, "
+                 "uint32, uint64}", np.subtract)
 Mul = _binary_op("Mul", _NUMBER, np.multiply)
 RealDiv = _binary_op("RealDiv", _NUMBER, _c_division)
 FloorDiv = _binary_op("FloorDiv", _NUMBER, _floor_divide)
-FloorMod = _binary_op("FloorMod", _REAL, _floor_mod)
-Pow = _binary_op("Pow", _NUMBER, np.power)
-Maximum = _binary_op("Maximum", _REAL, np.maximum)
-Minimum = _binary_op("Minimum", _REAL, np.minimum)
-Less = _binary_op("Less", _REAL, np.less, output="bool")
-LessEqual = _binary_op("LessEqual", _REAL, np.less_equal, output="bool")
-Greater = _binary_op("Greater", _REAL, np.greater, output="bool")
-GreaterEqual = _binary_op("GreaterEqual", _REAL, np.greater_equal, output="bool")
+FloorMod = _binary_op("FloorMod", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, "
+                      "double}", _floor_mod)
+Pow = _binary_op("Pow", "{bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}", np.power)
+Maximum = _binary_op("Maximum", _MIN_MAX, np.maximum)
+Minimum = _binary_op("Minimum", _MIN_MAX, np.minimum)
+Less = _binary_op("Less", "realnumbertype", np.less, output="bool")
+LessEqual = _binary_op("LessEqual", "realnumbertype", np.less_equal, output="bool")
+Greater = _binary_op("Greater", "realnumbertype", np.greater, output="bool")
+GreaterEqual = _binary_op("GreaterEqual", "realnumbertype", np.greater_equal, output="bool")
 LogicalAnd = Op("LogicalAnd", inputs=["x: bool", "y: bool"], outputs=["z: bool"])
 LogicalAnd.shape(_broadcast_shape)
 LogicalAnd.kernel("CPU", "GPU")(_binary_kernel(np.logical_and))
@@ -135,8 +139,9 @@ _SIGNED = "{bfloat16, half, float, double, int8, int16, int32, int64, complex64,
 _FLOAT_COMPLEX = "{bfloat16, half, float, double, complex64, complex128}"
 
 Neg = _unary_op("Neg", _SIGNED, np.negative)
-Abs = _unary_op("Abs", _REAL, np.abs)
-Square = _unary_op("Square", _NUMBER, np.square)
+Abs = _unary_op("Abs", "{bfloat16, half, float, double, int8, int16, int32, int64}", np.abs)
+Square = _unary_op("Square", "{bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+                  "complex64, complex128}", np.square)
 Invert = _unary_op("Invert", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}", np.invert)
 _INTEGER = "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
 BitwiseAnd = _binary_op("BitwiseAnd", _INTEGER, np.bitwise_and)
@@ -434,8 +439,7 @@ def erf(x: Any, name: str | None = None) -> Tensor:
 
 # -- MatMul, BatchMatMulV2, Conj --------------------------------------------------------------------
 
-_MATMUL_TYPES = ("{bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, int8, int16, "
-                 "complex64, complex128}")
+_MATMUL_TYPES = "{bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}"
 
 MatMul = Op("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
             attrs=["transpose_a: bool = false", "transpose_b: bool = false", f"T: {_MATMUL_TYPES}",
@@ -478,7 +482,8 @@ def _matmul(ctx: Any, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> A
 
 
 BatchMatMulV2 = Op("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],
-                   attrs=[f"T: {_MATMUL_TYPES}", "adj_x: bool = false", "adj_y: bool = false",
+                   attrs=["T: {bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, "
+                          "complex128}", "adj_x: bool = false", "adj_y: bool = false",
                           "grad_x: bool = false", "grad_y: bool = false"])
 
 
@@ -549,7 +554,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         raise ValueError("Only one of transpose_b and adjoint_b can be True.")
     with name_scope(name, "MatMul", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
-        b = convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
+        b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
         if a.shape.ndims is None or a.shape.ndims > 2 or b.shape.ndims is None or b.shape.ndims > 2:
             if transpose_a:
                 a, adjoint_a = conj(a), True
@@ -657,11 +662,11 @@ def _reduction_op(name: str, types: str) -> Op:
     return op
 
 
-Sum = _reduction_op("Sum", _NUMBER)
-Mean = _reduction_op("Mean", _NUMBER)
-Max = _reduction_op("Max", _REAL)
-Min = _reduction_op("Min", _REAL)
-Prod = _reduction_op("Prod", _NUMBER)
+Sum = _reduction_op("Sum", "numbertype")
+Mean = _reduction_op("Mean", "numbertype")
+Max = _reduction_op("Max", "{realnumbertype, quantizedtype}")
+Min = _reduction_op("Min", "{realnumbertype, quantizedtype}")
+Prod = _reduction_op("Prod", "numbertype")
 
 
 @Sum.kernel("CPU", "GPU")

@@ -111,7 +111,7 @@ Assign = Op("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: 
 @Assign.shape
 def _assign_shape(op: Any) -> list:
     if op.node_def.attr["validate_shape"]:
-        return [op.inputs[0].shape.merge_with(op.inputs[1].shape)]
+        return [tensor_util.merge_shapes(op.inputs[0].shape, op.inputs[1].shape)]
     return [op.inputs[1].shape]
 
 
@@ -124,12 +124,11 @@ def _assign(ctx: Any, ref: Var, value: Any, validate_shape: bool, use_locking: b
 
 def _update_op(name: str, ufunc: Any) -> Op:
     op = Op(name, inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: Ref(T)"],
-            attrs=["T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, "
-                   "complex64, complex128}", "use_locking: bool = false"])
+            attrs=["T: numbertype", "use_locking: bool = false"])
 
     @op.shape
     def _update_shape(node: Any) -> list:
-        return [node.inputs[0].shape.merge_with(node.inputs[1].shape)]
+        return [tensor_util.merge_shapes(node.inputs[0].shape, node.inputs[1].shape)]
 
     @op.kernel("CPU", "GPU")
     def _update(ctx: Any, ref: Var, value: Any, use_locking: bool) -> Var:
@@ -157,26 +156,35 @@ def _is_variable_initialized(ctx: Any, ref: Var) -> Any:
     return np.array(ref.value is not None)
 
 
-def _ref_of(ref: Any) -> Any:
-    return ref._ref() if hasattr(ref, "_ref") else ref
+def _is_ref(ref: Any) -> bool:
+    return ref.dtype._is_ref_dtype
 
 
 def assign(ref: Any, value: Any, validate_shape: bool | None = None, use_locking: bool | None = None,
-           name: str | None = None) -> Tensor:
-    """Store `value` in the variable `ref`; returns the ref, usable as the new value."""
-    return Assign(_ref_of(ref), value, validate_shape=validate_shape, use_locking=use_locking, name=name)
+           name: str | None = None) -> Any:
+    """Store `value` in the variable `ref`; returns the ref, usable as the new value.
+
+    A ref (a tf.Variable) gets an Assign node; anything else is asked to `assign` itself, as TF does.
+    """
+    if _is_ref(ref):
+        return Assign(ref, value, validate_shape=validate_shape, use_locking=use_locking, name=name)
+    return ref.assign(value, name=name)
 
 
-def assign_add(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None) -> Tensor:
+def assign_add(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None) -> Any:
     """ref += value; returns the ref."""
-    return AssignAdd(_ref_of(ref), value, use_locking=use_locking, name=name)
+    if _is_ref(ref):
+        return AssignAdd(ref, value, use_locking=use_locking, name=name)
+    return ref.assign_add(value)
 
 
-def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None) -> Tensor:
+def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None) -> Any:
     """ref -= value; returns the ref."""
-    return AssignSub(_ref_of(ref), value, use_locking=use_locking, name=name)
+    if _is_ref(ref):
+        return AssignSub(ref, value, use_locking=use_locking, name=name)
+    return ref.assign_sub(value)
 
 
 def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:
     """A scalar bool: whether the variable has been assigned a value."""
-    return IsVariableInitialized(_ref_of(ref), name=name)
+    return IsVariableInitialized(ref, name=name)

@@ -97,8 +97,15 @@ def test_shape_validation():
 
 
 def test_ref_input_requires_variable():
+    from tensorweave.ops.state_ops import Assign
+
     with pytest.raises(TypeError, match="'Assign' Op requires that input 'ref' be a mutable tensor"):
+        Assign(tf.constant(1.0), 2.0)
+    with pytest.raises(AttributeError, match="has no attribute 'assign'"):  # TF asks a non-ref to assign itself
         tf.assign(tf.constant(1.0), 2.0)
+    with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are "
+                                         r"\[2\] and \[3\]."):
+        tf.assign(tf.Variable([1.0, 2.0]), [1.0, 2.0, 3.0])
 
 
 def test_variable_operators_and_usable_as_tensor():
