@@ -316,4 +316,4 @@ def as_dtype(type_value: Any) -> DType:
         return _ANY_TO_TF[type_value]
     except (KeyError, TypeError):
         pass
-    raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.")
+    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")

@@ -21,10 +21,11 @@ from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import (
     Tensor,
     convert_to_tensor,
+    get_default_graph,
     name_scope,
     register_tensor_conversion_function,
 )
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import Op, create_op
 
 # -- Const -------------------------------------------------------------------------------------------
 
@@ -46,7 +47,9 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     """TF1's `tf.constant`: a scalar broadcasts to `shape`; a short list is padded with its last value."""
     array = tensor_util.make_ndarray_value(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
     array.setflags(write=False)  # kernels and assigns must never write into a graph constant
-    return Const(value=array, dtype=dtypes.as_dtype(array.dtype), name=name)
+    # No name scope of its own, as in TF: the node takes `name` directly (and TF's node-name errors).
+    return create_op(get_default_graph(), "Const", [], name=name,
+                     attrs={"value": array, "dtype": dtypes.as_dtype(array.dtype)}).outputs[0]
 
 
 def _constant_conversion(value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Tensor:

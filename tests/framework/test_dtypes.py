@@ -66,7 +66,7 @@ def test_as_dtype_accepts(value, expected):
 def test_as_dtype_rejects(value):
     with pytest.raises(TypeError) as info:
         dtypes.as_dtype(value)
-    assert str(info.value) == f"Cannot convert value {value!r} to a TensorFlow DType."
+    assert str(info.value) == f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType."
 
 
 def test_dtype_constructor():
