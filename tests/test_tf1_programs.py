@@ -315,7 +315,6 @@ def test_s07_int64_and_float64_division():
 
 
 def test_s08_dtype_mismatch_binary():
-    # diverges from TF (not asserted): matmul_mixed
     out, catch, got = _recorder()
     catch("int_plus_float_tensor", lambda: tf.constant(1) + tf.constant(1.0))
     catch("tf_add_mixed", lambda: tf.add(tf.constant([1]), tf.constant([1.5])))
@@ -336,11 +335,14 @@ def test_s08_dtype_mismatch_binary():
      'float_tensor_plus_int64': {'exc': 'TypeError',
                                  'msg': "Input 'y' of 'AddV2' Op has type int64 that does not match type "
                                         "float32 of argument 'x'."},
+     'matmul_mixed': {'exc': 'TypeError',
+                      'msg': "Input 'b' of 'MatMul' Op has type int32 that does not match type float32 of "
+                             "argument 'a'."},
      'f32_plus_f64': {'exc': 'TypeError',
                       'msg': "Input 'y' of 'AddV2' Op has type float64 that does not match type float32 of "
                              "argument 'x'."},
      'float_plus_numpy_f64': {'tensor': 'add_5:0', 'dtype': 'float32', 'shape': '(1,)'}}
-    _check(got, expected, diverges=('matmul_mixed',))
+    _check(got, expected)
 
 
 def test_s09_incompatible_shapes_graph_time():
@@ -469,6 +471,32 @@ def test_s13_equal_not_equal():
      'n': {'tensor': 'NotEqual:0', 'dtype': 'bool', 'shape': '(3,)'},
      'vals': [{'nd': 'bool', 'shape': [3], 'v': [False, True, False]},
               {'nd': 'bool', 'shape': [3], 'v': [True, False, True]}]}
+    _check(got, expected)
+
+
+def test_s14_unary_math():
+    out, catch, got = _recorder()
+    x = tf.constant([1.0, 4.0, 9.0])
+    ts = {"sqrt": tf.sqrt(x), "exp": tf.exp(x / 9), "log": tf.log(x), "square": tf.square(x),
+          "tanh": tf.tanh(x / 9), "sigmoid": tf.sigmoid(x / 9), "rsqrt": tf.rsqrt(x)}
+    for k, t in ts.items():
+        out(k, t)
+    with tf.Session() as s:
+        out("vals", s.run(ts))
+    expected = {'sqrt': {'tensor': 'Sqrt:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'exp': {'tensor': 'Exp:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'log': {'tensor': 'Log:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'square': {'tensor': 'Square:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'tanh': {'tensor': 'Tanh:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'sigmoid': {'tensor': 'Sigmoid:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'rsqrt': {'tensor': 'Rsqrt:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'vals': {'dict': {'exp': {'nd': 'float32', 'shape': [3], 'v': [1.1175, 1.5596, 2.7183]},
+                       'log': {'nd': 'float32', 'shape': [3], 'v': [0.0, 1.3863, 2.1972]},
+                       'rsqrt': {'nd': 'float32', 'shape': [3], 'v': [1.0, 0.5, 0.3333]},
+                       'sigmoid': {'nd': 'float32', 'shape': [3], 'v': [0.5277, 0.6093, 0.7311]},
+                       'sqrt': {'nd': 'float32', 'shape': [3], 'v': [1.0, 2.0, 3.0]},
+                       'square': {'nd': 'float32', 'shape': [3], 'v': [1.0, 16.0, 81.0]},
+                       'tanh': {'nd': 'float32', 'shape': [3], 'v': [0.1107, 0.4173, 0.7616]}}}}
     _check(got, expected)
 
 
@@ -708,7 +736,6 @@ def test_s20_placeholder_basic():
 
 
 def test_s21_placeholder_wrong_feed_shape():
-    # message differs from TF, class asserted: wrong_shape, wrong_rank, scalar, wrong_inner
     out, catch, got = _recorder()
     x = tf.placeholder(tf.float32, shape=[2], name="x")
     y = x * 2
@@ -719,8 +746,15 @@ def test_s21_placeholder_wrong_feed_shape():
     p = tf.placeholder(tf.float32, shape=[None, 3], name="p")
     with tf.Session() as s:
         catch("wrong_inner", lambda: s.run(p, {p: np.ones((2, 4))}))
-    expected = {}
-    _check(got, expected, classes={'wrong_shape': 'ValueError', 'wrong_rank': 'ValueError', 'scalar': 'ValueError', 'wrong_inner': 'ValueError'})
+    expected = {'wrong_shape': {'exc': 'ValueError',
+                     'msg': 'Cannot feed value of shape (3,) for Tensor x:0, which has shape (2,)'},
+     'wrong_rank': {'exc': 'ValueError',
+                    'msg': 'Cannot feed value of shape (1, 2) for Tensor x:0, which has shape (2,)'},
+     'scalar': {'exc': 'ValueError',
+                'msg': 'Cannot feed value of shape () for Tensor x:0, which has shape (2,)'},
+     'wrong_inner': {'exc': 'ValueError',
+                     'msg': 'Cannot feed value of shape (2, 4) for Tensor p:0, which has shape (?, 3)'}}
+    _check(got, expected)
 
 
 def test_s22_placeholder_not_fed():
@@ -746,7 +780,6 @@ def test_s22_placeholder_not_fed():
 
 
 def test_s23_feed_dtype_conversion():
-    # diverges from TF (not asserted): int_into_float, bool_into_int, none_feed
     # message differs from TF, class asserted: str_into_float
     out, catch, got = _recorder()
     i = tf.placeholder(tf.int32, name="i")
@@ -762,16 +795,18 @@ def test_s23_feed_dtype_conversion():
         catch("none_feed", lambda: s.run(f, {f: None}))
         catch("ragged", lambda: s.run(f, {f: [[1.0], [1.0, 2.0]]}))
     expected = {'float_into_int': {'nd': 'int32', 'shape': [2], 'v': [1, -1]},
+     'int_into_float': {'nd': 'float32', 'shape': [], 'v': 3.0},
      'f64_into_f32': {'nd': 'float32', 'shape': [1], 'v': [0.1]},
      'int_into_bool': {'nd': 'bool', 'shape': [2], 'v': [False, True]},
+     'bool_into_int': {'nd': 'int32', 'shape': [], 'v': 1},
+     'none_feed': {'nd': 'float32', 'shape': [], 'v': 'nan'},
      'ragged': {'exc': 'ValueError',
                 'msg': 'setting an array element with a sequence. The requested array has an inhomogeneous '
                        'shape after 1 dimensions. The detected shape was (2,) + inhomogeneous part.'}}
-    _check(got, expected, diverges=('int_into_float', 'bool_into_int', 'none_feed'), classes={'str_into_float': 'ValueError'})
+    _check(got, expected, classes={'str_into_float': 'ValueError'})
 
 
 def test_s24_feed_non_placeholder():
-    # diverges from TF (not asserted): prevented
     out, catch, got = _recorder()
     a = tf.constant(2.0, name="a")
     b = a * 3
@@ -788,6 +823,7 @@ def test_s24_feed_non_placeholder():
     expected = {'plain': {'np': 'float32', 'v': 7.0},
      'feed_intermediate': {'np': 'float32', 'v': 11.0},
      'feed_const': {'np': 'float32', 'v': 16.0},
+     'prevented': {'exc': 'ValueError', 'msg': 'Tensor mul:0 may not be fed.'},
      'feed_key_str_missing': {'exc': 'TypeError',
                               'msg': "Cannot interpret feed_dict key as Tensor: The name 'nope:0' refers "
                                      "to a Tensor which does not exist. The operation, 'nope', does not "
@@ -798,7 +834,7 @@ def test_s24_feed_non_placeholder():
      'feed_op': {'exc': 'TypeError',
                  'msg': 'Cannot interpret feed_dict key as Tensor: Can not convert a Operation into a '
                         'Tensor.'}}
-    _check(got, expected, diverges=('prevented',))
+    _check(got, expected)
 
 
 def test_s25_placeholder_with_default():
@@ -822,7 +858,6 @@ def test_s25_placeholder_with_default():
 
 
 def test_s26_fetch_errors():
-    # message differs from TF, class asserted: fetch_none, fetch_missing_name, fetch_missing_op, fetch_int, fetch_bad_index, other_graph
     out, catch, got = _recorder()
     a = tf.constant(1.0, name="a")
     with tf.Session() as s:
@@ -836,8 +871,28 @@ def test_s26_fetch_errors():
             b = tf.constant(2.0, name="b")
         catch("other_graph", lambda: s.run(b))
         out("ok", s.run(a))
-    expected = {'ok': {'np': 'float32', 'v': 1.0}}
-    _check(got, expected, classes={'fetch_none': 'TypeError', 'fetch_missing_name': 'ValueError', 'fetch_missing_op': 'ValueError', 'fetch_int': 'TypeError', 'fetch_bad_index': 'ValueError', 'other_graph': 'ValueError'})
+    expected = {'fetch_none': {'exc': 'TypeError',
+                    'msg': 'Argument `fetch` = None has invalid type "NoneType". Cannot be None'},
+     'fetch_missing_name': {'exc': 'ValueError',
+                            'msg': 'Argument `fetch` = nope:0 cannot be interpreted as a Tensor. ("The '
+                                   "name 'nope:0' refers to a Tensor which does not exist. The operation, "
+                                   '\'nope\', does not exist in the graph.")'},
+     'fetch_missing_op': {'exc': 'ValueError',
+                          'msg': 'Argument `fetch` = nope cannot be interpreted as a Tensor. ("The name '
+                                 '\'nope\' refers to an Operation not in the graph.")'},
+     'fetch_int': {'exc': 'TypeError',
+                   'msg': 'Argument `fetch` = 3 has invalid type "int" must be a string or Tensor. (Can '
+                          'not convert a int into a Tensor or Operation.)'},
+     'fetch_bad_index': {'exc': 'ValueError',
+                         'msg': 'Argument `fetch` = a:1 cannot be interpreted as a Tensor. ("The name '
+                                "'a:1' refers to a Tensor which does not exist. The operation, 'a', exists "
+                                'but only has 1 outputs.")'},
+     'other_graph': {'exc': 'ValueError',
+                     'msg': 'Argument `fetch` = Tensor("b:0", shape=(), dtype=float32) cannot be '
+                            'interpreted as a Tensor. (Tensor Tensor("b:0", shape=(), dtype=float32) is '
+                            'not an element of this graph.)'},
+     'ok': {'np': 'float32', 'v': 1.0}}
+    _check(got, expected)
 
 
 def test_s27_fetch_structures():
@@ -881,7 +936,6 @@ def test_s27_fetch_structures():
 
 
 def test_s28_cross_graph_ops():
-    # message differs from TF, class asserted: run_g1_tensor
     out, catch, got = _recorder()
     g1 = tf.Graph()
     g2 = tf.Graph()
@@ -907,8 +961,12 @@ def test_s28_cross_graph_ops():
                          'object>).'},
      'same_graph': {'py': 'bool', 'v': True},
      'default_is_g1': {'py': 'bool', 'v': True},
-     'run_g2': {'np': 'float32', 'v': 2.0}}
-    _check(got, expected, classes={'run_g1_tensor': 'ValueError'})
+     'run_g2': {'np': 'float32', 'v': 2.0},
+     'run_g1_tensor': {'exc': 'ValueError',
+                       'msg': 'Argument `fetch` = Tensor("Const:0", shape=(), dtype=float32) cannot be '
+                              'interpreted as a Tensor. (Tensor Tensor("Const:0", shape=(), dtype=float32) '
+                              'is not an element of this graph.)'}}
+    _check(got, expected)
 
 
 def test_s29_reshape():
@@ -1229,7 +1287,6 @@ def test_s39_cast():
 
 
 def test_s40_relu():
-    # message differs from TF, class asserted: bool_relu
     out, catch, got = _recorder()
     ts = {"f": tf.nn.relu(tf.constant([-1.0, 0.0, 2.0])), "i": tf.nn.relu(tf.constant([-3, 3])),
           "named": tf.nn.relu(tf.constant([1.0]), name="act")}
@@ -1243,8 +1300,12 @@ def test_s40_relu():
      'named': {'tensor': 'act:0', 'dtype': 'float32', 'shape': '(1,)'},
      'vals': {'dict': {'f': {'nd': 'float32', 'shape': [3], 'v': [0.0, 0.0, 2.0]},
                        'i': {'nd': 'int32', 'shape': [2], 'v': [0, 3]},
-                       'named': {'nd': 'float32', 'shape': [1], 'v': [1.0]}}}}
-    _check(got, expected, classes={'bool_relu': 'TypeError'})
+                       'named': {'nd': 'float32', 'shape': [1], 'v': [1.0]}}},
+     'bool_relu': {'exc': 'TypeError',
+                   'msg': "Value passed to parameter 'features' has DataType bool not in list of allowed "
+                          'values: float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, '
+                          'float16, uint32, uint64, qint8'}}
+    _check(got, expected)
 
 
 def test_s41_variable_naming():
@@ -1429,8 +1490,7 @@ def test_s45_assign_ops():
 
 
 def test_s46_assign_errors():
-    # diverges from TF (not asserted): assign_to_tensor, n
-    # message differs from TF, class asserted: wrong_shape
+    # message differs from TF, class asserted: assign_to_tensor
     out, catch, got = _recorder()
     v = tf.Variable([1.0, 2.0], name="v")
     catch("wrong_shape", lambda: tf.assign(v, [1.0, 2.0, 3.0]))
@@ -1445,14 +1505,19 @@ def test_s46_assign_errors():
         s.run(tf.global_variables_initializer())
         out("n_val", s.run(n))
         out("u_val", s.run(u))
-    expected = {'wrong_dtype': {'tensor': 'Assign_1:0', 'dtype': 'float32_ref', 'shape': '(2,)'},
+    expected = {'wrong_shape': {'exc': 'ValueError',
+                     'msg': 'Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2] and '
+                            "[3]. for '{{node Assign}} = Assign[T=DT_FLOAT, use_locking=true, "
+                            "validate_shape=true](v, Assign/value)' with input shapes: [2], [3]."},
+     'wrong_dtype': {'tensor': 'Assign_1:0', 'dtype': 'float32_ref', 'shape': '(2,)'},
      'wrong_dtype_tensor': {'exc': 'TypeError',
                             'msg': "Input 'value' of 'Assign' Op has type int32 that does not match type "
                                    "float32 of argument 'ref'."},
      'u': {'var': 'u:0', 'dtype': 'float32_ref', 'shape': '<unknown>'},
+     'n': {'tensor': 'Assign_3:0', 'dtype': 'float32_ref', 'shape': '(3,)'},
      'n_val': {'nd': 'float32', 'shape': [3], 'v': [1.0, 2.0, 3.0]},
      'u_val': {'nd': 'float32', 'shape': [3], 'v': [1.0, 2.0, 3.0]}}
-    _check(got, expected, diverges=('assign_to_tensor', 'n'), classes={'wrong_shape': 'ValueError'})
+    _check(got, expected, classes={'assign_to_tensor': 'AttributeError'})
 
 
 def test_s47_variable_read_value_and_deps():
@@ -1593,7 +1658,6 @@ def test_s51_variable_bad_init():
 
 
 def test_s52_random_graph_seed_determinism():
-    # diverges from TF (not asserted): op_seeds, u
     out, catch, got = _recorder()
     tf.set_random_seed(42)
     r = tf.random_normal([4])
@@ -1614,8 +1678,10 @@ def test_s52_random_graph_seed_determinism():
     expected = {'same_across_sessions': {'py': 'bool', 'v': True},
      'differs_within_session': {'py': 'bool', 'v': True},
      'r_vs_u_differ': {'py': 'bool', 'v': True},
-     'r': {'tensor': 'random_normal:0', 'dtype': 'float32', 'shape': '(4,)'}}
-    _check(got, expected, diverges=('op_seeds', 'u'))
+     'op_seeds': ['random_normal/RandomStandardNormal', {'py': 'int', 'v': 42}, {'py': 'int', 'v': 0}],
+     'r': {'tensor': 'random_normal:0', 'dtype': 'float32', 'shape': '(4,)'},
+     'u': {'tensor': 'random_uniform/RandomUniform:0', 'dtype': 'float32', 'shape': '(4,)'}}
+    _check(got, expected)
 
 
 def test_s53_random_no_seed():
@@ -1667,7 +1733,6 @@ def test_s55_random_seed_rebuilt_graph():
 
 
 def test_s56_random_dtypes_shapes_ranges():
-    # diverges from TF (not asserted): u64, names
     out, catch, got = _recorder()
     ts = {"u": tf.random_uniform([2, 3], -1, 1), "n": tf.random_normal([3], mean=5.0, stddev=0.0),
           "t": tf.truncated_normal([1000], stddev=1.0, seed=3), "ui": tf.random_uniform([50], 0, 10, dtype=tf.int32),
@@ -1687,18 +1752,24 @@ def test_s56_random_dtypes_shapes_ranges():
      'n': {'tensor': 'random_normal:0', 'dtype': 'float32', 'shape': '(3,)'},
      't': {'tensor': 'truncated_normal:0', 'dtype': 'float32', 'shape': '(1000,)'},
      'ui': {'tensor': 'random_uniform_1:0', 'dtype': 'int32', 'shape': '(50,)'},
+     'u64': {'tensor': 'random_uniform_2/RandomUniform:0', 'dtype': 'float64', 'shape': '(2,)'},
      'ph': {'tensor': 'random_normal_1:0', 'dtype': 'float32', 'shape': '(2, 2)'},
+     'names': [{'tuple': ['random_uniform', 'AddV2']},
+               {'tuple': ['random_normal', 'AddV2']},
+               {'tuple': ['truncated_normal', 'AddV2']},
+               {'tuple': ['random_uniform_1', 'RandomUniformInt']},
+               {'tuple': ['random_uniform_2/RandomUniform', 'RandomUniform']},
+               {'tuple': ['random_normal_1', 'AddV2']}],
      'u_range': {'py': 'bool', 'v': True},
      'n_const': {'nd': 'float32', 'shape': [3], 'v': [5.0, 5.0, 5.0]},
      't_bound': {'py': 'bool', 'v': True},
      'ui_range': {'py': 'bool', 'v': True},
      'ui_dtype': 'int32',
      'int_no_max': {'exc': 'ValueError', 'msg': 'Must specify maxval for integer dtype tf.int32'}}
-    _check(got, expected, diverges=('u64', 'names'))
+    _check(got, expected)
 
 
 def test_s57_get_seed():
-    # diverges from TF (not asserted): graph_only2
     out, catch, got = _recorder()
     out("none", tf.get_seed(None))
     out("op_only", tf.get_seed(5))
@@ -1709,8 +1780,9 @@ def test_s57_get_seed():
     expected = {'none': {'tuple': [None, None]},
      'op_only': {'tuple': [{'py': 'int', 'v': 87654321}, {'py': 'int', 'v': 5}]},
      'graph_only': {'tuple': [{'py': 'int', 'v': 3}, {'py': 'int', 'v': 0}]},
+     'graph_only2': {'tuple': [{'py': 'int', 'v': 3}, {'py': 'int', 'v': 1}]},
      'both': {'tuple': [{'py': 'int', 'v': 3}, {'py': 'int', 'v': 9}]}}
-    _check(got, expected, diverges=('graph_only2',))
+    _check(got, expected)
 
 
 def test_s58_group_tuple_noop():
@@ -1749,7 +1821,6 @@ def test_s58_group_tuple_noop():
 
 
 def test_s59_control_dependencies():
-    # diverges from TF (not asserted): y1, y2
     out, catch, got = _recorder()
     v = tf.Variable(0, name="v")
     inc = tf.assign_add(v, 1)
@@ -1772,10 +1843,12 @@ def test_s59_control_dependencies():
     expected = {'x_ctrl': ['AssignAdd'],
      'y_ctrl': [],
      'z_ctrl': [],
+     'y1': {'np': 'int32', 'v': 1},
+     'y2': {'np': 'int32', 'v': 2},
      'x': {'np': 'int32', 'v': 5},
      'v': {'np': 'int32', 'v': 3},
      'bad_dep': {'exc': 'TypeError', 'msg': 'Can not convert a int into a Tensor or Operation.'}}
-    _check(got, expected, diverges=('y1', 'y2'))
+    _check(got, expected)
 
 
 def test_s60_session_api():
@@ -1866,7 +1939,6 @@ def test_s63_session_run_on_finalized_graph():
 
 
 def test_s64_tensor_misc_errors():
-    # diverges from TF (not asserted): bool, if, iter
     # message differs from TF, class asserted: float
     out, catch, got = _recorder()
     a = tf.constant([1, 2], name="a")
@@ -1881,7 +1953,34 @@ def test_s64_tensor_misc_errors():
     out("repr_op_name", a.op.name)
     out("value_index", a.value_index)
     out("consumers", [o.name for o in (a + 1).op.inputs[0].consumers()])
-    expected = {'len': {'exc': 'TypeError',
+    expected = {'bool': {'exc': 'OperatorNotAllowedInGraphError',
+              'msg': 'Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt the '
+                     'following resolutions to the problem: If you are running in Graph mode, use Eager '
+                     'execution mode or decorate this function with @tf.function. If you are using '
+                     'AutoGraph, you can try decorating this function with @tf.function. If that does not '
+                     'work, then you may be using an unsupported feature or your source code may not be '
+                     'visible to AutoGraph. See '
+                     'https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#access-to-source-code '
+                     'for more information.'},
+     'if': {'exc': 'OperatorNotAllowedInGraphError',
+            'msg': 'Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt the '
+                   'following resolutions to the problem: If you are running in Graph mode, use Eager '
+                   'execution mode or decorate this function with @tf.function. If you are using '
+                   'AutoGraph, you can try decorating this function with @tf.function. If that does not '
+                   'work, then you may be using an unsupported feature or your source code may not be '
+                   'visible to AutoGraph. See '
+                   'https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#access-to-source-code '
+                   'for more information.'},
+     'iter': {'exc': 'OperatorNotAllowedInGraphError',
+              'msg': 'Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following '
+                     'resolutions to the problem: If you are running in Graph mode, use Eager execution '
+                     'mode or decorate this function with @tf.function. If you are using AutoGraph, you '
+                     'can try decorating this function with @tf.function. If that does not work, then you '
+                     'may be using an unsupported feature or your source code may not be visible to '
+                     'AutoGraph. See '
+                     'https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#access-to-source-code '
+                     'for more information.'},
+     'len': {'exc': 'TypeError',
              'msg': 'len is not well defined for a symbolic Tensor (a:0). Please call `x.shape` rather '
                     'than `len(x)` for shape information.'},
      'hash_ok': {'py': 'bool', 'v': True},
@@ -1890,7 +1989,7 @@ def test_s64_tensor_misc_errors():
      'repr_op_name': 'a',
      'value_index': {'py': 'int', 'v': 0},
      'consumers': ['add']}
-    _check(got, expected, diverges=('bool', 'if', 'iter'), classes={'float': 'TypeError'})
+    _check(got, expected, classes={'float': 'TypeError'})
 
 
 def test_s65_operation_properties():
@@ -1959,7 +2058,7 @@ def test_s66_devices():
 
 
 def test_s66b_gpu_device_on_cpu_machine():
-    # diverges from TF (not asserted): run_other, run_gpu, job_worker
+    # message differs from TF, class asserted: run_other, run_gpu
     out, catch, got = _recorder()
     with tf.device("/gpu:0"):
         a = tf.constant(1.0, name="a")
@@ -1977,8 +2076,45 @@ def test_s66b_gpu_device_on_cpu_machine():
             w = tf.constant(1.0, name="w")
         with tf.Session() as s:
             catch("job_worker", lambda: s.run(w))
-    expected = {'dev': '/device:GPU:0', 'soft': {'np': 'float32', 'v': 2.0}}
-    _check(got, expected, diverges=('run_other', 'run_gpu', 'job_worker'))
+    expected = {'dev': '/device:GPU:0',
+     'soft': {'np': 'float32', 'v': 2.0},
+     'job_worker': {'exc': 'InvalidArgumentError',
+                    'msg': 'Cannot assign a device for operation w: {{node w}} was explicitly assigned to '
+                           '/job:worker/task:1 but available devices are [ '
+                           '/job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device '
+                           'specification refers to a valid device.',
+                    'op': None}}
+    _check(got, expected, classes={'run_other': 'InvalidArgumentError', 'run_gpu': 'InvalidArgumentError'})
+
+
+def test_s67_collections():
+    out, catch, got = _recorder()
+    tf.add_to_collection("losses", tf.constant(1.0, name="l1"))
+    tf.add_to_collection("losses", tf.constant(2.0, name="l2"))
+    with tf.name_scope("s"):
+        tf.add_to_collection("losses", tf.constant(3.0, name="l3"))
+    tf.add_to_collections(["a", "b"], 5)
+    out("losses", tf.get_collection("losses"))
+    out("scoped", tf.get_collection("losses", scope="s"))
+    out("missing", tf.get_collection("nope"))
+    ref = tf.get_collection_ref("refcol")
+    ref.append(1)
+    out("ref", tf.get_collection("refcol"))
+    out("ab", [tf.get_collection("a"), tf.get_collection("b")])
+    out("keys", [tf.GraphKeys.GLOBAL_VARIABLES, tf.GraphKeys.TRAINABLE_VARIABLES, tf.GraphKeys.LOCAL_VARIABLES,
+                 tf.GraphKeys.LOSSES, tf.GraphKeys.UPDATE_OPS, tf.GraphKeys.SUMMARIES])
+    with tf.Session() as s:
+        out("sum_losses", s.run(tf.add_n(tf.get_collection("losses"))))
+    expected = {'losses': [{'tensor': 'l1:0', 'dtype': 'float32', 'shape': '()'},
+                {'tensor': 'l2:0', 'dtype': 'float32', 'shape': '()'},
+                {'tensor': 's/l3:0', 'dtype': 'float32', 'shape': '()'}],
+     'scoped': [{'tensor': 's/l3:0', 'dtype': 'float32', 'shape': '()'}],
+     'missing': [],
+     'ref': [{'py': 'int', 'v': 1}],
+     'ab': [[{'py': 'int', 'v': 5}], [{'py': 'int', 'v': 5}]],
+     'keys': ['variables', 'trainable_variables', 'local_variables', 'losses', 'update_ops', 'summaries'],
+     'sum_losses': {'np': 'float32', 'v': 6.0}}
+    _check(got, expected)
 
 
 def test_s67c_collections_no_add_n():
@@ -2055,7 +2191,6 @@ def test_s69_linear_model_end_to_end():
 
 
 def test_s70_array_ops_basic():
-    # diverges from TF (not asserted): argmax, vals
     out, catch, got = _recorder()
     a = tf.constant([[1, 2, 3], [4, 5, 6]])
     catch("slice", lambda: a[0])
@@ -2083,8 +2218,46 @@ def test_s70_array_ops_basic():
      'transpose': {'tensor': 'transpose:0', 'dtype': 'int32', 'shape': '(3, 2)'},
      'expand': {'tensor': 'ExpandDims:0', 'dtype': 'int32', 'shape': '(1, 2, 3)'},
      'squeeze': {'tensor': 'Squeeze:0', 'dtype': 'float32', 'shape': '(3,)'},
-     'gather': {'tensor': 'GatherV2:0', 'dtype': 'int32', 'shape': '(2, 3)'}}
-    _check(got, expected, diverges=('argmax', 'vals'))
+     'gather': {'tensor': 'GatherV2:0', 'dtype': 'int32', 'shape': '(2, 3)'},
+     'argmax': {'tensor': 'ArgMax:0', 'dtype': 'int64', 'shape': '(2,)'},
+     'vals': {'dict': {'argmax': {'nd': 'int64', 'shape': [2], 'v': [2, 2]},
+                       'concat': {'nd': 'int32',
+                                  'shape': [2, 6],
+                                  'v': [[1, 2, 3, 1, 2, 3], [4, 5, 6, 4, 5, 6]]},
+                       'gather': {'nd': 'int32', 'shape': [1, 3], 'v': [[4, 5, 6]]},
+                       'slice': {'nd': 'int32', 'shape': [3], 'v': [1, 2, 3]},
+                       'stack': {'nd': 'int32',
+                                 'shape': [2, 2, 3],
+                                 'v': [[[1, 2, 3], [1, 2, 3]], [[4, 5, 6], [4, 5, 6]]]}}}}
+    _check(got, expected)
+
+
+def test_s71_add_n_and_misc_math():
+    out, catch, got = _recorder()
+    a = tf.constant([1.0, 2.0])
+    catch("add_n", lambda: tf.add_n([a, a, a]))
+    catch("sign", lambda: tf.sign(a))
+    catch("reciprocal", lambda: tf.reciprocal(a))
+    catch("squared_difference", lambda: tf.squared_difference(a, 1.0))
+    catch("round", lambda: tf.round(a))
+    catch("argmin", lambda: tf.argmin(a))
+    catch("softmax", lambda: tf.nn.softmax(a))
+    catch("sigmoid_nn", lambda: tf.nn.sigmoid(a))
+    catch("tanh_nn", lambda: tf.nn.tanh(a))
+    catch("where", lambda: tf.where(a > 1, a, -a))
+    catch("clip", lambda: tf.clip_by_value(a, 0.0, 1.5))
+    expected = {'add_n': {'tensor': 'AddN:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'sign': {'tensor': 'Sign:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'reciprocal': {'tensor': 'Reciprocal:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'squared_difference': {'tensor': 'SquaredDifference:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'round': {'tensor': 'Round:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'argmin': {'tensor': 'ArgMin:0', 'dtype': 'int64', 'shape': '()'},
+     'softmax': {'tensor': 'Softmax:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'sigmoid_nn': {'tensor': 'Sigmoid:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'tanh_nn': {'tensor': 'Tanh:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'where': {'tensor': 'Select:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'clip': {'tensor': 'clip_by_value:0', 'dtype': 'float32', 'shape': '(2,)'}}
+    _check(got, expected)
 
 
 def test_s72_graph_context_and_reset():
@@ -2114,7 +2287,6 @@ def test_s72_graph_context_and_reset():
 
 
 def test_s73_bool_and_string_feeds():
-    # diverges from TF (not asserted): str, str_list
     out, catch, got = _recorder()
     s_ph = tf.placeholder(tf.string, name="s")
     b_ph = tf.placeholder(tf.bool, [2], name="b")
@@ -2122,8 +2294,10 @@ def test_s73_bool_and_string_feeds():
         out("str", s.run(s_ph, {s_ph: "hello"}))
         out("str_list", s.run(s_ph, {s_ph: ["a", "bc"]}))
         out("bool", s.run(tf.logical_not(b_ph), {b_ph: [True, False]}))
-    expected = {'bool': {'nd': 'bool', 'shape': [2], 'v': [False, True]}}
-    _check(got, expected, diverges=('str', 'str_list'))
+    expected = {'str': {'nd': 'object', 'shape': [], 'v': ["'hello'"]},
+     'str_list': {'nd': 'object', 'shape': [2], 'v': ["'a'", "'bc'"]},
+     'bool': {'nd': 'bool', 'shape': [2], 'v': [False, True]}}
+    _check(got, expected)
 
 
 def test_s74_feed_same_placeholder_batches():
@@ -2188,7 +2362,6 @@ def test_s76_numpy_and_list_left_operands():
 
 def test_s77_overflow_and_int_edge_cases():
     # diverges from TF (not asserted): neg_int_pow
-    # message differs from TF, class asserted: bool_sum
     out, catch, got = _recorder()
     ts = {"uint8_wrap": tf.constant([250], tf.uint8) + 10, "int32_wrap": tf.constant(2 ** 31 - 1) + 1,
           "neg_mean": tf.reduce_mean(tf.constant([-1, -2])), "int_pow": tf.constant(2) ** 3,
@@ -2204,12 +2377,16 @@ def test_s77_overflow_and_int_edge_cases():
                        'int_pow': {'np': 'int32', 'v': 8},
                        'neg_mean': {'np': 'int32', 'v': -1},
                        'uint8_wrap': {'nd': 'uint8', 'shape': [1], 'v': [4]}}},
-     'big_scalar': {'tensor': 'add_2:0', 'dtype': 'int32', 'shape': '(1,)'}}
-    _check(got, expected, diverges=('neg_int_pow',), classes={'bool_sum': 'TypeError'})
+     'big_scalar': {'tensor': 'add_2:0', 'dtype': 'int32', 'shape': '(1,)'},
+     'bool_sum': {'exc': 'TypeError',
+                  'msg': "Value passed to parameter 'input' has DataType bool not in list of allowed "
+                         'values: float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, '
+                         'quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, float16, uint32, '
+                         'uint64'}}
+    _check(got, expected, diverges=('neg_int_pow',))
 
 
 def test_s78_string_dtype_names():
-    # message differs from TF, class asserted: bad_dtype
     out, catch, got = _recorder()
     x = tf.placeholder("float", [None, 4], name="x")
     out("x", x)
@@ -2244,12 +2421,13 @@ def test_s78_string_dtype_names():
               {'py': 'bool', 'v': False},
               {'py': 'bool', 'v': True},
               'float32_ref',
-              {'py': 'bool', 'v': True}]}
-    _check(got, expected, classes={'bad_dtype': 'TypeError'})
+              {'py': 'bool', 'v': True}],
+     'bad_dtype': {'exc': 'TypeError',
+                   'msg': "Cannot convert the argument `type_value`: 'flot' to a TensorFlow DType."}}
+    _check(got, expected)
 
 
 def test_s79_feed_tensor_value_and_variable_keys():
-    # message differs from TF, class asserted: feed_tensor_value
     out, catch, got = _recorder()
     x = tf.placeholder(tf.float32, [2], name="x")
     v = tf.Variable([1.0, 2.0], name="v")
@@ -2262,12 +2440,18 @@ def test_s79_feed_tensor_value_and_variable_keys():
         out("fetch_var_op", s.run(v.op))
         out("fetch_initializer", s.run(v.initializer))
         out("feed_list_of_arrays", s.run(x, {x: [np.float32(1), np.float32(2)]}))
-    expected = {'feed_var': {'nd': 'float32', 'shape': [2], 'v': [20.0, 40.0]},
+    expected = {'feed_tensor_value': {'exc': 'TypeError',
+                           'msg': 'The value of a feed cannot be a tf.Tensor object. Acceptable feed '
+                                  'values include Python scalars, strings, lists, numpy ndarrays, or '
+                                  'TensorHandles. For reference, the tensor object was Tensor("Const:0", '
+                                  'shape=(2,), dtype=float32) which was passed to the argument `feed_dict` '
+                                  'with key Tensor("x:0", shape=(2,), dtype=float32).'},
+     'feed_var': {'nd': 'float32', 'shape': [2], 'v': [20.0, 40.0]},
      'after_feed_var': {'nd': 'float32', 'shape': [2], 'v': [2.0, 4.0]},
      'fetch_var_op': None,
      'fetch_initializer': None,
      'feed_list_of_arrays': {'nd': 'float32', 'shape': [2], 'v': [1.0, 2.0]}}
-    _check(got, expected, classes={'feed_tensor_value': 'TypeError'})
+    _check(got, expected)
 
 
 def test_s80_empty_initializer_and_ref_tensor():
@@ -2293,7 +2477,6 @@ def test_s80_empty_initializer_and_ref_tensor():
 
 
 def test_s81_invalid_names():
-    # message differs from TF, class asserted: bad_op_name, leading_underscore
     out, catch, got = _recorder()
     catch("bad_scope", lambda: tf.name_scope("bad name!").__enter__())
     catch("bad_op_name", lambda: tf.constant(1, name="bad name"))
@@ -2303,11 +2486,17 @@ def test_s81_invalid_names():
     expected = {'bad_scope': {'exc': 'ValueError',
                    'msg': "'bad name!' is not a valid root scope name. A root scope name has to match the "
                           'following pattern: ^[A-Za-z0-9.][A-Za-z0-9_.\\\\/>-]*$'},
+     'bad_op_name': {'exc': 'ValueError',
+                     'msg': '`bad name` is not a valid node name. Accepted names conform to Regex '
+                            "/re.compile('^[A-Za-z0-9.][A-Za-z0-9_.\\\\\\\\/>-]*$')/"},
+     'leading_underscore': {'exc': 'ValueError',
+                            'msg': '`_x` is not a valid node name. Accepted names conform to Regex '
+                                   "/re.compile('^[A-Za-z0-9.][A-Za-z0-9_.\\\\\\\\/>-]*$')/"},
      'ok_dash': {'tensor': 'a-b.c:0', 'dtype': 'int32', 'shape': '()'},
      'var_bad_name': {'exc': 'ValueError',
                       'msg': "'a b' is not a valid root scope name. A root scope name has to match the "
                              'following pattern: ^[A-Za-z0-9.][A-Za-z0-9_.\\\\/>-]*$'}}
-    _check(got, expected, classes={'bad_op_name': 'ValueError', 'leading_underscore': 'ValueError'})
+    _check(got, expected)
 
 
 def test_s82_keepdims_all_and_scalar_shapes():
@@ -2327,7 +2516,6 @@ def test_s82_keepdims_all_and_scalar_shapes():
 
 
 def test_s83_session_run_options_and_partial_fetch():
-    # diverges from TF (not asserted): has_step_stats
     out, catch, got = _recorder()
     a = tf.constant([1.0, 2.0], name="a")
     with tf.Session() as s:
@@ -2337,8 +2525,9 @@ def test_s83_session_run_options_and_partial_fetch():
         out("has_step_stats", md.HasField("step_stats"))
         out("positional_feed", s.run(a * 2, {a: [3.0, 4.0]}))
     expected = {'with_opts': {'nd': 'float32', 'shape': [2], 'v': [1.0, 2.0]},
+     'has_step_stats': {'py': 'bool', 'v': True},
      'positional_feed': {'nd': 'float32', 'shape': [2], 'v': [6.0, 8.0]}}
-    _check(got, expected, diverges=('has_step_stats',))
+    _check(got, expected)
 
 
 def test_s84_tensor_str_repr_and_variable_repr():
