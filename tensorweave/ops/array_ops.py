@@ -390,23 +390,6 @@ def _with_rank_at_least(shape: tensor_shape.TensorShape, rank: int) -> tensor_sh
     return shape
 
 
-def _merge_shapes(a: tensor_shape.TensorShape, b: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
-    """The more specific of two compatible shapes (InferenceContext::Merge)."""
-    if a.ndims is None:
-        return b
-    if b.ndims is None:
-        return a
-    if a.ndims != b.ndims:
-        raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}")
-    dims = []
-    for i, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
-        if x is not None and y is not None and x != y:
-            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
-                             f"{tensor_util.shape_string(a)} and {tensor_util.shape_string(b)}.")
-        dims.append(y if x is None else x)
-    return tensor_shape.TensorShape(dims)
-
-
 def _shape_from_tensor(tensor: Tensor) -> tensor_shape.TensorShape:
     """A 1-D shape-like input (sizes, multiples) as a partial shape; -1 entries are unknown."""
     _with_rank(tensor.shape, 1)
@@ -528,7 +511,7 @@ def _masks(op: Any) -> dict[str, int]:
 def _strided_slice_shape(op: Any) -> list:
     index_shape = _with_rank(op.inputs[1].shape, 1)
     end_shape, strides_shape = _with_rank(op.inputs[2].shape, 1), _with_rank(op.inputs[3].shape, 1)
-    index_shape = _merge_shapes(_merge_shapes(index_shape, end_shape), strides_shape)
+    index_shape = tensor_util.merge_shapes(tensor_util.merge_shapes(index_shape, end_shape), strides_shape)
     input_shape = op.inputs[0].shape
     strides = tensor_util.constant_value(op.inputs[3])
     if input_shape.ndims is None or index_shape.dims[0].value is None or strides is None:
@@ -660,7 +643,7 @@ def _pack_shape(op: Any) -> list:
     merged = inputs[-1].shape
     for i in range(len(inputs) - 2, -1, -1):
         try:
-            merged = _merge_shapes(inputs[i].shape, merged)
+            merged = tensor_util.merge_shapes(inputs[i].shape, merged)
         except ValueError as e:
             raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     if merged.ndims is None:
@@ -829,9 +812,9 @@ def _concat_shape(op: Any) -> list:
                              tensor_shape.TensorShape(dims[axis + 1:]))
     for s in reversed(shapes[:-1]):
         d = s.as_list()
-        before = _merge_shapes(tensor_shape.TensorShape(d[:axis]), before)
+        before = tensor_util.merge_shapes(tensor_shape.TensorShape(d[:axis]), before)
         middle = None if middle is None or d[axis] is None else middle + d[axis]
-        after = _merge_shapes(tensor_shape.TensorShape(d[axis + 1:]), after)
+        after = tensor_util.merge_shapes(tensor_shape.TensorShape(d[axis + 1:]), after)
     return [before.concatenate([middle]).concatenate(after)]
 
 
@@ -1199,7 +1182,7 @@ Slice = Op("Slice", inputs=["input: T", "begin: Index", "size: Index"], outputs=
 @Slice.shape
 def _slice_shape(op: Any) -> list:
     input_tensor, begin_tensor, size_tensor = op.inputs
-    begin_shape = _merge_shapes(_with_rank(begin_tensor.shape, 1), _with_rank(size_tensor.shape, 1))
+    begin_shape = tensor_util.merge_shapes(_with_rank(begin_tensor.shape, 1), _with_rank(size_tensor.shape, 1))
     ndims = begin_shape.dims[0].value
     input_shape = input_tensor.shape if ndims is None else _with_rank(input_tensor.shape, ndims)
     begin = _shape_from_tensor(begin_tensor)
@@ -1265,7 +1248,7 @@ def _tile_shape(op: Any) -> list:
     multiples = _shape_from_tensor(multiples_tensor)
     if input_shape.ndims is not None:
         multiples = _with_rank(multiples, input_shape.ndims)
-        _merge_shapes(multiples_tensor.shape, tensor_shape.TensorShape([input_shape.ndims]))
+        tensor_util.merge_shapes(multiples_tensor.shape, tensor_shape.TensorShape([input_shape.ndims]))
     if multiples.ndims is None:
         return [tensor_shape.unknown_shape()]
     input_shape = _with_rank(input_shape, multiples.ndims)
