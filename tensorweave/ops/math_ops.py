@@ -1000,13 +1000,13 @@ Select = Op("Select", inputs=["condition: bool", "t: T", "e: T"], outputs=["outp
 @Select.shape
 def _select_shape(op: Any) -> list:
     """`t` and `e` agree; `condition` has their shape, is a scalar, or is a vector along their first axis."""
-    data = array_ops._merge_shapes(op.inputs[1].shape, op.inputs[2].shape)
+    data = tensor_util.merge_shapes(op.inputs[1].shape, op.inputs[2].shape)
     cond = op.inputs[0].shape
     if cond.ndims is None or data.ndims is None or cond.ndims == 0:
         return [data]
     if cond.ndims != 1 or data.ndims == 0:
-        return [array_ops._merge_shapes(data, cond)]
-    array_ops._merge_shapes(cond, tensor_shape.TensorShape(data.as_list()[:1]))
+        return [tensor_util.merge_shapes(data, cond)]
+    tensor_util.merge_shapes(cond, tensor_shape.TensorShape(data.as_list()[:1]))
     return [data]
 
 
@@ -1106,7 +1106,7 @@ def _add_n_shape(op: Any) -> list:
     shape = op.inputs[-1].shape
     for i in builtins.range(len(op.inputs) - 2, -1, -1):
         try:
-            shape = array_ops._merge_shapes(op.inputs[i].shape, shape)
+            shape = tensor_util.merge_shapes(op.inputs[i].shape, shape)
         except ValueError as e:
             raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     return [shape]

@@ -272,7 +272,7 @@ def _softmax_xent_shape(op: Any) -> list:
     """[batch] and [batch, classes]: the features are a matrix the labels match, or both broadcast to one."""
     features, labels = op.inputs[0].shape, op.inputs[1].shape
     try:
-        shape = array_ops._merge_shapes(array_ops._with_rank(features, 2), labels)
+        shape = tensor_util.merge_shapes(array_ops._with_rank(features, 2), labels)
     except ValueError:
         shape = math_ops.broadcast_static_shape(features, labels)
     if shape.ndims is None:
