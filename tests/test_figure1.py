@@ -1,15 +1,8 @@
 """The whitepaper's Figure 1 program and a hand-written linear regression, against NumPy."""
 
 import numpy as np
-import pytest
 
 import tensorweave.compat.v1 as tf
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
 
 
 def test_figure1_relu_layer_ten_runs():

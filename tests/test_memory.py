@@ -3,15 +3,8 @@
 import tracemalloc
 
 import numpy as np
-import pytest
 
 import tensorweave.compat.v1 as tf
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
 
 
 def _peak_during(fn):

@@ -9,12 +9,6 @@ import pytest
 import tensorweave.compat.v1 as tf
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def test_fetch_structures_round_trip():
     a = tf.constant(1.0)
     b = tf.constant([2, 3])

@@ -15,12 +15,6 @@ import tensorweave.compat.v1 as tf
 from tensorweave.framework import tensor_util
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def _inputs() -> dict:
     return {"x": tf.placeholder(tf.float32, [None, 3, 4]), "y": tf.placeholder(tf.float32, [2, 3, 4]),
             "v": tf.placeholder(tf.float32, [5, 6, 7]), "u": tf.placeholder(tf.float32),

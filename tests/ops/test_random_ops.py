@@ -6,12 +6,6 @@ import pytest
 import tensorweave.compat.v1 as tf
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def _two_sessions(fetch, runs=2):
     values = []
     for _ in range(2):

@@ -6,12 +6,6 @@ import pytest
 import tensorweave.compat.v1 as tf
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def test_variable_nodes_names_and_collections():
     v = tf.Variable([1.0, 2.0], name="v")
     local = tf.Variable(0, trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES], name="counter")
