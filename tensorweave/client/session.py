@@ -198,7 +198,7 @@ class BaseSession:
             fetch_tensors = plan.tensors
             targets = tuple(plan.targets)
         feed_names, feed_values, fed = self._convert_feeds(feed_dict) if feed_dict else ((), [], [])
-        if self._graph.version != self._extended:
+        if len(self._graph._operations) != self._extended:  # ops were added since the last run
             self._extend_graph()
         fetch_names = tuple(t.name for t in fetch_tensors)
         traced = run_metadata is not None and options is not None and options.trace_level > 0
