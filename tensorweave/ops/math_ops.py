@@ -640,7 +640,12 @@ def _reduction_shape(op: Any) -> list:
 
 
 def _reduction_axes(ctx: Any, x: Any, axes: Any) -> tuple[int, ...]:
+    """The checked, non-negative reduction axes; remembered per node for the same axes array and rank
+    (a graph constant arrives as the same array every step)."""
     rank = np.ndim(x)
+    cached = ctx.state.get("axes")
+    if cached is not None and cached[0] is axes and cached[1] == rank:
+        return cached[2]
     result = []
     for a in np.asarray(axes).reshape(-1):
         a = int(a)
@@ -652,7 +657,9 @@ def _reduction_axes(ctx: Any, x: Any, axes: Any) -> tuple[int, ...]:
             raise errors.InvalidArgumentError(ctx.node_def, None, "Invalid reduction arguments: Axes contains "
                                               f"duplicate dimension: {a}")
         result.append(a)
-    return tuple(result) if rank else ()
+    normalized = tuple(result) if rank else ()
+    ctx.state["axes"] = (axes, rank, normalized)
+    return normalized
 
 
 def _reduction_op(name: str, types: str) -> Op:
