@@ -896,6 +896,55 @@ def _run_using_default_session(fetch: Any, feed_dict: dict | None, graph: Graph,
     return session.run(fetch, feed_dict)
 
 
+def control_dependencies(control_inputs: Any) -> Any:
+    """`tf.control_dependencies`: ops created inside run after `control_inputs` (default graph)."""
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def device(device_name_or_function: Any) -> Any:
+    """`tf.device`: place ops created inside (spec string, DeviceSpec, function, or None)."""
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
+    """`tf.colocate_with`: place ops created inside with `op`."""
+    return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def container(container_name: str) -> Any:
+    """`tf.container`: stateful ops created inside keep their state in the named container."""
+    return get_default_graph().container(container_name)
+
+
+def get_collection(key: str, scope: str | None = None) -> list:
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key: str) -> list:
+    return get_default_graph().get_collection_ref(key)
+
+
+def add_to_collection(name: str, value: Any) -> None:
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names: Any, value: Any) -> None:
+    get_default_graph().add_to_collections(names, value)
+
+
+def executing_eagerly() -> bool:
+    """Always False: tensorweave runs TF1 graphs."""
+    return False
+
+
+def disable_eager_execution() -> None:
+    """Graph mode is the only mode, so there is nothing to disable (TF2-era TF1 programs call this)."""
+
+
+def disable_v2_behavior() -> None:
+    """TF1 behaviour is the only behaviour (TF2-era TF1 programs call this)."""
+
+
 def get_graph_from_inputs(op_input_list: Any, graph: Graph | None = None) -> Graph:
     """The graph shared by the given inputs (the default graph when none carries one)."""
     found = graph

@@ -34,8 +34,19 @@ from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
     Tensor,
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    container,
+    control_dependencies,
     convert_to_tensor,
     convert_to_tensor_or_indexed_slices,
+    device,
+    disable_eager_execution,
+    disable_v2_behavior,
+    executing_eagerly,
+    get_collection,
+    get_collection_ref,
     get_default_graph,
     get_default_session,
     name_scope,
@@ -165,53 +176,3 @@ from tensorweave.ops.variables import (
 )
 
 mod = floormod
-negative = negative
-
-
-def control_dependencies(control_inputs):  # noqa: ANN001, ANN201 - TF's signature
-    """Ops created inside run after `control_inputs` (in the default graph)."""
-    return get_default_graph().control_dependencies(control_inputs)
-
-
-def device(device_name_or_function):  # noqa: ANN001, ANN201
-    """Place ops created inside on a device (spec string, DeviceSpec, function or None)."""
-    return get_default_graph().device(device_name_or_function)
-
-
-def colocate_with(op, ignore_existing=False):  # noqa: ANN001, ANN201
-    """Place ops created inside with `op`."""
-    return get_default_graph().colocate_with(op, ignore_existing)
-
-
-def container(container_name):  # noqa: ANN001, ANN201
-    """Stateful ops created inside keep their state in the named container."""
-    return get_default_graph().container(container_name)
-
-
-def get_collection(key, scope=None):  # noqa: ANN001, ANN201
-    return get_default_graph().get_collection(key, scope)
-
-
-def get_collection_ref(key):  # noqa: ANN001, ANN201
-    return get_default_graph().get_collection_ref(key)
-
-
-def add_to_collection(name, value):  # noqa: ANN001, ANN201
-    get_default_graph().add_to_collection(name, value)
-
-
-def add_to_collections(names, value):  # noqa: ANN001, ANN201
-    get_default_graph().add_to_collections(names, value)
-
-
-def executing_eagerly():  # noqa: ANN201
-    """Always False: tensorweave runs TF1 graphs."""
-    return False
-
-
-def disable_eager_execution():  # noqa: ANN201
-    """Graph mode is the only mode, so there is nothing to disable (TF2 programs call this)."""
-
-
-def disable_v2_behavior():  # noqa: ANN201
-    """TF1 behaviour is the only behaviour (TF2 programs call this)."""
