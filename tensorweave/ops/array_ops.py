@@ -160,12 +160,14 @@ def _reshape_shape(op: Any) -> list:
         size = source.num_elements()
         if len(unknown) == 1:  # the one unknown dim (a -1, or not known statically) is inferred, as TF does
             known = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
-            if known == 0 or size % known:
-                if op.inputs[1].op.type != "Const":
-                    raise ValueError(f"Dimension size must be evenly divisible by {known} but is {size}")
-                raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
-                                 f"{tensor_util.shape_string([-1 if d is None else d for d in dims])}")
-            dims[unknown[0]] = size // known
+            if known == 0:  # nothing to infer from: only an empty tensor fits, and the dim stays unknown
+                if size:
+                    raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
+                                     f"{tensor_util.shape_string(dims)} (0 elements)")
+            elif size % known:
+                raise ValueError(f"Dimension size must be evenly divisible by {known} but is {size}")
+            else:
+                dims[unknown[0]] = size // known
         elif not unknown and int(np.prod(dims, dtype=np.int64)) != size:
             raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
                              f"{tensor_util.shape_string(dims)} ({int(np.prod(dims, dtype=np.int64))} elements)")
@@ -180,10 +182,15 @@ def _reshape(ctx: Any, tensor: Any, shape: Any) -> Any:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Only one input size may be -1, not both "
                                           f"{dims.index(-1)} and {dims.index(-1, dims.index(-1) + 1)}")
     known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
-    if (-1 in dims and (known == 0 or size % known)) or (-1 not in dims and known != size):
+    if -1 in dims and known == 0 and size == 0:
+        # An empty tensor to a shape with a 0: the -1 is the input's extent over its zeros divided by the
+        # requested one (floored), as TF's kernel infers it.
+        input_extent = int(np.prod([d for d in tensor.shape if d], dtype=np.int64))
+        dims[dims.index(-1)] = input_extent // int(np.prod([d for d in dims if d > 0], dtype=np.int64))
+    elif (-1 in dims and (known == 0 or size % known)) or (-1 not in dims and known != size):
         raise errors.InvalidArgumentError(
             ctx.node_def, None, f"Input to reshape is a tensor with {size} values, but the requested shape "
-            f"{'requires a multiple of' if -1 in dims else 'has'} {known}")
+            f"{'requires a multiple of' if -1 in dims and known else 'has'} {known}")
     return ctx.xp.reshape(tensor, dims)
 
 
@@ -273,7 +280,11 @@ Fill = Op("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"]
 def _fill_shape(op: Any) -> list:
     if op.inputs[1].shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {op.inputs[1].shape.ndims}")
-    return [tensor_util.constant_value_as_shape(op.inputs[0])]
+    shape = tensor_util.constant_value_as_shape(op.inputs[0])
+    dims = tensor_util.constant_value(op.inputs[0])
+    if dims is not None and (dims < 0).any():  # a -1 reads as an unknown dimension, but Fill wants sizes
+        raise ValueError("Fill dimensions must be >= 0")
+    return [shape]
 
 
 @Fill.kernel("CPU", "GPU")
@@ -403,6 +414,26 @@ def _shape_from_tensor(tensor: Tensor) -> tensor_shape.TensorShape:
 
 def _invalid(ctx: Any, message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(ctx.node_def, None, message)
+
+
+def _no_kernel(ctx: Any, attrs: str) -> errors.InvalidArgumentError:
+    """TF's error for a node whose attrs (`T=DT_INT32`, ...) no CPU kernel is registered for. (TF fails every
+    run of a graph holding such a node; here the runs that reach it.)"""
+    return _invalid(ctx, f"No OpKernel was registered to support Op '{ctx.op}' used by {{{{node {ctx.name}}}}} "
+                    f"with these attrs: [{attrs}]")
+
+
+def _dtype_enum_name(dtype: dtypes.DType) -> str:
+    """A dtype as TF's attr summaries name it: DT_FLOAT, DT_INT32, DT_HALF."""
+    return "DT_" + tensor_util.type_string(dtype).upper()
+
+
+def _check_kernel(ctx: Any, np_dtype: Any, no_kernel_for: tuple, attr: str = "T") -> None:
+    """Fail as TF does when the input's dtype is one TF has no CPU kernel of this op for."""
+    if no_kernel_for:
+        dtype = dtypes.as_dtype(np_dtype)
+        if dtype in no_kernel_for:
+            raise _no_kernel(ctx, f"{attr}={_dtype_enum_name(dtype)}")
 
 # -- StridedSlice, tf.strided_slice and Tensor.__getitem__ -------------------------------------------
 
@@ -1045,20 +1076,20 @@ def _where_shape(op: Any) -> list:
 
 @Where.kernel("CPU", "GPU")
 def _where(ctx: Any, input: Any) -> Any:  # noqa: A002
+    if input.dtype == np.float16:
+        raise errors.UnimplementedError(ctx.node_def, None, "No WhereOp available for float16/half type on CPU; "
+                                        "dying in CPU WhereOp to avoid silently creating costly copies from device.")
     if input.ndim == 0:
         raise _invalid(ctx, "WhereOp : Unhandled input dimensions: 0")
     return ctx.xp.argwhere(input).astype(np.int64, copy=False)
 
 
-def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
-    """TF1's `tf.where`: with only `condition`, the int64 coordinates [N, rank] of its true elements."""
-    if x is None and y is None:
-        with name_scope(name, "Where", [condition]) as scope:
-            condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool, name="condition")
-            return Where(condition, name=scope)
-    if x is not None and y is not None:
-        raise NotImplementedError("tf.where(condition, x, y) needs the Select op, which is not implemented")
-    raise ValueError("x and y must both be non-None or both be None.")
+def where(condition: Any, name: str | None = None) -> Tensor:
+    """The int64 coordinates [N, rank] of the true elements of `condition` (`tf.where` with one argument;
+    `math_ops.where` is the public wrapper)."""
+    with name_scope(name, "Where", [condition]) as scope:
+        condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool, name="condition")
+        return Where(condition, name=scope)
 
 # -- GatherV2 ----------------------------------------------------------------------------------------
 
@@ -1265,6 +1296,9 @@ def _tile(ctx: Any, input: Any, multiples: Any) -> Any:  # noqa: A002
     for i, m in enumerate(multiples.tolist()):
         if m < 0:
             raise _invalid(ctx, f"Expected multiples[{i}] >= 0, but got {m}")
+    if input.dtype == np.uint16 and input.ndim:
+        raise errors.UnimplementedError(ctx.node_def, None, "TileOp : The input data type is not supported, "
+                                        f"DataType : uint16, Dimension : {input.ndim}")
     return ctx.xp.tile(input, multiples.tolist())
 
 

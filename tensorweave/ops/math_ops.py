@@ -54,8 +54,9 @@ def _unary_shape(op: Any) -> list:
     return [op.inputs[0].shape]
 
 
-def _binary_kernel(fn: Callable) -> Callable:
+def _binary_kernel(fn: Callable, no_kernel_for: tuple = ()) -> Callable:
     def kernel(ctx: Any, x: Any, y: Any) -> Any:
+        array_ops._check_kernel(ctx, x.dtype, no_kernel_for)
         try:
             return fn(x, y)
         except ValueError:
@@ -68,60 +69,83 @@ def _binary_kernel(fn: Callable) -> Callable:
     return kernel
 
 
-def _binary_op(name: str, types: str, fn: Callable, output: str = "T") -> Op:
-    """An elementwise binary op with broadcasting: one definition, shape function and kernel."""
+def _binary_op(name: str, types: str, fn: Callable, output: str = "T", no_kernel_for: tuple = ()) -> Op:
+    """An elementwise binary op with broadcasting: one definition, shape function and kernel (failing, as
+    TF's, for the dtypes in `no_kernel_for`)."""
     op = Op(name, inputs=["x: T", "y: T"], outputs=[f"z: {output}"], attrs=[f"T: {types}"])
     op.shape(_broadcast_shape)
-    op.kernel("CPU", "GPU")(_binary_kernel(fn))
+    op.kernel("CPU", "GPU")(_binary_kernel(fn, no_kernel_for))
     return op
 
 
-def _unary_op(name: str, types: str, fn: Callable, output: str = "T", arg: str = "x", result: str = "y") -> Op:
-    """An elementwise unary op: one definition, shape function and kernel (`arg`/`result` name TF's args)."""
+def _unary_op(name: str, types: str, fn: Callable, output: str = "T", arg: str = "x", result: str = "y",
+              no_kernel_for: tuple = ()) -> Op:
+    """An elementwise unary op: one definition, shape function and kernel (`arg`/`result` name TF's args;
+    the dtypes in `no_kernel_for` have no TF kernel)."""
     op = Op(name, inputs=[f"{arg}: T"], outputs=[f"{result}: {output}"], attrs=[f"T: {types}"])
     op.shape(_unary_shape)
 
     @op.kernel("CPU", "GPU")
     def kernel(ctx: Any, x: Any) -> Any:
+        array_ops._check_kernel(ctx, x.dtype, no_kernel_for)
         return fn(x)
 
     return op
 
 
 def _c_division(x: Any, y: Any) -> Any:
-    """Integer division truncating toward zero, as C++ (TF's Div and RealDiv on integers)."""
-    if np.result_type(x, y).kind in "iu":
-        if np.any(np.asarray(y) == 0):
-            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
-        q = np.abs(x) // np.abs(y)
-        return np.where((np.asarray(x) < 0) ^ (np.asarray(y) < 0), -q, q).astype(np.result_type(x, y))
-    return np.true_divide(x, y)
+    """Integer division truncating toward zero, as C++ (TF's integer Mean); `y` is never 0."""
+    q = np.abs(x) // np.abs(y)
+    return np.where((np.asarray(x) < 0) ^ (np.asarray(y) < 0), -q, q).astype(np.result_type(x, y))
 
 
 def _floor_divide(x: Any, y: Any) -> Any:
-    if np.result_type(x, y).kind in "iu" and np.any(np.asarray(y) == 0):
-        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
-    return np.floor_divide(x, y)
+    """Integers round toward -inf; floats are floor(x / y), so inf // 2 is inf (NumPy's gives nan)."""
+    if np.result_type(x, y).kind in "iu":
+        if np.any(np.asarray(y) == 0):
+            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        return np.floor_divide(x, y)
+    return np.floor(np.true_divide(x, y))
 
 
 def _floor_mod(x: Any, y: Any) -> Any:
-    if np.result_type(x, y).kind in "iu" and np.any(np.asarray(y) == 0):
-        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
-    return np.mod(x, y)
+    """The remainder with the divisor's sign; for floats the truncated remainder (fmod) moved into the
+    divisor's sign, so -0.0 % 2.0 stays -0.0."""
+    if np.result_type(x, y).kind in "iu":
+        if np.any(np.asarray(y) == 0):
+            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        return np.mod(x, y)
+    remainder = np.fmod(x, y)
+    return np.where((remainder != 0) & ((np.asarray(y) < 0) != (remainder < 0)), remainder + y, remainder)
+
+
+def _power(x: Any, y: Any) -> Any:
+    np.broadcast_shapes(np.shape(x), np.shape(y))  # incompatible shapes are reported before exponents
+    if np.result_type(x, y).kind == "i" and np.any(np.asarray(y) < 0):
+        raise errors.InvalidArgumentError(None, None, "Integers to negative integer powers are not allowed")
+    return np.power(x, y)
+
+
+def _add(x: Any, y: Any) -> Any:
+    """x + y; strings concatenate, and a scalar result stays a (0-d) array of bytes."""
+    total = np.add(x, y)
+    return np.asarray(total, dtype=object) if x.dtype == object else total
 
 
 Add = _binary_op("Add", "{bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128, string}",
-                 np.add)
+                 _add)
 AddV2 = _binary_op("AddV2", "{bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, "
                    "complex64, complex128}", np.add)
 Sub = _binary_op("Sub", "{bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, "
                  "uint32, uint64}", np.subtract)
 Mul = _binary_op("Mul", _NUMBER, np.multiply)
-RealDiv = _binary_op("RealDiv", _NUMBER, _c_division)
-FloorDiv = _binary_op("FloorDiv", _NUMBER, _floor_divide)
+_SIGNED_INTEGERS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
+_UNSIGNED_INTEGERS = (dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64)
+RealDiv = _binary_op("RealDiv", _NUMBER, np.true_divide, no_kernel_for=_SIGNED_INTEGERS + _UNSIGNED_INTEGERS)
+FloorDiv = _binary_op("FloorDiv", _NUMBER, _floor_divide, no_kernel_for=(dtypes.complex64, dtypes.complex128))
 FloorMod = _binary_op("FloorMod", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, "
                       "double}", _floor_mod)
-Pow = _binary_op("Pow", "{bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}", np.power)
+Pow = _binary_op("Pow", "{bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}", _power)
 Maximum = _binary_op("Maximum", _MIN_MAX, np.maximum)
 Minimum = _binary_op("Minimum", _MIN_MAX, np.minimum)
 Less = _binary_op("Less", "realnumbertype", np.less, output="bool")
@@ -177,7 +201,12 @@ def negative(x: Any, name: str | None = None) -> Tensor:
 
 
 def abs(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
-    return Abs(x, name=name)
+    """|x|; complex values give their real magnitude (ComplexAbs)."""
+    with name_scope(name, "Abs", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return ComplexAbs(x, Tout=x.dtype.real_dtype, name=scope)
+        return Abs(x, name=scope)
 
 
 def square(x: Any, name: str | None = None) -> Tensor:
@@ -323,10 +352,6 @@ def _sign(x: Any) -> Any:
     return np.sign(x)
 
 
-def _reciprocal(x: Any) -> Any:
-    return _c_division(np.ones_like(x), x)
-
-
 def _erf(x: Any) -> Any:
     return np.asarray(_erf_elementwise(x), dtype=x.dtype)
 
@@ -343,7 +368,24 @@ Tan = _unary_op("Tan", _FLOAT_COMPLEX, np.tan)
 Tanh = _unary_op("Tanh", _FLOAT_COMPLEX, np.tanh)
 Sigmoid = _unary_op("Sigmoid", _FLOAT_COMPLEX, _sigmoid)
 Sign = _unary_op("Sign", _SIGNED, _sign)
-Reciprocal = _unary_op("Reciprocal", _SIGNED, _reciprocal)
+ComplexAbs = Op("ComplexAbs", inputs=["x: T"], outputs=["y: Tout"],
+                attrs=["T: {complex64, complex128} = DT_COMPLEX64", "Tout: {float, double} = DT_FLOAT"])
+ComplexAbs.shape(_unary_shape)
+
+
+@ComplexAbs.kernel("CPU", "GPU")
+def _complex_abs(ctx: Any, x: Any) -> Any:
+    return ctx.xp.abs(x)
+
+
+def _divide_no_nan(x: Any, y: Any) -> Any:
+    """x / y, and 0 wherever y is 0 (even for a nan or inf x)."""
+    zero = np.asarray(y) == 0
+    return np.where(zero, 0, np.true_divide(x, np.where(zero, 1, y))).astype(np.result_type(x, y), copy=False)
+
+
+DivNoNan = _binary_op("DivNoNan", "{half, float, bfloat16, double, complex64, complex128}", _divide_no_nan)
+Reciprocal = _unary_op("Reciprocal", _SIGNED, np.reciprocal, no_kernel_for=_SIGNED_INTEGERS)
 Round = _unary_op("Round", _SIGNED, np.round)  # half to even, as TF
 Floor = _unary_op("Floor", _FLOAT, np.floor)
 Ceil = _unary_op("Ceil", _FLOAT, np.ceil)
@@ -398,6 +440,10 @@ def sigmoid(x: Any, name: str | None = None) -> Tensor:
 
 
 def sign(x: Any, name: str | None = None) -> Tensor:
+    """-1, 0 or 1; complex values are divided by their magnitude (0 stays 0), composed as TF does."""
+    x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return DivNoNan(x, cast(ComplexAbs(x, Tout=x.dtype.real_dtype), x.dtype), name=name)
     return Sign(x, name=name)
 
 
@@ -439,6 +485,13 @@ def erf(x: Any, name: str | None = None) -> Tensor:
 
 # -- MatMul, BatchMatMulV2, Conj --------------------------------------------------------------------
 
+def _attr_list(**attrs: Any) -> str:
+    """Type and bool attrs as a no-kernel error lists them (`T=DT_UINT8, adj_x=false`), in the order given:
+    callers sort them, where TF lists them in its hash map's order."""
+    return ", ".join(f"{k}={array_ops._dtype_enum_name(v) if isinstance(v, dtypes.DType) else str(v).lower()}"
+                     for k, v in attrs.items())
+
+
 _MATMUL_TYPES = "{bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}"
 
 MatMul = Op("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
@@ -469,6 +522,9 @@ def _matmul_shape(op: Any) -> list:
 
 @MatMul.kernel("CPU", "GPU", expensive=True)
 def _matmul(ctx: Any, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
+    if a.dtype.kind == "u":
+        raise array_ops._no_kernel(ctx, _attr_list(T=dtypes.as_dtype(a.dtype), grad_a=False, grad_b=False,
+                                                   transpose_a=transpose_a, transpose_b=transpose_b))
     if a.ndim != 2 or b.ndim != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"In[{0 if a.ndim != 2 else 1}] is not a matrix. "
                                           f"Instead it has shape {tensor_util.shape_string((a if a.ndim != 2 else b).shape)}")
@@ -508,6 +564,9 @@ def _batch_matmul_shape(op: Any) -> list:
 @BatchMatMulV2.kernel("CPU", "GPU", expensive=True)
 def _batch_matmul(ctx: Any, x: Any, y: Any, adj_x: bool, adj_y: bool) -> Any:
     xp = ctx.xp
+    if x.dtype.kind == "u":
+        raise array_ops._no_kernel(ctx, _attr_list(T=dtypes.as_dtype(x.dtype), adj_x=adj_x, adj_y=adj_y,
+                                                   grad_x=False, grad_y=False))
     if x.ndim < 2 or y.ndim < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"In[{0 if x.ndim < 2 else 1}] ndims must be >= 2: "
                                           f"{min(x.ndim, y.ndim)}")
@@ -548,10 +607,10 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
            name: str | None = None) -> Tensor:
     """a @ b: MatMul for matrices, BatchMatMulV2 when either side may have batch dimensions (as TF)."""
-    if transpose_a and adjoint_a:
-        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
-    if transpose_b and adjoint_b:
-        raise ValueError("Only one of transpose_b and adjoint_b can be True.")
+    for side, transpose, adjoint in (("a", transpose_a, adjoint_a), ("b", transpose_b, adjoint_b)):
+        if transpose and adjoint:
+            raise ValueError(f"Only one of `transpose_{side}` and `adjoint_{side}` can be True. Received "
+                             f"`transpose_{side}`=True, `adjoint_{side}`=True.")
     with name_scope(name, "MatMul", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
@@ -579,12 +638,13 @@ def _cast_shape(op: Any) -> list:
 
 
 @Cast.kernel("CPU", "GPU")
-def _cast(ctx: Any, x: Any, DstT: dtypes.DType) -> Any:  # noqa: N803 - TF's attr name
+def _cast(ctx: Any, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) -> Any:  # noqa: N803 - TF's attr names
     target = DstT.as_numpy_dtype
     if np.iscomplexobj(x) and not DstT.is_complex:
         x = np.real(x)
-    if DstT == dtypes.string or np.asarray(x).dtype.kind == "O":
-        raise errors.UnimplementedError(ctx.node_def, None, "Cast string to/from a number is not supported")
+    if dtypes.string in (SrcT, DstT):
+        raise errors.UnimplementedError(ctx.node_def, None, f"Cast {tensor_util.type_string(SrcT)} to "
+                                        f"{tensor_util.type_string(DstT)} is not supported")
     return x.astype(target, copy=False) if isinstance(x, np.ndarray) else np.asarray(x).astype(target)
 
 
@@ -622,6 +682,8 @@ def _reduction_shape(op: Any) -> list:
     shape = op.inputs[0].shape
     keep_dims = op.node_def.attr["keep_dims"]
     axes = tensor_util.constant_value(op.inputs[1])
+    if op.inputs[1].shape.ndims is not None and op.inputs[1].shape.ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {op.inputs[1].shape.ndims}")
     if shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     if axes is None:
@@ -630,9 +692,9 @@ def _reduction_shape(op: Any) -> list:
     axes_set = set()
     for a in np.asarray(axes).reshape(-1):
         a = int(a)
-        if not -rank <= a < max(rank, 1):
+        if not -rank <= a < rank:
             raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions.")
-        axes_set.add(a % rank if rank else 0)
+        axes_set.add(a % rank)
     dims = shape.as_list()
     if keep_dims:
         return [tensor_shape.TensorShape([1 if i in axes_set else d for i, d in enumerate(dims)])]
@@ -649,15 +711,15 @@ def _reduction_axes(ctx: Any, x: Any, axes: Any) -> tuple[int, ...]:
     result = []
     for a in np.asarray(axes).reshape(-1):
         a = int(a)
-        if not -rank <= a < max(rank, 1):
+        if not -rank <= a < rank:
             raise errors.InvalidArgumentError(ctx.node_def, None, f"Invalid reduction dimension ({a} for input "
                                               f"with {rank} dimension(s)")
-        a = a % rank if rank else 0
+        a %= rank
         if a in result:
             raise errors.InvalidArgumentError(ctx.node_def, None, "Invalid reduction arguments: Axes contains "
                                               f"duplicate dimension: {a}")
         result.append(a)
-    normalized = tuple(result) if rank else ()
+    normalized = tuple(result)
     ctx.state["axes"] = (axes, rank, normalized)
     return normalized
 
@@ -690,28 +752,39 @@ def _prod(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:
 
 @Mean.kernel("CPU", "GPU")
 def _mean(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+    """Sum over count: an empty reduction is 0/0 = nan for floats (as TF), 0 for integers."""
     axes = _reduction_axes(ctx, input, reduction_indices)
     xp = ctx.xp
+    count = int(np.prod([input.shape[a] for a in axes], dtype=np.int64)) if axes else 1
     if input.dtype.kind in "iu":
-        count = int(np.prod([input.shape[a] for a in axes], dtype=np.int64)) if axes else 1
         total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.int64)
         return _c_division(total, np.int64(max(count, 1))).astype(input.dtype)
-    if input.dtype == np.float16:
-        return xp.mean(input, axis=axes, keepdims=keep_dims, dtype=np.float32).astype(np.float16)
-    return xp.mean(input, axis=axes, keepdims=keep_dims)
+    accumulator = np.dtype(np.float32) if input.dtype == np.float16 else input.dtype
+    total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=accumulator)
+    return xp.true_divide(total, accumulator.type(count)).astype(input.dtype, copy=False)
 
 
-def _extreme_kernel(fn: Callable) -> Callable:
+def _lowest(dtype: np.dtype) -> Any:
+    return np.iinfo(dtype).min if dtype.kind in "iu" else -np.inf
+
+
+def _highest(dtype: np.dtype) -> Any:
+    return np.iinfo(dtype).max if dtype.kind in "iu" else np.inf
+
+
+def _extreme_kernel(fn: Callable, identity: Callable[[np.dtype], Any]) -> Callable:
+    """Max or Min; reducing nothing gives the identity (-inf, or the integer type's lowest value, for
+    Max), as TF's."""
     def kernel(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
         axes = _reduction_axes(ctx, input, reduction_indices)
-        if input.size == 0 and any(input.shape[a] == 0 for a in axes):
-            raise errors.InvalidArgumentError(ctx.node_def, None, "Reduction of an empty dimension")
-        return fn(input, axis=axes, keepdims=keep_dims)
+        if input.size:
+            return fn(input, axis=axes, keepdims=keep_dims)
+        return fn(input, axis=axes, keepdims=keep_dims, initial=identity(input.dtype))
     return kernel
 
 
-Max.kernel("CPU", "GPU")(_extreme_kernel(np.max))
-Min.kernel("CPU", "GPU")(_extreme_kernel(np.min))
+Max.kernel("CPU", "GPU")(_extreme_kernel(np.max, _lowest))
+Min.kernel("CPU", "GPU")(_extreme_kernel(np.min, _highest))
 
 
 def _deprecated_alias(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
@@ -960,14 +1033,20 @@ def _range_shape(op: Any) -> list:
     values = [tensor_util.constant_value(t) for t in op.inputs]
     if any(v is None for v in values):
         return [tensor_shape.TensorShape([None])]
+    if op.node_def.attr["Tidx"] == dtypes.float16:  # TF's shape function computes no half range
+        raise ValueError(f"Unsupported dtype{dtypes.float16.as_datatype_enum}")
     start, limit, delta = (v.reshape(-1)[0] for v in values)
     if delta == 0:
         raise ValueError("Requires delta != 0")
     return [tensor_shape.TensorShape([_range_size(start, limit, delta)])]
 
 
+_RANGE_NO_KERNEL = (dtypes.int8, dtypes.int16) + _UNSIGNED_INTEGERS
+
+
 @Range.kernel("CPU", "GPU")
 def _range(ctx: Any, start: Any, limit: Any, delta: Any) -> Any:
+    array_ops._check_kernel(ctx, start.dtype, _RANGE_NO_KERNEL, attr="Tidx")
     for arg, v in (("start", start), ("limit", limit), ("delta", delta)):
         if v.ndim != 0 and v.shape != (1,):
             raise errors.InvalidArgumentError(ctx.node_def, None, f"{arg} must be a scalar, not shape "
@@ -995,7 +1074,10 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
         args = [v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype, name=arg)
                 for arg, v in (("start", start), ("limit", limit), ("delta", delta))]
         if dtype is None:
-            dtype = max((a.dtype.base_dtype for a in args), key=_RANGE_TYPES.index)
+            inferred = [a.dtype.base_dtype for a in args]
+            if not all(t in _RANGE_TYPES for t in inferred):
+                raise AssertionError  # TF asserts that every argument has one of these types
+            dtype = max(inferred, key=_RANGE_TYPES.index)
         start, limit, delta = (cast(a, dtype) for a in args)
         return Range(start, limit, delta, name=scope)
 

@@ -108,12 +108,22 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
 # -- Softmax, LogSoftmax -----------------------------------------------------------------------------
 
 
+def _pairwise_row_sums(xp: Any, values: Any) -> Any:
+    """Sums along the last axis (kept) by adding neighbours level by level, each sum rounded to the
+    values' type: how TF's kernel sums half-precision rows (NumPy would accumulate them in float32)."""
+    while values.shape[-1] > 1:
+        even = values.shape[-1] // 2 * 2
+        values = xp.concatenate([values[..., :even:2] + values[..., 1:even:2], values[..., even:]], axis=-1)
+    return values
+
+
 def _shifted_rows(ctx: Any, logits: Any) -> tuple[Any, Any]:
     """The logits less their row maximum (the last axis) and the sum of their exponentials, which cannot
-    overflow; half precision is computed in float32."""
+    overflow; half precision rounds every step to half, as TF's kernel does."""
     xp = ctx.xp
-    x = logits.astype(np.float32) if logits.dtype == np.float16 else logits
-    shifted = x - xp.max(x, axis=-1, keepdims=True)
+    shifted = logits - xp.max(logits, axis=-1, keepdims=True)
+    if logits.dtype == np.float16:
+        return shifted, _pairwise_row_sums(xp, xp.exp(shifted))
     return shifted, xp.sum(xp.exp(shifted), axis=-1, keepdims=True)
 
 
@@ -135,7 +145,7 @@ def _softmax_op(name: str, output: str, from_shifted: Any) -> Op:
     return op
 
 
-Softmax = _softmax_op("Softmax", "softmax", lambda xp, shifted, sum_exp: xp.exp(shifted) / sum_exp)
+Softmax = _softmax_op("Softmax", "softmax", lambda xp, shifted, sum_exp: xp.exp(shifted) * (1 / sum_exp))
 LogSoftmax = _softmax_op("LogSoftmax", "logsoftmax", lambda xp, shifted, sum_exp: shifted - xp.log(sum_exp))
 
 

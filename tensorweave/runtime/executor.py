@@ -203,14 +203,14 @@ class Executor:
         """
         if self._ordered and stats is None:
             try:
-                with _quiet_numerics():
+                with quiet_numerics():
                     return self._step(args)
             except Exception as e:
                 raise _node_error(self._failed_node(e), e) from e
         values = self._template[:]
         for slot, index in self._arg_slots:
             values[slot] = args[index]
-        with _quiet_numerics():
+        with quiet_numerics():
             self._run_dataflow(values, stats)
         results = [None] * self._num_rets
         for index, slot, deref in self._ret_slots:
@@ -269,7 +269,7 @@ class Executor:
 
         def run_on_pool(node: _Node) -> None:
             try:
-                with _quiet_numerics():
+                with quiet_numerics():
                     result = self._execute(node, values, stats)
                 done.put((node, result, None))
             except Exception as e:  # reported to the scheduling thread
@@ -357,7 +357,7 @@ def _compile_ordered(runnable: list[_Node], arg_slots: list[tuple[int, int]], re
     return namespace["step"], line_nodes
 
 
-def _quiet_numerics() -> Any:
+def quiet_numerics() -> Any:
     """Kernels produce inf and nan silently, as TF's do: no NumPy floating-point warnings in a step."""
     return np.errstate(all="ignore")
 

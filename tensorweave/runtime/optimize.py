@@ -14,7 +14,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.framework import dtypes, op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
-from tensorweave.runtime.executor import KernelContext
+from tensorweave.runtime.executor import KernelContext, quiet_numerics
 
 MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 _NEVER_FOLDED = {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefault"}
@@ -65,7 +65,8 @@ def _fold(node: NodeDef, values: dict[str, Any], device: Any) -> Any:
     if len(types) != len(inputs) + 1 or any(t._is_ref_dtype or t == dtypes.resource for t in types):
         return None
     try:
-        value = kernel.fn(KernelContext(node, device), *inputs, **{a: node.attr[a] for a in kernel.attr_names})
+        with quiet_numerics():
+            value = kernel.fn(KernelContext(node, device), *inputs, **{a: node.attr[a] for a in kernel.attr_names})
     except (errors.OpError, ValueError, TypeError, ArithmeticError, IndexError):
         return None
     value = device.xp.asarray(value)

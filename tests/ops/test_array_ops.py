@@ -697,3 +697,44 @@ def test_range_graph_and_errors():
 def test_reduce_over_unknown_rank_uses_range():
     p = tf.placeholder(tf.float32)
     assert run(tf.reduce_sum(p), {p: np.ones((2, 3))}) == 6.0
+
+
+# -- Edge cases found by the differential harness (difftest/snippets_ops.py); literals recorded from TF --
+
+
+def test_fill_rejects_negative_dims_when_building():
+    with pytest.raises(ValueError, match=r"^Fill dimensions must be >= 0 for '{{node Fill}} = Fill"):
+        tf.fill([-1], 0)
+    with pytest.raises(ValueError, match="^Invalid value in tensor used for shape: -2"):
+        tf.fill([-2, 6], 1)
+
+
+def test_reshape_to_a_shape_with_a_zero_and_minus_one():
+    t = tf.ones([2, 3, 4])
+    with pytest.raises(ValueError, match=r"^Cannot reshape a tensor with 24 elements to shape \[0,\?\] \(0 elements\) "):
+        tf.reshape(t, [0, -1])
+    with pytest.raises(ValueError, match="^Dimension size must be evenly divisible by 5 but is 24 for "):
+        tf.reshape(t, [5, -1])
+    assert tf.reshape(tf.zeros([0, 3]), [0, -1]).shape.as_list() == [0, None]
+    x, s = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    r = tf.reshape(x, s)
+    # the -1 of an empty tensor is its extent over the zeros, floor-divided by the requested non-zero sizes
+    for shape, target, expected in [((0, 3), [0, -1], (0, 3)), ((0, 3), [-1, 0], (3, 0)), ((0, 6), [4, 0, -1], (4, 0, 1)),
+                                    ((2, 0, 3), [3, 0, -1], (3, 0, 2)), ((0,), [0, -1], (0, 1)),
+                                    ((0, 3), [5, -1], (5, 0))]:
+        assert run(r, {x: np.zeros(shape), s: target}).shape == expected
+    assert run_error(r, {x: np.zeros((2, 3)), s: [0, -1]}) == (
+        "Input to reshape is a tensor with 6 values, but the requested shape has 0")
+    assert run_error(r, {x: np.zeros((2, 3)), s: [4, -1]}) == (
+        "Input to reshape is a tensor with 6 values, but the requested shape requires a multiple of 4")
+
+
+def test_dtypes_without_a_tf_kernel_are_unimplemented():
+    for fetch, message in [(tf.tile(tf.constant([1, 2], tf.uint16), [2]),
+                            "TileOp : The input data type is not supported, DataType : uint16, Dimension : 1"),
+                           (tf.where(tf.constant([1, 0], tf.float16)),
+                            "No WhereOp available for float16/half type on CPU; dying in CPU WhereOp to avoid "
+                            "silently creating costly copies from device.")]:
+        with pytest.raises(tf.errors.UnimplementedError) as info:
+            run(fetch)
+        assert info.value.message.split("\n")[0] == message

@@ -381,3 +381,101 @@ def test_cumsum():
                           ([0], r"ScanOp: axis must be a scalar, not \[1\]")]:
         with pytest.raises(tf.errors.InvalidArgumentError, match=message):
             _run(fetch, feed={a: [1.0, 2.0], d: axis})
+
+
+# -- Edge cases found by the differential harness (difftest/snippets_ops.py); literals recorded from TF --
+
+
+def _runtime_message(fetch, feed=None, error=tf.errors.InvalidArgumentError):
+    with pytest.raises(error) as info:
+        _run(fetch, feed=feed)
+    return info.value.message.split("\n")[0]
+
+
+def test_float_floor_division_and_mod_are_floor_of_quotient_and_fmod():
+    inf = float("inf")
+    quotient, remainder = _run(
+        tf.floordiv(tf.constant([inf, -inf, 1.0, -1.0, 0.0]), tf.constant([2.0, 2.0, inf, inf, -1.0])),
+        tf.floormod(tf.constant([inf, 1.0, -1.0, -0.0, 5.0, -5.0]), tf.constant([2.0, inf, inf, 2.0, -3.0, 3.0])))
+    assert quotient.tolist() == [inf, -inf, 0.0, 0.0, 0.0] and np.signbit(quotient).tolist() == [
+        False, True, False, True, True]
+    assert np.isnan(remainder[0]) and remainder[1:].tolist() == [1.0, inf, 0.0, -1.0, 1.0]
+    assert np.signbit(remainder[3])
+
+
+def test_integer_pow_with_negative_exponent_fails_at_run_time():
+    e = tf.placeholder(tf.int32)
+    message = "Integers to negative integer powers are not allowed"
+    assert _runtime_message(tf.pow(tf.constant([2, 3]), e), {e: [1, -1]}) == message
+    assert _runtime_message(tf.pow(tf.constant([1]), e), {e: -2}) == message  # broadcast, not a shape error
+    assert _runtime_message(tf.pow(tf.constant([1, 2]), e), {e: [-1, 1, 2]}) == "Incompatible shapes: [2] vs. [3]"
+
+
+def test_empty_max_and_min_give_the_identity():
+    values = _run(tf.reduce_max(tf.zeros([0])), tf.reduce_min(tf.zeros([0], tf.int32)),
+                  tf.reduce_max(tf.zeros([0], tf.int8)), tf.reduce_min(tf.zeros([0], tf.uint8)),
+                  tf.reduce_max(tf.zeros([2, 0], tf.float64), 1, keepdims=True), tf.reduce_min(tf.zeros([0, 3]), 0))
+    assert [v.tolist() for v in values] == [-np.inf, 2147483647, -128, 255, [[-np.inf], [-np.inf]],
+                                            [np.inf] * 3]
+    assert [v.dtype for v in values[:4]] == [np.float32, np.int32, np.int8, np.uint8]
+
+
+def test_reduction_axes_must_be_a_vector_in_range():
+    with pytest.raises(ValueError, match="^Shape must be at most rank 1 but is rank 2 for '{{node Sum}}"):
+        tf.reduce_sum(tf.ones([2, 3]), [[0]])
+    with pytest.raises(ValueError, match=r"^Invalid reduction dimension 0 for input with 0 dimensions\. for "):
+        tf.reduce_sum(tf.constant(3.0), 0)
+    x = tf.placeholder(tf.float32)
+    assert _runtime_message(tf.reduce_max(x, 0), {x: 3.0}) == "Invalid reduction dimension (0 for input with 0 dimension(s)"
+    assert _run(tf.reduce_sum(tf.constant(3.0)))[0] == 3.0
+
+
+def test_cast_to_or_from_string_is_unimplemented():
+    assert _runtime_message(tf.cast(tf.constant(["1"]), tf.float32), error=tf.errors.UnimplementedError) == (
+        "Cast string to float is not supported")
+    assert _runtime_message(tf.cast(tf.constant([1], tf.int64), tf.string), error=tf.errors.UnimplementedError) == (
+        "Cast int64 to string is not supported")
+
+
+@pytest.mark.parametrize("build, attrs", [
+    (lambda: tf.realdiv(tf.constant([7], tf.int16), tf.constant([2], tf.int16)), "T=DT_INT16"),
+    (lambda: tf.reciprocal(tf.constant([2])), "T=DT_INT32"),
+    (lambda: tf.range(3, dtype=tf.uint16), "Tidx=DT_UINT16"),
+    (lambda: tf.floordiv(tf.constant([1j]), tf.constant([1j])), "T=DT_COMPLEX128"),
+    (lambda: tf.matmul(tf.ones([1, 1], tf.uint8), tf.ones([1, 1], tf.uint8)),
+     "T=DT_UINT8, grad_a=false, grad_b=false, transpose_a=false, transpose_b=false"),  # TF's order varies
+])
+def test_dtypes_tf_has_no_cpu_kernel_for_fail_at_run_time(build, attrs):
+    t = build()
+    message = _runtime_message(t)
+    # TF's message keeps `{{node NAME}}` (its error has no op); the client here expands it
+    assert message.startswith(f"No OpKernel was registered to support Op '{t.op.type}' used by node {t.op.name} ")
+    assert message.endswith(f" with these attrs: [{attrs}]")
+
+
+def test_range_argument_types():
+    with pytest.raises(AssertionError):
+        tf.range("a")
+    with pytest.raises(AssertionError):
+        tf.range(tf.constant(3, tf.int8))
+    with pytest.raises(ValueError, match=r"^Unsupported dtype19 for '{{node range_2}} = Range\[Tidx=DT_HALF\]"):
+        tf.range(0, 1, 0.5, dtype=tf.float16)  # the failed calls above took the names range and range_1
+    assert tf.range(0, tf.placeholder(tf.int32), dtype=tf.float16).shape.as_list() == [None]
+
+
+def test_complex_abs_and_sign_compose_as_tf():
+    c = tf.constant([3 + 4j, -1 - 1j, 0j], name="c")
+    magnitude, direction = tf.abs(c), tf.sign(c, name="dir")
+    assert _ops(skip=("c",)) == [("Abs", "ComplexAbs"), ("ComplexAbs", "ComplexAbs"), ("Cast", "Cast"),
+                                 ("dir", "DivNoNan")]
+    assert (magnitude.dtype, tf.abs(tf.constant([1j], tf.complex64)).dtype) == (tf.float64, tf.float32)
+    values = _run(magnitude, direction)
+    np.testing.assert_allclose(values[0], [5.0, np.sqrt(2), 0.0])
+    np.testing.assert_allclose(values[1], [0.6 + 0.8j, -(1 + 1j) / np.sqrt(2), 0j])
+
+
+def test_string_add_and_matmul_flag_errors():
+    assert _run(tf.add(tf.constant("a"), "b"))[0] == b"ab"
+    with pytest.raises(ValueError, match=r"^Only one of `transpose_b` and `adjoint_b` can be True\. Received "
+                                         r"`transpose_b`=True, `adjoint_b`=True\.$"):
+        tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]), transpose_b=True, adjoint_b=True)

@@ -303,3 +303,14 @@ def test_dropout_errors():
     with pytest.raises(ValueError, match="`x.dtype` must be a floating point tensor as `x` will be scaled. "
                                          "Received: x_dtype=<dtype: 'int32'>"):
         tf.nn.dropout(tf.constant([1, 2]), 0.5)
+
+
+def test_half_precision_softmax_rounds_like_tf():
+    """Half rows are summed pairwise in half and scaled by the rounded reciprocal, as TF's kernel (values
+    recorded from TF; a float32 computation differs in the last place)."""
+    softmax, rows, log_softmax = _run(tf.nn.softmax(tf.constant([1.0, 2.0, 3.0], tf.float16)),
+                                      tf.nn.softmax(tf.constant([[0.1, 0.2], [5.0, -5.0]], tf.float16)),
+                                      tf.nn.log_softmax(tf.constant(np.linspace(-3, 3, 13), tf.float16)))
+    assert softmax.dtype == np.float16 and softmax.tolist() == np.array([0.09003, 0.2446, 0.665], np.float16).tolist()
+    assert rows.tolist() == np.array([[0.47485, 0.5249], [1.0, 4.542e-05]], np.float16).tolist()
+    assert log_softmax[-3:].tolist() == np.array([-1.9316, -1.4316, -0.93115], np.float16).tolist()
