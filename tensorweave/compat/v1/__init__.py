@@ -4,7 +4,20 @@ Only re-exports live here; every name is implemented in the layers below.
 """
 
 from tensorweave.client.session import InteractiveSession, Session
-from tensorweave.compat.v1 import dtypes, errors, io, nn, python_io, random, summary, train
+from tensorweave.compat.v1 import (
+    bitwise,
+    debugging,
+    dtypes,
+    errors,
+    io,
+    linalg,
+    math,
+    nn,
+    python_io,
+    random,
+    summary,
+    train,
+)
 from tensorweave.compat.v1.dtypes import *  # noqa: F403 - every dtype constant, as TF exports them
 from tensorweave.formats.protos import (
     AttrValue,
@@ -92,9 +105,11 @@ from tensorweave.ops.math_ops import (
     add_n,
     argmax,
     argmin,
+    broadcast_static_shape,
     cast,
     ceil,
     clip_by_value,
+    conj,
     cos,
     count_nonzero,
     cumsum,
