@@ -318,6 +318,11 @@ class BundleReader:
             with open(self._index_path, "rb") as f:
                 data = f.read()
         except FileNotFoundError:
+            if os.path.isdir(self._prefix):  # TF then tries the prefix itself as a V1 table file
+                raise errors.DataLossError(
+                    None, None, f"Unable to open table file {self._prefix}: FAILED_PRECONDITION: {self._prefix}; "
+                    "Is a directory: perhaps your file is in a different file format and you need to use a "
+                    "different restore operator?") from None
             raise errors.NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
                                        f"matching files for {self._prefix}") from None
         rows = read_table(data, self._index_path)

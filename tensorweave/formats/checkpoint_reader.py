@@ -16,6 +16,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.formats.bundle import BundleReader, encode_tensor_name_slice, slice_extents
 from tensorweave.formats.checkpoint_state import latest_checkpoint
+from tensorweave.formats.protos import DataType
 
 
 class CheckpointReader:
@@ -37,9 +38,10 @@ class CheckpointReader:
                         raise errors.DataLossError(None, None, f"{prefix}: bad slice of {name}: {e}") from None
         self._names = [k.decode("utf-8", "replace") for k in self._reader.keys() if k not in slice_keys]
 
-    def get_tensor(self, tensor_str: str) -> np.ndarray:
-        """The saved value of a variable; NotFoundError naming it when absent."""
-        return self._reader.lookup(tensor_str)
+    def get_tensor(self, tensor_str: str) -> Any:
+        """The saved value of a variable (a NumPy scalar for a 0-d one, as TF); NotFoundError when absent."""
+        value = self._reader.lookup(tensor_str)
+        return value[()] if value.ndim == 0 else value
 
     def has_tensor(self, tensor_str: str) -> bool:
         """Whether the checkpoint holds this name."""
@@ -54,10 +56,18 @@ class CheckpointReader:
         return {name: self._as_dtype(self._reader.shape_and_dtype(name)[1]) for name in self._names}
 
     def debug_string(self) -> bytes:
-        """One `name (dtype) [shape]` line per variable, as TF's debug_string."""
-        lines = [f"{n} ({self._as_dtype(self._reader.shape_and_dtype(n)[1])}) {self._reader.shape_and_dtype(n)[0]}"
-                 for n in sorted(self._names)]
-        return ("\n".join(lines) + "\n").encode()
+        """TF's listing: one `key (DT_...) [d0,d1]` line per stored entry, slice keys raw, in key order.
+
+        A partitioned variable's full entry (which only lists its slices) is left out, as TF leaves it.
+        """
+        lines = []
+        for key in self._reader.keys():
+            entry = self._reader.entry(key)
+            if entry.slices:
+                continue
+            dims = ",".join(str(d.size) for d in entry.shape.dim)
+            lines.append(key + f" ({DataType.Name(entry.dtype)}) [{dims}]\n".encode())
+        return b"".join(lines)
 
     def close(self) -> None:
         """Release the open data files."""

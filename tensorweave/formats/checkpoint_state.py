@@ -14,6 +14,7 @@ from typing import Any
 
 from google.protobuf import text_format
 
+from tensorweave import errors
 from tensorweave.formats.protos import CheckpointState
 
 DEFAULT_STATE_FILENAME = "checkpoint"
@@ -27,10 +28,21 @@ def generate_checkpoint_state_proto(save_dir: str, model_checkpoint_path: str,
                                     all_model_checkpoint_paths: Sequence[str] | None = None,
                                     all_model_checkpoint_timestamps: Sequence[float] | None = None,
                                     last_preserved_timestamp: float | None = None) -> Any:
-    """A CheckpointState whose path list ends with the model path, as TF builds it."""
+    """A CheckpointState whose path list ends with the model path, as TF builds it.
+
+    Under a relative `save_dir`, relative paths (taken from the working directory) are stored relative
+    to `save_dir`, which is how `get_checkpoint_state` resolves them again.
+    """
     paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
+    if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
+        raise ValueError(f"Checkpoint timestamps, if provided, must match checkpoint paths (got paths {paths} "
+                         f"and timestamps {list(all_model_checkpoint_timestamps)})")
+    if not os.path.isabs(save_dir):
+        if not os.path.isabs(model_checkpoint_path):
+            model_checkpoint_path = os.path.relpath(model_checkpoint_path, save_dir)
+        paths = [p if os.path.isabs(p) else os.path.relpath(p, save_dir) for p in paths]
     state = CheckpointState(model_checkpoint_path=model_checkpoint_path, all_model_checkpoint_paths=paths)
     if all_model_checkpoint_timestamps is not None:
         state.all_model_checkpoint_timestamps.extend(all_model_checkpoint_timestamps)
@@ -44,18 +56,23 @@ def update_checkpoint_state(save_dir: str | os.PathLike, model_checkpoint_path: 
                             latest_filename: str | None = None,
                             all_model_checkpoint_timestamps: Sequence[float] | None = None,
                             last_preserved_timestamp: float | None = None) -> None:
-    """Atomically rewrite the state file so `latest_checkpoint` finds `model_checkpoint_path`."""
+    """Atomically rewrite the state file so `latest_checkpoint` finds `model_checkpoint_path`.
+
+    The directory must exist (TF does not create it: the Saver made it when writing the bundle).
+    """
     save_dir = os.fspath(save_dir)
     path = _state_path(save_dir, latest_filename)
     state = generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
                                             all_model_checkpoint_timestamps, last_preserved_timestamp)
-    if os.path.abspath(path) == os.path.abspath(os.path.join(save_dir, model_checkpoint_path)):
-        raise RuntimeError(f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint state. "
+    if path == state.model_checkpoint_path:
+        raise RuntimeError(f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint state.  "
                            "Please use a different save path.")
-    os.makedirs(save_dir or ".", exist_ok=True)
     tmp = f"{path}.tmp{uuid.uuid4().hex}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text_format.MessageToString(state))
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text_format.MessageToString(state))
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{tmp}; No such file or directory") from None
     os.replace(tmp, path)
 
 
@@ -65,7 +82,7 @@ def get_checkpoint_state(checkpoint_dir: str | os.PathLike, latest_filename: str
     path = _state_path(checkpoint_dir, latest_filename)
     try:
         with open(path, encoding="utf-8") as f:
-            state = text_format.Parse(f.read(), CheckpointState())
+            state = text_format.Merge(f.read(), CheckpointState())
     except (OSError, UnicodeDecodeError, text_format.ParseError):
         return None
     if not state.model_checkpoint_path:

@@ -1,7 +1,8 @@
 """Event files for TensorBoard: the FileWriter, its background writer thread, and summary_iterator.
 
 An event file is a TFRecord file of serialized `Event` protos whose first record is the version event
-`brain.Event:2`, named `events.out.tfevents.<10-digit time>.<host><suffix>` (TF1's names). Writers
+`brain.Event:2`, named `events.out.tfevents.<10-digit time>.<host><suffix>` (TF1's names) and, as in
+TF 2.x, created only when its first event arrives (a writer that writes nothing leaves no file). Writers
 queue events and a daemon thread writes them, flushing every `flush_secs`, so training never waits
 on the disk; `flush` and `close` wait until every queued event is on disk. An error in the writer
 thread is re-raised on the caller's next call.
@@ -15,15 +16,16 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 from google.protobuf import message
 
 from tensorweave import errors
-from tensorweave.formats.protos import Event, SessionLog, Summary, TaggedRunMetadata
+from tensorweave.formats.protos import Event, MetaGraphDef, SessionLog, Summary, TaggedRunMetadata
 from tensorweave.formats.tfrecord import frame_record, open_or_raise, tf_record_iterator
 
 FILE_VERSION = "brain.Event:2"
+SOURCE_WRITER = "tensorflow.core.util.events_writer"  # TF's writer id in the version event; kept for parity
 _CLOSE = object()
 
 
@@ -41,16 +43,23 @@ class EventFileWriter:
 
     def _open(self) -> None:
         os.makedirs(self._logdir, exist_ok=True)
-        name = f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}{self._suffix}"
-        self._path = os.path.join(self._logdir, name)
-        self._file = open_or_raise(self._path, "wb")  # owned by the writer thread, closed in close()
-        self._file.write(frame_record(Event(wall_time=time.time(), file_version=FILE_VERSION).SerializeToString()))
-        self._file.flush()
+        self._path: str | None = None
+        self._file: BinaryIO | None = None  # created by the writer thread with the first event, as TF does
         self._queue: queue.Queue[Any] = queue.Queue(self._max_queue)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="EventLoggerThread", daemon=True)
         self._closed = False
         self._thread.start()
+
+    def _create_file(self) -> BinaryIO:
+        """The event file, named when its first event arrives and opened with the version event."""
+        name = f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}{self._suffix}"
+        self._path = os.path.join(self._logdir, name)
+        f = open_or_raise(self._path, "wb")
+        version = Event(wall_time=time.time(), file_version=FILE_VERSION)
+        version.source_metadata.writer = SOURCE_WRITER
+        f.write(frame_record(version.SerializeToString()))
+        return f
 
     def _run(self) -> None:
         next_flush = time.monotonic() + self._flush_secs
@@ -63,8 +72,10 @@ class EventFileWriter:
                 if item is _CLOSE:
                     return
                 if item is not None:
+                    if self._file is None:
+                        self._file = self._create_file()
                     self._file.write(frame_record(item))
-                if item is None or time.monotonic() >= next_flush:
+                if (item is None or time.monotonic() >= next_flush) and self._file is not None:
                     self._file.flush()
                     next_flush = time.monotonic() + self._flush_secs
             except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
@@ -76,7 +87,7 @@ class EventFileWriter:
     def _check(self) -> None:
         if self._error is not None:
             error, self._error = self._error, None
-            raise errors.UnknownError(None, None, f"{self._path}: event writer failed: {error}") from error
+            raise errors.UnknownError(None, None, f"{self._logdir}: event writer failed: {error}") from error
 
     def get_logdir(self) -> str:
         """The directory this writer writes into."""
@@ -94,7 +105,8 @@ class EventFileWriter:
             return
         self._queue.join()
         self._check()
-        self._file.flush()
+        if self._file is not None:
+            self._file.flush()
 
     def close(self) -> None:
         """Write everything queued and close the file; a later `reopen` starts a new file."""
@@ -103,7 +115,8 @@ class EventFileWriter:
         self._queue.join()
         self._queue.put(_CLOSE)
         self._thread.join()
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
         self._closed = True
         self._check()
 
@@ -113,8 +126,8 @@ class EventFileWriter:
             self._open()
 
     @property
-    def path(self) -> str:
-        """The current event file's path."""
+    def path(self) -> str | None:
+        """The current event file's path; None until its first event is written."""
         return self._path
 
 
@@ -131,6 +144,11 @@ class FileWriter:
         self._seen_summary_tags: set[str] = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
+            # TF also writes the graph as a MetaGraphDef (without the op list and collections: those need
+            # the op registry and the Graph, which live above this layer)
+            meta_graph = MetaGraphDef()
+            meta_graph.graph_def.MergeFromString(_graph_def_bytes(graph if graph is not None else graph_def))
+            self.add_meta_graph(meta_graph)
 
     def __enter__(self) -> FileWriter:
         return self
@@ -156,6 +174,9 @@ class FileWriter:
         """Write a Summary (or its serialized bytes); plugin metadata is kept only on a tag's first value."""
         if isinstance(summary, bytes):
             summary = Summary.FromString(summary)
+        elif not hasattr(summary, "value"):  # TF reads `summary.value` first: an Event is no Summary
+            raise AttributeError("value" if isinstance(summary, message.Message)
+                                 else f"'{type(summary).__name__}' object has no attribute 'value'")
         else:
             summary = Summary.FromString(summary.SerializeToString())
         for value in summary.value:
@@ -211,7 +232,7 @@ def _graph_def_bytes(graph: Any) -> bytes:
     if not isinstance(graph, message.Message) and hasattr(graph, "to_proto"):
         graph = graph.to_proto()
     if not hasattr(graph, "SerializeToString"):
-        raise TypeError(f"add_graph() expects a Graph or a GraphDef, got {type(graph).__name__}")
+        raise TypeError("The passed graph must be an instance of `Graph` or the deprecated `GraphDef`")
     return graph.SerializeToString()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message, message_factory
+from google.protobuf.internal import enum_type_wrapper
 
 FDS_PATH = Path(__file__).with_name("proto") / "tensorflow.fds"
 
@@ -50,6 +51,7 @@ OpList = _tf("OpList")
 FullTypeDef = _tf("FullTypeDef")
 GraphDebugInfo = _tf("GraphDebugInfo")
 # tensors
+DataType = enum_type_wrapper.EnumTypeWrapper(POOL.FindEnumTypeByName("tensorflow.DataType"))
 TensorProto = _tf("TensorProto")
 TensorShapeProto = _tf("TensorShapeProto")
 TensorSliceProto = _tf("TensorSliceProto")

@@ -28,6 +28,7 @@ _FLOATING = frozenset([dt.DT_HALF, dt.DT_BFLOAT16, dt.DT_FLOAT, dt.DT_DOUBLE])
 _INTEGER = frozenset([dt.DT_INT8, dt.DT_INT16, dt.DT_INT32, dt.DT_INT64, dt.DT_UINT8, dt.DT_UINT16,
                       dt.DT_UINT32, dt.DT_UINT64])
 _CONTENT_LIMIT = 1 << 31
+_STRINGS = (bytes, str)
 
 
 def typed_ndarray(values: Any, dtype: Any = None, shape: Sequence[int] | None = None,
@@ -37,13 +38,18 @@ def typed_ndarray(values: Any, dtype: Any = None, shape: Sequence[int] | None = 
     The array may hold fewer elements than the shape (a splat: the last value repeats). Const nodes use
     this directly, so graph constants follow exactly the rules of TensorProto encoding.
     """
+    if verify_shape and allow_broadcast:
+        raise ValueError("allow_broadcast and verify_shape are not both allowed.")
     enum = None if dtype is None else dt.as_enum(dtype) % dt.REF_OFFSET
     nparray = _to_ndarray(values, enum, shape)
+    if nparray.dtype == object and enum is None and not isinstance(values, np.ndarray) and not all(isinstance(v, _STRINGS) for v in nparray.ravel()):
+        raise TypeError(_failed_to_convert(values))
     numpy_enum = dt.from_numpy(nparray.dtype)
     if enum is None:
         enum = numpy_enum
     elif enum != numpy_enum and not (enum in dt.QUANTIZED and _same_storage(enum, nparray.dtype)):
-        raise TypeError(f"`dtype` {dt.name(enum)} is not compatible with {values} of dtype {nparray.dtype}.")
+        raise TypeError(f"`dtype` <dtype: '{dt.name(enum)}'> is not compatible with {values} "
+                        f"of dtype {nparray.dtype}.")
     if shape is None:
         return nparray, enum, list(nparray.shape)
     shape = [int(d) for d in shape]
@@ -86,7 +92,7 @@ def make_ndarray(tensor: Any) -> np.ndarray:
     try:
         np_dtype = dt.numpy_dtype(enum)
     except TypeError:
-        raise TypeError(f"Unsupported tensor type: {tensor.dtype}") from None
+        raise TypeError(f"Cannot convert the argument `type_value`: {tensor.dtype} to a TensorFlow DType.") from None
     if enum == dt.DT_STRING:
         values = list(tensor.string_val)
         if len(values) < num_elements:
@@ -117,12 +123,30 @@ def as_shape_proto(shape: Sequence[int | None] | None) -> Any:
     return TensorShapeProto(dim=[TensorShapeProto.Dim(size=-1 if d is None else int(d)) for d in shape])
 
 
+def _failed_to_convert(values: Any) -> str:
+    return (f"Failed to convert elements of {values} to Tensor. Consider casting elements to a supported type. "
+            "See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes.")
+
+
+def _dense_dimensions(values: Any) -> list[int]:
+    """The shape nested lists claim, following first elements only (what TF checks NumPy's shape against)."""
+    if not isinstance(values, (list, tuple)):
+        return []
+    if not values:
+        return [0]
+    return [len(values), *_dense_dimensions(values[0])]
+
+
 def _to_ndarray(values: Any, enum: int | None, shape: Sequence[int] | None) -> np.ndarray:
+    if enum in (dt.DT_RESOURCE, dt.DT_VARIANT):  # no NumPy type: typed_ndarray reports NumPy's own
+        return values if isinstance(values, np.ndarray) else np.array(values)
     if isinstance(values, (np.ndarray, np.generic)):
         if enum is not None and enum != dt.DT_STRING and not isinstance(values, np.ndarray):
             values = np.asarray(values)
         if enum is not None and enum != dt.DT_STRING:
             return cast_to_datatype(values, enum)
+        if enum == dt.DT_STRING and isinstance(values, np.ndarray):
+            return values.astype(object)  # non-string elements then fail in _as_bytes, as in TF
         return np.asarray(values)
     if values is None:
         raise ValueError("None values not supported.")
@@ -131,8 +155,17 @@ def _to_ndarray(values: Any, enum: int | None, shape: Sequence[int] | None) -> n
         return np.empty(shape, dtype=np_dtype if np_dtype is not None else np.float32)
     _check_compatible(values, enum)
     if enum is not None and enum != dt.DT_STRING:
-        return cast_to_datatype(np.array(values), enum)
+        nparray = np.array(values)
+        _check_dense(values, nparray, enum)
+        return cast_to_datatype(nparray, enum)
     nparray = np.array(values, dtype=np_dtype)
+    _check_dense(values, nparray, enum)
+    if nparray.dtype.kind in "SU":  # NumPy's fixed-width strings drop trailing NULs: keep the originals
+        flat = _flatten(values)
+        if len(flat) == nparray.size and all(isinstance(v, _STRINGS) for v in flat):
+            strings = np.empty(len(flat), dtype=object)
+            strings[:] = flat
+            return strings.reshape(nparray.shape)
     if enum is None:
         if nparray.dtype == np.float64:
             return nparray.astype(np.float32)
@@ -156,6 +189,13 @@ def cast_to_datatype(array: np.ndarray, enum: int) -> np.ndarray:
     if enum in dt.QUANTIZED and not array.dtype.names:
         return array.astype(dt.storage_dtype(enum)).view(dt.numpy_dtype(enum))
     return array.astype(dt.numpy_dtype(enum))
+
+
+def _check_dense(values: Any, nparray: np.ndarray, enum: int | None) -> None:
+    dims = _dense_dimensions(values)
+    if list(nparray.shape) != dims and enum not in dt.QUANTIZED:
+        raise ValueError(f"Expected values {values} to be a dense tensor with shape {dims}, "
+                         f"but got shape {list(nparray.shape)}.")
 
 
 def _same_storage(enum: int, np_dtype: np.dtype) -> bool:
@@ -190,8 +230,7 @@ def _check_compatible(values: Any, enum: int | None) -> None:
     if enum is None:
         kinds = {isinstance(v, (bytes, str, np.bytes_, np.str_)) for v in flat if not isinstance(v, np.ndarray)}
         if len(kinds) > 1:
-            raise TypeError(f"Failed to convert elements of {values} to Tensor. "
-                            "Consider casting elements to a supported type.")
+            raise TypeError(_failed_to_convert(values))
         return
     for value in flat:
         if not _accepts(enum, value):
@@ -256,4 +295,4 @@ def _as_bytes(value: Any) -> bytes:
         return value
     if isinstance(value, str):
         return value.encode("utf-8")
-    raise TypeError(f"Failed to convert {value!r} to bytes for a string tensor.")
+    raise TypeError(f"Expected binary or unicode string, got {value!r}")

@@ -9,6 +9,7 @@ stream) of the first bad record; it never skips one, and never allocates more th
 from __future__ import annotations
 
 import os
+import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -49,9 +50,8 @@ class TFRecordOptions:
                  window_bits: int | None = None, compression_level: int | None = None,
                  compression_method: int | None = None, mem_level: int | None = None,
                  compression_strategy: int | None = None) -> None:
-        if isinstance(compression_type, TFRecordOptions):
-            compression_type = compression_type.compression_type
-        self.compression_type = _compression_string(compression_type)
+        self.get_compression_type_string(compression_type)  # validated now, kept as given (as TF1 does)
+        self.compression_type = compression_type
         self.flush_mode = flush_mode
         self.input_buffer_size = input_buffer_size
         self.output_buffer_size = output_buffer_size
@@ -64,18 +64,19 @@ class TFRecordOptions:
     @classmethod
     def get_compression_type_string(cls, options: Any) -> str:
         """"", "ZLIB" or "GZIP" for options given as TFRecordOptions, an enum value, a string or None."""
-        if isinstance(options, TFRecordOptions):
-            return options.compression_type
+        while isinstance(options, TFRecordOptions):
+            options = options.compression_type
         return _compression_string(options)
 
     def _compressor(self) -> Any:
-        if not self.compression_type:
+        kind = self.get_compression_type_string(self)
+        if not kind:
             return None
         window = self.window_bits if self.window_bits is not None else zlib.MAX_WBITS
         return zlib.compressobj(
             self.compression_level if self.compression_level is not None else zlib.Z_DEFAULT_COMPRESSION,
             self.compression_method if self.compression_method is not None else zlib.DEFLATED,
-            window + 16 if self.compression_type == "GZIP" else window,
+            window + 16 if kind == "GZIP" else window,
             self.mem_level if self.mem_level is not None else zlib.DEF_MEM_LEVEL,
             self.compression_strategy if self.compression_strategy is not None else zlib.Z_DEFAULT_STRATEGY,
         )
@@ -88,7 +89,7 @@ def _compression_string(compression: Any) -> str:
         return "ZLIB"
     if compression in ("GZIP", TFRecordCompressionType.GZIP):
         return "GZIP"
-    raise ValueError(f'Unsupported compression type: {compression!r}; use "", "ZLIB" or "GZIP"')
+    raise ValueError(f'Not a valid compression_type: "{compression}"')
 
 
 def open_or_raise(path: str, mode: str) -> BinaryIO:
@@ -97,6 +98,8 @@ def open_or_raise(path: str, mode: str) -> BinaryIO:
         return open(path, mode)  # noqa: SIM115 - the caller owns and closes it
     except FileNotFoundError as e:
         raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from e
+    except IsADirectoryError as e:
+        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from e
     except PermissionError as e:
         raise errors.PermissionDeniedError(None, None, f"{path}; Permission denied") from e
     except OSError as e:
@@ -126,11 +129,13 @@ class TFRecordWriter:
     def write(self, record: bytes | str) -> None:
         """Append one record (bytes, or a str written as UTF-8)."""
         if self._file is None:
-            raise errors.FailedPreconditionError(None, None, f"{self._path}: writer is closed")
+            raise errors.FailedPreconditionError(None, None, "Writer is closed.")
         if isinstance(record, str):
             record = record.encode("utf-8")
-        elif not isinstance(record, bytes):
+        elif isinstance(record, bytearray):
             record = bytes(record)
+        elif not isinstance(record, bytes):  # bytes(5) would silently write five NULs
+            raise TypeError(f"write() takes a record as bytes or str, not {type(record).__name__}")
         # frame_record, inlined: this is the hot path of writing records
         crc = google_crc32c.value(record)
         header = struct.pack("<Q", len(record))
@@ -157,7 +162,7 @@ class TFRecordWriter:
     def flush(self) -> None:
         """Push buffered records to the OS; a compressed stream is sync-flushed so readers see them."""
         if self._file is None:
-            return
+            raise errors.FailedPreconditionError(None, None, "Writer is closed.")
         self._drain()
         if self._compressor is not None:
             self._file.write(self._compressor.flush(zlib.Z_SYNC_FLUSH))
@@ -184,47 +189,55 @@ class TFRecordWriter:
             self.close()
 
 
+def _inflate_error(path: str, error: zlib.error) -> errors.DataLossError:
+    """zlib's complaint in TF's words (`inflate() failed with error -3: incorrect header check`)."""
+    match = re.match(r"Error (-?\d+) while decompressing data: (.*)", str(error))
+    detail = f"inflate() failed with error {match[1]}: {match[2]}" if match else f"inflate() failed: {error}"
+    return errors.DataLossError(None, None, f"{path}: {detail}")
+
+
 def _file_chunks(f: BinaryIO, compression: str, path: str) -> Iterator[bytes]:
-    """The stream's (decompressed) bytes in bounded chunks; a bad compressed stream is DataLossError."""
+    """The stream's (decompressed) bytes in bounded chunks; a corrupt compressed stream is DataLossError.
+
+    As in TF, an unfinished stream just ends (a writer may have only sync-flushed it), gzip members
+    may follow one another, and bytes after the end of a zlib stream are ignored.
+    """
     if not compression:
         while chunk := f.read(_READ_CHUNK):
             yield chunk
         return
     wbits = zlib.MAX_WBITS + 16 if compression == "GZIP" else zlib.MAX_WBITS
     decompressor = zlib.decompressobj(wbits)
-    started = False
     try:
         while True:
             pending = decompressor.unconsumed_tail or f.read(_READ_CHUNK)
             if not pending:
-                break
-            if decompressor.eof:  # gzip allows concatenated members; zlib does not
-                if compression != "GZIP":
-                    raise zlib.error("data after the end of the zlib stream")
-                decompressor = zlib.decompressobj(wbits)
-            started = True
+                return
             out = decompressor.decompress(pending, _READ_CHUNK)
-            if decompressor.unused_data:
-                rest = decompressor.unused_data
+            while decompressor.eof:
                 if out:
                     yield out
+                out = b""
                 if compression != "GZIP":
-                    raise zlib.error("data after the end of the zlib stream")
+                    return
+                rest = decompressor.unused_data or f.read(_READ_CHUNK)
+                if not rest:
+                    return
                 decompressor = zlib.decompressobj(wbits)
                 out = decompressor.decompress(rest, _READ_CHUNK)
             if out:
                 yield out
     except zlib.error as e:
-        raise errors.DataLossError(None, None, f"{path}: corrupted {compression} stream: {e}") from None
-    if started and not decompressor.eof:
-        raise errors.DataLossError(None, None, f"{path}: truncated {compression} stream")
+        raise _inflate_error(path, e) from None
 
 
 def read_records(f: BinaryIO, path: str, compression: str = "", file_size: int | None = None) -> Iterator[bytes]:
     """Yield the records of an open TFRecord stream, verifying every CRC.
 
-    `file_size` (uncompressed files) lets a corrupt length field fail at once instead of after reading
-    to the end of the file; record data is only ever sliced from bytes actually read.
+    A stream ending inside a record header ends the iteration, as TF's reader does; one ending inside
+    a record's data is DataLossError. `file_size` (uncompressed files) lets a corrupt length field fail
+    at once instead of after reading to the end of the file; record data is only ever sliced from bytes
+    actually read.
     """
     chunks = _file_chunks(f, compression, path)
     buf = b""
@@ -240,11 +253,11 @@ def read_records(f: BinaryIO, path: str, compression: str = "", file_size: int |
         if len(buf) - pos >= need:  # a header is buffered but its record is not complete
             need += _HEADER.unpack_from(buf, pos)[0] + 4
             if file_size is not None and base + pos + need > file_size:
-                raise _truncated(path, base + pos)
+                raise _truncated(path, base + pos, compression)
         buf, base, pos = _refill(chunks, buf, base, pos, need)
         if len(buf) < need:
-            if buf:
-                raise _truncated(path, base)
+            if len(buf) >= _HEADER.size:
+                raise _truncated(path, base, compression)
             return
 
 
@@ -262,8 +275,9 @@ def _parse(buf: bytes, pos: int, base: int, path: str,
         if length_crcs.get(length) != length_crc:
             c = crc32c(buf[pos:pos + 8])
             if (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xFFFFFFFF != length_crc:
+                hint = "" if base + pos else " (Is this even a TFRecord file?)"
                 return records, pos, errors.DataLossError(
-                    None, None, f"{path}: corrupted record at {base + pos} (bad length CRC)")
+                    None, None, f"{path}: corrupted record at {base + pos}{hint}")
             if len(length_crcs) < _LENGTH_CRC_CACHE:
                 length_crcs[length] = length_crc
         stop = pos + 12 + length
@@ -273,7 +287,7 @@ def _parse(buf: bytes, pos: int, base: int, path: str,
         c = crc32c(data)
         if (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xFFFFFFFF != unpack_crc(buf, stop)[0]:
             return records, pos, errors.DataLossError(
-                None, None, f"{path}: corrupted record at {base + pos} (bad data CRC)")
+                None, None, f"{path}: corrupted record at {base + pos + 12}")
         append(data)
         pos = stop + 4
     return records, pos, None
@@ -291,14 +305,15 @@ def _refill(chunks: Iterator[bytes], buf: bytes, base: int, pos: int, need: int)
     return b"".join(parts), base + pos, 0
 
 
-def _truncated(path: str, offset: int) -> errors.DataLossError:
-    return errors.DataLossError(None, None, f"{path}: truncated record at {offset}")
+def _truncated(path: str, offset: int, compression: str) -> errors.DataLossError:
+    reason = "EOF reached" if compression else "Read less bytes than requested"
+    return errors.DataLossError(None, None, f"{path}: truncated record at {offset}' failed with {reason}")
 
 
 def tf_record_iterator(path: str | os.PathLike, options: Any = None) -> Iterator[bytes]:
     """Iterate over the records of a TFRecord file (TF1's `tf.python_io.tf_record_iterator`)."""
     path = os.fspath(path)
-    compression = _options(options).compression_type
+    compression = TFRecordOptions.get_compression_type_string(options)
     return _iterate(open_or_raise(path, "rb"), path, compression)
 
 

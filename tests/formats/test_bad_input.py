@@ -61,8 +61,8 @@ def test_truncated_record_files(tmp_path, kind, cut):
     data = COMPRESS[kind](PLAIN)[:-cut]
     path.write_bytes(data)
     result = _read_records(path, kind)
-    if not isinstance(result, errors.DataLossError):  # only a cut at a record boundary, or an empty file
-        assert result == RECORDS[: len(result)] and (kind == "" or not data)
+    if not isinstance(result, errors.DataLossError):  # a cut in a header or a compressed stream: TF is quiet
+        assert result == RECORDS[: len(result)]
 
 
 @SETTINGS

@@ -16,9 +16,15 @@ from tensorweave.formats.bundle import (
     parse_shape_and_slice,
     write_bundle,
 )
-from tensorweave.formats.checkpoint_reader import list_variables, load_checkpoint, load_variable
+from tensorweave.formats.checkpoint_reader import (
+    NewCheckpointReader,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+)
 from tensorweave.formats.checkpoint_state import (
     checkpoint_exists,
+    generate_checkpoint_state_proto,
     get_checkpoint_state,
     latest_checkpoint,
     update_checkpoint_state,
@@ -77,7 +83,7 @@ def test_reads_every_dtype_tf_wrote():
             assert reader.get_variable_to_dtype_map()[name] == dt.DT_BFLOAT16
             got = (got.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
         else:
-            assert got.dtype == np.asarray(value).dtype
+            assert np.asarray(got, dtype=object if isinstance(got, bytes) else None).dtype == np.asarray(value).dtype
         np.testing.assert_array_equal(got, value)
 
 
@@ -227,7 +233,62 @@ def test_checkpoint_state_file(tmp_path):
     assert checkpoint_exists(tmp_path / "model.ckpt-1") and not checkpoint_exists(tmp_path / "model.ckpt-0")
     update_checkpoint_state(tmp_path, str(tmp_path / "model.ckpt-9"), latest_filename="other")
     assert latest_checkpoint(tmp_path, "other") is None
-    with pytest.raises(RuntimeError, match="conflicts"):
-        update_checkpoint_state(tmp_path, "checkpoint")
+    with pytest.raises(RuntimeError, match=r"conflicts with path used for checkpoint state\.  Please"):
+        update_checkpoint_state(tmp_path, str(tmp_path / "checkpoint"))
+    update_checkpoint_state(tmp_path, "checkpoint")  # TF compares the strings only: a relative name passes
     (tmp_path / "checkpoint").write_text("garbage {{{")
     assert get_checkpoint_state(tmp_path) is None
+
+
+# TF 2.21's CheckpointReader.debug_string() of the fixtures: raw slice keys, DT_ names, no full sliced entry
+TF_DEBUG_STRINGS = {
+    "sliced": b"\x00part\x00\x01\x01\x02\x80\x81\x80\x7f (DT_FLOAT) [1,6]\n"
+              b"\x00part\x00\x01\x01\x02\x81\x83\x80\x7f (DT_FLOAT) [3,6]\nplain (DT_INT64) []\n",
+    "merged": b"\x00part\x00\x01\x01\x02\x80\x81\x80\x7f (DT_INT32) [1,2]\n"
+              b"\x00part\x00\x01\x01\x02\x81\x83\x80\x7f (DT_INT32) [3,2]\na (DT_FLOAT) [2]\nb (DT_STRING) [2]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TF_DEBUG_STRINGS))
+def test_debug_string_as_tf(name):
+    assert NewCheckpointReader(str(TF_BUNDLE / name)).debug_string() == TF_DEBUG_STRINGS[name]
+
+
+def test_scalars_come_back_as_numpy_scalars_as_in_tf():
+    reader = NewCheckpointReader(str(TF_BUNDLE / "dtypes"))
+    value = reader.get_tensor("shapes/scalar")
+    assert type(value) is np.float64 and value == 3.5
+    assert reader.get_tensor("shapes/string_scalar") == b"only"
+    assert type(load_variable(TF_BUNDLE / "dtypes", "shapes/scalar:0")) is np.float64
+
+
+def test_directory_as_prefix_is_data_loss_as_in_tf(tmp_path):
+    with pytest.raises(errors.DataLossError, match=f"^Unable to open table file {tmp_path}: FAILED_PRECONDITION"):
+        NewCheckpointReader(str(tmp_path))
+
+
+def test_state_paths_relative_to_a_relative_save_dir(tmp_path, monkeypatch):
+    """TF stores cwd-relative paths relative to a relative save_dir (recorded from TF 2.21)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    update_checkpoint_state("sub", "sub/m-1")
+    assert (tmp_path / "sub" / "checkpoint").read_text() == 'model_checkpoint_path: "m-1"\nall_model_checkpoint_paths: "m-1"\n'
+    assert get_checkpoint_state("sub").model_checkpoint_path == "sub/m-1"
+    update_checkpoint_state("sub", "m-2", ["m-1"])
+    assert (tmp_path / "sub" / "checkpoint").read_text() == (
+        'model_checkpoint_path: "../m-2"\nall_model_checkpoint_paths: "../m-1"\nall_model_checkpoint_paths: "../m-2"\n')
+    assert list(get_checkpoint_state("sub").all_model_checkpoint_paths) == ["sub/../m-1", "sub/../m-2"]
+
+
+def test_update_checkpoint_state_needs_the_directory_and_matching_timestamps(tmp_path):
+    with pytest.raises(errors.NotFoundError, match="No such file or directory"):
+        update_checkpoint_state(tmp_path / "new", "x")
+    assert not (tmp_path / "new").exists()
+    with pytest.raises(ValueError, match=r"^Checkpoint timestamps, if provided, must match checkpoint paths "
+                                         r"\(got paths \['m-2'\] and timestamps \[1.0, 2.0\]\)$"):
+        generate_checkpoint_state_proto("/a", "m-2", all_model_checkpoint_timestamps=[1.0, 2.0])
+
+
+def test_state_file_with_repeated_scalar_field_reads_as_tf(tmp_path):
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "a"\nmodel_checkpoint_path: "b"\n')
+    assert get_checkpoint_state(tmp_path).model_checkpoint_path == str(tmp_path / "b")  # TF merges: last wins

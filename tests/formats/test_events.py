@@ -97,6 +97,7 @@ def test_add_graph_accepts_graph_def_or_graph(tmp_path, graph):
 
 def test_reopen_starts_a_new_file(tmp_path, monkeypatch):
     writer = FileWriter(tmp_path, filename_suffix=".a")
+    writer.add_session_log(protos.SessionLog(status=protos.SessionLog.START), 0)
     writer.close()
     writer.event_writer._suffix = ".b"
     writer.reopen()
@@ -146,5 +147,37 @@ def test_writes_the_events_tf1_and_tensorboard_read(tmp_path):
     (ours,) = tmp_path.iterdir()
     (tf_file,) = (FIXTURES / "tf_events").iterdir()
     assert _without_wall_time(ours) == _without_wall_time(FIXTURES / "tw_events" / "events.out.tfevents.0.tensorweave")
-    # TF 2.x also tags its version event with source_metadata naming its own writer; the rest is equal
-    assert _without_wall_time(ours)[1:] == _without_wall_time(tf_file)[1:]
+    assert _without_wall_time(ours) == _without_wall_time(tf_file)
+
+
+def test_file_is_created_by_the_first_event_as_in_tf(tmp_path):
+    writer = FileWriter(tmp_path)
+    writer.flush()
+    writer.close()
+    assert list(tmp_path.iterdir()) == []  # TF 2.21's v1 FileWriter leaves no file either
+    writer.reopen()
+    writer.add_summary(_scalar("x", 1.0), 1)
+    writer.close()
+    (path,) = tmp_path.iterdir()
+    version = _events(path)[0]
+    # TF's version event, byte for byte once the wall time is cleared
+    version.ClearField("wall_time")
+    assert version.SerializeToString().hex() == (
+        "1a0d627261696e2e4576656e743a3252240a2274656e736f72666c6f772e636f72652e7574696c2e6576656e74735f777269746572")
+
+
+def test_constructor_graph_is_also_written_as_a_meta_graph(tmp_path):
+    graph_def = protos.GraphDef(node=[protos.NodeDef(name="n", op="NoOp")])
+    FileWriter(tmp_path, graph_def=graph_def).close()
+    (path,) = tmp_path.iterdir()
+    events = _events(path)
+    assert [e.WhichOneof("what") for e in events] == ["file_version", "graph_def", "meta_graph_def"]
+    assert protos.MetaGraphDef.FromString(events[2].meta_graph_def).graph_def == graph_def
+
+
+def test_add_graph_and_add_summary_reject_other_types_as_tf(tmp_path):
+    with FileWriter(tmp_path) as writer:
+        with pytest.raises(TypeError, match="^The passed graph must be an instance of `Graph` or the deprecated"):
+            writer.add_graph("not a graph")
+        with pytest.raises(AttributeError, match="^value$"):
+            writer.add_summary(protos.Event(), 1)

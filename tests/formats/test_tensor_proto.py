@@ -25,8 +25,7 @@ def test_make_tensor_proto_matches_tf(case):
         with pytest.raises((TypeError, ValueError)) as info:
             make_tensor_proto(values, **case["kwargs"])
         assert type(info.value).__name__ == case["error"]
-        if case["message"].startswith(("Expected", "Too many", "None")):
-            assert str(info.value) == case["message"]
+        assert str(info.value) == case["message"]
         return
     proto = make_tensor_proto(values, **case["kwargs"])
     expected = TensorProto.FromString(bytes.fromhex(case["hex"]))
@@ -42,7 +41,7 @@ def test_make_ndarray_inverts_tf_protos(case):
         make_tensor_proto(array, shape=array.shape, dtype=proto.dtype).SerializeToString()
     if proto.dtype not in (dt.DT_BFLOAT16,) and array.size:
         values = eval(case["expr"], {"np": np})
-        flat = np.asarray(values).ravel()
+        flat = np.asarray(values, dtype=object if array.dtype == object else None).ravel()  # keeps NULs
         expected = np.pad(flat, (0, array.size - flat.size), "edge").reshape(array.shape)
         if array.dtype == object:
             expected = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[object])(expected)

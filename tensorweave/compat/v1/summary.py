@@ -1,6 +1,6 @@
 """`tf.summary`: event files (the summary ops come with the TensorBoard issue)."""
 
-from tensorweave.formats.events import FileWriter, FileWriterCache, summary_iterator
-from tensorweave.formats.protos import Event, SessionLog, Summary, SummaryMetadata
+from tensorweave.formats.events import FileWriter, FileWriterCache
+from tensorweave.formats.protos import Event, SessionLog, Summary, TaggedRunMetadata
 
-__all__ = ["Event", "FileWriter", "FileWriterCache", "SessionLog", "Summary", "SummaryMetadata", "summary_iterator"]
+__all__ = ["Event", "FileWriter", "FileWriterCache", "SessionLog", "Summary", "TaggedRunMetadata"]

@@ -90,6 +90,18 @@ TENSOR_PROTO_CASES = [
     ("[2**31, 1]", {}),
     ("2**63", {}),
     ("-2**63", {"dtype": "int64"}),
+    ("b'\\xff\\x00'", {}),
+    ("[b'a\\x00', b'\\x00']", {}),
+    ("[['x\\x00'], ['yz']]", {"dtype": "string"}),
+    ("range(3)", {}),
+    ("[np.array([1, 2]), np.array([3, 4])]", {}),
+    ("[1, None]", {}),
+    ("[2**64]", {}),
+    ("{'a': 1}", {}),
+    ("np.array([1, 2], dtype=object)", {}),
+    ("np.array([1.0, 2.0], dtype=np.float32)", {"dtype": "string"}),
+    ("[1]", {"dtype": "resource"}),
+    ("1", {"shape": [2], "verify_shape": True, "allow_broadcast": True}),
 ]
 
 RECORDS = [b"", b"a", b"hello world", bytes(range(256)) * 5, b"\x00" * 70000, b"last"]

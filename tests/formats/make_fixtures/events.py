@@ -44,7 +44,8 @@ def main() -> None:
         shutil.rmtree(golden, ignore_errors=True)
         golden.mkdir()
         shutil.copy(ours_file, golden / "events.out.tfevents.0.tensorweave")
-        assert len(list(tf1.train.summary_iterator(events.FileWriter(d).event_writer.path))) == 1
+        events.FileWriter(d).close()  # a writer that writes nothing leaves no file, as TF's does
+        assert len(list(Path(d).iterdir())) == 1
     print("TensorBoard reads tensorweave's event files: ok")
 
 
