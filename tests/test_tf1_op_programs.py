@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 import tensorweave.compat.v1 as tf
+from tensorweave.ops import math_ops, nn_ops  # wrappers compat.v1 does not export yet (see the o95+ tests)
 
 
 def _exc(e):
@@ -5630,4 +5631,926 @@ def test_o93_math_misc():
      '=rsqrt_f64': {'nd': 'float64', 'shape': [1], 'v': [0.5]},
      '=square_f16': {'nd': 'float16', 'shape': [1], 'v': ['inf']},
      '=sign_nan': {'nd': 'float64', 'shape': [2], 'v': ['nan', -1.0]}}
+    _check(got, expected)
+
+
+def test_o94_mean_half_and_bfloat16_cast():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    h = tf.constant([60000.0, 60000.0, 1.0], tf.float16)
+    f = tf.constant([-2.7, 0.5, 300.7, 1e10, np.nan, -np.inf])
+    _both({"mean_h": lambda: tf.reduce_mean(h), "mean_h_ax": lambda: tf.reduce_mean(tf.reshape(h[:2], [1, 2]), 1),
+           "mean_h_ok": lambda: tf.reduce_mean(tf.constant([0.1, 0.2, 0.4], tf.float16)),
+           "to_bf16_back": lambda: tf.cast(tf.cast(f, tf.bfloat16), tf.float32),
+           "int_bf16_int": lambda: tf.cast(tf.cast([3, -7, 257], tf.bfloat16), tf.int32),
+           "bf16_bool": lambda: tf.cast(tf.cast([0.0, 2.0], tf.bfloat16), tf.bool),
+           "bf16_f64": lambda: tf.cast(tf.constant(2.5, tf.bfloat16), tf.float64)})
+    expected = {'mean_h': {'tensor': 'Mean:0', 'dtype': 'float16', 'shape': '()'},
+     'mean_h_ax': {'tensor': 'Mean_1:0', 'dtype': 'float16', 'shape': '(1,)'},
+     'mean_h_ok': {'tensor': 'Mean_2:0', 'dtype': 'float16', 'shape': '()'},
+     'to_bf16_back': {'tensor': 'Cast_1:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'int_bf16_int': {'tensor': 'Cast_3:0', 'dtype': 'int32', 'shape': '(3,)'},
+     'bf16_bool': {'tensor': 'Cast_5:0', 'dtype': 'bool', 'shape': '(2,)'},
+     'bf16_f64': {'tensor': 'Cast_6:0', 'dtype': 'float64', 'shape': '()'},
+     '=mean_h': {'np': 'float16', 'v': 'inf'},
+     '=mean_h_ax': {'nd': 'float16', 'shape': [1], 'v': ['inf']},
+     '=mean_h_ok': {'np': 'float16', 'v': 0.23328},
+     '=to_bf16_back': {'nd': 'float32', 'shape': [6], 'v': [-2.7031, 0.5, 300.0, 9999200000.0, 'nan', '-inf']},
+     '=int_bf16_int': {'nd': 'int32', 'shape': [3], 'v': [3, -7, 256]},
+     '=bf16_bool': {'nd': 'bool', 'shape': [2], 'v': [False, True]},
+     '=bf16_f64': {'np': 'float64', 'v': 2.5}}
+    _check(got, expected)
+
+
+def test_o95_saturate_cast():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    _both({"f_u8": lambda: math_ops.saturate_cast(tf.constant([1e10, -5.0, 300.0, 7.9]), tf.uint8),
+           "f_i32": lambda: math_ops.saturate_cast(tf.constant([1e10, -1e10, 3.5]), tf.int32),
+           "f_i64": lambda: math_ops.saturate_cast(tf.constant([1e30, -1e30]), tf.int64),
+           "same": lambda: math_ops.saturate_cast(tf.constant([1, 2]), tf.int32),
+           "i64_f16": lambda: math_ops.saturate_cast(tf.constant([2**62, -2**62, 3], tf.int64), tf.float16),
+           "d_f": lambda: math_ops.saturate_cast(tf.constant([1e300, -1e300, 1.0], tf.float64), tf.float32),
+           "u8_i8": lambda: math_ops.saturate_cast(tf.constant([0, 200], tf.uint8), tf.int8),
+           "i8_u8": lambda: math_ops.saturate_cast(tf.constant([-3, 100], tf.int8), tf.uint8),
+           "i64_u64": lambda: math_ops.saturate_cast(tf.constant([-2**63, 2**63 - 1], tf.int64), tf.uint64),
+           "c_c": lambda: math_ops.saturate_cast(tf.constant([1e30 + 1j], tf.complex128), tf.complex64),
+           "c_i": lambda: math_ops.saturate_cast(tf.constant([1e10 + 1j]), tf.int16),
+           "list": lambda: math_ops.saturate_cast([1.5, 300.0], tf.uint8, name="sc")})
+    expected = {'f_u8': {'tensor': 'saturate_cast:0', 'dtype': 'uint8', 'shape': '(4,)'},
+     'f_i32': {'tensor': 'saturate_cast_1:0', 'dtype': 'int32', 'shape': '(3,)'},
+     'f_i64': {'tensor': 'saturate_cast_2:0', 'dtype': 'int64', 'shape': '(2,)'},
+     'same': {'tensor': 'saturate_cast_3/clamp:0', 'dtype': 'int32', 'shape': '(2,)'},
+     'i64_f16': {'tensor': 'saturate_cast_4:0', 'dtype': 'float16', 'shape': '(3,)'},
+     'd_f': {'tensor': 'saturate_cast_5:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'u8_i8': {'tensor': 'saturate_cast_6:0', 'dtype': 'int8', 'shape': '(2,)'},
+     'i8_u8': {'tensor': 'saturate_cast_7:0', 'dtype': 'uint8', 'shape': '(2,)'},
+     'i64_u64': {'tensor': 'saturate_cast_8:0', 'dtype': 'uint64', 'shape': '(2,)'},
+     'c_c': {'tensor': 'saturate_cast_9:0', 'dtype': 'complex64', 'shape': '(1,)'},
+     'c_i': {'tensor': 'saturate_cast_10:0', 'dtype': 'int16', 'shape': '(1,)'},
+     'list': {'tensor': 'sc:0', 'dtype': 'uint8', 'shape': '(2,)'},
+     '=f_u8': {'nd': 'uint8', 'shape': [4], 'v': [255, 0, 255, 7]},
+     '=f_i32': {'nd': 'int32', 'shape': [3], 'v': [2147483520, -2147483648, 3]},
+     '=f_i64': {'nd': 'int64', 'shape': [2], 'v': [-9223372036854775808, -9223372036854775808]},
+     '=same': {'nd': 'int32', 'shape': [2], 'v': [1, 2]},
+     '=i64_f16': {'nd': 'float16', 'shape': [3], 'v': [65504.0, -65504.0, 3.0]},
+     '=d_f': {'nd': 'float32', 'shape': [3], 'v': [3.4028e+38, -3.4028e+38, 1.0]},
+     '=u8_i8': {'nd': 'int8', 'shape': [2], 'v': [0, 127]},
+     '=i8_u8': {'nd': 'uint8', 'shape': [2], 'v': [0, 100]},
+     '=i64_u64': {'nd': 'uint64', 'shape': [2], 'v': [0, 0]},
+     '=c_c': {'nd': 'complex64', 'shape': [1], 'v': [[1e+30, 1.0]]},
+     '=c_i': {'nd': 'int16', 'shape': [1], 'v': [32767]},
+     '=list': {'nd': 'uint8', 'shape': [2], 'v': [1, 255]}}
+    _check(got, expected)
+
+
+def test_o96_saturate_cast_graph():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    catch("op", lambda: math_ops.saturate_cast(tf.constant([1.0, 2.0]), tf.uint8).op)
+    catch("ops", lambda: [(o.name, o.type) for o in tf.get_default_graph().get_operations()])
+    catch("clamp_inputs", lambda: [i.name for i in tf.get_default_graph().get_operation_by_name("saturate_cast/clamp").inputs])
+    catch("u32", lambda: tf.Session().run(math_ops.saturate_cast(tf.constant([1, 2], tf.uint32), tf.uint8)))
+    expected = {'op': {'op': 'saturate_cast', 'type': 'Cast'},
+     'ops': [{'tuple': ['Const', 'Const']},
+             {'tuple': ['saturate_cast/Const', 'Const']},
+             {'tuple': ['saturate_cast/Const_1', 'Const']},
+             {'tuple': ['saturate_cast/clamp', 'ClipByValue']},
+             {'tuple': ['saturate_cast', 'Cast']}],
+     'clamp_inputs': ['Const:0', 'saturate_cast/Const:0', 'saturate_cast/Const_1:0']}
+    _check(got, expected, classes={'u32': 'InvalidArgumentError'})
+
+
+def test_o97_cumprod():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    _both({"plain": lambda: math_ops.cumprod([[1, 2], [3, 4]], 1), "ex": lambda: math_ops.cumprod([[1, 2], [3, 4]], 1, exclusive=True),
+           "rev_ex": lambda: math_ops.cumprod([1.0, 2.0, 3.0], reverse=True, exclusive=True),
+           "neg": lambda: math_ops.cumprod(tf.constant([[1.0, 2.0], [3.0, 4.0]]), -1, reverse=True),
+           "name": lambda: math_ops.cumprod([1, 2], name="cp"), "bool": lambda: math_ops.cumprod([True]),
+           "oob": lambda: math_ops.cumprod([1.0, 2.0], 1), "c": lambda: math_ops.cumprod(tf.constant([1j, 1j, 2.0])),
+           "i64_axis": lambda: math_ops.cumprod(tf.ones([2, 2], tf.int64) * 3, tf.constant(0, tf.int64))})
+    expected = {'plain': {'tensor': 'Cumprod:0', 'dtype': 'int32', 'shape': '(2, 2)'},
+     'ex': {'tensor': 'Cumprod_1:0', 'dtype': 'int32', 'shape': '(2, 2)'},
+     'rev_ex': {'tensor': 'Cumprod_2:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'neg': {'tensor': 'Cumprod_3:0', 'dtype': 'float32', 'shape': '(2, 2)'},
+     'name': {'tensor': 'cp:0', 'dtype': 'int32', 'shape': '(2,)'},
+     'bool': {'exc': 'TypeError',
+              'msg': "Value passed to parameter 'x' has DataType bool not in list of allowed values: float32, "
+                     'float64, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, '
+                     'quint16, uint16, complex128, float16, uint32, uint64'},
+     'oob': {'tensor': 'Cumprod_5:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'c': {'tensor': 'Cumprod_6:0', 'dtype': 'complex128', 'shape': '(3,)'},
+     'i64_axis': {'tensor': 'Cumprod_7:0', 'dtype': 'int64', 'shape': '(2, 2)'},
+     '=plain': {'nd': 'int32', 'shape': [2, 2], 'v': [[1, 2], [3, 12]]},
+     '=ex': {'nd': 'int32', 'shape': [2, 2], 'v': [[1, 1], [1, 3]]},
+     '=rev_ex': {'nd': 'float32', 'shape': [3], 'v': [6.0, 3.0, 1.0]},
+     '=neg': {'nd': 'float32', 'shape': [2, 2], 'v': [[2.0, 2.0], [12.0, 4.0]]},
+     '=name': {'nd': 'int32', 'shape': [2], 'v': [1, 2]},
+     '=oob': {'exc': 'InvalidArgumentError',
+              'msg': 'ScanOp: Expected scan axis in the range [-1, 1), but got 1',
+              'op': 'Cumprod_5'},
+     '=c': {'nd': 'complex128', 'shape': [3], 'v': [[0.0, 1.0], [-1.0, 0.0], [-2.0, 0.0]]},
+     '=i64_axis': {'nd': 'int64', 'shape': [2, 2], 'v': [[3, 3], [9, 9]]}}
+    _check(got, expected)
+
+
+def test_o98_ones_like_zeros_like_graphs():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    c = tf.constant([[1, 2, 3]])
+    p = tf.placeholder(tf.float32, [None, 2], name="p")
+    u = tf.placeholder(tf.float32, name="u")
+    b = tf.constant([True])
+    cases = {"o_c": lambda: tf.ones_like(c), "o_p": lambda: tf.ones_like(p), "o_u": lambda: tf.ones_like(u),
+             "o_c_dt": lambda: tf.ones_like(c, tf.float32), "o_p_dt": lambda: tf.ones_like(p, tf.int32),
+             "o_c_noopt": lambda: tf.ones_like(c, optimize=False), "o_b": lambda: tf.ones_like(b),
+             "o_name": lambda: tf.ones_like(c, name="ol"), "o_list": lambda: tf.ones_like([1.0, 2.0]),
+             "o_str": lambda: tf.ones_like(tf.constant(["a"])),
+             "z_c": lambda: tf.zeros_like(c), "z_p": lambda: tf.zeros_like(p), "z_u": lambda: tf.zeros_like(u),
+             "z_c_dt": lambda: tf.zeros_like(c, tf.float32), "z_p_dt": lambda: tf.zeros_like(p, tf.int32),
+             "z_c_noopt": lambda: tf.zeros_like(c, optimize=False), "z_b": lambda: tf.zeros_like(b),
+             "z_str": lambda: tf.zeros_like(tf.constant(["a"])), "z_p_same_dt": lambda: tf.zeros_like(p, tf.float32),
+             "o_p_same_dt": lambda: tf.ones_like(p, tf.float32), "o_big": lambda: tf.ones_like(tf.zeros([1001, 1000])),
+             "z_scalar": lambda: tf.zeros_like(tf.constant(1.0)), "o_scalar": lambda: tf.ones_like(tf.constant(1.0)),
+             "o_u_dt": lambda: tf.ones_like(u, tf.int32), "z_u_dt": lambda: tf.zeros_like(u, tf.int32),
+             }
+    for key, fn in cases.items():
+        before = len(tf.get_default_graph().get_operations())
+        catch(key, fn)
+        catch(key + "_ops", lambda b=before: [(o.name, o.type, [i.name for i in o.inputs]) for o in tf.get_default_graph().get_operations()[b:]])
+    with tf.Session() as s:
+        catch("=o_p", lambda: s.run(tf.get_default_graph().get_tensor_by_name("ones_like_1:0"), {p: [[1, 2]]}))
+    expected = {'o_c': {'tensor': 'ones_like:0', 'dtype': 'int32', 'shape': '(1, 3)'},
+     'o_c_ops': [{'tuple': ['ones_like/Shape/shape_as_tensor', 'Const', []]},
+                 {'tuple': ['ones_like/Const', 'Const', []]},
+                 {'tuple': ['ones_like', 'Fill', ['ones_like/Shape/shape_as_tensor:0', 'ones_like/Const:0']]}],
+     'o_p': {'tensor': 'ones_like_1:0', 'dtype': 'float32', 'shape': '(?, 2)'},
+     'o_p_ops': [{'tuple': ['ones_like_1/Shape', 'Shape', ['p:0']]},
+                 {'tuple': ['ones_like_1/Const', 'Const', []]},
+                 {'tuple': ['ones_like_1', 'Fill', ['ones_like_1/Shape:0', 'ones_like_1/Const:0']]}],
+     'o_u': {'tensor': 'ones_like_2:0', 'dtype': 'float32', 'shape': '<unknown>'},
+     'o_u_ops': [{'tuple': ['ones_like_2/Shape', 'Shape', ['u:0']]},
+                 {'tuple': ['ones_like_2/Const', 'Const', []]},
+                 {'tuple': ['ones_like_2', 'Fill', ['ones_like_2/Shape:0', 'ones_like_2/Const:0']]}],
+     'o_c_dt': {'tensor': 'ones_like_3:0', 'dtype': 'float32', 'shape': '(1, 3)'},
+     'o_c_dt_ops': [{'tuple': ['ones_like_3/Shape/shape_as_tensor', 'Const', []]},
+                    {'tuple': ['ones_like_3/Const', 'Const', []]},
+                    {'tuple': ['ones_like_3',
+                               'Fill',
+                               ['ones_like_3/Shape/shape_as_tensor:0', 'ones_like_3/Const:0']]}],
+     'o_p_dt': {'tensor': 'ones_like_4:0', 'dtype': 'int32', 'shape': '(?, 2)'},
+     'o_p_dt_ops': [{'tuple': ['ones_like_4/Shape', 'Shape', ['p:0']]},
+                    {'tuple': ['ones_like_4/Const', 'Const', []]},
+                    {'tuple': ['ones_like_4', 'Fill', ['ones_like_4/Shape:0', 'ones_like_4/Const:0']]}],
+     'o_c_noopt': {'tensor': 'ones_like_5:0', 'dtype': 'int32', 'shape': '(1, 3)'},
+     'o_c_noopt_ops': [{'tuple': ['ones_like_5/Shape', 'Shape', ['Const:0']]},
+                       {'tuple': ['ones_like_5/Const', 'Const', []]},
+                       {'tuple': ['ones_like_5', 'Fill', ['ones_like_5/Shape:0', 'ones_like_5/Const:0']]}],
+     'o_b': {'tensor': 'ones_like_6:0', 'dtype': 'bool', 'shape': '(1,)'},
+     'o_b_ops': [{'tuple': ['ones_like_6/Shape/shape_as_tensor', 'Const', []]},
+                 {'tuple': ['ones_like_6/Const', 'Const', []]},
+                 {'tuple': ['ones_like_6', 'Fill', ['ones_like_6/Shape/shape_as_tensor:0', 'ones_like_6/Const:0']]}],
+     'o_name': {'tensor': 'ol:0', 'dtype': 'int32', 'shape': '(1, 3)'},
+     'o_name_ops': [{'tuple': ['ol/Shape/shape_as_tensor', 'Const', []]},
+                    {'tuple': ['ol/Const', 'Const', []]},
+                    {'tuple': ['ol', 'Fill', ['ol/Shape/shape_as_tensor:0', 'ol/Const:0']]}],
+     'o_list': {'tensor': 'ones_like_7:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'o_list_ops': [{'tuple': ['ones_like_7/tensor', 'Const', []]},
+                    {'tuple': ['ones_like_7/Shape/shape_as_tensor', 'Const', []]},
+                    {'tuple': ['ones_like_7/Const', 'Const', []]},
+                    {'tuple': ['ones_like_7',
+                               'Fill',
+                               ['ones_like_7/Shape/shape_as_tensor:0', 'ones_like_7/Const:0']]}],
+     'o_str': {'exc': 'TypeError', 'msg': "Expected string, but got 1 of type 'int'."},
+     'o_str_ops': [{'tuple': ['Const_2', 'Const', []]}, {'tuple': ['ones_like_8/Shape/shape_as_tensor', 'Const', []]}],
+     'z_c': {'tensor': 'zeros_like:0', 'dtype': 'int32', 'shape': '(1, 3)'},
+     'z_c_ops': [{'tuple': ['zeros_like', 'Const', []]}],
+     'z_p': {'tensor': 'zeros_like_1:0', 'dtype': 'float32', 'shape': '(?, 2)'},
+     'z_p_ops': [{'tuple': ['zeros_like_1', 'ZerosLike', ['p:0']]}],
+     'z_u': {'tensor': 'zeros_like_2:0', 'dtype': 'float32', 'shape': '<unknown>'},
+     'z_u_ops': [{'tuple': ['zeros_like_2', 'ZerosLike', ['u:0']]}],
+     'z_c_dt': {'tensor': 'zeros_like_3:0', 'dtype': 'float32', 'shape': '(1, 3)'},
+     'z_c_dt_ops': [{'tuple': ['zeros_like_3', 'Const', []]}],
+     'z_p_dt': {'tensor': 'zeros_like_4:0', 'dtype': 'int32', 'shape': '(?, 2)'},
+     'z_p_dt_ops': [{'tuple': ['zeros_like_4/Shape', 'Shape', ['p:0']]},
+                    {'tuple': ['zeros_like_4/Const', 'Const', []]},
+                    {'tuple': ['zeros_like_4', 'Fill', ['zeros_like_4/Shape:0', 'zeros_like_4/Const:0']]}],
+     'z_c_noopt': {'tensor': 'zeros_like_5:0', 'dtype': 'int32', 'shape': '(1, 3)'},
+     'z_c_noopt_ops': [{'tuple': ['zeros_like_5', 'ZerosLike', ['Const:0']]}],
+     'z_b': {'tensor': 'zeros_like_6:0', 'dtype': 'bool', 'shape': '(1,)'},
+     'z_b_ops': [{'tuple': ['zeros_like_6', 'Const', []]}],
+     'z_str': {'tensor': 'zeros_like_7:0', 'dtype': 'string', 'shape': '(1,)'},
+     'z_str_ops': [{'tuple': ['Const_3', 'Const', []]}, {'tuple': ['zeros_like_7', 'Const', []]}],
+     'z_p_same_dt': {'tensor': 'zeros_like_8:0', 'dtype': 'float32', 'shape': '(?, 2)'},
+     'z_p_same_dt_ops': [{'tuple': ['zeros_like_8', 'ZerosLike', ['p:0']]}],
+     'o_p_same_dt': {'tensor': 'ones_like_9:0', 'dtype': 'float32', 'shape': '(?, 2)'},
+     'o_p_same_dt_ops': [{'tuple': ['ones_like_9/Shape', 'Shape', ['p:0']]},
+                         {'tuple': ['ones_like_9/Const', 'Const', []]},
+                         {'tuple': ['ones_like_9', 'Fill', ['ones_like_9/Shape:0', 'ones_like_9/Const:0']]}],
+     'o_big': {'tensor': 'ones_like_10:0', 'dtype': 'float32', 'shape': '(1001, 1000)'},
+     'o_big_ops': [{'tuple': ['zeros/shape_as_tensor', 'Const', []]},
+                   {'tuple': ['zeros/Const', 'Const', []]},
+                   {'tuple': ['zeros', 'Fill', ['zeros/shape_as_tensor:0', 'zeros/Const:0']]},
+                   {'tuple': ['ones_like_10/Shape/shape_as_tensor', 'Const', []]},
+                   {'tuple': ['ones_like_10/Const', 'Const', []]},
+                   {'tuple': ['ones_like_10',
+                              'Fill',
+                              ['ones_like_10/Shape/shape_as_tensor:0', 'ones_like_10/Const:0']]}],
+     'z_scalar': {'tensor': 'zeros_like_9:0', 'dtype': 'float32', 'shape': '()'},
+     'z_scalar_ops': [{'tuple': ['Const_4', 'Const', []]}, {'tuple': ['zeros_like_9', 'Const', []]}],
+     'o_scalar': {'tensor': 'ones_like_11:0', 'dtype': 'float32', 'shape': '()'},
+     'o_scalar_ops': [{'tuple': ['Const_5', 'Const', []]},
+                      {'tuple': ['ones_like_11/Shape/shape_as_tensor', 'Const', []]},
+                      {'tuple': ['ones_like_11/Const', 'Const', []]},
+                      {'tuple': ['ones_like_11',
+                                 'Fill',
+                                 ['ones_like_11/Shape/shape_as_tensor:0', 'ones_like_11/Const:0']]}],
+     'o_u_dt': {'tensor': 'ones_like_12:0', 'dtype': 'int32', 'shape': '<unknown>'},
+     'o_u_dt_ops': [{'tuple': ['ones_like_12/Shape', 'Shape', ['u:0']]},
+                    {'tuple': ['ones_like_12/Const', 'Const', []]},
+                    {'tuple': ['ones_like_12', 'Fill', ['ones_like_12/Shape:0', 'ones_like_12/Const:0']]}],
+     'z_u_dt': {'tensor': 'zeros_like_10:0', 'dtype': 'int32', 'shape': '<unknown>'},
+     'z_u_dt_ops': [{'tuple': ['zeros_like_10/Shape', 'Shape', ['u:0']]},
+                    {'tuple': ['zeros_like_10/Const', 'Const', []]},
+                    {'tuple': ['zeros_like_10', 'Fill', ['zeros_like_10/Shape:0', 'zeros_like_10/Const:0']]}],
+     '=o_p': {'nd': 'float32', 'shape': [1, 2], 'v': [[1.0, 1.0]]}}
+    _check(got, expected)
+
+
+def test_o99_placeholder_with_default_python_inputs():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    _both({"py": lambda: tf.placeholder_with_default(1, []), "list": lambda: tf.placeholder_with_default([1.0, 2.0], [None]),
+           "named": lambda: tf.placeholder_with_default([1.0, 2.0], [2], name="pd"),
+           "np": lambda: tf.placeholder_with_default(np.zeros([2, 2]), [None, 2]),
+           "t": lambda: tf.placeholder_with_default(tf.constant([1]), [1]),
+           "bad_shape": lambda: tf.placeholder_with_default([1, 2], [3]),
+           "unknown": lambda: tf.placeholder_with_default(1.5, None),
+           "str": lambda: tf.placeholder_with_default("a", []),
+           "bad": lambda: tf.placeholder_with_default(None, [])})
+    catch("ops", lambda: [(o.name, o.type) for o in tf.get_default_graph().get_operations()])
+    expected = {'py': {'tensor': 'PlaceholderWithDefault:0', 'dtype': 'int32', 'shape': '()'},
+     'list': {'tensor': 'PlaceholderWithDefault_1:0', 'dtype': 'float32', 'shape': '(?,)'},
+     'named': {'tensor': 'pd:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'np': {'tensor': 'PlaceholderWithDefault_2:0', 'dtype': 'float64', 'shape': '(?, 2)'},
+     't': {'tensor': 'PlaceholderWithDefault_3:0', 'dtype': 'int32', 'shape': '(1,)'},
+     'bad_shape': {'exc': 'ValueError',
+                   'msg': 'Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2] and [3]. for '
+                          "'{{node PlaceholderWithDefault_4}} = PlaceholderWithDefault[dtype=DT_INT32, "
+                          "shape=[3]](PlaceholderWithDefault_4/input)' with input shapes: [2]."},
+     'unknown': {'tensor': 'PlaceholderWithDefault_5:0', 'dtype': 'float32', 'shape': '<unknown>'},
+     'str': {'tensor': 'PlaceholderWithDefault_6:0', 'dtype': 'string', 'shape': '()'},
+     'bad': {'exc': 'ValueError',
+             'msg': "Tried to convert 'input' to a tensor and failed. Error: None values not supported."},
+     '=py': {'np': 'int32', 'v': 1},
+     '=list': {'nd': 'float32', 'shape': [2], 'v': [1.0, 2.0]},
+     '=named': {'nd': 'float32', 'shape': [2], 'v': [1.0, 2.0]},
+     '=np': {'nd': 'float64', 'shape': [2, 2], 'v': [[0.0, 0.0], [0.0, 0.0]]},
+     '=t': {'nd': 'int32', 'shape': [1], 'v': [1]},
+     '=unknown': {'np': 'float32', 'v': 1.5},
+     '=str': {'py': 'bytes', 'v': "b'a'"},
+     'ops': [{'tuple': ['PlaceholderWithDefault/input', 'Const']},
+             {'tuple': ['PlaceholderWithDefault', 'PlaceholderWithDefault']},
+             {'tuple': ['PlaceholderWithDefault_1/input', 'Const']},
+             {'tuple': ['PlaceholderWithDefault_1', 'PlaceholderWithDefault']},
+             {'tuple': ['pd/input', 'Const']},
+             {'tuple': ['pd', 'PlaceholderWithDefault']},
+             {'tuple': ['PlaceholderWithDefault_2/input', 'Const']},
+             {'tuple': ['PlaceholderWithDefault_2', 'PlaceholderWithDefault']},
+             {'tuple': ['Const', 'Const']},
+             {'tuple': ['PlaceholderWithDefault_3', 'PlaceholderWithDefault']},
+             {'tuple': ['PlaceholderWithDefault_4/input', 'Const']},
+             {'tuple': ['PlaceholderWithDefault_5/input', 'Const']},
+             {'tuple': ['PlaceholderWithDefault_5', 'PlaceholderWithDefault']},
+             {'tuple': ['PlaceholderWithDefault_6/input', 'Const']},
+             {'tuple': ['PlaceholderWithDefault_6', 'PlaceholderWithDefault']}]}
+    _check(got, expected)
+
+
+def test_o100_placeholder_with_default_shape_merge():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    _both({"rank": lambda: tf.placeholder_with_default([1, 2], [2, 1]), "partial": lambda: tf.placeholder_with_default([[1, 2]], [None, 3]),
+           "ok": lambda: tf.placeholder_with_default([[1, 2]], [None, 2]),
+           "from_ph": lambda: tf.placeholder_with_default(tf.placeholder(tf.int32, [None, 2]), [3, None])})
+    expected = {'rank': {'exc': 'ValueError',
+              'msg': "Shapes must be equal rank, but are 1 and 2 for '{{node PlaceholderWithDefault}} = "
+                     "PlaceholderWithDefault[dtype=DT_INT32, shape=[2,1]](PlaceholderWithDefault/input)' with input "
+                     'shapes: [2].'},
+     'partial': {'exc': 'ValueError',
+                 'msg': 'Dimension 1 in both shapes must be equal, but are 2 and 3. Shapes are [1,2] and [?,3]. for '
+                        "'{{node PlaceholderWithDefault_1}} = PlaceholderWithDefault[dtype=DT_INT32, "
+                        "shape=[?,3]](PlaceholderWithDefault_1/input)' with input shapes: [1,2]."},
+     'ok': {'tensor': 'PlaceholderWithDefault_2:0', 'dtype': 'int32', 'shape': '(?, 2)'},
+     'from_ph': {'tensor': 'PlaceholderWithDefault_3:0', 'dtype': 'int32', 'shape': '(3, ?)'},
+     '=ok': {'nd': 'int32', 'shape': [1, 2], 'v': [[1, 2]]},
+     '=from_ph': {'exc': 'InvalidArgumentError',
+                  'msg': "You must feed a value for placeholder tensor 'Placeholder' with dtype int32 and shape [?,2]",
+                  'op': 'Placeholder'}}
+    _check(got, expected)
+
+
+def test_o101_truediv_dtypes_and_errors():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    _both({"u32": lambda: tf.truediv(tf.constant([3], tf.uint32), 2), "u64": lambda: tf.truediv(tf.constant([3], tf.uint64), 2),
+           "i16": lambda: tf.truediv(tf.constant([3], tf.int16), tf.constant([2], tf.int16)),
+           "mix": lambda: tf.truediv(tf.constant([3], tf.int16), tf.constant([2], tf.int32)),
+           "hint": lambda: tf.truediv(tf.constant([3.0]), 2), "bool": lambda: tf.truediv(True, False),
+           "str": lambda: tf.truediv("a", "b")})
+    expected = {'u32': {'tensor': 'truediv:0', 'dtype': 'float64', 'shape': '(1,)'},
+     'u64': {'tensor': 'truediv_1:0', 'dtype': 'float64', 'shape': '(1,)'},
+     'i16': {'tensor': 'truediv_2:0', 'dtype': 'float32', 'shape': '(1,)'},
+     'mix': {'exc': 'TypeError', 'msg': '`x` and `y` must have the same dtype, got tf.int16 != tf.int32.'},
+     'hint': {'tensor': 'truediv_4:0', 'dtype': 'float32', 'shape': '(1,)'},
+     'bool': {'exc': 'TypeError',
+              'msg': 'Invalid dtype tf.bool in __truediv__. Expected one of {tf.uint8, tf.int8, tf.uint16, tf.int16, '
+                     'tf.uint32, tf.int32, tf.uint64, tf.int64, tf.bfloat16, tf.float16, tf.float32, tf.float64, '
+                     'tf.complex64, tf.complex128}.'},
+     'str': {'exc': 'TypeError',
+             'msg': 'Invalid dtype tf.string in __truediv__. Expected one of {tf.uint8, tf.int8, tf.uint16, tf.int16, '
+                    'tf.uint32, tf.int32, tf.uint64, tf.int64, tf.bfloat16, tf.float16, tf.float32, tf.float64, '
+                    'tf.complex64, tf.complex128}.'},
+     '=u32': {'nd': 'float64', 'shape': [1], 'v': [1.5]},
+     '=u64': {'nd': 'float64', 'shape': [1], 'v': [1.5]},
+     '=i16': {'nd': 'float32', 'shape': [1], 'v': [1.5]},
+     '=hint': {'nd': 'float32', 'shape': [1], 'v': [1.5]}}
+    _check(got, expected)
+
+
+def test_o102_divide_conversion_and_names():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    c = tf.constant([3.0, 4.0])
+    _both({"a": lambda: tf.divide(3, tf.constant(2.0)), "b": lambda: tf.divide(c, 2), "c": lambda: tf.divide(c, 2, name="dv"),
+           "d": lambda: tf.divide(6, 4), "e": lambda: tf.divide([6, 3], [4, 2]), "f": lambda: tf.divide(3, c, name="dv2"),
+           "g": lambda: tf.divide(np.float64(3), c), "h": lambda: tf.divide(tf.constant(3), c), "i": lambda: tf.divide(c, "a"),
+           "j": lambda: tf.divide(1, 2.5), "k": lambda: tf.divide(tf.constant([7], tf.int64), 2)})
+    catch("ops", lambda: [(o.name, o.type) for o in tf.get_default_graph().get_operations()])
+    expected = {'a': {'tensor': 'truediv:0', 'dtype': 'float32', 'shape': '()'},
+     'b': {'tensor': 'truediv_1:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'c': {'tensor': 'dv:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'd': {'tensor': 'truediv_2:0', 'dtype': 'float64', 'shape': '()'},
+     'e': {'tensor': 'truediv_3:0', 'dtype': 'float64', 'shape': '(2,)'},
+     'f': {'exc': 'TypeError', 'msg': '`x` and `y` must have the same dtype, got tf.int32 != tf.float32.'},
+     'g': {'tensor': 'truediv_4:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'h': {'exc': 'TypeError', 'msg': '`x` and `y` must have the same dtype, got tf.int32 != tf.float32.'},
+     'i': {'exc': 'TypeError', 'msg': '`x` and `y` must have the same dtype, got tf.float32 != tf.string.'},
+     'j': {'exc': 'TypeError', 'msg': '`x` and `y` must have the same dtype, got tf.int32 != tf.float32.'},
+     'k': {'tensor': 'truediv_8:0', 'dtype': 'float64', 'shape': '(1,)'},
+     '=a': {'np': 'float32', 'v': 1.5},
+     '=b': {'nd': 'float32', 'shape': [2], 'v': [1.5, 2.0]},
+     '=c': {'nd': 'float32', 'shape': [2], 'v': [1.5, 2.0]},
+     '=d': {'np': 'float64', 'v': 1.5},
+     '=e': {'nd': 'float64', 'shape': [2], 'v': [1.5, 1.5]},
+     '=g': {'nd': 'float32', 'shape': [2], 'v': [1.0, 0.75]},
+     '=k': {'nd': 'float64', 'shape': [1], 'v': [3.5]},
+     'ops': [{'tuple': ['Const', 'Const']},
+             {'tuple': ['Const_1', 'Const']},
+             {'tuple': ['Const_2', 'Const']},
+             {'tuple': ['truediv', 'RealDiv']},
+             {'tuple': ['truediv_1/y', 'Const']},
+             {'tuple': ['truediv_1', 'RealDiv']},
+             {'tuple': ['dv/y', 'Const']},
+             {'tuple': ['dv', 'RealDiv']},
+             {'tuple': ['Const_3', 'Const']},
+             {'tuple': ['truediv_2/y', 'Const']},
+             {'tuple': ['truediv_2/Cast', 'Cast']},
+             {'tuple': ['truediv_2/Cast_1', 'Cast']},
+             {'tuple': ['truediv_2', 'RealDiv']},
+             {'tuple': ['Const_4', 'Const']},
+             {'tuple': ['truediv_3/y', 'Const']},
+             {'tuple': ['truediv_3/Cast', 'Cast']},
+             {'tuple': ['truediv_3/Cast_1', 'Cast']},
+             {'tuple': ['truediv_3', 'RealDiv']},
+             {'tuple': ['dv2/x', 'Const']},
+             {'tuple': ['Const_5', 'Const']},
+             {'tuple': ['truediv_4', 'RealDiv']},
+             {'tuple': ['Const_6', 'Const']},
+             {'tuple': ['truediv_6/y', 'Const']},
+             {'tuple': ['Const_7', 'Const']},
+             {'tuple': ['truediv_7/y', 'Const']},
+             {'tuple': ['Const_8', 'Const']},
+             {'tuple': ['truediv_8/y', 'Const']},
+             {'tuple': ['truediv_8/Cast', 'Cast']},
+             {'tuple': ['truediv_8/Cast_1', 'Cast']},
+             {'tuple': ['truediv_8', 'RealDiv']}]}
+    _check(got, expected)
+
+
+def test_o103_conj_and_constant_of_tensor():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    c = tf.constant(2.0)
+    _both({"conj_real": lambda: tf.conj(c), "conj_c": lambda: tf.conj(tf.constant([1 + 2j]), name="cj"),
+           "conj_str": lambda: tf.conj("a"), "conj_str_t": lambda: tf.conj(tf.constant(["a"])),
+           "conj_int_list": lambda: tf.conj([1, 2]), "conj_bool": lambda: tf.conj([True]),
+           "const_of_tensor": lambda: tf.constant(c), "const_of_list_t": lambda: tf.constant([c])})
+    expected = {'conj_real': {'tensor': 'Const:0', 'dtype': 'float32', 'shape': '()'},
+     'conj_c': {'tensor': 'cj:0', 'dtype': 'complex128', 'shape': '(1,)'},
+     'conj_str': {'exc': 'TypeError', 'msg': 'Expected numeric or variant tensor, got dtype tf.string.'},
+     'conj_str_t': {'exc': 'TypeError', 'msg': 'Expected numeric or variant tensor, got dtype tf.string.'},
+     'conj_int_list': {'tensor': 'Conj_2/x:0', 'dtype': 'int32', 'shape': '(2,)'},
+     'conj_bool': {'exc': 'TypeError', 'msg': 'Expected numeric or variant tensor, got dtype tf.bool.'},
+     'const_of_tensor': {'exc': 'TypeError', 'msg': 'Expected any non-tensor type, but got a tensor instead.'},
+     'const_of_list_t': {'exc': 'TypeError', 'msg': 'Expected any non-tensor type, but got a tensor instead.'},
+     '=conj_real': {'np': 'float32', 'v': 2.0},
+     '=conj_c': {'nd': 'complex128', 'shape': [1], 'v': [[1.0, -2.0]]},
+     '=conj_int_list': {'nd': 'int32', 'shape': [2], 'v': [1, 2]}}
+    _check(got, expected)
+
+
+def test_o104_xent_missing_args_and_select_v2_shape_errors():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    _both({"sig_no_labels": lambda: tf.nn.sigmoid_cross_entropy_with_logits(logits=[1.0]),
+           "sig_no_logits": lambda: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0]),
+           "sm_no_labels": lambda: tf.nn.softmax_cross_entropy_with_logits(logits=[[1.0]]),
+           "sm_both_dims": lambda: tf.nn.softmax_cross_entropy_with_logits(logits=[[1.0]], dim=0, axis=0),
+           "sparse_no_logits": lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0]),
+           "v2_cond_then": lambda: tf.where_v2(tf.zeros([3, 3]) > 0, tf.zeros([2, 3]), 0.0),
+           "v2_then_else": lambda: tf.where_v2(True, tf.zeros([2, 3]), tf.zeros([4, 3])),
+           "dropout_bad_noise": lambda: tf.nn.dropout(tf.ones([2, 3]), rate=0.5, noise_shape=[3, 3])})
+    catch("v2_partial", lambda: tf.where_v2(tf.placeholder(tf.bool, [None, 1]), tf.zeros([1, 3]),
+                                            tf.placeholder(tf.float32, [2, None])))
+    expected = {'sig_no_labels': {'exc': 'ValueError',
+                       'msg': 'Both `labels` and `logits` must be provided for '
+                              'sigmoid_cross_entropy_with_logitsReceived: labels=None and logits=[1.0]'},
+     'sig_no_logits': {'exc': 'ValueError',
+                       'msg': 'Both `labels` and `logits` must be provided for '
+                              'sigmoid_cross_entropy_with_logitsReceived: labels=[1.0] and logits=None'},
+     'sm_no_labels': {'exc': 'ValueError',
+                      'msg': 'Both `labels` and `logits` must be provided for '
+                             'softmax_cross_entropy_with_logitsReceived: labels=None and logits=[[1.0]]'},
+     'sm_both_dims': {'exc': 'ValueError', 'msg': "Cannot specify both 'dim' and 'axis'."},
+     'sparse_no_logits': {'exc': 'ValueError',
+                          'msg': 'Both `labels` and `logits` must be provided for '
+                                 'sparse_softmax_cross_entropy_with_logitsReceived: labels=[0] and logits=None'},
+     'v2_cond_then': {'exc': 'ValueError',
+                      'msg': "Dimensions must be equal, but are 3 and 2 for '{{node SelectV2}} = "
+                             "SelectV2[T=DT_FLOAT](Greater, zeros_1, SelectV2/e)' with input shapes: [3,3], [2,3], "
+                             '[].'},
+     'v2_then_else': {'exc': 'ValueError',
+                      'msg': "Dimensions must be equal, but are 2 and 4 for '{{node SelectV2_1}} = "
+                             "SelectV2[T=DT_FLOAT](SelectV2_1/condition, zeros_2, zeros_3)' with input shapes: [], "
+                             '[2,3], [4,3].'},
+     'dropout_bad_noise': {'exc': 'ValueError',
+                           'msg': "Dimensions must be equal, but are 3 and 2 for '{{node dropout/SelectV2}} = "
+                                  "SelectV2[T=DT_FLOAT](dropout/GreaterEqual, dropout/Mul, dropout/Const_1)' with "
+                                  'input shapes: [3,3], [2,3], [].'},
+     'v2_partial': {'tensor': 'SelectV2_2:0', 'dtype': 'float32', 'shape': '(2, 3)'}}
+    _check(got, expected)
+
+
+def test_o105_broadcast_static_shape_and_shape_out_type():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    S = tf.TensorShape
+    catch("bad", lambda: tf.broadcast_static_shape(S([2, 3]), S([4])))
+    catch("partial", lambda: tf.broadcast_static_shape(shape_x=S([None, 1]), shape_y=S([1, None])))
+    catch("unknown", lambda: tf.broadcast_static_shape(S(None), S([2])))
+    catch("none_3", lambda: tf.broadcast_static_shape(S([None]), S([3])))
+    catch("lists", lambda: tf.broadcast_static_shape([2], [3]))
+    c = tf.constant([[1, 2]])
+    _both({"shape_none": lambda: tf.shape(c, out_type=None), "size_none": lambda: tf.size(c, out_type=None),
+           "shape_ph_none": lambda: tf.shape(tf.placeholder_with_default(c, [None, 2]), out_type=None),
+           "size_ph_none": lambda: tf.size(tf.placeholder_with_default(c, [None, 2]), out_type=None)})
+    expected = {'bad': {'exc': 'ValueError',
+             'msg': 'Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension pair they '
+                    'are either equal or one of them is 1. Received: (2, 3) and (4,).'},
+     'partial': {'tshape': '(?, ?)'},
+     'unknown': {'tshape': '<unknown>'},
+     'none_3': {'tshape': '(3,)'},
+     'lists': {'exc': 'AttributeError', 'msg': "'list' object has no attribute 'ndims'"},
+     'shape_none': {'tensor': 'Shape:0', 'dtype': 'int32', 'shape': '(2,)'},
+     'size_none': {'tensor': 'Size:0', 'dtype': 'int32', 'shape': '()'},
+     'shape_ph_none': {'tensor': 'Shape_1:0', 'dtype': 'int32', 'shape': '(2,)'},
+     'size_ph_none': {'tensor': 'Size_1:0', 'dtype': 'int32', 'shape': '()'},
+     '=shape_none': {'nd': 'int32', 'shape': [2], 'v': [1, 2]},
+     '=size_none': {'np': 'int32', 'v': 2},
+     '=shape_ph_none': {'nd': 'int32', 'shape': [2], 'v': [1, 2]},
+     '=size_ph_none': {'np': 'int32', 'v': 2}}
+    _check(got, expected)
+
+
+def test_o106_truncate_div_mod():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    _both({"div_i": lambda: math_ops.truncatediv([-7, 7, -7, 7], [2, 2, -2, -2]), "mod_i": lambda: math_ops.truncatemod([-7, 7, -7, 7], [2, 2, -2, -2]),
+           "div_f": lambda: math_ops.truncatediv([-7.5, 7.5, 1.0], [2.0, -2.0, 0.0]), "mod_f": lambda: math_ops.truncatemod([-7.5, 7.5], [2.0, -2.0]),
+           "div_u8": lambda: math_ops.truncatediv(tf.constant([200], tf.uint8), tf.constant([7], tf.uint8)),
+           "div_zero": lambda: math_ops.truncatediv([1], [0]), "mod_zero": lambda: math_ops.truncatemod([1], [0]),
+           "div_bcast": lambda: math_ops.truncatediv([[9], [-9]], [2, 4]), "div_name": lambda: math_ops.truncatediv([1], [1], name="td"),
+           "mod_i64": lambda: math_ops.truncatemod(tf.constant([-5], tf.int64), tf.constant([3], tf.int64)),
+           "mod_u8": lambda: math_ops.truncatemod(tf.constant([5], tf.uint8), tf.constant([3], tf.uint8)),
+           "div_bad_shape": lambda: math_ops.truncatediv([1, 2], [1, 2, 3])})
+    expected = {'div_i': {'tensor': 'TruncateDiv:0', 'dtype': 'int32', 'shape': '(4,)'},
+     'mod_i': {'tensor': 'TruncateMod:0', 'dtype': 'int32', 'shape': '(4,)'},
+     'div_f': {'tensor': 'TruncateDiv_1:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'mod_f': {'tensor': 'TruncateMod_1:0', 'dtype': 'float32', 'shape': '(2,)'},
+     'div_u8': {'tensor': 'TruncateDiv_2:0', 'dtype': 'uint8', 'shape': '(1,)'},
+     'div_zero': {'tensor': 'TruncateDiv_3:0', 'dtype': 'int32', 'shape': '(1,)'},
+     'mod_zero': {'tensor': 'TruncateMod_2:0', 'dtype': 'int32', 'shape': '(1,)'},
+     'div_bcast': {'tensor': 'TruncateDiv_4:0', 'dtype': 'int32', 'shape': '(2, 2)'},
+     'div_name': {'tensor': 'td:0', 'dtype': 'int32', 'shape': '(1,)'},
+     'mod_i64': {'tensor': 'TruncateMod_3:0', 'dtype': 'int64', 'shape': '(1,)'},
+     'mod_u8': {'exc': 'TypeError',
+                'msg': "Value passed to parameter 'x' has DataType uint8 not in list of allowed values: int32, int64, "
+                       'bfloat16, float16, float32, float64'},
+     'div_bad_shape': {'exc': 'ValueError',
+                       'msg': "Dimensions must be equal, but are 2 and 3 for '{{node TruncateDiv_5}} = "
+                              "TruncateDiv[T=DT_INT32](TruncateDiv_5/x, TruncateDiv_5/y)' with input shapes: [2], "
+                              '[3].'},
+     '=div_i': {'nd': 'int32', 'shape': [4], 'v': [-3, 3, 3, -3]},
+     '=mod_i': {'nd': 'int32', 'shape': [4], 'v': [-1, 1, -1, 1]},
+     '=div_f': {'nd': 'float32', 'shape': [3], 'v': [-3.0, -3.0, 'inf']},
+     '=mod_f': {'nd': 'float32', 'shape': [2], 'v': [-1.5, 1.5]},
+     '=div_u8': {'nd': 'uint8', 'shape': [1], 'v': [28]},
+     '=div_zero': {'exc': 'InternalError',
+                   'msg': 'Unexpected error in binary operator (only integer div and mod should have errors)',
+                   'op': 'TruncateDiv_3'},
+     '=mod_zero': {'exc': 'InternalError',
+                   'msg': 'Unexpected error in binary operator (only integer div and mod should have errors)',
+                   'op': 'TruncateMod_2'},
+     '=div_bcast': {'nd': 'int32', 'shape': [2, 2], 'v': [[4, 2], [-4, -2]]},
+     '=div_name': {'nd': 'int32', 'shape': [1], 'v': [1]},
+     '=mod_i64': {'nd': 'int64', 'shape': [1], 'v': [-2]}}
+    _check(got, expected)
+
+
+def test_o107_inverse_and_hyperbolic_trig():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    x = tf.constant([-1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
+    _both({"asin": lambda: math_ops.asin(x), "acos": lambda: math_ops.acos(x), "atan": lambda: math_ops.atan(x), "sinh": lambda: math_ops.sinh(x),
+           "cosh": lambda: math_ops.cosh(x), "asinh": lambda: math_ops.asinh(x), "acosh": lambda: math_ops.acosh(x), "atanh": lambda: math_ops.atanh(x),
+           "rint": lambda: math_ops.rint([0.5, 1.5, 2.5, -0.5, -1.7]), "rint_int": lambda: math_ops.rint([1]),
+           "atan2": lambda: math_ops.atan2([1.0, -1.0, 0.0, 0.0], [0.0, 0.0, -1.0, 1.0]),
+           "atan2_bcast": lambda: math_ops.atan2([[1.0], [2.0]], [1.0, -1.0]), "atan2_name": lambda: math_ops.atan2(1.0, 1.0, name="at"),
+           "atan2_int": lambda: math_ops.atan2([1], [1]), "asin_int": lambda: math_ops.asin([1]),
+           "sinh_f64": lambda: math_ops.sinh(tf.constant([1.0], tf.float64)), "cosh_c": lambda: math_ops.cosh(tf.constant([1j])),
+           "asin_name": lambda: math_ops.asin(x, name="as")})
+    expected = {'asin': {'tensor': 'Asin:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'acos': {'tensor': 'Acos:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'atan': {'tensor': 'Atan:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'sinh': {'tensor': 'Sinh:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'cosh': {'tensor': 'Cosh:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'asinh': {'tensor': 'Asinh:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'acosh': {'tensor': 'Acosh:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'atanh': {'tensor': 'Atanh:0', 'dtype': 'float32', 'shape': '(6,)'},
+     'rint': {'tensor': 'Rint:0', 'dtype': 'float32', 'shape': '(5,)'},
+     'rint_int': {'exc': 'TypeError',
+                  'msg': "Value passed to parameter 'x' has DataType int32 not in list of allowed values: bfloat16, "
+                         'float16, float32, float64'},
+     'atan2': {'tensor': 'Atan2:0', 'dtype': 'float32', 'shape': '(4,)'},
+     'atan2_bcast': {'tensor': 'Atan2_1:0', 'dtype': 'float32', 'shape': '(2, 2)'},
+     'atan2_name': {'tensor': 'at:0', 'dtype': 'float32', 'shape': '()'},
+     'atan2_int': {'exc': 'TypeError',
+                   'msg': "Value passed to parameter 'y' has DataType int32 not in list of allowed values: bfloat16, "
+                          'float16, float32, float64'},
+     'asin_int': {'exc': 'TypeError',
+                  'msg': "Value passed to parameter 'x' has DataType int32 not in list of allowed values: bfloat16, "
+                         'float16, float32, float64, complex64, complex128'},
+     'sinh_f64': {'tensor': 'Sinh_1:0', 'dtype': 'float64', 'shape': '(1,)'},
+     'cosh_c': {'tensor': 'Cosh_1:0', 'dtype': 'complex128', 'shape': '(1,)'},
+     'asin_name': {'tensor': 'as:0', 'dtype': 'float32', 'shape': '(6,)'},
+     '=asin': {'nd': 'float32', 'shape': [6], 'v': [-1.5708, -0.5236, 0.0, 0.5236, 1.5708, 'nan']},
+     '=acos': {'nd': 'float32', 'shape': [6], 'v': [3.1416, 2.0944, 1.5708, 1.0472, 0.0, 'nan']},
+     '=atan': {'nd': 'float32', 'shape': [6], 'v': [-0.7854, -0.46365, 0.0, 0.46365, 0.7854, 1.1071]},
+     '=sinh': {'nd': 'float32', 'shape': [6], 'v': [-1.1752, -0.5211, 0.0, 0.5211, 1.1752, 3.6269]},
+     '=cosh': {'nd': 'float32', 'shape': [6], 'v': [1.5431, 1.1276, 1.0, 1.1276, 1.5431, 3.7622]},
+     '=asinh': {'nd': 'float32', 'shape': [6], 'v': [-0.88137, -0.48121, 0.0, 0.48121, 0.88137, 1.4436]},
+     '=acosh': {'nd': 'float32', 'shape': [6], 'v': ['nan', 'nan', 'nan', 'nan', 0.0, 1.317]},
+     '=atanh': {'nd': 'float32', 'shape': [6], 'v': ['-inf', -0.54931, 0.0, 0.54931, 'inf', 'nan']},
+     '=rint': {'nd': 'float32', 'shape': [5], 'v': [0.0, 2.0, 2.0, -0.0, -2.0]},
+     '=atan2': {'nd': 'float32', 'shape': [4], 'v': [1.5708, -1.5708, 3.1416, 0.0]},
+     '=atan2_bcast': {'nd': 'float32', 'shape': [2, 2], 'v': [[0.7854, 2.3562], [1.1071, 2.0344]]},
+     '=atan2_name': {'np': 'float32', 'v': 0.7854},
+     '=sinh_f64': {'nd': 'float64', 'shape': [1], 'v': [1.1752]},
+     '=cosh_c': {'nd': 'complex128', 'shape': [1], 'v': [[0.5403, 0.0]]},
+     '=asin_name': {'nd': 'float32', 'shape': [6], 'v': [-1.5708, -0.5236, 0.0, 0.5236, 1.5708, 'nan']}}
+    _check(got, expected)
+
+
+def test_o108_truncate_div_no_complex_kernel():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    _both({"div_c": lambda: math_ops.truncatediv(tf.constant([3 + 3j]), tf.constant([2 + 0j]))})
+    expected = {'div_c': {'tensor': 'TruncateDiv:0', 'dtype': 'complex128', 'shape': '(1,)'}}
+    _check(got, expected, classes={'=div_c': 'InvalidArgumentError'})
+
+
+def test_o109_real_imag_angle_complex():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    c = tf.constant([1 + 2j, -3 - 4j, -1 + 0j])
+    f = tf.constant([-1.5, 0.0, 2.0])
+    _both({"real": lambda: math_ops.real(c), "imag": lambda: math_ops.imag(c), "angle": lambda: math_ops.angle(c),
+           "real_f": lambda: math_ops.real(f), "imag_f": lambda: math_ops.imag(f), "angle_f": lambda: math_ops.angle(f),
+           "real_c64": lambda: math_ops.real(tf.constant([1 + 2j], tf.complex64), name="re"),
+           "imag_int": lambda: math_ops.imag([1, 2]), "real_str": lambda: math_ops.real("a"), "real_list": lambda: math_ops.real([1j]),
+           "complex": lambda: math_ops.complex([1.0, 2.0], [3.0, 4.0]), "complex_f64": lambda: math_ops.complex(tf.constant([1.0], tf.float64), tf.constant([2.0], tf.float64)),
+           "complex_bcast": lambda: math_ops.complex([[1.0], [2.0]], [3.0, 4.0]), "complex_mixed": lambda: math_ops.complex(tf.constant([1.0], tf.float64), [2.0]),
+           "complex_int": lambda: math_ops.complex([1], [2]), "complex_name": lambda: math_ops.complex(1.0, 2.0, name="cx"),
+           "complex_bad_shape": lambda: math_ops.complex([1.0, 2.0], [1.0, 2.0, 3.0]),
+           "sat_c_real": lambda: math_ops.saturate_cast(tf.constant([1e10 + 1j, -3.5 + 2j]), tf.int16)})
+    catch("ops", lambda: [(o.name, o.type) for o in tf.get_default_graph().get_operations()])
+    expected = {'real': {'tensor': 'Real:0', 'dtype': 'float64', 'shape': '(3,)'},
+     'imag': {'tensor': 'Imag:0', 'dtype': 'float64', 'shape': '(3,)'},
+     'angle': {'tensor': 'Angle:0', 'dtype': 'float64', 'shape': '(3,)'},
+     'real_f': {'tensor': 'Const_1:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'imag_f': {'tensor': 'Imag_1/zeros_like:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'angle_f': {'tensor': 'Angle_1/Select:0', 'dtype': 'float32', 'shape': '(3,)'},
+     'real_c64': {'tensor': 're:0', 'dtype': 'float32', 'shape': '(1,)'},
+     'imag_int': {'tensor': 'Imag_2/zeros_like:0', 'dtype': 'int32', 'shape': '(2,)'},
+     'real_str': {'exc': 'TypeError',
+                  'msg': "input must be a numeric tensor, but got tensor with dtype <dtype: 'string'>"},
+     'real_list': {'tensor': 'Real_3:0', 'dtype': 'float64', 'shape': '(1,)'},
+     'complex': {'tensor': 'Complex:0', 'dtype': 'complex64', 'shape': '(2,)'},
+     'complex_f64': {'tensor': 'Complex_1:0', 'dtype': 'complex128', 'shape': '(1,)'},
+     'complex_bcast': {'tensor': 'Complex_2:0', 'dtype': 'complex64', 'shape': '(2, 2)'},
+     'complex_mixed': {'exc': 'TypeError',
+                       'msg': 'The `real` and `imag` components have incorrect types: float64 float32. They must be '
+                              'consistent, and one of [tf.float32, tf.float64]'},
+     'complex_int': {'exc': 'TypeError',
+                     'msg': 'The `real` and `imag` components have incorrect types: int32 int32. They must be '
+                            'consistent, and one of [tf.float32, tf.float64]'},
+     'complex_name': {'tensor': 'cx:0', 'dtype': 'complex64', 'shape': '()'},
+     'complex_bad_shape': {'exc': 'ValueError',
+                           'msg': "Dimensions must be equal, but are 2 and 3 for '{{node Complex_5}} = "
+                                  "Complex[T=DT_FLOAT, Tout=DT_COMPLEX64](real_8, imag_8)' with input shapes: [2], "
+                                  '[3].'},
+     'sat_c_real': {'tensor': 'saturate_cast:0', 'dtype': 'int16', 'shape': '(2,)'},
+     '=real': {'nd': 'float64', 'shape': [3], 'v': [1.0, -3.0, -1.0]},
+     '=imag': {'nd': 'float64', 'shape': [3], 'v': [2.0, -4.0, 0.0]},
+     '=angle': {'nd': 'float64', 'shape': [3], 'v': [1.1071, -2.2143, 3.1416]},
+     '=real_f': {'nd': 'float32', 'shape': [3], 'v': [-1.5, 0.0, 2.0]},
+     '=imag_f': {'nd': 'float32', 'shape': [3], 'v': [0.0, 0.0, 0.0]},
+     '=angle_f': {'nd': 'float32', 'shape': [3], 'v': [3.1416, 0.0, 0.0]},
+     '=real_c64': {'nd': 'float32', 'shape': [1], 'v': [1.0]},
+     '=imag_int': {'nd': 'int32', 'shape': [2], 'v': [0, 0]},
+     '=real_list': {'nd': 'float64', 'shape': [1], 'v': [0.0]},
+     '=complex': {'nd': 'complex64', 'shape': [2], 'v': [[1.0, 3.0], [2.0, 4.0]]},
+     '=complex_f64': {'nd': 'complex128', 'shape': [1], 'v': [[1.0, 2.0]]},
+     '=complex_bcast': {'nd': 'complex64', 'shape': [2, 2], 'v': [[1.0, 3.0], [1.0, 4.0], [2.0, 3.0], [2.0, 4.0]]},
+     '=complex_name': {'np': 'complex64', 'v': [[1.0, 2.0]]},
+     '=sat_c_real': {'nd': 'int16', 'shape': [2], 'v': [32767, -3]},
+     'ops': [{'tuple': ['Const', 'Const']},
+             {'tuple': ['Const_1', 'Const']},
+             {'tuple': ['Real', 'Real']},
+             {'tuple': ['Imag', 'Imag']},
+             {'tuple': ['Angle', 'Angle']},
+             {'tuple': ['Imag_1/zeros_like', 'Const']},
+             {'tuple': ['Angle_1/Less/y', 'Const']},
+             {'tuple': ['Angle_1/Less', 'Less']},
+             {'tuple': ['Angle_1/ones_like/Shape/shape_as_tensor', 'Const']},
+             {'tuple': ['Angle_1/ones_like/Const', 'Const']},
+             {'tuple': ['Angle_1/ones_like', 'Fill']},
+             {'tuple': ['Angle_1/mul/x', 'Const']},
+             {'tuple': ['Angle_1/mul', 'Mul']},
+             {'tuple': ['Angle_1/zeros_like', 'Const']},
+             {'tuple': ['Angle_1/Select', 'Select']},
+             {'tuple': ['Const_2', 'Const']},
+             {'tuple': ['re', 'Real']},
+             {'tuple': ['Imag_2/input', 'Const']},
+             {'tuple': ['Imag_2/zeros_like', 'Const']},
+             {'tuple': ['Real_2/input', 'Const']},
+             {'tuple': ['Real_3/input', 'Const']},
+             {'tuple': ['Real_3', 'Real']},
+             {'tuple': ['real_4', 'Const']},
+             {'tuple': ['imag_3', 'Const']},
+             {'tuple': ['Complex', 'Complex']},
+             {'tuple': ['Const_3', 'Const']},
+             {'tuple': ['Const_4', 'Const']},
+             {'tuple': ['Complex_1', 'Complex']},
+             {'tuple': ['real_5', 'Const']},
+             {'tuple': ['imag_4', 'Const']},
+             {'tuple': ['Complex_2', 'Complex']},
+             {'tuple': ['Const_5', 'Const']},
+             {'tuple': ['imag_5', 'Const']},
+             {'tuple': ['real_6', 'Const']},
+             {'tuple': ['imag_6', 'Const']},
+             {'tuple': ['real_7', 'Const']},
+             {'tuple': ['imag_7', 'Const']},
+             {'tuple': ['cx', 'Complex']},
+             {'tuple': ['real_8', 'Const']},
+             {'tuple': ['imag_8', 'Const']},
+             {'tuple': ['Const_6', 'Const']},
+             {'tuple': ['saturate_cast/Real', 'Real']},
+             {'tuple': ['saturate_cast/Const', 'Const']},
+             {'tuple': ['saturate_cast/Const_1', 'Const']},
+             {'tuple': ['saturate_cast/clamp', 'ClipByValue']},
+             {'tuple': ['saturate_cast', 'Cast']}]}
+    _check(got, expected)
+
+
+def test_o110_l2_normalize_and_moments():
+    out, catch, got = _recorder()
+    _build, _run, _both = _helpers(catch)
+    x = tf.constant([[3.0, 4.0], [0.0, 0.0], [1.0, -1.0]])
+    p = tf.placeholder(tf.float32, [None, 2], name="p")
+    _both({"l2n_1": lambda: nn_ops.l2_normalize(x, 1), "l2n_all": lambda: nn_ops.l2_normalize(x), "l2n_dim0": lambda: nn_ops.l2_normalize(x, dim=0),
+           "l2n_eps": lambda: nn_ops.l2_normalize(x, 1, epsilon=100.0), "l2n_name": lambda: nn_ops.l2_normalize(x, [0, 1], name="nrm"),
+           "l2n_c": lambda: nn_ops.l2_normalize(tf.constant([3 + 4j, 0j]), 0), "l2n_p": lambda: nn_ops.l2_normalize(p, -1),
+           "l2n_int": lambda: nn_ops.l2_normalize([3, 4]), "l2n_both": lambda: nn_ops.l2_normalize(x, axis=0, dim=0),
+           "mom_0": lambda: nn_ops.moments(x, [0]), "mom_keep": lambda: nn_ops.moments(x, [0, 1], keep_dims=True),
+           "mom_keepdims": lambda: nn_ops.moments(x, [1], keepdims=True), "mom_name": lambda: nn_ops.moments(x, [1], name="mm"),
+           "mom_f16": lambda: nn_ops.moments(tf.constant([[1.0, 2.0]], tf.float16), [1]),
+           "mom_p": lambda: nn_ops.moments(p, [0]), "mom_shift": lambda: nn_ops.moments(x, [0], shift=5.0),
+           "mom_list": lambda: nn_ops.moments([1.0, 2.0, 4.0], [0]), "mom_int": lambda: nn_ops.moments(tf.constant([1, 2, 4]), [0]),
+           "mom_axes_int": lambda: nn_ops.moments(x, 0)},
+          {p: [[1.0, 1.0]]})
+    catch("ops", lambda: [(o.name, o.type) for o in tf.get_default_graph().get_operations()])
+    expected = {'l2n_1': {'tensor': 'l2_normalize:0', 'dtype': 'float32', 'shape': '(3, 2)'},
+     'l2n_all': {'tensor': 'l2_normalize_1:0', 'dtype': 'float32', 'shape': '(3, 2)'},
+     'l2n_dim0': {'tensor': 'l2_normalize_2:0', 'dtype': 'float32', 'shape': '(3, 2)'},
+     'l2n_eps': {'tensor': 'l2_normalize_3:0', 'dtype': 'float32', 'shape': '(3, 2)'},
+     'l2n_name': {'tensor': 'nrm:0', 'dtype': 'float32', 'shape': '(3, 2)'},
+     'l2n_c': {'tensor': 'l2_normalize_4:0', 'dtype': 'complex128', 'shape': '(2,)'},
+     'l2n_p': {'tensor': 'l2_normalize_5:0', 'dtype': 'float32', 'shape': '(?, 2)'},
+     'l2n_int': {'exc': 'TypeError',
+                 'msg': "Expected int32 passed to parameter 'y' of op 'Maximum', got 1e-12 of type 'float' instead. "
+                        "Error: Expected int32, but got 1e-12 of type 'float'."},
+     'l2n_both': {'exc': 'ValueError', 'msg': "Cannot specify both 'dim' and 'axis'."},
+     'mom_0': {'tuple': [{'tensor': 'moments/Squeeze:0', 'dtype': 'float32', 'shape': '(2,)'},
+                         {'tensor': 'moments/Squeeze_1:0', 'dtype': 'float32', 'shape': '(2,)'}]},
+     'mom_keep': {'tuple': [{'tensor': 'moments_1/mean:0', 'dtype': 'float32', 'shape': '(1, 1)'},
+                            {'tensor': 'moments_1/variance:0', 'dtype': 'float32', 'shape': '(1, 1)'}]},
+     'mom_keepdims': {'tuple': [{'tensor': 'moments_2/mean:0', 'dtype': 'float32', 'shape': '(3, 1)'},
+                                {'tensor': 'moments_2/variance:0', 'dtype': 'float32', 'shape': '(3, 1)'}]},
+     'mom_name': {'tuple': [{'tensor': 'mm/Squeeze:0', 'dtype': 'float32', 'shape': '(3,)'},
+                            {'tensor': 'mm/Squeeze_1:0', 'dtype': 'float32', 'shape': '(3,)'}]},
+     'mom_f16': {'tuple': [{'tensor': 'moments_3/Cast_1:0', 'dtype': 'float16', 'shape': '(1,)'},
+                           {'tensor': 'moments_3/Cast_2:0', 'dtype': 'float16', 'shape': '(1,)'}]},
+     'mom_p': {'tuple': [{'tensor': 'moments_4/Squeeze:0', 'dtype': 'float32', 'shape': '(2,)'},
+                         {'tensor': 'moments_4/Squeeze_1:0', 'dtype': 'float32', 'shape': '(2,)'}]},
+     'mom_shift': {'tuple': [{'tensor': 'moments_5/Squeeze:0', 'dtype': 'float32', 'shape': '(2,)'},
+                             {'tensor': 'moments_5/Squeeze_1:0', 'dtype': 'float32', 'shape': '(2,)'}]},
+     'mom_list': {'exc': 'AttributeError', 'msg': "'list' object has no attribute 'dtype'"},
+     'mom_int': {'tuple': [{'tensor': 'moments_7/Squeeze:0', 'dtype': 'int32', 'shape': '()'},
+                           {'tensor': 'moments_7/Squeeze_1:0', 'dtype': 'int32', 'shape': '()'}]},
+     'mom_axes_int': {'tuple': [{'tensor': 'moments_8/Squeeze:0', 'dtype': 'float32', 'shape': '(2,)'},
+                                {'tensor': 'moments_8/Squeeze_1:0', 'dtype': 'float32', 'shape': '(2,)'}]},
+     '=l2n_1': {'nd': 'float32', 'shape': [3, 2], 'v': [[0.6, 0.8], [0.0, 0.0], [0.70711, -0.70711]]},
+     '=l2n_all': {'nd': 'float32', 'shape': [3, 2], 'v': [[0.57735, 0.7698], [0.0, 0.0], [0.19245, -0.19245]]},
+     '=l2n_dim0': {'nd': 'float32', 'shape': [3, 2], 'v': [[0.94868, 0.97014], [0.0, 0.0], [0.31623, -0.24254]]},
+     '=l2n_eps': {'nd': 'float32', 'shape': [3, 2], 'v': [[0.3, 0.4], [0.0, 0.0], [0.1, -0.1]]},
+     '=l2n_name': {'nd': 'float32', 'shape': [3, 2], 'v': [[0.57735, 0.7698], [0.0, 0.0], [0.19245, -0.19245]]},
+     '=l2n_c': {'nd': 'complex128', 'shape': [2], 'v': [[0.6, 0.8], [0.0, 0.0]]},
+     '=l2n_p': {'nd': 'float32', 'shape': [1, 2], 'v': [[0.70711, 0.70711]]},
+     '=mom_0': {'tuple': [{'nd': 'float32', 'shape': [2], 'v': [1.3333, 1.0]},
+                          {'nd': 'float32', 'shape': [2], 'v': [1.5556, 4.6667]}]},
+     '=mom_keep': {'tuple': [{'nd': 'float32', 'shape': [1, 1], 'v': [[1.1667]]},
+                             {'nd': 'float32', 'shape': [1, 1], 'v': [[3.1389]]}]},
+     '=mom_keepdims': {'tuple': [{'nd': 'float32', 'shape': [3, 1], 'v': [[3.5], [0.0], [0.0]]},
+                                 {'nd': 'float32', 'shape': [3, 1], 'v': [[0.25], [0.0], [1.0]]}]},
+     '=mom_name': {'tuple': [{'nd': 'float32', 'shape': [3], 'v': [3.5, 0.0, 0.0]},
+                             {'nd': 'float32', 'shape': [3], 'v': [0.25, 0.0, 1.0]}]},
+     '=mom_f16': {'tuple': [{'nd': 'float16', 'shape': [1], 'v': [1.5]},
+                            {'nd': 'float16', 'shape': [1], 'v': [0.25]}]},
+     '=mom_p': {'tuple': [{'nd': 'float32', 'shape': [2], 'v': [1.0, 1.0]},
+                          {'nd': 'float32', 'shape': [2], 'v': [0.0, 0.0]}]},
+     '=mom_shift': {'tuple': [{'nd': 'float32', 'shape': [2], 'v': [1.3333, 1.0]},
+                              {'nd': 'float32', 'shape': [2], 'v': [1.5556, 4.6667]}]},
+     '=mom_int': {'tuple': [{'np': 'int32', 'v': 2}, {'np': 'int32', 'v': 1}]},
+     '=mom_axes_int': {'tuple': [{'nd': 'float32', 'shape': [2], 'v': [1.3333, 1.0]},
+                                 {'nd': 'float32', 'shape': [2], 'v': [1.5556, 4.6667]}]},
+     'ops': [{'tuple': ['Const', 'Const']},
+             {'tuple': ['p', 'Placeholder']},
+             {'tuple': ['l2_normalize/Square', 'Square']},
+             {'tuple': ['l2_normalize/Sum/reduction_indices', 'Const']},
+             {'tuple': ['l2_normalize/Sum', 'Sum']},
+             {'tuple': ['l2_normalize/Maximum/y', 'Const']},
+             {'tuple': ['l2_normalize/Maximum', 'Maximum']},
+             {'tuple': ['l2_normalize/Rsqrt', 'Rsqrt']},
+             {'tuple': ['l2_normalize', 'Mul']},
+             {'tuple': ['l2_normalize_1/Square', 'Square']},
+             {'tuple': ['l2_normalize_1/Const', 'Const']},
+             {'tuple': ['l2_normalize_1/Sum', 'Sum']},
+             {'tuple': ['l2_normalize_1/Maximum/y', 'Const']},
+             {'tuple': ['l2_normalize_1/Maximum', 'Maximum']},
+             {'tuple': ['l2_normalize_1/Rsqrt', 'Rsqrt']},
+             {'tuple': ['l2_normalize_1', 'Mul']},
+             {'tuple': ['l2_normalize_2/Square', 'Square']},
+             {'tuple': ['l2_normalize_2/Sum/reduction_indices', 'Const']},
+             {'tuple': ['l2_normalize_2/Sum', 'Sum']},
+             {'tuple': ['l2_normalize_2/Maximum/y', 'Const']},
+             {'tuple': ['l2_normalize_2/Maximum', 'Maximum']},
+             {'tuple': ['l2_normalize_2/Rsqrt', 'Rsqrt']},
+             {'tuple': ['l2_normalize_2', 'Mul']},
+             {'tuple': ['l2_normalize_3/Square', 'Square']},
+             {'tuple': ['l2_normalize_3/Sum/reduction_indices', 'Const']},
+             {'tuple': ['l2_normalize_3/Sum', 'Sum']},
+             {'tuple': ['l2_normalize_3/Maximum/y', 'Const']},
+             {'tuple': ['l2_normalize_3/Maximum', 'Maximum']},
+             {'tuple': ['l2_normalize_3/Rsqrt', 'Rsqrt']},
+             {'tuple': ['l2_normalize_3', 'Mul']},
+             {'tuple': ['nrm/Square', 'Square']},
+             {'tuple': ['nrm/Sum/reduction_indices', 'Const']},
+             {'tuple': ['nrm/Sum', 'Sum']},
+             {'tuple': ['nrm/Maximum/y', 'Const']},
+             {'tuple': ['nrm/Maximum', 'Maximum']},
+             {'tuple': ['nrm/Rsqrt', 'Rsqrt']},
+             {'tuple': ['nrm', 'Mul']},
+             {'tuple': ['Const_1', 'Const']},
+             {'tuple': ['l2_normalize_4/Real', 'Real']},
+             {'tuple': ['l2_normalize_4/Square', 'Square']},
+             {'tuple': ['l2_normalize_4/Imag', 'Imag']},
+             {'tuple': ['l2_normalize_4/Square_1', 'Square']},
+             {'tuple': ['l2_normalize_4/add', 'AddV2']},
+             {'tuple': ['l2_normalize_4/Sum/reduction_indices', 'Const']},
+             {'tuple': ['l2_normalize_4/Sum', 'Sum']},
+             {'tuple': ['l2_normalize_4/Maximum/y', 'Const']},
+             {'tuple': ['l2_normalize_4/Maximum', 'Maximum']},
+             {'tuple': ['l2_normalize_4/Rsqrt', 'Rsqrt']},
+             {'tuple': ['l2_normalize_4/Real_2', 'Real']},
+             {'tuple': ['l2_normalize_4/Mul', 'Mul']},
+             {'tuple': ['l2_normalize_4/Imag_1', 'Imag']},
+             {'tuple': ['l2_normalize_4/Mul_1', 'Mul']},
+             {'tuple': ['l2_normalize_4', 'Complex']},
+             {'tuple': ['l2_normalize_5/Square', 'Square']},
+             {'tuple': ['l2_normalize_5/Sum/reduction_indices', 'Const']},
+             {'tuple': ['l2_normalize_5/Sum', 'Sum']},
+             {'tuple': ['l2_normalize_5/Maximum/y', 'Const']},
+             {'tuple': ['l2_normalize_5/Maximum', 'Maximum']},
+             {'tuple': ['l2_normalize_5/Rsqrt', 'Rsqrt']},
+             {'tuple': ['l2_normalize_5', 'Mul']},
+             {'tuple': ['l2_normalize_6/x', 'Const']},
+             {'tuple': ['l2_normalize_6/Square', 'Square']},
+             {'tuple': ['l2_normalize_6/Const', 'Const']},
+             {'tuple': ['l2_normalize_6/Sum', 'Sum']},
+             {'tuple': ['moments/mean/reduction_indices', 'Const']},
+             {'tuple': ['moments/mean', 'Mean']},
+             {'tuple': ['moments/StopGradient', 'StopGradient']},
+             {'tuple': ['moments/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['moments/variance/reduction_indices', 'Const']},
+             {'tuple': ['moments/variance', 'Mean']},
+             {'tuple': ['moments/Squeeze', 'Squeeze']},
+             {'tuple': ['moments/Squeeze_1', 'Squeeze']},
+             {'tuple': ['moments_1/mean/reduction_indices', 'Const']},
+             {'tuple': ['moments_1/mean', 'Mean']},
+             {'tuple': ['moments_1/StopGradient', 'StopGradient']},
+             {'tuple': ['moments_1/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['moments_1/variance/reduction_indices', 'Const']},
+             {'tuple': ['moments_1/variance', 'Mean']},
+             {'tuple': ['moments_2/mean/reduction_indices', 'Const']},
+             {'tuple': ['moments_2/mean', 'Mean']},
+             {'tuple': ['moments_2/StopGradient', 'StopGradient']},
+             {'tuple': ['moments_2/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['moments_2/variance/reduction_indices', 'Const']},
+             {'tuple': ['moments_2/variance', 'Mean']},
+             {'tuple': ['mm/mean/reduction_indices', 'Const']},
+             {'tuple': ['mm/mean', 'Mean']},
+             {'tuple': ['mm/StopGradient', 'StopGradient']},
+             {'tuple': ['mm/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['mm/variance/reduction_indices', 'Const']},
+             {'tuple': ['mm/variance', 'Mean']},
+             {'tuple': ['mm/Squeeze', 'Squeeze']},
+             {'tuple': ['mm/Squeeze_1', 'Squeeze']},
+             {'tuple': ['Const_2', 'Const']},
+             {'tuple': ['moments_3/Cast', 'Cast']},
+             {'tuple': ['moments_3/mean/reduction_indices', 'Const']},
+             {'tuple': ['moments_3/mean', 'Mean']},
+             {'tuple': ['moments_3/StopGradient', 'StopGradient']},
+             {'tuple': ['moments_3/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['moments_3/variance/reduction_indices', 'Const']},
+             {'tuple': ['moments_3/variance', 'Mean']},
+             {'tuple': ['moments_3/Squeeze', 'Squeeze']},
+             {'tuple': ['moments_3/Squeeze_1', 'Squeeze']},
+             {'tuple': ['moments_3/Cast_1', 'Cast']},
+             {'tuple': ['moments_3/Cast_2', 'Cast']},
+             {'tuple': ['moments_4/mean/reduction_indices', 'Const']},
+             {'tuple': ['moments_4/mean', 'Mean']},
+             {'tuple': ['moments_4/StopGradient', 'StopGradient']},
+             {'tuple': ['moments_4/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['moments_4/variance/reduction_indices', 'Const']},
+             {'tuple': ['moments_4/variance', 'Mean']},
+             {'tuple': ['moments_4/Squeeze', 'Squeeze']},
+             {'tuple': ['moments_4/Squeeze_1', 'Squeeze']},
+             {'tuple': ['moments_5/mean/reduction_indices', 'Const']},
+             {'tuple': ['moments_5/mean', 'Mean']},
+             {'tuple': ['moments_5/StopGradient', 'StopGradient']},
+             {'tuple': ['moments_5/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['moments_5/variance/reduction_indices', 'Const']},
+             {'tuple': ['moments_5/variance', 'Mean']},
+             {'tuple': ['moments_5/Squeeze', 'Squeeze']},
+             {'tuple': ['moments_5/Squeeze_1', 'Squeeze']},
+             {'tuple': ['Const_3', 'Const']},
+             {'tuple': ['moments_7/mean/reduction_indices', 'Const']},
+             {'tuple': ['moments_7/mean', 'Mean']},
+             {'tuple': ['moments_7/StopGradient', 'StopGradient']},
+             {'tuple': ['moments_7/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['moments_7/variance/reduction_indices', 'Const']},
+             {'tuple': ['moments_7/variance', 'Mean']},
+             {'tuple': ['moments_7/Squeeze', 'Squeeze']},
+             {'tuple': ['moments_7/Squeeze_1', 'Squeeze']},
+             {'tuple': ['moments_8/mean/reduction_indices', 'Const']},
+             {'tuple': ['moments_8/mean', 'Mean']},
+             {'tuple': ['moments_8/StopGradient', 'StopGradient']},
+             {'tuple': ['moments_8/SquaredDifference', 'SquaredDifference']},
+             {'tuple': ['moments_8/variance/reduction_indices', 'Const']},
+             {'tuple': ['moments_8/variance', 'Mean']},
+             {'tuple': ['moments_8/Squeeze', 'Squeeze']},
+             {'tuple': ['moments_8/Squeeze_1', 'Squeeze']}]}
     _check(got, expected)

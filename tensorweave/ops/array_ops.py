@@ -104,8 +104,7 @@ PlaceholderWithDefault = Op("PlaceholderWithDefault", inputs=["input: dtype"], o
 def _placeholder_with_default_shape(op: Any) -> list:
     shape = op.node_def.attr["shape"]
     declared = tensor_shape.unknown_shape() if shape is None else tensor_shape.as_shape(shape)
-    if not op.inputs[0].shape.is_compatible_with(declared):
-        raise ValueError(f"Shapes {op.inputs[0].shape} and {declared} are incompatible")
+    tensor_util.merge_shapes(op.inputs[0].shape, declared)  # only checks: the output keeps the declared shape
     return [declared]
 
 
@@ -115,11 +114,9 @@ def _placeholder_with_default(ctx: Any, input: Any) -> Any:  # noqa: A002 - TF's
 
 
 def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
-    """The value of `input` unless this tensor is fed."""
-    value = convert_to_tensor(input)
+    """The value of `input` unless this tensor is fed (a Python `input` becomes `<name>/input`, as in TF)."""
     shape = tensor_shape.as_shape(shape)
-    return PlaceholderWithDefault(value, dtype=value.dtype, shape=None if shape.ndims is None else shape.as_list(),
-                                  name=name)
+    return PlaceholderWithDefault(input, shape=None if shape.ndims is None else shape.as_list(), name=name)
 
 # -- Identity ----------------------------------------------------------------------------------------
 
@@ -214,8 +211,9 @@ def _shape(ctx: Any, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
     return np.array(input.shape, dtype=out_type.as_numpy_dtype)
 
 
-def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:  # noqa: A002
+def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
     """The shape of `input` as a 1-D tensor: a Const when it is fully known while building, as in TF."""
+    out_type = dtypes.int32 if out_type is None else out_type
     with name_scope(name, "Shape", [input]) as scope:
         input = convert_to_tensor(input)
         if input.shape.is_fully_defined():
@@ -237,8 +235,9 @@ def _size(ctx: Any, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
     return np.array(input.size, dtype=out_type.as_numpy_dtype)
 
 
-def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:  # noqa: A002
+def size(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
     """The number of elements of `input`: a Const when known while building (or a dimension is 0)."""
+    out_type = dtypes.int32 if out_type is None else out_type
     with name_scope(name, "Size", [input]) as scope:
         input = convert_to_tensor(input)
         static = input.shape
@@ -363,24 +362,39 @@ def _ones_like(ctx: Any, x: Any) -> Any:
     return ctx.xp.ones_like(x)
 
 
-def _like(op: Op, fill_fn: Any, tensor: Any, dtype: Any, name: str | None, optimize: bool, default: str) -> Tensor:
-    with name_scope(name, default, [tensor]) as scope:
-        tensor = convert_to_tensor(tensor, name="tensor")
-        if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:
-            return fill_fn(shape(tensor), dtype=dtype, name=scope)
-        if optimize and tensor.shape.is_fully_defined():
-            return fill_fn(tensor.shape.as_list(), dtype=tensor.dtype.base_dtype, name=scope)
-        return op(tensor, name=scope)
+def _shape_internal(tensor: Tensor, optimize: bool) -> Tensor:
+    """TF's internal shape (out_type unset) that the *_like wrappers use: a Const `Shape/shape_as_tensor`
+    (int64 only when a dimension needs it) when the shape is fully known, else a Shape op `Shape`."""
+    with name_scope(None, "Shape", [tensor]) as scope:
+        static = tensor.shape
+        if optimize and static.is_fully_defined():
+            dims = static.as_list()
+            dtype = dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
+            return constant(dims, dtype=dtype, name="shape_as_tensor")
+        return Shape(tensor, out_type=dtypes.int32, name=scope)
 
 
 def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
-    """Zeros with the shape (and by default the dtype) of `tensor`."""
-    return _like(ZerosLike, zeros, tensor, dtype, name, optimize, "zeros_like")
+    """Zeros with the shape (and by default the dtype) of `tensor`: `zeros` of the static shape when it is
+    fully known, `zeros` of the runtime shape for another dtype, else a ZerosLike op (TF's choices)."""
+    with name_scope(name, "zeros_like", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        base = tensor.dtype.base_dtype
+        if optimize and tensor.shape.is_fully_defined():
+            return zeros(tensor.shape.as_list(), dtype=dtype or base, name=scope)
+        if dtype is not None and dtypes.as_dtype(dtype).base_dtype != base:
+            return zeros(_shape_internal(tensor, optimize), dtype=dtype, name=scope)
+        return ZerosLike(tensor, name=scope)
 
 
 def ones_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
-    """Ones with the shape (and by default the dtype) of `tensor`."""
-    return _like(OnesLike, ones, tensor, dtype, name, optimize, "ones_like")
+    """Ones with the shape (and by default the dtype) of `tensor`: always a Fill of its shape, as TF's
+    (never the OnesLike op, which stays for imported graphs)."""
+    with name_scope(name, "ones_like", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        result = ones(_shape_internal(tensor, optimize), dtype=dtype or tensor.dtype.base_dtype, name=scope)
+        result.set_shape(tensor.shape)
+        return result
 
 # -- Shape-inference helpers -------------------------------------------------------------------------
 # TF's C++ shape functions (InferenceContext::WithRank, Merge, ...) with their messages, which are what a

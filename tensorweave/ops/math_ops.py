@@ -1,7 +1,8 @@
-"""Math ops: elementwise arithmetic, comparisons and unary functions with broadcasting, MatMul, reductions,
-Cast, Select/SelectV2 (`tf.where`), AddN, ArgMax/ArgMin, Cumsum, and the Tensor operator overloads (`+`, `*`,
-`@`, `<`, ...) that TF installs from this module. Composite wrappers (clip_by_value, reduce_logsumexp,
-count_nonzero) build the same ops under the same names as TF's."""
+"""Math ops: elementwise arithmetic, comparisons and unary functions with broadcasting, complex parts
+(Real/Imag/Angle/Complex), MatMul, reductions, Cast, Select/SelectV2 (`tf.where`), AddN, ClipByValue,
+ArgMax/ArgMin, Cumsum/Cumprod, and the Tensor operator overloads (`+`, `*`, `@`, `<`, ...) that TF installs
+from this module. Composite wrappers (clip_by_value, saturate_cast, reduce_logsumexp, count_nonzero) build
+the same ops under the same names as TF's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.formats import tensor_proto
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_registry import Op
@@ -23,8 +25,8 @@ _MIN_MAX = "{bfloat16, half, float, double, int8, uint8, int16, uint16, int32, u
 _FLOAT = "{bfloat16, half, float, double}"
 
 
-def broadcast_static_shape(x: tensor_shape.TensorShape, y: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
-    """The broadcast of two partial shapes, or ValueError naming the incompatible dimensions."""
+def _broadcast_shapes(x: tensor_shape.TensorShape, y: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """The broadcast of two partial shapes, or the ValueError of TF's C++ shape functions."""
     if x.ndims is None or y.ndims is None:
         return tensor_shape.unknown_shape()
     xs, ys = x.as_list(), y.as_list()
@@ -46,8 +48,19 @@ def broadcast_static_shape(x: tensor_shape.TensorShape, y: tensor_shape.TensorSh
     return tensor_shape.TensorShape(dims)
 
 
+def broadcast_static_shape(shape_x: tensor_shape.TensorShape,
+                           shape_y: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """`tf.broadcast_static_shape`: the broadcast of two TensorShapes, failing with TF's Python message."""
+    try:
+        return _broadcast_shapes(shape_x, shape_y)
+    except ValueError:
+        raise ValueError("Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension "
+                         "pair they are either equal or one of them is 1. Received: "
+                         f"{shape_x} and {shape_y}.") from None
+
+
 def _broadcast_shape(op: Any) -> list:
-    return [broadcast_static_shape(op.inputs[0].shape, op.inputs[1].shape)]
+    return [_broadcast_shapes(op.inputs[0].shape, op.inputs[1].shape)]
 
 
 def _unary_shape(op: Any) -> list:
@@ -240,27 +253,40 @@ def pow(x: Any, y: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's
         return Pow(x, y, name=scope)
 
 
-_TRUEDIV_CASTS = {dtypes.int8: dtypes.float32, dtypes.uint8: dtypes.float32, dtypes.int16: dtypes.float32,
-                  dtypes.uint16: dtypes.float32, dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}
+# Python 3 division's dtype per input dtype: a float type to cast integers to, None to divide as is; any
+# other dtype is refused (in TF's order, which its error message lists).
+_TRUEDIV_CASTS = {dtypes.uint8: dtypes.float32, dtypes.int8: dtypes.float32, dtypes.uint16: dtypes.float32,
+                  dtypes.int16: dtypes.float32, dtypes.uint32: dtypes.float64, dtypes.int32: dtypes.float64,
+                  dtypes.uint64: dtypes.float64, dtypes.int64: dtypes.float64, dtypes.bfloat16: None,
+                  dtypes.float16: None, dtypes.float32: None, dtypes.float64: None, dtypes.complex64: None,
+                  dtypes.complex128: None}
 
 
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """Python 3 division: integers are cast to float first (int32/int64 to float64)."""
+    """Python 3 division: integers are cast to float first (8/16-bit to float32, 32/64-bit to float64)."""
     with name_scope(name, "truediv", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
-        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
         if x.dtype.base_dtype != y.dtype.base_dtype:
-            raise TypeError(f"x and y must have the same dtype, got {x.dtype.base_dtype!r} != "
-                            f"{y.dtype.base_dtype!r}")
-        target = _TRUEDIV_CASTS.get(x.dtype.base_dtype)
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype.base_dtype!r} != "
+                            f"{y.dtype.base_dtype!r}.")
+        if x.dtype.base_dtype not in _TRUEDIV_CASTS:
+            raise TypeError(f"Invalid dtype {x.dtype.base_dtype!r} in __truediv__. Expected one of "
+                            f"{{{', '.join(repr(d) for d in _TRUEDIV_CASTS)}}}.")
+        target = _TRUEDIV_CASTS[x.dtype.base_dtype]
         if target is not None:
             x, y = cast(x, target), cast(y, target)
         return RealDiv(x, y, name=scope)
 
 
 def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """`tf.divide`: Python 3 semantics, as `x / y`."""
-    return truediv(x, y, name=name)
+    """`tf.divide`: `x / y` (a Python `x` is converted first, to `y`'s dtype, outside any scope); with a
+    `name`, truediv under that name, as TF's."""
+    if name is not None:
+        return truediv(x, y, name=name)
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, dtype=y.dtype.base_dtype if isinstance(y, Tensor) else None)
+    return x / y
 
 
 def div(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -378,6 +404,77 @@ def _complex_abs(ctx: Any, x: Any) -> Any:
     return ctx.xp.abs(x)
 
 
+def _complex_part_op(name: str, fn: Callable) -> Op:
+    """Real, Imag or Angle: a real tensor (float for complex64, double for complex128) from a complex one."""
+    op = Op(name, inputs=["input: T"], outputs=["output: Tout"],
+            attrs=["T: {complex64, complex128} = DT_COMPLEX64", "Tout: {float, double} = DT_FLOAT"])
+    op.shape(_unary_shape)
+    op.kernel("CPU", "GPU")(lambda ctx, input, Tout: fn(input))  # noqa: A006, N803 - TF's names
+    return op
+
+
+Real = _complex_part_op("Real", np.real)
+Imag = _complex_part_op("Imag", np.imag)
+Angle = _complex_part_op("Angle", np.angle)
+Complex = Op("Complex", inputs=["real: T", "imag: T"], outputs=["out: Tout"],
+             attrs=["T: {float, double} = DT_FLOAT", "Tout: {complex64, complex128} = DT_COMPLEX64"])
+Complex.shape(_broadcast_shape)
+
+
+def _make_complex(re: Any, im: Any) -> Any:
+    return np.add(re, np.multiply(im, 1j))  # float32 parts stay complex64 (NumPy 2's weak Python scalars)
+
+
+_complex_kernel = _binary_kernel(_make_complex)
+Complex.kernel("CPU", "GPU")(lambda ctx, real, imag, Tout: _complex_kernel(ctx, real, imag))  # noqa: N803
+
+
+def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's arg name
+    """The real part of a complex tensor; a real numeric tensor is returned as it is."""
+    with name_scope(name, "Real", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return Real(input, Tout=input.dtype.real_dtype, name=scope)
+        if input.dtype.is_floating or input.dtype.is_integer or input.dtype.is_quantized:  # TF's is_numeric
+            return input
+        raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {input.dtype}")
+
+
+def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's arg name
+    """The imaginary part of a complex tensor; zeros for a real one."""
+    with name_scope(name, "Imag", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return Imag(input, Tout=input.dtype.real_dtype, name=scope)
+        return array_ops.zeros_like(input)
+
+
+def angle(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's arg name
+    """The argument of each complex element; pi for negative real values, 0 otherwise."""
+    with name_scope(name, "Angle", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return Angle(input, Tout=input.dtype.real_dtype, name=scope)
+        return where(input < 0, np.pi * array_ops.ones_like(input), array_ops.zeros_like(input))
+
+
+def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
+    """real + imag * 1j from two float32 (complex64) or two float64 (complex128) tensors."""
+    real = convert_to_tensor(real, name="real")
+    imag = convert_to_tensor(imag, name="imag")
+    with name_scope(name, "Complex", [real, imag]) as scope:
+        types = (real.dtype, imag.dtype)
+        if types == (dtypes.float64, dtypes.float64):
+            tout = dtypes.complex128
+        elif types == (dtypes.float32, dtypes.float32):
+            tout = dtypes.complex64
+        else:
+            raise TypeError(f"The `real` and `imag` components have incorrect types: {real.dtype.name} "
+                            f"{imag.dtype.name}. They must be consistent, and one of "
+                            f"{[dtypes.float32, dtypes.float64]}")
+        return Complex(real, imag, Tout=tout, name=scope)
+
+
 def _divide_no_nan(x: Any, y: Any) -> Any:
     """x / y, and 0 wherever y is 0 (even for a nan or inf x)."""
     zero = np.asarray(y) == 0
@@ -385,6 +482,44 @@ def _divide_no_nan(x: Any, y: Any) -> Any:
 
 
 DivNoNan = _binary_op("DivNoNan", "{half, float, bfloat16, double, complex64, complex128}", _divide_no_nan)
+
+
+def _check_truncating_divisor(x: Any, y: Any) -> None:
+    """An integer 0 divisor fails as TF's truncating kernels do: an InternalError, not FloorDiv's message."""
+    if np.result_type(x, y).kind in "iu" and np.any(np.asarray(y) == 0):
+        raise errors.InternalError(None, None, "Unexpected error in binary operator (only integer div and mod "
+                                   "should have errors)")
+
+
+def _truncate_divide(x: Any, y: Any) -> Any:
+    """Integers round toward 0 (C++ division); floats are trunc(x / y)."""
+    _check_truncating_divisor(x, y)
+    if np.result_type(x, y).kind in "iu":
+        return _c_division(x, y)
+    return np.trunc(np.true_divide(x, y))
+
+
+def _truncate_mod(x: Any, y: Any) -> Any:
+    """C++'s remainder: the sign of the dividend (fmod), for integers and floats."""
+    _check_truncating_divisor(x, y)
+    return np.fmod(x, y)
+
+
+TruncateDiv = _binary_op("TruncateDiv", _NUMBER, _truncate_divide, no_kernel_for=(dtypes.complex64, dtypes.complex128))
+TruncateMod = _binary_op("TruncateMod", "{int32, int64, bfloat16, half, float, double}", _truncate_mod,
+                         no_kernel_for=(dtypes.float16, dtypes.bfloat16))
+Atan2 = Op("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[f"T: {_FLOAT}"])
+Atan2.shape(_broadcast_shape)
+Atan2.kernel("CPU", "GPU")(_binary_kernel(np.arctan2))
+Asin = _unary_op("Asin", _FLOAT_COMPLEX, np.arcsin)
+Acos = _unary_op("Acos", _FLOAT_COMPLEX, np.arccos)
+Atan = _unary_op("Atan", _FLOAT_COMPLEX, np.arctan)
+Sinh = _unary_op("Sinh", _FLOAT_COMPLEX, np.sinh)
+Cosh = _unary_op("Cosh", _FLOAT_COMPLEX, np.cosh)
+Asinh = _unary_op("Asinh", _FLOAT_COMPLEX, np.arcsinh)
+Acosh = _unary_op("Acosh", _FLOAT_COMPLEX, np.arccosh)
+Atanh = _unary_op("Atanh", _FLOAT_COMPLEX, np.arctanh)
+Rint = _unary_op("Rint", _FLOAT, np.rint, no_kernel_for=(dtypes.float16, dtypes.bfloat16))  # half to even
 Reciprocal = _unary_op("Reciprocal", _SIGNED, np.reciprocal, no_kernel_for=_SIGNED_INTEGERS)
 Round = _unary_op("Round", _SIGNED, np.round)  # half to even, as TF
 Floor = _unary_op("Floor", _FLOAT, np.floor)
@@ -393,6 +528,58 @@ IsNan = _unary_op("IsNan", _FLOAT, np.isnan, output="bool")
 IsInf = _unary_op("IsInf", _FLOAT, np.isinf, output="bool")
 IsFinite = _unary_op("IsFinite", _FLOAT, np.isfinite, output="bool")
 Erf = _unary_op("Erf", _FLOAT, _erf)
+
+
+def truncatediv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x / y rounded toward zero (C semantics), with broadcasting."""
+    return TruncateDiv(x, y, name=name)
+
+
+def truncatemod(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """The remainder of truncated division: the sign follows `x`."""
+    return TruncateMod(x, y, name=name)
+
+
+def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
+    """The angle of (x, y), elementwise with broadcasting (TF's argument order: y first)."""
+    return Atan2(y, x, name=name)
+
+
+def asin(x: Any, name: str | None = None) -> Tensor:
+    return Asin(x, name=name)
+
+
+def acos(x: Any, name: str | None = None) -> Tensor:
+    return Acos(x, name=name)
+
+
+def atan(x: Any, name: str | None = None) -> Tensor:
+    return Atan(x, name=name)
+
+
+def sinh(x: Any, name: str | None = None) -> Tensor:
+    return Sinh(x, name=name)
+
+
+def cosh(x: Any, name: str | None = None) -> Tensor:
+    return Cosh(x, name=name)
+
+
+def asinh(x: Any, name: str | None = None) -> Tensor:
+    return Asinh(x, name=name)
+
+
+def acosh(x: Any, name: str | None = None) -> Tensor:
+    return Acosh(x, name=name)
+
+
+def atanh(x: Any, name: str | None = None) -> Tensor:
+    return Atanh(x, name=name)
+
+
+def rint(x: Any, name: str | None = None) -> Tensor:
+    """The nearest integer (ties to even), as a float."""
+    return Rint(x, name=name)
 
 
 def sqrt(x: Any, name: str | None = None) -> Tensor:
@@ -557,7 +744,7 @@ def _batch_matmul_shape(op: Any) -> list:
     if op.node_def.attr["adj_y"]:
         ys[-2:] = ys[-1], ys[-2]
     _inner_dims_match(xs, ys)
-    batch = broadcast_static_shape(tensor_shape.TensorShape(xs[:-2]), tensor_shape.TensorShape(ys[:-2]))
+    batch = _broadcast_shapes(tensor_shape.TensorShape(xs[:-2]), tensor_shape.TensorShape(ys[:-2]))
     return [batch.concatenate([xs[-2], ys[-1]])]
 
 
@@ -596,11 +783,17 @@ def _conj(ctx: Any, input: Any) -> Any:  # noqa: A002
 
 
 def conj(x: Any, name: str | None = None) -> Tensor:
-    """The complex conjugate; real tensors are returned as they are (no op), as in TF."""
-    x = convert_to_tensor(x, name="x")
-    if x.dtype.is_complex:
-        return Conj(x, name=name)
-    return x
+    """The complex conjugate; real tensors are returned as they are (no op), as in TF; other dtypes are
+    refused."""
+    if isinstance(x, Tensor) and (x.dtype.is_floating or x.dtype.is_integer):
+        return x
+    with name_scope(name, "Conj", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return Conj(x, name=scope)
+        if x.dtype.is_floating or x.dtype.is_integer:
+            return x
+        raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
@@ -645,7 +838,12 @@ def _cast(ctx: Any, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) -> Any:  # n
     if dtypes.string in (SrcT, DstT):
         raise errors.UnimplementedError(ctx.node_def, None, f"Cast {tensor_util.type_string(SrcT)} to "
                                         f"{tensor_util.type_string(DstT)} is not supported")
-    return x.astype(target, copy=False) if isinstance(x, np.ndarray) else np.asarray(x).astype(target)
+    x = np.asarray(x)
+    if SrcT == dtypes.bfloat16 and x.dtype.names:  # bfloat16 without ml_dtypes: float32's top 16 bits
+        x = (x.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    if DstT == dtypes.bfloat16 and target.names:
+        return tensor_proto.cast_to_datatype(x, DstT.as_datatype_enum)
+    return x.astype(target, copy=False)
 
 
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
@@ -752,16 +950,16 @@ def _prod(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:
 
 @Mean.kernel("CPU", "GPU")
 def _mean(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
-    """Sum over count: an empty reduction is 0/0 = nan for floats (as TF), 0 for integers."""
+    """Sum over count: an empty reduction is 0/0 = nan for floats (as TF), 0 for integers; floats sum and
+    divide in their own type (float16 overflows to inf, as TF's)."""
     axes = _reduction_axes(ctx, input, reduction_indices)
     xp = ctx.xp
     count = int(np.prod([input.shape[a] for a in axes], dtype=np.int64)) if axes else 1
     if input.dtype.kind in "iu":
         total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.int64)
         return _c_division(total, np.int64(max(count, 1))).astype(input.dtype)
-    accumulator = np.dtype(np.float32) if input.dtype == np.float16 else input.dtype
-    total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=accumulator)
-    return xp.true_divide(total, accumulator.type(count)).astype(input.dtype, copy=False)
+    total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
+    return xp.true_divide(total, input.dtype.type(count))
 
 
 def _lowest(dtype: np.dtype) -> Any:
@@ -958,8 +1156,8 @@ _install_operators()
 
 
 # -- Equal, NotEqual, Range (owned with the array-op library) ---------------------------------------
-# `range` (below) and `abs` are TF's public names here, so this module spells the builtins `builtins.range`
-# and `builtins.abs`.
+# `range` (below), `abs` and `complex` are TF's public names here, so this module spells the builtins
+# `builtins.range`, `builtins.abs` and `builtins.complex`.
 
 
 def _equality_op(name: str, fn: Callable) -> Op:
@@ -1137,7 +1335,7 @@ SelectV2 = Op("SelectV2", inputs=["condition: bool", "t: T", "e: T"], outputs=["
 @SelectV2.shape
 def _select_v2_shape(op: Any) -> list:
     cond, t, e = (i.shape for i in op.inputs)
-    return [broadcast_static_shape(broadcast_static_shape(t, e), cond)]
+    return [_broadcast_shapes(cond, _broadcast_shapes(t, e))]  # TF's order, for its messages
 
 
 @SelectV2.kernel("CPU", "GPU")
@@ -1252,7 +1450,71 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | 
         values.shape.assert_is_compatible_with(t_max.shape)
         return t_max
 
-# -- ArgMax, ArgMin, Cumsum -------------------------------------------------------------------------
+
+ClipByValue = Op("ClipByValue", inputs=["t: T", "clip_value_min: T", "clip_value_max: T"], outputs=["output: T"],
+                 attrs=["T: numbertype"])
+ClipByValue.shape(_unary_shape)
+
+
+@ClipByValue.kernel("CPU", "GPU")
+def _clip(ctx: Any, t: Any, clip_value_min: Any, clip_value_max: Any) -> Any:
+    """min(t, max) then max(·, min), where a NaN bound leaves `t` alone and a NaN `t` stays NaN (as Eigen's
+    cwiseMin/cwiseMax); the bounds are scalars or `t`'s exact shape, never broadcast."""
+    array_ops._check_kernel(ctx, t.dtype, (dtypes.uint32, dtypes.uint64))
+    shape = np.shape(t)
+    if any(np.ndim(b) and np.shape(b) != shape for b in (clip_value_min, clip_value_max)):
+        raise errors.InvalidArgumentError(
+            ctx.node_def, None, "clip_value_min and clip_value_max must be either of the same shape as input, "
+            f"or a scalar. input shape: {tensor_util.shape_string(shape)}clip_value_min shape: "
+            f"{tensor_util.shape_string(np.shape(clip_value_min))}clip_value_max shape: "
+            f"{tensor_util.shape_string(np.shape(clip_value_max))}")
+    xp = ctx.xp
+    upper = xp.where(clip_value_max < t, clip_value_max, t)
+    return xp.where(upper < clip_value_min, clip_value_min, upper)
+
+
+def _saturation_limits(in_dtype: dtypes.DType, out_dtype: dtypes.DType) -> tuple[Any, Any]:
+    """The overlap of both ranges in `in_dtype`, stepped one ulp toward 0 where rounding into `in_dtype`
+    pushed a bound outside `out_dtype`'s range; compared in the two types' NumPy promotion, as TF does (so
+    float32 -> int64 keeps 2**63 and overflows, as TF's)."""
+    np_type = in_dtype.as_numpy_dtype
+    try:
+        promoted = np.promote_types(np_type, out_dtype.as_numpy_dtype)
+    except TypeError:
+        promoted = np.dtype(float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = np.asarray(builtins.max(in_dtype.min, out_dtype.min)).astype(np_type)[()]
+        hi = np.asarray(builtins.min(float(in_dtype.max), float(out_dtype.max))).astype(np_type)[()]
+        lo_pair, hi_pair = (np.array(pair, dtype=promoted) for pair in ((lo, out_dtype.min), (hi, out_dtype.max)))
+    if lo_pair[0] < lo_pair[1]:
+        lo = np.nextafter(lo, np_type(0), dtype=np_type)
+    if hi_pair[0] > hi_pair[1]:
+        hi = np.nextafter(hi, np_type(0), dtype=np_type)
+    return lo, hi
+
+
+def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """`value` clamped to `dtype`'s range (ClipByValue "clamp") before the Cast, so nothing wraps around."""
+    with name_scope(name, "saturate_cast", [value]) as scope:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        in_dtype = value.dtype.base_dtype
+        if in_dtype.is_complex and dtype.is_complex:
+            real_in, real_out = in_dtype.real_dtype, dtype.real_dtype
+            if real_in.min < real_out.min or real_in.max > real_out.max:
+                value = ClipByValue(value, convert_to_tensor(builtins.complex(real_out.min, real_out.min), dtype=in_dtype),
+                                    convert_to_tensor(builtins.complex(real_out.max, real_out.max), dtype=in_dtype),
+                                    name="clamp")
+            return cast(value, dtype, name=scope)
+        if in_dtype.is_complex:  # TF takes the real part (and warns)
+            in_dtype = in_dtype.real_dtype
+            value = real(value)
+        lo, hi = _saturation_limits(in_dtype, dtype.real_dtype)
+        value = ClipByValue(value, convert_to_tensor(lo, dtype=in_dtype), convert_to_tensor(hi, dtype=in_dtype),
+                            name="clamp")
+        return cast(value, dtype, name=scope)
+
+# -- ArgMax, ArgMin, Cumsum, Cumprod ---------------------------------------------------------------
 
 
 def _arg_reduce_shape(op: Any) -> list:
@@ -1332,31 +1594,39 @@ def argmin(input: Any, axis: Any = None, name: str | None = None, dimension: Any
     return _arg_reduce(ArgMin, input, axis, name, dimension, output_type)
 
 
-Cumsum = Op("Cumsum", inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
+def _scan_op(name: str, scan: str, identity: int) -> Op:
+    """Cumsum or Cumprod: a running `scan` along one axis; `exclusive` starts from the identity,
+    `reverse` runs from the end."""
+    op = Op(name, inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
             attrs=["exclusive: bool = false", "reverse: bool = false", "T: numbertype",
                    "Tidx: {int32, int64} = DT_INT32"])
-Cumsum.shape(_unary_shape)
+    op.shape(_unary_shape)
+
+    @op.kernel("CPU", "GPU")
+    def _scan(ctx: Any, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
+        xp = ctx.xp
+        if np.ndim(axis) != 0:
+            raise errors.InvalidArgumentError(ctx.node_def, None, "ScanOp: axis must be a scalar, not "
+                                              f"{tensor_util.shape_string(np.shape(axis))}")
+        rank, axis = np.ndim(x), int(axis)
+        if not -rank <= axis < rank:
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"ScanOp: Expected scan axis in the range "
+                                              f"[{-rank}, {rank}), but got {axis}")
+        axis %= rank
+        if reverse:
+            x = xp.flip(x, axis)
+        out = getattr(xp, scan)(x, axis=axis, dtype=x.dtype)
+        if exclusive:
+            shifted = xp.full_like(out, identity)
+            shifted[(slice(None),) * axis + (slice(1, None),)] = out[(slice(None),) * axis + (slice(None, -1),)]
+            out = shifted
+        return xp.flip(out, axis) if reverse else out
+
+    return op
 
 
-@Cumsum.kernel("CPU", "GPU")
-def _cumsum(ctx: Any, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
-    xp = ctx.xp
-    if np.ndim(axis) != 0:
-        raise errors.InvalidArgumentError(ctx.node_def, None, "ScanOp: axis must be a scalar, not "
-                                          f"{tensor_util.shape_string(np.shape(axis))}")
-    rank, axis = np.ndim(x), int(axis)
-    if not -rank <= axis < rank:
-        raise errors.InvalidArgumentError(ctx.node_def, None, f"ScanOp: Expected scan axis in the range [{-rank}, "
-                                          f"{rank}), but got {axis}")
-    axis %= rank
-    if reverse:
-        x = xp.flip(x, axis)
-    out = xp.cumsum(x, axis=axis, dtype=x.dtype)
-    if exclusive:
-        shifted = xp.zeros_like(out)
-        shifted[(slice(None),) * axis + (slice(1, None),)] = out[(slice(None),) * axis + (slice(None, -1),)]
-        out = shifted
-    return xp.flip(out, axis) if reverse else out
+Cumsum = _scan_op("Cumsum", "cumsum", 0)
+Cumprod = _scan_op("Cumprod", "cumprod", 1)
 
 
 def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
@@ -1366,3 +1636,11 @@ def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False
     with name_scope(name, "Cumsum", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         return Cumsum(x, axis, exclusive=exclusive, reverse=reverse, name=scope)
+
+
+def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+            name: str | None = None) -> Tensor:
+    """Running products along `axis` (exclusive starts from 1)."""
+    with name_scope(name, "Cumprod", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return Cumprod(x, axis, exclusive=exclusive, reverse=reverse, name=scope)

@@ -1,4 +1,5 @@
-"""Neural-network ops: activations, softmax, BiasAdd, the cross-entropy losses, L2Loss and dropout.
+"""Neural-network ops: activations, softmax, BiasAdd, the cross-entropy losses, L2Loss, dropout, and the
+composites l2_normalize and moments.
 
 Kernels compute softmax and cross entropy from logits shifted by their row maximum, so no exponential
 overflows; the public wrappers compose the same graphs as TF's (`tf.nn.softmax` on a non-last axis
@@ -271,6 +272,42 @@ def l2_loss(t: Any, name: str | None = None) -> Tensor:
     """sum(t ** 2) / 2."""
     return L2Loss(t, name=name)
 
+
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
+                 dim: Any = None) -> Tensor:
+    """x / sqrt(max(sum(x ** 2, axis), epsilon)), composed as TF's (complex: each part by the norm)."""
+    axis = _deprecated_alias("axis", axis, "dim", dim)
+    with name_scope(name, "l2_normalize", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            square_sum = math_ops.real(math_ops.reduce_sum(
+                math_ops.square(math_ops.real(x)) + math_ops.square(math_ops.imag(x)), axis, keepdims=True))
+            inverse_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
+            return math_ops.complex(math_ops.multiply(math_ops.real(x), inverse_norm),
+                                    math_ops.multiply(math_ops.imag(x), inverse_norm), name=scope)
+        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        inverse_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
+        return math_ops.multiply(x, inverse_norm, name=scope)
+
+
+def moments(x: Any, axes: Any, shift: Any = None, name: str | None = None, keep_dims: Any = None,
+            keepdims: Any = None) -> tuple[Tensor, Tensor]:
+    """Mean and variance over `axes` (`shift` is ignored, as in TF); float16 is computed in float32. `x`
+    must be a Tensor (TF reads its dtype before any conversion)."""
+    keep = bool(_deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims))
+    with name_scope(name, "moments", [x, axes]):
+        half = x.dtype == dtypes.float16
+        y = math_ops.cast(x, dtypes.float32) if half else x
+        mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
+        variance = math_ops.reduce_mean(math_ops.squared_difference(y, math_ops.stop_gradient(mean)), axes,
+                                        keepdims=True, name="variance")
+        if not keep:
+            mean = array_ops.squeeze(mean, axes)
+            variance = array_ops.squeeze(variance, axes)
+        if half:
+            return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+        return mean, variance
+
 # -- Cross-entropy losses ----------------------------------------------------------------------------
 
 SoftmaxCrossEntropyWithLogits = Op("SoftmaxCrossEntropyWithLogits", inputs=["features: T", "labels: T"],
@@ -284,7 +321,7 @@ def _softmax_xent_shape(op: Any) -> list:
     try:
         shape = tensor_util.merge_shapes(array_ops._with_rank(features, 2), labels)
     except ValueError:
-        shape = math_ops.broadcast_static_shape(features, labels)
+        shape = math_ops._broadcast_shapes(features, labels)
     if shape.ndims is None:
         shape = tensor_shape.unknown_shape(rank=2)
     if shape.ndims != 2:
@@ -405,10 +442,18 @@ def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: Any = N
         return math_ops.cast(cost, logits.dtype) if half else cost
 
 
+def _ensure_xent_args(name: str, labels: Any, logits: Any) -> None:
+    """The keyword-only losses need both arguments (TF's message, missing space included)."""
+    if labels is None or logits is None:
+        raise ValueError(f"Both `labels` and `logits` must be provided for {name}"
+                         f"Received: labels={labels} and logits={logits}")
+
+
 def softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None, dim: Any = -1,
                                       name: str | None = None, axis: Any = None) -> Tensor:
     """TF1's softmax cross entropy: as the v2 form, with no gradient into `labels`."""
     axis = _deprecated_alias("axis", axis, "dim", dim)
+    _ensure_xent_args("softmax_cross_entropy_with_logits", labels, logits)
     with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as scope:
         labels = math_ops.stop_gradient(labels, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=axis, name=scope)
@@ -418,6 +463,7 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
                                              name: str | None = None) -> Tensor:
     """Cross entropy between softmax(`logits`) and the class indices `labels` (one rank lower); a label
     outside [0, classes) fails at run time."""
+    _ensure_xent_args("sparse_softmax_cross_entropy_with_logits", labels, logits)
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
         labels = convert_to_tensor(labels)
         logits = convert_to_tensor(logits)
@@ -452,6 +498,7 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: str | None = None) -> Tensor:
     """Elementwise logistic loss, composed as TF does so that exp never overflows:
     max(x, 0) - x * z + log(1 + exp(-|x|))."""
+    _ensure_xent_args("sigmoid_cross_entropy_with_logits", labels, logits)
     with name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
