@@ -47,16 +47,23 @@ def _compact_stack_trace(op: Any) -> list[tuple[Any, ...]]:
 class OpError(Exception):
     """A generic error raised when TensorFlow execution fails; the runtime raises its subclasses."""
 
-    def __init__(self, node_def: Any, op: Any, message: str, error_code: int) -> None:
+    def __init__(self, node_def: Any, op: Any, message: str, error_code: int, *args: Any) -> None:
         super().__init__()
         self._node_def = node_def
         self._op = op
         self._message = message
         self._error_code = error_code
+        self._experimental_payloads = args[0] if args else {}
+
+    @property
+    def experimental_payloads(self) -> dict:
+        """Extra key/value details of the error status (TF's payloads); empty unless a caller passed some."""
+        return self._experimental_payloads
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Subclasses fix their code, so rebuild through whichever arguments their __init__ takes.
-        names = list(inspect.signature(type(self).__init__).parameters)[1:]
+        params = list(inspect.signature(type(self).__init__).parameters.values())[1:]
+        names = [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
         return type(self), tuple(getattr(self, name) for name in names)
 
     @property

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.formats import protos
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import (
     Graph,
@@ -124,7 +125,16 @@ class BaseSession:
         if graph is None:
             graph = get_default_graph()
         elif not isinstance(graph, Graph):
-            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+            raise TypeError(f'Argument `graph` must be a tf.Graph, but got "{type(graph).__name__}"')
+        if not isinstance(target, (str, bytes)):
+            message = f'Argument `target` must be a string, but got "{type(target).__name__}"'
+            if isinstance(target, protos.ConfigProto):
+                message += '. Did you do "Session(config)" instead of "Session(config=config)"?'
+            raise TypeError(message)
+        if config is not None and not isinstance(config, protos.ConfigProto):
+            raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
+        if isinstance(target, bytes):
+            target = target.decode()
         if target:
             raise errors.UnimplementedError(
                 None, None, f"Session target {target!r}: only the in-process target '' is available; "
@@ -149,8 +159,8 @@ class BaseSession:
         return self._graph.as_graph_def()
 
     @property
-    def sess_str(self) -> str:
-        return self._target
+    def sess_str(self) -> bytes:
+        return self._target.encode()
 
     def list_devices(self) -> list[_DeviceAttributes]:
         return [_DeviceAttributes(d.name, d.device_type, d.memory_limit_bytes, 0) for d in self._session.devices]
@@ -189,6 +199,9 @@ class BaseSession:
         """Run the ops and evaluate the tensors in `fetches`, with `feed_dict` substituted."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._graph.version == 0:
+            raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
+        feed_names, feed_values, fed = self._convert_feeds(feed_dict) if feed_dict else ((), [], [])
         if isinstance(fetches, Tensor) and fetches.graph is self._graph:
             plan = None
             fetch_tensors: list[Tensor] = [fetches]
@@ -197,7 +210,6 @@ class BaseSession:
             plan = _FetchPlan(self._graph, fetches)
             fetch_tensors = plan.tensors
             targets = tuple(plan.targets)
-        feed_names, feed_values, fed = self._convert_feeds(feed_dict) if feed_dict else ((), [], [])
         if len(self._graph._operations) != self._extended:  # ops were added since the last run
             self._extend_graph()
         fetch_names = tuple(t.name for t in fetch_tensors)
@@ -213,6 +225,21 @@ class BaseSession:
             _substitute_fed(results, fetch_names, feed_names, fed)
         return results[0] if plan is None else plan.build(results)
 
+    def make_callable(self, fetches: Any, feed_list: Any = None, accept_options: bool = False) -> Any:
+        """A function of the `feed_list` values that runs `fetches` (checked now, as TF does)."""
+        if feed_list is not None and not isinstance(feed_list, (list, tuple)):
+            raise TypeError(f"Argument `feed_list` must be a list or tuple. Received: feed_list={feed_list}")
+        feeds = list(feed_list or ())
+        if not feeds and not isinstance(fetches, Tensor):
+            _FetchPlan(self._graph, fetches)
+
+        def run_step(*feed_args: Any, **kwargs: Any) -> Any:
+            if kwargs and not accept_options:
+                raise TypeError(f"got an unexpected keyword argument '{next(iter(kwargs))}'")
+            return self.run(fetches, feed_dict=dict(zip(feeds, feed_args)) or None, **kwargs)
+
+        return run_step
+
     def _extend_graph(self) -> None:
         with self._extend_lock:
             ops = self._graph._operations_since(self._extended)
@@ -223,7 +250,7 @@ class BaseSession:
     def _convert_feeds(self, feed_dict: dict) -> tuple[tuple[str, ...], list[Any], list[np.ndarray]]:
         """Feed names, the values the runtime gets, and the converted arrays as a fetch returns them."""
         names, values, fed = [], [], []
-        for key, value in feed_dict.items():
+        for key, value in _flatten_feed_dict(feed_dict):
             info = self._feed_info.get(key) if isinstance(key, Tensor) else None
             if info is None or info[0]._shape is not info[3]:  # new key, or set_shape since it was cached
                 info = self._feed_key_info(key)
@@ -303,16 +330,41 @@ def _types_of(graph: Graph, feed_names: tuple[str, ...], fetch_tensors: list[Ten
     return compute
 
 
+def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
+    """(key, value) pairs; a tuple key feeds its tensors from the matching items of a sequence value, as in TF."""
+    if not isinstance(feed_dict, Mapping):
+        raise TypeError(f"FlattenDictItems: 'dict' must be a dictionary or collection.Mapping type object, "
+                        f"instead of '{type(feed_dict).__name__}'.")
+    pairs = []
+    for key, value in feed_dict.items():
+        if isinstance(key, tuple):
+            pairs.extend(zip(key, value))
+        else:
+            pairs.append((key, value))
+    return pairs
+
+
 def _feed_array(value: Any, tensor: Tensor, np_dtype: Any) -> np.ndarray:
     """The fed value as an array of the tensor's dtype, as TF converts it: zero-copy when it already is one."""
     if type(value) is np.ndarray and value.dtype == np_dtype:
         return value
     try:
+        if isinstance(value, int) and _int_changes_in(np_dtype, value):
+            raise OverflowError(value)
+        if np_dtype is not object and np.issubdtype(np_dtype, np.number):
+            return np.asarray(value).astype(np_dtype, copy=False)  # TF's cast: out-of-range values wrap
         return np.asarray(value, dtype=np_dtype)
     except OverflowError as e:
         raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
-                        f"{tensor.dtype.base_dtype}. Try explicitly setting the type of the feed tensor to a "
-                        "larger type (e.g. int64).") from e
+                        f"{np_dtype}. Try explicitly setting the type of the feed tensor to a larger type (e.g. "
+                        "int64).") from e
+
+
+def _int_changes_in(np_dtype: Any, value: int) -> bool:
+    """TF refuses a Python int feed that its tensor's dtype cannot hold exactly (a string tensor holds none)."""
+    if np_dtype is object:
+        return True
+    return np_dtype(np.array(value).astype(np_dtype)) != value
 
 
 def _as_runtime_strings(array: np.ndarray) -> np.ndarray:

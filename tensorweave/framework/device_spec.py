@@ -49,18 +49,19 @@ def _string_to_components(spec: Any) -> tuple[Any, ...]:
             task = fields[1]
         elif count in (1, 2) and fields[0].upper() in ("CPU", "GPU"):
             if device_type is not None:
-                raise ValueError(f"Cannot specify multiple device types: {spec}")
+                raise ValueError(f"Multiple device types are not allowed while parsing the device spec: {spec}.")
             device_type = fields[0].upper()
             if count == 2 and fields[1] != "*":
                 device_index = int(fields[1])
         elif count == 3 and fields[0] == "device":
             if device_type is not None:
-                raise ValueError(f"Cannot specify multiple device types: {spec}")
+                raise ValueError(f"Multiple device types are not allowed while parsing the device spec: {spec}.")
             device_type = fields[1]
             if fields[2] != "*":
                 device_index = int(fields[2])
         elif fields[0] != "":
-            raise ValueError(f"Unknown attribute: '{fields[0]}' in '{spec}'")
+            raise ValueError(f"Unknown attribute '{fields[0]}' is encountered while parsing the device spec: "
+                             f"'{spec}'.")
     components = (job, replica, task, device_type, device_index)
     _STRING_TO_COMPONENTS_CACHE[raw_spec] = components
     return components

@@ -169,6 +169,13 @@ class Tensor:
     def __ne__(self, other: object) -> bool:
         return self is not other
 
+    def ref(self) -> Reference:
+        """A hashable handle that compares by identity (TF2-era code keys sets and dicts by it)."""
+        return Reference(self)
+
+    def experimental_ref(self) -> Reference:
+        return Reference(self)
+
     def __bool__(self) -> bool:
         raise _operator_not_allowed("Using a symbolic `tf.Tensor` as a Python `bool`")
 
@@ -189,6 +196,45 @@ class Tensor:
     def _override_operator(cls, operator: str, func: Callable) -> None:
         """Install an operator overload; the op library calls this (TF's mechanism)."""
         setattr(cls, operator, func)
+
+
+class Reference:
+    """What `Tensor.ref()` and `Variable.ref()` return: equal only to a reference to the same object."""
+
+    __slots__ = ("_wrapped", "__weakref__")
+
+    def __init__(self, wrapped: Any) -> None:
+        self._wrapped = wrapped
+
+    def deref(self) -> Any:
+        return self._wrapped
+
+    def _assert_type(self, other: object) -> None:
+        if not isinstance(other, Reference):
+            raise TypeError("Cannot compare wrapped object with unwrapped object")
+
+    def __eq__(self, other: object) -> bool:
+        if other is None:
+            return False
+        self._assert_type(other)
+        return self._wrapped is other._wrapped
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __lt__(self, other: object) -> bool:
+        self._assert_type(other)
+        return id(self._wrapped) < id(other._wrapped)
+
+    def __gt__(self, other: object) -> bool:
+        self._assert_type(other)
+        return id(self._wrapped) > id(other._wrapped)
+
+    def __hash__(self) -> int:
+        return id(self._wrapped)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._wrapped!r}>"
 
 
 def _operator_not_allowed(task: str) -> TypeError:
@@ -286,9 +332,23 @@ class Operation:
             raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
         if isinstance(value, str):
             return value.encode()
+        kind = self._attr_kind(name)
+        if kind in ("shape", "tensor", "list(shape)", "list(tensor)"):  # TF hands these out as protobufs
+            from tensorweave.framework import graph_io
+
+            proto = graph_io.attr_to_proto(kind, value)
+            return list(getattr(proto.list, kind[5:-1])) if kind.startswith("list(") else getattr(proto, kind)
         if isinstance(value, list):
             return [v.encode() if isinstance(v, str) else v for v in value]
         return value
+
+    def _attr_kind(self, name: str) -> str | None:
+        if self._op_def is not None:
+            try:
+                return self._op_def.attr(name).type
+            except KeyError:
+                pass
+        return None
 
     def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
         """Run this operation in `session` (default: the default session)."""
@@ -530,6 +590,8 @@ class Graph:
         with self._lock:
             self._operations.remove(op)
             del self._ops_by_name[op.name]
+            if op._id == self._last_id:  # TF numbers an op only once it exists, so `version` is unchanged
+                self._last_id -= 1
         for t in op._inputs:
             t._consumers.remove(op)
         for c in op._control_inputs:
@@ -764,11 +826,9 @@ class Graph:
         self._unfetchable_ops.add(op)
 
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False) -> GraphDef:
-        """The IR GraphDef of the ops created so far (or after the `from_version`-th op)."""
+        """The IR GraphDef of every op created so far (`from_version` is accepted and ignored, as in TF)."""
         with self._lock:
             ops = self._operations
-            if from_version is not None:
-                ops = [op for op in ops if op._id > from_version]
             nodes = [NodeDef(op.name, op.type, list(op._node_def.input), op.device, dict(op._node_def.attr))
                      for op in ops]
         if add_shapes:
@@ -1028,6 +1088,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None, pr
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         return value
+    if isinstance(value, Operation):
+        raise TypeError(f"can't convert Operation '{value.name}' to Tensor")
     for base_type, func in _conversion_functions_for(type(value)):
         result = None
         if dtype is None and preferred_dtype is not None:

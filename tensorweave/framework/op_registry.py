@@ -8,6 +8,7 @@ The runtime finds kernels here by op type, so `import_graph_def` of a real TF gr
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import socket
 from collections.abc import Callable, Sequence
@@ -353,13 +354,28 @@ def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
         attrs = dict(attr_args)
         inputs = _convert_inputs(op, values, attrs)
         attrs = _complete_attrs(op, attrs)
-        new_op = _add_node(g, op, g._name_for_new_op(scope), inputs, attrs, None)
+        refs = _ref_inputs(op.op_def, inputs)
+        with contextlib.ExitStack() as colocation:
+            for ref in refs:  # an op that updates a ref lives with it, so the placer need not guess
+                colocation.enter_context(g.colocate_with(ref.op))
+            new_op = _add_node(g, op, g._name_for_new_op(scope), inputs, attrs, None)
     output_args = op.op_def.output_args
     if not output_args:
         return new_op
     if len(output_args) == 1 and not output_args[0].is_list:
         return new_op._outputs[0]
     return list(new_op._outputs)  # a list output may be empty (Unpack with num=0)
+
+
+def _ref_inputs(op_def: OpDef, inputs: list[Tensor]) -> list[Tensor]:
+    """The tensors fed to Ref(T) args (those before any list arg: ref args come first in TF's ops)."""
+    refs = []
+    for arg, t in zip(op_def.input_args, inputs):
+        if arg.is_list:
+            break
+        if arg.is_ref:
+            refs.append(t)
+    return refs
 
 
 def _flatten(values: list) -> list:
@@ -443,7 +459,8 @@ def create_op(g: Graph, op_type: str, inputs: list[Tensor], name: str | None, at
             "accessed.")
     op = _ops[op_type]
     attrs = dict(attrs)
-    node_name = g.unique_name(name or op_type) if not (name and name.endswith("/")) else name[:-1]
+    name = op_type if name is None else name  # '' is kept, as in TF: a root-level '' is an invalid node name
+    node_name = name[:-1] if name.endswith("/") else g.unique_name(name)
     arg_attrs = dict(attrs)
     for arg, t in zip(op.op_def.input_args, inputs):
         if arg.type_attr and not arg.number_attr and arg.type_attr not in arg_attrs:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from tensorweave.framework import dtypes
+from tensorweave.formats import protos
 
 
 class Dimension:
@@ -23,18 +23,18 @@ class Dimension:
     def __init__(self, value: Any) -> None:
         if value is None:
             self._value = None
-        elif type(value) is int:
+        elif isinstance(value, int):  # bool included: TF keeps the value as given
             if value < 0:
                 raise ValueError(f"Dimension {value} must be >= 0")
             self._value = value
         elif isinstance(value, Dimension):
             self._value = value._value
-        elif isinstance(value, dtypes.DType):
-            raise TypeError(f"Cannot convert {value} to Dimension")
         else:
-            number = int(value)
-            if not isinstance(value, (bytes, str)) and number != value:
-                raise ValueError(f"Ambiguous dimension: {value}")
+            try:
+                number = int(value.__index__())  # ints of any kind; floats and strings are refused
+            except AttributeError:
+                raise TypeError(f"Dimension value must be integer or None or have an __index__ method, got value "
+                                f"'{value!r}' with type '{type(value)!r}'") from None
             if number < 0:
                 raise ValueError(f"Dimension {number} must be >= 0")
             self._value = number
@@ -70,6 +70,9 @@ class Dimension:
         return self._value != other._value
 
     __hash__ = None  # type: ignore[assignment]
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
 
     def __int__(self) -> int:
         return self._value  # type: ignore[return-value]
@@ -226,18 +229,18 @@ class TensorShape:
                     append(Dimension(None))
                 else:
                     append(as_dimension(d))
-        elif isinstance(dims, (bytes, str)):
-            raise TypeError(f"A string has ambiguous TensorShape, please wrap in a list or convert to an int: "
-                            f"{dims}")
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
+        elif isinstance(dims, protos.TensorShapeProto):  # what Operation.get_attr gives for a shape attr
+            self._dims = None if dims.unknown_rank else [as_dimension(None if d.size == -1 else d.size)
+                                                          for d in dims.dim]
         else:
             try:
                 dims_iter = iter(dims)
             except TypeError:
                 self._dims = [as_dimension(dims)]
             else:
-                self._dims = [as_dimension(d) for d in dims_iter]
+                self._dims = [_dimension_in(dims, d) for d in dims_iter]
 
     def __repr__(self) -> str:
         return f"TensorShape({self._dims!r})"
@@ -400,32 +403,41 @@ class TensorShape:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return [dim._value for dim in self._dims]
 
+    def _values(self) -> tuple | None:
+        return None if self._dims is None else tuple(d._value for d in self._dims)
+
     def __eq__(self, other: Any) -> Any:
-        # TF1 compares the Dimension lists, so an unknown dimension only equals the same object.
+        """Equal dimension values, unknown ones included ((?, 2) == (?, 2)), as TF 2.x compares shapes."""
         try:
             other = as_shape(other)
         except TypeError:
             return NotImplemented
-        return self._dims == other._dims
+        return self._values() == other._values()
 
-    def __ne__(self, other: Any) -> Any:
-        try:
-            other = as_shape(other)
-        except TypeError:
-            return NotImplemented
-        if self._dims is None or other._dims is None:
-            raise ValueError("The inequality of unknown TensorShapes is undefined.")
-        if len(self._dims) != len(other._dims):
-            return True
-        return self._dims != other._dims
+    def __hash__(self) -> int:
+        return hash(self._values())
 
-    __hash__ = None  # type: ignore[assignment]
+    def as_proto(self) -> Any:
+        """This shape as a TensorShapeProto (an unknown dimension has size -1)."""
+        if self._dims is None:
+            return protos.TensorShapeProto(unknown_rank=True)
+        return protos.TensorShapeProto(dim=[protos.TensorShapeProto.Dim(size=-1 if d._value is None else d._value)
+                                            for d in self._dims])
 
     def __reduce__(self) -> tuple[Any, tuple[Any]]:
         return TensorShape, (self._dims,)
 
     def __concat__(self, other: Any) -> TensorShape:
         return self.concatenate(other)
+
+
+def _dimension_in(dims: Any, d: Any) -> Dimension:
+    try:
+        return as_dimension(d)
+    except TypeError as e:
+        raise TypeError(f"Failed to convert '{dims!r}' to a shape: '{d!r}'could not be converted to a dimension. A "
+                        "shape should either be single dimension (e.g. 10), or an iterable of dimensions (e.g. "
+                        "[1, 10, None]).") from e
 
 
 def _shape_of(dims: list[Dimension]) -> TensorShape:

@@ -84,11 +84,17 @@ def _string_array(array: np.ndarray) -> np.ndarray:
 def make_ndarray_value(values: Any, dtype: Any = None, shape: Any = None, verify_shape: bool = False,
                        allow_broadcast: bool = False) -> np.ndarray:
     """The array a Const node holds for `values`: TensorProto's typing rules, expanded to the full shape."""
+    no_tensors = "Expected any non-tensor type, but got a tensor instead."  # a graph value has no array
+    if isinstance(values, Tensor) and dtype is None:
+        raise TypeError(no_tensors)
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
     if shape is not None:
         shape = tensor_shape.as_shape(shape).as_list()
-    array, enum, full_shape = typed_ndarray(values, dtype, shape, verify_shape, allow_broadcast)
+    try:
+        array, enum, full_shape = typed_ndarray(values, dtype, shape, verify_shape, allow_broadcast)
+    except NotImplementedError:  # Tensor.__array__: a tensor nested in a list
+        raise TypeError(no_tensors) from None
     if enum == dtypes.string.as_datatype_enum:
         array = _string_array(np.asarray(array))
     size = int(np.prod(full_shape, dtype=np.int64))

@@ -31,28 +31,34 @@ def _as_op(value: Any) -> Operation:
         return value.op
     if isinstance(value, Operation):
         return value
-    raise TypeError(f"Expected tf.group() expected Tensor arguments not '{value!r}' with type '{type(value)}'")
+    raise TypeError(f"'inputs' should be zero or more (nested) Tensors. Received '{value}' with type "
+                    f"'{type(value)}'.")
 
 
 def _flatten(inputs: Any) -> list:
+    """Leaves of nested lists, tuples and dicts (dicts in key order), None included, as TF's nest does."""
     flat = []
     for value in inputs:
         if isinstance(value, _sequence_types):
             flat.extend(_flatten(value))
         elif isinstance(value, dict):
             flat.extend(_flatten([value[k] for k in sorted(value)]))
-        elif value is not None:
+        else:
             flat.append(value)
     return flat
 
 
-def group(*inputs: Any, name: str | None = None) -> Operation:
+def group(*inputs: Any, **kwargs: Any) -> Operation:
     """An op that runs after all `inputs` (control dependencies only; it outputs nothing).
 
     Inputs on several devices get one NoOp per device first, so only one control edge crosses devices.
     """
-    ops = [_as_op(v) for v in _flatten(inputs)]
-    with name_scope(name, "group_deps", ops) as scope:
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise ValueError("Unknown keyword arguments: " + ", ".join(kwargs.keys()))
+    flat = _flatten(inputs)
+    with name_scope(name, "group_deps", [v for v in flat if hasattr(v, "graph")]) as scope:
+        ops = [_as_op(v) for v in flat]  # checked inside the scope: a bad input still uses up its name, as in TF
         if not ops:
             return no_op(name=scope)
         g = get_graph_from_inputs(ops)
@@ -79,9 +85,11 @@ def with_dependencies(dependencies: list, output_tensor: Tensor, name: str | Non
 def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> list:  # noqa: A001 - TF's name
     """Tensors with the same values as `tensors`, available only after all of them are computed."""
     gating = [t.op if isinstance(t, Tensor) else t for t in tensors if t is not None]
-    if control_inputs:
-        gating.extend(_as_op(c) for c in control_inputs)
     with name_scope(name, "tuple", gating):
+        for c in control_inputs or ():
+            if not isinstance(c, (Tensor, Operation)):
+                raise TypeError(f"'control_inputs' must only contain Operation or Tensor. Received: {type(c)}")
+            gating.append(_as_op(c))
         gate = group(*gating)
         result = []
         for t in tensors:

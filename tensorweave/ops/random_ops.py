@@ -92,7 +92,7 @@ def _random_uniform_int(ctx: Any, shape: Any, minval: Any, maxval: Any, seed: in
     if np.ndim(minval) or np.ndim(maxval):
         raise errors.InvalidArgumentError(ctx.node_def, None, "minval and maxval must be 0-D")
     if minval >= maxval:
-        raise errors.InvalidArgumentError(ctx.node_def, None, f"Need minval < maxval: {minval} >= {maxval}")
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"Need minval < maxval, got {minval} >= {maxval}")
     return _generator(ctx, seed, seed2).integers(minval, maxval, _dims(ctx, shape), dtype=np.asarray(minval).dtype)
 
 

@@ -51,12 +51,17 @@ class Var:
         return view
 
     def assign(self, value: Any, validate_shape: bool, xp: Any) -> None:
-        """Copy `value` in: into the current buffer when the shape is unchanged, as TF's Assign does."""
-        if validate_shape and self.shape is not None and list(np.shape(value)) != self.shape:
+        """Copy `value` in: into the current buffer when the shape is unchanged, as TF's Assign does.
+
+        A validating assign compares with the current value (an earlier non-validating assign may have
+        reshaped it), or before the first assign with the declared shape; an unknown one reads as [].
+        """
+        current = self.value
+        lhs = list(np.shape(current)) if current is not None else self.shape
+        if validate_shape and lhs is not None and list(np.shape(value)) != lhs:
             raise errors.InvalidArgumentError(
                 None, None, "Assign requires shapes of both tensors to match. lhs shape= "
-                f"{tensor_util.shape_string(self.shape)} rhs shape= {tensor_util.shape_string(np.shape(value))}")
-        current = self.value
+                f"{tensor_util.shape_string(lhs)} rhs shape= {tensor_util.shape_string(np.shape(value))}")
         if current is not None and current.shape == np.shape(value):
             xp.copyto(current, value)
         else:
@@ -68,9 +73,7 @@ class Var:
         if current is None:
             raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
         if np.shape(current) != np.shape(delta):
-            raise errors.InvalidArgumentError(
-                None, None, f"Cannot update variable with shape {tensor_util.shape_string(np.shape(current))} "
-                f"using a Tensor with shape {tensor_util.shape_string(np.shape(delta))}, shapes must be equal.")
+            raise errors.InvalidArgumentError(None, None, "Parameters and update must be the same size")
         device.elementwise_inplace(ufunc, current, delta)
 
 
@@ -90,7 +93,7 @@ def _variable(ctx: Any, shape: Any, dtype: Any, container: bytes, shared_name: b
     var = ctx.state.get("var")
     if var is None:
         name = shared_name.decode() or ctx.name
-        known_shape = shape if shape is not None and None not in shape else None
+        known_shape = [] if shape is None else None if None in shape else shape  # unknown rank: TF's []
         var = ctx.resources.lookup_or_create(container.decode(), name, lambda: Var(name, dtype, known_shape))
         ctx.state["var"] = var
     return var
@@ -154,6 +157,35 @@ def _is_variable_initialized_shape(op: Any) -> list:
 @IsVariableInitialized.kernel("CPU", "GPU")
 def _is_variable_initialized(ctx: Any, ref: Var) -> Any:
     return np.array(ref.value is not None)
+
+
+CountUpTo = Op("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"], attrs=["limit: int", "T: {int32, int64}"])
+
+
+@CountUpTo.shape
+def _count_up_to_shape(op: Any) -> list:
+    shape = op.inputs[0].shape
+    if shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {shape.ndims}")
+    return [tensor_shape.TensorShape([])]
+
+
+@CountUpTo.kernel("CPU")
+def _count_up_to(ctx: Any, ref: Var, limit: int) -> Any:
+    with ref.locked(True):
+        before = ref.read().copy()
+        if before.shape != ():
+            raise errors.InvalidArgumentError(None, None,
+                                              f"input is not a scalar: {tensor_util.shape_string(before.shape)}")
+        if before >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        ref.value[...] = before + 1
+    return before
+
+
+def count_up_to(ref: Any, limit: int, name: str | None = None) -> Tensor:
+    """Increments the integer variable `ref` until `limit`; outputs its value before the increment."""
+    return CountUpTo(ref, limit=limit, name=name)
 
 
 def _is_ref(ref: Any) -> bool:

@@ -13,6 +13,7 @@ from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
+    Reference,
     Tensor,
     convert_to_tensor,
     get_default_graph,
@@ -23,7 +24,16 @@ from tensorweave.ops import array_ops, control_flow_ops, math_ops, state_ops
 
 
 class Variable:
-    """A mutable tensor that lives across `Session.run` calls."""
+    """A mutable tensor that lives across `Session.run` calls.
+
+    `tf.Variable(...)` makes a `RefVariable`, as TF1 does: the class name shows in Python's own messages.
+    """
+
+    # numpy defers binary operators to us (ndarray * Variable gives a Tensor), as for Tensor.
+    __array_priority__ = 100
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
+        return super().__new__(RefVariable if cls is Variable else cls)
 
     def __init__(self, initial_value: Any = None, trainable: bool | None = None, collections: Any = None,
                  validate_shape: bool = True, caching_device: Any = None, name: str | None = None,
@@ -176,14 +186,22 @@ class Variable:
         self._variable.set_shape(shape)
         self._snapshot.set_shape(shape)
 
-    def __iter__(self) -> Any:
-        raise TypeError("'Variable' object is not iterable.")
+    def count_up_to(self, limit: int) -> Tensor:
+        """Adds 1 per run until `limit` (then OutOfRangeError); outputs the value before the increment."""
+        return state_ops.count_up_to(self._variable, limit=limit)
 
-    def __bool__(self) -> bool:
-        return bool(self._snapshot)
+    def __iter__(self) -> Any:
+        return iter(self.read_value())  # a new read, whose Tensor refuses iteration in a graph
 
     def __hash__(self) -> int:
         return id(self)
+
+    def ref(self) -> Reference:
+        """A hashable handle that compares by identity, as `Tensor.ref()`."""
+        return Reference(self)
+
+    def experimental_ref(self) -> Reference:
+        return Reference(self)
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -205,6 +223,10 @@ class Variable:
             tensor_method = getattr(Tensor, op_name, None)
             if tensor_method is not None:
                 setattr(cls, op_name, _value_method(tensor_method))
+
+
+class RefVariable(Variable):
+    """The class of every `tf.Variable` in a TF1 graph: a VariableV2 node and the ops around it."""
 
 
 def _value_method(tensor_method: Any) -> Any:

@@ -25,14 +25,14 @@ def test_from_string_canonical(spec, canonical):
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("/foo:bar", "Unknown attribute: 'foo' in '/foo:bar'"),
-    ("/device:GPU", "Unknown attribute: 'device' in '/device:GPU'"),
-    ("/device:CPU:0:1", "Unknown attribute: 'device' in '/device:CPU:0:1'"),
-    ("/cpu:0:1", "Unknown attribute: 'cpu' in '/cpu:0:1'"),
-    ("/job:ps:1", "Unknown attribute: 'job' in '/job:ps:1'"),
-    ("/Job:ps", "Unknown attribute: 'Job' in '/Job:ps'"),
-    ("/job:ps/foo", "Unknown attribute: 'foo' in '/job:ps/foo'"),
-    ("/task:1/cpu:0/device:GPU:1", "Cannot specify multiple device types: /task:1/cpu:0/device:GPU:1"),
+    ("/foo:bar", "Unknown attribute 'foo' is encountered while parsing the device spec: '/foo:bar'."),
+    ("/device:GPU", "Unknown attribute 'device' is encountered while parsing the device spec: '/device:GPU'."),
+    ("/device:CPU:0:1", "Unknown attribute 'device' is encountered while parsing the device spec: '/device:CPU:0:1'."),
+    ("/cpu:0:1", "Unknown attribute 'cpu' is encountered while parsing the device spec: '/cpu:0:1'."),
+    ("/job:ps:1", "Unknown attribute 'job' is encountered while parsing the device spec: '/job:ps:1'."),
+    ("/Job:ps", "Unknown attribute 'Job' is encountered while parsing the device spec: '/Job:ps'."),
+    ("/job:ps/foo", "Unknown attribute 'foo' is encountered while parsing the device spec: '/job:ps/foo'."),
+    ("/task:1/cpu:0/device:GPU:1", "Multiple device types are not allowed while parsing the device spec: /task:1/cpu:0/device:GPU:1."),
     ("/task:x", "invalid literal for int() with base 10: 'x'"),
     ("/task:*", "invalid literal for int() with base 10: '*'"),
 ])

@@ -72,5 +72,5 @@ def test_invalid_integer_range_is_invalid_argument():
     lo = tf.placeholder(tf.int32, [])
     x = tf.random_uniform([2], lo, 5, dtype=tf.int32)
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="Need minval < maxval: 5 >= 5"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Need minval < maxval, got 5 >= 5"):
             sess.run(x, {lo: 5})
