@@ -13,7 +13,6 @@ import re
 import numpy as np
 
 import tensorweave.compat.v1 as tf
-from tensorweave.ops import math_ops, nn_ops  # wrappers compat.v1 does not export yet (see the o95+ tests)
 
 
 def _exc(e):
@@ -5665,18 +5664,18 @@ def test_o94_mean_half_and_bfloat16_cast():
 def test_o95_saturate_cast():
     out, catch, got = _recorder()
     _build, _run, _both = _helpers(catch)
-    _both({"f_u8": lambda: math_ops.saturate_cast(tf.constant([1e10, -5.0, 300.0, 7.9]), tf.uint8),
-           "f_i32": lambda: math_ops.saturate_cast(tf.constant([1e10, -1e10, 3.5]), tf.int32),
-           "f_i64": lambda: math_ops.saturate_cast(tf.constant([1e30, -1e30]), tf.int64),
-           "same": lambda: math_ops.saturate_cast(tf.constant([1, 2]), tf.int32),
-           "i64_f16": lambda: math_ops.saturate_cast(tf.constant([2**62, -2**62, 3], tf.int64), tf.float16),
-           "d_f": lambda: math_ops.saturate_cast(tf.constant([1e300, -1e300, 1.0], tf.float64), tf.float32),
-           "u8_i8": lambda: math_ops.saturate_cast(tf.constant([0, 200], tf.uint8), tf.int8),
-           "i8_u8": lambda: math_ops.saturate_cast(tf.constant([-3, 100], tf.int8), tf.uint8),
-           "i64_u64": lambda: math_ops.saturate_cast(tf.constant([-2**63, 2**63 - 1], tf.int64), tf.uint64),
-           "c_c": lambda: math_ops.saturate_cast(tf.constant([1e30 + 1j], tf.complex128), tf.complex64),
-           "c_i": lambda: math_ops.saturate_cast(tf.constant([1e10 + 1j]), tf.int16),
-           "list": lambda: math_ops.saturate_cast([1.5, 300.0], tf.uint8, name="sc")})
+    _both({"f_u8": lambda: tf.saturate_cast(tf.constant([1e10, -5.0, 300.0, 7.9]), tf.uint8),
+           "f_i32": lambda: tf.saturate_cast(tf.constant([1e10, -1e10, 3.5]), tf.int32),
+           "f_i64": lambda: tf.saturate_cast(tf.constant([1e30, -1e30]), tf.int64),
+           "same": lambda: tf.saturate_cast(tf.constant([1, 2]), tf.int32),
+           "i64_f16": lambda: tf.saturate_cast(tf.constant([2**62, -2**62, 3], tf.int64), tf.float16),
+           "d_f": lambda: tf.saturate_cast(tf.constant([1e300, -1e300, 1.0], tf.float64), tf.float32),
+           "u8_i8": lambda: tf.saturate_cast(tf.constant([0, 200], tf.uint8), tf.int8),
+           "i8_u8": lambda: tf.saturate_cast(tf.constant([-3, 100], tf.int8), tf.uint8),
+           "i64_u64": lambda: tf.saturate_cast(tf.constant([-2**63, 2**63 - 1], tf.int64), tf.uint64),
+           "c_c": lambda: tf.saturate_cast(tf.constant([1e30 + 1j], tf.complex128), tf.complex64),
+           "c_i": lambda: tf.saturate_cast(tf.constant([1e10 + 1j]), tf.int16),
+           "list": lambda: tf.saturate_cast([1.5, 300.0], tf.uint8, name="sc")})
     expected = {'f_u8': {'tensor': 'saturate_cast:0', 'dtype': 'uint8', 'shape': '(4,)'},
      'f_i32': {'tensor': 'saturate_cast_1:0', 'dtype': 'int32', 'shape': '(3,)'},
      'f_i64': {'tensor': 'saturate_cast_2:0', 'dtype': 'int64', 'shape': '(2,)'},
@@ -5707,10 +5706,10 @@ def test_o95_saturate_cast():
 def test_o96_saturate_cast_graph():
     out, catch, got = _recorder()
     _build, _run, _both = _helpers(catch)
-    catch("op", lambda: math_ops.saturate_cast(tf.constant([1.0, 2.0]), tf.uint8).op)
+    catch("op", lambda: tf.saturate_cast(tf.constant([1.0, 2.0]), tf.uint8).op)
     catch("ops", lambda: [(o.name, o.type) for o in tf.get_default_graph().get_operations()])
     catch("clamp_inputs", lambda: [i.name for i in tf.get_default_graph().get_operation_by_name("saturate_cast/clamp").inputs])
-    catch("u32", lambda: tf.Session().run(math_ops.saturate_cast(tf.constant([1, 2], tf.uint32), tf.uint8)))
+    catch("u32", lambda: tf.Session().run(tf.saturate_cast(tf.constant([1, 2], tf.uint32), tf.uint8)))
     expected = {'op': {'op': 'saturate_cast', 'type': 'Cast'},
      'ops': [{'tuple': ['Const', 'Const']},
              {'tuple': ['saturate_cast/Const', 'Const']},
@@ -5724,12 +5723,12 @@ def test_o96_saturate_cast_graph():
 def test_o97_cumprod():
     out, catch, got = _recorder()
     _build, _run, _both = _helpers(catch)
-    _both({"plain": lambda: math_ops.cumprod([[1, 2], [3, 4]], 1), "ex": lambda: math_ops.cumprod([[1, 2], [3, 4]], 1, exclusive=True),
-           "rev_ex": lambda: math_ops.cumprod([1.0, 2.0, 3.0], reverse=True, exclusive=True),
-           "neg": lambda: math_ops.cumprod(tf.constant([[1.0, 2.0], [3.0, 4.0]]), -1, reverse=True),
-           "name": lambda: math_ops.cumprod([1, 2], name="cp"), "bool": lambda: math_ops.cumprod([True]),
-           "oob": lambda: math_ops.cumprod([1.0, 2.0], 1), "c": lambda: math_ops.cumprod(tf.constant([1j, 1j, 2.0])),
-           "i64_axis": lambda: math_ops.cumprod(tf.ones([2, 2], tf.int64) * 3, tf.constant(0, tf.int64))})
+    _both({"plain": lambda: tf.cumprod([[1, 2], [3, 4]], 1), "ex": lambda: tf.cumprod([[1, 2], [3, 4]], 1, exclusive=True),
+           "rev_ex": lambda: tf.cumprod([1.0, 2.0, 3.0], reverse=True, exclusive=True),
+           "neg": lambda: tf.cumprod(tf.constant([[1.0, 2.0], [3.0, 4.0]]), -1, reverse=True),
+           "name": lambda: tf.cumprod([1, 2], name="cp"), "bool": lambda: tf.cumprod([True]),
+           "oob": lambda: tf.cumprod([1.0, 2.0], 1), "c": lambda: tf.cumprod(tf.constant([1j, 1j, 2.0])),
+           "i64_axis": lambda: tf.cumprod(tf.ones([2, 2], tf.int64) * 3, tf.constant(0, tf.int64))})
     expected = {'plain': {'tensor': 'Cumprod:0', 'dtype': 'int32', 'shape': '(2, 2)'},
      'ex': {'tensor': 'Cumprod_1:0', 'dtype': 'int32', 'shape': '(2, 2)'},
      'rev_ex': {'tensor': 'Cumprod_2:0', 'dtype': 'float32', 'shape': '(3,)'},
@@ -6137,14 +6136,14 @@ def test_o105_broadcast_static_shape_and_shape_out_type():
 def test_o106_truncate_div_mod():
     out, catch, got = _recorder()
     _build, _run, _both = _helpers(catch)
-    _both({"div_i": lambda: math_ops.truncatediv([-7, 7, -7, 7], [2, 2, -2, -2]), "mod_i": lambda: math_ops.truncatemod([-7, 7, -7, 7], [2, 2, -2, -2]),
-           "div_f": lambda: math_ops.truncatediv([-7.5, 7.5, 1.0], [2.0, -2.0, 0.0]), "mod_f": lambda: math_ops.truncatemod([-7.5, 7.5], [2.0, -2.0]),
-           "div_u8": lambda: math_ops.truncatediv(tf.constant([200], tf.uint8), tf.constant([7], tf.uint8)),
-           "div_zero": lambda: math_ops.truncatediv([1], [0]), "mod_zero": lambda: math_ops.truncatemod([1], [0]),
-           "div_bcast": lambda: math_ops.truncatediv([[9], [-9]], [2, 4]), "div_name": lambda: math_ops.truncatediv([1], [1], name="td"),
-           "mod_i64": lambda: math_ops.truncatemod(tf.constant([-5], tf.int64), tf.constant([3], tf.int64)),
-           "mod_u8": lambda: math_ops.truncatemod(tf.constant([5], tf.uint8), tf.constant([3], tf.uint8)),
-           "div_bad_shape": lambda: math_ops.truncatediv([1, 2], [1, 2, 3])})
+    _both({"div_i": lambda: tf.truncatediv([-7, 7, -7, 7], [2, 2, -2, -2]), "mod_i": lambda: tf.truncatemod([-7, 7, -7, 7], [2, 2, -2, -2]),
+           "div_f": lambda: tf.truncatediv([-7.5, 7.5, 1.0], [2.0, -2.0, 0.0]), "mod_f": lambda: tf.truncatemod([-7.5, 7.5], [2.0, -2.0]),
+           "div_u8": lambda: tf.truncatediv(tf.constant([200], tf.uint8), tf.constant([7], tf.uint8)),
+           "div_zero": lambda: tf.truncatediv([1], [0]), "mod_zero": lambda: tf.truncatemod([1], [0]),
+           "div_bcast": lambda: tf.truncatediv([[9], [-9]], [2, 4]), "div_name": lambda: tf.truncatediv([1], [1], name="td"),
+           "mod_i64": lambda: tf.truncatemod(tf.constant([-5], tf.int64), tf.constant([3], tf.int64)),
+           "mod_u8": lambda: tf.truncatemod(tf.constant([5], tf.uint8), tf.constant([3], tf.uint8)),
+           "div_bad_shape": lambda: tf.truncatediv([1, 2], [1, 2, 3])})
     expected = {'div_i': {'tensor': 'TruncateDiv:0', 'dtype': 'int32', 'shape': '(4,)'},
      'mod_i': {'tensor': 'TruncateMod:0', 'dtype': 'int32', 'shape': '(4,)'},
      'div_f': {'tensor': 'TruncateDiv_1:0', 'dtype': 'float32', 'shape': '(3,)'},
@@ -6183,14 +6182,14 @@ def test_o107_inverse_and_hyperbolic_trig():
     out, catch, got = _recorder()
     _build, _run, _both = _helpers(catch)
     x = tf.constant([-1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
-    _both({"asin": lambda: math_ops.asin(x), "acos": lambda: math_ops.acos(x), "atan": lambda: math_ops.atan(x), "sinh": lambda: math_ops.sinh(x),
-           "cosh": lambda: math_ops.cosh(x), "asinh": lambda: math_ops.asinh(x), "acosh": lambda: math_ops.acosh(x), "atanh": lambda: math_ops.atanh(x),
-           "rint": lambda: math_ops.rint([0.5, 1.5, 2.5, -0.5, -1.7]), "rint_int": lambda: math_ops.rint([1]),
-           "atan2": lambda: math_ops.atan2([1.0, -1.0, 0.0, 0.0], [0.0, 0.0, -1.0, 1.0]),
-           "atan2_bcast": lambda: math_ops.atan2([[1.0], [2.0]], [1.0, -1.0]), "atan2_name": lambda: math_ops.atan2(1.0, 1.0, name="at"),
-           "atan2_int": lambda: math_ops.atan2([1], [1]), "asin_int": lambda: math_ops.asin([1]),
-           "sinh_f64": lambda: math_ops.sinh(tf.constant([1.0], tf.float64)), "cosh_c": lambda: math_ops.cosh(tf.constant([1j])),
-           "asin_name": lambda: math_ops.asin(x, name="as")})
+    _both({"asin": lambda: tf.asin(x), "acos": lambda: tf.acos(x), "atan": lambda: tf.atan(x), "sinh": lambda: tf.sinh(x),
+           "cosh": lambda: tf.cosh(x), "asinh": lambda: tf.asinh(x), "acosh": lambda: tf.acosh(x), "atanh": lambda: tf.atanh(x),
+           "rint": lambda: tf.rint([0.5, 1.5, 2.5, -0.5, -1.7]), "rint_int": lambda: tf.rint([1]),
+           "atan2": lambda: tf.atan2([1.0, -1.0, 0.0, 0.0], [0.0, 0.0, -1.0, 1.0]),
+           "atan2_bcast": lambda: tf.atan2([[1.0], [2.0]], [1.0, -1.0]), "atan2_name": lambda: tf.atan2(1.0, 1.0, name="at"),
+           "atan2_int": lambda: tf.atan2([1], [1]), "asin_int": lambda: tf.asin([1]),
+           "sinh_f64": lambda: tf.sinh(tf.constant([1.0], tf.float64)), "cosh_c": lambda: tf.cosh(tf.constant([1j])),
+           "asin_name": lambda: tf.asin(x, name="as")})
     expected = {'asin': {'tensor': 'Asin:0', 'dtype': 'float32', 'shape': '(6,)'},
      'acos': {'tensor': 'Acos:0', 'dtype': 'float32', 'shape': '(6,)'},
      'atan': {'tensor': 'Atan:0', 'dtype': 'float32', 'shape': '(6,)'},
@@ -6236,7 +6235,7 @@ def test_o107_inverse_and_hyperbolic_trig():
 def test_o108_truncate_div_no_complex_kernel():
     out, catch, got = _recorder()
     _build, _run, _both = _helpers(catch)
-    _both({"div_c": lambda: math_ops.truncatediv(tf.constant([3 + 3j]), tf.constant([2 + 0j]))})
+    _both({"div_c": lambda: tf.truncatediv(tf.constant([3 + 3j]), tf.constant([2 + 0j]))})
     expected = {'div_c': {'tensor': 'TruncateDiv:0', 'dtype': 'complex128', 'shape': '(1,)'}}
     _check(got, expected, classes={'=div_c': 'InvalidArgumentError'})
 
@@ -6246,15 +6245,15 @@ def test_o109_real_imag_angle_complex():
     _build, _run, _both = _helpers(catch)
     c = tf.constant([1 + 2j, -3 - 4j, -1 + 0j])
     f = tf.constant([-1.5, 0.0, 2.0])
-    _both({"real": lambda: math_ops.real(c), "imag": lambda: math_ops.imag(c), "angle": lambda: math_ops.angle(c),
-           "real_f": lambda: math_ops.real(f), "imag_f": lambda: math_ops.imag(f), "angle_f": lambda: math_ops.angle(f),
-           "real_c64": lambda: math_ops.real(tf.constant([1 + 2j], tf.complex64), name="re"),
-           "imag_int": lambda: math_ops.imag([1, 2]), "real_str": lambda: math_ops.real("a"), "real_list": lambda: math_ops.real([1j]),
-           "complex": lambda: math_ops.complex([1.0, 2.0], [3.0, 4.0]), "complex_f64": lambda: math_ops.complex(tf.constant([1.0], tf.float64), tf.constant([2.0], tf.float64)),
-           "complex_bcast": lambda: math_ops.complex([[1.0], [2.0]], [3.0, 4.0]), "complex_mixed": lambda: math_ops.complex(tf.constant([1.0], tf.float64), [2.0]),
-           "complex_int": lambda: math_ops.complex([1], [2]), "complex_name": lambda: math_ops.complex(1.0, 2.0, name="cx"),
-           "complex_bad_shape": lambda: math_ops.complex([1.0, 2.0], [1.0, 2.0, 3.0]),
-           "sat_c_real": lambda: math_ops.saturate_cast(tf.constant([1e10 + 1j, -3.5 + 2j]), tf.int16)})
+    _both({"real": lambda: tf.real(c), "imag": lambda: tf.imag(c), "angle": lambda: tf.angle(c),
+           "real_f": lambda: tf.real(f), "imag_f": lambda: tf.imag(f), "angle_f": lambda: tf.angle(f),
+           "real_c64": lambda: tf.real(tf.constant([1 + 2j], tf.complex64), name="re"),
+           "imag_int": lambda: tf.imag([1, 2]), "real_str": lambda: tf.real("a"), "real_list": lambda: tf.real([1j]),
+           "complex": lambda: tf.complex([1.0, 2.0], [3.0, 4.0]), "complex_f64": lambda: tf.complex(tf.constant([1.0], tf.float64), tf.constant([2.0], tf.float64)),
+           "complex_bcast": lambda: tf.complex([[1.0], [2.0]], [3.0, 4.0]), "complex_mixed": lambda: tf.complex(tf.constant([1.0], tf.float64), [2.0]),
+           "complex_int": lambda: tf.complex([1], [2]), "complex_name": lambda: tf.complex(1.0, 2.0, name="cx"),
+           "complex_bad_shape": lambda: tf.complex([1.0, 2.0], [1.0, 2.0, 3.0]),
+           "sat_c_real": lambda: tf.saturate_cast(tf.constant([1e10 + 1j, -3.5 + 2j]), tf.int16)})
     catch("ops", lambda: [(o.name, o.type) for o in tf.get_default_graph().get_operations()])
     expected = {'real': {'tensor': 'Real:0', 'dtype': 'float64', 'shape': '(3,)'},
      'imag': {'tensor': 'Imag:0', 'dtype': 'float64', 'shape': '(3,)'},
@@ -6350,16 +6349,16 @@ def test_o110_l2_normalize_and_moments():
     _build, _run, _both = _helpers(catch)
     x = tf.constant([[3.0, 4.0], [0.0, 0.0], [1.0, -1.0]])
     p = tf.placeholder(tf.float32, [None, 2], name="p")
-    _both({"l2n_1": lambda: nn_ops.l2_normalize(x, 1), "l2n_all": lambda: nn_ops.l2_normalize(x), "l2n_dim0": lambda: nn_ops.l2_normalize(x, dim=0),
-           "l2n_eps": lambda: nn_ops.l2_normalize(x, 1, epsilon=100.0), "l2n_name": lambda: nn_ops.l2_normalize(x, [0, 1], name="nrm"),
-           "l2n_c": lambda: nn_ops.l2_normalize(tf.constant([3 + 4j, 0j]), 0), "l2n_p": lambda: nn_ops.l2_normalize(p, -1),
-           "l2n_int": lambda: nn_ops.l2_normalize([3, 4]), "l2n_both": lambda: nn_ops.l2_normalize(x, axis=0, dim=0),
-           "mom_0": lambda: nn_ops.moments(x, [0]), "mom_keep": lambda: nn_ops.moments(x, [0, 1], keep_dims=True),
-           "mom_keepdims": lambda: nn_ops.moments(x, [1], keepdims=True), "mom_name": lambda: nn_ops.moments(x, [1], name="mm"),
-           "mom_f16": lambda: nn_ops.moments(tf.constant([[1.0, 2.0]], tf.float16), [1]),
-           "mom_p": lambda: nn_ops.moments(p, [0]), "mom_shift": lambda: nn_ops.moments(x, [0], shift=5.0),
-           "mom_list": lambda: nn_ops.moments([1.0, 2.0, 4.0], [0]), "mom_int": lambda: nn_ops.moments(tf.constant([1, 2, 4]), [0]),
-           "mom_axes_int": lambda: nn_ops.moments(x, 0)},
+    _both({"l2n_1": lambda: tf.nn.l2_normalize(x, 1), "l2n_all": lambda: tf.nn.l2_normalize(x), "l2n_dim0": lambda: tf.nn.l2_normalize(x, dim=0),
+           "l2n_eps": lambda: tf.nn.l2_normalize(x, 1, epsilon=100.0), "l2n_name": lambda: tf.nn.l2_normalize(x, [0, 1], name="nrm"),
+           "l2n_c": lambda: tf.nn.l2_normalize(tf.constant([3 + 4j, 0j]), 0), "l2n_p": lambda: tf.nn.l2_normalize(p, -1),
+           "l2n_int": lambda: tf.nn.l2_normalize([3, 4]), "l2n_both": lambda: tf.nn.l2_normalize(x, axis=0, dim=0),
+           "mom_0": lambda: tf.nn.moments(x, [0]), "mom_keep": lambda: tf.nn.moments(x, [0, 1], keep_dims=True),
+           "mom_keepdims": lambda: tf.nn.moments(x, [1], keepdims=True), "mom_name": lambda: tf.nn.moments(x, [1], name="mm"),
+           "mom_f16": lambda: tf.nn.moments(tf.constant([[1.0, 2.0]], tf.float16), [1]),
+           "mom_p": lambda: tf.nn.moments(p, [0]), "mom_shift": lambda: tf.nn.moments(x, [0], shift=5.0),
+           "mom_list": lambda: tf.nn.moments([1.0, 2.0, 4.0], [0]), "mom_int": lambda: tf.nn.moments(tf.constant([1, 2, 4]), [0]),
+           "mom_axes_int": lambda: tf.nn.moments(x, 0)},
           {p: [[1.0, 1.0]]})
     catch("ops", lambda: [(o.name, o.type) for o in tf.get_default_graph().get_operations()])
     expected = {'l2n_1': {'tensor': 'l2_normalize:0', 'dtype': 'float32', 'shape': '(3, 2)'},

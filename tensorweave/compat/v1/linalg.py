@@ -2,5 +2,6 @@
 
 from tensorweave.ops.array_ops import transpose
 from tensorweave.ops.math_ops import matmul
+from tensorweave.ops.nn_ops import l2_normalize
 
-__all__ = ["matmul", "transpose"]
+__all__ = ["l2_normalize", "matmul", "transpose"]
