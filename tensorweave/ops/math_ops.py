@@ -69,7 +69,8 @@ def _unary_shape(op: Any) -> list:
 
 def _binary_kernel(fn: Callable, no_kernel_for: tuple = ()) -> Callable:
     def kernel(ctx: Any, x: Any, y: Any) -> Any:
-        array_ops._check_kernel(ctx, x.dtype, no_kernel_for)
+        if no_kernel_for:  # tested here, not in the call: most ops have none, and this is the hot path
+            array_ops._check_kernel(ctx, x.dtype, no_kernel_for)
         try:
             return fn(x, y)
         except ValueError:
@@ -100,7 +101,8 @@ def _unary_op(name: str, types: str, fn: Callable, output: str = "T", arg: str =
 
     @op.kernel("CPU", "GPU")
     def kernel(ctx: Any, x: Any) -> Any:
-        array_ops._check_kernel(ctx, x.dtype, no_kernel_for)
+        if no_kernel_for:
+            array_ops._check_kernel(ctx, x.dtype, no_kernel_for)
         return fn(x)
 
     return op
