@@ -829,6 +829,138 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unst
             raise ValueError(f"Cannot infer argument `num` from shape {value_shape}")
     return Unpack(value, num=num, axis=axis, name=name)
 
+# -- Split, SplitV -----------------------------------------------------------------------------------
+
+Split = Op("Split", inputs=["split_dim: int32", "value: T"], outputs=["output: num_split * T"],
+           attrs=["num_split: int >= 1", "T: type"])
+SplitV = Op("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: int32"],
+            outputs=["output: num_split * T"],
+            attrs=["num_split: int >= 1", "T: type", "Tlen: {int8, int32, int64} = DT_INT64"])
+
+
+def _split_axis(op: Any, split_dim: Tensor, value_shape: tensor_shape.TensorShape) -> int | None:
+    """The constant split axis made non-negative, or None when it is not known while building the graph."""
+    _with_rank(split_dim.shape, 0)
+    axis = tensor_util.constant_value(split_dim)
+    if axis is None or value_shape.ndims is None:
+        return None
+    axis, rank = int(axis), value_shape.ndims
+    if not -rank <= axis < rank:
+        raise ValueError(f"Dimension size, given by scalar input {axis} must be in range [-{rank}, {rank})")
+    return axis + rank if axis < 0 else axis
+
+
+@Split.shape
+def _split_shape(op: Any) -> list:
+    value = op.inputs[1].shape
+    num = op.node_def.attr["num_split"]
+    axis = _split_axis(op, op.inputs[0], value)
+    if axis is None:
+        return [tensor_shape.unknown_shape(rank=value.ndims)] * num
+    dims = value.as_list()
+    if dims[axis] is not None:
+        if dims[axis] % num:
+            raise ValueError(f"Dimension size must be evenly divisible by {num} but is {dims[axis]}")
+        dims[axis] //= num
+    return [tensor_shape.TensorShape(dims)] * num
+
+
+@SplitV.shape
+def _split_v_shape(op: Any) -> list:
+    value, size_splits = op.inputs[0].shape, op.inputs[1]
+    num = op.node_def.attr["num_split"]
+    _with_rank(size_splits.shape, 1)
+    axis = _split_axis(op, op.inputs[2], value)
+    if axis is None:
+        return [tensor_shape.unknown_shape(rank=value.ndims)] * num
+    sizes = tensor_util.constant_value(size_splits)
+    dims = value.as_list()
+    if sizes is None:
+        return [tensor_shape.TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * num
+    sizes = [int(s) for s in sizes.reshape(-1)]
+    if sizes.count(-1) > 1:
+        raise ValueError("size_splits can only have one -1")
+    known = sum(s for s in sizes if s != -1)
+    if dims[axis] is not None and (known > dims[axis] or (-1 not in sizes and known != dims[axis])):
+        raise ValueError(f"can't split axis of size {dims[axis]} into pieces of size "
+                         f"[{','.join(map(str, sizes))}]")
+    rest = None if dims[axis] is None else dims[axis] - known
+    return [tensor_shape.TensorShape(dims[:axis] + [rest if s == -1 else s] + dims[axis + 1:]) for s in sizes]
+
+
+def _split_kernel_axis(ctx: Any, split_dim: Any, value: Any) -> int:
+    axis, rank = int(split_dim), value.ndim
+    if not -rank <= axis < rank:
+        raise _invalid(ctx, f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis}")
+    return axis + rank if axis < 0 else axis
+
+
+@Split.kernel("CPU", "GPU")
+def _split(ctx: Any, split_dim: Any, value: Any, num_split: int) -> list:
+    axis = _split_kernel_axis(ctx, split_dim, value)
+    if value.shape[axis] % num_split:
+        raise _invalid(ctx, f"Number of ways to split should evenly divide the split dimension, but got split_dim "
+                       f"{axis} (size = {value.shape[axis]}) and num_split {num_split}")
+    return ctx.xp.split(value, num_split, axis=axis)
+
+
+@SplitV.kernel("CPU", "GPU")
+def _split_v(ctx: Any, value: Any, size_splits: Any, split_dim: Any, num_split: int) -> list:
+    axis = _split_kernel_axis(ctx, split_dim, value)
+    if size_splits.ndim != 1 or size_splits.size != num_split:
+        raise _invalid(ctx, f"size of the split_tensor must be 1-D and have the same elements as outputs got "
+                       f"{size_splits.ndim} -D and {size_splits.size} elements")
+    sizes = [int(s) for s in size_splits.tolist()]
+    if sizes.count(-1) > 1:
+        raise _invalid(ctx, "There can only be one -1 in the input.")
+    for index, size in enumerate(sizes):
+        if size < -1:
+            raise _invalid(ctx, f"Split size at index {index} must be >= 0. Got: {size}")
+    known, dim = sum(s for s in sizes if s != -1), value.shape[axis]
+    if known > dim or (-1 not in sizes and known != dim):
+        raise _invalid(ctx, "Determined shape must either match input shape along split_dim exactly if fully "
+                       "specified, or be less than the size of the input along split_dim if not fully "
+                       f"specified.  Got: {known}")
+    sizes = [dim - known if s == -1 else s for s in sizes]
+    return ctx.xp.split(value, np.cumsum(sizes[:-1]).tolist(), axis=axis)
+
+
+def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = None,
+          name: str = "split") -> list[Tensor]:
+    """`value` cut along `axis` into `num_or_size_splits` equal pieces (an int) or pieces of the given sizes
+    (a 1-D list or tensor, one entry may be -1)."""
+    if isinstance(num_or_size_splits, (numbers.Integral, tensor_shape.Dimension)):
+        return Split(axis, value, num_split=int(num_or_size_splits), name=name)
+    size_splits = convert_to_tensor(num_or_size_splits)
+    if size_splits.shape.ndims == 0:
+        raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
+                         f"Argument provided: {num_or_size_splits}")
+    if num is None:
+        if size_splits.shape.ndims is not None:
+            num = size_splits.shape.dims[0].value
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
+    return SplitV(value, size_splits, axis, num_split=num, name=name)
+
+# -- IdentityN ---------------------------------------------------------------------------------------
+
+IdentityN = Op("IdentityN", inputs=["input: T"], outputs=["output: T"], attrs=["T: list(type)"])
+
+
+@IdentityN.shape
+def _identity_n_shape(op: Any) -> list:
+    return [t.shape for t in op.inputs]
+
+
+@IdentityN.kernel("CPU", "GPU")
+def _identity_n(ctx: Any, *values: Any) -> list:
+    return list(values)
+
+
+def identity_n(input: Any, name: str | None = None) -> list[Tensor]:  # noqa: A002 - TF's argument name
+    """Each of a list of tensors passed through unchanged, in one op (so one control edge orders them all)."""
+    return IdentityN(input, name=name)
+
 # -- ConcatV2 ----------------------------------------------------------------------------------------
 
 ConcatV2 = Op("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["output: T"],

@@ -106,6 +106,7 @@ class Executor:
         self._arg_slots: list[tuple[int, int]] = []
         self._ret_slots: list[tuple[int, int, bool]] = []
         kernels = []
+        one_of_a_list: set[int] = set()  # nodes whose single output comes from a list output arg
         for node in nodes:
             nd = node.node_def
             op = _lookup_op(nd)
@@ -116,6 +117,8 @@ class Executor:
             node.out_slot = next_slot
             node.num_outputs = len(out_types)
             next_slot += len(out_types)
+            if node.num_outputs == 1 and any(arg.is_list for arg in op.op_def.output_args):
+                one_of_a_list.add(node.index)
             kernels.append(None if nd.op in ("_Arg", "_Retval") else _lookup_kernel(op, nd, device))
         self._template = [None] * next_slot
 
@@ -166,6 +169,8 @@ class Executor:
             else:
                 ctx = context_for(nd)
                 call = functools.partial(kernel.fn, ctx, **{a: nd.attr[a] for a in kernel.attr_names})
+                if node.index in one_of_a_list:  # the kernel returns a list of one value
+                    call = _first_output(call)
                 node.expensive = kernel.expensive
                 if kernel.constant:
                     self._template[node.out_slot] = call()
@@ -355,6 +360,11 @@ def _compile_ordered(runnable: list[_Node], arg_slots: list[tuple[int, int]], re
     code = compile("\n".join(lines) + "\n", "<tensorweave step>", "exec")
     exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
     return namespace["step"], line_nodes
+
+
+def _first_output(call: Callable) -> Callable:
+    """A kernel call whose one-element output list is unwrapped to the single value the plan stores."""
+    return lambda *inputs: call(*inputs)[0]
 
 
 def quiet_numerics() -> Any:

@@ -69,6 +69,8 @@ def _fold(node: NodeDef, values: dict[str, Any], device: Any) -> Any:
             value = kernel.fn(KernelContext(node, device), *inputs, **{a: node.attr[a] for a in kernel.attr_names})
     except (errors.OpError, ValueError, TypeError, ArithmeticError, IndexError):
         return None
+    if op.op_def.output_args[0].is_list:  # a list output of length one
+        value = value[0]
     value = device.xp.asarray(value)
     if value.nbytes > MAX_CONSTANT_BYTES:
         return None

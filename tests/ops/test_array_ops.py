@@ -277,6 +277,103 @@ def test_unstack():
     assert run_error(tf.unstack(f, num=2, axis=5), {f: np.zeros((3, 2))}) == "axis = 5 not in [-2, 2)"
 
 
+def test_unstack_of_one_is_the_slice_itself():
+    p = tf.placeholder(tf.int32)
+    fully_checked(tf.unstack(tf.constant([[1, 2]]))[0], np.array([1, 2], np.int32))  # constant-folded
+    assert run(tf.unstack(p, num=1), {p: [[1, 2]]})[0].tolist() == [1, 2]  # executed
+
+
+# -- Split, SplitV, IdentityN ------------------------------------------------------------------------
+X34 = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+
+def test_split_into_equal_pieces():
+    parts = tf.split(X34, 2, axis=1)
+    assert [t.name for t in parts] == ["split:0", "split:1"]
+    assert parts[0].op.type == "Split" and parts[0].op.inputs[0].name == "split/split_dim:0"
+    for part, expected in zip(parts, np.split(X34, 2, axis=1)):
+        fully_checked(part, expected)
+    fully_checked(tf.split(X34, 1, 0)[0], X34)
+    p = tf.placeholder(tf.float32, [None, 4])
+    pieces = tf.split(p, 3, 0)
+    assert [t.shape.as_list() for t in pieces] == [[None, 4]] * 3
+    assert [v.shape for v in run(pieces, {p: np.zeros((6, 4))})] == [(2, 4)] * 3
+    axis = tf.placeholder(tf.int32, [])
+    dynamic = tf.split(X34, 2, axis)
+    assert [t.shape.as_list() for t in dynamic] == [[None, None]] * 2
+    assert run(dynamic, {axis: -1})[1].tolist() == [[2, 3], [6, 7], [10, 11]]
+    assert tf.split(tf.placeholder(tf.float32), 2)[0].shape.ndims is None
+    assert [v.shape for v in run(tf.split(np.zeros((0, 3)), 3, 1))] == [(0, 1)] * 3
+
+
+def test_split_errors():
+    with pytest.raises(ValueError, match="^Dimension size must be evenly divisible by 3 but is 4 for "):
+        tf.split(X34, 3, axis=1)
+    with pytest.raises(ValueError, match=r"^Dimension size, given by scalar input 2 must be in range \[-2, 2\) "):
+        tf.split(X34, 5, axis=2)
+    with pytest.raises(ValueError, match=r"^Dimension size, given by scalar input 0 must be in range \[-0, 0\) "):
+        tf.split(tf.constant(3.0), 1, 0)
+    with pytest.raises(ValueError, match="^Attr 'num_split' of 'Split' Op passed 0 less than minimum 1.$"):
+        tf.split(X34, 0, 0)
+    p = tf.placeholder(tf.float32, [None, 4])
+    assert run_error(tf.split(p, 3, 0), {p: np.zeros((4, 4))}) == (
+        "Number of ways to split should evenly divide the split dimension, but got split_dim 0 (size = 4) and "
+        "num_split 3")
+    axis = tf.placeholder(tf.int32, [])
+    assert run_error(tf.split(X34, 2, axis), {axis: -3}) == (
+        "-input rank(-2) <= split_dim < input rank (2), but got -3")
+
+
+def test_split_by_sizes():
+    parts = tf.split(X34, [1, -1, 1], 1)
+    assert [t.name for t in parts] == ["split:0", "split:1", "split:2"]
+    assert parts[0].op.type == "SplitV" and parts[0].op.get_attr("Tlen") == tf.int32
+    assert [t.name for t in parts[0].op.inputs] == ["split/value:0", "Const:0", "split/split_dim:0"]
+    for part, expected in zip(parts, np.split(X34, [1, 3], axis=1)):
+        fully_checked(part, expected)
+    wide = tf.split(X34, np.array([1, 3], dtype=np.int64), axis=-1, num=2)
+    assert wide[0].op.get_attr("Tlen") == tf.int64
+    fully_checked(wide[1], X34[:, 1:])
+    p = tf.placeholder(tf.float32, [None, 4])
+    assert [t.shape.as_list() for t in tf.split(p, [-1, 2], axis=0)] == [[None, 4], [2, 4]]
+    sizes = tf.placeholder(tf.int32, [2])
+    by_fed_sizes = tf.split(X34, sizes, axis=1)
+    assert [t.shape.as_list() for t in by_fed_sizes] == [[3, None], [3, None]]
+    assert [v.shape for v in run(by_fed_sizes, {sizes: [3, 1]})] == [(3, 3), (3, 1)]
+    assert [v.shape for v in run(tf.split(np.zeros((2, 3)), [0, 3], 1))] == [(2, 0), (2, 3)]
+
+
+def test_split_by_sizes_errors():
+    with pytest.raises(ValueError, match=r"^can't split axis of size 4 into pieces of size \[1,2\] for "):
+        tf.split(X34, [1, 2], 1)
+    with pytest.raises(ValueError, match="^size_splits can only have one -1 for "):
+        tf.split(tf.placeholder(tf.float32, [None, 4]), [-1, -1], 0)
+    with pytest.raises(ValueError, match="^Rank-0 tensors are not supported as the num_or_size_splits argument "
+                       r"to split. Argument provided: Tensor\(\"Const_2:0\", shape=\(\), dtype=int32\)$"):
+        tf.split(X34, tf.constant(2))
+    with pytest.raises(ValueError, match=r"^Cannot infer argument `num` from shape Tensor\(\"Placeholder_1:0\", "):
+        tf.split(X34, tf.placeholder(tf.int32, [None]))
+    sizes = tf.placeholder(tf.int32, [2])
+    parts = tf.split(X34, sizes, 1)
+    determined = ("Determined shape must either match input shape along split_dim exactly if fully specified, or be "
+                  "less than the size of the input along split_dim if not fully specified.  Got: ")
+    assert run_error(parts, {sizes: [-1, -1]}) == "There can only be one -1 in the input."
+    assert run_error(parts, {sizes: [5, -1]}) == determined + "5"
+    assert run_error(parts, {sizes: [1, 1]}) == determined + "2"
+    assert run_error(parts, {sizes: [-2, 6]}) == "Split size at index 0 must be >= 0. Got: -2"
+
+
+def test_identity_n():
+    parts = tf.identity_n([tf.constant(1), tf.constant([2.0])])
+    assert [t.name for t in parts] == ["IdentityN:0", "IdentityN:1"]
+    assert parts[0].op.type == "IdentityN" and [t.dtype for t in parts] == [tf.int32, tf.float32]
+    fully_checked(parts[0], np.int32(1))
+    fully_checked(parts[1], np.array([2.0], np.float32))
+    fully_checked(tf.identity_n([tf.constant([3])])[0], np.array([3], np.int32))
+    with pytest.raises(ValueError, match="^Attr 'T' of 'IdentityN' Op passed list of length 0 less than minimum 1.$"):
+        tf.identity_n([])
+
+
 # -- ConcatV2 ----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
