@@ -220,3 +220,110 @@ def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str 
 def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:
     """A scalar bool: whether the variable has been assigned a value."""
     return IsVariableInitialized(ref, name=name)
+
+# -- Scatter updates: rows of a ref variable picked by indices -----------------------------------------
+
+
+def _scatter_op(name: str, types: str, combine: Any, use_locking_default: str) -> Op:
+    """ScatterUpdate/Add/Sub/Mul/Div/Min/Max: `ref[indices[i], ...] = combine(ref[indices[i], ...], updates[i, ...])`
+    for every i, in order, so repeated indices accumulate (ScatterUpdate: the last one wins)."""
+    op = Op(name, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"], outputs=["output_ref: Ref(T)"],
+            attrs=[f"T: {types}", "Tindices: {int32, int64}", f"use_locking: bool = {use_locking_default}"])
+
+    @op.shape
+    def _scatter_shape(node: Any) -> list:
+        ref, indices, updates = (t.shape for t in node.inputs)
+        if updates.ndims != 0 and ref.ndims is not None and indices.ndims is not None:
+            tensor_util.merge_shapes(updates, indices.concatenate(ref[1:]))
+        return [ref]
+
+    @op.kernel("CPU")
+    def _scatter(ctx: Any, ref: Var, indices: Any, updates: Any, use_locking: bool) -> Var:
+        with ref.locked(use_locking):
+            params = ref.value
+            if params is None:
+                raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {ref.name}")
+            if params.ndim == 0:
+                raise errors.InvalidArgumentError(None, None, f"params must be at least 1-D, got shape "
+                                                  f"{tensor_util.shape_string(params.shape)}")
+            if updates.ndim and updates.shape != indices.shape + params.shape[1:]:
+                raise errors.InvalidArgumentError(
+                    None, None, "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
+                    f"got updates.shape {tensor_util.shape_string(updates.shape)}, indices.shape "
+                    f"{tensor_util.shape_string(indices.shape)}, params.shape "
+                    f"{tensor_util.shape_string(params.shape)}")
+            bad = np.flatnonzero((indices < 0) | (indices >= params.shape[0]))
+            if bad.size:
+                position = ",".join(map(str, np.unravel_index(bad[0], indices.shape)))
+                raise errors.InvalidArgumentError(None, None, f"indices[{position}] = {indices.flat[bad[0]]} is "
+                                                  f"not in [0, {params.shape[0]})")
+            combine(params, indices, updates)
+        return ref
+
+    return op
+
+
+def _scatter_assign(params: Any, indices: Any, updates: Any) -> None:
+    params[indices] = updates
+
+
+def _scatter_ufunc(ufunc: Any) -> Any:
+    """An unbuffered in-place `ufunc.at`, so a repeated index sees the earlier updates."""
+    return lambda params, indices, updates: ufunc.at(params, indices, updates)
+
+
+def _scatter_divide(params: Any, indices: Any, updates: Any) -> None:
+    """Division as TF's kernel does it: true division for floats, truncating (C's `/`) for integers."""
+    if params.dtype.kind in "fc":
+        np.divide.at(params, indices, updates)
+        return
+    updates = np.broadcast_to(updates, indices.shape + params.shape[1:]).reshape((indices.size,) + params.shape[1:])
+    for row, update in zip(indices.reshape(-1).tolist(), updates):
+        quotient = np.abs(params[row]) // np.abs(update)
+        params[row] = np.where((params[row] < 0) != (update < 0), -quotient, quotient)
+
+
+ScatterUpdate = _scatter_op("ScatterUpdate", "type", _scatter_assign, "true")
+ScatterAdd = _scatter_op("ScatterAdd", "numbertype", _scatter_ufunc(np.add), "false")
+ScatterSub = _scatter_op("ScatterSub", "numbertype", _scatter_ufunc(np.subtract), "false")
+ScatterMul = _scatter_op("ScatterMul", "numbertype", _scatter_ufunc(np.multiply), "false")
+ScatterDiv = _scatter_op("ScatterDiv", "numbertype", _scatter_divide, "false")
+ScatterMin = _scatter_op("ScatterMin", "{half, bfloat16, float, double, int32, int64}", _scatter_ufunc(np.minimum),
+                         "false")
+ScatterMax = _scatter_op("ScatterMax", "{half, bfloat16, float, double, int32, int64}", _scatter_ufunc(np.maximum),
+                         "false")
+
+
+def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True, name: str | None = None) -> Any:
+    """ref[indices] = updates (the last of repeated indices wins); returns the ref."""
+    return ScatterUpdate(ref, indices, updates, use_locking=use_locking, name=name)
+
+
+def scatter_add(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
+    """ref[indices] += updates, accumulating repeated indices; returns the ref."""
+    return ScatterAdd(ref, indices, updates, use_locking=use_locking, name=name)
+
+
+def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
+    """ref[indices] -= updates, accumulating repeated indices; returns the ref."""
+    return ScatterSub(ref, indices, updates, use_locking=use_locking, name=name)
+
+
+def scatter_mul(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
+    """ref[indices] *= updates, accumulating repeated indices; returns the ref."""
+    return ScatterMul(ref, indices, updates, use_locking=use_locking, name=name)
+
+
+def scatter_div(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
+    """ref[indices] /= updates, accumulating repeated indices; returns the ref."""
+    return ScatterDiv(ref, indices, updates, use_locking=use_locking, name=name)
+
+
+def scatter_min(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
+    """ref[indices] = minimum(ref[indices], updates); returns the ref."""
+    return ScatterMin(ref, indices, updates, use_locking=use_locking, name=name)
+
+
+def scatter_max(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
+    """ref[indices] = maximum(ref[indices], updates); returns the ref."""
+    return ScatterMax(ref, indices, updates, use_locking=use_locking, name=name)

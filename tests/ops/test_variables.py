@@ -129,3 +129,97 @@ def test_containers_share_state_between_sessions_and_reset():
         tf.Session.reset("", ["experiment"])
         with pytest.raises(tf.errors.FailedPreconditionError):
             sess.run(v)
+
+
+# -- Scatter updates (results recorded from TF 2.21, tf.compat.v1 ref variables) -------------------------
+ROWS = [[1.0, 2, 3], [4, 5, 6], [7, 8, 9]]
+SCATTERED = {  # indices [2, 0, 2] into arange(12).reshape(4, 3): repeated index 2 accumulates
+    "scatter_update": [[4, 5, 6], [3, 4, 5], [7, 8, 9], [9, 10, 11]],
+    "scatter_add": [[4, 6, 8], [3, 4, 5], [14, 17, 20], [9, 10, 11]],
+    "scatter_sub": [[-4, -4, -4], [3, 4, 5], [-2, -3, -4], [9, 10, 11]],
+    "scatter_mul": [[0, 5, 12], [3, 4, 5], [42, 112, 216], [9, 10, 11]],
+    "scatter_div": [[0, 0.2, 1 / 3], [3, 4, 5], [6 / 1 / 7, 7 / 2 / 8, 8 / 3 / 9], [9, 10, 11]],
+    "scatter_min": [[0, 1, 2], [3, 4, 5], [1, 2, 3], [9, 10, 11]],
+    "scatter_max": [[4, 5, 6], [3, 4, 5], [7, 8, 9], [9, 10, 11]],
+}
+SCATTERED_INT = {  # indices [[1], [3]], updates [[[-7, 2, 3]], [[5, -5, 9]]] into a variable full of -7
+    "scatter_update": [[-7, 2, 3], [5, -5, 9]], "scatter_add": [[-14, -5, -4], [-2, -12, 2]],
+    "scatter_sub": [[0, -9, -10], [-12, -2, -16]], "scatter_mul": [[49, -14, -21], [-35, 35, -63]],
+    "scatter_div": [[1, -3, -2], [-1, 1, 0]], "scatter_min": [[-7, -7, -7], [-7, -7, -7]],
+    "scatter_max": [[-7, 2, 3], [5, -5, 9]],
+}
+
+
+def _run_update(variable, update, feed_dict=None):
+    with tf.Session() as sess:
+        sess.run(variable.initializer)
+        result = sess.run(update, feed_dict)
+        np.testing.assert_array_equal(sess.run(variable), result)
+        return result
+
+
+@pytest.mark.parametrize("fn", sorted(SCATTERED))
+def test_scatter_ops(fn):
+    v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3))
+    update = getattr(tf, fn)(v, [2, 0, 2], ROWS)
+    op_type = "Scatter" + fn.split("_")[1].capitalize()
+    assert update.name == f"{op_type}:0" and update.op.type == op_type and update.dtype == tf.float32._as_ref
+    assert update.shape.as_list() == [4, 3] and update.op.get_attr("use_locking") == (fn == "scatter_update")
+    assert [t.name for t in update.op.inputs] == ["Variable:0", f"{op_type}/indices:0", f"{op_type}/updates:0"]
+    np.testing.assert_allclose(_run_update(v, update), SCATTERED[fn], rtol=1e-6)
+    counts = tf.Variable(np.full((4, 3), -7, np.int32))
+    result = _run_update(counts, getattr(tf, fn)(counts, [[1], [3]], [[[-7, 2, 3]], [[5, -5, 9]]]))
+    assert result.dtype == np.int32 and result[[1, 3]].tolist() == SCATTERED_INT[fn]
+    assert result[[0, 2]].tolist() == [[-7] * 3] * 2
+
+
+def test_scatter_scalar_updates_and_int64_indices():
+    v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3))
+    assert _run_update(v, tf.scatter_add(v, [1], 2.0))[1].tolist() == [5, 6, 7]
+    assert _run_update(v, tf.scatter_max(v, [1], 2.0))[1].tolist() == [3, 4, 5]
+    assert _run_update(v, tf.scatter_update(v, tf.constant([0], tf.int64), [[1.0, 1, 1]]))[0].tolist() == [1, 1, 1]
+    names = tf.Variable(["x", "y"])
+    assert _run_update(names, tf.scatter_update(names, [0], ["a"])).tolist() == [b"a", b"y"]
+    assert tf.scatter_add(v, [0], [[1.0, 1, 1]], name="foo").name == "foo:0"
+
+
+def test_scatter_graph_errors():
+    v = tf.Variable(np.zeros((4, 3), np.float32))
+    with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are 1 and 2. Shapes are "
+                       r"\[1,2\] and \[2,3\]. for '\{\{node ScatterAdd\}\}"):
+        tf.scatter_add(v, [1, 2], [[1.0, 2]])
+    with pytest.raises(ValueError, match="^Shapes must be equal rank, but are 1 and 2 for "):
+        tf.scatter_add(v, [1, 2], [1.0, 2, 3])
+    assert tf.scatter_add(v, tf.placeholder(tf.int32), tf.placeholder(tf.float32)).shape.as_list() == [4, 3]
+    with pytest.raises(TypeError, match="^Value passed to parameter 'ref' has DataType string not in list of allowed "
+                       "values: float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, "
+                       "bfloat16, qint16, quint16, uint16, complex128, float16, uint32, uint64$"):
+        tf.scatter_add(tf.Variable(["x"]), [0], ["a"])
+    with pytest.raises(TypeError, match="^Value passed to parameter 'ref' has DataType complex64 not in list of "
+                       "allowed values: float16, bfloat16, float32, float64, int32, int64$"):
+        tf.scatter_min(tf.Variable(np.zeros((4, 3), np.complex64)), [[1]], 5.0)
+    with pytest.raises(TypeError, match="^Value passed to parameter 'indices' has DataType float32 not in list of "
+                       "allowed values: int32, int64$"):
+        tf.scatter_update(v, [0.0], [[1.0, 1, 1]])
+
+
+@pytest.mark.parametrize("fn", sorted(SCATTERED))
+def test_scatter_run_errors(fn):
+    v = tf.Variable(np.zeros((4, 3), np.float32))
+    indices, updates = tf.placeholder(tf.int32), tf.placeholder(tf.float32)
+    update = getattr(tf, fn)(v, indices, updates)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="^Attempting to use uninitialized value Variable"):
+            sess.run(update, {indices: [0], updates: [[1.0, 2, 3]]})
+        sess.run(v.initializer)
+        for index, rows, message in [
+                ([1, 4], np.ones((2, 3)), r"indices\[1\] = 4 is not in \[0, 4\)"),
+                ([[1], [-1]], np.ones((2, 1, 3)), r"indices\[1,0\] = -1 is not in \[0, 4\)"),
+                ([0, 1], [1.0, 2.0], r"Must have updates.shape = indices.shape \+ params.shape\[1:\] or updates.shape "
+                 r"= \[\], got updates.shape \[2\], indices.shape \[2\], params.shape \[4,3\]")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+                sess.run(update, {indices: index, updates: rows})
+        assert sess.run(v).tolist() == [[0.0] * 3] * 4  # a failed update changes nothing
+    scalar = tf.Variable(3.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^params must be at least 1-D, got shape \[\]"):
+        _run_update(scalar, getattr(tf, fn)(scalar, [0], [1.0]))

@@ -78,6 +78,7 @@ from tensorweave.ops.array_ops import (
     fill,
     gather,
     identity,
+    identity_n,
     newaxis,
     one_hot,
     ones,
@@ -89,6 +90,7 @@ from tensorweave.ops.array_ops import (
     shape,
     size,
     slice,
+    split,
     squeeze,
     stack,
     strided_slice,
@@ -192,7 +194,20 @@ from tensorweave.ops.math_ops import (
     where_v2,
 )
 from tensorweave.ops.random_ops import random_normal, random_uniform, truncated_normal
-from tensorweave.ops.state_ops import assign, assign_add, assign_sub, count_up_to, is_variable_initialized
+from tensorweave.ops.state_ops import (
+    assign,
+    assign_add,
+    assign_sub,
+    count_up_to,
+    is_variable_initialized,
+    scatter_add,
+    scatter_div,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_sub,
+    scatter_update,
+)
 from tensorweave.ops.variables import (
     Variable,
     all_variables,
