@@ -108,6 +108,12 @@ def make_ndarray_value(values: Any, dtype: Any = None, shape: Any = None, verify
 # -- Graph-time evaluation, as TF's shape inference does it ------------------------------------------
 
 
+def is_tensor(x: Any) -> bool:
+    """Whether `x` is a graph tensor or acts as one (variables declare `is_tensor_like`); numpy arrays and
+    Python values are not, even though they convert."""
+    return isinstance(x, Tensor) or getattr(x, "is_tensor_like", False) is True
+
+
 def constant_value(tensor: Tensor) -> np.ndarray | None:
     """The value of `tensor` as TF's shape inference computes it while building the graph, else None.
 

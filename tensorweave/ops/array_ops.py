@@ -1510,3 +1510,238 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
             raise TypeError(f"dtype {on.dtype.base_dtype} of on_value does not match dtype "
                             f"{off.dtype.base_dtype} of off_value")
         return OneHot(indices, depth, on, off, axis=-1 if axis is None else axis, name=scope)
+
+# -- Pad, PadV2, MirrorPad ---------------------------------------------------------------------------
+
+Pad = Op("Pad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+         attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32"])
+PadV2 = Op("PadV2", inputs=["input: T", "paddings: Tpaddings", "constant_values: T"], outputs=["output: T"],
+           attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32"])
+MirrorPad = Op("MirrorPad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+               attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32", "mode: {'REFLECT', 'SYMMETRIC'}"])
+
+
+@Pad.shape
+@PadV2.shape
+@MirrorPad.shape
+def _pad_shape(op: Any) -> list:
+    input_shape, paddings = op.inputs[0].shape, op.inputs[1]
+    paddings_shape = _with_rank(paddings.shape, 2)
+    rank = paddings_shape.dims[0].value
+    if rank is not None:
+        input_shape = _with_rank(input_shape, rank)
+    if paddings_shape.dims[1].value not in (None, 2):
+        raise ValueError(f"Dimension must be 2 but is {paddings_shape.dims[1].value}")
+    value = tensor_util.constant_value(paddings)
+    if value is None:
+        return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
+    if (value < 0).any():
+        raise ValueError("Paddings must be non-negative")
+    return [tensor_shape.TensorShape([None if d is None else d + int(before) + int(after)
+                                      for d, (before, after) in zip(input_shape.as_list(), value.tolist())])]
+
+
+def _checked_paddings(ctx: Any, input: Any, paddings: Any, negative: str = "Paddings") -> list:  # noqa: A002
+    """The paddings as (before, after) pairs; `negative` is how the op's message starts (MirrorPad: lower case)."""
+    if paddings.ndim != 2 or paddings.shape[1] != 2:
+        raise _invalid(ctx, f"paddings must be a matrix with 2 columns: {tensor_util.shape_string(paddings.shape)}")
+    if paddings.shape[0] != input.ndim:
+        raise _invalid(ctx, "The first dimension of paddings must be the rank of inputs"
+                       f"{tensor_util.shape_string(paddings.shape)} {tensor_util.shape_string(input.shape)}")
+    pairs = [(int(before), int(after)) for before, after in paddings.tolist()]
+    for before, after in pairs:
+        if before < 0 or after < 0:
+            raise _invalid(ctx, f"{negative} must be non-negative: {before} {after}")
+    return pairs
+
+
+def _constant_pad(xp: Any, input: Any, pairs: list, value: Any) -> Any:  # noqa: A002
+    """np.pad with a constant, also for strings (object arrays, which np.pad fills with the wrong type)."""
+    if input.dtype != object:
+        return xp.pad(input, pairs, constant_values=value)
+    out = np.full([d + before + after for d, (before, after) in zip(input.shape, pairs)], value, dtype=object)
+    out[tuple(builtins.slice(before, before + d) for d, (before, _) in zip(input.shape, pairs))] = input
+    return out
+
+
+@Pad.kernel("CPU", "GPU")
+def _pad(ctx: Any, input: Any, paddings: Any) -> Any:  # noqa: A002
+    pairs = _checked_paddings(ctx, input, paddings)
+    return _constant_pad(ctx.xp, input, pairs, b"" if input.dtype == object else 0)
+
+
+@PadV2.kernel("CPU", "GPU")
+def _pad_v2(ctx: Any, input: Any, paddings: Any, constant_values: Any) -> Any:  # noqa: A002
+    pairs = _checked_paddings(ctx, input, paddings)
+    if constant_values.ndim:
+        raise _invalid(ctx, f"constant_values must be a scalar. Found: "
+                       f"{tensor_util.shape_string(constant_values.shape)}")
+    return _constant_pad(ctx.xp, input, pairs, constant_values.item())
+
+
+@MirrorPad.kernel("CPU", "GPU")
+def _mirror_pad(ctx: Any, input: Any, paddings: Any, mode: bytes) -> Any:  # noqa: A002
+    reflect = mode == b"REFLECT"
+    pairs = _checked_paddings(ctx, input, paddings, "paddings")
+    for (before, after), size in zip(pairs, input.shape):
+        if reflect and (before >= size or after >= size):
+            raise _invalid(ctx, f"paddings must be less than the dimension size: {before}, {after} not less than "
+                           f"{size}")
+        if not reflect and (before > size or after > size):
+            raise _invalid(ctx, f"paddings must be no greater than the dimension size: {before}, {after} greater "
+                           f"than {size}")
+    return ctx.xp.pad(input, pairs, mode="reflect" if reflect else "symmetric")
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = None,
+        constant_values: Any = 0) -> Tensor:
+    """`tensor` padded by `paddings[i] = [before, after]` along each dimension: with `constant_values`
+    (CONSTANT), or mirrored without (REFLECT) or with (SYMMETRIC) the edge."""
+    mode = mode.upper()
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and \
+                constant_values == np.zeros_like(constant_values):
+            return Pad(tensor, paddings, name=name)
+        return PadV2(tensor, paddings, constant_values, name=name)
+    if mode in ("REFLECT", "SYMMETRIC"):
+        return MirrorPad(tensor, paddings, mode=mode, name=name)
+    raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
+                     f"Received `mode` = {mode}")
+
+# -- ReverseV2 ---------------------------------------------------------------------------------------
+
+ReverseV2 = Op("ReverseV2", inputs=["tensor: T", "axis: Tidx"], outputs=["output: T"],
+               attrs=["Tidx: {int32, int64} = DT_INT32",
+                      "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, float, "
+                      "double, complex64, complex128, string}"])
+
+
+def _reverse_axes(axes: list, rank: int) -> list:
+    """The axes made non-negative, with TF's messages for one out of range (sic: no closing bracket) or repeated."""
+    seen = []
+    for i, axis in enumerate(axes):
+        canonical = axis + rank if axis < 0 else axis
+        if not 0 <= canonical < rank:
+            raise ValueError(f"'axis'[{i}] = {axis} is out of valid range [0, {rank - 1}")
+        if canonical in seen:
+            raise ValueError(f"axis {canonical} specified more than once.")
+        seen.append(canonical)
+    return seen
+
+
+@ReverseV2.shape
+def _reverse_shape(op: Any) -> list:
+    input_shape, axis = op.inputs[0].shape, op.inputs[1]
+    _with_rank(axis.shape, 1)
+    value = tensor_util.constant_value(axis)
+    if value is not None and input_shape.ndims is not None:
+        _reverse_axes(value.tolist(), input_shape.ndims)
+    return [input_shape]
+
+
+@ReverseV2.kernel("CPU", "GPU")
+def _reverse(ctx: Any, tensor: Any, axis: Any) -> Any:
+    if tensor.ndim == 0:  # a scalar reverses to itself, whatever the axes
+        return tensor
+    if axis.ndim != 1:
+        raise _invalid(ctx, f"'dims' must be 1-dimension, not {axis.ndim}")
+    try:
+        axes = _reverse_axes(axis.tolist(), tensor.ndim)
+    except ValueError as e:
+        raise _invalid(ctx, str(e)) from None
+    return ctx.xp.flip(tensor, axes) if axes else tensor
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    """`tensor` with the order of its elements reversed along each of `axis`."""
+    return ReverseV2(tensor, axis, name=name)
+
+# -- BroadcastTo -------------------------------------------------------------------------------------
+
+BroadcastTo = Op("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=["output: T"],
+                 attrs=["T: type", "Tidx: {int32, int64} = DT_INT32"])
+
+
+@BroadcastTo.shape
+def _broadcast_to_shape(op: Any) -> list:
+    input_shape, target = op.inputs[0].shape, _shape_from_tensor(op.inputs[1])
+    if target.ndims is None or input_shape.ndims is None:
+        return [target]
+    if input_shape.ndims > target.ndims:
+        raise ValueError(f"Shape must be at most rank {target.ndims} but is rank {input_shape.ndims}")
+    dims = target.as_list()
+    offset = target.ndims - input_shape.ndims
+    for i, in_dim in enumerate(input_shape.as_list()):
+        out_dim = dims[offset + i]
+        if out_dim is None:
+            dims[offset + i] = in_dim if in_dim not in (None, 1) else None
+        elif in_dim not in (None, 1, out_dim):
+            raise ValueError(f"Dimensions must be equal, but are {in_dim} and {out_dim}")
+    return [tensor_shape.TensorShape(dims)]
+
+
+@BroadcastTo.kernel("CPU", "GPU")
+def _broadcast_to(ctx: Any, input: Any, shape: Any) -> Any:  # noqa: A002
+    target = tuple(shape.tolist())
+    if input.ndim > len(target):
+        raise _invalid(ctx, f"Rank of input ({input.ndim}) must be no greater than rank of output shape "
+                       f"({len(target)}).")
+    try:
+        broadcast = np.broadcast_shapes(input.shape, target)
+    except ValueError:
+        raise _invalid(ctx, f"Incompatible shapes: {tensor_util.shape_string(input.shape)} vs. "
+                       f"{tensor_util.shape_string(target)}") from None
+    if broadcast != target:
+        raise _invalid(ctx, f"Unable to broadcast tensor of shape {tensor_util.shape_string(input.shape)} to "
+                       f"tensor of shape {tensor_util.shape_string(target)}")
+    return ctx.xp.broadcast_to(input, target)
+
+
+def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """`input` repeated along its size-1 (and new leading) dimensions to `shape`."""
+    return BroadcastTo(input, shape, name=name)
+
+# -- GatherNd ----------------------------------------------------------------------------------------
+
+GatherNd = Op("GatherNd", inputs=["params: Tparams", "indices: Tindices"], outputs=["output: Tparams"],
+              attrs=["Tparams: type", "Tindices: {int16, int32, int64}", "bad_indices_policy: string = ''"])
+
+
+@GatherNd.shape
+def _gather_nd_shape(op: Any) -> list:
+    params, indices = op.inputs[0].shape, _with_rank_at_least(op.inputs[1].shape, 1)
+    if indices.ndims is None or indices.dims[-1].value is None:
+        return [tensor_shape.unknown_shape()]
+    depth = indices.dims[-1].value
+    if params.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if depth > params.ndims:
+        raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
+                         f"{tensor_util.shape_string(indices.as_list())} and params shape: "
+                         f"{tensor_util.shape_string(params.as_list())}")
+    return [indices[:-1].concatenate(params[depth:])]
+
+
+@GatherNd.kernel("CPU", "GPU")
+def _gather_nd(ctx: Any, params: Any, indices: Any, bad_indices_policy: bytes) -> Any:
+    if indices.ndim < 1:
+        raise _invalid(ctx, "indices must be at least a vector")
+    depth = indices.shape[-1]
+    if depth > params.ndim:
+        raise _invalid(ctx, f"index innermost dimension length must be <= params rank; saw: {depth} vs. "
+                       f"{params.ndim}")
+    rows = indices.reshape(-1, depth)
+    bad = np.flatnonzero(((rows < 0) | (rows >= np.asarray(params.shape[:depth]))).any(axis=1))
+    if bad.size:
+        position = ",".join(map(str, np.unravel_index(bad[0], indices.shape[:-1])))
+        raise _invalid(ctx, f"indices[{position}] = [{', '.join(map(str, rows[bad[0]].tolist()))}] does not index "
+                       f"into param shape {tensor_util.shape_string(params.shape)}, node name: {ctx.name}")
+    gathered = params[tuple(rows.T)] if depth else ctx.xp.broadcast_to(params, (rows.shape[0],) + params.shape)
+    return gathered.reshape(indices.shape[:-1] + params.shape[depth:])
+
+
+def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0) -> Tensor:
+    """The slices of `params` addressed by the innermost dimension of `indices`."""
+    if batch_dims != 0:
+        raise NotImplementedError("tf.gather_nd with batch_dims != 0 is not built yet; only batch_dims=0 is")
+    return GatherNd(params, indices, name=name)

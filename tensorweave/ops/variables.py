@@ -31,6 +31,7 @@ class Variable:
 
     # numpy defers binary operators to us (ndarray * Variable gives a Tensor), as for Tensor.
     __array_priority__ = 100
+    is_tensor_like = True  # tf.is_tensor says yes, as TF's does for its variables
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
         return super().__new__(RefVariable if cls is Variable else cls)

@@ -835,3 +835,138 @@ def test_dtypes_without_a_tf_kernel_are_unimplemented():
         with pytest.raises(tf.errors.UnimplementedError) as info:
             run(fetch)
         assert info.value.message.split("\n")[0] == message
+
+
+# -- Pad, PadV2, MirrorPad, ReverseV2, BroadcastTo, GatherNd ------------------------------------------
+X23 = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+def test_pad_modes():
+    padded = tf.pad(X23, [[1, 0], [0, 2]])
+    assert padded.op.type == "Pad" and [t.name for t in padded.op.inputs] == ["Pad/input:0", "Pad/paddings:0"]
+    fully_checked(padded, np.pad(X23, [[1, 0], [0, 2]]))
+    filled = tf.pad(X23, [[1, 0], [0, 2]], constant_values=7)
+    assert filled.op.type == "PadV2" and filled.op.inputs[2].name == "PadV2/constant_values:0"
+    fully_checked(filled, np.pad(X23, [[1, 0], [0, 2]], constant_values=7))
+    reflected = tf.pad(X23, [[1, 1], [2, 2]], mode="REFLECT")
+    assert reflected.op.type == "MirrorPad" and reflected.op.get_attr("mode") == b"REFLECT"
+    fully_checked(reflected, np.array([[5, 4, 3, 4, 5, 4, 3], [2, 1, 0, 1, 2, 1, 0], [5, 4, 3, 4, 5, 4, 3],
+                                       [2, 1, 0, 1, 2, 1, 0]], np.float32))
+    fully_checked(tf.pad(X23, [[1, 1], [2, 2]], mode="symmetric"),
+                  np.array([[1, 0, 0, 1, 2, 2, 1], [1, 0, 0, 1, 2, 2, 1], [4, 3, 3, 4, 5, 5, 4],
+                            [4, 3, 3, 4, 5, 5, 4]], np.float32))
+    fully_checked(tf.pad(X23, np.array([[1, 0], [0, 0]], np.int64)), np.pad(X23, [[1, 0], [0, 0]]))
+    fully_checked(tf.pad(tf.constant([["a"]]), [[1, 0], [0, 1]]), np.array([[b"", b""], [b"a", b""]], object))
+    fully_checked(tf.pad(tf.constant([["a"]]), [[1, 0], [0, 1]], constant_values="z"),
+                  np.array([[b"z", b"z"], [b"a", b"z"]], object))
+    value = tf.placeholder(tf.float32)
+    check(tf.pad(X23, [[1, 1], [0, 0]], constant_values=value), np.pad(X23, [[1, 1], [0, 0]], constant_values=2.5),
+          {value: 2.5})
+    assert tf.pad(tf.placeholder(tf.float32, [None, 3]), [[1, 1], [2, 0]]).shape.as_list() == [None, 5]
+    assert tf.pad(tf.placeholder(tf.float32), [[1, 1], [2, 0]]).shape.as_list() == [None, None]
+    assert tf.pad(tf.placeholder(tf.float32), tf.placeholder(tf.int32)).shape.ndims is None
+
+
+def test_pad_errors():
+    with pytest.raises(ValueError, match='^Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
+                       'or "SYMMETRIC". Received `mode` = FOO$'):
+        tf.pad(X23, [[1, 1], [2, 2]], mode="foo")
+    with pytest.raises(ValueError, match="^Shape must be rank 1 but is rank 2 for '{{node Pad}}"):
+        tf.pad(X23, [[1, 1]])
+    with pytest.raises(ValueError, match="^Dimension must be 2 but is 3 for "):
+        tf.pad(X23, [[1, 1, 1], [0, 0, 0]])
+    with pytest.raises(ValueError, match="^Paddings must be non-negative for "):
+        tf.pad(X23, [[-1, 1], [0, 0]])
+    paddings, value = tf.placeholder(tf.int32), tf.placeholder(tf.float32)
+    assert run_error(tf.pad(X23, paddings), {paddings: [[-1, 0], [0, 0]]}) == "Paddings must be non-negative: -1 0"
+    assert run_error(tf.pad(X23, paddings), {paddings: [[1, 0]]}) == (
+        "The first dimension of paddings must be the rank of inputs[1,2] [2,3]")
+    assert run_error(tf.pad(X23, paddings), {paddings: [[1, 0, 1], [0, 1, 1]]}) == (
+        "paddings must be a matrix with 2 columns: [2,3]")
+    assert run_error(tf.pad(X23, paddings, "REFLECT"), {paddings: [[2, 0], [0, 0]]}) == (
+        "paddings must be less than the dimension size: 2, 0 not less than 2")
+    assert run_error(tf.pad(X23, paddings, "REFLECT"), {paddings: [[1, 0], [0, -1]]}) == (
+        "paddings must be non-negative: 0 -1")
+    assert run_error(tf.pad(X23, paddings, "SYMMETRIC"), {paddings: [[3, 0], [0, 0]]}) == (
+        "paddings must be no greater than the dimension size: 3, 0 greater than 2")
+    assert run_error(tf.pad(X23, [[1, 1], [0, 0]], constant_values=value), {value: [2.5]}) == (
+        "constant_values must be a scalar. Found: [1]")
+
+
+def test_reverse():
+    flipped = tf.reverse(X23, [1])
+    assert flipped.op.type == "ReverseV2" and [t.name for t in flipped.op.inputs] == [
+        "ReverseV2/tensor:0", "ReverseV2/axis:0"]
+    fully_checked(flipped, X23[:, ::-1])
+    fully_checked(tf.reverse(X23, [-1, 0]), X23[::-1, ::-1])
+    fully_checked(tf.reverse_v2(X23, [0]), X23[::-1])
+    fully_checked(tf.reverse(tf.constant(["a", "b"]), [0]), np.array([b"b", b"a"], object))
+    axis, scalar = tf.placeholder(tf.int32), tf.placeholder(tf.float32)
+    assert run(tf.reverse(X23, axis), {axis: []}).tolist() == X23.tolist()
+    assert run(tf.reverse(scalar, [0]), {scalar: 3.0}) == 3.0
+    with pytest.raises(ValueError, match=r"^axis 1 specified more than once. for "):
+        tf.reverse(X23, [1, 1])
+    with pytest.raises(ValueError, match=r"^'axis'\[0\] = 2 is out of valid range \[0, 1 for "):
+        tf.reverse(X23, [2])
+    with pytest.raises(ValueError, match="^Shape must be rank 1 but is rank 2 for "):
+        tf.reverse(X23, [[1]])
+    assert run_error(tf.reverse(X23, axis), {axis: [3]}) == "'axis'[0] = 3 is out of valid range [0, 1"
+    assert run_error(tf.reverse(X23, axis), {axis: [1, -1]}) == "axis 1 specified more than once."
+    assert run_error(tf.reverse(X23, axis), {axis: [[1]]}) == "'dims' must be 1-dimension, not 2"
+
+
+def test_broadcast_to():
+    row = tf.broadcast_to([1, 2, 3], [2, 3])
+    assert row.op.type == "BroadcastTo" and [t.name for t in row.op.inputs] == [
+        "BroadcastTo/input:0", "BroadcastTo/shape:0"]
+    fully_checked(row, np.array([[1, 2, 3], [1, 2, 3]], np.int32))
+    fully_checked(tf.broadcast_to(X23, [4, 2, 3]), np.broadcast_to(X23, (4, 2, 3)))
+    column = tf.placeholder(tf.float32)
+    check(tf.broadcast_to(column, [2, 3]), np.array([[1, 1, 1], [2, 2, 2]], np.float32), {column: [[1.0], [2.0]]})
+    assert tf.broadcast_to(X23, tf.placeholder(tf.int32, [3])).shape.as_list() == [None, 2, 3]
+    assert tf.broadcast_to(tf.placeholder(tf.float32, [None, 1]), [2, 3]).shape.as_list() == [2, 3]
+    assert tf.broadcast_to(tf.placeholder(tf.float32, [None, 3]),
+                           tf.placeholder(tf.int32, [2])).shape.as_list() == [None, 3]
+    with pytest.raises(ValueError, match="^Dimensions must be equal, but are 2 and 3 for '{{node BroadcastTo"):
+        tf.broadcast_to(X23, [3, 3])
+    with pytest.raises(ValueError, match="^Shape must be at most rank 1 but is rank 2 for "):
+        tf.broadcast_to(X23, [3])
+    shape = tf.placeholder(tf.int32)
+    assert run_error(tf.broadcast_to(X23, shape), {shape: [3, 3]}) == "Incompatible shapes: [2,3] vs. [3,3]"
+    assert run_error(tf.broadcast_to(X23, shape), {shape: [1, 3]}) == (
+        "Unable to broadcast tensor of shape [2,3] to tensor of shape [1,3]")
+    assert run_error(tf.broadcast_to(X23, shape), {shape: [3]}) == (
+        "Rank of input (2) must be no greater than rank of output shape (1).")
+
+
+def test_gather_nd():
+    points = tf.gather_nd(X23, [[1, 2], [0, 0]])
+    assert points.op.type == "GatherNd" and [t.name for t in points.op.inputs] == [
+        "GatherNd/params:0", "GatherNd/indices:0"]
+    fully_checked(points, np.array([5, 0], np.float32))
+    fully_checked(tf.gather_nd(X23, [[1], [0]]), X23[[1, 0]])
+    fully_checked(tf.gather_nd(X23, [[[1, 2]], [[0, 1]]]), np.array([[5], [1]], np.float32))
+    fully_checked(tf.gather_nd(X23, np.zeros((0, 2), np.int32)), np.zeros(0, np.float32))
+    fully_checked(tf.gather_nd(tf.constant([["a", "b"]]), [[0, 1]]), np.array([b"b"], object))
+    assert tf.gather_nd(tf.placeholder(tf.float32), [[1, 2]]).shape.ndims is None
+    assert tf.gather_nd(X23, tf.placeholder(tf.int32, [None, 1])).shape.as_list() == [None, 3]
+    with pytest.raises(ValueError, match=r"^indices.shape\[-1\] must be <= params.rank, but saw indices shape: "
+                       r"\[1,3\] and params shape: \[2,3\] for "):
+        tf.gather_nd(X23, [[1, 2, 3]])
+    with pytest.raises(ValueError, match="^Shape must be at least rank 1 but is rank 0 for "):
+        tf.gather_nd(X23, 1)
+    with pytest.raises(TypeError, match="^Value passed to parameter 'indices' has DataType float32 not in list of "
+                       "allowed values: int16, int32, int64$"):
+        tf.gather_nd(X23, [])
+    indices = tf.placeholder(tf.int32)
+    gathered = tf.gather_nd(X23, indices, name="lookup")
+    assert run_error(gathered, {indices: [[0, 0], [2, 0]]}) == (
+        "indices[1] = [2, 0] does not index into param shape [2,3], node name: lookup")
+    assert run_error(gathered, {indices: [[[0, 1]], [[1, -1]]]}) == (
+        "indices[1,0] = [1, -1] does not index into param shape [2,3], node name: lookup")
+    assert run_error(gathered, {indices: 1}) == "indices must be at least a vector"
+
+
+def test_is_tensor():
+    assert tf.is_tensor(tf.constant(1)) and tf.is_tensor(tf.Variable(1))
+    assert not tf.is_tensor(1) and not tf.is_tensor(np.ones(2))

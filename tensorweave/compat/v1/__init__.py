@@ -69,24 +69,28 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_registry import NotDifferentiable, RegisterGradient
 from tensorweave.framework.random_seed import get_seed, set_random_seed
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, dimension_at_index, dimension_value
-from tensorweave.framework.tensor_util import get_static_value
+from tensorweave.framework.tensor_util import get_static_value, is_tensor
 from tensorweave.ops.array_ops import (
     boolean_mask,
+    broadcast_to,
     concat,
     constant,
     expand_dims,
     fill,
     gather,
+    gather_nd,
     identity,
     identity_n,
     newaxis,
     one_hot,
     ones,
     ones_like,
+    pad,
     placeholder,
     placeholder_with_default,
     rank,
     reshape,
+    reverse,
     shape,
     size,
     slice,
@@ -223,4 +227,5 @@ from tensorweave.ops.variables import (
     variables_initializer,
 )
 
+reverse_v2 = reverse
 mod = floormod
