@@ -274,6 +274,10 @@ class OperatorNotAllowedInGraphError(TypeError):
     """Python control flow on a symbolic Tensor (`if t:`, `for x in t:`), which graph mode cannot run."""
 
 
+class InaccessibleTensorError(ValueError):
+    """A fetch of a tensor or op the graph marked as not fetchable (`Graph.prevent_fetching`)."""
+
+
 def _make_specific_exception(node_def: Any, op: Any, message: str, error_code: int) -> OpError:
     """Turn a status code (from a kernel or a remote worker) back into its exception class."""
     try:

@@ -68,8 +68,11 @@ class _FetchPlan:
         except (ValueError, KeyError) as e:
             raise ValueError(f"Argument `fetch` = {fetch} cannot be interpreted as a Tensor. ({e})") from None
         if not self.graph.is_fetchable(element):
-            raise ValueError(f"{'Operation' if isinstance(element, Operation) else 'Tensor'} {element.name!r} "
-                             "has been marked as not fetchable.")
+            op = element if isinstance(element, Operation) else element.op
+            raise errors.InaccessibleTensorError(
+                f"Operation {op.name} has been marked as not fetchable. Typically this happens when it is defined "
+                "in another function or code block. Use return values, explicit Python locals or TensorFlow "
+                "collections to access it.")
         if isinstance(element, Operation):
             if element.name not in self.targets:
                 self.targets.append(element.name)
@@ -118,6 +121,18 @@ def _fetched_value(value: Any) -> Any:
     return value
 
 
+def _check_target(target: str, what: str) -> None:
+    """Only the in-process target '' runs today; a grpc:// one waits for the distributed runtime, and any
+    other scheme has no session factory, with TF's error."""
+    if target and not target.startswith("grpc://"):
+        raise errors.NotFoundError(
+            None, None, f'No session factory registered for the given session options: {{target: "{target}"}} '
+            "Registered factories are {GRPC_SESSION, DIRECT_SESSION}.")
+    if target:
+        raise errors.UnimplementedError(None, None, f"{what} target {target!r}: only the in-process target '' is "
+                                        "available; grpc:// sessions come with the distributed runtime")
+
+
 class BaseSession:
     """A session over a graph in this process (the local implementation of the papers)."""
 
@@ -135,10 +150,7 @@ class BaseSession:
             raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
         if isinstance(target, bytes):
             target = target.decode()
-        if target:
-            raise errors.UnimplementedError(
-                None, None, f"Session target {target!r}: only the in-process target '' is available; "
-                "grpc:// sessions come with the distributed runtime")
+        _check_target(target, "Session")
         self._target = target
         self._graph = graph
         self._config = config
@@ -202,7 +214,7 @@ class BaseSession:
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
         feed_names, feed_values, fed = self._convert_feeds(feed_dict) if feed_dict else ((), [], [])
-        if isinstance(fetches, Tensor) and fetches.graph is self._graph:
+        if isinstance(fetches, Tensor) and fetches.graph is self._graph and not self._graph._unfetchable_ops:
             plan = None
             fetch_tensors: list[Tensor] = [fetches]
             targets: tuple[str, ...] = ()
@@ -308,9 +320,7 @@ class BaseSession:
     @staticmethod
     def reset(target: str, containers: list[str] | None = None, config: Any = None) -> None:
         """Clear the named resource containers (all when None) of the sessions on `target`."""
-        if target:
-            raise errors.UnimplementedError(None, None, "Session.reset of a remote target comes with the "
-                                            "distributed runtime")
+        _check_target(target, "Session.reset")
         for session in list(_live_sessions):
             if not session._closed:
                 direct = session._session

@@ -83,7 +83,8 @@ def _user_frames() -> list[tuple[str, int, str]]:
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "_name", "__weakref__")
+    # `assign` is set only on a slice of a variable (`v[0].assign(x)`), as TF sets it on that tensor.
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "_name", "assign", "__weakref__")
 
     # numpy defers binary operators to us (ndarray + Tensor gives a Tensor).
     __array_priority__ = 100
@@ -873,6 +874,12 @@ class Graph:
         with self._lock:
             return [k for k in self._collections if isinstance(k, str)]
 
+    @property
+    def collections(self) -> list:
+        """Every collection key, including non-string ones (`get_all_collection_keys` keeps only strings)."""
+        with self._lock:
+            return list(self._collections)
+
     def clear_collection(self, name: str) -> None:
         self._check_not_finalized()
         with self._lock:
@@ -1085,8 +1092,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None, pr
         preferred_dtype = dtypes.as_dtype(preferred_dtype)
     if isinstance(value, Tensor):
         if dtype is not None and not dtype.is_compatible_with(value.dtype):
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                             f"{value.dtype.name}: {value!r}")
+            raise ValueError(_with_name(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                                        f"{value.dtype.name}: {value!r}", name))
         return value
     if isinstance(value, Operation):
         raise TypeError(f"can't convert Operation '{value.name}' to Tensor")

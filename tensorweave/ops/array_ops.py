@@ -57,17 +57,37 @@ def _constant_conversion(value: Any, dtype: Any = None, name: str | None = None,
 
 
 def _shape_conversion(value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Tensor:
-    """A fully defined TensorShape converts to an int32 (or int64) vector, as in TF."""
+    """A fully defined TensorShape converts to an int32 vector (int64 when a dimension needs it), as in TF."""
     if not value.is_fully_defined():
         raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
-    if dtype is not None and dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"Cannot convert a TensorShape to dtype: {dtype}")
-    return constant(value.as_list(), dtype=dtype or dtypes.int32, name=name or "Const")
+    dims = value.as_list()
+    too_big = any(d >= 2**31 for d in dims)
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+        if dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Cannot convert TensorShape {value} to dtype {dtype}. "
+                            "Allowed dtypes are tf.int32 and tf.int64.")
+        if dtype == dtypes.int32 and too_big:
+            raise ValueError(f"Cannot convert TensorShape {value} to dtype int32; "
+                             "a dimension is too large. Consider using tf.int64.")
+    return constant(dims, dtype=dtype or (dtypes.int64 if too_big else dtypes.int32),
+                    name=name or "shape_as_tensor")
+
+
+def _dimension_conversion(value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Tensor:
+    """A known Dimension converts to an int32 (or int64) scalar, as in TF."""
+    if value.value is None:
+        raise ValueError(f"Cannot convert unknown Dimension {value} to a Tensor.")
+    if dtype is not None and dtypes.as_dtype(dtype) not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert Dimension {value} to dtype {dtypes.as_dtype(dtype)}. "
+                        "Allowed dtypes are tf.int32 and tf.int64.")
+    return constant(value.value, dtype=dtype or dtypes.int32, name=name or "shape_as_tensor")
 
 
 register_tensor_conversion_function(
     (list, tuple, int, float, complex, bool, str, bytes, np.ndarray, np.generic), _constant_conversion, 100)
 register_tensor_conversion_function(tensor_shape.TensorShape, _shape_conversion, 100)
+register_tensor_conversion_function(tensor_shape.Dimension, _dimension_conversion, 100)
 
 # -- Placeholder -------------------------------------------------------------------------------------
 
@@ -134,9 +154,7 @@ def _identity(ctx: Any, input: Any) -> Any:  # noqa: A002
 
 
 def identity(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
-    """The same value as `input`, as a new tensor (reads a variable's current value)."""
-    if hasattr(input, "_as_graph_element") and not isinstance(input, Tensor):
-        input = input._as_graph_element()
+    """The same value as `input`, as a new tensor (a variable's value comes through its 'read' snapshot, as in TF)."""
     return Identity(input, name=name)
 
 # -- Reshape -----------------------------------------------------------------------------------------
@@ -221,6 +239,25 @@ def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor: 
         return Shape(input, out_type=out_type, name=scope)
 
 
+ShapeN = Op("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
+            attrs=["N: int >= 1", "T: type", "out_type: {int32, int64} = DT_INT32"])
+
+
+@ShapeN.shape
+def _shape_n_shape(op: Any) -> list:
+    return [tensor_shape.TensorShape([t.shape.ndims]) for t in op.inputs]
+
+
+@ShapeN.kernel("CPU", "GPU")
+def _shape_n(ctx: Any, *inputs: Any, out_type: dtypes.DType) -> list:
+    return [np.array(x.shape, dtype=out_type.as_numpy_dtype) for x in inputs]
+
+
+def shape_n(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:  # noqa: A002
+    """The shapes of several tensors in one op (always a ShapeN node, unlike `shape`'s folding), as in TF."""
+    return ShapeN(input, out_type=out_type, name=name)
+
+
 Size = Op("Size", inputs=["input: T"], outputs=["output: out_type"],
           attrs=["T: type", "out_type: {int32, int64} = DT_INT32"])
 
@@ -295,7 +332,7 @@ def _fill(ctx: Any, dims: Any, value: Any) -> Any:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"value must be a scalar, got shape "
                                           f"{tensor_util.shape_string(value.shape)}")
     if (dims < 0).any():
-        raise errors.InvalidArgumentError(ctx.node_def, None, f"dims must be non-negative, got {dims.tolist()}")
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"Dimension {int(dims[dims < 0][0])} must be >= 0")
     return ctx.xp.full(tuple(int(d) for d in dims), value, dtype=value.dtype)
 
 
@@ -587,13 +624,21 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
                   end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0,
                   var: Any = None, name: str | None = None) -> Tensor:
     """`input_[begin:end:strides]` per dimension, with the masks of Python's slice syntax (strides 1)."""
-    if var is not None:
-        raise NotImplementedError("sliced assignment (StridedSliceAssign) is not implemented")
     if strides is None:
         strides = ones_like(begin)
-    return StridedSlice(input_, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask,
-                        ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
-                        shrink_axis_mask=shrink_axis_mask, name=name)
+    masks = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+             "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
+    result = StridedSlice(input_, begin, end, strides, name=name, **masks)
+    if var is not None:
+        slice_name = name
+
+        def assign(value: Any, name: str | None = None) -> Tensor:
+            """`var[spec].assign(value)`: a StridedSliceAssign named after the slice, as TF's closure."""
+            return var._strided_slice_assign(begin, end, strides, value,
+                                             name=name or f"{slice_name}_assign", **masks)
+
+        result.assign = assign
+    return result
 
 
 newaxis = None
@@ -620,9 +665,10 @@ def _slice_bound(value: Any, dtype: Any, default: int) -> tuple[Any, bool]:
     return tensor_shape.dimension_value(value), False
 
 
-def _slice_helper(tensor: Any, slice_spec: Any) -> Tensor:
+def _slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Tensor:
     """`tensor[slice_spec]` as TF builds it: one StridedSlice whose begin/end/strides are stacked from the
-    spec (ints, slices, `...`, `tf.newaxis`, scalar int tensors); a boolean spec is a `boolean_mask`."""
+    spec (ints, slices, `...`, `tf.newaxis`, scalar int tensors); a boolean spec is a `boolean_mask`.
+    Slicing a variable passes it as `var`, so the result can `assign` into that slice."""
     tensor = convert_to_tensor(tensor)
     if (isinstance(slice_spec, bool) or (isinstance(slice_spec, Tensor) and slice_spec.dtype == dtypes.bool)
             or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool)):
@@ -665,7 +711,7 @@ def _slice_helper(tensor: Any, slice_spec: Any) -> Tensor:
                 packed = [math_ops.cast(t, dtypes.int64) for t in packed]
         else:
             packed = [constant([], dtype=dtypes.int32)] * 3
-        return strided_slice(tensor, *packed, name=name, **masks)
+        return strided_slice(tensor, *packed, name=name, var=var, **masks)
 
 
 Tensor._override_operator("__getitem__", _slice_helper)

@@ -111,8 +111,9 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any =
                    seed: int | None = None, name: str | None = None) -> Tensor:
     """Uniform values in [minval, maxval); integers need `maxval`."""
     dtype = dtypes.as_dtype(dtype)
-    if dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64):
-        raise ValueError(f"Invalid dtype {dtype!r}")
+    accepted = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+    if dtype not in accepted:
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are {accepted}.")
     if maxval is None:
         if dtype.is_integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")

@@ -1,4 +1,4 @@
-"""Ref variables: VariableV2, Assign, AssignAdd, AssignSub, IsVariableInitialized.
+"""Ref variables: VariableV2, Assign, AssignAdd, AssignSub, StridedSliceAssign, IsVariableInitialized.
 
 A VariableV2 node outputs a reference to a `Var` living in its device's ResourceMgr (container, shared
 name); Assign* take that reference and update it. Reads happen where a ref edge meets a value input (the
@@ -19,6 +19,7 @@ from tensorweave import errors
 from tensorweave.framework import tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.op_registry import Op
+from tensorweave.ops import array_ops
 
 
 class Var:
@@ -144,6 +145,44 @@ def _update_op(name: str, ufunc: Any) -> Op:
 
 AssignAdd = _update_op("AssignAdd", np.add)
 AssignSub = _update_op("AssignSub", np.subtract)
+
+StridedSliceAssign = Op(
+    "StridedSliceAssign", inputs=["ref: Ref(T)", "begin: Index", "end: Index", "strides: Index", "value: T"],
+    outputs=["output_ref: Ref(T)"],
+    attrs=["T: type", "Index: {int32, int64}", "begin_mask: int = 0", "end_mask: int = 0", "ellipsis_mask: int = 0",
+           "new_axis_mask: int = 0", "shrink_axis_mask: int = 0"])
+
+
+@StridedSliceAssign.shape
+def _strided_slice_assign_shape(op: Any) -> list:
+    return [op.inputs[0].shape]
+
+
+@StridedSliceAssign.kernel("CPU", "GPU")
+def _strided_slice_assign(ctx: Any, ref: Var, begin: Any, end: Any, strides: Any, value: Any, begin_mask: int,
+                          end_mask: int, ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> Var:
+    """`ref[spec] = value` in place (`v[spec].assign(value)`); value broadcasts to the slice's shape, as in TF."""
+    with ref.locked(True):
+        ref.read()  # raises for an uninitialized variable
+        current = ref.value
+        try:
+            slices, dims = array_ops._strided_slice_plan(
+                list(current.shape), begin.tolist(), end.tolist(), strides.tolist(), begin_mask, end_mask,
+                ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        except ValueError as e:
+            raise errors.InvalidArgumentError(None, None, str(e)) from None
+        target = current[tuple(slices)]
+        try:
+            shape = np.broadcast_shapes(np.shape(value), tuple(dims))
+        except ValueError:
+            shape = None
+        if shape is None or int(np.prod(shape)) != target.size:
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot broadcast input shape {tensor_util.shape_string(np.shape(value))} into final "
+                f"shape {tensor_util.shape_string(dims)}")
+        target[...] = ctx.xp.broadcast_to(value, shape).reshape(target.shape)
+    return ref
+
 
 IsVariableInitialized = Op("IsVariableInitialized", inputs=["ref: Ref(dtype)"], outputs=["is_initialized: bool"],
                            attrs=["dtype: type"])

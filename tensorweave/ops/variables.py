@@ -170,6 +170,14 @@ class Variable:
         result = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return result if read_value else result.op
 
+    def _strided_slice_assign(self, begin: Any, end: Any, strides: Any, value: Any, name: str, **masks: int) -> Tensor:
+        """The update behind `v[spec].assign(value)`."""
+        return state_ops.StridedSliceAssign(self._variable, begin, end, strides, value, name=name, **masks)
+
+    def __getitem__(self, slice_spec: Any) -> Tensor:
+        """A slice of the value that can also `assign` into the variable (TF's _SliceHelperVar)."""
+        return array_ops._slice_helper(self.value(), slice_spec, self)
+
     def eval(self, session: Any = None) -> Any:
         return self._variable.eval(session=session)
 
@@ -219,7 +227,7 @@ class Variable:
         names = ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
                  "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
                  "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
-                 "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__getitem__"]
+                 "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__"]
         for op_name in names:
             tensor_method = getattr(Tensor, op_name, None)
             if tensor_method is not None:
@@ -289,6 +297,26 @@ def local_variables_initializer() -> Operation:
 
 def initialize_all_variables() -> Operation:
     return global_variables_initializer()
+
+
+initialize_variables = variables_initializer  # TF1's deprecated name
+
+
+def assert_variables_initialized(var_list: list | None = None) -> Tensor | None:
+    """A tensor whose evaluation fails while any of `var_list` is uninitialized (each variable's Rank, stacked);
+    None when there are no variables, as in TF."""
+    g = get_default_graph()
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+        if not var_list:
+            var_list = [op.outputs[0] for op in g.get_operations() if op.type in ("Variable", "VariableV2")]
+    ranks = []
+    for var in var_list:
+        with g.colocate_with(var.op), name_scope(None, "Rank", [var]) as scope:
+            ranks.append(array_ops.Rank(var, name=scope))
+    if len(ranks) <= 1:
+        return ranks[0] if ranks else None
+    return array_ops.stack(ranks)
 
 
 def is_variable_initialized(variable: Any) -> Tensor:
