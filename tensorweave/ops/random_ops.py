@@ -1,4 +1,4 @@
-"""Random ops: uniform, normal, truncated normal, uniform integers.
+"""Random ops: uniform, normal, truncated normal, uniform integers, shuffle, multinomial.
 
 Each node keeps its generator in its kernel context for the session's lifetime, seeded from its
 (seed, seed2) attrs, so a seeded op replays the same stream in every new session and advances on every
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, random_seed, tensor_util
+from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_registry import Op
 from tensorweave.ops import math_ops
@@ -156,3 +156,79 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
                      seed: int | None = None, name: str | None = None) -> Tensor:
     """Normal values redrawn until within two standard deviations of the mean."""
     return _scaled_normal(TruncatedNormal, "truncated_normal", shape, mean, stddev, dtype, seed, name)
+
+
+RandomShuffle = Op("RandomShuffle", inputs=["value: T"], outputs=["output: T"], attrs=_SEED_ATTRS + ["T: type"],
+                   is_stateful=True)
+
+
+@RandomShuffle.shape
+def _random_shuffle_shape(op: Any) -> list:
+    return [op.inputs[0].shape]
+
+
+@RandomShuffle.kernel("CPU", "GPU")
+def _random_shuffle(ctx: Any, value: Any, seed: int, seed2: int) -> Any:
+    if value.ndim == 0 or value.shape[0] <= 1:
+        return value
+    return value[_generator(ctx, seed, seed2).permutation(value.shape[0])]
+
+
+def random_shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Tensor:
+    """`value` with its first dimension in a random order (a new order every run)."""
+    seed1, seed2 = _seeds(seed)
+    return RandomShuffle(value, seed=seed1, seed2=seed2, name=name)
+
+
+Multinomial = Op("Multinomial", inputs=["logits: T", "num_samples: int32"], outputs=["output: output_dtype"],
+                 attrs=_SEED_ATTRS + ["T: realnumbertype", "output_dtype: {int32, int64} = DT_INT64"],
+                 is_stateful=True)
+
+
+@Multinomial.shape
+def _multinomial_shape(op: Any) -> list:
+    logits = op.inputs[0].shape
+    if logits.ndims is not None and logits.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {logits.ndims}")
+    if op.inputs[1].shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {op.inputs[1].shape.ndims}")
+    num_samples = tensor_util.constant_value(op.inputs[1])
+    batch = None if logits.ndims is None else logits.dims[0].value
+    return [tensor_shape.TensorShape([batch, None if num_samples is None else int(num_samples)])]
+
+
+@Multinomial.kernel("CPU")
+def _multinomial(ctx: Any, logits: Any, num_samples: Any, seed: int, seed2: int,
+                 output_dtype: dtypes.DType) -> np.ndarray:
+    """Per row, class indices drawn with probabilities softmax(logits): the uniform draws are looked up in
+    the row's cumulative distribution (a logit of -inf is never drawn)."""
+    if logits.ndim != 2:
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"logits should be a matrix, got shape "
+                                          f"{tensor_util.shape_string(logits.shape)}")
+    num_samples = int(num_samples)
+    if num_samples < 0:
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"num_samples should be non-negative, got "
+                                          f"{num_samples}")
+    batch, classes = logits.shape
+    if batch and num_samples and classes == 0:
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"num_classes should be positive, got {classes}")
+    rng = _generator(ctx, seed, seed2)
+    out = np.empty((batch, num_samples), dtype=output_dtype.as_numpy_dtype)
+    if out.size == 0:
+        return out
+    weights = np.exp(logits.astype(np.float64) - logits.max(axis=1, keepdims=True))
+    cdf = np.cumsum(weights, axis=1)
+    draws = rng.random((batch, num_samples)) * cdf[:, -1:]
+    for row in range(batch):
+        out[row] = np.minimum(np.searchsorted(cdf[row], draws[row], side="right"), classes - 1)
+    return out
+
+
+def multinomial(logits: Any, num_samples: Any, seed: int | None = None, name: str | None = None,
+                output_dtype: Any = None) -> Tensor:
+    """`num_samples` class indices per row of the [batch, classes] unnormalized log-probabilities `logits`."""
+    with name_scope(name, "multinomial", [logits]):
+        logits = convert_to_tensor(logits, name="logits")
+        seed1, seed2 = _seeds(seed)
+        return Multinomial(logits, num_samples, seed=seed1, seed2=seed2,
+                           output_dtype=output_dtype or dtypes.int64)

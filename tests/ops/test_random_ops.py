@@ -74,3 +74,49 @@ def test_invalid_integer_range_is_invalid_argument():
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="Need minval < maxval, got 5 >= 5"):
             sess.run(x, {lo: 5})
+
+
+def test_random_shuffle_permutes_the_first_dimension_anew_every_run():
+    value = np.arange(20).reshape(10, 2)
+    shuffled = tf.random_shuffle(value, seed=1)
+    assert (shuffled.name, shuffled.op.type, shuffled.shape.as_list()) == ("RandomShuffle:0", "RandomShuffle", [10, 2])
+    assert (shuffled.op.get_attr("seed"), shuffled.op.get_attr("seed2")) == (87654321, 1)
+    with tf.Session() as sess:
+        first, second = sess.run(shuffled), sess.run(shuffled)
+        assert sorted(first.tolist()) == value.tolist() and first.tolist() != second.tolist()
+        assert sess.run(tf.random_shuffle(5.0)) == 5.0
+        assert sess.run(tf.random_shuffle(np.zeros((0, 2)))).shape == (0, 2)
+    with tf.Session() as sess:  # a seeded op replays its stream in a new session
+        assert sess.run(shuffled).tolist() == first.tolist()
+
+
+def test_multinomial_draws_classes_with_softmax_probabilities():
+    logits = tf.log([[0.5, 0.5, 0.0], [0.1, 0.2, 0.7]])
+    samples = tf.multinomial(logits, 20000, seed=3)
+    assert (samples.name, samples.op.type, samples.dtype) == ("multinomial/Multinomial:0", "Multinomial", tf.int64)
+    assert samples.shape.as_list() == [2, 20000]
+    assert samples.op.inputs[1].name == "multinomial/Multinomial/num_samples:0"
+    with tf.Session() as sess:
+        drawn = sess.run(samples)
+    frequencies = [np.bincount(row, minlength=3) / row.size for row in drawn]
+    np.testing.assert_allclose(frequencies, [[0.5, 0.5, 0.0], [0.1, 0.2, 0.7]], atol=0.015)
+    assert tf.multinomial([[1.0, 2.0]], tf.placeholder(tf.int32), output_dtype=tf.int32).shape.as_list() == [1, None]
+    assert tf.multinomial(tf.placeholder(tf.float32), 3).shape.as_list() == [None, 3]
+    with pytest.raises(ValueError, match="^Shape must be rank 2 but is rank 1 for "):
+        tf.multinomial([1.0, 2.0], 2)
+    with pytest.raises(ValueError, match="^Shape must be rank 0 but is rank 1 for "):
+        tf.multinomial([[1.0, 2.0]], [2])
+
+
+def test_multinomial_run_time_checks():
+    logits, count = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    samples = tf.multinomial(logits, count)
+    with tf.Session() as sess:
+        assert sess.run(samples, {logits: [[1.0, 2.0]], count: 0}).shape == (1, 0)
+        assert sess.run(samples, {logits: np.zeros((0, 3)), count: 2}).shape == (0, 2)
+        assert sess.run(samples, {logits: [[-np.inf, 0.0]], count: 3}).tolist() == [[1, 1, 1]]
+        for feed, message in [({logits: [1.0, 2.0], count: 2}, r"logits should be a matrix, got shape \[2\]"),
+                              ({logits: [[1.0, 2.0]], count: -1}, "num_samples should be non-negative, got -1"),
+                              ({logits: np.zeros((2, 0)), count: 2}, "num_classes should be positive, got 0")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+                sess.run(samples, feed)

@@ -198,7 +198,13 @@ from tensorweave.ops.math_ops import (
     where,
     where_v2,
 )
-from tensorweave.ops.random_ops import random_normal, random_uniform, truncated_normal
+from tensorweave.ops.random_ops import (
+    multinomial,
+    random_normal,
+    random_shuffle,
+    random_uniform,
+    truncated_normal,
+)
 from tensorweave.ops.state_ops import (
     assign,
     assign_add,
