@@ -143,3 +143,30 @@ def test_prevent_fetching_and_collections():
                 "InaccessibleTensorError", "Operation z has been marked as not fetchable. Typically this happens "
                 "when it is defined in another function or code block. Use return values, explicit Python locals "
                 "or TensorFlow collections to access it.")
+
+
+@pytest.mark.parametrize("build, suffix", [
+    (lambda: tf.range(1.5, 0.5, 0.5),
+     "[], [], [] and with computed input tensors: input[0] = <1.5>, input[1] = <0.5>, input[2] = <0.5>."),
+    (lambda: tf.range(1.0, 0.0, 1.0),
+     "[], [], [] and with computed input tensors: input[0] = <1>, input[1] = <0>, input[2] = <1>."),
+    (lambda: tf.reshape(np.zeros(6), [4, -1]), "[6], [2] and with input tensors computed as partial shapes: "
+     "input[1] = [4,?]."),
+    (lambda: tf.reshape(np.zeros(6), tf.stack([4, tf.placeholder(tf.int32, [])])),
+     "[6], [2] and with input tensors computed as partial shapes: input[1] = [4,?]."),
+    (lambda: tf.pad(np.zeros((2, 3)), [[-1, 1], [0, 0]]),
+     "[2,3], [2,2] and with computed input tensors: input[1] = <[-1 1][0 0]>."),
+    (lambda: tf.pad(np.zeros((2, 2, 2)), np.zeros((3, 2, 2), np.int32)), "[2,2,2], [3,2,2]."),
+    (lambda: tf.tile(np.zeros((2, 2)), [1, 2, 3]), "[2,2], [3]."),  # failed before any value was read
+    (lambda: tf.concat([np.zeros((2, 2)), np.zeros((3, 3))], 1),
+     "[2,2], [3,3], [] and with computed input tensors: input[2] = <1>."),
+    (lambda: tf.transpose(np.zeros((2, 2)), [0, 2]), "[2,2], [2] and with computed input tensors: input[1] = <0 2>."),
+    (lambda: tf.broadcast_to(np.zeros((2, 3)), [3, 3]),
+     "[2,3], [2] and with input tensors computed as partial shapes: input[1] = [3,3]."),
+    (lambda: tf.one_hot([1], -2), "[1], [], [], [] and with computed input tensors: input[1] = <-2>."),
+    (lambda: tf.squeeze(np.zeros((2, 2)), [0]), "[2,2]."),
+])
+def test_shape_errors_list_the_input_values_shape_inference_computed(build, suffix):
+    with pytest.raises(ValueError) as info:
+        build()
+    assert str(info.value).split(" with input shapes: ")[1] == suffix

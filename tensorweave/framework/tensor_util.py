@@ -121,8 +121,13 @@ def constant_value(tensor: Tensor) -> np.ndarray | None:
     `tf.unstack(tf.shape(x))[i]`); else the constant subgraph behind it run on its CPU kernels, when that
     subgraph reaches no placeholder, stateful op or control-flow frame. A kernel error means unknown.
     """
+    if op_registry.input_value_hidden(tensor):
+        return None
     value = _known_value(tensor)
-    return _evaluate(tensor) if value is None else value
+    if value is None:
+        value = _evaluate(tensor)
+    op_registry.note_input_value(tensor, value)
+    return value
 
 
 def _known_value(tensor: Tensor) -> np.ndarray | None:
@@ -294,9 +299,10 @@ def constant_value_as_shape(tensor: Tensor) -> tensor_shape.TensorShape:
     else as many unknown dims as the vector is long. Raises ValueError with TF's message where TF does."""
     length = _shape_vector_length(tensor)
     shape = _partial_shape(tensor)
-    if shape.ndims is not None:
-        return shape
-    return _shape_from_value(constant_value(tensor), length)
+    if shape.ndims is None:
+        shape = _shape_from_value(constant_value(tensor), length)
+    op_registry.note_input_value(tensor, shape, as_shape=True)
+    return shape
 
 
 def _shape_vector_length(tensor: Tensor) -> int | None:
