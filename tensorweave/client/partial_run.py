@@ -11,14 +11,13 @@ fetch not yet made, needs is held by the handle (fed values and outputs of nodes
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework.graph import Graph
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
-from tensorweave.runtime.direct_session import DirectSession
 from tensorweave.runtime.prune import prune
+from tensorweave.runtime.session_factory import PlanKey, SessionBackend
 
 
 def _tensor_name(spec: str) -> str:
@@ -29,7 +28,7 @@ def _tensor_name(spec: str) -> str:
 class PartialRun:
     """The state behind one partial-run handle: what was fed and fetched, and what is left to run."""
 
-    def __init__(self, graph: Graph, session: DirectSession, feeds: list[str], fetches: list[str],
+    def __init__(self, graph: Graph, session: SessionBackend, feeds: list[str], fetches: list[str],
                  targets: list[str]) -> None:
         _check_setup(feeds, fetches, targets)
         node_defs = [op._node_def for op in graph.get_operations()]
@@ -156,9 +155,11 @@ class PartialRun:
         self._carried_refs.update(name for name in keep if name not in self._pending_fetches
                                   and self._graph.get_tensor_by_name(name).dtype._is_ref_dtype)
         feed_names, fetch_names = tuple(feeds), tuple(keep)
-        values = self._session.run_nodes(feed_names, [self._values[name] for name in feed_names], fetch_names,
-                                         tuple(node.name for node in runnable),
-                                         self._types(feed_names + fetch_names))
+        # A ref that a later round's node consumes is carried as the ref itself (the variable), as TF's one
+        # step holds it: an update in a later round changes the variable, a read there sees its value then.
+        key = PlanKey(feed_names, fetch_names, tuple(node.name for node in runnable), exact_nodes=True,
+                      refs=frozenset(self._carried_refs.intersection(feed_names + fetch_names)))
+        values = self._session.run(key, [self._values[name] for name in feed_names])
         self._to_run = [node for node in self._to_run if node.name in blocked]
         self._values.update(zip(fetch_names, values))
 
@@ -166,19 +167,6 @@ class PartialRun:
         needed = {name for name, pending in self._pending_fetches.items() if pending}
         needed.update(_tensor_name(spec) for node in self._to_run for spec in node.input if not spec.startswith("^"))
         self._values = {name: value for name, value in self._values.items() if name in needed}
-
-    def _types(self, names: tuple[str, ...]) -> Callable[[], dict[str, Any]]:
-        """The dtypes of a round's feeds and fetches, computed only when its plan is built.
-
-        A ref that a later round's node consumes is carried as the ref itself (the variable), as TF's one
-        step holds it: an update in a later round changes the variable, a read there sees its value then.
-        """
-        graph, carried_refs = self._graph, self._carried_refs
-
-        def types() -> dict[str, Any]:
-            dtypes = {name: graph.get_tensor_by_name(name).dtype for name in names}
-            return {name: dtype if name in carried_refs else dtype.base_dtype for name, dtype in dtypes.items()}
-        return types
 
 
 def _check_setup(feeds: list[str], fetches: list[str], targets: list[str]) -> None:

@@ -32,7 +32,8 @@ from tensorweave.framework.graph import (
     get_default_graph,
 )
 from tensorweave.platform import tf_logging
-from tensorweave.runtime.direct_session import DirectSession
+from tensorweave.runtime import direct_session  # noqa: F401 - registers the in-process backend
+from tensorweave.runtime.session_factory import PlanKey, new_session
 
 _live_sessions: weakref.WeakSet = weakref.WeakSet()
 _NODE_REFERENCE = re.compile(r"\{\{node (\S+?)\}\}")
@@ -179,7 +180,7 @@ class BaseSession:
         self._target = target
         self._graph = graph
         self._config = config
-        self._session = DirectSession(config)
+        self._session = new_session(target, config)
         self._closed = False
         self._extended = 0
         self._extend_lock = threading.Lock()
@@ -275,24 +276,23 @@ class BaseSession:
                 step_stats = protos.StepStats()
             feed_values = _runtime_feed_values(fed) if fed else fed
             try:
-                results = self._session.run(feed_names, feed_values, fetch_names, targets,
-                                            _types_of(self._graph, feed_names, fetch_tensors), step_stats)
+                results = self._session.run(PlanKey(feed_names, fetch_names, targets), feed_values, step_stats)
             except errors.OpError as e:
                 raise self._interpolate(e) from e.__cause__
             if run_metadata is not None:
-                self._fill_run_metadata(run_metadata, options, step_stats, (feed_names, fetch_names, targets))
+                self._fill_run_metadata(run_metadata, options, step_stats, PlanKey(feed_names, fetch_names, targets))
             results = [_fetched_value(v) for v in results]
         if feed_names:
             _substitute_fed(results, fetch_names, feed_names, fed)
         return results[0] if plan is None else plan.build(results)
 
-    def _fill_run_metadata(self, run_metadata: Any, options: Any, step_stats: Any, signature: tuple) -> None:
+    def _fill_run_metadata(self, run_metadata: Any, options: Any, step_stats: Any, key: PlanKey) -> None:
         """Replace the caller's metadata with the step's, as TF parses the runtime's into it after a step."""
         run_metadata.Clear()
         if step_stats is not None:
             run_metadata.step_stats.CopyFrom(step_stats)
         if options is not None and options.output_partition_graphs:
-            for graph_def in self._session.step_graphs(*signature):
+            for graph_def in self._session.step_graphs(key):
                 run_metadata.partition_graphs.add().CopyFrom(graph_def.to_proto())
 
     def make_callable(self, fetches: Any, feed_list: Any = None, accept_options: bool = False) -> Any:
@@ -458,19 +458,9 @@ class BaseSession:
             if not direct.closed:
                 names = containers
                 if names is None:
-                    names = [c for d in direct.devices for c in d.resource_mgr.container_names()]
+                    names = direct.container_names()
                 direct.reset_containers(names)
                 direct.close()
-
-
-def _types_of(graph: Graph, feed_names: tuple[str, ...], fetch_tensors: list[Tensor]) -> Any:
-    """The dtypes of feeds and fetches, computed only when a plan is built."""
-    def compute() -> dict[str, Any]:
-        types = {t.name: t.dtype.base_dtype for t in fetch_tensors}
-        for name in feed_names:
-            types[name] = graph.get_tensor_by_name(name).dtype.base_dtype
-        return types
-    return compute
 
 
 def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:

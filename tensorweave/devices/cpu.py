@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tensorweave.devices.device import Device
+from tensorweave.framework.resource_mgr import ResourceMgr
 
 CPU_MEMORY_LIMIT = 256 * 1024 * 1024  # what TF reports for a CPU device
 
 
-def cpu_device(task_prefix: str, index: int, resource_mgr: Any, intra_op_threads: int = 0) -> Device:
+def cpu_device(task_prefix: str, index: int, resource_mgr: ResourceMgr, intra_op_threads: int = 0) -> Device:
     """CPU device `index` of the task named by `task_prefix` ('/job:localhost/replica:0/task:0')."""
     return Device(f"{task_prefix}/device:CPU:{index}", "CPU", np, resource_mgr, CPU_MEMORY_LIMIT, intra_op_threads)

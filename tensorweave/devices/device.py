@@ -15,19 +15,18 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tensorweave.framework import device_spec as pydev
+from tensorweave.framework.device_base import DeviceBase
+from tensorweave.framework.resource_mgr import ResourceMgr
 
 _PARALLEL_MIN_ELEMENTS = 1 << 18  # below this, a thread hop costs more than it saves
 
 
-class Device:
+class Device(DeviceBase):
     """A compute device of one process."""
 
-    def __init__(self, name: str, device_type: str, xp: Any, resource_mgr: Any, memory_limit_bytes: int = 0,
+    def __init__(self, name: str, device_type: str, xp: Any, resource_mgr: ResourceMgr, memory_limit_bytes: int = 0,
                  intra_op_threads: int = 0) -> None:
-        self.name = pydev.canonical_name(name)
-        self.device_type = device_type
-        self.xp = xp
-        self.resource_mgr = resource_mgr
+        super().__init__(pydev.canonical_name(name), device_type, xp, resource_mgr)
         self.memory_limit_bytes = memory_limit_bytes
         self.spec = pydev.DeviceSpec.from_string(self.name)
         self.intra_op_threads = intra_op_threads or os.cpu_count() or 1
@@ -61,6 +60,3 @@ class Device:
             if self._pool is not None:
                 self._pool.shutdown(wait=False)
                 self._pool = None
-
-    def __repr__(self) -> str:
-        return f"<Device {self.name}>"

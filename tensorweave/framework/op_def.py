@@ -721,3 +721,18 @@ def _make_func(v: Any, arg_name: str) -> Any:
 _MAKERS: dict[str, Callable[[Any, str], Any]] = {
     "int": _make_int, "float": _make_float, "bool": _make_bool, "string": _make_str, "type": _make_type,
     "shape": _make_shape, "tensor": _make_tensor, "func": _make_func}
+
+
+def arg_types(args: Sequence[ArgDef], attrs: dict[str, Any]) -> list[dtypes.DType]:
+    """The flat dtype list of input or output args under the given attrs (ref args as ref types)."""
+    result: list[dtypes.DType] = []
+    for arg in args:
+        if arg.type_list_attr:
+            types = list(attrs[arg.type_list_attr])
+        else:
+            t = arg.type if arg.type is not None else attrs[arg.type_attr]
+            types = [t] * attrs[arg.number_attr] if arg.number_attr else [t]
+        if arg.is_ref:
+            types = [t._as_ref for t in types]
+        result.extend(types)
+    return result

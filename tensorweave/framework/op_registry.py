@@ -14,7 +14,6 @@ import itertools
 import socket
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,7 +29,15 @@ from tensorweave.framework.graph import (
     shape_string,
 )
 from tensorweave.framework.graph_def import NodeDef
-from tensorweave.framework.op_def import ArgDef, OpDef, _python_op_name, check_attr_value, parse_op_def
+from tensorweave.framework.op_def import (
+    ArgDef,
+    OpDef,
+    _python_op_name,
+    arg_types,
+    check_attr_value,
+    parse_op_def,
+)
+from tensorweave.framework.op_kernel import KernelDef
 
 _ops: dict[str, Op] = {}
 # The shape function running on this thread: what it read of its inputs' values (`_ShapeInference`).
@@ -60,28 +67,6 @@ class PartialShapeError(ValueError):
     it alone, without the node and input shapes that errors of the shape function itself get."""
 
 
-@dataclass(frozen=True)
-class KernelDef:
-    """A kernel for one device type.
-
-    `fn(ctx, *inputs, **attrs)` gets only the attrs its signature names, bound once when a plan is built.
-    `expensive` kernels may go to the executor's thread pool; cheap ones always run inline.
-    `constant` kernels compute their output from attrs alone, so a plan computes it once (Const).
-    `type_constraints` are TF's KernelDef constraints (`T in [...]`): type attrs and the dtypes this kernel
-    exists for, in the order TF lists its registrations; the placer rejects a node outside them.
-    """
-
-    fn: Callable
-    attr_names: tuple[str, ...]
-    expensive: bool = False
-    constant: bool = False
-    type_constraints: tuple[tuple[str, tuple[dtypes.DType, ...]], ...] = ()
-
-    def supports(self, attrs: Mapping[str, Any]) -> bool:
-        """Whether a node with these attrs may run this kernel."""
-        return all(attrs[name] in allowed for name, allowed in self.type_constraints)
-
-
 class Op:
     """One op type: OpDef, shape function, gradient, kernels, and node creation when called."""
 
@@ -100,7 +85,7 @@ class Op:
             is_aggregate=is_aggregate, allows_uninitialized_input=allows_uninitialized_input,
             is_distributed_communication=is_distributed_communication, output_full_types=output_full_types)
         self.shape_fn: Callable[[Operation], list] | None = None
-        self.kernels: dict[str, KernelDef] = {}
+        self.kernels: dict[str, list[KernelDef]] = {}
         _ops[name] = self
 
     def shape(self, fn: Callable[[Operation], list]) -> Callable:
@@ -114,29 +99,48 @@ class Op:
         return fn
 
     def kernel(self, *device_types: str, expensive: bool = False, constant: bool = False,
-               type_constraints: Mapping[str, Sequence[dtypes.DType]] | None = None
+               asynchronous: bool = False, type_constraints: Mapping[str, Sequence[dtypes.DType]] | None = None,
+               host_memory: Sequence[str] = (), state: Callable[[Mapping[str, Any]], Any] | None = None
                ) -> Callable[[Callable], Callable]:
-        """Register `fn` as this op's kernel on the given device types ('CPU', 'GPU'); `type_constraints`
-        maps type attrs to the dtypes TF has this kernel for, when that is fewer than the OpDef allows."""
+        """Register `fn` as a kernel of this op on the given device types ('CPU', 'GPU').
+
+        `type_constraints` maps type attrs to the dtypes TF has this kernel for, when that is fewer than
+        the OpDef allows; `host_memory` names the args it keeps on the host; `state(attrs)` makes the
+        persistent state of each node's kernel. Several kernels per device type may be registered (other dtypes):
+        the first that supports a node's attrs runs it.
+        """
         attr_names = {a.name for a in self.op_def.attrs}
         constraints = tuple((name, tuple(allowed)) for name, allowed in (type_constraints or {}).items())
         for name, _ in constraints:
             if name not in attr_names:
                 raise ValueError(f"Kernel constraint on unknown attr '{name}' of Op '{self.name}'")
+        arg_names = {a.name for a in self.op_def.input_args + self.op_def.output_args}
+        for name in host_memory:
+            if name not in arg_names:
+                raise ValueError(f"Host-memory arg '{name}' is not an argument of Op '{self.name}'")
 
         def register(fn: Callable) -> Callable:
             params = list(inspect.signature(fn).parameters)
             wanted = tuple(p for p in params if p in attr_names)
             for device_type in device_types:
-                self.kernels[device_type] = KernelDef(fn, wanted, expensive, constant, constraints)
+                self.kernels.setdefault(device_type, []).append(KernelDef(
+                    self.op_def, device_type, fn, wanted, expensive, constant, asynchronous, constraints,
+                    tuple(host_memory), state))
             return fn
 
         return register
 
+    def find_kernel(self, device_type: str, attrs: Mapping[str, Any]) -> KernelDef | None:
+        """The first kernel on `device_type` whose constraints admit these attrs (TF's FindKernelDef)."""
+        for kernel in self.kernels.get(device_type, ()):
+            if kernel.supports(attrs):
+                return kernel
+        return None
+
     def unsupported_message(self, node: NodeDef, device_types: Sequence[str]) -> str | None:
         """TF's placement error for a node whose attrs no kernel of these device types supports (None when
         one does, or when the op has no kernel on them at all: the executor reports that)."""
-        kernels = [(t, self.kernels[t]) for t in device_types if t in self.kernels]
+        kernels = [(t, kernel) for t in device_types for kernel in self.kernels.get(t, ())]
         if not kernels or any(kernel.supports(node.attr) for _, kernel in kernels):
             return None
         attrs = attrs_summary(self.op_def, node)
@@ -214,21 +218,6 @@ def NotDifferentiable(op_type: str) -> None:  # noqa: N802 - TF's name
     if not isinstance(op_type, str):
         raise TypeError("op_type must be a string")
     _gradients[op_type] = None
-
-
-def arg_types(args: Sequence[ArgDef], attrs: dict[str, Any]) -> list[dtypes.DType]:
-    """The flat dtype list of input or output args under the given attrs (ref args as ref types)."""
-    result: list[dtypes.DType] = []
-    for arg in args:
-        if arg.type_list_attr:
-            types = list(attrs[arg.type_list_attr])
-        else:
-            t = arg.type if arg.type is not None else attrs[arg.type_attr]
-            types = [t] * attrs[arg.number_attr] if arg.number_attr else [t]
-        if arg.is_ref:
-            types = [t._as_ref for t in types]
-        result.extend(types)
-    return result
 
 
 def _bind_inputs(op: Op, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any]]:

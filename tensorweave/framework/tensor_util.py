@@ -21,9 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave import errors
 from tensorweave.formats.tensor_proto import typed_ndarray
 from tensorweave.framework import dtypes, op_registry, tensor_shape
+from tensorweave.framework.device_base import host_device
 from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.op_kernel import OpKernel
 
 _CPP_TYPE_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
 _SHAPE_TYPES = (dtypes.int32, dtypes.int64)
@@ -186,8 +189,8 @@ def _evaluable(op: Operation) -> bool:
         registered = op_registry.get(op.type)
     except KeyError:
         return False
-    kernel = registered.kernels.get("CPU")
-    return not registered.op_def.is_stateful and kernel is not None and kernel.supports(op._node_def.attr)
+    kernel = registered.find_kernel("CPU", op._node_def.attr)
+    return not registered.op_def.is_stateful and kernel is not None and not kernel.asynchronous
 
 
 def _never_constant(op: Operation) -> bool:
@@ -267,31 +270,15 @@ def _evaluate(tensor: Tensor) -> np.ndarray | None:
     return value
 
 
-class _EvaluationContext:
-    """The kernel context of a node evaluated while building: NumPy on the host, no device or state."""
-
-    __slots__ = ("name", "op", "node_def", "device", "xp", "resources", "state")
-
-    def __init__(self, op: Operation) -> None:
-        self.name = op.name
-        self.op = op.type
-        self.node_def = op._node_def
-        self.device = None
-        self.xp = np
-        self.resources = None
-        self.state: dict[str, Any] = {}
-
-
 def _run_kernel(op: Operation, inputs: list[np.ndarray]) -> list[np.ndarray] | None:
-    """The outputs of `op`'s CPU kernel on `inputs`, or None if it fails (TF suppresses the error)."""
-    kernel = op_registry.get(op.type).kernels["CPU"]
-    attrs = {a: op._node_def.attr[a] for a in kernel.attr_names}
+    """The outputs of `op`'s CPU kernel on `inputs` on a throwaway host device, or None if it fails (TF
+    suppresses the error: the step reports it)."""
+    kernel = op_registry.get(op.type).find_kernel("CPU", op._node_def.attr)
     try:
-        with np.errstate(all="ignore"):
-            result = kernel.fn(_EvaluationContext(op), *inputs, **attrs)
-    except Exception:  # any failure, as in TF, leaves the value unknown: the step reports it
+        outputs = OpKernel(kernel, op._node_def, host_device()).compute(inputs)
+    except errors.OpError:
         return None
-    return [np.asarray(v) for v in ([result] if len(op.outputs) == 1 else result)]
+    return [np.asarray(v) for v in outputs]
 
 
 def constant_value_as_shape(tensor: Tensor) -> tensor_shape.TensorShape:

@@ -23,6 +23,7 @@ from tensorweave.framework.graph import (
     register_tensor_conversion_function,
 )
 from tensorweave.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
+from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.ops import array_ops
 
@@ -1026,11 +1027,20 @@ def _reduction_shape(op: Any) -> list:
     return [tensor_shape.TensorShape([d for i, d in enumerate(dims) if i not in axes_set])]
 
 
-def _reduction_axes(ctx: Any, x: Any, axes: Any) -> tuple[int, ...]:
-    """The checked, non-negative reduction axes; remembered per node for the same axes array and rank
-    (a graph constant arrives as the same array every step)."""
+class _ReductionAxes:
+    """A reduction kernel's persistent state: the last axes array it checked, for which rank, and the
+    result (a graph constant arrives as the same array every step, so it is checked once)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self.last: tuple[Any, int, tuple[int, ...]] | None = None
+
+
+def _reduction_axes(ctx: OpKernelContext, x: Any, axes: Any) -> tuple[int, ...]:
+    """The checked, non-negative reduction axes, remembered per node for the same axes array and rank."""
     rank = np.ndim(x)
-    cached = ctx.state.get("axes")
+    cached = ctx.state.last
     if cached is not None and cached[0] is axes and cached[1] == rank:
         return cached[2]
     result = []
@@ -1045,7 +1055,7 @@ def _reduction_axes(ctx: Any, x: Any, axes: Any) -> tuple[int, ...]:
                                               f"duplicate dimension: {a}")
         result.append(a)
     normalized = tuple(result)
-    ctx.state["axes"] = (axes, rank, normalized)
+    ctx.state.last = (axes, rank, normalized)
     return normalized
 
 
@@ -1063,7 +1073,7 @@ Min = _reduction_op("Min", "{realnumbertype, quantizedtype}")
 Prod = _reduction_op("Prod", "numbertype")
 
 
-@Sum.kernel("CPU", "GPU")
+@Sum.kernel("CPU", "GPU", state=_ReductionAxes)
 def _sum(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     """In the input's type, except bfloat16, which TF sums in float32 and rounds once."""
     axes = _reduction_axes(ctx, input, reduction_indices)
@@ -1072,13 +1082,13 @@ def _sum(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any: 
     return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
 
 
-@Prod.kernel("CPU", "GPU")
+@Prod.kernel("CPU", "GPU", state=_ReductionAxes)
 def _prod(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     return ctx.xp.prod(input, axis=_reduction_axes(ctx, input, reduction_indices), keepdims=keep_dims,
                        dtype=input.dtype)
 
 
-@Mean.kernel("CPU", "GPU")
+@Mean.kernel("CPU", "GPU", state=_ReductionAxes)
 def _mean(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     """Sum over count: an empty reduction is 0/0 = nan for floats (as TF), 0 for integers and complex
     numbers; floats sum and divide in their own type (float16 overflows to inf, as TF's), except bfloat16,
@@ -1117,8 +1127,8 @@ def _extreme_kernel(fn: Callable, identity: Callable[[np.dtype], Any]) -> Callab
     return kernel
 
 
-Max.kernel("CPU", "GPU")(_extreme_kernel(np.max, _lowest))
-Min.kernel("CPU", "GPU")(_extreme_kernel(np.min, _highest))
+Max.kernel("CPU", "GPU", state=_ReductionAxes)(_extreme_kernel(np.max, _lowest))
+Min.kernel("CPU", "GPU", state=_ReductionAxes)(_extreme_kernel(np.min, _highest))
 
 
 def _deprecated_alias(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
@@ -1185,7 +1195,7 @@ def _logical_reduction_op(name: str, fn: Callable) -> Op:
             attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"])
     op.shape(_reduction_shape)
 
-    @op.kernel("CPU", "GPU")
+    @op.kernel("CPU", "GPU", state=_ReductionAxes)
     def kernel(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
         return fn(input, axis=_reduction_axes(ctx, input, reduction_indices), keepdims=keep_dims)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.ops import math_ops
 
@@ -143,11 +144,9 @@ class _PhiloxGenerator:
         return _fill_stream(self.key, counter, count, 4, np.uint32, _words)
 
 
-def _generator(ctx: Any, seed: int, seed2: int) -> _PhiloxGenerator:
-    generator = ctx.state.get("rng")
-    if generator is None:  # setdefault: two steps starting together keep one generator
-        generator = ctx.state.setdefault("rng", _PhiloxGenerator(seed, seed2))
-    return generator
+def _philox_state(attrs: Mapping[str, Any]) -> _PhiloxGenerator:
+    """A random kernel's persistent state: its node's Philox stream, from the node's seeds."""
+    return _PhiloxGenerator(attrs["seed"], attrs["seed2"])
 
 
 def _uint32_to_float(words: np.ndarray) -> np.ndarray:
@@ -370,28 +369,28 @@ def _full_width_bits(unsigned: Any) -> Callable[[np.ndarray, np.ndarray], np.nda
     return _words if unsigned is np.uint32 else _words64
 
 
-def _reserved(ctx: Any, seed: int, seed2: int, dims: tuple[int, ...]) -> tuple[tuple[int, int], int]:
+def _reserved(ctx: OpKernelContext, dims: tuple[int, ...]) -> tuple[tuple[int, int], int]:
     """The node's key and the counter its outputs start at this run."""
-    generator = _generator(ctx, seed, seed2)
+    generator: _PhiloxGenerator = ctx.state
     return generator.key, generator.reserve_outputs(int(np.prod(dims)))
 
 
-@RandomUniform.kernel("CPU", "GPU")
-def _random_uniform(ctx: Any, shape: Any, seed: int, seed2: int, dtype: dtypes.DType) -> np.ndarray:
+@RandomUniform.kernel("CPU", "GPU", state=_philox_state)
+def _random_uniform(ctx: Any, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
-    return _uniform_sample(*_reserved(ctx, seed, seed2, dims), dims, dtype)
+    return _uniform_sample(*_reserved(ctx, dims), dims, dtype)
 
 
-@RandomStandardNormal.kernel("CPU", "GPU")
-def _random_standard_normal(ctx: Any, shape: Any, seed: int, seed2: int, dtype: dtypes.DType) -> np.ndarray:
+@RandomStandardNormal.kernel("CPU", "GPU", state=_philox_state)
+def _random_standard_normal(ctx: Any, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
-    return _normal_sample(*_reserved(ctx, seed, seed2, dims), dims, dtype)
+    return _normal_sample(*_reserved(ctx, dims), dims, dtype)
 
 
-@TruncatedNormal.kernel("CPU", "GPU")
-def _truncated_normal(ctx: Any, shape: Any, seed: int, seed2: int, dtype: dtypes.DType) -> np.ndarray:
+@TruncatedNormal.kernel("CPU", "GPU", state=_philox_state)
+def _truncated_normal(ctx: Any, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
-    return _truncated_normal_sample(*_reserved(ctx, seed, seed2, dims), dims, dtype)
+    return _truncated_normal_sample(*_reserved(ctx, dims), dims, dtype)
 
 
 RandomUniformInt = Op("RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
@@ -410,10 +409,10 @@ def _uniform_int_shape(op: Any) -> list:
 RandomUniformInt.shape(_uniform_int_shape)
 
 
-@RandomUniformInt.kernel("CPU", "GPU")
-def _random_uniform_int(ctx: Any, shape: Any, minval: Any, maxval: Any, seed: int, seed2: int) -> np.ndarray:
+@RandomUniformInt.kernel("CPU", "GPU", state=_philox_state)
+def _random_uniform_int(ctx: Any, shape: Any, minval: Any, maxval: Any) -> np.ndarray:
     dims = _dims(ctx, shape)
-    return _uniform_int_sample(ctx, *_reserved(ctx, seed, seed2, dims), dims, minval, maxval)
+    return _uniform_int_sample(ctx, *_reserved(ctx, dims), dims, minval, maxval)
 
 
 def _shape_tensor(shape: Any) -> Tensor:
@@ -722,14 +721,14 @@ def _fisher_yates_order(draws: np.ndarray) -> np.ndarray:
     return order
 
 
-@RandomShuffle.kernel("CPU", "GPU")
-def _random_shuffle(ctx: Any, value: Any, seed: int, seed2: int) -> Any:
+@RandomShuffle.kernel("CPU", "GPU", state=_philox_state)
+def _random_shuffle(ctx: Any, value: Any) -> Any:
     """TF's Fisher-Yates over the rows, one uint32 draw per row but the last; one element or one row comes back
     as is."""
     if value.size <= 1 or value.shape[0] <= 1:
         return value
     rows = value.shape[0]
-    generator = _generator(ctx, seed, seed2)
+    generator = ctx.state
     draws = generator.uint32s(generator.reserve_samples128((rows + 2) // 4), rows - 1)
     return value[_fisher_yates_order(draws)]
 
@@ -759,8 +758,8 @@ def _multinomial_shape(op: Any) -> list:
     return [tensor_shape.TensorShape([batch, None if num_samples is None else int(num_samples)])]
 
 
-@Multinomial.kernel("CPU")
-def _multinomial(ctx: Any, logits: Any, num_samples: Any, seed: int, seed2: int,
+@Multinomial.kernel("CPU", state=_philox_state)
+def _multinomial(ctx: Any, logits: Any, num_samples: Any,
                  output_dtype: dtypes.DType) -> np.ndarray:
     """Per row, the class whose cumulative softmax weight first exceeds a uniform draw, as TF's CPU kernel:
     non-finite logits weigh nothing (a row with none finite draws `num_classes`), and the rows draw one
@@ -778,7 +777,7 @@ def _multinomial(ctx: Any, logits: Any, num_samples: Any, seed: int, seed2: int,
     out = np.empty((batch, num_samples), dtype=output_dtype.as_numpy_dtype)
     if out.size == 0:
         return out
-    generator = _generator(ctx, seed, seed2)
+    generator = ctx.state
     counter = generator.reserve_outputs(batch * -(-num_samples // 4) * 4 * 2)  # two uint32 per double draw
     draws = _fill_stream(generator.key, counter, batch * num_samples, 2, np.float64,
                          _uint64_to_double).reshape(batch, num_samples)

@@ -19,6 +19,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.framework import tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.ops import array_ops, math_ops
 
@@ -90,14 +91,22 @@ def _variable_shape(op: Any) -> list:
     return [tensor_shape.unknown_shape() if shape is None else tensor_shape.TensorShape(shape)]
 
 
-@VariableV2.kernel("CPU", "GPU")
-def _variable(ctx: Any, shape: Any, dtype: Any, container: bytes, shared_name: bytes) -> Var:
-    var = ctx.state.get("var")
-    if var is None:
+class _VariableHandle:
+    """A VariableV2 kernel's persistent state: the Var it found in its resource manager on its first run."""
+
+    __slots__ = ("var",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self.var: Var | None = None
+
+
+@VariableV2.kernel("CPU", "GPU", state=_VariableHandle)
+def _variable(ctx: OpKernelContext, shape: Any, dtype: Any, container: bytes, shared_name: bytes) -> Var:
+    handle: _VariableHandle = ctx.state
+    if handle.var is None:
         name = shared_name.decode() or ctx.name
-        var = ctx.resources.lookup_or_create(container.decode(), name, lambda: _new_var(name, dtype, shape))
-        ctx.state["var"] = var
-    return var
+        handle.var = ctx.resources.lookup_or_create(container.decode(), name, lambda: _new_var(name, dtype, shape))
+    return handle.var
 
 
 def _new_var(name: str, dtype: Any, shape: list | None) -> Var:

@@ -1,131 +1,195 @@
 """The dataflow executor of one partition: an immutable plan, built once, and a per-step state.
 
-The plan (TF's ExecutorImpl) holds, for every node of the pruned GraphDef, its kernel already bound to
-its context and decoded attrs, its inputs as integer slots of a flat value list, and the initial
-pending counts. A step (TF's ExecutorState) has its own values, pending counts, remaining consumer
-counts and ready queue: concurrent steps share the plan and nothing else. A value is dropped as soon as
+The plan (TF's ExecutorImpl) holds, for every node of the partition's GraphDef, its `OpKernel` (attrs
+bound, persistent state), its kind (normal, Switch, Merge, Enter, Exit, NextIteration, Send, Recv, control
+trigger, call-frame `_Arg`/`_Retval`), its inputs as integer slots of a flat value list, its out edges and
+the initial pending counts. A step (TF's ExecutorState) has its own frames: today the root frame with its
+one iteration, which holds the values (entries that may be dead), pending and dead-input counts and
+remaining-consumer counts. Concurrent steps share the plan and nothing else. A value is dropped as soon as
 its last consumer has run.
 
-Two schedules, one plan:
-- ordered: a graph with at most one expensive kernel has no parallelism worth a thread hop; its nodes
-  run in a precomputed topological order (ties broken by construction order, to keep peak memory low),
-  compiled once into a straight-line function on the calling thread;
-- dataflow: otherwise nodes run as their pending counts reach zero; cheap kernels inline, expensive ones
-  (MatMul, ...) on the session's thread pool when other work is ready, so independent kernels that
-  release the GIL run in parallel.
-Loop frames, dead tensors and asynchronous kernels extend the dataflow path (control-flow issue).
+Scheduling, as TF's: a node is ready when its pending count reaches zero; a ready node with a dead input
+does not run and its outputs are dead (the control-flow issue adds Merge's and the frame nodes' rules at
+`_NodeKind`); cheap kernels run inline on whichever thread made them ready, expensive ones (MatMul, ...)
+go to the session's inter-op pool when other work is ready, and an asynchronous kernel (Recv, Dequeue)
+is started and left: its `done` callback, from any thread, finishes it and carries the step on on that
+thread, so no thread is held while it waits. `run_async` is the whole interface; the blocking `run` waits
+on it, and plans with nothing of the above take the straight-line fast path (straight_line.py).
 
-Values on ref edges are the variable objects themselves; an edge from a ref output into a non-ref input
-is dereferenced here, as TF's executor does (a `_Retval` typed as a ref returns the variable itself).
-`_Arg` and `_Retval` nodes are the step's call frame: feeds are written into their slots before the step,
-fetches read after it.
+An error fails the step: the first one is kept, nothing new starts, the step's cancellation manager runs
+its callbacks and its rendezvous is aborted (waiting asynchronous kernels finish with the error), and the
+step completes with it once the kernels in flight are done. Values on ref edges are the variable objects
+themselves; an edge from a ref output into a non-ref input is dereferenced here, as TF's executor does.
+`_Arg` and `_Retval` nodes are the step's call frame.
 """
 
 from __future__ import annotations
 
-import functools
+import enum
 import heapq
-import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
-
-import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import op_registry
+from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
+from tensorweave.framework.op_def import arg_types
+from tensorweave.framework.op_kernel import (
+    OpKernel,
+    OpKernelContext,
+    StepContext,
+    kernel_error,
+    quiet_numerics,
+)
 from tensorweave.framework.tensor_util import type_string
 from tensorweave.runtime.step_stats import NodeExecStats
+from tensorweave.runtime.straight_line import StraightLineStep, compile_step
+
+KernelFactory = Callable[[NodeDef, DeviceBase], OpKernel]
+StepDone = Callable[[BaseException | None], None]
 
 
-class KernelContext:
-    """What a kernel sees of its node: name, device, array module, resources, and persistent state.
+class _NodeKind(enum.IntEnum):
+    NORMAL = 0
+    ARG = 1
+    RETVAL = 2
+    SWITCH = 3
+    MERGE = 4
+    ENTER = 5
+    EXIT = 6
+    NEXT_ITERATION = 7
+    SEND = 8
+    RECV = 9
+    CONTROL_TRIGGER = 10
 
-    One context per node per session, shared by all plans of that session, so stateful kernels
-    (random generators, a variable's storage) keep their state across runs, as TF's OpSegment does.
-    """
 
-    __slots__ = ("name", "op", "node_def", "device", "xp", "resources", "state")
+_KINDS = {"_Arg": _NodeKind.ARG, "_Retval": _NodeKind.RETVAL, "Switch": _NodeKind.SWITCH,
+          "RefSwitch": _NodeKind.SWITCH, "Merge": _NodeKind.MERGE, "RefMerge": _NodeKind.MERGE,
+          "Enter": _NodeKind.ENTER, "RefEnter": _NodeKind.ENTER, "Exit": _NodeKind.EXIT, "RefExit": _NodeKind.EXIT,
+          "NextIteration": _NodeKind.NEXT_ITERATION, "RefNextIteration": _NodeKind.NEXT_ITERATION,
+          "_Send": _NodeKind.SEND, "_HostSend": _NodeKind.SEND, "_Recv": _NodeKind.RECV,
+          "_HostRecv": _NodeKind.RECV, "ControlTrigger": _NodeKind.CONTROL_TRIGGER}
+_CONTROL_FLOW = frozenset({_NodeKind.SWITCH, _NodeKind.MERGE, _NodeKind.ENTER, _NodeKind.EXIT,
+                           _NodeKind.NEXT_ITERATION})
 
-    def __init__(self, node_def: NodeDef, device: Any) -> None:
-        self.name = node_def.name
-        self.op = node_def.op
-        self.node_def = node_def
-        self.device = device
-        self.xp = device.xp
-        self.resources = device.resource_mgr
-        self.state: dict[str, Any] = {}
+
+class _Dead:
+    """The value of a dead entry: an untaken branch of a Switch, and everything computed from it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<dead>"
+
+
+DEAD = _Dead()
+
+
+class CallFrame:
+    """A step's arguments (the `_Arg` values, by index) and, once it is done, its results (`_Retval`s)."""
+
+    __slots__ = ("args", "rets")
+
+    def __init__(self, args: Sequence[Any]) -> None:
+        self.args = args
+        self.rets: list[Any] = []
 
 
 class _Node:
-    """A plan entry: one node with its kernel bound and its inputs resolved to slots."""
+    """A plan entry: one node with its kernel and its inputs resolved to slots."""
 
-    __slots__ = ("index", "node_def", "call", "inputs", "deref", "out_slot", "num_outputs", "expensive",
-                 "successors", "num_control_inputs")
+    __slots__ = ("index", "node_def", "kind", "kernel", "call", "inputs", "deref", "out_slot", "num_outputs",
+                 "expensive", "asynchronous", "out_edges", "num_control_inputs")
 
     def __init__(self, index: int, node_def: NodeDef) -> None:
         self.index = index
         self.node_def = node_def
-        self.call: Callable | None = None
+        self.kind = _KINDS.get(node_def.op, _NodeKind.NORMAL)
+        self.kernel: OpKernel | None = None
+        self.call: Callable | None = None  # None: nothing to run per step (call frame, constant)
         self.inputs: tuple[int, ...] = ()
         self.deref: tuple[int, ...] = ()
         self.out_slot = 0
         self.num_outputs = 0
         self.expensive = False
-        self.successors: list[int] = []  # one entry per outgoing data or control edge
+        self.asynchronous = False
+        self.out_edges: list[tuple[int, int]] = []  # (successor, output slot; -1 for a control edge)
         self.num_control_inputs = 0
 
 
-def _node_error(node_def: NodeDef, error: BaseException) -> errors.OpError:
-    """Re-raise a kernel failure as the TF error class, naming the node for the client to interpolate."""
-    if isinstance(error, errors.OpError):
-        cls, message = type(error), error.message
-    elif isinstance(error, (ValueError, TypeError, IndexError, KeyError, ArithmeticError)):
-        cls, message = errors.InvalidArgumentError, str(error)
-    elif isinstance(error, MemoryError):
-        cls, message = errors.ResourceExhaustedError, f"OOM when allocating tensor: {error}"
-    else:
-        cls, message = errors.UnknownError, f"{type(error).__name__}: {error}"
-    return cls(node_def, None, f"{message}\n\t [[{{{{node {node_def.name}}}}}]]")
+def new_kernel(node_def: NodeDef, device: DeviceBase) -> OpKernel:
+    """The node's kernel on `device`: the first registered kernel of its op whose constraints admit it."""
+    op = _lookup_op(node_def)
+    kernel_def = op.find_kernel(device.device_type, node_def.attr)
+    if kernel_def is None:
+        registered = ", ".join(sorted(op.kernels)) or "<no registered kernels>"
+        raise errors.InvalidArgumentError(
+            node_def, None, f"No OpKernel was registered to support Op '{node_def.op}' used by "
+            f"{{{{node {node_def.name}}}}} on device {device.name}. Registered kernels: {registered}")
+    return OpKernel(kernel_def, node_def, device)
 
 
 class Executor:
-    """Runs one pruned GraphDef on one device; `run(args)` returns the `_Retval` values in index order."""
+    """Runs one partition's GraphDef on one device; `run(args)` returns the `_Retval` values in index order."""
 
-    def __init__(self, graph_def: GraphDef, device: Any, context_for: Callable[[NodeDef], KernelContext],
+    def __init__(self, graph_def: GraphDef, device: DeviceBase, kernel_for: KernelFactory = new_kernel,
                  pool: Any = None) -> None:
         self.graph_def = graph_def  # what the plan was built from (RunOptions.output_partition_graphs shows it)
+        self.device = device
         self._pool = pool
         node_defs = graph_def.node
-        by_name = {n.name: i for i, n in enumerate(node_defs)}
         nodes = [_Node(i, n) for i, n in enumerate(node_defs)]
-        output_is_ref: list[list[bool]] = []
-        input_is_ref: list[list[bool]] = []
+        self._nodes = nodes
         next_slot = 0
-        self._template: list[Any] = []
+        input_is_ref, output_is_ref = [], []
+        for node in nodes:
+            op = _lookup_op(node.node_def)
+            input_is_ref.append([t._is_ref_dtype for t in arg_types(op.op_def.input_args, node.node_def.attr)])
+            out_types = arg_types(op.op_def.output_args, node.node_def.attr)
+            output_is_ref.append([t._is_ref_dtype for t in out_types])
+            node.out_slot, node.num_outputs = next_slot, len(out_types)
+            next_slot += len(out_types)
+        self._pending = self._resolve_inputs(input_is_ref, output_is_ref)
+        order = _topological_order(nodes, self._pending)
+        self._roots = [i for i in order if self._pending[i] == 0]
+
+        self._template: list[Any] = [None] * next_slot
         self._arg_slots: list[tuple[int, int]] = []
-        self._ret_slots: list[tuple[int, int, bool]] = []
-        kernels = []
-        one_of_a_list: set[int] = set()  # nodes whose single output comes from a list output arg
+        ret_slots: list[tuple[int, int, bool]] = []
         for node in nodes:
             nd = node.node_def
-            op = _lookup_op(nd)
-            in_types = op_registry.arg_types(op.op_def.input_args, nd.attr)
-            out_types = op_registry.arg_types(op.op_def.output_args, nd.attr)
-            input_is_ref.append([t._is_ref_dtype for t in in_types])
-            output_is_ref.append([t._is_ref_dtype for t in out_types])
-            node.out_slot = next_slot
-            node.num_outputs = len(out_types)
-            next_slot += len(out_types)
-            if node.num_outputs == 1 and any(arg.is_list for arg in op.op_def.output_args):
-                one_of_a_list.add(node.index)
-            kernels.append(None if nd.op in ("_Arg", "_Retval") else _lookup_kernel(op, nd, device))
-        self._template = [None] * next_slot
+            if node.kind == _NodeKind.ARG:
+                self._arg_slots.append((node.out_slot, nd.attr["index"]))
+            elif node.kind == _NodeKind.RETVAL:
+                ret_slots.append((nd.attr["index"], node.inputs[0], bool(node.deref)))
+            else:
+                kernel = node.kernel = kernel_for(nd, device)
+                node.expensive, node.asynchronous = kernel.expensive, kernel.asynchronous
+                if kernel.constant:
+                    self._template[node.out_slot] = kernel.compute([])[0]
+                else:
+                    node.call = kernel.call
+        self._ret_slots = sorted(ret_slots)
+        self._num_rets = len(ret_slots)
+        fetched = {slot for _, slot, _ in ret_slots}
+        self._remaining = self._consumer_counts(next_slot, fetched)
+        runnable = [nodes[i] for i in order if nodes[i].call is not None]
+        self._has_async = any(n.asynchronous for n in runnable)
+        straight = (not self._has_async and sum(n.expensive for n in runnable) <= 1
+                    and not any(n.kind in _CONTROL_FLOW for n in nodes))
+        self._compile = (lambda traced: compile_step(runnable, self._arg_slots, self._ret_slots, self._template,
+                                                     fetched, traced)) if straight else None
+        self._straight: StraightLineStep | None = self._compile(False) if straight else None
+        self._straight_traced: StraightLineStep | None = None
 
-        # Resolve inputs to slots and build the edge lists.
+    def _resolve_inputs(self, input_is_ref: list[list[bool]], output_is_ref: list[list[bool]]) -> list[int]:
+        """Inputs to slots, out edges, ref dereferences; the initial pending counts."""
+        nodes = self._nodes
+        by_name = {n.node_def.name: n.index for n in nodes}
         pending = [0] * len(nodes)
         for node in nodes:
             nd = node.node_def
@@ -135,9 +199,9 @@ class Executor:
                 src = by_name.get(src_name)
                 if src is None:
                     raise errors.InvalidArgumentError(nd, None, f"Node '{nd.name}': Unknown input node '{spec}'")
-                nodes[src].successors.append(node.index)
                 pending[node.index] += 1
                 if src_index < 0:
+                    nodes[src].out_edges.append((node.index, -1))
                     node.num_control_inputs += 1
                     continue
                 if src_index >= nodes[src].num_outputs:
@@ -145,48 +209,17 @@ class Executor:
                         nd, None, f"Node '{nd.name}': Connecting to invalid output {src_index} of source node "
                         f"{src_name} which has {nodes[src].num_outputs} outputs.")
                 position = len(slots)
-                slots.append(nodes[src].out_slot + src_index)
+                slot = nodes[src].out_slot + src_index
+                slots.append(slot)
+                nodes[src].out_edges.append((node.index, slot))
                 expects_ref = input_is_ref[node.index][position]  # a ref-typed _Retval returns the ref itself
                 if output_is_ref[src][src_index] and not expects_ref:
                     deref.append(position)
                 elif expects_ref and not output_is_ref[src][src_index]:
-                    raise _ref_expected_error(nd, position, node_defs[src], src_index)
+                    raise _ref_expected_error(nd, position, nodes[src].node_def, src_index)
             node.inputs = tuple(slots)
             node.deref = tuple(deref)
-
-        order = _topological_order(nodes, pending)
-        self._nodes = nodes
-        self._pending = pending
-        self._roots = [i for i in order if pending[i] == 0]
-
-        # Bind kernels; constant kernels and _Arg nodes fill the template; _Retval nodes read the frame.
-        fetched_slots = set()
-        for node, kernel in zip(nodes, kernels):
-            nd = node.node_def
-            if nd.op == "_Arg":
-                self._arg_slots.append((node.out_slot, nd.attr["index"]))
-            elif nd.op == "_Retval":
-                fetched_slots.add(node.inputs[0])
-                self._ret_slots.append((nd.attr["index"], node.inputs[0], bool(node.deref)))
-            else:
-                ctx = context_for(nd)
-                call = functools.partial(kernel.fn, ctx, **{a: nd.attr[a] for a in kernel.attr_names})
-                if node.index in one_of_a_list:  # the kernel returns a list of one value
-                    call = _first_output(call)
-                node.expensive = kernel.expensive
-                if kernel.constant:
-                    self._template[node.out_slot] = call()
-                else:
-                    node.call = call
-        self._ret_slots.sort()
-        self._num_rets = len(self._ret_slots)
-
-        runnable = [nodes[i] for i in order if nodes[i].call is not None]
-        self._ordered = sum(n.expensive for n in runnable) <= 1
-        self._remaining = self._consumer_counts(next_slot, fetched_slots)
-        if self._ordered:
-            self._step, self._step_lines = _compile_ordered(runnable, self._arg_slots, self._ret_slots,
-                                                            self._template, fetched_slots)
+        return pending
 
     def _consumer_counts(self, num_slots: int, fetched: set[int]) -> list[int]:
         counts = [0] * num_slots
@@ -199,179 +232,258 @@ class Executor:
         return counts
 
     @property
+    def ret_indices(self) -> list[int]:
+        """The fetch index of each value `run` returns (a partition holds some of the step's fetches)."""
+        return [index for index, _, _ in self._ret_slots]
+
+    @property
     def ordered(self) -> bool:
-        """Whether steps run in the precomputed order (no parallelism to exploit)."""
-        return self._ordered
+        """Whether steps take the straight-line fast path (no parallelism, async kernels or control flow)."""
+        return self._straight is not None
 
-    def run(self, args: list[Any], stats: list[NodeExecStats] | None = None) -> list[Any]:
-        """Run one step with the given feeds; returns the fetched values.
-
-        With `stats`, the step is traced: it runs on the dataflow schedule, which records each kernel.
-        """
-        if self._ordered and stats is None:
+    def run(self, args: Sequence[Any], stats: list[NodeExecStats] | None = None,
+            step: StepContext | None = None) -> list[Any]:
+        """Run one step with the given feeds; returns the fetched values. With `stats`, kernels are traced."""
+        if step is None:
+            step = StepContext(self.device.resource_mgr)
+        straight = self._straight
+        if straight is not None:
+            if stats is not None:
+                straight = self._straight_traced = self._straight_traced or self._compile(True)
             try:
                 with quiet_numerics():
-                    return self._step(args)
+                    return straight.run(args, OpKernelContext(None, step), stats)
             except Exception as e:
-                raise _node_error(self._failed_node(e), e) from e
-        values = self._template[:]
-        for slot, index in self._arg_slots:
-            values[slot] = args[index]
+                raise kernel_error(straight.failed_node(e), e) from e
+        finished = threading.Event()
+        outcome: list[BaseException | None] = []
+
+        def done(error: BaseException | None) -> None:
+            outcome.append(error)
+            finished.set()
+
+        frame = CallFrame(args)
+        self.run_async(frame, step, done, stats)
+        finished.wait()
+        if outcome[0] is not None:
+            raise outcome[0]
+        return frame.rets
+
+    def run_async(self, call_frame: CallFrame, step: StepContext, done: StepDone,
+                  stats: list[NodeExecStats] | None = None) -> None:
+        """Start a step; `done(error or None)` is called once, from whichever thread finishes it, after the
+        results are in `call_frame.rets`. The step's rendezvous and cancellation are `step`'s."""
+        _StepRun(self, call_frame, step, done, stats).start()
+
+
+class _Iteration:
+    """One iteration of one frame: its entries (values, possibly dead) and its nodes' counts."""
+
+    __slots__ = ("values", "pending", "dead_inputs", "remaining")
+
+    def __init__(self, values: list[Any], pending: list[int], remaining: list[int]) -> None:
+        self.values = values
+        self.pending = pending
+        self.dead_inputs = [0] * len(pending)
+        self.remaining = remaining
+
+
+class _Frame:
+    """A loop frame of a step: its parent, its iterations by number. The root frame has one iteration."""
+
+    __slots__ = ("name", "frame_id", "parent", "iterations")
+
+    def __init__(self, name: str, frame_id: int, parent: _Frame | None, first: _Iteration) -> None:
+        self.name = name
+        self.frame_id = frame_id
+        self.parent = parent
+        self.iterations = {0: first}
+
+
+class _StepRun:
+    """The state of one step of one executor (TF's ExecutorState)."""
+
+    def __init__(self, executor: Executor, call_frame: CallFrame, step: StepContext, done: StepDone,
+                 stats: list[NodeExecStats] | None) -> None:
+        self.executor = executor
+        self.nodes = executor._nodes
+        self.call_frame = call_frame
+        self.step = step
+        self.done = done
+        self.stats = stats
+        values = executor._template[:]
+        for slot, index in executor._arg_slots:
+            values[slot] = call_frame.args[index]
+        self.root = _Frame("", 0, None, _Iteration(values, executor._pending[:], executor._remaining[:]))
+        self.lock = threading.Lock()
+        self.outstanding = 0  # nodes made ready and not yet finished
+        self.failure: BaseException | None = None
+
+    def start(self) -> None:
+        roots = self.executor._roots
+        self.outstanding = len(roots)
+        if not roots:
+            self._complete()
+            return
         with quiet_numerics():
-            self._run_dataflow(values, stats)
-        results = [None] * self._num_rets
-        for index, slot, deref in self._ret_slots:
-            value = values[slot]
-            results[index] = value.read() if deref else value
-        return results
+            self._process(deque((i, False) for i in roots), self.root.iterations[0])
 
-    def _failed_node(self, error: BaseException) -> NodeDef:
-        """The node whose line of the compiled step raised `error`."""
-        tb = error.__traceback__
-        line = 0
-        while tb is not None:
-            if tb.tb_frame.f_code is self._step.__code__:
-                line = tb.tb_lineno
-            tb = tb.tb_next
-        return self._step_lines.get(line) or NodeDef("<step>", "")
+    def _process(self, ready: deque[tuple[int, bool]], iteration: _Iteration) -> None:
+        """Run ready nodes on this thread until none is left (expensive ones may go to the pool)."""
+        nodes, pool = self.nodes, self.executor._pool
+        while ready:
+            index, is_dead = ready.popleft()
+            node = nodes[index]
+            if self.failure is not None:  # nothing new starts after an error
+                self._retire()
+                continue
+            if is_dead or node.call is None:
+                self._finish(node, iteration, None, is_dead, ready)
+            elif node.asynchronous:
+                self._start_async(node, iteration, ready)
+            elif node.expensive and pool is not None and (ready or self.outstanding > 1):
+                pool.submit(self._run_on_pool, node, iteration)
+            else:
+                try:
+                    result = self._execute(node, iteration)
+                except Exception as e:
+                    self._fail(node, e)
+                    self._retire()
+                    continue
+                self._finish(node, iteration, result, False, ready)
 
-    def _execute(self, node: _Node, values: list[Any], stats: list[NodeExecStats] | None) -> Any:
+    def _inputs(self, node: _Node, iteration: _Iteration) -> list[Any]:
+        values = iteration.values
         inputs = [values[s] for s in node.inputs]
         for position in node.deref:
             inputs[position] = inputs[position].read()
-        if stats is None:
-            return node.call(*inputs)
+        return inputs
+
+    def _execute(self, node: _Node, iteration: _Iteration) -> Any:
+        ctx = OpKernelContext(node.kernel, self.step, self.root.frame_id, 0)
+        inputs = self._inputs(node, iteration)
+        if self.stats is None:
+            return node.call(ctx, *inputs)
         start = time.time_ns() // 1000
-        result = node.call(*inputs)
-        stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start, time.time_ns() // 1000,
-                                   threading.get_native_id()))
+        result = node.call(ctx, *inputs)
+        self.stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start, time.time_ns() // 1000,
+                                        threading.get_native_id()))
         return result
 
-    def _run_dataflow(self, values: list[Any], stats: list[NodeExecStats] | None) -> None:
-        nodes = self._nodes
-        pending = self._pending[:]
-        remaining = self._remaining[:]
-        ready = deque(self._roots)
-        done: queue.SimpleQueue = queue.SimpleQueue()
-        outstanding = 0
-        failure: BaseException | None = None
+    def _run_on_pool(self, node: _Node, iteration: _Iteration) -> None:
+        try:
+            with quiet_numerics():
+                result = self._execute(node, iteration)
+        except Exception as e:
+            self._fail(node, e)
+            self._retire()
+            return
+        ready: deque[tuple[int, bool]] = deque()
+        self._finish(node, iteration, result, False, ready)
+        with quiet_numerics():
+            self._process(ready, iteration)
 
-        def finish(node: _Node, result: Any) -> None:
-            if node.call is not None:
+    def _start_async(self, node: _Node, iteration: _Iteration, ready: deque[tuple[int, bool]]) -> None:
+        """Start an asynchronous kernel. A completion from inside the call itself joins this thread's ready
+        queue (no recursion); a later one, from any thread, carries the step on on that thread."""
+        caller = threading.get_ident()
+        inline: list[tuple[Any, BaseException | None]] = []
+        starting = True
+        start = time.time_ns() // 1000
+
+        def done(outputs: Any = None, error: BaseException | None = None) -> None:
+            if self.stats is not None:
+                self.stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start,
+                                                time.time_ns() // 1000, threading.get_native_id()))
+            if starting and threading.get_ident() == caller:
+                inline.append((outputs, error))
+                return
+            self._async_done(node, iteration, outputs, error, None)
+
+        ctx = OpKernelContext(node.kernel, self.step, self.root.frame_id, 0)
+        try:
+            node.call(ctx, done, *self._inputs(node, iteration))
+        except Exception as e:  # the kernel failed before it could call done
+            inline.append((None, e))
+        starting = False
+        if inline:
+            self._async_done(node, iteration, *inline[0], ready)
+
+    def _async_done(self, node: _Node, iteration: _Iteration, outputs: Any, error: BaseException | None,
+                    ready: deque[tuple[int, bool]] | None) -> None:
+        if error is not None:
+            self._fail(node, error)
+            self._retire()
+            return
+        local = ready if ready is not None else deque()
+        self._finish(node, iteration, outputs, False, local)
+        if ready is None:
+            with quiet_numerics():
+                self._process(local, iteration)
+
+    def _finish(self, node: _Node, iteration: _Iteration, result: Any, is_dead: bool,
+                ready: deque[tuple[int, bool]]) -> None:
+        """Store a node's outputs, free its consumed inputs, and make its successors ready."""
+        with self.lock:
+            values, remaining = iteration.values, iteration.remaining
+            if is_dead:
+                values[node.out_slot:node.out_slot + node.num_outputs] = [DEAD] * node.num_outputs
+            elif node.call is not None:
                 if node.num_outputs == 1:
                     values[node.out_slot] = result
                 elif node.num_outputs:
                     _store_outputs(values, node.out_slot, node.num_outputs, result)
+            if node.call is not None:
                 for slot in node.inputs:
                     remaining[slot] -= 1
                     if remaining[slot] == 0:
                         values[slot] = None
+            pending, dead_inputs = iteration.pending, iteration.dead_inputs
+            for successor, slot in node.out_edges:
+                if is_dead or (slot >= 0 and values[slot] is DEAD):
+                    dead_inputs[successor] += 1
+                pending[successor] -= 1
+                if pending[successor] == 0:
+                    ready.append((successor, dead_inputs[successor] > 0))
+                    self.outstanding += 1
+            if node.call is not None:
                 for slot in range(node.out_slot, node.out_slot + node.num_outputs):
                     if remaining[slot] == 0:
                         values[slot] = None
-            for successor in node.successors:
-                pending[successor] -= 1
-                if pending[successor] == 0:
-                    ready.append(successor)
+            self.outstanding -= 1
+            complete = self.outstanding == 0
+        if complete:
+            self._complete()
 
-        def run_on_pool(node: _Node) -> None:
-            try:
-                with quiet_numerics():
-                    result = self._execute(node, values, stats)
-                done.put((node, result, None))
-            except Exception as e:  # reported to the scheduling thread
-                done.put((node, None, e))
+    def _retire(self) -> None:
+        """A node ends without outputs (it failed, or the step had failed before it started)."""
+        with self.lock:
+            self.outstanding -= 1
+            complete = self.outstanding == 0
+        if complete:
+            self._complete()
 
-        while True:
-            while ready and failure is None:
-                node = nodes[ready.popleft()]
-                if node.call is None:
-                    finish(node, None)
-                elif node.expensive and self._pool is not None and (ready or outstanding):
-                    outstanding += 1
-                    self._pool.submit(run_on_pool, node)
-                else:
-                    try:
-                        result = self._execute(node, values, stats)
-                    except Exception as e:
-                        failure = _node_error(node.node_def, e)
-                        failure.__cause__ = e
-                        break
-                    finish(node, result)
-            if not outstanding:
-                break
-            node, result, error = done.get()
-            outstanding -= 1
-            if error is not None:
-                if failure is None:
-                    failure = _node_error(node.node_def, error)
-                    failure.__cause__ = error
-            elif failure is None:
-                finish(node, result)
-        if failure is not None:
-            raise failure
+    def _fail(self, node: _Node, error: BaseException) -> None:
+        """Keep the step's first error; cancel what waits and abort the step's rendezvous."""
+        failure = kernel_error(node.node_def, error)
+        failure.__cause__ = error
+        with self.lock:
+            first = self.failure is None
+            if first:
+                self.failure = failure
+        if first:
+            self.step.cancellation.start_cancel()
+            self.step.rendezvous.abort(failure)
 
-
-def _compile_ordered(runnable: list[_Node], arg_slots: list[tuple[int, int]], ret_slots: list[tuple[int, int, bool]],
-                     template: list[Any], fetched: set[int]) -> tuple[Callable, dict[int, NodeDef]]:
-    """The ordered schedule as one straight-line Python function: one line per node, values in locals.
-
-    Each value is a local `sN` (N its slot), deleted right after its last consumer; constants are
-    globals `kN` of the function; `cI` is node I's bound kernel. A failure is traced back to its node
-    through the line it was raised on. This removes all per-node interpretation overhead, which is the
-    whole cost of the runtime on small steps.
-    """
-    namespace: dict[str, Any] = {}
-    local: set[int] = set()
-
-    def ref(slot: int) -> str:
-        if slot in local:
-            return f"s{slot}"
-        namespace[f"k{slot}"] = template[slot]
-        return f"k{slot}"
-
-    last_use: dict[int, int] = {}
-    for position, node in enumerate(runnable):
-        for slot in node.inputs:
-            last_use[slot] = position
-    lines = ["def step(args):"]
-    for slot, index in arg_slots:
-        lines.append(f"    s{slot} = args[{index}]")
-        local.add(slot)
-    line_nodes: dict[int, NodeDef] = {}
-    for position, node in enumerate(runnable):
-        namespace[f"c{position}"] = node.call
-        inputs = [ref(slot) + (".read()" if i in node.deref else "") for i, slot in enumerate(node.inputs)]
-        outputs = [f"s{slot}" for slot in range(node.out_slot, node.out_slot + node.num_outputs)]
-        local.update(range(node.out_slot, node.out_slot + node.num_outputs))
-        call = f"c{position}({', '.join(inputs)})"
-        if len(outputs) == 1:
-            statement = f"{outputs[0]} = {call}"
-        elif outputs:
-            statement = f"{', '.join(outputs)}, = {call}"
-        else:
-            statement = call
-        dead = [slot for slot in dict.fromkeys(node.inputs) if last_use[slot] == position and slot in local
-                and slot not in fetched]
-        dead += [slot for slot in range(node.out_slot, node.out_slot + node.num_outputs)
-                 if slot not in last_use and slot not in fetched]
-        lines.append(f"    {statement}" + (f"; del {', '.join(f's{d}' for d in dead)}" if dead else ""))
-        line_nodes[len(lines)] = node.node_def
-    results = [ref(slot) + (".read()" if deref else "") for _, slot, deref in ret_slots]
-    lines.append(f"    return [{', '.join(results)}]")
-    code = compile("\n".join(lines) + "\n", "<tensorweave step>", "exec")
-    exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
-    return namespace["step"], line_nodes
-
-
-def _first_output(call: Callable) -> Callable:
-    """A kernel call whose one-element output list is unwrapped to the single value the plan stores."""
-    return lambda *inputs: call(*inputs)[0]
-
-
-def quiet_numerics() -> Any:
-    """Kernels produce inf and nan silently, as TF's do: no NumPy floating-point warnings in a step."""
-    return np.errstate(all="ignore")
+    def _complete(self) -> None:
+        if self.failure is None:
+            values = self.root.iterations[0].values
+            rets = [None] * self.executor._num_rets
+            for index, slot, deref in self.executor._ret_slots:
+                value = values[slot]
+                rets[index] = value.read() if deref else value
+            self.call_frame.rets = rets
+        self.done(self.failure)
 
 
 def _store_outputs(values: list[Any], out: int, num_outputs: int, result: Any) -> None:
@@ -389,7 +501,7 @@ def _topological_order(nodes: list[_Node], pending: list[int]) -> list[int]:
     while heap:
         i = heapq.heappop(heap)
         order.append(i)
-        for successor in nodes[i].successors:
+        for successor, _ in nodes[i].out_edges:
             counts[successor] -= 1
             if counts[successor] == 0:
                 heapq.heappush(heap, successor)
@@ -401,8 +513,8 @@ def _topological_order(nodes: list[_Node], pending: list[int]) -> list[int]:
 
 def _ref_expected_error(node_def: NodeDef, position: int, source: NodeDef, index: int) -> errors.OpError:
     """A value (a fed tensor) where a ref input wants the variable itself, in the words of TF's executor."""
-    expected = op_registry.arg_types(_lookup_op(node_def).op_def.input_args, node_def.attr)[position]
-    passed = op_registry.arg_types(_lookup_op(source).op_def.output_args, source.attr)[index]
+    expected = arg_types(_lookup_op(node_def).op_def.input_args, node_def.attr)[position]
+    passed = arg_types(_lookup_op(source).op_def.output_args, source.attr)[index]
     return errors.InvalidArgumentError(
         node_def, None, f"Input {position} of node {node_def.name} was passed {type_string(passed)} from "
         f"{source.name}:{index} incompatible with expected {type_string(expected)}_ref.")
@@ -414,13 +526,3 @@ def _lookup_op(node_def: NodeDef) -> op_registry.Op:
     except KeyError:
         raise errors.NotFoundError(node_def, None, f"Op type not registered '{node_def.op}' used by node "
                                    f"{node_def.name}") from None
-
-
-def _lookup_kernel(op: op_registry.Op, node_def: NodeDef, device: Any) -> op_registry.KernelDef:
-    kernel = op.kernels.get(device.device_type)
-    if kernel is None:
-        registered = ", ".join(sorted(op.kernels)) or "<no registered kernels>"
-        raise errors.InvalidArgumentError(
-            node_def, None, f"No OpKernel was registered to support Op '{node_def.op}' used by "
-            f"{{{{node {node_def.name}}}}} on device {device.name}. Registered kernels: {registered}")
-    return kernel

@@ -13,8 +13,10 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, op_registry
+from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
-from tensorweave.runtime.executor import KernelContext, quiet_numerics
+from tensorweave.framework.op_def import arg_types
+from tensorweave.framework.op_kernel import OpKernel
 
 MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 _NEVER_FOLDED = {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefault"}
@@ -28,7 +30,7 @@ def constant_folding_enabled(config: Any) -> bool:
     return getattr(options, "opt_level", 0) >= 0 or bool(getattr(options, "do_constant_folding", False))
 
 
-def fold_constants(graph_def: GraphDef, device: Any) -> GraphDef:
+def fold_constants(graph_def: GraphDef, device: DeviceBase) -> GraphDef:
     """The graph with every foldable node replaced by a Const holding its value."""
     values: dict[str, Any] = {n.name: n.attr["value"] for n in graph_def.node if n.op == "Const"}
     out = []
@@ -43,7 +45,7 @@ def fold_constants(graph_def: GraphDef, device: Any) -> GraphDef:
     return GraphDef(node=out, producer=graph_def.producer)
 
 
-def _fold(node: NodeDef, values: dict[str, Any], device: Any) -> Any:
+def _fold(node: NodeDef, values: dict[str, Any], device: DeviceBase) -> Any:
     """The node's constant value, or None when it cannot or should not be folded."""
     if node.op in _NEVER_FOLDED or not node.input:
         return None
@@ -57,20 +59,16 @@ def _fold(node: NodeDef, values: dict[str, Any], device: Any) -> Any:
         op = op_registry.get(node.op)
     except KeyError:
         return None
-    kernel = op.kernels.get(device.device_type)
-    if kernel is None or op.op_def.is_stateful or len(op.op_def.output_args) != 1:
+    kernel = op.find_kernel(device.device_type, node.attr)
+    if kernel is None or kernel.asynchronous or op.op_def.is_stateful or len(op.op_def.output_args) != 1:
         return None
-    types = op_registry.arg_types(op.op_def.input_args, node.attr) + \
-        op_registry.arg_types(op.op_def.output_args, node.attr)
+    types = arg_types(op.op_def.input_args, node.attr) + arg_types(op.op_def.output_args, node.attr)
     if len(types) != len(inputs) + 1 or any(t._is_ref_dtype or t == dtypes.resource for t in types):
         return None
     try:
-        with quiet_numerics():
-            value = kernel.fn(KernelContext(node, device), *inputs, **{a: node.attr[a] for a in kernel.attr_names})
-    except (errors.OpError, ValueError, TypeError, ArithmeticError, IndexError):
+        value = OpKernel(kernel, node, device).compute(inputs)[0]
+    except errors.OpError:  # including one that cannot allocate: the step reports it
         return None
-    if op.op_def.output_args[0].is_list:  # a list output of length one
-        value = value[0]
     value = device.xp.asarray(value)
     if value.nbytes > MAX_CONSTANT_BYTES:
         return None

@@ -17,6 +17,7 @@ from tensorweave import errors
 from tensorweave.framework import device_spec as pydev
 from tensorweave.framework import op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.framework.op_def import arg_types
 
 
 def _matches(request: pydev.DeviceSpec, device: Any) -> bool:
@@ -35,12 +36,10 @@ def _device_for(node: NodeDef, devices: Sequence[Any], allow_soft_placement: boo
     for device in devices:
         if _matches(request, device):
             return device
-    if allow_soft_placement:
-        try:
-            kernels = op_registry.get(node.op).kernels
-        except KeyError:
-            kernels = {}
-        return next((d for d in devices if d.device_type in kernels), devices[0])
+    if allow_soft_placement:  # the first device with a kernel for the node's attrs (its dtypes)
+        op = op_registry.registered_ops().get(node.op)
+        return next((d for d in devices if op is not None and op.find_kernel(d.device_type, node.attr) is not None),
+                    devices[0])
     available = ", ".join(d.name for d in devices)
     hint = (" The requested device appears to be a GPU, but CUDA is not enabled."
             if request.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices) else "")
@@ -54,7 +53,7 @@ def is_generator(node: NodeDef) -> bool:
     """TF's placer heuristic: a node without inputs and with one non-ref output is placed after the others."""
     if node.input or node.op not in op_registry.registered_ops():
         return False
-    outputs = op_registry.arg_types(op_registry.get(node.op).op_def.output_args, node.attr)
+    outputs = arg_types(op_registry.get(node.op).op_def.output_args, node.attr)
     return len(outputs) == 1 and not outputs[0]._is_ref_dtype
 
 

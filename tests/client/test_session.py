@@ -180,9 +180,9 @@ def test_second_identical_run_reuses_the_plan():
     y = x + 1.0
     with tf.Session() as sess:
         sess.run(y, {x: 1.0})
-        plans = dict(sess._session._executors)
+        plans = dict(sess._session._plans)
         assert sess.run(y, {x: 2.0}) == 3.0
-        assert sess._session._executors == plans
+        assert sess._session._plans == plans
 
 
 def test_session_graph_argument_and_list_devices():

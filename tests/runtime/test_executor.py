@@ -10,9 +10,9 @@ from tensorweave import errors
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph_def import GraphDef, NodeDef
-from tensorweave.runtime.executor import Executor, KernelContext
+from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.runtime.executor import Executor
 from tensorweave.runtime.prune import prune
-from tensorweave.runtime.resources import ResourceMgr
 
 F32 = dtypes.float32
 
@@ -24,13 +24,8 @@ def _const(name, value):
 
 def _executor(graph_def, feeds=(), fetches=(), targets=(), pool=None):
     device = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())
-    contexts = {}
-
-    def context_for(node_def):
-        return contexts.setdefault(node_def.name, KernelContext(node_def, device))
-
     types = {name: F32 for name in list(feeds) + list(fetches)}
-    return Executor(prune(graph_def, list(feeds), list(fetches), list(targets), types), device, context_for, pool)
+    return Executor(prune(graph_def, list(feeds), list(fetches), list(targets), types), device, pool=pool)
 
 
 def _matmul_graph():

@@ -6,8 +6,8 @@ import tensorweave.compat.v1 as tf
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.runtime.place import place
-from tensorweave.runtime.resources import ResourceMgr
 
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 DEVICES = [cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())]

@@ -1,0 +1,37 @@
+"""DeviceBase: what a kernel may use of the device it runs on (TF's framework/device_base.h).
+
+A kernel computes with `xp` (NumPy on CPU, CuPy on GPU), keeps state in `resource_mgr`, and splits large
+in-place updates across the device's intra-op threads through `elementwise_inplace`. The concrete devices
+(devices/) add names, memory limits and thread pools; this base also serves the host-side evaluation that
+shape inference and constant folding do, which has no session and no device of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave.framework.resource_mgr import ResourceMgr
+
+
+class DeviceBase:
+    """The device seen from a kernel: its name and type, its array module, its resources."""
+
+    def __init__(self, name: str, device_type: str, xp: Any, resource_mgr: ResourceMgr | None = None) -> None:
+        self.name = name
+        self.device_type = device_type
+        self.xp = xp
+        self.resource_mgr = resource_mgr if resource_mgr is not None else ResourceMgr()
+
+    def elementwise_inplace(self, ufunc: Any, target: Any, operand: Any) -> None:
+        """target = ufunc(target, operand), in place."""
+        ufunc(target, operand, out=target)
+
+    def __repr__(self) -> str:
+        return f"<Device {self.name}>"
+
+
+def host_device() -> DeviceBase:
+    """A fresh NumPy device for evaluating kernels outside any session (its resources are thrown away)."""
+    return DeviceBase("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", np)

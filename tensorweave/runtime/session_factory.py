@@ -1,0 +1,82 @@
+"""The Session interface between the client and its backends, and the factories chosen by target.
+
+The client (client/session.py) talks to a `SessionBackend`: extend the graph, run a step, run exactly some
+nodes (a partial-run round), reset containers, close. `DirectSession` (in-process) registers for the empty
+target; the distributed runtime registers its `grpc://` factory the same way, so the client never names a
+backend. As TF's SessionFactory registry.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.framework.device_base import DeviceBase
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanKey:
+    """What identifies a step's plan: its feeds, fetches and targets ('node:index' and node names), and
+    for a partial-run round the exact nodes to run (`targets`) and the tensors carried as refs."""
+
+    feeds: tuple[str, ...]
+    fetches: tuple[str, ...]
+    targets: tuple[str, ...]
+    exact_nodes: bool = False
+    refs: frozenset[str] = frozenset()
+
+
+class SessionBackend(abc.ABC):
+    """A session's runtime: where its graph lives and its steps run."""
+
+    @property
+    @abc.abstractmethod
+    def devices(self) -> list[DeviceBase]: ...
+
+    @property
+    @abc.abstractmethod
+    def closed(self) -> bool: ...
+
+    @abc.abstractmethod
+    def extend(self, nodes: list[NodeDef]) -> None:
+        """Add nodes to the session's graph."""
+
+    @abc.abstractmethod
+    def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None) -> list[Any]:
+        """One step of the plan `key` with these feed values; the fetched values in order."""
+
+    @abc.abstractmethod
+    def step_graphs(self, key: PlanKey) -> list[GraphDef]:
+        """The partition graphs of the plan `key`, once it ran."""
+
+    @abc.abstractmethod
+    def container_names(self) -> list[str]: ...
+
+    @abc.abstractmethod
+    def reset_containers(self, containers: list[str]) -> None: ...
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+
+Factory = Callable[[str, Any], SessionBackend]
+_factories: dict[str, tuple[Callable[[str], bool], Factory]] = {}
+
+
+def register_session_factory(name: str, accepts: Callable[[str], bool], factory: Factory) -> None:
+    """Make `factory(target, config)` the backend for the targets `accepts` takes ('DIRECT_SESSION', ...)."""
+    _factories[name] = (accepts, factory)
+
+
+def new_session(target: str, config: Any = None) -> SessionBackend:
+    """The backend for `target`, from the first registered factory that accepts it."""
+    for accepts, factory in _factories.values():
+        if accepts(target):
+            return factory(target, config)
+    raise errors.NotFoundError(
+        None, None, f'No session factory registered for the given session options: {{target: "{target}"}} '
+        f"Registered factories are {{{', '.join(sorted(_factories))}}}.")

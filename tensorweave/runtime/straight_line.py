@@ -1,0 +1,103 @@
+"""The executor's fast path: a plan with no parallelism worth a thread hop, compiled to one Python function.
+
+Taken only for plans without asynchronous kernels, control flow or dead tensors, and with at most one
+expensive kernel (executor.py decides): its nodes run in a fixed topological order on the calling thread,
+one generated line per node, so a small step pays no per-node interpretation at all (that is the whole cost
+of the runtime on small steps). Each value is a local `sN` (N its slot), deleted right after its last
+consumer; constants are globals `kN`; `cI` is node I's bound kernel and `KI` its OpKernel, set on the step's
+one OpKernelContext before the call (a sequential step needs only one context). A traced variant records
+each kernel's start and end. A failure is traced back to its node through the line it was raised on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from tensorweave.framework.graph_def import NodeDef
+from tensorweave.framework.op_kernel import OpKernel
+from tensorweave.runtime.step_stats import NodeExecStats
+
+
+class PlanNode(Protocol):
+    """What the compiler reads of a plan entry (executor.py's `_Node`)."""
+
+    node_def: NodeDef
+    kernel: OpKernel | None
+    inputs: tuple[int, ...]
+    deref: tuple[int, ...]
+    out_slot: int
+    num_outputs: int
+
+
+class StraightLineStep:
+    """One compiled schedule: `run(args, ctx)` returns the fetched values; `failed_node(error)` names the
+    node whose line raised `error`."""
+
+    def __init__(self, fn: Callable, line_nodes: dict[int, NodeDef]) -> None:
+        self.run = fn
+        self._line_nodes = line_nodes
+
+    def failed_node(self, error: BaseException) -> NodeDef:
+        tb = error.__traceback__
+        line = 0
+        while tb is not None:
+            if tb.tb_frame.f_code is self.run.__code__:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        return self._line_nodes.get(line) or NodeDef("<step>", "")
+
+
+def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
+                 ret_slots: list[tuple[int, int, bool]], template: list[Any], fetched: set[int],
+                 traced: bool = False) -> StraightLineStep:
+    """The straight-line function of `runnable` (in order); traced, it takes a list for NodeExecStats."""
+    namespace: dict[str, Any] = {"_now": time.time_ns, "_thread": threading.get_native_id, "_Stats": NodeExecStats}
+    local: set[int] = set()
+
+    def ref(slot: int) -> str:
+        if slot in local:
+            return f"s{slot}"
+        namespace[f"k{slot}"] = template[slot]
+        return f"k{slot}"
+
+    last_use: dict[int, int] = {}
+    for position, node in enumerate(runnable):
+        for slot in node.inputs:
+            last_use[slot] = position
+    lines = ["def step(args, ctx, stats=None):"]
+    for slot, index in arg_slots:
+        lines.append(f"    s{slot} = args[{index}]")
+        local.add(slot)
+    line_nodes: dict[int, NodeDef] = {}
+    for position, node in enumerate(runnable):
+        namespace[f"c{position}"] = node.kernel.call
+        namespace[f"K{position}"] = node.kernel
+        inputs = ["ctx"] + [ref(slot) + (".read()" if i in node.deref else "") for i, slot in enumerate(node.inputs)]
+        outputs = [f"s{slot}" for slot in range(node.out_slot, node.out_slot + node.num_outputs)]
+        local.update(range(node.out_slot, node.out_slot + node.num_outputs))
+        call = f"c{position}({', '.join(inputs)})"
+        if len(outputs) == 1:
+            statement = f"{outputs[0]} = {call}"
+        elif outputs:
+            statement = f"{', '.join(outputs)}, = {call}"
+        else:
+            statement = call
+        dead = [slot for slot in dict.fromkeys(node.inputs) if last_use[slot] == position and slot in local
+                and slot not in fetched]
+        dead += [slot for slot in range(node.out_slot, node.out_slot + node.num_outputs)
+                 if slot not in last_use and slot not in fetched]
+        if traced:
+            namespace[f"n{position}"] = (node.node_def.name, node.node_def.op)
+            statement = (f"t = _now() // 1000; {statement}; "
+                         f"stats.append(_Stats(*n{position}, t, _now() // 1000, _thread()))")
+        lines.append(f"    ctx.kernel = K{position}; {statement}"
+                     + (f"; del {', '.join(f's{d}' for d in dead)}" if dead else ""))
+        line_nodes[len(lines)] = node.node_def
+    results = [ref(slot) + (".read()" if deref else "") for _, slot, deref in ret_slots]
+    lines.append(f"    return [{', '.join(results)}]")
+    code = compile("\n".join(lines) + "\n", "<tensorweave step>", "exec")
+    exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
+    return StraightLineStep(namespace["step"], line_nodes)
