@@ -248,7 +248,20 @@ class BaseSession:
 
     def run(self, fetches: Any, feed_dict: dict | None = None, options: Any = None,
             run_metadata: Any = None) -> Any:
-        """Run the ops and evaluate the tensors in `fetches`, with `feed_dict` substituted."""
+        """Run the ops and evaluate the tensors in `fetches`, with `feed_dict` substituted.
+
+        As TF's does, it takes any false `options` or `run_metadata` for none, and reads other options
+        through their SerializeToString (so a wrong kind is TF's AttributeError, before the step); metadata
+        that is not a RunMetadata gets the step's through its ParseFromString, after the step.
+        """
+        options = _run_options(options) if options else None
+        if not run_metadata:
+            run_metadata = None
+        elif not isinstance(run_metadata, protos.RunMetadata):
+            metadata = protos.RunMetadata()
+            result = self.run(fetches, feed_dict, options, metadata)
+            _parse_into(run_metadata, metadata.SerializeToString())
+            return result
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         if self._graph.version == 0:
@@ -461,6 +474,32 @@ class BaseSession:
                     names = direct.container_names()
                 direct.reset_containers(names)
                 direct.close()
+
+
+def _run_options(options: Any) -> Any:
+    """`options` as a RunOptions: TF serializes what it is given and parses the bytes as a RunOptions."""
+    if isinstance(options, protos.RunOptions):
+        return options
+    serialize = getattr(options, "SerializeToString", None)
+    if serialize is None:
+        raise AttributeError(f"'{type(options).__name__}' object has no attribute 'SerializeToString'")
+    data = serialize()
+    if isinstance(data, str):  # TF's compat.as_bytes
+        data = data.encode("utf-8")
+    elif not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"Expected binary or unicode string, got {data!r}")
+    try:
+        return protos.RunOptions.FromString(bytes(data))
+    except Exception:  # protobuf's DecodeError
+        raise errors.InvalidArgumentError(None, None, "Unparseable RunOptions proto") from None
+
+
+def _parse_into(run_metadata: Any, data: bytes) -> None:
+    """Hand the step's RunMetadata bytes to a metadata object that is not a RunMetadata, as TF does."""
+    parse = getattr(run_metadata, "ParseFromString", None)
+    if parse is None:
+        raise AttributeError(f"'{type(run_metadata).__name__}' object has no attribute 'ParseFromString'")
+    parse(data)
 
 
 def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:

@@ -368,6 +368,8 @@ class Operation:
             raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
         if isinstance(value, str):
             return value.encode()
+        if isinstance(value, protos.AttrValue):  # a kind the IR keeps as the protobuf: TF's get_attr on it
+            return _get_kept_attr(value)
         kind = self._attr_kind(name, value)
         if kind in ("shape", "tensor", "list(shape)", "list(tensor)"):  # TF hands these out as protobufs
             from tensorweave.framework import graph_io
@@ -437,6 +439,25 @@ def _serialized_op_def(op_def: Any) -> bytes:
     from tensorweave.framework import graph_io
 
     return graph_io.op_def_to_proto(op_def).SerializeToString()
+
+
+def _get_kept_attr(value: Any) -> Any:
+    """What TF's get_attr gives for an AttrValue the IR keeps as is: [] for no value, the NameAttrList(s) of
+    a func (list), and TF's AssertionError for a `placeholder`."""
+    which = value.WhichOneof("value")
+    if which is None:
+        return []
+    if which == "func":
+        return _copied(value.func)
+    if which == "list":
+        return [_copied(f) for f in value.list.func]
+    raise AssertionError(f"Unsupported field type in {value}")
+
+
+def _copied(func: Any) -> Any:
+    copy = protos.NameAttrList()
+    copy.CopyFrom(func)
+    return copy
 
 
 def _ir_attr_value(value: Any) -> Any:

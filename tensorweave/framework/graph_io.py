@@ -2,6 +2,8 @@
 
 Attr values are typed by the op's OpDef where it declares the attr (so a shape and a list(int) stay
 distinct), and by their Python type otherwise (internal attrs such as `_class` and `_output_shapes`).
+An AttrValue with no Python form here (a FunctionDef's `placeholder`, no value at all, a func with attrs of
+its own) stays an AttrValue protobuf in the IR and exports unchanged, as TF keeps such attrs.
 This is how graphs reach event files, checkpoints' MetaGraphDefs and other TF tools.
 """
 
@@ -34,7 +36,10 @@ def _declared_type(op_type: str, attr_name: str) -> str | None:
 
 
 def inferred_attr_type(value: Any) -> str:
-    """The AttrValue type a Python attr value implies, for attrs no OpDef declares."""
+    """The AttrValue type a Python attr value implies, for attrs no OpDef declares ("attr_value" for an
+    AttrValue kept as the protobuf)."""
+    if isinstance(value, protos.AttrValue):
+        return "attr_value"
     if isinstance(value, (list, tuple)):
         return f"list({inferred_attr_type(value[0])})" if value else "list(int)"
     if isinstance(value, dtypes.DType):
@@ -71,7 +76,12 @@ def _scalar_to_proto(kind: str, value: Any) -> Any:
 
 
 def attr_to_proto(kind: str, value: Any) -> Any:
-    """An AttrValue for a value of the given OpDef attr type ('int', 'list(shape)', ...)."""
+    """An AttrValue for a value of the given OpDef attr type ('int', 'list(shape)', ...); an AttrValue the IR
+    keeps as the protobuf is copied unchanged."""
+    if isinstance(value, protos.AttrValue):
+        attr = protos.AttrValue()
+        attr.CopyFrom(value)
+        return attr
     if kind.startswith("list("):
         item = kind[5:-1]
         attr = protos.AttrValue()
@@ -210,8 +220,24 @@ def _scalar_from_proto(kind: str, value: Any) -> Any:
     return value
 
 
+def _kept_as_proto(attr: Any) -> bool:
+    """Whether an AttrValue has no Python form in the IR: no value set, a `placeholder` (FunctionDefs use
+    them), or a func (or list of them) carrying attrs that a bare function name would lose."""
+    which = attr.WhichOneof("value")
+    if which == "func":
+        return bool(attr.func.attr)
+    if which == "list":
+        return any(f.attr for f in attr.list.func)
+    return which is None or which not in _LIST_FIELDS.values()
+
+
 def attr_from_proto(attr: Any) -> Any:
-    """The IR value of an AttrValue (types as DType, shapes as lists, tensors as read-only arrays)."""
+    """The IR value of an AttrValue (types as DType, shapes as lists, tensors as read-only arrays); one with
+    no Python form is kept as an AttrValue protobuf (ours, also when given real TF's)."""
+    if _kept_as_proto(attr):
+        kept = protos.AttrValue()
+        kept.ParseFromString(attr.SerializeToString())
+        return kept
     which = attr.WhichOneof("value")
     if which == "list":
         for kind, field in _LIST_FIELDS.items():
@@ -219,9 +245,7 @@ def attr_from_proto(attr: Any) -> Any:
             if len(values):
                 return [_scalar_from_proto(kind, v) for v in values]
         return []
-    kind = next(k for k, f in _LIST_FIELDS.items() if f == which) if which else None
-    if kind is None:
-        return None
+    kind = next(k for k, f in _LIST_FIELDS.items() if f == which)
     return _scalar_from_proto(kind, getattr(attr, which))
 
 

@@ -333,3 +333,85 @@ def test_a_step_whose_fetches_are_all_fed_never_reaches_the_runtime():
         assert not metadata.partition_graphs  # replaced by the (empty) metadata of no step
         with pytest.raises(tf.errors.InvalidArgumentError, match="^Cannot assign a device for operation unplaceable: "):
             sess.run(p * 2.0, {p: 1.0})
+
+
+# TF 2.21's Session.run reads `options` as `options.SerializeToString()` when it is true (before anything else,
+# so the step does not run), and hands the step's metadata to `run_metadata.ParseFromString` when that is
+# true (after the step ran). A false value of any kind counts as none.
+@pytest.mark.parametrize("options, kind", [({"trace_level": 3}, "dict"), ("abc", "str"), (b"x", "bytes"), (5, "int"),
+                                           (True, "bool"), ([1], "list"), (object(), "object")])
+def test_run_options_of_a_wrong_kind_fail_before_the_step_as_tf(options, kind):
+    v = tf.Variable(0, name="v")
+    inc = tf.assign_add(v, 1)
+    p = tf.placeholder(tf.float32, name="p")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        message = f"^'{kind}' object has no attribute 'SerializeToString'$"
+        with pytest.raises(AttributeError, match=message):
+            sess.run(inc, options=options)
+        with pytest.raises(AttributeError, match=message):  # also when every fetch is fed
+            sess.run(p, {p: 1.0}, options=options)
+        with pytest.raises(AttributeError, match=message):
+            sess.make_callable(inc, accept_options=True)(options=options)
+        assert sess.run(v) == 0
+    with pytest.raises(AttributeError, match=message):  # checked before the session is
+        sess.run(inc, options=options)
+
+
+@pytest.mark.parametrize("metadata, kind", [({"a": 1}, "dict"), ("abc", "str"), (5, "int"), ([1], "list"),
+                                            (object(), "object")])
+def test_run_metadata_of_a_wrong_kind_fails_after_the_step_as_tf(metadata, kind):
+    v = tf.Variable(0, name="v")
+    inc = tf.assign_add(v, 1)
+    p = tf.placeholder(tf.float32, name="p")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        message = f"^'{kind}' object has no attribute 'ParseFromString'$"
+        with pytest.raises(AttributeError, match=message):
+            sess.run(inc, run_metadata=metadata)
+        with pytest.raises(AttributeError, match=message):
+            sess.run(p, {p: 1.0}, run_metadata=metadata)
+        with pytest.raises(AttributeError, match=message):
+            sess.make_callable(inc, accept_options=True)(run_metadata=metadata)
+        assert sess.run(v) == 2  # both steps ran
+
+
+def test_false_or_other_protobuf_options_and_metadata_as_tf():
+    v = tf.Variable(0, name="v")
+    inc = tf.assign_add(v, 1)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        for falsy in ({}, "", 0, [], None):
+            sess.run(inc, options=falsy, run_metadata=falsy)
+        # another message's bytes are parsed as a RunOptions (ConfigProto's field 8 has the wrong wire type
+        # for RunOptions' field 8, and is kept as an unknown field), and a RunOptions takes the metadata's bytes
+        sess.run(inc, options=tf.ConfigProto(log_device_placement=True))
+        sess.run(inc, options=tf.GraphOptions())
+        options_as_metadata = tf.RunOptions(timeout_in_ms=7)
+        sess.run(inc, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=options_as_metadata)
+        assert options_as_metadata.ListFields() == []
+        assert sess.run(v) == 8
+
+
+class _Serializes:
+    def __init__(self, data):
+        self.data = data
+
+    def SerializeToString(self):  # noqa: N802 - the protobuf method TF calls
+        return self.data
+
+
+def test_run_options_are_read_through_serialize_to_string_as_tf():
+    c = tf.constant(2.0, name="c")
+    with tf.Session() as sess:
+        metadata = tf.RunMetadata()
+        traced = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE).SerializeToString()
+        assert sess.run(c, options=_Serializes(traced), run_metadata=metadata) == 2.0
+        assert len(metadata.step_stats.dev_stats) > 0
+        assert sess.run(c, options=_Serializes(traced.decode("latin-1"))) == 2.0  # a str goes through as_bytes
+        # TF 2.21's message has its "Graph execution error:\n\n" prefix before this
+        for data in (b"\xff", b"\x08"):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="^Unparseable RunOptions proto$"):
+                sess.run(c, options=_Serializes(data))
+        with pytest.raises(TypeError, match="^Expected binary or unicode string, got 5$"):
+            sess.run(c, options=_Serializes(5))

@@ -4,6 +4,7 @@ A reader either returns exactly what was written or raises an OpError (DataLossE
 never another exception, a crash, a hang, or an allocation beyond what the file could hold.
 """
 
+import functools
 import gzip
 import shutil
 import struct
@@ -11,7 +12,7 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tensorweave import errors
@@ -29,7 +30,10 @@ from .make_fixtures.cases import REFERENCE
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 RECORDS = [b"", b"abc", bytes(range(200)), b"z" * 1000]
 PLAIN = b"".join(frame_record(r) for r in RECORDS)
-COMPRESS = {"": lambda b: b, "GZIP": gzip.compress, "ZLIB": zlib.compress}
+# a fixed gzip MTIME (gzip.compress writes the current time): with FLG's FEXTRA bit flipped its low bytes
+# are read as XLEN, so the time would decide what a flip does
+MTIME = 0x6B07D052
+COMPRESS = {"": lambda b: b, "GZIP": functools.partial(gzip.compress, mtime=MTIME), "ZLIB": zlib.compress}
 
 
 def _flip(data: bytes, position: int, bit: int) -> bytes:
@@ -67,11 +71,55 @@ def test_truncated_record_files(tmp_path, kind, cut):
 
 @SETTINGS
 @given(kind=st.sampled_from(["GZIP", "ZLIB"]), position=st.integers(0, 10_000), bit=st.integers(0, 7))
+@example(kind="GZIP", position=3, bit=2)
 def test_bit_flips_in_compressed_record_files(tmp_path, kind, position, bit):
     path = tmp_path / "r"
-    path.write_bytes(_flip(COMPRESS[kind](PLAIN), position, bit))
+    data = COMPRESS[kind](PLAIN)
+    path.write_bytes(_flip(data, position, bit))
     result = _read_records(path, kind)
-    assert isinstance(result, errors.DataLossError) or result == RECORDS  # gzip header fields carry no CRC
+    if kind == "GZIP" and (position % len(data), bit) == (3, 2):  # FEXTRA set: TF reads no records, and no error (below)
+        assert result == []
+    else:  # gzip's MTIME, XFL and OS fields carry no CRC: a flip there changes nothing
+        assert isinstance(result, errors.DataLossError) or result == RECORDS
+
+
+_HEADER_CHECK = "inflate() failed with error -3: incorrect header check"
+_BAD_FLAGS = "inflate() failed with error -3: unknown header flags set"
+
+
+# TF 2.21's tf_record_iterator(path, options=GZIP) on this file with one bit of the 10-byte gzip header flipped
+# (bytes 4-9, MTIME, XFL and OS, are never checked: all four records). Flipping FLG's FEXTRA bit makes inflate
+# read MTIME's low bytes as XLEN (0xD052, longer than the file) and wait for extra-field bytes that never come:
+# TF then reads no records and raises nothing, the same as for a file cut inside the gzip header.
+# FNAME and FCOMMENT (bits 3 and 4) depend on where the deflate data holds its first NUL, so are left out.
+@pytest.mark.parametrize("position, bit, expected", [
+    *[(0, b, _HEADER_CHECK) for b in range(8)],
+    *[(1, b, _HEADER_CHECK) for b in range(8)],
+    *[(2, b, "inflate() failed with error -3: unknown compression method") for b in range(8)],
+    (3, 0, 4),  # FTEXT is only a hint
+    (3, 1, "inflate() failed with error -3: header crc mismatch"),
+    (3, 2, 0),
+    (3, 5, _BAD_FLAGS), (3, 6, _BAD_FLAGS), (3, 7, _BAD_FLAGS),
+    *[(p, b, 4) for p in range(4, 10) for b in range(8)],
+])
+def test_gzip_header_bit_flips_as_tf(tmp_path, position, bit, expected):
+    path = tmp_path / "r"
+    path.write_bytes(_flip(COMPRESS["GZIP"](PLAIN), position, bit))
+    if isinstance(expected, int):
+        assert list(tf_record_iterator(path, "GZIP")) == RECORDS[:expected]
+        return
+    with pytest.raises(errors.DataLossError) as info:
+        list(tf_record_iterator(path, "GZIP"))
+    assert info.value.message == expected
+
+
+# TF 2.21 on a GZIP file cut inside its 10-byte header, or a ZLIB file inside its 2-byte one: no records and no
+# error, like an empty file, as TF's ZlibInputStream ends quietly wherever the compressed input runs out.
+@pytest.mark.parametrize("kind, keep", [*[("GZIP", n) for n in range(1, 11)], ("ZLIB", 1), ("ZLIB", 2)])
+def test_compressed_file_cut_in_its_header_reads_no_records_as_tf(tmp_path, kind, keep):
+    path = tmp_path / "r"
+    path.write_bytes(COMPRESS[kind](PLAIN)[:keep])
+    assert list(tf_record_iterator(path, kind)) == []
 
 
 @SETTINGS

@@ -3,6 +3,7 @@
 import pathlib
 
 import numpy as np
+import pytest
 from google.protobuf import text_format
 
 import tensorweave.compat.v1 as tf
@@ -83,3 +84,48 @@ def test_ir_shape_node_exports_its_experimental_type():
     node = NodeDef("s", "Shape", ["x"], attr={"T": tf.float32, "out_type": tf.int32})
     assert text_format.MessageToString(node_def_to_proto(node).experimental_type, as_one_line=True) == (
         "type_id: TFT_PRODUCT args { type_id: TFT_SHAPE_TENSOR args { type_id: TFT_INT32 } }")
+
+
+# Recorded from TF 2.21: tf.import_graph_def of this node keeps all four private attrs, and as_graph_def gives
+# each back unchanged (the placeholder, the func's own attrs, the AttrValue with no value, the empty list).
+_KEPT_ATTRS = '''
+  attr { key: "_foo" value { placeholder: "T" } }
+  attr { key: "_bar" value { func { name: "f" attr { key: "k" value { i: 3 } } } } }
+  attr { key: "_none" value { } }
+  attr { key: "_emptylist" value { list { } } }
+'''
+_CONST = '''name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } }'''
+
+
+def test_unmapped_attr_kinds_round_trip_unchanged():
+    original = text_format.Parse(f"node {{ {_CONST} {_KEPT_ATTRS} }}", protos.GraphDef())
+    node = graph_def_from_proto(original).node[0]  # StopIteration here before
+    again = graph_def_to_proto(graph_def_from_proto(original)).node[0]
+    assert dict(again.attr) == dict(original.node[0].attr)
+    node.attr["_foo"].placeholder = "U"  # the IR holds its own copy
+    assert original.node[0].attr["_foo"].placeholder == "T"
+
+
+def test_unmapped_attr_kinds_on_an_operation_as_tf():
+    # TF 2.21: Operation._set_attr and Graph.create_op accept these AttrValues, as_graph_def keeps them, and
+    # get_attr gives [] for no value, the NameAttrList for a func, and an AssertionError for a placeholder
+    kept = text_format.Parse(f"node {{ {_KEPT_ATTRS} }}", protos.GraphDef()).node[0].attr
+    with tf.Graph().as_default() as g:
+        c = tf.constant(1.0, name="c")
+        for key, value in kept.items():
+            c.op._set_attr(key, value)
+        idt = g.create_op("Identity", [c], attrs={"_foo": protos.AttrValue(placeholder="T")}, name="idt")
+    nodes = {n.name: n for n in g.as_graph_def().node}
+    assert {k: nodes["c"].attr[k] for k in kept} == dict(kept)
+    assert nodes["idt"].attr["_foo"] == protos.AttrValue(placeholder="T")
+    assert nodes["idt"].attr["T"].type == tf.float32.as_datatype_enum
+    for op in (c.op, idt):
+        with pytest.raises(AssertionError) as info:
+            op.get_attr("_foo")
+        assert str(info.value) == 'Unsupported field type in placeholder: "T"\n'
+    assert c.op.get_attr("_none") == [] and c.op.get_attr("_emptylist") == []
+    func = c.op.get_attr("_bar")
+    assert func == kept["_bar"].func
+    func.name = "g"  # a copy, as TF's get_attr returns
+    assert c.op.get_attr("_bar").name == "f"
