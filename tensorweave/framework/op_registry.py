@@ -12,14 +12,13 @@ import contextlib
 import inspect
 import itertools
 import socket
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from tensorweave.formats import protos
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import dtypes, shape_inference, tensor_shape
 from tensorweave.framework.graph import (
     Graph,
     Operation,
@@ -40,31 +39,10 @@ from tensorweave.framework.op_def import (
 from tensorweave.framework.op_kernel import KernelDef
 
 _ops: dict[str, Op] = {}
-# The shape function running on this thread: what it read of its inputs' values (`_ShapeInference`).
-_shape_inference = threading.local()
-
-
-class _ShapeInference:
-    """One op's shape inference as TF's ShapeRefiner runs it: a first pass in which no input value is known
-    ("blind"); only when that pass asked for values, a second pass with them. An error of the first pass
-    names no input values; one of the second lists those it read, by input index."""
-
-    __slots__ = ("op", "blind", "requested", "values", "shapes")
-
-    def __init__(self, op: Operation) -> None:
-        self.op = op
-        self.blind = True
-        self.requested = False
-        self.values: dict[int, Any] = {}
-        self.shapes: dict[int, tensor_shape.TensorShape] = {}
 _DATA_TYPE = protos.POOL.FindEnumTypeByName("tensorflow.DataType")
 _gradients: dict[str, Callable | None] = {}
 
 
-class PartialShapeError(ValueError):
-    """An input that is no valid shape, found while reading its value as a partial shape (TF's
-    ShapeRefiner::ConstantPartialShape, which runs before the shape function sees the value): TF reports
-    it alone, without the node and input shapes that errors of the shape function itself get."""
 
 
 class Op:
@@ -84,12 +62,12 @@ class Op:
             name, inputs, outputs, attrs, is_stateful=is_stateful, is_commutative=is_commutative,
             is_aggregate=is_aggregate, allows_uninitialized_input=allows_uninitialized_input,
             is_distributed_communication=is_distributed_communication, output_full_types=output_full_types)
-        self.shape_fn: Callable[[Operation], list] | None = None
+        self.shape_fn: shape_inference.ShapeFunction | None = None
         self.kernels: dict[str, list[KernelDef]] = {}
         _ops[name] = self
 
-    def shape(self, fn: Callable[[Operation], list]) -> Callable:
-        """Register the shape function: `fn(op)` returns one shape per output."""
+    def shape(self, fn: shape_inference.ShapeFunction) -> shape_inference.ShapeFunction:
+        """Register the shape function: `fn(ctx)` returns one shape per output from an `InferenceContext`."""
         self.shape_fn = fn
         return fn
 
@@ -453,93 +431,14 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
     node_def = NodeDef(name=name, op=op.name, attr=attrs)
     new_op = g._create_op_from_node_def(node_def, inputs, output_types, op.op_def)
     if op.shape_fn is not None:
-        inference = _ShapeInference(new_op)
-        previous = getattr(_shape_inference, "current", None)
-        _shape_inference.current = inference
         try:
-            shapes = op.shape_fn(new_op)
-            if inference.requested:
-                inference.blind = False
-                shapes = op.shape_fn(new_op)
-        except PartialShapeError as e:
+            shapes = shape_inference.InferenceContext.for_operation(new_op).run(op.shape_fn)
+        except ValueError:
             g._remove_failed_op(new_op)
-            raise ValueError(str(e)) from None
-        except ValueError as e:
-            summary = _node_summary(new_op)
-            g._remove_failed_op(new_op)
-            raise ValueError(f"{e} for '{summary}' with input shapes: "
-                             f"{', '.join(shape_string(t.shape) for t in inputs)}"
-                             f"{_requested_inputs(inference)}.") from None
-        finally:
-            _shape_inference.current = previous
+            raise
         for t, s in zip(new_op._outputs, shapes):
-            t._shape = s if isinstance(s, tensor_shape.TensorShape) else tensor_shape.as_shape(s)
+            t._shape = s
     return new_op
-
-
-def input_value_hidden(tensor: Tensor) -> bool:
-    """Whether the running shape function must see `tensor`'s value as unknown: its first, blind pass."""
-    inference = getattr(_shape_inference, "current", None)
-    if inference is None or not inference.blind:
-        return False
-    inference.requested = True
-    return True
-
-
-def note_input_value(tensor: Tensor, value: Any, as_shape: bool = False) -> None:
-    """Remember that the running shape function read an input's value (or, `as_shape`, its value as a
-    partial shape), for its error message."""
-    inference = getattr(_shape_inference, "current", None)
-    if inference is None or inference.blind or value is None or (as_shape and value.ndims is None):
-        return
-    for index, t in enumerate(inference.op._inputs):
-        if t is tensor:
-            (inference.shapes if as_shape else inference.values)[index] = value
-
-
-def _requested_inputs(inference: _ShapeInference) -> str:
-    """The inputs a failed shape function read, as TF's InferenceContext::AttachContext appends them."""
-    text = ""
-    computed = [f"input[{i}] = <{_summarize_value(np.asarray(v))}>" for i, v in sorted(inference.values.items())
-                if i not in inference.shapes]
-    if computed:
-        text += " and with computed input tensors: " + ", ".join(computed)
-    if inference.shapes:
-        text += " and with input tensors computed as partial shapes: " + ",".join(
-            f"input[{i}] = {shape_string(s)}" for i, s in sorted(inference.shapes.items()))
-    return text
-
-
-def _summarize_value(value: np.ndarray, limit: int = 256) -> str:
-    """Tensor::SummarizeValue: elements separated by spaces, inner dimensions in brackets, '...' past `limit`."""
-    def element(x: Any) -> str:  # as TF's StrCat: shortest round-tripping float, bools 1/0, bytes as text
-        if isinstance(x, bool):
-            return str(int(x))
-        if isinstance(x, float):
-            short, full, kind = (6, 9, np.float32) if value.dtype.itemsize <= 4 else (15, 17, np.float64)
-            text = f"{x:.{short}g}"
-            return text if kind(text) == kind(x) else f"{x:.{full}g}"
-        return x.decode(errors="replace") if isinstance(x, bytes) else str(x)
-
-    def nested(part: np.ndarray, outer: bool) -> str:
-        inner = " ".join(map(element, part.tolist())) if part.ndim == 1 else "".join(nested(p, False) for p in part)
-        return inner if outer else f"[{inner}]"
-
-    if value.ndim == 0:
-        return element(value.item())
-    if value.size > limit:
-        return " ".join(map(element, value.reshape(-1)[:limit].tolist())) + "..."
-    return nested(value, True)
-
-
-def _node_summary(op: Operation) -> str:
-    """The node as TF's shape-inference errors name it: `{{node n}} = Op[a=1, T=DT_FLOAT](x, y)`.
-
-    Only what TF's C layer has at that point: the op-def attrs and the data inputs.
-    """
-    node = op._node_def
-    inputs = ", ".join(i for i in node.input if not i.startswith("^"))
-    return f"{{{{node {node.name}}}}} = {node.op}[{attrs_summary(op._op_def, node)}]({inputs})"
 
 
 def attrs_summary(op_def: OpDef, node: NodeDef) -> str:

@@ -6,8 +6,9 @@ float32, ints int32 when they fit, a scalar broadcasts to `shape`, a short list 
 Two strengths of static evaluation, as in TF:
 - `constant_value` and `constant_value_as_shape` are what TF's C++ shape inference sees when a shape
   function asks for an input's value (EvaluateConstantTensor, MakeShapeFromShapeTensor): values read off
-  static shapes, else the registered CPU kernels run over the constant subgraph behind the tensor. Shape
-  functions use them, so `tf.reshape(x, tf.constant([2, 3]) * 2)` has shape [4, 6], as in TF.
+  static shapes, else the registered CPU kernels run over the constant subgraph behind the tensor. They
+  are framework/shape_inference.py's walk, with the values it keeps for Python graphs, so shape functions
+  and Python wrappers see the same values: `tf.reshape(x, tf.constant([2, 3]) * 2)` has shape [4, 6].
 - `get_static_value` is TF's Python `tf.get_static_value`: a fixed list of op types, no arithmetic, and a
   tensor it resolves can no longer be fed. Python-side wrappers that TF writes with it use it.
 A value that cannot be computed is None (or unknown dims), never an error; only an invalid shape vector
@@ -16,31 +17,15 @@ raises, with TF's message.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import numpy as np
 
-from tensorweave import errors
 from tensorweave.formats.tensor_proto import typed_ndarray
-from tensorweave.framework import dtypes, op_registry, tensor_shape
-from tensorweave.framework.device_base import host_device
+from tensorweave.framework import dtypes, shape_inference, tensor_shape
 from tensorweave.framework.graph import Operation, Tensor
-from tensorweave.framework.op_kernel import OpKernel
 
 _CPP_TYPE_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
-_SHAPE_TYPES = (dtypes.int32, dtypes.int64)
-_INT64_MAX = 2**63 - 1
-# Never evaluated while building: fed values, and control-flow frames (TF also runs a Switch whose
-# predicate is constant; Switch has no dead-tensor support here, so it is left out).
-_NOT_EVALUATED = frozenset({"PlaceholderWithDefault", "Enter", "RefEnter", "Exit", "RefExit", "Merge",
-                            "RefMerge", "Switch", "RefSwitch"})
-# Per op, whether no output can ever be evaluated: a fact of the graph's structure, so it is kept.
-_NEVER_CONSTANT: weakref.WeakKeyDictionary[Operation, bool] = weakref.WeakKeyDictionary()
-# Small evaluated values, kept as TF's shape refiner keeps them: a value once known never changes (shapes
-# are only ever refined), and a later evaluation stops there instead of running the subgraph again.
-_EVALUATED: weakref.WeakKeyDictionary[Tensor, np.ndarray] = weakref.WeakKeyDictionary()
-_MAX_KEPT_BYTES = 1024
 
 
 def type_string(dtype: dtypes.DType) -> str:
@@ -107,9 +92,6 @@ def make_ndarray_value(values: Any, dtype: Any = None, shape: Any = None, verify
     return np.pad(array.reshape(-1), (0, size - array.size), "edge").reshape(full_shape)
 
 
-# -- Graph-time evaluation, as TF's shape inference does it ------------------------------------------
-
-
 def is_tensor(x: Any) -> bool:
     """Whether `x` is a graph tensor or acts as one (variables declare `is_tensor_like`); numpy arrays and
     Python values are not, even though they convert."""
@@ -123,298 +105,14 @@ def constant_value(tensor: Tensor) -> np.ndarray | None:
     `tf.unstack(tf.shape(x))[i]`); else the constant subgraph behind it run on its CPU kernels, when that
     subgraph reaches no placeholder, stateful op or control-flow frame. A kernel error means unknown.
     """
-    if op_registry.input_value_hidden(tensor):
-        return None
-    value = _known_value(tensor)
-    if value is None:
-        value = _evaluate(tensor)
-    op_registry.note_input_value(tensor, value)
-    return value
-
-
-def _known_value(tensor: Tensor) -> np.ndarray | None:
-    """A value known without running a kernel: a Const's, one evaluated before, or one shapes tell."""
-    if tensor.op.type == "Const":
-        return tensor.op._node_def.attr["value"]
-    value = _EVALUATED.get(tensor)
-    return _value_from_shapes(tensor) if value is None else value
-
-
-def _value_from_shapes(tensor: Tensor) -> np.ndarray | None:
-    """What static shapes alone tell of an int32/int64 tensor (TF's TryInferFromShapes)."""
-    op = tensor.op
-    if not op.inputs or tensor.dtype.base_dtype not in _SHAPE_TYPES:
-        return None
-    np_type = tensor.dtype.as_numpy_dtype
-    source = op.inputs[0]
-    if op.type in ("Shape", "Size"):
-        if not source.shape.is_fully_defined():
-            return None
-        if op.type == "Size":
-            return np.array(source.shape.num_elements(), np_type)
-        return np.array(source.shape.as_list(), np_type)
-    if op.type == "Rank":
-        return None if source.shape.ndims is None else np.array(source.shape.ndims, np_type)
-    index = _shape_index(tensor)
-    if source.op.type != "Shape" or index is None:
-        return None
-    dims = source.op.inputs[0].shape
-    if dims.ndims is None or not -dims.ndims <= index < dims.ndims or dims.as_list()[index] is None:
-        return None
-    return np.array(dims.as_list()[index], np_type)
-
-
-def _shape_index(tensor: Tensor) -> int | None:
-    """`i` when `tensor` is `t[i]` with a Const `i`, or `tf.unstack(t)[i]` (TF's GetSliceIndex)."""
-    op = tensor.op
-    attr = op._node_def.attr
-    if op.type == "Unpack":
-        return tensor.value_index if attr["axis"] == 0 else None
-    if op.type != "StridedSlice" or attr["shrink_axis_mask"] != 1 or any(
-            attr[m] for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask")):
-        return None
-    begin = op.inputs[1]
-    if begin.op.type != "Const" or begin.dtype.base_dtype not in _SHAPE_TYPES:
-        return None
-    value = begin.op._node_def.attr["value"]
-    return int(value.reshape(-1)[0]) if value.size == 1 else None
-
-
-def _evaluable(op: Operation) -> bool:
-    """TF's IsSupportedForEvaluation, for a node with inputs: stateless, outside frames, with a CPU kernel
-    for its dtypes (a node no kernel supports fails the session instead, so its value stays unknown)."""
-    if not op.inputs or op.type in _NOT_EVALUATED:
-        return False
-    try:
-        registered = op_registry.get(op.type)
-    except KeyError:
-        return False
-    kernel = registered.find_kernel("CPU", op._node_def.attr)
-    return not registered.op_def.is_stateful and kernel is not None and not kernel.asynchronous
-
-
-def _never_constant(op: Operation) -> bool:
-    """True when no output of `op` can ever be evaluated: it cannot run, or it runs on such an output.
-
-    Unlike a value, this never changes as shapes are refined (outputs that static shapes may tell are
-    never marked), so it is remembered, and a search for a constant subgraph stops at such an op at once
-    instead of walking all the way back to the graph's placeholders each time.
-    """
-    stack = [op]
-    while stack:
-        top = stack[-1]
-        if top in _NEVER_CONSTANT:
-            stack.pop()
-            continue
-        if top.type == "Const" or top.type in ("Shape", "Size", "Rank") or (
-                top.type in ("StridedSlice", "Unpack") and top.inputs[0].op.type == "Shape"):
-            never = False
-        elif not _evaluable(top):
-            never = True
-        elif any(_NEVER_CONSTANT.get(t.op) for t in top.inputs):
-            never = True
-        else:
-            pending = [t.op for t in top.inputs if t.op not in _NEVER_CONSTANT]
-            if pending:
-                stack.extend(pending)
-                continue
-            never = False
-        _NEVER_CONSTANT[top] = never
-        stack.pop()
-    return _NEVER_CONSTANT[op]
-
-
-def _evaluate(tensor: Tensor) -> np.ndarray | None:
-    """Run the constant subgraph that computes `tensor` (TF's EvaluateConstantTensor).
-
-    The subgraph is found breadth first from `tensor`, stopping at values already known; it is given up
-    at the first node that cannot be evaluated. Then each node runs once, inputs first.
-    """
-    target = tensor.op
-    if not _evaluable(target) or _never_constant(target):
-        return None
-    known: dict[Tensor, np.ndarray] = {}
-    found = [target]
-    members = {target}
-    for op in found:  # grows while it is walked
-        for t in op.inputs:
-            if t.op in members or t in known:
-                continue
-            value = _known_value(t)
-            if value is not None:
-                known[t] = value
-            elif _evaluable(t.op) and not _never_constant(t.op):
-                members.add(t.op)
-                found.append(t.op)
-            else:
-                return None
-    outputs: dict[Operation, list[np.ndarray]] = {}
-    stack = [target]
-    while stack:
-        op = stack[-1]
-        waiting = [t.op for t in op.inputs if t not in known and t.op not in outputs]
-        if waiting:
-            stack.extend(waiting)
-            continue
-        stack.pop()
-        if op not in outputs:
-            inputs = [known[t] if t in known else outputs[t.op][t.value_index] for t in op.inputs]
-            result = _run_kernel(op, inputs)
-            if result is None:
-                return None
-            outputs[op] = result
-    value = outputs[target][tensor.value_index]
-    value.flags.writeable = False
-    if value.nbytes <= _MAX_KEPT_BYTES:
-        _EVALUATED[tensor] = value
-    return value
-
-
-def _run_kernel(op: Operation, inputs: list[np.ndarray]) -> list[np.ndarray] | None:
-    """The outputs of `op`'s CPU kernel on `inputs` on a throwaway host device, or None if it fails (TF
-    suppresses the error: the step reports it)."""
-    kernel = op_registry.get(op.type).find_kernel("CPU", op._node_def.attr)
-    try:
-        outputs = OpKernel(kernel, op._node_def, host_device()).compute(inputs)
-    except errors.OpError:
-        return None
-    return [np.asarray(v) for v in outputs]
+    return shape_inference.PYTHON_GRAPH_VALUES.value(tensor)
 
 
 def constant_value_as_shape(tensor: Tensor) -> tensor_shape.TensorShape:
     """A shape vector (Reshape's `shape`, Fill's `dims`) as the partial shape TF's shape functions read
     (MakeShapeFromShapeTensor): dims known piece by piece, else from its whole value (-1 is unknown),
     else as many unknown dims as the vector is long. Raises ValueError with TF's message where TF does."""
-    length = _shape_vector_length(tensor)
-    try:
-        shape = _partial_shape(tensor)
-    except ValueError as e:
-        raise op_registry.PartialShapeError(str(e)) from None
-    if shape.ndims is None:
-        shape = _shape_from_value(constant_value(tensor), length)
-    op_registry.note_input_value(tensor, shape, as_shape=True)
-    return shape
-
-
-def _shape_vector_length(tensor: Tensor) -> int | None:
-    """The length of a shape vector (None if unknown); TF's error for a tensor that is not a vector."""
-    shape = tensor.shape
-    if shape.ndims is None:
-        return None
-    if shape.ndims != 1:
-        raise ValueError(f"Shape must be rank 1 but is rank {shape.ndims}")
-    return shape.as_list()[0]
-
-
-def _partial_shape(tensor: Tensor) -> tensor_shape.TensorShape:
-    """TF's ConstantPartialShape: a shape vector built from Shape, Pack, ConcatV2, StridedSlice and Cast
-    pieces keeps the dims each piece knows, though the whole value is unknown."""
-    length = _shape_vector_length(tensor)
-    op = tensor.op
-    if length == 0:
-        return tensor_shape.TensorShape([])
-    if op.type == "Cast":
-        return _cast_partial_shape(tensor, length)
-    if op.type == "Shape":
-        return op.inputs[0].shape
-    if op.type == "Pack":
-        dims = [_int_scalar(t) for t in op.inputs]
-        return tensor_shape.TensorShape([None if d is None or d < 0 else d for d in dims])
-    if op.type == "ConcatV2":
-        shape = tensor_shape.TensorShape([])
-        for piece in op.inputs[:-1]:
-            piece_shape = _partial_shape(piece)
-            if piece_shape.ndims is None:
-                return tensor_shape.unknown_shape()
-            shape = shape.concatenate(piece_shape)
-        return shape
-    if op.type == "StridedSlice":
-        return _strided_slice_partial_shape(op)
-    return _shape_from_value(constant_value(tensor), length)
-
-
-def _cast_partial_shape(tensor: Tensor, length: int | None) -> tensor_shape.TensorShape:
-    """A Cast's whole value when it is a valid shape, else its input's dims (all unknown past a cast to a
-    type other than int32/int64)."""
-    value = constant_value(tensor)
-    if value is not None:
-        try:
-            return _shape_from_value(value, length)
-        except ValueError:
-            pass
-    try:
-        source = _partial_shape(tensor.op.inputs[0])
-    except ValueError:
-        return tensor_shape.unknown_shape()
-    if source.ndims is not None and tensor.op._node_def.attr["DstT"].base_dtype not in _SHAPE_TYPES:
-        return tensor_shape.unknown_shape(rank=source.ndims)
-    return source
-
-
-def _strided_slice_partial_shape(op: Operation) -> tensor_shape.TensorShape:
-    """`shape[begin:end:stride]` of a partial shape (TF's PartialStridedSliceShape): one-element begin,
-    end and strides, begin/end masks of 0 or 1 and no other mask; any other slice is unknown here."""
-    attr = op._node_def.attr
-    if (any(t.shape.ndims != 1 or t.shape.as_list()[0] != 1 for t in op.inputs[1:])
-            or attr["begin_mask"] not in (0, 1) or attr["end_mask"] not in (0, 1)
-            or attr["ellipsis_mask"] or attr["new_axis_mask"] or attr["shrink_axis_mask"]):
-        return tensor_shape.unknown_shape()
-    begin = 0 if attr["begin_mask"] else _int_scalar(op.inputs[1])
-    end = _INT64_MAX if attr["end_mask"] else _int_scalar(op.inputs[2])
-    stride = _int_scalar(op.inputs[3])
-    if begin is None or end is None or stride is None:
-        return tensor_shape.unknown_shape()
-    return _subshape(_partial_shape(op.inputs[0]), begin, end, stride)
-
-
-def _subshape(shape: tensor_shape.TensorShape, begin: int, end: int, stride: int) -> tensor_shape.TensorShape:
-    """TF's InferenceContext::Subshape: Python's slice clamping, with TF's errors for bounds it rejects
-    (a reversed slice from a masked begin, `[::-1]`, is one: TF computes its begin as 0)."""
-    rank = shape.ndims
-    if begin == 0 and stride == 1 and (end == _INT64_MAX or (rank is not None and end >= rank)):
-        return shape
-    if rank is None:
-        return tensor_shape.unknown_shape()
-    start, stop = min(begin, rank), min(end, rank)
-    if stride < 0 and start == rank:
-        start -= 1
-    start, stop = start + rank if start < 0 else start, stop + rank if stop < 0 else stop
-    if start < 0:
-        raise ValueError(f"Subshape start out of bounds: {begin}, for shape with rank {rank}")
-    if stop < 0:
-        raise ValueError(f"Subshape end out of bounds: {end}, for shape with rank {rank}")
-    if stride < 0 and start < stop:
-        raise ValueError(f"Subshape must have computed start >= end since stride is negative, but is {start} "
-                         f"and {stop} (computed from start {begin} and end {end} over shape with rank {rank} "
-                         f"and stride{stride})")
-    return tensor_shape.TensorShape(shape.dims[start:stop:stride])
-
-
-def _int_scalar(tensor: Tensor) -> int | None:
-    """A one-element int32/int64 value, None when unknown (TF's EvaluateConstantIntScalarEdge)."""
-    value = constant_value(tensor)
-    if value is None:
-        return None
-    if value.size != 1:
-        raise ValueError(f"EvaluateConstantIntScalarEdge called on non-scalar edge: {value.size}")
-    if dtypes.as_dtype(value.dtype) not in _SHAPE_TYPES:
-        raise ValueError(f"EvaluateConstantIntScalarEdge called on non-integer edge: "
-                         f"{dtypes.as_dtype(value.dtype).as_datatype_enum}")
-    return int(value.reshape(-1)[0])
-
-
-def _shape_from_value(value: np.ndarray | None, length: int | None) -> tensor_shape.TensorShape:
-    """TF's MakeShapeFromTensor: a known vector's entries (-1 unknown), else `length` unknown dims."""
-    if value is None:
-        return tensor_shape.unknown_shape(rank=length)
-    dtype = dtypes.as_dtype(value.dtype)
-    if dtype not in _SHAPE_TYPES:
-        raise ValueError(f"Input tensor must be int32 or int64, but was {type_string(dtype)}")
-    dims = [int(d) for d in value.reshape(-1)]
-    invalid = [d for d in dims if d < -1]
-    if invalid:
-        raise ValueError(f"Invalid value in tensor used for shape: {invalid[0]}")
-    return tensor_shape.TensorShape([None if d == -1 else d for d in dims])
+    return shape_inference.PYTHON_GRAPH_VALUES.as_shape(tensor)
 
 # -- tf.get_static_value -----------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from tensorweave.framework.graph import (
     register_tensor_conversion_function_internal,
 )
 from tensorweave.framework.op_registry import Op, create_op
+from tensorweave.framework.shape_inference import InferenceContext
 
 # -- Const -------------------------------------------------------------------------------------------
 
@@ -35,8 +36,8 @@ Const = Op("Const", outputs=["output: dtype"], attrs=["value: tensor", "dtype: t
 
 
 @Const.shape
-def _const_shape(op: Any) -> list:
-    return [op._node_def.attr["value"].shape]
+def _const_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.attr("value").shape]
 
 
 @Const.kernel("CPU", "GPU", constant=True)
@@ -102,8 +103,8 @@ Placeholder = Op("Placeholder", outputs=["output: dtype"],
 
 
 @Placeholder.shape
-def _placeholder_shape(op: Any) -> list:
-    return [tensor_shape.as_shape(op._node_def.attr["shape"]) if op._node_def.attr["shape"] is not None
+def _placeholder_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.as_shape(ctx.attr("shape")) if ctx.attr("shape") is not None
             else tensor_shape.unknown_shape()]
 
 
@@ -126,10 +127,10 @@ PlaceholderWithDefault = Op("PlaceholderWithDefault", inputs=["input: dtype"], o
 
 
 @PlaceholderWithDefault.shape
-def _placeholder_with_default_shape(op: Any) -> list:
-    shape = op._node_def.attr["shape"]
+def _placeholder_with_default_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = ctx.attr("shape")
     declared = tensor_shape.unknown_shape() if shape is None else tensor_shape.as_shape(shape)
-    tensor_util.merge_shapes(op.inputs[0].shape, declared)  # only checks: the output keeps the declared shape
+    tensor_util.merge_shapes(ctx.input_shape(0), declared)  # only checks: the output keeps the declared shape
     return [declared]
 
 
@@ -149,8 +150,8 @@ Identity = Op("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T:
 
 
 @Identity.shape
-def _identity_shape(op: Any) -> list:
-    return [op.inputs[0].shape]
+def _identity_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
 
 
 @Identity.kernel("CPU", "GPU")
@@ -179,9 +180,9 @@ Reshape = Op("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output:
 
 
 @Reshape.shape
-def _reshape_shape(op: Any) -> list:
-    target = tensor_util.constant_value_as_shape(op.inputs[1])
-    source = op.inputs[0].shape
+def _reshape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    target = ctx.input_as_shape(1)
+    source = ctx.input_shape(0)
     if target.ndims is None:
         return [target]
     dims = target.as_list()
@@ -250,8 +251,8 @@ Shape = Op("Shape", inputs=["input: T"], outputs=["output: out_type"],
 
 
 @Shape.shape
-def _shape_shape(op: Any) -> list:
-    return [tensor_shape.TensorShape([op.inputs[0].shape.ndims])]
+def _shape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([ctx.input_shape(0).ndims])]
 
 
 @Shape.kernel("CPU", "GPU")
@@ -274,8 +275,8 @@ ShapeN = Op("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
 
 
 @ShapeN.shape
-def _shape_n_shape(op: Any) -> list:
-    return [tensor_shape.TensorShape([t.shape.ndims]) for t in op.inputs]
+def _shape_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([s.ndims]) for s in ctx.input_shapes]
 
 
 @ShapeN.kernel("CPU", "GPU")
@@ -293,7 +294,7 @@ Size = Op("Size", inputs=["input: T"], outputs=["output: out_type"],
 
 
 @Size.shape
-def _size_shape(op: Any) -> list:
+def _size_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
@@ -319,7 +320,7 @@ Rank = Op("Rank", inputs=["input: T"], outputs=["output: int32"], attrs=["T: typ
 
 
 @Rank.shape
-def _rank_shape(op: Any) -> list:
+def _rank_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
@@ -343,11 +344,11 @@ Fill = Op("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"]
 
 
 @Fill.shape
-def _fill_shape(op: Any) -> list:
-    if op.inputs[1].shape.ndims not in (None, 0):
-        raise ValueError(f"Shape must be rank 0 but is rank {op.inputs[1].shape.ndims}")
-    shape = tensor_util.constant_value_as_shape(op.inputs[0])
-    dims = tensor_util.constant_value(op.inputs[0])
+def _fill_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    if ctx.input_shape(1).ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {ctx.input_shape(1).ndims}")
+    shape = ctx.input_as_shape(0)
+    dims = ctx.input_value(0)
     if dims is not None and (dims < 0).any():  # a -1 reads as an unknown dimension, but Fill wants sizes
         raise ValueError("Fill dimensions must be >= 0")
     return [shape]
@@ -413,8 +414,8 @@ ZerosLike = Op("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"]
 
 
 @ZerosLike.shape
-def _zeros_like_shape(op: Any) -> list:
-    return [op.inputs[0].shape]
+def _zeros_like_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
 
 
 @ZerosLike.kernel("CPU", "GPU")
@@ -431,8 +432,8 @@ OnesLike = Op("OnesLike", inputs=["x: T"], outputs=["y: T"],
 
 
 @OnesLike.shape
-def _ones_like_shape(op: Any) -> list:
-    return [op.inputs[0].shape]
+def _ones_like_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
 
 
 @OnesLike.kernel("CPU", "GPU")
@@ -493,10 +494,10 @@ def _with_rank_at_least(shape: tensor_shape.TensorShape, rank: int) -> tensor_sh
     return shape
 
 
-def _shape_from_tensor(tensor: Tensor) -> tensor_shape.TensorShape:
+def _shape_from_tensor(ctx: InferenceContext, index: int) -> tensor_shape.TensorShape:
     """A 1-D shape-like input (sizes, multiples) as a partial shape; -1 entries are unknown."""
-    _with_rank(tensor.shape, 1)
-    return tensor_util.constant_value_as_shape(tensor)
+    _with_rank(ctx.input_shape(index), 1)
+    return ctx.input_as_shape(index)
 
 
 def _invalid(ctx: Any, message: str) -> errors.InvalidArgumentError:
@@ -609,26 +610,26 @@ def _strided_slice_plan(dims: list, begin: list | None, end: list | None, stride
     return slices, [1 if g == _NEW_AXIS else sizes[g] for g in gather]
 
 
-def _masks(op: Any) -> dict[str, int]:
-    return {m: op._node_def.attr[m] for m in _MASKS}
+def _masks(ctx: InferenceContext) -> dict[str, int]:
+    return {m: ctx.attr(m) for m in _MASKS}
 
 
 @StridedSlice.shape
-def _strided_slice_shape(op: Any) -> list:
-    index_shape = _with_rank(op.inputs[1].shape, 1)
-    end_shape, strides_shape = _with_rank(op.inputs[2].shape, 1), _with_rank(op.inputs[3].shape, 1)
+def _strided_slice_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    index_shape = _with_rank(ctx.input_shape(1), 1)
+    end_shape, strides_shape = _with_rank(ctx.input_shape(2), 1), _with_rank(ctx.input_shape(3), 1)
     index_shape = tensor_util.merge_shapes(tensor_util.merge_shapes(index_shape, end_shape), strides_shape)
-    input_shape = op.inputs[0].shape
-    strides = tensor_util.constant_value(op.inputs[3])
+    input_shape = ctx.input_shape(0)
+    strides = ctx.input_value(3)
     if input_shape.ndims is None or index_shape.dims[0].value is None or strides is None:
         return [tensor_shape.unknown_shape()]
     # TF's shape refiner asks for begin and end only in a later pass, so a bad spec is reported before they
     # are read (its message lists only the strides as computed).
-    _strided_slice_plan(input_shape.as_list(), None, None, strides.tolist(), **_masks(op))
-    begin = tensor_util.constant_value(op.inputs[1])
-    end = tensor_util.constant_value(op.inputs[2])
+    _strided_slice_plan(input_shape.as_list(), None, None, strides.tolist(), **_masks(ctx))
+    begin = ctx.input_value(1)
+    end = ctx.input_value(2)
     _, dims = _strided_slice_plan(input_shape.as_list(), None if begin is None else begin.tolist(),
-                                  None if end is None else end.tolist(), strides.tolist(), **_masks(op))
+                                  None if end is None else end.tolist(), strides.tolist(), **_masks(ctx))
     return [tensor_shape.TensorShape(dims)]
 
 
@@ -756,18 +757,18 @@ def _pack_axis(axis: int, rank: int) -> int:
 
 
 @Pack.shape
-def _pack_shape(op: Any) -> list:
-    inputs = op.inputs
-    merged = inputs[-1].shape
-    for i in range(len(inputs) - 2, -1, -1):
+def _pack_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shapes = ctx.input_shapes
+    merged = shapes[-1]
+    for i in range(len(shapes) - 2, -1, -1):
         try:
-            merged = tensor_util.merge_shapes(inputs[i].shape, merged)
+            merged = tensor_util.merge_shapes(shapes[i], merged)
         except ValueError as e:
             raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     if merged.ndims is None:
         return [tensor_shape.unknown_shape()]
     dims = merged.as_list()
-    dims.insert(_pack_axis(op._node_def.attr["axis"], len(dims) + 1), len(inputs))
+    dims.insert(_pack_axis(ctx.attr("axis"), len(dims) + 1), len(shapes))
     return [tensor_shape.TensorShape(dims)]
 
 
@@ -864,13 +865,13 @@ Unpack = Op("Unpack", inputs=["value: T"], outputs=["output: num * T"],
 
 
 @Unpack.shape
-def _unpack_shape(op: Any) -> list:
-    value = op.inputs[0].shape
-    num = op._node_def.attr["num"]
+def _unpack_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    value = ctx.input_shape(0)
+    num = ctx.attr("num")
     if value.ndims is None:
         return [tensor_shape.unknown_shape()] * num
     dims = value.as_list()
-    axis = _pack_axis(op._node_def.attr["axis"], len(dims))
+    axis = _pack_axis(ctx.attr("axis"), len(dims))
     if dims[axis] is not None and dims[axis] != num:
         raise ValueError(f"Dimension must be {num} but is {dims[axis]}")
     return [tensor_shape.TensorShape(dims[:axis] + dims[axis + 1:])] * num
@@ -911,10 +912,11 @@ SplitV = Op("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: int32
             attrs=["num_split: int >= 1", "T: type", "Tlen: {int8, int32, int64} = DT_INT64"])
 
 
-def _split_axis(op: Any, split_dim: Tensor, value_shape: tensor_shape.TensorShape) -> int | None:
-    """The constant split axis made non-negative, or None when it is not known while building the graph."""
-    _with_rank(split_dim.shape, 0)
-    axis = tensor_util.constant_value(split_dim)
+def _split_axis(ctx: InferenceContext, split_dim: int, value_shape: tensor_shape.TensorShape) -> int | None:
+    """The constant split axis (input `split_dim`) made non-negative, or None when it is not known while
+    building the graph."""
+    _with_rank(ctx.input_shape(split_dim), 0)
+    axis = ctx.input_value(split_dim)
     if axis is None or value_shape.ndims is None:
         return None
     axis, rank = int(axis), value_shape.ndims
@@ -924,10 +926,10 @@ def _split_axis(op: Any, split_dim: Tensor, value_shape: tensor_shape.TensorShap
 
 
 @Split.shape
-def _split_shape(op: Any) -> list:
-    value = op.inputs[1].shape
-    num = op._node_def.attr["num_split"]
-    axis = _split_axis(op, op.inputs[0], value)
+def _split_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    value = ctx.input_shape(1)
+    num = ctx.attr("num_split")
+    axis = _split_axis(ctx, 0, value)
     if axis is None:
         return [tensor_shape.unknown_shape(rank=value.ndims)] * num
     dims = value.as_list()
@@ -940,14 +942,14 @@ def _split_shape(op: Any) -> list:
 
 
 @SplitV.shape
-def _split_v_shape(op: Any) -> list:
-    value, size_splits = op.inputs[0].shape, op.inputs[1]
-    num = op._node_def.attr["num_split"]
-    _with_rank(size_splits.shape, 1)
-    axis = _split_axis(op, op.inputs[2], value)
+def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    value = ctx.input_shape(0)
+    num = ctx.attr("num_split")
+    _with_rank(ctx.input_shape(1), 1)
+    axis = _split_axis(ctx, 2, value)
     if axis is None:
         return [tensor_shape.unknown_shape(rank=value.ndims)] * num
-    sizes = tensor_util.constant_value(size_splits)
+    sizes = ctx.input_value(1)
     dims = value.as_list()
     if sizes is None:
         return [tensor_shape.TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * num
@@ -1022,8 +1024,8 @@ IdentityN = Op("IdentityN", inputs=["input: T"], outputs=["output: T"], attrs=["
 
 
 @IdentityN.shape
-def _identity_n_shape(op: Any) -> list:
-    return [t.shape for t in op.inputs]
+def _identity_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return ctx.input_shapes
 
 
 @IdentityN.kernel("CPU", "GPU")
@@ -1042,14 +1044,14 @@ ConcatV2 = Op("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["outp
 
 
 @ConcatV2.shape
-def _concat_shape(op: Any) -> list:
-    values, axis_tensor = op.inputs[:-1], op.inputs[-1]
-    _with_rank(axis_tensor.shape, 0)
-    rank = next((v.shape.ndims for v in values if v.shape.ndims is not None), None)
+def _concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    values, axis_index = ctx.input_shapes[:-1], ctx.num_inputs - 1
+    _with_rank(ctx.input_shape(axis_index), 0)
+    rank = next((v.ndims for v in values if v.ndims is not None), None)
     if rank == 0:
         raise ValueError("Can't concatenate scalars (use tf.stack instead)")
-    shapes = [v.shape if rank is None else _with_rank(v.shape, rank) for v in values]
-    axis = tensor_util.constant_value(axis_tensor)
+    shapes = [v if rank is None else _with_rank(v, rank) for v in values]
+    axis = ctx.input_value(axis_index)
     if axis is None:
         return [tensor_shape.unknown_shape(rank=rank)]
     axis = int(axis)
@@ -1112,11 +1114,11 @@ ExpandDims = Op("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["output
 
 
 @ExpandDims.shape
-def _expand_dims_shape(op: Any) -> list:
-    dim = tensor_util.constant_value(op.inputs[1])
+def _expand_dims_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    dim = ctx.input_value(1)
     if dim is not None and dim.size != 1:
         raise ValueError("'dim' input must be a tensor with a single value")
-    input_shape = op.inputs[0].shape
+    input_shape = ctx.input_shape(0)
     if dim is None or input_shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     dim = int(dim.reshape(-1)[0])
@@ -1153,13 +1155,13 @@ Squeeze = Op("Squeeze", inputs=["input: T"], outputs=["output: T"],
 
 
 @Squeeze.shape
-def _squeeze_shape(op: Any) -> list:
-    input_shape = op.inputs[0].shape
+def _squeeze_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
     if input_shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     rank = input_shape.ndims
     wanted = set()
-    for i, d in enumerate(op._node_def.attr["squeeze_dims"]):
+    for i, d in enumerate(ctx.attr("squeeze_dims")):
         if not -rank <= d < rank:
             raise ValueError(f"squeeze_dims[{i}] not in [{-rank},{rank}).")
         wanted.add(d + rank if d < 0 else d)
@@ -1210,17 +1212,17 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None, squeeze_dims:
 # -- Transpose, ConjugateTranspose -------------------------------------------------------------------
 
 
-def _transpose_shape(op: Any) -> list:
-    x, perm_tensor = op.inputs
-    perm = tensor_util.constant_value(perm_tensor)
-    perm_size = perm_tensor.shape.num_elements()
-    if x.shape.ndims is None and perm_size is None and perm is None:
+def _transpose_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    x, perm_shape = ctx.input_shapes
+    perm = ctx.input_value(1)
+    perm_size = perm_shape.num_elements()
+    if x.ndims is None and perm_size is None and perm is None:
         return [tensor_shape.unknown_shape()]
-    rank = x.shape.ndims if x.shape.ndims is not None else perm_size if perm_size is not None else perm.size
-    if x.shape.ndims is None and rank < 2:
-        return [x.shape]  # one entry could mean a scalar or a vector: either comes back unchanged
-    dims = _with_rank(x.shape, rank).as_list()
-    _with_rank(perm_tensor.shape, 1)
+    rank = x.ndims if x.ndims is not None else perm_size if perm_size is not None else perm.size
+    if x.ndims is None and rank < 2:
+        return [x]  # one entry could mean a scalar or a vector: either comes back unchanged
+    dims = _with_rank(x, rank).as_list()
+    _with_rank(perm_shape, 1)
     if perm_size is not None and perm_size != rank:
         raise ValueError(f"Dimension must be {rank} but is {perm_size}")
     if perm is None:
@@ -1312,8 +1314,8 @@ Where = Op("Where", inputs=["input: T"], outputs=["index: int64"], attrs=["T: {n
 
 
 @Where.shape
-def _where_shape(op: Any) -> list:
-    return [tensor_shape.TensorShape([None, op.inputs[0].shape.ndims])]
+def _where_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([None, ctx.input_shape(0).ndims])]
 
 
 @Where.kernel("CPU", "GPU")
@@ -1342,12 +1344,12 @@ GatherV2 = Op("GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis:
 
 
 @GatherV2.shape
-def _gather_shape(op: Any) -> list:
-    params = _with_rank_at_least(op.inputs[0].shape, 1)
-    indices = op.inputs[1].shape
-    _with_rank(op.inputs[2].shape, 0)
-    axis = tensor_util.constant_value(op.inputs[2])
-    batch_dims = op._node_def.attr["batch_dims"]
+def _gather_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    params = _with_rank_at_least(ctx.input_shape(0), 1)
+    indices = ctx.input_shape(1)
+    _with_rank(ctx.input_shape(2), 0)
+    axis = ctx.input_value(2)
+    batch_dims = ctx.attr("batch_dims")
     if axis is None:
         if params.ndims is not None and indices.ndims is not None:
             return [tensor_shape.unknown_shape(rank=params.ndims + indices.ndims - 1 - batch_dims)]
@@ -1458,14 +1460,13 @@ Slice = Op("Slice", inputs=["input: T", "begin: Index", "size: Index"], outputs=
 
 
 @Slice.shape
-def _slice_shape(op: Any) -> list:
-    input_tensor, begin_tensor, size_tensor = op.inputs
-    begin_shape = tensor_util.merge_shapes(_with_rank(begin_tensor.shape, 1), _with_rank(size_tensor.shape, 1))
+def _slice_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    begin_shape = tensor_util.merge_shapes(_with_rank(ctx.input_shape(1), 1), _with_rank(ctx.input_shape(2), 1))
     ndims = begin_shape.dims[0].value
-    input_shape = input_tensor.shape if ndims is None else _with_rank(input_tensor.shape, ndims)
-    begin = _shape_from_tensor(begin_tensor)
-    sizes = _shape_from_tensor(size_tensor)
-    size_value = tensor_util.constant_value(size_tensor)
+    input_shape = ctx.input_shape(0) if ndims is None else _with_rank(ctx.input_shape(0), ndims)
+    begin = _shape_from_tensor(ctx, 1)
+    sizes = _shape_from_tensor(ctx, 2)
+    size_value = ctx.input_value(2)
     if size_value is not None:
         size_value = size_value.reshape(-1).tolist()
         begin = _with_rank(begin, len(size_value)).as_list()
@@ -1521,12 +1522,12 @@ def _multiply_dims(a: int | None, b: int | None) -> int | None:
 
 
 @Tile.shape
-def _tile_shape(op: Any) -> list:
-    input_shape, multiples_tensor = op.inputs[0].shape, op.inputs[1]
-    multiples = _shape_from_tensor(multiples_tensor)
+def _tile_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    multiples = _shape_from_tensor(ctx, 1)
     if input_shape.ndims is not None:
         multiples = _with_rank(multiples, input_shape.ndims)
-        tensor_util.merge_shapes(multiples_tensor.shape, tensor_shape.TensorShape([input_shape.ndims]))
+        tensor_util.merge_shapes(ctx.input_shape(1), tensor_shape.TensorShape([input_shape.ndims]))
     if multiples.ndims is None:
         return [tensor_shape.unknown_shape()]
     input_shape = _with_rank(input_shape, multiples.ndims)
@@ -1561,15 +1562,15 @@ OneHot = Op("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T", "off
 
 
 @OneHot.shape
-def _one_hot_shape(op: Any) -> list:
-    axis = op._node_def.attr["axis"]
+def _one_hot_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    axis = ctx.attr("axis")
     if axis < -1:
         raise ValueError("axis must be >= -1")
-    _with_rank(op.inputs[1].shape, 0)
-    depth = tensor_util.constant_value(op.inputs[1])
+    _with_rank(ctx.input_shape(1), 0)
+    depth = ctx.input_value(1)
     if depth is not None and depth < 0:
         raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(depth)}")
-    indices = op.inputs[0].shape
+    indices = ctx.input_shape(0)
     if indices.ndims is None:
         return [tensor_shape.unknown_shape()]
     dims = indices.as_list()
@@ -1626,15 +1627,15 @@ MirrorPad = Op("MirrorPad", inputs=["input: T", "paddings: Tpaddings"], outputs=
 @Pad.shape
 @PadV2.shape
 @MirrorPad.shape
-def _pad_shape(op: Any) -> list:
-    input_shape, paddings = op.inputs[0].shape, op.inputs[1]
-    paddings_shape = _with_rank(paddings.shape, 2)
+def _pad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    paddings_shape = _with_rank(ctx.input_shape(1), 2)
     rank = paddings_shape.dims[0].value
     if rank is not None:
         input_shape = _with_rank(input_shape, rank)
     if paddings_shape.dims[1].value not in (None, 2):
         raise ValueError(f"Dimension must be 2 but is {paddings_shape.dims[1].value}")
-    value = tensor_util.constant_value(paddings)
+    value = ctx.input_value(1)
     if value is None:
         return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
     if (value < 0).any():
@@ -1756,10 +1757,10 @@ def _reverse_axes(axes: list, rank: int) -> list:
 
 
 @ReverseV2.shape
-def _reverse_shape(op: Any) -> list:
-    input_shape, axis = op.inputs[0].shape, op.inputs[1]
-    _with_rank(axis.shape, 1)
-    value = tensor_util.constant_value(axis)
+def _reverse_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    _with_rank(ctx.input_shape(1), 1)
+    value = ctx.input_value(1)
     if value is not None and input_shape.ndims is not None:
         _reverse_axes(value.tolist(), input_shape.ndims)
     return [input_shape]
@@ -1789,8 +1790,8 @@ BroadcastTo = Op("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=["ou
 
 
 @BroadcastTo.shape
-def _broadcast_to_shape(op: Any) -> list:
-    input_shape, target = op.inputs[0].shape, _shape_from_tensor(op.inputs[1])
+def _broadcast_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape, target = ctx.input_shape(0), _shape_from_tensor(ctx, 1)
     if target.ndims is None or input_shape.ndims is None:
         return [target]
     if input_shape.ndims > target.ndims:
@@ -1834,8 +1835,8 @@ GatherNd = Op("GatherNd", inputs=["params: Tparams", "indices: Tindices"], outpu
 
 
 @GatherNd.shape
-def _gather_nd_shape(op: Any) -> list:
-    params, indices = op.inputs[0].shape, _with_rank_at_least(op.inputs[1].shape, 1)
+def _gather_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    params, indices = ctx.input_shape(0), _with_rank_at_least(ctx.input_shape(1), 1)
     if indices.ndims is None or indices.dims[-1].value is None:
         return [tensor_shape.unknown_shape()]
     depth = indices.dims[-1].value

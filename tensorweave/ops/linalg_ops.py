@@ -13,21 +13,22 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.framework import tensor_shape
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
 
 Qr = Op("Qr", inputs=["input: T"], outputs=["q: T", "r: T"],
         attrs=["full_matrices: bool = false", "T: {double, float, half, complex64, complex128}"])
 
 
 @Qr.shape
-def _qr_shape(op: Any) -> list:
-    shape = op.inputs[0].shape
+def _qr_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = ctx.input_shape(0)
     if shape.ndims is None:
         return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
     if shape.ndims < 2:
         raise ValueError(f"Shape must be at least rank 2 but is rank {shape.ndims}")
     *batch, rows, cols = shape.dims
     rows, cols = rows.value, cols.value
-    if op.get_attr("full_matrices"):
+    if ctx.attr("full_matrices"):
         q_cols = rows
         r_rows = rows
     else:
@@ -50,8 +51,8 @@ DiagPart = Op("DiagPart", inputs=["input: T"], outputs=["diagonal: T"],
 
 
 @DiagPart.shape
-def _diag_part_shape(op: Any) -> list:
-    shape = op.inputs[0].shape
+def _diag_part_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = ctx.input_shape(0)
     if shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     if shape.ndims % 2 or not shape.ndims:

@@ -25,6 +25,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import array_ops
 
 _NUMBER = "{bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
@@ -75,12 +76,12 @@ def broadcast_static_shape(shape_x: tensor_shape.TensorShape,
                          f"{shape_x} and {shape_y}.") from None
 
 
-def _broadcast_shape(op: Any) -> list:
-    return [_broadcast_shapes(op.inputs[0].shape, op.inputs[1].shape)]
+def _broadcast_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [_broadcast_shapes(ctx.input_shape(0), ctx.input_shape(1))]
 
 
-def _unary_shape(op: Any) -> list:
-    return [op.inputs[0].shape]
+def _unary_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
 
 
 def _binary_kernel(fn: Callable) -> Callable:
@@ -755,16 +756,16 @@ def _inner_dims_match(a: list, b: list) -> None:
 
 
 @MatMul.shape
-def _matmul_shape(op: Any) -> list:
-    a, b = op.inputs[0].shape, op.inputs[1].shape
+def _matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    a, b = ctx.input_shape(0), ctx.input_shape(1)
     for s in (a, b):
         if s.ndims is not None and s.ndims != 2:
             raise ValueError(f"Shape must be rank 2 but is rank {s.ndims}")
     a = a.as_list() if a.ndims is not None else [None, None]
     b = b.as_list() if b.ndims is not None else [None, None]
-    if op._node_def.attr["transpose_a"]:
+    if ctx.attr("transpose_a"):
         a = a[::-1]
-    if op._node_def.attr["transpose_b"]:
+    if ctx.attr("transpose_b"):
         b = b[::-1]
     _inner_dims_match(a, b)
     return [tensor_shape.TensorShape([a[0], b[1]])]
@@ -791,17 +792,17 @@ BatchMatMulV2 = Op("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T
 
 
 @BatchMatMulV2.shape
-def _batch_matmul_shape(op: Any) -> list:
-    x, y = op.inputs[0].shape, op.inputs[1].shape
+def _batch_matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    x, y = ctx.input_shape(0), ctx.input_shape(1)
     for s in (x, y):
         if s.ndims is not None and s.ndims < 2:
             raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims}")
     if x.ndims is None or y.ndims is None:
         return [tensor_shape.unknown_shape()]
     xs, ys = x.as_list(), y.as_list()
-    if op._node_def.attr["adj_x"]:
+    if ctx.attr("adj_x"):
         xs[-2:] = xs[-1], xs[-2]
-    if op._node_def.attr["adj_y"]:
+    if ctx.attr("adj_y"):
         ys[-2:] = ys[-1], ys[-2]
     _inner_dims_match(xs, ys)
     batch = _broadcast_shapes(tensor_shape.TensorShape(xs[:-2]), tensor_shape.TensorShape(ys[:-2]))
@@ -925,8 +926,8 @@ Cast = Op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"], attrs=["SrcT: type", 
 
 
 @Cast.shape
-def _cast_shape(op: Any) -> list:
-    return [op.inputs[0].shape]
+def _cast_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
 
 
 _SATURATING_FROM_BFLOAT16 = frozenset([np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16),
@@ -1004,12 +1005,12 @@ def to_complex128(x: Any, name: str = "ToComplex128") -> Tensor:
 # -- Reductions --------------------------------------------------------------------------------------
 
 
-def _reduction_shape(op: Any) -> list:
-    shape = op.inputs[0].shape
-    keep_dims = op._node_def.attr["keep_dims"]
-    axes = tensor_util.constant_value(op.inputs[1])
-    if op.inputs[1].shape.ndims is not None and op.inputs[1].shape.ndims > 1:
-        raise ValueError(f"Shape must be at most rank 1 but is rank {op.inputs[1].shape.ndims}")
+def _reduction_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = ctx.input_shape(0)
+    keep_dims = ctx.attr("keep_dims")
+    axes = ctx.input_value(1)
+    if ctx.input_shape(1).ndims is not None and ctx.input_shape(1).ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {ctx.input_shape(1).ndims}")
     if shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     if axes is None:
@@ -1336,11 +1337,11 @@ def _equality_op(name: str, fn: Callable) -> Op:
     broadcast = _binary_kernel(fn)
 
     @op.shape
-    def shape(node: Any) -> list:
+    def shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         try:
-            return _broadcast_shape(node)
+            return _broadcast_shape(ctx)
         except ValueError:
-            if node._node_def.attr["incompatible_shape_error"]:
+            if ctx.attr("incompatible_shape_error"):
                 raise
             return [tensor_shape.unknown_shape()]
 
@@ -1400,14 +1401,14 @@ def _range_size(start: Any, limit: Any, delta: Any) -> int:
 
 
 @Range.shape
-def _range_shape(op: Any) -> list:
-    for arg, t in zip(("start", "limit", "delta"), op.inputs):
-        if t.shape.ndims not in (None, 0):
-            raise ValueError(f"Shape must be rank 0 but is rank {t.shape.ndims}\n\t for '{arg}'")
-    values = [tensor_util.constant_value(t) for t in op.inputs]
+def _range_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    for arg, shape in zip(("start", "limit", "delta"), ctx.input_shapes):
+        if shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {shape.ndims}\n\t for '{arg}'")
+    values = [ctx.input_value(i) for i in builtins.range(ctx.num_inputs)]
     if any(v is None for v in values):
         return [tensor_shape.TensorShape([None])]
-    if op._node_def.attr["Tidx"] == dtypes.float16:  # TF's shape function computes no half range
+    if ctx.attr("Tidx") == dtypes.float16:  # TF's shape function computes no half range
         raise ValueError(f"Unsupported dtype{dtypes.float16.as_datatype_enum}")
     start, limit, delta = (v.reshape(-1)[0] for v in values)
     if delta == 0:
@@ -1466,10 +1467,10 @@ Select = Op("Select", inputs=["condition: bool", "t: T", "e: T"], outputs=["outp
 
 
 @Select.shape
-def _select_shape(op: Any) -> list:
+def _select_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """`t` and `e` agree; `condition` has their shape, is a scalar, or is a vector along their first axis."""
-    data = tensor_util.merge_shapes(op.inputs[1].shape, op.inputs[2].shape)
-    cond = op.inputs[0].shape
+    data = tensor_util.merge_shapes(ctx.input_shape(1), ctx.input_shape(2))
+    cond = ctx.input_shape(0)
     if cond.ndims is None or data.ndims is None or cond.ndims == 0:
         return [data]
     if cond.ndims != 1 or data.ndims == 0:
@@ -1514,8 +1515,8 @@ SelectV2 = Op("SelectV2", inputs=["condition: bool", "t: T", "e: T"], outputs=["
 
 
 @SelectV2.shape
-def _select_v2_shape(op: Any) -> list:
-    cond, t, e = (i.shape for i in op.inputs)
+def _select_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    cond, t, e = ctx.input_shapes
     return [_broadcast_shapes(cond, _broadcast_shapes(t, e))]  # TF's order, for its messages
 
 
@@ -1570,12 +1571,12 @@ AddN = Op("AddN", inputs=["inputs: N * T"], outputs=["sum: T"], attrs=["N: int >
 
 
 @AddN.shape
-def _add_n_shape(op: Any) -> list:
+def _add_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """Every input has the same shape: merged from the last input back, naming the one that disagrees."""
-    shape = op.inputs[-1].shape
-    for i in builtins.range(len(op.inputs) - 2, -1, -1):
+    shape = ctx.input_shape(-1)
+    for i in builtins.range(ctx.num_inputs - 2, -1, -1):
         try:
-            shape = tensor_util.merge_shapes(op.inputs[i].shape, shape)
+            shape = tensor_util.merge_shapes(ctx.input_shape(i), shape)
         except ValueError as e:
             raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     return [shape]
@@ -1738,15 +1739,15 @@ def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
 # -- ArgMax, ArgMin, Cumsum, Cumprod ---------------------------------------------------------------
 
 
-def _arg_reduce_shape(op: Any) -> list:
+def _arg_reduce_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """The input's shape without the reduced dimension (a scalar stays a scalar)."""
-    shape = op.inputs[0].shape
-    array_ops._with_rank(op.inputs[1].shape, 0)
+    shape = ctx.input_shape(0)
+    array_ops._with_rank(ctx.input_shape(1), 0)
     if shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     if shape.ndims == 0:
         return [tensor_shape.TensorShape([])]
-    dimension = tensor_util.constant_value(op.inputs[1])
+    dimension = ctx.input_value(1)
     if dimension is None:
         return [tensor_shape.unknown_shape(rank=shape.ndims - 1)]
     rank, dimension = shape.ndims, int(dimension)

@@ -20,6 +20,7 @@ from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import array_ops, math_ops, random_ops
 from tensorweave.ops.math_ops import (
     _BFLOAT16,
@@ -175,8 +176,8 @@ def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: 
     op = Op(name, inputs=["logits: T"], outputs=[f"{output}: T"], attrs=[f"T: {_FLOAT}"])
 
     @op.shape
-    def shape(node: Any) -> list:
-        return [array_ops._with_rank_at_least(node.inputs[0].shape, 1)]
+    def shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        return [array_ops._with_rank_at_least(ctx.input_shape(0), 1)]
 
     @op.kernel("CPU", "GPU")
     def kernel(ctx: Any, logits: Any) -> Any:
@@ -249,11 +250,11 @@ def _is_nchw(data_format: Any) -> bool:
 
 
 @BiasAdd.shape
-def _bias_add_shape(op: Any) -> list:
+def _bias_add_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """`value`'s shape; its channel dimension (the last, or the second for NCHW) matches the bias."""
-    nchw = _is_nchw(op._node_def.attr["data_format"])
-    value = array_ops._with_rank_at_least(op.inputs[0].shape, 3 if nchw else 2)
-    bias = array_ops._with_rank(op.inputs[1].shape, 1)
+    nchw = _is_nchw(ctx.attr("data_format"))
+    value = array_ops._with_rank_at_least(ctx.input_shape(0), 3 if nchw else 2)
+    bias = array_ops._with_rank(ctx.input_shape(1), 1)
     if value.ndims is None:
         return [value]
     dims = value.as_list()
@@ -303,7 +304,7 @@ L2Loss = Op("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[f"T: {_FLOA
 
 
 @L2Loss.shape
-def _l2_loss_shape(op: Any) -> list:
+def _l2_loss_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
@@ -362,9 +363,9 @@ SoftmaxCrossEntropyWithLogits = Op("SoftmaxCrossEntropyWithLogits", inputs=["fea
 
 
 @SoftmaxCrossEntropyWithLogits.shape
-def _softmax_xent_shape(op: Any) -> list:
+def _softmax_xent_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """[batch] and [batch, classes]: the features are a matrix the labels match, or both broadcast to one."""
-    features, labels = op.inputs[0].shape, op.inputs[1].shape
+    features, labels = ctx.input_shape(0), ctx.input_shape(1)
     try:
         shape = tensor_util.merge_shapes(array_ops._with_rank(features, 2), labels)
     except ValueError:
@@ -405,9 +406,9 @@ SparseSoftmaxCrossEntropyWithLogits = Op(
 
 
 @SparseSoftmaxCrossEntropyWithLogits.shape
-def _sparse_softmax_xent_shape(op: Any) -> list:
-    features = array_ops._with_rank(op.inputs[0].shape, 2)
-    labels = array_ops._with_rank(op.inputs[1].shape, 1)
+def _sparse_softmax_xent_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    features = array_ops._with_rank(ctx.input_shape(0), 2)
+    labels = array_ops._with_rank(ctx.input_shape(1), 1)
     batch, classes = features.as_list()
     if batch is not None and labels[0].value is not None and batch != labels[0].value:
         raise ValueError(f"Dimensions must be equal, but are {batch} and {labels[0].value}")

@@ -26,6 +26,7 @@ from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import math_ops
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
@@ -299,8 +300,8 @@ def _truncated_normal_values(key: tuple[int, int], counter: int, size: int, dtyp
     return _in_dtype(out.reshape(-1)[:size], dtype)
 
 
-def _shape_from_input(op: Any) -> list:
-    return [tensor_util.constant_value_as_shape(op.inputs[0])]
+def _shape_from_input(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_as_shape(0)]
 
 
 def _dims(ctx: Any, shape: Any) -> tuple[int, ...]:
@@ -398,12 +399,12 @@ RandomUniformInt = Op("RandomUniformInt", inputs=["shape: T", "minval: Tout", "m
                       is_stateful=True)
 
 
-def _uniform_int_shape(op: Any) -> list:
+def _uniform_int_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """The bounds are scalars (inputs -2 and -1); the output shape comes from the shape tensor."""
-    for name, bound in zip(("minval", "maxval"), op.inputs[-2:]):
-        if bound.shape.ndims not in (None, 0):
-            raise ValueError(f"{name} must be a scalar; got a tensor of shape {tensor_util.shape_string(bound.shape)}")
-    return _shape_from_input(op)
+    for name, bound in zip(("minval", "maxval"), ctx.input_shapes[-2:]):
+        if bound.ndims not in (None, 0):
+            raise ValueError(f"{name} must be a scalar; got a tensor of shape {tensor_util.shape_string(bound)}")
+    return _shape_from_input(ctx)
 
 
 RandomUniformInt.shape(_uniform_int_shape)
@@ -489,8 +490,8 @@ StatelessRandomGetKeyCounter = Op("StatelessRandomGetKeyCounter", inputs=["seed:
 
 
 @StatelessRandomGetKeyCounter.shape
-def _stateless_random_get_key_counter_shape(op: Any) -> list:
-    seed = op.inputs[0].shape
+def _stateless_random_get_key_counter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    seed = ctx.input_shape(0)
     if seed.ndims is not None:
         if seed.ndims != 1:
             raise ValueError(f"Shape must be rank 1 but is rank {seed.ndims}")
@@ -511,15 +512,15 @@ def _stateless_random_get_key_counter(ctx: Any, seed: Any) -> tuple[np.ndarray, 
     return np.array([mix[0] | mix[1] << 32], dtype=np.uint64), np.array([0, mix[2] | mix[3] << 32], dtype=np.uint64)
 
 
-def _stateless_shape(op: Any) -> list:
+def _stateless_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """TF's StatelessShapeV2: a one-word key, a vector counter, a scalar algorithm; the shape tensor's shape."""
-    key, counter, alg = (t.shape for t in op.inputs[1:4])
+    key, counter, alg = ctx.input_shapes[1:4]
     for shape, rank in ((key, 1), (counter, 1), (alg, 0)):
         if shape.ndims not in (None, rank):
             raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}")
     if key.ndims is not None and key.dims[0].value not in (None, 1):
         raise ValueError(f"Dimension must be 1 but is {key.dims[0].value}")
-    return _shape_from_input(op)
+    return _shape_from_input(ctx)
 
 
 def _stateless_op(name: str, dtypes_spec: str, default: str | None, extra_inputs: tuple[str, ...] = ()) -> Op:
@@ -531,9 +532,9 @@ def _stateless_op(name: str, dtypes_spec: str, default: str | None, extra_inputs
     return op
 
 
-def _stateless_uniform_int_shape(op: Any) -> list:
-    _stateless_shape(op)
-    return _uniform_int_shape(op)
+def _stateless_uniform_int_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _stateless_shape(ctx)
+    return _uniform_int_shape(ctx)
 
 
 StatelessRandomUniformV2 = _stateless_op("StatelessRandomUniformV2", "{half, bfloat16, float, double}", "DT_FLOAT")
@@ -673,8 +674,8 @@ RandomShuffle = Op("RandomShuffle", inputs=["value: T"], outputs=["output: T"], 
 
 
 @RandomShuffle.shape
-def _random_shuffle_shape(op: Any) -> list:
-    return [op.inputs[0].shape]
+def _random_shuffle_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
 
 
 def _stable_order(values: np.ndarray) -> np.ndarray:
@@ -745,13 +746,13 @@ Multinomial = Op("Multinomial", inputs=["logits: T", "num_samples: int32"], outp
 
 
 @Multinomial.shape
-def _multinomial_shape(op: Any) -> list:
-    logits = op.inputs[0].shape
+def _multinomial_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    logits = ctx.input_shape(0)
     if logits.ndims is not None and logits.ndims != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {logits.ndims}")
-    if op.inputs[1].shape.ndims not in (None, 0):
-        raise ValueError(f"Shape must be rank 0 but is rank {op.inputs[1].shape.ndims}")
-    num_samples = tensor_util.constant_value(op.inputs[1])
+    if ctx.input_shape(1).ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {ctx.input_shape(1).ndims}")
+    num_samples = ctx.input_value(1)
     if num_samples is not None and num_samples < 0:
         raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {num_samples}")
     batch = None if logits.ndims is None else logits.dims[0].value

@@ -21,6 +21,7 @@ from tensorweave.framework import tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import array_ops, math_ops
 
 
@@ -86,8 +87,8 @@ VariableV2 = Op("VariableV2", outputs=["ref: Ref(dtype)"],
 
 
 @VariableV2.shape
-def _variable_shape(op: Any) -> list:
-    shape = op._node_def.attr["shape"]
+def _variable_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = ctx.attr("shape")
     return [tensor_shape.unknown_shape() if shape is None else tensor_shape.TensorShape(shape)]
 
 
@@ -133,10 +134,10 @@ Assign = Op("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: 
 
 
 @Assign.shape
-def _assign_shape(op: Any) -> list:
-    if op._node_def.attr["validate_shape"]:
-        return [tensor_util.merge_shapes(op.inputs[0].shape, op.inputs[1].shape)]
-    return [op.inputs[1].shape]
+def _assign_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    if ctx.attr("validate_shape"):
+        return [tensor_util.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
+    return [ctx.input_shape(1)]
 
 
 @Assign.kernel("CPU", "GPU")
@@ -151,8 +152,8 @@ def _update_op(name: str, ufunc: Any) -> Op:
             attrs=["T: numbertype", "use_locking: bool = false"])
 
     @op.shape
-    def _update_shape(node: Any) -> list:
-        return [tensor_util.merge_shapes(node.inputs[0].shape, node.inputs[1].shape)]
+    def _update_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        return [tensor_util.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
 
     @op.kernel("CPU", "GPU")
     def _update(ctx: Any, ref: Var, value: Any, use_locking: bool) -> Var:
@@ -174,8 +175,8 @@ StridedSliceAssign = Op(
 
 
 @StridedSliceAssign.shape
-def _strided_slice_assign_shape(op: Any) -> list:
-    return [op.inputs[0].shape]
+def _strided_slice_assign_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
 
 
 @StridedSliceAssign.kernel("CPU", "GPU")
@@ -209,7 +210,7 @@ IsVariableInitialized = Op("IsVariableInitialized", inputs=["ref: Ref(dtype)"], 
 
 
 @IsVariableInitialized.shape
-def _is_variable_initialized_shape(op: Any) -> list:
+def _is_variable_initialized_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
@@ -222,8 +223,8 @@ CountUpTo = Op("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"], attrs
 
 
 @CountUpTo.shape
-def _count_up_to_shape(op: Any) -> list:
-    shape = op.inputs[0].shape
+def _count_up_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = ctx.input_shape(0)
     if shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {shape.ndims}")
     return [tensor_shape.TensorShape([])]
@@ -293,8 +294,8 @@ def _scatter_op(name: str, types: str, combine: Any, use_locking_default: str) -
             attrs=[f"T: {types}", "Tindices: {int32, int64}", f"use_locking: bool = {use_locking_default}"])
 
     @op.shape
-    def _scatter_shape(node: Any) -> list:
-        ref, indices, updates = (t.shape for t in node.inputs)
+    def _scatter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        ref, indices, updates = ctx.input_shapes
         if updates.ndims != 0 and ref.ndims is not None and indices.ndims is not None:
             tensor_util.merge_shapes(updates, indices.concatenate(ref[1:]))
         return [ref]
@@ -407,9 +408,9 @@ def _merged_or_explained(a: tensor_shape.TensorShape, b: tensor_shape.TensorShap
         raise ValueError(f"{explain()}: {e}") from None
 
 
-def _scatter_nd_shape(op: Any) -> list:
+def _scatter_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """TF's ScatterNdUpdateShape: updates = indices.shape[:-1] + ref.shape[indices.shape[-1]:]."""
-    ref, indices, updates = (t.shape for t in op.inputs)
+    ref, indices, updates = ctx.input_shapes
     for shape in (indices, updates):
         if shape.ndims is not None and shape.ndims < 1:
             raise ValueError(f"Shape must be at least rank 1 but is rank {shape.ndims}")
