@@ -27,6 +27,7 @@ from tensorweave.framework.graph import (
     register_tensor_conversion_function,
     register_tensor_conversion_function_internal,
 )
+from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op, create_op
 from tensorweave.framework.shape_inference import InferenceContext
 
@@ -40,8 +41,8 @@ def _const_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.attr("value").shape]
 
 
-@Const.kernel("CPU", "GPU", constant=True)
-def _const(ctx: Any, value: np.ndarray) -> Any:
+@Const.kernel("CPU", constant=True)
+def _const(ctx: OpKernelContext, value: np.ndarray) -> Any:
     return ctx.xp.asarray(value)
 
 
@@ -108,8 +109,8 @@ def _placeholder_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
             else tensor_shape.unknown_shape()]
 
 
-@Placeholder.kernel("CPU", "GPU")
-def _placeholder(ctx: Any, dtype: dtypes.DType, shape: Any) -> Any:
+@Placeholder.kernel("CPU")
+def _placeholder(ctx: OpKernelContext, dtype: dtypes.DType, shape: Any) -> Any:
     shape_part = f" and shape {tensor_util.shape_string(shape)}" if shape else ""  # not for a scalar, as TF
     raise errors.InvalidArgumentError(
         ctx.node_def, None, f"You must feed a value for placeholder tensor '{ctx.name}' with dtype "
@@ -134,8 +135,8 @@ def _placeholder_with_default_shape(ctx: InferenceContext) -> list[tensor_shape.
     return [declared]
 
 
-@PlaceholderWithDefault.kernel("CPU", "GPU")
-def _placeholder_with_default(ctx: Any, input: Any) -> Any:  # noqa: A002 - TF's arg name
+@PlaceholderWithDefault.kernel("CPU")
+def _placeholder_with_default(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002 - TF's arg name
     return input
 
 
@@ -154,8 +155,8 @@ def _identity_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(0)]
 
 
-@Identity.kernel("CPU", "GPU")
-def _identity(ctx: Any, input: Any) -> Any:  # noqa: A002
+@Identity.kernel("CPU")
+def _identity(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return input
 
 
@@ -169,8 +170,8 @@ RefIdentity = Op("RefIdentity", inputs=["input: Ref(T)"], outputs=["output: Ref(
 RefIdentity.shape(_identity_shape)
 
 
-@RefIdentity.kernel("CPU", "GPU")
-def _ref_identity(ctx: Any, input: Any) -> Any:  # noqa: A002
+@RefIdentity.kernel("CPU")
+def _ref_identity(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return input
 
 # -- Reshape -----------------------------------------------------------------------------------------
@@ -205,8 +206,8 @@ def _reshape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims)]
 
 
-@Reshape.kernel("CPU", "GPU")
-def _reshape(ctx: Any, tensor: Any, shape: Any) -> Any:
+@Reshape.kernel("CPU")
+def _reshape(ctx: OpKernelContext, tensor: Any, shape: Any) -> Any:
     """TF's ReshapeOp: sizes are checked in order; a -1 is inferred from the input's size, where zero-sized
     dimensions on both sides are left out of the division (so an empty tensor can still infer it)."""
     if shape.ndim > 1:
@@ -255,8 +256,8 @@ def _shape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([ctx.input_shape(0).ndims])]
 
 
-@Shape.kernel("CPU", "GPU")
-def _shape(ctx: Any, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
+@Shape.kernel("CPU")
+def _shape(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
     return np.array(input.shape, dtype=out_type.as_numpy_dtype)
 
 
@@ -279,8 +280,8 @@ def _shape_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([s.ndims]) for s in ctx.input_shapes]
 
 
-@ShapeN.kernel("CPU", "GPU")
-def _shape_n(ctx: Any, *inputs: Any, out_type: dtypes.DType) -> list:
+@ShapeN.kernel("CPU")
+def _shape_n(ctx: OpKernelContext, *inputs: Any, out_type: dtypes.DType) -> list:
     return [np.array(x.shape, dtype=out_type.as_numpy_dtype) for x in inputs]
 
 
@@ -298,8 +299,8 @@ def _size_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
-@Size.kernel("CPU", "GPU")
-def _size(ctx: Any, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
+@Size.kernel("CPU")
+def _size(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
     return np.array(input.size, dtype=out_type.as_numpy_dtype)
 
 
@@ -324,8 +325,8 @@ def _rank_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
-@Rank.kernel("CPU", "GPU")
-def _rank(ctx: Any, input: Any) -> Any:  # noqa: A002
+@Rank.kernel("CPU")
+def _rank(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return np.array(input.ndim, dtype=np.int32)
 
 
@@ -354,8 +355,8 @@ def _fill_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [shape]
 
 
-@Fill.kernel("CPU", "GPU")
-def _fill(ctx: Any, dims: Any, value: Any) -> Any:
+@Fill.kernel("CPU")
+def _fill(ctx: OpKernelContext, dims: Any, value: Any) -> Any:
     """As TF's kernel, a scalar `dims` is read as a vector and a `value` of shape [1] as a scalar."""
     if dims.ndim > 1:
         raise _invalid(ctx, f"dims must represent a vector, got shape {tensor_util.shape_string(dims.shape)}")
@@ -418,8 +419,8 @@ def _zeros_like_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(0)]
 
 
-@ZerosLike.kernel("CPU", "GPU")
-def _zeros_like(ctx: Any, x: Any) -> Any:
+@ZerosLike.kernel("CPU")
+def _zeros_like(ctx: OpKernelContext, x: Any) -> Any:
     """Zeros of `x`'s type; empty strings for a string tensor (NumPy's would be int 0 objects)."""
     if x.dtype.kind == "O":
         return np.full(x.shape, b"", dtype=object)
@@ -436,8 +437,8 @@ def _ones_like_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(0)]
 
 
-@OnesLike.kernel("CPU", "GPU")
-def _ones_like(ctx: Any, x: Any) -> Any:
+@OnesLike.kernel("CPU")
+def _ones_like(ctx: OpKernelContext, x: Any) -> Any:
     return ctx.xp.ones_like(x)
 
 
@@ -500,11 +501,11 @@ def _shape_from_tensor(ctx: InferenceContext, index: int) -> tensor_shape.Tensor
     return ctx.input_as_shape(index)
 
 
-def _invalid(ctx: Any, message: str) -> errors.InvalidArgumentError:
+def _invalid(ctx: OpKernelContext, message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(ctx.node_def, None, message)
 
 
-def _no_kernel(ctx: Any) -> errors.InvalidArgumentError:
+def _no_kernel(ctx: OpKernelContext) -> errors.InvalidArgumentError:
     """TF's error for a node whose non-type attrs no CPU kernel is registered for. (TF fails every run of a
     graph holding such a node; here the runs that reach it.)"""
     attrs = op_registry.attrs_summary(op_registry.get(ctx.op).op_def, ctx.node_def)
@@ -633,8 +634,8 @@ def _strided_slice_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
     return [tensor_shape.TensorShape(dims)]
 
 
-@StridedSlice.kernel("CPU", "GPU")
-def _strided_slice(ctx: Any, input: Any, begin: Any, end: Any, strides: Any, begin_mask: int,  # noqa: A002
+@StridedSlice.kernel("CPU")
+def _strided_slice(ctx: OpKernelContext, input: Any, begin: Any, end: Any, strides: Any, begin_mask: int,  # noqa: A002
                    end_mask: int, ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> Any:
     if not (begin.ndim == end.ndim == strides.ndim == 1 and begin.shape == end.shape == strides.shape):
         raise _invalid(ctx, "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
@@ -772,8 +773,8 @@ def _pack_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims)]
 
 
-@Pack.kernel("CPU", "GPU")
-def _pack(ctx: Any, *values: Any, axis: int) -> Any:
+@Pack.kernel("CPU")
+def _pack(ctx: OpKernelContext, *values: Any, axis: int) -> Any:
     first = values[0]
     rank = first.ndim
     if not -rank - 1 <= axis <= rank:
@@ -877,8 +878,8 @@ def _unpack_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims[:axis] + dims[axis + 1:])] * num
 
 
-@Unpack.kernel("CPU", "GPU")
-def _unpack(ctx: Any, value: Any, num: int, axis: int) -> list:
+@Unpack.kernel("CPU")
+def _unpack(ctx: OpKernelContext, value: Any, num: int, axis: int) -> list:
     rank = value.ndim
     if not -rank <= axis < rank:
         raise _invalid(ctx, f"axis = {axis} not in [{-rank}, {rank})")
@@ -964,15 +965,15 @@ def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims[:axis] + [rest if s == -1 else s] + dims[axis + 1:]) for s in sizes]
 
 
-def _split_kernel_axis(ctx: Any, split_dim: Any, value: Any) -> int:
+def _split_kernel_axis(ctx: OpKernelContext, split_dim: Any, value: Any) -> int:
     axis, rank = int(split_dim), value.ndim
     if not -rank <= axis < rank:
         raise _invalid(ctx, f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis}")
     return axis + rank if axis < 0 else axis
 
 
-@Split.kernel("CPU", "GPU")
-def _split(ctx: Any, split_dim: Any, value: Any, num_split: int) -> list:
+@Split.kernel("CPU")
+def _split(ctx: OpKernelContext, split_dim: Any, value: Any, num_split: int) -> list:
     axis = _split_kernel_axis(ctx, split_dim, value)
     if value.shape[axis] % num_split:
         raise _invalid(ctx, f"Number of ways to split should evenly divide the split dimension, but got split_dim "
@@ -980,8 +981,8 @@ def _split(ctx: Any, split_dim: Any, value: Any, num_split: int) -> list:
     return ctx.xp.split(value, num_split, axis=axis)
 
 
-@SplitV.kernel("CPU", "GPU")
-def _split_v(ctx: Any, value: Any, size_splits: Any, split_dim: Any, num_split: int) -> list:
+@SplitV.kernel("CPU")
+def _split_v(ctx: OpKernelContext, value: Any, size_splits: Any, split_dim: Any, num_split: int) -> list:
     axis = _split_kernel_axis(ctx, split_dim, value)
     if size_splits.ndim != 1 or size_splits.size != num_split:
         raise _invalid(ctx, f"size of the split_tensor must be 1-D and have the same elements as outputs got "
@@ -1028,8 +1029,8 @@ def _identity_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return ctx.input_shapes
 
 
-@IdentityN.kernel("CPU", "GPU")
-def _identity_n(ctx: Any, *values: Any) -> list:
+@IdentityN.kernel("CPU")
+def _identity_n(ctx: OpKernelContext, *values: Any) -> list:
     return list(values)
 
 
@@ -1071,8 +1072,8 @@ def _concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [before.concatenate([middle]).concatenate(after)]
 
 
-@ConcatV2.kernel("CPU", "GPU")
-def _concat(ctx: Any, *args: Any) -> Any:
+@ConcatV2.kernel("CPU")
+def _concat(ctx: OpKernelContext, *args: Any) -> Any:
     values, axis = args[:-1], args[-1]
     if not (axis.ndim == 0 or axis.shape == (1,)):
         raise _invalid(ctx, f"axis tensor should be a scalar integer, but got shape "
@@ -1130,8 +1131,8 @@ def _expand_dims_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims)]
 
 
-@ExpandDims.kernel("CPU", "GPU")
-def _expand_dims(ctx: Any, input: Any, dim: Any) -> Any:  # noqa: A002
+@ExpandDims.kernel("CPU")
+def _expand_dims(ctx: OpKernelContext, input: Any, dim: Any) -> Any:  # noqa: A002
     if dim.size != 1:
         raise _invalid(ctx, "'dim' must be a tensor with a single value")
     dim = int(dim.reshape(-1)[0])
@@ -1181,8 +1182,8 @@ def _squeeze_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims)]
 
 
-@Squeeze.kernel("CPU", "GPU")
-def _squeeze(ctx: Any, input: Any, squeeze_dims: list) -> Any:  # noqa: A002
+@Squeeze.kernel("CPU")
+def _squeeze(ctx: OpKernelContext, input: Any, squeeze_dims: list) -> Any:  # noqa: A002
     rank = input.ndim
     wanted = set()
     for d in squeeze_dims:
@@ -1235,7 +1236,7 @@ def _transpose_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(out)]
 
 
-def _transpose_axes(ctx: Any, x: Any, perm: Any) -> list[int]:
+def _transpose_axes(ctx: OpKernelContext, x: Any, perm: Any) -> list[int]:
     """The permutation as numpy axes, checked as TF's TransposeOp does."""
     if perm.ndim != 1:
         raise _invalid(ctx, f"perm must be rank 1, got shape {tensor_util.shape_string(perm.shape)}")
@@ -1260,8 +1261,8 @@ Transpose = Op("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
 Transpose.shape(_transpose_shape)
 
 
-@Transpose.kernel("CPU", "GPU")
-def _transpose(ctx: Any, x: Any, perm: Any) -> Any:
+@Transpose.kernel("CPU")
+def _transpose(ctx: OpKernelContext, x: Any, perm: Any) -> Any:
     return ctx.xp.transpose(x, _transpose_axes(ctx, x, perm))
 
 
@@ -1270,8 +1271,8 @@ ConjugateTranspose = Op("ConjugateTranspose", inputs=["x: T", "perm: Tperm"], ou
 ConjugateTranspose.shape(_transpose_shape)
 
 
-@ConjugateTranspose.kernel("CPU", "GPU")
-def _conjugate_transpose(ctx: Any, x: Any, perm: Any) -> Any:
+@ConjugateTranspose.kernel("CPU")
+def _conjugate_transpose(ctx: OpKernelContext, x: Any, perm: Any) -> Any:
     return ctx.xp.conj(ctx.xp.transpose(x, _transpose_axes(ctx, x, perm)))
 
 
@@ -1318,8 +1319,8 @@ def _where_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([None, ctx.input_shape(0).ndims])]
 
 
-@Where.kernel("CPU", "GPU")
-def _where(ctx: Any, input: Any) -> Any:  # noqa: A002
+@Where.kernel("CPU")
+def _where(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     if input.dtype == np.float16:
         raise errors.UnimplementedError(ctx.node_def, None, "No WhereOp available for float16/half type on CPU; "
                                         "dying in CPU WhereOp to avoid silently creating costly copies from device.")
@@ -1366,8 +1367,8 @@ def _gather_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(p[:axis] + i[batch_dims:] + p[axis + 1:])]
 
 
-@GatherV2.kernel("CPU", "GPU")
-def _gather(ctx: Any, params: Any, indices: Any, axis: Any, batch_dims: int) -> Any:
+@GatherV2.kernel("CPU")
+def _gather(ctx: OpKernelContext, params: Any, indices: Any, axis: Any, batch_dims: int) -> Any:
     if params.ndim < 1:
         raise _invalid(ctx, "params must be at least 1 dimensional")
     if axis.ndim != 0:
@@ -1480,8 +1481,8 @@ def _slice_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
 
 
-@Slice.kernel("CPU", "GPU")
-def _slice(ctx: Any, input: Any, begin: Any, size: Any) -> Any:  # noqa: A002
+@Slice.kernel("CPU")
+def _slice(ctx: OpKernelContext, input: Any, begin: Any, size: Any) -> Any:  # noqa: A002
     rank = input.ndim
     if not (begin.ndim == size.ndim == 1 and begin.size == size.size == rank):
         raise _invalid(ctx, f"Expected begin and size arguments to be 1-D tensors of size {rank}, but got shapes "
@@ -1535,8 +1536,8 @@ def _tile_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
                                       for a, b in zip(input_shape.as_list(), multiples.as_list())])]
 
 
-@Tile.kernel("CPU", "GPU")
-def _tile(ctx: Any, input: Any, multiples: Any) -> Any:  # noqa: A002
+@Tile.kernel("CPU")
+def _tile(ctx: OpKernelContext, input: Any, multiples: Any) -> Any:  # noqa: A002
     if multiples.ndim != 1:
         raise _invalid(ctx, f"Expected multiples to be 1-D, but got shape {tensor_util.shape_string(multiples.shape)}")
     if multiples.size != input.ndim:
@@ -1578,8 +1579,8 @@ def _one_hot_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims)]
 
 
-@OneHot.kernel("CPU", "GPU")
-def _one_hot(ctx: Any, indices: Any, depth: Any, on_value: Any, off_value: Any, axis: int) -> Any:
+@OneHot.kernel("CPU")
+def _one_hot(ctx: OpKernelContext, indices: Any, depth: Any, on_value: Any, off_value: Any, axis: int) -> Any:
     output_dims = indices.ndim + 1
     if not (axis == -1 or 0 <= axis < output_dims):
         raise _invalid(ctx, f"Expected axis to be -1 or between [0, {output_dims}).  But received: {axis}")
@@ -1644,7 +1645,7 @@ def _pad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
                                       for d, (before, after) in zip(input_shape.as_list(), value.tolist())])]
 
 
-def _checked_paddings(ctx: Any, input: Any, paddings: Any, negative: str = "Paddings") -> list:  # noqa: A002
+def _checked_paddings(ctx: OpKernelContext, input: Any, paddings: Any, negative: str = "Paddings") -> list:  # noqa: A002
     """The paddings as (before, after) pairs; `negative` is how the op's message starts (MirrorPad: lower case)."""
     if paddings.ndim != 2 or paddings.shape[1] != 2:
         raise _invalid(ctx, f"paddings must be a matrix with 2 columns: {tensor_util.shape_string(paddings.shape)}")
@@ -1667,14 +1668,14 @@ def _constant_pad(xp: Any, input: Any, pairs: list, value: Any) -> Any:  # noqa:
     return out
 
 
-@Pad.kernel("CPU", "GPU")
-def _pad(ctx: Any, input: Any, paddings: Any) -> Any:  # noqa: A002
+@Pad.kernel("CPU")
+def _pad(ctx: OpKernelContext, input: Any, paddings: Any) -> Any:  # noqa: A002
     pairs = _checked_paddings(ctx, input, paddings)
     return _constant_pad(ctx.xp, input, pairs, b"" if input.dtype == object else 0)
 
 
-@PadV2.kernel("CPU", "GPU")
-def _pad_v2(ctx: Any, input: Any, paddings: Any, constant_values: Any) -> Any:  # noqa: A002
+@PadV2.kernel("CPU")
+def _pad_v2(ctx: OpKernelContext, input: Any, paddings: Any, constant_values: Any) -> Any:  # noqa: A002
     pairs = _checked_paddings(ctx, input, paddings)
     if constant_values.ndim:
         raise _invalid(ctx, f"constant_values must be a scalar. Found: "
@@ -1682,8 +1683,8 @@ def _pad_v2(ctx: Any, input: Any, paddings: Any, constant_values: Any) -> Any:  
     return _constant_pad(ctx.xp, input, pairs, constant_values.item())
 
 
-@MirrorPad.kernel("CPU", "GPU")
-def _mirror_pad(ctx: Any, input: Any, paddings: Any, mode: bytes) -> Any:  # noqa: A002
+@MirrorPad.kernel("CPU")
+def _mirror_pad(ctx: OpKernelContext, input: Any, paddings: Any, mode: bytes) -> Any:  # noqa: A002
     reflect = mode == b"REFLECT"
     pairs = _checked_paddings(ctx, input, paddings, "paddings")
     for (before, after), size in zip(pairs, input.shape):
@@ -1766,8 +1767,8 @@ def _reverse_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [input_shape]
 
 
-@ReverseV2.kernel("CPU", "GPU")
-def _reverse(ctx: Any, tensor: Any, axis: Any) -> Any:
+@ReverseV2.kernel("CPU")
+def _reverse(ctx: OpKernelContext, tensor: Any, axis: Any) -> Any:
     if tensor.ndim == 0:  # a scalar reverses to itself, whatever the axes
         return tensor
     if axis.ndim != 1:
@@ -1807,8 +1808,8 @@ def _broadcast_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
     return [tensor_shape.TensorShape(dims)]
 
 
-@BroadcastTo.kernel("CPU", "GPU")
-def _broadcast_to(ctx: Any, input: Any, shape: Any) -> Any:  # noqa: A002
+@BroadcastTo.kernel("CPU")
+def _broadcast_to(ctx: OpKernelContext, input: Any, shape: Any) -> Any:  # noqa: A002
     target = tuple(shape.tolist())
     if input.ndim > len(target):
         raise _invalid(ctx, f"Rank of input ({input.ndim}) must be no greater than rank of output shape "
@@ -1852,8 +1853,8 @@ def _gather_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 _GATHER_ND_POLICIES = (b"", b"DEFAULT", b"ERROR", b"IGNORE")
 
 
-@GatherNd.kernel("CPU", "GPU")
-def _gather_nd(ctx: Any, params: Any, indices: Any, bad_indices_policy: bytes) -> Any:
+@GatherNd.kernel("CPU")
+def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_policy: bytes) -> Any:
     """Slices of `params` at the rows of `indices`; an out-of-range row fails, or with the IGNORE policy
     gathers zeros."""
     if bad_indices_policy not in _GATHER_ND_POLICIES:

@@ -12,6 +12,7 @@ from tensorweave.framework.graph import (
     get_graph_from_inputs,
     name_scope,
 )
+from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.ops import array_ops
 
@@ -20,8 +21,8 @@ _sequence_types = (list, tuple)  # captured before `tuple` below shadows the bui
 NoOp = Op("NoOp")
 
 
-@NoOp.kernel("CPU", "GPU")
-def _no_op(ctx: Any) -> None:
+@NoOp.kernel("CPU")
+def _no_op(ctx: OpKernelContext) -> None:
     return None
 
 

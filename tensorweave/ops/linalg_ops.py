@@ -12,6 +12,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import tensor_shape
+from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 
@@ -37,8 +38,8 @@ def _qr_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(batch + [rows, q_cols]), tensor_shape.TensorShape(batch + [r_rows, cols])]
 
 
-@Qr.kernel("CPU", "GPU", expensive=True)
-def _qr(ctx: Any, input: Any, full_matrices: bool) -> tuple[Any, Any]:  # noqa: A002 - TF's arg name
+@Qr.kernel("CPU", expensive=True)
+def _qr(ctx: OpKernelContext, input: Any, full_matrices: bool) -> tuple[Any, Any]:  # noqa: A002 - TF's arg name
     if input.ndim < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Input tensor 0 must have rank >= 2, got "
                                           f"{input.ndim}")
@@ -66,8 +67,8 @@ def _diag_part_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims)]
 
 
-@DiagPart.kernel("CPU", "GPU")
-def _diag_part(ctx: Any, input: Any) -> Any:  # noqa: A002 - TF's arg name
+@DiagPart.kernel("CPU")
+def _diag_part(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002 - TF's arg name
     """input[i1..ik, i1..ik] for every index tuple: the diagonal of the input seen as a square matrix."""
     half = input.ndim // 2
     if input.ndim % 2 or input.shape[:half] != input.shape[half:]:

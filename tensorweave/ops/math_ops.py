@@ -85,7 +85,7 @@ def _unary_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 def _binary_kernel(fn: Callable) -> Callable:
-    def kernel(ctx: Any, x: Any, y: Any) -> Any:
+    def kernel(ctx: OpKernelContext, x: Any, y: Any) -> Any:
         try:
             return fn(x, y)
         except ValueError:
@@ -104,7 +104,7 @@ def _binary_op(name: str, types: str, fn: Callable, output: str = "T",
     TF's, for `kernel_types` only when given); `flags` are the OpDef's (`is_commutative=True`...)."""
     op = Op(name, inputs=["x: T", "y: T"], outputs=[f"z: {output}"], attrs=[f"T: {types}"], **flags)
     op.shape(_broadcast_shape)
-    op.kernel("CPU", "GPU", type_constraints=_kernel_constraint(kernel_types))(_binary_kernel(fn))
+    op.kernel("CPU", type_constraints=_kernel_constraint(kernel_types))(_binary_kernel(fn))
     return op
 
 
@@ -120,8 +120,8 @@ def _unary_op(name: str, types: str, fn: Callable, output: str = "T", arg: str =
     op = Op(name, inputs=[f"{arg}: T"], outputs=[f"{result}: {output}"], attrs=[f"T: {types}"])
     op.shape(_unary_shape)
 
-    @op.kernel("CPU", "GPU", type_constraints=_kernel_constraint(kernel_types))
-    def kernel(ctx: Any, x: Any) -> Any:
+    @op.kernel("CPU", type_constraints=_kernel_constraint(kernel_types))
+    def kernel(ctx: OpKernelContext, x: Any) -> Any:
         return fn(x)
 
     return op
@@ -192,10 +192,10 @@ Greater = _binary_op("Greater", "realnumbertype", np.greater, output="bool")
 GreaterEqual = _binary_op("GreaterEqual", "realnumbertype", np.greater_equal, output="bool")
 LogicalAnd = Op("LogicalAnd", inputs=["x: bool", "y: bool"], outputs=["z: bool"], is_commutative=True)
 LogicalAnd.shape(_broadcast_shape)
-LogicalAnd.kernel("CPU", "GPU")(_binary_kernel(np.logical_and))
+LogicalAnd.kernel("CPU")(_binary_kernel(np.logical_and))
 LogicalOr = Op("LogicalOr", inputs=["x: bool", "y: bool"], outputs=["z: bool"], is_commutative=True)
 LogicalOr.shape(_broadcast_shape)
-LogicalOr.kernel("CPU", "GPU")(_binary_kernel(np.logical_or))
+LogicalOr.kernel("CPU")(_binary_kernel(np.logical_or))
 
 _SIGNED = "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"
 _FLOAT_COMPLEX = "{bfloat16, half, float, double, complex64, complex128}"
@@ -213,8 +213,8 @@ LogicalNot = Op("LogicalNot", inputs=["x: bool"], outputs=["y: bool"])
 LogicalNot.shape(_unary_shape)
 
 
-@LogicalNot.kernel("CPU", "GPU")
-def _logical_not(ctx: Any, x: Any) -> Any:
+@LogicalNot.kernel("CPU")
+def _logical_not(ctx: OpKernelContext, x: Any) -> Any:
     return np.logical_not(x)
 
 
@@ -465,8 +465,8 @@ ComplexAbs = Op("ComplexAbs", inputs=["x: T"], outputs=["y: Tout"],
 ComplexAbs.shape(_unary_shape)
 
 
-@ComplexAbs.kernel("CPU", "GPU")
-def _complex_abs(ctx: Any, x: Any) -> Any:
+@ComplexAbs.kernel("CPU")
+def _complex_abs(ctx: OpKernelContext, x: Any) -> Any:
     return ctx.xp.abs(x)
 
 
@@ -475,7 +475,7 @@ def _complex_part_op(name: str, fn: Callable) -> Op:
     op = Op(name, inputs=["input: T"], outputs=["output: Tout"],
             attrs=["T: {complex64, complex128} = DT_COMPLEX64", "Tout: {float, double} = DT_FLOAT"])
     op.shape(_unary_shape)
-    op.kernel("CPU", "GPU")(lambda ctx, input, Tout: fn(input))  # noqa: A006, N803 - TF's names
+    op.kernel("CPU")(lambda ctx, input, Tout: fn(input))  # noqa: A006, N803 - TF's names
     return op
 
 
@@ -492,7 +492,7 @@ def _make_complex(re: Any, im: Any) -> Any:
 
 
 _complex_kernel = _binary_kernel(_make_complex)
-Complex.kernel("CPU", "GPU")(lambda ctx, real, imag, Tout: _complex_kernel(ctx, real, imag))  # noqa: N803
+Complex.kernel("CPU")(lambda ctx, real, imag, Tout: _complex_kernel(ctx, real, imag))  # noqa: N803
 
 
 def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's arg name
@@ -577,7 +577,7 @@ TruncateMod = _binary_op("TruncateMod", "{int32, int64, bfloat16, half, float, d
                          kernel_types=(_F64, _F32, dtypes.int64, dtypes.int32))
 Atan2 = Op("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[f"T: {_FLOAT}"])
 Atan2.shape(_broadcast_shape)
-Atan2.kernel("CPU", "GPU")(_binary_kernel(np.arctan2))
+Atan2.kernel("CPU")(_binary_kernel(np.arctan2))
 Asin = _unary_op("Asin", _FLOAT_COMPLEX, np.arcsin)
 Acos = _unary_op("Acos", _FLOAT_COMPLEX, np.arccos)
 Atan = _unary_op("Atan", _FLOAT_COMPLEX, np.arctan)
@@ -771,8 +771,8 @@ def _matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([a[0], b[1]])]
 
 
-@MatMul.kernel("CPU", "GPU", expensive=True, type_constraints={"T": _MATMUL_KERNEL_TYPES})
-def _matmul(ctx: Any, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
+@MatMul.kernel("CPU", expensive=True, type_constraints={"T": _MATMUL_KERNEL_TYPES})
+def _matmul(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
     if a.ndim != 2 or b.ndim != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"In[{0 if a.ndim != 2 else 1}] is not a matrix. "
                                           f"Instead it has shape {tensor_util.shape_string((a if a.ndim != 2 else b).shape)}")
@@ -809,8 +809,8 @@ def _batch_matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
     return [batch.concatenate([xs[-2], ys[-1]])]
 
 
-@BatchMatMulV2.kernel("CPU", "GPU", expensive=True, type_constraints={"T": _MATMUL_KERNEL_TYPES})
-def _batch_matmul(ctx: Any, x: Any, y: Any, adj_x: bool, adj_y: bool) -> Any:
+@BatchMatMulV2.kernel("CPU", expensive=True, type_constraints={"T": _MATMUL_KERNEL_TYPES})
+def _batch_matmul(ctx: OpKernelContext, x: Any, y: Any, adj_x: bool, adj_y: bool) -> Any:
     xp = ctx.xp
     if x.ndim < 2 or y.ndim < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"In[{0 if x.ndim < 2 else 1}] ndims must be >= 2: "
@@ -838,8 +838,8 @@ SparseMatMul = Op("SparseMatMul", inputs=["a: Ta", "b: Tb"], outputs=["product: 
 SparseMatMul.shape(_matmul_shape)
 
 
-@SparseMatMul.kernel("CPU", "GPU", expensive=True)
-def _sparse_matmul(ctx: Any, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
+@SparseMatMul.kernel("CPU", expensive=True)
+def _sparse_matmul(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
     """A float32 product of float32 or bfloat16 matrices (the sparsity hints only choose TF's algorithm)."""
     for side, x in (("a", a), ("b", b)):
         if x.ndim != 2:
@@ -863,8 +863,8 @@ Conj = Op("Conj", inputs=["input: T"], outputs=["output: T"], attrs=["T: {comple
 Conj.shape(_unary_shape)
 
 
-@Conj.kernel("CPU", "GPU")
-def _conj(ctx: Any, input: Any) -> Any:  # noqa: A002
+@Conj.kernel("CPU")
+def _conj(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return ctx.xp.conj(input)
 
 
@@ -948,8 +948,8 @@ def _bfloat16_to_small_int(x: np.ndarray, target: np.dtype) -> np.ndarray:
     return result.reshape(x.shape)
 
 
-@Cast.kernel("CPU", "GPU")
-def _cast(ctx: Any, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) -> Any:  # noqa: N803 - TF's attr names
+@Cast.kernel("CPU")
+def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) -> Any:  # noqa: N803 - TF's attr names
     """NumPy's conversions (ml_dtypes' for bfloat16, which round to nearest even through float32 as TF)."""
     target = np.dtype(DstT.as_numpy_dtype)
     if np.iscomplexobj(x) and not DstT.is_complex:
@@ -1074,8 +1074,8 @@ Min = _reduction_op("Min", "{realnumbertype, quantizedtype}")
 Prod = _reduction_op("Prod", "numbertype")
 
 
-@Sum.kernel("CPU", "GPU", state=_ReductionAxes)
-def _sum(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+@Sum.kernel("CPU", state=_ReductionAxes)
+def _sum(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     """In the input's type, except bfloat16, which TF sums in float32 and rounds once."""
     axes = _reduction_axes(ctx, input, reduction_indices)
     if input.dtype == _BFLOAT16:
@@ -1083,14 +1083,14 @@ def _sum(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any: 
     return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
 
 
-@Prod.kernel("CPU", "GPU", state=_ReductionAxes)
-def _prod(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+@Prod.kernel("CPU", state=_ReductionAxes)
+def _prod(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     return ctx.xp.prod(input, axis=_reduction_axes(ctx, input, reduction_indices), keepdims=keep_dims,
                        dtype=input.dtype)
 
 
-@Mean.kernel("CPU", "GPU", state=_ReductionAxes)
-def _mean(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+@Mean.kernel("CPU", state=_ReductionAxes)
+def _mean(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     """Sum over count: an empty reduction is 0/0 = nan for floats (as TF), 0 for integers and complex
     numbers; floats sum and divide in their own type (float16 overflows to inf, as TF's), except bfloat16,
     which TF sums and divides in float32 and rounds once."""
@@ -1120,7 +1120,7 @@ def _highest(dtype: np.dtype) -> Any:
 def _extreme_kernel(fn: Callable, identity: Callable[[np.dtype], Any]) -> Callable:
     """Max or Min; reducing nothing gives the identity (-inf, or the integer type's lowest value, for
     Max), as TF's."""
-    def kernel(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+    def kernel(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
         axes = _reduction_axes(ctx, input, reduction_indices)
         if input.size:
             return fn(input, axis=axes, keepdims=keep_dims)
@@ -1128,8 +1128,8 @@ def _extreme_kernel(fn: Callable, identity: Callable[[np.dtype], Any]) -> Callab
     return kernel
 
 
-Max.kernel("CPU", "GPU", state=_ReductionAxes)(_extreme_kernel(np.max, _lowest))
-Min.kernel("CPU", "GPU", state=_ReductionAxes)(_extreme_kernel(np.min, _highest))
+Max.kernel("CPU", state=_ReductionAxes)(_extreme_kernel(np.max, _lowest))
+Min.kernel("CPU", state=_ReductionAxes)(_extreme_kernel(np.min, _highest))
 
 
 def _deprecated_alias(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
@@ -1196,8 +1196,8 @@ def _logical_reduction_op(name: str, fn: Callable) -> Op:
             attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"])
     op.shape(_reduction_shape)
 
-    @op.kernel("CPU", "GPU", state=_ReductionAxes)
-    def kernel(ctx: Any, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+    @op.kernel("CPU", state=_ReductionAxes)
+    def kernel(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
         return fn(input, axis=_reduction_axes(ctx, input, reduction_indices), keepdims=keep_dims)
 
     return op
@@ -1345,8 +1345,8 @@ def _equality_op(name: str, fn: Callable) -> Op:
                 raise
             return [tensor_shape.unknown_shape()]
 
-    @op.kernel("CPU", "GPU")
-    def kernel(ctx: Any, x: Any, y: Any, incompatible_shape_error: bool) -> Any:
+    @op.kernel("CPU")
+    def kernel(ctx: OpKernelContext, x: Any, y: Any, incompatible_shape_error: bool) -> Any:
         try:
             return broadcast(ctx, x, y)
         except errors.InvalidArgumentError:
@@ -1416,8 +1416,8 @@ def _range_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([_range_size(start, limit, delta)])]
 
 
-@Range.kernel("CPU", "GPU", type_constraints={"Tidx": (dtypes.int64, dtypes.int32, _F64, _F32, dtypes.bfloat16, _F16)})
-def _range(ctx: Any, start: Any, limit: Any, delta: Any) -> Any:
+@Range.kernel("CPU", type_constraints={"Tidx": (dtypes.int64, dtypes.int32, _F64, _F32, dtypes.bfloat16, _F16)})
+def _range(ctx: OpKernelContext, start: Any, limit: Any, delta: Any) -> Any:
     for arg, v in (("start", start), ("limit", limit), ("delta", delta)):
         if v.ndim != 0 and v.shape != (1,):
             raise errors.InvalidArgumentError(ctx.node_def, None, f"{arg} must be a scalar, not shape "
@@ -1479,15 +1479,15 @@ def _select_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [data]
 
 
-def _same_shape_error(ctx: Any, shapes: list, index: int) -> errors.InvalidArgumentError:
+def _same_shape_error(ctx: OpKernelContext, shapes: list, index: int) -> errors.InvalidArgumentError:
     """TF's ValidateInputsAreSameShape message, comparing input `index` with input 0."""
     return errors.InvalidArgumentError(
         ctx.node_def, None, f"Inputs to operation {ctx.name} of type {ctx.op} must have the same size and shape.  "
         f"Input 0: {tensor_util.shape_string(shapes[0])} != input {index}: {tensor_util.shape_string(shapes[index])}")
 
 
-@Select.kernel("CPU", "GPU")
-def _select(ctx: Any, condition: Any, t: Any, e: Any) -> Any:
+@Select.kernel("CPU")
+def _select(ctx: OpKernelContext, condition: Any, t: Any, e: Any) -> Any:
     shapes = [np.shape(condition), np.shape(t), np.shape(e)]
     cond_shape, then_shape, else_shape = shapes
     if not cond_shape or (len(cond_shape) == 1 and len(then_shape) != 1):
@@ -1520,8 +1520,8 @@ def _select_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [_broadcast_shapes(cond, _broadcast_shapes(t, e))]  # TF's order, for its messages
 
 
-@SelectV2.kernel("CPU", "GPU")
-def _select_v2(ctx: Any, condition: Any, t: Any, e: Any) -> Any:
+@SelectV2.kernel("CPU")
+def _select_v2(ctx: OpKernelContext, condition: Any, t: Any, e: Any) -> Any:
     try:
         np.broadcast_shapes(np.shape(condition), np.shape(t), np.shape(e))
     except ValueError:
@@ -1555,8 +1555,8 @@ StopGradient = Op("StopGradient", inputs=["input: T"], outputs=["output: T"], at
 StopGradient.shape(_unary_shape)
 
 
-@StopGradient.kernel("CPU", "GPU")
-def _stop_gradient(ctx: Any, input: Any) -> Any:  # noqa: A002
+@StopGradient.kernel("CPU")
+def _stop_gradient(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return input
 
 
@@ -1582,8 +1582,8 @@ def _add_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [shape]
 
 
-@AddN.kernel("CPU", "GPU")
-def _add_n(ctx: Any, *inputs: Any) -> Any:
+@AddN.kernel("CPU")
+def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
     shapes = [np.shape(x) for x in inputs]
     for index, shape in enumerate(shapes):
         if shape != shapes[0]:
@@ -1678,9 +1678,9 @@ ClipByValue = Op("ClipByValue", inputs=["t: T", "clip_value_min: T", "clip_value
 ClipByValue.shape(_unary_shape)
 
 
-@ClipByValue.kernel("CPU", "GPU", type_constraints={"T": (_C128, _C64, dtypes.uint16, dtypes.uint8)
+@ClipByValue.kernel("CPU", type_constraints={"T": (_C128, _C64, dtypes.uint16, dtypes.uint8)
                                                         + _INTEGERS_LISTED[:4] + (dtypes.bfloat16, _F64, _F32, _F16)})
-def _clip(ctx: Any, t: Any, clip_value_min: Any, clip_value_max: Any) -> Any:
+def _clip(ctx: OpKernelContext, t: Any, clip_value_min: Any, clip_value_max: Any) -> Any:
     """min(t, max) then max(·, min), where a NaN bound leaves `t` alone and a NaN `t` stays NaN (as Eigen's
     cwiseMin/cwiseMax); the bounds are scalars or `t`'s exact shape, never broadcast."""
     shape = np.shape(t)
@@ -1766,8 +1766,8 @@ def _arg_reduce_op(name: str, index_types: str, output_types: str, fn: Callable,
                    f"output_type: {output_types} = DT_INT64"])
     op.shape(_arg_reduce_shape)
 
-    @op.kernel("CPU", "GPU")
-    def kernel(ctx: Any, input: Any, dimension: Any, output_type: dtypes.DType) -> Any:  # noqa: A002
+    @op.kernel("CPU")
+    def kernel(ctx: OpKernelContext, input: Any, dimension: Any, output_type: dtypes.DType) -> Any:  # noqa: A002
         if np.ndim(dimension) != 0:
             raise errors.InvalidArgumentError(ctx.node_def, None, "dim must be a scalar, but received tensor of "
                                               f"shape: {tensor_util.shape_string(np.shape(dimension))}")
@@ -1836,8 +1836,8 @@ def _scan_op(name: str, scan: str, identity: int) -> Op:
                    "Tidx: {int32, int64} = DT_INT32"])
     op.shape(_unary_shape)
 
-    @op.kernel("CPU", "GPU")
-    def _scan(ctx: Any, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
+    @op.kernel("CPU")
+    def _scan(ctx: OpKernelContext, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
         xp = ctx.xp
         if np.ndim(axis) != 0:
             raise errors.InvalidArgumentError(ctx.node_def, None, "ScanOp: axis must be a scalar, not "

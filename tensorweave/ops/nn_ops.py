@@ -19,6 +19,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import array_ops, math_ops, random_ops
@@ -83,8 +84,8 @@ LeakyRelu = Op("LeakyRelu", inputs=["features: T"], outputs=["activations: T"],
 LeakyRelu.shape(math_ops._unary_shape)
 
 
-@LeakyRelu.kernel("CPU", "GPU")
-def _leaky_relu(ctx: Any, features: Any, alpha: float) -> Any:
+@LeakyRelu.kernel("CPU")
+def _leaky_relu(ctx: OpKernelContext, features: Any, alpha: float) -> Any:
     return ctx.xp.where(features < 0, features * features.dtype.type(alpha), features)
 
 
@@ -158,7 +159,7 @@ def _bfloat16_row_sums(values: Any) -> Any:
     return tail + lane_sums.astype(values.dtype)
 
 
-def _shifted_rows(ctx: Any, logits: Any) -> tuple[Any, Any]:
+def _shifted_rows(ctx: OpKernelContext, logits: Any) -> tuple[Any, Any]:
     """The logits less their row maximum (the last axis) and the sum of their exponentials, which cannot
     overflow; half precision and bfloat16 round every step, as TF's kernel does."""
     xp = ctx.xp
@@ -179,8 +180,8 @@ def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: 
     def shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         return [array_ops._with_rank_at_least(ctx.input_shape(0), 1)]
 
-    @op.kernel("CPU", "GPU")
-    def kernel(ctx: Any, logits: Any) -> Any:
+    @op.kernel("CPU")
+    def kernel(ctx: OpKernelContext, logits: Any) -> Any:
         if np.ndim(logits) == 0:
             raise errors.InvalidArgumentError(ctx.node_def, None, "logits must have >= 1 dimension, got []")
         if logits.size == 0:
@@ -266,8 +267,8 @@ def _bias_add_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims)]
 
 
-@BiasAdd.kernel("CPU", "GPU")
-def _bias_add(ctx: Any, value: Any, bias: Any, data_format: Any) -> Any:
+@BiasAdd.kernel("CPU")
+def _bias_add(ctx: OpKernelContext, value: Any, bias: Any, data_format: Any) -> Any:
     if np.ndim(value) < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Input tensor must be at least 2D: "
                                           f"{tensor_util.shape_string(np.shape(value))}")
@@ -308,8 +309,8 @@ def _l2_loss_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
-@L2Loss.kernel("CPU", "GPU")
-def _l2_loss(ctx: Any, t: Any) -> Any:
+@L2Loss.kernel("CPU")
+def _l2_loss(ctx: OpKernelContext, t: Any) -> Any:
     """sum(t ** 2) / 2, bfloat16 in float32 (rounded once), as TF's."""
     xp = ctx.xp
     wide = _in_float32(t)
@@ -377,8 +378,8 @@ def _softmax_xent_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
     return [tensor_shape.TensorShape([shape[0]]), shape]
 
 
-@SoftmaxCrossEntropyWithLogits.kernel("CPU", "GPU")
-def _softmax_xent(ctx: Any, features: Any, labels: Any) -> Any:
+@SoftmaxCrossEntropyWithLogits.kernel("CPU")
+def _softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> Any:
     xp = ctx.xp
     try:
         shape = np.broadcast_shapes(features.shape, labels.shape)
@@ -416,8 +417,8 @@ def _sparse_softmax_xent_shape(ctx: InferenceContext) -> list[tensor_shape.Tenso
     return [tensor_shape.TensorShape([batch]), tensor_shape.TensorShape([batch, classes])]
 
 
-@SparseSoftmaxCrossEntropyWithLogits.kernel("CPU", "GPU")
-def _sparse_softmax_xent(ctx: Any, features: Any, labels: Any) -> Any:
+@SparseSoftmaxCrossEntropyWithLogits.kernel("CPU")
+def _sparse_softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> Any:
     xp = ctx.xp
     if np.ndim(features) != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, "logits must be 2-D, but got shape "

@@ -304,7 +304,7 @@ def _shape_from_input(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_as_shape(0)]
 
 
-def _dims(ctx: Any, shape: Any) -> tuple[int, ...]:
+def _dims(ctx: OpKernelContext, shape: Any) -> tuple[int, ...]:
     dims = tuple(int(d) for d in np.asarray(shape).reshape(-1))
     for d in dims:
         if d < 0:
@@ -339,7 +339,7 @@ def _truncated_normal_sample(key: tuple[int, int], counter: int, dims: tuple[int
     return _truncated_normal_values(key, counter, int(np.prod(dims)), dtype).reshape(dims)
 
 
-def _uniform_int_sample(ctx: Any, key: tuple[int, int], counter: int, dims: tuple[int, ...], minval: Any,
+def _uniform_int_sample(ctx: OpKernelContext, key: tuple[int, int], counter: int, dims: tuple[int, ...], minval: Any,
                         maxval: Any) -> np.ndarray:
     """minval + bits % (maxval - minval), as TF's UniformDistribution for integers (32 bits per 32-bit value,
     64 per 64-bit one)."""
@@ -376,20 +376,20 @@ def _reserved(ctx: OpKernelContext, dims: tuple[int, ...]) -> tuple[tuple[int, i
     return generator.key, generator.reserve_outputs(int(np.prod(dims)))
 
 
-@RandomUniform.kernel("CPU", "GPU", state=_philox_state)
-def _random_uniform(ctx: Any, shape: Any, dtype: dtypes.DType) -> np.ndarray:
+@RandomUniform.kernel("CPU", state=_philox_state)
+def _random_uniform(ctx: OpKernelContext, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
     return _uniform_sample(*_reserved(ctx, dims), dims, dtype)
 
 
-@RandomStandardNormal.kernel("CPU", "GPU", state=_philox_state)
-def _random_standard_normal(ctx: Any, shape: Any, dtype: dtypes.DType) -> np.ndarray:
+@RandomStandardNormal.kernel("CPU", state=_philox_state)
+def _random_standard_normal(ctx: OpKernelContext, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
     return _normal_sample(*_reserved(ctx, dims), dims, dtype)
 
 
-@TruncatedNormal.kernel("CPU", "GPU", state=_philox_state)
-def _truncated_normal(ctx: Any, shape: Any, dtype: dtypes.DType) -> np.ndarray:
+@TruncatedNormal.kernel("CPU", state=_philox_state)
+def _truncated_normal(ctx: OpKernelContext, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
     return _truncated_normal_sample(*_reserved(ctx, dims), dims, dtype)
 
@@ -410,8 +410,8 @@ def _uniform_int_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 RandomUniformInt.shape(_uniform_int_shape)
 
 
-@RandomUniformInt.kernel("CPU", "GPU", state=_philox_state)
-def _random_uniform_int(ctx: Any, shape: Any, minval: Any, maxval: Any) -> np.ndarray:
+@RandomUniformInt.kernel("CPU", state=_philox_state)
+def _random_uniform_int(ctx: OpKernelContext, shape: Any, minval: Any, maxval: Any) -> np.ndarray:
     dims = _dims(ctx, shape)
     return _uniform_int_sample(ctx, *_reserved(ctx, dims), dims, minval, maxval)
 
@@ -500,8 +500,8 @@ def _stateless_random_get_key_counter_shape(ctx: InferenceContext) -> list[tenso
     return [tensor_shape.TensorShape([1]), tensor_shape.TensorShape([2])]
 
 
-@StatelessRandomGetKeyCounter.kernel("CPU", "GPU")
-def _stateless_random_get_key_counter(ctx: Any, seed: Any) -> tuple[np.ndarray, np.ndarray]:
+@StatelessRandomGetKeyCounter.kernel("CPU")
+def _stateless_random_get_key_counter(ctx: OpKernelContext, seed: Any) -> tuple[np.ndarray, np.ndarray]:
     """TF's GenerateKey: the seed pair, as one 128-bit counter, scrambled by one Philox call under a fixed key,
     so neither half of the seed needs to be strong."""
     if seed.shape != (2,):
@@ -547,7 +547,7 @@ StatelessRandomUniformFullIntV2 = _stateless_op("StatelessRandomUniformFullIntV2
                                                 "DT_UINT64")
 
 
-def _key_counter(ctx: Any, key: Any, counter: Any, alg: Any) -> tuple[tuple[int, int], int]:
+def _key_counter(ctx: OpKernelContext, key: Any, counter: Any, alg: Any) -> tuple[tuple[int, int], int]:
     """The Philox key and 128-bit counter the V2 ops' inputs give."""
     if int(alg) not in (1, _AUTO_SELECT):  # Philox, or the automatic choice (Philox here)
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Unsupported algorithm id: {int(alg)}")
@@ -559,32 +559,32 @@ def _key_counter(ctx: Any, key: Any, counter: Any, alg: Any) -> tuple[tuple[int,
     return (key_word & 0xFFFFFFFF, key_word >> 32), int(counter[0]) | int(counter[1]) << 64
 
 
-@StatelessRandomUniformV2.kernel("CPU", "GPU")
-def _stateless_random_uniform(ctx: Any, shape: Any, key: Any, counter: Any, alg: Any,
+@StatelessRandomUniformV2.kernel("CPU")
+def _stateless_random_uniform(ctx: OpKernelContext, shape: Any, key: Any, counter: Any, alg: Any,
                               dtype: dtypes.DType) -> np.ndarray:
     return _uniform_sample(*_key_counter(ctx, key, counter, alg), _dims(ctx, shape), dtype)
 
 
-@StatelessRandomNormalV2.kernel("CPU", "GPU")
-def _stateless_random_normal(ctx: Any, shape: Any, key: Any, counter: Any, alg: Any,
+@StatelessRandomNormalV2.kernel("CPU")
+def _stateless_random_normal(ctx: OpKernelContext, shape: Any, key: Any, counter: Any, alg: Any,
                              dtype: dtypes.DType) -> np.ndarray:
     return _normal_sample(*_key_counter(ctx, key, counter, alg), _dims(ctx, shape), dtype)
 
 
-@StatelessTruncatedNormalV2.kernel("CPU", "GPU")
-def _stateless_truncated_normal(ctx: Any, shape: Any, key: Any, counter: Any, alg: Any,
+@StatelessTruncatedNormalV2.kernel("CPU")
+def _stateless_truncated_normal(ctx: OpKernelContext, shape: Any, key: Any, counter: Any, alg: Any,
                                 dtype: dtypes.DType) -> np.ndarray:
     return _truncated_normal_sample(*_key_counter(ctx, key, counter, alg), _dims(ctx, shape), dtype)
 
 
-@StatelessRandomUniformIntV2.kernel("CPU", "GPU")
-def _stateless_random_uniform_int(ctx: Any, shape: Any, key: Any, counter: Any, alg: Any, minval: Any,
+@StatelessRandomUniformIntV2.kernel("CPU")
+def _stateless_random_uniform_int(ctx: OpKernelContext, shape: Any, key: Any, counter: Any, alg: Any, minval: Any,
                                   maxval: Any) -> np.ndarray:
     return _uniform_int_sample(ctx, *_key_counter(ctx, key, counter, alg), _dims(ctx, shape), minval, maxval)
 
 
-@StatelessRandomUniformFullIntV2.kernel("CPU", "GPU")
-def _stateless_random_uniform_full_int(ctx: Any, shape: Any, key: Any, counter: Any, alg: Any,
+@StatelessRandomUniformFullIntV2.kernel("CPU")
+def _stateless_random_uniform_full_int(ctx: OpKernelContext, shape: Any, key: Any, counter: Any, alg: Any,
                                        dtype: dtypes.DType) -> np.ndarray:
     """Every bit random: the Philox words as they are (paired for 64-bit types)."""
     dims = _dims(ctx, shape)
@@ -722,8 +722,8 @@ def _fisher_yates_order(draws: np.ndarray) -> np.ndarray:
     return order
 
 
-@RandomShuffle.kernel("CPU", "GPU", state=_philox_state)
-def _random_shuffle(ctx: Any, value: Any) -> Any:
+@RandomShuffle.kernel("CPU", state=_philox_state)
+def _random_shuffle(ctx: OpKernelContext, value: Any) -> Any:
     """TF's Fisher-Yates over the rows, one uint32 draw per row but the last; one element or one row comes back
     as is."""
     if value.size <= 1 or value.shape[0] <= 1:
@@ -760,7 +760,7 @@ def _multinomial_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 @Multinomial.kernel("CPU", state=_philox_state)
-def _multinomial(ctx: Any, logits: Any, num_samples: Any,
+def _multinomial(ctx: OpKernelContext, logits: Any, num_samples: Any,
                  output_dtype: dtypes.DType) -> np.ndarray:
     """Per row, the class whose cumulative softmax weight first exceeds a uniform draw, as TF's CPU kernel:
     non-finite logits weigh nothing (a row with none finite draws `num_classes`), and the rows draw one

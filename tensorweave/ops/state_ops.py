@@ -101,7 +101,7 @@ class _VariableHandle:
         self.var: Var | None = None
 
 
-@VariableV2.kernel("CPU", "GPU", state=_VariableHandle)
+@VariableV2.kernel("CPU", state=_VariableHandle)
 def _variable(ctx: OpKernelContext, shape: Any, dtype: Any, container: bytes, shared_name: bytes) -> Var:
     handle: _VariableHandle = ctx.state
     if handle.var is None:
@@ -140,8 +140,8 @@ def _assign_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(1)]
 
 
-@Assign.kernel("CPU", "GPU")
-def _assign(ctx: Any, ref: Var, value: Any, validate_shape: bool, use_locking: bool) -> Var:
+@Assign.kernel("CPU")
+def _assign(ctx: OpKernelContext, ref: Var, value: Any, validate_shape: bool, use_locking: bool) -> Var:
     with ref.locked(use_locking):
         ref.assign(value, validate_shape, ctx.xp)
     return ref
@@ -155,8 +155,8 @@ def _update_op(name: str, ufunc: Any) -> Op:
     def _update_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         return [tensor_util.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
 
-    @op.kernel("CPU", "GPU")
-    def _update(ctx: Any, ref: Var, value: Any, use_locking: bool) -> Var:
+    @op.kernel("CPU")
+    def _update(ctx: OpKernelContext, ref: Var, value: Any, use_locking: bool) -> Var:
         with ref.locked(use_locking):
             ref.update(ufunc, value, ctx.device)
         return ref
@@ -179,8 +179,8 @@ def _strided_slice_assign_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
     return [ctx.input_shape(0)]
 
 
-@StridedSliceAssign.kernel("CPU", "GPU")
-def _strided_slice_assign(ctx: Any, ref: Var, begin: Any, end: Any, strides: Any, value: Any, begin_mask: int,
+@StridedSliceAssign.kernel("CPU")
+def _strided_slice_assign(ctx: OpKernelContext, ref: Var, begin: Any, end: Any, strides: Any, value: Any, begin_mask: int,
                           end_mask: int, ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> Var:
     """`ref[spec] = value` in place (`v[spec].assign(value)`); value broadcasts to the slice's shape, as in TF."""
     with ref.locked(True):
@@ -214,8 +214,8 @@ def _is_variable_initialized_shape(ctx: InferenceContext) -> list[tensor_shape.T
     return [tensor_shape.TensorShape([])]
 
 
-@IsVariableInitialized.kernel("CPU", "GPU")
-def _is_variable_initialized(ctx: Any, ref: Var) -> Any:
+@IsVariableInitialized.kernel("CPU")
+def _is_variable_initialized(ctx: OpKernelContext, ref: Var) -> Any:
     return np.array(ref.value is not None)
 
 
@@ -231,7 +231,7 @@ def _count_up_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 @CountUpTo.kernel("CPU")
-def _count_up_to(ctx: Any, ref: Var, limit: int) -> Any:
+def _count_up_to(ctx: OpKernelContext, ref: Var, limit: int) -> Any:
     with ref.locked(True):
         before = ref.read().copy()
         if before.shape != ():
@@ -301,7 +301,7 @@ def _scatter_op(name: str, types: str, combine: Any, use_locking_default: str) -
         return [ref]
 
     @op.kernel("CPU")
-    def _scatter(ctx: Any, ref: Var, indices: Any, updates: Any, use_locking: bool) -> Var:
+    def _scatter(ctx: OpKernelContext, ref: Var, indices: Any, updates: Any, use_locking: bool) -> Var:
         with ref.locked(use_locking):
             params = ref.value
             if params is None:
@@ -475,7 +475,7 @@ def _scatter_nd_op(name: str, types: str, combine: Any, use_locking_default: str
     op.shape(_scatter_nd_shape)
 
     @op.kernel("CPU")
-    def _scatter_nd(ctx: Any, ref: Var, indices: Any, updates: Any, use_locking: bool,
+    def _scatter_nd(ctx: OpKernelContext, ref: Var, indices: Any, updates: Any, use_locking: bool,
                     bad_indices_policy: bytes) -> Var:
         policy = bad_indices_policy.decode()
         if policy not in ("", "DEFAULT", "ERROR", "IGNORE"):
