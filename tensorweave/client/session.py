@@ -289,11 +289,11 @@ class BaseSession:
                 step_stats = protos.StepStats()
             feed_values = _runtime_feed_values(fed) if fed else fed
             try:
-                results = self._session.run(PlanKey(feed_names, fetch_names, targets), feed_values, step_stats)
+                results = self._session.run(PlanKey.for_step(feed_names, fetch_names, targets), feed_values, step_stats)
             except errors.OpError as e:
                 raise self._interpolate(e) from e.__cause__
             if run_metadata is not None:
-                self._fill_run_metadata(run_metadata, options, step_stats, PlanKey(feed_names, fetch_names, targets))
+                self._fill_run_metadata(run_metadata, options, step_stats, PlanKey.for_step(feed_names, fetch_names, targets))
             results = [_fetched_value(v) for v in results]
         if feed_names:
             _substitute_fed(results, fetch_names, feed_names, fed)

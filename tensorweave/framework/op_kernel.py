@@ -39,6 +39,19 @@ from tensorweave.framework.resource_mgr import ResourceMgr
 Done = Callable[..., None]  # done(outputs) or done(error=exc), called once by an asynchronous kernel
 
 
+class _Dead:
+    """The value of a dead entry: an untaken branch of a Switch, and everything computed from it. Only
+    transfer kernels (_Send, _Recv) ever see it: they carry deadness across devices."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<dead>"
+
+
+DEAD = _Dead()
+
+
 @dataclass(frozen=True)
 class KernelDef:
     """A kernel for one op on one device type.
@@ -118,6 +131,8 @@ class OpKernel:
 
 
 _step_ids = itertools.count(1)
+_thread_step = threading.local()  # the step a straight-line schedule runs on this thread
+_lazy_lock = threading.Lock()  # guards the first use of a step's rendezvous or cancellation manager
 
 
 class StepContext:
@@ -127,7 +142,7 @@ class StepContext:
     never pays for them.
     """
 
-    __slots__ = ("step_id", "resource_mgr", "_rendezvous", "_cancellation", "_lock")
+    __slots__ = ("step_id", "resource_mgr", "_rendezvous", "_cancellation")
 
     def __init__(self, resource_mgr: ResourceMgr | None = None, rendezvous: Rendezvous | None = None,
                  cancellation: CancellationManager | None = None, step_id: int | None = None) -> None:
@@ -135,12 +150,11 @@ class StepContext:
         self.resource_mgr = resource_mgr
         self._rendezvous = rendezvous
         self._cancellation = cancellation
-        self._lock = threading.Lock()
 
     @property
     def rendezvous(self) -> Rendezvous:
         if self._rendezvous is None:
-            with self._lock:
+            with _lazy_lock:
                 if self._rendezvous is None:
                     self._rendezvous = LocalRendezvous()
         return self._rendezvous
@@ -148,7 +162,7 @@ class StepContext:
     @property
     def cancellation(self) -> CancellationManager:
         if self._cancellation is None:
-            with self._lock:
+            with _lazy_lock:
                 if self._cancellation is None:
                     self._cancellation = CancellationManager()
         return self._cancellation
@@ -163,16 +177,42 @@ class StepContext:
         return self._rendezvous is not None
 
 
+def enter_step(step: StepContext | None) -> StepContext | None:
+    """Make `step` the one this thread runs (for contexts bound without a step; None: a new one is made on
+    first use); returns the previous one, for `leave_step` (a kernel may run a nested step on this thread)."""
+    previous = getattr(_thread_step, "current", None)
+    _thread_step.current = step
+    return previous
+
+
+def leave_step(previous: StepContext | None) -> None:
+    _thread_step.current = previous
+
+
 class OpKernelContext:
-    """One call of one kernel: its OpKernel, its step, and its loop frame and iteration (0, 0: the root)."""
+    """One call of one kernel: its OpKernel, its step, and its loop frame and iteration (0, 0: the root).
 
-    __slots__ = ("kernel", "step", "frame_id", "iteration")
+    A context made with no step reads the step running on its thread (`enter_step`): the straight-line
+    fast path binds one such context per node when it compiles a plan, so a step pays nothing per node.
+    """
 
-    def __init__(self, kernel: OpKernel | None, step: StepContext, frame_id: int = 0, iteration: int = 0) -> None:
+    __slots__ = ("kernel", "_step", "frame_id", "iteration")
+
+    def __init__(self, kernel: OpKernel, step: StepContext | None = None, frame_id: int = 0,
+                 iteration: int = 0) -> None:
         self.kernel = kernel
-        self.step = step
+        self._step = step
         self.frame_id = frame_id
         self.iteration = iteration
+
+    @property
+    def step(self) -> StepContext:
+        if self._step is not None:
+            return self._step
+        step = _thread_step.current
+        if step is None:  # the straight-line step makes its StepContext only if a kernel asks for it
+            step = _thread_step.current = StepContext()
+        return step
 
     @property
     def name(self) -> str:

@@ -28,6 +28,7 @@ from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel
 from tensorweave.runtime.optimize import constant_folding_enabled, fold_constants
@@ -46,16 +47,19 @@ class _Plan:
     def __init__(self, executors: list[Executor], num_fetches: int) -> None:
         self.executors = executors
         self._num_fetches = num_fetches
+        self._single = executors[0] if len(executors) == 1 else None
 
     @property
     def graphs(self) -> list[GraphDef]:
         return [executor.graph_def for executor in self.executors]
 
     def run(self, feed_values: Sequence[Any], step_stats: Any = None) -> list[Any]:
+        if step_stats is None and self._single is not None:
+            return self._single.run(feed_values)
         records: list[NodeExecStats] | None = None if step_stats is None else []
         try:
-            if len(self.executors) == 1:
-                return self.executors[0].run(feed_values, records)
+            if self._single is not None:
+                return self._single.run(feed_values, records)
             return self._run_partitions(feed_values, records)
         finally:
             if step_stats is not None:

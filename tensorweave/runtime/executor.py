@@ -39,6 +39,7 @@ from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.op_def import arg_types
 from tensorweave.framework.op_kernel import (
+    DEAD,
     OpKernel,
     OpKernelContext,
     StepContext,
@@ -75,18 +76,6 @@ _KINDS = {"_Arg": _NodeKind.ARG, "_Retval": _NodeKind.RETVAL, "Switch": _NodeKin
           "_HostRecv": _NodeKind.RECV, "ControlTrigger": _NodeKind.CONTROL_TRIGGER}
 _CONTROL_FLOW = frozenset({_NodeKind.SWITCH, _NodeKind.MERGE, _NodeKind.ENTER, _NodeKind.EXIT,
                            _NodeKind.NEXT_ITERATION})
-
-
-class _Dead:
-    """The value of a dead entry: an untaken branch of a Switch, and everything computed from it."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<dead>"
-
-
-DEAD = _Dead()
 
 
 class CallFrame:
@@ -244,19 +233,18 @@ class Executor:
     def run(self, args: Sequence[Any], stats: list[NodeExecStats] | None = None,
             step: StepContext | None = None) -> list[Any]:
         """Run one step with the given feeds; returns the fetched values. With `stats`, kernels are traced."""
-        if step is None:
-            step = StepContext(self.device.resource_mgr)
         straight = self._straight
         if straight is not None:
             if stats is not None:
                 straight = self._straight_traced = self._straight_traced or self._compile(True)
             try:
                 with quiet_numerics():
-                    return straight.run(args, OpKernelContext(None, step), stats)
+                    return straight.run(args, step, stats)
             except Exception as e:
                 raise kernel_error(straight.failed_node(e), e) from e
         finished = threading.Event()
         outcome: list[BaseException | None] = []
+        step = step or StepContext()
 
         def done(error: BaseException | None) -> None:
             outcome.append(error)
@@ -337,7 +325,7 @@ class _StepRun:
             if self.failure is not None:  # nothing new starts after an error
                 self._retire()
                 continue
-            if is_dead or node.call is None:
+            if (is_dead and node.kind != _NodeKind.SEND) or node.call is None:  # a dead _Send sends deadness
                 self._finish(node, iteration, None, is_dead, ready)
             elif node.asynchronous:
                 self._start_async(node, iteration, ready)
@@ -481,6 +469,9 @@ class _StepRun:
             rets = [None] * self.executor._num_rets
             for index, slot, deref in self.executor._ret_slots:
                 value = values[slot]
+                if value is DEAD:  # a fetch on an untaken branch, as TF's call frame reports it
+                    self.failure = errors.InvalidArgumentError(None, None, f"Retval[{index}] does not have value")
+                    break
                 rets[index] = value.read() if deref else value
             self.call_frame.rets = rets
         self.done(self.failure)

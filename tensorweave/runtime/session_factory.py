@@ -9,25 +9,33 @@ backend. As TF's SessionFactory registry.
 from __future__ import annotations
 
 import abc
-import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from tensorweave import errors
 from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 
 
-@dataclasses.dataclass(frozen=True)
-class PlanKey:
+class PlanKey(NamedTuple):
     """What identifies a step's plan: its feeds, fetches and targets ('node:index' and node names), and
-    for a partial-run round the exact nodes to run (`targets`) and the tensors carried as refs."""
+    for a partial-run round the exact nodes to run (`targets`) and the tensors carried as refs. (A named
+    tuple: made and hashed on every run, it must cost next to nothing.)"""
 
     feeds: tuple[str, ...]
     fetches: tuple[str, ...]
     targets: tuple[str, ...]
     exact_nodes: bool = False
     refs: frozenset[str] = frozenset()
+
+    @classmethod
+    def for_step(cls, feeds: tuple[str, ...], fetches: tuple[str, ...], targets: tuple[str, ...]) -> PlanKey:
+        """The key of an ordinary step, made without the keyword machinery (it is made on every run)."""
+        return _new_tuple(cls, (feeds, fetches, targets, False, _NO_REFS))
+
+
+_new_tuple = tuple.__new__
+_NO_REFS: frozenset[str] = frozenset()
 
 
 class SessionBackend(abc.ABC):

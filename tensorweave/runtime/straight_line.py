@@ -4,20 +4,22 @@ Taken only for plans without asynchronous kernels, control flow or dead tensors,
 expensive kernel (executor.py decides): its nodes run in a fixed topological order on the calling thread,
 one generated line per node, so a small step pays no per-node interpretation at all (that is the whole cost
 of the runtime on small steps). Each value is a local `sN` (N its slot), deleted right after its last
-consumer; constants are globals `kN`; `cI` is node I's bound kernel and `KI` its OpKernel, set on the step's
-one OpKernelContext before the call (a sequential step needs only one context). A traced variant records
-each kernel's start and end. A failure is traced back to its node through the line it was raised on.
+consumer; constants are globals `kN`; `cI` is node I's kernel call with its OpKernelContext bound once (a
+context without a step: it reads the step this thread runs, which the function enters first). A traced
+variant records each kernel's start and end. A failure is traced back to its node through the line it was
+raised on.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from tensorweave.framework.graph_def import NodeDef
-from tensorweave.framework.op_kernel import OpKernel
+from tensorweave.framework.op_kernel import OpKernel, OpKernelContext, enter_step, leave_step
 from tensorweave.runtime.step_stats import NodeExecStats
 
 
@@ -33,8 +35,8 @@ class PlanNode(Protocol):
 
 
 class StraightLineStep:
-    """One compiled schedule: `run(args, ctx)` returns the fetched values; `failed_node(error)` names the
-    node whose line raised `error`."""
+    """One compiled schedule: `run(args, step, stats)` returns the fetched values; `failed_node(error)` names
+    the node whose line raised `error`."""
 
     def __init__(self, fn: Callable, line_nodes: dict[int, NodeDef]) -> None:
         self.run = fn
@@ -54,7 +56,8 @@ def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
                  ret_slots: list[tuple[int, int, bool]], template: list[Any], fetched: set[int],
                  traced: bool = False) -> StraightLineStep:
     """The straight-line function of `runnable` (in order); traced, it takes a list for NodeExecStats."""
-    namespace: dict[str, Any] = {"_now": time.time_ns, "_thread": threading.get_native_id, "_Stats": NodeExecStats}
+    namespace: dict[str, Any] = {"_now": time.time_ns, "_thread": threading.get_native_id, "_Stats": NodeExecStats,
+                                 "_enter": enter_step, "_leave": leave_step}
     local: set[int] = set()
 
     def ref(slot: int) -> str:
@@ -67,15 +70,14 @@ def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
     for position, node in enumerate(runnable):
         for slot in node.inputs:
             last_use[slot] = position
-    lines = ["def step(args, ctx, stats=None):"]
+    lines = ["def step(args, step, stats=None):", "    previous = _enter(step)", "    try:"]
     for slot, index in arg_slots:
-        lines.append(f"    s{slot} = args[{index}]")
+        lines.append(f"        s{slot} = args[{index}]")
         local.add(slot)
     line_nodes: dict[int, NodeDef] = {}
     for position, node in enumerate(runnable):
-        namespace[f"c{position}"] = node.kernel.call
-        namespace[f"K{position}"] = node.kernel
-        inputs = ["ctx"] + [ref(slot) + (".read()" if i in node.deref else "") for i, slot in enumerate(node.inputs)]
+        namespace[f"c{position}"] = functools.partial(node.kernel.call, OpKernelContext(node.kernel))
+        inputs = [ref(slot) + (".read()" if i in node.deref else "") for i, slot in enumerate(node.inputs)]
         outputs = [f"s{slot}" for slot in range(node.out_slot, node.out_slot + node.num_outputs)]
         local.update(range(node.out_slot, node.out_slot + node.num_outputs))
         call = f"c{position}({', '.join(inputs)})"
@@ -93,11 +95,12 @@ def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
             namespace[f"n{position}"] = (node.node_def.name, node.node_def.op)
             statement = (f"t = _now() // 1000; {statement}; "
                          f"stats.append(_Stats(*n{position}, t, _now() // 1000, _thread()))")
-        lines.append(f"    ctx.kernel = K{position}; {statement}"
+        lines.append(f"        {statement}"
                      + (f"; del {', '.join(f's{d}' for d in dead)}" if dead else ""))
         line_nodes[len(lines)] = node.node_def
     results = [ref(slot) + (".read()" if deref else "") for _, slot, deref in ret_slots]
-    lines.append(f"    return [{', '.join(results)}]")
+    lines.append(f"        return [{', '.join(results)}]")
+    lines += ["    finally:", "        _leave(previous)"]
     code = compile("\n".join(lines) + "\n", "<tensorweave step>", "exec")
     exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
     return StraightLineStep(namespace["step"], line_nodes)
