@@ -28,7 +28,6 @@ class Device(DeviceBase):
                  intra_op_threads: int = 0) -> None:
         super().__init__(pydev.canonical_name(name), device_type, xp, resource_mgr)
         self.memory_limit_bytes = memory_limit_bytes
-        self.spec = pydev.DeviceSpec.from_string(self.name)
         self.intra_op_threads = intra_op_threads or os.cpu_count() or 1
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.framework.resource_mgr import ResourceMgr
 
 
@@ -20,6 +21,7 @@ class DeviceBase:
 
     def __init__(self, name: str, device_type: str, xp: Any, resource_mgr: ResourceMgr | None = None) -> None:
         self.name = name
+        self.spec = DeviceSpec.from_string(name)  # what placement matches requests against
         self.device_type = device_type
         self.xp = xp
         self.resource_mgr = resource_mgr if resource_mgr is not None else ResourceMgr()

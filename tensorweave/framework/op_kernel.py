@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -265,12 +266,31 @@ def kernel_error(node_def: NodeDef, error: BaseException) -> errors.OpError:
     if isinstance(error, errors.OpError):
         cls, message = type(error), error.message
     elif isinstance(error, MemoryError) or _is_allocation_failure(error):
-        cls, message = errors.ResourceExhaustedError, f"OOM when allocating tensor: {error}"
+        cls, message = errors.ResourceExhaustedError, _oom_message(node_def, error)
     elif isinstance(error, (ValueError, TypeError, IndexError, KeyError, ArithmeticError)):
         cls, message = errors.InvalidArgumentError, str(error)
     else:
         cls, message = errors.UnknownError, f"{type(error).__name__}: {error}"
     return cls(node_def, None, f"{message}\n\t [[{{{{node {node_def.name}}}}}]]")
+
+
+def _oom_message(node_def: NodeDef, error: BaseException) -> str:
+    """TF's allocator message, from NumPy's ('Unable to allocate 4.00 TiB for an array with shape (2, 3) and
+    data type float32'), else NumPy's own words."""
+    found = re.search(r"shape \(([^)]*)\) and data type (\w+)", str(error))
+    if found is None:
+        return f"OOM when allocating tensor: {error}"
+    dims = ",".join(d.strip() for d in found.group(1).split(",") if d.strip())
+    try:
+        dtype = dtypes.as_dtype(np.dtype(found.group(2)))
+    except TypeError:
+        return f"OOM when allocating tensor: {error}"
+    device = node_def.device or "/job:localhost/replica:0/task:0/device:CPU:0"
+    return (f"OOM when allocating tensor with shape[{dims}] and type {_CPP_TYPE_NAMES.get(dtype, dtype.name)} on "
+            f"{device} by allocator cpu")
+
+
+_CPP_TYPE_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
 
 
 def _is_allocation_failure(error: BaseException) -> bool:

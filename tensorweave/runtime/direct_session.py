@@ -89,8 +89,8 @@ class _Plan:
         for executor, frame in zip(self.executors, frames):
             executor.run_async(frame, step, done, records)
         finished.wait()
-        if failures:
-            raise failures[0]
+        if failures:  # the cause, not the cancellations it set off in other partitions (TF's StatusGroup)
+            raise next((f for f in failures if not isinstance(f, errors.CancelledError)), failures[0])
         results: list[Any] = [None] * self._num_fetches
         for executor, frame in zip(self.executors, frames):
             for index, value in zip(executor.ret_indices, frame.rets):
@@ -102,10 +102,14 @@ class DirectSession(SessionBackend):
     """Runs steps of a graph in this process."""
 
     def __init__(self, config: Any = None) -> None:
+        if config is not None and config.device_count.get("CPU", 1) < 1:
+            raise errors.NotFoundError(None, None, "No CPU devices are available in this process")
         intra_op_threads = getattr(config, "intra_op_parallelism_threads", 0)
         self._devices: list[Device] = [cpu_device(LOCAL_TASK, 0, ResourceMgr(), intra_op_threads)]
         threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
-        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
+        # A negative count runs every kernel on the caller's thread, as TF's
+        self._pool = (ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
+                      if threads > 0 else None)
         self._state = ExecutionState(self._devices, bool(getattr(config, "allow_soft_placement", False)))
         self._plans: dict[PlanKey, _Plan] = {}
         self._stateful_kernels: dict[tuple[str, str], OpKernel] = {}
@@ -201,7 +205,8 @@ class DirectSession(SessionBackend):
             self._closed = True
             self._plans.clear()
             self._stateful_kernels.clear()
-        self._pool.shutdown(wait=False)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
         for device in self._devices:
             device.resource_mgr.clear()
             device.close()

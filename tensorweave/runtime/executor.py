@@ -163,7 +163,6 @@ class Executor:
                 else:
                     node.call = kernel.call
         self._ret_slots = sorted(ret_slots)
-        self._num_rets = len(ret_slots)
         fetched = {slot for _, slot, _ in ret_slots}
         self._remaining = self._consumer_counts(next_slot, fetched)
         runnable = [nodes[i] for i in order if nodes[i].call is not None]
@@ -260,7 +259,8 @@ class Executor:
     def run_async(self, call_frame: CallFrame, step: StepContext, done: StepDone,
                   stats: list[NodeExecStats] | None = None) -> None:
         """Start a step; `done(error or None)` is called once, from whichever thread finishes it, after the
-        results are in `call_frame.rets`. The step's rendezvous and cancellation are `step`'s."""
+        results are in `call_frame.rets` (in `ret_indices` order). The step's rendezvous and cancellation
+        are `step`'s."""
         _StepRun(self, call_frame, step, done, stats).start()
 
 
@@ -466,13 +466,13 @@ class _StepRun:
     def _complete(self) -> None:
         if self.failure is None:
             values = self.root.iterations[0].values
-            rets = [None] * self.executor._num_rets
+            rets = []
             for index, slot, deref in self.executor._ret_slots:
                 value = values[slot]
                 if value is DEAD:  # a fetch on an untaken branch, as TF's call frame reports it
                     self.failure = errors.InvalidArgumentError(None, None, f"Retval[{index}] does not have value")
                     break
-                rets[index] = value.read() if deref else value
+                rets.append(value.read() if deref else value)
             self.call_frame.rets = rets
         self.done(self.failure)
 
