@@ -74,7 +74,7 @@ def check_tensor(
     feed_dict: Mapping[Any, Any] | None = None,
     *,
     dtype: DTypeLike | None = None,
-    fully_defined: bool = False,
+    fully_defined: bool = True,
     rtol: float | None = None,
     atol: float | None = None,
     sess: tf.Session | None = None,
@@ -83,8 +83,9 @@ def check_tensor(
 
     Checks the static dtype and the fetched array's dtype against `expected`'s (or `dtype`), the fetched
     shape against `expected`'s, the values (exactly, or to `rtol`/`atol`, by default `tolerance(dtype)`),
-    and that the static shape is compatible with the fetched one; with `fully_defined`, the static shape
-    must be fully defined, hence equal to it. Returns the fetched array.
+    and the static shape against the fetched one: fully defined, hence equal to it, or with
+    `fully_defined=False` (a placeholder of unknown shape, a value-dependent shape) only compatible.
+    Returns the fetched array.
     """
     if sess is None:
         with tf.Session(graph=tensor.graph) as own:
