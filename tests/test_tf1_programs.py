@@ -1,120 +1,23 @@
 """TF1 programs whose results match real TensorFlow (2.21, `tf.compat.v1` with v2 behaviour disabled).
 
 Generated from the differential harness in /work/difftest (snippets.py, run.py, gen_tests.py): every
-`expected` literal is what real TensorFlow produced for the same program, normalized by `_norm` (values
+`expected` literal is what real TensorFlow produced for the same program, normalized by the differential harness (tests/differential.py) (values
 rounded to 4 places, dtype names, shapes, op names and types, exception class and first message line).
 Keys where tensorweave still diverges from TF are left out of `expected`; they are listed as `diverges`.
 """
 
 import collections
-import re
 
 import numpy as np
-import pytest
+from differential import Harness
 
 import tensorweave.compat.v1 as tf
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-    tf.reset_default_graph()
-
-
-def _exc(e):
-    lines = str(e).strip().splitlines()
-    msg = lines[0] if lines else ""
-    if msg == "Graph execution error:":  # TF 2.x's wrapper line: take the kernel's message instead
-        msg = next((lines[i - 1] for i, line in enumerate(lines) if line.startswith("	 [[")), msg)
-    msg = re.sub(r"<[\w.]*?(\w+) object at 0x[0-9a-f]+>", r"<\1 object>", msg)
-    r = {"exc": type(e).__name__, "msg": msg}
-    if isinstance(e, tf.errors.OpError):
-        r["op"] = e.op.name if e.op is not None else None
-    return r
-
-
-def _num(x):
-    if np.isnan(x):
-        return "nan"
-    if np.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return round(x, 4)
-
-
-def _list(a):
-    if a.dtype.kind == "f":
-        return np.vectorize(lambda v: _num(float(v)), otypes=[object])(a).tolist() if a.size else a.tolist()
-    if a.dtype.kind in "SUO":
-        return [repr(v) for v in a.ravel().tolist()]
-    return a.tolist()
-
-
-def _norm(v):
-    if isinstance(v, BaseException):
-        return _exc(v)
-    if v is None or isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return {"py": "bool", "v": v}
-    if type(v) in (int, float):
-        return {"py": type(v).__name__, "v": _num(v) if isinstance(v, float) else v}
-    if isinstance(v, bytes):
-        return {"py": "bytes", "v": repr(v)}
-    if isinstance(v, np.ndarray):
-        return {"nd": v.dtype.name, "shape": list(v.shape), "v": _list(v)}
-    if isinstance(v, np.generic):
-        return {"np": type(v).__name__, "v": _list(np.asarray(v))}
-    if isinstance(v, tf.Variable):
-        return {"var": v.name, "dtype": v.dtype.name, "shape": str(v.shape)}
-    if isinstance(v, tf.Tensor):
-        return {"tensor": v.name, "dtype": v.dtype.name, "shape": str(v.shape)}
-    if isinstance(v, tf.Operation):
-        return {"op": v.name, "type": v.type}
-    if isinstance(v, tf.DType):
-        return {"dtype": v.name}
-    if isinstance(v, tf.TensorShape):
-        return {"tshape": str(v)}
-    if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return {"namedtuple": type(v).__name__, "v": [_norm(x) for x in v]}
-    if isinstance(v, list):
-        return [_norm(x) for x in v]
-    if isinstance(v, tuple):
-        return {"tuple": [_norm(x) for x in v]}
-    if isinstance(v, dict):
-        return {"dict": {str(k): _norm(x) for k, x in sorted(v.items(), key=lambda kv: str(kv[0]))}}
-    return {"repr_type": type(v).__name__, "repr": repr(v)}
-
-
-def _recorder():
-    """`out(key, value)` records a normalized value; `catch(key, fn)` records fn's value or exception."""
-    got = {}
-
-    def out(key, value):
-        assert key not in got
-        got[key] = _norm(value)
-
-    def catch(key, fn):
-        try:
-            value = fn()
-        except Exception as e:  # noqa: BLE001 - recording the exception is the point
-            got[key] = _exc(e)
-        else:
-            out(key, value)
-
-    return out, catch, got
-
-
-def _check(got, expected, diverges=(), classes=None):
-    """`expected` must match exactly; `classes` keys only by exception class; `diverges` keys are not checked."""
-    assert {k: got.get(k, "<missing>") for k in expected} == expected
-    for k, cls in (classes or {}).items():
-        assert isinstance(got.get(k), dict) and got[k].get("exc") == cls, (k, got.get(k))
-    assert set(got) == set(expected) | set(classes or {}) | set(diverges)
+HARNESS = Harness(tf, places=4)
 
 
 def test_s01_const_python_scalars():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     cs = [tf.constant(1), tf.constant(1.0), tf.constant(True), tf.constant("s"), tf.constant([1, 2]),
           tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant(3, dtype=tf.float32), tf.constant(2 ** 40),
           tf.constant([1, 2.5]), tf.constant(b"bytes"), tf.constant([])]
@@ -144,11 +47,11 @@ def test_s01_const_python_scalars():
               {'nd': 'float32', 'shape': [2], 'v': [1.0, 2.5]},
               {'py': 'bytes', 'v': "b'bytes'"},
               {'nd': 'float32', 'shape': [0], 'v': []}]}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s02_const_numpy_inputs():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     cs = [tf.constant(np.array([1.5, 2.5])), tf.constant(np.float32(2)), tf.constant(np.arange(3)),
           tf.constant(np.array([1, 2], dtype=np.int64)), tf.constant(np.array([True, False])),
           tf.constant(np.float64(3.0)), tf.constant(np.array([1, 2], dtype=np.uint8)),
@@ -173,11 +76,11 @@ def test_s02_const_numpy_inputs():
               {'np': 'float64', 'v': 3.0},
               {'nd': 'uint8', 'shape': [2], 'v': [1, 2]},
               {'nd': 'float64', 'shape': [2, 0], 'v': [[], []]}]}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s03_const_shape_arg():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant(0.5, shape=[2, 3])
     b = tf.constant([1, 2, 3, 4, 5, 6], shape=[2, 3])
     c = tf.constant(7, shape=[3], dtype=tf.int64)
@@ -198,11 +101,11 @@ def test_s03_const_shape_arg():
      'vals': [{'nd': 'float32', 'shape': [2, 3], 'v': [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]},
               {'nd': 'int32', 'shape': [2, 3], 'v': [[1, 2, 3], [4, 5, 6]]},
               {'nd': 'int64', 'shape': [3], 'v': [7, 7, 7]}]}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s04_fetched_scalar_types():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     with tf.Session() as s:
         out("i", s.run(tf.constant(1)))
         out("f", s.run(tf.constant(1.0)))
@@ -216,11 +119,11 @@ def test_s04_fetched_scalar_types():
      's': {'py': 'bytes', 'v': "b'hi'"},
      'd': {'np': 'float64', 'v': 1.0},
      'i64': {'np': 'int64', 'v': 5}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s05_float_tensor_with_python_scalars():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.constant([1.0, 2.0, 4.0])
     ts = {"add": x + 1, "radd": 1 + x, "mul": x * 2, "div": x / 2, "rdiv": 2 / x, "sub": x - 1,
           "rsub": 10 - x, "neg": -x, "pow": x ** 2, "abs": abs(-x), "floordiv": x // 3, "mod": x % 3,
@@ -257,11 +160,11 @@ def test_s05_float_tensor_with_python_scalars():
                        'rpow': {'nd': 'float32', 'shape': [3], 'v': [2.0, 4.0, 16.0]},
                        'rsub': {'nd': 'float32', 'shape': [3], 'v': [9.0, 8.0, 6.0]},
                        'sub': {'nd': 'float32', 'shape': [3], 'v': [0.0, 1.0, 3.0]}}}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s06_int_division():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([7, -7, 6])
     b = tf.constant([2, 2, -4])
     ts = {"truediv_op": a / b, "floordiv_op": a // b, "mod_op": a % b, "tf_div": tf.div(a, b),
@@ -293,11 +196,11 @@ def test_s06_int_division():
      'div_by_zero_int': {'exc': 'InvalidArgumentError',
                          'msg': 'Integer division by zero',
                          'op': 'floordiv_2'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s07_int64_and_float64_division():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([7, 9], dtype=tf.int64)
     f = tf.constant([1.0, 3.0], dtype=tf.float64)
     out("a_div", a / 2)
@@ -311,11 +214,11 @@ def test_s07_int64_and_float64_division():
      'vals': [{'nd': 'float64', 'shape': [2], 'v': [3.5, 4.5]},
               {'nd': 'float64', 'shape': [2], 'v': [0.3333, 1.0]},
               {'nd': 'float16', 'shape': [1], 'v': [0.3333]}]}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s08_dtype_mismatch_binary():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     catch("int_plus_float_tensor", lambda: tf.constant(1) + tf.constant(1.0))
     catch("tf_add_mixed", lambda: tf.add(tf.constant([1]), tf.constant([1.5])))
     catch("int_tensor_plus_float_scalar", lambda: tf.constant([1, 2]) + 1.5)
@@ -342,11 +245,11 @@ def test_s08_dtype_mismatch_binary():
                       'msg': "Input 'y' of 'AddV2' Op has type float64 that does not match type float32 of "
                              "argument 'x'."},
      'float_plus_numpy_f64': {'tensor': 'add_5:0', 'dtype': 'float32', 'shape': '(1,)'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s09_incompatible_shapes_graph_time():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     catch("add", lambda: tf.constant([1, 2, 3]) + tf.constant([1, 2]))
     catch("mul_2d", lambda: tf.ones([2, 3]) * tf.ones([3, 2]))
     catch("matmul", lambda: tf.matmul(tf.ones([2, 3]), tf.ones([4, 5])))
@@ -372,11 +275,11 @@ def test_s09_incompatible_shapes_graph_time():
                 'msg': "Dimensions must be equal, but are 3 and 4 for '{{node add_1}} = "
                        "AddV2[T=DT_FLOAT](Placeholder, ones_6)' with input shapes: [?,3], [4]."},
      'ph_ok': {'tensor': 'add_2:0', 'dtype': 'float32', 'shape': '(?, 3)'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s10_incompatible_shapes_run_time():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32)
     y = tf.placeholder(tf.float32)
     z = x + y
@@ -387,11 +290,11 @@ def test_s10_incompatible_shapes_run_time():
     expected = {'z': {'tensor': 'add:0', 'dtype': 'float32', 'shape': '<unknown>'},
      'run': {'exc': 'InvalidArgumentError', 'msg': 'Incompatible shapes: [3] vs. [2]', 'op': 'add'},
      'ok': {'nd': 'float32', 'shape': [2, 3], 'v': [[2.0, 3.0, 4.0], [3.0, 4.0, 5.0]]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s11_broadcasting_static_shapes():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.ones([3, 1])
     b = tf.ones([1, 4])
     out("ab", a + b)
@@ -412,11 +315,11 @@ def test_s11_broadcasting_static_shapes():
      'val': {'nd': 'float32',
              'shape': [3, 4],
              'v': [[2.0, 2.0, 2.0, 2.0], [2.0, 2.0, 2.0, 2.0], [2.0, 2.0, 2.0, 2.0]]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s12_comparisons_and_logical():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1, 5, 3])
     b = tf.constant([2, 5, 1])
     ts = {"gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b, "tf_greater": tf.greater(a, b),
@@ -455,11 +358,11 @@ def test_s12_comparisons_and_logical():
                        'pipe': {'nd': 'bool', 'shape': [3], 'v': [False, True, False]},
                        'tf_greater': {'nd': 'bool', 'shape': [3], 'v': [False, False, True]},
                        'xor': {'nd': 'bool', 'shape': [3], 'v': [True, False, True]}}}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s13_equal_not_equal():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1, 2, 3])
     e = tf.equal(a, 2)
     n = tf.not_equal(a, 2)
@@ -471,11 +374,11 @@ def test_s13_equal_not_equal():
      'n': {'tensor': 'NotEqual:0', 'dtype': 'bool', 'shape': '(3,)'},
      'vals': [{'nd': 'bool', 'shape': [3], 'v': [False, True, False]},
               {'nd': 'bool', 'shape': [3], 'v': [True, False, True]}]}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s14_unary_math():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.constant([1.0, 4.0, 9.0])
     ts = {"sqrt": tf.sqrt(x), "exp": tf.exp(x / 9), "log": tf.log(x), "square": tf.square(x),
           "tanh": tf.tanh(x / 9), "sigmoid": tf.sigmoid(x / 9), "rsqrt": tf.rsqrt(x)}
@@ -497,11 +400,11 @@ def test_s14_unary_math():
                        'sqrt': {'nd': 'float32', 'shape': [3], 'v': [1.0, 2.0, 3.0]},
                        'square': {'nd': 'float32', 'shape': [3], 'v': [1.0, 16.0, 81.0]},
                        'tanh': {'nd': 'float32', 'shape': [3], 'v': [0.1107, 0.4173, 0.7616]}}}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s15_operator_op_names():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1.0, 2.0])
     b = tf.constant([3.0, 4.0])
     m = tf.constant([[1.0, 2.0], [3.0, 4.0]])
@@ -550,11 +453,11 @@ def test_s15_operator_op_names():
              'mul_1',
              'mul_2/x',
              'mul_2']}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s16_function_op_names():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1.0, -2.0])
     ts = [tf.add(a, a), tf.subtract(a, a), tf.multiply(a, a), tf.divide(a, a), tf.truediv(a, a),
           tf.div(a, a), tf.realdiv(a, a), tf.negative(a), tf.abs(a), tf.square(a), tf.maximum(a, a),
@@ -626,11 +529,11 @@ def test_s16_function_op_names():
              {'tuple': ['Add_1', 'AddV2']},
              {'tuple': ['floordiv', 'FloorDiv']},
              {'tuple': ['FloorMod', 'FloorMod']}]}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s17_explicit_and_unique_names():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     c1 = tf.constant(1, name="c")
     c2 = tf.constant(2, name="c")
     c3 = tf.constant(3, name="c_1")
@@ -657,11 +560,11 @@ def test_s17_explicit_and_unique_names():
                   'msg': "The name 'sum' refers to an Operation, not a Tensor. Tensor names must be of the "
                          'form "<op_name>:<output_index>".'},
      'as_graph_element': {'tensor': 'c:0', 'dtype': 'int32', 'shape': '()'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s18_name_scopes():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     with tf.name_scope("outer") as sc:
         out("scope_str", sc)
         a = tf.constant(1, name="a")
@@ -691,11 +594,11 @@ def test_s18_name_scopes():
                'Const:0',
                'Const_1:0'],
      'scalar_mul_inputs': ['outer/a:0', 'outer/inner/mul/y:0']}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s19_graph_name_scope_and_unique_name():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     g = tf.get_default_graph()
     with g.name_scope("s") as sc:
         out("sc", sc)
@@ -712,11 +615,11 @@ def test_s19_graph_name_scope_and_unique_name():
      'unique2': 's/foo_1',
      'get_name_scope': '',
      'nested_scope': 'a/b'}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s20_placeholder_basic():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, shape=[None, 2], name="x")
     y = tf.reduce_sum(x, axis=1)
     out("x", x)
@@ -732,11 +635,11 @@ def test_s20_placeholder_basic():
      'run_np64': {'nd': 'float32', 'shape': [1], 'v': [2.0]},
      'run_by_name': {'nd': 'float32', 'shape': [1], 'v': [2.0]},
      'fetch_feed': {'nd': 'float32', 'shape': [1, 2], 'v': [[1.5, 2.5]]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s21_placeholder_wrong_feed_shape():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, shape=[2], name="x")
     y = x * 2
     with tf.Session() as s:
@@ -754,11 +657,11 @@ def test_s21_placeholder_wrong_feed_shape():
                 'msg': 'Cannot feed value of shape () for Tensor x:0, which has shape (2,)'},
      'wrong_inner': {'exc': 'ValueError',
                      'msg': 'Cannot feed value of shape (2, 4) for Tensor p:0, which has shape (?, 3)'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s22_placeholder_not_fed():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, shape=[2], name="x")
     y = x * 2
     z = tf.placeholder(tf.int32, name="z")
@@ -776,12 +679,12 @@ def test_s22_placeholder_not_fed():
                        'msg': "You must feed a value for placeholder tensor 'q' with dtype float and shape "
                               '[?,3]',
                        'op': 'q'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s23_feed_dtype_conversion():
     # message differs from TF, class asserted: str_into_float
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     i = tf.placeholder(tf.int32, name="i")
     f = tf.placeholder(tf.float32, name="f")
     b = tf.placeholder(tf.bool, name="b")
@@ -803,11 +706,11 @@ def test_s23_feed_dtype_conversion():
      'ragged': {'exc': 'ValueError',
                 'msg': 'setting an array element with a sequence. The requested array has an inhomogeneous '
                        'shape after 1 dimensions. The detected shape was (2,) + inhomogeneous part.'}}
-    _check(got, expected, classes={'str_into_float': 'ValueError'})
+    HARNESS.check(got, expected, classes={'str_into_float': 'ValueError'})
 
 
 def test_s24_feed_non_placeholder():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant(2.0, name="a")
     b = a * 3
     c = b + 1
@@ -834,11 +737,11 @@ def test_s24_feed_non_placeholder():
      'feed_op': {'exc': 'TypeError',
                  'msg': 'Cannot interpret feed_dict key as Tensor: Can not convert a Operation into a '
                         'Tensor.'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s25_placeholder_with_default():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder_with_default(tf.constant([1.0, 2.0]), shape=[None], name="x")
     y = x * 2
     out("x", x)
@@ -854,11 +757,11 @@ def test_s25_placeholder_with_default():
      'fed': {'nd': 'float32', 'shape': [3], 'v': [10.0, 12.0, 14.0]},
      'z': {'tensor': 'PlaceholderWithDefault:0', 'dtype': 'int32', 'shape': '()'},
      'z_val': {'np': 'int32', 'v': 3}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s26_fetch_errors():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant(1.0, name="a")
     with tf.Session() as s:
         catch("fetch_none", lambda: s.run(None))
@@ -892,11 +795,11 @@ def test_s26_fetch_errors():
                             'interpreted as a Tensor. (Tensor Tensor("b:0", shape=(), dtype=float32) is '
                             'not an element of this graph.)'},
      'ok': {'np': 'float32', 'v': 1.0}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s27_fetch_structures():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant(1, name="a")
     b = tf.constant([2.0, 3.0], name="b")
     Pair = collections.namedtuple("Pair", ["x", "y"])
@@ -932,11 +835,11 @@ def test_s27_fetch_structures():
      'empty_dict': {'dict': {}},
      'ordered': {'dict': {'a': {'nd': 'float32', 'shape': [2], 'v': [2.0, 3.0]},
                           'z': {'np': 'int32', 'v': 1}}}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s28_cross_graph_ops():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     g1 = tf.Graph()
     g2 = tf.Graph()
     with g1.as_default():
@@ -966,12 +869,12 @@ def test_s28_cross_graph_ops():
                        'msg': 'Argument `fetch` = Tensor("Const:0", shape=(), dtype=float32) cannot be '
                               'interpreted as a Tensor. (Tensor Tensor("Const:0", shape=(), dtype=float32) '
                               'is not an element of this graph.)'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s29_reshape():
     # message differs from TF, class asserted: bad_graph
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1, 2, 3, 4, 5, 6])
     r = tf.reshape(a, [2, 3])
     r2 = tf.reshape(a, [-1, 2])
@@ -990,11 +893,11 @@ def test_s29_reshape():
      'vals': [{'nd': 'int32', 'shape': [2, 3], 'v': [[1, 2, 3], [4, 5, 6]]},
               {'nd': 'int32', 'shape': [3, 2], 'v': [[1, 2], [3, 4], [5, 6]]},
               {'nd': 'int32', 'shape': [3, 2, 1], 'v': [[[1], [2]], [[3], [4]], [[5], [6]]]}]}
-    _check(got, expected, classes={'bad_graph': 'ValueError'})
+    HARNESS.check(got, expected, classes={'bad_graph': 'ValueError'})
 
 
 def test_s30_reshape_run_time_error():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, name="x")
     r = tf.reshape(x, [2, 3])
     out("r", r)
@@ -1015,11 +918,11 @@ def test_s30_reshape_run_time_error():
                           'multiple of 4',
                    'op': 'Reshape_1'},
      'ok': {'nd': 'float32', 'shape': [2, 4], 'v': [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s31_shape_size_rank():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, [None, 3], name="x")
     sh, sz, rk = tf.shape(x), tf.size(x), tf.rank(x)
     out("sh", sh)
@@ -1037,11 +940,11 @@ def test_s31_shape_size_rank():
               {'np': 'int32', 'v': 15},
               {'np': 'int32', 'v': 2}],
      'const_shape': {'nd': 'int32', 'shape': [2], 'v': [2, 4]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s32_static_shape_api():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, [None, 3], name="x")
     out("shape", x.shape)
     out("get_shape", x.get_shape())
@@ -1082,11 +985,11 @@ def test_s32_static_shape_api():
      'tshape_eq': {'py': 'bool', 'v': True},
      'fully': {'py': 'bool', 'v': True},
      'num_elements': {'py': 'int', 'v': 21}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s33_zeros_ones_fill():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     ts = {"zeros": tf.zeros([2, 3]), "ones_int": tf.ones([2], dtype=tf.int32), "zeros_like": tf.zeros_like(tf.constant([1, 2])),
           "ones_like": tf.ones_like(tf.constant([[1.5]])), "fill": tf.fill([2, 2], 7), "fill_f": tf.fill([3], 0.5),
           "zeros_scalar": tf.zeros([]), "ones_tuple": tf.ones((1, 2)), "zeros_like_dt": tf.zeros_like(tf.constant([1, 2]), dtype=tf.float32)}
@@ -1112,11 +1015,11 @@ def test_s33_zeros_ones_fill():
                        'zeros_like': {'nd': 'int32', 'shape': [2], 'v': [0, 0]},
                        'zeros_like_dt': {'nd': 'float32', 'shape': [2], 'v': [0.0, 0.0]},
                        'zeros_scalar': {'np': 'float32', 'v': 0.0}}}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s34_dynamic_zeros_from_shape():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, [None, 4], name="x")
     z = tf.zeros(tf.shape(x))
     f = tf.fill(tf.shape(x), 2.0)
@@ -1128,12 +1031,12 @@ def test_s34_dynamic_zeros_from_shape():
      'f': {'tensor': 'Fill:0', 'dtype': 'float32', 'shape': '(?, 4)'},
      'vals': [{'nd': 'float32', 'shape': [2, 4], 'v': [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]},
               {'nd': 'float32', 'shape': [2, 4], 'v': [[2.0, 2.0, 2.0, 2.0], [2.0, 2.0, 2.0, 2.0]]}]}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s35_reductions():
     # message differs from TF, class asserted: bad_axis
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     ts = {"sum": tf.reduce_sum(x), "sum0": tf.reduce_sum(x, 0), "sum1": tf.reduce_sum(x, axis=1),
           "sum_keep": tf.reduce_sum(x, 1, keepdims=True), "sum_keep_dims": tf.reduce_sum(x, 1, keep_dims=True),
@@ -1176,11 +1079,11 @@ def test_s35_reductions():
                        'sum_keep_dims': {'nd': 'float32', 'shape': [2, 1], 'v': [[6.0], [15.0]]},
                        'sum_list': {'np': 'float32', 'v': 21.0},
                        'sum_neg': {'nd': 'float32', 'shape': [2], 'v': [6.0, 15.0]}}}}
-    _check(got, expected, classes={'bad_axis': 'ValueError'})
+    HARNESS.check(got, expected, classes={'bad_axis': 'ValueError'})
 
 
 def test_s36_int_reductions():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1, 2])
     ts = {"mean": tf.reduce_mean(a), "sum": tf.reduce_sum(a), "bool_any": tf.reduce_sum(tf.cast(a > 1, tf.int32)),
           "mean_f": tf.reduce_mean(tf.cast(a, tf.float32))}
@@ -1190,11 +1093,11 @@ def test_s36_int_reductions():
                        'mean': {'np': 'int32', 'v': 1},
                        'mean_f': {'np': 'float32', 'v': 1.5},
                        'sum': {'np': 'int32', 'v': 3}}}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s37_reduction_placeholder_axis():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, [None, 3], name="x")
     ax = tf.placeholder(tf.int32, name="ax")
     r = tf.reduce_sum(x, ax)
@@ -1211,11 +1114,11 @@ def test_s37_reduction_placeholder_axis():
      'bad_axis_run': {'exc': 'InvalidArgumentError',
                       'msg': 'Invalid reduction dimension (5 for input with 2 dimension(s)',
                       'op': 'Sum'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s38_matmul():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     b = tf.constant([[1.0, 0.0, 2.0], [0.0, 1.0, 3.0]])
     ts = {"ab": tf.matmul(a, b), "ta": tf.matmul(a, a, transpose_a=True), "tb": tf.matmul(a, a, transpose_b=True),
@@ -1247,11 +1150,11 @@ def test_s38_matmul():
      'run_mismatch': {'exc': 'InvalidArgumentError',
                       'msg': 'Matrix size-incompatible: In[0]: [2,3], In[1]: [2,3] 0 0',
                       'op': 'MatMul_6'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s39_cast():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     f = tf.constant([1.7, -1.7, 0.0, 2.5])
     ts = {"to_int": tf.cast(f, tf.int32), "to_bool": tf.cast(f, tf.bool), "to_f64": tf.cast(f, tf.float64),
           "bool_to_f": tf.cast(tf.constant([True, False]), tf.float32), "list": tf.cast([1, 2], tf.float32),
@@ -1283,11 +1186,11 @@ def test_s39_cast():
                        'to_int64': {'nd': 'int64', 'shape': [4], 'v': [1, -1, 0, 2]},
                        'uint8': {'nd': 'uint8', 'shape': [2], 'v': [44, 255]}}},
      'same_is_input': {'py': 'bool', 'v': True}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s40_relu():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     ts = {"f": tf.nn.relu(tf.constant([-1.0, 0.0, 2.0])), "i": tf.nn.relu(tf.constant([-3, 3])),
           "named": tf.nn.relu(tf.constant([1.0]), name="act")}
     for k, t in ts.items():
@@ -1305,11 +1208,11 @@ def test_s40_relu():
                    'msg': "Value passed to parameter 'features' has DataType bool not in list of allowed "
                           'values: float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, '
                           'float16, uint32, uint64, qint8'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s41_variable_naming():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v1 = tf.Variable(1.0)
     v2 = tf.Variable(2.0)
     w = tf.Variable([1.0, 2.0], name="w")
@@ -1347,11 +1250,11 @@ def test_s41_variable_naming():
              {'tuple': ['layer/weights/Assign', 'Assign']},
              {'tuple': ['layer/weights/read', 'Identity']}],
      'str': "<tf.Variable 'w:0' shape=(2,) dtype=float32_ref>"}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s42_variable_dtypes_shapes():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     vs = [tf.Variable(5), tf.Variable(np.float64(1.0)), tf.Variable([1.0, 2.0], dtype=tf.float64),
           tf.Variable(tf.ones([2, 3])), tf.Variable(np.zeros((2,), np.float32)), tf.Variable(True),
           tf.Variable(lambda: tf.zeros([3]))]
@@ -1398,11 +1301,11 @@ def test_s42_variable_dtypes_shapes():
               {'nd': 'float32', 'shape': [2], 'v': [0.0, 0.0]},
               {'np': 'bool', 'v': True},
               {'nd': 'float32', 'shape': [3], 'v': [0.0, 0.0, 0.0]}]}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s43_uninitialized_variable():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v = tf.Variable([1.0, 2.0], name="v")
     y = v * 2
     with tf.Session() as s:
@@ -1428,12 +1331,12 @@ def test_s43_uninitialized_variable():
      'new_session': {'exc': 'FailedPreconditionError',
                      'msg': 'Attempting to use uninitialized value v',
                      'op': None}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s44_variable_initialized_value():
     # diverges from TF (not asserted): iv
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     w = tf.Variable(tf.constant([1.0, 2.0]), name="w")
     w2 = tf.Variable(w.initialized_value() * 2, name="w2")
     w3 = tf.Variable(w * 3, name="w3")  # TF rewrites to initialized value
@@ -1444,11 +1347,11 @@ def test_s44_variable_initialized_value():
     expected = {'vals': [{'nd': 'float32', 'shape': [2], 'v': [1.0, 2.0]},
               {'nd': 'float32', 'shape': [2], 'v': [2.0, 4.0]},
               {'nd': 'float32', 'shape': [2], 'v': [3.0, 6.0]}]}
-    _check(got, expected, diverges=('iv',))
+    HARNESS.check(got, expected, diverges=('iv',))
 
 
 def test_s45_assign_ops():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v = tf.Variable([1.0, 2.0], name="v")
     a = tf.assign(v, [5.0, 6.0])
     aa = tf.assign_add(v, [1.0, 1.0])
@@ -1486,12 +1389,12 @@ def test_s45_assign_ops():
      'v': {'nd': 'float32', 'shape': [2], 'v': [9.0, 9.0]},
      'run_op': None,
      'v_after_op': {'nd': 'float32', 'shape': [2], 'v': [5.0, 6.0]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s46_assign_errors():
     # message differs from TF, class asserted: assign_to_tensor
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v = tf.Variable([1.0, 2.0], name="v")
     catch("wrong_shape", lambda: tf.assign(v, [1.0, 2.0, 3.0]))
     catch("wrong_dtype", lambda: tf.assign(v, [1, 2]))
@@ -1517,11 +1420,11 @@ def test_s46_assign_errors():
      'n': {'tensor': 'Assign_3:0', 'dtype': 'float32_ref', 'shape': '(3,)'},
      'n_val': {'nd': 'float32', 'shape': [3], 'v': [1.0, 2.0, 3.0]},
      'u_val': {'nd': 'float32', 'shape': [3], 'v': [1.0, 2.0, 3.0]}}
-    _check(got, expected, classes={'assign_to_tensor': 'AttributeError'})
+    HARNESS.check(got, expected, classes={'assign_to_tensor': 'AttributeError'})
 
 
 def test_s47_variable_read_value_and_deps():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v = tf.Variable(1.0, name="v")
     inc = tf.assign_add(v, 1.0)
     with tf.control_dependencies([inc]):
@@ -1543,11 +1446,11 @@ def test_s47_variable_read_value_and_deps():
      'r2': {'np': 'float32', 'v': 3.0},
      'rv_val': {'np': 'float32', 'v': 4.0},
      'v': {'np': 'float32', 'v': 4.0}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s48_variable_collections_trainable():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.Variable(1.0, name="a")
     b = tf.Variable(2.0, name="b", trainable=False)
     c = tf.Variable(3.0, name="c", collections=[tf.GraphKeys.LOCAL_VARIABLES])
@@ -1590,11 +1493,11 @@ def test_s48_variable_collections_trainable():
                       'op': None},
      'local_ok': {'np': 'float32', 'v': 3.0},
      'init_names': ['init_2', 'init_3', 'ab_init']}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s49_variable_initializer_feed():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     init = tf.placeholder(tf.float32, shape=[3], name="init")
     v = tf.Variable(init, name="v")
     out("v", v)
@@ -1605,11 +1508,11 @@ def test_s49_variable_initializer_feed():
     expected = {'v': {'var': 'v:0', 'dtype': 'float32_ref', 'shape': '(3,)'},
      'v_val': {'nd': 'float32', 'shape': [3], 'v': [1.0, 2.0, 3.0]},
      'double': {'nd': 'float32', 'shape': [3], 'v': [2.0, 4.0, 6.0]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s50_variable_arithmetic():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v = tf.Variable([1.0, 2.0], name="v")
     ts = {"add": v + 1, "mul": v * v, "neg": -v, "matmul": tf.matmul(tf.reshape(v, [1, 2]), tf.reshape(v, [2, 1])),
           "sum": tf.reduce_sum(v), "cast": tf.cast(v, tf.int32), "ident": tf.identity(v),
@@ -1639,11 +1542,11 @@ def test_s50_variable_arithmetic():
                        'neg': {'nd': 'float32', 'shape': [2], 'v': [-1.0, -2.0]},
                        'sum': {'np': 'float32', 'v': 3.0}}},
      'eval': {'nd': 'float32', 'shape': [2], 'v': [1.0, 2.0]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s51_variable_bad_init():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     catch("no_init", lambda: tf.Variable())
     catch("none", lambda: tf.Variable(None))
     catch("unknown_shape_init", lambda: tf.Variable(tf.placeholder(tf.float32)))
@@ -1654,11 +1557,11 @@ def test_s51_variable_bad_init():
                             'msg': 'initial_value must have a shape specified: Tensor("Placeholder:0", '
                                    'dtype=float32)'},
      'bad_dtype': {'exc': 'TypeError', 'msg': "Expected int32, but got 1.5 of type 'float'."}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s52_random_graph_seed_determinism():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     tf.set_random_seed(42)
     r = tf.random_normal([4])
     u = tf.random_uniform([4])
@@ -1681,11 +1584,11 @@ def test_s52_random_graph_seed_determinism():
      'op_seeds': ['random_normal/RandomStandardNormal', {'py': 'int', 'v': 42}, {'py': 'int', 'v': 0}],
      'r': {'tensor': 'random_normal:0', 'dtype': 'float32', 'shape': '(4,)'},
      'u': {'tensor': 'random_uniform/RandomUniform:0', 'dtype': 'float32', 'shape': '(4,)'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s53_random_no_seed():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     r = tf.random_uniform([8])
     with tf.Session() as s:
         a = s.run(r)
@@ -1694,11 +1597,11 @@ def test_s53_random_no_seed():
     out("differs", not np.array_equal(a, b))
     out("range", bool(((a >= 0) & (a < 1)).all()))
     expected = {'differs': {'py': 'bool', 'v': True}, 'range': {'py': 'bool', 'v': True}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s54_random_op_seed():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     r = tf.random_normal([5], seed=7)
     with tf.Session() as s:
         a = s.run(r)
@@ -1712,11 +1615,11 @@ def test_s54_random_op_seed():
         c = s.run(r2)
     out("same_other_graph", bool(np.array_equal(a, c)))
     expected = {'same': {'py': 'bool', 'v': True}, 'same_other_graph': {'py': 'bool', 'v': True}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s55_random_seed_rebuilt_graph():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     vals = []
     for _ in range(2):
         g = tf.Graph()
@@ -1729,11 +1632,11 @@ def test_s55_random_seed_rebuilt_graph():
     out("same_rebuilt", bool(np.array_equal(vals[0][0], vals[1][0]) and np.array_equal(vals[0][1], vals[1][1])))
     out("a_ne_b", not np.array_equal(vals[0][0], vals[0][1]))
     expected = {'same_rebuilt': {'py': 'bool', 'v': True}, 'a_ne_b': {'py': 'bool', 'v': True}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s56_random_dtypes_shapes_ranges():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     ts = {"u": tf.random_uniform([2, 3], -1, 1), "n": tf.random_normal([3], mean=5.0, stddev=0.0),
           "t": tf.truncated_normal([1000], stddev=1.0, seed=3), "ui": tf.random_uniform([50], 0, 10, dtype=tf.int32),
           "u64": tf.random_uniform([2], dtype=tf.float64), "ph": tf.random_normal(tf.shape(tf.ones([2, 2])))}
@@ -1766,11 +1669,11 @@ def test_s56_random_dtypes_shapes_ranges():
      'ui_range': {'py': 'bool', 'v': True},
      'ui_dtype': 'int32',
      'int_no_max': {'exc': 'ValueError', 'msg': 'Must specify maxval for integer dtype tf.int32'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s57_get_seed():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     out("none", tf.get_seed(None))
     out("op_only", tf.get_seed(5))
     tf.set_random_seed(3)
@@ -1782,11 +1685,11 @@ def test_s57_get_seed():
      'graph_only': {'tuple': [{'py': 'int', 'v': 3}, {'py': 'int', 'v': 0}]},
      'graph_only2': {'tuple': [{'py': 'int', 'v': 3}, {'py': 'int', 'v': 1}]},
      'both': {'tuple': [{'py': 'int', 'v': 3}, {'py': 'int', 'v': 9}]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s58_group_tuple_noop():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v = tf.Variable(0.0, name="v")
     a1 = tf.assign_add(v, 1.0)
     a2 = tf.assign_add(v, 10.0)
@@ -1817,11 +1720,11 @@ def test_s58_group_tuple_noop():
      'run_noop': None,
      'run_list': [None, {'np': 'float32', 'v': 22.0}],
      'empty_group': {'op': 'group_deps_1', 'type': 'NoOp'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s59_control_dependencies():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v = tf.Variable(0, name="v")
     inc = tf.assign_add(v, 1)
     with tf.control_dependencies([inc]):
@@ -1848,11 +1751,11 @@ def test_s59_control_dependencies():
      'x': {'np': 'int32', 'v': 5},
      'v': {'np': 'int32', 'v': 3},
      'bad_dep': {'exc': 'TypeError', 'msg': 'Can not convert a int into a Tensor or Operation.'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s60_session_api():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant(3.0, name="a")
     b = a * 2
     catch("eval_no_session", lambda: b.eval())
@@ -1884,11 +1787,11 @@ def test_s60_session_api():
      'closed': {'exc': 'RuntimeError', 'msg': 'Attempted to use a closed Session.'},
      'closed_eval': {'exc': 'RuntimeError', 'msg': 'Attempted to use a closed Session.'},
      'graph': {'py': 'bool', 'v': True}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s61_interactive_session():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1, 2], name="a")
     s = tf.InteractiveSession()
     out("eval", (a * 2).eval())
@@ -1902,11 +1805,11 @@ def test_s61_interactive_session():
      'default': {'py': 'bool', 'v': True},
      'v': {'np': 'float32', 'v': 4.0},
      'after_close_default': None}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s62_session_graph_extension():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant(1.0, name="a")
     with tf.Session() as s:
         out("r1", s.run(a))
@@ -1920,11 +1823,11 @@ def test_s62_session_graph_extension():
      'r2': {'np': 'float32', 'v': 2.0},
      'r3': {'np': 'float32', 'v': 4.0},
      'graph_version_nonzero': {'py': 'bool', 'v': True}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s63_session_run_on_finalized_graph():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant(1.0)
     g = tf.get_default_graph()
     g.finalize()
@@ -1935,12 +1838,12 @@ def test_s63_session_run_on_finalized_graph():
     expected = {'finalized': {'py': 'bool', 'v': True},
      'add_op': {'exc': 'RuntimeError', 'msg': 'Graph is finalized and cannot be modified.'},
      'run': {'np': 'float32', 'v': 1.0}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s64_tensor_misc_errors():
     # message differs from TF, class asserted: float
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1, 2], name="a")
     catch("bool", lambda: bool(a))
     catch("if", lambda: 1 if a else 0)
@@ -1989,11 +1892,11 @@ def test_s64_tensor_misc_errors():
      'repr_op_name': 'a',
      'value_index': {'py': 'int', 'v': 0},
      'consumers': ['add']}
-    _check(got, expected, classes={'float': 'TypeError'})
+    HARNESS.check(got, expected, classes={'float': 'TypeError'})
 
 
 def test_s65_operation_properties():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1.0, 2.0], name="a")
     b = tf.add(a, a, name="b")
     op = b.op
@@ -2026,11 +1929,11 @@ def test_s65_operation_properties():
      'missing_attr': {'exc': 'ValueError', 'msg': "Operation 'b' has no attr named 'nope'."},
      'graph_ops': ['a', 'b'],
      'graph_def_nodes': ['a', 'b']}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s66_devices():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     with tf.device("/cpu:0"):
         a = tf.constant(1.0)
         with tf.device("/device:CPU:0"):
@@ -2054,12 +1957,12 @@ def test_s66_devices():
               '',
               '/job:worker/task:1/device:CPU:0'],
      'ops': ['/device:CPU:0', '/device:CPU:0', '', '/cpu:0', '', '/job:worker/task:1/device:CPU:0']}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s66b_gpu_device_on_cpu_machine():
     # message differs from TF, class asserted: run_other, run_gpu
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     with tf.device("/gpu:0"):
         a = tf.constant(1.0, name="a")
         b = tf.add(a, 1.0, name="b")
@@ -2084,11 +1987,11 @@ def test_s66b_gpu_device_on_cpu_machine():
                            '/job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device '
                            'specification refers to a valid device.',
                     'op': None}}
-    _check(got, expected, classes={'run_other': 'InvalidArgumentError', 'run_gpu': 'InvalidArgumentError'})
+    HARNESS.check(got, expected, classes={'run_other': 'InvalidArgumentError', 'run_gpu': 'InvalidArgumentError'})
 
 
 def test_s67_collections():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     tf.add_to_collection("losses", tf.constant(1.0, name="l1"))
     tf.add_to_collection("losses", tf.constant(2.0, name="l2"))
     with tf.name_scope("s"):
@@ -2114,11 +2017,11 @@ def test_s67_collections():
      'ab': [[{'py': 'int', 'v': 5}], [{'py': 'int', 'v': 5}]],
      'keys': ['variables', 'trainable_variables', 'local_variables', 'losses', 'update_ops', 'summaries'],
      'sum_losses': {'np': 'float32', 'v': 6.0}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s67c_collections_no_add_n():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     tf.add_to_collection("losses", tf.constant(1.0, name="l1"))
     tf.add_to_collection("losses", tf.constant(2.0, name="l2"))
     with tf.name_scope("s"):
@@ -2133,11 +2036,11 @@ def test_s67c_collections_no_add_n():
              {'tensor': 's/l3:0', 'dtype': 'float32', 'shape': '()'}],
      'ref_is_live': {'py': 'bool', 'v': True},
      'copy_is_not_live': {'py': 'bool', 'v': False}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s68_convert_to_tensor():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     out("int", tf.convert_to_tensor(1))
     out("list", tf.convert_to_tensor([1.0, 2.0], name="lst"))
     out("dtype", tf.convert_to_tensor([1, 2], dtype=tf.float32))
@@ -2162,11 +2065,11 @@ def test_s68_convert_to_tensor():
                        'to a supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for '
                        'supported TF dtypes.'},
      'none': {'exc': 'ValueError', 'msg': 'None values not supported.'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s69_linear_model_end_to_end():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     tf.set_random_seed(0)
     x = tf.placeholder(tf.float32, [None, 3], name="x")
     W = tf.Variable(tf.truncated_normal([3, 2], stddev=0.1), name="W")
@@ -2187,11 +2090,11 @@ def test_s69_linear_model_end_to_end():
      'names': ['add', 'Relu', 'Mean'],
      'loss_val': {'np': 'float32', 'v': 13.0},
      'h': {'nd': 'float32', 'shape': [1, 2], 'v': [[0.0, 0.0]]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s70_array_ops_basic():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([[1, 2, 3], [4, 5, 6]])
     catch("slice", lambda: a[0])
     catch("slice2", lambda: a[:, 1:])
@@ -2229,11 +2132,11 @@ def test_s70_array_ops_basic():
                        'stack': {'nd': 'int32',
                                  'shape': [2, 2, 3],
                                  'v': [[[1, 2, 3], [1, 2, 3]], [[4, 5, 6], [4, 5, 6]]]}}}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s71_add_n_and_misc_math():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1.0, 2.0])
     catch("add_n", lambda: tf.add_n([a, a, a]))
     catch("sign", lambda: tf.sign(a))
@@ -2257,11 +2160,11 @@ def test_s71_add_n_and_misc_math():
      'tanh_nn': {'tensor': 'Tanh:0', 'dtype': 'float32', 'shape': '(2,)'},
      'where': {'tensor': 'Select:0', 'dtype': 'float32', 'shape': '(2,)'},
      'clip': {'tensor': 'clip_by_value:0', 'dtype': 'float32', 'shape': '(2,)'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s72_graph_context_and_reset():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     g = tf.Graph()
     with g.as_default() as gg:
         out("as_default_returns", gg is g)
@@ -2283,11 +2186,11 @@ def test_s72_graph_context_and_reset():
      'reset_inside': {'exc': 'AssertionError',
                       'msg': 'Do not use tf.reset_default_graph() to clear nested graphs. If you need a '
                              'cleared graph, exit the nesting and create a new graph.'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s73_bool_and_string_feeds():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     s_ph = tf.placeholder(tf.string, name="s")
     b_ph = tf.placeholder(tf.bool, [2], name="b")
     with tf.Session() as s:
@@ -2297,11 +2200,11 @@ def test_s73_bool_and_string_feeds():
     expected = {'str': {'nd': 'object', 'shape': [], 'v': ["'hello'"]},
      'str_list': {'nd': 'object', 'shape': [2], 'v': ["'a'", "'bc'"]},
      'bool': {'nd': 'bool', 'shape': [2], 'v': [False, True]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s74_feed_same_placeholder_batches():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, [None], name="x")
     m = tf.reduce_mean(x)
     with tf.Session() as s:
@@ -2313,12 +2216,12 @@ def test_s74_feed_same_placeholder_batches():
      'b2': {'np': 'float32', 'v': 2.5},
      'empty': {'np': 'float32', 'v': 'nan'},
      'sum_empty': {'np': 'float32', 'v': 0.0}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s75_scalar_python_list_nested_consts():
     # message differs from TF, class asserted: mixed_str
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     ts = [tf.constant([[1, 2], [3, 4]]), tf.constant([[1.0], [2.0]]), tf.constant([True, False])]
     catch("ragged_const", lambda: tf.constant([[1, 2], [3]]))
     catch("mixed_str", lambda: tf.constant([1, "a"]))
@@ -2335,11 +2238,11 @@ def test_s75_scalar_python_list_nested_consts():
      't0': {'tensor': 'Const:0', 'dtype': 'int32', 'shape': '(2, 2)'},
      't1': {'tensor': 'Const_1:0', 'dtype': 'float32', 'shape': '(2, 1)'},
      't2': {'tensor': 'Const_2:0', 'dtype': 'bool', 'shape': '(2,)'}}
-    _check(got, expected, classes={'mixed_str': 'TypeError'})
+    HARNESS.check(got, expected, classes={'mixed_str': 'TypeError'})
 
 
 def test_s76_numpy_and_list_left_operands():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     t = tf.constant([1.0, 2.0])
     ts = {"np_arr_add": np.array([1.0, 1.0], dtype=np.float32) + t, "np_scalar_mul": np.float32(0.5) * t,
           "list_add": [10.0, 20.0] + t, "np_f64_scalar": np.float64(2.0) * t, "int_list_sub": [3, 4] - tf.constant([1, 1])}
@@ -2357,12 +2260,12 @@ def test_s76_numpy_and_list_left_operands():
                        'np_arr_add': {'nd': 'float32', 'shape': [2], 'v': [2.0, 3.0]},
                        'np_f64_scalar': {'nd': 'float32', 'shape': [2], 'v': [2.0, 4.0]},
                        'np_scalar_mul': {'nd': 'float32', 'shape': [2], 'v': [0.5, 1.0]}}}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s77_overflow_and_int_edge_cases():
     # diverges from TF (not asserted): neg_int_pow
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     ts = {"uint8_wrap": tf.constant([250], tf.uint8) + 10, "int32_wrap": tf.constant(2 ** 31 - 1) + 1,
           "neg_mean": tf.reduce_mean(tf.constant([-1, -2])), "int_pow": tf.constant(2) ** 3,
           "int_mod_neg": tf.constant(-7) % 3, "f_mod_neg": tf.constant(-7.0) % 3.0}
@@ -2383,11 +2286,11 @@ def test_s77_overflow_and_int_edge_cases():
                          'values: float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, '
                          'quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, float16, uint32, '
                          'uint64'}}
-    _check(got, expected, diverges=('neg_int_pow',))
+    HARNESS.check(got, expected, diverges=('neg_int_pow',))
 
 
 def test_s78_string_dtype_names():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder("float", [None, 4], name="x")
     out("x", x)
     out("cast_str", tf.cast(tf.constant([1, 2]), "float"))
@@ -2424,11 +2327,11 @@ def test_s78_string_dtype_names():
               {'py': 'bool', 'v': True}],
      'bad_dtype': {'exc': 'TypeError',
                    'msg': "Cannot convert the argument `type_value`: 'flot' to a TensorFlow DType."}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s79_feed_tensor_value_and_variable_keys():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, [2], name="x")
     v = tf.Variable([1.0, 2.0], name="v")
     y = v * 2
@@ -2451,11 +2354,11 @@ def test_s79_feed_tensor_value_and_variable_keys():
      'fetch_var_op': None,
      'fetch_initializer': None,
      'feed_list_of_arrays': {'nd': 'float32', 'shape': [2], 'v': [1.0, 2.0]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s80_empty_initializer_and_ref_tensor():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     init = tf.global_variables_initializer()
     out("init", init)
     out("init_inputs", [list(init.inputs), init.control_inputs])
@@ -2473,11 +2376,11 @@ def test_s80_empty_initializer_and_ref_tensor():
      'v_op_outputs': [{'tensor': 'v:0', 'dtype': 'float32_ref', 'shape': '()'}],
      'init2': {'op': 'init_1', 'type': 'NoOp'},
      'init2_ctrl': ['v/Assign']}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s81_invalid_names():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     catch("bad_scope", lambda: tf.name_scope("bad name!").__enter__())
     catch("bad_op_name", lambda: tf.constant(1, name="bad name"))
     catch("leading_underscore", lambda: tf.constant(1, name="_x"))
@@ -2496,11 +2399,11 @@ def test_s81_invalid_names():
      'var_bad_name': {'exc': 'ValueError',
                       'msg': "'a b' is not a valid root scope name. A root scope name has to match the "
                              'following pattern: ^[A-Za-z0-9.][A-Za-z0-9_.\\\\/>-]*$'}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s82_keepdims_all_and_scalar_shapes():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, [None, 3], name="x")
     ts = {"all_keep": tf.reduce_sum(x, keepdims=True), "mean_keep0": tf.reduce_mean(x, 0, keepdims=True),
           "max_unknown": tf.reduce_max(tf.placeholder(tf.float32), keepdims=True)}
@@ -2512,11 +2415,11 @@ def test_s82_keepdims_all_and_scalar_shapes():
      'mean_keep0': {'tensor': 'Mean:0', 'dtype': 'float32', 'shape': '(1, 3)'},
      'max_unknown': {'tensor': 'Max:0', 'dtype': 'float32', 'shape': '<unknown>'},
      'vals': {'nd': 'float32', 'shape': [1, 1], 'v': [[6.0]]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s83_session_run_options_and_partial_fetch():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1.0, 2.0], name="a")
     with tf.Session() as s:
         opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
@@ -2527,11 +2430,11 @@ def test_s83_session_run_options_and_partial_fetch():
     expected = {'with_opts': {'nd': 'float32', 'shape': [2], 'v': [1.0, 2.0]},
      'has_step_stats': {'py': 'bool', 'v': True},
      'positional_feed': {'nd': 'float32', 'shape': [2], 'v': [6.0, 8.0]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s84_tensor_str_repr_and_variable_repr():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     a = tf.constant([1, 2], name="a")
     v = tf.Variable([1.0, 2.0], name="v")
     p = tf.placeholder(tf.float32, [None, 3], name="p")
@@ -2552,11 +2455,11 @@ def test_s84_tensor_str_repr_and_variable_repr():
                    'TensorShape([Dimension(None), Dimension(3)])',
                    '<unknown>',
                    'TensorShape(None)']}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s85_assign_inside_group_and_fetch_list_order():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     v = tf.Variable(0, name="counter")
     inc = tf.assign_add(v, 1)
     step = tf.group(inc)
@@ -2572,11 +2475,11 @@ def test_s85_assign_inside_group_and_fetch_list_order():
      'inc_val': {'np': 'int32', 'v': 4},
      'assign_val': {'np': 'int32', 'v': 100},
      'v_final': {'np': 'int32', 'v': 100}}
-    _check(got, expected)
+    HARNESS.check(got, expected)
 
 
 def test_s86_reshape_shape_tensor_and_unknown_rank():
-    out, catch, got = _recorder()
+    out, catch, got = HARNESS.recorder()
     x = tf.placeholder(tf.float32, name="x")
     r = tf.reshape(x, tf.shape(tf.ones([2, 2])))
     out("r", r)
@@ -2592,4 +2495,4 @@ def test_s86_reshape_shape_tensor_and_unknown_rank():
      'flat2': {'tensor': 'Reshape_2:0', 'dtype': 'float32', 'shape': '(?,)'},
      'from_ph': {'tensor': 'Reshape_3:0', 'dtype': 'float32', 'shape': '(?, ?)'},
      'vals': {'nd': 'float32', 'shape': [2, 2], 'v': [[1.0, 2.0], [3.0, 4.0]]}}
-    _check(got, expected)
+    HARNESS.check(got, expected)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from op_testing import check_op
 
 import tensorweave.compat.v1 as tf
 
@@ -25,14 +26,10 @@ def _run(*fetches, feed=None):
 def test_elementwise_broadcasting_matches_numpy(dtype):
     a = np.arange(6, dtype=dtype).reshape(2, 3) + 1
     b = np.array([1, 2, 3], dtype=dtype)
-    ta, tb = tf.constant(a), tf.constant(b)
-    outputs = [ta + tb, ta - tb, ta * tb, tf.maximum(ta, tb), tf.minimum(ta, tb), ta < tb, ta >= tb, -ta,
-               tf.abs(-ta), tf.square(ta)]
     expected = [a + b, a - b, a * b, np.maximum(a, b), np.minimum(a, b), a < b, a >= b, -a, a, a * a]
-    for out, value, want in zip(outputs, _run(*outputs), expected):
-        np.testing.assert_array_equal(value, want)
-        assert value.dtype == want.dtype
-        assert out.shape.as_list() == list(want.shape)
+    check_op(lambda ta, tb: [ta + tb, ta - tb, ta * tb, tf.maximum(ta, tb), tf.minimum(ta, tb), ta < tb, ta >= tb,
+                             -ta, tf.abs(-ta), tf.square(ta)],
+             [a, b], expected, rtol=0, atol=0)
 
 
 def test_integer_division_rules():
@@ -128,12 +125,12 @@ _UNARY = [
 @pytest.mark.parametrize("fn, op_type, reference", _UNARY, ids=[c[1] for c in _UNARY])
 def test_unary_math_matches_numpy(fn, op_type, reference, dtype):
     x = np.array([[0.25, 1.5, 2.5], [0.5, 3.0, 7.0]], dtype)
-    out = fn(tf.constant(x, name="x"))
-    assert out.op.type == op_type and out.name == f"{op_type}:0" and out.shape.as_list() == [2, 3]
-    value = _run(out)[0]
-    want = reference(x)
-    assert value.dtype == (np.bool_ if op_type.startswith("Is") else dtype) and value.shape == want.shape
-    np.testing.assert_allclose(value, want, rtol=1e-6)
+
+    def build(t):
+        out = fn(t)
+        assert out.op.type == op_type and out.name == f"{op_type}:0"
+        return out
+    check_op(build, [x], reference(x), dtype=np.bool_ if op_type.startswith("Is") else dtype, rtol=1e-6, atol=0)
 
 
 def test_unary_math_rules():
