@@ -1,0 +1,60 @@
+"""The public API table: each TF1 name is declared once, where it is implemented (TF's `tf_export`).
+
+An implementation module marks a public function or class with `@tf_export("math.add", "add")` (every
+dotted name TF1 gives it: the namespace path, then the name) and a public value with `export_value`. The
+`compat.v1` package and its sub-namespace modules hold no lists of names: each fills itself from this table
+with `populate(namespace_dict, "nn")`, so `tf.nn.relu` exists because `relu` says it is `nn.relu`.
+
+Invariant: a dotted name is declared once; declaring it again for another object is an error (two places
+claiming one public name is a bug, not an override).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableMapping
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+
+# namespace ('' for the top level, 'nn', 'train', 'io.gfile', ...) -> public name -> object
+_API: dict[str, dict[str, Any]] = {}
+
+
+def _declare(value: Any, names: tuple[str, ...]) -> None:
+    if not names:
+        raise ValueError(f"no public name given for {value!r}")
+    for dotted in names:
+        namespace, _, name = dotted.rpartition(".")
+        if not name.isidentifier():
+            raise ValueError(f"'{dotted}' is not a dotted Python name")
+        entries = _API.setdefault(namespace, {})
+        if name in entries and entries[name] is not value:
+            raise ValueError(f"tf.{dotted} is already declared for {entries[name]!r}")
+        entries[name] = value
+
+
+def tf_export(*names: str) -> Callable[[_T], _T]:
+    """Declare the decorated function or class under each dotted TF1 name ('nn.relu', 'math.add', 'add')."""
+    def declare(value: _T) -> _T:
+        _declare(value, names)
+        return value
+
+    return declare
+
+
+def export_value(value: Any, *names: str) -> None:
+    """Declare a public value (a dtype, a constant, a protobuf class) under each dotted TF1 name."""
+    _declare(value, names)
+
+
+def names(namespace: str) -> dict[str, Any]:
+    """The public names of one namespace and their objects (a copy)."""
+    return dict(_API.get(namespace, {}))
+
+
+def populate(module_globals: MutableMapping[str, Any], namespace: str) -> None:
+    """Fill a namespace module's globals from the table, and its `__all__` with the names it gained."""
+    entries = _API.get(namespace, {})
+    module_globals.update(entries)
+    exported = set(module_globals.get("__all__", ())) | set(entries)
+    module_globals["__all__"] = sorted(exported)
