@@ -39,6 +39,10 @@ class Hook(Generic[F]):
         self._fn = fn
         return fn
 
+    @property
+    def installed(self) -> bool:
+        return self._fn is not None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fn = self._fn
         if fn is None:
