@@ -309,6 +309,13 @@ _ANY_TO_TF.update({builtins.float: float32, builtins.bool: bool, builtins.object
 _ANY_TO_TF.update(_NP_TO_TF)
 
 
+_CPP_TYPE_NAMES = {float32: "float", float64: "double", float16: "half"}
+
+
+def type_string(dtype: DType) -> str:
+    """TF's C++ DataTypeString ('float', 'double', 'int32'), as runtime error messages spell types."""
+    return _CPP_TYPE_NAMES.get(dtype.base_dtype, dtype.base_dtype.name)
+
 def as_dtype(type_value: Any) -> DType:
     """Convert a DType, enum value, type name, numpy dtype or python type to the interned `DType`."""
     if type_value.__class__ is DType:

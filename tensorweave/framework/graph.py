@@ -9,6 +9,10 @@ by the op library (`ops/math_ops.py`), which keeps this layer free of any op.
 
 Invariant: names are unique within a graph (case-insensitively reserved, as TF does), and an op's
 NodeDef inputs always mirror its `inputs` and `control_inputs`.
+
+One-way rule: this module builds on the IR, graph_io (protobufs at the edges) and the op registry; node
+building (node_builder.py), tensor_util and indexed_slices build on it. `Graph.create_op` reaches node
+building through the registry's `create_op` hook (framework/hooks.py); the runtime never imports this module.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.formats import protos
 from tensorweave.framework import device_spec as pydev
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import dtypes, graph_io, op_registry, tensor_shape
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.versions import GRAPH_DEF_VERSION
@@ -153,16 +157,7 @@ class Tensor:
 
     def set_shape(self, shape: Any) -> None:
         """Refine the static shape; incompatible shapes raise TF's shape-inference ValueError."""
-        shape = tensor_shape.as_shape(shape)
-        current = self._shape
-        if current.ndims is not None and shape.ndims is not None:
-            if current.ndims != shape.ndims:
-                raise ValueError(f"Shapes must be equal rank, but are {current.ndims} and {shape.ndims}")
-            for i, (known, given) in enumerate(zip(current.as_list(), shape.as_list())):
-                if known is not None and given is not None and known != given:
-                    raise ValueError(f"Dimension {i} in both shapes must be equal, but are {known} and {given}. "
-                                     f"Shapes are {shape_string(current)} and {shape_string(shape)}.")
-        self._shape = current.merge_with(shape)
+        self._shape = tensor_shape.merge_shapes(self._shape, tensor_shape.as_shape(shape))
 
     def consumers(self) -> list[Operation]:
         return list(self._consumers)
@@ -268,6 +263,14 @@ class Reference:
         return f"<Reference wrapping {self._wrapped!r}>"
 
 
+class IndexedSlicesBase:
+    """The base class of `tf.IndexedSlices` (framework/indexed_slices.py, which builds on this module), so the
+    graph recognises one without importing it: a control dependency on one is one on its op (TF's
+    types/internal.IndexedSlices serves the same purpose)."""
+
+    __slots__ = ()
+
+
 def _operator_not_allowed(task: str) -> TypeError:
     """TF's error (an OperatorNotAllowedInGraphError, a TypeError) for Python control flow on a Tensor."""
     return errors.OperatorNotAllowedInGraphError(
@@ -277,13 +280,6 @@ def _operator_not_allowed(task: str) -> TypeError:
         "not work, then you may be using an unsupported feature or your source code may not be visible "
         "to AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/"
         "autograph/g3doc/reference/limitations.md#access-to-source-code for more information.")
-
-
-def shape_string(shape: tensor_shape.TensorShape) -> str:
-    """A shape as TF's C++ shape inference prints it in errors: `[?,3]`, or `?` for unknown rank."""
-    if shape.ndims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
 
 
 class Operation:
@@ -340,8 +336,6 @@ class Operation:
     def node_def(self) -> Any:
         """TF's NodeDef protobuf of this op, built on each call as TF does (the graph keeps the IR
         `_node_def`, which is what the runtime and internal code read)."""
-        from tensorweave.framework import graph_io
-
         return graph_io.node_def_to_proto(self._node_def)
 
     @property
@@ -372,8 +366,6 @@ class Operation:
             return _get_kept_attr(value)
         kind = self._attr_kind(name, value)
         if kind in ("shape", "tensor", "list(shape)", "list(tensor)"):  # TF hands these out as protobufs
-            from tensorweave.framework import graph_io
-
             proto = graph_io.node_attr_to_proto(self._node_def, name)
             return list(getattr(proto.list, kind[5:-1])) if kind.startswith("list(") else getattr(proto, kind)
         if isinstance(value, list):
@@ -387,8 +379,6 @@ class Operation:
                 return self._op_def.attr(name).type
             except KeyError:
                 pass
-        from tensorweave.framework import graph_io
-
         try:
             return graph_io.inferred_attr_type(value)
         except TypeError:
@@ -436,8 +426,6 @@ class Operation:
 @functools.cache
 def _serialized_op_def(op_def: Any) -> bytes:
     """An op type's OpDef protobuf, serialized once (TF keeps these bytes per op too, and parses them)."""
-    from tensorweave.framework import graph_io
-
     return graph_io.op_def_to_proto(op_def).SerializeToString()
 
 
@@ -464,8 +452,6 @@ def _ir_attr_value(value: Any) -> Any:
     """An attr value as the IR holds it: an `AttrValue` protobuf (ours or real TF's) is converted."""
     if not hasattr(value, "WhichOneof"):
         return value
-    from tensorweave.framework import graph_io
-
     ir_value = graph_io.attr_from_proto(value)
     # Shapes become TensorShapes, so an attr no OpDef declares still reads back as a shape.
     if value.WhichOneof("value") == "shape":
@@ -551,8 +537,6 @@ class Graph:
     @property
     def graph_def_versions(self) -> Any:
         """The `VersionDef` protobuf this graph's GraphDefs carry (TF's producer version)."""
-        from tensorweave.formats import protos
-
         return protos.VersionDef(producer=GRAPH_DEF_VERSION)
 
     @property
@@ -702,8 +686,6 @@ class Graph:
         As in TF, the output types come from the op's definition (`dtypes` is not consulted), attr values
         may be `AttrValue` protobufs, and `_`-prefixed attrs the OpDef does not declare are stored as given.
         """
-        from tensorweave.framework import op_registry
-
         for i, t in enumerate(inputs):
             if not isinstance(t, Tensor):
                 raise TypeError(f"Input #{i} is not a tensor: {t}")
@@ -736,12 +718,10 @@ class Graph:
             finally:
                 self._stacks().control_stack = saved
             return
-        from tensorweave.framework.indexed_slices import IndexedSlices  # it builds on this module
-
         current = {op for block in stacks.control_stack for op in block.control_ops}
         ops = []
         for c in control_inputs:
-            if isinstance(c, IndexedSlices):
+            if isinstance(c, IndexedSlicesBase):
                 c = c.op
             c = self.as_graph_element(c)
             if isinstance(c, Tensor):
@@ -946,8 +926,6 @@ class Graph:
         that have outputs. `from_version` is accepted and ignored, as in TF. The runtime never comes here:
         it reads the ops' IR NodeDefs directly, so the protobuf is built only for users and file formats.
         """
-        from tensorweave.framework import graph_io
-
         with self._lock:
             ops = list(self._operations)
         nodes = []

@@ -6,12 +6,18 @@ distributed master. Attr values are plain Python: DType, int, float, bool, str, 
 those, and numpy arrays for tensor attrs. Conversion to TF's protobufs happens only at boundaries.
 
 Input strings follow TF: ``"node"`` (output 0), ``"node:1"``, and ``"^node"`` for a control input.
+
+One-way rule: this module is the bottom of the framework and imports none of it. `GraphDef.to_proto`
+converts through framework/graph_io.py, which builds on this module and installs the `to_proto` hook.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from tensorweave.framework.hooks import Hook
 
 
 @dataclass(eq=False)
@@ -34,12 +40,14 @@ class GraphDef:
 
     def to_proto(self) -> Any:
         """TF's GraphDef protobuf of this graph (for event files, MetaGraphDefs, other TF tools)."""
-        from tensorweave.framework.graph_io import graph_def_to_proto  # graph_io builds on this module
-
-        return graph_def_to_proto(self)
+        return to_proto(self)
 
     def SerializeToString(self) -> bytes:  # noqa: N802 - the protobuf method TF users call
         return self.to_proto().SerializeToString()
+
+
+# graph_io.graph_def_to_proto(graph_def): TF's GraphDef protobuf of an IR GraphDef.
+to_proto: Hook[Callable[[GraphDef], Any]] = Hook("GraphDef.to_proto", "tensorweave.framework.graph_io")
 
 
 def parse_input(spec: str) -> tuple[str, int]:

@@ -5,6 +5,9 @@ distinct), and by their Python type otherwise (internal attrs such as `_class` a
 An AttrValue with no Python form here (a FunctionDef's `placeholder`, no value at all, a func with attrs of
 its own) stays an AttrValue protobuf in the IR and exports unchanged, as TF keeps such attrs.
 This is how graphs reach event files, checkpoints' MetaGraphDefs and other TF tools.
+
+One-way rule: this module reads the IR and the op registry (declared attr types), never the Python graph,
+which builds on it; it installs graph_def's `to_proto` hook, so `GraphDef.to_proto()` converts here.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from google.protobuf import text_format
 from tensorweave.formats import protos
 from tensorweave.formats.tensor_proto import as_shape_proto, listed_values, make_ndarray, make_tensor_proto
 from tensorweave.framework import dtypes, op_registry, tensor_shape
-from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.framework.graph_def import GraphDef, NodeDef, to_proto
 from tensorweave.framework.op_def import ArgDef, AttrDef, OpDef
 
 _FULL_TYPE_IDS = {name: value.number for name, value in
@@ -161,6 +164,7 @@ def node_def_to_proto(node: NodeDef) -> Any:
     return proto
 
 
+@to_proto.install
 def graph_def_to_proto(graph_def: GraphDef) -> Any:
     """TF's GraphDef protobuf for an IR GraphDef."""
     proto = protos.GraphDef()

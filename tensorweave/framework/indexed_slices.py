@@ -4,6 +4,9 @@ The sparse form the gradient of a row lookup (`tf.gather`) takes, so an optimize
 it touched. Invariant: an IndexedSlices owns no op of its own; its name, dtype, device, op and graph
 are those of `values`. Turning one into a dense tensor needs an op (UnsortedSegmentSum), so the op
 library registers that conversion, as it does for Python values.
+
+One-way rule: this module builds on the Python graph and tensor_util; the graph recognises an IndexedSlices
+by its base class, `graph.IndexedSlicesBase`, without importing this module.
 """
 
 from __future__ import annotations
@@ -11,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
-from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor
+from tensorweave.framework.graph import Graph, IndexedSlicesBase, Operation, Tensor, convert_to_tensor
 
 
-class IndexedSlices:
+class IndexedSlices(IndexedSlicesBase):
     """A sparse set of slices of a dense tensor: `dense[indices[i], ...] = values[i, ...]`."""
 
     is_tensor_like = True  # tf.is_tensor says yes, as TF's does for its composite tensors

@@ -14,6 +14,9 @@ node has several). An asynchronous one is `fn(ctx, done, *inputs, **attrs)`: it 
 from any thread, calls `done(outputs)` or `done(error=exc)` exactly once; the executor holds no thread while
 it waits. Every kernel call outside the executor (constant folding, graph-time evaluation) goes through
 `OpKernel.compute`, so errors map to TF's classes the same way everywhere (`kernel_error`).
+
+One-way rule: kernels see the IR (NodeDef, OpDef), devices, resources and rendezvous, never the Python graph
+or the op registry (which builds on this module).
 """
 
 from __future__ import annotations

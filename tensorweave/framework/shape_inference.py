@@ -14,24 +14,26 @@ Invariants: a value once known for a tensor never changes, and a node found neve
 are only ever refined), so `StaticValues` keeps both per graph. A shape function runs first blind (no input
 value known); only when it asked for one does it run again with values, and an error of that second pass
 lists the values it read, as TF's InferenceContext::AttachContext does.
+
+One-way rule: this module reads the IR, the op registry (OpDefs, shape functions, CPU kernels) and
+op_kernel; it never imports the Python graph, whose Operations it reads only through the protocols below.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import weakref
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, op_registry, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, op_registry, tensor_shape
 from tensorweave.framework.device_base import host_device
-from tensorweave.framework.graph import Operation, shape_string
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
-from tensorweave.framework.op_def import OpDef
+from tensorweave.framework.op_def import OpDef, arg_types
 from tensorweave.framework.op_kernel import OpKernel
 
 _SHAPE_TYPES = (dtypes.int32, dtypes.int64)
@@ -73,7 +75,11 @@ class GraphNode(Protocol):
     def outputs(self) -> Sequence[GraphTensor]: ...
 
 
-ShapeFunction = Callable[["InferenceContext"], Sequence[Any]]
+class BuiltNode(GraphNode, Protocol):
+    """A node of a Python graph being built (graph.Operation, above this module): also its OpDef and inputs."""
+
+    _op_def: OpDef
+    _inputs: list[GraphTensor]
 
 
 class PartialShapeError(ValueError):
@@ -397,12 +403,17 @@ def _shape_from_value(value: np.ndarray | None, length: int | None) -> tensor_sh
         return tensor_shape.unknown_shape(rank=length)
     dtype = dtypes.as_dtype(value.dtype)
     if dtype not in _SHAPE_TYPES:
-        raise ValueError(f"Input tensor must be int32 or int64, but was {tensor_util.type_string(dtype)}")
+        raise ValueError(f"Input tensor must be int32 or int64, but was {dtypes.type_string(dtype)}")
     dims = [int(d) for d in value.reshape(-1)]
     invalid = [d for d in dims if d < -1]
     if invalid:
         raise ValueError(f"Invalid value in tensor used for shape: {invalid[0]}")
     return tensor_shape.TensorShape([None if d == -1 else d for d in dims])
+
+
+def _shape_string(shape: tensor_shape.TensorShape) -> str:
+    """A shape as TF's InferenceContext::DebugString prints it: `[?,3]`, or `?` for an unknown rank."""
+    return tensor_shape.shape_string(shape, unknown_rank="?")
 
 
 class InferenceContext:
@@ -419,7 +430,7 @@ class InferenceContext:
         self._as_shapes: dict[int, tensor_shape.TensorShape] = {}
 
     @classmethod
-    def for_operation(cls, op: Operation) -> InferenceContext:
+    def for_operation(cls, op: BuiltNode) -> InferenceContext:
         """The context of an op being created in a Python graph (values cached with the graph's tensors)."""
         return cls(op._node_def, op._op_def, op._inputs, PYTHON_GRAPH_VALUES)
 
@@ -454,7 +465,7 @@ class InferenceContext:
                     self._as_shapes[i] = shape
         return shape
 
-    def run(self, shape_fn: ShapeFunction) -> list[tensor_shape.TensorShape]:
+    def run(self, shape_fn: op_registry.ShapeFunction) -> list[tensor_shape.TensorShape]:
         """The node's output shapes by `shape_fn`, in TF's two passes; a shape error is a ValueError naming
         the node, its input shapes and the input values the failing pass read."""
         self._reader = self._graph_values.hiding_values()
@@ -467,7 +478,7 @@ class InferenceContext:
             raise ValueError(str(e)) from None
         except ValueError as e:
             raise ValueError(f"{e} for '{self._node_summary()}' with input shapes: "
-                             f"{', '.join(shape_string(t.shape) for t in self._inputs)}"
+                             f"{', '.join(_shape_string(t.shape) for t in self._inputs)}"
                              f"{self._requested_inputs()}.") from None
         return [s if isinstance(s, tensor_shape.TensorShape) else tensor_shape.as_shape(s) for s in shapes]
 
@@ -494,7 +505,7 @@ class InferenceContext:
             text += " and with computed input tensors: " + ", ".join(computed)
         if self._as_shapes:
             text += " and with input tensors computed as partial shapes: " + ",".join(
-                f"input[{i}] = {shape_string(s)}" for i, s in sorted(self._as_shapes.items()))
+                f"input[{i}] = {_shape_string(s)}" for i, s in sorted(self._as_shapes.items()))
         return text
 
 
@@ -578,7 +589,7 @@ def _node_view(node: NodeDef) -> _NodeView:
         return _NodeView(node, None)
     attrs = {a.name: a.default for a in op_def.attrs if a.has_default and a.name not in node.attr}
     view = _NodeView(dataclasses.replace(node, attr={**attrs, **node.attr}), op_def)
-    types = op_registry.arg_types(op_def.output_args, view._node_def.attr)
+    types = arg_types(op_def.output_args, view._node_def.attr)
     view.outputs = [_TensorView(view, i, dtype) for i, dtype in enumerate(types)]
     return view
 
@@ -588,7 +599,7 @@ def _connect_inputs(view: _NodeView, views: dict[str, _NodeView]) -> None:
     of an unregistered producer too)."""
     if view.op_def is None:
         return
-    types = op_registry.arg_types(view.op_def.input_args, view._node_def.attr)
+    types = arg_types(view.op_def.input_args, view._node_def.attr)
     specs = [spec for spec in view._node_def.input if not spec.startswith("^")]
     if len(specs) != len(types):
         raise ValueError(f"Node '{view.name}': expected {len(types)} data inputs, got {len(specs)}")

@@ -486,3 +486,33 @@ def dimension_at_index(shape: TensorShape, index: int) -> Dimension:
     if shape._dims is None:
         return Dimension(None)
     return shape._dims[index]
+
+
+def shape_string(shape: Any, unknown_rank: str = "<unknown>") -> str:
+    """A shape as TF's C++ prints it in errors: '[2,3]', '[?,784]'. An unknown rank (or None) is
+    `unknown_rank`: '<unknown>' as the runtime's TensorShape::DebugString, '?' as shape inference's
+    InferenceContext::DebugString."""
+    if shape is None:
+        return unknown_rank
+    if isinstance(shape, TensorShape):
+        if shape.ndims is None:
+            return unknown_rank
+        shape = shape.as_list()
+    return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
+
+
+def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The merge of two partial shapes, failing with the messages of TF's C++ shape inference."""
+    if a.ndims is None:
+        return b
+    if b.ndims is None:
+        return a
+    if a.ndims != b.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}")
+    merged = []
+    for i, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
+                             f"{shape_string(a)} and {shape_string(b)}.")
+        merged.append(x if x is not None else y)
+    return TensorShape(merged)

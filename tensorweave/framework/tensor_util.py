@@ -13,6 +13,10 @@ Two strengths of static evaluation, as in TF:
   tensor it resolves can no longer be fed. Python-side wrappers that TF writes with it use it.
 A value that cannot be computed is None (or unknown dims), never an error; only an invalid shape vector
 raises, with TF's message.
+
+One-way rule: this module builds on the Python graph and shape inference; nothing in the framework below
+imports it (`type_string`, `shape_string` and `merge_shapes` live in dtypes and tensor_shape, re-exported
+here for the op library).
 """
 
 from __future__ import annotations
@@ -23,42 +27,12 @@ import numpy as np
 
 from tensorweave.formats.tensor_proto import typed_ndarray
 from tensorweave.framework import dtypes, shape_inference, tensor_shape
+
+# Re-exported for the op library: they live below the Python graph, where the runtime and shape inference use them.
+from tensorweave.framework.dtypes import type_string as type_string
 from tensorweave.framework.graph import Operation, Tensor
-
-_CPP_TYPE_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
-
-
-def type_string(dtype: dtypes.DType) -> str:
-    """TF's C++ DataTypeString ('float', 'double', 'int32'), as runtime error messages spell types."""
-    return _CPP_TYPE_NAMES.get(dtype.base_dtype, dtype.base_dtype.name)
-
-
-def shape_string(shape: Any) -> str:
-    """A shape as TF's runtime prints it: '[2,3]', '[?,784]', '<unknown>'."""
-    if shape is None:
-        return "<unknown>"
-    if isinstance(shape, tensor_shape.TensorShape):
-        if shape.ndims is None:
-            return "<unknown>"
-        shape = shape.as_list()
-    return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
-
-
-def merge_shapes(a: tensor_shape.TensorShape, b: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
-    """The merge of two partial shapes, failing with the messages of TF's C++ shape inference."""
-    if a.ndims is None:
-        return b
-    if b.ndims is None:
-        return a
-    if a.ndims != b.ndims:
-        raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}")
-    merged = []
-    for i, (x, y) in enumerate(zip(a.as_list(), b.as_list())):
-        if x is not None and y is not None and x != y:
-            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are "
-                             f"{shape_string(a)} and {shape_string(b)}.")
-        merged.append(x if x is not None else y)
-    return tensor_shape.TensorShape(merged)
+from tensorweave.framework.tensor_shape import merge_shapes as merge_shapes
+from tensorweave.framework.tensor_shape import shape_string as shape_string
 
 
 def _string_array(array: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.framework import op_registry
 from tensorweave.framework.device_base import DeviceBase
+from tensorweave.framework.dtypes import type_string
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.op_def import arg_types
 from tensorweave.framework.op_kernel import (
@@ -46,7 +47,6 @@ from tensorweave.framework.op_kernel import (
     kernel_error,
     quiet_numerics,
 )
-from tensorweave.framework.tensor_util import type_string
 from tensorweave.runtime.step_stats import NodeExecStats
 from tensorweave.runtime.straight_line import StraightLineStep, compile_step
 

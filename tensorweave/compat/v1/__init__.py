@@ -1,7 +1,10 @@
 """`import tensorweave.compat.v1 as tf`: TF1's public API, re-exported under TF1's names.
 
-Only re-exports live here; every name is implemented in the layers below.
+Only re-exports live here; every name is implemented in the layers below (and `tf.compat.v1` is this
+module, set here so that its submodule `compat` never imports its own package).
 """
+
+import sys as _sys
 
 from tensorweave.client.session import InteractiveSession, Session
 from tensorweave.compat.v1 import (
@@ -316,5 +319,6 @@ from tensorweave.ops.variables import (
 )
 from tensorweave.platform.tf_logging import get_logger
 
+compat.v1 = _sys.modules[__name__]
 reverse_v2 = reverse
 mod = floormod
