@@ -289,11 +289,8 @@ def _oom_message(node_def: NodeDef, error: BaseException) -> str:
     except TypeError:
         return f"OOM when allocating tensor: {error}"
     device = node_def.device or "/job:localhost/replica:0/task:0/device:CPU:0"
-    return (f"OOM when allocating tensor with shape[{dims}] and type {_CPP_TYPE_NAMES.get(dtype, dtype.name)} on "
+    return (f"OOM when allocating tensor with shape[{dims}] and type {dtypes.type_string(dtype)} on "
             f"{device} by allocator cpu")
-
-
-_CPP_TYPE_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
 
 
 def _is_allocation_failure(error: BaseException) -> bool:
