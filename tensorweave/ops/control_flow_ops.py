@@ -14,7 +14,7 @@ from tensorweave.framework.graph import (
 )
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
-from tensorweave.ops import array_ops
+from tensorweave.ops import manipulation_ops
 
 _sequence_types = (list, tuple)  # captured before `tuple` below shadows the builtin
 
@@ -87,8 +87,8 @@ def with_dependencies(dependencies: list, output_tensor: Tensor, name: str | Non
         g = output_tensor.graph
         with g.colocate_with(output_tensor.op), g.control_dependencies(dependencies):
             if output_tensor.dtype._is_ref_dtype:  # a variable's own ref stays a ref, as TF's _Identity keeps it
-                return array_ops.RefIdentity(output_tensor, name=scope)
-            return array_ops.Identity(output_tensor, name=scope)
+                return manipulation_ops.RefIdentity(output_tensor, name=scope)
+            return manipulation_ops.Identity(output_tensor, name=scope)
 
 
 def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> list:  # noqa: A001 - TF's name

@@ -16,7 +16,16 @@ import numpy as np
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import Tensor, name_scope
-from tensorweave.ops import array_ops, linalg_ops, math_ops, random_ops
+from tensorweave.ops import (
+    constant_ops,
+    elementwise_ops,
+    fill_ops,
+    indexing_ops,
+    linalg_ops,
+    manipulation_ops,
+    random_ops,
+    shape_ops,
+)
 
 
 def _assert_float_dtype(dtype: dtypes.DType) -> dtypes.DType:
@@ -57,13 +66,13 @@ class _Filled(Initializer):
 class Zeros(_Filled):
     """All zeros (also for integer, bool and string variables: their default initializer)."""
 
-    _fill = staticmethod(array_ops.zeros)
+    _fill = staticmethod(fill_ops.zeros)
 
 
 class Ones(_Filled):
     """All ones."""
 
-    _fill = staticmethod(array_ops.ones)
+    _fill = staticmethod(fill_ops.ones)
 
 
 class Constant(Initializer):
@@ -80,7 +89,7 @@ class Constant(Initializer):
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None,
                  verify_shape: bool | None = None) -> Tensor:
-        return array_ops.constant(self.value, dtype=self.dtype if dtype is None else dtype, shape=shape,
+        return constant_ops.constant(self.value, dtype=self.dtype if dtype is None else dtype, shape=shape,
                                   verify_shape=self._verify_shape if verify_shape is None else verify_shape)
 
     def get_config(self) -> dict:
@@ -249,11 +258,11 @@ class Orthogonal(Initializer):
         flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
         a = random_ops.random_normal(flat_shape, dtype=dtype, seed=self.seed)
         q, r = linalg_ops.Qr(a, full_matrices=False)
-        q *= math_ops.sign(linalg_ops.DiagPart(r))
+        q *= elementwise_ops.sign(linalg_ops.DiagPart(r))
         if num_rows < num_cols:
             with name_scope(None, "matrix_transpose", [q]):
-                q = array_ops.transpose(q, [1, 0])
-        return self.gain * array_ops.reshape(q, shape)
+                q = manipulation_ops.transpose(q, [1, 0])
+        return self.gain * shape_ops.reshape(q, shape)
 
     def get_config(self) -> dict:
         return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
@@ -273,9 +282,9 @@ class Identity(Initializer):
                              f"two-dimensional. Received shape={shape}")
         dtype = dtypes.as_dtype(self.dtype if dtype is None else dtype)
         eye = np.eye(*(int(d) for d in full_shape), dtype=dtype.as_numpy_dtype)
-        initializer = array_ops.constant(eye, dtype=dtype, name="eye")
+        initializer = constant_ops.constant(eye, dtype=dtype, name="eye")
         if partition_info is not None:
-            initializer = array_ops.slice(initializer, partition_info.var_offset, shape)
+            initializer = indexing_ops.slice(initializer, partition_info.var_offset, shape)
         return self.gain * initializer
 
     def get_config(self) -> dict:

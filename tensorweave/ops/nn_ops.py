@@ -22,14 +22,23 @@ from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import array_ops, math_ops, random_ops
-from tensorweave.ops.math_ops import (
-    _BFLOAT16,
-    _EIGEN_BFLOAT16_PACKET,
-    _deprecated_alias,
-    _in_float32,
-    _unary_op,
+from tensorweave.ops import (
+    cast_ops,
+    constant_ops,
+    elementwise_ops,
+    fill_ops,
+    indexing_ops,
+    linalg_ops,
+    manipulation_ops,
+    random_ops,
+    reduction_ops,
+    sequence_ops,
+    shape_helpers,
+    shape_ops,
 )
+from tensorweave.ops.elementwise_ops import unary_op
+from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, in_float32
+from tensorweave.ops.reduction_ops import _deprecated_alias
 
 _FLOAT = "{half, bfloat16, float, double}"
 _SELU_SCALE_ALPHA = 1.7580993408473768599402175208123  # scale * alpha, as TF writes it
@@ -38,7 +47,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def _activation(name: str, types: str, fn: Any) -> Op:
     """An elementwise activation: TF names its argument `features` and its result `activations`."""
-    return _unary_op(name, types, fn, arg="features", result="activations")
+    return unary_op(name, types, fn, arg="features", result="activations")
 
 
 def _relu6(x: Any) -> Any:
@@ -81,7 +90,7 @@ Softplus = _activation("Softplus", _FLOAT, _softplus)
 Softsign = _activation("Softsign", _FLOAT, _softsign)
 LeakyRelu = Op("LeakyRelu", inputs=["features: T"], outputs=["activations: T"],
                attrs=["alpha: float = 0.2", f"T: {_FLOAT} = DT_FLOAT"])
-LeakyRelu.shape(math_ops._unary_shape)
+LeakyRelu.shape(shape_helpers.unary_shape)
 
 
 @LeakyRelu.kernel("CPU")
@@ -123,7 +132,7 @@ def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
     """`tf.math.log_sigmoid`: log(sigmoid(x)), composed as TF does, -softplus(-x)."""
     with name_scope(name, "LogSigmoid", [x]) as scope:
         x = convert_to_tensor(x, name="x")
-        return math_ops.Neg(Softplus(-x), name=scope)
+        return elementwise_ops.Neg(Softplus(-x), name=scope)
 
 
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
@@ -131,7 +140,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     with name_scope(name, "LeakyRelu", [features, alpha]) as scope:
         features = convert_to_tensor(features, name="features")
         if features.dtype.is_integer:
-            features = math_ops.cast(features, dtypes.float32)
+            features = cast_ops.cast(features, dtypes.float32)
         if isinstance(alpha, np.ndarray):
             alpha = alpha.item()
         return LeakyRelu(features, alpha=alpha, name=scope)
@@ -152,8 +161,8 @@ def _bfloat16_row_sums(values: Any) -> Any:
     """Sums along the last axis (kept) as Eigen reduces a bfloat16 row on x86: 8-wide packets added lane by
     lane in bfloat16, the leftover tail one by one, then the lanes summed in float32 and added to the tail
     (ml_dtypes' reductions round every step, in that order)."""
-    packed = values.shape[-1] // _EIGEN_BFLOAT16_PACKET * _EIGEN_BFLOAT16_PACKET
-    lanes = values[..., :packed].reshape(values.shape[:-1] + (-1, _EIGEN_BFLOAT16_PACKET))
+    packed = values.shape[-1] // EIGEN_BFLOAT16_PACKET * EIGEN_BFLOAT16_PACKET
+    lanes = values[..., :packed].reshape(values.shape[:-1] + (-1, EIGEN_BFLOAT16_PACKET))
     lane_sums = np.add.reduce(lanes, axis=-2).sum(axis=-1, keepdims=True, dtype=np.float32)
     tail = np.add.reduce(values[..., packed:], axis=-1, keepdims=True)
     return tail + lane_sums.astype(values.dtype)
@@ -166,7 +175,7 @@ def _shifted_rows(ctx: OpKernelContext, logits: Any) -> tuple[Any, Any]:
     shifted = logits - xp.max(logits, axis=-1, keepdims=True)
     if logits.dtype == np.float16:
         return shifted, _pairwise_row_sums(xp, xp.exp(shifted))
-    if logits.dtype == _BFLOAT16:
+    if logits.dtype == BFLOAT16:
         return shifted, _bfloat16_row_sums(xp.exp(shifted))
     return shifted, xp.sum(xp.exp(shifted), axis=-1, keepdims=True)
 
@@ -178,7 +187,7 @@ def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: 
 
     @op.shape
     def shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-        return [array_ops._with_rank_at_least(ctx.input_shape(0), 1)]
+        return [shape_helpers.with_rank_at_least(ctx.input_shape(0), 1)]
 
     @op.kernel("CPU")
     def kernel(ctx: OpKernelContext, logits: Any) -> Any:
@@ -186,7 +195,7 @@ def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: 
             raise errors.InvalidArgumentError(ctx.node_def, None, "logits must have >= 1 dimension, got []")
         if logits.size == 0:
             return ctx.xp.zeros_like(logits)
-        computed = _in_float32(logits) if bfloat16_in_float32 else logits
+        computed = in_float32(logits) if bfloat16_in_float32 else logits
         return from_shifted(ctx.xp, *_shifted_rows(ctx, computed)).astype(logits.dtype)
 
     return op
@@ -199,9 +208,9 @@ LogSoftmax = _softmax_op("LogSoftmax", "logsoftmax", lambda xp, shifted, sum_exp
 
 def _swap_axis(tensor: Tensor, dim_index: Any, last_index: Tensor, name: str = "transpose") -> Tensor:
     """`tensor` with dimensions `dim_index` and `last_index` exchanged (a Transpose)."""
-    perm = array_ops.concat([math_ops.range(dim_index), [last_index], math_ops.range(dim_index + 1, last_index),
+    perm = manipulation_ops.concat([sequence_ops.range(dim_index), [last_index], sequence_ops.range(dim_index + 1, last_index),
                              [dim_index]], 0)
-    return array_ops.transpose(tensor, perm, name=name)
+    return manipulation_ops.transpose(tensor, perm, name=name)
 
 
 def _softmax_on_axis(op: Op, logits: Any, axis: Any, name: str | None) -> Tensor:
@@ -215,16 +224,16 @@ def _softmax_on_axis(op: Op, logits: Any, axis: Any, name: str | None) -> Tensor
         raise errors.InvalidArgumentError(
             None, None, f"`dim` must be in the range [{-shape.ndims}, {shape.ndims}) where {shape.ndims} is the "
             f"number of dimensions in the input. Received: dim={value}")
-    ndims = array_ops.rank(logits)
+    ndims = shape_ops.rank(logits)
     if not isinstance(axis, Tensor):
         if axis < 0:
             axis += ndims
     else:
-        axis = math_ops.where(math_ops.less(axis, 0), axis + ndims, axis)
-    input_rank = array_ops.rank(logits)
+        axis = elementwise_ops.where(elementwise_ops.less(axis, 0), axis + ndims, axis)
+    input_rank = shape_ops.rank(logits)
     dim_axis = axis % shape.ndims
-    output = op(_swap_axis(logits, dim_axis, math_ops.subtract(input_rank, 1)))
-    output = _swap_axis(output, dim_axis, math_ops.subtract(input_rank, 1), name=name or "transpose")
+    output = op(_swap_axis(logits, dim_axis, elementwise_ops.subtract(input_rank, 1)))
+    output = _swap_axis(output, dim_axis, elementwise_ops.subtract(input_rank, 1), name=name or "transpose")
     output.set_shape(shape)
     return output
 
@@ -254,8 +263,8 @@ def _is_nchw(data_format: Any) -> bool:
 def _bias_add_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """`value`'s shape; its channel dimension (the last, or the second for NCHW) matches the bias."""
     nchw = _is_nchw(ctx.attr("data_format"))
-    value = array_ops._with_rank_at_least(ctx.input_shape(0), 3 if nchw else 2)
-    bias = array_ops._with_rank(ctx.input_shape(1), 1)
+    value = shape_helpers.with_rank_at_least(ctx.input_shape(0), 3 if nchw else 2)
+    bias = shape_helpers.with_rank(ctx.input_shape(1), 1)
     if value.ndims is None:
         return [value]
     dims = value.as_list()
@@ -313,7 +322,7 @@ def _l2_loss_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _l2_loss(ctx: OpKernelContext, t: Any) -> Any:
     """sum(t ** 2) / 2, bfloat16 in float32 (rounded once), as TF's."""
     xp = ctx.xp
-    wide = _in_float32(t)
+    wide = in_float32(t)
     return xp.asarray(xp.sum(xp.square(wide)) / 2, dtype=t.dtype)
 
 
@@ -329,14 +338,14 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | N
     with name_scope(name, "l2_normalize", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         if x.dtype.is_complex:
-            square_sum = math_ops.real(math_ops.reduce_sum(
-                math_ops.square(math_ops.real(x)) + math_ops.square(math_ops.imag(x)), axis, keepdims=True))
-            inverse_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
-            return math_ops.complex(math_ops.multiply(math_ops.real(x), inverse_norm),
-                                    math_ops.multiply(math_ops.imag(x), inverse_norm), name=scope)
-        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
-        inverse_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
-        return math_ops.multiply(x, inverse_norm, name=scope)
+            square_sum = elementwise_ops.real(reduction_ops.reduce_sum(
+                elementwise_ops.square(elementwise_ops.real(x)) + elementwise_ops.square(elementwise_ops.imag(x)), axis, keepdims=True))
+            inverse_norm = elementwise_ops.rsqrt(elementwise_ops.maximum(square_sum, epsilon))
+            return elementwise_ops.complex(elementwise_ops.multiply(elementwise_ops.real(x), inverse_norm),
+                                    elementwise_ops.multiply(elementwise_ops.imag(x), inverse_norm), name=scope)
+        square_sum = reduction_ops.reduce_sum(elementwise_ops.square(x), axis, keepdims=True)
+        inverse_norm = elementwise_ops.rsqrt(elementwise_ops.maximum(square_sum, epsilon))
+        return elementwise_ops.multiply(x, inverse_norm, name=scope)
 
 
 def moments(x: Any, axes: Any, shift: Any = None, name: str | None = None, keep_dims: Any = None,
@@ -346,15 +355,15 @@ def moments(x: Any, axes: Any, shift: Any = None, name: str | None = None, keep_
     keep = bool(_deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims))
     with name_scope(name, "moments", [x, axes]):
         half = x.dtype == dtypes.float16
-        y = math_ops.cast(x, dtypes.float32) if half else x
-        mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
-        variance = math_ops.reduce_mean(math_ops.squared_difference(y, math_ops.stop_gradient(mean)), axes,
+        y = cast_ops.cast(x, dtypes.float32) if half else x
+        mean = reduction_ops.reduce_mean(y, axes, keepdims=True, name="mean")
+        variance = reduction_ops.reduce_mean(elementwise_ops.squared_difference(y, manipulation_ops.stop_gradient(mean)), axes,
                                         keepdims=True, name="variance")
         if not keep:
-            mean = array_ops.squeeze(mean, axes)
-            variance = array_ops.squeeze(variance, axes)
+            mean = shape_ops.squeeze(mean, axes)
+            variance = shape_ops.squeeze(variance, axes)
         if half:
-            return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+            return cast_ops.cast(mean, dtypes.float16), cast_ops.cast(variance, dtypes.float16)
         return mean, variance
 
 # -- Cross-entropy losses ----------------------------------------------------------------------------
@@ -368,9 +377,9 @@ def _softmax_xent_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
     """[batch] and [batch, classes]: the features are a matrix the labels match, or both broadcast to one."""
     features, labels = ctx.input_shape(0), ctx.input_shape(1)
     try:
-        shape = tensor_util.merge_shapes(array_ops._with_rank(features, 2), labels)
+        shape = tensor_util.merge_shapes(shape_helpers.with_rank(features, 2), labels)
     except ValueError:
-        shape = math_ops._broadcast_shapes(features, labels)
+        shape = shape_helpers.broadcast_shapes(features, labels)
     if shape.ndims is None:
         shape = tensor_shape.unknown_shape(rank=2)
     if shape.ndims != 2:
@@ -395,7 +404,7 @@ def _softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> Any:
     if shape[1] == 0:
         return xp.zeros(shape[0], features.dtype), xp.zeros(shape, features.dtype)
     dtype = features.dtype
-    features, labels = _in_float32(features), _in_float32(labels)  # TF's bfloat16 kernel computes in float32
+    features, labels = in_float32(features), in_float32(labels)  # TF's bfloat16 kernel computes in float32
     shifted, sum_exp = _shifted_rows(ctx, features)
     loss = xp.sum(labels * (xp.log(sum_exp) - shifted), axis=1)
     return loss.astype(dtype), (xp.exp(shifted) / sum_exp - labels).astype(dtype)
@@ -408,8 +417,8 @@ SparseSoftmaxCrossEntropyWithLogits = Op(
 
 @SparseSoftmaxCrossEntropyWithLogits.shape
 def _sparse_softmax_xent_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    features = array_ops._with_rank(ctx.input_shape(0), 2)
-    labels = array_ops._with_rank(ctx.input_shape(1), 1)
+    features = shape_helpers.with_rank(ctx.input_shape(0), 2)
+    labels = shape_helpers.with_rank(ctx.input_shape(1), 1)
     batch, classes = features.as_list()
     if batch is not None and labels[0].value is not None and batch != labels[0].value:
         raise ValueError(f"Dimensions must be equal, but are {batch} and {labels[0].value}")
@@ -449,9 +458,9 @@ def _sparse_softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> An
 
 def _flatten_outer_dims(logits: Tensor) -> Tensor:
     """`logits` reshaped to [-1, last dimension], with the static shape where it is known."""
-    rank = array_ops.rank(logits)
-    last_dim_size = array_ops.slice(array_ops.shape(logits), [math_ops.subtract(rank, 1)], [1])
-    output = array_ops.reshape(logits, array_ops.concat([[-1], last_dim_size], 0))
+    rank = shape_ops.rank(logits)
+    last_dim_size = indexing_ops.slice(shape_ops.shape(logits), [elementwise_ops.subtract(rank, 1)], [1])
+    output = shape_ops.reshape(logits, manipulation_ops.concat([[-1], last_dim_size], 0))
     shape = logits.shape
     if shape.ndims is not None and all(d is not None for d in shape.as_list()[:-1]):
         output.set_shape([int(np.prod(shape.as_list()[:-1], dtype=np.int64)), shape.as_list()[-1]])
@@ -459,8 +468,8 @@ def _flatten_outer_dims(logits: Tensor) -> Tensor:
 
 
 def _move_dim_to_end(tensor: Tensor, dim_index: int, rank: Tensor) -> Tensor:
-    perm = array_ops.concat([math_ops.range(dim_index), math_ops.range(dim_index + 1, rank), [dim_index]], 0)
-    return array_ops.transpose(tensor, perm)
+    perm = manipulation_ops.concat([sequence_ops.range(dim_index), sequence_ops.range(dim_index + 1, rank), [dim_index]], 0)
+    return manipulation_ops.transpose(tensor, perm)
 
 
 def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: Any = None, name: str | None = None,
@@ -473,24 +482,24 @@ def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: Any = N
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
         half = logits.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16)
-        precise_logits = math_ops.cast(logits, dtypes.float32) if half else logits
-        labels = math_ops.cast(labels, precise_logits.dtype)
-        input_rank = array_ops.rank(precise_logits)
+        precise_logits = cast_ops.cast(logits, dtypes.float32) if half else logits
+        labels = cast_ops.cast(labels, precise_logits.dtype)
+        input_rank = shape_ops.rank(precise_logits)
         shape = logits.shape
         if axis != -1:
             precise_logits = _move_dim_to_end(precise_logits, axis, input_rank)
             labels = _move_dim_to_end(labels, axis, input_rank)
-        input_shape = array_ops.shape(precise_logits)
+        input_shape = shape_ops.shape(precise_logits)
         precise_logits = _flatten_outer_dims(precise_logits)
         labels = _flatten_outer_dims(labels)
         cost, _ = SoftmaxCrossEntropyWithLogits(precise_logits, labels, name=scope)
-        output_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
-        cost = array_ops.reshape(cost, output_shape)
+        output_shape = indexing_ops.slice(input_shape, [0], [elementwise_ops.subtract(input_rank, 1)])
+        cost = shape_ops.reshape(cost, output_shape)
         if shape.ndims is not None:
             dims = shape.as_list()
             del dims[axis]
             cost.set_shape(dims)
-        return math_ops.cast(cost, logits.dtype) if half else cost
+        return cast_ops.cast(cost, logits.dtype) if half else cost
 
 
 def _ensure_xent_args(name: str, labels: Any, logits: Any) -> None:
@@ -506,7 +515,7 @@ def softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None, di
     axis = _deprecated_alias("axis", axis, "dim", dim)
     _ensure_xent_args("softmax_cross_entropy_with_logits", labels, logits)
     with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as scope:
-        labels = math_ops.stop_gradient(labels, name="labels_stop_gradient")
+        labels = manipulation_ops.stop_gradient(labels, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=axis, name=scope)
 
 
@@ -519,9 +528,9 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
         labels = convert_to_tensor(labels)
         logits = convert_to_tensor(logits)
         half = logits.dtype.base_dtype == dtypes.float16
-        precise_logits = math_ops.cast(logits, dtypes.float32) if half else logits
+        precise_logits = cast_ops.cast(logits, dtypes.float32) if half else logits
         labels_static_shape = labels.shape
-        labels_shape = array_ops.shape(labels)
+        labels_shape = shape_ops.shape(labels)
         logits_shape = logits.shape
         if logits_shape.ndims == 0:
             raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
@@ -537,13 +546,13 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
         if logits_shape.ndims == 2:
             cost, _ = SparseSoftmaxCrossEntropyWithLogits(precise_logits, labels, name=name)
         else:
-            num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
-            precise_logits = array_ops.reshape(precise_logits, [-1, num_classes])
-            flat_labels = array_ops.reshape(labels, [-1])
+            num_classes = shape_ops.shape(logits)[shape_ops.rank(logits) - 1]
+            precise_logits = shape_ops.reshape(precise_logits, [-1, num_classes])
+            flat_labels = shape_ops.reshape(labels, [-1])
             cost, _ = SparseSoftmaxCrossEntropyWithLogits(precise_logits, flat_labels, name=name)
-            cost = array_ops.reshape(cost, labels_shape)
+            cost = shape_ops.reshape(cost, labels_shape)
             cost.set_shape(labels_static_shape)
-        return math_ops.cast(cost, dtypes.float16) if half else cost
+        return cast_ops.cast(cost, dtypes.float16) if half else cost
 
 
 def _logistic_loss_inputs(logits: Any, labels: Any) -> tuple[Tensor, Tensor]:
@@ -564,11 +573,11 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
     _ensure_xent_args("sigmoid_cross_entropy_with_logits", labels, logits)
     with name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits, labels = _logistic_loss_inputs(logits, labels)
-        zeros = array_ops.zeros_like(logits, dtype=logits.dtype)
+        zeros = fill_ops.zeros_like(logits, dtype=logits.dtype)
         cond = logits >= zeros
-        relu_logits = math_ops.where(cond, logits, zeros)
-        neg_abs_logits = math_ops.where(cond, -logits, logits)
-        return math_ops.add(relu_logits - logits * labels, math_ops.log1p(math_ops.exp(neg_abs_logits)),
+        relu_logits = elementwise_ops.where(cond, logits, zeros)
+        neg_abs_logits = elementwise_ops.where(cond, -logits, logits)
+        return elementwise_ops.add(relu_logits - logits * labels, elementwise_ops.log1p(elementwise_ops.exp(neg_abs_logits)),
                             name=scope)
 
 
@@ -580,8 +589,8 @@ def weighted_cross_entropy_with_logits(labels: Any = None, logits: Any = None, p
     with name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits, labels = _logistic_loss_inputs(logits, labels)
         log_weight = 1 + (pos_weight - 1) * labels
-        return math_ops.add((1 - labels) * logits,
-                            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)),
+        return elementwise_ops.add((1 - labels) * logits,
+                            log_weight * (elementwise_ops.log1p(elementwise_ops.exp(-elementwise_ops.abs(logits))) + relu(-logits)),
                             name=scope)
 
 
@@ -591,7 +600,7 @@ def xw_plus_b(x: Any, weights: Any, biases: Any, name: str | None = None) -> Ten
         x = convert_to_tensor(x, name="x")
         weights = convert_to_tensor(weights, name="weights")
         biases = convert_to_tensor(biases, name="biases")
-        return bias_add(math_ops.matmul(x, weights), biases, name=scope)
+        return bias_add(linalg_ops.matmul(x, weights), biases, name=scope)
 
 
 def relu_layer(x: Any, weights: Any, biases: Any, name: str | None = None) -> Tensor:
@@ -600,7 +609,7 @@ def relu_layer(x: Any, weights: Any, biases: Any, name: str | None = None) -> Te
         x = convert_to_tensor(x, name="x")
         weights = convert_to_tensor(weights, name="weights")
         biases = convert_to_tensor(biases, name="biases")
-        return relu(bias_add(math_ops.matmul(x, weights), biases), name=scope)
+        return relu(bias_add(linalg_ops.matmul(x, weights), biases), name=scope)
 
 
 def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any, variance_epsilon: Any,
@@ -608,10 +617,10 @@ def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: An
     """(x - mean) / sqrt(variance + epsilon) * scale + offset, composed as TF does (`offset` and `scale`
     may be None): x * inv + (offset - mean * inv), with inv = rsqrt(variance + epsilon) * scale."""
     with name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
-        inv = math_ops.rsqrt(variance + variance_epsilon)
+        inv = elementwise_ops.rsqrt(variance + variance_epsilon)
         if scale is not None:
             inv *= scale
-        return x * math_ops.cast(inv, x.dtype) + math_ops.cast(
+        return x * cast_ops.cast(inv, x.dtype) + cast_ops.cast(
             offset - mean * inv if offset is not None else -mean * inv, x.dtype)
 
 def _sequence_of_tensors(t_list: Any) -> list:
@@ -635,8 +644,8 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
             if value is not None:
                 with colocate_with(value):
                     half_squared_norms.append(L2Loss(value))
-        half_squared_norm = math_ops.reduce_sum(array_ops.stack(half_squared_norms))
-        return math_ops.sqrt(half_squared_norm * array_ops.constant(2.0, dtype=half_squared_norm.dtype),
+        half_squared_norm = reduction_ops.reduce_sum(manipulation_ops.stack(half_squared_norms))
+        return elementwise_ops.sqrt(half_squared_norm * constant_ops.constant(2.0, dtype=half_squared_norm.dtype),
                              name="global_norm")
 
 
@@ -648,8 +657,8 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
     if use_norm is None:
         use_norm = global_norm(t_list, name)
     with name_scope(name, "clip_by_global_norm", t_list + [clip_norm]) as scope:
-        scale_for_finite = clip_norm * math_ops.minimum(
-            1.0 / use_norm, array_ops.constant(1.0, dtype=use_norm.dtype) / clip_norm)
+        scale_for_finite = clip_norm * elementwise_ops.minimum(
+            1.0 / use_norm, constant_ops.constant(1.0, dtype=use_norm.dtype) / clip_norm)
         scale = scale_for_finite + (use_norm - use_norm)
         clipped = []
         for i, value in enumerate(_dense_values(t_list)):
@@ -657,7 +666,7 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
                 clipped.append(None)
                 continue
             with colocate_with(value):
-                clipped.append(array_ops.identity(value * math_ops.cast(scale, value.dtype), name=f"{scope}_{i}"))
+                clipped.append(manipulation_ops.identity(value * cast_ops.cast(scale, value.dtype), name=f"{scope}_{i}"))
         return [IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else c
                 for c, t in zip(clipped, t_list)], use_norm
 
@@ -667,7 +676,7 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
 def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
     """`x`'s shape when `noise_shape` is None; else `noise_shape` with unknown dims taken from `x`."""
     if noise_shape is None:
-        return array_ops.shape(x)
+        return shape_ops.shape(x)
     try:
         given = tensor_shape.as_shape(noise_shape)
     except (TypeError, ValueError):
@@ -699,15 +708,15 @@ def _dropout(x: Any, rate: Any, noise_shape: Any, seed: int | None, name: str | 
         if is_rate_number and rate == 0:
             return x
         if is_rate_number:
-            scale = array_ops.constant(1 / (1 - rate), dtype=x_dtype)
-            ret = math_ops.Mul(x, scale)
+            scale = constant_ops.constant(1 / (1 - rate), dtype=x_dtype)
+            ret = elementwise_ops.Mul(x, scale)
         else:
             rate = convert_to_tensor(rate, dtype=x_dtype, name="rate")
             rate.shape.assert_has_rank(0)
-            one = array_ops.constant(1, dtype=x_dtype)
-            ret = math_ops.RealDiv(x, math_ops.Sub(one, rate))
+            one = constant_ops.constant(1, dtype=x_dtype)
+            ret = elementwise_ops.RealDiv(x, elementwise_ops.Sub(one, rate))
         keep_mask = _uniform(_noise_shape(x, noise_shape), seed, x_dtype) >= rate
-        ret = math_ops.SelectV2(keep_mask, ret, array_ops.constant(0, dtype=x_dtype))
+        ret = elementwise_ops.SelectV2(keep_mask, ret, constant_ops.constant(0, dtype=x_dtype))
         ret.set_shape(x.shape)
         return ret
 

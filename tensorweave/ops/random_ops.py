@@ -27,7 +27,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import math_ops
+from tensorweave.ops import elementwise_ops
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
 
@@ -451,8 +451,8 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any =
             return RandomUniformInt(shape, minval, maxval, seed=seed1, seed2=seed2, name=scope)
         rnd = RandomUniform(shape, dtype=dtype, seed=seed1, seed2=seed2)
         if minval_is_zero:
-            return rnd if maxval_is_one else math_ops.multiply(rnd, maxval)
-        return math_ops.add(rnd * (maxval - minval), minval, name=scope)
+            return rnd if maxval_is_one else elementwise_ops.multiply(rnd, maxval)
+        return elementwise_ops.add(rnd * (maxval - minval), minval, name=scope)
 
 
 def _scaled_normal(op: Op, default_name: str, shape: Any, mean: Any, stddev: Any, dtype: Any,
@@ -463,7 +463,7 @@ def _scaled_normal(op: Op, default_name: str, shape: Any, mean: Any, stddev: Any
         stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         seed1, seed2 = _seeds(seed)
         rnd = op(shape, dtype=dtype, seed=seed1, seed2=seed2)
-        return math_ops.add(rnd * stddev, mean, name=scope)
+        return elementwise_ops.add(rnd * stddev, mean, name=scope)
 
 
 def random_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
@@ -638,7 +638,7 @@ def stateless_random_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any
                 result = StatelessRandomUniformIntV2(shape, key, counter, alg, minval, maxval, name=scope)
             else:
                 rnd = StatelessRandomUniformV2(shape, key, counter, alg, dtype=dtype)
-                result = math_ops.add(rnd * (maxval - minval), minval, name=scope)
+                result = elementwise_ops.add(rnd * (maxval - minval), minval, name=scope)
         return _static_shape_of_result(result, shape)
 
 
@@ -651,7 +651,7 @@ def _stateless_scaled_normal(op: Op, default_name: str, shape: Any, seed: Any, m
         stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         key, counter, alg = _stateless_key_counter_alg(seed, alg)
         rnd = op(shape, key, counter, alg, dtype=dtype)
-        return _static_shape_of_result(math_ops.add(rnd * stddev, mean, name=scope), shape)
+        return _static_shape_of_result(elementwise_ops.add(rnd * stddev, mean, name=scope), shape)
 
 
 def stateless_random_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,

@@ -22,7 +22,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import array_ops, math_ops
+from tensorweave.ops import cast_ops, fill_ops, indexing_ops, manipulation_ops, sequence_ops, shape_ops
 
 
 class Var:
@@ -187,7 +187,7 @@ def _strided_slice_assign(ctx: OpKernelContext, ref: Var, begin: Any, end: Any, 
         ref.read()  # raises for an uninitialized variable
         current = ref.value
         try:
-            slices, dims = array_ops._strided_slice_plan(
+            slices, dims = indexing_ops._strided_slice_plan(
                 list(current.shape), begin.tolist(), end.tolist(), strides.tolist(), begin_mask, end_mask,
                 ellipsis_mask, new_axis_mask, shrink_axis_mask)
         except ValueError as e:
@@ -531,19 +531,19 @@ def batch_scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool
     whose index tuples are the batch coordinates followed by the index."""
     with name_scope(name):
         indices = convert_to_tensor(indices, name="indices")
-        indices_shape = array_ops.shape(indices)
+        indices_shape = shape_ops.shape(indices)
         rank = indices.shape.ndims
         if rank is None:
             raise ValueError("batch_gather does not allow indices with unknown shape.")
-        nd_indices = array_ops.expand_dims(indices, axis=-1)
+        nd_indices = shape_ops.expand_dims(indices, axis=-1)
         coordinates = []
         for dimension in range(rank - 1):
             size = indices_shape[dimension]
             broadcast_shape = [1] * (rank + 1)
             broadcast_shape[dimension] = size
-            positions = array_ops.reshape(math_ops.Range(0, size, 1), broadcast_shape)
+            positions = shape_ops.reshape(sequence_ops.Range(0, size, 1), broadcast_shape)
             if positions.dtype.base_dtype != nd_indices.dtype:
-                positions = math_ops.cast(positions, nd_indices.dtype)
-            coordinates.append(positions * array_ops.ones_like(nd_indices))
+                positions = cast_ops.cast(positions, nd_indices.dtype)
+            coordinates.append(positions * fill_ops.ones_like(nd_indices))
         coordinates.append(nd_indices)
-        return scatter_nd_update(ref, array_ops.concat(coordinates, axis=-1), updates, use_locking=use_locking)
+        return scatter_nd_update(ref, manipulation_ops.concat(coordinates, axis=-1), updates, use_locking=use_locking)

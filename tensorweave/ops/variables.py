@@ -25,7 +25,15 @@ from tensorweave.framework.graph import (
     strip_name_scope,
 )
 from tensorweave.framework.indexed_slices import IndexedSlices
-from tensorweave.ops import array_ops, control_flow_ops, math_ops, state_ops
+from tensorweave.ops import (
+    constant_ops,
+    control_flow_ops,
+    elementwise_ops,
+    indexing_ops,
+    manipulation_ops,
+    shape_ops,
+    state_ops,
+)
 
 
 class VariableSynchronization(enum.Enum):
@@ -140,10 +148,10 @@ class Variable:
                                                     validate_shape=validate_shape).op
             if caching_device is not None:
                 with g.device(caching_device):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
+                    self._snapshot = manipulation_ops.identity(self._variable, name="read")
             else:
                 with g.colocate_with(self._variable.op):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
+                    self._snapshot = manipulation_ops.identity(self._variable, name="read")
         self._trainable = trainable
         self._constraint = constraint
         self._caching_device = caching_device
@@ -250,7 +258,7 @@ class Variable:
 
     def read_value(self) -> Tensor:
         """A new read of the variable's current value."""
-        return array_ops.identity(self._variable, name="read")
+        return manipulation_ops.identity(self._variable, name="read")
 
     def initialized_value(self) -> Tensor:
         """The value after running the initializer (so other initial values can depend on it)."""
@@ -327,7 +335,7 @@ class Variable:
 
     def __getitem__(self, slice_spec: Any) -> Tensor:
         """A slice of the value that can also `assign` into the variable (TF's _SliceHelperVar)."""
-        return array_ops._slice_helper(self.value(), slice_spec, self)
+        return indexing_ops._slice_helper(self.value(), slice_spec, self)
 
     def eval(self, session: Any = None) -> Any:
         return self._variable.eval(session=session)
@@ -486,10 +494,10 @@ def assert_variables_initialized(var_list: list | None = None) -> Tensor | None:
     ranks = []
     for var in var_list:
         with g.colocate_with(var.op), name_scope(None, "Rank", [var]) as scope:
-            ranks.append(array_ops.Rank(var, name=scope))
+            ranks.append(shape_ops.Rank(var, name=scope))
     if len(ranks) <= 1:
         return ranks[0] if ranks else None
-    return array_ops.stack(ranks)
+    return manipulation_ops.stack(ranks)
 
 
 def is_variable_initialized(variable: Any) -> Tensor:
@@ -508,8 +516,8 @@ def report_uninitialized_variables(var_list: list | None = None,
         init_vars = [state_ops.is_variable_initialized(v) for v in var_list]
         with g.device("/cpu:0"):
             if not var_list:
-                return array_ops.constant([], dtype=dtypes.string)
-            mask = math_ops.logical_not(array_ops.stack(init_vars))
-            names = array_ops.constant([v.op.name for v in var_list])
-            return array_ops.boolean_mask(names, mask)
+                return constant_ops.constant([], dtype=dtypes.string)
+            mask = elementwise_ops.logical_not(manipulation_ops.stack(init_vars))
+            names = constant_ops.constant([v.op.name for v in var_list])
+            return indexing_ops.boolean_mask(names, mask)
 

@@ -4,7 +4,7 @@ so a node no kernel supports fails every later run of the session, whatever it f
 import pytest
 
 import tensorweave.compat.v1 as tf
-from tensorweave.ops import math_ops
+from tensorweave.ops import clip_ops
 
 TRUNCATE_MOD_HALF = (
     "No OpKernel was registered to support Op 'TruncateMod' used by {{node TruncateMod}} with these attrs: "
@@ -76,7 +76,7 @@ def test_make_callable_fails_when_the_graph_is_extended():
       "DT_UINT64", "DT_UINT32", "DT_UINT16", "DT_UINT8"]),
     (lambda: tf.range(3, dtype=tf.uint16),
      "Op 'Range' used by {{node range}} with these attrs: [Tidx=DT_UINT16]", None),
-    (lambda: math_ops.ClipByValue(tf.constant([1], tf.uint32), tf.constant(0, tf.uint32), tf.constant(2, tf.uint32)),
+    (lambda: clip_ops.ClipByValue(tf.constant([1], tf.uint32), tf.constant(0, tf.uint32), tf.constant(2, tf.uint32)),
      "Op 'ClipByValue' used by {{node ClipByValue}} with these attrs: [T=DT_UINT32]",
      ["DT_COMPLEX128", "DT_COMPLEX64", "DT_UINT16", "DT_UINT8", "DT_INT64", "DT_INT32", "DT_INT16", "DT_INT8",
       "DT_BFLOAT16", "DT_DOUBLE", "DT_FLOAT", "DT_HALF"]),

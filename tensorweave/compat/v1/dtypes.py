@@ -31,7 +31,9 @@ from tensorweave.framework.dtypes import (
 )
 
 # tf.dtypes.cast, complex and saturate_cast; not in __all__, the top level exports them on its own
-from tensorweave.ops.math_ops import cast, complex, saturate_cast  # noqa: A004 - TF's name
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.clip_ops import saturate_cast
+from tensorweave.ops.elementwise_ops import complex  # noqa: A004 - TF's name
 
 __all__ = ["DType", "as_dtype",
            "float32",

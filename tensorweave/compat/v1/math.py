@@ -1,6 +1,6 @@
 """`tf.math`: elementwise math, reductions and comparisons under their TF1 `tf.math` names."""
 
-from tensorweave.ops.math_ops import (
+from tensorweave.ops.elementwise_ops import (
     abs,
     accumulate_n,
     acos,
@@ -8,8 +8,6 @@ from tensorweave.ops.math_ops import (
     add,
     add_n,
     angle,
-    argmax,
-    argmin,
     asin,
     asinh,
     atan,
@@ -19,9 +17,6 @@ from tensorweave.ops.math_ops import (
     conj,
     cos,
     cosh,
-    count_nonzero,
-    cumprod,
-    cumsum,
     divide,
     equal,
     erf,
@@ -53,16 +48,6 @@ from tensorweave.ops.math_ops import (
     real,
     reciprocal,
     reciprocal_no_nan,
-    reduce_all,
-    reduce_any,
-    reduce_logsumexp,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_std,
-    reduce_sum,
-    reduce_variance,
     rint,
     round,
     rsqrt,
@@ -79,9 +64,26 @@ from tensorweave.ops.math_ops import (
     tanh,
     truediv,
 )
-from tensorweave.ops.math_ops import div_no_nan as divide_no_nan
-from tensorweave.ops.math_ops import floormod as mod
+from tensorweave.ops.elementwise_ops import div_no_nan as divide_no_nan
+from tensorweave.ops.elementwise_ops import floormod as mod
 from tensorweave.ops.nn_ops import l2_normalize, log_sigmoid, log_softmax, softmax, softplus, softsign
+from tensorweave.ops.reduction_ops import (
+    argmax,
+    argmin,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_std,
+    reduce_sum,
+    reduce_variance,
+)
 
 __all__ = [
     "abs",

@@ -1,6 +1,6 @@
 """`tf.nn`: neural-network ops."""
 
-from tensorweave.ops.math_ops import sigmoid, tanh
+from tensorweave.ops.elementwise_ops import sigmoid, tanh
 from tensorweave.ops.nn_ops import (
     batch_normalization,
     bias_add,

@@ -1,0 +1,100 @@
+"""Casts: the Cast op, `tf.cast` and TF1's `to_*` shorthands.
+
+The lowest op family: it imports no other, so every family (the array families too) casts through it.
+`tf.saturate_cast`, which clamps before casting, is in `clip_ops`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops.kernel_helpers import EIGEN_BFLOAT16_PACKET
+
+Cast = Op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"], attrs=["SrcT: type", "DstT: type",
+                                                                  "Truncate: bool = false"])
+
+
+@Cast.shape
+def _cast_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
+
+
+_SATURATING_FROM_BFLOAT16 = frozenset([np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16),
+                                       np.dtype(np.uint16)])
+
+
+def _bfloat16_to_small_int(x: np.ndarray, target: np.dtype) -> np.ndarray:
+    """TF's bfloat16 -> 8/16-bit integer cast on x86: truncation to int32 (NaN, inf and values out of
+    int32's range become INT32_MIN, as cvttps2dq), then, in Eigen's 8-wide packets, saturation to the
+    target's range; the last size % 8 elements go through Eigen's scalar loop, which wraps instead."""
+    wide = x.astype(np.float32).reshape(-1)
+    as_int32 = np.where(np.abs(wide) < 2.0 ** 31, wide, -(2.0 ** 31)).astype(np.int32)
+    limits = np.iinfo(target)
+    scalar_start = as_int32.size // EIGEN_BFLOAT16_PACKET * EIGEN_BFLOAT16_PACKET
+    result = np.empty(as_int32.size, target)
+    result[:scalar_start] = np.clip(as_int32[:scalar_start], limits.min, limits.max)
+    result[scalar_start:] = as_int32[scalar_start:].astype(target)
+    return result.reshape(x.shape)
+
+
+@Cast.kernel("CPU")
+def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) -> Any:  # noqa: N803 - TF's attr names
+    """NumPy's conversions (ml_dtypes' for bfloat16, which round to nearest even through float32 as TF)."""
+    target = np.dtype(DstT.as_numpy_dtype)
+    if np.iscomplexobj(x) and not DstT.is_complex:
+        x = np.real(x)
+    if dtypes.string in (SrcT, DstT):
+        raise errors.UnimplementedError(ctx.node_def, None, f"Cast {tensor_util.type_string(SrcT)} to "
+                                        f"{tensor_util.type_string(DstT)} is not supported")
+    x = np.asarray(x)
+    if SrcT == dtypes.bfloat16 and target in _SATURATING_FROM_BFLOAT16:
+        return _bfloat16_to_small_int(x, target)
+    return x.astype(target, copy=False)
+
+
+def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """`x` converted to `dtype` (no op when it already has it, as in TF)."""
+    base_type = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(x, Tensor) and x.dtype.base_dtype == base_type:
+        return x
+    with name_scope(name, "Cast", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.base_dtype == base_type:
+            return x
+        return Cast(x, DstT=base_type, name=scope)
+
+
+def to_float(x: Any, name: str = "ToFloat") -> Tensor:
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_int32(x: Any, name: str = "ToInt32") -> Tensor:
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x: Any, name: str = "ToInt64") -> Tensor:
+    return cast(x, dtypes.int64, name=name)
+
+
+def to_double(x: Any, name: str = "ToDouble") -> Tensor:
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_bfloat16(x: Any, name: str = "ToBFloat16") -> Tensor:
+    return cast(x, dtypes.bfloat16, name=name)
+
+
+def to_complex64(x: Any, name: str = "ToComplex64") -> Tensor:
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x: Any, name: str = "ToComplex128") -> Tensor:
+    return cast(x, dtypes.complex128, name=name)

@@ -1,0 +1,584 @@
+"""Indexing: StridedSlice (`tf.strided_slice`, and `Tensor.__getitem__`, installed when this module is
+imported), Slice, GatherV2, GatherNd, Where (the coordinates of true elements), `tf.boolean_mask` and OneHot.
+
+`boolean_mask` calls the Prod reduction through `raw_ops`, because the reductions are a family above this one,
+and a tensor index adds with the Tensor operator `+`, which `elementwise_ops` installs: both need the op
+library imported, as any use of the ops does. `slice` is TF's public name here, so the builtin is spelled
+`builtins.slice`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import raw_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.constant_ops import constant
+from tensorweave.ops.fill_ops import ones_like
+from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
+from tensorweave.ops.manipulation_ops import concat, stack
+from tensorweave.ops.shape_helpers import shape_from_tensor, with_rank, with_rank_at_least
+from tensorweave.ops.shape_ops import reshape, shape, squeeze
+
+# -- StridedSlice, tf.strided_slice and Tensor.__getitem__ -------------------------------------------
+
+StridedSlice = Op("StridedSlice", inputs=["input: T", "begin: Index", "end: Index", "strides: Index"],
+                  outputs=["output: T"],
+                  attrs=["T: type", "Index: {int16, int32, int64}", "begin_mask: int = 0", "end_mask: int = 0",
+                         "ellipsis_mask: int = 0", "new_axis_mask: int = 0", "shrink_axis_mask: int = 0"])
+
+_NEW_AXIS = -1
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def _clamp_index(x: int, dim: int, lo: int, hi: int) -> int:
+    x = x + dim if x < 0 else x
+    return lo if x < lo else hi if x > hi else x
+
+
+def _strided_slice_plan(dims: list, begin: list | None, end: list | None, strides: list, begin_mask: int,
+                        end_mask: int, ellipsis_mask: int, new_axis_mask: int,
+                        shrink_axis_mask: int) -> tuple[list, list]:
+    """TF's ValidateStridedSliceOp on a partial shape: one Python slice per input dimension and the
+    output dims. Serves the shape function (dims or begin/end may be unknown, giving None entries) and
+    the kernel (all known); a bad spec raises ValueError with TF's message."""
+    if ellipsis_mask & (ellipsis_mask - 1):
+        raise ValueError("Multiple ellipses in slice spec not allowed")
+    sparse_dims = len(strides)
+    new_axes_after_ellipsis = 0
+    seen_ellipsis = False
+    for i in range(sparse_dims):
+        if seen_ellipsis and new_axis_mask >> i & 1:
+            new_axes_after_ellipsis += 1
+        seen_ellipsis = seen_ellipsis or bool(ellipsis_mask >> i & 1)
+    if not seen_ellipsis:
+        ellipsis_mask |= 1 << sparse_dims
+        sparse_dims += 1
+    rank = len(dims)
+    dense: list[tuple] = []  # per input dimension: begin, end, stride, begin masked, end masked, shrink
+    gather: list[int] = []  # per output dimension: its input dimension, or _NEW_AXIS
+    for i in range(sparse_dims):
+        if ellipsis_mask >> i & 1:
+            stop = min(rank - (sparse_dims - i) + 1 + new_axes_after_ellipsis, rank)
+            for full_index in range(len(dense), stop):
+                gather.append(full_index)
+                dense.append((0, 0, 1, True, True, False))
+        elif new_axis_mask >> i & 1:
+            gather.append(_NEW_AXIS)
+        else:
+            if len(dense) == rank:
+                if rank == 0:
+                    raise ValueError("Attempting to slice scalar input.")
+                raise ValueError(f"Index out of range using input dim {rank}; input has only {rank} dims")
+            shrink = bool(shrink_axis_mask >> i & 1)
+            if not shrink:
+                gather.append(len(dense))
+            dense.append((None if begin is None else begin[i], None if end is None else end[i], strides[i],
+                          bool(begin_mask >> i & 1), bool(end_mask >> i & 1), shrink))
+    bounds_known = begin is not None and end is not None
+    slices: list = []
+    sizes: list = []
+    for i, (b, e, s, begin_masked, end_masked, shrink) in enumerate(dense):
+        dim = dims[i]
+        if s == 0:
+            raise ValueError(f"strides[{i}] must be non-zero")
+        if dim is None:
+            sizes.append(1 if shrink else None)
+            slices.append(None)
+            continue
+        if shrink and s <= 0:
+            raise ValueError("only stride 1 allowed on non-range indexing.")
+        if bounds_known:
+            if shrink:
+                b = b + dim if b < 0 else b
+                if not 0 <= b < dim:
+                    raise ValueError(f"slice index {b} of dimension {i} out of bounds.")
+                e = b + 1
+            else:
+                lo, hi = (0, dim) if s > 0 else (-1, dim - 1)
+                b = (lo if s > 0 else hi) if begin_masked else _clamp_index(b, dim, lo, hi)
+                e = (hi if s > 0 else lo) if end_masked else _clamp_index(e, dim, lo, hi)
+            length = e - b
+        elif shrink:
+            length = 1
+        elif begin_masked and end_masked:
+            length = dim if s > 0 else -dim
+        else:
+            length = None
+        if length is None:
+            size = None
+        elif length == 0 or (length < 0) != (s < 0):
+            size = 0
+        else:
+            size = -(-abs(length) // abs(s))
+        sizes.append(size)
+        if not bounds_known:
+            slices.append(None)
+        else:
+            slices.append(builtins.slice(b, None if e < 0 else e, s) if size else builtins.slice(0, 0))
+    return slices, [1 if g == _NEW_AXIS else sizes[g] for g in gather]
+
+
+def _masks(ctx: InferenceContext) -> dict[str, int]:
+    return {m: ctx.attr(m) for m in _MASKS}
+
+
+@StridedSlice.shape
+def _strided_slice_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    index_shape = with_rank(ctx.input_shape(1), 1)
+    end_shape, strides_shape = with_rank(ctx.input_shape(2), 1), with_rank(ctx.input_shape(3), 1)
+    index_shape = tensor_util.merge_shapes(tensor_util.merge_shapes(index_shape, end_shape), strides_shape)
+    input_shape = ctx.input_shape(0)
+    strides = ctx.input_value(3)
+    if input_shape.ndims is None or index_shape.dims[0].value is None or strides is None:
+        return [tensor_shape.unknown_shape()]
+    # TF's shape refiner asks for begin and end only in a later pass, so a bad spec is reported before they
+    # are read (its message lists only the strides as computed).
+    _strided_slice_plan(input_shape.as_list(), None, None, strides.tolist(), **_masks(ctx))
+    begin = ctx.input_value(1)
+    end = ctx.input_value(2)
+    _, dims = _strided_slice_plan(input_shape.as_list(), None if begin is None else begin.tolist(),
+                                  None if end is None else end.tolist(), strides.tolist(), **_masks(ctx))
+    return [tensor_shape.TensorShape(dims)]
+
+
+@StridedSlice.kernel("CPU")
+def _strided_slice(ctx: OpKernelContext, input: Any, begin: Any, end: Any, strides: Any, begin_mask: int,  # noqa: A002
+                   end_mask: int, ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> Any:
+    if not (begin.ndim == end.ndim == strides.ndim == 1 and begin.shape == end.shape == strides.shape):
+        raise invalid_argument(ctx, "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+                       f"{tensor_util.shape_string(begin.shape)}, {tensor_util.shape_string(end.shape)}, and "
+                       f"{tensor_util.shape_string(strides.shape)} instead.")
+    try:
+        slices, dims = _strided_slice_plan(list(input.shape), begin.tolist(), end.tolist(), strides.tolist(),
+                                           begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    except ValueError as e:
+        raise invalid_argument(ctx, str(e)) from None
+    return ctx.xp.reshape(input[tuple(slices)], dims)
+
+
+def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
+                  end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0,
+                  var: Any = None, name: str | None = None) -> Tensor:
+    """`input_[begin:end:strides]` per dimension, with the masks of Python's slice syntax (strides 1)."""
+    if strides is None:
+        strides = ones_like(begin)
+    masks = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+             "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
+    result = StridedSlice(input_, begin, end, strides, name=name, **masks)
+    if var is not None:
+        slice_name = name
+
+        def assign(value: Any, name: str | None = None) -> Tensor:
+            """`var[spec].assign(value)`: a StridedSliceAssign named after the slice, as TF's closure."""
+            return var._strided_slice_assign(begin, end, strides, value,
+                                             name=name or f"{slice_name}_assign", **masks)
+
+        result.assign = assign
+    return result
+
+
+newaxis = None
+_SLICE_INDEX_TYPES = (dtypes.int16, dtypes.int32, dtypes.int64)
+_SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                     "tf.int32/tf.int64 tensors are valid indices")
+
+
+def _check_index(idx: Any) -> None:
+    """TF's optimistic check: ints, and anything with an integer dtype that is not a vector."""
+    if isinstance(idx, (numbers.Integral, tensor_shape.Dimension)):
+        return
+    dtype = getattr(idx, "dtype", None)
+    if (dtype is None or dtypes.as_dtype(dtype).base_dtype not in _SLICE_INDEX_TYPES
+            or tensor_shape.as_shape(idx.shape).ndims == 1):
+        raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
+
+
+def _slice_bound(value: Any, dtype: Any, default: int) -> tuple[Any, bool]:
+    """A slice's start/stop/step for the packed index vectors; True when it is missing (masked)."""
+    if value is None or (isinstance(value, tensor_shape.Dimension) and value.value is None):
+        return (default if dtype is None else constant(default, dtype=dtype)), True
+    _check_index(value)
+    return tensor_shape.dimension_value(value), False
+
+
+def _slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Tensor:
+    """`tensor[slice_spec]` as TF builds it: one StridedSlice whose begin/end/strides are stacked from the
+    spec (ints, slices, `...`, `tf.newaxis`, scalar int tensors); a boolean spec is a `boolean_mask`.
+    Slicing a variable passes it as `var`, so the result can `assign` into that slice."""
+    tensor = convert_to_tensor(tensor)
+    if (isinstance(slice_spec, bool) or (isinstance(slice_spec, Tensor) and slice_spec.dtype == dtypes.bool)
+            or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool)):
+        return boolean_mask(tensor, slice_spec)
+    if not isinstance(slice_spec, (list, tuple)):
+        slice_spec = [slice_spec]
+    begin: list = []
+    end: list = []
+    strides: list = []
+    masks = dict.fromkeys(_MASKS, 0)
+    for index, s in enumerate(slice_spec):
+        if isinstance(s, builtins.slice):
+            tensor_types = [t.dtype.base_dtype for t in (s.start, s.stop, s.step) if isinstance(t, Tensor)]
+            dtype = next((t for t in (dtypes.int64, dtypes.int32, dtypes.int16) if t in tensor_types), None)
+            for bounds, value, default, mask in ((begin, s.start, 0, "begin_mask"), (end, s.stop, 0, "end_mask"),
+                                                 (strides, s.step, 1, None)):
+                value, missing = _slice_bound(value, dtype, default)
+                bounds.append(value)
+                if missing and mask:
+                    masks[mask] |= 1 << index
+        elif s is Ellipsis or s is newaxis:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            masks["ellipsis_mask" if s is Ellipsis else "new_axis_mask"] |= 1 << index
+        else:
+            _check_index(s)
+            s = tensor_shape.dimension_value(s)
+            begin.append(s)
+            end.append(s + 1)
+            int16_or_64 = isinstance(s, Tensor) and s.dtype.base_dtype in (dtypes.int16, dtypes.int64)
+            strides.append(constant(1, dtype=s.dtype.base_dtype) if int16_or_64 else 1)
+            masks["shrink_axis_mask"] |= 1 << index
+    with name_scope(None, "strided_slice", [tensor] + begin + end + strides) as name:
+        if begin:
+            packed = [stack(begin), stack(end), stack(strides)]
+            if any(t.dtype.base_dtype == dtypes.int64 for t in packed):
+                packed = [cast(t, dtypes.int64) for t in packed]
+        else:
+            packed = [constant([], dtype=dtypes.int32)] * 3
+        return strided_slice(tensor, *packed, name=name, var=var, **masks)
+
+
+Tensor._override_operator("__getitem__", _slice_helper)
+
+
+# -- Where (coordinates of true elements) ------------------------------------------------------------
+
+Where = Op("Where", inputs=["input: T"], outputs=["index: int64"], attrs=["T: {numbertype, bool} = DT_BOOL"])
+
+
+@Where.shape
+def _where_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([None, ctx.input_shape(0).ndims])]
+
+
+@Where.kernel("CPU")
+def _where(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    if input.dtype == np.float16:
+        raise errors.UnimplementedError(ctx.node_def, None, "No WhereOp available for float16/half type on CPU; "
+                                        "dying in CPU WhereOp to avoid silently creating costly copies from device.")
+    if input.ndim == 0:
+        raise invalid_argument(ctx, "WhereOp : Unhandled input dimensions: 0")
+    return ctx.xp.argwhere(input).astype(np.int64, copy=False)
+
+
+def where(condition: Any, name: str | None = None) -> Tensor:
+    """The int64 coordinates [N, rank] of the true elements of `condition` (`tf.where` with one argument;
+    `elementwise_ops.where` is the public wrapper)."""
+    with name_scope(name, "Where", [condition]) as scope:
+        condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool, name="condition")
+        return Where(condition, name=scope)
+
+
+# -- GatherV2 ----------------------------------------------------------------------------------------
+
+GatherV2 = Op("GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
+              outputs=["output: Tparams"],
+              attrs=["batch_dims: int = 0", "Tparams: type", "Tindices: {int16, int32, int64}",
+                     "Taxis: {int32, int64}"])
+
+
+@GatherV2.shape
+def _gather_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    params = with_rank_at_least(ctx.input_shape(0), 1)
+    indices = ctx.input_shape(1)
+    with_rank(ctx.input_shape(2), 0)
+    axis = ctx.input_value(2)
+    batch_dims = ctx.attr("batch_dims")
+    if axis is None:
+        if params.ndims is not None and indices.ndims is not None:
+            return [tensor_shape.unknown_shape(rank=params.ndims + indices.ndims - 1 - batch_dims)]
+        return [tensor_shape.unknown_shape()]
+    axis = int(axis)
+    with_rank_at_least(params, -axis if axis < 0 else axis + 1)
+    with_rank_at_least(indices, abs(batch_dims))
+    if params.ndims is None or indices.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    batch_dims = batch_dims + indices.ndims if batch_dims < 0 else batch_dims
+    with_rank_at_least(params, batch_dims + 1)
+    axis = axis + params.ndims if axis < 0 else axis
+    p, i = params.as_list(), indices.as_list()
+    return [tensor_shape.TensorShape(p[:axis] + i[batch_dims:] + p[axis + 1:])]
+
+
+@GatherV2.kernel("CPU")
+def _gather(ctx: OpKernelContext, params: Any, indices: Any, axis: Any, batch_dims: int) -> Any:
+    if params.ndim < 1:
+        raise invalid_argument(ctx, "params must be at least 1 dimensional")
+    if axis.ndim != 0:
+        raise invalid_argument(ctx, "axis must be scalar")
+    axis = int(axis)
+    min_rank = -axis if axis < 0 else axis + 1
+    if params.ndim < min_rank:
+        raise invalid_argument(ctx, f"Shape must be at least rank {min_rank} but is rank {params.ndim}")
+    axis = axis + params.ndim if axis < 0 else axis
+    if batch_dims:
+        if not -indices.ndim <= batch_dims <= indices.ndim:
+            raise invalid_argument(ctx, f"Expected batch_dims in the range [{-indices.ndim}, {indices.ndim}], but got "
+                           f"{batch_dims}")
+        batch_dims = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+        if batch_dims >= params.ndim:
+            raise invalid_argument(ctx, f"batch_dims ({batch_dims}) must be less than rank(params) ({params.ndim}).")
+        if axis < batch_dims:
+            raise invalid_argument(ctx, f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}).")
+        for i in range(batch_dims):
+            if params.shape[i] != indices.shape[i]:
+                raise invalid_argument(ctx, f"params.shape[{i}]: {params.shape[i]} should be equal to indices.shape[{i}]: "
+                               f"{indices.shape[i]}")
+    limit = params.shape[axis]
+    bad = (indices < 0) | (indices >= limit)
+    if bad.any():
+        position = np.unravel_index(int(bad.argmax()), indices.shape)
+        where_ = f"[{','.join(str(int(p)) for p in position)}]" if indices.ndim else ""
+        raise invalid_argument(ctx, f"indices{where_} = {int(indices[position])} is not in [0, {limit})")
+    xp = ctx.xp
+    if not batch_dims:
+        return xp.take(params, indices, axis=axis)
+    batch_shape = params.shape[:batch_dims]
+    out_shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
+    n = int(np.prod(batch_shape, dtype=np.int64))
+    flat_params = params.reshape((n,) + params.shape[batch_dims:])
+    flat_indices = indices.reshape((n,) + indices.shape[batch_dims:])
+    out = xp.empty((n,) + out_shape[batch_dims:], dtype=params.dtype)
+    for b in range(n):
+        out[b] = xp.take(flat_params[b], flat_indices[b], axis=axis - batch_dims)
+    return out.reshape(out_shape)
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | None = None, axis: Any = None,
+           batch_dims: int = 0) -> Tensor:
+    """Slices of `params` along `axis` at `indices` (out-of-range indices fail when the graph runs). As TF's,
+    `batch_dims` is dropped when `axis` is statically 0."""
+    if axis is None:
+        axis = batch_dims
+    if (tensor_util.constant_value(axis) if isinstance(axis, Tensor) else axis) != 0:
+        return GatherV2(params, indices, axis, batch_dims=batch_dims, name=name)
+    return GatherV2(params, indices, axis, name=name)
+
+
+# -- boolean_mask (composed: Reshape, Where, Squeeze, GatherV2, Prod) --------------------------------
+
+
+def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any = None) -> Tensor:
+    """The entries of `tensor` where `mask` is true, flattening the masked dimensions into one."""
+    with name_scope(name, values=[tensor, mask]):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        mask = convert_to_tensor(mask, name="mask")
+        shape_mask = mask.shape
+        ndims_mask = shape_mask.ndims
+        shape_tensor = tensor.shape
+        if ndims_mask == 0:
+            raise ValueError("mask cannot be scalar.")
+        if ndims_mask is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  "
+                             "E.g. shape=[None] is ok, but shape=None is not.")
+        axis = 0 if axis is None else axis
+        axis_value = tensor_util.get_static_value(axis) if isinstance(axis, Tensor) else axis
+        if axis_value is not None:
+            axis = int(axis_value)
+            shape_tensor[axis:axis + ndims_mask].assert_is_compatible_with(shape_mask)
+        leading_size = raw_ops.Prod(input=shape(tensor)[axis:axis + ndims_mask], reduction_indices=[0])
+        tensor = reshape(tensor, concat([shape(tensor)[:axis], [leading_size],
+                                         shape(tensor)[axis + ndims_mask:]], 0))
+        if axis_value is not None:
+            first_dim = shape_tensor[axis:axis + ndims_mask].num_elements()
+            tensor.set_shape(tensor_shape.as_shape(shape_tensor[:axis]).concatenate([first_dim])
+                             .concatenate(shape_tensor[axis + ndims_mask:]))
+        mask = reshape(mask, [-1])
+        return gather(tensor, squeeze(where(mask), axis=[1]), axis=axis)
+
+
+# -- Slice -------------------------------------------------------------------------------------------
+
+Slice = Op("Slice", inputs=["input: T", "begin: Index", "size: Index"], outputs=["output: T"],
+           attrs=["T: type", "Index: {int32, int64}"])
+
+
+@Slice.shape
+def _slice_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    begin_shape = tensor_util.merge_shapes(with_rank(ctx.input_shape(1), 1), with_rank(ctx.input_shape(2), 1))
+    ndims = begin_shape.dims[0].value
+    input_shape = ctx.input_shape(0) if ndims is None else with_rank(ctx.input_shape(0), ndims)
+    begin = shape_from_tensor(ctx, 1)
+    sizes = shape_from_tensor(ctx, 2)
+    size_value = ctx.input_value(2)
+    if size_value is not None:
+        size_value = size_value.reshape(-1).tolist()
+        begin = with_rank(begin, len(size_value)).as_list()
+        dims = input_shape.as_list() if input_shape.ndims is not None else [None] * len(size_value)
+        return [tensor_shape.TensorShape([
+            s if s != -1 else None if dims[i] is None or begin[i] is None else dims[i] - begin[i]
+            for i, s in enumerate(size_value)])]
+    if sizes.ndims is not None:
+        with_rank(begin, sizes.ndims)
+        return [sizes]
+    return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
+
+
+@Slice.kernel("CPU")
+def _slice(ctx: OpKernelContext, input: Any, begin: Any, size: Any) -> Any:  # noqa: A002
+    rank = input.ndim
+    if not (begin.ndim == size.ndim == 1 and begin.size == size.size == rank):
+        raise invalid_argument(ctx, f"Expected begin and size arguments to be 1-D tensors of size {rank}, but got shapes "
+                       f"{tensor_util.shape_string(begin.shape)} and {tensor_util.shape_string(size.shape)} "
+                       "instead.")
+    index = []
+    for i, (b, s) in enumerate(zip(begin.tolist(), size.tolist())):
+        dim = input.shape[i]
+        s = dim - b if s == -1 else s
+        if dim == 0:
+            if b != 0 or s != 0:
+                raise invalid_argument(ctx, f"Expected begin[{i}] == 0 (got {b}) and size[{i}] == 0 (got {s}) when "
+                               f"input.dim_size({i}) == 0")
+        elif not 0 <= b <= dim:
+            raise invalid_argument(ctx, f"Expected begin[{i}] in [0, {dim}], but got {b}")
+        elif not 0 <= s <= dim - b:
+            raise invalid_argument(ctx, f"Expected size[{i}] in [0, {dim - b}], but got {s}")
+        index.append(builtins.slice(b, b + s))
+    return input[tuple(index)]
+
+
+def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
+    """The block of `input_` starting at `begin` with extent `size` (-1: the rest of that dimension)."""
+    return Slice(input_, begin, size, name=name)
+
+
+# -- OneHot ------------------------------------------------------------------------------------------
+
+OneHot = Op("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T", "off_value: T"],
+            outputs=["output: T"], attrs=["axis: int = -1", "T: type", "TI: {uint8, int8, int32, int64} = DT_INT64"])
+
+
+@OneHot.shape
+def _one_hot_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    axis = ctx.attr("axis")
+    if axis < -1:
+        raise ValueError("axis must be >= -1")
+    with_rank(ctx.input_shape(1), 0)
+    depth = ctx.input_value(1)
+    if depth is not None and depth < 0:
+        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(depth)}")
+    indices = ctx.input_shape(0)
+    if indices.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    dims = indices.as_list()
+    dims.insert((axis + len(dims) + 1) % (len(dims) + 1), None if depth is None else int(depth))
+    return [tensor_shape.TensorShape(dims)]
+
+
+@OneHot.kernel("CPU")
+def _one_hot(ctx: OpKernelContext, indices: Any, depth: Any, on_value: Any, off_value: Any, axis: int) -> Any:
+    output_dims = indices.ndim + 1
+    if not (axis == -1 or 0 <= axis < output_dims):
+        raise invalid_argument(ctx, f"Expected axis to be -1 or between [0, {output_dims}).  But received: {axis}")
+    for arg, value in (("depth", depth), ("on_value", on_value), ("off_value", off_value)):
+        if value.ndim != 0:
+            raise invalid_argument(ctx, f"{arg} must be a scalar, but got: {tensor_util.shape_string(value.shape)}")
+    if depth < 0:
+        raise invalid_argument(ctx, f"depth must be non-negative, got: {int(depth)}")
+    xp = ctx.xp
+    hot = xp.expand_dims(indices, -1) == xp.arange(int(depth))
+    return xp.moveaxis(xp.where(hot, on_value, off_value).astype(on_value.dtype, copy=False), -1, axis)
+
+
+def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None, axis: Any = None,
+            dtype: Any = None, name: str | None = None) -> Tensor:
+    """`on_value` where the last (or `axis`) dimension equals `indices`, `off_value` elsewhere; the dtype
+    comes from `dtype`, else from the given values, else float32."""
+    with name_scope(name, "one_hot", [indices, depth, on_value, off_value, axis, dtype]) as scope:
+        dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+        off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+        given = [(arg, t.dtype.base_dtype) for arg, t in (("on_value", on), ("off_value", off)) if t is not None]
+        if given and dtype is not None:
+            for arg, t in given:
+                if t != dtype:
+                    raise TypeError(f"dtype {t} of {arg} does not match dtype parameter {dtype}")
+        dtype = given[0][1] if given else dtype or dtypes.float32
+        on = convert_to_tensor(1, dtype, name="on_value") if on is None else on
+        off = convert_to_tensor(0, dtype, name="off_value") if off is None else off
+        if on.dtype.base_dtype != off.dtype.base_dtype:
+            raise TypeError(f"dtype {on.dtype.base_dtype} of on_value does not match dtype "
+                            f"{off.dtype.base_dtype} of off_value")
+        return OneHot(indices, depth, on, off, axis=-1 if axis is None else axis, name=scope)
+
+
+# -- GatherNd ----------------------------------------------------------------------------------------
+
+GatherNd = Op("GatherNd", inputs=["params: Tparams", "indices: Tindices"], outputs=["output: Tparams"],
+              attrs=["Tparams: type", "Tindices: {int16, int32, int64}", "bad_indices_policy: string = ''"])
+
+
+@GatherNd.shape
+def _gather_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    params, indices = ctx.input_shape(0), with_rank_at_least(ctx.input_shape(1), 1)
+    if indices.ndims is None or indices.dims[-1].value is None:
+        return [tensor_shape.unknown_shape()]
+    depth = indices.dims[-1].value
+    if params.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if depth > params.ndims:
+        raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
+                         f"{tensor_util.shape_string(indices.as_list())} and params shape: "
+                         f"{tensor_util.shape_string(params.as_list())}")
+    return [indices[:-1].concatenate(params[depth:])]
+
+
+_GATHER_ND_POLICIES = (b"", b"DEFAULT", b"ERROR", b"IGNORE")
+
+
+@GatherNd.kernel("CPU")
+def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_policy: bytes) -> Any:
+    """Slices of `params` at the rows of `indices`; an out-of-range row fails, or with the IGNORE policy
+    gathers zeros."""
+    if bad_indices_policy not in _GATHER_ND_POLICIES:
+        raise no_kernel_registered(ctx)
+    if indices.ndim < 1:
+        raise invalid_argument(ctx, "indices must be at least a vector")
+    depth = indices.shape[-1]
+    if depth > params.ndim:
+        raise invalid_argument(ctx, f"index innermost dimension length must be <= params rank; saw: {depth} vs. "
+                       f"{params.ndim}")
+    rows = indices.reshape(-1, depth)
+    out_of_range = ((rows < 0) | (rows >= np.asarray(params.shape[:depth]))).any(axis=1)
+    bad = np.flatnonzero(out_of_range)
+    if bad.size and bad_indices_policy != b"IGNORE":
+        position = ",".join(map(str, np.unravel_index(bad[0], indices.shape[:-1])))
+        raise invalid_argument(ctx, f"indices[{position}] = [{', '.join(map(str, rows[bad[0]].tolist()))}] does not index "
+                       f"into param shape {tensor_util.shape_string(params.shape)}, node name: {ctx.name}")
+    if bad.size:
+        rows = np.where(out_of_range[:, None], 0, rows)
+    gathered = params[tuple(rows.T)] if depth else ctx.xp.broadcast_to(params, (rows.shape[0],) + params.shape)
+    if bad.size:
+        gathered = gathered.copy()
+        gathered[bad] = b"" if params.dtype == object else 0
+    return gathered.reshape(indices.shape[:-1] + params.shape[depth:])
+
+
+def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0,
+              bad_indices_policy: str = "") -> Tensor:
+    """The slices of `params` addressed by the innermost dimension of `indices` (zeros for out-of-range rows
+    with `bad_indices_policy="IGNORE"`)."""
+    if batch_dims != 0:
+        raise NotImplementedError("tf.gather_nd with batch_dims != 0 is not built yet; only batch_dims=0 is")
+    return GatherNd(params, indices, bad_indices_policy=bad_indices_policy, name=name)

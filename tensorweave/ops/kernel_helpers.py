@@ -1,0 +1,51 @@
+"""Kernel helpers shared by the op families: TF's InvalidArgument error for a node (and the one for attrs that
+no kernel supports), bfloat16 computed in float32 as TF's kernels do, C++'s truncating integer division, and
+the dtype shorthands of kernels that TF registers for fewer types than their OpDef allows.
+
+This module imports no op family, so every family uses it and none keeps a copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import dtypes, op_registry
+from tensorweave.framework.op_kernel import OpKernelContext
+
+
+def invalid_argument(ctx: OpKernelContext, message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(ctx.node_def, None, message)
+
+
+def no_kernel_registered(ctx: OpKernelContext) -> errors.InvalidArgumentError:
+    """TF's error for a node whose non-type attrs no CPU kernel is registered for. (TF fails every run of a
+    graph holding such a node; here the runs that reach it.)"""
+    attrs = op_registry.attrs_summary(op_registry.get(ctx.op).op_def, ctx.node_def)
+    return invalid_argument(ctx, f"No OpKernel was registered to support Op '{ctx.op}' used by {{{{node {ctx.name}}}}} "
+                    f"with these attrs: [{attrs}]")
+
+
+BFLOAT16 = np.dtype(dtypes.bfloat16.as_numpy_dtype)
+EIGEN_BFLOAT16_PACKET = 8  # lanes of the packets in which TF's x86 Eigen kernels process bfloat16
+
+
+def in_float32(x: Any) -> Any:
+    """bfloat16 values as float32, in which several TF bfloat16 kernels (matmuls, sums, softmax) compute
+    before rounding the result once (ml_dtypes' own would round every step, or return float32); other
+    arrays as they are."""
+    return x.astype(np.float32) if x.dtype == BFLOAT16 else x
+
+
+def c_division(x: Any, y: Any) -> Any:
+    """Integer division truncating toward zero, as C++ (TF's integer Mean); `y` is never 0."""
+    q = np.abs(x) // np.abs(y)
+    return np.where((np.asarray(x) < 0) ^ (np.asarray(y) < 0), -q, q).astype(np.result_type(x, y))
+
+
+F16, F32, F64, C64, C128 = dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128
+# The integer kernels in the order TF lists their registrations (`kernel_types`).
+INTEGERS_LISTED = (dtypes.int64, dtypes.int32, dtypes.int16, dtypes.int8, dtypes.uint64, dtypes.uint32,
+                    dtypes.uint16, dtypes.uint8)

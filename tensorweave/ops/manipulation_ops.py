@@ -1,0 +1,763 @@
+"""Array manipulation, the ops that move elements without computing new ones: Identity, RefIdentity, IdentityN
+and StopGradient; Pack and Unpack (`tf.stack`, `tf.unstack`, and the packing of lists that hold tensors,
+registered as their tensor conversion when this module is imported); Split and SplitV; ConcatV2; Transpose
+and ConjugateTranspose (`tf.transpose`, `tf.linalg.transpose`); Tile; Pad, PadV2 and MirrorPad; ReverseV2.
+
+`transpose` of a tensor of unknown rank takes Range from `sequence_ops` and subtracts with the Tensor operator,
+which `elementwise_ops` installs (so, as for `raw_ops`, the op library must have been imported).
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.graph import (
+    Tensor,
+    convert_to_tensor,
+    name_scope,
+    register_tensor_conversion_function,
+)
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.constant_ops import constant
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.sequence_ops import Range
+from tensorweave.ops.shape_helpers import shape_from_tensor, unary_shape, with_rank, with_rank_at_least
+from tensorweave.ops.shape_ops import Rank, rank
+
+# -- Identity ----------------------------------------------------------------------------------------
+
+Identity = Op("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"])
+
+
+@Identity.shape
+def _identity_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [ctx.input_shape(0)]
+
+
+@Identity.kernel("CPU")
+def _identity(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    return input
+
+
+def identity(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The same value as `input`, as a new tensor (a variable's value comes through its 'read' snapshot, as in TF)."""
+    return Identity(input, name=name)
+
+
+RefIdentity = Op("RefIdentity", inputs=["input: Ref(T)"], outputs=["output: Ref(T)"], attrs=["T: type"],
+                 allows_uninitialized_input=True)
+RefIdentity.shape(_identity_shape)
+
+
+@RefIdentity.kernel("CPU")
+def _ref_identity(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    return input
+
+
+# -- IdentityN ---------------------------------------------------------------------------------------
+
+IdentityN = Op("IdentityN", inputs=["input: T"], outputs=["output: T"], attrs=["T: list(type)"])
+
+
+@IdentityN.shape
+def _identity_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return ctx.input_shapes
+
+
+@IdentityN.kernel("CPU")
+def _identity_n(ctx: OpKernelContext, *values: Any) -> list:
+    return list(values)
+
+
+def identity_n(input: Any, name: str | None = None) -> list[Tensor]:  # noqa: A002 - TF's argument name
+    """Each of a list of tensors passed through unchanged, in one op (so one control edge orders them all)."""
+    return IdentityN(input, name=name)
+
+
+# -- StopGradient ------------------------------------------------------------------------------------
+
+
+StopGradient = Op("StopGradient", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"])
+StopGradient.shape(unary_shape)
+
+
+@StopGradient.kernel("CPU")
+def _stop_gradient(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    return input
+
+
+def stop_gradient(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
+    """`input` unchanged; gradients do not flow through it."""
+    return StopGradient(input, name=name)
+
+
+# -- Pack, Unpack, and lists of tensors as tensors -----------------------------------------------------
+
+Pack = Op("Pack", inputs=["values: N * T"], outputs=["output: T"], attrs=["N: int >= 1", "T: type", "axis: int = 0"])
+
+
+def _pack_axis(axis: int, rank: int) -> int:
+    """An axis of a rank-`rank` shape, made non-negative (GetAxisForPackAndUnpack)."""
+    if not -rank <= axis < rank:
+        raise ValueError(f"Invalid axis: {axis}; must be in [{-rank},{rank})")
+    return axis + rank if axis < 0 else axis
+
+
+@Pack.shape
+def _pack_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shapes = ctx.input_shapes
+    merged = shapes[-1]
+    for i in range(len(shapes) - 2, -1, -1):
+        try:
+            merged = tensor_util.merge_shapes(shapes[i], merged)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+    if merged.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    dims = merged.as_list()
+    dims.insert(_pack_axis(ctx.attr("axis"), len(dims) + 1), len(shapes))
+    return [tensor_shape.TensorShape(dims)]
+
+
+@Pack.kernel("CPU")
+def _pack(ctx: OpKernelContext, *values: Any, axis: int) -> Any:
+    first = values[0]
+    rank = first.ndim
+    if not -rank - 1 <= axis <= rank:
+        raise invalid_argument(ctx, f"axis = {axis} not in [{-rank - 1}, {rank + 1})")
+    for i, v in enumerate(values[1:], 1):
+        if v.shape != first.shape:
+            raise invalid_argument(ctx, f"Shapes of all inputs must match: values[0].shape = "
+                           f"{tensor_util.shape_string(first.shape)} != values[{i}].shape = "
+                           f"{tensor_util.shape_string(v.shape)}")
+    return ctx.xp.stack(values, axis=axis)
+
+
+def stack(values: Any, axis: int = 0, name: str = "stack") -> Tensor:
+    """Stack rank-R tensors into one rank-(R+1) tensor; a list of constants becomes one Const, as in TF."""
+    if axis == 0:
+        try:
+            return convert_to_tensor(values, name=name)
+        except (TypeError, ValueError):
+            pass  # the values hold tensors that cannot be packed as they are: Pack says why
+    value_shape = convert_to_tensor(values[0], name=name).shape
+    if value_shape.ndims is not None:
+        expanded = value_shape.ndims + 1
+        if not -expanded <= axis < expanded:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-expanded}, {expanded})")
+    return Pack(values, axis=axis, name=name)
+
+
+def _is_tensor_like(value: Any) -> bool:
+    return isinstance(value, Tensor) or (hasattr(value, "_as_graph_element") and not isinstance(value, type))
+
+
+def _nested_dtype(values: Any) -> dtypes.DType | None:
+    """The dtype of the first tensor in nested lists, or None when they hold none."""
+    for v in values:
+        if _is_tensor_like(v):
+            return v.dtype.base_dtype
+        if isinstance(v, (list, tuple)):
+            found = _nested_dtype(v)
+            if found is not None:
+                return found
+    return None
+
+
+def _cast_nested(values: Any, dtype: dtypes.DType) -> list:
+    return [cast(v, dtype) if isinstance(v, Tensor) else _cast_nested(v, dtype)
+            if isinstance(v, (list, tuple)) else v for v in values]
+
+
+def _autopack(values: Any, dtype: dtypes.DType, name: str) -> Any:
+    """Pack nested lists that hold tensors (other entries become constants named by their index); lists
+    without tensors come back as they are, for the caller to make one constant of."""
+    must_pack = False
+    converted = []
+    with name_scope(name, None, [v for v in values if _is_tensor_like(v)]) as scope:
+        for i, v in enumerate(values):
+            if _is_tensor_like(v):
+                v = convert_to_tensor(v)
+                if v.dtype.base_dtype != dtype:
+                    raise TypeError(f"Cannot convert a list containing a tensor of dtype {v.dtype} to {dtype} "
+                                    f"(Tensor is: {v!r})")
+                must_pack = True
+            elif isinstance(v, (list, tuple)):
+                v = _autopack(v, dtype, str(i))
+                must_pack = must_pack or isinstance(v, Tensor)
+            converted.append(v)
+        if not must_pack:
+            return converted
+        return Pack([v if isinstance(v, Tensor) else constant(v, dtype=dtype, name=str(i))
+                     for i, v in enumerate(converted)], name=scope)
+
+
+def _autopacking_conversion(value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Any:
+    """Lists and tuples holding tensors convert by packing them (TF's auto-packing)."""
+    inferred = None if as_ref else _nested_dtype(value)
+    if inferred is None:
+        return NotImplemented
+    dtype = inferred if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    if dtype != inferred:
+        value = _cast_nested(value, dtype)
+    return _autopack(value, dtype, name or "packed")
+
+
+register_tensor_conversion_function((list, tuple), _autopacking_conversion, 99)
+
+Unpack = Op("Unpack", inputs=["value: T"], outputs=["output: num * T"],
+            attrs=["num: int >= 0", "T: type", "axis: int = 0"])
+
+
+@Unpack.shape
+def _unpack_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    value = ctx.input_shape(0)
+    num = ctx.attr("num")
+    if value.ndims is None:
+        return [tensor_shape.unknown_shape()] * num
+    dims = value.as_list()
+    axis = _pack_axis(ctx.attr("axis"), len(dims))
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Dimension must be {num} but is {dims[axis]}")
+    return [tensor_shape.TensorShape(dims[:axis] + dims[axis + 1:])] * num
+
+
+@Unpack.kernel("CPU")
+def _unpack(ctx: OpKernelContext, value: Any, num: int, axis: int) -> list:
+    rank = value.ndim
+    if not -rank <= axis < rank:
+        raise invalid_argument(ctx, f"axis = {axis} not in [{-rank}, {rank})")
+    axis = axis + rank if axis < 0 else axis
+    if value.shape[axis] != num:
+        raise invalid_argument(ctx, f"Input shape axis {axis} must equal {num}, got shape "
+                       f"{tensor_util.shape_string(value.shape)}")
+    return [value[(builtins.slice(None),) * axis + (i,)] for i in range(num)]
+
+
+def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
+    """The slices of `value` along `axis`; `num` is inferred from the static shape when not given."""
+    if num is None:
+        value = convert_to_tensor(value)
+        value_shape = value.shape
+        if value_shape.ndims is not None:
+            if not -value_shape.ndims <= axis < value_shape.ndims:
+                raise ValueError(f"Argument `axis` = {axis} not in range [{-value_shape.ndims}, "
+                                 f"{value_shape.ndims})")
+            num = value_shape.dims[axis].value
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {value_shape}")
+    return Unpack(value, num=num, axis=axis, name=name)
+
+
+# -- Split, SplitV -----------------------------------------------------------------------------------
+
+Split = Op("Split", inputs=["split_dim: int32", "value: T"], outputs=["output: num_split * T"],
+           attrs=["num_split: int >= 1", "T: type"])
+SplitV = Op("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: int32"],
+            outputs=["output: num_split * T"],
+            attrs=["num_split: int >= 1", "T: type", "Tlen: {int8, int32, int64} = DT_INT64"])
+
+
+def _split_axis(ctx: InferenceContext, split_dim: int, value_shape: tensor_shape.TensorShape) -> int | None:
+    """The constant split axis (input `split_dim`) made non-negative, or None when it is not known while
+    building the graph."""
+    with_rank(ctx.input_shape(split_dim), 0)
+    axis = ctx.input_value(split_dim)
+    if axis is None or value_shape.ndims is None:
+        return None
+    axis, rank = int(axis), value_shape.ndims
+    if not -rank <= axis < rank:
+        raise ValueError(f"Dimension size, given by scalar input {axis} must be in range [-{rank}, {rank})")
+    return axis + rank if axis < 0 else axis
+
+
+@Split.shape
+def _split_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    value = ctx.input_shape(1)
+    num = ctx.attr("num_split")
+    axis = _split_axis(ctx, 0, value)
+    if axis is None:
+        return [tensor_shape.unknown_shape(rank=value.ndims)] * num
+    dims = value.as_list()
+    if dims[axis] is not None:
+        if dims[axis] % num:
+            raise ValueError(f"Dimension size must be evenly divisible by {num} but is {dims[axis]}\n\tNumber of "
+                             "ways to split should evenly divide the split dimension")
+        dims[axis] //= num
+    return [tensor_shape.TensorShape(dims)] * num
+
+
+@SplitV.shape
+def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    value = ctx.input_shape(0)
+    num = ctx.attr("num_split")
+    with_rank(ctx.input_shape(1), 1)
+    axis = _split_axis(ctx, 2, value)
+    if axis is None:
+        return [tensor_shape.unknown_shape(rank=value.ndims)] * num
+    sizes = ctx.input_value(1)
+    dims = value.as_list()
+    if sizes is None:
+        return [tensor_shape.TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * num
+    sizes = [int(s) for s in sizes.reshape(-1)]
+    if sizes.count(-1) > 1:
+        raise ValueError("size_splits can only have one -1")
+    known = sum(s for s in sizes if s != -1)
+    if dims[axis] is not None and (known > dims[axis] or (-1 not in sizes and known != dims[axis])):
+        raise ValueError(f"can't split axis of size {dims[axis]} into pieces of size "
+                         f"[{','.join(map(str, sizes))}]")
+    rest = None if dims[axis] is None else dims[axis] - known
+    return [tensor_shape.TensorShape(dims[:axis] + [rest if s == -1 else s] + dims[axis + 1:]) for s in sizes]
+
+
+def _split_kernel_axis(ctx: OpKernelContext, split_dim: Any, value: Any) -> int:
+    axis, rank = int(split_dim), value.ndim
+    if not -rank <= axis < rank:
+        raise invalid_argument(ctx, f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis}")
+    return axis + rank if axis < 0 else axis
+
+
+@Split.kernel("CPU")
+def _split(ctx: OpKernelContext, split_dim: Any, value: Any, num_split: int) -> list:
+    axis = _split_kernel_axis(ctx, split_dim, value)
+    if value.shape[axis] % num_split:
+        raise invalid_argument(ctx, f"Number of ways to split should evenly divide the split dimension, but got split_dim "
+                       f"{axis} (size = {value.shape[axis]}) and num_split {num_split}")
+    return ctx.xp.split(value, num_split, axis=axis)
+
+
+@SplitV.kernel("CPU")
+def _split_v(ctx: OpKernelContext, value: Any, size_splits: Any, split_dim: Any, num_split: int) -> list:
+    axis = _split_kernel_axis(ctx, split_dim, value)
+    if size_splits.ndim != 1 or size_splits.size != num_split:
+        raise invalid_argument(ctx, f"size of the split_tensor must be 1-D and have the same elements as outputs got "
+                       f"{size_splits.ndim} -D and {size_splits.size} elements")
+    sizes = [int(s) for s in size_splits.tolist()]
+    if sizes.count(-1) > 1:
+        raise invalid_argument(ctx, "There can only be one -1 in the input.")
+    for index, size in enumerate(sizes):
+        if size < -1:
+            raise invalid_argument(ctx, f"Split size at index {index} must be >= 0. Got: {size}")
+    known, dim = sum(s for s in sizes if s != -1), value.shape[axis]
+    if known > dim or (-1 not in sizes and known != dim):
+        raise invalid_argument(ctx, "Determined shape must either match input shape along split_dim exactly if fully "
+                       "specified, or be less than the size of the input along split_dim if not fully "
+                       f"specified.  Got: {known}")
+    sizes = [dim - known if s == -1 else s for s in sizes]
+    return ctx.xp.split(value, np.cumsum(sizes[:-1]).tolist(), axis=axis)
+
+
+def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = None,
+          name: str = "split") -> list[Tensor]:
+    """`value` cut along `axis` into `num_or_size_splits` equal pieces (an int) or pieces of the given sizes
+    (a 1-D list or tensor, one entry may be -1)."""
+    if isinstance(num_or_size_splits, (numbers.Integral, tensor_shape.Dimension)):
+        return Split(axis, value, num_split=int(num_or_size_splits), name=name)
+    size_splits = convert_to_tensor(num_or_size_splits)
+    if size_splits.shape.ndims == 0:
+        raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
+                         f"Argument provided: {num_or_size_splits}")
+    if num is None:
+        if size_splits.shape.ndims is not None:
+            num = size_splits.shape.dims[0].value
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
+    return SplitV(value, size_splits, axis, num_split=num, name=name)
+
+
+# -- ConcatV2 ----------------------------------------------------------------------------------------
+
+ConcatV2 = Op("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["output: T"],
+              attrs=["N: int >= 2", "T: type", "Tidx: {int32, int64} = DT_INT32"])
+
+
+@ConcatV2.shape
+def _concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    values, axis_index = ctx.input_shapes[:-1], ctx.num_inputs - 1
+    with_rank(ctx.input_shape(axis_index), 0)
+    rank = next((v.ndims for v in values if v.ndims is not None), None)
+    if rank == 0:
+        raise ValueError("Can't concatenate scalars (use tf.stack instead)")
+    shapes = [v if rank is None else with_rank(v, rank) for v in values]
+    axis = ctx.input_value(axis_index)
+    if axis is None:
+        return [tensor_shape.unknown_shape(rank=rank)]
+    axis = int(axis)
+    for s in shapes:
+        with_rank_at_least(s, -axis if axis < 0 else axis + 1)
+    if rank is None:
+        return [tensor_shape.unknown_shape()]
+    axis = axis + rank if axis < 0 else axis
+    dims = shapes[-1].as_list()
+    before, middle, after = (tensor_shape.TensorShape(dims[:axis]), dims[axis],
+                             tensor_shape.TensorShape(dims[axis + 1:]))
+    for s in reversed(shapes[:-1]):
+        d = s.as_list()
+        before = tensor_util.merge_shapes(tensor_shape.TensorShape(d[:axis]), before)
+        middle = None if middle is None or d[axis] is None else middle + d[axis]
+        after = tensor_util.merge_shapes(tensor_shape.TensorShape(d[axis + 1:]), after)
+    return [before.concatenate([middle]).concatenate(after)]
+
+
+@ConcatV2.kernel("CPU")
+def _concat(ctx: OpKernelContext, *args: Any) -> Any:
+    values, axis = args[:-1], args[-1]
+    if not (axis.ndim == 0 or axis.shape == (1,)):
+        raise invalid_argument(ctx, f"axis tensor should be a scalar integer, but got shape "
+                       f"{tensor_util.shape_string(axis.shape)}")
+    concat_dim = int(axis.reshape(-1)[0])
+    first = values[0]
+    rank = first.ndim
+    axis = concat_dim + rank if concat_dim < 0 else concat_dim
+    if not (0 <= axis < rank or concat_dim == 0):
+        raise invalid_argument(ctx, f"ConcatOp : Expected concatenating dimensions in the range [{-rank}, {rank}), but "
+                       f"got {concat_dim}")
+    if rank == 0:
+        raise invalid_argument(ctx, "ConcatOp : Can't concatenate scalars (use tf.stack instead)")
+    for i, v in enumerate(values):
+        shapes = (f"shape[0] = {tensor_util.shape_string(first.shape)} vs. shape[{i}] = "
+                  f"{tensor_util.shape_string(v.shape)}")
+        if v.ndim != rank:
+            raise invalid_argument(ctx, f"ConcatOp : Ranks of all input tensors should match: {shapes}")
+        for j in range(rank):
+            if j != axis and v.shape[j] != first.shape[j]:
+                raise invalid_argument(ctx, f"ConcatOp : Dimension {j} in both shapes must be equal: {shapes}")
+    return ctx.xp.concatenate(values, axis=axis)
+
+
+def concat(values: Any, axis: Any, name: str = "concat") -> Tensor:
+    """Join tensors along `axis`; a single value comes back through an Identity, as in TF."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        with name_scope(name):
+            convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32).shape.assert_has_rank(0)
+            return identity(values[0], name=name)
+    return ConcatV2(values, axis, name=name)
+
+
+# -- Transpose, ConjugateTranspose -------------------------------------------------------------------
+
+
+def _transpose_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    x, perm_shape = ctx.input_shapes
+    perm = ctx.input_value(1)
+    perm_size = perm_shape.num_elements()
+    if x.ndims is None and perm_size is None and perm is None:
+        return [tensor_shape.unknown_shape()]
+    rank = x.ndims if x.ndims is not None else perm_size if perm_size is not None else perm.size
+    if x.ndims is None and rank < 2:
+        return [x]  # one entry could mean a scalar or a vector: either comes back unchanged
+    dims = with_rank(x, rank).as_list()
+    with_rank(perm_shape, 1)
+    if perm_size is not None and perm_size != rank:
+        raise ValueError(f"Dimension must be {rank} but is {perm_size}")
+    if perm is None:
+        return [tensor_shape.unknown_shape(rank=rank)]
+    out = []
+    for p in perm.reshape(-1).tolist()[:rank]:
+        if not -rank <= p < rank:
+            raise ValueError(f"perm dim {p} is out of range of input rank {rank}")
+        out.append(dims[p])
+    return [tensor_shape.TensorShape(out)]
+
+
+def _transpose_axes(ctx: OpKernelContext, x: Any, perm: Any) -> list[int]:
+    """The permutation as numpy axes, checked as TF's TransposeOp does."""
+    if perm.ndim != 1:
+        raise invalid_argument(ctx, f"perm must be rank 1, got shape {tensor_util.shape_string(perm.shape)}")
+    rank = x.ndim
+    if perm.size != rank:
+        raise invalid_argument(ctx, f"transpose expects a vector of size {rank}. But input(1) is a vector of size "
+                       f"{perm.size}")
+    axes = []
+    for d in perm.tolist():
+        d = d + rank if d < 0 else d
+        if not 0 <= d < rank:
+            raise invalid_argument(ctx, f"{d} is out of range [0 .. {rank})")
+        axes.append(d)
+    for i in range(rank):
+        if i not in axes:
+            raise invalid_argument(ctx, f"{i} is missing from {{{','.join(str(p) for p in perm.tolist())}}}.")
+    return axes
+
+
+Transpose = Op("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
+               attrs=["T: type", "Tperm: {int32, int64} = DT_INT32"])
+Transpose.shape(_transpose_shape)
+
+
+@Transpose.kernel("CPU")
+def _transpose(ctx: OpKernelContext, x: Any, perm: Any) -> Any:
+    return ctx.xp.transpose(x, _transpose_axes(ctx, x, perm))
+
+
+ConjugateTranspose = Op("ConjugateTranspose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
+                        attrs=["T: type", "Tperm: {int32, int64} = DT_INT32"])
+ConjugateTranspose.shape(_transpose_shape)
+
+
+@ConjugateTranspose.kernel("CPU")
+def _conjugate_transpose(ctx: OpKernelContext, x: Any, perm: Any) -> Any:
+    return ctx.xp.conj(ctx.xp.transpose(x, _transpose_axes(ctx, x, perm)))
+
+
+def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False) -> Tensor:
+    """`a` with its dimensions permuted (reversed by default); `conjugate` also conjugates complex values."""
+    with name_scope(name, "transpose", [a]) as name:
+        if not isinstance(a, Tensor):
+            a = convert_to_tensor(a, name="a")
+        op = ConjugateTranspose if conjugate and a.dtype.is_complex else Transpose
+        if perm is None:
+            if a.shape.ndims is None:
+                perm = Range(Rank(a) - 1, -1, -1)
+            else:
+                perm = np.arange(a.shape.ndims - 1, -1, -1, dtype=np.int32)
+        return op(a, perm, name=name)
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
+    """`a` with its last two dimensions swapped (`tf.linalg.transpose`); `conjugate` also conjugates."""
+    with name_scope(name, values=[a]):
+        a = convert_to_tensor(a, name="a")
+        ndims = a.shape.ndims
+        if ndims is not None:
+            if ndims < 2:
+                raise ValueError("Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = "
+                                 f"{a} with shape: {a.shape}")
+            perm = list(builtins.range(ndims - 2)) + [ndims - 1, ndims - 2]
+        else:
+            a_rank = rank(a)
+            perm = concat((Range(0, a_rank - 2, 1), [a_rank - 1, a_rank - 2]), 0)
+        return transpose(a, perm=perm, conjugate=conjugate)
+
+
+# -- Tile --------------------------------------------------------------------------------------------
+
+
+Tile = Op("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["output: T"],
+          attrs=["T: type", "Tmultiples: {int32, int64} = DT_INT32"])
+
+
+def _multiply_dims(a: int | None, b: int | None) -> int | None:
+    """InferenceContext::Multiply: 0 and 1 decide the product even when the other factor is unknown."""
+    if a == 0 or b == 0:
+        return 0
+    if a == 1 or b == 1:
+        return b if a == 1 else a
+    return None if a is None or b is None else a * b
+
+
+@Tile.shape
+def _tile_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    multiples = shape_from_tensor(ctx, 1)
+    if input_shape.ndims is not None:
+        multiples = with_rank(multiples, input_shape.ndims)
+        tensor_util.merge_shapes(ctx.input_shape(1), tensor_shape.TensorShape([input_shape.ndims]))
+    if multiples.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    input_shape = with_rank(input_shape, multiples.ndims)
+    return [tensor_shape.TensorShape([_multiply_dims(a, b)
+                                      for a, b in zip(input_shape.as_list(), multiples.as_list())])]
+
+
+@Tile.kernel("CPU")
+def _tile(ctx: OpKernelContext, input: Any, multiples: Any) -> Any:  # noqa: A002
+    if multiples.ndim != 1:
+        raise invalid_argument(ctx, f"Expected multiples to be 1-D, but got shape {tensor_util.shape_string(multiples.shape)}")
+    if multiples.size != input.ndim:
+        raise invalid_argument(ctx, f"Expected multiples argument to be a vector of length {input.ndim} but got length "
+                       f"{multiples.size}")
+    for i, m in enumerate(multiples.tolist()):
+        if m < 0:
+            raise invalid_argument(ctx, f"Expected multiples[{i}] >= 0, but got {m}")
+    if input.dtype == np.uint16 and input.ndim:
+        raise errors.UnimplementedError(ctx.node_def, None, "TileOp : The input data type is not supported, "
+                                        f"DataType : uint16, Dimension : {input.ndim}")
+    return ctx.xp.tile(input, multiples.tolist())
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """`input` repeated `multiples[i]` times along each dimension i."""
+    return Tile(input, multiples, name=name)
+
+
+# -- Pad, PadV2, MirrorPad ---------------------------------------------------------------------------
+
+Pad = Op("Pad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+         attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32"])
+PadV2 = Op("PadV2", inputs=["input: T", "paddings: Tpaddings", "constant_values: T"], outputs=["output: T"],
+           attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32"])
+MirrorPad = Op("MirrorPad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+               attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32", "mode: {'REFLECT', 'SYMMETRIC'}"])
+
+
+@Pad.shape
+@PadV2.shape
+@MirrorPad.shape
+def _pad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    paddings_shape = with_rank(ctx.input_shape(1), 2)
+    rank = paddings_shape.dims[0].value
+    if rank is not None:
+        input_shape = with_rank(input_shape, rank)
+    if paddings_shape.dims[1].value not in (None, 2):
+        raise ValueError(f"Dimension must be 2 but is {paddings_shape.dims[1].value}")
+    value = ctx.input_value(1)
+    if value is None:
+        return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
+    if (value < 0).any():
+        raise ValueError("Paddings must be non-negative")
+    return [tensor_shape.TensorShape([None if d is None else d + int(before) + int(after)
+                                      for d, (before, after) in zip(input_shape.as_list(), value.tolist())])]
+
+
+def _checked_paddings(ctx: OpKernelContext, input: Any, paddings: Any, negative: str = "Paddings") -> list:  # noqa: A002
+    """The paddings as (before, after) pairs; `negative` is how the op's message starts (MirrorPad: lower case)."""
+    if paddings.ndim != 2 or paddings.shape[1] != 2:
+        raise invalid_argument(ctx, f"paddings must be a matrix with 2 columns: {tensor_util.shape_string(paddings.shape)}")
+    if paddings.shape[0] != input.ndim:
+        raise invalid_argument(ctx, "The first dimension of paddings must be the rank of inputs"
+                       f"{tensor_util.shape_string(paddings.shape)} {tensor_util.shape_string(input.shape)}")
+    pairs = [(int(before), int(after)) for before, after in paddings.tolist()]
+    for before, after in pairs:
+        if before < 0 or after < 0:
+            raise invalid_argument(ctx, f"{negative} must be non-negative: {before} {after}")
+    return pairs
+
+
+def _constant_pad(xp: Any, input: Any, pairs: list, value: Any) -> Any:  # noqa: A002
+    """np.pad with a constant, also for strings (object arrays, which np.pad fills with the wrong type)."""
+    if input.dtype != object:
+        return xp.pad(input, pairs, constant_values=value)
+    out = np.full([d + before + after for d, (before, after) in zip(input.shape, pairs)], value, dtype=object)
+    out[tuple(builtins.slice(before, before + d) for d, (before, _) in zip(input.shape, pairs))] = input
+    return out
+
+
+@Pad.kernel("CPU")
+def _pad(ctx: OpKernelContext, input: Any, paddings: Any) -> Any:  # noqa: A002
+    pairs = _checked_paddings(ctx, input, paddings)
+    return _constant_pad(ctx.xp, input, pairs, b"" if input.dtype == object else 0)
+
+
+@PadV2.kernel("CPU")
+def _pad_v2(ctx: OpKernelContext, input: Any, paddings: Any, constant_values: Any) -> Any:  # noqa: A002
+    pairs = _checked_paddings(ctx, input, paddings)
+    if constant_values.ndim:
+        raise invalid_argument(ctx, f"constant_values must be a scalar. Found: "
+                       f"{tensor_util.shape_string(constant_values.shape)}")
+    return _constant_pad(ctx.xp, input, pairs, constant_values.item())
+
+
+@MirrorPad.kernel("CPU")
+def _mirror_pad(ctx: OpKernelContext, input: Any, paddings: Any, mode: bytes) -> Any:  # noqa: A002
+    reflect = mode == b"REFLECT"
+    pairs = _checked_paddings(ctx, input, paddings, "paddings")
+    for (before, after), size in zip(pairs, input.shape):
+        if reflect and (before >= size or after >= size):
+            raise invalid_argument(ctx, f"paddings must be less than the dimension size: {before}, {after} not less than "
+                           f"{size}")
+        if not reflect and (before > size or after > size):
+            raise invalid_argument(ctx, f"paddings must be no greater than the dimension size: {before}, {after} greater "
+                           f"than {size}")
+    return ctx.xp.pad(input, pairs, mode="reflect" if reflect else "symmetric")
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = None,
+        constant_values: Any = 0) -> Tensor:
+    """`tensor` padded by `paddings[i] = [before, after]` along each dimension: with `constant_values`
+    (CONSTANT), or mirrored without (REFLECT) or with (SYMMETRIC) the edge."""
+    mode = mode.upper()
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and \
+                constant_values == np.zeros_like(constant_values):
+            result = Pad(tensor, paddings, name=name)
+        else:
+            result = PadV2(tensor, paddings, constant_values, name=name)
+    elif mode in ("REFLECT", "SYMMETRIC"):
+        result = MirrorPad(tensor, paddings, mode=mode, name=name)
+    else:
+        raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
+                         f"Received `mode` = {mode}")
+    _restore_pad_shape(result, paddings)
+    return result
+
+
+def _restore_pad_shape(result: Tensor, paddings: Any) -> None:
+    """Sharpen the output shape from the paddings known in part, as TF's Python `pad` does after the op's own
+    shape function (which needs all of them): a dimension whose pair is known gets its padded size."""
+    input_shape = result.op.inputs[0].shape
+    known_paddings = _static_paddings(paddings)
+    if input_shape.ndims is None or result.shape.is_fully_defined() or known_paddings is None:
+        return
+    result.set_shape([None if padding is None or dim is None or any(x is None for x in padding)
+                      else sum(padding) + dim for padding, dim in zip(known_paddings, input_shape.as_list())])
+
+
+def _static_paddings(paddings: Any) -> Any:
+    """The paddings with each tensor (even nested in lists) replaced by its static value, None if unknown."""
+    if isinstance(paddings, Tensor):
+        return tensor_util.get_static_value(paddings, partial=True)
+    if isinstance(paddings, (list, tuple)):
+        return [_static_paddings(p) for p in paddings]
+    return paddings
+
+
+# -- ReverseV2 ---------------------------------------------------------------------------------------
+
+ReverseV2 = Op("ReverseV2", inputs=["tensor: T", "axis: Tidx"], outputs=["output: T"],
+               attrs=["Tidx: {int32, int64} = DT_INT32",
+                      "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, float, "
+                      "double, complex64, complex128, string}"])
+
+
+def _reverse_axes(axes: list, rank: int) -> list:
+    """The axes made non-negative, with TF's messages for one out of range (sic: no closing bracket) or repeated."""
+    seen = []
+    for i, axis in enumerate(axes):
+        canonical = axis + rank if axis < 0 else axis
+        if not 0 <= canonical < rank:
+            raise ValueError(f"'axis'[{i}] = {axis} is out of valid range [0, {rank - 1}")
+        if canonical in seen:
+            raise ValueError(f"axis {canonical} specified more than once.")
+        seen.append(canonical)
+    return seen
+
+
+@ReverseV2.shape
+def _reverse_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    with_rank(ctx.input_shape(1), 1)
+    value = ctx.input_value(1)
+    if value is not None and input_shape.ndims is not None:
+        _reverse_axes(value.tolist(), input_shape.ndims)
+    return [input_shape]
+
+
+@ReverseV2.kernel("CPU")
+def _reverse(ctx: OpKernelContext, tensor: Any, axis: Any) -> Any:
+    if tensor.ndim == 0:  # a scalar reverses to itself, whatever the axes
+        return tensor
+    if axis.ndim != 1:
+        raise invalid_argument(ctx, f"'dims' must be 1-dimension, not {axis.ndim}")
+    try:
+        axes = _reverse_axes(axis.tolist(), tensor.ndim)
+    except ValueError as e:
+        raise invalid_argument(ctx, str(e)) from None
+    return ctx.xp.flip(tensor, axes) if axes else tensor
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    """`tensor` with the order of its elements reversed along each of `axis`."""
+    return ReverseV2(tensor, axis, name=name)

@@ -1,0 +1,449 @@
+"""Reductions: Sum, Mean, Max, Min, Prod, Any and All over axes (`tf.reduce_*`, with TF1's argument aliases),
+the composites reduce_logsumexp, reduce_variance, reduce_std and count_nonzero, the arg-reductions ArgMax and
+ArgMin, and the scans Cumsum and Cumprod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import constant_ops, fill_ops, sequence_ops, shape_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.elementwise_ops import (
+    Conj,
+    Exp,
+    IsFinite,
+    Log,
+    Mul,
+    Real,
+    SelectV2,
+    Sqrt,
+    Square,
+    add,
+    not_equal,
+    subtract,
+)
+from tensorweave.ops.kernel_helpers import BFLOAT16, c_division
+from tensorweave.ops.manipulation_ops import stop_gradient
+from tensorweave.ops.shape_helpers import unary_shape, with_rank
+
+# -- Reductions --------------------------------------------------------------------------------------
+
+
+def _reduction_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = ctx.input_shape(0)
+    keep_dims = ctx.attr("keep_dims")
+    axes = ctx.input_value(1)
+    if ctx.input_shape(1).ndims is not None and ctx.input_shape(1).ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {ctx.input_shape(1).ndims}")
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if axes is None:
+        return [tensor_shape.unknown_shape(rank=shape.ndims) if keep_dims else tensor_shape.unknown_shape()]
+    rank = shape.ndims
+    axes_set = set()
+    for a in np.asarray(axes).reshape(-1):
+        a = int(a)
+        if not -rank <= a < rank:
+            raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions.")
+        axes_set.add(a % rank)
+    dims = shape.as_list()
+    if keep_dims:
+        return [tensor_shape.TensorShape([1 if i in axes_set else d for i, d in enumerate(dims)])]
+    return [tensor_shape.TensorShape([d for i, d in enumerate(dims) if i not in axes_set])]
+
+
+class _ReductionAxes:
+    """A reduction kernel's persistent state: the last axes array it checked, for which rank, and the
+    result (a graph constant arrives as the same array every step, so it is checked once)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self.last: tuple[Any, int, tuple[int, ...]] | None = None
+
+
+def _reduction_axes(ctx: OpKernelContext, x: Any, axes: Any) -> tuple[int, ...]:
+    """The checked, non-negative reduction axes, remembered per node for the same axes array and rank."""
+    rank = np.ndim(x)
+    cached = ctx.state.last
+    if cached is not None and cached[0] is axes and cached[1] == rank:
+        return cached[2]
+    result = []
+    for a in np.asarray(axes).reshape(-1):
+        a = int(a)
+        if not -rank <= a < rank:
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"Invalid reduction dimension ({a} for input "
+                                              f"with {rank} dimension(s)")
+        a %= rank
+        if a in result:
+            raise errors.InvalidArgumentError(ctx.node_def, None, "Invalid reduction arguments: Axes contains "
+                                              f"duplicate dimension: {a}")
+        result.append(a)
+    normalized = tuple(result)
+    ctx.state.last = (axes, rank, normalized)
+    return normalized
+
+
+def _reduction_op(name: str, types: str) -> Op:
+    op = Op(name, inputs=["input: T", "reduction_indices: Tidx"], outputs=["output: T"],
+            attrs=["keep_dims: bool = false", f"T: {types}", "Tidx: {int32, int64} = DT_INT32"])
+    op.shape(_reduction_shape)
+    return op
+
+
+Sum = _reduction_op("Sum", "numbertype")
+Mean = _reduction_op("Mean", "numbertype")
+Max = _reduction_op("Max", "{realnumbertype, quantizedtype}")
+Min = _reduction_op("Min", "{realnumbertype, quantizedtype}")
+Prod = _reduction_op("Prod", "numbertype")
+
+
+@Sum.kernel("CPU", state=_ReductionAxes)
+def _sum(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+    """In the input's type, except bfloat16, which TF sums in float32 and rounds once."""
+    axes = _reduction_axes(ctx, input, reduction_indices)
+    if input.dtype == BFLOAT16:
+        return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32).astype(BFLOAT16)
+    return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
+
+
+@Prod.kernel("CPU", state=_ReductionAxes)
+def _prod(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+    return ctx.xp.prod(input, axis=_reduction_axes(ctx, input, reduction_indices), keepdims=keep_dims,
+                       dtype=input.dtype)
+
+
+@Mean.kernel("CPU", state=_ReductionAxes)
+def _mean(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+    """Sum over count: an empty reduction is 0/0 = nan for floats (as TF), 0 for integers and complex
+    numbers; floats sum and divide in their own type (float16 overflows to inf, as TF's), except bfloat16,
+    which TF sums and divides in float32 and rounds once."""
+    axes = _reduction_axes(ctx, input, reduction_indices)
+    xp = ctx.xp
+    count = int(np.prod([input.shape[a] for a in axes], dtype=np.int64)) if axes else 1
+    if input.dtype.kind in "iu":
+        total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.int64)
+        return c_division(total, np.int64(max(count, 1))).astype(input.dtype)
+    if input.dtype == BFLOAT16:
+        total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32)
+        return xp.true_divide(total, np.float32(count)).astype(BFLOAT16)
+    total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
+    if count == 0 and input.dtype.kind == "c":
+        return total
+    return xp.true_divide(total, input.dtype.type(count))
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    return np.iinfo(dtype).min if dtype.kind in "iu" else -np.inf
+
+
+def _highest(dtype: np.dtype) -> Any:
+    return np.iinfo(dtype).max if dtype.kind in "iu" else np.inf
+
+
+def _extreme_kernel(fn: Callable, identity: Callable[[np.dtype], Any]) -> Callable:
+    """Max or Min; reducing nothing gives the identity (-inf, or the integer type's lowest value, for
+    Max), as TF's."""
+    def kernel(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+        axes = _reduction_axes(ctx, input, reduction_indices)
+        if input.size:
+            return fn(input, axis=axes, keepdims=keep_dims)
+        return fn(input, axis=axes, keepdims=keep_dims, initial=identity(input.dtype))
+    return kernel
+
+
+Max.kernel("CPU", state=_ReductionAxes)(_extreme_kernel(np.max, _lowest))
+Min.kernel("CPU", state=_ReductionAxes)(_extreme_kernel(np.min, _highest))
+
+
+def _deprecated_alias(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
+    """TF's deprecated_argument_lookup: the value given under either name of a renamed argument."""
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'.")
+    return old_value
+
+
+def _reduction_dims(x: Any, axis: Any) -> Any:
+    """The axes to reduce: every axis when `axis` is None, a Const only for a Tensor of known non-zero rank
+    (TF takes the Rank/Range path for everything else, scalars included)."""
+    if axis is not None:
+        return axis
+    rank = x.shape.ndims if isinstance(x, Tensor) else None
+    if rank:
+        return constant_ops.constant(np.arange(rank, dtype=np.int32))
+    return sequence_ops.range(0, shape_ops.rank(x))
+
+
+def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: Any, name: str | None, reduction_indices: Any,
+            keep_dims: Any) -> Tensor:
+    """TF1's reduce_* wrappers: `axis`/`reduction_indices` and `keepdims`/`keep_dims` aliases."""
+    axis = _deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims))
+    result = op(input_tensor, _reduction_dims(input_tensor, axis), keep_dims=keepdims, name=name)
+    if axis is None and not keepdims:
+        result.set_shape([])  # every axis is reduced, even when the rank is unknown
+    return result
+
+
+def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+               reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    """Sum over `axis` (all axes when None)."""
+    return _reduce(Sum, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    """Mean over `axis` (integer inputs divide with truncation, as TF)."""
+    return _reduce(Mean, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_max(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+               reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    return _reduce(Max, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+               reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    return _reduce(Min, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    return _reduce(Prod, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def _logical_reduction_op(name: str, fn: Callable) -> Op:
+    """Any/All: a reduction of a bool tensor (no T attr); empty axes reduce to the identity, as NumPy."""
+    op = Op(name, inputs=["input: bool", "reduction_indices: Tidx"], outputs=["output: bool"],
+            attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"])
+    op.shape(_reduction_shape)
+
+    @op.kernel("CPU", state=_ReductionAxes)
+    def kernel(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+        return fn(input, axis=_reduction_axes(ctx, input, reduction_indices), keepdims=keep_dims)
+
+    return op
+
+
+Any_ = _logical_reduction_op("Any", np.any)  # `Any` is typing.Any in this module
+All = _logical_reduction_op("All", np.all)
+
+
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+               reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    """Logical or over `axis` (all axes when None)."""
+    return _reduce(Any_, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+               reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    """Logical and over `axis` (all axes when None)."""
+    return _reduce(All, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
+                     reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
+    """log(sum(exp(x))) over `axis`, composed as TF does: the (finite) max is subtracted first and added back."""
+    axis = _deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims))
+    with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        raw_max = reduce_max(input_tensor, axis=axis, keepdims=True)
+        my_max = stop_gradient(SelectV2(IsFinite(raw_max), raw_max, 0))
+        result = Log(reduce_sum(Exp(subtract(input_tensor, my_max)), axis=axis, keepdims=keepdims))
+        if not keepdims:
+            my_max = shape_ops.reshape(my_max, shape_ops.Shape(result))
+        result = add(result, my_max, name=scope)
+        if axis is None and not keepdims:
+            result.set_shape([])
+        return result
+
+
+def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """The mean squared deviation from the mean over `axis` (|deviation|^2 for complex input, real-valued);
+    integer input is refused."""
+    with name_scope(name or "reduce_variance"):
+        input_tensor = convert_to_tensor(input_tensor)
+        means = reduce_mean(input_tensor, axis=axis, keepdims=True)
+        if means.dtype.is_integer:
+            raise TypeError(f"Input must be either real or complex. Received integer type {means.dtype}.")
+        diff = input_tensor - means
+        if diff.dtype.is_complex:
+            squared_deviations = Real(Mul(Conj(diff), diff), Tout=diff.dtype.real_dtype)
+        else:
+            squared_deviations = Square(diff)
+        return reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """The square root of `reduce_variance`."""
+    with name_scope(name or "reduce_std"):
+        return Sqrt(reduce_variance(convert_to_tensor(input_tensor), axis=axis, keepdims=keepdims))
+
+
+def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: Any = None, dtype: Any = dtypes.int64,
+                  name: str | None = None, reduction_indices: Any = None, keep_dims: Any = None,
+                  input: Any = None) -> Tensor:  # noqa: A002 - TF's name
+    """The number of non-zero (non-empty for strings) elements over `axis`, counted in int64."""
+    input_tensor = _deprecated_alias("input", input, "input_tensor", input_tensor)
+    axis = _deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = _deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims)
+    with name_scope(name, "count_nonzero", [input_tensor]):
+        x = convert_to_tensor(input_tensor, name="input")
+        nonzero = x if x.dtype.base_dtype == dtypes.bool else not_equal(x, fill_ops.zeros([], dtype=x.dtype))
+        return cast(reduce_sum(cast(nonzero, dtypes.int64), axis=axis, keepdims=keepdims), dtype)
+
+
+# -- ArgMax, ArgMin, Cumsum, Cumprod ---------------------------------------------------------------
+
+
+def _arg_reduce_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """The input's shape without the reduced dimension (a scalar stays a scalar)."""
+    shape = ctx.input_shape(0)
+    with_rank(ctx.input_shape(1), 0)
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if shape.ndims == 0:
+        return [tensor_shape.TensorShape([])]
+    dimension = ctx.input_value(1)
+    if dimension is None:
+        return [tensor_shape.unknown_shape(rank=shape.ndims - 1)]
+    rank, dimension = shape.ndims, int(dimension)
+    if not -rank <= dimension < rank:
+        raise ValueError(f"Dimension ({dimension}) must be in the range [{-rank}, {rank}), where {rank} is the "
+                         "number of dimensions in the input.")
+    dims = shape.as_list()
+    del dims[dimension % rank]
+    return [tensor_shape.TensorShape(dims)]
+
+
+def _arg_reduce_op(name: str, index_types: str, output_types: str, fn: Callable, nan: float) -> Op:
+    """ArgMax/ArgMin: the first index of the extreme value along a dimension; NaNs never win, as in TF."""
+    op = Op(name, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
+            attrs=["T: {realnumbertype, quantizedtype, bool}", f"Tidx: {index_types} = DT_INT32",
+                   f"output_type: {output_types} = DT_INT64"])
+    op.shape(_arg_reduce_shape)
+
+    @op.kernel("CPU")
+    def kernel(ctx: OpKernelContext, input: Any, dimension: Any, output_type: dtypes.DType) -> Any:  # noqa: A002
+        if np.ndim(dimension) != 0:
+            raise errors.InvalidArgumentError(ctx.node_def, None, "dim must be a scalar, but received tensor of "
+                                              f"shape: {tensor_util.shape_string(np.shape(dimension))}")
+        rank, axis = np.ndim(input), int(dimension)
+        if not -rank <= axis < rank:
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"Expected dimension in the range [{-rank}, "
+                                              f"{rank}), but got {axis}")
+        axis %= rank
+        if input.shape[axis] == 0:
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"Reduction axis {axis} is empty in shape "
+                                              f"{tensor_util.shape_string(input.shape)}")
+        if input.dtype.kind == "f":
+            input = ctx.xp.where(ctx.xp.isnan(input), nan, input)
+        return fn(input, axis=axis).astype(output_type.as_numpy_dtype)
+
+    return op
+
+
+ArgMax = _arg_reduce_op("ArgMax", "{int16, int32, int64}", "{int16, uint16, int32, int64}", np.argmax, -np.inf)
+ArgMin = _arg_reduce_op("ArgMin", "{int32, int64}", "{int32, int64}", np.argmin, np.inf)
+
+
+def _arg_reduce(op: Op, input: Any, axis: Any, name: str | None, dimension: Any,  # noqa: A002
+                output_type: Any) -> Tensor:
+    """TF1's argmax/argmin: `dimension` aliases `axis` (0 when neither), which must be a Python int or an
+    integer Tensor."""
+    axis = _deprecated_alias("axis", axis, "dimension", dimension)
+    if axis is None:
+        axis = 0
+    elif not isinstance(axis, int) and not (isinstance(axis, Tensor) and axis.dtype.is_integer):
+        if hasattr(axis, "dtype"):
+            raise TypeError(f"axis tensor dtypes {axis.dtype} is not supported")
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    return op(input, axis, output_type=output_type, name=name)
+
+
+def argmax(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,  # noqa: A002
+           output_type: Any = dtypes.int64) -> Tensor:
+    """The index of the largest value along `axis` (the first one on ties)."""
+    return _arg_reduce(ArgMax, input, axis, name, dimension, output_type)
+
+
+def argmin(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,  # noqa: A002
+           output_type: Any = dtypes.int64) -> Tensor:
+    """The index of the smallest value along `axis` (the first one on ties)."""
+    return _arg_reduce(ArgMin, input, axis, name, dimension, output_type)
+
+
+def arg_max(input: Any, dimension: Any, output_type: Any = dtypes.int64,  # noqa: A002 - TF's name
+            name: str | None = None) -> Tensor:
+    """TF1's raw `tf.arg_max`: the ArgMax op, `dimension` required."""
+    return ArgMax(input, dimension, output_type=output_type, name=name)
+
+
+def arg_min(input: Any, dimension: Any, output_type: Any = dtypes.int64,  # noqa: A002 - TF's name
+            name: str | None = None) -> Tensor:
+    """TF1's raw `tf.arg_min`: the ArgMin op, `dimension` required."""
+    return ArgMin(input, dimension, output_type=output_type, name=name)
+
+
+def _scan_op(name: str, scan: str, identity: int) -> Op:
+    """Cumsum or Cumprod: a running `scan` along one axis; `exclusive` starts from the identity,
+    `reverse` runs from the end."""
+    op = Op(name, inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
+            attrs=["exclusive: bool = false", "reverse: bool = false", "T: numbertype",
+                   "Tidx: {int32, int64} = DT_INT32"])
+    op.shape(unary_shape)
+
+    @op.kernel("CPU")
+    def _scan(ctx: OpKernelContext, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
+        xp = ctx.xp
+        if np.ndim(axis) != 0:
+            raise errors.InvalidArgumentError(ctx.node_def, None, "ScanOp: axis must be a scalar, not "
+                                              f"{tensor_util.shape_string(np.shape(axis))}")
+        rank, axis = np.ndim(x), int(axis)
+        if not -rank <= axis < rank:
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"ScanOp: Expected scan axis in the range "
+                                              f"[{-rank}, {rank}), but got {axis}")
+        axis %= rank
+        if reverse:
+            x = xp.flip(x, axis)
+        out = getattr(xp, scan)(x, axis=axis, dtype=x.dtype)
+        if exclusive:
+            shifted = xp.full_like(out, identity)
+            shifted[(slice(None),) * axis + (slice(1, None),)] = out[(slice(None),) * axis + (slice(None, -1),)]
+            out = shifted
+        return xp.flip(out, axis) if reverse else out
+
+    return op
+
+
+Cumsum = _scan_op("Cumsum", "cumsum", 0)
+Cumprod = _scan_op("Cumprod", "cumprod", 1)
+
+
+def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+           name: str | None = None) -> Tensor:
+    """Running sums along `axis`; `exclusive` leaves each element out of its own sum, `reverse` runs
+    from the end."""
+    with name_scope(name, "Cumsum", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return Cumsum(x, axis, exclusive=exclusive, reverse=reverse, name=scope)
+
+
+def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+            name: str | None = None) -> Tensor:
+    """Running products along `axis` (exclusive starts from 1)."""
+    with name_scope(name, "Cumprod", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return Cumprod(x, axis, exclusive=exclusive, reverse=reverse, name=scope)

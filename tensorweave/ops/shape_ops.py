@@ -1,0 +1,344 @@
+"""Shape ops: a tensor's shape read as a tensor (Shape, ShapeN, Size, Rank: a Const when known while building,
+as in TF) and the same elements under another shape (Reshape, ExpandDims, Squeeze, BroadcastTo), with
+`tf.broadcast_static_shape`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops.constant_ops import constant
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.shape_helpers import broadcast_shapes, shape_from_tensor
+
+# -- Reshape -----------------------------------------------------------------------------------------
+
+Reshape = Op("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
+             attrs=["T: type", "Tshape: {int32, int64} = DT_INT32"])
+
+
+@Reshape.shape
+def _reshape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    target = ctx.input_as_shape(1)
+    source = ctx.input_shape(0)
+    if target.ndims is None:
+        return [target]
+    dims = target.as_list()
+    unknown = [i for i, d in enumerate(dims) if d is None]
+    if source.is_fully_defined():
+        size = source.num_elements()
+        if len(unknown) == 1:  # the one unknown dim (a -1, or not known statically) is inferred, as TF does
+            known = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
+            if known == 0:  # nothing to infer from: only an empty tensor fits, and the dim stays unknown
+                if size:
+                    raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
+                                     f"{tensor_util.shape_string(dims)} (0 elements)")
+            elif size % known:
+                raise ValueError(f"Dimension size must be evenly divisible by {known} but is {size}")
+            else:
+                dims[unknown[0]] = size // known
+        elif not unknown and int(np.prod(dims, dtype=np.int64)) != size:
+            raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
+                             f"{tensor_util.shape_string(dims)} ({int(np.prod(dims, dtype=np.int64))} elements)")
+    return [tensor_shape.TensorShape(dims)]
+
+
+@Reshape.kernel("CPU")
+def _reshape(ctx: OpKernelContext, tensor: Any, shape: Any) -> Any:
+    """TF's ReshapeOp: sizes are checked in order; a -1 is inferred from the input's size, where zero-sized
+    dimensions on both sides are left out of the division (so an empty tensor can still infer it)."""
+    if shape.ndim > 1:
+        raise invalid_argument(ctx, f"sizes input must be 1-D, not {tensor_util.shape_string(shape.shape)}")
+    dims = shape.reshape(-1).tolist()
+    product, unknown, has_zero = 1, -1, False
+    for index, size in enumerate(dims):
+        if size > 0:
+            product *= size
+        elif size == 0:
+            has_zero = True
+        elif size == -1:
+            if unknown != -1:
+                raise invalid_argument(ctx, f"Only one input size may be -1, not both {unknown} and {index}")
+            unknown = index
+        else:
+            raise invalid_argument(ctx, f"Size {index} must be non-negative, not {size}")
+    if unknown != -1:
+        counted = [d for d in tensor.shape if d > 0 or not has_zero]
+        input_size = math.prod(counted)
+        missing = input_size // product
+        if len(counted) == tensor.ndim and product * missing != input_size:
+            raise invalid_argument(ctx, f"Input to reshape is a tensor with {input_size} values, but the requested shape "
+                           f"requires a multiple of {product}")
+        dims[unknown] = missing
+    requested = math.prod(dims)
+    if requested != tensor.size:
+        raise invalid_argument(ctx, f"Input to reshape is a tensor with {tensor.size} values, but the requested shape has "
+                       f"{requested}")
+    return ctx.xp.reshape(tensor, dims)
+
+
+def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
+    """`tensor` with a new shape of the same number of elements; one dim may be -1."""
+    return Reshape(tensor, shape, name=name)
+
+# -- Shape, Size, Rank -------------------------------------------------------------------------------
+
+Shape = Op("Shape", inputs=["input: T"], outputs=["output: out_type"],
+           attrs=["T: type", "out_type: {int32, int64} = DT_INT32"],
+           output_full_types={"output": "type_id: TFT_SHAPE_TENSOR args { type_id: TFT_VAR s: 'out_type' }"})
+
+
+@Shape.shape
+def _shape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([ctx.input_shape(0).ndims])]
+
+
+@Shape.kernel("CPU")
+def _shape(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
+    return np.array(input.shape, dtype=out_type.as_numpy_dtype)
+
+
+def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
+    """The shape of `input` as a 1-D tensor: a Const when it is fully known while building, as in TF."""
+    out_type = dtypes.int32 if out_type is None else out_type
+    with name_scope(name, "Shape", [input]) as scope:
+        input = convert_to_tensor(input)
+        if input.shape.is_fully_defined():
+            return constant(input.shape.as_list(), dtype=out_type, name=scope)
+        return Shape(input, out_type=out_type, name=scope)
+
+
+ShapeN = Op("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
+            attrs=["N: int >= 1", "T: type", "out_type: {int32, int64} = DT_INT32"])
+
+
+@ShapeN.shape
+def _shape_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([s.ndims]) for s in ctx.input_shapes]
+
+
+@ShapeN.kernel("CPU")
+def _shape_n(ctx: OpKernelContext, *inputs: Any, out_type: dtypes.DType) -> list:
+    return [np.array(x.shape, dtype=out_type.as_numpy_dtype) for x in inputs]
+
+
+def shape_n(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:  # noqa: A002
+    """The shapes of several tensors in one op (always a ShapeN node, unlike `shape`'s folding), as in TF."""
+    return ShapeN(input, out_type=out_type, name=name)
+
+
+Size = Op("Size", inputs=["input: T"], outputs=["output: out_type"],
+          attrs=["T: type", "out_type: {int32, int64} = DT_INT32"])
+
+
+@Size.shape
+def _size_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([])]
+
+
+@Size.kernel("CPU")
+def _size(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # noqa: A002
+    return np.array(input.size, dtype=out_type.as_numpy_dtype)
+
+
+def size(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
+    """The number of elements of `input`: a Const when known while building (or a dimension is 0)."""
+    out_type = dtypes.int32 if out_type is None else out_type
+    with name_scope(name, "Size", [input]) as scope:
+        input = convert_to_tensor(input)
+        static = input.shape
+        if static.is_fully_defined():
+            return constant(static.num_elements(), dtype=out_type, name=scope)
+        if static.dims and any(d.value == 0 for d in static.dims):
+            return constant(0, dtype=out_type, name=scope)
+        return Size(input, out_type=out_type, name=scope)
+
+
+Rank = Op("Rank", inputs=["input: T"], outputs=["output: int32"], attrs=["T: type"])
+
+
+@Rank.shape
+def _rank_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([])]
+
+
+@Rank.kernel("CPU")
+def _rank(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    return np.array(input.ndim, dtype=np.int32)
+
+
+def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The number of dimensions of `input`: a Const when the rank is known while building, as in TF."""
+    with name_scope(name, "Rank", [input]) as scope:
+        input = convert_to_tensor(input)
+        if input.shape.ndims is not None:
+            return constant(input.shape.ndims, dtype=dtypes.int32, name=scope)
+        return Rank(input, name=scope)
+
+
+# -- ExpandDims, Squeeze -----------------------------------------------------------------------------
+
+ExpandDims = Op("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["output: T"],
+                attrs=["T: type", "Tdim: {int32, int64} = DT_INT32"])
+
+
+@ExpandDims.shape
+def _expand_dims_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    dim = ctx.input_value(1)
+    if dim is not None and dim.size != 1:
+        raise ValueError("'dim' input must be a tensor with a single value")
+    input_shape = ctx.input_shape(0)
+    if dim is None or input_shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    dim = int(dim.reshape(-1)[0])
+    rank = input_shape.ndims
+    if not -rank - 1 <= dim <= rank:
+        raise ValueError(f"dim {dim} not in the interval [{-rank - 1}, {rank}].")
+    dims = input_shape.as_list()
+    dims.insert(dim + rank + 1 if dim < 0 else dim, 1)
+    return [tensor_shape.TensorShape(dims)]
+
+
+@ExpandDims.kernel("CPU")
+def _expand_dims(ctx: OpKernelContext, input: Any, dim: Any) -> Any:  # noqa: A002
+    if dim.size != 1:
+        raise invalid_argument(ctx, "'dim' must be a tensor with a single value")
+    dim = int(dim.reshape(-1)[0])
+    if not -1 - input.ndim <= dim <= input.ndim:
+        raise invalid_argument(ctx, f"Tried to expand dim index {dim} for tensor with {input.ndim} dimensions.")
+    return ctx.xp.expand_dims(input, dim)
+
+
+def expand_dims(input: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Tensor:  # noqa: A002
+    """`input` with a new dimension of size 1 inserted at `axis` (`dim` is TF1's deprecated alias)."""
+    if axis is not None and dim is not None:
+        raise ValueError("Cannot specify both 'dim' and 'axis'.")
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    return ExpandDims(input, axis, name=name)
+
+
+Squeeze = Op("Squeeze", inputs=["input: T"], outputs=["output: T"],
+             attrs=["T: type", "squeeze_dims: list(int) >= 0 = []"])
+
+
+@Squeeze.shape
+def _squeeze_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    if input_shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    rank = input_shape.ndims
+    wanted = set()
+    for i, d in enumerate(ctx.attr("squeeze_dims")):
+        if not -rank <= d < rank:
+            raise ValueError(f"squeeze_dims[{i}] not in [{-rank},{rank}).")
+        wanted.add(d + rank if d < 0 else d)
+    dims = []
+    for i, d in enumerate(input_shape.as_list()):
+        if d is None:
+            if i in wanted:
+                continue  # assumed to be 1 when the graph runs
+            if not wanted:
+                return [tensor_shape.unknown_shape()]
+        elif d == 1:
+            if i in wanted or not wanted:
+                continue
+        elif i in wanted:
+            raise ValueError(f"Can not squeeze dim[{i}], expected a dimension of 1, got {d}")
+        dims.append(d)
+    return [tensor_shape.TensorShape(dims)]
+
+
+@Squeeze.kernel("CPU")
+def _squeeze(ctx: OpKernelContext, input: Any, squeeze_dims: list) -> Any:  # noqa: A002
+    rank = input.ndim
+    wanted = set()
+    for d in squeeze_dims:
+        if not -rank <= d < rank:
+            raise invalid_argument(ctx, f"Tried to squeeze dim index {d} for tensor with {rank} dimensions.")
+        wanted.add(d + rank if d < 0 else d)
+    for d in sorted(wanted):
+        if input.shape[d] != 1:
+            raise invalid_argument(ctx, f"Can not squeeze dim[{d}], expected a dimension of 1, got {input.shape[d]}")
+    return ctx.xp.reshape(input, [n for i, n in enumerate(input.shape)
+                                  if not (i in wanted or (not wanted and n == 1))])
+
+
+def squeeze(input: Any, axis: Any = None, name: str | None = None, squeeze_dims: Any = None) -> Tensor:  # noqa: A002
+    """`input` without its size-1 dimensions (only those in `axis` when given)."""
+    if axis is not None and squeeze_dims is not None:
+        raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'.")
+    axis = squeeze_dims if axis is None else axis
+    if np.isscalar(axis):
+        axis = [axis]
+    if axis is None:
+        axis = []
+    if not isinstance(axis, (list, tuple)):  # TF's generated wrapper names its Python argument, `axis`
+        raise TypeError(f"Expected list for 'axis' argument to 'squeeze' Op, not {axis!r}.")
+    return Squeeze(input, squeeze_dims=list(axis), name=name)
+
+
+# -- BroadcastTo -------------------------------------------------------------------------------------
+
+BroadcastTo = Op("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=["output: T"],
+                 attrs=["T: type", "Tidx: {int32, int64} = DT_INT32"])
+
+
+@BroadcastTo.shape
+def _broadcast_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape, target = ctx.input_shape(0), shape_from_tensor(ctx, 1)
+    if target.ndims is None or input_shape.ndims is None:
+        return [target]
+    if input_shape.ndims > target.ndims:
+        raise ValueError(f"Shape must be at most rank {target.ndims} but is rank {input_shape.ndims}")
+    dims = target.as_list()
+    offset = target.ndims - input_shape.ndims
+    for i, in_dim in enumerate(input_shape.as_list()):
+        out_dim = dims[offset + i]
+        if out_dim is None:
+            dims[offset + i] = in_dim if in_dim not in (None, 1) else None
+        elif in_dim not in (None, 1, out_dim):
+            raise ValueError(f"Dimensions must be equal, but are {in_dim} and {out_dim}")
+    return [tensor_shape.TensorShape(dims)]
+
+
+@BroadcastTo.kernel("CPU")
+def _broadcast_to(ctx: OpKernelContext, input: Any, shape: Any) -> Any:  # noqa: A002
+    target = tuple(shape.tolist())
+    if input.ndim > len(target):
+        raise invalid_argument(ctx, f"Rank of input ({input.ndim}) must be no greater than rank of output shape "
+                       f"({len(target)}).")
+    try:
+        broadcast = np.broadcast_shapes(input.shape, target)
+    except ValueError:
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(input.shape)} vs. "
+                       f"{tensor_util.shape_string(target)}") from None
+    if broadcast != target:
+        raise invalid_argument(ctx, f"Unable to broadcast tensor of shape {tensor_util.shape_string(input.shape)} to "
+                       f"tensor of shape {tensor_util.shape_string(target)}")
+    return ctx.xp.broadcast_to(input, target)
+
+
+def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """`input` repeated along its size-1 (and new leading) dimensions to `shape`."""
+    return BroadcastTo(input, shape, name=name)
+
+
+def broadcast_static_shape(shape_x: tensor_shape.TensorShape,
+                           shape_y: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """`tf.broadcast_static_shape`: the broadcast of two TensorShapes, failing with TF's Python message."""
+    try:
+        return broadcast_shapes(shape_x, shape_y)
+    except ValueError:
+        raise ValueError("Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension "
+                         "pair they are either equal or one of them is 1. Received: "
+                         f"{shape_x} and {shape_y}.") from None
