@@ -215,18 +215,10 @@ def test_the_cycle_finder_sees_planted_cycles():
     assert sorted(map(sorted, import_cycles(import_graph(sources)))) == [["pkg.high", "pkg.low"]]
 
 
-# The one cycle allowed, and only until the ops split (branch ops-split: math_ops and array_ops into family
-# files) is merged: the integrator removes this entry then. Nothing else may be listed here.
-KNOWN_CYCLES = [frozenset({"tensorweave.ops.array_ops", "tensorweave.ops.math_ops"})]
-
-
 def test_no_import_cycles():
     graph, paths = _package_graph()
     cycles = import_cycles(graph)
-    unexpected = [describe_cycle(graph, c, paths) for c in cycles if c not in KNOWN_CYCLES]
-    assert not unexpected, "\n".join(unexpected)
-    stale = [sorted(c) for c in KNOWN_CYCLES if c not in cycles]
-    assert not stale, f"allow-listed import cycles no longer exist, remove them from KNOWN_CYCLES: {stale}"
+    assert not cycles, "\n".join(describe_cycle(graph, c, paths) for c in cycles)
 
 
 # What the runtime must never load: the Python graph and what builds on it or converts it to protobufs.
