@@ -1,10 +1,15 @@
-"""Control-flow ops of the core: NoOp, `tf.group` and `tf.tuple` (cond and while loops come with the
-control-flow issue)."""
+"""Control-flow ops: NoOp, `tf.group` and `tf.tuple`; Switch and Merge, the dataflow primitives of
+conditionals (the executor runs them: a Switch's untaken output is dead, deadness flows through every other
+op, and a Merge forwards the first live input; while loops' frame ops come next)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
@@ -12,9 +17,12 @@ from tensorweave.framework.graph import (
     get_graph_from_inputs,
     name_scope,
 )
-from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import manipulation_ops
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.shape_helpers import with_rank
 
 _sequence_types = (list, tuple)  # captured before `tuple` below shadows the builtin
 
@@ -29,6 +37,67 @@ def _no_op(ctx: OpKernelContext) -> None:
 def no_op(name: str | None = None) -> Operation:
     """An op that does nothing; useful as a control-dependency anchor."""
     return NoOp(name=name)
+
+
+# -- Switch and Merge ---------------------------------------------------------------------------------
+
+Switch = Op("Switch", inputs=["data: T", "pred: bool"], outputs=["output_false: T", "output_true: T"],
+            attrs=["T: type"])
+RefSwitch = Op("RefSwitch", inputs=["data: Ref(T)", "pred: bool"],
+               outputs=["output_false: Ref(T)", "output_true: Ref(T)"], attrs=["T: type"],
+               allows_uninitialized_input=True)
+
+
+@Switch.shape
+@RefSwitch.shape
+def _switch_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    return [ctx.input_shape(0), ctx.input_shape(0)]
+
+
+@Switch.kernel("CPU")
+@RefSwitch.kernel("CPU")
+def _switch(ctx: OpKernelContext, data: Any, pred: Any) -> list[Any]:
+    """`data` on the output `pred` selects; the other output is dead."""
+    if np.ndim(pred) != 0:
+        raise invalid_argument(ctx, "The second input must be a scalar, but it has shape "
+                               f"{tensor_shape.shape_string(np.shape(pred))}")
+    return [DEAD, data] if pred else [data, DEAD]
+
+
+Merge = Op("Merge", inputs=["inputs: N * T"], outputs=["output: T", "value_index: int32"],
+           attrs=["T: type", "N: int >= 1"])
+RefMerge = Op("RefMerge", inputs=["inputs: Ref(N * T)"], outputs=["output: Ref(T)", "value_index: int32"],
+              attrs=["T: type", "N: int >= 1"])
+
+
+@Merge.shape
+@RefMerge.shape
+def _merge_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's MergeShape: the inputs' shape where they agree, unknown dims where they differ, an unknown shape
+    when their ranks differ or one is unknown."""
+    shapes = ctx.input_shapes
+    merged = shapes[0]
+    if merged.ndims is not None:
+        dims = merged.as_list()
+        for shape in shapes[1:]:
+            if shape.ndims != len(dims):
+                merged = tensor_shape.unknown_shape()
+                break
+            dims = [d if d == other else None for d, other in zip(dims, shape.as_list())]
+        else:
+            merged = tensor_shape.TensorShape(dims)
+    return [merged, tensor_shape.TensorShape([])]
+
+
+@Merge.kernel("CPU")
+@RefMerge.kernel("CPU")
+def _merge(ctx: OpKernelContext, *inputs: Any) -> list[Any]:
+    """The first live input and its index (the executor starts a Merge on its first live input)."""
+    for index, value in enumerate(inputs):
+        if value is not DEAD:
+            return [value, np.int32(index)]
+    raise errors.InternalError(ctx.node_def, None, "Merge ran with every input dead")
 
 
 def _as_op(value: Any) -> Operation:

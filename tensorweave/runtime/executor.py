@@ -76,6 +76,7 @@ _KINDS = {"_Arg": _NodeKind.ARG, "_Retval": _NodeKind.RETVAL, "Switch": _NodeKin
           "_HostRecv": _NodeKind.RECV, "ControlTrigger": _NodeKind.CONTROL_TRIGGER}
 _CONTROL_FLOW = frozenset({_NodeKind.SWITCH, _NodeKind.MERGE, _NodeKind.ENTER, _NodeKind.EXIT,
                            _NodeKind.NEXT_ITERATION})
+_LOOP_KINDS = frozenset({_NodeKind.ENTER, _NodeKind.EXIT, _NodeKind.NEXT_ITERATION})
 
 
 class CallFrame:
@@ -92,7 +93,7 @@ class _Node:
     """A plan entry: one node with its kernel and its inputs resolved to slots."""
 
     __slots__ = ("index", "node_def", "kind", "kernel", "call", "inputs", "deref", "out_slot", "num_outputs",
-                 "expensive", "asynchronous", "out_edges", "num_control_inputs")
+                 "expensive", "asynchronous", "out_edges", "num_control_inputs", "num_data_inputs")
 
     def __init__(self, index: int, node_def: NodeDef) -> None:
         self.index = index
@@ -106,8 +107,10 @@ class _Node:
         self.num_outputs = 0
         self.expensive = False
         self.asynchronous = False
-        self.out_edges: list[tuple[int, int]] = []  # (successor, output slot; -1 for a control edge)
+        # (successor, output slot, input position in the successor); slot and position -1: a control edge
+        self.out_edges: list[tuple[int, int, int]] = []
         self.num_control_inputs = 0
+        self.num_data_inputs = 0
 
 
 def new_kernel(node_def: NodeDef, device: DeviceBase) -> OpKernel:
@@ -142,9 +145,14 @@ class Executor:
             output_is_ref.append([t._is_ref_dtype for t in out_types])
             node.out_slot, node.num_outputs = next_slot, len(out_types)
             next_slot += len(out_types)
-        self._pending = self._resolve_inputs(input_is_ref, output_is_ref)
-        order = _topological_order(nodes, self._pending)
-        self._roots = [i for i in order if self._pending[i] == 0]
+        self._resolve_inputs(input_is_ref, output_is_ref)
+        unsupported = next((n for n in nodes if n.kind in _LOOP_KINDS), None)
+        if unsupported is not None:
+            raise errors.UnimplementedError(unsupported.node_def, None, f"{unsupported.node_def.op} (node "
+                                            f"{unsupported.node_def.name}): while-loop frames are not run yet")
+        order = _topological_order(nodes)
+        self._roots = [i for i in order if not nodes[i].node_def.input]
+        self._pending = [_initial_pending(n) for n in nodes]
 
         self._template: list[Any] = [None] * next_slot
         self._arg_slots: list[tuple[int, int]] = []
@@ -174,11 +182,10 @@ class Executor:
         self._straight: StraightLineStep | None = self._compile(False) if straight else None
         self._straight_traced: StraightLineStep | None = None
 
-    def _resolve_inputs(self, input_is_ref: list[list[bool]], output_is_ref: list[list[bool]]) -> list[int]:
-        """Inputs to slots, out edges, ref dereferences; the initial pending counts."""
+    def _resolve_inputs(self, input_is_ref: list[list[bool]], output_is_ref: list[list[bool]]) -> None:
+        """Inputs to slots, out edges, ref dereferences."""
         nodes = self._nodes
         by_name = {n.node_def.name: n.index for n in nodes}
-        pending = [0] * len(nodes)
         for node in nodes:
             nd = node.node_def
             slots, deref = [], []
@@ -187,9 +194,8 @@ class Executor:
                 src = by_name.get(src_name)
                 if src is None:
                     raise errors.InvalidArgumentError(nd, None, f"Node '{nd.name}': Unknown input node '{spec}'")
-                pending[node.index] += 1
                 if src_index < 0:
-                    nodes[src].out_edges.append((node.index, -1))
+                    nodes[src].out_edges.append((node.index, -1, -1))
                     node.num_control_inputs += 1
                     continue
                 if src_index >= nodes[src].num_outputs:
@@ -199,7 +205,7 @@ class Executor:
                 position = len(slots)
                 slot = nodes[src].out_slot + src_index
                 slots.append(slot)
-                nodes[src].out_edges.append((node.index, slot))
+                nodes[src].out_edges.append((node.index, slot, position))
                 expects_ref = input_is_ref[node.index][position]  # a ref-typed _Retval returns the ref itself
                 if output_is_ref[src][src_index] and not expects_ref:
                     deref.append(position)
@@ -207,7 +213,7 @@ class Executor:
                     raise _ref_expected_error(nd, position, nodes[src].node_def, src_index)
             node.inputs = tuple(slots)
             node.deref = tuple(deref)
-        return pending
+            node.num_data_inputs = len(slots)
 
     def _consumer_counts(self, num_slots: int, fetched: set[int]) -> list[int]:
         counts = [0] * num_slots
@@ -267,13 +273,14 @@ class Executor:
 class _Iteration:
     """One iteration of one frame: its entries (values, possibly dead) and its nodes' counts."""
 
-    __slots__ = ("values", "pending", "dead_inputs", "remaining")
+    __slots__ = ("values", "pending", "dead_inputs", "remaining", "merge_choice")
 
     def __init__(self, values: list[Any], pending: list[int], remaining: list[int]) -> None:
         self.values = values
         self.pending = pending
         self.dead_inputs = [0] * len(pending)
         self.remaining = remaining
+        self.merge_choice: dict[int, int] = {}  # Merge node -> the input position it forwards
 
 
 class _Frame:
@@ -342,9 +349,15 @@ class _StepRun:
 
     def _inputs(self, node: _Node, iteration: _Iteration) -> list[Any]:
         values = iteration.values
-        inputs = [values[s] for s in node.inputs]
+        if node.kind == _NodeKind.MERGE:  # only the input it forwards: the others are dead or not there yet
+            inputs = [DEAD] * node.num_data_inputs
+            chosen = iteration.merge_choice[node.index]
+            inputs[chosen] = values[node.inputs[chosen]]
+        else:
+            inputs = [values[s] for s in node.inputs]
         for position in node.deref:
-            inputs[position] = inputs[position].read()
+            if inputs[position] is not DEAD:
+                inputs[position] = inputs[position].read()
         return inputs
 
     def _execute(self, node: _Node, iteration: _Iteration) -> Any:
@@ -426,9 +439,16 @@ class _StepRun:
                     remaining[slot] -= 1
                     if remaining[slot] == 0:
                         values[slot] = None
-            pending, dead_inputs = iteration.pending, iteration.dead_inputs
-            for successor, slot in node.out_edges:
-                if is_dead or (slot >= 0 and values[slot] is DEAD):
+            pending, dead_inputs, nodes = iteration.pending, iteration.dead_inputs, self.nodes
+            for successor, slot, position in node.out_edges:
+                edge_dead = is_dead or (slot >= 0 and values[slot] is DEAD)
+                if nodes[successor].kind == _NodeKind.MERGE:
+                    ready_merge = self._activate_merge(iteration, nodes[successor], position, edge_dead)
+                    if ready_merge is not None:
+                        ready.append((successor, ready_merge))
+                        self.outstanding += 1
+                    continue
+                if edge_dead:
                     dead_inputs[successor] += 1
                 pending[successor] -= 1
                 if pending[successor] == 0:
@@ -442,6 +462,30 @@ class _StepRun:
             complete = self.outstanding == 0
         if complete:
             self._complete()
+
+    @staticmethod
+    def _activate_merge(iteration: _Iteration, merge: _Node, position: int, edge_dead: bool) -> bool | None:
+        """One input edge of a Merge arrived (TF's rule): None while it must wait, else whether it is dead.
+
+        A Merge is ready once its control inputs have arrived and either its first live data input has (it
+        forwards that one) or every data input is dead (then it is dead)."""
+        pending, dead_inputs, index = iteration.pending, iteration.dead_inputs, merge.index
+        if position < 0:  # a control edge
+            pending[index] -= 2
+            all_dead = dead_inputs[index] == merge.num_data_inputs
+            if pending[index] == 0 or (pending[index] == 1 and all_dead):
+                return pending[index] == 1
+            return None
+        if not edge_dead:
+            count = pending[index]
+            if count & 1:  # the first live input: the one the Merge forwards
+                pending[index] = count - 1
+                iteration.merge_choice[index] = position
+            return False if count == 1 else None
+        dead_inputs[index] += 1
+        if pending[index] == 1 and dead_inputs[index] == merge.num_data_inputs:
+            return True
+        return None
 
     def _retire(self) -> None:
         """A node ends without outputs (it failed, or the step had failed before it started)."""
@@ -483,16 +527,24 @@ def _store_outputs(values: list[Any], out: int, num_outputs: int, result: Any) -
     values[out:out + num_outputs] = result
 
 
-def _topological_order(nodes: list[_Node], pending: list[int]) -> list[int]:
+def _initial_pending(node: _Node) -> int:
+    """What a node waits for: every input; a Merge, as TF's, its control inputs (counted twice) and, in the
+    low bit, a first live data input."""
+    if node.kind == _NodeKind.MERGE:
+        return 1 + 2 * node.num_control_inputs
+    return node.num_data_inputs + node.num_control_inputs
+
+
+def _topological_order(nodes: list[_Node]) -> list[int]:
     """Kahn's order, ties broken by position in the GraphDef (construction order)."""
-    counts = pending[:]
+    counts = [len(n.node_def.input) for n in nodes]
     heap = [i for i, c in enumerate(counts) if c == 0]
     heapq.heapify(heap)
     order = []
     while heap:
         i = heapq.heappop(heap)
         order.append(i)
-        for successor, _ in nodes[i].out_edges:
+        for successor, _, _ in nodes[i].out_edges:
             counts[successor] -= 1
             if counts[successor] == 0:
                 heapq.heappush(heap, successor)
