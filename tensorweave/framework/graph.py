@@ -296,10 +296,31 @@ class Operation:
         self._control_outputs: list[Operation] = []
         self._id = graph._next_id()
         self._traceback = _user_frames()
+        self._control_flow_context: Any = None  # the cond or while context the op was built in
         for t in self._inputs:
             t._consumers.append(self)
         node_def.input = [t._as_node_def_input() for t in self._inputs]
         self._add_control_inputs(control_inputs)
+
+    def _get_control_flow_context(self) -> Any:
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, context: Any) -> None:
+        self._control_flow_context = context
+
+    def _update_input(self, index: int, tensor: Tensor) -> None:
+        """Rewire data input `index` to `tensor` (a control-flow context routes a captured value through its
+        Switch); the shape already inferred stays, as in TF."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"tensor must be a Tensor: {tensor}")
+        if tensor.graph is not self._graph:
+            raise ValueError(f"Tensor {tensor.name} must be from the same graph as the op {self.name}.")
+        old = self._inputs[index]
+        old._consumers.remove(self)
+        self._inputs[index] = tensor
+        tensor._consumers.append(self)
+        data_inputs = [i for i, spec in enumerate(self._node_def.input) if not spec.startswith("^")]
+        self._node_def.input[data_inputs[index]] = tensor._as_node_def_input()
 
     @property
     def name(self) -> str:
@@ -473,13 +494,15 @@ class _BuildStacks:
     """The stacks `control_dependencies`, `device` and `colocate_with` push while ops are built."""
 
     def __init__(self, control: list[_ControlDependencies], device: list[Any],
-                 colocation: list[Operation]) -> None:
+                 colocation: list[Operation], control_flow_context: Any = None) -> None:
         self.control_stack = control
         self.device_stack = device
         self.colocation_stack = colocation
+        self.control_flow_context = control_flow_context  # the cond/while context new ops join
 
     def copy(self) -> _BuildStacks:
-        return _BuildStacks(list(self.control_stack), list(self.device_stack), list(self.colocation_stack))
+        return _BuildStacks(list(self.control_stack), list(self.device_stack), list(self.colocation_stack),
+                            self.control_flow_context)
 
 
 class Graph:
@@ -664,7 +687,18 @@ class Graph:
         mapped_type = self._gradient_override_map.get(op.type)
         if mapped_type is not None:
             op._set_attr("_gradient_op_type", mapped_type)
+        context = stacks.control_flow_context
+        if context is not None:  # the context captures the op's outside inputs (TF's AddOp)
+            op._control_flow_context = context
+            context.add_op(op)
         return op
+
+    def _get_control_flow_context(self) -> Any:
+        """The cond or while context ops built now join (None outside any)."""
+        return self._stacks().control_flow_context
+
+    def _set_control_flow_context(self, context: Any) -> None:
+        self._stacks().control_flow_context = context
 
     def _remove_failed_op(self, op: Operation) -> None:
         """Undo the creation of an op whose shape function rejected its inputs."""
@@ -710,13 +744,14 @@ class Graph:
     def control_dependencies(self, control_inputs: Any) -> Iterator[None]:
         """Ops created inside run after `control_inputs`; None clears the enclosing blocks."""
         stacks = self._stacks()
-        if control_inputs is None:
-            saved = stacks.control_stack
-            stacks.control_stack = []
+        if control_inputs is None:  # a clean slate: no control inputs, outside any control-flow context
+            saved, saved_context = stacks.control_stack, stacks.control_flow_context
+            stacks.control_stack, stacks.control_flow_context = [], None
             try:
                 yield
             finally:
-                self._stacks().control_stack = saved
+                stacks = self._stacks()
+                stacks.control_stack, stacks.control_flow_context = saved, saved_context
             return
         current = {op for block in stacks.control_stack for op in block.control_ops}
         ops = []

@@ -4,17 +4,20 @@ op, and a Merge forwards the first live input; while loops' frame ops come next)
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import tensor_shape
+from tensorweave.framework import nest, tensor_shape
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
     convert_to_tensor,
     get_graph_from_inputs,
+    internal_convert_to_tensor,
     name_scope,
 )
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
@@ -186,3 +189,210 @@ def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> 
             else:
                 result.append(None)
         return result
+
+
+# -- cond: a conditional built from Switch and Merge (TF1's control flow v1) ---------------------------
+
+
+def switch(data: Any, pred: Any, dtype: Any = None, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """`(output_false, output_true)`: `data` goes to the output `pred` selects; the other is dead."""
+    with name_scope(name, "Switch", [data, pred]) as scope:
+        data = internal_convert_to_tensor(data, dtype=dtype, name="data", as_ref=True)
+        pred = convert_to_tensor(pred, name="pred")
+        return builtins.tuple(Switch(data, pred, name=scope))
+
+
+def _switch_ref_or_tensor(data: Tensor, pred: Tensor, name: str = "Switch") -> list[Tensor]:
+    """A Switch (a RefSwitch for a ref), colocated with `data` whatever colocation encloses it."""
+    data = convert_to_tensor(data, name="data", as_ref=True) if not isinstance(data, Tensor) else data
+    with data.graph.colocate_with(data.op, ignore_existing=True):
+        if data.dtype._is_ref_dtype:
+            return RefSwitch(data, pred, name=name)
+        return Switch(data, pred, name=name)
+
+
+def merge(inputs: list[Any], name: str | None = None) -> tuple[Tensor, Tensor]:
+    """`(output, value_index)`: the value of whichever input is available, and its index."""
+    if any(value is None for value in inputs):
+        raise ValueError(f"At least one of the merge inputs is None: {inputs}")
+    with name_scope(name, "Merge", inputs) as scope:
+        tensors = [internal_convert_to_tensor(value, as_ref=True) for value in inputs]
+        if all(t.dtype._is_ref_dtype for t in tensors):
+            return builtins.tuple(RefMerge(tensors, name=scope))
+        return builtins.tuple(Merge(tensors, name=scope))
+
+
+def _in_context(op: Operation, context: CondContext) -> bool:
+    """Whether `op` was built in `context` or in a context nested in it (TF's OpInContext)."""
+    inner = op._get_control_flow_context()
+    while inner is not None:
+        if inner is context:
+            return True
+        inner = inner.outer_context
+    return False
+
+
+class CondContext:
+    """One branch of a `cond` (TF's CondContext): every op built while it is entered joins it.
+
+    A value from outside the branch is routed through a Switch on the predicate, once per value, so the
+    branch's ops are dead when the branch is not taken; an op with no inputs waits on the branch's pivot for
+    the same reason. Ops of a branch cannot be fetched. Contexts nest: a value captured by an inner
+    branch is first captured by the outer one.
+    """
+
+    def __init__(self, pred: Tensor, pivot: Tensor, branch: int) -> None:
+        self.pred = pred
+        self.pivot = pivot
+        self.branch = branch
+        self.outer_context = pred.graph._get_control_flow_context()
+        self._values = {pred.name, pivot.name}  # names of the tensors available inside
+        self._external_values = {pred.name: pred}  # an outside value's name -> its Switch output inside
+        self._saved_contexts: list[Any] = []
+        pivot.op._set_control_flow_context(self)
+
+    def enter(self) -> None:
+        graph = self.pred.graph
+        self._saved_contexts.append(graph._get_control_flow_context())
+        graph._set_control_flow_context(self)
+
+    def exit(self) -> None:
+        self.pred.graph._set_control_flow_context(self._saved_contexts.pop())
+
+    def add_name(self, name: str) -> None:
+        self._values.add(name)
+
+    def add_value(self, value: Tensor) -> Tensor:
+        """`value` as the branch sees it: itself if built inside, else through the branch's Switch."""
+        if value.name in self._values:
+            return self._external_values.get(value.name, value)
+        self._values.add(value.name)
+        result = value
+        if self.outer_context is not None:
+            result = self.outer_context.add_value(value)
+            self._values.add(result.name)
+            self._external_values[result.name] = result
+        with value.graph.control_dependencies(None):
+            result = _switch_ref_or_tensor(result, self.pred)[self.branch]
+        result.graph.prevent_fetching(result.op)
+        result.op._set_control_flow_context(self)
+        context: Any = self
+        while context is not None:
+            context.add_name(result.name)
+            context = context.outer_context
+        self._external_values[value.name] = result
+        return result
+
+    def add_op(self, op: Operation) -> None:
+        """Join a new op: capture its outside inputs; an op without inputs waits on the pivot."""
+        if not op.inputs:
+            if not any(_in_context(control, self) for control in op.control_inputs):
+                op._add_control_input(self.pivot.op)
+        else:
+            for index, tensor in enumerate(op.inputs):
+                captured = self.add_value(tensor)
+                if captured is not tensor:
+                    op._update_input(index, captured)
+        context: Any = self
+        while context is not None:
+            for output in op.outputs:
+                context.add_name(output.name)
+            context = context.outer_context
+        op.graph.prevent_fetching(op)
+
+    def _branch_output(self, value: Any) -> Tensor:
+        """A branch result as the Merge takes it: an op becomes the pivot after it; an outside tensor goes
+        through the branch's Switch."""
+        if isinstance(value, Operation):
+            return with_dependencies([value], self.pivot)
+        value = convert_to_tensor(value)
+        if value.name not in self._values:  # `lambda: x` of an outside x
+            self._values.add(value.name)
+            captured = value
+            if self.outer_context is not None:
+                captured = self.outer_context.add_value(value)
+                self._values.add(captured.name)
+                self._external_values[captured.name] = captured
+            captured = _switch_ref_or_tensor(captured, self.pred)[self.branch]
+            self._external_values[value.name] = captured
+            return captured
+        return self._external_values.get(value.name, value)
+
+    def build_branch(self, fn: Callable[[], Any]) -> tuple[Any, list | None]:
+        """Call `fn` inside this context: its result as returned, and as the flat tensors to merge."""
+        original = fn()
+        if original is None:
+            return None, None
+        result = nest.map_structure(self._branch_output, original)
+        return original, result if isinstance(result, (list, _sequence_types)) else [result]
+
+    def exit_result(self, result: Any) -> None:
+        """Make the branch's results visible to the enclosing context."""
+        if self.outer_context is not None:
+            for tensor in nest.flatten(result):
+                self.outer_context.add_name(tensor.name)
+
+
+def _unpack_if_singleton(value: Any) -> Any:
+    return value[0] if isinstance(value, (list, _sequence_types)) and len(value) == 1 else value
+
+
+def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable[[], Any] | None = None,
+         strict: bool = False, name: str | None = None, fn1: Callable[[], Any] | None = None,
+         fn2: Callable[[], Any] | None = None) -> Any:
+    """`true_fn()` if `pred` is true, else `false_fn()`: only the taken branch runs (TF1's `tf.cond`).
+
+    Both functions are called once, now, to build their branches; both must return the same structure of
+    tensors with the same dtypes. A singleton list or tuple is unpacked unless `strict`.
+    """
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): 'true_fn' and 'fn1' may not be set simultaneously.")
+        true_fn = fn1
+    elif true_fn is None:
+        raise TypeError("cond(): 'true_fn' argument required")
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): 'false_fn' and 'fn2' may not be set simultaneously.")
+        false_fn = fn2
+    elif false_fn is None:
+        raise TypeError("cond(): 'false_fn' argument required")
+    if not callable(true_fn):
+        raise TypeError("'true_fn' must be callable.")
+    if not callable(false_fn):
+        raise TypeError("'false_fn' must be callable.")
+    with name_scope(name, "cond", [pred]):
+        if isinstance(pred, bool):
+            raise TypeError("'pred' must not be a Python bool.")
+        p_2, p_1 = switch(pred, pred)
+        pivot_1 = manipulation_ops.identity(p_1, name="switch_t")
+        pivot_2 = manipulation_ops.identity(p_2, name="switch_f")
+        pred = manipulation_ops.identity(pred, name="pred_id")
+        for tensor in (p_1, p_2, pivot_1, pivot_2, pred):
+            tensor.graph.prevent_fetching(tensor.op)
+        results = []
+        for pivot, branch, fn, label in ((pivot_1, 1, true_fn, "true_fn"), (pivot_2, 0, false_fn, "false_fn")):
+            context = CondContext(pred, pivot, branch)
+            context.enter()
+            try:
+                original, flat = context.build_branch(fn)
+                if original is None:
+                    raise ValueError(f"'{label}' must have a return value.")
+                context.exit_result(flat)
+            finally:
+                context.exit()
+            results.append((original, flat))
+        (orig_t, res_t), (orig_f, res_f) = results
+        if not strict:
+            orig_t, orig_f = _unpack_if_singleton(orig_t), _unpack_if_singleton(orig_f)
+        nest.assert_same_structure(orig_t, orig_f)  # TF reports nest's own error here
+        if not res_t:
+            raise ValueError("'true_fn' and 'false_fn' must return at least one result.")
+        flat_t, flat_f = nest.flatten(res_t), nest.flatten(res_f)
+        for x, y in zip(flat_t, flat_f):
+            if x.dtype.base_dtype != y.dtype.base_dtype:
+                raise ValueError("Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
+                                 f"{x.dtype.name} from 'true_fn' and {y.dtype.name} from 'false_fn'.")
+        merges = [merge([f, t])[0] for f, t in zip(flat_f, flat_t)]
+        merges = nest.pack_sequence_as(orig_t, merges)
+        return _unpack_if_singleton(merges) if not strict else merges

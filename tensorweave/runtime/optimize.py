@@ -32,7 +32,8 @@ def constant_folding_enabled(config: Any) -> bool:
 
 def fold_constants(graph_def: GraphDef, device: DeviceBase) -> GraphDef:
     """The graph with every foldable node replaced by a Const holding its value."""
-    values: dict[str, Any] = {n.name: n.attr["value"] for n in graph_def.node if n.op == "Const"}
+    # A Const with control inputs (one inside a cond branch) is not a constant of the step: it may be dead
+    values: dict[str, Any] = {n.name: n.attr["value"] for n in graph_def.node if n.op == "Const" and not n.input}
     out = []
     for node in graph_def.node:
         value = _fold(node, values, device)

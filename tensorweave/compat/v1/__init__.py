@@ -122,7 +122,7 @@ from tensorweave.ops.cast_ops import (
 )
 from tensorweave.ops.clip_ops import clip_by_norm, clip_by_value, saturate_cast
 from tensorweave.ops.constant_ops import constant, placeholder, placeholder_with_default
-from tensorweave.ops.control_flow_ops import group, no_op, tuple
+from tensorweave.ops.control_flow_ops import cond, group, no_op, tuple
 from tensorweave.ops.elementwise_ops import (
     abs,
     accumulate_n,

@@ -1,0 +1,140 @@
+"""Switch, Merge and `tf.cond` (TF1 control flow v1): dead branches, TF's graph structure, names and errors.
+
+Expected graph structures and messages are recorded from TensorFlow 2.21 (`tf.compat.v1`, v2 behaviour
+disabled) running the same programs.
+"""
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave import errors
+from tensorweave.devices.cpu import cpu_device
+from tensorweave.framework import dtypes
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.framework.op_kernel import StepContext
+from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.runtime.executor import Executor
+from tensorweave.runtime.prune import prune
+
+F32 = dtypes.float32
+
+
+def _executor(nodes, feeds, fetches):
+    types = {name: F32 for name in feeds}
+    types.update({name: dtypes.int32 if name.endswith(":1") else F32 for name in fetches})
+    types.update({name: dtypes.bool for name in feeds if name.startswith("p")})
+    graph_def = prune(GraphDef(node=nodes), list(feeds), list(fetches), [], types)
+    return Executor(graph_def, cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr()))
+
+
+def _switch_merge_graph():
+    return [NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None}),
+            NodeDef("p", "Placeholder", [], "", {"dtype": dtypes.bool, "shape": None}),
+            NodeDef("s", "Switch", ["x", "p"], "", {"T": F32}),
+            NodeDef("f", "Neg", ["s:0"], "", {"T": F32}),
+            NodeDef("t", "Square", ["s:1"], "", {"T": F32}),
+            NodeDef("m", "Merge", ["f", "t"], "", {"T": F32, "N": 2})]
+
+
+@pytest.mark.parametrize("pred, value, index", [(True, 9.0, 1), (False, -3.0, 0)])
+def test_switch_kills_the_untaken_branch_and_merge_forwards_the_live_one(pred, value, index):
+    ex = _executor(_switch_merge_graph(), ["x:0", "p:0"], ["m:0", "m:1"])
+    stats = []
+    assert ex.run([np.float32(3.0), np.bool_(pred)], stats) == [value, index]
+    ran = {s.node_name for s in stats}
+    assert ("t" in ran, "f" in ran) == (pred, not pred)  # only the taken branch's kernel ran
+
+
+def test_a_merge_of_dead_inputs_is_dead_and_waits_for_its_control_inputs():
+    nodes = _switch_merge_graph()[:3] + [
+        NodeDef("f", "Neg", ["s:0"], "", {"T": F32}),
+        NodeDef("g", "Neg", ["s:0"], "", {"T": F32}),
+        NodeDef("c", "Const", [], "", {"value": np.float32(1), "dtype": F32}),
+        NodeDef("m", "Merge", ["f", "g", "^c"], "", {"T": F32, "N": 2}),
+        NodeDef("out", "Identity", ["m"], "", {"T": F32})]
+    ex = _executor(nodes, ["x:0", "p:0"], ["out:0"])
+    assert ex.run([np.float32(2.0), np.bool_(False)]) == [-2.0]
+    with pytest.raises(errors.InvalidArgumentError, match=r"Retval\[0\] does not have value"):
+        ex.run([np.float32(2.0), np.bool_(True)])  # both inputs dead: the Merge and its consumer are dead
+
+
+def test_switch_needs_a_scalar_predicate():
+    ex = _executor(_switch_merge_graph(), ["x:0", "p:0"], ["m:0"])
+    with pytest.raises(errors.InvalidArgumentError, match=r"The second input must be a scalar, but it has "
+                                                          r"shape \[2\]"):
+        ex.run([np.float32(1.0), np.array([True, False])], step=StepContext())
+
+
+def test_cond_builds_tfs_graph_and_runs_only_the_taken_branch():
+    x = tf.placeholder(tf.float32, [])
+    y = tf.constant(10.)
+    r = tf.cond(x > 0, lambda: x * y + 1, lambda: tf.constant(-1.0))
+    assert r.name == "cond/Merge:0" and r.shape == tf.TensorShape([])
+    structure = [(o.name, o.type, [i.name for i in o.inputs], [c.name for c in o.control_inputs])
+                 for o in tf.get_default_graph().get_operations()]
+    assert structure == [  # recorded from TF
+        ("Placeholder", "Placeholder", [], []), ("Const", "Const", [], []), ("Greater/y", "Const", [], []),
+        ("Greater", "Greater", ["Placeholder:0", "Greater/y:0"], []),
+        ("cond/Switch", "Switch", ["Greater:0", "Greater:0"], []),
+        ("cond/switch_t", "Identity", ["cond/Switch:1"], []), ("cond/switch_f", "Identity", ["cond/Switch:0"], []),
+        ("cond/pred_id", "Identity", ["Greater:0"], []),
+        ("cond/mul", "Mul", ["cond/mul/Switch:1", "cond/mul/Switch_1:1"], []),
+        ("cond/mul/Switch", "Switch", ["Placeholder:0", "cond/pred_id:0"], []),
+        ("cond/mul/Switch_1", "Switch", ["Const:0", "cond/pred_id:0"], []),
+        ("cond/add/y", "Const", [], ["cond/switch_t"]), ("cond/add", "AddV2", ["cond/mul:0", "cond/add/y:0"], []),
+        ("cond/Const", "Const", [], ["cond/switch_f"]), ("cond/Merge", "Merge", ["cond/Const:0", "cond/add:0"], [])]
+    with tf.Session() as sess:
+        assert sess.run(r, {x: 2.0}) == 21.0 and sess.run(r, {x: -2.0}) == -1.0
+        with pytest.raises(errors.InaccessibleTensorError, match="Operation cond/add has been marked as not fetchable"):
+            sess.run(tf.get_default_graph().get_tensor_by_name("cond/add:0"), {x: 1.0})
+
+
+def test_side_effects_run_only_in_the_taken_branch():
+    x = tf.placeholder(tf.float32, [])
+    v = tf.Variable(1.0)
+    r = tf.cond(x > 0, lambda: tf.assign_add(v, 1.0), lambda: tf.identity(v))
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run([r], {x: 1.0}) == [2.0] and sess.run(v) == 2.0
+        assert sess.run(r, {x: -1.0}) == 2.0 and sess.run(v) == 2.0
+
+
+def test_cond_of_nested_structures_nested_conds_and_constant_branches():
+    x = tf.placeholder(tf.float32, [])
+    pair = tf.cond(x > 0, lambda: (x, [x * 2]), lambda: (x, [x * 3]))
+    assert [t.name for t in [pair[0], pair[1][0]]] == ["cond/Merge:0", "cond/Merge_1:0"]
+    nested = tf.cond(x > 0, lambda: tf.cond(x > 5, lambda: x * 100, lambda: x * 10), lambda: -x)
+    constants = tf.cond(x > 0, lambda: tf.constant(2.) * 3, lambda: tf.constant(5.) * 7)  # folding keeps them dead
+    single = tf.cond(x > 0, lambda: [x], lambda: [x])
+    strict = tf.cond(x > 0, lambda: [x], lambda: [x], strict=True)
+    assert isinstance(single, tf.Tensor) and isinstance(strict, list) and len(strict) == 1
+    with tf.Session() as sess:
+        assert sess.run(pair, {x: 1.0}) == (1.0, [2.0]) and sess.run(pair, {x: -1.0}) == (-1.0, [-3.0])
+        assert [sess.run(nested, {x: v}) for v in (7.0, 2.0, -3.0)] == [700.0, 20.0, 3.0]
+        assert sess.run(constants, {x: 1.0}) == 6.0 and sess.run(constants, {x: -1.0}) == 35.0
+
+
+def test_merge_shape_keeps_what_both_branches_agree_on():
+    x = tf.placeholder(tf.float32, [])
+    assert tf.cond(x > 0, lambda: tf.zeros([2, 3]), lambda: tf.zeros([2, 4])).shape.as_list() == [2, None]
+    assert tf.cond(x > 0, lambda: tf.zeros([2, 3]), lambda: tf.zeros([2])).shape.ndims is None
+
+
+def test_cond_errors_as_tf():
+    x = tf.placeholder(tf.float32, [])
+    with pytest.raises(ValueError, match=r"Outputs of 'true_fn' and 'false_fn' must have the same type\(s\). "
+                                         r"Received float32 from 'true_fn' and int32 from 'false_fn'."):
+        tf.cond(x > 0, lambda: x, lambda: tf.constant(1, tf.int32))
+    with pytest.raises(ValueError, match="The two structures don't have the same nested structure."):
+        tf.cond(x > 0, lambda: (x, x), lambda: x)
+    with pytest.raises(TypeError, match="'pred' must not be a Python bool."):
+        tf.cond(True, lambda: x, lambda: x)
+    with pytest.raises(TypeError, match="cond\\(\\): 'false_fn' argument required"):
+        tf.cond(x > 0, lambda: x)
+    with pytest.raises(TypeError, match="'true_fn' must be callable."):
+        tf.cond(x > 0, x, lambda: x)
+    with pytest.raises(ValueError, match="'true_fn' must have a return value."):
+        tf.cond(x > 0, lambda: None, lambda: x)
+    with pytest.raises(TypeError, match="cond\\(\\): 'true_fn' and 'fn1' may not be set simultaneously."):
+        tf.cond(x > 0, lambda: x, lambda: x, fn1=lambda: x)
