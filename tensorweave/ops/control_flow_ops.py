@@ -25,7 +25,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import manipulation_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.shape_helpers import with_rank
+from tensorweave.ops.shape_helpers import unary_shape, with_rank
 
 _sequence_types = (list, tuple)  # captured before `tuple` below shadows the builtin
 
@@ -101,6 +101,43 @@ def _merge(ctx: OpKernelContext, *inputs: Any) -> list[Any]:
         if value is not DEAD:
             return [value, np.int32(index)]
     raise errors.InternalError(ctx.node_def, None, "Merge ran with every input dead")
+
+
+# -- Loop frames: Enter, Exit, NextIteration, LoopCond -------------------------------------------------
+
+_FRAME_ATTRS = ["T: type", "frame_name: string", "is_constant: bool = false", "parallel_iterations: int = 10"]
+Enter = Op("Enter", inputs=["data: T"], outputs=["output: T"], attrs=_FRAME_ATTRS)
+RefEnter = Op("RefEnter", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"], attrs=_FRAME_ATTRS)
+Exit = Op("Exit", inputs=["data: T"], outputs=["output: T"], attrs=["T: type"])
+RefExit = Op("RefExit", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"], attrs=["T: type"])
+NextIteration = Op("NextIteration", inputs=["data: T"], outputs=["output: T"], attrs=["T: type"])
+RefNextIteration = Op("RefNextIteration", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"], attrs=["T: type"])
+LoopCond = Op("LoopCond", inputs=["input: bool"], outputs=["output: bool"])
+for _frame_op in (Enter, RefEnter, Exit, RefExit, NextIteration, RefNextIteration):
+    _frame_op.shape(unary_shape)
+
+
+@Enter.kernel("CPU")
+@RefEnter.kernel("CPU")
+@Exit.kernel("CPU")
+@RefExit.kernel("CPU")
+@NextIteration.kernel("CPU")
+@RefNextIteration.kernel("CPU")
+def _forward(ctx: OpKernelContext, data: Any) -> Any:
+    """The frame ops pass their value on: the executor moves it into the child frame (Enter), the parent
+    (Exit) or the next iteration (NextIteration)."""
+    return data
+
+
+@LoopCond.shape
+def _loop_cond_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [with_rank(ctx.input_shape(0), 0)]
+
+
+@LoopCond.kernel("CPU")
+def _loop_cond(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002 - TF's argument name
+    """The loop's predicate, passed on to the loop's Switches."""
+    return input
 
 
 def _as_op(value: Any) -> Operation:

@@ -26,6 +26,7 @@ themselves; an edge from a ref output into a non-ref input is dereferenced here,
 from __future__ import annotations
 
 import enum
+import hashlib
 import heapq
 import threading
 import time
@@ -93,7 +94,8 @@ class _Node:
     """A plan entry: one node with its kernel and its inputs resolved to slots."""
 
     __slots__ = ("index", "node_def", "kind", "kernel", "call", "inputs", "deref", "out_slot", "num_outputs",
-                 "expensive", "asynchronous", "out_edges", "num_control_inputs", "num_data_inputs")
+                 "expensive", "asynchronous", "out_edges", "num_control_inputs", "num_data_inputs", "frame_name",
+                 "constant_enter")
 
     def __init__(self, index: int, node_def: NodeDef) -> None:
         self.index = index
@@ -111,6 +113,9 @@ class _Node:
         self.out_edges: list[tuple[int, int, int]] = []
         self.num_control_inputs = 0
         self.num_data_inputs = 0
+        # an Enter's frame and whether it enters a loop invariant
+        self.frame_name = node_def.attr["frame_name"].decode() if self.kind == _NodeKind.ENTER else ""
+        self.constant_enter = self.kind == _NodeKind.ENTER and bool(node_def.attr["is_constant"])
 
 
 def new_kernel(node_def: NodeDef, device: DeviceBase) -> OpKernel:
@@ -146,10 +151,7 @@ class Executor:
             node.out_slot, node.num_outputs = next_slot, len(out_types)
             next_slot += len(out_types)
         self._resolve_inputs(input_is_ref, output_is_ref)
-        unsupported = next((n for n in nodes if n.kind in _LOOP_KINDS), None)
-        if unsupported is not None:
-            raise errors.UnimplementedError(unsupported.node_def, None, f"{unsupported.node_def.op} (node "
-                                            f"{unsupported.node_def.name}): while-loop frames are not run yet")
+        self._frames = _loop_frames(nodes)
         order = _topological_order(nodes)
         self._roots = [i for i in order if not nodes[i].node_def.input]
         self._pending = [_initial_pending(n) for n in nodes]
@@ -273,7 +275,8 @@ class Executor:
 class _Iteration:
     """One iteration of one frame: its entries (values, possibly dead) and its nodes' counts."""
 
-    __slots__ = ("values", "pending", "dead_inputs", "remaining", "merge_choice")
+    __slots__ = ("values", "pending", "dead_inputs", "remaining", "merge_choice", "outstanding_ops",
+                 "outstanding_frames")
 
     def __init__(self, values: list[Any], pending: list[int], remaining: list[int]) -> None:
         self.values = values
@@ -281,22 +284,48 @@ class _Iteration:
         self.dead_inputs = [0] * len(pending)
         self.remaining = remaining
         self.merge_choice: dict[int, int] = {}  # Merge node -> the input position it forwards
+        self.outstanding_ops = 0  # nodes of this iteration made ready and not yet finished
+        self.outstanding_frames = 0  # child frames started in this iteration and not yet done
 
 
 class _Frame:
-    """A loop frame of a step: its parent, its iterations by number. The root frame has one iteration."""
+    """A loop frame of a step (TF's FrameState): its iterations by number, up to `max_parallel` of them in
+    flight, the NextIteration values waiting for a free one, its loop invariants (constant Enters, visible
+    to every iteration) and its dead Exits (passed on to the parent when the frame is done). The root frame
+    has one iteration and no parent."""
 
-    __slots__ = ("name", "frame_id", "parent", "iterations")
+    __slots__ = ("name", "key", "frame_id", "parent", "parent_iteration", "iterations", "iteration_count",
+                 "outstanding_iterations", "max_parallel", "pending_inputs", "next_iteration_roots",
+                 "invariants", "dead_exits", "children")
 
-    def __init__(self, name: str, frame_id: int, parent: _Frame | None, first: _Iteration) -> None:
+    def __init__(self, name: str, key: tuple[int, str], parent: _Frame | None, parent_iteration: int,
+                 max_parallel: int, pending_inputs: int) -> None:
         self.name = name
-        self.frame_id = frame_id
+        self.key = key  # (parent iteration, frame name): how the parent finds it
+        self.frame_id = _frame_id(name)
         self.parent = parent
-        self.iterations = {0: first}
+        self.parent_iteration = parent_iteration
+        self.iterations: dict[int, _Iteration] = {}
+        self.iteration_count = 0  # the newest iteration started
+        self.outstanding_iterations = 1
+        self.max_parallel = max_parallel
+        self.pending_inputs = pending_inputs  # Enters into this frame that have not run yet
+        self.next_iteration_roots: list[tuple[_Node, Any]] = []
+        self.invariants: list[tuple[_Node, Any, bool]] = []
+        self.dead_exits: list[_Node] = []
+        self.children: dict[tuple[int, str], _Frame] = {}
+
+
+def _frame_id(name: str) -> int:
+    """A frame's id in rendezvous keys: the same for the same frame in every partition of a step."""
+    return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "little") if name else 0
+
+
+Ready = deque  # of (node index, is_dead, frame, iteration)
 
 
 class _StepRun:
-    """The state of one step of one executor (TF's ExecutorState)."""
+    """The state of one step of one executor (TF's ExecutorState and its PropagatorState)."""
 
     def __init__(self, executor: Executor, call_frame: CallFrame, step: StepContext, done: StepDone,
                  stats: list[NodeExecStats] | None) -> None:
@@ -306,46 +335,48 @@ class _StepRun:
         self.step = step
         self.done = done
         self.stats = stats
+        self.root = _Frame("", (0, ""), None, 0, 1, 0)
         values = executor._template[:]
         for slot, index in executor._arg_slots:
             values[slot] = call_frame.args[index]
-        self.root = _Frame("", 0, None, _Iteration(values, executor._pending[:], executor._remaining[:]))
+        self.root.iterations[0] = _Iteration(values, executor._pending[:], executor._remaining[:])
         self.lock = threading.Lock()
-        self.outstanding = 0  # nodes made ready and not yet finished
+        self.outstanding = 0  # nodes made ready and not yet finished, in every frame
         self.failure: BaseException | None = None
 
     def start(self) -> None:
         roots = self.executor._roots
-        self.outstanding = len(roots)
         if not roots:
             self._complete()
             return
+        iteration = self.root.iterations[0]
+        self.outstanding = iteration.outstanding_ops = len(roots)
         with quiet_numerics():
-            self._process(deque((i, False) for i in roots), self.root.iterations[0])
+            self._process(Ready((i, False, self.root, 0) for i in roots))
 
-    def _process(self, ready: deque[tuple[int, bool]], iteration: _Iteration) -> None:
+    def _process(self, ready: Ready) -> None:
         """Run ready nodes on this thread until none is left (expensive ones may go to the pool)."""
         nodes, pool = self.nodes, self.executor._pool
         while ready:
-            index, is_dead = ready.popleft()
+            index, is_dead, frame, iteration = ready.popleft()
             node = nodes[index]
             if self.failure is not None:  # nothing new starts after an error
-                self._retire()
+                self._retire(frame, iteration)
                 continue
             if (is_dead and node.kind != _NodeKind.SEND) or node.call is None:  # a dead _Send sends deadness
-                self._finish(node, iteration, None, is_dead, ready)
+                self._finish(node, frame, iteration, None, is_dead, ready)
             elif node.asynchronous:
-                self._start_async(node, iteration, ready)
+                self._start_async(node, frame, iteration, ready)
             elif node.expensive and pool is not None and (ready or self.outstanding > 1):
-                pool.submit(self._run_on_pool, node, iteration)
+                pool.submit(self._run_on_pool, node, frame, iteration)
             else:
                 try:
-                    result = self._execute(node, iteration)
+                    result = self._execute(node, frame, iteration)
                 except Exception as e:
                     self._fail(node, e)
-                    self._retire()
+                    self._retire(frame, iteration)
                     continue
-                self._finish(node, iteration, result, False, ready)
+                self._finish(node, frame, iteration, result, False, ready)
 
     def _inputs(self, node: _Node, iteration: _Iteration) -> list[Any]:
         values = iteration.values
@@ -360,9 +391,9 @@ class _StepRun:
                 inputs[position] = inputs[position].read()
         return inputs
 
-    def _execute(self, node: _Node, iteration: _Iteration) -> Any:
-        ctx = OpKernelContext(node.kernel, self.step, self.root.frame_id, 0)
-        inputs = self._inputs(node, iteration)
+    def _execute(self, node: _Node, frame: _Frame, iteration: int) -> Any:
+        ctx = OpKernelContext(node.kernel, self.step, frame.frame_id, iteration)
+        inputs = self._inputs(node, frame.iterations[iteration])
         if self.stats is None:
             return node.call(ctx, *inputs)
         start = time.time_ns() // 1000
@@ -371,20 +402,20 @@ class _StepRun:
                                         threading.get_native_id()))
         return result
 
-    def _run_on_pool(self, node: _Node, iteration: _Iteration) -> None:
+    def _run_on_pool(self, node: _Node, frame: _Frame, iteration: int) -> None:
         try:
             with quiet_numerics():
-                result = self._execute(node, iteration)
+                result = self._execute(node, frame, iteration)
         except Exception as e:
             self._fail(node, e)
-            self._retire()
+            self._retire(frame, iteration)
             return
-        ready: deque[tuple[int, bool]] = deque()
-        self._finish(node, iteration, result, False, ready)
+        ready: Ready = Ready()
+        self._finish(node, frame, iteration, result, False, ready)
         with quiet_numerics():
-            self._process(ready, iteration)
+            self._process(ready)
 
-    def _start_async(self, node: _Node, iteration: _Iteration, ready: deque[tuple[int, bool]]) -> None:
+    def _start_async(self, node: _Node, frame: _Frame, iteration: int, ready: Ready) -> None:
         """Start an asynchronous kernel. A completion from inside the call itself joins this thread's ready
         queue (no recursion); a later one, from any thread, carries the step on on that thread."""
         caller = threading.get_ident()
@@ -399,34 +430,37 @@ class _StepRun:
             if starting and threading.get_ident() == caller:
                 inline.append((outputs, error))
                 return
-            self._async_done(node, iteration, outputs, error, None)
+            self._async_done(node, frame, iteration, outputs, error, None)
 
-        ctx = OpKernelContext(node.kernel, self.step, self.root.frame_id, 0)
+        ctx = OpKernelContext(node.kernel, self.step, frame.frame_id, iteration)
         try:
-            node.call(ctx, done, *self._inputs(node, iteration))
+            node.call(ctx, done, *self._inputs(node, frame.iterations[iteration]))
         except Exception as e:  # the kernel failed before it could call done
             inline.append((None, e))
         starting = False
         if inline:
-            self._async_done(node, iteration, *inline[0], ready)
+            self._async_done(node, frame, iteration, *inline[0], ready)
 
-    def _async_done(self, node: _Node, iteration: _Iteration, outputs: Any, error: BaseException | None,
-                    ready: deque[tuple[int, bool]] | None) -> None:
+    def _async_done(self, node: _Node, frame: _Frame, iteration: int, outputs: Any, error: BaseException | None,
+                    ready: Ready | None) -> None:
         if error is not None:
             self._fail(node, error)
-            self._retire()
+            self._retire(frame, iteration)
             return
-        local = ready if ready is not None else deque()
-        self._finish(node, iteration, outputs, False, local)
+        local = ready if ready is not None else Ready()
+        self._finish(node, frame, iteration, outputs, False, local)
         if ready is None:
             with quiet_numerics():
-                self._process(local, iteration)
+                self._process(local)
 
-    def _finish(self, node: _Node, iteration: _Iteration, result: Any, is_dead: bool,
-                ready: deque[tuple[int, bool]]) -> None:
-        """Store a node's outputs, free its consumed inputs, and make its successors ready."""
+    def _finish(self, node: _Node, frame: _Frame, iteration: int, result: Any, is_dead: bool,
+                ready: Ready) -> None:
+        """Store a node's outputs, free its consumed inputs, and pass its outputs on (TF's PropagateOutputs):
+        to its successors in the same iteration, into a child frame (Enter), to the parent frame (Exit) or to
+        the next iteration (NextIteration)."""
         with self.lock:
-            values, remaining = iteration.values, iteration.remaining
+            state = frame.iterations[iteration]
+            values, remaining = state.values, state.remaining
             if is_dead:
                 values[node.out_slot:node.out_slot + node.num_outputs] = [DEAD] * node.num_outputs
             elif node.call is not None:
@@ -434,63 +468,143 @@ class _StepRun:
                     values[node.out_slot] = result
                 elif node.num_outputs:
                     _store_outputs(values, node.out_slot, node.num_outputs, result)
+            kind = node.kind
+            if kind == _NodeKind.NORMAL or kind not in _LOOP_KINDS:
+                self._activate(node, is_dead, values, frame, iteration, ready)
+            elif kind == _NodeKind.ENTER:
+                child = self._child_frame(node, frame, iteration)
+                if node.constant_enter and not is_dead:  # a loop invariant: every iteration sees it
+                    child.invariants.append((node, values[node.out_slot], is_dead))
+                    for number in child.iterations:
+                        self._activate_from(node, is_dead, values[node.out_slot], child, number, ready)
+                else:
+                    self._activate_from(node, is_dead, None if is_dead else values[node.out_slot], child, 0, ready)
+                child.pending_inputs -= 1
+            elif kind == _NodeKind.EXIT:
+                if is_dead:  # passed on when the frame is done, if no live value leaves by this Exit
+                    if iteration == frame.iteration_count:
+                        frame.dead_exits.append(node)
+                else:
+                    self._activate_from(node, False, values[node.out_slot], frame.parent, frame.parent_iteration,
+                                        ready)
+            elif not is_dead:  # a live NextIteration: into the next iteration (a dead one stops here)
+                value = values[node.out_slot]
+                if iteration + 1 <= frame.iteration_count:
+                    self._activate_from(node, False, value, frame, iteration + 1, ready)
+                elif frame.outstanding_iterations == frame.max_parallel:
+                    frame.next_iteration_roots.append((node, value))
+                else:
+                    self._new_iteration(frame, ready)
+                    self._activate_from(node, False, value, frame, iteration + 1, ready)
+            if kind in _LOOP_KINDS:  # its value now lives where it went
+                values[node.out_slot] = None
             if node.call is not None:
                 for slot in node.inputs:
                     remaining[slot] -= 1
                     if remaining[slot] == 0:
                         values[slot] = None
-            pending, dead_inputs, nodes = iteration.pending, iteration.dead_inputs, self.nodes
-            for successor, slot, position in node.out_edges:
-                edge_dead = is_dead or (slot >= 0 and values[slot] is DEAD)
-                if nodes[successor].kind == _NodeKind.MERGE:
-                    ready_merge = self._activate_merge(iteration, nodes[successor], position, edge_dead)
-                    if ready_merge is not None:
-                        ready.append((successor, ready_merge))
-                        self.outstanding += 1
-                    continue
-                if edge_dead:
-                    dead_inputs[successor] += 1
-                pending[successor] -= 1
-                if pending[successor] == 0:
-                    ready.append((successor, dead_inputs[successor] > 0))
-                    self.outstanding += 1
-            if node.call is not None:
                 for slot in range(node.out_slot, node.out_slot + node.num_outputs):
                     if remaining[slot] == 0:
                         values[slot] = None
             self.outstanding -= 1
+            state.outstanding_ops -= 1
+            if frame.parent is not None:
+                self._cleanup(frame, ready)
             complete = self.outstanding == 0
         if complete:
             self._complete()
 
+    def _activate(self, node: _Node, is_dead: bool, values: list[Any], frame: _Frame, iteration: int,
+                  ready: Ready) -> None:
+        """Count `node`'s out edges in its own iteration; successors that become ready join `ready`."""
+        state = frame.iterations[iteration]
+        pending, dead_inputs, nodes = state.pending, state.dead_inputs, self.nodes
+        for successor, slot, position in node.out_edges:
+            edge_dead = is_dead or (slot >= 0 and values[slot] is DEAD)
+            if nodes[successor].kind == _NodeKind.MERGE:
+                ready_merge = _activate_merge(state, nodes[successor], position, edge_dead)
+                if ready_merge is None:
+                    continue
+                ready.append((successor, ready_merge, frame, iteration))
+            else:
+                if edge_dead:
+                    dead_inputs[successor] += 1
+                pending[successor] -= 1
+                if pending[successor]:
+                    continue
+                ready.append((successor, dead_inputs[successor] > 0, frame, iteration))
+            self.outstanding += 1
+            state.outstanding_ops += 1
+
+    def _activate_from(self, node: _Node, is_dead: bool, value: Any, frame: _Frame, iteration: int,
+                       ready: Ready) -> None:
+        """`node`'s output (one value) arriving in another frame or iteration: stored there, then counted."""
+        state = frame.iterations[iteration]
+        state.values[node.out_slot] = DEAD if is_dead else value
+        self._activate(node, is_dead, state.values, frame, iteration, ready)
+
+    def _child_frame(self, enter: _Node, frame: _Frame, iteration: int) -> _Frame:
+        """The frame an Enter leads into for this parent iteration, made on its first Enter."""
+        key = (iteration, enter.frame_name)
+        child = frame.children.get(key)
+        if child is None:
+            info = self.executor._frames[enter.frame_name]
+            child = frame.children[key] = _Frame(f"{frame.name};{iteration};{enter.frame_name}", key, frame,
+                                                 iteration, *info)
+            child.iterations[0] = self._fresh_iteration()
+            frame.iterations[iteration].outstanding_frames += 1
+        return child
+
+    def _fresh_iteration(self) -> _Iteration:
+        executor = self.executor
+        return _Iteration(executor._template[:], executor._pending[:], executor._remaining[:])
+
+    def _new_iteration(self, frame: _Frame, ready: Ready) -> None:
+        """Start the frame's next iteration; loop invariants and a waiting NextIteration value enter it."""
+        frame.iteration_count += 1
+        number = frame.iteration_count
+        frame.iterations[number] = self._fresh_iteration()
+        frame.outstanding_iterations += 1
+        frame.dead_exits.clear()
+        for enter, value, is_dead in frame.invariants:
+            self._activate_from(enter, is_dead, value, frame, number, ready)
+
+    def _cleanup(self, frame: _Frame, ready: Ready) -> None:
+        """Free the frame's finished iterations in order (starting a deferred one for each), and when the
+        whole frame is done, pass its dead Exits on and finish it in its parent (TF's
+        CleanupFramesIterations)."""
+        while frame.parent is not None:
+            number = min(frame.iterations)
+            while number <= frame.iteration_count and self._iteration_done(frame, number):
+                del frame.iterations[number]
+                frame.outstanding_iterations -= 1
+                number += 1
+                if frame.next_iteration_roots:  # the values that waited for a free iteration start it
+                    self._new_iteration(frame, ready)
+                    for next_node, value in frame.next_iteration_roots:
+                        self._activate_from(next_node, False, value, frame, frame.iteration_count, ready)
+                    frame.next_iteration_roots.clear()
+            if frame.pending_inputs or frame.outstanding_iterations:
+                return
+            parent, parent_iteration = frame.parent, frame.parent_iteration
+            for exit_node in frame.dead_exits:
+                self._activate_from(exit_node, True, None, parent, parent_iteration, ready)
+            del parent.children[frame.key]
+            parent.iterations[parent_iteration].outstanding_frames -= 1
+            frame = parent
+
     @staticmethod
-    def _activate_merge(iteration: _Iteration, merge: _Node, position: int, edge_dead: bool) -> bool | None:
-        """One input edge of a Merge arrived (TF's rule): None while it must wait, else whether it is dead.
+    def _iteration_done(frame: _Frame, number: int) -> bool:
+        state = frame.iterations.get(number)
+        if state is None or state.outstanding_ops or state.outstanding_frames:
+            return False
+        return frame.pending_inputs == 0 if number == 0 else (number - 1) not in frame.iterations
 
-        A Merge is ready once its control inputs have arrived and either its first live data input has (it
-        forwards that one) or every data input is dead (then it is dead)."""
-        pending, dead_inputs, index = iteration.pending, iteration.dead_inputs, merge.index
-        if position < 0:  # a control edge
-            pending[index] -= 2
-            all_dead = dead_inputs[index] == merge.num_data_inputs
-            if pending[index] == 0 or (pending[index] == 1 and all_dead):
-                return pending[index] == 1
-            return None
-        if not edge_dead:
-            count = pending[index]
-            if count & 1:  # the first live input: the one the Merge forwards
-                pending[index] = count - 1
-                iteration.merge_choice[index] = position
-            return False if count == 1 else None
-        dead_inputs[index] += 1
-        if pending[index] == 1 and dead_inputs[index] == merge.num_data_inputs:
-            return True
-        return None
-
-    def _retire(self) -> None:
+    def _retire(self, frame: _Frame, iteration: int) -> None:
         """A node ends without outputs (it failed, or the step had failed before it started)."""
         with self.lock:
             self.outstanding -= 1
+            frame.iterations[iteration].outstanding_ops -= 1
             complete = self.outstanding == 0
         if complete:
             self._complete()
@@ -513,7 +627,7 @@ class _StepRun:
             rets = []
             for index, slot, deref in self.executor._ret_slots:
                 value = values[slot]
-                if value is DEAD:  # a fetch on an untaken branch, as TF's call frame reports it
+                if value is DEAD or value is None:  # a fetch on an untaken branch, as TF's call frame says
                     self.failure = errors.InvalidArgumentError(None, None, f"Retval[{index}] does not have value")
                     break
                 rets.append(value.read() if deref else value)
@@ -521,10 +635,44 @@ class _StepRun:
         self.done(self.failure)
 
 
+def _activate_merge(state: _Iteration, merge: _Node, position: int, edge_dead: bool) -> bool | None:
+    """One input edge of a Merge arrived (TF's rule): None while it must wait, else whether it is dead.
+
+    A Merge is ready once its control inputs have arrived and either its first live data input has (it
+    forwards that one) or every data input is dead (then it is dead)."""
+    pending, dead_inputs, index = state.pending, state.dead_inputs, merge.index
+    if position < 0:  # a control edge
+        pending[index] -= 2
+        all_dead = dead_inputs[index] == merge.num_data_inputs
+        if pending[index] == 0 or (pending[index] == 1 and all_dead):
+            return pending[index] == 1
+        return None
+    if not edge_dead:
+        count = pending[index]
+        if count & 1:  # the first live input: the one the Merge forwards
+            pending[index] = count - 1
+            state.merge_choice[index] = position
+        return False if count == 1 else None
+    dead_inputs[index] += 1
+    if pending[index] == 1 and dead_inputs[index] == merge.num_data_inputs:
+        return True
+    return None
+
+
 def _store_outputs(values: list[Any], out: int, num_outputs: int, result: Any) -> None:
     if len(result) != num_outputs:
         raise errors.InternalError(None, None, f"kernel returned {len(result)} outputs, expected {num_outputs}")
     values[out:out + num_outputs] = result
+
+
+def _loop_frames(nodes: list[_Node]) -> dict[str, tuple[int, int]]:
+    """Per loop frame name: its parallel iterations and how many Enters lead into it (TF's FrameInfo)."""
+    frames: dict[str, tuple[int, int]] = {}
+    for node in nodes:
+        if node.kind == _NodeKind.ENTER:
+            parallel, enters = frames.get(node.frame_name, (node.node_def.attr["parallel_iterations"], 0))
+            frames[node.frame_name] = (parallel, enters + 1)
+    return frames
 
 
 def _initial_pending(node: _Node) -> int:
@@ -536,14 +684,21 @@ def _initial_pending(node: _Node) -> int:
 
 
 def _topological_order(nodes: list[_Node]) -> list[int]:
-    """Kahn's order, ties broken by position in the GraphDef (construction order)."""
-    counts = [len(n.node_def.input) for n in nodes]
+    """Kahn's order, ties broken by position in the GraphDef (construction order). A loop's back edges
+    (out of NextIteration) are left out: every other cycle is an error."""
+    counts = [0] * len(nodes)
+    for node in nodes:
+        if node.kind != _NodeKind.NEXT_ITERATION:
+            for successor, _, _ in node.out_edges:
+                counts[successor] += 1
     heap = [i for i, c in enumerate(counts) if c == 0]
     heapq.heapify(heap)
     order = []
     while heap:
         i = heapq.heappop(heap)
         order.append(i)
+        if nodes[i].kind == _NodeKind.NEXT_ITERATION:
+            continue
         for successor, _, _ in nodes[i].out_edges:
             counts[successor] -= 1
             if counts[successor] == 0:
