@@ -15,6 +15,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.ops import manipulation_ops
+from tensorweave.platform.tf_export import tf_export
 
 _sequence_types = (list, tuple)  # captured before `tuple` below shadows the builtin
 
@@ -26,6 +27,7 @@ def _no_op(ctx: OpKernelContext) -> None:
     return None
 
 
+@tf_export("no_op")
 def no_op(name: str | None = None) -> Operation:
     """An op that does nothing; useful as a control-dependency anchor."""
     return NoOp(name=name)
@@ -55,6 +57,7 @@ def _flatten(inputs: Any) -> list:
     return flat
 
 
+@tf_export("group")
 def group(*inputs: Any, **kwargs: Any) -> Operation:
     """An op that runs after all `inputs` (control dependencies only; it outputs nothing).
 
@@ -91,6 +94,7 @@ def with_dependencies(dependencies: list, output_tensor: Tensor, name: str | Non
             return manipulation_ops.Identity(output_tensor, name=scope)
 
 
+@tf_export("tuple")
 def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> list:  # noqa: A001 - TF's name
     """Tensors with the same values as `tensors`, available only after all of them are computed.
 
