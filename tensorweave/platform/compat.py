@@ -56,14 +56,11 @@ def as_text(bytes_or_text: Any, encoding: str = "utf-8") -> str:
     raise _not_a_string(bytes_or_text)
 
 
-as_str = as_text
-
-
 @tf_export("compat.as_str_any")
 def as_str_any(value: Any, encoding: str = "utf-8") -> str:
     """`value` as str: bytes are decoded, anything else goes through `str()`."""
     if isinstance(value, bytes):
-        return as_str(value, encoding=encoding)
+        return as_text(value, encoding=encoding)
     return str(value)
 
 
