@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+from unittest import mock
 
 import ml_dtypes
 import numpy as np
@@ -40,10 +41,14 @@ from tensorweave.framework.graph import (
 )
 from tensorweave.framework.tensor_util import is_tensor
 from tensorweave.platform import app, tf_logging
+from tensorweave.platform.tf_export import export_value, tf_export
+
+export_value(mock, "test.mock")  # TF's tf.test.mock is the standard library's
 
 _TEMP_ROOT: str | None = None
 
 
+@tf_export("test.get_temp_dir")
 def get_temp_dir() -> str:
     """One temporary directory shared by the whole test run, as TF's `googletest.GetTempDir()`."""
     global _TEMP_ROOT
@@ -52,25 +57,30 @@ def get_temp_dir() -> str:
     return _TEMP_ROOT
 
 
+@tf_export("test.main")
 def main(argv: list[str] | None = None) -> None:
     """Run the test cases of `__main__` as `tf.test.main()` does: absltest's runner (its `[ RUN      ]` lines
     and summary) under `tf.app.run`, which leaves unknown flags to absltest."""
     app.run(main=lambda args: absltest.main(argv=args), argv=sys.argv if argv is None else argv)
 
 
+@tf_export("test.is_built_with_cuda")
 def is_built_with_cuda() -> bool:
     """Tensorweave is never a CUDA build: its GPU kernels, when present, come from CuPy at run time."""
     return False
 
 
+@tf_export("test.is_built_with_rocm")
 def is_built_with_rocm() -> bool:
     return False
 
 
+@tf_export("test.is_built_with_gpu_support")
 def is_built_with_gpu_support() -> bool:
     return is_built_with_cuda() or is_built_with_rocm()
 
 
+@tf_export("test.is_built_with_xla")
 def is_built_with_xla() -> bool:
     return False
 
@@ -80,11 +90,13 @@ def _gpu_device_names() -> list[str]:
         return [d.name for d in sess.list_devices() if d.device_type == "GPU"]
 
 
+@tf_export("test.is_gpu_available")
 def is_gpu_available(cuda_only: bool = False, min_cuda_compute_capability: Any = None) -> bool:
     """Whether the local process has a GPU device."""
     return bool(_gpu_device_names())
 
 
+@tf_export("test.gpu_device_name")
 def gpu_device_name() -> str:
     """The name of the first GPU device (`/device:GPU:0`), or "" when there is none."""
     names = _gpu_device_names()
@@ -145,6 +157,7 @@ class _ErrorLoggingSession(Session):
             raise
 
 
+@tf_export("test.TestCase")
 class TestCase(absltest.TestCase):
     """TF's `tf.test.TestCase` in graph mode."""
 

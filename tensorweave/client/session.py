@@ -32,6 +32,7 @@ from tensorweave.framework.graph import (
     get_default_graph,
 )
 from tensorweave.platform import tf_logging
+from tensorweave.platform.tf_export import tf_export
 from tensorweave.runtime import direct_session  # noqa: F401 - registers the in-process backend
 from tensorweave.runtime.session_factory import PlanKey, new_session
 
@@ -599,10 +600,12 @@ class _SessionDefault:
         _default_session_stack.pop(self._session)
 
 
+@tf_export("Session")
 class Session(BaseSession):
     """TF1's `tf.Session(target='', graph=None, config=None)`."""
 
 
+@tf_export("InteractiveSession")
 class InteractiveSession(BaseSession):
     """A session for shells and notebooks: it makes itself the default session on creation (and its graph
     the default graph, when one is given), until it is closed. Those defaults nest like any other: closing

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tensorweave.platform.tf_export import tf_export
+
 _STRING_TO_COMPONENTS_CACHE: dict[Any, tuple[Any, ...]] = {}
 _STRING_MERGE_CACHE: dict[tuple[str, str], str] = {}
 
@@ -81,6 +83,7 @@ def _components_to_string(job: str | None, replica: int | None, task: int | None
     return "".join(output)
 
 
+@tf_export("DeviceSpec")
 class DeviceSpec:
     """A possibly partial device specification; TF1's version, whose fields can be set in place."""
 

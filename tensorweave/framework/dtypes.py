@@ -14,6 +14,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from tensorweave.platform.tf_export import export_value, tf_export
+
 _np_bfloat16 = ml_dtypes.bfloat16
 
 _np_qint8 = np.dtype([("qint8", np.int8)])
@@ -74,6 +76,7 @@ _DTYPE_RANGE: dict[Any, tuple[Any, Any]] = {
 _INTERN_TABLE: dict[int, DType] = {}
 
 
+@tf_export("dtypes.DType", "DType")
 class DType:
     """An element type of a Tensor, identified by its TF `DataType` enum value."""
 
@@ -254,6 +257,31 @@ variant = _INTERN_TABLE[21]
 uint32 = _INTERN_TABLE[22]
 uint64 = _INTERN_TABLE[23]
 
+# TF1 exports each dtype at the top level and in tf.dtypes; `double` and `half` are its aliases.
+export_value(float32, "dtypes.float32", "float32")
+export_value(float64, "dtypes.double", "dtypes.float64", "double", "float64")
+export_value(int32, "dtypes.int32", "int32")
+export_value(uint8, "dtypes.uint8", "uint8")
+export_value(int16, "dtypes.int16", "int16")
+export_value(int8, "dtypes.int8", "int8")
+export_value(string, "dtypes.string", "string")
+export_value(complex64, "dtypes.complex64", "complex64")
+export_value(int64, "dtypes.int64", "int64")
+export_value(bool, "dtypes.bool", "bool")
+export_value(qint8, "dtypes.qint8", "qint8")
+export_value(quint8, "dtypes.quint8", "quint8")
+export_value(qint32, "dtypes.qint32", "qint32")
+export_value(bfloat16, "dtypes.bfloat16", "bfloat16")
+export_value(qint16, "dtypes.qint16", "qint16")
+export_value(quint16, "dtypes.quint16", "quint16")
+export_value(uint16, "dtypes.uint16", "uint16")
+export_value(complex128, "dtypes.complex128", "complex128")
+export_value(float16, "dtypes.float16", "dtypes.half", "float16", "half")
+export_value(resource, "dtypes.resource", "resource")
+export_value(variant, "dtypes.variant", "variant")
+export_value(uint32, "dtypes.uint32", "uint32")
+export_value(uint64, "dtypes.uint64", "uint64")
+
 float32_ref = _INTERN_TABLE[101]
 float64_ref = _INTERN_TABLE[102]
 double_ref = float64_ref
@@ -316,6 +344,7 @@ def type_string(dtype: DType) -> str:
     """TF's C++ DataTypeString ('float', 'double', 'int32'), as runtime error messages spell types."""
     return _CPP_TYPE_NAMES.get(dtype.base_dtype, dtype.base_dtype.name)
 
+@tf_export("dtypes.as_dtype", "as_dtype")
 def as_dtype(type_value: Any) -> DType:
     """Convert a DType, enum value, type name, numpy dtype or python type to the interned `DType`."""
     if type_value.__class__ is DType:

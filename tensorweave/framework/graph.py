@@ -37,10 +37,12 @@ from tensorweave.framework import dtypes, graph_io, op_registry, tensor_shape
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.versions import GRAPH_DEF_VERSION
+from tensorweave.platform.tf_export import tf_export
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@tf_export("GraphKeys")
 class GraphKeys:
     """Standard collection names, as TF1's `tf.GraphKeys`."""
 
@@ -102,6 +104,7 @@ def _user_frames() -> list[tuple[str, int, str]]:
 _NUMPY_ARRAY_ATTRIBUTES = frozenset({"T", "astype", "ravel", "transpose", "reshape", "clip", "size", "tolist", "data"})
 
 
+@tf_export("Tensor")
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
@@ -282,6 +285,7 @@ def _operator_not_allowed(task: str) -> TypeError:
         "autograph/g3doc/reference/limitations.md#access-to-source-code for more information.")
 
 
+@tf_export("Operation")
 class Operation:
     """A node of the graph: an op type, attrs, input tensors and output tensors."""
 
@@ -505,6 +509,7 @@ class _BuildStacks:
                             self.control_flow_context)
 
 
+@tf_export("Graph")
 class Graph:
     """A TensorFlow computation, represented as a dataflow graph."""
 
@@ -1070,11 +1075,13 @@ _default_graph_stack = _DefaultGraphStack()
 _default_session_stack = _DefaultStack()
 
 
+@tf_export("get_default_graph")
 def get_default_graph() -> Graph:
     """The default graph of the current thread."""
     return _default_graph_stack.get()
 
 
+@tf_export("reset_default_graph")
 def reset_default_graph() -> None:
     """Clear the global default graph (not allowed inside a `with g.as_default()` block)."""
     _default_graph_stack.reset()
@@ -1086,6 +1093,7 @@ def clear_nested_default_graphs() -> None:
     _default_graph_stack.stack = []
 
 
+@tf_export("get_default_session")
 def get_default_session() -> Any:
     """The innermost session entered with `with sess.as_default()` in this thread, or None."""
     return _default_session_stack.top()
@@ -1116,51 +1124,62 @@ def _run_using_default_session(fetch: Any, feed_dict: dict | None, graph: Graph,
     return session.run(fetch, feed_dict)
 
 
+@tf_export("control_dependencies")
 def control_dependencies(control_inputs: Any) -> Any:
     """`tf.control_dependencies`: ops created inside run after `control_inputs` (default graph)."""
     return get_default_graph().control_dependencies(control_inputs)
 
 
+@tf_export("device")
 def device(device_name_or_function: Any) -> Any:
     """`tf.device`: place ops created inside (spec string, DeviceSpec, function, or None)."""
     return get_default_graph().device(device_name_or_function)
 
 
+@tf_export("colocate_with")
 def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
     """`tf.colocate_with`: place ops created inside with `op`."""
     return get_default_graph().colocate_with(op, ignore_existing)
 
 
+@tf_export("container")
 def container(container_name: str) -> Any:
     """`tf.container`: stateful ops created inside keep their state in the named container."""
     return get_default_graph().container(container_name)
 
 
+@tf_export("get_collection")
 def get_collection(key: str, scope: str | None = None) -> list:
     return get_default_graph().get_collection(key, scope)
 
 
+@tf_export("get_collection_ref")
 def get_collection_ref(key: str) -> list:
     return get_default_graph().get_collection_ref(key)
 
 
+@tf_export("add_to_collection")
 def add_to_collection(name: str, value: Any) -> None:
     get_default_graph().add_to_collection(name, value)
 
 
+@tf_export("add_to_collections")
 def add_to_collections(names: Any, value: Any) -> None:
     get_default_graph().add_to_collections(names, value)
 
 
+@tf_export("executing_eagerly")
 def executing_eagerly() -> bool:
     """Always False: tensorweave runs TF1 graphs."""
     return False
 
 
+@tf_export("disable_eager_execution")
 def disable_eager_execution() -> None:
     """Graph mode is the only mode, so there is nothing to disable (TF2-era TF1 programs call this)."""
 
 
+@tf_export("disable_v2_behavior")
 def disable_v2_behavior() -> None:
     """TF1 behaviour is the only behaviour (TF2-era TF1 programs call this)."""
 
@@ -1172,52 +1191,64 @@ def _v2_behavior_not_built(what: str) -> NotImplementedError:
                                "identity, graph mode).")
 
 
+@tf_export("enable_v2_behavior")
 def enable_v2_behavior() -> None:
     raise _v2_behavior_not_built("enable_v2_behavior")
 
 
+@tf_export("enable_eager_execution")
 def enable_eager_execution(config: Any = None, device_policy: Any = None, execution_mode: Any = None) -> None:
     raise _v2_behavior_not_built("enable_eager_execution")
 
 
+@tf_export("resource_variables_enabled")
 def resource_variables_enabled() -> bool:
     """False: variables are TF1 reference variables."""
     return False
 
 
+@tf_export("disable_resource_variables")
 def disable_resource_variables() -> None:
     """Variables already are reference variables."""
 
 
+@tf_export("enable_resource_variables")
 def enable_resource_variables() -> None:
     raise _v2_behavior_not_built("enable_resource_variables")
 
 
+@tf_export("control_flow_v2_enabled")
 def control_flow_v2_enabled() -> bool:
     """False: cond and while_loop build TF1's Switch/Merge and frame ops."""
     return False
 
 
+@tf_export("disable_control_flow_v2")
 def disable_control_flow_v2() -> None:
     """Control flow already is TF1's."""
 
 
+@tf_export("enable_control_flow_v2")
 def enable_control_flow_v2() -> None:
     raise _v2_behavior_not_built("enable_control_flow_v2")
 
 
+@tf_export("disable_v2_tensorshape")
 def disable_v2_tensorshape() -> None:
     """TensorShape already holds TF1 `Dimension` objects."""
 
 
+@tf_export("enable_v2_tensorshape")
 def enable_v2_tensorshape() -> None:
     raise _v2_behavior_not_built("enable_v2_tensorshape")
 
 
+@tf_export("disable_tensor_equality")
 def disable_tensor_equality() -> None:
     """Tensors already compare by identity, as in TF1."""
 
 
+@tf_export("enable_tensor_equality")
 def enable_tensor_equality() -> None:
     raise _v2_behavior_not_built("enable_tensor_equality")
 
@@ -1257,6 +1288,7 @@ def get_graph_from_inputs(op_input_list: Any, graph: Graph | None = None) -> Gra
     return found if found is not None else get_default_graph()
 
 
+@tf_export("name_scope")
 @contextlib.contextmanager
 def name_scope(name: str | None, default_name: str | None = None, values: Any = None) -> Iterator[str]:
     """TF1's `tf.name_scope(name, default_name, values)`: a scope in the graph of `values`."""
@@ -1287,6 +1319,7 @@ def _base_types(base_type: type | tuple) -> tuple:
     return base_types
 
 
+@tf_export("register_tensor_conversion_function")
 def register_tensor_conversion_function(base_type: type | tuple, conversion_func: Callable,
                                         priority: int = 100) -> None:
     """`tf.register_tensor_conversion_function`: as the internal function, but Python numbers and NumPy
@@ -1323,6 +1356,7 @@ def _with_name(message: str, name: str | None) -> str:
     return message if name is None else f"{name}: {message}"
 
 
+@tf_export("convert_to_tensor")
 @add_dispatch_support
 def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None, preferred_dtype: Any = None,
                       dtype_hint: Any = None) -> Tensor:

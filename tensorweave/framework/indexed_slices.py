@@ -15,8 +15,10 @@ from typing import Any
 
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Graph, IndexedSlicesBase, Operation, Tensor, convert_to_tensor
+from tensorweave.platform.tf_export import tf_export
 
 
+@tf_export("IndexedSlices")
 class IndexedSlices(IndexedSlicesBase):
     """A sparse set of slices of a dense tensor: `dense[indices[i], ...] = values[i, ...]`."""
 
@@ -83,6 +85,7 @@ class IndexedSlices(IndexedSlicesBase):
         return f"IndexedSlices(indices={self._indices}, values={self._values}{dense_shape})"
 
 
+@tf_export("convert_to_tensor_or_indexed_slices")
 def convert_to_tensor_or_indexed_slices(value: Any, dtype: Any = None, name: str | None = None) -> Any:
     """A Tensor or IndexedSlices is returned as it is (TF checks its dtype with its own message);
     anything else converts to a Tensor."""

@@ -11,6 +11,8 @@ import collections
 from collections.abc import Callable, Iterator, Mapping, MappingView, MutableMapping, Sequence
 from typing import Any
 
+from tensorweave.platform.tf_export import tf_export
+
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
 
 
@@ -22,6 +24,7 @@ def _is_namedtuple(value: Any) -> bool:
     return isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple)
 
 
+@tf_export("nest.is_nested")
 def is_nested(seq: Any) -> bool:
     """Whether `seq` is a structure nest descends into (a Sequence other than str/bytes, Mapping, view, attrs)."""
     if isinstance(seq, (str, bytes)):  # a bytearray is a sequence of ints, as in TF
@@ -45,6 +48,7 @@ def _children(structure: Any, sort: Callable[[Mapping], list]) -> Iterator[Any]:
     return iter(structure)
 
 
+@tf_export("nest.flatten")
 def flatten(structure: Any, expand_composites: bool = False) -> list:
     """The atoms of `structure`, depth first, dict values in sorted key order; `[structure]` for an atom."""
     flat: list = []
@@ -90,6 +94,7 @@ def _truncate(value: Any, length: int) -> str:
     return text[:length] + (text[length:] and "...")
 
 
+@tf_export("nest.pack_sequence_as")
 def pack_sequence_as(structure: Any, flat_sequence: Any, expand_composites: bool = False) -> Any:
     """`flat_sequence` packed into the shape of `structure` (the inverse of `flatten`)."""
     if not is_nested(flat_sequence):
@@ -171,6 +176,7 @@ class _Dot:
         return "."
 
 
+@tf_export("nest.assert_same_structure")
 def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True, expand_composites: bool = False) -> None:
     """Raises ValueError (or TypeError for a differing sequence type) unless both nest the same way."""
     mismatch = _structure_mismatch(nest1, nest2, bool(check_types))
@@ -183,6 +189,7 @@ def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True, expa
                       f"Entire first structure:\n{outline1}\nEntire second structure:\n{outline2}")
 
 
+@tf_export("nest.map_structure")
 def map_structure(func: Callable, *structure: Any, **kwargs: Any) -> Any:
     """`func` applied to the atoms at the same place in every structure, packed like the first one."""
     if not callable(func):

@@ -27,6 +27,7 @@ from tensorweave.framework.graph_def import NodeDef
 from tensorweave.framework.hooks import Hook
 from tensorweave.framework.op_def import OpDef, parse_op_def
 from tensorweave.framework.op_kernel import KernelDef
+from tensorweave.platform.tf_export import tf_export
 
 _ops: dict[str, Op] = {}
 _DATA_TYPE = protos.POOL.FindEnumTypeByName("tensorflow.DataType")
@@ -175,6 +176,7 @@ def get_gradient_function(op: Any) -> Callable | None:
             "https://www.tensorflow.org/api_docs/python/tf/custom_gradient.") from None
 
 
+@tf_export("RegisterGradient")
 class RegisterGradient:
     """Decorator registering a gradient function for an op type, as `tf.RegisterGradient`."""
 
@@ -190,6 +192,7 @@ class RegisterGradient:
         return fn
 
 
+@tf_export("NotDifferentiable")
 def NotDifferentiable(op_type: str) -> None:  # noqa: N802 - TF's name
     """Declare that ops of this type have no gradient (gradients through them are None)."""
     if not isinstance(op_type, str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import weakref
 
 from tensorweave.framework.graph import Graph, get_default_graph
+from tensorweave.platform.tf_export import tf_export
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -20,6 +21,7 @@ def _truncate_seed(seed: int) -> int:
     return seed % _MAXINT32
 
 
+@tf_export("random.get_seed", "get_seed")
 def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     """The (graph seed, op seed) pair for a new random op, as TF computes it."""
     g = get_default_graph()
@@ -37,6 +39,7 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     return seeds
 
 
+@tf_export("random.set_random_seed", "set_random_seed")
 def set_random_seed(seed: int | None) -> None:
     """Set the graph-level seed of the default graph."""
     get_default_graph().seed = seed

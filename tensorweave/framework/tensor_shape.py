@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from tensorweave.formats import protos
+from tensorweave.platform.tf_export import tf_export
 
 
+@tf_export("Dimension")
 class Dimension:
     """The size of one dimension of a shape: an int >= 0, or None when unknown."""
 
@@ -201,6 +203,7 @@ def as_dimension(value: Any) -> Dimension:
     return Dimension(value)
 
 
+@tf_export("compat.dimension_value", "dimension_value")
 def dimension_value(dimension: Any) -> int | None:
     """The plain value of a Dimension (int or None); other values pass through, as in TF's compat helper."""
     if isinstance(dimension, Dimension):
@@ -208,6 +211,7 @@ def dimension_value(dimension: Any) -> int | None:
     return dimension
 
 
+@tf_export("TensorShape")
 class TensorShape:
     """A possibly-partial shape: unknown rank, or a list of known or unknown dimensions."""
 
@@ -480,6 +484,7 @@ def matrix(rows: int | None, cols: int | None) -> TensorShape:
     return TensorShape([rows, cols])
 
 
+@tf_export("compat.dimension_at_index", "dimension_at_index")
 def dimension_at_index(shape: TensorShape, index: int) -> Dimension:
     """The Dimension at `index`, or an unknown Dimension when the rank is unknown."""
     assert isinstance(shape, TensorShape)

@@ -33,6 +33,7 @@ from tensorweave.framework.dtypes import type_string as type_string
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.tensor_shape import merge_shapes as merge_shapes
 from tensorweave.framework.tensor_shape import shape_string as shape_string
+from tensorweave.platform.tf_export import tf_export
 
 
 def _string_array(array: np.ndarray) -> np.ndarray:
@@ -66,6 +67,7 @@ def make_ndarray_value(values: Any, dtype: Any = None, shape: Any = None, verify
     return np.pad(array.reshape(-1), (0, size - array.size), "edge").reshape(full_shape)
 
 
+@tf_export("is_tensor")
 def is_tensor(x: Any) -> bool:
     """Whether `x` is a graph tensor or acts as one (variables declare `is_tensor_like`); numpy arrays and
     Python values are not, even though they convert."""
@@ -91,6 +93,7 @@ def constant_value_as_shape(tensor: Tensor) -> tensor_shape.TensorShape:
 # -- tf.get_static_value -----------------------------------------------------------------------------
 
 
+@tf_export("get_static_value")
 def get_static_value(tensor: Any, partial: bool = False) -> Any:
     """`tf.get_static_value`: TF's Python-side evaluation, weaker than `constant_value` (no kernels run).
 

@@ -17,6 +17,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.kernel_helpers import EIGEN_BFLOAT16_PACKET
+from tensorweave.platform.tf_export import tf_export
 
 Cast = Op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"], attrs=["SrcT: type", "DstT: type",
                                                                   "Truncate: bool = false"])
@@ -60,6 +61,7 @@ def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) 
     return x.astype(target, copy=False)
 
 
+@tf_export("dtypes.cast", "cast")
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """`x` converted to `dtype` (no op when it already has it, as in TF)."""
     base_type = dtypes.as_dtype(dtype).base_dtype
@@ -72,29 +74,36 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
         return Cast(x, DstT=base_type, name=scope)
 
 
+@tf_export("to_float")
 def to_float(x: Any, name: str = "ToFloat") -> Tensor:
     return cast(x, dtypes.float32, name=name)
 
 
+@tf_export("to_int32")
 def to_int32(x: Any, name: str = "ToInt32") -> Tensor:
     return cast(x, dtypes.int32, name=name)
 
 
+@tf_export("to_int64")
 def to_int64(x: Any, name: str = "ToInt64") -> Tensor:
     return cast(x, dtypes.int64, name=name)
 
 
+@tf_export("to_double")
 def to_double(x: Any, name: str = "ToDouble") -> Tensor:
     return cast(x, dtypes.float64, name=name)
 
 
+@tf_export("to_bfloat16")
 def to_bfloat16(x: Any, name: str = "ToBFloat16") -> Tensor:
     return cast(x, dtypes.bfloat16, name=name)
 
 
+@tf_export("to_complex64")
 def to_complex64(x: Any, name: str = "ToComplex64") -> Tensor:
     return cast(x, dtypes.complex64, name=name)
 
 
+@tf_export("to_complex128")
 def to_complex128(x: Any, name: str = "ToComplex128") -> Tensor:
     return cast(x, dtypes.complex128, name=name)

@@ -22,10 +22,12 @@ from tensorweave.ops.elementwise_ops import maximum, minimum, real, sqrt, where
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, INTEGERS_LISTED
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import unary_shape
+from tensorweave.platform.tf_export import tf_export
 
 # -- clip_by_value, clip_by_norm, ClipByValue, saturate_cast -----------------------------------------
 
 
+@tf_export("clip_by_value")
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Tensor:
     """`t` clipped to [min, max], composed as TF does (Minimum, then Maximum named after the scope); the
     bounds may broadcast but must not grow `t`'s shape."""
@@ -38,6 +40,7 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | 
         return t_max
 
 
+@tf_export("clip_by_norm")
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = None) -> Any:
     """`t` scaled down to an L2 norm (over `axes`, all by default) of at most `clip_norm` (negative bounds
     count as 0), composed as TF does; IndexedSlices are clipped by their values."""
@@ -101,6 +104,7 @@ def _saturation_limits(in_dtype: dtypes.DType, out_dtype: dtypes.DType) -> tuple
     return lo, hi
 
 
+@tf_export("dtypes.saturate_cast", "saturate_cast")
 def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
     """`value` clamped to `dtype`'s range (ClipByValue "clamp") before the Cast, so nothing wraps around."""
     with name_scope(name, "saturate_cast", [value]) as scope:

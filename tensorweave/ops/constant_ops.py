@@ -21,6 +21,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op, create_op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.platform.tf_export import tf_export
 
 # -- Const -------------------------------------------------------------------------------------------
 
@@ -37,6 +38,7 @@ def _const(ctx: OpKernelContext, value: np.ndarray) -> Any:
     return ctx.xp.asarray(value)
 
 
+@tf_export("constant")
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const",
              verify_shape: bool = False) -> Tensor:
     """TF1's `tf.constant`: a scalar broadcasts to `shape`; a short list is padded with its last value."""
@@ -108,6 +110,7 @@ def _placeholder(ctx: OpKernelContext, dtype: dtypes.DType, shape: Any) -> Any:
         f"{tensor_util.type_string(dtype)}{shape_part}")
 
 
+@tf_export("placeholder")
 def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Tensor:
     """A tensor that must be fed; `shape` may be partial (None dims) or None for any shape (a bad shape fails
     as the attr's conversion does)."""
@@ -131,6 +134,7 @@ def _placeholder_with_default(ctx: OpKernelContext, input: Any) -> Any:  # noqa:
     return input
 
 
+@tf_export("placeholder_with_default")
 def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """The value of `input` unless this tensor is fed (a Python `input` becomes `<name>/input`, as in TF)."""
     shape = tensor_shape.as_shape(shape)

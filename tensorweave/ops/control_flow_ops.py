@@ -26,6 +26,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import manipulation_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import unary_shape, with_rank
+from tensorweave.platform.tf_export import tf_export
 
 _sequence_types = (list, tuple)  # captured before `tuple` below shadows the builtin
 
@@ -37,6 +38,7 @@ def _no_op(ctx: OpKernelContext) -> None:
     return None
 
 
+@tf_export("no_op")
 def no_op(name: str | None = None) -> Operation:
     """An op that does nothing; useful as a control-dependency anchor."""
     return NoOp(name=name)
@@ -164,6 +166,7 @@ def _flatten(inputs: Any) -> list:
     return flat
 
 
+@tf_export("group")
 def group(*inputs: Any, **kwargs: Any) -> Operation:
     """An op that runs after all `inputs` (control dependencies only; it outputs nothing).
 
@@ -200,6 +203,7 @@ def with_dependencies(dependencies: list, output_tensor: Tensor, name: str | Non
             return manipulation_ops.Identity(output_tensor, name=scope)
 
 
+@tf_export("tuple")
 def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> list:  # noqa: A001 - TF's name
     """Tensors with the same values as `tensors`, available only after all of them are computed.
 
@@ -374,6 +378,7 @@ def _unpack_if_singleton(value: Any) -> Any:
     return value[0] if isinstance(value, (list, _sequence_types)) and len(value) == 1 else value
 
 
+@tf_export("cond")
 def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable[[], Any] | None = None,
          strict: bool = False, name: str | None = None, fn1: Callable[[], Any] | None = None,
          fn2: Callable[[], Any] | None = None) -> Any:

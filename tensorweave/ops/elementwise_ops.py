@@ -28,6 +28,7 @@ from tensorweave.ops import constant_ops, fill_ops, indexing_ops, manipulation_o
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import BFLOAT16, C64, C128, F16, F32, F64, INTEGERS_LISTED, c_division
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, broadcast_shapes, unary_shape
+from tensorweave.platform.tf_export import export_value, tf_export
 
 _NUMBER = "{bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
 _MIN_MAX = "{bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
@@ -147,10 +148,14 @@ Abs = unary_op("Abs", "{bfloat16, half, float, double, int8, int16, int32, int64
 Square = unary_op("Square", "{bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
                   "complex64, complex128}", np.square)
 Invert = unary_op("Invert", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}", np.invert)
+export_value(Invert, "bitwise.invert")
 _INTEGER = "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
 BitwiseAnd = binary_op("BitwiseAnd", _INTEGER, np.bitwise_and, is_commutative=True)
+export_value(BitwiseAnd, "bitwise.bitwise_and")
 BitwiseOr = binary_op("BitwiseOr", _INTEGER, np.bitwise_or, is_commutative=True)
+export_value(BitwiseOr, "bitwise.bitwise_or")
 BitwiseXor = binary_op("BitwiseXor", _INTEGER, np.bitwise_xor, is_commutative=True)
+export_value(BitwiseXor, "bitwise.bitwise_xor")
 LogicalNot = Op("LogicalNot", inputs=["x: bool"], outputs=["y: bool"])
 LogicalNot.shape(unary_shape)
 
@@ -160,6 +165,7 @@ def _logical_not(ctx: OpKernelContext, x: Any) -> Any:
     return np.logical_not(x)
 
 
+@tf_export("math.add", "add")
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x + y elementwise with broadcasting (AddV2; Add for strings)."""
     with name_scope(name, "Add", [x]) as scope:
@@ -168,14 +174,17 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
         return (Add if x.dtype.base_dtype == dtypes.string else AddV2)(x, y, name=scope)
 
 
+@tf_export("math.subtract", "subtract")
 def subtract(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Sub(x, y, name=name)
 
 
+@tf_export("math.multiply", "multiply")
 def multiply(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Mul(x, y, name=name)
 
 
+@tf_export("math.reciprocal_no_nan")
 def reciprocal_no_nan(x: Any, name: str | None = None) -> Tensor:
     """1 / x, and 0 wherever x is 0 (DivNoNan of a constant one)."""
     with name_scope(name, "reciprocal_no_nan", [x]) as scope:
@@ -184,6 +193,7 @@ def reciprocal_no_nan(x: Any, name: str | None = None) -> Tensor:
         return DivNoNan(one, x, name=scope)
 
 
+@tf_export("math.scalar_mul", "scalar_mul")
 def scalar_mul(scalar: Any, x: Tensor, name: str | None = None) -> Tensor:
     """`scalar` (converted to `x`'s dtype, and required to be 0-D) times `x`."""
     scalar = convert_to_tensor(scalar, dtype=dtypes.as_dtype(x.dtype).base_dtype, name="scalar")
@@ -192,10 +202,12 @@ def scalar_mul(scalar: Any, x: Tensor, name: str | None = None) -> Tensor:
     return Mul(scalar, x, name=name)
 
 
+@tf_export("math.negative", "negative")
 def negative(x: Any, name: str | None = None) -> Tensor:
     return Neg(x, name=name)
 
 
+@tf_export("math.abs", "abs")
 def abs(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """|x|; complex values give their real magnitude (ComplexAbs)."""
     with name_scope(name, "Abs", [x]) as scope:
@@ -205,37 +217,45 @@ def abs(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
         return Abs(x, name=scope)
 
 
+@tf_export("math.square", "square")
 def square(x: Any, name: str | None = None) -> Tensor:
     return Square(x, name=name)
 
 
+@tf_export("math.maximum", "maximum")
 def maximum(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Maximum(x, y, name=name)
 
 
+@tf_export("math.minimum", "minimum")
 def minimum(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Minimum(x, y, name=name)
 
 
+@tf_export("realdiv")
 def realdiv(x: Any, y: Any, name: str | None = None) -> Tensor:
     return RealDiv(x, y, name=name)
 
 
+@tf_export("math.floordiv", "floordiv")
 def floordiv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """Floor division; floats are floored after dividing (TF1's `tf.floordiv`)."""
     with name_scope(name, "floordiv", [x, y]) as scope:
         return FloorDiv(x, y, name=scope)
 
 
+@tf_export("floor_div")
 def floor_div(x: Any, y: Any, name: str | None = None) -> Tensor:
     """TF1's raw `tf.floor_div`: the FloorDiv op, with no name scope of its own."""
     return FloorDiv(x, y, name=name)
 
 
+@tf_export("math.floormod", "math.mod", "floormod", "mod")
 def floormod(x: Any, y: Any, name: str | None = None) -> Tensor:
     return FloorMod(x, y, name=name)
 
 
+@tf_export("math.pow", "pow")
 def pow(x: Any, y: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     with name_scope(name, "Pow", [x]) as scope:
         return Pow(x, y, name=scope)
@@ -264,6 +284,7 @@ def _division_operands(x: Tensor, y: Tensor, caller: str) -> tuple[Tensor, Tenso
     return x, y
 
 
+@tf_export("math.truediv", "truediv")
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """Python 3 division: integers are cast to float first (8/16-bit to float32, 32/64-bit to float64)."""
     with name_scope(name, "truediv", [x, y]) as scope:
@@ -272,6 +293,7 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
         return RealDiv(*_division_operands(x, y, "__truediv__"), name=scope)
 
 
+@tf_export("math.divide_no_nan", "div_no_nan")
 def div_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x / y (integers divided as `truediv` does), and 0 wherever y is 0; a Python `x` takes `y`'s dtype."""
     with name_scope(name, "div_no_nan", [x, y]) as scope:
@@ -284,6 +306,7 @@ def div_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
         return DivNoNan(*_division_operands(x, y, "tf.math.divide_no_nan"), name=scope)
 
 
+@tf_export("math.divide", "divide")
 def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
     """`tf.divide`: `x / y` (a Python `x` is converted first, to `y`'s dtype, outside any scope); with a
     `name`, truediv under that name, as TF's."""
@@ -294,6 +317,7 @@ def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
     return x / y
 
 
+@tf_export("div")
 def div(x: Any, y: Any, name: str | None = None) -> Tensor:
     """TF1's `tf.div`: Python 2 semantics (floor division on integers, real division otherwise)."""
     with name_scope(name, "div", [x, y]) as scope:
@@ -304,30 +328,37 @@ def div(x: Any, y: Any, name: str | None = None) -> Tensor:
         return FloorDiv(x, y, name=scope)
 
 
+@tf_export("math.less", "less")
 def less(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Less(x, y, name=name)
 
 
+@tf_export("math.less_equal", "less_equal")
 def less_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     return LessEqual(x, y, name=name)
 
 
+@tf_export("math.greater", "greater")
 def greater(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Greater(x, y, name=name)
 
 
+@tf_export("math.greater_equal", "greater_equal")
 def greater_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     return GreaterEqual(x, y, name=name)
 
 
+@tf_export("math.logical_and", "logical_and")
 def logical_and(x: Any, y: Any, name: str | None = None) -> Tensor:
     return LogicalAnd(x, y, name=name)
 
 
+@tf_export("math.logical_or", "logical_or")
 def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
     return LogicalOr(x, y, name=name)
 
 
+@tf_export("math.logical_not", "logical_not")
 def logical_not(x: Any, name: str | None = None) -> Tensor:
     return LogicalNot(x, name=name)
 
@@ -355,6 +386,7 @@ def _invert(x: Tensor) -> Tensor:
     return LogicalNot(x) if x.dtype.base_dtype == dtypes.bool else Invert(x)
 
 
+@tf_export("math.logical_xor", "logical_xor")
 def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
     """x ^ y for booleans, composed as TF does: (x | y) & !(x & y)."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
@@ -438,6 +470,7 @@ _complex_kernel = _binary_kernel(_make_complex)
 Complex.kernel("CPU")(lambda ctx, real, imag, Tout: _complex_kernel(ctx, real, imag))  # noqa: N803
 
 
+@tf_export("math.real", "real")
 def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's arg name
     """The real part of a complex tensor; a real numeric tensor is returned as it is."""
     with name_scope(name, "Real", [input]) as scope:
@@ -449,6 +482,7 @@ def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's ar
         raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {input.dtype}")
 
 
+@tf_export("math.imag", "imag")
 def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's arg name
     """The imaginary part of a complex tensor; zeros for a real one."""
     with name_scope(name, "Imag", [input]) as scope:
@@ -458,6 +492,7 @@ def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's ar
         return fill_ops.zeros_like(input)
 
 
+@tf_export("math.angle", "angle")
 def angle(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's arg name
     """The argument of each complex element; pi for negative real values, 0 otherwise."""
     with name_scope(name, "Angle", [input]) as scope:
@@ -467,6 +502,7 @@ def angle(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's a
         return where(input < 0, np.pi * fill_ops.ones_like(input), fill_ops.zeros_like(input))
 
 
+@tf_export("dtypes.complex", "complex")
 def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """real + imag * 1j from two float32 (complex64) or two float64 (complex128) tensors."""
     real = convert_to_tensor(real, name="real")
@@ -542,102 +578,126 @@ IsFinite = unary_op("IsFinite", _FLOAT, np.isfinite, output="bool")
 Erf = unary_op("Erf", _FLOAT, _erf)
 
 
+@tf_export("truncatediv")
 def truncatediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x / y rounded toward zero (C semantics), with broadcasting."""
     return TruncateDiv(x, y, name=name)
 
 
+@tf_export("truncatemod")
 def truncatemod(x: Any, y: Any, name: str | None = None) -> Tensor:
     """The remainder of truncated division: the sign follows `x`."""
     return TruncateMod(x, y, name=name)
 
 
+@tf_export("math.atan2", "atan2")
 def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
     """The angle of (x, y), elementwise with broadcasting (TF's argument order: y first)."""
     return Atan2(y, x, name=name)
 
 
+@tf_export("math.asin", "asin")
 def asin(x: Any, name: str | None = None) -> Tensor:
     return Asin(x, name=name)
 
 
+@tf_export("math.acos", "acos")
 def acos(x: Any, name: str | None = None) -> Tensor:
     return Acos(x, name=name)
 
 
+@tf_export("math.atan", "atan")
 def atan(x: Any, name: str | None = None) -> Tensor:
     return Atan(x, name=name)
 
 
+@tf_export("math.sinh", "sinh")
 def sinh(x: Any, name: str | None = None) -> Tensor:
     return Sinh(x, name=name)
 
 
+@tf_export("math.cosh", "cosh")
 def cosh(x: Any, name: str | None = None) -> Tensor:
     return Cosh(x, name=name)
 
 
+@tf_export("math.asinh", "asinh")
 def asinh(x: Any, name: str | None = None) -> Tensor:
     return Asinh(x, name=name)
 
 
+@tf_export("math.acosh", "acosh")
 def acosh(x: Any, name: str | None = None) -> Tensor:
     return Acosh(x, name=name)
 
 
+@tf_export("math.atanh", "atanh")
 def atanh(x: Any, name: str | None = None) -> Tensor:
     return Atanh(x, name=name)
 
 
+@tf_export("math.rint", "rint")
 def rint(x: Any, name: str | None = None) -> Tensor:
     """The nearest integer (ties to even), as a float."""
     return Rint(x, name=name)
 
 
+@tf_export("math.sqrt", "sqrt")
 def sqrt(x: Any, name: str | None = None) -> Tensor:
     return Sqrt(x, name=name)
 
 
+@tf_export("math.rsqrt", "rsqrt")
 def rsqrt(x: Any, name: str | None = None) -> Tensor:
     return Rsqrt(x, name=name)
 
 
+@tf_export("math.exp", "exp")
 def exp(x: Any, name: str | None = None) -> Tensor:
     return Exp(x, name=name)
 
 
+@tf_export("math.expm1", "expm1")
 def expm1(x: Any, name: str | None = None) -> Tensor:
     return Expm1(x, name=name)
 
 
+@tf_export("math.log", "log")
 def log(x: Any, name: str | None = None) -> Tensor:
     return Log(x, name=name)
 
 
+@tf_export("math.log1p", "log1p")
 def log1p(x: Any, name: str | None = None) -> Tensor:
     return Log1p(x, name=name)
 
 
+@tf_export("math.sin", "sin")
 def sin(x: Any, name: str | None = None) -> Tensor:
     return Sin(x, name=name)
 
 
+@tf_export("math.cos", "cos")
 def cos(x: Any, name: str | None = None) -> Tensor:
     return Cos(x, name=name)
 
 
+@tf_export("math.tan", "tan")
 def tan(x: Any, name: str | None = None) -> Tensor:
     return Tan(x, name=name)
 
 
+@tf_export("math.tanh", "nn.tanh", "tanh")
 def tanh(x: Any, name: str | None = None) -> Tensor:
     return Tanh(x, name=name)
 
 
+@tf_export("math.sigmoid", "nn.sigmoid", "sigmoid")
 def sigmoid(x: Any, name: str | None = None) -> Tensor:
     return Sigmoid(x, name=name)
 
 
+@tf_export("math.sign", "sign")
 def sign(x: Any, name: str | None = None) -> Tensor:
     """-1, 0 or 1; complex values are divided by their magnitude (0 stays 0), composed as TF does."""
     x = convert_to_tensor(x)
@@ -646,10 +706,12 @@ def sign(x: Any, name: str | None = None) -> Tensor:
     return Sign(x, name=name)
 
 
+@tf_export("math.reciprocal", "reciprocal")
 def reciprocal(x: Any, name: str | None = None) -> Tensor:
     return Reciprocal(x, name=name)
 
 
+@tf_export("math.round", "round")
 def round(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """Round half to even; integer tensors are returned as they are (no op), as in TF."""
     x = convert_to_tensor(x, name="x")
@@ -658,26 +720,32 @@ def round(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     return Round(x, name=name)
 
 
+@tf_export("math.floor", "floor")
 def floor(x: Any, name: str | None = None) -> Tensor:
     return Floor(x, name=name)
 
 
+@tf_export("math.ceil", "ceil")
 def ceil(x: Any, name: str | None = None) -> Tensor:
     return Ceil(x, name=name)
 
 
+@tf_export("debugging.is_nan", "math.is_nan", "is_nan")
 def is_nan(x: Any, name: str | None = None) -> Tensor:
     return IsNan(x, name=name)
 
 
+@tf_export("debugging.is_inf", "math.is_inf", "is_inf")
 def is_inf(x: Any, name: str | None = None) -> Tensor:
     return IsInf(x, name=name)
 
 
+@tf_export("debugging.is_finite", "math.is_finite", "is_finite")
 def is_finite(x: Any, name: str | None = None) -> Tensor:
     return IsFinite(x, name=name)
 
 
+@tf_export("math.erf", "erf")
 def erf(x: Any, name: str | None = None) -> Tensor:
     return Erf(x, name=name)
 
@@ -694,6 +762,7 @@ def _conj(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return ctx.xp.conj(input)
 
 
+@tf_export("math.conj", "conj")
 def conj(x: Any, name: str | None = None) -> Tensor:
     """The complex conjugate; real tensors are returned as they are (no op), as in TF; other dtypes are
     refused."""
@@ -743,11 +812,13 @@ Equal = _equality_op("Equal", np.equal)
 NotEqual = _equality_op("NotEqual", np.not_equal)
 
 
+@tf_export("math.equal", "equal")
 def equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x == y elementwise with broadcasting (TF1 keeps `Tensor.__eq__` as identity)."""
     return Equal(x, y, name=name)
 
 
+@tf_export("math.not_equal", "not_equal")
 def not_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x != y elementwise with broadcasting."""
     return NotEqual(x, y, name=name)
@@ -824,6 +895,7 @@ def _select_v2(ctx: OpKernelContext, condition: Any, t: Any, e: Any) -> Any:
     return ctx.xp.where(condition, t, e)
 
 
+@tf_export("where")
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
     """TF1's `tf.where`: elements of `x` or `y` by `condition` (Select: a vector condition picks rows);
     with only `condition`, the coordinates of its true elements."""
@@ -834,6 +906,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     return Select(condition, x, y, name=name)
 
 
+@tf_export("where_v2")
 def where_v2(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
     """`tf.where_v2`: like `where`, with `condition`, `x` and `y` broadcast together (SelectV2)."""
     if x is None and y is None:
@@ -875,6 +948,7 @@ def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
     return total
 
 
+@tf_export("math.add_n", "add_n")
 def add_n(inputs: Any, name: str | None = None) -> Tensor:
     """The elementwise sum of a list of tensors of one dtype and shape; one tensor is returned as it is."""
     inputs = [convert_to_tensor(x) for x in inputs]
@@ -886,6 +960,7 @@ def add_n(inputs: Any, name: str | None = None) -> Tensor:
     return AddN(inputs, name=name)
 
 
+@tf_export("math.accumulate_n", "accumulate_n")
 def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None, name: str | None = None) -> Tensor:
     """TF's `accumulate_n`, now `add_n` after its checks: a non-empty list or tuple of tensors of one dtype,
     whose shapes merge with `shape`."""
@@ -914,6 +989,7 @@ SquaredDifference = binary_op("SquaredDifference",
                                _squared_difference, is_commutative=True)
 
 
+@tf_export("math.squared_difference", "squared_difference")
 def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
     """(x - y) * conj(x - y) elementwise, with broadcasting."""
     return SquaredDifference(x, y, name=name)

@@ -17,6 +17,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_ops import Shape, reshape
+from tensorweave.platform.tf_export import tf_export
 
 # -- Fill, zeros, ones -------------------------------------------------------------------------------
 
@@ -48,6 +49,7 @@ def _fill(ctx: OpKernelContext, dims: Any, value: Any) -> Any:
     return ctx.xp.full(tuple(int(d) for d in dims), value.reshape(()), dtype=value.dtype)
 
 
+@tf_export("fill")
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """A tensor of shape `dims` filled with the scalar `value`."""
     return Fill(dims, value, name=name)
@@ -80,12 +82,14 @@ def _constant_if_small(value: Any, shape: Any, dtype: dtypes.DType, name: str) -
     return None
 
 
+@tf_export("zeros")
 def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of zeros."""
     return _filled(shape, dtype, False if dtypes.as_dtype(dtype) == dtypes.bool else
                    (b"" if dtypes.as_dtype(dtype) == dtypes.string else 0), name, "zeros")
 
 
+@tf_export("ones")
 def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of ones."""
     return _filled(shape, dtype, True if dtypes.as_dtype(dtype) == dtypes.bool else 1, name, "ones")
@@ -134,6 +138,7 @@ def _shape_internal(tensor: Tensor, optimize: bool) -> Tensor:
         return Shape(tensor, out_type=dtypes.int32, name=scope)
 
 
+@tf_export("zeros_like")
 def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
     """Zeros with the shape (and by default the dtype) of `tensor`: `zeros` of the static shape when it is
     fully known, `zeros` of the runtime shape for another dtype, else a ZerosLike op (TF's choices)."""
@@ -147,6 +152,7 @@ def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize
         return ZerosLike(tensor, name=scope)
 
 
+@tf_export("ones_like")
 def ones_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
     """Ones with the shape (and by default the dtype) of `tensor`: always a Fill of its shape, as TF's
     (never the OnesLike op, which stays for imported graphs)."""

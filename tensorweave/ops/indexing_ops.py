@@ -29,6 +29,7 @@ from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registere
 from tensorweave.ops.manipulation_ops import concat, stack
 from tensorweave.ops.shape_helpers import shape_from_tensor, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import reshape, shape, squeeze
+from tensorweave.platform.tf_export import export_value, tf_export
 
 # -- StridedSlice, tf.strided_slice and Tensor.__getitem__ -------------------------------------------
 
@@ -167,6 +168,7 @@ def _strided_slice(ctx: OpKernelContext, input: Any, begin: Any, end: Any, strid
     return ctx.xp.reshape(input[tuple(slices)], dims)
 
 
+@tf_export("strided_slice")
 def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
                   end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0,
                   var: Any = None, name: str | None = None) -> Tensor:
@@ -189,6 +191,7 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
 
 
 newaxis = None
+export_value(newaxis, "newaxis")
 _SLICE_INDEX_TYPES = (dtypes.int16, dtypes.int32, dtypes.int64)
 _SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
                      "tf.int32/tf.int64 tensors are valid indices")
@@ -365,6 +368,7 @@ def _gather(ctx: OpKernelContext, params: Any, indices: Any, axis: Any, batch_di
     return out.reshape(out_shape)
 
 
+@tf_export("gather")
 def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | None = None, axis: Any = None,
            batch_dims: int = 0) -> Tensor:
     """Slices of `params` along `axis` at `indices` (out-of-range indices fail when the graph runs). As TF's,
@@ -379,6 +383,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | 
 # -- boolean_mask (composed: Reshape, Where, Squeeze, GatherV2, Prod) --------------------------------
 
 
+@tf_export("boolean_mask")
 def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any = None) -> Tensor:
     """The entries of `tensor` where `mask` is true, flattening the masked dimensions into one."""
     with name_scope(name, values=[tensor, mask]):
@@ -458,6 +463,7 @@ def _slice(ctx: OpKernelContext, input: Any, begin: Any, size: Any) -> Any:  # n
     return input[tuple(index)]
 
 
+@tf_export("slice")
 def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """The block of `input_` starting at `begin` with extent `size` (-1: the rest of that dimension)."""
     return Slice(input_, begin, size, name=name)
@@ -501,6 +507,7 @@ def _one_hot(ctx: OpKernelContext, indices: Any, depth: Any, on_value: Any, off_
     return xp.moveaxis(xp.where(hot, on_value, off_value).astype(on_value.dtype, copy=False), -1, axis)
 
 
+@tf_export("one_hot")
 def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None, axis: Any = None,
             dtype: Any = None, name: str | None = None) -> Tensor:
     """`on_value` where the last (or `axis`) dimension equals `indices`, `off_value` elsewhere; the dtype
@@ -575,6 +582,7 @@ def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_poli
     return gathered.reshape(indices.shape[:-1] + params.shape[depth:])
 
 
+@tf_export("gather_nd")
 def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0,
               bad_indices_policy: str = "") -> Tensor:
     """The slices of `params` addressed by the innermost dimension of `indices` (zeros for out-of-range rows

@@ -26,6 +26,7 @@ from tensorweave.ops import (
     random_ops,
     shape_ops,
 )
+from tensorweave.platform.tf_export import tf_export
 
 
 def _assert_float_dtype(dtype: dtypes.DType) -> dtypes.DType:
@@ -63,18 +64,21 @@ class _Filled(Initializer):
         return {"dtype": self.dtype.name}
 
 
+@tf_export("initializers.zeros", "zeros_initializer")
 class Zeros(_Filled):
     """All zeros (also for integer, bool and string variables: their default initializer)."""
 
     _fill = staticmethod(fill_ops.zeros)
 
 
+@tf_export("initializers.ones", "ones_initializer")
 class Ones(_Filled):
     """All ones."""
 
     _fill = staticmethod(fill_ops.ones)
 
 
+@tf_export("initializers.constant", "constant_initializer")
 class Constant(Initializer):
     """A scalar, list or array, laid out as TF1's `tf.constant(value, shape=...)` does (a short list is
     padded with its last value unless `verify_shape`)."""
@@ -96,6 +100,7 @@ class Constant(Initializer):
         return {"value": self.value, "dtype": self.dtype.name}
 
 
+@tf_export("initializers.random_uniform", "random_uniform_initializer")
 class RandomUniform(Initializer):
     """Uniform values in [minval, maxval); integer dtypes need `maxval`, as `tf.random_uniform`."""
 
@@ -128,6 +133,7 @@ class _Normal(Initializer):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed, "dtype": self.dtype.name}
 
 
+@tf_export("initializers.random_normal", "random_normal_initializer")
 class RandomNormal(_Normal):
     """Normal values with `mean` and `stddev`."""
 
@@ -136,6 +142,7 @@ class RandomNormal(_Normal):
                                         seed=self.seed)
 
 
+@tf_export("initializers.truncated_normal", "truncated_normal_initializer")
 class TruncatedNormal(_Normal):
     """Normal values redrawn when more than two standard deviations from the mean."""
 
@@ -144,6 +151,7 @@ class TruncatedNormal(_Normal):
                                            seed=self.seed)
 
 
+@tf_export("initializers.uniform_unit_scaling", "uniform_unit_scaling_initializer")
 class UniformUnitScaling(Initializer):
     """Uniform in ±sqrt(3 / input_size) * factor, which keeps the scale of a linear layer's inputs
     (input_size: the product of every dimension but the last)."""
@@ -178,6 +186,7 @@ def _compute_fans(shape: Any) -> tuple[int, int]:
 _TRUNCATED_NORMAL_STDDEV = .87962566103423978
 
 
+@tf_export("initializers.variance_scaling", "variance_scaling_initializer")
 class VarianceScaling(Initializer):
     """Values whose variance is `scale` over the fan (in, out or their average), so activations keep their
     scale through a layer; 'normal' is TF1's alias for 'truncated_normal'."""
@@ -216,6 +225,7 @@ class VarianceScaling(Initializer):
                 "dtype": self.dtype.name}
 
 
+@tf_export("initializers.glorot_uniform", "glorot_uniform_initializer")
 class GlorotUniform(VarianceScaling):
     """Uniform in ±sqrt(6 / (fan_in + fan_out)): `tf.get_variable`'s default for floating variables.
 
@@ -229,6 +239,7 @@ class GlorotUniform(VarianceScaling):
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
+@tf_export("initializers.glorot_normal", "glorot_normal_initializer")
 class GlorotNormal(VarianceScaling):
     """Truncated normal with stddev sqrt(2 / (fan_in + fan_out)) (before the truncation correction)."""
 
@@ -239,6 +250,7 @@ class GlorotNormal(VarianceScaling):
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
+@tf_export("initializers.orthogonal", "orthogonal_initializer")
 class Orthogonal(Initializer):
     """A random orthogonal matrix (the Q of a normal matrix's QR, signs fixed by R's diagonal so the
     distribution is uniform), reshaped to `shape` with every dimension but the last as rows, times `gain`."""
@@ -268,6 +280,7 @@ class Orthogonal(Initializer):
         return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
 
 
+@tf_export("initializers.identity")
 class Identity(Initializer):
     """`gain` times the identity matrix (2-D shapes only; a partition gets its slice of the full one)."""
 
@@ -291,21 +304,25 @@ class Identity(Initializer):
         return {"gain": self.gain, "dtype": self.dtype.name}
 
 
+@tf_export("initializers.lecun_normal")
 def lecun_normal(seed: int | None = None) -> VarianceScaling:
     """Truncated normal with variance 1 / fan_in."""
     return VarianceScaling(scale=1., mode="fan_in", distribution="truncated_normal", seed=seed)
 
 
+@tf_export("initializers.lecun_uniform")
 def lecun_uniform(seed: int | None = None) -> VarianceScaling:
     """Uniform with variance 1 / fan_in."""
     return VarianceScaling(scale=1., mode="fan_in", distribution="uniform", seed=seed)
 
 
+@tf_export("initializers.he_normal")
 def he_normal(seed: int | None = None) -> VarianceScaling:
     """Truncated normal with variance 2 / fan_in (for ReLU layers)."""
     return VarianceScaling(scale=2., mode="fan_in", distribution="truncated_normal", seed=seed)
 
 
+@tf_export("initializers.he_uniform")
 def he_uniform(seed: int | None = None) -> VarianceScaling:
     """Uniform with variance 2 / fan_in (for ReLU layers)."""
     return VarianceScaling(scale=2., mode="fan_in", distribution="uniform", seed=seed)

@@ -22,6 +22,7 @@ from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import binary_overload, conj
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32
 from tensorweave.ops.shape_helpers import broadcast_shapes
+from tensorweave.platform.tf_export import tf_export
 
 # -- MatMul, BatchMatMulV2, SparseMatMul -------------------------------------------------------------
 
@@ -136,6 +137,7 @@ def _sparse_matmul(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, tran
     return ctx.xp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
 
 
+@tf_export("sparse_matmul")
 def sparse_matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, a_is_sparse: bool = False,
                   b_is_sparse: bool = False, name: str | None = None) -> Tensor:
     """`tf.sparse_matmul`: a float32 product of float32 or bfloat16 matrices."""
@@ -143,6 +145,7 @@ def sparse_matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool =
                         b_is_sparse=b_is_sparse, name=name)
 
 
+@tf_export("linalg.matmul", "matmul")
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
            adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False, grad_a: bool = False,
            grad_b: bool = False, name: str | None = None) -> Tensor:

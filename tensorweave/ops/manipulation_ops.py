@@ -32,6 +32,7 @@ from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.sequence_ops import Range
 from tensorweave.ops.shape_helpers import shape_from_tensor, unary_shape, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import Rank, rank
+from tensorweave.platform.tf_export import tf_export
 
 # -- Identity ----------------------------------------------------------------------------------------
 
@@ -48,6 +49,7 @@ def _identity(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return input
 
 
+@tf_export("identity")
 def identity(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """The same value as `input`, as a new tensor (a variable's value comes through its 'read' snapshot, as in TF)."""
     return Identity(input, name=name)
@@ -78,6 +80,7 @@ def _identity_n(ctx: OpKernelContext, *values: Any) -> list:
     return list(values)
 
 
+@tf_export("identity_n")
 def identity_n(input: Any, name: str | None = None) -> list[Tensor]:  # noqa: A002 - TF's argument name
     """Each of a list of tensors passed through unchanged, in one op (so one control edge orders them all)."""
     return IdentityN(input, name=name)
@@ -95,6 +98,7 @@ def _stop_gradient(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return input
 
 
+@tf_export("stop_gradient")
 def stop_gradient(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """`input` unchanged; gradients do not flow through it."""
     return StopGradient(input, name=name)
@@ -142,6 +146,7 @@ def _pack(ctx: OpKernelContext, *values: Any, axis: int) -> Any:
     return ctx.xp.stack(values, axis=axis)
 
 
+@tf_export("stack")
 def stack(values: Any, axis: int = 0, name: str = "stack") -> Tensor:
     """Stack rank-R tensors into one rank-(R+1) tensor; a list of constants becomes one Const, as in TF."""
     if axis == 0:
@@ -243,6 +248,7 @@ def _unpack(ctx: OpKernelContext, value: Any, num: int, axis: int) -> list:
     return [value[(builtins.slice(None),) * axis + (i,)] for i in range(num)]
 
 
+@tf_export("unstack")
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
     """The slices of `value` along `axis`; `num` is inferred from the static shape when not given."""
     if num is None:
@@ -356,6 +362,7 @@ def _split_v(ctx: OpKernelContext, value: Any, size_splits: Any, split_dim: Any,
     return ctx.xp.split(value, np.cumsum(sizes[:-1]).tolist(), axis=axis)
 
 
+@tf_export("split")
 def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = None,
           name: str = "split") -> list[Tensor]:
     """`value` cut along `axis` into `num_or_size_splits` equal pieces (an int) or pieces of the given sizes
@@ -434,6 +441,7 @@ def _concat(ctx: OpKernelContext, *args: Any) -> Any:
     return ctx.xp.concatenate(values, axis=axis)
 
 
+@tf_export("concat")
 def concat(values: Any, axis: Any, name: str = "concat") -> Tensor:
     """Join tensors along `axis`; a single value comes back through an Identity, as in TF."""
     if not isinstance(values, (list, tuple)):
@@ -511,6 +519,7 @@ def _conjugate_transpose(ctx: OpKernelContext, x: Any, perm: Any) -> Any:
     return ctx.xp.conj(ctx.xp.transpose(x, _transpose_axes(ctx, x, perm)))
 
 
+@tf_export("transpose")
 def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False) -> Tensor:
     """`a` with its dimensions permuted (reversed by default); `conjugate` also conjugates complex values."""
     with name_scope(name, "transpose", [a]) as name:
@@ -525,6 +534,7 @@ def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool
         return op(a, perm, name=name)
 
 
+@tf_export("linalg.matrix_transpose", "linalg.transpose", "matrix_transpose")
 def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
     """`a` with its last two dimensions swapped (`tf.linalg.transpose`); `conjugate` also conjugates."""
     with name_scope(name, values=[a]):
@@ -587,6 +597,7 @@ def _tile(ctx: OpKernelContext, input: Any, multiples: Any) -> Any:  # noqa: A00
     return ctx.xp.tile(input, multiples.tolist())
 
 
+@tf_export("tile")
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """`input` repeated `multiples[i]` times along each dimension i."""
     return Tile(input, multiples, name=name)
@@ -674,6 +685,7 @@ def _mirror_pad(ctx: OpKernelContext, input: Any, paddings: Any, mode: bytes) ->
     return ctx.xp.pad(input, pairs, mode="reflect" if reflect else "symmetric")
 
 
+@tf_export("pad")
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = None,
         constant_values: Any = 0) -> Tensor:
     """`tensor` padded by `paddings[i] = [before, after]` along each dimension: with `constant_values`
@@ -758,6 +770,7 @@ def _reverse(ctx: OpKernelContext, tensor: Any, axis: Any) -> Any:
     return ctx.xp.flip(tensor, axes) if axes else tensor
 
 
+@tf_export("reverse", "reverse_v2")
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """`tensor` with the order of its elements reversed along each of `axis`."""
     return ReverseV2(tensor, axis, name=name)

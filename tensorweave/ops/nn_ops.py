@@ -39,6 +39,7 @@ from tensorweave.ops import (
 from tensorweave.ops.elementwise_ops import unary_op
 from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, in_float32
 from tensorweave.ops.reduction_ops import _deprecated_alias
+from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{half, bfloat16, float, double}"
 _SELU_SCALE_ALPHA = 1.7580993408473768599402175208123  # scale * alpha, as TF writes it
@@ -98,36 +99,43 @@ def _leaky_relu(ctx: OpKernelContext, features: Any, alpha: float) -> Any:
     return ctx.xp.where(features < 0, features * features.dtype.type(alpha), features)
 
 
+@tf_export("nn.relu")
 def relu(features: Any, name: str | None = None) -> Tensor:
     """max(features, 0)."""
     return Relu(features, name=name)
 
 
+@tf_export("nn.relu6")
 def relu6(features: Any, name: str | None = None) -> Tensor:
     """min(max(features, 0), 6)."""
     return Relu6(features, name=name)
 
 
+@tf_export("nn.elu")
 def elu(features: Any, name: str | None = None) -> Tensor:
     """exp(features) - 1 where negative, features elsewhere."""
     return Elu(features, name=name)
 
 
+@tf_export("nn.selu")
 def selu(features: Any, name: str | None = None) -> Tensor:
     """The scaled ELU of Klambauer et al. (2017)."""
     return Selu(features, name=name)
 
 
+@tf_export("math.softplus", "nn.softplus")
 def softplus(features: Any, name: str | None = None) -> Tensor:
     """log(exp(features) + 1)."""
     return Softplus(features, name=name)
 
 
+@tf_export("math.softsign", "nn.softsign")
 def softsign(features: Any, name: str | None = None) -> Tensor:
     """features / (|features| + 1)."""
     return Softsign(features, name=name)
 
 
+@tf_export("math.log_sigmoid", "log_sigmoid")
 def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
     """`tf.math.log_sigmoid`: log(sigmoid(x)), composed as TF does, -softplus(-x)."""
     with name_scope(name, "LogSigmoid", [x]) as scope:
@@ -135,6 +143,7 @@ def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
         return elementwise_ops.Neg(Softplus(-x), name=scope)
 
 
+@tf_export("nn.leaky_relu")
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """alpha * features where negative, features elsewhere; integer inputs are cast to float32 first."""
     with name_scope(name, "LeakyRelu", [features, alpha]) as scope:
@@ -238,12 +247,14 @@ def _softmax_on_axis(op: Op, logits: Any, axis: Any, name: str | None) -> Tensor
     return output
 
 
+@tf_export("math.softmax", "nn.softmax")
 def softmax(logits: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Tensor:
     """exp(logits) normalized along `axis` (the last by default; `dim` is TF1's old name)."""
     axis = _deprecated_alias("axis", axis, "dim", dim)
     return _softmax_on_axis(Softmax, logits, -1 if axis is None else axis, name)
 
 
+@tf_export("math.log_softmax", "nn.log_softmax")
 def log_softmax(logits: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Tensor:
     """logits - log(sum(exp(logits))) along `axis` (the last by default)."""
     axis = _deprecated_alias("axis", axis, "dim", dim)
@@ -292,6 +303,7 @@ def _bias_add(ctx: OpKernelContext, value: Any, bias: Any, data_format: Any) -> 
     return value + bias.reshape(bias.shape + (1,) * (value.ndim - 1 - channel))
 
 
+@tf_export("nn.bias_add")
 def bias_add(value: Any, bias: Any, data_format: str | None = None, name: str | None = None) -> Tensor:
     """`value` plus the 1-D `bias` along its channel dimension (`N...C` formats: last; `NC...`: second)."""
     with name_scope(name, "BiasAdd", [value, bias]) as scope:
@@ -326,11 +338,13 @@ def _l2_loss(ctx: OpKernelContext, t: Any) -> Any:
     return xp.asarray(xp.sum(xp.square(wide)) / 2, dtype=t.dtype)
 
 
+@tf_export("nn.l2_loss")
 def l2_loss(t: Any, name: str | None = None) -> Tensor:
     """sum(t ** 2) / 2."""
     return L2Loss(t, name=name)
 
 
+@tf_export("linalg.l2_normalize", "math.l2_normalize", "nn.l2_normalize")
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
                  dim: Any = None) -> Tensor:
     """x / sqrt(max(sum(x ** 2, axis), epsilon)), composed as TF's (complex: each part by the norm)."""
@@ -348,6 +362,7 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | N
         return elementwise_ops.multiply(x, inverse_norm, name=scope)
 
 
+@tf_export("nn.moments")
 def moments(x: Any, axes: Any, shift: Any = None, name: str | None = None, keep_dims: Any = None,
             keepdims: Any = None) -> tuple[Tensor, Tensor]:
     """Mean and variance over `axes` (`shift` is ignored, as in TF); float16 is computed in float32. `x`
@@ -472,6 +487,7 @@ def _move_dim_to_end(tensor: Tensor, dim_index: int, rank: Tensor) -> Tensor:
     return manipulation_ops.transpose(tensor, perm)
 
 
+@tf_export("nn.softmax_cross_entropy_with_logits_v2")
 def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: Any = None, name: str | None = None,
                                          dim: Any = None) -> Tensor:
     """Cross entropy between `labels` (each a probability distribution) and softmax(`logits`) along `axis`;
@@ -509,6 +525,7 @@ def _ensure_xent_args(name: str, labels: Any, logits: Any) -> None:
                          f"Received: labels={labels} and logits={logits}")
 
 
+@tf_export("nn.softmax_cross_entropy_with_logits")
 def softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None, dim: Any = -1,
                                       name: str | None = None, axis: Any = None) -> Tensor:
     """TF1's softmax cross entropy: as the v2 form, with no gradient into `labels`."""
@@ -519,6 +536,7 @@ def softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None, di
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=axis, name=scope)
 
 
+@tf_export("nn.sparse_softmax_cross_entropy_with_logits")
 def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
                                              name: str | None = None) -> Tensor:
     """Cross entropy between softmax(`logits`) and the class indices `labels` (one rank lower); a label
@@ -567,6 +585,7 @@ def _logistic_loss_inputs(logits: Any, labels: Any) -> tuple[Tensor, Tensor]:
     return logits, labels
 
 
+@tf_export("nn.sigmoid_cross_entropy_with_logits")
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: str | None = None) -> Tensor:
     """Elementwise logistic loss, composed as TF does so that exp never overflows:
     max(x, 0) - x * z + log(1 + exp(-|x|))."""
@@ -581,6 +600,7 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
                             name=scope)
 
 
+@tf_export("nn.weighted_cross_entropy_with_logits")
 def weighted_cross_entropy_with_logits(labels: Any = None, logits: Any = None, pos_weight: Any = None,
                                        name: str | None = None, targets: Any = None) -> Tensor:
     """The logistic loss with positive labels weighted by `pos_weight` (`targets` is TF1's old name for
@@ -594,6 +614,7 @@ def weighted_cross_entropy_with_logits(labels: Any = None, logits: Any = None, p
                             name=scope)
 
 
+@tf_export("nn.xw_plus_b")
 def xw_plus_b(x: Any, weights: Any, biases: Any, name: str | None = None) -> Tensor:
     """matmul(x, weights) + biases, the bias added by BiasAdd named after the scope."""
     with name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
@@ -603,6 +624,7 @@ def xw_plus_b(x: Any, weights: Any, biases: Any, name: str | None = None) -> Ten
         return bias_add(linalg_ops.matmul(x, weights), biases, name=scope)
 
 
+@tf_export("nn.relu_layer")
 def relu_layer(x: Any, weights: Any, biases: Any, name: str | None = None) -> Tensor:
     """relu(matmul(x, weights) + biases), the Relu named after the scope."""
     with name_scope(name, "relu_layer", [x, weights, biases]) as scope:
@@ -612,6 +634,7 @@ def relu_layer(x: Any, weights: Any, biases: Any, name: str | None = None) -> Te
         return relu(bias_add(linalg_ops.matmul(x, weights), biases), name=scope)
 
 
+@tf_export("nn.batch_normalization")
 def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any, variance_epsilon: Any,
                         name: str | None = None) -> Tensor:
     """(x - mean) / sqrt(variance + epsilon) * scale + offset, composed as TF does (`offset` and `scale`
@@ -635,6 +658,7 @@ def _dense_values(t_list: list) -> list:
             for i, t in enumerate(t_list)]
 
 
+@tf_export("linalg.global_norm", "global_norm")
 def global_norm(t_list: Any, name: str | None = None) -> Tensor:
     """sqrt(sum of squares of every element of every tensor), from one L2Loss per tensor (with it)."""
     t_list = _sequence_of_tensors(t_list)
@@ -649,6 +673,7 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
                              name="global_norm")
 
 
+@tf_export("clip_by_global_norm")
 def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
                         name: str | None = None) -> tuple[list, Tensor]:
     """Every tensor scaled by clip_norm / max(global norm, clip_norm), and the global norm; a non-finite
@@ -721,6 +746,7 @@ def _dropout(x: Any, rate: Any, noise_shape: Any, seed: int | None, name: str | 
         return ret
 
 
+@tf_export("nn.dropout")
 def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: int | None = None,
             name: str | None = None, rate: Any = None) -> Tensor:
     """TF1's dropout: elements of `x` kept with probability 1 - rate (`keep_prob` is the old spelling) and

@@ -28,6 +28,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import elementwise_ops
+from tensorweave.platform.tf_export import tf_export
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
 
@@ -427,6 +428,7 @@ def _seeds(seed: int | None) -> tuple[int, int]:
     return seed1 or 0, seed2 or 0
 
 
+@tf_export("random.uniform", "random_uniform")
 def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,
                    seed: int | None = None, name: str | None = None) -> Tensor:
     """Uniform values in [minval, maxval); integers need `maxval`."""
@@ -466,12 +468,14 @@ def _scaled_normal(op: Op, default_name: str, shape: Any, mean: Any, stddev: Any
         return elementwise_ops.add(rnd * stddev, mean, name=scope)
 
 
+@tf_export("random.normal", "random_normal")
 def random_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
                   seed: int | None = None, name: str | None = None) -> Tensor:
     """Normally distributed values."""
     return _scaled_normal(RandomStandardNormal, "random_normal", shape, mean, stddev, dtype, seed, name)
 
 
+@tf_export("random.truncated_normal", "truncated_normal")
 def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
                      seed: int | None = None, name: str | None = None) -> Tensor:
     """Normal values redrawn until within two standard deviations of the mean."""
@@ -606,6 +610,7 @@ def _static_shape_of_result(result: Tensor, shape: Tensor) -> Tensor:
     return result
 
 
+@tf_export("random.stateless_uniform")
 def stateless_random_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None,
                              dtype: Any = dtypes.float32, name: str | None = None,
                              alg: Any = "auto_select") -> Tensor:
@@ -654,6 +659,7 @@ def _stateless_scaled_normal(op: Op, default_name: str, shape: Any, seed: Any, m
         return _static_shape_of_result(elementwise_ops.add(rnd * stddev, mean, name=scope), shape)
 
 
+@tf_export("random.stateless_normal")
 def stateless_random_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
                             name: str | None = None, alg: Any = "auto_select") -> Tensor:
     """Normal values that depend only on `seed`."""
@@ -661,6 +667,7 @@ def stateless_random_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any 
                                     dtype, name, alg)
 
 
+@tf_export("random.stateless_truncated_normal")
 def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
                                dtype: Any = dtypes.float32, name: str | None = None,
                                alg: Any = "auto_select") -> Tensor:
@@ -734,6 +741,7 @@ def _random_shuffle(ctx: OpKernelContext, value: Any) -> Any:
     return value[_fisher_yates_order(draws)]
 
 
+@tf_export("random.shuffle", "random_shuffle")
 def random_shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Tensor:
     """`value` with its first dimension in a random order (a new order every run)."""
     seed1, seed2 = _seeds(seed)
@@ -802,6 +810,7 @@ def _multinomial_categorical(logits: Any, num_samples: Any, dtype: Any, seed: in
     return Multinomial(logits, num_samples, seed=seed1, seed2=seed2, output_dtype=dtype)
 
 
+@tf_export("random.multinomial", "multinomial")
 def multinomial(logits: Any, num_samples: Any, seed: int | None = None, name: str | None = None,
                 output_dtype: Any = None) -> Tensor:
     """`num_samples` class indices per row of the [batch, classes] unnormalized log-probabilities `logits`."""
@@ -809,6 +818,7 @@ def multinomial(logits: Any, num_samples: Any, seed: int | None = None, name: st
         return _multinomial_categorical(logits, num_samples, output_dtype, seed)
 
 
+@tf_export("random.categorical")
 def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: int | None = None,
                 name: str | None = None) -> Tensor:
     """`tf.random.categorical`: `multinomial` under its TF 2 name and argument order."""

@@ -15,10 +15,12 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+import sys
 from typing import Any
 
 from tensorweave.framework import op_registry
 from tensorweave.framework.op_registry import Op
+from tensorweave.platform.tf_export import export_value
 
 # The names TF's op generator prefixes with an underscore: Python's keywords and builtins (but `round`), and
 # ops whose Python-defined namesakes they would clash with.
@@ -81,3 +83,6 @@ def __getattr__(op_type: str) -> RawOp:
 
 def __dir__() -> list[str]:
     return sorted(name for name in op_registry.registered_ops() if not name.startswith("_"))
+
+
+export_value(sys.modules[__name__], "raw_ops")

@@ -35,6 +35,7 @@ from tensorweave.ops.elementwise_ops import (
 from tensorweave.ops.kernel_helpers import BFLOAT16, c_division
 from tensorweave.ops.manipulation_ops import stop_gradient
 from tensorweave.ops.shape_helpers import unary_shape, with_rank
+from tensorweave.platform.tf_export import tf_export
 
 # -- Reductions --------------------------------------------------------------------------------------
 
@@ -197,28 +198,33 @@ def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: Any, name: str | Non
     return result
 
 
+@tf_export("math.reduce_sum", "reduce_sum")
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """Sum over `axis` (all axes when None)."""
     return _reduce(Sum, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@tf_export("math.reduce_mean", "reduce_mean")
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                 reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """Mean over `axis` (integer inputs divide with truncation, as TF)."""
     return _reduce(Mean, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@tf_export("math.reduce_max", "reduce_max")
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     return _reduce(Max, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@tf_export("math.reduce_min", "reduce_min")
 def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     return _reduce(Min, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@tf_export("math.reduce_prod", "reduce_prod")
 def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                 reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     return _reduce(Prod, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
@@ -241,18 +247,21 @@ Any_ = _logical_reduction_op("Any", np.any)  # `Any` is typing.Any in this modul
 All = _logical_reduction_op("All", np.all)
 
 
+@tf_export("math.reduce_any", "reduce_any")
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """Logical or over `axis` (all axes when None)."""
     return _reduce(Any_, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@tf_export("math.reduce_all", "reduce_all")
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """Logical and over `axis` (all axes when None)."""
     return _reduce(All, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@tf_export("math.reduce_logsumexp", "reduce_logsumexp")
 def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                      reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """log(sum(exp(x))) over `axis`, composed as TF does: the (finite) max is subtracted first and added back."""
@@ -270,6 +279,7 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Any = None, 
         return result
 
 
+@tf_export("math.reduce_variance")
 def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """The mean squared deviation from the mean over `axis` (|deviation|^2 for complex input, real-valued);
     integer input is refused."""
@@ -286,12 +296,14 @@ def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
         return reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
 
 
+@tf_export("math.reduce_std")
 def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """The square root of `reduce_variance`."""
     with name_scope(name or "reduce_std"):
         return Sqrt(reduce_variance(convert_to_tensor(input_tensor), axis=axis, keepdims=keepdims))
 
 
+@tf_export("math.count_nonzero", "count_nonzero")
 def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: Any = None, dtype: Any = dtypes.int64,
                   name: str | None = None, reduction_indices: Any = None, keep_dims: Any = None,
                   input: Any = None) -> Tensor:  # noqa: A002 - TF's name
@@ -373,24 +385,28 @@ def _arg_reduce(op: Op, input: Any, axis: Any, name: str | None, dimension: Any,
     return op(input, axis, output_type=output_type, name=name)
 
 
+@tf_export("math.argmax", "argmax")
 def argmax(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,  # noqa: A002
            output_type: Any = dtypes.int64) -> Tensor:
     """The index of the largest value along `axis` (the first one on ties)."""
     return _arg_reduce(ArgMax, input, axis, name, dimension, output_type)
 
 
+@tf_export("math.argmin", "argmin")
 def argmin(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,  # noqa: A002
            output_type: Any = dtypes.int64) -> Tensor:
     """The index of the smallest value along `axis` (the first one on ties)."""
     return _arg_reduce(ArgMin, input, axis, name, dimension, output_type)
 
 
+@tf_export("arg_max")
 def arg_max(input: Any, dimension: Any, output_type: Any = dtypes.int64,  # noqa: A002 - TF's name
             name: str | None = None) -> Tensor:
     """TF1's raw `tf.arg_max`: the ArgMax op, `dimension` required."""
     return ArgMax(input, dimension, output_type=output_type, name=name)
 
 
+@tf_export("arg_min")
 def arg_min(input: Any, dimension: Any, output_type: Any = dtypes.int64,  # noqa: A002 - TF's name
             name: str | None = None) -> Tensor:
     """TF1's raw `tf.arg_min`: the ArgMin op, `dimension` required."""
@@ -432,6 +448,7 @@ Cumsum = _scan_op("Cumsum", "cumsum", 0)
 Cumprod = _scan_op("Cumprod", "cumprod", 1)
 
 
+@tf_export("math.cumsum", "cumsum")
 def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
            name: str | None = None) -> Tensor:
     """Running sums along `axis`; `exclusive` leaves each element out of its own sum, `reverse` runs
@@ -441,6 +458,7 @@ def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False
         return Cumsum(x, axis, exclusive=exclusive, reverse=reverse, name=scope)
 
 
+@tf_export("math.cumprod", "cumprod")
 def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
             name: str | None = None) -> Tensor:
     """Running products along `axis` (exclusive starts from 1)."""

@@ -23,6 +23,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import F16, F32, F64
+from tensorweave.platform.tf_export import tf_export
 
 # -- Range -------------------------------------------------------------------------------------------
 
@@ -91,6 +92,7 @@ def _range(ctx: OpKernelContext, start: Any, limit: Any, delta: Any) -> Any:
 _RANGE_TYPES = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64]
 
 
+@tf_export("range")
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001 - TF's name
           name: str = "range") -> Tensor:
     """[start, limit) in steps of `delta` (`range(n)` is [0, n)); without `dtype` the widest of the

@@ -18,6 +18,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import broadcast_shapes, shape_from_tensor
+from tensorweave.platform.tf_export import tf_export
 
 # -- Reshape -----------------------------------------------------------------------------------------
 
@@ -85,6 +86,7 @@ def _reshape(ctx: OpKernelContext, tensor: Any, shape: Any) -> Any:
     return ctx.xp.reshape(tensor, dims)
 
 
+@tf_export("reshape")
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """`tensor` with a new shape of the same number of elements; one dim may be -1."""
     return Reshape(tensor, shape, name=name)
@@ -106,6 +108,7 @@ def _shape(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # 
     return np.array(input.shape, dtype=out_type.as_numpy_dtype)
 
 
+@tf_export("shape")
 def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
     """The shape of `input` as a 1-D tensor: a Const when it is fully known while building, as in TF."""
     out_type = dtypes.int32 if out_type is None else out_type
@@ -130,6 +133,7 @@ def _shape_n(ctx: OpKernelContext, *inputs: Any, out_type: dtypes.DType) -> list
     return [np.array(x.shape, dtype=out_type.as_numpy_dtype) for x in inputs]
 
 
+@tf_export("shape_n")
 def shape_n(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:  # noqa: A002
     """The shapes of several tensors in one op (always a ShapeN node, unlike `shape`'s folding), as in TF."""
     return ShapeN(input, out_type=out_type, name=name)
@@ -149,6 +153,7 @@ def _size(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # n
     return np.array(input.size, dtype=out_type.as_numpy_dtype)
 
 
+@tf_export("size")
 def size(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
     """The number of elements of `input`: a Const when known while building (or a dimension is 0)."""
     out_type = dtypes.int32 if out_type is None else out_type
@@ -175,6 +180,7 @@ def _rank(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return np.array(input.ndim, dtype=np.int32)
 
 
+@tf_export("rank")
 def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """The number of dimensions of `input`: a Const when the rank is known while building, as in TF."""
     with name_scope(name, "Rank", [input]) as scope:
@@ -217,6 +223,7 @@ def _expand_dims(ctx: OpKernelContext, input: Any, dim: Any) -> Any:  # noqa: A0
     return ctx.xp.expand_dims(input, dim)
 
 
+@tf_export("expand_dims")
 def expand_dims(input: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Tensor:  # noqa: A002
     """`input` with a new dimension of size 1 inserted at `axis` (`dim` is TF1's deprecated alias)."""
     if axis is not None and dim is not None:
@@ -273,6 +280,7 @@ def _squeeze(ctx: OpKernelContext, input: Any, squeeze_dims: list) -> Any:  # no
                                   if not (i in wanted or (not wanted and n == 1))])
 
 
+@tf_export("squeeze")
 def squeeze(input: Any, axis: Any = None, name: str | None = None, squeeze_dims: Any = None) -> Tensor:  # noqa: A002
     """`input` without its size-1 dimensions (only those in `axis` when given)."""
     if axis is not None and squeeze_dims is not None:
@@ -328,11 +336,13 @@ def _broadcast_to(ctx: OpKernelContext, input: Any, shape: Any) -> Any:  # noqa:
     return ctx.xp.broadcast_to(input, target)
 
 
+@tf_export("broadcast_to")
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """`input` repeated along its size-1 (and new leading) dimensions to `shape`."""
     return BroadcastTo(input, shape, name=name)
 
 
+@tf_export("broadcast_static_shape")
 def broadcast_static_shape(shape_x: tensor_shape.TensorShape,
                            shape_y: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
     """`tf.broadcast_static_shape`: the broadcast of two TensorShapes, failing with TF's Python message."""

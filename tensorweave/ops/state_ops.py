@@ -23,6 +23,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import cast_ops, fill_ops, indexing_ops, manipulation_ops, sequence_ops, shape_ops
+from tensorweave.platform.tf_export import tf_export
 
 
 class Var:
@@ -243,6 +244,7 @@ def _count_up_to(ctx: OpKernelContext, ref: Var, limit: int) -> Any:
     return before
 
 
+@tf_export("count_up_to")
 def count_up_to(ref: Any, limit: int, name: str | None = None) -> Tensor:
     """Increments the integer variable `ref` until `limit`; outputs its value before the increment."""
     return CountUpTo(ref, limit=limit, name=name)
@@ -252,6 +254,7 @@ def _is_ref(ref: Any) -> bool:
     return ref.dtype._is_ref_dtype
 
 
+@tf_export("assign")
 def assign(ref: Any, value: Any, validate_shape: bool | None = None, use_locking: bool | None = None,
            name: str | None = None) -> Any:
     """Store `value` in the variable `ref`; returns the ref, usable as the new value.
@@ -263,6 +266,7 @@ def assign(ref: Any, value: Any, validate_shape: bool | None = None, use_locking
     return ref.assign(value, name=name)
 
 
+@tf_export("assign_add")
 def assign_add(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None) -> Any:
     """ref += value; returns the ref."""
     if _is_ref(ref):
@@ -270,6 +274,7 @@ def assign_add(ref: Any, value: Any, use_locking: bool | None = None, name: str 
     return ref.assign_add(value)
 
 
+@tf_export("assign_sub")
 def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None) -> Any:
     """ref -= value; returns the ref."""
     if _is_ref(ref):
@@ -277,6 +282,7 @@ def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str 
     return ref.assign_sub(value)
 
 
+@tf_export("is_variable_initialized")
 def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:
     """A scalar bool: whether the variable has been assigned a value; anything but a ref is asked itself, as TF
     does (so a plain tensor fails without leaving a half-made node)."""
@@ -357,36 +363,43 @@ ScatterMax = _scatter_op("ScatterMax", "{half, bfloat16, float, double, int32, i
                          "false")
 
 
+@tf_export("scatter_update")
 def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True, name: str | None = None) -> Any:
     """ref[indices] = updates (the last of repeated indices wins); returns the ref."""
     return ScatterUpdate(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("scatter_add")
 def scatter_add(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] += updates, accumulating repeated indices; returns the ref."""
     return ScatterAdd(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("scatter_sub")
 def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] -= updates, accumulating repeated indices; returns the ref."""
     return ScatterSub(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("scatter_mul")
 def scatter_mul(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] *= updates, accumulating repeated indices; returns the ref."""
     return ScatterMul(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("scatter_div")
 def scatter_div(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] /= updates, accumulating repeated indices; returns the ref."""
     return ScatterDiv(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("scatter_min")
 def scatter_min(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] = minimum(ref[indices], updates); returns the ref."""
     return ScatterMin(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("scatter_max")
 def scatter_max(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] = maximum(ref[indices], updates); returns the ref."""
     return ScatterMax(ref, indices, updates, use_locking=use_locking, name=name)
@@ -509,22 +522,26 @@ ScatterNdMax = _scatter_nd_op("ScatterNdMax", "numbertype", _scatter_ufunc(np.ma
 ScatterNdMin = _scatter_nd_op("ScatterNdMin", "numbertype", _scatter_ufunc(np.minimum), "false")
 
 
+@tf_export("scatter_nd_update")
 def scatter_nd_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True,
                       name: str | None = None) -> Any:
     """ref[indices[i]] = updates[i] for every index tuple (the last of repeated tuples wins); returns the ref."""
     return ScatterNdUpdate(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("scatter_nd_add")
 def scatter_nd_add(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices[i]] += updates[i], accumulating repeated index tuples; returns the ref."""
     return ScatterNdAdd(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("scatter_nd_sub")
 def scatter_nd_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices[i]] -= updates[i], accumulating repeated index tuples; returns the ref."""
     return ScatterNdSub(ref, indices, updates, use_locking=use_locking, name=name)
 
 
+@tf_export("batch_scatter_update")
 def batch_scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True,
                          name: str | None = None) -> Any:
     """ref[i..., indices[i...]] = updates[i...]: one scatter per leading batch position, as one ScatterNdUpdate

@@ -34,6 +34,7 @@ from tensorweave.ops.variables import (
     VariableSynchronization,
     validate_synchronization_aggregation_trainable,
 )
+from tensorweave.platform.tf_export import export_value, tf_export
 
 
 class _ReuseMode(enum.Enum):
@@ -43,6 +44,7 @@ class _ReuseMode(enum.Enum):
 
 
 AUTO_REUSE = _ReuseMode.AUTO_REUSE
+export_value(AUTO_REUSE, "AUTO_REUSE")
 
 _VARSTORE_KEY = ("__variable_store",)
 _VARSCOPESTORE_KEY = ("__varscope",)
@@ -205,11 +207,13 @@ def _default_initializer(name: str, dtype: dtypes.DType) -> init_ops.Initializer
     raise ValueError(f"An initializer for variable {name} of {dtype.base_dtype} is required")
 
 
+@tf_export("no_regularizer")
 def no_regularizer(_: Any) -> None:
     """A regularizer that adds no loss: turns off a scope's default regularizer for one variable."""
     return None
 
 
+@tf_export("VariableScope")
 class VariableScope:
     """A variable scope's name and the defaults `get_variable` takes from it inside the scope."""
 
@@ -393,11 +397,13 @@ def _get_default_variable_store() -> _VariableStore:
     return store
 
 
+@tf_export("get_variable_scope")
 def get_variable_scope() -> VariableScope:
     """The variable scope in effect in the default graph on this thread."""
     return _get_variable_scope_store().current_scope
 
 
+@tf_export("get_variable")
 def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
                  regularizer: Callable | None = None, trainable: bool | None = None, collections: list | None = None,
                  caching_device: Any = None, partitioner: Any = None, validate_shape: bool = True,
@@ -413,6 +419,7 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
         aggregation=aggregation)
 
 
+@tf_export("get_local_variable")
 def get_local_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
                        regularizer: Callable | None = None, trainable: bool = False, collections: list | None = None,
                        caching_device: Any = None, partitioner: Any = None, validate_shape: bool = True,
@@ -553,6 +560,7 @@ class _NameScope:
         self._open.pop().__exit__(*exc_info)
 
 
+@tf_export("variable_scope")
 class variable_scope:  # noqa: N801 - TF's name
     """`tf.variable_scope`: a variable scope (names and defaults for `get_variable`) with a name scope for
     the ops created inside."""

@@ -34,8 +34,10 @@ from tensorweave.ops import (
     shape_ops,
     state_ops,
 )
+from tensorweave.platform.tf_export import tf_export
 
 
+@tf_export("VariableSynchronization")
 class VariableSynchronization(enum.Enum):
     """When a distributed variable's copies are synced (TF's values; ON_READ makes a variable non-trainable)."""
 
@@ -45,6 +47,7 @@ class VariableSynchronization(enum.Enum):
     ON_READ = 3
 
 
+@tf_export("VariableAggregation")
 class VariableAggregation(enum.Enum):
     """How a distributed variable's updates are combined (TF1's names, with the deprecated ONLY_FIRST_TOWER)."""
 
@@ -82,6 +85,7 @@ def validate_synchronization_aggregation_trainable(synchronization: Any, aggrega
     return synchronization, aggregation, trainable
 
 
+@tf_export("Variable")
 class Variable:
     """A mutable tensor that lives across `Session.run` calls.
 
@@ -433,30 +437,37 @@ register_tensor_conversion_function(Variable, _variable_conversion, 0)
 Variable._overload_operators()
 
 
+@tf_export("global_variables")
 def global_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
+@tf_export("all_variables")
 def all_variables() -> list[Variable]:
     return global_variables()
 
 
+@tf_export("trainable_variables")
 def trainable_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
+@tf_export("local_variables")
 def local_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
+@tf_export("model_variables")
 def model_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
+@tf_export("moving_average_variables")
 def moving_average_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
+@tf_export("initializers.variables", "initialize_variables", "variables_initializer")
 def variables_initializer(var_list: list, name: str = "init") -> Operation:
     """One op that runs the initializers of `var_list` (a NoOp when it is empty)."""
     if var_list:
@@ -464,18 +475,22 @@ def variables_initializer(var_list: list, name: str = "init") -> Operation:
     return control_flow_ops.no_op(name=name)
 
 
+@tf_export("initializers.global_variables", "global_variables_initializer")
 def global_variables_initializer() -> Operation:
     return variables_initializer(global_variables())
 
 
+@tf_export("initializers.local_variables", "local_variables_initializer")
 def local_variables_initializer() -> Operation:
     return variables_initializer(local_variables())
 
 
+@tf_export("initialize_all_variables")
 def initialize_all_variables() -> Operation:
     return global_variables_initializer()
 
 
+@tf_export("initialize_local_variables")
 def initialize_local_variables() -> Operation:
     return local_variables_initializer()
 
@@ -483,6 +498,7 @@ def initialize_local_variables() -> Operation:
 initialize_variables = variables_initializer  # TF1's deprecated name
 
 
+@tf_export("assert_variables_initialized")
 def assert_variables_initialized(var_list: list | None = None) -> Tensor | None:
     """A tensor whose evaluation fails while any of `var_list` is uninitialized (each variable's Rank, stacked);
     None when there are no variables, as in TF."""
@@ -504,6 +520,7 @@ def is_variable_initialized(variable: Any) -> Tensor:
     return state_ops.is_variable_initialized(variable)
 
 
+@tf_export("report_uninitialized_variables")
 def report_uninitialized_variables(var_list: list | None = None,
                                    name: str = "report_uninitialized_variables") -> Tensor:
     """A 1-D string tensor of the names of uninitialized variables (empty when all are ready)."""

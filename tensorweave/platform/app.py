@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 from absl import app as absl_app
 
 from tensorweave.platform import flags
+from tensorweave.platform.tf_export import tf_export
 
 
 def _parse_flags_tolerate_undef(argv: list[str] | None) -> list[str]:
@@ -16,6 +17,7 @@ def _parse_flags_tolerate_undef(argv: list[str] | None) -> list[str]:
     return flags.FLAGS(sys.argv if argv is None else argv, known_only=True)
 
 
+@tf_export("app.run")
 def run(main: Callable[[list[str]], Any] | None = None, argv: list[str] | None = None) -> NoReturn:
     """Parses flags, calls main(argv) (by default `__main__.main`) and exits with what it returns."""
     main = main or sys.modules["__main__"].main

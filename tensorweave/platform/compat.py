@@ -18,17 +18,23 @@ from typing import Any
 import numpy as np
 
 from tensorweave.platform import tf_logging
+from tensorweave.platform.tf_export import export_value, tf_export
 
 bytes_or_text_types = (bytes, str)
 integral_types = (numbers.Integral, np.integer)
 real_types = (numbers.Real, np.integer, np.floating)
 complex_types = (numbers.Complex, np.number)
+export_value(bytes_or_text_types, "compat.bytes_or_text_types")
+export_value(integral_types, "compat.integral_types")
+export_value(real_types, "compat.real_types")
+export_value(complex_types, "compat.complex_types")
 
 
 def _not_a_string(value: Any) -> TypeError:
     return TypeError(f"Expected binary or unicode string, got {value!r}")
 
 
+@tf_export("compat.as_bytes")
 def as_bytes(bytes_or_text: Any, encoding: str = "utf-8") -> bytes:
     """`bytes_or_text` as bytes: str is encoded, bytes and bytearray are returned as bytes."""
     if isinstance(bytes_or_text, bytearray):
@@ -40,6 +46,7 @@ def as_bytes(bytes_or_text: Any, encoding: str = "utf-8") -> bytes:
     raise _not_a_string(bytes_or_text)
 
 
+@tf_export("compat.as_str", "compat.as_text")
 def as_text(bytes_or_text: Any, encoding: str = "utf-8") -> str:
     """`bytes_or_text` as str: bytes are decoded (bytearray is not accepted, as in TF)."""
     if isinstance(bytes_or_text, str):
@@ -49,16 +56,15 @@ def as_text(bytes_or_text: Any, encoding: str = "utf-8") -> str:
     raise _not_a_string(bytes_or_text)
 
 
-as_str = as_text
-
-
+@tf_export("compat.as_str_any")
 def as_str_any(value: Any, encoding: str = "utf-8") -> str:
     """`value` as str: bytes are decoded, anything else goes through `str()`."""
     if isinstance(value, bytes):
-        return as_str(value, encoding=encoding)
+        return as_text(value, encoding=encoding)
     return str(value)
 
 
+@tf_export("compat.path_to_str")
 def path_to_str(path: Any) -> Any:
     """A path-like object's `os.fspath`; anything else is returned unchanged."""
     if hasattr(path, "__fspath__"):
@@ -94,11 +100,13 @@ def _update_forward_compatibility_date_number(date_to_override: datetime.date | 
 _update_forward_compatibility_date_number()
 
 
+@tf_export("compat.forward_compatible")
 def forward_compatible(year: int, month: int, day: int) -> bool:
     """Whether graphs written now may be read by consumers built after `year-month-day`."""
     return _forward_compatibility_date_number > _date_to_date_number(year, month, day)
 
 
+@tf_export("compat.forward_compatibility_horizon")
 @contextlib.contextmanager
 def forward_compatibility_horizon(year: int, month: int, day: int) -> Iterator[None]:
     """Moves the forward-compatibility date to `year-month-day` inside the block (for tests of new features)."""

@@ -1,6 +1,7 @@
 """tf.flags: absl's flags under TF's wrappers (TF1's keyword names, FLAGS that parse sys.argv on first read).
 
-Private names keep this module's `import *` to absl's public names plus TF's replacements, as TF has it.
+Private names keep this module's public names to absl's plus TF's replacements, as TF has it; each is declared
+as `tf.flags.<name>` at the end.
 """
 
 import functools as _functools
@@ -9,6 +10,7 @@ import sys as _sys
 from collections.abc import Callable as _Callable
 from typing import Any as _Any
 
+import absl.flags as _absl_flags
 from absl.flags import *  # noqa: F403 - tf.flags is absl.flags with a few names replaced
 from absl.flags import FLAGS as _ABSL_FLAGS
 from absl.flags import DEFINE_boolean as _absl_define_boolean
@@ -16,6 +18,8 @@ from absl.flags import DEFINE_float as _absl_define_float
 from absl.flags import DEFINE_integer as _absl_define_integer
 from absl.flags import DEFINE_string as _absl_define_string
 from absl.flags import disclaim_key_flags as _disclaim_key_flags
+
+from tensorweave.platform.tf_export import export_value as _export_value
 
 _disclaim_key_flags()  # flags defined here belong to the defining module, as in TF
 
@@ -93,3 +97,7 @@ DEFINE_float = _wrap_define_function(_absl_define_float)
 DEFINE_integer = _wrap_define_function(_absl_define_integer)
 
 FLAGS = _FlagValuesWrapper(_ABSL_FLAGS)
+
+# tf.flags: every public name of absl.flags, as this module has it (TF's replacements above)
+for _name in _absl_flags.__all__:
+    _export_value(globals()[_name], f"flags.{_name}")

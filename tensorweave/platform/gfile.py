@@ -18,6 +18,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.platform.compat import as_bytes
+from tensorweave.platform.tf_export import tf_export
 
 _GLOB_CHARS = "*?[\\"
 _URI = re.compile(r"([a-zA-Z][0-9a-zA-Z.]*)://(.*)", re.DOTALL)
@@ -249,6 +250,7 @@ class FileIO:
         return True
 
 
+@tf_export("gfile.GFile", "gfile.Open", "io.gfile.GFile")
 class GFile(FileIO):
     """File I/O wrappers without thread locking (`tf.gfile.GFile`, `tf.gfile.Open`, `tf.io.gfile.GFile`)."""
 
@@ -256,6 +258,7 @@ class GFile(FileIO):
         super().__init__(name=name, mode=mode)
 
 
+@tf_export("gfile.FastGFile")
 class FastGFile(FileIO):
     """Deprecated alias of GFile's behaviour (`tf.gfile.FastGFile`); TF says to use tf.gfile.GFile."""
 
@@ -263,12 +266,14 @@ class FastGFile(FileIO):
         super().__init__(name=name, mode=mode)
 
 
+@tf_export("io.gfile.exists")
 def file_exists_v2(path: Any) -> bool:
     """Whether a file or directory exists at `path`."""
     local = _local(_as_str(path))
     return bool(local) and os.path.exists(local)
 
 
+@tf_export("io.gfile.remove")
 def delete_file_v2(path: Any) -> None:
     """Deletes the file at `path` (NotFoundError when missing, FailedPreconditionError for a directory)."""
     name = _as_str(path)
@@ -278,6 +283,7 @@ def delete_file_v2(path: Any) -> None:
         raise _os_error(name, error) from None
 
 
+@tf_export("io.gfile.glob")
 def get_matching_files_v2(pattern: Any) -> list[str]:
     """The paths matching a glob pattern, or a concatenation for an iterable of patterns."""
     if isinstance(pattern, str):
@@ -340,6 +346,7 @@ def _matching_children(directory: str, matcher: re.Pattern) -> list[str]:
     return [posixpath.join(directory, name) for name in names if matcher.fullmatch(name)]
 
 
+@tf_export("io.gfile.mkdir")
 def create_dir_v2(path: Any) -> None:
     """Creates the directory `path`; its parent must exist. An existing path is not an error (as TF)."""
     name = _as_str(path)
@@ -353,6 +360,7 @@ def create_dir_v2(path: Any) -> None:
         raise _os_error(name, error) from None
 
 
+@tf_export("io.gfile.makedirs")
 def recursive_create_dir_v2(path: Any) -> None:
     """Creates `path` and any missing parents; FailedPreconditionError where a file is in the way."""
     name = _as_str(path)
@@ -373,6 +381,7 @@ def recursive_create_dir_v2(path: Any) -> None:
             raise _os_error(prefix + current, error) from None
 
 
+@tf_export("io.gfile.copy")
 def copy_v2(src: Any, dst: Any, overwrite: bool = False) -> None:
     """Copies the file `src` to `dst`; AlreadyExistsError when `dst` exists unless `overwrite`."""
     source, target = _as_str(src), _as_str(dst)
@@ -402,6 +411,7 @@ def copy_v2(src: Any, dst: Any, overwrite: bool = False) -> None:
         os.close(source_fd)
 
 
+@tf_export("io.gfile.rename")
 def rename_v2(src: Any, dst: Any, overwrite: bool = False) -> None:
     """Renames or moves a file or directory; AlreadyExistsError when `dst` exists unless `overwrite`."""
     source, target = _as_str(src), _as_str(dst)
@@ -413,6 +423,7 @@ def rename_v2(src: Any, dst: Any, overwrite: bool = False) -> None:
         raise _os_error(source, error) from None
 
 
+@tf_export("io.gfile.rmtree")
 def delete_recursively_v2(path: Any) -> None:
     """Deletes `path` and everything under it (a file is simply deleted)."""
     name = _as_str(path)
@@ -428,6 +439,7 @@ def delete_recursively_v2(path: Any) -> None:
         raise _os_error(name, error) from None
 
 
+@tf_export("io.gfile.isdir")
 def is_directory_v2(path: Any) -> bool:
     """Whether `path` is a directory (False on any error)."""
     try:
@@ -437,6 +449,7 @@ def is_directory_v2(path: Any) -> bool:
     return bool(local) and os.path.isdir(local)
 
 
+@tf_export("io.gfile.listdir")
 def list_directory_v2(path: Any) -> list[str]:
     """The entry names of a directory, in the OS's order, without '.' and '..'."""
     if not is_directory_v2(path):
@@ -444,6 +457,7 @@ def list_directory_v2(path: Any) -> list[str]:
     return os.listdir(_local(_as_str(path)))
 
 
+@tf_export("io.gfile.join")
 def join(path: Any, *paths: Any) -> str:
     """Joins path components: URL-style for `scheme://` paths, `os.path.join` otherwise."""
     if "://" in _as_str(path)[1:]:
@@ -451,6 +465,7 @@ def join(path: Any, *paths: Any) -> str:
     return os.path.join(path, *paths)
 
 
+@tf_export("io.gfile.walk")
 def walk_v2(top: Any, topdown: bool = True,
             onerror: Callable[[errors.OpError], None] | None = None) -> Iterator[tuple[str, list, list]]:
     """Yields (directory, subdirectory names, file names) for `top` and every directory below it.
@@ -475,6 +490,7 @@ def walk_v2(top: Any, topdown: bool = True,
         yield top, subdirs, files
 
 
+@tf_export("io.gfile.stat")
 def stat_v2(path: Any) -> FileStatistics:
     """The FileStatistics of `path`."""
     name = _as_str(path)
@@ -485,67 +501,80 @@ def stat_v2(path: Any) -> FileStatistics:
     return FileStatistics(result.st_size, int(result.st_mtime) * 1_000_000_000, os.path.isdir(_local(name)))
 
 
+@tf_export("io.gfile.get_registered_schemes")
 def get_registered_schemes() -> list[str]:
     """The URI schemes gfile understands: '' (plain local paths) and 'file'."""
     return list(_SUPPORTED_SCHEMES)
 
 
 # The tf.gfile (v1) names take TF1's parameter names.
+@tf_export("gfile.Exists")
 def file_exists(filename: Any) -> bool:
     """Whether a file or directory exists at `filename`."""
     return file_exists_v2(filename)
 
 
+@tf_export("gfile.Remove")
 def delete_file(filename: Any) -> None:
     """Deletes the file at `filename`."""
     delete_file_v2(filename)
 
 
+@tf_export("gfile.Glob")
 def get_matching_files(filename: Any) -> list[str]:
     """The paths matching a glob pattern (or an iterable of patterns)."""
     return get_matching_files_v2(filename)
 
 
+@tf_export("gfile.MkDir")
 def create_dir(dirname: Any) -> None:
     """Creates the directory `dirname`; its parent must exist."""
     create_dir_v2(dirname)
 
 
+@tf_export("gfile.MakeDirs")
 def recursive_create_dir(dirname: Any) -> None:
     """Creates `dirname` and any missing parents."""
     recursive_create_dir_v2(dirname)
 
 
+@tf_export("gfile.Copy")
 def copy(oldpath: Any, newpath: Any, overwrite: bool = False) -> None:
     """Copies the file `oldpath` to `newpath`."""
     copy_v2(oldpath, newpath, overwrite)
 
 
+@tf_export("gfile.Rename")
 def rename(oldname: Any, newname: Any, overwrite: bool = False) -> None:
     """Renames or moves a file or directory."""
     rename_v2(oldname, newname, overwrite)
 
 
+@tf_export("gfile.DeleteRecursively")
 def delete_recursively(dirname: Any) -> None:
     """Deletes `dirname` and everything under it."""
     delete_recursively_v2(dirname)
 
 
+@tf_export("gfile.IsDirectory")
 def is_directory(dirname: Any) -> bool:
     """Whether `dirname` is a directory."""
     return is_directory_v2(dirname)
 
 
+@tf_export("gfile.ListDirectory")
 def list_directory(dirname: Any) -> list[str]:
     """The entry names of a directory."""
     return list_directory_v2(dirname)
 
 
+@tf_export("gfile.Walk")
 def walk(top: Any, in_order: bool = True) -> Iterator[tuple[str, list, list]]:
     """Yields (directory, subdirectory names, file names), parents first unless `in_order` is False."""
     return walk_v2(top, in_order)
 
 
+@tf_export("gfile.Stat")
 def stat(filename: Any) -> FileStatistics:
     """The FileStatistics of `filename`."""
     return stat_v2(filename)

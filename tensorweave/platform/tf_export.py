@@ -12,6 +12,7 @@ claiming one public name is a bug, not an override).
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping
+from types import ModuleType
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
@@ -53,8 +54,10 @@ def names(namespace: str) -> dict[str, Any]:
 
 
 def populate(module_globals: MutableMapping[str, Any], namespace: str) -> None:
-    """Fill a namespace module's globals from the table, and its `__all__` with the names it gained."""
+    """Fill a namespace module's globals from the table. Its `__all__` gains the public names it got and the
+    sub-namespace modules it holds (`tf.nn`, `tf.io.gfile`), what `import *` took before there was a table."""
     entries = _API.get(namespace, {})
     module_globals.update(entries)
-    exported = set(module_globals.get("__all__", ())) | set(entries)
-    module_globals["__all__"] = sorted(exported)
+    public = {name for name, value in module_globals.items()
+              if not name.startswith("_") and (name in entries or isinstance(value, ModuleType))}
+    module_globals["__all__"] = sorted(set(module_globals.get("__all__", ())) | public)

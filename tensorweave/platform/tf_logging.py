@@ -15,11 +15,14 @@ from logging import DEBUG, ERROR, FATAL, INFO, WARN
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = [
-    "DEBUG", "ERROR", "FATAL", "INFO", "WARN", "TaskLevelStatusMessage", "debug", "error", "fatal", "flush",
-    "get_logger", "get_verbosity", "info", "log", "log_every_n", "log_first_n", "log_if", "set_verbosity",
-    "vlog", "warn", "warning",
-]
+from tensorweave.platform.tf_export import export_value, tf_export
+
+# tf.logging's levels are the standard library's
+export_value(DEBUG, "logging.DEBUG")
+export_value(INFO, "logging.INFO")
+export_value(WARN, "logging.WARN")
+export_value(ERROR, "logging.ERROR")
+export_value(FATAL, "logging.FATAL")
 
 _logger: logging.Logger | None = None
 _logger_lock = threading.Lock()
@@ -47,6 +50,7 @@ def _logger_find_caller(stack_info: bool = False, stacklevel: int = 1) -> tuple[
     return "(unknown file)", 0, "(unknown function)", sinfo
 
 
+@tf_export("get_logger")
 def get_logger() -> logging.Logger:
     """The "tensorflow" logger, given TF's stderr handler unless the root logger already has handlers."""
     global _logger
@@ -68,43 +72,53 @@ def get_logger() -> logging.Logger:
         return _logger
 
 
+@tf_export("logging.log")
 def log(level: int, msg: Any, *args: Any, **kwargs: Any) -> None:
     get_logger().log(level, msg, *args, **kwargs)
 
 
+@tf_export("logging.debug")
 def debug(msg: Any, *args: Any, **kwargs: Any) -> None:
     get_logger().debug(msg, *args, **kwargs)
 
 
+@tf_export("logging.error")
 def error(msg: Any, *args: Any, **kwargs: Any) -> None:
     get_logger().error(msg, *args, **kwargs)
 
 
+@tf_export("logging.fatal")
 def fatal(msg: Any, *args: Any, **kwargs: Any) -> None:
     get_logger().fatal(msg, *args, **kwargs)
 
 
+@tf_export("logging.info")
 def info(msg: Any, *args: Any, **kwargs: Any) -> None:
     get_logger().info(msg, *args, **kwargs)
 
 
+@tf_export("logging.warn")
 def warn(msg: Any, *args: Any, **kwargs: Any) -> None:
     get_logger().warning(msg, *args, **kwargs)
 
 
+@tf_export("logging.warning")
 def warning(msg: Any, *args: Any, **kwargs: Any) -> None:
     get_logger().warning(msg, *args, **kwargs)
 
 
+@tf_export("logging.TaskLevelStatusMessage")
 def TaskLevelStatusMessage(msg: Any) -> None:
     error(msg)
 
 
+@tf_export("logging.flush")
 def flush() -> None:
     """TF declares it and never implemented it."""
     raise NotImplementedError()
 
 
+@tf_export("logging.vlog")
 def vlog(level: int, msg: Any, *args: Any, **kwargs: Any) -> None:
     get_logger().log(level, msg, *args, **kwargs)
 
@@ -123,27 +137,32 @@ def _file_and_line() -> tuple[str, int]:
     return code.co_filename, frame.f_lineno
 
 
+@tf_export("logging.log_every_n")
 def log_every_n(level: int, msg: Any, n: int, *args: Any) -> None:
     """Logs the 1st, (n+1)st, (2n+1)st... call of this call site."""
     count = _next_log_count_per_token(_file_and_line())
     log_if(level, msg, not (count % n), *args)
 
 
+@tf_export("logging.log_first_n")
 def log_first_n(level: int, msg: Any, n: int, *args: Any) -> None:
     """Logs only the first `n` calls of this call site."""
     count = _next_log_count_per_token(_file_and_line())
     log_if(level, msg, count < n, *args)
 
 
+@tf_export("logging.log_if")
 def log_if(level: int, msg: Any, condition: Any, *args: Any) -> None:
     if condition:
         vlog(level, msg, *args)
 
 
+@tf_export("logging.get_verbosity")
 def get_verbosity() -> int:
     return get_logger().getEffectiveLevel()
 
 
+@tf_export("logging.set_verbosity")
 def set_verbosity(v: int | str) -> None:
     get_logger().setLevel(v)
 

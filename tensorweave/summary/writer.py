@@ -12,8 +12,10 @@ from typing import Any
 from tensorweave.formats import events
 from tensorweave.framework.graph import Graph, get_default_graph
 from tensorweave.framework.meta_graph import create_meta_graph_def
+from tensorweave.platform.tf_export import tf_export
 
 
+@tf_export("summary.FileWriter")
 class FileWriter(events.FileWriter):
     """TF1's `tf.summary.FileWriter`: summaries, session logs, graphs and run metadata to an event file."""
 
@@ -26,6 +28,7 @@ class FileWriter(events.FileWriter):
                                      get_default_graph())
 
 
+@tf_export("summary.FileWriterCache")
 class FileWriterCache(events.FileWriterCache):
     """One shared FileWriter per logdir (TF1's `tf.summary.FileWriterCache`); a new one starts with the
     default graph and its MetaGraphDef, as TF's does."""

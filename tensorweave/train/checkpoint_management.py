@@ -14,12 +14,14 @@ import re
 from collections.abc import Iterable
 
 from tensorweave.formats.protos import SaverDef
+from tensorweave.platform.tf_export import tf_export
 
 
 def _matching_files(pattern: str) -> list[str]:
     return sorted(glob.glob(pattern))
 
 
+@tf_export("train.get_checkpoint_mtimes")
 def get_checkpoint_mtimes(checkpoint_prefixes: Iterable[str]) -> list[float]:
     """Each checkpoint's modification time in whole seconds (the V2 `.index`, else the V1 file).
 
@@ -33,6 +35,7 @@ def get_checkpoint_mtimes(checkpoint_prefixes: Iterable[str]) -> list[float]:
     return mtimes
 
 
+@tf_export("train.remove_checkpoint")
 def remove_checkpoint(checkpoint_prefix: str, checkpoint_format_version: int = SaverDef.V2,
                       meta_graph_suffix: str = "meta") -> None:
     """Delete a checkpoint's files and its MetaGraphDef; files already gone are not an error."""

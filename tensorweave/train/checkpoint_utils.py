@@ -11,15 +11,18 @@ import os
 from tensorweave.formats import checkpoint_reader
 from tensorweave.formats.checkpoint_reader import CheckpointReader, list_variables, load_variable
 from tensorweave.framework import dtypes
+from tensorweave.platform.tf_export import tf_export
 
 __all__ = ["NewCheckpointReader", "list_variables", "load_checkpoint", "load_variable"]
 
 
+@tf_export("train.load_checkpoint")
 def load_checkpoint(ckpt_dir_or_file: str | os.PathLike) -> CheckpointReader:
     """A reader for the latest checkpoint in a directory, or for the checkpoint with this prefix."""
     return checkpoint_reader.load_checkpoint(ckpt_dir_or_file, as_dtype=dtypes.as_dtype)
 
 
+@tf_export("train.NewCheckpointReader")
 def NewCheckpointReader(filepattern: str) -> CheckpointReader:  # noqa: N802 - TF's name
     """A reader for the checkpoint with this prefix."""
     return checkpoint_reader.NewCheckpointReader(filepattern, as_dtype=dtypes.as_dtype)

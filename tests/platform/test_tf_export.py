@@ -1,5 +1,7 @@
 """The public API table: names declared once where implemented, namespaces filled from it."""
 
+import types
+
 import pytest
 
 from tensorweave.platform import tf_export
@@ -18,13 +20,13 @@ def test_a_declared_function_fills_every_namespace_it_names():
     def f():
         return 1
 
-    tf_export.export_value(42, "test_ns.answer")
-    assert tf_export.names("test_ns") == {"f": f, "answer": 42}
+    tf_export.export_value(42, "test_ns.answer", "test_ns.__answer__")
+    assert tf_export.names("test_ns") == {"f": f, "answer": 42, "__answer__": 42}
     assert tf_export.names("test_ns.sub") == {"g": f}
-    module = {"__all__": ["kept"], "kept": 0}
+    module = {"__all__": ["kept"], "kept": 0, "sub": types.ModuleType("sub"), "_helper": types.ModuleType("h")}
     tf_export.populate(module, "test_ns")
-    assert module["f"] is f and module["answer"] == 42
-    assert module["__all__"] == ["answer", "f", "kept"]
+    assert module["f"] is f and module["answer"] == 42 and module["__answer__"] == 42
+    assert module["__all__"] == ["answer", "f", "kept", "sub"]  # public names, sub-namespace modules included
 
 
 def test_a_name_is_declared_once():

@@ -1,5 +1,6 @@
 """`tf.debugging`: numeric checks under their TF1 `tf.debugging` names."""
 
-from tensorweave.ops.elementwise_ops import is_finite, is_inf, is_nan
+from tensorweave.ops import elementwise_ops as _elementwise_ops
+from tensorweave.platform.tf_export import populate as _populate
 
-__all__ = ["is_finite", "is_inf", "is_nan"]
+_populate(globals(), "debugging")

@@ -1,64 +1,9 @@
-"""`tf.dtypes`: DType and the dtype constants."""
+"""`tf.dtypes`: DType, the dtype constants, and the casts TF1 also lists there."""
 
-from tensorweave.framework.dtypes import (
-    DType,
-    as_dtype,
-    bfloat16,
-    bool,
-    complex64,
-    complex128,
-    double,
-    float16,
-    float32,
-    float64,
-    half,
-    int8,
-    int16,
-    int32,
-    int64,
-    qint8,
-    qint16,
-    qint32,
-    quint8,
-    quint16,
-    resource,
-    string,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-    variant,
-)
+from tensorweave.framework import dtypes as _dtypes
+from tensorweave.ops import cast_ops as _cast_ops
+from tensorweave.ops import clip_ops as _clip_ops
+from tensorweave.ops import elementwise_ops as _elementwise_ops
+from tensorweave.platform.tf_export import populate as _populate
 
-# tf.dtypes.cast, complex and saturate_cast; not in __all__, the top level exports them on its own
-from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.clip_ops import saturate_cast
-from tensorweave.ops.elementwise_ops import complex  # noqa: A004 - TF's name
-
-__all__ = ["DType", "as_dtype",
-           "float32",
-           "float64",
-           "double",
-           "int32",
-           "uint8",
-           "int16",
-           "int8",
-           "string",
-           "complex64",
-           "int64",
-           "bool",
-           "qint8",
-           "quint8",
-           "qint32",
-           "bfloat16",
-           "qint16",
-           "quint16",
-           "uint16",
-           "complex128",
-           "float16",
-           "half",
-           "resource",
-           "variant",
-           "uint32",
-           "uint64",
-           ]
+_populate(globals(), "dtypes")

@@ -1,79 +1,45 @@
-"""`tf.errors`: TF's error classes and codes."""
+"""`tf.errors`: TF's error classes and codes (`tensorweave/errors.py`, the floor of the layers and so beside
+the table, declared here)."""
 
-from tensorweave.errors import (
-    ABORTED,
-    ALREADY_EXISTS,
-    CANCELLED,
-    DATA_LOSS,
-    DEADLINE_EXCEEDED,
-    FAILED_PRECONDITION,
-    INTERNAL,
-    INVALID_ARGUMENT,
-    NOT_FOUND,
-    OK,
-    OUT_OF_RANGE,
-    PERMISSION_DENIED,
-    RESOURCE_EXHAUSTED,
-    UNAUTHENTICATED,
-    UNAVAILABLE,
-    UNIMPLEMENTED,
-    UNKNOWN,
-    AbortedError,
-    AlreadyExistsError,
-    CancelledError,
-    DataLossError,
-    DeadlineExceededError,
-    FailedPreconditionError,
-    InternalError,
-    InvalidArgumentError,
-    NotFoundError,
-    OpError,
-    OutOfRangeError,
-    PermissionDeniedError,
-    ResourceExhaustedError,
-    UnauthenticatedError,
-    UnavailableError,
-    UnimplementedError,
-    UnknownError,
-    error_code_from_exception_type,
-    exception_type_from_error_code,
-)
+from tensorweave import errors as _errors
+from tensorweave.platform.tf_export import export_value as _export_value
+from tensorweave.platform.tf_export import populate as _populate
 
-__all__ = [
-    "ABORTED",
-    "ALREADY_EXISTS",
-    "AbortedError",
-    "AlreadyExistsError",
-    "CANCELLED",
-    "CancelledError",
-    "DATA_LOSS",
-    "DEADLINE_EXCEEDED",
-    "DataLossError",
-    "DeadlineExceededError",
-    "FAILED_PRECONDITION",
-    "FailedPreconditionError",
-    "INTERNAL",
-    "INVALID_ARGUMENT",
-    "InternalError",
-    "InvalidArgumentError",
-    "NOT_FOUND",
-    "NotFoundError",
-    "OK",
-    "OUT_OF_RANGE",
-    "OpError",
-    "OutOfRangeError",
-    "PERMISSION_DENIED",
-    "PermissionDeniedError",
-    "RESOURCE_EXHAUSTED",
-    "ResourceExhaustedError",
-    "UNAUTHENTICATED",
-    "UNAVAILABLE",
-    "UNIMPLEMENTED",
-    "UNKNOWN",
-    "UnauthenticatedError",
-    "UnavailableError",
-    "UnimplementedError",
-    "UnknownError",
-    "error_code_from_exception_type",
-    "exception_type_from_error_code",
-]
+_export_value(_errors.OK, "errors.OK")
+_export_value(_errors.CANCELLED, "errors.CANCELLED")
+_export_value(_errors.UNKNOWN, "errors.UNKNOWN")
+_export_value(_errors.INVALID_ARGUMENT, "errors.INVALID_ARGUMENT")
+_export_value(_errors.DEADLINE_EXCEEDED, "errors.DEADLINE_EXCEEDED")
+_export_value(_errors.NOT_FOUND, "errors.NOT_FOUND")
+_export_value(_errors.ALREADY_EXISTS, "errors.ALREADY_EXISTS")
+_export_value(_errors.PERMISSION_DENIED, "errors.PERMISSION_DENIED")
+_export_value(_errors.RESOURCE_EXHAUSTED, "errors.RESOURCE_EXHAUSTED")
+_export_value(_errors.FAILED_PRECONDITION, "errors.FAILED_PRECONDITION")
+_export_value(_errors.ABORTED, "errors.ABORTED")
+_export_value(_errors.OUT_OF_RANGE, "errors.OUT_OF_RANGE")
+_export_value(_errors.UNIMPLEMENTED, "errors.UNIMPLEMENTED")
+_export_value(_errors.INTERNAL, "errors.INTERNAL")
+_export_value(_errors.UNAVAILABLE, "errors.UNAVAILABLE")
+_export_value(_errors.DATA_LOSS, "errors.DATA_LOSS")
+_export_value(_errors.UNAUTHENTICATED, "errors.UNAUTHENTICATED")
+_export_value(_errors.OpError, "errors.OpError")
+_export_value(_errors.CancelledError, "errors.CancelledError")
+_export_value(_errors.UnknownError, "errors.UnknownError")
+_export_value(_errors.InvalidArgumentError, "errors.InvalidArgumentError")
+_export_value(_errors.DeadlineExceededError, "errors.DeadlineExceededError")
+_export_value(_errors.NotFoundError, "errors.NotFoundError")
+_export_value(_errors.AlreadyExistsError, "errors.AlreadyExistsError")
+_export_value(_errors.PermissionDeniedError, "errors.PermissionDeniedError")
+_export_value(_errors.ResourceExhaustedError, "errors.ResourceExhaustedError")
+_export_value(_errors.FailedPreconditionError, "errors.FailedPreconditionError")
+_export_value(_errors.AbortedError, "errors.AbortedError")
+_export_value(_errors.OutOfRangeError, "errors.OutOfRangeError")
+_export_value(_errors.UnimplementedError, "errors.UnimplementedError")
+_export_value(_errors.InternalError, "errors.InternalError")
+_export_value(_errors.UnavailableError, "errors.UnavailableError")
+_export_value(_errors.DataLossError, "errors.DataLossError")
+_export_value(_errors.UnauthenticatedError, "errors.UnauthenticatedError")
+_export_value(_errors.error_code_from_exception_type, "errors.error_code_from_exception_type")
+_export_value(_errors.exception_type_from_error_code, "errors.exception_type_from_error_code")
+
+_populate(globals(), "errors")

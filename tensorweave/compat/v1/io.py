@@ -1,14 +1,10 @@
 """`tf.io`: TFRecord files and `gfile` under their `tf.io` names.
 
-TF1 keeps make_tensor_proto at the top level only.
+TF1 keeps make_tensor_proto at the top level only. The TFRecord names are declared with `tf.python_io`'s.
 """
 
 from tensorweave.compat.v1 import _io_gfile as gfile
-from tensorweave.formats.tfrecord import (
-    TFRecordCompressionType,
-    TFRecordOptions,
-    TFRecordWriter,
-    tf_record_iterator,
-)
+from tensorweave.compat.v1 import python_io as _python_io
+from tensorweave.platform.tf_export import populate as _populate
 
-__all__ = ["TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter", "gfile", "tf_record_iterator"]
+_populate(globals(), "io")

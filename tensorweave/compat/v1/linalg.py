@@ -1,8 +1,8 @@
 """`tf.linalg`: the linear-algebra ops under their TF1 `tf.linalg` names."""
 
-from tensorweave.ops.linalg_ops import matmul
-from tensorweave.ops.manipulation_ops import matrix_transpose
-from tensorweave.ops.manipulation_ops import matrix_transpose as transpose
-from tensorweave.ops.nn_ops import global_norm, l2_normalize
+from tensorweave.ops import linalg_ops as _linalg_ops
+from tensorweave.ops import manipulation_ops as _manipulation_ops
+from tensorweave.ops import nn_ops as _nn_ops
+from tensorweave.platform.tf_export import populate as _populate
 
-__all__ = ["global_norm", "l2_normalize", "matmul", "matrix_transpose", "transpose"]
+_populate(globals(), "linalg")

@@ -1,24 +1,6 @@
 """`tf.logging`: TF's "tensorflow" logger and its level constants."""
 
-from tensorweave.platform.tf_logging import (
-    DEBUG,
-    ERROR,
-    FATAL,
-    INFO,
-    WARN,
-    TaskLevelStatusMessage,
-    debug,
-    error,
-    fatal,
-    flush,
-    get_verbosity,
-    info,
-    log,
-    log_every_n,
-    log_first_n,
-    log_if,
-    set_verbosity,
-    vlog,
-    warn,
-    warning,
-)
+from tensorweave.platform import tf_logging as _tf_logging
+from tensorweave.platform.tf_export import populate as _populate
+
+_populate(globals(), "logging")

@@ -1,11 +1,6 @@
 """`tf.nest`: flattening and rebuilding nested structures."""
 
-from tensorweave.framework.nest import (
-    assert_same_structure,
-    flatten,
-    is_nested,
-    map_structure,
-    pack_sequence_as,
-)
+from tensorweave.framework import nest as _nest
+from tensorweave.platform.tf_export import populate as _populate
 
-__all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
+_populate(globals(), "nest")

@@ -1,54 +1,7 @@
 """`tf.nn`: neural-network ops."""
 
-from tensorweave.ops.elementwise_ops import sigmoid, tanh
-from tensorweave.ops.nn_ops import (
-    batch_normalization,
-    bias_add,
-    dropout,
-    elu,
-    l2_loss,
-    l2_normalize,
-    leaky_relu,
-    log_softmax,
-    moments,
-    relu,
-    relu6,
-    relu_layer,
-    selu,
-    sigmoid_cross_entropy_with_logits,
-    softmax,
-    softmax_cross_entropy_with_logits,
-    softmax_cross_entropy_with_logits_v2,
-    softplus,
-    softsign,
-    sparse_softmax_cross_entropy_with_logits,
-    weighted_cross_entropy_with_logits,
-    xw_plus_b,
-)
+from tensorweave.ops import elementwise_ops as _elementwise_ops
+from tensorweave.ops import nn_ops as _nn_ops
+from tensorweave.platform.tf_export import populate as _populate
 
-__all__ = [
-    "batch_normalization",
-    "bias_add",
-    "dropout",
-    "elu",
-    "l2_loss",
-    "l2_normalize",
-    "leaky_relu",
-    "log_softmax",
-    "moments",
-    "relu",
-    "relu6",
-    "relu_layer",
-    "selu",
-    "sigmoid",
-    "sigmoid_cross_entropy_with_logits",
-    "softmax",
-    "softmax_cross_entropy_with_logits",
-    "softmax_cross_entropy_with_logits_v2",
-    "softplus",
-    "softsign",
-    "sparse_softmax_cross_entropy_with_logits",
-    "tanh",
-    "weighted_cross_entropy_with_logits",
-    "xw_plus_b",
-]
+_populate(globals(), "nn")

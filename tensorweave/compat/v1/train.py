@@ -1,38 +1,38 @@
-"""`tf.train`: checkpoint files, Example protos, event iteration (optimizers and Saver come later)."""
+"""`tf.train`: checkpoint files, Example protos, event iteration (optimizers and Saver come later).
 
-from tensorweave.formats.checkpoint_state import (
-    checkpoint_exists,
-    generate_checkpoint_state_proto,
-    get_checkpoint_state,
-    latest_checkpoint,
-    update_checkpoint_state,
-)
-from tensorweave.formats.events import summary_iterator
-from tensorweave.formats.protos import (
-    BytesList,
-    ClusterDef,
-    Example,
-    Feature,
-    FeatureList,
-    FeatureLists,
-    Features,
-    FloatList,
-    Int64List,
-    JobDef,
-    SaverDef,
-    SequenceExample,
-    ServerDef,
-)
-from tensorweave.train.checkpoint_management import get_checkpoint_mtimes, remove_checkpoint
-from tensorweave.train.checkpoint_utils import (
-    NewCheckpointReader,
-    list_variables,
-    load_checkpoint,
-    load_variable,
-)
+The protobufs, checkpoint-state files, checkpoint reader and event iterator live in `formats/`, beside the
+table, so they are declared here.
+"""
 
-__all__ = ["BytesList", "ClusterDef", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList",
-           "Int64List", "JobDef", "NewCheckpointReader", "SaverDef", "SequenceExample", "ServerDef",
-           "checkpoint_exists", "generate_checkpoint_state_proto", "get_checkpoint_mtimes", "get_checkpoint_state",
-           "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable", "remove_checkpoint",
-           "summary_iterator", "update_checkpoint_state"]
+from tensorweave.formats import checkpoint_reader as _checkpoint_reader
+from tensorweave.formats import checkpoint_state as _checkpoint_state
+from tensorweave.formats import events as _events
+from tensorweave.formats import protos as _protos
+from tensorweave.platform.tf_export import export_value as _export_value
+from tensorweave.platform.tf_export import populate as _populate
+from tensorweave.train import checkpoint_management as _checkpoint_management
+from tensorweave.train import checkpoint_utils as _checkpoint_utils
+
+_export_value(_protos.BytesList, "train.BytesList")
+_export_value(_protos.ClusterDef, "train.ClusterDef")
+_export_value(_protos.Example, "train.Example")
+_export_value(_protos.Feature, "train.Feature")
+_export_value(_protos.FeatureList, "train.FeatureList")
+_export_value(_protos.FeatureLists, "train.FeatureLists")
+_export_value(_protos.Features, "train.Features")
+_export_value(_protos.FloatList, "train.FloatList")
+_export_value(_protos.Int64List, "train.Int64List")
+_export_value(_protos.JobDef, "train.JobDef")
+_export_value(_protos.SaverDef, "train.SaverDef")
+_export_value(_protos.SequenceExample, "train.SequenceExample")
+_export_value(_protos.ServerDef, "train.ServerDef")
+_export_value(_checkpoint_state.checkpoint_exists, "train.checkpoint_exists")
+_export_value(_checkpoint_state.generate_checkpoint_state_proto, "train.generate_checkpoint_state_proto")
+_export_value(_checkpoint_state.get_checkpoint_state, "train.get_checkpoint_state")
+_export_value(_checkpoint_state.latest_checkpoint, "train.latest_checkpoint")
+_export_value(_checkpoint_state.update_checkpoint_state, "train.update_checkpoint_state")
+_export_value(_checkpoint_reader.list_variables, "train.list_variables")
+_export_value(_checkpoint_reader.load_variable, "train.load_variable")
+_export_value(_events.summary_iterator, "train.summary_iterator")
+
+_populate(globals(), "train")

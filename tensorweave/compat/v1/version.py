@@ -1,15 +1,6 @@
 """`tf.version`: the release and GraphDef versions tensorweave reports."""
 
-from tensorweave.framework.versions import (
-    COMPILER_VERSION,
-    GIT_VERSION,
-    GRAPH_DEF_VERSION,
-    GRAPH_DEF_VERSION_MIN_CONSUMER,
-    GRAPH_DEF_VERSION_MIN_PRODUCER,
-    VERSION,
-)
+from tensorweave.framework import versions as _versions
+from tensorweave.platform.tf_export import populate as _populate
 
-__all__ = [
-    "COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER",
-    "GRAPH_DEF_VERSION_MIN_PRODUCER", "VERSION",
-]
+_populate(globals(), "version")
