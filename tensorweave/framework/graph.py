@@ -440,6 +440,13 @@ class Operation:
     def _add_control_input(self, op: Operation) -> None:
         self._add_control_inputs([op])
 
+    def _remove_all_control_inputs(self) -> None:
+        """Drop every control input (a loop moves the external ones it cannot keep to its pivot)."""
+        for op in self._control_inputs:
+            op._control_outputs.remove(self)
+        self._control_inputs = []
+        self._node_def.input = [spec for spec in self._node_def.input if not spec.startswith("^")]
+
     def __repr__(self) -> str:
         return f"<tf.Operation '{self.name}' type={self.type}>"
 
@@ -697,6 +704,11 @@ class Graph:
             op._control_flow_context = context
             context.add_op(op)
         return op
+
+    def _record_op_seen_by_control_dependencies(self, op: Operation) -> None:
+        """Count `op` as built inside the enclosing control_dependencies blocks (it got their inputs)."""
+        for block in self._stacks().control_stack:
+            block.seen_ops.add(op)
 
     def _get_control_flow_context(self) -> Any:
         """The cond or while context ops built now join (None outside any)."""

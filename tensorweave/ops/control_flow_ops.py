@@ -16,6 +16,7 @@ from tensorweave.framework.graph import (
     Operation,
     Tensor,
     convert_to_tensor,
+    get_default_graph,
     get_graph_from_inputs,
     internal_convert_to_tensor,
     name_scope,
@@ -23,7 +24,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import manipulation_ops
+from tensorweave.ops import constant_ops, elementwise_ops, manipulation_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import unary_shape, with_rank
 from tensorweave.platform.tf_export import tf_export
@@ -115,8 +116,15 @@ RefExit = Op("RefExit", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"], att
 NextIteration = Op("NextIteration", inputs=["data: T"], outputs=["output: T"], attrs=["T: type"])
 RefNextIteration = Op("RefNextIteration", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"], attrs=["T: type"])
 LoopCond = Op("LoopCond", inputs=["input: bool"], outputs=["output: bool"])
-for _frame_op in (Enter, RefEnter, Exit, RefExit, NextIteration, RefNextIteration):
+for _frame_op in (Exit, RefExit, NextIteration, RefNextIteration):
     _frame_op.shape(unary_shape)
+
+
+@Enter.shape
+@RefEnter.shape
+def _enter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """A loop invariant keeps its shape; a loop variable's is unknown here (while_loop sets its invariant)."""
+    return [ctx.input_shape(0) if ctx.attr("is_constant") else tensor_shape.unknown_shape()]
 
 
 @Enter.kernel("CPU")
@@ -263,7 +271,7 @@ def merge(inputs: list[Any], name: str | None = None) -> tuple[Tensor, Tensor]:
         return builtins.tuple(Merge(tensors, name=scope))
 
 
-def _in_context(op: Operation, context: CondContext) -> bool:
+def _in_context(op: Operation, context: ControlFlowContext) -> bool:
     """Whether `op` was built in `context` or in a context nested in it (TF's OpInContext)."""
     inner = op._get_control_flow_context()
     while inner is not None:
@@ -273,35 +281,100 @@ def _in_context(op: Operation, context: CondContext) -> bool:
     return False
 
 
-class CondContext:
-    """One branch of a `cond` (TF's CondContext): every op built while it is entered joins it.
+def _is_loop_exit(op: Operation) -> bool:
+    return op.type in ("Exit", "RefExit")
 
-    A value from outside the branch is routed through a Switch on the predicate, once per value, so the
-    branch's ops are dead when the branch is not taken; an op with no inputs waits on the branch's pivot for
-    the same reason. Ops of a branch cannot be fetched. Contexts nest: a value captured by an inner
-    branch is first captured by the outer one.
+
+def _is_loop_constant_enter(op: Operation) -> bool:
+    return op.type in ("Enter", "RefEnter") and bool(op.get_attr("is_constant"))
+
+
+def _output_context(op: Operation) -> ControlFlowContext | None:
+    """The context `op`'s outputs live in: an Exit's are outside its loop."""
+    context = op._get_control_flow_context()
+    return context.outer_context if context is not None and _is_loop_exit(op) else context
+
+
+class ControlFlowContext:
+    """What the graph's cond and while contexts share (TF's ControlFlowContext): every op built while one
+    is entered joins it (`add_op`, called by the graph), the names of the tensors visible inside, and for
+    each outside value captured, the tensor that stands for it inside. Ops of a context cannot be fetched.
     """
 
-    def __init__(self, pred: Tensor, pivot: Tensor, branch: int) -> None:
-        self.pred = pred
-        self.pivot = pivot
-        self.branch = branch
-        self.outer_context = pred.graph._get_control_flow_context()
-        self._values = {pred.name, pivot.name}  # names of the tensors available inside
-        self._external_values = {pred.name: pred}  # an outside value's name -> its Switch output inside
+    def __init__(self) -> None:
+        self.outer_context: ControlFlowContext | None = get_default_graph()._get_control_flow_context()
+        self._values: set[str] = set()
+        self._external_values: dict[str, Tensor] = {}
         self._saved_contexts: list[Any] = []
-        pivot.op._set_control_flow_context(self)
 
     def enter(self) -> None:
-        graph = self.pred.graph
+        graph = get_default_graph()
         self._saved_contexts.append(graph._get_control_flow_context())
         graph._set_control_flow_context(self)
 
     def exit(self) -> None:
-        self.pred.graph._set_control_flow_context(self._saved_contexts.pop())
+        get_default_graph()._set_control_flow_context(self._saved_contexts.pop())
 
     def add_name(self, name: str) -> None:
         self._values.add(name)
+
+    def get_while_context(self) -> WhileContext | None:
+        return self.outer_context.get_while_context() if self.outer_context is not None else None
+
+    def get_control_pivot(self) -> Tensor | None:
+        return None
+
+    def exit_result(self, result: Any) -> None:
+        """Make a context's results visible to the enclosing context."""
+        if self.outer_context is not None:
+            for tensor in nest.flatten(result):
+                self.outer_context.add_name(tensor.name)
+
+    def _remove_external_control_edges(self, op: Operation) -> tuple[list[Operation], list[Operation]]:
+        """Inside a loop, an op keeps only the control inputs from its own loop; the others are returned
+        (the loop re-attaches them through its pivot)."""
+        while_context = self.get_while_context()
+        if while_context is None:
+            return list(op.control_inputs), []
+        internal, external = [], []
+        for control in op.control_inputs:
+            context = _output_context(control)
+            if context is not None and context.get_while_context() is while_context:
+                internal.append(control)
+            else:
+                external.append(control)
+        if len(internal) != len(op.control_inputs):
+            op._remove_all_control_inputs()
+            op._add_control_inputs(internal)
+        return internal, external
+
+    def _mark_outputs(self, op: Operation) -> None:
+        context: ControlFlowContext | None = self
+        while context is not None:
+            for output in op.outputs:
+                context.add_name(output.name)
+            context = context.outer_context
+
+
+class CondContext(ControlFlowContext):
+    """One branch of a `cond` (TF's CondContext).
+
+    A value from outside the branch is routed through a Switch on the predicate, once per value, so the
+    branch's ops are dead when the branch is not taken; an op with no inputs waits on the branch's pivot for
+    the same reason. Contexts nest: a value captured by an inner branch is first captured by the outer one.
+    """
+
+    def __init__(self, pred: Tensor, pivot: Tensor, branch: int) -> None:
+        super().__init__()
+        self.pred = pred
+        self.pivot = pivot
+        self.branch = branch
+        self._values.update((pred.name, pivot.name))
+        self._external_values[pred.name] = pred
+        pivot.op._set_control_flow_context(self)
+
+    def get_control_pivot(self) -> Tensor:
+        return self.pivot
 
     def add_value(self, value: Tensor) -> Tensor:
         """`value` as the branch sees it: itself if built inside, else through the branch's Switch."""
@@ -317,7 +390,7 @@ class CondContext:
             result = _switch_ref_or_tensor(result, self.pred)[self.branch]
         result.graph.prevent_fetching(result.op)
         result.op._set_control_flow_context(self)
-        context: Any = self
+        context: ControlFlowContext | None = self
         while context is not None:
             context.add_name(result.name)
             context = context.outer_context
@@ -327,19 +400,20 @@ class CondContext:
     def add_op(self, op: Operation) -> None:
         """Join a new op: capture its outside inputs; an op without inputs waits on the pivot."""
         if not op.inputs:
+            self._remove_external_control_edges(op)
             if not any(_in_context(control, self) for control in op.control_inputs):
                 op._add_control_input(self.pivot.op)
         else:
             for index, tensor in enumerate(op.inputs):
+                if op.type in ("Merge", "RefMerge") and tensor.op.type in ("NextIteration", "RefNextIteration"):
+                    continue  # a loop built in the branch: its back edge joins the branch with its NextIteration
                 captured = self.add_value(tensor)
                 if captured is not tensor:
                     op._update_input(index, captured)
-        context: Any = self
-        while context is not None:
-            for output in op.outputs:
-                context.add_name(output.name)
-            context = context.outer_context
-        op.graph.prevent_fetching(op)
+            self._remove_external_control_edges(op)
+        self._mark_outputs(op)
+        if self.outer_context is not None or not _is_loop_exit(op):
+            op.graph.prevent_fetching(op)
 
     def _branch_output(self, value: Any) -> Tensor:
         """A branch result as the Merge takes it: an op becomes the pivot after it; an outside tensor goes
@@ -366,12 +440,6 @@ class CondContext:
             return None, None
         result = nest.map_structure(self._branch_output, original)
         return original, result if isinstance(result, (list, _sequence_types)) else [result]
-
-    def exit_result(self, result: Any) -> None:
-        """Make the branch's results visible to the enclosing context."""
-        if self.outer_context is not None:
-            for tensor in nest.flatten(result):
-                self.outer_context.add_name(tensor.name)
 
 
 def _unpack_if_singleton(value: Any) -> Any:
@@ -438,3 +506,251 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
         merges = [merge([f, t])[0] for f, t in zip(flat_f, flat_t)]
         merges = nest.pack_sequence_as(orig_t, merges)
         return _unpack_if_singleton(merges) if not strict else merges
+
+
+# -- while_loop: a loop frame built from Enter, Merge, Switch, NextIteration and Exit -------------------
+
+
+def _enter(data: Tensor, frame_name: str, is_constant: bool, parallel_iterations: int,
+           use_input_shape: bool = True) -> Tensor:
+    """`data` entering the frame `frame_name` (a RefEnter for a ref)."""
+    data = internal_convert_to_tensor(data, as_ref=True)
+    frame_op = RefEnter if data.dtype._is_ref_dtype else Enter
+    result = frame_op(data, frame_name=frame_name, is_constant=is_constant,
+                      parallel_iterations=parallel_iterations, name="Enter")
+    if use_input_shape:
+        result.set_shape(data.shape)
+    return result
+
+
+def exit(data: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
+    """`data` leaving its loop frame for the enclosing one."""
+    data = internal_convert_to_tensor(data, as_ref=True)
+    return (RefExit if data.dtype._is_ref_dtype else Exit)(data, name=name or "Exit")
+
+
+def _shape_less_than_or_equal(shape: tensor_shape.TensorShape, bound: tensor_shape.TensorShape) -> bool:
+    """Whether `shape` is at least as specific as `bound` (TF's _ShapeLessThanOrEqual)."""
+    if bound.ndims is None:
+        return True
+    if shape.ndims != bound.ndims:
+        return False
+    return all(b is None or a == b for a, b in zip(shape.as_list(), bound.as_list()))
+
+
+class WhileContext(ControlFlowContext):
+    """One `while_loop` (TF's WhileContext): its frame name, its pivots and the loop it builds.
+
+    Inside the loop, a value from outside enters once, as a loop invariant (a constant Enter every
+    iteration sees); an op built only from invariants or from nothing waits on the loop's pivot, so it
+    runs once per iteration; control inputs from outside the loop are moved to an identity of the input
+    inside it.
+    """
+
+    def __init__(self, maximum_iterations: Tensor | None, parallel_iterations: int, back_prop: bool,
+                 swap_memory: bool, name: str = "while_context") -> None:
+        super().__init__()
+        self.name = get_default_graph().unique_name(name)
+        self.maximum_iterations = maximum_iterations
+        self.parallel_iterations = parallel_iterations
+        self.back_prop = back_prop
+        self.swap_memory = swap_memory
+        self._pivot: Tensor | None = None  # the LoopCond
+        self._pivot_for_pred: Tensor | None = None
+        self._pivot_for_body: Tensor | None = None
+        self.loop_enters: list[Tensor] = []
+        self.loop_exits: list[Tensor] = []
+
+    def get_while_context(self) -> WhileContext:
+        return self
+
+    def get_control_pivot(self) -> Tensor | None:
+        return self._pivot_for_body if self._pivot_for_body is not None else self._pivot_for_pred
+
+    def add_value(self, value: Tensor) -> Tensor:
+        """`value` as the loop sees it: a loop invariant Enter for an outside value, made once."""
+        if value.name in self._values or value.op._get_control_flow_context() is self:
+            return self._external_values.get(value.name, value)
+        self._values.add(value.name)
+        result = value
+        if self.outer_context is not None:
+            result = self.outer_context.add_value(value)
+        with value.graph.control_dependencies(None):
+            enter = _enter(result, self.name, True, self.parallel_iterations)
+            enter.graph.prevent_feeding(enter)
+        self._fix_control_inputs_and_context([enter])
+        self._values.add(enter.name)
+        self._external_values[value.name] = enter
+        return enter
+
+    def add_op(self, op: Operation) -> None:
+        """Join a new op: capture its outside inputs; one built only from invariants (or from nothing)
+        waits on the pivot; outside control inputs are re-attached through an identity inside the loop."""
+        if not op.inputs:
+            internal, external = self._remove_external_control_edges(op)
+            if not internal:
+                op._add_control_input(self.get_control_pivot().op)
+        else:
+            for index, tensor in enumerate(op.inputs):
+                captured = self.add_value(tensor)
+                if captured is not tensor:
+                    op._update_input(index, captured)
+            _, external = self._remove_external_control_edges(op)
+            if not op.control_inputs and all(_is_loop_constant_enter(t.op) for t in op.inputs):
+                op._add_control_input(self.get_control_pivot().op)
+        for output in op.outputs:
+            self._values.add(output.name)
+        if external:
+            with op.graph.control_dependencies(None):
+                self.enter()
+                gates = [manipulation_ops.identity(control.outputs[0]).op for control in external if control.outputs]
+                self.exit()
+            op._add_control_inputs(gates)
+        if self.outer_context is not None or not _is_loop_exit(op):
+            op.graph.prevent_fetching(op)
+            for output in op.outputs:
+                op.graph.prevent_feeding(output)
+
+    def _fix_control_inputs_and_context(self, enters: list[Tensor]) -> None:
+        """An Enter gets the control inputs the enclosing control_dependencies blocks give its input, when
+        they are visible where the loop is built, and joins this context."""
+        graph = get_default_graph()
+        for enter in enters:
+            kept = []
+            for control in graph._control_dependencies_for_inputs({enter.op.inputs[0].op}):
+                context, outer = _output_context(control), self.outer_context
+                outer_while = outer.get_while_context() if outer is not None else None
+                keep = True
+                while outer is not context:
+                    if outer is None or outer is outer_while:
+                        keep = False
+                        break
+                    outer = outer.outer_context
+                if keep:
+                    kept.append(control)
+            enter.op._set_control_flow_context(self)
+            enter.op._add_control_inputs(kept)
+            graph._record_op_seen_by_control_dependencies(enter.op)
+
+    def build_loop(self, cond_fn: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
+                   shape_invariants: Any, return_same_structure: bool) -> Any:
+        """The loop's Exit tensors, packed as `body`'s result (TF's BuildLoop)."""
+        loop_vars = nest.map_structure(convert_to_tensor, loop_vars)
+        flat_vars = nest.flatten(loop_vars)
+        if shape_invariants is None:
+            flat_invariants = [v.shape for v in flat_vars]
+        else:
+            nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
+            flat_invariants = [tensor_shape.as_shape(s) for s in nest.flatten(shape_invariants)]
+        self.enter()
+        try:
+            original, exits = self._build_loop(cond_fn, body, loop_vars, flat_vars, flat_invariants)
+        finally:
+            self.exit()
+        packed = nest.pack_sequence_as(original, exits)
+        if return_same_structure:
+            return packed
+        return packed[0] if len(exits) == 1 else packed
+
+    def _build_loop(self, cond_fn: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
+                    flat_vars: list[Tensor], flat_invariants: list[tensor_shape.TensorShape]) -> tuple[Any, list]:
+        self._values = {v.name for v in flat_vars}
+        real_vars = [self.outer_context.add_value(v) for v in flat_vars] if self.outer_context else flat_vars
+        enters = []
+        with get_default_graph().control_dependencies(None):
+            for var, invariant in zip(real_vars, flat_invariants):
+                enter = _enter(var, self.name, False, self.parallel_iterations, use_input_shape=False)
+                if not _shape_less_than_or_equal(var.shape, invariant):
+                    raise ValueError(
+                        f"The shape invariant specified for {var.name} is not compatible with the initial shape "
+                        f"of the loop variable. It enters the loop with shape {var.shape}, but the specified "
+                        f"shape invariant is {invariant}.")
+                enter.set_shape(invariant)
+                enter.graph.prevent_feeding(enter)
+                enters.append(enter)
+        outer, control_pivot = self.outer_context, None
+        while outer is not None and control_pivot is None:
+            control_pivot = outer.get_control_pivot()
+            outer = outer.outer_context
+        if control_pivot is not None:
+            for enter in enters:
+                if _is_loop_constant_enter(enter.op.inputs[0].op):
+                    enter.op._add_control_input(control_pivot.op)
+        self._fix_control_inputs_and_context(enters)
+        self._values = {e.name for e in enters}
+        self.loop_enters = enters
+
+        merges = [merge([e, e])[0] for e in enters]
+        self._pivot_for_pred = merges[0]
+        condition = convert_to_tensor(cond_fn(*nest.pack_sequence_as(loop_vars, merges)))
+        self._pivot = LoopCond(condition, name="LoopCond")
+        switches = [_switch_ref_or_tensor(m, self._pivot) for m in merges]
+        body_vars = [manipulation_ops.identity(s[1]) for s in switches]
+        self._pivot_for_body = body_vars[0]
+        result = body(*nest.pack_sequence_as(loop_vars, body_vars))
+        if not nest.is_nested(result):
+            result = [result]
+        nest.assert_same_structure(list(nest.pack_sequence_as(loop_vars, body_vars)), list(result))
+        flat_result = [convert_to_tensor(v) for v in nest.flatten(result)]
+        if len(merges) != len(flat_result):
+            raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
+                             f"{len(merges)} for the number of inputs/outputs, and {len(flat_result)} for "
+                             "'loop_vars'.")
+        for m, value in zip(merges, flat_result):
+            next_value = (RefNextIteration if value.dtype._is_ref_dtype else NextIteration)(
+                value, name="NextIteration")
+            if not _shape_less_than_or_equal(next_value.shape, m.shape):
+                raise ValueError(
+                    f"Input tensor '{m.op.inputs[0].op.inputs[0].name}' enters the loop with shape {m.shape}, but "
+                    f"has shape {next_value.shape} after one iteration. To allow the shape to vary across "
+                    "iterations, use the `shape_invariants` argument of tf.while_loop to specify a less-specific "
+                    "shape.")
+            m.op._update_input(1, next_value)
+        self.loop_exits = [exit(s[0]) for s in switches]
+        self.exit_result(self.loop_exits)
+        return result, self.loop_exits
+
+
+@tf_export("while_loop")
+def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any, shape_invariants: Any = None,
+               parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False,
+               name: str | None = None, maximum_iterations: Any = None, return_same_structure: bool = False
+               ) -> Any:
+    """Repeat `body` while `cond` is true (TF1's `tf.while_loop`, control flow v1): a loop frame in the
+    graph, run by the executor with up to `parallel_iterations` iterations in flight."""
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("'parallel_iterations' must be a positive integer.")
+    with name_scope(name, "while", nest.flatten(loop_vars)):
+        if not loop_vars:
+            raise ValueError("'loop_vars' must be provided.")
+        try_to_pack = len(loop_vars) == 1 and not return_same_structure
+        if maximum_iterations is not None:
+            maximum_iterations = convert_to_tensor(maximum_iterations, name="maximum_iterations")
+            if maximum_iterations.shape.ndims != 0:
+                raise ValueError(f"'maximum_iterations' must be a scalar. Received shape: {maximum_iterations.shape}")
+            counter = constant_ops.constant(0, dtype=maximum_iterations.dtype, name="iteration_counter")
+            cond, body = _counted(cond, body, maximum_iterations, try_to_pack)
+            loop_vars = (counter, loop_vars[0] if try_to_pack else loop_vars)
+            if shape_invariants is not None:
+                shape_invariants = (tensor_shape.TensorShape([]), shape_invariants)
+        context = WhileContext(maximum_iterations, parallel_iterations, back_prop, swap_memory)
+        if context.outer_context is None:
+            get_default_graph().add_to_collection("while_context", context)
+        result = context.build_loop(cond, body, loop_vars, shape_invariants, return_same_structure)
+        return result[1] if maximum_iterations is not None else result
+
+
+def _counted(cond: Callable[..., Any], body: Callable[..., Any], maximum_iterations: Tensor, packed: bool
+             ) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """`cond` and `body` over (counter, loop vars), stopping after `maximum_iterations`, as TF builds them."""
+    def counted_cond(i: Tensor, loop_vars: Any) -> Tensor:
+        return elementwise_ops.logical_and(i < maximum_iterations, cond(loop_vars) if packed else cond(*loop_vars))
+
+    def counted_body(i: Tensor, loop_vars: Any) -> tuple[Tensor, Any]:
+        return i + 1, body(loop_vars) if packed else body(*loop_vars)
+
+    return counted_cond, counted_body

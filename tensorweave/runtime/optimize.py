@@ -19,7 +19,10 @@ from tensorweave.framework.op_def import arg_types
 from tensorweave.framework.op_kernel import OpKernel
 
 MAX_CONSTANT_BYTES = 10 * 1024 * 1024
-_NEVER_FOLDED = {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefault"}
+# Control-flow ops move values between frames and decide liveness: TF never folds them either.
+_NEVER_FOLDED = {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefault", "Enter", "RefEnter", "Exit",
+                 "RefExit", "NextIteration", "RefNextIteration", "LoopCond", "Switch", "RefSwitch", "Merge",
+                 "RefMerge", "ControlTrigger"}
 
 
 def constant_folding_enabled(config: Any) -> bool:
