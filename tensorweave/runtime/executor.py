@@ -508,7 +508,7 @@ class _StepRun:
                         values[slot] = None
             self.outstanding -= 1
             state.outstanding_ops -= 1
-            if frame.parent is not None:
+            if frame.parent is not None and not state.outstanding_ops:  # the iteration may be done
                 self._cleanup(frame, ready)
             complete = self.outstanding == 0
         if complete:
