@@ -122,6 +122,14 @@ def threads(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run(product)
 
 
+def while_count(tf: Any) -> tuple[Any, Step]:
+    """Loop overhead: a scalar counting tf.while_loop of 1000 iterations per step (issue 19's target)."""
+    n = tf.placeholder(tf.int32, [])
+    count = tf.while_loop(lambda i: i < n, lambda i: i + 1, [tf.constant(0)])
+    sess = make_session(tf)
+    return sess, lambda: sess.run(count, feed_dict={n: 1000})
+
+
 def _numpy_null_step() -> Step:
     return lambda: np.asarray(3.0, np.float32) + np.float32(1.0)
 
@@ -156,6 +164,16 @@ def _numpy_var_update() -> Step:
     v = np.zeros(1 << 20, np.float32)
     ones = np.ones(1 << 20, np.float32)
     return lambda: np.add(v, ones, out=v)
+
+
+def _numpy_while_count() -> Step:
+    def step() -> int:
+        i = np.int32(0)
+        while i < 1000:
+            i = i + np.int32(1)
+        return i
+
+    return step
 
 
 def _numpy_threads() -> Step:
@@ -197,6 +215,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload(feed_fetch_1m, _numpy_feed_fetch_1m, 0.6),
         Workload(var_update, _numpy_var_update, 1.0),
         Workload(threads, _numpy_threads, 1.6, concurrent=True),
+        Workload(while_count, _numpy_while_count, 1.0),
     )
 }
 
