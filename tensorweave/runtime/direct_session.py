@@ -56,16 +56,16 @@ class _Plan:
     def run(self, feed_values: Sequence[Any], step_stats: Any = None) -> list[Any]:
         if step_stats is None and self._single is not None:
             return self._single.run(feed_values)
-        records: list[NodeExecStats] | None = None if step_stats is None else []
+        records: list[list[NodeExecStats]] | None = None if step_stats is None else [[] for _ in self.executors]
         try:
             if self._single is not None:
-                return self._single.run(feed_values, records)
+                return self._single.run(feed_values, records[0] if records is not None else None)
             return self._run_partitions(feed_values, records)
         finally:
-            if step_stats is not None:
-                step_stats.CopyFrom(to_proto(self.executors[0].device.name, records))
+            if records is not None:
+                step_stats.CopyFrom(to_proto([(e.device.name, r) for e, r in zip(self.executors, records)]))
 
-    def _run_partitions(self, feed_values: Sequence[Any], records: list[NodeExecStats] | None) -> list[Any]:
+    def _run_partitions(self, feed_values: Sequence[Any], records: list[list[NodeExecStats]] | None) -> list[Any]:
         """Start every partition on one step (shared rendezvous and cancellation); the first error wins."""
         step = StepContext()
         frames = [CallFrame(feed_values) for _ in self.executors]
@@ -86,8 +86,8 @@ class _Plan:
             if last:
                 finished.set()
 
-        for executor, frame in zip(self.executors, frames):
-            executor.run_async(frame, step, done, records)
+        for number, (executor, frame) in enumerate(zip(self.executors, frames)):
+            executor.run_async(frame, step, done, records[number] if records is not None else None)
         finished.wait()
         if failures:  # the cause, not the cancellations it set off in other partitions (TF's StatusGroup)
             raise next((f for f in failures if not isinstance(f, errors.CancelledError)), failures[0])
@@ -102,10 +102,12 @@ class DirectSession(SessionBackend):
     """Runs steps of a graph in this process."""
 
     def __init__(self, config: Any = None) -> None:
-        if config is not None and config.device_count.get("CPU", 1) < 1:
+        if config is not None and config.device_count.get("CPU", 1) < 1:  # ConfigProto(device_count={'CPU': n})
             raise errors.NotFoundError(None, None, "No CPU devices are available in this process")
         intra_op_threads = getattr(config, "intra_op_parallelism_threads", 0)
-        self._devices: list[Device] = [cpu_device(LOCAL_TASK, 0, ResourceMgr(), intra_op_threads)]
+        num_cpus = config.device_count.get("CPU", 1) if config is not None else 1
+        self._devices: list[Device] = [cpu_device(LOCAL_TASK, i, ResourceMgr(), intra_op_threads)
+                                       for i in range(num_cpus)]
         threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
         # A negative count runs every kernel on the caller's thread, as TF's
         self._pool = (ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")

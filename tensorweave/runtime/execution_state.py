@@ -43,7 +43,8 @@ class ExecutionState:
                 seen.add(node.name)
             batch = GraphDef(node=list(nodes))
             check_kernels(batch, self._devices)
-            placed = place(batch, self._devices, self._allow_soft_placement).node
+            earlier = {name: node.device for name, node in self._nodes.items()}
+            placed = place(batch, self._devices, self._allow_soft_placement, earlier).node
             for node in placed:
                 self._nodes[node.name] = node
             self._placed.extend(placed)

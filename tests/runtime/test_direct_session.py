@@ -67,20 +67,31 @@ def test_ref_dtypes_come_from_the_graph_and_partial_runs_carry_refs():
     assert v.dtype == dtypes.float32._as_ref
 
 
-def test_partition_by_device_puts_call_frame_nodes_with_their_neighbours():
+def test_partition_sends_every_edge_that_crosses_devices_once_per_consumer_device():
     graph = GraphDef(node=[
         NodeDef("_arg_x_0", "_Arg", [], "", {"T": F32, "index": 0}),
         NodeDef("y", "Neg", ["_arg_x_0"], CPU1, {"T": F32}),
-        NodeDef("_retval_y_0", "_Retval", ["y"], "", {"T": F32, "index": 0})])
+        NodeDef("z", "Neg", ["y"], CPU0, {"T": F32}),
+        NodeDef("w", "Square", ["y", "^y"], CPU0, {"T": F32}),
+        NodeDef("_retval_z_0", "_Retval", ["z"], "", {"T": F32, "index": 0})])
     parts = partition(graph, CPU0)
-    assert list(parts) == [CPU1]
-    assert [n.device for n in parts[CPU1].node] == [CPU1] * 3
+    cpu0 = [(n.name, n.op, n.input) for n in parts[CPU0].node]
+    assert cpu0 == [("_arg_x_0", "_Arg", []), ("z", "Neg", ["y/_3"]), ("w", "Square", ["y/_3", "^y/_7"]),
+                    ("_retval_z_0", "_Retval", ["z"]), ("_arg_x_0/_0", "_Send", ["_arg_x_0"]),
+                    ("y/_3", "_Recv", []), ("y/_6", "_Recv", []), ("y/_7", "Identity", ["y/_6"])]
+    cpu1 = [(n.name, n.op, n.input) for n in parts[CPU1].node]
+    assert cpu1 == [("y", "Neg", ["_arg_x_0/_1"]), ("_arg_x_0/_1", "_Recv", []), ("y/_2", "_Send", ["y"]),
+                    ("y/_4", "Const", ["^y"]), ("y/_5", "_Send", ["y/_4"])]
+    recv = parts[CPU0].node[5]
+    assert (recv.attr["tensor_name"], recv.attr["send_device"], recv.attr["recv_device"]) == (
+        b"edge_1_y", CPU1.encode(), CPU0.encode())
 
 
-def test_partition_refuses_edges_across_devices_until_send_recv_partitioning():
+def test_partition_refuses_edges_across_devices_inside_loops():
     graph = GraphDef(node=[NodeDef("a", "Const", [], CPU1, {"value": np.float32(1), "dtype": F32}),
-                           NodeDef("b", "Neg", ["a"], CPU0, {"T": F32})])
-    with pytest.raises(errors.UnimplementedError, match="crosses devices"):
+                           NodeDef("e", "Enter", ["a"], CPU0, {"T": F32, "frame_name": b"f", "is_constant": False,
+                                                               "parallel_iterations": 10})])
+    with pytest.raises(errors.UnimplementedError, match="Send/Recv inside loop frames"):
         partition(graph, CPU0)
 
 
@@ -111,3 +122,50 @@ def test_config_device_count_and_thread_counts_as_tf():
     b = tf.matmul([[1.0, 2.0]], [[3.0], [4.0]]) + tf.matmul([[1.0]], [[a]])
     with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=-1)) as sess:  # the caller's thread
         assert sess.run(b).tolist() == [[13.0]]
+
+
+def test_several_cpu_devices_exchange_tensors_as_tf():
+    """ConfigProto(device_count={'CPU': 2}): placement by tf.device and colocation, Send/Recv between the
+    partitions; values and partition graphs as TF's (recorded)."""
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.device("/cpu:1"):
+        x = tf.placeholder(tf.float32, [2], name="x")
+        v = tf.Variable(3.0, name="v")
+    y = x * 2.0
+    z = tf.assign_add(v, 1.0)  # colocated with v: on CPU:1
+    w = v * 10.0
+    with tf.control_dependencies([z]):
+        q = tf.identity(y)
+    p = tf.placeholder(tf.bool, [])
+    with tf.device("/cpu:1"):
+        c = tf.cond(p, lambda: x + 1, lambda: x - 1)
+    options, metadata = tf.RunOptions(output_partition_graphs=True, trace_level=3), tf.RunMetadata()
+    with tf.Session(config=config) as sess:
+        assert [d.name for d in sess.list_devices()] == [CPU0, CPU1]
+        sess.run(v.initializer)
+        values = sess.run([y, z, w, q], {x: [1, 2]}, options=options, run_metadata=metadata)
+        assert [np.asarray(value).tolist() for value in values] == [[2.0, 4.0], 4.0, 40.0, [2.0, 4.0]]
+        graphs = sorted(sorted((n.op, n.device[-5:]) for n in g.node) for g in metadata.partition_graphs)
+        assert graphs == [
+            [("AssignAdd", "CPU:1"), ("Const", "CPU:1"), ("Const", "CPU:1"), ("Identity", "CPU:1"),
+             ("VariableV2", "CPU:1"), ("_Send", "CPU:1"), ("_Send", "CPU:1"), ("_Send", "CPU:1")],
+            [("Const", "CPU:0"), ("Const", "CPU:0"), ("Identity", "CPU:0"), ("Identity", "CPU:0"), ("Mul", "CPU:0"),
+             ("Mul", "CPU:0"), ("_Arg", "CPU:0"), ("_Recv", "CPU:0"), ("_Recv", "CPU:0"), ("_Recv", "CPU:0"),
+             ("_Retval", "CPU:0"), ("_Retval", "CPU:0"), ("_Retval", "CPU:0"), ("_Retval", "CPU:0")]]
+        assert sorted(d.device for d in metadata.step_stats.dev_stats) == [CPU0, CPU1]
+        assert sess.run(v) == 4.0
+        assert sess.run(c * 3, {x: [1, 2], p: True}).tolist() == [6.0, 9.0]  # dead tensors cross devices too
+        assert sess.run(c * 3, {x: [1, 2], p: False}).tolist() == [0.0, 3.0]
+
+
+def test_colocated_nodes_with_incompatible_devices_fail_as_tf():
+    with tf.device("/cpu:0"):
+        a = tf.constant(1.0, name="a")
+    with tf.colocate_with(a):
+        b = tf.identity(a, name="b")
+    b.op._set_device("/cpu:1")
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess, pytest.raises(
+            errors.InvalidArgumentError, match=re.escape(
+                "Cannot colocate nodes {{colocation_node b}} and {{colocation_node a}}: Cannot merge devices with "
+                "incompatible ids: '/device:CPU:1' and '/device:CPU:0'")):
+        sess.run(b)
