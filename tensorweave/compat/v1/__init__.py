@@ -24,6 +24,7 @@ from tensorweave.compat.v1 import (
     nn,
     python_io,
     random,
+    strings,
     summary,
     test,
     train,
@@ -57,6 +58,7 @@ from tensorweave.ops import reduction_ops as _reduction_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
 from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import state_ops as _state_ops
+from tensorweave.ops import string_ops as _string_ops
 from tensorweave.ops import variable_scope as _variable_scope
 from tensorweave.ops import variables as _variables
 from tensorweave.platform import tf_logging as _tf_logging
