@@ -42,6 +42,7 @@ from tensorweave.framework import tensor_shape as _tensor_shape
 from tensorweave.framework import tensor_util as _tensor_util
 from tensorweave.framework import versions as _versions
 from tensorweave.ops import cast_ops as _cast_ops
+from tensorweave.ops import check_ops as _check_ops
 from tensorweave.ops import clip_ops as _clip_ops
 from tensorweave.ops import constant_ops as _constant_ops
 from tensorweave.ops import control_flow_ops as _control_flow_ops
@@ -50,6 +51,7 @@ from tensorweave.ops import fill_ops as _fill_ops
 from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
 from tensorweave.ops import linalg_ops as _linalg_ops
+from tensorweave.ops import logging_ops as _logging_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import random_ops as _random_ops

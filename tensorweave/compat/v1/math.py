@@ -1,5 +1,6 @@
 """`tf.math`: elementwise math, reductions and comparisons under their TF1 `tf.math` names."""
 
+from tensorweave.ops import check_ops as _check_ops
 from tensorweave.ops import elementwise_ops as _elementwise_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
