@@ -290,7 +290,8 @@ class BaseSession:
                 step_stats = protos.StepStats()
             feed_values = _runtime_feed_values(fed) if fed else fed
             try:
-                results = self._session.run(PlanKey.for_step(feed_names, fetch_names, targets), feed_values, step_stats)
+                results = self._session.run(PlanKey.for_step(feed_names, fetch_names, targets), feed_values, step_stats,
+                                            options.timeout_in_ms if options is not None else 0)
             except errors.OpError as e:
                 raise self._interpolate(e) from e.__cause__
             if run_metadata is not None:

@@ -24,6 +24,7 @@ from tensorweave import errors
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.devices.device import Device
 from tensorweave.framework import op_registry
+from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.op_kernel import OpKernel, StepContext
@@ -47,27 +48,43 @@ class _Plan:
     def __init__(self, executors: list[Executor], num_fetches: int) -> None:
         self.executors = executors
         self._num_fetches = num_fetches
-        self._single = executors[0] if len(executors) == 1 else None
+        self._single = executors[0] if len(executors) == 1 else None  # the common case
 
     @property
     def graphs(self) -> list[GraphDef]:
         return [executor.graph_def for executor in self.executors]
 
-    def run(self, feed_values: Sequence[Any], step_stats: Any = None) -> list[Any]:
-        if step_stats is None and self._single is not None:
-            return self._single.run(feed_values)
-        records: list[list[NodeExecStats]] | None = None if step_stats is None else [[] for _ in self.executors]
-        try:
-            if self._single is not None:
-                return self._single.run(feed_values, records[0] if records is not None else None)
-            return self._run_partitions(feed_values, records)
-        finally:
-            if records is not None:
-                step_stats.CopyFrom(to_proto([(e.device.name, r) for e, r in zip(self.executors, records)]))
-
-    def _run_partitions(self, feed_values: Sequence[Any], records: list[list[NodeExecStats]] | None) -> list[Any]:
-        """Start every partition on one step (shared rendezvous and cancellation); the first error wins."""
+    def run(self, feed_values: Sequence[Any], step_stats: Any = None,
+            cancellation: CancellationManager | None = None, timeout: float | None = None) -> list[Any]:
+        """One step. `cancellation` (the session's) cancels it when fired; past `timeout` seconds the step is
+        cancelled and fails with DeadlineExceededError, as TF's `timeout_in_ms`."""
+        single = self._single
+        if single is not None and single.ordered:  # nothing can wait: the straight-line fast path
+            if step_stats is None:
+                return single.run(feed_values)
+            records: list[NodeExecStats] = []
+            try:
+                return single.run(feed_values, records)
+            finally:
+                step_stats.CopyFrom(to_proto([(single.device.name, records)]))
+        traced = None if step_stats is None else [[] for _ in self.executors]
         step = StepContext()
+        token = None
+        if cancellation is not None:
+            token = cancellation.get_cancellation_token()
+            if not cancellation.register_callback(token, step.cancellation.start_cancel):
+                raise errors.CancelledError(None, None, "Session has been closed.")
+        try:
+            return self._run_step(feed_values, step, traced, timeout)
+        finally:
+            if token is not None:
+                cancellation.deregister_callback(token)
+            if traced is not None:
+                step_stats.CopyFrom(to_proto([(e.device.name, r) for e, r in zip(self.executors, traced)]))
+
+    def _run_step(self, feed_values: Sequence[Any], step: StepContext, traced: list[list[NodeExecStats]] | None,
+                  timeout: float | None) -> list[Any]:
+        """Start every partition on one step (shared rendezvous and cancellation); the first error wins."""
         frames = [CallFrame(feed_values) for _ in self.executors]
         remaining = len(self.executors)
         lock, finished = threading.Lock(), threading.Event()
@@ -87,8 +104,12 @@ class _Plan:
                 finished.set()
 
         for number, (executor, frame) in enumerate(zip(self.executors, frames)):
-            executor.run_async(frame, step, done, records[number] if records is not None else None)
-        finished.wait()
+            executor.run_async(frame, step, done, traced[number] if traced is not None else None)
+        if not finished.wait(timeout):
+            step.cancellation.start_cancel()  # wakes every kernel that waits
+            finished.wait()
+            if failures:
+                raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
         if failures:  # the cause, not the cancellations it set off in other partitions (TF's StatusGroup)
             raise next((f for f in failures if not isinstance(f, errors.CancelledError)), failures[0])
         results: list[Any] = [None] * self._num_fetches
@@ -119,6 +140,8 @@ class DirectSession(SessionBackend):
         self._closed = False
         self._fold_constants = constant_folding_enabled(config)
         self._log_device_placement = bool(getattr(config, "log_device_placement", False))
+        self._operation_timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
+        self._cancellation = CancellationManager()  # fired by close: running steps stop waiting
 
     @property
     def devices(self) -> list[DeviceBase]:
@@ -142,11 +165,13 @@ class DirectSession(SessionBackend):
         plan = self._plans.get(key)
         return [] if plan is None else plan.graphs
 
-    def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None) -> list[Any]:
+    def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
+            timeout_in_ms: int = 0) -> list[Any]:
         plan = self._plans.get(key)
         if plan is None:
             plan = self._build_plan(key)
-        return plan.run(feed_values, step_stats)
+        timeout_in_ms = timeout_in_ms or self._operation_timeout_in_ms
+        return plan.run(feed_values, step_stats, self._cancellation, timeout_in_ms / 1000 if timeout_in_ms > 0 else None)
 
     def _build_plan(self, key: PlanKey) -> _Plan:
         with self._lock:
@@ -203,6 +228,7 @@ class DirectSession(SessionBackend):
                 kernel.reset_state()
 
     def close(self) -> None:
+        self._cancellation.start_cancel()
         with self._lock:
             self._closed = True
             self._plans.clear()

@@ -54,8 +54,11 @@ class SessionBackend(abc.ABC):
         """Add nodes to the session's graph."""
 
     @abc.abstractmethod
-    def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None) -> list[Any]:
-        """One step of the plan `key` with these feed values; the fetched values in order."""
+    def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
+            timeout_in_ms: int = 0) -> list[Any]:
+        """One step of the plan `key` with these feed values; the fetched values in order. A step still
+        waiting after `timeout_in_ms` (0: the session's operation timeout, if any) fails with
+        DeadlineExceededError."""
 
     @abc.abstractmethod
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:

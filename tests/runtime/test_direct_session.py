@@ -169,3 +169,43 @@ def test_colocated_nodes_with_incompatible_devices_fail_as_tf():
                 "Cannot colocate nodes {{colocation_node b}} and {{colocation_node a}}: Cannot merge devices with "
                 "incompatible ids: '/device:CPU:1' and '/device:CPU:0'")):
         sess.run(b)
+
+
+def _never_arriving_recv():
+    """A _Recv whose value never comes: a step that fetches it waits until cancelled."""
+    op = tf.get_default_graph().create_op("_Recv", [], [tf.float32], name="never", attrs={
+        "tensor_type": tf.float32, "tensor_name": "nothing", "send_device": CPU1, "send_device_incarnation": 1,
+        "recv_device": CPU0, "client_terminated": False})
+    return op.outputs[0] * 2.0
+
+
+def test_a_waiting_step_times_out_as_tf():
+    waiting = _never_arriving_recv()
+    with tf.Session() as sess:
+        with pytest.raises(errors.DeadlineExceededError, match="Timed out waiting for notification"):
+            sess.run(waiting, options=tf.RunOptions(timeout_in_ms=50))
+    with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=50)) as sess:
+        with pytest.raises(errors.DeadlineExceededError, match="Timed out waiting for notification"):
+            sess.run(waiting)
+
+
+def test_closing_the_session_cancels_its_waiting_steps():
+    import threading
+    import time
+
+    waiting = _never_arriving_recv()
+    sess = tf.Session()
+    outcome = []
+
+    def run():
+        try:
+            sess.run(waiting)
+        except errors.OpError as e:
+            outcome.append(e)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.1)
+    sess.close()
+    thread.join(5)
+    assert not thread.is_alive() and isinstance(outcome[0], errors.CancelledError)
