@@ -36,10 +36,13 @@ from tensorweave.framework.graph import (
     Graph,
     Tensor,
     clear_nested_default_graphs,
+    convert_to_tensor,
     get_default_session,
     reset_default_graph,
 )
 from tensorweave.framework.tensor_util import is_tensor
+from tensorweave.ops.constant_ops import placeholder
+from tensorweave.ops.gradients import gradients
 from tensorweave.platform import app, tf_logging
 from tensorweave.platform.tf_export import export_value, tf_export
 
@@ -578,3 +581,62 @@ class TestCase(absltest.TestCase):
     def assertRaisesOpError(self, expected_err_re_or_predicate: Any) -> Any:  # noqa: N802
         return self.assertRaisesWithPredicateMatch(errors.OpError, expected_err_re_or_predicate)
 
+
+
+def _jacobians(x: Any, x_shape: Any, y: Any, y_shape: Any, x_init_value: Any, delta: float,
+               extra_feed_dict: dict | None, sess: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The theoretical (from tf.gradients, one y element at a time) and the numeric (central differences)
+    Jacobians of y by x, each (x size, y size)."""
+    x_dtype = as_dtype(x.dtype).base_dtype
+    np_dtype = x_dtype.real_dtype.as_numpy_dtype if x_dtype.is_complex else x_dtype.as_numpy_dtype
+    x_value = (np.asarray(x_init_value, dtype=x_dtype.as_numpy_dtype) if x_init_value is not None else
+               np.random.random_sample(tuple(x_shape)).astype(x_dtype.as_numpy_dtype))
+    x_size, y_size = int(np.prod(x_shape)), int(np.prod(y_shape))
+    feed = dict(extra_feed_dict or {})
+    dy = placeholder(y.dtype, tuple(y_shape))
+    dx = gradients(y, x, grad_ys=dy)[0]
+    if dx is not None and not isinstance(dx, Tensor):  # IndexedSlices: summed into place by the graph
+        dx = convert_to_tensor(dx)
+    theoretical = np.zeros((x_size, y_size), dtype=np_dtype)
+    if dx is not None:
+        for j in range(y_size):
+            one_hot = np.zeros(y_size, dtype=as_dtype(y.dtype).as_numpy_dtype)
+            one_hot[j] = 1
+            value = sess.run(dx, {**feed, x: x_value, dy: one_hot.reshape(tuple(y_shape))})
+            theoretical[:, j] = np.real(np.reshape(value, -1))
+    numerical = np.zeros((x_size, y_size), dtype=np_dtype)
+    for i in range(x_size):
+        step = np.zeros(x_size, x_value.dtype)
+        step[i] = delta
+        step = step.reshape(x_value.shape)
+        # Fresh arrays each run: a fetched value may be a view of what was fed.
+        y_pos = np.array(sess.run(y, {**feed, x: x_value + step}))
+        y_neg = np.array(sess.run(y, {**feed, x: x_value - step}))
+        numerical[i, :] = np.real(np.reshape((y_pos - y_neg) / (2 * delta), -1))
+    return theoretical, numerical
+
+
+@tf_export("test.compute_gradient")
+def compute_gradient(x: Any, x_shape: Any, y: Any, y_shape: Any, x_init_value: Any = None, delta: float = 1e-3,
+                     init_targets: Any = None, extra_feed_dict: dict | None = None) -> Any:
+    """TF1's gradient checker: (theoretical, numerical) Jacobians of y by x, each (x size, y size), in the
+    default session; a list of such pairs when `x` is a list."""
+    sess = get_default_session()
+    if sess is None:
+        raise ValueError("compute_gradient needs a default session: call it inside `with tf.Session():`")
+    if init_targets is not None:
+        sess.run(init_targets)
+    if isinstance(x, (list, tuple)):
+        inits = x_init_value if x_init_value is not None else [None] * len(x)
+        return [_jacobians(xi, si, y, y_shape, vi, delta, extra_feed_dict, sess)
+                for xi, si, vi in zip(x, x_shape, inits)]
+    return _jacobians(x, x_shape, y, y_shape, x_init_value, delta, extra_feed_dict, sess)
+
+
+@tf_export("test.compute_gradient_error")
+def compute_gradient_error(x: Any, x_shape: Any, y: Any, y_shape: Any, x_init_value: Any = None,
+                           delta: float = 1e-3, init_targets: Any = None, extra_feed_dict: dict | None = None) -> float:
+    """The largest absolute difference between the theoretical and the numerical Jacobians."""
+    grads = compute_gradient(x, x_shape, y, y_shape, x_init_value, delta, init_targets, extra_feed_dict)
+    pairs = grads if isinstance(grads, list) else [grads]
+    return max((float(np.max(np.abs(t - n))) if t.size else 0.0) for t, n in pairs)

@@ -70,6 +70,12 @@ def test_partial_static_shapes_when_asked():
     check_tensor(tf.placeholder_with_default(X, [None, None]), X, fully_defined=False)
 
 
-def test_the_gradient_hook_says_it_does_not_check_yet():
-    with pytest.raises(NotImplementedError, match="tf.gradients"):
-        check_op(lambda x: x, [X], X, grad=True)
+def test_the_gradient_hook_checks_the_numeric_gradient():
+    check_op(lambda x: tf.square(x), [X], np.square(X), grad=True)
+
+    def wrong_gradient(x: tf.Tensor) -> tf.Tensor:
+        with tf.get_default_graph().gradient_override_map({"Square": "Neg"}):
+            return tf.square(x)
+
+    with pytest.raises(AssertionError, match="gradient of Square:0 by input 0"):
+        check_op(wrong_gradient, [X], np.square(X), grad=True)

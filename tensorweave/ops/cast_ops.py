@@ -107,3 +107,16 @@ def to_complex64(x: Any, name: str = "ToComplex64") -> Tensor:
 @tf_export("to_complex128")
 def to_complex128(x: Any, name: str = "ToComplex128") -> Tensor:
     return cast(x, dtypes.complex128, name=name)
+
+
+_DIFFERENTIABLE = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16, dtypes.complex64,
+                   dtypes.complex128)
+
+
+@Cast.gradient
+def _cast_grad(op: Any, grad: Tensor) -> list:
+    """Cast back to the source type between floating or complex types; none through integers or bool."""
+    source = op.inputs[0].dtype.base_dtype
+    if source in _DIFFERENTIABLE and grad.dtype.base_dtype in _DIFFERENTIABLE:
+        return [cast(grad, source)]
+    return [None]

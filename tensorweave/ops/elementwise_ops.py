@@ -22,9 +22,9 @@ from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import convert_to_tensor_or_indexed_slices
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import constant_ops, fill_ops, indexing_ops, manipulation_ops
+from tensorweave.ops import constant_ops, fill_ops, indexing_ops, manipulation_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import BFLOAT16, C64, C128, F16, F32, F64, INTEGERS_LISTED, c_division
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, broadcast_shapes, unary_shape
@@ -1047,3 +1047,288 @@ def _install_operators() -> None:
 
 
 _install_operators()
+
+
+# -- Gradients -----------------------------------------------------------------------------------------
+# The derivative of each op above (TF's math_grad); broadcasting binary ops sum each input's gradient back
+# to its shape through `shape_ops.unbroadcast`. The dedicated grad ops (SigmoidGrad, TanhGrad, SqrtGrad,
+# RsqrtGrad, ReciprocalGrad: `dy` times the derivative, from the op's output `y`) are TF's.
+
+def _grad_op(name: str, fn: Callable) -> Op:
+    op = Op(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[f"T: {_FLOAT_COMPLEX}"])
+    op.shape(broadcast_binary_shape)
+    op.kernel("CPU")(_binary_kernel(fn))
+    return op
+
+
+SigmoidGrad = _grad_op("SigmoidGrad", lambda y, dy: dy * np.conj(y * (1 - y)))
+TanhGrad = _grad_op("TanhGrad", lambda y, dy: dy * np.conj(1 - y * y))
+SqrtGrad = _grad_op("SqrtGrad", lambda y, dy: dy * (np.asarray(0.5, np.asarray(y).dtype) / np.conj(y)))
+RsqrtGrad = _grad_op("RsqrtGrad", lambda y, dy: dy * np.conj(y * y * y) * np.asarray(-0.5, np.asarray(y).dtype))
+ReciprocalGrad = _grad_op("ReciprocalGrad", lambda y, dy: -dy * np.conj(y * y))
+
+
+def _binary_inputs(op: Any, grad: Tensor) -> tuple[Tensor, Tensor, tuple, tuple]:
+    x, y = op.inputs
+    sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
+    return x, y, sx, sy
+
+
+def _same_full_shapes(x: Tensor, y: Tensor, grad: Any) -> bool:
+    return (isinstance(grad, Tensor) and x.shape.is_fully_defined() and x.shape == y.shape == grad.shape)
+
+
+@Add.gradient
+@AddV2.gradient
+def _add_grad(op: Any, grad: Tensor) -> list:
+    x, y = op.inputs
+    if _same_full_shapes(x, y, grad):
+        return [grad, grad]
+    sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
+    return [shape_ops.unbroadcast(grad, sx), shape_ops.unbroadcast(grad, sy)]
+
+
+@Sub.gradient
+def _sub_grad(op: Any, grad: Tensor) -> list:
+    x, y = op.inputs
+    if _same_full_shapes(x, y, grad):
+        return [grad, -grad]
+    sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
+    return [shape_ops.unbroadcast(grad, sx), shape_ops.unbroadcast(-grad, sy)]
+
+
+@Mul.gradient
+def _mul_grad(op: Any, grad: Tensor) -> list:
+    x, y = op.inputs
+    gx, gy = Mul(grad, conj(y)), Mul(conj(x), grad)
+    if _same_full_shapes(x, y, grad):
+        return [gx, gy]
+    sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
+    return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
+
+
+@RealDiv.gradient
+def _real_div_grad(op: Any, grad: Tensor) -> list:
+    x, y, sx, sy = _binary_inputs(op, grad)
+    x, y = conj(x), conj(y)
+    gx = RealDiv(grad, y)
+    gy = grad * RealDiv(RealDiv(-x, y), y)
+    return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
+
+
+@DivNoNan.gradient
+def _div_no_nan_grad(op: Any, grad: Tensor) -> list:
+    x, y, sx, sy = _binary_inputs(op, grad)
+    x, y = conj(x), conj(y)
+    gx = DivNoNan(grad, y)
+    gy = grad * DivNoNan(DivNoNan(-x, y), y)
+    return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
+
+
+@FloorMod.gradient
+def _floor_mod_grad(op: Any, grad: Tensor) -> list:
+    x, y, sx, sy = _binary_inputs(op, grad)
+    return [shape_ops.unbroadcast(grad, sx), shape_ops.unbroadcast(grad * -FloorDiv(x, y), sy)]
+
+
+@FloorDiv.gradient
+@TruncateDiv.gradient
+def _integer_division_grad(op: Any, grad: Tensor) -> list:
+    return [None, None]
+
+
+@Pow.gradient
+def _pow_grad(op: Any, grad: Tensor) -> list:
+    x, y, sx, sy = _binary_inputs(op, grad)
+    x, y, z = conj(x), conj(y), conj(op.outputs[0])
+    gx = grad * y * Pow(x, y - 1)
+    if x.dtype.is_complex:
+        mask = NotEqual(x, constant_ops.constant(0, dtype=x.dtype), incompatible_shape_error=True)
+    else:
+        mask = Greater(x, constant_ops.constant(0, dtype=x.dtype))
+    safe_x = SelectV2(mask, x, fill_ops.ones_like(x))
+    log_x = SelectV2(mask, Log(safe_x), fill_ops.zeros_like(x))
+    gy = grad * z * log_x
+    return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
+
+
+def _min_max_grad(op: Any, grad: Tensor, selector: Op) -> list:
+    x, y, sx, sy = _binary_inputs(op, grad)
+    zeros = fill_ops.zeros_like(grad)
+    xmask = selector(x, y)
+    gx, gy = SelectV2(xmask, grad, zeros), SelectV2(xmask, zeros, grad)
+    return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
+
+
+@Maximum.gradient
+def _maximum_grad(op: Any, grad: Tensor) -> list:
+    return _min_max_grad(op, grad, GreaterEqual)
+
+
+@Minimum.gradient
+def _minimum_grad(op: Any, grad: Tensor) -> list:
+    return _min_max_grad(op, grad, LessEqual)
+
+
+@SquaredDifference.gradient
+def _squared_difference_grad(op: Any, grad: Tensor) -> list:
+    x, y, sx, sy = _binary_inputs(op, grad)
+    gx = constant_ops.constant(2, dtype=grad.dtype) * grad * (x - y)
+    return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(-gx, sy)]
+
+
+@Atan2.gradient
+def _atan2_grad(op: Any, grad: Tensor) -> list:
+    y, x, sy, sx = _binary_inputs(op, grad)
+    grad_inv = grad / (Square(x) + Square(y))
+    return [shape_ops.unbroadcast(x * grad_inv, sy), shape_ops.unbroadcast(-y * grad_inv, sx)]
+
+
+@AddN.gradient
+def _add_n_grad(op: Any, grad: Tensor) -> list:
+    return [grad] * len(op.inputs)
+
+
+@Select.gradient
+def _select_grad(op: Any, grad: Tensor) -> list:
+    c, x = op.inputs[0], op.inputs[1]
+    zeros = fill_ops.zeros_like(x)
+    return [None, Select(c, grad, zeros), Select(c, zeros, grad)]
+
+
+@SelectV2.gradient
+def _select_v2_grad(op: Any, grad: Tensor) -> list:
+    c, x, y = op.inputs
+    zeros = fill_ops.zeros_like(grad)
+    gx, gy = SelectV2(c, grad, zeros), SelectV2(c, zeros, grad)
+    sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
+    if _same_full_shapes(x, y, grad):
+        return [None, gx, gy]
+    return [None, shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
+
+
+def _unary_grad(op_handle: Op, derivative: Callable[[Tensor, Tensor], Tensor]) -> None:
+    """Register `grad * derivative(x, y)` (x the input, y the output, both conjugated) as the gradient."""
+    def grad_fn(op: Any, grad: Tensor) -> list:
+        return [grad * derivative(conj(op.inputs[0]), conj(op.outputs[0]))]
+    grad_fn.__name__ = f"_{op_handle.name.lower()}_grad"
+    op_handle.gradient(grad_fn)
+
+
+def _one(x: Tensor) -> Tensor:
+    return constant_ops.constant(1, dtype=x.dtype)
+
+
+_unary_grad(Abs, lambda x, y: Sign(x))
+_unary_grad(Square, lambda x, y: constant_ops.constant(2, dtype=x.dtype) * x)
+_unary_grad(Exp, lambda x, y: y)
+_unary_grad(Expm1, lambda x, y: Exp(x))
+_unary_grad(Log, lambda x, y: Reciprocal(x))
+_unary_grad(Log1p, lambda x, y: Reciprocal(_one(x) + x))
+_unary_grad(Sin, lambda x, y: Cos(x))
+_unary_grad(Cos, lambda x, y: -Sin(x))
+_unary_grad(Tan, lambda x, y: Square(Reciprocal(Cos(x))))
+_unary_grad(Asin, lambda x, y: Rsqrt(_one(x) - Square(x)))
+_unary_grad(Acos, lambda x, y: -Rsqrt(_one(x) - Square(x)))
+_unary_grad(Atan, lambda x, y: Reciprocal(_one(x) + Square(x)))
+_unary_grad(Sinh, lambda x, y: Cosh(x))
+_unary_grad(Cosh, lambda x, y: Sinh(x))
+_unary_grad(Asinh, lambda x, y: Reciprocal(Cosh(y)))
+_unary_grad(Acosh, lambda x, y: Reciprocal(Sinh(y)))
+_unary_grad(Atanh, lambda x, y: Reciprocal(_one(x) - Square(x)))
+_unary_grad(Erf, lambda x, y: constant_ops.constant(2 / math.sqrt(math.pi), dtype=x.dtype) * Exp(-Square(x)))
+
+
+@Neg.gradient
+def _neg_grad(op: Any, grad: Tensor) -> list:
+    return [-grad]
+
+
+@Sign.gradient
+def _sign_grad(op: Any, grad: Tensor) -> list:
+    return [fill_ops.zeros_like(op.inputs[0])]
+
+
+@Floor.gradient
+@Ceil.gradient
+@Round.gradient
+@Rint.gradient
+def _step_grad(op: Any, grad: Tensor) -> list:
+    return [None]
+
+
+@Sqrt.gradient
+def _sqrt_grad(op: Any, grad: Tensor) -> list:
+    return [SqrtGrad(op.outputs[0], grad)]
+
+
+@Rsqrt.gradient
+def _rsqrt_grad(op: Any, grad: Tensor) -> list:
+    return [RsqrtGrad(op.outputs[0], grad)]
+
+
+@Reciprocal.gradient
+def _reciprocal_grad(op: Any, grad: Tensor) -> list:
+    return [ReciprocalGrad(op.outputs[0], grad)]
+
+
+@Tanh.gradient
+def _tanh_grad(op: Any, grad: Tensor) -> list:
+    return [TanhGrad(op.outputs[0], grad)]
+
+
+@Sigmoid.gradient
+def _sigmoid_grad(op: Any, grad: Tensor) -> list:
+    return [SigmoidGrad(op.outputs[0], grad)]
+
+
+@SigmoidGrad.gradient
+def _sigmoid_grad_grad(op: Any, grad: Tensor) -> list:
+    y, dy = op.inputs
+    gb = grad * dy
+    return [gb - constant_ops.constant(2, dtype=gb.dtype) * gb * y, SigmoidGrad(y, grad)]
+
+
+@TanhGrad.gradient
+def _tanh_grad_grad(op: Any, grad: Tensor) -> list:
+    y, dy = op.inputs
+    return [grad * constant_ops.constant(-2, dtype=grad.dtype) * dy * conj(y), TanhGrad(y, grad)]
+
+
+@SqrtGrad.gradient
+def _sqrt_grad_grad(op: Any, grad: Tensor) -> list:
+    y, z = op.inputs[0], op.outputs[0]
+    ga = grad / y
+    return [-conj(z) * ga, constant_ops.constant(0.5, dtype=ga.dtype) * ga]
+
+
+@ReciprocalGrad.gradient
+def _reciprocal_grad_grad(op: Any, grad: Tensor) -> list:
+    y, dy = op.inputs
+    return [constant_ops.constant(-2, dtype=grad.dtype) * grad * dy * conj(y), ReciprocalGrad(y, grad)]
+
+
+@Conj.gradient
+def _conj_grad(op: Any, grad: Tensor) -> list:
+    return [conj(grad)]
+
+
+@Real.gradient
+def _real_grad(op: Any, grad: Tensor) -> list:
+    return [Complex(grad, fill_ops.zeros_like(grad), Tout=op.inputs[0].dtype)]
+
+
+@Imag.gradient
+def _imag_grad(op: Any, grad: Tensor) -> list:
+    return [Complex(fill_ops.zeros_like(grad), grad, Tout=op.inputs[0].dtype)]
+
+
+@Complex.gradient
+def _complex_grad(op: Any, grad: Tensor) -> list:
+    x, y, sx, sy = _binary_inputs(op, grad)
+    return [shape_ops.unbroadcast(real(grad), sx), shape_ops.unbroadcast(imag(grad), sy)]
+
+
+for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
+                 "LogicalNot", "IsNan", "IsInf", "IsFinite", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"):
+    NotDifferentiable(_op_type)

@@ -17,9 +17,15 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import (
+    Tensor,
+    convert_to_tensor,
+    name_scope,
+    register_tensor_conversion_function,
+)
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import raw_ops
 from tensorweave.ops.cast_ops import cast
@@ -590,3 +596,128 @@ def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: in
     if batch_dims != 0:
         raise NotImplementedError("tf.gather_nd with batch_dims != 0 is not built yet; only batch_dims=0 is")
     return GatherNd(params, indices, bad_indices_policy=bad_indices_policy, name=name)
+
+
+# -- Gradients -----------------------------------------------------------------------------------------
+
+UnsortedSegmentSum = Op("UnsortedSegmentSum", inputs=["data: T", "segment_ids: Tindices",
+                                                      "num_segments: Tnumsegments"], outputs=["output: T"],
+                        attrs=["T: numbertype", "Tindices: {int16, int32, int64}",
+                               "Tnumsegments: {int32, int64} = DT_INT32"])
+
+
+@UnsortedSegmentSum.shape
+def _unsorted_segment_sum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    data, ids = ctx.input_shape(0), ctx.input_shape(1)
+    num = ctx.input_value(2)
+    if data.ndims is None or ids.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    head = tensor_shape.TensorShape([None if num is None else int(num)])
+    return [head.concatenate(data[ids.ndims:])]
+
+
+@UnsortedSegmentSum.kernel("CPU")
+def _unsorted_segment_sum(ctx: OpKernelContext, data: Any, segment_ids: Any, num_segments: Any) -> Any:
+    num = int(num_segments)
+    ids = segment_ids.reshape(-1)
+    if ids.size and (ids.max() >= num):
+        raise invalid_argument(ctx, f"segment_ids[{int(np.argmax(ids >= num))}] = {int(ids.max())} is out of range "
+                                    f"[0, {num})")
+    out = ctx.xp.zeros((num,) + data.shape[segment_ids.ndim:], dtype=data.dtype)
+    keep = ids >= 0  # negative ids are dropped, as TF's
+    ctx.xp.add.at(out, ids[keep], data.reshape((ids.size,) + data.shape[segment_ids.ndim:])[keep])
+    return out
+
+
+@tf_export("math.unsorted_segment_sum", "unsorted_segment_sum")
+def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """The sum of the `data` rows sharing each segment id, for `num_segments` segments."""
+    return UnsortedSegmentSum(data, segment_ids, num_segments, name=name)
+
+
+def _indexed_slices_to_tensor(value: IndexedSlices, dtype: Any = None, name: str | None = None,
+                              as_ref: bool = False) -> Tensor:
+    """An IndexedSlices made dense: its rows summed into place (TF's conversion)."""
+    if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+        raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for IndexedSlices "
+                         f"with dtype {value.dtype.name}")
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices for argument {name} without "
+                         f"dense_shape: {value!s}")
+    return UnsortedSegmentSum(value.values, value.indices, value.dense_shape[0], name=name)
+
+
+register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
+
+
+@GatherV2.gradient
+def _gather_v2_grad(op: Any, grad: Tensor) -> list:
+    """IndexedSlices of the params' rows for a gather along axis 0 (what optimizers update sparsely), else the
+    dense sum of the gradient rows into place, along the gathered axis moved first."""
+    params, indices = op.inputs[0], op.inputs[1]
+    params_shape = cast(shape(params, out_type=dtypes.int64), dtypes.int32)
+    axis = tensor_util.constant_value(op.inputs[2])
+    size = raw_ops.Size(input=indices)
+    if axis is not None and int(axis) == 0 and op.get_attr("batch_dims") == 0:
+        values = reshape(grad, concat([stack([size]), params_shape[1:]], 0))
+        return [IndexedSlices(values, reshape(indices, stack([size])), params_shape), None, None]
+    rank = params.shape.ndims
+    if axis is None or rank is None or op.get_attr("batch_dims") != 0:
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: GatherV2) with a dynamic "
+                          "axis or batch_dims in tensorweave")
+    axis = int(axis) % rank
+    outer, inner = params_shape[:axis], params_shape[axis + 1:]
+    values = reshape(grad, concat([outer, [-1], inner], 0))
+    perm = [axis, *builtins.range(axis), *builtins.range(axis + 1, rank)]
+    moved = raw_ops.Transpose(x=values, perm=perm)
+    summed = UnsortedSegmentSum(moved, reshape(indices, [-1]), params_shape[axis])
+    inverse = [perm.index(i) for i in builtins.range(rank)]
+    return [raw_ops.Transpose(x=summed, perm=inverse), None, None]
+
+
+@Slice.gradient
+def _slice_grad(op: Any, grad: Tensor) -> list:
+    x, begin = op.inputs[0], op.inputs[1]
+    pad_shape = stack([raw_ops.Rank(input=x), 1])
+    before = reshape(begin, pad_shape)
+    after = reshape(shape(x, out_type=begin.dtype) - shape(op.outputs[0], out_type=begin.dtype) - begin, pad_shape)
+    return [raw_ops.Pad(input=grad, paddings=concat([before, after], 1)), None, None]
+
+
+StridedSliceGrad = Op("StridedSliceGrad", inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index",
+                                                  "dy: T"], outputs=["output: T"],
+                      attrs=["T: type", "Index: {int32, int64}", "begin_mask: int = 0", "end_mask: int = 0",
+                             "ellipsis_mask: int = 0", "new_axis_mask: int = 0", "shrink_axis_mask: int = 0"])
+
+
+@StridedSliceGrad.shape
+def _strided_slice_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [shape_from_tensor(ctx, 0)]
+
+
+@StridedSliceGrad.kernel("CPU")
+def _strided_slice_grad(ctx: OpKernelContext, shape: Any, begin: Any, end: Any, strides: Any, dy: Any,
+                        begin_mask: int, end_mask: int, ellipsis_mask: int, new_axis_mask: int,
+                        shrink_axis_mask: int) -> Any:
+    dims = [int(d) for d in shape]
+    try:
+        slices, out_dims = _strided_slice_plan(dims, begin.tolist(), end.tolist(), strides.tolist(), begin_mask,
+                                               end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    except ValueError as e:
+        raise invalid_argument(ctx, str(e)) from None
+    out = ctx.xp.zeros(dims, dtype=dy.dtype)
+    target = out[tuple(slices)]
+    out[tuple(slices)] = ctx.xp.reshape(dy, target.shape)
+    return out
+
+
+@StridedSlice.gradient
+def _strided_slice_grad_fn(op: Any, grad: Tensor) -> list:
+    index = op.inputs[1].dtype
+    masks = {m: op.get_attr(m) for m in _MASKS}
+    return [StridedSliceGrad(shape(op.inputs[0], out_type=index), op.inputs[1], op.inputs[2], op.inputs[3], grad,
+                             **masks), None, None, None]
+
+
+NotDifferentiable("OneHot")
+NotDifferentiable("Where")

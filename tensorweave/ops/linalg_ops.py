@@ -18,6 +18,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import raw_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import binary_overload, conj
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32
@@ -252,3 +253,41 @@ def _diag_part(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002 - TF's ar
                                           f"must match for the input's two halves")
     size = int(np.prod(input.shape[:half], dtype=np.int64))
     return ctx.xp.diagonal(input.reshape(size, size)).reshape(input.shape[:half])
+
+
+# -- Gradients -----------------------------------------------------------------------------------------
+
+@MatMul.gradient
+def _matmul_grad(op: Any, grad: Tensor) -> list:
+    """TF's four cases by transposition, so no Transpose op is added."""
+    a, b = conj(op.inputs[0]), conj(op.inputs[1])
+    t_a, t_b = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    if not t_a and not t_b:
+        return [MatMul(grad, b, transpose_b=True), MatMul(a, grad, transpose_a=True)]
+    if not t_a:
+        return [MatMul(grad, b), MatMul(grad, a, transpose_a=True)]
+    if not t_b:
+        return [MatMul(b, grad, transpose_b=True), MatMul(a, grad)]
+    return [MatMul(b, grad, transpose_a=True, transpose_b=True), MatMul(grad, a, transpose_a=True, transpose_b=True)]
+
+
+@BatchMatMulV2.gradient
+def _batch_matmul_v2_grad(op: Any, grad: Tensor) -> list:
+    """The four cases by adjoint, each summed back over the batch dimensions its input was broadcast along."""
+    x, y = op.inputs
+    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    if not adj_x and not adj_y:
+        gx, gy = BatchMatMulV2(grad, y, adj_y=True), BatchMatMulV2(x, grad, adj_x=True)
+    elif not adj_x:
+        gx, gy = BatchMatMulV2(grad, y), BatchMatMulV2(grad, x, adj_x=True)
+    elif not adj_y:
+        gx, gy = BatchMatMulV2(y, grad, adj_y=True), BatchMatMulV2(x, grad)
+    else:
+        gx, gy = BatchMatMulV2(y, grad, adj_x=True, adj_y=True), BatchMatMulV2(grad, x, adj_x=True, adj_y=True)
+    if (x.shape.is_fully_defined() and y.shape.is_fully_defined()
+            and x.shape.as_list()[:-2] == y.shape.as_list()[:-2]):
+        return [gx, gy]
+    sx, sy = raw_ops.Shape(input=x), raw_ops.Shape(input=y)
+    rx, ry = raw_ops.BroadcastGradientArgs(s0=sx[:-2], s1=sy[:-2])
+    return [raw_ops.Reshape(tensor=raw_ops.Sum(input=gx, reduction_indices=rx), shape=sx),
+            raw_ops.Reshape(tensor=raw_ops.Sum(input=gy, reduction_indices=ry), shape=sy)]

@@ -24,8 +24,9 @@ from tensorweave.framework.graph import (
     register_tensor_conversion_function,
 )
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import raw_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
@@ -774,3 +775,121 @@ def _reverse(ctx: OpKernelContext, tensor: Any, axis: Any) -> Any:
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """`tensor` with the order of its elements reversed along each of `axis`."""
     return ReverseV2(tensor, axis, name=name)
+
+
+# -- Gradients -----------------------------------------------------------------------------------------
+# TF's array_grad for the ops above; ops of the families above this one are reached through raw_ops.
+
+def _pass_through_grad(op: Any, *grads: Tensor) -> list:
+    return list(grads)
+
+
+for _handle in (Identity, RefIdentity, IdentityN):
+    _handle.gradient(_pass_through_grad)
+NotDifferentiable("StopGradient")
+
+
+@Transpose.gradient
+def _transpose_grad(op: Any, grad: Tensor) -> list:
+    return [Transpose(grad, _inverse_permutation(op.inputs[1])), None]
+
+
+@ConjugateTranspose.gradient
+def _conjugate_transpose_grad(op: Any, grad: Tensor) -> list:
+    return [ConjugateTranspose(grad, _inverse_permutation(op.inputs[1])), None]
+
+
+def _inverse_permutation(perm: Tensor) -> Any:
+    value = tensor_util.constant_value(perm)
+    if value is None:
+        return InvertPermutation(perm)
+    return np.argsort(value).astype(value.dtype)
+
+
+InvertPermutation = Op("InvertPermutation", inputs=["x: T"], outputs=["y: T"], attrs=["T: {int32, int64} = DT_INT32"])
+InvertPermutation.shape(unary_shape)
+
+
+@InvertPermutation.kernel("CPU")
+def _invert_permutation(ctx: OpKernelContext, x: Any) -> Any:
+    if x.ndim != 1:
+        raise invalid_argument(ctx, "invert_permutation expects a 1D vector.")
+    if sorted(x.tolist()) != list(builtins.range(x.size)):
+        raise invalid_argument(ctx, f"{x.tolist()} is not a permutation of 0..{x.size - 1}")
+    return ctx.xp.argsort(x).astype(x.dtype)
+
+
+NotDifferentiable("InvertPermutation")
+
+
+@Pack.gradient
+def _pack_grad(op: Any, grad: Tensor) -> list:
+    return unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+
+
+@Unpack.gradient
+def _unpack_grad(op: Any, *grads: Tensor) -> list:
+    return [stack(list(grads), axis=op.get_attr("axis"))]
+
+
+def _split_sizes(values: list[Tensor], axis: Tensor) -> Any:
+    """Each input's size along the concat axis: constants when known while building."""
+    axis_value = tensor_util.constant_value(axis)
+    if axis_value is not None:
+        sizes = [None if v.shape.ndims is None else v.shape.as_list()[int(axis_value)] for v in values]
+        if None not in sizes:
+            return constant(sizes, dtype=dtypes.int32)
+    shapes = [raw_ops.Shape(input=v) for v in values]
+    return stack([raw_ops.GatherV2(params=s, indices=axis, axis=0) for s in shapes])
+
+
+@ConcatV2.gradient
+def _concat_v2_grad(op: Any, grad: Tensor) -> list:
+    values, axis = list(op.inputs[:-1]), op.inputs[-1]
+    if len(values) == 1:
+        return [grad, None]
+    rank_value = values[0].shape.ndims
+    axis_value = tensor_util.constant_value(axis)
+    if axis_value is not None and rank_value is not None:
+        axis = constant(int(axis_value) % rank_value, dtype=axis.dtype)
+    else:
+        axis = raw_ops.FloorMod(x=axis, y=Rank(values[0]))
+    return [*SplitV(grad, _split_sizes(values, axis), axis, num_split=len(values)), None]
+
+
+@Split.gradient
+def _split_grad(op: Any, *grads: Tensor) -> list:
+    return [None, concat(list(grads), op.inputs[0])]
+
+
+@SplitV.gradient
+def _split_v_grad(op: Any, *grads: Tensor) -> list:
+    return [concat(list(grads), op.inputs[2]), None, None]
+
+
+@Tile.gradient
+def _tile_grad(op: Any, grad: Tensor) -> list:
+    """Sum the tiles: the gradient reshaped to (multiple, size) pairs per dimension, summed over multiples."""
+    input_shape = raw_ops.Shape(input=op.inputs[0], out_type=op.inputs[1].dtype)
+    split_shape = raw_ops.Reshape(tensor=Transpose(stack([op.inputs[1], input_shape]), [1, 0]), shape=[-1])
+    axes = Range(0, raw_ops.Size(input=split_shape, out_type=op.inputs[1].dtype), 2)
+    input_grad = raw_ops.Sum(input=raw_ops.Reshape(tensor=grad, shape=split_shape), reduction_indices=axes)
+    input_grad.set_shape(op.inputs[0].shape)
+    return [input_grad, None]
+
+
+def _pad_grad(op: Any, grad: Tensor) -> list:
+    x, paddings = op.inputs[0], op.inputs[1]
+    begin = raw_ops.Reshape(tensor=raw_ops.Slice(input=paddings, begin=[0, 0], size=stack([Rank(x), 1])),
+                            shape=[-1])
+    x_grad = raw_ops.Slice(input=grad, begin=begin, size=raw_ops.Shape(input=x, out_type=begin.dtype))
+    return [x_grad, None] + [None] * (len(op.inputs) - 2)
+
+
+Pad.gradient(_pad_grad)
+PadV2.gradient(_pad_grad)
+
+
+@ReverseV2.gradient
+def _reverse_v2_grad(op: Any, grad: Tensor) -> list:
+    return [ReverseV2(grad, op.inputs[1]), None]

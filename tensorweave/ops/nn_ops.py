@@ -758,3 +758,172 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: int | 
     if rate is None:
         raise ValueError(f"`rate` must be provided. Received: rate={rate}")
     return _dropout(x, rate, noise_shape, seed, name)
+
+
+# -- Gradients -----------------------------------------------------------------------------------------
+# TF's nn_grad: activations through their dedicated grad ops (ReluGrad ... LeakyReluGrad, with TF's OpDefs
+# and kernels), softmaxes and cross entropies from their outputs, BiasAdd through BiasAddGrad.
+
+def _merge_both_shapes(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_util.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
+
+
+def _activation_grad_op(name: str, types: str, second: str, fn: Any = None, attrs: tuple[str, ...] = ()) -> Op:
+    """`name`(gradients, `second`) -> backprops: the gradient of an activation, elementwise (`fn(g, x)` its
+    kernel, when it reads no attr)."""
+    op = Op(name, inputs=["gradients: T", f"{second}: T"], outputs=["backprops: T"], attrs=[*attrs, f"T: {types}"])
+    op.shape(_merge_both_shapes)
+    if fn is not None:
+        @op.kernel("CPU")
+        def kernel(ctx: OpKernelContext, gradients: Any, other: Any) -> Any:
+            return fn(gradients, other)
+
+    return op
+
+
+_REAL = "realnumbertype"
+ReluGrad = _activation_grad_op("ReluGrad", _REAL, "features", lambda g, x: g * (x > 0))
+Relu6Grad = _activation_grad_op("Relu6Grad", _REAL, "features", lambda g, x: g * ((x > 0) & (x < 6)))
+EluGrad = _activation_grad_op("EluGrad", _FLOAT, "outputs", lambda g, y: np.where(y < 0, g * (y + 1), g))
+SeluGrad = _activation_grad_op(
+    "SeluGrad", _FLOAT, "outputs",
+    lambda g, y: np.where(y < 0, g * (y + y.dtype.type(_SELU_SCALE_ALPHA)), g * y.dtype.type(_SELU_SCALE)))
+SoftplusGrad = _activation_grad_op("SoftplusGrad", _FLOAT, "features", lambda g, x: g / (1 + np.exp(-x)))
+SoftsignGrad = _activation_grad_op("SoftsignGrad", _FLOAT, "features", lambda g, x: g / np.square(1 + np.abs(x)))
+LeakyReluGrad = _activation_grad_op("LeakyReluGrad", f"{_FLOAT} = DT_FLOAT", "features",
+                                    attrs=("alpha: float = 0.2",))
+
+
+@LeakyReluGrad.kernel("CPU")
+def _leaky_relu_grad(ctx: OpKernelContext, gradients: Any, features: Any, alpha: float) -> Any:
+    return np.where(features > 0, gradients, gradients * features.dtype.type(alpha))
+
+
+@Relu.gradient
+def _relu_grad(op: Any, grad: Tensor) -> list:
+    return [ReluGrad(grad, op.outputs[0])]
+
+
+@Relu6.gradient
+def _relu6_grad(op: Any, grad: Tensor) -> list:
+    return [Relu6Grad(grad, op.inputs[0])]
+
+
+@Elu.gradient
+def _elu_grad(op: Any, grad: Tensor) -> list:
+    return [EluGrad(grad, op.outputs[0])]
+
+
+@Selu.gradient
+def _selu_grad(op: Any, grad: Tensor) -> list:
+    return [SeluGrad(grad, op.outputs[0])]
+
+
+@Softplus.gradient
+def _softplus_grad(op: Any, grad: Tensor) -> list:
+    return [SoftplusGrad(grad, op.inputs[0])]
+
+
+@Softsign.gradient
+def _softsign_grad(op: Any, grad: Tensor) -> list:
+    return [SoftsignGrad(grad, op.inputs[0])]
+
+
+@LeakyRelu.gradient
+def _leaky_relu_grad_fn(op: Any, grad: Tensor) -> list:
+    return [LeakyReluGrad(grad, op.inputs[0], alpha=op.get_attr("alpha"))]
+
+
+@ReluGrad.gradient
+def _relu_grad_grad(op: Any, grad: Tensor) -> list:
+    return [ReluGrad(grad, op.inputs[1]), fill_ops.zeros_like(op.inputs[1])]
+
+
+@Relu6Grad.gradient
+def _relu6_grad_grad(op: Any, grad: Tensor) -> list:
+    return [Relu6Grad(grad, op.inputs[1]), fill_ops.zeros_like(op.inputs[1])]
+
+
+@Softmax.gradient
+def _softmax_grad(op: Any, grad: Tensor) -> list:
+    softmax = op.outputs[0]
+    sum_channels = reduction_ops.reduce_sum(grad * softmax, -1, keepdims=True)
+    return [(grad - sum_channels) * softmax]
+
+
+@LogSoftmax.gradient
+def _log_softmax_grad(op: Any, grad: Tensor) -> list:
+    softmax = elementwise_ops.exp(op.outputs[0])
+    return [grad - reduction_ops.reduce_sum(grad, -1, keepdims=True) * softmax]
+
+
+BiasAddGrad = Op("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
+                 attrs=["T: numbertype", "data_format: {'NHWC', 'NCHW'} = 'NHWC'"])
+
+
+@BiasAddGrad.shape
+def _bias_add_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = shape_helpers.with_rank_at_least(ctx.input_shape(0), 2)
+    if shape.ndims is None:
+        return [tensor_shape.vector(None)]
+    channel = 1 if _is_nchw(ctx.attr("data_format")) and shape.ndims >= 3 else -1
+    return [tensor_shape.TensorShape([shape.dims[channel]])]
+
+
+@BiasAddGrad.kernel("CPU")
+def _bias_add_grad(ctx: OpKernelContext, out_backprop: Any, data_format: Any) -> Any:
+    channel = 1 if _is_nchw(data_format) and out_backprop.ndim >= 3 else out_backprop.ndim - 1
+    axes = tuple(i for i in range(out_backprop.ndim) if i != channel)
+    return ctx.xp.sum(out_backprop, axis=axes, dtype=out_backprop.dtype)
+
+
+@BiasAdd.gradient
+def _bias_add_grad_fn(op: Any, grad: Tensor) -> list:
+    return [grad, BiasAddGrad(grad, data_format=op.get_attr("data_format"))]
+
+
+@BiasAddGrad.gradient
+def _bias_add_grad_grad(op: Any, grad: Tensor) -> list:
+    backprop_shape = shape_ops.shape(op.inputs[0])
+    rank = op.inputs[0].shape.ndims
+    nchw = _is_nchw(op.get_attr("data_format")) and rank is not None and rank >= 3
+    kept = [1] * rank
+    kept[1 if nchw else -1] = -1
+    return [shape_ops.broadcast_to(shape_ops.reshape(grad, kept), backprop_shape)]
+
+
+@L2Loss.gradient
+def _l2_loss_grad(op: Any, grad: Tensor) -> list:
+    return [op.inputs[0] * grad]
+
+
+def _is_zero(t: Tensor) -> bool:
+    """TF's IsZero: a gradient known to be zeros while building (a ZerosLike, or a constant of zeros)."""
+    if t.op.type in ("ZerosLike", "Zeros"):
+        return True
+    value = tensor_util.constant_value(t)
+    return value is not None and not np.any(value)
+
+
+def _softmax_xent_hessian_term(logits: Tensor, grad_grad: Tensor) -> Tensor:
+    """The logits' gradient from the gradient of the `backprop` output (for second derivatives)."""
+    probabilities = softmax(logits)
+    inner = linalg_ops.matmul(shape_ops.expand_dims(grad_grad, 1), shape_ops.expand_dims(probabilities, 2))
+    return (grad_grad - shape_ops.squeeze(inner, axis=1)) * probabilities
+
+
+@SoftmaxCrossEntropyWithLogits.gradient
+def _softmax_xent_grad(op: Any, grad_loss: Tensor, grad_grad: Tensor) -> list:
+    logits = op.inputs[0]
+    grad = shape_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    if grad_grad is not None and not _is_zero(grad_grad):
+        grad = grad + _softmax_xent_hessian_term(logits, grad_grad)
+    return [grad, shape_ops.expand_dims(grad_loss, -1) * -log_softmax(logits)]
+
+
+@SparseSoftmaxCrossEntropyWithLogits.gradient
+def _sparse_softmax_xent_grad(op: Any, grad_loss: Tensor, grad_grad: Tensor) -> list:
+    grad = shape_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    if grad_grad is not None and not _is_zero(grad_grad):
+        grad = grad + _softmax_xent_hessian_term(op.inputs[0], grad_grad)
+    return [grad, None]

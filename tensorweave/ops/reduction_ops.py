@@ -5,6 +5,7 @@ ArgMin, and the scans Cumsum and Cumprod.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -14,9 +15,9 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import constant_ops, fill_ops, sequence_ops, shape_ops
+from tensorweave.ops import constant_ops, fill_ops, raw_ops, sequence_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import (
     Conj,
@@ -29,6 +30,7 @@ from tensorweave.ops.elementwise_ops import (
     Sqrt,
     Square,
     add,
+    conj,
     not_equal,
     subtract,
 )
@@ -465,3 +467,105 @@ def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = Fals
     with name_scope(name, "Cumprod", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         return Cumprod(x, axis, exclusive=exclusive, reverse=reverse, name=scope)
+
+
+# -- Gradients -----------------------------------------------------------------------------------------
+# A reduction's gradient spreads the output's gradient over the reduced axes (TF's math_grad): reshaped to
+# the kept-dims shape, then tiled or broadcast back to the input's shape.
+
+def _static_axes(op: Any) -> list[int] | None:
+    """The reduced axes as non-negative ints when the input's rank and the axes are known while building."""
+    rank = op.inputs[0].shape.ndims
+    axes = tensor_util.constant_value(op.inputs[1])
+    if rank is None or axes is None:
+        return None
+    return sorted({int(a) % rank if rank else 0 for a in np.reshape(axes, -1)})
+
+
+def _kept_dims_shape(op: Any) -> Any:
+    """The output's shape with the reduced axes kept as 1s: a list when known while building, else a tensor."""
+    dims, axes = op.inputs[0].shape, _static_axes(op)
+    if axes is not None and dims.is_fully_defined():
+        return [1 if i in axes else d for i, d in enumerate(dims.as_list())]
+    input_shape = shape_ops.shape(op.inputs[0])
+    rank = raw_ops.Size(input=input_shape)
+    axes_t = raw_ops.FloorMod(x=shape_ops.reshape(cast(op.inputs[1], dtypes.int32), [-1]), y=rank)
+    mask = Any_(raw_ops.OneHot(indices=axes_t, depth=rank, on_value=True, off_value=False), 0)
+    return SelectV2(mask, fill_ops.ones_like(input_shape), input_shape)
+
+
+@Sum.gradient
+def _sum_grad(op: Any, grad: Tensor) -> list:
+    x = op.inputs[0]
+    kept = _kept_dims_shape(op)
+    if isinstance(kept, list):
+        dims = x.shape.as_list()
+        if all(k == 1 for k in kept):
+            grad = shape_ops.reshape(grad, kept)
+            return [raw_ops.Tile(input=grad, multiples=constant_ops.constant(dims)), None]
+        grad = shape_ops.reshape(grad, kept)
+        return [raw_ops.Tile(input=grad, multiples=[d // max(k, 1) for d, k in zip(dims, kept)]), None]
+    return [shape_ops.broadcast_to(shape_ops.reshape(grad, kept), shape_ops.shape(x)), None]
+
+
+@Mean.gradient
+def _mean_grad(op: Any, grad: Tensor) -> list:
+    sum_grad = _sum_grad(op, grad)[0]
+    in_shape, out_shape = op.inputs[0].shape, op.outputs[0].shape
+    if in_shape.is_fully_defined() and out_shape.is_fully_defined():
+        factor = constant_ops.constant(in_shape.num_elements() // max(out_shape.num_elements(), 1),
+                                       dtype=sum_grad.dtype)
+    else:
+        input_size = Prod(shape_ops.shape(op.inputs[0]), 0)
+        output_size = Prod(shape_ops.shape(op.outputs[0]), 0)
+        factor = cast(raw_ops.FloorDiv(x=input_size, y=raw_ops.Maximum(x=output_size, y=1)), sum_grad.dtype)
+    return [raw_ops.RealDiv(x=sum_grad, y=factor) if not sum_grad.dtype.is_integer else
+            raw_ops.FloorDiv(x=sum_grad, y=factor), None]
+
+
+def _min_or_max_grad(op: Any, grad: Tensor) -> list:
+    kept = _kept_dims_shape(op)
+    x = op.inputs[0]
+    y = shape_ops.reshape(op.outputs[0], kept)
+    grad = shape_ops.reshape(grad, kept)
+    indicators = cast(raw_ops.Equal(x=y, y=x), grad.dtype)
+    num_selected = shape_ops.reshape(Sum(indicators, op.inputs[1]), kept)
+    return [raw_ops.RealDiv(x=indicators, y=num_selected) * grad, None]
+
+
+Max.gradient(_min_or_max_grad)
+Min.gradient(_min_or_max_grad)
+
+
+@Prod.gradient
+def _prod_grad(op: Any, grad: Tensor) -> list:
+    """The product of every other reduced element: exclusive cumulative products from both ends, over the
+    reduced axes moved first and flattened (no division, so zeros are handled)."""
+    x = op.inputs[0]
+    axes = _static_axes(op)
+    if axes is None:
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: Prod) of unknown rank or "
+                          "axes in tensorweave")
+    rank = x.shape.ndims
+    other = [i for i in builtins.range(rank) if i not in axes]
+    perm = axes + other
+    inverse = [perm.index(i) for i in builtins.range(rank)]
+    input_shape = shape_ops.shape(x)
+    grad = shape_ops.broadcast_to(shape_ops.reshape(grad, _kept_dims_shape(op)), input_shape)
+    permuted = raw_ops.Transpose(x=x, perm=perm)
+    reshaped = shape_ops.reshape(permuted, [Prod(raw_ops.GatherV2(params=input_shape, indices=axes, axis=0), 0)
+                                           if axes else 1, -1])
+    left = Cumprod(reshaped, 0, exclusive=True)
+    right = Cumprod(reshaped, 0, exclusive=True, reverse=True)
+    y = shape_ops.reshape(Mul(conj(left), conj(right)), shape_ops.shape(permuted))
+    return [shape_ops.reshape(grad * raw_ops.Transpose(x=y, perm=inverse), input_shape), None]
+
+
+@Cumsum.gradient
+def _cumsum_grad(op: Any, grad: Tensor) -> list:
+    return [Cumsum(grad, op.inputs[1], exclusive=op.get_attr("exclusive"),
+                   reverse=not op.get_attr("reverse")), None]
+
+
+for _op_type in ("ArgMax", "ArgMin", "Any", "All"):
+    NotDifferentiable(_op_type)

@@ -13,8 +13,9 @@ import numpy as np
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import raw_ops
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import broadcast_shapes, shape_from_tensor
@@ -340,6 +341,93 @@ def _broadcast_to(ctx: OpKernelContext, input: Any, shape: Any) -> Any:  # noqa:
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """`input` repeated along its size-1 (and new leading) dimensions to `shape`."""
     return BroadcastTo(input, shape, name=name)
+
+
+@BroadcastTo.gradient
+def _broadcast_to_grad(op: Any, grad: Tensor) -> list:
+    input_shape = shape(op.inputs[0])
+    reduce_axes, _ = BroadcastGradientArgs(input_shape, shape(op.outputs[0]))
+    summed = raw_ops.Sum(input=grad, reduction_indices=reduce_axes, keep_dims=True)
+    return [Reshape(summed, input_shape), None]
+
+
+BroadcastGradientArgs = Op("BroadcastGradientArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T", "r1: T"],
+                           attrs=["T: {int32, int64} = DT_INT32"])
+
+
+@BroadcastGradientArgs.shape
+def _broadcast_gradient_args_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    for i in range(2):
+        if ctx.input_shape(i).ndims not in (None, 1):
+            raise ValueError(f"Shape must be rank 1 but is rank {ctx.input_shape(i).ndims}")
+    return [tensor_shape.vector(None), tensor_shape.vector(None)]
+
+
+def _broadcast_reduce_axes(shape_x: tuple, shape_out: tuple) -> list[int]:
+    """The axes of a broadcast result `shape_out` that summing the gradient over gives x's gradient."""
+    offset = len(shape_out) - len(shape_x)
+    return [i for i, dim in enumerate(shape_out)
+            if i < offset or (shape_x[i - offset] == 1 and dim != 1)]
+
+
+@BroadcastGradientArgs.kernel("CPU", host_memory=("s0", "s1", "r0", "r1"))
+def _broadcast_gradient_args(ctx: OpKernelContext, s0: Any, s1: Any, T: dtypes.DType) -> list:  # noqa: N803
+    x, y = tuple(s0.tolist()), tuple(s1.tolist())
+    try:
+        out = np.broadcast_shapes(x, y)
+    except ValueError:
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(x)} vs. "
+                                    f"{tensor_util.shape_string(y)}") from None
+    if x == y:
+        return [np.zeros(0, T.as_numpy_dtype), np.zeros(0, T.as_numpy_dtype)]
+    # TF's BCast: every dimension that is 1 in an input padded with leading ones to the output's rank.
+    return [np.array([i for i, dim in enumerate((1,) * (len(out) - len(s)) + s) if dim == 1],
+                     dtype=T.as_numpy_dtype) for s in (x, y)]
+
+
+def broadcast_gradient_args(x: Tensor, y: Tensor, grad: Tensor) -> tuple[tuple, tuple]:
+    """For each of a broadcasting binary op's inputs, (its shape, the axes to sum its gradient over, whether
+    it must be summed): static axes when every shape is known while building, else BroadcastGradientArgs
+    (TF's SmartBroadcastGradientArgs)."""
+    x_shape, y_shape = shape(x), shape(y)
+    static = [t.shape for t in (x, y, grad)]
+    if not all(s.is_fully_defined() for s in static):
+        reduce_x, reduce_y = BroadcastGradientArgs(x_shape, y_shape)
+        return (x_shape, reduce_x, True), (y_shape, reduce_y, True)
+    out = tuple(static[2].as_list())
+    return tuple((shape_t, _broadcast_reduce_axes(tuple(s.as_list()), out), tuple(s.as_list()) != out)
+                 for shape_t, s in ((x_shape, static[0]), (y_shape, static[1])))  # type: ignore[return-value]
+
+
+def unbroadcast(grad: Tensor | None, shape_axes_must_reduce: tuple) -> Tensor | None:
+    """The gradient of a broadcast input: `grad` summed over its broadcast axes and reshaped to its shape."""
+    input_shape, axes, must_reduce = shape_axes_must_reduce
+    if grad is None or not must_reduce:
+        return grad
+    return reshape(raw_ops.Sum(input=grad, reduction_indices=axes), input_shape)
+
+
+def _reshape_to_input(op: Any, grad: Tensor) -> Tensor:
+    return reshape(grad, shape(op.inputs[0]))
+
+
+@Reshape.gradient
+def _reshape_grad(op: Any, grad: Tensor) -> list:
+    return [_reshape_to_input(op, convert_to_tensor(grad)), None]
+
+
+@ExpandDims.gradient
+def _expand_dims_grad(op: Any, grad: Tensor) -> list:
+    return [_reshape_to_input(op, grad), None]
+
+
+@Squeeze.gradient
+def _squeeze_grad(op: Any, grad: Tensor) -> list:
+    return [_reshape_to_input(op, grad)]
+
+
+for _op_type in ("Shape", "ShapeN", "Size", "Rank", "BroadcastGradientArgs"):
+    NotDifferentiable(_op_type)
 
 
 @tf_export("broadcast_static_shape")

@@ -1,0 +1,290 @@
+"""`tf.gradients`: reverse-mode differentiation over the graph, building the gradient as ordinary graph ops.
+
+TF1's algorithm: mark the ops reachable forward from `xs` through backpropagatable (floating, complex)
+tensors, keep those that also reach `ys` backward ("between" ops), count for each how many of its consumers
+are between ops, and walk back from `ys` one op at a time once every consumer has sent its gradient.
+Each op's gradient function (looked up by type in the op registry, honouring `gradient_override_map`) runs
+under the name scope `gradients/<op name>_grad`; the gradients reaching one tensor along several paths are
+summed by one AddN (IndexedSlices alone are concatenated, IndexedSlices with dense ones made dense first).
+Because the result is ordinary ops, gradients of gradients (`tf.hessians`) work the same way.
+
+Invariant: only ops between `xs` and `ys` are visited, and each exactly once.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import enum
+from collections.abc import Callable
+from typing import Any
+
+from tensorweave.framework import dtypes, op_registry
+from tensorweave.framework.graph import (
+    Operation,
+    Tensor,
+    colocate_with,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
+from tensorweave.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
+from tensorweave.ops import control_flow_ops, fill_ops, manipulation_ops, shape_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.elementwise_ops import add_n
+from tensorweave.platform.tf_export import tf_export
+
+_TRAINABLE = frozenset([dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128,
+                        dtypes.resource, dtypes.variant, dtypes.bfloat16])
+
+
+@tf_export("UnconnectedGradients")
+class UnconnectedGradients(enum.Enum):
+    """What `tf.gradients` returns for an x that no y depends on: None, or zeros of x's shape."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+@tf_export("AggregationMethod")
+class AggregationMethod:
+    """How the gradients reaching one tensor along several paths are summed (all give the same values)."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+def _is_trainable(tensor: Tensor) -> bool:
+    return tensor.dtype.base_dtype in _TRAINABLE
+
+
+def _as_list(value: Any) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _as_x(x: Any) -> Any:
+    """A variable is differentiated at its ref tensor (its reads go through Identity ops), as TF's `as_ref`."""
+    ref = getattr(x, "_ref", None)
+    return ref() if callable(ref) and not isinstance(x, (Tensor, IndexedSlices)) else \
+        convert_to_tensor_or_indexed_slices(x, name="x")
+
+
+def _pending_count(to_ops: list[Operation], from_ops: list[Operation]
+                   ) -> tuple[set[Operation], collections.defaultdict[Operation, int]]:
+    """The ys' ops reachable from the xs, and for each between op how many between ops consume it."""
+    reached: set[Operation] = set()
+    queue = collections.deque(from_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached:
+            continue
+        reached.add(op)
+        for output in op.outputs:
+            if _is_trainable(output):
+                queue.extend(output.consumers())
+    reachable_to_ops = {op for op in to_ops if op in reached}
+    between: list[Operation] = []
+    between_set: set[Operation] = set()
+    queue = collections.deque(to_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached:
+            between.append(op)
+            between_set.add(op)
+            reached.remove(op)
+            queue.extend(t.op for t in op.inputs)
+    pending: collections.defaultdict[Operation, int] = collections.defaultdict(int)
+    for op in between:
+        for t in op.inputs:
+            if t.op in between_set:
+                pending[t.op] += 1
+    return reachable_to_ops, pending
+
+
+def _default_grad_ys(grad_ys: list, ys: list[Tensor]) -> list:
+    """Ones for each y without a given gradient; a given one is checked and renamed `grad_ys_<i>`."""
+    result = []
+    for i, (y, grad_y) in enumerate(zip(ys, grad_ys)):
+        if grad_y is None:
+            if y.dtype.is_complex:
+                raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys (y.dtype = "
+                                f"{y.dtype.name})")
+            result.append(fill_ops.ones(shape_ops.shape(y), dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
+            continue
+        if y.dtype.is_floating or y.dtype.is_integer:
+            if not (grad_y.dtype.is_floating or grad_y.dtype.is_integer):
+                raise TypeError(f"Gradient type {grad_y.dtype.name} generated for real or integer-valued tensor "
+                                f"{y} with type {y.dtype.name} must be real or integer")
+        elif y.dtype.is_complex and not grad_y.dtype.is_complex:
+            raise TypeError(f"Gradient type {grad_y.dtype.name} generated for complex-valued tensor {y} with type "
+                            f"{y.dtype.name} must be real")
+        if isinstance(grad_y, IndexedSlices):
+            result.append(IndexedSlices(
+                manipulation_ops.identity(grad_y.values, name=f"grad_ys_{i}_values"),
+                manipulation_ops.identity(grad_y.indices, name=f"grad_ys_{i}_indices"),
+                None if grad_y.dense_shape is None
+                else manipulation_ops.identity(grad_y.dense_shape, name=f"grad_ys_{i}_shape")))
+        else:
+            result.append(manipulation_ops.identity(grad_y, name=f"grad_ys_{i}"))
+    return result
+
+
+def _aggregate(op: Operation, grads: list, aggregation_method: int) -> Any:
+    """The sum of the gradients reaching one output of `op` (None if none did)."""
+    grads = [g for g in grads if g is not None]
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    if all(isinstance(g, Tensor) for g in grads):
+        if aggregation_method == AggregationMethod.ADD_N:
+            with colocate_with(grads[0].op, ignore_existing=True):
+                return add_n(grads)
+        with name_scope(op.name + "_gradient_sum"):
+            total = grads[0]
+            for g in grads[1:]:
+                total = add_n([total, g])
+            return total
+    if any(isinstance(g, Tensor) for g in grads):
+        return add_n([convert_to_tensor(g) for g in grads])
+    index_dtypes = {g.indices.dtype for g in grads}
+    indices = [g.indices if len(index_dtypes) == 1 else cast(g.indices, dtypes.int64) for g in grads]
+    return IndexedSlices(manipulation_ops.concat([g.values for g in grads], 0),
+                         manipulation_ops.concat(indices, 0), grads[0].dense_shape)
+
+
+def _zeros_for(t: Tensor) -> Tensor:
+    return fill_ops.zeros_like(t)
+
+
+@tf_export("gradients")
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
+              colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
+              aggregation_method: int | None = None, stop_gradients: Any = None,
+              unconnected_gradients: Any = UnconnectedGradients.NONE) -> list:
+    """The symbolic partial derivatives of sum(ys) with respect to each x: one Tensor, IndexedSlices or None
+    per x (zeros instead of None with `UnconnectedGradients.ZERO`)."""
+    try:
+        unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'") from None
+    if aggregation_method is None:
+        aggregation_method = AggregationMethod.DEFAULT
+    valid_methods = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                     AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
+    if aggregation_method not in valid_methods:
+        raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. Accepted values are "
+                         f"{valid_methods}.")
+    ys, xs = _as_list(ys), _as_list(xs)
+    stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
+    grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Length mismatch. Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    graph = get_default_graph()
+    with name_scope(name, "gradients", ys + xs + stop_gradients + [g for g in grad_ys if g is not None]):
+        graph.unique_name("uid")
+        ys = [convert_to_tensor_or_indexed_slices(y, name="y") for y in ys]
+        xs = [_as_x(x) for x in xs]
+        stop_ops = {convert_to_tensor(t).op for t in stop_gradients}
+        grad_ys = [None if g is None else convert_to_tensor_or_indexed_slices(g, name="grad_y") for g in grad_ys]
+        grad_ys = _default_grad_ys(grad_ys, ys)
+        to_ops = [y.op for y in ys]
+        from_ops = [x.op for x in xs]
+        reachable_to_ops, pending = _pending_count(to_ops, from_ops)
+        grads: dict[Operation, list[list]] = {}
+        for y, grad_y in zip(ys, grad_ys):
+            _set_grad(grads, y, grad_y)
+        queue: collections.deque[Operation] = collections.deque()
+        queued: set[Operation] = set()
+        for op in to_ops:
+            if pending[op] == 0 and op not in queued and op in reachable_to_ops:
+                queued.add(op)
+                queue.append(op)
+        stop_ops |= {op for op in from_ops if all(pending[t.op] <= 0 for t in op.inputs)}
+        while queue:
+            op = queue.popleft()
+            with _maybe_colocate(op, colocate_gradients_with_ops):
+                _backprop_op(op, grads, stop_ops, gate_gradients, aggregation_method)
+            for t in op.inputs:
+                pending[t.op] -= 1
+                if pending[t.op] == 0:
+                    queue.append(t.op)
+        return [_get_grad(grads, x, unconnected_gradients) for x in xs]
+
+
+def _maybe_colocate(op: Operation, colocate: bool) -> Any:
+    return colocate_with(op, ignore_existing=True) if colocate else contextlib.nullcontext()
+
+
+def _set_grad(grads: dict, t: Tensor, grad: Any) -> None:
+    op_grads = grads.setdefault(t.op, [[] for _ in t.op.outputs])
+    op_grads[t.value_index].append(grad)
+
+
+def _backprop_op(op: Operation, grads: dict, stop_ops: set[Operation], gate_gradients: bool,
+                 aggregation_method: int) -> None:
+    """Sum the gradients of `op`'s outputs and hand its inputs theirs, from its registered gradient."""
+    out_grads = [_aggregate(op, g, aggregation_method) for g in grads.get(op, [[] for _ in op.outputs])]
+    if op in grads:  # the sums replace the lists, so an x's gradient is its one sum
+        grads[op] = [[] if g is None else [g] for g in out_grads]
+    has_out_grads = any(g is not None for g in out_grads)
+    grad_fn: Callable | None = None
+    if has_out_grads and op not in stop_ops:
+        grad_fn = op_registry.get_gradient_function(op)
+    if grad_fn is None or not has_out_grads:
+        return
+    for i, out_grad in enumerate(out_grads):
+        if out_grad is None and _is_trainable(op.outputs[i]):
+            out_grads[i] = fill_ops.zeros_like(op.outputs[i], optimize=False)
+    with name_scope(op.name + "_grad"):
+        in_grads = _as_list(grad_fn(op, *out_grads))
+        if len(in_grads) != len(op.inputs):
+            raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.node_def} do not match num "
+                             f"inputs {len(op.inputs)}")
+        if gate_gradients and sum(g is not None for g in in_grads) > 1:
+            in_grads = control_flow_ops.tuple(in_grads)
+    for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
+        if in_grad is None:
+            continue
+        if isinstance(in_grad, Tensor) and t_in.dtype != dtypes.resource:
+            try:
+                in_grad.set_shape(t_in.shape)
+            except ValueError:
+                raise ValueError(
+                    f"Incompatible shapes between op input and calculated input gradient. Forward operation: "
+                    f"{op.name}. Input index: {i}. Original input shape: {t_in.shape}. Calculated input "
+                    f"gradient shape: {in_grad.shape}") from None
+        _set_grad(grads, t_in, in_grad)
+
+
+def _get_grad(grads: dict, t: Any, unconnected_gradients: UnconnectedGradients) -> Any:
+    op_grads = grads.get(t.op)
+    grad = _aggregate(t.op, op_grads[t.value_index], AggregationMethod.ADD_N) if op_grads else None
+    if grad is None and unconnected_gradients == UnconnectedGradients.ZERO:
+        return _zeros_for(t)
+    return grad
+
+
+@tf_export("hessians")
+def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_ops: bool = False,
+             gate_gradients: bool = False, aggregation_method: int | None = None) -> list:
+    """The Hessian of sum(ys) for each x, of shape x.shape + x.shape: the gradient of each element of the
+    flattened gradient, stacked (TF1 builds it with a while loop; the values are the same)."""
+    xs = _as_list(xs)
+    kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops, "gate_gradients": gate_gradients,
+              "aggregation_method": aggregation_method}
+    results = []
+    for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
+        with name_scope(name + "_" + x.op.name):
+            x_shape = x.shape
+            if not x_shape.is_fully_defined():
+                raise ValueError(f"hessians needs the fully known shape of {x}, got {x_shape}")
+            flat = shape_ops.reshape(gradient, [-1])
+            size = x_shape.num_elements()
+            rows = [gradients(flat[i], x, **kwargs)[0] for i in range(size)]
+            rows = [_zeros_for(x) if row is None else row for row in rows]
+            stacked = manipulation_ops.stack(rows)
+            results.append(shape_ops.reshape(stacked, x_shape.concatenate(x_shape).as_list()))
+    return results
