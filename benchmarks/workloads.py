@@ -130,6 +130,35 @@ def while_count(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run(count, feed_dict={n: 1000})
 
 
+def _conv_step(tf: Any, input_shape: tuple, filter_shape: tuple) -> tuple[Any, Step]:
+    """conv2d forward, stride 1, SAME, of a fed input with a constant filter; the output is the target."""
+    rng = np.random.default_rng(0)
+    x = tf.placeholder(tf.float32, shape=input_shape)
+    y = tf.nn.conv2d(x, tf.constant(rng.standard_normal(filter_shape, dtype=np.float32)), [1, 1, 1, 1], "SAME")
+    data = rng.standard_normal(input_shape, dtype=np.float32)
+    sess = make_session(tf)
+    return sess, lambda: sess.run(y.op, feed_dict={x: data})
+
+
+def conv_mnist(tf: Any) -> tuple[Any, Step]:
+    """Deep MNIST's first layer: conv2d [50, 28, 28, 1] with a 5x5x1x32 filter, SAME."""
+    return _conv_step(tf, (50, 28, 28, 1), (5, 5, 1, 32))
+
+
+def conv_alexnet(tf: Any) -> tuple[Any, Step]:
+    """An AlexNet-like layer: conv2d [64, 27, 27, 96] with a 5x5x96x256 filter, SAME."""
+    return _conv_step(tf, (64, 27, 27, 96), (5, 5, 96, 256))
+
+
+def max_pool(tf: Any) -> tuple[Any, Step]:
+    """max_pool 2x2, stride 2, VALID, on [64, 27, 27, 256]."""
+    x = tf.placeholder(tf.float32, shape=(64, 27, 27, 256))
+    y = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    data = np.random.default_rng(0).standard_normal((64, 27, 27, 256), dtype=np.float32)
+    sess = make_session(tf)
+    return sess, lambda: sess.run(y.op, feed_dict={x: data})
+
+
 def _numpy_null_step() -> Step:
     return lambda: np.asarray(3.0, np.float32) + np.float32(1.0)
 
@@ -183,6 +212,31 @@ def _numpy_threads() -> Step:
     return lambda: a @ b
 
 
+def _numpy_conv(input_shape: tuple, filter_shape: tuple) -> Step:
+    """The same convolution as im2col (one copy of every window) and one matmul."""
+    rng = np.random.default_rng(0)
+    f = rng.standard_normal(filter_shape, dtype=np.float32).reshape(-1, filter_shape[-1])
+    n, h, w, _ = input_shape
+    kh, kw = filter_shape[:2]
+    x = np.pad(rng.standard_normal(input_shape, dtype=np.float32),
+               ((0, 0), ((kh - 1) // 2, kh // 2), ((kw - 1) // 2, kw // 2), (0, 0)))
+    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(1, 2)).transpose(0, 1, 2, 4, 5, 3)
+    return lambda: windows.reshape(n * h * w, -1) @ f
+
+
+def _numpy_conv_mnist() -> Step:
+    return _numpy_conv((50, 28, 28, 1), (5, 5, 1, 32))
+
+
+def _numpy_conv_alexnet() -> Step:
+    return _numpy_conv((64, 27, 27, 96), (5, 5, 96, 256))
+
+
+def _numpy_max_pool() -> Step:
+    x = np.random.default_rng(0).standard_normal((64, 27, 27, 256), dtype=np.float32)
+    return lambda: x[:, :26, :26].reshape(64, 13, 2, 13, 2, 256).max(axis=(2, 4))
+
+
 @dataclass(frozen=True)
 class Workload:
     """A TF1 workload, its NumPy reference, and its target (a tw/tf ratio, or a speedup if concurrent)."""
@@ -216,6 +270,9 @@ WORKLOADS: dict[str, Workload] = {
         Workload(var_update, _numpy_var_update, 1.0),
         Workload(threads, _numpy_threads, 1.6, concurrent=True),
         Workload(while_count, _numpy_while_count, 1.0),
+        Workload(conv_mnist, _numpy_conv_mnist, 1.5),
+        Workload(conv_alexnet, _numpy_conv_alexnet, 1.5),
+        Workload(max_pool, _numpy_max_pool, 2.0),
     )
 }
 

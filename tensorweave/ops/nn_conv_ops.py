@@ -1,0 +1,970 @@
+"""Convolutions and pooling, as TF1's `tf.nn` has them: Conv2D with its two backprops (Conv2DBackpropInput,
+which is also `conv2d_transpose`, and Conv2DBackpropFilter, both real ops that the conv gradient uses),
+DepthwiseConv2dNative, MaxPool and AvgPool with their gradients MaxPoolGrad and AvgPoolGrad, and the
+wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool).
+
+Every kernel works on an NHWC view (NCHW is transposed in and out, as TF's oneDNN kernels accept it on CPU).
+Convolutions are im2col then one BLAS matmul: a strided view of the padded input holds every window, copied
+into a [rows, KH*KW*C] matrix a chunk of output rows at a time (so memory stays bounded and the chunk is in
+cache when the matmul reads it). A grouped convolution (input depth a multiple of the filter's, and the
+depthwise one, which is the grouped one with one input channel per group) batches its matmul over groups.
+Pooling loops over the window's taps, each tap one vectorized maximum or sum over the output slice whose
+windows it falls inside, so the padding is never materialized; AvgPool divides by the count of input
+elements in each window, as TF's does. half and bfloat16 compute in float32 and round once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from tensorweave import errors
+from tensorweave.framework import tensor_shape
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import shape_helpers, shape_ops
+from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
+from tensorweave.ops.reduction_ops import _deprecated_alias
+from tensorweave.platform.tf_export import tf_export
+
+_CONV_ATTRS = ["strides: list(int)", "use_cudnn_on_gpu: bool = true", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+               "explicit_paddings: list(int) = []", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+               "dilations: list(int) = [1, 1, 1, 1]"]
+_POOL_ATTRS = ["ksize: list(int) >= 4", "strides: list(int) >= 4"]
+_FLOAT = "{half, bfloat16, float, double}"
+_IM2COL_CHUNK_BYTES = 16 << 20  # measured: big enough for BLAS, small enough to stay in cache
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class _Format(NamedTuple):
+    """Where a 4-D tensor keeps its dimensions: NHWC, or NCHW (channels second)."""
+
+    nchw: bool
+
+    @classmethod
+    def of(cls, data_format: Any) -> _Format:
+        return cls(_text(data_format) == "NCHW")
+
+    def spatial(self, values: Sequence[Any]) -> tuple[Any, Any]:
+        return (values[2], values[3]) if self.nchw else (values[1], values[2])
+
+    def depth(self, values: Sequence[Any]) -> Any:
+        return values[1] if self.nchw else values[3]
+
+    def batch_and_depth(self, values: Sequence[Any]) -> tuple[Any, Any]:
+        return values[0], self.depth(values)
+
+    def dims(self, n: Any, h: Any, w: Any, c: Any) -> list:
+        return [n, c, h, w] if self.nchw else [n, h, w, c]
+
+    def to_nhwc(self, x: Any) -> Any:
+        return x.transpose(0, 2, 3, 1) if self.nchw else x
+
+    def from_nhwc(self, x: Any) -> Any:
+        return np.ascontiguousarray(x.transpose(0, 3, 1, 2)) if self.nchw else x
+
+
+# -- Window geometry (TF's GetWindowedOutputSize) -------------------------------------------------------
+
+
+class _Window(NamedTuple):
+    """One spatial dimension of a sliding window: its output size and the padding before and after."""
+
+    size: int
+    before: int
+    after: int
+
+
+def _window(in_size: int, k: int, stride: int, dilation: int, padding: str,
+            explicit: tuple[int, int] = (0, 0)) -> _Window:
+    """The output size and padding of one dimension, as TF's kernels compute them (SAME puts the odd padding
+    after); None for a size that would be negative."""
+    effective = (k - 1) * dilation + 1
+    if padding == "SAME":
+        out = -(-in_size // stride)
+        needed = max(0, (out - 1) * stride + effective - in_size)
+        return _Window(out, needed // 2, needed - needed // 2)
+    before, after = explicit if padding == "EXPLICIT" else (0, 0)
+    return _Window((in_size + before + after - effective + stride) // stride, before, after)
+
+
+def _runtime_window(ctx: OpKernelContext, in_size: int, k: int, stride: int, dilation: int, padding: str,
+                    explicit: tuple[int, int] = (0, 0)) -> _Window:
+    window = _window(in_size, k, stride, dilation, padding, explicit)
+    if window.size < 0:
+        raise invalid_argument(ctx, f"Computed output size would be negative: {window.size} [input_size: {in_size}, "
+                                    f"effective_filter_size: {(k - 1) * dilation + 1}, stride: {stride}]")
+    return window
+
+
+def _static_window(in_size: int | None, k: int | None, stride: int, dilation: int, padding: str,
+                   explicit: tuple[int, int] = (0, 0)) -> int | None:
+    """The output size a shape function infers (None if unknown), with TF's error for a window larger than
+    its (padded) input."""
+    if in_size is None:
+        return None
+    if padding == "SAME":
+        return -(-in_size // stride)
+    if k is None:
+        return None
+    padded, effective = in_size + explicit[0] + explicit[1], (k - 1) * dilation + 1
+    if padded < effective:
+        raise ValueError(f"Negative dimension size caused by subtracting {effective} from {padded}")
+    return (padded - effective + stride) // stride
+
+
+def _explicit_pairs(fmt: _Format, explicit_paddings: Sequence[int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The (before, after) paddings of the two spatial dimensions, from the flat 8-value attr."""
+    pairs = [tuple(explicit_paddings[i:i + 2]) for i in range(0, 8, 2)]
+    return fmt.spatial(pairs) if explicit_paddings else ((0, 0), (0, 0))
+
+
+def _check_explicit_paddings(fmt: _Format, padding: str, explicit_paddings: Sequence[int]) -> None:
+    """TF's checks of the explicit_paddings attr (shape functions raise them at graph build)."""
+    if padding != "EXPLICIT":
+        if explicit_paddings:
+            raise ValueError("explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT")
+        return
+    if len(explicit_paddings) != 8:
+        raise ValueError(f"explicit_paddings attribute must contain 8 values, but got: {len(explicit_paddings)}")
+    if any(p < 0 for p in explicit_paddings):
+        raise ValueError("All elements of explicit_paddings must be nonnegative")
+    batch, depth = fmt.batch_and_depth([explicit_paddings[i:i + 2] for i in range(0, 8, 2)])
+    if any(batch) or any(depth):
+        raise ValueError("Nonzero explicit padding in the batch or depth dimensions is not supported")
+
+
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype a kernel computes in: float32 for half and bfloat16 (rounded once at the end, as TF's)."""
+    return np.dtype(np.float32) if dtype in (np.float16, BFLOAT16) else dtype
+
+
+# -- Convolution geometry and the im2col kernels ------------------------------------------------------
+
+
+class _ConvGeometry(NamedTuple):
+    """A 2-D convolution in NHWC terms: sizes, the output windows of both spatial dimensions, and groups."""
+
+    batch: int
+    in_h: int
+    in_w: int
+    in_depth: int
+    kh: int
+    kw: int
+    filter_depth: int
+    out_depth: int
+    rows: _Window
+    cols: _Window
+    stride_h: int
+    stride_w: int
+    dilation_h: int
+    dilation_w: int
+
+    @property
+    def groups(self) -> int:
+        return self.in_depth // self.filter_depth
+
+    @property
+    def out_shape(self) -> tuple[int, int, int, int]:
+        return self.batch, self.rows.size, self.cols.size, self.out_depth
+
+
+def _conv_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shape: Sequence[int], strides: Sequence[int],
+                   padding: Any, explicit_paddings: Sequence[int], data_format: Any, dilations: Sequence[int],
+                   name: str) -> _ConvGeometry:
+    """The checks TF's conv kernels make at run time, then the geometry."""
+    fmt = _Format.of(data_format)
+    if len(input_shape) != 4:
+        raise invalid_argument(ctx, f"{name} input must be 4-dimensional: {_shape_text(input_shape)}")
+    if len(filter_shape) != 4:
+        raise invalid_argument(ctx, f"{name} filter must be 4-dimensional: {_shape_text(filter_shape)}")
+    if any(fmt.batch_and_depth(strides)[i] != 1 for i in range(2)):
+        raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support strides "
+                                        "in the batch and depth dimensions.")
+    if any(fmt.batch_and_depth(dilations)[i] != 1 for i in range(2)):
+        raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support "
+                                        "dilations in the batch and depth dimensions.")
+    n, c = fmt.batch_and_depth(input_shape)
+    h, w = fmt.spatial(input_shape)
+    kh, kw, filter_depth, out_depth = filter_shape
+    if filter_depth == 0 or c % filter_depth:
+        raise invalid_argument(ctx, f"input depth must be evenly divisible by filter depth: {c} vs {filter_depth}")
+    (sh, sw), (dh, dw) = fmt.spatial(strides), fmt.spatial(dilations)
+    padding = _text(padding)
+    pad_h, pad_w = _explicit_pairs(fmt, explicit_paddings)
+    rows = _runtime_window(ctx, h, kh, sh, dh, padding, pad_h)
+    cols = _runtime_window(ctx, w, kw, sw, dw, padding, pad_w)
+    return _ConvGeometry(n, h, w, c, kh, kw, filter_depth, out_depth, rows, cols, sh, sw, dh, dw)
+
+
+def _shape_text(shape: Sequence[int]) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _padded(x: Any, g: _ConvGeometry) -> Any:
+    """The NHWC input with its spatial padding (zeros), as one contiguous array."""
+    pads = ((0, 0), (g.rows.before, g.rows.after), (g.cols.before, g.cols.after), (0, 0))
+    if not any(sum(p) for p in pads):
+        return np.ascontiguousarray(x)
+    return np.pad(x, pads)
+
+
+def _windows(x_padded: Any, g: _ConvGeometry) -> Any:
+    """A read-only [N, OH, OW, KH, KW, C] view of every window of the padded input."""
+    sn, sh, sw, sc = x_padded.strides
+    return as_strided(x_padded, (g.batch, g.rows.size, g.cols.size, g.kh, g.kw, g.in_depth),
+                      (sn, sh * g.stride_h, sw * g.stride_w, sh * g.dilation_h, sw * g.dilation_w, sc), writeable=False)
+
+
+def _chunks(g: _ConvGeometry, itemsize: int) -> Iterator[tuple[slice, slice]]:
+    """(images, output rows) blocks whose im2col matrix fits the chunk budget: whole images while one fits,
+    else row blocks of one image."""
+    row_bytes = g.cols.size * g.kh * g.kw * g.in_depth * itemsize
+    image_bytes = max(1, row_bytes * g.rows.size)
+    if image_bytes <= _IM2COL_CHUNK_BYTES:
+        images = _IM2COL_CHUNK_BYTES // image_bytes
+        for n in range(0, g.batch, images):
+            yield slice(n, n + images), slice(None)
+        return
+    rows = max(1, _IM2COL_CHUNK_BYTES // max(1, row_bytes))
+    for n in range(g.batch):
+        for r in range(0, g.rows.size, rows):
+            yield slice(n, n + 1), slice(r, r + rows)
+
+
+def _grouped_filter(filters: Any, g: _ConvGeometry) -> Any:
+    """The [KH, KW, Cg, O] filter as [G, KH*KW*Cg, O/G] (the output channels of a group are consecutive)."""
+    groups, per_group = g.groups, g.out_depth // g.groups
+    return (filters.reshape(g.kh, g.kw, g.filter_depth, groups, per_group).transpose(3, 0, 1, 2, 4)
+            .reshape(groups, -1, per_group))
+
+
+def _grouped_patches(patches: Any, g: _ConvGeometry) -> Any:
+    """[rows, KH, KW, C] windows as [G, rows, KH*KW*Cg]."""
+    return (patches.reshape(-1, g.kh * g.kw, g.groups, g.filter_depth).transpose(2, 0, 1, 3)
+            .reshape(g.groups, -1, g.kh * g.kw * g.filter_depth))
+
+
+def _conv_forward(x: Any, filters: Any, g: _ConvGeometry) -> Any:
+    """The NHWC convolution: im2col of each chunk, then one matmul (batched over groups)."""
+    dtype = _compute_dtype(x.dtype)
+    x, filters = x.astype(dtype, copy=False), filters.astype(dtype, copy=False)
+    out = np.zeros(g.out_shape, dtype)
+    if out.size == 0 or g.kh * g.kw * g.filter_depth == 0:
+        return out
+    windows = _windows(_padded(x, g), g)
+    flat_filter = filters.reshape(-1, g.out_depth) if g.groups == 1 else _grouped_filter(filters, g)
+    for images, rows in _chunks(g, dtype.itemsize):
+        target = out[images, rows].reshape(-1, g.out_depth)
+        patches = windows[images, rows].reshape(-1, g.kh * g.kw * g.in_depth)
+        if g.groups == 1:
+            np.matmul(patches, flat_filter, out=target)
+        else:
+            target[...] = np.matmul(_grouped_patches(patches, g), flat_filter).transpose(1, 0, 2).reshape(target.shape)
+    return out
+
+
+def _conv_backprop_input(filters: Any, out_backprop: Any, g: _ConvGeometry) -> Any:
+    """The gradient of the input: each output pixel's [KH*KW*C] column, from one matmul per chunk, added back
+    into the padded input by one strided slice per filter tap (col2im)."""
+    dtype = _compute_dtype(out_backprop.dtype)
+    filters, out_backprop = filters.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
+    padded = np.zeros((g.batch, g.in_h + g.rows.before + g.rows.after, g.in_w + g.cols.before + g.cols.after,
+                       g.in_depth), dtype)
+    if out_backprop.size and filters.size:
+        flat_filter = filters.reshape(-1, g.out_depth) if g.groups == 1 else _grouped_filter(filters, g)
+        for images, rows in _chunks(g, dtype.itemsize):
+            grad = out_backprop[images, rows]
+            n, oh, ow = grad.shape[:3]
+            if g.groups == 1:
+                cols = np.matmul(grad.reshape(-1, g.out_depth), flat_filter.T)
+            else:
+                per_group = grad.reshape(-1, g.groups, g.out_depth // g.groups).transpose(1, 0, 2)
+                cols = (np.matmul(per_group, flat_filter.transpose(0, 2, 1))
+                        .reshape(g.groups, -1, g.kh * g.kw, g.filter_depth).transpose(1, 2, 0, 3))
+            cols = cols.reshape(n, oh, ow, g.kh, g.kw, g.in_depth)
+            row0 = 0 if rows.start is None else rows.start
+            for i in range(g.kh):
+                top = row0 * g.stride_h + i * g.dilation_h
+                for j in range(g.kw):
+                    left = j * g.dilation_w
+                    padded[images, top:top + (oh - 1) * g.stride_h + 1:g.stride_h,
+                           left:left + (ow - 1) * g.stride_w + 1:g.stride_w] += cols[:, :, :, i, j]
+    return padded[:, g.rows.before:g.rows.before + g.in_h, g.cols.before:g.cols.before + g.in_w]
+
+
+def _conv_backprop_filter(x: Any, out_backprop: Any, g: _ConvGeometry) -> Any:
+    """The gradient of the filter: the im2col matrix of each chunk, transposed, times its output gradient,
+    summed over chunks."""
+    dtype = _compute_dtype(x.dtype)
+    x, out_backprop = x.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
+    per_group = g.out_depth // max(1, g.groups)
+    grad = np.zeros((g.groups, g.kh * g.kw * g.filter_depth, per_group), dtype)
+    if out_backprop.size and x.size:
+        windows = _windows(_padded(x, g), g)
+        for images, rows in _chunks(g, dtype.itemsize):
+            patches = windows[images, rows].reshape(-1, g.kh * g.kw * g.in_depth)
+            dy = out_backprop[images, rows].reshape(-1, g.out_depth)
+            if g.groups == 1:
+                grad[0] += patches.T @ dy
+            else:
+                grad += np.matmul(_grouped_patches(patches, g).transpose(0, 2, 1),
+                                  dy.reshape(-1, g.groups, per_group).transpose(1, 0, 2))
+    return (grad.reshape(g.groups, g.kh, g.kw, g.filter_depth, per_group).transpose(1, 2, 3, 0, 4)
+            .reshape(g.kh, g.kw, g.filter_depth, g.out_depth))
+
+
+# -- Shape functions ----------------------------------------------------------------------------------
+
+
+def _conv_attrs(ctx: InferenceContext, name: str) -> tuple[_Format, list[int], list[int], str, list[int]]:
+    """The format, strides, dilations, padding and explicit paddings of a conv node, with TF's checks."""
+    fmt = _Format.of(ctx.attr("data_format"))
+    strides, dilations = list(ctx.attr("strides")), list(ctx.attr("dilations"))
+    if len(strides) != 4:
+        raise ValueError(f"{name} on data format {'NCHW' if fmt.nchw else 'NHWC'} requires the stride attribute "
+                         f"to contain 4 values, but got: {len(strides)}")
+    if len(dilations) != 4:
+        raise ValueError(f"{name} requires the dilation attribute to contain 4 values, but got: {len(dilations)}")
+    for s in strides:
+        if s <= 0:
+            raise ValueError(f"Stride must be > 0, but got {s}")
+    for d in dilations:
+        if d < 1:
+            raise ValueError(f"Dilation rate must be >= 1, but got {d}")
+    padding = _text(ctx.attr("padding"))
+    explicit = list(ctx.attr("explicit_paddings")) if "explicit_paddings" in ctx.node_def.attr else []
+    _check_explicit_paddings(fmt, padding, explicit)
+    return fmt, strides, dilations, padding, explicit
+
+
+def _dims(shape: tensor_shape.TensorShape, rank: int) -> list:
+    return shape_helpers.with_rank(shape, rank).as_list()
+
+
+def _conv_output_shape(fmt: _Format, input_dims: list, kh: Any, kw: Any, out_depth: Any, strides: list,
+                       dilations: list, padding: str, explicit: list) -> tensor_shape.TensorShape:
+    (h, w), (sh, sw), (dh, dw) = fmt.spatial(input_dims), fmt.spatial(strides), fmt.spatial(dilations)
+    pad_h, pad_w = _explicit_pairs(fmt, explicit)
+    return tensor_shape.TensorShape(fmt.dims(input_dims[0], _static_window(h, kh, sh, dh, padding, pad_h),
+                                             _static_window(w, kw, sw, dw, padding, pad_w), out_depth))
+
+
+def _check_groups(in_depth: int | None, filter_depth: int | None, out_depth: int | None) -> None:
+    if in_depth is None or filter_depth is None:
+        return
+    if filter_depth == 0 or in_depth % filter_depth:
+        raise ValueError(f"Depth of input ({in_depth}) is not a multiple of input depth of filter ({filter_depth})")
+    groups = in_depth // filter_depth
+    if out_depth is not None and out_depth % groups:
+        raise ValueError(f"Depth of output ({out_depth}) is not a multiple of the number of groups ({groups})")
+
+
+def _depth_matches(a: int | None, b: int | None) -> None:
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+
+
+# -- Conv2D, DepthwiseConv2dNative ----------------------------------------------------------------------
+
+Conv2D = Op("Conv2D", inputs=["input: T", "filter: T"], outputs=["output: T"],
+            attrs=["T: {half, bfloat16, float, double, int32}", *_CONV_ATTRS])
+
+
+@Conv2D.shape
+def _conv2d_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_dims, filter_dims = _dims(ctx.input_shape(0), 4), _dims(ctx.input_shape(1), 4)
+    fmt, strides, dilations, padding, explicit = _conv_attrs(ctx, "Conv2D")
+    kh, kw, filter_depth, out_depth = filter_dims
+    _check_groups(fmt.depth(input_dims), filter_depth, out_depth)
+    return [_conv_output_shape(fmt, input_dims, kh, kw, out_depth, strides, dilations, padding, explicit)]
+
+
+@Conv2D.kernel("CPU", expensive=True)
+def _conv2d(ctx: OpKernelContext, input: Any, filter: Any, strides: list, padding: Any,  # noqa: A002
+            explicit_paddings: list, data_format: Any, dilations: list, use_cudnn_on_gpu: bool) -> Any:
+    g = _conv_geometry(ctx, input.shape, filter.shape, strides, padding, explicit_paddings, data_format, dilations,
+                       "convolution")
+    fmt = _Format.of(data_format)
+    return fmt.from_nhwc(_conv_forward(fmt.to_nhwc(input), filter, g).astype(input.dtype, copy=False))
+
+
+DepthwiseConv2dNative = Op("DepthwiseConv2dNative", inputs=["input: T", "filter: T"], outputs=["output: T"],
+                           attrs=[f"T: {_FLOAT}", *[a for a in _CONV_ATTRS if not a.startswith("use_cudnn")]])
+
+
+@DepthwiseConv2dNative.shape
+def _depthwise_conv2d_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_dims, filter_dims = _dims(ctx.input_shape(0), 4), _dims(ctx.input_shape(1), 4)
+    fmt, strides, dilations, padding, explicit = _conv_attrs(ctx, "DepthwiseConv2dNative")
+    kh, kw, filter_depth, multiplier = filter_dims
+    in_depth = fmt.depth(input_dims)
+    _depth_matches(in_depth, filter_depth)
+    depth = in_depth if in_depth is not None else filter_depth
+    out_depth = None if depth is None or multiplier is None else depth * multiplier
+    return [_conv_output_shape(fmt, input_dims, kh, kw, out_depth, strides, dilations, padding, explicit)]
+
+
+@DepthwiseConv2dNative.kernel("CPU", expensive=True)
+def _depthwise_conv2d(ctx: OpKernelContext, input: Any, filter: Any, strides: list, padding: Any,  # noqa: A002
+                      explicit_paddings: list, data_format: Any, dilations: list) -> Any:
+    """A grouped convolution with one input channel per group: the [KH, KW, C, M] filter is [KH, KW, 1, C*M]."""
+    fmt = _Format.of(data_format)
+    if input.ndim == 4 and filter.ndim == 4 and fmt.depth(input.shape) != filter.shape[2]:
+        raise invalid_argument(ctx, f"input and filter must have the same depth: {fmt.depth(input.shape)} vs "
+                                    f"{filter.shape[2]}")
+    grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1) if filter.ndim == 4 else filter
+    g = _conv_geometry(ctx, input.shape, grouped.shape, strides, padding, explicit_paddings, data_format, dilations,
+                       "convolution")
+    return fmt.from_nhwc(_conv_forward(fmt.to_nhwc(input), grouped, g).astype(input.dtype, copy=False))
+
+
+# -- Conv2DBackpropInput, Conv2DBackpropFilter ----------------------------------------------------------
+
+Conv2DBackpropInput = Op("Conv2DBackpropInput", inputs=["input_sizes: int32", "filter: T", "out_backprop: T"],
+                         outputs=["output: T"], attrs=["T: {half, bfloat16, float, double, int32}", *_CONV_ATTRS])
+
+
+@Conv2DBackpropInput.shape
+def _conv2d_backprop_input_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    sizes = shape_helpers.with_rank(ctx.input_shape(0), 1)
+    filter_dims, grad_dims = _dims(ctx.input_shape(1), 4), _dims(ctx.input_shape(2), 4)
+    fmt, *_ = _conv_attrs(ctx, "Conv2DBackpropInput")
+    _depth_matches(fmt.depth(grad_dims), filter_dims[3])
+    count = sizes[0].value
+    if count is not None and count not in (2, 4):
+        raise ValueError(f"Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: {count}")
+    given = ctx.input_as_shape(0)
+    if count == 2:
+        h, w = given.as_list() if given.ndims is not None else (None, None)
+        return [tensor_shape.TensorShape(fmt.dims(grad_dims[0], h, w, filter_dims[2]))]
+    return [given if given.ndims is not None else tensor_shape.unknown_shape(rank=4)]
+
+
+def _backprop_sizes(ctx: OpKernelContext, sizes: Any, other: Sequence[int], fmt: _Format) -> list[int]:
+    """input_sizes as 4 values (2 values are the spatial ones, the rest taken from `other`, as TF allows)."""
+    sizes = [int(s) for s in np.asarray(sizes).reshape(-1)]
+    if len(sizes) == 2 and len(other) == 4:
+        n, c = fmt.batch_and_depth(other)
+        return fmt.dims(n, sizes[0], sizes[1], c)
+    if len(sizes) != 4:
+        raise invalid_argument(ctx, f"{ctx.op}: input_sizes must be 4-dimensional, got: {len(sizes)}")
+    return sizes
+
+
+def _check_backprop_sizes(ctx: OpKernelContext, name: str, g: _ConvGeometry, grad_shape: Sequence[int],
+                          fmt: _Format) -> None:
+    """TF's error when out_backprop's spatial size is not what the forward conv would produce."""
+    geometry = [(g.in_h, g.kh, g.rows.size, g.stride_h, g.dilation_h), (g.in_w, g.kw, g.cols.size, g.stride_w,
+                                                                         g.dilation_w)]
+    for dim, (actual, (size, k, computed, stride, dilation)) in enumerate(zip(fmt.spatial(grad_shape), geometry)):
+        if actual != computed:
+            raise invalid_argument(ctx, f"{name}: Size of out_backprop doesn't match computed: actual = {actual}, "
+                                        f"computed = {computed} spatial_dim: {dim + 1} input: {size} filter: {k} "
+                                        f"output: {actual} stride: {stride} dilation: {dilation}")
+    if fmt.batch_and_depth(grad_shape) != (g.batch, g.out_depth):
+        raise invalid_argument(ctx, f"{name}: out_backprop has shape {_shape_text(grad_shape)}, the forward "
+                                    f"convolution's is {_shape_text(fmt.dims(*g.out_shape[:1], *g.out_shape[1:3], g.out_depth))}")
+
+
+@Conv2DBackpropInput.kernel("CPU", expensive=True)
+def _conv2d_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                           strides: list, padding: Any, explicit_paddings: list, data_format: Any, dilations: list,
+                           use_cudnn_on_gpu: bool) -> Any:
+    fmt = _Format.of(data_format)
+    if out_backprop.ndim != 4:
+        raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {_shape_text(out_backprop.shape)}")
+    sizes = _backprop_sizes(ctx, input_sizes, out_backprop.shape, fmt)
+    g = _conv_geometry(ctx, sizes, filter.shape, strides, padding, explicit_paddings, data_format, dilations,
+                       "Conv2DCustomBackpropInput:")
+    _check_backprop_sizes(ctx, "Conv2DCustomBackpropInput", g, out_backprop.shape, fmt)
+    grad = _conv_backprop_input(filter, fmt.to_nhwc(out_backprop), g)
+    return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
+
+
+Conv2DBackpropFilter = Op("Conv2DBackpropFilter", inputs=["input: T", "filter_sizes: int32", "out_backprop: T"],
+                          outputs=["output: T"], attrs=[f"T: {_FLOAT}", *_CONV_ATTRS])
+
+
+@Conv2DBackpropFilter.shape
+def _conv2d_backprop_filter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _dims(ctx.input_shape(0), 4)
+    _dims(ctx.input_shape(2), 4)
+    _conv_attrs(ctx, "Conv2DBackpropFilter")
+    shape = shape_helpers.shape_from_tensor(ctx, 1)
+    return [shape_helpers.with_rank(shape, 4)]
+
+
+@Conv2DBackpropFilter.kernel("CPU", expensive=True)
+def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any, out_backprop: Any,  # noqa: A002
+                            strides: list, padding: Any, explicit_paddings: list, data_format: Any, dilations: list,
+                            use_cudnn_on_gpu: bool) -> Any:
+    fmt = _Format.of(data_format)
+    if out_backprop.ndim != 4:
+        raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {_shape_text(out_backprop.shape)}")
+    sizes = [int(s) for s in np.asarray(filter_sizes).reshape(-1)]
+    g = _conv_geometry(ctx, input.shape, sizes, strides, padding, explicit_paddings, data_format, dilations,
+                       "Conv2DCustomBackpropFilter: filter_sizes must be 4-dimensional; input")
+    _check_backprop_sizes(ctx, "Conv2DCustomBackpropFilter", g, out_backprop.shape, fmt)
+    grad = _conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g)
+    return grad.astype(input.dtype, copy=False)
+
+
+# -- Pooling --------------------------------------------------------------------------------------------
+
+
+class _PoolGeometry(NamedTuple):
+    rows: _Window
+    cols: _Window
+    kh: int
+    kw: int
+    stride_h: int
+    stride_w: int
+
+
+def _tap_range(window: _Window, in_size: int, tap: int, stride: int) -> tuple[slice, slice]:
+    """For one window tap: the output positions whose window has it inside the input, and the input
+    positions it reads there (a strided slice)."""
+    first = max(0, -(-(window.before - tap) // stride))
+    last = min(window.size, (in_size - 1 + window.before - tap) // stride + 1)
+    if last <= first:
+        return slice(0, 0), slice(0, 0)
+    start = first * stride - window.before + tap
+    return slice(first, last), slice(start, start + (last - first - 1) * stride + 1, stride)
+
+
+def _taps(x: Any, g: _PoolGeometry) -> Iterator[tuple[tuple[slice, slice], Any]]:
+    """Each window tap: the output slice it contributes to and the input values it contributes there."""
+    for i in range(g.kh):
+        out_rows, in_rows = _tap_range(g.rows, x.shape[1], i, g.stride_h)
+        for j in range(g.kw):
+            out_cols, in_cols = _tap_range(g.cols, x.shape[2], j, g.stride_w)
+            yield (out_rows, out_cols), x[:, in_rows, in_cols]
+
+
+def _pool_geometry(ctx: OpKernelContext, x_shape: Sequence[int], ksize: list, strides: list, padding: Any,
+                   fmt: _Format, explicit: Sequence[int] = ()) -> _PoolGeometry:
+    """TF's run-time checks of a pooling node, then its geometry."""
+    if len(x_shape) != 4:
+        raise invalid_argument(ctx, "input must be 4-dimensional")
+    if any(k <= 0 for k in ksize):
+        raise invalid_argument(ctx, "Sliding window ksize must be positive. The specified or inferred ksize is: "
+                                    + ",".join(map(str, ksize)))
+    if any(s <= 0 for s in strides):
+        raise invalid_argument(ctx, "Sliding window stride must be positive. The specified or inferred stride is: "
+                                    + ",".join(map(str, strides)))
+    if fmt.batch_and_depth(ksize)[0] != 1 or fmt.batch_and_depth(strides)[0] != 1:
+        raise errors.UnimplementedError(ctx.node_def, None, "Pooling is not yet supported on the batch dimension.")
+    if fmt.depth(ksize) != 1 or fmt.depth(strides) != 1:
+        raise errors.UnimplementedError(ctx.node_def, None, "MaxPooling supports exactly one of pooling across depth "
+                                        "or pooling across width/height.")
+    (h, w), (kh, kw), (sh, sw) = fmt.spatial(x_shape), fmt.spatial(ksize), fmt.spatial(strides)
+    pad_h, pad_w = _explicit_pairs(fmt, explicit)
+    padding = _text(padding)
+    return _PoolGeometry(_runtime_window(ctx, h, kh, sh, 1, padding, pad_h),
+                         _runtime_window(ctx, w, kw, sw, 1, padding, pad_w), kh, kw, sh, sw)
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    return -np.inf if dtype.kind == "f" or dtype == BFLOAT16 else np.iinfo(dtype).min
+
+
+def _max_pool_nhwc(x: Any, g: _PoolGeometry) -> Any:
+    out = np.full((x.shape[0], g.rows.size, g.cols.size, x.shape[3]), _lowest(x.dtype), x.dtype)
+    for (rows, cols), values in _taps(x, g):
+        np.maximum(out[:, rows, cols], values, out=out[:, rows, cols])
+    return out
+
+
+def _window_counts(window: _Window, in_size: int, k: int, stride: int) -> Any:
+    """How many input positions each output window of one dimension covers."""
+    starts = np.arange(window.size) * stride - window.before
+    return np.minimum(starts + k, in_size) - np.maximum(starts, 0)
+
+
+def _avg_divisors(x_shape: Sequence[int], g: _PoolGeometry, dtype: np.dtype) -> Any:
+    rows = _window_counts(g.rows, x_shape[1], g.kh, g.stride_h)
+    cols = _window_counts(g.cols, x_shape[2], g.kw, g.stride_w)
+    return np.multiply.outer(rows, cols).astype(dtype)[None, :, :, None]
+
+
+def _avg_pool_nhwc(x: Any, g: _PoolGeometry) -> Any:
+    dtype = _compute_dtype(x.dtype)
+    out = np.zeros((x.shape[0], g.rows.size, g.cols.size, x.shape[3]), dtype)
+    for (rows, cols), values in _taps(x, g):
+        out[:, rows, cols] += values
+    return out / _avg_divisors(x.shape, g, dtype)
+
+
+def _pool_shape(ctx: InferenceContext, pool_depth: bool) -> list[tensor_shape.TensorShape]:
+    """TF's pooling shape function: the spatial windows, and with `pool_depth` (MaxPool) the depth window."""
+    dims = _dims(ctx.input_shape(0), 4)
+    fmt = _Format.of(ctx.attr("data_format"))
+    ksize, strides = list(ctx.attr("ksize")), list(ctx.attr("strides"))
+    padding = _text(ctx.attr("padding"))
+    explicit = list(ctx.attr("explicit_paddings")) if "explicit_paddings" in ctx.node_def.attr else []
+    _check_explicit_paddings(fmt, padding, explicit)
+    pad_h, pad_w = _explicit_pairs(fmt, explicit)
+    (h, w), (kh, kw), (sh, sw) = fmt.spatial(dims), fmt.spatial(ksize), fmt.spatial(strides)
+    depth = fmt.depth(dims)
+    if pool_depth and depth is not None and fmt.depth(ksize) != 1:
+        depth = _static_window(depth, fmt.depth(ksize), fmt.depth(strides), 1, padding)
+    return [tensor_shape.TensorShape(fmt.dims(dims[0], _static_window(h, kh, sh, 1, padding, pad_h),
+                                              _static_window(w, kw, sw, 1, padding, pad_w), depth))]
+
+
+MaxPool = Op("MaxPool", inputs=["input: T"], outputs=["output: T"],
+             attrs=["T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8} = DT_FLOAT",
+                    *_POOL_ATTRS, "padding: {'SAME', 'VALID', 'EXPLICIT'}", "explicit_paddings: list(int) = []",
+                    "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"])
+MaxPool.shape(lambda ctx: _pool_shape(ctx, pool_depth=True))
+
+
+@MaxPool.kernel("CPU")
+def _max_pool(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padding: Any,  # noqa: A002
+              explicit_paddings: list, data_format: Any) -> Any:
+    fmt = _Format.of(data_format)
+    g = _pool_geometry(ctx, input.shape, ksize, strides, padding, fmt, explicit_paddings)
+    return fmt.from_nhwc(_max_pool_nhwc(fmt.to_nhwc(input), g))
+
+
+AvgPool = Op("AvgPool", inputs=["value: T"], outputs=["output: T"],
+             attrs=[*_POOL_ATTRS, "padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+                    f"T: {_FLOAT}"])
+AvgPool.shape(lambda ctx: _pool_shape(ctx, pool_depth=False))
+
+
+@AvgPool.kernel("CPU")
+def _avg_pool(ctx: OpKernelContext, value: Any, ksize: list, strides: list, padding: Any, data_format: Any) -> Any:
+    fmt = _Format.of(data_format)
+    g = _pool_geometry(ctx, value.shape, ksize, strides, padding, fmt)
+    return fmt.from_nhwc(_avg_pool_nhwc(fmt.to_nhwc(value), g).astype(value.dtype, copy=False))
+
+
+MaxPoolGrad = Op("MaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
+                 attrs=[*_POOL_ATTRS, "padding: {'SAME', 'VALID', 'EXPLICIT'}", "explicit_paddings: list(int) = []",
+                        "data_format: {'NHWC', 'NCHW'} = 'NHWC'", "T: realnumbertype = DT_FLOAT"])
+
+
+@MaxPoolGrad.shape
+def _max_pool_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [shape_helpers.with_rank(ctx.input_shape(0), 4)]
+
+
+@MaxPoolGrad.kernel("CPU")
+def _max_pool_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad: Any, ksize: list, strides: list,
+                   padding: Any, explicit_paddings: list, data_format: Any) -> Any:
+    """Each window's gradient goes to the first input position (in row-major window order) holding its
+    maximum, as TF's CPU kernel routes it: taps are visited in that order and a window claims only once."""
+    fmt = _Format.of(data_format)
+    g = _pool_geometry(ctx, orig_input.shape, ksize, strides, padding, fmt, explicit_paddings)
+    x, out, dy = fmt.to_nhwc(orig_input), fmt.to_nhwc(orig_output), fmt.to_nhwc(grad)
+    if dy.shape != out.shape or out.shape != (x.shape[0], g.rows.size, g.cols.size, x.shape[3]):
+        raise invalid_argument(ctx, f"Expected orig_output shape to be {_shape_text(out.shape)}, but got "
+                                    f"{_shape_text(dy.shape)}")
+    dtype = _compute_dtype(x.dtype)
+    result = np.zeros(x.shape, dtype)
+    unclaimed = np.ones(out.shape, bool)
+    for i in range(g.kh):
+        out_rows, in_rows = _tap_range(g.rows, x.shape[1], i, g.stride_h)
+        for j in range(g.kw):
+            out_cols, in_cols = _tap_range(g.cols, x.shape[2], j, g.stride_w)
+            hit = unclaimed[:, out_rows, out_cols] & (x[:, in_rows, in_cols] == out[:, out_rows, out_cols])
+            unclaimed[:, out_rows, out_cols] &= ~hit
+            result[:, in_rows, in_cols] += np.where(hit, dy[:, out_rows, out_cols], 0).astype(dtype)
+    return fmt.from_nhwc(result.astype(x.dtype, copy=False))
+
+
+AvgPoolGrad = Op("AvgPoolGrad", inputs=["orig_input_shape: int32", "grad: T"], outputs=["output: T"],
+                 attrs=[*_POOL_ATTRS, "padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+                        f"T: {_FLOAT}"])
+
+
+@AvgPoolGrad.shape
+def _avg_pool_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [shape_helpers.with_rank(shape_helpers.shape_from_tensor(ctx, 0), 4)]
+
+
+@AvgPoolGrad.kernel("CPU")
+def _avg_pool_grad(ctx: OpKernelContext, orig_input_shape: Any, grad: Any, ksize: list, strides: list,
+                   padding: Any, data_format: Any) -> Any:
+    """Each window's gradient divided by its count of input elements and spread over them."""
+    fmt = _Format.of(data_format)
+    sizes = [int(s) for s in np.asarray(orig_input_shape).reshape(-1)]
+    if len(sizes) != 4:
+        raise invalid_argument(ctx, "orig_input_shape must have 4 elements")
+    g = _pool_geometry(ctx, sizes, ksize, strides, padding, fmt)
+    n, c = fmt.batch_and_depth(sizes)
+    h, w = fmt.spatial(sizes)
+    dy = fmt.to_nhwc(grad)
+    if dy.shape != (n, g.rows.size, g.cols.size, c):
+        raise invalid_argument(ctx, f"grad has shape {_shape_text(grad.shape)}, the pooled output's is "
+                                    f"{_shape_text(fmt.dims(n, g.rows.size, g.cols.size, c))}")
+    dtype = _compute_dtype(grad.dtype)
+    shares = dy.astype(dtype) / _avg_divisors((n, h, w, c), g, dtype)
+    result = np.zeros((n, h, w, c), dtype)
+    for i in range(g.kh):
+        out_rows, in_rows = _tap_range(g.rows, h, i, g.stride_h)
+        for j in range(g.kw):
+            out_cols, in_cols = _tap_range(g.cols, w, j, g.stride_w)
+            result[:, in_rows, in_cols] += shares[:, out_rows, out_cols]
+    return fmt.from_nhwc(result.astype(grad.dtype, copy=False))
+
+
+# -- Public wrappers ------------------------------------------------------------------------------------
+
+
+def _get_sequence(value: Any, n: int, channel_index: int, name: str) -> list[int]:
+    """A stride, dilation or window argument as TF's wrappers expand it: one value or n values for the spatial
+    dimensions (1 for batch and channels), or all n + 2."""
+    if value is None:
+        return [1] * (n + 2)
+    if isinstance(value, int):
+        value = [value]
+    value = list(value)
+    if len(value) == n + 2:
+        return value
+    if len(value) == 1:
+        value = value * n
+    elif len(value) != n:
+        raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: {name}={value} of length "
+                         f"{len(value)}")
+    return [1, 1, *value] if channel_index == 1 else [1, *value, 1]
+
+
+def _convert_padding(padding: Any) -> tuple[str, list[int]]:
+    """A padding string, or explicit [[before, after]] * 4 pairs as the flat explicit_paddings attr."""
+    if isinstance(padding, (list, tuple)):
+        if len(padding) != 4:
+            raise ValueError(f"When padding is a list, it must be of size 4. Received: padding={padding} of size "
+                             f"{len(padding)}")
+        flat = []
+        for pair in padding:
+            if len(pair) != 2:
+                raise ValueError(f"When padding is a list, each element of padding must be a list/tuple of size 2. "
+                                 f"Received: padding={padding}")
+            flat.extend(int(p) for p in pair)
+        return "EXPLICIT", flat
+    return padding, []
+
+
+def _channel_index(data_format: str | None) -> int:
+    return 1 if data_format is not None and data_format.startswith("NC") else -1
+
+
+@tf_export("nn.conv2d")
+def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: Any = None,  # noqa: A002
+           use_cudnn_on_gpu: bool = True, data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],  # noqa: B006
+           name: str | None = None, filters: Any = None) -> Tensor:
+    """The 2-D convolution of `input` with `filter` (`filters` is the v2 name); strides and dilations are
+    1, 2 or 4 values, padding 'SAME', 'VALID' or explicit [before, after] pairs per dimension."""
+    filter = _deprecated_alias("filters", filters, "filter", filter)
+    padding, explicit = _convert_padding(padding)
+    channel = _channel_index(data_format)
+    return Conv2D(input, filter, strides=_get_sequence(strides, 2, channel, "strides"), padding=padding,
+                  use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit, data_format=data_format,
+                  dilations=_get_sequence(dilations, 2, channel, "dilations"), name=name)
+
+
+@tf_export("nn.conv2d_backprop_input")
+def conv2d_backprop_input(input_sizes: Any, filter: Any = None, out_backprop: Any = None,  # noqa: A002
+                          strides: Any = None, padding: Any = None, use_cudnn_on_gpu: bool = True,
+                          data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],  # noqa: B006
+                          name: str | None = None, filters: Any = None) -> Tensor:
+    """The gradient of conv2d with respect to its input, of shape `input_sizes`."""
+    filter = _deprecated_alias("filters", filters, "filter", filter)
+    padding, explicit = _convert_padding(padding)
+    return Conv2DBackpropInput(input_sizes, filter, out_backprop, strides=strides, padding=padding,
+                               use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit,
+                               data_format=data_format, dilations=dilations, name=name)
+
+
+@tf_export("nn.conv2d_backprop_filter")
+def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, strides: Any,  # noqa: A002
+                           padding: Any, use_cudnn_on_gpu: bool = True, data_format: str = "NHWC",
+                           dilations: Any = [1, 1, 1, 1], name: str | None = None) -> Tensor:  # noqa: B006
+    """The gradient of conv2d with respect to its filter, of shape `filter_sizes`."""
+    padding, explicit = _convert_padding(padding)
+    return Conv2DBackpropFilter(input, filter_sizes, out_backprop, strides=strides, padding=padding,
+                                use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit,
+                                data_format=data_format, dilations=dilations, name=name)
+
+
+@tf_export("nn.conv2d_transpose")
+def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = None,  # noqa: A002
+                     strides: Any = None, padding: str = "SAME", data_format: str = "NHWC",
+                     name: str | None = None, input: Any = None, filters: Any = None,  # noqa: A002
+                     dilations: Any = None) -> Tensor:
+    """The transpose of conv2d (its input gradient): `value` [N, H, W, out channels] to `output_shape`."""
+    value = _deprecated_alias("input", input, "value", value)
+    filter = _deprecated_alias("filters", filters, "filter", filter)
+    with name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as scope:
+        channel = _channel_index(data_format)
+        padding, explicit = _convert_padding(padding)
+        return Conv2DBackpropInput(output_shape, filter, value, strides=_get_sequence(strides, 2, channel, "strides"),
+                                   padding=padding, explicit_paddings=explicit, data_format=data_format,
+                                   dilations=_get_sequence(dilations, 2, channel, "dilations"), name=scope)
+
+
+@tf_export("nn.conv1d")
+def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: Any = None,
+           use_cudnn_on_gpu: Any = None, data_format: str | None = None, name: str | None = None,
+           input: Any = None, dilations: Any = None) -> Tensor:  # noqa: A002
+    """A 1-D convolution as TF composes it: ExpandDims of input and filter, Conv2D, Squeeze."""
+    value = _deprecated_alias("input", input, "value", value)
+    with name_scope(name, "conv1d", [value, filters]) as scope:
+        if data_format is None or data_format in ("NHWC", "NWC"):
+            data_format, spatial_start, channel = "NHWC", -3, 2
+        elif data_format in ("NCHW", "NCW"):
+            data_format, spatial_start, channel = "NCHW", -2, 1
+        else:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        strides = [1, *_get_sequence(stride, 1, channel, "stride")]
+        dilations = [1, *_get_sequence(dilations, 1, channel, "dilations")]
+        value = shape_ops.expand_dims(value, spatial_start)
+        filters = shape_ops.expand_dims(filters, 0)
+        if isinstance(padding, (list, tuple)):
+            padding = [[0, 0], *padding]
+        padding, explicit = _convert_padding(padding)
+        result = Conv2D(value, filters, strides=strides, padding=padding,
+                        use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
+                        explicit_paddings=explicit, data_format=data_format, dilations=dilations, name=scope)
+        return shape_ops.squeeze(result, [spatial_start])
+
+
+@tf_export("nn.convolution")
+def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # noqa: A002
+                dilation_rate: Any = None, name: str | None = None, data_format: str | None = None,
+                filters: Any = None, dilations: Any = None) -> Tensor:
+    """An N-D convolution (N = 1 or 2 here): Conv2D named `convolution`, or conv1d's composition. Dilations
+    go to the op's attr (TF1 reaches the same values through SpaceToBatchND)."""
+    filter = _deprecated_alias("filters", filters, "filter", filter)
+    dilation_rate = _deprecated_alias("dilations", dilations, "dilation_rate", dilation_rate)
+    with name_scope(name, "convolution", [input, filter]) as scope:
+        input = convert_to_tensor(input, name="input")
+        filter = convert_to_tensor(filter, name="filter")
+        rank = input.shape.ndims if input.shape.ndims is not None else filter.shape.ndims
+        if rank == 3:
+            return conv1d(input, filter, strides, padding, data_format=data_format, name=scope,
+                          dilations=dilation_rate)
+        if rank != 4:
+            raise ValueError(f"`input` must be of rank 3 or 4 here (a 1-D or 2-D convolution). Received: rank={rank}")
+        return conv2d(input, filter, strides, padding, data_format=data_format or "NHWC",
+                      dilations=dilation_rate, name=scope)
+
+
+@tf_export("nn.atrous_conv2d")
+def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str, name: str | None = None) -> Tensor:
+    """A 2-D convolution with the filter dilated by `rate` (holes between its taps)."""
+    return convolution(value, filters, padding, dilation_rate=[rate, rate], name=name)
+
+
+@tf_export("nn.depthwise_conv2d_native")
+def depthwise_conv2d_native(input: Any, filter: Any, strides: Any, padding: Any,  # noqa: A002
+                            data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],  # noqa: B006
+                            name: str | None = None) -> Tensor:
+    """Each input channel convolved with its own [KH, KW] filters (channel_multiplier of them)."""
+    padding, explicit = _convert_padding(padding)
+    return DepthwiseConv2dNative(input, filter, strides=strides, padding=padding, explicit_paddings=explicit,
+                                 data_format=data_format, dilations=dilations, name=name)
+
+
+@tf_export("nn.depthwise_conv2d")
+def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any, rate: Any = None,  # noqa: A002
+                     name: str | None = None, data_format: str | None = None, dilations: Any = None) -> Tensor:
+    """DepthwiseConv2dNative named `depthwise`, with 2 spatial `rate`s (dilations)."""
+    rate = _deprecated_alias("dilations", dilations, "rate", rate)
+    with name_scope(name, "depthwise", [input, filter]) as scope:
+        input = convert_to_tensor(input, name="tensor_in")
+        filter = convert_to_tensor(filter, name="filter_in")
+        channel = _channel_index(data_format)
+        return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format or "NHWC",
+                                       dilations=_get_sequence(rate, 2, channel, "dilations"), name=scope)
+
+
+@tf_export("nn.separable_conv2d")
+def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any, strides: Any,  # noqa: A002
+                     padding: Any, rate: Any = None, name: str | None = None, data_format: str | None = None,
+                     dilations: Any = None) -> Tensor:
+    """A depthwise convolution then a 1x1 (pointwise) Conv2D that mixes its channels."""
+    rate = _deprecated_alias("dilations", dilations, "rate", rate)
+    with name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as scope:
+        input = convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pointwise_filter.shape.with_rank(4)
+        pointwise_filter.shape.dims[0].assert_is_compatible_with(1)
+        pointwise_filter.shape.dims[1].assert_is_compatible_with(1)
+        channel = _channel_index(data_format)
+        depthwise = depthwise_conv2d_native(input, depthwise_filter, strides, padding,
+                                            data_format=data_format or "NHWC",
+                                            dilations=_get_sequence(rate, 2, channel, "dilations"), name="depthwise")
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format=data_format or "NHWC",
+                      name=scope)
+
+
+def _pool(op: Op, default_name: str, value: Any, ksize: Any, strides: Any, padding: Any, data_format: str,
+          name: str | None) -> Tensor:
+    with name_scope(name, default_name, [value]) as scope:
+        channel = _channel_index(data_format)
+        padding, explicit = _convert_padding(padding)
+        attrs = {"explicit_paddings": explicit} if explicit else {}
+        return op(value, ksize=_get_sequence(ksize, 2, channel, "ksize"),
+                  strides=_get_sequence(strides, 2, channel, "strides"), padding=padding, data_format=data_format,
+                  name=scope, **attrs)
+
+
+@tf_export("nn.max_pool")
+def max_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",
+             name: str | None = None, input: Any = None) -> Tensor:  # noqa: A002
+    """The maximum of each window."""
+    value = _deprecated_alias("input", input, "value", value)
+    return _pool(MaxPool, "MaxPool", value, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.max_pool2d")
+def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
+               name: str | None = None) -> Tensor:
+    """max_pool on a 4-D input."""
+    return _pool(MaxPool, "MaxPool2d", input, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.avg_pool")
+def avg_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
+             name: str | None = None, input: Any = None) -> Tensor:  # noqa: A002
+    """The mean of each window over the input elements inside it (padding is not counted)."""
+    value = _deprecated_alias("input", input, "value", value)
+    return _pool(AvgPool, "AvgPool", value, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.avg_pool2d")
+def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002
+               name: str | None = None) -> Tensor:
+    """avg_pool on a 4-D input."""
+    return _pool(AvgPool, "AvgPool2D", input, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.pool")
+def pool(input: Any, window_shape: Any, pooling_type: str, padding: str, dilation_rate: Any = None,  # noqa: A002
+         strides: Any = None, name: str | None = None, data_format: str | None = None,
+         dilations: Any = None) -> Tensor:
+    """2-D max or average pooling named `max_pool`/`avg_pool` (dilated windows are not supported here)."""
+    dilation_rate = _deprecated_alias("dilations", dilations, "dilation_rate", dilation_rate)
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"Invalid `pooling_type`: {pooling_type}. Expected one of ['MAX', 'AVG']")
+    window_shape = list(window_shape)
+    if len(window_shape) != 2:
+        raise ValueError(f"`window_shape` of length {len(window_shape)}: only 2-D pooling is implemented")
+    if dilation_rate is not None and any(d != 1 for d in dilation_rate):
+        raise ValueError("Dilated pooling is not implemented")
+    op = MaxPool if pooling_type == "MAX" else AvgPool
+    return _pool(op, f"{pooling_type.lower()}_pool", input, window_shape, strides or [1, 1], padding,
+                 data_format or "NHWC", name)

@@ -1,0 +1,297 @@
+"""Convolutions and pooling against a direct NumPy reference (a loop over every output pixel, on small shapes)
+and against literals recorded from real TensorFlow 2.21 (`tf.compat.v1`) for the padding edge cases: SAME
+with an even kernel and strides, dilations, NCHW, AvgPool's divisor at the borders, half precision; graph
+names, static shapes, error classes and messages are TF's too."""
+
+import numpy as np
+import pytest
+from op_testing import check_op, check_tensor
+
+import tensorweave.compat.v1 as tf
+
+RNG = np.random.default_rng(0)
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def _random(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def _pads(size, k, stride, dilation, padding):
+    """TF's output size and (before, after) padding of one dimension."""
+    effective = (k - 1) * dilation + 1
+    if padding == "SAME":
+        out = -(-size // stride)
+        needed = max(0, (out - 1) * stride + effective - size)
+        return out, needed // 2, needed - needed // 2
+    return (size - effective + stride) // stride, 0, 0
+
+
+def _conv_reference(x, f, strides, padding, dilations=(1, 1), depthwise=False):
+    """NHWC convolution by definition: every output pixel a sum over its window (groups by input depth)."""
+    n, h, w, c = x.shape
+    kh, kw, fc, m = f.shape
+    oh, top, _ = _pads(h, kh, strides[0], dilations[0], padding)
+    ow, left, _ = _pads(w, kw, strides[1], dilations[1], padding)
+    out_depth = c * m if depthwise else m
+    out = np.zeros((n, oh, ow, out_depth), np.float64)
+    groups = c if depthwise else c // fc
+    per_group = out_depth // groups
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for b in range(kw):
+                    y, z = i * strides[0] - top + a * dilations[0], j * strides[1] - left + b * dilations[1]
+                    if 0 <= y < h and 0 <= z < w:
+                        for o in range(out_depth):
+                            g = o // per_group
+                            if depthwise:
+                                out[:, i, j, o] += x[:, y, z, g] * f[a, b, g, o % m]
+                            else:
+                                out[:, i, j, o] += x[:, y, z, g * fc:(g + 1) * fc] @ f[a, b, :, o]
+    return out
+
+
+def _pool_reference(x, k, s, padding, reduce):
+    n, h, w, c = x.shape
+    oh, top, _ = _pads(h, k[0], s[0], 1, padding)
+    ow, left, _ = _pads(w, k[1], s[1], 1, padding)
+    out = np.zeros((n, oh, ow, c), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            y0, z0 = max(0, i * s[0] - top), max(0, j * s[1] - left)
+            out[:, i, j] = reduce(x[:, y0:i * s[0] - top + k[0], z0:j * s[1] - left + k[1]], axis=(1, 2))
+    return out
+
+
+CONV_CASES = [  # input, filter, strides, padding, dilations
+    ((2, 6, 7, 3), (2, 2, 3, 4), (2, 2), "SAME", (1, 1)),
+    ((1, 7, 7, 2), (4, 4, 2, 3), (3, 2), "SAME", (1, 1)),
+    ((2, 8, 9, 3), (3, 2, 3, 5), (1, 1), "VALID", (2, 3)),
+    ((1, 6, 6, 4), (3, 3, 2, 6), (1, 1), "SAME", (1, 1)),  # two groups
+]
+
+
+@pytest.mark.parametrize("input_shape,filter_shape,strides,padding,dilations", CONV_CASES)
+def test_conv2d_matches_reference(input_shape, filter_shape, strides, padding, dilations):
+    x, f = _random(*input_shape), _random(*filter_shape)
+    want = _conv_reference(x, f, strides, padding, dilations).astype(np.float32)
+    check_op(lambda a, b: tf.nn.conv2d(a, b, strides, padding, dilations=dilations), [x, f], want,
+             rtol=1e-5, atol=1e-5)
+    nchw = tf.nn.conv2d(x.transpose(0, 3, 1, 2), f, strides, padding, data_format="NCHW", dilations=dilations)
+    check_tensor(nchw, want.transpose(0, 3, 1, 2), rtol=1e-5, atol=1e-5)
+    check_op(lambda a, b: tf.nn.conv2d(a, b, strides, padding, dilations=dilations), [x.astype(np.float64),
+             f.astype(np.float64)], want.astype(np.float64))
+
+
+def test_conv2d_padding_edge_cases_match_tf():
+    x = np.arange(1, 26, dtype=np.float32).reshape(1, 5, 5, 1)
+    even = np.array([1, 2, 3, 4], np.float32).reshape(2, 2, 1, 1)
+    taps = np.array([1, 0, -1, 2, 1, 0, 0, 1, 1], np.float32).reshape(3, 3, 1, 1)
+    check_tensor(tf.nn.conv2d(x, even, [1, 2, 2, 1], "SAME"),  # the odd padding goes after
+                 np.array([[51, 71, 35], [151, 171, 75], [65, 71, 25]], np.float32).reshape(1, 3, 3, 1))
+    check_tensor(tf.nn.conv2d(x, taps, 1, "SAME", dilations=2), np.array(
+        [[25, 28, 33, 22, 26], [40, 43, 58, 42, 46], [52, 54, 79, 64, 69], [8, 8, 46, 60, 64],
+         [8, 8, 61, 80, 84]], np.float32).reshape(1, 5, 5, 1))
+    nchw = np.arange(1, 19, dtype=np.float32).reshape(1, 2, 3, 3)
+    check_tensor(tf.nn.conv2d(nchw, np.array([1, -1, 2, 0, 1, 1, -1, 0], np.float32).reshape(2, 2, 2, 1),
+                              [1, 1, 2, 2], "SAME", data_format="NCHW"),
+                 np.array([[7, 12], [7, -9]], np.float32).reshape(1, 1, 2, 2))
+    half = tf.nn.conv2d(tf.constant(x, tf.float16) / 10, tf.constant(taps, tf.float16) / 3, [1, 1, 1, 1], "VALID")
+    check_tensor(half, np.array([[1.3994140625, 1.56640625, 1.732421875], [2.232421875, 2.400390625, 2.56640625],
+                                 [3.06640625, 3.232421875, 3.3984375]], np.float16).reshape(1, 3, 3, 1))
+    explicit = tf.nn.conv2d(x, even, [1, 2, 1, 1], [[0, 0], [1, 2], [0, 3], [0, 0]])
+    padded = np.pad(x, ((0, 0), (1, 2), (0, 3), (0, 0)))
+    check_tensor(explicit, _conv_reference(padded, even, (2, 1), "VALID").astype(np.float32))
+
+
+def test_conv2d_graph_and_shapes():
+    x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+    y = tf.nn.conv2d(x, tf.zeros([5, 5, 1, 32]), strides=[1, 1, 1, 1], padding="SAME")
+    assert (y.name, y.op.type, y.shape.as_list()) == ("Conv2D:0", "Conv2D", [None, 28, 28, 32])
+    assert y.op.get_attr("strides") == [1, 1, 1, 1] and y.op.get_attr("use_cudnn_on_gpu") is True
+    assert tf.nn.conv2d(x, tf.zeros([2, 2, 1, 4]), 2, "VALID").shape.as_list() == [None, 14, 14, 4]
+    assert tf.nn.conv2d(x, tf.zeros([3, 3, 1, 4]), [2, 3], "VALID").shape.as_list() == [None, 13, 9, 4]
+    assert tf.nn.conv2d(tf.placeholder(tf.float32, [1, 3, 8, 8]), tf.zeros([3, 3, 3, 4]), [1, 1, 2, 2], "SAME",
+                        data_format="NCHW").shape.as_list() == [1, 4, 4, 4]
+
+
+@pytest.mark.parametrize("build,message", [
+    (lambda x, f: tf.nn.conv2d(x[0], f, [1, 1, 1, 1], "SAME"), "Shape must be rank 4 but is rank 3"),
+    (lambda x, f: tf.nn.conv2d(x, f, [1, 1, 1], "SAME"),
+     r"strides should be of length 1, 2 or 4. Received: strides=\[1, 1, 1\] of length 3"),
+    (lambda x, f: tf.raw_ops.Conv2D(input=x, filter=f, strides=[1, 1, 1], padding="SAME"),
+     "Conv2D on data format NHWC requires the stride attribute to contain 4 values, but got: 3"),
+    (lambda x, f: tf.raw_ops.Conv2D(input=x, filter=f, strides=[1, 1, 1, 1], padding="SAME", dilations=[1, 1, 1]),
+     "Conv2D requires the dilation attribute to contain 4 values, but got: 3"),
+    (lambda x, f: tf.raw_ops.Conv2D(input=x, filter=f, strides=[1, 0, 1, 1], padding="SAME"),
+     "Stride must be > 0, but got 0"),
+    (lambda x, f: tf.nn.conv2d(x, f[:, :, :2], [1, 1, 1, 1], "SAME"),
+     r"Depth of input \(3\) is not a multiple of input depth of filter \(2\)"),
+    (lambda x, f: tf.nn.conv2d(x, tf.zeros([3, 3, 3, 4]), [1, 1, 1, 1], "VALID", dilations=3),
+     "Negative dimension size caused by subtracting 7 from 5"),
+    (lambda x, f: tf.nn.conv2d(x, f, [1, 1, 1, 1], [[0, 0], [1, 1], [1, 1]]),
+     "When padding is a list, it must be of size 4"),
+    (lambda x, f: tf.nn.conv2d(x, f, [1, 1, 1, 1], [[1, 0], [1, 1], [1, 1], [0, 0]]),
+     "Nonzero explicit padding in the batch or depth dimensions is not supported"),
+    (lambda x, f: tf.raw_ops.Conv2D(input=x, filter=f, strides=[1, 1, 1, 1], padding="SAME",
+                                    explicit_paddings=[0, 0, 1, 1, 1, 1, 0, 0]),
+     "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"),
+    (lambda x, f: tf.nn.max_pool(x, [1, 6, 6, 1], [1, 1, 1, 1], "VALID"),
+     "Negative dimension size caused by subtracting 6 from 5"),
+    (lambda x, f: tf.nn.conv2d_transpose(tf.zeros([1, 3, 3, 5]), f, [1, 5, 5, 3], [1, 2, 2, 1], "SAME"),
+     "Dimensions must be equal, but are 5 and 4"),
+])
+def test_static_errors(build, message):
+    x, f = tf.zeros([1, 5, 5, 3]), tf.zeros([2, 2, 3, 4])
+    with pytest.raises(ValueError, match=message):
+        build(x, f)
+
+
+def test_runtime_errors_name_the_node():
+    x = tf.placeholder_with_default(np.zeros((1, 5, 5, 3), np.float32), None)
+    f = tf.placeholder_with_default(np.zeros((2, 2, 2, 4), np.float32), None)
+    cases = [
+        (tf.raw_ops.Conv2D(input=x, filter=f, strides=[1, 1, 1, 1], padding="SAME"), tf.errors.InvalidArgumentError,
+         "input depth must be evenly divisible by filter depth: 3 vs 2"),
+        (tf.raw_ops.Conv2D(input=x[0], filter=f, strides=[1, 1, 1, 1], padding="SAME"),
+         tf.errors.InvalidArgumentError, r"convolution input must be 4-dimensional: \[5,5,3\]"),
+        (tf.raw_ops.Conv2D(input=x, filter=f, strides=[2, 1, 1, 1], padding="SAME"), tf.errors.UnimplementedError,
+         "Current implementation does not yet support strides in the batch and depth dimensions."),
+        (tf.raw_ops.MaxPool(input=x, ksize=[2, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME"),
+         tf.errors.UnimplementedError, "Pooling is not yet supported on the batch dimension."),
+        (tf.raw_ops.MaxPool(input=x, ksize=[1, 0, 2, 1], strides=[1, 2, 2, 1], padding="SAME"),
+         tf.errors.InvalidArgumentError, "Sliding window ksize must be positive. The specified or inferred ksize is: "
+                                         "1,0,2,1"),
+        (tf.nn.conv2d_transpose(tf.zeros([1, 3, 3, 4]), tf.zeros([2, 2, 3, 4]), [1, 5, 5, 3], [1, 1, 1, 1], "SAME",
+                                name="up"), tf.errors.InvalidArgumentError,
+         "Conv2DCustomBackpropInput: Size of out_backprop doesn't match computed: actual = 3, computed = 5 "
+         "spatial_dim: 1 input: 5 filter: 2 output: 3 stride: 1 dilation: 1"),
+    ]
+    with tf.Session() as sess:
+        for tensor, error, message in cases:
+            with pytest.raises(error, match=message) as info:
+                sess.run(tensor)
+            assert info.value.node_def.name == tensor.op.name
+
+
+def test_conv1d_and_convolution_compose_as_tf():
+    x, f = _random(2, 9, 3), _random(3, 3, 4)
+    y = tf.nn.conv1d(tf.constant(x), tf.constant(f), 2, "SAME")
+    ops = [(op.name, op.type) for op in tf.get_default_graph().get_operations()]
+    assert ops[2:] == [("conv1d/ExpandDims/dim", "Const"), ("conv1d/ExpandDims", "ExpandDims"),
+                       ("conv1d/ExpandDims_1/dim", "Const"), ("conv1d/ExpandDims_1", "ExpandDims"),
+                       ("conv1d", "Conv2D"), ("conv1d/Squeeze", "Squeeze")]
+    check_tensor(y, _conv_reference(x[:, None], f[None], (1, 2), "SAME")[:, 0].astype(np.float32), rtol=1e-5,
+                 atol=1e-5)
+    x2, f2 = _random(1, 7, 7, 2), _random(3, 3, 2, 3)
+    conv = tf.nn.convolution(x2, f2, "SAME", dilation_rate=[2, 2])
+    atrous = tf.nn.atrous_conv2d(x2, f2, 2, "SAME")
+    assert conv.op.type == "Conv2D" and conv.op.name == "convolution"
+    want = _conv_reference(x2, f2, (1, 1), "SAME", (2, 2)).astype(np.float32)
+    check_tensor(conv, want, rtol=1e-5, atol=1e-5)
+    check_tensor(atrous, want, rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_and_separable():
+    x, f, p = _random(2, 6, 5, 3), _random(3, 3, 3, 2), _random(1, 1, 6, 4)
+    want = _conv_reference(x, f, (2, 2), "SAME", depthwise=True).astype(np.float32)
+    check_op(lambda a, b: tf.nn.depthwise_conv2d_native(a, b, [1, 2, 2, 1], "SAME"), [x, f], want, rtol=1e-5,
+             atol=1e-5)
+    dw = tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "VALID", rate=[2, 1])
+    assert (dw.op.name, dw.op.type) == ("depthwise", "DepthwiseConv2dNative")
+    check_tensor(dw, _conv_reference(x, f, (1, 1), "VALID", (2, 1), depthwise=True).astype(np.float32),
+                 rtol=1e-5, atol=1e-5)
+    sep = tf.nn.separable_conv2d(x, f, p, [1, 1, 1, 1], "SAME")
+    assert [op.name for op in (sep.op, sep.op.inputs[0].op)] == ["separable_conv2d", "separable_conv2d/depthwise"]
+    depthwise = _conv_reference(x, f, (1, 1), "SAME", depthwise=True)
+    check_tensor(sep, (depthwise @ p[0, 0]).astype(np.float32), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 2"):
+        tf.nn.depthwise_conv2d_native(x, f[:, :, :2], [1, 1, 1, 1], "SAME")
+
+
+@pytest.mark.parametrize("strides,padding,dilations,data_format", [
+    ((2, 2), "SAME", (1, 1), "NHWC"), ((1, 2), "VALID", (2, 1), "NHWC"), ((2, 1), "SAME", (1, 1), "NCHW")])
+def test_conv_backprops_are_the_adjoints_of_conv2d(strides, padding, dilations, data_format):
+    """<conv(x, f), dy> = <x, backprop_input(dy)> = <f, backprop_filter(dy)>, and the filter gradient is the
+    reference's: sum over pixels of dy times the window."""
+    x, f = _random(2, 7, 6, 4), _random(3, 2, 2, 6)  # two groups
+    to_format = (lambda a: a.transpose(0, 3, 1, 2)) if data_format == "NCHW" else (lambda a: a)
+    s4 = [1, 1, *strides] if data_format == "NCHW" else [1, *strides, 1]
+    d4 = [1, 1, *dilations] if data_format == "NCHW" else [1, *dilations, 1]
+    y = _conv_reference(x, f, strides, padding, dilations)
+    dy = _random(*y.shape)
+    f_full = _random(3, 2, 4, 6)
+    dx = tf.nn.conv2d_backprop_input(list(to_format(x).shape), f, to_format(dy), s4, padding,
+                                     data_format=data_format, dilations=d4)
+    df = tf.nn.conv2d_backprop_filter(to_format(x), [3, 2, 4, 6], to_format(dy), s4, padding,
+                                      data_format=data_format, dilations=d4)
+    with tf.Session() as sess:
+        dx_value, df_value = sess.run([dx, df])
+    assert dx.shape.as_list() == list(dx_value.shape) and df.shape.as_list() == [3, 2, 4, 6]
+    np.testing.assert_allclose(np.sum(to_format(x) * dx_value), np.sum(y * dy), rtol=1e-4)
+    y_full = _conv_reference(x, f_full, strides, padding, dilations)
+    np.testing.assert_allclose(np.sum(f_full * df_value), np.sum(y_full * dy), rtol=1e-4)
+
+
+def test_conv2d_transpose_matches_tf():
+    up = tf.nn.conv2d_transpose(tf.ones([1, 2, 2, 1]), tf.constant([1.0, 2, 3, 4], shape=[2, 2, 1, 1]),
+                                [1, 4, 4, 1], [1, 2, 2, 1], "SAME")
+    assert [(op.name, op.type) for op in tf.get_default_graph().get_operations()][-2:] == [
+        ("conv2d_transpose/input_sizes", "Const"), ("conv2d_transpose", "Conv2DBackpropInput")]
+    check_tensor(up, np.array([[1, 2, 1, 2], [3, 4, 3, 4], [1, 2, 1, 2], [3, 4, 3, 4]], np.float32).reshape(
+        1, 4, 4, 1))
+
+
+@pytest.mark.parametrize("k,s,padding", [((2, 2), (2, 2), "SAME"), ((3, 2), (2, 1), "VALID"),
+                                         ((3, 3), (2, 2), "SAME"), ((4, 2), (3, 1), "SAME")])
+def test_pooling_matches_reference(k, s, padding):
+    x = _random(2, 7, 6, 3)
+    check_op(lambda a: tf.nn.max_pool(a, k, s, padding), [x], _pool_reference(x, k, s, padding, np.max))
+    check_op(lambda a: tf.nn.avg_pool(a, k, s, padding), [x], _pool_reference(x, k, s, padding, np.mean),
+             rtol=1e-6, atol=1e-6)
+    nchw = tf.nn.max_pool(x.transpose(0, 3, 1, 2), k, s, padding, data_format="NCHW")
+    check_tensor(nchw, _pool_reference(x, k, s, padding, np.max).transpose(0, 3, 1, 2))
+    ints = (x * 10).astype(np.int32)
+    check_op(lambda a: tf.nn.max_pool2d(a, k, s, padding), [ints], _pool_reference(ints, k, s, padding, np.max))
+
+
+def test_pooling_literals_and_names_match_tf():
+    x = np.arange(1, 26, dtype=np.float32).reshape(1, 5, 5, 1)
+    avg = tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")  # border windows divide by their valid count
+    check_tensor(avg, np.array([[4, 6, 7.5], [14, 16, 17.5], [21.5, 23.5, 25]], np.float32).reshape(1, 3, 3, 1))
+    mx = tf.nn.max_pool(x[:, ::-1], [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+    check_tensor(mx, np.array([[22, 24, 25], [17, 19, 20], [7, 9, 10]], np.float32).reshape(1, 3, 3, 1))
+    pooled = tf.nn.pool(x, [2, 2], "MAX", "SAME")
+    assert [(t.op.name, t.op.type) for t in (avg, mx, pooled)] == [
+        ("AvgPool", "AvgPool"), ("MaxPool", "MaxPool"), ("max_pool", "MaxPool")]
+    assert tf.nn.avg_pool2d(x, 2, 2, "VALID").shape.as_list() == [1, 2, 2, 1]
+
+
+def test_pool_gradients():
+    x = _random(2, 7, 6, 3)
+    x[0, :2, :2, 0] = 5.0  # a tie: the first position in the window gets the gradient, as TF's
+    k, s = [1, 3, 3, 1], [1, 2, 2, 1]
+    out = _pool_reference(x, k[1:3], s[1:3], "SAME", np.max)
+    dy = np.arange(out.size, dtype=np.float32).reshape(out.shape)
+    top, left = _pads(7, 3, 2, 1, "SAME")[1], _pads(6, 3, 2, 1, "SAME")[1]
+    want = np.zeros_like(x)
+    for n, i, j, c in np.ndindex(out.shape):
+        y0, z0 = max(0, i * 2 - top), max(0, j * 2 - left)
+        window = x[n, y0:i * 2 - top + 3, z0:j * 2 - left + 3, c]
+        a, b = np.unravel_index(np.argmax(window), window.shape)
+        want[n, y0 + a, z0 + b, c] += dy[n, i, j, c]
+    grad = tf.raw_ops.MaxPoolGrad(orig_input=x, orig_output=out, grad=dy, ksize=k, strides=s, padding="SAME")
+    check_tensor(grad, want)
+    avg_grad = tf.raw_ops.AvgPoolGrad(orig_input_shape=[2, 7, 6, 3], grad=dy, ksize=k, strides=s, padding="SAME")
+    counts = _pool_reference(np.ones((1, 7, 6, 1)), (3, 3), (2, 2), "SAME", np.sum)
+    want = np.zeros_like(x)
+    for n, i, j, c in np.ndindex(out.shape):
+        y0, z0 = max(0, i * 2 - top), max(0, j * 2 - left)
+        want[n, y0:i * 2 - top + 3, z0:j * 2 - left + 3, c] += dy[n, i, j, c] / counts[0, i, j, 0]
+    check_tensor(avg_grad, want, rtol=1e-6, atol=1e-5)
