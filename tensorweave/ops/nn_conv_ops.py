@@ -968,3 +968,31 @@ def pool(input: Any, window_shape: Any, pooling_type: str, padding: str, dilatio
     op = MaxPool if pooling_type == "MAX" else AvgPool
     return _pool(op, f"{pooling_type.lower()}_pool", input, window_shape, strides or [1, 1], padding,
                  data_format or "NHWC", name)
+
+
+# -- Gradients ------------------------------------------------------------------------------------------
+
+
+def _attrs(op: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: op.get_attr(name) for name in names}
+
+
+@Conv2D.gradient
+def _conv2d_grad(op: Any, grad: Tensor) -> list:
+    """The input's gradient is Conv2DBackpropInput, the filter's Conv2DBackpropFilter (TF's _Conv2DGrad)."""
+    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
+    input_shape, filter_shape = shape_ops.shape_n([op.inputs[0], op.inputs[1]])
+    return [Conv2DBackpropInput(input_shape, op.inputs[1], grad, **attrs),
+            Conv2DBackpropFilter(op.inputs[0], filter_shape, grad, **attrs)]
+
+
+@MaxPool.gradient
+def _max_pool_grad(op: Any, grad: Tensor) -> list:
+    attrs = _attrs(op, ("ksize", "strides", "padding", "explicit_paddings", "data_format"))
+    return [MaxPoolGrad(op.inputs[0], op.outputs[0], grad, **attrs)]
+
+
+@AvgPool.gradient
+def _avg_pool_grad(op: Any, grad: Tensor) -> list:
+    attrs = _attrs(op, ("ksize", "strides", "padding", "data_format"))
+    return [AvgPoolGrad(shape_ops.shape(op.inputs[0]), grad, **attrs)]

@@ -5,7 +5,7 @@ names, static shapes, error classes and messages are TF's too."""
 
 import numpy as np
 import pytest
-from op_testing import check_op, check_tensor
+from op_testing import check_gradient, check_op, check_tensor
 
 import tensorweave.compat.v1 as tf
 
@@ -295,3 +295,13 @@ def test_pool_gradients():
         y0, z0 = max(0, i * 2 - top), max(0, j * 2 - left)
         want[n, y0:i * 2 - top + 3, z0:j * 2 - left + 3, c] += dy[n, i, j, c] / counts[0, i, j, 0]
     check_tensor(avg_grad, want, rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("padding, strides", [("SAME", 1), ("VALID", 2)])
+def test_conv2d_and_pooling_gradients_match_numeric_differentiation(padding, strides):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 5, 6, 3))
+    w = rng.standard_normal((3, 2, 3, 4))
+    check_gradient(lambda a, b: tf.nn.conv2d(a, b, [1, strides, strides, 1], padding), [x, w])
+    check_gradient(lambda a: tf.nn.max_pool(a, [1, 2, 2, 1], [1, strides, strides, 1], padding), [x])
+    check_gradient(lambda a: tf.nn.avg_pool(a, [1, 2, 2, 1], [1, strides, strides, 1], padding), [x])
