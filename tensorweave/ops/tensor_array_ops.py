@@ -132,6 +132,22 @@ def _check_handle(handle: tensor_shape.TensorShape) -> None:
         raise ValueError(f"Dimension must be 2 but is {handle[0]}")
 
 
+_HANDLE_FORWARDERS = ("Enter", "Identity", "Switch")
+
+
+def _handle_element_shape(ctx: InferenceContext) -> tensor_shape.TensorShape | None:
+    """The element shape TF's shape inference attaches to a TensorArrayV3 handle (its resource handle data):
+    the op's `element_shape` when fully defined or the array has identical element shapes, carried through
+    Enter, Identity and Switch; None when the handle has none."""
+    op = ctx._inputs[0].op
+    while op.type in _HANDLE_FORWARDERS:
+        op = op.inputs[0].op
+    if op.type != "TensorArrayV3":
+        return None
+    shape = tensor_shape.TensorShape(op._node_def.attr["element_shape"])
+    return shape if shape.is_fully_defined() or op._node_def.attr["identical_element_shapes"] else None
+
+
 def _check_scalar_flow(ctx: InferenceContext, index: int) -> None:
     with_rank(ctx.input_shape(index), 0)
 
@@ -209,7 +225,7 @@ def _read_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     _check_handle(ctx.input_shape(0))
     with_rank(ctx.input_shape(1), 0)
     _check_scalar_flow(ctx, 2)
-    return [tensor_shape.unknown_shape()]
+    return [_handle_element_shape(ctx) or tensor_shape.unknown_shape()]
 
 
 @TensorArrayReadV3.kernel("CPU")
@@ -230,7 +246,10 @@ def _gather_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     _check_handle(ctx.input_shape(0))
     indices = with_rank(ctx.input_shape(1), 1)
     _check_scalar_flow(ctx, 2)
-    return [tensor_shape.TensorShape([indices[0]]).concatenate(tensor_shape.TensorShape(ctx.attr("element_shape")))]
+    element_shape = _handle_element_shape(ctx)
+    if element_shape is None:
+        element_shape = tensor_shape.TensorShape(ctx.attr("element_shape"))
+    return [indices.concatenate(element_shape)]
 
 
 def _merge_element_shape(ctx: OpKernelContext, storage: TensorArrayStorage, element_shape: Any) -> None:
