@@ -24,7 +24,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import constant_ops, elementwise_ops, manipulation_ops
+from tensorweave.ops import constant_ops, elementwise_ops, manipulation_ops, tensor_array_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import unary_shape, with_rank
 from tensorweave.platform.tf_export import tf_export
@@ -420,7 +420,7 @@ class CondContext(ControlFlowContext):
         through the branch's Switch."""
         if isinstance(value, Operation):
             return with_dependencies([value], self.pivot)
-        value = convert_to_tensor(value)
+        value = convert_to_tensor(_convert_tensorarray_to_flow(value))
         if value.name not in self._values:  # `lambda: x` of an outside x
             self._values.add(value.name)
             captured = value
@@ -440,6 +440,18 @@ class CondContext(ControlFlowContext):
             return None, None
         result = nest.map_structure(self._branch_output, original)
         return original, result if isinstance(result, (list, _sequence_types)) else [result]
+
+
+def _convert_tensorarray_to_flow(value: Any) -> Any:
+    """A TensorArray crosses a cond or loop boundary as its flow tensor."""
+    return value.flow if isinstance(value, tensor_array_ops.TensorArray) else value
+
+
+def _convert_flow_to_tensorarray(original: Any, value: Any) -> Any:
+    """`value` as a TensorArray (the same handle at this flow) where `original` was one."""
+    if isinstance(original, tensor_array_ops.TensorArray):
+        return tensor_array_ops.build_ta_with_new_flow(original, value)
+    return value
 
 
 def _unpack_if_singleton(value: Any) -> Any:
@@ -504,6 +516,7 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
                 raise ValueError("Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
                                  f"{x.dtype.name} from 'true_fn' and {y.dtype.name} from 'false_fn'.")
         merges = [merge([f, t])[0] for f, t in zip(flat_f, flat_t)]
+        merges = [_convert_flow_to_tensorarray(o, m) for o, m in zip(nest.flatten(orig_t), merges)]
         merges = nest.pack_sequence_as(orig_t, merges)
         return _unpack_if_singleton(merges) if not strict else merges
 
@@ -634,9 +647,12 @@ class WhileContext(ControlFlowContext):
 
     def build_loop(self, cond_fn: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
                    shape_invariants: Any, return_same_structure: bool) -> Any:
-        """The loop's Exit tensors, packed as `body`'s result (TF's BuildLoop)."""
-        loop_vars = nest.map_structure(convert_to_tensor, loop_vars)
-        flat_vars = nest.flatten(loop_vars)
+        """The loop's Exit tensors, packed as `body`'s result (TF's BuildLoop); TensorArrays travel as their
+        flows and come out as TensorArrays of the same handles."""
+        flat_orig = nest.flatten(loop_vars)
+        loop_vars = nest.map_structure(
+            lambda v: v if isinstance(v, tensor_array_ops.TensorArray) else convert_to_tensor(v), loop_vars)
+        flat_vars = [_convert_tensorarray_to_flow(v) for v in nest.flatten(loop_vars)]
         if shape_invariants is None:
             flat_invariants = [v.shape for v in flat_vars]
         else:
@@ -644,15 +660,16 @@ class WhileContext(ControlFlowContext):
             flat_invariants = [tensor_shape.as_shape(s) for s in nest.flatten(shape_invariants)]
         self.enter()
         try:
-            original, exits = self._build_loop(cond_fn, body, loop_vars, flat_vars, flat_invariants)
+            original, exits = self._build_loop(cond_fn, body, loop_vars, flat_orig, flat_vars, flat_invariants)
         finally:
             self.exit()
+        exits = [_convert_flow_to_tensorarray(o, e) for o, e in zip(nest.flatten(original), exits)]
         packed = nest.pack_sequence_as(original, exits)
         if return_same_structure:
             return packed
         return packed[0] if len(exits) == 1 else packed
 
-    def _build_loop(self, cond_fn: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
+    def _build_loop(self, cond_fn: Callable[..., Any], body: Callable[..., Any], loop_vars: Any, flat_orig: list,
                     flat_vars: list[Tensor], flat_invariants: list[tensor_shape.TensorShape]) -> tuple[Any, list]:
         self._values = {v.name for v in flat_vars}
         real_vars = [self.outer_context.add_value(v) for v in flat_vars] if self.outer_context else flat_vars
@@ -682,16 +699,19 @@ class WhileContext(ControlFlowContext):
 
         merges = [merge([e, e])[0] for e in enters]
         self._pivot_for_pred = merges[0]
-        condition = convert_to_tensor(cond_fn(*nest.pack_sequence_as(loop_vars, merges)))
+        cond_vars = [_convert_flow_to_tensorarray(o, m) for o, m in zip(flat_orig, merges)]
+        condition = convert_to_tensor(cond_fn(*nest.pack_sequence_as(loop_vars, cond_vars)))
         self._pivot = LoopCond(condition, name="LoopCond")
         switches = [_switch_ref_or_tensor(m, self._pivot) for m in merges]
         body_vars = [manipulation_ops.identity(s[1]) for s in switches]
         self._pivot_for_body = body_vars[0]
-        result = body(*nest.pack_sequence_as(loop_vars, body_vars))
+        packed_body_vars = nest.pack_sequence_as(
+            loop_vars, [_convert_flow_to_tensorarray(o, v) for o, v in zip(flat_orig, body_vars)])
+        result = body(*packed_body_vars)
         if not nest.is_nested(result):
             result = [result]
-        nest.assert_same_structure(list(nest.pack_sequence_as(loop_vars, body_vars)), list(result))
-        flat_result = [convert_to_tensor(v) for v in nest.flatten(result)]
+        nest.assert_same_structure(list(packed_body_vars), list(result))
+        flat_result = [convert_to_tensor(_convert_tensorarray_to_flow(v)) for v in nest.flatten(result)]
         if len(merges) != len(flat_result):
             raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
                              f"{len(merges)} for the number of inputs/outputs, and {len(flat_result)} for "

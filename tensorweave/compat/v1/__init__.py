@@ -48,6 +48,7 @@ from tensorweave.ops import constant_ops as _constant_ops
 from tensorweave.ops import control_flow_ops as _control_flow_ops
 from tensorweave.ops import elementwise_ops as _elementwise_ops
 from tensorweave.ops import fill_ops as _fill_ops
+from tensorweave.ops import functional_ops as _functional_ops
 from tensorweave.ops import gradients as _gradients
 from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
@@ -62,6 +63,7 @@ from tensorweave.ops import sequence_ops as _sequence_ops
 from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
+from tensorweave.ops import tensor_array_ops as _tensor_array_ops
 from tensorweave.ops import variable_scope as _variable_scope
 from tensorweave.ops import variables as _variables
 from tensorweave.platform import tf_logging as _tf_logging
