@@ -24,7 +24,14 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import constant_ops, elementwise_ops, manipulation_ops, tensor_array_ops
+from tensorweave.ops import (
+    constant_ops,
+    elementwise_ops,
+    fill_ops,
+    manipulation_ops,
+    shape_ops,
+    tensor_array_ops,
+)
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import unary_shape, with_rank
 from tensorweave.platform.tf_export import tf_export
@@ -774,3 +781,43 @@ def _counted(cond: Callable[..., Any], body: Callable[..., Any], maximum_iterati
         return i + 1, body(loop_vars) if packed else body(*loop_vars)
 
     return counted_cond, counted_body
+
+
+# -- Gradients through conditionals (TF's control_flow_grad; loops' need the gradient loop state) ---------
+
+
+@Switch.gradient
+@RefSwitch.gradient
+def _switch_grad(op: Operation, grad_false: Any, grad_true: Any) -> list:
+    """A cond's Switch: the two branches' gradients merge (only the taken one is live); a bare Switch routes
+    each output's gradient back through a Switch on the same predicate first."""
+    if isinstance(op._get_control_flow_context(), CondContext):
+        return [merge([grad_false, grad_true], name="cond_grad")[0], None]
+    false_grad = switch(grad_false, op.inputs[1])[0]
+    true_grad = switch(grad_true, op.inputs[1])[1]
+    return [merge([false_grad, true_grad])[0], None]
+
+
+@Merge.gradient
+@RefMerge.gradient
+def _merge_grad(op: Operation, grad: Any, _: Any) -> list:
+    """A cond's Merge: its gradient goes back to the branch that ran, through a Switch on the predicate."""
+    context = _output_context(op.inputs[0].op)
+    if isinstance(context, CondContext):
+        return list(_switch_ref_or_tensor(grad, context.pred, name="cond_grad"))
+    chosen = op.outputs[1]
+    return [_switch_ref_or_tensor(grad, elementwise_ops.equal(chosen, i))[1] for i in range(len(op.inputs))]
+
+
+def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
+    """Zeros for an output of `op` that no gradient reached (TF's ZerosLikeOutsideLoop): for a cond's Switch,
+    made behind a Switch on the other branch, so they exist only when that branch runs."""
+    value = op.outputs[index]
+    context = op._get_control_flow_context() if op.type in ("Switch", "RefSwitch") else None
+    if not isinstance(context, CondContext):
+        return fill_ops.zeros_like(value, optimize=False)
+    switched = switch(op.inputs[0], context.pred)[1 - context.branch]
+    pivot = manipulation_ops.identity(switched)
+    shape = shape_ops.Shape(switched, name="Shape")  # a Shape op even when the shape is known, as TF
+    with get_default_graph().control_dependencies([pivot]):
+        return fill_ops.zeros(shape, dtype=value.dtype.base_dtype)

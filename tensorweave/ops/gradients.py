@@ -237,7 +237,7 @@ def _backprop_op(op: Operation, grads: dict, stop_ops: set[Operation], gate_grad
         return
     for i, out_grad in enumerate(out_grads):
         if out_grad is None and _is_trainable(op.outputs[i]):
-            out_grads[i] = fill_ops.zeros_like(op.outputs[i], optimize=False)
+            out_grads[i] = control_flow_ops.zeros_like_outside_loop(op, i)
     with name_scope(op.name + "_grad"):
         in_grads = _as_list(grad_fn(op, *out_grads))
         if len(in_grads) != len(op.inputs):

@@ -6,6 +6,7 @@ disabled) running the same programs.
 
 import numpy as np
 import pytest
+from op_testing import check_gradient
 
 import tensorweave.compat.v1 as tf
 from tensorweave import errors
@@ -138,3 +139,29 @@ def test_cond_errors_as_tf():
         tf.cond(x > 0, lambda: None, lambda: x)
     with pytest.raises(TypeError, match="cond\\(\\): 'true_fn' and 'fn1' may not be set simultaneously."):
         tf.cond(x > 0, lambda: x, lambda: x, fn1=lambda: x)
+
+
+def test_gradients_flow_through_the_taken_branch_as_tf():
+    x = tf.placeholder(tf.float32, [])
+    w = tf.constant(3.0)
+    p = tf.placeholder(tf.bool, [])
+    r = tf.cond(p, lambda: x * w * x, lambda: tf.sin(x) + w)
+    grads = tf.gradients(r, [x, w])
+    nested = tf.gradients(tf.cond(p, lambda: tf.cond(x > 1.0, lambda: x * x, lambda: 3.0 * x), lambda: -x), x)
+    names = [o.name for o in tf.get_default_graph().get_operations() if o.name.startswith("gradients/")][:14]
+    assert names == [  # recorded from TF: the untaken branch's zeros are made behind a Switch
+        "gradients/Shape", "gradients/grad_ys_0/Const", "gradients/grad_ys_0", "gradients/cond/Merge_grad/cond_grad",
+        "gradients/cond/mul_1_grad/Mul", "gradients/cond/mul_1_grad/Mul_1", "gradients/cond/Sin_grad/Cos",
+        "gradients/cond/Sin_grad/mul", "gradients/Switch", "gradients/Identity", "gradients/Shape_1",
+        "gradients/zeros/Const", "gradients/zeros", "gradients/cond/add/Switch_grad/cond_grad"]
+    with tf.Session() as sess:
+        assert sess.run(grads, {x: 2.0, p: True}) == [12.0, 4.0]
+        np.testing.assert_allclose(sess.run(grads, {x: 2.0, p: False}), [np.cos(2.0), 1.0], rtol=1e-6)
+        assert [sess.run(nested, {x: v, p: q})[0] for v, q in ((2.0, True), (0.5, True), (2.0, False))] == [
+            4.0, 3.0, -1.0]
+
+
+@pytest.mark.parametrize("positive", [True, False])
+def test_cond_gradient_matches_numeric_differentiation(positive):
+    value = np.array([0.3, 0.7]) * (1 if positive else -1)
+    check_gradient(lambda a: tf.cond(tf.reduce_sum(a) > 0, lambda: a * a * 2.0, lambda: tf.sin(a)), [value])
