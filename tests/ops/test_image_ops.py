@@ -1,0 +1,198 @@
+"""Image ops against literals recorded from real TensorFlow 2.21 (`tf.compat.v1`): the resize kernels for
+every method and corner mode (upsampling and downsampling), the geometry composites, colour conversions,
+dtype conversion, codecs and seeded augmentations, with TF's static shapes, error classes and messages."""
+
+import numpy as np
+import pytest
+from op_testing import check_op, check_tensor
+
+import tensorweave.compat.v1 as tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def _run(*fetches, feed=None):
+    with tf.Session() as sess:
+        return sess.run(list(fetches), feed)
+
+
+_IMAGE = np.array([[1, 5, 2, 8], [3, 0, 7, 4], [6, 9, 1, 2]], np.float32).reshape(1, 3, 4, 1)
+
+# resize_<method>(_IMAGE, size) from TF, by (method, corner mode, size): "align" is align_corners=True,
+# "half" half_pixel_centers=True, "legacy" neither.
+_RESIZED = {
+    ("bilinear", "legacy", (2, 3)): [[1, 4, 6.0000005], [4.5, 4.333333, 3.3333335]],
+    ("bilinear", "legacy", (4, 6)): [[1, 3.6666667, 4, 2, 6.0000005, 8], [2.5, 1.6666667, 2.75, 5.75, 5.25, 5], [4.5, 4.5, 4.333333, 4, 3.3333335, 3], [6, 8, 6.333333, 1, 1.6666667, 2]],
+    ("bilinear", "align", (2, 3)): [[1, 3.5, 8], [6, 5, 2]],
+    ("bilinear", "align", (4, 6)): [[1, 3.4000001, 4.3999996, 2.5999999, 4.4000006, 8], [2.3333335, 1.9333332, 2.4000001, 4.6000004, 5.3333335, 5.333333], [4, 3.4000001, 3.4000001, 4.5999999, 4.333333, 3.3333333], [6, 7.8000002, 7.3999996, 2.5999994, 1.4000001, 2]],
+    ("bilinear", "half", (2, 3)): [[1.875, 3.5, 6.3750005], [5.5, 4.625, 2.5]],
+    ("bilinear", "half", (4, 6)): [[1, 3, 4.5, 2.4999995, 5, 8], [2.25, 2.0625, 2.416667, 4.583334, 5.3125, 5.5], [4.125, 3.75, 3.6041667, 4.5208335, 4, 3.25], [6, 7.5, 7.666666, 2.3333321, 1.5, 2]],
+    ("nearest_neighbor", "legacy", (2, 3)): [[1, 5, 2], [3, 0, 7]],
+    ("nearest_neighbor", "legacy", (4, 6)): [[1, 1, 5, 2, 2, 8], [1, 1, 5, 2, 2, 8], [3, 3, 0, 7, 7, 4], [6, 6, 9, 1, 1, 2]],
+    ("nearest_neighbor", "align", (2, 3)): [[1, 2, 8], [6, 1, 2]],
+    ("nearest_neighbor", "align", (4, 6)): [[1, 5, 5, 2, 2, 8], [3, 0, 0, 7, 7, 4], [3, 0, 0, 7, 7, 4], [6, 9, 9, 1, 1, 2]],
+    ("nearest_neighbor", "half", (2, 3)): [[1, 2, 8], [6, 1, 2]],
+    ("nearest_neighbor", "half", (4, 6)): [[1, 5, 5, 2, 8, 8], [3, 0, 0, 7, 4, 4], [3, 0, 0, 7, 4, 4], [6, 9, 9, 1, 2, 2]],
+    ("bicubic", "legacy", (2, 3)): [[1, 4.1682129, 5.9468045], [4.6875, 4.1981912, 3.2290597]],
+    ("bicubic", "legacy", (4, 6)): [[1, 4.0754848, 4.1682129, 2, 5.9468045, 8.666667], [2.2304688, 0.12543625, 2.019145, 6.5, 5.9024277, 4.963542], [4.6875, 4.1890049, 4.1981912, 4.46875, 3.2290597, 2.4201391], [6.3164062, 9.8715067, 7.2608008, 0.3671875, 0.81038129, 1.9470487]],
+    ("bicubic", "align", (2, 3)): [[1, 3.3125, 8], [6, 5.1875, 2]],
+    ("bicubic", "align", (4, 6)): [[1, 3.7701597, 4.7113609, 2.0484631, 4.0067072, 8], [2.0377426, 0.54534817, 1.4192771, 5.1451774, 6.451932, 5.4800711], [4.1656089, 2.6426828, 2.7569356, 5.2886639, 4.9700899, 2.9266315], [6, 8.6984167, 7.8545523, 2.3856232, 0.52471554, 2]],
+    ("bicubic", "half", (2, 3)): [[1.6120931, 3.3631384, 6.7966237], [5.723443, 4.8193431, 2.2328029]],
+    ("bicubic", "half", (4, 6)): [[0.60787332, 3.1571555, 5.0139408, 1.8396868, 4.9569807, 8.6352663], [2.0962842, 1.4085732, 1.7083392, 5.0195036, 5.8504381, 5.6384792], [4.342525, 3.5473509, 3.214494, 4.9669247, 4.1029005, 2.8319716], [5.9383974, 8.2326603, 8.5881758, 1.7149123, 0.80992109, 1.975179]],
+    ("area", "legacy", (2, 3)): [[2.0833335, 3.5, 5.916666], [5.25, 4.5, 2.75]],
+    ("area", "legacy", (4, 6)): [[1, 3.0000005, 4.9999995, 2.0000002, 5.0000019, 7.9999981], [2.3333333, 2, 1.6666665, 5.333334, 5.333334, 5.3333321], [4, 3.5000002, 2.9999998, 5.0000005, 4.166667, 3.3333325], [6, 7.500001, 8.999999, 1.0000001, 1.5000004, 1.9999995]],
+    ("area", "align", (2, 3)): [[2.1666667, 3.8333335, 6], [7, 3.6666667, 2]],
+    ("area", "align", (4, 6)): [[1, 2.3333335, 4.9999995, 2.9999995, 1.9999995, 8.000001], [2, 2.1666667, 2.4999995, 3.8333335, 4.4999995, 6.000001], [2.9999995, 1.9999995, 0, 4.666667, 6.9999981, 4.0000005], [6.0000005, 7.0000005, 9, 3.6666656, 0.99999982, 2.0000005]],
+}
+
+
+@pytest.mark.parametrize("method, mode, size", list(_RESIZED))
+def test_resize_kernels_match_tf(method, mode, size):
+    kwargs = {"align_corners": mode == "align"}
+    if method != "area":
+        kwargs["half_pixel_centers"] = mode == "half"
+    resize = getattr(tf.image, f"resize_{method}")
+    check_op(lambda x: resize(x, size, **kwargs), [_IMAGE], np.reshape(_RESIZED[method, mode, size], (1, *size, 1)),
+             dtype=np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float16, np.float64])
+def test_resize_dtypes(dtype):
+    image = _IMAGE.astype(dtype)
+    check_op(lambda x: tf.image.resize_nearest_neighbor(x, [4, 6], half_pixel_centers=True), [image],
+             np.reshape(_RESIZED["nearest_neighbor", "half", (4, 6)], (1, 4, 6, 1)), dtype=dtype)
+    check_op(lambda x: tf.image.resize_bilinear(x, [2, 3]), [image],
+             np.reshape(_RESIZED["bilinear", "legacy", (2, 3)], (1, 2, 3, 1)), dtype=np.float32)
+
+
+def test_resize_channels_and_batch_rows_are_independent():
+    rng = np.random.RandomState(1)
+    images = rng.uniform(0, 10, (3, 5, 6, 2)).astype(np.float32)
+    for resize in (tf.image.resize_bilinear, tf.image.resize_bicubic, tf.image.resize_area):
+        with tf.Graph().as_default():
+            whole, single = _run(resize(images, [7, 4]), resize(images[1:2, :, :, 1:], [7, 4]))
+        np.testing.assert_array_equal(whole[1:2, :, :, 1:], single)
+
+
+def test_resize_shapes_and_errors():
+    size = tf.placeholder(tf.int32, [None])
+    assert tf.image.resize_area(tf.placeholder(tf.float32, [2, None, None, 3]), [5, 6]).shape.as_list() == [2, 5, 6, 3]
+    assert tf.image.resize_bilinear(_IMAGE, size).shape.as_list() == [1, None, None, 1]
+    with pytest.raises(ValueError, match="Shape must be rank 4 but is rank 3"):
+        tf.image.resize_bilinear(_IMAGE[0], [2, 2])
+    with pytest.raises(ValueError, match="Dimension must be 2 but is 3"):
+        tf.image.resize_bicubic(_IMAGE, [2, 2, 3])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="If half_pixel_centers is True, align_corners must be False."):
+        _run(tf.image.resize_bilinear(_IMAGE, [2, 2], align_corners=True, half_pixel_centers=True))
+    resized = tf.image.resize_nearest_neighbor(_IMAGE, size)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape_t must have two elements\[3\]"):
+        _run(resized, feed={size: [2, 2, 3]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="output dimensions must be positive") as error:
+        _run(resized, feed={size: [0, 2]})
+    assert error.value.node_def.name == resized.op.name
+    with pytest.raises(tf.errors.InvalidArgumentError, match="input image must be of non-zero size"):
+        _run(tf.image.resize_area(np.zeros((1, 0, 4, 1), np.float32), size), feed={size: [2, 2]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="image must have at least one channel"):
+        _run(tf.image.resize_area(np.zeros((1, 2, 4, 0), np.float32), size), feed={size: [2, 2]})
+    images = tf.placeholder(tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"input must be 4-dimensional\[3,4,1\]"):
+        _run(tf.image.resize_bilinear(images, [2, 2]), feed={images: _IMAGE[0]})
+
+
+def test_resize_images():
+    image = _IMAGE[0]
+    resized = tf.image.resize_images(image, [2, 3])
+    assert resized.shape.as_list() == [2, 3, 1]
+    check_tensor(resized, np.reshape(_RESIZED["bilinear", "legacy", (2, 3)], (2, 3, 1)), dtype=np.float32)
+    check_tensor(tf.image.resize(_IMAGE, [4, 6], method=tf.image.ResizeMethod.AREA),
+                 np.reshape(_RESIZED["area", "legacy", (4, 6)], (1, 4, 6, 1)), dtype=np.float32)
+    check_tensor(tf.image.resize_images(image.astype(np.uint8), (2, 3), method=tf.image.ResizeMethod.NEAREST_NEIGHBOR,
+                                        align_corners=True),
+                 np.reshape(_RESIZED["nearest_neighbor", "align", (2, 3)], (2, 3, 1)), dtype=np.uint8)
+    unchanged = tf.image.resize_images(image, [3, 4], method=tf.image.ResizeMethod.BICUBIC)
+    assert unchanged.op.type == "Squeeze"
+    assert "ResizeBicubic" not in [op.type for op in tf.get_default_graph().get_operations()]
+    # the 3x4 image scaled by min(6 / 3, 6 / 4) = 1.5 to fit 6x6: 4.5 (rounded half to even) x 6
+    check_tensor(tf.image.resize_images(image, [6, 6], preserve_aspect_ratio=True),
+                 np.reshape(_RESIZED["bilinear", "legacy", (4, 6)], (4, 6, 1)), dtype=np.float32, fully_defined=False)
+    with pytest.raises(ValueError, match="'images' must have either 3 or 4 dimensions."):
+        tf.image.resize_images(np.zeros((3, 4), np.float32), [2, 2])
+    with pytest.raises(ValueError, match="'size' must be a 1-D Tensor of 2 elements: new_height, new_width"):
+        tf.image.resize_images(image, [2, 2, 2])
+    with pytest.raises(ValueError, match="Resize method is not implemented: 7"):
+        tf.image.resize_images(image, [2, 2], method=7)
+    assert int(tf.image.ResizeMethod.BICUBIC) == 2
+
+
+_RNG = np.random.RandomState(0)
+_RGB = _RNG.uniform(0, 1, (4, 5, 3)).astype(np.float32)
+_BATCH = _RNG.uniform(0, 1, (2, 4, 5, 3)).astype(np.float32)
+
+
+def test_flips_and_transpose():
+    check_op(tf.image.flip_left_right, [_RGB], _RGB[:, ::-1])
+    check_op(tf.image.flip_left_right, [_BATCH], _BATCH[:, :, ::-1])
+    check_op(tf.image.flip_up_down, [_RGB], _RGB[::-1])
+    check_op(tf.image.flip_up_down, [_BATCH], _BATCH[:, ::-1])
+    check_op(tf.image.transpose, [_RGB], _RGB.transpose(1, 0, 2))
+    check_op(tf.image.transpose_image, [_BATCH], _BATCH.transpose(0, 2, 1, 3))
+    unknown = tf.placeholder(tf.float32)
+    check_tensor(tf.image.flip_left_right(unknown), _BATCH[:, :, ::-1], {unknown: _BATCH}, fully_defined=False)
+    with pytest.raises(ValueError, match=r"'image' \(shape \(3, 4\)\) must be at least three-dimensional."):
+        tf.image.flip_left_right(np.zeros((3, 4), np.float32))
+    with pytest.raises(ValueError, match=r"inner 3 dims of 'image.shape' must be > 0: \(3, 0, 4\)"):
+        tf.image.flip_up_down(np.zeros((3, 0, 4), np.float32))
+    with pytest.raises(ValueError, match=r"'image' \(shape \(1, 3, 2, 4, 5\)\)must have either 3 or 4 dimensions."):
+        tf.image.transpose(np.zeros((1, 3, 2, 4, 5), np.float32))
+
+
+@pytest.mark.parametrize("k", [-1, 0, 1, 2, 3, 6])
+def test_rot90(k):
+    image = tf.image.rot90(_RGB, k)
+    assert image.shape.as_list() == [None, None, 3]  # TF's: the case over k leaves height and width unknown
+    check_tensor(image, np.rot90(_RGB, k), fully_defined=False)
+    check_tensor(tf.image.rot90(_BATCH, k), np.rot90(_BATCH, k, axes=(1, 2)), fully_defined=False)
+
+
+def test_crop_and_pad_to_bounding_box():
+    check_op(lambda x: tf.image.crop_to_bounding_box(x, 1, 2, 2, 3), [_RGB], _RGB[1:3, 2:5])
+    check_op(lambda x: tf.image.crop_to_bounding_box(x, 0, 1, 4, 2), [_BATCH], _BATCH[:, :, 1:3])
+    padded = np.zeros((2, 6, 8, 3), np.float32)
+    padded[:, 1:5, 2:7] = _BATCH
+    check_op(lambda x: tf.image.pad_to_bounding_box(x, 1, 2, 6, 8), [_BATCH], padded)
+    offset = tf.placeholder(tf.int32, [])
+    cropped = tf.image.crop_to_bounding_box(_RGB, offset, 0, 2, 5)
+    assert cropped.shape.as_list() == [2, 5, 3]
+    check_tensor(cropped, _RGB[2:], {offset: 2})
+    with pytest.raises(ValueError, match=r"height must be >= target \+ offset."):
+        tf.image.crop_to_bounding_box(_RGB, 1, 1, 4, 1)
+    with pytest.raises(ValueError, match="offset_width must be >= 0."):
+        tf.image.crop_to_bounding_box(_RGB, 1, -1, 1, 1)
+    with pytest.raises(ValueError, match="height must be <= target - offset"):
+        tf.image.pad_to_bounding_box(_RGB, 1, 1, 4, 9)
+
+
+def test_resize_image_with_crop_or_pad():
+    expected = np.zeros((3, 8, 3), np.float32)
+    expected[:, 1:6] = _RGB[0:3]
+    check_op(lambda x: tf.image.resize_image_with_crop_or_pad(x, 3, 8), [_RGB], expected)
+    expected = np.zeros((2, 7, 2, 3), np.float32)
+    expected[:, 1:5] = _BATCH[:, :, 1:3]
+    check_op(lambda x: tf.image.resize_with_crop_or_pad(x, 7, 2), [_BATCH], expected)
+    with pytest.raises(ValueError, match="target_width must be > 0."):
+        tf.image.resize_image_with_crop_or_pad(_RGB, 3, 0)
+
+
+def test_central_crop():
+    check_op(lambda x: tf.image.central_crop(x, 0.5), [_RGB], _RGB[1:3, 1:4])
+    check_op(lambda x: tf.image.central_crop(x, 0.7), [_BATCH], _BATCH[:, 0:4, 0:5])
+    fraction = tf.placeholder(tf.float32, [])
+    check_tensor(tf.image.central_crop(_RGB, fraction), _RGB[1:3, 1:4], {fraction: 0.5}, fully_defined=False)
+    image = tf.constant(_RGB)
+    assert tf.image.central_crop(image, 1.0) is image
+    with pytest.raises(ValueError, match=r"central_fraction must be within \(0, 1\]"):
+        tf.image.central_crop(_RGB, 1.5)
