@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -23,10 +24,14 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import (
     cast_ops,
+    clip_ops,
+    constant_ops,
     control_flow_ops,
     elementwise_ops,
+    fill_ops,
     indexing_ops,
     manipulation_ops,
+    reduction_ops,
     shape_helpers,
     shape_ops,
 )
@@ -568,3 +573,376 @@ def central_crop(image: Any, central_fraction: Any) -> Tensor:
         cropped.set_shape(image.shape.dims[:first] + [None if h_dynamic else h_size, None if w_dynamic else w_size,
                                                       image.shape.dims[-1]])
         return cropped
+
+
+# -- Colour spaces and adjustments -------------------------------------------------------------------
+
+RGBToHSV = Op("RGBToHSV", inputs=["images: T"], outputs=["output: T"],
+              attrs=["T: {half, bfloat16, float, double} = DT_FLOAT"])
+HSVToRGB = Op("HSVToRGB", inputs=["images: T"], outputs=["output: T"],
+              attrs=["T: {half, bfloat16, float, double} = DT_FLOAT"])
+
+
+@RGBToHSV.shape
+@HSVToRGB.shape
+def _colorspace_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    images = shape_helpers.with_rank_at_least(ctx.input_shape(0), 1)
+    if images.ndims is not None and images.dims[-1].value not in (None, 3):
+        raise ValueError(f"Dimension must be 3 but is {images.dims[-1].value}")
+    return [images if images.ndims is None else images[:-1].concatenate([3])]
+
+
+def _check_colorspace_input(ctx: OpKernelContext, images: Any) -> None:
+    if images.ndim < 1:
+        raise invalid_argument(ctx, f"input must be at least 1D{tensor_util.shape_string(images.shape)}")
+    if images.shape[-1] != 3:
+        raise errors.FailedPreconditionError(
+            ctx.node_def, None, f"input must have 3 channels but input only has {images.shape[-1]} channels.")
+
+
+def _rgb_to_hsv(xp: Any, rgb: Any) -> Any:
+    """TF's RGBToHSV arithmetic, in the images' type: hue in [0, 1) from the sextant of the largest channel."""
+    one = rgb.dtype.type(1)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    value = xp.maximum(xp.maximum(r, g), b)
+    chroma = value - xp.minimum(xp.minimum(r, g), b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        saturation = xp.where(value > 0, chroma / value, rgb.dtype.type(0))
+        norm = (one / chroma) * (one / rgb.dtype.type(6))
+        hue = xp.where(r == value, norm * (g - b),
+                       xp.where(g == value, norm * (b - r) + one * 2 / 6, norm * (r - g) + one * 4 / 6))
+    hue = xp.where(chroma > 0, hue, rgb.dtype.type(0))
+    hue = xp.where(hue < 0, hue + one, hue)
+    return xp.stack([hue, saturation, value], axis=-1)
+
+
+def _hsv_to_rgb(xp: Any, hsv: Any) -> Any:
+    """TF's HSVToRGB arithmetic, in the images' type: each channel a clamped tent of 6 * hue."""
+    t = hsv.dtype.type
+    hue, saturation, value = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    dh = hue * t(6)
+    tents = [xp.abs(dh - t(3)) - t(1), -xp.abs(dh - t(2)) + t(2), -xp.abs(dh - t(4)) + t(2)]
+    one_s = -saturation + t(1)
+    return xp.stack([(one_s + saturation * xp.clip(tent, t(0), t(1))) * value for tent in tents], axis=-1)
+
+
+@RGBToHSV.kernel("CPU")
+def _rgb_to_hsv_kernel(ctx: OpKernelContext, images: Any) -> Any:
+    _check_colorspace_input(ctx, images)
+    return _rgb_to_hsv(ctx.xp, images)
+
+
+@HSVToRGB.kernel("CPU")
+def _hsv_to_rgb_kernel(ctx: OpKernelContext, images: Any) -> Any:
+    _check_colorspace_input(ctx, images)
+    return _hsv_to_rgb(ctx.xp, images)
+
+
+def _adjust_op(name: str, factor: str) -> Op:
+    op = Op(name, inputs=["images: T", f"{factor}: float"], outputs=["output: T"],
+            attrs=["T: {half, float} = DT_FLOAT"])
+
+    @op.shape
+    def shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        return [shape_helpers.with_rank_at_least(ctx.input_shape(0), 3)]
+
+    return op
+
+
+AdjustContrastv2 = _adjust_op("AdjustContrastv2", "contrast_factor")
+AdjustHue = _adjust_op("AdjustHue", "delta")
+AdjustSaturation = _adjust_op("AdjustSaturation", "scale")
+
+
+def _check_adjust_input(ctx: OpKernelContext, images: Any, factor: Any, factor_name: str, rgb: bool) -> None:
+    if images.ndim < 3:
+        raise invalid_argument(ctx, f"input must be at least 3-D, got shape{tensor_util.shape_string(images.shape)}")
+    if factor.ndim:
+        raise invalid_argument(ctx, f"{factor_name} must be scalar: {tensor_util.shape_string(factor.shape)}")
+    if rgb and images.shape[-1] != 3:
+        raise invalid_argument(ctx, f"input must have 3 channels but instead has {images.shape[-1]} channels.")
+
+
+@AdjustContrastv2.kernel("CPU")
+def _adjust_contrastv2(ctx: OpKernelContext, images: Any, contrast_factor: Any) -> Any:
+    _check_adjust_input(ctx, images, contrast_factor, "contrast_factor", rgb=False)
+    x = images.astype(np.float32)
+    height, width = x.shape[-3], x.shape[-2]
+    mean = x.sum(axis=-2, keepdims=True).sum(axis=-3, keepdims=True) / np.float32(height * width)
+    return ((x - mean) * contrast_factor.astype(np.float32) + mean).astype(images.dtype)
+
+
+def _rgb_to_hue_range(xp: Any, rgb: Any) -> tuple[Any, Any, Any]:
+    """TF's AdjustHue split of each pixel: hue in [0, 6) and the smallest and largest channel."""
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    # TF's sextants: (max, mid, min, category) by the order of r, g, b
+    r_lt_g = r < g
+    cases = [
+        (r_lt_g & (b < r), g, r, b, 1), (r_lt_g & ~(b < r) & (b > g), b, g, r, 3), (r_lt_g & ~(b < r) & ~(b > g), g, b, r, 2),
+        (~r_lt_g & (b < g), r, g, b, 0), (~r_lt_g & ~(b < g) & (b > r), b, r, g, 4),
+        (~r_lt_g & ~(b < g) & ~(b > r), r, b, g, 5),
+    ]
+    v_max = xp.select([c for c, *_ in cases], [hi for _, hi, _, _, _ in cases])
+    v_mid = xp.select([c for c, *_ in cases], [mid for _, _, mid, _, _ in cases])
+    v_min = xp.select([c for c, *_ in cases], [lo for _, _, _, lo, _ in cases])
+    category = xp.select([c for c, *_ in cases], [k for *_, k in cases])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (v_mid - v_min) / (v_max - v_min)
+    hue = category.astype(np.float32) + xp.where(category % 2 == 0, ratio, np.float32(1) - ratio)
+    return xp.where(v_max == v_min, np.float32(0), hue), v_min, v_max
+
+
+def _hue_range_to_rgb(xp: Any, hue: Any, v_min: Any, v_max: Any) -> Any:
+    category = hue.astype(np.int32)
+    ratio = hue - category.astype(np.float32)
+    ratio = xp.where(category % 2 == 0, ratio, np.float32(1) - ratio)
+    v_mid = v_min + ratio * (v_max - v_min)
+    channels = {0: (v_max, v_mid, v_min), 1: (v_mid, v_max, v_min), 2: (v_min, v_max, v_mid),
+                3: (v_min, v_mid, v_max), 4: (v_mid, v_min, v_max)}
+    default = (v_max, v_min, v_mid)
+    return xp.stack([xp.select([category == k for k in channels], [c[i] for c in channels.values()], default[i])
+                     for i in range(3)], axis=-1)
+
+
+@AdjustHue.kernel("CPU")
+def _adjust_hue(ctx: OpKernelContext, images: Any, delta: Any) -> Any:
+    _check_adjust_input(ctx, images, delta, "delta", rgb=True)
+    xp = ctx.xp
+    hue, v_min, v_max = _rgb_to_hue_range(xp, images.astype(np.float32))
+    hue = hue + delta.astype(np.float32) * np.float32(6)
+    six = np.float32(6)
+    hue = hue - xp.floor(hue / six) * six  # into [0, 6), as TF's loops adding or subtracting 6 bring it
+    hue = xp.where(hue < 0, hue + six, hue)
+    hue = xp.where(hue >= six, hue - six, hue)
+    return _hue_range_to_rgb(xp, hue, v_min, v_max).astype(images.dtype)
+
+
+def _rgb_to_hsv_scalar_style(xp: Any, rgb: Any) -> tuple[Any, Any, Any]:
+    """TF's AdjustSaturation conversion (its own, not RGBToHSV's): hue from 1 / (6 * chroma)."""
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    value = xp.maximum(r, xp.maximum(g, b))
+    chroma = value - xp.minimum(r, xp.minimum(g, b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        saturation = xp.where(value > 0, chroma / value, np.float32(0))
+        norm = np.float32(1) / (np.float32(6) * chroma)
+        hue = xp.where(r == value, norm * (g - b),
+                       xp.where(g == value, norm * (b - r) + np.float32(2.0 / 6.0), norm * (r - g) + np.float32(4.0 / 6.0)))
+    hue = xp.where(chroma <= 0, np.float32(0), hue)
+    return xp.where(hue < 0, hue + np.float32(1), hue), saturation, value
+
+
+@AdjustSaturation.kernel("CPU")
+def _adjust_saturation(ctx: OpKernelContext, images: Any, scale: Any) -> Any:
+    _check_adjust_input(ctx, images, scale, "scale", rgb=True)
+    xp = ctx.xp
+    hue, saturation, value = _rgb_to_hsv_scalar_style(xp, images.astype(np.float32))
+    saturation = xp.minimum(np.float32(1), xp.maximum(np.float32(0), saturation * scale.astype(np.float32)))
+    chroma = saturation * value
+    m = value - chroma
+    dh = hue * np.float32(6)
+    category = dh.astype(np.int32)
+    fmodu = dh - xp.floor(dh / np.float32(2)) * np.float32(2)  # dh in [0, 6) brought into [0, 2), exactly
+    x = chroma * (np.float32(1) - xp.abs(fmodu - np.float32(1)))
+    zero = xp.zeros_like(chroma)
+    table = [(chroma, x, zero), (x, chroma, zero), (zero, chroma, x), (zero, x, chroma), (x, zero, chroma),
+             (chroma, zero, x)]
+    rgb = [xp.select([category == k for k in range(6)], [row[i] for row in table], zero) + m for i in range(3)]
+    return xp.stack(rgb, axis=-1).astype(images.dtype)
+
+
+@tf_export("image.rgb_to_hsv")
+def rgb_to_hsv(images: Any, name: str | None = None) -> Tensor:
+    """RGB images (last dimension 3, values in [0, 1]) as hue, saturation and value, each in [0, 1]."""
+    return RGBToHSV(images, name=name)
+
+
+@tf_export("image.hsv_to_rgb")
+def hsv_to_rgb(images: Any, name: str | None = None) -> Tensor:
+    """HSV images (last dimension 3) as RGB."""
+    return HSVToRGB(images, name=name)
+
+
+@tf_export("image.convert_image_dtype")
+def convert_image_dtype(image: Any, dtype: Any, saturate: bool = False, name: str | None = None) -> Tensor:
+    """`image` in another dtype with TF's value ranges: floats span [0, 1], integers [0, dtype.max]; integer
+    to integer scales by the ratio of the ranges (down: divide then cast, up: cast then multiply), float to
+    integer multiplies by max + 0.5 before the cast (clamped first with `saturate`)."""
+    image = convert_to_tensor(image, name="image")
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating and not dtype.is_integer:
+        raise AttributeError("dtype must be either floating point or integer")
+    if not image.dtype.is_floating and not image.dtype.is_integer:
+        raise AttributeError("image dtype must be either floating point or integer")
+    if dtype == image.dtype:
+        return manipulation_ops.identity(image, name=name)
+    cast = clip_ops.saturate_cast if saturate else cast_ops.cast
+    with name_scope(name, "convert_image", [image]) as scope:
+        if image.dtype.is_integer and dtype.is_integer:
+            scale_in, scale_out = image.dtype.max, dtype.max
+            if scale_in > scale_out:
+                scaled = elementwise_ops.floordiv(image, (scale_in + 1) // (scale_out + 1))
+                return cast(scaled, dtype, name=scope)
+            return elementwise_ops.multiply(cast(image, dtype), (scale_out + 1) // (scale_in + 1), name=scope)
+        if image.dtype.is_floating and dtype.is_floating:
+            return cast_ops.cast(image, dtype, name=scope)
+        if image.dtype.is_integer:
+            return elementwise_ops.multiply(cast_ops.cast(image, dtype), 1.0 / image.dtype.max, name=scope)
+        return cast(elementwise_ops.multiply(image, dtype.max + 0.5), dtype, name=scope)
+
+
+@tf_export("image.rgb_to_grayscale")
+def rgb_to_grayscale(images: Any, name: str | None = None) -> Tensor:
+    """RGB images as one luma channel (ITU-R 601: 0.2989 R + 0.587 G + 0.114 B), in their own dtype."""
+    with name_scope(name, "rgb_to_grayscale", [images]) as scope:
+        images = convert_to_tensor(images, name="images")
+        float_images = convert_image_dtype(images, dtypes.float32)
+        weights = constant_ops.constant([0.2989, 0.5870, 0.1140], dtype=dtypes.float32)
+        gray = reduction_ops.reduce_sum(float_images * weights, axis=-1, keepdims=True)
+        return convert_image_dtype(gray, images.dtype, name=scope)
+
+
+@tf_export("image.grayscale_to_rgb")
+def grayscale_to_rgb(images: Any, name: str | None = None) -> Tensor:
+    """Grayscale images (last dimension 1) with the channel repeated three times."""
+    with name_scope(name, "grayscale_to_rgb", [images]) as scope:
+        images = convert_to_tensor(images, name="images")
+        shape = images.shape
+        if shape.ndims is not None:
+            if shape.ndims < 2:
+                raise ValueError(f"A grayscale image (shape {shape}) must be at least two-dimensional.")
+            if shape.dims[-1].value not in (None, 1):
+                raise ValueError("Last dimension of a grayscale image should be size 1.")
+        rank_1 = shape_ops.expand_dims(shape_ops.rank(images) - 1, 0)
+        multiples = manipulation_ops.concat([fill_ops.ones(rank_1, dtype=dtypes.int32), [3]], 0)
+        rgb = manipulation_ops.tile(images, multiples, name=scope)
+        if shape.ndims is not None:
+            rgb.set_shape(shape[:-1].concatenate([3]))
+        return rgb
+
+
+def _in_float(image: Tensor) -> Tensor:
+    """half and float32 images as they are, others converted to float32 (TF's adjust_* computes so)."""
+    if image.dtype in (dtypes.float16, dtypes.float32):
+        return image
+    return convert_image_dtype(image, dtypes.float32)
+
+
+@tf_export("image.adjust_brightness")
+def adjust_brightness(image: Any, delta: Any) -> Tensor:
+    """`image` + `delta` in the float range, converted back (saturating) to its dtype."""
+    with name_scope(None, "adjust_brightness", [image, delta]) as scope:
+        image = convert_to_tensor(image, name="image")
+        float_image = _in_float(image)
+        adjusted = elementwise_ops.add(float_image, cast_ops.cast(delta, float_image.dtype), name=scope)
+        return convert_image_dtype(adjusted, image.dtype, saturate=True)
+
+
+@tf_export("image.adjust_contrast")
+def adjust_contrast(images: Any, contrast_factor: Any) -> Tensor:
+    """Each channel of each image moved away from (or toward) its mean by `contrast_factor`."""
+    with name_scope(None, "adjust_contrast", [images, contrast_factor]) as scope:
+        images = convert_to_tensor(images, name="images")
+        adjusted = AdjustContrastv2(_in_float(images), contrast_factor=contrast_factor, name=scope)
+        return convert_image_dtype(adjusted, images.dtype, saturate=True)
+
+
+@tf_export("image.adjust_gamma")
+def adjust_gamma(image: Any, gamma: Any = 1, gain: Any = 1) -> Tensor:
+    """gain * image ** gamma in the float range (gamma >= 0), converted back to the image's dtype."""
+    with name_scope(None, "adjust_gamma", [image, gamma, gain]):
+        image = convert_to_tensor(image, name="image")
+        float_image = _in_float(image)
+        _static_check(gamma >= 0, "Gamma should be a non-negative real number.")
+        return convert_image_dtype(gain * float_image ** gamma, image.dtype, saturate=True)
+
+
+@tf_export("image.adjust_hue")
+def adjust_hue(image: Any, delta: Any, name: str | None = None) -> Tensor:
+    """RGB `image` with its hue rotated by `delta` (a fraction of the colour circle, in [-1, 1])."""
+    with name_scope(name, "adjust_hue", [image]):
+        image = convert_to_tensor(image, name="image")
+        return convert_image_dtype(AdjustHue(_in_float(image), delta), image.dtype)
+
+
+@tf_export("image.adjust_saturation")
+def adjust_saturation(image: Any, saturation_factor: Any, name: str | None = None) -> Tensor:
+    """RGB `image` with its saturation multiplied by `saturation_factor` (clamped to [0, 1])."""
+    with name_scope(name, "adjust_saturation", [image]):
+        image = convert_to_tensor(image, name="image")
+        return convert_image_dtype(AdjustSaturation(_in_float(image), saturation_factor), image.dtype)
+
+
+@tf_export("image.per_image_standardization")
+def per_image_standardization(image: Any) -> Tensor:
+    """Each image (the last three dimensions) less its mean, divided by max(stddev, 1 / sqrt(pixels))."""
+    with name_scope(None, "per_image_standardization", [image]) as scope:
+        image = convert_to_tensor(image, name="image")
+        _check_at_least_3d(image)
+        image = control_flow_ops.with_dependencies([], image)
+        if not image.dtype.is_floating:
+            image = convert_image_dtype(image, dtypes.float32)
+        num_pixels = reduction_ops.reduce_prod(shape_ops.shape(image)[-3:])
+        mean = reduction_ops.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
+        stddev = reduction_ops.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
+        min_stddev = elementwise_ops.rsqrt(cast_ops.cast(num_pixels, image.dtype))
+        adjusted_stddev = elementwise_ops.maximum(stddev, min_stddev)
+        return elementwise_ops.divide(image - mean, adjusted_stddev, name=scope)
+
+
+@tf_export("image.total_variation")
+def total_variation(images: Any, name: str | None = None) -> Tensor:
+    """The sum of absolute differences between neighbouring pixels, per image of a batch."""
+    with name_scope(name, "total_variation"):
+        images = convert_to_tensor(images)
+        ndims = images.shape.ndims
+        if ndims == 3:
+            down = images[1:, :, :] - images[:-1, :, :]
+            right = images[:, 1:, :] - images[:, :-1, :]
+            axis = None
+        elif ndims == 4:
+            down = images[:, 1:, :, :] - images[:, :-1, :, :]
+            right = images[:, :, 1:, :] - images[:, :, :-1, :]
+            axis = [1, 2, 3]
+        else:
+            raise ValueError("'images' must be either 3 or 4-dimensional.")
+        return (reduction_ops.reduce_sum(elementwise_ops.abs(down), axis=axis)
+                + reduction_ops.reduce_sum(elementwise_ops.abs(right), axis=axis))
+
+
+@tf_export("image.image_gradients")
+def image_gradients(image: Any) -> tuple[Tensor, Tensor]:
+    """(dy, dx): each pixel's forward difference to the pixel below and to the right (0 on the last row and
+    column), for a 4-D batch."""
+    image = convert_to_tensor(image)
+    if image.shape.ndims != 4:
+        raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not {image.shape}.")
+    image_shape = shape_ops.shape(image)
+    batch_size, height, width, depth = manipulation_ops.unstack(image_shape)
+    dy = image[:, 1:, :, :] - image[:, :-1, :, :]
+    dx = image[:, :, 1:, :] - image[:, :, :-1, :]
+    dy = manipulation_ops.concat([dy, fill_ops.zeros(manipulation_ops.stack([batch_size, 1, width, depth]),
+                                                     image.dtype)], 1)
+    dx = manipulation_ops.concat([dx, fill_ops.zeros(manipulation_ops.stack([batch_size, height, 1, depth]),
+                                                     image.dtype)], 2)
+    return shape_ops.reshape(dy, image_shape), shape_ops.reshape(dx, image_shape)
+
+
+@tf_export("image.psnr")
+def psnr(a: Any, b: Any, max_val: Any, name: str | None = None) -> Tensor:
+    """Peak signal-to-noise ratio in dB between image batches `a` and `b` whose values span [0, max_val]."""
+    with name_scope(name, "PSNR", [a, b]):
+        a, b = convert_to_tensor(a), convert_to_tensor(b)
+        max_val = convert_image_dtype(cast_ops.cast(max_val, a.dtype), dtypes.float32)
+        a = convert_image_dtype(a, dtypes.float32)
+        b = convert_image_dtype(b, dtypes.float32)
+        _check_compatible_images(a, b)
+        mse = reduction_ops.reduce_mean(elementwise_ops.squared_difference(a, b), [-3, -2, -1])
+        value = elementwise_ops.subtract(20 * elementwise_ops.log(max_val) / elementwise_ops.log(10.0),
+                                         np.float32(10 / np.log(10)) * elementwise_ops.log(mse), name="psnr")
+        return manipulation_ops.identity(value)
+
+
+def _check_compatible_images(a: Tensor, b: Tensor) -> None:
+    """TF's static check that two image batches can be compared (dynamic shapes are not asserted)."""
+    shape_a, shape_b = a.shape.with_rank_at_least(3), b.shape.with_rank_at_least(3)
+    shape_a[-3:].assert_is_compatible_with(shape_b[-3:])

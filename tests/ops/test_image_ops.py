@@ -196,3 +196,136 @@ def test_central_crop():
     assert tf.image.central_crop(image, 1.0) is image
     with pytest.raises(ValueError, match=r"central_fraction must be within \(0, 1\]"):
         tf.image.central_crop(_RGB, 1.5)
+
+
+_COLOURS = np.array([[[0.5, 0.5, 0.5], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0]],
+                     [[0.2, 0.7, 0.7], [0.3, 0.3, 0.9], [0.9, 0.6, 0.1]]], np.float32)
+_COLOURS_UINT8 = np.array([[[128, 64, 255], [0, 0, 0], [10, 250, 30]], [[255, 255, 255], [90, 60, 30], [1, 2, 3]]],
+                          np.uint8)
+
+# From TF, on _COLOURS (float32) and _COLOURS_UINT8.
+_COLOURED = {
+    "rgb_to_hsv": [[[0, 0, 0.5], [0, 0, 0], [0, 1, 1]], [[0.5, 0.71428573, 0.69999999], [0.66666669, 0.66666663, 0.89999998], [0.10416668, 0.88888884, 0.89999998]]],
+    "hsv_to_rgb": [[[0.25, 0.5, 0.5], [0, 0, 0], [0, 0, 0]], [[0.60199994, 0.69999999, 0.21000001], [0.68399996, 0.89999998, 0.63], [0.1, 0.039999999, 0.076000027]]],
+    "adjust_hue": [[[0.5, 0.5, 0.5], [0, 0, 0], [0.19999981, 1, 0]], [[0.60000008, 0.2, 0.69999999], [0.89999998, 0.30000001, 0.4199999], [0.1, 0.89999998, 0.44000012]]],
+    "adjust_hue_negative": [[[0.5, 0.5, 0.5], [0, 0, 0], [0.19999981, 1, 0]], [[0.60000008, 0.2, 0.69999999], [0.89999998, 0.30000001, 0.4199999], [0.1, 0.89999998, 0.44000012]]],
+    "adjust_hue_uint8": [[[255, 64, 95], [0, 0, 0], [10, 110, 250]], [[255, 255, 255], [30, 90, 30], [3, 1, 3]]],
+    "adjust_saturation": [[[0.5, 0.5, 0.5], [0, 0, 0], [1, 0.5, 0.5]], [[0.44999999, 0.69999999, 0.69999999], [0.60000002, 0.60000002, 0.89999998], [0.89999998, 0.75, 0.5]]],
+    "adjust_saturation_uint8": [[[85, 0, 255], [0, 0, 0], [0, 250, 20]], [[255, 255, 255], [90, 45, 0], [0, 1, 3]]],
+    "adjust_contrast": [[[0.51166666, 0.60500002, 0.59333336], [-0.33833334, -0.245, -0.25666666], [1.3616667, -0.245, -0.25666666]], [[0.0016666949, 0.94499999, 0.93333334], [0.17166668, 0.26499999, 1.2733333], [1.1916666, 0.77500004, -0.086666703]]],
+    "adjust_contrast_uint8": [[[99, 88, 159], [48, 63, 57], [52, 163, 69]], [[150, 165, 159], [84, 87, 69], [48, 64, 58]]],
+    "adjust_brightness_uint8": [[[204, 140, 255], [76, 76, 76], [86, 255, 106]], [[255, 255, 255], [166, 136, 106], [77, 78, 79]]],
+    "adjust_gamma_uint8": [[[181, 128, 255], [0, 0, 0], [50, 252, 87]], [[255, 255, 255], [151, 123, 87], [16, 22, 27]]],
+    "rgb_to_grayscale_uint8": [[[105], [0], [153]], [[255], [65], [1]]],
+    "per_image_standardization_uint8": [[[0.32596937, -0.28363568, 1.5356544], [-0.89324075, -0.89324075, -0.89324075], [-0.79798996, 1.488029, -0.60748839]], [[1.5356544, 1.5356544, 1.5356544], [-0.035983641, -0.32173601, -0.60748839], [-0.88371563, -0.87419057, -0.86466551]]],
+    "psnr_uint8": 11.156233,
+}
+
+
+@pytest.mark.parametrize("name, build", [
+    ("rgb_to_hsv", tf.image.rgb_to_hsv),
+    ("hsv_to_rgb", tf.image.hsv_to_rgb),
+    ("adjust_hue", lambda x: tf.image.adjust_hue(x, 0.3)),
+    ("adjust_hue_negative", lambda x: tf.image.adjust_hue(x, -0.7)),
+    ("adjust_saturation", lambda x: tf.image.adjust_saturation(x, 0.5)),
+    ("adjust_contrast", lambda x: tf.image.adjust_contrast(x, 1.7)),
+])
+def test_colour_kernels_match_tf(name, build):
+    check_op(build, [_COLOURS], _COLOURED[name], dtype=np.float32)
+
+
+@pytest.mark.parametrize("name, build", [
+    ("adjust_hue_uint8", lambda x: tf.image.adjust_hue(x, 0.25)),
+    ("adjust_saturation_uint8", lambda x: tf.image.adjust_saturation(x, 1.5)),
+    ("adjust_contrast_uint8", lambda x: tf.image.adjust_contrast(x, 0.4)),
+    ("adjust_brightness_uint8", lambda x: tf.image.adjust_brightness(x, 0.3)),
+    ("adjust_gamma_uint8", lambda x: tf.image.adjust_gamma(x, 0.5)),
+    ("rgb_to_grayscale_uint8", tf.image.rgb_to_grayscale),
+])
+def test_uint8_adjustments_match_tf(name, build):
+    check_op(build, [_COLOURS_UINT8], _COLOURED[name], dtype=np.uint8)
+
+
+def test_hsv_round_trip_in_every_float_type():
+    for dtype in (np.float16, np.float64):
+        check_op(lambda x: tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x)), [_RGB.astype(dtype)], _RGB.astype(dtype),
+                 atol=1e-2 if dtype == np.float16 else 1e-12)
+    check_op(lambda x: tf.image.adjust_hue(x, 1.0), [_RGB.astype(np.float16)], _RGB.astype(np.float16), atol=2e-3)
+
+
+def test_colour_errors():
+    with pytest.raises(ValueError, match="Dimension must be 3 but is 4"):
+        tf.image.rgb_to_hsv(np.zeros((2, 4), np.float32))
+    with pytest.raises(ValueError, match="Shape must be at least rank 3 but is rank 2"):
+        tf.image.adjust_contrast(np.zeros((2, 3), np.float32), 2.0)
+    images = tf.placeholder(tf.float32)
+    with pytest.raises(tf.errors.FailedPreconditionError,
+                       match="input must have 3 channels but input only has 4 channels."):
+        _run(tf.image.hsv_to_rgb(images), feed={images: np.zeros((2, 4))})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"input must be at least 3-D, got shape\[2,4\]"):
+        _run(tf.image.adjust_contrast(images, 2.0), feed={images: np.zeros((2, 4))})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="input must have 3 channels but instead has 4 channels."):
+        _run(tf.image.adjust_saturation(images, 0.2), feed={images: np.zeros((2, 2, 4))})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"delta must be scalar: \[2\]"):
+        _run(tf.image.adjust_hue(_RGB, [0.2, 0.3]))
+    with pytest.raises(ValueError, match="Gamma should be a non-negative real number."):
+        tf.image.adjust_gamma(_RGB, -1)
+
+
+def test_convert_image_dtype():
+    floats = np.array([0.0, 0.25, 0.5, 1.0], np.float32)
+    check_op(lambda x: tf.image.convert_image_dtype(x, tf.uint8), [floats], [0, 63, 127, 255], dtype=np.uint8)
+    check_op(lambda x: tf.image.convert_image_dtype(x, tf.int16), [floats], [0, 8191, 16383, 32767], dtype=np.int16)
+    check_op(lambda x: tf.image.convert_image_dtype(x, tf.uint8, saturate=True), [np.float32([-0.5, 2.0])], [0, 255],
+             dtype=np.uint8)
+    check_op(lambda x: tf.image.convert_image_dtype(x, tf.float64), [np.uint8([0, 51, 255])], [0, 0.2, 1],
+             dtype=np.float64)
+    check_op(lambda x: tf.image.convert_image_dtype(x, tf.uint16), [np.uint8([0, 1, 255])], [0, 256, 65280],
+             dtype=np.uint16)
+    check_op(lambda x: tf.image.convert_image_dtype(x, tf.uint8), [np.int32([2**31 - 1, 2**24, 0])], [255, 2, 0],
+             dtype=np.uint8)
+    check_op(lambda x: tf.image.convert_image_dtype(x, tf.uint8, saturate=True), [np.int32([2**31 - 1, -5])],
+             [255, 0], dtype=np.uint8)
+    image = tf.constant(floats)
+    assert tf.image.convert_image_dtype(image, tf.float32).op.type == "Identity"
+    with pytest.raises(AttributeError, match="dtype must be either floating point or integer"):
+        tf.image.convert_image_dtype(floats, tf.string)
+    with pytest.raises(AttributeError, match="image dtype must be either floating point or integer"):
+        tf.image.convert_image_dtype(np.zeros(3, np.bool_), tf.float32)
+
+
+def test_grayscale():
+    weights = np.float32([0.2989, 0.5870, 0.1140])
+    gray = (_BATCH * weights).sum(axis=-1, keepdims=True)
+    check_op(tf.image.rgb_to_grayscale, [_BATCH], gray)
+    check_op(tf.image.grayscale_to_rgb, [gray], np.repeat(gray, 3, axis=-1))
+    with pytest.raises(ValueError, match="Last dimension of a grayscale image should be size 1."):
+        tf.image.grayscale_to_rgb(_RGB)
+
+
+def test_per_image_standardization():
+    mean = _BATCH.mean(axis=(1, 2, 3), keepdims=True)
+    std = _BATCH.std(axis=(1, 2, 3), keepdims=True)
+    check_op(tf.image.per_image_standardization, [_BATCH], (_BATCH - mean) / std)
+    check_op(tf.image.per_image_standardization, [_COLOURS_UINT8], _COLOURED["per_image_standardization_uint8"],
+             dtype=np.float32)
+    # a uniform image is divided by 1 / sqrt(pixels), not by its zero deviation
+    check_op(tf.image.per_image_standardization, [np.ones((2, 2, 1), np.float32)], np.zeros((2, 2, 1), np.float32))
+
+
+def test_total_variation_gradients_and_psnr():
+    tv = np.abs(np.diff(_BATCH, axis=1)).sum(axis=(1, 2, 3)) + np.abs(np.diff(_BATCH, axis=2)).sum(axis=(1, 2, 3))
+    check_op(tf.image.total_variation, [_BATCH], tv, rtol=1e-5)
+    check_op(tf.image.total_variation, [_RGB], np.abs(np.diff(_RGB, axis=0)).sum() + np.abs(np.diff(_RGB, axis=1)).sum(),
+             rtol=1e-5)
+    dy = np.concatenate([np.diff(_BATCH, axis=1), np.zeros((2, 1, 5, 3), np.float32)], axis=1)
+    dx = np.concatenate([np.diff(_BATCH, axis=2), np.zeros((2, 4, 1, 3), np.float32)], axis=2)
+    check_op(tf.image.image_gradients, [_BATCH], [dy, dx], fully_defined=False)
+    mse = ((_BATCH - _BATCH * np.float32(0.9)) ** 2).mean(axis=(1, 2, 3))
+    check_op(lambda a: tf.image.psnr(a, a * 0.9, 1.0), [_BATCH], -10 * np.log10(mse), rtol=1e-5)
+    check_op(lambda a: tf.image.psnr(a, a // 2, 255), [_COLOURS_UINT8], _COLOURED["psnr_uint8"], dtype=np.float32,
+             rtol=1e-5)
+    with pytest.raises(ValueError, match="'images' must be either 3 or 4-dimensional."):
+        tf.image.total_variation(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"image_gradients expects a 4D tensor \[batch_size, h, w, d\], not "):
+        tf.image.image_gradients(np.zeros((2, 3, 1), np.float32))
