@@ -31,6 +31,7 @@ from tensorweave.ops import (
     fill_ops,
     indexing_ops,
     manipulation_ops,
+    random_ops,
     reduction_ops,
     shape_helpers,
     shape_ops,
@@ -946,3 +947,97 @@ def _check_compatible_images(a: Tensor, b: Tensor) -> None:
     """TF's static check that two image batches can be compared (dynamic shapes are not asserted)."""
     shape_a, shape_b = a.shape.with_rank_at_least(3), b.shape.with_rank_at_least(3)
     shape_a[-3:].assert_is_compatible_with(shape_b[-3:])
+
+
+# -- Random augmentations (TF's graphs over the seeded random ops, so seeded draws match TF's) ----------
+
+
+def _random_flip(image: Any, flip_index: int, seed: int | None, scope_name: str) -> Tensor:
+    """A 3-D image flipped when one uniform draw is below 0.5; each image of a 4-D batch by its own draw."""
+    with name_scope(None, scope_name, [image]) as scope:
+        image = convert_to_tensor(image, name="image")
+        _check_at_least_3d(image)
+        image = control_flow_ops.with_dependencies([], image)
+
+        def rank3(x: Tensor) -> Tensor:
+            draw = random_ops.random_uniform([], 0, 1.0, seed=seed)
+            result = control_flow_ops.cond(elementwise_ops.less(draw, 0.5),
+                                           lambda: manipulation_ops.reverse(x, [flip_index]), lambda: x, name=scope)
+            result.set_shape(x.shape)
+            return result
+
+        def rank4(x: Tensor) -> Tensor:
+            batch_size = shape_ops.shape(x)[0]
+            draws = random_ops.random_uniform(manipulation_ops.stack([batch_size]), 0, 1.0, seed=seed)
+            flips = cast_ops.cast(elementwise_ops.round(shape_ops.reshape(draws, manipulation_ops.stack(
+                [batch_size, 1, 1, 1]))), x.dtype)
+            return flips * manipulation_ops.reverse(x, [flip_index + 1]) + (1 - flips) * x
+
+        return _by_rank(image, rank3, rank4)
+
+
+@tf_export("image.random_flip_left_right")
+def random_flip_left_right(image: Any, seed: int | None = None) -> Tensor:
+    """`image` mirrored horizontally with probability 1/2 (each image of a batch independently)."""
+    return _random_flip(image, 1, seed, "random_flip_left_right")
+
+
+@tf_export("image.random_flip_up_down")
+def random_flip_up_down(image: Any, seed: int | None = None) -> Tensor:
+    """`image` mirrored vertically with probability 1/2 (each image of a batch independently)."""
+    return _random_flip(image, 0, seed, "random_flip_up_down")
+
+
+@tf_export("image.random_brightness")
+def random_brightness(image: Any, max_delta: float, seed: int | None = None) -> Tensor:
+    """`adjust_brightness` by a delta drawn uniformly from [-max_delta, max_delta)."""
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_brightness(image, delta)
+
+
+def _check_factor_range(lower: float, upper: float) -> None:
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+
+
+@tf_export("image.random_contrast")
+def random_contrast(image: Any, lower: float, upper: float, seed: int | None = None) -> Tensor:
+    """`adjust_contrast` by a factor drawn uniformly from [lower, upper)."""
+    _check_factor_range(lower, upper)
+    return adjust_contrast(image, random_ops.random_uniform([], lower, upper, seed=seed))
+
+
+@tf_export("image.random_hue")
+def random_hue(image: Any, max_delta: float, seed: int | None = None) -> Tensor:
+    """`adjust_hue` by a delta drawn uniformly from [-max_delta, max_delta), max_delta <= 0.5."""
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_hue(image, random_ops.random_uniform([], -max_delta, max_delta, seed=seed))
+
+
+@tf_export("image.random_saturation")
+def random_saturation(image: Any, lower: float, upper: float, seed: int | None = None) -> Tensor:
+    """`adjust_saturation` by a factor drawn uniformly from [lower, upper)."""
+    _check_factor_range(lower, upper)
+    return adjust_saturation(image, random_ops.random_uniform([], lower, upper, seed=seed))
+
+
+@tf_export("image.random_crop", "random_crop")
+def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None = None) -> Tensor:
+    """A `size` window of `value` at a uniformly drawn offset (value.shape >= size; a smaller value fails in
+    the slice, where TF's Assert would fail first)."""
+    with name_scope(name, "random_crop", [value, size]) as scope:
+        value = convert_to_tensor(value, name="value")
+        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        shape = shape_ops.shape(value)
+        limit = shape - size + 1
+        offset = elementwise_ops.floormod(
+            random_ops.random_uniform(shape_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max, seed=seed),
+            limit)
+        return indexing_ops.slice(value, offset, size, name=scope)

@@ -329,3 +329,41 @@ def test_total_variation_gradients_and_psnr():
         tf.image.total_variation(np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError, match=r"image_gradients expects a 4D tensor \[batch_size, h, w, d\], not "):
         tf.image.image_gradients(np.zeros((2, 3, 1), np.float32))
+
+
+def test_seeded_random_augmentations_match_tf():
+    batch = np.random.RandomState(1).uniform(0, 1, (6, 4, 5, 3)).astype(np.float32)
+    tf.set_random_seed(7)
+    flips = [tf.image.random_flip_left_right(_RGB, seed=seed) for seed in range(6)]
+    batch_flips = tf.image.random_flip_up_down(batch, seed=3)
+    assert flips[0].shape.as_list() == [4, 5, 3] and batch_flips.shape.as_list() == [6, 4, 5, 3]
+    brightness = tf.image.random_brightness(_RGB, 0.3, seed=1)
+    contrast = tf.image.random_contrast(_RGB, 0.2, 1.8, seed=2)
+    hue = tf.image.random_hue(_RGB, 0.4, seed=4)
+    saturation = tf.image.random_saturation(_RGB, 0.2, 1.8, seed=5)
+    crop = tf.image.random_crop(batch, [3, 2, 3, 2], seed=6)
+    got = _run(flips, batch_flips, brightness, contrast, hue, saturation, crop)
+    flipped, flipped_batch, brightened, contrasted, hued, saturated, cropped = got
+    # TF's draws with graph seed 7: which seeds flip, which images of the batch flip, and the factors drawn
+    for image, expected in zip(flipped, [False, True, True, True, True, False]):
+        np.testing.assert_array_equal(image, _RGB[:, ::-1] if expected else _RGB)
+    for i, expected in enumerate([False, False, False, False, True, False]):
+        np.testing.assert_array_equal(flipped_batch[i], batch[i, ::-1] if expected else batch[i])
+    np.testing.assert_allclose(brightened, _RGB - 0.0237751, atol=1e-6)
+    with tf.Graph().as_default():
+        np.testing.assert_allclose(got[3:6], _run(tf.image.adjust_contrast(_RGB, 0.648015),
+                                                  tf.image.adjust_hue(_RGB, -0.24375372),
+                                                  tf.image.adjust_saturation(_RGB, 1.5870897)), atol=1e-6)
+    np.testing.assert_array_equal(cropped, batch[1:4, 1:3, 2:5, 1:3])
+
+
+def test_random_augmentation_errors():
+    with pytest.raises(ValueError, match="max_delta must be non-negative."):
+        tf.image.random_brightness(_RGB, -0.1)
+    with pytest.raises(ValueError, match="upper must be > lower."):
+        tf.image.random_contrast(_RGB, 0.5, 0.5)
+    with pytest.raises(ValueError, match="lower must be non-negative."):
+        tf.image.random_saturation(_RGB, -0.5, 0.5)
+    with pytest.raises(ValueError, match="max_delta must be <= 0.5."):
+        tf.image.random_hue(_RGB, 0.6)
+    assert tf.random_crop is tf.image.random_crop
