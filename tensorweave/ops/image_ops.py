@@ -12,9 +12,11 @@ by index arrays, never loops over pixels.
 from __future__ import annotations
 
 import enum
+import io
 from typing import Any
 
 import numpy as np
+from PIL import Image, ImageSequence
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
@@ -1041,3 +1043,347 @@ def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None
             random_ops.random_uniform(shape_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max, seed=seed),
             limit)
         return indexing_ops.slice(value, offset, size, name=scope)
+
+
+# -- Codecs (through Pillow) -------------------------------------------------------------------------
+# TF's decoders (one kernel, DecodeImageV2) sniff the format from the leading bytes; each op accepts the
+# formats TF's does. Values: PNG, BMP and GIF decode exactly as TF's; JPEG exactly where libjpeg is asked
+# what TF asks of it (grayscale output, or dct_method="INTEGER_ACCURATE"), otherwise within a few levels
+# (Pillow always decodes colour JPEGs with the accurate integer DCT and fancy upsampling, TF by default with
+# the fast one).
+
+_MAGIC = ((b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"GIF8", "GIF"), (b"BM", "BMP"))
+_UNKNOWN_FORMAT = "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."
+_CODEC_OP = {"JPEG": "decode_jpeg", "PNG": "decode_png", "GIF": "decode_gif", "BMP": "decode_bmp"}
+# ITU-R 601 luma in 15-bit fixed point, truncated: how TF's PNG decoder turns colour into one channel.
+_GRAY_WEIGHTS = (9798, 19235, 3735)
+
+
+def _sniff(contents: bytes) -> str | None:
+    return next((name for magic, name in _MAGIC if contents.startswith(magic)), None)
+
+
+def _corrupt(ctx: OpKernelContext, kind: str, contents: bytes) -> errors.InvalidArgumentError:
+    messages = {"JPEG": "jpeg::Uncompress failed. Invalid JPEG data or crop window.",
+                "PNG": f"Invalid PNG data, size {len(contents)}", "GIF": f"Invalid GIF data (size {len(contents)})",
+                "BMP": f"Invalid BMP data, size {len(contents)}"}
+    return invalid_argument(ctx, messages[kind])
+
+
+def _check_format(ctx: OpKernelContext, kind: str | None) -> str:
+    """The sniffed format, or TF's error for an unknown one or one this op does not decode."""
+    if kind is None:
+        raise invalid_argument(ctx, _UNKNOWN_FORMAT)
+    if ctx.op == "DecodeBmp" and kind != "BMP":
+        raise invalid_argument(ctx, f"Trying to decode {kind} format using DecodeBmp op. Use `{_CODEC_OP[kind]}` or "
+                               "`decode_image` instead.")
+    if ctx.op in ("DecodePng", "DecodeJpeg", "DecodeGif") and kind == "BMP":
+        raise invalid_argument(ctx, "Trying to decode BMP format using a wrong op. Use `decode_bmp` or `decode_image` "
+                               f"instead. Op used: {ctx.op}")
+    return kind
+
+
+def _pixels(image: Image.Image) -> np.ndarray:
+    """A decoded frame as HxWxC: gray, gray + alpha, RGB or RGBA as the file holds it (palettes expanded),
+    16-bit gray as uint16."""
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        return np.asarray(image, dtype=np.uint16)[..., None]
+    if image.mode == "1":
+        image = image.convert("L")
+    elif image.mode in ("P", "PA"):
+        image = image.convert("RGBA" if "transparency" in image.info or image.mode == "PA" else "RGB")
+    elif image.mode not in ("L", "LA", "RGB", "RGBA"):
+        image = image.convert("RGB")
+    array = np.asarray(image)
+    return array if array.ndim == 3 else array[..., None]
+
+
+def _with_channels(pixels: np.ndarray, channels: int) -> np.ndarray:
+    """Pixels (..., C) with `channels` channels (0: as they are), as TF's decoders convert: colour to gray by
+    fixed-point luma, gray repeated to colour, alpha dropped or made opaque."""
+    have = pixels.shape[-1]
+    if channels == 0 or channels == have:
+        return pixels
+    color = pixels[..., :3] if have >= 3 else np.repeat(pixels[..., :1], 3, axis=-1)
+    if channels == 1:
+        if have <= 2:
+            return pixels[..., :1]
+        wide = color.astype(np.int64)
+        gray = (wide[..., 0] * _GRAY_WEIGHTS[0] + wide[..., 1] * _GRAY_WEIGHTS[1] + wide[..., 2] * _GRAY_WEIGHTS[2]) >> 15
+        return gray.astype(pixels.dtype)[..., None]
+    if channels == 3:
+        return color
+    alpha = pixels[..., -1:] if have in (2, 4) else np.full(pixels.shape[:-1] + (1,), np.iinfo(pixels.dtype).max,
+                                                             pixels.dtype)
+    return np.concatenate([color, alpha], axis=-1)
+
+
+def _open(ctx: OpKernelContext, contents: bytes, kind: str) -> Image.Image:
+    try:
+        image = Image.open(io.BytesIO(contents), formats=[kind])
+        image.load()
+    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError):
+        raise _corrupt(ctx, kind, contents) from None
+    return image
+
+
+def _frames(ctx: OpKernelContext, image: Image.Image, kind: str, contents: bytes) -> np.ndarray:
+    """Every frame of a GIF composited onto its canvas, as RGB (FxHxWx3)."""
+    frames = []
+    try:
+        for frame in ImageSequence.Iterator(image):
+            frames.append(np.asarray(frame.convert("RGB")))
+    except (OSError, SyntaxError, ValueError, EOFError):
+        raise _corrupt(ctx, kind, contents) from None
+    return np.stack(frames)
+
+
+def _in_dtype(pixels: np.ndarray, dtype: dtypes.DType) -> np.ndarray:
+    """8- or 16-bit pixels in the requested output type: uint8 <-> uint16 by 257, float32 over [0, 1] (as
+    TF computes it: through 16 bits, times the float 1 / 65535)."""
+    if dtype == dtypes.float32:
+        return _in_dtype(pixels, dtypes.uint16).astype(np.float32) * np.float32(1 / 65535)
+    target = np.dtype(dtype.as_numpy_dtype)
+    if pixels.dtype == target:
+        return pixels
+    if target == np.uint16:
+        return pixels.astype(np.uint16) * np.uint16(257)
+    return (pixels >> 8).astype(np.uint8)
+
+
+def _decode(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DType, animated: bool,
+            jpeg_options: dict | None = None) -> np.ndarray:
+    """The decoded image (HxWxC, or FxHxWx3 for `animated` GIFs), as TF's DecodeImageV2 gives it."""
+    if np.ndim(contents):
+        raise invalid_argument(ctx, f"contents must be scalar, got shape {tensor_util.shape_string(np.shape(contents))}")
+    if channels not in (0, 1, 3, 4):
+        raise invalid_argument(ctx, f"`channels` must be 0, 1, 3 or 4 but got {channels}")
+    contents = contents.item() if isinstance(contents, np.ndarray) else contents
+    kind = _check_format(ctx, _sniff(contents))
+    image = _open(ctx, contents, kind)
+    if kind == "GIF":
+        frames = _frames(ctx, image, kind, contents)
+        if not animated and len(frames) > 1 and ctx.op != "DecodeImage":
+            raise invalid_argument(ctx, f"Got {len(frames)} frames, but animated gifs can only be decoded by "
+                                   "tf.io.decode_gif or tf.io.decode_image")
+        pixels = _with_channels(frames if animated else frames[0], channels)
+    else:
+        if kind == "JPEG":
+            image = _jpeg_draft(contents, image, channels, jpeg_options or {})
+        pixels = _with_channels(_pixels(image), channels)
+        if animated:
+            pixels = pixels[None]
+    return _in_dtype(pixels, dtype)
+
+
+def _jpeg_draft(contents: bytes, image: Image.Image, channels: int, options: dict) -> Image.Image:
+    """Reopen a JPEG to let libjpeg do what TF asks of it: scale by `ratio`, output gray for one channel
+    (with the fast integer DCT, TF's default)."""
+    ratio = options.get("ratio", 1)
+    fast = options.get("dct_method", b"") != b"INTEGER_ACCURATE"
+    if ratio == 1 and not (channels == 1 and fast):
+        return image
+    image = Image.open(io.BytesIO(contents), formats=["JPEG"])
+    width, height = image.size
+    # Pillow picks the largest power-of-two scale that keeps the image at least the size asked for
+    image.draft("L" if channels == 1 else image.mode, (max(1, width // ratio), max(1, height // ratio)))
+    if channels == 1 and fast:
+        image.decoderconfig = (image.decoderconfig[0] if image.decoderconfig else 1, 1)
+    image.load()
+    return image
+
+
+def _decode_shape(rank: int, channels_known: bool = True) -> Any:
+    def shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        shape_helpers.with_rank(ctx.input_shape(0), 0)
+        channels = ctx.attr("channels") if channels_known else 0
+        last = channels or None
+        return [tensor_shape.TensorShape([None] * (rank - 1) + [last])]
+    return shape
+
+
+DecodePng = Op("DecodePng", inputs=["contents: string"], outputs=["image: dtype"],
+               attrs=["channels: int = 0", "dtype: {uint8, uint16} = DT_UINT8"])
+DecodePng.shape(_decode_shape(3))
+DecodeJpeg = Op("DecodeJpeg", inputs=["contents: string"], outputs=["image: uint8"],
+                attrs=["channels: int = 0", "ratio: int = 1", "fancy_upscaling: bool = true",
+                       "try_recover_truncated: bool = false", "acceptable_fraction: float = 1",
+                       "dct_method: string = ''"])
+DecodeJpeg.shape(_decode_shape(3))
+DecodeBmp = Op("DecodeBmp", inputs=["contents: string"], outputs=["image: uint8"], attrs=["channels: int = 0"])
+DecodeBmp.shape(_decode_shape(3))
+DecodeGif = Op("DecodeGif", inputs=["contents: string"], outputs=["image: uint8"])
+DecodeImage = Op("DecodeImage", inputs=["contents: string"], outputs=["image: dtype"],
+                 attrs=["channels: int = 0", "dtype: {uint8, uint16, float} = DT_UINT8",
+                        "expand_animations: bool = true"])
+
+
+@DecodeGif.shape
+def _decode_gif_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank(ctx.input_shape(0), 0)
+    return [tensor_shape.TensorShape([None, None, None, 3])]
+
+
+@DecodeImage.shape
+def _decode_image_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank(ctx.input_shape(0), 0)
+    if ctx.attr("expand_animations"):
+        return [tensor_shape.unknown_shape()]
+    return [tensor_shape.TensorShape([None, None, ctx.attr("channels") or None])]
+
+
+@DecodePng.kernel("CPU")
+def _decode_png(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DType) -> Any:
+    return _decode(ctx, contents, channels, dtype, animated=False)
+
+
+@DecodeJpeg.kernel("CPU")
+def _decode_jpeg(ctx: OpKernelContext, contents: Any, channels: int, ratio: int, fancy_upscaling: bool,
+                 try_recover_truncated: bool, acceptable_fraction: float, dct_method: bytes) -> Any:
+    if ratio not in (1, 2, 4, 8):
+        raise invalid_argument(ctx, f"ratio must be 1, 2, 4, or 8, got {ratio}")
+    return _decode(ctx, contents, channels, dtypes.uint8, animated=False,
+                   jpeg_options={"ratio": ratio, "dct_method": dct_method})
+
+
+@DecodeBmp.kernel("CPU")
+def _decode_bmp(ctx: OpKernelContext, contents: Any, channels: int) -> Any:
+    return _decode(ctx, contents, channels, dtypes.uint8, animated=False)
+
+
+@DecodeGif.kernel("CPU")
+def _decode_gif(ctx: OpKernelContext, contents: Any) -> Any:
+    return _decode(ctx, contents, 3, dtypes.uint8, animated=True)
+
+
+@DecodeImage.kernel("CPU")
+def _decode_image(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DType,
+                  expand_animations: bool) -> Any:
+    animated = expand_animations and _sniff(contents.item() if isinstance(contents, np.ndarray) else contents) == "GIF"
+    return _decode(ctx, contents, channels, dtype, animated=animated)
+
+
+EncodePng = Op("EncodePng", inputs=["image: T"], outputs=["contents: string"],
+               attrs=["compression: int = -1", "T: {uint8, uint16} = DT_UINT8"])
+EncodeJpeg = Op("EncodeJpeg", inputs=["image: uint8"], outputs=["contents: string"],
+                attrs=["format: {'', 'grayscale', 'rgb'} = ''", "quality: int = 95", "progressive: bool = false",
+                       "optimize_size: bool = false", "chroma_downsampling: bool = true",
+                       "density_unit: {'in', 'cm'} = 'in'", "x_density: int = 300", "y_density: int = 300",
+                       "xmp_metadata: string = ''"])
+
+
+@EncodePng.shape
+def _encode_png_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank_at_least(ctx.input_shape(0), 3)
+    return [tensor_shape.TensorShape([])]
+
+
+@EncodeJpeg.shape
+def _encode_jpeg_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank(ctx.input_shape(0), 3)
+    return [tensor_shape.TensorShape([])]
+
+
+_PNG_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
+
+
+def _picture(image: np.ndarray, mode: str) -> Image.Image:
+    """HxWxC pixels as a Pillow image of `mode`."""
+    return Image.frombytes(mode, (image.shape[1], image.shape[0]), np.ascontiguousarray(image).tobytes())
+
+
+@EncodePng.kernel("CPU")
+def _encode_png(ctx: OpKernelContext, image: Any, compression: int) -> Any:
+    if image.ndim != 3:
+        raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_util.shape_string(image.shape)}")
+    channels = image.shape[2]
+    if channels not in _PNG_MODES:
+        raise invalid_argument(ctx, f"image must have 1, 2, 3, or 4 channels, got {channels}")
+    if image.dtype == np.uint16:
+        if channels != 1:
+            raise errors.UnimplementedError(ctx.node_def, None, "EncodePng: 16-bit images with more than one "
+                                            "channel are not supported by the imaging library")
+        picture = _picture(image.astype("<u2"), "I;16")
+    else:
+        picture = _picture(image, _PNG_MODES[channels])
+    buffer = io.BytesIO()
+    picture.save(buffer, "PNG", compress_level=6 if compression == -1 else compression)
+    return np.array(buffer.getvalue(), dtype=object)
+
+
+@EncodeJpeg.kernel("CPU")
+def _encode_jpeg(ctx: OpKernelContext, image: Any, format: bytes, quality: int, progressive: bool,  # noqa: A002
+                 optimize_size: bool, chroma_downsampling: bool, density_unit: bytes, x_density: int,
+                 y_density: int, xmp_metadata: bytes) -> Any:
+    if image.ndim != 3:
+        raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_util.shape_string(image.shape)}")
+    channels = {b"grayscale": 1, b"rgb": 3}.get(format, image.shape[2])
+    if image.shape[2] != channels or channels not in (1, 3):
+        raise invalid_argument(ctx, f"image must have 1 or 3 channels, got {tensor_util.shape_string(image.shape)}")
+    picture = _picture(image, "RGB" if channels == 3 else "L")
+    buffer = io.BytesIO()
+    dpi = (x_density, y_density) if density_unit == b"in" else (x_density * 2.54, y_density * 2.54)
+    picture.save(buffer, "JPEG", quality=quality, progressive=progressive, optimize=optimize_size,
+                 subsampling=2 if chroma_downsampling else 0, dpi=dpi)
+    return np.array(buffer.getvalue(), dtype=object)
+
+
+@tf_export("image.decode_png", "io.decode_png")
+def decode_png(contents: Any, channels: int = 0, dtype: Any = dtypes.uint8, name: str | None = None) -> Tensor:
+    """A PNG (or single-frame GIF, or JPEG) as HxWxC `dtype` pixels; `channels` 0 keeps the file's."""
+    return DecodePng(contents, channels=channels, dtype=dtype, name=name)
+
+
+@tf_export("image.decode_jpeg", "io.decode_jpeg")
+def decode_jpeg(contents: Any, channels: int = 0, ratio: int = 1, fancy_upscaling: bool = True,
+                try_recover_truncated: bool = False, acceptable_fraction: float = 1, dct_method: str = "",
+                name: str | None = None) -> Tensor:
+    """A JPEG (or PNG, or single-frame GIF) as HxWxC uint8 pixels, downscaled by `ratio`."""
+    return DecodeJpeg(contents, channels=channels, ratio=ratio, fancy_upscaling=fancy_upscaling,
+                      try_recover_truncated=try_recover_truncated, acceptable_fraction=acceptable_fraction,
+                      dct_method=dct_method, name=name)
+
+
+@tf_export("image.decode_bmp", "io.decode_bmp")
+def decode_bmp(contents: Any, channels: int = 0, name: str | None = None) -> Tensor:
+    """A BMP as HxWxC uint8 pixels."""
+    return DecodeBmp(contents, channels=channels, name=name)
+
+
+@tf_export("image.decode_gif", "io.decode_gif")
+def decode_gif(contents: Any, name: str | None = None) -> Tensor:
+    """Every frame of a GIF (or one of a PNG or JPEG) as FxHxWx3 uint8 pixels."""
+    return DecodeGif(contents, name=name)
+
+
+@tf_export("image.decode_image", "io.decode_image")
+def decode_image(contents: Any, channels: int | None = None, dtype: Any = dtypes.uint8, name: str | None = None,
+                 expand_animations: bool = True) -> Tensor:
+    """Any of BMP, GIF, JPEG or PNG, by its leading bytes: HxWxC (FxHxWx3 for a GIF unless not
+    `expand_animations`), in `dtype` (other than uint8, uint16 and float32 by convert_image_dtype)."""
+    with name_scope(name, "decode_image"):
+        channels = 0 if channels is None else channels
+        dtype = dtypes.as_dtype(dtype)
+        decode_dtype = dtype if dtype in (dtypes.float32, dtypes.uint8, dtypes.uint16) else dtypes.uint16
+        image = DecodeImage(contents, channels=channels, expand_animations=expand_animations, dtype=decode_dtype)
+        if decode_dtype != dtype:
+            image = convert_image_dtype(image, dtype)
+        if not expand_animations:
+            image.set_shape([None, None, channels or None])
+        return image
+
+
+@tf_export("image.encode_png", "io.encode_png")
+def encode_png(image: Any, compression: int = -1, name: str | None = None) -> Tensor:
+    """HxWxC uint8 or uint16 pixels (1 to 4 channels) as PNG bytes; `compression` 0-9, -1 the default."""
+    return EncodePng(convert_to_tensor(image), compression=compression, name=name)
+
+
+@tf_export("image.encode_jpeg", "io.encode_jpeg")
+def encode_jpeg(image: Any, format: str = "", quality: int = 95, progressive: bool = False,  # noqa: A002
+                optimize_size: bool = False, chroma_downsampling: bool = True, density_unit: str = "in",
+                x_density: int = 300, y_density: int = 300, xmp_metadata: str = "", name: str | None = None) -> Tensor:
+    """HxWxC uint8 pixels (1 or 3 channels) as JPEG bytes of `quality` 0-100."""
+    return EncodeJpeg(image, format=format, quality=quality, progressive=progressive, optimize_size=optimize_size,
+                      chroma_downsampling=chroma_downsampling, density_unit=density_unit, x_density=x_density,
+                      y_density=y_density, xmp_metadata=xmp_metadata, name=name)

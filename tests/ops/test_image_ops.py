@@ -2,9 +2,13 @@
 every method and corner mode (upsampling and downsampling), the geometry composites, colour conversions,
 dtype conversion, codecs and seeded augmentations, with TF's static shapes, error classes and messages."""
 
+import base64
+import io
+
 import numpy as np
 import pytest
 from op_testing import check_op, check_tensor
+from PIL import Image
 
 import tensorweave.compat.v1 as tf
 
@@ -367,3 +371,113 @@ def test_random_augmentation_errors():
     with pytest.raises(ValueError, match="max_delta must be <= 0.5."):
         tf.image.random_hue(_RGB, 0.6)
     assert tf.random_crop is tf.image.random_crop
+
+
+_PIXELS = np.array([[[172, 47, 117], [192, 67, 251], [195, 103, 9], [211, 21, 242]], [[36, 87, 70], [216, 88, 140], [58, 193, 230], [39, 87, 174]], [[88, 81, 165], [25, 77, 72], [9, 148, 115], [208, 243, 197]]], np.uint8)
+# encode_jpeg(_PIXELS, quality=90) from TF, and TF's decodings of it
+_JPEG = base64.b64decode(
+    "/9j/4AAQSkZJRgABAQEBLAEsAAD/2wBDAAMCAgMCAgMDAwMEAwMEBQgFBQQEBQoHBwYIDAoMDAsKCwsNDhIQDQ4RDgsLEBYQERMU"
+    "FRUVDA8XGBYUGBIUFRT/2wBDAQMEBAUEBQkFBQkUDQsNFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQU"
+    "FBQUFBQUFBT/wAARCAADAAQDASIAAhEBAxEB/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUF"
+    "BAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVW"
+    "V1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi"
+    "4+Tl5ufo6erx8vP09fb3+Pn6/8QAHwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcFBAQAAQJ3AAEC"
+    "AxEEBSExBhJBUQdhcRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVm"
+    "Z2hpanN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk5ebn6Onq"
+    "8vP09fb3+Pn6/9oADAMBAAIRAxEAPwD0r9lP4R+FPit8MrjU/FGmNqV9Z6nPp8Mq3c0GIIwhRSInUMRuPzEFj3JwKKKKxxmb5jh8"
+    "RUpUcTOMU3ZKckl6JM+eoY7FODbqy3l9p/zPzP/Z")
+_JPEG_GRAY = [[[92], [123], [120], [104]], [[66], [144], [154], [74]], [[95], [51], [105], [231]]]
+_JPEG_ACCURATE = [[[133, 63, 126], [165, 95, 158], [123, 108, 173], [108, 93, 158]], [[108, 38, 101], [187, 117, 180], [158, 143, 208], [79, 64, 129]], [[76, 97, 128], [33, 54, 85], [49, 137, 97], [176, 255, 224]]]
+_JPEG_FAST = [[[134, 64, 126], [165, 95, 157], [121, 109, 171], [105, 93, 155]], [[108, 38, 100], [186, 116, 178], [155, 143, 205], [75, 63, 125]], [[75, 99, 127], [31, 55, 83], [46, 137, 94], [172, 255, 220]]]
+# a two-frame GIF (the first with _PIXELS[:2, :2] at (1, 1) on gray 10, the second all 200), and TF's frames
+_GIF = base64.b64decode("R0lGODdhBAADAIIAAMBD+9hYjKwvdSRXRgoKCgAAAAAAAAAAACwAAAAABAADAAAIDQAJCBQoAIDAAQEIBAQAIfkEAQAAAQAsAAAAAAQAAwCByMjIAAAAAAAAAAAACAgAAQgcSFBgQAA7")
+_GIF_FRAMES = [[[[10, 10, 10], [10, 10, 10], [10, 10, 10], [10, 10, 10]], [[10, 10, 10], [172, 47, 117], [192, 67, 251], [10, 10, 10]], [[10, 10, 10], [36, 87, 70], [216, 88, 140], [10, 10, 10]]], [[[200, 200, 200], [200, 200, 200], [200, 200, 200], [200, 200, 200]], [[200, 200, 200], [200, 200, 200], [200, 200, 200], [200, 200, 200]], [[200, 200, 200], [200, 200, 200], [200, 200, 200], [200, 200, 200]]]]
+
+
+def _encoded(array, fmt, mode):
+    buffer = io.BytesIO()
+    Image.frombytes(mode, (array.shape[1], array.shape[0]), array.tobytes()).save(buffer, fmt)
+    return buffer.getvalue()
+
+
+def test_png_round_trip_and_channels():
+    encoded = tf.image.encode_png(_PIXELS)
+    assert encoded.shape.as_list() == [] and encoded.dtype == tf.string
+    decoded = tf.image.decode_png(encoded)
+    assert decoded.shape.as_list() == [None, None, None]
+    check_tensor(decoded, _PIXELS, fully_defined=False)
+    gray = (_PIXELS.astype(np.int64) @ np.array([9798, 19235, 3735])) >> 15  # TF's fixed-point luma, truncated
+    check_tensor(tf.image.decode_png(encoded, channels=1), gray[..., None].astype(np.uint8), fully_defined=False)
+    opaque = np.concatenate([_PIXELS, np.full((3, 4, 1), 255, np.uint8)], axis=-1)
+    check_tensor(tf.image.decode_png(encoded, channels=4), opaque, fully_defined=False)
+    check_tensor(tf.io.decode_png(encoded, dtype=tf.uint16), _PIXELS.astype(np.uint16) * 257, fully_defined=False)
+    check_tensor(tf.image.decode_image(encoded, dtype=tf.float32),
+                 (_PIXELS.astype(np.uint16) * 257).astype(np.float32) * np.float32(1 / 65535), fully_defined=False)
+    check_tensor(tf.image.decode_image(tf.image.encode_png(opaque[..., 3:] * 0 + _PIXELS[..., :1]), channels=3),
+                 np.repeat(_PIXELS[..., :1], 3, axis=-1), fully_defined=False)
+    wide = (_PIXELS[..., :1].astype(np.uint16) * 250)
+    check_tensor(tf.image.decode_png(tf.image.encode_png(wide), dtype=tf.uint16), wide, fully_defined=False)
+    check_tensor(tf.image.decode_png(tf.image.encode_png(wide, compression=9)), (wide >> 8).astype(np.uint8),
+                 fully_defined=False)
+    with_alpha = _encoded(np.stack([_PIXELS[..., 0], _PIXELS[..., 1]], axis=-1), "PNG", "LA")
+    check_tensor(tf.image.decode_png(with_alpha, channels=3), np.repeat(_PIXELS[..., :1], 3, axis=-1),
+                 fully_defined=False)
+
+
+def test_jpeg_decodes_as_tf_where_libjpeg_is_asked_the_same():
+    check_tensor(tf.image.decode_jpeg(_JPEG, channels=1), _JPEG_GRAY, dtype=np.uint8, fully_defined=False)
+    check_tensor(tf.image.decode_jpeg(_JPEG, dct_method="INTEGER_ACCURATE"), _JPEG_ACCURATE, dtype=np.uint8,
+                 fully_defined=False)
+    fast = _run(tf.io.decode_jpeg(_JPEG))[0]
+    assert np.abs(fast.astype(int) - np.array(_JPEG_FAST)).max() <= 4
+    round_trip = _run(tf.image.decode_jpeg(tf.image.encode_jpeg(_PIXELS, quality=100, chroma_downsampling=False)))[0]
+    assert round_trip.shape == (3, 4, 3) and np.abs(round_trip.astype(int) - _PIXELS).max() <= 8
+    assert _run(tf.image.decode_jpeg(_JPEG, ratio=2))[0].shape == (2, 2, 3)
+
+
+def test_gif_bmp_and_decode_image():
+    frames = tf.image.decode_gif(_GIF)
+    assert frames.shape.as_list() == [None, None, None, 3]
+    check_tensor(frames, _GIF_FRAMES, dtype=np.uint8, fully_defined=False)
+    check_tensor(tf.image.decode_image(_GIF), _GIF_FRAMES, dtype=np.uint8, fully_defined=False)
+    first = tf.image.decode_image(_GIF, expand_animations=False)
+    assert first.shape.as_list() == [None, None, None]
+    check_tensor(first, _GIF_FRAMES[0], dtype=np.uint8, fully_defined=False)
+    bmp = _encoded(_PIXELS, "BMP", "RGB")
+    check_tensor(tf.image.decode_bmp(bmp), _PIXELS, fully_defined=False)
+    check_tensor(tf.image.decode_image(bmp, channels=3, expand_animations=False), _PIXELS, fully_defined=False)
+    check_tensor(tf.image.decode_gif(tf.image.encode_png(_PIXELS)), _PIXELS[None], fully_defined=False)
+    check_tensor(tf.image.decode_image(tf.image.encode_png(_PIXELS), dtype=tf.int32),
+                 (_PIXELS.astype(np.int32) * 257) * 32768, fully_defined=False)
+
+
+def test_codec_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."):
+        _run(tf.image.decode_png(b"garbage data here"))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Unknown image file format"):
+        _run(tf.image.decode_image(b"garbage data here"))
+    png = _run(tf.image.encode_png(_PIXELS))[0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"Invalid PNG data, size {len(png) // 2}"):
+        _run(tf.image.decode_image(png[:len(png) // 2]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="jpeg::Uncompress failed. Invalid JPEG data or crop window."):
+        _run(tf.image.decode_jpeg(_JPEG[:100]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"`channels` must be 0, 1, 3 or 4 but got 2"):
+        _run(tf.image.decode_png(png, channels=2))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Got 2 frames, but animated gifs can only be decoded by "
+                       "tf.io.decode_gif or tf.io.decode_image"):
+        _run(tf.image.decode_png(_GIF))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Trying to decode PNG format using DecodeBmp op. Use "
+                       "`decode_png` or `decode_image` instead."):
+        _run(tf.image.decode_bmp(png))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Trying to decode BMP format using a wrong op. Use "
+                       "`decode_bmp` or `decode_image` instead. Op used: DecodePng"):
+        _run(tf.image.decode_png(_encoded(_PIXELS, "BMP", "RGB")))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="image must have 1, 2, 3, or 4 channels, got 5"):
+        _run(tf.image.encode_png(np.zeros((2, 2, 5), np.uint8)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"image must have 1 or 3 channels, got \[2,2,4\]"):
+        _run(tf.image.encode_jpeg(np.zeros((2, 2, 4), np.uint8)))
+    with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
+        tf.image.decode_png([b"a"])
+    with pytest.raises(ValueError, match="Shape must be at least rank 3 but is rank 2"):
+        tf.image.encode_png(_PIXELS[0])

@@ -47,6 +47,7 @@ from tensorweave.ops import constant_ops as _constant_ops
 from tensorweave.ops import control_flow_ops as _control_flow_ops
 from tensorweave.ops import elementwise_ops as _elementwise_ops
 from tensorweave.ops import fill_ops as _fill_ops
+from tensorweave.ops import image_ops as _image_ops
 from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
 from tensorweave.ops import linalg_ops as _linalg_ops
