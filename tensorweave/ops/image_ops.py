@@ -1,12 +1,15 @@
-"""Image ops (`tf.image`): the resize ops, geometry and colour transforms, dtype conversion and the random
-augmentations, on NHWC images (a 3-D image is one HWC image).
+"""Image ops (`tf.image`): the resize ops, geometry and colour transforms, dtype conversion, the codecs and the
+random augmentations, on NHWC images (a 3-D image is one HWC image).
 
-The resize kernels compute as TF's do, in float32 and in TF's order of operations: the source coordinate of
-each output pixel from the scale (in_size / out_size, or (in_size - 1) / (out_size - 1) with
-`align_corners`), shifted by half a pixel with `half_pixel_centers`; bilinear lerps along x then y, bicubic
-takes TF's 1025-entry coefficient table (Keys' a = -0.5 with half-pixel centers, else -0.75), area sums the
-input cells each output cell covers, weighted by the covered fraction. Every kernel gathers rows and columns
-by index arrays, never loops over pixels.
+The resize kernels compute as TF's do, in float32 and in TF's order of operations, so they agree with TF
+bit for bit: the source coordinate of each output pixel from the scale (in_size / out_size, or
+(in_size - 1) / (out_size - 1) with `align_corners`), shifted by half a pixel with `half_pixel_centers`;
+bilinear lerps along x then y, bicubic takes TF's 1025-entry coefficient table (Keys' a = -0.5 with
+half-pixel centers, else -0.75) along y then x, area sums the input cells each output cell covers, weighted
+by the covered fraction, along x then y. Every kernel gathers rows and columns by index arrays (a loop runs
+over a filter's taps at most), never over pixels. The colour kernels follow TF's per-pixel arithmetic
+vectorized; the codecs decode and encode through Pillow; the composites build TF's graphs, so seeded
+augmentations draw what TF's draw.
 """
 
 from __future__ import annotations
