@@ -15,6 +15,7 @@ from tensorweave.compat.v1 import (
     errors,
     flags,
     gfile,
+    image,
     initializers,
     io,
     linalg,
@@ -50,6 +51,7 @@ from tensorweave.ops import elementwise_ops as _elementwise_ops
 from tensorweave.ops import fill_ops as _fill_ops
 from tensorweave.ops import functional_ops as _functional_ops
 from tensorweave.ops import gradients as _gradients
+from tensorweave.ops import image_ops as _image_ops
 from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
 from tensorweave.ops import linalg_ops as _linalg_ops

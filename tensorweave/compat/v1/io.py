@@ -1,10 +1,11 @@
-"""`tf.io`: TFRecord files and `gfile` under their `tf.io` names.
+"""`tf.io`: TFRecord files, `gfile` and the image codecs under their `tf.io` names.
 
 TF1 keeps make_tensor_proto at the top level only. The TFRecord names are declared with `tf.python_io`'s.
 """
 
 from tensorweave.compat.v1 import _io_gfile as gfile
 from tensorweave.compat.v1 import python_io as _python_io
+from tensorweave.ops import image_ops as _image_ops
 from tensorweave.ops import string_ops as _string_ops
 from tensorweave.platform.tf_export import populate as _populate
 
