@@ -5,7 +5,8 @@ a BundleEntryProto (dtype, shape, shard, offset, size, masked CRC-32C of the byt
 the tensors back to back: fixed-size types as raw little-endian C-order bytes; strings as varint
 lengths, a masked CRC of the lengths, then the bytes. A partitioned variable has a full entry listing
 its slices, each stored under an OrderedCode key of (name, slice). Writes go to temporary files that
-are renamed into place (data first, index last), so a reader never sees a half-written bundle;
+are fsynced and renamed into place (data first, index last), so a reader never sees a half-written
+bundle, even after a crash;
 reads check every CRC and every size against the file before allocating.
 """
 
@@ -258,14 +259,16 @@ class BundleWriter:
         return entry
 
     def finish(self) -> None:
-        """Close and rename the data file, then write the index atomically."""
+        """Sync, close and rename the data file, then write the index atomically."""
+        self._file.flush()
+        os.fsync(self._file.fileno())
         self._file.close()
         os.replace(self._tmp_data_path, self._data_path)
         entries = self._entries | self._sliced
         header = BundleHeaderProto(num_shards=1, version=VersionDef(producer=1))
         rows = [(HEADER_KEY, header.SerializeToString())]
         rows += [(key, entries[key].SerializeToString()) for key in sorted(entries)]
-        _write_atomically(index_filename(self._prefix), build_table(rows))
+        write_file_atomically(index_filename(self._prefix), build_table(rows))
 
     def abort(self) -> None:
         """Drop the partial data file (after an error mid-save)."""
@@ -283,11 +286,35 @@ class BundleWriter:
             self.abort()
 
 
-def _write_atomically(path: str, data: bytes) -> None:
+def write_file_atomically(path: str, data: bytes) -> None:
+    """Replace `path` with `data` so that a crash leaves the old file or the new one, never part of one:
+    written to a temporary file, fsynced, renamed, and the rename synced."""
     tmp = f"{path}.tempstate{uuid.uuid4().hex}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    sync_directory(os.path.dirname(path))
+
+
+def sync_directory(directory: str) -> None:
+    """Make the renames into a directory durable (where the platform lets a directory be opened)."""
+    try:
+        fd = os.open(directory or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a directory; the rename itself is still atomic
+    finally:
+        os.close(fd)
 
 
 def write_bundle(prefix: str | os.PathLike, tensors: Mapping[str, Any]) -> None:
@@ -335,7 +362,7 @@ def merge_bundles(prefixes: Sequence[str | os.PathLike], destination_prefix: str
         os.replace(source, target)
     header = BundleHeaderProto(num_shards=total, version=VersionDef(producer=1))
     rows = [(HEADER_KEY, header.SerializeToString())] + [(k, merged[k].SerializeToString()) for k in sorted(merged)]
-    _write_atomically(index_filename(destination), build_table(rows))
+    write_file_atomically(index_filename(destination), build_table(rows))
     for prefix in prefixes:
         prefix = os.fspath(prefix)
         if os.path.abspath(index_filename(prefix)) != os.path.abspath(index_filename(destination)):

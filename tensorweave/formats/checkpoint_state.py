@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import glob
 import os
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf import text_format
 
 from tensorweave import errors
+from tensorweave.formats.bundle import write_file_atomically
 from tensorweave.formats.protos import CheckpointState
 
 DEFAULT_STATE_FILENAME = "checkpoint"
@@ -67,13 +67,10 @@ def update_checkpoint_state(save_dir: str | os.PathLike, model_checkpoint_path: 
     if path == state.model_checkpoint_path:
         raise RuntimeError(f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint state.  "
                            "Please use a different save path.")
-    tmp = f"{path}.tmp{uuid.uuid4().hex}"
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text_format.MessageToString(state))
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"{tmp}; No such file or directory") from None
-    os.replace(tmp, path)
+        write_file_atomically(path, text_format.MessageToString(state).encode("utf-8"))
+    except FileNotFoundError as e:
+        raise errors.NotFoundError(None, None, f"{e.filename}; No such file or directory") from None
 
 
 def get_checkpoint_state(checkpoint_dir: str | os.PathLike, latest_filename: str | None = None) -> Any:

@@ -5,6 +5,7 @@ op, and a Merge forwards the first live input; while loops' frame ops come next)
 from __future__ import annotations
 
 import builtins
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -185,7 +186,8 @@ def _flatten(inputs: Any) -> list:
 def group(*inputs: Any, **kwargs: Any) -> Operation:
     """An op that runs after all `inputs` (control dependencies only; it outputs nothing).
 
-    Inputs on several devices get one NoOp per device first, so only one control edge crosses devices.
+    Inputs on several devices get one NoOp per device first, so only one control edge crosses devices;
+    inputs on one device put the group there.
     """
     name = kwargs.pop("name", None)
     if kwargs:
@@ -204,8 +206,11 @@ def group(*inputs: Any, **kwargs: Any) -> Operation:
             for device in sorted(by_device):
                 with g.device(device or None), g.control_dependencies(by_device[device]):
                     ops.append(no_op())
-        with g.control_dependencies(ops):
-            return no_op(name=scope)
+            with g.control_dependencies(ops):
+                return no_op(name=scope)
+        (device,) = by_device
+        with g.device(device) if device else contextlib.nullcontext(), g.control_dependencies(ops):
+            return no_op(name=scope)  # on its inputs' one device, as TF's _GroupControlDeps puts it
 
 
 def with_dependencies(dependencies: list, output_tensor: Tensor, name: str | None = None) -> Tensor:

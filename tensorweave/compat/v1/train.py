@@ -1,4 +1,4 @@
-"""`tf.train`: checkpoint files, Example protos, event iteration (optimizers and Saver come later).
+"""`tf.train`: the Saver, checkpoint files, Example protos, event iteration (optimizers come later).
 
 The protobufs, checkpoint-state files, checkpoint reader and event iterator live in `formats/`, beside the
 table, so they are declared here.
@@ -12,6 +12,7 @@ from tensorweave.platform.tf_export import export_value as _export_value
 from tensorweave.platform.tf_export import populate as _populate
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import checkpoint_utils as _checkpoint_utils
+from tensorweave.train import saver as _saver
 
 _export_value(_protos.BytesList, "train.BytesList")
 _export_value(_protos.ClusterDef, "train.ClusterDef")

@@ -1,0 +1,227 @@
+"""Checkpoint ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename and ShardedFilespec.
+
+The kernels are thin: the V2 bundle format (index table, data shards, CRCs, atomic renames) lives in
+`formats/bundle.py`. A `shape_and_slices` entry is TF's spec string: "" for a whole tensor, or the full
+shape then one `start,length` (or `-`) per dimension, e.g. `"4 6 0,2:-"`, for a slice of a partitioned
+variable. Every file a save writes goes to a temporary name and is renamed into place after an fsync, so a
+crash leaves either the old checkpoint or the new one, never a half-written one under its final name.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.formats import bundle
+from tensorweave.framework import dtypes as tf_dtypes
+from tensorweave.framework import tensor_shape, tensor_util
+from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.shape_helpers import with_rank
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _check_names_and_slices(ctx: InferenceContext, count: int) -> None:
+    """SaveV2's and RestoreV2's static checks: a scalar prefix, and one name and one spec per tensor."""
+    with_rank(ctx.input_shape(0), 0)
+    for i in (1, 2):
+        shape = with_rank(ctx.input_shape(i), 1)
+        size = shape.dims[0] if shape.dims else None
+        if size is not None and size != count:
+            raise ValueError(f"Dimension must be {count} but is {size}")
+
+
+def _validate_inputs(ctx: OpKernelContext, prefix: Any, tensor_names: Any, shape_and_slices: Any,
+                     count: int) -> None:
+    """The runtime checks TF's SaveV2 and RestoreV2 kernels make, with their messages."""
+    if np.size(prefix) != 1:
+        raise invalid_argument(ctx, f"Input prefix should have a single element, got {np.size(prefix)} instead.")
+    if np.ndim(tensor_names) != 1 or np.ndim(shape_and_slices) != 1:
+        raise invalid_argument(ctx, "Input tensor_names and shape_and_slices should be an 1-D tensors, got "
+                                    f"{tensor_util.shape_string(np.shape(tensor_names))} and "
+                                    f"{tensor_util.shape_string(np.shape(shape_and_slices))} instead.")
+    if np.size(tensor_names) != np.size(shape_and_slices):
+        raise invalid_argument(ctx, "tensor_names and shape_and_slices have different number of elements: "
+                                    f"{np.size(tensor_names)} vs. {np.size(shape_and_slices)}")
+    if np.size(tensor_names) != count:
+        raise invalid_argument(ctx, f"Got {count} tensors but {np.size(tensor_names)} names")
+
+
+# -- SaveV2 ------------------------------------------------------------------------------------------
+
+SaveV2 = Op("SaveV2", inputs=["prefix: string", "tensor_names: string", "shape_and_slices: string",
+                              "tensors: dtypes"],
+            attrs=["dtypes: list(type) >= 1"], is_stateful=True)
+
+
+@SaveV2.shape
+def _save_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_names_and_slices(ctx, ctx.num_inputs - 3)
+    return []
+
+
+@SaveV2.kernel("CPU", expensive=True)
+def _save_v2(ctx: OpKernelContext, prefix: Any, tensor_names: Any, shape_and_slices: Any, *tensors: Any) -> None:
+    """One single-shard bundle at `prefix`: whole tensors, or slices of partitioned ones."""
+    _validate_inputs(ctx, prefix, tensor_names, shape_and_slices, len(tensors))
+    with bundle.BundleWriter(_text(np.ravel(prefix)[0])) as writer:
+        for name, spec, value in zip(tensor_names.tolist(), shape_and_slices.tolist(), tensors):
+            name, spec = _text(name), _text(spec)
+            if not spec:
+                writer.add(name, value)
+                continue
+            full_shape, slice_proto = bundle.parse_shape_and_slice(spec)
+            starts, lengths = bundle.slice_extents(slice_proto, full_shape)
+            expected = [full if n < 0 else n for full, n in zip(full_shape, lengths)]
+            if list(np.shape(value)) != expected:
+                raise invalid_argument(ctx, f"Slice in shape_and_slice specification does not match the shape of "
+                                            f"the tensor to  save: {spec}, tensor: "
+                                            f"{tensor_util.shape_string(np.shape(value))}")
+            writer.add_slice(name, full_shape, slice_proto, value)
+
+
+# -- RestoreV2 ---------------------------------------------------------------------------------------
+
+RestoreV2 = Op("RestoreV2", inputs=["prefix: string", "tensor_names: string", "shape_and_slices: string"],
+               outputs=["tensors: dtypes"], attrs=["dtypes: list(type) >= 1"], is_stateful=True)
+
+
+@RestoreV2.shape
+def _restore_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """Unknown shapes for whole tensors; a slice spec known statically gives its slice's shape, as in TF."""
+    count = len(ctx.attr("dtypes"))
+    _check_names_and_slices(ctx, count)
+    specs = ctx.input_value(2)
+    if specs is None:
+        return [tensor_shape.unknown_shape()] * count
+    shapes = []
+    for spec in np.ravel(specs).tolist():
+        spec = _text(spec)
+        if not spec:
+            shapes.append(tensor_shape.unknown_shape())
+            continue
+        try:
+            full_shape, slice_proto = bundle.parse_shape_and_slice(spec)
+        except errors.InvalidArgumentError as e:
+            raise ValueError(e.message) from None
+        _, lengths = bundle.slice_extents(slice_proto, full_shape)
+        shapes.append(tensor_shape.TensorShape([full if n < 0 else n for full, n in zip(full_shape, lengths)]))
+    return shapes
+
+
+@RestoreV2.kernel("CPU", expensive=True)
+def _restore_v2(ctx: OpKernelContext, prefix: Any, tensor_names: Any, shape_and_slices: Any,
+                dtypes: Sequence[Any]) -> list:
+    """Each named tensor (or the slice asked for) read from the bundle at `prefix`, checked against `dtypes`."""
+    _validate_inputs(ctx, prefix, tensor_names, shape_and_slices, len(dtypes))
+    with bundle.BundleReader(_text(np.ravel(prefix)[0])) as reader:
+        return [_restore_one(ctx, reader, _text(name), _text(spec), dtype)
+                for name, spec, dtype in zip(tensor_names.tolist(), shape_and_slices.tolist(), dtypes)]
+
+
+def _restore_one(ctx: OpKernelContext, reader: bundle.BundleReader, name: str, spec: str, dtype: Any) -> Any:
+    shape, stored = reader.shape_and_dtype(name)
+    expected = tf_dtypes.as_dtype(dtype)
+    if stored != expected.as_datatype_enum:
+        raise invalid_argument(ctx, f"tensor_name = {name}; expected dtype {tf_dtypes.type_string(expected)} does not "
+                                    f"equal original dtype {tf_dtypes.type_string(tf_dtypes.as_dtype(stored))}")
+    if not spec:
+        return reader.lookup(name)
+    full_shape, slice_proto = bundle.parse_shape_and_slice(spec)
+    if full_shape != shape:
+        raise invalid_argument(ctx, f"tensor_name = {name}; shape in shape_and_slice spec "
+                                    f"{tensor_util.shape_string(full_shape)} does not match the shape stored in "
+                                    f"checkpoint: {tensor_util.shape_string(shape)}")
+    starts, lengths = bundle.slice_extents(slice_proto, full_shape)
+    index = tuple(slice(s, None if n < 0 else s + n) for s, n in zip(starts, lengths))
+    return reader.lookup(name)[index]
+
+
+
+# -- MergeV2Checkpoints ------------------------------------------------------------------------------
+
+MergeV2Checkpoints = Op("MergeV2Checkpoints", inputs=["checkpoint_prefixes: string", "destination_prefix: string"],
+                        attrs=["delete_old_dirs: bool = true", "allow_missing_files: bool = false"],
+                        is_stateful=True)
+
+
+@MergeV2Checkpoints.shape
+def _merge_v2_checkpoints_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(0), 1)
+    with_rank(ctx.input_shape(1), 0)
+    return []
+
+
+@MergeV2Checkpoints.kernel("CPU")
+def _merge_v2_checkpoints(ctx: OpKernelContext, checkpoint_prefixes: Any, destination_prefix: Any,
+                          delete_old_dirs: bool, allow_missing_files: bool) -> None:
+    """The per-device bundles of a sharded save joined into one bundle at the destination, index last."""
+    if np.ndim(destination_prefix) != 0:
+        raise invalid_argument(ctx, "Input destination_prefix should be a scalar tensor, got "
+                                    f"{tensor_util.shape_string(np.shape(destination_prefix))} instead.")
+    prefixes = [_text(p) for p in np.ravel(checkpoint_prefixes).tolist()]
+    if allow_missing_files:
+        prefixes = [p for p in prefixes if os.path.exists(bundle.index_filename(p))]
+    bundle.merge_bundles(prefixes, _text(destination_prefix[()]), delete_old_dirs=delete_old_dirs)
+
+
+# -- ShardedFilename, ShardedFilespec ----------------------------------------------------------------
+
+ShardedFilename = Op("ShardedFilename", inputs=["basename: string", "shard: int32", "num_shards: int32"],
+                     outputs=["filename: string"])
+
+
+@ShardedFilename.shape
+def _scalar_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([])]
+
+
+@ShardedFilename.kernel("CPU")
+def _sharded_filename(ctx: OpKernelContext, basename: Any, shard: Any, num_shards: Any) -> Any:
+    return np.asarray(f"{_text(basename[()])}-{int(shard):05d}-of-{int(num_shards):05d}".encode(), dtype=object)
+
+
+ShardedFilespec = Op("ShardedFilespec", inputs=["basename: string", "num_shards: int32"],
+                     outputs=["filename: string"])
+ShardedFilespec.shape(_scalar_shape)
+
+
+@ShardedFilespec.kernel("CPU")
+def _sharded_filespec(ctx: OpKernelContext, basename: Any, num_shards: Any) -> Any:
+    return np.asarray(f"{_text(basename[()])}-?????-of-{int(num_shards):05d}".encode(), dtype=object)
+
+
+# -- Python wrappers (the Saver's builder uses them) --------------------------------------
+
+def save_v2(prefix: Any, tensor_names: Any, shape_and_slices: Any, tensors: Sequence[Any],
+            name: str | None = None) -> Operation:
+    """A SaveV2 node writing `tensors` under `tensor_names` to the bundle at `prefix`."""
+    return SaveV2(prefix, tensor_names, shape_and_slices, list(tensors), name=name)
+
+
+def restore_v2(prefix: Any, tensor_names: Any, shape_and_slices: Any, dtypes: Sequence[Any],  # noqa: A002
+               name: str | None = None) -> list[Tensor]:
+    """A RestoreV2 node reading the named tensors (of these dtypes) from the bundle at `prefix`."""
+    return RestoreV2(prefix, tensor_names, shape_and_slices, dtypes=list(dtypes), name=name)
+
+
+def merge_v2_checkpoints(checkpoint_prefixes: Any, destination_prefix: Any, delete_old_dirs: bool = True,
+                         allow_missing_files: bool = False, name: str | None = None) -> Operation:
+    """A MergeV2Checkpoints node joining per-device bundles into one."""
+    return MergeV2Checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dirs=delete_old_dirs,
+                              allow_missing_files=allow_missing_files, name=name)
+
+
+def sharded_filename(basename: Any, shard: Any, num_shards: Any, name: str | None = None) -> Tensor:
+    """`basename-SSSSS-of-NNNNN`, the name of one shard of a sharded file."""
+    return ShardedFilename(basename, shard, num_shards, name=name)

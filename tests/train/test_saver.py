@@ -1,0 +1,247 @@
+"""tf.train.Saver: TF's node names, save/change/restore, interop with real TF's files, errors, max_to_keep,
+sharded saves across devices, and crash-safety of a save loop killed at several points."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave import errors
+
+REFERENCE = os.environ.get("TW_REFERENCE_CKPT", "/work/shared/reference/checkpoint_v2")
+needs_reference = pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="reference checkpoint not present")
+
+
+def _reference_variables(init: bool = True) -> list[tf.Variable]:
+    """The variables of the reference checkpoint, with its values (or zeros)."""
+    values = [np.arange(6, dtype=np.float32).reshape(2, 3), np.array([7, 8], np.int32), np.float64(3.5), np.int64(0)]
+    names = ["dense/kernel", "dense/bias", "scalar64", "global_step"]
+    return [tf.Variable(v if init else np.zeros_like(v), name=n) for v, n in zip(values, names)]
+
+
+def test_node_names_and_saver_def_as_tf() -> None:
+    with tf.Graph().as_default() as g:
+        with tf.device("/cpu:0"):
+            tf.Variable([[1.0, 2.0]], name="dense/kernel")
+            tf.Variable(3, name="b")
+        saver = tf.train.Saver()
+        ops = [(op.name, op.type, op.device) for op in g.get_operations() if op.name.startswith("save")]
+    assert str(saver.as_saver_def()) == ('filename_tensor_name: "save/Const:0"\nsave_tensor_name: '
+                                         '"save/control_dependency:0"\nrestore_op_name: "save/restore_all"\n'
+                                         'max_to_keep: 5\nkeep_checkpoint_every_n_hours: 10000\nversion: V2\n')
+    cpu0 = "/device:CPU:0"
+    assert ops == [  # recorded from TF 2.21
+        ("save/filename/input", "Const", ""), ("save/filename", "PlaceholderWithDefault", ""),
+        ("save/Const", "PlaceholderWithDefault", ""), ("save/SaveV2/tensor_names", "Const", ""),
+        ("save/SaveV2/shape_and_slices", "Const", ""), ("save/SaveV2", "SaveV2", ""),
+        ("save/control_dependency", "Identity", ""), ("save/RestoreV2/tensor_names", "Const", cpu0),
+        ("save/RestoreV2/shape_and_slices", "Const", cpu0), ("save/RestoreV2", "RestoreV2", cpu0),
+        ("save/Assign", "Assign", cpu0), ("save/Assign_1", "Assign", cpu0), ("save/restore_all", "NoOp", cpu0)]
+
+
+def test_sharded_node_names_as_tf() -> None:
+    with tf.Graph().as_default() as g:
+        tf.Variable(3, name="b")
+        saver = tf.train.Saver(sharded=True)
+        names = [op.name for op in g.get_operations() if op.name.startswith("save")]
+    assert saver.as_saver_def().save_tensor_name == "save/Identity:0"
+    assert names == [  # recorded from TF 2.21
+        "save/filename/input", "save/filename", "save/Const", "save/StaticRegexFullMatch", "save/Const_1",
+        "save/Const_2", "save/Select", "save/StringJoin", "save/num_shards", "save/ShardedFilename/shard",
+        "save/ShardedFilename", "save/SaveV2/tensor_names", "save/SaveV2/shape_and_slices", "save/SaveV2",
+        "save/control_dependency", "save/MergeV2Checkpoints/checkpoint_prefixes", "save/MergeV2Checkpoints",
+        "save/Identity", "save/RestoreV2/tensor_names", "save/RestoreV2/shape_and_slices", "save/RestoreV2",
+        "save/Assign", "save/restore_shard", "save/restore_all"]
+
+
+def test_assign_save_change_restore(tmp_path: os.PathLike) -> None:
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        w = tf.Variable(5, name="w")
+        saver = tf.train.Saver({"renamed": v, "w": w}, max_to_keep=2)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([v.assign([3.0, 4.0]), w.assign(6)])
+            paths = [saver.save(sess, os.path.join(tmp_path, "m"), global_step=step) for step in range(3)]
+            assert paths[-1] == os.path.join(tmp_path, "m-2")
+            sess.run([v.assign([0.0, 0.0]), w.assign(0)])
+            saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
+            np.testing.assert_array_equal(sess.run(v), [3.0, 4.0])
+            assert sess.run(w) == 6
+    assert saver.last_checkpoints == paths[1:]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m-1.data-00000-of-00001", "m-1.index", "m-1.meta",
+                                            "m-2.data-00000-of-00001", "m-2.index", "m-2.meta"]
+    assert tf.train.load_variable(str(tmp_path), "renamed").tolist() == [3.0, 4.0]
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert list(state.all_model_checkpoint_paths) == paths[1:]
+    meta = tf.MetaGraphDef.FromString(open(os.path.join(tmp_path, "m-2.meta"), "rb").read())
+    assert meta.saver_def == saver.as_saver_def()
+    assert "save/RestoreV2" in [n.name for n in meta.graph_def.node]
+
+
+@needs_reference
+def test_saved_files_equal_real_tfs_and_restore_its_checkpoint(tmp_path: os.PathLike) -> None:
+    """Our bundle of the reference variables is TF's byte for byte (TF restores it: checked with TF 2.21, which
+    also imported our .meta); and TF's checkpoint restores into our variables."""
+    with tf.Graph().as_default():
+        variables = _reference_variables()
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            saver.save(sess, os.path.join(tmp_path, "model.ckpt"), global_step=42, write_meta_graph=False)
+    for suffix in (".index", ".data-00000-of-00001"):
+        with open(os.path.join(tmp_path, "model.ckpt-42" + suffix), "rb") as ours, \
+                open(os.path.join(REFERENCE, "model.ckpt-42" + suffix), "rb") as theirs:
+            assert ours.read() == theirs.read()
+    with tf.Graph().as_default():
+        variables = _reference_variables(init=False)
+        saver = tf.train.Saver(variables)
+        with tf.Session() as sess:
+            saver.restore(sess, tf.train.latest_checkpoint(REFERENCE))
+            kernel, bias, scalar, step = sess.run(variables)
+    np.testing.assert_array_equal(kernel, np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert bias.tolist() == [7, 8] and bias.dtype == np.int32
+    assert scalar == 3.5 and step == 0
+
+
+@needs_reference
+def test_restore_errors_as_tf() -> None:
+    ckpt = os.path.join(REFERENCE, "model.ckpt-43")
+    cases = [  # messages recorded from TF 2.21
+        (lambda: [tf.Variable([1, 2], name="missing")], errors.NotFoundError,
+         "Restoring from checkpoint failed. This is most likely due to a Variable name or other graph key that is "
+         "missing from the checkpoint. Please ensure that you have not altered the graph expected based on the "
+         "checkpoint. Original error:\n\nKey missing not found in checkpoint"),
+        (lambda: {"dense/bias": tf.Variable([1.0, 2.0], name="x")}, errors.InvalidArgumentError,
+         "Restoring from checkpoint failed. This is most likely due to a mismatch between the current graph and "
+         "the graph from the checkpoint. Please ensure that you have not altered the graph expected based on the "
+         "checkpoint. Original error:\n\ntensor_name = dense/bias; expected dtype float does not equal original "
+         "dtype int32"),
+        (lambda: {"dense/bias": tf.Variable([1, 2, 3], name="x")}, errors.InvalidArgumentError,
+         "Original error:\n\nAssign requires shapes of both tensors to match. lhs shape= [3] rhs shape= [2]")]
+    for build, error, message in cases:
+        with tf.Graph().as_default():
+            saver = tf.train.Saver(build())
+            with tf.Session() as sess, pytest.raises(error) as e:
+                saver.restore(sess, ckpt)
+            assert message in e.value.message
+    with tf.Graph().as_default():
+        saver = tf.train.Saver([tf.Variable(1, name="x")])
+        with tf.Session() as sess, pytest.raises(ValueError, match="^The passed save_path is not a valid "
+                                                                   "checkpoint: /nonexistent/foo$"):
+            saver.restore(sess, "/nonexistent/foo")
+
+
+def test_constructor_checks_as_tf() -> None:
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="^No variables to save$"):
+            tf.train.Saver()
+        assert tf.train.Saver(allow_empty=True).as_saver_def() is None
+        v = tf.Variable(1, name="v")
+        with pytest.raises(ValueError, match="If `var_list` is provided then build cannot be deferred"):
+            tf.train.Saver([v], defer_build=True)
+        with pytest.raises(TypeError, match="Variables to save should be passed in a dict or a list"):
+            tf.train.Saver(v)
+        deferred = tf.train.Saver(defer_build=True)
+        with tf.Session() as sess, pytest.raises(RuntimeError, match="`build\\(\\)` should be called"):
+            deferred.save(sess, "/tmp/x")
+        deferred.build()
+        assert deferred.as_saver_def().restore_op_name == "save/restore_all"
+        again = tf.train.Saver.from_proto(deferred.to_proto())
+        assert again.as_saver_def() == deferred.as_saver_def()
+        assert deferred.to_proto(export_scope="save").filename_tensor_name == "Const:0"
+
+
+def test_set_and_recover_last_checkpoints_and_relative_paths(tmp_path: os.PathLike) -> None:
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        saver = tf.train.Saver(max_to_keep=1, save_relative_paths=True, pad_step_number=True)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            path = saver.save(sess, os.path.join(tmp_path, "m"), global_step=tf.constant(7), write_meta_graph=False)
+    assert path == os.path.join(tmp_path, "m-00000007")
+    with open(os.path.join(tmp_path, "checkpoint")) as f:
+        assert f.read() == 'model_checkpoint_path: "m-00000007"\nall_model_checkpoint_paths: "m-00000007"\n'
+    saver.set_last_checkpoints(["a", "b"])
+    assert saver.last_checkpoints == ["a", "b"]
+    saver.recover_last_checkpoints([path, os.path.join(tmp_path, "gone")])
+    assert saver.last_checkpoints == [path]
+
+
+def test_sharded_save_one_file_per_device(tmp_path: os.PathLike) -> None:
+    with tf.Graph().as_default():
+        with tf.device("/cpu:0"):
+            a = tf.Variable([1.0, 2.0], name="a")
+        with tf.device("/cpu:1"):
+            b = tf.Variable([3, 4], name="b")
+        saver = tf.train.Saver(sharded=True)
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, os.path.join(tmp_path, "m"), write_meta_graph=False)
+            sess.run([a.assign([0.0, 0.0]), b.assign([0, 0])])
+            saver.restore(sess, path)
+            assert sess.run(a).tolist() == [1.0, 2.0] and sess.run(b).tolist() == [3, 4]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.data-00000-of-00002", "m.data-00001-of-00002",
+                                            "m.index"]
+
+
+_SAVE_LOOP = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import tensorweave.compat.v1 as tf
+    v = tf.Variable(np.zeros(1 << 20, np.float32), name="v")
+    step = tf.Variable(0, name="step")
+    update = tf.group(v.assign_add(tf.ones_like(v)), step.assign_add(1))
+    saver = tf.train.Saver(max_to_keep=3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        while True:
+            sess.run(update)
+            saver.save(sess, sys.argv[1] + "/m", global_step=step)
+""")
+
+
+def test_killed_save_loop_leaves_a_restorable_latest_checkpoint(tmp_path: os.PathLike) -> None:
+    """Kill a process saving in a loop at several moments; what latest_checkpoint names always restores."""
+    delays = [0.0, 0.013, 0.037, 0.071]
+    dirs = [os.path.join(tmp_path, str(i)) for i in range(len(delays))]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [os.getcwd(), os.environ.get("PYTHONPATH")] if p))
+    procs = []
+    try:
+        for d in dirs:
+            os.makedirs(d)
+            procs.append(subprocess.Popen([sys.executable, "-c", _SAVE_LOOP, d], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for d, proc, delay in zip(dirs, procs, delays):
+            deadline = time.monotonic() + 60
+            while not os.path.exists(os.path.join(d, "checkpoint")) and proc.poll() is None:
+                assert time.monotonic() < deadline, "the save loop never wrote a checkpoint"
+                time.sleep(0.005)
+            time.sleep(delay)
+            proc.send_signal(signal.SIGKILL)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+    for d in dirs:
+        latest = tf.train.latest_checkpoint(d)
+        assert latest is not None
+        step = int(latest.rsplit("-", 1)[1])
+        with tf.Graph().as_default():
+            v = tf.Variable(np.zeros(1 << 20, np.float32), name="v")
+            s = tf.Variable(0, name="step")
+            with tf.Session() as sess:
+                tf.train.Saver().restore(sess, latest)
+                assert sess.run(s) == step
+                assert np.all(sess.run(v) == step)
+        shutil.rmtree(d)
