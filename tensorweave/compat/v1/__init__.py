@@ -61,6 +61,7 @@ from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
+from tensorweave.ops import segment_ops as _segment_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
 from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import state_ops as _state_ops
