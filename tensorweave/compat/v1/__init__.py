@@ -65,6 +65,7 @@ from tensorweave.ops import reduction_ops as _reduction_ops
 from tensorweave.ops import segment_ops as _segment_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
 from tensorweave.ops import shape_ops as _shape_ops
+from tensorweave.ops import special_math_ops as _special_math_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
 from tensorweave.ops import tensor_array_ops as _tensor_array_ops
