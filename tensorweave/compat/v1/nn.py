@@ -1,6 +1,7 @@
 """`tf.nn`: neural-network ops."""
 
 from tensorweave.ops import elementwise_ops as _elementwise_ops
+from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import nn_conv_ops as _nn_conv_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.platform.tf_export import populate as _populate
