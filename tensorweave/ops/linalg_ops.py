@@ -821,3 +821,118 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = 
         if not keepdims:
             result = squeeze(result, axis)
         return result
+
+
+# -- Einsum --------------------------------------------------------------------------------------------
+
+Einsum = Op("Einsum", inputs=["inputs: N * T"], outputs=["output: T"],
+            attrs=["equation: string", "N: int >= 1", "T: type"])
+
+
+def _einsum_parts(equation: str, count: int) -> tuple[list[str], str]:
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    if "->" not in equation:
+        raise ValueError(f"Einsum equation '{equation}' must have an explicit output ('->')")
+    lhs, rhs = equation.split("->")
+    subscripts = lhs.split(",")
+    if len(subscripts) != count:
+        raise ValueError(f"Expecting {len(subscripts)} inputs but got: {count}")
+    return subscripts, rhs
+
+
+def _labelled_dims(sub: str, dims: list) -> tuple[list[tuple[str, Any]], list]:
+    """The (letter, dim) pairs of one operand and the dims its ellipsis covers."""
+    if "..." not in sub:
+        if len(sub) != len(dims):
+            raise ValueError(f"Expected {len(sub)} dimensions but got: {len(dims)}")
+        return list(zip(sub, dims)), []
+    before, after = sub.split("...")
+    covered = len(dims) - len(before) - len(after)
+    if covered < 0:
+        raise ValueError(f"Expected at least {len(before) + len(after)} dimensions but got: {len(dims)}")
+    return (list(zip(before, dims[:len(before)])) + list(zip(after, dims[len(dims) - len(after):])),
+            dims[len(before):len(before) + covered])
+
+
+@Einsum.shape
+def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    subscripts, rhs = _einsum_parts(ctx.attr("equation"), ctx.num_inputs)
+    shapes = [ctx.input_shape(i) for i in range(ctx.num_inputs)]
+    if any(s.ndims is None for s in shapes):
+        return [tensor_shape.unknown_shape()]
+    sizes: dict[str, Any] = {}
+    broadcast = tensor_shape.TensorShape([])
+    for sub, shape in zip(subscripts, shapes):
+        pairs, covered = _labelled_dims(sub, list(shape.dims))
+        for letter, dim in pairs:
+            known = sizes.get(letter, tensor_shape.Dimension(None))
+            if not known.is_compatible_with(dim):
+                raise ValueError(f"Dimensions must be equal, but are {known.value} and {dim.value}")
+            sizes[letter] = known.merge_with(dim)
+        broadcast = broadcast_shapes(broadcast, tensor_shape.TensorShape(covered))
+    if "..." not in rhs:
+        if broadcast.ndims:
+            raise ValueError(f"Shape must be at most rank 0 but is rank {broadcast.ndims}\n\t for einsum equation "
+                             f"'{','.join(subscripts)}->{rhs}' without ellipsis (...) in the output subscripts where "
+                             "input(s) have non-empty broadcasting shape")
+        return [tensor_shape.TensorShape([sizes[letter] for letter in rhs])]
+    before, after = rhs.split("...")
+    return [tensor_shape.TensorShape([sizes[letter] for letter in before]).concatenate(broadcast).concatenate(
+        [sizes[letter] for letter in after])]
+
+
+@Einsum.kernel("CPU", expensive=True)
+def _einsum(ctx: OpKernelContext, *inputs: Any, equation: Any) -> Any:
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    try:
+        return np.asarray(np.einsum(equation, *[in_float32(x) for x in inputs], optimize=len(inputs) > 2)).astype(
+            inputs[0].dtype, copy=False)
+    except ValueError as e:
+        raise invalid_argument(ctx, f"Einsum: {e}") from None
+
+
+@Einsum.gradient
+def _einsum_grad(op: Any, grad: Tensor) -> list:
+    """Each operand's gradient is the einsum of the output gradient with the other operands, onto the
+    operand's subscripts; letters only that operand has (summed away) are broadcast back. Operands with a
+    repeated letter (diagonals) or a broadcast ellipsis are not differentiated here."""
+    subscripts, rhs = _einsum_parts(op.get_attr("equation"), len(op.inputs))
+    grads = []
+    for i, (sub, x) in enumerate(zip(subscripts, op.inputs)):
+        others = [s for j, s in enumerate(subscripts) if j != i]
+        letters = sub.replace("...", "")
+        if len(set(letters)) != len(letters):
+            raise LookupError(f"No gradient for Einsum operand '{sub}' with a repeated subscript in tensorweave")
+        available = set(rhs) | set("".join(others))
+        kept = "".join(c for c in letters if c in available)
+        target = "".join(c for c in sub.replace("...", "\0") if c in available or c == "\0").replace("\0", "...")
+        equation = ",".join([rhs, *others]) + "->" + target
+        partial = Einsum([grad, *[x for j, x in enumerate(op.inputs) if j != i]], equation=equation)
+        if kept != letters:
+            if "..." in sub:
+                raise LookupError(f"No gradient for Einsum operand '{sub}' summed with an ellipsis in tensorweave")
+            expanded = reshape(partial, raw_ops.Pack(values=_expanded_dims(sub, kept, partial)))
+            partial = raw_ops.BroadcastTo(input=expanded, shape=raw_ops.Shape(input=x))
+        grads.append(partial)
+    return grads
+
+
+def _expanded_dims(sub: str, kept: str, partial: Tensor) -> list:
+    """The shape of `partial` (over `kept`) with size-1 dimensions where `sub` has letters summed away."""
+    dims = raw_ops.Shape(input=partial)
+    return [dims[kept.index(c)] if c in kept else 1 for c in sub]
+
+
+@tf_export("linalg.einsum", "einsum")
+def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
+    """The Einstein summation `equation` over `inputs`; an implicit output is TF's: the letters used once,
+    sorted (an ellipsis is not carried over)."""
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name")
+    with name_scope(name, "einsum", inputs):
+        equation = equation.replace(" ", "")
+        if "->" not in equation:
+            letters = [c for c in equation if c.isalpha()]
+            equation += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        return Einsum(list(inputs), equation=equation)

@@ -182,3 +182,22 @@ def test_svd_and_eigh():
     # the eigenvalues, and the eigenvectors up to sign (|v|), are differentiable
     check_gradient(lambda t: tf.linalg.eigvalsh(t + tf.matrix_transpose(t)), [A])
     check_gradient(lambda t: tf.abs(tf.linalg.eigh(t + tf.matrix_transpose(t))[1]), [A])
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+    ("ij->", [(2, 3)]), ("ij,ij->i", [(2, 3), (2, 3)]), ("i,j->ij", [(3,), (4,)]), ("ijk->kj", [(2, 3, 4)]),
+    ("...ij,...jk->...ik", [(5, 2, 3), (5, 3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+])
+def test_einsum(equation, shapes):
+    arrays = [RNG.randn(*s) for s in shapes]
+    explicit = equation if "->" in equation else equation + "->ik"
+    check_op(lambda *t: tf.einsum(equation, *t), arrays, np.einsum(explicit, *arrays))
+    check_gradient(lambda *t: tf.einsum(equation, *t), arrays)
+
+
+def test_einsum_as_tf():
+    check_op(lambda x: tf.linalg.einsum("ii", x), [A[0]], np.trace(A[0]))
+    assert tf.einsum("ij,jk->ik", A[0], A[0]).name == "einsum/Einsum:0"
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="without ellipsis"):
+        tf.einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4)))
