@@ -473,3 +473,47 @@ def self_adjoint_eigvals(tensor: Any, name: str | None = None) -> Tensor:
     """The eigenvalues (ascending) of each innermost self-adjoint matrix."""
     e, _ = SelfAdjointEigV2(tensor, compute_v=False, name=name)
     return e
+
+
+# -- Lu -----------------------------------------------------------------------------------------------
+
+Lu = Op("Lu", inputs=["input: T"], outputs=["lu: T", "p: output_idx_type"],
+        attrs=[f"T: {_TYPES}", "output_idx_type: {int32, int64} = DT_INT32"])
+
+
+@Lu.shape
+def _lu_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = _square(ctx.input_shape(0))
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
+    return [shape, shape[:-1]]
+
+
+@Lu.kernel("CPU", expensive=True)
+def _lu(ctx: OpKernelContext, input: Any, output_idx_type: Any) -> tuple[Any, Any]:  # noqa: A002
+    """Doolittle elimination with partial pivoting (the first largest pivot, as Eigen's PartialPivLU), one
+    column at a time over the whole batch: L (unit diagonal, below) and U packed in one matrix, and the
+    permutation p with input[..., p, :] = L U."""
+    _check_square(ctx, input)
+    n = input.shape[-1]
+    lu = input.reshape((-1, n, n)).copy()
+    batch = np.arange(lu.shape[0])
+    perm = np.tile(np.arange(n), (lu.shape[0], 1))
+    for k in range(n):
+        pivot_rows = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        rows_k, rows_p = lu[batch, k].copy(), lu[batch, pivot_rows].copy()
+        lu[batch, k], lu[batch, pivot_rows] = rows_p, rows_k
+        perm[batch, k], perm[batch, pivot_rows] = perm[batch, pivot_rows], perm[batch, k].copy()
+        pivots = lu[:, k, k]
+        if np.any(pivots == 0):
+            raise invalid_argument(ctx, "Input is not invertible.")
+        lu[:, k + 1:, k] /= pivots[:, None]
+        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k:k + 1] * lu[:, k:k + 1, k + 1:]
+    return lu.reshape(input.shape), perm.reshape(input.shape[:-1]).astype(output_idx_type.as_numpy_dtype)
+
+
+@tf_export("linalg.lu")
+def lu(input: Any, output_idx_type: Any = "int32", name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """The LU decomposition with partial pivoting of each innermost square matrix: (lu, p)."""
+    lu_packed, p = Lu(input, output_idx_type=output_idx_type, name=name)
+    return lu_packed, p

@@ -231,6 +231,38 @@ def _qr(ctx: OpKernelContext, input: Any, full_matrices: bool) -> tuple[Any, Any
     return q.astype(input.dtype, copy=False), r.astype(input.dtype, copy=False)
 
 
+@tf_export("linalg.qr", "qr")
+def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """Q and R with input = Q R for each innermost matrix (Q's columns orthonormal, R upper triangular)."""
+    q, r = Qr(input, full_matrices=full_matrices, name=name)
+    return q, r
+
+
+@Qr.gradient
+def _qr_grad(op: Any, dq: Tensor, dr: Tensor) -> list:
+    """TF's, for square and tall matrices with the reduced decomposition."""
+    q, r = op.outputs
+    rows, cols = op.inputs[0].shape.as_list()[-2:] if op.inputs[0].shape.ndims is not None else (None, None)
+    if rows is None or cols is None or rows < cols or (op.get_attr("full_matrices") and rows != cols):
+        raise NotImplementedError("QrGrad not implemented when ncols > nrows or full_matrices is true and ncols "
+                                  f"!= nrows. Received ncols={cols}, nrows={rows}")
+    dq = zeros_like(q) if dq is None else dq
+    dr = zeros_like(r) if dr is None else dr
+
+    def solve_by_r(x: Tensor) -> Tensor:
+        return matrix_transpose(raw_ops.MatrixTriangularSolve(matrix=r, rhs=matrix_transpose(x, conjugate=True),
+                                                              lower=False, adjoint=False), conjugate=True)
+
+    qdq = matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - matrix_transpose(qdq, conjugate=True)
+    rdr = matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - matrix_transpose(rdr, conjugate=True)
+    tril = MatrixBandPart(qdq_ + rdr_, -1, 0)
+    grad_a = matmul(q, dr + solve_by_r(tril))
+    grad_b = solve_by_r(dq - matmul(q, qdq))
+    return [grad_a + grad_b]
+
+
 DiagPart = Op("DiagPart", inputs=["input: T"], outputs=["diagonal: T"],
               attrs=["T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"])
 

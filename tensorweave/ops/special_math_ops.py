@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, convert_to_tensor
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import constant_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, not_equal, where_v2
+from tensorweave.ops.elementwise_ops import Abs, Exp, Log, Log1p, Sign, Square, not_equal, where_v2
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
 from tensorweave.platform.tf_export import tf_export
@@ -374,6 +374,22 @@ def bessel_i0e(x: Any, name: str | None = None) -> Tensor:
 def bessel_i1e(x: Any, name: str | None = None) -> Tensor:
     """The modified Bessel function I1 scaled by e^-|x|."""
     return BesselI1e(x, name=name)
+
+
+@tf_export("math.bessel_i0")
+def bessel_i0(x: Any, name: str | None = None) -> Tensor:
+    """The modified Bessel function I0: TF's e^|x| bessel_i0e(x)."""
+    with name_scope(name, "bessel_i0", [x]):
+        x = convert_to_tensor(x, name="x")
+        return Exp(Abs(x)) * BesselI0e(x)
+
+
+@tf_export("math.bessel_i1")
+def bessel_i1(x: Any, name: str | None = None) -> Tensor:
+    """The modified Bessel function I1: TF's e^|x| bessel_i1e(x)."""
+    with name_scope(name, "bessel_i1", [x]):
+        x = convert_to_tensor(x, name="x")
+        return Exp(Abs(x)) * BesselI1e(x)
 
 
 # -- Igamma, Igammac, Zeta, Polygamma, Betainc -------------------------------------------------------

@@ -201,3 +201,20 @@ def test_einsum_as_tf():
     assert tf.einsum("ij,jk->ik", A[0], A[0]).name == "einsum/Einsum:0"
     with tf.Graph().as_default(), pytest.raises(ValueError, match="without ellipsis"):
         tf.einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4)))
+
+
+def test_qr_and_lu():
+    tall = RNG.randn(2, 4, 3)
+    q, r = check_op(lambda t: list(tf.linalg.qr(t)), [tall], [np.zeros((2, 4, 3)), np.zeros((2, 3, 3))], atol=10)[0]
+    np.testing.assert_allclose(q @ r, tall, atol=1e-12)  # Q and R are unique up to the signs of R's rows
+    np.testing.assert_allclose(r, np.triu(r))
+    check_gradient(lambda t: [tf.qr(t)[0] * tf.sign(tf.linalg.diag_part(tf.qr(t)[1]))[:, None, :],
+                              tf.qr(t)[1] * tf.sign(tf.linalg.diag_part(tf.qr(t)[1]))[..., None]], [tall])
+    a = np.random.RandomState(1).randn(2, 4, 4)
+    lu, p = check_op(lambda t: list(tf.linalg.lu(t)), [a], [np.zeros((2, 4, 4)), np.zeros((2, 4), np.int32)],
+                     atol=10, rtol=0)[0]
+    np.testing.assert_array_equal(p, [[0, 1, 2, 3], [1, 0, 3, 2]])  # TF 2.21's permutation
+    lower = np.tril(lu, -1) + np.eye(4)
+    np.testing.assert_allclose(lower @ np.triu(lu), np.take_along_axis(a, p[..., None], 1), atol=1e-12)
+    with tf.Graph().as_default(), pytest.raises(tf.errors.InvalidArgumentError, match="Input is not invertible."):
+        _run(tf.linalg.lu(np.zeros((2, 2)))[0])

@@ -84,3 +84,11 @@ def test_special_function_gradients():
     check_gradient(lambda x: tf.betainc(a, a[::-1], x), [np.array([0.2, 0.5, 0.9])])
     check_gradient(lambda x, y: [tf.math.xlogy(x, y), tf.math.xdivy(x, y)], [np.array([[0.5, 2.0]]),
                                                                            np.array([[1.5], [3.0]])])
+
+
+def test_unscaled_bessel():
+    x = np.array([-2.5, 0.0, 1.0, 7.0])
+    check_op(lambda t: [tf.math.bessel_i0(t), tf.math.bessel_i1(t)], [x],
+             [np.exp(np.abs(x)) * np.array([0.27004644161220276, 1.0, 0.46575960759364043, 0.15373774467288123]),
+              np.exp(np.abs(x)) * np.array([-0.20658464953126654, 0.0, 0.20791041534970844, 0.14228923470959867])],
+             rtol=1e-12)
