@@ -14,13 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import raw_ops
-from tensorweave.ops.elementwise_ops import Log, real, reciprocal_no_nan
+from tensorweave.ops import elementwise_ops, raw_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.constant_ops import constant
+from tensorweave.ops.control_flow_ops import while_loop
+from tensorweave.ops.elementwise_ops import Abs, Floor, Log, less, maximum, real, reciprocal_no_nan, where_v2
 from tensorweave.ops.fill_ops import zeros_like
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.linalg_ops import (
@@ -32,7 +35,7 @@ from tensorweave.ops.linalg_ops import (
     matmul,
     matrix_diag,
 )
-from tensorweave.ops.reduction_ops import reduce_sum
+from tensorweave.ops.reduction_ops import reduce_max, reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_shapes, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, shape
 from tensorweave.platform.tf_export import tf_export
@@ -517,3 +520,79 @@ def lu(input: Any, output_idx_type: Any = "int32", name: str | None = None) -> t
     """The LU decomposition with partial pivoting of each innermost square matrix: (lu, p)."""
     lu_packed, p = Lu(input, output_idx_type=output_idx_type, name=name)
     return lu_packed, p
+
+
+# -- matrix_exponential ---------------------------------------------------------------------------------
+
+# Higham's scaling and squaring: the Pade approximants' coefficients, and the 1-norm bounds below which each
+# degree is accurate enough (degrees 3, 5, 7 for single precision, 3, 5, 7, 9, 13 for double).
+_PADE = {
+    3: (120.0, 60.0, 12.0),
+    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0),
+    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0),
+    9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0),
+    13: (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+         10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0),
+}
+_SINGLE_BOUNDS = (4.258730016922831e-001, 1.880152677804762e+000)
+_DOUBLE_BOUNDS = (1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001, 2.097847961257068e+000)
+
+
+def _pade(matrix: Tensor, degree: int, ident: Tensor) -> tuple[Tensor, Tensor]:
+    """U (the odd part) and V (the even part) of the [degree/degree] Pade approximant of exp, as TF's."""
+    b = _PADE[degree]
+    m2 = matmul(matrix, matrix)
+    if degree == 13:
+        m4 = matmul(m2, m2)
+        m6 = matmul(m4, m2)
+        tmp_u = matmul(m6, m6 + b[11] * m4 + b[9] * m2) + b[7] * m6 + b[5] * m4 + b[3] * m2 + b[1] * ident
+        v = matmul(m6, b[12] * m6 + b[10] * m4 + b[8] * m2) + b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * ident
+        return matmul(matrix, tmp_u), v
+    powers = [ident, m2]
+    while len(powers) < (degree + 1) // 2:
+        powers.append(matmul(powers[-1], m2))
+    tmp, v = powers[-1], b[degree - 1] * powers[-1]
+    for j in range(len(powers) - 2, -1, -1):
+        tmp = tmp + b[2 * j + 1] * powers[j]
+        v = v + b[2 * j] * powers[j]
+    return matmul(matrix, tmp), v
+
+
+@tf_export("linalg.expm")
+def matrix_exponential(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """exp of each innermost square matrix, by TF's scaling and squaring: a Pade approximant chosen by the
+    1-norm, solved with MatrixSolve, then squared in a while_loop as often as each matrix needs."""
+    with name_scope(name, "matrix_exponential", [input]):
+        matrix = convert_to_tensor(input, name="input")
+        if matrix.shape.ndims is not None and matrix.shape.as_list()[-2:] == [0, 0]:
+            return matrix
+        original_shape = shape(matrix)
+        matrix = reshape(matrix, raw_ops.ConcatV2(values=[[-1], original_shape[-2:]], axis=0))
+        l1_norm = expand_dims(expand_dims(reduce_max(reduce_sum(Abs(matrix), axis=-2), axis=-1), -1), -1)
+        real_dtype = l1_norm.dtype
+
+        def const(x: float) -> Tensor:
+            return constant(x, dtype=real_dtype)
+
+        ident = eye(shape(matrix)[-2], batch_shape=shape(matrix)[:-2], dtype=matrix.dtype)
+        single = matrix.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.complex64)
+        max_norm = const(3.925724783138660 if single else 5.371920351148152)
+        squarings = maximum(Floor(Log(l1_norm / max_norm) / Log(const(2.0))), const(0.0))
+        degrees, bounds = ((3, 5, 7), _SINGLE_BOUNDS) if single else ((3, 5, 7, 9, 13), _DOUBLE_BOUNDS)
+        scaled = matrix / cast(elementwise_ops.pow(const(2.0), squarings), matrix.dtype)
+        pairs = [_pade(matrix, d, ident) for d in degrees[:-1]] + [_pade(scaled, degrees[-1], ident)]
+        u, v = pairs[-1]
+        for bound, (u_d, v_d) in reversed(list(zip(bounds, pairs[:-1]))):
+            small = less(l1_norm, const(bound))
+            u, v = where_v2(small, u_d, u), where_v2(small, v_d, v)
+        result = MatrixSolve(-u + v, u + v)
+        max_squarings = reduce_max(squarings)
+
+        def more(i: Tensor, _: Tensor) -> Tensor:
+            return less(i, max_squarings)
+
+        def square(i: Tensor, r: Tensor) -> tuple[Tensor, Tensor]:
+            return i + 1, where_v2(less(i, squarings), matmul(r, r), r)
+
+        _, result = while_loop(more, square, [const(0.0), result])
+        return reshape(result, original_shape)

@@ -218,3 +218,29 @@ def test_qr_and_lu():
     np.testing.assert_allclose(lower @ np.triu(lu), np.take_along_axis(a, p[..., None], 1), atol=1e-12)
     with tf.Graph().as_default(), pytest.raises(tf.errors.InvalidArgumentError, match="Input is not invertible."):
         _run(tf.linalg.lu(np.zeros((2, 2)))[0])
+
+
+def _expm_reference(a):
+    """exp(a) by a 30-term Taylor series after scaling by a power of two, then squaring."""
+    squarings = max(0, int(np.ceil(np.log2(max(np.abs(a).sum(-2).max(), 1e-300)))) + 4)
+    x, term, total = a / 2.0 ** squarings, np.eye(a.shape[-1]), np.eye(a.shape[-1])
+    for k in range(1, 30):
+        term = term @ x / k
+        total = total + term
+    for _ in range(squarings):
+        total = total @ total
+    return total
+
+
+@pytest.mark.parametrize("scale", [0.01, 1.0, 5.0])
+def test_expm(scale):
+    a = RNG.randn(2, 3, 3) * scale
+    expected = np.stack([_expm_reference(m) for m in a])
+    check_op(lambda t: tf.linalg.expm(t), [a], expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+    check_op(lambda t: tf.linalg.expm(t), [a.astype(np.float32)], expected.astype(np.float32), rtol=1e-5,
+             atol=1e-6 * np.abs(expected).max())
+
+
+def test_expm_gradient():
+    pytest.importorskip("tensorweave.ops.control_flow_state", reason="needs gradients through while_loop (on main)")
+    check_gradient(lambda t: tf.linalg.expm(t), [RNG.randn(2, 2, 2) * 2])
