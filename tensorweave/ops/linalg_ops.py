@@ -294,6 +294,51 @@ def _diag_part(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002 - TF's ar
     return ctx.xp.diagonal(input.reshape(size, size)).reshape(input.shape[:half])
 
 
+Diag = Op("Diag", inputs=["diagonal: T"], outputs=["output: T"],
+          attrs=["T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"])
+
+
+@Diag.shape
+def _diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = with_rank_at_least(ctx.input_shape(0), 1)
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    return [shape.concatenate(shape)]
+
+
+@Diag.kernel("CPU")
+def _diag(ctx: OpKernelContext, diagonal: Any) -> Any:
+    """The rank-2k tensor with diagonal[i1..ik] at [i1..ik, i1..ik] and zeros elsewhere."""
+    if diagonal.ndim < 1:
+        raise invalid_argument(ctx, f"Input must be at least rank 1, got {diagonal.ndim}")
+    size = diagonal.size
+    out = np.zeros((size, size), diagonal.dtype)
+    out[np.arange(size), np.arange(size)] = diagonal.reshape(-1)
+    return out.reshape(diagonal.shape + diagonal.shape)
+
+
+@Diag.gradient
+def _diag_grad(op: Any, grad: Tensor) -> list:
+    return [DiagPart(grad)]
+
+
+@DiagPart.gradient
+def _diag_part_grad(op: Any, grad: Tensor) -> list:
+    return [Diag(grad)]
+
+
+@tf_export("linalg.tensor_diag", "diag")
+def tensor_diag(diagonal: Any, name: str | None = None) -> Tensor:
+    """A tensor of twice the rank with `diagonal` on its diagonal."""
+    return Diag(diagonal, name=name)
+
+
+@tf_export("linalg.tensor_diag_part", "diag_part")
+def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The diagonal of a tensor of even rank (input[i1..ik, i1..ik])."""
+    return DiagPart(input, name=name)
+
+
 # -- Gradients -----------------------------------------------------------------------------------------
 
 @MatMul.gradient

@@ -244,3 +244,10 @@ def test_expm(scale):
 def test_expm_gradient():
     pytest.importorskip("tensorweave.ops.control_flow_state", reason="needs gradients through while_loop (on main)")
     check_gradient(lambda t: tf.linalg.expm(t), [RNG.randn(2, 2, 2) * 2])
+
+
+def test_tensor_diag():
+    d = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    full = np.diag(d.reshape(-1)).reshape(2, 3, 2, 3)
+    check_op(lambda t: [tf.diag(t), tf.linalg.tensor_diag_part(tf.linalg.tensor_diag(t))], [d], [full, d])
+    check_gradient(lambda t: [tf.diag(t), tf.diag_part(tf.reshape(t, [2, 2]) * 3.0)], [RNG.randn(4)])
