@@ -1,7 +1,7 @@
 """Solvers and decompositions of batched matrices: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant,
-Cholesky, MatrixSolve, MatrixTriangularSolve, MatrixSolveLs, Svd and SelfAdjointEigV2, with TF's gradients
-(Svd has none here), and the composites TF1 builds on them (logdet, slogdet, cholesky_solve, lstsq, eigh,
-eigvalsh, svd).
+Cholesky, MatrixSolve, MatrixTriangularSolve, MatrixSolveLs, Svd, SelfAdjointEigV2 and Lu, with TF's gradients
+(MatrixSolveLs and Lu have none here; Svd's is for real inputs), and the composites TF1 builds on them (logdet,
+slogdet, cholesky_solve, lstsq, eigh, eigvalsh, svd, expm).
 
 Every kernel runs over all leading (batch) dimensions at once through NumPy's stacked LAPACK calls.
 Decompositions are unique only up to signs (Svd's and eigenvectors' columns): values agree with TF's, the
@@ -413,6 +413,54 @@ def _svd(ctx: OpKernelContext, input: Any, compute_uv: bool, full_matrices: bool
     u, s, vh = xp.linalg.svd(input, full_matrices=full_matrices)
     return s.astype(input.dtype, copy=False), u.astype(input.dtype, copy=False), _adjoint(xp, vh).astype(
         input.dtype, copy=False)
+
+
+def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
+    return x * elementwise_ops.reciprocal(x * x + epsilon)
+
+
+@Svd.gradient
+def _svd_grad(op: Any, grad_s: Tensor, grad_u: Tensor, grad_v: Tensor) -> list:
+    """TF's (after Townsend's derivation), for real inputs; with full_matrices only where m and n differ by
+    at most 1, as TF's."""
+    a = op.inputs[0]
+    if a.dtype.is_complex:
+        raise NotImplementedError("The Svd gradient of complex inputs is not built in tensorweave")
+    s, u, v = op.outputs
+    grad_s = zeros_like(s) if grad_s is None else grad_s
+    grad_s_mat = matrix_diag(grad_s)
+    if not op.get_attr("compute_uv"):
+        _, u, v = Svd(a, compute_uv=True)
+        return [matmul(u, matmul(grad_s_mat, v, adjoint_b=True))]
+    shape_a = a.shape
+    if shape_a.ndims is None or shape_a.dims[-2].value is None or shape_a.dims[-1].value is None:
+        raise NotImplementedError("SVD gradient has not been implemented for input with unknown inner matrix shape.")
+    m, n = shape_a.dims[-2].value, shape_a.dims[-1].value
+    grad_u = zeros_like(u) if grad_u is None else grad_u
+    grad_v = zeros_like(v) if grad_v is None else grad_v
+    use_adjoint = m > n
+    if use_adjoint:
+        m, n, u, v, grad_u, grad_v = n, m, v, u, grad_v, grad_u
+    full_matrices = op.get_attr("full_matrices")
+    if full_matrices and abs(m - n) > 1:
+        raise NotImplementedError("svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True.")
+    s_mat = matrix_diag(s)
+    s_2 = s * s
+    f = MatrixSetDiag(_safe_reciprocal(expand_dims(s_2, -2) - expand_dims(s_2, -1)), zeros_like(s))
+    s_inv_mat = matrix_diag(_safe_reciprocal(s))
+    v1, grad_v1 = v[..., :, :m], grad_v[..., :, :m]
+    f_u = f * matmul(u, grad_u, adjoint_a=True)
+    f_v = f * matmul(v1, grad_v1, adjoint_a=True)
+    inner = grad_s_mat + matmul(f_u + adjoint(f_u), s_mat) + matmul(s_mat, f_v + adjoint(f_v))
+    grad_a = matmul(u, matmul(inner, v1, adjoint_b=True))
+    if m != n:
+        gv1t = adjoint(grad_v1)
+        term = gv1t - matmul(matmul(gv1t, v1), v1, adjoint_b=True)
+        if full_matrices:
+            v2, grad_v2 = v[..., :, m:n], grad_v[..., :, m:n]
+            term = term - matmul(matmul(v1, grad_v2, adjoint_a=True), v2, adjoint_b=True)
+        grad_a = grad_a + matmul(matmul(u, s_inv_mat), term)
+    return [adjoint(grad_a) if use_adjoint else grad_a]
 
 
 @tf_export("linalg.svd", "svd")

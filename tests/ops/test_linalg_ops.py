@@ -251,3 +251,18 @@ def test_tensor_diag():
     full = np.diag(d.reshape(-1)).reshape(2, 3, 2, 3)
     check_op(lambda t: [tf.diag(t), tf.linalg.tensor_diag_part(tf.linalg.tensor_diag(t))], [d], [full, d])
     check_gradient(lambda t: [tf.diag(t), tf.diag_part(tf.reshape(t, [2, 2]) * 3.0)], [RNG.randn(4)])
+
+
+@pytest.mark.parametrize("rows, cols, full", [(3, 3, False), (4, 2, False), (2, 4, False), (3, 2, True)])
+def test_svd_gradient(rows, cols, full):
+    """Through the singular values, and through sign-invariant products of the singular vectors."""
+    x = RNG.randn(2, rows, cols)
+    check_gradient(lambda t: tf.svd(t, compute_uv=False), [x])
+
+    def build(t):
+        s, u, v = tf.svd(t, full_matrices=full)
+        k = min(rows, cols)
+        return [s, tf.matmul(u[..., :k] * s[..., None, :], v[..., :k], adjoint_b=True),
+                tf.matmul(u[..., :k], u[..., :k], adjoint_b=True) * 2.0]
+
+    check_gradient(build, [x])
