@@ -25,7 +25,7 @@ from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.control_flow_ops import while_loop
 from tensorweave.ops.elementwise_ops import Abs, Floor, Log, less, maximum, real, reciprocal_no_nan, where_v2
 from tensorweave.ops.fill_ops import zeros_like
-from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.kernel_helpers import C64, C128, F32, F64, invalid_argument
 from tensorweave.ops.linalg_ops import (
     MatrixBandPart,
     MatrixDiagPart,
@@ -41,6 +41,8 @@ from tensorweave.ops.shape_ops import expand_dims, reshape, shape
 from tensorweave.platform.tf_export import tf_export
 
 _TYPES = "{double, float, half, complex64, complex128}"
+# The types TF has CPU kernels of these ops for (MatrixInverse also takes half, computed in float32).
+_LAPACK_KERNEL = {"T": (F32, F64, C64, C128)}
 
 
 def _square(shape: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
@@ -65,6 +67,11 @@ def _adjoint(xp: Any, x: Any) -> Any:
     return xp.conj(xp.swapaxes(x, -1, -2))
 
 
+def _in_lapack_type(x: Any) -> Any:
+    """half as float32, which LAPACK (and NumPy's linalg) computes in."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
 def _square_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [_square(ctx.input_shape(0))]
 
@@ -86,7 +93,7 @@ def _matrix_inverse(ctx: OpKernelContext, input: Any, adjoint: bool) -> Any:  # 
     _check_square(ctx, input)
     x = _adjoint(ctx.xp, input) if adjoint else input
     try:
-        return ctx.xp.linalg.inv(x).astype(input.dtype, copy=False)
+        return ctx.xp.linalg.inv(_in_lapack_type(x)).astype(input.dtype, copy=False)
     except np.linalg.LinAlgError:
         raise invalid_argument(ctx, "Input is not invertible.") from None
 
@@ -114,7 +121,7 @@ def _matrix_determinant_shape(ctx: InferenceContext) -> list[tensor_shape.Tensor
     return [_batch_shape(ctx)]
 
 
-@MatrixDeterminant.kernel("CPU", expensive=True)
+@MatrixDeterminant.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _matrix_determinant(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     _check_square(ctx, input)
     return ctx.xp.linalg.det(input).astype(input.dtype, copy=False)
@@ -143,7 +150,7 @@ def _log_matrix_determinant_shape(ctx: InferenceContext) -> list[tensor_shape.Te
     return [batch, batch]
 
 
-@LogMatrixDeterminant.kernel("CPU", expensive=True)
+@LogMatrixDeterminant.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _log_matrix_determinant(ctx: OpKernelContext, input: Any) -> tuple[Any, Any]:  # noqa: A002
     _check_square(ctx, input)
     sign, logdet = ctx.xp.linalg.slogdet(input)
@@ -169,7 +176,7 @@ Cholesky = Op("Cholesky", inputs=["input: T"], outputs=["output: T"], attrs=[f"T
 Cholesky.shape(_square_shape)
 
 
-@Cholesky.kernel("CPU", expensive=True)
+@Cholesky.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _cholesky(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     """The lower factor L with L L^H = A, reading only A's lower triangle, as TF's."""
     _check_square(ctx, input)
@@ -243,7 +250,7 @@ def _check_rhs(ctx: OpKernelContext, matrix: Any, rhs: Any) -> None:
         raise invalid_argument(ctx, "Input matrix and right-hand side must have the same number of rows.")
 
 
-@MatrixSolve.kernel("CPU", expensive=True)
+@MatrixSolve.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _matrix_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, adjoint: bool) -> Any:
     _check_square(ctx, matrix)
     _check_rhs(ctx, matrix, rhs)
@@ -288,7 +295,7 @@ def _matrix_triangular_solve_shape(ctx: InferenceContext) -> list[tensor_shape.T
     return [broadcast_shapes(matrix[:-2], rhs[:-2]).concatenate(rhs[-2:])]
 
 
-@MatrixTriangularSolve.kernel("CPU", expensive=True)
+@MatrixTriangularSolve.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _matrix_triangular_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, lower: bool, adjoint: bool) -> Any:
     """A solve with the triangle of `matrix` that `lower` names (the other is never read). A zero on the
     diagonal is an error here; TF's back substitution returns infinities instead."""
@@ -354,7 +361,7 @@ def _matrix_solve_ls_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSha
     return [matrix[:-2].merge_with(rhs[:-2]).concatenate([matrix.dims[-1], rhs.dims[-1]])]
 
 
-@MatrixSolveLs.kernel("CPU", expensive=True)
+@MatrixSolveLs.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _matrix_solve_ls(ctx: OpKernelContext, matrix: Any, rhs: Any, l2_regularizer: Any, fast: bool) -> Any:
     """The regularized normal equations as TF's fast path solves them (for every `fast`: the complete
     orthogonal decomposition TF uses otherwise gives the same minimizer for full-rank inputs)."""
@@ -400,7 +407,7 @@ def _svd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [s, batch.concatenate([rows, rows if full else p]), batch.concatenate([cols, cols if full else p])]
 
 
-@Svd.kernel("CPU", expensive=True)
+@Svd.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _svd(ctx: OpKernelContext, input: Any, compute_uv: bool, full_matrices: bool) -> tuple[Any, Any, Any]:  # noqa: A002
     """s in decreasing order; v (not its adjoint) as TF returns it."""
     if input.ndim < 2:
@@ -484,7 +491,7 @@ def _self_adjoint_eig_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSh
     return [e, shape if ctx.attr("compute_v") else tensor_shape.TensorShape([0])]
 
 
-@SelfAdjointEigV2.kernel("CPU", expensive=True)
+@SelfAdjointEigV2.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _self_adjoint_eig(ctx: OpKernelContext, input: Any, compute_v: bool) -> tuple[Any, Any]:  # noqa: A002
     """Eigenvalues ascending, from the lower triangle (as TF's)."""
     _check_square(ctx, input)
@@ -540,7 +547,7 @@ def _lu_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [shape, shape[:-1]]
 
 
-@Lu.kernel("CPU", expensive=True)
+@Lu.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _lu(ctx: OpKernelContext, input: Any, output_idx_type: Any) -> tuple[Any, Any]:  # noqa: A002
     """Doolittle elimination with partial pivoting (the first largest pivot, as Eigen's PartialPivLU), one
     column at a time over the whole batch: L (unit diagonal, below) and U packed in one matrix, and the

@@ -227,7 +227,8 @@ def _qr(ctx: OpKernelContext, input: Any, full_matrices: bool) -> tuple[Any, Any
     if input.ndim < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Input tensor 0 must have rank >= 2, got "
                                           f"{input.ndim}")
-    q, r = ctx.xp.linalg.qr(input, mode="complete" if full_matrices else "reduced")
+    x = input.astype(np.float32) if input.dtype == np.float16 else input  # half computes in float32
+    q, r = ctx.xp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
     return q.astype(input.dtype, copy=False), r.astype(input.dtype, copy=False)
 
 

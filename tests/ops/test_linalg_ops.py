@@ -266,3 +266,12 @@ def test_svd_gradient(rows, cols, full):
                 tf.matmul(u[..., :k], u[..., :k], adjoint_b=True) * 2.0]
 
     check_gradient(build, [x])
+
+
+def test_half_precision_kernels_as_tf():
+    """TF's CPU kernels take half for MatrixInverse and Qr only."""
+    m = np.array([[2.0, 1.0], [1.0, 3.0]], np.float16)
+    check_op(lambda t: tf.linalg.inv(t), [m], np.linalg.inv(m.astype(np.float32)).astype(np.float16))
+    check_op(lambda t: tf.matmul(*tf.qr(t)), [m], m)
+    with tf.Graph().as_default(), pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered"):
+        _run(tf.cholesky(m))
