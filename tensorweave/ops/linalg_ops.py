@@ -808,21 +808,29 @@ def _tensordot_axes(a: Tensor, b: Tensor, axes: Any) -> tuple[list[int], list[in
     raise ValueError("tensordot with tensor `axes` is not built in tensorweave; pass an int or two axis lists")
 
 
-def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tensor, list]:
-    """`x` transposed so `axes` are last (first when flipped) and reshaped to a matrix: TF's helper, for a
-    tensor of static shape."""
-    if not x.shape.is_fully_defined():
-        raise ValueError("tensordot of a tensor of partly unknown shape is not built in tensorweave")
-    dims = x.shape.as_list()
-    axes = [a % len(dims) for a in axes]
-    free = [i for i in range(len(dims)) if i not in axes]
-    free_dims = [dims[i] for i in free]
-    prod_free = int(np.prod(free_dims, dtype=np.int64))
-    prod_axes = int(np.prod([dims[i] for i in axes], dtype=np.int64))
+def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tensor, Any, list]:
+    """`x` transposed so `axes` are last (first when flipped) and reshaped to a matrix, TF's helper for a tensor
+    of known rank: also its free dimensions (a list when known, else a tensor) and their static sizes."""
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("tensordot of a tensor of unknown rank is not built in tensorweave")
+    axes = [a % rank for a in axes]
+    free = [i for i in range(rank) if i not in axes]
+    static = x.shape.as_list()
+    static_free = [static[i] for i in free]
     perm = axes + free if flipped else free + axes
-    new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
-    moved = transpose(x, perm) if perm != list(range(len(dims))) else x
-    return reshape(moved, new_shape), free_dims
+    moved = transpose(x, perm) if perm != list(range(rank)) else x
+    if x.shape.is_fully_defined():
+        prod_free = int(np.prod(static_free, dtype=np.int64))
+        prod_axes = int(np.prod([static[i] for i in axes], dtype=np.int64))
+        return reshape(moved, [prod_axes, prod_free] if flipped else [prod_free, prod_axes]), static_free, static_free
+    dims = raw_ops.Shape(input=x)
+    free_dims = raw_ops.GatherV2(params=dims, indices=np.array(free, np.int32), axis=0)
+    prod_free = raw_ops.Prod(input=free_dims, reduction_indices=0)
+    prod_axes = raw_ops.Prod(input=raw_ops.GatherV2(params=dims, indices=np.array(axes, np.int32), axis=0),
+                             reduction_indices=0)
+    new_shape = raw_ops.Pack(values=[prod_axes, prod_free] if flipped else [prod_free, prod_axes])
+    return reshape(moved, new_shape), free_dims, static_free
 
 
 @tf_export("linalg.tensordot", "tensordot")
@@ -831,12 +839,16 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a, b = convert_to_tensor(a, name="a"), convert_to_tensor(b, name="b")
         a_axes, b_axes = _tensordot_axes(a, b, axes)
-        a_matrix, a_free = _tensordot_reshape(a, a_axes, False)
-        b_matrix, b_free = _tensordot_reshape(b, b_axes, True)
+        a_matrix, a_free, a_static = _tensordot_reshape(a, a_axes, False)
+        b_matrix, b_free, b_static = _tensordot_reshape(b, b_axes, True)
         product = matmul(a_matrix, b_matrix)
-        if product.shape.as_list() == a_free + b_free:
-            return product
-        return reshape(product, a_free + b_free, name=scope)
+        if isinstance(a_free, list) and isinstance(b_free, list):
+            if product.shape.as_list() == a_free + b_free:
+                return product
+            return reshape(product, a_free + b_free, name=scope)
+        result = reshape(product, raw_ops.ConcatV2(values=[a_free, b_free], axis=0), name=scope)
+        result.set_shape(a_static + b_static)
+        return result
 
 
 _VECTOR_NORMS = ("euclidean", 1, 2, np.inf)

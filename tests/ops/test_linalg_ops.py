@@ -83,6 +83,12 @@ def test_tensordot():
              [M, M[0]], [np.tensordot(M, M[0], [[2], [1]]), np.tensordot(M, M, [[0, 2], [0, 2]]),
                          np.tensordot(M[0], M[0], 0)])
     check_gradient(lambda a, b: tf.tensordot(a, b, [[2], [1]]), [A, B])
+    with tf.Graph().as_default():  # unknown batch size, as in attention layers
+        x = tf.placeholder(tf.float32, [None, 3, 4])
+        y = tf.tensordot(x, M[0].T, [[2], [0]])
+        assert y.shape.as_list() == [None, 3, 3]
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(y, {x: M}), np.tensordot(M, M[0].T, [[2], [0]]), rtol=1e-6)
     with tf.Graph().as_default(), pytest.raises(ValueError, match="Different number of contraction axes"):
         tf.tensordot(M, M, [[0], [0, 1]])
 
