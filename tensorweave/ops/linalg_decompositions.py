@@ -1,6 +1,6 @@
 """Solvers and decompositions of batched matrices: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant,
 Cholesky, MatrixSolve, MatrixTriangularSolve, MatrixSolveLs, Svd, SelfAdjointEigV2 and Lu, with TF's gradients
-(MatrixSolveLs and Lu have none here; Svd's is for real inputs), and the composites TF1 builds on them (logdet,
+(Lu has none here; Svd's is for real inputs), and the composites TF1 builds on them (logdet,
 slogdet, cholesky_solve, lstsq, eigh, eigvalsh, svd, expm).
 
 Every kernel runs over all leading (batch) dimensions at once through NumPy's stacked LAPACK calls.
@@ -377,6 +377,39 @@ def _matrix_solve_ls(ctx: OpKernelContext, matrix: Any, rhs: Any, l2_regularizer
         return xp.linalg.solve(gram, a_h @ rhs).astype(rhs.dtype, copy=False)
     gram = matrix @ a_h + l2 * xp.eye(rows, dtype=matrix.dtype)
     return (a_h @ xp.linalg.solve(gram, rhs)).astype(rhs.dtype, copy=False)
+
+
+def _regularized_gramian_cholesky(matrix: Tensor, l2: Tensor, first_kind: bool) -> Tensor:
+    """chol(A^H A + l2 I) (first kind) or chol(A A^H + l2 I)."""
+    gramian = matmul(matrix, matrix, adjoint_a=first_kind, adjoint_b=not first_kind)
+    rows = shape(gramian)[-1]
+    return Cholesky(gramian + l2 * eye(rows, batch_shape=shape(gramian)[:-2], dtype=matrix.dtype))
+
+
+@MatrixSolveLs.gradient
+def _matrix_solve_ls_grad(op: Any, grad: Tensor) -> list:
+    """TF's, for the fast (normal equations) solution of inner shapes known while building."""
+    if not op.get_attr("fast"):
+        raise ValueError("Gradient not defined for fast=False")
+    a, b = op.inputs[0], op.inputs[1]
+    x = op.outputs[0]
+    l2 = cast(op.inputs[2], a.dtype.base_dtype)
+    rows, cols = a.shape.as_list()[-2:] if a.shape.ndims is not None else (None, None)
+    if rows is None or cols is None:
+        raise NotImplementedError("MatrixSolveLs gradient with unknown inner matrix dimensions is not built in "
+                                  "tensorweave")
+    if rows >= cols:
+        chol = _regularized_gramian_cholesky(a, l2, first_kind=True)
+        z = cholesky_solve(chol, grad)
+        xzt = matmul(x, z, adjoint_b=True)
+        zx_sym = xzt + adjoint(xzt)
+        return [-matmul(a, zx_sym) + matmul(b, z, adjoint_b=True), matmul(a, z), None]
+    chol = _regularized_gramian_cholesky(a, l2, first_kind=False)
+    grad_b = cholesky_solve(chol, matmul(a, grad))
+    tmp = cholesky_solve(chol, b)
+    a1 = -matmul(grad_b, matmul(tmp, a, adjoint_a=True))
+    a2 = matmul(tmp, grad - matmul(a, grad_b, adjoint_a=True), adjoint_b=True)
+    return [a1 + a2, grad_b, None]
 
 
 @tf_export("linalg.lstsq", "matrix_solve_ls")

@@ -168,6 +168,13 @@ def test_lstsq():
                                      wide @ wide.transpose(0, 2, 1) + 0.1 * np.eye(2), rhs[:, :2])])
 
 
+def test_lstsq_gradient():
+    tall, wide = RNG.randn(2, 4, 3), RNG.randn(2, 2, 3)
+    check_gradient(lambda a, b: tf.linalg.lstsq(a, b, l2_regularizer=0.3), [tall, RNG.randn(2, 4, 2)])
+    check_gradient(lambda a, b: tf.matrix_solve_ls(a, b), [tall, RNG.randn(2, 4, 2)])
+    check_gradient(lambda a, b: tf.linalg.lstsq(a, b, l2_regularizer=0.1), [wide, RNG.randn(2, 2, 2)])
+
+
 def test_svd_and_eigh():
     x = A[:, :2]
     s_ref = np.linalg.svd(x, compute_uv=False)
