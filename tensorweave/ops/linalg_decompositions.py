@@ -505,9 +505,11 @@ def _svd_grad(op: Any, grad_s: Tensor, grad_u: Tensor, grad_v: Tensor) -> list:
 
 @tf_export("linalg.svd", "svd")
 def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True, name: str | None = None) -> Any:
-    """The singular values of each innermost matrix, and with `compute_uv` (the default) the singular vectors:
-    (s, u, v) with tensor = u diag(s) v^H."""
+    """The singular values of each innermost matrix (real, for complex ones too), and with `compute_uv` (the
+    default) the singular vectors: (s, u, v) with tensor = u diag(s) v^H."""
     s, u, v = Svd(tensor, compute_uv=compute_uv, full_matrices=full_matrices, name=name)
+    if s.dtype.is_complex:  # TF returns the (real) singular values in the real type
+        s = real(s)
     return (s, u, v) if compute_uv else s
 
 

@@ -288,3 +288,15 @@ def test_half_precision_kernels_as_tf():
     check_op(lambda t: tf.matmul(*tf.qr(t)), [m], m)
     with tf.Graph().as_default(), pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered"):
         _run(tf.cholesky(m))
+
+
+def test_complex_decompositions():
+    c = np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], np.complex64)
+    gram = c @ c.conj().T + np.eye(2, dtype=np.complex64)
+    check_op(lambda t: [tf.linalg.inv(t), tf.linalg.det(t), *tf.linalg.slogdet(t), tf.svd(t, compute_uv=False)],
+             [c], [np.linalg.inv(c), np.linalg.det(c), np.linalg.slogdet(c)[0],
+                   np.linalg.slogdet(c)[1].astype(np.complex64), np.array([4.3356447, 0.6724434], np.float32)],
+             rtol=1e-5, atol=1e-6)
+    check_op(lambda g: [tf.linalg.logdet(g), tf.linalg.eigvalsh(g)], [gram],
+             [np.linalg.slogdet(gram)[1], np.linalg.eigvalsh(gram).astype(np.complex64)],
+             rtol=1e-5, atol=1e-6)
