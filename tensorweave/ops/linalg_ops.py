@@ -658,11 +658,8 @@ def _matrix_set_diag_grad(op: Any, grad: Tensor) -> list:
 def _matrix_set_diag_v3_grad(op: Any, grad: Tensor) -> list:
     k, align = op.inputs[2], op.get_attr("align")
     return [MatrixSetDiagV3(grad, zeros_like(op.inputs[1]), k, align=align),
-            MatrixDiagPartV3(grad, k, constant_zero(grad.dtype), align=align), None]
-
-
-def constant_zero(dtype: dtypes.DType) -> Tensor:
-    return convert_to_tensor(np.zeros((), dtype.as_numpy_dtype))
+            MatrixDiagPartV3(grad, k, convert_to_tensor(np.zeros((), grad.dtype.as_numpy_dtype)), align=align),
+            None]
 
 
 @tf_export("linalg.diag", "matrix_diag")
@@ -750,15 +747,13 @@ def _cross_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     if a.ndims is not None and b.ndims is not None:
         if a.ndims != b.ndims:
             raise ValueError(f"Shape must be rank {a.ndims} but is rank {b.ndims}")
-        a = tensor_shape.TensorShape([x.merge_with(y) if x.is_compatible_with(y) else _unequal(x, y)
-                                      for x, y in zip(a.dims, b.dims)])
+        for x, y in zip(a.dims, b.dims):
+            if not x.is_compatible_with(y):
+                raise ValueError(f"Dimensions must be equal, but are {x.value} and {y.value}")
+        a = tensor_shape.TensorShape([x.merge_with(y) for x, y in zip(a.dims, b.dims)])
         if a.dims[-1].value is not None and a.dims[-1].value != 3:
             raise ValueError(f"Dimension must be 3 but is {a.dims[-1].value}")
     return [a]
-
-
-def _unequal(x: Any, y: Any) -> Any:
-    raise ValueError(f"Dimensions must be equal, but are {x.value} and {y.value}")
 
 
 @Cross.kernel("CPU")

@@ -30,7 +30,7 @@ from tensorweave.ops.shape_helpers import with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import reshape, shape
 from tensorweave.platform.tf_export import tf_export
 
-_REAL = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}")
+_REAL = "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
 _NUMBER = ("{float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, "
            "quint16, uint16, complex128, half, uint32, uint64}")
 
@@ -147,7 +147,7 @@ def _min_or_max_grad(op: Any, grad: Tensor, gather_rows: Any) -> Tensor:
     """TF's: the gradient shared evenly among the data entries equal to their segment's extreme."""
     data, ids = op.inputs[0], op.inputs[1]
     is_selected = equal(data, gather_rows(op.outputs[0], ids))
-    num_selected = op_sum(cast(is_selected, grad.dtype), ids, op)
+    num_selected = _sum_by_ids(cast(is_selected, grad.dtype), ids, op)
     return where_v2(is_selected, gather_rows(grad / num_selected, ids), zeros_like(data))
 
 
@@ -155,7 +155,7 @@ def _prod_grad(op: Any, grad: Tensor, gather_rows: Any) -> Tensor:
     """TF's: d prod / d x is the product of the other entries, computed without dividing by a zero entry."""
     data, ids = op.inputs[0], op.inputs[1]
     is_zero = equal(data, zeros_like(data))
-    num_zeros = op_sum(cast(is_zero, dtypes.int32), ids, op)
+    num_zeros = _sum_by_ids(cast(is_zero, dtypes.int32), ids, op)
     grad = where_v2(num_zeros > 1, zeros_like(grad), grad)
     non_zero_data = where_v2(is_zero, ones_like(data), data)
     non_zero_prod = (SegmentProd(non_zero_data, ids) if op.type == "SegmentProd"
@@ -164,7 +164,7 @@ def _prod_grad(op: Any, grad: Tensor, gather_rows: Any) -> Tensor:
     return partial * gather_rows(grad, ids)
 
 
-def op_sum(values: Tensor, ids: Tensor, op: Any) -> Tensor:
+def _sum_by_ids(values: Tensor, ids: Tensor, op: Any) -> Tensor:
     """`values` summed by the segment ids of `op`, sorted or unsorted as `op` is."""
     if op.type.startswith("Unsorted"):
         return UnsortedSegmentSum(values, ids, op.inputs[2])
