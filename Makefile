@@ -15,7 +15,7 @@ demo: $(VENV)/.installed-dev
 	$(PY) examples/figure1.py
 
 test: $(VENV)/.installed-dev
-	$(PY) -m ruff check tensorweave tests benchmarks examples
+	$(PY) -m ruff check tensorweave tests benchmarks examples tools
 	$(PY) -m pytest
 
 bench: $(VENV)/.installed-dev
