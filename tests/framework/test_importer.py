@@ -14,6 +14,7 @@ from google.protobuf import text_format
 
 import tensorweave.compat.v1 as tf
 from tensorweave.formats import protos
+from tensorweave.framework import op_registry
 
 REFERENCE = pathlib.Path(__file__).resolve().parents[3] / "shared" / "reference" / "graphs"
 TF_SHAPES = json.loads((pathlib.Path(__file__).parents[1] / "fixtures" / "reference_import_shapes.json").read_text())
@@ -66,7 +67,6 @@ def test_imported_cond_and_mlp_give_tfs_values():
 
 
 def test_full_mlp_training_graph_imports_when_its_ops_exist():
-    from tensorweave.framework import op_registry
     missing = {n.op for n in _reference("mlp").node} - set(op_registry.registered_ops())
     if missing:
         pytest.skip(f"ops not built yet: {sorted(missing)}")
