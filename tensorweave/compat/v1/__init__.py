@@ -15,6 +15,7 @@ from tensorweave.compat.v1 import (
     errors,
     flags,
     gfile,
+    graph_util,
     image,
     initializers,
     io,

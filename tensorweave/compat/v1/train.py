@@ -12,6 +12,7 @@ from tensorweave.platform.tf_export import export_value as _export_value
 from tensorweave.platform.tf_export import populate as _populate
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import checkpoint_utils as _checkpoint_utils
+from tensorweave.train import meta_graph_io as _meta_graph_io
 from tensorweave.train import saver as _saver
 
 _export_value(_protos.BytesList, "train.BytesList")
