@@ -1,17 +1,24 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench clean
+.PHONY: demo figure1 test bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
 $(VENV)/.installed-dev: $(PY) pyproject.toml
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,demo]'
 	touch $@
 
-demo: $(VENV)/.installed-dev
+$(VENV)/.installed-demo: $(PY) pyproject.toml
+	$(PY) -m pip install -q -e '.[demo]'
+	touch $@
+
+demo: $(VENV)/.installed-demo
+	$(PY) -m examples.digits_cnn
+
+figure1: $(VENV)/.installed-dev
 	$(PY) examples/figure1.py
 
 test: $(VENV)/.installed-dev

@@ -635,6 +635,36 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any, name: s
     return UnsortedSegmentSum(data, segment_ids, num_segments, name=name)
 
 
+Unique = Op("Unique", inputs=["x: T"], outputs=["y: T", "idx: out_idx"],
+            attrs=["T: type", "out_idx: {int32, int64} = DT_INT32"])
+
+
+@Unique.shape
+def _unique_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([None]), with_rank(ctx.input_shape(0), 1)]
+
+
+@Unique.kernel("CPU")
+def _unique(ctx: OpKernelContext, x: Any, out_idx: Any) -> tuple[Any, Any]:
+    """The distinct values in order of first occurrence, and each element's position among them."""
+    if x.ndim != 1:
+        raise invalid_argument(ctx, "unique expects a 1D vector.")
+    _, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return x[np.sort(first)], rank[inverse.reshape(-1)].astype(out_idx.as_numpy_dtype)
+
+
+NotDifferentiable("Unique")
+
+
+@tf_export("unique")
+def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The distinct values of a vector (first-occurrence order) and, per element, the index of its value."""
+    return Unique(x, out_idx=out_idx, name=name)
+
+
 def _indexed_slices_to_tensor(value: IndexedSlices, dtype: Any = None, name: str | None = None,
                               as_ref: bool = False) -> Tensor:
     """An IndexedSlices made dense: its rows summed into place (TF's conversion)."""
