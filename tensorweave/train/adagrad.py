@@ -9,7 +9,7 @@ from tensorweave.framework.graph import convert_to_tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.ops import fill_ops, init_ops, training_ops
 from tensorweave.platform.tf_export import tf_export
-from tensorweave.train.optimizer import Optimizer, cast
+from tensorweave.train.optimizer import Optimizer, ProximalHyperparameters, cast
 
 
 class _AccumulatorOptimizer(Optimizer):
@@ -55,7 +55,7 @@ class AdagradOptimizer(_AccumulatorOptimizer):
 
 
 @tf_export("train.ProximalAdagradOptimizer")
-class ProximalAdagradOptimizer(_AccumulatorOptimizer):
+class ProximalAdagradOptimizer(ProximalHyperparameters, _AccumulatorOptimizer):
     """Adagrad followed by the proximal map of l1 and l2 regularization."""
 
     def __init__(self, learning_rate: Any, initial_accumulator_value: float = 0.1,
@@ -68,17 +68,6 @@ class ProximalAdagradOptimizer(_AccumulatorOptimizer):
         self._initial_accumulator_value = initial_accumulator_value
         self._l1_regularization_strength = l1_regularization_strength
         self._l2_regularization_strength = l2_regularization_strength
-
-    def _prepare(self) -> None:
-        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
-        self._l1_regularization_strength_tensor = convert_to_tensor(self._l1_regularization_strength,
-                                                                    name="l1_regularization_strength")
-        self._l2_regularization_strength_tensor = convert_to_tensor(self._l2_regularization_strength,
-                                                                    name="l2_regularization_strength")
-
-    def _hyper(self, var: Any) -> list:
-        return [cast(t, var) for t in (self._learning_rate_tensor, self._l1_regularization_strength_tensor,
-                                       self._l2_regularization_strength_tensor)]
 
     def _apply_dense(self, grad: Any, var: Any) -> Any:
         return training_ops.ApplyProximalAdagrad(var, self.get_slot(var, "accumulator"), *self._hyper(var), grad,

@@ -9,7 +9,7 @@ from tensorweave.framework.graph import convert_to_tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.ops import training_ops
 from tensorweave.platform.tf_export import tf_export
-from tensorweave.train.optimizer import Optimizer, cast
+from tensorweave.train.optimizer import Optimizer, ProximalHyperparameters, cast
 
 
 @tf_export("train.GradientDescentOptimizer")
@@ -35,7 +35,7 @@ class GradientDescentOptimizer(Optimizer):
 
 
 @tf_export("train.ProximalGradientDescentOptimizer")
-class ProximalGradientDescentOptimizer(Optimizer):
+class ProximalGradientDescentOptimizer(ProximalHyperparameters, Optimizer):
     """Gradient descent followed by the proximal map of l1 and l2 regularization (FOBOS)."""
 
     def __init__(self, learning_rate: Any, l1_regularization_strength: float = 0.0,
@@ -45,17 +45,6 @@ class ProximalGradientDescentOptimizer(Optimizer):
         self._learning_rate = learning_rate
         self._l1_regularization_strength = l1_regularization_strength
         self._l2_regularization_strength = l2_regularization_strength
-
-    def _prepare(self) -> None:
-        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
-        self._l1_regularization_strength_tensor = convert_to_tensor(self._l1_regularization_strength,
-                                                                    name="l1_regularization_strength")
-        self._l2_regularization_strength_tensor = convert_to_tensor(self._l2_regularization_strength,
-                                                                    name="l2_regularization_strength")
-
-    def _hyper(self, var: Any) -> list:
-        return [cast(t, var) for t in (self._learning_rate_tensor, self._l1_regularization_strength_tensor,
-                                       self._l2_regularization_strength_tensor)]
 
     def _apply_dense(self, grad: Any, var: Any) -> Any:
         return training_ops.ApplyProximalGradientDescent(var, *self._hyper(var), grad,

@@ -23,6 +23,7 @@ from tensorweave.framework.graph import (
     Operation,
     Tensor,
     colocate_with,
+    convert_to_tensor,
     get_collection,
     get_collection_ref,
     get_default_graph,
@@ -303,3 +304,23 @@ class Optimizer:
 def cast(value: Any, var: Any) -> Tensor:
     """A hyperparameter tensor in the variable's dtype, as each optimizer passes it to its training op."""
     return cast_ops.cast(value, var.dtype.base_dtype)
+
+
+class ProximalHyperparameters:
+    """What the proximal optimizers feed their ops: the learning rate and the L1 and L2 strengths, as tensors
+    made once per `apply_gradients` and cast to each variable's dtype."""
+
+    _learning_rate: Any
+    _l1_regularization_strength: Any
+    _l2_regularization_strength: Any
+
+    def _prepare(self) -> None:
+        self._learning_rate_tensor = convert_to_tensor(self._learning_rate, name="learning_rate")
+        self._l1_regularization_strength_tensor = convert_to_tensor(self._l1_regularization_strength,
+                                                                    name="l1_regularization_strength")
+        self._l2_regularization_strength_tensor = convert_to_tensor(self._l2_regularization_strength,
+                                                                    name="l2_regularization_strength")
+
+    def _hyper(self, var: Any) -> list:
+        return [cast(t, var) for t in (self._learning_rate_tensor, self._l1_regularization_strength_tensor,
+                                       self._l2_regularization_strength_tensor)]

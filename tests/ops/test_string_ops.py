@@ -13,12 +13,6 @@ import tensorweave.compat.v1 as tf
 S = [b"Hello", b"  World \t", b"\xc3\xa9t\xc3\xa9", b""]
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def _run(fetches, feed=None):
     with tf.Session() as sess:
         return sess.run(fetches, feed)
