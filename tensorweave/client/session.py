@@ -31,6 +31,7 @@ from tensorweave.framework.graph import (
     _default_session_stack,
     get_default_graph,
 )
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.runtime import direct_session  # noqa: F401 - registers the in-process backend
@@ -87,6 +88,9 @@ class _FetchPlan:
             return ("seq", type(fetch), [self._flatten(f) for f in fetch])
         if isinstance(fetch, Mapping):
             return ("map", type(fetch), [(k, self._flatten(v)) for k, v in fetch.items()])
+        if isinstance(fetch, SparseTensor):  # fetched as a SparseTensorValue of its three tensors
+            return ("seq", SparseTensorValue, [self._flatten(t) for t in (fetch.indices, fetch.values,
+                                                                          fetch.dense_shape)])
         try:
             element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:
@@ -506,12 +510,13 @@ def _parse_into(run_metadata: Any, data: bytes) -> None:
 
 def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
     """(key, value) pairs; a nested key (tuple) feeds its flattened tensors from the flattened value, as TF's
-    `nest.flatten_dict_items` does."""
+    `nest.flatten_dict_items` does, and a SparseTensor key its three tensors from a SparseTensorValue or an
+    (indices, values, dense_shape) triple."""
     if not isinstance(feed_dict, Mapping):
         raise TypeError(f"FlattenDictItems: 'dict' must be a dictionary or collection.Mapping type object, "
                         f"instead of '{type(feed_dict).__name__}'.")
     for key in feed_dict:
-        if isinstance(key, tuple):
+        if isinstance(key, (tuple, SparseTensor)):
             break
     else:
         return list(feed_dict.items())
@@ -524,11 +529,30 @@ def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
                                  f"{len(values)} elements. Key: {keys}, value: {values}.")
         else:
             keys, values = [key], [value]
+        if any(isinstance(k, SparseTensor) for k in keys):
+            keys, values = _expand_sparse_feeds(keys, values)
         for flat_key, flat_value in zip(keys, values):
             if flat_key in pairs:
                 raise ValueError(f"Cannot flatten dict because this key is not unique: {flat_key}")
             pairs[flat_key] = flat_value
     return list(pairs.items())
+
+
+def _expand_sparse_feeds(keys: list[Any], values: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Each SparseTensor key replaced by its three tensors, fed from the three parts of its value."""
+    flat_keys, flat_values = [], []
+    for key, value in zip(keys, values):
+        if isinstance(key, SparseTensor):
+            parts = list(value)
+            if len(parts) != 3:
+                raise ValueError(f"Cannot feed value {value} for SparseTensor {key}: expected a SparseTensorValue or "
+                                 "an (indices, values, dense_shape) triple")
+            flat_keys += [key.indices, key.values, key.dense_shape]
+            flat_values += parts
+        else:
+            flat_keys.append(key)
+            flat_values.append(value)
+    return flat_keys, flat_values
 
 
 def _feed_array(value: Any, tensor: Tensor, np_dtype: Any) -> np.ndarray:

@@ -26,6 +26,7 @@ from tensorweave.compat.v1 import (
     nn,
     python_io,
     random,
+    sparse,
     strings,
     summary,
     test,
@@ -40,6 +41,7 @@ from tensorweave.framework import graph as _graph
 from tensorweave.framework import indexed_slices as _indexed_slices
 from tensorweave.framework import op_registry as _op_registry
 from tensorweave.framework import random_seed as _random_seed
+from tensorweave.framework import sparse_tensor as _sparse_tensor
 from tensorweave.framework import tensor_shape as _tensor_shape
 from tensorweave.framework import tensor_util as _tensor_util
 from tensorweave.framework import versions as _versions
@@ -64,6 +66,7 @@ from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
 from tensorweave.ops import shape_ops as _shape_ops
+from tensorweave.ops import sparse_ops as _sparse_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
 from tensorweave.ops import tensor_array_ops as _tensor_array_ops
