@@ -1,4 +1,5 @@
-"""`tf.train`: checkpoint files, Example protos, event iteration (optimizers and Saver come later).
+"""`tf.train`: checkpoint files, Example protos, event iteration, Coordinator and queue runners (optimizers
+and Saver come later).
 
 The protobufs, checkpoint-state files, checkpoint reader and event iterator live in `formats/`, beside the
 table, so they are declared here.
@@ -12,6 +13,8 @@ from tensorweave.platform.tf_export import export_value as _export_value
 from tensorweave.platform.tf_export import populate as _populate
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import checkpoint_utils as _checkpoint_utils
+from tensorweave.train import coordinator as _coordinator
+from tensorweave.train import queue_runner as _queue_runner
 
 _export_value(_protos.BytesList, "train.BytesList")
 _export_value(_protos.ClusterDef, "train.ClusterDef")
