@@ -25,6 +25,7 @@ from tensorweave.compat.v1 import (
     nest,
     nn,
     python_io,
+    queue,
     random,
     sparse,
     strings,
@@ -50,6 +51,7 @@ from tensorweave.ops import check_ops as _check_ops
 from tensorweave.ops import clip_ops as _clip_ops
 from tensorweave.ops import constant_ops as _constant_ops
 from tensorweave.ops import control_flow_ops as _control_flow_ops
+from tensorweave.ops import data_flow_ops as _data_flow_ops
 from tensorweave.ops import elementwise_ops as _elementwise_ops
 from tensorweave.ops import fill_ops as _fill_ops
 from tensorweave.ops import functional_ops as _functional_ops
@@ -64,6 +66,7 @@ from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
+from tensorweave.ops import script_ops as _script_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
 from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import sparse_ops as _sparse_ops

@@ -1,5 +1,5 @@
-"""`tf.train`: optimizers, the global step, learning-rate schedules, the Saver, meta graphs, checkpoint
-files, Example protos, event iteration.
+"""`tf.train`: optimizers, the global step, learning-rate schedules, the Saver, meta graphs, Coordinator and
+queue runners, checkpoint files, Example protos, event iteration.
 
 The protobufs, checkpoint-state files, checkpoint reader and event iterator live in `formats/`, beside the
 table, so they are declared here.
@@ -15,11 +15,13 @@ from tensorweave.train import adagrad as _adagrad
 from tensorweave.train import adam as _adam
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import checkpoint_utils as _checkpoint_utils
+from tensorweave.train import coordinator as _coordinator
 from tensorweave.train import gradient_descent as _gradient_descent
 from tensorweave.train import learning_rate_decay as _learning_rate_decay
 from tensorweave.train import meta_graph_io as _meta_graph_io
 from tensorweave.train import momentum as _momentum
 from tensorweave.train import optimizer as _optimizer
+from tensorweave.train import queue_runner as _queue_runner
 from tensorweave.train import rmsprop as _rmsprop
 from tensorweave.train import saver as _saver
 from tensorweave.train import training_util as _training_util
