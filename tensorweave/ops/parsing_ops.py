@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import collections
 import itertools
+import operator
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -214,18 +215,19 @@ def _gather(ctx: OpKernelContext, features: Sequence[Any], dtype: dtypes.DType, 
     counts and the present mask. `where(i)` names feature i in TF's type-mismatch message."""
     field = _LIST_FIELD[dtype]
     present = np.fromiter((f is not None for f in features), bool, len(features))
-    lists = []
-    for i, feature in enumerate(features):
-        if feature is None:
-            lists.append(())
-            continue
-        kind = feature.WhichOneof("kind")
-        if kind is not None and kind != field:
-            raise invalid_argument(ctx, where(i, kind))
-        lists.append(getattr(feature, field).value if kind else ())
-    counts = np.fromiter(map(len, lists), np.int64, len(lists))
+    found = list(itertools.compress(features, present))
+    kinds = list(map(_which_kind, found))
+    for kind in set(kinds) - {field, None}:
+        i = np.flatnonzero(present)[kinds.index(kind)]
+        raise invalid_argument(ctx, where(i, kind))
+    counts = np.zeros(len(features), np.int64)
+    lists = list(map(operator.attrgetter(field + ".value"), found))
+    counts[present] = np.fromiter(map(len, lists), np.int64, len(lists))
     values = np.array(list(itertools.chain.from_iterable(lists)), dtype=_np_dtype(dtype))
     return values, counts, present
+
+
+_which_kind = operator.methodcaller("WhichOneof", "kind")
 
 
 def _positions(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -279,7 +281,7 @@ def _example_features(ctx: OpKernelContext, messages: list, names: np.ndarray, b
 
     def column(key: Any) -> list:
         key = key.decode() if isinstance(key, bytes) else key
-        return key, [m[key] if key in m else None for m in maps]
+        return key, [m.get(key) for m in maps]
 
     sparse = [column(key) + (dtype,) for key, dtype in zip(np.ravel(sparse_keys), sparse_types)]
     parts = [_sparse_output(*_gather(ctx, col, dtype, mismatch(key, dtype))[:2], batch) for key, col, dtype in sparse]
