@@ -159,6 +159,27 @@ def max_pool(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run(y.op, feed_dict={x: data})
 
 
+def _example_batch(tf: Any) -> tuple[list[bytes], np.ndarray]:
+    """10,000 serialized tf.train.Examples of 20 scalar float features (f0..f19), and their values."""
+    values = np.random.default_rng(0).random((10000, 20), dtype=np.float32)
+    examples = []
+    for row in values.tolist():
+        example = tf.train.Example()
+        for j, value in enumerate(row):
+            example.features.feature[f"f{j}"].float_list.value.append(value)
+        examples.append(example.SerializeToString())
+    return examples, values
+
+
+def parse_example_10k(tf: Any) -> tuple[Any, Step]:
+    """tf.parse_example of a fed batch of 10,000 Examples, 20 FixedLenFeature([], float32) each."""
+    examples, _ = _example_batch(tf)
+    serialized = tf.placeholder(tf.string, [None])
+    parsed = tf.parse_example(serialized, {f"f{j}": tf.FixedLenFeature([], tf.float32) for j in range(20)})
+    sess = make_session(tf)
+    return sess, lambda: sess.run(parsed, feed_dict={serialized: examples})
+
+
 def _numpy_null_step() -> Step:
     return lambda: np.asarray(3.0, np.float32) + np.float32(1.0)
 
@@ -232,6 +253,12 @@ def _numpy_conv_alexnet() -> Step:
     return _numpy_conv((64, 27, 27, 96), (5, 5, 96, 256))
 
 
+def _numpy_parse_example_10k() -> Step:
+    """The dense assembly alone: 20 columns of 10,000 Python floats into float32 arrays."""
+    columns = np.random.default_rng(0).random((20, 10000)).tolist()
+    return lambda: [np.array(column, np.float32) for column in columns]
+
+
 def _numpy_max_pool() -> Step:
     x = np.random.default_rng(0).standard_normal((64, 27, 27, 256), dtype=np.float32)
     return lambda: x[:, :26, :26].reshape(64, 13, 2, 13, 2, 256).max(axis=(2, 4))
@@ -273,6 +300,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload(conv_mnist, _numpy_conv_mnist, 1.5),
         Workload(conv_alexnet, _numpy_conv_alexnet, 1.5),
         Workload(max_pool, _numpy_max_pool, 2.0),
+        Workload(parse_example_10k, _numpy_parse_example_10k, 2.0),
     )
 }
 

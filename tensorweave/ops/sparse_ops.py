@@ -481,6 +481,25 @@ def sparse_reorder(sp_input: Any, name: str | None = None) -> SparseTensor:
     return result
 
 
+@tf_export("sparse.merge", "sparse_merge")
+def sparse_merge(sp_ids: Any, sp_values: Any, vocab_size: Any, name: str | None = None,
+                 already_sorted: bool = False) -> SparseTensor:
+    """`tf.sparse.merge`: the values of `sp_values` placed at the ids of `sp_ids` (one id tensor per new last
+    dimension, each of `vocab_size`), as `tf.parse_example` assembles a SparseFeature."""
+    single = isinstance(sp_ids, SparseTensor)
+    sp_ids, vocab_size = ([sp_ids], [vocab_size]) if single else (list(sp_ids), list(vocab_size)
+                                                                    if isinstance(vocab_size, (list, tuple))
+                                                                    else [vocab_size])
+    with name_scope(name, "SparseMerge", sp_ids + [sp_values]):
+        sp_values = _convert_to_sparse_tensor(sp_values)
+        ids = [shape_ops.expand_dims(cast_ops.cast(s.values, dtypes.int64), 1) for s in sp_ids]
+        indices = manipulation_ops.concat([sp_values.indices[:, :-1]] + ids, 1)
+        sizes = [cast_ops.cast(shape_ops.reshape(size, [1]), dtypes.int64) for size in vocab_size]
+        shape = manipulation_ops.concat([sp_values.dense_shape[:-1]] + sizes, 0)
+        result = SparseTensor(indices, sp_values.values, shape)
+        return result if already_sorted else sparse_reorder(result)
+
+
 @tf_export("sparse.retain", "sparse_retain")
 def sparse_retain(sp_input: Any, to_retain: Any) -> SparseTensor:
     """`tf.sparse.retain`: the entries whose `to_retain` flag is true, in their order."""

@@ -63,6 +63,7 @@ from tensorweave.ops import linalg_ops as _linalg_ops
 from tensorweave.ops import logging_ops as _logging_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import nn_ops as _nn_ops
+from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
