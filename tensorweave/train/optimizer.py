@@ -37,6 +37,7 @@ from tensorweave.ops import (
     gradients,
     indexing_ops,
     init_ops,
+    set_ops,
     state_ops,
     variable_scope,
     variables,
@@ -91,7 +92,7 @@ def create_zeros_slot(primary: Any, name: str, dtype: Any = None,
 
 def _deduplicate_indexed_slices(values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
     """The rows of repeated indices summed: (summed values, unique indices)."""
-    unique_indices, new_index_positions = indexing_ops.unique(indices)
+    unique_indices, new_index_positions = set_ops.unique(indices)
     summed_values = indexing_ops.unsorted_segment_sum(values, new_index_positions, shape(unique_indices)[0])
     return summed_values, unique_indices
 

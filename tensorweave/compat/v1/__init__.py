@@ -21,10 +21,12 @@ from tensorweave.compat.v1 import (
     io,
     linalg,
     logging,
+    manip,
     math,
     nest,
     nn,
     python_io,
+    quantization,
     queue,
     random,
     sparse,
@@ -64,12 +66,16 @@ from tensorweave.ops import logging_ops as _logging_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
+from tensorweave.ops import quantize_ops as _quantize_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
+from tensorweave.ops import scatter_ops as _scatter_ops
 from tensorweave.ops import script_ops as _script_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
+from tensorweave.ops import set_ops as _set_ops
 from tensorweave.ops import shape_ops as _shape_ops
+from tensorweave.ops import space_batch_ops as _space_batch_ops
 from tensorweave.ops import sparse_ops as _sparse_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
