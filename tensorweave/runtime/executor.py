@@ -522,7 +522,8 @@ class _StepRun:
         for successor, slot, position in node.out_edges:
             edge_dead = is_dead or (slot >= 0 and values[slot] is DEAD)
             if nodes[successor].kind == _NodeKind.MERGE:
-                ready_merge = _activate_merge(state, nodes[successor], position, edge_dead)
+                ready_merge = _activate_merge(state, nodes[successor], position, edge_dead,
+                                              node.kind == _NodeKind.ENTER)
                 if ready_merge is None:
                     continue
                 ready.append((successor, ready_merge, frame, iteration))
@@ -532,7 +533,9 @@ class _StepRun:
                 pending[successor] -= 1
                 if pending[successor]:
                     continue
-                ready.append((successor, dead_inputs[successor] > 0, frame, iteration))
+                # a ControlTrigger is never dead: it lets a dead branch still signal that it is done
+                ready.append((successor, dead_inputs[successor] > 0 and nodes[successor].kind != _NodeKind.CONTROL_TRIGGER,
+                              frame, iteration))
             self.outstanding += 1
             state.outstanding_ops += 1
 
@@ -635,11 +638,13 @@ class _StepRun:
         self.done(self.failure)
 
 
-def _activate_merge(state: _Iteration, merge: _Node, position: int, edge_dead: bool) -> bool | None:
+def _activate_merge(state: _Iteration, merge: _Node, position: int, edge_dead: bool, from_enter: bool = False
+                    ) -> bool | None:
     """One input edge of a Merge arrived (TF's rule): None while it must wait, else whether it is dead.
 
     A Merge is ready once its control inputs have arrived and either its first live data input has (it
-    forwards that one) or every data input is dead (then it is dead)."""
+    forwards that one) or every data input is dead (then it is dead). A dead Enter alone kills a loop's
+    Merge: its NextIteration input never comes, as for a loop on the untaken branch of a cond."""
     pending, dead_inputs, index = state.pending, state.dead_inputs, merge.index
     if position < 0:  # a control edge
         pending[index] -= 2
@@ -654,7 +659,7 @@ def _activate_merge(state: _Iteration, merge: _Node, position: int, edge_dead: b
             state.merge_choice[index] = position
         return False if count == 1 else None
     dead_inputs[index] += 1
-    if pending[index] == 1 and dead_inputs[index] == merge.num_data_inputs:
+    if pending[index] == 1 and (dead_inputs[index] == merge.num_data_inputs or from_enter):
         return True
     return None
 

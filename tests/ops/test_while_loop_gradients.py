@@ -182,3 +182,19 @@ def test_stack_errors_as_tf(case, error, message):
 
     with pytest.raises(error, match=message):
         _stack_run(build)
+
+
+def test_gradients_of_a_cond_inside_a_loop_and_a_loop_inside_a_cond():
+    """Values recorded from TF: a ControlTrigger is never dead, and a dead Enter kills its loop's Merge."""
+    x = tf.placeholder(tf.float32, [])
+    looped = tf.while_loop(lambda i, a: i < 3,
+                           lambda i, a: (i + 1, tf.cond(a > 5.0, lambda: a * 2.0, lambda: a * a)), [0, x])[1]
+    grad = tf.gradients(looped, x)
+    p = tf.placeholder(tf.bool, [])
+    branched = tf.cond(p, lambda: tf.while_loop(lambda v: v < 10.0, lambda v: v * x, [x]), lambda: x * 3.0)
+    branched_grad = tf.gradients(branched, x)
+    with tf.Session() as sess:
+        assert [sess.run([looped, grad], {x: v}) for v in (1.5, 2.0, 3.0)] == [
+            [10.125, [27.0]], [32.0, [64.0]], [36.0, [24.0]]]
+        assert sess.run([branched, branched_grad], {x: 2.0, p: True}) == [16.0, [32.0]]
+        assert sess.run([branched, branched_grad], {x: 2.0, p: False}) == [6.0, [3.0]]
