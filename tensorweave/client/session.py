@@ -9,6 +9,7 @@ file and line where user code created it.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import re
@@ -400,7 +401,11 @@ class BaseSession:
         with self._extend_lock:
             ops = self._graph._operations_since(self._extended)
             if ops:
-                self._session.extend([op._node_def for op in ops])
+                nodes = [op._node_def for op in ops]
+                if self._session.wants_output_shapes:
+                    nodes = [dataclasses.replace(node, attr={**node.attr, "_output_shapes": [t.shape for t in op.outputs]})
+                             for node, op in zip(nodes, ops)]
+                self._session.extend(nodes)
                 self._extended += len(ops)
 
     def _convert_feeds(self, feed_dict: dict) -> tuple[tuple[str, ...], list[np.ndarray]]:

@@ -40,6 +40,9 @@ from tensorweave.runtime.session_factory import PlanKey, SessionBackend, registe
 from tensorweave.runtime.step_stats import NodeExecStats, to_proto
 
 LOCAL_TASK = "/job:localhost/replica:0/task:0"
+# TENSORWEAVE_PLACEMENT=cost_model: sessions made while it is set place unconstrained nodes with the
+# whitepaper's cost model (place.cost_model_place) instead of TF's first-device rule.
+PLACEMENT_ENV = "TENSORWEAVE_PLACEMENT"
 
 
 class _Plan:
@@ -133,7 +136,9 @@ class DirectSession(SessionBackend):
         # A negative count runs every kernel on the caller's thread, as TF's
         self._pool = (ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
                       if threads > 0 else None)
-        self._state = ExecutionState(self._devices, bool(getattr(config, "allow_soft_placement", False)))
+        self._cost_model = os.environ.get(PLACEMENT_ENV) == "cost_model" and num_cpus > 1
+        self._state = ExecutionState(self._devices, bool(getattr(config, "allow_soft_placement", False)),
+                                     self._cost_model)
         self._plans: dict[PlanKey, _Plan] = {}
         self._stateful_kernels: dict[tuple[str, str], OpKernel] = {}
         self._lock = threading.Lock()
@@ -150,6 +155,10 @@ class DirectSession(SessionBackend):
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def wants_output_shapes(self) -> bool:
+        return self._cost_model
 
     def extend(self, nodes: list[NodeDef]) -> None:
         """Add nodes to the session's graph, placed now for good; plans already built stay valid.
