@@ -4,7 +4,8 @@ It holds the session's placed graph (an ExecutionState, extended incrementally a
 grows), its devices with their resource managers, and one cached plan per PlanKey. The first run of a key
 goes through the pipeline, every later run only executes:
 
-    prune the placed graph -> fold constants -> partition by device -> one Executor per partition
+    prune the placed graph -> fold constants -> CSE -> remove dead nodes -> partition by device
+    -> schedule Recvs -> one Executor per partition
 
 A step gets one call frame (the feeds) and, when it spans partitions, one rendezvous and cancellation
 manager that all its executors share. Kernels of stateful nodes (variables, random ops) are made once per
@@ -32,7 +33,14 @@ from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel
-from tensorweave.runtime.optimize import constant_folding_enabled, fold_constants
+from tensorweave.runtime.optimize import (
+    constant_folding_enabled,
+    cse_enabled,
+    eliminate_common_subexpressions,
+    fold_constants,
+    remove_dead_nodes,
+    schedule_recvs,
+)
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.place import is_generator
 from tensorweave.runtime.prune import prune
@@ -144,6 +152,10 @@ class DirectSession(SessionBackend):
         self._lock = threading.Lock()
         self._closed = False
         self._fold_constants = constant_folding_enabled(config)
+        self._cse = cse_enabled(config)
+        graph_options = getattr(config, "graph_options", None)
+        self._recv_scheduling = bool(getattr(graph_options, "enable_recv_scheduling", False))
+        self._bfloat16_sendrecv = bool(getattr(graph_options, "enable_bfloat16_sendrecv", False))
         self._log_device_placement = bool(getattr(config, "log_device_placement", False))
         self._operation_timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
         self._cancellation = CancellationManager()  # fired by close: running steps stop waiting
@@ -195,9 +207,14 @@ class DirectSession(SessionBackend):
             graph_def = prune(graph_def, key.feeds, key.fetches, key.targets, self._types(graph_def, key))
             if self._fold_constants:
                 graph_def = fold_constants(graph_def, self._devices[0])
+            if self._cse:
+                graph_def = eliminate_common_subexpressions(graph_def, key.targets)
+            graph_def = remove_dead_nodes(graph_def, key.targets)
+            parts = partition(graph_def, self._devices[0].name, self._bfloat16_sendrecv)
+            if self._recv_scheduling:
+                parts = {name: schedule_recvs(part) for name, part in parts.items()}
             devices = {device.name: device for device in self._devices}
-            executors = [Executor(part, devices[name], self._kernel_for, self._pool)
-                         for name, part in partition(graph_def, self._devices[0].name).items()]
+            executors = [Executor(part, devices[name], self._kernel_for, self._pool) for name, part in parts.items()]
             plan = self._plans[key] = _Plan(executors, len(key.fetches))
             return plan
 
