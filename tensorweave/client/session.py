@@ -36,6 +36,7 @@ from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.runtime import direct_session  # noqa: F401 - registers the in-process backend
 from tensorweave.runtime.session_factory import PlanKey, new_session
+from tensorweave.runtime.step_stats import cost_graph
 
 _live_sessions: weakref.WeakSet = weakref.WeakSet()
 _NODE_REFERENCE = re.compile(r"\{\{node (\S+?)\}\}")
@@ -307,6 +308,8 @@ class BaseSession:
         run_metadata.Clear()
         if step_stats is not None:
             run_metadata.step_stats.CopyFrom(step_stats)
+            if options.trace_level >= protos.RunOptions.FULL_TRACE:
+                run_metadata.cost_graph.CopyFrom(cost_graph(self._session.step_graphs(key), step_stats))
         if options is not None and options.output_partition_graphs:
             for graph_def in self._session.step_graphs(key):
                 run_metadata.partition_graphs.add().CopyFrom(graph_def.to_proto())

@@ -77,7 +77,7 @@ class _Plan:
             try:
                 return single.run(feed_values, records)
             finally:
-                step_stats.CopyFrom(to_proto([(single.device.name, records)]))
+                step_stats.CopyFrom(to_proto([(single.device.name, records)], [single.graph_def]))
         traced = None if step_stats is None else [[] for _ in self.executors]
         step = StepContext()
         token = None
@@ -91,7 +91,8 @@ class _Plan:
             if token is not None:
                 cancellation.deregister_callback(token)
             if traced is not None:
-                step_stats.CopyFrom(to_proto([(e.device.name, r) for e, r in zip(self.executors, traced)]))
+                step_stats.CopyFrom(to_proto([(e.device.name, r) for e, r in zip(self.executors, traced)],
+                                             self.graphs))
 
     def _run_step(self, feed_values: Sequence[Any], step: StepContext, traced: list[list[NodeExecStats]] | None,
                   timeout: float | None) -> list[Any]:
