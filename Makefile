@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo figure1 test bench clean
+.PHONY: demo figure1 trace test bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(VENV)/.installed-demo
 
 figure1: $(VENV)/.installed-dev
 	$(PY) examples/figure1.py
+
+# Figure 1 over two CPU devices, one FULL_TRACE step written as Chrome trace JSON (figure1_trace.json)
+trace: $(VENV)/.installed-dev
+	$(PY) examples/trace_figure1.py
 
 test: $(VENV)/.installed-dev
 	$(PY) -m ruff check tensorweave tests benchmarks examples tools

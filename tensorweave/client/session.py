@@ -9,6 +9,7 @@ file and line where user code created it.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import re
@@ -36,6 +37,7 @@ from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.runtime import direct_session  # noqa: F401 - registers the in-process backend
 from tensorweave.runtime.session_factory import PlanKey, new_session
+from tensorweave.runtime.step_stats import cost_graph
 
 _live_sessions: weakref.WeakSet = weakref.WeakSet()
 _NODE_REFERENCE = re.compile(r"\{\{node (\S+?)\}\}")
@@ -310,6 +312,8 @@ class BaseSession:
         run_metadata.Clear()
         if step_stats is not None:
             run_metadata.step_stats.CopyFrom(step_stats)
+            if options.trace_level >= protos.RunOptions.FULL_TRACE:
+                run_metadata.cost_graph.CopyFrom(cost_graph(self._session.step_graphs(key), step_stats))
         if options is not None and options.output_partition_graphs:
             for graph_def in self._session.step_graphs(key):
                 run_metadata.partition_graphs.add().CopyFrom(graph_def.to_proto())
@@ -404,7 +408,11 @@ class BaseSession:
         with self._extend_lock:
             ops = self._graph._operations_since(self._extended)
             if ops:
-                self._session.extend([op._node_def for op in ops])
+                nodes = [op._node_def for op in ops]
+                if self._session.wants_output_shapes:
+                    nodes = [dataclasses.replace(node, attr={**node.attr, "_output_shapes": [t.shape for t in op.outputs]})
+                             for node, op in zip(nodes, ops)]
+                self._session.extend(nodes)
                 self._extended += len(ops)
 
     def _convert_feeds(self, feed_dict: dict) -> tuple[tuple[str, ...], list[np.ndarray]]:

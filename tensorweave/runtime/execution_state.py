@@ -25,9 +25,11 @@ from tensorweave.runtime.place import check_kernels, place
 class ExecutionState:
     """All nodes the session has been given, each with its device."""
 
-    def __init__(self, devices: Sequence[DeviceBase], allow_soft_placement: bool = False) -> None:
+    def __init__(self, devices: Sequence[DeviceBase], allow_soft_placement: bool = False,
+                 cost_model: bool = False) -> None:
         self._devices = list(devices)
         self._allow_soft_placement = allow_soft_placement
+        self._cost_model = cost_model
         self._nodes: dict[str, NodeDef] = {}
         self._placed: list[NodeDef] = []
         self._lock = threading.Lock()
@@ -44,7 +46,7 @@ class ExecutionState:
             batch = GraphDef(node=list(nodes))
             check_kernels(batch, self._devices)
             earlier = {name: node.device for name, node in self._nodes.items()}
-            placed = place(batch, self._devices, self._allow_soft_placement, earlier).node
+            placed = place(batch, self._devices, self._allow_soft_placement, earlier, self._cost_model).node
             for node in placed:
                 self._nodes[node.name] = node
             self._placed.extend(placed)

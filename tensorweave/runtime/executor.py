@@ -173,6 +173,10 @@ class Executor:
                 else:
                     node.call = kernel.call
         self._ret_slots = sorted(ret_slots)
+        # Nodes a step never calls (feeds, fetches, constants), which a trace still lists, as TF's
+        # (TF lists constants, then feeds, first; fetches last)
+        self._untraced = ([n for n in nodes if n.kernel is not None and n.kernel.constant]
+                          + [n for n in nodes if n.kind in (_NodeKind.ARG, _NodeKind.RETVAL)])
         fetched = {slot for _, slot, _ in ret_slots}
         self._remaining = self._consumer_counts(next_slot, fetched)
         runnable = [nodes[i] for i in order if nodes[i].call is not None]
@@ -244,11 +248,15 @@ class Executor:
         if straight is not None:
             if stats is not None:
                 straight = self._straight_traced = self._straight_traced or self._compile(True)
+            start = time.time_ns() // 1000
             try:
                 with quiet_numerics():
-                    return straight.run(args, step, stats)
+                    results = straight.run(args, step, stats)
             except Exception as e:
                 raise kernel_error(straight.failed_node(e), e) from e
+            if stats is not None:
+                self._add_frame_records(stats, args, start)
+            return results
         finished = threading.Event()
         outcome: list[BaseException | None] = []
         step = step or StepContext()
@@ -269,7 +277,30 @@ class Executor:
         """Start a step; `done(error or None)` is called once, from whichever thread finishes it, after the
         results are in `call_frame.rets` (in `ret_indices` order). The step's rendezvous and cancellation
         are `step`'s."""
+        if stats is not None:
+            start, finish = time.time_ns() // 1000, done
+
+            def done(error: BaseException | None) -> None:
+                if error is None:  # a failed step lists only the kernels that ran
+                    self._add_frame_records(stats, call_frame.args, start)
+                finish(error)
+
         _StepRun(self, call_frame, step, done, stats).start()
+
+    def _add_frame_records(self, stats: list[NodeExecStats], args: Sequence[Any], start: int) -> None:
+        """Trace the nodes no kernel runs for: constants and `_Arg`s at the step's start (with their values),
+        before the kernels' records, and `_Retval`s at its end (called once the step's kernels are done)."""
+        end, thread = time.time_ns() // 1000, threading.get_native_id()
+        first = []
+        for node in self._untraced:
+            nd = node.node_def
+            if node.kind == _NodeKind.ARG:
+                first.append(NodeExecStats(nd.name, nd.op, start, start, thread, (args[nd.attr["index"]],)))
+            elif node.kind == _NodeKind.RETVAL:
+                stats.append(NodeExecStats(nd.name, nd.op, end, end, thread))
+            else:
+                first.append(NodeExecStats(nd.name, nd.op, start, start, thread, (self._template[node.out_slot],)))
+        stats[:0] = first
 
 
 class _Iteration:
@@ -399,7 +430,7 @@ class _StepRun:
         start = time.time_ns() // 1000
         result = node.call(ctx, *inputs)
         self.stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start, time.time_ns() // 1000,
-                                        threading.get_native_id()))
+                                        threading.get_native_id(), _as_outputs(node, result)))
         return result
 
     def _run_on_pool(self, node: _Node, frame: _Frame, iteration: int) -> None:
@@ -426,7 +457,8 @@ class _StepRun:
         def done(outputs: Any = None, error: BaseException | None = None) -> None:
             if self.stats is not None:
                 self.stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start,
-                                                time.time_ns() // 1000, threading.get_native_id()))
+                                                time.time_ns() // 1000, threading.get_native_id(),
+                                                _as_outputs(node, outputs)))
             if starting and threading.get_ident() == caller:
                 inline.append((outputs, error))
                 return
@@ -729,3 +761,10 @@ def _lookup_op(node_def: NodeDef) -> op_registry.Op:
     except KeyError:
         raise errors.NotFoundError(node_def, None, f"Op type not registered '{node_def.op}' used by node "
                                    f"{node_def.name}") from None
+
+
+def _as_outputs(node: _Node, result: Any) -> Sequence[Any]:
+    """A kernel's result as the list of its outputs (a traced step records their sizes)."""
+    if node.num_outputs == 1:
+        return (result,)
+    return tuple(result) if node.num_outputs and isinstance(result, (list, tuple)) else ()
