@@ -41,7 +41,8 @@ class ClusterDevice(DeviceBase):
     def __init__(self, attributes: Any) -> None:
         super().__init__(attributes.name, attributes.device_type, None)
         self.memory_limit_bytes = attributes.memory_limit
-        self.incarnation = attributes.incarnation
+        self.incarnation = attributes.incarnation - (1 << 64) if attributes.incarnation >= 1 << 63 \
+            else attributes.incarnation  # as the int64 attr of `_Send`/`_Recv` carries it
         self.attributes = attributes
 
 

@@ -254,3 +254,16 @@ def test_cluster_of_processes(process_cluster):
         sess.run(init)
         sess.run(step)
         np.testing.assert_allclose(sess.run(y, {x: [[1.0, 0.0], [0.0, 1.0]]}), [[2.5, 2.5], [4.5, 4.5]])
+
+
+def test_reset_clears_the_cluster_containers(cluster):
+    _, worker = cluster
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(3.0, name="v")
+    with tf.Session(worker.target) as sess:
+        sess.run(v.initializer)
+        assert sess.run(v) == 3.0
+    tf.Session.reset(worker.target)
+    with tf.Session(worker.target) as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v"):
+            sess.run(v)
