@@ -88,8 +88,9 @@ def serve(server: grpc.Server, service: str, methods: dict[str, tuple[type, type
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
 
 
-def new_server(max_workers: int = 64) -> grpc.Server:
-    """A gRPC server whose handlers may block (RunGraph waits for its step, RecvTensor for its value)."""
+def new_server(max_workers: int = 256) -> grpc.Server:
+    """A gRPC server whose handlers may block (RunGraph waits for its step, RecvTensor for its value): each
+    waiting call holds one of its threads, made as needed."""
     return grpc.server(ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="tensorweave-rpc"),
                        options=_UNLIMITED)
 
