@@ -154,16 +154,13 @@ def _fetched_value(value: Any) -> Any:
     return value
 
 
-def _check_target(target: str, what: str) -> None:
-    """Only the in-process target '' runs today; a grpc:// one waits for the distributed runtime, and any
+def _check_target(target: str) -> None:
+    """The in-process target '' and grpc:// ones run (the distributed runtime registers the latter); any
     other scheme has no session factory, with TF's error."""
     if target and not target.startswith("grpc://"):
         raise errors.NotFoundError(
             None, None, f'No session factory registered for the given session options: {{target: "{target}"}} '
             "Registered factories are {GRPC_SESSION, DIRECT_SESSION}.")
-    if target:
-        raise errors.UnimplementedError(None, None, f"{what} target {target!r}: only the in-process target '' is "
-                                        "available; grpc:// sessions come with the distributed runtime")
 
 
 class BaseSession:
@@ -183,7 +180,7 @@ class BaseSession:
             raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
         if isinstance(target, bytes):
             target = target.decode()
-        _check_target(target, "Session")
+        _check_target(target)
         self._target = target
         self._graph = graph
         self._config = config
@@ -479,10 +476,17 @@ class BaseSession:
     def reset(target: str, containers: list[str] | None = None, config: Any = None) -> None:
         """Clear the named resource containers (all when None) of the sessions on `target`, and close them:
         their later runs fail with CancelledError, as TF's DirectSessionFactory::Reset leaves them."""
-        _check_target(target, "Session.reset")
+        _check_target(target)
+        if target:  # the master clears the containers of every task, and closes its sessions
+            backend = new_session(target, config)
+            try:
+                backend.reset_containers(list(containers or []))
+            finally:
+                backend.close()
+            return
         for session in list(_live_sessions):
             direct = session._session
-            if not direct.closed:
+            if not session._target and not direct.closed:
                 names = containers
                 if names is None:
                     names = direct.container_names()

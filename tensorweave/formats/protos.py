@@ -38,8 +38,9 @@ _TF_PACKAGES = {
                                   "graph", "graph_debug_info", "node_def", "op_def", "resource_handle",
                                   "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
                                   "tensor_slice", "types", "variable", "versions"],
-    "tensorflow.core.protobuf": ["cluster", "config", "debug", "meta_graph", "rewriter_config", "saver",
-                                 "tensor_bundle", "tensorflow_server"],
+    "tensorflow.core.protobuf": ["cluster", "config", "debug", "error_codes", "master", "meta_graph",
+                                 "named_tensor", "rewriter_config", "saver", "tensor_bundle", "tensorflow_server",
+                                 "worker"],
     "tensorflow.core.util": ["event"],
     "tensorflow.core.example": ["example", "feature"],
     "tensorflow.python.training": ["checkpoint_state"],
@@ -161,6 +162,43 @@ FeatureLists = _tf("FeatureLists")
 BytesList = _tf("BytesList")
 FloatList = _tf("FloatList")
 Int64List = _tf("Int64List")
+# the distributed runtime's services (master.proto, worker.proto)
+DeviceAttributes = _tf("DeviceAttributes")
+DeviceLocality = _tf("DeviceLocality")
+NamedTensorProto = _tf("NamedTensorProto")
+CreateSessionRequest = _tf("CreateSessionRequest")
+CreateSessionResponse = _tf("CreateSessionResponse")
+ExtendSessionRequest = _tf("ExtendSessionRequest")
+ExtendSessionResponse = _tf("ExtendSessionResponse")
+RunStepRequest = _tf("RunStepRequest")
+RunStepResponse = _tf("RunStepResponse")
+PartialRunSetupRequest = _tf("PartialRunSetupRequest")
+PartialRunSetupResponse = _tf("PartialRunSetupResponse")
+CloseSessionRequest = _tf("CloseSessionRequest")
+CloseSessionResponse = _tf("CloseSessionResponse")
+ResetRequest = _tf("ResetRequest")
+ResetResponse = _tf("ResetResponse")
+ListDevicesRequest = _tf("ListDevicesRequest")
+ListDevicesResponse = _tf("ListDevicesResponse")
+GetStatusRequest = _tf("GetStatusRequest")
+GetStatusResponse = _tf("GetStatusResponse")
+CreateWorkerSessionRequest = _tf("CreateWorkerSessionRequest")
+CreateWorkerSessionResponse = _tf("CreateWorkerSessionResponse")
+DeleteWorkerSessionRequest = _tf("DeleteWorkerSessionRequest")
+DeleteWorkerSessionResponse = _tf("DeleteWorkerSessionResponse")
+RegisterGraphRequest = _tf("RegisterGraphRequest")
+RegisterGraphResponse = _tf("RegisterGraphResponse")
+DeregisterGraphRequest = _tf("DeregisterGraphRequest")
+DeregisterGraphResponse = _tf("DeregisterGraphResponse")
+CleanupAllRequest = _tf("CleanupAllRequest")
+CleanupAllResponse = _tf("CleanupAllResponse")
+ExecutorOpts = _tf("ExecutorOpts")
+RunGraphRequest = _tf("RunGraphRequest")
+RunGraphResponse = _tf("RunGraphResponse")
+CleanupGraphRequest = _tf("CleanupGraphRequest")
+CleanupGraphResponse = _tf("CleanupGraphResponse")
+RecvTensorRequest = _tf("RecvTensorRequest")
+RecvTensorResponse = _tf("RecvTensorResponse")
 # checkpoints
 BundleHeaderProto = _tf("BundleHeaderProto")
 BundleEntryProto = _tf("BundleEntryProto")

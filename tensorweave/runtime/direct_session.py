@@ -27,7 +27,7 @@ from tensorweave.devices.device import Device
 from tensorweave.framework import op_registry
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_base import DeviceBase
-from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
+from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
@@ -205,7 +205,8 @@ class DirectSession(SessionBackend):
             graph_def = self._state.placed_graph()
             if key.exact_nodes:
                 graph_def = without_outside_control_inputs(graph_def, key.targets)
-            graph_def = prune(graph_def, key.feeds, key.fetches, key.targets, self._types(graph_def, key))
+            graph_def = prune(graph_def, key.feeds, key.fetches, key.targets,
+                              self._state.tensor_types(key.feeds + key.fetches, key.refs))
             if self._fold_constants:
                 graph_def = fold_constants(graph_def, self._devices[0])
             if self._cse:
@@ -218,19 +219,6 @@ class DirectSession(SessionBackend):
             executors = [Executor(part, devices[name], self._kernel_for, self._pool) for name, part in parts.items()]
             plan = self._plans[key] = _Plan(executors, len(key.fetches))
             return plan
-
-    def _types(self, graph_def: GraphDef, key: PlanKey) -> dict[str, Any]:
-        """Feed and fetch dtypes from the graph (pruning reports tensors that are not there)."""
-        known = {node.name for node in graph_def.node}
-        types = {}
-        for tensor in key.feeds + key.fetches:
-            name, index = parse_input(tensor)
-            if name in known and index >= 0:
-                try:
-                    types[tensor] = self._state.output_dtype(tensor, tensor in key.refs)
-                except IndexError:
-                    pass
-        return types
 
     def _kernel_for(self, node_def: NodeDef, device: DeviceBase) -> OpKernel:
         """A new kernel, except for stateful nodes: one per session, shared by every plan (called under the

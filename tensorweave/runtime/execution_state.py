@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, op_registry
@@ -69,6 +69,22 @@ class ExecutionState:
             raise errors.NotFoundError(None, None, f"Tensor {tensor} is not in the session's graph")
         dtype = arg_types(op_registry.get(node.op).op_def.output_args, node.attr)[index]
         return dtype if as_ref else dtype.base_dtype
+
+
+    def tensor_types(self, tensors: Sequence[str], refs: Collection[str] = ()) -> dict[str, dtypes.DType]:
+        """The dtypes of the named feeds and fetches that are in the graph (pruning reports the others);
+        those in `refs` as refs."""
+        types = {}
+        with self._lock:
+            known = set(self._nodes)
+        for tensor in tensors:
+            name, index = parse_input(tensor)
+            if name in known and index >= 0:
+                try:
+                    types[tensor] = self.output_dtype(tensor, tensor in refs)
+                except IndexError:
+                    pass
+        return types
 
 
 def without_outside_control_inputs(graph_def: GraphDef, names: Sequence[str]) -> GraphDef:

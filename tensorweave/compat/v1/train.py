@@ -5,6 +5,8 @@ The protobufs, checkpoint-state files, checkpoint reader and event iterator live
 table, so they are declared here.
 """
 
+from tensorweave.distributed import cluster_spec as _cluster_spec
+from tensorweave.distributed import server as _server
 from tensorweave.formats import checkpoint_reader as _checkpoint_reader
 from tensorweave.formats import checkpoint_state as _checkpoint_state
 from tensorweave.formats import events as _events
