@@ -34,8 +34,8 @@ POOL = _build_pool()
 # repr(cls), and protobuf's type errors that show it, read as TF's.
 _TF_PACKAGES = {
     "tensorflow.core.framework": ["allocation_description", "attr_value", "cost_graph", "full_type", "function",
-                                  "graph", "graph_debug_info", "node_def", "op_def", "resource_handle",
-                                  "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
+                                  "graph", "graph_debug_info", "node_def", "op_def", "reader_base",
+                                  "resource_handle", "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
                                   "tensor_slice", "types", "variable", "versions"],
     "tensorflow.core.protobuf": ["cluster", "config", "debug", "meta_graph", "rewriter_config", "saver",
                                  "tensor_bundle", "tensorflow_server"],
@@ -158,6 +158,8 @@ FeatureLists = _tf("FeatureLists")
 BytesList = _tf("BytesList")
 FloatList = _tf("FloatList")
 Int64List = _tf("Int64List")
+# readers
+ReaderBaseState = _tf("ReaderBaseState")
 # checkpoints
 BundleHeaderProto = _tf("BundleHeaderProto")
 BundleEntryProto = _tf("BundleEntryProto")
