@@ -35,7 +35,7 @@ POOL = _build_pool()
 _TF_PACKAGES = {
     "tensorflow.core.framework": ["allocation_description", "attr_value", "cost_graph", "device_attributes",
                                   "full_type", "function",
-                                  "graph", "graph_debug_info", "node_def", "op_def", "resource_handle",
+                                  "graph", "graph_debug_info", "node_def", "op_def", "reader_base", "resource_handle",
                                   "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
                                   "tensor_slice", "types", "variable", "versions"],
     "tensorflow.core.protobuf": ["cluster", "config", "debug", "error_codes", "master", "meta_graph",
@@ -161,6 +161,7 @@ FeatureList = _tf("FeatureList")
 FeatureLists = _tf("FeatureLists")
 BytesList = _tf("BytesList")
 FloatList = _tf("FloatList")
+ReaderBaseState = _tf("ReaderBaseState")
 Int64List = _tf("Int64List")
 # the distributed runtime's services (master.proto, worker.proto)
 DeviceAttributes = _tf("DeviceAttributes")

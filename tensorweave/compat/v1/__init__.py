@@ -61,6 +61,7 @@ from tensorweave.ops import gradients as _gradients
 from tensorweave.ops import image_ops as _image_ops
 from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
+from tensorweave.ops import io_ops as _io_ops
 from tensorweave.ops import linalg_ops as _linalg_ops
 from tensorweave.ops import logging_ops as _logging_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
@@ -69,6 +70,7 @@ from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import quantize_ops as _quantize_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
+from tensorweave.ops import reader_ops as _reader_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
 from tensorweave.ops import scatter_ops as _scatter_ops
 from tensorweave.ops import script_ops as _script_ops
