@@ -131,7 +131,8 @@ class DatasetV1:
         raise NotImplementedError
 
     def __iter__(self) -> Any:
-        raise RuntimeError("__iter__() is only supported inside of tf.function or when eager execution is enabled.")
+        raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
+                           "tf.function.")
 
     # -- iterators ---------------------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """tf.data in graph mode: datasets' values and static shapes, the four kinds of iterator, the file readers."""
 
 import gzip
+import threading
 import time
 
 import numpy as np
@@ -253,3 +254,18 @@ def test_public_names():
                  "make_one_shot_iterator", "make_initializable_iterator", "get_output_types", "get_output_shapes",
                  "get_output_classes"]:
         assert hasattr(tf.data, name)
+
+
+def test_a_blocked_get_next_fails_at_the_step_timeout():
+    release = threading.Event()
+
+    def gen():
+        release.wait(5)
+        yield 1
+
+    with tf.Graph().as_default():
+        nxt = tf.data.Dataset.from_generator(gen, tf.int64).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(nxt, options=tf.RunOptions(timeout_in_ms=100))
+            release.set()
