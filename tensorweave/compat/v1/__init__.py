@@ -10,6 +10,7 @@ from tensorweave.compat.v1 import (
     app,
     bitwise,
     compat,
+    data,
     debugging,
     dtypes,
     errors,
