@@ -19,6 +19,7 @@ from tensorweave.compat.v1 import (
     image,
     initializers,
     io,
+    layers,
     linalg,
     logging,
     losses,
