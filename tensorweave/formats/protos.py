@@ -38,8 +38,8 @@ _TF_PACKAGES = {
                                   "graph", "graph_debug_info", "node_def", "op_def", "resource_handle",
                                   "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
                                   "tensor_slice", "types", "variable", "versions"],
-    "tensorflow.core.protobuf": ["cluster", "config", "debug", "meta_graph", "rewriter_config", "saver",
-                                 "tensor_bundle", "tensorflow_server"],
+    "tensorflow.core.protobuf": ["cluster", "config", "debug", "meta_graph", "rewriter_config", "saved_model",
+                                 "saver", "tensor_bundle", "tensorflow_server"],
     "tensorflow.core.util": ["event"],
     "tensorflow.core.example": ["example", "feature"],
     "tensorflow.python.training": ["checkpoint_state"],
@@ -115,6 +115,7 @@ AssetFileDef = _tf("AssetFileDef")
 SaverDef = _tf("SaverDef")
 VariableDef = _tf("VariableDef")
 SaveSliceInfoDef = _tf("SaveSliceInfoDef")
+SavedModel = _tf("SavedModel")
 # sessions
 ConfigProto = _tf("ConfigProto")
 GPUOptions = _tf("GPUOptions")
