@@ -39,7 +39,7 @@ _TF_PACKAGES = {
                                   "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
                                   "tensor_slice", "types", "variable", "versions"],
     "tensorflow.core.protobuf": ["cluster", "config", "debug", "error_codes", "master", "meta_graph",
-                                 "named_tensor", "rewriter_config", "saver", "tensor_bundle", "tensorflow_server",
+                                 "named_tensor", "rewriter_config", "saved_model", "saver", "tensor_bundle", "tensorflow_server",
                                  "worker"],
     "tensorflow.core.util": ["event"],
     "tensorflow.core.example": ["example", "feature"],
@@ -116,6 +116,7 @@ AssetFileDef = _tf("AssetFileDef")
 SaverDef = _tf("SaverDef")
 VariableDef = _tf("VariableDef")
 SaveSliceInfoDef = _tf("SaveSliceInfoDef")
+SavedModel = _tf("SavedModel")
 # sessions
 ConfigProto = _tf("ConfigProto")
 GPUOptions = _tf("GPUOptions")

@@ -267,7 +267,7 @@ def _import_collection(graph: Graph, key: str, collection: Any, scope: str | Non
             if value not in built:  # one object for a proto in several collections (variables, trainables)
                 built[value] = from_proto(proto_type.FromString(value), import_scope=scope)
             graph.add_to_collection(key, built[value])
-    elif kind in ("int64_list", "float_list"):
+    elif kind in ("int64_list", "float_list", "any_list"):
         for value in getattr(collection, kind).value:
             graph.add_to_collection(key, value)
     else:

@@ -33,6 +33,7 @@ from tensorweave.compat.v1 import (
     quantization,
     queue,
     random,
+    saved_model,
     sparse,
     strings,
     summary,
