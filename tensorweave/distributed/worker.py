@@ -33,7 +33,7 @@ from tensorweave.framework.graph_io import graph_def_from_proto
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
-from tensorweave.runtime.executor import CallFrame, Executor, new_kernel
+from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
 
 _FINISHED_STEPS_KEPT = 10000
 
@@ -186,28 +186,7 @@ class Worker:
     def _run(self, executors: list[Executor], rendezvous: RemoteRendezvous) -> None:
         """Run the step's executors on this task; the first error (not a cancellation it caused) wins."""
         step = StepContext(rendezvous=rendezvous, cancellation=rendezvous.cancellation, step_id=rendezvous.step_id)
-        remaining = len(executors)
-        lock, finished = threading.Lock(), threading.Event()
-        failures: list[BaseException] = []
-
-        def done(error: BaseException | None) -> None:
-            nonlocal remaining
-            with lock:
-                if error is not None:
-                    failures.append(error)
-                remaining -= 1
-                last = remaining == 0
-            if error is not None:
-                rendezvous.abort(error)
-            if last:
-                finished.set()
-
-        for executor in executors:
-            executor.run_async(CallFrame(()), step, done)
-        finished.wait()
-        if failures:
-            raise next((f for f in failures if not isinstance(f, (errors.CancelledError, errors.AbortedError))),
-                       failures[0])
+        run_partitions(executors, [CallFrame(()) for _ in executors], step)
 
     def RecvTensor(self, request: Any) -> Any:  # noqa: N802
         """Wait for the step's value of the key (sent by this task's `_Send`) and return it."""

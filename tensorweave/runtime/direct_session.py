@@ -32,7 +32,7 @@ from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
-from tensorweave.runtime.executor import CallFrame, Executor, new_kernel
+from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
 from tensorweave.runtime.optimize import (
     constant_folding_enabled,
     cse_enabled,
@@ -96,34 +96,8 @@ class _Plan:
 
     def _run_step(self, feed_values: Sequence[Any], step: StepContext, traced: list[list[NodeExecStats]] | None,
                   timeout: float | None) -> list[Any]:
-        """Start every partition on one step (shared rendezvous and cancellation); the first error wins."""
         frames = [CallFrame(feed_values) for _ in self.executors]
-        remaining = len(self.executors)
-        lock, finished = threading.Lock(), threading.Event()
-        failures: list[BaseException] = []
-
-        def done(error: BaseException | None) -> None:
-            nonlocal remaining
-            with lock:
-                if error is not None:
-                    failures.append(error)
-                remaining -= 1
-                last = remaining == 0
-            if error is not None:  # the other partitions stop waiting on this one
-                step.cancellation.start_cancel()
-                step.rendezvous.abort(error)
-            if last:
-                finished.set()
-
-        for number, (executor, frame) in enumerate(zip(self.executors, frames)):
-            executor.run_async(frame, step, done, traced[number] if traced is not None else None)
-        if not finished.wait(timeout):
-            step.cancellation.start_cancel()  # wakes every kernel that waits
-            finished.wait()
-            if failures:
-                raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
-        if failures:  # the cause, not the cancellations it set off in other partitions (TF's StatusGroup)
-            raise next((f for f in failures if not isinstance(f, errors.CancelledError)), failures[0])
+        run_partitions(self.executors, frames, step, traced, timeout)
         results: list[Any] = [None] * self._num_fetches
         for executor, frame in zip(self.executors, frames):
             for index, value in zip(executor.ret_indices, frame.rets):

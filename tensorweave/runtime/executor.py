@@ -303,6 +303,41 @@ class Executor:
         stats[:0] = first
 
 
+def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], step: StepContext,
+                   traced: Sequence[list[NodeExecStats]] | None = None, timeout: float | None = None) -> None:
+    """Run one step over several executors of this process (a step's partitions), sharing `step`'s rendezvous
+    and cancellation: the first failure cancels the others, which stop waiting on it. Past `timeout` seconds
+    the step is cancelled and fails with DeadlineExceededError. Raises the cause, not the cancellations and
+    aborts it set off (TF's StatusGroup); the results are in `frames`."""
+    remaining = len(executors)
+    lock, finished = threading.Lock(), threading.Event()
+    failures: list[BaseException] = []
+
+    def done(error: BaseException | None) -> None:
+        nonlocal remaining
+        with lock:
+            if error is not None:
+                failures.append(error)
+            remaining -= 1
+            last = remaining == 0
+        if error is not None:
+            step.cancellation.start_cancel()
+            step.rendezvous.abort(error)
+        if last:
+            finished.set()
+
+    for number, (executor, frame) in enumerate(zip(executors, frames)):
+        executor.run_async(frame, step, done, traced[number] if traced is not None else None)
+    if not finished.wait(timeout):
+        step.cancellation.start_cancel()  # wakes every kernel that waits
+        finished.wait()
+        if failures:
+            raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
+    if failures:
+        raise next((f for f in failures if not isinstance(f, (errors.CancelledError, errors.AbortedError))),
+                   failures[0])
+
+
 class _Iteration:
     """One iteration of one frame: its entries (values, possibly dead) and its nodes' counts."""
 
