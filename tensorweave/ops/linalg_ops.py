@@ -1,6 +1,9 @@
 """Linear algebra: the matrix products MatMul, BatchMatMulV2 and SparseMatMul (`tf.matmul` chooses among them
-as TF does, and is installed as `Tensor.__matmul__` when this module is imported), the QR decomposition and
-the diagonal of a square tensor.
+as TF does, and is installed as `Tensor.__matmul__` when this module is imported), the QR decomposition, the
+diagonal of a square tensor, the band and diagonals of batched matrices (MatrixBandPart, MatrixDiag,
+MatrixDiagPart, MatrixSetDiag and their V3 forms with diagonal ranges and alignments), Cross, Einsum, and the
+composites built on them (trace, eye, adjoint, matvec, tensordot, norm). Solvers and decompositions are in
+`linalg_decompositions`.
 
 Qr and DiagPart exist for what builds on them (the orthogonal initializer), with TF's op types and attrs so
 graphs round-trip with real TF; the batched forms run over the leading dimensions as TF's kernels do.
@@ -18,11 +21,15 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import raw_ops
+from tensorweave.ops import elementwise_ops, raw_ops
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.elementwise_ops import binary_overload, conj
-from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32
-from tensorweave.ops.shape_helpers import broadcast_shapes
+from tensorweave.ops.elementwise_ops import binary_overload, conj, sqrt
+from tensorweave.ops.fill_ops import ones, zeros, zeros_like
+from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32, invalid_argument
+from tensorweave.ops.manipulation_ops import matrix_transpose, transpose
+from tensorweave.ops.reduction_ops import reduce_max, reduce_sum
+from tensorweave.ops.shape_helpers import broadcast_shapes, with_rank, with_rank_at_least
+from tensorweave.ops.shape_ops import expand_dims, reshape, squeeze
 from tensorweave.platform.tf_export import tf_export
 
 # -- MatMul, BatchMatMulV2, SparseMatMul -------------------------------------------------------------
@@ -224,6 +231,38 @@ def _qr(ctx: OpKernelContext, input: Any, full_matrices: bool) -> tuple[Any, Any
     return q.astype(input.dtype, copy=False), r.astype(input.dtype, copy=False)
 
 
+@tf_export("linalg.qr", "qr")
+def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """Q and R with input = Q R for each innermost matrix (Q's columns orthonormal, R upper triangular)."""
+    q, r = Qr(input, full_matrices=full_matrices, name=name)
+    return q, r
+
+
+@Qr.gradient
+def _qr_grad(op: Any, dq: Tensor, dr: Tensor) -> list:
+    """TF's, for square and tall matrices with the reduced decomposition."""
+    q, r = op.outputs
+    rows, cols = op.inputs[0].shape.as_list()[-2:] if op.inputs[0].shape.ndims is not None else (None, None)
+    if rows is None or cols is None or rows < cols or (op.get_attr("full_matrices") and rows != cols):
+        raise NotImplementedError("QrGrad not implemented when ncols > nrows or full_matrices is true and ncols "
+                                  f"!= nrows. Received ncols={cols}, nrows={rows}")
+    dq = zeros_like(q) if dq is None else dq
+    dr = zeros_like(r) if dr is None else dr
+
+    def solve_by_r(x: Tensor) -> Tensor:
+        return matrix_transpose(raw_ops.MatrixTriangularSolve(matrix=r, rhs=matrix_transpose(x, conjugate=True),
+                                                              lower=False, adjoint=False), conjugate=True)
+
+    qdq = matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - matrix_transpose(qdq, conjugate=True)
+    rdr = matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - matrix_transpose(rdr, conjugate=True)
+    tril = MatrixBandPart(qdq_ + rdr_, -1, 0)
+    grad_a = matmul(q, dr + solve_by_r(tril))
+    grad_b = solve_by_r(dq - matmul(q, qdq))
+    return [grad_a + grad_b]
+
+
 DiagPart = Op("DiagPart", inputs=["input: T"], outputs=["diagonal: T"],
               attrs=["T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"])
 
@@ -253,6 +292,51 @@ def _diag_part(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002 - TF's ar
                                           f"must match for the input's two halves")
     size = int(np.prod(input.shape[:half], dtype=np.int64))
     return ctx.xp.diagonal(input.reshape(size, size)).reshape(input.shape[:half])
+
+
+Diag = Op("Diag", inputs=["diagonal: T"], outputs=["output: T"],
+          attrs=["T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"])
+
+
+@Diag.shape
+def _diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = with_rank_at_least(ctx.input_shape(0), 1)
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    return [shape.concatenate(shape)]
+
+
+@Diag.kernel("CPU")
+def _diag(ctx: OpKernelContext, diagonal: Any) -> Any:
+    """The rank-2k tensor with diagonal[i1..ik] at [i1..ik, i1..ik] and zeros elsewhere."""
+    if diagonal.ndim < 1:
+        raise invalid_argument(ctx, f"Input must be at least rank 1, got {diagonal.ndim}")
+    size = diagonal.size
+    out = np.zeros((size, size), diagonal.dtype)
+    out[np.arange(size), np.arange(size)] = diagonal.reshape(-1)
+    return out.reshape(diagonal.shape + diagonal.shape)
+
+
+@Diag.gradient
+def _diag_grad(op: Any, grad: Tensor) -> list:
+    return [DiagPart(grad)]
+
+
+@DiagPart.gradient
+def _diag_part_grad(op: Any, grad: Tensor) -> list:
+    return [Diag(grad)]
+
+
+@tf_export("linalg.tensor_diag", "diag")
+def tensor_diag(diagonal: Any, name: str | None = None) -> Tensor:
+    """A tensor of twice the rank with `diagonal` on its diagonal."""
+    return Diag(diagonal, name=name)
+
+
+@tf_export("linalg.tensor_diag_part", "diag_part")
+def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The diagonal of a tensor of even rank (input[i1..ik, i1..ik])."""
+    return DiagPart(input, name=name)
 
 
 # -- Gradients -----------------------------------------------------------------------------------------
@@ -291,3 +375,641 @@ def _batch_matmul_v2_grad(op: Any, grad: Tensor) -> list:
     rx, ry = raw_ops.BroadcastGradientArgs(s0=sx[:-2], s1=sy[:-2])
     return [raw_ops.Reshape(tensor=raw_ops.Sum(input=gx, reduction_indices=rx), shape=sx),
             raw_ops.Reshape(tensor=raw_ops.Sum(input=gy, reduction_indices=ry), shape=sy)]
+
+
+# -- MatrixBandPart ------------------------------------------------------------------------------------
+
+MatrixBandPart = Op("MatrixBandPart", inputs=["input: T", "num_lower: Tindex", "num_upper: Tindex"],
+                    outputs=["band: T"], attrs=["T: type", "Tindex: {int32, int64} = DT_INT64"])
+
+
+@MatrixBandPart.shape
+def _matrix_band_part_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    with_rank(ctx.input_shape(2), 0)
+    return [with_rank_at_least(ctx.input_shape(0), 2)]
+
+
+@MatrixBandPart.kernel("CPU")
+def _matrix_band_part(ctx: OpKernelContext, input: Any, num_lower: Any, num_upper: Any) -> Any:  # noqa: A002
+    """The entries with -num_lower <= j - i <= num_upper (a negative count keeps that whole triangle)."""
+    if input.ndim < 2:
+        raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
+                                    f"{tensor_util.shape_string(input.shape)}")
+    rows, cols = input.shape[-2:]
+    lower, upper = int(num_lower), int(num_upper)
+    if lower > rows:
+        raise invalid_argument(ctx, f"num_lower must be negative or less or equal to number of rows ({rows}) "
+                                    f"got: {lower}")
+    if upper > cols:
+        raise invalid_argument(ctx, f"num_upper must be negative or less or equal to number of columns ({cols}) "
+                                    f"got: {upper}")
+    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+    keep = ((lower < 0) | (offset >= -lower)) & ((upper < 0) | (offset <= upper))
+    return np.where(keep, input, np.zeros((), input.dtype))
+
+
+@MatrixBandPart.gradient
+def _matrix_band_part_grad(op: Any, grad: Tensor) -> list:
+    return [MatrixBandPart(grad, op.inputs[1], op.inputs[2]), None, None]
+
+
+@tf_export("linalg.band_part", "matrix_band_part")
+def matrix_band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The central band of each innermost matrix: `num_lower` subdiagonals and `num_upper` superdiagonals."""
+    return MatrixBandPart(input, num_lower, num_upper, name=name)
+
+
+# -- MatrixDiag, MatrixDiagPart, MatrixSetDiag (V1 and V3) -----------------------------------------------
+
+_ALIGN = "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'"
+
+
+def _diag_range(k: Any) -> tuple[int, int]:
+    k = np.asarray(k).reshape(-1)
+    return (int(k[0]), int(k[-1]))
+
+
+def _diag_len(rows: int, cols: int, d: int) -> int:
+    return min(rows + min(0, d), cols - max(0, d))
+
+
+def _band_coords(rows: int, cols: int, lo: int, hi: int, align: str) -> tuple[Any, Any, Any, int]:
+    """For diagonals hi down to lo of a rows x cols matrix, packed as TF packs them (superdiagonals aligned by
+    the first word of `align`, subdiagonals by the second): each packed slot's row, column and whether it
+    holds an entry, and the packed length."""
+    d = hi - np.arange(hi - lo + 1)[:, None]
+    lengths = np.minimum(rows + np.minimum(0, d), cols - np.maximum(0, d))
+    width = int(lengths.max()) if lengths.size else 0
+    words = (align.decode() if isinstance(align, bytes) else align).split("_")
+    right = np.where(d >= 0, words[0] == "RIGHT", words[1] == "RIGHT")
+    q = np.arange(width)[None, :] - np.where(right, width - lengths, 0)
+    valid = (q >= 0) & (q < lengths)
+    return np.where(valid, q + np.maximum(0, -d), 0), np.where(valid, q + np.maximum(0, d), 0), valid, width
+
+
+def _check_diag_range(ctx: OpKernelContext, lo: int, hi: int) -> None:
+    if lo > hi:
+        raise invalid_argument(ctx, f"lower_diag_index must not be larger than upper_diag_index: {lo} > {hi}")
+
+
+def _matrix_diag(ctx: OpKernelContext, diagonal: Any, lo: int, hi: int, rows: int, cols: int, padding: Any,
+                 align: str) -> Any:
+    _check_diag_range(ctx, lo, hi)
+    width = diagonal.shape[-1]
+    if lo != hi:
+        diagonal_batch = diagonal.shape[:-2]
+    else:
+        diagonal_batch, diagonal = diagonal.shape[:-1], diagonal[..., None, :]
+    min_rows, min_cols = width - min(hi, 0), width + max(lo, 0)
+    if rows == -1 and cols == -1:
+        rows = cols = max(min_rows, min_cols)
+    elif rows == -1:
+        rows = min_rows
+    elif cols == -1:
+        cols = min_cols
+    if rows < min_rows or cols < min_cols:
+        raise invalid_argument(ctx, "The number of rows or columns is not consistent with the specified d_lower, "
+                                    "d_upper, and diagonal.")
+    r, c, valid, _ = _band_coords(rows, cols, lo, hi, align)
+    out = np.full(diagonal_batch + (rows, cols), padding, dtype=diagonal.dtype)
+    slots = np.nonzero(valid)
+    out[..., r[slots], c[slots]] = diagonal[..., slots[0], slots[1]]
+    return out
+
+
+def _matrix_diag_part(ctx: OpKernelContext, input: Any, lo: int, hi: int, padding: Any, align: str) -> Any:  # noqa: A002
+    _check_diag_range(ctx, lo, hi)
+    rows, cols = input.shape[-2:]
+    if not (-rows < lo <= cols or (lo == 0 and rows == 0)) or not (-rows <= hi < cols or (hi == 0 and cols == 0)):
+        raise invalid_argument(ctx, f"Diagonal index out of bounds: {lo}, {hi} for a {rows}x{cols} matrix")
+    r, c, valid, _ = _band_coords(rows, cols, lo, hi, align)
+    out = np.where(valid, input[..., r, c], np.asarray(padding, dtype=input.dtype))
+    return out[..., 0, :] if lo == hi else out
+
+
+def _matrix_set_diag(ctx: OpKernelContext, input: Any, diagonal: Any, lo: int, hi: int, align: str) -> Any:  # noqa: A002
+    _check_diag_range(ctx, lo, hi)
+    rows, cols = input.shape[-2:]
+    r, c, valid, width = _band_coords(rows, cols, lo, hi, align)
+    expected = input.shape[:-2] + ((width,) if lo == hi else (hi - lo + 1, width))
+    if diagonal.shape != expected:
+        raise invalid_argument(ctx, f"diagonal must have shape {tensor_util.shape_string(expected)}, got "
+                                    f"{tensor_util.shape_string(diagonal.shape)}")
+    if lo == hi:
+        diagonal = diagonal[..., None, :]
+    out = input.copy()
+    slots = np.nonzero(valid)
+    out[..., r[slots], c[slots]] = diagonal[..., slots[0], slots[1]]
+    return out
+
+
+def _static_k(ctx: InferenceContext, index: int) -> tuple[int, int] | None:
+    k = ctx.input_value(index)
+    if ctx.input_shape(index).ndims is not None and ctx.input_shape(index).ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {ctx.input_shape(index).ndims}")
+    return None if k is None else _diag_range(k)
+
+
+MatrixDiag = Op("MatrixDiag", inputs=["diagonal: T"], outputs=["output: T"], attrs=["T: type"])
+MatrixDiagV3 = Op("MatrixDiagV3", inputs=["diagonal: T", "k: int32", "num_rows: int32", "num_cols: int32",
+                                          "padding_value: T"], outputs=["output: T"], attrs=["T: type", _ALIGN])
+
+
+@MatrixDiag.shape
+def _matrix_diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    diagonal = with_rank_at_least(ctx.input_shape(0), 1)
+    if diagonal.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    return [diagonal.concatenate(diagonal[-1:])]
+
+
+@MatrixDiagV3.shape
+def _matrix_diag_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    diagonal = with_rank_at_least(ctx.input_shape(0), 1)
+    k = _static_k(ctx, 1)
+    rows, cols = ctx.input_value(2), ctx.input_value(3)
+    if k is None or diagonal.ndims is None or rows is None or cols is None:
+        return [tensor_shape.unknown_shape()]
+    lo, hi = k
+    if lo > hi:
+        raise ValueError(f"lower_diag_index must not be larger than upper_diag_index: {lo} > {hi}")
+    batch = diagonal[:-1] if lo == hi else with_rank_at_least(diagonal, 2)[:-2]
+    width = diagonal.dims[-1].value
+    rows, cols = int(rows), int(cols)
+    if width is None:
+        return [batch.concatenate([rows if rows != -1 else None, cols if cols != -1 else None])]
+    min_rows, min_cols = width - min(hi, 0), width + max(lo, 0)
+    if rows == -1 and cols == -1:
+        rows = cols = max(min_rows, min_cols)
+    rows = min_rows if rows == -1 else rows
+    cols = min_cols if cols == -1 else cols
+    return [batch.concatenate([rows, cols])]
+
+
+@MatrixDiag.kernel("CPU")
+def _matrix_diag_v1(ctx: OpKernelContext, diagonal: Any) -> Any:
+    if diagonal.ndim < 1:
+        raise invalid_argument(ctx, f"input must be at least 1-dim, received shape: "
+                                    f"{tensor_util.shape_string(diagonal.shape)}")
+    return _matrix_diag(ctx, diagonal, 0, 0, -1, -1, 0, "RIGHT_LEFT")
+
+
+@MatrixDiagV3.kernel("CPU")
+def _matrix_diag_v3(ctx: OpKernelContext, diagonal: Any, k: Any, num_rows: Any, num_cols: Any, padding_value: Any,
+                    align: str) -> Any:
+    return _matrix_diag(ctx, diagonal, *_diag_range(k), int(num_rows), int(num_cols), padding_value, align)
+
+
+MatrixDiagPart = Op("MatrixDiagPart", inputs=["input: T"], outputs=["diagonal: T"], attrs=["T: type"])
+MatrixDiagPartV3 = Op("MatrixDiagPartV3", inputs=["input: T", "k: int32", "padding_value: T"],
+                      outputs=["diagonal: T"], attrs=["T: type", _ALIGN])
+
+
+@MatrixDiagPart.shape
+def _matrix_diag_part_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = with_rank_at_least(ctx.input_shape(0), 2)
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    rows, cols = shape.dims[-1].value, shape.dims[-2].value
+    return [shape[:-2].concatenate([None if rows is None or cols is None else min(rows, cols)])]
+
+
+@MatrixDiagPartV3.shape
+def _matrix_diag_part_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = with_rank_at_least(ctx.input_shape(0), 2)
+    k = _static_k(ctx, 1)
+    if shape.ndims is None or k is None:
+        return [tensor_shape.unknown_shape()]
+    lo, hi = k
+    if lo > hi:
+        raise ValueError(f"lower_diag_index must not be larger than upper_diag_index: {lo} > {hi}")
+    rows, cols = shape.dims[-2].value, shape.dims[-1].value
+    width = None if rows is None or cols is None else min(rows + min(0, hi), cols - max(0, lo))
+    inner = [width] if lo == hi else [hi - lo + 1, width]
+    return [shape[:-2].concatenate(inner)]
+
+
+@MatrixDiagPart.kernel("CPU")
+def _matrix_diag_part_v1(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    if input.ndim < 2:
+        raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
+                                    f"{tensor_util.shape_string(input.shape)}")
+    return _matrix_diag_part(ctx, input, 0, 0, 0, "RIGHT_LEFT")
+
+
+@MatrixDiagPartV3.kernel("CPU")
+def _matrix_diag_part_v3(ctx: OpKernelContext, input: Any, k: Any, padding_value: Any, align: str) -> Any:  # noqa: A002
+    if input.ndim < 2:
+        raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
+                                    f"{tensor_util.shape_string(input.shape)}")
+    return _matrix_diag_part(ctx, input, *_diag_range(k), padding_value, align)
+
+
+MatrixSetDiag = Op("MatrixSetDiag", inputs=["input: T", "diagonal: T"], outputs=["output: T"], attrs=["T: type"])
+MatrixSetDiagV3 = Op("MatrixSetDiagV3", inputs=["input: T", "diagonal: T", "k: int32"], outputs=["output: T"],
+                     attrs=["T: type", _ALIGN])
+
+
+@MatrixSetDiag.shape
+@MatrixSetDiagV3.shape
+def _matrix_set_diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [with_rank_at_least(ctx.input_shape(0), 2)]
+
+
+@MatrixSetDiag.kernel("CPU")
+def _matrix_set_diag_v1(ctx: OpKernelContext, input: Any, diagonal: Any) -> Any:  # noqa: A002
+    return _matrix_set_diag(ctx, input, diagonal, 0, 0, "RIGHT_LEFT")
+
+
+@MatrixSetDiagV3.kernel("CPU")
+def _matrix_set_diag_v3(ctx: OpKernelContext, input: Any, diagonal: Any, k: Any, align: str) -> Any:  # noqa: A002
+    return _matrix_set_diag(ctx, input, diagonal, *_diag_range(k), align)
+
+
+@MatrixDiag.gradient
+def _matrix_diag_grad(op: Any, grad: Tensor) -> list:
+    return [MatrixDiagPart(grad)]
+
+
+@MatrixDiagV3.gradient
+def _matrix_diag_v3_grad(op: Any, grad: Tensor) -> list:
+    return [MatrixDiagPartV3(grad, op.inputs[1], zeros_like(op.inputs[4]), align=op.get_attr("align")),
+            None, None, None, None]
+
+
+@MatrixDiagPart.gradient
+def _matrix_diag_part_grad(op: Any, grad: Tensor) -> list:
+    return [MatrixSetDiag(zeros_like(op.inputs[0]), grad)]
+
+
+@MatrixDiagPartV3.gradient
+def _matrix_diag_part_v3_grad(op: Any, grad: Tensor) -> list:
+    return [MatrixSetDiagV3(zeros_like(op.inputs[0]), grad, op.inputs[1], align=op.get_attr("align")), None, None]
+
+
+@MatrixSetDiag.gradient
+def _matrix_set_diag_grad(op: Any, grad: Tensor) -> list:
+    return [MatrixSetDiag(grad, zeros_like(op.inputs[1])), MatrixDiagPart(grad)]
+
+
+@MatrixSetDiagV3.gradient
+def _matrix_set_diag_v3_grad(op: Any, grad: Tensor) -> list:
+    k, align = op.inputs[2], op.get_attr("align")
+    return [MatrixSetDiagV3(grad, zeros_like(op.inputs[1]), k, align=align),
+            MatrixDiagPartV3(grad, k, constant_zero(grad.dtype), align=align), None]
+
+
+def constant_zero(dtype: dtypes.DType) -> Tensor:
+    return convert_to_tensor(np.zeros((), dtype.as_numpy_dtype))
+
+
+@tf_export("linalg.diag", "matrix_diag")
+def matrix_diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -1, num_cols: Any = -1,
+                padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
+    """Batched matrices with the given diagonals (`k`: one index or a [low, high] range) and `padding_value`
+    elsewhere."""
+    diagonal = convert_to_tensor(diagonal, name="diagonal")
+    padding = convert_to_tensor(padding_value, dtype=diagonal.dtype)
+    return MatrixDiagV3(diagonal, k, num_rows, num_cols, padding, align=align, name=name)
+
+
+@tf_export("linalg.diag_part", "matrix_diag_part")
+def matrix_diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002
+                     align: str = "RIGHT_LEFT") -> Tensor:
+    """The diagonals `k` of each innermost matrix, packed as `align` says."""
+    input = convert_to_tensor(input, name="input")
+    return MatrixDiagPartV3(input, k, convert_to_tensor(padding_value, dtype=input.dtype), align=align, name=name)
+
+
+@tf_export("linalg.set_diag", "matrix_set_diag")
+def matrix_set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # noqa: A002
+                    align: str = "RIGHT_LEFT") -> Tensor:
+    """Each innermost matrix with its diagonals `k` replaced."""
+    return MatrixSetDiagV3(input, diagonal, k, align=align, name=name)
+
+
+@tf_export("linalg.trace", "trace")
+def trace(x: Any, name: str | None = None) -> Tensor:
+    """The sum of the main diagonal of each innermost matrix."""
+    with name_scope(name, "Trace", [x]) as scope:
+        return reduce_sum(matrix_diag_part(convert_to_tensor(x, name="x")), [-1], name=scope)
+
+
+@tf_export("linalg.eye", "eye")
+def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None, dtype: Any = dtypes.float32,
+        name: str | None = None) -> Tensor:
+    """Identity matrices (ones on the main diagonal of `num_rows` x `num_columns`), batched by `batch_shape`."""
+    with name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
+        square = num_columns is None
+        num_columns = num_rows if square else num_columns
+        if isinstance(num_rows, int) and isinstance(num_columns, int):
+            diag_size = min(num_rows, num_columns)
+        else:
+            diag_size = raw_ops.Minimum(x=num_rows, y=num_columns)
+        if batch_shape is None or isinstance(batch_shape, (list, tuple)):
+            batch = list(batch_shape or [])
+            diag_ones = ones(batch + [diag_size], dtype=dtype)
+            matrix_shape = batch + [num_rows, num_columns]
+        else:
+            batch = raw_ops.Cast(x=batch_shape, DstT=dtypes.int32)
+            diag_ones = ones(raw_ops.ConcatV2(values=[batch, [diag_size]], axis=0), dtype=dtype)
+            matrix_shape = raw_ops.ConcatV2(values=[batch, [num_rows, num_columns]], axis=0)
+        if square:
+            return matrix_diag(diag_ones)
+        return matrix_set_diag(zeros(matrix_shape, dtype=dtype), diag_ones)
+
+
+@tf_export("linalg.adjoint")
+def adjoint(matrix: Any, name: str | None = None) -> Tensor:
+    """The conjugate transpose of each innermost matrix."""
+    with name_scope(name, "adjoint", [matrix]):
+        return matrix_transpose(convert_to_tensor(matrix, name="matrix"), conjugate=True)
+
+
+@tf_export("linalg.matvec")
+def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, name: str | None = None) -> Tensor:
+    """Each matrix of `a` times the vector of `b`: matmul with `b` as a column."""
+    with name_scope(name, "MatVec", [a, b]):
+        product = matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a,
+                         a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse)
+        return squeeze(product, axis=-1)
+
+
+# -- Cross ---------------------------------------------------------------------------------------------
+
+Cross = Op("Cross", inputs=["a: T", "b: T"], outputs=["product: T"], attrs=["T: realnumbertype"])
+
+
+@Cross.shape
+def _cross_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    a = with_rank_at_least(ctx.input_shape(0), 1)
+    b = with_rank_at_least(ctx.input_shape(1), 1)
+    if a.ndims is not None and b.ndims is not None:
+        if a.ndims != b.ndims:
+            raise ValueError(f"Shape must be rank {a.ndims} but is rank {b.ndims}")
+        a = tensor_shape.TensorShape([x.merge_with(y) if x.is_compatible_with(y) else _unequal(x, y)
+                                      for x, y in zip(a.dims, b.dims)])
+        if a.dims[-1].value is not None and a.dims[-1].value != 3:
+            raise ValueError(f"Dimension must be 3 but is {a.dims[-1].value}")
+    return [a]
+
+
+def _unequal(x: Any, y: Any) -> Any:
+    raise ValueError(f"Dimensions must be equal, but are {x.value} and {y.value}")
+
+
+@Cross.kernel("CPU")
+def _cross(ctx: OpKernelContext, a: Any, b: Any) -> Any:
+    if a.shape != b.shape:
+        raise invalid_argument(ctx, f"Both inputs must be of same shape: {tensor_util.shape_string(a.shape)} vs. "
+                                    f"{tensor_util.shape_string(b.shape)}")
+    if a.ndim < 1 or a.shape[-1] != 3:
+        raise invalid_argument(ctx, f"Innermost dimension should be 3; got {a.shape[-1] if a.ndim else 0}")
+    return np.cross(a, b).astype(a.dtype, copy=False)
+
+
+@Cross.gradient
+def _cross_grad(op: Any, grad: Tensor) -> list:
+    a, b = op.inputs
+    return [Cross(b, grad), Cross(grad, a)]
+
+
+@tf_export("linalg.cross", "cross")
+def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
+    """The pairwise cross products of the 3-vectors in `a` and `b`."""
+    return Cross(a, b, name=name)
+
+
+# -- tensordot, norm ---------------------------------------------------------------------------------
+
+def _tensordot_axes(a: Tensor, b: Tensor, axes: Any) -> tuple[list[int], list[int]]:
+    """TF's axes forms: an int n (the last n of a with the first n of b) or a pair of axis lists."""
+    if isinstance(axes, (int, np.integer)):
+        if axes < 0:
+            raise ValueError(f"'axes' must be at least 0. Received: axes={axes}.")
+        if a.shape.ndims is None:
+            raise ValueError("tensordot with an int `axes` needs `a` of known rank in tensorweave")
+        if axes > a.shape.ndims:
+            raise ValueError(f"'axes' must not be larger than the number of dimensions of tensor {a}. Received "
+                             f"{axes}, vs tensor dimensions {a.shape.ndims}.")
+        return list(range(a.shape.ndims - axes, a.shape.ndims)), list(range(axes))
+    if isinstance(axes, (list, tuple)):
+        if len(axes) != 2:
+            raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
+        a_axes, b_axes = axes
+        a_axes = [a_axes] if isinstance(a_axes, (int, np.integer)) else list(a_axes)
+        b_axes = [b_axes] if isinstance(b_axes, (int, np.integer)) else list(b_axes)
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"Different number of contraction axes `a` and `b`, {len(a_axes)} != {len(b_axes)}.")
+        return [int(x) for x in a_axes], [int(x) for x in b_axes]
+    raise ValueError("tensordot with tensor `axes` is not built in tensorweave; pass an int or two axis lists")
+
+
+def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tensor, list]:
+    """`x` transposed so `axes` are last (first when flipped) and reshaped to a matrix: TF's helper, for a
+    tensor of static shape."""
+    if not x.shape.is_fully_defined():
+        raise ValueError("tensordot of a tensor of partly unknown shape is not built in tensorweave")
+    dims = x.shape.as_list()
+    axes = [a % len(dims) for a in axes]
+    free = [i for i in range(len(dims)) if i not in axes]
+    free_dims = [dims[i] for i in free]
+    prod_free = int(np.prod(free_dims, dtype=np.int64))
+    prod_axes = int(np.prod([dims[i] for i in axes], dtype=np.int64))
+    perm = axes + free if flipped else free + axes
+    new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+    moved = transpose(x, perm) if perm != list(range(len(dims))) else x
+    return reshape(moved, new_shape), free_dims
+
+
+@tf_export("linalg.tensordot", "tensordot")
+def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
+    """The sum of products of `a` and `b` over `axes`: both moved to matrices and multiplied with MatMul."""
+    with name_scope(name, "Tensordot", [a, b, axes]) as scope:
+        a, b = convert_to_tensor(a, name="a"), convert_to_tensor(b, name="b")
+        a_axes, b_axes = _tensordot_axes(a, b, axes)
+        a_matrix, a_free = _tensordot_reshape(a, a_axes, False)
+        b_matrix, b_free = _tensordot_reshape(b, b_axes, True)
+        product = matmul(a_matrix, b_matrix)
+        if product.shape.as_list() == a_free + b_free:
+            return product
+        return reshape(product, a_free + b_free, name=scope)
+
+
+_VECTOR_NORMS = ("euclidean", 1, 2, np.inf)
+_MATRIX_NORMS = ("euclidean", "fro", 1, 2, np.inf)
+
+
+@tf_export("linalg.norm", "norm")
+def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002 - TF's name
+         name: str | None = None, keep_dims: Any = None) -> Tensor:
+    """Vector norms (over all entries or one axis) and matrix norms (over a pair of axes), as TF1 computes
+    them: euclidean/Frobenius, 1, inf, the p-norms of vectors and the spectral norm of matrices."""
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
+        keepdims = keep_dims
+    keepdims = bool(keepdims)
+    is_matrix_norm = (isinstance(axis, (tuple, list)) and len(axis) == 2)
+    if is_matrix_norm:
+        axis = tuple(axis)
+        if (not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]):
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
+        if ord not in _MATRIX_NORMS:
+            raise ValueError(f"'ord' must be a supported matrix norm in {list(_MATRIX_NORMS)}, got {ord}")
+    else:
+        if not (isinstance(axis, int) or axis is None):
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
+        supported = (ord in _VECTOR_NORMS or (not isinstance(ord, str) and ord > 0))
+        if not supported:
+            raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+        if axis is not None:
+            axis = (axis,)
+    with name_scope(name, "norm", [tensor]):
+        tensor = convert_to_tensor(tensor)
+        if is_matrix_norm and ord in (2, 2.0):
+            rank = tensor.shape.ndims
+            if rank is None:
+                raise ValueError("the spectral norm of a tensor of unknown rank is not built in tensorweave")
+            first, second = axis[0] % rank, axis[1] % rank
+            perm = [i for i in range(rank) if i not in (first, second)] + [first, second]
+            singular = raw_ops.Svd(input=transpose(tensor, perm), compute_uv=False)[0]
+            result = reduce_max(singular, axis=-1, keepdims=True)
+            result = expand_dims(result, -1)
+            inverse = [perm.index(i) for i in range(rank)]
+            result = transpose(result, inverse)
+        elif ord in ("euclidean", "fro") or (ord in (2, 2.0) and not is_matrix_norm):
+            result = sqrt(reduce_sum(tensor * conj(tensor), axis, keepdims=True))
+        else:
+            result = elementwise_ops.abs(tensor)
+            if ord == 1:
+                result = reduce_sum(result, None if axis is None else axis[0], keepdims=True)
+                if is_matrix_norm:
+                    result = reduce_max(result, axis[-1], keepdims=True)
+            elif ord == np.inf:
+                if is_matrix_norm:
+                    result = reduce_sum(result, axis[1], keepdims=True)
+                result = reduce_max(result, None if axis is None else axis[0], keepdims=True)
+            else:
+                result = elementwise_ops.pow(reduce_sum(elementwise_ops.pow(result, ord), axis, keepdims=True),
+                                             1.0 / ord)
+        if not keepdims:
+            result = squeeze(result, axis)
+        return result
+
+
+# -- Einsum --------------------------------------------------------------------------------------------
+
+Einsum = Op("Einsum", inputs=["inputs: N * T"], outputs=["output: T"],
+            attrs=["equation: string", "N: int >= 1", "T: type"])
+
+
+def _einsum_parts(equation: str, count: int) -> tuple[list[str], str]:
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    if "->" not in equation:
+        raise ValueError(f"Einsum equation '{equation}' must have an explicit output ('->')")
+    lhs, rhs = equation.split("->")
+    subscripts = lhs.split(",")
+    if len(subscripts) != count:
+        raise ValueError(f"Expecting {len(subscripts)} inputs but got: {count}")
+    return subscripts, rhs
+
+
+def _labelled_dims(sub: str, dims: list) -> tuple[list[tuple[str, Any]], list]:
+    """The (letter, dim) pairs of one operand and the dims its ellipsis covers."""
+    if "..." not in sub:
+        if len(sub) != len(dims):
+            raise ValueError(f"Expected {len(sub)} dimensions but got: {len(dims)}")
+        return list(zip(sub, dims)), []
+    before, after = sub.split("...")
+    covered = len(dims) - len(before) - len(after)
+    if covered < 0:
+        raise ValueError(f"Expected at least {len(before) + len(after)} dimensions but got: {len(dims)}")
+    return (list(zip(before, dims[:len(before)])) + list(zip(after, dims[len(dims) - len(after):])),
+            dims[len(before):len(before) + covered])
+
+
+@Einsum.shape
+def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    subscripts, rhs = _einsum_parts(ctx.attr("equation"), ctx.num_inputs)
+    shapes = [ctx.input_shape(i) for i in range(ctx.num_inputs)]
+    if any(s.ndims is None for s in shapes):
+        return [tensor_shape.unknown_shape()]
+    sizes: dict[str, Any] = {}
+    broadcast = tensor_shape.TensorShape([])
+    for sub, shape in zip(subscripts, shapes):
+        pairs, covered = _labelled_dims(sub, list(shape.dims))
+        for letter, dim in pairs:
+            known = sizes.get(letter, tensor_shape.Dimension(None))
+            if not known.is_compatible_with(dim):
+                raise ValueError(f"Dimensions must be equal, but are {known.value} and {dim.value}")
+            sizes[letter] = known.merge_with(dim)
+        broadcast = broadcast_shapes(broadcast, tensor_shape.TensorShape(covered))
+    if "..." not in rhs:
+        if broadcast.ndims:
+            raise ValueError(f"Shape must be at most rank 0 but is rank {broadcast.ndims}\n\t for einsum equation "
+                             f"'{','.join(subscripts)}->{rhs}' without ellipsis (...) in the output subscripts where "
+                             "input(s) have non-empty broadcasting shape")
+        return [tensor_shape.TensorShape([sizes[letter] for letter in rhs])]
+    before, after = rhs.split("...")
+    return [tensor_shape.TensorShape([sizes[letter] for letter in before]).concatenate(broadcast).concatenate(
+        [sizes[letter] for letter in after])]
+
+
+@Einsum.kernel("CPU", expensive=True)
+def _einsum(ctx: OpKernelContext, *inputs: Any, equation: Any) -> Any:
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    try:
+        return np.asarray(np.einsum(equation, *[in_float32(x) for x in inputs], optimize=len(inputs) > 2)).astype(
+            inputs[0].dtype, copy=False)
+    except ValueError as e:
+        raise invalid_argument(ctx, f"Einsum: {e}") from None
+
+
+@Einsum.gradient
+def _einsum_grad(op: Any, grad: Tensor) -> list:
+    """Each operand's gradient is the einsum of the output gradient with the other operands, onto the
+    operand's subscripts; letters only that operand has (summed away) are broadcast back. Operands with a
+    repeated letter (diagonals) or a broadcast ellipsis are not differentiated here."""
+    subscripts, rhs = _einsum_parts(op.get_attr("equation"), len(op.inputs))
+    grads = []
+    for i, (sub, x) in enumerate(zip(subscripts, op.inputs)):
+        others = [s for j, s in enumerate(subscripts) if j != i]
+        letters = sub.replace("...", "")
+        if len(set(letters)) != len(letters):
+            raise LookupError(f"No gradient for Einsum operand '{sub}' with a repeated subscript in tensorweave")
+        available = set(rhs) | set("".join(others))
+        kept = "".join(c for c in letters if c in available)
+        target = "".join(c for c in sub.replace("...", "\0") if c in available or c == "\0").replace("\0", "...")
+        equation = ",".join([rhs, *others]) + "->" + target
+        partial = Einsum([grad, *[x for j, x in enumerate(op.inputs) if j != i]], equation=equation)
+        if kept != letters:
+            if "..." in sub:
+                raise LookupError(f"No gradient for Einsum operand '{sub}' summed with an ellipsis in tensorweave")
+            expanded = reshape(partial, raw_ops.Pack(values=_expanded_dims(sub, kept, partial)))
+            partial = raw_ops.BroadcastTo(input=expanded, shape=raw_ops.Shape(input=x))
+        grads.append(partial)
+    return grads
+
+
+def _expanded_dims(sub: str, kept: str, partial: Tensor) -> list:
+    """The shape of `partial` (over `kept`) with size-1 dimensions where `sub` has letters summed away."""
+    dims = raw_ops.Shape(input=partial)
+    return [dims[kept.index(c)] if c in kept else 1 for c in sub]
+
+
+@tf_export("linalg.einsum", "einsum")
+def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
+    """The Einstein summation `equation` over `inputs`; an implicit output is TF's: the letters used once,
+    sorted (an ellipsis is not carried over)."""
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name")
+    with name_scope(name, "einsum", inputs):
+        equation = equation.replace(" ", "")
+        if "->" not in equation:
+            letters = [c for c in equation if c.isalpha()]
+            equation += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        return Einsum(list(inputs), equation=equation)

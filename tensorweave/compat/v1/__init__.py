@@ -67,9 +67,11 @@ from tensorweave.ops import image_ops as _image_ops
 from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
 from tensorweave.ops import io_ops as _io_ops
+from tensorweave.ops import linalg_decompositions as _linalg_decompositions
 from tensorweave.ops import linalg_ops as _linalg_ops
 from tensorweave.ops import logging_ops as _logging_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
+from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import quantize_ops as _quantize_ops
@@ -79,11 +81,13 @@ from tensorweave.ops import reader_ops as _reader_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
 from tensorweave.ops import scatter_ops as _scatter_ops
 from tensorweave.ops import script_ops as _script_ops
+from tensorweave.ops import segment_ops as _segment_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
 from tensorweave.ops import set_ops as _set_ops
 from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import space_batch_ops as _space_batch_ops
 from tensorweave.ops import sparse_ops as _sparse_ops
+from tensorweave.ops import special_math_ops as _special_math_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
 from tensorweave.ops import tensor_array_ops as _tensor_array_ops

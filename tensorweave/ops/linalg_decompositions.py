@@ -1,0 +1,598 @@
+"""Solvers and decompositions of batched matrices: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant,
+Cholesky, MatrixSolve, MatrixTriangularSolve, MatrixSolveLs, Svd and SelfAdjointEigV2, with TF's gradients
+(Svd has none here), and the composites TF1 builds on them (logdet, slogdet, cholesky_solve, lstsq, eigh,
+eigvalsh, svd).
+
+Every kernel runs over all leading (batch) dimensions at once through NumPy's stacked LAPACK calls.
+Decompositions are unique only up to signs (Svd's and eigenvectors' columns): values agree with TF's, the
+signs of those columns may not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import elementwise_ops, raw_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.constant_ops import constant
+from tensorweave.ops.control_flow_ops import while_loop
+from tensorweave.ops.elementwise_ops import Abs, Floor, Log, less, maximum, real, reciprocal_no_nan, where_v2
+from tensorweave.ops.fill_ops import zeros_like
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.linalg_ops import (
+    MatrixBandPart,
+    MatrixDiagPart,
+    MatrixSetDiag,
+    adjoint,
+    eye,
+    matmul,
+    matrix_diag,
+)
+from tensorweave.ops.reduction_ops import reduce_max, reduce_sum
+from tensorweave.ops.shape_helpers import broadcast_shapes, with_rank, with_rank_at_least
+from tensorweave.ops.shape_ops import expand_dims, reshape, shape
+from tensorweave.platform.tf_export import tf_export
+
+_TYPES = "{double, float, half, complex64, complex128}"
+
+
+def _square(shape: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """TF's MakeBatchSquareMatrix: rank >= 2 with equal inner dimensions."""
+    shape = with_rank_at_least(shape, 2)
+    if shape.ndims is None:
+        return shape
+    rows, cols = shape.dims[-2], shape.dims[-1]
+    if not rows.is_compatible_with(cols):
+        raise ValueError(f"Dimensions must be equal, but are {rows.value} and {cols.value}")
+    return shape[:-2].concatenate([rows.merge_with(cols)] * 2)
+
+
+def _check_square(ctx: OpKernelContext, x: Any) -> None:
+    if x.ndim < 2:
+        raise invalid_argument(ctx, f"Input tensor 0 must have rank >= 2, got {x.ndim}")
+    if x.shape[-1] != x.shape[-2]:
+        raise invalid_argument(ctx, "Input matrix must be square.")
+
+
+def _adjoint(xp: Any, x: Any) -> Any:
+    return xp.conj(xp.swapaxes(x, -1, -2))
+
+
+def _square_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [_square(ctx.input_shape(0))]
+
+
+def _batch_shape(ctx: InferenceContext) -> tensor_shape.TensorShape:
+    shape = _square(ctx.input_shape(0))
+    return tensor_shape.unknown_shape() if shape.ndims is None else shape[:-2]
+
+
+# -- MatrixInverse, MatrixDeterminant, LogMatrixDeterminant -----------------------------------------------
+
+MatrixInverse = Op("MatrixInverse", inputs=["input: T"], outputs=["output: T"],
+                   attrs=["adjoint: bool = false", f"T: {_TYPES}"])
+MatrixInverse.shape(_square_shape)
+
+
+@MatrixInverse.kernel("CPU", expensive=True)
+def _matrix_inverse(ctx: OpKernelContext, input: Any, adjoint: bool) -> Any:  # noqa: A002
+    _check_square(ctx, input)
+    x = _adjoint(ctx.xp, input) if adjoint else input
+    try:
+        return ctx.xp.linalg.inv(x).astype(input.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        raise invalid_argument(ctx, "Input is not invertible.") from None
+
+
+@MatrixInverse.gradient
+def _matrix_inverse_grad(op: Any, grad: Tensor) -> list:
+    """d(A^-1) = -A^-1 dA A^-1."""
+    ainv = op.outputs[0]
+    adj = op.get_attr("adjoint")
+    return [-matmul(ainv, matmul(grad, ainv, adjoint_a=adj, adjoint_b=not adj), adjoint_a=not adj)]
+
+
+@tf_export("linalg.inv", "matrix_inverse")
+def matrix_inverse(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
+    """The inverse (of the adjoint, with `adjoint=True`) of each innermost square matrix."""
+    return MatrixInverse(input, adjoint=adjoint, name=name)
+
+
+MatrixDeterminant = Op("MatrixDeterminant", inputs=["input: T"], outputs=["output: T"],
+                       attrs=["T: {half, float, double, complex64, complex128}"])
+
+
+@MatrixDeterminant.shape
+def _matrix_determinant_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [_batch_shape(ctx)]
+
+
+@MatrixDeterminant.kernel("CPU", expensive=True)
+def _matrix_determinant(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    _check_square(ctx, input)
+    return ctx.xp.linalg.det(input).astype(input.dtype, copy=False)
+
+
+@MatrixDeterminant.gradient
+def _matrix_determinant_grad(op: Any, grad: Tensor) -> list:
+    """d det(A) / dA = det(A) A^-H."""
+    a_adj_inv = MatrixInverse(op.inputs[0], adjoint=True)
+    return [expand_dims(expand_dims(grad * op.outputs[0], -1), -1) * a_adj_inv]
+
+
+@tf_export("linalg.det", "matrix_determinant")
+def matrix_determinant(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The determinant of each innermost square matrix."""
+    return MatrixDeterminant(input, name=name)
+
+
+LogMatrixDeterminant = Op("LogMatrixDeterminant", inputs=["input: T"], outputs=["sign: T", "log_abs_determinant: T"],
+                          attrs=["T: {half, float, double, complex64, complex128}"])
+
+
+@LogMatrixDeterminant.shape
+def _log_matrix_determinant_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    batch = _batch_shape(ctx)
+    return [batch, batch]
+
+
+@LogMatrixDeterminant.kernel("CPU", expensive=True)
+def _log_matrix_determinant(ctx: OpKernelContext, input: Any) -> tuple[Any, Any]:  # noqa: A002
+    _check_square(ctx, input)
+    sign, logdet = ctx.xp.linalg.slogdet(input)
+    return sign.astype(input.dtype, copy=False), logdet.astype(input.dtype, copy=False)
+
+
+@LogMatrixDeterminant.gradient
+def _log_matrix_determinant_grad(op: Any, _: Tensor, grad_log_abs: Tensor) -> list:
+    """d log|det(A)| / dA = A^-H."""
+    a_adj_inv = MatrixInverse(op.inputs[0], adjoint=True)
+    return [expand_dims(expand_dims(grad_log_abs, -1), -1) * a_adj_inv]
+
+
+@tf_export("linalg.slogdet")
+def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """The sign and the log of the absolute determinant of each innermost square matrix."""
+    return LogMatrixDeterminant(input, name=name)
+
+
+# -- Cholesky, cholesky_solve, logdet ------------------------------------------------------------------
+
+Cholesky = Op("Cholesky", inputs=["input: T"], outputs=["output: T"], attrs=[f"T: {_TYPES}"])
+Cholesky.shape(_square_shape)
+
+
+@Cholesky.kernel("CPU", expensive=True)
+def _cholesky(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    """The lower factor L with L L^H = A, reading only A's lower triangle, as TF's."""
+    _check_square(ctx, input)
+    try:
+        return ctx.xp.linalg.cholesky(input).astype(input.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        raise invalid_argument(ctx, "Cholesky decomposition was not successful. The input might not be "
+                                    "valid.") from None
+
+
+@Cholesky.gradient
+def _cholesky_grad(op: Any, grad: Tensor) -> list:
+    """TF's: Murray's blocked formula, symmetrized (the op reads only the lower triangle)."""
+    chol = op.outputs[0]
+    rows = shape(chol)[-1]
+    l_inverse = MatrixTriangularSolve(chol, eye(rows, batch_shape=shape(chol)[:-2], dtype=chol.dtype))
+    middle = matmul(chol, grad, adjoint_a=True)
+    middle = MatrixSetDiag(middle, 0.5 * MatrixDiagPart(middle))
+    middle = MatrixBandPart(middle, -1, 0)
+    grad_a = matmul(matmul(l_inverse, middle, adjoint_a=True), l_inverse)
+    grad_a = grad_a + adjoint(grad_a)
+    return [grad_a * 0.5]
+
+
+@tf_export("linalg.cholesky", "cholesky")
+def cholesky(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The lower Cholesky factor of each innermost Hermitian positive definite matrix."""
+    return Cholesky(input, name=name)
+
+
+@tf_export("linalg.cholesky_solve", "cholesky_solve")
+def cholesky_solve(chol: Any, rhs: Any, name: str | None = None) -> Tensor:
+    """X with A X = rhs for A = chol chol^H: two triangular solves."""
+    with name_scope(name, "cholesky_solve", [chol, rhs]):
+        y = MatrixTriangularSolve(chol, rhs, adjoint=False, lower=True)
+        return MatrixTriangularSolve(chol, y, adjoint=True, lower=True)
+
+
+@tf_export("linalg.logdet")
+def logdet(matrix: Any, name: str | None = None) -> Tensor:
+    """The log determinant of each Hermitian positive definite matrix: 2 sum(log(diag(cholesky)))."""
+    with name_scope(name, "logdet", [matrix]):
+        chol = Cholesky(convert_to_tensor(matrix, name="matrix"))
+        return 2.0 * reduce_sum(Log(real(MatrixDiagPart(chol))), axis=[-1])
+
+
+# -- MatrixSolve, MatrixTriangularSolve, MatrixSolveLs ------------------------------------------------
+
+MatrixSolve = Op("MatrixSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
+                 attrs=["adjoint: bool = false", f"T: {_TYPES}"])
+
+
+@MatrixSolve.shape
+def _matrix_solve_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    matrix = _square(ctx.input_shape(0))
+    rhs = with_rank_at_least(ctx.input_shape(1), 2)
+    if matrix.ndims is None or rhs.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if matrix.ndims != rhs.ndims:
+        raise ValueError(f"Shape must be rank {matrix.ndims} but is rank {rhs.ndims}")
+    batch = matrix[:-2].merge_with(rhs[:-2])
+    if not matrix.dims[-2].is_compatible_with(rhs.dims[-2]):
+        raise ValueError(f"Dimensions must be equal, but are {matrix.dims[-2].value} and {rhs.dims[-2].value}")
+    return [batch.concatenate([matrix.dims[-1].merge_with(rhs.dims[-2]), rhs.dims[-1]])]
+
+
+def _check_rhs(ctx: OpKernelContext, matrix: Any, rhs: Any) -> None:
+    if rhs.ndim < 2:
+        raise invalid_argument(ctx, f"Input tensor 1 must have rank >= 2, got {rhs.ndim}")
+    if matrix.shape[-2] != rhs.shape[-2]:
+        raise invalid_argument(ctx, "Input matrix and right-hand side must have the same number of rows.")
+
+
+@MatrixSolve.kernel("CPU", expensive=True)
+def _matrix_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, adjoint: bool) -> Any:
+    _check_square(ctx, matrix)
+    _check_rhs(ctx, matrix, rhs)
+    if matrix.shape[:-2] != rhs.shape[:-2]:
+        raise invalid_argument(ctx, "All input tensors must have the same outer dimensions.")
+    a = _adjoint(ctx.xp, matrix) if adjoint else matrix
+    try:
+        return ctx.xp.linalg.solve(a, rhs).astype(rhs.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        raise invalid_argument(ctx, "Input matrix is not invertible.") from None
+
+
+@MatrixSolve.gradient
+def _matrix_solve_grad(op: Any, grad: Tensor) -> list:
+    a, c = op.inputs[0], op.outputs[0]
+    adj = op.get_attr("adjoint")
+    grad_b = MatrixSolve(a, grad, adjoint=not adj)
+    grad_a = -matmul(c, grad_b, adjoint_b=True) if adj else -matmul(grad_b, c, adjoint_b=True)
+    return [grad_a, grad_b]
+
+
+@tf_export("linalg.solve", "matrix_solve")
+def matrix_solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
+    """X with A X = rhs (A^H X = rhs with `adjoint=True`) for each innermost square matrix A."""
+    return MatrixSolve(matrix, rhs, adjoint=adjoint, name=name)
+
+
+MatrixTriangularSolve = Op("MatrixTriangularSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
+                           attrs=["lower: bool = true", "adjoint: bool = false",
+                                  "T: {bfloat16, double, float, half, complex64, complex128}"])
+
+
+@MatrixTriangularSolve.shape
+def _matrix_triangular_solve_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """The batch dimensions broadcast, as TF's since 2.2."""
+    matrix = _square(ctx.input_shape(0))
+    rhs = with_rank_at_least(ctx.input_shape(1), 2)
+    if matrix.ndims is None or rhs.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if not matrix.dims[-2].is_compatible_with(rhs.dims[-2]):
+        raise ValueError(f"Dimensions must be equal, but are {matrix.dims[-2].value} and {rhs.dims[-2].value}")
+    return [broadcast_shapes(matrix[:-2], rhs[:-2]).concatenate(rhs[-2:])]
+
+
+@MatrixTriangularSolve.kernel("CPU", expensive=True)
+def _matrix_triangular_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, lower: bool, adjoint: bool) -> Any:
+    """A solve with the triangle of `matrix` that `lower` names (the other is never read). A zero on the
+    diagonal is an error here; TF's back substitution returns infinities instead."""
+    _check_square(ctx, matrix)
+    _check_rhs(ctx, matrix, rhs)
+    xp = ctx.xp
+    try:
+        batch = np.broadcast_shapes(matrix.shape[:-2], rhs.shape[:-2])
+    except ValueError:
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(matrix.shape)} vs. "
+                                    f"{tensor_util.shape_string(rhs.shape)}") from None
+    a = xp.tril(matrix) if lower else xp.triu(matrix)
+    a = _adjoint(xp, a) if adjoint else a
+    a = xp.broadcast_to(a, batch + matrix.shape[-2:])
+    b = xp.broadcast_to(rhs, batch + rhs.shape[-2:])
+    try:
+        return xp.linalg.solve(a, b).astype(rhs.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        raise invalid_argument(ctx, "Input matrix is not invertible.") from None
+
+
+@MatrixTriangularSolve.gradient
+def _matrix_triangular_solve_grad(op: Any, grad: Tensor) -> list:
+    a, c = op.inputs[0], op.outputs[0]
+    adj, lower = op.get_attr("adjoint"), op.get_attr("lower")
+    grad_b = MatrixTriangularSolve(a, grad, lower=lower, adjoint=not adj)
+    grad_a = -matmul(c, grad_b, adjoint_b=True) if adj else -matmul(grad_b, c, adjoint_b=True)
+    grad_a = MatrixBandPart(grad_a, -1, 0) if lower else MatrixBandPart(grad_a, 0, -1)
+    b = op.inputs[1]
+    if (a.shape.is_fully_defined() and b.shape.is_fully_defined()
+            and a.shape.as_list()[:-2] == b.shape.as_list()[:-2]):
+        return [grad_a, grad_b]
+    sa, sb = raw_ops.Shape(input=a), raw_ops.Shape(input=b)
+    ra, rb = raw_ops.BroadcastGradientArgs(s0=sa[:-2], s1=sb[:-2])
+    return [reshape(raw_ops.Sum(input=grad_a, reduction_indices=ra), sa),
+            reshape(raw_ops.Sum(input=grad_b, reduction_indices=rb), sb)]
+
+
+@tf_export("linalg.triangular_solve", "matrix_triangular_solve")
+def matrix_triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
+                            name: str | None = None) -> Tensor:
+    """X with A X = rhs for the lower (or upper) triangle A of each innermost matrix (batch dimensions
+    broadcast)."""
+    with name_scope(name, "triangular_solve", [matrix, rhs]):
+        return MatrixTriangularSolve(matrix, rhs, lower=lower, adjoint=adjoint)
+
+
+MatrixSolveLs = Op("MatrixSolveLs", inputs=["matrix: T", "rhs: T", "l2_regularizer: double"], outputs=["output: T"],
+                   attrs=[f"T: {_TYPES}", "fast: bool = true"])
+
+
+@MatrixSolveLs.shape
+def _matrix_solve_ls_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    matrix = with_rank_at_least(ctx.input_shape(0), 2)
+    rhs = with_rank_at_least(ctx.input_shape(1), 2)
+    with_rank(ctx.input_shape(2), 0)
+    if matrix.ndims is None or rhs.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if matrix.ndims != rhs.ndims:
+        raise ValueError(f"Shape must be rank {matrix.ndims} but is rank {rhs.ndims}")
+    if not matrix.dims[-2].is_compatible_with(rhs.dims[-2]):
+        raise ValueError(f"Dimensions must be equal, but are {matrix.dims[-2].value} and {rhs.dims[-2].value}")
+    return [matrix[:-2].merge_with(rhs[:-2]).concatenate([matrix.dims[-1], rhs.dims[-1]])]
+
+
+@MatrixSolveLs.kernel("CPU", expensive=True)
+def _matrix_solve_ls(ctx: OpKernelContext, matrix: Any, rhs: Any, l2_regularizer: Any, fast: bool) -> Any:
+    """The regularized normal equations as TF's fast path solves them (for every `fast`: the complete
+    orthogonal decomposition TF uses otherwise gives the same minimizer for full-rank inputs)."""
+    if matrix.ndim < 2:
+        raise invalid_argument(ctx, f"Input tensor 0 must have rank >= 2, got {matrix.ndim}")
+    _check_rhs(ctx, matrix, rhs)
+    xp = ctx.xp
+    rows, cols = matrix.shape[-2:]
+    l2 = float(l2_regularizer)
+    a_h = _adjoint(xp, matrix)
+    if rows >= cols:
+        gram = a_h @ matrix + l2 * xp.eye(cols, dtype=matrix.dtype)
+        return xp.linalg.solve(gram, a_h @ rhs).astype(rhs.dtype, copy=False)
+    gram = matrix @ a_h + l2 * xp.eye(rows, dtype=matrix.dtype)
+    return (a_h @ xp.linalg.solve(gram, rhs)).astype(rhs.dtype, copy=False)
+
+
+@tf_export("linalg.lstsq", "matrix_solve_ls")
+def matrix_solve_ls(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True,
+                    name: str | None = None) -> Tensor:
+    """The least-squares solution X of A X = rhs, ridge-regularized by `l2_regularizer`."""
+    return MatrixSolveLs(matrix, rhs, convert_to_tensor(l2_regularizer, dtype="float64"), fast=fast, name=name)
+
+
+# -- Svd, SelfAdjointEigV2 ------------------------------------------------------------------------------
+
+Svd = Op("Svd", inputs=["input: T"], outputs=["s: T", "u: T", "v: T"],
+         attrs=["compute_uv: bool = true", "full_matrices: bool = false", f"T: {_TYPES}"])
+
+
+@Svd.shape
+def _svd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = with_rank_at_least(ctx.input_shape(0), 2)
+    if shape.ndims is None:
+        unknown = tensor_shape.unknown_shape()
+        return [unknown, unknown, unknown]
+    batch, (rows, cols) = shape[:-2], (shape.dims[-2].value, shape.dims[-1].value)
+    p = None if rows is None or cols is None else min(rows, cols)
+    s = batch.concatenate([p])
+    if not ctx.attr("compute_uv"):
+        return [s, tensor_shape.TensorShape([0]), tensor_shape.TensorShape([0])]
+    full = ctx.attr("full_matrices")
+    return [s, batch.concatenate([rows, rows if full else p]), batch.concatenate([cols, cols if full else p])]
+
+
+@Svd.kernel("CPU", expensive=True)
+def _svd(ctx: OpKernelContext, input: Any, compute_uv: bool, full_matrices: bool) -> tuple[Any, Any, Any]:  # noqa: A002
+    """s in decreasing order; v (not its adjoint) as TF returns it."""
+    if input.ndim < 2:
+        raise invalid_argument(ctx, f"Input tensor 0 must have rank >= 2, got {input.ndim}")
+    xp = ctx.xp
+    if not compute_uv:
+        s = xp.linalg.svd(input, compute_uv=False)
+        empty = xp.zeros(0, input.dtype)
+        return s.astype(input.dtype, copy=False), empty, empty
+    u, s, vh = xp.linalg.svd(input, full_matrices=full_matrices)
+    return s.astype(input.dtype, copy=False), u.astype(input.dtype, copy=False), _adjoint(xp, vh).astype(
+        input.dtype, copy=False)
+
+
+@tf_export("linalg.svd", "svd")
+def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True, name: str | None = None) -> Any:
+    """The singular values of each innermost matrix, and with `compute_uv` (the default) the singular vectors:
+    (s, u, v) with tensor = u diag(s) v^H."""
+    s, u, v = Svd(tensor, compute_uv=compute_uv, full_matrices=full_matrices, name=name)
+    return (s, u, v) if compute_uv else s
+
+
+SelfAdjointEigV2 = Op("SelfAdjointEigV2", inputs=["input: T"], outputs=["e: T", "v: T"],
+                      attrs=["compute_v: bool = true", f"T: {_TYPES}"])
+
+
+@SelfAdjointEigV2.shape
+def _self_adjoint_eig_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = _square(ctx.input_shape(0))
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
+    e = shape[:-1]
+    return [e, shape if ctx.attr("compute_v") else tensor_shape.TensorShape([0])]
+
+
+@SelfAdjointEigV2.kernel("CPU", expensive=True)
+def _self_adjoint_eig(ctx: OpKernelContext, input: Any, compute_v: bool) -> tuple[Any, Any]:  # noqa: A002
+    """Eigenvalues ascending, from the lower triangle (as TF's)."""
+    _check_square(ctx, input)
+    xp = ctx.xp
+    if not compute_v:
+        return xp.linalg.eigvalsh(input, UPLO="L").astype(input.dtype, copy=False), xp.zeros(0, input.dtype)
+    e, v = xp.linalg.eigh(input, UPLO="L")
+    return e.astype(input.dtype, copy=False), v.astype(input.dtype, copy=False)
+
+
+@SelfAdjointEigV2.gradient
+def _self_adjoint_eig_grad(op: Any, grad_e: Tensor, grad_v: Tensor) -> list:
+    """TF's: through the eigenvectors by 1/(e_j - e_i) off the diagonal, then symmetrized onto the lower
+    triangle the op reads."""
+    e, v = op.outputs
+    if not op.get_attr("compute_v"):  # TF recomputes the eigenvectors the gradient needs
+        v = SelfAdjointEigV2(op.inputs[0], compute_v=True)[1]
+        grad_v = None
+    if grad_e is None:
+        grad_e = zeros_like(e)
+    f = MatrixSetDiag(reciprocal_no_nan(expand_dims(e, -2) - expand_dims(e, -1)), zeros_like(e))
+    inner = matrix_diag(grad_e) if grad_v is None else matrix_diag(grad_e) + f * matmul(v, grad_v, adjoint_a=True)
+    grad_a = matmul(v, matmul(inner, v, adjoint_b=True))
+    grad_a = MatrixBandPart(grad_a + adjoint(grad_a), -1, 0)
+    return [MatrixSetDiag(grad_a, 0.5 * MatrixDiagPart(grad_a))]
+
+
+@tf_export("linalg.eigh", "self_adjoint_eig")
+def self_adjoint_eig(tensor: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The eigenvalues (ascending) and eigenvectors of each innermost self-adjoint matrix."""
+    e, v = SelfAdjointEigV2(tensor, compute_v=True, name=name)
+    return e, v
+
+
+@tf_export("linalg.eigvalsh", "self_adjoint_eigvals")
+def self_adjoint_eigvals(tensor: Any, name: str | None = None) -> Tensor:
+    """The eigenvalues (ascending) of each innermost self-adjoint matrix."""
+    e, _ = SelfAdjointEigV2(tensor, compute_v=False, name=name)
+    return e
+
+
+# -- Lu -----------------------------------------------------------------------------------------------
+
+Lu = Op("Lu", inputs=["input: T"], outputs=["lu: T", "p: output_idx_type"],
+        attrs=[f"T: {_TYPES}", "output_idx_type: {int32, int64} = DT_INT32"])
+
+
+@Lu.shape
+def _lu_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = _square(ctx.input_shape(0))
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
+    return [shape, shape[:-1]]
+
+
+@Lu.kernel("CPU", expensive=True)
+def _lu(ctx: OpKernelContext, input: Any, output_idx_type: Any) -> tuple[Any, Any]:  # noqa: A002
+    """Doolittle elimination with partial pivoting (the first largest pivot, as Eigen's PartialPivLU), one
+    column at a time over the whole batch: L (unit diagonal, below) and U packed in one matrix, and the
+    permutation p with input[..., p, :] = L U."""
+    _check_square(ctx, input)
+    n = input.shape[-1]
+    lu = input.reshape((-1, n, n)).copy()
+    batch = np.arange(lu.shape[0])
+    perm = np.tile(np.arange(n), (lu.shape[0], 1))
+    for k in range(n):
+        pivot_rows = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        rows_k, rows_p = lu[batch, k].copy(), lu[batch, pivot_rows].copy()
+        lu[batch, k], lu[batch, pivot_rows] = rows_p, rows_k
+        perm[batch, k], perm[batch, pivot_rows] = perm[batch, pivot_rows], perm[batch, k].copy()
+        pivots = lu[:, k, k]
+        if np.any(pivots == 0):
+            raise invalid_argument(ctx, "Input is not invertible.")
+        lu[:, k + 1:, k] /= pivots[:, None]
+        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k:k + 1] * lu[:, k:k + 1, k + 1:]
+    return lu.reshape(input.shape), perm.reshape(input.shape[:-1]).astype(output_idx_type.as_numpy_dtype)
+
+
+@tf_export("linalg.lu")
+def lu(input: Any, output_idx_type: Any = "int32", name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """The LU decomposition with partial pivoting of each innermost square matrix: (lu, p)."""
+    lu_packed, p = Lu(input, output_idx_type=output_idx_type, name=name)
+    return lu_packed, p
+
+
+# -- matrix_exponential ---------------------------------------------------------------------------------
+
+# Higham's scaling and squaring: the Pade approximants' coefficients, and the 1-norm bounds below which each
+# degree is accurate enough (degrees 3, 5, 7 for single precision, 3, 5, 7, 9, 13 for double).
+_PADE = {
+    3: (120.0, 60.0, 12.0),
+    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0),
+    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0),
+    9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0),
+    13: (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+         10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0),
+}
+_SINGLE_BOUNDS = (4.258730016922831e-001, 1.880152677804762e+000)
+_DOUBLE_BOUNDS = (1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001, 2.097847961257068e+000)
+
+
+def _pade(matrix: Tensor, degree: int, ident: Tensor) -> tuple[Tensor, Tensor]:
+    """U (the odd part) and V (the even part) of the [degree/degree] Pade approximant of exp, as TF's."""
+    b = _PADE[degree]
+    m2 = matmul(matrix, matrix)
+    if degree == 13:
+        m4 = matmul(m2, m2)
+        m6 = matmul(m4, m2)
+        tmp_u = matmul(m6, m6 + b[11] * m4 + b[9] * m2) + b[7] * m6 + b[5] * m4 + b[3] * m2 + b[1] * ident
+        v = matmul(m6, b[12] * m6 + b[10] * m4 + b[8] * m2) + b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * ident
+        return matmul(matrix, tmp_u), v
+    powers = [ident, m2]
+    while len(powers) < (degree + 1) // 2:
+        powers.append(matmul(powers[-1], m2))
+    tmp, v = powers[-1], b[degree - 1] * powers[-1]
+    for j in range(len(powers) - 2, -1, -1):
+        tmp = tmp + b[2 * j + 1] * powers[j]
+        v = v + b[2 * j] * powers[j]
+    return matmul(matrix, tmp), v
+
+
+@tf_export("linalg.expm")
+def matrix_exponential(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """exp of each innermost square matrix, by TF's scaling and squaring: a Pade approximant chosen by the
+    1-norm, solved with MatrixSolve, then squared in a while_loop as often as each matrix needs."""
+    with name_scope(name, "matrix_exponential", [input]):
+        matrix = convert_to_tensor(input, name="input")
+        if matrix.shape.ndims is not None and matrix.shape.as_list()[-2:] == [0, 0]:
+            return matrix
+        original_shape = shape(matrix)
+        matrix = reshape(matrix, raw_ops.ConcatV2(values=[[-1], original_shape[-2:]], axis=0))
+        l1_norm = expand_dims(expand_dims(reduce_max(reduce_sum(Abs(matrix), axis=-2), axis=-1), -1), -1)
+        real_dtype = l1_norm.dtype
+
+        def const(x: float) -> Tensor:
+            return constant(x, dtype=real_dtype)
+
+        ident = eye(shape(matrix)[-2], batch_shape=shape(matrix)[:-2], dtype=matrix.dtype)
+        single = matrix.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.complex64)
+        max_norm = const(3.925724783138660 if single else 5.371920351148152)
+        squarings = maximum(Floor(Log(l1_norm / max_norm) / Log(const(2.0))), const(0.0))
+        degrees, bounds = ((3, 5, 7), _SINGLE_BOUNDS) if single else ((3, 5, 7, 9, 13), _DOUBLE_BOUNDS)
+        scaled = matrix / cast(elementwise_ops.pow(const(2.0), squarings), matrix.dtype)
+        pairs = [_pade(matrix, d, ident) for d in degrees[:-1]] + [_pade(scaled, degrees[-1], ident)]
+        u, v = pairs[-1]
+        for bound, (u_d, v_d) in reversed(list(zip(bounds, pairs[:-1]))):
+            small = less(l1_norm, const(bound))
+            u, v = where_v2(small, u_d, u), where_v2(small, v_d, v)
+        result = MatrixSolve(-u + v, u + v)
+        max_squarings = reduce_max(squarings)
+
+        def more(i: Tensor, _: Tensor) -> Tensor:
+            return less(i, max_squarings)
+
+        def square(i: Tensor, r: Tensor) -> tuple[Tensor, Tensor]:
+            return i + 1, where_v2(less(i, squarings), matmul(r, r), r)
+
+        _, result = while_loop(more, square, [const(0.0), result])
+        return reshape(result, original_shape)

@@ -1,0 +1,337 @@
+"""Math ops of TF's math_ops and nn_ops without a family of their own: TopKV2 and InTopKV2 (`tf.nn.top_k`,
+`tf.nn.in_top_k`), LinSpace, CumulativeLogsumexp, Bincount, HistogramFixedWidth, and the composites
+histogram_fixed_width_bins and confusion_matrix.
+
+TopKV2 orders equal values by index, as TF's; its `sorted=False` still returns them sorted (TF leaves that
+order unspecified).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import NotDifferentiable, Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import raw_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.clip_ops import clip_by_value
+from tensorweave.ops.constant_ops import constant
+from tensorweave.ops.elementwise_ops import Exp, Floor, Log, greater, less, maximum, minimum, where_v2
+from tensorweave.ops.fill_ops import ones_like
+from tensorweave.ops.indexing_ops import UnsortedSegmentSum
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.reduction_ops import reduce_max, reduce_prod
+from tensorweave.ops.shape_helpers import unary_shape, with_rank, with_rank_at_least
+from tensorweave.ops.shape_ops import reshape, shape, size
+from tensorweave.platform.tf_export import tf_export
+
+# -- TopKV2, InTopKV2 ----------------------------------------------------------------------------------
+
+TopKV2 = Op("TopKV2", inputs=["input: T", "k: Tk"], outputs=["values: T", "indices: index_type"],
+            attrs=["sorted: bool = true",
+                   "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}",
+                   "Tk: {int16, int32, int64} = DT_INT32", "index_type: {int16, int32, int64} = DT_INT32"])
+
+
+@TopKV2.shape
+def _top_k_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = with_rank_at_least(ctx.input_shape(0), 1)
+    with_rank(ctx.input_shape(1), 0)
+    k = ctx.input_value(1)
+    if k is not None and int(k) < 0:
+        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(k)}")
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
+    last = shape.dims[-1].value
+    if k is not None and last is not None and last < int(k):
+        raise ValueError(f"input must have last dimension >= k = {int(k)} but is {last}")
+    out = shape[:-1].concatenate([None if k is None else int(k)])
+    return [out, out]
+
+
+@TopKV2.kernel("CPU")
+def _top_k(ctx: OpKernelContext, input: Any, k: Any, sorted: bool, index_type: dtypes.DType) -> tuple[Any, Any]:  # noqa: A002
+    """The k largest of each row, equal values in index order: a stable ascending sort of the reversed row,
+    read backwards."""
+    k = int(k)
+    if k < 0:
+        raise invalid_argument(ctx, f"Need k >= 0, got {k}")
+    if input.ndim < 1:
+        raise invalid_argument(ctx, f"input must be >= 1-D, got shape {list(input.shape)}")
+    n = input.shape[-1]
+    if n < k:
+        raise invalid_argument(ctx, f"input must have at least k columns. Had {n}, needed {k}")
+    order = np.argsort(input[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
+    indices = n - 1 - order
+    return (np.take_along_axis(input, indices, axis=-1),
+            indices.astype(index_type.as_numpy_dtype))
+
+
+@TopKV2.gradient
+def _top_k_grad(op: Any, grad: Tensor, _: Tensor) -> list:
+    """Each value's gradient sent back to the entry it came from (TF's scatter into zeros)."""
+    x, indices = op.inputs[0], op.outputs[1]
+    in_shape = shape(x)
+    last = in_shape[-1]
+    rows = size(x) // last
+    k = shape(indices)[-1]
+    offsets = reshape(raw_ops.Range(start=0, limit=rows * last, delta=last), [-1, 1])
+    flat = reshape(cast(reshape(indices, raw_ops.Pack(values=[rows, k])), dtypes.int32) + offsets, [-1])
+    summed = UnsortedSegmentSum(reshape(grad, [-1]), flat, rows * last)
+    return [reshape(summed, in_shape), None]
+
+
+@tf_export("math.top_k", "nn.top_k")
+def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32,  # noqa: A002
+          name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The k largest entries of each innermost row and their indices."""
+    values, indices = TopKV2(input, k, sorted=sorted, index_type=index_type, name=name)
+    return values, indices
+
+
+InTopKV2 = Op("InTopKV2", inputs=["predictions: float", "targets: T", "k: T"], outputs=["precision: bool"],
+              attrs=["T: {int32, int64} = DT_INT32"])
+NotDifferentiable("InTopKV2")
+
+
+@InTopKV2.shape
+def _in_top_k_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    predictions = with_rank(ctx.input_shape(0), 2)
+    targets = with_rank(ctx.input_shape(1), 1)
+    with_rank(ctx.input_shape(2), 0)
+    batch = predictions.dims[0]
+    if not batch.is_compatible_with(targets.dims[0]):
+        raise ValueError(f"Dimensions must be equal, but are {batch.value} and {targets.dims[0].value}")
+    return [tensor_shape.TensorShape([batch.merge_with(targets.dims[0])])]
+
+
+@InTopKV2.kernel("CPU")
+def _in_top_k(ctx: OpKernelContext, predictions: Any, targets: Any, k: Any) -> Any:
+    """Whether fewer than k predictions beat the target's strictly (ties count in); false for a target
+    out of range or with a non-finite prediction, as TF's."""
+    batch, classes = predictions.shape
+    if targets.shape != (batch,):
+        raise invalid_argument(ctx, "First dimension of predictions " + str(batch) + " must match length of "
+                                    "targets " + str(targets.shape[0]))
+    valid = (targets >= 0) & (targets < classes)
+    target_values = predictions[np.arange(batch), np.where(valid, targets, 0)]
+    better = (predictions > target_values[:, None]).sum(axis=1)
+    return valid & np.isfinite(target_values) & (better < int(k))
+
+
+@tf_export("math.in_top_k", "nn.in_top_k")
+def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) -> Tensor:
+    """Whether each target is among the k highest predictions of its row."""
+    with name_scope(name, "in_top_k"):
+        return InTopKV2(predictions, targets, k)
+
+
+# -- LinSpace, CumulativeLogsumexp ------------------------------------------------------------------
+
+LinSpace = Op("LinSpace", inputs=["start: T", "stop: T", "num: Tidx"], outputs=["output: T"],
+              attrs=["T: {bfloat16, half, float, double}", "Tidx: {int32, int64} = DT_INT32"])
+NotDifferentiable("LinSpace")
+
+
+@LinSpace.shape
+def _lin_space_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    for i in range(3):
+        with_rank(ctx.input_shape(i), 0)
+    num = ctx.input_value(2)
+    return [tensor_shape.TensorShape([None if num is None else int(num)])]
+
+
+@LinSpace.kernel("CPU")
+def _lin_space(ctx: OpKernelContext, start: Any, stop: Any, num: Any) -> Any:
+    num = int(num)
+    if num <= 0:
+        raise invalid_argument(ctx, f"Requires num > 0: {num}")
+    return np.linspace(start, stop, num).astype(start.dtype)
+
+
+@tf_export("lin_space", "linspace")
+def lin_space(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
+    """`num` evenly spaced values from `start` to `stop`, both included."""
+    if axis != 0:
+        raise NotImplementedError("tf.linspace with axis != 0 (vector start/stop) is not built in tensorweave")
+    with name_scope(name, "linspace", [start, stop]):
+        start = convert_to_tensor(start, name="start")
+        stop = convert_to_tensor(stop, dtype=start.dtype, name="stop")
+        return LinSpace(start, stop, num)
+
+
+CumulativeLogsumexp = Op("CumulativeLogsumexp", inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
+                         attrs=["exclusive: bool = false", "reverse: bool = false", "T: {float16, float32, float64}",
+                                "Tidx: {int32, int64} = DT_INT32"])
+
+
+@CumulativeLogsumexp.shape
+def _cumulative_logsumexp_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    return unary_shape(ctx)
+
+
+@CumulativeLogsumexp.kernel("CPU")
+def _cumulative_logsumexp(ctx: OpKernelContext, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
+    """log(cumsum(exp(x))) by `np.logaddexp.accumulate` (no overflow); exclusive scans start at -inf."""
+    axis = int(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise invalid_argument(ctx, f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got {axis}")
+    values = np.flip(x, axis) if reverse else x
+    out = np.logaddexp.accumulate(values, axis=axis)
+    if exclusive:
+        pad = np.full_like(np.take(out, [0], axis=axis), -np.inf)
+        out = np.concatenate([pad, np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+@CumulativeLogsumexp.gradient
+def _cumulative_logsumexp_grad(op: Any, grad: Tensor) -> list:
+    """TF's: the positive and negative parts of the gradient scanned back in log space."""
+    x, axis = op.inputs
+    out = op.outputs[0]
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    lowest = constant(grad.dtype.min, dtype=grad.dtype)
+    zero = constant(0, dtype=grad.dtype)
+    log_pos = where_v2(greater(grad, zero), Log(maximum(grad, zero)), lowest)
+    log_neg = where_v2(less(grad, zero), Log(maximum(-grad, zero)), lowest)
+    pos = Exp(CumulativeLogsumexp(log_pos - out, axis, exclusive=exclusive, reverse=not reverse) + x)
+    neg = Exp(CumulativeLogsumexp(log_neg - out, axis, exclusive=exclusive, reverse=not reverse) + x)
+    return [pos - neg, None]
+
+
+@tf_export("math.cumulative_logsumexp")
+def cumulative_logsumexp(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+                         name: str | None = None) -> Tensor:
+    """log(cumsum(exp(x))) along `axis`, computed without overflow."""
+    return CumulativeLogsumexp(x, axis, exclusive=exclusive, reverse=reverse, name=name)
+
+
+# -- Bincount, HistogramFixedWidth, confusion_matrix -------------------------------------------------
+
+Bincount = Op("Bincount", inputs=["arr: int32", "size: int32", "weights: T"], outputs=["bins: T"],
+              attrs=["T: {int32, int64, float32, float64}"])
+NotDifferentiable("Bincount")
+
+
+@Bincount.shape
+def _bincount_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    size_value = ctx.input_value(1)
+    return [tensor_shape.TensorShape([None if size_value is None else int(size_value)])]
+
+
+@Bincount.kernel("CPU")
+def _bincount(ctx: OpKernelContext, arr: Any, size: Any, weights: Any) -> Any:
+    """Counts (or weight sums, when `weights` is not empty) of each value below `size`; larger values are
+    dropped."""
+    size = int(size)
+    if size < 0:
+        raise invalid_argument(ctx, f"size ({size}) must be non-negative")
+    if arr.size and arr.min() < 0:
+        raise invalid_argument(ctx, "Input arr must be non-negative!")
+    flat = arr.reshape(-1)
+    keep = flat < size
+    if weights.size:
+        if weights.shape != arr.shape:
+            raise invalid_argument(ctx, "Input arr and weights must have the same shape")
+        return np.bincount(flat[keep], weights.reshape(-1)[keep], minlength=size).astype(weights.dtype)
+    return np.bincount(flat[keep], minlength=size).astype(weights.dtype)
+
+
+@tf_export("math.bincount", "bincount")
+def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
+             dtype: Any = dtypes.int32) -> Tensor:
+    """How often each value occurs in the non-negative int32 `arr` (or the sum of its `weights`), over
+    max(arr) + 1 bins bounded by `minlength` and `maxlength`."""
+    with name_scope(None, "bincount", [arr, weights, minlength, maxlength]):
+        arr = convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
+        nonempty = cast(greater(reduce_prod(shape(arr)), 0), dtypes.int32)
+        output_size = nonempty * (reduce_max(arr) + 1)
+        if minlength is not None:
+            output_size = maximum(convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32), output_size)
+        if maxlength is not None:
+            output_size = minimum(convert_to_tensor(maxlength, name="maxlength", dtype=dtypes.int32), output_size)
+        if weights is not None:
+            weights = convert_to_tensor(weights, name="weights")
+            return Bincount(arr, output_size, weights)
+        return Bincount(arr, output_size, constant([], dtype=dtype))
+
+
+HistogramFixedWidth = Op("HistogramFixedWidth", inputs=["values: T", "value_range: T", "nbins: int32"],
+                         outputs=["out: dtype"],
+                         attrs=["T: {int32, int64, float32, float64}", "dtype: {int32, int64} = DT_INT32"])
+NotDifferentiable("HistogramFixedWidth")
+
+
+@HistogramFixedWidth.shape
+def _histogram_fixed_width_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 1)
+    with_rank(ctx.input_shape(2), 0)
+    nbins = ctx.input_value(2)
+    return [tensor_shape.TensorShape([None if nbins is None else int(nbins)])]
+
+
+@HistogramFixedWidth.kernel("CPU")
+def _histogram_fixed_width(ctx: OpKernelContext, values: Any, value_range: Any, nbins: Any,
+                           dtype: dtypes.DType) -> Any:
+    """Counts in `nbins` equal bins over value_range; values outside go to the first or last bin."""
+    nbins = int(nbins)
+    if value_range.shape != (2,):
+        raise invalid_argument(ctx, f"value_range should be a vector of 2 elements, but got {list(value_range.shape)}")
+    if nbins <= 0:
+        raise invalid_argument(ctx, f"nbins should be a positive number, but got '{nbins}'")
+    low, high = value_range.astype(np.float64)
+    if not low < high:
+        raise invalid_argument(ctx, f"value_range should satisfy value_range[0] < value_range[1], but got "
+                                    f"[{value_range[0]}, {value_range[1]}]")
+    step = (high - low) / nbins
+    index = np.clip(np.floor((values.reshape(-1).astype(np.float64) - low) / step), 0, nbins - 1).astype(np.int64)
+    return np.bincount(index, minlength=nbins).astype(dtype.as_numpy_dtype)
+
+
+@tf_export("histogram_fixed_width")
+def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100, dtype: Any = dtypes.int32,
+                          name: str | None = None) -> Tensor:
+    """Counts of `values` in `nbins` equal bins over `value_range` (outliers in the end bins)."""
+    with name_scope(name, "histogram_fixed_width", [values, value_range, nbins]) as scope:
+        return HistogramFixedWidth(values, value_range, nbins, dtype=dtype, name=scope)
+
+
+@tf_export("histogram_fixed_width_bins")
+def histogram_fixed_width_bins(values: Any, value_range: Any, nbins: Any = 100, dtype: Any = dtypes.int32,
+                               name: str | None = None) -> Tensor:
+    """The bin of each value among `nbins` equal bins over `value_range` (outliers in the end bins)."""
+    with name_scope(name, "histogram_fixed_width_bins", [values, value_range, nbins]):
+        values = convert_to_tensor(values, name="values")
+        values_shape = shape(values)
+        flat = reshape(values, [-1])
+        value_range = convert_to_tensor(value_range, dtype=values.dtype, name="value_range")
+        nbins_float = cast(nbins, values.dtype)
+        scaled = (flat - value_range[0]) / (value_range[1] - value_range[0])
+        indices = clip_by_value(Floor(nbins_float * scaled), 0, nbins_float - 1)
+        return reshape(cast(indices, dtype), values_shape)
+
+
+@tf_export("math.confusion_matrix", "confusion_matrix")
+def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, dtype: Any = dtypes.int32,
+                     name: str | None = None, weights: Any = None) -> Tensor:
+    """counts[i, j]: how often label i was predicted as j (or the sum of those weights)."""
+    with name_scope(name, "confusion_matrix", [predictions, labels, num_classes, weights]):
+        labels = cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
+        predictions = cast(convert_to_tensor(predictions, name="predictions"), dtypes.int64)
+        if num_classes is None:
+            num_classes = maximum(reduce_max(predictions), reduce_max(labels)) + 1
+        else:
+            num_classes = cast(convert_to_tensor(num_classes, name="num_classes"), dtypes.int64)
+        values = (ones_like(predictions, dtype=dtype) if weights is None
+                  else cast(convert_to_tensor(weights, name="weights"), dtype))
+        flat = labels * num_classes + predictions
+        counts = UnsortedSegmentSum(values, flat, num_classes * num_classes)
+        return reshape(counts, raw_ops.Pack(values=[num_classes, num_classes]))
+

@@ -1,0 +1,408 @@
+"""Segment reductions: the sorted ones (SegmentSum, SegmentMean, SegmentMax, SegmentMin, SegmentProd: output
+row `i` reduces the data rows whose segment id is `i`, ids sorted), the unsorted ones beside TF's
+UnsortedSegmentSum (UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd; `unsorted_segment_mean` and
+`unsorted_segment_sqrt_n` are TF's composites over UnsortedSegmentSum), and the sparse ones
+(SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN and their WithNumSegments forms: the rows picked by
+`indices` reduced by sorted segment ids), each with TF's gradient.
+
+Invariant: kernels never loop over segments in Python: sorted ids reduce with `ufunc.reduceat` over the
+starts of their runs, unsorted ids with `ufunc.at`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import raw_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.elementwise_ops import equal, maximum, sqrt, where_v2
+from tensorweave.ops.fill_ops import ones_like, zeros_like
+from tensorweave.ops.indexing_ops import UnsortedSegmentSum, gather
+from tensorweave.ops.kernel_helpers import c_division, invalid_argument
+from tensorweave.ops.shape_helpers import with_rank, with_rank_at_least
+from tensorweave.ops.shape_ops import reshape, shape
+from tensorweave.platform.tf_export import tf_export
+
+_REAL = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}")
+_NUMBER = ("{float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, "
+           "quint16, uint16, complex128, half, uint32, uint64}")
+
+
+# -- Shared kernels -------------------------------------------------------------------------------------
+
+def _runs(ctx: OpKernelContext, ids: Any, num_out: int, bounded: bool) -> tuple[Any, Any]:
+    """The starts of the runs of equal ids and the id of each run, checked as TF's sorted kernels check them
+    (in segment order: increasing before in range); `bounded` gives the WithNumSegments message."""
+    if not ids.size:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+    run_ids = ids[starts].astype(np.int64)
+    decreasing = np.concatenate([run_ids[1:] < run_ids[:-1], [False]])
+    out_of_range = (run_ids < 0) | (run_ids >= num_out)
+    bad = np.flatnonzero(decreasing | out_of_range)
+    if bad.size:
+        k = bad[0]
+        if decreasing[k]:
+            raise invalid_argument(ctx, "segment ids are not increasing")
+        if bounded:
+            raise invalid_argument(ctx, "segment ids must be < num_segments")
+        raise invalid_argument(ctx, f"Segment id {run_ids[k]} out of range [0, {num_out}), possibly because "
+                                    "'segment_ids' input is not sorted.")
+    return starts, run_ids
+
+
+def _reduce_runs(rows: Any, starts: Any, run_ids: Any, num_out: int, kind: str) -> Any:
+    """Each run of rows reduced (`kind` one of sum, mean, sqrt_n, max, min, prod) into its output row; rows of
+    empty segments are 0 (1 for prod), as TF's."""
+    out = np.full((num_out,) + rows.shape[1:], 1 if kind == "prod" else 0, dtype=rows.dtype)
+    if not starts.size:
+        return out
+    ufunc = {"max": np.maximum, "min": np.minimum, "prod": np.multiply}.get(kind, np.add)
+    reduced = ufunc.reduceat(rows, starts, axis=0)
+    if kind in ("mean", "sqrt_n"):
+        counts = np.diff(np.append(starts, rows.shape[0])).reshape((-1,) + (1,) * (rows.ndim - 1))
+        if kind == "sqrt_n":
+            reduced = reduced / np.sqrt(counts.astype(rows.dtype))
+        elif rows.dtype.kind in "iu":
+            reduced = c_division(reduced, counts.astype(rows.dtype))
+        else:
+            reduced = reduced / counts.astype(rows.dtype)
+    out[run_ids] = reduced
+    return out
+
+
+# -- SegmentSum, SegmentMean, SegmentMax, SegmentMin, SegmentProd -----------------------------------------
+
+def _segment_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    data = with_rank_at_least(ctx.input_shape(0), 1)
+    with_rank(ctx.input_shape(1), 1)
+    if data.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    return [tensor_shape.TensorShape([None]).concatenate(data[1:])]
+
+
+def _segment_op(name: str, types: str, kind: str) -> Op:
+    op = Op(name, inputs=["data: T", "segment_ids: Tindices"], outputs=["output: T"],
+            attrs=[f"T: {types}", "Tindices: {int32, int64}"])
+    op.shape(_segment_shape)
+
+    @op.kernel("CPU")
+    def kernel(ctx: OpKernelContext, data: Any, segment_ids: Any) -> Any:
+        if segment_ids.ndim != 1:
+            raise invalid_argument(ctx, "segment_ids should be a vector.")
+        if segment_ids.size != (data.shape[0] if data.ndim else 1):
+            raise invalid_argument(ctx, "segment_ids should be the same size as dimension 0 of input.")
+        num_out = int(segment_ids[-1]) + 1 if segment_ids.size else 0
+        starts, run_ids = _runs(ctx, segment_ids, num_out, bounded=False)
+        return _reduce_runs(data, starts, run_ids, num_out, kind)
+
+    return op
+
+
+SegmentSum = _segment_op("SegmentSum", _NUMBER, "sum")
+SegmentMean = _segment_op("SegmentMean", _NUMBER, "mean")
+SegmentMax = _segment_op("SegmentMax", _REAL, "max")
+SegmentMin = _segment_op("SegmentMin", _REAL, "min")
+SegmentProd = _segment_op("SegmentProd", _NUMBER, "prod")
+
+
+@tf_export("math.segment_sum", "segment_sum")
+def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """The sum of the `data` rows of each sorted segment id."""
+    return SegmentSum(data, segment_ids, name=name)
+
+
+@tf_export("math.segment_mean", "segment_mean")
+def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """The mean of the `data` rows of each sorted segment id (0 for an empty segment)."""
+    return SegmentMean(data, segment_ids, name=name)
+
+
+@tf_export("math.segment_max", "segment_max")
+def segment_max(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """The maximum of the `data` rows of each sorted segment id (0 for an empty segment)."""
+    return SegmentMax(data, segment_ids, name=name)
+
+
+@tf_export("math.segment_min", "segment_min")
+def segment_min(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """The minimum of the `data` rows of each sorted segment id (0 for an empty segment)."""
+    return SegmentMin(data, segment_ids, name=name)
+
+
+@tf_export("math.segment_prod", "segment_prod")
+def segment_prod(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """The product of the `data` rows of each sorted segment id (1 for an empty segment)."""
+    return SegmentProd(data, segment_ids, name=name)
+
+
+def _min_or_max_grad(op: Any, grad: Tensor, gather_rows: Any) -> Tensor:
+    """TF's: the gradient shared evenly among the data entries equal to their segment's extreme."""
+    data, ids = op.inputs[0], op.inputs[1]
+    is_selected = equal(data, gather_rows(op.outputs[0], ids))
+    num_selected = op_sum(cast(is_selected, grad.dtype), ids, op)
+    return where_v2(is_selected, gather_rows(grad / num_selected, ids), zeros_like(data))
+
+
+def _prod_grad(op: Any, grad: Tensor, gather_rows: Any) -> Tensor:
+    """TF's: d prod / d x is the product of the other entries, computed without dividing by a zero entry."""
+    data, ids = op.inputs[0], op.inputs[1]
+    is_zero = equal(data, zeros_like(data))
+    num_zeros = op_sum(cast(is_zero, dtypes.int32), ids, op)
+    grad = where_v2(num_zeros > 1, zeros_like(grad), grad)
+    non_zero_data = where_v2(is_zero, ones_like(data), data)
+    non_zero_prod = (SegmentProd(non_zero_data, ids) if op.type == "SegmentProd"
+                     else UnsortedSegmentProd(non_zero_data, ids, op.inputs[2]))
+    partial = where_v2(is_zero, gather_rows(non_zero_prod, ids), gather_rows(op.outputs[0], ids) / non_zero_data)
+    return partial * gather_rows(grad, ids)
+
+
+def op_sum(values: Tensor, ids: Tensor, op: Any) -> Tensor:
+    """`values` summed by the segment ids of `op`, sorted or unsorted as `op` is."""
+    if op.type.startswith("Unsorted"):
+        return UnsortedSegmentSum(values, ids, op.inputs[2])
+    return SegmentSum(values, ids)
+
+
+def _gather_rows(params: Tensor, ids: Tensor) -> Tensor:
+    return gather(params, ids)
+
+
+def _gather_drop_negatives(params: Tensor, ids: Tensor) -> Tensor:
+    """TF's _GatherDropNegatives: rows of `params` by id, zero rows where the id is negative."""
+    gathered = gather(params, maximum(ids, zeros_like(ids)))
+    keep = ids >= 0
+    rank_gap = gathered.shape.ndims - ids.shape.ndims if gathered.shape.ndims is not None else None
+    if rank_gap:
+        keep = reshape(keep, raw_ops.ConcatV2(values=[shape(ids), ones_like(shape(gathered)[ids.shape.ndims:])],
+                                              axis=0))
+    return where_v2(keep, gathered, zeros_like(gathered))
+
+
+@SegmentSum.gradient
+def _segment_sum_grad(op: Any, grad: Tensor) -> list:
+    return [gather(grad, op.inputs[1]), None]
+
+
+@SegmentMean.gradient
+def _segment_mean_grad(op: Any, grad: Tensor) -> list:
+    data, ids = op.inputs
+    rank_gap = [1] * (data.shape.ndims - 1) if data.shape.ndims is not None else None
+    ones = ones_like(ids, dtype=grad.dtype)
+    counts = SegmentSum(ones, ids)
+    if rank_gap is not None:
+        counts = reshape(counts, [-1] + rank_gap)
+    return [gather(grad / counts, ids), None]
+
+
+@SegmentMax.gradient
+@SegmentMin.gradient
+def _segment_min_or_max_grad(op: Any, grad: Tensor) -> list:
+    return [_min_or_max_grad(op, grad, _gather_rows), None]
+
+
+@SegmentProd.gradient
+def _segment_prod_grad(op: Any, grad: Tensor) -> list:
+    return [_prod_grad(op, grad, _gather_rows), None]
+
+
+@UnsortedSegmentSum.gradient
+def _unsorted_segment_sum_grad(op: Any, grad: Tensor) -> list:
+    return [_gather_drop_negatives(grad, op.inputs[1]), None, None]
+
+
+# -- UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd -----------------------------------------
+
+def _unsorted_op(name: str, types: str, ufunc: Any, identity: Any) -> Op:
+    op = Op(name, inputs=["data: T", "segment_ids: Tindices", "num_segments: Tnumsegments"], outputs=["output: T"],
+            attrs=[f"T: {types}", "Tindices: {int32, int64}", "Tnumsegments: {int32, int64} = DT_INT32"])
+    op.shape(UnsortedSegmentSum.shape_fn)
+
+    @op.kernel("CPU")
+    def kernel(ctx: OpKernelContext, data: Any, segment_ids: Any, num_segments: Any) -> Any:
+        num = int(num_segments)
+        ids = segment_ids.reshape(-1)
+        if ids.size and ids.max() >= num:
+            raise invalid_argument(ctx, f"segment_ids[{int(np.argmax(ids >= num))}] = {int(ids.max())} is out of "
+                                        f"range [0, {num})")
+        out = np.full((num,) + data.shape[segment_ids.ndim:], identity(data.dtype), dtype=data.dtype)
+        keep = ids >= 0  # negative ids are dropped, as TF's
+        ufunc.at(out, ids[keep], data.reshape((ids.size,) + data.shape[segment_ids.ndim:])[keep])
+        return out
+
+    return op
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    return np.iinfo(dtype).min if dtype.kind in "iu" else -np.finfo(dtype).max
+
+
+def _highest(dtype: np.dtype) -> Any:
+    return np.iinfo(dtype).max if dtype.kind in "iu" else np.finfo(dtype).max
+
+
+UnsortedSegmentMax = _unsorted_op("UnsortedSegmentMax", _REAL, np.maximum, _lowest)
+UnsortedSegmentMin = _unsorted_op("UnsortedSegmentMin", _REAL, np.minimum, _highest)
+UnsortedSegmentProd = _unsorted_op("UnsortedSegmentProd", _NUMBER, np.multiply, lambda dtype: 1)
+
+
+@UnsortedSegmentMax.gradient
+@UnsortedSegmentMin.gradient
+def _unsorted_segment_min_or_max_grad(op: Any, grad: Tensor) -> list:
+    return [_min_or_max_grad(op, grad, _gather_drop_negatives), None, None]
+
+
+@UnsortedSegmentProd.gradient
+def _unsorted_segment_prod_grad(op: Any, grad: Tensor) -> list:
+    return [_prod_grad(op, grad, _gather_drop_negatives), None, None]
+
+
+@tf_export("math.unsorted_segment_max", "unsorted_segment_max")
+def unsorted_segment_max(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """The maximum of the `data` rows of each segment id (the type's lowest value for an empty one)."""
+    return UnsortedSegmentMax(data, segment_ids, num_segments, name=name)
+
+
+@tf_export("math.unsorted_segment_min", "unsorted_segment_min")
+def unsorted_segment_min(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """The minimum of the `data` rows of each segment id (the type's highest value for an empty one)."""
+    return UnsortedSegmentMin(data, segment_ids, num_segments, name=name)
+
+
+@tf_export("math.unsorted_segment_prod", "unsorted_segment_prod")
+def unsorted_segment_prod(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """The product of the `data` rows of each segment id (1 for an empty one)."""
+    return UnsortedSegmentProd(data, segment_ids, num_segments, name=name)
+
+
+def _segment_counts(data: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor:
+    """TF's _unsorted_segment_N: each segment's row count (at least 1), shaped to broadcast against the sums."""
+    counts = UnsortedSegmentSum(ones_like(segment_ids, dtype=data.dtype), segment_ids, num_segments)
+    if data.shape.ndims is not None and segment_ids.shape.ndims is not None:
+        counts = reshape(counts, [-1] + [1] * (data.shape.ndims - segment_ids.shape.ndims))
+    return maximum(counts, 1)
+
+
+@tf_export("math.unsorted_segment_mean", "unsorted_segment_mean")
+def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """The mean of the `data` rows of each segment id (0 for an empty one)."""
+    with name_scope(name, "UnsortedSegmentMean"):
+        data, segment_ids = convert_to_tensor(data), convert_to_tensor(segment_ids)
+        counts = _segment_counts(data, segment_ids, num_segments)
+        return UnsortedSegmentSum(data, segment_ids, num_segments) / counts
+
+
+@tf_export("math.unsorted_segment_sqrt_n", "unsorted_segment_sqrt_n")
+def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """The sum of the `data` rows of each segment id over the square root of their count."""
+    with name_scope(name, "UnsortedSegmentSqrtN"):
+        data, segment_ids = convert_to_tensor(data), convert_to_tensor(segment_ids)
+        counts = _segment_counts(data, segment_ids, num_segments)
+        return UnsortedSegmentSum(data, segment_ids, num_segments) / sqrt(counts)
+
+
+# -- SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN ----------------------------------------------
+
+def _sparse_segment_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    data = with_rank_at_least(ctx.input_shape(0), 1)
+    indices = with_rank(ctx.input_shape(1), 1)
+    ids = with_rank(ctx.input_shape(2), 1)
+    if not indices[0].is_compatible_with(ids[0]):
+        raise ValueError(f"Dimensions must be equal, but are {indices[0].value} and {ids[0].value}")
+    head = [None]
+    if ctx.num_inputs == 4:
+        with_rank(ctx.input_shape(3), 0)
+        num = ctx.input_value(3)
+        head = [None if num is None else int(num)]
+    if data.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    return [tensor_shape.TensorShape(head).concatenate(data[1:])]
+
+
+def _sparse_segment_ops(name: str, types: str, kind: str) -> tuple[Op, Op]:
+    """The op and its WithNumSegments form, which sets the output's rows instead of the last id + 1."""
+    attrs = [f"T: {types}", "Tidx: {int32, int64} = DT_INT32", "Tsegmentids: {int32, int64} = DT_INT32",
+             "sparse_gradient: bool = false"]
+    inputs = ["data: T", "indices: Tidx", "segment_ids: Tsegmentids"]
+    plain = Op(name, inputs=inputs, outputs=["output: T"], attrs=attrs)
+    counted = Op(f"{name}WithNumSegments", inputs=inputs + ["num_segments: Tnumsegments"], outputs=["output: T"],
+                 attrs=attrs[:1] + ["Tnumsegments: {int32, int64} = DT_INT32"] + attrs[1:])
+
+    def kernel(ctx: OpKernelContext, data: Any, indices: Any, segment_ids: Any, num_segments: Any = None,
+               sparse_gradient: bool = False) -> Any:
+        if indices.size != segment_ids.size:
+            raise invalid_argument(ctx, "segment_ids and indices should have same size.")
+        bad = np.flatnonzero((indices < 0) | (indices >= data.shape[0]))
+        if bad.size:
+            raise invalid_argument(ctx, f"Bad: indices[{bad[0]}] == {indices[bad[0]]} out of range "
+                                        f"[0, {data.shape[0]})")
+        bounded = num_segments is not None
+        num_out = int(num_segments) if bounded else (int(segment_ids[-1]) + 1 if segment_ids.size else 0)
+        starts, run_ids = _runs(ctx, segment_ids, num_out, bounded)
+        return _reduce_runs(data[indices], starts, run_ids, num_out, kind)
+
+    for op in (plain, counted):
+        op.shape(_sparse_segment_shape)
+        op.kernel("CPU")(kernel)
+
+        @op.gradient
+        def _grad(op: Any, grad: Tensor) -> list:
+            """The output rows' gradient gathered back to each picked row (scaled for mean and sqrt_n), summed
+            into the data rows the indices picked."""
+            data, indices, ids = op.inputs[:3]
+            if kind != "sum":
+                counts = maximum(UnsortedSegmentSum(ones_like(ids, dtype=grad.dtype), ids, shape(grad)[0]), 1)
+                if kind == "sqrt_n":
+                    counts = sqrt(counts)
+                if data.shape.ndims is not None:
+                    counts = reshape(counts, [-1] + [1] * (data.shape.ndims - 1))
+                grad = grad / counts
+            dense = UnsortedSegmentSum(gather(grad, ids), indices, shape(data)[0])
+            return [dense] + [None] * (len(op.inputs) - 1)
+
+    return plain, counted
+
+
+SparseSegmentSum, SparseSegmentSumWithNumSegments = _sparse_segment_ops("SparseSegmentSum", _REAL, "sum")
+SparseSegmentMean, SparseSegmentMeanWithNumSegments = _sparse_segment_ops(
+    "SparseSegmentMean", "{bfloat16, half, float, double}", "mean")
+SparseSegmentSqrtN, SparseSegmentSqrtNWithNumSegments = _sparse_segment_ops(
+    "SparseSegmentSqrtN", "{bfloat16, half, float, double}", "sqrt_n")
+
+
+def _sparse_segment(plain: Op, counted: Op, data: Any, indices: Any, segment_ids: Any, name: str | None,
+                    num_segments: Any, sparse_gradient: bool) -> Tensor:
+    if num_segments is not None:
+        return counted(data, indices, segment_ids, num_segments, sparse_gradient=sparse_gradient, name=name)
+    return plain(data, indices, segment_ids, sparse_gradient=sparse_gradient, name=name)
+
+
+@tf_export("sparse_segment_sum")
+def sparse_segment_sum(data: Any, indices: Any, segment_ids: Any, name: str | None = None, num_segments: Any = None,
+                       sparse_gradient: bool = False) -> Tensor:
+    """The sum of the `data` rows picked by `indices`, by sorted segment id."""
+    return _sparse_segment(SparseSegmentSum, SparseSegmentSumWithNumSegments, data, indices, segment_ids, name,
+                           num_segments, sparse_gradient)
+
+
+@tf_export("sparse_segment_mean")
+def sparse_segment_mean(data: Any, indices: Any, segment_ids: Any, name: str | None = None, num_segments: Any = None,
+                        sparse_gradient: bool = False) -> Tensor:
+    """The mean of the `data` rows picked by `indices`, by sorted segment id."""
+    return _sparse_segment(SparseSegmentMean, SparseSegmentMeanWithNumSegments, data, indices, segment_ids, name,
+                           num_segments, sparse_gradient)
+
+
+@tf_export("sparse_segment_sqrt_n")
+def sparse_segment_sqrt_n(data: Any, indices: Any, segment_ids: Any, name: str | None = None,
+                          num_segments: Any = None, sparse_gradient: bool = False) -> Tensor:
+    """The sum of the `data` rows picked by `indices`, by sorted segment id, over the root of their count."""
+    return _sparse_segment(SparseSegmentSqrtN, SparseSegmentSqrtNWithNumSegments, data, indices, segment_ids, name,
+                           num_segments, sparse_gradient)

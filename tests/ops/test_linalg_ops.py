@@ -1,0 +1,253 @@
+"""Batched linear algebra against NumPy math (and, for the diagonal packings and norms, values checked against
+real TensorFlow 2.21 `tf.compat.v1`): band parts, diagonals (V1 and V3 with ranges and alignments), trace, eye,
+cross, tensordot, norm, inverses, determinants, Cholesky, solves, least squares, SVD (singular vectors up to
+sign) and eigh; TF's errors; numeric gradients."""
+
+import numpy as np
+import pytest
+from op_testing import check_gradient, check_op
+
+import tensorweave.compat.v1 as tf
+
+RNG = np.random.RandomState(0)
+A = RNG.randn(2, 3, 3)
+SPD = A @ A.transpose(0, 2, 1) + 3 * np.eye(3)
+B = RNG.randn(2, 3, 2)
+M = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+
+
+def _run(t, feed=None):
+    with tf.Session(graph=t.graph) as sess:
+        return sess.run(t, feed)
+
+
+def test_band_part():
+    rows, cols = np.indices((3, 4))
+    check_op(lambda m: [tf.matrix_band_part(m, 1, 0), tf.linalg.band_part(m, -1, 1), tf.matrix_band_part(m, 0, -1)],
+             [M], [M * ((cols - rows <= 0) & (cols - rows >= -1)), M * (cols - rows <= 1), np.triu(M)], grad=False)
+    check_gradient(lambda m: tf.matrix_band_part(m, 1, 0), [A])
+    with tf.Graph().as_default():
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"num_lower must be negative or less or equal to number of rows \(3\) got: 5"):
+            _run(tf.matrix_band_part(M, 5, 0))
+
+
+def test_matrix_diag_forms_recorded_from_tf():
+    d = np.array([[1., 2, 3], [4, 5, 6]], np.float32)
+    two = np.stack([d, d + 10], 1)
+    check_op(lambda x: [tf.matrix_diag(x), tf.linalg.diag(x, k=1)], [d],
+             [np.stack([np.diag(r) for r in d]), np.stack([np.diag(r, 1) for r in d])])
+    below = np.zeros((2, 5, 3), np.float32)
+    below[:, [1, 2, 3], [0, 1, 2]] = d
+    check_op(lambda x: tf.linalg.diag(x, k=-1, num_rows=5), [d], below)
+    # k=(0, 1) LEFT_LEFT pads the superdiagonal's short end on the right with padding_value
+    check_op(lambda x: tf.linalg.diag(x, k=(0, 1), align="LEFT_LEFT", padding_value=9), [two],
+             [[[11, 1, 9], [9, 12, 2], [9, 9, 13]], [[14, 4, 9], [9, 15, 5], [9, 9, 16]]], dtype=np.float32)
+    assert tf.matrix_diag(d).op.type == "MatrixDiagV3" and tf.matrix_diag(d).name.startswith("diag")
+
+
+def test_matrix_diag_part_and_set_diag():
+    check_op(lambda m: [tf.matrix_diag_part(m), tf.linalg.diag_part(m, k=1)], [M],
+             [np.diagonal(M, axis1=1, axis2=2), np.diagonal(M, 1, axis1=1, axis2=2)])
+    # k=(-2, 1), LEFT_RIGHT: superdiagonals left-aligned, subdiagonals right-aligned, padded with 7 (TF 2.21)
+    check_op(lambda m: tf.linalg.diag_part(m[0], k=(-2, 1), align="LEFT_RIGHT", padding_value=7), [M],
+             [[1, 6, 11], [0, 5, 10], [7, 4, 9], [7, 7, 8]], dtype=np.float32)
+    expected = M.copy()
+    expected[:, [0, 1, 2], [1, 2, 3]] = 5
+    check_op(lambda m: tf.linalg.set_diag(m, tf.fill([2, 3], 5.0), k=1), [M], expected)
+    expected = M.copy()
+    expected[:, [0, 1, 2], [0, 1, 2]] = -1
+    check_op(lambda m: tf.matrix_set_diag(m, -tf.ones([2, 3])), [M], expected)
+    check_gradient(lambda m: tf.linalg.diag_part(m, k=(-1, 1)), [A])
+    check_gradient(lambda m, d: tf.linalg.set_diag(m, d), [A, A[:, 0]])
+    check_gradient(lambda d: tf.linalg.diag(d, k=(0, 1)), [A[:, :2]])
+
+
+def test_trace_eye_adjoint_matvec_cross():
+    check_op(lambda a: [tf.trace(a), tf.linalg.trace(a[0])], [A], [np.trace(A, axis1=1, axis2=2), np.trace(A[0])])
+    check_op(lambda: [tf.eye(3), tf.eye(2, 3, batch_shape=[2], dtype=tf.int32), tf.linalg.eye(3, 2)], [],
+             [np.eye(3, dtype=np.float32), np.broadcast_to(np.eye(2, 3, dtype=np.int32), (2, 2, 3)),
+              np.eye(3, 2, dtype=np.float32)])
+    assert tf.eye(3).name == "eye/diag:0" and tf.eye(2, 3).name == "eye_1/set_diag:0"
+    c = (A + 1j * A[::-1]).astype(np.complex128)
+    check_op(lambda x: tf.linalg.adjoint(x), [c], np.conj(c.transpose(0, 2, 1)))
+    check_op(lambda a, v: tf.linalg.matvec(a, v), [A, B[..., 0]], np.einsum("bij,bj->bi", A, B[..., 0]))
+    check_op(lambda a, b: tf.cross(a, b), [A, A[::-1]], np.cross(A, A[::-1]), grad=True)
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="Dimension must be 3 but is 4"):
+        tf.linalg.cross(M, M)
+
+
+def test_tensordot():
+    check_op(lambda a, b: [tf.tensordot(a, b, [[2], [1]]), tf.tensordot(a, a, [[0, 2], [0, 2]]),
+                           tf.tensordot(b, b, 0)],
+             [M, M[0]], [np.tensordot(M, M[0], [[2], [1]]), np.tensordot(M, M, [[0, 2], [0, 2]]),
+                         np.tensordot(M[0], M[0], 0)])
+    check_gradient(lambda a, b: tf.tensordot(a, b, [[2], [1]]), [A, B])
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="Different number of contraction axes"):
+        tf.tensordot(M, M, [[0], [0, 1]])
+
+
+def test_norm_forms():
+    x = M - 11.5
+    ax = np.abs(x)
+    check_op(lambda t: [tf.norm(t), tf.norm(t, axis=1), tf.norm(t, ord=1, axis=-1),
+                        tf.norm(t, ord=np.inf, axis=0, keepdims=True), tf.norm(t, ord=3, axis=2),
+                        tf.norm(t, ord="fro", axis=[1, 2]), tf.norm(t, ord=1, axis=(-2, -1)),
+                        tf.norm(t, ord=np.inf, axis=(1, 2)), tf.norm(t, ord=2, axis=(1, 2))],
+             [x], [np.float32(np.sqrt((x * x).sum())), np.sqrt((x * x).sum(1)), ax.sum(-1), ax.max(0, keepdims=True),
+                   np.cbrt((ax ** 3).sum(2)), np.sqrt((x * x).sum((1, 2))), ax.sum(1).max(-1), ax.sum(2).max(-1),
+                   np.linalg.norm(x, 2, axis=(1, 2)).astype(np.float32)], rtol=1e-5)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="'ord' must be a supported matrix norm"):
+            tf.norm(x, ord="nuc", axis=[0, 1])
+        with pytest.raises(ValueError, match="'ord' must be a supported vector norm, got -1"):
+            tf.norm(x, ord=-1)
+        with pytest.raises(ValueError, match="'axis' must be None, an integer, or a tuple of 2 unique integers"):
+            tf.norm(x, axis=[0, 0])
+
+
+def test_inverse_determinants():
+    check_op(lambda a: [tf.matrix_inverse(a), tf.linalg.inv(a, adjoint=True), tf.matrix_determinant(a),
+                        *tf.linalg.slogdet(a)],
+             [A], [np.linalg.inv(A), np.linalg.inv(A.transpose(0, 2, 1)), np.linalg.det(A), *np.linalg.slogdet(A)])
+    check_op(lambda s: tf.linalg.logdet(s), [SPD], np.linalg.slogdet(SPD)[1])
+    check_gradient(lambda a: tf.matrix_inverse(a), [A])
+    check_gradient(lambda a: tf.linalg.inv(a, adjoint=True), [A])
+    check_gradient(lambda a: tf.matrix_determinant(a), [A])
+    check_gradient(lambda a: tf.linalg.slogdet(a)[1], [A])
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+            tf.matrix_inverse(A[:, :2])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Input is not invertible."):
+            _run(tf.matrix_inverse(np.zeros((2, 2))))
+
+
+def test_cholesky_and_solves():
+    chol = np.linalg.cholesky(SPD)
+    check_op(lambda s, b: [tf.cholesky(s), tf.cholesky_solve(tf.cholesky(s), b)], [SPD, B],
+             [chol, np.linalg.solve(SPD, B)])
+    check_gradient(lambda a: tf.cholesky(tf.matmul(a, a, transpose_b=True) + 3 * tf.eye(3, dtype=tf.float64)), [A])
+    check_op(lambda a, b: [tf.matrix_solve(a, b), tf.linalg.solve(a, b, adjoint=True), tf.matrix_triangular_solve(a, b),
+                           tf.linalg.triangular_solve(a, b, lower=False, adjoint=True),
+                           tf.linalg.triangular_solve(a[0], b)],
+             [A, B], [np.linalg.solve(A, B), np.linalg.solve(A.transpose(0, 2, 1), B), np.linalg.solve(np.tril(A), B),
+                      np.linalg.solve(np.triu(A).transpose(0, 2, 1), B), np.linalg.solve(np.tril(A[0]), B)])
+    check_gradient(lambda a, b: tf.matrix_solve(a, b), [A, B])
+    check_gradient(lambda a, b: tf.linalg.solve(a, b, adjoint=True), [A, B])
+    tri = np.tril(A) + 3 * np.eye(3)
+    check_gradient(lambda a, b: tf.matrix_triangular_solve(a, b), [tri, B])
+    check_gradient(lambda a, b: tf.linalg.triangular_solve(a, b, lower=False, adjoint=True), [tri.transpose(0, 2, 1), B])
+    check_gradient(lambda a, b: tf.linalg.triangular_solve(a, b), [tri[0], B])
+    with tf.Graph().as_default():
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Cholesky decomposition was not successful"):
+            _run(tf.cholesky(-np.eye(2)))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Input matrix is not invertible."):
+            _run(tf.matrix_solve(np.zeros((2, 2)), np.zeros((2, 1))))
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 2"):
+            tf.matrix_solve(A, B[:, :2])
+
+
+def test_lstsq():
+    tall = RNG.randn(2, 4, 3)
+    rhs = RNG.randn(2, 4, 2)
+    wide = A[:, :2]
+
+    def ridge(a, b, l2):
+        return np.linalg.solve(a.transpose(0, 2, 1) @ a + l2 * np.eye(a.shape[-1]), a.transpose(0, 2, 1) @ b)
+
+    check_op(lambda a, b, w: [tf.linalg.lstsq(a, b), tf.matrix_solve_ls(a, b, l2_regularizer=0.5),
+                              tf.linalg.lstsq(w, b[:, :2], l2_regularizer=0.1)],
+             [tall, rhs, wide], [ridge(tall, rhs, 0), ridge(tall, rhs, 0.5),
+                                 wide.transpose(0, 2, 1) @ np.linalg.solve(
+                                     wide @ wide.transpose(0, 2, 1) + 0.1 * np.eye(2), rhs[:, :2])])
+
+
+def test_svd_and_eigh():
+    x = A[:, :2]
+    s_ref = np.linalg.svd(x, compute_uv=False)
+    # values checked below: singular vectors are unique only up to sign (TF's may differ from these)
+    s, u, v, _, uf, vf, s_only = check_op(
+        lambda t: [*tf.svd(t), *tf.linalg.svd(t, full_matrices=True), tf.linalg.svd(t, compute_uv=False)], [x],
+        [s_ref, np.zeros((2, 2, 2)), np.zeros((2, 3, 2)), s_ref, np.zeros((2, 2, 2)), np.zeros((2, 3, 3)), s_ref],
+        atol=10)[0]
+    np.testing.assert_allclose(np.concatenate([s, s_only]), np.concatenate([s_ref, s_ref]), atol=1e-12)
+    np.testing.assert_allclose(u @ (s[..., None] * np.conj(v.transpose(0, 2, 1))), x, atol=1e-12)
+    np.testing.assert_allclose(uf.transpose(0, 2, 1) @ uf, np.broadcast_to(np.eye(2), (2, 2, 2)), atol=1e-12)
+    np.testing.assert_allclose(vf.transpose(0, 2, 1) @ vf, np.broadcast_to(np.eye(3), (2, 3, 3)), atol=1e-12)
+    e_ref = np.linalg.eigvalsh(SPD)
+    e, vecs = check_op(lambda t: list(tf.self_adjoint_eig(t)), [SPD], [e_ref, np.zeros((2, 3, 3))], atol=10)[0]
+    np.testing.assert_allclose(e, e_ref, atol=1e-12)
+    np.testing.assert_allclose(vecs @ (e[..., None] * vecs.transpose(0, 2, 1)), SPD, atol=1e-12)
+    check_op(lambda t: tf.linalg.eigvalsh(t), [SPD], e_ref)
+    # the eigenvalues, and the eigenvectors up to sign (|v|), are differentiable
+    check_gradient(lambda t: tf.linalg.eigvalsh(t + tf.matrix_transpose(t)), [A])
+    check_gradient(lambda t: tf.abs(tf.linalg.eigh(t + tf.matrix_transpose(t))[1]), [A])
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+    ("ij->", [(2, 3)]), ("ij,ij->i", [(2, 3), (2, 3)]), ("i,j->ij", [(3,), (4,)]), ("ijk->kj", [(2, 3, 4)]),
+    ("...ij,...jk->...ik", [(5, 2, 3), (5, 3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+])
+def test_einsum(equation, shapes):
+    arrays = [RNG.randn(*s) for s in shapes]
+    explicit = equation if "->" in equation else equation + "->ik"
+    check_op(lambda *t: tf.einsum(equation, *t), arrays, np.einsum(explicit, *arrays))
+    check_gradient(lambda *t: tf.einsum(equation, *t), arrays)
+
+
+def test_einsum_as_tf():
+    check_op(lambda x: tf.linalg.einsum("ii", x), [A[0]], np.trace(A[0]))
+    assert tf.einsum("ij,jk->ik", A[0], A[0]).name == "einsum/Einsum:0"
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="without ellipsis"):
+        tf.einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4)))
+
+
+def test_qr_and_lu():
+    tall = RNG.randn(2, 4, 3)
+    q, r = check_op(lambda t: list(tf.linalg.qr(t)), [tall], [np.zeros((2, 4, 3)), np.zeros((2, 3, 3))], atol=10)[0]
+    np.testing.assert_allclose(q @ r, tall, atol=1e-12)  # Q and R are unique up to the signs of R's rows
+    np.testing.assert_allclose(r, np.triu(r))
+    check_gradient(lambda t: [tf.qr(t)[0] * tf.sign(tf.linalg.diag_part(tf.qr(t)[1]))[:, None, :],
+                              tf.qr(t)[1] * tf.sign(tf.linalg.diag_part(tf.qr(t)[1]))[..., None]], [tall])
+    a = np.random.RandomState(1).randn(2, 4, 4)
+    lu, p = check_op(lambda t: list(tf.linalg.lu(t)), [a], [np.zeros((2, 4, 4)), np.zeros((2, 4), np.int32)],
+                     atol=10, rtol=0)[0]
+    np.testing.assert_array_equal(p, [[0, 1, 2, 3], [1, 0, 3, 2]])  # TF 2.21's permutation
+    lower = np.tril(lu, -1) + np.eye(4)
+    np.testing.assert_allclose(lower @ np.triu(lu), np.take_along_axis(a, p[..., None], 1), atol=1e-12)
+    with tf.Graph().as_default(), pytest.raises(tf.errors.InvalidArgumentError, match="Input is not invertible."):
+        _run(tf.linalg.lu(np.zeros((2, 2)))[0])
+
+
+def _expm_reference(a):
+    """exp(a) by a 30-term Taylor series after scaling by a power of two, then squaring."""
+    squarings = max(0, int(np.ceil(np.log2(max(np.abs(a).sum(-2).max(), 1e-300)))) + 4)
+    x, term, total = a / 2.0 ** squarings, np.eye(a.shape[-1]), np.eye(a.shape[-1])
+    for k in range(1, 30):
+        term = term @ x / k
+        total = total + term
+    for _ in range(squarings):
+        total = total @ total
+    return total
+
+
+@pytest.mark.parametrize("scale", [0.01, 1.0, 5.0])
+def test_expm(scale):
+    a = RNG.randn(2, 3, 3) * scale
+    expected = np.stack([_expm_reference(m) for m in a])
+    check_op(lambda t: tf.linalg.expm(t), [a], expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+    check_op(lambda t: tf.linalg.expm(t), [a.astype(np.float32)], expected.astype(np.float32), rtol=1e-5,
+             atol=1e-6 * np.abs(expected).max())
+
+
+def test_expm_gradient():
+    pytest.importorskip("tensorweave.ops.control_flow_state", reason="needs gradients through while_loop (on main)")
+    check_gradient(lambda t: tf.linalg.expm(t), [RNG.randn(2, 2, 2) * 2])
+
+
+def test_tensor_diag():
+    d = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    full = np.diag(d.reshape(-1)).reshape(2, 3, 2, 3)
+    check_op(lambda t: [tf.diag(t), tf.linalg.tensor_diag_part(tf.linalg.tensor_diag(t))], [d], [full, d])
+    check_gradient(lambda t: [tf.diag(t), tf.diag_part(tf.reshape(t, [2, 2]) * 3.0)], [RNG.randn(4)])

@@ -1,0 +1,76 @@
+"""top_k, in_top_k, linspace, cumulative_logsumexp, bincount, histograms and confusion_matrix against values,
+names and messages recorded from real TensorFlow 2.21 (`tf.compat.v1`), and their gradients."""
+
+import numpy as np
+import pytest
+from op_testing import check_gradient, check_op
+
+import tensorweave.compat.v1 as tf
+
+
+def test_top_k_orders_ties_by_index():
+    x = np.array([[1., 3, 3, 2], [5, 5, 5, 1]], np.float32)
+    values, indices = check_op(lambda t: list(tf.nn.top_k(t, k=3)), [x],
+                               [np.array([[3, 3, 2], [5, 5, 5]], np.float32), np.array([[1, 2, 3], [0, 1, 2]], np.int32)])[0]
+    check_op(lambda t: list(tf.math.top_k(t, 2, index_type=tf.int64)), [x[0]],
+             [np.array([3, 3], np.float32), np.array([1, 2], np.int64)])
+    check_gradient(lambda t: tf.nn.top_k(t, k=2)[0], [np.array([[0.5, 2.0, -1.0], [3.0, 1.0, 2.5]])])
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="input must have last dimension >= k = 3 but is 2"):
+            tf.nn.top_k([[1., 2]], 3)
+        with pytest.raises(ValueError, match="Dimension size, given by scalar input 1, must be non-negative but is -1"):
+            tf.nn.top_k([1., 2], -1)
+        k = tf.placeholder(tf.int32)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="input must have at least k columns. Had 2, needed 3"):
+            sess.run(tf.nn.top_k([1., 2], k), {k: 3})
+
+
+def test_in_top_k():
+    check_op(lambda p: tf.nn.in_top_k(p, [2, 3], 2), [np.array([[1., 3, 3, 2], [5, 5, 5, 1]], np.float32)],
+             np.array([True, False]))
+    check_op(lambda p: tf.math.in_top_k(p, [1, 0], 1), [np.array([[1., np.nan, 3, 2], [5, 5, 5, 1]], np.float32)],
+             np.array([False, True]))
+    assert tf.nn.in_top_k([[1.]], [0], 1).name == "in_top_k/InTopKV2:0"
+
+
+def test_linspace_and_cumulative_logsumexp():
+    check_op(lambda: [tf.linspace(0., 1., 5), tf.lin_space(np.float64(-1), 3., 4)], [],
+             [np.array([0, 0.25, 0.5, 0.75, 1], np.float32), np.array([-1.0, 0.33333333333333326, 1.6666666666666665, 3.0])])
+    check_op(lambda x: [tf.math.cumulative_logsumexp(x[0]), tf.math.cumulative_logsumexp(x, axis=1, exclusive=True,
+                                                                                          reverse=True)],
+             [np.array([[1., 2, 3]], np.float32)],
+             [np.array([1.0, 2.3132617473602295, 3.4076061248779297], np.float32),
+              np.array([[3.3132617473602295, 3.0, -np.inf]], np.float32)])
+    x = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]])
+    for exclusive in (False, True):
+        for reverse in (False, True):
+            # through exp: an exclusive scan starts at -inf
+            check_gradient(lambda t, e=exclusive, r=reverse: tf.exp(tf.math.cumulative_logsumexp(
+                t, 1, exclusive=e, reverse=r)) * tf.constant([[1.0, -2.0, 0.5]], tf.float64), [x])
+
+
+def test_bincount_histograms_confusion_matrix():
+    check_op(lambda a: [tf.math.bincount(a), tf.bincount(a, weights=[0.5, 1, 2, 3], minlength=6),
+                        tf.bincount(a, maxlength=2, dtype=tf.float64)],
+             [np.array([1, 1, 3, 0], np.int32)],
+             [np.array([1, 2, 0, 1], np.int32), np.array([3, 1.5, 0, 2, 0, 0], np.float32), np.array([1., 2])],
+             fully_defined=False)
+    values = np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 15])
+    check_op(lambda v: [tf.histogram_fixed_width(v, [0.0, 5.0], nbins=5), tf.histogram_fixed_width_bins(v, [0.0, 5.0], 5)],
+             [values], [np.array([2, 1, 1, 0, 2], np.int32), np.array([0, 0, 1, 2, 4, 4], np.int32)],
+             fully_defined=False)
+    expected = np.zeros((5, 5), np.int32)
+    expected[[1, 2, 4], [2, 2, 4]] = 1
+    check_op(lambda labels, p: tf.confusion_matrix(labels, p), [np.array([1, 2, 4]), np.array([2, 2, 4])], expected,
+             fully_defined=False)
+    weighted = np.zeros((6, 6), np.float32)
+    weighted[[1, 2, 4], [2, 2, 4]] = [1, 2, 3]
+    check_op(lambda labels, p: tf.math.confusion_matrix(labels, p, num_classes=6, weights=[1., 2, 3], dtype=tf.float32),
+             [np.array([1, 2, 4]), np.array([2, 2, 4])], weighted, fully_defined=False)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Input arr must be non-negative!"):
+            sess.run(tf.bincount([1, -1]))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"value_range should satisfy value_range\[0\] < value_range\[1\], but got \[5.0, 0.0\]"):
+            sess.run(tf.histogram_fixed_width(values, [5.0, 0.0], 5))

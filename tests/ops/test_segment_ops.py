@@ -1,0 +1,97 @@
+"""Segment reductions against literals recorded from real TensorFlow 2.21 (`tf.compat.v1`): sorted, unsorted and
+sparse forms, TF's runtime errors for unsorted or out-of-range ids, and numeric gradients."""
+
+import numpy as np
+import pytest
+from op_testing import check_gradient, check_op
+
+import tensorweave.compat.v1 as tf
+
+DATA = np.array([[1., 2], [3, 4], [5, 6], [7, 8]], np.float32)
+LOWEST, HIGHEST = -np.finfo(np.float32).max, np.finfo(np.float32).max
+
+
+@pytest.mark.parametrize("fn, expected", [
+    (tf.segment_sum, [[4, 6], [0, 0], [12, 14]]),
+    (tf.math.segment_mean, [[2, 3], [0, 0], [6, 7]]),
+    (tf.segment_max, [[3, 4], [0, 0], [7, 8]]),
+    (tf.segment_min, [[1, 2], [0, 0], [5, 6]]),
+    (tf.segment_prod, [[3, 8], [1, 1], [35, 48]]),
+])
+def test_sorted_segments(fn, expected):
+    check_op(lambda d, i: fn(d, i), [DATA, np.array([0, 0, 2, 2], np.int32)], expected, dtype=np.float32,
+             fully_defined=False)
+
+
+def test_sorted_segment_mean_of_integers_truncates():
+    check_op(lambda d: tf.segment_mean(d, [0, 0, 1]), [np.array([1, 2, -7], np.int32)], [1, -7], dtype=np.int32,
+             fully_defined=False)
+
+
+@pytest.mark.parametrize("fn, expected", [
+    (tf.unsorted_segment_max, [[1, 2], [LOWEST, LOWEST], [7, 8], [LOWEST, LOWEST]]),
+    (tf.math.unsorted_segment_min, [[1, 2], [HIGHEST, HIGHEST], [5, 6], [HIGHEST, HIGHEST]]),
+    (tf.unsorted_segment_prod, [[1, 2], [1, 1], [35, 48], [1, 1]]),
+    (tf.unsorted_segment_mean, [[1, 2], [0, 0], [6, 7], [0, 0]]),
+    (tf.unsorted_segment_sqrt_n, [[1, 2], [0, 0], [8.485281944274902, 9.899495124816895], [0, 0]]),
+])
+def test_unsorted_segments_drop_negative_ids(fn, expected):
+    check_op(lambda d: fn(d, [0, -1, 2, 2], 4), [DATA], expected, dtype=np.float32)
+
+
+def test_sparse_segments():
+    check_op(lambda d: [tf.sparse_segment_sum(d, [0, 3, 1], [0, 0, 2]), tf.sparse_segment_mean(d, [0, 3, 1], [0, 0, 2]),
+                        tf.sparse_segment_sqrt_n(d, [0, 3, 1], [0, 0, 2], num_segments=4)],
+             [DATA], [[[8, 10], [0, 0], [3, 4]], [[4, 5], [0, 0], [3, 4]],
+                      [[5.656854152679443, 7.071067810058594], [0, 0], [3, 4], [0, 0]]],
+             dtype=np.float32, fully_defined=False)
+    assert tf.sparse_segment_sqrt_n(DATA, [0, 1], [0, 0], num_segments=3).op.type == "SparseSegmentSqrtNWithNumSegments"
+    assert tf.sparse_segment_sqrt_n(DATA, [0, 1], [0, 0], num_segments=3).shape.as_list() == [3, 2]
+
+
+def _run_error(tensor, feed):
+    with tf.Session(graph=tensor.graph) as sess:
+        sess.run(tensor, feed)
+
+
+@pytest.mark.parametrize("ids, message", [
+    ([0, 2, 1, 1], "segment ids are not increasing"),
+    ([-1, 0, 0, 0], r"Segment id -1 out of range \[0, 1\), possibly because 'segment_ids' input is not sorted."),
+    ([0, 0, 1], "segment_ids should be the same size as dimension 0 of input."),
+    ([[0, 0], [1, 1]], "segment_ids should be a vector."),
+])
+def test_sorted_segment_errors(ids, message):
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            _run_error(tf.segment_sum(DATA, p), {p: ids})
+
+
+def test_segment_static_and_other_runtime_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 2"):
+            tf.segment_sum(DATA, [[0, 0], [1, 1]])
+        p, q = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"segment_ids\[1\] = 5 is out of range \[0, 2\)"):
+            _run_error(tf.unsorted_segment_max(DATA, p, 2), {p: [0, 5, 1, 1]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Bad: indices\[1\] == 7 out of range \[0, 4\)"):
+            _run_error(tf.sparse_segment_sum(DATA, q, p), {q: [0, 7, 1], p: [0, 0, 1]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="segment ids are not increasing"):
+            _run_error(tf.sparse_segment_sum(DATA, q, p), {q: [0, 1, 2], p: [1, 0, 0]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="segment_ids and indices should have same size."):
+            _run_error(tf.sparse_segment_sum(DATA, q, p), {q: [0, 1], p: [0, 0, 1]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="segment ids must be < num_segments"):
+            _run_error(tf.sparse_segment_mean(DATA, q, p, num_segments=2), {q: [0, 1], p: [0, 3]})
+
+
+def test_segment_gradients():
+    x = np.array([[1.5, -2.0], [3.0, 0.5], [0.0, 6.0], [7.0, 0.0], [2.0, 0.0]])
+    ids = [0, 0, 2, 2, 3]
+    for fn in (tf.segment_sum, tf.segment_mean, tf.segment_max, tf.segment_min, tf.segment_prod):
+        check_gradient(lambda d, fn=fn: tf.reshape(fn(d, ids), [4, 2]), [x])  # static rows unknown
+    for fn in (tf.unsorted_segment_sum, tf.unsorted_segment_max, tf.unsorted_segment_min, tf.unsorted_segment_prod,
+               tf.unsorted_segment_mean, tf.unsorted_segment_sqrt_n):
+        check_gradient(lambda d, fn=fn: fn(d, [1, -1, 0, 1, 1], 3), [x])
+    for fn in (tf.sparse_segment_sum, tf.sparse_segment_mean, tf.sparse_segment_sqrt_n):
+        check_gradient(lambda d, fn=fn: tf.reshape(fn(d, [0, 3, 1, 1], [0, 0, 2, 2]), [3, 2]), [x])
+        check_gradient(lambda d, fn=fn: fn(d, [0, 3, 1], [0, 0, 2], num_segments=4), [x])
