@@ -55,7 +55,7 @@ def load_backend(backend: str) -> Any:
     raise ValueError(f"no TF1-API module for backend {backend!r}")
 
 
-def make_session(tf: Any, **config: int) -> Any:
+def make_session(tf: Any, **config: Any) -> Any:
     """A session on the default graph; the config is passed only where the module has ConfigProto."""
     config_proto = getattr(tf, "ConfigProto", None)
     if config and config_proto is not None:
@@ -159,6 +159,27 @@ def max_pool(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run(y.op, feed_dict={x: data})
 
 
+def _example_batch(tf: Any) -> tuple[list[bytes], np.ndarray]:
+    """10,000 serialized tf.train.Examples of 20 scalar float features (f0..f19), and their values."""
+    values = np.random.default_rng(0).random((10000, 20), dtype=np.float32)
+    examples = []
+    for row in values.tolist():
+        example = tf.train.Example()
+        for j, value in enumerate(row):
+            example.features.feature[f"f{j}"].float_list.value.append(value)
+        examples.append(example.SerializeToString())
+    return examples, values
+
+
+def parse_example_10k(tf: Any) -> tuple[Any, Step]:
+    """tf.parse_example of a fed batch of 10,000 Examples, 20 FixedLenFeature([], float32) each."""
+    examples, _ = _example_batch(tf)
+    serialized = tf.placeholder(tf.string, [None])
+    parsed = tf.parse_example(serialized, {f"f{j}": tf.FixedLenFeature([], tf.float32) for j in range(20)})
+    sess = make_session(tf)
+    return sess, lambda: sess.run(parsed, feed_dict={serialized: examples})
+
+
 def _numpy_null_step() -> Step:
     return lambda: np.asarray(3.0, np.float32) + np.float32(1.0)
 
@@ -232,9 +253,62 @@ def _numpy_conv_alexnet() -> Step:
     return _numpy_conv((64, 27, 27, 96), (5, 5, 96, 256))
 
 
+def _numpy_parse_example_10k() -> Step:
+    """The dense assembly alone: 20 columns of 10,000 Python floats into float32 arrays."""
+    columns = np.random.default_rng(0).random((20, 10000)).tolist()
+    return lambda: [np.array(column, np.float32) for column in columns]
+
+
 def _numpy_max_pool() -> Step:
     x = np.random.default_rng(0).standard_normal((64, 27, 27, 256), dtype=np.float32)
     return lambda: x[:, :26, :26].reshape(64, 13, 2, 13, 2, 256).max(axis=(2, 4))
+
+
+def _matmul_branches(tf: Any, devices: list[str]) -> tuple[Any, Step]:
+    """Two independent [2048, 2048] matmul branches, one per device in `devices`."""
+    products = []
+    for branch in range(2):
+        with tf.device(devices[branch]):
+            a = tf.Variable(tf.random_uniform([2048, 2048], seed=2 * branch + 1))
+            b = tf.Variable(tf.random_uniform([2048, 2048], seed=2 * branch + 2))
+            products.append(tf.reduce_sum(tf.matmul(a, b)))
+    sess = make_session(tf, device_count={"CPU": 2}, intra_op_parallelism_threads=1)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run(products)
+
+
+def matmul_branches_two_devices(tf: Any) -> tuple[Any, Step]:
+    """Two independent 2048x2048 matmuls on /cpu:0 and /cpu:1; reported as its time over one device's."""
+    return _matmul_branches(tf, ["/cpu:0", "/cpu:1"])
+
+
+def matmul_branches_one_device(tf: Any) -> tuple[Any, Step]:
+    return _matmul_branches(tf, ["/cpu:0", "/cpu:0"])
+
+
+def _two_layers(tf: Any, devices: list[str]) -> tuple[Any, Step]:
+    """A training step of a 2-layer ReLU network ([256, 1024] batch, 1024 wide), layer k on devices[k]."""
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.random((256, 1024), dtype=np.float32))
+    h = x
+    for layer, device in enumerate(devices):
+        with tf.device(device):
+            w = tf.Variable(tf.random_uniform([1024, 1024], -0.01, 0.01, seed=layer + 1))
+            h = tf.nn.relu(tf.matmul(h, w))
+    loss = tf.reduce_sum(h)
+    train = tf.train.GradientDescentOptimizer(1e-6).minimize(loss, colocate_gradients_with_ops=True)
+    sess = make_session(tf, device_count={"CPU": 2}, intra_op_parallelism_threads=1)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run([train, loss])
+
+
+def model_parallel_two_devices(tf: Any) -> tuple[Any, Step]:
+    """Model parallelism: layer 1 on /cpu:0, layer 2 on /cpu:1; reported as its time over one device's."""
+    return _two_layers(tf, ["/cpu:0", "/cpu:1"])
+
+
+def model_parallel_one_device(tf: Any) -> tuple[Any, Step]:
+    return _two_layers(tf, ["/cpu:0", "/cpu:0"])
 
 
 @dataclass(frozen=True)
@@ -242,9 +316,11 @@ class Workload:
     """A TF1 workload, its NumPy reference, and its target (a tw/tf ratio, or a speedup if concurrent)."""
 
     build: Callable[[Any], tuple[Any, Step]]
-    numpy_step: Callable[[], Step]
+    numpy_step: Callable[[], Step] | None  # None: no NumPy counterpart (it has one device)
     target: float
     concurrent: bool = False
+    # With a one-device twin, the value is this workload's step time over the twin's (BLAS on one thread)
+    one_device: Callable[[Any], tuple[Any, Step]] | None = None
 
     @property
     def name(self) -> str:
@@ -255,8 +331,15 @@ class Workload:
         """Whether a tw/tf ratio (or, if concurrent, tensorweave's own speedup) meets the target."""
         return value >= self.target if self.concurrent else value <= self.target
 
+    @property
+    def relative(self) -> bool:
+        """Whether the value compares the backend with itself (a speedup, or a time over one device's)."""
+        return self.concurrent or self.one_device is not None
+
     def target_text(self) -> str:
         """The target as the table prints it."""
+        if self.one_device is not None:
+            return f"<= {self.target:g}x one device"
         return f">= {self.target:g}x speedup" if self.concurrent else f"<= {self.target:g}"
 
 
@@ -273,6 +356,9 @@ WORKLOADS: dict[str, Workload] = {
         Workload(conv_mnist, _numpy_conv_mnist, 1.5),
         Workload(conv_alexnet, _numpy_conv_alexnet, 1.5),
         Workload(max_pool, _numpy_max_pool, 2.0),
+        Workload(parse_example_10k, _numpy_parse_example_10k, 2.0),
+        Workload(matmul_branches_two_devices, None, 0.6, one_device=matmul_branches_one_device),
+        Workload(model_parallel_two_devices, None, 1.1, one_device=model_parallel_one_device),
     )
 }
 
@@ -335,11 +421,26 @@ def _measure_step(workload: Workload, step: Step, repeat: int | None) -> float:
 
 
 def measure(workload: Workload, tf: Any, repeat: int | None = None) -> float:
-    """Build the workload in a fresh graph and time its step (seconds, or the speedup if concurrent)."""
+    """Build the workload in a fresh graph and time its step (seconds, the speedup if concurrent, or the
+    time over its one-device twin's)."""
+    if workload.one_device is not None:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1):  # each device computes on one core, as intra_op_parallelism_threads=1 asks
+            return _timed(workload.build, tf, repeat) / _timed(workload.one_device, tf, repeat)
     with tf.Graph().as_default():
         sess, step = workload.build(tf)
         try:
             return _measure_step(workload, step, repeat)
+        finally:
+            sess.close()
+
+
+def _timed(build: Callable[[Any], tuple[Any, Step]], tf: Any, repeat: int | None) -> float:
+    with tf.Graph().as_default():
+        sess, step = build(tf)
+        try:
+            return median_step_time(step, repeat)
         finally:
             sess.close()
 
@@ -357,6 +458,8 @@ def run_backend(backend: str, names: list[str], repeat: int | None) -> dict[str,
                          if backend == "tensorweave" else getattr(tf, "VERSION", "") or getattr(tf, "__version__", ""))
     for name in names:
         workload = WORKLOADS[name]
+        if tf is None and workload.numpy_step is None:
+            continue
         try:
             if tf is None:
                 value = _measure_step(workload, workload.numpy_step(), repeat)
@@ -421,12 +524,12 @@ def format_table(columns: dict[str, dict[str, Any]], names: list[str]) -> str:
         np_v, tw, tf = (
             columns.get(b, {}).get("results", {}).get(name) for b in ("numpy", "tensorweave", "tensorflow")
         )
-        checked = tw if workload.concurrent else (None if tw is None or tf is None else tw / tf)
+        checked = tw if workload.relative else (None if tw is None or tf is None else tw / tf)
         holds = "?" if checked is None else ("yes" if workload.holds(checked) else "NO")
         ratios = (
-            ("-", "-", "-") if workload.concurrent else (_ratio(tw, tf), _ratio(np_v, tf), _ratio(tw, np_v))
+            ("-", "-", "-") if workload.relative else (_ratio(tw, tf), _ratio(np_v, tf), _ratio(tw, np_v))
         )
-        cells = [_format(v, workload.concurrent) for v in (np_v, tw, tf)]
+        cells = [_format(v, workload.relative) for v in (np_v, tw, tf)]
         rows.append((name, *cells, *ratios, workload.target_text(), holds))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]

@@ -1,7 +1,8 @@
 """The TF1 API surface: every public name tensorweave exports exists under the same name in real TF.
 
 tests/fixtures/tf1_public_names.json is `dir()` of `tensorflow.compat.v1` and of its namespaces, recorded
-from TensorFlow 2.21: a name TF does not have would run on tensorweave and fail on TF.
+from TensorFlow 2.21: a name TF does not have would run on tensorweave and fail on TF. (It also lists
+namespaces tensorweave has not built yet, for tools/api_coverage.py.)
 """
 
 import json
@@ -16,7 +17,7 @@ TF_NAMES = json.loads((pathlib.Path(__file__).parent / "fixtures" / "tf1_public_
 EXTRA_NAMES = {"tf": {"TensorShapeProto"}}
 
 
-@pytest.mark.parametrize("namespace", sorted(TF_NAMES))
+@pytest.mark.parametrize("namespace", sorted(n for n in TF_NAMES if n == "tf" or hasattr(tf, n)))
 def test_every_exported_name_exists_in_tf(namespace):
     module = tf if namespace == "tf" else getattr(tf, namespace)
     ours = {n for n in dir(module) if not n.startswith("_")

@@ -30,6 +30,7 @@ LAYERS = {
     "tensorweave.client": 4,
     "tensorweave.distributed": 4,
     "tensorweave.train": 5,
+    "tensorweave.layers": 5,
     "tensorweave.summary": 5,
     "tensorweave.data": 5,
     "tensorweave.testing": 5,

@@ -9,6 +9,7 @@ file and line where user code created it.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import re
@@ -31,10 +32,12 @@ from tensorweave.framework.graph import (
     _default_session_stack,
     get_default_graph,
 )
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.runtime import direct_session  # noqa: F401 - registers the in-process backend
 from tensorweave.runtime.session_factory import PlanKey, new_session
+from tensorweave.runtime.step_stats import cost_graph
 
 _live_sessions: weakref.WeakSet = weakref.WeakSet()
 _NODE_REFERENCE = re.compile(r"\{\{node (\S+?)\}\}")
@@ -87,6 +90,9 @@ class _FetchPlan:
             return ("seq", type(fetch), [self._flatten(f) for f in fetch])
         if isinstance(fetch, Mapping):
             return ("map", type(fetch), [(k, self._flatten(v)) for k, v in fetch.items()])
+        if isinstance(fetch, SparseTensor):  # fetched as a SparseTensorValue of its three tensors
+            return ("seq", SparseTensorValue, [self._flatten(t) for t in (fetch.indices, fetch.values,
+                                                                          fetch.dense_shape)])
         try:
             element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:
@@ -148,16 +154,13 @@ def _fetched_value(value: Any) -> Any:
     return value
 
 
-def _check_target(target: str, what: str) -> None:
-    """Only the in-process target '' runs today; a grpc:// one waits for the distributed runtime, and any
+def _check_target(target: str) -> None:
+    """The in-process target '' and grpc:// ones run (the distributed runtime registers the latter); any
     other scheme has no session factory, with TF's error."""
     if target and not target.startswith("grpc://"):
         raise errors.NotFoundError(
             None, None, f'No session factory registered for the given session options: {{target: "{target}"}} '
             "Registered factories are {GRPC_SESSION, DIRECT_SESSION}.")
-    if target:
-        raise errors.UnimplementedError(None, None, f"{what} target {target!r}: only the in-process target '' is "
-                                        "available; grpc:// sessions come with the distributed runtime")
 
 
 class BaseSession:
@@ -177,7 +180,7 @@ class BaseSession:
             raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
         if isinstance(target, bytes):
             target = target.decode()
-        _check_target(target, "Session")
+        _check_target(target)
         self._target = target
         self._graph = graph
         self._config = config
@@ -306,6 +309,8 @@ class BaseSession:
         run_metadata.Clear()
         if step_stats is not None:
             run_metadata.step_stats.CopyFrom(step_stats)
+            if options.trace_level >= protos.RunOptions.FULL_TRACE:
+                run_metadata.cost_graph.CopyFrom(cost_graph(self._session.step_graphs(key), step_stats))
         if options is not None and options.output_partition_graphs:
             for graph_def in self._session.step_graphs(key):
                 run_metadata.partition_graphs.add().CopyFrom(graph_def.to_proto())
@@ -400,7 +405,11 @@ class BaseSession:
         with self._extend_lock:
             ops = self._graph._operations_since(self._extended)
             if ops:
-                self._session.extend([op._node_def for op in ops])
+                nodes = [op._node_def for op in ops]
+                if self._session.wants_output_shapes:
+                    nodes = [dataclasses.replace(node, attr={**node.attr, "_output_shapes": [t.shape for t in op.outputs]})
+                             for node, op in zip(nodes, ops)]
+                self._session.extend(nodes)
                 self._extended += len(ops)
 
     def _convert_feeds(self, feed_dict: dict) -> tuple[tuple[str, ...], list[np.ndarray]]:
@@ -467,10 +476,17 @@ class BaseSession:
     def reset(target: str, containers: list[str] | None = None, config: Any = None) -> None:
         """Clear the named resource containers (all when None) of the sessions on `target`, and close them:
         their later runs fail with CancelledError, as TF's DirectSessionFactory::Reset leaves them."""
-        _check_target(target, "Session.reset")
+        _check_target(target)
+        if target:  # the master clears the containers of every task, and closes its sessions
+            backend = new_session(target, config)
+            try:
+                backend.reset_containers(list(containers or []))
+            finally:
+                backend.close()
+            return
         for session in list(_live_sessions):
             direct = session._session
-            if not direct.closed:
+            if not session._target and not direct.closed:
                 names = containers
                 if names is None:
                     names = direct.container_names()
@@ -506,12 +522,13 @@ def _parse_into(run_metadata: Any, data: bytes) -> None:
 
 def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
     """(key, value) pairs; a nested key (tuple) feeds its flattened tensors from the flattened value, as TF's
-    `nest.flatten_dict_items` does."""
+    `nest.flatten_dict_items` does, and a SparseTensor key its three tensors from a SparseTensorValue or an
+    (indices, values, dense_shape) triple."""
     if not isinstance(feed_dict, Mapping):
         raise TypeError(f"FlattenDictItems: 'dict' must be a dictionary or collection.Mapping type object, "
                         f"instead of '{type(feed_dict).__name__}'.")
     for key in feed_dict:
-        if isinstance(key, tuple):
+        if isinstance(key, (tuple, SparseTensor)):
             break
     else:
         return list(feed_dict.items())
@@ -524,11 +541,30 @@ def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
                                  f"{len(values)} elements. Key: {keys}, value: {values}.")
         else:
             keys, values = [key], [value]
+        if any(isinstance(k, SparseTensor) for k in keys):
+            keys, values = _expand_sparse_feeds(keys, values)
         for flat_key, flat_value in zip(keys, values):
             if flat_key in pairs:
                 raise ValueError(f"Cannot flatten dict because this key is not unique: {flat_key}")
             pairs[flat_key] = flat_value
     return list(pairs.items())
+
+
+def _expand_sparse_feeds(keys: list[Any], values: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Each SparseTensor key replaced by its three tensors, fed from the three parts of its value."""
+    flat_keys, flat_values = [], []
+    for key, value in zip(keys, values):
+        if isinstance(key, SparseTensor):
+            parts = list(value)
+            if len(parts) != 3:
+                raise ValueError(f"Cannot feed value {value} for SparseTensor {key}: expected a SparseTensorValue or "
+                                 "an (indices, values, dense_shape) triple")
+            flat_keys += [key.indices, key.values, key.dense_shape]
+            flat_values += parts
+        else:
+            flat_keys.append(key)
+            flat_values.append(value)
+    return flat_keys, flat_values
 
 
 def _feed_array(value: Any, tensor: Tensor, np_dtype: Any) -> np.ndarray:

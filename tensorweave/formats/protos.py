@@ -33,12 +33,14 @@ POOL = _build_pool()
 # is tensorflow.core.util.event_pb2). Our classes take that module and TF's nested qualname, so that
 # repr(cls), and protobuf's type errors that show it, read as TF's.
 _TF_PACKAGES = {
-    "tensorflow.core.framework": ["allocation_description", "attr_value", "cost_graph", "full_type", "function",
-                                  "graph", "graph_debug_info", "node_def", "op_def", "resource_handle",
+    "tensorflow.core.framework": ["allocation_description", "attr_value", "cost_graph", "device_attributes",
+                                  "full_type", "function",
+                                  "graph", "graph_debug_info", "node_def", "op_def", "reader_base", "resource_handle",
                                   "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
                                   "tensor_slice", "types", "variable", "versions"],
-    "tensorflow.core.protobuf": ["cluster", "config", "debug", "meta_graph", "rewriter_config", "saver",
-                                 "tensor_bundle", "tensorflow_server"],
+    "tensorflow.core.protobuf": ["cluster", "config", "debug", "error_codes", "master", "meta_graph",
+                                 "named_tensor", "rewriter_config", "saved_model", "saver", "tensor_bundle", "tensorflow_server",
+                                 "worker"],
     "tensorflow.core.util": ["event"],
     "tensorflow.core.example": ["example", "feature"],
     "tensorflow.python.training": ["checkpoint_state"],
@@ -114,6 +116,7 @@ AssetFileDef = _tf("AssetFileDef")
 SaverDef = _tf("SaverDef")
 VariableDef = _tf("VariableDef")
 SaveSliceInfoDef = _tf("SaveSliceInfoDef")
+SavedModel = _tf("SavedModel")
 # sessions
 ConfigProto = _tf("ConfigProto")
 GPUOptions = _tf("GPUOptions")
@@ -138,6 +141,8 @@ AllocatorMemoryUsed = _tf("AllocatorMemoryUsed")
 AllocationRecord = _tf("AllocationRecord")
 MemoryStats = _tf("MemoryStats")
 CostGraphDef = _tf("CostGraphDef")
+DeviceAttributes = _tf("DeviceAttributes")
+DeviceLocality = _tf("DeviceLocality")
 # summaries and events
 Event = _tf("Event")
 SessionLog = _tf("SessionLog")
@@ -157,7 +162,45 @@ FeatureList = _tf("FeatureList")
 FeatureLists = _tf("FeatureLists")
 BytesList = _tf("BytesList")
 FloatList = _tf("FloatList")
+ReaderBaseState = _tf("ReaderBaseState")
 Int64List = _tf("Int64List")
+# the distributed runtime's services (master.proto, worker.proto)
+DeviceAttributes = _tf("DeviceAttributes")
+DeviceLocality = _tf("DeviceLocality")
+NamedTensorProto = _tf("NamedTensorProto")
+CreateSessionRequest = _tf("CreateSessionRequest")
+CreateSessionResponse = _tf("CreateSessionResponse")
+ExtendSessionRequest = _tf("ExtendSessionRequest")
+ExtendSessionResponse = _tf("ExtendSessionResponse")
+RunStepRequest = _tf("RunStepRequest")
+RunStepResponse = _tf("RunStepResponse")
+PartialRunSetupRequest = _tf("PartialRunSetupRequest")
+PartialRunSetupResponse = _tf("PartialRunSetupResponse")
+CloseSessionRequest = _tf("CloseSessionRequest")
+CloseSessionResponse = _tf("CloseSessionResponse")
+ResetRequest = _tf("ResetRequest")
+ResetResponse = _tf("ResetResponse")
+ListDevicesRequest = _tf("ListDevicesRequest")
+ListDevicesResponse = _tf("ListDevicesResponse")
+GetStatusRequest = _tf("GetStatusRequest")
+GetStatusResponse = _tf("GetStatusResponse")
+CreateWorkerSessionRequest = _tf("CreateWorkerSessionRequest")
+CreateWorkerSessionResponse = _tf("CreateWorkerSessionResponse")
+DeleteWorkerSessionRequest = _tf("DeleteWorkerSessionRequest")
+DeleteWorkerSessionResponse = _tf("DeleteWorkerSessionResponse")
+RegisterGraphRequest = _tf("RegisterGraphRequest")
+RegisterGraphResponse = _tf("RegisterGraphResponse")
+DeregisterGraphRequest = _tf("DeregisterGraphRequest")
+DeregisterGraphResponse = _tf("DeregisterGraphResponse")
+CleanupAllRequest = _tf("CleanupAllRequest")
+CleanupAllResponse = _tf("CleanupAllResponse")
+ExecutorOpts = _tf("ExecutorOpts")
+RunGraphRequest = _tf("RunGraphRequest")
+RunGraphResponse = _tf("RunGraphResponse")
+CleanupGraphRequest = _tf("CleanupGraphRequest")
+CleanupGraphResponse = _tf("CleanupGraphResponse")
+RecvTensorRequest = _tf("RecvTensorRequest")
+RecvTensorResponse = _tf("RecvTensorResponse")
 # checkpoints
 BundleHeaderProto = _tf("BundleHeaderProto")
 BundleEntryProto = _tf("BundleEntryProto")

@@ -209,7 +209,7 @@ def _inflate_error(error: zlib.error) -> errors.DataLossError:
     return errors.DataLossError(None, None, detail)
 
 
-def _file_chunks(f: BinaryIO, compression: str) -> Iterator[bytes]:
+def decompressed_chunks(f: BinaryIO, compression: str) -> Iterator[bytes]:
     """The stream's (decompressed) bytes in bounded chunks; a corrupt compressed stream is DataLossError.
 
     As in TF, an unfinished stream just ends (a writer may have only sync-flushed it), gzip members
@@ -252,7 +252,7 @@ def read_records(f: BinaryIO, compression: str = "", file_size: int | None = Non
     at once instead of after reading to the end of the file; record data is only ever sliced from bytes
     actually read.
     """
-    chunks = _file_chunks(f, compression)
+    chunks = decompressed_chunks(f, compression)
     buf = b""
     pos = 0
     base = 0  # stream offset of buf[0]

@@ -1113,7 +1113,7 @@ def get_default_session() -> Any:
 
 def _run_using_default_session(fetch: Any, feed_dict: dict | None, graph: Graph, session: Any) -> Any:
     """`Tensor.eval` and `Operation.run`, with TF's messages for a missing or mismatched session."""
-    is_tensor = isinstance(fetch, Tensor)
+    is_tensor = not isinstance(fetch, Operation)  # a Tensor or a composite of tensors (a SparseTensor)
     if session is None:
         session = get_default_session()
         if session is None:

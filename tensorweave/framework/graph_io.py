@@ -4,7 +4,8 @@ Attr values are typed by the op's OpDef where it declares the attr (so a shape a
 distinct), and by their Python type otherwise (internal attrs such as `_class` and `_output_shapes`).
 An AttrValue with no Python form here (a FunctionDef's `placeholder`, no value at all, a func with attrs of
 its own) stays an AttrValue protobuf in the IR and exports unchanged, as TF keeps such attrs.
-This is how graphs reach event files, checkpoints' MetaGraphDefs and other TF tools.
+This is how graphs reach event files, checkpoints' MetaGraphDefs and other TF tools (`tf.train.write_graph`
+writes one to a file).
 
 One-way rule: this module reads the IR and the op registry (declared attr types), never the Python graph,
 which builds on it; it installs graph_def's `to_proto` hook, so `GraphDef.to_proto()` converts here.
@@ -13,6 +14,9 @@ which builds on it; it installs graph_def's `to_proto` hook, so `GraphDef.to_pro
 from __future__ import annotations
 
 import functools
+import math
+import os
+import uuid
 from typing import Any
 
 import numpy as np
@@ -23,9 +27,12 @@ from tensorweave.formats.tensor_proto import as_shape_proto, listed_values, make
 from tensorweave.framework import dtypes, op_registry, tensor_shape
 from tensorweave.framework.graph_def import GraphDef, NodeDef, to_proto
 from tensorweave.framework.op_def import ArgDef, AttrDef, OpDef
+from tensorweave.platform import gfile
+from tensorweave.platform.tf_export import tf_export
 
 _FULL_TYPE_IDS = {name: value.number for name, value in
                   protos.FullTypeDef.DESCRIPTOR.fields_by_name["type_id"].enum_type.values_by_name.items()}
+_MAX_ELEMENTS = 2**63 - 1
 _LIST_FIELDS = {"type": "type", "int": "i", "float": "f", "bool": "b", "string": "s", "shape": "shape",
                 "tensor": "tensor", "func": "func"}
 
@@ -111,9 +118,9 @@ def node_attr_to_proto(node: NodeDef, name: str) -> Any:
     TensorProto does (make_tensor_proto encodes them for the full shape)."""
     value = node.attr[name]
     listed = node.splats.get(name)
-    if listed is not None:
+    if listed is not None:  # `flat` copies only the listed values (a splat may be a stride-0 view)
         attr = protos.AttrValue()
-        attr.tensor.CopyFrom(make_tensor_proto(value.reshape(-1)[:listed], shape=value.shape))
+        attr.tensor.CopyFrom(make_tensor_proto(value.flat[:listed], shape=value.shape))
         return attr
     return attr_to_proto(_declared_type(node.op, name) or inferred_attr_type(value), value)
 
@@ -253,13 +260,62 @@ def attr_from_proto(attr: Any) -> Any:
     return _scalar_from_proto(kind, getattr(attr, which))
 
 
+def _splat_from_proto(node: Any, tensor: Any) -> tuple[np.ndarray, int] | None:
+    """(value, values listed) of a splat TensorProto, or None when it lists every value.
+
+    A splat of one value becomes a read-only stride-0 view of that value, so a node that declares a huge
+    constant allocates nothing until a kernel computes with it, as TF imports it; a shape of more than
+    2**63 - 1 elements is refused with TF's message.
+    """
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    if any(d < 0 for d in shape):
+        return None  # make_ndarray gives NumPy's error, as TF's tensor_util does
+    if math.prod(shape) > _MAX_ELEMENTS:
+        raise ValueError(f"Shape [{','.join(map(str, shape))}] is too large (more than 2**63 - 1 entries) for "
+                         f"'{{{{node {node.name}}}}} = {node.op}[]()' with input shapes: .")
+    listed = listed_values(tensor)
+    if listed >= math.prod(shape):
+        return None
+    if listed > 1:  # a listed prefix and a repeated tail has no view: TF's compressed constants, given in full
+        return attr_from_proto(protos.AttrValue(tensor=tensor)), listed
+    head = protos.TensorProto()
+    head.CopyFrom(tensor)
+    head.tensor_shape.Clear()
+    value = np.broadcast_to(make_ndarray(head).reshape(()), shape)  # never writeable
+    return value, listed
+
+
 def graph_def_from_proto(proto: Any) -> GraphDef:
     """The IR GraphDef of a TF GraphDef protobuf (splat tensors remembered, so they export as TF wrote them)."""
     nodes = []
     for n in proto.node:
-        node = NodeDef(n.name, n.op, list(n.input), n.device, {k: attr_from_proto(v) for k, v in n.attr.items()})
+        attrs, splats = {}, {}
         for key, value in n.attr.items():
-            if value.WhichOneof("value") == "tensor" and listed_values(value.tensor) < node.attr[key].size:
-                node.splats[key] = listed_values(value.tensor)
-        nodes.append(node)
+            splat = _splat_from_proto(n, value.tensor) if value.WhichOneof("value") == "tensor" else None
+            if splat is None:
+                attrs[key] = attr_from_proto(value)
+            else:
+                attrs[key], splats[key] = splat
+        nodes.append(NodeDef(n.name, n.op, list(n.input), n.device, attrs, splats))
     return GraphDef(node=nodes, producer=proto.versions.producer)
+
+
+@tf_export("io.write_graph", "train.write_graph")
+def write_graph(graph_or_graph_def: Any, logdir: str, name: str, as_text: bool = True) -> str:
+    """Write a graph's GraphDef to `logdir/name` (text format, or binary with `as_text=False`) in one step, so
+    a reader never sees half a file; returns the path."""
+    graph_def = graph_or_graph_def.as_graph_def() if hasattr(graph_or_graph_def, "as_graph_def") \
+        else graph_or_graph_def
+    if isinstance(graph_def, GraphDef):
+        graph_def = graph_def.to_proto()
+    logdir = logdir.decode() if isinstance(logdir, bytes) else logdir
+    if not logdir.startswith("gs:"):
+        gfile.recursive_create_dir_v2(logdir)
+    path = os.path.join(logdir, name)
+    content = text_format.MessageToString(graph_def) if as_text \
+        else graph_def.SerializeToString(deterministic=True)
+    temp = f"{path}.tmp{uuid.uuid4().hex}"
+    with gfile.GFile(temp, "w" if as_text else "wb") as f:
+        f.write(content)
+    gfile.rename_v2(temp, path, overwrite=True)
+    return path

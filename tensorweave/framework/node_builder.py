@@ -13,7 +13,6 @@ op registry's `apply_op` and `create_op` hooks on import, so the registry below 
 from __future__ import annotations
 
 import contextlib
-import socket
 from typing import Any
 
 from tensorweave.framework import dtypes, op_registry, shape_inference
@@ -280,12 +279,7 @@ def create_op(g: Graph, op_type: str, inputs: list[Tensor], name: str | None, at
     try:
         op = op_registry.get(op_type)
     except KeyError:
-        raise RuntimeError(
-            f"Op type not registered '{op_type}' in binary running on {socket.gethostname()}. Make sure the Op "
-            "and Kernel are registered in the binary running in this process. Note that if you are loading a "
-            "saved graph which used ops from tf.contrib (e.g. `tf.contrib.resampler`), accessing should be "
-            "done before importing the graph, as contrib ops are lazily registered when the module is first "
-            "accessed.") from None
+        raise RuntimeError(op_registry.unregistered_op_message(op_type)) from None
     attrs = dict(attrs)
     name = op_type if name is None else name  # '' is kept, as in TF: a root-level '' is an invalid node name
     node_name = name[:-1] if name.endswith("/") else g.unique_name(name)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import socket
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -148,6 +149,15 @@ def get(op_type: str) -> Op:
         return _ops[op_type]
     except KeyError:
         raise KeyError(f"Op type not registered '{op_type}'") from None
+
+
+def unregistered_op_message(op_type: str) -> str:
+    """TF's message for a node of an op type this process has not registered (create_op, import)."""
+    return (f"Op type not registered '{op_type}' in binary running on {socket.gethostname()}. Make sure the Op "
+            "and Kernel are registered in the binary running in this process. Note that if you are loading a "
+            "saved graph which used ops from tf.contrib (e.g. `tf.contrib.resampler`), accessing should be "
+            "done before importing the graph, as contrib ops are lazily registered when the module is first "
+            "accessed.")
 
 
 def registered_ops() -> dict[str, Op]:

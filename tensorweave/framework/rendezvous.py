@@ -19,8 +19,9 @@ RecvCallback = Callable[[BaseException | None, Any, bool], None]  # (error, valu
 
 def create_key(src_device: str, src_incarnation: int, dst_device: str, tensor_name: str,
                frame_id: int = 0, iteration: int = 0) -> str:
-    """The rendezvous key of one tensor's transfer, as TF's Rendezvous::CreateKey spells it."""
-    return f"{src_device};{src_incarnation:016x};{dst_device};{tensor_name};{frame_id}:{iteration}"
+    """The rendezvous key of one tensor's transfer, as TF's Rendezvous::CreateKey spells it (the incarnation
+    as the unsigned 64-bit number TF prints, whatever sign the int64 attr that carries it has)."""
+    return f"{src_device};{src_incarnation & 0xFFFFFFFFFFFFFFFF:016x};{dst_device};{tensor_name};{frame_id}:{iteration}"
 
 
 class Rendezvous:

@@ -1,6 +1,7 @@
-"""Control-flow ops: NoOp, `tf.group` and `tf.tuple`; Switch and Merge, the dataflow primitives of
-conditionals (the executor runs them: a Switch's untaken output is dead, deadness flows through every other
-op, and a Merge forwards the first live input; while loops' frame ops come next)."""
+"""Control-flow ops: NoOp, ControlTrigger, `tf.group` and `tf.tuple`; Switch, Merge and the loop frame ops
+(Enter, Exit, NextIteration, LoopCond) with `tf.cond` and `tf.while_loop` (TF1's control flow v1: the
+executor runs them, a Switch's untaken output is dead and deadness flows through every other op), and their
+gradients (a loop's gradient loop is built by control_flow_state for tf.gradients)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,15 @@ NoOp = Op("NoOp")
 
 @NoOp.kernel("CPU")
 def _no_op(ctx: OpKernelContext) -> None:
+    return None
+
+
+ControlTrigger = Op("ControlTrigger")
+
+
+@ControlTrigger.kernel("CPU")
+def _control_trigger(ctx: OpKernelContext) -> None:
+    """Nothing: it gathers control edges (a gradient loop orders its stack pops by one)."""
     return None
 
 
@@ -307,6 +317,40 @@ def _output_context(op: Operation) -> ControlFlowContext | None:
     return context.outer_context if context is not None and _is_loop_exit(op) else context
 
 
+def _while_context_of(op: Operation) -> WhileContext | None:
+    """The innermost loop `op` was built in (TF's GetWhileContext)."""
+    context = op._get_control_flow_context()
+    return context.get_while_context() if context is not None else None
+
+
+def _forward_loop_of(op: Operation) -> WhileContext | None:
+    """The loop whose iterations `op`'s outputs belong to: an Exit's are its loop's enclosing loop's."""
+    context = op._get_control_flow_context()
+    if context is not None and _is_loop_exit(op):
+        context = context.outer_context
+    return context.get_while_context() if context is not None else None
+
+
+def _current_grad_while_context() -> WhileContext | None:
+    """The gradient loop ops are being built in now, if any."""
+    context = get_default_graph()._get_control_flow_context()
+    context = context.get_while_context() if context is not None else None
+    return context if context is not None and context.grad_state is not None else None
+
+
+@contextlib.contextmanager
+def _entered(context: ControlFlowContext | None) -> Any:
+    """Build inside `context` (nothing to enter when it is None: the top level)."""
+    if context is None:
+        yield
+        return
+    context.enter()
+    try:
+        yield
+    finally:
+        context.exit()
+
+
 class ControlFlowContext:
     """What the graph's cond and while contexts share (TF's ControlFlowContext): every op built while one
     is entered joins it (`add_op`, called by the graph), the names of the tensors visible inside, and for
@@ -329,6 +373,13 @@ class ControlFlowContext:
 
     def add_name(self, name: str) -> None:
         self._values.add(name)
+
+    def add_op(self, op: Operation) -> None:
+        """Join a new op built while this context is entered (the graph calls it)."""
+        self._add_op_internal(op)
+
+    def _add_op_internal(self, op: Operation) -> None:
+        raise NotImplementedError
 
     def get_while_context(self) -> WhileContext | None:
         return self.outer_context.get_while_context() if self.outer_context is not None else None
@@ -409,7 +460,7 @@ class CondContext(ControlFlowContext):
         self._external_values[value.name] = result
         return result
 
-    def add_op(self, op: Operation) -> None:
+    def _add_op_internal(self, op: Operation) -> None:
         """Join a new op: capture its outside inputs; an op without inputs waits on the pivot."""
         if not op.inputs:
             self._remove_external_control_edges(op)
@@ -537,12 +588,12 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
 
 
 def _enter(data: Tensor, frame_name: str, is_constant: bool, parallel_iterations: int,
-           use_input_shape: bool = True) -> Tensor:
+           use_input_shape: bool = True, name: str = "Enter") -> Tensor:
     """`data` entering the frame `frame_name` (a RefEnter for a ref)."""
     data = internal_convert_to_tensor(data, as_ref=True)
     frame_op = RefEnter if data.dtype._is_ref_dtype else Enter
     result = frame_op(data, frame_name=frame_name, is_constant=is_constant,
-                      parallel_iterations=parallel_iterations, name="Enter")
+                      parallel_iterations=parallel_iterations, name=name)
     if use_input_shape:
         result.set_shape(data.shape)
     return result
@@ -573,8 +624,9 @@ class WhileContext(ControlFlowContext):
     """
 
     def __init__(self, maximum_iterations: Tensor | None, parallel_iterations: int, back_prop: bool,
-                 swap_memory: bool, name: str = "while_context") -> None:
+                 swap_memory: bool, name: str = "while_context", grad_state: Any = None) -> None:
         super().__init__()
+        self.grad_state = grad_state  # a gradient loop's GradLoopState (None for a forward loop)
         self.name = get_default_graph().unique_name(name)
         self.maximum_iterations = maximum_iterations
         self.parallel_iterations = parallel_iterations
@@ -589,14 +641,25 @@ class WhileContext(ControlFlowContext):
     def get_while_context(self) -> WhileContext:
         return self
 
+    @property
+    def pivot(self) -> Tensor | None:
+        """The loop's LoopCond."""
+        return self._pivot
+
     def get_control_pivot(self) -> Tensor | None:
         return self._pivot_for_body if self._pivot_for_body is not None else self._pivot_for_pred
 
     def add_value(self, value: Tensor) -> Tensor:
-        """`value` as the loop sees it: a loop invariant Enter for an outside value, made once."""
+        """`value` as the loop sees it: a loop invariant Enter for an outside value, made once. In a gradient
+        loop, a value of its forward loop is the one the forward loop saved for this iteration."""
         if value.name in self._values or value.op._get_control_flow_context() is self:
             return self._external_values.get(value.name, value)
         self._values.add(value.name)
+        grad_context = _current_grad_while_context()
+        if grad_context is not None and _forward_loop_of(value.op) is grad_context.grad_state.forward_context:
+            real = grad_context.grad_state.get_real_value(value)
+            self._external_values[value.name] = real
+            return real
         result = value
         if self.outer_context is not None:
             result = self.outer_context.add_value(value)
@@ -609,6 +672,19 @@ class WhileContext(ControlFlowContext):
         return enter
 
     def add_op(self, op: Operation) -> None:
+        """A gradient loop's Shape, Size or Rank of a forward value is built in the forward loop instead,
+        so the forward loop saves the small result rather than the value (TF's AddOp)."""
+        if op.type in ("Shape", "Size", "Rank"):
+            grad_context = _current_grad_while_context()
+            if grad_context is not None and \
+                    _while_context_of(op.inputs[0].op) is grad_context.grad_state.forward_context:
+                context = op.inputs[0].op._get_control_flow_context()
+                op._set_control_flow_context(context)
+                context._add_op_internal(op)
+                return
+        self._add_op_internal(op)
+
+    def _add_op_internal(self, op: Operation) -> None:
         """Join a new op: capture its outside inputs; one built only from invariants (or from nothing)
         waits on the pivot; outside control inputs are re-attached through an identity inside the loop."""
         if not op.inputs:
@@ -656,6 +732,83 @@ class WhileContext(ControlFlowContext):
             enter.op._set_control_flow_context(self)
             enter.op._add_control_inputs(kept)
             graph._record_op_seen_by_control_dependencies(enter.op)
+
+    def add_forward_loop_counter(self, outer_grad_state: Any) -> tuple[Tensor, Tensor]:
+        """Count this forward loop's iterations (TF's AddForwardLoopCounter): the count leaving the loop and
+        the counter's NextIteration, which the stack pushes are ordered around."""
+        n = constant_ops.constant(0, name="f_count")
+        if outer_grad_state is not None:  # the i-th run of an inner loop pushes before the (i+1)-th
+            n.op._add_control_input(outer_grad_state.forward_index.op.inputs[0].op)
+        self.enter()
+        self.add_name(n.name)
+        enter_n = _enter(n, self.name, False, self.parallel_iterations, name="f_count")
+        self.loop_enters.append(enter_n)
+        merge_n = merge([enter_n, enter_n])[0]
+        switch_n = switch(merge_n, self._pivot)
+        next_n = NextIteration(elementwise_ops.add(switch_n[1], 1), name="NextIteration")
+        merge_n.op._update_input(1, next_n)
+        total = exit(switch_n[0], name="f_count")
+        self.loop_exits.append(total)
+        self.exit_result([total])
+        self.exit()
+        return total, next_n
+
+    def add_backprop_loop_counter(self, count: Tensor, outer_grad_state: Any) -> Tensor:
+        """Make this gradient loop run `count` iterations, counting down to zero (TF's
+        AddBackpropLoopCounter); the counter's LoopCond is the loop's pivot. Returns its NextIteration."""
+        one = constant_ops.constant(1, name="b_count")
+        self.enter()
+        self.add_name(count.name)
+        enter_count = _enter(count, self.name, False, self.parallel_iterations, name="b_count")
+        self.loop_enters.append(enter_count)
+        merge_count = merge([enter_count, enter_count])[0]
+        self._pivot_for_pred = merge_count
+        self._pivot = LoopCond(elementwise_ops.greater_equal(merge_count, one), name="b_count")
+        switch_count = switch(merge_count, self._pivot)
+        index = elementwise_ops.subtract(switch_count[1], one)
+        self._pivot_for_body = index
+        next_count = NextIteration(index, name="NextIteration")
+        merge_count.op._update_input(1, next_count)
+        final_zero = exit(switch_count[0], name="b_count")
+        self.loop_exits.append(final_zero)
+        if outer_grad_state is not None:  # the i-th run of an inner loop pops before the (i+1)-th
+            outer_grad_state.grad_sync._add_control_input(final_zero.op)
+        self.exit_result([final_zero])
+        self.exit()
+        return next_count
+
+    def add_backprop_accumulator(self, op: Operation, grad: Tensor) -> Tensor:
+        """The sum over all iterations of `grad`, the gradient of the loop invariant `op` enters (TF's
+        AddBackpropAccumulator): a loop variable of this gradient loop, from zeros of the invariant's shape."""
+        self.exit()
+        outer = self.outer_context
+        if grad.shape.is_fully_defined():
+            with _entered(outer):
+                acc = constant_ops.constant(0, grad.dtype, shape=grad.shape.as_list(), name="b_acc")
+        elif isinstance(outer, WhileContext) and outer.grad_state is not None:  # nested: the shape per run
+            forward = self.grad_state.forward_context
+            with _entered(forward.outer_context):
+                zeros_shape = shape_ops.Shape(op.inputs[0], name="Shape")
+            outer_grad_state = self.grad_state.outer_grad_state
+            history_zeros_shape = outer_grad_state.add_forward_accumulator(zeros_shape)
+            with _entered(outer):
+                real_shape = outer_grad_state.add_backprop_accumulated_value(history_zeros_shape, zeros_shape)
+                acc = fill_ops.zeros(real_shape, grad.dtype)
+        else:
+            with _entered(outer):
+                acc = fill_ops.zeros(shape_ops.Shape(op.inputs[0], name="Shape"), grad.dtype)
+        self.enter()
+        self.add_name(acc.name)
+        enter_acc = _enter(acc, self.name, False, self.parallel_iterations, name="b_acc")
+        self.loop_enters.append(enter_acc)
+        merge_acc = merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_false, switch_true = switch(merge_acc, self._pivot)
+        next_acc = NextIteration(elementwise_ops.add(switch_true, grad), name="NextIteration")
+        merge_acc.op._update_input(1, next_acc)
+        result = exit(switch_false, name="b_acc")
+        self.loop_exits.append(result)
+        self.exit_result([result])
+        return result
 
     def build_loop(self, cond_fn: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
                    shape_invariants: Any, return_same_structure: bool) -> Any:
@@ -788,15 +941,32 @@ def _counted(cond: Callable[..., Any], body: Callable[..., Any], maximum_iterati
     return counted_cond, counted_body
 
 
-# -- Gradients through conditionals (TF's control_flow_grad; loops' need the gradient loop state) ---------
+# -- Gradients through conds and loops (TF's control_flow_grad, control flow v1) ------------------------
+# A loop's gradient is a gradient loop (a WhileContext with a grad_state, built by tf.gradients through
+# control_flow_state): an Exit's gradient enters it, a loop Switch's becomes its loop variable's Merge, a
+# loop Merge's is a Switch on its pivot, an Enter's leaves it (summed over iterations for an invariant).
 
 
 @Switch.gradient
 @RefSwitch.gradient
 def _switch_grad(op: Operation, grad_false: Any, grad_true: Any) -> list:
-    """A cond's Switch: the two branches' gradients merge (only the taken one is live); a bare Switch routes
-    each output's gradient back through a Switch on the same predicate first."""
-    if isinstance(op._get_control_flow_context(), CondContext):
+    """A loop's Switch, first from its Exit: a Merge in the gradient loop (its back edge comes on the second
+    visit, from the body); a cond's Switch: the two branches' gradients merge (only the taken one is live);
+    a bare Switch routes each output's gradient back through a Switch on the same predicate first."""
+    context = op._get_control_flow_context()
+    if isinstance(context, WhileContext):
+        grad_state = get_default_graph()._get_control_flow_context().grad_state
+        merge_grad = grad_state.switch_map.get(op)
+        if merge_grad is not None:
+            if grad_true is not None:
+                merge_grad.op._update_input(1, NextIteration(convert_to_tensor(grad_true), name="NextIteration"))
+            return [None, None]
+        if grad_false is not None:
+            merge_grad = merge([grad_false, grad_false], name="b_switch")[0]
+            grad_state.switch_map[op] = merge_grad
+            return [merge_grad, None]
+        return [None, None]
+    if isinstance(context, CondContext):
         return [merge([grad_false, grad_true], name="cond_grad")[0], None]
     false_grad = switch(grad_false, op.inputs[1])[0]
     true_grad = switch(grad_true, op.inputs[1])[1]
@@ -806,12 +976,75 @@ def _switch_grad(op: Operation, grad_false: Any, grad_true: Any) -> list:
 @Merge.gradient
 @RefMerge.gradient
 def _merge_grad(op: Operation, grad: Any, _: Any) -> list:
-    """A cond's Merge: its gradient goes back to the branch that ran, through a Switch on the predicate."""
+    """A loop's Merge: a Switch on the gradient loop's pivot (false: leave by the Enter's gradient, true:
+    the next iteration). A cond's Merge: back to the branch that ran, through a Switch on the predicate (in
+    a loop, on the predicate's value in the matching forward iteration, saved on a stack)."""
     context = _output_context(op.inputs[0].op)
+    grad_context = get_default_graph()._get_control_flow_context()
+    if isinstance(context, WhileContext):
+        return list(_switch_ref_or_tensor(grad, grad_context.pivot))
     if isinstance(context, CondContext):
-        return list(_switch_ref_or_tensor(grad, context.pred, name="cond_grad"))
+        pred = context.pred
+        grad_state = getattr(grad_context, "grad_state", None)
+        if grad_state is not None:
+            real_pred = grad_state.history_map.get(pred.name)
+            if real_pred is None:
+                grad_state.grad_context.exit()
+                history_pred = grad_state.add_forward_accumulator(pred)
+                grad_state.grad_context.enter()
+                real_pred = grad_state.add_backprop_accumulated_value(history_pred, pred)
+                grad_state.history_map[pred.name] = real_pred
+            pred = real_pred
+        return list(_switch_ref_or_tensor(grad, pred, name="cond_grad"))
     chosen = op.outputs[1]
     return [_switch_ref_or_tensor(grad, elementwise_ops.equal(chosen, i))[1] for i in range(len(op.inputs))]
+
+
+@Exit.gradient
+@RefExit.gradient
+def _exit_grad(op: Operation, grad: Any) -> Any:
+    """An Exit's gradient enters the gradient loop as one of its loop variables."""
+    grad_context = get_default_graph()._get_control_flow_context()
+    if not grad_context.back_prop:
+        return None
+    if op._get_control_flow_context().grad_state is not None:
+        raise TypeError("Second-order gradient for while loops not supported.")
+    grad_context.add_name(grad.name)
+    grad_context.enter()
+    result = _enter(grad, grad_context.name, False, grad_context.parallel_iterations, name="b_exit")
+    grad_context.loop_enters.append(result)
+    grad_context.exit()
+    return result
+
+
+@NextIteration.gradient
+@RefNextIteration.gradient
+def _next_iteration_grad(op: Operation, grad: Any) -> Any:
+    return grad
+
+
+@Enter.gradient
+@RefEnter.gradient
+def _enter_grad(op: Operation, grad: Any) -> Any:
+    """A loop variable's Enter: its gradient leaves the gradient loop; a loop invariant's: the sum of its
+    gradients over all iterations."""
+    grad_context = get_default_graph()._get_control_flow_context()
+    if grad_context is None or not getattr(grad_context, "back_prop", True) or \
+            getattr(grad_context, "grad_state", None) is None:
+        return grad
+    if op.get_attr("is_constant"):
+        if not isinstance(grad, Tensor):
+            raise TypeError(f"Type {type(grad)} not supported")
+        return grad_context.add_backprop_accumulator(op, grad)
+    result = exit(grad)
+    grad_context.loop_exits.append(result)
+    grad_context.exit_result([result])
+    return result
+
+
+@LoopCond.gradient
+def _loop_cond_grad(op: Operation, grad: Any) -> None:
+    return None
 
 
 def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:

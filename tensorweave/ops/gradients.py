@@ -29,7 +29,7 @@ from tensorweave.framework.graph import (
     name_scope,
 )
 from tensorweave.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
-from tensorweave.ops import control_flow_ops, fill_ops, manipulation_ops, shape_ops
+from tensorweave.ops import control_flow_ops, control_flow_state, fill_ops, manipulation_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import add_n
 from tensorweave.platform.tf_export import tf_export
@@ -71,9 +71,10 @@ def _as_x(x: Any) -> Any:
         convert_to_tensor_or_indexed_slices(x, name="x")
 
 
-def _pending_count(to_ops: list[Operation], from_ops: list[Operation]
-                   ) -> tuple[set[Operation], collections.defaultdict[Operation, int]]:
-    """The ys' ops reachable from the xs, and for each between op how many between ops consume it."""
+def _pending_count(to_ops: list[Operation], from_ops: list[Operation], colocate_gradients_with_ops: bool
+                   ) -> tuple[set[Operation], collections.defaultdict[Operation, int], Any]:
+    """The ys' ops reachable from the xs, for each between op how many between ops consume it, and the
+    state of the while loops among them (None if none; every Exit of such a loop counts as between)."""
     reached: set[Operation] = set()
     queue = collections.deque(from_ops)
     while queue:
@@ -95,12 +96,14 @@ def _pending_count(to_ops: list[Operation], from_ops: list[Operation]
             between_set.add(op)
             reached.remove(op)
             queue.extend(t.op for t in op.inputs)
+    loop_state = control_flow_state.maybe_create_control_flow_state(between, between_set,
+                                                                    colocate_gradients_with_ops)
     pending: collections.defaultdict[Operation, int] = collections.defaultdict(int)
     for op in between:
         for t in op.inputs:
             if t.op in between_set:
                 pending[t.op] += 1
-    return reachable_to_ops, pending
+    return reachable_to_ops, pending, loop_state
 
 
 def _default_grad_ys(grad_ys: list, ys: list[Tensor]) -> list:
@@ -192,7 +195,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [y.op for y in ys]
         from_ops = [x.op for x in xs]
-        reachable_to_ops, pending = _pending_count(to_ops, from_ops)
+        reachable_to_ops, pending, loop_state = _pending_count(to_ops, from_ops, colocate_gradients_with_ops)
         grads: dict[Operation, list[list]] = {}
         for y, grad_y in zip(ys, grad_ys):
             _set_grad(grads, y, grad_y)
@@ -202,16 +205,54 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
             if pending[op] == 0 and op not in queued and op in reachable_to_ops:
                 queued.add(op)
                 queue.append(op)
+        if loop_state is not None:
+            for y in loop_state.process_unused_loop_exits(pending, queued):
+                if _is_trainable(y):
+                    _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
+                queue.append(y.op)
         stop_ops |= {op for op in from_ops if all(pending[t.op] <= 0 for t in op.inputs)}
         while queue:
             op = queue.popleft()
             with _maybe_colocate(op, colocate_gradients_with_ops):
-                _backprop_op(op, grads, stop_ops, gate_gradients, aggregation_method)
-            for t in op.inputs:
-                pending[t.op] -= 1
-                if pending[t.op] == 0:
-                    queue.append(t.op)
+                _backprop_op(op, grads, stop_ops, gate_gradients, aggregation_method, loop_state)
+            _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state)
+        if loop_state is not None:
+            loop_state.post_processing()
         return [_get_grad(grads, x, unconnected_gradients) for x in xs]
+
+
+def _update_pending_and_enqueue_ready(grads: dict, op: Operation, queue: collections.deque, pending: dict,
+                                      loop_state: Any) -> None:
+    """Queue the inputs of `op` whose consumers have all sent their gradients. A loop's Switch is visited
+    twice (from its Exit, then from the body); a loop's Exits wait for each other, and once all have come,
+    the unused ones get zeros if any other got a gradient."""
+    for t in op.inputs:
+        x = t.op
+        pending[x] -= 1
+        ready = pending[x] == 0
+        if loop_state is not None and not ready:
+            ready = pending[x] > 0 and control_flow_state._is_loop_switch(x)
+        if not ready:
+            continue
+        if not control_flow_ops._is_loop_exit(x):
+            queue.append(x)
+            continue
+        grad_state = loop_state.get_grad_state(x, before=False)
+        grad_state.deferred_exits.append(t)
+        grad_state.pending_exits_count -= 1
+        if grad_state.pending_exits_count:
+            continue
+        has_real_grad = False
+        for y in grad_state.deferred_exits:
+            if any(g for g in grads.get(y.op, [])):
+                has_real_grad = True
+                queue.append(y.op)
+            else:
+                grad_state.unused_exits.append(y)
+        for y in grad_state.unused_exits:
+            if has_real_grad and _is_trainable(y):
+                _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
+            queue.append(y.op)
 
 
 def _maybe_colocate(op: Operation, colocate: bool) -> Any:
@@ -224,9 +265,11 @@ def _set_grad(grads: dict, t: Tensor, grad: Any) -> None:
 
 
 def _backprop_op(op: Operation, grads: dict, stop_ops: set[Operation], gate_gradients: bool,
-                 aggregation_method: int) -> None:
-    """Sum the gradients of `op`'s outputs and hand its inputs theirs, from its registered gradient."""
-    out_grads = [_aggregate(op, g, aggregation_method) for g in grads.get(op, [[] for _ in op.outputs])]
+                 aggregation_method: int, loop_state: Any) -> None:
+    """Sum the gradients of `op`'s outputs and hand its inputs theirs, from its registered gradient (built
+    in the gradient loop of `op`'s loop, if any)."""
+    with _grad_while_context(loop_state, op, before=True):
+        out_grads = [_aggregate(op, g, aggregation_method) for g in grads.get(op, [[] for _ in op.outputs])]
     if op in grads:  # the sums replace the lists, so an x's gradient is its one sum
         grads[op] = [[] if g is None else [g] for g in out_grads]
     has_out_grads = any(g is not None for g in out_grads)
@@ -235,9 +278,28 @@ def _backprop_op(op: Operation, grads: dict, stop_ops: set[Operation], gate_grad
         grad_fn = op_registry.get_gradient_function(op)
     if grad_fn is None or not has_out_grads:
         return
+    with _grad_while_context(loop_state, op, before=False):
+        _backprop_through(op, grad_fn, out_grads, grads, gate_gradients, loop_state)
+
+
+@contextlib.contextmanager
+def _grad_while_context(loop_state: Any, op: Operation, before: bool) -> Any:
+    if loop_state is None:
+        yield
+        return
+    loop_state.enter_grad_while_context(op, before)
+    try:
+        yield
+    finally:
+        loop_state.exit_grad_while_context(op, before)
+
+
+def _backprop_through(op: Operation, grad_fn: Callable, out_grads: list, grads: dict, gate_gradients: bool,
+                      loop_state: Any) -> None:
     for i, out_grad in enumerate(out_grads):
         if out_grad is None and _is_trainable(op.outputs[i]):
-            out_grads[i] = control_flow_ops.zeros_like_outside_loop(op, i)
+            out_grads[i] = loop_state.zeros_like(op, i) if loop_state is not None else \
+                control_flow_ops.zeros_like_outside_loop(op, i)
     with name_scope(op.name + "_grad"):
         in_grads = _as_list(grad_fn(op, *out_grads))
         if len(in_grads) != len(op.inputs):

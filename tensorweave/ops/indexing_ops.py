@@ -598,6 +598,58 @@ def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: in
     return GatherNd(params, indices, bad_indices_policy=bad_indices_policy, name=name)
 
 
+@tf_export("batch_gather")
+def batch_gather(params: Any, indices: Any, name: str | None = None) -> Tensor:
+    """`gather` per batch entry: the leading dims of `indices` but its last are batch dims of `params`."""
+    with name_scope(name, "BatchGather", [params, indices]):
+        indices = convert_to_tensor(indices, name="indices")
+        params = convert_to_tensor(params, name="params")
+        if indices.shape.ndims is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        batch_dims = indices.shape.ndims - 1
+        return gather(params, indices, axis=batch_dims, batch_dims=batch_dims)
+
+
+# -- UnravelIndex ------------------------------------------------------------------------------------
+
+UnravelIndex = Op("UnravelIndex", inputs=["indices: Tidx", "dims: Tidx"], outputs=["output: Tidx"],
+                  attrs=["Tidx: {int32, int64} = DT_INT32"])
+
+
+@UnravelIndex.shape
+def _unravel_index_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    indices = ctx.input_shape(0)
+    dims = with_rank(ctx.input_shape(1), 1)
+    if indices.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if indices.ndims == 0:
+        return [dims]
+    return [tensor_shape.TensorShape([dims.dims[0].value, indices.num_elements()])]
+
+
+@UnravelIndex.kernel("CPU")
+def _unravel_index(ctx: OpKernelContext, indices: Any, dims: Any) -> Any:
+    if dims.ndim != 1:
+        raise invalid_argument(ctx, f"The indices can only be 1-D, got {tensor_util.shape_string(dims.shape)}")
+    zero = np.flatnonzero(dims == 0)
+    if zero.size:
+        raise invalid_argument(ctx, "Input dims cannot contain a dim of zero, but dims contains zero at index "
+                                    f"{int(zero[0])}")
+    if ((indices < 0) | (indices >= np.prod(dims, dtype=np.int64))).any():
+        raise invalid_argument(ctx, "index is out of bound as with dims")
+    coords = np.stack(np.unravel_index(indices.reshape(-1), dims.tolist()))
+    return coords.astype(indices.dtype).reshape((dims.size,) + ((indices.size,) if indices.ndim else ()))
+
+
+@tf_export("unravel_index")
+def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
+    """The coordinates in an array of shape `dims` of each flat index."""
+    return UnravelIndex(indices, dims, name=name)
+
+
+NotDifferentiable("UnravelIndex")
+
+
 # -- Gradients -----------------------------------------------------------------------------------------
 
 UnsortedSegmentSum = Op("UnsortedSegmentSum", inputs=["data: T", "segment_ids: Tindices",

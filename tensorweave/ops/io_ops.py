@@ -1,4 +1,5 @@
-"""Checkpoint ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename and ShardedFilespec.
+"""Checkpoint ops (SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename, ShardedFilespec) and the whole-file
+ops (ReadFile, WriteFile, MatchingFiles).
 
 The kernels are thin: the V2 bundle format (index table, data shards, CRCs, atomic renames) lives in
 `formats/bundle.py`. A `shape_and_slices` entry is TF's spec string: "" for a whole tensor, or the full
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.formats import bundle
+from tensorweave.formats import bundle, tfrecord
 from tensorweave.framework import dtypes as tf_dtypes
 from tensorweave.framework import tensor_shape, tensor_util
 from tensorweave.framework.graph import Operation, Tensor
@@ -25,6 +26,12 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import with_rank
+from tensorweave.platform import gfile
+from tensorweave.platform.tf_export import tf_export
+
+
+def _string(value: Any) -> Any:
+    return np.asarray(value, dtype=object)
 
 
 def _text(value: Any) -> str:
@@ -225,3 +232,89 @@ def merge_v2_checkpoints(checkpoint_prefixes: Any, destination_prefix: Any, dele
 def sharded_filename(basename: Any, shard: Any, num_shards: Any, name: str | None = None) -> Tensor:
     """`basename-SSSSS-of-NNNNN`, the name of one shard of a sharded file."""
     return ShardedFilename(basename, shard, num_shards, name=name)
+
+
+# -- ReadFile, WriteFile, MatchingFiles --------------------------------------------------------------
+
+ReadFile = Op("ReadFile", inputs=["filename: string"], outputs=["contents: string"])
+WriteFile = Op("WriteFile", inputs=["filename: string", "contents: string"], is_stateful=True)
+MatchingFiles = Op("MatchingFiles", inputs=["pattern: string"], outputs=["filenames: string"])
+
+
+@ReadFile.shape
+def _read_file_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(0), 0)
+    return [tensor_shape.TensorShape([])]
+
+
+@WriteFile.shape
+def _write_file_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(0), 0)
+    with_rank(ctx.input_shape(1), 0)
+    return []
+
+
+@MatchingFiles.shape
+def _matching_files_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    ctx.input_shape(0).with_rank_at_most(1)
+    return [tensor_shape.TensorShape([None])]
+
+
+def read_entire_file(path: str) -> bytes:
+    """A file's contents; a missing file or a directory is TF's error."""
+    with tfrecord.open_or_raise(path, "rb") as f:
+        try:
+            return f.read()
+        except OSError as e:
+            raise tfrecord.os_error(path, e) from None
+
+
+def _scalar_input(ctx: OpKernelContext, name: str, value: Any) -> str:
+    if np.ndim(value) != 0:
+        raise invalid_argument(ctx, f"Input {name} should be a scalar but has shape "
+                                    f"{tensor_util.shape_string(np.shape(value))}")
+    return _text(value[()])
+
+
+@ReadFile.kernel("CPU")
+def _read_file(ctx: OpKernelContext, filename: Any) -> Any:
+    return _string(read_entire_file(_scalar_input(ctx, "filename", filename)))
+
+
+@WriteFile.kernel("CPU")
+def _write_file(ctx: OpKernelContext, filename: Any, contents: Any) -> None:
+    """Write `contents` to `filename`, making its directory first as TF does."""
+    path = _scalar_input(ctx, "filename", filename)
+    if np.ndim(contents) != 0:
+        raise invalid_argument(ctx, "Contents tensor must be scalar, but had shape: "
+                                    f"{tensor_util.shape_string(np.shape(contents))}")
+    directory = os.path.dirname(path)
+    if directory and not os.path.isdir(directory):
+        gfile.recursive_create_dir_v2(directory)
+    with tfrecord.open_or_raise(path, "wb") as f:
+        f.write(contents[()])
+
+
+@MatchingFiles.kernel("CPU")
+def _matching_files(ctx: OpKernelContext, pattern: Any) -> Any:
+    """The files matching each pattern, sorted per pattern."""
+    names = [name for p in np.ravel(pattern).tolist() for name in sorted(gfile.get_matching_files_v2(_text(p)))]
+    return np.array([n.encode() for n in names], dtype=object)
+
+
+@tf_export("io.read_file", "read_file")
+def read_file(filename: Any, name: str | None = None) -> Tensor:
+    """The contents of the file `filename`, as one string."""
+    return ReadFile(filename, name=name)
+
+
+@tf_export("io.write_file", "write_file")
+def write_file(filename: Any, contents: Any, name: str | None = None) -> Operation:
+    """An op that writes `contents` to `filename`, creating its directory if missing."""
+    return WriteFile(filename, contents, name=name)
+
+
+@tf_export("io.matching_files", "matching_files")
+def matching_files(pattern: Any, name: str | None = None) -> Tensor:
+    """The sorted names of the files matching a glob pattern (or each of a vector of patterns)."""
+    return MatchingFiles(pattern, name=name)

@@ -49,3 +49,12 @@ F16, F32, F64, C64, C128 = dtypes.float16, dtypes.float32, dtypes.float64, dtype
 # The integer kernels in the order TF lists their registrations (`kernel_types`).
 INTEGERS_LISTED = (dtypes.int64, dtypes.int32, dtypes.int16, dtypes.int8, dtypes.uint64, dtypes.uint32,
                     dtypes.uint16, dtypes.uint8)
+
+
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
+            ord("\\"): "\\\\"}
+
+
+def c_escape(raw: bytes) -> str:
+    """absl::CEscape: C escapes for quotes, backslash and \\n\\r\\t, octal for other unprintable bytes."""
+    return "".join(_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw)

@@ -27,7 +27,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import control_flow_ops
-from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
+from tensorweave.ops.kernel_helpers import BFLOAT16, c_escape, invalid_argument
 from tensorweave.ops.shape_helpers import unary_shape
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -48,15 +48,6 @@ def _format_float(value: Any, kind: np.dtype) -> str:
     return text
 
 
-_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
-            ord("\\"): "\\\\"}
-
-
-def _c_escape(raw: bytes) -> str:
-    """absl::CEscape: C escapes for quotes, backslash and \\n\\r\\t, octal for other unprintable bytes."""
-    return "".join(_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw)
-
-
 def _element_strings(flat: np.ndarray, print_v2: bool) -> list[str]:
     """TF's PrintOneElement for each of these elements (strings quoted and escaped in the v2 layout)."""
     if flat.dtype == BFLOAT16 or flat.dtype == np.float16:
@@ -69,7 +60,7 @@ def _element_strings(flat: np.ndarray, print_v2: bool) -> list[str]:
         return [str(v) for v in flat.tolist()]
     raw = [v if isinstance(v, bytes) else str(v).encode() for v in flat.tolist()]
     if print_v2:
-        return [f'"{_c_escape(v)}"' for v in raw]
+        return [f'"{c_escape(v)}"' for v in raw]
     return [v.decode("utf-8", "backslashreplace") for v in raw]
 
 

@@ -1,7 +1,9 @@
 """Array manipulation, the ops that move elements without computing new ones: Identity, RefIdentity, IdentityN
 and StopGradient; Pack and Unpack (`tf.stack`, `tf.unstack`, and the packing of lists that hold tensors,
 registered as their tensor conversion when this module is imported); Split and SplitV; ConcatV2; Transpose
-and ConjugateTranspose (`tf.transpose`, `tf.linalg.transpose`); Tile; Pad, PadV2 and MirrorPad; ReverseV2.
+and ConjugateTranspose (`tf.transpose`, `tf.linalg.transpose`); Tile; Pad, PadV2 and MirrorPad; ReverseV2;
+ReverseSequence; Roll; ParallelConcat (`tf.parallel_stack`); GuaranteeConst; Bitcast; InvertPermutation;
+and the composites `tf.sequence_mask` and `tf.meshgrid` (their compare, max, fill and multiply through `raw_ops`).
 
 `transpose` of a tensor of unknown rank takes Range from `sequence_ops` and subtracts with the Tensor operator,
 which `elementwise_ops` installs (so, as for `raw_ops`, the op library must have been imported).
@@ -775,6 +777,284 @@ def _reverse(ctx: OpKernelContext, tensor: Any, axis: Any) -> Any:
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """`tensor` with the order of its elements reversed along each of `axis`."""
     return ReverseV2(tensor, axis, name=name)
+
+
+# -- ReverseSequence ---------------------------------------------------------------------------------
+
+ReverseSequence = Op("ReverseSequence", inputs=["input: T", "seq_lengths: Tlen"], outputs=["output: T"],
+                     attrs=["seq_dim: int", "batch_dim: int = 0", "T: type", "Tlen: {int32, int64} = DT_INT64"])
+
+
+@ReverseSequence.shape
+def _reverse_sequence_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    lengths = with_rank(ctx.input_shape(1), 1)
+    seq_dim, batch_dim = ctx.attr("seq_dim"), ctx.attr("batch_dim")
+    if input_shape.ndims is None:
+        return [input_shape]
+    rank = input_shape.ndims
+    if batch_dim >= rank:
+        raise ValueError(f"batch_dim must be < input rank: {batch_dim} vs. {rank}")
+    if seq_dim >= rank:
+        raise ValueError(f"seq_dim must be < input rank: {seq_dim} vs. {rank}")
+    batch, count = input_shape.as_list()[batch_dim], lengths.as_list()[0]
+    if batch is not None and count is not None and batch != count:
+        raise ValueError(f"Dimensions must be equal, but are {batch} and {count}")
+    dims = input_shape.as_list()
+    dims[batch_dim] = batch if batch is not None else count
+    return [tensor_shape.TensorShape(dims)]
+
+
+@ReverseSequence.kernel("CPU")
+def _reverse_sequence(ctx: OpKernelContext, input: Any, seq_lengths: Any, seq_dim: int,  # noqa: A002
+                      batch_dim: int) -> Any:
+    if batch_dim == seq_dim:
+        raise invalid_argument(ctx, f"batch_dim == seq_dim == {seq_dim}")
+    if not 0 <= seq_dim < input.ndim:
+        raise invalid_argument(ctx, f"seq_dim must be < input rank( {seq_dim} vs. {input.ndim})")
+    if not 0 <= batch_dim < input.ndim:
+        raise invalid_argument(ctx, f"batch_dim must be < input rank( {batch_dim} vs. {input.ndim})")
+    if seq_lengths.ndim != 1:
+        raise invalid_argument(ctx, f"seq_lengths must be 1-dim, not {seq_lengths.ndim}")
+    if seq_lengths.size != input.shape[batch_dim]:
+        raise invalid_argument(ctx, f"Length of seq_lengths != input.dims({batch_dim}), ({seq_lengths.size} vs. "
+                                    f"{input.shape[batch_dim]})")
+    length = input.shape[seq_dim]
+    for bad, relation in ((seq_lengths < 0, "<"), (seq_lengths > length, ">")):
+        if bad.any():
+            i = int(np.argmax(bad))
+            bound = "0" if relation == "<" else f"input.dims({seq_dim})"
+            raise invalid_argument(ctx, f"seq_lens({i}) {relation} {bound}")
+    xp = ctx.xp
+    moved = xp.moveaxis(input, (batch_dim, seq_dim), (0, 1))
+    steps = xp.arange(length)[None, :]
+    lengths = xp.asarray(seq_lengths)[:, None]
+    source = xp.where(steps < lengths, lengths - 1 - steps, steps)
+    source = source.reshape(source.shape + (1,) * (moved.ndim - 2))
+    return xp.moveaxis(xp.take_along_axis(moved, source, axis=1), (0, 1), (batch_dim, seq_dim))
+
+
+@tf_export("reverse_sequence")
+def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: int | None = None,  # noqa: A002
+                     batch_axis: int | None = None, name: str | None = None, seq_dim: int | None = None,
+                     batch_dim: int | None = None) -> Tensor:
+    """Each batch entry's first `seq_lengths` steps along `seq_axis` reversed, the rest left in place."""
+    seq_axis = _deprecated_argument("seq_axis", seq_axis, "seq_dim", seq_dim)
+    batch_axis = _deprecated_argument("batch_axis", batch_axis, "batch_dim", batch_dim)
+    return ReverseSequence(input, seq_lengths, seq_dim=seq_axis, batch_dim=0 if batch_axis is None else batch_axis,
+                           name=name)
+
+
+def _deprecated_argument(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
+    """TF's deprecated_argument_lookup: the new argument, else the old one, never both."""
+    if old_value is not None:
+        if new_value is not None:
+            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
+        return old_value
+    return new_value
+
+
+@ReverseSequence.gradient
+def _reverse_sequence_grad(op: Any, grad: Tensor) -> list:
+    return [ReverseSequence(grad, op.inputs[1], seq_dim=op.get_attr("seq_dim"),
+                            batch_dim=op.get_attr("batch_dim")), None]
+
+
+# -- Roll --------------------------------------------------------------------------------------------
+
+Roll = Op("Roll", inputs=["input: T", "shift: Tshift", "axis: Taxis"], outputs=["output: T"],
+          attrs=["T: type", "Tshift: {int32, int64}", "Taxis: {int32, int64}"])
+
+
+@Roll.shape
+def _roll_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = with_rank_at_least(ctx.input_shape(0), 1)
+    shift, axis = ctx.input_shape(1), ctx.input_shape(2)
+    for s in (shift, axis):
+        if s.ndims is not None and s.ndims > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {s.ndims}")
+    if shift.ndims == 1 and axis.ndims == 1:
+        tensor_util.merge_shapes(shift, axis)
+    return [input_shape]
+
+
+@Roll.kernel("CPU", host_memory=("shift", "axis"))
+def _roll(ctx: OpKernelContext, input: Any, shift: Any, axis: Any) -> Any:  # noqa: A002
+    if input.ndim < 1:
+        raise invalid_argument(ctx, "input must be 1-D or higher")
+    if shift.ndim > 1:
+        raise invalid_argument(ctx, "shift must be a scalar or a 1-D vector. Found: "
+                                    f"{tensor_util.shape_string(shift.shape)}")
+    if axis.ndim > 1:
+        raise invalid_argument(ctx, "axis must be a scalar or a 1-D vector. Found: "
+                                    f"{tensor_util.shape_string(axis.shape)}")
+    if shift.shape != axis.shape:
+        raise invalid_argument(ctx, "shift and axis must have the same size")
+    axes = axis.reshape(-1).tolist()
+    for a in axes:
+        if not -input.ndim <= a < input.ndim:
+            raise invalid_argument(ctx, f"axis {a} is out of range")
+    return ctx.xp.roll(input, shift.reshape(-1).tolist(), axes) if axes else input
+
+
+@tf_export("roll", "manip.roll")
+def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The elements shifted along `axis` by `shift`, those pushed off one end coming back at the other."""
+    return Roll(input, shift, axis, name=name)
+
+
+@Roll.gradient
+def _roll_grad(op: Any, grad: Tensor) -> list:
+    return [Roll(grad, raw_ops.Neg(x=op.inputs[1]), op.inputs[2]), None, None]
+
+
+# -- ParallelConcat (tf.parallel_stack), GuaranteeConst, Bitcast ---------------------------------------
+
+ParallelConcat = Op("ParallelConcat", inputs=["values: N * T"], outputs=["output: T"],
+                    attrs=["N: int >= 1", "T: type", "shape: shape"])
+
+
+@ParallelConcat.shape
+def _parallel_concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    declared = tensor_shape.as_shape(ctx.attr("shape"))
+    for i in range(ctx.num_inputs):
+        value = ctx.input_shape(i)
+        if value.ndims is not None and value.ndims and value.dims[0].value not in (None, 1):
+            raise ValueError(f"Dimension must be 1 but is {value.dims[0].value}")
+        if declared.ndims is not None:
+            tensor_util.merge_shapes(value, tensor_shape.TensorShape([1]).concatenate(declared[1:]))
+    return [declared]
+
+
+@ParallelConcat.kernel("CPU")
+def _parallel_concat(ctx: OpKernelContext, *values: Any) -> Any:
+    return ctx.xp.concatenate(values, axis=0)
+
+
+@tf_export("parallel_stack")
+def parallel_stack(values: list, name: str = "parallel_stack") -> Tensor:
+    """`stack` along a new first axis, as one ParallelConcat that TF fills as its inputs arrive."""
+    with name_scope(name):
+        value_shape = convert_to_tensor(values[0]).shape
+        output_shape = tensor_shape.TensorShape([len(values)]).concatenate(value_shape)
+        return ParallelConcat([raw_ops.ExpandDims(input=v, dim=0) for v in values], shape=output_shape)
+
+
+GuaranteeConst = Op("GuaranteeConst", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+                    is_stateful=True)
+GuaranteeConst.shape(unary_shape)
+
+
+@GuaranteeConst.kernel("CPU")
+def _guarantee_const(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    return input
+
+
+@tf_export("guarantee_const")
+def guarantee_const(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """`input`, promised to the runtime to be constant for the graph's lifetime."""
+    return GuaranteeConst(input, name=name)
+
+
+_BITCAST_TYPES = ("bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, int8, int16, "
+                  "complex64, complex128, qint8, quint8, qint16, quint16, qint32")
+Bitcast = Op("Bitcast", inputs=["input: T"], outputs=["output: type"],
+             attrs=[f"T: {{{_BITCAST_TYPES}}}", f"type: {{{_BITCAST_TYPES}}}"])
+
+
+def _bitcast_dims(dims: list, source: dtypes.DType, target: dtypes.DType) -> list:
+    """The output dims: a trailing dimension added (to a narrower type) or consumed (to a wider one)."""
+    in_size, out_size = source.size, target.size
+    if in_size > out_size:
+        return dims + [in_size // out_size]
+    if in_size < out_size:
+        if not dims or dims[-1] not in (None, out_size // in_size):
+            last = "[]" if not dims else dims[-1]
+            raise ValueError(f"Cannot bitcast from {source.as_datatype_enum} to {target.as_datatype_enum} due to "
+                             f"shape. {last} does not match {out_size // in_size}")
+        return dims[:-1]
+    return dims
+
+
+@Bitcast.shape
+def _bitcast_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape = ctx.input_shape(0)
+    if input_shape.ndims is None:
+        return [input_shape]
+    return [tensor_shape.TensorShape(_bitcast_dims(input_shape.as_list(), ctx.attr("T"), ctx.attr("type")))]
+
+
+@Bitcast.kernel("CPU")
+def _bitcast(ctx: OpKernelContext, input: Any, T: dtypes.DType, type: dtypes.DType) -> Any:  # noqa: A002, N803
+    try:
+        dims = _bitcast_dims(list(input.shape), T, type)
+    except ValueError as e:
+        raise invalid_argument(ctx, str(e)) from None
+    return ctx.xp.ascontiguousarray(input).view(type.as_numpy_dtype).reshape(dims)
+
+
+@tf_export("bitcast")
+def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The bytes of `input` read as `type`, without converting values."""
+    return Bitcast(input, type=type, name=name)
+
+
+NotDifferentiable("Bitcast")
+
+
+@tf_export("math.invert_permutation", "invert_permutation")
+def invert_permutation(x: Any, name: str | None = None) -> Tensor:
+    """The permutation y with y[x[i]] = i."""
+    return InvertPermutation(x, name=name)
+
+
+# -- sequence_mask and meshgrid (composed) -----------------------------------------------------------
+
+
+@tf_export("sequence_mask")
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, name: str | None = None) -> Tensor:
+    """`mask[..., j] = j < lengths[...]` for j below `maxlen` (default: the largest length)."""
+    with name_scope(name, "SequenceMask", [lengths, maxlen]):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = raw_ops.Max(input=lengths, reduction_indices=Range(0, Rank(lengths), 1))
+            maxlen = raw_ops.Maximum(x=constant(0, maxlen.dtype), y=maxlen)
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        if maxlen.shape.ndims is not None and maxlen.shape.ndims != 0:
+            raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} "
+                             f"with shape '{maxlen.shape}' instead")
+        row_vector = Range(constant(0, maxlen.dtype), maxlen, constant(1, maxlen.dtype))
+        matrix = cast(raw_ops.ExpandDims(input=lengths, dim=-1), maxlen.dtype)
+        result = raw_ops.Less(x=row_vector, y=matrix)
+        if dtype is None or result.dtype.is_compatible_with(dtypes.as_dtype(dtype)):
+            return result
+        return cast(result, dtype)
+
+
+@tf_export("meshgrid")
+def meshgrid(*args: Any, **kwargs: Any) -> list:
+    """N-D coordinate arrays from N vectors: Cartesian ('xy', the first two swapped) or matrix ('ij') indexing."""
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
+    with name_scope(name, "meshgrid", list(args)):
+        ndim = len(args)
+        if not ndim:
+            return []
+        ones = (1,) * ndim
+        output = [raw_ops.Reshape(tensor=stack(x), shape=ones[:i] + (-1,) + ones[i + 1:]) for i, x in enumerate(args)]
+        sizes = [raw_ops.Size(input=x) for x in args]
+        output_dtype = convert_to_tensor(args[0]).dtype.base_dtype
+        if indexing == "xy" and ndim > 1:
+            output[0] = raw_ops.Reshape(tensor=output[0], shape=(1, -1) + (1,) * (ndim - 2))
+            output[1] = raw_ops.Reshape(tensor=output[1], shape=(-1, 1) + (1,) * (ndim - 2))
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        mult_fact = raw_ops.Fill(dims=stack(sizes), value=constant(1, output_dtype))
+        return [raw_ops.Mul(x=x, y=mult_fact) for x in output]
 
 
 # -- Gradients -----------------------------------------------------------------------------------------

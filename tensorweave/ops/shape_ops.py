@@ -440,3 +440,36 @@ def broadcast_static_shape(shape_x: tensor_shape.TensorShape,
         raise ValueError("Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension "
                          "pair they are either equal or one of them is 1. Received: "
                          f"{shape_x} and {shape_y}.") from None
+
+
+BroadcastArgs = Op("BroadcastArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T"], attrs=["T: {int32, int64} = DT_INT32"])
+
+
+@BroadcastArgs.shape
+def _broadcast_args_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    lengths = []
+    for i in range(2):
+        s = ctx.input_shape(i)
+        if s.ndims not in (None, 1):
+            raise ValueError(f"Shape must be rank 1 but is rank {s.ndims}")
+        lengths.append(None if s.ndims is None else s.dims[0].value)
+    return [tensor_shape.vector(None if None in lengths else max(lengths))]
+
+
+@BroadcastArgs.kernel("CPU", host_memory=("s0", "s1", "r0"))
+def _broadcast_args(ctx: OpKernelContext, s0: Any, s1: Any) -> Any:
+    x, y = tuple(s0.tolist()), tuple(s1.tolist())
+    try:
+        return np.array(np.broadcast_shapes(x, y), dtype=s0.dtype)
+    except ValueError:
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(x)} vs. "
+                                    f"{tensor_util.shape_string(y)}") from None
+
+
+NotDifferentiable("BroadcastArgs")
+
+
+@tf_export("broadcast_dynamic_shape")
+def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
+    """The broadcast of two shape vectors, computed when the graph runs."""
+    return BroadcastArgs(shape_x, shape_y)

@@ -14,6 +14,7 @@ import base64
 import binascii
 import builtins
 import codecs
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,6 +27,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import sequence_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import _deprecated_alias, _reduction_shape
@@ -868,6 +870,87 @@ def decode_csv(records: Any, record_defaults: Sequence[Any], field_delim: str = 
             raise ValueError("Length of select_cols and record_defaults do not match.")
     return DecodeCSV(records, list(record_defaults), field_delim=field_delim, use_quote_delim=use_quote_delim,
                      na_value=na_value, select_cols=list(select_cols or []), name=name)
+
+
+# -- StringSplit and StringSplitV2 -------------------------------------------------------------------
+
+_SPLIT_OUTPUTS = ["indices: int64", "values: string", "shape: int64"]
+StringSplit = Op("StringSplit", inputs=["input: string", "delimiter: string"], outputs=_SPLIT_OUTPUTS,
+                 attrs=["skip_empty: bool = true"])
+StringSplitV2 = Op("StringSplitV2", inputs=["input: string", "sep: string"], outputs=_SPLIT_OUTPUTS,
+                   attrs=["maxsplit: int = -1"])
+
+
+@StringSplit.shape
+@StringSplitV2.shape
+def _string_split_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(0), 1)
+    with_rank(ctx.input_shape(1), 0)
+    return [tensor_shape.TensorShape([None, 2]), tensor_shape.TensorShape([None]), tensor_shape.TensorShape([2])]
+
+
+def _split_output(ctx: OpKernelContext, input: Any, sep: Any, split: Callable) -> list:  # noqa: A002
+    """The tokens of each string as a sparse [n, most tokens] matrix, row by row."""
+    if input.ndim != 1:
+        raise invalid_argument(ctx, f"input must be a vector, got shape: {tensor_util.shape_string(input.shape)}")
+    if np.ndim(sep) != 0:
+        raise invalid_argument(ctx, f"sep must be a scalar, got shape: {tensor_util.shape_string(np.shape(sep))}")
+    tokens = [split(s) for s in input]
+    counts = np.fromiter(map(builtins.len, tokens), np.int64, builtins.len(tokens))
+    rows = np.repeat(np.arange(builtins.len(tokens)), counts)
+    columns = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    values = np.empty(counts.sum(), dtype=object)
+    values[:] = list(itertools.chain.from_iterable(tokens))
+    return [np.stack([rows, columns], axis=1).astype(np.int64), values,
+            np.array([builtins.len(tokens), counts.max(initial=0)], np.int64)]
+
+
+@StringSplit.kernel("CPU")
+def _string_split(ctx: OpKernelContext, input: Any, delimiter: Any, skip_empty: bool) -> list:  # noqa: A002
+    """Every byte of `delimiter` splits (an empty one splits into single bytes); an empty string has no tokens."""
+    delims = _attr_or_scalar(delimiter)
+    pattern = re.compile(b"[" + re.escape(delims) + b"]") if delims else None
+
+    def split(s: bytes) -> list:
+        if not s:
+            return []
+        tokens = pattern.split(s) if pattern else [s[i:i + 1] for i in range(builtins.len(s))]
+        return [t for t in tokens if t] if skip_empty else tokens
+
+    return _split_output(ctx, input, delimiter, split)
+
+
+@StringSplitV2.kernel("CPU")
+def _string_split_v2(ctx: OpKernelContext, input: Any, sep: Any, maxsplit: int) -> list:  # noqa: A002
+    """Python's `str.split`: runs of whitespace when `sep` is empty, else every `sep`, at most `maxsplit` times."""
+    separator = _attr_or_scalar(sep) or None
+    return _split_output(ctx, input, sep, lambda s: s.split(separator, maxsplit))
+
+
+@tf_export("string_split")
+def string_split(source: Any, sep: Any = None, skip_empty: bool = True, delimiter: Any = None,
+                 result_type: str = "SparseTensor", name: str | None = None) -> SparseTensor:
+    """TF1's tf.string_split: each string of the vector `source` split at any byte of `sep` (default a space)."""
+    sep = _deprecated_alias("sep", sep, "delimiter", delimiter)
+    if result_type != "SparseTensor":
+        raise NotImplementedError("Only result_type='SparseTensor' is supported (there are no RaggedTensors).")
+    with name_scope(name, "StringSplit", [source]):
+        source = convert_to_tensor(source, dtype=dtypes.string)
+        indices, values, shape = StringSplit(source, " " if sep is None else sep, skip_empty=skip_empty)
+        return SparseTensor(indices, values, shape)
+
+
+@tf_export("strings.split")
+def strings_split(input: Any = None, sep: Any = None, maxsplit: int = -1,  # noqa: A002 - TF's name
+                  result_type: str = "SparseTensor", source: Any = None, name: str | None = None) -> SparseTensor:
+    """TF1's tf.strings.split: Python's `str.split` of each string (whitespace runs when `sep` is None)."""
+    input = _deprecated_alias("input", input, "source", source)  # noqa: A001
+    if result_type != "SparseTensor":
+        raise NotImplementedError("Only result_type='SparseTensor' is supported (there are no RaggedTensors).")
+    with name_scope(name, "StringSplit", [input]):
+        input = convert_to_tensor(input, dtype=dtypes.string, name="input")  # noqa: A001
+        indices, values, shape = StringSplitV2(input, "" if sep is None else sep, maxsplit=maxsplit)
+        return SparseTensor(indices, values, shape)
 
 
 # -- UnicodeTranscode --------------------------------------------------------------------------------

@@ -25,12 +25,13 @@ from tensorweave.framework.graph import (
     Operation,
     Tensor,
     colocate_with,
+    control_dependencies,
     convert_to_tensor,
     device,
     name_scope,
 )
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import cast_ops, manipulation_ops, sequence_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
@@ -45,7 +46,8 @@ class TensorArrayStorage:
     """One TensorArray of one step: its elements and TF's bookkeeping for each (written, read, cleared)."""
 
     def __init__(self, name: str, dtype: dtypes.DType, size: int, element_shape: tensor_shape.TensorShape,
-                 dynamic_size: bool, clear_after_read: bool, identical_element_shapes: bool) -> None:
+                 dynamic_size: bool, clear_after_read: bool, identical_element_shapes: bool,
+                 multiple_writes_aggregate: bool = False) -> None:
         self.name = name
         self.dtype = dtype
         self.values: list[Any] = [None] * size
@@ -56,6 +58,8 @@ class TensorArrayStorage:
         self.dynamic_size = dynamic_size
         self.clear_after_read = clear_after_read
         self.identical_element_shapes = identical_element_shapes
+        self.multiple_writes_aggregate = multiple_writes_aggregate  # a gradient array sums repeated writes
+        self.grads: dict[bytes, TensorArrayStorage] = {}  # gradient arrays by source (TensorArrayGradV3)
         self.closed = False
         self.lock = threading.Lock()
 
@@ -87,8 +91,15 @@ class TensorArrayStorage:
             raise invalid_argument(ctx, f"TensorArray {self.name}: Could not write to TensorArray index {index} "
                                         "because it has already been read.")
         if self.written[index]:
-            raise invalid_argument(ctx, f"TensorArray {self.name}: Could not write to TensorArray index {index} "
-                                        "because it has already been written to.")
+            if not self.multiple_writes_aggregate:
+                raise invalid_argument(ctx, f"TensorArray {self.name}: Could not write to TensorArray index {index} "
+                                            "because it has already been written to.")
+            if np.shape(self.values[index]) != shape:
+                raise invalid_argument(
+                    ctx, f"TensorArray {self.name}: Could not aggregate to TensorArray index {index} because the "
+                         f"existing shape is {tensor_shape.shape_string(np.shape(self.values[index]))} but the new "
+                         f"input shape is {tensor_shape.shape_string(shape)}.")
+            value = self.values[index] + value
         self.values[index] = value
         self.written[index] = True
 
@@ -132,13 +143,13 @@ def _check_handle(handle: tensor_shape.TensorShape) -> None:
         raise ValueError(f"Dimension must be 2 but is {handle[0]}")
 
 
-_HANDLE_FORWARDERS = ("Enter", "Identity", "Switch")
+_HANDLE_FORWARDERS = ("Enter", "Identity", "Switch", "TensorArrayGradV3")
 
 
 def _handle_element_shape(ctx: InferenceContext) -> tensor_shape.TensorShape | None:
     """The element shape TF's shape inference attaches to a TensorArrayV3 handle (its resource handle data):
     the op's `element_shape` when fully defined or the array has identical element shapes, carried through
-    Enter, Identity and Switch; None when the handle has none."""
+    Enter, Identity and Switch, and to its gradient arrays; None when the handle has none."""
     op = ctx._inputs[0].op
     while op.type in _HANDLE_FORWARDERS:
         op = op.inputs[0].op
@@ -194,6 +205,57 @@ def _tensor_array(ctx: OpKernelContext, size: Any, dtype: dtypes.DType, element_
     return [storage, _FLOW]
 
 
+NotDifferentiable("TensorArrayV3")
+
+
+def _grad_source(value: Tensor | Operation) -> str:
+    """The `gradients` name scope a gradient tensor was built under: one gradient array per tf.gradients call
+    (TF's _GetGradSource)."""
+    tokens = value.name.split("/")
+    positions = [i for i, token in enumerate(tokens) if token.startswith("gradients")]
+    if not positions:
+        raise ValueError(f"Expected op/tensor name to start with gradients (excluding scope), got: {value.name}. "
+                         "This means that a tf.gradients op with this op in its dependency path has a custom name "
+                         "that does not start with 'gradients'. Please make sure all calls to tf.gradients that "
+                         "have non-empty `name` arguments use names that start with 'gradients'.")
+    return "/".join(tokens[:positions[-1] + 1])
+
+
+def _forward_array(op: Operation, dtype_attr: str, flow: Tensor) -> TensorArray:
+    """The forward TensorArray of a TensorArray op's handle, at `flow`, as its gradient functions see it."""
+    return TensorArray(dtype=op.get_attr(dtype_attr), handle=op.inputs[0], flow=flow,
+                       colocate_with_first_write_call=False)
+
+
+TensorArrayGradV3 = Op("TensorArrayGradV3", inputs=["handle: resource", "flow_in: float"],
+                       outputs=["grad_handle: resource", "flow_out: float"], attrs=["source: string"],
+                       is_stateful=True)
+NotDifferentiable("TensorArrayGradV3")
+
+
+@TensorArrayGradV3.shape
+def _tensor_array_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_handle(ctx.input_shape(0))
+    _check_scalar_flow(ctx, 1)
+    return [tensor_shape.TensorShape([2]), tensor_shape.TensorShape([])]
+
+
+@TensorArrayGradV3.kernel("CPU")
+def _tensor_array_grad(ctx: OpKernelContext, storage: TensorArrayStorage, flow_in: Any, source: bytes) -> list[Any]:
+    """The gradient array of `storage` for one `source`, made on first use: the forward array's size and element
+    shape, repeated writes summed (every use of a forward element adds to its gradient)."""
+    with storage.lock:
+        storage.check_open(ctx)
+        grad = storage.grads.get(source)
+        if grad is None:
+            grad = TensorArrayStorage(f"{storage.name}@{source.decode()}", storage.dtype, len(storage.values),
+                                      storage.element_shape, dynamic_size=False, clear_after_read=True,
+                                      identical_element_shapes=storage.identical_element_shapes,
+                                      multiple_writes_aggregate=True)
+            storage.grads[source] = grad
+    return [grad, _FLOW]
+
+
 TensorArrayWriteV3 = Op("TensorArrayWriteV3", inputs=["handle: resource", "index: int32", "value: T", "flow_in: float"],
                         outputs=["flow_out: float"], attrs=["T: type"], is_stateful=True)
 
@@ -216,6 +278,18 @@ def _write(ctx: OpKernelContext, storage: TensorArrayStorage, index: Any, value:
     return _FLOW
 
 
+@TensorArrayWriteV3.gradient
+def _write_grad(op: Operation, flow: Tensor) -> list:
+    """The written value's gradient is what the gradient array holds at its index, read once the gradient
+    flow has passed this write's."""
+    source = _grad_source(flow)
+    flow_out = manipulation_ops.identity(op.outputs[0], "flow_out")
+    with control_dependencies([flow_out]):
+        flow = manipulation_ops.identity(flow, "write_barrier")
+    grad = _forward_array(op, "T", flow).grad(source=source, flow=flow)
+    return [None, None, grad.read(op.inputs[1]), flow]
+
+
 TensorArrayReadV3 = Op("TensorArrayReadV3", inputs=["handle: resource", "index: int32", "flow_in: float"],
                        outputs=["value: dtype"], attrs=["dtype: type"], is_stateful=True)
 
@@ -234,6 +308,14 @@ def _read(ctx: OpKernelContext, storage: TensorArrayStorage, index: Any, flow_in
         storage.check_open(ctx)
         _check_read_dtype(ctx, storage, dtype)
         return storage.read_at(ctx, int(index))
+
+
+@TensorArrayReadV3.gradient
+def _read_grad(op: Operation, grad: Tensor) -> list:
+    """A read's gradient is written (summed) into the gradient array at the index read."""
+    flow = op.inputs[2]
+    g = _forward_array(op, "dtype", flow).grad(source=_grad_source(grad), flow=flow)
+    return [None, None, g.write(op.inputs[1], grad).flow]
 
 
 TensorArrayGatherV3 = Op("TensorArrayGatherV3", inputs=["handle: resource", "indices: int32", "flow_in: float"],
@@ -291,6 +373,13 @@ def _gather(ctx: OpKernelContext, storage: TensorArrayStorage, indices: Any, flo
     return ctx.xp.stack(values)
 
 
+@TensorArrayGatherV3.gradient
+def _gather_grad(op: Operation, grad: Tensor) -> list:
+    flow = op.inputs[2]
+    g = _forward_array(op, "dtype", flow).grad(source=_grad_source(grad), flow=flow)
+    return [None, None, g.scatter(op.inputs[1], grad).flow]
+
+
 TensorArrayScatterV3 = Op("TensorArrayScatterV3",
                           inputs=["handle: resource", "indices: int32", "value: T", "flow_in: float"],
                           outputs=["flow_out: float"], attrs=["T: type"], is_stateful=True)
@@ -329,6 +418,16 @@ def _scatter(ctx: OpKernelContext, storage: TensorArrayStorage, indices: Any, va
     return _FLOW
 
 
+@TensorArrayScatterV3.gradient
+def _scatter_grad(op: Operation, flow: Tensor) -> list:
+    source = _grad_source(flow)
+    flow_out = manipulation_ops.identity(op.outputs[0], "flow_out")
+    with control_dependencies([flow_out]):
+        flow = manipulation_ops.identity(flow, "write_barrier")
+    grad = _forward_array(op, "T", flow).grad(source=source, flow=flow)
+    return [None, None, grad.gather(op.inputs[1]), flow]
+
+
 TensorArraySizeV3 = Op("TensorArraySizeV3", inputs=["handle: resource", "flow_in: float"], outputs=["size: int32"],
                        is_stateful=True)
 
@@ -344,6 +443,9 @@ def _size(ctx: OpKernelContext, storage: TensorArrayStorage, flow_in: Any) -> An
     with storage.lock:
         storage.check_open(ctx)
         return np.int32(len(storage.values))
+
+
+NotDifferentiable("TensorArraySizeV3")
 
 
 TensorArrayConcatV3 = Op("TensorArrayConcatV3", inputs=["handle: resource", "flow_in: float"],
@@ -380,6 +482,13 @@ def _concat(ctx: OpKernelContext, storage: TensorArrayStorage, flow_in: Any, dty
                                         "Did you mean to call pack?")
     _same_shapes(ctx, values, 1, "(excepting dimension 0) ")
     return [ctx.xp.concatenate(values), np.array([np.shape(v)[0] for v in values], dtype=np.int64)]
+
+
+@TensorArrayConcatV3.gradient
+def _concat_grad(op: Operation, grad: Tensor, unused_lengths_grad: Tensor | None) -> list:
+    flow = op.inputs[1]
+    g = _forward_array(op, "dtype", flow).grad(source=_grad_source(grad), flow=flow)
+    return [None, g.split(grad, op.outputs[1]).flow]
 
 
 TensorArraySplitV3 = Op("TensorArraySplitV3",
@@ -422,6 +531,16 @@ def _split(ctx: OpKernelContext, storage: TensorArrayStorage, value: Any, length
     return _FLOW
 
 
+@TensorArraySplitV3.gradient
+def _split_grad(op: Operation, flow: Tensor) -> list:
+    source = _grad_source(flow)
+    flow_out = manipulation_ops.identity(op.outputs[0], "flow_out")
+    with control_dependencies([flow_out]):
+        flow = manipulation_ops.identity(flow, "write_barrier")
+    grad = _forward_array(op, "T", flow).grad(source=source, flow=flow)
+    return [None, grad.concat(), None, flow]
+
+
 TensorArrayCloseV3 = Op("TensorArrayCloseV3", inputs=["handle: resource"], is_stateful=True)
 
 
@@ -437,6 +556,9 @@ def _close(ctx: OpKernelContext, storage: TensorArrayStorage) -> None:
     with storage.lock:
         storage.closed = True
         storage.values = [None] * len(storage.values)
+
+
+NotDifferentiable("TensorArrayCloseV3")
 
 
 # -- tf.TensorArray -----------------------------------------------------------------------------------
@@ -616,6 +738,18 @@ class TensorArray:
 
     def close(self, name: str | None = None) -> Operation:
         return TensorArrayCloseV3(self._handle, name=name)
+
+    def grad(self, source: str, flow: Tensor | None = None, name: str | None = None) -> TensorArray:
+        """The gradient TensorArray of this one for the `tf.gradients` call `source` names."""
+        flow = self.flow if flow is None else flow
+        with name_scope(name, "TensorArrayGrad", [self._handle]), colocate_with(self._handle):
+            g_handle, _ = TensorArrayGradV3(self._handle, flow, source=source, name=name)
+            with control_dependencies([g_handle]):
+                flow = manipulation_ops.identity(flow, name="gradient_flow")
+            g = TensorArray(dtype=self._dtype, handle=g_handle, flow=flow, infer_shape=self._infer_shape,
+                            colocate_with_first_write_call=False)
+            g._element_shape = self._element_shape
+            return g
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ import enum
 from typing import Any
 
 from tensorweave.formats import protos
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import dtypes, meta_graph, tensor_shape
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -538,3 +538,10 @@ def report_uninitialized_variables(var_list: list | None = None,
             names = constant_ops.constant([v.op.name for v in var_list])
             return indexing_ops.boolean_mask(names, mask)
 
+
+
+# A MetaGraphDef carries variables as VariableDefs; `import_meta_graph` rebuilds them as Variables.
+for _key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES,
+             GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES, GraphKeys.GLOBAL_STEP, GraphKeys.METRIC_VARIABLES):
+    meta_graph.register_proto_function(_key, proto_type=protos.VariableDef, to_proto=Variable.to_proto,
+                                       from_proto=Variable.from_proto)

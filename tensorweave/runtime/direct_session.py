@@ -4,7 +4,8 @@ It holds the session's placed graph (an ExecutionState, extended incrementally a
 grows), its devices with their resource managers, and one cached plan per PlanKey. The first run of a key
 goes through the pipeline, every later run only executes:
 
-    prune the placed graph -> fold constants -> partition by device -> one Executor per partition
+    prune the placed graph -> fold constants -> CSE -> remove dead nodes -> partition by device
+    -> schedule Recvs -> one Executor per partition
 
 A step gets one call frame (the feeds) and, when it spans partitions, one rendezvous and cancellation
 manager that all its executors share. Kernels of stateful nodes (variables, random ops) are made once per
@@ -26,13 +27,20 @@ from tensorweave.devices.device import Device
 from tensorweave.framework import op_registry
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_base import DeviceBase
-from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
+from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
-from tensorweave.runtime.executor import CallFrame, Executor, new_kernel
-from tensorweave.runtime.optimize import constant_folding_enabled, fold_constants
+from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
+from tensorweave.runtime.optimize import (
+    constant_folding_enabled,
+    cse_enabled,
+    eliminate_common_subexpressions,
+    fold_constants,
+    remove_dead_nodes,
+    schedule_recvs,
+)
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.place import is_generator
 from tensorweave.runtime.prune import prune
@@ -40,6 +48,9 @@ from tensorweave.runtime.session_factory import PlanKey, SessionBackend, registe
 from tensorweave.runtime.step_stats import NodeExecStats, to_proto
 
 LOCAL_TASK = "/job:localhost/replica:0/task:0"
+# TENSORWEAVE_PLACEMENT=cost_model: sessions made while it is set place unconstrained nodes with the
+# whitepaper's cost model (place.cost_model_place) instead of TF's first-device rule.
+PLACEMENT_ENV = "TENSORWEAVE_PLACEMENT"
 
 
 class _Plan:
@@ -66,7 +77,7 @@ class _Plan:
             try:
                 return single.run(feed_values, records)
             finally:
-                step_stats.CopyFrom(to_proto([(single.device.name, records)]))
+                step_stats.CopyFrom(to_proto([(single.device.name, records)], [single.graph_def]))
         traced = None if step_stats is None else [[] for _ in self.executors]
         step = StepContext()
         token = None
@@ -80,38 +91,13 @@ class _Plan:
             if token is not None:
                 cancellation.deregister_callback(token)
             if traced is not None:
-                step_stats.CopyFrom(to_proto([(e.device.name, r) for e, r in zip(self.executors, traced)]))
+                step_stats.CopyFrom(to_proto([(e.device.name, r) for e, r in zip(self.executors, traced)],
+                                             self.graphs))
 
     def _run_step(self, feed_values: Sequence[Any], step: StepContext, traced: list[list[NodeExecStats]] | None,
                   timeout: float | None) -> list[Any]:
-        """Start every partition on one step (shared rendezvous and cancellation); the first error wins."""
         frames = [CallFrame(feed_values) for _ in self.executors]
-        remaining = len(self.executors)
-        lock, finished = threading.Lock(), threading.Event()
-        failures: list[BaseException] = []
-
-        def done(error: BaseException | None) -> None:
-            nonlocal remaining
-            with lock:
-                if error is not None:
-                    failures.append(error)
-                remaining -= 1
-                last = remaining == 0
-            if error is not None:  # the other partitions stop waiting on this one
-                step.cancellation.start_cancel()
-                step.rendezvous.abort(error)
-            if last:
-                finished.set()
-
-        for number, (executor, frame) in enumerate(zip(self.executors, frames)):
-            executor.run_async(frame, step, done, traced[number] if traced is not None else None)
-        if not finished.wait(timeout):
-            step.cancellation.start_cancel()  # wakes every kernel that waits
-            finished.wait()
-            if failures:
-                raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
-        if failures:  # the cause, not the cancellations it set off in other partitions (TF's StatusGroup)
-            raise next((f for f in failures if not isinstance(f, errors.CancelledError)), failures[0])
+        run_partitions(self.executors, frames, step, traced, timeout)
         results: list[Any] = [None] * self._num_fetches
         for executor, frame in zip(self.executors, frames):
             for index, value in zip(executor.ret_indices, frame.rets):
@@ -133,12 +119,18 @@ class DirectSession(SessionBackend):
         # A negative count runs every kernel on the caller's thread, as TF's
         self._pool = (ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
                       if threads > 0 else None)
-        self._state = ExecutionState(self._devices, bool(getattr(config, "allow_soft_placement", False)))
+        self._cost_model = os.environ.get(PLACEMENT_ENV) == "cost_model" and num_cpus > 1
+        self._state = ExecutionState(self._devices, bool(getattr(config, "allow_soft_placement", False)),
+                                     self._cost_model)
         self._plans: dict[PlanKey, _Plan] = {}
         self._stateful_kernels: dict[tuple[str, str], OpKernel] = {}
         self._lock = threading.Lock()
         self._closed = False
         self._fold_constants = constant_folding_enabled(config)
+        self._cse = cse_enabled(config)
+        graph_options = getattr(config, "graph_options", None)
+        self._recv_scheduling = bool(getattr(graph_options, "enable_recv_scheduling", False))
+        self._bfloat16_sendrecv = bool(getattr(graph_options, "enable_bfloat16_sendrecv", False))
         self._log_device_placement = bool(getattr(config, "log_device_placement", False))
         self._operation_timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
         self._cancellation = CancellationManager()  # fired by close: running steps stop waiting
@@ -150,6 +142,10 @@ class DirectSession(SessionBackend):
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def wants_output_shapes(self) -> bool:
+        return self._cost_model
 
     def extend(self, nodes: list[NodeDef]) -> None:
         """Add nodes to the session's graph, placed now for good; plans already built stay valid.
@@ -183,27 +179,20 @@ class DirectSession(SessionBackend):
             graph_def = self._state.placed_graph()
             if key.exact_nodes:
                 graph_def = without_outside_control_inputs(graph_def, key.targets)
-            graph_def = prune(graph_def, key.feeds, key.fetches, key.targets, self._types(graph_def, key))
+            graph_def = prune(graph_def, key.feeds, key.fetches, key.targets,
+                              self._state.tensor_types(key.feeds + key.fetches, key.refs))
             if self._fold_constants:
                 graph_def = fold_constants(graph_def, self._devices[0])
+            if self._cse:
+                graph_def = eliminate_common_subexpressions(graph_def, key.targets)
+            graph_def = remove_dead_nodes(graph_def, key.targets)
+            parts = partition(graph_def, self._devices[0].name, self._bfloat16_sendrecv)
+            if self._recv_scheduling:
+                parts = {name: schedule_recvs(part) for name, part in parts.items()}
             devices = {device.name: device for device in self._devices}
-            executors = [Executor(part, devices[name], self._kernel_for, self._pool)
-                         for name, part in partition(graph_def, self._devices[0].name).items()]
+            executors = [Executor(part, devices[name], self._kernel_for, self._pool) for name, part in parts.items()]
             plan = self._plans[key] = _Plan(executors, len(key.fetches))
             return plan
-
-    def _types(self, graph_def: GraphDef, key: PlanKey) -> dict[str, Any]:
-        """Feed and fetch dtypes from the graph (pruning reports tensors that are not there)."""
-        known = {node.name for node in graph_def.node}
-        types = {}
-        for tensor in key.feeds + key.fetches:
-            name, index = parse_input(tensor)
-            if name in known and index >= 0:
-                try:
-                    types[tensor] = self._state.output_dtype(tensor, tensor in key.refs)
-                except IndexError:
-                    pass
-        return types
 
     def _kernel_for(self, node_def: NodeDef, device: DeviceBase) -> OpKernel:
         """A new kernel, except for stateful nodes: one per session, shared by every plan (called under the

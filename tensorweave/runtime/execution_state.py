@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, op_registry
@@ -25,9 +25,11 @@ from tensorweave.runtime.place import check_kernels, place
 class ExecutionState:
     """All nodes the session has been given, each with its device."""
 
-    def __init__(self, devices: Sequence[DeviceBase], allow_soft_placement: bool = False) -> None:
+    def __init__(self, devices: Sequence[DeviceBase], allow_soft_placement: bool = False,
+                 cost_model: bool = False) -> None:
         self._devices = list(devices)
         self._allow_soft_placement = allow_soft_placement
+        self._cost_model = cost_model
         self._nodes: dict[str, NodeDef] = {}
         self._placed: list[NodeDef] = []
         self._lock = threading.Lock()
@@ -44,7 +46,7 @@ class ExecutionState:
             batch = GraphDef(node=list(nodes))
             check_kernels(batch, self._devices)
             earlier = {name: node.device for name, node in self._nodes.items()}
-            placed = place(batch, self._devices, self._allow_soft_placement, earlier).node
+            placed = place(batch, self._devices, self._allow_soft_placement, earlier, self._cost_model).node
             for node in placed:
                 self._nodes[node.name] = node
             self._placed.extend(placed)
@@ -67,6 +69,22 @@ class ExecutionState:
             raise errors.NotFoundError(None, None, f"Tensor {tensor} is not in the session's graph")
         dtype = arg_types(op_registry.get(node.op).op_def.output_args, node.attr)[index]
         return dtype if as_ref else dtype.base_dtype
+
+
+    def tensor_types(self, tensors: Sequence[str], refs: Collection[str] = ()) -> dict[str, dtypes.DType]:
+        """The dtypes of the named feeds and fetches that are in the graph (pruning reports the others);
+        those in `refs` as refs."""
+        types = {}
+        with self._lock:
+            known = set(self._nodes)
+        for tensor in tensors:
+            name, index = parse_input(tensor)
+            if name in known and index >= 0:
+                try:
+                    types[tensor] = self.output_dtype(tensor, tensor in refs)
+                except IndexError:
+                    pass
+        return types
 
 
 def without_outside_control_inputs(graph_def: GraphDef, names: Sequence[str]) -> GraphDef:

@@ -173,6 +173,10 @@ class Executor:
                 else:
                     node.call = kernel.call
         self._ret_slots = sorted(ret_slots)
+        # Nodes a step never calls (feeds, fetches, constants), which a trace still lists, as TF's
+        # (TF lists constants, then feeds, first; fetches last)
+        self._untraced = ([n for n in nodes if n.kernel is not None and n.kernel.constant]
+                          + [n for n in nodes if n.kind in (_NodeKind.ARG, _NodeKind.RETVAL)])
         fetched = {slot for _, slot, _ in ret_slots}
         self._remaining = self._consumer_counts(next_slot, fetched)
         runnable = [nodes[i] for i in order if nodes[i].call is not None]
@@ -244,11 +248,15 @@ class Executor:
         if straight is not None:
             if stats is not None:
                 straight = self._straight_traced = self._straight_traced or self._compile(True)
+            start = time.time_ns() // 1000
             try:
                 with quiet_numerics():
-                    return straight.run(args, step, stats)
+                    results = straight.run(args, step, stats)
             except Exception as e:
                 raise kernel_error(straight.failed_node(e), e) from e
+            if stats is not None:
+                self._add_frame_records(stats, args, start)
+            return results
         finished = threading.Event()
         outcome: list[BaseException | None] = []
         step = step or StepContext()
@@ -269,7 +277,65 @@ class Executor:
         """Start a step; `done(error or None)` is called once, from whichever thread finishes it, after the
         results are in `call_frame.rets` (in `ret_indices` order). The step's rendezvous and cancellation
         are `step`'s."""
+        if stats is not None:
+            start, finish = time.time_ns() // 1000, done
+
+            def done(error: BaseException | None) -> None:
+                if error is None:  # a failed step lists only the kernels that ran
+                    self._add_frame_records(stats, call_frame.args, start)
+                finish(error)
+
         _StepRun(self, call_frame, step, done, stats).start()
+
+    def _add_frame_records(self, stats: list[NodeExecStats], args: Sequence[Any], start: int) -> None:
+        """Trace the nodes no kernel runs for: constants and `_Arg`s at the step's start (with their values),
+        before the kernels' records, and `_Retval`s at its end (called once the step's kernels are done)."""
+        end, thread = time.time_ns() // 1000, threading.get_native_id()
+        first = []
+        for node in self._untraced:
+            nd = node.node_def
+            if node.kind == _NodeKind.ARG:
+                first.append(NodeExecStats(nd.name, nd.op, start, start, thread, (args[nd.attr["index"]],)))
+            elif node.kind == _NodeKind.RETVAL:
+                stats.append(NodeExecStats(nd.name, nd.op, end, end, thread))
+            else:
+                first.append(NodeExecStats(nd.name, nd.op, start, start, thread, (self._template[node.out_slot],)))
+        stats[:0] = first
+
+
+def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], step: StepContext,
+                   traced: Sequence[list[NodeExecStats]] | None = None, timeout: float | None = None) -> None:
+    """Run one step over several executors of this process (a step's partitions), sharing `step`'s rendezvous
+    and cancellation: the first failure cancels the others, which stop waiting on it. Past `timeout` seconds
+    the step is cancelled and fails with DeadlineExceededError. Raises the cause, not the cancellations and
+    aborts it set off (TF's StatusGroup); the results are in `frames`."""
+    remaining = len(executors)
+    lock, finished = threading.Lock(), threading.Event()
+    failures: list[BaseException] = []
+
+    def done(error: BaseException | None) -> None:
+        nonlocal remaining
+        with lock:
+            if error is not None:
+                failures.append(error)
+            remaining -= 1
+            last = remaining == 0
+        if error is not None:
+            step.cancellation.start_cancel()
+            step.rendezvous.abort(error)
+        if last:
+            finished.set()
+
+    for number, (executor, frame) in enumerate(zip(executors, frames)):
+        executor.run_async(frame, step, done, traced[number] if traced is not None else None)
+    if not finished.wait(timeout):
+        step.cancellation.start_cancel()  # wakes every kernel that waits
+        finished.wait()
+        if failures:
+            raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
+    if failures:
+        raise next((f for f in failures if not isinstance(f, (errors.CancelledError, errors.AbortedError))),
+                   failures[0])
 
 
 class _Iteration:
@@ -399,7 +465,7 @@ class _StepRun:
         start = time.time_ns() // 1000
         result = node.call(ctx, *inputs)
         self.stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start, time.time_ns() // 1000,
-                                        threading.get_native_id()))
+                                        threading.get_native_id(), _as_outputs(node, result)))
         return result
 
     def _run_on_pool(self, node: _Node, frame: _Frame, iteration: int) -> None:
@@ -426,7 +492,8 @@ class _StepRun:
         def done(outputs: Any = None, error: BaseException | None = None) -> None:
             if self.stats is not None:
                 self.stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start,
-                                                time.time_ns() // 1000, threading.get_native_id()))
+                                                time.time_ns() // 1000, threading.get_native_id(),
+                                                _as_outputs(node, outputs)))
             if starting and threading.get_ident() == caller:
                 inline.append((outputs, error))
                 return
@@ -522,7 +589,8 @@ class _StepRun:
         for successor, slot, position in node.out_edges:
             edge_dead = is_dead or (slot >= 0 and values[slot] is DEAD)
             if nodes[successor].kind == _NodeKind.MERGE:
-                ready_merge = _activate_merge(state, nodes[successor], position, edge_dead)
+                ready_merge = _activate_merge(state, nodes[successor], position, edge_dead,
+                                              node.kind == _NodeKind.ENTER)
                 if ready_merge is None:
                     continue
                 ready.append((successor, ready_merge, frame, iteration))
@@ -532,7 +600,9 @@ class _StepRun:
                 pending[successor] -= 1
                 if pending[successor]:
                     continue
-                ready.append((successor, dead_inputs[successor] > 0, frame, iteration))
+                # a ControlTrigger is never dead: it lets a dead branch still signal that it is done
+                ready.append((successor, dead_inputs[successor] > 0 and nodes[successor].kind != _NodeKind.CONTROL_TRIGGER,
+                              frame, iteration))
             self.outstanding += 1
             state.outstanding_ops += 1
 
@@ -635,11 +705,13 @@ class _StepRun:
         self.done(self.failure)
 
 
-def _activate_merge(state: _Iteration, merge: _Node, position: int, edge_dead: bool) -> bool | None:
+def _activate_merge(state: _Iteration, merge: _Node, position: int, edge_dead: bool, from_enter: bool = False
+                    ) -> bool | None:
     """One input edge of a Merge arrived (TF's rule): None while it must wait, else whether it is dead.
 
     A Merge is ready once its control inputs have arrived and either its first live data input has (it
-    forwards that one) or every data input is dead (then it is dead)."""
+    forwards that one) or every data input is dead (then it is dead). A dead Enter alone kills a loop's
+    Merge: its NextIteration input never comes, as for a loop on the untaken branch of a cond."""
     pending, dead_inputs, index = state.pending, state.dead_inputs, merge.index
     if position < 0:  # a control edge
         pending[index] -= 2
@@ -654,7 +726,7 @@ def _activate_merge(state: _Iteration, merge: _Node, position: int, edge_dead: b
             state.merge_choice[index] = position
         return False if count == 1 else None
     dead_inputs[index] += 1
-    if pending[index] == 1 and dead_inputs[index] == merge.num_data_inputs:
+    if pending[index] == 1 and (dead_inputs[index] == merge.num_data_inputs or from_enter):
         return True
     return None
 
@@ -724,3 +796,10 @@ def _lookup_op(node_def: NodeDef) -> op_registry.Op:
     except KeyError:
         raise errors.NotFoundError(node_def, None, f"Op type not registered '{node_def.op}' used by node "
                                    f"{node_def.name}") from None
+
+
+def _as_outputs(node: _Node, result: Any) -> Sequence[Any]:
+    """A kernel's result as the list of its outputs (a traced step records their sizes)."""
+    if node.num_outputs == 1:
+        return (result,)
+    return tuple(result) if node.num_outputs and isinstance(result, (list, tuple)) else ()

@@ -1,4 +1,6 @@
-"""Graph optimizations between pruning and placement: constant folding, as TF's default L1 level does.
+"""Graph optimizations of a step's graph, as TF's GraphOptimizer at its default L1 level: constant
+folding, common-subexpression elimination and dead-node removal before partitioning, and, after it,
+Recv scheduling (`GraphOptions.enable_recv_scheduling`).
 
 A node whose data inputs are all constants, that is not stateful, touches no ref and has no control
 inputs, computes the same value in every step: it is evaluated once here and replaced by a Const of the
@@ -9,7 +11,11 @@ surfaces in the step, naming the node, as it would without folding.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Collection
 from typing import Any
+
+import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, op_registry
@@ -23,14 +29,26 @@ MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 _NEVER_FOLDED = {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefault", "Enter", "RefEnter", "Exit",
                  "RefExit", "NextIteration", "RefNextIteration", "LoopCond", "Switch", "RefSwitch", "Merge",
                  "RefMerge", "ControlTrigger"}
+# Equal constants are one; every feed point and every NoOp (a target, a group) stays as written.
+_NEVER_MERGED = (_NEVER_FOLDED - {"Const"}) | {"NoOp"}
 
 
 def constant_folding_enabled(config: Any) -> bool:
     """TF's rule: opt_level L1 (the default) folds; L0 folds only if do_constant_folding is set."""
+    return _enabled(config, "do_constant_folding")
+
+
+def cse_enabled(config: Any) -> bool:
+    """TF's rule: opt_level L1 (the default) eliminates common subexpressions; L0 only if
+    do_common_subexpression_elimination is set."""
+    return _enabled(config, "do_common_subexpression_elimination")
+
+
+def _enabled(config: Any, flag: str) -> bool:
     options = getattr(getattr(config, "graph_options", None), "optimizer_options", None)
     if options is None:
         return True
-    return getattr(options, "opt_level", 0) >= 0 or bool(getattr(options, "do_constant_folding", False))
+    return getattr(options, "opt_level", 0) >= 0 or bool(getattr(options, flag, False))
 
 
 def fold_constants(graph_def: GraphDef, device: DeviceBase) -> GraphDef:
@@ -78,3 +96,154 @@ def _fold(node: NodeDef, values: dict[str, Any], device: DeviceBase) -> Any:
         return None
     value.flags.writeable = False
     return value
+
+
+def eliminate_common_subexpressions(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
+    """The graph with each stateless node that repeats an earlier one (same op, device, attrs, data inputs
+    in order and control inputs as a set) removed and its consumers reading the earlier one. Stateful ops
+    (variables, random ops, queues), control-flow ops, nodes touching refs or resources, and the nodes in
+    `keep` (a step's targets) are never merged: each must run as written."""
+    seen: dict[tuple, str] = {}
+    renamed: dict[str, str] = {}
+    out = []
+    for node in graph_def.node:
+        node = _renamed_inputs(node, renamed)
+        key = _cse_key(node) if node.name not in keep else None
+        if key is not None:
+            first = seen.setdefault(key, node.name)
+            if first != node.name:
+                renamed[node.name] = first
+                continue
+        out.append(node)
+    out = [_renamed_inputs(node, renamed) for node in out]  # inputs read before their producer (back edges)
+    return GraphDef(node=out, producer=graph_def.producer)
+
+
+def _renamed_inputs(node: NodeDef, renamed: dict[str, str]) -> NodeDef:
+    if not renamed:
+        return node
+    inputs = []
+    for spec in node.input:
+        name, index = parse_input(spec)
+        if name in renamed:
+            spec = "^" + renamed[name] if index < 0 else (renamed[name] if index == 0 else f"{renamed[name]}:{index}")
+        inputs.append(spec)
+    if inputs == node.input:
+        return node
+    if len(set(i for i in inputs if i.startswith("^"))) != sum(1 for i in inputs if i.startswith("^")):
+        inputs = [i for n, i in enumerate(inputs) if not i.startswith("^") or i not in inputs[:n]]
+    return dataclasses.replace(node, input=inputs)
+
+
+def _cse_key(node: NodeDef) -> tuple | None:
+    """What makes two nodes compute the same value, or None when the node must not be merged."""
+    if node.op in _NEVER_MERGED:
+        return None
+    op = op_registry.registered_ops().get(node.op)
+    if op is None or op.op_def.is_stateful:
+        return None
+    try:
+        types = arg_types(op.op_def.input_args, node.attr) + arg_types(op.op_def.output_args, node.attr)
+    except KeyError:
+        return None
+    if any(t._is_ref_dtype or t == dtypes.resource for t in types):
+        return None
+    data = tuple(spec for spec in node.input if not spec.startswith("^"))
+    control = frozenset(spec for spec in node.input if spec.startswith("^"))
+    try:
+        attrs = tuple(sorted((name, _hashable(value)) for name, value in node.attr.items()))
+        hash(attrs)
+    except TypeError:
+        return None
+    return node.op, node.device, data, control, attrs
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.dtype.str, value.shape, value.tobytes()
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
+
+
+def remove_dead_nodes(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
+    """The graph without nodes whose outputs nothing uses (the inputs of folded or merged nodes): a node
+    survives if it is in `keep` (targets), is stateful, is part of the call frame, or feeds a survivor."""
+    by_name = {node.name: node for node in graph_def.node}
+    ops = op_registry.registered_ops()
+    live: set[str] = set()
+    stack = [node.name for node in graph_def.node
+             if node.name in keep or node.op in ("_Arg", "_Retval") or node.op not in ops
+             or ops[node.op].op_def.is_stateful]
+    while stack:
+        name = stack.pop()
+        if name in live or name not in by_name:
+            continue
+        live.add(name)
+        stack.extend(parse_input(spec)[0] for spec in by_name[name].input)
+    if len(live) == len(by_name):
+        return graph_def
+    return GraphDef(node=[node for node in graph_def.node if node.name in live], producer=graph_def.producer)
+
+
+def schedule_recvs(graph_def: GraphDef) -> GraphDef:
+    """A partition whose `_Recv`s start as late as possible (TF's enable_recv_scheduling): each `_Recv`
+    gets a control input from the latest local input of the first node downstream of it that also waits
+    on local work, so a received tensor does not arrive, and sit in memory, long before it can be used.
+    A `_Recv` with no such node downstream is left to start at once."""
+    nodes = graph_def.node
+    by_name = {node.name: node for node in nodes}
+    depth: dict[str, int] = {}
+
+    def depth_of(name: str) -> int:  # longest path from a source, over the partition's edges
+        pending = [name]
+        while pending:
+            current = pending[-1]
+            if current in depth:
+                pending.pop()
+                continue
+            sources = [parse_input(spec)[0] for spec in by_name[current].input if parse_input(spec)[0] in by_name]
+            missing = [s for s in sources if s not in depth and s not in pending]
+            if missing:
+                pending.extend(missing)
+                continue
+            depth[current] = 1 + max((depth.get(s, 0) for s in sources), default=0)
+            pending.pop()
+        return depth[name]
+
+    if any(node.op in _NEVER_FOLDED - {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefault"}
+           for node in nodes):
+        return graph_def  # frames and back edges: ordering by depth does not apply
+    consumers: dict[str, list[NodeDef]] = {}
+    for node in nodes:
+        for spec in node.input:
+            consumers.setdefault(parse_input(spec)[0], []).append(node)
+    gates: dict[str, str] = {}
+    for recv in nodes:
+        if recv.op not in ("_Recv", "_HostRecv") or recv.input:
+            continue
+        downstream = _descendants(recv.name, consumers)
+        for user in sorted((by_name[name] for name in downstream), key=lambda node: depth_of(node.name)):
+            candidates = [parse_input(spec)[0] for spec in user.input]
+            candidates = [name for name in candidates if name in by_name and name != recv.name
+                          and name not in downstream and by_name[name].op not in ("_Recv", "_HostRecv", "_Arg", "Const")]
+            if candidates:  # the first node the value reaches that also waits on local work
+                gates[recv.name] = max(candidates, key=depth_of)
+                break
+    if not gates:
+        return graph_def
+    out = [dataclasses.replace(node, input=["^" + gates[node.name]]) if node.name in gates else node for node in nodes]
+    return GraphDef(node=out, producer=graph_def.producer)
+
+
+def _descendants(name: str, consumers: dict[str, list[NodeDef]]) -> set[str]:
+    found: set[str] = set()
+    stack = [name]
+    while stack:
+        for node in consumers.get(stack.pop(), ()):
+            if node.name not in found:
+                found.add(node.name)
+                stack.append(node.name)
+    return found

@@ -26,8 +26,10 @@ from tensorweave.framework.op_def import arg_types
 _LOOP_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration"})
 
 
-def partition(graph_def: GraphDef, client_device: str) -> dict[str, GraphDef]:
-    """The step's graph split by device, in graph order within each partition."""
+def partition(graph_def: GraphDef, client_device: str, bfloat16_sendrecv: bool = False) -> dict[str, GraphDef]:
+    """The step's graph split by device, in graph order within each partition. With `bfloat16_sendrecv`
+    (GraphOptions.enable_bfloat16_sendrecv), a float32 tensor crosses as bfloat16: a Cast before its
+    `_Send` and one after its `_Recv`, as TF's partitioner adds them."""
     nodes = _with_call_frame_devices(graph_def, client_device)
     by_name = {n.name: n for n in nodes}
     if len({n.device for n in nodes}) > 1 and any(n.op in _LOOP_OPS for n in nodes):
@@ -53,7 +55,8 @@ def partition(graph_def: GraphDef, client_device: str) -> dict[str, GraphDef]:
             key = (spec if index >= 0 else "^" + source_name, node.device)
             recv = transfers.get(key)
             if recv is None:
-                recv = transfers[key] = _add_transfer(source, index, spec, node, names, next(edge_ids), extra)
+                recv = transfers[key] = _add_transfer(source, index, spec, node, names, next(edge_ids), extra,
+                                                      bfloat16_sendrecv)
             inputs.append(recv if index >= 0 else "^" + recv)
         parts.setdefault(node.device, []).append(
             node if inputs == node.input else dataclasses.replace(node, input=inputs))
@@ -69,11 +72,17 @@ def _with_call_frame_devices(graph_def: GraphDef, client_device: str) -> list[No
 
 
 def _add_transfer(source: NodeDef, index: int, spec: str, consumer: NodeDef, names: itertools.count,
-                  edge_id: int, extra: dict[str, list[NodeDef]]) -> str:
-    """Add the _Send (source side) and _Recv (consumer side) of one edge; returns the _Recv's name."""
+                  edge_id: int, extra: dict[str, list[NodeDef]], bfloat16_sendrecv: bool = False) -> str:
+    """Add the _Send (source side) and _Recv (consumer side) of one edge; returns the name of the node the
+    consumer reads (the _Recv, or the Cast back to float32 after it)."""
+    cast_to = None
     if index >= 0:
         dtype = _output_dtype(source, index, consumer)
         sent = spec
+        if bfloat16_sendrecv and dtype == dtypes.float32:
+            cast_to, dtype, sent = dtype, dtypes.bfloat16, f"{source.name}/_{next(names)}"
+            extra.setdefault(source.device, []).append(NodeDef(
+                sent, "Cast", [spec], source.device, {"SrcT": cast_to, "DstT": dtype, "Truncate": False}))
     else:  # a control edge: a dummy constant that runs after the source carries it
         dtype = dtypes.float32
         sent = f"{source.name}/_{next(names)}"
@@ -87,6 +96,11 @@ def _add_transfer(source: NodeDef, index: int, spec: str, consumer: NodeDef, nam
     extra.setdefault(source.device, []).append(NodeDef(send_name, "_Send", [sent], source.device, {**attrs, "T": dtype}))
     extra.setdefault(consumer.device, []).append(
         NodeDef(recv_name, "_Recv", [], consumer.device, {**attrs, "tensor_type": dtype}))
+    if cast_to is not None:
+        back = f"{source.name}/_{next(names)}"
+        extra[consumer.device].append(NodeDef(back, "Cast", [recv_name], consumer.device,
+                                              {"SrcT": dtype, "DstT": cast_to, "Truncate": False}))
+        return back
     if index >= 0:
         return recv_name
     gate = f"{source.name}/_{next(names)}"  # as TF's, the consumer waits on an Identity of the received dummy

@@ -3,23 +3,27 @@
 A node's requested device, full or partial ('/device:GPU:0', '/job:worker/task:1', '/cpu:*'), must match
 a device of the session; otherwise it is TF's InvalidArgumentError, unless `allow_soft_placement` lets
 the node fall back to the first device whose type has its kernel. Colocation groups (`_class` attrs
-'loc:@name', which `colocate_with` and ops that update a ref set) go to one device: their requests must
-agree, and a member already placed fixes the group's device. A generator (no inputs, one output) that is
-unconstrained goes with its only consumer, as TF's heuristic does; any other unconstrained node goes to the
-first device. Pure function over GraphDefs; the nodes placed before (`placed`) keep their devices.
+'loc:@name', which `colocate_with` and ops that update a ref set, and every ref or resource edge) go to
+one device: their requests must agree, and a member already placed fixes the group's device. A generator
+(no inputs, one output) that is unconstrained goes with its only consumer, as TF's heuristic does; any
+other unconstrained node goes to the first device, or, with the cost model (`cost_model_place`), where a
+simulation of the step says it finishes first. Pure function over GraphDefs; the nodes placed before
+(`placed`) keep their devices.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework import device_spec as pydev
-from tensorweave.framework import op_registry
-from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.framework import dtypes, op_registry
+from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.op_def import arg_types
+from tensorweave.runtime import cost_model
 
 
 def _matches(request: pydev.DeviceSpec, device: Any) -> bool:
@@ -73,16 +77,19 @@ def check_kernels(graph_def: GraphDef, devices: Sequence[Any]) -> None:
 
 
 def place(graph_def: GraphDef, devices: Sequence[Any], allow_soft_placement: bool = False,
-          placed: Mapping[str, str] | None = None) -> GraphDef:
+          placed: Mapping[str, str] | None = None, cost_model: bool = False) -> GraphDef:
     """The graph with every node's device set to the full name of the device it runs on.
 
-    `placed` maps the names of nodes placed earlier (the session's graph so far) to their devices.
+    `placed` maps the names of nodes placed earlier (the session's graph so far) to their devices. With
+    `cost_model`, unconstrained nodes go where the simulation says they finish first (`cost_model_place`).
     """
     placed = placed or {}
     nodes = graph_def.node
     groups = _colocation_groups(nodes)
     by_name = {node.name: node for node in nodes}
     requests = _group_requests(nodes, groups, by_name, placed)
+    greedy = (_greedy_devices(nodes, groups, requests, placed, devices, allow_soft_placement)
+              if cost_model and len(devices) > 1 else {})
     consumers: dict[str, list[str]] = {}
     for node in nodes:
         for spec in node.input:
@@ -93,7 +100,7 @@ def place(graph_def: GraphDef, devices: Sequence[Any], allow_soft_placement: boo
     for node in sorted(nodes, key=is_generator):  # TF places generators last
         group = groups.find(node.name)
         try:
-            device = placed.get(group) or chosen.get(group)
+            device = placed.get(group) or chosen.get(group) or greedy.get(group)
             if device is None:
                 device = _group_device(node, requests.get(group), devices, allow_soft_placement)
                 sole = consumers.get(node.name, [])
@@ -128,13 +135,23 @@ class _UnionFind:
 
 
 def _colocation_groups(nodes: Sequence[NodeDef]) -> _UnionFind:
-    """Nodes joined by their `_class` colocation attrs ('loc:@name')."""
+    """Nodes joined by their `_class` colocation attrs ('loc:@name') and by ref and resource edges: a node
+    that takes a ref or a resource handle works on the state itself, so it goes with the node that owns it
+    (TF's ColocationGraph does the same for these edges)."""
     groups = _UnionFind()
+    ops = op_registry.registered_ops()
     for node in nodes:
         for entry in node.attr.get("_class") or ():
             entry = entry.decode() if isinstance(entry, bytes) else entry
             if entry.startswith("loc:@"):
                 groups.union(node.name, entry[5:])
+        op = ops.get(node.op)
+        if op is None:
+            continue
+        data_inputs = [spec for spec in node.input if not spec.startswith("^")]
+        for spec, dtype in zip(data_inputs, arg_types(op.op_def.input_args, node.attr)):
+            if dtype._is_ref_dtype or dtype == dtypes.resource:
+                groups.union(node.name, parse_input(spec)[0])
     return groups
 
 
@@ -172,3 +189,91 @@ def _group_device(node: NodeDef, request: pydev.DeviceSpec | None, devices: Sequ
     own = pydev.DeviceSpec.from_string(node.device).to_string() if node.device else None
     requested = node if own == request.to_string() else dataclasses.replace(node, device=request.to_string())
     return _device_for(requested, devices, allow_soft_placement).name
+
+
+def cost_model_place(graph_def: GraphDef, devices: Sequence[Any], allow_soft_placement: bool = False,
+                     placed: Mapping[str, str] | None = None) -> GraphDef:
+    """The whitepaper's greedy placement (§3.2.1), beyond TF's open-source placer: simulate the graph's
+    execution with static costs (runtime/cost_model.py) and put each unconstrained node, in topological
+    order, on the device where it would finish earliest, counting the transfers of its inputs from other
+    devices. Requests, colocation groups and kernel availability bind as in `place`; an unconstrained
+    generator goes with its first consumer. A session uses it when TENSORWEAVE_PLACEMENT=cost_model."""
+    return place(graph_def, devices, allow_soft_placement, placed, cost_model=True)
+
+
+def _greedy_devices(nodes: Sequence[NodeDef], groups: _UnionFind, requests: Mapping[str, pydev.DeviceSpec],
+                    placed: Mapping[str, str], devices: Sequence[Any], allow_soft_placement: bool) -> dict[str, str]:
+    """The device of every unconstrained colocation group, from the simulation."""
+    by_name = {node.name: node for node in nodes}
+    device_of: dict[str, str] = {}
+    finish: dict[str, float] = {}
+    busy_until = {device.name: 0.0 for device in devices}
+    chosen: dict[str, str] = {}
+    deferred: list[NodeDef] = []
+    ops = op_registry.registered_ops()
+    for node in _topological(nodes, by_name):
+        group = groups.find(node.name)
+        free = group not in requests and group not in placed
+        if free and group not in chosen and is_generator(node):
+            deferred.append(node)  # placed with its consumer below; its value costs nothing to make
+            continue
+        if not free or group in chosen:
+            try:
+                fixed = placed.get(node.name) or chosen.get(group) or _group_device(
+                    node, requests.get(group), devices, allow_soft_placement)
+            except errors.InvalidArgumentError:
+                fixed = devices[0].name  # `place` reports it
+            candidates = [fixed]
+        else:
+            op = ops.get(node.op)
+            candidates = [d.name for d in devices if op is None or op.find_kernel(d.device_type, node.attr)]
+            candidates = candidates or [devices[0].name]
+        cost = cost_model.compute_seconds(node, by_name)
+        best = None
+        for device in candidates:
+            ready = 0.0
+            for spec in node.input:
+                name, index = parse_input(spec)
+                if name not in finish:
+                    continue
+                arrival = finish[name]
+                if device_of.get(name, device) != device:
+                    arrival += cost_model.transfer_seconds(by_name[name], index)
+                ready = max(ready, arrival)
+            end = max(ready, busy_until.get(device, 0.0)) + cost
+            if best is None or end < best[0]:
+                best = (end, device)
+        end, device = best
+        device_of[node.name], finish[node.name] = device, end
+        busy_until[device] = end
+        if free:
+            chosen.setdefault(group, device)
+    consumers: dict[str, str] = {}
+    for node in nodes:
+        for spec in node.input:
+            consumers.setdefault(parse_input(spec)[0], device_of.get(node.name, ""))
+    for node in deferred:
+        chosen.setdefault(groups.find(node.name), consumers.get(node.name) or devices[0].name)
+    return chosen
+
+
+def _topological(nodes: Sequence[NodeDef], by_name: Mapping[str, NodeDef]) -> list[NodeDef]:
+    """The nodes with every node after its inputs (graph order among ready ones); nodes on cycles (loop
+    back edges) follow in graph order."""
+    pending = {node.name: sum(1 for spec in node.input if parse_input(spec)[0] in by_name) for node in nodes}
+    consumers: dict[str, list[str]] = {}
+    for node in nodes:
+        for spec in node.input:
+            if parse_input(spec)[0] in by_name:
+                consumers.setdefault(parse_input(spec)[0], []).append(node.name)
+    ready = collections.deque(node.name for node in nodes if pending[node.name] == 0)
+    order: list[str] = []
+    while ready:
+        name = ready.popleft()
+        order.append(name)
+        for consumer in consumers.get(name, ()):
+            pending[consumer] -= 1
+            if pending[consumer] == 0:
+                ready.append(consumer)
+    seen = set(order)
+    return [by_name[name] for name in order] + [node for node in nodes if node.name not in seen]

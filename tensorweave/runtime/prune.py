@@ -3,7 +3,8 @@
 TF's RewriteGraphForExecution with a call frame: every fed tensor becomes an `_Arg` node (its consumers
 read the frame instead of the producer), every fetched tensor gets a `_Retval` node, and only the
 transitive closure backwards from fetches and targets is kept. Feeds may be any tensor, not only
-placeholders. Pure function: GraphDef in, GraphDef out.
+placeholders; a fed placeholder's control edges move to its `_Arg`, as TF's FeedInputs moves them (so a
+control dependency on a fed placeholder does not run the placeholder). Pure function: GraphDef in, GraphDef out.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Sequence
 from tensorweave import errors
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.ops.function_ops import Arg, Retval
+
+_PLACEHOLDERS = frozenset({"Placeholder", "PlaceholderV2"})
 
 
 def _arg_name(tensor: str, index: int) -> str:
@@ -34,6 +37,8 @@ def prune(graph_def: GraphDef, feeds: Sequence[str], fetches: Sequence[str], tar
         if name not in nodes:
             raise errors.NotFoundError(None, None, f"FeedInputs: unable to find feed output {feed}")
         fed[(name, index)] = _arg_name(feed, i)
+        if index == 0 and nodes[name].op in _PLACEHOLDERS:
+            fed[(name, -1)] = "^" + fed[(name, index)]
 
     needed: dict[str, None] = {}
     stack = []
@@ -70,7 +75,7 @@ def prune(graph_def: GraphDef, feeds: Sequence[str], fetches: Sequence[str], tar
         changed = False
         for spec in node.input:
             src, index = parse_input(spec)
-            arg = fed.get((src, index)) if index >= 0 else None
+            arg = fed.get((src, index))
             if arg is not None:
                 rewired.append(arg)
                 changed = True

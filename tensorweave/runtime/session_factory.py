@@ -49,6 +49,11 @@ class SessionBackend(abc.ABC):
     @abc.abstractmethod
     def closed(self) -> bool: ...
 
+    @property
+    def wants_output_shapes(self) -> bool:
+        """Whether `extend` wants each node's `_output_shapes` attr (a cost-model placer reads them)."""
+        return False
+
     @abc.abstractmethod
     def extend(self, nodes: list[NodeDef]) -> None:
         """Add nodes to the session's graph."""

@@ -94,7 +94,8 @@ def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
         if traced:
             namespace[f"n{position}"] = (node.node_def.name, node.node_def.op)
             statement = (f"t = _now() // 1000; {statement}; "
-                         f"stats.append(_Stats(*n{position}, t, _now() // 1000, _thread()))")
+                         f"stats.append(_Stats(*n{position}, t, _now() // 1000, _thread(), "
+                         f"({''.join(o + ', ' for o in outputs)})))")
         lines.append(f"        {statement}"
                      + (f"; del {', '.join(f's{d}' for d in dead)}" if dead else ""))
         line_nodes[len(lines)] = node.node_def

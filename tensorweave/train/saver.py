@@ -258,8 +258,8 @@ class Saver:
             if self._var_list is None:
                 self._var_list = _all_saveable_objects()
             if not self._var_list:
-                if self._allow_empty:
-                    self._is_empty = True
+                if self._allow_empty:  # built, with nothing to save or restore (as in TF)
+                    self._is_empty = self._is_built = True
                     return
                 raise ValueError("No variables to save")
             self._is_empty = False
@@ -401,9 +401,10 @@ class Saver:
                           clear_extra: bool = False, strip_default_attrs: bool = False,
                           save_debug_info: bool = False) -> Any:
         """The default graph's MetaGraphDef with this Saver's SaverDef, written to `filename` if given."""
-        graph = get_default_graph()
-        proto = meta_graph.create_meta_graph_def(graph.as_graph_def(add_shapes=True), graph)
-        proto.saver_def.CopyFrom(self.saver_def)
+        proto, _ = meta_graph.export_scoped_meta_graph(
+            saver_def=self.saver_def, collection_list=collection_list, export_scope=export_scope,
+            clear_devices=clear_devices, clear_extraneous_savers=clear_extra,
+            strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
         if filename:
             write_file_atomically(filename, str(proto).encode() if as_text else proto.SerializeToString())
         return proto

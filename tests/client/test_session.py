@@ -243,5 +243,6 @@ def test_full_trace_fills_step_stats_for_every_kernel():
     np.testing.assert_array_equal(untraced, traced)
     (device,) = metadata.step_stats.dev_stats
     assert device.device == "/job:localhost/replica:0/task:0/device:CPU:0"
-    assert [n.node_name for n in device.node_stats] == ["MatMul", "sub", "Relu"]
+    assert [n.node_name for n in device.node_stats] == [  # as TF lists them
+        "_SOURCE", "ones", "sub/y", "_arg_Placeholder_0_0", "MatMul", "sub", "Relu", "_retval_Relu_0_0"]
     assert all(n.all_start_micros > 0 and n.op_end_rel_micros >= 0 for n in device.node_stats)

@@ -15,12 +15,6 @@ import tensorweave.compat.v1 as tf
 X = np.arange(24).reshape(2, 3, 4)
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def run(fetches, feed_dict=None):
     with tf.Session() as sess:
         return sess.run(fetches, feed_dict)

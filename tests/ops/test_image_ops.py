@@ -13,12 +13,6 @@ from PIL import Image
 import tensorweave.compat.v1 as tf
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def _run(*fetches, feed=None):
     with tf.Session() as sess:
         return sess.run(list(fetches), feed)

@@ -12,12 +12,6 @@ import tensorweave.compat.v1 as tf
 RNG = np.random.default_rng(0)
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def _random(*shape, dtype=np.float32):
     return RNG.standard_normal(shape).astype(dtype)
 

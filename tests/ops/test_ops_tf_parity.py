@@ -8,12 +8,6 @@ import tensorweave.compat.v1 as tf
 from tensorweave.framework import dtypes
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def _run(fetches, feed=None):
     with tf.Session() as sess:
         return sess.run(fetches, feed)

@@ -13,12 +13,6 @@ import tensorweave.compat.v1 as tf
 S = [b"Hello", b"  World \t", b"\xc3\xa9t\xc3\xa9", b""]
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def _run(fetches, feed=None):
     with tf.Session() as sess:
         return sess.run(fetches, feed)
@@ -270,3 +264,27 @@ def test_unicode_transcode():
     with pytest.raises(ValueError, match="Attr 'output_encoding' of 'UnicodeTranscode' Op passed string 'latin1' not "
                                          'in: "UTF-8", "UTF-16-BE", "UTF-32-BE".'):
         tf.strings.unicode_transcode([b"a"], "UTF-8", "latin1")
+
+
+def _assert_sparse_value(value, indices, values, dense_shape):
+    np.testing.assert_array_equal(value.indices, np.array(indices, np.int64).reshape(-1, 2))
+    np.testing.assert_array_equal(value.values, _strings(values))
+    np.testing.assert_array_equal(value.dense_shape, dense_shape)
+
+
+def test_string_split_and_strings_split():
+    s = tf.constant(["a b  c", "", "d"])
+    results = [tf.string_split(s), tf.string_split(s, delimiter=" ", skip_empty=False),
+               tf.strings.split(s, sep=" ", maxsplit=1), tf.strings.split(s)]
+    ops = [(op.type, op.name) for op in tf.get_default_graph().get_operations()]
+    assert ("StringSplit", "StringSplit/StringSplit") in ops and ("StringSplitV2", "StringSplit_2/StringSplitV2") in ops
+    assert results[0].indices.shape.as_list() == [None, 2] and results[0].dense_shape.shape.as_list() == [2]
+    split, kept, once, words = _run(results)
+    _assert_sparse_value(split, [[0, 0], [0, 1], [0, 2], [2, 0]], [b"a", b"b", b"c", b"d"], [3, 3])
+    _assert_sparse_value(kept, [[0, 0], [0, 1], [0, 2], [0, 3], [2, 0]], [b"a", b"b", b"", b"c", b"d"], [3, 4])
+    _assert_sparse_value(once, [[0, 0], [0, 1], [1, 0], [2, 0]], [b"a", b"b  c", b"", b"d"], [3, 2])
+    _assert_sparse_value(words, [[0, 0], [0, 1], [0, 2], [2, 0]], [b"a", b"b", b"c", b"d"], [3, 3])
+    chars = _run(tf.string_split(["ab,c"], delimiter=""))
+    _assert_sparse_value(chars, [[0, 0], [0, 1], [0, 2], [0, 3]], [b"a", b"b", b",", b"c"], [1, 4])
+    with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 0"):
+        tf.string_split("abc")

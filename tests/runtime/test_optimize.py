@@ -1,4 +1,4 @@
-"""Constant folding: constant subgraphs become Consts; stateful ops and failing kernels stay."""
+"""Graph optimizations: constant folding, CSE, dead-node removal, bfloat16 transfers, Recv scheduling."""
 
 import numpy as np
 
@@ -7,7 +7,13 @@ from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.resource_mgr import ResourceMgr
-from tensorweave.runtime.optimize import constant_folding_enabled, fold_constants
+from tensorweave.runtime.optimize import (
+    constant_folding_enabled,
+    cse_enabled,
+    eliminate_common_subexpressions,
+    fold_constants,
+    remove_dead_nodes,
+)
 
 F32 = dtypes.float32
 DEVICE = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())
@@ -63,3 +69,117 @@ def test_opt_level_l0_disables_folding():
 
     assert constant_folding_enabled(None)
     assert not constant_folding_enabled(Config())
+
+
+def _placeholder(name):
+    return NodeDef(name, "Placeholder", [], "", {"dtype": F32, "shape": None})
+
+
+def test_cse_merges_identical_stateless_nodes_only():
+    shape = NodeDef("shape", "Const", [], "", {"value": np.array([2], np.int32), "dtype": dtypes.int32})
+    random = {"dtype": F32, "T": dtypes.int32, "seed": 0, "seed2": 0}
+    g = GraphDef(node=[_placeholder("p"), _placeholder("q"), _const("one", 1.0), _const("one_again", 1.0), shape,
+                       NodeDef("a", "AddV2", ["p", "one", "^q"], "", {"T": F32}),
+                       NodeDef("b", "AddV2", ["p", "one_again", "^q"], "", {"T": F32}),
+                       NodeDef("swapped", "AddV2", ["one", "p"], "", {"T": F32}),
+                       NodeDef("other_device", "AddV2", ["p", "one"], "/device:CPU:1", {"T": F32}),
+                       NodeDef("r1", "RandomUniform", ["shape"], "", random),
+                       NodeDef("r2", "RandomUniform", ["shape"], "", random),
+                       NodeDef("c", "Mul", ["a", "b"], "", {"T": F32}),
+                       NodeDef("d", "Mul", ["r1", "r2"], "", {"T": F32})])
+    out = {n.name: n for n in eliminate_common_subexpressions(g).node}
+    assert set(out) == {"p", "q", "one", "shape", "a", "swapped", "other_device", "r1", "r2", "c", "d"}
+    assert out["c"].input == ["a", "a"] and out["d"].input == ["r1", "r2"]
+    assert "b" in {n.name for n in eliminate_common_subexpressions(g, keep=["b"]).node}
+
+
+def test_dead_nodes_go_but_stateful_targets_and_call_frame_stay():
+    g = GraphDef(node=[_const("a", 1.0), _const("unused", 2.0), NodeDef("n", "Neg", ["a"], "", {"T": F32}),
+                       NodeDef("target", "NoOp", [], "", {}), NodeDef("arg", "_Arg", [], "", {"T": F32, "index": 0}),
+                       NodeDef("ret", "_Retval", ["n"], "", {"T": F32, "index": 0})])
+    assert [n.name for n in remove_dead_nodes(g, keep=["target"]).node] == ["a", "n", "target", "arg", "ret"]
+
+
+def test_session_cse_under_optimizer_options():
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [2])
+    y = tf.exp(x) + tf.exp(x)
+    options = tf.RunOptions(output_partition_graphs=True)
+    level_0 = tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)
+    for optimizer_options, exps in [(tf.OptimizerOptions(), 1), (level_0, 2)]:
+        config = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=optimizer_options))
+        assert cse_enabled(config) == (exps == 1)
+        metadata = tf.RunMetadata()
+        with tf.Session(config=config) as sess:
+            np.testing.assert_allclose(sess.run(y, {x: [0.0, 1.0]}, options=options, run_metadata=metadata),
+                                       2 * np.exp([0.0, 1.0], dtype=np.float32))
+        assert sum(n.op == "Exp" for n in metadata.partition_graphs[0].node) == exps
+
+
+def _two_device_session(**graph_options):
+    return tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}, graph_options=tf.GraphOptions(**graph_options)))
+
+
+def test_bfloat16_sendrecv_casts_around_each_float32_transfer():
+    tf.reset_default_graph()
+    with tf.device("/cpu:0"):
+        x = tf.placeholder(tf.float32, [3])
+        n = tf.placeholder(tf.int32, [])
+    with tf.device("/cpu:1"):
+        y = tf.identity(x) * 1.0
+        m = n + 0
+    data = np.array([1.2345678, -3.1e5, 7.0], np.float32)
+    options, metadata = tf.RunOptions(output_partition_graphs=True), tf.RunMetadata()
+    with _two_device_session(enable_bfloat16_sendrecv=True) as sess:
+        got, count = sess.run([y, m], {x: data, n: 5}, options=options, run_metadata=metadata)
+    assert count == 5
+    np.testing.assert_array_equal(got.view(np.uint32) & 0xFFFF, 0)
+    np.testing.assert_allclose(got, data, rtol=1e-2)
+    nodes = [node for graph in metadata.partition_graphs for node in graph.node]
+    sends = {node.attr["T"].type for node in nodes if node.op == "_Send"}
+    assert sends == {tf.bfloat16.as_datatype_enum, tf.int32.as_datatype_enum}
+    assert sum(node.op == "Cast" for node in nodes) == 4  # x there and y back to the client's device
+    with _two_device_session() as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: data}), data)
+
+
+def _held_bytes_peak(step_stats, recvs, graph_nodes, nbytes):
+    """The most bytes received but not yet read at any moment: from each _Recv's end to its consumer's start."""
+    stats = {n.node_name: n for dev in step_stats.dev_stats for n in dev.node_stats}
+    events = []
+    for recv in recvs:
+        received = stats[recv].all_start_micros + stats[recv].all_end_rel_micros
+        used = min(stats[n.name].all_start_micros for n in graph_nodes if recv in n.input)
+        events += [(received, 1), (used, -1)]
+    held = peak = 0
+    for _, change in sorted(events):
+        held += change
+        peak = max(peak, held)
+    return peak * nbytes
+
+
+def test_recv_scheduling_lowers_the_peak_of_received_but_unused_bytes():
+    tf.reset_default_graph()
+    size = 1 << 16
+    with tf.device("/cpu:0"):
+        parts = [tf.random_uniform([size], name=f"big{k}") for k in range(4)]
+    with tf.device("/cpu:1"):
+        w = tf.random_normal([160, 160], seed=1)
+        h, total = w, 0.0
+        for part in parts:
+            for _ in range(3):  # a slow local stretch before each received tensor is needed
+                h = tf.tanh(tf.matmul(h, w))
+            total = total + tf.reduce_sum(tf.identity(part) + tf.reduce_sum(h))
+    options = tf.RunOptions(output_partition_graphs=True, trace_level=tf.RunOptions.FULL_TRACE)
+    peaks = []
+    for scheduling in (False, True):
+        metadata = tf.RunMetadata()
+        with _two_device_session(enable_recv_scheduling=scheduling) as sess:
+            sess.run(total, options=options, run_metadata=metadata)
+        nodes = [node for graph in metadata.partition_graphs for node in graph.node]
+        recvs = [n for n in nodes if n.op == "_Recv" and n.attr["_src"].s.startswith(b"big")]
+        peaks.append(_held_bytes_peak(metadata.step_stats, [n.name for n in recvs], nodes, 4 * size))
+        assert len(recvs) == 4
+        if scheduling:
+            assert all(recv.input and recv.input[0].startswith("^") for recv in recvs)
+    assert peaks[1] < peaks[0]

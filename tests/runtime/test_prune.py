@@ -62,3 +62,11 @@ def test_original_graph_is_unchanged():
 def test_unknown_names_are_not_found(feeds, fetches, targets):
     with pytest.raises(errors.NotFoundError):
         prune(_graph(), feeds, fetches, targets)
+
+
+def test_a_fed_placeholders_control_edges_move_to_its_arg():
+    # TF's FeedInputs: a control dependency on a fed placeholder waits on the feed, not the placeholder.
+    graph = GraphDef(node=[*_graph().node, NodeDef("g", "NoOp", ["^a", "^b"], "", {})])
+    out = prune(graph, ["a:0", "b:0"], [], ["g"])
+    assert _names(out) == ["_arg_a_0_0", "_arg_b_0_1", "b", "g"]
+    assert next(n for n in out.node if n.name == "g").input == ["^_arg_a_0_0", "^b"]

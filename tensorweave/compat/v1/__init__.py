@@ -10,21 +10,31 @@ from tensorweave.compat.v1 import (
     app,
     bitwise,
     compat,
+    data,
     debugging,
     dtypes,
     errors,
     flags,
     gfile,
+    graph_util,
     image,
     initializers,
     io,
+    layers,
     linalg,
     logging,
+    losses,
+    manip,
     math,
+    metrics,
     nest,
     nn,
     python_io,
+    quantization,
+    queue,
     random,
+    saved_model,
+    sparse,
     strings,
     summary,
     test,
@@ -39,6 +49,7 @@ from tensorweave.framework import graph as _graph
 from tensorweave.framework import indexed_slices as _indexed_slices
 from tensorweave.framework import op_registry as _op_registry
 from tensorweave.framework import random_seed as _random_seed
+from tensorweave.framework import sparse_tensor as _sparse_tensor
 from tensorweave.framework import tensor_shape as _tensor_shape
 from tensorweave.framework import tensor_util as _tensor_util
 from tensorweave.framework import versions as _versions
@@ -47,6 +58,7 @@ from tensorweave.ops import check_ops as _check_ops
 from tensorweave.ops import clip_ops as _clip_ops
 from tensorweave.ops import constant_ops as _constant_ops
 from tensorweave.ops import control_flow_ops as _control_flow_ops
+from tensorweave.ops import data_flow_ops as _data_flow_ops
 from tensorweave.ops import elementwise_ops as _elementwise_ops
 from tensorweave.ops import fill_ops as _fill_ops
 from tensorweave.ops import functional_ops as _functional_ops
@@ -54,18 +66,27 @@ from tensorweave.ops import gradients as _gradients
 from tensorweave.ops import image_ops as _image_ops
 from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
+from tensorweave.ops import io_ops as _io_ops
 from tensorweave.ops import linalg_decompositions as _linalg_decompositions
 from tensorweave.ops import linalg_ops as _linalg_ops
 from tensorweave.ops import logging_ops as _logging_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import nn_ops as _nn_ops
+from tensorweave.ops import parsing_ops as _parsing_ops
+from tensorweave.ops import quantize_ops as _quantize_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
+from tensorweave.ops import reader_ops as _reader_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
+from tensorweave.ops import scatter_ops as _scatter_ops
+from tensorweave.ops import script_ops as _script_ops
 from tensorweave.ops import segment_ops as _segment_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
+from tensorweave.ops import set_ops as _set_ops
 from tensorweave.ops import shape_ops as _shape_ops
+from tensorweave.ops import space_batch_ops as _space_batch_ops
+from tensorweave.ops import sparse_ops as _sparse_ops
 from tensorweave.ops import special_math_ops as _special_math_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops

@@ -1,6 +1,7 @@
 """`tf.image`: resizing, geometry and colour transforms, dtype conversion, codecs and random augmentations."""
 
 from tensorweave.ops import image_ops as _image_ops
+from tensorweave.ops import space_batch_ops as _space_batch_ops
 from tensorweave.platform.tf_export import populate as _populate
 
 _populate(globals(), "image")

@@ -1,18 +1,33 @@
-"""`tf.train`: the Saver, checkpoint files, Example protos, event iteration (optimizers come later).
+"""`tf.train`: optimizers, the global step, learning-rate schedules, the Saver, meta graphs, Coordinator and
+queue runners, checkpoint files, Example protos, event iteration.
 
 The protobufs, checkpoint-state files, checkpoint reader and event iterator live in `formats/`, beside the
 table, so they are declared here.
 """
 
+from tensorweave.distributed import cluster_spec as _cluster_spec
+from tensorweave.distributed import server as _server
 from tensorweave.formats import checkpoint_reader as _checkpoint_reader
 from tensorweave.formats import checkpoint_state as _checkpoint_state
 from tensorweave.formats import events as _events
 from tensorweave.formats import protos as _protos
 from tensorweave.platform.tf_export import export_value as _export_value
 from tensorweave.platform.tf_export import populate as _populate
+from tensorweave.train import adagrad as _adagrad
+from tensorweave.train import adam as _adam
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import checkpoint_utils as _checkpoint_utils
+from tensorweave.train import coordinator as _coordinator
+from tensorweave.train import gradient_descent as _gradient_descent
+from tensorweave.train import input as _input
+from tensorweave.train import learning_rate_decay as _learning_rate_decay
+from tensorweave.train import meta_graph_io as _meta_graph_io
+from tensorweave.train import momentum as _momentum
+from tensorweave.train import optimizer as _optimizer
+from tensorweave.train import queue_runner as _queue_runner
+from tensorweave.train import rmsprop as _rmsprop
 from tensorweave.train import saver as _saver
+from tensorweave.train import training_util as _training_util
 
 _export_value(_protos.BytesList, "train.BytesList")
 _export_value(_protos.ClusterDef, "train.ClusterDef")

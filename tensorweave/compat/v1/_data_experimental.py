@@ -1,0 +1,6 @@
+"""`tf.data.experimental`: the transformations TF1 programs `apply` (unbatch, map_and_batch)."""
+
+from tensorweave.data import dataset_ops as _dataset_ops
+from tensorweave.platform.tf_export import populate as _populate
+
+_populate(globals(), "data.experimental")

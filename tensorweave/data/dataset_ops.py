@@ -1,0 +1,738 @@
+"""`tf.data.Dataset` (TF1's DatasetV1) and its transformations, as graph-building definitions.
+
+A Dataset is an immutable definition: its input datasets, the tensors it captured (in the graph it was made
+in: a fed placeholder, a batch size) and the structure of its elements (`output_types`, `output_shapes`,
+`output_classes`, nested as TF's). Functions given to map, filter, flat_map and interleave are traced once
+into private graphs (function.py) and run per element by an Executor.
+
+At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
+walks the definition into a pipeline of Python generators of flat elements (lists of arrays); state that
+lives for one iterator (a shuffle's generator, a cache) is kept in that iteration's `_Run`. Shuffling draws
+from NumPy's generator: orders are seeded and repeatable, but not TF's exact orders.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable
+from collections.abc import Iterator as PyIterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.data import iterator_ops
+from tensorweave.data.function import StructuredFunction, to_tensors
+from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
+from tensorweave.framework.graph import Tensor, convert_to_tensor
+from tensorweave.ops import dataset_ops
+from tensorweave.platform.tf_export import export_value, tf_export
+
+AUTOTUNE = -1
+export_value(AUTOTUNE, "data.AUTOTUNE", "data.experimental.AUTOTUNE")
+
+Element = list  # one flat element: a list of arrays, one per component
+
+_map_pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="tensorweave-data-map")
+
+
+class _Run:
+    """One iteration over a bound dataset tree: each dataset's captured values, and per-iterator state."""
+
+    def __init__(self, values: dict[int, list[Any]]) -> None:
+        self.values = values
+        self.state: dict[int, Any] = {}
+
+    def captured(self, dataset: DatasetV1) -> list[Any]:
+        return self.values[id(dataset)]
+
+    def scalar(self, dataset: DatasetV1, index: int) -> Any:
+        return np.asarray(self.values[id(dataset)][index]).item()
+
+
+class _Bound:
+    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs)."""
+
+    def __init__(self, dataset: DatasetV1, values: list[Any]) -> None:
+        self.dataset = dataset
+        self.values: dict[int, list[Any]] = {}
+        position = 0
+        for member in dataset._datasets():
+            self.values[id(member)] = list(values[position:position + len(member._captures)])
+            position += len(member._captures)
+
+    def make_iterator(self) -> PyIterator[Element]:
+        return self.dataset._iterate(_Run(self.values))
+
+
+@tf_export("data.Dataset")
+class DatasetV1:
+    """Represents a potentially large set of elements."""
+
+    def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], output_types: Any,
+                 output_shapes: Any) -> None:
+        self._inputs = inputs
+        self._captures = captures
+        self._output_types = output_types
+        self._output_shapes = output_shapes
+
+    # -- structure -------------------------------------------------------------------------------------------
+
+    @property
+    def output_types(self) -> Any:
+        return self._output_types
+
+    @property
+    def output_shapes(self) -> Any:
+        return self._output_shapes
+
+    @property
+    def output_classes(self) -> Any:
+        return nest.map_structure(lambda _: Tensor, self._output_types)
+
+    def _flat_types(self) -> list[dtypes.DType]:
+        return nest.flatten(self._output_types)
+
+    def _flat_shapes(self) -> list[tensor_shape.TensorShape]:
+        return nest.flatten(self._output_shapes)
+
+    # -- binding to the graph and to run-time values -------------------------------------------------------
+
+    def _datasets(self) -> list[DatasetV1]:
+        """This dataset and every dataset it reads, each once, in a fixed order."""
+        seen: dict[int, DatasetV1] = {}
+        stack = [self]
+        while stack:
+            dataset = stack.pop()
+            if id(dataset) not in seen:
+                seen[id(dataset)] = dataset
+                stack.extend(reversed(dataset._inputs))
+        return list(seen.values())
+
+    def _all_captures(self) -> list[Tensor]:
+        return [t for dataset in self._datasets() for t in dataset._captures]
+
+    def _bind(self, values: list[Any]) -> _Bound:
+        return _Bound(self, values)
+
+    def _variant_tensor(self) -> Tensor:
+        """A `_PyDataset` node of this definition in the default graph."""
+        captures = self._all_captures()
+        factory = dataset_ops.register_dataset_factory(lambda *values: self._bind(list(values)))
+        return dataset_ops.PyDataset(captures, dataset_factory=factory, output_types=self._flat_types(),
+                                     output_shapes=self._flat_shapes())
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        raise NotImplementedError
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
+                           "tf.function.")
+
+    # -- iterators ---------------------------------------------------------------------------------------------
+
+    def make_one_shot_iterator(self) -> iterator_ops.Iterator:
+        """An iterator that initializes itself on first use."""
+        return iterator_ops.make_one_shot_iterator(self)
+
+    def make_initializable_iterator(self, shared_name: str | None = None) -> iterator_ops.Iterator:
+        """An iterator with an initializer op (run it, feeding the dataset's placeholders)."""
+        return iterator_ops.make_initializable_iterator(self, shared_name)
+
+    # -- sources -----------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def from_tensors(tensors: Any, name: str | None = None) -> DatasetV1:
+        """A dataset of one element, `tensors`."""
+        return _TensorDataset(tensors)
+
+    @staticmethod
+    def from_tensor_slices(tensors: Any, name: str | None = None) -> DatasetV1:
+        """A dataset of the slices of `tensors` along their first dimension."""
+        return _TensorSliceDataset(tensors)
+
+    @staticmethod
+    def from_generator(generator: Callable, output_types: Any, output_shapes: Any = None, args: Any = None,
+                       output_signature: Any = None, name: str | None = None) -> DatasetV1:
+        """A dataset of what a Python generator yields (run in Python, one element at a time)."""
+        if not callable(generator):
+            raise TypeError("`generator` must be a Python callable.")
+        return _GeneratorDataset(generator, output_types, output_shapes, args)
+
+    @staticmethod
+    def range(*args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> DatasetV1:
+        """A dataset of a step-separated range of values, as Python's `range`."""
+        return _RangeDataset(args, output_type)
+
+    @staticmethod
+    def zip(datasets: Any, name: str | None = None) -> DatasetV1:
+        """A dataset of the elements of the given (nested) datasets, zipped together."""
+        return _ZipDataset(datasets)
+
+    # -- transformations ---------------------------------------------------------------------------------------
+
+    def concatenate(self, dataset: DatasetV1, name: str | None = None) -> DatasetV1:
+        return _ConcatenateDataset(self, dataset)
+
+    def map(self, map_func: Callable, num_parallel_calls: int | None = None, deterministic: Any = None,
+            name: str | None = None) -> DatasetV1:
+        """`map_func` (traced once into a graph function) applied to every element."""
+        return _MapDataset(self, map_func, num_parallel_calls)
+
+    def filter(self, predicate: Callable, name: str | None = None) -> DatasetV1:
+        return _FilterDataset(self, predicate)
+
+    def flat_map(self, map_func: Callable, name: str | None = None) -> DatasetV1:
+        return _InterleaveDataset(self, map_func, 1, 1)
+
+    def interleave(self, map_func: Callable, cycle_length: int | None = None, block_length: int | None = None,
+                   num_parallel_calls: int | None = None, deterministic: Any = None,
+                   name: str | None = None) -> DatasetV1:
+        """Elements of the datasets `map_func` makes from `cycle_length` input elements at a time, taken
+        `block_length` at a time from each in turn."""
+        if cycle_length is None or cycle_length == AUTOTUNE:
+            cycle_length = os.cpu_count() or 1
+        return _InterleaveDataset(self, map_func, cycle_length, 1 if block_length is None else block_length)
+
+    def batch(self, batch_size: Any, drop_remainder: Any = False, num_parallel_calls: Any = None,
+              deterministic: Any = None, name: str | None = None) -> DatasetV1:
+        return _BatchDataset(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
+                     drop_remainder: Any = False, name: str | None = None) -> DatasetV1:
+        return _PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def shuffle(self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool | None = None,
+                name: str | None = None) -> DatasetV1:
+        """Elements drawn at random from a buffer of `buffer_size` (NumPy's generator, not TF's order)."""
+        return _ShuffleDataset(self, buffer_size, seed, True if reshuffle_each_iteration is None
+                               else reshuffle_each_iteration)
+
+    def repeat(self, count: Any = None, name: str | None = None) -> DatasetV1:
+        return _CountDataset(self, "repeat", -1 if count is None else count)
+
+    def take(self, count: Any, name: str | None = None) -> DatasetV1:
+        return _CountDataset(self, "take", count)
+
+    def skip(self, count: Any, name: str | None = None) -> DatasetV1:
+        return _CountDataset(self, "skip", count)
+
+    def prefetch(self, buffer_size: Any, name: str | None = None) -> DatasetV1:
+        """Elements produced ahead by a background thread, up to `buffer_size` of them."""
+        return _CountDataset(self, "prefetch", buffer_size)
+
+    def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
+        """The first pass's elements kept and replayed by later passes (in memory, whatever `filename`)."""
+        return _CacheDataset(self)
+
+    def shard(self, num_shards: Any, index: Any, name: str | None = None) -> DatasetV1:
+        return _ShardDataset(self, num_shards, index)
+
+    def unbatch(self, name: str | None = None) -> DatasetV1:
+        return _UnbatchDataset(self)
+
+    def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:
+        dataset = transformation_func(self)
+        if not isinstance(dataset, DatasetV1):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(dataset)}.")
+        return dataset
+
+
+def _int64(value: Any, name: str) -> Tensor:
+    return convert_to_tensor(value, dtype=dtypes.int64, name=name)
+
+
+class _TensorDataset(DatasetV1):
+    def __init__(self, tensors: Any) -> None:
+        structure = to_tensors(tensors)
+        super().__init__((), nest.flatten(structure), nest.map_structure(lambda t: t.dtype, structure),
+                         nest.map_structure(lambda t: t.shape, structure))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        yield list(run.captured(self))
+
+
+class _TensorSliceDataset(DatasetV1):
+    def __init__(self, tensors: Any) -> None:
+        structure = to_tensors(tensors)
+        flat = nest.flatten(structure)
+        if not flat:
+            raise ValueError("Invalid `tensors`: `tensors` should not be empty.")
+        rows = tensor_shape.Dimension(None)
+        for t in flat:
+            if t.shape.ndims == 0:
+                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, but got {t.shape}")
+            if t.shape.ndims is not None:
+                rows = rows.merge_with(t.shape[0])
+        super().__init__((), flat, nest.map_structure(lambda t: t.dtype, structure),
+                         nest.map_structure(lambda t: t.shape[1:], structure))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        values = [np.asarray(v) for v in run.captured(self)]
+        rows = values[0].shape[0]
+        for i, v in enumerate(values):
+            if v.ndim == 0 or v.shape[0] != rows:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Dimension 0 in both shapes must be equal: component 0 has {rows} rows and "
+                                f"component {i} has {v.shape[0] if v.ndim else 0} rows")
+        for row in range(rows):
+            yield [v[row] for v in values]
+
+
+class _GeneratorDataset(DatasetV1):
+    def __init__(self, generator: Callable, output_types: Any, output_shapes: Any, args: Any) -> None:
+        output_types = nest.map_structure(dtypes.as_dtype, output_types)
+        if output_shapes is None:
+            output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
+        else:
+            output_shapes = _shapes_like(output_types, output_shapes)
+        self._generator = generator
+        self._num_args = 0 if args is None else len(args)
+        captures = [convert_to_tensor(a) for a in (args or ())]
+        super().__init__((), captures, output_types, output_shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        args = [a.item() if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype == object else a
+                for a in run.captured(self)]
+        types, shapes = self._flat_types(), self._flat_shapes()
+        for item in self._generator(*args):
+            values = _flatten_like(self._output_types, item)
+            if values is None:
+                raise errors.InvalidArgumentError(
+                    None, None, "`generator` yielded an element that did not match the expected structure. The "
+                    f"expected structure was {self._output_types}, but the yielded element was {item}.")
+            yield [_generated(v, t, s) for v, t, s in zip(values, types, shapes)]
+
+
+def _flatten_like(types: Any, item: Any) -> list[Any] | None:
+    """A yielded element's components in the order of `types` (a list is one component where `types` has
+    one), or None when its structure differs."""
+    if isinstance(types, tuple):
+        if not isinstance(item, (tuple, list)) or len(item) != len(types):
+            return None
+        parts = [_flatten_like(t, v) for t, v in zip(types, item)]
+    elif isinstance(types, dict):
+        if not isinstance(item, dict) or set(item) != set(types):
+            return None
+        parts = [_flatten_like(types[k], item[k]) for k in sorted(types)]
+    else:
+        return [item]
+    return None if any(p is None for p in parts) else [v for p in parts for v in p]
+
+
+def _shapes_like(types: Any, shapes: Any) -> Any:
+    """`shapes` (a shape per component, a shape being a list) in the structure of `types`."""
+    if not nest.is_nested(types):
+        return tensor_shape.as_shape(shapes)
+    if isinstance(types, dict):
+        return {k: _shapes_like(types[k], shapes[k]) for k in types}
+    return type(types)(_shapes_like(t, s) for t, s in zip(types, shapes))
+
+
+def _generated(value: Any, dtype: dtypes.DType, shape: tensor_shape.TensorShape) -> Any:
+    """A yielded value as an array of the expected type and shape (TF's checks and messages)."""
+    try:
+        if dtype == dtypes.string:
+            array = np.asarray(value, dtype=object)
+            array = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(array) \
+                if array.size else array
+        else:
+            array = np.asarray(value, dtype=dtype.as_numpy_dtype)
+    except (ValueError, TypeError):
+        raise errors.InvalidArgumentError(
+            None, None, "TypeError: `generator` yielded an element that could not be converted to the expected "
+            f"type. The expected type was {dtype.name}, but the yielded element was {value}.") from None
+    if not shape.is_compatible_with(array.shape):
+        raise errors.InvalidArgumentError(
+            None, None, f"`generator` yielded an element of shape {array.shape} where an element of shape "
+                        f"{tuple(shape.as_list()) if shape.ndims is not None else shape} was expected.")
+    return array
+
+
+class _RangeDataset(DatasetV1):
+    def __init__(self, args: tuple, output_type: Any) -> None:
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            start, stop, step = args[0], args[1], 1
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            raise ValueError(f"Invalid `args`. The length of `args` should be between 1 and 3 but was {len(args)}.")
+        self._dtype = dtypes.as_dtype(output_type)
+        captures = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
+        super().__init__((), captures, self._dtype, tensor_shape.TensorShape([]))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        start, stop, step = (run.scalar(self, i) for i in range(3))
+        if step == 0:
+            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+        np_type = self._dtype.as_numpy_dtype
+        for value in np.arange(start, stop, step, dtype=np.int64).astype(np_type):
+            yield [value]
+
+
+class _ZipDataset(DatasetV1):
+    def __init__(self, datasets: Any) -> None:
+        for d in nest.flatten(datasets):
+            if not isinstance(d, DatasetV1):
+                raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
+                                f"`tf.data.Dataset` objects. Encountered object with type {type(d)}.")
+        self._structure = datasets
+        flat = tuple(nest.flatten(datasets))
+        super().__init__(flat, [], nest.map_structure(lambda d: d.output_types, datasets),
+                         nest.map_structure(lambda d: d.output_shapes, datasets))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        for parts in zip(*(d._iterate(run) for d in self._inputs)):
+            yield [v for part in parts for v in part]
+
+
+class _ConcatenateDataset(DatasetV1):
+    def __init__(self, first: DatasetV1, second: DatasetV1) -> None:
+        if first._flat_types() != second._flat_types():
+            raise TypeError(f"Incompatible dataset elements:\n  {first.output_types} vs.   {second.output_types}")
+        nest.assert_same_structure(first.output_types, second.output_types)
+        shapes = nest.map_structure(lambda a, b: a.most_specific_compatible_shape(b), first.output_shapes,
+                                    second.output_shapes)
+        super().__init__((first, second), [], first.output_types, shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        yield from self._inputs[0]._iterate(run)
+        yield from self._inputs[1]._iterate(run)
+
+
+class _MapDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None) -> None:
+        self._function = StructuredFunction(map_func, source.output_types, source.output_shapes)
+        self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
+        super().__init__((source,), [], self._function.output_types, self._function.output_shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        function, source = self._function, self._inputs[0]._iterate(run)
+        if self._parallel <= 1:
+            for element in source:
+                yield function(element)
+            return
+        in_flight: deque = deque()  # futures in input order: results come out in order
+        for element in source:
+            in_flight.append(_map_pool.submit(function, element))
+            if len(in_flight) >= self._parallel:
+                yield in_flight.popleft().result()
+        while in_flight:
+            yield in_flight.popleft().result()
+
+
+class _FilterDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, predicate: Callable) -> None:
+        self._function = StructuredFunction(predicate, source.output_types, source.output_shapes)
+        if self._function.output_types != dtypes.bool or not self._function.output_shapes.is_compatible_with([]):
+            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
+                             f"type was {self._function.output_types}.")
+        super().__init__((source,), [], source.output_types, source.output_shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        function = self._function
+        for element in self._inputs[0]._iterate(run):
+            if function(element)[0]:
+                yield element
+
+
+class _InterleaveDataset(DatasetV1):
+    """flat_map (a cycle of one) and interleave: TF's InterleaveDataset order."""
+
+    def __init__(self, source: DatasetV1, map_func: Callable, cycle_length: int, block_length: int) -> None:
+        self._function = StructuredFunction(map_func, source.output_types, source.output_shapes,
+                                            dataset_result=True)
+        self._cycle_length, self._block_length = cycle_length, block_length
+        inner = self._function.dataset
+        super().__init__((source,), [], inner.output_types, inner.output_shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        function, inner = self._function, self._function.dataset
+        source = self._inputs[0]._iterate(run)
+        slots: list[PyIterator[Element] | None] = [None] * self._cycle_length
+        index, open_count, input_done = 0, 0, False
+        while not input_done or open_count:
+            if slots[index] is None and not input_done:
+                element = next(source, None)
+                if element is None:
+                    input_done = True
+                else:
+                    slots[index] = inner._bind(function(element)).make_iterator()
+                    open_count += 1
+            current = slots[index]
+            if current is not None:
+                taken = 0
+                for value in current:
+                    yield value
+                    taken += 1
+                    if taken == self._block_length:
+                        break
+                else:  # it ended within its block: the slot takes the next input element on the next round
+                    slots[index] = None
+                    open_count -= 1
+            index = (index + 1) % self._cycle_length
+
+
+class _BatchDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, batch_size: Any, drop_remainder: Any) -> None:
+        size, drop = _int64(batch_size, "batch_size"), convert_to_tensor(drop_remainder, dtype=dtypes.bool)
+        rows = _static_rows(size, drop)
+        super().__init__((source,), [size, drop], source.output_types,
+                         nest.map_structure(lambda s: tensor_shape.TensorShape([rows]).concatenate(s),
+                                            source.output_shapes))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size, drop = run.scalar(self, 0), run.scalar(self, 1)
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+        source = self._inputs[0]._iterate(run)
+        while batch := list(itertools.islice(source, size)):
+            if drop and len(batch) < size:
+                return
+            yield [_stack(i, [element[i] for element in batch]) for i in range(len(batch[0]))]
+
+
+def _static_rows(size: Tensor, drop: Tensor) -> int | None:
+    """The batch dimension a batch knows at graph time: its size when the remainder is dropped."""
+    size_value, drop_value = tensor_util.constant_value(size), tensor_util.constant_value(drop)
+    return int(size_value) if drop_value is not None and bool(drop_value) and size_value is not None else None
+
+
+def _stack(component: int, values: list[Any]) -> np.ndarray:
+    first = np.shape(values[0])
+    for i, value in enumerate(values[1:], 1):
+        if np.shape(value) != first:
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot batch tensors with different shapes in component {component}. First element "
+                f"had shape {tensor_util.shape_string(first)} and element {i} had shape "
+                f"{tensor_util.shape_string(np.shape(value))}.")
+    return np.stack(values)
+
+
+class _PaddedBatchDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, batch_size: Any, padded_shapes: Any, padding_values: Any,
+                 drop_remainder: Any) -> None:
+        if padded_shapes is None:
+            padded_shapes = source.output_shapes
+        shapes = _shapes_like(source.output_types, padded_shapes)
+        flat_shapes = nest.flatten(shapes)
+        flat_types = source._flat_types()
+        if padding_values is None:
+            flat_pads = [b"" if t == dtypes.string else 0 for t in flat_types]
+        else:
+            flat_pads = nest.flatten(padding_values)
+        size, drop = _int64(batch_size, "batch_size"), convert_to_tensor(drop_remainder, dtype=dtypes.bool)
+        pads = [convert_to_tensor(p, dtype=t) for p, t in zip(flat_pads, flat_types)]
+        self._padded = flat_shapes
+        for declared, element in zip(flat_shapes, source._flat_shapes()):
+            if declared.ndims is not None and element.ndims is not None and declared.ndims != element.ndims:
+                raise ValueError(f"The padded shape {declared} is not compatible with the shape {element} of the "
+                                 "corresponding input component.")
+        rows = _static_rows(size, drop)
+        super().__init__((source,), [size, drop] + pads, source.output_types,
+                         nest.map_structure(lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size, drop = run.scalar(self, 0), run.scalar(self, 1)
+        pads = run.captured(self)[2:]
+        source = self._inputs[0]._iterate(run)
+        while batch := list(itertools.islice(source, size)):
+            if drop and len(batch) < size:
+                return
+            yield [_pad(i, [e[i] for e in batch], self._padded[i], pads[i]) for i in range(len(batch[0]))]
+
+
+def _pad(component: int, values: list[Any], padded: tensor_shape.TensorShape, pad: Any) -> np.ndarray:
+    """The elements of one component in one batch, padded to the declared shape (its unknown dimensions to
+    the batch's largest)."""
+    largest = np.max([np.shape(v) for v in values], axis=0) if np.ndim(values[0]) else np.zeros(0, int)
+    dims = [int(n) if d is None else d for d, n in zip(padded.as_list(), largest)]
+    for value in values:
+        if any(n > d for n, d in zip(np.shape(value), dims)):
+            raise errors.InvalidArgumentError(
+                None, None, f"Attempted to pad to a smaller size than the input element. Component {component}.")
+    out = np.full((len(values), *dims), pad, dtype=np.asarray(values[0]).dtype)
+    for row, value in zip(out, values):  # the elements differ in shape: one copy each
+        row[tuple(slice(0, n) for n in np.shape(value))] = value
+    return out
+
+
+class _ShuffleDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, buffer_size: Any, seed: int | None, reshuffle: bool) -> None:
+        seed, seed2 = random_seed.get_seed(seed)
+        if seed is None:
+            seed, seed2 = 0, 0
+        self._reshuffle = reshuffle
+        super().__init__((source,), [_int64(buffer_size, "buffer_size"), _int64(seed, "seed"),
+                                     _int64(seed2, "seed2")], source.output_types, source.output_shapes)
+
+    def _generator(self, run: _Run) -> np.random.Generator:
+        """One generator per iterator when reshuffling each pass, else a fresh one (the same order) per pass."""
+        seed, seed2 = run.scalar(self, 1), run.scalar(self, 2)
+        entropy = (seed, seed2) if seed or seed2 else None
+        if not self._reshuffle and entropy is None:
+            entropy = run.state.setdefault(id(self), np.random.SeedSequence().entropy)
+        if self._reshuffle:
+            return run.state.setdefault(id(self), np.random.default_rng(entropy))
+        return np.random.default_rng(entropy)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size = run.scalar(self, 0)
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
+        rng = self._generator(run)
+        source = self._inputs[0]._iterate(run)
+        buffer = list(itertools.islice(source, size))
+        while buffer:
+            index = int(rng.integers(len(buffer)))
+            element = buffer[index]
+            incoming = next(source, None)
+            if incoming is None:
+                buffer[index] = buffer[-1]
+                buffer.pop()
+            else:
+                buffer[index] = incoming
+            yield element
+
+
+class _CountDataset(DatasetV1):
+    """repeat, take, skip and prefetch: one int64 count each."""
+
+    def __init__(self, source: DatasetV1, kind: str, count: Any) -> None:
+        self._kind = kind
+        super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
+                         source.output_types, source.output_shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        count, source = run.scalar(self, 0), self._inputs[0]
+        if self._kind == "take":
+            yield from source._iterate(run) if count < 0 else itertools.islice(source._iterate(run), count)
+        elif self._kind == "skip":
+            if count >= 0:
+                yield from itertools.islice(source._iterate(run), count, None)
+        elif self._kind == "repeat":
+            passes = itertools.count() if count < 0 else range(count)
+            for _ in passes:
+                produced = False
+                for element in source._iterate(run):
+                    produced = True
+                    yield element
+                if not produced:
+                    return
+        else:
+            yield from _prefetched(source._iterate(run), 16 if count <= 0 else count)
+
+
+_END = object()
+
+
+def _prefetched(source: PyIterator[Element], size: int) -> PyIterator[Element]:
+    """`source` run ahead by a background thread; its error is raised where it would have been."""
+    buffer: queue.Queue = queue.Queue(size)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for element in source:
+                while not stop.is_set():
+                    try:
+                        buffer.put(element, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            buffer.put(_END)
+        except Exception as e:  # raised to the consumer, in order
+            buffer.put(e)
+
+    threading.Thread(target=produce, daemon=True, name="tensorweave-data-prefetch").start()
+    try:
+        while (item := buffer.get()) is not _END:
+            if isinstance(item, Exception):
+                raise item
+            yield item
+    finally:
+        stop.set()
+
+
+class _CacheDataset(DatasetV1):
+    def __init__(self, source: DatasetV1) -> None:
+        super().__init__((source,), [], source.output_types, source.output_shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        cached = run.state.get(id(self))
+        if cached is not None:
+            yield from cached
+            return
+        seen = []
+        for element in self._inputs[0]._iterate(run):
+            seen.append(element)
+            yield element
+        run.state[id(self)] = seen
+
+
+class _ShardDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, num_shards: Any, index: Any) -> None:
+        super().__init__((source,), [_int64(num_shards, "num_shards"), _int64(index, "index")],
+                         source.output_types, source.output_shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        shards, index = run.scalar(self, 0), run.scalar(self, 1)
+        if shards <= 0:
+            raise errors.InvalidArgumentError(None, None, f"Number of shards must be greater than zero "
+                                                          f"(currently num_shards = {shards}).")
+        if not 0 <= index < shards:
+            raise errors.InvalidArgumentError(None, None, f"Index must be between 0 and {shards - 1} (currently "
+                                                          f"index = {index}).")
+        yield from itertools.islice(self._inputs[0]._iterate(run), index, None, shards)
+
+
+class _UnbatchDataset(DatasetV1):
+    def __init__(self, source: DatasetV1) -> None:
+        for shape in source._flat_shapes():
+            if shape.ndims == 0:
+                raise ValueError("Cannot unbatch an input with scalar components.")
+        super().__init__((source,), [], source.output_types,
+                         nest.map_structure(lambda s: s[1:], source.output_shapes))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        for element in self._inputs[0]._iterate(run):
+            rows = np.shape(element[0])[0]
+            if any(np.ndim(v) == 0 or np.shape(v)[0] != rows for v in element):
+                raise errors.InvalidArgumentError(None, None, "Input element must have a non-scalar value in each "
+                                                              "component.")
+            for row in range(rows):
+                yield [v[row] for v in element]
+
+
+class DatasetSource(DatasetV1):
+    """A source dataset whose elements a Python function of its captured values yields (the file readers)."""
+
+    def __init__(self, captures: list[Tensor], output_types: Any, output_shapes: Any,
+                 produce: Callable[..., PyIterator[Element]]) -> None:
+        self._produce = produce
+        super().__init__((), captures, output_types, output_shapes)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return self._produce(*run.captured(self))
+
+
+@tf_export("data.experimental.unbatch")
+def unbatch() -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that splits elements into the rows of their first dimension."""
+    return lambda dataset: dataset.unbatch()
+
+
+@tf_export("data.experimental.map_and_batch")
+def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any = None, drop_remainder: Any = False,
+                  num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """map then batch, as one transformation (for `Dataset.apply`)."""
+    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)

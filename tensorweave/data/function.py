@@ -1,0 +1,103 @@
+"""Graph functions of tf.data: a user function of dataset elements traced once into a private graph, and
+the plan that runs it per element through an `Executor` (what TF's dataset functions are).
+
+`StructuredFunction` builds a placeholder per element component in a fresh Graph, calls the function on
+them (a plain tuple element is unpacked into positional arguments, as TF does), and prunes the private
+graph to a GraphDef whose `_Arg`s are the components and whose `_Retval`s are the function's flat outputs;
+one Executor, made on first use, runs it for every element (it is safe to run from several threads at once,
+which `num_parallel_calls` does). A function that returns a Dataset (flat_map, interleave) returns the
+tensors that dataset captured, and the caller binds them. `GraphEvaluation` runs a part of the user's own
+graph the same way: a one-shot iterator's captured tensors, evaluated on its first run.
+
+The private graph cannot see tensors of the outer graph: a function uses constants, Python values and ops
+of its own (TF captures outer tensors by value; that is not done here).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tensorweave.devices.cpu import cpu_device
+from tensorweave.framework import nest
+from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.framework.graph_def import GraphDef
+from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.ops.constant_ops import placeholder
+from tensorweave.runtime.executor import Executor
+from tensorweave.runtime.prune import prune
+
+_DEVICE = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())
+
+
+class GraphEvaluation:
+    """Tensors of a graph, fed by other tensors of it, evaluated by a private executor built on first use."""
+
+    def __init__(self, graph: Graph, feeds: Sequence[Tensor], fetches: Sequence[Tensor]) -> None:
+        self._graph_def = GraphDef(node=[op._node_def for op in graph.get_operations()])
+        self._feeds = [t.name for t in feeds]
+        self._fetches = [t.name for t in fetches]
+        self._types = {t.name: t.dtype for t in list(feeds) + list(fetches)}
+        self._executor: Executor | None = None
+        self._lock = threading.Lock()
+
+    def _plan(self) -> Executor:
+        with self._lock:
+            if self._executor is None:
+                pruned = prune(self._graph_def, self._feeds, self._fetches, [], self._types)
+                self._executor = Executor(pruned, _DEVICE)
+            return self._executor
+
+    def __call__(self, args: Sequence[Any]) -> list[Any]:
+        executor = self._executor or self._plan()
+        return executor.run(args)
+
+
+def to_tensors(structure: Any) -> Any:
+    """`structure` with its components as tensors. As in tf.data, tuples, namedtuples and dicts are structure
+    and a list is one component (a tensor of its values)."""
+    if isinstance(structure, tuple):
+        parts = [to_tensors(v) for v in structure]
+        return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
+    if isinstance(structure, dict):
+        return {k: to_tensors(v) for k, v in structure.items()}
+    return convert_to_tensor(structure)
+
+
+def _should_unpack(args: Any) -> bool:
+    return type(args) is tuple
+
+
+class StructuredFunction:
+    """`func` traced over elements of the given structure; `output_*` describe what it returns."""
+
+    def __init__(self, func: Callable, input_types: Any, input_shapes: Any, dataset_result: bool = False) -> None:
+        outer = get_default_graph()
+        graph = Graph()
+        graph.seed = outer.seed
+        with graph.as_default():
+            flat = [placeholder(t, s, name=f"args_{i}") for i, (t, s) in
+                    enumerate(zip(nest.flatten(input_types), nest.flatten(input_shapes)))]
+            args = nest.pack_sequence_as(input_types, flat)
+            result = func(*args) if _should_unpack(args) else func(args)
+            if dataset_result:
+                self.dataset = result
+                outputs = result._all_captures() if hasattr(result, "_all_captures") else None
+                if outputs is None:
+                    raise TypeError("`map_func` must return a `Dataset` object. Got "
+                                    f"{type(result)}")
+            else:
+                if isinstance(result, list):  # TF treats a returned list as a tuple
+                    result = tuple(result)
+                result = to_tensors(result)
+                outputs = nest.flatten(result)
+                self.output_types = nest.map_structure(lambda t: t.dtype, result)
+                self.output_shapes = nest.map_structure(lambda t: t.shape, result)
+                self.output_structure = result
+        self.outputs = outputs
+        self._evaluation = GraphEvaluation(graph, flat, outputs)
+
+    def __call__(self, element: Sequence[Any]) -> list[Any]:
+        """The flat outputs for one flat element."""
+        return self._evaluation(element)

@@ -1,0 +1,171 @@
+"""`tf.data.Iterator` (TF1's graph-mode iterator) and the functions that make one from a dataset.
+
+An Iterator is a resource handle tensor with the structure it yields: `get_next()` adds an IteratorGetNext
+node and rebuilds the nested structure from its outputs; `make_initializer(dataset)` adds a MakeIterator
+node that binds a dataset of a compatible structure to it. A one-shot iterator (OneShotIterator) evaluates
+what its dataset captured and initializes itself on its first run; a dataset that captures a placeholder
+cannot be used so, as in TF.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.data.function import GraphEvaluation
+from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.ops import dataset_ops
+from tensorweave.platform.tf_export import tf_export
+
+
+def _flat_types(types: Any) -> list[dtypes.DType]:
+    return [dtypes.as_dtype(t) for t in nest.flatten(types)]
+
+
+def _flat_shapes(shapes: Any) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.as_shape(s) for s in nest.flatten(shapes)]
+
+
+def _classes(types: Any) -> Any:
+    return nest.map_structure(lambda _: Tensor, types)
+
+
+@tf_export("data.Iterator")
+class Iterator:
+    """Represents the state of iterating through a Dataset."""
+
+    def __init__(self, iterator_resource: Tensor, initializer: Operation | None, output_types: Any,
+                 output_shapes: Any, output_classes: Any) -> None:
+        self._iterator_resource = iterator_resource
+        self._initializer = initializer
+        self._output_types = output_types
+        self._output_shapes = output_shapes
+        self._output_classes = output_classes
+
+    @staticmethod
+    def from_structure(output_types: Any, output_shapes: Any = None, shared_name: str | None = None,
+                       output_classes: Any = None) -> Iterator:
+        """A reusable iterator, not bound to a dataset: `make_initializer` binds one."""
+        output_types = nest.map_structure(dtypes.as_dtype, output_types)
+        if output_shapes is None:
+            output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
+        else:
+            output_shapes = nest.map_structure(tensor_shape.as_shape, output_shapes)
+            nest.assert_same_structure(output_types, output_shapes)
+        handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="",
+                                        output_types=_flat_types(output_types),
+                                        output_shapes=_flat_shapes(output_shapes))
+        return Iterator(handle, None, output_types, output_shapes, output_classes or _classes(output_types))
+
+    @staticmethod
+    def from_string_handle(string_handle: Any, output_types: Any, output_shapes: Any = None,
+                           output_classes: Any = None) -> Iterator:
+        """An iterator that uses whichever iterator a fed string handle names (a feedable iterator)."""
+        output_types = nest.map_structure(dtypes.as_dtype, output_types)
+        if output_shapes is None:
+            output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
+        else:
+            output_shapes = nest.map_structure(tensor_shape.as_shape, output_shapes)
+        string_handle = convert_to_tensor(string_handle, dtype=dtypes.string)
+        handle = dataset_ops.IteratorFromStringHandleV2(string_handle, output_types=_flat_types(output_types),
+                                                        output_shapes=_flat_shapes(output_shapes))
+        return Iterator(handle, None, output_types, output_shapes, output_classes or _classes(output_types))
+
+    @property
+    def initializer(self) -> Operation:
+        if self._initializer is not None:
+            return self._initializer
+        raise ValueError("Iterator does not have an initializer.")
+
+    def make_initializer(self, dataset: Any, name: str | None = None) -> Operation:
+        """An op that (re)starts this iterator on `dataset`, whose structure must match."""
+        with name_scope(name, "make_initializer"):
+            if _flat_types(self._output_types) != _flat_types(dataset.output_types) or not _same_structure(
+                    self._output_types, dataset.output_types):
+                raise TypeError(f"Expected output types {self._output_types!r} but got dataset with output types "
+                                f"{dataset.output_types!r}.")
+            for mine, theirs in zip(_flat_shapes(self._output_shapes), _flat_shapes(dataset.output_shapes)):
+                if not mine.is_compatible_with(theirs):
+                    raise TypeError(f"Expected output shapes compatible with {self._output_shapes!r} but got dataset "
+                                    f"with output shapes {dataset.output_shapes!r}.")
+            return dataset_ops.MakeIterator(dataset._variant_tensor(), self._iterator_resource, name=name)
+
+    def get_next(self, name: str | None = None) -> Any:
+        """The next element's tensors (OutOfRangeError 'End of sequence' when the dataset is exhausted)."""
+        flat = dataset_ops.IteratorGetNext(self._iterator_resource, output_types=_flat_types(self._output_types),
+                                           output_shapes=_flat_shapes(self._output_shapes), name=name)
+        return nest.pack_sequence_as(self._output_types, list(flat))
+
+    def string_handle(self, name: str | None = None) -> Tensor:
+        """A string tensor naming this iterator, to feed to `from_string_handle`."""
+        return dataset_ops.IteratorToStringHandle(self._iterator_resource, name=name)
+
+    @property
+    def output_types(self) -> Any:
+        return self._output_types
+
+    @property
+    def output_shapes(self) -> Any:
+        return self._output_shapes
+
+    @property
+    def output_classes(self) -> Any:
+        return self._output_classes
+
+
+def _same_structure(a: Any, b: Any) -> bool:
+    try:
+        nest.assert_same_structure(a, b)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@tf_export("data.make_one_shot_iterator")
+def make_one_shot_iterator(dataset: Any) -> Iterator:
+    """An iterator that initializes itself on first use (the dataset may not capture placeholders)."""
+    captures = dataset._all_captures()
+    for op in _ops_reaching(captures):
+        if op.type in ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault"):
+            raise ValueError(f"Cannot capture a placeholder (name:{op.name}, type:{op.type}) by value.")
+    evaluate = GraphEvaluation(get_default_graph(), [], captures)
+    factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))
+    handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=_flat_types(dataset.output_types),
+                                         output_shapes=_flat_shapes(dataset.output_shapes))
+    return Iterator(handle, None, dataset.output_types, dataset.output_shapes, dataset.output_classes)
+
+
+def _ops_reaching(tensors: list[Tensor]) -> list[Operation]:
+    seen: dict[Operation, None] = {}
+    stack = [t.op for t in tensors]
+    while stack:
+        op = stack.pop()
+        if op not in seen:
+            seen[op] = None
+            stack.extend(t.op for t in op.inputs)
+            stack.extend(op.control_inputs)
+    return list(seen)
+
+
+@tf_export("data.make_initializable_iterator")
+def make_initializable_iterator(dataset: Any, shared_name: str | None = None) -> Iterator:
+    """An iterator with an `initializer` op that (re)starts it on `dataset` (its placeholders fed then)."""
+    iterator = Iterator.from_structure(dataset.output_types, dataset.output_shapes, shared_name,
+                                       dataset.output_classes)
+    iterator._initializer = iterator.make_initializer(dataset)
+    return iterator
+
+
+@tf_export("data.get_output_types")
+def get_output_types(dataset_or_iterator: Any) -> Any:
+    return dataset_or_iterator.output_types
+
+
+@tf_export("data.get_output_shapes")
+def get_output_shapes(dataset_or_iterator: Any) -> Any:
+    return dataset_or_iterator.output_shapes
+
+
+@tf_export("data.get_output_classes")
+def get_output_classes(dataset_or_iterator: Any) -> Any:
+    return dataset_or_iterator.output_classes

@@ -1,0 +1,127 @@
+"""File datasets: TFRecordDataset, TextLineDataset and FixedLengthRecordDataset.
+
+Each captures its file names (a string scalar or vector, possibly fed) and options as tensors and reads the
+files one after another when iterated, with TF's compression types ('', 'ZLIB', 'GZIP'); TFRecord framing
+and CRC checks are formats/tfrecord.py's. `buffer_size` and `num_parallel_reads` only tune TF's reads and
+are accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.data.dataset_ops import DatasetSource, Element
+from tensorweave.formats.tfrecord import open_or_raise, read_records
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.graph import convert_to_tensor
+from tensorweave.platform.tf_export import tf_export
+
+_COMPRESSIONS = ("", "ZLIB", "GZIP")
+
+
+def _names(filenames: Any) -> list[str]:
+    return [n.decode() if isinstance(n, bytes) else str(n) for n in np.asarray(filenames, dtype=object).reshape(-1)]
+
+
+def _compression(value: Any) -> str:
+    compression = np.asarray(value, dtype=object).item()
+    compression = compression.decode() if isinstance(compression, bytes) else compression
+    if compression not in _COMPRESSIONS:
+        raise errors.InvalidArgumentError(None, None, f"Unsupported compression_type: {compression}.")
+    return compression
+
+
+def _filenames(filenames: Any) -> Any:
+    tensor = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+    if tensor.shape.ndims is not None and tensor.shape.ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {tensor.shape.ndims}")
+    return tensor
+
+
+def _string(value: Any, name: str) -> Any:
+    return convert_to_tensor("" if value is None else value, dtype=dtypes.string, name=name)
+
+
+def _record(data: bytes) -> Element:
+    return [np.asarray(data, dtype=object)]
+
+
+def _file_bytes(path: str, compression: str) -> bytes:
+    with open_or_raise(path, "rb") as f:
+        data = f.read()
+    try:
+        if compression == "GZIP":
+            return gzip.decompress(data)
+        return zlib.decompress(data) if compression == "ZLIB" else data
+    except (OSError, zlib.error) as e:
+        raise errors.DataLossError(None, None, f"inflate() failed: {e}") from None
+
+
+@tf_export("data.TFRecordDataset")
+class TFRecordDataset(DatasetSource):
+    """A dataset of the records of one or more TFRecord files."""
+
+    def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: int | None = None,
+                 num_parallel_reads: int | None = None, name: str | None = None) -> None:
+        super().__init__([_filenames(filenames), _string(compression_type, "compression_type")], dtypes.string,
+                         tensor_shape.TensorShape([]), _tfrecords)
+
+
+def _tfrecords(filenames: Any, compression_type: Any) -> Iterator[Element]:
+    compression = _compression(compression_type)
+    for path in _names(filenames):
+        with open_or_raise(path, "rb") as f:
+            for data in read_records(f, compression):
+                yield _record(data)
+
+
+@tf_export("data.TextLineDataset")
+class TextLineDataset(DatasetSource):
+    """A dataset of the lines of one or more text files (without their line ends)."""
+
+    def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: int | None = None,
+                 num_parallel_reads: int | None = None, name: str | None = None) -> None:
+        super().__init__([_filenames(filenames), _string(compression_type, "compression_type")], dtypes.string,
+                         tensor_shape.TensorShape([]), _text_lines)
+
+
+def _text_lines(filenames: Any, compression_type: Any) -> Iterator[Element]:
+    compression = _compression(compression_type)
+    for path in _names(filenames):
+        lines = _file_bytes(path, compression).split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        for line in lines:
+            yield _record(line[:-1] if line.endswith(b"\r") else line)
+
+
+@tf_export("data.FixedLengthRecordDataset")
+class FixedLengthRecordDataset(DatasetSource):
+    """A dataset of fixed-length records from one or more binary files, after a header and before a footer."""
+
+    def __init__(self, filenames: Any, record_bytes: int, header_bytes: int | None = None,
+                 footer_bytes: int | None = None, buffer_size: int | None = None, compression_type: str | None = None,
+                 num_parallel_reads: int | None = None, name: str | None = None) -> None:
+        sizes = [convert_to_tensor(v or 0, dtype=dtypes.int64, name=n) for v, n in
+                 ((record_bytes, "record_bytes"), (header_bytes, "header_bytes"), (footer_bytes, "footer_bytes"))]
+        super().__init__([_filenames(filenames), *sizes, _string(compression_type, "compression_type")],
+                         dtypes.string, tensor_shape.TensorShape([]), _fixed_length_records)
+
+
+def _fixed_length_records(filenames: Any, record_bytes: Any, header_bytes: Any, footer_bytes: Any,
+                          compression_type: Any) -> Iterator[Element]:
+    size, header, footer = int(record_bytes), int(header_bytes), int(footer_bytes)
+    if size <= 0:
+        raise errors.InvalidArgumentError(None, None, f"record_bytes must be greater than zero. (got {size})")
+    compression = _compression(compression_type)
+    for path in _names(filenames):
+        data = _file_bytes(path, compression)
+        body = data[header:len(data) - footer]
+        for start in range(0, len(body) - size + 1, size):
+            yield _record(body[start:start + size])

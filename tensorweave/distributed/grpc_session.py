@@ -1,0 +1,110 @@
+"""The `grpc://host:port` session backend: the client side of TF's MasterService (TF's GrpcSession).
+
+The client's graph goes to the master with CreateSession (the first nodes) and ExtendSession (the nodes
+added since, with the graph version it holds); each step is one RunStep with the feeds as TensorProtos
+and the fetches and targets by name, errors carried in the response body as TF's client asks. The master
+prunes, places and partitions over the cluster; this backend only speaks the protocol.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.distributed import rpc
+from tensorweave.formats import protos
+from tensorweave.framework.device_base import DeviceBase
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.runtime.session_factory import PlanKey, SessionBackend, register_session_factory
+
+SCHEME = "grpc://"
+
+
+class _ListedDevice(DeviceBase):
+    """A device the master listed (what `Session.list_devices()` shows)."""
+
+    def __init__(self, attributes: Any) -> None:
+        super().__init__(attributes.name, attributes.device_type, None)
+        self.memory_limit_bytes = attributes.memory_limit
+
+
+class GrpcSession(SessionBackend):
+    """A session whose graph lives in the master at `target` and whose steps run on its cluster."""
+
+    def __init__(self, target: str, config: Any = None) -> None:
+        self._channel = rpc.new_channel(target[len(SCHEME):])
+        self._master = rpc.Stub(self._channel, rpc.MASTER_SERVICE, rpc.MASTER_METHODS)
+        self._target = target
+        self._config = config
+        self._handle = ""
+        self._graph_version = 0
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def devices(self) -> list[DeviceBase]:
+        response = self._master.call("ListDevices", protos.ListDevicesRequest(session_handle=self._handle))
+        return [_ListedDevice(d) for d in list(response.local_device) + list(response.remote_device)]
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def extend(self, nodes: list[NodeDef]) -> None:
+        graph_def = GraphDef(node=list(nodes)).to_proto()
+        with self._lock:
+            if not self._handle:
+                request = protos.CreateSessionRequest(graph_def=graph_def, target=self._target)
+                if self._config is not None:
+                    request.config.CopyFrom(self._config)
+                response = self._master.call("CreateSession", request, wait_for_ready=True)
+                self._handle, self._graph_version = response.session_handle, response.graph_version
+            else:
+                response = self._master.call("ExtendSession", protos.ExtendSessionRequest(
+                    session_handle=self._handle, graph_def=graph_def, current_graph_version=self._graph_version))
+                self._graph_version = response.new_graph_version
+
+    def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
+            timeout_in_ms: int = 0) -> list[Any]:
+        if key.exact_nodes:
+            raise errors.UnimplementedError(None, None, "Partial runs are not available in grpc:// sessions")
+        request = protos.RunStepRequest(session_handle=self._handle, fetch=key.fetches, target=key.targets,
+                                        store_errors_in_response_body=True)
+        for name, value in zip(key.feeds, feed_values):
+            request.feed.add(name=name, tensor=rpc.tensor_to_proto(value))
+        if timeout_in_ms:
+            request.options.timeout_in_ms = timeout_in_ms
+        response = self._master.call("RunStep", request)
+        if response.status_code:
+            raise errors._make_specific_exception(None, None, response.status_error_message, response.status_code)
+        by_name = {named.name: named.tensor for named in response.tensor}
+        return [rpc.tensor_from_proto(by_name[name]) for name in key.fetches]
+
+    def step_graphs(self, key: PlanKey) -> list[GraphDef]:
+        return []  # the partitions live in the master
+
+    def container_names(self) -> list[str]:
+        return []
+
+    def reset_containers(self, containers: list[str]) -> None:
+        self._master.call("Reset", protos.ResetRequest(container=containers))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            handle = self._handle
+        try:
+            if handle:
+                self._master.call("CloseSession", protos.CloseSessionRequest(session_handle=handle), timeout=5)
+        except errors.OpError:  # a master that is gone has nothing left to close
+            pass
+        finally:
+            self._channel.close()
+
+
+register_session_factory("GRPC_SESSION", lambda target: target.startswith(SCHEME),
+                         lambda target, config: GrpcSession(target, config))

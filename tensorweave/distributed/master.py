@@ -1,0 +1,335 @@
+"""The MasterService of one task: sessions whose steps run over the whole cluster (TF's MasterSession).
+
+CreateSession asks every task for its devices (GetStatus), opens a worker session on each, and places the
+client's graph once over all the cluster's devices (`/job:J/replica:R/task:T/device:D`), the master's own
+task first, so unconstrained nodes run there. The first RunStep of a (feeds, fetches, targets) signature
+builds its plan with the local pipeline: prune, fold constants, partition per device (`_Send`/`_Recv` at
+every edge between devices), then feeds and fetches become client-terminated `_Recv`/`_Send` nodes on the
+device of the tensor fed or fetched, and the partitions are grouped per task and registered once. Every
+later step is one RunGraph per task, all at once, under one random step id; feeds and fetches travel as
+rendezvous keys with tensors (never decoded here), and CleanupGraph ends the step on every task. When one
+task fails, the others are cleaned up at once so none waits for a tensor that will never come.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.distributed import rpc
+from tensorweave.distributed.worker_cache import WorkerCache, task_of
+from tensorweave.formats import protos
+from tensorweave.framework.device_base import DeviceBase, host_device
+from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
+from tensorweave.framework.graph_io import graph_def_from_proto
+from tensorweave.framework.rendezvous import create_key
+from tensorweave.runtime.execution_state import ExecutionState
+from tensorweave.runtime.optimize import constant_folding_enabled, fold_constants
+from tensorweave.runtime.partition import partition
+from tensorweave.runtime.prune import prune
+
+_DISCOVERY_TIMEOUT_S = 30.0
+
+
+class ClusterDevice(DeviceBase):
+    """A device of some task of the cluster, as the master sees it: a name to place nodes on."""
+
+    def __init__(self, attributes: Any) -> None:
+        super().__init__(attributes.name, attributes.device_type, None)
+        self.memory_limit_bytes = attributes.memory_limit
+        self.incarnation = attributes.incarnation - (1 << 64) if attributes.incarnation >= 1 << 63 \
+            else attributes.incarnation  # as the int64 attr of `_Send`/`_Recv` carries it
+        self.attributes = attributes
+
+
+def cluster_devices(cache: WorkerCache) -> list[ClusterDevice]:
+    """Every device of the cluster, the master's own task's first (TF waits for tasks still starting)."""
+    devices = []
+    for task in cache.task_names():
+        response = cache.stub(task).call("GetStatus", protos.GetStatusRequest(), timeout=_DISCOVERY_TIMEOUT_S,
+                                         wait_for_ready=True)
+        devices.extend(ClusterDevice(attributes) for attributes in response.device_attributes)
+    return devices
+
+
+@dataclasses.dataclass
+class _TaskPart:
+    """What one task runs of a plan: its registered graph, the feeds it receives and the fetches it sends."""
+
+    task: str
+    handle: str
+    sends: list[tuple[int, str]]  # (feed position, rendezvous key)
+    recvs: list[tuple[int, str]]  # (fetch position, rendezvous key)
+
+
+class MasterSession:
+    """One client session's graph, placed over the cluster, and its registered plans."""
+
+    def __init__(self, handle: str, cache: WorkerCache, devices: list[ClusterDevice], config: Any) -> None:
+        self.handle = handle
+        self.graph_version = 0
+        self._cache = cache
+        self._devices = devices
+        self._incarnations = {device.name: device.incarnation for device in devices}
+        self._client_device = devices[0].name
+        self._state = ExecutionState(devices, bool(getattr(config, "allow_soft_placement", False)))
+        self._fold_constants = constant_folding_enabled(config)
+        self._timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
+        self._plans: dict[tuple, list[_TaskPart]] = {}
+        self._lock = threading.Lock()
+        self._tasks = list(dict.fromkeys(task_of(device.name) for device in devices))
+        for task in self._tasks:
+            cache.stub(task).call("CreateWorkerSession", protos.CreateWorkerSessionRequest(
+                session_handle=handle, master_task=cache.local_task))
+
+    def extend(self, nodes: Sequence[NodeDef]) -> None:
+        self._state.extend(nodes)
+        with self._lock:
+            self.graph_version += 1
+
+    def run(self, request: Any) -> Any:
+        feeds = tuple(named.name for named in request.feed)
+        key = (feeds, tuple(request.fetch), tuple(request.target))
+        parts = self._plans.get(key)
+        if parts is None:
+            parts = self._build_plan(*key)
+        timeout_in_ms = request.options.timeout_in_ms or self._timeout_in_ms
+        responses = self._run_step(parts, request.feed, timeout_in_ms / 1000 if timeout_in_ms > 0 else None)
+        result = protos.RunStepResponse()
+        tensors: list[Any] = [None] * len(request.fetch)
+        for part, response in zip(parts, responses):
+            received = {named.name: named.tensor for named in response.recv}
+            for position, rendezvous_key in part.recvs:
+                tensors[position] = received[rendezvous_key]
+        for name, tensor in zip(request.fetch, tensors):
+            result.tensor.add(name=name, tensor=tensor)
+        return result
+
+    def _build_plan(self, feeds: tuple[str, ...], fetches: tuple[str, ...], targets: tuple[str, ...]) -> list[_TaskPart]:
+        with self._lock:
+            parts = self._plans.get((feeds, fetches, targets))
+            if parts is not None:
+                return parts
+            graph_def = self._state.placed_graph()
+            graph_def = prune(graph_def, feeds, fetches, targets, self._state.tensor_types(feeds + fetches))
+            if self._fold_constants:
+                graph_def = fold_constants(graph_def, host_device())
+            graph_def = self._place_call_frame(graph_def, feeds)
+            by_task: dict[str, list[NodeDef]] = {}
+            sends: dict[str, list[tuple[int, str]]] = {}
+            recvs: dict[str, list[tuple[int, str]]] = {}
+            for device, part in partition(graph_def, self._client_device).items():
+                task = task_of(device)
+                for node in part.node:
+                    node = self._client_terminated(node, feeds, fetches, sends.setdefault(task, []),
+                                                   recvs.setdefault(task, []))
+                    by_task.setdefault(task, []).append(node)
+            parts = []
+            for task, nodes in by_task.items():
+                request = protos.RegisterGraphRequest(session_handle=self.handle, create_worker_session_called=True,
+                                                      graph_def=GraphDef(node=nodes, producer=graph_def.producer).to_proto())
+                response = self._cache.stub(task).call("RegisterGraph", request)
+                parts.append(_TaskPart(task, response.graph_handle, sends[task], recvs[task]))
+            self._plans[(feeds, fetches, targets)] = parts
+            return parts
+
+    def _place_call_frame(self, graph_def: GraphDef, feeds: tuple[str, ...]) -> GraphDef:
+        """Each `_Arg` on the device of the tensor it feeds, each `_Retval` on the device of what it fetches,
+        so feeds and fetches go straight to and from the task that holds them."""
+        devices = {node.name: node.device for node in graph_def.node if node.device}
+        nodes = []
+        for node in graph_def.node:
+            if node.op == "_Arg":
+                node = dataclasses.replace(node, device=self._state.device_of(parse_input(feeds[node.attr["index"]])[0]))
+                devices[node.name] = node.device
+            elif node.op == "_Retval":
+                node = dataclasses.replace(node, device=devices[parse_input(node.input[0])[0]])
+            nodes.append(node)
+        return GraphDef(node=nodes, producer=graph_def.producer)
+
+    def _client_terminated(self, node: NodeDef, feeds: tuple[str, ...], fetches: tuple[str, ...],
+                           sends: list[tuple[int, str]], recvs: list[tuple[int, str]]) -> NodeDef:
+        """A call-frame node as the `_Recv` of a feed or the `_Send` of a fetch whose other end is the client
+        (TF's client-terminated transfers); a transfer between devices with its sender's real incarnation."""
+        client, device = self._client_device, node.device
+        if node.op == "_Arg":
+            index, name = node.attr["index"], feeds[node.attr["index"]]
+            incarnation = self._incarnations[client]
+            sends.append((index, create_key(client, incarnation, device, name)))
+            return NodeDef(node.name, "_Recv", [], device, _transfer_attrs(
+                name, client, incarnation, device, True, tensor_type=node.attr["T"]))
+        if node.op == "_Retval":
+            index, name = node.attr["index"], fetches[node.attr["index"]]
+            incarnation = self._incarnations[device]
+            recvs.append((index, create_key(device, incarnation, client, name)))
+            return NodeDef(node.name, "_Send", list(node.input), device, _transfer_attrs(
+                name, device, incarnation, client, True, T=node.attr["T"]))
+        if node.op in ("_Send", "_Recv"):
+            sender = node.attr["send_device"].decode()
+            return dataclasses.replace(node, attr={**node.attr, "send_device_incarnation": self._incarnations[sender]})
+        return node
+
+    def _run_step(self, parts: list[_TaskPart], feed: Sequence[Any], timeout: float | None) -> list[Any]:
+        """One RunGraph per task under one step id; every task's step is cleaned up afterwards."""
+        step_id = random.getrandbits(63)
+        lock, finished = threading.Lock(), threading.Event()
+        responses: list[Any] = [None] * len(parts)
+        failures: list[BaseException] = []
+        remaining = len(parts)
+        cleaned = threading.Event()
+
+        def cleanup() -> None:
+            if cleaned.is_set():
+                return
+            cleaned.set()
+            for task in self._tasks:
+                self._cache.stub(task).call_async("CleanupGraph", protos.CleanupGraphRequest(step_id=step_id),
+                                                  lambda error, response: None)
+
+        def replied(position: int, error: BaseException | None, response: Any) -> None:
+            nonlocal remaining
+            with lock:
+                if error is not None:
+                    failures.append(error)
+                responses[position] = response
+                remaining -= 1
+                last = remaining == 0
+            if error is not None:
+                cleanup()  # the other tasks stop waiting on this one
+            if last:
+                finished.set()
+
+        for position, part in enumerate(parts):
+            request = protos.RunGraphRequest(session_handle=self.handle, create_worker_session_called=True,
+                                             graph_handle=part.handle, step_id=step_id)
+            for index, rendezvous_key in part.sends:
+                request.send.add(name=rendezvous_key, tensor=feed[index].tensor)
+            request.recv_key.extend(rendezvous_key for _, rendezvous_key in part.recvs)
+            self._cache.stub(part.task).call_async(
+                "RunGraph", request, lambda error, response, position=position: replied(position, error, response))
+        timed_out = not finished.wait(timeout)
+        if timed_out:
+            cleanup()
+            finished.wait()
+        cleanup()
+        if timed_out and failures:
+            raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
+        if failures:
+            raise next((f for f in failures if not isinstance(f, (errors.CancelledError, errors.AbortedError))),
+                       failures[0])
+        return responses
+
+    def close(self) -> None:
+        with self._lock:
+            parts = [part for plan in self._plans.values() for part in plan]
+            self._plans.clear()
+        for part in parts:
+            _quietly(self._cache.stub(part.task).call, "DeregisterGraph", protos.DeregisterGraphRequest(
+                session_handle=self.handle, create_worker_session_called=True, graph_handle=part.handle))
+        for task in self._tasks:
+            _quietly(self._cache.stub(task).call, "DeleteWorkerSession",
+                     protos.DeleteWorkerSessionRequest(session_handle=self.handle))
+
+
+def _transfer_attrs(tensor_name: str, send_device: str, incarnation: int, recv_device: str, client_terminated: bool,
+                    **dtype: Any) -> dict[str, Any]:
+    return {**dtype, "tensor_name": tensor_name.encode(), "send_device": send_device.encode(),
+            "send_device_incarnation": incarnation, "recv_device": recv_device.encode(),
+            "client_terminated": client_terminated}
+
+
+def _quietly(call: Any, *args: Any) -> None:
+    """A best-effort call while closing: a task that is gone has nothing left to release."""
+    try:
+        call(*args, timeout=5)
+    except errors.OpError:
+        pass
+
+
+class Master:
+    """TF's MasterService methods (request -> response, OpErrors for failures) for one task."""
+
+    def __init__(self, cache: WorkerCache, default_config: Any = None) -> None:
+        self._cache = cache
+        self._default_config = default_config
+        self._sessions: dict[str, MasterSession] = {}
+        self._lock = threading.Lock()
+
+    def _get(self, handle: str) -> MasterSession:
+        with self._lock:
+            session = self._sessions.get(handle)
+        if session is None:
+            raise errors.AbortedError(None, None, f"Session {handle} is not found.")
+        return session
+
+    def CreateSession(self, request: Any) -> Any:  # noqa: N802 - TF's method names
+        config = protos.ConfigProto()
+        if self._default_config is not None:
+            config.CopyFrom(self._default_config)
+        if request.HasField("config"):
+            config.MergeFrom(request.config)
+        handle = f"{random.getrandbits(64):016x}"
+        session = MasterSession(handle, self._cache, cluster_devices(self._cache), config)
+        if request.graph_def.node:
+            session.extend(graph_def_from_proto(request.graph_def).node)
+        with self._lock:
+            self._sessions[handle] = session
+        return protos.CreateSessionResponse(session_handle=handle, graph_version=session.graph_version)
+
+    def ExtendSession(self, request: Any) -> Any:  # noqa: N802
+        session = self._get(request.session_handle)
+        if request.current_graph_version != session.graph_version:
+            raise errors.AbortedError(None, None, f"Current version is {session.graph_version} but caller "
+                                      f"expected {request.current_graph_version}.")
+        session.extend(graph_def_from_proto(request.graph_def).node)
+        return protos.ExtendSessionResponse(new_graph_version=session.graph_version)
+
+    def RunStep(self, request: Any) -> Any:  # noqa: N802
+        try:
+            if request.partial_run_handle:
+                raise errors.UnimplementedError(None, None, "Partial runs are not available in distributed sessions")
+            return self._get(request.session_handle).run(request)
+        except Exception as e:
+            if not request.store_errors_in_response_body:
+                raise
+            code, message = rpc.error_status(e)
+            return protos.RunStepResponse(status_code=code, status_error_message=message)
+
+    def CloseSession(self, request: Any) -> Any:  # noqa: N802
+        with self._lock:
+            session = self._sessions.pop(request.session_handle, None)
+        if session is None:
+            raise errors.AbortedError(None, None, f"Session {request.session_handle} is not found.")
+        session.close()
+        return protos.CloseSessionResponse()
+
+    def ListDevices(self, request: Any) -> Any:  # noqa: N802
+        if request.session_handle:
+            self._get(request.session_handle)
+        response = protos.ListDevicesResponse()
+        for device in cluster_devices(self._cache):
+            local = task_of(device.name) == self._cache.local_task
+            (response.local_device if local else response.remote_device).add().CopyFrom(device.attributes)
+        return response
+
+    def Reset(self, request: Any) -> Any:  # noqa: N802
+        """Close every session of this master and clear the named containers (all when none) on every task."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+            self._sessions.clear()
+        for session in sessions:
+            session.close()
+        for task in self._cache.task_names():
+            self._cache.stub(task).call("CleanupAll", protos.CleanupAllRequest(container=list(request.container)))
+        return protos.ResetResponse()
+
+    def close(self) -> None:
+        with self._lock:
+            sessions = list(self._sessions.values())
+            self._sessions.clear()
+        for session in sessions:
+            session.close()

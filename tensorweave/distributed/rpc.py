@@ -1,0 +1,129 @@
+"""gRPC plumbing: TF's service method paths and messages, status codes, tensors on the wire, channels.
+
+Every server serves `/tensorflow.MasterService/<Method>` and `/tensorflow.WorkerService/<Method>` with TF's
+request and response messages, through generic handlers (no generated stubs). A service is a Python
+object whose method `Name(request) -> response` raises tensorweave's OpError classes; here they become the
+RPC's status with the same code (TF's error codes are gRPC's), and a failed call becomes the OpError of
+its status on the caller's side. Messages have no size limit, so big tensors cross in one message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.formats import protos
+from tensorweave.formats.tensor_proto import make_ndarray, make_tensor_proto
+
+MASTER_METHODS = {
+    "CreateSession": (protos.CreateSessionRequest, protos.CreateSessionResponse),
+    "ExtendSession": (protos.ExtendSessionRequest, protos.ExtendSessionResponse),
+    "RunStep": (protos.RunStepRequest, protos.RunStepResponse),
+    "CloseSession": (protos.CloseSessionRequest, protos.CloseSessionResponse),
+    "ListDevices": (protos.ListDevicesRequest, protos.ListDevicesResponse),
+    "Reset": (protos.ResetRequest, protos.ResetResponse),
+}
+WORKER_METHODS = {
+    "GetStatus": (protos.GetStatusRequest, protos.GetStatusResponse),
+    "CreateWorkerSession": (protos.CreateWorkerSessionRequest, protos.CreateWorkerSessionResponse),
+    "DeleteWorkerSession": (protos.DeleteWorkerSessionRequest, protos.DeleteWorkerSessionResponse),
+    "RegisterGraph": (protos.RegisterGraphRequest, protos.RegisterGraphResponse),
+    "DeregisterGraph": (protos.DeregisterGraphRequest, protos.DeregisterGraphResponse),
+    "RunGraph": (protos.RunGraphRequest, protos.RunGraphResponse),
+    "CleanupGraph": (protos.CleanupGraphRequest, protos.CleanupGraphResponse),
+    "CleanupAll": (protos.CleanupAllRequest, protos.CleanupAllResponse),
+    "RecvTensor": (protos.RecvTensorRequest, protos.RecvTensorResponse),
+}
+MASTER_SERVICE = "tensorflow.MasterService"
+WORKER_SERVICE = "tensorflow.WorkerService"
+
+_UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def error_from_rpc(error: grpc.RpcError) -> errors.OpError:
+    """The OpError of a failed call's status (a dead peer is UNAVAILABLE, as in TF)."""
+    code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+    return errors._make_specific_exception(None, None, error.details() or str(code), code.value[0])
+
+
+def error_status(error: BaseException) -> tuple[int, str]:
+    """(TF error code, message) of an exception raised while serving a call."""
+    if isinstance(error, errors.OpError):
+        return error.error_code, error.message
+    return errors.UNKNOWN, f"{type(error).__name__}: {error}"
+
+
+def tensor_to_proto(value: Any) -> Any:
+    """A value as TF's TensorProto (numbers in `tensor_content`: one buffer copy, no per-element Python)."""
+    return make_tensor_proto(np.asarray(value))
+
+
+def tensor_from_proto(proto: Any) -> np.ndarray:
+    return make_ndarray(proto)
+
+
+def serve(server: grpc.Server, service: str, methods: dict[str, tuple[type, type]], target: Any) -> None:
+    """Add `target`'s methods to `server` under TF's paths for `service`."""
+
+    def handler(name: str, request_class: type) -> grpc.RpcMethodHandler:
+        method = getattr(target, name)
+
+        def call(request: Any, context: grpc.ServicerContext) -> Any:
+            try:
+                return method(request)
+            except Exception as e:  # noqa: BLE001 - every failure is the call's status
+                code, message = error_status(e)
+                context.abort(_CODES.get(code, grpc.StatusCode.UNKNOWN), message)
+
+        return grpc.unary_unary_rpc_method_handler(call, request_deserializer=request_class.FromString,
+                                                   response_serializer=lambda m: m.SerializeToString())
+
+    handlers = {name: handler(name, request) for name, (request, _) in methods.items()}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+
+
+def new_server(max_workers: int = 256) -> grpc.Server:
+    """A gRPC server whose handlers may block (RunGraph waits for its step, RecvTensor for its value): each
+    waiting call holds one of its threads, made as needed."""
+    return grpc.server(ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="tensorweave-rpc"),
+                       options=_UNLIMITED)
+
+
+class Stub:
+    """Calls one service of one address: `call(name, request)` blocks; `call_async` runs `callback(error,
+    response)` when the reply comes."""
+
+    def __init__(self, channel: grpc.Channel, service: str, methods: dict[str, tuple[type, type]]) -> None:
+        self._calls = {name: channel.unary_unary(f"/{service}/{name}", request_serializer=lambda m: m.SerializeToString(),
+                                                 response_deserializer=response.FromString)
+                       for name, (_, response) in methods.items()}
+
+    def call(self, name: str, request: Any, timeout: float | None = None, wait_for_ready: bool = False) -> Any:
+        try:
+            return self._calls[name](request, timeout=timeout, wait_for_ready=wait_for_ready)
+        except grpc.RpcError as e:
+            raise error_from_rpc(e) from None
+
+    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None]) -> Any:
+        """Start a call; returns its future, whose `cancel()` ends it with CancelledError."""
+        future = self._calls[name].future(request)
+
+        def finished(f: grpc.Future) -> None:
+            if f.cancelled():
+                callback(errors.CancelledError(None, None, f"{name} was cancelled"), None)
+                return
+            error = f.exception()
+            callback(error_from_rpc(error) if error is not None else None, None if error is not None else f.result())
+
+        future.add_done_callback(finished)
+        return future
+
+
+def new_channel(address: str) -> grpc.Channel:
+    return grpc.insecure_channel(address, options=_UNLIMITED)

@@ -1,0 +1,304 @@
+"""`tf.import_graph_def`: a GraphDef's nodes added to the default graph, as TF's C++ importer adds them.
+
+Nodes get TF's names (under the `import` scope by default; with `name=""` a name already in the graph is
+made unique and every reference to it, `_class` colocation groups included, follows), their OpDef's default
+attrs, the inputs `input_map` substitutes, the device and control-dependency scopes the import runs in,
+and output shapes from our shape functions. Loops import as written: a Merge is created once one input
+exists, and the inputs its loop feeds back (from NextIteration) are wired when their nodes are made; its
+shape is inferred with those back edges unknown, as TF's shape refiner does.
+
+Invariant: an import adds all of its nodes or none (an error removes those it had added), and a node never
+allocates the tensor it declares beyond what its GraphDef lists (graph_io keeps splats as views).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.formats import protos
+from tensorweave.framework import dtypes, graph_io, op_registry, shape_inference, tensor_shape
+from tensorweave.framework.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
+from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
+from tensorweave.framework.op_def import OpDef, arg_types, check_attr_value
+from tensorweave.platform.tf_export import tf_export
+
+_COLOCATION_PREFIX = "loc:@"
+
+
+def as_ir_graph_def(graph_def: Any) -> GraphDef:
+    """Our IR of a GraphDef given as the IR, as our protobuf or as real TF's (parsed from its bytes)."""
+    if isinstance(graph_def, GraphDef):
+        return graph_def
+    if getattr(getattr(graph_def, "DESCRIPTOR", None), "full_name", None) != "tensorflow.GraphDef":
+        raise TypeError("Argument `graph_def` must be a GraphDef proto.")
+    if not isinstance(graph_def, protos.GraphDef):
+        graph_def = protos.GraphDef.FromString(graph_def.SerializeToString())
+    return graph_io.graph_def_from_proto(graph_def)
+
+
+def _input_key(name: str) -> str:
+    """An input_map key or node input in TF's canonical form: 'x' is 'x:0', '^x' stays."""
+    if name.startswith("^"):
+        return name
+    node, index = parse_input(name)
+    return f"{node}:{index}"
+
+
+class _BackEdge:
+    """A Merge input whose node does not exist yet: unknown shape for the Merge's shape function."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = dtype
+        self.shape = tensor_shape.unknown_shape()
+
+
+def _remove_default_attrs(producer_op_list: Any, nodes: list[NodeDef]) -> None:
+    """Drop attrs the producer's OpDefs did not know that still hold our default (TF's _RemoveDefaultAttrs),
+    so a graph from an older producer imports where it would otherwise carry attrs it never set."""
+    producer_ops = {op.name: op for op in producer_op_list.op}
+    for node in nodes:
+        producer = producer_ops.get(node.op)
+        if producer is None or node.op not in op_registry.registered_ops():
+            continue
+        known = {a.name for a in producer.attr}
+        op_def = op_registry.get(node.op).op_def
+        for attr in op_def.attrs:
+            if attr.name in node.attr and attr.name not in known and attr.has_default \
+                    and node.attr[attr.name] == check_attr_value(op_def, attr, None):
+                del node.attr[attr.name]
+
+
+def _complete_attrs(node: NodeDef, op_def: OpDef) -> dict[str, Any]:
+    """The node's attrs with its OpDef's defaults filled in, as TF's importer adds them."""
+    attrs = dict(node.attr)
+    for attr in op_def.attrs:
+        if attr.name not in attrs:
+            if not attr.has_default:
+                raise ValueError(f"NodeDef missing attr '{attr.name}' from Op<name={op_def.name}>; NodeDef: "
+                                 f"{{{{node {node.name}}}}}")
+            attrs[attr.name] = check_attr_value(op_def, attr, None)
+    return attrs
+
+
+class _Importer:
+    """One import: names, inputs and creation order of the GraphDef's nodes in graph `g`."""
+
+    def __init__(self, g: Graph, nodes: list[NodeDef], prefix: str, input_map: dict[str, Tensor],
+                 control_inputs: list[Operation]) -> None:
+        self.g = g
+        self.nodes = {n.name: n for n in nodes}
+        self.order = nodes
+        self.prefix = prefix
+        self.input_map = input_map
+        self.control_inputs = control_inputs
+        self.names = {n.name: self._new_name(n.name) for n in nodes}
+        self.created: dict[str, Operation] = {}
+        self.back_edges: list[tuple[Operation, int, str]] = []
+
+    def _new_name(self, name: str) -> str:
+        return f"{self.prefix}/{name}" if self.prefix else self.g.unique_name(name)
+
+    def _source(self, spec: str) -> Tensor | Operation | None:
+        """The tensor (or, for '^x', the op) an input string names, None while its node is not made."""
+        key = _input_key(spec)
+        if key in self.input_map:
+            mapped = self.input_map[key]
+            return mapped.op if key.startswith("^") else mapped
+        name, index = parse_input(spec)
+        if name not in self.nodes:
+            raise ValueError(f"Node '{self.names.get(name, name)}': Unknown input node '{spec}'")
+        op = self.created.get(name)
+        if op is None or index < 0:
+            return op
+        if index >= len(op._outputs):
+            raise ValueError(f"Node '{name}': Connecting to invalid output {index} of source node {name} which "
+                             f"has {len(op._outputs)} outputs.")
+        return op._outputs[index]
+
+    def _ready(self, node: NodeDef) -> bool:
+        sources = [self._source(s) for s in node.input]
+        if node.op in ("Merge", "RefMerge"):  # a loop's Merge waits only for its entry
+            data = [s for spec, s in zip(node.input, sources) if not spec.startswith("^")]
+            return any(s is not None for s in data) and all(
+                s is not None for spec, s in zip(node.input, sources) if spec.startswith("^"))
+        return all(s is not None for s in sources)
+
+    def run(self) -> None:
+        pending = list(self.order)
+        while pending:
+            waiting = []
+            for node in pending:
+                if self._ready(node):
+                    self._create(node)
+                else:
+                    waiting.append(node)
+            if len(waiting) == len(pending):
+                raise ValueError(f"GraphDef has a cycle through node '{waiting[0].name}' that no Merge breaks "
+                                 "(a loop's back edge must enter a Merge).")
+            pending = waiting
+        for op, index, spec in self.back_edges:
+            op._update_input(index, self._source(spec))
+
+    def _create(self, node: NodeDef) -> None:
+        try:
+            op_def = op_registry.get(node.op).op_def
+        except KeyError:
+            raise errors.NotFoundError(None, None, op_registry.unregistered_op_message(node.op)) from None
+        attrs = _complete_attrs(node, op_def)
+        name = self.names[node.name]
+        if "_class" in attrs:
+            attrs["_class"] = [self._colocation_group(g) for g in attrs["_class"]]
+        data_specs = [s for s in node.input if not s.startswith("^")]
+        expected = arg_types(op_def.input_args, attrs)
+        if len(expected) != len(data_specs):
+            raise ValueError(f"NodeDef expected inputs '{', '.join(t.name for t in expected)}' do not match "
+                             f"{len(data_specs)} inputs specified; Op<name={op_def.name}>; NodeDef: "
+                             f"{{{{node {name}}}}}")
+        inputs, back = [], []
+        for i, spec in enumerate(data_specs):
+            tensor = self._source(spec)
+            if tensor is None:
+                back.append((i, spec))
+            else:
+                _check_input_type(name, i, tensor, expected[i])
+            inputs.append(tensor)
+        stand_in = next(t for t in inputs if t is not None) if back else None
+        control = [self._source(s) for s in node.input if s.startswith("^")]
+        new_node = NodeDef(name=name, op=node.op, device=node.device, attr=attrs, splats=dict(node.splats))
+        op = self.g._create_op_from_node_def(
+            new_node, [stand_in if t is None else t for t in inputs], arg_types(op_def.output_args, attrs),
+            op_def, control_inputs=list(dict.fromkeys(control + self.control_inputs)))
+        self.created[node.name] = op
+        self.back_edges.extend((op, i, spec) for i, spec in back)
+        shape_fn = op_registry.get(node.op).shape_fn
+        if shape_fn is not None:
+            shape_inputs = [_BackEdge(expected[i]) if t is None else t for i, t in enumerate(inputs)]
+            context = shape_inference.InferenceContext(op._node_def, op_def, shape_inputs,
+                                                       shape_inference.PYTHON_GRAPH_VALUES)
+            for t, shape in zip(op._outputs, context.run(shape_fn)):
+                t._shape = shape
+
+    def _colocation_group(self, group: str | bytes) -> str:
+        group = group.decode() if isinstance(group, bytes) else group
+        if group.startswith(_COLOCATION_PREFIX):
+            target = group[len(_COLOCATION_PREFIX):]
+            if target in self.names:
+                return _COLOCATION_PREFIX + self.names[target]
+        return group
+
+
+def _check_input_type(node_name: str, index: int, tensor: Tensor, expected: Any) -> None:
+    """TF's importer accepts a ref where a value is expected, never the other way round or another type."""
+    actual = tensor.dtype
+    if actual == expected or (not expected._is_ref_dtype and actual.base_dtype == expected):
+        return
+    raise ValueError(f"Input {index} of node {node_name} was passed {dtypes.type_string(actual)} from "
+                     f"{tensor.name} incompatible with expected {dtypes.type_string(expected)}.")
+
+
+def _colocate_devices(ops: list[Operation]) -> None:
+    """An op with colocation groups takes the device of the first op of its groups that has one (device
+    scopes do not apply to it), as TF's importer propagates devices to colocated ops."""
+    g = ops[0].graph if ops else None
+    for op in ops:
+        groups = op._node_def.attr.get("_class")
+        if not groups:
+            continue
+        device = ""
+        for group in groups:
+            target = g._ops_by_name.get(group[len(_COLOCATION_PREFIX):]) if group.startswith(
+                _COLOCATION_PREFIX) else None
+            if target is not None and target.device:
+                device = target.device
+                break
+        op._set_device(device)
+
+
+def _check_input_map(input_map: Any) -> dict[str, Any]:
+    if input_map is None:
+        return {}
+    if not isinstance(input_map, Mapping):
+        raise TypeError("Argument `input_map` must be a dictionary. Obtained "
+                        f"{type(input_map).__name__}")
+    keys = [k.decode() if isinstance(k, bytes) else k for k in input_map]
+    if not all(isinstance(k, str) for k in keys):
+        raise TypeError(f"All keys for argument `input_map` must be strings. Obtained keys: {list(input_map)}")
+    return dict(zip(keys, input_map.values()))
+
+
+def _return_element(name: str, nodes: dict[str, NodeDef], created: dict[str, Operation]) -> Any:
+    if ":" in name:
+        node, index = parse_input(name)
+        if node not in nodes:
+            raise ValueError(f"Requested return tensor '{name}' not found in graph def")
+        outputs = created[node]._outputs
+        if index >= len(outputs):
+            raise ValueError(f"Invalid return output {index} of node '{node}', which has {len(outputs)} "
+                             "output(s)")
+        return outputs[index]
+    if name not in nodes:
+        raise ValueError(f"Requested return node '{name}' not found in graph def")
+    return created[name]
+
+
+@tf_export("graph_util.import_graph_def", "import_graph_def")
+def import_graph_def(graph_def: Any, input_map: dict | None = None, return_elements: Iterable[str] | None = None,
+                     name: str | None = None, op_dict: Any = None, producer_op_list: Any = None) -> list | None:
+    """Import a GraphDef (TF's or ours) into the default graph; returns the requested ops and tensors.
+
+    `op_dict` is ignored, as in TF (the op registry decides); `producer_op_list` removes the default attrs
+    the producer did not know.
+    """
+    del op_dict
+    ir = as_ir_graph_def(graph_def)
+    input_map = _check_input_map(input_map)
+    if return_elements is not None:
+        return_elements = tuple(return_elements)
+        if not all(isinstance(x, str) for x in return_elements):
+            raise TypeError("return_elements must be a list of strings.")
+    nodes = [NodeDef(n.name, n.op, list(n.input), n.device, dict(n.attr), dict(n.splats)) for n in ir.node]
+    if producer_op_list is not None:
+        _remove_default_attrs(producer_op_list, nodes)
+    by_name = {n.name: n for n in nodes}
+    g = get_default_graph()
+    control_inputs = g._control_dependencies_for_inputs(set())
+    with name_scope(name, "import", list(input_map.values())) as scope:
+        mapped = {_input_key(k): v for k, v in input_map.items()}
+        if not all(isinstance(v, Tensor) for v in mapped.values()):
+            if not scope:
+                raise ValueError("tf.import_graph_def() requires a non-empty `name` if `input_map` contains "
+                                 "non-Tensor values. Try calling tf.convert_to_tensor() on `input_map` values "
+                                 "before calling tf.import_graph_def().")
+            with g.name_scope("_inputs"):
+                mapped = {k: convert_to_tensor(v) for k, v in mapped.items()}
+        missing = [k for k in mapped if parse_input(k.lstrip("^"))[0] not in by_name]
+        if missing:
+            raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]")
+        for element in return_elements or ():
+            node = parse_input(element)[0] if ":" in element else element
+            if node not in by_name:
+                kind = "tensor" if ":" in element else "node"
+                raise ValueError(f"Requested return {kind} '{element}' not found in graph def")
+        start = len(g._operations)
+        with g.control_dependencies(None):
+            importer = _Importer(g, nodes, scope[:-1] if scope.endswith("/") else scope, mapped,
+                                 control_inputs)
+            try:
+                importer.run()
+                result = None if return_elements is None else [
+                    _return_element(e, by_name, importer.created) for e in return_elements]
+            except Exception:
+                for op in reversed(g._operations_since(start)):
+                    g._remove_failed_op(op)
+                raise
+    _colocate_devices(list(importer.created.values()))
+    return result

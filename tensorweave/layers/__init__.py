@@ -1,0 +1,1 @@
+"""`tf.layers`: TF1's layer objects and functional forms, built on variable scopes (no Keras)."""

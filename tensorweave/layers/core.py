@@ -1,0 +1,120 @@
+"""Dense, Flatten and Dropout layers and their functional forms, as TF1's `tf.layers`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tensorweave.framework.graph import Tensor
+from tensorweave.layers.base import Layer, static_or_cond
+from tensorweave.ops import init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
+from tensorweave.platform.tf_export import tf_export
+
+# TF's default bias initializer (stateless, so one instance serves every layer).
+_ZEROS = init_ops.zeros_initializer()
+
+
+@tf_export("layers.Dense")
+class Dense(Layer):
+    """outputs = activation(inputs . kernel + bias), over the last axis of inputs of any rank >= 2."""
+
+    def __init__(self, units: int, activation: Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+                 activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
+        self.units = int(units)
+        self.activation = activation
+        self.use_bias = use_bias
+        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+
+    def build(self, input_shape: Any) -> None:
+        last = input_shape[-1] if input_shape.ndims else None
+        if last is None:
+            raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
+        self.kernel = self.add_weight("kernel", [int(last), self.units], initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
+        self.built = True
+
+    def call(self, inputs: Tensor) -> Tensor:
+        rank = inputs.get_shape().ndims
+        if rank == 2:
+            outputs = linalg_ops.matmul(inputs, self.kernel)
+        else:
+            flat = shape_ops.reshape(inputs, [-1, int(self.kernel.get_shape()[0])])
+            batch_dims = shape_ops.shape(inputs)[:-1]
+            outputs = shape_ops.reshape(linalg_ops.matmul(flat, self.kernel),
+                                        manipulation_ops.concat([batch_dims, [self.units]], 0))
+            outputs.set_shape(inputs.get_shape()[:-1].concatenate([self.units]))
+        if self.use_bias:
+            outputs = nn_ops.bias_add(outputs, self.bias)
+        return self.activation(outputs) if self.activation is not None else outputs
+
+
+@tf_export("layers.dense")
+def dense(inputs: Any, units: int, activation: Callable | None = None, use_bias: bool = True,
+          kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+          kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+          activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+          bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+          reuse: Any = None) -> Tensor:
+    layer = Dense(units, activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
+                  bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+                  bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint, trainable=trainable,
+                  name=name, _scope=name, _reuse=reuse)
+    return layer.apply(inputs)
+
+
+@tf_export("layers.Flatten")
+class Flatten(Layer):
+    """[batch, ...] -> [batch, product of the rest]."""
+
+    def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.data_format = data_format
+
+    def call(self, inputs: Tensor) -> Tensor:
+        if self.data_format == "channels_first" and inputs.get_shape().ndims and inputs.get_shape().ndims > 2:
+            perm = [0, *range(2, inputs.get_shape().ndims), 1]
+            inputs = manipulation_ops.transpose(inputs, perm)
+        rest = inputs.get_shape()[1:]
+        if rest.is_fully_defined():
+            return shape_ops.reshape(inputs, [-1, int(np.prod(rest.as_list()))])
+        return shape_ops.reshape(inputs, manipulation_ops.stack([shape_ops.shape(inputs)[0], -1]))
+
+
+@tf_export("layers.flatten")
+def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_last") -> Tensor:
+    return Flatten(name=name, data_format=data_format).apply(inputs)
+
+
+@tf_export("layers.Dropout")
+class Dropout(Layer):
+    """nn.dropout with `rate` when `training` (a bool or a boolean tensor), the identity otherwise."""
+
+    def __init__(self, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
+                 name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
+        self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+
+    def call(self, inputs: Tensor, training: Any = False) -> Tensor:
+        return static_or_cond(
+            training, lambda: nn_ops.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed, rate=self.rate),
+            lambda: manipulation_ops.identity(inputs))
+
+
+@tf_export("layers.dropout")
+def dropout(inputs: Any, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
+            training: Any = False, name: str | None = None) -> Tensor:
+    return Dropout(rate, noise_shape=noise_shape, seed=seed, name=name).apply(inputs, training=training)

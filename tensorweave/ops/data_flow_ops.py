@@ -1,0 +1,803 @@
+"""Queues (TF1's V2 resource-handle queue ops) and `tf.QueueBase` with its FIFO, padding, random-shuffle and
+priority queues.
+
+A queue op (FIFOQueueV2, …) finds or makes its `Queue` in the device's ResourceMgr on its first run (by
+shared_name, else a process-unique `_<id>_<node name>`, as TF names it) and outputs it as the handle.
+Enqueue and dequeue are asynchronous kernels: each call is an attempt that finishes at once when it can,
+else waits in the queue's list without holding a thread. Every change of the queue (an element in or out,
+a close, a cancellation) runs `_flush`, which advances the waiting attempts in arrival order under the
+queue's lock while any makes progress; their `done` callbacks run after the lock is released, since a
+`done` carries its step on. A waiting attempt registers with its step's cancellation manager, so a closed
+session, a cancelled step or a step past its deadline fails it with CancelledError.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import heapq
+import itertools
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
+from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, device, name_scope
+from tensorweave.framework.op_kernel import Done, OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops.shape_helpers import with_rank
+from tensorweave.platform.tf_export import tf_export
+
+_INT32_MAX = 2**31 - 1
+_unique_ids = itertools.count()  # TF's process-wide ids of queues made without a shared name
+
+
+def _dtype_names(types: Sequence[dtypes.DType]) -> str:
+    return ", ".join(dtypes.type_string(t) for t in types)
+
+
+def _shapes_string(shapes: Sequence[Any]) -> str:
+    return "[" + ", ".join(tensor_util.shape_string(s) for s in shapes) + "]"
+
+
+class _Attempt:
+    """A waiting enqueue (its remaining elements) or dequeue (how many it wants, what it has)."""
+
+    __slots__ = ("done", "elements", "wanted", "allow_small", "batched", "taken", "cancellation", "token")
+
+    def __init__(self, done: Done, elements: list[tuple] | None = None, wanted: int = 0, allow_small: bool = False,
+                 batched: bool = False) -> None:
+        self.done = done
+        self.elements = elements
+        self.wanted = wanted
+        self.allow_small = allow_small
+        self.batched = batched
+        self.taken: list[tuple] = []
+        self.cancellation: Any = None
+        self.token = 0
+
+
+class Queue:
+    """A FIFO queue of tuples of arrays; subclasses change the order (`_push`, `_pop`, `_restore`,
+    `_available`) or how a batch is assembled (`_batch`)."""
+
+    kind = "FIFOQueue"
+    op_types: tuple[str, ...] = ("FIFOQueueV2",)
+
+    def __init__(self, name: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
+                 attrs: dict[str, Any]) -> None:
+        self.name = name
+        self.component_types = list(component_types)
+        self.shapes = [tensor_shape.TensorShape(s) for s in shapes]
+        self.capacity = _INT32_MAX if capacity < 0 else capacity
+        self.requested_capacity = capacity
+        self.lock = threading.Lock()
+        self.closed = False
+        self.enqueuers: collections.deque[_Attempt] = collections.deque()
+        self.dequeuers: collections.deque[_Attempt] = collections.deque()
+        self._elements: Any = collections.deque()
+
+    # -- the order of elements (subclasses override) ----------------------------------------------------
+
+    def size(self) -> int:
+        return len(self._elements)
+
+    def _push(self, element: tuple) -> None:
+        self._elements.append(element)
+
+    def _pop(self) -> tuple:
+        return self._elements.popleft()
+
+    def _restore(self, elements: list[tuple]) -> None:
+        """Put back what a failed batch dequeue had taken, in front as TF does."""
+        self._elements.extendleft(reversed(elements))
+
+    def _available(self) -> int:
+        return self.size()
+
+    # -- shared-queue checks (TF's MatchesNodeDef) ----------------------------------------------------------
+
+    def check_matches(self, op_type: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
+                      attrs: dict[str, Any]) -> None:
+        if op_type not in self.op_types:
+            raise errors.InvalidArgumentError(None, None, f"Expected {self.kind}, found {op_type}")
+        if capacity != self.requested_capacity:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has capacity {self.requested_capacity} but requested "
+                            f"capacity was {capacity}")
+        if list(component_types) != self.component_types:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has component types {_dtype_names(self.component_types)} "
+                            f"but requested component types were {_dtype_names(component_types)}")
+        requested = [tensor_shape.TensorShape(s) for s in shapes]
+        if [s.as_list() if s.ndims is not None else None for s in requested] != \
+                [s.as_list() if s.ndims is not None else None for s in self.shapes]:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has component shapes {_shapes_string(self.shapes)} but "
+                            f"requested component shapes were {_shapes_string(requested)}")
+
+    # -- validation (TF's QueueBase::ValidateTuple / ValidateManyTuple) -----------------------------------
+
+    def check_types(self, node_types: Sequence[dtypes.DType], outputs: bool) -> None:
+        """TF's MatchSignature: a node's component types must be the queue's."""
+        if list(node_types) != self.component_types:
+            mine = ", ".join(["resource"] + ([] if outputs else [dtypes.type_string(t) for t in node_types]))
+            want = ", ".join(["resource"] + ([] if outputs else [dtypes.type_string(t) for t in self.component_types]))
+            if outputs:
+                mine += " -> " + _dtype_names(node_types)
+                want += " -> " + _dtype_names(self.component_types)
+            raise errors.InvalidArgumentError(None, None, f"Signature mismatch, have: {mine} expected: {want}")
+
+    def check_tuple(self, values: Sequence[Any], batched: bool) -> int:
+        """The batch size of `values` (1 for one element), after TF's shape checks."""
+        batch = 1
+        if batched:
+            for i, value in enumerate(values):
+                if np.ndim(value) == 0:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Shape mismatch in tuple component {i}. Expected rank at least 1, got []")
+            batch = np.shape(values[0])[0]
+        for i, value in enumerate(values):
+            shape = np.shape(value)
+            if batched and not self.shapes and shape[0] != batch:
+                raise errors.InvalidArgumentError(
+                    None, None, f"All input tensors must have the same size in the 0th dimension. Component {i} "
+                                f"has {shape[0]}, and should have {batch}")
+            if self.shapes:
+                expected = tensor_shape.TensorShape([batch] if batched else []).concatenate(self.shapes[i])
+                if not expected.is_compatible_with(shape):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Shape mismatch in tuple component {i}. Expected "
+                                    f"{tensor_util.shape_string(expected)}, got {tensor_util.shape_string(shape)}")
+        return batch
+
+    def check_batchable(self) -> None:
+        if not self.shapes or not all(s.is_fully_defined() for s in self.shapes):
+            raise errors.InvalidArgumentError(
+                None, None, f"{self.kind}'s DequeueMany and DequeueUpTo require the components to have specified "
+                            "shapes.")
+
+    # -- the attempts ---------------------------------------------------------------------------------------
+
+    def try_enqueue(self, ctx: OpKernelContext, done: Done, elements: list[tuple]) -> None:
+        self._start(ctx, _Attempt(done, elements=elements), self.enqueuers, "Enqueue")
+
+    def try_dequeue(self, ctx: OpKernelContext, done: Done, wanted: int, allow_small: bool, batched: bool) -> None:
+        self._start(ctx, _Attempt(done, wanted=wanted, allow_small=allow_small, batched=batched), self.dequeuers,
+                    "Dequeue")
+
+    def _start(self, ctx: OpKernelContext, attempt: _Attempt, waiting: collections.deque, what: str) -> None:
+        with self.lock:
+            if what == "Enqueue" and self.closed:
+                finished = [(attempt, errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed."))]
+            else:
+                waiting.append(attempt)
+                finished = self._flush()
+                if attempt not in waiting:
+                    attempt = None
+        self._finish(finished)
+        if attempt is None:
+            return
+        cancellation = ctx.cancellation
+        token = cancellation.get_cancellation_token()
+        cancelled = errors.CancelledError(None, None, f"{what} operation was cancelled")
+        attempt.cancellation, attempt.token = cancellation, token
+        if not cancellation.register_callback(token, lambda: self._cancel(attempt, waiting, cancelled)):
+            self._cancel(attempt, waiting, cancelled)
+
+    def _cancel(self, attempt: _Attempt, waiting: collections.deque, error: BaseException) -> None:
+        with self.lock:
+            if attempt not in waiting:
+                return  # it finished first
+            waiting.remove(attempt)
+            finished = [(attempt, error)] + self._flush()
+        self._finish(finished)
+
+    def close(self, cancel_pending_enqueues: bool) -> None:
+        with self.lock:
+            self.closed = True
+            finished: list[tuple[_Attempt, Any]] = []
+            if cancel_pending_enqueues:
+                error = errors.CancelledError(None, None, "Enqueue operation was cancelled")
+                finished = [(a, error) for a in self.enqueuers]
+                self.enqueuers.clear()
+            finished += self._flush()
+        self._finish(finished)
+
+    def _flush(self) -> list[tuple[_Attempt, Any]]:
+        """Advance waiting attempts while any makes progress (under the lock); what finished, with its
+        outputs or error."""
+        finished: list[tuple[_Attempt, Any]] = []
+        progress = True
+        while progress:
+            progress = False
+            while self.enqueuers and self.size() < self.capacity:
+                attempt = self.enqueuers[0]
+                while attempt.elements and self.size() < self.capacity:
+                    self._push(attempt.elements.pop(0))
+                    progress = True
+                if attempt.elements:
+                    break
+                self.enqueuers.popleft()
+                finished.append((attempt, None))
+            while self.dequeuers:
+                attempt = self.dequeuers[0]
+                while len(attempt.taken) < attempt.wanted and self._available() > 0:
+                    attempt.taken.append(self._pop())
+                    progress = True
+                if len(attempt.taken) < attempt.wanted:
+                    if not self.closed:
+                        break
+                    current = self.size()
+                    requested = attempt.wanted - len(attempt.taken)
+                    self._restore(attempt.taken)
+                    attempt.taken = []
+                    if attempt.allow_small and self.size() > 0:
+                        attempt.wanted = self.size()
+                        progress = True
+                        continue
+                    if attempt.allow_small and self.enqueuers:
+                        break  # a pending enqueue may still add elements
+                    self.dequeuers.popleft()
+                    finished.append((attempt, errors.OutOfRangeError(
+                        None, None, f"{self.kind} '{self.name}' is closed and has insufficient elements (requested "
+                                    f"{requested}, current size {current})")))
+                    continue
+                self.dequeuers.popleft()
+                finished.append((attempt, self._outputs(attempt)))
+        return finished
+
+    def _outputs(self, attempt: _Attempt) -> list[Any]:
+        if not attempt.batched:
+            return list(attempt.taken[0])
+        return [self._batch(i, [element[i] for element in attempt.taken]) for i in range(len(self.component_types))]
+
+    def _batch(self, index: int, values: list[Any]) -> Any:
+        if not values:
+            return np.zeros([0] + self.shapes[index].as_list(), self.component_types[index].as_numpy_dtype)
+        return np.stack(values)
+
+    @staticmethod
+    def _finish(finished: list[tuple[_Attempt, Any]]) -> None:
+        for attempt, result in finished:
+            if attempt.cancellation is not None:
+                attempt.cancellation.deregister_callback(attempt.token)
+            if isinstance(result, BaseException):
+                attempt.done(error=result)
+            elif result is None:
+                attempt.done()
+            else:
+                attempt.done(result[0] if len(result) == 1 else result)
+
+
+class PaddingQueue(Queue):
+    """A FIFO queue of elements whose shapes may differ where the queue's shapes leave dimensions unknown;
+    a batch pads each component with zeros to its largest element."""
+
+    kind = "PaddingFIFOQueue"
+    op_types = ("PaddingFIFOQueueV2",)
+
+    def check_batchable(self) -> None:
+        pass
+
+    def _batch(self, index: int, values: list[Any]) -> Any:
+        dtype = self.component_types[index].as_numpy_dtype
+        if not values:
+            return np.zeros([0] + [d or 0 for d in self.shapes[index].as_list()], dtype)
+        shape = np.max([np.shape(v) for v in values], axis=0) if np.ndim(values[0]) else ()
+        out = np.zeros((len(values), *shape), dtype)
+        if out.dtype == object:
+            out.fill(b"")
+        for row, value in zip(out, values):  # one copy per element: the elements differ in shape
+            row[tuple(slice(0, n) for n in np.shape(value))] = value
+        return out
+
+
+class RandomShuffleQueue(Queue):
+    """Elements leave in random order, and only while more than `min_after_dequeue` remain (until closed)."""
+
+    kind = "RandomShuffleQueue"
+    op_types = ("RandomShuffleQueueV2",)
+
+    def __init__(self, name: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
+                 attrs: dict[str, Any]) -> None:
+        super().__init__(name, component_types, shapes, capacity, attrs)
+        self._elements = []
+        self.min_after_dequeue = attrs["min_after_dequeue"]
+        seed, seed2 = attrs["seed"], attrs["seed2"]
+        self._rng = np.random.default_rng((seed, seed2) if seed or seed2 else None)
+
+    def check_matches(self, op_type: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
+                      attrs: dict[str, Any]) -> None:
+        super().check_matches(op_type, component_types, shapes, capacity, attrs)
+        if attrs["min_after_dequeue"] != self.min_after_dequeue:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has min_after_dequeue {self.min_after_dequeue} but "
+                            f"requested min_after_dequeue was {attrs['min_after_dequeue']}")
+
+    def _pop(self) -> tuple:
+        elements = self._elements
+        index = int(self._rng.integers(len(elements)))
+        elements[index], elements[-1] = elements[-1], elements[index]
+        return elements.pop()
+
+    def _restore(self, elements: list[tuple]) -> None:
+        self._elements.extend(elements)
+
+    def _available(self) -> int:
+        return self.size() if self.closed else max(0, self.size() - self.min_after_dequeue)
+
+
+class PriorityQueue(Queue):
+    """Elements leave smallest priority first (component 0, an int64 scalar; ties in arrival order)."""
+
+    kind = "PriorityQueue"
+    op_types = ("PriorityQueueV2",)
+
+    def __init__(self, name: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
+                 attrs: dict[str, Any]) -> None:
+        super().__init__(name, [dtypes.int64] + list(component_types), [[]] + list(shapes), capacity, attrs)
+        self._elements = []
+        self._arrivals = itertools.count()
+
+    def check_matches(self, op_type: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
+                      attrs: dict[str, Any]) -> None:
+        super().check_matches(op_type, [dtypes.int64] + list(component_types), [[]] + list(shapes), capacity, attrs)
+
+    def _push(self, element: tuple) -> None:
+        heapq.heappush(self._elements, (int(element[0]), next(self._arrivals), element))
+
+    def _pop(self) -> tuple:
+        return heapq.heappop(self._elements)[2]
+
+    def _restore(self, elements: list[tuple]) -> None:
+        for element in elements:
+            self._push(element)
+
+
+_QUEUE_ATTRS = ["component_types: list(type) >= 1", "shapes: list(shape) >= 0 = []", "capacity: int = -1",
+                "container: string = ''", "shared_name: string = ''"]
+FIFOQueueV2 = Op("FIFOQueueV2", outputs=["handle: resource"], attrs=_QUEUE_ATTRS, is_stateful=True)
+PaddingFIFOQueueV2 = Op("PaddingFIFOQueueV2", outputs=["handle: resource"], attrs=_QUEUE_ATTRS, is_stateful=True)
+RandomShuffleQueueV2 = Op(
+    "RandomShuffleQueueV2", outputs=["handle: resource"],
+    attrs=_QUEUE_ATTRS[:3] + ["min_after_dequeue: int = 0", "seed: int = 0", "seed2: int = 0"] + _QUEUE_ATTRS[3:],
+    is_stateful=True)
+PriorityQueueV2 = Op("PriorityQueueV2", outputs=["handle: resource"],
+                     attrs=["component_types: list(type) >= 0 = []", "shapes: list(shape) >= 0"] + _QUEUE_ATTRS[2:],
+                     is_stateful=True)
+
+_QUEUE_CLASSES = {"FIFOQueueV2": Queue, "PaddingFIFOQueueV2": PaddingQueue,
+                  "RandomShuffleQueueV2": RandomShuffleQueue, "PriorityQueueV2": PriorityQueue}
+
+
+class _QueueHandle:
+    """A queue kernel's persistent state: the Queue it found or made on its first run."""
+
+    __slots__ = ("queue",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self.queue: Queue | None = None
+
+
+def _scalar_handle(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([])]
+
+
+for _queue_op in (FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2, PriorityQueueV2):
+    _queue_op.shape(_scalar_handle)
+
+
+@FIFOQueueV2.kernel("CPU", state=_QueueHandle)
+@PaddingFIFOQueueV2.kernel("CPU", state=_QueueHandle)
+@RandomShuffleQueueV2.kernel("CPU", state=_QueueHandle)
+@PriorityQueueV2.kernel("CPU", state=_QueueHandle)
+def _queue(ctx: OpKernelContext) -> Queue:
+    handle: _QueueHandle = ctx.state
+    if handle.queue is None:
+        attrs = ctx.node_def.attr
+        types, shapes, capacity = attrs["component_types"], attrs["shapes"], attrs["capacity"]
+        shared_name = attrs["shared_name"].decode()
+        name = shared_name or f"_{next(_unique_ids)}_{ctx.name}"
+        cls = _QUEUE_CLASSES[ctx.op]
+        queue = ctx.resources.lookup_or_create(attrs["container"].decode(), name,
+                                               lambda: cls(name, types, shapes, capacity, attrs))
+        queue.check_matches(ctx.op, types, shapes, capacity, attrs)
+        handle.queue = queue
+    return handle.queue
+
+
+def _check_scalar_handle(ctx: InferenceContext) -> None:
+    with_rank(ctx.input_shape(0), 0)
+
+
+QueueEnqueueV2 = Op("QueueEnqueueV2", inputs=["handle: resource", "components: Tcomponents"],
+                    attrs=["Tcomponents: list(type) >= 1", "timeout_ms: int = -1"], is_stateful=True)
+QueueEnqueueManyV2 = Op("QueueEnqueueManyV2", inputs=["handle: resource", "components: Tcomponents"],
+                        attrs=["Tcomponents: list(type) >= 1", "timeout_ms: int = -1"], is_stateful=True)
+
+
+@QueueEnqueueV2.shape
+@QueueEnqueueManyV2.shape
+def _enqueue_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_scalar_handle(ctx)
+    return []
+
+
+@QueueEnqueueV2.kernel("CPU", asynchronous=True)
+def _enqueue(ctx: OpKernelContext, done: Done, handle: Any, *components: Any, Tcomponents: list,  # noqa: N803
+             timeout_ms: int) -> None:
+    queue = handle
+    queue.check_types(Tcomponents, outputs=False)
+    queue.check_tuple(components, batched=False)
+    queue.try_enqueue(ctx, done, [tuple(_stored(c) for c in components)])
+
+
+@QueueEnqueueManyV2.kernel("CPU", asynchronous=True)
+def _enqueue_many(ctx: OpKernelContext, done: Done, handle: Any, *components: Any, Tcomponents: list,  # noqa: N803
+                  timeout_ms: int) -> None:
+    queue = handle
+    queue.check_types(Tcomponents, outputs=False)
+    batch = queue.check_tuple(components, batched=True)
+    components = [_stored(c) for c in components]
+    queue.try_enqueue(ctx, done, [tuple(c[i] for c in components) for i in range(batch)])
+
+
+def _stored(value: Any) -> Any:
+    """A value as the queue keeps it: a read-only input (a variable's live buffer) is copied, so that later
+    updates of its source do not show through."""
+    value = np.asarray(value)
+    return value if value.flags.writeable else value.copy()
+
+
+QueueDequeueV2 = Op("QueueDequeueV2", inputs=["handle: resource"], outputs=["components: component_types"],
+                    attrs=["component_types: list(type) >= 1", "timeout_ms: int = -1"], is_stateful=True)
+QueueDequeueManyV2 = Op("QueueDequeueManyV2", inputs=["handle: resource", "n: int32"],
+                        outputs=["components: component_types"],
+                        attrs=["component_types: list(type) >= 1", "timeout_ms: int = -1"], is_stateful=True)
+QueueDequeueUpToV2 = Op("QueueDequeueUpToV2", inputs=["handle: resource", "n: int32"],
+                        outputs=["components: component_types"],
+                        attrs=["component_types: list(type) >= 1", "timeout_ms: int = -1"], is_stateful=True)
+
+
+@QueueDequeueV2.shape
+def _dequeue_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_scalar_handle(ctx)
+    return [tensor_shape.unknown_shape() for _ in ctx.attr("component_types")]
+
+
+@QueueDequeueManyV2.shape
+def _dequeue_many_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_scalar_handle(ctx)
+    with_rank(ctx.input_shape(1), 0)
+    n = ctx.input_value(1)
+    if n is not None and int(n) < 0:
+        raise ValueError(f"Input 'n' must be >= 0, but is {int(n)}")
+    return [tensor_shape.unknown_shape() for _ in ctx.attr("component_types")]
+
+
+@QueueDequeueUpToV2.shape
+def _dequeue_up_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_scalar_handle(ctx)
+    with_rank(ctx.input_shape(1), 0)
+    return [tensor_shape.unknown_shape() for _ in ctx.attr("component_types")]
+
+
+@QueueDequeueV2.kernel("CPU", asynchronous=True)
+def _dequeue(ctx: OpKernelContext, done: Done, handle: Any, component_types: list, timeout_ms: int) -> None:
+    queue = handle
+    queue.check_types(component_types, outputs=True)
+    queue.try_dequeue(ctx, done, 1, allow_small=False, batched=False)
+
+
+@QueueDequeueManyV2.kernel("CPU", asynchronous=True)
+def _dequeue_many(ctx: OpKernelContext, done: Done, handle: Any, n: Any, component_types: list,
+                  timeout_ms: int) -> None:
+    queue = handle
+    queue.check_types(component_types, outputs=True)
+    if int(n) < 0:
+        raise errors.InvalidArgumentError(None, None, f"DequeueManyOp requested {int(n)} < 0 elements")
+    queue.check_batchable()
+    queue.try_dequeue(ctx, done, int(n), allow_small=False, batched=True)
+
+
+@QueueDequeueUpToV2.kernel("CPU", asynchronous=True)
+def _dequeue_up_to(ctx: OpKernelContext, done: Done, handle: Any, n: Any, component_types: list,
+                   timeout_ms: int) -> None:
+    queue = handle
+    queue.check_types(component_types, outputs=True)
+    if int(n) < 0:
+        raise errors.InvalidArgumentError(None, None, f"DequeueUpToOp requested {int(n)} < 0 elements")
+    queue.check_batchable()
+    queue.try_dequeue(ctx, done, int(n), allow_small=True, batched=True)
+
+
+QueueCloseV2 = Op("QueueCloseV2", inputs=["handle: resource"], attrs=["cancel_pending_enqueues: bool = false"],
+                  is_stateful=True)
+QueueIsClosedV2 = Op("QueueIsClosedV2", inputs=["handle: resource"], outputs=["is_closed: bool"], is_stateful=True)
+QueueSizeV2 = Op("QueueSizeV2", inputs=["handle: resource"], outputs=["size: int32"], is_stateful=True)
+
+
+@QueueCloseV2.shape
+def _close_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_scalar_handle(ctx)
+    return []
+
+
+@QueueIsClosedV2.shape
+@QueueSizeV2.shape
+def _scalar_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_scalar_handle(ctx)
+    return [tensor_shape.TensorShape([])]
+
+
+@QueueCloseV2.kernel("CPU")
+def _close(ctx: OpKernelContext, handle: Any, cancel_pending_enqueues: bool) -> None:
+    handle.close(cancel_pending_enqueues)
+
+
+@QueueIsClosedV2.kernel("CPU")
+def _is_closed(ctx: OpKernelContext, handle: Any) -> Any:
+    return np.bool_(handle.closed)
+
+
+@QueueSizeV2.kernel("CPU")
+def _size(ctx: OpKernelContext, handle: Any) -> Any:
+    queue = handle
+    with queue.lock:
+        return np.int32(queue.size())
+
+
+# -- the Python classes ----------------------------------------------------------------------------------
+
+
+def _as_type_list(types: Any) -> list[dtypes.DType]:
+    if isinstance(types, (list, tuple)):
+        return [dtypes.as_dtype(t) for t in types]
+    return [dtypes.as_dtype(types)]
+
+
+def _as_shape_list(shapes: Any, unknown_dim_allowed: bool = False) -> list[tensor_shape.TensorShape] | None:
+    """Shapes as TF's queues take them: None, one shape, or one per component (fully defined unless
+    `unknown_dim_allowed`, and always of known rank)."""
+    if unknown_dim_allowed and (not isinstance(shapes, (list, tuple)) or not shapes
+                                or any(s is None or isinstance(s, int) for s in shapes)):
+        raise ValueError("When providing partial shapes, a list of shapes must be provided.")
+    if shapes is None:
+        return None
+    if isinstance(shapes, tensor_shape.TensorShape):
+        shapes = [shapes]
+    if not isinstance(shapes, (tuple, list)):
+        raise TypeError("Shapes must be a TensorShape or a list or tuple of TensorShapes, "
+                        f"got {type(shapes)} instead.")
+    if all(s is None or isinstance(s, int) for s in shapes):
+        shapes = [shapes]
+    shapes = [tensor_shape.as_shape(s) for s in shapes]
+    if not unknown_dim_allowed and any(not s.is_fully_defined() for s in shapes):
+        raise ValueError(f"All shapes must be fully defined: {shapes}")
+    if any(s.ndims is None for s in shapes):
+        raise ValueError(f"All shapes must have a defined rank: {shapes}")
+    return shapes
+
+
+def _as_name_list(names: Any, types: list[dtypes.DType]) -> list[str] | None:
+    if names is None:
+        return None
+    if not isinstance(names, (list, tuple)):
+        names = [names]
+    if len(names) != len(types):
+        raise ValueError("List of names must have the same length as the list of dtypes, received "
+                         f"len(names)={len(names)},len(dtypes)={len(types)}")
+    return list(names)
+
+
+def _shape_attr(shapes: list[tensor_shape.TensorShape] | None) -> list:
+    return [s.as_list() for s in shapes] if shapes else []
+
+
+@tf_export("queue.QueueBase", "io.QueueBase", "QueueBase")
+class QueueBase:
+    """A queue of tuples of tensors that lives across steps: the Python side of a queue handle."""
+
+    def __init__(self, dtypes: list, shapes: list | None, names: list[str] | None, queue_ref: Tensor) -> None:
+        self._dtypes = dtypes
+        if shapes is not None:
+            if len(shapes) != len(dtypes):
+                raise ValueError("Queue shapes must have the same length as dtypes, received "
+                                 f"len(shapes)={len(shapes)}, len(dtypes)={len(dtypes)}")
+            self._shapes = [tensor_shape.TensorShape(s) for s in shapes]
+        else:
+            self._shapes = [tensor_shape.unknown_shape() for _ in dtypes]
+        if names is not None:
+            if len(names) != len(dtypes):
+                raise ValueError("Queue names must have the same length as dtypes, received "
+                                 f"len(names)={len(names)},len {len(dtypes)}")
+            self._names = names
+        else:
+            self._names = None
+        self._queue_ref = queue_ref
+        self._name = queue_ref.op.name.split("/")[-1]
+
+    @property
+    def queue_ref(self) -> Tensor:
+        return self._queue_ref
+
+    @property
+    def name(self) -> str:
+        return self._queue_ref.op.name
+
+    @property
+    def dtypes(self) -> list:
+        return self._dtypes
+
+    @property
+    def shapes(self) -> list:
+        return self._shapes
+
+    @property
+    def names(self) -> list[str] | None:
+        return self._names
+
+    def _check_enqueue_dtypes(self, vals: Any) -> list[Tensor]:
+        if isinstance(vals, dict):
+            if not self._names:
+                raise ValueError("Queue must have names to enqueue a dictionary")
+            if sorted(self._names, key=str) != sorted(vals.keys(), key=str):
+                raise ValueError("Keys in dictionary to enqueue do not match names of Queue.  Dictionary: "
+                                 f"{sorted(vals.keys())},Queue: {sorted(self._names)}")
+            vals = [vals[k] for k in self._names]
+        else:
+            if self._names:
+                raise ValueError("You must enqueue a dictionary in a Queue with names")
+            if not isinstance(vals, (list, tuple)):
+                vals = [vals]
+        return [convert_to_tensor(v, dtype=dtype, name=f"component_{i}")
+                for i, (v, dtype) in enumerate(zip(vals, self._dtypes))]
+
+    def _scope_vals(self, vals: Any) -> list:
+        if isinstance(vals, (list, tuple)):
+            return list(vals)
+        if isinstance(vals, dict):
+            return list(vals.values())
+        return [vals]
+
+    def enqueue(self, vals: Any, name: str | None = None) -> Operation:
+        """An op that adds one element (waiting while the queue is full)."""
+        with name_scope(name, f"{self._name}_enqueue", self._scope_vals(vals)) as scope:
+            vals = self._check_enqueue_dtypes(vals)
+            for val, shape in zip(vals, self._shapes):
+                val.shape.assert_is_compatible_with(shape)
+            return QueueEnqueueV2(self._queue_ref, vals, name=scope)
+
+    def enqueue_many(self, vals: Any, name: str | None = None) -> Operation:
+        """An op that adds the slices along dimension 0 of `vals`, one element each."""
+        with name_scope(name, f"{self._name}_EnqueueMany", self._scope_vals(vals)) as scope:
+            vals = self._check_enqueue_dtypes(vals)
+            batch_dim = tensor_shape.dimension_at_index(vals[0].shape.with_rank_at_least(1), 0)
+            for val, shape in zip(vals, self._shapes):
+                val_batch_dim = tensor_shape.dimension_at_index(val.shape.with_rank_at_least(1), 0)
+                batch_dim = batch_dim.merge_with(val_batch_dim)
+                val.shape[1:].assert_is_compatible_with(shape)
+            return QueueEnqueueManyV2(self._queue_ref, vals, name=scope)
+
+    def _dequeue_return_value(self, tensors: list[Tensor]) -> Any:
+        if self._names:
+            return dict(zip(self._names, tensors))
+        return tensors[0] if len(tensors) == 1 else tensors
+
+    def dequeue(self, name: str | None = None) -> Any:
+        """One element (waiting while the queue is empty; OutOfRangeError once closed and empty)."""
+        name = name or f"{self._name}_Dequeue"
+        tensors = QueueDequeueV2(self._queue_ref, component_types=self._dtypes, name=name)
+        for t, shape in zip(tensors, self._shapes):
+            t.set_shape(shape)
+        return self._dequeue_return_value(tensors)
+
+    def dequeue_many(self, n: Any, name: str | None = None) -> Any:
+        """`n` elements stacked along a new dimension 0."""
+        name = name or f"{self._name}_DequeueMany"
+        tensors = QueueDequeueManyV2(self._queue_ref, n, component_types=self._dtypes, name=name)
+        value = tensor_util.constant_value(tensors[0].op.inputs[1])
+        batch = tensor_shape.TensorShape([None if value is None else int(value)])
+        for t, shape in zip(tensors, self._shapes):
+            t.set_shape(batch.concatenate(shape))
+        return self._dequeue_return_value(tensors)
+
+    def dequeue_up_to(self, n: Any, name: str | None = None) -> Any:
+        """Up to `n` elements: fewer only once the queue is closed."""
+        name = name or f"{self._name}_DequeueUpTo"
+        tensors = QueueDequeueUpToV2(self._queue_ref, n, component_types=self._dtypes, name=name)
+        for t, shape in zip(tensors, self._shapes):
+            t.set_shape(tensor_shape.TensorShape([None]).concatenate(shape))
+        return self._dequeue_return_value(tensors)
+
+    def close(self, cancel_pending_enqueues: bool = False, name: str | None = None) -> Operation:
+        """An op that closes the queue: later enqueues fail, dequeues drain what is left."""
+        name = name or f"{self._name}_Close"
+        return QueueCloseV2(self._queue_ref, cancel_pending_enqueues=cancel_pending_enqueues, name=name)
+
+    def is_closed(self, name: str | None = None) -> Tensor:
+        name = name or f"{self._name}_Is_Closed"
+        return QueueIsClosedV2(self._queue_ref, name=name)
+
+    def size(self, name: str | None = None) -> Tensor:
+        name = name or f"{self._name}_Size"
+        return QueueSizeV2(self._queue_ref, name=name)
+
+
+def _shared(shared_name: str | None) -> str:
+    return shared_name or ""
+
+
+@tf_export("queue.FIFOQueue", "FIFOQueue")
+class FIFOQueue(QueueBase):
+    """A queue whose elements leave in the order they came."""
+
+    def __init__(self, capacity: int, dtypes: Any, shapes: Any = None, names: Any = None,
+                 shared_name: str | None = None, name: str = "fifo_queue") -> None:
+        types = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes)
+        names = _as_name_list(names, types)
+        with device("CPU"):
+            ref = FIFOQueueV2(component_types=types, shapes=_shape_attr(shapes), capacity=capacity,
+                              shared_name=_shared(shared_name), name=name)
+        super().__init__(types, shapes, names, ref)
+
+
+@tf_export("queue.PaddingFIFOQueue", "io.PaddingFIFOQueue", "PaddingFIFOQueue")
+class PaddingFIFOQueue(QueueBase):
+    """A FIFO queue whose components may have unknown dimensions; dequeue_many pads them with zeros."""
+
+    def __init__(self, capacity: int, dtypes: Any, shapes: Any, names: Any = None, shared_name: str | None = None,
+                 name: str = "padding_fifo_queue") -> None:
+        types = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes, unknown_dim_allowed=True)
+        names = _as_name_list(names, types)
+        if len(types) != len(shapes):
+            raise ValueError("Shapes must be provided for all components, but received "
+                             f"{len(types)} dtypes and {len(shapes)} shapes.")
+        ref = PaddingFIFOQueueV2(component_types=types, shapes=_shape_attr(shapes), capacity=capacity,
+                                 shared_name=_shared(shared_name), name=name)
+        super().__init__(types, shapes, names, ref)
+
+
+@tf_export("queue.RandomShuffleQueue", "io.RandomShuffleQueue", "RandomShuffleQueue")
+class RandomShuffleQueue(QueueBase):
+    """A queue whose elements leave in random order, keeping `min_after_dequeue` to mix with (until closed)."""
+
+    def __init__(self, capacity: int, min_after_dequeue: int, dtypes: Any, shapes: Any = None, names: Any = None,
+                 seed: int | None = None, shared_name: str | None = None, name: str = "random_shuffle_queue") -> None:
+        types = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes)
+        names = _as_name_list(names, types)
+        seed1, seed2 = random_seed.get_seed(seed)
+        if seed1 is None and seed2 is None:
+            seed1, seed2 = 0, 0
+        elif seed is None and shared_name is not None:
+            # TF: with only a graph seed, a shared queue's seed2 depends on the graph seed and its name alone
+            digest = hashlib.md5((str(seed1) + shared_name).encode()).hexdigest()
+            seed2 = int(digest[:8], 16) & 0x7FFFFFFF
+        ref = RandomShuffleQueueV2(component_types=types, shapes=_shape_attr(shapes), capacity=capacity,
+                                   min_after_dequeue=min_after_dequeue, seed=seed1, seed2=seed2,
+                                   shared_name=_shared(shared_name), name=name)
+        super().__init__(types, shapes, names, ref)
+
+
+@tf_export("queue.PriorityQueue", "io.PriorityQueue", "PriorityQueue")
+class PriorityQueue(QueueBase):
+    """A queue whose elements leave smallest int64 priority first (each element's component 0)."""
+
+    def __init__(self, capacity: int, types: Any, shapes: Any = None, names: Any = None,
+                 shared_name: str | None = None, name: str = "priority_queue") -> None:
+        types = _as_type_list(types)
+        shapes = _as_shape_list(shapes)
+        ref = PriorityQueueV2(component_types=types, shapes=_shape_attr(shapes), capacity=capacity,
+                              shared_name=_shared(shared_name), name=name)
+        priority_types = [dtypes.int64] + types
+        priority_shapes = [tensor_shape.TensorShape([])] + shapes if shapes else shapes
+        super().__init__(priority_types, priority_shapes, names, ref)
+

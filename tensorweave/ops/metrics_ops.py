@@ -1,0 +1,389 @@
+"""`tf.metrics`: TF1's streaming metrics, composed from existing ops as TF's `metrics_impl` composes them.
+
+Each metric opens a variable scope (`accuracy`, `auc_1`, ...), keeps its running state in zero-initialized
+local variables (GraphKeys.LOCAL_VARIABLES and METRIC_VARIABLES, not trainable: `accuracy/total`,
+`accuracy/count`), and returns (value, update_op): the value reads the state, the update op adds one batch
+to it and returns the value after the update. Values go to `metrics_collections`, update ops to
+`updates_collections`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tensorweave.framework import dtypes
+from tensorweave.framework.graph import (
+    GraphKeys,
+    Tensor,
+    add_to_collections,
+    control_dependencies,
+    convert_to_tensor,
+)
+from tensorweave.ops import (
+    cast_ops,
+    check_ops,
+    constant_ops,
+    elementwise_ops,
+    fill_ops,
+    linalg_ops,
+    manipulation_ops,
+    reduction_ops,
+    scatter_ops,
+    shape_ops,
+    state_ops,
+    variables,
+)
+from tensorweave.ops.loss_ops import broadcast_weights, match_weights_rank, remove_squeezable_dimensions
+from tensorweave.ops.variable_scope import variable_scope
+from tensorweave.platform import tf_logging as logging
+from tensorweave.platform.tf_export import tf_export
+
+
+def metric_variable(shape: Any, dtype: Any, validate_shape: bool = True, name: str | None = None) -> Any:
+    """A zero-initialized local variable holding a metric's running state."""
+    return variables.Variable(lambda: fill_ops.zeros(shape, dtype), trainable=False,
+                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+                              validate_shape=validate_shape, name=name)
+
+
+def _add(collections: Sequence[str] | None, value: Any) -> None:
+    if collections:
+        add_to_collections(collections, value)
+
+
+def _remove_squeezable_dimensions(predictions: Any, labels: Any, weights: Any) -> tuple[Tensor, Any, Any]:
+    """Predictions and labels of matching rank, weights squeezed or expanded by one rank to match."""
+    predictions = convert_to_tensor(predictions)
+    if labels is not None:
+        labels, predictions = remove_squeezable_dimensions(labels, predictions)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+    if weights is None:
+        return predictions, labels, None
+    return predictions, labels, match_weights_rank(convert_to_tensor(weights), predictions)
+
+
+@tf_export("metrics.mean")
+def mean(values: Any, weights: Any = None, metrics_collections: Sequence[str] | None = None,
+         updates_collections: Sequence[str] | None = None, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The (weighted) mean of every value seen: running `total` / `count`."""
+    with variable_scope(name, "mean", (values, weights)):
+        values = cast_ops.cast(values, dtypes.float32)
+        total = metric_variable([], dtypes.float32, name="total")
+        count = metric_variable([], dtypes.float32, name="count")
+        if weights is None:
+            num_values = cast_ops.cast(shape_ops.size(values), dtypes.float32)
+        else:
+            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+            weights = broadcast_weights(cast_ops.cast(weights, dtypes.float32), values)
+            values = elementwise_ops.multiply(values, weights)
+            num_values = reduction_ops.reduce_sum(weights)
+        update_total_op = state_ops.assign_add(total, reduction_ops.reduce_sum(values))
+        with control_dependencies([values]):
+            update_count_op = state_ops.assign_add(count, num_values)
+        mean_t = elementwise_ops.div_no_nan(total, elementwise_ops.maximum(count, 0), name="value")
+        _add(metrics_collections, mean_t)
+        update_op = elementwise_ops.div_no_nan(update_total_op, elementwise_ops.maximum(update_count_op, 0),
+                                               name="update_op")
+        _add(updates_collections, update_op)
+        return mean_t, update_op
+
+
+@tf_export("metrics.accuracy")
+def accuracy(labels: Any, predictions: Any, weights: Any = None, metrics_collections: Sequence[str] | None = None,
+             updates_collections: Sequence[str] | None = None, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """How often predictions equal labels: the mean of their elementwise equality."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+    if labels.dtype != predictions.dtype:
+        predictions = cast_ops.cast(predictions, labels.dtype)
+    is_correct = cast_ops.cast(elementwise_ops.equal(predictions, labels), dtypes.float32)
+    return mean(is_correct, weights, metrics_collections, updates_collections, name or "accuracy")
+
+
+def _mean_of(errors_fn: Callable, default_name: str) -> Callable:
+    def metric(labels: Any, predictions: Any, weights: Any = None,
+               metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+               name: str | None = None) -> tuple[Tensor, Tensor]:
+        predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+        return mean(errors_fn(labels, predictions), weights, metrics_collections, updates_collections,
+                    name or default_name)
+
+    metric.__name__ = default_name
+    metric.__doc__ = f"The running (weighted) mean of the elementwise {default_name.replace('_', ' ')[5:]}."
+    return metric
+
+
+mean_absolute_error = tf_export("metrics.mean_absolute_error")(
+    _mean_of(lambda labels, predictions: elementwise_ops.abs(predictions - labels), "mean_absolute_error"))
+mean_squared_error = tf_export("metrics.mean_squared_error")(
+    _mean_of(elementwise_ops.squared_difference, "mean_squared_error"))
+
+
+@tf_export("metrics.root_mean_squared_error")
+def root_mean_squared_error(labels: Any, predictions: Any, weights: Any = None,
+                            metrics_collections: Sequence[str] | None = None,
+                            updates_collections: Sequence[str] | None = None,
+                            name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The square root of the running mean squared error."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    mse, update_mse_op = mean_squared_error(labels, predictions, weights, None, None,
+                                            name or "root_mean_squared_error")
+    rmse = elementwise_ops.sqrt(mse)
+    _add(metrics_collections, rmse)
+    update_rmse_op = elementwise_ops.sqrt(update_mse_op)
+    _add(updates_collections, update_rmse_op)
+    return rmse, update_rmse_op
+
+
+def _count_condition(values: Tensor, weights: Any, metrics_collections: Sequence[str] | None,
+                     updates_collections: Sequence[str] | None) -> tuple[Tensor, Tensor]:
+    """A running (weighted) count of the true elements of a boolean tensor, in `count`."""
+    check_ops.assert_type(values, dtypes.bool)
+    count = metric_variable([], dtypes.float32, name="count")
+    values = cast_ops.cast(values, dtypes.float32)
+    if weights is not None:
+        with control_dependencies((check_ops.assert_rank_in(weights, (0, shape_ops.rank(values))),)):
+            weights = cast_ops.cast(weights, dtypes.float32)
+            values = elementwise_ops.multiply(values, weights)
+    value_tensor = manipulation_ops.identity(count)
+    _add(metrics_collections, value_tensor)
+    update_op = state_ops.assign_add(count, reduction_ops.reduce_sum(values))
+    _add(updates_collections, update_op)
+    return value_tensor, update_op
+
+
+def _condition_count(default_name: str, label: bool, prediction: bool) -> Callable:
+    """The running count of elements whose boolean label and prediction are `label` and `prediction`."""
+    def metric(labels: Any, predictions: Any, weights: Any = None,
+               metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+               name: str | None = None) -> tuple[Tensor, Tensor]:
+        with variable_scope(name, default_name, (predictions, labels, weights)):
+            predictions, labels, weights = _remove_squeezable_dimensions(
+                cast_ops.cast(predictions, dtype=dtypes.bool), cast_ops.cast(labels, dtype=dtypes.bool), weights)
+            is_condition = elementwise_ops.logical_and(elementwise_ops.equal(labels, label),
+                                                       elementwise_ops.equal(predictions, prediction))
+            return _count_condition(is_condition, weights, metrics_collections, updates_collections)
+
+    metric.__name__ = default_name
+    metric.__doc__ = f"The running (weighted) count of {default_name.replace('_', ' ')}."
+    return metric
+
+
+true_positives = tf_export("metrics.true_positives")(_condition_count("true_positives", True, True))
+false_positives = tf_export("metrics.false_positives")(_condition_count("false_positives", False, True))
+true_negatives = tf_export("metrics.true_negatives")(_condition_count("true_negatives", False, False))
+false_negatives = tf_export("metrics.false_negatives")(_condition_count("false_negatives", True, False))
+
+
+def _ratio_metric(default_name: str, other: Callable) -> Callable:
+    """tp / (tp + `other`), 0 where both counts are 0: precision (other = false positives) and recall
+    (false negatives)."""
+    def metric(labels: Any, predictions: Any, weights: Any = None,
+               metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+               name: str | None = None) -> tuple[Tensor, Tensor]:
+        with variable_scope(name, default_name, (predictions, labels, weights)):
+            predictions, labels, weights = _remove_squeezable_dimensions(
+                cast_ops.cast(predictions, dtype=dtypes.bool), cast_ops.cast(labels, dtype=dtypes.bool), weights)
+            tp, tp_update = true_positives(labels, predictions, weights)
+            other_count, other_update = other(labels, predictions, weights)
+
+            def ratio(tp: Tensor, other_count: Tensor, name: str) -> Tensor:
+                return elementwise_ops.where(elementwise_ops.greater(tp + other_count, 0),
+                                             elementwise_ops.divide(tp, tp + other_count), 0, name)
+
+            value = ratio(tp, other_count, "value")
+            _add(metrics_collections, value)
+            update_op = ratio(tp_update, other_update, "update_op")
+            _add(updates_collections, update_op)
+            return value, update_op
+
+    metric.__name__ = default_name
+    metric.__doc__ = f"The running (weighted) {default_name}."
+    return metric
+
+
+precision = tf_export("metrics.precision")(_ratio_metric("precision", false_positives))
+recall = tf_export("metrics.recall")(_ratio_metric("recall", false_negatives))
+
+_CONFUSION_KEYS = ("tp", "fn", "tn", "fp")
+_CONFUSION_NAMES = {"tp": "true_positives", "fn": "false_negatives", "tn": "true_negatives",
+                    "fp": "false_positives"}
+
+
+def _confusion_matrix_at_thresholds(labels: Any, predictions: Any, thresholds: Sequence[float], weights: Any = None,
+                                    includes: Sequence[str] | None = None) -> tuple[dict, dict]:
+    """Running counts of tp/fn/tn/fp at each threshold (a prediction above it is positive), one [thresholds]
+    variable each; the values and update ops by key."""
+    includes = _CONFUSION_KEYS if includes is None else includes
+    for include in includes:
+        if include not in _CONFUSION_KEYS:
+            raise ValueError(f"Invalid key: {include}.")
+    predictions = convert_to_tensor(predictions)
+    with control_dependencies([
+            check_ops.assert_greater_equal(predictions, cast_ops.cast(0.0, dtype=predictions.dtype),
+                                           message="predictions must be in [0, 1]"),
+            check_ops.assert_less_equal(predictions, cast_ops.cast(1.0, dtype=predictions.dtype),
+                                        message="predictions must be in [0, 1]")]):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            cast_ops.cast(predictions, dtype=dtypes.float32), cast_ops.cast(labels, dtype=dtypes.bool), weights)
+    num_thresholds = len(thresholds)
+    predictions_2d = shape_ops.reshape(predictions, [-1, 1])
+    labels_2d = shape_ops.reshape(cast_ops.cast(labels, dtype=dtypes.bool), [1, -1])
+    thresh = shape_ops.expand_dims(constant_ops.constant(thresholds, dtype=dtypes.float32), [1])
+    pred_is_pos = elementwise_ops.greater(manipulation_ops.transpose(predictions_2d), thresh)
+    label_is_pos = labels_2d
+    conditions = {
+        "tp": lambda: elementwise_ops.logical_and(label_is_pos, pred_is_pos),
+        "fn": lambda: elementwise_ops.logical_and(label_is_pos, elementwise_ops.logical_not(pred_is_pos)),
+        "tn": lambda: elementwise_ops.logical_and(elementwise_ops.logical_not(label_is_pos),
+                                                  elementwise_ops.logical_not(pred_is_pos)),
+        "fp": lambda: elementwise_ops.logical_and(elementwise_ops.logical_not(label_is_pos), pred_is_pos),
+    }
+    weights_2d = None
+    if weights is not None:
+        weights = broadcast_weights(cast_ops.cast(weights, dtypes.float32), predictions)
+        weights_2d = shape_ops.reshape(weights, [1, -1])
+    values, update_ops = {}, {}
+    for key in _CONFUSION_KEYS:
+        if key not in includes:
+            continue
+        variable = metric_variable([num_thresholds], dtypes.float32, name=_CONFUSION_NAMES[key])
+        # [thresholds, n] by broadcasting the [1, n] labels and weights, where TF tiles them.
+        counted = cast_ops.cast(conditions[key](), dtypes.float32)
+        if weights_2d is not None:
+            counted *= weights_2d
+        update_ops[key] = state_ops.assign_add(variable, reduction_ops.reduce_sum(counted, 1))
+        values[key] = variable
+    return values, update_ops
+
+
+def _at_thresholds(key: str) -> Callable:
+    default_name = _CONFUSION_NAMES[key]
+
+    def metric(labels: Any, predictions: Any, thresholds: Sequence[float], weights: Any = None,
+               metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+               name: str | None = None) -> tuple[Tensor, Tensor]:
+        with variable_scope(name, default_name, (predictions, labels, weights)):
+            values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights,
+                                                                 includes=(key,))
+            value = manipulation_ops.identity(values[key])
+            _add(metrics_collections, value)
+            _add(updates_collections, update_ops[key])
+            return value, update_ops[key]
+
+    metric.__name__ = f"{default_name}_at_thresholds"
+    metric.__doc__ = f"The running (weighted) count of {default_name.replace('_', ' ')} at each threshold."
+    return metric
+
+
+true_positives_at_thresholds = tf_export("metrics.true_positives_at_thresholds")(_at_thresholds("tp"))
+false_positives_at_thresholds = tf_export("metrics.false_positives_at_thresholds")(_at_thresholds("fp"))
+true_negatives_at_thresholds = tf_export("metrics.true_negatives_at_thresholds")(_at_thresholds("tn"))
+false_negatives_at_thresholds = tf_export("metrics.false_negatives_at_thresholds")(_at_thresholds("fn"))
+
+_SUMMATION_METHODS = ("trapezoidal", "careful_interpolation", "minoring", "majoring")
+
+
+@tf_export("metrics.auc")
+def auc(labels: Any, predictions: Any, weights: Any = None, num_thresholds: int = 200,
+        metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+        curve: str = "ROC", name: str | None = None, summation_method: str = "trapezoidal",
+        thresholds: Sequence[float] | None = None) -> tuple[Tensor, Tensor]:
+    """The area under the ROC or PR curve, by a Riemann sum over the confusion counts at `num_thresholds`
+    evenly spaced thresholds (or the `thresholds` given, with -eps and 1+eps added)."""
+    with variable_scope(name, "auc", (labels, predictions, weights)):
+        if curve not in ("ROC", "PR"):
+            raise ValueError(f"Curve must be either ROC or PR. Curve {curve} is unknown.")
+        if summation_method not in _SUMMATION_METHODS:
+            raise ValueError(f"Invalid summation_method: {summation_method} summation_method should be "
+                             f"'trapezoidal', 'careful_interpolation', 'minoring', or 'majoring'.")
+        kepsilon = 1e-7
+        if thresholds is not None:
+            inner = sorted(thresholds)
+            num_thresholds = len(inner) + 2
+        else:
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, [0.0 - kepsilon, *inner, 1.0 + kepsilon], weights)
+        epsilon = 1.0e-6
+        n = num_thresholds
+
+        def interpolate_pr_auc(tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
+            """Integrates precision over recall with precision interpolated between thresholds (Davis &
+            Goadrich), not linearly."""
+            dtp = tp[:n - 1] - tp[1:]
+            p = tp + fp
+            prec_slope = elementwise_ops.div_no_nan(dtp, elementwise_ops.maximum(p[:n - 1] - p[1:], 0),
+                                                    name="prec_slope")
+            intercept = tp[1:] - elementwise_ops.multiply(prec_slope, p[1:])
+            safe_p_ratio = elementwise_ops.where(
+                elementwise_ops.logical_and(p[:n - 1] > 0, p[1:] > 0),
+                elementwise_ops.div_no_nan(p[:n - 1], elementwise_ops.maximum(p[1:], 0),
+                                           name="recall_relative_ratio"),
+                fill_ops.ones_like(p[1:]))
+            return reduction_ops.reduce_sum(
+                elementwise_ops.div_no_nan(prec_slope * (dtp + intercept * elementwise_ops.log(safe_p_ratio)),
+                                           elementwise_ops.maximum(tp[1:] + fn[1:], 0), name="pr_auc_increment"),
+                name="interpolate_pr_auc")
+
+        def compute_auc(tp: Tensor, fn: Tensor, tn: Tensor, fp: Tensor, name: str) -> Tensor:
+            if curve == "PR":
+                if summation_method == "trapezoidal":
+                    logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; please switch to "
+                                    "\"careful_interpolation\" instead.")
+                elif summation_method == "careful_interpolation":
+                    return interpolate_pr_auc(tp, fp, fn)
+            rec = elementwise_ops.divide(tp + epsilon, tp + fn + epsilon)
+            if curve == "ROC":
+                x, y = elementwise_ops.divide(fp, fp + tn + epsilon), rec
+            else:
+                x, y = rec, elementwise_ops.divide(tp + epsilon, tp + fp + epsilon)
+            if summation_method in ("trapezoidal", "careful_interpolation"):
+                heights = (y[:n - 1] + y[1:]) / 2.0
+            elif summation_method == "minoring":
+                heights = elementwise_ops.minimum(y[:n - 1], y[1:])
+            else:
+                heights = elementwise_ops.maximum(y[:n - 1], y[1:])
+            return reduction_ops.reduce_sum(elementwise_ops.multiply(x[:n - 1] - x[1:], heights), name=name)
+
+        value = compute_auc(values["tp"], values["fn"], values["tn"], values["fp"], "value")
+        _add(metrics_collections, value)
+        update_op = compute_auc(update_ops["tp"], update_ops["fn"], update_ops["tn"], update_ops["fp"], "update_op")
+        _add(updates_collections, update_op)
+        return value, update_op
+
+
+@tf_export("metrics.mean_iou")
+def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = None,
+             metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+             name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The mean over classes of intersection over union, from a running float64 confusion matrix (classes
+    that never occur are left out of the mean); the update op returns the updated matrix, as TF's."""
+    with variable_scope(name, "mean_iou", (predictions, labels, weights)):
+        predictions, labels = convert_to_tensor(predictions), convert_to_tensor(labels)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        total_cm = metric_variable([num_classes, num_classes], dtypes.float64, name="total_confusion_matrix")
+        predictions = shape_ops.reshape(cast_ops.cast(predictions, dtypes.int64), [-1])
+        labels = shape_ops.reshape(cast_ops.cast(labels, dtypes.int64), [-1])
+        if weights is None:
+            counts = fill_ops.ones_like(predictions, dtype=dtypes.float64)
+        else:
+            counts = shape_ops.reshape(cast_ops.cast(weights, dtypes.float64), [-1])
+        current_cm = scatter_ops.scatter_nd(manipulation_ops.stack([labels, predictions], axis=1), counts,
+                                            constant_ops.constant([num_classes, num_classes], dtypes.int64))
+        update_op = state_ops.assign_add(total_cm, current_cm)
+        sum_over_row = cast_ops.cast(reduction_ops.reduce_sum(total_cm, 0), dtypes.float32)
+        sum_over_col = cast_ops.cast(reduction_ops.reduce_sum(total_cm, 1), dtypes.float32)
+        cm_diag = cast_ops.cast(linalg_ops.DiagPart(total_cm), dtypes.float32)
+        denominator = sum_over_row + sum_over_col - cm_diag
+        num_valid_entries = reduction_ops.reduce_sum(
+            cast_ops.cast(elementwise_ops.not_equal(denominator, 0), dtype=dtypes.float32))
+        denominator = elementwise_ops.where(elementwise_ops.greater(denominator, 0), denominator,
+                                            fill_ops.ones_like(denominator))
+        iou = elementwise_ops.div(cm_diag, denominator)
+        value = elementwise_ops.where(elementwise_ops.greater(num_valid_entries, 0),
+                                      reduction_ops.reduce_sum(iou, name="mean_iou") / num_valid_entries, 0)
+        _add(metrics_collections, value)
+        _add(updates_collections, update_op)
+        return value, update_op

@@ -1,0 +1,294 @@
+"""Training ops: the in-place variable updates of TF's optimizers (ApplyGradientDescent, ApplyAdam, ...) and
+their SparseApply* forms for IndexedSlices gradients.
+
+Each op takes its variable and slot variables by reference (`Var`) and its hyperparameters and gradient by
+value, and writes the new values into the variables' own buffers, as TF's training kernels do, so reads
+created before the update see it (ref semantics). An update computes every new value before it writes any,
+so a gradient that aliases a variable's buffer (a read of it) is used whole. `use_locking` holds the
+variables' locks for the update; without it updates may race, as in TF (Hogwild).
+
+A sparse update applies the formula to the rows `indices` names. TF's kernels walk the indices in order, so a
+repeated index is updated once per occurrence from the value the previous occurrence left: here the k-th
+occurrences of all indices are updated together, one vectorized round per multiplicity.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.tensor_util import shape_string
+from tensorweave.ops import shape_helpers
+from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, invalid_argument
+from tensorweave.ops.state_ops import Var
+
+# The dtypes TF registers its CPU training kernels for (the OpDefs allow every number type).
+_KERNEL_TYPES = {"T": [F16, dtypes.bfloat16, F32, F64, C64, C128]}
+
+# An update: the current values of the ref inputs followed by the value inputs (in OpDef order, `indices`
+# left out; sparse updates see the rows of the refs and of `grad`), the op's bool attrs as keywords; returns
+# the new values of the refs, in order.
+Update = Callable[..., tuple]
+
+
+def _training_op(name: str, refs: list[str], values: list[str], update: Update, sparse: bool = False,
+                 flags: tuple[str, ...] = ()) -> Op:
+    """One Apply*/SparseApply* op: its OpDef (`values` in TF's order, `indices` among them for a sparse op),
+    its shape function and its kernel, all reading the same argument lists."""
+    attrs = ["T: numbertype"] + (["Tindices: {int32, int64}"] if sparse else []) + \
+        ["use_locking: bool = false"] + [f"{flag}: bool = {'true' if flag == 'update_slots' else 'false'}"
+                                         for flag in flags]
+    inputs = [f"{ref}: Ref(T)" for ref in refs] + [
+        "indices: Tindices" if v == "indices" else "global_step: int64" if v == "global_step" else f"{v}: T"
+        for v in values]
+    op = Op(name, inputs=inputs, outputs=["out: Ref(T)"], attrs=attrs)
+    names = refs + values
+    grad_at = names.index("grad" if "grad" in names else "delta")
+    grad_among_values = [v for v in values if v != "indices"].index(names[grad_at])
+    scalars = [i for i, n in enumerate(names) if n not in refs and n not in ("grad", "delta", "indices")]
+
+    @op.shape
+    def _apply_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        shape = ctx.input_shape(0)
+        for i in range(1, len(refs)):
+            shape = tensor_shape.merge_shapes(shape, ctx.input_shape(i))
+        for i in scalars:
+            shape_helpers.with_rank(ctx.input_shape(i), 0)
+        grad = ctx.input_shape(grad_at)
+        if not sparse:
+            return [tensor_shape.merge_shapes(shape, grad)]
+        indices = shape_helpers.with_rank(ctx.input_shape(names.index("indices")), 1)
+        grad = shape_helpers.with_rank_at_least(grad, 1)
+        if grad.ndims is not None and None not in (indices.dims[0].value, grad.dims[0].value) and \
+                indices.dims[0].value != grad.dims[0].value:
+            raise ValueError(f"Dimensions must be equal, but are {indices.dims[0].value} and {grad.dims[0].value}")
+        if shape.ndims is None or grad.ndims is None:
+            return [shape]
+        rows = tensor_shape.merge_shapes(shape[1:], grad[1:])
+        return [tensor_shape.TensorShape([shape.dims[0]]).concatenate(rows)]
+
+    @op.kernel("CPU", type_constraints=_KERNEL_TYPES)
+    def _apply(ctx: OpKernelContext, *inputs: Any, use_locking: bool, use_nesterov: bool = False,
+               update_slots: bool = True, multiply_linear_by_lr: bool = False) -> Var:
+        given = {"use_nesterov": use_nesterov, "update_slots": update_slots,
+                 "multiply_linear_by_lr": multiply_linear_by_lr}
+        attrs = {flag: given[flag] for flag in flags}
+        variables: list[Var] = list(inputs[:len(refs)])
+        with contextlib.ExitStack() as stack:
+            for var in variables if use_locking else ():
+                stack.enter_context(var.lock)
+            current = [var.read() for var in variables]
+            for ref_name, value in zip(refs[1:], current[1:]):
+                if value.shape != current[0].shape:
+                    raise invalid_argument(ctx, f"var and {ref_name} do not have the same shape"
+                                           f"{shape_string(current[0].shape)} {shape_string(value.shape)}")
+            for i in scalars:
+                if np.ndim(inputs[i]) != 0:
+                    raise invalid_argument(ctx, f"{names[i]} is not a scalar: {shape_string(np.shape(inputs[i]))}")
+            grad = inputs[grad_at]
+            others = [x for i, x in enumerate(inputs[len(refs):], len(refs)) if names[i] != "indices"]
+            if not sparse:
+                if grad.shape != current[0].shape:
+                    raise invalid_argument(ctx, f"var and {names[grad_at]} do not have the same shape"
+                                           f"{shape_string(current[0].shape)} {shape_string(grad.shape)}")
+                for var, value in zip(variables, update(*current, *others, **attrs)):
+                    ctx.xp.copyto(var.value, value)
+                return variables[0]
+            _sparse_update(ctx, variables, current, others, inputs[names.index("indices")], grad,
+                           grad_among_values, update, attrs)
+        return variables[0]
+
+    return op
+
+
+def _sparse_update(ctx: OpKernelContext, variables: list[Var], current: list[Any], others: list[Any], indices: Any,
+                   grad: Any, grad_at: int, update: Update, attrs: dict[str, bool]) -> None:
+    """The update on the rows `indices` names, the k-th occurrences of every index in round k (TF's order)."""
+    var = current[0]
+    if var.ndim < 1:
+        raise invalid_argument(ctx, "var must be at least 1 dimensional")
+    if indices.ndim != 1:
+        raise invalid_argument(ctx, "indices must be one-dimensional")
+    for d in range(1, var.ndim):
+        if grad.ndim <= d or var.shape[d] != grad.shape[d]:
+            raise invalid_argument(ctx, f"var and grad must match in dimension {d}")
+    if grad.ndim < 1 or grad.shape[0] != indices.shape[0]:
+        raise invalid_argument(ctx, "grad must be the same size as indices in the first dimension.")
+    bad = np.flatnonzero((indices < 0) | (indices >= var.shape[0]))
+    if bad.size:
+        raise invalid_argument(ctx, f"Index {indices[bad[0]]} at offset {bad[0]} in indices is out of range")
+    order = np.argsort(indices, kind="stable")
+    ordered = indices[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    occurrence = np.empty_like(order)
+    occurrence[order] = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
+    for k in range(int(occurrence.max(initial=-1)) + 1):
+        positions = np.flatnonzero(occurrence == k)
+        rows = indices[positions]
+        others[grad_at] = grad[positions]
+        new = update(*(value[rows] for value in current), *others, **attrs)
+        for target, value in zip(variables, new):
+            target.value[rows] = value
+
+
+def _gradient_descent(var: Any, alpha: Any, delta: Any) -> tuple:
+    return (var - alpha * delta,)
+
+
+def _momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any, use_nesterov: bool) -> tuple:
+    accum = accum * momentum + grad
+    step = grad * lr + accum * momentum * lr if use_nesterov else accum * lr
+    return var - step, accum
+
+
+def _adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any, beta2: Any,
+          epsilon: Any, grad: Any, use_nesterov: bool) -> tuple:
+    lr_t = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    m = m + (grad - m) * (1 - beta1)
+    v = v + (np.square(grad) - v) * (1 - beta2)
+    step = (grad * (1 - beta1) + beta1 * m if use_nesterov else m) * lr_t / (epsilon + np.sqrt(v))
+    return var - step, m, v
+
+
+def _adagrad(var: Any, accum: Any, lr: Any, grad: Any, update_slots: bool) -> tuple:
+    if update_slots:
+        accum = accum + np.square(grad)
+    return var - lr * grad / np.sqrt(accum), accum
+
+
+def _rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsilon: Any, grad: Any) -> tuple:
+    ms = ms + (np.square(grad) - ms) * (1 - rho)
+    mom = mom * momentum + lr * grad / np.sqrt(ms + epsilon)
+    return var - mom, ms, mom
+
+
+def _centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsilon: Any,
+                       grad: Any) -> tuple:
+    ms = ms + (np.square(grad) - ms) * (1 - rho)
+    mg = mg + (grad - mg) * (1 - rho)
+    mom = mom * momentum + lr * grad / np.sqrt(ms - np.square(mg) + epsilon)
+    return var - mom, mg, ms, mom
+
+
+def _adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilon: Any, grad: Any) -> tuple:
+    accum = accum * rho + np.square(grad) * (1 - rho)
+    step = np.sqrt(accum_update + epsilon) / np.sqrt(accum + epsilon) * grad
+    return var - step * lr, accum, accum_update * rho + np.square(step) * (1 - rho)
+
+
+def _ftrl_v2(var: Any, accum: Any, linear: Any, grad: Any, lr: Any, l1: Any, l2: Any, l2_shrinkage: Any,
+             lr_power: Any, multiply_linear_by_lr: bool) -> tuple:
+    shrunk = grad + 2 * l2_shrinkage * var
+    new_accum = accum + np.square(grad)
+    power_change = np.power(new_accum, -lr_power) - np.power(accum, -lr_power)
+    if multiply_linear_by_lr:
+        linear = linear + shrunk * lr - power_change * var
+        l1_scaled, denominator = l1 * lr, np.power(new_accum, -lr_power) + 2 * l2 * lr
+    else:
+        linear = linear + shrunk - power_change / lr * var
+        l1_scaled, denominator = l1, np.power(new_accum, -lr_power) / lr + 2 * l2
+    shrunk_linear = np.clip(linear, -l1_scaled, l1_scaled) - linear
+    var = np.where(np.abs(linear) > l1_scaled, shrunk_linear / denominator, 0).astype(var.dtype)
+    return var, new_accum, linear
+
+
+def _ftrl(var: Any, accum: Any, linear: Any, grad: Any, lr: Any, l1: Any, l2: Any, lr_power: Any,
+          multiply_linear_by_lr: bool) -> tuple:
+    return _ftrl_v2(var, accum, linear, grad, lr, l1, l2, 0, lr_power, multiply_linear_by_lr)
+
+
+def _proximal_step(prox: Any, lr: Any, l1: Any, l2: Any) -> Any:
+    """The proximal map of l1 and l2 regularization after a plain step to `prox`."""
+    if l1 > 0:
+        return np.sign(prox) * np.maximum(np.abs(prox) - lr * l1, 0) / (1 + lr * l2)
+    return prox / (1 + lr * l2)
+
+
+def _proximal_gradient_descent(var: Any, alpha: Any, l1: Any, l2: Any, delta: Any) -> tuple:
+    return (_proximal_step(var - alpha * delta, alpha, l1, l2),)
+
+
+def _proximal_adagrad(var: Any, accum: Any, lr: Any, l1: Any, l2: Any, grad: Any) -> tuple:
+    accum = accum + np.square(grad)
+    rate = lr / np.sqrt(accum)
+    return _proximal_step(var - grad * rate, rate, l1, l2), accum
+
+
+def _adagrad_da(var: Any, gradient_accumulator: Any, gradient_squared_accumulator: Any, grad: Any, lr: Any, l1: Any,
+                l2: Any, global_step: Any) -> tuple:
+    accumulated = gradient_accumulator + grad
+    squared = gradient_squared_accumulator + np.square(grad)
+    step = np.asarray(global_step, dtype=var.dtype)
+    denominator = l2 * step * lr + np.sqrt(squared)
+    if l1 > 0:
+        var = lr * np.sign(-accumulated) * np.maximum(np.abs(accumulated) - l1 * step, 0) / denominator
+    else:
+        var = -lr * accumulated / denominator
+    return var, accumulated, squared
+
+
+ApplyGradientDescent = _training_op("ApplyGradientDescent", ["var"], ["alpha", "delta"], _gradient_descent)
+
+ApplyMomentum = _training_op("ApplyMomentum", ["var", "accum"], ["lr", "grad", "momentum"], _momentum,
+                             flags=("use_nesterov",))
+SparseApplyMomentum = _training_op("SparseApplyMomentum", ["var", "accum"], ["lr", "grad", "indices", "momentum"],
+                                   _momentum, sparse=True, flags=("use_nesterov",))
+
+ApplyAdam = _training_op("ApplyAdam", ["var", "m", "v"], ["beta1_power", "beta2_power", "lr", "beta1", "beta2",
+                                                         "epsilon", "grad"], _adam, flags=("use_nesterov",))
+
+ApplyAdagrad = _training_op("ApplyAdagrad", ["var", "accum"], ["lr", "grad"], _adagrad, flags=("update_slots",))
+SparseApplyAdagrad = _training_op("SparseApplyAdagrad", ["var", "accum"], ["lr", "grad", "indices"], _adagrad,
+                                  sparse=True, flags=("update_slots",))
+
+ApplyRMSProp = _training_op("ApplyRMSProp", ["var", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"],
+                            _rms_prop)
+SparseApplyRMSProp = _training_op("SparseApplyRMSProp", ["var", "ms", "mom"],
+                                  ["lr", "rho", "momentum", "epsilon", "grad", "indices"], _rms_prop, sparse=True)
+
+ApplyCenteredRMSProp = _training_op("ApplyCenteredRMSProp", ["var", "mg", "ms", "mom"],
+                                    ["lr", "rho", "momentum", "epsilon", "grad"], _centered_rms_prop)
+SparseApplyCenteredRMSProp = _training_op("SparseApplyCenteredRMSProp", ["var", "mg", "ms", "mom"],
+                                          ["lr", "rho", "momentum", "epsilon", "grad", "indices"],
+                                          _centered_rms_prop, sparse=True)
+
+ApplyAdadelta = _training_op("ApplyAdadelta", ["var", "accum", "accum_update"], ["lr", "rho", "epsilon", "grad"],
+                             _adadelta)
+SparseApplyAdadelta = _training_op("SparseApplyAdadelta", ["var", "accum", "accum_update"],
+                                   ["lr", "rho", "epsilon", "grad", "indices"], _adadelta, sparse=True)
+
+ApplyFtrl = _training_op("ApplyFtrl", ["var", "accum", "linear"], ["grad", "lr", "l1", "l2", "lr_power"], _ftrl,
+                         flags=("multiply_linear_by_lr",))
+SparseApplyFtrl = _training_op("SparseApplyFtrl", ["var", "accum", "linear"],
+                               ["grad", "indices", "lr", "l1", "l2", "lr_power"], _ftrl, sparse=True,
+                               flags=("multiply_linear_by_lr",))
+ApplyFtrlV2 = _training_op("ApplyFtrlV2", ["var", "accum", "linear"],
+                           ["grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"], _ftrl_v2,
+                           flags=("multiply_linear_by_lr",))
+SparseApplyFtrlV2 = _training_op("SparseApplyFtrlV2", ["var", "accum", "linear"],
+                                 ["grad", "indices", "lr", "l1", "l2", "l2_shrinkage", "lr_power"], _ftrl_v2,
+                                 sparse=True, flags=("multiply_linear_by_lr",))
+
+ApplyProximalGradientDescent = _training_op("ApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2", "delta"],
+                                            _proximal_gradient_descent)
+SparseApplyProximalGradientDescent = _training_op("SparseApplyProximalGradientDescent", ["var"],
+                                                  ["alpha", "l1", "l2", "grad", "indices"],
+                                                  _proximal_gradient_descent, sparse=True)
+
+ApplyProximalAdagrad = _training_op("ApplyProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2", "grad"],
+                                    _proximal_adagrad)
+SparseApplyProximalAdagrad = _training_op("SparseApplyProximalAdagrad", ["var", "accum"],
+                                          ["lr", "l1", "l2", "grad", "indices"], _proximal_adagrad, sparse=True)
+
+ApplyAdagradDA = _training_op("ApplyAdagradDA", ["var", "gradient_accumulator", "gradient_squared_accumulator"],
+                              ["grad", "lr", "l1", "l2", "global_step"], _adagrad_da)
+SparseApplyAdagradDA = _training_op("SparseApplyAdagradDA",
+                                    ["var", "gradient_accumulator", "gradient_squared_accumulator"],
+                                    ["grad", "indices", "lr", "l1", "l2", "global_step"], _adagrad_da, sparse=True)

@@ -1,0 +1,167 @@
+"""`tf.train.QueueRunner`, `add_queue_runner` and `start_queue_runners`: threads that keep a queue full.
+
+A QueueRunner runs each of its enqueue ops in a loop on its own thread, per session. When an enqueue fails
+because the queue was closed (OutOfRangeError by default, as a queue of input reports the end of its data),
+that thread stops; the last of them to stop closes the queue, so its consumers drain it and then see
+OutOfRangeError. With a Coordinator, one more thread waits for the stop request and cancels pending
+enqueues (`cancel_op`), and any other error requests the stop.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.client.session import BaseSession
+from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection, get_default_session
+from tensorweave.platform import tf_logging
+from tensorweave.platform.tf_export import tf_export
+from tensorweave.train.coordinator import Coordinator
+
+
+@tf_export("train.QueueRunner")
+class QueueRunner:
+    """The enqueue ops of one queue, each run in a loop on its own thread, and the ops that close it."""
+
+    def __init__(self, queue: Any = None, enqueue_ops: list | None = None, close_op: Any = None, cancel_op: Any = None,
+                 queue_closed_exception_types: tuple | None = None, queue_runner_def: Any = None,
+                 import_scope: str | None = None) -> None:
+        if queue_runner_def is not None:
+            raise NotImplementedError("QueueRunner from a QueueRunnerDef is not supported yet")
+        if not queue or not enqueue_ops:
+            raise ValueError("Must provide queue and enqueue_ops.")
+        self._queue = queue
+        self._enqueue_ops = list(enqueue_ops)
+        if queue_closed_exception_types is not None:
+            if (not isinstance(queue_closed_exception_types, tuple) or not queue_closed_exception_types
+                    or not all(isinstance(t, type) and issubclass(t, errors.OpError)
+                               for t in queue_closed_exception_types)):
+                raise TypeError("queue_closed_exception_types, when provided, must be a tuple of tf.error types, "
+                                f"but saw: {queue_closed_exception_types}")
+        self._queue_closed_exception_types = queue_closed_exception_types or (errors.OutOfRangeError,)
+        self._close_op = queue.close() if close_op is None else close_op
+        self._cancel_op = queue.close(cancel_pending_enqueues=True) if cancel_op is None else cancel_op
+        self._lock = threading.Lock()
+        self._runs_per_session: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+        self._exceptions_raised: list[BaseException] = []
+
+    @property
+    def queue(self) -> Any:
+        return self._queue
+
+    @property
+    def enqueue_ops(self) -> list:
+        return self._enqueue_ops
+
+    @property
+    def close_op(self) -> Any:
+        return self._close_op
+
+    @property
+    def cancel_op(self) -> Any:
+        return self._cancel_op
+
+    @property
+    def queue_closed_exception_types(self) -> tuple:
+        return self._queue_closed_exception_types
+
+    @property
+    def exceptions_raised(self) -> list[BaseException]:
+        """What the threads raised when they ran without a coordinator."""
+        return self._exceptions_raised
+
+    @property
+    def name(self) -> str:
+        return self._queue.name
+
+    def _run(self, sess: Any, enqueue_op: Any, coord: Coordinator | None) -> None:
+        """Run `enqueue_op` until told to stop or the queue closes; the last thread out closes the queue."""
+        decremented = False
+        try:
+            enqueue = sess.make_callable(enqueue_op)
+            while not (coord and coord.should_stop()):
+                try:
+                    enqueue()
+                except self._queue_closed_exception_types:
+                    with self._lock:
+                        self._runs_per_session[sess] -= 1
+                        decremented = True
+                        if self._runs_per_session[sess] == 0:
+                            try:
+                                sess.run(self._close_op)
+                            except Exception as e:  # noqa: BLE001 - the session may be closing
+                                tf_logging.vlog(1, "Ignored exception: %s", str(e))
+                    return
+        except Exception as e:
+            if coord:
+                coord.request_stop(e)
+            else:
+                tf_logging.error("Exception in QueueRunner: %s", str(e))
+                with self._lock:
+                    self._exceptions_raised.append(e)
+                raise
+        finally:
+            if not decremented:
+                with self._lock:
+                    self._runs_per_session[sess] -= 1
+
+    def _close_on_stop(self, sess: Any, cancel_op: Any, coord: Coordinator) -> None:
+        coord.wait_for_stop()
+        try:
+            sess.run(cancel_op)
+        except Exception as e:  # noqa: BLE001 - the session may already be closed
+            tf_logging.vlog(1, "Ignored exception: %s", str(e))
+
+    def create_threads(self, sess: Any, coord: Coordinator | None = None, daemon: bool = False,
+                       start: bool = False) -> list[threading.Thread]:
+        """One thread per enqueue op (and with `coord`, one that cancels on stop), registered with `coord`;
+        none when this runner already runs in `sess`."""
+        with self._lock:
+            if self._runs_per_session.get(sess, 0) > 0:
+                return []
+            self._runs_per_session[sess] = len(self._enqueue_ops)
+            self._exceptions_raised = []
+        threads = [threading.Thread(target=self._run, args=(sess, op, coord)) for op in self._enqueue_ops]
+        if coord:
+            threads.append(threading.Thread(target=self._close_on_stop, args=(sess, self._cancel_op, coord),
+                                            name=f"QueueRunnerThread-{self.name}-{self._cancel_op.name}"))
+        for thread in threads:
+            if coord:
+                coord.register_thread(thread)
+            if daemon:
+                thread.daemon = True
+            if start:
+                thread.start()
+        return threads
+
+
+@tf_export("train.add_queue_runner")
+def add_queue_runner(qr: QueueRunner, collection: str = GraphKeys.QUEUE_RUNNERS) -> None:
+    """Add `qr` to the graph's collection of queue runners (which `start_queue_runners` starts)."""
+    add_to_collection(collection, qr)
+
+
+@tf_export("train.start_queue_runners")
+def start_queue_runners(sess: Any = None, coord: Coordinator | None = None, daemon: bool = True,
+                        start: bool = True, collection: str = GraphKeys.QUEUE_RUNNERS) -> list[threading.Thread]:
+    """Start the threads of every queue runner in the graph's collection; returns them."""
+    if sess is None:
+        sess = get_default_session()
+        if not sess:
+            raise ValueError("Cannot start queue runners: No default session is registered. Use `with "
+                             "sess.as_default()` or pass an explicit session to tf.start_queue_runners(sess=sess)")
+    if not isinstance(sess, BaseSession):
+        if sess.__class__.__name__ in ("MonitoredSession", "SingularMonitoredSession"):
+            return []
+        raise TypeError(f"sess must be a `tf.Session` object. Given class: {sess.__class__}")
+    runners = get_collection(collection)
+    if not runners:
+        tf_logging.warning("`tf.train.start_queue_runners()` was called when no queue runners were defined. You "
+                           "can safely remove the call to this deprecated function.")
+    threads: list[threading.Thread] = []
+    with sess.graph.as_default():
+        for runner in runners:
+            threads.extend(runner.create_threads(sess, coord=coord, daemon=daemon, start=start))
+    return threads

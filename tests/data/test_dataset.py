@@ -1,0 +1,271 @@
+"""tf.data in graph mode: datasets' values and static shapes, the four kinds of iterator, the file readers."""
+
+import gzip
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+
+
+def _all(dataset_or_next, feed=None, init=None):
+    """Every element an iterator yields until OutOfRangeError."""
+    nxt = dataset_or_next.make_one_shot_iterator().get_next() if hasattr(dataset_or_next, "map") else dataset_or_next
+    out = []
+    with tf.Session() as sess:
+        if init is not None:
+            sess.run(init, feed)
+        while True:
+            try:
+                out.append(sess.run(nxt))
+            except tf.errors.OutOfRangeError as e:
+                assert "End of sequence" in e.message
+                return out
+
+
+def _ints(dataset):
+    return [int(v) for v in _all(dataset)]
+
+
+def test_from_tensor_slices_structure_and_values():
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices({"a": np.arange(6).reshape(3, 2), "b": [1.0, 2.0, 3.0]})
+        assert ds.output_types == {"a": tf.int64, "b": tf.float32}
+        assert ds.output_shapes["a"].as_list() == [2] and ds.output_shapes["b"].as_list() == []
+        assert tf.data.get_output_classes(ds) == {"a": tf.Tensor, "b": tf.Tensor}
+        out = _all(ds)
+        assert [o["a"].tolist() for o in out] == [[0, 1], [2, 3], [4, 5]]
+        assert [o["b"] for o in out] == [1.0, 2.0, 3.0]
+
+
+def test_from_tensor_slices_rejects_mismatched_rows():
+    with tf.Graph().as_default(), pytest.raises(ValueError):
+        tf.data.Dataset.from_tensor_slices(([1, 2], [1, 2, 3]))
+
+
+def test_from_tensors_range_zip_concatenate():
+    with tf.Graph().as_default():
+        assert [v.tolist() for v in _all(tf.data.Dataset.from_tensors([1, 2]))] == [[1, 2]]
+        assert _ints(tf.data.Dataset.range(2, 11, 3)) == [2, 5, 8]
+        assert tf.data.Dataset.range(3, output_type=tf.int32).output_types == tf.int32
+        z = tf.data.Dataset.zip((tf.data.Dataset.range(3), tf.data.Dataset.range(10, 20)))
+        assert [(int(a), int(b)) for a, b in _all(z)] == [(0, 10), (1, 11), (2, 12)]
+        c = tf.data.Dataset.range(2).concatenate(tf.data.Dataset.range(5, 7))
+        assert _ints(c) == [0, 1, 5, 6]
+        with pytest.raises(TypeError):
+            tf.data.Dataset.range(2).concatenate(tf.data.Dataset.from_tensors(1.0))
+
+
+def test_map_filter_flat_map_interleave():
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(10).map(lambda x: x * x).filter(lambda x: tf.equal(x % 2, 0))
+        assert _ints(ds) == [0, 4, 16, 36, 64]
+        par = tf.data.Dataset.range(50).map(lambda x: tf.cast(x, tf.float32) / 2, num_parallel_calls=4)
+        assert par.output_types == tf.float32
+        assert _all(par) == [i / 2 for i in range(50)]
+        flat = tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).flat_map(tf.data.Dataset.from_tensor_slices)
+        assert _ints(flat) == [1, 2, 3, 4]
+        inter = tf.data.Dataset.range(1, 6).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(6),
+                                                      cycle_length=2, block_length=4)
+        assert _ints(inter) == [1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3, 3, 4, 4,
+                                5, 5, 5, 5, 5, 5]
+        with pytest.raises(ValueError, match="predicate"):
+            tf.data.Dataset.range(3).filter(lambda x: x)
+
+
+def test_map_error_names_the_function_node():
+    with tf.Graph().as_default():
+        def checked(x):
+            with tf.control_dependencies([tf.debugging.assert_positive(x, message="neg")]):
+                return tf.identity(x)
+
+        ds = tf.data.Dataset.from_tensor_slices([1.0, -1.0]).map(checked)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="neg"):
+            _all(ds)
+
+
+def test_batch_and_padded_batch():
+    with tf.Graph().as_default():
+        b = tf.data.Dataset.range(7).batch(3)
+        assert b.output_shapes.as_list() == [None]
+        assert [v.tolist() for v in _all(b)] == [[0, 1, 2], [3, 4, 5], [6]]
+        d = tf.data.Dataset.range(7).batch(3, drop_remainder=True)
+        assert d.output_shapes.as_list() == [3]
+        assert [v.tolist() for v in _all(d)] == [[0, 1, 2], [3, 4, 5]]
+        p = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[None])
+        assert p.output_shapes.as_list() == [None, None]
+        assert [v.tolist() for v in _all(p)] == [[[1, 0], [2, 2]], [[3, 3, 3]]]
+        q = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=-1)
+        assert [v.tolist() for v in _all(q)] == [[[1, -1, -1, -1], [2, 2, -1, -1]]]
+        ragged = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).batch(2)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot batch tensors with different shapes"):
+            _all(ragged)
+
+
+def test_shuffle_repeat_take_skip_cache_shard_prefetch_unbatch():
+    with tf.Graph().as_default():
+        s = _ints(tf.data.Dataset.range(20).shuffle(5, seed=3))
+        assert sorted(s) == list(range(20)) and s != list(range(20))
+        assert _ints(tf.data.Dataset.range(20).shuffle(5, seed=3)) == s  # seeded: repeatable
+        epochs = _ints(tf.data.Dataset.range(10).shuffle(10, seed=1).repeat(2))
+        assert sorted(epochs[:10]) == sorted(epochs[10:]) == list(range(10)) and epochs[:10] != epochs[10:]
+        fixed = _ints(tf.data.Dataset.range(10).shuffle(10, seed=1, reshuffle_each_iteration=False).repeat(2))
+        assert fixed[:10] == fixed[10:]
+        assert _ints(tf.data.Dataset.range(3).repeat(2)) == [0, 1, 2, 0, 1, 2]
+        assert _ints(tf.data.Dataset.range(3).repeat().take(7)) == [0, 1, 2, 0, 1, 2, 0]
+        assert _ints(tf.data.Dataset.range(6).skip(4)) == [4, 5]
+        assert _ints(tf.data.Dataset.range(10).shard(3, 1)) == [1, 4, 7]
+        assert _ints(tf.data.Dataset.range(100).prefetch(2)) == list(range(100))
+        cached = _ints(tf.data.Dataset.range(5).shuffle(5).cache().repeat(3))
+        assert cached[:5] == cached[5:10] == cached[10:]
+        u = tf.data.Dataset.from_tensors([[1, 2], [3, 4]]).apply(tf.data.experimental.unbatch())
+        assert u.output_shapes.as_list() == [2] and [v.tolist() for v in _all(u)] == [[1, 2], [3, 4]]
+        mb = tf.data.Dataset.range(5).apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 2))
+        assert [v.tolist() for v in _all(mb)] == [[1, 2], [3, 4], [5]]
+
+
+def test_from_generator_with_args_and_shape_check():
+    def gen(n):
+        for i in range(n):
+            yield i, [float(i)] * 2
+
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_generator(gen, (tf.int32, tf.float32), ([], [2]), args=(3,))
+        assert ds.output_shapes[1].as_list() == [2]
+        assert [(int(a), b.tolist()) for a, b in _all(ds)] == [(0, [0.0, 0.0]), (1, [1.0, 1.0]), (2, [2.0, 2.0])]
+        bad = tf.data.Dataset.from_generator(lambda: iter([[1, 2, 3]]), tf.int64, [2])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="yielded an element of shape"):
+            _all(bad)
+
+
+def test_initializable_iterator_reinitialized_with_fed_placeholder():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.int64, [None])
+        it = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v + 1).make_initializable_iterator()
+        nxt = it.get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="not been initialized"):
+                sess.run(nxt)
+            for n in (3, 2):
+                sess.run(it.initializer, {x: np.arange(n)})
+                assert [sess.run(nxt) for _ in range(n)] == list(range(1, n + 1))
+                with pytest.raises(tf.errors.OutOfRangeError):
+                    sess.run(nxt)
+        with pytest.raises(ValueError, match="Cannot capture a placeholder"):
+            tf.data.Dataset.from_tensor_slices(x).make_one_shot_iterator()
+
+
+def test_reinitializable_and_feedable_iterators():
+    with tf.Graph().as_default():
+        train, val = tf.data.Dataset.range(100), tf.data.Dataset.range(50, 53)
+        it = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
+        nxt = it.get_next()
+        init_train, init_val = it.make_initializer(train), it.make_initializer(val)
+        with pytest.raises(ValueError, match="does not have an initializer"):
+            it.initializer  # noqa: B018
+        handle = tf.placeholder(tf.string, [])
+        feedable = tf.data.Iterator.from_string_handle(handle, train.output_types, train.output_shapes)
+        one_shot = tf.data.Dataset.range(7, 9).make_one_shot_iterator()
+        fnext = feedable.get_next()
+        with tf.Session() as sess:
+            sess.run(init_train)
+            assert [sess.run(nxt) for _ in range(2)] == [0, 1]
+            sess.run(init_val)
+            assert [sess.run(nxt) for _ in range(3)] == [50, 51, 52]
+            h_one, h_re = sess.run([one_shot.string_handle(), it.string_handle()])
+            sess.run(init_train)
+            assert sess.run(fnext, {handle: h_one}) == 7
+            assert sess.run(fnext, {handle: h_re}) == 0
+            assert sess.run(fnext, {handle: h_one}) == 8
+        with pytest.raises(TypeError):
+            it.make_initializer(tf.data.Dataset.from_tensors(1.0))
+
+
+def test_tfrecord_text_and_fixed_length_files(tmp_path):
+    paths = []
+    for i, kind in enumerate(["", "GZIP"]):
+        path = str(tmp_path / f"r{i}.tfrecord")
+        with tf.python_io.TFRecordWriter(path, tf.python_io.TFRecordOptions(kind or None)) as writer:
+            for j in range(3):
+                writer.write(f"rec{i}{j}".encode())
+        paths.append(path)
+    (tmp_path / "a.txt").write_bytes(b"one\ntwo\r\nthree")
+    with gzip.open(tmp_path / "b.txt.gz", "wb") as f:
+        f.write(b"x\ny\n")
+    (tmp_path / "f.bin").write_bytes(b"HH" + b"abcdefgh" + b"F")
+    with tf.Graph().as_default():
+        plain = tf.data.TFRecordDataset(paths[0])
+        assert plain.output_types == tf.string and plain.output_shapes.as_list() == []
+        assert _all(plain) == [b"rec00", b"rec01", b"rec02"]
+        names = tf.placeholder(tf.string, [None])
+        it = tf.data.TFRecordDataset(names, compression_type="GZIP").make_initializable_iterator()
+        assert _all(it.get_next(), {names: paths[1:]}, it.initializer) == [b"rec10", b"rec11", b"rec12"]
+        assert _all(tf.data.TextLineDataset(str(tmp_path / "a.txt"))) == [b"one", b"two", b"three"]
+        assert _all(tf.data.TextLineDataset(str(tmp_path / "b.txt.gz"), "GZIP")) == [b"x", b"y"]
+        fixed = tf.data.FixedLengthRecordDataset(str(tmp_path / "f.bin"), 3, header_bytes=2, footer_bytes=1)
+        assert _all(fixed) == [b"abc", b"def"]
+        parsed = tf.data.TFRecordDataset(paths[0]).map(lambda r: tf.strings.length(r))
+        assert _ints(parsed) == [5, 5, 5]
+        with pytest.raises(tf.errors.NotFoundError):
+            _all(tf.data.TFRecordDataset(str(tmp_path / "missing")))
+
+
+def test_map_of_a_graph_function_over_10000_elements_is_fast():
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(10000).map(lambda x: tf.cast(x, tf.float32) * 2.0 + 1.0).batch(10000)
+        nxt = ds.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            start = time.perf_counter()
+            values = sess.run(nxt)
+            elapsed = time.perf_counter() - start
+        np.testing.assert_array_equal(values, np.arange(10000, dtype=np.float32) * 2 + 1)
+        assert elapsed < 2.0
+
+
+def test_training_loop_fed_by_a_one_shot_iterator():
+    rng = np.random.RandomState(0)
+    x_data = rng.rand(64, 2).astype(np.float32)
+    y_data = x_data @ np.array([[2.0], [-3.0]], np.float32) + 0.5
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices((x_data, y_data)).shuffle(64, seed=0).repeat(40).batch(16)
+        x, y = ds.make_one_shot_iterator().get_next()
+        w = tf.Variable(tf.zeros([2, 1]))
+        b = tf.Variable(0.0)
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        steps = 0
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            while True:
+                try:
+                    _, last = sess.run([train, loss])
+                    steps += 1
+                except tf.errors.OutOfRangeError:
+                    break
+        assert steps == 160 and last < 1e-2
+
+
+def test_public_names():
+    assert tf.data.Dataset.__name__ == "DatasetV1"
+    assert tf.data.experimental.AUTOTUNE == tf.data.AUTOTUNE == -1
+    for name in ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
+                 "make_one_shot_iterator", "make_initializable_iterator", "get_output_types", "get_output_shapes",
+                 "get_output_classes"]:
+        assert hasattr(tf.data, name)
+
+
+def test_a_blocked_get_next_fails_at_the_step_timeout():
+    release = threading.Event()
+
+    def gen():
+        release.wait(5)
+        yield 1
+
+    with tf.Graph().as_default():
+        nxt = tf.data.Dataset.from_generator(gen, tf.int64).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(nxt, options=tf.RunOptions(timeout_in_ms=100))
+            release.set()

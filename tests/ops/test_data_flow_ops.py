@@ -1,0 +1,278 @@
+"""Queues (FIFO, padding, random-shuffle, priority) and py_func; names, shapes and messages recorded from TF 2.21."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave import errors
+
+
+def _run_error(sess, fetch, **kwargs):
+    with pytest.raises(errors.OpError) as info:
+        sess.run(fetch, **kwargs)
+    return type(info.value), info.value.message.split("\n")[0]
+
+
+def test_node_names_types_and_static_shapes():
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(3, tf.float32)
+        assert (q.queue_ref.op.name, q.queue_ref.op.type, q.queue_ref.op.device) == ("fifo_queue", "FIFOQueueV2",
+                                                                                     "/device:CPU:*")
+        assert q.dtypes == [tf.float32] and q.shapes[0].ndims is None and q.names is None
+        ops = [q.enqueue(1.0), q.enqueue_many([[1.0, 2.0]]), q.dequeue(), q.dequeue_many(2), q.dequeue_up_to(2),
+               q.close(), q.close(cancel_pending_enqueues=True), q.is_closed(), q.size()]
+        assert [o.name for o in ops] == [
+            "fifo_queue_enqueue", "fifo_queue_EnqueueMany", "fifo_queue_Dequeue:0", "fifo_queue_DequeueMany:0",
+            "fifo_queue_DequeueUpTo:0", "fifo_queue_Close", "fifo_queue_Close_1", "fifo_queue_Is_Closed:0",
+            "fifo_queue_Size:0"]
+        assert list(ops[0].inputs[1].op.name for _ in [0]) == ["fifo_queue_enqueue/component_0"]
+        assert ops[3].op.get_attr("timeout_ms") == -1
+        named = tf.FIFOQueue(3, [tf.float32, tf.int32], shapes=[[2], []], names=["a", "b"], shared_name="sh",
+                             name="myq")
+        assert {k: v.shape.as_list() for k, v in named.dequeue().items()} == {"a": [2], "b": []}
+        assert {k: v.shape.as_list() for k, v in named.dequeue_many(4).items()} == {"a": [4, 2], "b": [4]}
+        assert {k: v.shape.as_list() for k, v in named.dequeue_up_to(4).items()} == {"a": [None, 2], "b": [None]}
+        with pytest.raises(ValueError, match=r"Keys in dictionary to enqueue do not match names of Queue.  "
+                                             r"Dictionary: \['a'\],Queue: \['a', 'b'\]"):
+            named.enqueue({"a": [1.0, 2.0]})
+        with pytest.raises(ValueError, match="You must enqueue a dictionary in a Queue with names"):
+            named.enqueue([1.0, 2.0])
+        with pytest.raises(ValueError, match=r"Shapes \(3,\) and \(2,\) are incompatible"):
+            named.enqueue({"a": [1.0, 2.0, 3.0], "b": 1})
+        with pytest.raises(ValueError, match=r"Shapes \(\) and \(2,\) are incompatible"):
+            named.enqueue_many({"a": [1.0, 2.0], "b": 1})
+        with pytest.raises(TypeError):
+            tf.PaddingFIFOQueue(5, [tf.int32])
+        shuffle = tf.RandomShuffleQueue(10, 2, tf.float32, seed=3)
+        attrs = shuffle.queue_ref.op.node_def.attr
+        assert (attrs["seed"].i, attrs["seed2"].i, attrs["min_after_dequeue"].i) == (87654321, 3, 2)
+        priority = tf.PriorityQueue(10, [tf.string], shapes=[[]])
+        assert priority.dtypes == [tf.int64, tf.string]
+        assert [t.name for t in priority.dequeue()] == ["priority_queue_Dequeue:0", "priority_queue_Dequeue:1"]
+        with pytest.raises(ValueError, match=r"Input 'n' must be >= 0, but is -1"):
+            q.dequeue_many(-1)
+
+
+def test_fifo_values_close_and_tf_messages():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.FIFOQueue(3, tf.float32, shapes=[[]], shared_name="q")
+        enqueue, enqueue_many, dequeue = q.enqueue(1.0), q.enqueue_many([[1.0, 2.0]]), q.dequeue()
+        sess.run(enqueue_many)
+        sess.run(enqueue)
+        assert sess.run(q.size()) == 3
+        np.testing.assert_array_equal(sess.run(q.dequeue_many(2)), [1.0, 2.0])
+        assert sess.run(dequeue) == 1.0
+        assert not sess.run(q.is_closed())
+        sess.run(q.close())
+        assert sess.run(q.is_closed())
+        assert _run_error(sess, enqueue) == (errors.CancelledError, "FIFOQueue 'q' is closed.")
+        assert _run_error(sess, enqueue_many) == (errors.CancelledError, "FIFOQueue 'q' is closed.")
+        closed = "FIFOQueue 'q' is closed and has insufficient elements (requested {}, current size 0)"
+        assert _run_error(sess, dequeue) == (errors.OutOfRangeError, closed.format(1))
+        assert _run_error(sess, q.dequeue_many(2)) == (errors.OutOfRangeError, closed.format(2))
+        assert _run_error(sess, q.dequeue_up_to(2)) == (errors.OutOfRangeError, closed.format(2))
+        unnamed = tf.FIFOQueue(1, tf.int32, shapes=[[]])
+        sess.run(unnamed.close())
+        kind, message = _run_error(sess, unnamed.dequeue())
+        assert kind is errors.OutOfRangeError
+        assert message.startswith("FIFOQueue '_") and "_fifo_queue_1' is closed" in message
+
+
+def test_dequeue_up_to_returns_the_rest_once_closed_and_drained():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.FIFOQueue(10, [tf.int32, tf.string], shapes=[[2], []])
+        sess.run(q.enqueue_many(([[1, 2], [3, 4], [5, 6]], ["a", "b", "c"])))
+        sess.run(q.close())
+        values, strings = sess.run(q.dequeue_up_to(5))
+        np.testing.assert_array_equal(values, [[1, 2], [3, 4], [5, 6]])
+        assert list(strings) == [b"a", b"b", b"c"]
+        with pytest.raises(errors.OutOfRangeError):
+            sess.run(q.dequeue_up_to(5))
+        empty = tf.FIFOQueue(2, tf.float32, shapes=[[2]])
+        assert sess.run(empty.dequeue_many(0)).shape == (0, 2)
+
+
+def test_runtime_shape_and_count_errors():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.FIFOQueue(3, [tf.float32], shapes=[[2]])
+        cases = [
+            (q.enqueue(tf.placeholder_with_default([1.0, 2.0, 3.0], [None])),
+             "Shape mismatch in tuple component 0. Expected [2], got [3]"),
+            (q.enqueue_many(tf.placeholder_with_default([[1.0, 2.0, 3.0]], [None, None])),
+             "Shape mismatch in tuple component 0. Expected [1,2], got [1,3]"),
+            (q.enqueue(tf.placeholder_with_default(np.float32(0), None)),
+             "Shape mismatch in tuple component 0. Expected [2], got []"),
+            (q.dequeue_up_to(tf.placeholder_with_default(-1, [])), "DequeueUpToOp requested -1 < 0 elements"),
+        ]
+        for fetch, message in cases:
+            assert _run_error(sess, fetch) == (errors.InvalidArgumentError, message)
+        unshaped = tf.FIFOQueue(3, tf.float32)
+        sess.run(unshaped.enqueue([[1.0, 2.0]]))
+        assert _run_error(sess, unshaped.dequeue_many(1)) == (
+            errors.InvalidArgumentError,
+            "FIFOQueue's DequeueMany and DequeueUpTo require the components to have specified shapes.")
+        np.testing.assert_array_equal(sess.run(unshaped.dequeue()), [1.0, 2.0])  # elements of any shape
+
+
+def test_shared_queues_must_match():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        sess.run(tf.FIFOQueue(3, [tf.float32], shared_name="sh6").queue_ref)
+        cases = [
+            (tf.FIFOQueue(3, [tf.int32], shared_name="sh6"),
+             "Shared queue 'sh6' has component types float but requested component types were int32"),
+            (tf.FIFOQueue(4, [tf.float32], shared_name="sh6"),
+             "Shared queue 'sh6' has capacity 3 but requested capacity was 4"),
+            (tf.FIFOQueue(3, [tf.float32], shapes=[[1]], shared_name="sh6"),
+             "Shared queue 'sh6' has component shapes [] but requested component shapes were [[1]]"),
+            (tf.PaddingFIFOQueue(3, [tf.float32], shapes=[[1]], shared_name="sh6"),
+             "Expected FIFOQueue, found PaddingFIFOQueueV2"),
+            (tf.FIFOQueue(3, [tf.float32, tf.float32], shared_name="sh6"),
+             "Shared queue 'sh6' has component types float but requested component types were float, float"),
+        ]
+        for queue, message in cases:
+            assert _run_error(sess, queue.queue_ref) == (errors.InvalidArgumentError, message)
+        a = tf.FIFOQueue(3, tf.float32, shapes=[[]], shared_name="same")
+        b = tf.FIFOQueue(3, tf.float32, shapes=[[]], shared_name="same")
+        sess.run(a.enqueue(5.0))
+        assert sess.run(b.dequeue()) == 5.0
+
+
+def test_padding_priority_and_random_shuffle_queues():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        padding = tf.PaddingFIFOQueue(5, [tf.int32, tf.string], shapes=[[None], [None]])
+        for element in [([1, 2], ["a"]), ([3], ["b", "c"]), ([4, 5, 6], [])]:
+            sess.run(padding.enqueue(element))
+        numbers, strings = sess.run(padding.dequeue_many(3))
+        np.testing.assert_array_equal(numbers, [[1, 2, 0], [3, 0, 0], [4, 5, 6]])
+        assert strings.tolist() == [[b"a", b""], [b"b", b"c"], [b"", b""]]
+        partial = tf.PaddingFIFOQueue(5, [tf.int32], shapes=[[None, 2]])
+        assert _run_error(sess, partial.enqueue(tf.placeholder_with_default([[1, 2, 3]], None))) == (
+            errors.InvalidArgumentError, "Shape mismatch in tuple component 0. Expected [?,2], got [1,3]")
+
+        priority = tf.PriorityQueue(10, [tf.string], shapes=[[]], shared_name="pq")
+        sess.run(priority.enqueue_many(([3, 1, 2], ["c", "a", "b"])))
+        order, names = sess.run(priority.dequeue_many(3))
+        np.testing.assert_array_equal(order, [1, 2, 3])
+        assert list(names) == [b"a", b"b", b"c"]
+        sess.run(priority.close())
+        assert _run_error(sess, priority.dequeue()) == (
+            errors.OutOfRangeError, "PriorityQueue 'pq' is closed and has insufficient elements (requested 1, "
+                                    "current size 0)")
+
+        shuffle = tf.RandomShuffleQueue(10, 2, tf.int32, shapes=[[]], seed=3)
+        sess.run(shuffle.enqueue_many([list(range(6))]))
+        first = sess.run(shuffle.dequeue_many(4))
+        assert _run_error(sess, shuffle.dequeue(), options=tf.RunOptions(timeout_in_ms=50))[0] is \
+            errors.DeadlineExceededError  # two left: min_after_dequeue holds them until the queue closes
+        sess.run(shuffle.close())
+        rest = sess.run(shuffle.dequeue_many(2))
+        assert sorted(first.tolist() + rest.tolist()) == list(range(6))
+
+
+def test_dequeue_many_larger_than_capacity_collects_as_elements_arrive():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.FIFOQueue(2, tf.int32, shapes=[[]])
+        value = tf.placeholder(tf.int32, [])
+        enqueue = q.enqueue(value)
+        producer = threading.Thread(target=lambda: [sess.run(enqueue, {value: i}) for i in range(5)])
+        producer.start()
+        np.testing.assert_array_equal(sess.run(q.dequeue_many(5)), [0, 1, 2, 3, 4])
+        producer.join(timeout=5)
+        assert not producer.is_alive()
+
+
+def test_timeouts_cancellation_and_close_end_every_waiting_step():
+    with tf.Graph().as_default():
+        sess = tf.Session()
+        q = tf.FIFOQueue(1, tf.float32, shapes=[[]])
+        full = tf.FIFOQueue(1, tf.float32, shapes=[[]])
+        assert _run_error(sess, q.dequeue(), options=tf.RunOptions(timeout_in_ms=50)) == (
+            errors.DeadlineExceededError, "Timed out waiting for notification")
+        sess.run(full.enqueue(0.0))
+        outcomes = []
+
+        def run(fetch):
+            try:
+                sess.run(fetch)
+                outcomes.append(None)
+            except errors.OpError as e:
+                outcomes.append((type(e), e.message.split("\n")[0]))
+
+        threads = [threading.Thread(target=run, args=(op,)) for op in
+                   (q.dequeue(), q.dequeue_many(2), full.enqueue(1.0), full.enqueue_many([[1.0, 2.0]]))]
+        for t in threads:
+            t.start()
+        time.sleep(0.05)
+        start = time.monotonic()
+        sess.close()
+        for t in threads:
+            t.join(timeout=1)
+        assert time.monotonic() - start < 1 and not any(t.is_alive() for t in threads)
+        assert sorted(outcomes) == sorted([(errors.CancelledError, "Dequeue operation was cancelled")] * 2
+                                          + [(errors.CancelledError, "Enqueue operation was cancelled")] * 2)
+
+
+def test_close_with_cancel_pending_enqueues():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.FIFOQueue(1, tf.float32, shapes=[[]])
+        enqueue = q.enqueue(1.0)
+        sess.run(enqueue)
+        outcome = []
+
+        def blocked():
+            try:
+                sess.run(enqueue)
+            except errors.CancelledError as e:
+                outcome.append(e.message.split("\n")[0])
+
+        thread = threading.Thread(target=blocked)
+        thread.start()
+        time.sleep(0.05)
+        sess.run(q.close(cancel_pending_enqueues=True))
+        thread.join(timeout=1)
+        assert outcome == ["Enqueue operation was cancelled"]
+        assert sess.run(q.dequeue()) == 1.0  # what was enqueued before the close stays
+
+
+def test_py_func_values_names_and_errors():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.constant([1.0, 2.0])
+        doubled = tf.py_func(lambda v: v * 2, [x], tf.float32)
+        pair = tf.py_func(lambda v: (v, np.int32(3)), [x], [tf.float32, tf.int32], stateful=False, name="pf")
+        strings = tf.py_func(lambda: np.array([b"a", b"bc"]), [], tf.string)
+        plus = tf.numpy_function(lambda v: v + 1, [x], tf.float32)
+        assert (doubled.op.type, pair[0].op.type, plus.op.type) == ("PyFunc", "PyFuncStateless", "PyFunc")
+        assert (doubled.name, pair[0].name, pair[1].name) == ("PyFunc:0", "pf:0", "pf:1")
+        assert doubled.op.get_attr("token").decode().startswith("pyfunc_")
+        assert doubled.shape.ndims is None
+        values = sess.run([doubled, pair, strings, plus])
+        np.testing.assert_array_equal(values[0], [2.0, 4.0])
+        assert values[1][1] == 3 and values[2].tolist() == [b"a", b"bc"]
+        np.testing.assert_array_equal(values[3], [2.0, 3.0])
+        assert sess.run(tf.py_func(lambda v: "str", [x], tf.string)) == b"str"
+
+        def fail(error):
+            def raise_it(v):
+                raise error
+            return raise_it
+
+        for error, cls in [(ValueError("boom"), errors.InvalidArgumentError), (IndexError("ix"), errors.UnknownError),
+                           (StopIteration(), errors.OutOfRangeError), (KeyError("k"), errors.UnknownError),
+                           (NotImplementedError("ni"), errors.UnimplementedError)]:
+            with pytest.raises(cls) as info:
+                sess.run(tf.py_func(fail(error), [x], tf.float32))
+            text = "".join(__import__("traceback").format_exception_only(type(error), error)).strip()
+            assert info.value.message.startswith(text + "\nTraceback (most recent call last):")
+            assert "in raise_it" in info.value.message
+        bad = tf.py_func(lambda v: v.astype(np.float64), [x], tf.float32)
+        token = bad.op.get_attr("token").decode()
+        assert _run_error(sess, bad) == (errors.InvalidArgumentError,
+                                         f"0-th value returned by {token} is double, but expects float")
+        two = tf.py_func(lambda v: (v, v), [x], tf.float32)
+        token = two.op.get_attr("token").decode()
+        assert _run_error(sess, two) == (errors.InvalidArgumentError,
+                                         f"{token} returns 2 values, but expects to see 1 values.")
+        assert sess.run(tf.py_func(lambda v: 3, [x], tf.int64)) == 3

@@ -1,0 +1,217 @@
+"""Example parsing, SerializeTensor/ParseTensor and DecodeCompressed against values, graph structure and error
+messages recorded from real TensorFlow 2.21 (`tf.compat.v1`)."""
+
+import gzip
+import zlib
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave.formats import protos
+
+
+def _feature(feature, values):
+    if isinstance(values[0], float):
+        feature.float_list.value.extend(values)
+    elif isinstance(values[0], int):
+        feature.int64_list.value.extend(values)
+    else:
+        feature.bytes_list.value.extend(values)
+
+
+def _example(**features):
+    example = protos.Example()
+    for key, values in features.items():
+        _feature(example.features.feature[key], values)
+    return example.SerializeToString()
+
+
+def _sequence_example(context, feature_lists):
+    example = protos.SequenceExample()
+    for key, values in context.items():
+        _feature(example.context.feature[key], values)
+    for key, steps in feature_lists.items():
+        feature_list = example.feature_lists.feature_list[key]
+        feature_list.SetInParent()
+        for values in steps:
+            step = feature_list.feature.add()
+            if values:
+                _feature(step, values)
+    return example.SerializeToString()
+
+
+def _run(fetches, feed=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed)
+
+
+def _assert_sparse(value, indices, values, dense_shape):
+    np.testing.assert_array_equal(value.indices, np.array(indices, np.int64).reshape(-1, len(dense_shape)))
+    np.testing.assert_array_equal(value.values, values)
+    np.testing.assert_array_equal(value.dense_shape, dense_shape)
+
+
+def test_parse_example_builds_parse_example_v2_and_parses_every_feature_kind():
+    serialized = tf.placeholder(tf.string, [None])
+    out = tf.parse_example(serialized, {
+        "a": tf.FixedLenSequenceFeature([2], tf.int64, allow_missing=True, default_value=-1),
+        "v": tf.VarLenFeature(tf.string), "sp": tf.io.SparseFeature("ix", "val", tf.float32, 5)},
+        example_names=["x", "y"])
+    assert out["a"].shape.as_list() == [None, None, 2] and out["a"].name == "ParseExample/ParseExampleV2:9"
+    assert out["v"].indices.shape.as_list() == [None, 2] and out["v"].dense_shape.shape.as_list() == [2]
+    ops = [(op.type, op.name) for op in tf.get_default_graph().get_operations()]
+    assert ("Const", "ParseExample/ParseExampleV2/names") in ops and ("ParseExampleV2", "ParseExample/ParseExampleV2") in ops
+    value = _run(out, {serialized: [_example(a=[1, 2, 3, 4], v=[b"x"], ix=[3, 1], val=[1.5, 2.5]),
+                                    _example(v=[b"p", b"q"], ix=[0], val=[9.0])]})
+    np.testing.assert_array_equal(value["a"], [[[1, 2], [3, 4]], [[-1, -1], [-1, -1]]])
+    _assert_sparse(value["v"], [[0, 0], [1, 0], [1, 1]], [b"x", b"p", b"q"], [2, 2])
+    _assert_sparse(value["sp"], [[0, 1], [0, 3], [1, 0]], np.float32([2.5, 1.5, 9.0]), [2, 5])
+    assert value["sp"].values.dtype == np.float32
+
+
+def test_parse_example_defaults_and_static_shapes():
+    serialized = tf.placeholder(tf.string, [None])
+    out = tf.io.parse_example(serialized, {"a": tf.FixedLenFeature([2, 2], tf.int64, default_value=[[1, 2], [3, 4]]),
+                                           "b": tf.FixedLenFeature([], tf.string, default_value="zz"),
+                                           "f": tf.FixedLenFeature([3], tf.float32, default_value=[0.5] * 3)})
+    assert out["a"].shape.as_list() == [None, 2, 2] and out["b"].shape.as_list() == [None]
+    value = _run(out, {serialized: [_example(a=[5, 6, 7, 8], f=[1.0, 2.0, 3.0]), _example(b=[b"q"])]})
+    np.testing.assert_array_equal(value["a"], [[[5, 6], [7, 8]], [[1, 2], [3, 4]]])
+    np.testing.assert_array_equal(value["b"], np.array([b"zz", b"q"], object))
+    np.testing.assert_array_equal(value["f"], np.float32([[1, 2, 3], [0.5, 0.5, 0.5]]))
+    assert value["f"].dtype == np.float32 and value["a"].dtype == np.int64
+
+
+@pytest.mark.parametrize("data, message", [
+    ([_example(b=[1])], "Name: <unknown>, Feature: a (data type: float) is required but could not be found."),
+    ([_example(a=[1])], "Name: <unknown>, Key: a, Index: 0.  Data types don't match. Data type: int64 but expected "
+                        "type: float"),
+    ([_example(a=[1.0])], "Name: <unknown>, Key: a, Index: 0.  Number of float values != expected.  Values size: 1 "
+                          "but output shape: [2]"),
+    ([b"garbage"], "Could not parse example input, value: 'garbage'"),
+])
+def test_parse_example_errors(data, message):
+    serialized = tf.placeholder(tf.string, [None])
+    out = tf.parse_example(serialized, {"a": tf.FixedLenFeature([2], tf.float32)})
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(out, {serialized: data})
+    assert info.value.message.startswith(message) and "ParseExample/ParseExampleV2" in str(info.value)
+
+
+def test_parse_example_sequence_feature_stride_error_and_build_errors():
+    serialized = tf.placeholder(tf.string, [None])
+    out = tf.parse_example(serialized, {"a": tf.FixedLenSequenceFeature([2], tf.int64, allow_missing=True)},
+                           example_names=["x", "y"])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: x, Key: a, Index: 0.  Number of int64 values is "
+                                                             r"not a multiple of stride length. Saw 3 values but "
+                                                             r"output shape is: \[\?,2\]"):
+        _run(out, {serialized: [_example(a=[1, 2, 3]), _example(a=[1, 2])]})
+    with pytest.raises(ValueError, match="Unsupported: FixedLenSequenceFeature requires allow_missing to be True."):
+        tf.parse_example(serialized, {"a": tf.FixedLenSequenceFeature([2], tf.int64)})
+    with pytest.raises(ValueError, match=r"First dimension of shape for feature a unknown. Consider using "
+                                         r"FixedLenSequenceFeature."):
+        tf.parse_example(serialized, {"a": tf.FixedLenFeature([None, 2], tf.int64)})
+    with pytest.raises(ValueError, match=r"Argument `features` cannot be None or falsy. Got \{\}"):
+        tf.parse_example(serialized, {})
+    with pytest.raises(ValueError, match="Input serialized must be a scalar"):
+        tf.parse_single_example(serialized, {"a": tf.FixedLenFeature([2], tf.int64)})
+
+
+def test_parse_single_example():
+    serialized = tf.placeholder(tf.string, [])
+    out = tf.parse_single_example(serialized, {"a": tf.FixedLenFeature([2], tf.float32),
+                                               "v": tf.VarLenFeature(tf.int64)}, name="psx")
+    assert out["a"].name == "psx/psx/psx:3" and out["a"].shape.as_list() == [2]
+    value = _run(out, {serialized: _example(a=[1.0, 2.0], v=[4, 5, 6])})
+    np.testing.assert_array_equal(value["a"], np.float32([1, 2]))
+    _assert_sparse(value["v"], [[0], [1], [2]], [4, 5, 6], [3])
+    for data, message in [(_example(b=[1]), "Feature: a (data type: float) is required but could not be found."),
+                          (_example(a=[1, 2, 3]), "Key: a.  Data types don't match. Data type: int64 but expected "
+                                                  "type: float")]:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(out, {serialized: data})
+        assert info.value.message.startswith(message)
+
+
+CONTEXT = {"c": tf.FixedLenFeature([], tf.int64, default_value=7), "cv": tf.VarLenFeature(tf.float32)}
+SEQUENCE = {"a": tf.FixedLenSequenceFeature([2], tf.float32),
+            "b": tf.FixedLenSequenceFeature([], tf.int64, allow_missing=True), "v": tf.VarLenFeature(tf.int64)}
+SEQ1 = _sequence_example({"c": [3]}, {"a": [[1.0, 2.0], [3.0, 4.0]], "v": [[1, 2, 3], []]})
+SEQ2 = _sequence_example({"cv": [5.5]}, {"a": [[9.0, 9.0]], "b": [[4]] * 3, "v": [[8]]})
+
+
+def test_parse_sequence_example():
+    serialized = tf.placeholder(tf.string, [None])
+    context, lists, lengths = tf.io.parse_sequence_example(serialized, CONTEXT, SEQUENCE)
+    assert lists["a"].shape.as_list() == [None, None, 2] and lengths["a"].shape.as_list() == [None]
+    assert lists["a"].name == "ParseSequenceExample/ParseSequenceExample/ParseSequenceExampleV2:7"
+    context, lists, lengths = _run((context, lists, lengths), {serialized: [SEQ1, SEQ2]})
+    np.testing.assert_array_equal(context["c"], [3, 7])
+    _assert_sparse(context["cv"], [[1, 0]], np.float32([5.5]), [2, 1])
+    _assert_sparse(lists["v"], [[0, 0, 0], [0, 0, 1], [0, 0, 2], [1, 0, 0]], [1, 2, 3, 8], [2, 2, 3])
+    np.testing.assert_array_equal(lists["a"], np.float32([[[1, 2], [3, 4]], [[9, 9], [0, 0]]]))
+    np.testing.assert_array_equal(lists["b"], [[0, 0, 0], [4, 4, 4]])
+    np.testing.assert_array_equal(lengths["a"], [2, 1])
+    np.testing.assert_array_equal(lengths["b"], [0, 3])
+
+
+def test_parse_single_sequence_example():
+    serialized = tf.placeholder(tf.string, [])
+    context, lists = tf.parse_single_sequence_example(serialized, CONTEXT, SEQUENCE)
+    assert context["c"].shape.as_list() == [] and lists["a"].shape.as_list() == [None, 2]
+    assert context["cv"].indices.shape.as_list() == [None, 1] and lists["v"].indices.shape.as_list() == [None, 2]
+    assert lists["a"].name == "ParseSingleSequenceExample/ParseSequenceExample/ParseSequenceExampleV2:7"
+    context, lists = _run((context, lists), {serialized: SEQ1})
+    assert context["c"] == 3
+    _assert_sparse(context["cv"], np.zeros((0, 1)), np.float32([]), [0])
+    _assert_sparse(lists["v"], [[0, 0], [0, 1], [0, 2]], [1, 2, 3], [2, 3])
+    np.testing.assert_array_equal(lists["a"], np.float32([[1, 2], [3, 4]]))
+    assert lists["b"].shape == (0,) and lists["b"].dtype == np.int64
+
+
+@pytest.mark.parametrize("data, message", [
+    (_sequence_example({}, {"b": []}), "Name: <unknown>, Feature list 'a' is required but could not be found.  Did you "
+                                       "mean to include it in feature_list_dense_missing_assumed_empty or "
+                                       "feature_list_dense_defaults?"),
+    (_sequence_example({}, {"a": [[1.0]]}), "Feature list 'a' has an unexpected number of values.  Total values size: "
+                                            "1 is not consistent with output shape: [?,2]"),
+    (_sequence_example({}, {"a": [[1, 2]]}), "Name: <unknown>, Feature list: a, Index: 0.  Data types don't match. "
+                                             "Expected type: float"),
+    (_sequence_example({"c": [1.0]}, {"a": []}), "Name: <unknown>, Context feature: c.  Data types don't match. "
+                                                 "Expected type: int64"),
+])
+def test_parse_sequence_example_errors(data, message):
+    serialized = tf.placeholder(tf.string, [None])
+    scalar = tf.placeholder(tf.string, [])
+    batch = tf.io.parse_sequence_example(serialized, CONTEXT, SEQUENCE)
+    single = tf.io.parse_single_sequence_example(scalar, CONTEXT, SEQUENCE)
+    for fetches, feed in [(batch, {serialized: [data]}), (single, {scalar: data})]:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(fetches, feed)
+        assert info.value.message.startswith(message)
+
+
+def test_serialize_and_parse_tensor():
+    serialized = tf.io.serialize_tensor(tf.constant([[1.5, 2]]))
+    assert _run(serialized) == b'\x08\x01\x12\x08\x12\x02\x08\x01\x12\x02\x08\x02"\x08\x00\x00\xc0?\x00\x00\x00@'
+    assert _run(tf.serialize_tensor(tf.constant(["ab", "c"]))) == b"\x08\x07\x12\x04\x12\x02\x08\x02B\x02abB\x01c"
+    parsed = tf.io.parse_tensor(serialized, tf.float32)
+    assert parsed.shape.ndims is None
+    np.testing.assert_array_equal(_run(parsed), np.float32([[1.5, 2]]))
+    x = tf.placeholder(tf.string, [])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Type mismatch between parsed tensor \(float\) and "
+                                                             r"dtype \(int32\)"):
+        _run(tf.parse_tensor(x, tf.int32), {x: _run(serialized)})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse `serialized` as TensorProto, base64: "
+                                                             "anVuaw=="):
+        _run(tf.io.parse_tensor(x, tf.float32), {x: b"junk"})
+
+
+def test_decode_compressed():
+    data = tf.constant([zlib.compress(b"hello"), zlib.compress(b"")])
+    np.testing.assert_array_equal(_run(tf.io.decode_compressed(data, "ZLIB")), np.array([b"hello", b""], object))
+    assert _run(tf.decode_compressed(tf.constant(gzip.compress(b"abc")), "GZIP")) == b"abc"
+    assert _run(tf.io.decode_compressed(tf.constant(b"plain"))) == b"plain"
+    with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3: incorrect header check"):
+        _run(tf.io.decode_compressed(tf.constant(b"notcompressed"), "ZLIB"))

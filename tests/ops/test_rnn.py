@@ -1,0 +1,254 @@
+"""`tf.nn.rnn_cell` and the RNN drivers: cells against NumPy re-implementations with assigned weights,
+variable names as TensorFlow 2.21 (`tf.compat.v1`) makes them, sequence lengths, static vs dynamic unrolling
+(values and gradients), the bidirectional drivers and the wrappers."""
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tests.op_testing import check_gradient
+
+rnn_cell = tf.nn.rnn_cell
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((2, 4, 3)).astype(np.float32)  # batch, time, depth
+LENGTHS = [4, 2]
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _np_basic_rnn(w, x, h):
+    kernel, bias = w
+    h = np.tanh(np.concatenate([x, h], 1) @ kernel + bias)
+    return h, h
+
+
+def _np_gru(w, x, h):
+    gate_kernel, gate_bias, candidate_kernel, candidate_bias = w
+    r, u = np.split(_sigmoid(np.concatenate([x, h], 1) @ gate_kernel + gate_bias), 2, axis=1)
+    c = np.tanh(np.concatenate([x, r * h], 1) @ candidate_kernel + candidate_bias)
+    h = u * h + (1 - u) * c
+    return h, h
+
+
+def _np_lstm(w, x, state, peepholes=False, cell_clip=None, proj_clip=None):
+    kernel, bias, *rest = w
+    c, h = state
+    i, j, f, o = np.split(np.concatenate([x, h], 1) @ kernel + bias, 4, axis=1)
+    if peepholes:
+        w_f, w_i, w_o, *rest = rest
+        c = _sigmoid(f + 1.0 + w_f * c) * c + _sigmoid(i + w_i * c) * np.tanh(j)
+    else:
+        c = _sigmoid(f + 1.0) * c + _sigmoid(i) * np.tanh(j)
+    if cell_clip is not None:
+        c = np.clip(c, -cell_clip, cell_clip)
+    m = _sigmoid(o + (w_o * c if peepholes else 0)) * np.tanh(c)
+    if rest:
+        m = m @ rest[0]
+        if proj_clip is not None:
+            m = np.clip(m, -proj_clip, proj_clip)
+    return m, (c, m)
+
+
+def _np_dynamic_rnn(step, weights, x, state, lengths):
+    """Outputs zero and state frozen past each entry's length, as TF's dynamic_rnn."""
+    outputs = []
+    for t in range(x.shape[1]):
+        output, new_state = step(weights, x[:, t], state)
+        live = (t < np.asarray(lengths))[:, None]
+        outputs.append(np.where(live, output, 0.0))
+        state = tuple(np.where(live, n, s) for n, s in zip(new_state, state)) if isinstance(state, tuple) \
+            else np.where(live, new_state, state)
+    return np.stack(outputs, 1), state
+
+
+CELLS = {
+    "basic_rnn": (lambda: rnn_cell.BasicRNNCell(5), _np_basic_rnn, 5,
+                  ["rnn/basic_rnn_cell/kernel:0", "rnn/basic_rnn_cell/bias:0"]),
+    "gru": (lambda: rnn_cell.GRUCell(5), _np_gru, 5,
+            ["rnn/gru_cell/gates/kernel:0", "rnn/gru_cell/gates/bias:0", "rnn/gru_cell/candidate/kernel:0",
+             "rnn/gru_cell/candidate/bias:0"]),
+    "basic_lstm": (lambda: rnn_cell.BasicLSTMCell(5), _np_lstm, (5, 5),
+                   ["rnn/basic_lstm_cell/kernel:0", "rnn/basic_lstm_cell/bias:0"]),
+    "lstm_peephole_proj": (
+        lambda: rnn_cell.LSTMCell(5, use_peepholes=True, cell_clip=0.5, num_proj=3, proj_clip=0.3),
+        lambda w, x, s: _np_lstm(w, x, s, peepholes=True, cell_clip=0.5, proj_clip=0.3), (5, 3),
+        ["rnn/lstm_cell/kernel:0", "rnn/lstm_cell/bias:0", "rnn/lstm_cell/w_f_diag:0", "rnn/lstm_cell/w_i_diag:0",
+         "rnn/lstm_cell/w_o_diag:0", "rnn/lstm_cell/projection/kernel:0"]),
+}
+
+
+def _assign_random(sess):
+    """Every variable set to random values (so no symmetry hides a wrong gate order); returns them."""
+    values = [RNG.uniform(-0.8, 0.8, v.shape.as_list()).astype(np.float32) for v in tf.global_variables()]
+    for variable, value in zip(tf.global_variables(), values):
+        sess.run(variable.assign(value))
+    return values
+
+
+@pytest.mark.parametrize("name", CELLS)
+def test_cell_in_dynamic_rnn_matches_numpy_and_tfs_variable_names(name):
+    make, step, size, variable_names = CELLS[name]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        outputs, state = tf.nn.dynamic_rnn(make(), tf.constant(X), sequence_length=LENGTHS, dtype=tf.float32)
+        assert [v.name for v in tf.global_variables()] == variable_names
+        weights = _assign_random(sess)
+        got_outputs, got_state = sess.run([outputs, state])
+    zero = tuple(np.zeros((2, s), np.float32) for s in size) if isinstance(size, tuple) else np.zeros((2, size))
+    want_outputs, want_state = _np_dynamic_rnn(step, weights, X, zero, LENGTHS)
+    np.testing.assert_allclose(got_outputs, want_outputs, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.concatenate(tf.nest.flatten(got_state), 1) if isinstance(size, tuple) else
+                               got_state, np.concatenate(want_state, 1) if isinstance(size, tuple) else want_state,
+                               rtol=1e-5, atol=1e-5)
+    assert outputs.shape.as_list() == [2, 4, size[1] if isinstance(size, tuple) else size]
+
+
+def test_values_and_names_recorded_from_tf():
+    """Constant weights 0.1 (TF's values for the same program), a stack, bidirectional and static drivers."""
+    x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with tf.variable_scope("s", initializer=tf.constant_initializer(0.1)):
+            multi = rnn_cell.MultiRNNCell([rnn_cell.LSTMCell(4), rnn_cell.GRUCell(3)])
+            multi_out, _ = tf.nn.dynamic_rnn(multi, x, dtype=tf.float32, scope="multi", sequence_length=[3, 2])
+            (fw, bw), _ = tf.nn.bidirectional_dynamic_rnn(rnn_cell.GRUCell(2), rnn_cell.GRUCell(2), x,
+                                                          dtype=tf.float32, sequence_length=[1, 3])
+            sbi, _, _ = tf.nn.static_bidirectional_rnn(rnn_cell.BasicRNNCell(2), rnn_cell.BasicRNNCell(2),
+                                                       tf.unstack(x, axis=1), dtype=tf.float32)
+        assert [v.name for v in tf.global_variables()][:6] == [
+            "s/multi/multi_rnn_cell/cell_0/lstm_cell/kernel:0", "s/multi/multi_rnn_cell/cell_0/lstm_cell/bias:0",
+            "s/multi/multi_rnn_cell/cell_1/gru_cell/gates/kernel:0",
+            "s/multi/multi_rnn_cell/cell_1/gru_cell/gates/bias:0",
+            "s/multi/multi_rnn_cell/cell_1/gru_cell/candidate/kernel:0",
+            "s/multi/multi_rnn_cell/cell_1/gru_cell/candidate/bias:0"]
+        assert [v.name for v in tf.global_variables()][6::4] == [
+            "s/bidirectional_rnn/fw/gru_cell/gates/kernel:0", "s/bidirectional_rnn/bw/gru_cell/gates/kernel:0",
+            "s/bidirectional_rnn/fw/basic_rnn_cell/kernel:0"]
+        sess.run(tf.global_variables_initializer())
+        multi_out, fw, bw, sbi = sess.run([multi_out, fw, bw, sbi])
+    np.testing.assert_allclose(multi_out[0, :3, 0], [-0.00623, -0.01429, -0.02092], atol=2e-5)
+    np.testing.assert_allclose(np.concatenate([fw[0, :3, 0], bw[0, :3, 0]]),
+                               [-0.11455, 0.0, 0.0, -0.11455, 0.0, 0.0], atol=2e-5)
+    np.testing.assert_allclose([sbi[0][0, 0], sbi[0][1, 0], sbi[0][1, 2], sbi[1][0, 0]],
+                               [-0.33445, 0.06945, 0.12271, -0.26881], atol=2e-5)
+
+
+def _static_and_dynamic(cell_fn, x, lengths):
+    """The same cell run by static_rnn and dynamic_rnn on the same variables."""
+    with tf.variable_scope("net") as scope:
+        dyn, dyn_state = tf.nn.dynamic_rnn(cell_fn(), x, sequence_length=lengths, dtype=tf.float64)
+        scope.reuse_variables()
+        static, static_state = tf.nn.static_rnn(cell_fn(), tf.unstack(x, axis=1), sequence_length=lengths,
+                                                dtype=tf.float64)
+    return dyn, dyn_state, tf.stack(static, axis=1), static_state
+
+
+def test_static_and_dynamic_rnn_agree_in_values_and_gradients():
+    """The issue's check: the gradient through the while loop (TensorArrays and all) is the unrolled one's."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.constant(X.astype(np.float64))
+        dyn, dyn_state, static, static_state = _static_and_dynamic(
+            lambda: rnn_cell.MultiRNNCell([rnn_cell.BasicLSTMCell(4), rnn_cell.GRUCell(3)]), x, LENGTHS)
+        assert len(tf.trainable_variables()) == 6
+        sess.run(tf.global_variables_initializer())
+        params = [x] + tf.trainable_variables()
+        weights = tf.constant(RNG.standard_normal((2, 4, 3)))
+        dyn_loss = tf.reduce_sum(dyn * weights) + tf.reduce_sum(tf.nest.flatten(dyn_state)[1])
+        static_loss = tf.reduce_sum(static * weights) + tf.reduce_sum(tf.nest.flatten(static_state)[1])
+        got = sess.run([dyn, static, tf.gradients(dyn_loss, params), tf.gradients(static_loss, params)])
+    np.testing.assert_allclose(got[0], got[1], atol=1e-12)
+    for dynamic_grad, static_grad in zip(got[2], got[3]):
+        np.testing.assert_allclose(dynamic_grad, static_grad, atol=1e-10)
+    assert np.all(got[0][1, 2:] == 0)
+
+
+def test_dynamic_rnn_gradient_matches_numeric():
+    def build(x):
+        with tf.variable_scope("g", initializer=tf.constant_initializer(0.3)):
+            outputs, _ = tf.nn.dynamic_rnn(rnn_cell.BasicRNNCell(2), x, dtype=tf.float64, time_major=True)
+        tf.global_variables_initializer().run()
+        return outputs
+
+    check_gradient(build, [X[:, :3].astype(np.float64)])
+
+
+def test_dynamic_rnn_keeps_the_state_of_each_entrys_last_step():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        cell = rnn_cell.BasicRNNCell(3)
+        outputs, state = tf.nn.dynamic_rnn(cell, tf.constant(X), sequence_length=tf.constant([1, 3]),
+                                           initial_state=tf.ones([2, 3]), time_major=False)
+        sess.run(tf.global_variables_initializer())
+        outputs, state = sess.run([outputs, state])
+    np.testing.assert_array_equal(state, [outputs[0, 0], outputs[1, 2]])
+    assert outputs[1, :3].any(axis=1).all() and not outputs[0, 1:].any() and not outputs[1, 3:].any()
+
+
+def test_dynamic_rnn_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="If there is no initial_state, you must give a dtype."):
+            tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), tf.constant(X))
+        with pytest.raises(ValueError, match="sequence_length must be a vector of length batch_size"):
+            tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), tf.constant(X), sequence_length=[[1]], dtype=tf.float32)
+        with pytest.raises(TypeError, match="is not an RNNCell"):
+            tf.nn.dynamic_rnn(object(), tf.constant(X), dtype=tf.float32)
+        with pytest.raises(ValueError, match="Must specify at least one cell for MultiRNNCell."):
+            rnn_cell.MultiRNNCell([])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Expected shape for Tensor"):
+            with tf.Session() as sess:
+                x = tf.placeholder(tf.float32, [None, 4, 3])
+                outputs, _ = tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), x, sequence_length=[1, 2, 3], dtype=tf.float32)
+                sess.run(tf.global_variables_initializer())
+                sess.run(outputs, {x: X})
+
+
+def test_concatenated_lstm_state_and_zero_state():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        cell = rnn_cell.LSTMCell(3, state_is_tuple=False)
+        assert cell.state_size == 6 and cell.output_size == 3
+        zero = cell.zero_state(2, tf.float32)
+        assert zero.op.name == "LSTMCellZeroState/zeros" and zero.shape.as_list() == [2, 6]
+        output, state = cell(tf.constant(X[:, 0]), zero)
+        assert state.shape.as_list() == [2, 6] and [v.name for v in cell.variables] == ["lstm_cell/kernel:0",
+                                                                                        "lstm_cell/bias:0"]
+        sess.run(tf.global_variables_initializer())
+        output, state = sess.run([output, state])
+        np.testing.assert_array_equal(output, state[:, 3:])
+
+
+def test_wrappers():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.constant(np.ones((2, 1, 3), np.float32))
+        dropped = rnn_cell.DropoutWrapper(rnn_cell.ResidualWrapper(rnn_cell.BasicRNNCell(3)), input_keep_prob=0.5,
+                                          seed=3)
+        device_cell = rnn_cell.DeviceWrapper(rnn_cell.BasicLSTMCell(3), "/cpu:0")
+        out, state = tf.nn.dynamic_rnn(dropped, x, dtype=tf.float32, scope="a")
+        _, lstm_state = tf.nn.dynamic_rnn(device_cell, x, dtype=tf.float32, scope="b")
+        assert [v.name for v in tf.global_variables()] == ["a/basic_rnn_cell/kernel:0", "a/basic_rnn_cell/bias:0",
+                                                           "b/basic_lstm_cell/kernel:0", "b/basic_lstm_cell/bias:0"]
+        assert isinstance(lstm_state, rnn_cell.LSTMStateTuple) and lstm_state.dtype == tf.float32
+        sess.run(tf.global_variables_initializer())
+        out, state = sess.run([out, state])
+    dropped_input = out[:, 0] - state  # the residual output is the (dropped-out) input plus the cell's output
+    np.testing.assert_allclose(np.isclose(dropped_input, 0) | np.isclose(dropped_input, 2), True)
+
+
+def test_dropout_wrapper_rejects_bad_probabilities_and_keeps_lstm_memory():
+    with pytest.raises(ValueError, match="Parameter input_keep_prob must be between 0 and 1: 2"):
+        rnn_cell.DropoutWrapper(rnn_cell.GRUCell(2), input_keep_prob=2.0)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        cell = rnn_cell.DropoutWrapper(rnn_cell.BasicLSTMCell(50), state_keep_prob=0.5, seed=1)
+        _, state = tf.nn.dynamic_rnn(cell, tf.constant(np.ones((1, 1, 3), np.float32)), dtype=tf.float32)
+        sess.run(tf.global_variables_initializer())
+        c, h = sess.run(state)
+    assert np.all(c != 0) and np.any(h == 0)
+
+
+def test_variational_dropout_uses_one_mask_for_all_steps():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        cell = rnn_cell.DropoutWrapper(rnn_cell.BasicRNNCell(40), output_keep_prob=0.5, variational_recurrent=True,
+                                       dtype=tf.float32, seed=5)
+        outputs, _ = tf.nn.dynamic_rnn(cell, tf.constant(np.ones((1, 3, 2), np.float32)), dtype=tf.float32)
+        sess.run(tf.global_variables_initializer())
+        outputs = sess.run(outputs)
+    masks = outputs[0] == 0
+    assert masks.any() and (masks == masks[0]).all()
