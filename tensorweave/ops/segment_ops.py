@@ -384,7 +384,7 @@ def _sparse_segment(plain: Op, counted: Op, data: Any, indices: Any, segment_ids
     return plain(data, indices, segment_ids, sparse_gradient=sparse_gradient, name=name)
 
 
-@tf_export("sparse_segment_sum")
+@tf_export("sparse.segment_sum", "sparse_segment_sum")
 def sparse_segment_sum(data: Any, indices: Any, segment_ids: Any, name: str | None = None, num_segments: Any = None,
                        sparse_gradient: bool = False) -> Tensor:
     """The sum of the `data` rows picked by `indices`, by sorted segment id."""
@@ -392,7 +392,7 @@ def sparse_segment_sum(data: Any, indices: Any, segment_ids: Any, name: str | No
                            num_segments, sparse_gradient)
 
 
-@tf_export("sparse_segment_mean")
+@tf_export("sparse.segment_mean", "sparse_segment_mean")
 def sparse_segment_mean(data: Any, indices: Any, segment_ids: Any, name: str | None = None, num_segments: Any = None,
                         sparse_gradient: bool = False) -> Tensor:
     """The mean of the `data` rows picked by `indices`, by sorted segment id."""
@@ -400,7 +400,7 @@ def sparse_segment_mean(data: Any, indices: Any, segment_ids: Any, name: str | N
                            num_segments, sparse_gradient)
 
 
-@tf_export("sparse_segment_sqrt_n")
+@tf_export("sparse.segment_sqrt_n", "sparse_segment_sqrt_n")
 def sparse_segment_sqrt_n(data: Any, indices: Any, segment_ids: Any, name: str | None = None,
                           num_segments: Any = None, sparse_gradient: bool = False) -> Tensor:
     """The sum of the `data` rows picked by `indices`, by sorted segment id, over the root of their count."""

@@ -45,6 +45,8 @@ def test_sparse_segments():
              [DATA], [[[8, 10], [0, 0], [3, 4]], [[4, 5], [0, 0], [3, 4]],
                       [[5.656854152679443, 7.071067810058594], [0, 0], [3, 4], [0, 0]]],
              dtype=np.float32, fully_defined=False)
+    assert tf.sparse.segment_sum is tf.sparse_segment_sum and tf.sparse.segment_mean is tf.sparse_segment_mean
+    assert tf.sparse.segment_sqrt_n is tf.sparse_segment_sqrt_n
     assert tf.sparse_segment_sqrt_n(DATA, [0, 1], [0, 0], num_segments=3).op.type == "SparseSegmentSqrtNWithNumSegments"
     assert tf.sparse_segment_sqrt_n(DATA, [0, 1], [0, 0], num_segments=3).shape.as_list() == [3, 2]
 

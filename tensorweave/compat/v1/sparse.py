@@ -1,6 +1,7 @@
 """`tf.sparse`: sparse tensors and their ops under their TF1 `tf.sparse` names."""
 
 from tensorweave.framework import sparse_tensor as _sparse_tensor
+from tensorweave.ops import segment_ops as _segment_ops
 from tensorweave.ops import sparse_ops as _sparse_ops
 from tensorweave.platform.tf_export import populate as _populate
 
