@@ -7,6 +7,7 @@ or thrown away. Creation is atomic: concurrent steps asking for the same resourc
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -55,3 +56,22 @@ class ResourceMgr:
     def clear(self) -> None:
         with self._lock:
             self._containers.clear()
+
+
+_unnamed_ids = itertools.count()  # process-wide, as TF's ContainerInfo numbers resources without a shared name
+
+
+def resource_name(shared_name: str, node_name: str) -> str:
+    """The name a resource kernel files its resource under: the shared name, else `_<id>_<node>` (TF's
+    ContainerInfo), so two kernels without a shared name never share a resource."""
+    return shared_name or f"_{next(_unnamed_ids)}_{node_name}"
+
+
+class ResourceSlot:
+    """A resource kernel's persistent state: the resource (variable, queue, reader, iterator) it found or
+    made in its ResourceMgr on its first run, so later runs skip the lookup."""
+
+    __slots__ = ("resource",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self.resource: Any = None

@@ -28,12 +28,12 @@ from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, device, name_scope
 from tensorweave.framework.op_kernel import Done, OpKernelContext
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.shape_helpers import with_rank
 from tensorweave.platform.tf_export import tf_export
 
 _INT32_MAX = 2**31 - 1
-_unique_ids = itertools.count()  # TF's process-wide ids of queues made without a shared name
 
 
 def _dtype_names(types: Sequence[dtypes.DType]) -> str:
@@ -375,15 +375,6 @@ _QUEUE_CLASSES = {"FIFOQueueV2": Queue, "PaddingFIFOQueueV2": PaddingQueue,
                   "RandomShuffleQueueV2": RandomShuffleQueue, "PriorityQueueV2": PriorityQueue}
 
 
-class _QueueHandle:
-    """A queue kernel's persistent state: the Queue it found or made on its first run."""
-
-    __slots__ = ("queue",)
-
-    def __init__(self, attrs: Any = None) -> None:
-        self.queue: Queue | None = None
-
-
 def _scalar_handle(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
@@ -392,23 +383,23 @@ for _queue_op in (FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2, Priorit
     _queue_op.shape(_scalar_handle)
 
 
-@FIFOQueueV2.kernel("CPU", state=_QueueHandle)
-@PaddingFIFOQueueV2.kernel("CPU", state=_QueueHandle)
-@RandomShuffleQueueV2.kernel("CPU", state=_QueueHandle)
-@PriorityQueueV2.kernel("CPU", state=_QueueHandle)
+@FIFOQueueV2.kernel("CPU", state=ResourceSlot)
+@PaddingFIFOQueueV2.kernel("CPU", state=ResourceSlot)
+@RandomShuffleQueueV2.kernel("CPU", state=ResourceSlot)
+@PriorityQueueV2.kernel("CPU", state=ResourceSlot)
 def _queue(ctx: OpKernelContext) -> Queue:
-    handle: _QueueHandle = ctx.state
-    if handle.queue is None:
+    slot: ResourceSlot = ctx.state
+    if slot.resource is None:
         attrs = ctx.node_def.attr
         types, shapes, capacity = attrs["component_types"], attrs["shapes"], attrs["capacity"]
         shared_name = attrs["shared_name"].decode()
-        name = shared_name or f"_{next(_unique_ids)}_{ctx.name}"
+        name = resource_name(shared_name, ctx.name)
         cls = _QUEUE_CLASSES[ctx.op]
         queue = ctx.resources.lookup_or_create(attrs["container"].decode(), name,
                                                lambda: cls(name, types, shapes, capacity, attrs))
         queue.check_matches(ctx.op, types, shapes, capacity, attrs)
-        handle.queue = queue
-    return handle.queue
+        slot.resource = queue
+    return slot.resource
 
 
 def _check_scalar_handle(ctx: InferenceContext) -> None:

@@ -31,6 +31,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.op_kernel import Done, OpKernelContext
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.sendrecv_ops import _once
 from tensorweave.ops.shape_helpers import with_rank
@@ -38,7 +39,6 @@ from tensorweave.ops.shape_helpers import with_rank
 _factories: dict[str, Callable[..., Any]] = {}
 _factories_lock = threading.Lock()
 _factory_ids = itertools.count()
-_unique_ids = itertools.count()
 _pull_pool = ThreadPoolExecutor(max_workers=max(4, os.cpu_count() or 1), thread_name_prefix="tensorweave-data")
 
 
@@ -88,15 +88,6 @@ class IteratorResource:
     @property
     def string_handle(self) -> bytes:
         return f"{self.container}\x00{self.name}".encode()
-
-
-class _IteratorHandle:
-    """An iterator kernel's persistent state: the resource it found or made on its first run."""
-
-    __slots__ = ("resource",)
-
-    def __init__(self, attrs: Any = None) -> None:
-        self.resource: IteratorResource | None = None
 
 
 _STRUCTURE_ATTRS = ["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"]
@@ -151,22 +142,22 @@ def _py_dataset(ctx: OpKernelContext, *arguments: Any, dataset_factory: str) -> 
 
 def _iterator_resource(ctx: OpKernelContext) -> IteratorResource:
     """The resource of an IteratorV2 or OneShotIterator node, found or made on its first run."""
-    handle: _IteratorHandle = ctx.state
-    if handle.resource is None:
+    slot: ResourceSlot = ctx.state
+    if slot.resource is None:
         attrs = ctx.node_def.attr
         container = attrs["container"].decode()
-        name = attrs["shared_name"].decode() or f"_{next(_unique_ids)}_{ctx.name}"
-        handle.resource = ctx.resources.lookup_or_create(
+        name = resource_name(attrs["shared_name"].decode(), ctx.name)
+        slot.resource = ctx.resources.lookup_or_create(
             container, name, lambda: IteratorResource(container, name, attrs["output_types"], attrs["output_shapes"]))
-    return handle.resource
+    return slot.resource
 
 
-@IteratorV2.kernel("CPU", state=_IteratorHandle)
+@IteratorV2.kernel("CPU", state=ResourceSlot)
 def _iterator_v2(ctx: OpKernelContext) -> IteratorResource:
     return _iterator_resource(ctx)
 
 
-@OneShotIterator.kernel("CPU", state=_IteratorHandle)
+@OneShotIterator.kernel("CPU", state=ResourceSlot)
 def _one_shot_iterator(ctx: OpKernelContext, dataset_factory: str) -> IteratorResource:
     """The first run makes the dataset from its factory (no captured values) and initializes the iterator."""
     first = ctx.state.resource is None

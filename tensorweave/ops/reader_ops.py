@@ -29,13 +29,12 @@ from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.op_kernel import Done, OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
+from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import io_ops
 from tensorweave.ops.kernel_helpers import c_escape, invalid_argument
 from tensorweave.ops.shape_helpers import with_rank
 from tensorweave.platform.tf_export import tf_export
-
-_unique_ids = itertools.count()  # TF's process-wide ids of readers made without a shared name
 
 
 class _Read:
@@ -392,15 +391,6 @@ _READER_CLASSES = {"TFRecordReaderV2": _TFRecordFiles, "TextLineReaderV2": _Text
                    "IdentityReaderV2": _Identity}
 
 
-class _ReaderHandle:
-    """A reader kernel's persistent state: the ReaderResource it found or made on its first run."""
-
-    __slots__ = ("reader",)
-
-    def __init__(self, attrs: Any = None) -> None:
-        self.reader: ReaderResource | None = None
-
-
 def _scalars(num_outputs: int) -> Any:
     """TF's ScalarInputsAndOutputs: every input a scalar, and so each of `num_outputs` outputs."""
 
@@ -412,20 +402,20 @@ def _scalars(num_outputs: int) -> Any:
     return shape
 
 
-@TFRecordReaderV2.kernel("CPU", state=_ReaderHandle)
-@TextLineReaderV2.kernel("CPU", state=_ReaderHandle)
-@WholeFileReaderV2.kernel("CPU", state=_ReaderHandle)
-@FixedLengthRecordReaderV2.kernel("CPU", state=_ReaderHandle)
-@IdentityReaderV2.kernel("CPU", state=_ReaderHandle)
+@TFRecordReaderV2.kernel("CPU", state=ResourceSlot)
+@TextLineReaderV2.kernel("CPU", state=ResourceSlot)
+@WholeFileReaderV2.kernel("CPU", state=ResourceSlot)
+@FixedLengthRecordReaderV2.kernel("CPU", state=ResourceSlot)
+@IdentityReaderV2.kernel("CPU", state=ResourceSlot)
 def _reader(ctx: OpKernelContext) -> ReaderResource:
-    handle: _ReaderHandle = ctx.state
-    if handle.reader is None:
+    slot: ResourceSlot = ctx.state
+    if slot.resource is None:
         attrs = ctx.node_def.attr
-        name = attrs["shared_name"].decode() or f"_{next(_unique_ids)}_{ctx.name}"
+        name = resource_name(attrs["shared_name"].decode(), ctx.name)
         cls = _READER_CLASSES[ctx.op]
-        handle.reader = ctx.resources.lookup_or_create(attrs["container"].decode(), name,
+        slot.resource = ctx.resources.lookup_or_create(attrs["container"].decode(), name,
                                                        lambda: cls(ctx.name, attrs))
-    return handle.reader
+    return slot.resource
 
 
 ReaderReadV2 = Op("ReaderReadV2", inputs=["reader_handle: resource", "queue_handle: resource"],

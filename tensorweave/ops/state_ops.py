@@ -21,6 +21,7 @@ from tensorweave.framework import tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
+from tensorweave.framework.resource_mgr import ResourceSlot
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import cast_ops, fill_ops, indexing_ops, manipulation_ops, sequence_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
@@ -93,22 +94,13 @@ def _variable_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.unknown_shape() if shape is None else tensor_shape.TensorShape(shape)]
 
 
-class _VariableHandle:
-    """A VariableV2 kernel's persistent state: the Var it found in its resource manager on its first run."""
-
-    __slots__ = ("var",)
-
-    def __init__(self, attrs: Any = None) -> None:
-        self.var: Var | None = None
-
-
-@VariableV2.kernel("CPU", state=_VariableHandle)
+@VariableV2.kernel("CPU", state=ResourceSlot)
 def _variable(ctx: OpKernelContext, shape: Any, dtype: Any, container: bytes, shared_name: bytes) -> Var:
-    handle: _VariableHandle = ctx.state
-    if handle.var is None:
+    slot: ResourceSlot = ctx.state
+    if slot.resource is None:
         name = shared_name.decode() or ctx.name
-        handle.var = ctx.resources.lookup_or_create(container.decode(), name, lambda: _new_var(name, dtype, shape))
-    return handle.var
+        slot.resource = ctx.resources.lookup_or_create(container.decode(), name, lambda: _new_var(name, dtype, shape))
+    return slot.resource
 
 
 def _new_var(name: str, dtype: Any, shape: list | None) -> Var:
