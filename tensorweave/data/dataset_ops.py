@@ -511,8 +511,8 @@ def _stack(component: int, values: list[Any]) -> np.ndarray:
         if np.shape(value) != first:
             raise errors.InvalidArgumentError(
                 None, None, f"Cannot batch tensors with different shapes in component {component}. First element "
-                f"had shape {tensor_util.shape_string(first)} and element {i} had shape "
-                f"{tensor_util.shape_string(np.shape(value))}.")
+                f"had shape {tensor_shape.shape_string(first)} and element {i} had shape "
+                f"{tensor_shape.shape_string(np.shape(value))}.")
     return np.stack(values)
 
 

@@ -15,8 +15,7 @@ A value that cannot be computed is None (or unknown dims), never an error; only 
 raises, with TF's message.
 
 One-way rule: this module builds on the Python graph and shape inference; nothing in the framework below
-imports it (`type_string`, `shape_string` and `merge_shapes` live in dtypes and tensor_shape, re-exported
-here for the op library).
+imports it.
 """
 
 from __future__ import annotations
@@ -29,10 +28,7 @@ from tensorweave.formats.tensor_proto import typed_ndarray
 from tensorweave.framework import dtypes, shape_inference, tensor_shape
 
 # Re-exported for the op library: they live below the Python graph, where the runtime and shape inference use them.
-from tensorweave.framework.dtypes import type_string as type_string
 from tensorweave.framework.graph import Operation, Tensor
-from tensorweave.framework.tensor_shape import merge_shapes as merge_shapes
-from tensorweave.framework.tensor_shape import shape_string as shape_string
 from tensorweave.platform.tf_export import tf_export
 
 

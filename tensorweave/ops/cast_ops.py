@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -53,8 +53,8 @@ def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) 
     if np.iscomplexobj(x) and not DstT.is_complex:
         x = np.real(x)
     if dtypes.string in (SrcT, DstT):
-        raise errors.UnimplementedError(ctx.node_def, None, f"Cast {tensor_util.type_string(SrcT)} to "
-                                        f"{tensor_util.type_string(DstT)} is not supported")
+        raise errors.UnimplementedError(ctx.node_def, None, f"Cast {dtypes.type_string(SrcT)} to "
+                                        f"{dtypes.type_string(DstT)} is not supported")
     x = np.asarray(x)
     if SrcT == dtypes.bfloat16 and target in _SATURATING_FROM_BFLOAT16:
         return _bfloat16_to_small_int(x, target)

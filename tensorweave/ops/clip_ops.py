@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -76,9 +76,9 @@ def _clip(ctx: OpKernelContext, t: Any, clip_value_min: Any, clip_value_max: Any
     if any(np.ndim(b) and np.shape(b) != shape for b in (clip_value_min, clip_value_max)):
         raise errors.InvalidArgumentError(
             ctx.node_def, None, "clip_value_min and clip_value_max must be either of the same shape as input, "
-            f"or a scalar. input shape: {tensor_util.shape_string(shape)}clip_value_min shape: "
-            f"{tensor_util.shape_string(np.shape(clip_value_min))}clip_value_max shape: "
-            f"{tensor_util.shape_string(np.shape(clip_value_max))}")
+            f"or a scalar. input shape: {tensor_shape.shape_string(shape)}clip_value_min shape: "
+            f"{tensor_shape.shape_string(np.shape(clip_value_min))}clip_value_max shape: "
+            f"{tensor_shape.shape_string(np.shape(clip_value_max))}")
     xp = ctx.xp
     upper = xp.where(clip_value_max < t, clip_value_max, t)
     return xp.where(upper < clip_value_min, clip_value_min, upper)

@@ -104,10 +104,10 @@ def _placeholder_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @Placeholder.kernel("CPU")
 def _placeholder(ctx: OpKernelContext, dtype: dtypes.DType, shape: Any) -> Any:
-    shape_part = f" and shape {tensor_util.shape_string(shape)}" if shape else ""  # not for a scalar, as TF
+    shape_part = f" and shape {tensor_shape.shape_string(shape)}" if shape else ""  # not for a scalar, as TF
     raise errors.InvalidArgumentError(
         ctx.node_def, None, f"You must feed a value for placeholder tensor '{ctx.name}' with dtype "
-        f"{tensor_util.type_string(dtype)}{shape_part}")
+        f"{dtypes.type_string(dtype)}{shape_part}")
 
 
 @tf_export("placeholder")
@@ -125,7 +125,7 @@ PlaceholderWithDefault = Op("PlaceholderWithDefault", inputs=["input: dtype"], o
 def _placeholder_with_default_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape = ctx.attr("shape")
     declared = tensor_shape.unknown_shape() if shape is None else tensor_shape.as_shape(shape)
-    tensor_util.merge_shapes(ctx.input_shape(0), declared)  # only checks: the output keeps the declared shape
+    tensor_shape.merge_shapes(ctx.input_shape(0), declared)  # only checks: the output keeps the declared shape
     return [declared]
 
 

@@ -41,7 +41,7 @@ def _dtype_names(types: Sequence[dtypes.DType]) -> str:
 
 
 def _shapes_string(shapes: Sequence[Any]) -> str:
-    return "[" + ", ".join(tensor_util.shape_string(s) for s in shapes) + "]"
+    return "[" + ", ".join(tensor_shape.shape_string(s) for s in shapes) + "]"
 
 
 class _Attempt:
@@ -152,7 +152,7 @@ class Queue:
                 if not expected.is_compatible_with(shape):
                     raise errors.InvalidArgumentError(
                         None, None, f"Shape mismatch in tuple component {i}. Expected "
-                                    f"{tensor_util.shape_string(expected)}, got {tensor_util.shape_string(shape)}")
+                                    f"{tensor_shape.shape_string(expected)}, got {tensor_shape.shape_string(shape)}")
         return batch
 
     def check_batchable(self) -> None:

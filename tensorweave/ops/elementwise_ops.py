@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import convert_to_tensor_or_indexed_slices
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -42,8 +42,8 @@ def _binary_kernel(fn: Callable) -> Callable:
         except ValueError:
             if np.shape(x) != np.shape(y):
                 raise errors.InvalidArgumentError(
-                    ctx.node_def, None, f"Incompatible shapes: {tensor_util.shape_string(np.shape(x))} vs. "
-                    f"{tensor_util.shape_string(np.shape(y))}") from None
+                    ctx.node_def, None, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(x))} vs. "
+                    f"{tensor_shape.shape_string(np.shape(y))}") from None
             raise
     kernel.__name__ = f"_{fn.__name__}_kernel"
     return kernel
@@ -832,13 +832,13 @@ Select = Op("Select", inputs=["condition: bool", "t: T", "e: T"], outputs=["outp
 @Select.shape
 def _select_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """`t` and `e` agree; `condition` has their shape, is a scalar, or is a vector along their first axis."""
-    data = tensor_util.merge_shapes(ctx.input_shape(1), ctx.input_shape(2))
+    data = tensor_shape.merge_shapes(ctx.input_shape(1), ctx.input_shape(2))
     cond = ctx.input_shape(0)
     if cond.ndims is None or data.ndims is None or cond.ndims == 0:
         return [data]
     if cond.ndims != 1 or data.ndims == 0:
-        return [tensor_util.merge_shapes(data, cond)]
-    tensor_util.merge_shapes(cond, tensor_shape.TensorShape(data.as_list()[:1]))
+        return [tensor_shape.merge_shapes(data, cond)]
+    tensor_shape.merge_shapes(cond, tensor_shape.TensorShape(data.as_list()[:1]))
     return [data]
 
 
@@ -846,7 +846,7 @@ def _same_shape_error(ctx: OpKernelContext, shapes: list, index: int) -> errors.
     """TF's ValidateInputsAreSameShape message, comparing input `index` with input 0."""
     return errors.InvalidArgumentError(
         ctx.node_def, None, f"Inputs to operation {ctx.name} of type {ctx.op} must have the same size and shape.  "
-        f"Input 0: {tensor_util.shape_string(shapes[0])} != input {index}: {tensor_util.shape_string(shapes[index])}")
+        f"Input 0: {tensor_shape.shape_string(shapes[0])} != input {index}: {tensor_shape.shape_string(shapes[index])}")
 
 
 @Select.kernel("CPU")
@@ -857,12 +857,12 @@ def _select(ctx: OpKernelContext, condition: Any, t: Any, e: Any) -> Any:
         if then_shape != else_shape:
             raise errors.InvalidArgumentError(
                 ctx.node_def, None, "'then' and 'else' must have the same size.  but received: "
-                f"{tensor_util.shape_string(then_shape)} vs. {tensor_util.shape_string(else_shape)}")
+                f"{tensor_shape.shape_string(then_shape)} vs. {tensor_shape.shape_string(else_shape)}")
         if not cond_shape:
             return t if condition else e
         if not then_shape:
             raise errors.InvalidArgumentError(ctx.node_def, None, "'then' must be at least a vector, but saw "
-                                              f"shape: {tensor_util.shape_string(then_shape)}")
+                                              f"shape: {tensor_shape.shape_string(then_shape)}")
         if then_shape[0] != cond_shape[0]:
             raise errors.InvalidArgumentError(ctx.node_def, None, "Number of batches of 'then' must match size of "
                                               f"'cond', but saw: {then_shape[0]} vs. {cond_shape[0]}")
@@ -889,8 +889,8 @@ def _select_v2(ctx: OpKernelContext, condition: Any, t: Any, e: Any) -> Any:
         np.broadcast_shapes(np.shape(condition), np.shape(t), np.shape(e))
     except ValueError:
         raise errors.InvalidArgumentError(
-            ctx.node_def, None, f"condition {tensor_util.shape_string(np.shape(condition))}, then "
-            f"{tensor_util.shape_string(np.shape(t))}, and else {tensor_util.shape_string(np.shape(e))} must be "
+            ctx.node_def, None, f"condition {tensor_shape.shape_string(np.shape(condition))}, then "
+            f"{tensor_shape.shape_string(np.shape(t))}, and else {tensor_shape.shape_string(np.shape(e))} must be "
             "broadcastable") from None
     return ctx.xp.where(condition, t, e)
 
@@ -928,7 +928,7 @@ def _add_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape = ctx.input_shape(-1)
     for i in builtins.range(ctx.num_inputs - 2, -1, -1):
         try:
-            shape = tensor_util.merge_shapes(ctx.input_shape(i), shape)
+            shape = tensor_shape.merge_shapes(ctx.input_shape(i), shape)
         except ValueError as e:
             raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     return [shape]

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -40,9 +40,9 @@ def _fill_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _fill(ctx: OpKernelContext, dims: Any, value: Any) -> Any:
     """As TF's kernel, a scalar `dims` is read as a vector and a `value` of shape [1] as a scalar."""
     if dims.ndim > 1:
-        raise invalid_argument(ctx, f"dims must represent a vector, got shape {tensor_util.shape_string(dims.shape)}")
+        raise invalid_argument(ctx, f"dims must represent a vector, got shape {tensor_shape.shape_string(dims.shape)}")
     if value.ndim != 0 and value.shape != (1,):
-        raise invalid_argument(ctx, f"value must represent a scalar, got shape {tensor_util.shape_string(value.shape)}")
+        raise invalid_argument(ctx, f"value must represent a scalar, got shape {tensor_shape.shape_string(value.shape)}")
     dims = dims.reshape(-1)
     if (dims < 0).any():
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Dimension {int(dims[dims < 0][0])} must be >= 0")

@@ -79,11 +79,11 @@ def _checked_resize(ctx: OpKernelContext, images: Any, size: Any, align_corners:
     if half_pixel_centers and align_corners:
         raise invalid_argument(ctx, "If half_pixel_centers is True, align_corners must be False.")
     if images.ndim != 4:
-        raise invalid_argument(ctx, f"input must be 4-dimensional{tensor_util.shape_string(images.shape)}")
+        raise invalid_argument(ctx, f"input must be 4-dimensional{tensor_shape.shape_string(images.shape)}")
     if size.ndim != 1:
-        raise invalid_argument(ctx, f"shape_t must be 1-dimensional{tensor_util.shape_string(size.shape)}")
+        raise invalid_argument(ctx, f"shape_t must be 1-dimensional{tensor_shape.shape_string(size.shape)}")
     if size.size != 2:
-        raise invalid_argument(ctx, f"shape_t must have two elements{tensor_util.shape_string(size.shape)}")
+        raise invalid_argument(ctx, f"shape_t must have two elements{tensor_shape.shape_string(size.shape)}")
     height, width = int(size[0]), int(size[1])
     if height <= 0 or width <= 0:
         raise invalid_argument(ctx, "output dimensions must be positive")
@@ -600,7 +600,7 @@ def _colorspace_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 def _check_colorspace_input(ctx: OpKernelContext, images: Any) -> None:
     if images.ndim < 1:
-        raise invalid_argument(ctx, f"input must be at least 1D{tensor_util.shape_string(images.shape)}")
+        raise invalid_argument(ctx, f"input must be at least 1D{tensor_shape.shape_string(images.shape)}")
     if images.shape[-1] != 3:
         raise errors.FailedPreconditionError(
             ctx.node_def, None, f"input must have 3 channels but input only has {images.shape[-1]} channels.")
@@ -662,9 +662,9 @@ AdjustSaturation = _adjust_op("AdjustSaturation", "scale")
 
 def _check_adjust_input(ctx: OpKernelContext, images: Any, factor: Any, factor_name: str, rgb: bool) -> None:
     if images.ndim < 3:
-        raise invalid_argument(ctx, f"input must be at least 3-D, got shape{tensor_util.shape_string(images.shape)}")
+        raise invalid_argument(ctx, f"input must be at least 3-D, got shape{tensor_shape.shape_string(images.shape)}")
     if factor.ndim:
-        raise invalid_argument(ctx, f"{factor_name} must be scalar: {tensor_util.shape_string(factor.shape)}")
+        raise invalid_argument(ctx, f"{factor_name} must be scalar: {tensor_shape.shape_string(factor.shape)}")
     if rgb and images.shape[-1] != 3:
         raise invalid_argument(ctx, f"input must have 3 channels but instead has {images.shape[-1]} channels.")
 
@@ -1158,7 +1158,7 @@ def _decode(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DT
             jpeg_options: dict | None = None) -> np.ndarray:
     """The decoded image (HxWxC, or FxHxWx3 for `animated` GIFs), as TF's DecodeImageV2 gives it."""
     if np.ndim(contents):
-        raise invalid_argument(ctx, f"contents must be scalar, got shape {tensor_util.shape_string(np.shape(contents))}")
+        raise invalid_argument(ctx, f"contents must be scalar, got shape {tensor_shape.shape_string(np.shape(contents))}")
     if channels not in (0, 1, 3, 4):
         raise invalid_argument(ctx, f"`channels` must be 0, 1, 3 or 4 but got {channels}")
     contents = contents.item() if isinstance(contents, np.ndarray) else contents
@@ -1298,7 +1298,7 @@ def _picture(image: np.ndarray, mode: str) -> Image.Image:
 @EncodePng.kernel("CPU")
 def _encode_png(ctx: OpKernelContext, image: Any, compression: int) -> Any:
     if image.ndim != 3:
-        raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_util.shape_string(image.shape)}")
+        raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_shape.shape_string(image.shape)}")
     channels = image.shape[2]
     if channels not in _PNG_MODES:
         raise invalid_argument(ctx, f"image must have 1, 2, 3, or 4 channels, got {channels}")
@@ -1319,10 +1319,10 @@ def _encode_jpeg(ctx: OpKernelContext, image: Any, format: bytes, quality: int, 
                  optimize_size: bool, chroma_downsampling: bool, density_unit: bytes, x_density: int,
                  y_density: int, xmp_metadata: bytes) -> Any:
     if image.ndim != 3:
-        raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_util.shape_string(image.shape)}")
+        raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_shape.shape_string(image.shape)}")
     channels = {b"grayscale": 1, b"rgb": 3}.get(format, image.shape[2])
     if image.shape[2] != channels or channels not in (1, 3):
-        raise invalid_argument(ctx, f"image must have 1 or 3 channels, got {tensor_util.shape_string(image.shape)}")
+        raise invalid_argument(ctx, f"image must have 1 or 3 channels, got {tensor_shape.shape_string(image.shape)}")
     picture = _picture(image, "RGB" if channels == 3 else "L")
     buffer = io.BytesIO()
     dpi = (x_density, y_density) if density_unit == b"in" else (x_density * 2.54, y_density * 2.54)

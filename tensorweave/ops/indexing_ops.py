@@ -144,7 +144,7 @@ def _masks(ctx: InferenceContext) -> dict[str, int]:
 def _strided_slice_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     index_shape = with_rank(ctx.input_shape(1), 1)
     end_shape, strides_shape = with_rank(ctx.input_shape(2), 1), with_rank(ctx.input_shape(3), 1)
-    index_shape = tensor_util.merge_shapes(tensor_util.merge_shapes(index_shape, end_shape), strides_shape)
+    index_shape = tensor_shape.merge_shapes(tensor_shape.merge_shapes(index_shape, end_shape), strides_shape)
     input_shape = ctx.input_shape(0)
     strides = ctx.input_value(3)
     if input_shape.ndims is None or index_shape.dims[0].value is None or strides is None:
@@ -164,8 +164,8 @@ def _strided_slice(ctx: OpKernelContext, input: Any, begin: Any, end: Any, strid
                    end_mask: int, ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> Any:
     if not (begin.ndim == end.ndim == strides.ndim == 1 and begin.shape == end.shape == strides.shape):
         raise invalid_argument(ctx, "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
-                       f"{tensor_util.shape_string(begin.shape)}, {tensor_util.shape_string(end.shape)}, and "
-                       f"{tensor_util.shape_string(strides.shape)} instead.")
+                       f"{tensor_shape.shape_string(begin.shape)}, {tensor_shape.shape_string(end.shape)}, and "
+                       f"{tensor_shape.shape_string(strides.shape)} instead.")
     try:
         slices, dims = _strided_slice_plan(list(input.shape), begin.tolist(), end.tolist(), strides.tolist(),
                                            begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
@@ -427,7 +427,7 @@ Slice = Op("Slice", inputs=["input: T", "begin: Index", "size: Index"], outputs=
 
 @Slice.shape
 def _slice_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    begin_shape = tensor_util.merge_shapes(with_rank(ctx.input_shape(1), 1), with_rank(ctx.input_shape(2), 1))
+    begin_shape = tensor_shape.merge_shapes(with_rank(ctx.input_shape(1), 1), with_rank(ctx.input_shape(2), 1))
     ndims = begin_shape.dims[0].value
     input_shape = ctx.input_shape(0) if ndims is None else with_rank(ctx.input_shape(0), ndims)
     begin = shape_from_tensor(ctx, 1)
@@ -451,7 +451,7 @@ def _slice(ctx: OpKernelContext, input: Any, begin: Any, size: Any) -> Any:  # n
     rank = input.ndim
     if not (begin.ndim == size.ndim == 1 and begin.size == size.size == rank):
         raise invalid_argument(ctx, f"Expected begin and size arguments to be 1-D tensors of size {rank}, but got shapes "
-                       f"{tensor_util.shape_string(begin.shape)} and {tensor_util.shape_string(size.shape)} "
+                       f"{tensor_shape.shape_string(begin.shape)} and {tensor_shape.shape_string(size.shape)} "
                        "instead.")
     index = []
     for i, (b, s) in enumerate(zip(begin.tolist(), size.tolist())):
@@ -505,7 +505,7 @@ def _one_hot(ctx: OpKernelContext, indices: Any, depth: Any, on_value: Any, off_
         raise invalid_argument(ctx, f"Expected axis to be -1 or between [0, {output_dims}).  But received: {axis}")
     for arg, value in (("depth", depth), ("on_value", on_value), ("off_value", off_value)):
         if value.ndim != 0:
-            raise invalid_argument(ctx, f"{arg} must be a scalar, but got: {tensor_util.shape_string(value.shape)}")
+            raise invalid_argument(ctx, f"{arg} must be a scalar, but got: {tensor_shape.shape_string(value.shape)}")
     if depth < 0:
         raise invalid_argument(ctx, f"depth must be non-negative, got: {int(depth)}")
     xp = ctx.xp
@@ -552,8 +552,8 @@ def _gather_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         return [tensor_shape.unknown_shape()]
     if depth > params.ndims:
         raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
-                         f"{tensor_util.shape_string(indices.as_list())} and params shape: "
-                         f"{tensor_util.shape_string(params.as_list())}")
+                         f"{tensor_shape.shape_string(indices.as_list())} and params shape: "
+                         f"{tensor_shape.shape_string(params.as_list())}")
     return [indices[:-1].concatenate(params[depth:])]
 
 
@@ -578,7 +578,7 @@ def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_poli
     if bad.size and bad_indices_policy != b"IGNORE":
         position = ",".join(map(str, np.unravel_index(bad[0], indices.shape[:-1])))
         raise invalid_argument(ctx, f"indices[{position}] = [{', '.join(map(str, rows[bad[0]].tolist()))}] does not index "
-                       f"into param shape {tensor_util.shape_string(params.shape)}, node name: {ctx.name}")
+                       f"into param shape {tensor_shape.shape_string(params.shape)}, node name: {ctx.name}")
     if bad.size:
         rows = np.where(out_of_range[:, None], 0, rows)
     gathered = params[tuple(rows.T)] if depth else ctx.xp.broadcast_to(params, (rows.shape[0],) + params.shape)
@@ -630,7 +630,7 @@ def _unravel_index_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 @UnravelIndex.kernel("CPU")
 def _unravel_index(ctx: OpKernelContext, indices: Any, dims: Any) -> Any:
     if dims.ndim != 1:
-        raise invalid_argument(ctx, f"The indices can only be 1-D, got {tensor_util.shape_string(dims.shape)}")
+        raise invalid_argument(ctx, f"The indices can only be 1-D, got {tensor_shape.shape_string(dims.shape)}")
     zero = np.flatnonzero(dims == 0)
     if zero.size:
         raise invalid_argument(ctx, "Input dims cannot contain a dim of zero, but dims contains zero at index "

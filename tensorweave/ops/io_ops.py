@@ -19,7 +19,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.formats import bundle, tfrecord
 from tensorweave.framework import dtypes as tf_dtypes
-from tensorweave.framework import tensor_shape, tensor_util
+from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -55,8 +55,8 @@ def _validate_inputs(ctx: OpKernelContext, prefix: Any, tensor_names: Any, shape
         raise invalid_argument(ctx, f"Input prefix should have a single element, got {np.size(prefix)} instead.")
     if np.ndim(tensor_names) != 1 or np.ndim(shape_and_slices) != 1:
         raise invalid_argument(ctx, "Input tensor_names and shape_and_slices should be an 1-D tensors, got "
-                                    f"{tensor_util.shape_string(np.shape(tensor_names))} and "
-                                    f"{tensor_util.shape_string(np.shape(shape_and_slices))} instead.")
+                                    f"{tensor_shape.shape_string(np.shape(tensor_names))} and "
+                                    f"{tensor_shape.shape_string(np.shape(shape_and_slices))} instead.")
     if np.size(tensor_names) != np.size(shape_and_slices):
         raise invalid_argument(ctx, "tensor_names and shape_and_slices have different number of elements: "
                                     f"{np.size(tensor_names)} vs. {np.size(shape_and_slices)}")
@@ -93,7 +93,7 @@ def _save_v2(ctx: OpKernelContext, prefix: Any, tensor_names: Any, shape_and_sli
             if list(np.shape(value)) != expected:
                 raise invalid_argument(ctx, f"Slice in shape_and_slice specification does not match the shape of "
                                             f"the tensor to  save: {spec}, tensor: "
-                                            f"{tensor_util.shape_string(np.shape(value))}")
+                                            f"{tensor_shape.shape_string(np.shape(value))}")
             writer.add_slice(name, full_shape, slice_proto, value)
 
 
@@ -147,8 +147,8 @@ def _restore_one(ctx: OpKernelContext, reader: bundle.BundleReader, name: str, s
     full_shape, slice_proto = bundle.parse_shape_and_slice(spec)
     if full_shape != shape:
         raise invalid_argument(ctx, f"tensor_name = {name}; shape in shape_and_slice spec "
-                                    f"{tensor_util.shape_string(full_shape)} does not match the shape stored in "
-                                    f"checkpoint: {tensor_util.shape_string(shape)}")
+                                    f"{tensor_shape.shape_string(full_shape)} does not match the shape stored in "
+                                    f"checkpoint: {tensor_shape.shape_string(shape)}")
     starts, lengths = bundle.slice_extents(slice_proto, full_shape)
     index = tuple(slice(s, None if n < 0 else s + n) for s, n in zip(starts, lengths))
     return reader.lookup(name)[index]
@@ -175,7 +175,7 @@ def _merge_v2_checkpoints(ctx: OpKernelContext, checkpoint_prefixes: Any, destin
     """The per-device bundles of a sharded save joined into one bundle at the destination, index last."""
     if np.ndim(destination_prefix) != 0:
         raise invalid_argument(ctx, "Input destination_prefix should be a scalar tensor, got "
-                                    f"{tensor_util.shape_string(np.shape(destination_prefix))} instead.")
+                                    f"{tensor_shape.shape_string(np.shape(destination_prefix))} instead.")
     prefixes = [_text(p) for p in np.ravel(checkpoint_prefixes).tolist()]
     if allow_missing_files:
         prefixes = [p for p in prefixes if os.path.exists(bundle.index_filename(p))]
@@ -272,7 +272,7 @@ def read_entire_file(path: str) -> bytes:
 def _scalar_input(ctx: OpKernelContext, name: str, value: Any) -> str:
     if np.ndim(value) != 0:
         raise invalid_argument(ctx, f"Input {name} should be a scalar but has shape "
-                                    f"{tensor_util.shape_string(np.shape(value))}")
+                                    f"{tensor_shape.shape_string(np.shape(value))}")
     return _text(value[()])
 
 
@@ -287,7 +287,7 @@ def _write_file(ctx: OpKernelContext, filename: Any, contents: Any) -> None:
     path = _scalar_input(ctx, "filename", filename)
     if np.ndim(contents) != 0:
         raise invalid_argument(ctx, "Contents tensor must be scalar, but had shape: "
-                                    f"{tensor_util.shape_string(np.shape(contents))}")
+                                    f"{tensor_shape.shape_string(np.shape(contents))}")
     directory = os.path.dirname(path)
     if directory and not os.path.isdir(directory):
         gfile.recursive_create_dir_v2(directory)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -305,8 +305,8 @@ def _matrix_triangular_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, lower:
     try:
         batch = np.broadcast_shapes(matrix.shape[:-2], rhs.shape[:-2])
     except ValueError:
-        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(matrix.shape)} vs. "
-                                    f"{tensor_util.shape_string(rhs.shape)}") from None
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(matrix.shape)} vs. "
+                                    f"{tensor_shape.shape_string(rhs.shape)}") from None
     a = xp.tril(matrix) if lower else xp.triu(matrix)
     a = _adjoint(xp, a) if adjoint else a
     a = xp.broadcast_to(a, batch + matrix.shape[-2:])

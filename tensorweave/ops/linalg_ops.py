@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -68,13 +68,13 @@ def _matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _matmul(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
     if a.ndim != 2 or b.ndim != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"In[{0 if a.ndim != 2 else 1}] is not a matrix. "
-                                          f"Instead it has shape {tensor_util.shape_string((a if a.ndim != 2 else b).shape)}")
+                                          f"Instead it has shape {tensor_shape.shape_string((a if a.ndim != 2 else b).shape)}")
     a = a.T if transpose_a else a
     b = b.T if transpose_b else b
     if a.shape[1] != b.shape[0]:
         raise errors.InvalidArgumentError(
-            ctx.node_def, None, f"Matrix size-incompatible: In[0]: {tensor_util.shape_string(a.shape)}, "
-            f"In[1]: {tensor_util.shape_string(b.shape)}")
+            ctx.node_def, None, f"Matrix size-incompatible: In[0]: {tensor_shape.shape_string(a.shape)}, "
+            f"In[1]: {tensor_shape.shape_string(b.shape)}")
     return ctx.xp.matmul(in_float32(a), in_float32(b)).astype(a.dtype, copy=False)
 
 
@@ -110,8 +110,8 @@ def _batch_matmul(ctx: OpKernelContext, x: Any, y: Any, adj_x: bool, adj_y: bool
                                           f"{min(x.ndim, y.ndim)}")
     if x.shape[-2 if adj_x else -1] != y.shape[-1 if adj_y else -2]:  # TF names the inputs as given
         raise errors.InvalidArgumentError(
-            ctx.node_def, None, f"Matrix size-incompatible: In[0]: {tensor_util.shape_string(x.shape)}, "
-            f"In[1]: {tensor_util.shape_string(y.shape)} {int(adj_x)} {int(adj_y)}")
+            ctx.node_def, None, f"Matrix size-incompatible: In[0]: {tensor_shape.shape_string(x.shape)}, "
+            f"In[1]: {tensor_shape.shape_string(y.shape)} {int(adj_x)} {int(adj_y)}")
     if adj_x:
         x = xp.conj(xp.swapaxes(x, -1, -2))
     if adj_y:
@@ -121,7 +121,7 @@ def _batch_matmul(ctx: OpKernelContext, x: Any, y: Any, adj_x: bool, adj_y: bool
     except ValueError:
         raise errors.InvalidArgumentError(
             ctx.node_def, None, f"In[0] and In[1] must have compatible batch dimensions: "
-            f"{tensor_util.shape_string(x.shape)} vs. {tensor_util.shape_string(y.shape)}") from None
+            f"{tensor_shape.shape_string(x.shape)} vs. {tensor_shape.shape_string(y.shape)}") from None
 
 
 SparseMatMul = Op("SparseMatMul", inputs=["a: Ta", "b: Tb"], outputs=["product: float"],
@@ -139,8 +139,8 @@ def _sparse_matmul(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, tran
             raise errors.InvalidArgumentError(ctx.node_def, None, f"{side} is not a matrix")
     if a.shape[0 if transpose_a else 1] != b.shape[1 if transpose_b else 0]:
         raise errors.InvalidArgumentError(
-            ctx.node_def, None, f"Matrix size incompatible: a: {tensor_util.shape_string(a.shape)}, b: "
-            f"{tensor_util.shape_string(b.shape)}")
+            ctx.node_def, None, f"Matrix size incompatible: a: {tensor_shape.shape_string(a.shape)}, b: "
+            f"{tensor_shape.shape_string(b.shape)}")
     a, b = in_float32(a), in_float32(b)
     return ctx.xp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
 
@@ -396,7 +396,7 @@ def _matrix_band_part(ctx: OpKernelContext, input: Any, num_lower: Any, num_uppe
     """The entries with -num_lower <= j - i <= num_upper (a negative count keeps that whole triangle)."""
     if input.ndim < 2:
         raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
-                                    f"{tensor_util.shape_string(input.shape)}")
+                                    f"{tensor_shape.shape_string(input.shape)}")
     rows, cols = input.shape[-2:]
     lower, upper = int(num_lower), int(num_upper)
     if lower > rows:
@@ -495,8 +495,8 @@ def _matrix_set_diag(ctx: OpKernelContext, input: Any, diagonal: Any, lo: int, h
     r, c, valid, width = _band_coords(rows, cols, lo, hi, align)
     expected = input.shape[:-2] + ((width,) if lo == hi else (hi - lo + 1, width))
     if diagonal.shape != expected:
-        raise invalid_argument(ctx, f"diagonal must have shape {tensor_util.shape_string(expected)}, got "
-                                    f"{tensor_util.shape_string(diagonal.shape)}")
+        raise invalid_argument(ctx, f"diagonal must have shape {tensor_shape.shape_string(expected)}, got "
+                                    f"{tensor_shape.shape_string(diagonal.shape)}")
     if lo == hi:
         diagonal = diagonal[..., None, :]
     out = input.copy()
@@ -552,7 +552,7 @@ def _matrix_diag_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
 def _matrix_diag_v1(ctx: OpKernelContext, diagonal: Any) -> Any:
     if diagonal.ndim < 1:
         raise invalid_argument(ctx, f"input must be at least 1-dim, received shape: "
-                                    f"{tensor_util.shape_string(diagonal.shape)}")
+                                    f"{tensor_shape.shape_string(diagonal.shape)}")
     return _matrix_diag(ctx, diagonal, 0, 0, -1, -1, 0, "RIGHT_LEFT")
 
 
@@ -595,7 +595,7 @@ def _matrix_diag_part_v3_shape(ctx: InferenceContext) -> list[tensor_shape.Tenso
 def _matrix_diag_part_v1(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     if input.ndim < 2:
         raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
-                                    f"{tensor_util.shape_string(input.shape)}")
+                                    f"{tensor_shape.shape_string(input.shape)}")
     return _matrix_diag_part(ctx, input, 0, 0, 0, "RIGHT_LEFT")
 
 
@@ -603,7 +603,7 @@ def _matrix_diag_part_v1(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
 def _matrix_diag_part_v3(ctx: OpKernelContext, input: Any, k: Any, padding_value: Any, align: str) -> Any:  # noqa: A002
     if input.ndim < 2:
         raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
-                                    f"{tensor_util.shape_string(input.shape)}")
+                                    f"{tensor_shape.shape_string(input.shape)}")
     return _matrix_diag_part(ctx, input, *_diag_range(k), padding_value, align)
 
 
@@ -759,8 +759,8 @@ def _cross_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 @Cross.kernel("CPU")
 def _cross(ctx: OpKernelContext, a: Any, b: Any) -> Any:
     if a.shape != b.shape:
-        raise invalid_argument(ctx, f"Both inputs must be of same shape: {tensor_util.shape_string(a.shape)} vs. "
-                                    f"{tensor_util.shape_string(b.shape)}")
+        raise invalid_argument(ctx, f"Both inputs must be of same shape: {tensor_shape.shape_string(a.shape)} vs. "
+                                    f"{tensor_shape.shape_string(b.shape)}")
     if a.ndim < 1 or a.shape[-1] != 3:
         raise invalid_argument(ctx, f"Innermost dimension should be 3; got {a.shape[-1] if a.ndim else 0}")
     return np.cross(a, b).astype(a.dtype, copy=False)

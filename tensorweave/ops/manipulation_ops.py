@@ -125,7 +125,7 @@ def _pack_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     merged = shapes[-1]
     for i in range(len(shapes) - 2, -1, -1):
         try:
-            merged = tensor_util.merge_shapes(shapes[i], merged)
+            merged = tensor_shape.merge_shapes(shapes[i], merged)
         except ValueError as e:
             raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     if merged.ndims is None:
@@ -144,8 +144,8 @@ def _pack(ctx: OpKernelContext, *values: Any, axis: int) -> Any:
     for i, v in enumerate(values[1:], 1):
         if v.shape != first.shape:
             raise invalid_argument(ctx, f"Shapes of all inputs must match: values[0].shape = "
-                           f"{tensor_util.shape_string(first.shape)} != values[{i}].shape = "
-                           f"{tensor_util.shape_string(v.shape)}")
+                           f"{tensor_shape.shape_string(first.shape)} != values[{i}].shape = "
+                           f"{tensor_shape.shape_string(v.shape)}")
     return ctx.xp.stack(values, axis=axis)
 
 
@@ -247,7 +247,7 @@ def _unpack(ctx: OpKernelContext, value: Any, num: int, axis: int) -> list:
     axis = axis + rank if axis < 0 else axis
     if value.shape[axis] != num:
         raise invalid_argument(ctx, f"Input shape axis {axis} must equal {num}, got shape "
-                       f"{tensor_util.shape_string(value.shape)}")
+                       f"{tensor_shape.shape_string(value.shape)}")
     return [value[(builtins.slice(None),) * axis + (i,)] for i in range(num)]
 
 
@@ -412,9 +412,9 @@ def _concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
                              tensor_shape.TensorShape(dims[axis + 1:]))
     for s in reversed(shapes[:-1]):
         d = s.as_list()
-        before = tensor_util.merge_shapes(tensor_shape.TensorShape(d[:axis]), before)
+        before = tensor_shape.merge_shapes(tensor_shape.TensorShape(d[:axis]), before)
         middle = None if middle is None or d[axis] is None else middle + d[axis]
-        after = tensor_util.merge_shapes(tensor_shape.TensorShape(d[axis + 1:]), after)
+        after = tensor_shape.merge_shapes(tensor_shape.TensorShape(d[axis + 1:]), after)
     return [before.concatenate([middle]).concatenate(after)]
 
 
@@ -423,7 +423,7 @@ def _concat(ctx: OpKernelContext, *args: Any) -> Any:
     values, axis = args[:-1], args[-1]
     if not (axis.ndim == 0 or axis.shape == (1,)):
         raise invalid_argument(ctx, f"axis tensor should be a scalar integer, but got shape "
-                       f"{tensor_util.shape_string(axis.shape)}")
+                       f"{tensor_shape.shape_string(axis.shape)}")
     concat_dim = int(axis.reshape(-1)[0])
     first = values[0]
     rank = first.ndim
@@ -434,8 +434,8 @@ def _concat(ctx: OpKernelContext, *args: Any) -> Any:
     if rank == 0:
         raise invalid_argument(ctx, "ConcatOp : Can't concatenate scalars (use tf.stack instead)")
     for i, v in enumerate(values):
-        shapes = (f"shape[0] = {tensor_util.shape_string(first.shape)} vs. shape[{i}] = "
-                  f"{tensor_util.shape_string(v.shape)}")
+        shapes = (f"shape[0] = {tensor_shape.shape_string(first.shape)} vs. shape[{i}] = "
+                  f"{tensor_shape.shape_string(v.shape)}")
         if v.ndim != rank:
             raise invalid_argument(ctx, f"ConcatOp : Ranks of all input tensors should match: {shapes}")
         for j in range(rank):
@@ -485,7 +485,7 @@ def _transpose_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _transpose_axes(ctx: OpKernelContext, x: Any, perm: Any) -> list[int]:
     """The permutation as numpy axes, checked as TF's TransposeOp does."""
     if perm.ndim != 1:
-        raise invalid_argument(ctx, f"perm must be rank 1, got shape {tensor_util.shape_string(perm.shape)}")
+        raise invalid_argument(ctx, f"perm must be rank 1, got shape {tensor_shape.shape_string(perm.shape)}")
     rank = x.ndim
     if perm.size != rank:
         raise invalid_argument(ctx, f"transpose expects a vector of size {rank}. But input(1) is a vector of size "
@@ -576,7 +576,7 @@ def _tile_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     multiples = shape_from_tensor(ctx, 1)
     if input_shape.ndims is not None:
         multiples = with_rank(multiples, input_shape.ndims)
-        tensor_util.merge_shapes(ctx.input_shape(1), tensor_shape.TensorShape([input_shape.ndims]))
+        tensor_shape.merge_shapes(ctx.input_shape(1), tensor_shape.TensorShape([input_shape.ndims]))
     if multiples.ndims is None:
         return [tensor_shape.unknown_shape()]
     input_shape = with_rank(input_shape, multiples.ndims)
@@ -587,7 +587,7 @@ def _tile_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 @Tile.kernel("CPU")
 def _tile(ctx: OpKernelContext, input: Any, multiples: Any) -> Any:  # noqa: A002
     if multiples.ndim != 1:
-        raise invalid_argument(ctx, f"Expected multiples to be 1-D, but got shape {tensor_util.shape_string(multiples.shape)}")
+        raise invalid_argument(ctx, f"Expected multiples to be 1-D, but got shape {tensor_shape.shape_string(multiples.shape)}")
     if multiples.size != input.ndim:
         raise invalid_argument(ctx, f"Expected multiples argument to be a vector of length {input.ndim} but got length "
                        f"{multiples.size}")
@@ -639,10 +639,10 @@ def _pad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _checked_paddings(ctx: OpKernelContext, input: Any, paddings: Any, negative: str = "Paddings") -> list:  # noqa: A002
     """The paddings as (before, after) pairs; `negative` is how the op's message starts (MirrorPad: lower case)."""
     if paddings.ndim != 2 or paddings.shape[1] != 2:
-        raise invalid_argument(ctx, f"paddings must be a matrix with 2 columns: {tensor_util.shape_string(paddings.shape)}")
+        raise invalid_argument(ctx, f"paddings must be a matrix with 2 columns: {tensor_shape.shape_string(paddings.shape)}")
     if paddings.shape[0] != input.ndim:
         raise invalid_argument(ctx, "The first dimension of paddings must be the rank of inputs"
-                       f"{tensor_util.shape_string(paddings.shape)} {tensor_util.shape_string(input.shape)}")
+                       f"{tensor_shape.shape_string(paddings.shape)} {tensor_shape.shape_string(input.shape)}")
     pairs = [(int(before), int(after)) for before, after in paddings.tolist()]
     for before, after in pairs:
         if before < 0 or after < 0:
@@ -670,7 +670,7 @@ def _pad_v2(ctx: OpKernelContext, input: Any, paddings: Any, constant_values: An
     pairs = _checked_paddings(ctx, input, paddings)
     if constant_values.ndim:
         raise invalid_argument(ctx, f"constant_values must be a scalar. Found: "
-                       f"{tensor_util.shape_string(constant_values.shape)}")
+                       f"{tensor_shape.shape_string(constant_values.shape)}")
     return _constant_pad(ctx.xp, input, pairs, constant_values.item())
 
 
@@ -874,7 +874,7 @@ def _roll_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         if s.ndims is not None and s.ndims > 1:
             raise ValueError(f"Shape must be at most rank 1 but is rank {s.ndims}")
     if shift.ndims == 1 and axis.ndims == 1:
-        tensor_util.merge_shapes(shift, axis)
+        tensor_shape.merge_shapes(shift, axis)
     return [input_shape]
 
 
@@ -884,10 +884,10 @@ def _roll(ctx: OpKernelContext, input: Any, shift: Any, axis: Any) -> Any:  # no
         raise invalid_argument(ctx, "input must be 1-D or higher")
     if shift.ndim > 1:
         raise invalid_argument(ctx, "shift must be a scalar or a 1-D vector. Found: "
-                                    f"{tensor_util.shape_string(shift.shape)}")
+                                    f"{tensor_shape.shape_string(shift.shape)}")
     if axis.ndim > 1:
         raise invalid_argument(ctx, "axis must be a scalar or a 1-D vector. Found: "
-                                    f"{tensor_util.shape_string(axis.shape)}")
+                                    f"{tensor_shape.shape_string(axis.shape)}")
     if shift.shape != axis.shape:
         raise invalid_argument(ctx, "shift and axis must have the same size")
     axes = axis.reshape(-1).tolist()
@@ -922,7 +922,7 @@ def _parallel_concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSha
         if value.ndims is not None and value.ndims and value.dims[0].value not in (None, 1):
             raise ValueError(f"Dimension must be 1 but is {value.dims[0].value}")
         if declared.ndims is not None:
-            tensor_util.merge_shapes(value, tensor_shape.TensorShape([1]).concatenate(declared[1:]))
+            tensor_shape.merge_shapes(value, tensor_shape.TensorShape([1]).concatenate(declared[1:]))
     return [declared]
 
 

@@ -291,15 +291,15 @@ def _bias_add_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _bias_add(ctx: OpKernelContext, value: Any, bias: Any, data_format: Any) -> Any:
     if np.ndim(value) < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Input tensor must be at least 2D: "
-                                          f"{tensor_util.shape_string(np.shape(value))}")
+                                          f"{tensor_shape.shape_string(np.shape(value))}")
     if np.ndim(bias) != 1:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Biases must be 1D: "
-                                          f"{tensor_util.shape_string(np.shape(bias))}")
+                                          f"{tensor_shape.shape_string(np.shape(bias))}")
     channel = 1 if _is_nchw(data_format) else value.ndim - 1
     if value.shape[channel] != bias.shape[0]:
         raise errors.InvalidArgumentError(
             ctx.node_def, None, "Must provide as many biases as the last dimension of the input tensor: "
-            f"{tensor_util.shape_string(bias.shape)} vs. {tensor_util.shape_string(value.shape)}")
+            f"{tensor_shape.shape_string(bias.shape)} vs. {tensor_shape.shape_string(value.shape)}")
     return value + bias.reshape(bias.shape + (1,) * (value.ndim - 1 - channel))
 
 
@@ -392,7 +392,7 @@ def _softmax_xent_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
     """[batch] and [batch, classes]: the features are a matrix the labels match, or both broadcast to one."""
     features, labels = ctx.input_shape(0), ctx.input_shape(1)
     try:
-        shape = tensor_util.merge_shapes(shape_helpers.with_rank(features, 2), labels)
+        shape = tensor_shape.merge_shapes(shape_helpers.with_rank(features, 2), labels)
     except ValueError:
         shape = shape_helpers.broadcast_shapes(features, labels)
     if shape.ndims is None:
@@ -410,7 +410,7 @@ def _softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> Any:
     except ValueError:
         raise errors.InvalidArgumentError(
             ctx.node_def, None, "logits and labels must be broadcastable: logits_size="
-            f"{tensor_util.shape_string(features.shape)} labels_size={tensor_util.shape_string(labels.shape)}"
+            f"{tensor_shape.shape_string(features.shape)} labels_size={tensor_shape.shape_string(labels.shape)}"
         ) from None
     if len(shape) != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, "logits and labels must be either 2-dimensional, or "
@@ -446,18 +446,18 @@ def _sparse_softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> An
     xp = ctx.xp
     if np.ndim(features) != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, "logits must be 2-D, but got shape "
-                                          f"{tensor_util.shape_string(np.shape(features))}")
+                                          f"{tensor_shape.shape_string(np.shape(features))}")
     if np.ndim(labels) != 1:
         raise errors.InvalidArgumentError(ctx.node_def, None, "labels must be 1-D, but got shape "
-                                          f"{tensor_util.shape_string(np.shape(labels))}")
+                                          f"{tensor_shape.shape_string(np.shape(labels))}")
     if features.shape[0] != labels.shape[0]:
         raise errors.InvalidArgumentError(
             ctx.node_def, None, "logits and labels must have the same first dimension, got logits shape "
-            f"{tensor_util.shape_string(features.shape)} and labels shape {tensor_util.shape_string(labels.shape)}")
+            f"{tensor_shape.shape_string(features.shape)} and labels shape {tensor_shape.shape_string(labels.shape)}")
     classes = features.shape[1]
     if classes == 0:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Must have at least one class, but got logits shape "
-                                          f"{tensor_util.shape_string(features.shape)}")
+                                          f"{tensor_shape.shape_string(features.shape)}")
     bad = (labels < 0) | (labels >= classes)
     if bad.any():
         raise errors.InvalidArgumentError(
@@ -765,7 +765,7 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: int | 
 # and kernels), softmaxes and cross entropies from their outputs, BiasAdd through BiasAddGrad.
 
 def _merge_both_shapes(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    return [tensor_util.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
+    return [tensor_shape.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
 
 
 def _activation_grad_op(name: str, types: str, second: str, fn: Any = None, attrs: tuple[str, ...] = ()) -> Op:

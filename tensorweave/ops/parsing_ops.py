@@ -26,7 +26,7 @@ from google.protobuf.message import DecodeError
 
 from tensorweave import errors
 from tensorweave.formats import protos, tensor_proto
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -329,7 +329,7 @@ _KIND_TYPE = {field: dtype for dtype, field in _LIST_FIELD.items()}
 def _check_serialized(ctx: OpKernelContext, serialized: np.ndarray) -> None:
     if serialized.ndim > 1:
         raise invalid_argument(ctx, "Expected serialized to be a scalar or vector, got shape: "
-                                    f"{tensor_util.shape_string(serialized.shape)}")
+                                    f"{tensor_shape.shape_string(serialized.shape)}")
 
 
 def _parse_shapes(batch: _Shape, num_sparse: int, dense_shapes: Sequence[Any]) -> tuple[list, list]:
@@ -705,7 +705,7 @@ def _parse_tensor_shape(ctx: InferenceContext) -> list[_Shape]:
 def _parse_tensor(ctx: OpKernelContext, serialized: Any, out_type: dtypes.DType) -> Any:
     if serialized.ndim != 0:
         raise invalid_argument(ctx, "Expected `serialized` to be a scalar, got shape: "
-                                    f"{tensor_util.shape_string(serialized.shape)}")
+                                    f"{tensor_shape.shape_string(serialized.shape)}")
     data = serialized.item()
     try:
         proto = protos.TensorProto.FromString(data)

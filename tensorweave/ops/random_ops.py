@@ -347,7 +347,7 @@ def _uniform_int_sample(ctx: OpKernelContext, key: tuple[int, int], counter: int
     for name, bound in (("minval", minval), ("maxval", maxval)):
         if np.ndim(bound):
             raise errors.InvalidArgumentError(ctx.node_def, None, f"{name} must be 0-D, got shape "
-                                              f"{tensor_util.shape_string(np.shape(bound))}")
+                                              f"{tensor_shape.shape_string(np.shape(bound))}")
     if minval >= maxval:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Need minval < maxval, got {minval} >= {maxval}")
     dtype = np.asarray(minval).dtype
@@ -404,7 +404,7 @@ def _uniform_int_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     """The bounds are scalars (inputs -2 and -1); the output shape comes from the shape tensor."""
     for name, bound in zip(("minval", "maxval"), ctx.input_shapes[-2:]):
         if bound.ndims not in (None, 0):
-            raise ValueError(f"{name} must be a scalar; got a tensor of shape {tensor_util.shape_string(bound)}")
+            raise ValueError(f"{name} must be a scalar; got a tensor of shape {tensor_shape.shape_string(bound)}")
     return _shape_from_input(ctx)
 
 
@@ -510,7 +510,7 @@ def _stateless_random_get_key_counter(ctx: OpKernelContext, seed: Any) -> tuple[
     so neither half of the seed needs to be strong."""
     if seed.shape != (2,):
         raise errors.InvalidArgumentError(ctx.node_def, None, f"seed must have shape [2], not "
-                                          f"{tensor_util.shape_string(seed.shape)}")
+                                          f"{tensor_shape.shape_string(seed.shape)}")
     seed0, seed1 = (int(s) & 0xFFFFFFFFFFFFFFFF for s in seed)
     mix = _philox_block(_SEED_SCRAMBLING_KEY, seed1 << 64 | seed0)
     return np.array([mix[0] | mix[1] << 32], dtype=np.uint64), np.array([0, mix[2] | mix[3] << 32], dtype=np.uint64)
@@ -557,8 +557,8 @@ def _key_counter(ctx: OpKernelContext, key: Any, counter: Any, alg: Any) -> tupl
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Unsupported algorithm id: {int(alg)}")
     if key.shape != (1,) or counter.size < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"key must have shape [1] and counter at least 2 "
-                                          f"elements, got {tensor_util.shape_string(key.shape)} and "
-                                          f"{tensor_util.shape_string(counter.shape)}")
+                                          f"elements, got {tensor_shape.shape_string(key.shape)} and "
+                                          f"{tensor_shape.shape_string(counter.shape)}")
     key_word = int(key[0])
     return (key_word & 0xFFFFFFFF, key_word >> 32), int(counter[0]) | int(counter[1]) << 64
 
@@ -775,7 +775,7 @@ def _multinomial(ctx: OpKernelContext, logits: Any, num_samples: Any,
     stream in order, which is TF's stream whenever its kernel runs the batch as one shard (small batches)."""
     if logits.ndim != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"logits should be a matrix, got shape "
-                                          f"{tensor_util.shape_string(logits.shape)}")
+                                          f"{tensor_shape.shape_string(logits.shape)}")
     num_samples = int(num_samples)
     if num_samples < 0:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"num_samples should be non-negative, got "

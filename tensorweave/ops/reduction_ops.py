@@ -353,7 +353,7 @@ def _arg_reduce_op(name: str, index_types: str, output_types: str, fn: Callable,
     def kernel(ctx: OpKernelContext, input: Any, dimension: Any, output_type: dtypes.DType) -> Any:  # noqa: A002
         if np.ndim(dimension) != 0:
             raise errors.InvalidArgumentError(ctx.node_def, None, "dim must be a scalar, but received tensor of "
-                                              f"shape: {tensor_util.shape_string(np.shape(dimension))}")
+                                              f"shape: {tensor_shape.shape_string(np.shape(dimension))}")
         rank, axis = np.ndim(input), int(dimension)
         if not -rank <= axis < rank:
             raise errors.InvalidArgumentError(ctx.node_def, None, f"Expected dimension in the range [{-rank}, "
@@ -361,7 +361,7 @@ def _arg_reduce_op(name: str, index_types: str, output_types: str, fn: Callable,
         axis %= rank
         if input.shape[axis] == 0:
             raise errors.InvalidArgumentError(ctx.node_def, None, f"Reduction axis {axis} is empty in shape "
-                                              f"{tensor_util.shape_string(input.shape)}")
+                                              f"{tensor_shape.shape_string(input.shape)}")
         if input.dtype.kind == "f":
             input = ctx.xp.where(ctx.xp.isnan(input), nan, input)
         return fn(input, axis=axis).astype(output_type.as_numpy_dtype)
@@ -428,7 +428,7 @@ def _scan_op(name: str, scan: str, identity: int) -> Op:
         xp = ctx.xp
         if np.ndim(axis) != 0:
             raise errors.InvalidArgumentError(ctx.node_def, None, "ScanOp: axis must be a scalar, not "
-                                              f"{tensor_util.shape_string(np.shape(axis))}")
+                                              f"{tensor_shape.shape_string(np.shape(axis))}")
         rank, axis = np.ndim(x), int(axis)
         if not -rank <= axis < rank:
             raise errors.InvalidArgumentError(ctx.node_def, None, f"ScanOp: Expected scan axis in the range "

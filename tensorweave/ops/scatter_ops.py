@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import tensor_shape, tensor_util
+from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -47,7 +47,7 @@ TensorScatterMin = _tensor_scatter_op("TensorScatterMin", "int32, int64")
 
 
 def _dims_string(shape: tensor_shape.TensorShape) -> str:
-    return tensor_util.shape_string(shape, "?")
+    return tensor_shape.shape_string(shape, "?")
 
 
 def _scatter_nd_output_shape(indices: tensor_shape.TensorShape, updates: tensor_shape.TensorShape,
@@ -59,7 +59,7 @@ def _scatter_nd_output_shape(indices: tensor_shape.TensorShape, updates: tensor_
         return output
     outer = indices.ndims - 1
     try:
-        tensor_util.merge_shapes(indices[:outer], updates[:outer])
+        tensor_shape.merge_shapes(indices[:outer], updates[:outer])
     except ValueError as e:
         raise ValueError(f"Dimensions [0,{outer}) of indices[shape={_dims_string(indices)}] = "
                          f"{_dims_string(indices[:outer])} must match dimensions [0,{outer}) of updates[shape="
@@ -67,7 +67,7 @@ def _scatter_nd_output_shape(indices: tensor_shape.TensorShape, updates: tensor_
     depth = indices.dims[-1].value
     if depth is not None:
         try:
-            tensor_util.merge_shapes(output[depth:], updates[outer:])
+            tensor_shape.merge_shapes(output[depth:], updates[outer:])
         except ValueError as e:
             raise ValueError(f"Dimensions [{depth},{output.ndims}) of input[shape={_dims_string(output)}] = "
                              f"{_dims_string(output[depth:])} must match dimensions [{outer},{updates.ndims}) of "
@@ -96,29 +96,29 @@ def _scatter_rows(ctx: OpKernelContext, out_shape: tuple, indices: Any, updates:
         raise no_kernel_registered(ctx)
     if indices.ndim < 1:
         raise invalid_argument(ctx, f"Indices shape must have rank at least one. Found:"
-                                    f"{tensor_util.shape_string(indices.shape)}")
+                                    f"{tensor_shape.shape_string(indices.shape)}")
     depth = indices.shape[-1]
     if depth > len(out_shape):
         raise invalid_argument(ctx, f"Dimensions [0,{indices.ndim - 1}) of indices[shape="
-                                    f"{tensor_util.shape_string(indices.shape)}] must match dimensions [0,"
-                                    f"{indices.ndim - 1}) of updates[shape={tensor_util.shape_string(updates.shape)}]")
+                                    f"{tensor_shape.shape_string(indices.shape)}] must match dimensions [0,"
+                                    f"{indices.ndim - 1}) of updates[shape={tensor_shape.shape_string(updates.shape)}]")
     outer = indices.shape[:-1]
     if updates.shape != outer + out_shape[depth:]:
         raise invalid_argument(ctx, f"Dimensions [0,{len(outer)}) of indices[shape="
-                                    f"{tensor_util.shape_string(indices.shape)}] = "
-                                    f"{tensor_util.shape_string(outer)} must match dimensions [0,{len(outer)}) of "
-                                    f"updates[shape={tensor_util.shape_string(updates.shape)}] and the slice "
-                                    f"dimensions of shape {tensor_util.shape_string(out_shape)}")
+                                    f"{tensor_shape.shape_string(indices.shape)}] = "
+                                    f"{tensor_shape.shape_string(outer)} must match dimensions [0,{len(outer)}) of "
+                                    f"updates[shape={tensor_shape.shape_string(updates.shape)}] and the slice "
+                                    f"dimensions of shape {tensor_shape.shape_string(out_shape)}")
     rows = indices.reshape(-1, depth).astype(np.int64)
     prefix = np.asarray(out_shape[:depth], dtype=np.int64)
     if rows.shape[0] and math.prod(out_shape) == 0:
         raise invalid_argument(ctx, "Indices and updates specified for empty output.  indices shape: "
-                                    f"{tensor_util.shape_string(indices.shape)}")
+                                    f"{tensor_shape.shape_string(indices.shape)}")
     bad = np.flatnonzero(((rows < 0) | (rows >= prefix)).any(axis=1))
     if bad.size:
         position = ",".join(map(str, np.unravel_index(bad[0], outer)))
         raise invalid_argument(ctx, f"indices[{position}] = [{', '.join(map(str, rows[bad[0]].tolist()))}] does not "
-                                    f"index into shape {tensor_util.shape_string(out_shape)}")
+                                    f"index into shape {tensor_shape.shape_string(out_shape)}")
     strides = np.cumprod(np.append(prefix[1:], 1)[::-1])[::-1] if depth else np.zeros(0, np.int64)
     flat = rows @ strides
     view = (math.prod(out_shape[:depth]), math.prod(out_shape[depth:]))
@@ -140,7 +140,7 @@ def _scatter_into(ctx: OpKernelContext, base: Any, indices: Any, updates: Any, b
 @ScatterNd.kernel("CPU", host_memory=("shape",))
 def _scatter_nd(ctx: OpKernelContext, indices: Any, updates: Any, shape: Any, bad_indices_policy: bytes) -> Any:
     if shape.ndim != 1:
-        raise invalid_argument(ctx, f"Shape must be a 1-D tensor; got: {tensor_util.shape_string(shape.shape)}")
+        raise invalid_argument(ctx, f"Shape must be a 1-D tensor; got: {tensor_shape.shape_string(shape.shape)}")
     for d in shape.tolist():
         if d < 0:
             raise invalid_argument(ctx, f"Dimension {d} must be >= 0")
@@ -264,8 +264,8 @@ def _dynamic_partition_shape(ctx: InferenceContext) -> list[tensor_shape.TensorS
 def _dynamic_partition(ctx: OpKernelContext, data: Any, partitions: Any, num_partitions: int) -> list:
     if data.shape[:partitions.ndim] != partitions.shape:
         raise invalid_argument(ctx, "data.shape must start with partitions.shape, got data.shape = "
-                                    f"{tensor_util.shape_string(data.shape)}, partitions.shape = "
-                                    f"{tensor_util.shape_string(partitions.shape)}")
+                                    f"{tensor_shape.shape_string(data.shape)}, partitions.shape = "
+                                    f"{tensor_shape.shape_string(partitions.shape)}")
     flat = partitions.reshape(-1)
     bad = np.flatnonzero((flat < 0) | (flat >= num_partitions))
     if bad.size:
@@ -320,7 +320,7 @@ def _dynamic_stitch_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
         for a, b in zip(data.as_list(), indices.as_list()):
             if a is not None and b is not None and a != b:
                 raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
-        extra = tensor_util.merge_shapes(extra, data[indices.ndims:])
+        extra = tensor_shape.merge_shapes(extra, data[indices.ndims:])
     if extra.ndims is None:
         return [tensor_shape.unknown_shape()]
     return [tensor_shape.TensorShape([largest + 1 if all_known else None]).concatenate(extra)]
@@ -332,16 +332,16 @@ def _dynamic_stitch(ctx: OpKernelContext, *args: Any, N: int) -> Any:  # noqa: N
     indices, data = args[:N], args[N:]
     for i, (ix, d) in enumerate(zip(indices, data)):
         if d.shape[:ix.ndim] != ix.shape:
-            raise invalid_argument(ctx, f"data[{i}].shape = {tensor_util.shape_string(d.shape)} does not start with "
-                                        f"indices[{i}].shape = {tensor_util.shape_string(ix.shape)}")
+            raise invalid_argument(ctx, f"data[{i}].shape = {tensor_shape.shape_string(d.shape)} does not start with "
+                                        f"indices[{i}].shape = {tensor_shape.shape_string(ix.shape)}")
     slice_shape = data[0].shape[indices[0].ndim:]
     for i, (ix, d) in enumerate(zip(indices, data)):
         if d.shape[ix.ndim:] != slice_shape:
             raise invalid_argument(ctx, f"Need data[0].shape[{indices[0].ndim}:] = data[{i}].shape[{ix.ndim}:], got "
-                                        f"data[0].shape = {tensor_util.shape_string(data[0].shape)}, data[{i}].shape = "
-                                        f"{tensor_util.shape_string(d.shape)}, indices[0].shape = "
-                                        f"{tensor_util.shape_string(indices[0].shape)}, indices[{i}].shape = "
-                                        f"{tensor_util.shape_string(ix.shape)}")
+                                        f"data[0].shape = {tensor_shape.shape_string(data[0].shape)}, data[{i}].shape = "
+                                        f"{tensor_shape.shape_string(d.shape)}, indices[0].shape = "
+                                        f"{tensor_shape.shape_string(indices[0].shape)}, indices[{i}].shape = "
+                                        f"{tensor_shape.shape_string(ix.shape)}")
     for ix in indices:
         flat = ix.reshape(-1)
         negative = np.flatnonzero(flat < 0)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     Tensor,
     convert_to_tensor,
@@ -78,7 +78,7 @@ def _range(ctx: OpKernelContext, start: Any, limit: Any, delta: Any) -> Any:
     for arg, v in (("start", start), ("limit", limit), ("delta", delta)):
         if v.ndim != 0 and v.shape != (1,):
             raise errors.InvalidArgumentError(ctx.node_def, None, f"{arg} must be a scalar, not shape "
-                                              f"{tensor_util.shape_string(v.shape)}")
+                                              f"{tensor_shape.shape_string(v.shape)}")
     start, limit, delta = (v.reshape(-1)[0] for v in (start, limit, delta))
     if delta == 0:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Requires delta != 0: {_cpp_str(delta)}")

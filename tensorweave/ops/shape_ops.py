@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
@@ -42,14 +42,14 @@ def _reshape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
             if known == 0:  # nothing to infer from: only an empty tensor fits, and the dim stays unknown
                 if size:
                     raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
-                                     f"{tensor_util.shape_string(dims)} (0 elements)")
+                                     f"{tensor_shape.shape_string(dims)} (0 elements)")
             elif size % known:
                 raise ValueError(f"Dimension size must be evenly divisible by {known} but is {size}")
             else:
                 dims[unknown[0]] = size // known
         elif not unknown and int(np.prod(dims, dtype=np.int64)) != size:
             raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
-                             f"{tensor_util.shape_string(dims)} ({int(np.prod(dims, dtype=np.int64))} elements)")
+                             f"{tensor_shape.shape_string(dims)} ({int(np.prod(dims, dtype=np.int64))} elements)")
     return [tensor_shape.TensorShape(dims)]
 
 
@@ -58,7 +58,7 @@ def _reshape(ctx: OpKernelContext, tensor: Any, shape: Any) -> Any:
     """TF's ReshapeOp: sizes are checked in order; a -1 is inferred from the input's size, where zero-sized
     dimensions on both sides are left out of the division (so an empty tensor can still infer it)."""
     if shape.ndim > 1:
-        raise invalid_argument(ctx, f"sizes input must be 1-D, not {tensor_util.shape_string(shape.shape)}")
+        raise invalid_argument(ctx, f"sizes input must be 1-D, not {tensor_shape.shape_string(shape.shape)}")
     dims = shape.reshape(-1).tolist()
     product, unknown, has_zero = 1, -1, False
     for index, size in enumerate(dims):
@@ -329,11 +329,11 @@ def _broadcast_to(ctx: OpKernelContext, input: Any, shape: Any) -> Any:  # noqa:
     try:
         broadcast = np.broadcast_shapes(input.shape, target)
     except ValueError:
-        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(input.shape)} vs. "
-                       f"{tensor_util.shape_string(target)}") from None
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(input.shape)} vs. "
+                       f"{tensor_shape.shape_string(target)}") from None
     if broadcast != target:
-        raise invalid_argument(ctx, f"Unable to broadcast tensor of shape {tensor_util.shape_string(input.shape)} to "
-                       f"tensor of shape {tensor_util.shape_string(target)}")
+        raise invalid_argument(ctx, f"Unable to broadcast tensor of shape {tensor_shape.shape_string(input.shape)} to "
+                       f"tensor of shape {tensor_shape.shape_string(target)}")
     return ctx.xp.broadcast_to(input, target)
 
 
@@ -376,8 +376,8 @@ def _broadcast_gradient_args(ctx: OpKernelContext, s0: Any, s1: Any, T: dtypes.D
     try:
         out = np.broadcast_shapes(x, y)
     except ValueError:
-        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(x)} vs. "
-                                    f"{tensor_util.shape_string(y)}") from None
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(x)} vs. "
+                                    f"{tensor_shape.shape_string(y)}") from None
     if x == y:
         return [np.zeros(0, T.as_numpy_dtype), np.zeros(0, T.as_numpy_dtype)]
     # TF's BCast: every dimension that is 1 in an input padded with leading ones to the output's rank.
@@ -462,8 +462,8 @@ def _broadcast_args(ctx: OpKernelContext, s0: Any, s1: Any) -> Any:
     try:
         return np.array(np.broadcast_shapes(x, y), dtype=s0.dtype)
     except ValueError:
-        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(x)} vs. "
-                                    f"{tensor_util.shape_string(y)}") from None
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(x)} vs. "
+                                    f"{tensor_shape.shape_string(y)}") from None
 
 
 NotDifferentiable("BroadcastArgs")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -139,7 +139,7 @@ def _space_batch_shape(input_shape: tensor_shape.TensorShape, block_shape_shape:
     block_shape_shape = with_rank(block_shape_shape, 1)
     m = block_shape_shape.dims[0].value
     input_shape = with_rank_at_least(input_shape, 1 + (m or 0))
-    tensor_util.merge_shapes(with_rank(pads_shape, 2), tensor_shape.TensorShape([m, 2]))
+    tensor_shape.merge_shapes(with_rank(pads_shape, 2), tensor_shape.TensorShape([m, 2]))
     if input_shape.ndims is None:
         return tensor_shape.unknown_shape()
     if m is None:
@@ -208,7 +208,7 @@ def _block_and_pads(ctx: OpKernelContext, input: Any, block_shape: Any, pads: An
     m = block_shape.size
     if pads.shape != (m, 2):
         raise invalid_argument(ctx, f"{pads_name} should have shape [{m}, 2] instead of "
-                                    f"{tensor_util.shape_string(pads.shape)}")
+                                    f"{tensor_shape.shape_string(pads.shape)}")
     if input.ndim < 1 + m:
         raise invalid_argument(ctx, f"input rank should be >= {1 + m} instead of {input.ndim}")
     block = block_shape.tolist()
@@ -379,7 +379,7 @@ def _extract_image_patches(ctx: OpKernelContext, images: Any, ksizes: list, stri
         if value[0] != 1 or value[3] != 1:
             raise errors.UnimplementedError(ctx.node_def, None, f"Only support {attr} across space.")
     if images.ndim != 4:
-        raise invalid_argument(ctx, f"input must be 4-dimensional{tensor_util.shape_string(images.shape)}")
+        raise invalid_argument(ctx, f"input must be 4-dimensional{tensor_shape.shape_string(images.shape)}")
     xp = ctx.xp
     grids, pads = [], []
     for i in (1, 2):

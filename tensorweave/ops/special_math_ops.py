@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import tensor_shape, tensor_util
+from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -281,8 +281,8 @@ def _binary(name: str, args: tuple[str, str], result: str, types: str, fn: Calla
         try:
             np.broadcast_shapes(np.shape(x), np.shape(y))
         except ValueError:
-            raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(np.shape(x))} vs. "
-                                        f"{tensor_util.shape_string(np.shape(y))}") from None
+            raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(x))} vs. "
+                                        f"{tensor_shape.shape_string(np.shape(y))}") from None
         return compute(x, y)
 
     return op
@@ -483,7 +483,7 @@ def _betainc_kernel(ctx: OpKernelContext, a: Any, b: Any, x: Any) -> Any:
     full = [s for s in shapes if s]
     if any(s != full[0] for s in full):
         raise invalid_argument(ctx, "Shapes of a, b, and x are inconsistent: " + " vs. ".join(
-            tensor_util.shape_string(s) for s in shapes))
+            tensor_shape.shape_string(s) for s in shapes))
     return _in_dtype(_betainc)(a, b, x)
 
 
@@ -529,8 +529,8 @@ def _safe_binary(name: str, fn: Callable[[Any, Any], Any]) -> Op:
         try:
             np.broadcast_shapes(np.shape(x), np.shape(y))
         except ValueError:
-            raise invalid_argument(ctx, f"Incompatible shapes: {tensor_util.shape_string(np.shape(x))} vs. "
-                                        f"{tensor_util.shape_string(np.shape(y))}") from None
+            raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(x))} vs. "
+                                        f"{tensor_shape.shape_string(np.shape(y))}") from None
         return np.asarray(fn(x, y)).astype(x.dtype, copy=False)
 
     return op

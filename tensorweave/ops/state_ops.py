@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import tensor_shape, tensor_util
+from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -67,7 +67,7 @@ class Var:
         if validate_shape and list(np.shape(value)) != lhs:
             raise errors.InvalidArgumentError(
                 None, None, "Assign requires shapes of both tensors to match. lhs shape= "
-                f"{tensor_util.shape_string(lhs)} rhs shape= {tensor_util.shape_string(np.shape(value))}")
+                f"{tensor_shape.shape_string(lhs)} rhs shape= {tensor_shape.shape_string(np.shape(value))}")
         if current is not None and current.shape == np.shape(value):
             xp.copyto(current, value)
         else:
@@ -109,7 +109,7 @@ def _new_var(name: str, dtype: Any, shape: list | None) -> Var:
     if shape is None:
         return Var(name, dtype, [])
     if None in shape:
-        raise errors.InvalidArgumentError(None, None, f"Shape {tensor_util.shape_string(shape)} is not fully defined")
+        raise errors.InvalidArgumentError(None, None, f"Shape {tensor_shape.shape_string(shape)} is not fully defined")
     return Var(name, dtype, shape)
 
 
@@ -129,7 +129,7 @@ Assign = Op("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: 
 @Assign.shape
 def _assign_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     if ctx.attr("validate_shape"):
-        return [tensor_util.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
+        return [tensor_shape.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
     return [ctx.input_shape(1)]
 
 
@@ -146,7 +146,7 @@ def _update_op(name: str, ufunc: Any) -> Op:
 
     @op.shape
     def _update_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-        return [tensor_util.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
+        return [tensor_shape.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))]
 
     @op.kernel("CPU")
     def _update(ctx: OpKernelContext, ref: Var, value: Any, use_locking: bool) -> Var:
@@ -192,8 +192,8 @@ def _strided_slice_assign(ctx: OpKernelContext, ref: Var, begin: Any, end: Any, 
             shape = None
         if shape is None or int(np.prod(shape)) != target.size:
             raise errors.InvalidArgumentError(
-                None, None, f"Cannot broadcast input shape {tensor_util.shape_string(np.shape(value))} into final "
-                f"shape {tensor_util.shape_string(dims)}")
+                None, None, f"Cannot broadcast input shape {tensor_shape.shape_string(np.shape(value))} into final "
+                f"shape {tensor_shape.shape_string(dims)}")
         target[...] = ctx.xp.broadcast_to(value, shape).reshape(target.shape)
     return ref
 
@@ -229,7 +229,7 @@ def _count_up_to(ctx: OpKernelContext, ref: Var, limit: int) -> Any:
         before = ref.read().copy()
         if before.shape != ():
             raise errors.InvalidArgumentError(None, None,
-                                              f"input is not a scalar: {tensor_util.shape_string(before.shape)}")
+                                              f"input is not a scalar: {tensor_shape.shape_string(before.shape)}")
         if before >= limit:
             raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
         ref.value[...] = before + 1
@@ -295,7 +295,7 @@ def _scatter_op(name: str, types: str, combine: Any, use_locking_default: str) -
     def _scatter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         ref, indices, updates = ctx.input_shapes
         if updates.ndims != 0 and ref.ndims is not None and indices.ndims is not None:
-            tensor_util.merge_shapes(updates, indices.concatenate(ref[1:]))
+            tensor_shape.merge_shapes(updates, indices.concatenate(ref[1:]))
         return [ref]
 
     @op.kernel("CPU")
@@ -306,13 +306,13 @@ def _scatter_op(name: str, types: str, combine: Any, use_locking_default: str) -
                 raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {ref.name}")
             if params.ndim == 0:
                 raise errors.InvalidArgumentError(None, None, f"params must be at least 1-D, got shape "
-                                                  f"{tensor_util.shape_string(params.shape)}")
+                                                  f"{tensor_shape.shape_string(params.shape)}")
             if updates.ndim and updates.shape != indices.shape + params.shape[1:]:
                 raise errors.InvalidArgumentError(
                     None, None, "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
-                    f"got updates.shape {tensor_util.shape_string(updates.shape)}, indices.shape "
-                    f"{tensor_util.shape_string(indices.shape)}, params.shape "
-                    f"{tensor_util.shape_string(params.shape)}")
+                    f"got updates.shape {tensor_shape.shape_string(updates.shape)}, indices.shape "
+                    f"{tensor_shape.shape_string(indices.shape)}, params.shape "
+                    f"{tensor_shape.shape_string(params.shape)}")
             bad = np.flatnonzero((indices < 0) | (indices >= params.shape[0]))
             if bad.size:
                 position = ",".join(map(str, np.unravel_index(bad[0], indices.shape)))
@@ -408,7 +408,7 @@ def _subshape(shape: tensor_shape.TensorShape, start: int, end: int | None = Non
 
 def _merged_or_explained(a: tensor_shape.TensorShape, b: tensor_shape.TensorShape, explain: Any) -> None:
     try:
-        tensor_util.merge_shapes(a, b)
+        tensor_shape.merge_shapes(a, b)
     except ValueError as e:
         raise ValueError(f"{explain()}: {e}") from None
 
@@ -427,15 +427,15 @@ def _scatter_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     depth = indices.dims[-1].value
     prefix_indices, prefix_updates = _subshape(indices, 0, outer), _subshape(updates, 0, outer)
     _merged_or_explained(prefix_indices, prefix_updates, lambda: (
-        f"Dimensions [0,{outer}) of indices[shape={tensor_util.shape_string(indices)}] = "
-        f"{tensor_util.shape_string(prefix_indices)} must match dimensions [0,{outer}) of updates[shape="
-        f"{tensor_util.shape_string(updates)}] = {tensor_util.shape_string(prefix_updates)}"))
+        f"Dimensions [0,{outer}) of indices[shape={tensor_shape.shape_string(indices)}] = "
+        f"{tensor_shape.shape_string(prefix_indices)} must match dimensions [0,{outer}) of updates[shape="
+        f"{tensor_shape.shape_string(updates)}] = {tensor_shape.shape_string(prefix_updates)}"))
     if ref.ndims is not None:
         suffix_ref, suffix_updates = _subshape(ref, depth), _subshape(updates, outer)
         _merged_or_explained(suffix_ref, suffix_updates, lambda: (
-            f"Dimensions [{depth},{ref.ndims}) of input[shape={tensor_util.shape_string(ref)}] = "
-            f"{tensor_util.shape_string(suffix_ref)} must match dimensions [{outer},{updates.ndims}) of updates[shape="
-            f"{tensor_util.shape_string(updates)}] = {tensor_util.shape_string(suffix_updates)}"))
+            f"Dimensions [{depth},{ref.ndims}) of input[shape={tensor_shape.shape_string(ref)}] = "
+            f"{tensor_shape.shape_string(suffix_ref)} must match dimensions [{outer},{updates.ndims}) of updates[shape="
+            f"{tensor_shape.shape_string(updates)}] = {tensor_shape.shape_string(suffix_updates)}"))
     return [ref]
 
 
@@ -445,7 +445,7 @@ def _scatter_nd_rows(params_shape: tuple, indices: Any, updates: Any) -> tuple[A
     def invalid(message: str) -> errors.InvalidArgumentError:
         return errors.InvalidArgumentError(None, None, message)
 
-    shape_text = tensor_util.shape_string
+    shape_text = tensor_shape.shape_string
     if not params_shape:
         raise invalid(f"Output must be at least 1-D, got shape: {shape_text(params_shape)}")
     if (indices.size or updates.size) and not (int(np.prod(params_shape)) and indices.size and updates.size):
@@ -500,7 +500,7 @@ def _scatter_nd_op(name: str, types: str, combine: Any, use_locking_default: str
                 position = ",".join(map(str, np.unravel_index(bad[0], tuples_shape)))
                 raise errors.InvalidArgumentError(
                     None, None, f"indices[{position}] = [{', '.join(map(str, rows[bad[0]].tolist()))}] does not "
-                    f"index into shape {tensor_util.shape_string(params.shape)}")
+                    f"index into shape {tensor_shape.shape_string(params.shape)}")
             combine(params, tuple(rows.T), slices)
         return ref
 

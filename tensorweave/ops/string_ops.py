@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -68,8 +68,8 @@ def _string_join(ctx: OpKernelContext, *inputs: Any, separator: Any) -> Any:
     shaped = [np.shape(x) for x in inputs if np.ndim(x)]
     for shape in shaped[1:]:
         if shape != shaped[0]:
-            raise invalid_argument(ctx, f"Input shapes do not match: {tensor_util.shape_string(shaped[0])} vs. "
-                                        f"{tensor_util.shape_string(shape)}")
+            raise invalid_argument(ctx, f"Input shapes do not match: {tensor_shape.shape_string(shaped[0])} vs. "
+                                        f"{tensor_shape.shape_string(shape)}")
     sep = separator.encode() if isinstance(separator, str) else separator
     return _per_string(lambda *parts: sep.join(parts), *inputs) if inputs else np.asarray(b"", dtype=object)
 
@@ -374,10 +374,10 @@ def _as_string(ctx: OpKernelContext, input: Any, T: dtypes.DType, precision: int
     if kind in "fcV" or input.dtype == np.float16:
         spec += (f".{precision}" if precision > -1 else "") + ("g" if shortest else "e" if scientific else "f")
     elif precision > -1:
-        raise invalid_argument(ctx, f"precision not supported for datatype {tensor_util.type_string(T)}")
+        raise invalid_argument(ctx, f"precision not supported for datatype {dtypes.type_string(T)}")
     elif scientific or shortest:
         raise invalid_argument(ctx, "scientific and shortest format not supported for datatype "
-                                    f"{tensor_util.type_string(T)}")
+                                    f"{dtypes.type_string(T)}")
     if kind == "b":
         return np.where(input, b"true", b"false").astype(object)
     if kind == "O":
@@ -741,7 +741,7 @@ def _decode_raw(ctx: OpKernelContext, bytes: Any, out_type: dtypes.DType, little
         return np.zeros(np.shape(bytes) + (0,), dtype=dtype)
     if sizes[0] % dtype.itemsize:
         raise invalid_argument(ctx, f"Input to DecodeRaw has length {sizes[0]} that is not a multiple of "
-                                    f"{dtype.itemsize}, the size of {tensor_util.type_string(out_type)}")
+                                    f"{dtype.itemsize}, the size of {dtypes.type_string(out_type)}")
     odd = np.flatnonzero(sizes != sizes[0])
     if odd.size:
         raise invalid_argument(ctx, "DecodeRaw requires input strings to all be the same size, but element "
@@ -892,9 +892,9 @@ def _string_split_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
 def _split_output(ctx: OpKernelContext, input: Any, sep: Any, split: Callable) -> list:  # noqa: A002
     """The tokens of each string as a sparse [n, most tokens] matrix, row by row."""
     if input.ndim != 1:
-        raise invalid_argument(ctx, f"input must be a vector, got shape: {tensor_util.shape_string(input.shape)}")
+        raise invalid_argument(ctx, f"input must be a vector, got shape: {tensor_shape.shape_string(input.shape)}")
     if np.ndim(sep) != 0:
-        raise invalid_argument(ctx, f"sep must be a scalar, got shape: {tensor_util.shape_string(np.shape(sep))}")
+        raise invalid_argument(ctx, f"sep must be a scalar, got shape: {tensor_shape.shape_string(np.shape(sep))}")
     tokens = [split(s) for s in input]
     counts = np.fromiter(map(builtins.len, tokens), np.int64, builtins.len(tokens))
     rows = np.repeat(np.arange(builtins.len(tokens)), counts)

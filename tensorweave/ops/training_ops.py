@@ -24,7 +24,7 @@ from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.framework.tensor_util import shape_string
+from tensorweave.framework.tensor_shape import shape_string
 from tensorweave.ops import shape_helpers
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, invalid_argument
 from tensorweave.ops.state_ops import Var
