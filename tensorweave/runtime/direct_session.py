@@ -59,7 +59,8 @@ class _Plan:
     def __init__(self, executors: list[Executor], num_fetches: int) -> None:
         self.executors = executors
         self._num_fetches = num_fetches
-        self._single = executors[0] if len(executors) == 1 else None  # the common case
+        # the common case: one partition that nothing can make wait (the straight-line fast path)
+        self._straight = executors[0] if len(executors) == 1 and executors[0].ordered else None
 
     @property
     def graphs(self) -> list[GraphDef]:
@@ -69,8 +70,8 @@ class _Plan:
             cancellation: CancellationManager | None = None, timeout: float | None = None) -> list[Any]:
         """One step. `cancellation` (the session's) cancels it when fired; past `timeout` seconds the step is
         cancelled and fails with DeadlineExceededError, as TF's `timeout_in_ms`."""
-        single = self._single
-        if single is not None and single.ordered:  # nothing can wait: the straight-line fast path
+        single = self._straight
+        if single is not None:
             if step_stats is None:
                 return single.run(feed_values)
             records: list[NodeExecStats] = []

@@ -536,7 +536,7 @@ class _StepRun:
                 elif node.num_outputs:
                     _store_outputs(values, node.out_slot, node.num_outputs, result)
             kind = node.kind
-            if kind == _NodeKind.NORMAL or kind not in _LOOP_KINDS:
+            if kind not in _LOOP_KINDS:
                 self._activate(node, is_dead, values, frame, iteration, ready)
             elif kind == _NodeKind.ENTER:
                 child = self._child_frame(node, frame, iteration)
@@ -601,8 +601,8 @@ class _StepRun:
                 if pending[successor]:
                     continue
                 # a ControlTrigger is never dead: it lets a dead branch still signal that it is done
-                ready.append((successor, dead_inputs[successor] > 0 and nodes[successor].kind != _NodeKind.CONTROL_TRIGGER,
-                              frame, iteration))
+                dead = dead_inputs[successor] > 0 and nodes[successor].kind != _NodeKind.CONTROL_TRIGGER
+                ready.append((successor, dead, frame, iteration))
             self.outstanding += 1
             state.outstanding_ops += 1
 
