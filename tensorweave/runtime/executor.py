@@ -181,6 +181,8 @@ class Executor:
         self._remaining = self._consumer_counts(next_slot, fetched)
         runnable = [nodes[i] for i in order if nodes[i].call is not None]
         self._has_async = any(n.asynchronous for n in runnable)
+        # A partition with heavy kernels starts on the pool when it runs beside others (see run_partitions)
+        self.has_expensive = any(n.expensive for n in runnable)
         straight = (not self._has_async and sum(n.expensive for n in runnable) <= 1
                     and not any(n.kind in _CONTROL_FLOW for n in nodes))
         self._compile = (lambda traced: compile_step(runnable, self._arg_slots, self._ret_slots, self._template,
@@ -326,8 +328,15 @@ def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], s
         if last:
             finished.set()
 
+    last = len(executors) - 1
     for number, (executor, frame) in enumerate(zip(executors, frames)):
-        executor.run_async(frame, step, done, traced[number] if traced is not None else None)
+        stats = traced[number] if traced is not None else None
+        # A heavy partition run inline would keep the next ones from starting until its first wait (TF starts
+        # every partition's ready nodes on the inter-op pool); cheap ones start inline, as a thread hop costs more
+        if number < last and executor.has_expensive and executor._pool is not None:
+            executor._pool.submit(executor.run_async, frame, step, done, stats)
+        else:
+            executor.run_async(frame, step, done, stats)
     if not finished.wait(timeout):
         step.cancellation.start_cancel()  # wakes every kernel that waits
         finished.wait()
