@@ -29,7 +29,15 @@ from tensorweave.framework.graph import (
     name_scope,
 )
 from tensorweave.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
-from tensorweave.ops import control_flow_ops, control_flow_state, fill_ops, manipulation_ops, shape_ops
+from tensorweave.ops import (
+    constant_ops,
+    control_flow_ops,
+    control_flow_state,
+    fill_ops,
+    manipulation_ops,
+    shape_ops,
+    tensor_array_ops,
+)
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import add_n
 from tensorweave.platform.tf_export import tf_export
@@ -332,21 +340,22 @@ def _get_grad(grads: dict, t: Any, unconnected_gradients: UnconnectedGradients) 
 @tf_export("hessians")
 def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_ops: bool = False,
              gate_gradients: bool = False, aggregation_method: int | None = None) -> list:
-    """The Hessian of sum(ys) for each x, of shape x.shape + x.shape: the gradient of each element of the
-    flattened gradient, stacked (TF1 builds it with a while loop; the values are the same)."""
+    """The Hessian of sum(ys) for each x, of shape x.shape + x.shape, built as TF1 builds it: a while loop
+    writes the gradient of each element of the flattened gradient into a TensorArray, so x's shape may be
+    known only when the graph runs (`name` is unused, as in TF)."""
     xs = _as_list(xs)
     kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops, "gate_gradients": gate_gradients,
               "aggregation_method": aggregation_method}
-    results = []
-    for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
-        with name_scope(name + "_" + x.op.name):
-            x_shape = x.shape
-            if not x_shape.is_fully_defined():
-                raise ValueError(f"hessians needs the fully known shape of {x}, got {x_shape}")
-            flat = shape_ops.reshape(gradient, [-1])
-            size = x_shape.num_elements()
-            rows = [gradients(flat[i], x, **kwargs)[0] for i in range(size)]
-            rows = [_zeros_for(x) if row is None else row for row in rows]
-            stacked = manipulation_ops.stack(rows)
-            results.append(shape_ops.reshape(stacked, x_shape.concatenate(x_shape).as_list()))
-    return results
+    return [_hessian(gradient, x, kwargs) for gradient, x in zip(gradients(ys, xs, **kwargs), xs)]
+
+
+def _hessian(gradient: Tensor, x: Tensor, kwargs: dict) -> Tensor:
+    """One x's Hessian: row j, the gradient of the flattened gradient's element j, written by a while loop."""
+    flat = shape_ops.reshape(gradient, [-1])
+    size = shape_ops.size(x)
+    loop_vars = [constant_ops.constant(0, dtypes.int32), tensor_array_ops.TensorArray(x.dtype, size)]
+    _, hessian = control_flow_ops.while_loop(
+        lambda j, _: j < size, lambda j, rows: (j + 1, rows.write(j, gradients(flat[j], x, **kwargs)[0])),
+        loop_vars)
+    x_shape = shape_ops.shape(x)
+    return shape_ops.reshape(hessian.stack(), manipulation_ops.concat((x_shape, x_shape), 0))

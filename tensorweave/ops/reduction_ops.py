@@ -497,14 +497,18 @@ def _kept_dims_shape(op: Any) -> Any:
 @Sum.gradient
 def _sum_grad(op: Any, grad: Tensor) -> list:
     x = op.inputs[0]
+    dims = x.shape
+    if dims.ndims is not None:
+        axes = tensor_util.constant_value(op.inputs[1])
+        if axes is not None and np.array_equal(axes, np.arange(dims.ndims)):
+            # A sum of every axis in order: Reshape and Tile, by the static shape where it is known (TF's fast path)
+            grad = shape_ops.reshape(grad, [1] * dims.ndims)
+            multiples = constant_ops.constant(dims.as_list()) if dims.is_fully_defined() else shape_ops.shape(x)
+            return [raw_ops.Tile(input=grad, multiples=multiples), None]
     kept = _kept_dims_shape(op)
     if isinstance(kept, list):
-        dims = x.shape.as_list()
-        if all(k == 1 for k in kept):
-            grad = shape_ops.reshape(grad, kept)
-            return [raw_ops.Tile(input=grad, multiples=constant_ops.constant(dims)), None]
         grad = shape_ops.reshape(grad, kept)
-        return [raw_ops.Tile(input=grad, multiples=[d // max(k, 1) for d, k in zip(dims, kept)]), None]
+        return [raw_ops.Tile(input=grad, multiples=[d // max(k, 1) for d, k in zip(dims.as_list(), kept)]), None]
     return [shape_ops.broadcast_to(shape_ops.reshape(grad, kept), shape_ops.shape(x)), None]
 
 

@@ -363,11 +363,25 @@ def _broadcast_gradient_args_shape(ctx: InferenceContext) -> list[tensor_shape.T
     return [tensor_shape.vector(None), tensor_shape.vector(None)]
 
 
-def _broadcast_reduce_axes(shape_x: tuple, shape_out: tuple) -> list[int]:
-    """The axes of a broadcast result `shape_out` that summing the gradient over gives x's gradient."""
-    offset = len(shape_out) - len(shape_x)
-    return [i for i, dim in enumerate(shape_out)
-            if i < offset or (shape_x[i - offset] == 1 and dim != 1)]
+def _static_reduction_axes(x: tensor_shape.TensorShape,
+                           y: tensor_shape.TensorShape) -> tuple[list[int], list[int]] | None:
+    """The axes each input of a broadcasting binary op was broadcast over, when the static shapes decide it
+    (a dimension of 1 against any other, even unknown, one); None when the decision waits for the values."""
+    if x.rank is None or y.rank is None:
+        return None
+    rank = max(x.rank, y.rank)
+    dims_x = [1] * (rank - x.rank) + x.as_list()
+    dims_y = [1] * (rank - y.rank) + y.as_list()
+    axes_x: list[int] = []
+    axes_y: list[int] = []
+    for axis, (dim_x, dim_y) in enumerate(zip(dims_x, dims_y)):
+        if dim_x == 1 and dim_y != 1:
+            axes_x.append(axis)
+        elif dim_y == 1 and dim_x != 1:
+            axes_y.append(axis)
+        elif dim_x is None or dim_y is None:
+            return None
+    return axes_x, axes_y
 
 
 @BroadcastGradientArgs.kernel("CPU", host_memory=("s0", "s1", "r0", "r1"))
@@ -385,26 +399,27 @@ def _broadcast_gradient_args(ctx: OpKernelContext, s0: Any, s1: Any, T: dtypes.D
                      dtype=T.as_numpy_dtype) for s in (x, y)]
 
 
-def broadcast_gradient_args(x: Tensor, y: Tensor, grad: Tensor) -> tuple[tuple, tuple]:
+def broadcast_gradient_args(x: Tensor, y: Tensor, grad: Tensor | None = None) -> tuple[tuple, tuple]:
     """For each of a broadcasting binary op's inputs, (its shape, the axes to sum its gradient over, whether
-    it must be summed): static axes when every shape is known while building, else BroadcastGradientArgs
-    (TF's SmartBroadcastGradientArgs)."""
+    it must be summed): static axes where the shapes known while building decide them, else
+    BroadcastGradientArgs at run time (TF's SmartBroadcastGradientArgs; `grad` is unused, as in TF)."""
     x_shape, y_shape = shape(x), shape(y)
-    static = [t.shape for t in (x, y, grad)]
-    if not all(s.is_fully_defined() for s in static):
+    static = _static_reduction_axes(x.shape, y.shape)
+    if static is None:
         reduce_x, reduce_y = BroadcastGradientArgs(x_shape, y_shape)
         return (x_shape, reduce_x, True), (y_shape, reduce_y, True)
-    out = tuple(static[2].as_list())
-    return tuple((shape_t, _broadcast_reduce_axes(tuple(s.as_list()), out), tuple(s.as_list()) != out)
-                 for shape_t, s in ((x_shape, static[0]), (y_shape, static[1])))  # type: ignore[return-value]
+    axes_x, axes_y = static
+    return ((x_shape, axes_x, bool(axes_x) or x.shape.rank < y.shape.rank),
+            (y_shape, axes_y, bool(axes_y) or y.shape.rank < x.shape.rank))
 
 
 def unbroadcast(grad: Tensor | None, shape_axes_must_reduce: tuple) -> Tensor | None:
-    """The gradient of a broadcast input: `grad` summed over its broadcast axes and reshaped to its shape."""
+    """The gradient of a broadcast input: `grad` summed over its broadcast axes (kept, as TF's: a later
+    Sum gradient needs no index arithmetic) and reshaped to its shape."""
     input_shape, axes, must_reduce = shape_axes_must_reduce
     if grad is None or not must_reduce:
         return grad
-    return reshape(raw_ops.Sum(input=grad, reduction_indices=axes), input_shape)
+    return reshape(raw_ops.Sum(input=grad, reduction_indices=axes, keep_dims=True), input_shape)
 
 
 def _reshape_to_input(op: Any, grad: Tensor) -> Tensor:

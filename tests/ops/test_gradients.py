@@ -122,6 +122,29 @@ def test_second_derivatives_and_hessians():
     np.testing.assert_allclose(got_h, np.diag(want))
 
 
+def test_hessians_of_a_shape_known_only_at_run_time():
+    # TF builds the Hessian with a while loop over a TensorArray, so x's leading dimension may be unknown
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    (h,) = tf.hessians(tf.reduce_sum(x ** 3), x)
+    assert h.op.type == "Reshape" and h.shape.as_list() == [None, 3, None, 3]
+    value = np.array([[1.0, 2.0, -1.0]], np.float32)
+    with tf.Session() as sess:
+        got = sess.run(h, {x: value})
+    np.testing.assert_allclose(got, np.diag(6 * value[0]).reshape(1, 3, 1, 3))
+
+
+def test_broadcast_gradient_names_follow_tf():
+    # Literals recorded from TF 2.21: the reduction axes come from the static shapes where they decide them
+    # (x [?] needs no reduction against a scalar b), so only b's gradient is reduced and reshaped
+    x = tf.placeholder(tf.float32, [None], name="x")
+    b = tf.Variable(0.5, name="b")
+    gx, gb = tf.gradients(tf.reduce_sum(x + b), [x, b])
+    assert (gx.name, gb.name) == ("gradients/Sum_grad/Tile:0", "gradients/add_grad/Reshape:0")
+    with tf.Session() as sess:
+        sess.run(b.initializer)
+        assert sess.run(gb, {x: [1.0, 2.0, 3.0]}) == 3.0
+
+
 def test_stop_gradient_and_stop_gradients():
     x = tf.placeholder(tf.float32, [2])
     a = x * 2.0
