@@ -12,7 +12,9 @@ op registry's `apply_op` and `create_op` hooks on import, so the registry below 
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 from typing import Any
 
 from tensorweave.framework import dtypes, op_registry, shape_inference
@@ -228,7 +230,16 @@ def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
         return new_op
     if len(output_args) == 1 and not output_args[0].is_list:
         return new_op._outputs[0]
-    return list(new_op._outputs)  # a list output may be empty (Unpack with num=0)
+    if any(arg.is_list for arg in output_args):
+        return list(new_op._outputs)  # a list output may be empty (Unpack with num=0)
+    return _outputs_tuple(op)._make(new_op._outputs)
+
+
+@functools.cache
+def _outputs_tuple(op: Op) -> type:
+    """The namedtuple TF's generated wrappers return for an op of several outputs (`TopKV2(values, indices)`),
+    which Session.run gives back filled with values."""
+    return collections.namedtuple(op.name, [arg.name for arg in op.op_def.output_args])
 
 
 def _ref_inputs(op_def: OpDef, inputs: list[Tensor]) -> list[Tensor]:

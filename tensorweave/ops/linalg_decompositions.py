@@ -608,8 +608,7 @@ def _lu(ctx: OpKernelContext, input: Any, output_idx_type: Any) -> tuple[Any, An
 @tf_export("linalg.lu")
 def lu(input: Any, output_idx_type: Any = "int32", name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
     """The LU decomposition with partial pivoting of each innermost square matrix: (lu, p)."""
-    lu_packed, p = Lu(input, output_idx_type=output_idx_type, name=name)
-    return lu_packed, p
+    return Lu(input, output_idx_type=output_idx_type, name=name)
 
 
 # -- matrix_exponential ---------------------------------------------------------------------------------

@@ -235,8 +235,7 @@ def _qr(ctx: OpKernelContext, input: Any, full_matrices: bool) -> tuple[Any, Any
 @tf_export("linalg.qr", "qr")
 def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
     """Q and R with input = Q R for each innermost matrix (Q's columns orthonormal, R upper triangular)."""
-    q, r = Qr(input, full_matrices=full_matrices, name=name)
-    return q, r
+    return Qr(input, full_matrices=full_matrices, name=name)
 
 
 @Qr.gradient

@@ -90,8 +90,7 @@ def _top_k_grad(op: Any, grad: Tensor, _: Tensor) -> list:
 def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32,  # noqa: A002
           name: str | None = None) -> tuple[Tensor, Tensor]:
     """The k largest entries of each innermost row and their indices."""
-    values, indices = TopKV2(input, k, sorted=sorted, index_type=index_type, name=name)
-    return values, indices
+    return TopKV2(input, k, sorted=sorted, index_type=index_type, name=name)
 
 
 InTopKV2 = Op("InTopKV2", inputs=["predictions: float", "targets: T", "k: T"], outputs=["precision: bool"],

@@ -74,3 +74,21 @@ def test_bincount_histograms_confusion_matrix():
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match=r"value_range should satisfy value_range\[0\] < value_range\[1\], but got \[5.0, 0.0\]"):
             sess.run(tf.histogram_fixed_width(values, [5.0, 0.0], 5))
+
+
+def test_ops_of_several_outputs_give_tfs_namedtuples():
+    # TF's generated wrappers return a namedtuple named after the op with its output args' names, and
+    # Session.run fills the same namedtuple with values (recorded from TF 2.21)
+    x = tf.constant([[4.0, 1.0], [2.0, 3.0]])
+    results = {"TopKV2": tf.nn.top_k([1, 3, 2], 2), "Qr": tf.linalg.qr(x), "Lu": tf.linalg.lu(x),
+               "LogMatrixDeterminant": tf.linalg.slogdet(x), "ListDiff": tf.setdiff1d([1, 2, 3], [2]),
+               "UniqueWithCounts": tf.unique_with_counts([1, 1, 2])}
+    fields = {"TopKV2": ("values", "indices"), "Qr": ("q", "r"), "Lu": ("lu", "p"),
+              "LogMatrixDeterminant": ("sign", "log_abs_determinant"), "ListDiff": ("out", "idx"),
+              "UniqueWithCounts": ("y", "idx", "count")}
+    for name, result in results.items():
+        assert (type(result).__name__, result._fields) == (name, fields[name])
+    assert type(tf.linalg.eigh(x)) is tuple  # a Python wrapper's plain tuple, as TF's
+    with tf.Session() as sess:
+        top = sess.run(results["TopKV2"])
+    assert type(top).__name__ == "TopKV2" and top.values.tolist() == [3, 2] and top.indices.tolist() == [1, 2]
