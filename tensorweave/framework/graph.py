@@ -1186,6 +1186,25 @@ def executing_eagerly() -> bool:
     return False
 
 
+@tf_export("executing_eagerly_outside_functions")
+def executing_eagerly_outside_functions() -> bool:
+    """Always False: there are no function graphs to be outside of, and graphs are all there is."""
+    return False
+
+
+@tf_export("init_scope")
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """Ops created inside escape control-flow contexts and control dependencies (as initializers must), keeping
+    the name scope and device of where it is opened (TF's graph-mode `init_scope`)."""
+    g = get_default_graph()
+    scope = g.get_name_scope()
+    if scope and not scope.endswith("/"):
+        scope += "/"
+    with g.name_scope(scope), g.control_dependencies(None):
+        yield
+
+
 @tf_export("disable_eager_execution")
 def disable_eager_execution() -> None:
     """Graph mode is the only mode, so there is nothing to disable (TF2-era TF1 programs call this)."""
@@ -1309,6 +1328,14 @@ def name_scope(name: str | None, default_name: str | None = None, values: Any = 
     scope_name = default_name if name is None else name
     g = get_graph_from_inputs(values)
     with g.as_default(), g.name_scope(scope_name) as scope:
+        yield scope
+
+
+@tf_export("op_scope")
+@contextlib.contextmanager
+def op_scope(values: Any, name: str | None, default_name: str | None = None) -> Iterator[str]:
+    """TF1's deprecated `tf.op_scope(values, name, default_name)`: `name_scope` with its arguments reordered."""
+    with name_scope(name, default_name=default_name, values=values) as scope:
         yield scope
 
 

@@ -70,6 +70,12 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor) or getattr(x, "is_tensor_like", False) is True
 
 
+@tf_export("is_symbolic_tensor")
+def is_symbolic_tensor(tensor: Any) -> bool:
+    """Whether `tensor` is a graph tensor (every Tensor here is; variables and arrays are not)."""
+    return isinstance(tensor, Tensor)
+
+
 def constant_value(tensor: Tensor) -> np.ndarray | None:
     """The value of `tensor` as TF's shape inference computes it while building the graph, else None.
 

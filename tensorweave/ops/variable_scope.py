@@ -10,12 +10,13 @@ scope object reuses its variable names while its ops go to a new name scope ('sc
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import enum
 import functools
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tensorweave.framework import dtypes, tensor_shape
@@ -665,3 +666,18 @@ class variable_scope:  # noqa: N801 - TF's name
                     self._current_name_scope.__exit__(*exc_info)
             finally:
                 self._graph_context_manager.__exit__(*exc_info)
+
+
+@tf_export("variable_op_scope")
+@contextlib.contextmanager
+def variable_op_scope(values: Any, name_or_scope: str | VariableScope | None, default_name: str | None = None,
+                      initializer: Any = None, regularizer: Callable | None = None, caching_device: Any = None,
+                      partitioner: Any = None, custom_getter: Callable | None = None, reuse: Any = None,
+                      dtype: Any = None, use_resource: bool | None = None,
+                      constraint: Callable | None = None) -> Iterator[VariableScope]:
+    """TF1's deprecated `tf.variable_op_scope`: `variable_scope` with `values` first."""
+    with variable_scope(name_or_scope, default_name=default_name, values=values, initializer=initializer,
+                        regularizer=regularizer, caching_device=caching_device, partitioner=partitioner,
+                        custom_getter=custom_getter, reuse=reuse, dtype=dtype, use_resource=use_resource,
+                        constraint=constraint) as scope:
+        yield scope

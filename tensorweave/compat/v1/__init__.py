@@ -90,8 +90,8 @@ from tensorweave.ops import sparse_ops as _sparse_ops
 from tensorweave.ops import special_math_ops as _special_math_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
-from tensorweave.ops import tensor_array_ops as _tensor_array_ops
 from tensorweave.ops import template as _template
+from tensorweave.ops import tensor_array_ops as _tensor_array_ops
 from tensorweave.ops import variable_scope as _variable_scope
 from tensorweave.ops import variables as _variables
 from tensorweave.platform import tf_logging as _tf_logging
