@@ -38,9 +38,9 @@ _TF_PACKAGES = {
                                   "graph", "graph_debug_info", "node_def", "op_def", "reader_base", "resource_handle",
                                   "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
                                   "tensor_slice", "types", "variable", "versions"],
-    "tensorflow.core.protobuf": ["cluster", "config", "debug", "error_codes", "master", "meta_graph",
-                                 "named_tensor", "rewriter_config", "saved_model", "saver", "tensor_bundle", "tensorflow_server",
-                                 "worker"],
+    "tensorflow.core.protobuf": ["cluster", "config", "control_flow", "debug", "error_codes", "master", "meta_graph",
+                                 "named_tensor", "queue_runner", "rewriter_config", "saved_model", "saver",
+                                 "tensor_bundle", "tensorflow_server", "worker"],
     "tensorflow.core.util": ["event"],
     "tensorflow.core.example": ["example", "feature"],
     "tensorflow.python.training": ["checkpoint_state"],
@@ -117,6 +117,11 @@ SaverDef = _tf("SaverDef")
 VariableDef = _tf("VariableDef")
 SaveSliceInfoDef = _tf("SaveSliceInfoDef")
 SavedModel = _tf("SavedModel")
+QueueRunnerDef = _tf("QueueRunnerDef")
+ValuesDef = _tf("ValuesDef")
+ControlFlowContextDef = _tf("ControlFlowContextDef")
+CondContextDef = _tf("CondContextDef")
+WhileContextDef = _tf("WhileContextDef")
 # sessions
 ConfigProto = _tf("ConfigProto")
 GPUOptions = _tf("GPUOptions")

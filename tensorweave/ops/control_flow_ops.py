@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import nest, tensor_shape
+from tensorweave.formats import protos
+from tensorweave.framework import meta_graph, nest, tensor_shape
 from tensorweave.framework.graph import (
+    GraphKeys,
     Operation,
     Tensor,
     convert_to_tensor,
@@ -22,6 +24,8 @@ from tensorweave.framework.graph import (
     get_graph_from_inputs,
     internal_convert_to_tensor,
     name_scope,
+    prepend_name_scope,
+    strip_name_scope,
 )
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -355,13 +359,49 @@ class ControlFlowContext:
     """What the graph's cond and while contexts share (TF's ControlFlowContext): every op built while one
     is entered joins it (`add_op`, called by the graph), the names of the tensors visible inside, and for
     each outside value captured, the tensor that stands for it inside. Ops of a context cannot be fetched.
+
+    A meta graph carries a context as its proto (`to_proto`, with the contexts built inside it nested), and
+    `from_proto` rebuilds it over an imported graph, setting the context of the ops whose outputs it lists,
+    so an imported loop is differentiated as the one built here.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, values_def: Any = None, import_scope: str | None = None) -> None:
         self.outer_context: ControlFlowContext | None = get_default_graph()._get_control_flow_context()
         self._values: set[str] = set()
         self._external_values: dict[str, Tensor] = {}
         self._saved_contexts: list[Any] = []
+        self._nested_contexts: list[ControlFlowContext] = []
+        if self.outer_context is not None:
+            self.outer_context._nested_contexts.append(self)
+        if values_def is not None:
+            self._init_values_from_proto(values_def, import_scope)
+
+    def _init_values_from_proto(self, values_def: Any, import_scope: str | None) -> None:
+        graph = get_default_graph()
+        self._values = {prepend_name_scope(value, import_scope) for value in values_def.values}
+        self._external_values = {prepend_name_scope(k, import_scope): graph.as_graph_element(
+            prepend_name_scope(v, import_scope)) for k, v in values_def.external_values.items()}
+        for op_name in sorted({value.split(":")[0] for value in self._values - self._external_values.keys()}):
+            graph.as_graph_element(op_name)._set_control_flow_context(self)
+
+    def _to_values_def(self, export_scope: str | None) -> Any:
+        values_def = protos.ValuesDef(values=[strip_name_scope(v, export_scope) for v in sorted(self._values)])
+        for k, v in self._external_values.items():
+            values_def.external_values[strip_name_scope(k, export_scope)] = strip_name_scope(v.name, export_scope)
+        return values_def
+
+    def _add_nested_defs(self, nested_defs: Any, export_scope: str | None) -> None:
+        for nested in self._nested_contexts:
+            proto = nested.to_proto(export_scope)
+            if proto is not None:
+                getattr(nested_defs.add(), nested._ctxt_field).CopyFrom(proto)
+
+    def _enter_nested_from_proto(self, context_def: Any, import_scope: str | None) -> None:
+        """Rebuild the contexts nested in `context_def`, inside this one."""
+        self.enter()
+        for nested_def in context_def.nested_contexts:
+            from_control_flow_context_def(nested_def, import_scope)
+        self.exit()
 
     def enter(self) -> None:
         graph = get_default_graph()
@@ -427,14 +467,44 @@ class CondContext(ControlFlowContext):
     the same reason. Contexts nest: a value captured by an inner branch is first captured by the outer one.
     """
 
-    def __init__(self, pred: Tensor, pivot: Tensor, branch: int) -> None:
+    _ctxt_field = "cond_ctxt"
+
+    def __init__(self, pred: Tensor | None = None, pivot: Tensor | None = None, branch: int | None = None,
+                 name: str = "cond_text", context_def: Any = None, import_scope: str | None = None) -> None:
+        if context_def is not None:
+            graph = get_default_graph()
+            self.name = prepend_name_scope(context_def.context_name, import_scope)
+            self.pred = graph.as_graph_element(prepend_name_scope(context_def.pred_name, import_scope))
+            self.pivot = graph.as_graph_element(prepend_name_scope(context_def.pivot_name, import_scope))
+            self.branch = context_def.branch
+            super().__init__(context_def.values_def, import_scope)
+            return
         super().__init__()
+        self.name = get_default_graph().unique_name(name)
         self.pred = pred
         self.pivot = pivot
         self.branch = branch
         self._values.update((pred.name, pivot.name))
         self._external_values[pred.name] = pred
         pivot.op._set_control_flow_context(self)
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        """This branch's CondContextDef, names relative to `export_scope` (None when it lies outside)."""
+        if export_scope is not None and not self.name.startswith(export_scope):
+            return None
+        context_def = protos.CondContextDef(
+            context_name=strip_name_scope(self.name, export_scope),
+            pred_name=strip_name_scope(self.pred.name, export_scope),
+            pivot_name=strip_name_scope(self.pivot.name, export_scope), branch=self.branch,
+            values_def=self._to_values_def(export_scope))
+        self._add_nested_defs(context_def.nested_contexts, export_scope)
+        return context_def
+
+    @staticmethod
+    def from_proto(context_def: Any, import_scope: str | None = None) -> CondContext:
+        context = CondContext(context_def=context_def, import_scope=import_scope)
+        context._enter_nested_from_proto(context_def, import_scope)
+        return context
 
     def get_control_pivot(self) -> Tensor:
         return self.pivot
@@ -566,8 +636,11 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
                 context.exit_result(flat)
             finally:
                 context.exit()
-            results.append((original, flat))
-        (orig_t, res_t), (orig_f, res_f) = results
+            results.append((original, flat, context))
+        if context.outer_context is None:  # a nested cond travels inside the context around it
+            for _, _, branch_context in results:
+                get_default_graph().add_to_collection(GraphKeys.COND_CONTEXT, branch_context)
+        (orig_t, res_t, _), (orig_f, res_f, _) = results
         if not strict:
             orig_t, orig_f = _unpack_if_singleton(orig_t), _unpack_if_singleton(orig_f)
         nest.assert_same_structure(orig_t, orig_f)  # TF reports nest's own error here
@@ -582,6 +655,16 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
         merges = [_convert_flow_to_tensorarray(o, m) for o, m in zip(nest.flatten(orig_t), merges)]
         merges = nest.pack_sequence_as(orig_t, merges)
         return _unpack_if_singleton(merges) if not strict else merges
+
+
+def from_control_flow_context_def(context_def: Any, import_scope: str | None = None) -> ControlFlowContext:
+    """The cond or while context a ControlFlowContextDef holds, rebuilt over the imported graph."""
+    kind = context_def.WhichOneof("ctxt")
+    if kind == "cond_ctxt":
+        return CondContext.from_proto(context_def.cond_ctxt, import_scope)
+    if kind == "while_ctxt":
+        return WhileContext.from_proto(context_def.while_ctxt, import_scope)
+    raise NotImplementedError(f"Unknown ControlFlowContextDef field: {kind}")
 
 
 # -- while_loop: a loop frame built from Enter, Merge, Switch, NextIteration and Exit -------------------
@@ -623,10 +706,16 @@ class WhileContext(ControlFlowContext):
     inside it.
     """
 
-    def __init__(self, maximum_iterations: Tensor | None, parallel_iterations: int, back_prop: bool,
-                 swap_memory: bool, name: str = "while_context", grad_state: Any = None) -> None:
-        super().__init__()
+    _ctxt_field = "while_ctxt"
+
+    def __init__(self, maximum_iterations: Tensor | None = None, parallel_iterations: int = 10,
+                 back_prop: bool = True, swap_memory: bool = False, name: str = "while_context",
+                 grad_state: Any = None, context_def: Any = None, import_scope: str | None = None) -> None:
         self.grad_state = grad_state  # a gradient loop's GradLoopState (None for a forward loop)
+        if context_def is not None:
+            self._init_from_proto(context_def, import_scope)
+            return
+        super().__init__()
         self.name = get_default_graph().unique_name(name)
         self.maximum_iterations = maximum_iterations
         self.parallel_iterations = parallel_iterations
@@ -637,6 +726,55 @@ class WhileContext(ControlFlowContext):
         self._pivot_for_body: Tensor | None = None
         self.loop_enters: list[Tensor] = []
         self.loop_exits: list[Tensor] = []
+
+    def _init_from_proto(self, context_def: Any, import_scope: str | None) -> None:
+        graph = get_default_graph()
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self.name = prepend_name_scope(context_def.context_name, import_scope)
+        self.maximum_iterations = element(context_def.maximum_iterations_name) \
+            if context_def.maximum_iterations_name else None
+        self.parallel_iterations = context_def.parallel_iterations
+        self.back_prop = context_def.back_prop
+        self.swap_memory = context_def.swap_memory
+        self._pivot_for_pred = element(context_def.pivot_for_pred_name)
+        self._pivot_for_body = element(context_def.pivot_for_body_name)
+        self._pivot = element(context_def.pivot_name)
+        self.loop_exits = [element(name) for name in context_def.loop_exit_names]
+        self.loop_enters = [element(name) for name in context_def.loop_enter_names]
+        super().__init__(context_def.values_def, import_scope)
+        if import_scope:  # the frame is named after the context, which the scope renamed
+            for tensor_name in sorted(self._values):
+                op = graph.as_graph_element(tensor_name).op
+                if op.type in ("Enter", "RefEnter"):
+                    op._set_attr("frame_name", self.name.encode())
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        """This loop's WhileContextDef, names relative to `export_scope` (None when it lies outside)."""
+        if export_scope is not None and not self.name.startswith(export_scope):
+            return None
+
+        def stripped(tensor: Tensor) -> str:
+            return strip_name_scope(tensor.name, export_scope)
+
+        context_def = protos.WhileContextDef(
+            context_name=strip_name_scope(self.name, export_scope), parallel_iterations=self.parallel_iterations,
+            back_prop=self.back_prop, swap_memory=self.swap_memory,
+            pivot_for_pred_name=stripped(self._pivot_for_pred), pivot_for_body_name=stripped(self._pivot_for_body),
+            pivot_name=stripped(self._pivot), loop_exit_names=[stripped(t) for t in self.loop_exits],
+            loop_enter_names=[stripped(t) for t in self.loop_enters], values_def=self._to_values_def(export_scope))
+        if self.maximum_iterations is not None:
+            context_def.maximum_iterations_name = stripped(self.maximum_iterations)
+        self._add_nested_defs(context_def.nested_contexts, export_scope)
+        return context_def
+
+    @staticmethod
+    def from_proto(context_def: Any, import_scope: str | None = None) -> WhileContext:
+        context = WhileContext(context_def=context_def, import_scope=import_scope)
+        context._enter_nested_from_proto(context_def, import_scope)
+        return context
 
     def get_while_context(self) -> WhileContext:
         return self
@@ -924,7 +1062,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                 shape_invariants = (tensor_shape.TensorShape([]), shape_invariants)
         context = WhileContext(maximum_iterations, parallel_iterations, back_prop, swap_memory)
         if context.outer_context is None:
-            get_default_graph().add_to_collection("while_context", context)
+            get_default_graph().add_to_collection(GraphKeys.WHILE_CONTEXT, context)
         result = context.build_loop(cond, body, loop_vars, shape_invariants, return_same_structure)
         return result[1] if maximum_iterations is not None else result
 
@@ -1059,3 +1197,9 @@ def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
     shape = shape_ops.Shape(switched, name="Shape")  # a Shape op even when the shape is known, as TF
     with get_default_graph().control_dependencies([pivot]):
         return fill_ops.zeros(shape, dtype=value.dtype.base_dtype)
+
+
+meta_graph.register_proto_function(GraphKeys.COND_CONTEXT, proto_type=protos.CondContextDef,
+                                   to_proto=CondContext.to_proto, from_proto=CondContext.from_proto)
+meta_graph.register_proto_function(GraphKeys.WHILE_CONTEXT, proto_type=protos.WhileContextDef,
+                                   to_proto=WhileContext.to_proto, from_proto=WhileContext.from_proto)

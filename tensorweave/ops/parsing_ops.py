@@ -25,7 +25,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from tensorweave import errors
-from tensorweave.formats import protos, tensor_proto
+from tensorweave.formats import example_wire, protos, tensor_proto
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -210,10 +210,19 @@ def _np_dtype(dtype: dtypes.DType) -> np.dtype:
     return np.dtype(object) if dtype == dtypes.string else np.dtype(dtype.as_numpy_dtype)
 
 
-def _gather(ctx: OpKernelContext, features: Sequence[Any], dtype: dtypes.DType, where: Any) -> tuple:
-    """The values of each of `features` (None: missing) of type `dtype`, as one flat array, the per-feature
-    counts and the present mask. `where(i)` names feature i in TF's type-mismatch message."""
+def _gather(ctx: OpKernelContext, features: Any, dtype: dtypes.DType, where: Any) -> tuple:
+    """The values of each of `features` (None: missing; or an example_wire.Column of them) of type `dtype`,
+    as one flat array, the per-feature counts and the present mask. `where(i, kind)` names feature i in TF's
+    type-mismatch message."""
     field = _LIST_FIELD[dtype]
+    if isinstance(features, example_wire.Column):
+        present = features.kind >= 0
+        wrong = np.flatnonzero(present & (features.kind > 0) & (features.kind != _WIRE_KIND[dtype]))
+        if wrong.size:
+            raise invalid_argument(ctx, where(wrong[0], _WIRE_FIELD[features.kind[wrong[0]]]))
+        counts = np.zeros(len(features), np.int64)
+        counts[features.kind == _WIRE_KIND[dtype]] = features.counts
+        return features.values, counts, present
     present = np.fromiter((f is not None for f in features), bool, len(features))
     found = list(itertools.compress(features, present))
     kinds = list(map(_which_kind, found))
@@ -228,6 +237,10 @@ def _gather(ctx: OpKernelContext, features: Sequence[Any], dtype: dtypes.DType, 
 
 
 _which_kind = operator.methodcaller("WhichOneof", "kind")
+_WIRE_KIND = {dtypes.string: example_wire.BYTES_LIST, dtypes.float32: example_wire.FLOAT_LIST,
+              dtypes.int64: example_wire.INT64_LIST}
+_WIRE_FIELD = {example_wire.BYTES_LIST: "bytes_list", example_wire.FLOAT_LIST: "float_list",
+               example_wire.INT64_LIST: "int64_list"}
 
 
 def _positions(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -258,12 +271,15 @@ def _shape_text(shape: _Shape) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
 
 
-def _example_features(ctx: OpKernelContext, messages: list, names: np.ndarray, batch: bool, sparse_keys: Any,
-                      sparse_types: Sequence[dtypes.DType], dense_keys: Any, dense_types: Sequence[dtypes.DType],
-                      dense_shapes: Sequence[Any], dense_defaults: Sequence[np.ndarray], context: bool) -> list:
+def _example_features(ctx: OpKernelContext, messages: list | None, names: np.ndarray, batch: bool,
+                      sparse_keys: Any, sparse_types: Sequence[dtypes.DType], dense_keys: Any,
+                      dense_types: Sequence[dtypes.DType], dense_shapes: Sequence[Any],
+                      dense_defaults: Sequence[np.ndarray], context: bool, wire_columns: list | None = None) -> list:
     """Sparse indices, values, shapes then dense values of the Features `messages` (Example features or a
-    SequenceExample's context), with TF's messages for a missing, mistyped or wrongly sized feature."""
-    maps = [m.feature for m in messages]
+    SequenceExample's context), or of the sparse then dense `wire_columns` read from the wire, with TF's
+    messages for a missing, mistyped or wrongly sized feature."""
+    maps = [m.feature for m in messages] if wire_columns is None else None
+    columns = iter(wire_columns or ())
 
     def name(i: int) -> str:
         return names[i].decode(errors="replace") if names.size else "<unknown>"
@@ -279,9 +295,9 @@ def _example_features(ctx: OpKernelContext, messages: list, names: np.ndarray, b
         return lambda i, kind: (f"{prefix(key, i)}  Data types don't match. Data type: "
                                 f"{_TYPE_NAME[_KIND_TYPE[kind]]} but expected type: {_TYPE_NAME[dtype]}")
 
-    def column(key: Any) -> list:
+    def column(key: Any) -> tuple[str, Any]:
         key = key.decode() if isinstance(key, bytes) else key
-        return key, [m.get(key) for m in maps]
+        return key, [m.get(key) for m in maps] if maps is not None else next(columns)
 
     sparse = [column(key) + (dtype,) for key, dtype in zip(np.ravel(sparse_keys), sparse_types)]
     parts = [_sparse_output(*_gather(ctx, col, dtype, mismatch(key, dtype))[:2], batch) for key, col, dtype in sparse]
@@ -374,9 +390,13 @@ def _parse_example_v2(ctx: OpKernelContext, serialized: Any, names: Any, sparse_
     _check_serialized(ctx, serialized)
     if np.size(ragged_keys):
         raise errors.UnimplementedError(ctx.node_def, None, "Ragged features are not supported")
-    messages = [m.features for m in _decode_all(ctx, protos.Example, serialized.reshape(-1))]
+    flat = serialized.reshape(-1)
+    keys = [key.decode() for key in np.ravel(sparse_keys)] + [key.decode() for key in np.ravel(dense_keys)]
+    wire_columns = example_wire.read_features(flat, keys, [_WIRE_KIND[t] for t in [*sparse_types, *Tdense]])
+    messages = None if wire_columns is not None else [m.features for m in _decode_all(ctx, protos.Example, flat)]
     return _example_features(ctx, messages, np.ravel(names), serialized.ndim == 1, sparse_keys, sparse_types,
-                             dense_keys, Tdense, dense_shapes, dense_defaults, context=False)
+                             dense_keys, Tdense, dense_shapes, dense_defaults, context=False,
+                             wire_columns=wire_columns)
 
 
 # -- ParseSingleExample (TF's older scalar op: the keys are attrs) -------------------------------------

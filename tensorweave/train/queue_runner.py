@@ -15,7 +15,17 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.client.session import BaseSession
-from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection, get_default_session
+from tensorweave.formats import protos
+from tensorweave.framework import meta_graph
+from tensorweave.framework.graph import (
+    GraphKeys,
+    add_to_collection,
+    get_collection,
+    get_default_graph,
+    get_default_session,
+    prepend_name_scope,
+    strip_name_scope,
+)
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.train.coordinator import Coordinator
@@ -28,8 +38,14 @@ class QueueRunner:
     def __init__(self, queue: Any = None, enqueue_ops: list | None = None, close_op: Any = None, cancel_op: Any = None,
                  queue_closed_exception_types: tuple | None = None, queue_runner_def: Any = None,
                  import_scope: str | None = None) -> None:
+        self._lock = threading.Lock()
+        self._runs_per_session: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+        self._exceptions_raised: list[BaseException] = []
         if queue_runner_def is not None:
-            raise NotImplementedError("QueueRunner from a QueueRunnerDef is not supported yet")
+            if queue or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+            return
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         self._queue = queue
@@ -43,9 +59,38 @@ class QueueRunner:
         self._queue_closed_exception_types = queue_closed_exception_types or (errors.OutOfRangeError,)
         self._close_op = queue.close() if close_op is None else close_op
         self._cancel_op = queue.close(cancel_pending_enqueues=True) if cancel_op is None else cancel_op
-        self._lock = threading.Lock()
-        self._runs_per_session: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
-        self._exceptions_raised: list[BaseException] = []
+
+    def _init_from_proto(self, queue_runner_def: Any, import_scope: str | None) -> None:
+        """The runner a meta graph's QueueRunnerDef names; its queue is then the queue's op, as in TF."""
+        g = get_default_graph()
+
+        def element(name: str) -> Any:
+            return g.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._queue = element(queue_runner_def.queue_name)
+        self._enqueue_ops = [element(name) for name in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        # a QueueRunnerDef older than the field lists no types: the default then
+        self._queue_closed_exception_types = tuple(
+            errors.exception_type_from_error_code(code)
+            for code in queue_runner_def.queue_closed_exception_types) or (errors.OutOfRangeError,)
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        """This runner's QueueRunnerDef, names relative to `export_scope` (None when its queue lies outside)."""
+        if export_scope is not None and not self.queue.name.startswith(export_scope):
+            return None
+        return protos.QueueRunnerDef(
+            queue_name=strip_name_scope(self.queue.name, export_scope),
+            enqueue_op_name=[strip_name_scope(op.name, export_scope) for op in self.enqueue_ops],
+            close_op_name=strip_name_scope(self.close_op.name, export_scope),
+            cancel_op_name=strip_name_scope(self.cancel_op.name, export_scope),
+            queue_closed_exception_types=[errors.error_code_from_exception_type(cls)
+                                          for cls in self._queue_closed_exception_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def: Any, import_scope: str | None = None) -> QueueRunner:
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     @property
     def queue(self) -> Any:
@@ -165,3 +210,7 @@ def start_queue_runners(sess: Any = None, coord: Coordinator | None = None, daem
         for runner in runners:
             threads.extend(runner.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
+
+
+meta_graph.register_proto_function(GraphKeys.QUEUE_RUNNERS, proto_type=protos.QueueRunnerDef,
+                                   to_proto=QueueRunner.to_proto, from_proto=QueueRunner.from_proto)

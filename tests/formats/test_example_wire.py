@@ -1,0 +1,106 @@
+"""The vectorized Example reader (formats/example_wire.py) against protobuf's parse: every list kind, packed
+and unpacked encodings, long keys and lists, and the records it leaves to protobuf (returning None)."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave.formats import example_wire, protos
+
+_KINDS = {None: 0, "bytes_list": 1, "float_list": 2, "int64_list": 3}
+_FIELDS = {1: "bytes_list", 2: "float_list", 3: "int64_list"}
+
+
+def _random_examples(rng: np.random.Generator, n: int) -> list[bytes]:
+    keys = ["a", "bb", "k" * 200, "feature_name_long_1", "feature_name_long_2"]
+    records = []
+    for _ in range(n):
+        example = protos.Example()
+        for key in keys:
+            if rng.random() < 0.2:
+                continue
+            feature = example.features.feature[key]
+            kind, size = int(rng.integers(0, 4)), int(rng.choice([0, 1, 3, 40]))
+            if kind == 1:
+                feature.bytes_list.value.extend(bytes(rng.integers(0, 256, int(rng.integers(0, 200)), np.uint8))
+                                                for _ in range(size))
+            elif kind == 2:
+                feature.float_list.value.extend(rng.standard_normal(size).tolist())
+            elif kind == 3:
+                feature.int64_list.value.extend(rng.integers(-2**63, 2**63 - 1, size).tolist())
+        records.append(example.SerializeToString())
+    return records
+
+
+def _expected(records: list[bytes], key: str, kind: int) -> tuple[list, list, list]:
+    kinds, values, counts = [], [], []
+    for record in records:
+        feature = protos.Example.FromString(record).features.feature.get(key)
+        kinds.append(-1 if feature is None else _KINDS[feature.WhichOneof("kind")])
+        if kinds[-1] == kind:
+            listed = list(getattr(feature, _FIELDS[kind]).value)
+            values += listed
+            counts.append(len(listed))
+    return kinds, values, counts
+
+
+@pytest.mark.parametrize("kind", [1, 2, 3])
+def test_reads_what_protobuf_reads(kind: int) -> None:
+    records = _random_examples(np.random.default_rng(kind), 200)
+    keys = ["a", "bb", "k" * 200, "feature_name_long_1", "feature_name_long_2", "absent"]
+    columns = example_wire.read_features(records, keys, [kind] * len(keys))
+    for key, column in zip(keys, columns):
+        kinds, values, counts = _expected(records, key, kind)
+        assert column.kind.tolist() == kinds and column.counts.tolist() == counts
+        if kind == 2:
+            np.testing.assert_array_equal(column.values, np.array(values, np.float32))
+        else:
+            assert column.values.tolist() == values
+
+
+def _record(key: bytes, feature: bytes) -> bytes:
+    entry = b"\x0a" + bytes([len(key)]) + key + b"\x12" + bytes([len(feature)]) + feature
+    features = b"\x0a" + bytes([len(entry)]) + entry
+    return b"\x0a" + bytes([len(features)]) + features
+
+
+def test_unpacked_and_mixed_encodings() -> None:
+    floats = b"\x0d" + struct.pack("<f", 1.5) + b"\x0a\x08" + struct.pack("<ff", 2.5, 3.5)
+    ints = b"\x08\x05" + b"\x0a\x03\x01\xac\x02" + b"\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"
+    records = [_record(b"x", b"\x12" + bytes([len(floats)]) + floats),
+               _record(b"x", b"\x1a" + bytes([len(ints)]) + ints), _record(b"x", b"")]
+    column = example_wire.read_features(records, ["x"], [example_wire.FLOAT_LIST])[0]
+    assert (column.kind.tolist(), column.values.tolist(), column.counts.tolist()) == ([2, 3, 0], [1.5, 2.5, 3.5], [3])
+    column = example_wire.read_features(records, ["x"], [example_wire.INT64_LIST])[0]
+    assert (column.values.tolist(), column.counts.tolist()) == ([5, 1, 300, -1], [4])
+    assert column.values.tolist() == list(protos.Example.FromString(records[1]).features.feature["x"].int64_list.value)
+
+
+@pytest.mark.parametrize("record", [
+    b"\x0a\x05\x0a",  # truncated
+    _record(b"x", b"\x12\x00") * 2,  # two records concatenated: the same key twice, protobuf's merge
+    _record(b"x", b"\x12\x00") + b"\x10\x01",  # an unknown field
+    b"\x0a\x05\x0a\x03\x0a\x01x",  # a map entry without a value
+    _record(b"x", b"\x12\x03\x0a\x01\x00"),  # a packed float run of one byte
+])
+def test_leaves_unusual_records_to_protobuf(record: bytes) -> None:
+    assert example_wire.read_features([record], ["x"], [example_wire.FLOAT_LIST]) is None
+
+
+def test_parse_example_takes_protobufs_parse_for_unusual_records() -> None:
+    first = protos.Example()
+    first.features.feature["x"].float_list.value.append(1.0)
+    second = protos.Example()
+    second.features.feature["x"].float_list.value.append(2.0)
+    merged = first.SerializeToString() + second.SerializeToString()  # protobuf: the last value wins
+    with tf.Graph().as_default():
+        parsed = tf.parse_example([merged, first.SerializeToString()], {"x": tf.FixedLenFeature([], tf.float32)})
+        bad = tf.parse_example([b"\x0a\x05\x0a"], {"x": tf.FixedLenFeature([], tf.float32)})
+        with tf.Session() as sess:
+            assert sess.run(parsed)["x"].tolist() == [2.0, 1.0]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse example input"):
+                sess.run(bad)

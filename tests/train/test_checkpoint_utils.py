@@ -1,0 +1,147 @@
+"""tf.train.init_from_checkpoint in every assignment_map form TF1 accepts, warm_start, VocabInfo and
+checkpoints_iterator; the names, values and messages were checked against real TF 2.21."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+
+
+@pytest.fixture(scope="module")
+def ckpt_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A checkpoint of a/x [1, 2], a/y [[3]], b/z 5 (int32), w 7."""
+    d = str(tmp_path_factory.mktemp("ckpt"))
+    with tf.Graph().as_default():
+        with tf.variable_scope("a"):
+            tf.get_variable("x", initializer=[1.0, 2.0])
+            tf.get_variable("y", initializer=[[3.0]])
+        with tf.variable_scope("b"):
+            tf.get_variable("z", initializer=5)
+        tf.get_variable("w", initializer=7.0)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            saver.save(sess, d + "/model")
+    return d
+
+
+def _new_scope() -> list[tf.Variable]:
+    with tf.variable_scope("new"):
+        return [tf.get_variable("x", [2]), tf.get_variable("y", [1, 1]), tf.get_variable("q", [3])]
+
+
+def _new_scope_xy() -> list[tf.Variable]:
+    with tf.variable_scope("new"):
+        return [tf.get_variable("x", [2]), tf.get_variable("y", [1, 1])]
+
+
+def _same_names() -> list[tf.Variable]:
+    with tf.variable_scope("a"):
+        made = [tf.get_variable("x", [2]), tf.get_variable("y", [1, 1])]
+    with tf.variable_scope("b"):
+        made.append(tf.get_variable("z", [], dtype=tf.int32))
+    return made + [tf.get_variable("w", [])]
+
+
+def _restored(assignment_map: object, make: object, ckpt: str) -> dict[str, object]:
+    """{variable: its value after the initializers} for the variables taken from the checkpoint."""
+    with tf.Graph().as_default():
+        made = make()
+        tf.train.init_from_checkpoint(ckpt, assignment_map(made) if callable(assignment_map) else assignment_map)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return {v.op.name: sess.run(v).tolist() for v in made if v.initial_value.op.type == "RestoreV2"}
+
+
+@pytest.mark.parametrize("assignment_map,make,expected", [
+    ({"a/x": "new/x"}, _new_scope, {"new/x": [1.0, 2.0]}),
+    (lambda made: {"a/y": made[1], "a/x": made[0]}, _new_scope, {"new/x": [1.0, 2.0], "new/y": [[3.0]]}),
+    ({"/": "/"}, _same_names, {"a/x": [1.0, 2.0], "a/y": [[3.0]], "b/z": 5, "w": 7.0}),
+    ({"a/": "/"}, lambda: [tf.get_variable("x", [2]), tf.get_variable("y", [1, 1])], {"x": [1.0, 2.0], "y": [[3.0]]}),
+    ([("a/", "new/")], _new_scope_xy, {"new/x": [1.0, 2.0], "new/y": [[3.0]]}),
+])
+def test_init_from_checkpoint_forms(ckpt_dir: str, assignment_map: object, make: object, expected: dict) -> None:
+    assert _restored(assignment_map, make, ckpt_dir) == expected
+    assert _restored(assignment_map, make, ckpt_dir + "/model") == expected
+
+
+def test_init_from_checkpoint_replaces_the_initializer_as_tf(ckpt_dir: str) -> None:
+    with tf.Graph().as_default():
+        made = _same_names()
+        tf.train.init_from_checkpoint(ckpt_dir, {"/": "/"})
+        assert [(v.initial_value.name, v.initializer.name, v.initial_value.shape.as_list()) for v in made[:2]] == [
+            ("checkpoint_initializer:0", "Assign", [2]), ("checkpoint_initializer_1:0", "Assign_1", [1, 1])]
+        restore = made[0].initial_value.op
+        assert restore.type == "RestoreV2" and restore.device == "/device:CPU:0"
+        with pytest.raises(ValueError, match=re.escape("Tensor a/a/x (/x in a/) is not found in ")):
+            tf.train.init_from_checkpoint(ckpt_dir, {"a/": "/"})
+
+
+@pytest.mark.parametrize("assignment_map,message", [
+    ({"a/": "new/"}, "Tensor a/q (q in a/) is not found in D checkpoint"),
+    (lambda made: {"w": made[0]}, "Shape of variable new/x:0 ((2,)) doesn't match with shape of tensor w ([]) from "
+                                  "checkpoint reader."),
+    ({"a/x": "new/"}, "Assignment map with scope only name new should map to scope only a/x. Should be 'scope/': "
+                      "'other_scope/'."),
+    ({"a/": "new"}, "Tensor a/ew/q (ew/q in a/) is not found in D checkpoint"),
+    ({"zz": "new/x"}, "Tensor zz is not found in D checkpoint {"),
+])
+def test_init_from_checkpoint_errors_as_tf(ckpt_dir: str, assignment_map: object, message: str) -> None:
+    with tf.Graph().as_default():
+        made = _new_scope()
+        with pytest.raises(ValueError) as info:
+            tf.train.init_from_checkpoint(ckpt_dir, assignment_map(made) if callable(assignment_map)
+                                          else assignment_map)
+    assert str(info.value).replace(ckpt_dir, "D").startswith(message)
+
+
+def _warm_started(ckpt: str, **kwargs: object) -> list[object]:
+    with tf.Graph().as_default():
+        with tf.variable_scope("a"):
+            made = [tf.get_variable("x", [2]), tf.get_variable("y", [1, 1]),
+                    tf.get_variable("zz", [1], trainable=False)]
+        tf.train.warm_start(ckpt, **kwargs)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return [sess.run(v).tolist() if v.initial_value.op.type == "RestoreV2" else None for v in made[:2]]
+
+
+def test_warm_start(ckpt_dir: str) -> None:
+    assert _warm_started(ckpt_dir) == [[1.0, 2.0], [[3.0]]]
+    assert _warm_started(ckpt_dir, vars_to_warm_start=["a/x"]) == [[1.0, 2.0], None]
+    assert _warm_started(ckpt_dir, vars_to_warm_start="a/y", var_name_to_prev_var_name={"a/y": "a/y"}) == [
+        None, [[3.0]]]
+    with pytest.raises(ValueError, match=re.escape("You provided the following variables in "
+                                                   "var_name_to_prev_var_name that were not used: {'a/q'}.  Perhaps "
+                                                   "you misspelled them?  Here is the list of viable variable names: "
+                                                   "dict_keys(['a/x'])")):
+        _warm_started(ckpt_dir, vars_to_warm_start="a/x", var_name_to_prev_var_name={"a/q": "a/x"})
+    with pytest.raises(ValueError, match="`vars_to_warm_start must be a `list` or `str`.  Given type is <class 'int'>"):
+        _warm_started(ckpt_dir, vars_to_warm_start=3)
+
+
+def test_vocab_info() -> None:
+    assert tf.train.VocabInfo("new", 3, 1, "old") == ("new", 3, 1, "old", -1, None, 0)
+    with pytest.raises(ValueError, match="The only supported values for the axis argument are 0 and 1.  "
+                                         "Provided axis: 2"):
+        tf.train.VocabInfo("new", 3, 1, "old", axis=2)
+
+
+def test_checkpoints_iterator(ckpt_dir: str, tmp_path: object) -> None:
+    assert list(tf.train.checkpoints_iterator(ckpt_dir, timeout=0.05)) == [ckpt_dir + "/model"]
+    assert list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0.01)) == []
+    calls = []
+    assert list(tf.train.checkpoints_iterator(ckpt_dir, timeout=0.01,
+                                              timeout_fn=lambda: calls.append(1) or len(calls) > 1)) == [
+        ckpt_dir + "/model"]
+    assert len(calls) == 2
+
+
+def test_load_variable_and_list_variables(ckpt_dir: str) -> None:
+    assert tf.train.list_variables(ckpt_dir) == [("a/x", [2]), ("a/y", [1, 1]), ("b/z", []), ("w", [])]
+    np.testing.assert_array_equal(tf.train.load_variable(ckpt_dir, "a/x:0"), [1.0, 2.0])
+    assert tf.train.load_checkpoint(ckpt_dir).get_variable_to_dtype_map()["b/z"] == tf.int32
