@@ -13,11 +13,14 @@ from tensorweave.formats import events as _events
 from tensorweave.formats import protos as _protos
 from tensorweave.platform.tf_export import export_value as _export_value
 from tensorweave.platform.tf_export import populate as _populate
+from tensorweave.train import adadelta as _adadelta
 from tensorweave.train import adagrad as _adagrad
+from tensorweave.train import adagrad_da as _adagrad_da
 from tensorweave.train import adam as _adam
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import checkpoint_utils as _checkpoint_utils
 from tensorweave.train import coordinator as _coordinator
+from tensorweave.train import ftrl as _ftrl
 from tensorweave.train import gradient_descent as _gradient_descent
 from tensorweave.train import input as _input
 from tensorweave.train import learning_rate_decay as _learning_rate_decay
