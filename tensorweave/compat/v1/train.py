@@ -26,6 +26,7 @@ from tensorweave.train import input as _input
 from tensorweave.train import learning_rate_decay as _learning_rate_decay
 from tensorweave.train import meta_graph_io as _meta_graph_io
 from tensorweave.train import momentum as _momentum
+from tensorweave.train import moving_averages as _moving_averages
 from tensorweave.train import optimizer as _optimizer
 from tensorweave.train import queue_runner as _queue_runner
 from tensorweave.train import rmsprop as _rmsprop
