@@ -202,7 +202,7 @@ class RegisterGradient:
         return fn
 
 
-@tf_export("NotDifferentiable")
+@tf_export("NotDifferentiable", "no_gradient", "NoGradient")
 def NotDifferentiable(op_type: str) -> None:  # noqa: N802 - TF's name
     """Declare that ops of this type have no gradient (gradients through them are None)."""
     if not isinstance(op_type, str):

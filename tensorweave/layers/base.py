@@ -34,14 +34,20 @@ def _to_snake_case(name: str) -> str:
     return re.sub("([a-z])([A-Z])", r"\1_\2", intermediate).lower()
 
 
-def static_or_cond(training: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any]) -> Any:
-    """`true_fn()` or `false_fn()` when `training` is known when the graph is built, else a tf.cond."""
+def static_bool(training: Any) -> bool | None:
+    """A `training` flag's value when it is known as the graph is built (a bool or a constant), else None."""
     if isinstance(training, Tensor):
         value = tensor_util.constant_value(training)
-        if value is None:
-            return control_flow_ops.cond(training, true_fn, false_fn)
-        training = bool(value)
-    return true_fn() if training else false_fn()
+        return None if value is None else bool(value)
+    return bool(training)
+
+
+def static_or_cond(training: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any]) -> Any:
+    """`true_fn()` or `false_fn()` when `training` is known when the graph is built, else a tf.cond."""
+    value = static_bool(training)
+    if value is None:
+        return control_flow_ops.cond(training, true_fn, false_fn)
+    return true_fn() if value else false_fn()
 
 
 @tf_export("layers.Layer")

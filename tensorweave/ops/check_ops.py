@@ -58,6 +58,15 @@ def _check_numerics(ctx: OpKernelContext, tensor: Any, message: Any) -> Any:
     return tensor
 
 
+@CheckNumerics.gradient
+def _check_numerics_grad(op: Any, grad: Tensor) -> list:
+    """The gradient checked too, its message saying so."""
+    message = op.get_attr("message")
+    message = message.decode() if isinstance(message, bytes) else message
+    return [CheckNumerics(grad, message="Not a number (NaN) or infinity (Inf) values detected in gradient. "
+                          + message)]
+
+
 @tf_export("debugging.check_numerics", "check_numerics")
 def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor:
     """`tensor`, failing the step if it holds any Inf or NaN."""

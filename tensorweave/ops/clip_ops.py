@@ -16,9 +16,9 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
-from tensorweave.ops import fill_ops, manipulation_ops
+from tensorweave.ops import fill_ops, manipulation_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.elementwise_ops import maximum, minimum, real, sqrt, where
+from tensorweave.ops.elementwise_ops import greater, less, logical_or, maximum, minimum, real, sqrt, where
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, INTEGERS_LISTED
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import unary_shape
@@ -82,6 +82,19 @@ def _clip(ctx: OpKernelContext, t: Any, clip_value_min: Any, clip_value_max: Any
     xp = ctx.xp
     upper = xp.where(clip_value_max < t, clip_value_max, t)
     return xp.where(upper < clip_value_min, clip_value_min, upper)
+
+
+@ClipByValue.gradient
+def _clip_by_value_grad(op: Any, grad: Tensor) -> list:
+    """The gradient goes to `t` where it was inside the bounds, else to the bound that clipped it (summed
+    when the bound is a scalar)."""
+    x, lo, hi = op.inputs
+    zeros = fill_ops.zeros_like(grad)
+    below, above = less(x, lo), greater(x, hi)
+    _, lo_shape = shape_ops.broadcast_gradient_args(x, lo, grad)
+    _, hi_shape = shape_ops.broadcast_gradient_args(x, hi, grad)
+    return [where(logical_or(below, above), zeros, grad), shape_ops.unbroadcast(where(below, grad, zeros), lo_shape),
+            shape_ops.unbroadcast(where(above, grad, zeros), hi_shape)]
 
 
 def _saturation_limits(in_dtype: dtypes.DType, out_dtype: dtypes.DType) -> tuple[Any, Any]:

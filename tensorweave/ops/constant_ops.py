@@ -134,6 +134,11 @@ def _placeholder_with_default(ctx: OpKernelContext, input: Any) -> Any:  # noqa:
     return input
 
 
+@PlaceholderWithDefault.gradient
+def _placeholder_with_default_grad(op: Any, grad: Tensor) -> list:
+    return [grad]
+
+
 @tf_export("placeholder_with_default")
 def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """The value of `input` unless this tensor is fed (a Python `input` becomes `<name>/input`, as in TF)."""

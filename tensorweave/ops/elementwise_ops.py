@@ -1329,6 +1329,29 @@ def _complex_grad(op: Any, grad: Tensor) -> list:
     return [shape_ops.unbroadcast(real(grad), sx), shape_ops.unbroadcast(imag(grad), sy)]
 
 
+@Angle.gradient
+def _angle_grad(op: Any, grad: Tensor) -> list:
+    """TF's: -grad / (imag(x) + i real(x)), as a complex gradient."""
+    x = op.inputs[0]
+    z = reciprocal(complex(imag(x), real(x)))
+    return [-complex(grad, constant_ops.constant(0, dtype=grad.dtype)) * z]
+
+
+@ComplexAbs.gradient
+def _complex_abs_grad(op: Any, grad: Tensor) -> list:
+    """grad * x / |x|, 0 where x is 0."""
+    y = op.outputs[0]
+    return [div_no_nan(complex(grad, fill_ops.zeros_like(grad)) * op.inputs[0], complex(y, fill_ops.zeros_like(y)))]
+
+
+@RsqrtGrad.gradient
+def _rsqrt_grad_grad(op: Any, grad: Tensor) -> list:
+    """RsqrtGrad(a, b) = -b a^3 / 2: its slopes are -3/2 b a^2 in a and RsqrtGrad(a, 1) in b."""
+    a, b = op.inputs
+    ca, cg = conj(a), conj(grad)
+    return [constant_ops.constant(-1.5, dtype=grad.dtype) * cg * b * square(ca), RsqrtGrad(ca, grad)]
+
+
 for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
                  "LogicalNot", "IsNan", "IsInf", "IsFinite", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"):
     NotDifferentiable(_op_type)

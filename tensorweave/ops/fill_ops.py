@@ -14,6 +14,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import raw_ops
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_ops import Shape, reshape
@@ -47,6 +48,13 @@ def _fill(ctx: OpKernelContext, dims: Any, value: Any) -> Any:
     if (dims < 0).any():
         raise errors.InvalidArgumentError(ctx.node_def, None, f"Dimension {int(dims[dims < 0][0])} must be >= 0")
     return ctx.xp.full(tuple(int(d) for d in dims), value.reshape(()), dtype=value.dtype)
+
+
+@Fill.gradient
+def _fill_grad(op: Any, grad: Tensor) -> list:
+    """Every element is the value: its gradient is the sum of them all."""
+    return [None, raw_ops.Sum(input=grad, reduction_indices=raw_ops.Range(
+        start=0, limit=raw_ops.Rank(input=grad), delta=1))]
 
 
 @tf_export("fill")

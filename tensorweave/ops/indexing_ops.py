@@ -771,5 +771,22 @@ def _strided_slice_grad_fn(op: Any, grad: Tensor) -> list:
                              **masks), None, None, None]
 
 
+@StridedSliceGrad.gradient
+def _strided_slice_grad_grad(op: Any, grad: Tensor) -> list:
+    """StridedSliceGrad scatters `dy` into zeros: its gradient slices the same window back out."""
+    masks = {m: op.get_attr(m) for m in _MASKS}
+    return [None, None, None, None, StridedSlice(grad, op.inputs[1], op.inputs[2], op.inputs[3], **masks)]
+
+
+@GatherNd.gradient
+def _gather_nd_grad(op: Any, grad: Tensor) -> list:
+    """IndexedSlices when each index names one row ([N, 1] indices), else ScatterNd into the params' shape."""
+    params, indices = op.inputs
+    params_shape = shape(params, out_type=indices.dtype)
+    if indices.shape.ndims == 2 and indices.shape.as_list()[-1] == 1:
+        return [IndexedSlices(grad, squeeze(indices, axis=[-1]), params_shape), None]
+    return [raw_ops.ScatterNd(indices=indices, updates=grad, shape=params_shape), None]
+
+
 NotDifferentiable("OneHot")
 NotDifferentiable("Where")

@@ -223,6 +223,12 @@ def _print(ctx: OpKernelContext, input: Any, *data: Any, message: Any, first_n: 
     return input
 
 
+@Print.gradient
+def _print_grad(op: Any, *grad: Any) -> list:
+    """Print passes `input` through; its data tensors get no gradient."""
+    return [grad[0]] + [None] * (len(op.inputs) - 1)
+
+
 @tf_export("Print")
 def Print_(input_: Any, data: list, message: str | None = None, first_n: int | None = None,  # noqa: N802
            summarize: int | None = None, name: str | None = None) -> Tensor:

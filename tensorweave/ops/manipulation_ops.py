@@ -688,6 +688,43 @@ def _mirror_pad(ctx: OpKernelContext, input: Any, paddings: Any, mode: bytes) ->
     return ctx.xp.pad(input, pairs, mode="reflect" if reflect else "symmetric")
 
 
+MirrorPadGrad = Op("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+                   attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32", "mode: {'REFLECT', 'SYMMETRIC'}"])
+
+
+@MirrorPadGrad.shape
+def _mirror_pad_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    paddings_shape = with_rank(ctx.input_shape(1), 2)
+    input_shape = ctx.input_shape(0)
+    if paddings_shape.dims[0].value is not None:
+        input_shape = with_rank(input_shape, paddings_shape.dims[0].value)
+    value = ctx.input_value(1)
+    if value is None:
+        return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
+    return [tensor_shape.TensorShape([None if d is None else d - int(before) - int(after)
+                                      for d, (before, after) in zip(input_shape.as_list(), value.tolist())])]
+
+
+@MirrorPadGrad.kernel("CPU")
+def _mirror_pad_grad(ctx: OpKernelContext, input: Any, paddings: Any, mode: bytes) -> Any:  # noqa: A002
+    """MirrorPad's gradient: per dimension, the mirrored borders folded back onto the rows they copied
+    (REFLECT copies from one row in from the edge, SYMMETRIC from the edge row)."""
+    xp = ctx.xp
+    offset = 1 if mode == b"REFLECT" else 0
+    out = input
+    for axis, (before, after) in enumerate(_checked_paddings(ctx, input, paddings, "paddings")):
+        moved = xp.moveaxis(out, axis, 0)
+        n = moved.shape[0] - before - after
+        if n - offset < max(before, after):
+            raise invalid_argument(ctx, f"paddings must be less than the dimension size: {before}, {after} not less "
+                                   f"than {n}")
+        core = moved[before:before + n].copy()
+        core[offset:offset + before] += moved[:before][::-1]
+        core[n - offset - after:n - offset] += moved[before + n:][::-1]
+        out = xp.moveaxis(core, 0, axis)
+    return out
+
+
 @tf_export("pad")
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = None,
         constant_values: Any = 0) -> Tensor:
@@ -1168,6 +1205,16 @@ def _pad_grad(op: Any, grad: Tensor) -> list:
 
 Pad.gradient(_pad_grad)
 PadV2.gradient(_pad_grad)
+
+
+@MirrorPad.gradient
+def _mirror_pad_grad_fn(op: Any, grad: Tensor) -> list:
+    return [MirrorPadGrad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
+
+
+@MirrorPadGrad.gradient
+def _mirror_pad_grad_grad(op: Any, grad: Tensor) -> list:
+    return [MirrorPad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
 
 
 @ReverseV2.gradient

@@ -27,7 +27,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import shape_helpers, shape_ops
+from tensorweave.ops import manipulation_ops, shape_helpers, shape_ops
 from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
@@ -984,6 +984,42 @@ def _conv2d_grad(op: Any, grad: Tensor) -> list:
     input_shape, filter_shape = shape_ops.shape_n([op.inputs[0], op.inputs[1]])
     return [Conv2DBackpropInput(input_shape, op.inputs[1], grad, **attrs),
             Conv2DBackpropFilter(op.inputs[0], filter_shape, grad, **attrs)]
+
+
+@Conv2DBackpropInput.gradient
+def _conv2d_backprop_input_grad(op: Any, grad: Tensor) -> list:
+    """Linear in the filter and in out_backprop: their gradients are the filter gradient of a convolution
+    of `grad` and the convolution of `grad` itself (TF's _Conv2DBackpropInputGrad)."""
+    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
+    return [None, Conv2DBackpropFilter(grad, shape_ops.shape(op.inputs[1]), op.inputs[2], **attrs),
+            Conv2D(grad, op.inputs[1], **attrs)]
+
+
+@Conv2DBackpropFilter.gradient
+def _conv2d_backprop_filter_grad(op: Any, grad: Tensor) -> list:
+    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
+    return [Conv2DBackpropInput(shape_ops.shape(op.inputs[0]), grad, op.inputs[2], **attrs), None,
+            Conv2D(op.inputs[0], grad, **attrs)]
+
+
+@DepthwiseConv2dNative.gradient
+def _depthwise_conv2d_grad(op: Any, grad: Tensor) -> list:
+    """The depthwise convolution is the grouped Conv2D with a [KH, KW, 1, C*M] filter; its gradients are
+    that convolution's, the filter's reshaped back to [KH, KW, C, M]."""
+    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
+    x, filters = op.inputs
+    filter_shape = shape_ops.shape(filters)
+    grouped_shape = manipulation_ops.concat([filter_shape[:2], [1, -1]], 0)
+    grouped = shape_ops.reshape(filters, grouped_shape)
+    grouped_sizes = shape_ops.shape(grouped)
+    return [Conv2DBackpropInput(shape_ops.shape(x), grouped, grad, **attrs),
+            shape_ops.reshape(Conv2DBackpropFilter(x, grouped_sizes, grad, **attrs), filter_shape)]
+
+
+@AvgPoolGrad.gradient
+def _avg_pool_grad_grad(op: Any, grad: Tensor) -> list:
+    """AvgPoolGrad is linear in its gradient input: the gradient of that is AvgPool of `grad`."""
+    return [None, AvgPool(grad, **_attrs(op, ("ksize", "strides", "padding", "data_format")))]
 
 
 @MaxPool.gradient

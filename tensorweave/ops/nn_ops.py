@@ -829,6 +829,33 @@ def _softsign_grad(op: Any, grad: Tensor) -> list:
     return [SoftsignGrad(grad, op.inputs[0])]
 
 
+@EluGrad.gradient
+def _elu_grad_grad(op: Any, grad: Tensor) -> list:
+    """EluGrad is g * (y + 1) where y < 0, else g: linear in g, and its slope in y is g where y < 0."""
+    y = op.inputs[1]
+    return [EluGrad(grad, y), elementwise_ops.where(y < 0, grad * op.inputs[0], fill_ops.zeros_like(y))]
+
+
+@SeluGrad.gradient
+def _selu_grad_grad(op: Any, grad: Tensor) -> list:
+    y = op.inputs[1]
+    return [SeluGrad(grad, y), elementwise_ops.where(y < 0.0, grad * op.inputs[0], fill_ops.zeros_like(y))]
+
+
+@SoftplusGrad.gradient
+def _softplus_grad_grad(op: Any, grad: Tensor) -> list:
+    """d/dx of dy * sigmoid(x) is dy * sigmoid'(x) = dy / (e^-x + 2 + e^x)."""
+    dy, x = op.inputs
+    return [SoftplusGrad(grad, x),
+            grad * dy / (elementwise_ops.exp(-x) + 2.0 + elementwise_ops.exp(x))]
+
+
+@LeakyReluGrad.gradient
+def _leaky_relu_grad_grad(op: Any, grad: Tensor) -> list:
+    x = op.inputs[1]
+    return [LeakyReluGrad(grad, x, alpha=op.get_attr("alpha")), fill_ops.zeros_like(x)]
+
+
 @LeakyRelu.gradient
 def _leaky_relu_grad_fn(op: Any, grad: Tensor) -> list:
     return [LeakyReluGrad(grad, op.inputs[0], alpha=op.get_attr("alpha"))]

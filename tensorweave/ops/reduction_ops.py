@@ -571,5 +571,14 @@ def _cumsum_grad(op: Any, grad: Tensor) -> list:
                    reverse=not op.get_attr("reverse")), None]
 
 
+@Cumprod.gradient
+def _cumprod_grad(op: Any, grad: Tensor) -> list:
+    """TF's: the reversed cumulative sum of prod * grad, divided by x (so not defined where x is 0)."""
+    x, axis = op.inputs
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    prod = Cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    return [Cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse) / x, None]
+
+
 for _op_type in ("ArgMax", "ArgMin", "Any", "All"):
     NotDifferentiable(_op_type)

@@ -576,6 +576,14 @@ def _next_after(ctx: OpKernelContext, x1: Any, x2: Any) -> Any:
     return np.nextafter(x1, x2)
 
 
+@NextAfter.gradient
+def _next_after_grad(op: Any, grad: Tensor) -> list:
+    """TF's: slope 1 in x1 and 0 in x2 (the ulp step is ignored)."""
+    x1, x2 = op.inputs
+    s1, s2 = shape_ops.broadcast_gradient_args(x1, x2, grad)
+    return [shape_ops.unbroadcast(grad, s1), shape_ops.unbroadcast(grad * 0, s2)]
+
+
 @tf_export("math.nextafter")
 def nextafter(x1: Any, x2: Any, name: str | None = None) -> Tensor:
     """The next representable value after x1 toward x2."""

@@ -8,7 +8,16 @@ from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
-from tensorweave.ops import cast_ops, elementwise_ops, indexing_ops, manipulation_ops, reduction_ops
+from tensorweave.ops import (
+    cast_ops,
+    constant_ops,
+    control_flow_ops,
+    elementwise_ops,
+    indexing_ops,
+    manipulation_ops,
+    random_ops,
+    reduction_ops,
+)
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -108,3 +117,79 @@ def piecewise_constant(x: Any, boundaries: list, values: list, name: str | None 
         values = manipulation_ops.stack([convert_to_tensor(v) for v in values])
         index = reduction_ops.reduce_sum(cast_ops.cast(elementwise_ops.greater(x, boundaries), dtypes.int32))
         return indexing_ops.gather(values, index)
+
+
+@tf_export("train.cosine_decay_restarts")
+def cosine_decay_restarts(learning_rate: Any, global_step: Any, first_decay_steps: Any, t_mul: float = 2.0,
+                          m_mul: float = 1.0, alpha: float = 0.0, name: str | None = None) -> Tensor:
+    """SGDR (Loshchilov & Hutter): cosine decay over periods restarting from the top, each period t_mul
+    times longer than the last and its peak m_mul times lower."""
+    _require_step(global_step, "cosine_decay_restarts")
+    with name_scope(name or "SGDRDecay") as scope:
+        learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = learning_rate.dtype
+        first_decay_steps = cast_ops.cast(first_decay_steps, dtype)
+        alpha = cast_ops.cast(alpha, dtype)
+        t_mul = cast_ops.cast(t_mul, dtype)
+        m_mul = cast_ops.cast(m_mul, dtype)
+        completed_fraction = cast_ops.cast(global_step, dtype) / first_decay_steps
+
+        def compute_step(geometric: bool) -> tuple[Tensor, Tensor]:
+            """(which period the step is in, how far through it): period lengths 1, t_mul, t_mul^2, ..."""
+            if geometric:
+                i_restart = elementwise_ops.floor(
+                    elementwise_ops.log(1.0 - completed_fraction * (1.0 - t_mul)) / elementwise_ops.log(t_mul))
+                sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
+                return i_restart, (completed_fraction - sum_r) / t_mul ** i_restart
+            i_restart = elementwise_ops.floor(completed_fraction)
+            return i_restart, completed_fraction - i_restart
+
+        i_restart, fraction = control_flow_ops.cond(elementwise_ops.equal(t_mul, 1.0), lambda: compute_step(False),
+                                                    lambda: compute_step(True))
+        m_fac = m_mul ** i_restart
+        cosine_decayed = 0.5 * m_fac * (1.0 + elementwise_ops.cos(constant_ops.constant(math.pi, dtype=dtype)
+                                                                  * fraction))
+        decayed = (1 - alpha) * cosine_decayed + alpha
+        return elementwise_ops.multiply(learning_rate, decayed, name=scope)
+
+
+def _linear_cosine(learning_rate: Any, global_step: Any, decay_steps: Any, num_periods: Any, alpha: Any, beta: Any,
+                   name: str, noise: tuple[Any, Any] | None) -> Tensor:
+    """(alpha + linear decay [+ noise]) * cosine decay over num_periods + beta, times learning_rate; the noise
+    is normal with variance initial_variance / (1 + step)^variance_decay."""
+    with name_scope(name) as scope:
+        learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = learning_rate.dtype
+        decay_steps = cast_ops.cast(decay_steps, dtype)
+        num_periods = cast_ops.cast(num_periods, dtype)
+        alpha = cast_ops.cast(alpha, dtype)
+        beta = cast_ops.cast(beta, dtype)
+        step = elementwise_ops.minimum(cast_ops.cast(global_step, dtype), decay_steps)
+        linear_decayed = (decay_steps - step) / decay_steps
+        if noise is not None:
+            initial_variance, variance_decay = (cast_ops.cast(v, dtype) for v in noise)
+            variance = initial_variance / elementwise_ops.pow(1.0 + step, variance_decay)
+            std = elementwise_ops.sqrt(variance)
+            linear_decayed = linear_decayed + random_ops.random_normal(linear_decayed.shape, stddev=std)
+        fraction = 2.0 * num_periods * (step / decay_steps)
+        cosine_decayed = 0.5 * (1.0 + elementwise_ops.cos(constant_ops.constant(math.pi, dtype=dtype) * fraction))
+        return elementwise_ops.multiply(learning_rate, (alpha + linear_decayed) * cosine_decayed + beta, name=scope)
+
+
+@tf_export("train.linear_cosine_decay")
+def linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, num_periods: float = 0.5,
+                        alpha: float = 0.0, beta: float = 0.001, name: str | None = None) -> Tensor:
+    """Linear-cosine decay (Bello et al., Neural Optimizer Search)."""
+    _require_step(global_step, "linear_cosine_decay")
+    return _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta,
+                          name or "LinearCosineDecay", None)
+
+
+@tf_export("train.noisy_linear_cosine_decay")
+def noisy_linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, initial_variance: float = 1.0,
+                              variance_decay: float = 0.55, num_periods: float = 0.5, alpha: float = 0.0,
+                              beta: float = 0.001, name: str | None = None) -> Tensor:
+    """linear_cosine_decay with decaying Gaussian noise added to its linear part."""
+    _require_step(global_step, "noisy_linear_cosine_decay")
+    return _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta,
+                          name or "NoisyLinearCosineDecay", (initial_variance, variance_decay))

@@ -1,0 +1,411 @@
+"""Convolution layers and their functional forms, as TF1's `tf.layers` (the legacy Keras layers).
+
+Each layer owns `kernel` (and `bias`, or `depthwise_kernel`/`pointwise_kernel` for the separable ones)
+shaped as TF's: kernel_size + (input channels, filters), or (kh, kw, filters, input channels) for the
+transpose. The computation is the tf.nn op under TF's op names (`conv2d/Conv2D`, `conv1d/Conv1D/Squeeze`,
+`conv2d_transpose/conv2d_transpose`, `separable_conv2d/separable_conv2d`) followed by bias_add.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tensorweave.framework import tensor_shape
+from tensorweave.framework.graph import Tensor
+from tensorweave.layers.base import Layer
+from tensorweave.layers.core import _ZEROS
+from tensorweave.ops import manipulation_ops, nn_conv_ops, nn_ops, shape_ops
+from tensorweave.platform.tf_export import tf_export
+
+
+def normalize_tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
+    """One int or n ints, as Keras' conv_utils accepts a size, stride or rate argument."""
+    if isinstance(value, int):
+        return (value,) * n
+    try:
+        values = tuple(int(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: {value}") from None
+    if len(values) != n:
+        raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: {value}")
+    return values
+
+
+def normalize_padding(padding: str) -> str:
+    padding = padding.lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(f"The `padding` argument must be a list/tuple or one of \"valid\", \"same\". "
+                         f"Received: {padding}")
+    return padding
+
+
+def normalize_data_format(data_format: str | None) -> str:
+    value = (data_format or "channels_last").lower()
+    if value not in ("channels_first", "channels_last"):
+        raise ValueError(f"The `data_format` argument must be one of \"channels_first\", \"channels_last\". "
+                         f"Received: {data_format}")
+    return value
+
+
+def conv_output_length(length: int | None, filter_size: int, padding: str, stride: int, dilation: int = 1
+                       ) -> int | None:
+    """A convolution's or pool's output length along one dimension (None when the input's is unknown)."""
+    if length is None:
+        return None
+    dilated = filter_size + (filter_size - 1) * (dilation - 1)
+    out = length if padding == "same" else length - dilated + 1
+    return (out + stride - 1) // stride
+
+
+def deconv_output_length(length: Any, filter_size: int, padding: str, stride: int, dilation: int = 1) -> Any:
+    """A transposed convolution's output length: an int, or a scalar tensor when the input's is dynamic."""
+    dilated = filter_size + (filter_size - 1) * (dilation - 1)
+    if padding == "valid":
+        return length * stride + max(dilated - stride, 0)
+    return length * stride
+
+
+class _Conv(Layer):
+    """The N-D convolution layer (N = 1 or 2): outputs = activation(conv(inputs, kernel) + bias)."""
+
+    def __init__(self, rank: int, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = 1, activation: Callable | None = None,
+                 use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+                 activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
+        self.rank = rank
+        self.filters = int(filters)
+        self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
+        self.strides = normalize_tuple(strides, rank, "strides")
+        self.padding = normalize_padding(padding)
+        self.data_format = normalize_data_format(data_format)
+        self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
+        self.activation = activation
+        self.use_bias = use_bias
+        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+
+    @property
+    def _channels_first(self) -> bool:
+        return self.data_format == "channels_first"
+
+    @property
+    def _nn_format(self) -> str:
+        """The tf.nn data_format of a rank-(rank + 2) input."""
+        spatial = {1: "W", 2: "HW", 3: "DHW"}[self.rank]
+        return f"NC{spatial}" if self._channels_first else f"N{spatial}C"
+
+    def _input_channels(self, input_shape: tensor_shape.TensorShape) -> int:
+        input_shape = tensor_shape.TensorShape(input_shape)
+        if input_shape.ndims is not None and input_shape.ndims != self.rank + 2:
+            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected "
+                             f"min_ndim={self.rank + 2}, found ndim={input_shape.ndims}. Full shape received: "
+                             f"{tuple(input_shape.as_list())}")
+        channels = input_shape.as_list()[1 if self._channels_first else -1] if input_shape.ndims else None
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs should be defined. The input_shape received "
+                             f"is {input_shape}, where axis {1 if self._channels_first else -1} (0-based) is the "
+                             "channel dimension, which found to be `None`.")
+        return int(channels)
+
+    def _add_bias(self) -> None:
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
+
+    def build(self, input_shape: Any) -> None:
+        channels = self._input_channels(input_shape)
+        self.kernel = self.add_weight("kernel", [*self.kernel_size, channels, self.filters],
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self._add_bias()
+        self.built = True
+
+    def _bias_and_activation(self, outputs: Tensor) -> Tensor:
+        if self.use_bias:
+            if self.rank == 1 and self._channels_first:
+                outputs = outputs + shape_ops.reshape(self.bias, [1, self.filters, 1])
+            else:
+                outputs = nn_ops.bias_add(outputs, self.bias, data_format="NCHW" if self._channels_first else "NHWC")
+        return self.activation(outputs) if self.activation is not None else outputs
+
+    def call(self, inputs: Tensor) -> Tensor:
+        outputs = nn_conv_ops.convolution(inputs, self.kernel, self.padding.upper(), strides=list(self.strides),
+                                          dilation_rate=list(self.dilation_rate), data_format=self._nn_format,
+                                          name=type(self).__name__)
+        outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
+        return self._bias_and_activation(outputs)
+
+    def _spatial_axes(self) -> range:
+        return range(2, self.rank + 2) if self._channels_first else range(1, self.rank + 1)
+
+    def compute_output_shape(self, input_shape: Any) -> tensor_shape.TensorShape:
+        dims = tensor_shape.TensorShape(input_shape).as_list()
+        for i, axis in enumerate(self._spatial_axes()):
+            dims[axis] = conv_output_length(dims[axis], self.kernel_size[i], self.padding, self.strides[i],
+                                            self.dilation_rate[i])
+        dims[1 if self._channels_first else -1] = self.filters
+        return tensor_shape.TensorShape(dims)
+
+
+@tf_export("layers.Conv1D")
+class Conv1D(_Conv):
+    """The 1-D convolution layer (temporal convolution) over [batch, steps, channels] inputs."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = 1, activation: Callable | None = None,
+                 use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+                 activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(1, filters, kernel_size, strides, padding, data_format, dilation_rate, activation,
+                         use_bias, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+
+
+@tf_export("layers.Conv2D")
+class Conv2D(_Conv):
+    """The 2-D convolution layer over [batch, height, width, channels] (or channels_first) inputs."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = (1, 1),
+                 activation: Callable | None = None, use_bias: bool = True, kernel_initializer: Any = None,
+                 bias_initializer: Any = _ZEROS, kernel_regularizer: Callable | None = None,
+                 bias_regularizer: Callable | None = None, activity_regularizer: Callable | None = None,
+                 kernel_constraint: Callable | None = None, bias_constraint: Callable | None = None,
+                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(2, filters, kernel_size, strides, padding, data_format, dilation_rate, activation,
+                         use_bias, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+
+
+@tf_export("layers.Conv2DTranspose")
+class Conv2DTranspose(Conv2D):
+    """The transposed 2-D convolution (the gradient of Conv2D with respect to its input): kernel
+    [kh, kw, filters, input channels], each output dimension stride times the input's (plus the overhang
+    of the kernel for 'valid')."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                 data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+                 activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides, padding, data_format, (1, 1), activation, use_bias,
+                         kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+
+    def build(self, input_shape: Any) -> None:
+        channels = self._input_channels(input_shape)
+        self.kernel = self.add_weight("kernel", [*self.kernel_size, self.filters, channels],
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self._add_bias()
+        self.built = True
+
+    def call(self, inputs: Tensor) -> Tensor:
+        dynamic = shape_ops.shape(inputs)
+        static = inputs.get_shape().as_list()
+        sizes = []
+        for i, axis in enumerate(self._spatial_axes()):
+            size = static[axis] if static[axis] is not None else dynamic[axis]
+            sizes.append(deconv_output_length(size, self.kernel_size[i], self.padding, self.strides[i]))
+        batch = dynamic[0]
+        output_shape = [batch, self.filters, *sizes] if self._channels_first else [batch, *sizes, self.filters]
+        outputs = nn_conv_ops.conv2d_transpose(inputs, self.kernel, manipulation_ops.stack(output_shape),
+                                               strides=list(self.strides), padding=self.padding.upper(),
+                                               data_format=self._nn_format)
+        outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
+        return self._bias_and_activation(outputs)
+
+    def compute_output_shape(self, input_shape: Any) -> tensor_shape.TensorShape:
+        dims = tensor_shape.TensorShape(input_shape).as_list()
+        for i, axis in enumerate(self._spatial_axes()):
+            if dims[axis] is not None:
+                dims[axis] = deconv_output_length(dims[axis], self.kernel_size[i], self.padding, self.strides[i])
+        dims[1 if self._channels_first else -1] = self.filters
+        return tensor_shape.TensorShape(dims)
+
+
+class _SeparableConv(_Conv):
+    """A depthwise convolution (depth_multiplier filters per input channel) then a 1x1 convolution."""
+
+    def __init__(self, rank: int, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = 1, depth_multiplier: int = 1,
+                 activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
+                 pointwise_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 depthwise_regularizer: Callable | None = None, pointwise_regularizer: Callable | None = None,
+                 bias_regularizer: Callable | None = None, activity_regularizer: Callable | None = None,
+                 depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(rank, filters, kernel_size, strides, padding, data_format, dilation_rate, activation,
+                         use_bias, bias_initializer=bias_initializer, bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
+        self.depth_multiplier = int(depth_multiplier)
+        self.depthwise_initializer, self.pointwise_initializer = depthwise_initializer, pointwise_initializer
+        self.depthwise_regularizer, self.pointwise_regularizer = depthwise_regularizer, pointwise_regularizer
+        self.depthwise_constraint, self.pointwise_constraint = depthwise_constraint, pointwise_constraint
+
+    def build(self, input_shape: Any) -> None:
+        channels = self._input_channels(input_shape)
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel", [*([1] * self.rank), self.depth_multiplier * channels, self.filters],
+            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint)
+        self._add_bias()
+        self.built = True
+
+
+@tf_export("layers.SeparableConv2D")
+class SeparableConv2D(_SeparableConv):
+    """The depthwise-separable 2-D convolution layer."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = (1, 1), depth_multiplier: int = 1,
+                 activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
+                 pointwise_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 depthwise_regularizer: Callable | None = None, pointwise_regularizer: Callable | None = None,
+                 bias_regularizer: Callable | None = None, activity_regularizer: Callable | None = None,
+                 depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(2, filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
+                         activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
+                         depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
+                         depthwise_constraint, pointwise_constraint, bias_constraint, trainable, name, **kwargs)
+
+    def call(self, inputs: Tensor) -> Tensor:
+        strides = [1, 1, *self.strides] if self._channels_first else [1, *self.strides, 1]
+        outputs = nn_conv_ops.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel, strides,
+                                               self.padding.upper(), rate=list(self.dilation_rate),
+                                               data_format=self._nn_format)
+        outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
+        return self._bias_and_activation(outputs)
+
+
+@tf_export("layers.SeparableConv1D")
+class SeparableConv1D(_SeparableConv):
+    """The depthwise-separable 1-D convolution layer: separable_conv2d over a unit height, as TF."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = 1, depth_multiplier: int = 1,
+                 activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
+                 pointwise_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 depthwise_regularizer: Callable | None = None, pointwise_regularizer: Callable | None = None,
+                 bias_regularizer: Callable | None = None, activity_regularizer: Callable | None = None,
+                 depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(1, filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
+                         activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
+                         depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
+                         depthwise_constraint, pointwise_constraint, bias_constraint, trainable, name, **kwargs)
+
+    def call(self, inputs: Tensor) -> Tensor:
+        spatial_start = 2 if self._channels_first else 1
+        stride = self.strides[0]
+        strides = [1, 1, stride, stride] if self._channels_first else [1, stride, stride, 1]
+        expanded = shape_ops.expand_dims(inputs, spatial_start)
+        depthwise = shape_ops.expand_dims(self.depthwise_kernel, 0)
+        pointwise = shape_ops.expand_dims(self.pointwise_kernel, 0)
+        data_format = "NCHW" if self._channels_first else "NHWC"
+        outputs = nn_conv_ops.separable_conv2d(expanded, depthwise, pointwise, strides, self.padding.upper(),
+                                               rate=[1, *self.dilation_rate], data_format=data_format)
+        if self.use_bias:
+            outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
+        outputs = shape_ops.squeeze(outputs, [spatial_start])
+        outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
+        return self.activation(outputs) if self.activation is not None else outputs
+
+
+@tf_export("layers.conv1d")
+def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
+           data_format: str = "channels_last", dilation_rate: Any = 1, activation: Callable | None = None,
+           use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+           kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+           activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+           bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+           reuse: Any = None) -> Tensor:
+    layer = Conv1D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+                   kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                   kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
+    return layer.apply(inputs)
+
+
+@tf_export("layers.conv2d")
+def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+           data_format: str = "channels_last", dilation_rate: Any = (1, 1), activation: Callable | None = None,
+           use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+           kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+           activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+           bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+           reuse: Any = None) -> Tensor:
+    layer = Conv2D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+                   kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                   kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
+    return layer.apply(inputs)
+
+
+@tf_export("layers.conv2d_transpose")
+def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                     data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
+                     kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                     kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+                     activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+                     bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                     reuse: Any = None) -> Tensor:
+    layer = Conv2DTranspose(filters, kernel_size, strides, padding, data_format, activation, use_bias,
+                            kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                            activity_regularizer, kernel_constraint, bias_constraint, trainable, name,
+                            _reuse=reuse, _scope=name)
+    return layer.apply(inputs)
+
+
+@tf_export("layers.separable_conv1d")
+def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
+                     data_format: str = "channels_last", dilation_rate: Any = 1, depth_multiplier: int = 1,
+                     activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
+                     pointwise_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                     depthwise_regularizer: Callable | None = None, pointwise_regularizer: Callable | None = None,
+                     bias_regularizer: Callable | None = None, activity_regularizer: Callable | None = None,
+                     depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
+                     bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                     reuse: Any = None) -> Tensor:
+    layer = SeparableConv1D(filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
+                            activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
+                            depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
+                            depthwise_constraint, pointwise_constraint, bias_constraint, trainable, name,
+                            _reuse=reuse, _scope=name)
+    return layer.apply(inputs)
+
+
+@tf_export("layers.separable_conv2d")
+def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                     data_format: str = "channels_last", dilation_rate: Any = (1, 1), depth_multiplier: int = 1,
+                     activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
+                     pointwise_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                     depthwise_regularizer: Callable | None = None, pointwise_regularizer: Callable | None = None,
+                     bias_regularizer: Callable | None = None, activity_regularizer: Callable | None = None,
+                     depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
+                     bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                     reuse: Any = None) -> Tensor:
+    layer = SeparableConv2D(filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
+                            activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
+                            depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
+                            depthwise_constraint, pointwise_constraint, bias_constraint, trainable, name,
+                            _reuse=reuse, _scope=name)
+    return layer.apply(inputs)

@@ -1,0 +1,84 @@
+"""Gradients of the ops that had none (second-order activation grads, Cumprod, ClipByValue, Fill, GatherNd,
+MirrorPad and MirrorPadGrad, the conv backprops, DepthwiseConv2dNative, ...): each against central
+differences; the complex ones against values recorded from TF 2.21."""
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave.ops import raw_ops
+from tests.op_testing import check_gradient
+
+_rs = np.random.RandomState(0)
+
+
+def _r(*shape: int) -> np.ndarray:
+    return _rs.randn(*shape)
+
+
+_CASES = {
+    "EluGrad": (lambda g, y: raw_ops.EluGrad(gradients=g, outputs=y), [_r(5), _r(5)]),
+    "SeluGrad": (lambda g, y: raw_ops.SeluGrad(gradients=g, outputs=y), [_r(5), _r(5)]),
+    "SoftplusGrad": (lambda g, x: raw_ops.SoftplusGrad(gradients=g, features=x), [_r(5), _r(5)]),
+    "LeakyReluGrad": (lambda g, x: raw_ops.LeakyReluGrad(gradients=g, features=x, alpha=0.3),
+                      [_r(5), _r(5) + 0.01]),
+    "RsqrtGrad": (lambda a, b: raw_ops.RsqrtGrad(y=a, dy=b), [_r(5), _r(5)]),
+    "Cumprod": (lambda x: tf.math.cumprod(x, axis=1, exclusive=True, reverse=True), [_r(3, 4)]),
+    "ClipByValue_scalars": (lambda x, lo, hi: tf.clip_by_value(x, lo, hi), [_r(3, 4), np.array(-0.5), np.array(0.7)]),
+    "ClipByValue_tensor": (lambda x, lo: tf.clip_by_value(x, lo, 0.5), [_r(3, 4), _r(3, 4) - 0.5]),
+    "Fill": (lambda v: tf.fill([2, 3], v), [np.array(1.5)]),
+    "PlaceholderWithDefault": (lambda v: tf.placeholder_with_default(v, [3]) * 2, [_r(3)]),
+    "CheckNumerics": (lambda v: tf.check_numerics(v, "m") * 2, [_r(3)]),
+    "GatherNd": (lambda p: tf.gather_nd(p, [[1, 0], [0, 2], [1, 0]]), [_r(2, 3)]),
+    "GatherNd_rows": (lambda p: tf.gather_nd(p, [[1], [0], [1]]), [_r(2, 3)]),
+    "MirrorPad_reflect": (lambda x: tf.pad(x, [[1, 2], [2, 1]], "REFLECT"), [_r(4, 4)]),
+    "MirrorPad_symmetric": (lambda x: tf.pad(x, [[2, 1], [0, 3]], "SYMMETRIC"), [_r(3, 4)]),
+    "MirrorPadGrad": (lambda x: raw_ops.MirrorPadGrad(input=x, paddings=[[1, 2], [2, 1]], mode="REFLECT"),
+                      [_r(7, 7)]),
+    "NextAfter": (lambda x, y: tf.math.nextafter(x, y), [_r(3), _r(3)]),
+    "DepthwiseConv2dNative_same": (lambda x, f: tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME"),
+                                   [_r(2, 5, 5, 3), _r(3, 3, 3, 2)]),
+    "DepthwiseConv2dNative_strided": (lambda x, f: tf.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "VALID"),
+                                      [_r(2, 6, 5, 2), _r(2, 3, 2, 2)]),
+    "Conv2DBackpropInput": (lambda f, g: tf.nn.conv2d_transpose(g, f, [2, 6, 6, 3], [1, 2, 2, 1], "SAME"),
+                            [_r(3, 3, 3, 4), _r(2, 3, 3, 4)]),
+    "Conv2DBackpropFilter": (lambda x, g: tf.nn.conv2d_backprop_filter(x, [3, 3, 3, 4], g, [1, 1, 1, 1], "VALID"),
+                             [_r(2, 5, 5, 3), _r(2, 3, 3, 4)]),
+    "AvgPoolGrad": (lambda g: raw_ops.AvgPoolGrad(orig_input_shape=[1, 4, 4, 2], grad=g, ksize=[1, 2, 2, 1],
+                                                  strides=[1, 2, 2, 1], padding="VALID"), [_r(1, 2, 2, 2)]),
+    "StridedSliceGrad": (lambda g: raw_ops.StridedSliceGrad(shape=[5, 4], begin=[1, 0], end=[4, 4], strides=[1, 2],
+                                                            dy=g), [_r(3, 2)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_CASES))
+def test_numeric_gradient(case: str) -> None:
+    build, inputs = _CASES[case]
+    check_gradient(build, inputs)
+
+
+def test_print_gradient_passes_input_only(capsys: pytest.CaptureFixture) -> None:
+    check_gradient(lambda v: tf.Print(v, [v], "x") * 2, [_r(3)])
+
+
+def test_complex_gradients_and_gather_nd_slices_match_tf() -> None:
+    with tf.Graph().as_default():
+        z = tf.constant([1 + 2j, -3 + 0.5j], tf.complex128)
+        (angle,) = tf.gradients(tf.math.angle(z), z)
+        (magnitude,) = tf.gradients(tf.abs(z), z)
+        p = tf.constant([[1.0, 2, 3], [4, 5, 6]])
+        (rows,) = tf.gradients(tf.gather_nd(p, [[1], [0], [1]]), p)
+        assert isinstance(rows, tf.IndexedSlices)
+        with tf.Session() as sess:
+            angle_v, magnitude_v, rows_v = sess.run([angle, magnitude, tf.convert_to_tensor(rows)])
+    np.testing.assert_allclose(angle_v, [-0.4 + 0.2j, -0.05405405 - 0.32432432j], rtol=1e-6)
+    np.testing.assert_allclose(magnitude_v, [0.4472136 + 0.89442719j, -0.98639392 + 0.16439899j], rtol=1e-6)
+    np.testing.assert_array_equal(rows_v, [[1, 1, 1], [2, 2, 2]])
+
+
+def test_mirror_pad_grad_errors_name_the_node() -> None:
+    with tf.Graph().as_default():
+        folded = raw_ops.MirrorPadGrad(input=tf.zeros([3]), paddings=[[2, 1]], mode="REFLECT", name="fold")
+        assert folded.shape.as_list() == [0]
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="fold"):
+            sess.run(folded)

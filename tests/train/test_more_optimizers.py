@@ -1,0 +1,83 @@
+"""AdadeltaOptimizer, AdagradDAOptimizer and FtrlOptimizer (l1, l2, l2 shrinkage, beta, lr power, slot
+names): 5 steps on a fixed problem with dense and sparse gradients, values and slot names recorded from
+TF 2.21."""
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+
+_MAKERS = {
+    "adadelta": (lambda: tf.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6)),
+    "adadelta_default": (lambda: tf.train.AdadeltaOptimizer()),
+    "adagrad_da": (lambda: tf.train.AdagradDAOptimizer(0.5, tf.train.get_global_step(), l1_regularization_strength=0.01, l2_regularization_strength=0.02)),
+    "adagrad_da_plain": (lambda: tf.train.AdagradDAOptimizer(0.5, tf.train.get_global_step())),
+    "ftrl": (lambda: tf.train.FtrlOptimizer(0.3, l1_regularization_strength=0.01, l2_regularization_strength=0.02)),
+    "ftrl_power": (lambda: tf.train.FtrlOptimizer(0.3, learning_rate_power=-0.3, initial_accumulator_value=0.2, accum_name="acc", linear_name="lin")),
+    "ftrl_shrink": (lambda: tf.train.FtrlOptimizer(0.3, l1_regularization_strength=0.001, l2_shrinkage_regularization_strength=0.1, beta=0.5)),
+}
+
+# (optimizer, sparse) -> ([v0, v1] after 5 steps, [(slot name, [slot of v0, slot of v1])])
+_EXPECTED = {
+    ('adadelta', False): ([[[0.9835749864578247, 2.0164310932159424], [2.983567953109741, -4.016398906707764], [0.5164330005645752, 0.2337760031223297]], [2.984358072280884, 4.0163397789001465]],
+        [('accum', ['v0/Adadelta:0', 'v1/Adadelta:0']), ('accum_update', ['v0/Adadelta_1:0', 'v1/Adadelta_1:0'])]),
+    ('adadelta', True): ([[[0.983568012714386, 1.9836009740829468], [3.0, -4.0], [0.4835759997367859, 0.2664310038089752]], [2.984358072280884, 4.0163397789001465]],
+        [('accum', ['v0/Adadelta:0', 'v1/Adadelta:0']), ('accum_update', ['v0/Adadelta_1:0', 'v1/Adadelta_1:0'])]),
+    ('adadelta_default', False): ([[[0.9999979734420776, 2.000001907348633], [2.999998092651367, -4.000001907348633], [0.5000020265579224, 0.24999800324440002]], [2.999998092651367, 4.000001907348633]],
+        [('accum', ['v0/Adadelta:0', 'v1/Adadelta:0']), ('accum_update', ['v0/Adadelta_1:0', 'v1/Adadelta_1:0'])]),
+    ('adadelta_default', True): ([[[0.9999979734420776, 1.9999979734420776], [3.0, -4.0], [0.4999980032444, 0.2500019967556]], [2.999998092651367, 4.000001907348633]],
+        [('accum', ['v0/Adadelta:0', 'v1/Adadelta:0']), ('accum_update', ['v0/Adadelta_1:0', 'v1/Adadelta_1:0'])]),
+    ('adagrad_da', False): ([[[-0.5145230293273926, 0.7946829795837402], [-0.9158440232276917, -0.25946399569511414], [0.9762849807739258, -0.06768199801445007]], [-0.0, 0.1339530050754547]],
+        [('gradient_accumulator', ['v0/AdagradDA:0', 'v1/AdagradDA:0']), ('gradient_squared_accumulator', ['v0/AdagradDA_1:0', 'v1/AdagradDA_1:0'])]),
+    ('adagrad_da', True): ([[[-0.9158440232276917, -0.25946399569511414], [3.0, -4.0], [-0.5145230293273926, 0.7946829795837402]], [-0.0, 0.1339530050754547]],
+        [('gradient_accumulator', ['v0/AdagradDA:0', 'v1/AdagradDA:0']), ('gradient_squared_accumulator', ['v0/AdagradDA_1:0', 'v1/AdagradDA_1:0'])]),
+    ('adagrad_da_plain', False): ([[[-0.6454970240592957, 0.9128710031509399], [-1.011299967765808, -0.3726780116558075], [1.0540920495986938, -0.15655599534511566]], [-0.07885999977588654, 0.23200799524784088]],
+        [('gradient_accumulator', ['v0/AdagradDA:0', 'v1/AdagradDA:0']), ('gradient_squared_accumulator', ['v0/AdagradDA_1:0', 'v1/AdagradDA_1:0'])]),
+    ('adagrad_da_plain', True): ([[[-1.011299967765808, -0.3726780116558075], [3.0, -4.0], [-0.6454970240592957, 0.9128710031509399]], [-0.07885999977588654, 0.23200799524784088]],
+        [('gradient_accumulator', ['v0/AdagradDA:0', 'v1/AdagradDA:0']), ('gradient_squared_accumulator', ['v0/AdagradDA_1:0', 'v1/AdagradDA_1:0'])]),
+    ('ftrl', False): ([[[-0.3506999909877777, 0.9320939779281616], [0.032641999423503876, -0.2590320110321045], [1.0091370344161987, -0.08127400279045105]], [-0.035055000334978104, 0.14348700642585754]],
+        [('accum', ['v0/Ftrl:0', 'v1/Ftrl:0']), ('linear', ['v0/Ftrl_1:0', 'v1/Ftrl_1:0'])]),
+    ('ftrl', True): ([[[-0.49060800671577454, -0.18806999921798706], [3.0, -4.0], [-0.37315601110458374, 0.6695340275764465]], [-0.035055000334978104, 0.14348700642585754]],
+        [('accum', ['v0/Ftrl:0', 'v1/Ftrl:0']), ('linear', ['v0/Ftrl_1:0', 'v1/Ftrl_1:0'])]),
+    ('ftrl_power', False): ([[[-0.21875900030136108, 0.531374990940094], [-0.25673699378967285, -0.13510000705718994], [0.771041989326477, -0.04838300123810768]], [-0.0238489992916584, 0.07802200317382812]],
+        [('accum', ['v0/acc:0', 'v1/acc:0']), ('linear', ['v0/lin:0', 'v1/lin:0'])]),
+    ('ftrl_power', True): ([[[-0.46769899129867554, -0.11278100311756134], [3.0, -4.0], [-0.22602400183677673, 0.43822699785232544]], [-0.0238489992916584, 0.07802200317382812]],
+        [('accum', ['v0/acc:0', 'v1/acc:0']), ('linear', ['v0/lin:0', 'v1/lin:0'])]),
+    ('ftrl_shrink', False): ([[[-0.19173799455165863, 0.2716290056705475], [-0.216512992978096, 0.12388300150632858], [0.49855101108551025, -0.04479999840259552]], [-0.1776529997587204, -0.1639000028371811]],
+        [('accum', ['v0/Ftrl:0', 'v1/Ftrl:0']), ('linear', ['v0/Ftrl_1:0', 'v1/Ftrl_1:0'])]),
+    ('ftrl_shrink', True): ([[[-0.31905901432037354, -0.17938600480556488], [3.0, -4.0], [-0.17162799835205078, 0.27483999729156494]], [-0.1776529997587204, -0.1639000028371811]],
+        [('accum', ['v0/Ftrl:0', 'v1/Ftrl:0']), ('linear', ['v0/Ftrl_1:0', 'v1/Ftrl_1:0'])]),
+}
+
+
+@pytest.mark.parametrize("name,sparse", sorted(_EXPECTED))
+def test_optimizer_matches_tf_over_five_steps(name: str, sparse: bool) -> None:
+    values, slots = _EXPECTED[(name, sparse)]
+    with tf.Graph().as_default():
+        global_step = tf.train.get_or_create_global_step()
+        v0 = tf.Variable([[1.0, 2.0], [3.0, -4.0], [0.5, 0.25]], name="v0")
+        v1 = tf.Variable([3.0, 4.0], name="v1")
+        if sparse:
+            g0 = tf.IndexedSlices(tf.constant([[0.1, -0.2], [0.3, 0.05]]), tf.constant([2, 0]), tf.constant([3, 2]))
+        else:
+            g0 = tf.constant([[0.1, -0.2], [0.3, 0.05], [-0.4, 0.02]])
+        opt = _MAKERS[name]()
+        train = opt.apply_gradients([(g0, v0), (tf.constant([0.01, -0.03]), v1)], global_step=global_step)
+        assert sorted((n, [opt.get_slot(v0, n).name, opt.get_slot(v1, n).name]) for n in opt.get_slot_names()) \
+            == [(n, list(s)) for n, s in slots]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(5):
+                sess.run(train)
+            got = sess.run([v0, v1])
+    for g, e in zip(got, values):
+        np.testing.assert_allclose(g, e, rtol=2e-5, atol=2e-6)
+
+
+def test_optimizer_argument_errors() -> None:
+    with pytest.raises(ValueError, match="initial_gradient_squared_accumulator_value must be positive: 0.0"):
+        tf.train.AdagradDAOptimizer(0.1, None, initial_gradient_squared_accumulator_value=0.0)
+    with pytest.raises(ValueError, match="learning_rate_power 0.500000 needs to be negative or zero"):
+        tf.train.FtrlOptimizer(0.1, learning_rate_power=0.5)
+    with pytest.raises(ValueError, match="l1_regularization_strength -1.000000 needs to be positive or zero"):
+        tf.train.FtrlOptimizer(0.1, l1_regularization_strength=-1.0)
