@@ -34,7 +34,9 @@ from tensorweave.compat.v1 import (
     queue,
     random,
     saved_model,
+    signal,
     sparse,
+    spectral,
     strings,
     summary,
     test,
@@ -88,6 +90,7 @@ from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import space_batch_ops as _space_batch_ops
 from tensorweave.ops import sparse_ops as _sparse_ops
 from tensorweave.ops import special_math_ops as _special_math_ops
+from tensorweave.ops import spectral_ops as _spectral_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
 from tensorweave.ops import tensor_array_ops as _tensor_array_ops
