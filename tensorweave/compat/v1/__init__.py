@@ -34,6 +34,7 @@ from tensorweave.compat.v1 import (
     queue,
     random,
     saved_model,
+    sets,
     signal,
     sparse,
     spectral,
