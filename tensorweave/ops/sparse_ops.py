@@ -115,7 +115,7 @@ def _sparse_to_dense_shape(ctx: InferenceContext) -> list[_Shape]:
     return [ctx.input_as_shape(1)]
 
 
-def _check_valid_indices(ctx: OpKernelContext, indices: Any, shape: Any) -> None:
+def check_valid_indices(ctx: OpKernelContext, indices: Any, shape: Any) -> None:
     """TF's SparseTensor::IndicesValid: the first entry out of bounds, out of order or repeated fails."""
     bad_bounds = np.any((indices < 0) | (indices >= shape), axis=1)
     steps = np.sign(indices[1:] - indices[:-1])
@@ -157,7 +157,7 @@ def _sparse_to_dense(ctx: OpKernelContext, sparse_indices: Any, output_shape: An
                                     f"{num_dims}")
     indices = sparse_indices.reshape(num_elems, num_dims).astype(np.int64)
     if validate_indices:
-        _check_valid_indices(ctx, indices, shape)
+        check_valid_indices(ctx, indices, shape)
     elif np.any((indices < 0) | (indices >= shape)):
         raise invalid_argument(ctx, f"Indices are not valid (out of bounds).  Shape: {_shape_string(shape)}")
     dense = np.full(tuple(shape), default_value, dtype=default_value.dtype)

@@ -34,7 +34,10 @@ from tensorweave.compat.v1 import (
     queue,
     random,
     saved_model,
+    sets,
+    signal,
     sparse,
+    spectral,
     strings,
     summary,
     test,
@@ -76,6 +79,7 @@ from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import quantize_ops as _quantize_ops
+from tensorweave.ops import random_distribution_ops as _random_distribution_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reader_ops as _reader_ops
@@ -89,6 +93,7 @@ from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import space_batch_ops as _space_batch_ops
 from tensorweave.ops import sparse_ops as _sparse_ops
 from tensorweave.ops import special_math_ops as _special_math_ops
+from tensorweave.ops import spectral_ops as _spectral_ops
 from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
 from tensorweave.ops import template as _template

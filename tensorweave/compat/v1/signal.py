@@ -1,0 +1,7 @@
+"""`tf.signal`: Fourier transforms, framing, windows, spectrograms, mel and cepstral features, DCTs."""
+
+from tensorweave.ops import signal_ops as _signal_ops
+from tensorweave.ops import spectral_ops as _spectral_ops
+from tensorweave.platform.tf_export import populate as _populate
+
+_populate(globals(), "signal")
