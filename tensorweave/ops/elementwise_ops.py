@@ -6,12 +6,15 @@ SquaredDifference.
 Importing this module installs the Tensor operator overloads of these ops (`+ - * / // % ** & | ^`, the
 comparisons, unary `-`, `abs` and `~`), as TF's math_ops does; `@` is installed by `linalg_ops`. `abs`,
 `pow`, `round` and `complex` are TF's public names here, so the builtins are spelled `builtins.*`.
+AddV2, Sub, Mul and the comparisons compute with Python's operators, the same ufuncs on arrays: on NumPy
+scalars (a loop's counter) they take NumPy's scalar fast path, ten times cheaper than a ufunc call.
 """
 
 from __future__ import annotations
 
 import builtins
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -114,10 +117,10 @@ def _add(x: Any, y: Any) -> Any:
 Add = binary_op("Add", "{bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128, string}",
                  _add)
 AddV2 = binary_op("AddV2", "{bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, "
-                   "complex64, complex128}", np.add, is_commutative=True, is_aggregate=True)
+                   "complex64, complex128}", operator.add, is_commutative=True, is_aggregate=True)
 Sub = binary_op("Sub", "{bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, "
-                 "uint32, uint64}", np.subtract)
-Mul = binary_op("Mul", _NUMBER, np.multiply, is_commutative=True)
+                 "uint32, uint64}", operator.sub)
+Mul = binary_op("Mul", _NUMBER, operator.mul, is_commutative=True)
 
 
 RealDiv = binary_op("RealDiv", _NUMBER, np.true_divide,
@@ -129,10 +132,10 @@ FloorMod = binary_op("FloorMod", "{int8, int16, int32, int64, uint8, uint16, uin
 Pow = binary_op("Pow", "{bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}", _power)
 Maximum = binary_op("Maximum", _MIN_MAX, np.maximum)
 Minimum = binary_op("Minimum", _MIN_MAX, np.minimum)
-Less = binary_op("Less", "realnumbertype", np.less, output="bool")
-LessEqual = binary_op("LessEqual", "realnumbertype", np.less_equal, output="bool")
-Greater = binary_op("Greater", "realnumbertype", np.greater, output="bool")
-GreaterEqual = binary_op("GreaterEqual", "realnumbertype", np.greater_equal, output="bool")
+Less = binary_op("Less", "realnumbertype", operator.lt, output="bool")
+LessEqual = binary_op("LessEqual", "realnumbertype", operator.le, output="bool")
+Greater = binary_op("Greater", "realnumbertype", operator.gt, output="bool")
+GreaterEqual = binary_op("GreaterEqual", "realnumbertype", operator.ge, output="bool")
 LogicalAnd = Op("LogicalAnd", inputs=["x: bool", "y: bool"], outputs=["z: bool"], is_commutative=True)
 LogicalAnd.shape(broadcast_binary_shape)
 LogicalAnd.kernel("CPU")(_binary_kernel(np.logical_and))

@@ -14,7 +14,8 @@ does not run and its outputs are dead (the control-flow issue adds Merge's and t
 go to the session's inter-op pool when other work is ready, and an asynchronous kernel (Recv, Dequeue)
 is started and left: its `done` callback, from any thread, finishes it and carries the step on on that
 thread, so no thread is held while it waits. `run_async` is the whole interface; the blocking `run` waits
-on it, and plans with nothing of the above take the straight-line fast path (straight_line.py).
+on it, and plans with nothing of the above take the straight-line fast path (straight_line.py). A loop frame
+simple enough runs as one compiled Python loop once all its Enters have arrived (loop_compiler.py).
 
 An error fails the step: the first one is kept, nothing new starts, the step's cancellation manager runs
 its callbacks and its rendezvous is aborted (waiting asynchronous kernels finish with the error), and the
@@ -45,9 +46,12 @@ from tensorweave.framework.op_kernel import (
     OpKernel,
     OpKernelContext,
     StepContext,
+    enter_step,
     kernel_error,
+    leave_step,
     quiet_numerics,
 )
+from tensorweave.runtime.loop_compiler import CompiledLoop, compile_loops
 from tensorweave.runtime.step_stats import NodeExecStats
 from tensorweave.runtime.straight_line import StraightLineStep, compile_step
 
@@ -173,6 +177,7 @@ class Executor:
                 else:
                     node.call = kernel.call
         self._ret_slots = sorted(ret_slots)
+        self._loops = compile_loops(nodes, order, self._template)
         # Nodes a step never calls (feeds, fetches, constants), which a trace still lists, as TF's
         # (TF lists constants, then feeds, first; fetches last)
         self._untraced = ([n for n in nodes if n.kernel is not None and n.kernel.constant]
@@ -371,7 +376,7 @@ class _Frame:
 
     __slots__ = ("name", "key", "frame_id", "parent", "parent_iteration", "iterations", "iteration_count",
                  "outstanding_iterations", "max_parallel", "pending_inputs", "next_iteration_roots",
-                 "invariants", "dead_exits", "children")
+                 "invariants", "dead_exits", "children", "loop", "arrivals")
 
     def __init__(self, name: str, key: tuple[int, str], parent: _Frame | None, parent_iteration: int,
                  max_parallel: int, pending_inputs: int) -> None:
@@ -389,6 +394,8 @@ class _Frame:
         self.invariants: list[tuple[_Node, Any, bool]] = []
         self.dead_exits: list[_Node] = []
         self.children: dict[tuple[int, str], _Frame] = {}
+        self.loop: CompiledLoop | None = None  # its compiled loop, when it runs as one
+        self.arrivals: list[tuple[_Node, Any, bool]] = []  # the Enters' values that loop waits for
 
 
 def _frame_id(name: str) -> int:
@@ -533,7 +540,8 @@ class _StepRun:
                 ready: Ready) -> None:
         """Store a node's outputs, free its consumed inputs, and pass its outputs on (TF's PropagateOutputs):
         to its successors in the same iteration, into a child frame (Enter), to the parent frame (Exit) or to
-        the next iteration (NextIteration)."""
+        the next iteration (NextIteration). The last Enter into a compiled loop runs that loop."""
+        loop_due = None
         with self.lock:
             state = frame.iterations[iteration]
             values, remaining = state.values, state.remaining
@@ -549,13 +557,15 @@ class _StepRun:
                 self._activate(node, is_dead, values, frame, iteration, ready)
             elif kind == _NodeKind.ENTER:
                 child = self._child_frame(node, frame, iteration)
-                if node.constant_enter and not is_dead:  # a loop invariant: every iteration sees it
-                    child.invariants.append((node, values[node.out_slot], is_dead))
-                    for number in child.iterations:
-                        self._activate_from(node, is_dead, values[node.out_slot], child, number, ready)
+                value = None if is_dead else values[node.out_slot]
+                if child.loop is None:
+                    self._enter(node, is_dead, value, child, ready)
                 else:
-                    self._activate_from(node, is_dead, None if is_dead else values[node.out_slot], child, 0, ready)
+                    child.arrivals.append((node, value, is_dead))
                 child.pending_inputs -= 1
+                if child.loop is not None and not child.pending_inputs:
+                    loop_due = child
+                    self.outstanding += 1  # the compiled loop, until its Exits are out
             elif kind == _NodeKind.EXIT:
                 if is_dead:  # passed on when the frame is done, if no live value leaves by this Exit
                     if iteration == frame.iteration_count:
@@ -586,6 +596,53 @@ class _StepRun:
             state.outstanding_ops -= 1
             if frame.parent is not None and not state.outstanding_ops:  # the iteration may be done
                 self._cleanup(frame, ready)
+            complete = self.outstanding == 0
+        if loop_due is not None:
+            self._run_loop(loop_due, ready)
+        elif complete:
+            self._complete()
+
+    def _enter(self, node: _Node, is_dead: bool, value: Any, child: _Frame, ready: Ready) -> None:
+        """An Enter's value arriving in its frame: a loop invariant into every iteration, else into the first."""
+        if node.constant_enter and not is_dead:
+            child.invariants.append((node, value, is_dead))
+            for number in child.iterations:
+                self._activate_from(node, is_dead, value, child, number, ready)
+        else:
+            self._activate_from(node, is_dead, value, child, 0, ready)
+
+    def _run_loop(self, frame: _Frame, ready: Ready) -> None:
+        """Run a frame whose Enters have all arrived as its compiled loop, and pass its Exits' values on (dead
+        ones when every Enter was dead). Enters both dead and live leave it to the generic path."""
+        loop: CompiledLoop = frame.loop
+        arrivals = {node.index: (node, value, is_dead) for node, value, is_dead in frame.arrivals}
+        dead = sum(is_dead for _, _, is_dead in arrivals.values())
+        exits: list[Any] | None = None
+        if not dead:
+            previous = enter_step(self.step)
+            try:
+                with quiet_numerics():
+                    exits = loop.run([arrivals[i][1] for i in loop.enters])
+            except Exception as e:
+                self._fail(self.nodes[loop.failed_node(e)], e)
+            finally:
+                leave_step(previous)
+        elif dead == len(arrivals):
+            exits = [None] * len(loop.exits)
+        with self.lock:
+            if exits is not None:
+                parent, parent_iteration = frame.parent, frame.parent_iteration
+                for index, value in zip(loop.exits, exits):
+                    self._activate_from(self.nodes[index], bool(dead), value, parent, parent_iteration, ready)
+                del parent.children[frame.key]
+                parent.iterations[parent_iteration].outstanding_frames -= 1
+                if parent.parent is not None:
+                    self._cleanup(parent, ready)
+            elif dead and self.failure is None:
+                frame.loop = None
+                for node, value, is_dead in frame.arrivals:
+                    self._enter(node, is_dead, value, frame, ready)
+            self.outstanding -= 1
             complete = self.outstanding == 0
         if complete:
             self._complete()
@@ -630,6 +687,8 @@ class _StepRun:
             info = self.executor._frames[enter.frame_name]
             child = frame.children[key] = _Frame(f"{frame.name};{iteration};{enter.frame_name}", key, frame,
                                                  iteration, *info)
+            if self.stats is None:  # a traced step shows every node of every iteration
+                child.loop = self.executor._loops.get(enter.frame_name)
             child.iterations[0] = self._fresh_iteration()
             frame.iterations[iteration].outstanding_frames += 1
         return child

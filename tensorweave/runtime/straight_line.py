@@ -52,6 +52,22 @@ class StraightLineStep:
         return self._line_nodes.get(line) or NodeDef("<step>", "")
 
 
+def kernel_statement(node: PlanNode, name: str, ref: Callable[[int], str], namespace: dict[str, Any]
+                     ) -> tuple[str, list[str]]:
+    """The generated line that calls `node`'s kernel, bound in `namespace` as `name` with a context that reads
+    the thread's step, on its inputs (`ref(slot)` spells each, dereferenced where the plan says) and assigns
+    its outputs to the locals `sN`; with those locals' names."""
+    namespace[name] = functools.partial(node.kernel.call, OpKernelContext(node.kernel))
+    inputs = [ref(slot) + (".read()" if i in node.deref else "") for i, slot in enumerate(node.inputs)]
+    outputs = [f"s{slot}" for slot in range(node.out_slot, node.out_slot + node.num_outputs)]
+    call = f"{name}({', '.join(inputs)})"
+    if len(outputs) == 1:
+        return f"{outputs[0]} = {call}", outputs
+    if outputs:
+        return f"{', '.join(outputs)}, = {call}", outputs
+    return call, outputs
+
+
 def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
                  ret_slots: list[tuple[int, int, bool]], template: list[Any], fetched: set[int],
                  traced: bool = False) -> StraightLineStep:
@@ -76,17 +92,8 @@ def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
         local.add(slot)
     line_nodes: dict[int, NodeDef] = {}
     for position, node in enumerate(runnable):
-        namespace[f"c{position}"] = functools.partial(node.kernel.call, OpKernelContext(node.kernel))
-        inputs = [ref(slot) + (".read()" if i in node.deref else "") for i, slot in enumerate(node.inputs)]
-        outputs = [f"s{slot}" for slot in range(node.out_slot, node.out_slot + node.num_outputs)]
+        statement, outputs = kernel_statement(node, f"c{position}", ref, namespace)
         local.update(range(node.out_slot, node.out_slot + node.num_outputs))
-        call = f"c{position}({', '.join(inputs)})"
-        if len(outputs) == 1:
-            statement = f"{outputs[0]} = {call}"
-        elif outputs:
-            statement = f"{', '.join(outputs)}, = {call}"
-        else:
-            statement = call
         dead = [slot for slot in dict.fromkeys(node.inputs) if last_use[slot] == position and slot in local
                 and slot not in fetched]
         dead += [slot for slot in range(node.out_slot, node.out_slot + node.num_outputs)

@@ -60,6 +60,7 @@ from tensorweave.ops import cast_ops as _cast_ops
 from tensorweave.ops import check_ops as _check_ops
 from tensorweave.ops import clip_ops as _clip_ops
 from tensorweave.ops import constant_ops as _constant_ops
+from tensorweave.ops import control_flow_case as _control_flow_case
 from tensorweave.ops import control_flow_ops as _control_flow_ops
 from tensorweave.ops import custom_gradient as _custom_gradient
 from tensorweave.ops import data_flow_ops as _data_flow_ops
