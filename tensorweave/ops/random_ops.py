@@ -146,7 +146,7 @@ class _PhiloxGenerator:
         return _fill_stream(self.key, counter, count, 4, np.uint32, _words)
 
 
-def _philox_state(attrs: Mapping[str, Any]) -> _PhiloxGenerator:
+def philox_state(attrs: Mapping[str, Any]) -> _PhiloxGenerator:
     """A random kernel's persistent state: its node's Philox stream, from the node's seeds."""
     return _PhiloxGenerator(attrs["seed"], attrs["seed2"])
 
@@ -377,19 +377,19 @@ def _reserved(ctx: OpKernelContext, dims: tuple[int, ...]) -> tuple[tuple[int, i
     return generator.key, generator.reserve_outputs(int(np.prod(dims)))
 
 
-@RandomUniform.kernel("CPU", state=_philox_state)
+@RandomUniform.kernel("CPU", state=philox_state)
 def _random_uniform(ctx: OpKernelContext, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
     return _uniform_sample(*_reserved(ctx, dims), dims, dtype)
 
 
-@RandomStandardNormal.kernel("CPU", state=_philox_state)
+@RandomStandardNormal.kernel("CPU", state=philox_state)
 def _random_standard_normal(ctx: OpKernelContext, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
     return _normal_sample(*_reserved(ctx, dims), dims, dtype)
 
 
-@TruncatedNormal.kernel("CPU", state=_philox_state)
+@TruncatedNormal.kernel("CPU", state=philox_state)
 def _truncated_normal(ctx: OpKernelContext, shape: Any, dtype: dtypes.DType) -> np.ndarray:
     dims = _dims(ctx, shape)
     return _truncated_normal_sample(*_reserved(ctx, dims), dims, dtype)
@@ -411,7 +411,7 @@ def _uniform_int_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 RandomUniformInt.shape(_uniform_int_shape)
 
 
-@RandomUniformInt.kernel("CPU", state=_philox_state)
+@RandomUniformInt.kernel("CPU", state=philox_state)
 def _random_uniform_int(ctx: OpKernelContext, shape: Any, minval: Any, maxval: Any) -> np.ndarray:
     dims = _dims(ctx, shape)
     return _uniform_int_sample(ctx, *_reserved(ctx, dims), dims, minval, maxval)
@@ -423,7 +423,8 @@ def _shape_tensor(shape: Any) -> Tensor:
     return convert_to_tensor(shape, name="shape")
 
 
-def _seeds(seed: int | None) -> tuple[int, int]:
+def op_seeds(seed: int | None) -> tuple[int, int]:
+    """The (seed, seed2) attrs of a new random op: TF's seeds, 0 where it has none."""
     seed1, seed2 = random_seed.get_seed(seed)
     return seed1 or 0, seed2 or 0
 
@@ -448,7 +449,7 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any =
         if not (minval_is_zero and maxval_is_one) or dtype.is_integer:
             minval = convert_to_tensor(minval, dtype=dtype, name="min")
             maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
-        seed1, seed2 = _seeds(seed)
+        seed1, seed2 = op_seeds(seed)
         if dtype.is_integer:
             return RandomUniformInt(shape, minval, maxval, seed=seed1, seed2=seed2, name=scope)
         rnd = RandomUniform(shape, dtype=dtype, seed=seed1, seed2=seed2)
@@ -463,7 +464,7 @@ def _scaled_normal(op: Op, default_name: str, shape: Any, mean: Any, stddev: Any
         shape = _shape_tensor(shape)
         mean = convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        seed1, seed2 = _seeds(seed)
+        seed1, seed2 = op_seeds(seed)
         rnd = op(shape, dtype=dtype, seed=seed1, seed2=seed2)
         return elementwise_ops.add(rnd * stddev, mean, name=scope)
 
@@ -729,7 +730,7 @@ def _fisher_yates_order(draws: np.ndarray) -> np.ndarray:
     return order
 
 
-@RandomShuffle.kernel("CPU", state=_philox_state)
+@RandomShuffle.kernel("CPU", state=philox_state)
 def _random_shuffle(ctx: OpKernelContext, value: Any) -> Any:
     """TF's Fisher-Yates over the rows, one uint32 draw per row but the last; one element or one row comes back
     as is."""
@@ -744,7 +745,7 @@ def _random_shuffle(ctx: OpKernelContext, value: Any) -> Any:
 @tf_export("random.shuffle", "random_shuffle")
 def random_shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Tensor:
     """`value` with its first dimension in a random order (a new order every run)."""
-    seed1, seed2 = _seeds(seed)
+    seed1, seed2 = op_seeds(seed)
     return RandomShuffle(value, seed=seed1, seed2=seed2, name=name)
 
 
@@ -767,7 +768,7 @@ def _multinomial_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([batch, None if num_samples is None else int(num_samples)])]
 
 
-@Multinomial.kernel("CPU", state=_philox_state)
+@Multinomial.kernel("CPU", state=philox_state)
 def _multinomial(ctx: OpKernelContext, logits: Any, num_samples: Any,
                  output_dtype: dtypes.DType) -> np.ndarray:
     """Per row, the class whose cumulative softmax weight first exceeds a uniform draw, as TF's CPU kernel:
@@ -806,7 +807,7 @@ def _multinomial_categorical(logits: Any, num_samples: Any, dtype: Any, seed: in
     accepted = (dtypes.int32, dtypes.int64)
     if dtype not in accepted:
         raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are {accepted}.")
-    seed1, seed2 = _seeds(seed)
+    seed1, seed2 = op_seeds(seed)
     return Multinomial(logits, num_samples, seed=seed1, seed2=seed2, output_dtype=dtype)
 
 
