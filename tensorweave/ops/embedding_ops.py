@@ -25,6 +25,7 @@ from tensorweave.ops.clip_ops import clip_by_norm
 from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.scatter_ops import dynamic_partition, parallel_dynamic_stitch
 from tensorweave.ops.shape_ops import rank, reshape, shape, size
+from tensorweave.ops.variables import PartitionedVariable
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -69,7 +70,7 @@ def _div_partitions(params: list, flat_ids: Tensor) -> tuple[Tensor, Tensor]:
 @tf_export("nn.embedding_lookup")
 def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod", name: str | None = None,
                      validate_indices: bool = True, max_norm: Any = None) -> Tensor:
-    """The rows of `params` (one tensor, or a list of shards of one) at `ids`: the result has `ids`'s shape
+    """The rows of `params` (one tensor, a list of shards of one, or a PartitionedVariable) at `ids`: the result has `ids`'s shape
     followed by an embedding's. With shards, id i lives in shard i % n ("mod") or in the shard of contiguous
     ids holding it ("div"). `validate_indices` is ignored, as in TF."""
     del validate_indices
@@ -77,7 +78,7 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod", nam
         raise ValueError("params must be specified")
     if isinstance(params, (list, tuple)) and not params:
         raise ValueError("Length of params is currently 0. Need at least one param.")
-    params = list(params) if isinstance(params, (list, tuple)) else [params]
+    params = list(params) if isinstance(params, (list, tuple, PartitionedVariable)) else [params]
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
         params = [convert_to_tensor_or_indexed_slices(p, name=f"params_{i}") for i, p in enumerate(params)]
         ids = convert_to_tensor(ids, name="ids")

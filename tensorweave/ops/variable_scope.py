@@ -22,6 +22,7 @@ from typing import Any
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     GraphKeys,
+    Tensor,
     add_to_collection,
     colocate_with,
     convert_to_tensor,
@@ -29,7 +30,7 @@ from tensorweave.framework.graph import (
     get_default_graph,
     get_graph_from_inputs,
 )
-from tensorweave.ops import init_ops, variables
+from tensorweave.ops import indexing_ops, init_ops, variables
 from tensorweave.ops.variables import (
     VariableAggregation,
     VariableSynchronization,
@@ -73,10 +74,11 @@ def _takes_argument(fn: Callable, name: str) -> bool:
 class _VariableStore:
     """The variables `get_variable` made in one graph, by full name: the table that sharing consults."""
 
-    __slots__ = ["_vars"]
+    __slots__ = ["_vars", "_partitioned_vars"]
 
     def __init__(self) -> None:
         self._vars: dict[str, variables.Variable] = {}
+        self._partitioned_vars: dict[str, variables.PartitionedVariable] = {}
 
     def get_variable(self, name: str, shape: Any = None, dtype: Any = dtypes.float32, initializer: Any = None,
                      regularizer: Callable | None = None, reuse: Any = None, trainable: bool | None = None,
@@ -100,8 +102,12 @@ class _VariableStore:
             if partitioner is not None and not is_scalar:
                 if not callable(partitioner):
                     raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
-                raise NotImplementedError(f"Partitioned variables are not built yet: get_variable('{name}', "
-                                          f"partitioner=...) comes with PartitionedVariable.")
+                with get_default_graph().name_scope(None):
+                    return self._get_partitioned_variable(
+                        name, partitioner, shape=shape, dtype=dtype, initializer=initializer,
+                        regularizer=regularizer, reuse=reuse, trainable=trainable, collections=collections,
+                        caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource,
+                        constraint=constraint, synchronization=synchronization, aggregation=aggregation)
             return self._get_single_variable(
                 name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer, reuse=reuse,
                 trainable=trainable, collections=collections, caching_device=caching_device,
@@ -123,6 +129,89 @@ class _VariableStore:
         if _takes_argument(custom_getter, "constraint"):
             kwargs["constraint"] = constraint
         return custom_getter(**kwargs)
+
+    def _get_partitioned_variable(self, name: str, partitioner: Callable, shape: Any = None,
+                                  dtype: Any = dtypes.float32, initializer: Any = None,
+                                  regularizer: Callable | None = None, reuse: Any = None,
+                                  trainable: bool | None = None, collections: list | None = None,
+                                  caching_device: Any = None, validate_shape: bool = True,
+                                  use_resource: bool | None = None, constraint: Callable | None = None,
+                                  synchronization: Any = VariableSynchronization.AUTO,
+                                  aggregation: Any = VariableAggregation.NONE) -> variables.PartitionedVariable:
+        """The variable `name` as shards `name/part_i` split along the one axis `partitioner` picks; each
+        shard is an ordinary variable (so a device function places each) that knows its slice for the Saver.
+        An initializer tensor or value is sliced per shard; a callable one is called per shard with a
+        `partition_info` giving the full shape and the shard's offset."""
+        dtype = dtypes.as_dtype(dtype)
+        initializing_from_value = isinstance(initializer, Tensor)
+        if name in self._vars:
+            raise ValueError(f"A partitioner was provided, but an unpartitioned version of the variable was found: "
+                             f"{name}.  Perhaps a variable of the same name was already created without "
+                             f"partitioning?")
+        shape = tensor_shape.as_shape(shape)
+        if initializing_from_value:
+            shape = shape.merge_with(initializer.get_shape())
+        partitions = None
+        if not reuse or partitioner:
+            partitions = _call_partitioner(partitioner, shape, dtype)
+        if name in self._partitioned_vars:
+            if reuse is False:
+                raise ValueError(f"Partitioned variable with name {name} already exists. Did you mean to set "
+                                 f"reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+            existing = self._partitioned_vars[name]
+            if not shape.is_compatible_with(existing.get_shape()):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified shape {shape} and "
+                                 f"found shape {existing.get_shape()}.")
+            if not dtype.is_compatible_with(existing.dtype):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified dtype {dtype.name} "
+                                 f"and found dtype {existing.dtype.name}.")
+            if partitions is not None and existing._get_partitions() != partitions:
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified partitions "
+                                 f"{partitions} and found partitions {existing._get_partitions()}.")
+            return existing
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created with tf.get_variable(). "
+                             f"Did you mean to set reuse=False or reuse=tf.AUTO_REUSE in VarScope?")
+        slice_dim, num_slices = _get_slice_dim_and_num_slices(partitions)
+        if f"{name}/part_0" in self._vars:
+            if f"{name}/part_{num_slices - 1}" not in self._vars:
+                raise ValueError(f"Partitioner returned a different partitioning than what was already found.  "
+                                 f"Partitioner returned {num_slices} shards, and shard {name}/part_0 was found, but "
+                                 f"{name}/part_{num_slices - 1} was not.")
+            if f"{name}/part_{num_slices}" in self._vars:
+                raise ValueError(f"Partitioner returned a different partitioning than what was already found.  "
+                                 f"Partitioner returned {num_slices} shards, and shard {name}/part_0 was found, but "
+                                 f"so was the extra shard {name}/part_{num_slices}.")
+        graph = get_default_graph()
+        shards = []
+        for i, (var_offset, var_shape) in enumerate(_iter_slices(shape.as_list(), num_slices, slice_dim)):
+            partition_info = _PartitionInfo(full_shape=shape.as_list(), var_offset=var_offset)
+            var_full_name = f"{name}/part_{i}"
+            with graph.name_scope(var_full_name + "/PartitionedInitializer"):
+                if initializer is None:
+                    init: Any = _default_initializer(name, dtype)
+                    init_shape = var_shape
+                elif callable(initializer):
+                    init, init_shape = initializer, var_shape
+                elif isinstance(initializer, Tensor):
+                    init = indexing_ops.slice(initializer, var_offset, var_shape)
+                    dtype = init.dtype.base_dtype
+                    init_shape = None
+                else:
+                    init = indexing_ops.slice(convert_to_tensor(initializer, dtype=dtype), var_offset, var_shape)
+                    init_shape = None
+            with graph.name_scope(None):
+                var = self._get_single_variable(
+                    var_full_name, shape=init_shape, dtype=dtype, initializer=init, partition_info=partition_info,
+                    regularizer=regularizer, reuse=reuse, trainable=trainable, collections=collections,
+                    caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource,
+                    constraint=constraint, synchronization=synchronization, aggregation=aggregation)
+            var._set_save_slice_info(variables.Variable.SaveSliceInfo(name, shape.as_list(), var_offset, var_shape))
+            shards.append(var)
+        partitioned = variables.PartitionedVariable(name=name, shape=shape, dtype=dtype, variable_list=shards,
+                                                    partitions=partitions)
+        self._partitioned_vars[name] = partitioned
+        return partitioned
 
     def _get_single_variable(self, name: str, shape: Any = None, dtype: Any = dtypes.float32,
                              initializer: Any = None, regularizer: Callable | None = None,
@@ -197,6 +286,103 @@ class _VariableStore:
                     loss = regularizer(v)
                 add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
+
+
+class _PartitionInfo:
+    """What an initializer called for one shard learns: the full variable's shape and the shard's offset
+    (so, e.g., Glorot scales by the full fan-in and a constant initializer slices its value)."""
+
+    __slots__ = ["_full_shape", "_var_offset"]
+
+    def __init__(self, full_shape: list, var_offset: list) -> None:
+        if not isinstance(full_shape, (list, tuple)):
+            raise TypeError("`full_shape` must be a sequence (like tuple or list) instead of "
+                            + type(full_shape).__name__)
+        if not isinstance(var_offset, (list, tuple)):
+            raise TypeError("`var_offset` must be a sequence (like tuple or list) instead of "
+                            + type(var_offset).__name__)
+        if len(var_offset) != len(full_shape):
+            raise ValueError(f"Expected equal length, but `var_offset` is of length {len(var_offset)} while "
+                             f"full_shape is of length {len(full_shape)}.")
+        for offset, size in zip(var_offset, full_shape):
+            if offset < 0 or offset >= size:
+                raise ValueError(f"Expected 0 <= offset < shape but found offset={offset}, shape={size} for "
+                                 f"var_offset={var_offset}, full_shape={full_shape}")
+        self._full_shape = full_shape
+        self._var_offset = var_offset
+
+    @property
+    def full_shape(self) -> list:
+        return self._full_shape
+
+    @property
+    def var_offset(self) -> list:
+        return self._var_offset
+
+    def single_offset(self, shape: list) -> int:
+        """The offset along the one sliced dimension (0 when the variable is not sliced)."""
+        dim = self.single_slice_dim(shape)
+        return 0 if dim is None else self._var_offset[dim]
+
+    def single_slice_dim(self, shape: list) -> int | None:
+        """The dimension a shard of `shape` is sliced along, None when it is the whole variable."""
+        if not isinstance(shape, (tuple, list)):
+            raise TypeError("`shape` must be a sequence (like tuple or list) instead of " + type(shape).__name__)
+        if len(shape) != len(self._full_shape):
+            raise ValueError(f"Expected equal length, but received shape={shape} of length {len(shape)} while "
+                             f"self.full_shape={self._full_shape} is of length {len(self._full_shape)}.")
+        for i, size in enumerate(shape):
+            if self._var_offset[i] + size > self._full_shape[i]:
+                raise ValueError(f"With self.var_offset={self._var_offset}, a partition of shape={shape} would "
+                                 f"exceed self.full_shape={self._full_shape} in dimension {i}.")
+        slice_dim = None
+        for i, size in enumerate(shape):
+            if size == self._full_shape[i]:
+                continue
+            if slice_dim is not None:
+                raise ValueError(f"Cannot use single_slice_dim() with shape={shape} and "
+                                 f"self.full_shape={self._full_shape} since slice dim could be either dimension {i} "
+                                 f"or {slice_dim}.")
+            slice_dim = i
+        return slice_dim
+
+
+def _call_partitioner(partitioner: Callable, shape: tensor_shape.TensorShape, dtype: dtypes.DType) -> list:
+    """The partitioner's slicing, checked: one entry per dimension, all >= 1, at most one > 1."""
+    if not shape.is_fully_defined():
+        raise ValueError(f"Shape of a new partitioned variable must be fully defined, but instead was {shape}.")
+    if shape.ndims < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1, shape: {shape}")
+    slicing = partitioner(shape=shape, dtype=dtype)
+    if not isinstance(slicing, (list, tuple)):
+        raise ValueError(f"Partitioner must return a sequence, but saw: {slicing}")
+    if len(slicing) != shape.ndims:
+        raise ValueError(f"Partitioner returned a partition list that does not match the Variable's rank: {slicing} "
+                         f"vs. {shape}")
+    if any(p < 1 for p in slicing):
+        raise ValueError(f"Partitioner returned zero partitions for some axes: {slicing}")
+    if sum(p > 1 for p in slicing) > 1:
+        raise ValueError(f"Can only slice a variable along one dimension: shape: {shape}, partitioning: {slicing}")
+    return slicing
+
+
+def _get_slice_dim_and_num_slices(slicing: list) -> tuple[int, int]:
+    for slice_dim, num_slices in enumerate(slicing):
+        if num_slices > 1:
+            return slice_dim, num_slices
+    return 0, 1
+
+
+def _iter_slices(full_shape: list, num_slices: int, slice_dim: int) -> Any:
+    """(offset, shape) of each shard: equal lengths, the first `length % num_slices` shards one longer."""
+    num_slices_with_excess = full_shape[slice_dim] % num_slices
+    offset = [0] * len(full_shape)
+    min_slice_len = full_shape[slice_dim] // num_slices
+    for i in range(num_slices):
+        shape = full_shape[:]
+        shape[slice_dim] = min_slice_len + (i < num_slices_with_excess)
+        yield offset[:], shape
+        offset[slice_dim] += shape[slice_dim]
 
 
 def _default_initializer(name: str, dtype: dtypes.DType) -> init_ops.Initializer:

@@ -95,6 +95,38 @@ class Variable:
     # numpy defers binary operators to us (ndarray * Variable gives a Tensor), as for Tensor.
     __array_priority__ = 100
     is_tensor_like = True  # tf.is_tensor says yes, as TF's does for its variables
+    _save_slice_info: SaveSliceInfo | None = None  # set on the shards of a partitioned variable
+
+    class SaveSliceInfo:
+        """Where a shard lies in its partitioned variable (`full_name`, `full_shape`, `var_offset`,
+        `var_shape`): the Saver writes it as a slice of `full_name`, so any sharding restores it."""
+
+        def __init__(self, full_name: str | None = None, full_shape: Any = None, var_offset: Any = None,
+                     var_shape: Any = None, save_slice_info_def: Any = None, import_scope: str | None = None) -> None:
+            if save_slice_info_def:
+                self.full_name = prepend_name_scope(save_slice_info_def.full_name, import_scope)
+                self.full_shape = list(save_slice_info_def.full_shape)
+                self.var_offset = list(save_slice_info_def.var_offset)
+                self.var_shape = list(save_slice_info_def.var_shape)
+            else:
+                self.full_name = full_name
+                self.full_shape = full_shape
+                self.var_offset = var_offset
+                self.var_shape = var_shape
+
+        @property
+        def spec(self) -> str:
+            """TF's shape-and-slice string: the full shape, then `offset,length` per dimension."""
+            full_shape = " ".join(str(d) for d in self.full_shape) + " "
+            return full_shape + ":".join(f"{o},{s}" for o, s in zip(self.var_offset, self.var_shape))
+
+        def to_proto(self, export_scope: str | None = None) -> Any:
+            """The SaveSliceInfoDef, or None when the full variable lies outside `export_scope`."""
+            if export_scope is not None and not self.full_name.startswith(export_scope):
+                return None
+            return protos.SaveSliceInfoDef(full_name=strip_name_scope(self.full_name, export_scope),
+                                           full_shape=self.full_shape, var_offset=self.var_offset,
+                                           var_shape=self.var_shape)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
         return super().__new__(RefVariable if cls is Variable else cls)
@@ -178,6 +210,15 @@ class Variable:
             variable_def.variable_name)
         self._constraint = None
         self._caching_device = None
+        if variable_def.HasField("save_slice_info_def"):
+            self._save_slice_info = Variable.SaveSliceInfo(save_slice_info_def=variable_def.save_slice_info_def,
+                                                           import_scope=import_scope)
+
+    def _set_save_slice_info(self, save_slice_info: Variable.SaveSliceInfo) -> None:
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self) -> Variable.SaveSliceInfo | None:
+        return self._save_slice_info
 
     def to_proto(self, export_scope: str | None = None) -> Any:
         """This variable's VariableDef, names relative to `export_scope` (None when it lies outside)."""
@@ -191,6 +232,8 @@ class Variable:
             aggregation=self._aggregation.value)
         if self._initial_value is not None:
             variable_def.initial_value_name = strip_name_scope(self._initial_value.name, export_scope)
+        if self._save_slice_info:
+            variable_def.save_slice_info_def.MergeFrom(self._save_slice_info.to_proto(export_scope))
         return variable_def
 
     @staticmethod
@@ -435,6 +478,130 @@ def _variable_conversion(v: Variable, dtype: Any = None, name: str | None = None
 
 register_tensor_conversion_function(Variable, _variable_conversion, 0)
 Variable._overload_operators()
+
+
+class PartitionedVariable:
+    """The shards of one variable split along one axis (what `get_variable` returns with a partitioner):
+    iterates over them in offset order and converts to their concatenation."""
+
+    def __init__(self, name: str, shape: Any, dtype: Any, variable_list: list, partitions: list) -> None:
+        if not isinstance(variable_list, (list, tuple)):
+            raise TypeError(f"variable_list is not a list or tuple: {variable_list}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError(f"partitions is not a list or tuple: {partitions}")
+        if not all(p >= 1 for p in partitions):
+            raise ValueError(f"partition values must be positive: {partitions}")
+        if not variable_list:
+            raise ValueError("variable_list may not be empty")
+        if not all(v._get_save_slice_info() is not None for v in variable_list):
+            raise ValueError(f"All variables must have a save_slice_info available: {[v.name for v in variable_list]}")
+        if len(shape) != len(partitions):
+            raise ValueError(f"len(shape) != len(partitions): {shape} vs. {partitions}")
+        for v in variable_list:
+            if v._get_save_slice_info().full_shape != shape:
+                raise ValueError(f"All variables' full shapes must match shape: {shape}; but full shapes were: "
+                                 f"{[v._get_save_slice_info().full_shape]}")
+        self._variable_list = sorted(variable_list, key=lambda v: v._get_save_slice_info().var_offset)
+        self._name = name
+        self._shape = shape
+        self._dtype = dtype
+        self._partitions = partitions
+
+    def __iter__(self) -> Any:
+        return iter(self._variable_list)
+
+    def __len__(self) -> int:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise ValueError(f"Cannot get a length for {len(axes)} > 1 partition axes")
+        return len(self._variable_list)
+
+    def _partition_axes(self) -> list[int]:
+        if all(p == 1 for p in self._partitions):
+            return [0]
+        return [i for i, p in enumerate(self._partitions) if p > 1]
+
+    def _concat(self) -> Tensor:
+        """The shards concatenated, named as the partitioned variable, under the scope's control deps."""
+        if len(self._variable_list) == 1:
+            with name_scope(None):
+                return manipulation_ops.identity(self._variable_list[0], name=self._name)
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(f"Cannot concatenate along more than one dimension: {axes}.  Multi-axis "
+                                      "partition concat is not supported")
+        with name_scope(self._name + "/ConcatPartitions/"):
+            concatenated = manipulation_ops.concat(self._variable_list, axes[0])
+        with name_scope(None):
+            return manipulation_ops.identity(concatenated, name=self._name)
+
+    def as_tensor(self) -> Tensor:
+        """The concatenated value, free of the control dependencies in scope (as a variable's value is)."""
+        with get_default_graph().control_dependencies(None):
+            return self._concat()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        return self._shape
+
+    def get_shape(self) -> tensor_shape.TensorShape:
+        return self._shape
+
+    def _get_variable_list(self) -> list:
+        return self._variable_list
+
+    def _get_partitions(self) -> list:
+        return self._partitions
+
+    def _apply_assign_fn(self, assign_fn: Any, value: Any) -> list:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(f"Cannot do assign action along more than one dimension: {axes}.  "
+                                      "Multi-axis partition assign action is not supported ")
+        if isinstance(value, list):
+            assert len(value) == len(self._variable_list)
+            values = value
+        elif isinstance(value, PartitionedVariable):
+            values = list(value)
+        else:
+            sizes = [v.shape[axes[0]].value for v in self._variable_list]
+            values = manipulation_ops.split(value, sizes, axis=axes[0])
+        return [assign_fn(v, values[i]) for i, v in enumerate(self._variable_list)]
+
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> list:
+        return self._apply_assign_fn(lambda v, x: v.assign(x, use_locking=use_locking, name=name,
+                                                           read_value=read_value), value)
+
+    def assign_add(self, value: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> list:
+        return self._apply_assign_fn(lambda v, x: v.assign_add(x, use_locking=use_locking, name=name,
+                                                               read_value=read_value), value)
+
+    def assign_sub(self, value: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> list:
+        return self._apply_assign_fn(lambda v, x: v.assign_sub(x, use_locking=use_locking, name=name,
+                                                               read_value=read_value), value)
+
+
+def _partitioned_conversion(v: PartitionedVariable, dtype: Any = None, name: str | None = None,
+                            as_ref: bool = False) -> Tensor:
+    if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(v.dtype):
+        raise ValueError(f"Incompatible type conversion requested to type '{dtypes.as_dtype(dtype).name}' for "
+                         f"variable of type '{v.dtype.name}'")
+    if as_ref:
+        raise NotImplementedError("PartitionedVariable doesn't support being used as a reference.")
+    return v.as_tensor()
+
+
+register_tensor_conversion_function(PartitionedVariable, _partitioned_conversion)
 
 
 @tf_export("global_variables")

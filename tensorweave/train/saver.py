@@ -46,7 +46,7 @@ from tensorweave.ops import (
     state_ops,
     string_ops,
 )
-from tensorweave.ops.variables import Variable
+from tensorweave.ops.variables import PartitionedVariable, Variable
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.train import checkpoint_management
@@ -55,12 +55,14 @@ _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable")
 
 
 class _Saveable:
-    """One variable to save: its checkpoint key, its ref tensor (saved, and assigned on restore), its device."""
+    """One tensor to save: its checkpoint key, its slice spec ("" for a whole variable, TF's spec string for
+    a shard of a partitioned one), its ref tensor (saved, and assigned on restore), its device."""
 
-    __slots__ = ("name", "ref")
+    __slots__ = ("name", "slice_spec", "ref")
 
-    def __init__(self, name: str, ref: Tensor) -> None:
+    def __init__(self, name: str, ref: Tensor, slice_spec: str = "") -> None:
         self.name = name
+        self.slice_spec = slice_spec
         self.ref = ref
 
     @property
@@ -78,27 +80,46 @@ def _as_ref(var: Any) -> Tensor:
                     f"variable: {var}")
 
 
-def _saveables(var_list: Any) -> list[_Saveable]:
-    """TF's op_list_to_dict + validate_and_slice_inputs: one saveable per name, sorted by name."""
-    if isinstance(var_list, dict):
-        named = dict(var_list)
-    else:
-        if not isinstance(var_list, (list, tuple, set)):
-            raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
-        named = {}
-        for var in sorted(var_list, key=lambda v: v.name):
+def _op_list_to_dict(var_list: Any) -> dict[str, Any]:
+    """TF's op_list_to_dict: each variable by its op name, except shards of a partitioned variable, which
+    are listed together under the full variable's name."""
+    if not isinstance(var_list, (list, tuple, set)):
+        raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
+    named: dict[str, Any] = {}
+    for var in sorted(var_list, key=lambda v: v.name):
+        if isinstance(var, PartitionedVariable):
+            if var.name in named:
+                raise ValueError(f"At least two variables have the same name: {var.name}")
+            named[var.name] = var
+        elif isinstance(var, Variable) and var._get_save_slice_info():
+            name = var._get_save_slice_info().full_name
+            if name in named and not isinstance(named[name], list):
+                raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
+            named.setdefault(name, []).append(var)
+        else:
             ref = _as_ref(var)
             if ref.op.name in named:
                 raise ValueError(f"At least two variables have the same name: {ref.op.name}")
             named[ref.op.name] = var
+    return named
+
+
+def _saveables(var_list: Any) -> list[_Saveable]:
+    """TF's op_list_to_dict + validate_and_slice_inputs: one saveable per name (per shard for a partitioned
+    variable, each with its slice spec), sorted by name."""
+    named = dict(var_list) if isinstance(var_list, dict) else _op_list_to_dict(var_list)
     saveables = []
     seen: set[Tensor] = set()
     for name, var in sorted(named.items(), key=lambda item: item[0]):
-        ref = _as_ref(var)
-        if ref in seen:
-            raise ValueError(f"The same saveable will be restored with two names: {name}")
-        seen.add(ref)
-        saveables.append(_Saveable(name, ref))
+        if isinstance(var, (list, tuple, PartitionedVariable)):
+            parts = [(v._ref(), v._get_save_slice_info().spec) for v in var]
+        else:
+            parts = [(_as_ref(var), "")]
+        for ref, spec in parts:
+            if ref in seen:
+                raise ValueError(f"The same saveable will be restored with two names: {name}")
+            seen.add(ref)
+            saveables.append(_Saveable(name, ref, spec))
     return saveables
 
 
@@ -119,14 +140,13 @@ class BulkSaverBuilder:
 
     def save_op(self, filename_tensor: Tensor, saveables: Sequence[_Saveable]) -> Operation:
         """One SaveV2 node writing every saveable to the prefix `filename_tensor`."""
-        names = [s.name for s in saveables]
-        return io_ops.save_v2(filename_tensor, names, [""] * len(names), [s.ref for s in saveables])
+        return io_ops.save_v2(filename_tensor, [s.name for s in saveables], [s.slice_spec for s in saveables],
+                              [s.ref for s in saveables])
 
     def bulk_restore(self, filename_tensor: Tensor, saveables: Sequence[_Saveable]) -> list[Tensor]:
         """One RestoreV2 node on CPU:0 reading every saveable (TF loads them all there)."""
-        names = [s.name for s in saveables]
         with device("cpu:0"):
-            return io_ops.restore_v2(filename_tensor, names, [""] * len(names),
+            return io_ops.restore_v2(filename_tensor, [s.name for s in saveables], [s.slice_spec for s in saveables],
                                      [s.ref.dtype.base_dtype for s in saveables])
 
     def _add_save_ops(self, filename_tensor: Tensor, saveables: Sequence[_Saveable]) -> Tensor:

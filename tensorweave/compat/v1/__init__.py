@@ -79,6 +79,7 @@ from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
+from tensorweave.ops import partitioned_variables as _partitioned_variables
 from tensorweave.ops import quantize_ops as _quantize_ops
 from tensorweave.ops import random_distribution_ops as _random_distribution_ops
 from tensorweave.ops import random_ops as _random_ops

@@ -20,6 +20,7 @@ from tensorweave.train import adam as _adam
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import checkpoint_utils as _checkpoint_utils
 from tensorweave.train import coordinator as _coordinator
+from tensorweave.train import device_setter as _device_setter
 from tensorweave.train import ftrl as _ftrl
 from tensorweave.train import gradient_descent as _gradient_descent
 from tensorweave.train import input as _input
