@@ -31,7 +31,7 @@ LAYERS = {
     "tensorweave.distributed": 4,
     "tensorweave.train": 5,
     "tensorweave.layers": 5,
-    "tensorweave.summary": 5,
+    "tensorweave.summary": 4,
     "tensorweave.data": 5,
     "tensorweave.testing": 5,
     "tensorweave.compat": 6,

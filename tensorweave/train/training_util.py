@@ -6,9 +6,11 @@ from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import GraphKeys, Tensor, get_default_graph
-from tensorweave.ops import init_ops, variable_scope, variables
+from tensorweave.ops import control_flow_ops, init_ops, variable_scope, variables
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
+
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
 
 @tf_export("train.get_global_step")
@@ -70,3 +72,24 @@ def get_or_create_global_step(graph: Any = None) -> Any:
 def global_step(sess: Any, global_step_tensor: Any) -> int:
     """The global step's value, read in `sess`."""
     return int(sess.run(global_step_tensor))
+
+
+def _get_or_create_global_step_read(graph: Any = None) -> Tensor | None:
+    """A tensor reading the global step, made once per graph, that hooks fetch in every run: it reads the
+    initial value while the variable is uninitialized, so a hook's fetch never fails before init."""
+    graph = graph or get_default_graph()
+    cached = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if cached:
+        return cached[0]
+    global_step_tensor = get_global_step(graph)
+    if global_step_tensor is None:
+        return None
+    with graph.as_default() as g, g.name_scope(None), g.name_scope(global_step_tensor.op.name + "/"):
+        if isinstance(global_step_tensor, variables.Variable):
+            value = control_flow_ops.cond(variables.is_variable_initialized(global_step_tensor),
+                                          global_step_tensor.read_value, lambda: global_step_tensor.initial_value)
+        else:
+            value = global_step_tensor
+        read = value + 0
+        graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
+    return read

@@ -17,6 +17,7 @@ from tensorweave.train import adadelta as _adadelta
 from tensorweave.train import adagrad as _adagrad
 from tensorweave.train import adagrad_da as _adagrad_da
 from tensorweave.train import adam as _adam
+from tensorweave.train import basic_session_run_hooks as _basic_session_run_hooks
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import checkpoint_utils as _checkpoint_utils
 from tensorweave.train import coordinator as _coordinator
@@ -27,11 +28,15 @@ from tensorweave.train import input as _input
 from tensorweave.train import learning_rate_decay as _learning_rate_decay
 from tensorweave.train import meta_graph_io as _meta_graph_io
 from tensorweave.train import momentum as _momentum
+from tensorweave.train import monitored_session as _monitored_session
 from tensorweave.train import moving_averages as _moving_averages
 from tensorweave.train import optimizer as _optimizer
 from tensorweave.train import queue_runner as _queue_runner
 from tensorweave.train import rmsprop as _rmsprop
 from tensorweave.train import saver as _saver
+from tensorweave.train import session_manager as _session_manager
+from tensorweave.train import session_run_hook as _session_run_hook
+from tensorweave.train import supervisor as _supervisor
 from tensorweave.train import training_util as _training_util
 
 _export_value(_protos.BytesList, "train.BytesList")
