@@ -32,12 +32,12 @@ from tensorweave.ops.random_ops import (
     _dims,
     _fill,
     _key_counter,
-    _philox_state,
-    _seeds,
     _shape_tensor,
     _stateless_key_counter_alg,
     _stateless_random_get_key_counter,
     _uint64_to_double,
+    op_seeds,
+    philox_state,
     stateless_random_uniform,
 )
 from tensorweave.ops.reduction_ops import reduce_sum
@@ -165,7 +165,7 @@ RandomGamma = Op("RandomGamma", inputs=["shape: S", "alpha: T"], outputs=["outpu
 RandomGamma.shape(_samples_then_params_shape)
 
 
-@RandomGamma.kernel("CPU", state=_philox_state, expensive=True)
+@RandomGamma.kernel("CPU", state=philox_state, expensive=True)
 def _random_gamma(ctx: OpKernelContext, shape: Any, alpha: Any) -> np.ndarray:
     dims, num_samples = _sample_count(ctx, shape)
     if num_samples == 0 or alpha.size == 0:
@@ -228,7 +228,7 @@ def random_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = dtypes.f
         alpha = convert_to_tensor(alpha, name="alpha", dtype=dtype)
         beta = convert_to_tensor(beta if beta is not None else 1, name="beta", dtype=dtype)
         alpha_broadcast = broadcast_to(alpha, broadcast_dynamic_shape(shape_ops.shape(alpha), shape_ops.shape(beta)))
-        seed1, seed2 = _seeds(seed)
+        seed1, seed2 = op_seeds(seed)
         samples = RandomGamma(shape, alpha_broadcast, seed=seed1, seed2=seed2)
         return maximum(np.finfo(dtype.as_numpy_dtype).tiny, samples / beta)
 
@@ -248,7 +248,7 @@ def _highest(dtype: dtypes.DType) -> float:
     return float(np.finfo(dtype.as_numpy_dtype).max if dtype.is_floating else np.iinfo(dtype.as_numpy_dtype).max)
 
 
-@RandomPoissonV2.kernel("CPU", state=_philox_state, expensive=True)
+@RandomPoissonV2.kernel("CPU", state=philox_state, expensive=True)
 def _random_poisson(ctx: OpKernelContext, shape: Any, rate: Any, dtype: dtypes.DType) -> np.ndarray:
     dims, num_samples = _sample_count(ctx, shape)
     if num_samples == 0 or rate.size == 0:
@@ -265,7 +265,7 @@ def random_poisson(lam: Any, shape: Any, dtype: Any = dtypes.float32, seed: int 
     """Samples of Poisson(lam), `shape` of them per rate."""
     with name_scope(name, "random_poisson", [lam, shape]):
         shape = convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
-        seed1, seed2 = _seeds(seed)
+        seed1, seed2 = op_seeds(seed)
         return RandomPoissonV2(shape, lam, dtype=dtype, seed=seed1, seed2=seed2)
 
 
