@@ -513,7 +513,20 @@ def _stack(component: int, values: list[Any]) -> np.ndarray:
                 None, None, f"Cannot batch tensors with different shapes in component {component}. First element "
                 f"had shape {tensor_shape.shape_string(first)} and element {i} had shape "
                 f"{tensor_shape.shape_string(np.shape(value))}.")
+    if not first and _numpy_dtype(values[0]) is object:
+        batch = np.empty(len(values), dtype=object)
+        batch[:] = values  # each bytes object as it is (np.asarray would make it numpy's bytes type)
+        return batch
     return np.stack(values)
+
+
+def _numpy_dtype(value: Any) -> Any:
+    """The dtype a batch of `value`s has: object for strings (numpy's own bytes type would cut trailing NULs
+    and fix a width), else the value's."""
+    if isinstance(value, (bytes, str)):
+        return object
+    dtype = np.asarray(value).dtype
+    return object if dtype.kind in "SUO" else dtype
 
 
 class _PaddedBatchDataset(DatasetV1):
@@ -558,7 +571,7 @@ def _pad(component: int, values: list[Any], padded: tensor_shape.TensorShape, pa
         if any(n > d for n, d in zip(np.shape(value), dims)):
             raise errors.InvalidArgumentError(
                 None, None, f"Attempted to pad to a smaller size than the input element. Component {component}.")
-    out = np.full((len(values), *dims), pad, dtype=np.asarray(values[0]).dtype)
+    out = np.full((len(values), *dims), pad, dtype=_numpy_dtype(values[0]))
     for row, value in zip(out, values):  # the elements differ in shape: one copy each
         row[tuple(slice(0, n) for n in np.shape(value))] = value
     return out

@@ -13,9 +13,19 @@ from typing import Any
 
 from tensorweave.data.function import GraphEvaluation
 from tensorweave.framework import dtypes, nest, tensor_shape
-from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.framework.graph import (
+    Operation,
+    Tensor,
+    add_to_collection,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
 from tensorweave.ops import dataset_ops
 from tensorweave.platform.tf_export import tf_export
+
+# The collection of every iterator resource of a graph (TF's name)
+GLOBAL_ITERATORS = "iterators"
 
 
 def _flat_types(types: Any) -> list[dtypes.DType]:
@@ -41,6 +51,7 @@ class Iterator:
         self._output_types = output_types
         self._output_shapes = output_shapes
         self._output_classes = output_classes
+        add_to_collection(GLOBAL_ITERATORS, iterator_resource)  # what a meta graph lists, as TF's
 
     @staticmethod
     def from_structure(output_types: Any, output_shapes: Any = None, shared_name: str | None = None,

@@ -269,3 +269,19 @@ def test_a_blocked_get_next_fails_at_the_step_timeout():
             with pytest.raises(tf.errors.DeadlineExceededError):
                 sess.run(nxt, options=tf.RunOptions(timeout_in_ms=100))
             release.set()
+
+
+def test_batched_strings_are_object_arrays_that_keep_trailing_nuls():
+    # TF fetches strings as object arrays of bytes; numpy's fixed-width bytes type would cut b"\x00"
+    batched = tf.data.Dataset.from_tensor_slices(tf.constant([b"ab\x00", b"c"])).batch(2)
+    padded = tf.data.Dataset.from_tensor_slices(tf.constant([[b"x\x00"], [b"y"]])).padded_batch(2, [None])
+    with tf.Session() as sess:
+        got = sess.run(batched.make_one_shot_iterator().get_next())
+        got_padded = sess.run(padded.make_one_shot_iterator().get_next())
+    assert got.dtype == object and got.tolist() == [b"ab\x00", b"c"]
+    assert got_padded.dtype == object and got_padded.tolist() == [[b"x\x00"], [b"y"]]
+
+
+def test_iterators_are_collected_as_tf():
+    iterator = tf.data.Dataset.range(3).make_one_shot_iterator()
+    assert tf.get_collection("iterators") == [iterator._iterator_resource]
