@@ -159,6 +159,28 @@ BitwiseOr = binary_op("BitwiseOr", _INTEGER, np.bitwise_or, is_commutative=True)
 export_value(BitwiseOr, "bitwise.bitwise_or")
 BitwiseXor = binary_op("BitwiseXor", _INTEGER, np.bitwise_xor, is_commutative=True)
 export_value(BitwiseXor, "bitwise.bitwise_xor")
+
+
+def _clamped_shift(x: Any, y: Any) -> tuple[Any, Any]:
+    """x, and y clamped to [0, bits of x): TF's kernels clamp an out-of-range shift instead of failing."""
+    x, y = np.asarray(x), np.asarray(y)
+    return x, np.clip(y, 0, x.dtype.itemsize * 8 - 1).astype(x.dtype)
+
+
+def _left_shift(x: Any, y: Any) -> Any:
+    x, y = _clamped_shift(x, y)
+    unsigned = np.dtype(f"uint{x.dtype.itemsize * 8}")  # bits shifted out of a signed value wrap, as in C++
+    return np.left_shift(x.astype(unsigned), y.astype(unsigned)).astype(x.dtype)
+
+
+def _right_shift(x: Any, y: Any) -> Any:
+    return np.right_shift(*_clamped_shift(x, y))  # arithmetic for signed types
+
+
+LeftShift = binary_op("LeftShift", _INTEGER, _left_shift)
+export_value(LeftShift, "bitwise.left_shift")
+RightShift = binary_op("RightShift", _INTEGER, _right_shift)
+export_value(RightShift, "bitwise.right_shift")
 LogicalNot = Op("LogicalNot", inputs=["x: bool"], outputs=["y: bool"])
 LogicalNot.shape(unary_shape)
 
@@ -1356,5 +1378,6 @@ def _rsqrt_grad_grad(op: Any, grad: Tensor) -> list:
 
 
 for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
-                 "LogicalNot", "IsNan", "IsInf", "IsFinite", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"):
+                 "LogicalNot", "IsNan", "IsInf", "IsFinite", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
+                 "LeftShift", "RightShift"):
     NotDifferentiable(_op_type)

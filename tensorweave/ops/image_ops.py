@@ -44,12 +44,14 @@ from tensorweave.ops import (
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.platform.tf_export import tf_export
 
-_RESIZE_TYPES = "{int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double}"
+_RESIZE_TYPES = "{int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}"
+# ResizeBilinear's list, as TF's registry has it (bfloat16 listed twice)
+_BILINEAR_TYPES = "{int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double, bfloat16}"
 _CUBIC_TABLE_SIZE = 1024
 
 
-def _resize_op(name: str, output: str, half_pixel: bool = True) -> Op:
-    attrs = [f"T: {_RESIZE_TYPES}", "align_corners: bool = false"]
+def _resize_op(name: str, output: str, half_pixel: bool = True, types: str = _RESIZE_TYPES) -> Op:
+    attrs = [f"T: {types}", "align_corners: bool = false"]
     if half_pixel:
         attrs.append("half_pixel_centers: bool = false")
     op = Op(name, inputs=["images: T", "size: int32"], outputs=[f"resized_images: {output}"], attrs=attrs)
@@ -67,7 +69,7 @@ def _resize_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([images.dims[0], height, width, images.dims[3]])]
 
 
-ResizeBilinear = _resize_op("ResizeBilinear", "float")
+ResizeBilinear = _resize_op("ResizeBilinear", "float", types=_BILINEAR_TYPES)
 ResizeNearestNeighbor = _resize_op("ResizeNearestNeighbor", "T")
 ResizeBicubic = _resize_op("ResizeBicubic", "float")
 ResizeArea = _resize_op("ResizeArea", "float", half_pixel=False)

@@ -588,7 +588,7 @@ def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_poli
     return gathered.reshape(indices.shape[:-1] + params.shape[depth:])
 
 
-@tf_export("gather_nd")
+@tf_export("gather_nd", "manip.gather_nd")
 def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0,
               bad_indices_policy: str = "") -> Tensor:
     """The slices of `params` addressed by the innermost dimension of `indices` (zeros for out-of-range rows

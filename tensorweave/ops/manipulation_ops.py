@@ -600,7 +600,7 @@ def _tile(ctx: OpKernelContext, input: Any, multiples: Any) -> Any:  # noqa: A00
     return ctx.xp.tile(input, multiples.tolist())
 
 
-@tf_export("tile")
+@tf_export("tile", "manip.tile")
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """`input` repeated `multiples[i]` times along each dimension i."""
     return Tile(input, multiples, name=name)
@@ -810,7 +810,7 @@ def _reverse(ctx: OpKernelContext, tensor: Any, axis: Any) -> Any:
     return ctx.xp.flip(tensor, axes) if axes else tensor
 
 
-@tf_export("reverse", "reverse_v2")
+@tf_export("reverse", "reverse_v2", "manip.reverse")
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """`tensor` with the order of its elements reversed along each of `axis`."""
     return ReverseV2(tensor, axis, name=name)

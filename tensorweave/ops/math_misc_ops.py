@@ -165,7 +165,7 @@ def lin_space(start: Any, stop: Any, num: Any, name: str | None = None, axis: in
 
 
 CumulativeLogsumexp = Op("CumulativeLogsumexp", inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
-                         attrs=["exclusive: bool = false", "reverse: bool = false", "T: {float16, float32, float64}",
+                         attrs=["exclusive: bool = false", "reverse: bool = false", "T: {bfloat16, float16, float32, float64}",
                                 "Tidx: {int32, int64} = DT_INT32"])
 
 

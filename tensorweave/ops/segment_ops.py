@@ -333,7 +333,7 @@ def _sparse_segment_ops(name: str, types: str, kind: str) -> tuple[Op, Op]:
     inputs = ["data: T", "indices: Tidx", "segment_ids: Tsegmentids"]
     plain = Op(name, inputs=inputs, outputs=["output: T"], attrs=attrs)
     counted = Op(f"{name}WithNumSegments", inputs=inputs + ["num_segments: Tnumsegments"], outputs=["output: T"],
-                 attrs=attrs[:1] + ["Tnumsegments: {int32, int64} = DT_INT32"] + attrs[1:])
+                 attrs=attrs[:2] + ["Tnumsegments: {int32, int64} = DT_INT32"] + attrs[2:])
 
     def kernel(ctx: OpKernelContext, data: Any, indices: Any, segment_ids: Any, num_segments: Any = None,
                sparse_gradient: bool = False) -> Any:

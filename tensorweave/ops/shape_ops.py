@@ -87,7 +87,7 @@ def _reshape(ctx: OpKernelContext, tensor: Any, shape: Any) -> Any:
     return ctx.xp.reshape(tensor, dims)
 
 
-@tf_export("reshape")
+@tf_export("reshape", "manip.reshape")
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """`tensor` with a new shape of the same number of elements; one dim may be -1."""
     return Reshape(tensor, shape, name=name)

@@ -342,7 +342,7 @@ def string_to_number(string_tensor: Any = None, out_type: Any = dtypes.float32, 
 # -- AsString ----------------------------------------------------------------------------------------
 
 AsString = Op("AsString", inputs=["input: T"], outputs=["output: string"],
-              attrs=["T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+              attrs=["T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, "
                      "complex64, complex128, bool, variant, string}",
                      "precision: int = -1", "scientific: bool = false", "shortest: bool = false", "width: int = -1",
                      "fill: string = ''"])

@@ -46,6 +46,20 @@ def test_bitwise_and_logical_operators():
                                            [True, True, False], [False, True, False], [False, False, True]]
 
 
+def test_bitwise_shifts_clamp_the_shift_as_tf():
+    # Recorded from TF 2.21: a shift outside [0, bits) is clamped; signed right shifts are arithmetic
+    i8 = lambda values: tf.constant(values, tf.int8)  # noqa: E731
+    values = _run(tf.bitwise.left_shift(i8([1, -1, 5, 3]), i8([1, 7, 9, -1])),
+                  tf.bitwise.right_shift(i8([-128, -1, 64, 3]), i8([1, 7, 9, -1])),
+                  tf.bitwise.right_shift(tf.constant([255, 128], tf.uint8), tf.constant([1, 8], tf.uint8)),
+                  tf.bitwise.left_shift(tf.constant([1, 2 ** 30]), tf.constant([31, 40])),
+                  tf.bitwise.left_shift(tf.constant([[1], [2]], tf.int64), tf.constant([1, 2], tf.int64)))
+    assert [v.tolist() for v in values] == [[2, -128, -128, 3], [-64, -1, 0, 3], [127, 1], [-2 ** 31, 0],
+                                           [[2, 4], [4, 8]]]
+    with pytest.raises(TypeError, match="DataType float32 not in list of allowed values: int8, int16"):
+        tf.bitwise.left_shift(tf.constant([1.0]), tf.constant([1.0]))
+
+
 def test_matmul_forms():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     b = np.arange(12, dtype=np.float32).reshape(3, 4)
