@@ -19,6 +19,9 @@ _VARINT, _FIXED64, _LENGTH, _FIXED32 = 0, 1, 2, 5
 # Feature's oneof: field number -> kind
 BYTES_LIST, FLOAT_LIST, INT64_LIST = 1, 2, 3
 _MAX_VARINT_BYTES = 10
+# zeros after the batch, so the reads of a map entry's one-byte lengths (at most 2 + 255 + 4 bytes past its
+# start) and of a varint never leave the buffer
+_PADDING = 272
 
 
 class _Irregular(Exception):
@@ -151,7 +154,7 @@ class _BatchReader:
     def __init__(self, serialized: Sequence[bytes]) -> None:
         sizes = np.fromiter(map(len, serialized), np.int64, len(serialized))
         self.data = b"".join(serialized)
-        self.buf = np.frombuffer(self.data + bytes(_MAX_VARINT_BYTES + 1), np.uint8)
+        self.buf = np.frombuffer(self.data + bytes(_PADDING), np.uint8)
         self.starts = np.cumsum(sizes) - sizes
         self.ends = self.starts + sizes
 
@@ -163,14 +166,13 @@ class _BatchReader:
         record = examples.message[features.message]
         # the layout writers produce, read in a few steps: key, value tag, a Feature of one list (or none),
         # every length one byte
-        start, end, last = features.start, features.end, len(self.buf) - 1
-        buf = self.buf
-        key_size = buf[np.minimum(start + 1, last)].astype(np.int64)
-        value_at = np.minimum(start + 2 + key_size, last - 1)
+        start, end, buf = features.start, features.end, self.buf
+        key_size = buf[start + 1].astype(np.int64)
+        value_at = start + 2 + key_size
         feature_at = value_at + 2
         feature_size = buf[value_at + 1].astype(np.int64)
-        list_tag = buf[np.minimum(feature_at, last)]
-        list_size = buf[np.minimum(feature_at + 1, last)].astype(np.int64)
+        list_tag = buf[feature_at]
+        list_size = buf[feature_at + 1].astype(np.int64)
         empty = feature_size == 0
         plain = ((buf[start] == 0x0A) & (key_size < 0x80) & (buf[value_at] == 0x12) & (feature_size < 0x80)
                  & (feature_at + feature_size == end)
@@ -214,10 +216,10 @@ class _BatchReader:
 
     def list_values(self, kind: int, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The values of the lists buf[start:end] of `kind`, flat, and how many each list holds."""
-        buf, last = self.buf, len(self.buf) - 1
-        size = buf[np.minimum(start + 1, last)]
+        buf = self.buf
+        size = buf[start + 1]
         empty = start == end
-        if kind != BYTES_LIST and np.all(empty | ((buf[np.minimum(start, last)] == 0x0A) & (size < 0x80)
+        if kind != BYTES_LIST and np.all(empty | ((buf[start] == 0x0A) & (size < 0x80)
                                                   & (start + 2 + size == end))):
             # one packed run each with a one-byte length: the layout writers produce for short lists
             zeros = np.zeros(len(start), np.int64)
@@ -284,19 +286,23 @@ def read_features(serialized: Sequence[bytes], keys: Sequence[str], kinds: Seque
         matched = np.flatnonzero(key_index >= 0)
         # matched entries by key, in record order within a key, so the lists of one kind are read in one scan
         matched = _by_key_then_record(matched, key_index[matched], record[matched], len(keys), len(serialized))
+        key_of, kind_of = key_index[matched], kind[matched]
+        column_kinds = np.full((len(keys), len(serialized)), -1, np.int8)
+        column_kinds[key_of, record[matched]] = kind_of
         kinds_wanted = np.asarray(kinds, np.int8)
-        of_kind = matched[kind[matched] == kinds_wanted[key_index[matched]]]
+        wanted_of = kinds_wanted[key_of]
+        of_kind = kind_of == wanted_of
         per_key: dict[int, tuple] = {}
         for list_kind in np.unique(kinds_wanted).tolist():
-            at = of_kind[kinds_wanted[key_index[of_kind]] == list_kind]
+            take = of_kind if np.all(kinds_wanted == list_kind) else of_kind & (wanted_of == list_kind)
+            at, key_at = matched[take], key_of[take]
             values, counts = reader.list_values(list_kind, list_start[at], list_end[at])
-            value_ends = np.cumsum(np.bincount(key_index[at], weights=counts, minlength=len(keys))).astype(np.int64)
-            list_ends = np.cumsum(np.bincount(key_index[at], minlength=len(keys)))
+            # lists run key by key (key_at is sorted): each key's lists and values are one slice
+            list_ends = np.searchsorted(key_at, np.arange(len(keys)), side="right")
+            value_ends = np.concatenate(([0], np.cumsum(counts)))[list_ends]
             for k in np.flatnonzero(kinds_wanted == list_kind).tolist():
-                value_from, list_from = (int(value_ends[k - 1]), int(list_ends[k - 1])) if k else (0, 0)
+                list_from, value_from = (int(list_ends[k - 1]), int(value_ends[k - 1])) if k else (0, 0)
                 per_key[k] = (values[value_from:value_ends[k]], counts[list_from:list_ends[k]])
-        column_kinds = np.full((len(keys), len(serialized)), -1, np.int8)
-        column_kinds[key_index[matched], record[matched]] = kind[matched]
         return [Column(column_kinds[k], *per_key[k]) for k in range(len(keys))]
     except _Irregular:
         return None

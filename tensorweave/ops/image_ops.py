@@ -40,6 +40,7 @@ from tensorweave.ops import (
     reduction_ops,
     shape_helpers,
     shape_ops,
+    string_ops,
 )
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.platform.tf_export import tf_export
@@ -1266,6 +1267,83 @@ def _decode_image(ctx: OpKernelContext, contents: Any, channels: int, dtype: dty
                   expand_animations: bool) -> Any:
     animated = expand_animations and _sniff(contents.item() if isinstance(contents, np.ndarray) else contents) == "GIF"
     return _decode(ctx, contents, channels, dtype, animated=animated)
+
+
+ExtractJpegShape = Op("ExtractJpegShape", inputs=["contents: string"], outputs=["image_shape: output_type"],
+                      attrs=["output_type: {int32, int64} = DT_INT32"])
+DecodeAndCropJpeg = Op("DecodeAndCropJpeg", inputs=["contents: string", "crop_window: int32"],
+                       outputs=["image: uint8"],
+                       attrs=["channels: int = 0", "ratio: int = 1", "fancy_upscaling: bool = true",
+                              "try_recover_truncated: bool = false", "acceptable_fraction: float = 1",
+                              "dct_method: string = ''"])
+
+
+@ExtractJpegShape.shape
+def _extract_jpeg_shape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank(ctx.input_shape(0), 0)
+    return [tensor_shape.TensorShape([3])]
+
+
+@ExtractJpegShape.kernel("CPU")
+def _extract_jpeg_shape(ctx: OpKernelContext, contents: Any, output_type: dtypes.DType) -> Any:
+    """[height, width, components] from the JPEG header alone (the pixels are not decoded)."""
+    contents = contents.item() if isinstance(contents, np.ndarray) else contents
+    try:
+        if _sniff(contents) != "JPEG":
+            raise ValueError
+        image = Image.open(io.BytesIO(contents), formats=["JPEG"])
+        shape = [image.height, image.width, len(image.getbands())]
+    except (OSError, SyntaxError, ValueError):
+        raise invalid_argument(ctx, f"Invalid JPEG data, size {len(contents)}") from None
+    return np.array(shape, output_type.as_numpy_dtype)
+
+
+@DecodeAndCropJpeg.shape
+def _decode_and_crop_jpeg_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank(ctx.input_shape(0), 0)
+    shape_helpers.with_value(shape_helpers.with_rank(ctx.input_shape(1), 1).dims[0], 4)
+    window = ctx.input_value(1)
+    height, width = (None, None) if window is None else (int(window[2]), int(window[3]))
+    return [tensor_shape.TensorShape([height, width, ctx.attr("channels") or None])]
+
+
+@DecodeAndCropJpeg.kernel("CPU")
+def _decode_and_crop_jpeg(ctx: OpKernelContext, contents: Any, crop_window: Any, channels: int, ratio: int,
+                          fancy_upscaling: bool, try_recover_truncated: bool, acceptable_fraction: float,
+                          dct_method: bytes) -> Any:
+    """The window [y, x, height, width] of the decoded image (decoded whole, then cut: libjpeg's partial
+    decode can differ by a few levels at the window's edges)."""
+    if np.shape(crop_window) != (4,):
+        raise invalid_argument(ctx, f"crop_window must be shape [4]{tensor_shape.shape_string(np.shape(crop_window))}")
+    pixels = _decode_jpeg(ctx, contents, channels, ratio, fancy_upscaling, try_recover_truncated,
+                          acceptable_fraction, dct_method)
+    y, x, height, width = (int(v) for v in crop_window)
+    if y < 0 or x < 0 or height <= 0 or width <= 0 or y + height > pixels.shape[0] or x + width > pixels.shape[1]:
+        raise _corrupt(ctx, "JPEG", np.asarray(contents).item())
+    return pixels[y:y + height, x:x + width]
+
+
+@tf_export("image.is_jpeg", "io.is_jpeg")
+def is_jpeg(contents: Any, name: str | None = None) -> Tensor:
+    """Whether `contents` starts with JPEG's magic bytes."""
+    with name_scope(name, "is_jpeg"):
+        return elementwise_ops.equal(string_ops.substr(contents, 0, 3), b"\xff\xd8\xff", name=name)
+
+
+@tf_export("image.extract_jpeg_shape", "io.extract_jpeg_shape")
+def extract_jpeg_shape(contents: Any, output_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
+    """The [height, width, channels] a JPEG decodes to, read from its header."""
+    return ExtractJpegShape(contents, output_type=output_type, name=name)
+
+
+@tf_export("image.decode_and_crop_jpeg", "io.decode_and_crop_jpeg")
+def decode_and_crop_jpeg(contents: Any, crop_window: Any, channels: int = 0, ratio: int = 1,
+                         fancy_upscaling: bool = True, try_recover_truncated: bool = False,
+                         acceptable_fraction: float = 1, dct_method: str = "", name: str | None = None) -> Tensor:
+    """The window [y, x, height, width] of a decoded JPEG."""
+    return DecodeAndCropJpeg(contents, crop_window, channels=channels, ratio=ratio,
+                             fancy_upscaling=fancy_upscaling, try_recover_truncated=try_recover_truncated,
+                             acceptable_fraction=acceptable_fraction, dct_method=dct_method, name=name)
 
 
 EncodePng = Op("EncodePng", inputs=["image: T"], outputs=["contents: string"],

@@ -1,5 +1,5 @@
 """Shape-function helpers shared by the op families: TF's C++ InferenceContext checks (WithRank,
-WithRankAtLeast), a 1-D shape-like input read as a partial shape, the broadcast of two partial shapes, and the
+WithRankAtLeast, WithValue), a 1-D shape-like input read as a partial shape, the broadcast of two partial shapes, and the
 shape functions of unary and of broadcasting binary ops.
 
 They raise the ValueErrors of TF's C++ shape functions, which are what a bad graph reports (TensorShape's own
@@ -25,6 +25,13 @@ def with_rank_at_least(shape: tensor_shape.TensorShape, rank: int) -> tensor_sha
     if shape.ndims is not None and shape.ndims < rank:
         raise ValueError(f"Shape must be at least rank {rank} but is rank {shape.ndims}")
     return shape
+
+
+def with_value(dim: tensor_shape.Dimension, value: int) -> tensor_shape.Dimension:
+    """TF's WithValue: a dimension that must be `value` (an unknown one becomes it)."""
+    if dim.value is not None and dim.value != value:
+        raise ValueError(f"Dimension must be {value} but is {dim.value}")
+    return tensor_shape.Dimension(value)
 
 
 def shape_from_tensor(ctx: InferenceContext, index: int) -> tensor_shape.TensorShape:
