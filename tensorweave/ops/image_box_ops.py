@@ -908,7 +908,7 @@ def _sample_distorted(ctx: OpKernelContext, image_size: Any, bounding_boxes: Any
     return [begin, size, bboxes]
 
 
-@SampleDistortedBoundingBox.kernel("CPU", state=random_ops._philox_state)
+@SampleDistortedBoundingBox.kernel("CPU", state=random_ops.philox_state)
 def _sample_distorted_bounding_box(ctx: OpKernelContext, image_size: Any, bounding_boxes: Any, T: Any,  # noqa: N803
                                    seed: int, seed2: int, min_object_covered: float, aspect_ratio_range: list,
                                    area_range: list, max_attempts: int, use_image_if_no_bounding_boxes: bool) -> list:
@@ -916,7 +916,7 @@ def _sample_distorted_bounding_box(ctx: OpKernelContext, image_size: Any, boundi
                              area_range, max_attempts, use_image_if_no_bounding_boxes)
 
 
-@SampleDistortedBoundingBoxV2.kernel("CPU", state=random_ops._philox_state)
+@SampleDistortedBoundingBoxV2.kernel("CPU", state=random_ops.philox_state)
 def _sample_distorted_bounding_box_v2(ctx: OpKernelContext, image_size: Any, bounding_boxes: Any,
                                       min_object_covered: Any, T: Any, seed: int, seed2: int,  # noqa: N803
                                       aspect_ratio_range: list, area_range: list, max_attempts: int,
