@@ -156,3 +156,19 @@ def test_monitored_training_session_recovers_from_a_killed_task(tasks, tmp_path,
     assert seen == [(1, 1.0), (2, 2.0), (3, 3.0), (4, 4.0), (4, 4.0), (5, 5.0), (6, 6.0), (7, 7.0)]
     assert tf.train.load_variable(str(tmp_path), "w") == 7.0
     assert tf.train.load_variable(str(tmp_path), "global_step") == 7
+
+
+def test_chief_initializes_and_a_worker_waits_for_its_model():
+    workers, ps_servers = tf.test.create_local_cluster(num_workers=2, num_ps=1)
+    try:
+        next_step, next_w = _training_graph()
+        with pytest.raises(tf.errors.DeadlineExceededError, match="^Session was not ready after waiting 0 secs.$"):
+            tf.train.MonitoredTrainingSession(master=workers[1].target, is_chief=False, max_wait_secs=0)
+        with tf.train.MonitoredTrainingSession(master=workers[0].target, is_chief=True) as chief:
+            assert chief.run([next_step, next_w]) == [1, 1.0]
+            with tf.train.MonitoredTrainingSession(master=workers[1].target, is_chief=False) as worker:
+                assert worker.run([next_step, next_w]) == [2, 2.0]  # the chief's model, not initialized again
+            assert chief.run(next_step) == 3
+    finally:
+        for server in workers + ps_servers:
+            server._stop()
