@@ -63,8 +63,9 @@ class _Task:
 
     def _stream(self, out: IO[str], lock: threading.Lock) -> None:
         for line in self.process.stdout:
+            text = line.rstrip("\n")
             with lock:
-                out.write(f"[{self.name}] {line if line.endswith(chr(10)) else line + chr(10)}")
+                out.write(f"[{self.name}] {text}\n")
                 out.flush()
 
     def signal(self, signum: int) -> None:
