@@ -29,6 +29,9 @@ from google.protobuf import text_format
 
 from tensorweave import errors
 from tensorweave.client.session import Session
+from tensorweave.distributed import rpc
+from tensorweave.distributed.cluster_spec import ClusterSpec
+from tensorweave.distributed.server import Server
 from tensorweave.formats.protos import POOL, ConfigProto
 from tensorweave.framework import device_spec, random_seed
 from tensorweave.framework.dtypes import as_dtype
@@ -49,6 +52,23 @@ from tensorweave.platform.tf_export import export_value, tf_export
 export_value(mock, "test.mock")  # TF's tf.test.mock is the standard library's
 
 _TEMP_ROOT: str | None = None
+
+
+@tf_export("test.create_local_cluster")
+def create_local_cluster(num_workers: int, num_ps: int, protocol: str = "grpc", worker_config: Any = None,
+                         ps_config: Any = None) -> tuple[list[Server], list[Server]]:
+    """In-process servers for a cluster of `num_workers` workers and `num_ps` parameter servers on free
+    localhost ports, all started: (workers, ps_servers)."""
+    ports = rpc.free_ports(num_workers + num_ps)
+    cluster_dict: dict[str, list[str]] = {"worker": [f"localhost:{port}" for port in ports[:num_workers]]}
+    if num_ps > 0:
+        cluster_dict["ps"] = [f"localhost:{port}" for port in ports[num_workers:]]
+    cs = ClusterSpec(cluster_dict)
+    workers = [Server(cs, job_name="worker", protocol=protocol, task_index=ix, config=worker_config, start=True)
+               for ix in range(num_workers)]
+    ps_servers = [Server(cs, job_name="ps", protocol=protocol, task_index=ix, config=ps_config, start=True)
+                  for ix in range(num_ps)]
+    return workers, ps_servers
 
 
 @tf_export("test.get_temp_dir")

@@ -24,6 +24,7 @@ from tensorweave.distributed import rpc
 from tensorweave.distributed.worker_cache import WorkerCache, task_of
 from tensorweave.formats import protos
 from tensorweave.framework.device_base import DeviceBase, host_device
+from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.graph_io import graph_def_from_proto
 from tensorweave.framework.rendezvous import create_key
@@ -46,10 +47,28 @@ class ClusterDevice(DeviceBase):
         self.attributes = attributes
 
 
-def cluster_devices(cache: WorkerCache) -> list[ClusterDevice]:
-    """Every device of the cluster, the master's own task's first (TF waits for tasks still starting)."""
+def _task_matches(task: str, device_filters: Sequence[str]) -> bool:
+    """Whether a task is one a session's `device_filters` let it use (every field a filter names must
+    match; no filters allow every task)."""
+    if not device_filters:
+        return True
+    spec = DeviceSpec.from_string(task)
+    for device_filter in device_filters:
+        wanted = DeviceSpec.from_string(device_filter)
+        if all(w is None or w == have for w, have in ((wanted.job, spec.job), (wanted.replica, spec.replica),
+                                                      (wanted.task, spec.task))):
+            return True
+    return False
+
+
+def cluster_devices(cache: WorkerCache, device_filters: Sequence[str] = ()) -> list[ClusterDevice]:
+    """Every device of the cluster's tasks that `device_filters` allow (all without filters), the master's own
+    task's first; TF waits for tasks still starting, and only for those, so a worker whose session is
+    filtered to the PS tasks and itself never waits for the other workers."""
     devices = []
     for task in cache.task_names():
+        if task != cache.local_task and not _task_matches(task, device_filters):
+            continue
         response = cache.stub(task).call("GetStatus", protos.GetStatusRequest(), timeout=_DISCOVERY_TIMEOUT_S,
                                          wait_for_ready=True)
         devices.extend(ClusterDevice(attributes) for attributes in response.device_attributes)
@@ -73,7 +92,7 @@ class MasterSession:
         self.handle = handle
         self.graph_version = 0
         self._cache = cache
-        self._devices = devices
+        self.devices = devices
         self._incarnations = {device.name: device.incarnation for device in devices}
         self._client_device = devices[0].name
         self._state = ExecutionState(devices, bool(getattr(config, "allow_soft_placement", False)))
@@ -273,7 +292,7 @@ class Master:
         if request.HasField("config"):
             config.MergeFrom(request.config)
         handle = f"{random.getrandbits(64):016x}"
-        session = MasterSession(handle, self._cache, cluster_devices(self._cache), config)
+        session = MasterSession(handle, self._cache, cluster_devices(self._cache, config.device_filters), config)
         if request.graph_def.node:
             session.extend(graph_def_from_proto(request.graph_def).node)
         with self._lock:
@@ -308,10 +327,10 @@ class Master:
         return protos.CloseSessionResponse()
 
     def ListDevices(self, request: Any) -> Any:  # noqa: N802
-        if request.session_handle:
-            self._get(request.session_handle)
+        # a session's devices are those of the tasks it uses (its device filters); else the whole cluster's
+        devices = self._get(request.session_handle).devices if request.session_handle else cluster_devices(self._cache)
         response = protos.ListDevicesResponse()
-        for device in cluster_devices(self._cache):
+        for device in devices:
             local = task_of(device.name) == self._cache.local_task
             (response.local_device if local else response.remote_device).add().CopyFrom(device.attributes)
         return response

@@ -9,6 +9,7 @@ its status on the caller's side. Messages have no size limit, so big tensors cro
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -43,6 +44,19 @@ MASTER_SERVICE = "tensorflow.MasterService"
 WORKER_SERVICE = "tensorflow.WorkerService"
 
 _UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+# A peer that dies is noticed within seconds, never waited on: a dead process's connection resets at once, a
+# silent one misses keep-alive pings (every 2 s, 2 s to answer, also while idle); a restarted task is
+# reconnected to within a second (gRPC's default backoff grows to 2 minutes).
+_CHANNEL_OPTIONS = _UNLIMITED + [
+    ("grpc.keepalive_time_ms", 2000), ("grpc.keepalive_timeout_ms", 2000),
+    ("grpc.keepalive_permit_without_calls", 1), ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.http2.min_time_between_pings_ms", 1000), ("grpc.http2.ping_timeout_ms", 2000),
+    ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000)]
+_SERVER_OPTIONS = _UNLIMITED + [
+    ("grpc.keepalive_time_ms", 2000), ("grpc.keepalive_timeout_ms", 2000),
+    ("grpc.keepalive_permit_without_calls", 1), ("grpc.http2.min_ping_interval_without_data_ms", 1000),
+    ("grpc.http2.max_ping_strikes", 0)]
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
@@ -92,7 +106,7 @@ def new_server(max_workers: int = 256) -> grpc.Server:
     """A gRPC server whose handlers may block (RunGraph waits for its step, RecvTensor for its value): each
     waiting call holds one of its threads, made as needed."""
     return grpc.server(ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="tensorweave-rpc"),
-                       options=_UNLIMITED)
+                       options=_SERVER_OPTIONS)
 
 
 class Stub:
@@ -126,4 +140,17 @@ class Stub:
 
 
 def new_channel(address: str) -> grpc.Channel:
-    return grpc.insecure_channel(address, options=_UNLIMITED)
+    return grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+
+
+def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
+    """`count` distinct ports free on `host` now, for a cluster whose tasks must know each other's
+    addresses before any of them binds (held together while picked, so none repeats)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind((host, 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()

@@ -9,8 +9,8 @@ A MonitoredSession is a stack of wrappers around a `tf.Session`, outermost first
   reported is raised from `run`, and `close` stops and joins the threads;
 - `_HookedSession`: merges every hook's `before_run` fetches, feeds and options into the caller's call and
   hands each hook its own results in `after_run`; a hook's `request_stop` makes `should_stop()` true.
-The graph is finalized once the first session exists and unfinalized again on close when it was not
-final before. An OutOfRangeError or StopIteration leaving a `with` block ends it cleanly.
+The session creator's Scaffold finalizes the graph; closing unfinalizes it again when it was not final
+before. An OutOfRangeError or StopIteration leaving a `with` block ends it cleanly.
 """
 
 from __future__ import annotations
@@ -225,8 +225,7 @@ class WorkerSessionCreator(SessionCreator):
     def _get_session_manager(self) -> SessionManager:
         if self._session_manager is None:
             self._session_manager = SessionManager(
-                local_init_op=self._scaffold.local_init_op, local_init_feed_dict=self._scaffold.local_init_feed_dict,
-                ready_op=self._scaffold.ready_op, ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+                local_init_op=self._scaffold.local_init_op, ready_op=self._scaffold.ready_op, ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
                 graph=get_default_graph())
         return self._session_manager
 
@@ -384,12 +383,6 @@ class _CoordinatedSession(_WrappedSession):
         except Exception:
             self._reraise_coordinator_error()
 
-    def run_step_fn(self, step_fn: Any, raw_session: Any, run_with_hooks: Any) -> Any:
-        try:
-            return _WrappedSession.run_step_fn(self, step_fn, raw_session, run_with_hooks)
-        except Exception:
-            self._reraise_coordinator_error()
-
 
 class _HookedSession(_WrappedSession):
     """A session that calls its hooks around every `run`."""
@@ -454,8 +447,9 @@ def _merge_run_options(options: Any, incoming: Any) -> None:
     options.timeout_in_ms = max(options.timeout_in_ms, incoming.timeout_in_ms)
     options.inter_op_thread_pool = max(options.inter_op_thread_pool, incoming.inter_op_thread_pool)
     options.output_partition_graphs = max(options.output_partition_graphs, incoming.output_partition_graphs)
-    options.report_tensor_allocations_upon_oom = max(options.report_tensor_allocations_upon_oom,
-                                                     incoming.report_tensor_allocations_upon_oom)
+    options.debug_options.debug_tensor_watch_opts.extend(incoming.debug_options.debug_tensor_watch_opts)
+    options.debug_options.reset_disk_byte_usage = (options.debug_options.reset_disk_byte_usage
+                                                   or incoming.debug_options.reset_disk_byte_usage)
 
 
 class _MonitoredSession:
@@ -478,8 +472,8 @@ class _MonitoredSession:
 
     @property
     def graph(self) -> Any:
-        """The graph this session runs."""
-        return self._tf_sess().graph
+        """The graph this session runs (None once closed)."""
+        return None if self._tf_sess() is None else self._tf_sess().graph
 
     def run(self, fetches: Any, feed_dict: dict | None = None, options: Any = None, run_metadata: Any = None) -> Any:
         """`Session.run` with the hooks called around it."""
@@ -530,8 +524,8 @@ class _MonitoredSession:
         return exception_type is None  # an input that ran out ends the block cleanly
 
     class _CoordinatedSessionCreator(SessionCreator):
-        """Creates the raw session, starts its queue runners, finalizes the graph and calls the hooks'
-        `after_create_session`; each recovery goes through here again."""
+        """Creates the raw session (its creator's Scaffold has finalized the graph), starts its queue
+        runners and calls the hooks' `after_create_session`; each recovery goes through here again."""
 
         def __init__(self, session_creator: SessionCreator, hooks: list[SessionRunHook],
                      stop_grace_period_secs: float) -> None:
@@ -546,7 +540,6 @@ class _MonitoredSession:
             self.coord = coordinator.Coordinator(clean_stop_exception_types=[])  # every error surfaces
             if get_default_graph().get_collection(GraphKeys.QUEUE_RUNNERS):
                 queue_runner.start_queue_runners(sess=self.tf_sess, coord=self.coord)
-            get_default_graph().finalize()
             for hook in self._hooks:
                 hook.after_create_session(self.tf_sess, self.coord)
             return _CoordinatedSession(_HookedSession(self.tf_sess, self._hooks), self.coord,
@@ -570,7 +563,7 @@ class _MonitoredSession:
                     get_default_graph()._unsafe_unfinalize()
 
     def _is_closed(self) -> bool:
-        return self._sess is None
+        return self._coordinated_creator.tf_sess is None
 
     def _tf_sess(self) -> Any:
         return self._coordinated_creator.tf_sess

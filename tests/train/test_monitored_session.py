@@ -6,6 +6,8 @@ import glob
 import json
 import logging
 import os
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -390,3 +392,57 @@ def test_supervisor_managed_session_and_basic_train_loop(tmp_path):
         assert sess.run([gs, v]) == [3, 3.0]  # nothing saved since: the checkpoint of step 3 again
     with pytest.raises(ValueError, match="Cannot feed value of shape"), sv.managed_session() as sess:
         sess.run(tf.get_default_graph().get_tensor_by_name("v:0"), {gs: [1, 2]})
+
+
+def test_global_step_waiter_logging_at_end_and_summary_op_hooks(tmp_path, monkeypatch, caplog):
+    gs = tf.train.get_or_create_global_step()
+    inc = tf.assign_add(gs, 1)
+    loss = tf.cast(gs, tf.float32) * 2.0
+    summary = tf.summary.scalar("twice", loss)
+    noop = tf.no_op()
+    monkeypatch.setattr(tf.train.GlobalStepWaiterHook, "_POLL_SECS", 0.01)
+    threads = []
+
+    class Chief(tf.train.SessionRunHook):
+        """Moves the global step on in another thread, as a chief would while this worker waits."""
+
+        def after_create_session(self, session, coord):
+            threads.append(threading.Thread(target=lambda: [session.run(inc) for _ in range(3)]))
+            threads[0].start()
+
+    hooks = [Chief(), tf.train.GlobalStepWaiterHook(wait_until_step=3),
+             tf.train.LoggingTensorHook({"loss": loss}, at_end=True, formatter=lambda v: f"final loss {v['loss']}"),
+             tf.train.SummarySaverHook(save_steps=1, output_dir=str(tmp_path), summary_op=summary)]
+    with caplog.at_level(logging.INFO, logger="tensorflow"), tf.train.MonitoredSession(hooks=hooks) as sess:
+        sess.run(noop)
+        threads[0].join()
+        assert sess.run(gs) == 3
+    assert "final loss 6.0" in [r.getMessage() for r in caplog.records]
+    tf.summary.FileWriterCache.clear()
+    events = [(e.step, e.WhichOneof("what")) for e in tf.train.summary_iterator(glob.glob(str(tmp_path / "events*"))[0])]
+    assert events == [(0, "file_version"), (0, "graph_def"), (0, "meta_graph_def"), (3, "session_log"), (3, "summary"),
+                      (3, "summary")]
+
+
+def test_supervisor_summary_and_checkpoint_threads(tmp_path):
+    gs = tf.train.get_or_create_global_step()
+    v = tf.Variable(1.0, name="v")
+    tf.summary.scalar("value", v)
+    inc = tf.assign_add(gs, 1)
+    sv = tf.train.Supervisor(logdir=str(tmp_path), save_summaries_secs=0.05, save_model_secs=0.05)
+    with sv.managed_session() as sess:
+        sess.run(inc)
+        deadline = time.monotonic() + 10
+        while not str(tf.train.latest_checkpoint(str(tmp_path))).endswith("-1") and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert os.path.basename(tf.train.latest_checkpoint(str(tmp_path))) == "model.ckpt-1"
+    tags = {v.tag for e in tf.train.summary_iterator(glob.glob(str(tmp_path / "events*"))[0])
+            if e.WhichOneof("what") == "summary" for v in e.summary.value}
+    assert tags == {"value", "global_step/sec"}
+    tf.reset_default_graph()
+    tf.Variable(1.0, name="unplaced")
+    with pytest.raises(ValueError, match="^When using replicas, all Variables must have their device set: "):
+        tf.train.Supervisor(is_chief=False)
+    tf.reset_default_graph()
+    with pytest.raises(RuntimeError, match="^Only chief supervisor can start standard services."):
+        tf.train.Supervisor(is_chief=False, logdir=str(tmp_path)).start_standard_services(None)

@@ -12,6 +12,7 @@ from tensorweave.compat.v1 import (
     compat,
     data,
     debugging,
+    distribute,
     dtypes,
     errors,
     flags,
