@@ -387,3 +387,193 @@ def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = Non
         _add(metrics_collections, value)
         _add(updates_collections, update_op)
         return value, update_op
+
+
+@tf_export("metrics.mean_tensor")
+def mean_tensor(values: Any, weights: Any = None, metrics_collections: Sequence[str] | None = None,
+                updates_collections: Sequence[str] | None = None, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The elementwise (weighted) running mean of tensors of one shape: `total_tensor` / `count_tensor`."""
+    with variable_scope(name, "mean", (values, weights)):
+        values = cast_ops.cast(values, dtypes.float32)
+        total = metric_variable(values.get_shape(), dtypes.float32, name="total_tensor")
+        count = metric_variable(values.get_shape(), dtypes.float32, name="count_tensor")
+        num_values = fill_ops.ones_like(values)
+        if weights is not None:
+            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+            weights = broadcast_weights(cast_ops.cast(weights, dtypes.float32), values)
+            values = elementwise_ops.multiply(values, weights)
+            num_values = elementwise_ops.multiply(num_values, weights)
+        update_total_op = state_ops.assign_add(total, values)
+        with control_dependencies([values]):
+            update_count_op = state_ops.assign_add(count, num_values)
+        mean_t = elementwise_ops.div_no_nan(total, elementwise_ops.maximum(count, 0), name="value")
+        _add(metrics_collections, mean_t)
+        update_op = elementwise_ops.div_no_nan(update_total_op, elementwise_ops.maximum(update_count_op, 0),
+                                               name="update_op")
+        _add(updates_collections, update_op)
+        return mean_t, update_op
+
+
+@tf_export("metrics.percentage_below")
+def percentage_below(values: Any, threshold: Any, weights: Any = None,
+                     metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+                     name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The running (weighted) fraction of values below `threshold`."""
+    is_below = cast_ops.cast(elementwise_ops.less(values, threshold), dtypes.float32)
+    return mean(is_below, weights, metrics_collections, updates_collections, name or "percentage_below_threshold")
+
+
+@tf_export("metrics.mean_relative_error")
+def mean_relative_error(labels: Any, predictions: Any, normalizer: Any, weights: Any = None,
+                        metrics_collections: Sequence[str] | None = None,
+                        updates_collections: Sequence[str] | None = None,
+                        name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The running mean of |labels - predictions| / normalizer (0 where the normalizer is 0)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    predictions, normalizer = remove_squeezable_dimensions(predictions, convert_to_tensor(normalizer))
+    predictions.get_shape().assert_is_compatible_with(normalizer.get_shape())
+    relative_errors = elementwise_ops.where(elementwise_ops.equal(normalizer, 0.0), fill_ops.zeros_like(labels),
+                                            elementwise_ops.divide(elementwise_ops.abs(labels - predictions),
+                                                                   normalizer))
+    return mean(relative_errors, weights, metrics_collections, updates_collections, name or "mean_relative_error")
+
+
+@tf_export("metrics.mean_cosine_distance")
+def mean_cosine_distance(labels: Any, predictions: Any, dim: int, weights: Any = None,
+                         metrics_collections: Sequence[str] | None = None,
+                         updates_collections: Sequence[str] | None = None,
+                         name: str | None = None) -> tuple[Tensor, Tensor]:
+    """1 - the running mean of the dot products along `dim` (of unit-normalized labels and predictions)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    radial_diffs = reduction_ops.reduce_sum(elementwise_ops.multiply(predictions, labels), axis=[dim], keepdims=True)
+    mean_distance, update_op = mean(radial_diffs, weights, None, None, name or "mean_cosine_distance")
+    mean_distance = elementwise_ops.subtract(1.0, mean_distance)
+    update_op = elementwise_ops.subtract(1.0, update_op)
+    _add(metrics_collections, mean_distance)
+    _add(updates_collections, update_op)
+    return mean_distance, update_op
+
+
+@tf_export("metrics.mean_per_class_accuracy")
+def mean_per_class_accuracy(labels: Any, predictions: Any, num_classes: int, weights: Any = None,
+                            metrics_collections: Sequence[str] | None = None,
+                            updates_collections: Sequence[str] | None = None,
+                            name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The mean over classes of each class's running accuracy; the update op returns the per-class
+    accuracies, as TF's."""
+    with variable_scope(name, "mean_accuracy", (predictions, labels, weights)):
+        labels = cast_ops.cast(labels, dtypes.int64)
+        predictions = convert_to_tensor(predictions)
+        if labels.get_shape().ndims > 1:
+            labels = shape_ops.reshape(labels, [-1])
+        if predictions.get_shape().ndims > 1:
+            predictions = shape_ops.reshape(predictions, [-1])
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        total = metric_variable([num_classes], dtypes.float32, name="total")
+        count = metric_variable([num_classes], dtypes.float32, name="count")
+        ones = fill_ops.ones([shape_ops.size(labels)], dtypes.float32)
+        if labels.dtype != predictions.dtype:
+            predictions = cast_ops.cast(predictions, labels.dtype)
+        is_correct = cast_ops.cast(elementwise_ops.equal(predictions, labels), dtypes.float32)
+        if weights is not None:
+            weights = convert_to_tensor(weights)
+            if weights.get_shape().ndims > 1:
+                weights = shape_ops.reshape(weights, [-1])
+            weights = cast_ops.cast(weights, dtypes.float32)
+            is_correct *= weights
+            ones *= weights
+        update_total_op = state_ops.scatter_add(total, labels, ones)
+        update_count_op = state_ops.scatter_add(count, labels, is_correct)
+        per_class = elementwise_ops.div_no_nan(count, elementwise_ops.maximum(total, 0))
+        value = reduction_ops.reduce_mean(per_class, name="mean_accuracy")
+        _add(metrics_collections, value)
+        update_op = elementwise_ops.div_no_nan(update_count_op, elementwise_ops.maximum(update_total_op, 0),
+                                               name="update_op")
+        _add(updates_collections, update_op)
+        return value, update_op
+
+
+def _ratio_at_thresholds(default_name: str, other: str) -> Callable:
+    """tp / (tp + `other` + 1e-7) at each threshold: precision (other = fp) and recall (fn)."""
+    def metric(labels: Any, predictions: Any, thresholds: Sequence[float], weights: Any = None,
+               metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+               name: str | None = None) -> tuple[Tensor, Tensor]:
+        with variable_scope(name, f"{default_name}_at_thresholds", (predictions, labels, weights)):
+            values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights,
+                                                                 includes=("tp", other))
+
+            def ratio(tp: Tensor, other_count: Tensor, suffix: str) -> Tensor:
+                return elementwise_ops.divide(tp, 1e-7 + tp + other_count, name=f"{default_name}_{suffix}")
+
+            value = ratio(values["tp"], values[other], "value")
+            _add(metrics_collections, value)
+            update_op = ratio(update_ops["tp"], update_ops[other], "update_op")
+            _add(updates_collections, update_op)
+            return value, update_op
+
+    metric.__name__ = f"{default_name}_at_thresholds"
+    metric.__doc__ = f"The running (weighted) {default_name} at each threshold."
+    return metric
+
+
+precision_at_thresholds = tf_export("metrics.precision_at_thresholds")(_ratio_at_thresholds("precision", "fp"))
+recall_at_thresholds = tf_export("metrics.recall_at_thresholds")(_ratio_at_thresholds("recall", "fn"))
+
+
+def _curve_thresholds(num_thresholds: int) -> list[float]:
+    """num_thresholds evenly spaced in [0, 1], the ends nudged out by 1e-7 so 0 and 1 are counted."""
+    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+    return [0.0 - 1e-7, *inner, 1.0 + 1e-7]
+
+
+@tf_export("metrics.sensitivity_at_specificity")
+def sensitivity_at_specificity(labels: Any, predictions: Any, specificity: float, weights: Any = None,
+                               num_thresholds: int = 200, metrics_collections: Sequence[str] | None = None,
+                               updates_collections: Sequence[str] | None = None,
+                               name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The sensitivity (recall) at the threshold whose specificity is closest to `specificity`."""
+    if specificity < 0 or specificity > 1:
+        raise ValueError(f"`specificity` must be in the range [0, 1]. Currently, `specificity` got {specificity}.")
+    with variable_scope(name, "sensitivity_at_specificity", (predictions, labels, weights)):
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, _curve_thresholds(num_thresholds),
+                                                             weights)
+
+        def compute(counts: dict, suffix: str) -> Tensor:
+            specificities = elementwise_ops.divide(counts["tn"], counts["tn"] + counts["fp"] + 1e-7)
+            index = cast_ops.cast(reduction_ops.argmin(elementwise_ops.abs(specificities - specificity), 0),
+                                  dtypes.int32)
+            tp, fn = counts["tp"][index], counts["fn"][index]
+            return elementwise_ops.divide(tp, tp + fn + 1e-7, suffix)
+
+        value = compute(values, "value")
+        _add(metrics_collections, value)
+        update_op = compute(update_ops, "update_op")
+        _add(updates_collections, update_op)
+        return value, update_op
+
+
+@tf_export("metrics.specificity_at_sensitivity")
+def specificity_at_sensitivity(labels: Any, predictions: Any, sensitivity: float, weights: Any = None,
+                               num_thresholds: int = 200, metrics_collections: Sequence[str] | None = None,
+                               updates_collections: Sequence[str] | None = None,
+                               name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The specificity at the last threshold whose sensitivity is closest to `sensitivity`."""
+    if sensitivity < 0 or sensitivity > 1:
+        raise ValueError(f"`sensitivity` must be in the range [0, 1]. Currently, `sensitivity` got {sensitivity}.")
+    with variable_scope(name, "specificity_at_sensitivity", (predictions, labels, weights)):
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, _curve_thresholds(num_thresholds),
+                                                             weights)
+
+        def compute(counts: dict, suffix: str) -> Tensor:
+            distance = elementwise_ops.abs(elementwise_ops.divide(counts["tp"], counts["tp"] + counts["fn"] + 1e-7)
+                                           - sensitivity)
+            at_min = cast_ops.cast(elementwise_ops.equal(distance, reduction_ops.reduce_min(distance)), dtypes.int64)
+            index = cast_ops.cast(reduction_ops.argmax(reduction_ops.cumsum(at_min), 0), dtypes.int32)
+            tn, fp = counts["tn"][index], counts["fp"][index]
+            return elementwise_ops.divide(tn, tn + fp + 1e-7, suffix)
+
+        value = compute(values, "value")
+        _add(metrics_collections, value)
+        update_op = compute(update_ops, "update_op")
+        _add(updates_collections, update_op)
+        return value, update_op
