@@ -502,7 +502,7 @@ def _sum_grad(op: Any, grad: Tensor) -> list:
         dims = x.shape.as_list()
         if all(k == 1 for k in kept):
             grad = shape_ops.reshape(grad, kept)
-            return [raw_ops.Tile(input=grad, multiples=constant_ops.constant(dims)), None]
+            return [raw_ops.Tile(input=grad, multiples=constant_ops.constant(dims, dtype=dtypes.int32)), None]
         grad = shape_ops.reshape(grad, kept)
         return [raw_ops.Tile(input=grad, multiples=[d // max(k, 1) for d, k in zip(dims, kept)]), None]
     return [shape_ops.broadcast_to(shape_ops.reshape(grad, kept), shape_ops.shape(x)), None]

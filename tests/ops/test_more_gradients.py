@@ -46,6 +46,7 @@ _CASES = {
                              [_r(2, 5, 5, 3), _r(2, 3, 3, 4)]),
     "AvgPoolGrad": (lambda g: raw_ops.AvgPoolGrad(orig_input_shape=[1, 4, 4, 2], grad=g, ksize=[1, 2, 2, 1],
                                                   strides=[1, 2, 2, 1], padding="VALID"), [_r(1, 2, 2, 2)]),
+    "Sum_of_a_scalar": (lambda x: tf.reduce_sum(x) * 3.0, [np.array(1.5)]),
     "StridedSliceGrad": (lambda g: raw_ops.StridedSliceGrad(shape=[5, 4], begin=[1, 0], end=[4, 4], strides=[1, 2],
                                                             dy=g), [_r(3, 2)]),
 }
