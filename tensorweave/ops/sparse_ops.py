@@ -1185,3 +1185,12 @@ def _sparse_reorder_grad(op: Any, output_indices_grad: Any, output_values_grad: 
     _, ordered_entries = SparseReorder(input_indices, entry_indices, input_shape)
     return [None, indexing_ops.gather(output_values_grad, manipulation_ops.invert_permutation(ordered_entries)),
             None]
+
+
+@SparseSoftmax.gradient
+def _sparse_softmax_grad(op: Any, grad: Tensor) -> list:
+    """softmax's (grad - sum over the row of grad * y) * y, over each row's stored entries only."""
+    indices, _, shape = op.inputs
+    out_vals = op.outputs[0]
+    row_sums = -SparseReduceSum(indices, out_vals * grad, shape, [-1], keep_dims=True)
+    return [None, SparseDenseCwiseAdd(indices, grad, shape, row_sums) * out_vals, None]

@@ -108,6 +108,7 @@ _SPARSE_CASES = {
     "SparseDenseCwiseDiv": (lambda v, d: (_sp(v) / d).values, [_r(4), _rs.rand(3, 3) + 1]),
     "SparseReorder": (lambda v: tf.sparse.reorder(tf.SparseTensor(_IDX[[1, 2, 3, 0]], v, [3, 3])).values
                       * np.arange(4.0), [_r(4)]),
+    "SparseSoftmax": (lambda v: tf.sparse.softmax(_sp(v)).values * np.arange(1.0, 5.0), [_r(4)]),
     "SparseMatMul": (lambda a, b: tf.matmul(a, b, a_is_sparse=True),
                      [_r(3, 4).astype(np.float32), _r(4, 2).astype(np.float32)]),
     "SparseMatMul_transposed": (lambda a, b: raw_ops.SparseMatMul(a=a, b=b, transpose_a=True, transpose_b=True),
