@@ -48,6 +48,7 @@ def load_backend(backend: str) -> Any:
         return importlib.import_module("tensorweave.compat.v1")
     if backend == "tensorflow":
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.nn.rnn_cell and tf.layers need tf_keras
         tf = importlib.import_module("tensorflow.compat.v1")
         tf.disable_eager_execution()
         tf.disable_v2_behavior()
@@ -264,6 +265,74 @@ def _numpy_max_pool() -> Step:
     return lambda: x[:, :26, :26].reshape(64, 13, 2, 13, 2, 256).max(axis=(2, 4))
 
 
+def _train_step(tf: Any, train_op: Any, feeds: dict) -> tuple[Any, Step]:
+    """Running `train_op` on fixed fed batches, the variables initialized first."""
+    sess = make_session(tf)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run(train_op, feed_dict=feeds)
+
+
+def _dense(tf: Any, x: Any, units: int, activation: Any = None) -> Any:
+    w = tf.Variable(tf.truncated_normal([int(x.shape[-1]), units], stddev=0.05, seed=1))
+    y = tf.matmul(x, w) + tf.Variable(tf.zeros([units]))
+    return activation(y) if activation is not None else y
+
+
+def mlp_train(tf: Any) -> tuple[Any, Step]:
+    """A training step of an MLP 784-1024-1024-10 (ReLU, softmax cross-entropy), batch 256, SGD."""
+    rng = np.random.default_rng(0)
+    x = tf.placeholder(tf.float32, [256, 784])
+    labels = tf.placeholder(tf.int64, [256])
+    h = _dense(tf, _dense(tf, x, 1024, tf.nn.relu), 1024, tf.nn.relu)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=_dense(tf, h, 10)))
+    feeds = {x: rng.random((256, 784), dtype=np.float32), labels: rng.integers(0, 10, 256)}
+    return _train_step(tf, tf.train.GradientDescentOptimizer(0.01).minimize(loss), feeds)
+
+
+def cnn_train(tf: Any) -> tuple[Any, Step]:
+    """A training step of deep MNIST's CNN (conv5x5x32-pool-conv5x5x64-pool-fc1024-fc10), batch 64, Adam."""
+    rng = np.random.default_rng(0)
+    x = tf.placeholder(tf.float32, [64, 28, 28, 1])
+    labels = tf.placeholder(tf.int64, [64])
+    h = x
+    for depth_in, depth_out in ((1, 32), (32, 64)):
+        w = tf.Variable(tf.truncated_normal([5, 5, depth_in, depth_out], stddev=0.1, seed=1))
+        h = tf.nn.relu(tf.nn.conv2d(h, w, [1, 1, 1, 1], "SAME") + tf.Variable(tf.constant(0.1, shape=[depth_out])))
+        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    h = _dense(tf, tf.reshape(h, [64, 7 * 7 * 64]), 1024, tf.nn.relu)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=_dense(tf, h, 10)))
+    feeds = {x: rng.random((64, 28, 28, 1), dtype=np.float32), labels: rng.integers(0, 10, 64)}
+    return _train_step(tf, tf.train.AdamOptimizer(1e-4).minimize(loss), feeds)
+
+
+def lstm_train(tf: Any) -> tuple[Any, Step]:
+    """A training step of a 2-layer LSTM(200) language model unrolled 20 steps (a Python loop over the
+    steps), batch 20, vocabulary 10000, gradients clipped by global norm 5, SGD."""
+    rng = np.random.default_rng(0)
+    batch, steps, units, vocab = 20, 20, 200, 10000
+    inputs = tf.placeholder(tf.int64, [batch, steps])
+    targets = tf.placeholder(tf.int64, [batch, steps])
+    embedding = tf.Variable(tf.random_uniform([vocab, units], -0.1, 0.1, seed=1))
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(units) for _ in range(2)])
+    state = cell.zero_state(batch, tf.float32)
+    embedded = tf.nn.embedding_lookup(embedding, inputs)
+    outputs = []
+    with tf.variable_scope("rnn"):
+        for t in range(steps):
+            if t > 0:
+                tf.get_variable_scope().reuse_variables()
+            output, state = cell(embedded[:, t, :], state)
+            outputs.append(output)
+    logits = _dense(tf, tf.reshape(tf.concat(outputs, 1), [-1, units]), vocab)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.reshape(targets, [-1]),
+                                                                         logits=logits))
+    variables = tf.trainable_variables()
+    clipped, _ = tf.clip_by_global_norm(tf.gradients(loss, variables), 5.0)
+    train_op = tf.train.GradientDescentOptimizer(1.0).apply_gradients(zip(clipped, variables))
+    feeds = {inputs: rng.integers(0, vocab, (batch, steps)), targets: rng.integers(0, vocab, (batch, steps))}
+    return _train_step(tf, train_op, feeds)
+
+
 def _matmul_branches(tf: Any, devices: list[str]) -> tuple[Any, Step]:
     """Two independent [2048, 2048] matmul branches, one per device in `devices`."""
     products = []
@@ -316,7 +385,7 @@ class Workload:
     """A TF1 workload, its NumPy reference, and its target (a tw/tf ratio, or a speedup if concurrent)."""
 
     build: Callable[[Any], tuple[Any, Step]]
-    numpy_step: Callable[[], Step] | None  # None: no NumPy counterpart (it has one device)
+    numpy_step: Callable[[], Step] | None  # None: no NumPy counterpart (a device split, or a training step)
     target: float
     concurrent: bool = False
     # With a one-device twin, the value is this workload's step time over the twin's (BLAS on one thread)
@@ -359,6 +428,9 @@ WORKLOADS: dict[str, Workload] = {
         Workload(parse_example_10k, _numpy_parse_example_10k, 2.0),
         Workload(matmul_branches_two_devices, None, 0.6, one_device=matmul_branches_one_device),
         Workload(model_parallel_two_devices, None, 1.1, one_device=model_parallel_one_device),
+        Workload(mlp_train, None, 1.1),
+        Workload(cnn_train, None, 1.5),
+        Workload(lstm_train, None, 1.2),
     )
 }
 

@@ -343,9 +343,12 @@ def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:  # noqa: A0
 
 @MatMul.gradient
 def _matmul_grad(op: Any, grad: Tensor) -> list:
+    return _matmul_grads(conj(op.inputs[0]), conj(op.inputs[1]), op.get_attr("transpose_a"),
+                         op.get_attr("transpose_b"), grad)
+
+
+def _matmul_grads(a: Tensor, b: Tensor, t_a: bool, t_b: bool, grad: Tensor) -> list:
     """TF's four cases by transposition, so no Transpose op is added."""
-    a, b = conj(op.inputs[0]), conj(op.inputs[1])
-    t_a, t_b = op.get_attr("transpose_a"), op.get_attr("transpose_b")
     if not t_a and not t_b:
         return [MatMul(grad, b, transpose_b=True), MatMul(a, grad, transpose_a=True)]
     if not t_a:
@@ -353,6 +356,16 @@ def _matmul_grad(op: Any, grad: Tensor) -> list:
     if not t_b:
         return [MatMul(b, grad, transpose_b=True), MatMul(a, grad)]
     return [MatMul(b, grad, transpose_a=True, transpose_b=True), MatMul(grad, a, transpose_a=True, transpose_b=True)]
+
+
+@SparseMatMul.gradient
+def _sparse_matmul_grad(op: Any, grad: Tensor) -> list:
+    """MatMul's gradients computed in float32 (the sparsity flags only tune the kernel), each cast back to its
+    input's type (float or bfloat16)."""
+    a, b = op.inputs
+    grads = _matmul_grads(cast(a, dtypes.float32), cast(b, dtypes.float32), op.get_attr("transpose_a"),
+                          op.get_attr("transpose_b"), grad)
+    return [cast(g, t.dtype) for g, t in zip(grads, (a, b))]
 
 
 @BatchMatMulV2.gradient

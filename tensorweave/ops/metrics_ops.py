@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import (
     GraphKeys,
@@ -19,7 +21,9 @@ from tensorweave.framework.graph import (
     add_to_collections,
     control_dependencies,
     convert_to_tensor,
+    name_scope,
 )
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import (
     cast_ops,
     check_ops,
@@ -28,9 +32,11 @@ from tensorweave.ops import (
     fill_ops,
     linalg_ops,
     manipulation_ops,
+    math_misc_ops,
     reduction_ops,
     scatter_ops,
     shape_ops,
+    sparse_ops,
     state_ops,
     variables,
 )
@@ -387,3 +393,410 @@ def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = Non
         _add(metrics_collections, value)
         _add(updates_collections, update_op)
         return value, update_op
+
+
+@tf_export("metrics.mean_tensor")
+def mean_tensor(values: Any, weights: Any = None, metrics_collections: Sequence[str] | None = None,
+                updates_collections: Sequence[str] | None = None, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The elementwise (weighted) running mean of tensors of one shape: `total_tensor` / `count_tensor`."""
+    with variable_scope(name, "mean", (values, weights)):
+        values = cast_ops.cast(values, dtypes.float32)
+        total = metric_variable(values.get_shape(), dtypes.float32, name="total_tensor")
+        count = metric_variable(values.get_shape(), dtypes.float32, name="count_tensor")
+        num_values = fill_ops.ones_like(values)
+        if weights is not None:
+            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+            weights = broadcast_weights(cast_ops.cast(weights, dtypes.float32), values)
+            values = elementwise_ops.multiply(values, weights)
+            num_values = elementwise_ops.multiply(num_values, weights)
+        update_total_op = state_ops.assign_add(total, values)
+        with control_dependencies([values]):
+            update_count_op = state_ops.assign_add(count, num_values)
+        mean_t = elementwise_ops.div_no_nan(total, elementwise_ops.maximum(count, 0), name="value")
+        _add(metrics_collections, mean_t)
+        update_op = elementwise_ops.div_no_nan(update_total_op, elementwise_ops.maximum(update_count_op, 0),
+                                               name="update_op")
+        _add(updates_collections, update_op)
+        return mean_t, update_op
+
+
+@tf_export("metrics.percentage_below")
+def percentage_below(values: Any, threshold: Any, weights: Any = None,
+                     metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+                     name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The running (weighted) fraction of values below `threshold`."""
+    is_below = cast_ops.cast(elementwise_ops.less(values, threshold), dtypes.float32)
+    return mean(is_below, weights, metrics_collections, updates_collections, name or "percentage_below_threshold")
+
+
+@tf_export("metrics.mean_relative_error")
+def mean_relative_error(labels: Any, predictions: Any, normalizer: Any, weights: Any = None,
+                        metrics_collections: Sequence[str] | None = None,
+                        updates_collections: Sequence[str] | None = None,
+                        name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The running mean of |labels - predictions| / normalizer (0 where the normalizer is 0)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    predictions, normalizer = remove_squeezable_dimensions(predictions, convert_to_tensor(normalizer))
+    predictions.get_shape().assert_is_compatible_with(normalizer.get_shape())
+    relative_errors = elementwise_ops.where(elementwise_ops.equal(normalizer, 0.0), fill_ops.zeros_like(labels),
+                                            elementwise_ops.divide(elementwise_ops.abs(labels - predictions),
+                                                                   normalizer))
+    return mean(relative_errors, weights, metrics_collections, updates_collections, name or "mean_relative_error")
+
+
+@tf_export("metrics.mean_cosine_distance")
+def mean_cosine_distance(labels: Any, predictions: Any, dim: int, weights: Any = None,
+                         metrics_collections: Sequence[str] | None = None,
+                         updates_collections: Sequence[str] | None = None,
+                         name: str | None = None) -> tuple[Tensor, Tensor]:
+    """1 - the running mean of the dot products along `dim` (of unit-normalized labels and predictions)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    radial_diffs = reduction_ops.reduce_sum(elementwise_ops.multiply(predictions, labels), axis=[dim], keepdims=True)
+    mean_distance, update_op = mean(radial_diffs, weights, None, None, name or "mean_cosine_distance")
+    mean_distance = elementwise_ops.subtract(1.0, mean_distance)
+    update_op = elementwise_ops.subtract(1.0, update_op)
+    _add(metrics_collections, mean_distance)
+    _add(updates_collections, update_op)
+    return mean_distance, update_op
+
+
+@tf_export("metrics.mean_per_class_accuracy")
+def mean_per_class_accuracy(labels: Any, predictions: Any, num_classes: int, weights: Any = None,
+                            metrics_collections: Sequence[str] | None = None,
+                            updates_collections: Sequence[str] | None = None,
+                            name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The mean over classes of each class's running accuracy; the update op returns the per-class
+    accuracies, as TF's."""
+    with variable_scope(name, "mean_accuracy", (predictions, labels, weights)):
+        labels = cast_ops.cast(labels, dtypes.int64)
+        predictions = convert_to_tensor(predictions)
+        if labels.get_shape().ndims > 1:
+            labels = shape_ops.reshape(labels, [-1])
+        if predictions.get_shape().ndims > 1:
+            predictions = shape_ops.reshape(predictions, [-1])
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        total = metric_variable([num_classes], dtypes.float32, name="total")
+        count = metric_variable([num_classes], dtypes.float32, name="count")
+        ones = fill_ops.ones([shape_ops.size(labels)], dtypes.float32)
+        if labels.dtype != predictions.dtype:
+            predictions = cast_ops.cast(predictions, labels.dtype)
+        is_correct = cast_ops.cast(elementwise_ops.equal(predictions, labels), dtypes.float32)
+        if weights is not None:
+            weights = convert_to_tensor(weights)
+            if weights.get_shape().ndims > 1:
+                weights = shape_ops.reshape(weights, [-1])
+            weights = cast_ops.cast(weights, dtypes.float32)
+            is_correct *= weights
+            ones *= weights
+        update_total_op = state_ops.scatter_add(total, labels, ones)
+        update_count_op = state_ops.scatter_add(count, labels, is_correct)
+        per_class = elementwise_ops.div_no_nan(count, elementwise_ops.maximum(total, 0))
+        value = reduction_ops.reduce_mean(per_class, name="mean_accuracy")
+        _add(metrics_collections, value)
+        update_op = elementwise_ops.div_no_nan(update_count_op, elementwise_ops.maximum(update_total_op, 0),
+                                               name="update_op")
+        _add(updates_collections, update_op)
+        return value, update_op
+
+
+def _ratio_at_thresholds(default_name: str, other: str) -> Callable:
+    """tp / (tp + `other` + 1e-7) at each threshold: precision (other = fp) and recall (fn)."""
+    def metric(labels: Any, predictions: Any, thresholds: Sequence[float], weights: Any = None,
+               metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+               name: str | None = None) -> tuple[Tensor, Tensor]:
+        with variable_scope(name, f"{default_name}_at_thresholds", (predictions, labels, weights)):
+            values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights,
+                                                                 includes=("tp", other))
+
+            def ratio(tp: Tensor, other_count: Tensor, suffix: str) -> Tensor:
+                return elementwise_ops.divide(tp, 1e-7 + tp + other_count, name=f"{default_name}_{suffix}")
+
+            value = ratio(values["tp"], values[other], "value")
+            _add(metrics_collections, value)
+            update_op = ratio(update_ops["tp"], update_ops[other], "update_op")
+            _add(updates_collections, update_op)
+            return value, update_op
+
+    metric.__name__ = f"{default_name}_at_thresholds"
+    metric.__doc__ = f"The running (weighted) {default_name} at each threshold."
+    return metric
+
+
+precision_at_thresholds = tf_export("metrics.precision_at_thresholds")(_ratio_at_thresholds("precision", "fp"))
+recall_at_thresholds = tf_export("metrics.recall_at_thresholds")(_ratio_at_thresholds("recall", "fn"))
+
+
+def _curve_thresholds(num_thresholds: int) -> list[float]:
+    """num_thresholds evenly spaced in [0, 1], the ends nudged out by 1e-7 so 0 and 1 are counted."""
+    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+    return [0.0 - 1e-7, *inner, 1.0 + 1e-7]
+
+
+@tf_export("metrics.sensitivity_at_specificity")
+def sensitivity_at_specificity(labels: Any, predictions: Any, specificity: float, weights: Any = None,
+                               num_thresholds: int = 200, metrics_collections: Sequence[str] | None = None,
+                               updates_collections: Sequence[str] | None = None,
+                               name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The sensitivity (recall) at the threshold whose specificity is closest to `specificity`."""
+    if specificity < 0 or specificity > 1:
+        raise ValueError(f"`specificity` must be in the range [0, 1]. Currently, `specificity` got {specificity}.")
+    with variable_scope(name, "sensitivity_at_specificity", (predictions, labels, weights)):
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, _curve_thresholds(num_thresholds),
+                                                             weights)
+
+        def compute(counts: dict, suffix: str) -> Tensor:
+            specificities = elementwise_ops.divide(counts["tn"], counts["tn"] + counts["fp"] + 1e-7)
+            index = cast_ops.cast(reduction_ops.argmin(elementwise_ops.abs(specificities - specificity), 0),
+                                  dtypes.int32)
+            tp, fn = counts["tp"][index], counts["fn"][index]
+            return elementwise_ops.divide(tp, tp + fn + 1e-7, suffix)
+
+        value = compute(values, "value")
+        _add(metrics_collections, value)
+        update_op = compute(update_ops, "update_op")
+        _add(updates_collections, update_op)
+        return value, update_op
+
+
+@tf_export("metrics.specificity_at_sensitivity")
+def specificity_at_sensitivity(labels: Any, predictions: Any, sensitivity: float, weights: Any = None,
+                               num_thresholds: int = 200, metrics_collections: Sequence[str] | None = None,
+                               updates_collections: Sequence[str] | None = None,
+                               name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The specificity at the last threshold whose sensitivity is closest to `sensitivity`."""
+    if sensitivity < 0 or sensitivity > 1:
+        raise ValueError(f"`sensitivity` must be in the range [0, 1]. Currently, `sensitivity` got {sensitivity}.")
+    with variable_scope(name, "specificity_at_sensitivity", (predictions, labels, weights)):
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, _curve_thresholds(num_thresholds),
+                                                             weights)
+
+        def compute(counts: dict, suffix: str) -> Tensor:
+            distance = elementwise_ops.abs(elementwise_ops.divide(counts["tp"], counts["tp"] + counts["fn"] + 1e-7)
+                                           - sensitivity)
+            at_min = cast_ops.cast(elementwise_ops.equal(distance, reduction_ops.reduce_min(distance)), dtypes.int64)
+            index = cast_ops.cast(reduction_ops.argmax(reduction_ops.cumsum(at_min), 0), dtypes.int32)
+            tn, fp = counts["tn"][index], counts["fp"][index]
+            return elementwise_ops.divide(tn, tn + fp + 1e-7, suffix)
+
+        value = compute(values, "value")
+        _add(metrics_collections, value)
+        update_op = compute(update_ops, "update_op")
+        _add(updates_collections, update_op)
+        return value, update_op
+
+
+# -- The *_at_k metrics: sets of top-k class ids against sets of labels -----------------------------------
+
+
+def _at_k_name(name: str, k: int | None = None, class_id: int | None = None) -> str:
+    name = f"{name}_at_{k}" if k is not None else f"{name}_at_k"
+    return name if class_id is None else f"{name}_class{class_id}"
+
+
+def _label_sets(labels: Any, predictions_idx: Tensor) -> tuple[Tensor, Tensor]:
+    """Labels as a dense [..., L] int64 tensor with a [..., L] mask of the entries present (all of a dense
+    tensor's, a SparseTensor's stored ones), expanded by one dimension when they are one rank below the
+    predictions (TF's _maybe_expand_labels)."""
+    rank = predictions_idx.get_shape().ndims
+    if isinstance(labels, SparseTensor):
+        labels = SparseTensor(labels.indices, cast_ops.cast(labels.values, dtypes.int64), labels.dense_shape)
+        present = SparseTensor(labels.indices, fill_ops.ones_like(labels.values, dtype=dtypes.bool),
+                               labels.dense_shape)
+        values = sparse_ops.sparse_tensor_to_dense(labels, default_value=-1)
+        mask = sparse_ops.sparse_tensor_to_dense(present, default_value=False)
+    else:
+        values = cast_ops.cast(labels, dtypes.int64)
+        mask = None
+    labels_rank = values.get_shape().ndims
+    if labels_rank is not None and rank is not None and rank != labels_rank:
+        if rank != labels_rank + 1:
+            raise ValueError(f"Unexpected labels shape {values.get_shape()} for predictions shape "
+                             f"{predictions_idx.get_shape()}. Predictions rank should be the same rank as labels "
+                             "rank or labels rank plus one .")
+        values = shape_ops.expand_dims(values, -1)
+        mask = None if mask is None else shape_ops.expand_dims(mask, -1)
+    if mask is None:
+        mask = fill_ops.ones_like(values, dtype=dtypes.bool)
+    return values, mask
+
+
+def _first_occurrences(x: Tensor, valid: Tensor | None) -> Tensor:
+    """Along the last axis, whether each (valid) element is the first valid one of its value: set members."""
+    n = x.get_shape().as_list()[-1]
+    if n is None:
+        raise ValueError("The last dimension of the label and prediction sets must be known.")
+    same = elementwise_ops.equal(shape_ops.expand_dims(x, -1), shape_ops.expand_dims(x, -2))
+    earlier = constant_ops.constant(np.tril(np.ones((n, n), bool), -1))
+    repeated = elementwise_ops.logical_and(same, earlier)
+    if valid is not None:
+        repeated = elementwise_ops.logical_and(repeated, shape_ops.expand_dims(valid, -2))
+    first = elementwise_ops.logical_not(reduction_ops.reduce_any(repeated, -1))
+    return first if valid is None else elementwise_ops.logical_and(first, valid)
+
+
+def _set_counts(predictions_idx: Tensor, labels: Tensor, valid: Tensor, class_id: int | None) -> dict:
+    """Per row, |predicted ∩ labels|, |predicted - labels| and |labels - predicted| (restricted to
+    {class_id} when given), as TF's set_size of set_intersection/set_difference."""
+    def count(members: Tensor) -> Tensor:
+        return reduction_ops.reduce_sum(cast_ops.cast(members, dtypes.float64), -1)
+
+    if class_id is not None:
+        predicted = reduction_ops.reduce_any(elementwise_ops.equal(predictions_idx, class_id), -1)
+        labelled = reduction_ops.reduce_any(elementwise_ops.logical_and(elementwise_ops.equal(labels, class_id), valid),
+                                            -1)
+        both = elementwise_ops.logical_and(predicted, labelled)
+        return {"tp": cast_ops.cast(both, dtypes.float64),
+                "fp": cast_ops.cast(elementwise_ops.logical_and(predicted, elementwise_ops.logical_not(labelled)),
+                                    dtypes.float64),
+                "fn": cast_ops.cast(elementwise_ops.logical_and(labelled, elementwise_ops.logical_not(predicted)),
+                                    dtypes.float64)}
+    pairs = elementwise_ops.equal(shape_ops.expand_dims(predictions_idx, -1), shape_ops.expand_dims(labels, -2))
+    predicted_in_labels = reduction_ops.reduce_any(
+        elementwise_ops.logical_and(pairs, shape_ops.expand_dims(valid, -2)), -1)
+    labels_in_predicted = reduction_ops.reduce_any(pairs, -2)
+    predicted_first, labels_first = _first_occurrences(predictions_idx, None), _first_occurrences(labels, valid)
+    return {"tp": count(elementwise_ops.logical_and(predicted_first, predicted_in_labels)),
+            "fp": count(elementwise_ops.logical_and(predicted_first, elementwise_ops.logical_not(predicted_in_labels))),
+            "fn": count(elementwise_ops.logical_and(labels_first, elementwise_ops.logical_not(labels_in_predicted)))}
+
+
+def _streaming_count(counts: Tensor, prefix: str, k: int | None, class_id: int | None, weights: Any) -> tuple:
+    """A float64 running total `<prefix>_at_<k>[_class<id>]` of the (weighted) per-row counts."""
+    with name_scope(None, _at_k_name(prefix, k, class_id), (counts, weights)) as scope:
+        if weights is not None:
+            counts = elementwise_ops.multiply(counts, cast_ops.cast(weights, dtypes.float64))
+        batch_total = reduction_ops.reduce_sum(counts)
+        var = metric_variable([], dtypes.float64, name=scope)
+        return var, state_ops.assign_add(var, batch_total, name="update")
+
+
+def _ratio_at_top_k(kind: str, other: str, labels: Any, predictions_idx: Any, k: int | None, class_id: int | None,
+                    weights: Any, metrics_collections: Sequence[str] | None,
+                    updates_collections: Sequence[str] | None, name: str | None) -> tuple[Tensor, Tensor]:
+    """tp / (tp + other) over the top-k sets: precision (other = false positives) or recall (false negatives)."""
+    with name_scope(name, _at_k_name(kind, k, class_id), (predictions_idx, labels, weights)) as scope:
+        predictions_idx = cast_ops.cast(predictions_idx, dtypes.int64)
+        label_values, valid = _label_sets(labels, predictions_idx)
+        counts = _set_counts(predictions_idx, label_values, valid, class_id)
+        tp, tp_update = _streaming_count(counts["tp"], "true_positive", k, class_id, weights)
+        prefix = "false_positive" if other == "fp" else "false_negative"
+        other_count, other_update = _streaming_count(counts[other], prefix, k, class_id, weights)
+        value = elementwise_ops.divide(tp, elementwise_ops.add(tp, other_count), name=scope)
+        _add(metrics_collections, value)
+        update = elementwise_ops.divide(tp_update, elementwise_ops.add(tp_update, other_update), name="update")
+        _add(updates_collections, update)
+        return value, update
+
+
+@tf_export("metrics.precision_at_top_k")
+def precision_at_top_k(labels: Any, predictions_idx: Any, k: int | None = None, class_id: int | None = None,
+                       weights: Any = None, metrics_collections: Sequence[str] | None = None,
+                       updates_collections: Sequence[str] | None = None,
+                       name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The running precision of the given top-k class ids against the label sets (float64)."""
+    return _ratio_at_top_k("precision", "fp", labels, predictions_idx, k, class_id, weights, metrics_collections,
+                           updates_collections, name)
+
+
+@tf_export("metrics.recall_at_top_k")
+def recall_at_top_k(labels: Any, predictions_idx: Any, k: int | None = None, class_id: int | None = None,
+                    weights: Any = None, metrics_collections: Sequence[str] | None = None,
+                    updates_collections: Sequence[str] | None = None,
+                    name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The running recall of the label sets by the given top-k class ids (float64)."""
+    return _ratio_at_top_k("recall", "fn", labels, predictions_idx, k, class_id, weights, metrics_collections,
+                           updates_collections, name)
+
+
+@tf_export("metrics.precision_at_k", "metrics.sparse_precision_at_k")
+def precision_at_k(labels: Any, predictions: Any, k: int, class_id: int | None = None, weights: Any = None,
+                   metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+                   name: str | None = None) -> tuple[Tensor, Tensor]:
+    """precision_at_top_k of the k highest-scoring classes of `predictions`."""
+    with name_scope(name, _at_k_name("precision", k, class_id), (predictions, labels, weights)) as scope:
+        _, top_k_idx = math_misc_ops.top_k(predictions, k)
+        return precision_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections, updates_collections,
+                                  scope)
+
+
+@tf_export("metrics.recall_at_k")
+def recall_at_k(labels: Any, predictions: Any, k: int, class_id: int | None = None, weights: Any = None,
+                metrics_collections: Sequence[str] | None = None, updates_collections: Sequence[str] | None = None,
+                name: str | None = None) -> tuple[Tensor, Tensor]:
+    """recall_at_top_k of the k highest-scoring classes of `predictions`."""
+    with name_scope(name, _at_k_name("recall", k, class_id), (predictions, labels, weights)) as scope:
+        _, top_k_idx = math_misc_ops.top_k(predictions, k)
+        return recall_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections, updates_collections,
+                               scope)
+
+
+def _average_precision_at_top_k(labels: Any, predictions_idx: Tensor) -> Tensor:
+    """Per row, the mean over the relevant top-k positions of the precision at that position, divided by
+    min(k, number of labels) (TF's AveP@k)."""
+    with name_scope(None, "average_precision", (predictions_idx, labels)) as scope:
+        predictions_idx = cast_ops.cast(predictions_idx, dtypes.int64, name="predictions_idx")
+        if predictions_idx.get_shape().ndims == 0:
+            raise ValueError("The rank of predictions_idx must be at least 1.")
+        k = predictions_idx.get_shape().as_list()[-1]
+        if k is None:
+            raise ValueError("The last dimension of predictions_idx must be set.")
+        label_values, valid = _label_sets(labels, predictions_idx)
+        relevant = reduction_ops.reduce_any(elementwise_ops.logical_and(
+            elementwise_ops.equal(shape_ops.expand_dims(predictions_idx, -1), shape_ops.expand_dims(label_values, -2)),
+            shape_ops.expand_dims(valid, -2)), -1)
+        relevant_per_k = cast_ops.cast(relevant, dtypes.float64, name="relevant_per_k")
+        tp_per_k = reduction_ops.cumsum(relevant_per_k, axis=-1, name="tp_per_k")
+        retrieved_per_k = reduction_ops.cumsum(fill_ops.ones_like(relevant_per_k), axis=-1, name="retrieved_per_k")
+        precision_per_k = elementwise_ops.divide(tp_per_k, retrieved_per_k, name="precision_per_k")
+        precision_sum = reduction_ops.reduce_sum(elementwise_ops.multiply(precision_per_k, relevant_per_k), -1,
+                                                 name="precision_sum")
+        if isinstance(labels, SparseTensor):
+            num_labels = reduction_ops.reduce_sum(cast_ops.cast(_first_occurrences(label_values, valid),
+                                                                dtypes.float64), -1)
+        else:
+            num_labels = cast_ops.cast(shape_ops.shape(label_values)[-1], dtypes.float64)
+        num_relevant = elementwise_ops.minimum(num_labels, float(k))
+        return elementwise_ops.divide(precision_sum, num_relevant, name=scope)
+
+
+def _streaming_average_precision_at_top_k(labels: Any, predictions_idx: Tensor, weights: Any,
+                                          metrics_collections: Sequence[str] | None,
+                                          updates_collections: Sequence[str] | None,
+                                          name: str | None) -> tuple[Tensor, Tensor]:
+    """Running total of the (weighted) per-row average precisions over the running maximum (the rows, or
+    the weights' sum)."""
+    with name_scope(name, "average_precision_at_top_k", (predictions_idx, labels, weights)) as scope:
+        average_precision = _average_precision_at_top_k(labels, predictions_idx)
+        if weights is not None:
+            weights = broadcast_weights(cast_ops.cast(weights, dtypes.float64), average_precision)
+            average_precision = elementwise_ops.multiply(average_precision, weights)
+        with name_scope(None, "max", (average_precision,)) as max_scope:
+            max_var = metric_variable([], dtypes.float64, name=max_scope)
+            if weights is None:
+                batch_max = cast_ops.cast(shape_ops.size(average_precision, name="batch_max"), dtypes.float64)
+            else:
+                batch_max = reduction_ops.reduce_sum(weights, name="batch_max")
+            max_update = state_ops.assign_add(max_var, batch_max, name="update")
+        with name_scope(None, "total", (average_precision,)) as total_scope:
+            total_var = metric_variable([], dtypes.float64, name=total_scope)
+            batch_total = reduction_ops.reduce_sum(average_precision, name="batch_total")
+            total_update = state_ops.assign_add(total_var, batch_total, name="update")
+        value = elementwise_ops.div_no_nan(total_var, max_var, name="mean")
+        _add(metrics_collections, value)
+        update = elementwise_ops.div_no_nan(total_update, max_update, name=scope)
+        _add(updates_collections, update)
+        return value, update
+
+
+@tf_export("metrics.average_precision_at_k", "metrics.sparse_average_precision_at_k")
+def average_precision_at_k(labels: Any, predictions: Any, k: int, weights: Any = None,
+                           metrics_collections: Sequence[str] | None = None,
+                           updates_collections: Sequence[str] | None = None,
+                           name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The running mean average precision at k of the top-k classes of `predictions` against the labels."""
+    if k < 1:
+        raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
+    with name_scope(name, _at_k_name("average_precision", k), (predictions, labels, weights)) as scope:
+        _, predictions_idx = math_misc_ops.top_k(predictions, k)
+        return _streaming_average_precision_at_top_k(labels, predictions_idx, weights, metrics_collections,
+                                                     updates_collections, scope)

@@ -503,7 +503,8 @@ def _sum_grad(op: Any, grad: Tensor) -> list:
         if axes is not None and np.array_equal(axes, np.arange(dims.ndims)):
             # A sum of every axis in order: Reshape and Tile, by the static shape where it is known (TF's fast path)
             grad = shape_ops.reshape(grad, [1] * dims.ndims)
-            multiples = constant_ops.constant(dims.as_list()) if dims.is_fully_defined() else shape_ops.shape(x)
+            multiples = (constant_ops.constant(dims.as_list(), dtype=dtypes.int32) if dims.is_fully_defined()
+                         else shape_ops.shape(x))
             return [raw_ops.Tile(input=grad, multiples=multiples), None]
     kept = _kept_dims_shape(op)
     if isinstance(kept, list):

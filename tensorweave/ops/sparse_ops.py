@@ -28,6 +28,7 @@ from tensorweave.ops import (
     fill_ops,
     indexing_ops,
     manipulation_ops,
+    raw_ops,
     reduction_ops,
     sequence_ops,
     shape_ops,
@@ -1102,3 +1103,94 @@ def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
         values = indexing_ops.gather_nd(tensor, indices)
         shape = shape_ops.shape(tensor, out_type=dtypes.int64)
         return SparseTensor(indices, values, shape)
+
+
+# -- Gradients ---------------------------------------------------------------------------------------------
+# TF's sparse_grad: the value gradients of the ops above (indices and shapes are not differentiable).
+
+
+@SparseToDense.gradient
+def _sparse_to_dense_grad(op: Any, grad: Tensor) -> list:
+    """Each value gets the gradient at its index; the default value the rest of the sum."""
+    sparse_indices, output_shape = op.inputs[0], op.inputs[1]
+    values_grad = indexing_ops.gather_nd(grad, sparse_indices)
+    default_grad = reduction_ops.reduce_sum(grad) - reduction_ops.reduce_sum(values_grad)
+    return [fill_ops.zeros_like(sparse_indices), fill_ops.zeros_like(output_shape), values_grad, default_grad]
+
+
+@SparseTensorDenseAdd.gradient
+def _sparse_tensor_dense_add_grad(op: Any, grad: Tensor) -> list:
+    return [None, indexing_ops.gather_nd(grad, op.inputs[0]), None, grad]
+
+
+@SparseTensorDenseMatMul.gradient
+def _sparse_tensor_dense_matmul_grad(op: Any, grad: Tensor) -> list:
+    """dB = adj(A) . grad (through the op itself); dA at each entry (r, c) is the dot product of grad's row and
+    B's column it met, with the adjoints swapping which index picks which."""
+    a_indices, a_values, a_shape, b = op.inputs
+    adj_a, adj_b = op.get_attr("adjoint_a"), op.get_attr("adjoint_b")
+    b_grad = SparseTensorDenseMatMul(a_indices, a_values, a_shape, grad, adjoint_a=not adj_a)
+    if adj_b:
+        b_grad = manipulation_ops.transpose(b_grad)
+    rows, cols = a_indices[:, 0], a_indices[:, 1]
+    parts_a = indexing_ops.gather(grad, cols if adj_a else rows)
+    parts_b = indexing_ops.gather(manipulation_ops.transpose(b) if adj_b else b, rows if adj_a else cols)
+    return [None, reduction_ops.reduce_sum(parts_a * parts_b, axis=1), None, b_grad]
+
+
+@SparseReduceSum.gradient
+def _sparse_reduce_sum_grad(op: Any, grad: Tensor) -> list:
+    """Each value gets the gradient of the output element it was summed into."""
+    sp_indices, sp_shape, axes = op.inputs[0], op.inputs[2], op.inputs[3]
+    rank = shape_ops.size(sp_shape)
+    axes = elementwise_ops.floormod(cast_ops.cast(shape_ops.reshape(axes, [-1]), dtypes.int32), rank)
+    reduced = reduction_ops.reduce_any(indexing_ops.one_hot(axes, rank, True, False), 0)
+    kept_shape = elementwise_ops.where(reduced, fill_ops.ones_like(sp_shape), sp_shape)
+    scale = sp_shape // kept_shape
+    return [None, indexing_ops.gather_nd(shape_ops.reshape(grad, kept_shape), sp_indices // scale), None, None]
+
+
+def _sparse_dense_cwise_grad(op: Any, grad: Tensor, is_mul: bool) -> list:
+    """The dense operand is broadcast to the sparse shape: each sparse value meets the dense element its
+    index scales down to, and the dense gradient sums over the values that met it."""
+    x_indices, x_values, x_shape, y = op.inputs
+    y_shape = cast_ops.cast(shape_ops.shape(y), dtypes.int64)
+    num_added_dims = shape_ops.expand_dims(shape_ops.size(x_shape) - shape_ops.size(y_shape), 0)
+    augmented_y_shape = manipulation_ops.concat([fill_ops.ones(num_added_dims, dtypes.int64), y_shape], 0)
+    scaled_indices = indexing_ops.slice(x_indices // (x_shape // augmented_y_shape),
+                                         manipulation_ops.concat([[0], num_added_dims], 0), [-1, -1])
+    dense_vals = indexing_ops.gather_nd(y, scaled_indices)
+    if is_mul:
+        dx, dy_val = grad * dense_vals, grad * x_values
+    else:
+        dx, dy_val = grad / dense_vals, grad * (-x_values / elementwise_ops.square(dense_vals))
+    return [None, dx, None, raw_ops.ScatterNd(indices=scaled_indices, updates=dy_val, shape=y_shape)]
+
+
+@SparseDenseCwiseMul.gradient
+def _sparse_dense_cwise_mul_grad(op: Any, grad: Tensor) -> list:
+    return _sparse_dense_cwise_grad(op, grad, True)
+
+
+@SparseDenseCwiseDiv.gradient
+def _sparse_dense_cwise_div_grad(op: Any, grad: Tensor) -> list:
+    return _sparse_dense_cwise_grad(op, grad, False)
+
+
+@SparseReorder.gradient
+def _sparse_reorder_grad(op: Any, output_indices_grad: Any, output_values_grad: Tensor) -> list:
+    """The values' gradient unpermuted: reorder the entry numbers and invert that permutation."""
+    input_indices, input_shape = op.inputs[0], op.inputs[2]
+    entry_indices = sequence_ops.range(shape_ops.shape(input_indices)[0])
+    _, ordered_entries = SparseReorder(input_indices, entry_indices, input_shape)
+    return [None, indexing_ops.gather(output_values_grad, manipulation_ops.invert_permutation(ordered_entries)),
+            None]
+
+
+@SparseSoftmax.gradient
+def _sparse_softmax_grad(op: Any, grad: Tensor) -> list:
+    """softmax's (grad - sum over the row of grad * y) * y, over each row's stored entries only."""
+    indices, _, shape = op.inputs
+    out_vals = op.outputs[0]
+    row_sums = -SparseReduceSum(indices, out_vals * grad, shape, [-1], keep_dims=True)
+    return [None, SparseDenseCwiseAdd(indices, grad, shape, row_sums) * out_vals, None]

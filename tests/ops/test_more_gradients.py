@@ -46,6 +46,7 @@ _CASES = {
                              [_r(2, 5, 5, 3), _r(2, 3, 3, 4)]),
     "AvgPoolGrad": (lambda g: raw_ops.AvgPoolGrad(orig_input_shape=[1, 4, 4, 2], grad=g, ksize=[1, 2, 2, 1],
                                                   strides=[1, 2, 2, 1], padding="VALID"), [_r(1, 2, 2, 2)]),
+    "Sum_of_a_scalar": (lambda x: tf.reduce_sum(x) * 3.0, [np.array(1.5)]),
     "StridedSliceGrad": (lambda g: raw_ops.StridedSliceGrad(shape=[5, 4], begin=[1, 0], end=[4, 4], strides=[1, 2],
                                                             dy=g), [_r(3, 2)]),
 }
@@ -82,3 +83,40 @@ def test_mirror_pad_grad_errors_name_the_node() -> None:
         assert folded.shape.as_list() == [0]
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="fold"):
             sess.run(folded)
+
+
+_IDX = np.array([[0, 0], [0, 1], [1, 0], [2, 2]], np.int64)
+
+
+def _sp(values: tf.Tensor) -> tf.SparseTensor:
+    return tf.SparseTensor(_IDX, values, [3, 3])
+
+
+_SPARSE_CASES = {
+    "SparseToDense": (lambda v, d: tf.sparse_to_dense(_IDX, [3, 3], v, d), [_r(4), np.array(0.5)]),
+    "SparseTensorDenseMatMul": (lambda v, b: tf.sparse.sparse_dense_matmul(_sp(v), b), [_r(4), _r(3, 2)]),
+    "SparseTensorDenseMatMul_adjoint_a": (
+        lambda v, b: tf.sparse.sparse_dense_matmul(_sp(v), b, adjoint_a=True), [_r(4), _r(3, 2)]),
+    "SparseTensorDenseMatMul_adjoint_b": (
+        lambda v, b: tf.sparse.sparse_dense_matmul(_sp(v), b, adjoint_b=True), [_r(4), _r(2, 3)]),
+    "SparseTensorDenseMatMul_adjoint_both": (
+        lambda v, b: tf.sparse.sparse_dense_matmul(_sp(v), b, adjoint_a=True, adjoint_b=True), [_r(4), _r(2, 3)]),
+    "SparseTensorDenseAdd": (lambda v, d: tf.sparse.add(_sp(v), d), [_r(4), _r(3, 3)]),
+    "SparseReduceSum": (lambda v: tf.sparse.reduce_sum(_sp(v), axis=1), [_r(4)]),
+    "SparseReduceSum_keepdims": (lambda v: tf.sparse.reduce_sum(_sp(v), axis=0, keepdims=True), [_r(4)]),
+    "SparseDenseCwiseMul": (lambda v, d: (_sp(v) * d).values, [_r(4), _r(3)]),
+    "SparseDenseCwiseDiv": (lambda v, d: (_sp(v) / d).values, [_r(4), _rs.rand(3, 3) + 1]),
+    "SparseReorder": (lambda v: tf.sparse.reorder(tf.SparseTensor(_IDX[[1, 2, 3, 0]], v, [3, 3])).values
+                      * np.arange(4.0), [_r(4)]),
+    "SparseSoftmax": (lambda v: tf.sparse.softmax(_sp(v)).values * np.arange(1.0, 5.0), [_r(4)]),
+    "SparseMatMul": (lambda a, b: tf.matmul(a, b, a_is_sparse=True),
+                     [_r(3, 4).astype(np.float32), _r(4, 2).astype(np.float32)]),
+    "SparseMatMul_transposed": (lambda a, b: raw_ops.SparseMatMul(a=a, b=b, transpose_a=True, transpose_b=True),
+                                [_r(4, 3).astype(np.float32), _r(2, 4).astype(np.float32)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SPARSE_CASES))
+def test_sparse_numeric_gradient(case: str) -> None:
+    build, inputs = _SPARSE_CASES[case]
+    check_gradient(build, inputs)
