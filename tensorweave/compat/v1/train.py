@@ -28,6 +28,7 @@ from tensorweave.train import optimizer as _optimizer
 from tensorweave.train import queue_runner as _queue_runner
 from tensorweave.train import rmsprop as _rmsprop
 from tensorweave.train import saver as _saver
+from tensorweave.train import sync_replicas_optimizer as _sync_replicas_optimizer
 from tensorweave.train import training_util as _training_util
 
 _export_value(_protos.BytesList, "train.BytesList")
