@@ -144,3 +144,35 @@ def test_one_ps_two_workers_async_then_sync():
     assert sync_placed == async_placed | {
         ("ResourceConditionalAccumulator", "/job:ps/task:0"), ("SparseConditionalAccumulator", "/job:ps/task:0"),
         ("FIFOQueueV2", "/job:ps/task:0/device:CPU:*")}
+
+
+def test_sharded_saver_writes_each_ps_its_slices(tmp_path):
+    """A variable partitioned over two PS tasks: a sharded Saver saves each shard where it lives, and the
+    checkpoint restores into another partitioning in a local session."""
+    value = np.arange(10.0, dtype=np.float32).reshape(5, 2)
+    ports = _free_ports(3)
+    cluster = {"ps": [f"127.0.0.1:{ports[0]}", f"127.0.0.1:{ports[1]}"], "worker": [f"127.0.0.1:{ports[2]}"]}
+    servers = []
+    try:
+        servers.extend(tf.train.Server(cluster, job_name=job, task_index=index)
+                       for job, index in [("ps", 0), ("ps", 1), ("worker", 0)])
+        with tf.Graph().as_default():
+            with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+                v = tf.get_variable("v", initializer=tf.constant(value), partitioner=tf.fixed_size_partitioner(2))
+            assert [p.device for p in v] == ["/job:ps/task:0", "/job:ps/task:1"]
+            saver = tf.train.Saver(sharded=True)
+            saves = [op.device for op in tf.get_default_graph().get_operations() if op.type == "SaveV2"]
+            assert saves == ["/job:ps/task:0/device:CPU:0", "/job:ps/task:1/device:CPU:0"]
+            with tf.Session(servers[2].target) as sess:
+                sess.run(tf.global_variables_initializer())
+                path = saver.save(sess, os.path.join(tmp_path, "ckpt"))
+    finally:
+        for server in servers:
+            server._stop()
+    assert path.endswith("ckpt")
+    assert tf.train.list_variables(path) == [("v", [5, 2])]
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", [5, 2], partitioner=tf.fixed_size_partitioner(3))
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, path)
+            np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(v)), value)
