@@ -878,7 +878,7 @@ class _Accumulator:
         return finished
 
     def _mean(self, total: np.ndarray, count: Any) -> np.ndarray:
-        """The sum divided by the count of gradients in it (truncated for integers, as Eigen divides)."""
+        """The sum divided by the count of gradients in it."""
         if self.reduction_type != "MEAN":
             return total
         return (total / count).astype(total.dtype, copy=False)
@@ -1015,9 +1015,12 @@ def _accumulator_handle_shape(ctx: InferenceContext) -> list[tensor_shape.Tensor
     return [tensor_shape.TensorShape([2])]
 
 
-@ConditionalAccumulatorOp.kernel("CPU", state=ResourceSlot)
-@ResourceConditionalAccumulator.kernel("CPU", state=ResourceSlot)
-@SparseConditionalAccumulatorOp.kernel("CPU", state=ResourceSlot)
+_ACCUMULATOR_KERNEL_TYPES = {"dtype": (dtypes.float16, dtypes.float32, dtypes.float64)}  # TF's kernels
+
+
+@ConditionalAccumulatorOp.kernel("CPU", state=ResourceSlot, type_constraints=_ACCUMULATOR_KERNEL_TYPES)
+@ResourceConditionalAccumulator.kernel("CPU", state=ResourceSlot, type_constraints=_ACCUMULATOR_KERNEL_TYPES)
+@SparseConditionalAccumulatorOp.kernel("CPU", state=ResourceSlot, type_constraints=_ACCUMULATOR_KERNEL_TYPES)
 def _accumulator(ctx: OpKernelContext, dtype: Any, shape: Any, container: bytes, shared_name: bytes,
                  reduction_type: bytes) -> _Accumulator:
     slot: ResourceSlot = ctx.state

@@ -97,3 +97,11 @@ def test_take_waits_for_gradients_from_other_threads():
         assert sess.run(acc.num_accumulated()) == 0
         with pytest.raises(tf.errors.DeadlineExceededError):
             sess.run(take, options=tf.RunOptions(timeout_in_ms=100))
+
+
+def test_accumulators_have_kernels_for_floating_types_only():
+    acc = tf.ConditionalAccumulator(tf.int32, shape=[2])
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match="No OpKernel was registered to support Op "
+                                                   "'ResourceConditionalAccumulator'"):
+        sess.run(acc.apply_grad([1, 2]))
