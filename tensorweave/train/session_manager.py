@@ -151,10 +151,10 @@ class SessionManager:
             pass
 
     def _model_ready(self, sess: Any) -> tuple[bool, str | None]:
-        return _ready(self._ready_op, sess, "Model not ready")
+        return model_ready(self._ready_op, sess, "Model not ready")
 
     def _model_ready_for_local_init(self, sess: Any) -> tuple[bool, str | None]:
-        return _ready(self._ready_for_local_init_op, sess, "Model not ready for local init")
+        return model_ready(self._ready_for_local_init_op, sess, "Model not ready for local init")
 
     def _try_run_local_init_op(self, sess: Any) -> tuple[bool, str | None]:
         """Run the local init op once the global state is ready for it: (ran or none, why not)."""
@@ -169,7 +169,7 @@ class SessionManager:
         return True, None
 
 
-def _ready(op: Any, sess: Any, msg: str) -> tuple[bool, str | None]:
+def model_ready(op: Any, sess: Any, msg: str) -> tuple[bool, str | None]:
     """Whether `op` (a list of uninitialized names, or None) reports the model ready: (ready, why not)."""
     if op is None:
         return True, None

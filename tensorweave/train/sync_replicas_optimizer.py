@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from tensorweave import errors
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -29,7 +26,7 @@ from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.ops import control_flow_ops, data_flow_ops, fill_ops, state_ops, variables
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
-from tensorweave.train import optimizer, queue_runner, session_run_hook
+from tensorweave.train import optimizer, queue_runner, session_manager, session_run_hook
 
 
 @tf_export("train.SyncReplicasOptimizer")
@@ -157,22 +154,6 @@ class SyncReplicasOptimizer(optimizer.Optimizer):
         return _SyncReplicasOptimizerHook(self, is_chief, num_tokens)
 
 
-def _ready(op: Any, sess: Any, msg: str) -> tuple[bool, str | None]:
-    """Whether `op` (a report of uninitialized variables) reports none, with what it reported otherwise."""
-    if op is None:
-        return True, None
-    try:
-        ready_value = sess.run(op)
-    except errors.FailedPreconditionError as e:
-        if "uninitialized" not in str(e):
-            tf_logging.get_logger().warning("%s : error [%s]", msg, str(e))
-            raise
-        return False, str(e)
-    if ready_value is None or ready_value.dtype == np.int32 or ready_value.size == 0:
-        return True, None
-    return False, "Variables not initialized: " + ", ".join(i.decode("utf-8") for i in ready_value)
-
-
 class _SyncReplicasOptimizerHook(session_run_hook.SessionRunHook):
     """Runs a replica's local init once the model is ready; on the chief, also the init tokens and the
     chief queue runner."""
@@ -196,7 +177,7 @@ class _SyncReplicasOptimizerHook(session_run_hook.SessionRunHook):
             self._init_tokens_op = None
 
     def after_create_session(self, session: Any, coord: Any) -> None:
-        success, msg = _ready(self._ready_for_local_init_op, session,
+        success, msg = session_manager.model_ready(self._ready_for_local_init_op, session,
                               "Model is not ready for SyncReplicasOptimizer local init.")
         if not success:
             raise RuntimeError(f"Init operations did not make model ready for SyncReplicasOptimizer local_init. "

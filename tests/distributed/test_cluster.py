@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -14,24 +13,14 @@ import pytest
 
 import tensorweave.compat.v1 as tf
 from tensorweave.distributed import rpc
+from tensorweave.distributed.rpc import free_ports
 from tensorweave.distributed.worker_cache import WorkerCache
 from tensorweave.formats import protos
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 
 
-def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
 def _cluster_dict() -> dict[str, list[str]]:
-    ps, worker = _free_ports(2)
+    ps, worker = free_ports(2)
     return {"ps": [f"127.0.0.1:{ps}"], "worker": [f"127.0.0.1:{worker}"]}
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -16,6 +15,7 @@ import time
 import pytest
 
 import tensorweave.compat.v1 as tf
+from tensorweave.distributed.rpc import free_ports
 
 _SERVER_MAIN = textwrap.dedent("""
     import sys
@@ -27,23 +27,12 @@ _SERVER_MAIN = textwrap.dedent("""
 """)
 
 
-def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
 class _Tasks:
     """One server process per job of a cluster, each killable and restartable at its address; a restart
     takes a standby process that has imported already, so it serves at once."""
 
     def __init__(self) -> None:
-        ps, worker = _free_ports(2)
+        ps, worker = free_ports(2)
         self.cluster = {"ps": [f"127.0.0.1:{ps}"], "worker": [f"127.0.0.1:{worker}"]}
         self._env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         self.processes: dict[str, subprocess.Popen] = {}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -17,6 +16,7 @@ import textwrap
 import numpy as np
 
 import tensorweave.compat.v1 as tf
+from tensorweave.distributed.rpc import free_ports
 
 _WORKER_MAIN = textwrap.dedent("""
     import json, sys, time, faulthandler; faulthandler.dump_traceback_later(45, exit=True)
@@ -78,17 +78,6 @@ _WORKER_MAIN = textwrap.dedent("""
 """)
 
 
-def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
 @contextlib.contextmanager
 def _processes():
     """Started processes, always reaped: terminated, then killed if they linger."""
@@ -108,7 +97,7 @@ def _processes():
 
 
 def _train(steps: int) -> list[dict]:
-    ps, w0, w1 = _free_ports(3)
+    ps, w0, w1 = free_ports(3)
     cluster = {"ps": [f"127.0.0.1:{ps}"], "worker": [f"127.0.0.1:{w0}", f"127.0.0.1:{w1}"]}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     server = tf.train.Server(cluster, job_name="ps", task_index=0)  # the PS lives in this process
@@ -150,7 +139,7 @@ def test_sharded_saver_writes_each_ps_its_slices(tmp_path):
     """A variable partitioned over two PS tasks: a sharded Saver saves each shard where it lives, and the
     checkpoint restores into another partitioning in a local session."""
     value = np.arange(10.0, dtype=np.float32).reshape(5, 2)
-    ports = _free_ports(3)
+    ports = free_ports(3)
     cluster = {"ps": [f"127.0.0.1:{ports[0]}", f"127.0.0.1:{ports[1]}"], "worker": [f"127.0.0.1:{ports[2]}"]}
     servers = []
     try:
