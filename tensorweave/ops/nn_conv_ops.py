@@ -1,7 +1,10 @@
 """Convolutions and pooling, as TF1's `tf.nn` has them: Conv2D with its two backprops (Conv2DBackpropInput,
 which is also `conv2d_transpose`, and Conv2DBackpropFilter, both real ops that the conv gradient uses),
-DepthwiseConv2dNative, MaxPool and AvgPool with their gradients MaxPoolGrad and AvgPoolGrad, and the
-wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool).
+DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gradients MaxPoolGrad and
+AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool,
+the 1-D pools, TF 2's rank-dispatching pools, and the transposed convolutions conv1d_transpose,
+conv_transpose and atrous_conv2d_transpose). The depthwise backprops honour dilations, which TF's CPU
+kernels ignore.
 
 Every kernel works on an NHWC view (NCHW is transposed in and out, as TF's oneDNN kernels accept it on CPU).
 Convolutions are im2col then one BLAS matmul: a strided view of the padded input holds every window, copied
@@ -27,7 +30,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import shape_helpers, shape_ops
+from tensorweave.ops import manipulation_ops, shape_helpers, shape_ops
 from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
@@ -518,6 +521,77 @@ def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,
     return grad.astype(input.dtype, copy=False)
 
 
+# -- DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropFilter -------------------------------
+
+_DEPTHWISE_ATTRS = [f"T: {_FLOAT}", *[a for a in _CONV_ATTRS if not a.startswith("use_cudnn")]]
+DepthwiseConv2dNativeBackpropInput = Op("DepthwiseConv2dNativeBackpropInput",
+                                        inputs=["input_sizes: int32", "filter: T", "out_backprop: T"],
+                                        outputs=["output: T"], attrs=_DEPTHWISE_ATTRS)
+
+
+@DepthwiseConv2dNativeBackpropInput.shape
+def _depthwise_backprop_input_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank(ctx.input_shape(0), 1)
+    _dims(ctx.input_shape(1), 4)
+    _dims(ctx.input_shape(2), 4)
+    _conv_attrs(ctx, "DepthwiseConv2dNativeBackpropInput")
+    return [shape_helpers.with_rank(ctx.input_as_shape(0), 4)]
+
+
+def _depthwise_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shape: Sequence[int],
+                        out_backprop: Any, strides: list, padding: Any, explicit_paddings: list, data_format: Any,
+                        dilations: list, name: str) -> tuple[_ConvGeometry, _Format]:
+    """The grouped geometry of a depthwise conv ([KH, KW, C, M] as [KH, KW, 1, C*M]), checked as TF's
+    backprop kernels check it."""
+    fmt = _Format.of(data_format)
+    for what, shape in (("input", input_shape), ("filter", filter_shape), ("out_backprop", out_backprop.shape)):
+        if len(shape) != 4:
+            raise invalid_argument(ctx, f"{name}: {what} must be 4-dimensional: {_shape_text(shape)}")
+    if fmt.depth(input_shape) != filter_shape[2]:
+        raise invalid_argument(ctx, f"{name}: input and filter must have the same in_depth: "
+                                    f"{fmt.depth(input_shape)} vs {filter_shape[2]}")
+    grouped = [filter_shape[0], filter_shape[1], 1, filter_shape[2] * filter_shape[3]]
+    g = _conv_geometry(ctx, input_shape, grouped, strides, padding, explicit_paddings, data_format, dilations, name)
+    _check_backprop_sizes(ctx, name, g, out_backprop.shape, fmt)
+    return g, fmt
+
+
+@DepthwiseConv2dNativeBackpropInput.kernel("CPU", expensive=True)
+def _depthwise_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                              strides: list, padding: Any, explicit_paddings: list, data_format: Any,
+                              dilations: list) -> Any:
+    sizes = [int(s) for s in np.asarray(input_sizes).reshape(-1)]
+    g, fmt = _depthwise_geometry(ctx, sizes, filter.shape, out_backprop, strides, padding, explicit_paddings,
+                                 data_format, dilations, "DepthwiseConv2DBackpropInput")
+    grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1)
+    grad = _conv_backprop_input(grouped, fmt.to_nhwc(out_backprop), g)
+    return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
+
+
+DepthwiseConv2dNativeBackpropFilter = Op("DepthwiseConv2dNativeBackpropFilter",
+                                         inputs=["input: T", "filter_sizes: int32", "out_backprop: T"],
+                                         outputs=["output: T"], attrs=_DEPTHWISE_ATTRS)
+
+
+@DepthwiseConv2dNativeBackpropFilter.shape
+def _depthwise_backprop_filter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _dims(ctx.input_shape(0), 4)
+    _dims(ctx.input_shape(2), 4)
+    _conv_attrs(ctx, "DepthwiseConv2dNativeBackpropFilter")
+    return [shape_helpers.with_rank(shape_helpers.shape_from_tensor(ctx, 1), 4)]
+
+
+@DepthwiseConv2dNativeBackpropFilter.kernel("CPU", expensive=True)
+def _depthwise_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,  # noqa: A002
+                               out_backprop: Any, strides: list, padding: Any, explicit_paddings: list,
+                               data_format: Any, dilations: list) -> Any:
+    sizes = [int(s) for s in np.asarray(filter_sizes).reshape(-1)]
+    g, fmt = _depthwise_geometry(ctx, input.shape, sizes, out_backprop, strides, padding, explicit_paddings,
+                                 data_format, dilations, "DepthwiseConv2DBackpropFilter")
+    grad = _conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g)
+    return grad.reshape(sizes).astype(input.dtype, copy=False)
+
+
 # -- Pooling --------------------------------------------------------------------------------------------
 
 
@@ -814,6 +888,75 @@ def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = 
                                    dilations=_get_sequence(dilations, 2, channel, "dilations"), name=scope)
 
 
+@tf_export("nn.conv1d_transpose")
+def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any,  # noqa: A002
+                     padding: str = "SAME", data_format: str = "NWC", dilations: Any = None,
+                     name: str | None = None) -> Tensor:
+    """The transpose of conv1d, as TF composes it: ExpandDims, Conv2DBackpropInput, Squeeze."""
+    with name_scope(name, "conv1d_transpose", [input, filters, output_shape]) as scope:
+        if data_format in (None, "NWC"):
+            data_format, spatial_start, channel = "NHWC", 1, -1
+        elif data_format == "NCW":
+            data_format, spatial_start, channel = "NCHW", 2, 1
+        else:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        strides = [1, *_get_sequence(strides, 1, channel, "stride")]
+        dilations = [1, *_get_sequence(dilations, 1, channel, "dilations")]
+        input = shape_ops.expand_dims(input, spatial_start)
+        filters = shape_ops.expand_dims(filters, 0)
+        if isinstance(output_shape, (list, tuple)):
+            sizes: Any = [*output_shape[:spatial_start], 1, *output_shape[spatial_start:]]
+        else:
+            output_shape = convert_to_tensor(output_shape, name="output_shape")
+            sizes = manipulation_ops.concat([output_shape[:spatial_start], [1], output_shape[spatial_start:]], 0)
+        result = Conv2DBackpropInput(sizes, filters, input, strides=strides, padding=padding,
+                                     data_format=data_format, dilations=dilations, name=scope)
+        return shape_ops.squeeze(result, [spatial_start])
+
+
+@tf_export("nn.conv_transpose")
+def conv_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: str = "SAME",  # noqa: A002
+                   data_format: str | None = None, dilations: Any = None, name: str | None = None) -> Tensor:
+    """The transpose of an N-D convolution, N from the length of `output_shape` (1 or 2 here)."""
+    with name_scope(name, "conv_transpose", [input, filters, output_shape]) as scope:
+        if isinstance(output_shape, Tensor):
+            n = output_shape.shape.dims[0].value - 2
+        elif hasattr(output_shape, "__len__"):
+            n = len(output_shape) - 2
+        else:
+            raise ValueError("`output_shape` must be a tensor or sized collection")
+        if not 1 <= n <= 3:
+            raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: output_shape={output_shape} of "
+                             f"length {n + 2}.")
+        if n == 3:
+            raise NotImplementedError("conv3d_transpose is not implemented")
+        if n == 1:
+            return conv1d_transpose(input, filters, output_shape, strides, padding=padding,
+                                    data_format=data_format or "NWC", dilations=dilations, name=scope)
+        return conv2d_transpose(input, filters, output_shape, strides, padding=padding,
+                                data_format=data_format or "NHWC", dilations=dilations, name=scope)
+
+
+@tf_export("nn.atrous_conv2d_transpose")
+def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int, padding: str,
+                            name: str | None = None) -> Tensor:
+    """The transpose of atrous_conv2d: conv2d_transpose with the filter dilated by `rate`. (TF builds it
+    from SpaceToBatchND and BatchToSpaceND around an undilated transpose; the values are the same.)"""
+    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]) as scope:
+        value = convert_to_tensor(value, name="value")
+        filters = convert_to_tensor(filters, name="filters")
+        if not value.shape.dims[3].is_compatible_with(filters.shape[3]):
+            raise ValueError("`value` channel count must be compatible with `filters` input channel count. Received: "
+                             f"value.shape={value.shape} with channel count {value.shape[3]} and "
+                             f"filters.shape={filters.shape} with input channel count {filters.shape[3]}.")
+        if rate < 1:
+            raise ValueError(f"`rate` cannot be less than one. Received: rate={rate}")
+        if padding not in ("SAME", "VALID"):
+            raise ValueError(f"`padding` must be either VALID or SAME. Received: padding={padding}")
+        return Conv2DBackpropInput(output_shape, filters, value, strides=[1, 1, 1, 1], padding=padding,
+                                   dilations=[1, rate, rate, 1], name=scope)
+
+
 @tf_export("nn.conv1d")
 def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: Any = None,
            use_cudnn_on_gpu: Any = None, data_format: str | None = None, name: str | None = None,
@@ -875,6 +1018,30 @@ def depthwise_conv2d_native(input: Any, filter: Any, strides: Any, padding: Any,
     padding, explicit = _convert_padding(padding)
     return DepthwiseConv2dNative(input, filter, strides=strides, padding=padding, explicit_paddings=explicit,
                                  data_format=data_format, dilations=dilations, name=name)
+
+
+@tf_export("nn.depthwise_conv2d_native_backprop_input", "nn.depthwise_conv2d_backprop_input")
+def depthwise_conv2d_native_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                                           strides: Any, padding: Any, data_format: str = "NHWC",
+                                           dilations: Any = [1, 1, 1, 1],  # noqa: B006
+                                           name: str | None = None) -> Tensor:
+    """The gradient of depthwise_conv2d_native with respect to its input, of shape `input_sizes`."""
+    padding, explicit = _convert_padding(padding)
+    return DepthwiseConv2dNativeBackpropInput(input_sizes, filter, out_backprop, strides=strides, padding=padding,
+                                              explicit_paddings=explicit, data_format=data_format,
+                                              dilations=dilations, name=name)
+
+
+@tf_export("nn.depthwise_conv2d_native_backprop_filter", "nn.depthwise_conv2d_backprop_filter")
+def depthwise_conv2d_native_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any,  # noqa: A002
+                                            strides: Any, padding: Any, data_format: str = "NHWC",
+                                            dilations: Any = [1, 1, 1, 1],  # noqa: B006
+                                            name: str | None = None) -> Tensor:
+    """The gradient of depthwise_conv2d_native with respect to its filter, of shape `filter_sizes`."""
+    padding, explicit = _convert_padding(padding)
+    return DepthwiseConv2dNativeBackpropFilter(input, filter_sizes, out_backprop, strides=strides, padding=padding,
+                                               explicit_paddings=explicit, data_format=data_format,
+                                               dilations=dilations, name=name)
 
 
 @tf_export("nn.depthwise_conv2d")
@@ -952,6 +1119,77 @@ def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: 
     return _pool(AvgPool, "AvgPool2D", input, ksize, strides, padding, data_format, name)
 
 
+def _pool1d(op: Op, default_name: str, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+            data_format: str | None, name: str | None) -> Tensor:
+    """A 1-D pool as TF composes it: ExpandDims of the input at its width's place, the 2-D pool, Squeeze."""
+    with name_scope(name, default_name, [input]) as scope:
+        if data_format in (None, "NWC"):
+            data_format, expanding_dim, channel = "NHWC", 1, -1
+        elif data_format == "NCW":
+            data_format, expanding_dim, channel = "NCHW", 2, 1
+        else:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        ksize = [1, *_get_sequence(ksize, 1, channel, "ksize")]
+        strides = [1, *_get_sequence(strides, 1, channel, "strides")]
+        if isinstance(padding, (list, tuple)):
+            padding = [(0, 0), *padding]
+        padding, explicit = _convert_padding(padding)
+        attrs = {"explicit_paddings": explicit} if explicit else {}
+        expanded = shape_ops.expand_dims(input, expanding_dim)
+        result = op(expanded, ksize=ksize, strides=strides, padding=padding, data_format=data_format, **attrs)
+        return shape_ops.squeeze(result, [expanding_dim], name=scope)
+
+
+@tf_export("nn.max_pool1d")
+def max_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> Tensor:
+    """The maximum of each window of a [batch, width, channels] (NWC) or NCW input."""
+    return _pool1d(MaxPool, "MaxPool1d", input, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.avg_pool1d")
+def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> Tensor:
+    """The mean of each window of a [batch, width, channels] (NWC) or NCW input."""
+    return _pool1d(AvgPool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
+
+
+def _pool_by_rank(pools: tuple[Any, Any], input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+                  data_format: str | None, name: str | None) -> Tensor:
+    """TF 2's pooling entry: the 1-D or 2-D pool the input's rank calls for (3-D pooling is not here)."""
+    input = convert_to_tensor(input, name="input")
+    if input.shape.ndims is not None:
+        n = input.shape.ndims - 2
+    elif data_format is not None:
+        n = len(data_format) - 2
+    else:
+        raise ValueError("`input` must have a static shape or a data format. Received: "
+                         f"input.shape={input.shape} and data_format={data_format}")
+    if not 1 <= n <= 3:
+        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
+    if n == 3:
+        raise NotImplementedError("3-D pooling (MaxPool3D, AvgPool3D) is not implemented")
+    channel = 1 if data_format is not None and data_format.startswith("NC") else -1
+    ksize, strides = _get_sequence(ksize, n, channel, "ksize"), _get_sequence(strides, n, channel, "strides")
+    if n == 1:
+        return pools[0](input, ksize, strides, padding, data_format=data_format or "NWC", name=name)
+    return pools[1](input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
+
+
+@tf_export("nn.max_pool_v2")
+def max_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
+                name: str | None = None) -> Tensor:
+    """TF 2's max_pool: max_pool1d or max_pool2d by the input's rank."""
+    return _pool_by_rank((max_pool1d, max_pool2d), input, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.avg_pool_v2")
+def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
+                name: str | None = None) -> Tensor:
+    """TF 2's avg_pool: avg_pool1d or avg_pool2d by the input's rank."""
+    return _pool_by_rank((avg_pool1d, avg_pool2d), input, ksize, strides, padding, data_format, name)
+
+
 @tf_export("nn.pool")
 def pool(input: Any, window_shape: Any, pooling_type: str, padding: str, dilation_rate: Any = None,  # noqa: A002
          strides: Any = None, name: str | None = None, data_format: str | None = None,
@@ -984,6 +1222,14 @@ def _conv2d_grad(op: Any, grad: Tensor) -> list:
     input_shape, filter_shape = shape_ops.shape_n([op.inputs[0], op.inputs[1]])
     return [Conv2DBackpropInput(input_shape, op.inputs[1], grad, **attrs),
             Conv2DBackpropFilter(op.inputs[0], filter_shape, grad, **attrs)]
+
+
+@DepthwiseConv2dNative.gradient
+def _depthwise_conv2d_grad(op: Any, grad: Tensor) -> list:
+    """The input's and the filter's gradients, by the two depthwise backprop ops (TF's _DepthwiseConv2dNativeGrad)."""
+    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
+    return [DepthwiseConv2dNativeBackpropInput(shape_ops.shape(op.inputs[0]), op.inputs[1], grad, **attrs),
+            DepthwiseConv2dNativeBackpropFilter(op.inputs[0], shape_ops.shape(op.inputs[1]), grad, **attrs)]
 
 
 @MaxPool.gradient
