@@ -3,8 +3,9 @@ which is also `conv2d_transpose`, and Conv2DBackpropFilter, both real ops that t
 DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gradients MaxPoolGrad and
 AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool,
 the 1-D pools, TF 2's rank-dispatching pools, and the transposed convolutions conv1d_transpose,
-conv_transpose and atrous_conv2d_transpose). The depthwise backprops honour dilations, which TF's CPU
-kernels ignore.
+conv_transpose and atrous_conv2d_transpose), MaxPoolWithArgmax with its gradient, and with_space_to_batch
+(an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations, which TF's CPU kernels
+ignore.
 
 Every kernel works on an NHWC view (NCHW is transposed in and out, as TF's oneDNN kernels accept it on CPU).
 Convolutions are im2col then one BLAS matmul: a strided view of the padded input holds every window, copied
@@ -18,6 +19,7 @@ elements in each window, as TF's does. half and bfloat16 compute in float32 and 
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -25,12 +27,19 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorweave import errors
-from tensorweave.framework import tensor_shape
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import manipulation_ops, shape_helpers, shape_ops
+from tensorweave.ops import (
+    constant_ops,
+    fill_ops,
+    manipulation_ops,
+    shape_helpers,
+    shape_ops,
+    space_batch_ops,
+)
 from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
@@ -793,6 +802,88 @@ def _avg_pool_grad(ctx: OpKernelContext, orig_input_shape: Any, grad: Any, ksize
     return fmt.from_nhwc(result.astype(grad.dtype, copy=False))
 
 
+# -- MaxPoolWithArgmax, MaxPoolGradWithArgmax -------------------------------------------------------------
+
+MaxPoolWithArgmax = Op("MaxPoolWithArgmax", inputs=["input: T"], outputs=["output: T", "argmax: Targmax"],
+                       attrs=[*_POOL_ATTRS, "Targmax: {int32, int64} = DT_INT64", "padding: {'SAME', 'VALID'}",
+                              "include_batch_in_index: bool = false", "T: realnumbertype"])
+
+
+@MaxPoolWithArgmax.shape
+def _max_pool_with_argmax_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    n, h, w, c = _dims(ctx.input_shape(0), 4)
+    ksize, strides, padding = list(ctx.attr("ksize")), list(ctx.attr("strides")), _text(ctx.attr("padding"))
+    out = tensor_shape.TensorShape([n, _static_window(h, ksize[1], strides[1], 1, padding),
+                                    _static_window(w, ksize[2], strides[2], 1, padding), c])
+    return [out, out]
+
+
+def _window_argmax(x: Any, g: _PoolGeometry) -> tuple[Any, Any, Any]:
+    """Each NHWC window's maximum and the input row and column it sits at: the first in row-major order
+    among equals, padding never (TF's kernel walks the input in that order and keeps a strictly greater)."""
+    n, h, w, c = x.shape
+    padded = np.pad(x, ((0, 0), (g.rows.before, g.rows.after), (g.cols.before, g.cols.after), (0, 0)),
+                    constant_values=_lowest(x.dtype))
+    sn, sh, sw, sc = padded.strides
+    windows = as_strided(padded, (n, g.rows.size, g.cols.size, g.kh, g.kw, c),
+                         (sn, sh * g.stride_h, sw * g.stride_w, sh, sw, sc), writeable=False)
+    flat = windows.transpose(0, 1, 2, 5, 3, 4).reshape(n, g.rows.size, g.cols.size, c, g.kh * g.kw)
+    best = flat.argmax(axis=-1)
+    values = np.take_along_axis(flat, best[..., None], axis=-1)[..., 0]
+    rows = np.arange(g.rows.size)[None, :, None, None] * g.stride_h - g.rows.before + best // g.kw
+    cols = np.arange(g.cols.size)[None, None, :, None] * g.stride_w - g.cols.before + best % g.kw
+    return values, rows, cols
+
+
+@MaxPoolWithArgmax.kernel("CPU")
+def _max_pool_with_argmax(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padding: Any,  # noqa: A002
+                          Targmax: Any, include_batch_in_index: bool) -> tuple[Any, Any]:  # noqa: N803
+    """The maximum of each window and where it is in the input, flattened as ((b * H + y) * W + x) * C + c
+    (the batch term only with `include_batch_in_index`)."""
+    g = _pool_geometry(ctx, input.shape, ksize, strides, padding, _Format.of("NHWC"))
+    n, h, w, c = input.shape
+    values, rows, cols = _window_argmax(input, g)
+    index = (rows * w + cols) * c + np.arange(c)
+    if include_batch_in_index:
+        index = index + np.arange(n)[:, None, None, None] * (h * w * c)
+    return values, index.astype(Targmax.as_numpy_dtype)
+
+
+MaxPoolGradWithArgmax = Op("MaxPoolGradWithArgmax", inputs=["input: T", "grad: T", "argmax: Targmax"],
+                           outputs=["output: T"],
+                           attrs=[*_POOL_ATTRS, "padding: {'SAME', 'VALID'}", "include_batch_in_index: bool = false",
+                                  "Targmax: {int32, int64}", "T: realnumbertype"])
+
+
+@MaxPoolGradWithArgmax.shape
+def _max_pool_grad_with_argmax_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [shape_helpers.with_rank(ctx.input_shape(0), 4)]
+
+
+@MaxPoolGradWithArgmax.kernel("CPU", type_constraints={"Targmax": [dtypes.int64]})
+def _max_pool_grad_with_argmax(ctx: OpKernelContext, input: Any, grad: Any, argmax: Any,  # noqa: A002
+                               include_batch_in_index: bool) -> Any:
+    """Each output gradient added into the input element its argmax names."""
+    if grad.shape != argmax.shape:
+        raise invalid_argument(ctx, f"Expected grad shape to be {_shape_text(argmax.shape)}, but got "
+                                    f"{_shape_text(grad.shape)}")
+    n = input.shape[0]
+    per_image = int(np.prod(input.shape[1:]))
+    index = argmax.reshape(n, -1).astype(np.int64)
+    if not include_batch_in_index:
+        index = index + np.arange(n)[:, None] * per_image
+    out = np.zeros(input.size, dtype=grad.dtype)
+    np.add.at(out, index.reshape(-1), grad.reshape(-1))
+    return out.reshape(input.shape)
+
+
+@MaxPoolWithArgmax.gradient
+def _max_pool_with_argmax_grad(op: Any, grad: Tensor, _: Tensor) -> list:
+    return [MaxPoolGradWithArgmax(op.inputs[0], grad, op.outputs[1], ksize=op.get_attr("ksize"),
+                                  strides=op.get_attr("strides"), padding=op.get_attr("padding"),
+                                  include_batch_in_index=op.get_attr("include_batch_in_index"))]
+
+
 # -- Public wrappers ------------------------------------------------------------------------------------
 
 
@@ -1004,6 +1095,80 @@ def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # n
                       dilations=dilation_rate, name=scope)
 
 
+def _spread(per_spatial: Tensor, fill: int, spatial_dims: list[int]) -> Tensor:
+    """Rows of `per_spatial` (one per spatial dimension) placed at dims 1..last of `spatial_dims`, `fill`
+    rows in the gaps: the block shape, paddings or crops of SpaceToBatchND over every dim after the batch."""
+    rows, previous = [], 0
+    trailing = per_spatial.shape.as_list()[1:]
+    for i, dim in enumerate(spatial_dims):
+        if dim - 1 > previous:
+            rows.append(fill_ops.fill([dim - 1 - previous, *trailing], constant_ops.constant(fill, per_spatial.dtype)))
+        rows.append(per_spatial[i:i + 1])
+        previous = dim
+    return manipulation_ops.concat(rows, 0)
+
+
+@tf_export("nn.with_space_to_batch")
+def with_space_to_batch(input: Any, dilation_rate: Any, padding: Any, op: Any, filter_shape: Any = None,  # noqa: A002
+                        spatial_dims: Any = None, data_format: str | None = None) -> Tensor:
+    """`op(input, num_spatial_dims, padding)` run as if dilated by `dilation_rate`: the spatial dims are
+    moved into the batch by SpaceToBatchND (padded so each is a multiple of the rate, and for SAME by the
+    dilated filter's padding), `op` runs with VALID padding, and BatchToSpaceND moves them back."""
+    input = convert_to_tensor(input, name="input")
+    dilation_rate = convert_to_tensor(dilation_rate, dtypes.int32, name="dilation_rate")
+    if dilation_rate.shape.ndims not in (None, 1):
+        raise ValueError(f"`dilation_rate.shape.rank` must be 1. Received: dilation_rate={dilation_rate} of rank "
+                         f"{dilation_rate.shape.ndims}")
+    if not dilation_rate.shape.is_fully_defined():
+        raise ValueError(f"`dilation_rate.shape` must be fully defined. Received: dilation_rate={dilation_rate} with "
+                         f"shape {dilation_rate.shape}")
+    num_spatial_dims = dilation_rate.shape.dims[0].value
+    start = 2 if data_format is not None and data_format.startswith("NC") else 1
+    requested = list(range(start, num_spatial_dims + start) if spatial_dims is None else spatial_dims)
+    spatial_dims = sorted({int(d) for d in requested})
+    if spatial_dims != requested or any(d < 1 for d in spatial_dims):
+        raise ValueError("`spatial_dims` must be a monotonically increasing sequence of positive integers. Received: "
+                         f"spatial_dims={requested}")
+    rank = spatial_dims[-1] if start == 2 else spatial_dims[-1] + 1
+    if input.shape.ndims is not None and input.shape.ndims < rank:
+        raise ValueError(f"`input.shape.rank` must be at least {rank}. Received: input.shape={input.shape} with rank "
+                         f"{input.shape.ndims}")
+    rate = tensor_util.constant_value(dilation_rate)
+    if rate is not None:
+        if np.any(rate < 1):
+            raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate}")
+        if np.all(rate == 1):
+            return op(input, num_spatial_dims, padding)
+    padding, explicit = _convert_padding(padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. Received: filter_shape={filter_shape}"
+                             f" and padding={padding}")
+        extra = (convert_to_tensor(filter_shape, dtypes.int32)[:num_spatial_dims] - 1) * dilation_rate
+        base = manipulation_ops.stack([extra // 2, extra - extra // 2], axis=1)
+    elif padding == "VALID":
+        base = fill_ops.zeros([num_spatial_dims, 2], dtypes.int32)
+    elif padding == "EXPLICIT":
+        pairs = np.array(explicit, np.int32).reshape(num_spatial_dims + 2, 2)
+        base = constant_ops.constant(pairs[2:] if start == 2 else pairs[1:-1])
+    else:
+        raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: padding={padding}")
+    dims = input.shape.as_list() if input.shape.ndims is not None else None
+    if dims is not None and all(dims[d] is not None for d in spatial_dims):
+        spatial_size: Any = constant_ops.constant([dims[d] for d in spatial_dims], dtypes.int32)
+    else:
+        whole = shape_ops.shape(input)
+        spatial_size = manipulation_ops.stack([whole[d] for d in spatial_dims])
+    padded = spatial_size + base[:, 0] + base[:, 1]
+    end_extra = (dilation_rate - padded % dilation_rate) % dilation_rate
+    paddings = manipulation_ops.stack([base[:, 0], base[:, 1] + end_extra], axis=1)
+    crops = manipulation_ops.stack([fill_ops.zeros_like(end_extra), end_extra], axis=1)
+    block = _spread(dilation_rate, 1, spatial_dims)
+    converted = space_batch_ops.space_to_batch_nd(input, block, _spread(paddings, 0, spatial_dims))
+    result = op(converted, num_spatial_dims, "VALID")
+    return space_batch_ops.batch_to_space_nd(result, block, _spread(crops, 0, spatial_dims))
+
+
 @tf_export("nn.atrous_conv2d")
 def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str, name: str | None = None) -> Tensor:
     """A 2-D convolution with the filter dilated by `rate` (holes between its taps)."""
@@ -1188,6 +1353,23 @@ def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format:
                 name: str | None = None) -> Tensor:
     """TF 2's avg_pool: avg_pool1d or avg_pool2d by the input's rank."""
     return _pool_by_rank((avg_pool1d, avg_pool2d), input, ksize, strides, padding, data_format, name)
+
+
+_MaxPoolWithArgmaxResult = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
+
+
+@tf_export("nn.max_pool_with_argmax")
+def max_pool_with_argmax(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+                         data_format: str = "NHWC", Targmax: Any = None, name: str | None = None,  # noqa: N803
+                         output_dtype: Any = None, include_batch_in_index: bool = False) -> Any:
+    """(the max pool of an NHWC input, the flattened input index of each maximum), as a namedtuple."""
+    if data_format != "NHWC":
+        raise ValueError(f"`data_format` values other  than 'NHWC' not supported. Received: data_format={data_format}")
+    Targmax = _deprecated_alias("output_dtype", output_dtype, "Targmax", Targmax)  # noqa: N806
+    outputs = MaxPoolWithArgmax(input, ksize=ksize, strides=strides, padding=padding,
+                                Targmax=dtypes.int64 if Targmax is None else Targmax,
+                                include_batch_in_index=include_batch_in_index, name=name)
+    return _MaxPoolWithArgmaxResult(*outputs)
 
 
 @tf_export("nn.pool")

@@ -158,3 +158,86 @@ def test_transposed_conv_values_and_errors():
             tf.nn.atrous_conv2d_transpose(y, w, [1, 2, 3, 1], 2, "FULL")
         with pytest.raises(ValueError, match="`rate` cannot be less than one. Received: rate=0"):
             tf.nn.atrous_conv2d_transpose(y, w, [1, 2, 3, 1], 0, "SAME")
+
+
+def _argmax_pool_reference(x, k, s, padding, include_batch):
+    """Every window's maximum and flat input index by definition (first in row-major order among ties)."""
+    n, h, w, c = x.shape
+    out_h = -(-h // s[0]) if padding == "SAME" else (h - k[0]) // s[0] + 1
+    out_w = -(-w // s[1]) if padding == "SAME" else (w - k[1]) // s[1] + 1
+    top = max(0, (out_h - 1) * s[0] + k[0] - h) // 2 if padding == "SAME" else 0
+    left = max(0, (out_w - 1) * s[1] + k[1] - w) // 2 if padding == "SAME" else 0
+    values = np.zeros((n, out_h, out_w, c), x.dtype)
+    index = np.zeros((n, out_h, out_w, c), np.int64)
+    for b, i, j, d in np.ndindex(n, out_h, out_w, c):
+        best = None
+        for y in range(i * s[0] - top, i * s[0] - top + k[0]):
+            for z in range(j * s[1] - left, j * s[1] - left + k[1]):
+                if 0 <= y < h and 0 <= z < w and (best is None or x[b, y, z, d] > values[b, i, j, d]):
+                    best, values[b, i, j, d] = (y, z), x[b, y, z, d]
+        index[b, i, j, d] = ((b * h if include_batch else 0) + best[0]) * w * c + best[1] * c + d
+    return values, index
+
+
+@pytest.mark.parametrize("k, s, padding, include_batch", [((2, 2), (2, 2), "SAME", False),
+                                                          ((3, 2), (1, 2), "VALID", True),
+                                                          ((2, 3), (1, 1), "SAME", False)])
+def test_max_pool_with_argmax(k, s, padding, include_batch):
+    x = RNG.integers(0, 3, (2, 5, 6, 2)).astype(np.float64)  # many ties
+    values, index = _argmax_pool_reference(x, k, s, padding, include_batch)
+    check_op(lambda x: tf.nn.max_pool_with_argmax(x, [1, *k, 1], [1, *s, 1], padding,
+                                                  include_batch_in_index=include_batch), [x], [values, index])
+    check_op(lambda x: tf.nn.max_pool_with_argmax(x, [1, *k, 1], [1, *s, 1], padding, Targmax=tf.int32).argmax,
+             [x], _argmax_pool_reference(x, k, s, padding, False)[1].astype(np.int32))
+    check_gradient(lambda x: tf.nn.max_pool_with_argmax(x, [1, *k, 1], [1, *s, 1], padding,
+                                                        include_batch_in_index=include_batch).output,
+                   [RNG.standard_normal((2, 5, 6, 2))])
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="`data_format` values other  than 'NHWC' not "
+                                                                  "supported. Received: data_format=NCHW"):
+        tf.nn.max_pool_with_argmax(x, [1, *k, 1], [1, *s, 1], padding, data_format="NCHW")
+
+
+@pytest.mark.parametrize("rate, padding", [([2, 2], "SAME"), ([2, 3], "VALID"), ([1, 1], "SAME"), ([3, 2], "SAME")])
+def test_with_space_to_batch_is_a_dilated_op(rate, padding):
+    """A VALID conv2d run through with_space_to_batch equals conv2d with those dilations (and its shape)."""
+    x = RNG.standard_normal((2, 7, 9, 3))
+    w = RNG.standard_normal((3, 2, 3, 4))
+
+    def conv(inp, num_spatial_dims, inner_padding):
+        assert num_spatial_dims == 2
+        return tf.nn.conv2d(inp, w, [1, 1, 1, 1], inner_padding)
+
+    with tf.Graph().as_default():
+        dilated = tf.nn.conv2d(x, w, [1, 1, 1, 1], padding, dilations=[1, *rate, 1])
+        via_batch = tf.nn.with_space_to_batch(x, rate, padding, conv, filter_shape=w.shape)
+        assert via_batch.shape.as_list() == dilated.shape.as_list()
+        if rate != [1, 1]:
+            assert via_batch.op.type == "BatchToSpaceND"
+        with tf.Session() as sess:
+            want, got = sess.run([dilated, via_batch])
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def test_with_space_to_batch_shapes_and_errors():
+    """Unknown input shapes, channels-first spatial dims (TF's values and shapes), and TF's errors."""
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    with tf.Graph().as_default():
+        unknown = tf.placeholder(tf.float32, [None, None, None, 5])
+        pooled = tf.nn.with_space_to_batch(unknown, [2, 2], "SAME",
+                                           lambda inp, n, p: tf.nn.max_pool(inp, [1, 2, 2, 1], [1, 1, 1, 1], p),
+                                           filter_shape=[2, 2])
+        doubled = tf.nn.with_space_to_batch(x, [2], "VALID", lambda inp, n, p: inp * 2.0, spatial_dims=[3],
+                                            data_format="NCHW")
+        assert doubled.shape.as_list() == [2, 3, 4, 5]
+        with tf.Session() as sess:
+            got = sess.run(pooled, {unknown: x})
+            np.testing.assert_array_equal(sess.run(doubled), 2 * x)
+        padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf)  # dilated 2x2 window
+        want = np.max([padded[:, i:i + 3, j:j + 4] for i in (0, 2) for j in (0, 2)], axis=0)
+        np.testing.assert_array_equal(got, want)
+        with pytest.raises(ValueError, match="`filter_shape` must be specified for `padding='SAME'`"):
+            tf.nn.with_space_to_batch(x, [2, 2], "SAME", lambda inp, n, p: inp)
+        with pytest.raises(ValueError, match=r"`dilation_rate` must be positive. Received: dilation_rate=\[0 1\]"):
+            tf.nn.with_space_to_batch(x, [0, 1], "VALID", lambda inp, n, p: inp)
+        with pytest.raises(ValueError, match="`spatial_dims` must be a monotonically increasing sequence"):
+            tf.nn.with_space_to_batch(x, [2, 2], "VALID", lambda inp, n, p: inp, spatial_dims=[2, 1])
