@@ -1,4 +1,5 @@
-"""Embedding lookups: `tf.nn.embedding_lookup` over one tensor or a list of shards.
+"""Embedding lookups: `tf.nn.embedding_lookup` over one tensor or a list of shards, and the sparse forms
+`embedding_lookup_sparse` and `safe_embedding_lookup_sparse` that combine the embeddings of each row's ids.
 
 Built as TF builds it, from existing ops: one shard is a single GatherV2 (its gradient is IndexedSlices);
 several shards split the flattened ids among them by `partition_strategy` with DynamicPartition, gather in
@@ -13,13 +14,20 @@ from typing import Any
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import convert_to_tensor_or_indexed_slices
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
     elementwise_ops,
+    fill_ops,
+    indexing_ops,
     manipulation_ops,
     reduction_ops,
+    segment_ops,
     sequence_ops,
+    set_ops,
+    shape_ops,
+    sparse_ops,
 )
 from tensorweave.ops.clip_ops import clip_by_norm
 from tensorweave.ops.indexing_ops import gather
@@ -115,3 +123,122 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod", nam
         result = reshape(result, manipulation_ops.concat([shape(ids), element_dims], 0))
         result.set_shape(ids.shape.concatenate(element_shape))
         return _clip(result, ids, max_norm)
+
+
+_COMBINERS = ("mean", "sqrtn", "sum")
+
+
+def _combine_weighted(embeddings: Tensor, weights: Tensor, segment_ids: Tensor, combiner: str,
+                      name: str) -> Tensor:
+    """Each segment's weighted sum of embeddings, divided by its weight sum ("mean") or by the root of its
+    squared weights' sum ("sqrtn"); half types are combined in float32."""
+    original = embeddings.dtype
+    if original in (dtypes.float16, dtypes.bfloat16):
+        embeddings = cast_ops.cast(embeddings, dtypes.float32)
+    if weights.dtype != embeddings.dtype:
+        weights = cast_ops.cast(weights, embeddings.dtype)
+    ones = fill_ops.ones(shape_ops.expand_dims(shape_ops.rank(embeddings) - 1, 0), dtype=dtypes.int32)
+    static_weights = weights.shape
+    weights = shape_ops.reshape(weights, manipulation_ops.concat([shape_ops.shape(weights), ones], 0))
+    if embeddings.shape.ndims is not None:
+        weights.set_shape(static_weights.concatenate([1] * (embeddings.shape.ndims - 1)))
+    embeddings = embeddings * weights
+    if combiner == "sum":
+        embeddings = segment_ops.segment_sum(embeddings, segment_ids, name=name)
+    else:
+        summed = segment_ops.segment_sum(embeddings, segment_ids)
+        if combiner == "mean":
+            divisor = segment_ops.segment_sum(weights, segment_ids)
+        else:
+            divisor = elementwise_ops.sqrt(segment_ops.segment_sum(elementwise_ops.pow(weights, 2), segment_ids))
+        embeddings = elementwise_ops.div_no_nan(summed, divisor, name=name)
+    return cast_ops.cast(embeddings, original) if embeddings.dtype != original else embeddings
+
+
+@tf_export("nn.embedding_lookup_sparse")
+def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition_strategy: str = "mod",
+                            name: str | None = None, combiner: str | None = None, max_norm: Any = None,
+                            allow_fast_lookup: bool = False) -> Tensor:
+    """Per row of the SparseTensor `sp_ids` (rows up to its last non-empty one), its ids' embeddings
+    combined: summed, averaged ("mean", the default) or divided by the root of the squared weights' sum
+    ("sqrtn"), weighted by `sp_weights` (a SparseTensor like `sp_ids`) or by 1. `allow_fast_lookup` is a
+    speed hint of TF's that changes nothing."""
+    del allow_fast_lookup
+    combiner = "mean" if combiner is None else combiner
+    if combiner not in _COMBINERS:
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+    params = list(params) if isinstance(params, (list, tuple)) else [params]
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
+    if sp_weights is not None:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError(f"sp_weights must be either None or SparseTensor, got {type(sp_weights)}")
+        sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
+        sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
+        sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
+    with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as scope:
+        segment_ids = cast_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
+        ids, idx = set_ops.unique(sp_ids.values)
+        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
+        if sp_weights is not None:
+            return _combine_weighted(indexing_ops.gather(embeddings, idx), sp_weights.values, segment_ids, combiner,
+                                     scope)
+        combine = {"sum": segment_ops.sparse_segment_sum, "mean": segment_ops.sparse_segment_mean,
+                   "sqrtn": segment_ops.sparse_segment_sqrt_n}[combiner]
+        return combine(embeddings, idx, segment_ids, name=scope)
+
+
+def _retain(sparse_ids: SparseTensor, sparse_weights: SparseTensor | None,
+            keep: Tensor) -> tuple[SparseTensor, SparseTensor | None]:
+    sparse_ids = sparse_ops.sparse_retain(sparse_ids, keep)
+    if sparse_weights is not None:
+        sparse_weights = sparse_ops.sparse_retain(sparse_weights, keep)
+    return sparse_ids, sparse_weights
+
+
+@tf_export("nn.safe_embedding_lookup_sparse")
+def safe_embedding_lookup_sparse(embedding_weights: Any, sparse_ids: Any, sparse_weights: Any = None,
+                                 combiner: str = "mean", default_id: Any = None, name: str | None = None,
+                                 partition_strategy: str = "div", max_norm: Any = None,
+                                 allow_fast_lookup: bool = False) -> Tensor:
+    """embedding_lookup_sparse made safe for real inputs: ids < 0 (and, unless summing, weights <= 0) are
+    dropped, a row left empty gets the embedding of `default_id` (or zeros), and ids of any rank
+    [d0, ..., dn, ids] give embeddings [d0, ..., dn, dim]."""
+    if embedding_weights is None or (isinstance(embedding_weights, (list, tuple)) and not embedding_weights):
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    embedding_weights = list(embedding_weights) if isinstance(embedding_weights, (list, tuple)) else [
+        embedding_weights]
+    dtype = sparse_weights.dtype if sparse_weights is not None else None
+    embedding_weights = [convert_to_tensor(w, dtype=dtype) for w in embedding_weights]
+    with name_scope(name, "embedding_lookup", embedding_weights + [sparse_ids, sparse_weights]) as scope:
+        original_shape = sparse_ids.dense_shape
+        rank_dim = original_shape.shape.dims[0].value
+        original_rank = size(original_shape) if rank_dim is None else rank_dim
+        sparse_ids = sparse_ops.sparse_reshape(sparse_ids, [
+            reduction_ops.reduce_prod(indexing_ops.slice(original_shape, [0], [original_rank - 1])),
+            indexing_ops.gather(original_shape, original_rank - 1)])
+        if sparse_weights is not None:
+            sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values, sparse_ids.dense_shape)
+        valid = elementwise_ops.greater_equal(sparse_ids.values, 0)
+        if sparse_weights is not None:
+            valid = elementwise_ops.logical_and(valid, fill_ops.ones_like(sparse_weights.values, dtype=dtypes.bool))
+        sparse_ids, sparse_weights = _retain(sparse_ids, sparse_weights, valid)
+        if combiner != "sum" and sparse_weights is not None:
+            sparse_ids, sparse_weights = _retain(sparse_ids, sparse_weights,
+                                                 elementwise_ops.greater(sparse_weights.values, 0))
+        sparse_ids, is_row_empty = sparse_ops.sparse_fill_empty_rows(sparse_ids, default_id or 0)
+        if sparse_weights is not None:
+            sparse_weights, _ = sparse_ops.sparse_fill_empty_rows(sparse_weights, 1.0)
+        result = embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner=combiner,
+                                         partition_strategy=partition_strategy,
+                                         name=None if default_id is None else scope, max_norm=max_norm)
+        if default_id is None:
+            is_row_empty = manipulation_ops.tile(shape_ops.reshape(is_row_empty, [-1, 1]),
+                                                 manipulation_ops.stack([1, shape(result)[1]]))
+            result = elementwise_ops.where(is_row_empty, fill_ops.zeros_like(result), result, name=scope)
+        final = shape_ops.reshape(result, manipulation_ops.concat([
+            indexing_ops.slice(cast_ops.cast(original_shape, dtypes.int32), [0], [original_rank - 1]),
+            indexing_ops.slice(shape(result), [1], [-1])], 0))
+        outer = tensor_shape.unknown_shape(None if rank_dim is None else rank_dim - 1)
+        final.set_shape(outer.concatenate(result.shape[1:]))
+        return final

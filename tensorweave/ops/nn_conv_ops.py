@@ -1,7 +1,11 @@
 """Convolutions and pooling, as TF1's `tf.nn` has them: Conv2D with its two backprops (Conv2DBackpropInput,
 which is also `conv2d_transpose`, and Conv2DBackpropFilter, both real ops that the conv gradient uses),
-DepthwiseConv2dNative, MaxPool and AvgPool with their gradients MaxPoolGrad and AvgPoolGrad, and the
-wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool).
+DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gradients MaxPoolGrad and
+AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool,
+the 1-D pools, TF 2's rank-dispatching pools, and the transposed convolutions conv1d_transpose,
+conv_transpose and atrous_conv2d_transpose), MaxPoolWithArgmax with its gradient, and with_space_to_batch
+(an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations, which TF's CPU kernels
+ignore.
 
 Every kernel works on an NHWC view (NCHW is transposed in and out, as TF's oneDNN kernels accept it on CPU).
 Convolutions are im2col then one BLAS matmul: a strided view of the padded input holds every window, copied
@@ -15,6 +19,7 @@ elements in each window, as TF's does. half and bfloat16 compute in float32 and 
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -22,12 +27,19 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorweave import errors
-from tensorweave.framework import tensor_shape
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import manipulation_ops, shape_helpers, shape_ops
+from tensorweave.ops import (
+    constant_ops,
+    fill_ops,
+    manipulation_ops,
+    shape_helpers,
+    shape_ops,
+    space_batch_ops,
+)
 from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
@@ -518,6 +530,77 @@ def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,
     return grad.astype(input.dtype, copy=False)
 
 
+# -- DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropFilter -------------------------------
+
+_DEPTHWISE_ATTRS = [f"T: {_FLOAT}", *[a for a in _CONV_ATTRS if not a.startswith("use_cudnn")]]
+DepthwiseConv2dNativeBackpropInput = Op("DepthwiseConv2dNativeBackpropInput",
+                                        inputs=["input_sizes: int32", "filter: T", "out_backprop: T"],
+                                        outputs=["output: T"], attrs=_DEPTHWISE_ATTRS)
+
+
+@DepthwiseConv2dNativeBackpropInput.shape
+def _depthwise_backprop_input_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank(ctx.input_shape(0), 1)
+    _dims(ctx.input_shape(1), 4)
+    _dims(ctx.input_shape(2), 4)
+    _conv_attrs(ctx, "DepthwiseConv2dNativeBackpropInput")
+    return [shape_helpers.with_rank(ctx.input_as_shape(0), 4)]
+
+
+def _depthwise_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shape: Sequence[int],
+                        out_backprop: Any, strides: list, padding: Any, explicit_paddings: list, data_format: Any,
+                        dilations: list, name: str) -> tuple[_ConvGeometry, _Format]:
+    """The grouped geometry of a depthwise conv ([KH, KW, C, M] as [KH, KW, 1, C*M]), checked as TF's
+    backprop kernels check it."""
+    fmt = _Format.of(data_format)
+    for what, shape in (("input", input_shape), ("filter", filter_shape), ("out_backprop", out_backprop.shape)):
+        if len(shape) != 4:
+            raise invalid_argument(ctx, f"{name}: {what} must be 4-dimensional: {_shape_text(shape)}")
+    if fmt.depth(input_shape) != filter_shape[2]:
+        raise invalid_argument(ctx, f"{name}: input and filter must have the same in_depth: "
+                                    f"{fmt.depth(input_shape)} vs {filter_shape[2]}")
+    grouped = [filter_shape[0], filter_shape[1], 1, filter_shape[2] * filter_shape[3]]
+    g = _conv_geometry(ctx, input_shape, grouped, strides, padding, explicit_paddings, data_format, dilations, name)
+    _check_backprop_sizes(ctx, name, g, out_backprop.shape, fmt)
+    return g, fmt
+
+
+@DepthwiseConv2dNativeBackpropInput.kernel("CPU", expensive=True)
+def _depthwise_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                              strides: list, padding: Any, explicit_paddings: list, data_format: Any,
+                              dilations: list) -> Any:
+    sizes = [int(s) for s in np.asarray(input_sizes).reshape(-1)]
+    g, fmt = _depthwise_geometry(ctx, sizes, filter.shape, out_backprop, strides, padding, explicit_paddings,
+                                 data_format, dilations, "DepthwiseConv2DBackpropInput")
+    grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1)
+    grad = _conv_backprop_input(grouped, fmt.to_nhwc(out_backprop), g)
+    return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
+
+
+DepthwiseConv2dNativeBackpropFilter = Op("DepthwiseConv2dNativeBackpropFilter",
+                                         inputs=["input: T", "filter_sizes: int32", "out_backprop: T"],
+                                         outputs=["output: T"], attrs=_DEPTHWISE_ATTRS)
+
+
+@DepthwiseConv2dNativeBackpropFilter.shape
+def _depthwise_backprop_filter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _dims(ctx.input_shape(0), 4)
+    _dims(ctx.input_shape(2), 4)
+    _conv_attrs(ctx, "DepthwiseConv2dNativeBackpropFilter")
+    return [shape_helpers.with_rank(shape_helpers.shape_from_tensor(ctx, 1), 4)]
+
+
+@DepthwiseConv2dNativeBackpropFilter.kernel("CPU", expensive=True)
+def _depthwise_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,  # noqa: A002
+                               out_backprop: Any, strides: list, padding: Any, explicit_paddings: list,
+                               data_format: Any, dilations: list) -> Any:
+    sizes = [int(s) for s in np.asarray(filter_sizes).reshape(-1)]
+    g, fmt = _depthwise_geometry(ctx, input.shape, sizes, out_backprop, strides, padding, explicit_paddings,
+                                 data_format, dilations, "DepthwiseConv2DBackpropFilter")
+    grad = _conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g)
+    return grad.reshape(sizes).astype(input.dtype, copy=False)
+
+
 # -- Pooling --------------------------------------------------------------------------------------------
 
 
@@ -719,6 +802,88 @@ def _avg_pool_grad(ctx: OpKernelContext, orig_input_shape: Any, grad: Any, ksize
     return fmt.from_nhwc(result.astype(grad.dtype, copy=False))
 
 
+# -- MaxPoolWithArgmax, MaxPoolGradWithArgmax -------------------------------------------------------------
+
+MaxPoolWithArgmax = Op("MaxPoolWithArgmax", inputs=["input: T"], outputs=["output: T", "argmax: Targmax"],
+                       attrs=[*_POOL_ATTRS, "Targmax: {int32, int64} = DT_INT64", "padding: {'SAME', 'VALID'}",
+                              "include_batch_in_index: bool = false", "T: realnumbertype"])
+
+
+@MaxPoolWithArgmax.shape
+def _max_pool_with_argmax_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    n, h, w, c = _dims(ctx.input_shape(0), 4)
+    ksize, strides, padding = list(ctx.attr("ksize")), list(ctx.attr("strides")), _text(ctx.attr("padding"))
+    out = tensor_shape.TensorShape([n, _static_window(h, ksize[1], strides[1], 1, padding),
+                                    _static_window(w, ksize[2], strides[2], 1, padding), c])
+    return [out, out]
+
+
+def _window_argmax(x: Any, g: _PoolGeometry) -> tuple[Any, Any, Any]:
+    """Each NHWC window's maximum and the input row and column it sits at: the first in row-major order
+    among equals, padding never (TF's kernel walks the input in that order and keeps a strictly greater)."""
+    n, h, w, c = x.shape
+    padded = np.pad(x, ((0, 0), (g.rows.before, g.rows.after), (g.cols.before, g.cols.after), (0, 0)),
+                    constant_values=_lowest(x.dtype))
+    sn, sh, sw, sc = padded.strides
+    windows = as_strided(padded, (n, g.rows.size, g.cols.size, g.kh, g.kw, c),
+                         (sn, sh * g.stride_h, sw * g.stride_w, sh, sw, sc), writeable=False)
+    flat = windows.transpose(0, 1, 2, 5, 3, 4).reshape(n, g.rows.size, g.cols.size, c, g.kh * g.kw)
+    best = flat.argmax(axis=-1)
+    values = np.take_along_axis(flat, best[..., None], axis=-1)[..., 0]
+    rows = np.arange(g.rows.size)[None, :, None, None] * g.stride_h - g.rows.before + best // g.kw
+    cols = np.arange(g.cols.size)[None, None, :, None] * g.stride_w - g.cols.before + best % g.kw
+    return values, rows, cols
+
+
+@MaxPoolWithArgmax.kernel("CPU")
+def _max_pool_with_argmax(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padding: Any,  # noqa: A002
+                          Targmax: Any, include_batch_in_index: bool) -> tuple[Any, Any]:  # noqa: N803
+    """The maximum of each window and where it is in the input, flattened as ((b * H + y) * W + x) * C + c
+    (the batch term only with `include_batch_in_index`)."""
+    g = _pool_geometry(ctx, input.shape, ksize, strides, padding, _Format.of("NHWC"))
+    n, h, w, c = input.shape
+    values, rows, cols = _window_argmax(input, g)
+    index = (rows * w + cols) * c + np.arange(c)
+    if include_batch_in_index:
+        index = index + np.arange(n)[:, None, None, None] * (h * w * c)
+    return values, index.astype(Targmax.as_numpy_dtype)
+
+
+MaxPoolGradWithArgmax = Op("MaxPoolGradWithArgmax", inputs=["input: T", "grad: T", "argmax: Targmax"],
+                           outputs=["output: T"],
+                           attrs=[*_POOL_ATTRS, "padding: {'SAME', 'VALID'}", "include_batch_in_index: bool = false",
+                                  "Targmax: {int32, int64}", "T: realnumbertype"])
+
+
+@MaxPoolGradWithArgmax.shape
+def _max_pool_grad_with_argmax_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [shape_helpers.with_rank(ctx.input_shape(0), 4)]
+
+
+@MaxPoolGradWithArgmax.kernel("CPU", type_constraints={"Targmax": [dtypes.int64]})
+def _max_pool_grad_with_argmax(ctx: OpKernelContext, input: Any, grad: Any, argmax: Any,  # noqa: A002
+                               include_batch_in_index: bool) -> Any:
+    """Each output gradient added into the input element its argmax names."""
+    if grad.shape != argmax.shape:
+        raise invalid_argument(ctx, f"Expected grad shape to be {_shape_text(argmax.shape)}, but got "
+                                    f"{_shape_text(grad.shape)}")
+    n = input.shape[0]
+    per_image = int(np.prod(input.shape[1:]))
+    index = argmax.reshape(n, -1).astype(np.int64)
+    if not include_batch_in_index:
+        index = index + np.arange(n)[:, None] * per_image
+    out = np.zeros(input.size, dtype=grad.dtype)
+    np.add.at(out, index.reshape(-1), grad.reshape(-1))
+    return out.reshape(input.shape)
+
+
+@MaxPoolWithArgmax.gradient
+def _max_pool_with_argmax_grad(op: Any, grad: Tensor, _: Tensor) -> list:
+    return [MaxPoolGradWithArgmax(op.inputs[0], grad, op.outputs[1], ksize=op.get_attr("ksize"),
+                                  strides=op.get_attr("strides"), padding=op.get_attr("padding"),
+                                  include_batch_in_index=op.get_attr("include_batch_in_index"))]
+
+
 # -- Public wrappers ------------------------------------------------------------------------------------
 
 
@@ -814,6 +979,75 @@ def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = 
                                    dilations=_get_sequence(dilations, 2, channel, "dilations"), name=scope)
 
 
+@tf_export("nn.conv1d_transpose")
+def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any,  # noqa: A002
+                     padding: str = "SAME", data_format: str = "NWC", dilations: Any = None,
+                     name: str | None = None) -> Tensor:
+    """The transpose of conv1d, as TF composes it: ExpandDims, Conv2DBackpropInput, Squeeze."""
+    with name_scope(name, "conv1d_transpose", [input, filters, output_shape]) as scope:
+        if data_format in (None, "NWC"):
+            data_format, spatial_start, channel = "NHWC", 1, -1
+        elif data_format == "NCW":
+            data_format, spatial_start, channel = "NCHW", 2, 1
+        else:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        strides = [1, *_get_sequence(strides, 1, channel, "stride")]
+        dilations = [1, *_get_sequence(dilations, 1, channel, "dilations")]
+        input = shape_ops.expand_dims(input, spatial_start)
+        filters = shape_ops.expand_dims(filters, 0)
+        if isinstance(output_shape, (list, tuple)):
+            sizes: Any = [*output_shape[:spatial_start], 1, *output_shape[spatial_start:]]
+        else:
+            output_shape = convert_to_tensor(output_shape, name="output_shape")
+            sizes = manipulation_ops.concat([output_shape[:spatial_start], [1], output_shape[spatial_start:]], 0)
+        result = Conv2DBackpropInput(sizes, filters, input, strides=strides, padding=padding,
+                                     data_format=data_format, dilations=dilations, name=scope)
+        return shape_ops.squeeze(result, [spatial_start])
+
+
+@tf_export("nn.conv_transpose")
+def conv_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: str = "SAME",  # noqa: A002
+                   data_format: str | None = None, dilations: Any = None, name: str | None = None) -> Tensor:
+    """The transpose of an N-D convolution, N from the length of `output_shape` (1 or 2 here)."""
+    with name_scope(name, "conv_transpose", [input, filters, output_shape]) as scope:
+        if isinstance(output_shape, Tensor):
+            n = output_shape.shape.dims[0].value - 2
+        elif hasattr(output_shape, "__len__"):
+            n = len(output_shape) - 2
+        else:
+            raise ValueError("`output_shape` must be a tensor or sized collection")
+        if not 1 <= n <= 3:
+            raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: output_shape={output_shape} of "
+                             f"length {n + 2}.")
+        if n == 3:
+            raise NotImplementedError("conv3d_transpose is not implemented")
+        if n == 1:
+            return conv1d_transpose(input, filters, output_shape, strides, padding=padding,
+                                    data_format=data_format or "NWC", dilations=dilations, name=scope)
+        return conv2d_transpose(input, filters, output_shape, strides, padding=padding,
+                                data_format=data_format or "NHWC", dilations=dilations, name=scope)
+
+
+@tf_export("nn.atrous_conv2d_transpose")
+def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int, padding: str,
+                            name: str | None = None) -> Tensor:
+    """The transpose of atrous_conv2d: conv2d_transpose with the filter dilated by `rate`. (TF builds it
+    from SpaceToBatchND and BatchToSpaceND around an undilated transpose; the values are the same.)"""
+    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]) as scope:
+        value = convert_to_tensor(value, name="value")
+        filters = convert_to_tensor(filters, name="filters")
+        if not value.shape.dims[3].is_compatible_with(filters.shape[3]):
+            raise ValueError("`value` channel count must be compatible with `filters` input channel count. Received: "
+                             f"value.shape={value.shape} with channel count {value.shape[3]} and "
+                             f"filters.shape={filters.shape} with input channel count {filters.shape[3]}.")
+        if rate < 1:
+            raise ValueError(f"`rate` cannot be less than one. Received: rate={rate}")
+        if padding not in ("SAME", "VALID"):
+            raise ValueError(f"`padding` must be either VALID or SAME. Received: padding={padding}")
+        return Conv2DBackpropInput(output_shape, filters, value, strides=[1, 1, 1, 1], padding=padding,
+                                   dilations=[1, rate, rate, 1], name=scope)
+
+
 @tf_export("nn.conv1d")
 def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: Any = None,
            use_cudnn_on_gpu: Any = None, data_format: str | None = None, name: str | None = None,
@@ -861,6 +1095,80 @@ def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # n
                       dilations=dilation_rate, name=scope)
 
 
+def _spread(per_spatial: Tensor, fill: int, spatial_dims: list[int]) -> Tensor:
+    """Rows of `per_spatial` (one per spatial dimension) placed at dims 1..last of `spatial_dims`, `fill`
+    rows in the gaps: the block shape, paddings or crops of SpaceToBatchND over every dim after the batch."""
+    rows, previous = [], 0
+    trailing = per_spatial.shape.as_list()[1:]
+    for i, dim in enumerate(spatial_dims):
+        if dim - 1 > previous:
+            rows.append(fill_ops.fill([dim - 1 - previous, *trailing], constant_ops.constant(fill, per_spatial.dtype)))
+        rows.append(per_spatial[i:i + 1])
+        previous = dim
+    return manipulation_ops.concat(rows, 0)
+
+
+@tf_export("nn.with_space_to_batch")
+def with_space_to_batch(input: Any, dilation_rate: Any, padding: Any, op: Any, filter_shape: Any = None,  # noqa: A002
+                        spatial_dims: Any = None, data_format: str | None = None) -> Tensor:
+    """`op(input, num_spatial_dims, padding)` run as if dilated by `dilation_rate`: the spatial dims are
+    moved into the batch by SpaceToBatchND (padded so each is a multiple of the rate, and for SAME by the
+    dilated filter's padding), `op` runs with VALID padding, and BatchToSpaceND moves them back."""
+    input = convert_to_tensor(input, name="input")
+    dilation_rate = convert_to_tensor(dilation_rate, dtypes.int32, name="dilation_rate")
+    if dilation_rate.shape.ndims not in (None, 1):
+        raise ValueError(f"`dilation_rate.shape.rank` must be 1. Received: dilation_rate={dilation_rate} of rank "
+                         f"{dilation_rate.shape.ndims}")
+    if not dilation_rate.shape.is_fully_defined():
+        raise ValueError(f"`dilation_rate.shape` must be fully defined. Received: dilation_rate={dilation_rate} with "
+                         f"shape {dilation_rate.shape}")
+    num_spatial_dims = dilation_rate.shape.dims[0].value
+    start = 2 if data_format is not None and data_format.startswith("NC") else 1
+    requested = list(range(start, num_spatial_dims + start) if spatial_dims is None else spatial_dims)
+    spatial_dims = sorted({int(d) for d in requested})
+    if spatial_dims != requested or any(d < 1 for d in spatial_dims):
+        raise ValueError("`spatial_dims` must be a monotonically increasing sequence of positive integers. Received: "
+                         f"spatial_dims={requested}")
+    rank = spatial_dims[-1] if start == 2 else spatial_dims[-1] + 1
+    if input.shape.ndims is not None and input.shape.ndims < rank:
+        raise ValueError(f"`input.shape.rank` must be at least {rank}. Received: input.shape={input.shape} with rank "
+                         f"{input.shape.ndims}")
+    rate = tensor_util.constant_value(dilation_rate)
+    if rate is not None:
+        if np.any(rate < 1):
+            raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate}")
+        if np.all(rate == 1):
+            return op(input, num_spatial_dims, padding)
+    padding, explicit = _convert_padding(padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. Received: filter_shape={filter_shape}"
+                             f" and padding={padding}")
+        extra = (convert_to_tensor(filter_shape, dtypes.int32)[:num_spatial_dims] - 1) * dilation_rate
+        base = manipulation_ops.stack([extra // 2, extra - extra // 2], axis=1)
+    elif padding == "VALID":
+        base = fill_ops.zeros([num_spatial_dims, 2], dtypes.int32)
+    elif padding == "EXPLICIT":
+        pairs = np.array(explicit, np.int32).reshape(num_spatial_dims + 2, 2)
+        base = constant_ops.constant(pairs[2:] if start == 2 else pairs[1:-1])
+    else:
+        raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: padding={padding}")
+    dims = input.shape.as_list() if input.shape.ndims is not None else None
+    if dims is not None and all(dims[d] is not None for d in spatial_dims):
+        spatial_size: Any = constant_ops.constant([dims[d] for d in spatial_dims], dtypes.int32)
+    else:
+        whole = shape_ops.shape(input)
+        spatial_size = manipulation_ops.stack([whole[d] for d in spatial_dims])
+    padded = spatial_size + base[:, 0] + base[:, 1]
+    end_extra = (dilation_rate - padded % dilation_rate) % dilation_rate
+    paddings = manipulation_ops.stack([base[:, 0], base[:, 1] + end_extra], axis=1)
+    crops = manipulation_ops.stack([fill_ops.zeros_like(end_extra), end_extra], axis=1)
+    block = _spread(dilation_rate, 1, spatial_dims)
+    converted = space_batch_ops.space_to_batch_nd(input, block, _spread(paddings, 0, spatial_dims))
+    result = op(converted, num_spatial_dims, "VALID")
+    return space_batch_ops.batch_to_space_nd(result, block, _spread(crops, 0, spatial_dims))
+
+
 @tf_export("nn.atrous_conv2d")
 def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str, name: str | None = None) -> Tensor:
     """A 2-D convolution with the filter dilated by `rate` (holes between its taps)."""
@@ -875,6 +1183,30 @@ def depthwise_conv2d_native(input: Any, filter: Any, strides: Any, padding: Any,
     padding, explicit = _convert_padding(padding)
     return DepthwiseConv2dNative(input, filter, strides=strides, padding=padding, explicit_paddings=explicit,
                                  data_format=data_format, dilations=dilations, name=name)
+
+
+@tf_export("nn.depthwise_conv2d_native_backprop_input", "nn.depthwise_conv2d_backprop_input")
+def depthwise_conv2d_native_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                                           strides: Any, padding: Any, data_format: str = "NHWC",
+                                           dilations: Any = [1, 1, 1, 1],  # noqa: B006
+                                           name: str | None = None) -> Tensor:
+    """The gradient of depthwise_conv2d_native with respect to its input, of shape `input_sizes`."""
+    padding, explicit = _convert_padding(padding)
+    return DepthwiseConv2dNativeBackpropInput(input_sizes, filter, out_backprop, strides=strides, padding=padding,
+                                              explicit_paddings=explicit, data_format=data_format,
+                                              dilations=dilations, name=name)
+
+
+@tf_export("nn.depthwise_conv2d_native_backprop_filter", "nn.depthwise_conv2d_backprop_filter")
+def depthwise_conv2d_native_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any,  # noqa: A002
+                                            strides: Any, padding: Any, data_format: str = "NHWC",
+                                            dilations: Any = [1, 1, 1, 1],  # noqa: B006
+                                            name: str | None = None) -> Tensor:
+    """The gradient of depthwise_conv2d_native with respect to its filter, of shape `filter_sizes`."""
+    padding, explicit = _convert_padding(padding)
+    return DepthwiseConv2dNativeBackpropFilter(input, filter_sizes, out_backprop, strides=strides, padding=padding,
+                                               explicit_paddings=explicit, data_format=data_format,
+                                               dilations=dilations, name=name)
 
 
 @tf_export("nn.depthwise_conv2d")
@@ -952,6 +1284,94 @@ def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: 
     return _pool(AvgPool, "AvgPool2D", input, ksize, strides, padding, data_format, name)
 
 
+def _pool1d(op: Op, default_name: str, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+            data_format: str | None, name: str | None) -> Tensor:
+    """A 1-D pool as TF composes it: ExpandDims of the input at its width's place, the 2-D pool, Squeeze."""
+    with name_scope(name, default_name, [input]) as scope:
+        if data_format in (None, "NWC"):
+            data_format, expanding_dim, channel = "NHWC", 1, -1
+        elif data_format == "NCW":
+            data_format, expanding_dim, channel = "NCHW", 2, 1
+        else:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        ksize = [1, *_get_sequence(ksize, 1, channel, "ksize")]
+        strides = [1, *_get_sequence(strides, 1, channel, "strides")]
+        if isinstance(padding, (list, tuple)):
+            padding = [(0, 0), *padding]
+        padding, explicit = _convert_padding(padding)
+        attrs = {"explicit_paddings": explicit} if explicit else {}
+        expanded = shape_ops.expand_dims(input, expanding_dim)
+        result = op(expanded, ksize=ksize, strides=strides, padding=padding, data_format=data_format, **attrs)
+        return shape_ops.squeeze(result, [expanding_dim], name=scope)
+
+
+@tf_export("nn.max_pool1d")
+def max_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> Tensor:
+    """The maximum of each window of a [batch, width, channels] (NWC) or NCW input."""
+    return _pool1d(MaxPool, "MaxPool1d", input, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.avg_pool1d")
+def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> Tensor:
+    """The mean of each window of a [batch, width, channels] (NWC) or NCW input."""
+    return _pool1d(AvgPool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
+
+
+def _pool_by_rank(pools: tuple[Any, Any], input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+                  data_format: str | None, name: str | None) -> Tensor:
+    """TF 2's pooling entry: the 1-D or 2-D pool the input's rank calls for (3-D pooling is not here)."""
+    input = convert_to_tensor(input, name="input")
+    if input.shape.ndims is not None:
+        n = input.shape.ndims - 2
+    elif data_format is not None:
+        n = len(data_format) - 2
+    else:
+        raise ValueError("`input` must have a static shape or a data format. Received: "
+                         f"input.shape={input.shape} and data_format={data_format}")
+    if not 1 <= n <= 3:
+        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
+    if n == 3:
+        raise NotImplementedError("3-D pooling (MaxPool3D, AvgPool3D) is not implemented")
+    channel = 1 if data_format is not None and data_format.startswith("NC") else -1
+    ksize, strides = _get_sequence(ksize, n, channel, "ksize"), _get_sequence(strides, n, channel, "strides")
+    if n == 1:
+        return pools[0](input, ksize, strides, padding, data_format=data_format or "NWC", name=name)
+    return pools[1](input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
+
+
+@tf_export("nn.max_pool_v2")
+def max_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
+                name: str | None = None) -> Tensor:
+    """TF 2's max_pool: max_pool1d or max_pool2d by the input's rank."""
+    return _pool_by_rank((max_pool1d, max_pool2d), input, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.avg_pool_v2")
+def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
+                name: str | None = None) -> Tensor:
+    """TF 2's avg_pool: avg_pool1d or avg_pool2d by the input's rank."""
+    return _pool_by_rank((avg_pool1d, avg_pool2d), input, ksize, strides, padding, data_format, name)
+
+
+_MaxPoolWithArgmaxResult = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
+
+
+@tf_export("nn.max_pool_with_argmax")
+def max_pool_with_argmax(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+                         data_format: str = "NHWC", Targmax: Any = None, name: str | None = None,  # noqa: N803
+                         output_dtype: Any = None, include_batch_in_index: bool = False) -> Any:
+    """(the max pool of an NHWC input, the flattened input index of each maximum), as a namedtuple."""
+    if data_format != "NHWC":
+        raise ValueError(f"`data_format` values other  than 'NHWC' not supported. Received: data_format={data_format}")
+    Targmax = _deprecated_alias("output_dtype", output_dtype, "Targmax", Targmax)  # noqa: N806
+    outputs = MaxPoolWithArgmax(input, ksize=ksize, strides=strides, padding=padding,
+                                Targmax=dtypes.int64 if Targmax is None else Targmax,
+                                include_batch_in_index=include_batch_in_index, name=name)
+    return _MaxPoolWithArgmaxResult(*outputs)
+
+
 @tf_export("nn.pool")
 def pool(input: Any, window_shape: Any, pooling_type: str, padding: str, dilation_rate: Any = None,  # noqa: A002
          strides: Any = None, name: str | None = None, data_format: str | None = None,
@@ -1002,24 +1422,18 @@ def _conv2d_backprop_filter_grad(op: Any, grad: Tensor) -> list:
             Conv2D(op.inputs[0], grad, **attrs)]
 
 
-@DepthwiseConv2dNative.gradient
-def _depthwise_conv2d_grad(op: Any, grad: Tensor) -> list:
-    """The depthwise convolution is the grouped Conv2D with a [KH, KW, 1, C*M] filter; its gradients are
-    that convolution's, the filter's reshaped back to [KH, KW, C, M]."""
-    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
-    x, filters = op.inputs
-    filter_shape = shape_ops.shape(filters)
-    grouped_shape = manipulation_ops.concat([filter_shape[:2], [1, -1]], 0)
-    grouped = shape_ops.reshape(filters, grouped_shape)
-    grouped_sizes = shape_ops.shape(grouped)
-    return [Conv2DBackpropInput(shape_ops.shape(x), grouped, grad, **attrs),
-            shape_ops.reshape(Conv2DBackpropFilter(x, grouped_sizes, grad, **attrs), filter_shape)]
-
-
 @AvgPoolGrad.gradient
 def _avg_pool_grad_grad(op: Any, grad: Tensor) -> list:
     """AvgPoolGrad is linear in its gradient input: the gradient of that is AvgPool of `grad`."""
     return [None, AvgPool(grad, **_attrs(op, ("ksize", "strides", "padding", "data_format")))]
+
+
+@DepthwiseConv2dNative.gradient
+def _depthwise_conv2d_grad(op: Any, grad: Tensor) -> list:
+    """The input's and the filter's gradients, by the two depthwise backprop ops (TF's _DepthwiseConv2dNativeGrad)."""
+    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
+    return [DepthwiseConv2dNativeBackpropInput(shape_ops.shape(op.inputs[0]), op.inputs[1], grad, **attrs),
+            DepthwiseConv2dNativeBackpropFilter(op.inputs[0], shape_ops.shape(op.inputs[1]), grad, **attrs)]
 
 
 @MaxPool.gradient

@@ -1,6 +1,7 @@
 """The tf.nn composites of TF's nn_impl built on control flow or on several families: crelu, swish/silu,
 zero_fraction (whose count runs in int32 or int64 under a tf.cond on the size, as TF's), log_poisson_loss,
-and the sampled losses nce_loss and sampled_softmax_loss (the logits of the true and of sampled classes
+TF 2's loss scalings for replicas (compute_average_loss, scale_regularization_loss: one replica here, there
+being no distribution strategy), and the sampled losses nce_loss and sampled_softmax_loss (the logits of the true and of sampled classes
 only, looked up in possibly sharded weights). Each builds TF's graph from existing ops; none has a kernel of
 its own, so gradients flow to weights, biases and inputs through the ops it is made of."""
 
@@ -13,6 +14,7 @@ from tensorweave.framework import dtypes
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.ops import (
     cast_ops,
+    check_ops,
     constant_ops,
     elementwise_ops,
     fill_ops,
@@ -194,3 +196,30 @@ def sampled_softmax_loss(weights: Any, biases: Any, labels: Any, inputs: Any, nu
         remove_accidental_hits=remove_accidental_hits, partition_strategy=partition_strategy, name=name, seed=seed)
     labels = manipulation_ops.stop_gradient(labels, name="labels_stop_gradient")
     return nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+
+
+@tf_export("nn.scale_regularization_loss")
+def scale_regularization_loss(regularization_loss: Any) -> Tensor:
+    """The summed regularization loss divided by the number of replicas (one: no distribution strategy)."""
+    return reduction_ops.reduce_sum(regularization_loss) / 1
+
+
+@tf_export("nn.compute_average_loss")
+def compute_average_loss(per_example_loss: Any, sample_weight: Any = None, global_batch_size: Any = None) -> Tensor:
+    """The summed (optionally weighted) per-example losses over the global batch size, by default the
+    batch dimension of `per_example_loss` (one replica); 0 where that is 0 (DivNoNan, as TF)."""
+    per_example_loss = convert_to_tensor(per_example_loss)
+    dtype = per_example_loss.dtype
+    if per_example_loss.shape.ndims == 0:
+        raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at least rank 1. "
+                         f"Received per_example_loss={per_example_loss} with rank 0")
+    if sample_weight is not None:
+        sample_weight = cast_ops.cast(convert_to_tensor(sample_weight), dtype)
+        per_example_loss = per_example_loss * sample_weight
+    if global_batch_size is None:
+        global_batch_size = shape_ops.shape(per_example_loss)[0]
+    global_batch_size = convert_to_tensor(global_batch_size)
+    check_ops.assert_scalar(global_batch_size, message="global_batch_size must be scalar.")
+    check_ops.assert_integer(global_batch_size, message="global_batch_size must be an integer.")
+    return elementwise_ops.div_no_nan(reduction_ops.reduce_sum(per_example_loss),
+                                      cast_ops.cast(global_batch_size, dtype))

@@ -80,3 +80,68 @@ def test_errors():
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0,0\] = 11 is "
                                                  r"not in \[0, 10\)"):
             sess.run(out)
+
+
+_PARAMS = np.arange(24, dtype=np.float32).reshape(8, 3) / 7
+_SPARSE_INDICES = [[0, 0], [0, 1], [0, 2], [2, 0], [2, 1], [3, 0]]
+
+
+def _sparse_ids_and_weights():
+    return (tf.SparseTensor(_SPARSE_INDICES, np.array([1, 3, 1, 7, 0, 5], np.int64), [5, 3]),
+            tf.SparseTensor(_SPARSE_INDICES, np.array([1.0, 2.0, 0.5, -1.0, 3.0, 0.0], np.float32), [5, 3]))
+
+
+@pytest.mark.parametrize("combiner, want, want_safe", [
+    ("sum", [[3.214286, 3.714286, 4.214286], [0, 0, 0], [-3.0, -2.714286, -2.428572], [0, 0, 0]],
+     [[3.214286, 3.714286, 4.214286], [0, 0, 0], [-3.0, -2.714286, -2.428572], [0, 0, 0], [0, 0, 0]]),
+    ("mean", [[0.918367, 1.061225, 1.204082], [0, 0, 0], [-1.5, -1.357143, -1.214286], [0, 0, 0]],
+     [[0.918367, 1.061225, 1.204082], [0, 0, 0], [0.0, 0.142857, 0.285714], [0, 0, 0], [0, 0, 0]]),
+    ("sqrtn", [[1.402829, 1.621047, 1.839265], [0, 0, 0], [-0.948683, -0.858332, -0.767982], [0, 0, 0]],
+     [[1.402829, 1.621047, 1.839265], [0, 0, 0], [0.0, 0.142857, 0.285714], [0, 0, 0], [0, 0, 0]]),
+])
+def test_embedding_lookup_sparse(combiner, want, want_safe):
+    """TF's values, weighted, over one tensor and over "mod" shards; the unweighted forms against NumPy."""
+    with tf.Graph().as_default():
+        ids, weights = _sparse_ids_and_weights()
+        shards = [tf.constant(_PARAMS[0::3]), tf.constant(_PARAMS[1::3]), tf.constant(_PARAMS[2::3])]
+        for params in (tf.constant(_PARAMS), shards):
+            check_tensor(tf.nn.embedding_lookup_sparse(params, ids, weights, combiner=combiner),
+                         np.array(want, np.float32), rtol=1e-5, atol=1e-6, fully_defined=False)
+        check_tensor(tf.nn.safe_embedding_lookup_sparse(tf.constant(_PARAMS), ids, weights, combiner=combiner,
+                                                        partition_strategy="mod"),
+                     np.array(want_safe, np.float32), rtol=1e-5, atol=1e-6)
+        rows = [_PARAMS[[1, 3, 1]], np.zeros((0, 3)), _PARAMS[[7, 0]], _PARAMS[[5]]]
+        scale = {"sum": lambda n: 1, "mean": lambda n: n, "sqrtn": np.sqrt}[combiner]
+        unweighted = [r.sum(axis=0) / scale(len(r)) if len(r) else np.zeros(3) for r in rows]
+        check_tensor(tf.nn.embedding_lookup_sparse(tf.constant(_PARAMS), ids, None, combiner=combiner),
+                     np.array(unweighted, np.float32), rtol=1e-5, fully_defined=False)
+
+
+def test_embedding_lookup_sparse_gradient_and_errors():
+    with tf.Graph().as_default():
+        ids, _ = _sparse_ids_and_weights()
+        with pytest.raises(ValueError, match="combiner must be one of 'mean', 'sqrtn' or 'sum', got max"):
+            tf.nn.embedding_lookup_sparse(_PARAMS, ids, None, combiner="max")
+        with pytest.raises(TypeError, match="sp_ids must be SparseTensor"):
+            tf.nn.embedding_lookup_sparse(_PARAMS, [[1]], None)
+        with pytest.raises(ValueError, match="Missing embedding_weights"):
+            tf.nn.safe_embedding_lookup_sparse([], ids)
+
+    def build(params, weights):
+        ids = tf.SparseTensor(_SPARSE_INDICES, np.array([1, 3, 1, 7, 0, 5], np.int64), [5, 3])
+        return tf.reshape(tf.nn.embedding_lookup_sparse(params, ids, tf.SparseTensor(_SPARSE_INDICES, weights, [5, 3]),
+                                                        combiner="sqrtn"), [4, 3])
+
+    check_gradient(build, [_PARAMS.astype(np.float64), np.array([1.0, 2.0, 0.5, -1.0, 3.0, 0.7])])
+
+
+def test_safe_embedding_lookup_sparse_higher_rank():
+    """Ids of rank 3: the negative id dropped, empty rows given `default_id`'s embedding, clipped by max_norm
+    (TF's values)."""
+    with tf.Graph().as_default():
+        ids = tf.SparseTensor([[0, 0, 0], [0, 1, 1], [1, 0, 0]], np.array([1, -1, 4], np.int64), [2, 2, 2])
+        result = tf.nn.safe_embedding_lookup_sparse(_PARAMS, ids, None, max_norm=1.0, default_id=7)
+        assert result.shape.as_list() == [2, 2, 3]
+        check_tensor(result, np.array([[[0.424264, 0.565685, 0.707107], [0.550728, 0.576953, 0.603178]],
+                                       [[0.531891, 0.576215, 0.620539], [0.550728, 0.576953, 0.603178]]],
+                                      np.float32), rtol=1e-5, fully_defined=False)

@@ -48,3 +48,21 @@ def test_log_poisson_loss():
     with tf.Graph().as_default(), pytest.raises(ValueError, match=r"^`log_input` and `targets` must have the same "
                                                 r"shape, received \(\(2,\) vs \(3,\)\)\.$"):
         tf.nn.log_poisson_loss([1., 2, 3], [1., 2])
+
+
+def test_compute_average_loss_and_scale_regularization_loss():
+    """TF's values (one replica): the sum over the batch size, or over `global_batch_size`."""
+    check_op(tf.nn.compute_average_loss, [np.array([1., 2., 3., 4.], np.float32)], np.float32(2.5))
+    check_op(lambda x, w: tf.nn.compute_average_loss(x, sample_weight=w),
+             [np.array([1., 2., 3., 4.], np.float32), np.array([1., 0., 2., 1.], np.float32)], np.float32(2.75),
+             grad=True)
+    check_op(lambda x: tf.nn.compute_average_loss(x, sample_weight=0.5, global_batch_size=8),
+             [np.array([[1., 2.], [3., 4.]], np.float32)], np.float32(0.625))
+    check_op(lambda x: tf.nn.compute_average_loss(x, global_batch_size=0), [np.array([1.], np.float32)],
+             np.float32(0.0))
+    check_op(tf.nn.scale_regularization_loss, [np.array([1., 2.5], np.float32)], np.float32(3.5))
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Expected a tensor with at least rank 1"):
+            tf.nn.compute_average_loss(3.0)
+        with pytest.raises(TypeError, match="global_batch_size must be an integer."):
+            tf.nn.compute_average_loss([1.], global_batch_size=1.5)

@@ -1,0 +1,681 @@
+"""Connectionist temporal classification: the CTC loss (`tf.nn.ctc_loss`, `ctc_loss_v2`) with its gradient,
+the greedy and beam-search decoders, and the label helpers `ctc_unique_labels` and `collapse_repeated`.
+
+The CTCLoss kernel runs Graves' forward-backward recursions in log space over the label sequence with blanks
+interleaved (l', length 2L + 1, the blank being the last class), one time step at a time for the whole batch
+and every position of l' together; sequences end at their own `sequence_length` (their backward variables
+start there). It yields the loss -log p(labels | inputs) and, as TF's op does, its gradient with respect to
+the logits: softmax - the posterior occupancy of each class. The arithmetic runs in float64 (TF's in the
+input type), so float32 losses agree with TF's to a few ulps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops import (
+    cast_ops,
+    elementwise_ops,
+    fill_ops,
+    functional_ops,
+    indexing_ops,
+    manipulation_ops,
+    reduction_ops,
+    scatter_ops,
+    sequence_ops,
+    set_ops,
+    shape_ops,
+)
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.shape_helpers import with_rank
+from tensorweave.platform.tf_export import tf_export
+
+_FLOATS = "T: {float, double} = DT_FLOAT"
+
+
+def _merge_dims(a: tensor_shape.Dimension, b: tensor_shape.Dimension) -> tensor_shape.Dimension:
+    if a.value is not None and b.value is not None and a.value != b.value:
+        raise ValueError(f"Dimensions must be equal, but are {a.value} and {b.value}")
+    return a if a.value is not None else b
+
+
+CTCLoss = Op("CTCLoss", inputs=["inputs: T", "labels_indices: int64", "labels_values: int32", "sequence_length: int32"],
+             outputs=["loss: T", "gradient: T"],
+             attrs=["preprocess_collapse_repeated: bool = false", "ctc_merge_repeated: bool = true",
+                    "ignore_longer_outputs_than_inputs: bool = false", _FLOATS])
+
+
+@CTCLoss.shape
+def _ctc_loss_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    inputs = with_rank(ctx.input_shape(0), 3)
+    labels_indices = with_rank(ctx.input_shape(1), 2)
+    labels_values = with_rank(ctx.input_shape(2), 1)
+    sequence_length = with_rank(ctx.input_shape(3), 1)
+    _merge_dims(labels_indices.dims[0], labels_values.dims[0])
+    batch = _merge_dims(inputs.dims[1], sequence_length.dims[0])
+    return [tensor_shape.TensorShape([batch]), tensor_shape.TensorShape([inputs.dims[0], batch, inputs.dims[2]])]
+
+
+def _join(values: Any) -> str:
+    return ",".join(str(int(v)) for v in values)
+
+
+def _label_rows(ctx: OpKernelContext, labels_indices: np.ndarray, labels_values: np.ndarray,
+                batch_size: int) -> list[np.ndarray]:
+    """Each batch row's labels, in index order, after TF's checks of the SparseTensor."""
+    max_label_len = int(labels_indices[:, 1].max()) + 1 if labels_indices.size else 0
+    bounds = (labels_indices < 0) | (labels_indices >= np.array([batch_size, max_label_len]))
+    if bounds.any():
+        i = int(np.flatnonzero(bounds.any(axis=1))[0])
+        raise invalid_argument(ctx, f"label SparseTensor is not valid: indices[{i}] = [{_join(labels_indices[i])}] "
+                                    f"is out of bounds: need 0 <= index < [{batch_size},{max_label_len}]")
+    keys = labels_indices[:, 0] * max(max_label_len, 1) + labels_indices[:, 1]
+    steps = np.diff(keys)
+    if (steps <= 0).any():
+        i = int(np.flatnonzero(steps <= 0)[0]) + 1
+        problem = "is out of order" if steps[i - 1] < 0 else "is repeated"
+        raise invalid_argument(ctx, f"label SparseTensor is not valid: indices[{i}] = [{_join(labels_indices[i])}] "
+                                    f"{problem}. Many sparse ops require sorted indices.\n    Use `tf.sparse.reorder` "
+                                    f"to create a correctly ordered copy.\n\n")
+    return np.split(labels_values, np.cumsum(np.bincount(labels_indices[:, 0], minlength=batch_size))[:-1])
+
+
+def _target(ctx: OpKernelContext, label: np.ndarray, b: int, num_classes: int, collapse: bool) -> np.ndarray:
+    """TF's l for one row: repeats dropped with `preprocess_collapse_repeated`, and cut at the first label
+    >= num_classes - 1 (after which only such labels may follow)."""
+    if label.size == 0:
+        raise invalid_argument(ctx, f"Labels length is zero in batch {b}")
+    kept = label[np.concatenate([[True], label[1:] != label[:-1]])] if collapse else label
+    null = kept >= num_classes - 1
+    if null.any():
+        first = int(np.argmax(null))
+        if not null[first:].all():
+            seen = kept[:first]
+            raise invalid_argument(ctx, f"Saw a non-null label (index >= num_classes - 1) following a null label, "
+                                        f"batch: {b} num_classes: {num_classes} labels: {_join(label)} labels seen "
+                                        f"so far: {_join(seen)}")
+        kept = kept[:first]
+    if (kept < 0).any():
+        raise invalid_argument(ctx, f"All labels must be nonnegative integers, batch: {b} labels: {_join(kept)}")
+    return kept
+
+
+def _logsumexp3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return np.logaddexp(np.logaddexp(a, b), c)
+
+
+def _shift(values: np.ndarray, by: int) -> np.ndarray:
+    """values[..., u - by] at u (by > 0: from the left; by < 0: from the right), -inf where there is none."""
+    out = np.full_like(values, -np.inf)
+    if by > 0:
+        out[..., by:] = values[..., :-by]
+    else:
+        out[..., :by] = values[..., -by:]
+    return out
+
+
+def _ctc_forward_backward(log_y: np.ndarray, l_prime: np.ndarray, u_lengths: np.ndarray, seq_len: np.ndarray,
+                          blank: int, merge_repeated: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log alpha, log beta ([T, B, U]; beta without the step's own emission, TF's convention) and log p(z|x)
+    of each row, over the padded l' ([B, U], blank beyond a row's own length)."""
+    max_time, batch = log_y.shape[:2]
+    size = l_prime.shape[1]
+    positions = np.arange(size)
+    valid = positions < u_lengths[:, None]
+    emit = np.take_along_axis(log_y, np.broadcast_to(l_prime, (max_time, batch, size)), axis=2)
+    emit = np.where(valid, emit, -np.inf)
+    is_blank = l_prime == blank
+    stay = merge_repeated | is_blank
+    skip_to = np.zeros_like(valid)  # u may be reached from u - 2
+    skip_to[:, 2:] = ~is_blank[:, 2:] & ~(merge_repeated & (l_prime[:, 2:] == l_prime[:, :-2]))
+    log_alpha = np.full((max_time, batch, size), -np.inf)
+    log_alpha[0, :, :2] = emit[0, :, :2]
+    for t in range(1, max_time):
+        previous = log_alpha[t - 1]
+        log_alpha[t] = emit[t] + _logsumexp3(np.where(stay, previous, -np.inf), _shift(previous, 1),
+                                             np.where(skip_to, _shift(previous, 2), -np.inf))
+    log_beta = np.full((max_time, batch, size), -np.inf)
+    last = seq_len - 1
+    end = valid & (positions >= u_lengths[:, None] - 2)
+    skip_from = _shift(skip_to.astype(np.float64), -2) > 0  # u may go on to u + 2
+    for t in range(max_time - 1, -1, -1):
+        if t + 1 < max_time:
+            after = log_beta[t + 1] + emit[t + 1]
+            inner = _logsumexp3(np.where(stay, after, -np.inf), _shift(after, -1),
+                                np.where(skip_from, _shift(after, -2), -np.inf))
+        else:
+            inner = np.full((batch, size), -np.inf)
+        log_beta[t] = np.where((t == last)[:, None], np.where(end, 0.0, -np.inf),
+                               np.where((t < last)[:, None], inner, -np.inf))
+    with np.errstate(invalid="ignore"):
+        log_p = np.logaddexp.reduce(log_alpha[0] + log_beta[0], axis=1)
+    return log_alpha, log_beta, log_p
+
+
+@CTCLoss.kernel("CPU", expensive=True)
+def _ctc_loss(ctx: OpKernelContext, inputs: Any, labels_indices: Any, labels_values: Any, sequence_length: Any,
+              preprocess_collapse_repeated: bool, ctc_merge_repeated: bool,
+              ignore_longer_outputs_than_inputs: bool) -> tuple[np.ndarray, np.ndarray]:
+    for ok, message in ((inputs.ndim == 3, "inputs is not a 3-Tensor"),
+                        (sequence_length.ndim == 1, "sequence_length is not a vector"),
+                        (labels_indices.ndim == 2, "labels_indices is not a matrix"),
+                        (labels_values.ndim == 1, "labels_values is not a vector")):
+        if not ok:
+            raise invalid_argument(ctx, message)
+    max_time, batch_size, num_classes = inputs.shape
+    if batch_size != sequence_length.shape[0]:
+        raise invalid_argument(ctx, f"len(sequence_length) != batch_size.  len(sequence_length):  "
+                                    f"{sequence_length.shape[0]} batch_size: {batch_size}")
+    if labels_indices.shape[0] != labels_values.shape[0]:
+        raise invalid_argument(ctx, f"labels_indices and labels_values must contain the same number of rows, but "
+                                    f"saw shapes: [{','.join(map(str, labels_indices.shape))}] vs. "
+                                    f"[{labels_values.shape[0]}]")
+    if batch_size == 0:
+        raise invalid_argument(ctx, "batch_size must not be 0")
+    rows = _label_rows(ctx, labels_indices, labels_values, batch_size)
+    over = np.flatnonzero(sequence_length > max_time)
+    if over.size:
+        raise invalid_argument(ctx, f"sequence_length({over[0]}) <= {max_time}")
+    negative = np.flatnonzero(sequence_length < 0)
+    if negative.size:
+        raise invalid_argument(ctx, f"seq_len({negative[0]}) < 0")
+    targets = [_target(ctx, row, b, num_classes, preprocess_collapse_repeated) for b, row in enumerate(rows)]
+    raw_lengths = np.array([row.size for row in rows])
+    too_long = raw_lengths > sequence_length
+    if not ignore_longer_outputs_than_inputs and too_long.any():
+        b = int(np.argmax(too_long))
+        raise invalid_argument(ctx, f"Not enough time for target transition sequence (required: {raw_lengths[b]}, "
+                                    f"available: {sequence_length[b]}){b}You can turn this error into a warning by "
+                                    f"using the flag ignore_longer_outputs_than_inputs")
+    blank = num_classes - 1
+    lengths = np.array([target.size for target in targets])
+    l_prime = np.full((batch_size, 2 * int(lengths.max()) + 1), blank, dtype=np.int64)
+    row_of = np.repeat(np.arange(batch_size), lengths)
+    l_prime[row_of, 2 * (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)) + 1] = \
+        np.concatenate(targets)
+    logits = inputs.astype(np.float64)
+    shifted = logits - logits.max(axis=2, keepdims=True)
+    y = np.exp(shifted)
+    y /= y.sum(axis=2, keepdims=True)
+    with np.errstate(divide="ignore"):
+        log_y = np.log(y)
+    log_alpha, log_beta, log_p = _ctc_forward_backward(log_y, l_prime, 2 * lengths + 1, sequence_length,
+                                                       blank, ctc_merge_repeated)
+    with np.errstate(invalid="ignore", over="ignore"):
+        occupancy = np.exp(log_alpha + log_beta - log_p[None, :, None])
+    occupancy = np.nan_to_num(occupancy, nan=0.0)
+    one_hot = np.zeros(l_prime.shape + (num_classes,))
+    np.put_along_axis(one_hot, l_prime[..., None], 1.0, axis=2)
+    gradient = y - np.einsum("tbu,buc->tbc", occupancy, one_hot)
+    gradient = np.where(np.isneginf(log_p)[None, :, None], y, gradient)
+    skipped = (sequence_length == 0) | (ignore_longer_outputs_than_inputs & too_long)
+    in_sequence = (np.arange(max_time)[:, None] < sequence_length[None, :]) & ~skipped[None, :]
+    gradient = np.where(in_sequence[..., None], gradient, 0.0)
+    loss = np.where(skipped, 0.0, -log_p)
+    return loss.astype(inputs.dtype), gradient.astype(inputs.dtype)
+
+
+@CTCLoss.gradient
+def _ctc_loss_grad(op: Any, grad_loss: Tensor, _: Tensor) -> list:
+    """The op's own gradient output, scaled by each row's incoming gradient."""
+    return [shape_ops.expand_dims(grad_loss, -1) * op.outputs[1], None, None, None]
+
+
+CTCGreedyDecoder = Op("CTCGreedyDecoder", inputs=["inputs: T", "sequence_length: int32"],
+                      outputs=["decoded_indices: int64", "decoded_values: int64", "decoded_shape: int64",
+                               "log_probability: T"],
+                      attrs=["merge_repeated: bool = false", "blank_index: int = -1", _FLOATS])
+
+
+def _decoder_shapes(ctx: InferenceContext, top_paths: int) -> list[tensor_shape.TensorShape]:
+    inputs = with_rank(ctx.input_shape(0), 3)
+    sequence_length = with_rank(ctx.input_shape(1), 1)
+    batch = _merge_dims(inputs.dims[1], sequence_length.dims[0])
+    return ([tensor_shape.TensorShape([None, 2])] * top_paths + [tensor_shape.TensorShape([None])] * top_paths
+            + [tensor_shape.TensorShape([2])] * top_paths + [tensor_shape.TensorShape([batch, top_paths])])
+
+
+@CTCGreedyDecoder.shape
+def _ctc_greedy_decoder_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return _decoder_shapes(ctx, 1)
+
+
+def _check_decoder_inputs(ctx: OpKernelContext, inputs: np.ndarray, sequence_length: np.ndarray) -> None:
+    if inputs.ndim != 3:
+        raise invalid_argument(ctx, "inputs is not a 3-Tensor")
+    if inputs.size == 0:
+        raise invalid_argument(ctx, "inputs must not be empty")
+    if sequence_length.ndim != 1:
+        raise invalid_argument(ctx, "sequence_length is not a vector")
+    max_time, batch_size = inputs.shape[:2]
+    if batch_size != sequence_length.shape[0]:
+        raise errors.FailedPreconditionError(ctx.node_def, None, f"len(sequence_length) != batch_size.  "
+                                             f"len(sequence_length):  {sequence_length.shape[0]} batch_size: "
+                                             f"{batch_size}")
+    over = np.flatnonzero(sequence_length > max_time)
+    if over.size:
+        raise errors.FailedPreconditionError(ctx.node_def, None, f"sequence_length({over[0]}) <= {max_time}")
+
+
+def _sparse_paths(keep: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kept [B, T] entries of `values` as TF's decoded SparseTensor parts: (batch, position) indices,
+    values and the dense shape [batch, longest]."""
+    rows, _ = np.nonzero(keep)
+    counts = keep.sum(axis=1)
+    positions = np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    indices = np.stack([rows, positions], axis=1).astype(np.int64).reshape(-1, 2)
+    shape = np.array([keep.shape[0], counts.max() if counts.size else 0], dtype=np.int64)
+    return indices, values[keep].astype(np.int64), shape
+
+
+@CTCGreedyDecoder.kernel("CPU")
+def _ctc_greedy_decoder(ctx: OpKernelContext, inputs: Any, sequence_length: Any, merge_repeated: bool,
+                        blank_index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The most likely class at each step, repeats merged and blanks dropped; the log probability is minus
+    the sum of the chosen logits (TF's: the inputs are taken as they are, not normalized)."""
+    _check_decoder_inputs(ctx, inputs, sequence_length)
+    max_time, _, num_classes = inputs.shape
+    blank = blank_index + num_classes if blank_index < 0 else blank_index
+    if not 0 <= blank < num_classes:
+        raise invalid_argument(ctx, f"blank_index expected to be between {-num_classes} and {num_classes - 1} but "
+                                    f"was {blank_index}")
+    best = inputs.argmax(axis=2).T  # [B, T]
+    in_sequence = np.arange(max_time)[None, :] < sequence_length[:, None]
+    log_probability = -np.where(in_sequence, inputs.max(axis=2).T, 0).sum(axis=1, keepdims=True)
+    keep = in_sequence & (best != blank)
+    if merge_repeated:
+        keep[:, 1:] &= best[:, 1:] != best[:, :-1]
+    return (*_sparse_paths(keep, best), log_probability.astype(inputs.dtype))
+
+
+CTCBeamSearchDecoder = Op("CTCBeamSearchDecoder", inputs=["inputs: T", "sequence_length: int32"],
+                          outputs=["decoded_indices: top_paths * int64", "decoded_values: top_paths * int64",
+                                   "decoded_shape: top_paths * int64", "log_probability: T"],
+                          attrs=["beam_width: int >= 1", "top_paths: int >= 1", "merge_repeated: bool = true",
+                                 _FLOATS])
+
+
+@CTCBeamSearchDecoder.shape
+def _ctc_beam_search_decoder_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return _decoder_shapes(ctx, ctx.attr("top_paths"))
+
+
+class _PrefixTree:
+    """The label prefixes the beams have grown: node i extends node parent[i] by label[i]; node 0 is the
+    empty prefix. A prefix has one node however often it leaves and re-enters the beams (TF's tree of beam
+    entries), found by its key parent * num_classes + label."""
+
+    def __init__(self, num_classes: int) -> None:
+        self.num_classes = num_classes
+        self.parent = np.array([-1])
+        self.label = np.array([-1])
+        self._keys = np.empty(0, dtype=np.int64)  # sorted keys of the nodes past the root
+        self._key_nodes = np.empty(0, dtype=np.int64)
+
+    def children(self, parents: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """The nodes of these (parent, label) prefixes, made where new."""
+        keys = parents * self.num_classes + labels
+        place = np.searchsorted(self._keys, keys)
+        found = place < self._keys.size
+        found[found] = self._keys[place[found]] == keys[found]
+        nodes = np.empty(keys.size, dtype=np.int64)
+        nodes[found] = self._key_nodes[place[found]]
+        fresh_keys, first = np.unique(keys[~found], return_inverse=True)
+        fresh_nodes = np.arange(self.parent.size, self.parent.size + fresh_keys.size)
+        nodes[~found] = fresh_nodes[first]
+        self.parent = np.concatenate([self.parent, fresh_keys // self.num_classes])
+        self.label = np.concatenate([self.label, fresh_keys % self.num_classes])
+        order = np.argsort(np.concatenate([self._keys, fresh_keys]), kind="stable")
+        self._keys = np.concatenate([self._keys, fresh_keys])[order]
+        self._key_nodes = np.concatenate([self._key_nodes, fresh_nodes])[order]
+        return nodes
+
+    def sequences(self, nodes: np.ndarray, merge_repeated: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Each node's labels from the root, as a [n, depth] matrix right-aligned (-1 before the start) and
+        a mask of the labels TF's LabelSeq keeps (with `merge_repeated`, a label equal to the one after it
+        in the prefix goes)."""
+        columns = []
+        current = nodes
+        while (current > 0).any():
+            columns.append(np.where(current > 0, self.label[np.maximum(current, 0)], -1))
+            current = np.where(current > 0, self.parent[np.maximum(current, 0)], 0)
+        labels = np.stack(columns[::-1], axis=1) if columns else np.zeros((nodes.size, 0), dtype=np.int64)
+        keep = labels >= 0
+        if merge_repeated:
+            keep[:, :-1] &= labels[:, :-1] != labels[:, 1:]
+        return labels, keep
+
+
+def _beam_step_first(nodes: np.ndarray, valid: np.ndarray, old: np.ndarray, logits: np.ndarray,
+                     tree: _PrefixTree, blank: int) -> np.ndarray:
+    """The first pass of a step, for every beam at once: a beam's blank probability is its old total times
+    P(blank); its label probability takes in its parent's (when the parent is a beam: its blank one if
+    both end in the same label, else its total) and is multiplied by P(its label). [3, B, W] (total, blank,
+    label)."""
+    rows = np.arange(nodes.shape[0])[:, None]
+    labels, parents = tree.label[nodes], tree.parent[nodes]
+    parent_slot = (nodes[:, None, :] == parents[:, :, None]) & valid[:, None, :]
+    j = parent_slot.argmax(axis=2)
+    parent_active = parent_slot.any(axis=2) & (old[0][rows, j] > -np.inf)
+    from_parent = np.where(labels == labels[rows, j], old[1][rows, j], old[0][rows, j])
+    label = np.where(parent_active, np.logaddexp(old[2], from_parent), old[2])
+    label = np.where(nodes > 0, label + logits[rows, np.maximum(labels, 0)], old[2])
+    blank_p = old[0] + logits[:, blank:blank + 1]
+    return np.stack([np.logaddexp(blank_p, label), blank_p, label])
+
+
+class _BeamStep:
+    """One step of TF's beam search for all rows: the beams' old and new probabilities ([3, B, W]: total,
+    blank, label), and the bounded top-N of `width` leaves (value and code: a beam slot < W, or a new child
+    W + parent slot * classes + class; NaN/-1 where empty), as TF's TopN holds them while beams propose
+    children. A beam dropped from the leaves has its new probabilities reset, as TF resets them."""
+
+    def __init__(self, old: np.ndarray, new: np.ndarray, valid: np.ndarray, child_slot: np.ndarray,
+                 labels: np.ndarray, logits: np.ndarray, width: int) -> None:
+        self.old, self.new, self.child_slot, self.labels, self.logits = old, new, child_slot, labels, logits
+        self.width = width
+        self.in_leaves = valid.copy()
+        self.leaf_value = np.where(valid, new[0], np.nan)
+        self.leaf_code = np.where(valid, np.arange(width), -1)
+
+    def _reset(self, rows: np.ndarray, slots: np.ndarray, both: bool) -> None:
+        self.new[:, rows, slots] = -np.inf
+        self.in_leaves[rows, slots] = False
+        if both:
+            self.old[:, rows, slots] = -np.inf
+
+    def proposing(self, r: int, stepping: np.ndarray) -> np.ndarray:
+        """The rows whose beam r proposes children now: TF's is_candidate of its old probability."""
+        count = (~np.isnan(self.leaf_value)).sum(axis=1)
+        bottom = np.nanmin(np.where(count[:, None] > 0, self.leaf_value, np.inf), axis=1)
+        total = self.old[0][:, r]
+        return stepping & (total > -np.inf) & ((count < self.width) | (total > bottom))
+
+    def _children(self, r: int, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For beam r's children of `classes`: the beam slot each already is (-1: none), whether it is an
+        active leaf, its value as a new child, and its leaf code."""
+        batch = np.arange(self.labels.shape[0])[:, None]
+        slot = self.child_slot[:, r, classes]
+        safe = np.maximum(slot, 0)
+        active = (slot >= 0) & self.in_leaves[batch, safe] & (self.new[0][batch, safe] > -np.inf)
+        previous = np.where(classes == self.labels[:, r:r + 1], self.old[1][:, r:r + 1], self.old[0][:, r:r + 1])
+        codes = np.where(slot >= 0, slot, self.width + r * self.child_slot.shape[2] + classes)
+        return slot, active, self.logits[:, classes] + previous, codes
+
+    def _admit(self, accepted: np.ndarray, turned_down: np.ndarray, slot: np.ndarray, value: np.ndarray,
+               codes: np.ndarray) -> None:
+        """Children in (`accepted`, their values and codes [B, m]) and the bottoms they push out; a child
+        that is a beam slot and was turned down loses its old probabilities too (TF resets the entry)."""
+        rows = np.nonzero(turned_down & (slot >= 0))
+        self._reset(rows[0], slot[rows], both=True)
+        revived = np.nonzero(accepted & (slot >= 0))
+        self.new[0][revived[0], slot[revived]] = value[revived]
+        self.new[1][revived[0], slot[revived]] = -np.inf
+        self.new[2][revived[0], slot[revived]] = value[revived]
+        union_value = np.concatenate([self.leaf_value, np.where(accepted, value, np.nan)], axis=1)
+        union_code = np.concatenate([self.leaf_code, np.where(accepted, codes, -1)], axis=1)
+        order = np.argsort(-np.nan_to_num(union_value, nan=-np.inf, neginf=-np.finfo(np.float64).max), axis=1,
+                           kind="stable")
+        dropped = np.zeros(union_value.shape, dtype=bool)
+        np.put_along_axis(dropped, order[:, self.width:], True, axis=1)
+        dropped_beams = np.nonzero(dropped & ~np.isnan(union_value) & (union_code >= 0) & (union_code < self.width))
+        self._reset(dropped_beams[0], union_code[dropped_beams], both=False)
+        self.in_leaves[revived[0], slot[revived]] = True
+        self.leaf_value = np.take_along_axis(union_value, order[:, :self.width], axis=1)
+        self.leaf_code = np.where(np.isnan(self.leaf_value), -1,
+                                  np.take_along_axis(union_code, order[:, :self.width], axis=1))
+
+    def propose(self, r: int, proposing: np.ndarray) -> None:
+        """Beam r's children of every class at once where that is TF's result: the children it turns down or
+        takes follow from how many leaves and earlier children beat each; rows where an earlier child would
+        push out a later class's child that is a leaf (which TF then proposes afresh) go class by class."""
+        classes = np.arange(self.child_slot.shape[2] - 1)
+        slot, active, value, codes = self._children(r, classes)
+        candidate = proposing[:, None] & ~active
+        earlier = classes[None, :] < classes[:, None]
+        at_least = (self.leaf_value[:, None, :] >= value[:, :, None]).sum(axis=2)
+        at_least += (earlier & candidate[:, None, :] & (value[:, None, :] >= value[:, :, None])).sum(axis=2)
+        accepted = candidate & (value > -np.inf) & (at_least < self.width)
+        admitted = accepted.sum(axis=1)
+        full = (~np.isnan(self.leaf_value)).sum(axis=1) + admitted > self.width
+        first_admitted = np.where(accepted.any(axis=1), accepted.argmax(axis=1), classes.size)
+        sibling_leaf = active & (classes[None, :] > first_admitted[:, None])
+        one_by_one = proposing & full & sibling_leaf.any(axis=1)
+        at_once = ~one_by_one[:, None]
+        self._admit(accepted & at_once, candidate & ~accepted & at_once, slot, value, codes)
+        if one_by_one.any():
+            for c in classes:
+                slot, active, value, codes = self._children(r, classes[c:c + 1])
+                candidate = one_by_one[:, None] & ~active
+                count = (~np.isnan(self.leaf_value)).sum(axis=1)
+                bottom = np.nanmin(np.where(count[:, None] > 0, self.leaf_value, np.inf), axis=1)
+                accepted = candidate & (value > -np.inf) & ((count < self.width) | (value[:, 0] > bottom))[:, None]
+                self._admit(accepted, candidate & ~accepted, slot, value, codes)
+
+
+def _beam_search(inputs: np.ndarray, sequence_length: np.ndarray,
+                 beam_width: int) -> tuple[_PrefixTree, np.ndarray, np.ndarray, np.ndarray]:
+    """TF's CTC prefix beam search (CTCBeamSearchDecoder with its default scorer), for all rows at once.
+
+    At each step every beam's probabilities move on (`_beam_step_first`); then, beam by beam in falling
+    order of their old totals, each proposes every non-blank class as a child prefix (`_BeamStep`). The
+    order matters as in TF: a beam dropped early in a step may come back as a fresh child of its parent, and
+    a child turned down resets the beam it was. The inputs are log-softmax normalized at each step. Returns
+    the tree, each row's beam nodes and totals, and which beam slots are filled."""
+    max_time, batch, num_classes = inputs.shape
+    blank, width = num_classes - 1, beam_width
+    rows = np.arange(batch)[:, None]
+    tree = _PrefixTree(num_classes)
+    nodes = np.zeros((batch, width), dtype=np.int64)
+    valid = np.zeros((batch, width), dtype=bool)
+    valid[:, 0] = True
+    probs = np.full((3, batch, width), -np.inf)  # newp: total, blank, label
+    probs[:2, :, 0] = 0.0
+    for t in range(max_time):
+        stepping = t < sequence_length
+        logits = inputs[t].astype(np.float64)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        logits -= np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        old = np.where(valid, probs, -np.inf)
+        labels = tree.label[nodes]
+        child_of = (tree.parent[nodes][:, None, :] == nodes[:, :, None]) & valid[:, None, :]  # [B, k, j]
+        child_slot = np.full((batch, width, num_classes), -1)
+        b_i, k_i, j_i = np.nonzero(child_of & (nodes > 0)[:, None, :])
+        child_slot[b_i, k_i, labels[b_i, j_i]] = j_i
+        step = _BeamStep(old, np.where(valid, _beam_step_first(nodes, valid, old, logits, tree, blank), -np.inf),
+                         valid, child_slot, labels, logits, width)
+        for r in range(int(valid.sum(axis=1).max())):
+            proposing = step.proposing(r, stepping & valid[:, r])
+            if proposing.any():
+                step.propose(r, proposing)
+        code = step.leaf_code
+        is_child = code >= width
+        is_beam = (code >= 0) & ~is_child
+        beam = np.where(is_beam, code, 0)
+        child = np.maximum(code - width, 0)
+        step_nodes = np.where(is_beam, nodes[rows, beam], 0)
+        step_nodes[is_child] = tree.children(nodes[rows, child // num_classes][is_child],
+                                             (child % num_classes)[is_child])
+        child_probs = np.stack([step.leaf_value, np.full_like(step.leaf_value, -np.inf), step.leaf_value])
+        step_probs = np.where(is_beam, step.new[:, rows, beam], child_probs)
+        order = np.argsort(-np.where(code >= 0, np.nan_to_num(step_probs[0], neginf=-np.finfo(np.float64).max),
+                                     -np.inf), axis=1, kind="stable")
+        keep = stepping[:, None]
+        nodes = np.where(keep, np.take_along_axis(step_nodes, order, axis=1), nodes)
+        probs = np.where(keep, np.take_along_axis(step_probs, order[None], axis=2), probs)
+        valid = np.where(keep, np.take_along_axis(code >= 0, order, axis=1), valid)
+    return tree, nodes, probs[0], valid
+
+
+@CTCBeamSearchDecoder.kernel("CPU", expensive=True)
+def _ctc_beam_search_decoder(ctx: OpKernelContext, inputs: Any, sequence_length: Any, beam_width: int,
+                             top_paths: int, merge_repeated: bool) -> list[np.ndarray]:
+    _check_decoder_inputs(ctx, inputs, sequence_length)
+    if top_paths > beam_width:
+        raise invalid_argument(ctx, "requested more paths than the beam width.")
+    tree, nodes, totals, active = _beam_search(inputs, sequence_length, beam_width)
+    if (active.sum(axis=1) < top_paths).any():
+        raise invalid_argument(ctx, "Less leaves in the beam search than requested.")
+    order = np.argsort(-np.where(active, totals, -np.inf), axis=1, kind="stable")[:, :top_paths]
+    best = np.take_along_axis(nodes, order, axis=1)
+    labels, keep = tree.sequences(best.T.reshape(-1), merge_repeated)
+    batch = inputs.shape[1]
+    parts: list[list[np.ndarray]] = [[], [], []]
+    for path in range(top_paths):  # the outputs are one SparseTensor per path
+        rows = slice(path * batch, (path + 1) * batch)
+        for part, value in zip(parts, _sparse_paths(keep[rows], labels[rows])):
+            part.append(value)
+    log_probability = np.take_along_axis(totals, order, axis=1).astype(inputs.dtype)
+    return [*parts[0], *parts[1], *parts[2], log_probability]
+
+
+def _sparse_result(indices: Tensor, values: Tensor, shape: Tensor) -> SparseTensor:
+    return SparseTensor(indices, values, shape)
+
+
+@tf_export("nn.ctc_loss")
+def ctc_loss(labels: Any, inputs: Any = None, sequence_length: Any = None, preprocess_collapse_repeated: bool = False,
+             ctc_merge_repeated: bool = True, ignore_longer_outputs_than_inputs: bool = False, time_major: bool = True,
+             logits: Any = None) -> Tensor:
+    """The CTC loss of each batch row: -log p(labels | inputs) over all alignments, [batch]. `labels` is a
+    SparseTensor of int32 class ids (the blank is the last class); `inputs` are unnormalized logits,
+    [max_time, batch, classes] (with `time_major`)."""
+    if not isinstance(labels, SparseTensor):
+        raise TypeError(f"Expected argument `labels` to be a SparseTensor. Received labels={labels} of type: "
+                        f"{type(labels).__name__}")
+    if logits is not None and inputs is not None:
+        raise ValueError("Cannot specify both 'logits' and 'inputs'")
+    inputs = convert_to_tensor(logits if logits is not None else inputs, name="logits")
+    if not time_major:
+        inputs = manipulation_ops.transpose(inputs, [1, 0, 2])
+    original = inputs.dtype
+    if original in (dtypes.float16, dtypes.bfloat16):
+        inputs = cast_ops.cast(inputs, dtypes.float32)
+    loss, _ = CTCLoss(inputs, labels.indices, labels.values, sequence_length,
+                      preprocess_collapse_repeated=preprocess_collapse_repeated, ctc_merge_repeated=ctc_merge_repeated,
+                      ignore_longer_outputs_than_inputs=ignore_longer_outputs_than_inputs)
+    if original in (dtypes.float16, dtypes.bfloat16):
+        loss = cast_ops.cast(loss, original)
+    return loss
+
+
+def _blank_last(logits: Tensor, labels: Any, blank_index: int) -> tuple[Tensor, Any]:
+    """The classes reordered so that the blank `blank_index` comes last, as CTCLoss wants it, and label ids
+    above it moved down by one."""
+    logits = manipulation_ops.concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
+                                      logits[:, :, blank_index:blank_index + 1]], axis=2)
+    values = labels.values
+    moved = elementwise_ops.where(values < blank_index, values, values - 1)
+    return logits, SparseTensor(labels.indices, moved, labels.dense_shape)
+
+
+def _dense_to_sparse_labels(labels: Tensor, label_length: Tensor) -> SparseTensor:
+    """The first `label_length[b]` labels of each row of a dense [batch, max_len] tensor, as a SparseTensor."""
+    mask = manipulation_ops.sequence_mask(label_length, maxlen=shape_ops.shape(labels)[1])
+    indices = indexing_ops.where(mask)
+    values = cast_ops.cast(indexing_ops.gather_nd(labels, indices), dtypes.int32)
+    return SparseTensor(indices, values, cast_ops.cast(shape_ops.shape(labels), dtypes.int64))
+
+
+@tf_export("nn.ctc_loss_v2")
+def ctc_loss_v2(labels: Any, logits: Any, label_length: Any, logit_length: Any, logits_time_major: bool = True,
+                unique: Any = None, blank_index: int | None = None, name: str | None = None) -> Tensor:
+    """TF 2's CTC loss: labels dense ([batch, max_label_len] with `label_length`; blank 0 by default) or a
+    SparseTensor (then `blank_index` is required). Computed by the CTCLoss kernel, the classes reordered so
+    the blank comes last; `unique` (a speed hint in TF) changes nothing here."""
+    del unique
+    with name_scope(name, "ctc_loss_dense", [logits, labels, label_length, logit_length]):
+        logits = convert_to_tensor(logits, name="logits")
+        if isinstance(labels, SparseTensor):
+            if blank_index is None:
+                raise ValueError("Argument `blank_index` must be provided when labels is a SparseTensor.")
+        else:
+            labels = _dense_to_sparse_labels(convert_to_tensor(labels, name="labels"),
+                                             convert_to_tensor(label_length, name="label_length"))
+            blank_index = 0 if blank_index is None else blank_index
+        if not logits_time_major:
+            logits = manipulation_ops.transpose(logits, [1, 0, 2])
+        num_classes = logits.shape.dims[2].value if logits.shape.ndims == 3 else None
+        if blank_index < 0:
+            if num_classes is None:
+                raise ValueError("The number of classes must be known statically for a negative blank_index.")
+            blank_index += num_classes
+        if num_classes is None or blank_index != num_classes - 1:
+            logits, labels = _blank_last(logits, labels, blank_index)
+        return ctc_loss(labels, logits, cast_ops.cast(logit_length, dtypes.int32), time_major=True)
+
+
+@tf_export("nn.ctc_greedy_decoder")
+def ctc_greedy_decoder(inputs: Any, sequence_length: Any, merge_repeated: bool = True,
+                       blank_index: int | None = None) -> tuple[list[SparseTensor], Tensor]:
+    """([decoded SparseTensor], [batch, 1] minus the summed best logits): the best class at each step,
+    repeats merged (with `merge_repeated`) and blanks (the last class by default) dropped."""
+    outputs = CTCGreedyDecoder(inputs, sequence_length, merge_repeated=merge_repeated,
+                               blank_index=-1 if blank_index is None else blank_index)
+    return [_sparse_result(*outputs[:3])], outputs[3]
+
+
+@tf_export("nn.ctc_beam_search_decoder")
+def ctc_beam_search_decoder(inputs: Any, sequence_length: Any, beam_width: int = 100, top_paths: int = 1,
+                            merge_repeated: bool = True) -> tuple[list[SparseTensor], Tensor]:
+    """(the `top_paths` best label sequences as SparseTensors, their [batch, top_paths] log probabilities)
+    from a prefix beam search of width `beam_width`; the blank is the last class."""
+    outputs = CTCBeamSearchDecoder(inputs, sequence_length, beam_width=beam_width, top_paths=top_paths,
+                                   merge_repeated=merge_repeated)
+    decoded = [_sparse_result(outputs[p], outputs[top_paths + p], outputs[2 * top_paths + p])
+               for p in range(top_paths)]
+    return decoded, outputs[-1]
+
+
+@tf_export("nn.ctc_beam_search_decoder_v2")
+def ctc_beam_search_decoder_v2(inputs: Any, sequence_length: Any, beam_width: int = 100,
+                               top_paths: int = 1) -> tuple[list[SparseTensor], Tensor]:
+    """`ctc_beam_search_decoder` with repeated labels of a path kept (TF 2's form)."""
+    return ctc_beam_search_decoder(inputs, sequence_length, beam_width=beam_width, top_paths=top_paths,
+                                   merge_repeated=False)
+
+
+@tf_export("nn.ctc_unique_labels")
+def ctc_unique_labels(labels: Any, name: str | None = None) -> list[Tensor]:
+    """Per row of dense `labels`, its distinct labels in order of appearance (zero-padded, int64) and the
+    index of each label among them (int32)."""
+    with name_scope(name, "ctc_unique_labels", [labels]):
+        labels = convert_to_tensor(labels, name="labels")
+
+        def unique_row(row: Tensor) -> list[Tensor]:
+            values, index = set_ops.unique(row)
+            padded = manipulation_ops.pad(values, [[0, shape_ops.shape(index)[0] - shape_ops.shape(values)[0]]])
+            return [cast_ops.cast(padded, dtypes.int64), index]
+
+        return functional_ops.map_fn(unique_row, labels, dtype=[dtypes.int64, dtypes.int32])
+
+
+@tf_export("nn.collapse_repeated")
+def collapse_repeated(labels: Any, seq_length: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """Each row's labels with runs of one label merged into one, left-aligned and zero-padded, and the new
+    lengths."""
+    with name_scope(name, "collapse_repeated_labels", [labels, seq_length]):
+        labels = convert_to_tensor(labels, name="labels")
+        seq_length = convert_to_tensor(seq_length, name="seq_length")
+        starts = manipulation_ops.concat([fill_ops.ones_like(labels[:, :1], dtypes.bool),
+                                          elementwise_ops.not_equal(labels[:, 1:], labels[:, :-1])], axis=1)
+        max_len = labels.shape.dims[1].value if labels.shape.dims[1].value is not None else shape_ops.shape(labels)[1]
+        keep = elementwise_ops.logical_and(starts, manipulation_ops.sequence_mask(seq_length, maxlen=max_len))
+        new_length = reduction_ops.reduce_sum(cast_ops.cast(keep, dtypes.int32), axis=1)
+        new_max_len = reduction_ops.reduce_max(new_length)
+        slots = shape_ops.reshape(manipulation_ops.sequence_mask(new_length, maxlen=new_max_len), [-1])
+        flat = scatter_ops.scatter_nd(
+            shape_ops.expand_dims(indexing_ops.boolean_mask(sequence_ops.range(shape_ops.shape(slots)[0]), slots), 1),
+            indexing_ops.boolean_mask(shape_ops.reshape(labels, [-1]), shape_ops.reshape(keep, [-1])),
+            shape_ops.shape(slots))
+        batch = labels.shape.dims[0].value if labels.shape.dims[0].value is not None else shape_ops.shape(labels)[0]
+        return shape_ops.reshape(flat, [batch, new_max_len]), cast_ops.cast(new_length, seq_length.dtype)
