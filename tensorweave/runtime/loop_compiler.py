@@ -27,6 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
+from tensorweave.runtime.partition import node_frames
 from tensorweave.runtime.straight_line import PlanNode, kernel_statement
 
 _ENTER = frozenset({"Enter", "RefEnter"})
@@ -88,7 +89,7 @@ class CompiledLoop:
 
 def compile_loops(nodes: Sequence[LoopNode], order: Sequence[int], template: list[Any]) -> dict[str, CompiledLoop]:
     """The compiled loop of every frame of the plan that qualifies, by frame name."""
-    frames = _static_frames(nodes, order)
+    frames, _ = node_frames([n.node_def for n in nodes])
     members: dict[str, list[int]] = {}
     for i in order:
         if frames[i]:
@@ -99,27 +100,6 @@ def compile_loops(nodes: Sequence[LoopNode], order: Sequence[int], template: lis
         if loop is not None:
             loops[name] = loop
     return loops
-
-
-def _static_frames(nodes: Sequence[LoopNode], order: Sequence[int]) -> list[str]:
-    """Each node's frame name ('' for the root), from where its first input lives (TF's frame inference):
-    past an Enter, the Enter's frame; past an Exit, the frame the exited one was entered from."""
-    frames: list[str | None] = [None] * len(nodes)
-    parents: dict[str, str] = {}
-    for i in order:
-        node = nodes[i]
-        frame = frames[i] = frames[i] if frames[i] is not None else ""
-        if node.node_def.op in _ENTER:
-            parents.setdefault(node.frame_name, frame)
-            frame = node.frame_name
-        elif node.node_def.op in _EXIT:
-            frame = parents.get(frame, "")
-        if node.node_def.op in _NEXT_ITERATION:
-            continue
-        for successor, _, _ in node.out_edges:
-            if frames[successor] is None:
-                frames[successor] = frame
-    return [f or "" for f in frames]
 
 
 def _compile_frame(nodes: Sequence[LoopNode], name: str, members: list[int], template: list[Any]) -> CompiledLoop | None:
