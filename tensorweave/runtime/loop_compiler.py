@@ -171,12 +171,14 @@ def _generate(nodes: Sequence[LoopNode], name: str, members: list[int], enters: 
 
     def ref(slot: int) -> str:
         if slot in constants:
-            namespace[f"k{slot}"] = template[slot]
+            namespace[f"k{slot}"] = _as_scalar(template[slot])
             return f"k{slot}"
         return f"s{slot}"
 
     line_nodes: dict[int, int] = {}
-    lines = ["def loop(values):", f"    {''.join(f's{nodes[i].out_slot}, ' for i in enters)}= values"]
+    namespace["_as_scalar"] = _as_scalar
+    lines = ["def loop(values):",
+             f"    {''.join(f's{nodes[i].out_slot}, ' for i in enters)}= map(_as_scalar, values)"]
     for merge, enter, _ in merges:
         lines.append(f"    s{nodes[merge].out_slot} = s{nodes[enter].out_slot}")
         if nodes[merge].out_slot + 1 in used:
@@ -229,3 +231,12 @@ def _generate(nodes: Sequence[LoopNode], name: str, members: list[int], enters: 
     exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
     return CompiledLoop(enters, exits, namespace["loop"], line_nodes)
 
+
+
+def _as_scalar(value: Any) -> Any:
+    """A 0-d numeric array as the NumPy scalar it holds (a fed or constant loop bound, a counter's step):
+    the same value to every kernel, but NumPy's operators on scalars skip the ufunc machinery, several
+    times the cost of a small iteration."""
+    if type(value) is np.ndarray and value.ndim == 0 and value.dtype.kind in "biufc":
+        return value[()]
+    return value
