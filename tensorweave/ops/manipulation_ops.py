@@ -434,14 +434,20 @@ def _concat(ctx: OpKernelContext, *args: Any) -> Any:
     if rank == 0:
         raise invalid_argument(ctx, "ConcatOp : Can't concatenate scalars (use tf.stack instead)")
     for i, v in enumerate(values):
-        shapes = (f"shape[0] = {tensor_shape.shape_string(first.shape)} vs. shape[{i}] = "
-                  f"{tensor_shape.shape_string(v.shape)}")
         if v.ndim != rank:
-            raise invalid_argument(ctx, f"ConcatOp : Ranks of all input tensors should match: {shapes}")
+            raise invalid_argument(ctx, "ConcatOp : Ranks of all input tensors should match: "
+                                   + _concat_shapes(first, v, i))
         for j in range(rank):
             if j != axis and v.shape[j] != first.shape[j]:
-                raise invalid_argument(ctx, f"ConcatOp : Dimension {j} in both shapes must be equal: {shapes}")
+                raise invalid_argument(ctx, f"ConcatOp : Dimension {j} in both shapes must be equal: "
+                                       + _concat_shapes(first, v, i))
     return ctx.xp.concatenate(values, axis=axis)
+
+
+def _concat_shapes(first: Any, value: Any, index: int) -> str:
+    """The two shapes a concat error names (spelled only when there is an error: a step pays nothing)."""
+    return (f"shape[0] = {tensor_shape.shape_string(first.shape)} vs. shape[{index}] = "
+            f"{tensor_shape.shape_string(value.shape)}")
 
 
 @tf_export("concat")
