@@ -131,6 +131,41 @@ def while_count(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run(count, feed_dict={n: 1000})
 
 
+class _LSTMCell:
+    """A plain LSTM cell written against the TF1 API (real TF 2.x's tf.nn.rnn_cell needs legacy Keras)."""
+
+    def __init__(self, tf: Any, depth: int, units: int) -> None:
+        rng = np.random.default_rng(0)
+        self.tf, self.output_size, self.state_size = tf, units, (units, units)
+        self.kernel = tf.Variable(rng.normal(0, 0.1, (depth + units, 4 * units)).astype(np.float32))
+        self.bias = tf.Variable(np.zeros(4 * units, np.float32))
+
+    def zero_state(self, batch_size: Any, dtype: Any) -> tuple:
+        return (self.tf.zeros([batch_size, self.output_size], dtype),) * 2
+
+    def __call__(self, inputs: Any, state: tuple) -> tuple:
+        tf = self.tf
+        c, h = state
+        i, j, f, o = tf.split(tf.matmul(tf.concat([inputs, h], 1), self.kernel) + self.bias, 4, axis=1)
+        c = tf.sigmoid(f + 1.0) * c + tf.sigmoid(i) * tf.tanh(j)
+        h = tf.tanh(c) * tf.sigmoid(o)
+        return h, (c, h)
+
+
+def dynamic_rnn_train(tf: Any) -> tuple[Any, Step]:
+    """A dynamic_rnn LSTM training step (issue 19's target): 32 steps of a batch of 16, 64 units, SGD."""
+    rng = np.random.default_rng(0)
+    x = tf.placeholder(tf.float32, [16, 32, 32])
+    target = tf.placeholder(tf.float32, [16, 32, 64])
+    outputs, _ = tf.nn.dynamic_rnn(_LSTMCell(tf, 32, 64), x, dtype=tf.float32)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_mean(tf.square(outputs - target)))
+    feed = {x: rng.standard_normal((16, 32, 32), dtype=np.float32),
+            target: rng.uniform(-0.5, 0.5, (16, 32, 64)).astype(np.float32)}
+    sess = make_session(tf)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run(train, feed_dict=feed)
+
+
 def _conv_step(tf: Any, input_shape: tuple, filter_shape: tuple) -> tuple[Any, Step]:
     """conv2d forward, stride 1, SAME, of a fed input with a constant filter; the output is the target."""
     rng = np.random.default_rng(0)
@@ -422,6 +457,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload(var_update, _numpy_var_update, 1.0),
         Workload(threads, _numpy_threads, 1.6, concurrent=True),
         Workload(while_count, _numpy_while_count, 1.0),
+        Workload(dynamic_rnn_train, None, 1.3),
         Workload(conv_mnist, _numpy_conv_mnist, 1.5),
         Workload(conv_alexnet, _numpy_conv_alexnet, 1.5),
         Workload(max_pool, _numpy_max_pool, 2.0),

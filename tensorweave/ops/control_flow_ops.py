@@ -27,6 +27,7 @@ from tensorweave.framework.graph import (
     prepend_name_scope,
     strip_name_scope,
 )
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
@@ -948,6 +949,50 @@ class WhileContext(ControlFlowContext):
         self.exit_result([result])
         return result
 
+    def add_backprop_indexed_slices_accumulator(self, op: Operation, grad: IndexedSlices) -> IndexedSlices:
+        """The gradient of the loop invariant `op` enters when its iterations' gradients are IndexedSlices
+        (an embedding read in a loop; TF's AddBackpropIndexedSlicesAccumulator): their slices concatenated, in
+        the order the gradient loop makes them, after one zero slice at index 0 (so that a loop of no
+        iterations still has a value), and the largest dense shape; the dense gradient is never built."""
+        values, indices, dense_shape = grad.values, grad.indices, grad.dense_shape
+        self.exit()
+        with _entered(self.outer_context):
+            if values.shape.is_fully_defined():
+                values_acc = constant_ops.constant(0, values.dtype, shape=[1] + values.shape.as_list()[1:],
+                                                   name="b_acc")
+            else:
+                values_shape = manipulation_ops.concat([[1], shape_ops.Shape(op.inputs[0])[1:]], 0)
+                values_acc = fill_ops.zeros(values_shape, dtype=values.dtype)
+            accumulators = [constant_ops.constant([0], indices.dtype), values_acc]
+            if dense_shape is not None:
+                if dense_shape.shape.is_fully_defined():
+                    accumulators.append(constant_ops.constant(0, dense_shape.dtype, shape=dense_shape.shape.as_list()))
+                else:
+                    accumulators.append(fill_ops.zeros_like(
+                        shape_ops.Shape(op.inputs[0], out_type=dense_shape.dtype), optimize=False))
+        self.enter()
+        for acc in accumulators:
+            self.add_name(acc.name)
+        # the accumulated slices grow every iteration: their Enters do not keep the initial shapes
+        enters = [_enter(acc, self.name, False, self.parallel_iterations, use_input_shape=False, name="b_acc")
+                  for acc in accumulators]
+        enters[0].set_shape([None])
+        if values_acc.shape.ndims is not None:
+            enters[1].set_shape([None] + values_acc.shape.as_list()[1:])
+        self.loop_enters.extend(enters)
+        merges = [merge([e, e], name="b_acc")[0] for e in enters]
+        switches = [switch(m, self._pivot) for m in merges]
+        grown = [manipulation_ops.concat([acc[1], part], 0) for acc, part in zip(switches[:2], [indices, values])]
+        if dense_shape is not None:
+            grown.append(elementwise_ops.maximum(dense_shape, switches[2][1]))
+        for m, value in zip(merges, grown):
+            m.op._update_input(1, NextIteration(value, name="NextIteration"))
+        exits = [exit(acc[0], name="b_acc") for acc in switches]
+        self.loop_exits.extend(exits)
+        self.exit_result(exits)
+        return IndexedSlices(indices=exits[0], values=exits[1], dense_shape=exits[2] if dense_shape is not None
+                             else None)
+
     def build_loop(self, cond_fn: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
                    shape_invariants: Any, return_same_structure: bool) -> Any:
         """The loop's Exit tensors, packed as `body`'s result (TF's BuildLoop); TensorArrays travel as their
@@ -1147,6 +1192,15 @@ def _exit_grad(op: Operation, grad: Any) -> Any:
         return None
     if op._get_control_flow_context().grad_state is not None:
         raise TypeError("Second-order gradient for while loops not supported.")
+    if isinstance(grad, IndexedSlices):
+        # a loop variable's gradient travels the gradient loop dense, made outside it (TF fails to build
+        # the gradient loop here: its slices would change shape between iterations)
+        graph = get_default_graph()
+        graph._set_control_flow_context(grad_context.outer_context)
+        try:
+            grad = convert_to_tensor(grad)
+        finally:
+            graph._set_control_flow_context(grad_context)
     grad_context.add_name(grad.name)
     grad_context.enter()
     result = _enter(grad, grad_context.name, False, grad_context.parallel_iterations, name="b_exit")
@@ -1171,12 +1225,20 @@ def _enter_grad(op: Operation, grad: Any) -> Any:
             getattr(grad_context, "grad_state", None) is None:
         return grad
     if op.get_attr("is_constant"):
+        if isinstance(grad, IndexedSlices):
+            return grad_context.add_backprop_indexed_slices_accumulator(op, grad)
         if not isinstance(grad, Tensor):
             raise TypeError(f"Type {type(grad)} not supported")
         return grad_context.add_backprop_accumulator(op, grad)
-    result = exit(grad)
-    grad_context.loop_exits.append(result)
-    grad_context.exit_result([result])
+    if isinstance(grad, IndexedSlices):  # each part leaves the gradient loop
+        parts = [grad.values, grad.indices] + ([grad.dense_shape] if grad.dense_shape is not None else [])
+        exits = [exit(part) for part in parts]
+        result = IndexedSlices(*exits)
+    else:
+        result = exit(grad)
+        exits = [result]
+    grad_context.loop_exits.extend(exits)
+    grad_context.exit_result(exits)
     return result
 
 

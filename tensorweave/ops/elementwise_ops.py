@@ -427,13 +427,15 @@ def _rsqrt(x: Any) -> Any:
 
 
 def _sigmoid(x: Any) -> Any:
-    """1 / (1 + e^-x), as exp(-log(1 + e^-x)) for real x so that no intermediate overflows."""
+    """1 / (1 + e^-x); for real x from e^-|x|, which never overflows (tiny results keep their precision)."""
     if np.iscomplexobj(x):
         return 1 / (1 + np.exp(-x))
     if x.dtype == BFLOAT16:  # Eigen's generic logistic, each step rounded to bfloat16
         e = np.exp(x)
         return np.where(np.isinf(e), x.dtype.type(1), e / (1 + e))
-    return np.exp(-np.logaddexp(0, -x))
+    e = np.exp(-np.abs(x))
+    r = 1 / (1 + e)
+    return np.where(x >= 0, r, e * r)
 
 
 def _sign(x: Any) -> Any:

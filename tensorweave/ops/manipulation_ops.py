@@ -341,7 +341,13 @@ def _split(ctx: OpKernelContext, split_dim: Any, value: Any, num_split: int) -> 
     if value.shape[axis] % num_split:
         raise invalid_argument(ctx, f"Number of ways to split should evenly divide the split dimension, but got split_dim "
                        f"{axis} (size = {value.shape[axis]}) and num_split {num_split}")
-    return ctx.xp.split(value, num_split, axis=axis)
+    # basic slices (views, as NumPy's split gives) without its generic per-piece machinery
+    step, index = value.shape[axis] // num_split, [slice(None)] * value.ndim
+    pieces = []
+    for start in range(0, num_split * step, step) if step else [0] * num_split:
+        index[axis] = slice(start, start + step)
+        pieces.append(value[tuple(index)])
+    return pieces
 
 
 @SplitV.kernel("CPU")
@@ -434,14 +440,20 @@ def _concat(ctx: OpKernelContext, *args: Any) -> Any:
     if rank == 0:
         raise invalid_argument(ctx, "ConcatOp : Can't concatenate scalars (use tf.stack instead)")
     for i, v in enumerate(values):
-        shapes = (f"shape[0] = {tensor_shape.shape_string(first.shape)} vs. shape[{i}] = "
-                  f"{tensor_shape.shape_string(v.shape)}")
         if v.ndim != rank:
-            raise invalid_argument(ctx, f"ConcatOp : Ranks of all input tensors should match: {shapes}")
+            raise invalid_argument(ctx, "ConcatOp : Ranks of all input tensors should match: "
+                                   + _concat_shapes(first, v, i))
         for j in range(rank):
             if j != axis and v.shape[j] != first.shape[j]:
-                raise invalid_argument(ctx, f"ConcatOp : Dimension {j} in both shapes must be equal: {shapes}")
+                raise invalid_argument(ctx, f"ConcatOp : Dimension {j} in both shapes must be equal: "
+                                       + _concat_shapes(first, v, i))
     return ctx.xp.concatenate(values, axis=axis)
+
+
+def _concat_shapes(first: Any, value: Any, index: int) -> str:
+    """The two shapes a concat error names (spelled only when there is an error: a step pays nothing)."""
+    return (f"shape[0] = {tensor_shape.shape_string(first.shape)} vs. shape[{index}] = "
+            f"{tensor_shape.shape_string(value.shape)}")
 
 
 @tf_export("concat")

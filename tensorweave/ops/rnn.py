@@ -1,5 +1,6 @@
 """The RNN drivers of TF1: `tf.nn.dynamic_rnn` (a `tf.while_loop` over time reading inputs from, and writing
-outputs to, TensorArrays), `tf.nn.static_rnn` (the cell unrolled in the graph), and their bidirectional forms.
+outputs to, TensorArrays), `tf.nn.raw_rnn` (the same loop driven by a user's `loop_fn`), `tf.nn.static_rnn`
+(the cell unrolled in the graph), and their bidirectional forms.
 
 Both drivers make the same variables in the same scopes (`rnn/<cell>/...`, `bidirectional_rnn/fw/<cell>/...`),
 so a graph built with one restores a checkpoint of the other. With `sequence_length`, an entry's outputs past
@@ -8,7 +9,7 @@ its length are zeros and its state is the one at its last step, as TF's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave.framework import dtypes, nest, tensor_shape, tensor_util
@@ -239,6 +240,89 @@ def _dynamic_rnn_loop(cell: Any, inputs: Any, initial_state: Any, parallel_itera
     for output, size in zip(final_outputs, flat_output_size):
         output.set_shape(_concat([const_time_steps, const_batch_size], size, static=True))
     return nest.pack_sequence_as(structure=cell.output_size, flat_sequence=final_outputs), final_state
+
+
+@tf_export("nn.raw_rnn")
+def raw_rnn(cell: Any, loop_fn: Callable[..., tuple], parallel_iterations: int | None = None,
+            swap_memory: bool = False, scope: Any = None) -> tuple[Any, Any, Any]:
+    """The loop under dynamic_rnn with `loop_fn` in charge of inputs, state and what is emitted (a decoder's
+    driver): `(emit_ta, final_state, final_loop_state)`.
+
+    `loop_fn(time, cell_output, cell_state, loop_state)` returns `(finished, next_input, next_cell_state,
+    emit_output, next_loop_state)`; its first call (time 0, the rest None) gives the first input, the initial
+    state and the emit structure (None: `cell.output_size`). The loop runs while any batch entry is unfinished;
+    a finished entry emits zeros and keeps its state.
+    """
+    assert_like_rnncell("cell", cell)
+    if not callable(loop_fn):
+        raise TypeError("loop_fn must be a callable")
+    parallel_iterations = parallel_iterations or 32
+    with variable_scope.variable_scope(scope or "rnn"):
+        time = constant_ops.constant(0, dtype=dtypes.int32)
+        elements_finished, next_input, initial_state, emit_structure, init_loop_state = loop_fn(time, None, None,
+                                                                                                 None)
+        flat_input = nest.flatten(next_input)
+        loop_state = init_loop_state if init_loop_state is not None else constant_ops.constant(0, dtype=dtypes.int32)
+        static_batch_size = tensor_shape.dimension_at_index(flat_input[0].shape, 0)
+        for input_ in flat_input:  # the inputs must agree on a static batch size
+            static_batch_size.merge_with(tensor_shape.dimension_at_index(input_.shape, 0))
+        const_batch_size = tensor_shape.dimension_value(static_batch_size)
+        batch_size = const_batch_size if const_batch_size is not None else shape_ops.shape(flat_input[0])[0]
+        nest.assert_same_structure(initial_state, cell.state_size)
+        flat_state = [convert_to_tensor(s) for s in nest.flatten(initial_state)]
+        state = nest.pack_sequence_as(structure=initial_state, flat_sequence=flat_state)
+        if emit_structure is not None:
+            flat_emit_structure = nest.flatten(emit_structure)
+            flat_emit_size = [emit.shape if emit.shape.is_fully_defined() else shape_ops.shape(emit)
+                              for emit in flat_emit_structure]
+            flat_emit_dtypes = [emit.dtype for emit in flat_emit_structure]
+        else:
+            emit_structure = cell.output_size
+            flat_emit_size = nest.flatten(emit_structure)
+            flat_emit_dtypes = [flat_state[0].dtype] * len(flat_emit_size)
+        flat_emit_ta = [tensor_array_ops.TensorArray(
+            dtype=dtype, dynamic_size=True, size=0, name=f"rnn_output_{i}",
+            element_shape=tensor_shape.TensorShape([const_batch_size]).concatenate(
+                _maybe_tensor_shape_from_tensor(size)))
+            for i, (dtype, size) in enumerate(zip(flat_emit_dtypes, flat_emit_size))]
+        emit_ta = nest.pack_sequence_as(structure=emit_structure, flat_sequence=flat_emit_ta)
+        zero_emit = nest.pack_sequence_as(structure=emit_structure, flat_sequence=[
+            fill_ops.zeros(_concat(batch_size, size), dtype) for size, dtype in zip(flat_emit_size, flat_emit_dtypes)])
+
+        def condition(time: Tensor, elements_finished: Tensor, *_: Any) -> Tensor:
+            return elementwise_ops.logical_not(reduction_ops.reduce_all(elements_finished))
+
+        def body(time: Tensor, elements_finished: Tensor, current_input: Any, emit_ta: Any, state: Any,
+                 loop_state: Any) -> tuple:
+            next_output, cell_state = cell(current_input, state)
+            nest.assert_same_structure(state, cell_state)
+            nest.assert_same_structure(cell.output_size, next_output)
+            next_time = time + 1
+            next_finished, next_input, next_state, emit_output, next_loop_state = loop_fn(
+                next_time, next_output, cell_state, loop_state)
+            nest.assert_same_structure(state, next_state)
+            nest.assert_same_structure(current_input, next_input)
+            nest.assert_same_structure(emit_ta, emit_output)
+            loop_state = loop_state if next_loop_state is None else next_loop_state
+
+            def keep_finished(current: Any, candidate: Any) -> Any:
+                """Finished entries keep `current`; TensorArrays and scalars take `candidate`."""
+                if isinstance(current, tensor_array_ops.TensorArray) or current.shape.ndims == 0:
+                    return candidate
+                with colocate_with(candidate):
+                    return elementwise_ops.where(elements_finished, current, candidate)
+
+            emit_output = nest.map_structure(keep_finished, zero_emit, emit_output)
+            next_state = nest.map_structure(keep_finished, state, next_state)
+            emit_ta = nest.map_structure(lambda ta, emit: ta.write(time, emit), emit_ta, emit_output)
+            elements_finished = elementwise_ops.logical_or(elements_finished, next_finished)
+            return next_time, elements_finished, next_input, emit_ta, next_state, loop_state
+
+        returned = control_flow_ops.while_loop(
+            condition, body, loop_vars=[time, elements_finished, next_input, emit_ta, state, loop_state],
+            parallel_iterations=parallel_iterations, swap_memory=swap_memory)
+        emit_ta, final_state, final_loop_state = returned[-3:]
+        return emit_ta, final_state, (final_loop_state if init_loop_state is not None else None)
 
 
 @tf_export("nn.static_rnn")

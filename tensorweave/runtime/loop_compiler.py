@@ -27,6 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
+from tensorweave.runtime.partition import node_frames
 from tensorweave.runtime.straight_line import PlanNode, kernel_statement
 
 _ENTER = frozenset({"Enter", "RefEnter"})
@@ -88,7 +89,7 @@ class CompiledLoop:
 
 def compile_loops(nodes: Sequence[LoopNode], order: Sequence[int], template: list[Any]) -> dict[str, CompiledLoop]:
     """The compiled loop of every frame of the plan that qualifies, by frame name."""
-    frames = _static_frames(nodes, order)
+    frames, _ = node_frames([n.node_def for n in nodes])
     members: dict[str, list[int]] = {}
     for i in order:
         if frames[i]:
@@ -99,27 +100,6 @@ def compile_loops(nodes: Sequence[LoopNode], order: Sequence[int], template: lis
         if loop is not None:
             loops[name] = loop
     return loops
-
-
-def _static_frames(nodes: Sequence[LoopNode], order: Sequence[int]) -> list[str]:
-    """Each node's frame name ('' for the root), from where its first input lives (TF's frame inference):
-    past an Enter, the Enter's frame; past an Exit, the frame the exited one was entered from."""
-    frames: list[str | None] = [None] * len(nodes)
-    parents: dict[str, str] = {}
-    for i in order:
-        node = nodes[i]
-        frame = frames[i] = frames[i] if frames[i] is not None else ""
-        if node.node_def.op in _ENTER:
-            parents.setdefault(node.frame_name, frame)
-            frame = node.frame_name
-        elif node.node_def.op in _EXIT:
-            frame = parents.get(frame, "")
-        if node.node_def.op in _NEXT_ITERATION:
-            continue
-        for successor, _, _ in node.out_edges:
-            if frames[successor] is None:
-                frames[successor] = frame
-    return [f or "" for f in frames]
 
 
 def _compile_frame(nodes: Sequence[LoopNode], name: str, members: list[int], template: list[Any]) -> CompiledLoop | None:
@@ -191,12 +171,14 @@ def _generate(nodes: Sequence[LoopNode], name: str, members: list[int], enters: 
 
     def ref(slot: int) -> str:
         if slot in constants:
-            namespace[f"k{slot}"] = template[slot]
+            namespace[f"k{slot}"] = _as_scalar(template[slot])
             return f"k{slot}"
         return f"s{slot}"
 
     line_nodes: dict[int, int] = {}
-    lines = ["def loop(values):", f"    {''.join(f's{nodes[i].out_slot}, ' for i in enters)}= values"]
+    namespace["_as_scalar"] = _as_scalar
+    lines = ["def loop(values):",
+             f"    {''.join(f's{nodes[i].out_slot}, ' for i in enters)}= map(_as_scalar, values)"]
     for merge, enter, _ in merges:
         lines.append(f"    s{nodes[merge].out_slot} = s{nodes[enter].out_slot}")
         if nodes[merge].out_slot + 1 in used:
@@ -249,3 +231,12 @@ def _generate(nodes: Sequence[LoopNode], name: str, members: list[int], enters: 
     exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
     return CompiledLoop(enters, exits, namespace["loop"], line_nodes)
 
+
+
+def _as_scalar(value: Any) -> Any:
+    """A 0-d numeric array as the NumPy scalar it holds (a fed or constant loop bound, a counter's step):
+    the same value to every kernel, but NumPy's operators on scalars skip the ufunc machinery, several
+    times the cost of a small iteration."""
+    if type(value) is np.ndarray and value.ndim == 0 and value.dtype.kind in "biufc":
+        return value[()]
+    return value

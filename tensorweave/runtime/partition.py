@@ -6,15 +6,22 @@ partitions becomes a `_Send` on the producer's device and a `_Recv` on the consu
 TF's partitioner does (`src/_0` and `src/_1`, tensor name `edge_<id>_<src>`): one pair per tensor and
 consuming device. A control edge between partitions sends a dummy constant that runs after the source, and
 the consumer waits on its `_Recv`. The executors of a step exchange these values through the step's
-rendezvous, deadness included. Edges across devices inside loop frames need the frame ops mirrored in every
-partition (the loops issue's next step): such a graph is refused with UnimplementedError rather than run
-wrong. Pure function.
+rendezvous, deadness included.
+
+A loop whose frame spans devices (TF's AddControlFlow, whitepaper §4.4): the device of the loop's LoopCond
+leads; every other device that receives a value inside the frame gets a control loop of its own (Enter,
+Merge, Switch on the leader's predicate, NextIteration: one iteration per iteration of the real loop, and
+no Exit), and each `_Recv` inside the frame waits on that control loop's Merge, so it is in the frame and
+runs once per iteration (the rendezvous key carries the frame and iteration). In the last iteration the
+predicate is false, the control loop stops, and what is sent from dead nodes arrives dead. A frame nested
+in another stacks its control loop on the outer one's. Pure function.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -23,7 +30,9 @@ from tensorweave.framework import dtypes, op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.op_def import arg_types
 
-_LOOP_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration"})
+_ENTER = frozenset({"Enter", "RefEnter"})
+_EXIT = frozenset({"Exit", "RefExit"})
+_NEXT_ITERATION = frozenset({"NextIteration", "RefNextIteration"})
 
 
 def partition(graph_def: GraphDef, client_device: str, bfloat16_sendrecv: bool = False) -> dict[str, GraphDef]:
@@ -31,15 +40,9 @@ def partition(graph_def: GraphDef, client_device: str, bfloat16_sendrecv: bool =
     (GraphOptions.enable_bfloat16_sendrecv), a float32 tensor crosses as bfloat16: a Cast before its
     `_Send` and one after its `_Recv`, as TF's partitioner adds them."""
     nodes = _with_call_frame_devices(graph_def, client_device)
-    by_name = {n.name: n for n in nodes}
-    if len({n.device for n in nodes}) > 1 and any(n.op in _LOOP_OPS for n in nodes):
-        crossing = next((n for n in nodes for spec in n.input if by_name[parse_input(spec)[0]].device != n.device),
-                        None)
-        if crossing is not None:
-            raise errors.UnimplementedError(
-                crossing, None, f"{crossing.name} on {crossing.device} reads from another device in a graph with "
-                "while loops: Send/Recv inside loop frames is not available yet")
     names = itertools.count()
+    nodes, edge_frame, control_merges = _add_control_loops(nodes, names)
+    by_name = {n.name: n for n in nodes}
     edge_ids = itertools.count()
     transfers: dict[tuple[str, str], str] = {}  # (source tensor or ^node, consuming device) -> its _Recv
     extra: dict[str, list[NodeDef]] = {}
@@ -55,8 +58,9 @@ def partition(graph_def: GraphDef, client_device: str, bfloat16_sendrecv: bool =
             key = (spec if index >= 0 else "^" + source_name, node.device)
             recv = transfers.get(key)
             if recv is None:
+                gate = control_merges.get((edge_frame(source, node), node.device))
                 recv = transfers[key] = _add_transfer(source, index, spec, node, names, next(edge_ids), extra,
-                                                      bfloat16_sendrecv)
+                                                      bfloat16_sendrecv, gate)
             inputs.append(recv if index >= 0 else "^" + recv)
         parts.setdefault(node.device, []).append(
             node if inputs == node.input else dataclasses.replace(node, input=inputs))
@@ -71,10 +75,109 @@ def _with_call_frame_devices(graph_def: GraphDef, client_device: str) -> list[No
     return [node if node.device else dataclasses.replace(node, device=client_device) for node in graph_def.node]
 
 
+def node_frames(nodes: Sequence[NodeDef]) -> tuple[list[str], dict[str, str]]:
+    """Each node's loop frame ('' for the root) and each frame's parent frame, as TF infers them: a node is in
+    the frame of its first input's node; past an Enter it is in the Enter's frame, past an Exit in the frame
+    the exited one was entered from (an Enter itself lives in the parent frame, an Exit in the inner one)."""
+    index = {n.name: i for i, n in enumerate(nodes)}
+    successors: list[list[int]] = [[] for _ in nodes]
+    waiting = [0] * len(nodes)
+    for i, node in enumerate(nodes):
+        for spec in node.input:
+            source = index[parse_input(spec)[0]]
+            successors[source].append(i)
+            if nodes[source].op not in _NEXT_ITERATION:
+                waiting[i] += 1
+    frames: list[str | None] = [None] * len(nodes)
+    parents: dict[str, str] = {}
+    ready = [i for i, count in enumerate(waiting) if count == 0]
+    while ready:
+        i = ready.pop()
+        node = nodes[i]
+        frame = frames[i] = frames[i] or ""
+        if node.op in _ENTER:
+            parents.setdefault(node.attr["frame_name"].decode(), frame)
+            frame = node.attr["frame_name"].decode()
+        elif node.op in _EXIT:
+            frame = parents.get(frame, "")
+        if node.op in _NEXT_ITERATION:
+            continue
+        for successor in successors[i]:
+            if frames[successor] is None:
+                frames[successor] = frame
+            waiting[successor] -= 1
+            if waiting[successor] == 0:
+                ready.append(successor)
+    return [f or "" for f in frames], parents
+
+
+def _add_control_loops(nodes: list[NodeDef], names: itertools.count
+                       ) -> tuple[list[NodeDef], Callable[[NodeDef, NodeDef], str], dict[tuple[str, str], str]]:
+    """The nodes with a control loop for every (frame, device) that receives a value inside that frame from
+    another device; the frame an edge runs in; and the Merge of each control loop by (frame, device)."""
+    frames, parents = node_frames(nodes)
+    frame_of = {n.name: f for n, f in zip(nodes, frames)}
+    by_name = {n.name: n for n in nodes}
+    loop_conds = {frame_of[n.name]: n for n in nodes if n.op == "LoopCond"}
+    parallel = {n.attr["frame_name"].decode(): n.attr["parallel_iterations"] for n in nodes if n.op in _ENTER}
+
+    def edge_frame(source: NodeDef, consumer: NodeDef) -> str:
+        """The frame an edge lives in: '' unless its two ends see the same loop frame."""
+        if source.op in _ENTER:
+            out_frame = source.attr["frame_name"].decode()
+        elif source.op in _EXIT:
+            out_frame = parents.get(frame_of[source.name], "")
+        else:
+            out_frame = frame_of[source.name]
+        return out_frame if out_frame == frame_of[consumer.name] else ""
+
+    merges: dict[tuple[str, str], str] = {}
+    added: list[NodeDef] = []
+
+    def control_loop(frame: str, device: str, consumer: str) -> str:
+        """The Merge of `frame`'s control loop on `device`, made (with its outer frames' loops) if new."""
+        merge = merges.get((frame, device))
+        if merge is not None:
+            return merge
+        if frame not in loop_conds:
+            raise errors.InvalidArgumentError(None, None, f"A cross-device loop must have a pivot predicate: {frame}")
+        outer = parents.get(frame, "")
+        if outer:
+            entered = control_loop(outer, device, consumer)
+        else:
+            entered = f"{consumer}/_{next(names)}"
+            added.append(NodeDef(entered, "Const", [], device, {"value": np.zeros((0,), np.float32),
+                                                                 "dtype": dtypes.float32}))
+            frame_of[entered] = ""
+        enter, merge, switch, next_iteration = (f"_cloop{consumer}/_{next(names)}" for _ in range(4))
+        flow = {"T": dtypes.float32}
+        added.extend([
+            NodeDef(enter, "Enter", [entered], device, {**flow, "frame_name": frame.encode(), "is_constant": False,
+                                                        "parallel_iterations": parallel[frame]}),
+            NodeDef(merge, "Merge", [enter, next_iteration], device, {**flow, "N": 2}),
+            NodeDef(switch, "Switch", [merge, loop_conds[frame].name], device, flow),
+            NodeDef(next_iteration, "NextIteration", [f"{switch}:1"], device, flow)])
+        frame_of[enter] = outer
+        frame_of.update({merge: frame, switch: frame, next_iteration: frame})
+        merges[(frame, device)] = merge
+        return merge
+
+    for node in list(nodes):
+        for spec in node.input:
+            source = by_name[parse_input(spec)[0]]
+            frame = edge_frame(source, node)
+            if source.device != node.device and frame:
+                control_loop(frame, node.device, node.name)
+    # the leader's predicate reaches each control loop's Switch through a _Recv gated by that loop's Merge
+    return nodes + added, edge_frame, merges
+
+
 def _add_transfer(source: NodeDef, index: int, spec: str, consumer: NodeDef, names: itertools.count,
-                  edge_id: int, extra: dict[str, list[NodeDef]], bfloat16_sendrecv: bool = False) -> str:
+                  edge_id: int, extra: dict[str, list[NodeDef]], bfloat16_sendrecv: bool = False,
+                  gate: str | None = None) -> str:
     """Add the _Send (source side) and _Recv (consumer side) of one edge; returns the name of the node the
-    consumer reads (the _Recv, or the Cast back to float32 after it)."""
+    consumer reads (the _Recv, or the Cast back to float32 after it). A `gate` (a control loop's Merge) puts
+    the _Recv in its loop frame."""
     cast_to = None
     if index >= 0:
         dtype = _output_dtype(source, index, consumer)
@@ -95,7 +198,7 @@ def _add_transfer(source: NodeDef, index: int, spec: str, consumer: NodeDef, nam
     send_name, recv_name = f"{source.name}/_{next(names)}", f"{source.name}/_{next(names)}"
     extra.setdefault(source.device, []).append(NodeDef(send_name, "_Send", [sent], source.device, {**attrs, "T": dtype}))
     extra.setdefault(consumer.device, []).append(
-        NodeDef(recv_name, "_Recv", [], consumer.device, {**attrs, "tensor_type": dtype}))
+        NodeDef(recv_name, "_Recv", ["^" + gate] if gate else [], consumer.device, {**attrs, "tensor_type": dtype}))
     if cast_to is not None:
         back = f"{source.name}/_{next(names)}"
         extra[consumer.device].append(NodeDef(back, "Cast", [recv_name], consumer.device,

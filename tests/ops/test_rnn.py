@@ -252,3 +252,87 @@ def test_variational_dropout_uses_one_mask_for_all_steps():
         outputs = sess.run(outputs)
     masks = outputs[0] == 0
     assert masks.any() and (masks == masks[0]).all()
+
+
+def test_raw_rnn_lstm_values_gradients_and_emit_structures_as_tf():
+    # recorded from TF 2.21 (tf.compat.v1, legacy Keras's LSTMCell) running this program
+    max_time, batch_size, depth, units = 5, 3, 2, 4
+    rng = np.random.default_rng(0)
+    kernel0 = rng.standard_normal((depth + units, 4 * units)).astype(np.float32) * 0.5
+    x = rng.standard_normal((max_time, batch_size, depth)).astype(np.float32)
+    inputs = tf.placeholder(tf.float32, (max_time, batch_size, depth))
+    seq = tf.placeholder(tf.int32, (batch_size,))
+    inputs_ta = tf.TensorArray(dtype=tf.float32, size=max_time, clear_after_read=False).unstack(inputs)
+    cell = rnn_cell.LSTMCell(units, initializer=tf.constant_initializer(kernel0))
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        if cell_output is None:
+            next_cell_state, next_loop_state = cell.zero_state(batch_size, tf.float32), tf.constant(0.0)
+        else:
+            next_cell_state, next_loop_state = cell_state, loop_state + tf.reduce_sum(cell_output)
+        elements_finished = time >= seq
+        next_input = tf.cond(tf.reduce_all(elements_finished), lambda: tf.zeros([batch_size, depth]),
+                             lambda: inputs_ta.read(time))
+        return elements_finished, next_input, next_cell_state, cell_output, next_loop_state
+
+    outputs_ta, final_state, loop_state = tf.nn.raw_rnn(cell, loop_fn)
+    outputs = outputs_ta.stack()
+    assert (outputs.shape.as_list(), final_state.c.name, loop_state.name) == ([None, 3, 4], "rnn/while/Exit_4:0",
+                                                                             "rnn/while/Exit_6:0")
+    assert sorted(v.name for v in tf.global_variables()) == ["rnn/lstm_cell/bias:0", "rnn/lstm_cell/kernel:0"]
+    loss = tf.reduce_sum(outputs * outputs) + tf.reduce_sum(final_state.h)
+    grads = tf.gradients(loss, [inputs] + tf.trainable_variables())
+
+    def loop_fn_emitting(time, cell_output, cell_state, loop_state):  # an emit structure of its own, no loop state
+        if cell_output is None:
+            return (tf.zeros([batch_size], tf.bool), inputs_ta.read(0), cell.zero_state(batch_size, tf.float32),
+                    (tf.zeros([units]), tf.zeros([], tf.int32)), None)
+        finished = time >= max_time
+        next_input = tf.cond(tf.reduce_all(finished), lambda: tf.zeros([batch_size, depth]),
+                             lambda: inputs_ta.read(tf.minimum(time, max_time - 1)))
+        return finished, next_input, cell_state, (cell_output * 2.0, tf.fill([batch_size], time)), None
+
+    emitted, _, no_loop_state = tf.nn.raw_rnn(cell, loop_fn_emitting, scope="rnn")
+    assert isinstance(emitted, tuple) and no_loop_state is None
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, state, total, g, e_sum, e_time = sess.run(
+            [outputs, final_state, loop_state, grads, emitted[0].stack(), emitted[1].stack()],
+            {inputs: x, seq: [5, 2, 3]})
+    close = dict(rtol=0, atol=2e-6)
+    np.testing.assert_allclose(out[:, 0], [[-0.00145, -0.087557, 0.076592, -0.005689],
+                                           [0.045964, -0.232843, 0.155215, -0.061145],
+                                           [0.262593, -0.358153, -0.083247, -0.351282],
+                                           [0.060407, -0.293375, 0.122003, -0.173972],
+                                           [0.016603, -0.108876, 0.09759, 0.021022]], **close)
+    np.testing.assert_allclose(out[:, 2], [[-0.026479, 0.145867, -0.000259, 0.103647],
+                                           [-0.017124, 0.202794, -0.16465, 0.046487],
+                                           [-0.028509, 0.217834, -0.160227, 0.027978]] + [[0.0] * 4] * 2, **close)
+    np.testing.assert_array_equal(out[2:, 1], 0.0)  # finished entries emit zeros
+    np.testing.assert_allclose(state.c, [[0.063638, -0.192703, 0.429307, 0.04705],
+                                         [0.031044, -0.615526, 0.299374, -0.119508],
+                                         [-0.055968, 0.521024, -0.313538, 0.062277]], **close)
+    np.testing.assert_allclose(state.h, [[0.016603, -0.108876, 0.09759, 0.021022],
+                                         [0.011131, -0.2555, 0.148178, -0.056329],
+                                         [-0.028509, 0.217834, -0.160227, 0.027978]], **close)
+    np.testing.assert_allclose(total, -0.978889, **close)
+    np.testing.assert_allclose(g[0].sum(axis=2), [[-0.294272, -0.123634, 0.235984], [-0.285713, 0.118817, 0.203069],
+                                                  [-0.282848, 0.0, 0.342247], [0.051101, 0.0, 0.0],
+                                                  [0.264626, 0.0, 0.0]], **close)
+    np.testing.assert_allclose(g[1].sum(0), [-0.407505, 0.05405, 0.031272, 0.032474, -1.444609, 0.978982, -0.701159,
+                                             0.938019, -0.030647, -0.104485, -0.001059, -0.048313, -0.062947,
+                                             -0.348632, -0.014245, -0.139333], rtol=0, atol=5e-6)
+    np.testing.assert_allclose(g[2], [0.13545, 0.368188, 0.184304, 0.135631, 2.0751, 0.392791, 1.096883, 0.809418,
+                                      0.05223, -0.008301, -0.006754, -0.029926, 0.044566, 0.419698, 0.229289,
+                                      0.144875], rtol=0, atol=5e-6)
+    np.testing.assert_allclose(e_sum.sum(axis=(1, 2)), [-0.114692, -0.355644, -1.573245, 0.329782, 0.850391],
+                               **close)
+    np.testing.assert_array_equal(e_time, np.arange(1, 6)[:, None].repeat(3, 1))
+
+
+def test_raw_rnn_argument_errors():
+    cell = rnn_cell.BasicRNNCell(2)
+    with pytest.raises(TypeError, match="^loop_fn must be a callable$"):
+        tf.nn.raw_rnn(cell, 3)
+    with pytest.raises(TypeError, match="cell"):
+        tf.nn.raw_rnn(3, lambda *args: None)

@@ -198,3 +198,48 @@ def test_gradients_of_a_cond_inside_a_loop_and_a_loop_inside_a_cond():
             [10.125, [27.0]], [32.0, [64.0]], [36.0, [24.0]]]
         assert sess.run([branched, branched_grad], {x: 2.0, p: True}) == [16.0, [32.0]]
         assert sess.run([branched, branched_grad], {x: 2.0, p: False}) == [6.0, [3.0]]
+
+
+def test_indexed_slices_gradients_of_loop_invariants_accumulate_as_slices_as_tf():
+    params = tf.constant(np.arange(12, dtype=np.float32).reshape(6, 2))
+    v = tf.Variable(np.arange(12, dtype=np.float32).reshape(6, 2))
+    ids = tf.constant([0, 3, 3, 5, 1])
+
+    def body(i, acc):
+        row = tf.gather(params, ids[i])
+        emb = tf.nn.embedding_lookup(v, tf.stack([ids[i], ids[i - 1]]))
+        return i + 1, acc + row * tf.cast(i + 1, tf.float32) + tf.reduce_sum(emb, 0) * 0.5
+
+    _, out = tf.while_loop(lambda i, acc: i < 5, body, [tf.constant(0), tf.zeros([2])])
+    loss = tf.reduce_sum(out * out)
+    g_params, g_v = tf.gradients(loss, [params, v])
+    assert isinstance(g_params, tf.IndexedSlices) and isinstance(g_v, tf.IndexedSlices)
+    assert g_params.values.shape.as_list() == [None, 2] and g_params.indices.shape.as_list() == [None]
+
+    def inner_outer(k, a):  # the slices of an inner loop's gradient accumulate again in the outer one
+        def inner(j, b):
+            return j + 1, b + tf.reduce_sum(tf.gather(params, ids[j])) * tf.cast(k + 1, tf.float32)
+        return k + 1, tf.while_loop(lambda j, b: j < 3, inner, [tf.constant(0), a])[1]
+
+    nested = tf.gradients(tf.while_loop(lambda k, a: k < 2, inner_outer, [tf.constant(0), tf.constant(0.0)])[1],
+                          params)[0]
+    _, q = tf.while_loop(lambda i, q: i < 3, lambda i, q: (i + 1, q * 2.0), [tf.constant(0), params])
+    through_exit = tf.gradients(tf.reduce_sum(tf.gather(q, [1, 4, 1])), params)[0]  # TF fails to build this one
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=[v])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        got = sess.run([g_params.values, g_params.indices, g_params.dense_shape, g_v.values, g_v.indices,
+                        tf.convert_to_tensor(g_params), nested.indices, nested.values, through_exit])
+        sess.run(train)
+        updated = sess.run(v)
+    # recorded from TF: a zero slice at index 0, then each iteration's slices, the last iteration's first
+    np.testing.assert_array_equal(got[0], [[0, 0], [1040, 1240], [832, 992], [624, 744], [416, 496], [208, 248]])
+    assert got[1].tolist() == [0, 1, 5, 3, 3, 0] and got[2].tolist() == [6, 2]
+    np.testing.assert_array_equal(got[3], [[0, 0]] + [[104, 124]] * 10)
+    assert got[4].tolist() == [0, 1, 5, 5, 3, 3, 3, 3, 0, 0, 1]
+    np.testing.assert_array_equal(got[5], [[208, 248], [1040, 1240], [0, 0], [1040, 1240], [0, 0], [832, 992]])
+    assert got[6].tolist() == [0, 0, 3, 3, 0, 0, 3, 3, 0]
+    np.testing.assert_array_equal(got[7][:, 0], [0, 0, 2, 2, 2, 0, 1, 1, 1])
+    np.testing.assert_array_equal(got[8], [[0, 0], [16, 16], [0, 0], [0, 0], [8, 8], [0, 0]])
+    np.testing.assert_allclose(updated, [[-20.8, -23.8], [-18.8, -21.8], [4, 5], [-35.6, -42.6], [8, 9],
+                                         [-10.8, -13.8]], rtol=1e-6)

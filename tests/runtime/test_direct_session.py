@@ -87,12 +87,74 @@ def test_partition_sends_every_edge_that_crosses_devices_once_per_consumer_devic
         b"edge_1_y", CPU1.encode(), CPU0.encode())
 
 
-def test_partition_refuses_edges_across_devices_inside_loops():
-    graph = GraphDef(node=[NodeDef("a", "Const", [], CPU1, {"value": np.float32(1), "dtype": F32}),
-                           NodeDef("e", "Enter", ["a"], CPU0, {"T": F32, "frame_name": b"f", "is_constant": False,
-                                                               "parallel_iterations": 10})])
-    with pytest.raises(errors.UnimplementedError, match="Send/Recv inside loop frames"):
-        partition(graph, CPU0)
+def test_partition_gives_a_loop_across_devices_a_control_loop_on_the_other_device():
+    frame = {"T": dtypes.int32, "frame_name": b"f", "parallel_iterations": 10}
+
+    def node(name, op, inputs, device=CPU0, **attr):
+        return NodeDef(name, op, inputs, device, attr)
+
+    graph = GraphDef(node=[
+        node("zero", "Const", [], value=np.int32(0), dtype=dtypes.int32),
+        node("enter", "Enter", ["zero"], is_constant=False, **frame),
+        node("merge", "Merge", ["enter", "next"], T=dtypes.int32, N=2),
+        node("limit", "Const", ["^merge"], value=np.int32(3), dtype=dtypes.int32),
+        node("less", "Less", ["merge", "limit"], T=dtypes.int32),
+        node("cond", "LoopCond", ["less"]),
+        node("switch", "Switch", ["merge", "cond"], T=dtypes.int32),
+        node("body", "Neg", ["switch:1"], CPU1, T=dtypes.int32),  # the body's op on the other device
+        node("next", "NextIteration", ["body"], **{"T": dtypes.int32}),
+        node("exit", "Exit", ["switch"], T=dtypes.int32)])
+    parts = partition(graph, CPU0)
+    cpu1 = {n.name: (n.op, n.input) for n in parts[CPU1].node}
+    # TF's control loop on CPU1: a dummy enters the frame, the leader's predicate drives its Switch, and the
+    # _Recv inside the frame waits on its Merge
+    assert cpu1["body/_0"] == ("Const", [])
+    assert cpu1["_cloopbody/_1"] == ("Enter", ["body/_0"])
+    assert cpu1["_cloopbody/_2"] == ("Merge", ["_cloopbody/_1", "_cloopbody/_4"])
+    switch_op, (merged, predicate) = cpu1["_cloopbody/_3"]
+    assert (switch_op, merged, cpu1["_cloopbody/_4"]) == ("Switch", "_cloopbody/_2",
+                                                          ("NextIteration", ["_cloopbody/_3:1"]))
+    received = cpu1["body"][1][0]
+    assert cpu1[predicate] == cpu1[received] == ("_Recv", ["^_cloopbody/_2"])  # the predicate, the body's input
+    assert [n.op for n in parts[CPU0].node if n.name.startswith("_cloop")] == [
+        "Enter", "Merge", "Switch", "NextIteration"]  # the leader receives the body's value inside the frame
+
+
+def test_loops_whose_bodies_span_two_devices_give_one_devices_values_and_gradients():
+    config = tf.ConfigProto(device_count={"CPU": 2})
+
+    def run(device):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [3])
+            w = tf.constant([0.5, -1.0, 2.0])
+
+            def body(i, v):
+                with tf.device(device):
+                    u = tf.tanh(v * w)
+                return i + 1, u + tf.cast(i, tf.float32)
+
+            def outer(k, a):  # a nested loop with its inner body's op on `device`
+                def inner(j, b):
+                    with tf.device(device):
+                        c = tf.sin(b) * tf.cast(k + 1, tf.float32)
+                    return j + 1, b + c
+                return k + 1, tf.while_loop(lambda j, b: j < k + 1, inner, [tf.constant(0), a])[1]
+
+            out = tf.while_loop(lambda i, v: i < 4, body, [tf.constant(0), x])[1]
+            nested = tf.while_loop(lambda k, a: k < 3, outer, [tf.constant(0), x])[1]
+            fetches = [out, nested] + tf.gradients(tf.reduce_sum(out * out) + tf.reduce_sum(nested), [x, w])
+            options, metadata = tf.RunOptions(output_partition_graphs=True), tf.RunMetadata()
+            with tf.Session(config=config) as sess:
+                values = [sess.run(fetches, {x: [0.1, -0.2, 0.3]}, options=options, run_metadata=metadata)
+                          for _ in range(2)]
+            return values, len(metadata.partition_graphs)
+
+    (spread, again), parts = run("/cpu:1")
+    (local, _), one = run("/cpu:0")
+    assert (parts, one) == (2, 1)
+    for a, b, c in zip(spread, again, local):
+        np.testing.assert_allclose(a, c, rtol=1e-6)
+        np.testing.assert_array_equal(a, b)
 
 
 def test_session_factories_are_chosen_by_target():
