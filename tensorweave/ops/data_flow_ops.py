@@ -200,7 +200,7 @@ class Queue:
     def close(self, cancel_pending_enqueues: bool) -> None:
         with self.lock:
             self.closed = True
-            finished: list[tuple[_Attempt, Any]] = []
+            finished: list[tuple[_Attempt, BaseException | None]] = []
             if cancel_pending_enqueues:
                 error = errors.CancelledError(None, None, "Enqueue operation was cancelled")
                 finished = [(a, error) for a in self.enqueuers]
@@ -208,10 +208,10 @@ class Queue:
             finished += self._flush()
         self._finish(finished)
 
-    def _flush(self) -> list[tuple[_Attempt, Any]]:
-        """Advance waiting attempts while any makes progress (under the lock); what finished, with its
-        outputs or error."""
-        finished: list[tuple[_Attempt, Any]] = []
+    def _flush(self) -> list[tuple[_Attempt, BaseException | None]]:
+        """Advance waiting attempts while any makes progress (under the lock); what finished, with its error
+        or None (a finished dequeue owns its elements: `_finish` assembles them, outside the lock)."""
+        finished: list[tuple[_Attempt, BaseException | None]] = []
         progress = True
         while progress:
             progress = False
@@ -248,7 +248,7 @@ class Queue:
                                     f"{requested}, current size {current})")))
                     continue
                 self.dequeuers.popleft()
-                finished.append((attempt, self._outputs(attempt)))
+                finished.append((attempt, None))
         return finished
 
     def _outputs(self, attempt: _Attempt) -> list[Any]:
@@ -261,17 +261,18 @@ class Queue:
             return np.zeros([0] + self.shapes[index].as_list(), self.component_types[index].as_numpy_dtype)
         return np.stack(values)
 
-    @staticmethod
-    def _finish(finished: list[tuple[_Attempt, Any]]) -> None:
-        for attempt, result in finished:
+    def _finish(self, finished: list[tuple[_Attempt, BaseException | None]]) -> None:
+        """Complete finished attempts; called without the lock, since a `done` carries its step on."""
+        for attempt, error in finished:
             if attempt.cancellation is not None:
                 attempt.cancellation.deregister_callback(attempt.token)
-            if isinstance(result, BaseException):
-                attempt.done(error=result)
-            elif result is None:
+            if error is not None:
+                attempt.done(error=error)
+            elif attempt.elements is not None:
                 attempt.done()
             else:
-                attempt.done(result[0] if len(result) == 1 else result)
+                outputs = self._outputs(attempt)
+                attempt.done(outputs[0] if len(outputs) == 1 else outputs)
 
 
 class PaddingQueue(Queue):
@@ -288,12 +289,14 @@ class PaddingQueue(Queue):
         dtype = self.component_types[index].as_numpy_dtype
         if not values:
             return np.zeros([0] + [d or 0 for d in self.shapes[index].as_list()], dtype)
-        shape = np.max([np.shape(v) for v in values], axis=0) if np.ndim(values[0]) else ()
-        out = np.zeros((len(values), *shape), dtype)
+        shapes = {np.shape(v) for v in values}
+        if len(shapes) == 1:
+            return np.stack(values)
+        out = np.zeros((len(values), *np.max(list(shapes), axis=0)), dtype)
         if out.dtype == object:
             out.fill(b"")
-        for row, value in zip(out, values):  # one copy per element: the elements differ in shape
-            row[tuple(slice(0, n) for n in np.shape(value))] = value
+        for row, value in enumerate(values):  # one copy per element: the elements differ in shape
+            out[(row, *(slice(0, n) for n in np.shape(value)))] = value
         return out
 
 
@@ -388,18 +391,18 @@ for _queue_op in (FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2, Priorit
 @RandomShuffleQueueV2.kernel("CPU", state=ResourceSlot)
 @PriorityQueueV2.kernel("CPU", state=ResourceSlot)
 def _queue(ctx: OpKernelContext) -> Queue:
-    slot: ResourceSlot = ctx.state
-    if slot.resource is None:
+    def find_or_make() -> Queue:
         attrs = ctx.node_def.attr
         types, shapes, capacity = attrs["component_types"], attrs["shapes"], attrs["capacity"]
-        shared_name = attrs["shared_name"].decode()
-        name = resource_name(shared_name, ctx.name)
+        name = resource_name(attrs["shared_name"].decode(), ctx.name)
         cls = _QUEUE_CLASSES[ctx.op]
         queue = ctx.resources.lookup_or_create(attrs["container"].decode(), name,
                                                lambda: cls(name, types, shapes, capacity, attrs))
         queue.check_matches(ctx.op, types, shapes, capacity, attrs)
-        slot.resource = queue
-    return slot.resource
+        return queue
+
+    slot: ResourceSlot = ctx.state
+    return slot.get(find_or_make)
 
 
 def _check_scalar_handle(ctx: InferenceContext) -> None:

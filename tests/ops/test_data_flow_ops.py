@@ -276,3 +276,77 @@ def test_py_func_values_names_and_errors():
         assert _run_error(sess, two) == (errors.InvalidArgumentError,
                                          f"{token} returns 2 values, but expects to see 1 values.")
         assert sess.run(tf.py_func(lambda v: 3, [x], tf.int64)) == 3
+
+
+def _consume(sess, fetch, got, outcomes):
+    """Run `fetch` until the queue is closed and drained; every value it returned goes to `got`."""
+    try:
+        while True:
+            got.extend(np.ravel(sess.run(fetch)).tolist())
+    except errors.OutOfRangeError:
+        outcomes.append("drained")
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.FIFOQueue(4, tf.int32, shapes=[[]]),
+    lambda: tf.RandomShuffleQueue(6, 2, tf.int32, shapes=[[]], seed=1),
+    lambda: tf.PaddingFIFOQueue(4, tf.int32, shapes=[[]]),
+], ids=["fifo", "random_shuffle", "padding"])
+def test_many_producers_and_consumers_deliver_every_element_exactly_once(make):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = make()
+        value = tf.placeholder(tf.int32, [None])
+        enqueue, enqueue_one = q.enqueue_many(value), q.enqueue(value[0])
+        got: list = []
+        outcomes: list = []
+        fetches = [q.dequeue(), q.dequeue_many(3), q.dequeue_up_to(2), q.dequeue_up_to(5)]
+        consumers = [threading.Thread(target=_consume, args=(sess, f, got, outcomes)) for f in fetches]
+        producers = [threading.Thread(target=lambda k=k: [sess.run(enqueue if i % 2 else enqueue_one,
+                                                                   {value: [100 * k + i, 1000 + 100 * k + i]})
+                                                          for i in range(25)]) for k in range(4)]
+        for t in consumers + producers:
+            t.start()
+        for t in producers:
+            t.join(timeout=10)
+        sess.run(q.close())
+        for t in consumers:
+            t.join(timeout=10)
+        assert not any(t.is_alive() for t in consumers + producers)
+        sent = [100 * k + i for k in range(4) for i in range(25)] + [
+            1000 + 100 * k + i for k in range(4) for i in range(1, 25, 2)]
+        # dequeue_many(3) fails at the end unless the rest divides by 3: what is left is still there
+        assert outcomes == ["drained"] * 4
+        left = sess.run(q.dequeue_up_to(10)).tolist() if sess.run(q.size()) else []
+        assert sorted(got + left) == sorted(sent)
+
+
+def test_close_with_cancel_pending_enqueues_under_load_loses_and_repeats_nothing():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.RandomShuffleQueue(5, 1, tf.int32, shapes=[[]])
+        value = tf.placeholder(tf.int32, [])
+        enqueue = q.enqueue(value)
+        sent: list = []
+        got: list = []
+        outcomes: list = []
+
+        def produce(k):
+            try:
+                for i in range(1000):
+                    sess.run(enqueue, {value: 1000 * k + i})
+                    sent.append(1000 * k + i)
+            except errors.CancelledError:
+                outcomes.append("cancelled")
+
+        producers = [threading.Thread(target=produce, args=(k,)) for k in range(4)]
+        consumers = [threading.Thread(target=_consume, args=(sess, f, got, outcomes))
+                     for f in (q.dequeue(), q.dequeue_up_to(3))]
+        for t in producers + consumers:
+            t.start()
+        while len(got) < 40:
+            time.sleep(0.005)
+        sess.run(q.close(cancel_pending_enqueues=True))
+        for t in producers + consumers:
+            t.join(timeout=10)
+        assert not any(t.is_alive() for t in producers + consumers)
+        assert sorted(outcomes) == ["cancelled"] * 4 + ["drained"] * 2
+        assert sorted(got) == sorted(sent)
