@@ -8,7 +8,7 @@ into private graphs (function.py) and run per element by an Executor.
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
 walks the definition into a pipeline of Python generators of flat elements (lists of arrays); state that
 lives for one iterator (a shuffle's generator, a cache) is kept in that iteration's `_Run`. Shuffling draws
-from NumPy's generator: orders are seeded and repeatable, but not TF's exact orders.
+TF's Philox stream and keeps TF's buffer, so a seeded shuffle gives TF's exact order.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from tensorweave.data.function import StructuredFunction, to_tensors
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor
 from tensorweave.ops import dataset_ops
+from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform.tf_export import export_value, tf_export
 
 AUTOTUNE = -1
@@ -573,33 +574,42 @@ class _ShuffleDataset(DatasetV1):
         super().__init__((source,), [_int64(buffer_size, "buffer_size"), _int64(seed, "seed"),
                                      _int64(seed2, "seed2")], source.output_types, source.output_shapes)
 
-    def _generator(self, run: _Run) -> np.random.Generator:
-        """One generator per iterator when reshuffling each pass, else a fresh one (the same order) per pass."""
+    def _draws(self, run: _Run) -> SingleSampleStream:
+        """TF's draws for one pass. Reshuffling, the seeds of each pass are the next two draws of one stream
+        per iterator (TF's RandomSeedGenerator); else every pass uses the dataset's seeds (random ones, the
+        same for every pass of an iterator, when both are 0)."""
         seed, seed2 = run.scalar(self, 1), run.scalar(self, 2)
-        entropy = (seed, seed2) if seed or seed2 else None
-        if not self._reshuffle and entropy is None:
-            entropy = run.state.setdefault(id(self), np.random.SeedSequence().entropy)
         if self._reshuffle:
-            return run.state.setdefault(id(self), np.random.default_rng(entropy))
-        return np.random.default_rng(entropy)
+            seeds = run.state.setdefault(id(self), SingleSampleStream(seed, seed2))
+            return SingleSampleStream(seeds(), seeds())
+        if seed == 0 and seed2 == 0:
+            fresh = SingleSampleStream(0, 0)
+            seed, seed2 = run.state.setdefault(id(self), (fresh(), fresh()))
+        return SingleSampleStream(seed, seed2)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
+        """TF's ring buffer: a pick swaps the first live slot into its place, and the next input element
+        takes that first slot, so a seeded shuffle gives TF's order."""
         size = run.scalar(self, 0)
         if size <= 0:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
-        rng = self._generator(run)
+        draw = self._draws(run)
         source = self._inputs[0]._iterate(run)
         buffer = list(itertools.islice(source, size))
-        while buffer:
-            index = int(rng.integers(len(buffer)))
+        start, count = 0, len(buffer)
+        exhausted = count < size
+        while count:
+            index = (start + draw() % count) % size
             element = buffer[index]
-            incoming = next(source, None)
-            if incoming is None:
-                buffer[index] = buffer[-1]
-                buffer.pop()
-            else:
-                buffer[index] = incoming
+            buffer[index] = buffer[start]
             yield element
+            incoming = None if exhausted else next(source, None)
+            if incoming is None:
+                exhausted = True
+                count -= 1
+            else:
+                buffer[start] = incoming
+            start = (start + 1) % size
 
 
 class _CountDataset(DatasetV1):

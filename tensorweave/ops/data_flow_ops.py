@@ -30,6 +30,7 @@ from tensorweave.framework.op_kernel import Done, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.ops.shape_helpers import with_rank
 from tensorweave.platform.tf_export import tf_export
 
@@ -226,27 +227,26 @@ class Queue:
                 finished.append((attempt, None))
             while self.dequeuers:
                 attempt = self.dequeuers[0]
-                while len(attempt.taken) < attempt.wanted and self._available() > 0:
-                    attempt.taken.append(self._pop())
-                    progress = True
-                if len(attempt.taken) < attempt.wanted:
-                    if not self.closed:
-                        break
+                requested = attempt.wanted - len(attempt.taken)
+                if self.closed and self.size() < requested:  # checked before taking, as TF (a seeded draw)
                     current = self.size()
-                    requested = attempt.wanted - len(attempt.taken)
                     self._restore(attempt.taken)
                     attempt.taken = []
                     if attempt.allow_small and self.size() > 0:
                         attempt.wanted = self.size()
-                        progress = True
-                        continue
-                    if attempt.allow_small and self.enqueuers:
+                    elif attempt.allow_small and self.enqueuers:
                         break  # a pending enqueue may still add elements
-                    self.dequeuers.popleft()
-                    finished.append((attempt, errors.OutOfRangeError(
-                        None, None, f"{self.kind} '{self.name}' is closed and has insufficient elements (requested "
-                                    f"{requested}, current size {current})")))
-                    continue
+                    else:
+                        self.dequeuers.popleft()
+                        finished.append((attempt, errors.OutOfRangeError(
+                            None, None, f"{self.kind} '{self.name}' is closed and has insufficient elements "
+                                        f"(requested {requested}, current size {current})")))
+                        continue
+                while len(attempt.taken) < attempt.wanted and self._available() > 0:
+                    attempt.taken.append(self._pop())
+                    progress = True
+                if len(attempt.taken) < attempt.wanted:
+                    break
                 self.dequeuers.popleft()
                 finished.append((attempt, None))
         return finished
@@ -301,7 +301,8 @@ class PaddingQueue(Queue):
 
 
 class RandomShuffleQueue(Queue):
-    """Elements leave in random order, and only while more than `min_after_dequeue` remain (until closed)."""
+    """Elements leave in random order, and only while more than `min_after_dequeue` remain (until closed);
+    each pick is TF's (one Philox draw per element), so a seeded queue gives TF's order."""
 
     kind = "RandomShuffleQueue"
     op_types = ("RandomShuffleQueueV2",)
@@ -311,8 +312,7 @@ class RandomShuffleQueue(Queue):
         super().__init__(name, component_types, shapes, capacity, attrs)
         self._elements = []
         self.min_after_dequeue = attrs["min_after_dequeue"]
-        seed, seed2 = attrs["seed"], attrs["seed2"]
-        self._rng = np.random.default_rng((seed, seed2) if seed or seed2 else None)
+        self._draw = SingleSampleStream(attrs["seed"], attrs["seed2"])
 
     def check_matches(self, op_type: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
                       attrs: dict[str, Any]) -> None:
@@ -324,12 +324,12 @@ class RandomShuffleQueue(Queue):
 
     def _pop(self) -> tuple:
         elements = self._elements
-        index = int(self._rng.integers(len(elements)))
+        index = self._draw() % len(elements)  # TF's pick: swap with the last, pop
         elements[index], elements[-1] = elements[-1], elements[index]
         return elements.pop()
 
     def _restore(self, elements: list[tuple]) -> None:
-        self._elements.extend(elements)
+        self._elements.extend(reversed(elements))
 
     def _available(self) -> int:
         return self.size() if self.closed else max(0, self.size() - self.min_after_dequeue)

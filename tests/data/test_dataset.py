@@ -269,3 +269,16 @@ def test_a_blocked_get_next_fails_at_the_step_timeout():
             with pytest.raises(tf.errors.DeadlineExceededError):
                 sess.run(nxt, options=tf.RunOptions(timeout_in_ms=100))
             release.set()
+
+
+def test_seeded_shuffle_gives_tf_orders():
+    """Literals recorded from TF 2.21: its ring buffer, its Philox draws, and with reshuffle_each_iteration
+    each pass seeded by the next two draws of the iterator's seed stream."""
+    with tf.Graph().as_default():
+        assert _ints(tf.data.Dataset.range(10).shuffle(4, seed=5, reshuffle_each_iteration=False)) == [
+            3, 4, 2, 6, 1, 7, 5, 9, 8, 0]
+        assert _ints(tf.data.Dataset.range(10).shuffle(4, seed=5)) == [1, 4, 5, 6, 2, 7, 0, 3, 9, 8]
+        assert _ints(tf.data.Dataset.range(6).shuffle(10, seed=5).repeat(2)) == [1, 2, 5, 0, 3, 4, 2, 1, 5, 4, 0, 3]
+        assert _ints(tf.data.Dataset.range(6).shuffle(10, seed=5, reshuffle_each_iteration=False).repeat(2)) == [
+            1, 5, 2, 0, 4, 3, 1, 5, 2, 0, 4, 3]
+        assert _ints(tf.data.Dataset.range(6).repeat(2).shuffle(4, seed=1)) == [0, 4, 5, 1, 2, 1, 3, 0, 3, 2, 5, 4]

@@ -350,3 +350,33 @@ def test_close_with_cancel_pending_enqueues_under_load_loses_and_repeats_nothing
         assert not any(t.is_alive() for t in producers + consumers)
         assert sorted(outcomes) == ["cancelled"] * 4 + ["drained"] * 2
         assert sorted(got) == sorted(sent)
+
+
+def test_seeded_random_shuffle_queue_dequeues_in_tf_order():
+    """Literals recorded from TF 2.21: TF's Philox draws, one uint32 per element taken, swap-with-last picks,
+    and a batch that fails on close put back last first."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.RandomShuffleQueue(20, 4, [tf.int32, tf.string], shapes=[[], [2]], seed=5)
+        sess.run(q.enqueue_many([list(range(12)), [[str(i), "x"] for i in range(12)]]))
+        numbers, strings = sess.run(q.dequeue_many(5))
+        assert (numbers.tolist(), strings[:, 0].tolist()) == ([7, 2, 4, 8, 0], [b"7", b"2", b"4", b"8", b"0"])
+        sess.run(q.enqueue_many([list(range(100, 105)), [["y", "z"]] * 5]))
+        sess.run(q.close())
+        assert sess.run(q.dequeue_up_to(20))[0].tolist() == [103, 11, 100, 5, 102, 1, 104, 3, 6, 9, 101, 10]
+
+        restored = tf.RandomShuffleQueue(10, 0, tf.int32, shapes=[[]], seed=11)
+        sess.run(restored.enqueue_many([[10, 11, 12, 13]]))
+        outcome = []
+        waiting = threading.Thread(target=lambda: outcome.append(_run_error(sess, restored.dequeue_many(6))))
+        waiting.start()
+        time.sleep(0.05)
+        sess.run(restored.close())
+        waiting.join(timeout=5)
+        assert outcome[0][1].endswith("_random_shuffle_queue_1' is closed and has insufficient elements (requested 2, "
+                                      "current size 0)")
+        assert sess.run(restored.dequeue_up_to(5)).tolist() == [13, 10, 12, 11]
+
+        tf.set_random_seed(7)
+        by_graph_seed = tf.RandomShuffleQueue(20, 0, tf.int64)
+        sess.run(by_graph_seed.enqueue_many([list(range(8))]))
+        assert [int(sess.run(by_graph_seed.dequeue())) for _ in range(8)] == [5, 7, 0, 6, 3, 4, 1, 2]
