@@ -14,6 +14,7 @@ session, a cancelled step or a step past its deadline fails it with CancelledErr
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import heapq
 import itertools
@@ -30,6 +31,8 @@ from tensorweave.framework.op_kernel import Done, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops.indexing_ops import gather
+from tensorweave.ops.manipulation_ops import stack
 from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.ops.shape_helpers import with_rank
 from tensorweave.platform.tf_export import tf_export
@@ -616,6 +619,21 @@ class QueueBase:
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name.split("/")[-1]
 
+    @staticmethod
+    def from_list(index: Any, queues: list[QueueBase]) -> QueueBase:
+        """The queue `queues[index]`, chosen at run time: queues of the same dtypes and names, whose shapes
+        become the dimensions they all agree on."""
+        if not queues or not isinstance(queues, list) or not all(isinstance(q, QueueBase) for q in queues):
+            raise TypeError("A list of queues expected")
+        first = queues[0]
+        if not all(first.dtypes == q.dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        if not all(first.names == q.names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        shapes = [functools.reduce(_common_shape, s) for s in zip(*(q.shapes for q in queues))]
+        selected = gather(stack([q.queue_ref for q in queues]), index)
+        return QueueBase(first.dtypes, shapes, first.names, selected)
+
     @property
     def queue_ref(self) -> Tensor:
         return self._queue_ref
@@ -721,6 +739,14 @@ class QueueBase:
     def size(self, name: str | None = None) -> Tensor:
         name = name or f"{self._name}_Size"
         return QueueSizeV2(self._queue_ref, name=name)
+
+
+def _common_shape(a: tensor_shape.TensorShape, b: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """The dimensions two shapes agree on (unknown elsewhere; unknown rank where the ranks differ)."""
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return tensor_shape.unknown_shape()
+    return tensor_shape.TensorShape([x if x is not None and x == y else None
+                                     for x, y in zip(a.as_list(), b.as_list())])
 
 
 def _shared(shared_name: str | None) -> str:

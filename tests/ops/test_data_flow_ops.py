@@ -380,3 +380,22 @@ def test_seeded_random_shuffle_queue_dequeues_in_tf_order():
         by_graph_seed = tf.RandomShuffleQueue(20, 0, tf.int64)
         sess.run(by_graph_seed.enqueue_many([list(range(8))]))
         assert [int(sess.run(by_graph_seed.dequeue())) for _ in range(8)] == [5, 7, 0, 6, 3, 4, 1, 2]
+
+
+def test_queue_from_list_picks_a_queue_at_run_time():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        queues = [tf.FIFOQueue(5, [tf.int32], shapes=[[2]]), tf.FIFOQueue(5, [tf.int32], shapes=[[3]])]
+        index = tf.placeholder(tf.int32, [])
+        chosen = tf.QueueBase.from_list(index, queues)
+        assert (chosen.name, chosen.queue_ref.op.inputs[0].op.name) == ("GatherV2", "stack")
+        assert [s.as_list() for s in chosen.shapes] == [[None]]
+        sess.run(queues[1].enqueue([[7, 8, 9]]))
+        assert sess.run(chosen.dequeue(), {index: 1}).tolist() == [7, 8, 9]
+        sess.run(chosen.enqueue_many([[[1, 2], [3, 4]]]), {index: 0})
+        assert sess.run(queues[0].dequeue_many(2)).tolist() == [[1, 2], [3, 4]]
+        for bad, message in (([queues[0], tf.FIFOQueue(5, [tf.float32])], "Queues do not have matching component dtypes."),
+                             ([queues[0], tf.FIFOQueue(5, [tf.int32], names=["a"])],
+                              "Queues do not have matching component names."),
+                             (queues[0], "A list of queues expected")):
+            with pytest.raises(TypeError, match=message):
+                tf.QueueBase.from_list(0, bad)
