@@ -997,3 +997,53 @@ def unicode_transcode(input: Any, input_encoding: str, output_encoding: str, err
     return UnicodeTranscode(input, input_encoding=input_encoding, output_encoding=output_encoding, errors=errors,
                             replacement_char=replacement_char,
                             replace_control_characters=replace_control_characters, name=name)
+
+
+UnsortedSegmentJoin = Op("UnsortedSegmentJoin", inputs=["inputs: string", "segment_ids: Tindices",
+                                                        "num_segments: Tnumsegments"],
+                         outputs=["output: string"],
+                         attrs=["separator: string = ''", "Tindices: {int32, int64}",
+                                "Tnumsegments: {int32, int64} = DT_INT32"])
+
+
+@UnsortedSegmentJoin.shape
+def _unsorted_segment_join_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    data, ids = ctx.input_shape(0), ctx.input_shape(1)
+    num = ctx.input_value(2)
+    if data.ndims is None or ids.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    return [tensor_shape.TensorShape([None if num is None else int(num)]).concatenate(data[ids.ndims:])]
+
+
+@UnsortedSegmentJoin.kernel("CPU")
+def _unsorted_segment_join(ctx: OpKernelContext, inputs: Any, segment_ids: Any, num_segments: Any, separator: bytes,
+                           Tindices: Any, Tnumsegments: Any) -> Any:  # noqa: N803
+    """Each segment's strings joined in input order: a stable sort by segment, then one reduceat over strings
+    prefixed by the separator (all but each segment's first)."""
+    inputs, ids = np.asarray(inputs, dtype=object), np.asarray(segment_ids)
+    if inputs.shape[:ids.ndim] != ids.shape:
+        raise invalid_argument(ctx, "segment_ids should be the same shape as the prefix of data's shape. "
+                                    f"data.shape = {tensor_shape.shape_string(inputs.shape)}, segment_ids.shape = "
+                                    f"{tensor_shape.shape_string(ids.shape)}")
+    segments = int(num_segments)
+    inner = inputs.shape[ids.ndim:]
+    ids = ids.reshape(-1)
+    if ids.size and (ids.min() < 0 or ids.max() >= segments):
+        raise invalid_argument(ctx, "segment_ids are not allowed to exceed num_segments or to have negative values.")
+    order = np.argsort(ids, kind="stable")
+    ids, rows = ids[order], inputs.reshape(ids.size, -1)[order]
+    out = np.full((segments, rows.shape[1]), b"", dtype=object)
+    if ids.size:
+        first = np.ones(ids.size, bool)
+        first[1:] = ids[1:] != ids[:-1]
+        starts = np.flatnonzero(first)
+        prefixed = np.where(first[:, None], rows, separator + rows)
+        out[ids[starts]] = np.add.reduceat(prefixed, starts, axis=0)
+    return out.reshape((segments, *inner))
+
+
+@tf_export("strings.unsorted_segment_join")
+def unsorted_segment_join(inputs: Any, segment_ids: Any, num_segments: Any, separator: str = "",
+                          name: str | None = None) -> Tensor:
+    """The strings of each segment joined by `separator`, in input order; '' for an empty segment."""
+    return UnsortedSegmentJoin(inputs, segment_ids, num_segments, separator=separator, name=name)
