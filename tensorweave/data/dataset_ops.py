@@ -28,6 +28,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.data import iterator_ops
 from tensorweave.data.function import StructuredFunction, to_tensors
+from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor
 from tensorweave.ops import dataset_ops
@@ -210,7 +211,7 @@ class DatasetV1:
 
     def shuffle(self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool | None = None,
                 name: str | None = None) -> DatasetV1:
-        """Elements drawn at random from a buffer of `buffer_size` (NumPy's generator, not TF's order)."""
+        """Elements drawn at random from a buffer of `buffer_size` (TF's order, for a seeded shuffle)."""
         return _ShuffleDataset(self, buffer_size, seed, True if reshuffle_each_iteration is None
                                else reshuffle_each_iteration)
 
@@ -237,6 +238,17 @@ class DatasetV1:
     def unbatch(self, name: str | None = None) -> DatasetV1:
         return _UnbatchDataset(self)
 
+    def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
+        """This dataset with `options` merged over the options of its inputs."""
+        return _OptionsDataset(self, options)
+
+    def options(self) -> Options:
+        """The options of this dataset and every dataset it reads, merged (later ones win)."""
+        merged = Options()
+        for source in self._inputs:
+            merged = merged.merge(source.options())
+        return merged
+
     def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:
         dataset = transformation_func(self)
         if not isinstance(dataset, DatasetV1):
@@ -246,6 +258,18 @@ class DatasetV1:
 
 def _int64(value: Any, name: str) -> Tensor:
     return convert_to_tensor(value, dtype=dtypes.int64, name=name)
+
+
+class _OptionsDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, options: Options) -> None:
+        self._options = options
+        super().__init__((source,), [], source.output_types, source.output_shapes)
+
+    def options(self) -> Options:
+        return super().options().merge(self._options)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return self._inputs[0]._iterate(run)
 
 
 class _TensorDataset(DatasetV1):
