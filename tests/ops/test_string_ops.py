@@ -316,3 +316,29 @@ def test_format_and_unsorted_segment_join():
         with pytest.raises(tf.errors.InvalidArgumentError, match="segment_ids are not allowed to exceed num_segments "
                                                                  "or to have negative values."):
             sess.run(out_of_range)
+
+
+def test_ngrams():
+    """Values recorded from TF 2.21: tf.strings.ngrams of dense tensors, and the StringNGrams op on rows."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        pairs = tf.strings.ngrams(tf.constant([["a", "b", "c"], ["d", "e", "f"]]), 2)
+        assert (pairs.op.name, pairs.shape.as_list()) == ("StringNGrams/Reshape", [2, None])
+        padded = tf.strings.ngrams(tf.constant(["a", "b", "c", "d"]), (1, 3), separator="-", pad_values=("<", ">"))
+        short = tf.strings.ngrams(tf.constant(["a", "b"]), 3, preserve_short_sequences=True)
+        narrow = tf.strings.ngrams(tf.constant(["a", "b", "c"]), 2, pad_values="#", padding_width=1)
+        assert [v.tolist() for v in sess.run([pairs, padded, short, narrow])] == [
+            [[b"a b", b"b c"], [b"d e", b"e f"]],
+            [b"a", b"b", b"c", b"d", b"<-<-a", b"<-a-b", b"a-b-c", b"b-c-d", b"c-d->", b"d->->"],
+            [b"a b"], [b"# a", b"a b", b"b c", b"c #"]]
+        data, splits = tf.constant(["a", "b", "c", "d", "e"]), tf.constant([0, 1, 5], tf.int64)
+
+        def rows(**attrs):
+            return [v.tolist() for v in sess.run(tf.raw_ops.StringNGrams(data=data, data_splits=splits, **attrs))]
+
+        assert rows(separator="|", ngram_widths=[2, 4], left_pad="L", right_pad="R", pad_width=1,
+                    preserve_short_sequences=False) == [
+            [b"L|a", b"a|R", b"L|b", b"b|c", b"c|d", b"d|e", b"e|R", b"L|b|c|d", b"b|c|d|e", b"c|d|e|R"], [0, 2, 10]]
+        assert rows(separator="|", ngram_widths=[5], left_pad="L", right_pad="R", pad_width=1,
+                    preserve_short_sequences=True) == [[b"L|a|R", b"L|b|c|d|e", b"b|c|d|e|R"], [0, 1, 3]]
+        with pytest.raises(ValueError, match="pad_values must be provided if padding_width is set."):
+            tf.strings.ngrams(tf.constant(["a"]), 2, padding_width=1)
