@@ -1,8 +1,9 @@
 """Lookup tables (`tf.lookup`): static hash tables filled once by an initializer (from tensors or a text
 file), vocabulary tables with out-of-vocabulary hash buckets, and mutable hash tables, with TF's V2 ops.
 
-A table op (HashTableV2, MutableHashTableV2, MutableHashTableOfTensorsV2) finds or makes its `Table` in the
-device's ResourceMgr on its first run, as queues do, and outputs it as the handle. A table keeps its keys
+A table op (HashTableV2, MutableHashTableV2, MutableHashTableOfTensorsV2, MutableDenseHashTableV2) finds or
+makes its `Table` in the device's ResourceMgr on its first run, as queues do, and outputs it as the handle.
+A table keeps its keys
 sorted with their values beside them, so a lookup of a whole tensor of keys is one binary search
 (`np.searchsorted`) rather than a dict access per key; an insert merges, the later value winning. A static
 table refuses lookups until its initializer ran ("Table not initialized."); its initializers are in the
@@ -52,11 +53,18 @@ class Table:
         self.static = static
         self.initialized = not static
         self.lock = threading.Lock()
+        self.reserved_keys: tuple = ()  # a dense table's empty and deleted keys
         self.keys = np.empty(0, key_dtype.as_numpy_dtype)
         self.values = np.empty((0, *self.value_shape), value_dtype.as_numpy_dtype)
 
     def size(self) -> int:
         return len(self.keys)
+
+    def check_keys(self, ctx: OpKernelContext, keys: np.ndarray) -> None:
+        """A dense table's empty and deleted keys mark its buckets: TF refuses them as keys."""
+        for reserved, what in zip(self.reserved_keys, ("empty_key", "deleted_key")):
+            if np.any(np.asarray(keys) == reserved):
+                raise invalid_argument(ctx, f"Using the {what} as a table key is not allowed")
 
     def find(self, ctx: OpKernelContext, keys: np.ndarray, default: np.ndarray) -> np.ndarray:
         """The value of every key (default where absent): one binary search over the sorted keys."""
@@ -126,11 +134,16 @@ MutableHashTableV2 = Op("MutableHashTableV2", outputs=["table_handle: resource"]
                         is_stateful=True)
 MutableHashTableOfTensorsV2 = Op("MutableHashTableOfTensorsV2", outputs=["table_handle: resource"],
                                  attrs=_TABLE_ATTRS + ["value_shape: shape = { }"], is_stateful=True)
+MutableDenseHashTableV2 = Op("MutableDenseHashTableV2", inputs=["empty_key: key_dtype", "deleted_key: key_dtype"],
+                             outputs=["table_handle: resource"],
+                             attrs=_TABLE_ATTRS + ["value_shape: shape = { }", "initial_num_buckets: int = 131072",
+                                                   "max_load_factor: float = 0.8"], is_stateful=True)
 
 
 @HashTableV2.shape
 @MutableHashTableV2.shape
 @MutableHashTableOfTensorsV2.shape
+@MutableDenseHashTableV2.shape
 def _table_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
@@ -139,6 +152,21 @@ def _table_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 @MutableHashTableV2.kernel("CPU", state=ResourceSlot)
 @MutableHashTableOfTensorsV2.kernel("CPU", state=ResourceSlot)
 def _table(ctx: OpKernelContext) -> Table:
+    return _find_or_make_table(ctx)
+
+
+@MutableDenseHashTableV2.kernel("CPU", state=ResourceSlot)
+def _dense_table(ctx: OpKernelContext, empty_key: Any, deleted_key: Any, **attrs: Any) -> Table:
+    """A dense table (TF's open addressing over `initial_num_buckets`) kept sorted as the others are; its
+    empty and deleted keys are refused as keys."""
+    if np.array_equal(empty_key, deleted_key):
+        raise invalid_argument(ctx, "Empty and deleted keys cannot be equal")
+    table = _find_or_make_table(ctx)
+    table.reserved_keys = (np.asarray(empty_key), np.asarray(deleted_key))
+    return table
+
+
+def _find_or_make_table(ctx: OpKernelContext) -> Table:
     def find_or_make() -> Table:
         attrs = ctx.node_def.attr
         shared_name = attrs["shared_name"].decode() or (ctx.name if attrs["use_node_name_sharing"] else "")
@@ -221,12 +249,14 @@ def _find(ctx: OpKernelContext, table: Table, keys: Any, default_value: Any, Tin
     if np.shape(default_value) not in ((), table.value_shape):
         raise invalid_argument(ctx, f"Expected shape {tensor_shape.shape_string(table.value_shape)} or [] for "
                                     f"default value, got {tensor_shape.shape_string(np.shape(default_value))}")
+    table.check_keys(ctx, keys)
     return table.find(ctx, keys, default_value)
 
 
 @LookupTableInsertV2.kernel("CPU")
 def _insert(ctx: OpKernelContext, table: Table, keys: Any, values: Any, Tin: Any, Tout: Any) -> None:  # noqa: N803
     _check_types(ctx, table, Tin, Tout)
+    table.check_keys(ctx, keys)
     table.insert(ctx, keys, values)
 
 
@@ -247,6 +277,7 @@ def _initialize(ctx: OpKernelContext, table: Table, keys: Any, values: Any, Tkey
 @LookupTableRemoveV2.kernel("CPU")
 def _remove(ctx: OpKernelContext, table: Table, keys: Any, Tin: Any) -> None:  # noqa: N803
     _check_types(ctx, table, Tin, None)
+    table.check_keys(ctx, keys)
     table.remove(keys)
 
 
@@ -538,11 +569,11 @@ class _MutableTable(LookupInterface):
     """A table that steps change: insert, remove, lookup and export."""
 
     def __init__(self, op: Op, key_dtype: Any, value_dtype: Any, default_value: Any, name: str,
-                 **table_attrs: Any) -> None:
+                 inputs: tuple = (), **table_attrs: Any) -> None:
         super().__init__(key_dtype, value_dtype, name)
         self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
         self._value_shape = self._default_value.shape
-        self._resource_handle = op(key_dtype=self._key_dtype, value_dtype=self._value_dtype,
+        self._resource_handle = op(*inputs, key_dtype=self._key_dtype, value_dtype=self._value_dtype,
                                    use_node_name_sharing=True, name=name, **table_attrs)
         self._name = self._resource_handle.op.name.split("/")[-1]
 
@@ -586,6 +617,21 @@ class MutableHashTable(_MutableTable):
         else:
             super().__init__(MutableHashTableOfTensorsV2, key_dtype, value_dtype, default_value, name,
                              value_shape=shape.as_list())
+
+
+@tf_export("lookup.experimental.DenseHashTable")
+class DenseHashTable(_MutableTable):
+    """A mutable table whose keys may be neither `empty_key` nor `deleted_key` (TF's open-addressing table)."""
+
+    def __init__(self, key_dtype: Any, value_dtype: Any, default_value: Any, empty_key: Any, deleted_key: Any,
+                 initial_num_buckets: int | None = None, name: str = "MutableDenseHashTable", checkpoint: bool = True,
+                 experimental_is_anonymous: bool = False) -> None:
+        empty = convert_to_tensor(empty_key, dtype=key_dtype, name="empty_key")
+        deleted = convert_to_tensor(deleted_key, dtype=key_dtype, name="deleted_key")
+        shape = convert_to_tensor(default_value, dtype=value_dtype).shape
+        buckets = {} if initial_num_buckets is None else {"initial_num_buckets": initial_num_buckets}
+        super().__init__(MutableDenseHashTableV2, key_dtype, value_dtype, default_value, name, (empty, deleted),
+                         value_shape=shape.as_list(), **buckets)
 
 
 def _id_table(initializer: TableInitializerBase, num_oov_buckets: int, default_value: int) -> LookupInterface:

@@ -110,3 +110,23 @@ def test_mutable_hash_tables():
         assert sess.run(table.size()) == 1
         assert _error(sess, table.insert(["a"], [1, 2])) == (errors.InvalidArgumentError,
                                                              "Expected shape [1] for value, got [2]")
+
+
+def test_dense_hash_table():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        table = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, default_value=-1, empty_key=0,
+                                                      deleted_key=-1)
+        handle = table.resource_handle.op
+        assert (handle.name, handle.type, [t.op.name for t in handle.inputs]) == (
+            "MutableDenseHashTable", "MutableDenseHashTableV2", ["empty_key", "deleted_key"])
+        sess.run(table.insert(tf.constant([5, 7], tf.int64), tf.constant([50, 70], tf.int64)))
+        found, size = sess.run([table.lookup(tf.constant([7, 8], tf.int64)), table.size()])
+        assert (found.tolist(), size) == ([70, -1], 2)
+        sess.run(table.remove(tf.constant([5], tf.int64)))
+        assert sess.run(table.size()) == 1
+        assert _error(sess, table.insert(tf.constant([0], tf.int64), tf.constant([1], tf.int64))) == (
+            errors.InvalidArgumentError, "Using the empty_key as a table key is not allowed")
+        assert _error(sess, table.lookup(tf.constant([-1], tf.int64))) == (
+            errors.InvalidArgumentError, "Using the deleted_key as a table key is not allowed")
+        same = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, -1, 0, 0)
+        assert _error(sess, same.size()) == (errors.InvalidArgumentError, "Empty and deleted keys cannot be equal")
