@@ -21,6 +21,7 @@ import pstats
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -214,6 +215,47 @@ def parse_example_10k(tf: Any) -> tuple[Any, Step]:
     parsed = tf.parse_example(serialized, {f"f{j}": tf.FixedLenFeature([], tf.float32) for j in range(20)})
     sess = make_session(tf)
     return sess, lambda: sess.run(parsed, feed_dict={serialized: examples})
+
+
+def _tfrecord_examples(tf: Any) -> str:
+    """A TFRecord file (in a fresh temp dir) of 4,096 Examples: a 32-float feature `x` and an int64 `y`."""
+    path = os.path.join(tempfile.mkdtemp(prefix="tw_bench_"), "examples.tfr")
+    values = np.random.default_rng(0).random((4096, 32), dtype=np.float32)
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for label, row in enumerate(values.tolist()):
+            example = tf.train.Example()
+            example.features.feature["x"].float_list.value.extend(row)
+            example.features.feature["y"].int64_list.value.append(label)
+            writer.write(example.SerializeToString())
+    return path
+
+
+def _example_features(tf: Any) -> dict:
+    return {"x": tf.FixedLenFeature([32], tf.float32), "y": tf.FixedLenFeature([], tf.int64)}
+
+
+def queue_input_pipeline(tf: Any) -> tuple[Any, Step]:
+    """One batch of 32 per step from a queue pipeline kept full by its QueueRunners: TFRecordReader ->
+    parse_single_example -> shuffle_batch(32, num_threads=4) (issue 22's target: >= 0.8x TF's examples/s)."""
+    filenames = tf.train.string_input_producer([_tfrecord_examples(tf)])
+    _, record = tf.TFRecordReader().read(filenames)
+    features = tf.parse_single_example(record, _example_features(tf))
+    batch = tf.train.shuffle_batch([features["x"], features["y"]], 32, capacity=1000, min_after_dequeue=500,
+                                   num_threads=4)
+    sess = make_session(tf)
+    tf.train.start_queue_runners(sess, tf.train.Coordinator(), daemon=True)
+    return sess, lambda: sess.run(batch)
+
+
+def data_input_pipeline(tf: Any) -> tuple[Any, Step]:
+    """The same input as a tf.data chain: TFRecordDataset -> map(parse, 4 parallel) -> shuffle -> batch(32)."""
+    features = _example_features(tf)
+    dataset = (tf.data.TFRecordDataset([_tfrecord_examples(tf)]).repeat()
+               .map(lambda record: tf.parse_single_example(record, features), num_parallel_calls=4)
+               .shuffle(500).batch(32).prefetch(2))
+    batch = tf.data.make_one_shot_iterator(dataset).get_next()
+    sess = make_session(tf)
+    return sess, lambda: sess.run(batch)
 
 
 def _numpy_null_step() -> Step:
@@ -420,7 +462,7 @@ class Workload:
     """A TF1 workload, its NumPy reference, and its target (a tw/tf ratio, or a speedup if concurrent)."""
 
     build: Callable[[Any], tuple[Any, Step]]
-    numpy_step: Callable[[], Step] | None  # None: no NumPy counterpart (a device split, or a training step)
+    numpy_step: Callable[[], Step] | None  # None: no NumPy counterpart (a device split, a pipeline, a training step)
     target: float
     concurrent: bool = False
     # With a one-device twin, the value is this workload's step time over the twin's (BLAS on one thread)
@@ -462,6 +504,8 @@ WORKLOADS: dict[str, Workload] = {
         Workload(conv_alexnet, _numpy_conv_alexnet, 1.5),
         Workload(max_pool, _numpy_max_pool, 2.0),
         Workload(parse_example_10k, _numpy_parse_example_10k, 2.0),
+        Workload(queue_input_pipeline, None, 1.25),
+        Workload(data_input_pipeline, None, 1.25),
         Workload(matmul_branches_two_devices, None, 0.6, one_device=matmul_branches_one_device),
         Workload(model_parallel_two_devices, None, 1.1, one_device=model_parallel_one_device),
         Workload(mlp_train, None, 1.1),

@@ -8,7 +8,7 @@ into private graphs (function.py) and run per element by an Executor.
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
 walks the definition into a pipeline of Python generators of flat elements (lists of arrays); state that
 lives for one iterator (a shuffle's generator, a cache) is kept in that iteration's `_Run`. Shuffling draws
-from NumPy's generator: orders are seeded and repeatable, but not TF's exact orders.
+TF's Philox stream and keeps TF's buffer, so a seeded shuffle gives TF's exact order.
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.data import iterator_ops
 from tensorweave.data.function import StructuredFunction, to_tensors
+from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor
 from tensorweave.ops import dataset_ops
+from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform.tf_export import export_value, tf_export
 
 AUTOTUNE = -1
@@ -209,7 +211,7 @@ class DatasetV1:
 
     def shuffle(self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool | None = None,
                 name: str | None = None) -> DatasetV1:
-        """Elements drawn at random from a buffer of `buffer_size` (NumPy's generator, not TF's order)."""
+        """Elements drawn at random from a buffer of `buffer_size` (TF's order, for a seeded shuffle)."""
         return _ShuffleDataset(self, buffer_size, seed, True if reshuffle_each_iteration is None
                                else reshuffle_each_iteration)
 
@@ -236,6 +238,17 @@ class DatasetV1:
     def unbatch(self, name: str | None = None) -> DatasetV1:
         return _UnbatchDataset(self)
 
+    def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
+        """This dataset with `options` merged over the options of its inputs."""
+        return _OptionsDataset(self, options)
+
+    def options(self) -> Options:
+        """The options of this dataset and every dataset it reads, merged (later ones win)."""
+        merged = Options()
+        for source in self._inputs:
+            merged = merged.merge(source.options())
+        return merged
+
     def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:
         dataset = transformation_func(self)
         if not isinstance(dataset, DatasetV1):
@@ -245,6 +258,18 @@ class DatasetV1:
 
 def _int64(value: Any, name: str) -> Tensor:
     return convert_to_tensor(value, dtype=dtypes.int64, name=name)
+
+
+class _OptionsDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, options: Options) -> None:
+        self._options = options
+        super().__init__((source,), [], source.output_types, source.output_shapes)
+
+    def options(self) -> Options:
+        return super().options().merge(self._options)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return self._inputs[0]._iterate(run)
 
 
 class _TensorDataset(DatasetV1):
@@ -586,33 +611,42 @@ class _ShuffleDataset(DatasetV1):
         super().__init__((source,), [_int64(buffer_size, "buffer_size"), _int64(seed, "seed"),
                                      _int64(seed2, "seed2")], source.output_types, source.output_shapes)
 
-    def _generator(self, run: _Run) -> np.random.Generator:
-        """One generator per iterator when reshuffling each pass, else a fresh one (the same order) per pass."""
+    def _draws(self, run: _Run) -> SingleSampleStream:
+        """TF's draws for one pass. Reshuffling, the seeds of each pass are the next two draws of one stream
+        per iterator (TF's RandomSeedGenerator); else every pass uses the dataset's seeds (random ones, the
+        same for every pass of an iterator, when both are 0)."""
         seed, seed2 = run.scalar(self, 1), run.scalar(self, 2)
-        entropy = (seed, seed2) if seed or seed2 else None
-        if not self._reshuffle and entropy is None:
-            entropy = run.state.setdefault(id(self), np.random.SeedSequence().entropy)
         if self._reshuffle:
-            return run.state.setdefault(id(self), np.random.default_rng(entropy))
-        return np.random.default_rng(entropy)
+            seeds = run.state.setdefault(id(self), SingleSampleStream(seed, seed2))
+            return SingleSampleStream(seeds(), seeds())
+        if seed == 0 and seed2 == 0:
+            fresh = SingleSampleStream(0, 0)
+            seed, seed2 = run.state.setdefault(id(self), (fresh(), fresh()))
+        return SingleSampleStream(seed, seed2)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
+        """TF's ring buffer: a pick swaps the first live slot into its place, and the next input element
+        takes that first slot, so a seeded shuffle gives TF's order."""
         size = run.scalar(self, 0)
         if size <= 0:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
-        rng = self._generator(run)
+        draw = self._draws(run)
         source = self._inputs[0]._iterate(run)
         buffer = list(itertools.islice(source, size))
-        while buffer:
-            index = int(rng.integers(len(buffer)))
+        start, count = 0, len(buffer)
+        exhausted = count < size
+        while count:
+            index = (start + draw() % count) % size
             element = buffer[index]
-            incoming = next(source, None)
-            if incoming is None:
-                buffer[index] = buffer[-1]
-                buffer.pop()
-            else:
-                buffer[index] = incoming
+            buffer[index] = buffer[start]
             yield element
+            incoming = None if exhausted else next(source, None)
+            if incoming is None:
+                exhausted = True
+                count -= 1
+            else:
+                buffer[start] = incoming
+            start = (start + 1) % size
 
 
 class _CountDataset(DatasetV1):

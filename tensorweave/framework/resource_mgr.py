@@ -69,9 +69,24 @@ def resource_name(shared_name: str, node_name: str) -> str:
 
 class ResourceSlot:
     """A resource kernel's persistent state: the resource (variable, queue, reader, iterator) it found or
-    made in its ResourceMgr on its first run, so later runs skip the lookup."""
+    made in its ResourceMgr on its first run, so later runs skip the lookup.
 
-    __slots__ = ("resource",)
+    The first run is serialized (TF's ResourceOpKernel holds its mutex around it): a stateful kernel is
+    shared by every plan of a session, so two threads may run it first at once, and without a shared name
+    each would file a resource under its own fresh name: two queues where the graph has one."""
+
+    __slots__ = ("resource", "_lock")
 
     def __init__(self, attrs: Any = None) -> None:
         self.resource: Any = None
+        self._lock = threading.Lock()
+
+    def get(self, find_or_make: Callable[[], Any]) -> Any:
+        """The resource, from `find_or_make()` on the first call only (once, whichever threads ask)."""
+        resource = self.resource
+        if resource is None:
+            with self._lock:
+                if self.resource is None:
+                    self.resource = find_or_make()
+                resource = self.resource
+        return resource

@@ -14,6 +14,7 @@ session, a cancelled step or a step past its deadline fails it with CancelledErr
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import heapq
 import itertools
@@ -32,6 +33,9 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import cast_ops
+from tensorweave.ops.indexing_ops import gather
+from tensorweave.ops.manipulation_ops import stack
+from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.ops.shape_helpers import with_rank
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -203,7 +207,7 @@ class Queue:
     def close(self, cancel_pending_enqueues: bool) -> None:
         with self.lock:
             self.closed = True
-            finished: list[tuple[_Attempt, Any]] = []
+            finished: list[tuple[_Attempt, BaseException | None]] = []
             if cancel_pending_enqueues:
                 error = errors.CancelledError(None, None, "Enqueue operation was cancelled")
                 finished = [(a, error) for a in self.enqueuers]
@@ -211,10 +215,10 @@ class Queue:
             finished += self._flush()
         self._finish(finished)
 
-    def _flush(self) -> list[tuple[_Attempt, Any]]:
-        """Advance waiting attempts while any makes progress (under the lock); what finished, with its
-        outputs or error."""
-        finished: list[tuple[_Attempt, Any]] = []
+    def _flush(self) -> list[tuple[_Attempt, BaseException | None]]:
+        """Advance waiting attempts while any makes progress (under the lock); what finished, with its error
+        or None (a finished dequeue owns its elements: `_finish` assembles them, outside the lock)."""
+        finished: list[tuple[_Attempt, BaseException | None]] = []
         progress = True
         while progress:
             progress = False
@@ -229,29 +233,28 @@ class Queue:
                 finished.append((attempt, None))
             while self.dequeuers:
                 attempt = self.dequeuers[0]
-                while len(attempt.taken) < attempt.wanted and self._available() > 0:
-                    attempt.taken.append(self._pop())
-                    progress = True
-                if len(attempt.taken) < attempt.wanted:
-                    if not self.closed:
-                        break
+                requested = attempt.wanted - len(attempt.taken)
+                if self.closed and self.size() < requested:  # checked before taking, as TF (a seeded draw)
                     current = self.size()
-                    requested = attempt.wanted - len(attempt.taken)
                     self._restore(attempt.taken)
                     attempt.taken = []
                     if attempt.allow_small and self.size() > 0:
                         attempt.wanted = self.size()
-                        progress = True
-                        continue
-                    if attempt.allow_small and self.enqueuers:
+                    elif attempt.allow_small and self.enqueuers:
                         break  # a pending enqueue may still add elements
-                    self.dequeuers.popleft()
-                    finished.append((attempt, errors.OutOfRangeError(
-                        None, None, f"{self.kind} '{self.name}' is closed and has insufficient elements (requested "
-                                    f"{requested}, current size {current})")))
-                    continue
+                    else:
+                        self.dequeuers.popleft()
+                        finished.append((attempt, errors.OutOfRangeError(
+                            None, None, f"{self.kind} '{self.name}' is closed and has insufficient elements "
+                                        f"(requested {requested}, current size {current})")))
+                        continue
+                while len(attempt.taken) < attempt.wanted and self._available() > 0:
+                    attempt.taken.append(self._pop())
+                    progress = True
+                if len(attempt.taken) < attempt.wanted:
+                    break
                 self.dequeuers.popleft()
-                finished.append((attempt, self._outputs(attempt)))
+                finished.append((attempt, None))
         return finished
 
     def _outputs(self, attempt: _Attempt) -> list[Any]:
@@ -264,17 +267,18 @@ class Queue:
             return np.zeros([0] + self.shapes[index].as_list(), self.component_types[index].as_numpy_dtype)
         return np.stack(values)
 
-    @staticmethod
-    def _finish(finished: list[tuple[_Attempt, Any]]) -> None:
-        for attempt, result in finished:
+    def _finish(self, finished: list[tuple[_Attempt, BaseException | None]]) -> None:
+        """Complete finished attempts; called without the lock, since a `done` carries its step on."""
+        for attempt, error in finished:
             if attempt.cancellation is not None:
                 attempt.cancellation.deregister_callback(attempt.token)
-            if isinstance(result, BaseException):
-                attempt.done(error=result)
-            elif result is None:
+            if error is not None:
+                attempt.done(error=error)
+            elif attempt.elements is not None:
                 attempt.done()
             else:
-                attempt.done(result[0] if len(result) == 1 else result)
+                outputs = self._outputs(attempt)
+                attempt.done(outputs[0] if len(outputs) == 1 else outputs)
 
 
 class PaddingQueue(Queue):
@@ -291,17 +295,20 @@ class PaddingQueue(Queue):
         dtype = self.component_types[index].as_numpy_dtype
         if not values:
             return np.zeros([0] + [d or 0 for d in self.shapes[index].as_list()], dtype)
-        shape = np.max([np.shape(v) for v in values], axis=0) if np.ndim(values[0]) else ()
-        out = np.zeros((len(values), *shape), dtype)
+        shapes = {np.shape(v) for v in values}
+        if len(shapes) == 1:
+            return np.stack(values)
+        out = np.zeros((len(values), *np.max(list(shapes), axis=0)), dtype)
         if out.dtype == object:
             out.fill(b"")
-        for row, value in zip(out, values):  # one copy per element: the elements differ in shape
-            row[tuple(slice(0, n) for n in np.shape(value))] = value
+        for row, value in enumerate(values):  # one copy per element: the elements differ in shape
+            out[(row, *(slice(0, n) for n in np.shape(value)))] = value
         return out
 
 
 class RandomShuffleQueue(Queue):
-    """Elements leave in random order, and only while more than `min_after_dequeue` remain (until closed)."""
+    """Elements leave in random order, and only while more than `min_after_dequeue` remain (until closed);
+    each pick is TF's (one Philox draw per element), so a seeded queue gives TF's order."""
 
     kind = "RandomShuffleQueue"
     op_types = ("RandomShuffleQueueV2",)
@@ -311,8 +318,7 @@ class RandomShuffleQueue(Queue):
         super().__init__(name, component_types, shapes, capacity, attrs)
         self._elements = []
         self.min_after_dequeue = attrs["min_after_dequeue"]
-        seed, seed2 = attrs["seed"], attrs["seed2"]
-        self._rng = np.random.default_rng((seed, seed2) if seed or seed2 else None)
+        self._draw = SingleSampleStream(attrs["seed"], attrs["seed2"])
 
     def check_matches(self, op_type: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
                       attrs: dict[str, Any]) -> None:
@@ -324,12 +330,12 @@ class RandomShuffleQueue(Queue):
 
     def _pop(self) -> tuple:
         elements = self._elements
-        index = int(self._rng.integers(len(elements)))
+        index = self._draw() % len(elements)  # TF's pick: swap with the last, pop
         elements[index], elements[-1] = elements[-1], elements[index]
         return elements.pop()
 
     def _restore(self, elements: list[tuple]) -> None:
-        self._elements.extend(elements)
+        self._elements.extend(reversed(elements))
 
     def _available(self) -> int:
         return self.size() if self.closed else max(0, self.size() - self.min_after_dequeue)
@@ -391,18 +397,18 @@ for _queue_op in (FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2, Priorit
 @RandomShuffleQueueV2.kernel("CPU", state=ResourceSlot)
 @PriorityQueueV2.kernel("CPU", state=ResourceSlot)
 def _queue(ctx: OpKernelContext) -> Queue:
-    slot: ResourceSlot = ctx.state
-    if slot.resource is None:
+    def find_or_make() -> Queue:
         attrs = ctx.node_def.attr
         types, shapes, capacity = attrs["component_types"], attrs["shapes"], attrs["capacity"]
-        shared_name = attrs["shared_name"].decode()
-        name = resource_name(shared_name, ctx.name)
+        name = resource_name(attrs["shared_name"].decode(), ctx.name)
         cls = _QUEUE_CLASSES[ctx.op]
         queue = ctx.resources.lookup_or_create(attrs["container"].decode(), name,
                                                lambda: cls(name, types, shapes, capacity, attrs))
         queue.check_matches(ctx.op, types, shapes, capacity, attrs)
-        slot.resource = queue
-    return slot.resource
+        return queue
+
+    slot: ResourceSlot = ctx.state
+    return slot.get(find_or_make)
 
 
 def _check_scalar_handle(ctx: InferenceContext) -> None:
@@ -616,6 +622,21 @@ class QueueBase:
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name.split("/")[-1]
 
+    @staticmethod
+    def from_list(index: Any, queues: list[QueueBase]) -> QueueBase:
+        """The queue `queues[index]`, chosen at run time: queues of the same dtypes and names, whose shapes
+        become the dimensions they all agree on."""
+        if not queues or not isinstance(queues, list) or not all(isinstance(q, QueueBase) for q in queues):
+            raise TypeError("A list of queues expected")
+        first = queues[0]
+        if not all(first.dtypes == q.dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        if not all(first.names == q.names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        shapes = [functools.reduce(_common_shape, s) for s in zip(*(q.shapes for q in queues))]
+        selected = gather(stack([q.queue_ref for q in queues]), index)
+        return QueueBase(first.dtypes, shapes, first.names, selected)
+
     @property
     def queue_ref(self) -> Tensor:
         return self._queue_ref
@@ -723,6 +744,14 @@ class QueueBase:
         return QueueSizeV2(self._queue_ref, name=name)
 
 
+def _common_shape(a: tensor_shape.TensorShape, b: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """The dimensions two shapes agree on (unknown elsewhere; unknown rank where the ranks differ)."""
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return tensor_shape.unknown_shape()
+    return tensor_shape.TensorShape([x if x is not None and x == y else None
+                                     for x, y in zip(a.as_list(), b.as_list())])
+
+
 def _shared(shared_name: str | None) -> str:
     return shared_name or ""
 
@@ -805,6 +834,18 @@ class PriorityQueue(QueueBase):
 # previous step is dropped. Takes wait as attempts (no thread held), cancelled with their step.
 
 
+
+def _complete_takes(finished: list[tuple[_Attempt, Any]]) -> None:
+    """Complete an accumulator's finished takes (each with its result or error), outside its lock."""
+    for attempt, result in finished:
+        if attempt.cancellation is not None:
+            attempt.cancellation.deregister_callback(attempt.token)
+        if isinstance(result, BaseException):
+            attempt.done(error=result)
+        else:
+            attempt.done(result[0] if len(result) == 1 else result)
+
+
 class _Accumulator:
     """What the dense and sparse accumulators share: the count, the global step and the waiting takes."""
 
@@ -841,7 +882,7 @@ class _Accumulator:
                 except errors.InvalidArgumentError as e:
                     error = e
             finished = self._flush()
-        Queue._finish(finished)
+        _complete_takes(finished)
         if error is not None:
             raise error
 
@@ -858,7 +899,7 @@ class _Accumulator:
         with self.lock:
             self.takers.append(attempt)
             finished = self._flush()
-        Queue._finish(finished)
+        _complete_takes(finished)
 
     def _cancel(self, attempt: _Attempt) -> None:
         with self.lock:
@@ -867,9 +908,10 @@ class _Accumulator:
             self.takers.remove(attempt)
             finished = [(attempt, errors.CancelledError(None, None, "TakeGrad operation was cancelled"))]
             finished += self._flush()
-        Queue._finish(finished)
+        _complete_takes(finished)
 
     def _flush(self) -> list[tuple[_Attempt, Any]]:
+        """The takes the gradients now counted satisfy, each with its result; completed after the lock."""
         finished: list[tuple[_Attempt, Any]] = []
         while self.takers and self.counter >= self.takers[0].wanted:
             self.global_step += 1

@@ -140,31 +140,31 @@ def _py_dataset(ctx: OpKernelContext, *arguments: Any, dataset_factory: str) -> 
     return _factory(ctx, dataset_factory)(*arguments)
 
 
-def _iterator_resource(ctx: OpKernelContext) -> IteratorResource:
-    """The resource of an IteratorV2 or OneShotIterator node, found or made on its first run."""
-    slot: ResourceSlot = ctx.state
-    if slot.resource is None:
-        attrs = ctx.node_def.attr
-        container = attrs["container"].decode()
-        name = resource_name(attrs["shared_name"].decode(), ctx.name)
-        slot.resource = ctx.resources.lookup_or_create(
-            container, name, lambda: IteratorResource(container, name, attrs["output_types"], attrs["output_shapes"]))
-    return slot.resource
+def _find_or_make_iterator(ctx: OpKernelContext) -> IteratorResource:
+    """The resource of an IteratorV2 or OneShotIterator node, found or made (its kernel's first run)."""
+    attrs = ctx.node_def.attr
+    container = attrs["container"].decode()
+    name = resource_name(attrs["shared_name"].decode(), ctx.name)
+    return ctx.resources.lookup_or_create(
+        container, name, lambda: IteratorResource(container, name, attrs["output_types"], attrs["output_shapes"]))
 
 
 @IteratorV2.kernel("CPU", state=ResourceSlot)
 def _iterator_v2(ctx: OpKernelContext) -> IteratorResource:
-    return _iterator_resource(ctx)
+    slot: ResourceSlot = ctx.state
+    return slot.get(lambda: _find_or_make_iterator(ctx))
 
 
 @OneShotIterator.kernel("CPU", state=ResourceSlot)
 def _one_shot_iterator(ctx: OpKernelContext, dataset_factory: str) -> IteratorResource:
     """The first run makes the dataset from its factory (no captured values) and initializes the iterator."""
-    first = ctx.state.resource is None
-    resource = _iterator_resource(ctx)
-    if first:
+    def find_and_initialize() -> IteratorResource:
+        resource = _find_or_make_iterator(ctx)
         resource.initialize(_factory(ctx, dataset_factory)())
-    return resource
+        return resource
+
+    slot: ResourceSlot = ctx.state
+    return slot.get(find_and_initialize)
 
 
 @MakeIterator.kernel("CPU")

@@ -262,6 +262,20 @@ def _string_format(ctx: OpKernelContext, *inputs: Any, template: Any, placeholde
     return np.array(text.encode(), dtype=object)
 
 
+@tf_export("strings.format")
+def string_format(template: str, inputs: Any, placeholder: str = "{}", summarize: int = 3,
+                  name: str | None = None) -> Tensor:
+    """A scalar string: `template` with each `placeholder` replaced by a summary of one input tensor."""
+    if not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    inputs = [convert_to_tensor(t) for t in inputs]
+    count = template.count(placeholder)
+    if count != len(inputs):
+        raise ValueError(f"The template expects {count} tensors, but the inputs only has {len(inputs)}. Please "
+                         "ensure the number of placeholders in template matches inputs length.")
+    return StringFormat(inputs, template=template, placeholder=placeholder, summarize=summarize, name=name)
+
+
 PrintV2 = Op("PrintV2", inputs=["input: string"], attrs=["output_stream: string = 'stderr'", "end: string = '\\n'"],
              is_stateful=True)
 

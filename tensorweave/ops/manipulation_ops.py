@@ -135,8 +135,16 @@ def _pack_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(dims)]
 
 
+def _boxed_handle(handle: Any) -> np.ndarray:
+    boxed = np.empty((), dtype=object)
+    boxed[()] = handle
+    return boxed
+
+
 @Pack.kernel("CPU")
 def _pack(ctx: OpKernelContext, *values: Any, axis: int) -> Any:
+    if ctx.node_def.attr["T"] == dtypes.resource:  # handles (QueueBase.from_list): objects, boxed as scalars
+        values = tuple(_boxed_handle(v) for v in values)
     first = values[0]
     rank = first.ndim
     if not -rank - 1 <= axis <= rank:

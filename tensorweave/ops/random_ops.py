@@ -146,6 +146,27 @@ class _PhiloxGenerator:
         return _fill_stream(self.key, counter, count, 4, np.uint32, _words)
 
 
+class SingleSampleStream:
+    """TF's SingleSampleAdapter over PhiloxRandom(seed, seed2): the uint32 draws, one at a time, of kernels
+    that draw per element as they go (RandomShuffleQueue, ShuffleDataset), so a seeded one picks TF's
+    elements; generated a stretch of blocks at a time. Not thread-safe: its owner holds its own lock."""
+
+    _WORDS_PER_FILL = 1024
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        self._generator = _PhiloxGenerator(seed, seed2)
+        self._words: list[int] = []
+        self._next = 0
+
+    def __call__(self) -> int:
+        if self._next == len(self._words):
+            counter = self._generator.reserve_samples128(self._WORDS_PER_FILL // 4)
+            self._words = self._generator.uint32s(counter, self._WORDS_PER_FILL).tolist()
+            self._next = 0
+        self._next += 1
+        return self._words[self._next - 1]
+
+
 def philox_state(attrs: Mapping[str, Any]) -> _PhiloxGenerator:
     """A random kernel's persistent state: its node's Philox stream, from the node's seeds."""
     return _PhiloxGenerator(attrs["seed"], attrs["seed2"])

@@ -408,14 +408,14 @@ def _scalars(num_outputs: int) -> Any:
 @FixedLengthRecordReaderV2.kernel("CPU", state=ResourceSlot)
 @IdentityReaderV2.kernel("CPU", state=ResourceSlot)
 def _reader(ctx: OpKernelContext) -> ReaderResource:
-    slot: ResourceSlot = ctx.state
-    if slot.resource is None:
+    def find_or_make() -> ReaderResource:
         attrs = ctx.node_def.attr
         name = resource_name(attrs["shared_name"].decode(), ctx.name)
         cls = _READER_CLASSES[ctx.op]
-        slot.resource = ctx.resources.lookup_or_create(attrs["container"].decode(), name,
-                                                       lambda: cls(ctx.name, attrs))
-    return slot.resource
+        return ctx.resources.lookup_or_create(attrs["container"].decode(), name, lambda: cls(ctx.name, attrs))
+
+    slot: ResourceSlot = ctx.state
+    return slot.get(find_or_make)
 
 
 ReaderReadV2 = Op("ReaderReadV2", inputs=["reader_handle: resource", "queue_handle: resource"],

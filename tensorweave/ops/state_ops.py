@@ -96,11 +96,10 @@ def _variable_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @VariableV2.kernel("CPU", state=ResourceSlot)
 def _variable(ctx: OpKernelContext, shape: Any, dtype: Any, container: bytes, shared_name: bytes) -> Var:
+    name = shared_name.decode() or ctx.name
     slot: ResourceSlot = ctx.state
-    if slot.resource is None:
-        name = shared_name.decode() or ctx.name
-        slot.resource = ctx.resources.lookup_or_create(container.decode(), name, lambda: _new_var(name, dtype, shape))
-    return slot.resource
+    return slot.get(lambda: ctx.resources.lookup_or_create(container.decode(), name,
+                                                           lambda: _new_var(name, dtype, shape)))
 
 
 def _new_var(name: str, dtype: Any, shape: list | None) -> Var:

@@ -30,6 +30,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import sequence_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.manipulation_ops import concat
 from tensorweave.ops.reduction_ops import _deprecated_alias, _reduction_shape
 from tensorweave.ops.shape_helpers import broadcast_shapes, unary_shape, with_rank
 from tensorweave.platform.tf_export import tf_export
@@ -997,3 +998,165 @@ def unicode_transcode(input: Any, input_encoding: str, output_encoding: str, err
     return UnicodeTranscode(input, input_encoding=input_encoding, output_encoding=output_encoding, errors=errors,
                             replacement_char=replacement_char,
                             replace_control_characters=replace_control_characters, name=name)
+
+
+UnsortedSegmentJoin = Op("UnsortedSegmentJoin", inputs=["inputs: string", "segment_ids: Tindices",
+                                                        "num_segments: Tnumsegments"],
+                         outputs=["output: string"],
+                         attrs=["separator: string = ''", "Tindices: {int32, int64}",
+                                "Tnumsegments: {int32, int64} = DT_INT32"])
+
+
+@UnsortedSegmentJoin.shape
+def _unsorted_segment_join_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    data, ids = ctx.input_shape(0), ctx.input_shape(1)
+    num = ctx.input_value(2)
+    if data.ndims is None or ids.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    return [tensor_shape.TensorShape([None if num is None else int(num)]).concatenate(data[ids.ndims:])]
+
+
+@UnsortedSegmentJoin.kernel("CPU")
+def _unsorted_segment_join(ctx: OpKernelContext, inputs: Any, segment_ids: Any, num_segments: Any, separator: bytes,
+                           Tindices: Any, Tnumsegments: Any) -> Any:  # noqa: N803
+    """Each segment's strings joined in input order: a stable sort by segment, then one reduceat over strings
+    prefixed by the separator (all but each segment's first)."""
+    inputs, ids = np.asarray(inputs, dtype=object), np.asarray(segment_ids)
+    if inputs.shape[:ids.ndim] != ids.shape:
+        raise invalid_argument(ctx, "segment_ids should be the same shape as the prefix of data's shape. "
+                                    f"data.shape = {tensor_shape.shape_string(inputs.shape)}, segment_ids.shape = "
+                                    f"{tensor_shape.shape_string(ids.shape)}")
+    segments = int(num_segments)
+    inner = inputs.shape[ids.ndim:]
+    ids = ids.reshape(-1)
+    if ids.size and (ids.min() < 0 or ids.max() >= segments):
+        raise invalid_argument(ctx, "segment_ids are not allowed to exceed num_segments or to have negative values.")
+    order = np.argsort(ids, kind="stable")
+    ids, rows = ids[order], inputs.reshape(ids.size, -1)[order]
+    out = np.full((segments, rows.shape[1]), b"", dtype=object)
+    if ids.size:
+        first = np.ones(ids.size, bool)
+        first[1:] = ids[1:] != ids[:-1]
+        starts = np.flatnonzero(first)
+        prefixed = np.where(first[:, None], rows, separator + rows)
+        out[ids[starts]] = np.add.reduceat(prefixed, starts, axis=0)
+    return out.reshape((segments, *inner))
+
+
+@tf_export("strings.unsorted_segment_join")
+def unsorted_segment_join(inputs: Any, segment_ids: Any, num_segments: Any, separator: str = "",
+                          name: str | None = None) -> Tensor:
+    """The strings of each segment joined by `separator`, in input order; '' for an empty segment."""
+    return UnsortedSegmentJoin(inputs, segment_ids, num_segments, separator=separator, name=name)
+
+
+StringNGrams = Op("StringNGrams", inputs=["data: string", "data_splits: Tsplits"],
+                  outputs=["ngrams: string", "ngrams_splits: Tsplits"],
+                  attrs=["separator: string", "ngram_widths: list(int) >= 0", "left_pad: string", "right_pad: string",
+                         "pad_width: int", "preserve_short_sequences: bool", "Tsplits: {int32, int64} = DT_INT64"])
+
+
+@StringNGrams.shape
+def _string_ngrams_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(0), 1)
+    return [tensor_shape.TensorShape([None]), with_rank(ctx.input_shape(1), 1)]
+
+
+def _join_columns(tokens: np.ndarray, used: np.ndarray, separator: bytes) -> np.ndarray:
+    """Each row's tokens joined by `separator`, the first `used[row]` of them (a pass per column)."""
+    joined = tokens[:, 0].copy()
+    for column in builtins.range(1, tokens.shape[1]):
+        more = used > column
+        joined[more] = joined[more] + separator + tokens[more, column]
+    return joined
+
+
+def _ngram_tokens(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray, width: np.ndarray,
+                  left_pad: bytes, right_pad: bytes) -> np.ndarray:
+    """Tokens of ngrams whose first position in their row is `first` (negative: left padding), `width` each."""
+    positions = first[:, None] + np.arange(int(width.max(initial=1)))[None, :]
+    index = np.clip(starts[:, None] + positions, 0, max(data.size - 1, 0))
+    tokens = data[index] if data.size else np.full(positions.shape, b"", dtype=object)
+    tokens = np.where(positions < 0, left_pad, tokens)
+    return np.where(positions >= lengths[:, None], right_pad, tokens)
+
+
+@StringNGrams.kernel("CPU")
+def _string_ngrams(ctx: OpKernelContext, data: Any, data_splits: Any, separator: bytes, ngram_widths: list,
+                   left_pad: bytes, right_pad: bytes, pad_width: int, preserve_short_sequences: bool,
+                   Tsplits: Any) -> Any:  # noqa: N803
+    """TF's StringNGrams over every row at once, one width at a time: ngram k of a row starts at position
+    k - pad, positions before the row are `left_pad` and after it `right_pad`."""
+    data, splits = np.asarray(data, dtype=object), np.asarray(data_splits).astype(np.int64)
+    if splits.size < 1 or splits[0] != 0 or splits[-1] != data.size or np.any(np.diff(splits) < 0):
+        raise invalid_argument(ctx, "Invalid split value.")
+    starts, lengths = splits[:-1], np.diff(splits)
+    rows = np.arange(lengths.size)
+    pieces, owners, counts = [], [], np.zeros(lengths.size, np.int64)
+    for width in ngram_widths:
+        pad = min(width - 1 if pad_width < 0 else pad_width, width - 1)
+        per_row = np.maximum(0, lengths + 2 * pad - width + 1)
+        owner = np.repeat(rows, per_row)
+        k = np.arange(owner.size) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+        widths = np.full(owner.size, width)
+        tokens = _ngram_tokens(data, starts[owner], lengths[owner], k - pad, widths, left_pad, right_pad)
+        pieces.append(_join_columns(tokens, widths, separator))
+        owners.append(owner)
+        counts += per_row
+    if preserve_short_sequences:
+        short = np.flatnonzero((lengths > 0) & (counts == 0))
+        if short.size:
+            widths = lengths[short] + 2 * pad_width
+            pads = np.minimum(np.where(pad_width < 0, widths - 1, pad_width), widths - 1)
+            tokens = _ngram_tokens(data, starts[short], lengths[short], -pads, widths, left_pad, right_pad)
+            pieces.append(_join_columns(tokens, widths, separator))
+            owners.append(short)
+            counts[short] = 1
+    if not pieces:
+        return [np.zeros(0, dtype=object), np.zeros(lengths.size + 1, Tsplits.as_numpy_dtype)]
+    owner = np.concatenate(owners)
+    ngrams = np.concatenate(pieces)[np.argsort(owner, kind="stable")]
+    out_splits = np.concatenate([[0], np.cumsum(counts)]).astype(Tsplits.as_numpy_dtype)
+    return [ngrams.astype(object), out_splits]
+
+
+@tf_export("strings.ngrams")
+def ngrams(data: Any, ngram_width: Any, separator: str = " ", pad_values: Any = None, padding_width: int | None = None,
+           preserve_short_sequences: bool = False, name: str | None = None) -> Tensor:
+    """The ngrams of each row (the innermost dimension) of a dense string tensor, of each width in
+    `ngram_width`, optionally padded: a tensor shaped as `data` but for its last dimension."""
+    if pad_values is None:
+        left_pad = right_pad = ""
+    elif isinstance(pad_values, (list, tuple)):
+        if len(pad_values) != 2 or not all(isinstance(p, str) for p in pad_values):
+            raise ValueError("pad_values must be a string, tuple of strings, or None.")
+        left_pad, right_pad = pad_values
+    elif isinstance(pad_values, str):
+        left_pad = right_pad = pad_values
+    else:
+        raise ValueError("pad_values must be a string, tuple of strings, or None.")
+    if padding_width is not None and padding_width < 1:
+        raise ValueError("padding_width must be greater than 0.")
+    if padding_width is not None and pad_values is None:
+        raise ValueError("pad_values must be provided if padding_width is set.")
+    if pad_values is None:
+        padding_width = 0
+    elif padding_width is None:
+        padding_width = -1
+    widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+    with name_scope(name, "StringNGrams", [data]):
+        data = convert_to_tensor(data, dtype=dtypes.string, name="data")
+        rank = data.shape.ndims
+        if rank is None:
+            raise ValueError("Rank of data must be known.")
+        if rank == 0:
+            raise ValueError("Data must have rank>0")
+        flat = shape_ops.reshape(data, [-1], name="flat_values") if rank > 1 else data
+        row_length = shape_ops.shape(data, out_type=dtypes.int64)[-1]
+        splits = sequence_ops.range(0, shape_ops.size(flat, out_type=dtypes.int64) + 1, row_length)
+        output, _ = StringNGrams(flat, splits, separator=separator, ngram_widths=widths, left_pad=left_pad,
+                                 right_pad=right_pad, pad_width=padding_width,
+                                 preserve_short_sequences=preserve_short_sequences)
+        if rank == 1:
+            return output
+        return shape_ops.reshape(output, concat([shape_ops.shape(data)[:-1], [-1]], 0))

@@ -285,3 +285,34 @@ def test_batched_strings_are_object_arrays_that_keep_trailing_nuls():
 def test_iterators_are_collected_as_tf():
     iterator = tf.data.Dataset.range(3).make_one_shot_iterator()
     assert tf.get_collection("iterators") == [iterator._iterator_resource]
+
+
+def test_seeded_shuffle_gives_tf_orders():
+    """Literals recorded from TF 2.21: its ring buffer, its Philox draws, and with reshuffle_each_iteration
+    each pass seeded by the next two draws of the iterator's seed stream."""
+    with tf.Graph().as_default():
+        assert _ints(tf.data.Dataset.range(10).shuffle(4, seed=5, reshuffle_each_iteration=False)) == [
+            3, 4, 2, 6, 1, 7, 5, 9, 8, 0]
+        assert _ints(tf.data.Dataset.range(10).shuffle(4, seed=5)) == [1, 4, 5, 6, 2, 7, 0, 3, 9, 8]
+        assert _ints(tf.data.Dataset.range(6).shuffle(10, seed=5).repeat(2)) == [1, 2, 5, 0, 3, 4, 2, 1, 5, 4, 0, 3]
+        assert _ints(tf.data.Dataset.range(6).shuffle(10, seed=5, reshuffle_each_iteration=False).repeat(2)) == [
+            1, 5, 2, 0, 4, 3, 1, 5, 2, 0, 4, 3]
+        assert _ints(tf.data.Dataset.range(6).repeat(2).shuffle(4, seed=1)) == [0, 4, 5, 1, 2, 1, 3, 0, 3, 2, 5, 4]
+
+
+def test_options_and_with_options():
+    with tf.Graph().as_default():
+        options = tf.data.Options()
+        with pytest.raises(AttributeError, match="Cannot set the property foo on Options."):
+            options.foo = 1
+        options.experimental_optimization.map_parallelization = True
+        later = tf.data.Options()
+        later.experimental_deterministic = False
+        later.threading.private_threadpool_size = 4
+        dataset = tf.data.Dataset.range(3).with_options(options).map(lambda x: x * 2).with_options(later)
+        merged = dataset.options()
+        assert (merged.deterministic, merged.experimental_threading.private_threadpool_size,
+                merged.experimental_optimization.map_parallelization) == (False, 4, True)
+        assert tf.data.Dataset.range(3).with_options(options).options() == options
+        assert (tf.data.UNKNOWN_CARDINALITY, tf.data.experimental.INFINITE_CARDINALITY) == (-2, -1)
+        assert _ints(dataset) == [0, 2, 4]

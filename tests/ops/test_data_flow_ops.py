@@ -276,3 +276,126 @@ def test_py_func_values_names_and_errors():
         assert _run_error(sess, two) == (errors.InvalidArgumentError,
                                          f"{token} returns 2 values, but expects to see 1 values.")
         assert sess.run(tf.py_func(lambda v: 3, [x], tf.int64)) == 3
+
+
+def _consume(sess, fetch, got, outcomes):
+    """Run `fetch` until the queue is closed and drained; every value it returned goes to `got`."""
+    try:
+        while True:
+            got.extend(np.ravel(sess.run(fetch)).tolist())
+    except errors.OutOfRangeError:
+        outcomes.append("drained")
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.FIFOQueue(4, tf.int32, shapes=[[]]),
+    lambda: tf.RandomShuffleQueue(6, 2, tf.int32, shapes=[[]], seed=1),
+    lambda: tf.PaddingFIFOQueue(4, tf.int32, shapes=[[]]),
+], ids=["fifo", "random_shuffle", "padding"])
+def test_many_producers_and_consumers_deliver_every_element_exactly_once(make):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = make()
+        value = tf.placeholder(tf.int32, [None])
+        enqueue, enqueue_one = q.enqueue_many(value), q.enqueue(value[0])
+        got: list = []
+        outcomes: list = []
+        fetches = [q.dequeue(), q.dequeue_many(3), q.dequeue_up_to(2), q.dequeue_up_to(5)]
+        consumers = [threading.Thread(target=_consume, args=(sess, f, got, outcomes)) for f in fetches]
+        producers = [threading.Thread(target=lambda k=k: [sess.run(enqueue if i % 2 else enqueue_one,
+                                                                   {value: [100 * k + i, 1000 + 100 * k + i]})
+                                                          for i in range(25)]) for k in range(4)]
+        for t in consumers + producers:
+            t.start()
+        for t in producers:
+            t.join(timeout=10)
+        sess.run(q.close())
+        for t in consumers:
+            t.join(timeout=10)
+        assert not any(t.is_alive() for t in consumers + producers)
+        sent = [100 * k + i for k in range(4) for i in range(25)] + [
+            1000 + 100 * k + i for k in range(4) for i in range(1, 25, 2)]
+        # dequeue_many(3) fails at the end unless the rest divides by 3: what is left is still there
+        assert outcomes == ["drained"] * 4
+        left = sess.run(q.dequeue_up_to(10)).tolist() if sess.run(q.size()) else []
+        assert sorted(got + left) == sorted(sent)
+
+
+def test_close_with_cancel_pending_enqueues_under_load_loses_and_repeats_nothing():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.RandomShuffleQueue(5, 1, tf.int32, shapes=[[]])
+        value = tf.placeholder(tf.int32, [])
+        enqueue = q.enqueue(value)
+        sent: list = []
+        got: list = []
+        outcomes: list = []
+
+        def produce(k):
+            try:
+                for i in range(1000):
+                    sess.run(enqueue, {value: 1000 * k + i})
+                    sent.append(1000 * k + i)
+            except errors.CancelledError:
+                outcomes.append("cancelled")
+
+        producers = [threading.Thread(target=produce, args=(k,)) for k in range(4)]
+        consumers = [threading.Thread(target=_consume, args=(sess, f, got, outcomes))
+                     for f in (q.dequeue(), q.dequeue_up_to(3))]
+        for t in producers + consumers:
+            t.start()
+        while len(got) < 40:
+            time.sleep(0.005)
+        sess.run(q.close(cancel_pending_enqueues=True))
+        for t in producers + consumers:
+            t.join(timeout=10)
+        assert not any(t.is_alive() for t in producers + consumers)
+        assert sorted(outcomes) == ["cancelled"] * 4 + ["drained"] * 2
+        assert sorted(got) == sorted(sent)
+
+
+def test_seeded_random_shuffle_queue_dequeues_in_tf_order():
+    """Literals recorded from TF 2.21: TF's Philox draws, one uint32 per element taken, swap-with-last picks,
+    and a batch that fails on close put back last first."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        q = tf.RandomShuffleQueue(20, 4, [tf.int32, tf.string], shapes=[[], [2]], seed=5)
+        sess.run(q.enqueue_many([list(range(12)), [[str(i), "x"] for i in range(12)]]))
+        numbers, strings = sess.run(q.dequeue_many(5))
+        assert (numbers.tolist(), strings[:, 0].tolist()) == ([7, 2, 4, 8, 0], [b"7", b"2", b"4", b"8", b"0"])
+        sess.run(q.enqueue_many([list(range(100, 105)), [["y", "z"]] * 5]))
+        sess.run(q.close())
+        assert sess.run(q.dequeue_up_to(20))[0].tolist() == [103, 11, 100, 5, 102, 1, 104, 3, 6, 9, 101, 10]
+
+        restored = tf.RandomShuffleQueue(10, 0, tf.int32, shapes=[[]], seed=11)
+        sess.run(restored.enqueue_many([[10, 11, 12, 13]]))
+        outcome = []
+        waiting = threading.Thread(target=lambda: outcome.append(_run_error(sess, restored.dequeue_many(6))))
+        waiting.start()
+        time.sleep(0.05)
+        sess.run(restored.close())
+        waiting.join(timeout=5)
+        assert outcome[0][1].endswith("_random_shuffle_queue_1' is closed and has insufficient elements (requested 2, "
+                                      "current size 0)")
+        assert sess.run(restored.dequeue_up_to(5)).tolist() == [13, 10, 12, 11]
+
+        tf.set_random_seed(7)
+        by_graph_seed = tf.RandomShuffleQueue(20, 0, tf.int64)
+        sess.run(by_graph_seed.enqueue_many([list(range(8))]))
+        assert [int(sess.run(by_graph_seed.dequeue())) for _ in range(8)] == [5, 7, 0, 6, 3, 4, 1, 2]
+
+
+def test_queue_from_list_picks_a_queue_at_run_time():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        queues = [tf.FIFOQueue(5, [tf.int32], shapes=[[2]]), tf.FIFOQueue(5, [tf.int32], shapes=[[3]])]
+        index = tf.placeholder(tf.int32, [])
+        chosen = tf.QueueBase.from_list(index, queues)
+        assert (chosen.name, chosen.queue_ref.op.inputs[0].op.name) == ("GatherV2", "stack")
+        assert [s.as_list() for s in chosen.shapes] == [[None]]
+        sess.run(queues[1].enqueue([[7, 8, 9]]))
+        assert sess.run(chosen.dequeue(), {index: 1}).tolist() == [7, 8, 9]
+        sess.run(chosen.enqueue_many([[[1, 2], [3, 4]]]), {index: 0})
+        assert sess.run(queues[0].dequeue_many(2)).tolist() == [[1, 2], [3, 4]]
+        for bad, message in (([queues[0], tf.FIFOQueue(5, [tf.float32])], "Queues do not have matching component dtypes."),
+                             ([queues[0], tf.FIFOQueue(5, [tf.int32], names=["a"])],
+                              "Queues do not have matching component names."),
+                             (queues[0], "A list of queues expected")):
+            with pytest.raises(TypeError, match=message):
+                tf.QueueBase.from_list(0, bad)

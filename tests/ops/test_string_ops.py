@@ -288,3 +288,57 @@ def test_string_split_and_strings_split():
     _assert_sparse_value(chars, [[0, 0], [0, 1], [0, 2], [0, 3]], [b"a", b"b", b",", b"c"], [1, 4])
     with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 0"):
         tf.string_split("abc")
+
+
+def test_format_and_unsorted_segment_join():
+    """Values recorded from TF 2.21."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        formatted = [
+            tf.strings.format("x={} y={}", (tf.constant([1, 2, 3]), tf.constant(2.5))),
+            tf.strings.format("{}", tf.constant(np.arange(30).reshape(3, 10)), summarize=2),
+            tf.strings.format("[{}] ({})", [tf.constant(["a", "b"]), tf.constant([[True, False]])]),
+            tf.strings.format("{}", tf.constant(np.arange(8.0, dtype=np.float32).reshape(2, 2, 2) / 3))]
+        assert (formatted[0].op.type, formatted[0].shape.as_list()) == ("StringFormat", [])
+        assert sess.run(formatted) == [
+            b"x=[1 2 3] y=2.5", b"[[0 1 ... 8 9]\n [10 11 ... 18 19]\n [20 21 ... 28 29]]", b'[["a" "b"]] ([[1 0]])',
+            b"[[[0 0.333333343]\n  [0.666666687 1]]\n\n [[1.33333337 1.66666663]\n  [2 2.33333325]]]"]
+        with pytest.raises(ValueError, match="The template expects 2 tensors, but the inputs only has 1. Please "
+                                             "ensure the number of placeholders in template matches inputs length."):
+            tf.strings.format("{} {}", [tf.constant(1)])
+
+        words = tf.strings.unsorted_segment_join(["this", "is", "a", "test"], [0, 0, 1, 1], 3, separator=":")
+        rows = tf.strings.unsorted_segment_join([["Y", "q", "c"], ["Y", "6", "6"], ["p", "G", "a"]], [1, 0, 1], 2)
+        assert (words.op.type, words.shape.as_list(), rows.shape.as_list()) == ("UnsortedSegmentJoin", [3], [2, 3])
+        joined, joined_rows = sess.run([words, rows])
+        assert joined.tolist() == [b"this:is", b"a:test", b""]
+        assert joined_rows.tolist() == [[b"Y", b"6", b"6"], [b"Yp", b"qG", b"ca"]]
+        out_of_range = tf.strings.unsorted_segment_join(["a", "b", "c"], tf.placeholder_with_default([0, 5, 1], [3]), 2)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="segment_ids are not allowed to exceed num_segments "
+                                                                 "or to have negative values."):
+            sess.run(out_of_range)
+
+
+def test_ngrams():
+    """Values recorded from TF 2.21: tf.strings.ngrams of dense tensors, and the StringNGrams op on rows."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        pairs = tf.strings.ngrams(tf.constant([["a", "b", "c"], ["d", "e", "f"]]), 2)
+        assert (pairs.op.name, pairs.shape.as_list()) == ("StringNGrams/Reshape", [2, None])
+        padded = tf.strings.ngrams(tf.constant(["a", "b", "c", "d"]), (1, 3), separator="-", pad_values=("<", ">"))
+        short = tf.strings.ngrams(tf.constant(["a", "b"]), 3, preserve_short_sequences=True)
+        narrow = tf.strings.ngrams(tf.constant(["a", "b", "c"]), 2, pad_values="#", padding_width=1)
+        assert [v.tolist() for v in sess.run([pairs, padded, short, narrow])] == [
+            [[b"a b", b"b c"], [b"d e", b"e f"]],
+            [b"a", b"b", b"c", b"d", b"<-<-a", b"<-a-b", b"a-b-c", b"b-c-d", b"c-d->", b"d->->"],
+            [b"a b"], [b"# a", b"a b", b"b c", b"c #"]]
+        data, splits = tf.constant(["a", "b", "c", "d", "e"]), tf.constant([0, 1, 5], tf.int64)
+
+        def rows(**attrs):
+            return [v.tolist() for v in sess.run(tf.raw_ops.StringNGrams(data=data, data_splits=splits, **attrs))]
+
+        assert rows(separator="|", ngram_widths=[2, 4], left_pad="L", right_pad="R", pad_width=1,
+                    preserve_short_sequences=False) == [
+            [b"L|a", b"a|R", b"L|b", b"b|c", b"c|d", b"d|e", b"e|R", b"L|b|c|d", b"b|c|d|e", b"c|d|e|R"], [0, 2, 10]]
+        assert rows(separator="|", ngram_widths=[5], left_pad="L", right_pad="R", pad_width=1,
+                    preserve_short_sequences=True) == [[b"L|a|R", b"L|b|c|d|e", b"b|c|d|e|R"], [0, 1, 3]]
+        with pytest.raises(ValueError, match="pad_values must be provided if padding_width is set."):
+            tf.strings.ngrams(tf.constant(["a"]), 2, padding_width=1)

@@ -74,8 +74,14 @@ def test_limit_epochs_and_producers():
     assert sorted(got) == [0, 1, 2, 3]
 
 
-@pytest.mark.skip(reason="shuffle_batch over a RandomShuffleQueue intermittently repeats or drops elements (and "
-                         "range_input_producer -> shuffle_batch hangs) even without readers: a queue bug to fix first")
+@pytest.mark.parametrize("num_threads", [1, 2, 4])
+def test_shuffle_batch_with_many_enqueue_threads_delivers_every_element_once(num_threads):
+    value = tf.train.range_input_producer(64, num_epochs=1, shuffle=False).dequeue()
+    batch = tf.train.shuffle_batch([value], 4, capacity=40, min_after_dequeue=10, num_threads=num_threads)
+    got = _run_pipeline(batch, lambda sess: np.concatenate(_drain(sess, batch)))
+    assert sorted(got.tolist()) == list(range(64))
+
+
 def test_text_lines_through_shuffle_batch_with_seed_is_a_permutation(tmp_path):
     path = tmp_path / "lines.csv"
     path.write_text("header\n" + "".join(f"{i}\n" for i in range(64)))

@@ -24,6 +24,7 @@ from tensorweave.compat.v1 import (
     layers,
     linalg,
     logging,
+    lookup,
     losses,
     manip,
     math,
@@ -76,6 +77,7 @@ from tensorweave.ops import io_ops as _io_ops
 from tensorweave.ops import linalg_decompositions as _linalg_decompositions
 from tensorweave.ops import linalg_ops as _linalg_ops
 from tensorweave.ops import logging_ops as _logging_ops
+from tensorweave.ops import lookup_ops as _lookup_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import nn_ops as _nn_ops

@@ -1,6 +1,7 @@
 """`tf.data.experimental`: the transformations TF1 programs `apply` (unbatch, map_and_batch)."""
 
 from tensorweave.data import dataset_ops as _dataset_ops
+from tensorweave.data import options as _options
 from tensorweave.platform.tf_export import populate as _populate
 
 _populate(globals(), "data.experimental")

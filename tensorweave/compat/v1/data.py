@@ -2,6 +2,7 @@
 
 from tensorweave.compat.v1 import _data_experimental as experimental
 from tensorweave.data import iterator_ops as _iterator_ops
+from tensorweave.data import options as _options
 from tensorweave.data import readers as _readers
 from tensorweave.platform.tf_export import populate as _populate
 
