@@ -97,3 +97,17 @@ def test_split_and_fold_in():
     np.testing.assert_array_equal(seeds, [[1105988140, 1738052849], [-335576002, 370444179],
                                           [10670227, -246211131]])
     np.testing.assert_array_equal(folded, [1105988140, 7])
+
+
+def test_stateless_categorical_draws_tfs_values():
+    with tf.Graph().as_default():
+        logits = tf.constant([[0.0, 1.0, 2.0], [3.0, 0.0, -1.0]])
+        categorical = tf.random.stateless_categorical(logits, 5, [3, 4])
+        multinomial = tf.random.stateless_multinomial(logits, 4, [3, 4], output_dtype=tf.int32)
+        assert categorical.shape.as_list() == [2, 5] and categorical.op.type == "StatelessMultinomial"
+        first, second = _run([categorical, multinomial])
+    assert first.dtype == np.int64 and second.dtype == np.int32
+    np.testing.assert_array_equal(first, [[2, 2, 1, 2, 2], [0, 0, 0, 0, 0]])
+    np.testing.assert_array_equal(second, [[2, 2, 1, 2], [1, 0, 0, 0]])
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="Argument `dtype` got invalid value"):
+        tf.random.stateless_categorical([[1.0]], 2, [1, 2], dtype=tf.float32)
