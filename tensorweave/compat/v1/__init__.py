@@ -71,6 +71,7 @@ from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
 from tensorweave.ops import io_ops as _io_ops
 from tensorweave.ops import linalg_decompositions as _linalg_decompositions
+from tensorweave.ops import linalg_impl_ops as _linalg_impl_ops
 from tensorweave.ops import linalg_ops as _linalg_ops
 from tensorweave.ops import logging_ops as _logging_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
