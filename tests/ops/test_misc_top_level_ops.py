@@ -1,0 +1,110 @@
+"""sort, argsort, repeat, ensure_shape, timestamp, lbeta, required_space_to_batch_paddings,
+clip_by_average_norm and the sparse helpers (expand_dims, reset_shape, to_indicator, mask) against NumPy and
+values and messages recorded from real TensorFlow 2.21 (`tf.compat.v1`)."""
+
+import time
+
+import numpy as np
+import pytest
+from op_testing import check_gradient, check_op
+
+import tensorweave.compat.v1 as tf
+
+
+def test_sort_and_argsort():
+    check_op(tf.sort, [np.array([3, 1, 2], np.int32)], np.array([1, 2, 3], np.int32))
+    check_op(lambda x: tf.argsort(x, direction="DESCENDING"), [np.array([3., 1, 2, 1], np.float32)],
+             np.array([0, 2, 1, 3], np.int32))
+    check_op(lambda x: tf.sort(x, axis=0, direction="DESCENDING"), [np.array([[3, 1], [0, 5]], np.int32)],
+             np.array([[3, 5], [0, 1]], np.int32))
+    check_op(lambda x: tf.argsort(x, stable=True), [np.array([2, 1, 1, 0], np.int32)], np.array([3, 1, 2, 0], np.int32))
+    check_op(tf.sort, [np.array([3, 1, 200], np.uint8)], np.array([1, 3, 200], np.uint8))
+    extremes = np.array([np.iinfo(np.int32).min, 5, np.iinfo(np.int32).max, -1], np.int32)
+    check_op(tf.sort, [extremes], np.sort(extremes))
+    x = np.random.RandomState(0).randn(3, 4, 5)
+    check_op(lambda t: tf.sort(t, axis=1), [x], np.sort(x, axis=1))
+    check_op(lambda t: tf.argsort(t, axis=0), [x], np.argsort(x, axis=0, kind="stable").astype(np.int32))
+    check_gradient(lambda t: tf.sort(t) * np.arange(5.0), [x[0, 0]])
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Argument `direction` should be one of ASCENDING, DESCENDING. "
+                                             "Received: direction=UP"):
+            tf.sort([1, 2], direction="UP")
+        with pytest.raises(ValueError, match="Argument `axis` must be a constant scalar."):
+            tf.sort([1, 2], axis=tf.placeholder(tf.int32))
+
+
+def test_repeat():
+    x = np.array([[1, 2], [3, 4]], np.int32)
+    check_op(lambda t: tf.repeat(t, 2), [x], np.repeat(x, 2))
+    check_op(lambda t: tf.repeat(t, [1, 2], axis=0), [x], np.repeat(x, [1, 2], axis=0))
+    check_op(lambda t: tf.repeat(t, 3, axis=1), [x], np.repeat(x, 3, axis=1), fully_defined=False)
+    check_op(lambda t: tf.repeat(t, 3), [np.int32(5)], np.array([5, 5, 5], np.int32), fully_defined=False)
+    check_gradient(lambda t: tf.repeat(t, [2, 0, 1], axis=1), [np.random.RandomState(1).randn(2, 3)])
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="Dimensions 2 and 3 are not compatible"):
+        tf.repeat([1, 2], [1, 2, 3])
+
+
+def test_ensure_shape():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 3])
+        checked = tf.ensure_shape(x, [2, None])
+        assert checked.shape.as_list() == [2, 3] and checked.op.type == "EnsureShape"
+        np.testing.assert_array_equal(sess.run(checked, {x: np.ones((2, 3))}), np.ones((2, 3)))
+        assert tf.gradients(tf.reduce_sum(checked), x)[0] is not None
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Shape of tensor .* \[3,3\] is not compatible with expected shape \[2,3\]\."):
+            sess.run(tf.ensure_shape(x, [2, 3]), {x: np.zeros((3, 3))})
+        with pytest.raises(ValueError, match=r"Dimension 1 in both shapes must be equal, but are 4 and 3\. Shapes "
+                                             r"are \[2,4\] and \[2,3\]\."):
+            tf.ensure_shape(tf.zeros([2, 3]), [2, 4])
+
+
+def test_timestamp_lbeta_paddings_clip():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        stamp = tf.timestamp()
+        assert stamp.dtype == tf.float64 and stamp.shape.as_list() == [] and stamp.op.type == "Timestamp"
+        assert abs(sess.run(stamp) - time.time()) < 60
+        paddings, crops = sess.run(tf.required_space_to_batch_paddings([5, 7], [2, 3],
+                                                                       base_paddings=[[1, 0], [0, 1]]))
+        np.testing.assert_array_equal(paddings, [[1, 0], [0, 2]])
+        np.testing.assert_array_equal(crops, [[0, 0], [0, 1]])
+        dynamic = tf.placeholder(tf.int32, [2])
+        paddings = sess.run(tf.required_space_to_batch_paddings(dynamic, [2, 3])[0], {dynamic: [5, 7]})
+        np.testing.assert_array_equal(paddings, [[0, 1], [0, 2]])
+    check_op(tf.lbeta, [np.array([[1., 2.], [3., 4.]], np.float32)], np.array([-0.6931472, -4.0943446], np.float32))
+    check_op(tf.math.lbeta, [np.zeros((2, 0), np.float32)], np.array([-np.inf, -np.inf], np.float32))
+    check_op(lambda t: tf.clip_by_average_norm(t, 1.0), [np.array([[3., 4.], [0., 0.]], np.float32)],
+             np.array([[2.4, 3.2], [0., 0.]], np.float32))
+
+
+def test_sparse_helpers():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        sp = tf.SparseTensor([[0, 1], [1, 0], [1, 2]], [1, 2, 3], [2, 3])
+        first, last, middle = sess.run([tf.sparse.expand_dims(sp, 0), tf.sparse.expand_dims(sp),
+                                        tf.sparse.expand_dims(sp, axis=1)])
+        np.testing.assert_array_equal(first.indices, [[0, 0, 1], [0, 1, 0], [0, 1, 2]])
+        np.testing.assert_array_equal(first.dense_shape, [1, 2, 3])
+        np.testing.assert_array_equal(last.indices, [[0, 1, 0], [1, 0, 0], [1, 2, 0]])
+        np.testing.assert_array_equal(middle.dense_shape, [2, 1, 3])
+        tight, wide = sess.run([tf.sparse.reset_shape(tf.SparseTensor([[0, 1]], [1], [4, 4])),
+                                tf.sparse_reset_shape(sp, [4, 5])])
+        np.testing.assert_array_equal(tight.dense_shape, [1, 2])
+        np.testing.assert_array_equal(wide.dense_shape, [4, 5])
+        with pytest.raises(ValueError, match="Requested new_shape should have dimension sizes >= sp_input.shape."):
+            tf.sparse.reset_shape(sp, [1, 5])
+        fed = tf.sparse_placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Condition x <= y did not hold element-wise"):
+            sess.run(tf.sparse.reset_shape(fed, [1, 5]), {fed: tf.SparseTensorValue([[0, 0]], [1], [2, 2])})
+        ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [1, 1]], [3, 1, 0, 3], [2, 2])
+        indicator = tf.sparse.to_indicator(ids, 4)
+        assert indicator.dtype == tf.bool
+        np.testing.assert_array_equal(sess.run(indicator), [[False, True, False, True], [True, False, False, True]])
+        np.testing.assert_array_equal(sess.run(tf.sparse_to_indicator(tf.SparseTensor([[0, 0], [0, 1]], [2, 2],
+                                                                                       [1, 2]), 3)),
+                                      [[False, False, True]])
+        slices = tf.IndexedSlices(tf.constant([[1., 2], [3, 4], [5, 6]]), tf.constant([0, 3, 5]), tf.constant([6, 2]))
+        masked = tf.sparse.mask(slices, [3])
+        values, indices = sess.run([masked.values, masked.indices])
+        np.testing.assert_array_equal(values, [[1, 2], [5, 6]])
+        np.testing.assert_array_equal(indices, [0, 5])
+        assert tf.sparse_mask is tf.sparse.mask
