@@ -1,5 +1,7 @@
 """The remaining `tf.sparse` helpers TF1 builds from existing ops: expand_dims, reset_shape, to_indicator (one
-indicator row per sparse row of ids) and mask (the slices of an IndexedSlices not at given indices)."""
+indicator row per sparse row of ids) and mask (the slices of an IndexedSlices not at given indices); and
+EditDistance (`tf.edit_distance`), the Levenshtein distances between the sequences of two sparse tensors,
+computed for all sequence pairs at once one dynamic-programming row at a time."""
 
 from __future__ import annotations
 
@@ -7,10 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_util
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import IndexedSlices
-from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import NotDifferentiable, Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.check_ops import assert_equal, assert_less_equal
 from tensorweave.ops.control_flow_ops import with_dependencies
@@ -18,6 +23,7 @@ from tensorweave.ops.elementwise_ops import maximum, where_v2
 from tensorweave.ops.fill_ops import fill, ones_like, zeros
 from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.indexing_ops import slice as tf_slice
+from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.manipulation_ops import concat, identity
 from tensorweave.ops.reduction_ops import reduce_max
 from tensorweave.ops.set_ops import setdiff1d
@@ -98,3 +104,99 @@ def sparse_mask(a: IndexedSlices, mask_indices: Any, name: str | None = None) ->
     with name_scope(name, "sparse_mask", [a, mask_indices]) as scope:
         kept_indices, positions = setdiff1d(a.indices, mask_indices)
         return IndexedSlices(gather(a.values, positions, name=scope), kept_indices, a.dense_shape)
+
+
+# -- EditDistance -------------------------------------------------------------------------------------------
+
+EditDistance = Op("EditDistance", inputs=["hypothesis_indices: int64", "hypothesis_values: T", "hypothesis_shape: int64",
+                                          "truth_indices: int64", "truth_values: T", "truth_shape: int64"],
+                  outputs=["output: float"], attrs=["normalize: bool = true", "T: type"])
+NotDifferentiable("EditDistance")
+
+
+@EditDistance.shape
+def _edit_distance_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    hypothesis, truth = ctx.input_value(2), ctx.input_value(5)
+    if hypothesis is None or truth is None:
+        return [tensor_shape.unknown_shape()]
+    if len(hypothesis) != len(truth):
+        raise ValueError(f"Num elements of hypothesis_shape does not match truth_shape: {len(hypothesis)} vs. "
+                         f"{len(truth)}")
+    return [tensor_shape.TensorShape(np.maximum(hypothesis, truth)[:-1].tolist())]
+
+
+def _sequences(indices: Any, values: Any, group_shape: Any) -> tuple[Any, Any, Any]:
+    """Each entry's sequence (row-major number over `group_shape`), position in it, and the sequences' lengths,
+    entries ordered by sequence then by last index."""
+    order = np.lexsort(indices.T[::-1]) if indices.size else np.arange(len(values))
+    indices, values = indices[order], values[order]
+    groups = (np.ravel_multi_index(tuple(indices[:, :-1].T), tuple(group_shape)) if len(values)
+              else np.zeros(0, np.int64))
+    lengths = np.bincount(groups, minlength=int(np.prod(group_shape))).astype(np.int64)
+    starts = np.cumsum(lengths) - lengths
+    return values, groups, np.arange(len(values)) - starts[groups], lengths
+
+
+def _levenshtein(hyp: Any, hyp_lengths: Any, truth: Any, truth_lengths: Any) -> Any:
+    """The edit distances of many sequence pairs ([pairs, max length] arrays, padded), one DP row per
+    hypothesis position for all pairs: a row is min(deletion, substitution) then insertion runs as a running
+    minimum of (candidate - j) + j."""
+    pairs, columns = truth.shape
+    j = np.arange(columns + 1)
+    row = np.broadcast_to(j, (pairs, columns + 1)).astype(np.int64)
+    result = row[np.arange(pairs), truth_lengths].copy()
+    for i in range(1, hyp.shape[1] + 1):
+        substitution = row[:, :-1] + (hyp[:, i - 1:i] != truth)
+        candidate = np.concatenate([np.full((pairs, 1), i), np.minimum(row[:, 1:] + 1, substitution)], axis=1)
+        row = np.minimum.accumulate(candidate - j, axis=1) + j
+        done = hyp_lengths == i
+        result[done] = row[done, truth_lengths[done]]
+    return result
+
+
+def _padded(values: Any, groups: Any, positions: Any, count: int, width: int) -> Any:
+    out = np.zeros((count, width), dtype=values.dtype)
+    out[groups, positions] = values
+    return out
+
+
+@EditDistance.kernel("CPU")
+def _edit_distance(ctx: OpKernelContext, hypothesis_indices: Any, hypothesis_values: Any, hypothesis_shape: Any,
+                   truth_indices: Any, truth_values: Any, truth_shape: Any, normalize: bool) -> Any:
+    for side, indices, values, dense_shape in (("hypothesis", hypothesis_indices, hypothesis_values,
+                                                hypothesis_shape), ("truth", truth_indices, truth_values, truth_shape)):
+        if indices.ndim != 2 or values.ndim != 1 or dense_shape.ndim != 1 or values.shape[0] != indices.shape[0] \
+                or dense_shape.shape[0] != indices.shape[1]:
+            raise invalid_argument(ctx, f"{side} indices, values and shape do not form a sparse tensor: "
+                                        f"{tensor_shape.shape_string(indices.shape)}, "
+                                        f"{tensor_shape.shape_string(values.shape)}, "
+                                        f"{tensor_shape.shape_string(dense_shape.shape)}")
+    if hypothesis_shape.shape != truth_shape.shape:
+        raise invalid_argument(ctx, f"hypothesis_shape and truth_shape must have the same number of elements: "
+                                    f"{hypothesis_shape.shape[0]} vs. {truth_shape.shape[0]}")
+    group_shape = np.maximum(hypothesis_shape, truth_shape)[:-1]
+    count = int(np.prod(group_shape))
+    hyp, hyp_groups, hyp_positions, hyp_lengths = _sequences(hypothesis_indices, hypothesis_values, group_shape)
+    truth, truth_groups, truth_positions, truth_lengths = _sequences(truth_indices, truth_values, group_shape)
+    distance = _levenshtein(_padded(hyp, hyp_groups, hyp_positions, count, int(hyp_lengths.max(initial=0))),
+                            hyp_lengths,
+                            _padded(truth, truth_groups, truth_positions, count, int(truth_lengths.max(initial=0))),
+                            truth_lengths).astype(np.float32)
+    if normalize:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            distance = np.where(truth_lengths > 0, distance / np.maximum(truth_lengths, 1),
+                                np.where(hyp_lengths > 0, np.float32(np.inf), np.float32(0)))
+    return distance.astype(np.float32).reshape(tuple(group_shape))
+
+
+@tf_export("edit_distance")
+def edit_distance(hypothesis: Any, truth: Any, normalize: bool = True, name: str = "edit_distance") -> Tensor:
+    """The Levenshtein distance between the sequences (last dimension) of two sparse tensors, divided by the
+    truth's length when `normalize`."""
+    if not isinstance(hypothesis, (SparseTensor, SparseTensorValue)):
+        raise TypeError("Hypothesis must be a SparseTensor.")
+    if not isinstance(truth, (SparseTensor, SparseTensorValue)):
+        raise TypeError("Truth must be a SparseTensor.")
+    hypothesis, truth = _convert_to_sparse_tensor(hypothesis), _convert_to_sparse_tensor(truth)
+    return EditDistance(hypothesis.indices, hypothesis.values, hypothesis.dense_shape, truth.indices, truth.values,
+                        truth.dense_shape, normalize=normalize, name=name)

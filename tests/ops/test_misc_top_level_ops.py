@@ -108,3 +108,28 @@ def test_sparse_helpers():
         np.testing.assert_array_equal(values, [[1, 2], [5, 6]])
         np.testing.assert_array_equal(indices, [0, 5])
         assert tf.sparse_mask is tf.sparse.mask
+
+
+def test_edit_distance():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        hypothesis = tf.SparseTensor([[0, 0, 0], [1, 0, 0], [1, 0, 1]], ["a", "b", "c"], [2, 1, 2])
+        truth = tf.SparseTensor([[0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 0, 2]], ["a", "b", "x", "c"], [2, 2, 3])
+        normalized, raw = tf.edit_distance(hypothesis, truth), tf.edit_distance(hypothesis, truth, normalize=False)
+        assert normalized.shape.as_list() == [2, 2] and normalized.dtype == tf.float32
+        assert tf.edit_distance(tf.sparse_placeholder(tf.string), truth).shape.ndims is None
+        first, second = sess.run([normalized, raw])
+        np.testing.assert_array_equal(first, np.array([[np.inf, 1], [1 / 3, 0]], np.float32))
+        np.testing.assert_array_equal(second, [[1, 1], [1, 0]])
+        # Recorded from TF: random sequences of 0..2 with gaps.
+        rng = np.random.RandomState(0)
+        hyp_values, truth_values = rng.randint(0, 3, 40), rng.randint(0, 3, 30)
+        hyp_indices = np.stack([np.repeat(np.arange(5), 8), np.tile(np.arange(8), 5)], 1)[rng.rand(40) < 0.8]
+        truth_indices = np.stack([np.repeat(np.arange(5), 6), np.tile(np.arange(6), 5)], 1)[rng.rand(30) < 0.8]
+        distances = sess.run(tf.edit_distance(tf.SparseTensor(hyp_indices, hyp_values[:len(hyp_indices)], [5, 8]),
+                                              tf.SparseTensor(truth_indices, truth_values[:len(truth_indices)],
+                                                              [6, 6])))
+        np.testing.assert_allclose(distances, [0.8333333, 1.2, 0.6, 1.6666666, 1.0, 0.0], rtol=1e-6)
+        with pytest.raises(ValueError, match="Num elements of hypothesis_shape does not match truth_shape: 2 vs. 3"):
+            tf.edit_distance(tf.SparseTensor([[0, 0]], [1], [1, 1]), tf.SparseTensor([[0, 0, 0]], [1], [1, 1, 1]))
+        with pytest.raises(TypeError, match="Hypothesis must be a SparseTensor."):
+            tf.edit_distance(tf.constant([1]), truth)
