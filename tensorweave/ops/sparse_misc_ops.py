@@ -1,7 +1,8 @@
 """The remaining `tf.sparse` helpers TF1 builds from existing ops: expand_dims, reset_shape, to_indicator (one
 indicator row per sparse row of ids) and mask (the slices of an IndexedSlices not at given indices); and
 EditDistance (`tf.edit_distance`), the Levenshtein distances between the sequences of two sparse tensors,
-computed for all sequence pairs at once one dynamic-programming row at a time."""
+computed for all sequence pairs at once one dynamic-programming row at a time; and the sparse serialization
+ops (SerializeSparse, SerializeManySparse, DeserializeManySparse)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave.formats import protos, tensor_proto
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import IndexedSlices
@@ -27,6 +29,7 @@ from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.manipulation_ops import concat, identity
 from tensorweave.ops.reduction_ops import reduce_max
 from tensorweave.ops.set_ops import setdiff1d
+from tensorweave.ops.shape_helpers import with_rank
 from tensorweave.ops.shape_ops import expand_dims as dense_expand_dims
 from tensorweave.ops.shape_ops import shape
 from tensorweave.ops.sparse_ops import _convert_to_sparse_tensor, sparse_reorder, sparse_tensor_to_dense
@@ -200,3 +203,124 @@ def edit_distance(hypothesis: Any, truth: Any, normalize: bool = True, name: str
     hypothesis, truth = _convert_to_sparse_tensor(hypothesis), _convert_to_sparse_tensor(truth)
     return EditDistance(hypothesis.indices, hypothesis.values, hypothesis.dense_shape, truth.indices, truth.values,
                         truth.dense_shape, normalize=normalize, name=name)
+
+
+# -- SerializeSparse, SerializeManySparse, DeserializeManySparse --------------------------------------------
+# A sparse tensor as three serialized TensorProtos (indices, values, shape), numbers in tensor_content as TF's
+# AsProtoTensorContent writes them; SerializeManySparse writes one triple per minibatch entry (first index).
+
+_SERIALIZE_OUTPUT = "out_type: {string, variant} = DT_STRING"
+SerializeSparse = Op("SerializeSparse", inputs=["sparse_indices: int64", "sparse_values: T", "sparse_shape: int64"],
+                     outputs=["serialized_sparse: out_type"], attrs=["T: type", _SERIALIZE_OUTPUT])
+SerializeManySparse = Op("SerializeManySparse",
+                         inputs=["sparse_indices: int64", "sparse_values: T", "sparse_shape: int64"],
+                         outputs=["serialized_sparse: out_type"], attrs=["T: type", _SERIALIZE_OUTPUT])
+DeserializeManySparse = Op("DeserializeManySparse", inputs=["serialized_sparse: string"],
+                           outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
+                           attrs=["dtype: type"])
+for _op_type in ("SerializeSparse", "SerializeManySparse", "DeserializeManySparse"):
+    NotDifferentiable(_op_type)
+SerializeSparse.shape(lambda ctx: [tensor_shape.vector(3)])
+SerializeManySparse.shape(lambda ctx: [tensor_shape.matrix(None, 3)])
+
+
+@DeserializeManySparse.shape
+def _deserialize_many_sparse_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    serialized = with_rank(ctx.input_shape(0), 2)
+    if serialized.ndims is not None and serialized[1] is not None and tensor_shape.dimension_value(
+            serialized[1]) != 3:
+        raise ValueError(f"Dimension must be 3 but is {tensor_shape.dimension_value(serialized[1])}")
+    return [tensor_shape.matrix(None, None), tensor_shape.vector(None), tensor_shape.vector(None)]
+
+
+def _serialized(array: Any) -> bytes:
+    if array.dtype == object:
+        return tensor_proto.make_tensor_proto(array, dtype=dtypes.string).SerializeToString()
+    dtype = dtypes.as_dtype(array.dtype)
+    proto = protos.TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=tensor_proto.as_shape_proto(array.shape))
+    if array.size:
+        proto.tensor_content = np.ascontiguousarray(array).tobytes()
+    return proto.SerializeToString()
+
+
+def _check_sparse(ctx: OpKernelContext, indices: Any, values: Any, dense_shape: Any) -> None:
+    if indices.ndim != 2 or values.ndim != 1 or dense_shape.ndim != 1 or indices.shape[0] != values.shape[0] \
+            or indices.shape[1] != dense_shape.shape[0]:
+        raise invalid_argument(ctx, f"Input sparse tensor is malformed: indices "
+                                    f"{tensor_shape.shape_string(indices.shape)}, values "
+                                    f"{tensor_shape.shape_string(values.shape)}, shape "
+                                    f"{tensor_shape.shape_string(dense_shape.shape)}")
+
+
+@SerializeSparse.kernel("CPU")
+def _serialize_sparse(ctx: OpKernelContext, sparse_indices: Any, sparse_values: Any, sparse_shape: Any) -> Any:
+    _check_sparse(ctx, sparse_indices, sparse_values, sparse_shape)
+    return np.array([_serialized(sparse_indices), _serialized(sparse_values), _serialized(sparse_shape)],
+                    dtype=object)
+
+
+@SerializeManySparse.kernel("CPU")
+def _serialize_many_sparse(ctx: OpKernelContext, sparse_indices: Any, sparse_values: Any, sparse_shape: Any) -> Any:
+    _check_sparse(ctx, sparse_indices, sparse_values, sparse_shape)
+    if sparse_shape.shape[0] < 2:
+        raise invalid_argument(ctx, f"Rank of input SparseTensor should be > 1, but saw rank: {sparse_shape.shape[0]}")
+    order = np.lexsort(sparse_indices.T[::-1]) if sparse_indices.size else np.arange(len(sparse_values))
+    indices, values = sparse_indices[order], sparse_values[order]
+    count = int(sparse_shape[0])
+    bounds = np.searchsorted(indices[:, 0], np.arange(count + 1))
+    inner_shape = _serialized(sparse_shape[1:])
+    rows = [(_serialized(indices[start:stop, 1:]), _serialized(values[start:stop]), inner_shape)
+            for start, stop in zip(bounds[:-1], bounds[1:])]
+    return np.array(rows, dtype=object).reshape(count, 3)
+
+
+@DeserializeManySparse.kernel("CPU")
+def _deserialize_many_sparse(ctx: OpKernelContext, serialized_sparse: Any, dtype: dtypes.DType) -> list:
+    if serialized_sparse.ndim != 2 or serialized_sparse.shape[1] != 3:
+        raise invalid_argument(ctx, f"Serialized sparse should be a matrix with 3 columns, got shape "
+                                    f"{tensor_shape.shape_string(serialized_sparse.shape)}")
+    if serialized_sparse.shape[0] == 0:
+        raise invalid_argument(ctx, "Must have at least 1 serialized SparseTensor, but has 0 tensors")
+    parsed = [[tensor_proto.make_ndarray(protos.TensorProto.FromString(item)) for item in row]
+              for row in serialized_sparse]
+    ranks = {int(shape.size) for _, _, shape in parsed}
+    if len(ranks) != 1:
+        raise invalid_argument(ctx, f"Inconsistent rank across SparseTensors: rank prior to SparseTensor[1] was: "
+                                    f"{int(parsed[0][2].size)} but rank of SparseTensor[1] is: "
+                                    f"{int(parsed[1][2].size)}")
+    for _, values, _ in parsed:
+        if dtypes.as_dtype(values.dtype) != dtype and not (values.dtype == object and dtype == dtypes.string):
+            raise invalid_argument(ctx, f"Requested SparseTensor of type {dtype.name} but SparseTensor[0]."
+                                        f"values.dtype() == {dtypes.as_dtype(values.dtype).name}")
+    rank = ranks.pop()
+    batch = np.concatenate([np.full(len(values), i, np.int64) for i, (_, values, _) in enumerate(parsed)])
+    inner = np.concatenate([indices.reshape(-1, rank) for indices, _, _ in parsed]).astype(np.int64)
+    values = np.concatenate([values for _, values, _ in parsed]).astype(dtype.as_numpy_dtype)
+    shape = np.max(np.stack([dense_shape for _, _, dense_shape in parsed]), axis=0).astype(np.int64)
+    return [np.concatenate([batch[:, None], inner], axis=1), values,
+            np.concatenate([[len(parsed)], shape]).astype(np.int64)]
+
+
+@tf_export("io.serialize_sparse", "serialize_sparse")
+def serialize_sparse(sp_input: Any, name: str | None = None, out_type: Any = dtypes.string) -> Tensor:
+    """A sparse tensor as a [3] string vector: its indices, values and shape as serialized TensorProtos."""
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    return SerializeSparse(sp_input.indices, sp_input.values, sp_input.dense_shape, out_type=out_type, name=name)
+
+
+@tf_export("io.serialize_many_sparse", "serialize_many_sparse")
+def serialize_many_sparse(sp_input: Any, name: str | None = None, out_type: Any = dtypes.string) -> Tensor:
+    """Each minibatch entry (first dimension) of a sparse tensor serialized as `serialize_sparse`: [N, 3]."""
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    return SerializeManySparse(sp_input.indices, sp_input.values, sp_input.dense_shape, out_type=out_type, name=name)
+
+
+@tf_export("io.deserialize_many_sparse", "deserialize_many_sparse")
+def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: int | None = None,
+                            name: str | None = None) -> SparseTensor:
+    """The sparse tensors of an [N, 3] serialized batch, stacked along a new first dimension (their shapes
+    padded to the largest)."""
+    indices, values, dense_shape = DeserializeManySparse(serialized_sparse, dtype=dtype, name=name)
+    indices.set_shape([None, None if rank is None else rank])
+    dense_shape.set_shape([rank])
+    return SparseTensor(indices, values, dense_shape)

@@ -133,3 +133,31 @@ def test_edit_distance():
             tf.edit_distance(tf.SparseTensor([[0, 0]], [1], [1, 1]), tf.SparseTensor([[0, 0, 0]], [1], [1, 1, 1]))
         with pytest.raises(TypeError, match="Hypothesis must be a SparseTensor."):
             tf.edit_distance(tf.constant([1]), truth)
+
+
+def test_serialize_and_deserialize_sparse():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        sp = tf.SparseTensor([[0, 1], [2, 0]], [5, 7], [3, 4])
+        one, many = tf.serialize_sparse(sp), tf.io.serialize_many_sparse(sp)
+        assert one.shape.as_list() == [3] and many.shape.as_list() == [None, 3]
+        restored = tf.deserialize_many_sparse(many, tf.int32)
+        assert restored.indices.shape.as_list() == [None, None]
+        serialized, batch, value = sess.run([one, many, restored])
+        # The bytes real TF writes.
+        assert list(serialized) == [
+            b'\x08\t\x12\x08\x12\x02\x08\x02\x12\x02\x08\x02" ' + np.array([[0, 1], [2, 0]], np.int64).tobytes(),
+            b'\x08\x03\x12\x04\x12\x02\x08\x02"\x08' + np.array([5, 7], np.int32).tobytes(),
+            b'\x08\t\x12\x04\x12\x02\x08\x02"\x10' + np.array([3, 4], np.int64).tobytes()]
+        assert batch[1, 0] == b'\x08\t\x12\x06\x12\x00\x12\x02\x08\x01' and batch[1, 1] == b'\x08\x03\x12\x02\x12\x00'
+        np.testing.assert_array_equal(value.indices, [[0, 1], [2, 0]])
+        np.testing.assert_array_equal(value.values, [5, 7])
+        np.testing.assert_array_equal(value.dense_shape, [3, 4])
+        stacked = sess.run(tf.deserialize_many_sparse(
+            tf.stack([one, tf.serialize_sparse(tf.SparseTensor([[1, 3]], [9], [2, 5]))]), tf.int32))
+        np.testing.assert_array_equal(stacked.indices, [[0, 0, 1], [0, 2, 0], [1, 1, 3]])
+        np.testing.assert_array_equal(stacked.dense_shape, [2, 3, 5])
+        strings = sess.run(tf.deserialize_many_sparse(
+            tf.serialize_many_sparse(tf.SparseTensor([[0, 0], [1, 1]], ["a", "bc"], [2, 2])), tf.string))
+        np.testing.assert_array_equal(strings.values, np.array([b"a", b"bc"], dtype=object))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Requested SparseTensor of type float"):
+            sess.run(tf.deserialize_many_sparse(many, tf.float32).values)
