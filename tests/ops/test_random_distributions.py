@@ -111,3 +111,17 @@ def test_stateless_categorical_draws_tfs_values():
     np.testing.assert_array_equal(second, [[2, 2, 1, 2], [1, 0, 0, 0]])
     with tf.Graph().as_default(), pytest.raises(ValueError, match="Argument `dtype` got invalid value"):
         tf.random.stateless_categorical([[1.0]], 2, [1, 2], dtype=tf.float32)
+
+
+def test_algorithm_and_create_rng_state():
+    assert [a.value for a in tf.random.Algorithm] == [1, 2, 3]
+    assert tf.random.experimental.Algorithm is tf.random.Algorithm
+    with tf.Graph().as_default():
+        states = _run([tf.random.create_rng_state(5, "philox"),
+                       tf.random.create_rng_state(2**70 + 3, tf.random.Algorithm.PHILOX),
+                       tf.random.create_rng_state([1, 2], 1), tf.random.experimental.create_rng_state(5, "threefry")])
+    for state, expected in zip(states, [[5, 0, 0], [3, 64, 0], [0, 1, 2], [5, 0]]):
+        assert state.dtype == np.int64
+        np.testing.assert_array_equal(state, expected)
+    with pytest.raises(ValueError, match="Argument `alg` got unsupported value foo."):
+        tf.random.create_rng_state(5, "foo")
