@@ -161,3 +161,32 @@ def test_serialize_and_deserialize_sparse():
         np.testing.assert_array_equal(strings.values, np.array([b"a", b"bc"], dtype=object))
         with pytest.raises(tf.errors.InvalidArgumentError, match="Requested SparseTensor of type float"):
             sess.run(tf.deserialize_many_sparse(many, tf.float32).values)
+
+
+def _volume_patches(x, ksizes, strides, padding):
+    """ExtractVolumePatches by loops over the output positions (the test's reference)."""
+    spatial = x.shape[1:4]
+    if padding == "SAME":
+        out = [-(-s // st) for s, st in zip(spatial, strides)]
+        pads = [max((o - 1) * st + k - s, 0) for o, st, k, s in zip(out, strides, ksizes, spatial)]
+    else:
+        out = [-(-(s - k + 1) // st) for s, k, st in zip(spatial, ksizes, strides)]
+        pads = [0, 0, 0]
+    padded = np.pad(x, [(0, 0)] + [(p // 2, p - p // 2) for p in pads] + [(0, 0)])
+    result = np.zeros((x.shape[0], *out, int(np.prod(ksizes)) * x.shape[4]), x.dtype)
+    for i in range(out[0]):
+        for j in range(out[1]):
+            for k in range(out[2]):
+                block = padded[:, i * strides[0]:i * strides[0] + ksizes[0], j * strides[1]:j * strides[1] + ksizes[1],
+                               k * strides[2]:k * strides[2] + ksizes[2]]
+                result[:, i, j, k] = block.reshape(x.shape[0], -1)
+    return result
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_extract_volume_patches(padding):
+    x = np.arange(2 * 3 * 4 * 5 * 2, dtype=np.float32).reshape(2, 3, 4, 5, 2)
+    check_op(lambda t: tf.extract_volume_patches(t, [1, 2, 2, 3, 1], [1, 1, 2, 2, 1], padding), [x],
+             _volume_patches(x, [2, 2, 3], [1, 2, 2], padding))
+    check_gradient(lambda t: tf.extract_volume_patches(t, [1, 2, 1, 2, 1], [1, 1, 2, 1, 1], padding),
+                   [np.random.RandomState(2).randn(1, 2, 3, 3, 2)])
