@@ -1,5 +1,6 @@
 """Quantization: the FakeQuantWithMinMax{Args,Vars,VarsPerChannel} ops of quantization-aware training and
-their gradient ops.
+their gradient ops, and QuantizeV2 and Dequantize (`tf.quantize`, `tf.dequantize`) between floats and the
+quantized integer types.
 
 Fake quantization nudges [min, max] so that zero is exactly representable, clamps, rounds to the
 2^num_bits (or one fewer with `narrow_range`) levels between, and returns floats; its gradient passes
@@ -12,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import tensor_shape
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import unary_shape, with_rank, with_rank_at_least
@@ -238,3 +239,183 @@ def _fake_quant_vars_grad(gradient_op: Op) -> Any:
 
 FakeQuantWithMinMaxVars.gradient(_fake_quant_vars_grad(FakeQuantWithMinMaxVarsGradient))
 FakeQuantWithMinMaxVarsPerChannel.gradient(_fake_quant_vars_grad(FakeQuantWithMinMaxVarsPerChannelGradient))
+
+
+# -- QuantizeV2, Dequantize ---------------------------------------------------------------------------------
+# Floats to 8/16-bit quantized integers and back, in TF's three modes: MIN_COMBINED (the range spread over all
+# levels, signed types shifted by half the levels), MIN_FIRST (levels counted from the rounded minimum) and
+# SCALED (symmetric: one scale from whichever side of the range binds). A range is per tensor, or per slice
+# along `axis`.
+
+_QUANTIZED = "T: {qint8, quint8, qint32, qint16, quint16}"
+_MODES = "mode: {'MIN_COMBINED', 'MIN_FIRST', 'SCALED'} = 'MIN_COMBINED'"
+
+QuantizeV2 = Op("QuantizeV2", inputs=["input: float", "min_range: float", "max_range: float"],
+                outputs=["output: T", "output_min: float", "output_max: float"],
+                attrs=[_QUANTIZED, _MODES, "round_mode: {'HALF_AWAY_FROM_ZERO', 'HALF_TO_EVEN'} = 'HALF_AWAY_FROM_ZERO'",
+                       "narrow_range: bool = false", "axis: int = -1", "ensure_minimum_range: float = 0.01"])
+Dequantize = Op("Dequantize", inputs=["input: T", "min_range: float", "max_range: float"], outputs=["output: dtype"],
+                attrs=[_QUANTIZED, _MODES, "narrow_range: bool = false", "axis: int = -1",
+                       "dtype: {bfloat16, float} = DT_FLOAT"])
+
+
+def _range_shape(ctx: InferenceContext, axis: int) -> tensor_shape.TensorShape:
+    """The ranges' shape: scalars, or one per slice along `axis`."""
+    data = ctx.input_shape(0)
+    if axis < 0:
+        with_rank(ctx.input_shape(1), 0)
+        with_rank(ctx.input_shape(2), 0)
+        return tensor_shape.scalar()
+    with_rank_at_least(data, axis + 1)
+    depth = data[axis] if data.ndims is not None else None
+    for index in (1, 2):
+        tensor_shape.merge_shapes(with_rank(ctx.input_shape(index), 1), tensor_shape.TensorShape([depth]))
+    return tensor_shape.TensorShape([depth])
+
+
+@QuantizeV2.shape
+def _quantize_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    ranges = _range_shape(ctx, ctx.attr("axis"))
+    return [ctx.input_shape(0), ranges, ranges]
+
+
+@Dequantize.shape
+def _dequantize_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _range_shape(ctx, ctx.attr("axis"))
+    return [ctx.input_shape(0)]
+
+
+def _integer_type(quantized: dtypes.DType) -> Any:
+    """The plain NumPy integer type a quantized type's values are held in."""
+    return np.dtype(quantized.as_numpy_dtype)[0]
+
+
+def _along_axis(ctx: OpKernelContext, x: Any, low: Any, high: Any, axis: int) -> tuple[Any, Any]:
+    """The ranges as float32 arrays that broadcast against `x`'s slices along `axis`."""
+    low, high = np.asarray(low, np.float32), np.asarray(high, np.float32)
+    if axis < 0:
+        return low, high
+    if low.shape != (x.shape[axis],) or high.shape != (x.shape[axis],):
+        raise invalid_argument(ctx, f"min_range and max_range must have {x.shape[axis]} elements, got "
+                                    f"{low.size} and {high.size}")
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    return low.reshape(shape), high.reshape(shape)
+
+
+def _round(x: Any, half_to_even: bool) -> Any:
+    return np.round(x) if half_to_even else np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+@QuantizeV2.kernel("CPU")
+def _quantize_v2(ctx: OpKernelContext, input: Any, min_range: Any, max_range: Any, T: dtypes.DType,  # noqa: A002, N803
+                 mode: bytes, round_mode: bytes, narrow_range: bool, axis: int,
+                 ensure_minimum_range: float) -> list:
+    mode, round_mode = (v.decode() if isinstance(v, bytes) else v for v in (mode, round_mode))
+    if axis >= 0 and axis >= input.ndim:
+        raise invalid_argument(ctx, f"Axis must be less than input dimension({input.ndim}), got {axis}")
+    given_low, given_high = _along_axis(ctx, input, min_range, max_range, axis)
+    if np.any(given_low > given_high):
+        raise invalid_argument(ctx, "input_max_range must be larger than input_min_range.")
+    integer = _integer_type(T)
+    lowest, highest = float(np.iinfo(integer).min), float(np.iinfo(integer).max)
+    low = np.minimum(np.float32(0), given_low)
+    epsilon = np.maximum(np.float32(1), np.maximum(np.abs(given_low), np.abs(given_high))) * np.float32(
+        ensure_minimum_range)
+    high = np.maximum(np.float32(0), np.maximum(given_high, low + epsilon))
+    x = np.asarray(input, np.float32)
+    if mode == "MIN_COMBINED":
+        scale = ((highest - lowest) / (high - low)).astype(np.float32)
+        shifted = (np.clip(x, low, high) - low) * scale
+        if lowest < 0:
+            values = _round(shifted - np.float32((highest - lowest + 1) / 2), False)
+        else:
+            values = np.floor(shifted + np.float32(0.5))
+    elif mode == "MIN_FIRST":
+        steps = float(1 << (8 * np.dtype(integer).itemsize))
+        range_scale = steps / ((high.astype(np.float64) - low) * (steps / (steps - 1.0)))
+        values = _round(x * range_scale, False) - _round(low * range_scale, False) + lowest
+        values = np.where(low == high, lowest, values)
+    else:
+        bottom = lowest + (1 if narrow_range else 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            from_low = np.where(bottom * low > 0, np.float32(bottom) / low, np.finfo(np.float32).max)
+            from_high = np.where(highest * high > 0, np.float32(highest) / high, np.finfo(np.float32).max)
+        scale = np.minimum(from_low, from_high).astype(np.float32)
+        low, high = (np.float32(bottom) / scale).astype(np.float32), (np.float32(highest) / scale).astype(np.float32)
+        values = _round(x * scale, round_mode == "HALF_TO_EVEN")
+        lowest = bottom
+    quantized = np.clip(values, lowest, highest).astype(integer).view(T.as_numpy_dtype)
+    ranges_shape = np.shape(min_range)
+    return [quantized, np.broadcast_to(low, np.shape(given_low)).reshape(ranges_shape).astype(np.float32),
+            np.broadcast_to(high, np.shape(given_high)).reshape(ranges_shape).astype(np.float32)]
+
+
+@Dequantize.kernel("CPU")
+def _dequantize(ctx: OpKernelContext, input: Any, min_range: Any, max_range: Any, T: dtypes.DType,  # noqa: A002, N803
+                mode: bytes, narrow_range: bool, axis: int, dtype: dtypes.DType) -> Any:
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    integer = _integer_type(T)
+    values = input.view(integer).astype(np.float64)
+    low, high = _along_axis(ctx, values, min_range, max_range, axis)
+    lowest, highest = float(np.iinfo(integer).min), float(np.iinfo(integer).max)
+    if mode == "MIN_COMBINED":
+        half = np.float32((highest - lowest + 1) / 2 if lowest < 0 else 0)
+        scale = ((high - low) / np.float32(highest - lowest)).astype(np.float32)
+        out = (values.astype(np.float32) + half) * scale + low
+    elif mode == "MIN_FIRST":
+        steps = float(1 << (8 * np.dtype(integer).itemsize))
+        step = ((high.astype(np.float64) - low) * (steps / (steps - 1.0)) / steps).astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rounded_low = (np.round(low / step) * step.astype(np.float64)).astype(np.float32)
+        out = np.where(low == high, low, (values - lowest).astype(np.float32) * step + rounded_low)
+    else:
+        bottom = lowest + (1 if narrow_range else 0)
+        scale = high / np.float32(highest) if lowest == 0 else np.maximum(low / np.float32(bottom),
+                                                                         high / np.float32(highest))
+        out = values.astype(np.float32) * scale
+    return np.asarray(out, np.float32).astype(dtype.as_numpy_dtype)
+
+
+NotDifferentiable("QuantizeV2")
+NotDifferentiable("Dequantize")
+
+
+def _resolved_axis(input: Any, axis: int | None) -> int:  # noqa: A002
+    if axis is None:
+        return -1
+    if axis < 0:
+        ndims = getattr(getattr(input, "shape", None), "ndims", np.ndim(input))
+        if ndims is None:
+            raise ValueError("input should have known rank to use negative axis.")
+        axis %= ndims
+    return axis
+
+
+@tf_export("quantize_v2")
+def quantize_v2(input: Any, min_range: Any, max_range: Any, T: Any, mode: str = "MIN_COMBINED",  # noqa: A002, N803
+                name: str | None = None, round_mode: str = "HALF_AWAY_FROM_ZERO", narrow_range: bool = False,
+                axis: int | None = None, ensure_minimum_range: float = 0.01) -> Any:
+    """Float `input` quantized to the type `T` over [min_range, max_range] (per slice along `axis`): the values
+    and the range actually used."""
+    return QuantizeV2(input, min_range, max_range, T=T, mode=mode, round_mode=round_mode,
+                      narrow_range=narrow_range, axis=_resolved_axis(input, axis),
+                      ensure_minimum_range=ensure_minimum_range, name=name)
+
+
+@tf_export("quantization.quantize", "quantize")
+def quantize(input: Any, min_range: Any, max_range: Any, T: Any, mode: str = "MIN_COMBINED",  # noqa: A002, N803
+             round_mode: str = "HALF_AWAY_FROM_ZERO", name: str | None = None, narrow_range: bool = False,
+             axis: int | None = None, ensure_minimum_range: float = 0.01) -> Any:
+    """`quantize_v2` with TF2's argument order."""
+    return quantize_v2(input, min_range, max_range, T, mode=mode, name=name, round_mode=round_mode,
+                       narrow_range=narrow_range, axis=axis, ensure_minimum_range=ensure_minimum_range)
+
+
+@tf_export("quantization.dequantize", "dequantize")
+def dequantize(input: Any, min_range: Any, max_range: Any, mode: str = "MIN_COMBINED",  # noqa: A002
+               name: str | None = None, axis: int | None = None, narrow_range: bool = False,
+               dtype: Any = dtypes.float32) -> Tensor:
+    """Quantized `input` back to floats over [min_range, max_range] in `mode`."""
+    return Dequantize(input, min_range, max_range, mode=mode, narrow_range=narrow_range,
+                      axis=_resolved_axis(input, axis), dtype=dtype, name=name)

@@ -11,6 +11,7 @@ drawing by one step, so the values are TF's and Python loops only over rounds (a
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import numpy as np
@@ -381,3 +382,47 @@ def fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
     data = convert_to_tensor(data)
     first = stateless_random_uniform(shape=[], seed=seed, dtype=data.dtype, minval=None, maxval=None, alg=alg)
     return stack([first, data])
+
+
+# -- Algorithm, create_rng_state ----------------------------------------------------------------------------
+
+
+@tf_export("random.Algorithm", "random.experimental.Algorithm")
+class Algorithm(enum.Enum):
+    """The random number generation algorithms (TF's ids)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+_STATE_SIZES = {Algorithm.PHILOX: 3, Algorithm.THREEFRY: 2, Algorithm.AUTO_SELECT: 3}
+_ALGORITHM_NAMES = {"philox": Algorithm.PHILOX, "threefry": Algorithm.THREEFRY, "auto_select": Algorithm.AUTO_SELECT}
+
+
+def _algorithm(alg: Any) -> Algorithm:
+    if isinstance(alg, Algorithm):
+        return alg
+    if isinstance(alg, str) and alg.lower() in _ALGORITHM_NAMES:
+        return _ALGORITHM_NAMES[alg.lower()]
+    if isinstance(alg, (int, np.integer)) and int(alg) in {a.value for a in Algorithm}:
+        return Algorithm(int(alg))
+    raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are philox for the Philox "
+                     "algorithm, threefry for the ThreeFry algorithm, and auto_select for auto-selection.")
+
+
+@tf_export("random.create_rng_state", "random.experimental.create_rng_state")
+def create_rng_state(seed: Any, alg: Any) -> Tensor:
+    """An RNG state (int64 vector: counter words then key) for `alg` from an integer seed (cut into 64-bit
+    words) or a list of words, padded with zeros on the left."""
+    size = _STATE_SIZES[_algorithm(alg)]
+    if isinstance(seed, (int, np.integer)):
+        seed, words = int(seed), []
+        for _ in range(size):
+            words.append(seed & 0xFFFFFFFFFFFFFFFF)
+            seed >>= 64
+        state = np.array(words, dtype=np.uint64).astype(np.int64)
+    else:
+        state = np.asarray(seed, dtype=np.int64).reshape(-1)[:size]
+    state = np.pad(state, [(size - state.shape[0], 0)])
+    return convert_to_tensor(state, dtype=dtypes.int64)

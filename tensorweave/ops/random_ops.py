@@ -789,12 +789,12 @@ def _multinomial_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([batch, None if num_samples is None else int(num_samples)])]
 
 
-@Multinomial.kernel("CPU", state=philox_state)
-def _multinomial(ctx: OpKernelContext, logits: Any, num_samples: Any,
-                 output_dtype: dtypes.DType) -> np.ndarray:
+def _multinomial_draws(ctx: OpKernelContext, logits: Any, num_samples: Any, output_dtype: dtypes.DType,
+                       stream: Callable[[int], tuple[tuple[int, int], int]]) -> np.ndarray:
     """Per row, the class whose cumulative softmax weight first exceeds a uniform draw, as TF's CPU kernel:
     non-finite logits weigh nothing (a row with none finite draws `num_classes`), and the rows draw one
-    stream in order, which is TF's stream whenever its kernel runs the batch as one shard (small batches)."""
+    stream in order, which is TF's stream whenever its kernel runs the batch as one shard (small batches).
+    `stream(samples128)` gives the key and counter to draw from, given how many 128-bit samples to reserve."""
     if logits.ndim != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"logits should be a matrix, got shape "
                                           f"{tensor_shape.shape_string(logits.shape)}")
@@ -808,9 +808,8 @@ def _multinomial(ctx: OpKernelContext, logits: Any, num_samples: Any,
     out = np.empty((batch, num_samples), dtype=output_dtype.as_numpy_dtype)
     if out.size == 0:
         return out
-    generator = ctx.state
-    counter = generator.reserve_outputs(batch * -(-num_samples // 4) * 4 * 2)  # two uint32 per double draw
-    draws = _fill_stream(generator.key, counter, batch * num_samples, 2, np.float64,
+    key, counter = stream(batch * -(-num_samples // 4) * 4 * 2)  # two uint32 per double draw
+    draws = _fill_stream(key, counter, batch * num_samples, 2, np.float64,
                          _uint64_to_double).reshape(batch, num_samples)
     logits = logits.astype(np.float64)
     finite = np.isfinite(logits)
@@ -820,6 +819,29 @@ def _multinomial(ctx: OpKernelContext, logits: Any, num_samples: Any,
     for row in range(batch):
         out[row] = np.searchsorted(cdf[row], draws[row] * cdf[row, -1], side="right")
     return out
+
+
+@Multinomial.kernel("CPU", state=philox_state)
+def _multinomial(ctx: OpKernelContext, logits: Any, num_samples: Any,
+                 output_dtype: dtypes.DType) -> np.ndarray:
+    generator = ctx.state
+    return _multinomial_draws(ctx, logits, num_samples, output_dtype,
+                              lambda samples: (generator.key, generator.reserve_outputs(samples)))
+
+
+StatelessMultinomial = Op("StatelessMultinomial", inputs=["logits: T", "num_samples: int32", "seed: Tseed"],
+                          outputs=["output: output_dtype"],
+                          attrs=["T: realnumbertype", "Tseed: {int32, int64} = DT_INT64",
+                                 "output_dtype: {int32, int64} = DT_INT64"])
+StatelessMultinomial.shape(_multinomial_shape)
+
+
+@StatelessMultinomial.kernel("CPU")
+def _stateless_multinomial(ctx: OpKernelContext, logits: Any, num_samples: Any, seed: Any,
+                           output_dtype: dtypes.DType) -> np.ndarray:
+    key, counter = _stateless_random_get_key_counter(ctx, seed)
+    return _multinomial_draws(ctx, logits, num_samples, output_dtype,
+                              lambda samples: _key_counter(ctx, key, counter, np.int32(1)))
 
 
 def _multinomial_categorical(logits: Any, num_samples: Any, dtype: Any, seed: int | None) -> Tensor:
@@ -846,3 +868,28 @@ def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: int | No
     """`tf.random.categorical`: `multinomial` under its TF 2 name and argument order."""
     with name_scope(name, "categorical", [logits]):
         return _multinomial_categorical(logits, num_samples, dtype, seed)
+
+
+def _stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any) -> Tensor:
+    logits = convert_to_tensor(logits, name="logits")
+    dtype = dtypes.as_dtype(dtype) if dtype else dtypes.int64
+    accepted = (dtypes.int32, dtypes.int64)
+    if dtype not in accepted:
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are {accepted}.")
+    return StatelessMultinomial(logits, num_samples, seed, output_dtype=dtype)
+
+
+@tf_export("random.stateless_categorical")
+def stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any = dtypes.int64,
+                          name: str | None = None) -> Tensor:
+    """`categorical` drawn deterministically from the seed pair `seed`."""
+    with name_scope(name, "stateless_categorical", [logits, seed]):
+        return _stateless_categorical(logits, num_samples, seed, dtype)
+
+
+@tf_export("random.stateless_multinomial")
+def stateless_multinomial(logits: Any, num_samples: Any, seed: Any, output_dtype: Any = dtypes.int64,
+                          name: str | None = None) -> Tensor:
+    """`multinomial` drawn deterministically from the seed pair `seed` (TF1's name for stateless_categorical)."""
+    with name_scope(name, "stateless_multinomial", [logits, seed]):
+        return _stateless_categorical(logits, num_samples, seed, output_dtype)

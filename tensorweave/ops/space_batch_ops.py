@@ -1,5 +1,5 @@
 """Moving blocks of space into depth or batch and back: SpaceToDepth and DepthToSpace, SpaceToBatchND and
-BatchToSpaceND (with TF1's older SpaceToBatch and BatchToSpace), and ExtractImagePatches.
+BatchToSpaceND (with TF1's older SpaceToBatch and BatchToSpace), ExtractImagePatches and ExtractVolumePatches.
 
 Every kernel is one reshape, one transpose and one reshape (plus a pad or a crop): the block dimensions are
 split off the spatial ones and moved next to the channels or the batch. ExtractImagePatches gathers all
@@ -426,3 +426,74 @@ def _extract_image_patches_grad(op: Any, grad: Tensor) -> list:
     summed = unsorted_segment_sum(per_element, sources, pixels + 1)[1:]
     return [transpose(reshape(summed, raw_ops.Pack(values=[height, width, image_shape[0], channels], axis=0)),
                       [2, 0, 1, 3])]
+
+
+# -- ExtractVolumePatches -----------------------------------------------------------------------------------
+
+ExtractVolumePatches = Op("ExtractVolumePatches", inputs=["input: T"], outputs=["patches: T"],
+                          attrs=["ksizes: list(int) >= 5", "strides: list(int) >= 5",
+                                 "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
+                                 "uint64}", "padding: {'SAME', 'VALID'}"])
+
+
+@ExtractVolumePatches.shape
+def _extract_volume_patches_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    dims = with_rank(ctx.input_shape(0), 5)
+    ksizes, strides = ctx.attr("ksizes"), ctx.attr("strides")
+    for attr, value in (("ksizes", ksizes), ("strides", strides)):
+        if len(value) != 5:
+            raise ValueError(f"ExtractVolumePatches requires the {attr} attribute to contain 5 values, but got: "
+                             f"{len(value)}")
+    if dims.ndims is None:
+        return [tensor_shape.unknown_shape(rank=5)]
+    batch, *spatial, depth = dims.as_list()
+    padding = _attr_bytes(ctx.attr("padding"))
+    out = [None if size is None else _patch_geometry(size, ksizes[i + 1], strides[i + 1], 1, padding)[0]
+           for i, size in enumerate(spatial)]
+    return [tensor_shape.TensorShape([batch, *out, None if depth is None else
+                                      ksizes[1] * ksizes[2] * ksizes[3] * depth])]
+
+
+@ExtractVolumePatches.kernel("CPU")
+def _extract_volume_patches(ctx: OpKernelContext, input: Any, ksizes: list, strides: list,  # noqa: A002
+                            padding: bytes) -> Any:
+    for attr, value in (("ksizes", ksizes), ("strides", strides)):
+        if value[0] != 1 or value[4] != 1:
+            raise errors.UnimplementedError(ctx.node_def, None, f"Only support {attr} across space.")
+    if input.ndim != 5:
+        raise invalid_argument(ctx, f"input must be 5-dimensional{tensor_shape.shape_string(input.shape)}")
+    xp = ctx.xp
+    grids, pads = [], []
+    for i in (1, 2, 3):
+        out, before, effective = _patch_geometry(input.shape[i], ksizes[i], strides[i], 1, _attr_bytes(padding))
+        grids.append(xp.arange(out)[:, None] * strides[i] + xp.arange(ksizes[i])[None, :])
+        pads.append((before, max((out - 1) * strides[i] + effective - input.shape[i] - before, 0)))
+    padded = xp.pad(input, [(0, 0), *pads, (0, 0)])
+    planes, rows, cols = grids
+    # [b, out_p, out_r, out_c, k_p, k_r, k_c, depth]
+    patches = padded[:, planes[:, None, None, :, None, None], rows[None, :, None, None, :, None],
+                     cols[None, None, :, None, None, :], :]
+    return patches.reshape(patches.shape[:4] + (-1,))
+
+
+@ExtractVolumePatches.gradient
+def _extract_volume_patches_grad(op: Any, grad: Tensor) -> list:
+    """As ExtractImagePatches': the patches of a map of voxel numbers say where each element's gradient goes."""
+    volume = op.inputs[0]
+    dims = shape(volume)
+    voxels = dims[1] * dims[2] * dims[3]
+    numbers = reshape(Range(1, voxels + 1, 1), raw_ops.Pack(values=[1, dims[1], dims[2], dims[3], 1], axis=0))
+    attrs = {a: op.get_attr(a) for a in ("ksizes", "strides", "padding")}
+    sources = reshape(ExtractVolumePatches(raw_ops.Cast(x=numbers, DstT=dtypes.int64), **attrs), [-1])
+    per_element = transpose(reshape(grad, raw_ops.Pack(values=[dims[0], -1, dims[4]], axis=0)), [1, 0, 2])
+    summed = unsorted_segment_sum(per_element, sources, voxels + 1)[1:]
+    return [transpose(reshape(summed, raw_ops.Pack(values=[dims[1], dims[2], dims[3], dims[0], dims[4]], axis=0)),
+                      [3, 0, 1, 2, 4])]
+
+
+@tf_export("extract_volume_patches")
+def extract_volume_patches(input: Any, ksizes: Any, strides: Any, padding: Any,  # noqa: A002
+                           name: str | None = None) -> Tensor:
+    """Each ksizes patch of the [batch, planes, rows, cols, depth] `input`, placed every `strides`, flattened
+    into the depth."""
+    return ExtractVolumePatches(input, ksizes=list(ksizes), strides=list(strides), padding=padding, name=name)

@@ -27,6 +27,7 @@ from tensorweave.ops import constant_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import Abs, Exp, Log, Log1p, Sign, Square, not_equal, where_v2
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
 from tensorweave.platform.tf_export import tf_export
 
@@ -356,6 +357,14 @@ def erfc(x: Any, name: str | None = None) -> Tensor:
 def lgamma(x: Any, name: str | None = None) -> Tensor:
     """log |Gamma(x)|."""
     return Lgamma(x, name=name)
+
+
+@tf_export("math.lbeta", "lbeta")
+def lbeta(x: Any, name: str | None = None) -> Tensor:
+    """log |B(x)| over the last dimension: sum of lgamma(x) - lgamma(sum of x) (-inf for an empty one)."""
+    with name_scope(name, "lbeta", [x]):
+        x = convert_to_tensor(x, name="x")
+        return reduce_sum(Lgamma(x), axis=[-1]) - Lgamma(reduce_sum(x, axis=[-1]))
 
 
 @tf_export("math.digamma", "digamma")

@@ -97,3 +97,31 @@ def test_split_and_fold_in():
     np.testing.assert_array_equal(seeds, [[1105988140, 1738052849], [-335576002, 370444179],
                                           [10670227, -246211131]])
     np.testing.assert_array_equal(folded, [1105988140, 7])
+
+
+def test_stateless_categorical_draws_tfs_values():
+    with tf.Graph().as_default():
+        logits = tf.constant([[0.0, 1.0, 2.0], [3.0, 0.0, -1.0]])
+        categorical = tf.random.stateless_categorical(logits, 5, [3, 4])
+        multinomial = tf.random.stateless_multinomial(logits, 4, [3, 4], output_dtype=tf.int32)
+        assert categorical.shape.as_list() == [2, 5] and categorical.op.type == "StatelessMultinomial"
+        first, second = _run([categorical, multinomial])
+    assert first.dtype == np.int64 and second.dtype == np.int32
+    np.testing.assert_array_equal(first, [[2, 2, 1, 2, 2], [0, 0, 0, 0, 0]])
+    np.testing.assert_array_equal(second, [[2, 2, 1, 2], [1, 0, 0, 0]])
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="Argument `dtype` got invalid value"):
+        tf.random.stateless_categorical([[1.0]], 2, [1, 2], dtype=tf.float32)
+
+
+def test_algorithm_and_create_rng_state():
+    assert [a.value for a in tf.random.Algorithm] == [1, 2, 3]
+    assert tf.random.experimental.Algorithm is tf.random.Algorithm
+    with tf.Graph().as_default():
+        states = _run([tf.random.create_rng_state(5, "philox"),
+                       tf.random.create_rng_state(2**70 + 3, tf.random.Algorithm.PHILOX),
+                       tf.random.create_rng_state([1, 2], 1), tf.random.experimental.create_rng_state(5, "threefry")])
+    for state, expected in zip(states, [[5, 0, 0], [3, 64, 0], [0, 1, 2], [5, 0]]):
+        assert state.dtype == np.int64
+        np.testing.assert_array_equal(state, expected)
+    with pytest.raises(ValueError, match="Argument `alg` got unsupported value foo."):
+        tf.random.create_rng_state(5, "foo")

@@ -75,11 +75,13 @@ from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
 from tensorweave.ops import io_ops as _io_ops
 from tensorweave.ops import linalg_decompositions as _linalg_decompositions
+from tensorweave.ops import linalg_impl_ops as _linalg_impl_ops
 from tensorweave.ops import linalg_ops as _linalg_ops
 from tensorweave.ops import logging_ops as _logging_ops
 from tensorweave.ops import lookup_ops as _lookup_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
+from tensorweave.ops import misc_array_ops as _misc_array_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import partitioned_variables as _partitioned_variables
@@ -96,6 +98,7 @@ from tensorweave.ops import sequence_ops as _sequence_ops
 from tensorweave.ops import set_ops as _set_ops
 from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import space_batch_ops as _space_batch_ops
+from tensorweave.ops import sparse_misc_ops as _sparse_misc_ops
 from tensorweave.ops import sparse_ops as _sparse_ops
 from tensorweave.ops import special_math_ops as _special_math_ops
 from tensorweave.ops import spectral_ops as _spectral_ops
