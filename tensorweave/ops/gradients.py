@@ -151,8 +151,7 @@ def _aggregate(op: Operation, grads: list, aggregation_method: int) -> Any:
         return grads[0]
     if all(isinstance(g, Tensor) for g in grads):
         if aggregation_method == AggregationMethod.ADD_N:
-            with colocate_with(grads[0].op, ignore_existing=True):
-                return add_n(grads)
+            return _multi_device_add_n(grads)
         with name_scope(op.name + "_gradient_sum"):
             total = grads[0]
             for g in grads[1:]:
@@ -164,6 +163,20 @@ def _aggregate(op: Operation, grads: list, aggregation_method: int) -> Any:
     indices = [g.indices if len(index_dtypes) == 1 else cast(g.indices, dtypes.int64) for g in grads]
     return IndexedSlices(manipulation_ops.concat([g.values for g in grads], 0),
                          manipulation_ops.concat(indices, 0), grads[0].dense_shape)
+
+
+def _multi_device_add_n(grads: list[Tensor]) -> Tensor:
+    """The sum of `grads` as TF's _MultiDeviceAddN builds it: one AddN per device (in device order), each
+    colocated with its first term, then the sum of those where the aggregation happens."""
+    by_device: dict[str, list[Tensor]] = collections.defaultdict(list)
+    for grad in grads:
+        by_device[grad.device or ""].append(grad)
+    partial_sums = []
+    for device in sorted(by_device):
+        terms = by_device[device]
+        with colocate_with(terms[0].op, ignore_existing=True):
+            partial_sums.append(add_n(terms))
+    return partial_sums[0] if len(partial_sums) == 1 else add_n(partial_sums)
 
 
 def _zeros_for(t: Tensor) -> Tensor:

@@ -213,3 +213,22 @@ def test_compute_gradient_shapes():
         theoretical, numerical = tf.test.compute_gradient(x, [2, 3], y, [2], x_init_value=A)
     assert theoretical.shape == numerical.shape == (6, 2)
     np.testing.assert_allclose(theoretical, numerical, atol=1e-6)
+
+
+def test_gradient_sums_are_added_per_device_as_tf():
+    # Recorded from TF 2.21 (_MultiDeviceAddN): one AddN per device, each colocated with its first term,
+    # then their sum where the aggregation happens (with colocate_gradients_with_ops: beside the forward op)
+    with tf.device("/cpu:0"):
+        a = tf.Variable(1.0, name="a")
+    with tf.device("/cpu:1"):
+        with tf.colocate_with(a):
+            b = tf.multiply(a, 2.0, name="b")
+        d = tf.identity(b, name="d")
+        g = tf.gradients(d * a, [a])[0]
+        g2 = tf.gradients(d * a, [a], colocate_gradients_with_ops=True)[0]
+    assert (g.op.name, g.device, g.op.colocation_groups()) == (
+        "gradients/AddN", "/device:CPU:1", [b"loc:@gradients/mul_grad/Mul_1"])
+    assert (g2.op.name, g2.device, g2.op.colocation_groups()) == ("gradients_1/AddN", "/device:CPU:0", [b"loc:@a"])
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(a.initializer)
+        assert sess.run([g, g2]) == [4.0, 4.0]
