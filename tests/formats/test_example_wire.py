@@ -104,3 +104,29 @@ def test_parse_example_takes_protobufs_parse_for_unusual_records() -> None:
             assert sess.run(parsed)["x"].tolist() == [2.0, 1.0]
             with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse example input"):
                 sess.run(bad)
+
+
+def test_a_large_batch_parses_as_small_ones() -> None:
+    # From _WIRE_MIN_BATCH records on, parse_example reads the wire format; smaller batches take protobuf's
+    # parse: both give the same features
+    rng = np.random.default_rng(3)
+    records = []
+    for i in range(300):
+        example = protos.Example()
+        if rng.random() < 0.8:
+            example.features.feature["x"].float_list.value.extend(rng.standard_normal(3).tolist())
+        example.features.feature["s"].int64_list.value.extend(range(int(rng.integers(0, 4))))
+        example.features.feature["b"].bytes_list.value.append(b"r%d\x00" % i)
+        records.append(example.SerializeToString())
+    spec = {"x": tf.FixedLenFeature([3], tf.float32, default_value=[0.5, 0.5, 0.5]),
+            "s": tf.VarLenFeature(tf.int64), "b": tf.FixedLenFeature([], tf.string)}
+    with tf.Graph().as_default():
+        serialized = tf.placeholder(tf.string, [None])
+        parsed = tf.parse_example(serialized, spec)
+        with tf.Session() as sess:
+            whole = sess.run(parsed, {serialized: records})
+            parts = [sess.run(parsed, {serialized: records[i:i + 50]}) for i in range(0, 300, 50)]
+    np.testing.assert_array_equal(whole["x"], np.concatenate([p["x"] for p in parts]))
+    assert whole["b"].tolist() == [b for p in parts for b in p["b"].tolist()]
+    assert whole["s"].values.tolist() == [v for p in parts for v in p["s"].values.tolist()]
+    assert whole["s"].dense_shape.tolist() == [300, 3]
