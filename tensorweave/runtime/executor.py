@@ -37,6 +37,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework import op_registry
+from tensorweave.framework.cancellation import cancel_after
 from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.dtypes import type_string
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
@@ -333,6 +334,7 @@ def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], s
         if last:
             finished.set()
 
+    deadline = None if timeout is None else cancel_after(step.cancellation, timeout)
     last = len(executors) - 1
     for number, (executor, frame) in enumerate(zip(executors, frames)):
         stats = traced[number] if traced is not None else None
@@ -342,10 +344,10 @@ def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], s
             executor._pool.submit(executor.run_async, frame, step, done, stats)
         else:
             executor.run_async(frame, step, done, stats)
-    if not finished.wait(timeout):
-        step.cancellation.start_cancel()  # wakes every kernel that waits
-        finished.wait()
-        if failures:
+    finished.wait()
+    if deadline is not None:
+        deadline.cancel()
+        if deadline.fired and failures:  # the deadline's cancellation woke every waiting kernel
             raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
     if failures:
         raise next((f for f in failures if not isinstance(f, (errors.CancelledError, errors.AbortedError))),
@@ -438,10 +440,14 @@ class _StepRun:
 
     def _process(self, ready: Ready) -> None:
         """Run ready nodes on this thread until none is left (expensive ones may go to the pool)."""
-        nodes, pool = self.nodes, self.executor._pool
+        nodes, pool, cancellation = self.nodes, self.executor._pool, self.step.cancellation
         while ready:
             index, is_dead, frame, iteration = ready.popleft()
             node = nodes[index]
+            if self.failure is None and cancellation.is_cancelled and not node.asynchronous:
+                # a timeout or a closed session: a loop on this thread stops here (asynchronous kernels
+                # look at the cancellation themselves, with their own message)
+                self._fail(node, errors.CancelledError(None, None, "The step was cancelled"))
             if self.failure is not None:  # nothing new starts after an error
                 self._retire(frame, iteration)
                 continue
@@ -622,7 +628,7 @@ class _StepRun:
             previous = enter_step(self.step)
             try:
                 with quiet_numerics():
-                    exits = loop.run([arrivals[i][1] for i in loop.enters])
+                    exits = loop.run([arrivals[i][1] for i in loop.enters], self.step.cancellation)
             except Exception as e:
                 self._fail(self.nodes[loop.failed_node(e)], e)
             finally:

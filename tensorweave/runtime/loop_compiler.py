@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from tensorweave import errors
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.runtime.partition import node_frames
 from tensorweave.runtime.straight_line import PlanNode, kernel_statement
@@ -69,8 +70,8 @@ class LoopNode(PlanNode, Protocol):
 
 
 class CompiledLoop:
-    """One frame's loop: `run(values)` takes the values of `enters` (node indices, in order) and returns those
-    of `exits`; `failed_node(error)` is the index of the node whose line raised `error`."""
+    """One frame's loop: `run(values, cancellation)` takes the values of `enters` (node indices, in order) and
+    returns those of `exits`, raising CancelledError once the step's `cancellation` has started; `failed_node(error)` is the index of the node whose line raised `error`."""
 
     def __init__(self, enters: list[int], exits: list[int], fn: Callable, line_nodes: dict[int, int]) -> None:
         self.enters = enters
@@ -177,7 +178,7 @@ def _generate(nodes: Sequence[LoopNode], name: str, members: list[int], enters: 
 
     line_nodes: dict[int, int] = {}
     namespace["_as_scalar"] = _as_scalar
-    lines = ["def loop(values):",
+    lines = ["def loop(values, cancellation):",
              f"    {''.join(f's{nodes[i].out_slot}, ' for i in enters)}= map(_as_scalar, values)"]
     for merge, enter, _ in merges:
         lines.append(f"    s{nodes[merge].out_slot} = s{nodes[enter].out_slot}")
@@ -200,7 +201,14 @@ def _generate(nodes: Sequence[LoopNode], name: str, members: list[int], enters: 
         line_nodes[len(lines)] = i
 
     split = members.index(loop_cond) + 1
+    # Every 1024 iterations the loop looks at the step's cancellation, so a timeout or a closed session ends
+    # even a loop that never would (the generic path stops between nodes)
+    namespace["_cancelled"] = _cancelled
+    lines.append("    iterations = 0")
     lines.append("    while True:")
+    lines.append("        iterations += 1")
+    lines.append("        if not iterations & 1023 and cancellation.is_cancelled:")
+    lines.append("            raise _cancelled()")
     for i in members[:split]:
         emit(i, " " * 8)
     pred = f"s{nodes[loop_cond].out_slot}"
@@ -231,6 +239,10 @@ def _generate(nodes: Sequence[LoopNode], name: str, members: list[int], enters: 
     exec(code, namespace)  # noqa: S102 - the source is generated above from the plan alone
     return CompiledLoop(enters, exits, namespace["loop"], line_nodes)
 
+
+
+def _cancelled() -> errors.CancelledError:
+    return errors.CancelledError(None, None, "The step was cancelled while a loop ran")
 
 
 def _as_scalar(value: Any) -> Any:

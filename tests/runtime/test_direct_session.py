@@ -251,6 +251,20 @@ def test_a_waiting_step_times_out_as_tf():
             sess.run(waiting)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_timeout_ends_a_loop_that_never_would(compiled):
+    # the loop keeps the caller's thread busy: the deadline's watcher thread cancels the step, and the loop
+    # (compiled, or node by node when a cond in its body keeps it on the dataflow path) stops at it
+    def body(k):
+        return k + 1 if compiled else tf.cond(k > 5, lambda: k + 1, lambda: k + 2)
+
+    endless = tf.while_loop(lambda k: k > -1, body, [0])
+    with tf.Session() as sess:
+        with pytest.raises(errors.DeadlineExceededError, match="Timed out waiting for notification"):
+            sess.run(endless, options=tf.RunOptions(timeout_in_ms=100))
+        assert sess.run(tf.while_loop(lambda k: k < 10, body, [0]), options=tf.RunOptions(timeout_in_ms=5000)) >= 10
+
+
 def test_closing_the_session_cancels_its_waiting_steps():
     import threading
     import time
