@@ -1,0 +1,254 @@
+"""Resource variables (`use_resource=True`, `tf.enable_resource_variables()`): their ops, graphs as TF 2.21's
+`tf.compat.v1` builds them, snapshot reads, gradients, optimizers and checkpoints; literals recorded from TF."""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+from google.protobuf import text_format
+
+import tensorweave.compat.v1 as tf
+from tensorweave.formats import protos
+from tensorweave.framework import op_registry
+from tensorweave.framework.graph_io import op_def_to_proto
+from tensorweave.ops import resource_variable_ops
+
+TF_OP_DEFS = json.loads((pathlib.Path(__file__).parent.parent / "fixtures" / "resource_op_defs_tf.json").read_text())
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+@pytest.mark.parametrize("name", sorted(TF_OP_DEFS))
+def test_op_defs_are_tfs(name):
+    assert op_def_to_proto(op_registry.get(name).op_def) == text_format.Parse(TF_OP_DEFS[name], protos.OpDef())
+
+
+def _nodes():
+    return [(n.name, n.op, list(n.input)) for n in tf.get_default_graph().as_graph_def().node]
+
+
+def test_graph_is_tfs():
+    v = tf.Variable(1.0, name="v", use_resource=True)
+    tf.Variable(lambda: tf.zeros([3, 2]), name="w", use_resource=True)
+    assert repr(v) == "<tf.Variable 'v:0' shape=() dtype=float32>"
+    assert type(v).__name__ == "ResourceVariable" and isinstance(v, tf.Variable)
+    assert (v.op.type, v.handle.name, v.handle.dtype, v.initializer.name, v.initial_value.name) == (
+        "VarHandleOp", "v:0", tf.resource, "v/Assign", "v/Initializer/initial_value:0")
+    assert (v.value().name, v.read_value().name, tf.convert_to_tensor(v).name) == (
+        "ReadVariableOp:0", "Identity:0", "ReadVariableOp_1:0")
+    assert _nodes() == [
+        ("v/Initializer/initial_value", "Const", []), ("v", "VarHandleOp", []),
+        ("v/IsInitialized/VarIsInitializedOp", "VarIsInitializedOp", ["v"]),
+        ("v/Assign", "AssignVariableOp", ["v", "v/Initializer/initial_value"]),
+        ("v/Read/ReadVariableOp", "ReadVariableOp", ["v"]),
+        ("w/Initializer/zeros", "Const", []), ("w", "VarHandleOp", []),
+        ("w/IsInitialized/VarIsInitializedOp", "VarIsInitializedOp", ["w"]),
+        ("w/Assign", "AssignVariableOp", ["w", "w/Initializer/zeros"]),
+        ("w/Read/ReadVariableOp", "ReadVariableOp", ["w"]),
+        ("ReadVariableOp", "ReadVariableOp", ["v"]), ("Read/ReadVariableOp", "ReadVariableOp", ["v"]),
+        ("Identity", "Identity", ["Read/ReadVariableOp"]), ("ReadVariableOp_1", "ReadVariableOp", ["v"])]
+    handle = v.op.node_def
+    assert handle.attr["shared_name"].s == b"v" and handle.attr["_class"].list.s == [b"loc:@v"]
+    assert v.initial_value.op.node_def.attr["_class"].list.s == [b"loc:@v"]
+    assert v.initializer.node_def.attr["validate_shape"].b is False
+    assert text_format.MessageToString(v.to_proto(), as_one_line=True) == (
+        'variable_name: "v:0" initializer_name: "v/Assign" snapshot_name: "v/Read/ReadVariableOp:0" '
+        'is_resource: true initial_value_name: "v/Initializer/initial_value:0" trainable: true')
+
+
+def test_updates_build_tfs_nodes():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    a = v.assign([3.0, 4.0])
+    assert (a.op.type, a.op.control_inputs[0].name) == ("ReadVariableOp", "AssignVariableOp")
+    assert v.assign([3.0, 4.0], read_value=False).node_def.attr["validate_shape"].b is True
+    assert v.assign_add([1.0, 1.0], read_value=False).type == "AssignAddVariableOp"
+    g = v.sparse_read([0, 1])
+    assert (g.name, g.op.type, g.op.inputs[1].name, g.op.get_attr("batch_dims")) == (
+        "Gather:0", "ResourceGather", "Gather/indices:0", 0)
+    s = v.scatter_add(tf.IndexedSlices(tf.ones([1]), tf.constant([1])))
+    assert s.op.control_inputs[0].type == "ResourceScatterAdd"
+    with pytest.raises(ValueError, match=r"^Cannot assign value to variable ' v:0': Shape mismatch.The variable "
+                                         r"shape \(2,\), and the assigned value shape \(3,\) are incompatible.$"):
+        v.assign([1.0, 2.0, 3.0])
+
+
+def test_reads_are_snapshots_and_updates_apply():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    r = v.read_value()
+    with tf.control_dependencies([r]):
+        a = v.assign_add([10.0, 10.0])
+    with tf.control_dependencies([a]):
+        s = v.scatter_sub(tf.IndexedSlices(tf.constant([1.0]), tf.constant([0])))
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert [x.tolist() for x in sess.run([r, a])] == [[1.0, 2.0], [11.0, 12.0]]  # TF 2.21
+        first = sess.run(r)
+        assert sess.run(s).tolist() == [20.0, 22.0]
+        assert first.tolist() == [11.0, 12.0]
+        assert sess.run([v.is_initialized(), tf.raw_ops.VariableShape(input=v.handle)])[1].tolist() == [2]
+
+
+def test_storage_copies_on_write_only_while_a_read_is_alive():
+    var = resource_variable_ops.ResourceVar("v", tf.float32, [3])
+    var.assign(np.zeros(3, np.float32), True, np)
+    buffer = id(var.value)
+    assert id(var.writable()) == buffer  # nobody else holds it: updated in place
+    read = var.read()
+    written = var.writable()
+    written += 1
+    assert id(written) != buffer and read.tolist() == [0.0, 0.0, 0.0] and not read.flags.writeable
+    buffer = id(written)
+    del read, written
+    assert id(var.writable()) == buffer and var.read().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_uninitialized_read_is_tfs_error():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    with tf.Session() as sess:
+        assert not sess.run(v.is_initialized())
+        with pytest.raises(tf.errors.FailedPreconditionError) as info:
+            sess.run(v.value())
+    assert info.value.message.startswith(
+        "Could not find variable v. This could mean that the variable has been deleted. In TF1, it can also mean "
+        "the variable is uninitialized. Debug info: container=localhost, status error message=Container localhost "
+        "does not exist. (Could not find resource: localhost/v)")
+
+
+def test_gather_out_of_range_names_the_node():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    g = v.sparse_read([5])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 5 is not in \[0, 2\)"):
+            sess.run(g)
+
+
+def test_slices_scatters_count_up_to_and_initialized_value():
+    v = tf.Variable([1.0, 2.0, 3.0, 4.0], use_resource=True, name="v")
+    a = v[1:3].assign([9.0, 9.0])
+    s = v.scatter_max(tf.IndexedSlices(tf.constant([5.0, 0.0]), tf.constant([0, 3])))
+    u = tf.scatter_update(v, [2], [7.0])
+    c = tf.Variable(0, use_resource=True, name="c")
+    up = c.count_up_to(2)
+    init = v.initialized_value()
+    with tf.Session() as sess:
+        assert sess.run(init).tolist() == [1.0, 2.0, 3.0, 4.0]
+        sess.run([v.initializer, c.initializer])
+        assert sess.run(a).tolist() == [1.0, 9.0, 9.0, 4.0]
+        assert sess.run(s).tolist() == [5.0, 9.0, 9.0, 4.0]
+        assert sess.run(u).tolist() == [5.0, 9.0, 7.0, 4.0]
+        assert sess.run(init).tolist() == [5.0, 9.0, 7.0, 4.0]
+        assert [sess.run(up), sess.run(up)] == [0, 1]
+        with pytest.raises(tf.errors.OutOfRangeError, match="Reached limit of 2"):
+            sess.run(up)
+
+
+def test_gradients_reach_the_handle():
+    v = tf.Variable(1.0, name="v", use_resource=True)
+    w = tf.Variable(tf.zeros([3, 2]), name="w", use_resource=True)
+    dv, = tf.gradients(v * 2.0, [v])
+    dw, = tf.gradients(tf.reduce_sum(w.sparse_read([0, 2, 0])), [w])
+    assert dv.op.name == "gradients/mul_grad/Mul"  # TF 2.21: ReadVariableOp passes its gradient on
+    assert isinstance(dw, tf.IndexedSlices)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(dv) == 2.0
+        values, indices, shape = sess.run([dw.values, dw.indices, dw.dense_shape])
+    assert (values.tolist(), indices.tolist(), shape.tolist()) == ([[1.0, 1.0]] * 3, [0, 2, 0], [3, 2])
+
+
+def test_get_variable_scopes_and_the_global_switch():
+    a = tf.get_variable("a", [2], use_resource=True)
+    with tf.variable_scope("s", use_resource=True):
+        b = tf.get_variable("b", [2])
+    c = tf.get_variable("c", [2])
+    assert [type(x).__name__ for x in (a, b, c)] == ["ResourceVariable", "ResourceVariable", "RefVariable"]
+    assert tf.resource_variables_enabled() is False
+    tf.enable_resource_variables()
+    try:
+        assert tf.resource_variables_enabled() is True
+        assert type(tf.Variable(1.0)).__name__ == "ResourceVariable"
+        assert type(tf.get_variable("d", [1], use_resource=False)).__name__ == "RefVariable"
+    finally:
+        tf.disable_resource_variables()
+    assert type(tf.Variable(1.0)).__name__ == "RefVariable"
+
+
+# Three steps of each optimizer on a dense and an embedding (sparse) variable: TF 2.21's values, the same for
+# ref and resource variables.
+TF_TRAINED = {
+    "GD": ([0.30250170826911926, 0.04487864673137665, 0.5872556567192078],
+           [-0.09272000193595886, 0.007279995828866959, 0.2, 0.3, 0.21456000208854675, 0.3145599961280823]),
+    "Momentum": ([0.4924153685569763, 0.2737727463245392, 0.8551301956176758],
+                 [-0.1782199889421463, -0.07821999490261078, 0.2, 0.3, 0.04356001317501068, 0.143559992313385]),
+    "Adam": ([0.3929804861545563, 0.0934617891907692, 0.5937935709953308],
+             [-0.28814539313316345, -0.18814539909362793, 0.2, 0.3, 0.11185447871685028, 0.2118544727563858]),
+    "Adagrad": ([0.29568222165107727, -0.000577189028263092, 0.5018616318702698],
+                [-0.1605304777622223, -0.060530465096235275, 0.2, 0.3, 0.2127963900566101, 0.31279638409614563]),
+    "RMSProp": ([0.31033775210380554, 0.048365287482738495, 0.5836199522018433],
+                [-0.10021379590034485, -0.00021379254758358002, 0.2, 0.3, 0.20646774768829346, 0.306467741727829]),
+}
+TF_APPLY_OPS = {"GD": ["ResourceApplyGradientDescent"],
+                "Momentum": ["ResourceApplyMomentum", "ResourceSparseApplyMomentum"], "Adam": ["ResourceApplyAdam"], "Adagrad": ["ResourceApplyAdagrad", "ResourceSparseApplyAdagrad"],
+                "RMSProp": ["ResourceApplyRMSProp", "ResourceSparseApplyRMSProp"]}
+
+
+@pytest.mark.parametrize("use_resource", [False, True])
+@pytest.mark.parametrize("name", sorted(TF_TRAINED))
+def test_optimizers_train_resource_variables_as_tf(name, use_resource):
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+    y = tf.constant([[1.0], [0.0], [2.0], [1.0]])
+    w = tf.get_variable("w", initializer=tf.constant([[0.1], [-0.2], [0.3]]), use_resource=use_resource)
+    emb = tf.get_variable("emb", initializer=tf.constant(np.arange(10, dtype=np.float32).reshape(5, 2) / 10),
+                          use_resource=use_resource)
+    e = tf.reduce_sum(tf.nn.embedding_lookup(emb, [0, 2, 2]))
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y)) + e * e * 0.1
+    opt = {"GD": tf.train.GradientDescentOptimizer(0.1), "Momentum": tf.train.MomentumOptimizer(0.1, 0.9),
+           "Adam": tf.train.AdamOptimizer(0.1), "Adagrad": tf.train.AdagradOptimizer(0.1),
+           "RMSProp": tf.train.RMSPropOptimizer(0.1)}[name]
+    train = opt.minimize(loss)
+    if use_resource:
+        assert sorted(op for _, op, _ in _nodes() if "Apply" in op) == TF_APPLY_OPS[name]
+        assert {type(opt.get_slot(w, s)).__name__ for s in opt.get_slot_names()} <= {"ResourceVariable"}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train)
+        w_value, emb_value = sess.run([w, emb])
+    want_w, want_emb = TF_TRAINED[name]
+    np.testing.assert_allclose(w_value.ravel(), want_w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(emb_value.ravel()[:6], want_emb, rtol=1e-5, atol=1e-6)
+
+
+def test_checkpoints_move_between_ref_and_resource_variables(tmp_path):
+    v = tf.Variable([1.0, 2.0], name="v")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        ref_path = tf.train.Saver().save(sess, str(tmp_path / "ref"))
+    with tf.Graph().as_default():
+        v = tf.Variable([0.0, 0.0], name="v", use_resource=True)
+        saver = tf.train.Saver()
+        ops = {op for _, op, _ in _nodes()}
+        assert {"ReadVariableOp", "AssignVariableOp", "SaveV2", "RestoreV2"} <= ops
+        with tf.Session() as sess:
+            saver.restore(sess, ref_path)
+            assert sess.run(v).tolist() == [1.0, 2.0]
+            sess.run(v.assign([5.0, 6.0]))
+            resource_path = saver.save(sess, str(tmp_path / "resource"))
+    with tf.Graph().as_default():
+        v = tf.Variable([0.0, 0.0], name="v")
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, resource_path)
+            assert sess.run(v).tolist() == [5.0, 6.0]
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(resource_path + ".meta")
+        v, = tf.global_variables()
+        assert (type(v).__name__, v.name, v.value().op.type) == ("ResourceVariable", "v:0", "ReadVariableOp")
+        with tf.Session() as sess:
+            saver.restore(sess, resource_path)
+            assert sess.run(v).tolist() == [5.0, 6.0]
