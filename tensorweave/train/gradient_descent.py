@@ -61,3 +61,11 @@ class ProximalGradientDescentOptimizer(ProximalHyperparameters, Optimizer):
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         return training_ops.SparseApplyProximalGradientDescent(var, *self._hyper(var), grad.values, grad.indices,
                                                                use_locking=self._use_locking).op
+
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        return training_ops.ResourceApplyProximalGradientDescent(var.handle, *self._hyper(var), grad,
+                                                                 use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        return training_ops.ResourceSparseApplyProximalGradientDescent(var.handle, *self._hyper(var), grad, indices,
+                                                                       use_locking=self._use_locking)

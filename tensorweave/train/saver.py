@@ -59,12 +59,14 @@ class _Saveable:
     """One tensor to save: its checkpoint key, its slice spec ("" for a whole variable, TF's spec string for
     a shard of a partitioned one), its ref tensor (saved, and assigned on restore), its device."""
 
-    __slots__ = ("name", "slice_spec", "ref")
+    __slots__ = ("name", "slice_spec", "ref", "snapshot")
 
-    def __init__(self, name: str, ref: Tensor, slice_spec: str = "") -> None:
+    def __init__(self, name: str, ref: Tensor, slice_spec: str = "", snapshot: Tensor | None = None) -> None:
+        """`snapshot`: a resource variable's own read, which TF saves (else the Saver reads it)."""
         self.name = name
         self.slice_spec = slice_spec
         self.ref = ref
+        self.snapshot = snapshot
 
     @property
     def is_resource(self) -> bool:
@@ -85,12 +87,13 @@ class _Saveable:
     def tensor(self) -> Tensor:
         """The value to save."""
         if self.is_resource:
-            return resource_variable_ops.ReadVariableOp(self.ref, dtype=self.dtype)
+            return self.snapshot if self.snapshot is not None else \
+                resource_variable_ops.ReadVariableOp(self.ref, dtype=self.dtype)
         return self.ref
 
     def restore(self, tensor: Tensor, validate_shape: bool) -> Any:
         if self.is_resource:
-            return resource_variable_ops.AssignVariableOp(self.ref, tensor)
+            return resource_variable_ops.AssignVariableOp(self.ref, manipulation_ops.identity(tensor))
         return state_ops.assign(self.ref, tensor, validate_shape=validate_shape)
 
     @property
@@ -140,14 +143,15 @@ def _saveables(var_list: Any) -> list[_Saveable]:
     seen: set[Tensor] = set()
     for name, var in sorted(named.items(), key=lambda item: item[0]):
         if isinstance(var, (list, tuple, PartitionedVariable)):
-            parts = [(v._ref(), v._get_save_slice_info().spec) for v in var]
+            parts = [(v, v._ref(), v._get_save_slice_info().spec) for v in var]
         else:
-            parts = [(_as_ref(var), "")]
-        for ref, spec in parts:
+            parts = [(var, _as_ref(var), "")]
+        for v, ref, spec in parts:
             if ref in seen:
                 raise ValueError(f"The same saveable will be restored with two names: {name}")
             seen.add(ref)
-            saveables.append(_Saveable(name, ref, spec))
+            snapshot = v._as_graph_element() if resource_variable_ops.is_resource_variable(v) else None
+            saveables.append(_Saveable(name, ref, spec, snapshot))
     return saveables
 
 
