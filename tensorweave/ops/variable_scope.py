@@ -586,6 +586,9 @@ def get_variable_scope() -> VariableScope:
     return _get_variable_scope_store().current_scope
 
 
+variables.scope_use_resource.install(lambda: get_variable_scope().use_resource)
+
+
 @tf_export("get_variable")
 def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
                  regularizer: Callable | None = None, trainable: bool | None = None, collections: list | None = None,

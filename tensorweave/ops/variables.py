@@ -40,6 +40,8 @@ from tensorweave.platform.tf_export import tf_export
 
 # The ResourceVariable class, which lives above this module with its ops.
 resource_variable_class: Hook = Hook("ResourceVariable", "tensorweave.ops.resource_variable_ops")
+# The current variable scope's `use_resource` (None when it does not say), which tf.Variable follows too.
+scope_use_resource: Hook = Hook("variable_scope use_resource", "tensorweave.ops.variable_scope")
 
 
 @tf_export("VariableSynchronization")
@@ -135,11 +137,13 @@ class Variable:
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
         """`tf.Variable(...)` makes a RefVariable, or a ResourceVariable when asked (`use_resource`, a
-        VariableDef's `is_resource`, `tf.enable_resource_variables()`)."""
+        VariableDef's `is_resource`, the variable scope's `use_resource`, `tf.enable_resource_variables()`)."""
         if cls is not Variable:
             return super().__new__(cls)
         variable_def = kwargs.get("variable_def")
         use_resource = variable_def.is_resource if variable_def is not None else kwargs.get("use_resource")
+        if use_resource is None:
+            use_resource = scope_use_resource()
         if use_resource is None:
             use_resource = resource_variables_enabled()
         return super().__new__(resource_variable_class() if use_resource else RefVariable)

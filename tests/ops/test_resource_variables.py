@@ -156,6 +156,31 @@ def test_gather_and_embedding_lookup_read_rows_through_the_handle():
         "embedding_lookup/Identity:0", "ResourceGather", "Gather:0", "ResourceGather")
 
 
+def test_loops_conds_moving_averages_and_initialization_reports():
+    v = tf.Variable(0.0, name="v", use_resource=True)
+    w = tf.Variable([1.0, 2.0], name="w", use_resource=True)
+
+    def body(i):
+        with tf.control_dependencies([v.assign_add(1.0, read_value=False)]):
+            return i + 1
+
+    loop = tf.while_loop(lambda i: i < 5, body, [tf.constant(0)])
+    c = tf.cond(tf.constant(True), lambda: w.read_value() * 2, lambda: w.read_value())
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    ema_op = ema.apply([w])
+    report = tf.report_uninitialized_variables()
+    with tf.Session() as sess:  # TF 2.21's values
+        assert sess.run(report).tolist() == [b"v", b"w", b"w/ExponentialMovingAverage"]
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(report).tolist() == [] and sess.run(tf.is_variable_initialized(v))
+        sess.run(loop)
+        assert sess.run(v) == 5.0 and sess.run(c).tolist() == [2.0, 4.0]
+        sess.run(w.assign([3.0, 4.0]))
+        sess.run(ema_op)
+        assert sess.run(ema.average(w)).tolist() == [2.0, 3.0]
+    assert type(ema.average(w)).__name__ == "ResourceVariable"
+
+
 def test_gradients_reach_the_handle():
     v = tf.Variable(1.0, name="v", use_resource=True)
     w = tf.Variable(tf.zeros([3, 2]), name="w", use_resource=True)
@@ -174,8 +199,12 @@ def test_get_variable_scopes_and_the_global_switch():
     a = tf.get_variable("a", [2], use_resource=True)
     with tf.variable_scope("s", use_resource=True):
         b = tf.get_variable("b", [2])
+        e = tf.Variable(1.0)  # tf.Variable follows the scope too, as TF's variable creator
+        with tf.variable_scope("t", use_resource=False):
+            f = tf.Variable(1.0)
     c = tf.get_variable("c", [2])
-    assert [type(x).__name__ for x in (a, b, c)] == ["ResourceVariable", "ResourceVariable", "RefVariable"]
+    assert [type(x).__name__ for x in (a, b, c, e, f)] == ["ResourceVariable", "ResourceVariable", "RefVariable",
+                                                           "ResourceVariable", "RefVariable"]
     assert tf.resource_variables_enabled() is False
     tf.enable_resource_variables()
     try:
