@@ -339,10 +339,10 @@ class ResourceVariable(variables.Variable):
 
     def __init__(self, initial_value: Any = None, trainable: bool | None = None, collections: Any = None,
                  validate_shape: bool = True, caching_device: Any = None, name: str | None = None,
-                 dtype: Any = None, variable_def: Any = None, import_scope: str | None = None,
-                 constraint: Any = None, distribute_strategy: Any = None, synchronization: Any = None,
-                 aggregation: Any = None, shape: Any = None, use_resource: bool | None = None,
-                 expected_shape: Any = None) -> None:
+                 variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
+                 import_scope: str | None = None, constraint: Any = None, use_resource: bool | None = None,
+                 synchronization: Any = None, aggregation: Any = None, shape: Any = None) -> None:
+        """`tf.Variable`'s arguments, in its order (tf.Variable makes this class when asked)."""
         if variable_def is not None:
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
@@ -382,8 +382,8 @@ class ResourceVariable(variables.Variable):
             self._dtype = self._initial_value.dtype.base_dtype
             self._shape = var_shape
             dims = None if var_shape.ndims is None else var_shape.as_list()
-            self._handle = VarHandleOp(dtype=self._dtype, shape=dims, shared_name=handle_name, container="",
-                                       allowed_devices=[], name=scope)
+            self._handle = VarHandleOp(dtype=self._dtype, shape=dims, shared_name=handle_name, debug_name=scope,
+                                       container="", allowed_devices=[], name=scope)
             self._handle.op._set_attr("_class", ["loc:@" + handle_name])
             with g.name_scope("IsInitialized"):
                 self._is_initialized_op = VarIsInitializedOp(self._handle)
@@ -398,6 +398,7 @@ class ResourceVariable(variables.Variable):
         self._trainable = trainable
         self._constraint = constraint
         self._caching_device = caching_device
+        self._validate_shape = validate_shape
         g.add_to_collections(collections, self)
 
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
@@ -421,6 +422,7 @@ class ResourceVariable(variables.Variable):
                 variable_def.variable_name)
         self._constraint = None
         self._caching_device = None
+        self._validate_shape = True
         if variable_def.HasField("save_slice_info_def"):
             self._save_slice_info = variables.Variable.SaveSliceInfo(
                 save_slice_info_def=variable_def.save_slice_info_def, import_scope=import_scope)
@@ -538,7 +540,8 @@ class ResourceVariable(variables.Variable):
         if not self._shape.is_compatible_with(value.shape):
             raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch.The variable shape "
                              f"{self._shape}, and the assigned value shape {value.shape} are incompatible.")
-        update = AssignVariableOp(self._handle, value, validate_shape=True, name=name)
+        validate_shape = self._validate_shape and self._shape.is_fully_defined()  # else checked only here, as TF
+        update = AssignVariableOp(self._handle, value, validate_shape=validate_shape, name=name)
         return self._lazy_read(update, read_value)
 
     def assign_add(self, delta: Any, use_locking: bool | None = None, name: str | None = None,

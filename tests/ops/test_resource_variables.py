@@ -54,6 +54,7 @@ def test_graph_is_tfs():
         ("Identity", "Identity", ["Read/ReadVariableOp"]), ("ReadVariableOp_1", "ReadVariableOp", ["v"])]
     handle = v.op.node_def
     assert handle.attr["shared_name"].s == b"v" and handle.attr["_class"].list.s == [b"loc:@v"]
+    assert handle.attr["debug_name"].s == b"v/" and handle.attr["shape"].shape == tf.TensorShape([]).as_proto()
     assert v.initial_value.op.node_def.attr["_class"].list.s == [b"loc:@v"]
     assert v.initializer.node_def.attr["validate_shape"].b is False
     assert text_format.MessageToString(v.to_proto(), as_one_line=True) == (
@@ -75,6 +76,18 @@ def test_updates_build_tfs_nodes():
     with pytest.raises(ValueError, match=r"^Cannot assign value to variable ' v:0': Shape mismatch.The variable "
                                          r"shape \(2,\), and the assigned value shape \(3,\) are incompatible.$"):
         v.assign([1.0, 2.0, 3.0])
+
+
+def test_partial_shapes_check_assigns_only_when_building():
+    p = tf.placeholder(tf.float32, [None, 2])
+    u = tf.Variable(p, name="u", use_resource=True, validate_shape=False)
+    v = tf.Variable(tf.zeros([3, 2]), name="v", use_resource=True, validate_shape=False)
+    assert (u.shape.as_list(), u.value().shape.as_list(), v.shape.as_list()) == ([None, 2], [None, 2], [3, 2])
+    a = u.assign(tf.zeros([4, 2]))
+    assert a.op.control_inputs[0].get_attr("validate_shape") is False
+    with tf.Session() as sess:  # TF 2.21 lets the variable change shape
+        sess.run(u.initializer, {p: [[1.0, 2.0]]})
+        assert sess.run(a).shape == (4, 2)
 
 
 def test_reads_are_snapshots_and_updates_apply():
