@@ -368,3 +368,21 @@ def test_checkpoints_move_between_ref_and_resource_variables(tmp_path):
         with tf.Session() as sess:
             saver.restore(sess, resource_path)
             assert sess.run(v).tolist() == [5.0, 6.0]
+
+
+def test_reads_and_updates_run_beside_the_variable_whatever_their_device_scope():
+    with tf.device("/cpu:1"):
+        v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    with tf.device("/cpu:0"):
+        y = v * 3.0
+        g = v.sparse_read([1])
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(tf.reduce_sum(y) + tf.reduce_sum(g))
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:  # TF 2.21's values and placement
+        sess.run(v.initializer)
+        assert [x.tolist() for x in sess.run([y, g])] == [[3.0, 6.0], [2.0]]
+        sess.run(train)
+        assert sess.run(v).tolist() == [-0.5, 0.0]
+        metadata = tf.RunMetadata()
+        sess.run(y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=metadata)
+    devices = {n.node_name: d.device for d in metadata.step_stats.dev_stats for n in d.node_stats}
+    assert devices["ReadVariableOp"].endswith("CPU:1") and devices["mul"].endswith("CPU:0")
