@@ -386,3 +386,17 @@ def test_reads_and_updates_run_beside_the_variable_whatever_their_device_scope()
         sess.run(y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=metadata)
     devices = {n.node_name: d.device for d in metadata.step_stats.dev_stats for n in d.node_stats}
     assert devices["ReadVariableOp"].endswith("CPU:1") and devices["mul"].endswith("CPU:0")
+
+
+def test_init_from_checkpoint_assigns_a_resource_variable(tmp_path):
+    v = tf.Variable([1.0, 2.0], name="v")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        path = tf.train.Saver().save(sess, str(tmp_path / "ref"))
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", [2], use_resource=True)
+        tf.train.init_from_checkpoint(path, {"v": "w"})
+        assert (w.initializer.type, w.initializer.name) == ("AssignVariableOp", "AssignVariableOp")  # TF 2.21
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(w).tolist() == [1.0, 2.0]
