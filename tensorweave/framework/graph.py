@@ -773,8 +773,8 @@ class Graph:
         current = {op for block in stacks.control_stack for op in block.control_ops}
         ops = []
         for c in control_inputs:
-            if isinstance(c, IndexedSlicesBase):
-                c = c.op
+            if isinstance(c, IndexedSlicesBase) or (hasattr(c, "_handle") and hasattr(c, "op")):
+                c = c.op  # a resource variable: its op (an update's, for what the update returned)
             c = self.as_graph_element(c)
             if isinstance(c, Tensor):
                 c = c.op

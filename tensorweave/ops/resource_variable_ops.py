@@ -528,11 +528,8 @@ class ResourceVariable(variables.Variable):
     # -- updates ------------------------------------------------------------------------------------
 
     def _lazy_read(self, update: Operation, read_value: bool) -> Any:
-        """What an update returns: a read after it (TF's _UnreadVariable reads so), or the op itself."""
-        if not read_value:
-            return update
-        with get_default_graph().control_dependencies([update]):
-            return self._read_variable_op()
+        """What an update returns: the variable as it is after the update, or the update op itself."""
+        return _UnreadVariable(self, update) if read_value else update
 
     def assign(self, value: Any, use_locking: bool | None = None, name: str | None = None,
                read_value: bool = True) -> Any:
@@ -566,6 +563,52 @@ class ResourceVariable(variables.Variable):
         update = _RESOURCE_SCATTER[op](self._handle, sparse_delta.indices,
                                        convert_to_tensor(sparse_delta.values, dtype=self._dtype), name=name)
         return self._lazy_read(update, True)
+
+
+class _UnreadVariable(ResourceVariable):
+    """The variable after one of its updates (TF's _UnreadVariable): its op is the update, and its reads and
+    further updates wait for it. Made in graph mode with one read after the update (its graph element)."""
+
+    def __init__(self, parent: ResourceVariable, update: Operation) -> None:
+        self.__dict__.update({k: v for k, v in parent.__dict__.items() if k != "_cached_value"})
+        self._cached_value = None
+        self._update = update
+        self._graph_element = self._read_variable_op()
+
+    @property
+    def name(self) -> str:
+        return self._update.name
+
+    @property
+    def op(self) -> Operation:
+        return self._update
+
+    def _read_variable_op(self) -> Tensor:
+        with get_default_graph().control_dependencies([self._update]):
+            return ReadVariableOp(self._handle, dtype=self._dtype)
+
+    def read_value(self) -> Tensor:
+        return self._read_variable_op()
+
+    def assign(self, *args: Any, **kwargs: Any) -> Any:
+        with get_default_graph().control_dependencies([self._update]):
+            return super().assign(*args, **kwargs)
+
+    def assign_add(self, *args: Any, **kwargs: Any) -> Any:
+        with get_default_graph().control_dependencies([self._update]):
+            return super().assign_add(*args, **kwargs)
+
+    def assign_sub(self, *args: Any, **kwargs: Any) -> Any:
+        with get_default_graph().control_dependencies([self._update]):
+            return super().assign_sub(*args, **kwargs)
+
+    def _strided_slice_assign(self, *args: Any, **kwargs: Any) -> Any:
+        with get_default_graph().control_dependencies([self._update]):
+            return super()._strided_slice_assign(*args, **kwargs)
+
+    def _scatter(self, *args: Any) -> Any:
+        with get_default_graph().control_dependencies([self._update]):
+            return super()._scatter(*args)
 
 
 _RESOURCE_SCATTER = {state_ops.ScatterAdd: ResourceScatterAdd, state_ops.ScatterSub: ResourceScatterSub,
