@@ -114,6 +114,27 @@ def var_update(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run(update.op)
 
 
+def resource_var_update(tf: Any) -> tuple[Any, Step]:
+    """var_update on a resource variable: with no read alive, AssignAddVariableOp updates in place."""
+    v = tf.Variable(tf.zeros([1 << 20]), use_resource=True)
+    update = v.assign_add(tf.ones([1 << 20]), read_value=False)
+    sess = make_session(tf)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run(update)
+
+
+def resource_embedding_step(tf: Any) -> tuple[Any, Step]:
+    """A sparse SGD step on a [100000, 64] resource embedding: 256 rows read (ResourceGather) and updated
+    (ResourceScatterAdd) in place, where a copy on every write would move 25 MB."""
+    emb = tf.Variable(tf.zeros([100000, 64]), use_resource=True)
+    ids = tf.constant(np.random.default_rng(0).integers(0, 100000, 256))
+    loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(emb, ids) - 1.0))
+    train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+    sess = make_session(tf)
+    sess.run(tf.global_variables_initializer())
+    return sess, lambda: sess.run(train)
+
+
 def threads(tf: Any) -> tuple[Any, Step]:
     """One [1024, 1024] matmul step; measured single-threaded and from two threads on the same session."""
     a = tf.Variable(tf.random_uniform([1024, 1024]))
@@ -292,6 +313,16 @@ def _numpy_var_update() -> Step:
     v = np.zeros(1 << 20, np.float32)
     ones = np.ones(1 << 20, np.float32)
     return lambda: np.add(v, ones, out=v)
+
+
+def _numpy_resource_embedding_step() -> Step:
+    emb = np.zeros((100000, 64), np.float32)
+    ids = np.random.default_rng(0).integers(0, 100000, 256)
+
+    def step() -> None:
+        grad = 2 * (emb[ids] - 1)
+        np.add.at(emb, ids, -0.01 * grad)
+    return step
 
 
 def _numpy_while_count() -> Step:
@@ -497,6 +528,8 @@ WORKLOADS: dict[str, Workload] = {
         Workload(fig1, _numpy_fig1, 0.75),
         Workload(feed_fetch_1m, _numpy_feed_fetch_1m, 0.6),
         Workload(var_update, _numpy_var_update, 1.0),
+        Workload(resource_var_update, _numpy_var_update, 1.0),
+        Workload(resource_embedding_step, _numpy_resource_embedding_step, 1.5),
         Workload(threads, _numpy_threads, 1.6, concurrent=True),
         Workload(while_count, _numpy_while_count, 1.0),
         Workload(dynamic_rnn_train, None, 1.3),

@@ -773,8 +773,8 @@ class Graph:
         current = {op for block in stacks.control_stack for op in block.control_ops}
         ops = []
         for c in control_inputs:
-            if isinstance(c, IndexedSlicesBase):
-                c = c.op
+            if isinstance(c, IndexedSlicesBase) or (hasattr(c, "_handle") and hasattr(c, "op")):
+                c = c.op  # a resource variable: its op (an update's, for what the update returned)
             c = self.as_graph_element(c)
             if isinstance(c, Tensor):
                 c = c.op
@@ -1232,20 +1232,25 @@ def enable_eager_execution(config: Any = None, device_policy: Any = None, execut
     raise _v2_behavior_not_built("enable_eager_execution")
 
 
+_resource_variables = [False]  # tf.enable_resource_variables() sets it
+
+
 @tf_export("resource_variables_enabled")
 def resource_variables_enabled() -> bool:
-    """False: variables are TF1 reference variables."""
-    return False
+    """Whether `tf.Variable(...)` makes resource variables (TF1's default: ref variables)."""
+    return _resource_variables[0]
 
 
 @tf_export("disable_resource_variables")
 def disable_resource_variables() -> None:
-    """Variables already are reference variables."""
+    """Variables made from now on are ref variables."""
+    _resource_variables[0] = False
 
 
 @tf_export("enable_resource_variables")
 def enable_resource_variables() -> None:
-    raise _v2_behavior_not_built("enable_resource_variables")
+    """Variables made from now on are resource variables (each read a snapshot)."""
+    _resource_variables[0] = True
 
 
 @tf_export("control_flow_v2_enabled")

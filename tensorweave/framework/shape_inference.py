@@ -445,6 +445,10 @@ class InferenceContext:
     def input_shape(self, index: int) -> tensor_shape.TensorShape:
         return self._inputs[index].shape
 
+    def input(self, index: int) -> GraphTensor:
+        """The input tensor itself, for a shape function that reads its producer (a resource's handle op)."""
+        return self._inputs[index]
+
     @property
     def input_shapes(self) -> list[tensor_shape.TensorShape]:
         return [t.shape for t in self._inputs]

@@ -174,6 +174,8 @@ def _loop_cond(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002 - TF's ar
 
 
 def _as_op(value: Any) -> Operation:
+    if hasattr(value, "_handle") and hasattr(value, "op"):
+        return value.op  # a resource variable, as TF's control_dependencies takes it
     if hasattr(value, "_as_graph_element") and not isinstance(value, (Tensor, Operation)):
         value = value._as_graph_element()
     if isinstance(value, Tensor):

@@ -88,7 +88,8 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod", nam
         raise ValueError("Length of params is currently 0. Need at least one param.")
     params = list(params) if isinstance(params, (list, tuple, PartitionedVariable)) else [params]
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
-        params = [convert_to_tensor_or_indexed_slices(p, name=f"params_{i}") for i, p in enumerate(params)]
+        if not any(hasattr(p, "sparse_read") for p in params):  # resource variables stay, to read only rows
+            params = [convert_to_tensor_or_indexed_slices(p, name=f"params_{i}") for i, p in enumerate(params)]
         ids = convert_to_tensor(ids, name="ids")
         if len(params) == 1:
             with colocate_with(params[0], ignore_existing=True):

@@ -383,6 +383,9 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | 
         axis = batch_dims
     if (tensor_util.constant_value(axis) if isinstance(axis, Tensor) else axis) != 0:
         return GatherV2(params, indices, axis, batch_dims=batch_dims, name=name)
+    sparse_read = getattr(params, "sparse_read", None)  # a resource variable gathers through its handle
+    if sparse_read is not None:
+        return sparse_read(indices, name=name)
     return GatherV2(params, indices, axis, name=name)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.resource_mgr import ResourceSlot
@@ -56,6 +57,15 @@ class Var:
             self._view = view
         return view
 
+    def writable(self) -> Any:
+        """The buffer an in-place update writes (None while uninitialized): a ref variable's own buffer,
+        which its live reads see change."""
+        return self.value
+
+    def store(self, value: Any, xp: Any) -> None:
+        """Make `value` (same shape and dtype, computed from the current value) the variable's value."""
+        xp.copyto(self.value, value)
+
     def assign(self, value: Any, validate_shape: bool, xp: Any) -> None:
         """Copy `value` in: into the current buffer when the shape is unchanged, as TF's Assign does.
 
@@ -69,13 +79,13 @@ class Var:
                 None, None, "Assign requires shapes of both tensors to match. lhs shape= "
                 f"{tensor_shape.shape_string(lhs)} rhs shape= {tensor_shape.shape_string(np.shape(value))}")
         if current is not None and current.shape == np.shape(value):
-            xp.copyto(current, value)
+            self.store(value, xp)
         else:
             self.value = xp.array(value, copy=True)
 
     def update(self, ufunc: Any, delta: Any, device: Any) -> None:
         """value = ufunc(value, delta), in place."""
-        current = self.value
+        current = self.writable()
         if current is None:
             raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
         if np.shape(current) != np.shape(delta):
@@ -175,9 +185,18 @@ def _strided_slice_assign_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
 def _strided_slice_assign(ctx: OpKernelContext, ref: Var, begin: Any, end: Any, strides: Any, value: Any, begin_mask: int,
                           end_mask: int, ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> Var:
     """`ref[spec] = value` in place (`v[spec].assign(value)`); value broadcasts to the slice's shape, as in TF."""
+    strided_slice_assign_into(ctx, ref, begin, end, strides, value, begin_mask, end_mask, ellipsis_mask,
+                              new_axis_mask, shrink_axis_mask)
+    return ref
+
+
+def strided_slice_assign_into(ctx: OpKernelContext, ref: Var, begin: Any, end: Any, strides: Any, value: Any,
+                              begin_mask: int, end_mask: int, ellipsis_mask: int, new_axis_mask: int,
+                              shrink_axis_mask: int) -> None:
+    """The update of StridedSliceAssign and ResourceStridedSliceAssign."""
     with ref.locked(True):
         ref.read()  # raises for an uninitialized variable
-        current = ref.value
+        current = ref.writable()
         try:
             slices, dims = indexing_ops._strided_slice_plan(
                 list(current.shape), begin.tolist(), end.tolist(), strides.tolist(), begin_mask, end_mask,
@@ -194,7 +213,6 @@ def _strided_slice_assign(ctx: OpKernelContext, ref: Var, begin: Any, end: Any, 
                 None, None, f"Cannot broadcast input shape {tensor_shape.shape_string(np.shape(value))} into final "
                 f"shape {tensor_shape.shape_string(dims)}")
         target[...] = ctx.xp.broadcast_to(value, shape).reshape(target.shape)
-    return ref
 
 
 IsVariableInitialized = Op("IsVariableInitialized", inputs=["ref: Ref(dtype)"], outputs=["is_initialized: bool"],
@@ -224,6 +242,11 @@ def _count_up_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @CountUpTo.kernel("CPU")
 def _count_up_to(ctx: OpKernelContext, ref: Var, limit: int) -> Any:
+    return count_up(ref, limit)
+
+
+def count_up(ref: Var, limit: int) -> Any:
+    """The update of CountUpTo and ResourceCountUpTo: the value before the increment."""
     with ref.locked(True):
         before = ref.read().copy()
         if before.shape != ():
@@ -231,7 +254,7 @@ def _count_up_to(ctx: OpKernelContext, ref: Var, limit: int) -> Any:
                                               f"input is not a scalar: {tensor_shape.shape_string(before.shape)}")
         if before >= limit:
             raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
-        ref.value[...] = before + 1
+        ref.store(before + 1, np)
     return before
 
 
@@ -300,27 +323,32 @@ def _scatter_op(name: str, types: str, combine: Any, use_locking_default: str) -
     @op.kernel("CPU")
     def _scatter(ctx: OpKernelContext, ref: Var, indices: Any, updates: Any, use_locking: bool) -> Var:
         with ref.locked(use_locking):
-            params = ref.value
-            if params is None:
-                raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {ref.name}")
-            if params.ndim == 0:
-                raise errors.InvalidArgumentError(None, None, f"params must be at least 1-D, got shape "
-                                                  f"{tensor_shape.shape_string(params.shape)}")
-            if updates.ndim and updates.shape != indices.shape + params.shape[1:]:
-                raise errors.InvalidArgumentError(
-                    None, None, "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
-                    f"got updates.shape {tensor_shape.shape_string(updates.shape)}, indices.shape "
-                    f"{tensor_shape.shape_string(indices.shape)}, params.shape "
-                    f"{tensor_shape.shape_string(params.shape)}")
-            bad = np.flatnonzero((indices < 0) | (indices >= params.shape[0]))
-            if bad.size:
-                position = ",".join(map(str, np.unravel_index(bad[0], indices.shape)))
-                raise errors.InvalidArgumentError(None, None, f"indices[{position}] = {indices.flat[bad[0]]} is "
-                                                  f"not in [0, {params.shape[0]})")
-            combine(params, indices, updates)
+            scatter_rows(ref, indices, updates, combine)
         return ref
 
     return op
+
+
+def scatter_rows(ref: Var, indices: Any, updates: Any, combine: Any) -> None:
+    """The update of the Scatter and ResourceScatter ops, after TF's checks."""
+    params = ref.writable()
+    if params is None:
+        raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {ref.name}")
+    if params.ndim == 0:
+        raise errors.InvalidArgumentError(None, None, f"params must be at least 1-D, got shape "
+                                          f"{tensor_shape.shape_string(params.shape)}")
+    if updates.ndim and updates.shape != indices.shape + params.shape[1:]:
+        raise errors.InvalidArgumentError(
+            None, None, "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
+            f"got updates.shape {tensor_shape.shape_string(updates.shape)}, indices.shape "
+            f"{tensor_shape.shape_string(indices.shape)}, params.shape "
+            f"{tensor_shape.shape_string(params.shape)}")
+    bad = np.flatnonzero((indices < 0) | (indices >= params.shape[0]))
+    if bad.size:
+        position = ",".join(map(str, np.unravel_index(bad[0], indices.shape)))
+        raise errors.InvalidArgumentError(None, None, f"indices[{position}] = {indices.flat[bad[0]]} is "
+                                          f"not in [0, {params.shape[0]})")
+    combine(params, indices, updates)
 
 
 def _scatter_assign(params: Any, indices: Any, updates: Any) -> None:
@@ -328,8 +356,15 @@ def _scatter_assign(params: Any, indices: Any, updates: Any) -> None:
 
 
 def _scatter_ufunc(ufunc: Any) -> Any:
-    """An unbuffered in-place `ufunc.at`, so a repeated index sees the earlier updates."""
-    return lambda params, indices, updates: ufunc.at(params, indices, updates)
+    """`ufunc` row by row in place: one indexed update when the row indices (an array; ScatterNd passes a
+    tuple) are distinct, several times faster, else an unbuffered `ufunc.at`, so a repeated index sees the
+    earlier updates."""
+    def combine(params: Any, indices: Any, updates: Any) -> None:
+        if isinstance(indices, np.ndarray) and indices.size > 1 and np.unique(indices).size == indices.size:
+            params[indices] = ufunc(params[indices], updates)
+        else:
+            ufunc.at(params, indices, updates)
+    return combine
 
 
 def _scatter_divide(params: Any, indices: Any, updates: Any) -> None:
@@ -357,42 +392,56 @@ ScatterMax = _scatter_op("ScatterMax", "{half, bfloat16, float, double, int32, i
 @tf_export("scatter_update")
 def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True, name: str | None = None) -> Any:
     """ref[indices] = updates (the last of repeated indices wins); returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_update(IndexedSlices(updates, indices), use_locking=use_locking, name=name)
     return ScatterUpdate(ref, indices, updates, use_locking=use_locking, name=name)
 
 
 @tf_export("scatter_add")
 def scatter_add(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] += updates, accumulating repeated indices; returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_add(IndexedSlices(updates, indices), use_locking=use_locking, name=name)
     return ScatterAdd(ref, indices, updates, use_locking=use_locking, name=name)
 
 
 @tf_export("scatter_sub")
 def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] -= updates, accumulating repeated indices; returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_sub(IndexedSlices(updates, indices), use_locking=use_locking, name=name)
     return ScatterSub(ref, indices, updates, use_locking=use_locking, name=name)
 
 
 @tf_export("scatter_mul")
 def scatter_mul(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] *= updates, accumulating repeated indices; returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_mul(IndexedSlices(updates, indices), use_locking=use_locking, name=name)
     return ScatterMul(ref, indices, updates, use_locking=use_locking, name=name)
 
 
 @tf_export("scatter_div")
 def scatter_div(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] /= updates, accumulating repeated indices; returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_div(IndexedSlices(updates, indices), use_locking=use_locking, name=name)
     return ScatterDiv(ref, indices, updates, use_locking=use_locking, name=name)
 
 
 @tf_export("scatter_min")
 def scatter_min(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] = minimum(ref[indices], updates); returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_min(IndexedSlices(updates, indices), use_locking=use_locking, name=name)
     return ScatterMin(ref, indices, updates, use_locking=use_locking, name=name)
 
 
 @tf_export("scatter_max")
 def scatter_max(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices] = maximum(ref[indices], updates); returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_max(IndexedSlices(updates, indices), use_locking=use_locking, name=name)
     return ScatterMax(ref, indices, updates, use_locking=use_locking, name=name)
 
 

@@ -5,7 +5,9 @@ Each op takes its variable and slot variables by reference (`Var`) and its hyper
 value, and writes the new values into the variables' own buffers, as TF's training kernels do, so reads
 created before the update see it (ref semantics). An update computes every new value before it writes any,
 so a gradient that aliases a variable's buffer (a read of it) is used whole. `use_locking` holds the
-variables' locks for the update; without it updates may race, as in TF (Hogwild).
+variables' locks for the update; without it updates may race, as in TF (Hogwild). The Resource* forms take the
+variables' handles (the same `Var`s, as `ResourceVar`s) and output nothing; their updates store the new values
+without touching a buffer an earlier read still holds (copy on write, see resource_variable_ops).
 
 A sparse update applies the formula to the rows `indices` names. TF's kernels walk the indices in order, so a
 repeated index is updated once per occurrence from the value the previous occurrence left: here the k-th
@@ -39,16 +41,17 @@ Update = Callable[..., tuple]
 
 
 def _training_op(name: str, refs: list[str], values: list[str], update: Update, sparse: bool = False,
-                 flags: tuple[str, ...] = ()) -> Op:
+                 flags: tuple[str, ...] = (), resource: bool = False) -> Op:
     """One Apply*/SparseApply* op: its OpDef (`values` in TF's order, `indices` among them for a sparse op),
-    its shape function and its kernel, all reading the same argument lists."""
+    its shape function and its kernel, all reading the same argument lists. The Resource* form takes the
+    variables' handles and outputs nothing; its kernel gets the same `Var`s."""
     attrs = ["T: numbertype"] + (["Tindices: {int32, int64}"] if sparse else []) + \
         ["use_locking: bool = false"] + [f"{flag}: bool = {'true' if flag == 'update_slots' else 'false'}"
                                          for flag in flags]
-    inputs = [f"{ref}: Ref(T)" for ref in refs] + [
+    inputs = [f"{ref}: resource" if resource else f"{ref}: Ref(T)" for ref in refs] + [
         "indices: Tindices" if v == "indices" else "global_step: int64" if v == "global_step" else f"{v}: T"
         for v in values]
-    op = Op(name, inputs=inputs, outputs=["out: Ref(T)"], attrs=attrs)
+    op = Op(name, inputs=inputs, outputs=[] if resource else ["out: Ref(T)"], attrs=attrs, is_stateful=resource)
     names = refs + values
     grad_at = names.index("grad" if "grad" in names else "delta")
     grad_among_values = [v for v in values if v != "indices"].index(names[grad_at])
@@ -59,6 +62,8 @@ def _training_op(name: str, refs: list[str], values: list[str], update: Update, 
         shape = ctx.input_shape(0)
         for i in range(1, len(refs)):
             shape = tensor_shape.merge_shapes(shape, ctx.input_shape(i))
+        if resource:
+            return []
         for i in scalars:
             shape_helpers.with_rank(ctx.input_shape(i), 0)
         grad = ctx.input_shape(grad_at)
@@ -98,19 +103,23 @@ def _training_op(name: str, refs: list[str], values: list[str], update: Update, 
                 if grad.shape != current[0].shape:
                     raise invalid_argument(ctx, f"var and {names[grad_at]} do not have the same shape"
                                            f"{shape_string(current[0].shape)} {shape_string(grad.shape)}")
-                for var, value in zip(variables, update(*current, *others, **attrs)):
-                    ctx.xp.copyto(var.value, value)
-                return variables[0]
-            _sparse_update(ctx, variables, current, others, inputs[names.index("indices")], grad,
-                           grad_among_values, update, attrs)
-        return variables[0]
+                new = update(*current, *others, **attrs)
+                current = None  # a resource variable's update need not copy for these reads
+                for var, value in zip(variables, new):
+                    var.store(value, ctx.xp)
+                return None if resource else variables[0]
+            current = None
+            _sparse_update(ctx, variables, others, inputs[names.index("indices")], grad, grad_among_values, update,
+                           attrs)
+        return None if resource else variables[0]
 
     return op
 
 
-def _sparse_update(ctx: OpKernelContext, variables: list[Var], current: list[Any], others: list[Any], indices: Any,
-                   grad: Any, grad_at: int, update: Update, attrs: dict[str, bool]) -> None:
+def _sparse_update(ctx: OpKernelContext, variables: list[Var], others: list[Any], indices: Any, grad: Any,
+                   grad_at: int, update: Update, attrs: dict[str, bool]) -> None:
     """The update on the rows `indices` names, the k-th occurrences of every index in round k (TF's order)."""
+    current = [v.writable() for v in variables]
     var = current[0]
     if var.ndim < 1:
         raise invalid_argument(ctx, "var must be at least 1 dimensional")
@@ -134,8 +143,8 @@ def _sparse_update(ctx: OpKernelContext, variables: list[Var], current: list[Any
         rows = indices[positions]
         others[grad_at] = grad[positions]
         new = update(*(value[rows] for value in current), *others, **attrs)
-        for target, value in zip(variables, new):
-            target.value[rows] = value
+        for target, value in zip(current, new):
+            target[rows] = value
 
 
 def _gradient_descent(var: Any, alpha: Any, delta: Any) -> tuple:
@@ -292,3 +301,71 @@ ApplyAdagradDA = _training_op("ApplyAdagradDA", ["var", "gradient_accumulator", 
 SparseApplyAdagradDA = _training_op("SparseApplyAdagradDA",
                                     ["var", "gradient_accumulator", "gradient_squared_accumulator"],
                                     ["grad", "indices", "lr", "l1", "l2", "global_step"], _adagrad_da, sparse=True)
+
+
+# The resource-variable forms (TF's Resource* ops): the variables come as handles, nothing is output.
+ResourceApplyGradientDescent = _training_op(
+    "ResourceApplyGradientDescent", ["var"], ["alpha", "delta"], _gradient_descent, resource=True)
+ResourceApplyMomentum = _training_op(
+    "ResourceApplyMomentum", ["var", "accum"], ["lr", "grad", "momentum"], _momentum, flags=("use_nesterov",),
+    resource=True)
+ResourceSparseApplyMomentum = _training_op(
+    "ResourceSparseApplyMomentum", ["var", "accum"], ["lr", "grad", "indices", "momentum"], _momentum,
+    sparse=True, flags=("use_nesterov",), resource=True)
+ResourceApplyAdam = _training_op(
+    "ResourceApplyAdam", ["var", "m", "v"], ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon",
+    "grad"], _adam, flags=("use_nesterov",), resource=True)
+ResourceApplyAdagrad = _training_op(
+    "ResourceApplyAdagrad", ["var", "accum"], ["lr", "grad"], _adagrad, flags=("update_slots",),
+    resource=True)
+ResourceSparseApplyAdagrad = _training_op(
+    "ResourceSparseApplyAdagrad", ["var", "accum"], ["lr", "grad", "indices"], _adagrad, sparse=True,
+    flags=("update_slots",), resource=True)
+ResourceApplyRMSProp = _training_op(
+    "ResourceApplyRMSProp", ["var", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"], _rms_prop,
+    resource=True)
+ResourceSparseApplyRMSProp = _training_op(
+    "ResourceSparseApplyRMSProp", ["var", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad",
+    "indices"], _rms_prop, sparse=True, resource=True)
+ResourceApplyCenteredRMSProp = _training_op(
+    "ResourceApplyCenteredRMSProp", ["var", "mg", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"],
+    _centered_rms_prop, resource=True)
+ResourceSparseApplyCenteredRMSProp = _training_op(
+    "ResourceSparseApplyCenteredRMSProp", ["var", "mg", "ms", "mom"], ["lr", "rho", "momentum", "epsilon",
+    "grad", "indices"], _centered_rms_prop, sparse=True, resource=True)
+ResourceApplyAdadelta = _training_op(
+    "ResourceApplyAdadelta", ["var", "accum", "accum_update"], ["lr", "rho", "epsilon", "grad"], _adadelta,
+    resource=True)
+ResourceSparseApplyAdadelta = _training_op(
+    "ResourceSparseApplyAdadelta", ["var", "accum", "accum_update"], ["lr", "rho", "epsilon", "grad",
+    "indices"], _adadelta, sparse=True, resource=True)
+ResourceApplyFtrl = _training_op(
+    "ResourceApplyFtrl", ["var", "accum", "linear"], ["grad", "lr", "l1", "l2", "lr_power"], _ftrl,
+    flags=("multiply_linear_by_lr",), resource=True)
+ResourceSparseApplyFtrl = _training_op(
+    "ResourceSparseApplyFtrl", ["var", "accum", "linear"], ["grad", "indices", "lr", "l1", "l2", "lr_power"],
+    _ftrl, sparse=True, flags=("multiply_linear_by_lr",), resource=True)
+ResourceApplyFtrlV2 = _training_op(
+    "ResourceApplyFtrlV2", ["var", "accum", "linear"], ["grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"],
+    _ftrl_v2, flags=("multiply_linear_by_lr",), resource=True)
+ResourceSparseApplyFtrlV2 = _training_op(
+    "ResourceSparseApplyFtrlV2", ["var", "accum", "linear"], ["grad", "indices", "lr", "l1", "l2",
+    "l2_shrinkage", "lr_power"], _ftrl_v2, sparse=True, flags=("multiply_linear_by_lr",), resource=True)
+ResourceApplyProximalGradientDescent = _training_op(
+    "ResourceApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2", "delta"],
+    _proximal_gradient_descent, resource=True)
+ResourceSparseApplyProximalGradientDescent = _training_op(
+    "ResourceSparseApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2", "grad", "indices"],
+    _proximal_gradient_descent, sparse=True, resource=True)
+ResourceApplyProximalAdagrad = _training_op(
+    "ResourceApplyProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2", "grad"], _proximal_adagrad,
+    resource=True)
+ResourceSparseApplyProximalAdagrad = _training_op(
+    "ResourceSparseApplyProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2", "grad", "indices"],
+    _proximal_adagrad, sparse=True, resource=True)
+ResourceApplyAdagradDA = _training_op(
+    "ResourceApplyAdagradDA", ["var", "gradient_accumulator", "gradient_squared_accumulator"], ["grad", "lr",
+    "l1", "l2", "global_step"], _adagrad_da, resource=True)
+ResourceSparseApplyAdagradDA = _training_op(
+    "ResourceSparseApplyAdagradDA", ["var", "gradient_accumulator", "gradient_squared_accumulator"], ["grad",
+    "indices", "lr", "l1", "l2", "global_step"], _adagrad_da, sparse=True, resource=True)

@@ -269,14 +269,10 @@ class _VariableStore:
                 raise ValueError("The initializer passed is not valid. It should be a callable with no arguments "
                                  "and the shape should not be provided or an instance of "
                                  "`tf.keras.initializers.*' and `shape` should be fully defined.")
-        if use_resource:
-            raise NotImplementedError(f"Resource variables are not built yet: get_variable('{name}', "
-                                      f"use_resource=True) comes with ResourceVariable; leave use_resource unset "
-                                      f"for TF1's ref variables.")
         v = variables.Variable(initial_value=init_val, name=name, trainable=trainable, collections=collections,
                                caching_device=caching_device, dtype=variable_dtype, validate_shape=validate_shape,
                                constraint=constraint, synchronization=synchronization, aggregation=aggregation,
-                               shape=shape)
+                               shape=shape, use_resource=use_resource)
         self._vars[name] = v
         if regularizer:
             # TF calls the regularizer once bare (its ops at the top scope) to see whether it returns a loss,
@@ -588,6 +584,9 @@ def _get_default_variable_store() -> _VariableStore:
 def get_variable_scope() -> VariableScope:
     """The variable scope in effect in the default graph on this thread."""
     return _get_variable_scope_store().current_scope
+
+
+variables.scope_use_resource.install(lambda: get_variable_scope().use_resource)
 
 
 @tf_export("get_variable")

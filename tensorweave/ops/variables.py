@@ -22,8 +22,10 @@ from tensorweave.framework.graph import (
     name_scope,
     prepend_name_scope,
     register_tensor_conversion_function,
+    resource_variables_enabled,
     strip_name_scope,
 )
+from tensorweave.framework.hooks import Hook
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.ops import (
     constant_ops,
@@ -35,6 +37,11 @@ from tensorweave.ops import (
     state_ops,
 )
 from tensorweave.platform.tf_export import tf_export
+
+# The ResourceVariable class, which lives above this module with its ops.
+resource_variable_class: Hook = Hook("ResourceVariable", "tensorweave.ops.resource_variable_ops")
+# The current variable scope's `use_resource` (None when it does not say), which tf.Variable follows too.
+scope_use_resource: Hook = Hook("variable_scope use_resource", "tensorweave.ops.variable_scope")
 
 
 @tf_export("VariableSynchronization")
@@ -129,7 +136,17 @@ class Variable:
                                            var_shape=self.var_shape)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
-        return super().__new__(RefVariable if cls is Variable else cls)
+        """`tf.Variable(...)` makes a RefVariable, or a ResourceVariable when asked (`use_resource`, a
+        VariableDef's `is_resource`, the variable scope's `use_resource`, `tf.enable_resource_variables()`)."""
+        if cls is not Variable:
+            return super().__new__(cls)
+        variable_def = kwargs.get("variable_def")
+        use_resource = variable_def.is_resource if variable_def is not None else kwargs.get("use_resource")
+        if use_resource is None:
+            use_resource = scope_use_resource()
+        if use_resource is None:
+            use_resource = resource_variables_enabled()
+        return super().__new__(resource_variable_class() if use_resource else RefVariable)
 
     def __init__(self, initial_value: Any = None, trainable: bool | None = None, collections: Any = None,
                  validate_shape: bool = True, caching_device: Any = None, name: str | None = None,
@@ -145,9 +162,6 @@ class Variable:
             raise ValueError("initial_value must be specified.")
         if constraint is not None and not callable(constraint):
             raise ValueError("The `constraint` argument must be a callable.")
-        if use_resource:
-            raise NotImplementedError("Resource variables are not built yet: tf.Variable(use_resource=True) comes "
-                                      "with ResourceVariable; leave use_resource unset for TF1's ref variables.")
         self._synchronization, self._aggregation, trainable = validate_synchronization_aggregation_trainable(
             synchronization, aggregation, trainable, name)
         if collections is None:
@@ -239,6 +253,10 @@ class Variable:
     @staticmethod
     def from_proto(variable_def: Any, import_scope: str | None = None) -> Variable:
         return Variable(variable_def=variable_def, import_scope=import_scope)
+
+    def _to_proto(self, export_scope: str | None = None) -> Any:
+        """`to_proto` of the variable's own class (what a MetaGraphDef's collections store)."""
+        return self.to_proto(export_scope)
 
     # -- identity -----------------------------------------------------------------------------------
 
@@ -710,5 +728,5 @@ def report_uninitialized_variables(var_list: list | None = None,
 # A MetaGraphDef carries variables as VariableDefs; `import_meta_graph` rebuilds them as Variables.
 for _key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES,
              GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES, GraphKeys.GLOBAL_STEP, GraphKeys.METRIC_VARIABLES):
-    meta_graph.register_proto_function(_key, proto_type=protos.VariableDef, to_proto=Variable.to_proto,
+    meta_graph.register_proto_function(_key, proto_type=protos.VariableDef, to_proto=Variable._to_proto,
                                        from_proto=Variable.from_proto)

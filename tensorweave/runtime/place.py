@@ -4,7 +4,8 @@ A node's requested device, full or partial ('/device:GPU:0', '/job:worker/task:1
 a device of the session; otherwise it is TF's InvalidArgumentError, unless `allow_soft_placement` lets
 the node fall back to the first device whose type has its kernel. Colocation groups (`_class` attrs
 'loc:@name', which `colocate_with` and ops that update a ref set, and every ref or resource edge) go to
-one device: their requests must agree, and a member already placed fixes the group's device. A generator
+one device: their requests must agree (except that a node taking a ref or resource gives up a request its
+source contradicts, as TF's placer does), and a member already placed fixes the group's device. A generator
 (no inputs, one output) that is unconstrained goes with its only consumer, as TF's heuristic does; any
 other unconstrained node goes to the first device, or, with the cost model (`cost_model_place`), where a
 simulation of the step says it finishes first. Pure function over GraphDefs; the nodes placed before
@@ -134,6 +135,16 @@ class _UnionFind:
             self._parent[max(ra, rb)] = min(ra, rb)
 
 
+def _state_sources(node: NodeDef, ops: Mapping[str, Any]) -> list[str]:
+    """The nodes whose ref or resource outputs `node` takes: the state it works on."""
+    op = ops.get(node.op)
+    if op is None:
+        return []
+    data_inputs = [spec for spec in node.input if not spec.startswith("^")]
+    return [parse_input(spec)[0] for spec, dtype in zip(data_inputs, arg_types(op.op_def.input_args, node.attr))
+            if dtype._is_ref_dtype or dtype == dtypes.resource]
+
+
 def _colocation_groups(nodes: Sequence[NodeDef]) -> _UnionFind:
     """Nodes joined by their `_class` colocation attrs ('loc:@name') and by ref and resource edges: a node
     that takes a ref or a resource handle works on the state itself, so it goes with the node that owns it
@@ -145,21 +156,38 @@ def _colocation_groups(nodes: Sequence[NodeDef]) -> _UnionFind:
             entry = entry.decode() if isinstance(entry, bytes) else entry
             if entry.startswith("loc:@"):
                 groups.union(node.name, entry[5:])
-        op = ops.get(node.op)
-        if op is None:
-            continue
-        data_inputs = [spec for spec in node.input if not spec.startswith("^")]
-        for spec, dtype in zip(data_inputs, arg_types(op.op_def.input_args, node.attr)):
-            if dtype._is_ref_dtype or dtype == dtypes.resource:
-                groups.union(node.name, parse_input(spec)[0])
+        for source in _state_sources(node, ops):
+            groups.union(node.name, source)
     return groups
+
+
+def _compatible(a: pydev.DeviceSpec, b: pydev.DeviceSpec) -> bool:
+    return all(getattr(a, f) is None or getattr(b, f) is None or getattr(a, f) == getattr(b, f)
+               for f in ("job", "replica", "task", "device_type", "device_index"))
+
+
+def _requested_devices(nodes: Sequence[NodeDef]) -> dict[str, str]:
+    """Each node's device request, where a node taking a ref or resource whose source asks for a device its own
+    request contradicts takes the source's instead, keeping its fields the source leaves open (TF's
+    EnsureCompatibilityAcrossResourceEdge: 'Ignoring device specification ... reference connection')."""
+    ops = op_registry.registered_ops()
+    requested = {node.name: node.device for node in nodes}
+    for node in nodes:
+        for source in _state_sources(node, ops):
+            mine, theirs = requested[node.name], requested.get(source)
+            if mine and theirs:
+                own, src = pydev.DeviceSpec.from_string(mine), pydev.DeviceSpec.from_string(theirs)
+                if not _compatible(own, src):
+                    requested[node.name] = own.make_merged_spec(src).to_string()
+    return requested
 
 
 def _group_requests(nodes: Sequence[NodeDef], groups: _UnionFind, by_name: Mapping[str, NodeDef],
                     placed: Mapping[str, str]) -> dict[str, pydev.DeviceSpec]:
     """Each group's merged device request; members that ask for incompatible devices fail as TF's."""
     merged: dict[str, tuple[str, pydev.DeviceSpec]] = {}
-    members = [(node.name, node.device) for node in nodes]
+    requested = _requested_devices(nodes)
+    members = [(node.name, requested[node.name]) for node in nodes]
     members += [(name, device) for name, device in placed.items() if name not in by_name]
     for name, device in members:
         if not device:

@@ -42,3 +42,13 @@ class AdadeltaOptimizer(Optimizer):
         return training_ops.SparseApplyAdadelta(var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
                                                 *self._hyper(var), grad.values, grad.indices,
                                                 use_locking=self._use_locking).op
+
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        return training_ops.ResourceApplyAdadelta(
+            var.handle, self.get_slot(var, "accum").handle, self.get_slot(var, "accum_update").handle,
+            *self._hyper(var), grad, use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        return training_ops.ResourceSparseApplyAdadelta(
+            var.handle, self.get_slot(var, "accum").handle, self.get_slot(var, "accum_update").handle,
+            *self._hyper(var), grad, indices, use_locking=self._use_locking)

@@ -53,6 +53,16 @@ class AdagradOptimizer(_AccumulatorOptimizer):
                                                cast(self._learning_rate_tensor, var), grad.values, grad.indices,
                                                use_locking=self._use_locking).op
 
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        return training_ops.ResourceApplyAdagrad(var.handle, self.get_slot(var, "accumulator").handle,
+                                                 cast(self._learning_rate_tensor, var), grad,
+                                                 use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        return training_ops.ResourceSparseApplyAdagrad(var.handle, self.get_slot(var, "accumulator").handle,
+                                                       cast(self._learning_rate_tensor, var), grad, indices,
+                                                       use_locking=self._use_locking)
+
 
 @tf_export("train.ProximalAdagradOptimizer")
 class ProximalAdagradOptimizer(ProximalHyperparameters, _AccumulatorOptimizer):
@@ -76,3 +86,12 @@ class ProximalAdagradOptimizer(ProximalHyperparameters, _AccumulatorOptimizer):
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         return training_ops.SparseApplyProximalAdagrad(var, self.get_slot(var, "accumulator"), *self._hyper(var),
                                                        grad.values, grad.indices, use_locking=self._use_locking).op
+
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        return training_ops.ResourceApplyProximalAdagrad(var.handle, self.get_slot(var, "accumulator").handle,
+                                                         *self._hyper(var), grad, use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        return training_ops.ResourceSparseApplyProximalAdagrad(
+            var.handle, self.get_slot(var, "accumulator").handle, *self._hyper(var), grad, indices,
+            use_locking=self._use_locking)

@@ -63,3 +63,13 @@ class AdagradDAOptimizer(Optimizer):
         slots, hyper = self._inputs(var)
         return training_ops.SparseApplyAdagradDA(var, *slots, grad.values, grad.indices, *hyper,
                                                  use_locking=self._use_locking).op
+
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        slots, hyper = self._inputs(var)
+        return training_ops.ResourceApplyAdagradDA(var.handle, *(slot.handle for slot in slots), grad, *hyper,
+                                                   use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        slots, hyper = self._inputs(var)
+        return training_ops.ResourceSparseApplyAdagradDA(var.handle, *(slot.handle for slot in slots), grad, indices,
+                                                         *hyper, use_locking=self._use_locking)

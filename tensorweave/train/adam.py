@@ -72,6 +72,17 @@ class AdamOptimizer(Optimizer):
         var_update = state_ops.assign_sub(var, lr * m_t / (v_sqrt + epsilon_t), use_locking=self._use_locking)
         return control_flow_ops.group(var_update, m_t, v_t)
 
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        beta1_power, beta2_power = self._get_beta_accumulators()
+        return training_ops.ResourceApplyAdam(
+            var.handle, self.get_slot(var, "m").handle, self.get_slot(var, "v").handle, cast(beta1_power, var),
+            cast(beta2_power, var), cast(self._lr_t, var), cast(self._beta1_t, var), cast(self._beta2_t, var),
+            cast(self._epsilon_t, var), grad, use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        """TF's composite sparse step (scatter-adds into the moments), through the resource ops."""
+        return self._apply_sparse(IndexedSlices(grad, indices), var)
+
     def _finish(self, update_ops: list, name_scope: str) -> Any:
         with get_default_graph().control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()

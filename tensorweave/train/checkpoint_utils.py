@@ -20,7 +20,7 @@ from tensorweave.formats.checkpoint_reader import CheckpointReader, list_variabl
 from tensorweave.formats.checkpoint_state import latest_checkpoint
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import GraphKeys, device, get_collection
-from tensorweave.ops import io_ops, state_ops, variable_scope
+from tensorweave.ops import io_ops, resource_variable_ops, state_ops, variable_scope
 from tensorweave.ops.variables import Variable
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -110,9 +110,11 @@ def _set_checkpoint_initializer(variable: Variable, ckpt_file: str, tensor_name:
     with device(variable.device), device("/cpu:0"):
         restore_op = io_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec], [variable.dtype.base_dtype],
                                        name=name)[0]
-    init_op = state_ops.assign(variable._ref(), restore_op,
-                               validate_shape=variable.get_shape().is_fully_defined())
-    variable._initializer_op = init_op.op
+    if resource_variable_ops.is_resource_variable(variable):
+        variable._initializer_op = variable.assign(restore_op, read_value=False)
+    else:
+        variable._initializer_op = state_ops.assign(variable._ref(), restore_op,
+                                                    validate_shape=variable.get_shape().is_fully_defined()).op
     restore_op.set_shape(variable.shape)
     variable._initial_value = restore_op
 

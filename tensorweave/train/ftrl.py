@@ -83,3 +83,15 @@ class FtrlOptimizer(Optimizer):
               else training_ops.SparseApplyFtrl)
         return op(var, self.get_slot(var, "accum"), self.get_slot(var, "linear"), grad.values, grad.indices,
                   *self._hyper(var), use_locking=self._use_locking).op
+
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        op = (training_ops.ResourceApplyFtrlV2 if self._l2_shrinkage_regularization_strength > 0.0
+              else training_ops.ResourceApplyFtrl)
+        return op(var.handle, self.get_slot(var, "accum").handle, self.get_slot(var, "linear").handle, grad,
+                  *self._hyper(var), use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        op = (training_ops.ResourceSparseApplyFtrlV2 if self._l2_shrinkage_regularization_strength > 0.0
+              else training_ops.ResourceSparseApplyFtrl)
+        return op(var.handle, self.get_slot(var, "accum").handle, self.get_slot(var, "linear").handle, grad,
+                  indices, *self._hyper(var), use_locking=self._use_locking)

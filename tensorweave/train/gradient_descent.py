@@ -7,7 +7,7 @@ from typing import Any
 
 from tensorweave.framework.graph import convert_to_tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
-from tensorweave.ops import training_ops
+from tensorweave.ops import resource_variable_ops, training_ops
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.train.optimizer import Optimizer, ProximalHyperparameters, cast
 
@@ -28,6 +28,14 @@ class GradientDescentOptimizer(Optimizer):
     def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> Any:
         delta = IndexedSlices(grad.values * cast(self._learning_rate_tensor, var), grad.indices, grad.dense_shape)
         return var.scatter_sub(delta, use_locking=self._use_locking)
+
+    def _resource_apply_dense(self, grad: Any, handle: Any) -> Any:
+        return training_ops.ResourceApplyGradientDescent(handle.handle, cast(self._learning_rate_tensor, handle),
+                                                         grad, use_locking=self._use_locking)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad: Any, handle: Any, indices: Any) -> Any:
+        return resource_variable_ops.ResourceScatterAdd(handle.handle, indices,
+                                                        -grad * cast(self._learning_rate_tensor, handle))
 
     def _prepare(self) -> None:
         self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),
@@ -53,3 +61,11 @@ class ProximalGradientDescentOptimizer(ProximalHyperparameters, Optimizer):
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         return training_ops.SparseApplyProximalGradientDescent(var, *self._hyper(var), grad.values, grad.indices,
                                                                use_locking=self._use_locking).op
+
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        return training_ops.ResourceApplyProximalGradientDescent(var.handle, *self._hyper(var), grad,
+                                                                 use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        return training_ops.ResourceSparseApplyProximalGradientDescent(var.handle, *self._hyper(var), grad, indices,
+                                                                       use_locking=self._use_locking)

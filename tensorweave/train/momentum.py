@@ -41,3 +41,13 @@ class MomentumOptimizer(Optimizer):
         return training_ops.SparseApplyMomentum(
             var, self.get_slot(var, "momentum"), cast(self._learning_rate_tensor, var), grad.values, grad.indices,
             cast(self._momentum_tensor, var), use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        return training_ops.ResourceApplyMomentum(
+            var.handle, self.get_slot(var, "momentum").handle, cast(self._learning_rate_tensor, var), grad,
+            cast(self._momentum_tensor, var), use_locking=self._use_locking, use_nesterov=self._use_nesterov)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        return training_ops.ResourceSparseApplyMomentum(
+            var.handle, self.get_slot(var, "momentum").handle, cast(self._learning_rate_tensor, var), grad, indices,
+            cast(self._momentum_tensor, var), use_locking=self._use_locking, use_nesterov=self._use_nesterov)

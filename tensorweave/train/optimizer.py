@@ -37,6 +37,7 @@ from tensorweave.ops import (
     gradients,
     indexing_ops,
     init_ops,
+    resource_variable_ops,
     set_ops,
     state_ops,
     variable_scope,
@@ -56,16 +57,18 @@ def create_slot_with_initializer(primary: Any, initializer: Any, slot_shape: Any
     """A slot variable `<primary>/<name>` (uniquified) made by `initializer`; TF's slot_creator."""
     with variable_scope.variable_scope(None, primary.op.name + "/" + name):
         with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
-            return _slot_variable(initializer, slot_shape, dtype)
+            return _slot_variable(initializer, slot_shape, dtype,
+                                  resource_variable_ops.is_resource_variable(primary))
 
 
-def _slot_variable(initializer: Any, slot_shape: Any, dtype: Any) -> variables.Variable:
+def _slot_variable(initializer: Any, slot_shape: Any, dtype: Any, use_resource: bool) -> variables.Variable:
     scope = variable_scope.get_variable_scope()
     partitioner = scope.partitioner
     scope.set_partitioner(None)
     try:
         return variable_scope.get_variable("", shape=slot_shape, dtype=dtype, initializer=initializer,
-                                           trainable=False, validate_shape=slot_shape.is_fully_defined())
+                                           trainable=False, validate_shape=slot_shape.is_fully_defined(),
+                                           use_resource=use_resource)
     finally:
         scope.set_partitioner(partitioner)
 
@@ -75,7 +78,8 @@ def create_slot(primary: Any, val: Tensor, name: str, colocate_with_primary: boo
     with variable_scope.variable_scope(None, primary.op.name + "/" + name):
         with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
             return variable_scope.get_variable("", initializer=val, trainable=False,
-                                               validate_shape=val.shape.is_fully_defined())
+                                               validate_shape=val.shape.is_fully_defined(),
+                                               use_resource=resource_variable_ops.is_resource_variable(primary))
 
 
 def create_zeros_slot(primary: Any, name: str, dtype: Any = None,
@@ -203,12 +207,16 @@ class Optimizer:
             return apply_updates
 
     def _update_op(self, grad: Any, var: variables.Variable) -> Any:
-        """The update of a ref variable: dense, or sparse for an IndexedSlices gradient; then its constraint."""
+        """The update of a variable: dense, or sparse for an IndexedSlices gradient (the `_resource_apply`
+        forms for a resource variable, as TF dispatches); then its constraint."""
+        resource = resource_variable_ops.is_resource_variable(var)
         if isinstance(grad, IndexedSlices):
             if var.constraint is not None:
                 raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+            if resource:
+                return self._resource_apply_sparse_duplicate_indices(grad.values, var, grad.indices)
             return self._apply_sparse_duplicate_indices(grad, var)
-        update_op = self._apply_dense(grad, var)
+        update_op = self._resource_apply_dense(grad, var) if resource else self._apply_dense(grad, var)
         if var.constraint is not None:
             with get_default_graph().control_dependencies([update_op]):
                 return var.assign(var.constraint(var))
@@ -258,6 +266,17 @@ class Optimizer:
         summed_values, unique_indices = _deduplicate_indexed_slices(grad.values, grad.indices)
         return self._apply_sparse(IndexedSlices(summed_values, unique_indices, grad.dense_shape), var)
 
+    def _resource_apply_dense(self, grad: Tensor, handle: Any) -> Any:
+        raise NotImplementedError()
+
+    def _resource_apply_sparse(self, grad: Tensor, handle: Any, indices: Tensor) -> Any:
+        raise NotImplementedError()
+
+    def _resource_apply_sparse_duplicate_indices(self, grad: Tensor, handle: Any, indices: Tensor) -> Any:
+        """`_resource_apply_sparse` of the gradient rows with repeated indices summed."""
+        summed_values, unique_indices = _deduplicate_indexed_slices(grad, indices)
+        return self._resource_apply_sparse(summed_values, handle, unique_indices)
+
     def _finish(self, update_ops: list, name_scope: str) -> Operation:
         return control_flow_ops.group(*update_ops, name=name_scope)
 
@@ -294,7 +313,9 @@ class Optimizer:
         key = (name, graph)
         if key not in self._non_slot_dict:
             with graph.as_default(), colocate_with(primary):
-                self._non_slot_dict[key] = variables.Variable(initial_value, name=name, trainable=False)
+                self._non_slot_dict[key] = variables.Variable(
+                    initial_value, name=name, trainable=False,
+                    use_resource=resource_variable_ops.is_resource_variable(primary))
         return self._non_slot_dict[key]
 
     def _get_non_slot_variable(self, name: str, graph: Any = None) -> variables.Variable | None:

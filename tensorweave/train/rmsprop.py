@@ -60,3 +60,14 @@ class RMSPropOptimizer(Optimizer):
         op = training_ops.SparseApplyCenteredRMSProp if self._centered else training_ops.SparseApplyRMSProp
         return op(var, *self._slots_of(var), *self._hyper(var), grad.values, grad.indices,
                   use_locking=self._use_locking).op
+
+    def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
+        op = training_ops.ResourceApplyCenteredRMSProp if self._centered else training_ops.ResourceApplyRMSProp
+        return op(var.handle, *(slot.handle for slot in self._slots_of(var)), *self._hyper(var), grad,
+                  use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
+        op = (training_ops.ResourceSparseApplyCenteredRMSProp if self._centered
+              else training_ops.ResourceSparseApplyRMSProp)
+        return op(var.handle, *(slot.handle for slot in self._slots_of(var)), *self._hyper(var), grad, indices,
+                  use_locking=self._use_locking)

@@ -24,7 +24,7 @@ from tensorweave.client.session import BaseSession
 from tensorweave.formats import checkpoint_state
 from tensorweave.formats.bundle import write_file_atomically
 from tensorweave.formats.protos import SaverDef
-from tensorweave.framework import device_spec, meta_graph
+from tensorweave.framework import device_spec, dtypes, meta_graph, tensor_shape
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -42,6 +42,7 @@ from tensorweave.ops import (
     elementwise_ops,
     io_ops,
     manipulation_ops,
+    resource_variable_ops,
     shape_ops,
     state_ops,
     string_ops,
@@ -58,12 +59,42 @@ class _Saveable:
     """One tensor to save: its checkpoint key, its slice spec ("" for a whole variable, TF's spec string for
     a shard of a partitioned one), its ref tensor (saved, and assigned on restore), its device."""
 
-    __slots__ = ("name", "slice_spec", "ref")
+    __slots__ = ("name", "slice_spec", "ref", "snapshot")
 
-    def __init__(self, name: str, ref: Tensor, slice_spec: str = "") -> None:
+    def __init__(self, name: str, ref: Tensor, slice_spec: str = "", snapshot: Tensor | None = None) -> None:
+        """`snapshot`: a resource variable's own read, which TF saves (else the Saver reads it)."""
         self.name = name
         self.slice_spec = slice_spec
         self.ref = ref
+        self.snapshot = snapshot
+
+    @property
+    def is_resource(self) -> bool:
+        """A resource variable's handle: saved through ReadVariableOp, restored by AssignVariableOp."""
+        return self.ref.dtype == dtypes.resource
+
+    @property
+    def dtype(self) -> Any:
+        return self.ref.op.get_attr("dtype") if self.is_resource else self.ref.dtype.base_dtype
+
+    @property
+    def shape(self) -> Any:
+        if self.is_resource:
+            dims = self.ref.op.get_attr("shape")
+            return tensor_shape.unknown_shape() if dims is None else tensor_shape.TensorShape(dims)
+        return self.ref.get_shape()
+
+    def tensor(self) -> Tensor:
+        """The value to save."""
+        if self.is_resource:
+            return self.snapshot if self.snapshot is not None else \
+                resource_variable_ops.ReadVariableOp(self.ref, dtype=self.dtype)
+        return self.ref
+
+    def restore(self, tensor: Tensor, validate_shape: bool) -> Any:
+        if self.is_resource:
+            return resource_variable_ops.AssignVariableOp(self.ref, manipulation_ops.identity(tensor))
+        return state_ops.assign(self.ref, tensor, validate_shape=validate_shape)
 
     @property
     def device(self) -> str:
@@ -112,14 +143,15 @@ def _saveables(var_list: Any) -> list[_Saveable]:
     seen: set[Tensor] = set()
     for name, var in sorted(named.items(), key=lambda item: item[0]):
         if isinstance(var, (list, tuple, PartitionedVariable)):
-            parts = [(v._ref(), v._get_save_slice_info().spec) for v in var]
+            parts = [(v, v._ref(), v._get_save_slice_info().spec) for v in var]
         else:
-            parts = [(_as_ref(var), "")]
-        for ref, spec in parts:
+            parts = [(var, _as_ref(var), "")]
+        for v, ref, spec in parts:
             if ref in seen:
                 raise ValueError(f"The same saveable will be restored with two names: {name}")
             seen.add(ref)
-            saveables.append(_Saveable(name, ref, spec))
+            snapshot = v._as_graph_element() if resource_variable_ops.is_resource_variable(v) else None
+            saveables.append(_Saveable(name, ref, spec, snapshot))
     return saveables
 
 
@@ -141,13 +173,13 @@ class BulkSaverBuilder:
     def save_op(self, filename_tensor: Tensor, saveables: Sequence[_Saveable]) -> Operation:
         """One SaveV2 node writing every saveable to the prefix `filename_tensor`."""
         return io_ops.save_v2(filename_tensor, [s.name for s in saveables], [s.slice_spec for s in saveables],
-                              [s.ref for s in saveables])
+                              [s.tensor() for s in saveables])
 
     def bulk_restore(self, filename_tensor: Tensor, saveables: Sequence[_Saveable]) -> list[Tensor]:
         """One RestoreV2 node on CPU:0 reading every saveable (TF loads them all there)."""
         with device("cpu:0"):
             return io_ops.restore_v2(filename_tensor, [s.name for s in saveables], [s.slice_spec for s in saveables],
-                                     [s.ref.dtype.base_dtype for s in saveables])
+                                     [s.dtype for s in saveables])
 
     def _add_save_ops(self, filename_tensor: Tensor, saveables: Sequence[_Saveable]) -> Tensor:
         save = self.save_op(filename_tensor, saveables)
@@ -158,13 +190,12 @@ class BulkSaverBuilder:
         restored = self.bulk_restore(filename_tensor, saveables)
         assigns = []
         for saveable, tensor in zip(saveables, restored):
-            ref = saveable.ref
+            shape = saveable.shape
             if reshape:
-                shape = ref.get_shape()
                 tensor = shape_ops.reshape(tensor, shape.as_list() if shape.is_fully_defined()
-                                           else shape_ops.shape(ref))
-            validate = not reshape and ref.get_shape().is_fully_defined()
-            assigns.append(state_ops.assign(ref, tensor, validate_shape=validate))
+                                           else shape_ops.shape(saveable.tensor()))
+            validate = not reshape and shape.is_fully_defined()
+            assigns.append(saveable.restore(tensor, validate))
         return control_flow_ops.group(*assigns, name=name)
 
     @staticmethod

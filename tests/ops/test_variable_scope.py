@@ -163,8 +163,6 @@ def test_sharing_errors():
     (lambda: tf.get_variable("k", [2], partitioner=3), ValueError, "Partitioner must be callable, but received: 3"),
     (lambda: tf.get_variable("k", [4], partitioner=lambda shape, dtype: 2), ValueError,
      "Partitioner must return a sequence, but saw: 2"),
-    (lambda: tf.get_variable("k", [1], use_resource=True), NotImplementedError,
-     "Resource variables are not built yet"),
     (lambda: tf.variable_scope(None), TypeError, "If default_name is None then name_or_scope is required"),
     (lambda: tf.variable_scope("a", reuse=3), ValueError, "The reuse parameter must be True or False or None."),
     (lambda: tf.variable_scope("z", auxiliary_name_scope=1), TypeError,

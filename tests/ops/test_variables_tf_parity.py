@@ -169,11 +169,6 @@ def test_synchronization_and_aggregation_are_validated_and_kept():
         tf.Variable(1.0, synchronization=7)
 
 
-def test_use_resource_variables_are_refused_rather_than_made_as_ref_variables():
-    with pytest.raises(NotImplementedError, match="Resource variables are not built yet"):
-        tf.Variable(1.0, use_resource=True)
-
-
 def test_is_variable_initialized_asks_a_non_ref_itself_and_leaves_no_node():
     v = tf.Variable(1.0)
     with pytest.raises(AttributeError, match="object has no attribute 'is_initialized'"):

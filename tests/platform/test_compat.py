@@ -107,7 +107,7 @@ def test_toggles_towards_tf1_are_accepted(toggle):
 
 
 @pytest.mark.parametrize("toggle", [
-    "enable_v2_behavior", "enable_eager_execution", "enable_resource_variables", "enable_control_flow_v2",
+    "enable_v2_behavior", "enable_eager_execution", "enable_control_flow_v2",
     "enable_v2_tensorshape", "enable_tensor_equality",
 ])
 def test_toggles_towards_tf2_raise_instead_of_pretending(toggle):

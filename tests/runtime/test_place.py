@@ -61,8 +61,9 @@ def _variable_and_assign(assign_device):
 def test_a_ref_edge_puts_its_consumer_with_the_variable():
     placed = {n.name: n.device for n in place(_variable_and_assign(""), TWO_DEVICES).node}
     assert placed == {"v": CPU1, "c": CPU1, "a": CPU1}
-    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot colocate nodes .*colocation_node [av]"):
-        place(_variable_and_assign("/cpu:0"), TWO_DEVICES)
+    # A consumer's request that contradicts its variable's yields to it (TF 2.21 runs 'a' on CPU:1 too).
+    placed = {n.name: n.device for n in place(_variable_and_assign("/cpu:0"), TWO_DEVICES).node}
+    assert placed == {"v": CPU1, "c": CPU1, "a": CPU1}
 
 
 def test_device_functions_choose_each_op_device_at_graph_build():

@@ -91,6 +91,7 @@ from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reader_ops as _reader_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
+from tensorweave.ops import resource_variable_ops as _resource_variable_ops
 from tensorweave.ops import scatter_ops as _scatter_ops
 from tensorweave.ops import script_ops as _script_ops
 from tensorweave.ops import segment_ops as _segment_ops
