@@ -19,7 +19,6 @@ from tensorweave import errors
 from tensorweave.formats import protos
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
-    GraphKeys,
     Operation,
     Tensor,
     colocate_with,
@@ -348,20 +347,8 @@ class ResourceVariable(variables.Variable):
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
             self._init_from_proto(variable_def, import_scope)
             return
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
-        if constraint is not None and not callable(constraint):
-            raise ValueError("The `constraint` argument must be a callable.")
-        self._synchronization, self._aggregation, trainable = variables.validate_synchronization_aggregation_trainable(
-            synchronization, aggregation, trainable, name)
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError(f"collections argument to Variable constructor must be a list, tuple, or set. Got "
-                             f"{collections} of type {type(collections)}")
-        collections = list(collections)
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        self._synchronization, self._aggregation, trainable, collections = variables.checked_variable_arguments(
+            initial_value, constraint, synchronization, aggregation, trainable, collections, name)
         init_from_fn = callable(initial_value)
         g = get_default_graph()
         with g.control_dependencies(None), name_scope(name, "Variable",

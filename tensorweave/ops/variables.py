@@ -92,6 +92,27 @@ def validate_synchronization_aggregation_trainable(synchronization: Any, aggrega
     return synchronization, aggregation, trainable
 
 
+def checked_variable_arguments(initial_value: Any, constraint: Any, synchronization: Any, aggregation: Any,
+                               trainable: bool | None, collections: Any, name: str | None) -> tuple:
+    """TF's checks of a new variable's arguments, shared by ref and resource variables: (synchronization,
+    aggregation, trainable, the collections it joins)."""
+    if initial_value is None:
+        raise ValueError("initial_value must be specified.")
+    if constraint is not None and not callable(constraint):
+        raise ValueError("The `constraint` argument must be a callable.")
+    synchronization, aggregation, trainable = validate_synchronization_aggregation_trainable(
+        synchronization, aggregation, trainable, name)
+    if collections is None:
+        collections = [GraphKeys.GLOBAL_VARIABLES]
+    if not isinstance(collections, (list, tuple, set)):
+        raise ValueError(f"collections argument to Variable constructor must be a list, tuple, or set. Got "
+                         f"{collections} of type {type(collections)}")
+    collections = list(collections)
+    if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+        collections.append(GraphKeys.TRAINABLE_VARIABLES)
+    return synchronization, aggregation, trainable, collections
+
+
 @tf_export("Variable")
 class Variable:
     """A mutable tensor that lives across `Session.run` calls.
@@ -158,20 +179,8 @@ class Variable:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
             self._init_from_proto(variable_def, import_scope)
             return
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
-        if constraint is not None and not callable(constraint):
-            raise ValueError("The `constraint` argument must be a callable.")
-        self._synchronization, self._aggregation, trainable = validate_synchronization_aggregation_trainable(
-            synchronization, aggregation, trainable, name)
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError(f"collections argument to Variable constructor must be a list, tuple, or set. Got "
-                             f"{collections} of type {type(collections)}")
-        collections = list(collections)
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        self._synchronization, self._aggregation, trainable, collections = checked_variable_arguments(
+            initial_value, constraint, synchronization, aggregation, trainable, collections, name)
         init_from_fn = callable(initial_value)
         g = get_default_graph()
         with g.control_dependencies(None), name_scope(name, "Variable",
