@@ -34,6 +34,7 @@ from tensorweave.framework.graph import (
 )
 from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tensorweave.ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.runtime import direct_session  # noqa: F401 - registers the in-process backend
@@ -94,6 +95,8 @@ class _FetchPlan:
         if isinstance(fetch, SparseTensor):  # fetched as a SparseTensorValue of its three tensors
             return ("seq", SparseTensorValue, [self._flatten(t) for t in (fetch.indices, fetch.values,
                                                                           fetch.dense_shape)])
+        if isinstance(fetch, RaggedTensor):  # a RaggedTensorValue of its values and row_splits
+            return ("call", RaggedTensorValue, [self._flatten(fetch.values), self._flatten(fetch.row_splits)])
         if isinstance(fetch, IndexedSlices):  # an IndexedSlicesValue (dense_shape None when it has none)
             parts = (fetch.values, fetch.indices, fetch.dense_shape)
             return ("seq", IndexedSlicesValue, [None if t is None else self._flatten(t) for t in parts])
@@ -130,6 +133,8 @@ def _rebuild(node: Any, values: list[Any]) -> Any:
     if isinstance(node, int):
         return values[node]
     kind, cls, children = node
+    if kind == "call":
+        return cls(*[_rebuild(c, values) for c in children])
     if kind == "seq":
         items = [_rebuild(c, values) for c in children]
         if cls is list:
@@ -526,13 +531,13 @@ def _parse_into(run_metadata: Any, data: bytes) -> None:
 
 def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
     """(key, value) pairs; a nested key (tuple) feeds its flattened tensors from the flattened value, as TF's
-    `nest.flatten_dict_items` does, and a SparseTensor key its three tensors from a SparseTensorValue or an
-    (indices, values, dense_shape) triple."""
+    `nest.flatten_dict_items` does, a SparseTensor key its three tensors from a SparseTensorValue or an
+    (indices, values, dense_shape) triple, and a RaggedTensor key its component tensors from a RaggedTensorValue."""
     if not isinstance(feed_dict, Mapping):
         raise TypeError(f"FlattenDictItems: 'dict' must be a dictionary or collection.Mapping type object, "
                         f"instead of '{type(feed_dict).__name__}'.")
     for key in feed_dict:
-        if isinstance(key, (tuple, SparseTensor)):
+        if isinstance(key, (tuple, SparseTensor, RaggedTensor)):
             break
     else:
         return list(feed_dict.items())
@@ -545,8 +550,8 @@ def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
                                  f"{len(values)} elements. Key: {keys}, value: {values}.")
         else:
             keys, values = [key], [value]
-        if any(isinstance(k, SparseTensor) for k in keys):
-            keys, values = _expand_sparse_feeds(keys, values)
+        if any(isinstance(k, (SparseTensor, RaggedTensor)) for k in keys):
+            keys, values = _expand_composite_feeds(keys, values)
         for flat_key, flat_value in zip(keys, values):
             if flat_key in pairs:
                 raise ValueError(f"Cannot flatten dict because this key is not unique: {flat_key}")
@@ -554,8 +559,9 @@ def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
     return list(pairs.items())
 
 
-def _expand_sparse_feeds(keys: list[Any], values: list[Any]) -> tuple[list[Any], list[Any]]:
-    """Each SparseTensor key replaced by its three tensors, fed from the three parts of its value."""
+def _expand_composite_feeds(keys: list[Any], values: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Each SparseTensor key replaced by its three tensors, fed from the three parts of its value, and each
+    RaggedTensor key by its flat values and row splits, fed from a RaggedTensorValue."""
     flat_keys, flat_values = [], []
     for key, value in zip(keys, values):
         if isinstance(key, SparseTensor):
@@ -565,6 +571,12 @@ def _expand_sparse_feeds(keys: list[Any], values: list[Any]) -> tuple[list[Any],
                                  "an (indices, values, dense_shape) triple")
             flat_keys += [key.indices, key.values, key.dense_shape]
             flat_values += parts
+        elif isinstance(key, RaggedTensor):
+            if not isinstance(value, RaggedTensorValue) or value.ragged_rank != key.ragged_rank:
+                raise ValueError(f"Cannot feed value {value} for RaggedTensor {key}: expected a RaggedTensorValue "
+                                 f"of ragged_rank {key.ragged_rank}")
+            flat_keys += [key.flat_values, *key.nested_row_splits]
+            flat_values += [value.flat_values, *value.nested_row_splits]
         else:
             flat_keys.append(key)
             flat_values.append(value)

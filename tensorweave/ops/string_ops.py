@@ -31,6 +31,7 @@ from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import sequence_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.manipulation_ops import concat
+from tensorweave.ops.ragged_tensor import RaggedTensor
 from tensorweave.ops.reduction_ops import _deprecated_alias, _reduction_shape
 from tensorweave.ops.shape_helpers import broadcast_shapes, unary_shape, with_rank
 from tensorweave.platform.tf_export import tf_export
@@ -930,28 +931,35 @@ def _string_split_v2(ctx: OpKernelContext, input: Any, sep: Any, maxsplit: int) 
 
 @tf_export("string_split")
 def string_split(source: Any, sep: Any = None, skip_empty: bool = True, delimiter: Any = None,
-                 result_type: str = "SparseTensor", name: str | None = None) -> SparseTensor:
+                 result_type: str = "SparseTensor", name: str | None = None) -> Any:
     """TF1's tf.string_split: each string of the vector `source` split at any byte of `sep` (default a space)."""
     sep = _deprecated_alias("sep", sep, "delimiter", delimiter)
-    if result_type != "SparseTensor":
-        raise NotImplementedError("Only result_type='SparseTensor' is supported (there are no RaggedTensors).")
     with name_scope(name, "StringSplit", [source]):
         source = convert_to_tensor(source, dtype=dtypes.string)
         indices, values, shape = StringSplit(source, " " if sep is None else sep, skip_empty=skip_empty)
-        return SparseTensor(indices, values, shape)
+        return _split_result(SparseTensor(indices, values, shape), result_type)
+
+
+def _split_result(tokens: SparseTensor, result_type: str) -> Any:
+    """The tokens as the SparseTensor the op gives, or as the RaggedTensor of its rows."""
+    if result_type == "SparseTensor":
+        return tokens
+    if result_type == "RaggedTensor":
+        return RaggedTensor.from_sparse(tokens)
+    raise ValueError(f"result_type must be 'RaggedTensor' or 'SparseTensor'. Received: {result_type!r}")
 
 
 @tf_export("strings.split")
 def strings_split(input: Any = None, sep: Any = None, maxsplit: int = -1,  # noqa: A002 - TF's name
-                  result_type: str = "SparseTensor", source: Any = None, name: str | None = None) -> SparseTensor:
+                  result_type: str = "SparseTensor", source: Any = None, name: str | None = None) -> Any:
     """TF1's tf.strings.split: Python's `str.split` of each string (whitespace runs when `sep` is None)."""
     input = _deprecated_alias("input", input, "source", source)  # noqa: A001
-    if result_type != "SparseTensor":
-        raise NotImplementedError("Only result_type='SparseTensor' is supported (there are no RaggedTensors).")
     with name_scope(name, "StringSplit", [input]):
         input = convert_to_tensor(input, dtype=dtypes.string, name="input")  # noqa: A001
+        if result_type == "RaggedTensor" and input.shape.ndims == 0:
+            input = shape_ops.reshape(input, [1])  # noqa: A001 - TF1's form splits a scalar as a vector
         indices, values, shape = StringSplitV2(input, "" if sep is None else sep, maxsplit=maxsplit)
-        return SparseTensor(indices, values, shape)
+        return _split_result(SparseTensor(indices, values, shape), result_type)
 
 
 # -- UnicodeTranscode --------------------------------------------------------------------------------
@@ -1123,7 +1131,7 @@ def _string_ngrams(ctx: OpKernelContext, data: Any, data_splits: Any, separator:
 @tf_export("strings.ngrams")
 def ngrams(data: Any, ngram_width: Any, separator: str = " ", pad_values: Any = None, padding_width: int | None = None,
            preserve_short_sequences: bool = False, name: str | None = None) -> Tensor:
-    """The ngrams of each row (the innermost dimension) of a dense string tensor, of each width in
+    """The ngrams of each row (the innermost dimension) of a dense string tensor or RaggedTensor, of each width in
     `ngram_width`, optionally padded: a tensor shaped as `data` but for its last dimension."""
     if pad_values is None:
         left_pad = right_pad = ""
@@ -1144,7 +1152,15 @@ def ngrams(data: Any, ngram_width: Any, separator: str = " ", pad_values: Any = 
     elif padding_width is None:
         padding_width = -1
     widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+    attrs = dict(separator=separator, ngram_widths=widths, left_pad=left_pad, right_pad=right_pad,
+                 pad_width=padding_width, preserve_short_sequences=preserve_short_sequences)
     with name_scope(name, "StringNGrams", [data]):
+        if isinstance(data, RaggedTensor):
+            if data.ragged_rank > 1:
+                return data.with_values(ngrams(data.values, ngram_width, separator, pad_values, padding_width,
+                                               preserve_short_sequences))
+            output, splits = StringNGrams(data.values, data.row_splits, **attrs)
+            return RaggedTensor.from_row_splits(output, splits, validate=False)
         data = convert_to_tensor(data, dtype=dtypes.string, name="data")
         rank = data.shape.ndims
         if rank is None:
@@ -1154,9 +1170,7 @@ def ngrams(data: Any, ngram_width: Any, separator: str = " ", pad_values: Any = 
         flat = shape_ops.reshape(data, [-1], name="flat_values") if rank > 1 else data
         row_length = shape_ops.shape(data, out_type=dtypes.int64)[-1]
         splits = sequence_ops.range(0, shape_ops.size(flat, out_type=dtypes.int64) + 1, row_length)
-        output, _ = StringNGrams(flat, splits, separator=separator, ngram_widths=widths, left_pad=left_pad,
-                                 right_pad=right_pad, pad_width=padding_width,
-                                 preserve_short_sequences=preserve_short_sequences)
+        output, _ = StringNGrams(flat, splits, **attrs)
         if rank == 1:
             return output
         return shape_ops.reshape(output, concat([shape_ops.shape(data)[:-1], [-1]], 0))

@@ -34,6 +34,7 @@ from tensorweave.compat.v1 import (
     python_io,
     quantization,
     queue,
+    ragged,
     random,
     saved_model,
     sets,
@@ -86,6 +87,7 @@ from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import partitioned_variables as _partitioned_variables
 from tensorweave.ops import quantize_ops as _quantize_ops
+from tensorweave.ops import ragged_tensor as _ragged_tensor
 from tensorweave.ops import random_distribution_ops as _random_distribution_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
@@ -107,6 +109,7 @@ from tensorweave.ops import state_ops as _state_ops
 from tensorweave.ops import string_ops as _string_ops
 from tensorweave.ops import template as _template
 from tensorweave.ops import tensor_array_ops as _tensor_array_ops
+from tensorweave.ops import unicode_ops as _unicode_ops
 from tensorweave.ops import variable_scope as _variable_scope
 from tensorweave.ops import variables as _variables
 from tensorweave.platform import tf_logging as _tf_logging

@@ -1,0 +1,764 @@
+"""`tf.RaggedTensor`: a tensor whose rows have different lengths, as a composite of graph tensors — the flat
+`values` and one int64 (or int32) `row_splits` vector per ragged dimension — plus `tf.ragged.RaggedTensorValue`,
+the form a session fetches one as and accepts as its feed, the ragged ops (RaggedRange, RaggedTensorToTensor,
+RaggedTensorToSparse) and the `tf.ragged` functions.
+
+Invariant: a RaggedTensor owns no op of its own; row `i` of it is `values[row_splits[i]:row_splits[i + 1]]`, where
+`values` is a Tensor or again a RaggedTensor, so `nested_row_splits` lists the splits from outermost to innermost.
+Everything else (row lengths, value row ids, slices, conversions) is built from plain ops, as TF builds it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    _run_using_default_session,
+    convert_to_tensor,
+    name_scope,
+)
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import NotDifferentiable, Op
+from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops import check_ops, control_flow_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.constant_ops import constant, placeholder
+from tensorweave.ops.elementwise_ops import equal, logical_not, not_equal
+from tensorweave.ops.fill_ops import fill
+from tensorweave.ops.indexing_ops import boolean_mask, gather, unsorted_segment_sum
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.manipulation_ops import concat, sequence_mask, stack
+from tensorweave.ops.misc_array_ops import repeat
+from tensorweave.ops.reduction_ops import cumsum, reduce_all, reduce_max, reduce_sum
+from tensorweave.ops.sequence_ops import range as tf_range
+from tensorweave.ops.shape_ops import reshape, shape, size
+from tensorweave.platform.tf_export import tf_export
+
+_SPLITS_DTYPES = (dtypes.int32, dtypes.int64)
+
+
+# -- RaggedTensorValue ------------------------------------------------------------------------------------------
+
+@tf_export("ragged.RaggedTensorValue")
+class RaggedTensorValue:
+    """The NumPy value of a RaggedTensor: `values` (an array or again a RaggedTensorValue) and `row_splits`."""
+
+    def __init__(self, values: Any, row_splits: Any) -> None:
+        if not (isinstance(row_splits, np.ndarray) and row_splits.dtype in (np.int32, np.int64)
+                and row_splits.ndim == 1):
+            raise TypeError("row_splits must be a 1D int32 or int64 numpy array")
+        if not isinstance(values, (np.ndarray, RaggedTensorValue)):
+            raise TypeError("values must be a numpy array or a RaggedTensorValue")
+        self._values, self._row_splits = values, row_splits
+
+    values = property(lambda self: self._values, doc="The concatenated rows.")
+    row_splits = property(lambda self: self._row_splits, doc="Where each row starts and ends in `values`.")
+
+    @property
+    def flat_values(self) -> np.ndarray:
+        values = self._values
+        while isinstance(values, RaggedTensorValue):
+            values = values.values
+        return values
+
+    @property
+    def nested_row_splits(self) -> tuple:
+        rt, splits = self, []
+        while isinstance(rt, RaggedTensorValue):
+            splits.append(rt.row_splits)
+            rt = rt.values
+        return tuple(splits)
+
+    @property
+    def ragged_rank(self) -> int:
+        return len(self.nested_row_splits)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._values.dtype
+
+    @property
+    def shape(self) -> tuple:
+        """(nrows, None, ...) then the inner dimensions of the flat values."""
+        return (self._row_splits.shape[0] - 1, None) + tuple(self._values.shape[1:])
+
+    def to_list(self) -> list:
+        """The rows as nested Python lists."""
+        values = self._values.to_list() if isinstance(self._values, RaggedTensorValue) else self._values.tolist()
+        return [values[lo:hi] for lo, hi in zip(self._row_splits[:-1].tolist(), self._row_splits[1:].tolist())]
+
+    def __str__(self) -> str:
+        return f"<tf.RaggedTensorValue {self.to_list()}>"
+
+    __repr__ = __str__
+
+
+# -- the ragged ops ---------------------------------------------------------------------------------------------
+
+def _value_coords(nested_splits: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """For each flat value, its coordinate along every ragged dimension (row, then position in each level)."""
+    rowids = [np.repeat(np.arange(len(s) - 1), np.diff(s)) for s in nested_splits]
+    coords, parent = [], None
+    for splits, ids in zip(reversed(nested_splits), reversed(rowids)):
+        index = np.arange(len(ids)) if parent is None else parent
+        coords.insert(0, index - splits[ids[index]])
+        parent = ids[index]
+    coords.insert(0, parent)
+    return coords
+
+
+def _check_splits(ctx: OpKernelContext, splits: Sequence[np.ndarray], nvals: int) -> None:
+    for i, s in enumerate(splits):
+        inner = len(splits[i + 1]) - 1 if i + 1 < len(splits) else nvals
+        if len(s) == 0 or s[0] != 0 or np.any(np.diff(s) < 0) or s[-1] != inner:
+            raise invalid_argument(ctx, "Invalid row_splits: row_splits must start at 0, be non-decreasing and end at "
+                                   "the number of values")
+
+
+RaggedRange = Op("RaggedRange", inputs=["starts: T", "limits: T", "deltas: T"],
+                 outputs=["rt_nested_splits: Tsplits", "rt_dense_values: T"],
+                 attrs=["T: {bfloat16, float, double, int32, int64} = DT_INT32",
+                        "Tsplits: {int32, int64} = DT_INT64"])
+NotDifferentiable("RaggedRange")
+
+
+@RaggedRange.shape
+def _ragged_range_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    rows = tensor_shape.Dimension(1 if all(ctx.input_shape(i).ndims == 0 for i in builtins.range(3)) else None)
+    for i in builtins.range(3):
+        s = ctx.input_shape(i)
+        if s.ndims is not None and s.ndims > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {s.ndims}")
+        if s.ndims == 1:
+            rows = s.dims[0] if rows.value is None else rows
+    splits = tensor_shape.TensorShape([None if rows.value is None else rows.value + 1])
+    return [splits, tensor_shape.TensorShape([None])]
+
+
+@RaggedRange.kernel("CPU")
+def _ragged_range(ctx: OpKernelContext, starts: Any, limits: Any, deltas: Any, T: dtypes.DType,  # noqa: N803
+                  Tsplits: dtypes.DType) -> list:  # noqa: N803
+    """Row i is range(starts[i], limits[i], deltas[i]); scalar arguments broadcast over the rows."""
+    ranks = [np.ndim(a) for a in (starts, limits, deltas)]
+    if builtins.max(ranks) > 1:
+        raise invalid_argument(ctx, "starts must be a scalar or vector")
+    sizes = {np.size(a) for a, r in zip((starts, limits, deltas), ranks) if r == 1}
+    if len(sizes) > 1:
+        raise invalid_argument(ctx, "starts, limits, and deltas must have the same shape")
+    nrows = sizes.pop() if sizes else 1
+    starts, limits, deltas = (np.broadcast_to(a, (nrows,)) for a in (starts, limits, deltas))
+    if np.any(deltas == 0):
+        raise invalid_argument(ctx, "Requires delta != 0")
+    span = (limits - starts).astype(np.float64) / deltas
+    lengths = np.maximum(np.ceil(span), 0).astype(np.int64)
+    splits = np.concatenate([[0], np.cumsum(lengths)]).astype(Tsplits.as_numpy_dtype)
+    rowids = np.repeat(np.arange(nrows), lengths)
+    positions = np.arange(splits[-1]) - splits[rowids]
+    values = (starts[rowids] + positions * deltas[rowids]).astype(T.as_numpy_dtype)
+    return [splits, values]
+
+
+RaggedTensorToTensor = Op("RaggedTensorToTensor",
+                          inputs=["shape: Tshape", "values: T", "default_value: T",
+                                  "row_partition_tensors: num_row_partition_tensors * Tindex"],
+                          outputs=["result: T"],
+                          attrs=["T: type", "Tindex: {int64, int32}", "Tshape: {int64, int32}",
+                                 "num_row_partition_tensors: int >= 1", "row_partition_types: list(string)"])
+
+
+@RaggedTensorToTensor.shape
+def _ragged_tensor_to_tensor_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    values = ctx.input_shape(1)
+    rank = None if values.ndims is None else values.ndims + ctx.attr("num_row_partition_tensors")
+    requested = ctx.input_shape(0)
+    if requested.ndims == 0 or rank is None:
+        return [tensor_shape.unknown_shape(rank)]
+    out = ctx.input_as_shape(0)
+    if out.ndims is None:
+        out = tensor_shape.unknown_shape(rank)
+    inner = tensor_shape.TensorShape([None] * (rank - values.ndims + 1)).concatenate(values[1:])
+    return [out.merge_with(inner)]
+
+
+@RaggedTensorToTensor.kernel("CPU")
+def _ragged_tensor_to_tensor(ctx: OpKernelContext, shape: Any, values: Any, default_value: Any,  # noqa: A002
+                             *row_partition_tensors: Any, T: dtypes.DType, Tindex: dtypes.DType,  # noqa: N803
+                             Tshape: dtypes.DType, num_row_partition_tensors: int,  # noqa: N803
+                             row_partition_types: list) -> Any:
+    """The padded dense tensor: each value scattered to its coordinates, rows beyond `shape` dropped."""
+    types = [t.decode() if isinstance(t, bytes) else t for t in row_partition_types]
+    if types != ["ROW_SPLITS"] * num_row_partition_tensors:
+        raise invalid_argument(ctx, f"Unsupported row_partition_types: {types}")
+    splits = [np.asarray(s, np.int64) for s in row_partition_tensors]
+    _check_splits(ctx, splits, values.shape[0])
+    coords = _value_coords(splits)
+    bounding = [len(splits[0]) - 1] + [int(np.diff(s).max(initial=0)) for s in splits] + list(values.shape[1:])
+    requested = np.asarray(shape)
+    if requested.ndim == 0:
+        out_shape = bounding
+    else:
+        if requested.size != len(bounding):
+            raise invalid_argument(ctx, f"rt_input.shape and shape={requested.tolist()} are incompatible: rt_input.rank = "
+                                   f"{len(bounding)} but shape.rank = {requested.size}")
+        out_shape = [b if r < 0 else int(r) for b, r in zip(bounding, requested.tolist())]
+    inner_out = out_shape[len(splits) + 1:]
+    default = np.broadcast_to(np.asarray(default_value, values.dtype), inner_out)
+    result = np.empty(out_shape, values.dtype)
+    result[...] = default
+    keep = np.ones(values.shape[0], bool)
+    for c, n in zip(coords, out_shape):
+        keep &= c < n
+    inner = tuple(builtins.slice(0, n) for n in inner_out)
+    result[tuple(c[keep] for c in coords)] = values[keep][(builtins.slice(None),) + inner]
+    return result
+
+
+@RaggedTensorToTensor.gradient
+def _ragged_tensor_to_tensor_grad(op: Operation, grad: Tensor) -> list:
+    """Each value's gradient is the output gradient at its place (zero where `shape` cut it off); the default
+    value's is what reaches the padding. The places come from the op itself, run on the values' positions."""
+    shape_in, values, default_value = op.inputs[0], op.inputs[1], op.inputs[2]
+    partitions = list(op.inputs[3:])
+    nvals = shape(values, out_type=dtypes.int64)[0]
+    outer = shape(op.outputs[0], out_type=shape_in.dtype)[:len(partitions) + 1]
+    places = RaggedTensorToTensor(outer, tf_range(nvals), constant(-1, dtypes.int64), partitions,
+                                  row_partition_types=op.get_attr("row_partition_types"))
+    flat_grad = reshape(grad, concat([[-1], shape(values)[1:]], 0))
+    values_grad = unsorted_segment_sum(flat_grad, reshape(places, [-1]), nvals)
+    padding_grad = reduce_sum(flat_grad, 0) - reduce_sum(values_grad, 0)
+    if default_value.shape.ndims == 0:
+        padding_grad = reduce_sum(padding_grad)
+    return [None, values_grad, padding_grad] + [None] * len(partitions)
+
+
+RaggedTensorToSparse = Op("RaggedTensorToSparse", inputs=["rt_nested_splits: RAGGED_RANK * Tsplits",
+                                                          "rt_dense_values: T"],
+                          outputs=["sparse_indices: int64", "sparse_values: T", "sparse_dense_shape: int64"],
+                          attrs=["RAGGED_RANK: int >= 1", "T: type", "Tsplits: {int32, int64} = DT_INT64"])
+NotDifferentiable("RaggedTensorToSparse")
+
+
+@RaggedTensorToSparse.shape
+def _ragged_tensor_to_sparse_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    values = ctx.input_shape(ctx.num_inputs - 1)
+    rank = None if values.ndims is None else values.ndims + ctx.num_inputs - 1
+    return [tensor_shape.TensorShape([None, rank]), tensor_shape.TensorShape([None]),
+            tensor_shape.TensorShape([rank])]
+
+
+@RaggedTensorToSparse.kernel("CPU")
+def _ragged_tensor_to_sparse(ctx: OpKernelContext, *inputs: Any, RAGGED_RANK: int, T: dtypes.DType,  # noqa: N803
+                             Tsplits: dtypes.DType) -> list:  # noqa: N803
+    """The coordinates of every value, the inner dense dimensions enumerated in row-major order."""
+    splits, values = [np.asarray(s, np.int64) for s in inputs[:-1]], inputs[-1]
+    _check_splits(ctx, splits, values.shape[0])
+    coords = np.stack(_value_coords(splits), axis=1) if values.shape[0] else np.zeros((0, len(splits) + 1), np.int64)
+    inner = values.shape[1:]
+    inner_idx = np.indices(inner).reshape(len(inner), int(np.prod(inner))).T
+    per_value = inner_idx.shape[0]
+    indices = np.concatenate([np.repeat(coords, per_value, axis=0), np.tile(inner_idx, (coords.shape[0], 1))], axis=1)
+    dense_shape = [len(splits[0]) - 1] + [int(np.diff(s).max(initial=0)) for s in splits] + list(inner)
+    return [indices.astype(np.int64), values.reshape(-1), np.asarray(dense_shape, np.int64)]
+
+
+# -- RaggedTensor -----------------------------------------------------------------------------------------------
+
+def _splits_tensor(value: Any, dtype: dtypes.DType, name: str) -> Tensor:
+    """A 1-D int32/int64 partition tensor; lists become `dtype`."""
+    if isinstance(value, Tensor):
+        if value.dtype not in _SPLITS_DTYPES:
+            raise ValueError(f"{name} must have dtype int32 or int64")
+    else:
+        value = convert_to_tensor(value, dtype=dtype, name=name)
+    value.shape.with_rank(1)
+    return value
+
+
+def _values_tensor(values: Any) -> Any:
+    return values if isinstance(values, RaggedTensor) else convert_to_tensor(values, name="values")
+
+
+@tf_export("RaggedTensor")
+class RaggedTensor:
+    """Rows of different lengths: row `i` is `values[row_splits[i]:row_splits[i + 1]]`."""
+
+    is_tensor_like = True  # tf.is_tensor says yes, as TF's does for its composite tensors
+
+    def __init__(self, values: Any, row_splits: Tensor, internal: bool = False,
+                 static_row_length: int | None = None) -> None:
+        """`static_row_length`: the length every row is known to have while building (a dense dimension read
+        as a ragged one keeps its size in `shape`)."""
+        if not internal:
+            raise ValueError("RaggedTensor constructor is private; please use one of the factory methods instead "
+                             "(e.g., RaggedTensor.from_row_lengths())")
+        self._values, self._row_splits, self._static_row_length = values, row_splits, static_row_length
+
+    # factories ---------------------------------------------------------------------------------------------
+
+    @classmethod
+    def from_row_splits(cls, values: Any, row_splits: Any, name: str | None = None,
+                        validate: bool = True) -> RaggedTensor:
+        """Rows delimited by `row_splits` (which starts at 0 and ends at the number of values)."""
+        with name_scope(name, "RaggedFromRowSplits", [values, row_splits]):
+            values = _values_tensor(values)
+            row_splits = _splits_tensor(row_splits, dtypes.int64, "row_splits")
+            if validate:
+                nvals = values.nrows(out_type=row_splits.dtype) if isinstance(values, RaggedTensor) else \
+                    shape(values, out_type=row_splits.dtype)[0]
+                msg = "Arguments to from_row_splits do not form a valid RaggedTensor:"
+                checks = [check_ops.assert_equal(row_splits[:1], cast(0, row_splits.dtype), message=msg + "zero"),
+                          check_ops.assert_non_negative(row_splits[1:] - row_splits[:-1],
+                                                        message=msg + "monotonic"),
+                          check_ops.assert_equal(row_splits[-1:], nvals, message=msg + "nvals")]
+                row_splits = control_flow_ops.with_dependencies(checks, row_splits)
+            return cls(values, row_splits, internal=True)
+
+    @classmethod
+    def from_row_lengths(cls, values: Any, row_lengths: Any, name: str | None = None,
+                         validate: bool = True) -> RaggedTensor:
+        """Rows of the given lengths, taken from `values` in order."""
+        with name_scope(name, "RaggedFromRowLengths", [values, row_lengths]):
+            row_lengths = _splits_tensor(row_lengths, dtypes.int64, "row_lengths")
+            splits = concat([constant([0], row_lengths.dtype), cumsum(row_lengths)], 0)
+            return cls.from_row_splits(values, splits, validate=validate)
+
+    @classmethod
+    def from_value_rowids(cls, values: Any, value_rowids: Any, nrows: Any = None, name: str | None = None,
+                          validate: bool = True) -> RaggedTensor:
+        """Value `j` in row `value_rowids[j]` (sorted); `nrows` defaults to the last row id plus one."""
+        with name_scope(name, "RaggedFromValueRowIds", [values, value_rowids, nrows]):
+            value_rowids = _splits_tensor(value_rowids, dtypes.int64, "value_rowids")
+            splits = segment_ids_to_row_splits(value_rowids, nrows, out_type=value_rowids.dtype)
+            return cls.from_row_splits(values, splits, validate=validate)
+
+    @classmethod
+    def from_row_starts(cls, values: Any, row_starts: Any, name: str | None = None,
+                        validate: bool = True) -> RaggedTensor:
+        """Rows starting at `row_starts`, the last one running to the end of `values`."""
+        with name_scope(name, "RaggedFromRowStarts", [values, row_starts]):
+            values = _values_tensor(values)
+            row_starts = _splits_tensor(row_starts, dtypes.int64, "row_starts")
+            nvals = _nrows(values, row_starts.dtype)
+            return cls.from_row_splits(values, concat([row_starts, reshape(nvals, [1])], 0), validate=validate)
+
+    @classmethod
+    def from_row_limits(cls, values: Any, row_limits: Any, name: str | None = None,
+                        validate: bool = True) -> RaggedTensor:
+        """Rows ending at `row_limits`, the first one starting at 0."""
+        with name_scope(name, "RaggedFromRowLimits", [values, row_limits]):
+            row_limits = _splits_tensor(row_limits, dtypes.int64, "row_limits")
+            splits = concat([constant([0], row_limits.dtype), row_limits], 0)
+            return cls.from_row_splits(values, splits, validate=validate)
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values: Any, nested_row_splits: Sequence[Any], name: str | None = None,
+                               validate: bool = True) -> RaggedTensor:
+        """One ragged dimension per splits vector, outermost first."""
+        if isinstance(nested_row_splits, Tensor):
+            raise TypeError("nested_row_splits must be a list of Tensors")
+        with name_scope(name, "RaggedFromNestedRowSplits", [flat_values] + list(nested_row_splits)):
+            result = flat_values
+            for splits in reversed(nested_row_splits):
+                result = cls.from_row_splits(result, splits, validate=validate)
+            return result
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values: Any, nested_row_lengths: Sequence[Any], name: str | None = None,
+                                validate: bool = True) -> RaggedTensor:
+        """One ragged dimension per row-lengths vector, outermost first."""
+        with name_scope(name, "RaggedFromNestedRowlengths", [flat_values] + list(nested_row_lengths)):
+            result = flat_values
+            for lengths in reversed(nested_row_lengths):
+                result = cls.from_row_lengths(result, lengths, validate=validate)
+            return result
+
+    @classmethod
+    def from_tensor(cls, tensor: Any, lengths: Any = None, padding: Any = None, ragged_rank: int = 1,
+                    name: str | None = None, row_splits_dtype: Any = dtypes.int64) -> RaggedTensor:
+        """The rows of a dense tensor, cut at `lengths` or before their trailing `padding` (not both)."""
+        if lengths is not None and padding is not None:
+            raise ValueError("Specify argument `lengths` or `padding`, but not both.")
+        if ragged_rank != 1:
+            raise NotImplementedError("from_tensor supports ragged_rank=1 only")
+        row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
+        with name_scope(name, "RaggedFromTensor", [tensor, lengths, padding]):
+            tensor = convert_to_tensor(tensor, name="tensor")
+            if tensor.shape.ndims is not None and tensor.shape.ndims < 2:
+                raise ValueError(f"ragged_rank must be smaller than rank(tensor) ({tensor.shape.ndims})")
+            dims = shape(tensor, out_type=row_splits_dtype)
+            if padding is not None:
+                padding = convert_to_tensor(padding, dtype=tensor.dtype, name="padding")
+                inner_axes = list(builtins.range(2, tensor.shape.ndims))
+                is_padding = reduce_all(equal(tensor, padding), axis=inner_axes) if inner_axes else \
+                    equal(tensor, padding)
+                positions = tf_range(1, dims[1] + 1, dtype=row_splits_dtype)
+                lengths = reduce_max(cast(logical_not(is_padding), row_splits_dtype) * positions, axis=1)
+            if lengths is None:
+                mask = None
+                lengths = fill(reshape(dims[0], [1]), dims[1])
+                values = reshape(tensor, concat([[-1], shape(tensor)[2:]], 0))
+            else:
+                lengths = cast(convert_to_tensor(lengths, name="lengths"), row_splits_dtype)
+                mask = sequence_mask(lengths, dims[1])
+                values = boolean_mask(tensor, mask)
+            return cls.from_row_lengths(values, lengths, validate=False)
+
+    @classmethod
+    def from_sparse(cls, st_input: SparseTensor, name: str | None = None,
+                    row_splits_dtype: Any = dtypes.int64) -> RaggedTensor:
+        """The rows of a 2-D SparseTensor in canonical order, each holding its explicit values."""
+        if not isinstance(st_input, SparseTensor):
+            raise TypeError(f"Expected SparseTensor, got {type(st_input).__name__}")
+        if st_input.shape.ndims is not None and st_input.shape.ndims != 2:
+            raise ValueError(f"rank(st_input) must be 2. Received: {st_input.shape.ndims}")
+        row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
+        with name_scope(name, "RaggedFromSparse", [st_input]):
+            rowids = cast(st_input.indices[:, 0], row_splits_dtype)
+            nrows = cast(st_input.dense_shape[0], row_splits_dtype)
+            return cls.from_value_rowids(st_input.values, rowids, nrows, validate=False)
+
+    # structure ---------------------------------------------------------------------------------------------
+
+    @property
+    def values(self) -> Any:
+        """The concatenation of the rows (a Tensor, or a RaggedTensor when ragged_rank > 1)."""
+        return self._values
+
+    @property
+    def row_splits(self) -> Tensor:
+        """Where each row starts and ends in `values`."""
+        return self._row_splits
+
+    @property
+    def flat_values(self) -> Tensor:
+        """The innermost values, every ragged dimension removed."""
+        values = self._values
+        while isinstance(values, RaggedTensor):
+            values = values.values
+        return values
+
+    @property
+    def nested_row_splits(self) -> tuple:
+        """The row_splits of every ragged dimension, outermost first."""
+        rt, splits = self, []
+        while isinstance(rt, RaggedTensor):
+            splits.append(rt.row_splits)
+            rt = rt.values
+        return tuple(splits)
+
+    @property
+    def ragged_rank(self) -> int:
+        return len(self.nested_row_splits)
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self.flat_values.dtype
+
+    @property
+    def row_splits_dtype(self) -> dtypes.DType:
+        return self._row_splits.dtype
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        """[nrows, None, ...] then the values' inner dimensions; nrows is known when the splits' size is."""
+        nsplits = self._row_splits.shape.dims[0].value
+        values = self._values.shape
+        inner = values[1:] if values.ndims is not None else tensor_shape.unknown_shape()
+        return tensor_shape.TensorShape([None if nsplits is None else nsplits - 1,
+                                         self._static_row_length]).concatenate(inner)
+
+    def get_shape(self) -> tensor_shape.TensorShape:
+        return self.shape
+
+    @property
+    def op(self) -> Operation:
+        return self.flat_values.op
+
+    @property
+    def graph(self) -> Graph:
+        return self._row_splits.graph
+
+    def consumers(self) -> list[Operation]:
+        """The ops reading any component tensor, each once, in creation order."""
+        parts = (self.flat_values,) + self.nested_row_splits
+        return sorted({op for t in parts for op in t.consumers()}, key=lambda op: op._id)
+
+    def nrows(self, out_type: Any = None, name: str | None = None) -> Tensor:
+        """The number of rows, a scalar of `out_type` (default the splits' dtype)."""
+        with name_scope(name, "RaggedNRows", [self]):
+            return _nrows(self, dtypes.as_dtype(out_type) if out_type else self.row_splits_dtype)
+
+    def row_starts(self, name: str | None = None) -> Tensor:
+        with name_scope(name, "RaggedRowStarts", [self]):
+            return self._row_splits[:-1]
+
+    def row_limits(self, name: str | None = None) -> Tensor:
+        with name_scope(name, "RaggedRowLimits", [self]):
+            return self._row_splits[1:]
+
+    def row_lengths(self, axis: int = 1, name: str | None = None) -> Any:
+        """The length of each row (axis 1), or of each row of the values (axis 2, ...), ragged as they are."""
+        if axis == 0:
+            return self.nrows()
+        with name_scope(name, "RaggedRowLengths", [self]):
+            if axis == 1:
+                return self._row_splits[1:] - self._row_splits[:-1]
+            if isinstance(self._values, RaggedTensor):
+                return self.with_values(self._values.row_lengths(axis - 1))
+            raise ValueError(f"axis={axis} out of bounds: expected 0 <= axis < rank")
+
+    def nested_row_lengths(self, name: str | None = None) -> tuple:
+        with name_scope(name, "RaggedNestedRowLengths", [self]):
+            rt, lengths = self, []
+            while isinstance(rt, RaggedTensor):
+                lengths.append(rt.row_lengths())
+                rt = rt.values
+            return tuple(lengths)
+
+    def value_rowids(self, name: str | None = None) -> Tensor:
+        """The row of each value."""
+        with name_scope(name, "RaggedValueRowIds", [self]):
+            return row_splits_to_segment_ids(self._row_splits)
+
+    def with_values(self, new_values: Any) -> RaggedTensor:
+        """The same rows over other values (as many)."""
+        return RaggedTensor(_values_tensor(new_values), self._row_splits, internal=True)
+
+    def with_flat_values(self, new_values: Any) -> RaggedTensor:
+        """The same ragged structure over other flat values."""
+        if isinstance(self._values, RaggedTensor):
+            return self.with_values(self._values.with_flat_values(new_values))
+        return self.with_values(new_values)
+
+    # conversions -------------------------------------------------------------------------------------------
+
+    def to_tensor(self, default_value: Any = None, name: str | None = None, shape: Any = None) -> Tensor:
+        """The padded dense tensor (bounding shape, or `shape` with rows cut or padded to it)."""
+        with name_scope(name, "RaggedToTensor", [self, default_value]):
+            if default_value is None:
+                default_value = constant(0, self.dtype, name="zeros") if self.dtype != dtypes.string \
+                    else constant("", name="zeros")
+            else:
+                default_value = convert_to_tensor(default_value, dtype=self.dtype, name="default_value")
+            if shape is None:
+                shape_tensor = constant(-1, self.row_splits_dtype)
+            else:
+                dims = tensor_shape.as_shape(shape).as_list() if not isinstance(shape, Tensor) else None
+                shape_tensor = shape if dims is None else constant([-1 if d is None else d for d in dims],
+                                                                   self.row_splits_dtype)
+            splits = list(self.nested_row_splits)
+            result = RaggedTensorToTensor(shape_tensor, self.flat_values, default_value, splits,
+                                          row_partition_types=["ROW_SPLITS"] * len(splits))
+            if shape is None:
+                result.set_shape(self.shape)
+            return result
+
+    def to_sparse(self, name: str | None = None) -> SparseTensor:
+        """The SparseTensor of the values at their coordinates, dense_shape the bounding shape."""
+        with name_scope(name, "RaggedToSparse", [self]):
+            indices, values, dense_shape = RaggedTensorToSparse(list(self.nested_row_splits), self.flat_values)
+            return SparseTensor(indices, values, dense_shape)
+
+    # indexing ----------------------------------------------------------------------------------------------
+
+    def __getitem__(self, key: Any) -> Any:
+        """`rt[i]` (one row) and `rt[a:b:c]` (some rows); other forms are not supported."""
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
+        with name_scope(None, "RaggedGetItem", [self]):
+            if isinstance(key, builtins.slice):
+                return _gather_rows(self, tf_range(self.nrows())[key])
+            if isinstance(key, (int, np.integer, Tensor)):
+                index = cast(key, self.row_splits_dtype)
+                index = index + cast(index < 0, self.row_splits_dtype) * self.nrows()
+                return _gather_rows(self, reshape(index, [1])).values
+        raise NotImplementedError(f"RaggedTensor indexing supports an int or a slice of rows, not {key!r}")
+
+    def eval(self, feed_dict: dict | None = None, session: Any = None) -> RaggedTensorValue:
+        """The value of this ragged tensor in `session` (default: the default session)."""
+        return _run_using_default_session(self, feed_dict, self.graph, session)
+
+    def __str__(self) -> str:
+        return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
+
+    __repr__ = __str__
+
+
+def _nrows(values: Any, dtype: dtypes.DType) -> Tensor:
+    """The number of rows of a Tensor or RaggedTensor, as a scalar of `dtype`."""
+    if isinstance(values, RaggedTensor):
+        return size(values.row_splits, out_type=dtype) - 1
+    return shape(values, out_type=dtype)[0]
+
+
+def _gather_rows(rt: RaggedTensor, rows: Tensor) -> RaggedTensor:
+    """The RaggedTensor of the rows `rows` of `rt`, in that order: each level gathers its values through a
+    RaggedRange over the selected rows' [start, limit) spans."""
+    rows = cast(rows, rt.row_splits_dtype)
+    starts, limits = gather(rt.row_splits, rows), gather(rt.row_splits, rows + 1)
+    splits, positions = RaggedRange(starts, limits, cast(1, rt.row_splits_dtype), Tsplits=rt.row_splits_dtype)
+    values = _gather_rows(rt.values, positions) if isinstance(rt.values, RaggedTensor) else \
+        gather(rt.values, positions)
+    return RaggedTensor(values, splits, internal=True)
+
+
+# -- tf.ragged --------------------------------------------------------------------------------------------------
+
+@tf_export("ragged.row_splits_to_segment_ids")
+def row_splits_to_segment_ids(splits: Any, name: str | None = None, out_type: Any = None) -> Tensor:
+    """The row id of each value: row i repeated row_lengths[i] times."""
+    with name_scope(name, "RaggedSplitsToSegmentIds", [splits]):
+        splits = _splits_tensor(splits, dtypes.int64, "splits")
+        out_type = dtypes.as_dtype(out_type) if out_type else splits.dtype
+        lengths = splits[1:] - splits[:-1]
+        return repeat(tf_range(size(splits, out_type=out_type) - 1), cast(lengths, dtypes.int32))
+
+
+@tf_export("ragged.segment_ids_to_row_splits")
+def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None, out_type: Any = None,
+                              name: str | None = None) -> Tensor:
+    """The row_splits of sorted segment ids; `num_segments` defaults to the largest id plus one."""
+    with name_scope(name, "SegmentIdsToRaggedSplits", [segment_ids]):
+        segment_ids = _splits_tensor(segment_ids, dtypes.int64, "segment_ids")
+        out_type = dtypes.as_dtype(out_type) if out_type else segment_ids.dtype
+        if num_segments is None:
+            num_segments = reduce_max(concat([constant([-1], segment_ids.dtype), segment_ids], 0)) + 1
+        num_segments = cast(num_segments, segment_ids.dtype)
+        lengths = unsorted_segment_sum(cast(not_equal(segment_ids, -1), out_type), segment_ids, num_segments)
+        return concat([constant([0], out_type), cumsum(lengths)], 0)
+
+
+@tf_export("ragged.range")
+def ragged_range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = None, name: str | None = None,
+                 row_splits_dtype: Any = dtypes.int64) -> RaggedTensor:
+    """Row i is range(starts[i], limits[i], deltas[i]); with one argument the rows are range(limits[i])."""
+    if limits is None:
+        starts, limits = 0, starts
+    with name_scope(name, "RaggedRange", [starts, limits, deltas]):
+        starts = convert_to_tensor(starts, dtype=dtype, name="starts")
+        limits = convert_to_tensor(limits, dtype=dtype or starts.dtype, name="limits")
+        deltas = convert_to_tensor(deltas, dtype=dtype or starts.dtype, name="deltas")
+        splits, values = RaggedRange(starts, limits, deltas, Tsplits=dtypes.as_dtype(row_splits_dtype))
+        return RaggedTensor(values, splits, internal=True)
+
+
+def _nested_depth(pylist: Any) -> int:
+    if isinstance(pylist, (list, tuple)):
+        return 1 + builtins.max((_nested_depth(x) for x in pylist), default=0)
+    return 0
+
+
+def _ragged_parts(pylist: Any, ragged_rank: int | None, inner_shape: Any) -> tuple[list, list[list[int]]]:
+    """The flat values (a list) and the splits of each ragged level of a nested Python list."""
+    depth = _nested_depth(pylist)
+    if ragged_rank is None:
+        inner_rank = 0 if inner_shape is None else len(inner_shape)
+        ragged_rank = builtins.max(1, depth - 1 - inner_rank)
+    if depth and ragged_rank >= depth:
+        raise ValueError(f"Invalid pylist={pylist!r}: incompatible with ragged_rank={ragged_rank}")
+    splits, level = [], list(pylist)
+    for _ in builtins.range(ragged_rank):
+        splits.append(np.concatenate([[0], np.cumsum([len(row) for row in level])]).tolist())
+        level = [x for row in level for x in row]
+    return level, splits
+
+
+@tf_export("ragged.constant")
+def ragged_constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inner_shape: Any = None,
+                    name: str | None = None, row_splits_dtype: Any = dtypes.int64) -> RaggedTensor:
+    """A RaggedTensor of constants from a nested Python list (rows of any length)."""
+    with name_scope(name, "RaggedConstant"):
+        values, splits = _ragged_parts(pylist, ragged_rank, inner_shape)
+        if not values and dtype is None:
+            dtype = dtypes.float32
+        flat = constant(values, dtype=dtype, name="values")
+        if inner_shape is not None:
+            flat = reshape(flat, [-1] + list(inner_shape))
+        result = flat
+        for row_splits in reversed(splits):
+            result = RaggedTensor(result, constant(row_splits, row_splits_dtype), internal=True)
+        return result
+
+
+@tf_export("ragged.constant_value")
+def ragged_constant_value(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inner_shape: Any = None,
+                          row_splits_dtype: Any = "int64") -> RaggedTensorValue:
+    """A RaggedTensorValue of NumPy arrays from a nested Python list."""
+    values, splits = _ragged_parts(pylist, ragged_rank, inner_shape)
+    result = np.asarray(values, dtype=None if dtype is None else dtypes.as_dtype(dtype).as_numpy_dtype)
+    if inner_shape is not None:
+        result = result.reshape([-1] + list(inner_shape))
+    for row_splits in reversed(splits):
+        result = RaggedTensorValue(result, np.asarray(row_splits, dtypes.as_dtype(row_splits_dtype).as_numpy_dtype))
+    return result
+
+
+@tf_export("ragged.placeholder")
+def ragged_placeholder(dtype: Any, ragged_rank: int, value_shape: Any = None, name: str | None = None) -> RaggedTensor:
+    """A RaggedTensor fed as a whole: placeholders for its flat values and each level's row_splits."""
+    if ragged_rank == 0:
+        return placeholder(dtype, value_shape, name)
+    with name_scope(name, "RaggedPlaceholder"):
+        value_shape = tensor_shape.as_shape([] if value_shape is None else value_shape)
+        result = placeholder(dtype, tensor_shape.TensorShape([None]).concatenate(value_shape), "flat_values")
+        for i in reversed(builtins.range(ragged_rank)):
+            result = RaggedTensor(result, placeholder(dtypes.int64, [None], f"row_splits_{i}"), internal=True)
+        return result
+
+
+@tf_export("ragged.map_flat_values")
+def map_flat_values(op: Callable, *args: Any, **kwargs: Any) -> Any:
+    """`op` applied to the flat values of the RaggedTensor arguments; the result keeps their ragged structure."""
+    ragged = [x for x in nest.flatten((args, kwargs)) if isinstance(x, RaggedTensor)]
+    if not ragged:
+        return op(*args, **kwargs)
+    flat = nest.map_structure(lambda x: x.flat_values if isinstance(x, RaggedTensor) else x, (args, kwargs))
+    return ragged[0].with_flat_values(op(*flat[0], **flat[1]))
+
+
+@tf_export("ragged.boolean_mask")
+def ragged_boolean_mask(data: Any, mask: Any, name: str | None = None) -> RaggedTensor:
+    """The entries of a dense 2-D `data` where the 2-D `mask` holds, row by row, as a RaggedTensor."""
+    with name_scope(name, "RaggedMask", [data, mask]):
+        data = convert_to_tensor(data, name="data")
+        mask = convert_to_tensor(mask, dtype=dtypes.bool, name="mask")
+        if mask.shape.ndims != 2:
+            raise NotImplementedError("ragged.boolean_mask supports a dense 2-D mask only")
+        lengths = reduce_sum(cast(mask, dtypes.int64), axis=1)
+        return RaggedTensor.from_row_lengths(boolean_mask(data, mask), lengths, validate=False)
+
+
+def _concat_rows(values: list) -> Any:
+    """The rows of every value, one after the other: flat values concatenated, each level's splits shifted."""
+    if not isinstance(values[0], RaggedTensor):
+        return concat(values, 0)
+    offsets = cumsum(stack([rt.row_splits[-1] for rt in values]), exclusive=True)
+    splits = [values[0].row_splits[:1]] + [rt.row_splits[1:] + offsets[i] for i, rt in enumerate(values)]
+    return RaggedTensor(_concat_rows([rt.values for rt in values]), concat(splits, 0), internal=True)
+
+
+@tf_export("ragged.stack")
+def ragged_stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> RaggedTensor:
+    """The inputs as the rows of one RaggedTensor (axis 0 only): RaggedTensors of one ragged_rank, or vectors."""
+    if axis != 0:
+        raise NotImplementedError("ragged.stack supports axis=0 only")
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ValueError("values must be a non-empty list of Tensors or RaggedTensors")
+    with name_scope(name, "RaggedConcat", [v for v in values if isinstance(v, Tensor)]):
+        values = [_values_tensor(v) for v in values]
+        ranks = {v.ragged_rank if isinstance(v, RaggedTensor) else 0 for v in values}
+        if len(ranks) != 1:
+            raise ValueError("ragged.stack needs inputs of one ragged_rank (mix RaggedTensors and Tensors with "
+                             "ragged.constant or RaggedTensor.from_tensor first)")
+        dtype = values[0].row_splits_dtype if isinstance(values[0], RaggedTensor) else dtypes.int64
+        lengths = stack([_nrows(v, dtype) for v in values])
+        return RaggedTensor.from_row_lengths(_concat_rows(values), lengths, validate=False)
