@@ -36,6 +36,7 @@ from tensorweave.ops import (
     constant_ops,
     fill_ops,
     manipulation_ops,
+    raw_ops,
     shape_helpers,
     shape_ops,
     space_batch_ops,
@@ -1055,7 +1056,7 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
 def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # noqa: A002
                 dilation_rate: Any = None, name: str | None = None, data_format: str | None = None,
                 filters: Any = None, dilations: Any = None) -> Tensor:
-    """An N-D convolution (N = 1 or 2 here): Conv2D named `convolution`, or conv1d's composition. Dilations
+    """An N-D convolution (N = 1, 2 or 3): Conv2D or Conv3D named `convolution`, or conv1d's composition. Dilations
     go to the op's attr (TF1 reaches the same values through SpaceToBatchND)."""
     filter = _deprecated_alias("filters", filters, "filter", filter)
     dilation_rate = _deprecated_alias("dilations", dilations, "dilation_rate", dilation_rate)
@@ -1066,8 +1067,14 @@ def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # n
         if rank == 3:
             return conv1d(input, filter, strides, padding, data_format=data_format, name=scope,
                           dilations=dilation_rate)
+        if rank == 5:
+            channel = channel_index(data_format)
+            return raw_ops.Conv3D(input=input, filter=filter, strides=get_sequence(strides, 3, channel, "strides"),
+                                  padding=padding, data_format=data_format or "NDHWC",
+                                  dilations=get_sequence(dilation_rate, 3, channel, "dilations"), name=scope)
         if rank != 4:
-            raise ValueError(f"`input` must be of rank 3 or 4 here (a 1-D or 2-D convolution). Received: rank={rank}")
+            raise ValueError(f"`input` must be of rank 3, 4 or 5 (a 1-D, 2-D or 3-D convolution). Received: "
+                             f"rank={rank}")
         return conv2d(input, filter, strides, padding, data_format=data_format or "NHWC",
                       dilations=dilation_rate, name=scope)
 

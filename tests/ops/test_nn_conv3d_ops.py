@@ -180,6 +180,9 @@ def test_names_dispatch_and_errors():
         transposed = tf.nn.conv_transpose(DY, w, [1, 3, 4, 4, 2], 2)
         assert transposed.name == "conv_transpose:0" and transposed.op.type == "Conv3DBackpropInputV2"
         assert tf.nn.conv3d_backprop_filter is tf.nn.conv3d_backprop_filter_v2
+        conv = tf.nn.convolution(x, w, "SAME", strides=[2, 1, 1], dilation_rate=[1, 1, 1])
+        assert conv.name == "convolution:0" and conv.op.type == "Conv3D"
+        assert conv.op.get_attr("strides") == [1, 2, 1, 1, 1]
         check_tensor(transposed, tf.Session().run(tf.nn.conv3d_transpose(DY, w, [1, 3, 4, 4, 2], 2)))
         with pytest.raises(ValueError, match=r"Depth of output \(3\) is not a multiple of the number of groups \(2\)"):
             tf.nn.conv3d(x, w[:, :, :, :1], [1] * 5, "SAME")
