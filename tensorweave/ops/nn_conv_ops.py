@@ -767,6 +767,35 @@ def _max_pool_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad
     return fmt.from_nhwc(result.astype(x.dtype, copy=False))
 
 
+MaxPoolGradGrad = Op("MaxPoolGradGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
+                     attrs=[*_POOL_ATTRS, "padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+                            "T: realnumbertype"])
+MaxPoolGradGrad.shape(lambda ctx: _pool_shape(ctx, pool_depth=False))
+
+
+@MaxPoolGradGrad.kernel("CPU")
+def _max_pool_grad_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad: Any, ksize: list,
+                        strides: list, padding: Any, data_format: Any) -> Any:
+    """The gradient of MaxPoolGrad by its gradient input: each window takes `grad` (shaped as the input) at
+    the first position (in row-major window order) holding its maximum."""
+    fmt = _Format.of(data_format)
+    g = _pool_geometry(ctx, orig_input.shape, ksize, strides, padding, fmt)
+    x, out, dx = fmt.to_nhwc(orig_input), fmt.to_nhwc(orig_output), fmt.to_nhwc(grad)
+    if out.shape != (x.shape[0], g.rows.size, g.cols.size, x.shape[3]) or dx.shape != x.shape:
+        raise invalid_argument(ctx, f"Expected orig_output shape to be {shape_text(out.shape)} and grad shape "
+                                    f"{shape_text(x.shape)}")
+    result = np.zeros(out.shape, grad.dtype)
+    unclaimed = np.ones(out.shape, bool)
+    for i in range(g.kh):
+        out_rows, in_rows = tap_range(g.rows, x.shape[1], i, g.stride_h)
+        for j in range(g.kw):
+            out_cols, in_cols = tap_range(g.cols, x.shape[2], j, g.stride_w)
+            hit = unclaimed[:, out_rows, out_cols] & (x[:, in_rows, in_cols] == out[:, out_rows, out_cols])
+            unclaimed[:, out_rows, out_cols] &= ~hit
+            result[:, out_rows, out_cols] = np.where(hit, dx[:, in_rows, in_cols], result[:, out_rows, out_cols])
+    return fmt.from_nhwc(result)
+
+
 AvgPoolGrad = Op("AvgPoolGrad", inputs=["orig_input_shape: int32", "grad: T"], outputs=["output: T"],
                  attrs=[*_POOL_ATTRS, "padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
                         f"T: {_FLOAT}"])
@@ -1394,3 +1423,18 @@ def _max_pool_grad(op: Any, grad: Tensor) -> list:
 def _avg_pool_grad(op: Any, grad: Tensor) -> list:
     attrs = op_attrs(op, ("ksize", "strides", "padding", "data_format"))
     return [AvgPoolGrad(shape_ops.shape(op.inputs[0]), grad, **attrs)]
+
+
+@MaxPoolGrad.gradient
+def _max_pool_grad_grad_fn(op: Any, grad: Tensor) -> list:
+    """TF's _MaxPoolGradGrad: nothing to the forward values, MaxPoolGradGrad to the gradient input."""
+    return [fill_ops.zeros_like(op.inputs[0]), fill_ops.zeros_like(op.inputs[1]),
+            MaxPoolGradGrad(op.inputs[0], op.inputs[1], grad, **op_attrs(op, ("ksize", "strides", "padding",
+                                                                               "data_format")))]
+
+
+@MaxPoolGradGrad.gradient
+def _max_pool_grad_grad_grad(op: Any, grad: Tensor) -> list:
+    return [fill_ops.zeros_like(op.inputs[0]), fill_ops.zeros_like(op.inputs[1]),
+            MaxPoolGrad(op.inputs[0], op.inputs[1], grad, **op_attrs(op, ("ksize", "strides", "padding",
+                                                                           "data_format")))]
