@@ -3,7 +3,8 @@
 Each layer owns `kernel` (and `bias`, or `depthwise_kernel`/`pointwise_kernel` for the separable ones)
 shaped as TF's: kernel_size + (input channels, filters), or (kh, kw, filters, input channels) for the
 transpose. The computation is the tf.nn op under TF's op names (`conv2d/Conv2D`, `conv1d/Conv1D/Squeeze`,
-`conv2d_transpose/conv2d_transpose`, `separable_conv2d/separable_conv2d`) followed by bias_add.
+`conv2d_transpose/conv2d_transpose`, `conv3d/Conv3D`, `conv3d_transpose/conv3d_transpose`,
+`separable_conv2d/separable_conv2d`) followed by bias_add.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.layers.base import Layer
 from tensorweave.layers.core import _ZEROS
-from tensorweave.ops import manipulation_ops, nn_conv_ops, nn_ops, shape_ops
+from tensorweave.ops import manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -67,7 +68,7 @@ def deconv_output_length(length: Any, filter_size: int, padding: str, stride: in
 
 
 class _Conv(Layer):
-    """The N-D convolution layer (N = 1 or 2): outputs = activation(conv(inputs, kernel) + bias)."""
+    """The N-D convolution layer (N = 1, 2 or 3): outputs = activation(conv(inputs, kernel) + bias)."""
 
     def __init__(self, rank: int, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
                  data_format: str = "channels_last", dilation_rate: Any = 1, activation: Callable | None = None,
@@ -186,22 +187,12 @@ class Conv2D(_Conv):
                          activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
 
 
-@tf_export("layers.Conv2DTranspose")
-class Conv2DTranspose(Conv2D):
-    """The transposed 2-D convolution (the gradient of Conv2D with respect to its input): kernel
-    [kh, kw, filters, input channels], each output dimension stride times the input's (plus the overhang
-    of the kernel for 'valid')."""
+class _Transpose:
+    """The transposed convolution's weights and call, shared by Conv2DTranspose and Conv3DTranspose: kernel
+    kernel_size + (filters, input channels), each output dimension stride times the input's (plus the
+    overhang of the kernel for 'valid')."""
 
-    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
-                 data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
-                 kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
-                 kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
-                 activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
-                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(filters, kernel_size, strides, padding, data_format, (1, 1), activation, use_bias,
-                         kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
-                         activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+    _transpose_function: Any = None
 
     def build(self, input_shape: Any) -> None:
         channels = self._input_channels(input_shape)
@@ -220,9 +211,9 @@ class Conv2DTranspose(Conv2D):
             sizes.append(deconv_output_length(size, self.kernel_size[i], self.padding, self.strides[i]))
         batch = dynamic[0]
         output_shape = [batch, self.filters, *sizes] if self._channels_first else [batch, *sizes, self.filters]
-        outputs = nn_conv_ops.conv2d_transpose(inputs, self.kernel, manipulation_ops.stack(output_shape),
-                                               strides=list(self.strides), padding=self.padding.upper(),
-                                               data_format=self._nn_format)
+        outputs = type(self)._transpose_function(inputs, self.kernel, manipulation_ops.stack(output_shape),
+                                                 strides=list(self.strides), padding=self.padding.upper(),
+                                                 data_format=self._nn_format)
         outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
         return self._bias_and_activation(outputs)
 
@@ -233,6 +224,60 @@ class Conv2DTranspose(Conv2D):
                 dims[axis] = deconv_output_length(dims[axis], self.kernel_size[i], self.padding, self.strides[i])
         dims[1 if self._channels_first else -1] = self.filters
         return tensor_shape.TensorShape(dims)
+
+
+@tf_export("layers.Conv2DTranspose")
+class Conv2DTranspose(_Transpose, Conv2D):
+    """The transposed 2-D convolution (the gradient of Conv2D with respect to its input): kernel
+    [kh, kw, filters, input channels], each output dimension stride times the input's (plus the overhang
+    of the kernel for 'valid')."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                 data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+                 activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides, padding, data_format, (1, 1), activation, use_bias,
+                         kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+
+    _transpose_function = staticmethod(nn_conv_ops.conv2d_transpose)
+
+
+@tf_export("layers.Conv3D")
+class Conv3D(_Conv):
+    """The 3-D convolution layer over [batch, depth, height, width, channels] (or channels_first) inputs."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = (1, 1, 1),
+                 activation: Callable | None = None, use_bias: bool = True, kernel_initializer: Any = None,
+                 bias_initializer: Any = _ZEROS, kernel_regularizer: Callable | None = None,
+                 bias_regularizer: Callable | None = None, activity_regularizer: Callable | None = None,
+                 kernel_constraint: Callable | None = None, bias_constraint: Callable | None = None,
+                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(3, filters, kernel_size, strides, padding, data_format, dilation_rate, activation,
+                         use_bias, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+
+
+@tf_export("layers.Conv3DTranspose")
+class Conv3DTranspose(_Transpose, Conv3D):
+    """The transposed 3-D convolution (the gradient of Conv3D with respect to its input)."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
+                 data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                 kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+                 activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+                 bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides, padding, data_format, (1, 1, 1), activation, use_bias,
+                         kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+
+    _transpose_function = staticmethod(nn_conv3d_ops.conv3d_transpose)
 
 
 class _SeparableConv(_Conv):
@@ -407,5 +452,34 @@ def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                             activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
                             depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
                             depthwise_constraint, pointwise_constraint, bias_constraint, trainable, name,
+                            _reuse=reuse, _scope=name)
+    return layer.apply(inputs)
+
+
+@tf_export("layers.conv3d")
+def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
+           data_format: str = "channels_last", dilation_rate: Any = (1, 1, 1), activation: Callable | None = None,
+           use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+           kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+           activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+           bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+           reuse: Any = None) -> Tensor:
+    layer = Conv3D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+                   kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                   kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
+    return layer.apply(inputs)
+
+
+@tf_export("layers.conv3d_transpose")
+def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
+                     data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
+                     kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
+                     kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
+                     activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
+                     bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
+                     reuse: Any = None) -> Tensor:
+    layer = Conv3DTranspose(filters, kernel_size, strides, padding, data_format, activation, use_bias,
+                            kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                            activity_regularizer, kernel_constraint, bias_constraint, trainable, name,
                             _reuse=reuse, _scope=name)
     return layer.apply(inputs)

@@ -1,6 +1,7 @@
-"""Max and average pooling layers (1-D and 2-D) and their functional forms, as TF1's `tf.layers`.
+"""Max and average pooling layers (1-D, 2-D and 3-D) and their functional forms, as TF1's `tf.layers`.
 
-2-D pooling is nn.max_pool/avg_pool under the layer's scope (`max_pooling2d/MaxPool`); 1-D pooling is TF's
+2-D and 3-D pooling are nn.max_pool/avg_pool(3d) under the layer's scope (`max_pooling2d/MaxPool`,
+`max_pooling3d/MaxPool3D`); 1-D pooling is TF's
 composition: ExpandDims to a unit width, the 2-D pool, Squeeze (`max_pooling1d/Squeeze`).
 """
 
@@ -17,7 +18,7 @@ from tensorweave.layers.convolutional import (
     normalize_padding,
     normalize_tuple,
 )
-from tensorweave.ops import nn_conv_ops, shape_ops
+from tensorweave.ops import nn_conv3d_ops, nn_conv_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -35,19 +36,21 @@ class _Pooling(Layer):
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
 
-    def _pool2d(self, inputs: Tensor, pool_size: tuple, strides: tuple) -> Tensor:
+    def _pool(self, inputs: Tensor, pool_size: tuple, strides: tuple) -> Tensor:
+        """The tf.nn pool over len(pool_size) (2 or 3) spatial dimensions."""
+        spatial = "HW" if len(pool_size) == 2 else "DHW"
         if self.data_format == "channels_first":
-            ksize, steps, data_format = [1, 1, *pool_size], [1, 1, *strides], "NCHW"
+            ksize, steps, data_format = [1, 1, *pool_size], [1, 1, *strides], f"NC{spatial}"
         else:
-            ksize, steps, data_format = [1, *pool_size, 1], [1, *strides, 1], "NHWC"
+            ksize, steps, data_format = [1, *pool_size, 1], [1, *strides, 1], f"N{spatial}C"
         return type(self)._pool_function(inputs, ksize, steps, self.padding.upper(), data_format=data_format)
 
     def call(self, inputs: Tensor) -> Tensor:
-        if self._rank == 2:
-            return self._pool2d(inputs, self.pool_size, self.strides)
+        if self._rank > 1:
+            return self._pool(inputs, self.pool_size, self.strides)
         axis = 3 if self.data_format == "channels_first" else 2
         expanded = shape_ops.expand_dims(inputs, axis)
-        outputs = self._pool2d(expanded, (*self.pool_size, 1), (*self.strides, 1))
+        outputs = self._pool(expanded, (*self.pool_size, 1), (*self.strides, 1))
         return shape_ops.squeeze(outputs, [axis])
 
     def compute_output_shape(self, input_shape: Any) -> tensor_shape.TensorShape:
@@ -88,6 +91,22 @@ class AveragePooling2D(_Pooling):
     _pool_function = staticmethod(nn_conv_ops.avg_pool)
 
 
+@tf_export("layers.MaxPooling3D")
+class MaxPooling3D(_Pooling):
+    """The maximum over windows of [batch, depth, height, width, channels] inputs."""
+
+    _rank = 3
+    _pool_function = staticmethod(nn_conv3d_ops.max_pool3d)
+
+
+@tf_export("layers.AveragePooling3D")
+class AveragePooling3D(_Pooling):
+    """The mean over windows of [batch, depth, height, width, channels] inputs (padding not counted)."""
+
+    _rank = 3
+    _pool_function = staticmethod(nn_conv3d_ops.avg_pool3d)
+
+
 def _apply(layer_class: type, inputs: Any, pool_size: Any, strides: Any, padding: str, data_format: str,
            name: str | None) -> Tensor:
     return layer_class(pool_size, strides, padding=padding, data_format=data_format, name=name).apply(inputs)
@@ -115,3 +134,15 @@ def max_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = "val
 def average_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
                       data_format: str = "channels_last", name: str | None = None) -> Tensor:
     return _apply(AveragePooling2D, inputs, pool_size, strides, padding, data_format, name)
+
+
+@tf_export("layers.max_pooling3d")
+def max_pooling3d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                  data_format: str = "channels_last", name: str | None = None) -> Tensor:
+    return _apply(MaxPooling3D, inputs, pool_size, strides, padding, data_format, name)
+
+
+@tf_export("layers.average_pooling3d")
+def average_pooling3d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                      data_format: str = "channels_last", name: str | None = None) -> Tensor:
+    return _apply(AveragePooling3D, inputs, pool_size, strides, padding, data_format, name)

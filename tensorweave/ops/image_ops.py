@@ -103,7 +103,7 @@ def _resize_scale(in_size: int, out_size: int, align_corners: bool) -> np.float3
     return np.float32(in_size) / np.float32(out_size)
 
 
-def _source_coords(in_size: int, out_size: int, align_corners: bool, half_pixel_centers: bool,
+def source_coords(in_size: int, out_size: int, align_corners: bool, half_pixel_centers: bool,
                    shift: float = 0.5) -> np.ndarray:
     """Where each output pixel samples the input, in float32: (x + 0.5) * scale - shift with half-pixel
     centers (nearest neighbour shifts by 0), x * scale otherwise."""
@@ -127,7 +127,7 @@ def _resize_bilinear(ctx: OpKernelContext, images: Any, size: Any, align_corners
     images = images.astype(np.float32)
 
     def taps(in_size: int, out_size: int) -> tuple[Any, Any, Any]:
-        source = _source_coords(in_size, out_size, align_corners, half_pixel_centers)
+        source = source_coords(in_size, out_size, align_corners, half_pixel_centers)
         floor = np.floor(source)
         lower = np.maximum(floor.astype(np.int64), 0)
         upper = np.minimum(np.ceil(source).astype(np.int64), in_size - 1)
@@ -144,8 +144,8 @@ def _resize_bilinear(ctx: OpKernelContext, images: Any, size: Any, align_corners
     return top + (bottom - top) * xp.asarray(y_lerp)[:, None, None]
 
 
-def _nearest_index(in_size: int, out_size: int, align_corners: bool, half_pixel_centers: bool) -> np.ndarray:
-    source = _source_coords(in_size, out_size, align_corners, half_pixel_centers, shift=0.0)
+def nearest_index(in_size: int, out_size: int, align_corners: bool, half_pixel_centers: bool) -> np.ndarray:
+    source = source_coords(in_size, out_size, align_corners, half_pixel_centers, shift=0.0)
     floor = np.floor(source)
     # roundf: halves away from zero (the coordinates are never negative here)
     index = np.where(source - floor >= 0.5, floor + 1, floor) if align_corners else floor
@@ -158,8 +158,8 @@ def _resize_nearest_neighbor(ctx: OpKernelContext, images: Any, size: Any, align
                              half_pixel_centers: bool) -> Any:
     height, width = _checked_resize(ctx, images, size, align_corners, half_pixel_centers)
     xp = ctx.xp
-    rows = _take(xp, images, _nearest_index(images.shape[1], height, align_corners, half_pixel_centers), 1)
-    return _take(xp, rows, _nearest_index(images.shape[2], width, align_corners, half_pixel_centers), 2)
+    rows = _take(xp, images, nearest_index(images.shape[1], height, align_corners, half_pixel_centers), 1)
+    return _take(xp, rows, nearest_index(images.shape[2], width, align_corners, half_pixel_centers), 2)
 
 
 def _cubic_coefficients(a: float) -> np.ndarray:
@@ -175,12 +175,12 @@ def _cubic_coefficients(a: float) -> np.ndarray:
 _CUBIC_TABLES = {False: _cubic_coefficients(-0.75), True: _cubic_coefficients(-0.5)}
 
 
-def _cubic_taps(in_size: int, out_size: int, align_corners: bool, half_pixel_centers: bool
+def cubic_taps(in_size: int, out_size: int, align_corners: bool, half_pixel_centers: bool
                 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The four input indices and float32 weights of each output pixel. With half-pixel centers (Keys'
     cubic) taps outside the image weigh 0 and the rest are renormalized; the legacy kernel repeats the
     edge pixel with its weight."""
-    source = _source_coords(in_size, out_size, align_corners, half_pixel_centers)
+    source = source_coords(in_size, out_size, align_corners, half_pixel_centers)
     base = np.floor(source).astype(np.int64)
     offset = np.rint((source - base.astype(np.float32)) * np.float32(_CUBIC_TABLE_SIZE)).astype(np.int64)
     table = _CUBIC_TABLES[half_pixel_centers]
@@ -216,8 +216,8 @@ def _resize_bicubic(ctx: OpKernelContext, images: Any, size: Any, align_corners:
     height, width = _checked_resize(ctx, images, size, align_corners, half_pixel_centers)
     xp = ctx.xp
     images = images.astype(np.float32)
-    y_indices, y_weights = _cubic_taps(images.shape[1], height, align_corners, half_pixel_centers)
-    x_indices, x_weights = _cubic_taps(images.shape[2], width, align_corners, half_pixel_centers)
+    y_indices, y_weights = cubic_taps(images.shape[1], height, align_corners, half_pixel_centers)
+    x_indices, x_weights = cubic_taps(images.shape[2], width, align_corners, half_pixel_centers)
     # TF interpolates each of the four source columns along y, then those along x.
     columns = _weighted_taps(xp, images, y_indices, y_weights, 1)
     return _weighted_taps(xp, columns, x_indices, x_weights, 2)

@@ -595,10 +595,41 @@ def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_poli
 def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0,
               bad_indices_policy: str = "") -> Tensor:
     """The slices of `params` addressed by the innermost dimension of `indices` (zeros for out-of-range rows
-    with `bad_indices_policy="IGNORE"`)."""
+    with `bad_indices_policy="IGNORE"`); the first `batch_dims` dimensions of both are batch dimensions."""
     if batch_dims != 0:
-        raise NotImplementedError("tf.gather_nd with batch_dims != 0 is not built yet; only batch_dims=0 is")
+        return _batch_gather_nd(params, indices, batch_dims, name, bad_indices_policy)
     return GatherNd(params, indices, bad_indices_policy=bad_indices_policy, name=name)
+
+
+def _batch_gather_nd(params: Any, indices: Any, batch_dims: Any, name: str | None, bad_indices_policy: str) -> Tensor:
+    """gather_nd per batch entry, as one GatherNd: the batch dimensions flattened into one, whose row number
+    is put in front of each index."""
+    with name_scope(name, "BatchGatherND", [params, indices]):
+        indices = convert_to_tensor(indices, name="indices")
+        params = convert_to_tensor(params, name="params")
+        if not isinstance(batch_dims, numbers.Real):
+            batch_dims = tensor_util.constant_value(batch_dims)
+        batch_dims = int(batch_dims)
+        if batch_dims < 0:
+            raise ValueError("tf.gather_nd does not allow negative batch_dims.")
+        for what, rank in (("indices", indices.shape.ndims), ("params", params.shape.ndims)):
+            if rank is not None and batch_dims >= rank:
+                raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`{what}`) = {rank}")
+        params_shape, indices_shape = shape(params), shape(indices)
+        batch_size = raw_ops.Prod(input=params_shape[:batch_dims], reduction_indices=[0], keep_dims=True)
+        flat_params = reshape(params, concat([batch_size, params_shape[batch_dims:]], 0))
+        flat_indices = reshape(indices, concat([batch_size, indices_shape[batch_dims:]], 0))
+        rows = cast(raw_ops.Range(start=0, limit=batch_size[0], delta=1), indices.dtype)
+        rows = reshape(rows, concat([[-1], ones_like(indices_shape[batch_dims:])], 0))
+        rows = raw_ops.BroadcastTo(input=rows, shape=concat([batch_size, indices_shape[batch_dims:-1], [1]], 0))
+        gathered = GatherNd(flat_params, concat([rows, flat_indices], -1), bad_indices_policy=bad_indices_policy)
+        out = reshape(gathered, concat([params_shape[:batch_dims], shape(gathered)[1:]], 0))
+        depth = indices.shape.dims[-1].value if indices.shape.ndims is not None else None
+        if depth is not None and params.shape.ndims is not None:
+            batch = params.shape[:batch_dims].merge_with(indices.shape[:batch_dims])
+            out.set_shape(batch.concatenate(indices.shape[batch_dims:-1])
+                          .concatenate(params.shape[batch_dims + depth:]))
+        return out
 
 
 @tf_export("batch_gather")

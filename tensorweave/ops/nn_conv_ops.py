@@ -2,8 +2,8 @@
 which is also `conv2d_transpose`, and Conv2DBackpropFilter, both real ops that the conv gradient uses),
 DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gradients MaxPoolGrad and
 AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool,
-the 1-D pools, TF 2's rank-dispatching pools, and the transposed convolutions conv1d_transpose,
-conv_transpose and atrous_conv2d_transpose), MaxPoolWithArgmax with its gradient, and with_space_to_batch
+the 1-D pools, and the transposed convolutions conv1d_transpose and atrous_conv2d_transpose; the 3-D family
+and the rank-dispatching wrappers are in nn_conv3d_ops), MaxPoolWithArgmax with its gradient, and with_space_to_batch
 (an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations, which TF's CPU kernels
 ignore.
 
@@ -36,6 +36,7 @@ from tensorweave.ops import (
     constant_ops,
     fill_ops,
     manipulation_ops,
+    raw_ops,
     shape_helpers,
     shape_ops,
     space_batch_ops,
@@ -49,10 +50,10 @@ _CONV_ATTRS = ["strides: list(int)", "use_cudnn_on_gpu: bool = true", "padding: 
                "dilations: list(int) = [1, 1, 1, 1]"]
 _POOL_ATTRS = ["ksize: list(int) >= 4", "strides: list(int) >= 4"]
 _FLOAT = "{half, bfloat16, float, double}"
-_IM2COL_CHUNK_BYTES = 16 << 20  # measured: big enough for BLAS, small enough to stay in cache
+IM2COL_CHUNK_BYTES = 16 << 20  # measured: big enough for BLAS, small enough to stay in cache
 
 
-def _text(value: Any) -> str:
+def attr_text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
@@ -63,7 +64,7 @@ class _Format(NamedTuple):
 
     @classmethod
     def of(cls, data_format: Any) -> _Format:
-        return cls(_text(data_format) == "NCHW")
+        return cls(attr_text(data_format) == "NCHW")
 
     def spatial(self, values: Sequence[Any]) -> tuple[Any, Any]:
         return (values[2], values[3]) if self.nchw else (values[1], values[2])
@@ -87,7 +88,7 @@ class _Format(NamedTuple):
 # -- Window geometry (TF's GetWindowedOutputSize) -------------------------------------------------------
 
 
-class _Window(NamedTuple):
+class Window(NamedTuple):
     """One spatial dimension of a sliding window: its output size and the padding before and after."""
 
     size: int
@@ -96,20 +97,20 @@ class _Window(NamedTuple):
 
 
 def _window(in_size: int, k: int, stride: int, dilation: int, padding: str,
-            explicit: tuple[int, int] = (0, 0)) -> _Window:
+            explicit: tuple[int, int] = (0, 0)) -> Window:
     """The output size and padding of one dimension, as TF's kernels compute them (SAME puts the odd padding
     after); None for a size that would be negative."""
     effective = (k - 1) * dilation + 1
     if padding == "SAME":
         out = -(-in_size // stride)
         needed = max(0, (out - 1) * stride + effective - in_size)
-        return _Window(out, needed // 2, needed - needed // 2)
+        return Window(out, needed // 2, needed - needed // 2)
     before, after = explicit if padding == "EXPLICIT" else (0, 0)
-    return _Window((in_size + before + after - effective + stride) // stride, before, after)
+    return Window((in_size + before + after - effective + stride) // stride, before, after)
 
 
-def _runtime_window(ctx: OpKernelContext, in_size: int, k: int, stride: int, dilation: int, padding: str,
-                    explicit: tuple[int, int] = (0, 0)) -> _Window:
+def runtime_window(ctx: OpKernelContext, in_size: int, k: int, stride: int, dilation: int, padding: str,
+                    explicit: tuple[int, int] = (0, 0)) -> Window:
     window = _window(in_size, k, stride, dilation, padding, explicit)
     if window.size < 0:
         raise invalid_argument(ctx, f"Computed output size would be negative: {window.size} [input_size: {in_size}, "
@@ -117,7 +118,7 @@ def _runtime_window(ctx: OpKernelContext, in_size: int, k: int, stride: int, dil
     return window
 
 
-def _static_window(in_size: int | None, k: int | None, stride: int, dilation: int, padding: str,
+def static_window(in_size: int | None, k: int | None, stride: int, dilation: int, padding: str,
                    explicit: tuple[int, int] = (0, 0)) -> int | None:
     """The output size a shape function infers (None if unknown), with TF's error for a window larger than
     its (padded) input."""
@@ -154,7 +155,7 @@ def _check_explicit_paddings(fmt: _Format, padding: str, explicit_paddings: Sequ
         raise ValueError("Nonzero explicit padding in the batch or depth dimensions is not supported")
 
 
-def _compute_dtype(dtype: np.dtype) -> np.dtype:
+def compute_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype a kernel computes in: float32 for half and bfloat16 (rounded once at the end, as TF's)."""
     return np.dtype(np.float32) if dtype in (np.float16, BFLOAT16) else dtype
 
@@ -173,8 +174,8 @@ class _ConvGeometry(NamedTuple):
     kw: int
     filter_depth: int
     out_depth: int
-    rows: _Window
-    cols: _Window
+    rows: Window
+    cols: Window
     stride_h: int
     stride_w: int
     dilation_h: int
@@ -195,9 +196,9 @@ def _conv_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shap
     """The checks TF's conv kernels make at run time, then the geometry."""
     fmt = _Format.of(data_format)
     if len(input_shape) != 4:
-        raise invalid_argument(ctx, f"{name} input must be 4-dimensional: {_shape_text(input_shape)}")
+        raise invalid_argument(ctx, f"{name} input must be 4-dimensional: {shape_text(input_shape)}")
     if len(filter_shape) != 4:
-        raise invalid_argument(ctx, f"{name} filter must be 4-dimensional: {_shape_text(filter_shape)}")
+        raise invalid_argument(ctx, f"{name} filter must be 4-dimensional: {shape_text(filter_shape)}")
     if any(fmt.batch_and_depth(strides)[i] != 1 for i in range(2)):
         raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support strides "
                                         "in the batch and depth dimensions.")
@@ -210,14 +211,14 @@ def _conv_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shap
     if filter_depth == 0 or c % filter_depth:
         raise invalid_argument(ctx, f"input depth must be evenly divisible by filter depth: {c} vs {filter_depth}")
     (sh, sw), (dh, dw) = fmt.spatial(strides), fmt.spatial(dilations)
-    padding = _text(padding)
+    padding = attr_text(padding)
     pad_h, pad_w = _explicit_pairs(fmt, explicit_paddings)
-    rows = _runtime_window(ctx, h, kh, sh, dh, padding, pad_h)
-    cols = _runtime_window(ctx, w, kw, sw, dw, padding, pad_w)
+    rows = runtime_window(ctx, h, kh, sh, dh, padding, pad_h)
+    cols = runtime_window(ctx, w, kw, sw, dw, padding, pad_w)
     return _ConvGeometry(n, h, w, c, kh, kw, filter_depth, out_depth, rows, cols, sh, sw, dh, dw)
 
 
-def _shape_text(shape: Sequence[int]) -> str:
+def shape_text(shape: Sequence[int]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
@@ -241,12 +242,12 @@ def _chunks(g: _ConvGeometry, itemsize: int) -> Iterator[tuple[slice, slice]]:
     else row blocks of one image."""
     row_bytes = g.cols.size * g.kh * g.kw * g.in_depth * itemsize
     image_bytes = max(1, row_bytes * g.rows.size)
-    if image_bytes <= _IM2COL_CHUNK_BYTES:
-        images = _IM2COL_CHUNK_BYTES // image_bytes
+    if image_bytes <= IM2COL_CHUNK_BYTES:
+        images = IM2COL_CHUNK_BYTES // image_bytes
         for n in range(0, g.batch, images):
             yield slice(n, n + images), slice(None)
         return
-    rows = max(1, _IM2COL_CHUNK_BYTES // max(1, row_bytes))
+    rows = max(1, IM2COL_CHUNK_BYTES // max(1, row_bytes))
     for n in range(g.batch):
         for r in range(0, g.rows.size, rows):
             yield slice(n, n + 1), slice(r, r + rows)
@@ -267,7 +268,7 @@ def _grouped_patches(patches: Any, g: _ConvGeometry) -> Any:
 
 def _conv_forward(x: Any, filters: Any, g: _ConvGeometry) -> Any:
     """The NHWC convolution: im2col of each chunk, then one matmul (batched over groups)."""
-    dtype = _compute_dtype(x.dtype)
+    dtype = compute_dtype(x.dtype)
     x, filters = x.astype(dtype, copy=False), filters.astype(dtype, copy=False)
     out = np.zeros(g.out_shape, dtype)
     if out.size == 0 or g.kh * g.kw * g.filter_depth == 0:
@@ -287,7 +288,7 @@ def _conv_forward(x: Any, filters: Any, g: _ConvGeometry) -> Any:
 def _conv_backprop_input(filters: Any, out_backprop: Any, g: _ConvGeometry) -> Any:
     """The gradient of the input: each output pixel's [KH*KW*C] column, from one matmul per chunk, added back
     into the padded input by one strided slice per filter tap (col2im)."""
-    dtype = _compute_dtype(out_backprop.dtype)
+    dtype = compute_dtype(out_backprop.dtype)
     filters, out_backprop = filters.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
     padded = np.zeros((g.batch, g.in_h + g.rows.before + g.rows.after, g.in_w + g.cols.before + g.cols.after,
                        g.in_depth), dtype)
@@ -316,7 +317,7 @@ def _conv_backprop_input(filters: Any, out_backprop: Any, g: _ConvGeometry) -> A
 def _conv_backprop_filter(x: Any, out_backprop: Any, g: _ConvGeometry) -> Any:
     """The gradient of the filter: the im2col matrix of each chunk, transposed, times its output gradient,
     summed over chunks."""
-    dtype = _compute_dtype(x.dtype)
+    dtype = compute_dtype(x.dtype)
     x, out_backprop = x.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
     per_group = g.out_depth // max(1, g.groups)
     grad = np.zeros((g.groups, g.kh * g.kw * g.filter_depth, per_group), dtype)
@@ -352,7 +353,7 @@ def _conv_attrs(ctx: InferenceContext, name: str) -> tuple[_Format, list[int], l
     for d in dilations:
         if d < 1:
             raise ValueError(f"Dilation rate must be >= 1, but got {d}")
-    padding = _text(ctx.attr("padding"))
+    padding = attr_text(ctx.attr("padding"))
     explicit = list(ctx.attr("explicit_paddings")) if "explicit_paddings" in ctx.node_def.attr else []
     _check_explicit_paddings(fmt, padding, explicit)
     return fmt, strides, dilations, padding, explicit
@@ -366,8 +367,8 @@ def _conv_output_shape(fmt: _Format, input_dims: list, kh: Any, kw: Any, out_dep
                        dilations: list, padding: str, explicit: list) -> tensor_shape.TensorShape:
     (h, w), (sh, sw), (dh, dw) = fmt.spatial(input_dims), fmt.spatial(strides), fmt.spatial(dilations)
     pad_h, pad_w = _explicit_pairs(fmt, explicit)
-    return tensor_shape.TensorShape(fmt.dims(input_dims[0], _static_window(h, kh, sh, dh, padding, pad_h),
-                                             _static_window(w, kw, sw, dw, padding, pad_w), out_depth))
+    return tensor_shape.TensorShape(fmt.dims(input_dims[0], static_window(h, kh, sh, dh, padding, pad_h),
+                                             static_window(w, kw, sw, dw, padding, pad_w), out_depth))
 
 
 def _check_groups(in_depth: int | None, filter_depth: int | None, out_depth: int | None) -> None:
@@ -483,8 +484,8 @@ def _check_backprop_sizes(ctx: OpKernelContext, name: str, g: _ConvGeometry, gra
                                         f"computed = {computed} spatial_dim: {dim + 1} input: {size} filter: {k} "
                                         f"output: {actual} stride: {stride} dilation: {dilation}")
     if fmt.batch_and_depth(grad_shape) != (g.batch, g.out_depth):
-        raise invalid_argument(ctx, f"{name}: out_backprop has shape {_shape_text(grad_shape)}, the forward "
-                                    f"convolution's is {_shape_text(fmt.dims(*g.out_shape[:1], *g.out_shape[1:3], g.out_depth))}")
+        raise invalid_argument(ctx, f"{name}: out_backprop has shape {shape_text(grad_shape)}, the forward "
+                                    f"convolution's is {shape_text(fmt.dims(*g.out_shape[:1], *g.out_shape[1:3], g.out_depth))}")
 
 
 @Conv2DBackpropInput.kernel("CPU", expensive=True)
@@ -493,7 +494,7 @@ def _conv2d_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, 
                            use_cudnn_on_gpu: bool) -> Any:
     fmt = _Format.of(data_format)
     if out_backprop.ndim != 4:
-        raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {_shape_text(out_backprop.shape)}")
+        raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {shape_text(out_backprop.shape)}")
     sizes = _backprop_sizes(ctx, input_sizes, out_backprop.shape, fmt)
     g = _conv_geometry(ctx, sizes, filter.shape, strides, padding, explicit_paddings, data_format, dilations,
                        "Conv2DCustomBackpropInput:")
@@ -521,7 +522,7 @@ def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,
                             use_cudnn_on_gpu: bool) -> Any:
     fmt = _Format.of(data_format)
     if out_backprop.ndim != 4:
-        raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {_shape_text(out_backprop.shape)}")
+        raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {shape_text(out_backprop.shape)}")
     sizes = [int(s) for s in np.asarray(filter_sizes).reshape(-1)]
     g = _conv_geometry(ctx, input.shape, sizes, strides, padding, explicit_paddings, data_format, dilations,
                        "Conv2DCustomBackpropFilter: filter_sizes must be 4-dimensional; input")
@@ -555,7 +556,7 @@ def _depthwise_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter
     fmt = _Format.of(data_format)
     for what, shape in (("input", input_shape), ("filter", filter_shape), ("out_backprop", out_backprop.shape)):
         if len(shape) != 4:
-            raise invalid_argument(ctx, f"{name}: {what} must be 4-dimensional: {_shape_text(shape)}")
+            raise invalid_argument(ctx, f"{name}: {what} must be 4-dimensional: {shape_text(shape)}")
     if fmt.depth(input_shape) != filter_shape[2]:
         raise invalid_argument(ctx, f"{name}: input and filter must have the same in_depth: "
                                     f"{fmt.depth(input_shape)} vs {filter_shape[2]}")
@@ -605,15 +606,15 @@ def _depthwise_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: A
 
 
 class _PoolGeometry(NamedTuple):
-    rows: _Window
-    cols: _Window
+    rows: Window
+    cols: Window
     kh: int
     kw: int
     stride_h: int
     stride_w: int
 
 
-def _tap_range(window: _Window, in_size: int, tap: int, stride: int) -> tuple[slice, slice]:
+def tap_range(window: Window, in_size: int, tap: int, stride: int) -> tuple[slice, slice]:
     """For one window tap: the output positions whose window has it inside the input, and the input
     positions it reads there (a strided slice)."""
     first = max(0, -(-(window.before - tap) // stride))
@@ -627,9 +628,9 @@ def _tap_range(window: _Window, in_size: int, tap: int, stride: int) -> tuple[sl
 def _taps(x: Any, g: _PoolGeometry) -> Iterator[tuple[tuple[slice, slice], Any]]:
     """Each window tap: the output slice it contributes to and the input values it contributes there."""
     for i in range(g.kh):
-        out_rows, in_rows = _tap_range(g.rows, x.shape[1], i, g.stride_h)
+        out_rows, in_rows = tap_range(g.rows, x.shape[1], i, g.stride_h)
         for j in range(g.kw):
-            out_cols, in_cols = _tap_range(g.cols, x.shape[2], j, g.stride_w)
+            out_cols, in_cols = tap_range(g.cols, x.shape[2], j, g.stride_w)
             yield (out_rows, out_cols), x[:, in_rows, in_cols]
 
 
@@ -651,36 +652,36 @@ def _pool_geometry(ctx: OpKernelContext, x_shape: Sequence[int], ksize: list, st
                                         "or pooling across width/height.")
     (h, w), (kh, kw), (sh, sw) = fmt.spatial(x_shape), fmt.spatial(ksize), fmt.spatial(strides)
     pad_h, pad_w = _explicit_pairs(fmt, explicit)
-    padding = _text(padding)
-    return _PoolGeometry(_runtime_window(ctx, h, kh, sh, 1, padding, pad_h),
-                         _runtime_window(ctx, w, kw, sw, 1, padding, pad_w), kh, kw, sh, sw)
+    padding = attr_text(padding)
+    return _PoolGeometry(runtime_window(ctx, h, kh, sh, 1, padding, pad_h),
+                         runtime_window(ctx, w, kw, sw, 1, padding, pad_w), kh, kw, sh, sw)
 
 
-def _lowest(dtype: np.dtype) -> Any:
+def lowest(dtype: np.dtype) -> Any:
     return -np.inf if dtype.kind == "f" or dtype == BFLOAT16 else np.iinfo(dtype).min
 
 
 def _max_pool_nhwc(x: Any, g: _PoolGeometry) -> Any:
-    out = np.full((x.shape[0], g.rows.size, g.cols.size, x.shape[3]), _lowest(x.dtype), x.dtype)
+    out = np.full((x.shape[0], g.rows.size, g.cols.size, x.shape[3]), lowest(x.dtype), x.dtype)
     for (rows, cols), values in _taps(x, g):
         np.maximum(out[:, rows, cols], values, out=out[:, rows, cols])
     return out
 
 
-def _window_counts(window: _Window, in_size: int, k: int, stride: int) -> Any:
+def window_counts(window: Window, in_size: int, k: int, stride: int) -> Any:
     """How many input positions each output window of one dimension covers."""
     starts = np.arange(window.size) * stride - window.before
     return np.minimum(starts + k, in_size) - np.maximum(starts, 0)
 
 
 def _avg_divisors(x_shape: Sequence[int], g: _PoolGeometry, dtype: np.dtype) -> Any:
-    rows = _window_counts(g.rows, x_shape[1], g.kh, g.stride_h)
-    cols = _window_counts(g.cols, x_shape[2], g.kw, g.stride_w)
+    rows = window_counts(g.rows, x_shape[1], g.kh, g.stride_h)
+    cols = window_counts(g.cols, x_shape[2], g.kw, g.stride_w)
     return np.multiply.outer(rows, cols).astype(dtype)[None, :, :, None]
 
 
 def _avg_pool_nhwc(x: Any, g: _PoolGeometry) -> Any:
-    dtype = _compute_dtype(x.dtype)
+    dtype = compute_dtype(x.dtype)
     out = np.zeros((x.shape[0], g.rows.size, g.cols.size, x.shape[3]), dtype)
     for (rows, cols), values in _taps(x, g):
         out[:, rows, cols] += values
@@ -692,16 +693,16 @@ def _pool_shape(ctx: InferenceContext, pool_depth: bool) -> list[tensor_shape.Te
     dims = _dims(ctx.input_shape(0), 4)
     fmt = _Format.of(ctx.attr("data_format"))
     ksize, strides = list(ctx.attr("ksize")), list(ctx.attr("strides"))
-    padding = _text(ctx.attr("padding"))
+    padding = attr_text(ctx.attr("padding"))
     explicit = list(ctx.attr("explicit_paddings")) if "explicit_paddings" in ctx.node_def.attr else []
     _check_explicit_paddings(fmt, padding, explicit)
     pad_h, pad_w = _explicit_pairs(fmt, explicit)
     (h, w), (kh, kw), (sh, sw) = fmt.spatial(dims), fmt.spatial(ksize), fmt.spatial(strides)
     depth = fmt.depth(dims)
     if pool_depth and depth is not None and fmt.depth(ksize) != 1:
-        depth = _static_window(depth, fmt.depth(ksize), fmt.depth(strides), 1, padding)
-    return [tensor_shape.TensorShape(fmt.dims(dims[0], _static_window(h, kh, sh, 1, padding, pad_h),
-                                              _static_window(w, kw, sw, 1, padding, pad_w), depth))]
+        depth = static_window(depth, fmt.depth(ksize), fmt.depth(strides), 1, padding)
+    return [tensor_shape.TensorShape(fmt.dims(dims[0], static_window(h, kh, sh, 1, padding, pad_h),
+                                              static_window(w, kw, sw, 1, padding, pad_w), depth))]
 
 
 MaxPool = Op("MaxPool", inputs=["input: T"], outputs=["output: T"],
@@ -751,19 +752,48 @@ def _max_pool_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad
     g = _pool_geometry(ctx, orig_input.shape, ksize, strides, padding, fmt, explicit_paddings)
     x, out, dy = fmt.to_nhwc(orig_input), fmt.to_nhwc(orig_output), fmt.to_nhwc(grad)
     if dy.shape != out.shape or out.shape != (x.shape[0], g.rows.size, g.cols.size, x.shape[3]):
-        raise invalid_argument(ctx, f"Expected orig_output shape to be {_shape_text(out.shape)}, but got "
-                                    f"{_shape_text(dy.shape)}")
-    dtype = _compute_dtype(x.dtype)
+        raise invalid_argument(ctx, f"Expected orig_output shape to be {shape_text(out.shape)}, but got "
+                                    f"{shape_text(dy.shape)}")
+    dtype = compute_dtype(x.dtype)
     result = np.zeros(x.shape, dtype)
     unclaimed = np.ones(out.shape, bool)
     for i in range(g.kh):
-        out_rows, in_rows = _tap_range(g.rows, x.shape[1], i, g.stride_h)
+        out_rows, in_rows = tap_range(g.rows, x.shape[1], i, g.stride_h)
         for j in range(g.kw):
-            out_cols, in_cols = _tap_range(g.cols, x.shape[2], j, g.stride_w)
+            out_cols, in_cols = tap_range(g.cols, x.shape[2], j, g.stride_w)
             hit = unclaimed[:, out_rows, out_cols] & (x[:, in_rows, in_cols] == out[:, out_rows, out_cols])
             unclaimed[:, out_rows, out_cols] &= ~hit
             result[:, in_rows, in_cols] += np.where(hit, dy[:, out_rows, out_cols], 0).astype(dtype)
     return fmt.from_nhwc(result.astype(x.dtype, copy=False))
+
+
+MaxPoolGradGrad = Op("MaxPoolGradGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
+                     attrs=[*_POOL_ATTRS, "padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+                            "T: realnumbertype"])
+MaxPoolGradGrad.shape(lambda ctx: _pool_shape(ctx, pool_depth=False))
+
+
+@MaxPoolGradGrad.kernel("CPU")
+def _max_pool_grad_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad: Any, ksize: list,
+                        strides: list, padding: Any, data_format: Any) -> Any:
+    """The gradient of MaxPoolGrad by its gradient input: each window takes `grad` (shaped as the input) at
+    the first position (in row-major window order) holding its maximum."""
+    fmt = _Format.of(data_format)
+    g = _pool_geometry(ctx, orig_input.shape, ksize, strides, padding, fmt)
+    x, out, dx = fmt.to_nhwc(orig_input), fmt.to_nhwc(orig_output), fmt.to_nhwc(grad)
+    if out.shape != (x.shape[0], g.rows.size, g.cols.size, x.shape[3]) or dx.shape != x.shape:
+        raise invalid_argument(ctx, f"Expected orig_output shape to be {shape_text(out.shape)} and grad shape "
+                                    f"{shape_text(x.shape)}")
+    result = np.zeros(out.shape, grad.dtype)
+    unclaimed = np.ones(out.shape, bool)
+    for i in range(g.kh):
+        out_rows, in_rows = tap_range(g.rows, x.shape[1], i, g.stride_h)
+        for j in range(g.kw):
+            out_cols, in_cols = tap_range(g.cols, x.shape[2], j, g.stride_w)
+            hit = unclaimed[:, out_rows, out_cols] & (x[:, in_rows, in_cols] == out[:, out_rows, out_cols])
+            unclaimed[:, out_rows, out_cols] &= ~hit
+            result[:, out_rows, out_cols] = np.where(hit, dx[:, in_rows, in_cols], result[:, out_rows, out_cols])
+    return fmt.from_nhwc(result)
 
 
 AvgPoolGrad = Op("AvgPoolGrad", inputs=["orig_input_shape: int32", "grad: T"], outputs=["output: T"],
@@ -789,15 +819,15 @@ def _avg_pool_grad(ctx: OpKernelContext, orig_input_shape: Any, grad: Any, ksize
     h, w = fmt.spatial(sizes)
     dy = fmt.to_nhwc(grad)
     if dy.shape != (n, g.rows.size, g.cols.size, c):
-        raise invalid_argument(ctx, f"grad has shape {_shape_text(grad.shape)}, the pooled output's is "
-                                    f"{_shape_text(fmt.dims(n, g.rows.size, g.cols.size, c))}")
-    dtype = _compute_dtype(grad.dtype)
+        raise invalid_argument(ctx, f"grad has shape {shape_text(grad.shape)}, the pooled output's is "
+                                    f"{shape_text(fmt.dims(n, g.rows.size, g.cols.size, c))}")
+    dtype = compute_dtype(grad.dtype)
     shares = dy.astype(dtype) / _avg_divisors((n, h, w, c), g, dtype)
     result = np.zeros((n, h, w, c), dtype)
     for i in range(g.kh):
-        out_rows, in_rows = _tap_range(g.rows, h, i, g.stride_h)
+        out_rows, in_rows = tap_range(g.rows, h, i, g.stride_h)
         for j in range(g.kw):
-            out_cols, in_cols = _tap_range(g.cols, w, j, g.stride_w)
+            out_cols, in_cols = tap_range(g.cols, w, j, g.stride_w)
             result[:, in_rows, in_cols] += shares[:, out_rows, out_cols]
     return fmt.from_nhwc(result.astype(grad.dtype, copy=False))
 
@@ -812,9 +842,9 @@ MaxPoolWithArgmax = Op("MaxPoolWithArgmax", inputs=["input: T"], outputs=["outpu
 @MaxPoolWithArgmax.shape
 def _max_pool_with_argmax_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     n, h, w, c = _dims(ctx.input_shape(0), 4)
-    ksize, strides, padding = list(ctx.attr("ksize")), list(ctx.attr("strides")), _text(ctx.attr("padding"))
-    out = tensor_shape.TensorShape([n, _static_window(h, ksize[1], strides[1], 1, padding),
-                                    _static_window(w, ksize[2], strides[2], 1, padding), c])
+    ksize, strides, padding = list(ctx.attr("ksize")), list(ctx.attr("strides")), attr_text(ctx.attr("padding"))
+    out = tensor_shape.TensorShape([n, static_window(h, ksize[1], strides[1], 1, padding),
+                                    static_window(w, ksize[2], strides[2], 1, padding), c])
     return [out, out]
 
 
@@ -823,7 +853,7 @@ def _window_argmax(x: Any, g: _PoolGeometry) -> tuple[Any, Any, Any]:
     among equals, padding never (TF's kernel walks the input in that order and keeps a strictly greater)."""
     n, h, w, c = x.shape
     padded = np.pad(x, ((0, 0), (g.rows.before, g.rows.after), (g.cols.before, g.cols.after), (0, 0)),
-                    constant_values=_lowest(x.dtype))
+                    constant_values=lowest(x.dtype))
     sn, sh, sw, sc = padded.strides
     windows = as_strided(padded, (n, g.rows.size, g.cols.size, g.kh, g.kw, c),
                          (sn, sh * g.stride_h, sw * g.stride_w, sh, sw, sc), writeable=False)
@@ -865,8 +895,8 @@ def _max_pool_grad_with_argmax(ctx: OpKernelContext, input: Any, grad: Any, argm
                                include_batch_in_index: bool) -> Any:
     """Each output gradient added into the input element its argmax names."""
     if grad.shape != argmax.shape:
-        raise invalid_argument(ctx, f"Expected grad shape to be {_shape_text(argmax.shape)}, but got "
-                                    f"{_shape_text(grad.shape)}")
+        raise invalid_argument(ctx, f"Expected grad shape to be {shape_text(argmax.shape)}, but got "
+                                    f"{shape_text(grad.shape)}")
     n = input.shape[0]
     per_image = int(np.prod(input.shape[1:]))
     index = argmax.reshape(n, -1).astype(np.int64)
@@ -887,7 +917,7 @@ def _max_pool_with_argmax_grad(op: Any, grad: Tensor, _: Tensor) -> list:
 # -- Public wrappers ------------------------------------------------------------------------------------
 
 
-def _get_sequence(value: Any, n: int, channel_index: int, name: str) -> list[int]:
+def get_sequence(value: Any, n: int, channel: int, name: str) -> list[int]:
     """A stride, dilation or window argument as TF's wrappers expand it: one value or n values for the spatial
     dimensions (1 for batch and channels), or all n + 2."""
     if value is None:
@@ -902,10 +932,10 @@ def _get_sequence(value: Any, n: int, channel_index: int, name: str) -> list[int
     elif len(value) != n:
         raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: {name}={value} of length "
                          f"{len(value)}")
-    return [1, 1, *value] if channel_index == 1 else [1, *value, 1]
+    return [1, 1, *value] if channel == 1 else [1, *value, 1]
 
 
-def _convert_padding(padding: Any) -> tuple[str, list[int]]:
+def convert_padding(padding: Any) -> tuple[str, list[int]]:
     """A padding string, or explicit [[before, after]] * 4 pairs as the flat explicit_paddings attr."""
     if isinstance(padding, (list, tuple)):
         if len(padding) != 4:
@@ -921,7 +951,7 @@ def _convert_padding(padding: Any) -> tuple[str, list[int]]:
     return padding, []
 
 
-def _channel_index(data_format: str | None) -> int:
+def channel_index(data_format: str | None) -> int:
     return 1 if data_format is not None and data_format.startswith("NC") else -1
 
 
@@ -932,11 +962,11 @@ def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: Any = N
     """The 2-D convolution of `input` with `filter` (`filters` is the v2 name); strides and dilations are
     1, 2 or 4 values, padding 'SAME', 'VALID' or explicit [before, after] pairs per dimension."""
     filter = _deprecated_alias("filters", filters, "filter", filter)
-    padding, explicit = _convert_padding(padding)
-    channel = _channel_index(data_format)
-    return Conv2D(input, filter, strides=_get_sequence(strides, 2, channel, "strides"), padding=padding,
+    padding, explicit = convert_padding(padding)
+    channel = channel_index(data_format)
+    return Conv2D(input, filter, strides=get_sequence(strides, 2, channel, "strides"), padding=padding,
                   use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit, data_format=data_format,
-                  dilations=_get_sequence(dilations, 2, channel, "dilations"), name=name)
+                  dilations=get_sequence(dilations, 2, channel, "dilations"), name=name)
 
 
 @tf_export("nn.conv2d_backprop_input")
@@ -946,7 +976,7 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any = None, out_backprop: An
                           name: str | None = None, filters: Any = None) -> Tensor:
     """The gradient of conv2d with respect to its input, of shape `input_sizes`."""
     filter = _deprecated_alias("filters", filters, "filter", filter)
-    padding, explicit = _convert_padding(padding)
+    padding, explicit = convert_padding(padding)
     return Conv2DBackpropInput(input_sizes, filter, out_backprop, strides=strides, padding=padding,
                                use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit,
                                data_format=data_format, dilations=dilations, name=name)
@@ -957,7 +987,7 @@ def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, str
                            padding: Any, use_cudnn_on_gpu: bool = True, data_format: str = "NHWC",
                            dilations: Any = [1, 1, 1, 1], name: str | None = None) -> Tensor:  # noqa: B006
     """The gradient of conv2d with respect to its filter, of shape `filter_sizes`."""
-    padding, explicit = _convert_padding(padding)
+    padding, explicit = convert_padding(padding)
     return Conv2DBackpropFilter(input, filter_sizes, out_backprop, strides=strides, padding=padding,
                                 use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit,
                                 data_format=data_format, dilations=dilations, name=name)
@@ -972,11 +1002,11 @@ def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = 
     value = _deprecated_alias("input", input, "value", value)
     filter = _deprecated_alias("filters", filters, "filter", filter)
     with name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as scope:
-        channel = _channel_index(data_format)
-        padding, explicit = _convert_padding(padding)
-        return Conv2DBackpropInput(output_shape, filter, value, strides=_get_sequence(strides, 2, channel, "strides"),
+        channel = channel_index(data_format)
+        padding, explicit = convert_padding(padding)
+        return Conv2DBackpropInput(output_shape, filter, value, strides=get_sequence(strides, 2, channel, "strides"),
                                    padding=padding, explicit_paddings=explicit, data_format=data_format,
-                                   dilations=_get_sequence(dilations, 2, channel, "dilations"), name=scope)
+                                   dilations=get_sequence(dilations, 2, channel, "dilations"), name=scope)
 
 
 @tf_export("nn.conv1d_transpose")
@@ -991,8 +1021,8 @@ def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
             data_format, spatial_start, channel = "NCHW", 2, 1
         else:
             raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
-        strides = [1, *_get_sequence(strides, 1, channel, "stride")]
-        dilations = [1, *_get_sequence(dilations, 1, channel, "dilations")]
+        strides = [1, *get_sequence(strides, 1, channel, "stride")]
+        dilations = [1, *get_sequence(dilations, 1, channel, "dilations")]
         input = shape_ops.expand_dims(input, spatial_start)
         filters = shape_ops.expand_dims(filters, 0)
         if isinstance(output_shape, (list, tuple)):
@@ -1003,29 +1033,6 @@ def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
         result = Conv2DBackpropInput(sizes, filters, input, strides=strides, padding=padding,
                                      data_format=data_format, dilations=dilations, name=scope)
         return shape_ops.squeeze(result, [spatial_start])
-
-
-@tf_export("nn.conv_transpose")
-def conv_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: str = "SAME",  # noqa: A002
-                   data_format: str | None = None, dilations: Any = None, name: str | None = None) -> Tensor:
-    """The transpose of an N-D convolution, N from the length of `output_shape` (1 or 2 here)."""
-    with name_scope(name, "conv_transpose", [input, filters, output_shape]) as scope:
-        if isinstance(output_shape, Tensor):
-            n = output_shape.shape.dims[0].value - 2
-        elif hasattr(output_shape, "__len__"):
-            n = len(output_shape) - 2
-        else:
-            raise ValueError("`output_shape` must be a tensor or sized collection")
-        if not 1 <= n <= 3:
-            raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: output_shape={output_shape} of "
-                             f"length {n + 2}.")
-        if n == 3:
-            raise NotImplementedError("conv3d_transpose is not implemented")
-        if n == 1:
-            return conv1d_transpose(input, filters, output_shape, strides, padding=padding,
-                                    data_format=data_format or "NWC", dilations=dilations, name=scope)
-        return conv2d_transpose(input, filters, output_shape, strides, padding=padding,
-                                data_format=data_format or "NHWC", dilations=dilations, name=scope)
 
 
 @tf_export("nn.atrous_conv2d_transpose")
@@ -1061,13 +1068,13 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
             data_format, spatial_start, channel = "NCHW", -2, 1
         else:
             raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
-        strides = [1, *_get_sequence(stride, 1, channel, "stride")]
-        dilations = [1, *_get_sequence(dilations, 1, channel, "dilations")]
+        strides = [1, *get_sequence(stride, 1, channel, "stride")]
+        dilations = [1, *get_sequence(dilations, 1, channel, "dilations")]
         value = shape_ops.expand_dims(value, spatial_start)
         filters = shape_ops.expand_dims(filters, 0)
         if isinstance(padding, (list, tuple)):
             padding = [[0, 0], *padding]
-        padding, explicit = _convert_padding(padding)
+        padding, explicit = convert_padding(padding)
         result = Conv2D(value, filters, strides=strides, padding=padding,
                         use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
                         explicit_paddings=explicit, data_format=data_format, dilations=dilations, name=scope)
@@ -1078,7 +1085,7 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
 def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # noqa: A002
                 dilation_rate: Any = None, name: str | None = None, data_format: str | None = None,
                 filters: Any = None, dilations: Any = None) -> Tensor:
-    """An N-D convolution (N = 1 or 2 here): Conv2D named `convolution`, or conv1d's composition. Dilations
+    """An N-D convolution (N = 1, 2 or 3): Conv2D or Conv3D named `convolution`, or conv1d's composition. Dilations
     go to the op's attr (TF1 reaches the same values through SpaceToBatchND)."""
     filter = _deprecated_alias("filters", filters, "filter", filter)
     dilation_rate = _deprecated_alias("dilations", dilations, "dilation_rate", dilation_rate)
@@ -1089,8 +1096,14 @@ def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # n
         if rank == 3:
             return conv1d(input, filter, strides, padding, data_format=data_format, name=scope,
                           dilations=dilation_rate)
+        if rank == 5:
+            channel = channel_index(data_format)
+            return raw_ops.Conv3D(input=input, filter=filter, strides=get_sequence(strides, 3, channel, "strides"),
+                                  padding=padding, data_format=data_format or "NDHWC",
+                                  dilations=get_sequence(dilation_rate, 3, channel, "dilations"), name=scope)
         if rank != 4:
-            raise ValueError(f"`input` must be of rank 3 or 4 here (a 1-D or 2-D convolution). Received: rank={rank}")
+            raise ValueError(f"`input` must be of rank 3, 4 or 5 (a 1-D, 2-D or 3-D convolution). Received: "
+                             f"rank={rank}")
         return conv2d(input, filter, strides, padding, data_format=data_format or "NHWC",
                       dilations=dilation_rate, name=scope)
 
@@ -1139,7 +1152,7 @@ def with_space_to_batch(input: Any, dilation_rate: Any, padding: Any, op: Any, f
             raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate}")
         if np.all(rate == 1):
             return op(input, num_spatial_dims, padding)
-    padding, explicit = _convert_padding(padding)
+    padding, explicit = convert_padding(padding)
     if padding == "SAME":
         if filter_shape is None:
             raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. Received: filter_shape={filter_shape}"
@@ -1180,7 +1193,7 @@ def depthwise_conv2d_native(input: Any, filter: Any, strides: Any, padding: Any,
                             data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],  # noqa: B006
                             name: str | None = None) -> Tensor:
     """Each input channel convolved with its own [KH, KW] filters (channel_multiplier of them)."""
-    padding, explicit = _convert_padding(padding)
+    padding, explicit = convert_padding(padding)
     return DepthwiseConv2dNative(input, filter, strides=strides, padding=padding, explicit_paddings=explicit,
                                  data_format=data_format, dilations=dilations, name=name)
 
@@ -1191,7 +1204,7 @@ def depthwise_conv2d_native_backprop_input(input_sizes: Any, filter: Any, out_ba
                                            dilations: Any = [1, 1, 1, 1],  # noqa: B006
                                            name: str | None = None) -> Tensor:
     """The gradient of depthwise_conv2d_native with respect to its input, of shape `input_sizes`."""
-    padding, explicit = _convert_padding(padding)
+    padding, explicit = convert_padding(padding)
     return DepthwiseConv2dNativeBackpropInput(input_sizes, filter, out_backprop, strides=strides, padding=padding,
                                               explicit_paddings=explicit, data_format=data_format,
                                               dilations=dilations, name=name)
@@ -1203,7 +1216,7 @@ def depthwise_conv2d_native_backprop_filter(input: Any, filter_sizes: Any, out_b
                                             dilations: Any = [1, 1, 1, 1],  # noqa: B006
                                             name: str | None = None) -> Tensor:
     """The gradient of depthwise_conv2d_native with respect to its filter, of shape `filter_sizes`."""
-    padding, explicit = _convert_padding(padding)
+    padding, explicit = convert_padding(padding)
     return DepthwiseConv2dNativeBackpropFilter(input, filter_sizes, out_backprop, strides=strides, padding=padding,
                                                explicit_paddings=explicit, data_format=data_format,
                                                dilations=dilations, name=name)
@@ -1217,9 +1230,9 @@ def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any, rate: 
     with name_scope(name, "depthwise", [input, filter]) as scope:
         input = convert_to_tensor(input, name="tensor_in")
         filter = convert_to_tensor(filter, name="filter_in")
-        channel = _channel_index(data_format)
+        channel = channel_index(data_format)
         return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format or "NHWC",
-                                       dilations=_get_sequence(rate, 2, channel, "dilations"), name=scope)
+                                       dilations=get_sequence(rate, 2, channel, "dilations"), name=scope)
 
 
 @tf_export("nn.separable_conv2d")
@@ -1235,10 +1248,10 @@ def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any, s
         pointwise_filter.shape.with_rank(4)
         pointwise_filter.shape.dims[0].assert_is_compatible_with(1)
         pointwise_filter.shape.dims[1].assert_is_compatible_with(1)
-        channel = _channel_index(data_format)
+        channel = channel_index(data_format)
         depthwise = depthwise_conv2d_native(input, depthwise_filter, strides, padding,
                                             data_format=data_format or "NHWC",
-                                            dilations=_get_sequence(rate, 2, channel, "dilations"), name="depthwise")
+                                            dilations=get_sequence(rate, 2, channel, "dilations"), name="depthwise")
         return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format=data_format or "NHWC",
                       name=scope)
 
@@ -1246,11 +1259,11 @@ def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any, s
 def _pool(op: Op, default_name: str, value: Any, ksize: Any, strides: Any, padding: Any, data_format: str,
           name: str | None) -> Tensor:
     with name_scope(name, default_name, [value]) as scope:
-        channel = _channel_index(data_format)
-        padding, explicit = _convert_padding(padding)
+        channel = channel_index(data_format)
+        padding, explicit = convert_padding(padding)
         attrs = {"explicit_paddings": explicit} if explicit else {}
-        return op(value, ksize=_get_sequence(ksize, 2, channel, "ksize"),
-                  strides=_get_sequence(strides, 2, channel, "strides"), padding=padding, data_format=data_format,
+        return op(value, ksize=get_sequence(ksize, 2, channel, "ksize"),
+                  strides=get_sequence(strides, 2, channel, "strides"), padding=padding, data_format=data_format,
                   name=scope, **attrs)
 
 
@@ -1294,11 +1307,11 @@ def _pool1d(op: Op, default_name: str, input: Any, ksize: Any, strides: Any, pad
             data_format, expanding_dim, channel = "NCHW", 2, 1
         else:
             raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
-        ksize = [1, *_get_sequence(ksize, 1, channel, "ksize")]
-        strides = [1, *_get_sequence(strides, 1, channel, "strides")]
+        ksize = [1, *get_sequence(ksize, 1, channel, "ksize")]
+        strides = [1, *get_sequence(strides, 1, channel, "strides")]
         if isinstance(padding, (list, tuple)):
             padding = [(0, 0), *padding]
-        padding, explicit = _convert_padding(padding)
+        padding, explicit = convert_padding(padding)
         attrs = {"explicit_paddings": explicit} if explicit else {}
         expanded = shape_ops.expand_dims(input, expanding_dim)
         result = op(expanded, ksize=ksize, strides=strides, padding=padding, data_format=data_format, **attrs)
@@ -1317,42 +1330,6 @@ def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: 
                name: str | None = None) -> Tensor:
     """The mean of each window of a [batch, width, channels] (NWC) or NCW input."""
     return _pool1d(AvgPool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
-
-
-def _pool_by_rank(pools: tuple[Any, Any], input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
-                  data_format: str | None, name: str | None) -> Tensor:
-    """TF 2's pooling entry: the 1-D or 2-D pool the input's rank calls for (3-D pooling is not here)."""
-    input = convert_to_tensor(input, name="input")
-    if input.shape.ndims is not None:
-        n = input.shape.ndims - 2
-    elif data_format is not None:
-        n = len(data_format) - 2
-    else:
-        raise ValueError("`input` must have a static shape or a data format. Received: "
-                         f"input.shape={input.shape} and data_format={data_format}")
-    if not 1 <= n <= 3:
-        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
-    if n == 3:
-        raise NotImplementedError("3-D pooling (MaxPool3D, AvgPool3D) is not implemented")
-    channel = 1 if data_format is not None and data_format.startswith("NC") else -1
-    ksize, strides = _get_sequence(ksize, n, channel, "ksize"), _get_sequence(strides, n, channel, "strides")
-    if n == 1:
-        return pools[0](input, ksize, strides, padding, data_format=data_format or "NWC", name=name)
-    return pools[1](input, ksize, strides, padding, data_format=data_format or "NHWC", name=name)
-
-
-@tf_export("nn.max_pool_v2")
-def max_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
-                name: str | None = None) -> Tensor:
-    """TF 2's max_pool: max_pool1d or max_pool2d by the input's rank."""
-    return _pool_by_rank((max_pool1d, max_pool2d), input, ksize, strides, padding, data_format, name)
-
-
-@tf_export("nn.avg_pool_v2")
-def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
-                name: str | None = None) -> Tensor:
-    """TF 2's avg_pool: avg_pool1d or avg_pool2d by the input's rank."""
-    return _pool_by_rank((avg_pool1d, avg_pool2d), input, ksize, strides, padding, data_format, name)
 
 
 _MaxPoolWithArgmaxResult = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
@@ -1393,14 +1370,14 @@ def pool(input: Any, window_shape: Any, pooling_type: str, padding: str, dilatio
 # -- Gradients ------------------------------------------------------------------------------------------
 
 
-def _attrs(op: Any, names: tuple[str, ...]) -> dict[str, Any]:
+def op_attrs(op: Any, names: tuple[str, ...]) -> dict[str, Any]:
     return {name: op.get_attr(name) for name in names}
 
 
 @Conv2D.gradient
 def _conv2d_grad(op: Any, grad: Tensor) -> list:
     """The input's gradient is Conv2DBackpropInput, the filter's Conv2DBackpropFilter (TF's _Conv2DGrad)."""
-    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
+    attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
     input_shape, filter_shape = shape_ops.shape_n([op.inputs[0], op.inputs[1]])
     return [Conv2DBackpropInput(input_shape, op.inputs[1], grad, **attrs),
             Conv2DBackpropFilter(op.inputs[0], filter_shape, grad, **attrs)]
@@ -1410,14 +1387,14 @@ def _conv2d_grad(op: Any, grad: Tensor) -> list:
 def _conv2d_backprop_input_grad(op: Any, grad: Tensor) -> list:
     """Linear in the filter and in out_backprop: their gradients are the filter gradient of a convolution
     of `grad` and the convolution of `grad` itself (TF's _Conv2DBackpropInputGrad)."""
-    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
+    attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
     return [None, Conv2DBackpropFilter(grad, shape_ops.shape(op.inputs[1]), op.inputs[2], **attrs),
             Conv2D(grad, op.inputs[1], **attrs)]
 
 
 @Conv2DBackpropFilter.gradient
 def _conv2d_backprop_filter_grad(op: Any, grad: Tensor) -> list:
-    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
+    attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"))
     return [Conv2DBackpropInput(shape_ops.shape(op.inputs[0]), grad, op.inputs[2], **attrs), None,
             Conv2D(op.inputs[0], grad, **attrs)]
 
@@ -1425,24 +1402,39 @@ def _conv2d_backprop_filter_grad(op: Any, grad: Tensor) -> list:
 @AvgPoolGrad.gradient
 def _avg_pool_grad_grad(op: Any, grad: Tensor) -> list:
     """AvgPoolGrad is linear in its gradient input: the gradient of that is AvgPool of `grad`."""
-    return [None, AvgPool(grad, **_attrs(op, ("ksize", "strides", "padding", "data_format")))]
+    return [None, AvgPool(grad, **op_attrs(op, ("ksize", "strides", "padding", "data_format")))]
 
 
 @DepthwiseConv2dNative.gradient
 def _depthwise_conv2d_grad(op: Any, grad: Tensor) -> list:
     """The input's and the filter's gradients, by the two depthwise backprop ops (TF's _DepthwiseConv2dNativeGrad)."""
-    attrs = _attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
+    attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
     return [DepthwiseConv2dNativeBackpropInput(shape_ops.shape(op.inputs[0]), op.inputs[1], grad, **attrs),
             DepthwiseConv2dNativeBackpropFilter(op.inputs[0], shape_ops.shape(op.inputs[1]), grad, **attrs)]
 
 
 @MaxPool.gradient
 def _max_pool_grad(op: Any, grad: Tensor) -> list:
-    attrs = _attrs(op, ("ksize", "strides", "padding", "explicit_paddings", "data_format"))
+    attrs = op_attrs(op, ("ksize", "strides", "padding", "explicit_paddings", "data_format"))
     return [MaxPoolGrad(op.inputs[0], op.outputs[0], grad, **attrs)]
 
 
 @AvgPool.gradient
 def _avg_pool_grad(op: Any, grad: Tensor) -> list:
-    attrs = _attrs(op, ("ksize", "strides", "padding", "data_format"))
+    attrs = op_attrs(op, ("ksize", "strides", "padding", "data_format"))
     return [AvgPoolGrad(shape_ops.shape(op.inputs[0]), grad, **attrs)]
+
+
+@MaxPoolGrad.gradient
+def _max_pool_grad_grad_fn(op: Any, grad: Tensor) -> list:
+    """TF's _MaxPoolGradGrad: nothing to the forward values, MaxPoolGradGrad to the gradient input."""
+    return [fill_ops.zeros_like(op.inputs[0]), fill_ops.zeros_like(op.inputs[1]),
+            MaxPoolGradGrad(op.inputs[0], op.inputs[1], grad, **op_attrs(op, ("ksize", "strides", "padding",
+                                                                               "data_format")))]
+
+
+@MaxPoolGradGrad.gradient
+def _max_pool_grad_grad_grad(op: Any, grad: Tensor) -> list:
+    return [fill_ops.zeros_like(op.inputs[0]), fill_ops.zeros_like(op.inputs[1]),
+            MaxPoolGrad(op.inputs[0], op.inputs[1], grad, **op_attrs(op, ("ksize", "strides", "padding",
+                                                                           "data_format")))]

@@ -21,7 +21,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import elementwise_ops, manipulation_ops, shape_helpers
 from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.nn_conv_ops import _lowest, _runtime_window, _static_window, _Window
+from tensorweave.ops.nn_conv_ops import Window, lowest, runtime_window, static_window
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
 
@@ -45,8 +45,8 @@ def _dilation2d_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         if len(values) != 4:
             raise ValueError(f"Dilation2D requires the {name} attribute to contain 4 values, but got: {len(values)}")
     padding = padding.decode() if isinstance(padding, bytes) else padding
-    rows = _static_window(h, kh, strides[1], rates[1], padding)
-    cols = _static_window(w, kw, strides[2], rates[2], padding)
+    rows = static_window(h, kh, strides[1], rates[1], padding)
+    cols = static_window(w, kw, strides[2], rates[2], padding)
     return [tensor_shape.TensorShape([n, rows, cols, _merge(c, depth)])]
 
 
@@ -68,12 +68,12 @@ class _Geometry:
         padding = padding.decode() if isinstance(padding, bytes) else padding
         self.kh, self.kw = filter.shape[:2]
         self.stride, self.rate = (strides[1], strides[2]), (rates[1], rates[2])
-        self.rows: _Window = _runtime_window(ctx, input.shape[1], self.kh, strides[1], rates[1], padding)
-        self.cols: _Window = _runtime_window(ctx, input.shape[2], self.kw, strides[2], rates[2], padding)
+        self.rows: Window = runtime_window(ctx, input.shape[1], self.kh, strides[1], rates[1], padding)
+        self.cols: Window = runtime_window(ctx, input.shape[2], self.kw, strides[2], rates[2], padding)
 
     def padded(self, x: Any) -> Any:
         pads = ((0, 0), (self.rows.before, self.rows.after), (self.cols.before, self.cols.after), (0, 0))
-        return np.pad(x, pads, constant_values=_lowest(x.dtype))
+        return np.pad(x, pads, constant_values=lowest(x.dtype))
 
     def best_taps(self, x: Any, filter: Any) -> tuple[Any, Any, Any]:  # noqa: A002
         """The padded input, each output's maximum, and the flat [KH*KW] index of the tap that gave it."""

@@ -1105,6 +1105,95 @@ def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
         return SparseTensor(indices, values, shape)
 
 
+# -- The value gradients' ops: SparseAddGrad, SparseSliceGrad, SparseFillEmptyRowsGrad ----------------------
+
+
+def _positions_in(rows: Any, table: Any) -> Any:
+    """For each index row of `rows`, its position among the rows of `table` (-1 where absent)."""
+    if rows.shape[0] == 0 or table.shape[0] == 0:
+        return np.full(rows.shape[0], -1, np.int64)
+    _, group = np.unique(np.concatenate([table, rows]).astype(np.int64), axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    lookup = np.full(int(group.max()) + 1, -1, np.int64)
+    lookup[group[:table.shape[0]][::-1]] = np.arange(table.shape[0])[::-1]
+    return lookup[group[table.shape[0]:]]
+
+
+def _gathered_or_zero(grad: Any, positions: Any) -> Any:
+    return np.where(positions >= 0, grad[np.maximum(positions, 0)] if grad.size else 0, 0).astype(grad.dtype)
+
+
+SparseAddGrad = Op("SparseAddGrad", inputs=["backprop_val_grad: T", "a_indices: int64", "b_indices: int64",
+                                            "sum_indices: int64"], outputs=["a_val_grad: T", "b_val_grad: T"],
+                   attrs=["T: numbertype"])
+
+
+@SparseAddGrad.shape
+def _sparse_add_grad_shape(ctx: InferenceContext) -> list[_Shape]:
+    return [_Shape([_matrix(ctx.input_shape(1))[0]]), _Shape([_matrix(ctx.input_shape(2))[0]])]
+
+
+@SparseAddGrad.kernel("CPU")
+def _sparse_add_grad(ctx: OpKernelContext, backprop_val_grad: Any, a_indices: Any, b_indices: Any,
+                     sum_indices: Any) -> list:
+    """Each operand entry takes the gradient of the sum entry at its index (0 where the sum dropped it)."""
+    for name, matrix in (("a_indices", a_indices), ("b_indices", b_indices), ("sum_indices", sum_indices)):
+        _require(ctx, matrix, 2, f"Input {name} should be a matrix but received shape: ")
+    if backprop_val_grad.ndim != 1 or backprop_val_grad.shape[0] != sum_indices.shape[0]:
+        raise invalid_argument(ctx, "The backprop_val_grad must be a vector with as many entries as sum_indices "
+                                    f"has rows: got {_shape_string(backprop_val_grad.shape)} and "
+                                    f"{_shape_string(sum_indices.shape)}")
+    return [_gathered_or_zero(backprop_val_grad, _positions_in(a_indices, sum_indices)),
+            _gathered_or_zero(backprop_val_grad, _positions_in(b_indices, sum_indices))]
+
+
+SparseSliceGrad = Op("SparseSliceGrad", inputs=["backprop_val_grad: T", "input_indices: int64", "input_start: int64",
+                                                "output_indices: int64"], outputs=["val_grad: T"],
+                     attrs=["T: numbertype"])
+
+
+@SparseSliceGrad.shape
+def _sparse_slice_grad_shape(ctx: InferenceContext) -> list[_Shape]:
+    return [_Shape([_matrix(ctx.input_shape(1))[0]])]
+
+
+@SparseSliceGrad.kernel("CPU")
+def _sparse_slice_grad(ctx: OpKernelContext, backprop_val_grad: Any, input_indices: Any, input_start: Any,
+                       output_indices: Any) -> Any:
+    """Each input entry takes the gradient of the sliced entry it became (0 outside the slice)."""
+    _require(ctx, input_indices, 2, "Input indices should be a matrix but received shape: ")
+    _require(ctx, output_indices, 2, "Output indices should be a matrix but received shape: ")
+    _require(ctx, input_start, 1, "The input_start should be a vector but received shape ")
+    if backprop_val_grad.shape[:1] != output_indices.shape[:1]:
+        raise invalid_argument(ctx, f"backprop_val_grad has {backprop_val_grad.shape[0]} entries, output_indices "
+                                    f"{output_indices.shape[0]}")
+    return _gathered_or_zero(backprop_val_grad, _positions_in(input_indices, output_indices + input_start))
+
+
+SparseFillEmptyRowsGrad = Op("SparseFillEmptyRowsGrad", inputs=["reverse_index_map: int64", "grad_values: T"],
+                             outputs=["d_values: T", "d_default_value: T"], attrs=["T: type"])
+
+
+@SparseFillEmptyRowsGrad.shape
+def _sparse_fill_empty_rows_grad_shape(ctx: InferenceContext) -> list[_Shape]:
+    _vector(ctx.input_shape(1))
+    return [with_rank(ctx.input_shape(0), 1), _Shape([])]
+
+
+@SparseFillEmptyRowsGrad.kernel("CPU")
+def _sparse_fill_empty_rows_grad(ctx: OpKernelContext, reverse_index_map: Any, grad_values: Any) -> list:
+    """Each input value takes the gradient of the output entry it moved to; the default value the rest."""
+    _require(ctx, reverse_index_map, 1, "reverse_index_map must be a vector, saw: ")
+    _require(ctx, grad_values, 1, "grad_values must be a vector, saw: ")
+    bad = (reverse_index_map < 0) | (reverse_index_map >= grad_values.shape[0])
+    for i in np.flatnonzero(bad)[:1]:
+        raise invalid_argument(ctx, f"Elements in reverse index must be in [0, {grad_values.shape[0]}) but got "
+                                    f"{reverse_index_map[i]}")
+    moved = np.zeros(grad_values.shape[0], bool)
+    moved[reverse_index_map] = True
+    return [grad_values[reverse_index_map], grad_values[~moved].sum(dtype=grad_values.dtype)]
+
+
 # -- Gradients ---------------------------------------------------------------------------------------------
 # TF's sparse_grad: the value gradients of the ops above (indices and shapes are not differentiable).
 
@@ -1194,3 +1283,36 @@ def _sparse_softmax_grad(op: Any, grad: Tensor) -> list:
     out_vals = op.outputs[0]
     row_sums = -SparseReduceSum(indices, out_vals * grad, shape, [-1], keep_dims=True)
     return [None, SparseDenseCwiseAdd(indices, grad, shape, row_sums) * out_vals, None]
+
+
+@SparseAdd.gradient
+def _sparse_add_gradient(op: Any, *grads: Any) -> list:
+    """TF's _SparseAddGrad: SparseAddGrad routes the sum's value gradient back to both operands' values."""
+    a_val_grad, b_val_grad = SparseAddGrad(grads[1], op.inputs[0], op.inputs[3], op.outputs[0])
+    a_val_grad.set_shape(op.inputs[1].get_shape())
+    b_val_grad.set_shape(op.inputs[4].get_shape())
+    return [None, a_val_grad, None, None, b_val_grad, None, None]
+
+
+@SparseSlice.gradient
+def _sparse_slice_gradient(op: Any, *grads: Any) -> list:
+    val_grad = SparseSliceGrad(grads[1], op.inputs[0], op.inputs[3], op.outputs[0])
+    val_grad.set_shape(op.inputs[1].get_shape())
+    return [None, val_grad, None, None, None]
+
+
+@SparseFillEmptyRows.gradient
+def _sparse_fill_empty_rows_gradient(op: Any, *grads: Any) -> list:
+    d_values, d_default_value = SparseFillEmptyRowsGrad(op.outputs[3], grads[1])
+    return [None, d_values, None, d_default_value]
+
+
+def _not_implemented(name: str) -> Any:
+    def gradient(op: Any, *grads: Any) -> list:
+        """TF registers this gradient only to refuse it."""
+        raise NotImplementedError(f"Gradient for {name} is not implemented.")
+    return gradient
+
+
+SparseSparseMaximum.gradient(_not_implemented("SparseSparseMaximum"))
+SparseSparseMinimum.gradient(_not_implemented("SparseSparseMinimum"))

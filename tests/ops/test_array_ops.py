@@ -953,3 +953,22 @@ def test_gather_nd():
 def test_is_tensor():
     assert tf.is_tensor(tf.constant(1)) and tf.is_tensor(tf.Variable(1))
     assert not tf.is_tensor(1) and not tf.is_tensor(np.ones(2))
+
+
+def test_gather_nd_batch_dims():
+    """TF's values, static shapes and errors for gather_nd with batch dimensions, and its gradient."""
+    p = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    check_op(lambda p: tf.gather_nd(p, [[[2], [0]], [[1], [1]]], batch_dims=1), [p],
+             np.array([[[8, 9, 10, 11], [0, 1, 2, 3]], [[16, 17, 18, 19], [16, 17, 18, 19]]], np.float32), grad=True)
+    check_op(lambda p: tf.gather_nd(p, [[[[3], [0]], [[1], [2]], [[0], [0]]], [[[1], [1]], [[2], [3]], [[3], [3]]]],
+                                    batch_dims=2), [p],
+             np.array([[[3, 0], [5, 6], [8, 8]], [[13, 13], [18, 19], [23, 23]]], np.float32))
+    check_op(lambda p: tf.gather_nd(p, np.array([[1, 2], [0, 3]], np.int64), batch_dims=1), [p],
+             np.array([6, 15], np.float32))
+    with tf.Graph().as_default():
+        ph = tf.placeholder(tf.float32, [None, 3, 4])
+        assert tf.gather_nd(ph, [[[2, 1]], [[0, 0]]], batch_dims=1).shape.as_list() == [2, 1]
+        with pytest.raises(ValueError, match="tf.gather_nd does not allow negative batch_dims."):
+            tf.gather_nd(p, [[1], [0]], batch_dims=-1)
+        with pytest.raises(ValueError, match=r"Argument `batch_dims` = 2 must be less than rank\(`indices`\) = 2"):
+            tf.gather_nd(p, [[1], [0]], batch_dims=2)

@@ -241,3 +241,37 @@ def test_with_space_to_batch_shapes_and_errors():
             tf.nn.with_space_to_batch(x, [0, 1], "VALID", lambda inp, n, p: inp)
         with pytest.raises(ValueError, match="`spatial_dims` must be a monotonically increasing sequence"):
             tf.nn.with_space_to_batch(x, [2, 2], "VALID", lambda inp, n, p: inp, spatial_dims=[2, 1])
+
+
+def test_max_pool_grad_grad():
+    """MaxPoolGradGrad (the gradient of MaxPoolGrad by its gradient input): TF's values with ties (the first
+    maximum of each window wins), second-order tf.gradients through it, and numeric gradients of both."""
+    x = np.array([1, 3, 3, 2, 0, 3, 1, 2, 5, 5, 4, 1, 0, 2, 5, 5, 1, 1, 4, 4], np.float32).reshape(1, 4, 5, 1)
+    g = np.arange(20, dtype=np.float32).reshape(1, 4, 5, 1) + 1
+    same = [2, 2, 9, 9, 10, 11, 8, 9, 9, 10, 16, 12, 19, 15, 15, 16, 17, 19, 19, 20]
+    check_op(lambda x, g: tf.raw_ops.MaxPoolGradGrad(orig_input=x, orig_output=tf.nn.max_pool(x, 2, 1, "SAME"),
+                                                     grad=g, ksize=[1, 2, 2, 1], strides=[1] * 4, padding="SAME"),
+             [x, g], np.array(same, np.float32).reshape(x.shape))
+    check_op(lambda x, g: tf.raw_ops.MaxPoolGradGrad(
+        orig_input=x, orig_output=tf.nn.max_pool(x, [1, 3, 2, 1], [1, 2, 1, 1], "VALID"), grad=g,
+        ksize=[1, 3, 2, 1], strides=[1, 2, 1, 1], padding="VALID"), [x, g], np.array([[[[11], [2], [9], [9]]]],
+                                                                                    np.float32))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        xt = tf.constant(x)
+        dy = tf.placeholder(tf.float32, [1, 4, 5, 1])
+        (gx,) = tf.gradients(tf.nn.max_pool(xt, 2, 1, "SAME"), xt, grad_ys=dy)
+        (ggy,) = tf.gradients(gx, dy, grad_ys=tf.constant(g))
+        assert ggy.op.type == "MaxPoolGradGrad"
+        np.testing.assert_array_equal(sess.run(ggy, {dy: np.zeros(x.shape)}).reshape(-1), same)
+    distinct = RNG.permutation(2 * 5 * 6 * 2).reshape(2, 5, 6, 2).astype(np.float32)
+    attrs = dict(ksize=[1, 2, 3, 1], strides=[1, 2, 1, 1], padding="SAME")
+
+    def pooled():
+        return dict(orig_input=distinct, orig_output=tf.nn.max_pool(distinct, **attrs))
+
+    with tf.Graph().as_default():
+        out_shape = tf.nn.max_pool(distinct, **attrs).shape.as_list()
+    check_gradient(lambda g: tf.raw_ops.MaxPoolGrad(grad=g, **pooled(), **attrs),
+                   [RNG.standard_normal(out_shape).astype(np.float32)])
+    check_gradient(lambda g: tf.raw_ops.MaxPoolGradGrad(grad=g, **pooled(), **attrs),
+                   [RNG.standard_normal(distinct.shape).astype(np.float32)])

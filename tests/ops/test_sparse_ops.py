@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
-from tests.op_testing import check_op, check_tensor
+from tests.op_testing import check_gradient, check_op, check_tensor
 
 
 def _sparse(indices, values, shape):
@@ -355,3 +355,39 @@ def test_sparse_eye_and_from_dense():
         sparse = tf.sparse.from_dense([[0, 1], [2, 0]])
         assert sparse.shape.as_list() == [2, 2]
         _check_sparse(sparse, [[0, 1], [1, 0]], [1, 2], [2, 2], np.int32)
+
+
+def test_sparse_value_gradients():
+    """SparseAddGrad, SparseSliceGrad and SparseFillEmptyRowsGrad as the gradients of SparseAdd, SparseSlice
+    and SparseFillEmptyRows: TF's values, numeric checks through sparse.to_dense, and TF's refusal for
+    SparseSparseMaximum."""
+    with tf.Graph().as_default():
+        a_val, b_val = tf.constant([1.0, 2.0, 3.0]), tf.constant([10.0, -2.0, 5.0])
+        a = tf.SparseTensor([[0, 0], [1, 1], [2, 3]], a_val, [3, 4])
+        b = tf.SparseTensor([[0, 1], [1, 1], [2, 0]], b_val, [3, 4])
+        total = tf.sparse.add(a, b, threshold=0.5)
+        weights = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0])
+        ga, gb = tf.gradients(tf.reduce_sum(total.values * weights[:tf.shape(total.values)[0]]), [a_val, b_val])
+        c_val = tf.constant([1.0, 2.0, 3.0, 4.0])
+        c = tf.SparseTensor([[0, 0], [0, 2], [2, 1], [3, 3]], c_val, [4, 4])
+        sliced = tf.sparse.slice(c, [0, 1], [3, 3])
+        gs = tf.gradients(tf.reduce_sum(sliced.values * tf.constant([7.0, 11.0])), c_val)[0]
+        default = tf.constant(9.0)
+        filled, _ = tf.sparse.fill_empty_rows(c, default)
+        gf, gd = tf.gradients(tf.reduce_sum(filled.values * tf.range(1.0, 6.0)), [c_val, default])
+        assert [t.op.type for t in (ga, gs, gf)] == ["SparseAddGrad", "SparseSliceGrad", "SparseFillEmptyRowsGrad"]
+        with tf.Session() as sess:
+            values = sess.run([ga, gb, gs, gf, gd])
+        for got, want in zip(values, [[1, 0, 4], [2, 0, 3], [0, 7, 11, 0], [1, 2, 4, 5], 3]):
+            np.testing.assert_array_equal(got, want)
+        with pytest.raises(NotImplementedError, match="Gradient for SparseSparseMaximum is not implemented."):
+            tf.gradients(tf.sparse.maximum(a, b).values, a_val)
+    idx = [[0, 0], [1, 1], [2, 3]]
+    check_gradient(lambda v, w: tf.sparse.to_dense(tf.sparse.add(tf.SparseTensor(idx, v, [3, 4]),
+                                                                 tf.SparseTensor([[1, 1], [2, 0]], w, [3, 4]))),
+                   [np.array([1.0, 2.0, 3.0]), np.array([0.5, 4.0])])
+    check_gradient(lambda v: tf.reshape(tf.sparse.to_dense(tf.sparse.slice(tf.SparseTensor(idx, v, [3, 4]),
+                                                                            [1, 1], [2, 2])), [2, 2]),
+                   [np.array([1.0, 2.0, 3.0])])
+    check_gradient(lambda v, d: tf.reshape(tf.sparse.to_dense(tf.sparse.fill_empty_rows(tf.SparseTensor(
+        [[0, 0], [2, 3]], v, [4, 4]), d)[0]), [4, 4]), [np.array([1.0, 2.0]), np.array(9.0)])
