@@ -432,7 +432,7 @@ def _extract_image_patches_grad(op: Any, grad: Tensor) -> list:
 
 ExtractVolumePatches = Op("ExtractVolumePatches", inputs=["input: T"], outputs=["patches: T"],
                           attrs=["ksizes: list(int) >= 5", "strides: list(int) >= 5",
-                                 "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
+                                 "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
                                  "uint64}", "padding: {'SAME', 'VALID'}"])
 
 

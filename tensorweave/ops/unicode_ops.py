@@ -116,7 +116,8 @@ def _unicode_decode_with_offsets(ctx: OpKernelContext, input: Any, input_encodin
 
 UnicodeEncode = Op("UnicodeEncode", inputs=["input_values: int32", "input_splits: Tsplits"],
                    outputs=["output: string"],
-                   attrs=[_ERRORS, "output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}",
+                   # TF's registry lists UnicodeEncode's error modes in this order (the decoders' in _ERRORS')
+                   attrs=["errors: {'ignore', 'replace', 'strict'} = 'replace'", "output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}",
                           "replacement_char: int = 65533", "Tsplits: {int32, int64} = DT_INT64"])
 NotDifferentiable("UnicodeEncode")
 
