@@ -149,8 +149,13 @@ def _rebuild(node: Any, values: list[Any]) -> Any:
 
 
 def _fetched_value(value: Any) -> Any:
-    """What the caller gets: numpy scalars for 0-d, and never an array the runtime still holds."""
+    """What the caller gets: numpy scalars for 0-d, quantized values as their plain integer type (TF's
+    fetch drops the quantized wrapper), and never an array the runtime still holds."""
+    if type(value) is np.void:  # a 0-d quantized value
+        return value[0]
     if type(value) is np.ndarray:
+        if value.dtype.names:
+            value = value.view(value.dtype[0])
         if value.ndim == 0:
             return value[()]
         if not value.flags.writeable:
