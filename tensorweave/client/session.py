@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.client.config import session_config
 from tensorweave.client.partial_run import PartialRun
 from tensorweave.formats import protos
 from tensorweave.framework import dtypes, nest
@@ -192,6 +193,8 @@ class BaseSession:
         _check_target(target)
         self._target = target
         self._graph = graph
+        if config is None:  # TF's session takes its eager context's config, which tf.config sets
+            config = session_config()
         self._config = config
         self._session = new_session(target, config)
         self._closed = False

@@ -10,6 +10,7 @@ from tensorweave.compat.v1 import (
     app,
     bitwise,
     compat,
+    config,
     data,
     debugging,
     distribute,
