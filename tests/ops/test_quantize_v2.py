@@ -71,3 +71,10 @@ def test_fetch_of_quantized_values_is_plain_like_tf():
         fed = np.array([1, 2], np.int8)
         assert sess.run(p, {p: fed}).dtype == np.dtype([("qint8", np.int8)])
         assert sess.run(tf.identity(p), {p: fed}).dtype == np.int8
+
+
+def test_quantized_dtypes_set_like_tf():
+    assert tf.dtypes.QUANTIZED_DTYPES is tf.QUANTIZED_DTYPES
+    assert {d.name for d in tf.QUANTIZED_DTYPES} == {
+        "qint8", "quint8", "qint16", "quint16", "qint32", "qint8_ref", "quint8_ref", "qint16_ref", "quint16_ref",
+        "qint32_ref"}
