@@ -8,6 +8,7 @@ from `formats/`, which sits beside the table and so cannot declare into it, are 
 from tensorweave.client import session as _session
 from tensorweave.compat.v1 import (
     app,
+    audio,
     bitwise,
     compat,
     config,
