@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import collections.abc
 import contextlib
+import functools
+import inspect
 import math
+import os
 import random
 import re
 import sys
@@ -32,7 +35,9 @@ from tensorweave.client.session import Session
 from tensorweave.distributed import rpc
 from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.server import Server
-from tensorweave.formats.protos import POOL, ConfigProto
+from tensorweave.formats import tensor_proto
+from tensorweave.formats.protos import POOL, ConfigProto, DataType, RewriterConfig
+from tensorweave.formats.protos import GraphDef as GraphDefProto
 from tensorweave.framework import device_spec, random_seed
 from tensorweave.framework.dtypes import as_dtype
 from tensorweave.framework.graph import (
@@ -46,6 +51,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.tensor_util import is_tensor
 from tensorweave.ops.constant_ops import placeholder
 from tensorweave.ops.gradients import gradients
+from tensorweave.ops.logging_ops import summarize_value
 from tensorweave.platform import app, tf_logging
 from tensorweave.platform.tf_export import export_value, tf_export
 
@@ -660,3 +666,289 @@ def compute_gradient_error(x: Any, x_shape: Any, y: Any, y_shape: Any, x_init_va
     grads = compute_gradient(x, x_shape, y, y_shape, x_init_value, delta, init_targets, extra_feed_dict)
     pairs = grads if isinstance(grads, list) else [grads]
     return max((float(np.max(np.abs(t - n))) if t.size else 0.0) for t, n in pairs)
+
+
+# -- tf.test.assert_equal_graph_def: the C++ EqualGraphDef's comparison and diff messages --------------------
+
+
+def _summarize_float(value: float) -> str:
+    """A float as TF's FloatToBuffer writes it: %g at 6 digits, at 9 when 6 do not round-trip the float32."""
+    short = f"{value:.6g}"
+    return short if np.float32(short) == np.float32(value) else f"{value:.9g}"
+
+
+def _summarize_shape(shape: Any) -> str:
+    return "<unknown>" if shape.unknown_rank else "[" + ",".join("?" if d.size < 0 else str(d.size)
+                                                                for d in shape.dim) + "]"
+
+
+def _summarize_attr_value(value: Any) -> str:
+    """An AttrValue as TF's SummarizeAttrValue writes it inside a NodeDef summary."""
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        items = [_summarize_attr_value(type(value)(**{field.name: item}))
+                 for field, items in value.list.ListFields() for item in items]
+        return "[" + ", ".join(items) + "]"
+    if kind == "s":
+        return '"' + value.s.decode("utf-8", "backslashreplace") + '"'
+    if kind == "type":
+        return DataType.Name(value.type)
+    if kind == "b":
+        return "true" if value.b else "false"
+    if kind == "f":
+        return _summarize_float(value.f)
+    if kind == "shape":
+        return _summarize_shape(value.shape)
+    if kind == "tensor":
+        array = tensor_proto.make_ndarray(value.tensor)
+        return (f"Tensor<type: {DataType.Name(value.tensor.dtype)[3:].lower()} shape: {_summarize_shape(value.tensor.tensor_shape)}"
+                f" values: {summarize_value(array, 3)}>")
+    if kind == "func":
+        return value.func.name
+    return str(getattr(value, kind)) if kind else ""
+
+
+def _summarize_node_def(node: Any) -> str:
+    attrs = [f"{k}={_summarize_attr_value(node.attr[k])}" for k in sorted(node.attr)]
+    if node.device:
+        attrs.append(f'_device="{node.device}"')
+    return f"{{{{node {node.name}}}}} = {node.op}[{', '.join(attrs)}]({', '.join(node.input)})"
+
+
+def _attr_values_equal(a: Any, b: Any) -> bool:
+    """AttrValue equality as TF's AreAttrValuesEqual: tensors by dtype, shape and values, whatever their
+    encoding (tensor_content or the typed value fields)."""
+    if a.WhichOneof("value") == b.WhichOneof("value") == "tensor":
+        x, y = tensor_proto.make_ndarray(a.tensor), tensor_proto.make_ndarray(b.tensor)
+        same = np.array_equal(x, y) if x.dtype == object else x.tobytes() == y.tobytes()  # bytes: NaN == NaN
+        return a.tensor.dtype == b.tensor.dtype and x.shape == y.shape and same
+    return a == b
+
+
+def _node_diff(actual: Any, expected: Any) -> str | None:
+    """Why two same-named nodes differ (None when they do not); attrs starting '_' are ignored."""
+    name = actual.name
+    if actual.op != expected.op:
+        return f"Node named '{name}' has op '{actual.op}' that is not expected '{expected.op}'"
+    if actual.device != expected.device:
+        return f"Node named '{name}' has device '{actual.device}' that is not expected '{expected.device}'"
+    if len(actual.input) != len(expected.input):
+        return (f"Node named '{name}' has inputs '{', '.join(actual.input)}' that don't match expected "
+                f"'{', '.join(expected.input)}'")
+    first_control = next((i for i, x in enumerate(actual.input) if x.startswith("^")), len(actual.input))
+    for i, (a, e) in enumerate(zip(actual.input[:first_control], expected.input[:first_control])):
+        if a != e and a != e + ":0" and a + ":0" != e:  # "t" and "t:0" name the same tensor
+            return f"Node named '{name}' has input {i} '{a}' that doesn't match expected '{e}'"
+    actual_control = set(actual.input[first_control:])
+    for e in dict.fromkeys(expected.input[first_control:]):
+        if e not in actual_control:
+            return f"Node named '{name}' missing expected control input '{e}'"
+        actual_control.discard(e)
+    if actual_control:
+        return f"Node named '{name}' has unexpected control input '{next(iter(actual_control))}'"
+    actual_attrs = {k for k in actual.attr if not k.startswith("_")}
+    for key in (k for k in expected.attr if not k.startswith("_")):
+        if key not in actual_attrs:
+            return (f"Node named '{name}' missing expected attr '{key}' with value: "
+                    f"{_summarize_attr_value(expected.attr[key])}")
+        actual_attrs.discard(key)
+        if not _attr_values_equal(actual.attr[key], expected.attr[key]):
+            return (f"Node named '{name}' has attr '{key}' with value: {_summarize_attr_value(actual.attr[key])} "
+                    f"that does not match expected: {_summarize_attr_value(expected.attr[key])}")
+    if actual_attrs:
+        key = next(iter(actual_attrs))
+        return f"Node named '{name}' has unexpected attr '{key}' with value: {_summarize_attr_value(actual.attr[key])}"
+    return None
+
+
+def _strip_randomized(graph_def: Any, checkpoint_v2: bool, hash_table_shared_name: bool) -> Any:
+    """A copy without what differs run to run: v2 checkpoints' temporary shard names, hash tables' shared names."""
+    graph_def = type(graph_def).FromString(graph_def.SerializeToString())
+    for node in graph_def.node:
+        if checkpoint_v2 and "value" in node.attr and node.attr["value"].tensor.string_val:
+            if re.match(rb"_temp_[0-9a-f]{32}/part|_temp/part", node.attr["value"].tensor.string_val[0]):
+                del node.attr["value"]
+        if hash_table_shared_name and node.op.startswith("HashTable") and "shared_name" in node.attr:
+            if re.match(rb"hash_table_[0-9a-z\-]+", node.attr["shared_name"].s):
+                del node.attr["shared_name"]
+    return graph_def
+
+
+@tf_export("test.assert_equal_graph_def")
+def assert_equal_graph_def(actual: Any, expected: Any, checkpoint_v2: bool = False,
+                           hash_table_shared_name: bool = False) -> None:
+    """Fail with TF's diff unless the GraphDefs hold the same nodes (by name; versions, node order, control
+    input order and '_' attrs ignored), so golden-graph tests read as in TF."""
+    for label, graph_def in (("actual", actual), ("expected", expected)):
+        if not isinstance(graph_def, GraphDefProto):
+            raise TypeError(f"Expected tf.GraphDef for {label}, got {type(graph_def).__name__}")
+    actual = _strip_randomized(actual, checkpoint_v2, hash_table_shared_name)
+    expected = _strip_randomized(expected, checkpoint_v2, hash_table_shared_name)
+    actual_index = {node.name: node for node in actual.node}
+    for node in expected.node:
+        if node.name not in actual_index:
+            raise AssertionError(f"Did not find expected node '{_summarize_node_def(node)}'")
+        diff = _node_diff(actual_index.pop(node.name), node)
+        if diff:
+            raise AssertionError(diff)
+    if actual_index:
+        raise AssertionError(f"Found unexpected node '{_summarize_node_def(next(iter(actual_index.values())))}'")
+
+
+# -- the rest of tf.test's module-level helpers ------------------------------------------------------------
+
+
+@tf_export("test.is_cpu_target_available")
+def is_cpu_target_available(target: str) -> bool:
+    """TF answers whether its LLVM build can emit code for `target`; tensorweave compiles nothing, and like
+    TF's default build it answers True for every target."""
+    return True
+
+
+@tf_export("test.benchmark_config")
+def benchmark_config() -> Any:
+    """A ConfigProto with the dependency optimizer off, TF's config for benchmarks that time no-op chains."""
+    config = ConfigProto()
+    config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
+    return config
+
+
+@tf_export("test.test_src_dir_path")
+def test_src_dir_path(relative_path: str) -> str:
+    """The path of `relative_path` under Bazel's `$TEST_SRCDIR/org_tensorflow` (KeyError without it, as TF)."""
+    return os.path.join(os.environ["TEST_SRCDIR"], "org_tensorflow", relative_path)
+
+
+@tf_export("test.disable_with_predicate")
+def disable_with_predicate(pred: Callable[[], bool], skip_message: str) -> Callable[[Any], Any]:
+    """A decorator for test methods that skips the test with `skip_message` whenever `pred()` is true."""
+
+    def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if pred():
+                self.skipTest(skip_message)
+            return func(self, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+@tf_export("test.with_eager_op_as_function")
+def with_eager_op_as_function(cls: type | None = None, only_as_function: bool = False) -> Any:
+    """TF adds eager-op-as-function variants of a class's test methods, which run only in eager mode; in
+    TF1 graph mode the class comes back unchanged (and so does a decorator call without `cls`)."""
+    if cls is None:
+        return lambda c: c
+    return cls
+
+
+@tf_export("test.StubOutForTesting")
+class StubOutForTesting:
+    """Replace attributes for a test and put them back afterwards (TF's googletest helper)."""
+
+    def __init__(self) -> None:
+        self.cache: list[tuple[Any, Any, str]] = []  # Set's
+        self.stubs: list[tuple[Any, str, Any]] = []  # SmartSet's
+
+    def __del__(self) -> None:
+        self.CleanUp()
+
+    def SmartSet(self, obj: Any, attr_name: str, new_attr: Any) -> None:  # noqa: N802
+        """Replace `obj.attr_name`: on a module, or an instance that holds the attribute itself, in place;
+        otherwise on the class (an instance's own class), so the stub is inherited; a staticmethod is put
+        back as one."""
+        if inspect.ismodule(obj) or (not inspect.isclass(obj) and attr_name in obj.__dict__):
+            owner = obj
+        else:
+            owner = obj if inspect.isclass(obj) else type(obj)
+            if not hasattr(obj, attr_name):
+                raise AttributeError("Attribute not found.")
+        orig_attr = getattr(obj, attr_name)
+        if isinstance(obj.__dict__.get(attr_name), staticmethod):
+            orig_attr = staticmethod(orig_attr)
+        self.stubs.append((owner, attr_name, orig_attr))
+        setattr(owner, attr_name, new_attr)
+
+    def SmartUnsetAll(self) -> None:  # noqa: N802
+        """Undo every `SmartSet`, newest first."""
+        for owner, attr_name, orig_attr in reversed(self.stubs):
+            setattr(owner, attr_name, orig_attr)
+        self.stubs = []
+
+    def Set(self, parent: Any, child_name: str, new_child: Any) -> None:  # noqa: N802
+        """Replace `parent.child_name` on `parent` itself (a class's staticmethod is put back as one)."""
+        old_child = getattr(parent, child_name)
+        if isinstance(parent.__dict__.get(child_name), staticmethod):
+            old_child = staticmethod(old_child)
+        self.cache.append((parent, old_child, child_name))
+        setattr(parent, child_name, new_child)
+
+    def UnsetAll(self) -> None:  # noqa: N802
+        """Undo every `Set`, newest first."""
+        for parent, old_child, child_name in reversed(self.cache):
+            setattr(parent, child_name, old_child)
+        self.cache = []
+
+    def CleanUp(self) -> None:  # noqa: N802
+        """Undo everything."""
+        self.SmartUnsetAll()
+        self.UnsetAll()
+
+
+@tf_export("test.Benchmark")
+class Benchmark:
+    """Helpers for benchmarks: time an op in a session and report the numbers, named after the calling
+    `benchmark*` method as TF names them."""
+
+    def _get_name(self, overwrite_name: str | None = None) -> str:
+        frame = next((f for f in reversed(inspect.stack()) if isinstance(f.frame.f_locals.get("self"), Benchmark)),
+                     None)
+        if frame is None:
+            raise ValueError("Unable to determine calling Benchmark class.")
+        return f"{type(frame.frame.f_locals['self']).__name__}.{overwrite_name or frame.function}"
+
+    def report_benchmark(self, iters: int | None = None, cpu_time: float | None = None,
+                         wall_time: float | None = None, throughput: float | None = None,
+                         extras: dict | None = None, name: str | None = None, metrics: list | None = None) -> None:
+        """Log the benchmark's numbers with TF's line (tensorweave writes no BenchmarkEntries file)."""
+        if extras is not None and not isinstance(extras, dict):
+            raise TypeError("extras must be a dict")
+        if metrics is not None:
+            if not isinstance(metrics, list):
+                raise TypeError("metrics must be a list")
+            for metric in metrics:
+                for field in ("name", "value"):
+                    if field not in metric:
+                        raise TypeError(f"metric must has a '{field}' field")
+        tf_logging.info("Benchmark [%s] iters: %d, wall_time: %g, cpu_time: %g,throughput: %g, extras: %s, "
+                        "metrics: %s", self._get_name(name), -1 if iters is None else iters,
+                        -1 if wall_time is None else wall_time, -1 if cpu_time is None else cpu_time,
+                        -1 if throughput is None else throughput, str(extras) if extras else "None",
+                        str(metrics) if metrics else "None")
+
+    def run_op_benchmark(self, sess: Any, op_or_tensor: Any, feed_dict: dict | None = None, burn_iters: int = 2,
+                         min_iters: int = 10, store_trace: bool = False, store_memory_usage: bool = True,
+                         name: str | None = None, extras: dict | None = None, mbs: int = 0) -> dict:
+        """Run `op_or_tensor` `burn_iters` times untimed, then `min_iters` times; report and return the median
+        wall time (and the throughput in MB/s when `mbs` is given). Memory and trace extras need TF's
+        allocator stats, which tensorweave does not keep, so those flags add nothing."""
+        for _ in range(burn_iters):
+            sess.run(op_or_tensor, feed_dict=feed_dict)
+        deltas = []
+        for _ in range(min_iters):
+            start = time.time()
+            sess.run(op_or_tensor, feed_dict=feed_dict)
+            deltas.append(time.time() - start)
+        wall_time = float(np.median(deltas))
+        benchmark_values = {"iters": min_iters, "wall_time": wall_time, "extras": dict(extras or {}),
+                            "name": name, "throughput": mbs / wall_time}
+        self.report_benchmark(**benchmark_values)
+        benchmark_values["extras"].update(  # reported in the result only, as TF does
+            wall_time_mean=float(np.mean(deltas)), wall_time_stdev=float(np.std(deltas, ddof=1)) if min_iters > 1 else -1)
+        return benchmark_values
+
+    def evaluate(self, tensors: Any) -> Any:
+        """The tensors' values in the default session, as `sess.run(tensors)`."""
+        return get_default_session().run(tensors)

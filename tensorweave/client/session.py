@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.client.config import session_config
 from tensorweave.client.partial_run import PartialRun
 from tensorweave.formats import protos
 from tensorweave.framework import dtypes, nest
@@ -154,8 +155,13 @@ def _rebuild(node: Any, values: list[Any]) -> Any:
 
 
 def _fetched_value(value: Any) -> Any:
-    """What the caller gets: numpy scalars for 0-d, and never an array the runtime still holds."""
+    """What the caller gets: numpy scalars for 0-d, quantized values as their plain integer type (TF's
+    fetch drops the quantized wrapper), and never an array the runtime still holds."""
+    if type(value) is np.void:  # a 0-d quantized value
+        return value[0]
     if type(value) is np.ndarray:
+        if value.dtype.names:
+            value = value.view(value.dtype[0])
         if value.ndim == 0:
             return value[()]
         if not value.flags.writeable:
@@ -192,6 +198,8 @@ class BaseSession:
         _check_target(target)
         self._target = target
         self._graph = graph
+        if config is None:  # TF's session takes its eager context's config, which tf.config sets
+            config = session_config()
         self._config = config
         self._session = new_session(target, config)
         self._closed = False

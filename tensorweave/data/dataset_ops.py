@@ -33,6 +33,7 @@ from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tenso
 from tensorweave.framework.graph import Tensor, convert_to_tensor
 from tensorweave.ops import dataset_ops
 from tensorweave.ops.random_ops import SingleSampleStream
+from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import export_value, tf_export
 
 AUTOTUNE = -1
@@ -438,19 +439,65 @@ class _MapDataset(DatasetV1):
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
         super().__init__((source,), [], self._function.output_types, self._function.output_shapes)
 
-    def _iterate(self, run: _Run) -> PyIterator[Element]:
+    def _iterate(self, run: _Run, on_error: Callable[[errors.OpError], None] | None = None) -> PyIterator[Element]:
+        """The mapped elements; with `on_error`, an element whose function fails is handed to it and skipped
+        (ignore_errors), and the rest go on."""
         function, source = self._function, self._inputs[0]._iterate(run)
         if self._parallel <= 1:
-            for element in source:
-                yield function(element)
-            return
+            results: PyIterator[Any] = (_Completed(function, element) for element in source)
+        else:
+            results = self._in_order(function, source)
+        for result in results:
+            try:
+                yield result.result()
+            except errors.OpError as e:
+                if on_error is None or isinstance(e, errors.OutOfRangeError):
+                    raise
+                on_error(e)
+
+    def _in_order(self, function: Callable, source: PyIterator[Element]) -> PyIterator[Any]:
         in_flight: deque = deque()  # futures in input order: results come out in order
         for element in source:
             in_flight.append(_map_pool.submit(function, element))
             if len(in_flight) >= self._parallel:
-                yield in_flight.popleft().result()
-        while in_flight:
-            yield in_flight.popleft().result()
+                yield in_flight.popleft()
+        yield from in_flight
+
+
+class _Completed:
+    """A serial map's call, run when its result is asked for (as a future's `result`)."""
+
+    def __init__(self, function: Callable, element: Element) -> None:
+        self._function, self._element = function, element
+
+    def result(self) -> Element:
+        return self._function(self._element)
+
+
+class _IgnoreErrorsDataset(DatasetV1):
+    """Elements whose map function failed are dropped. Errors reach this stage as exceptions out of Python
+    generators, which cannot resume, so the per-element skip happens in the map stage right below; an error
+    from any other input ends the dataset (where TF would go on to that input's next element)."""
+
+    def __init__(self, source: DatasetV1, log_warning: bool) -> None:
+        self._log_warning = log_warning
+        super().__init__((source,), [], source.output_types, source.output_shapes)
+
+    def _skipped(self, error: errors.OpError) -> None:
+        if self._log_warning:
+            tf_logging.warning("Error raised with error message %s", error.message)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        source = self._inputs[0]
+        try:
+            if isinstance(source, _MapDataset):
+                yield from source._iterate(run, self._skipped)
+            else:
+                yield from source._iterate(run)
+        except errors.OpError as e:
+            if isinstance(e, errors.OutOfRangeError):
+                raise
+            self._skipped(e)
 
 
 class _FilterDataset(DatasetV1):
@@ -776,6 +823,13 @@ class DatasetSource(DatasetV1):
 def unbatch() -> Callable[[DatasetV1], DatasetV1]:
     """A transformation (for `Dataset.apply`) that splits elements into the rows of their first dimension."""
     return lambda dataset: dataset.unbatch()
+
+
+@tf_export("data.experimental.ignore_errors")
+def ignore_errors(log_warning: bool = False) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that drops the elements whose computation failed; with
+    `log_warning`, each error's message is logged."""
+    return lambda dataset: _IgnoreErrorsDataset(dataset, log_warning)
 
 
 @tf_export("data.experimental.map_and_batch")

@@ -309,6 +309,7 @@ uint32_ref = _INTERN_TABLE[122]
 uint64_ref = _INTERN_TABLE[123]
 
 QUANTIZED_DTYPES = frozenset(d for d in _INTERN_TABLE.values() if d.is_quantized)
+export_value(QUANTIZED_DTYPES, "dtypes.QUANTIZED_DTYPES", "QUANTIZED_DTYPES")
 
 _STRING_TO_TF: dict[str, DType] = {d.name: d for d in _INTERN_TABLE.values()}
 for _alias, _dtype in (("half", float16), ("float", float32), ("double", float64)):

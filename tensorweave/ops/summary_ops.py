@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from google.protobuf import message
+from google.protobuf import json_format, message
 
 from tensorweave.formats import tensor_proto
-from tensorweave.formats.protos import Summary, SummaryMetadata, TensorProto
+from tensorweave.formats.protos import Summary, SummaryDescription, SummaryMetadata, TensorProto
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     GraphKeys,
@@ -477,3 +477,28 @@ def merge_all(key: str = GraphKeys.SUMMARIES, scope: str | None = None, name: st
     """The merge of every summary in the collection `key` (None when it has none)."""
     summaries = get_collection(key, scope=scope)
     return merge(summaries, name=name) if summaries else None
+
+
+# -- the TF2-style summary helpers TF1 also exports --------------------------------------------------------
+
+
+@tf_export("summary.get_summary_description")
+def get_summary_description(node_def: Any) -> Any:
+    """The SummaryDescription a TensorSummary node carries as JSON in its `description` attr."""
+    if node_def.op != "TensorSummary":
+        raise ValueError(f"Can't get_summary_description on {node_def.op}")
+    return json_format.Parse(node_def.attr["description"].s.decode(), SummaryDescription())
+
+
+@tf_export("summary.all_v2_summary_ops")
+def all_v2_summary_ops() -> list:
+    """The default graph's V2-style (tf.contrib.summary) summary ops: tensorweave builds none, so TF's
+    collection for them stays empty unless a program fills it."""
+    return get_collection("_SUMMARY_V2")
+
+
+@tf_export("summary.initialize")
+def initialize(graph: Any = None, session: Any = None) -> None:
+    """TF initializes the thread's default tf.contrib.summary writer; tensorweave has no such writers (its
+    summaries go through FileWriter), so there is never a default one, and TF's error says so."""
+    raise RuntimeError("No default tf.contrib.summary.SummaryWriter found")

@@ -33,8 +33,8 @@ def test_quantize_and_dequantize_match_tf(mode, type_name):
         assert output.dtype == quantized_type and output.shape.as_list() == [6] and out_min.shape.ndims == 0
         back = tf.dequantize(output, out_min, out_max, mode=mode)
         got, got_min, got_max, got_back = sess.run([output, out_min, out_max, back])
-    plain = np.dtype(quantized_type.as_numpy_dtype)[0]
-    np.testing.assert_array_equal(np.asarray(got).view(plain), values)
+    assert got.dtype == np.dtype(quantized_type.as_numpy_dtype)[0]  # TF's fetch gives the plain integer type
+    np.testing.assert_array_equal(got, values)
     np.testing.assert_allclose([got_min, got_max], [low, high], rtol=1e-6)
     np.testing.assert_allclose(got_back, restored, rtol=1e-6, atol=1e-7)
 
@@ -43,16 +43,38 @@ def test_quantize_options():
     with tf.Graph().as_default(), tf.Session() as sess:
         narrow = tf.quantize(X, -1.0, 2.0, tf.qint8, mode="SCALED", round_mode="HALF_TO_EVEN", narrow_range=True)
         values, low, high = sess.run(narrow)
-        np.testing.assert_array_equal(np.asarray(values).view(np.int8), [-64, -19, 0, 32, 64, 127])
+        np.testing.assert_array_equal(values, [-64, -19, 0, 32, 64, 127])
         assert (low, high) == (-2.0, 2.0)
         tiny = sess.run(tf.quantize_v2(X, 0.0, 0.001, tf.quint8))
-        np.testing.assert_array_equal(np.asarray(tiny[0]).view(np.uint8), [0, 0, 0, 255, 255, 255])
+        np.testing.assert_array_equal(tiny[0], [0, 0, 0, 255, 255, 255])
         np.testing.assert_allclose(tiny[2], 0.01)
         per_axis = tf.quantize([[-1.0, 0.5], [2.0, 3.0]], [-1.0, 0.0], [1.0, 3.0], tf.qint8, axis=1, mode="SCALED")
         assert per_axis[1].shape.as_list() == [2]
         values, low, high = sess.run(per_axis)
-        np.testing.assert_array_equal(np.asarray(values).view(np.int8), [[-127, 21], [127, 127]])
+        np.testing.assert_array_equal(values, [[-127, 21], [127, 127]])
         np.testing.assert_allclose(low, [-1.007874, -3.023622], rtol=1e-6)
         np.testing.assert_allclose(high, [1.0, 3.0])
         with pytest.raises(tf.errors.InvalidArgumentError, match="input_max_range must be larger than"):
             sess.run(tf.quantize(X, 2.0, 1.0, tf.quint8)[0])
+
+
+def test_fetch_of_quantized_values_is_plain_like_tf():
+    """Recorded from TF: a fetched qint/quint tensor is a plain integer array (a 0-d one a NumPy scalar),
+    while a fetch of a fed quantized placeholder returns the fed structured array untouched."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        scalar = sess.run(tf.quantize(tf.constant(1.0), -3.0, 3.0, tf.quint16).output)
+        assert type(scalar) is np.uint16 and scalar == 43690
+        wide = sess.run(tf.quantize(tf.constant([1.0, 2.0, 3.0]), -3.0, 3.0, tf.qint32).output)
+        assert wide.dtype == np.int32
+        np.testing.assert_array_equal(wide, [715827968, 1431655936, -2147483648])
+        p = tf.placeholder(tf.qint8)
+        fed = np.array([1, 2], np.int8)
+        assert sess.run(p, {p: fed}).dtype == np.dtype([("qint8", np.int8)])
+        assert sess.run(tf.identity(p), {p: fed}).dtype == np.int8
+
+
+def test_quantized_dtypes_set_like_tf():
+    assert tf.dtypes.QUANTIZED_DTYPES is tf.QUANTIZED_DTYPES
+    assert {d.name for d in tf.QUANTIZED_DTYPES} == {
+        "qint8", "quint8", "qint16", "quint16", "qint32", "qint8_ref", "quint8_ref", "qint16_ref", "quint16_ref",
+        "qint32_ref"}

@@ -8,8 +8,10 @@ from `formats/`, which sits beside the table and so cannot declare into it, are 
 from tensorweave.client import session as _session
 from tensorweave.compat.v1 import (
     app,
+    audio,
     bitwise,
     compat,
+    config,
     data,
     debugging,
     distribute,
@@ -36,6 +38,7 @@ from tensorweave.compat.v1 import (
     queue,
     ragged,
     random,
+    resource_loader,
     saved_model,
     sets,
     signal,
@@ -43,6 +46,7 @@ from tensorweave.compat.v1 import (
     spectral,
     strings,
     summary,
+    sysconfig,
     test,
     train,
     version,

@@ -1,0 +1,6 @@
+"""`tf.config.optimizer`."""
+
+from tensorweave.client import config as _config
+from tensorweave.platform.tf_export import populate as _populate
+
+_populate(globals(), "config.optimizer")
