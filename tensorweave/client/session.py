@@ -32,6 +32,7 @@ from tensorweave.framework.graph import (
     _default_session_stack,
     get_default_graph,
 )
+from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -93,6 +94,9 @@ class _FetchPlan:
         if isinstance(fetch, SparseTensor):  # fetched as a SparseTensorValue of its three tensors
             return ("seq", SparseTensorValue, [self._flatten(t) for t in (fetch.indices, fetch.values,
                                                                           fetch.dense_shape)])
+        if isinstance(fetch, IndexedSlices):  # an IndexedSlicesValue (dense_shape None when it has none)
+            parts = (fetch.values, fetch.indices, fetch.dense_shape)
+            return ("seq", IndexedSlicesValue, [None if t is None else self._flatten(t) for t in parts])
         try:
             element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:

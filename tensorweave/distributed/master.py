@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave import errors
@@ -99,6 +99,7 @@ class MasterSession:
         self._fold_constants = constant_folding_enabled(config)
         self._timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
         self._plans: dict[tuple, list[_TaskPart]] = {}
+        self._running: set[Callable[[], None]] = set()  # the cleanup of each step in flight
         self._lock = threading.Lock()
         self._tasks = list(dict.fromkeys(task_of(device.name) for device in devices))
         for task in self._tasks:
@@ -222,6 +223,8 @@ class MasterSession:
             if last:
                 finished.set()
 
+        with self._lock:
+            self._running.add(cleanup)
         for position, part in enumerate(parts):
             request = protos.RunGraphRequest(session_handle=self.handle, create_worker_session_called=True,
                                              graph_handle=part.handle, step_id=step_id)
@@ -235,6 +238,8 @@ class MasterSession:
             cleanup()
             finished.wait()
         cleanup()
+        with self._lock:
+            self._running.discard(cleanup)
         if timed_out and failures:
             raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
         if failures:
@@ -243,9 +248,14 @@ class MasterSession:
         return responses
 
     def close(self) -> None:
+        """Abort the steps still running (a step blocked in a queue or accumulator ends, as TF's
+        MasterSession::Close cancels them), then deregister the graphs and the worker sessions."""
         with self._lock:
             parts = [part for plan in self._plans.values() for part in plan]
             self._plans.clear()
+            running = list(self._running)
+        for cleanup in running:
+            cleanup()
         for part in parts:
             _quietly(self._cache.stub(part.task).call, "DeregisterGraph", protos.DeregisterGraphRequest(
                 session_handle=self.handle, create_worker_session_called=True, graph_handle=part.handle))

@@ -11,11 +11,15 @@ by its base class, `graph.IndexedSlicesBase`, without importing this module.
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Graph, IndexedSlicesBase, Operation, Tensor, convert_to_tensor
 from tensorweave.platform.tf_export import tf_export
+
+# What a session returns for a fetched IndexedSlices (TF's IndexedSlicesValue, which TF1 does not export).
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
 
 
 @tf_export("IndexedSlices")

@@ -1,5 +1,5 @@
 """Queues (TF1's V2 resource-handle queue ops) and `tf.QueueBase` with its FIFO, padding, random-shuffle and
-priority queues.
+priority queues; conditional accumulators (`tf.ConditionalAccumulator`, `tf.SparseConditionalAccumulator`).
 
 A queue op (FIFOQueueV2, …) finds or makes its `Queue` in the device's ResourceMgr on its first run (by
 shared_name, else a process-unique `_<id>_<node name>`, as TF names it) and outputs it as the handle.
@@ -26,11 +26,14 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, device, name_scope
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import Done, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import cast_ops
 from tensorweave.ops.shape_helpers import with_rank
+from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 
 _INT32_MAX = 2**31 - 1
@@ -792,3 +795,443 @@ class PriorityQueue(QueueBase):
         priority_shapes = [tensor_shape.TensorShape([])] + shapes if shapes else shapes
         super().__init__(priority_types, priority_shapes, names, ref)
 
+
+
+# -- conditional accumulators ----------------------------------------------------------------------------
+#
+# An accumulator sums the gradients applied with a local step no older than its global step (staler ones
+# are dropped without a word, as TF does) and hands out their average when a TakeGradient finds enough of
+# them; the take resets the count and advances the global step, so a late replica's gradient of the
+# previous step is dropped. Takes wait as attempts (no thread held), cancelled with their step.
+
+
+class _Accumulator:
+    """What the dense and sparse accumulators share: the count, the global step and the waiting takes."""
+
+    def __init__(self, name: str, dtype: dtypes.DType, shape: list | None, reduction_type: str) -> None:
+        self.name = name
+        self.dtype = dtype
+        self.shape = tensor_shape.TensorShape(shape)
+        self.reduction_type = reduction_type
+        self.lock = threading.Lock()
+        self.counter = 0
+        self.global_step = 0
+        self.takers: collections.deque[_Attempt] = collections.deque()
+
+    def set_global_step(self, new_global_step: int) -> None:
+        with self.lock:
+            if new_global_step < self.global_step:
+                tf_logging.get_logger().warning(
+                    "Attempt to set current_global_step_ to smaller value: current_global_step_ = %d >= %d = "
+                    "new_global_step.", self.global_step, new_global_step)
+            self.global_step = new_global_step
+
+    def try_apply(self, local_step: int, gradient: tuple) -> None:
+        """Add `gradient` unless it is stale; then serve the takes it completes."""
+        error = None
+        with self.lock:
+            if local_step >= self.global_step:
+                try:
+                    self._validate(*gradient)
+                    if self.counter > 0:
+                        self._add(*gradient)
+                    else:
+                        self._assign(*gradient)
+                    self.counter += 1
+                except errors.InvalidArgumentError as e:
+                    error = e
+            finished = self._flush()
+        Queue._finish(finished)
+        if error is not None:
+            raise error
+
+    def try_take(self, ctx: OpKernelContext, done: Done, num_required: int) -> None:
+        if num_required <= 0:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"Argument num_required must be positive, but was {num_required}")
+        attempt = _Attempt(done, wanted=num_required)
+        cancellation = ctx.cancellation
+        attempt.cancellation, attempt.token = cancellation, cancellation.get_cancellation_token()
+        if not cancellation.register_callback(attempt.token, lambda: self._cancel(attempt)):
+            done(error=errors.CancelledError(None, None, "TakeGrad operation was cancelled"))
+            return
+        with self.lock:
+            self.takers.append(attempt)
+            finished = self._flush()
+        Queue._finish(finished)
+
+    def _cancel(self, attempt: _Attempt) -> None:
+        with self.lock:
+            if attempt not in self.takers:
+                return
+            self.takers.remove(attempt)
+            finished = [(attempt, errors.CancelledError(None, None, "TakeGrad operation was cancelled"))]
+            finished += self._flush()
+        Queue._finish(finished)
+
+    def _flush(self) -> list[tuple[_Attempt, Any]]:
+        finished: list[tuple[_Attempt, Any]] = []
+        while self.takers and self.counter >= self.takers[0].wanted:
+            self.global_step += 1
+            finished.append((self.takers.popleft(), self._take()))
+            self.counter = 0
+        return finished
+
+    def _mean(self, total: np.ndarray, count: Any) -> np.ndarray:
+        """The sum divided by the count of gradients in it (truncated for integers, as Eigen divides)."""
+        if self.reduction_type != "MEAN":
+            return total
+        return (total / count).astype(total.dtype, copy=False)
+
+    def _validate(self, *gradient: Any) -> None:
+        raise NotImplementedError
+
+    def _assign(self, *gradient: Any) -> None:
+        raise NotImplementedError
+
+    def _add(self, *gradient: Any) -> None:
+        raise NotImplementedError
+
+    def _take(self) -> list:
+        raise NotImplementedError
+
+
+class _DenseAccumulator(_Accumulator):
+    """The running sum of dense gradients of one shape."""
+
+    def _validate(self, grad: np.ndarray) -> None:
+        if self.counter > 0 and self.accum.shape != grad.shape:
+            raise errors.InvalidArgumentError(None, None, f"Shape mismatch: expected "
+                                                          f"{tensor_shape.shape_string(self.accum.shape)}, got "
+                                                          f"{tensor_shape.shape_string(grad.shape)}")
+        if not self.shape.is_compatible_with(grad.shape):
+            raise errors.InvalidArgumentError(None, None, f"Shape mismatch: expected "
+                                                          f"{tensor_shape.shape_string(self.shape)}, got "
+                                                          f"{tensor_shape.shape_string(grad.shape)}")
+
+    def _assign(self, grad: np.ndarray) -> None:
+        self.accum = np.array(grad, copy=True)
+
+    def _add(self, grad: np.ndarray) -> None:
+        self.accum += grad
+
+    def _take(self) -> list:
+        return [self._mean(self.accum, self.counter)]
+
+
+class _SparseAccumulator(_Accumulator):
+    """The running sum of IndexedSlices gradients, row by row, with how many gradients touched each row (a
+    MEAN take divides each row by its own count, as TF's does)."""
+
+    def _validate(self, indices: np.ndarray, values: np.ndarray, shape: np.ndarray | None) -> None:
+        def mismatch(message: str) -> errors.InvalidArgumentError:
+            return errors.InvalidArgumentError(None, None, "Shape mismatch: " + message)
+
+        if np.ndim(indices) != 1:
+            raise errors.InvalidArgumentError(None, None, f"Input indices should be vector but received shape: "
+                                                          f"{tensor_shape.shape_string(np.shape(indices))}")
+        if np.ndim(values) == 0:
+            raise errors.InvalidArgumentError(None, None, "Values cannot be 0-dimensional.")
+        if len(values) != len(indices):
+            raise errors.InvalidArgumentError(None, None, f"Expected {len(indices)} non-empty input values, got "
+                                                          f"{len(values)}")
+        dims = self.shape.as_list() if self.shape.ndims is not None else []
+        if shape is not None:
+            if len(dims) > np.size(shape):
+                raise mismatch(f"expected shape rank at least {len(dims)}, got {np.size(shape)}")
+            for i, d in enumerate(dims):
+                if d is not None and d != shape[i]:
+                    raise mismatch(f"expected shape dim {i} to be {d}, got {shape[i]}")
+        if dims and dims[0] is not None and len(indices):
+            over = np.flatnonzero(indices >= dims[0])
+            if over.size:
+                raise mismatch(f"index of slice {over[0]} exceeded limits of shape; index is {indices[over[0]]} "
+                               f"exceeded {dims[0]}")
+        if self.counter > 0:
+            if self.values.ndim != values.ndim:
+                raise mismatch(f"expected values rank {self.values.ndim}, got {values.ndim}")
+            for i in range(1, values.ndim):
+                if self.values.shape[i] != values.shape[i]:
+                    raise mismatch(f"expected values dim {i} to be {self.values.shape[i]}, got {values.shape[i]}")
+        else:
+            if len(dims) > values.ndim:
+                raise mismatch(f"expected values rank at least {len(dims)}, got {values.ndim}")
+            for i in range(1, len(dims)):
+                if dims[i] is not None and dims[i] != values.shape[i]:
+                    raise mismatch(f"expected values dim {i} to be {dims[i]}, got {values.shape[i]}")
+
+    def _assign(self, indices: np.ndarray, values: np.ndarray, shape: Any) -> None:
+        self.indices = np.array(indices, np.int64)
+        self.values = np.array(values, copy=True)
+        self.counts = np.ones(len(indices), np.int64)
+
+    def _add(self, indices: np.ndarray, values: np.ndarray, shape: Any) -> None:
+        """TF's merge of two index lists (sorted, as it assumes): the k-th row of an index in the sum meets
+        the k-th row of that index in the new gradient; rows without a partner stay rows of their own."""
+        keys = np.stack([np.concatenate([self.indices, indices]),
+                         np.concatenate([_occurrence_rank(self.indices), _occurrence_rank(indices)])], axis=1)
+        merged, position = np.unique(keys, axis=0, return_inverse=True)
+        position = position.reshape(-1)
+        summed = np.zeros((len(merged),) + values.shape[1:], values.dtype)
+        np.add.at(summed, position, np.concatenate([self.values, values]))
+        counts = np.zeros(len(merged), np.int64)
+        np.add.at(counts, position, np.concatenate([self.counts, np.ones(len(indices), np.int64)]))
+        self.indices, self.values, self.counts = merged[:, 0], summed, counts
+
+    def _take(self) -> list:
+        counts = self.counts.reshape((-1,) + (1,) * (self.values.ndim - 1))
+        dims = [self.shape.as_list()[0] if self.shape.ndims else -1] + list(self.values.shape[1:])
+        dense_shape = np.array([-1 if d is None else d for d in dims], np.int64)
+        return [self.indices.copy(), self._mean(self.values, counts), dense_shape]
+
+
+# The ref-handle ops are TF1's (and what its graphs hold); TF's Python makes dense accumulators with the
+# resource op, sparse ones with the ref op, as here. `...Op` names keep the handles apart from the classes.
+def _occurrence_rank(indices: np.ndarray) -> np.ndarray:
+    """For each entry, how many equal entries come before it."""
+    order = np.argsort(indices, kind="stable")
+    ordered = indices[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else np.zeros(0, np.int64)
+    run_start = np.repeat(starts, np.diff(np.r_[starts, len(ordered)]))
+    rank = np.empty(len(indices), np.int64)
+    rank[order] = np.arange(len(indices)) - run_start
+    return rank
+
+
+_ACCUMULATOR_ATTRS = ["dtype: numbertype", "shape: shape", "container: string = ''", "shared_name: string = ''",
+                      "reduction_type: {'MEAN', 'SUM'} = 'MEAN'"]
+ConditionalAccumulatorOp = Op("ConditionalAccumulator", outputs=["handle: Ref(string)"], attrs=_ACCUMULATOR_ATTRS,
+                            is_stateful=True)
+ResourceConditionalAccumulator = Op("ResourceConditionalAccumulator", outputs=["handle: resource"],
+                                    attrs=_ACCUMULATOR_ATTRS, is_stateful=True)
+SparseConditionalAccumulatorOp = Op("SparseConditionalAccumulator", outputs=["handle: Ref(string)"],
+                                  attrs=_ACCUMULATOR_ATTRS, is_stateful=True)
+
+
+@ConditionalAccumulatorOp.shape
+@ResourceConditionalAccumulator.shape
+@SparseConditionalAccumulatorOp.shape
+def _accumulator_handle_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([2])]
+
+
+@ConditionalAccumulatorOp.kernel("CPU", state=ResourceSlot)
+@ResourceConditionalAccumulator.kernel("CPU", state=ResourceSlot)
+@SparseConditionalAccumulatorOp.kernel("CPU", state=ResourceSlot)
+def _accumulator(ctx: OpKernelContext, dtype: Any, shape: Any, container: bytes, shared_name: bytes,
+                 reduction_type: bytes) -> _Accumulator:
+    slot: ResourceSlot = ctx.state
+    if slot.resource is None:
+        name = resource_name(shared_name.decode(), ctx.name)
+        cls = _SparseAccumulator if ctx.op == "SparseConditionalAccumulator" else _DenseAccumulator
+        slot.resource = ctx.resources.lookup_or_create(
+            container.decode(), name, lambda: cls(name, dtype, shape, reduction_type.decode()))
+    return slot.resource
+
+
+AccumulatorApplyGradient = Op("AccumulatorApplyGradient",
+                              inputs=["handle: Ref(string)", "local_step: int64", "gradient: dtype"],
+                              attrs=["dtype: numbertype"])
+ResourceAccumulatorApplyGradient = Op("ResourceAccumulatorApplyGradient",
+                                      inputs=["handle: resource", "local_step: int64", "gradient: dtype"],
+                                      attrs=["dtype: numbertype"], is_stateful=True)
+SparseAccumulatorApplyGradient = Op("SparseAccumulatorApplyGradient",
+                                    inputs=["handle: Ref(string)", "local_step: int64", "gradient_indices: int64",
+                                            "gradient_values: dtype", "gradient_shape: int64"],
+                                    attrs=["dtype: numbertype", "has_known_shape: bool"])
+
+
+@AccumulatorApplyGradient.shape
+@ResourceAccumulatorApplyGradient.shape
+@SparseAccumulatorApplyGradient.shape
+def _apply_gradient_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    return []
+
+
+@AccumulatorApplyGradient.kernel("CPU")
+@ResourceAccumulatorApplyGradient.kernel("CPU")
+def _accumulator_apply_gradient(ctx: OpKernelContext, handle: _Accumulator, local_step: Any, gradient: Any,
+                                dtype: Any) -> None:
+    handle.try_apply(int(local_step), (np.asarray(gradient),))
+
+
+@SparseAccumulatorApplyGradient.kernel("CPU")
+def _sparse_accumulator_apply_gradient(ctx: OpKernelContext, handle: _Accumulator, local_step: Any, indices: Any,
+                                       values: Any, shape: Any, dtype: Any, has_known_shape: bool) -> None:
+    handle.try_apply(int(local_step), (np.asarray(indices), np.asarray(values),
+                                       np.asarray(shape) if has_known_shape else None))
+
+
+AccumulatorTakeGradient = Op("AccumulatorTakeGradient", inputs=["handle: Ref(string)", "num_required: int32"],
+                             outputs=["average: dtype"], attrs=["dtype: numbertype"])
+ResourceAccumulatorTakeGradient = Op("ResourceAccumulatorTakeGradient",
+                                     inputs=["handle: resource", "num_required: int32"], outputs=["average: dtype"],
+                                     attrs=["dtype: numbertype"], is_stateful=True)
+SparseAccumulatorTakeGradient = Op("SparseAccumulatorTakeGradient",
+                                   inputs=["handle: Ref(string)", "num_required: int32"],
+                                   outputs=["indices: int64", "values: dtype", "shape: int64"],
+                                   attrs=["dtype: numbertype"])
+
+
+@AccumulatorTakeGradient.shape
+@ResourceAccumulatorTakeGradient.shape
+def _take_gradient_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    return [tensor_shape.unknown_shape()]
+
+
+_SparseTakeGradient = collections.namedtuple("SparseAccumulatorTakeGradient", ["indices", "values", "shape"])
+
+
+@SparseAccumulatorTakeGradient.shape
+def _sparse_take_gradient_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    return [tensor_shape.unknown_shape()] * 3
+
+
+@AccumulatorTakeGradient.kernel("CPU", asynchronous=True)
+@ResourceAccumulatorTakeGradient.kernel("CPU", asynchronous=True)
+@SparseAccumulatorTakeGradient.kernel("CPU", asynchronous=True)
+def _accumulator_take_gradient(ctx: OpKernelContext, done: Done, handle: _Accumulator, num_required: Any,
+                               dtype: Any) -> None:
+    handle.try_take(ctx, done, int(num_required))
+
+
+AccumulatorNumAccumulated = Op("AccumulatorNumAccumulated", inputs=["handle: Ref(string)"],
+                               outputs=["num_accumulated: int32"])
+ResourceAccumulatorNumAccumulated = Op("ResourceAccumulatorNumAccumulated", inputs=["handle: resource"],
+                                       outputs=["num_accumulated: int32"], is_stateful=True)
+AccumulatorSetGlobalStep = Op("AccumulatorSetGlobalStep", inputs=["handle: Ref(string)", "new_global_step: int64"])
+ResourceAccumulatorSetGlobalStep = Op("ResourceAccumulatorSetGlobalStep",
+                                      inputs=["handle: resource", "new_global_step: int64"], is_stateful=True)
+
+
+@AccumulatorNumAccumulated.shape
+@ResourceAccumulatorNumAccumulated.shape
+def _num_accumulated_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([])]
+
+
+@AccumulatorSetGlobalStep.shape
+@ResourceAccumulatorSetGlobalStep.shape
+def _set_global_step_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    return []
+
+
+@AccumulatorNumAccumulated.kernel("CPU")
+@ResourceAccumulatorNumAccumulated.kernel("CPU")
+def _num_accumulated(ctx: OpKernelContext, handle: _Accumulator) -> Any:
+    with handle.lock:
+        return np.int32(handle.counter)
+
+
+@AccumulatorSetGlobalStep.kernel("CPU")
+@ResourceAccumulatorSetGlobalStep.kernel("CPU")
+def _set_global_step(ctx: OpKernelContext, handle: _Accumulator, new_global_step: Any) -> None:
+    handle.set_global_step(int(new_global_step))
+
+
+@tf_export("ConditionalAccumulatorBase")
+class ConditionalAccumulatorBase:
+    """A gradient accumulator that lives across steps: the Python side of an accumulator handle."""
+
+    def __init__(self, dtype: Any, shape: Any, accumulator_ref: Tensor) -> None:
+        self._dtype = dtype
+        self._shape = tensor_shape.unknown_shape() if shape is None else tensor_shape.TensorShape(shape)
+        self._accumulator_ref = accumulator_ref
+        self._name = accumulator_ref.op.name.split("/")[-1]
+
+    @property
+    def accumulator_ref(self) -> Tensor:
+        return self._accumulator_ref
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> Any:
+        return self._dtype
+
+    def num_accumulated(self, name: str | None = None) -> Tensor:
+        """How many gradients are in the sum now."""
+        return ResourceAccumulatorNumAccumulated(self._accumulator_ref, name=name or f"{self._name}_NumAccumulated")
+
+    def set_global_step(self, new_global_step: Any, name: str | None = None) -> Operation:
+        """Gradients of local steps before `new_global_step` are dropped from now on."""
+        step = cast_ops.cast(convert_to_tensor(new_global_step), dtypes.int64)
+        return ResourceAccumulatorSetGlobalStep(self._accumulator_ref, step, name=name)
+
+
+@tf_export("ConditionalAccumulator")
+class ConditionalAccumulator(ConditionalAccumulatorBase):
+    """Averages (or sums) dense gradients until enough have come: what SyncReplicasOptimizer keeps on the PS."""
+
+    def __init__(self, dtype: Any, shape: Any = None, shared_name: str | None = None,
+                 name: str = "conditional_accumulator", reduction_type: str = "MEAN") -> None:
+        shape_attr = None if shape is None else tensor_shape.TensorShape(shape)
+        ref = ResourceConditionalAccumulator(
+            dtype=dtype, shape=None if shape_attr is None or shape_attr.ndims is None else shape_attr.as_list(),
+            shared_name=_shared(shared_name), name=name, reduction_type=reduction_type)
+        super().__init__(dtype, shape, ref)
+
+    def apply_grad(self, grad: Any, local_step: Any = 0, name: str | None = None) -> Operation:
+        """Add `grad`, computed at `local_step` (dropped when older than the accumulator's global step)."""
+        grad = convert_to_tensor(grad, self._dtype)
+        grad.get_shape().assert_is_compatible_with(self._shape)
+        local_step = cast_ops.cast(convert_to_tensor(local_step), dtypes.int64)
+        return ResourceAccumulatorApplyGradient(self._accumulator_ref, local_step=local_step, gradient=grad,
+                                                name=name)
+
+    def take_grad(self, num_required: Any, name: str | None = None) -> Tensor:
+        """The average once `num_required` gradients are in; resets the sum and advances the global step."""
+        out = ResourceAccumulatorTakeGradient(self._accumulator_ref, num_required, dtype=self._dtype, name=name)
+        out.set_shape(self._shape)
+        return out
+
+
+@tf_export("sparse.SparseConditionalAccumulator", "SparseConditionalAccumulator")
+class SparseConditionalAccumulator(ConditionalAccumulatorBase):
+    """A ConditionalAccumulator of IndexedSlices gradients: rows are averaged over the gradients that
+    touched them."""
+
+    def __init__(self, dtype: Any, shape: Any = None, shared_name: str | None = None,
+                 name: str = "sparse_conditional_accumulator", reduction_type: str = "MEAN") -> None:
+        shape_attr = None if shape is None else tensor_shape.TensorShape(shape)
+        ref = SparseConditionalAccumulatorOp(
+            dtype=dtype, shape=None if shape_attr is None or shape_attr.ndims is None else shape_attr.as_list(),
+            shared_name=_shared(shared_name), name=name, reduction_type=reduction_type)
+        super().__init__(dtype, shape, ref)
+
+    def apply_indexed_slices_grad(self, grad: IndexedSlices, local_step: Any = 0,
+                                  name: str | None = None) -> Operation:
+        return self.apply_grad(grad_indices=grad.indices, grad_values=grad.values, grad_shape=grad.dense_shape,
+                               local_step=local_step, name=name)
+
+    def apply_grad(self, grad_indices: Any, grad_values: Any, grad_shape: Any = None, local_step: Any = 0,
+                   name: str | None = None) -> Operation:
+        """Add the rows `grad_values` at `grad_indices` (dropped when `local_step` is stale)."""
+        local_step = cast_ops.cast(convert_to_tensor(local_step), dtypes.int64)
+        return SparseAccumulatorApplyGradient(
+            self._accumulator_ref, local_step=local_step,
+            gradient_indices=cast_ops.cast(grad_indices, dtypes.int64), gradient_values=grad_values,
+            gradient_shape=cast_ops.cast([] if grad_shape is None else grad_shape, dtypes.int64),
+            has_known_shape=grad_shape is not None, name=name)
+
+    def take_grad(self, num_required: Any, name: str | None = None) -> Any:
+        """(indices, values, shape) once `num_required` gradients are in."""
+        return _SparseTakeGradient(*SparseAccumulatorTakeGradient(self._accumulator_ref, num_required,
+                                                                  dtype=self._dtype, name=name))
+
+    def take_indexed_slices_grad(self, num_required: Any, name: str | None = None) -> IndexedSlices:
+        indices, values, shape = self.take_grad(num_required, name=name)
+        return IndexedSlices(indices=indices, values=values, dense_shape=shape)
+
+    def num_accumulated(self, name: str | None = None) -> Tensor:
+        return AccumulatorNumAccumulated(self._accumulator_ref, name=name or f"{self._name}_NumAccumulated")
+
+    def set_global_step(self, new_global_step: Any, name: str | None = None) -> Operation:
+        step = cast_ops.cast(convert_to_tensor(new_global_step), dtypes.int64)
+        return AccumulatorSetGlobalStep(self._accumulator_ref, step, name=name)

@@ -37,6 +37,7 @@ from tensorweave.train import saver as _saver
 from tensorweave.train import session_manager as _session_manager
 from tensorweave.train import session_run_hook as _session_run_hook
 from tensorweave.train import supervisor as _supervisor
+from tensorweave.train import sync_replicas_optimizer as _sync_replicas_optimizer
 from tensorweave.train import training_util as _training_util
 
 _export_value(_protos.BytesList, "train.BytesList")
