@@ -23,7 +23,6 @@ import argparse
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 import tensorweave.compat.v1 as tf
+from tensorweave.distributed.rpc import free_ports
 
 NULL_STEP_TARGET_MS = 2.0
 MB = 1 << 20
@@ -41,18 +41,6 @@ SPARSE_ROWS = 32
 
 
 # -- the cluster (parent side) ----------------------------------------------------------------------------
-
-
-def free_ports(count: int) -> list[int]:
-    """Ports the kernel hands out now on loopback (bound together, so they differ)."""
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
 
 
 class Cluster:
