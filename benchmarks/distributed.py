@@ -172,7 +172,8 @@ class _Worker:
         return {}
 
     def _loop(self, sess: Any, step: Any, feed: Any, c: dict, finish: Any) -> dict:
-        """Warm up, then time steps; sync training runs until its global step reaches the target."""
+        """Warm up, then time steps (sync training until its global step reaches the target); `finish` is
+        run once afterwards and its value reported as "after"."""
         rng = np.random.default_rng(1000 + self.task)
         for _ in range(c.get("warmup", 2)):
             sess.run(step, feed_dict=feed(rng))
@@ -185,9 +186,8 @@ class _Worker:
             token = sess.run(step, feed_dict=feed(rng))
             times.append(time.perf_counter() - t0)
         end = time.time()
-        if finish is not None:
-            sess.run(finish)  # enough tokens that no replica waits for a step that will not come
-        return {"times": times, "start": start, "end": end}
+        after = None if finish is None else sess.run(finish, feed_dict=feed(rng))
+        return {"times": times, "start": start, "end": end, "after": None if after is None else int(after)}
 
     def _null(self, c: dict) -> tuple:
         """N1-N3: read each shard, +1, write back; or a sparse lookup and its IndexedSlices update."""
@@ -223,7 +223,7 @@ class _Worker:
         if c.get("sync"):
             hook = opt.make_session_run_hook(c["task"] == 0)
             hook.begin()
-            queue = opt._sync_token_queue
+            queue = opt._sync_token_queue  # enough tokens that no replica waits for a step that will not come
             with tf.device(queue.queue_ref.device):
                 finish = queue.enqueue_many(
                     [tf.fill([2 * c["num_workers"]], tf.constant(c["steps"], global_step.dtype.base_dtype))])
@@ -231,7 +231,8 @@ class _Worker:
 
     def _softmax(self, c: dict) -> tuple:
         """E4: hidden states times [H, V] softmax weights sharded over the PS tasks: full (each shard's
-        matmul on its PS, then concat) or sampled (512 classes)."""
+        matmul on its PS, then concat) or sampled (512 classes); "after" counts the rows the sampled
+        gradient of the weights touches (L3)."""
         batch, hidden, vocab = c["batch"], c["hidden"], c["vocab"]
         weights = tf.get_variable("softmax_w", [vocab, hidden], initializer=tf.zeros_initializer(),
                                   partitioner=tf.fixed_size_partitioner(c["num_ps"]))
@@ -249,8 +250,12 @@ class _Worker:
                     logits.append(tf.matmul(h, shard, transpose_b=True))
             logits = tf.concat(logits, 1) + biases
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels[:, 0], logits=logits))
-        step = tf.train.GradientDescentOptimizer(0.1).minimize(loss, colocate_gradients_with_ops=True)
-        return step, lambda rng: {labels: rng.integers(0, vocab, (batch, 1))}, None, None
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        grads = opt.compute_gradients(loss, colocate_gradients_with_ops=True)
+        step = opt.apply_gradients(grads)
+        shards = {id(shard) for shard in weights}
+        rows = [tf.size(g.indices) for g, v in grads if isinstance(g, tf.IndexedSlices) and id(v) in shards]
+        return step, lambda rng: {labels: rng.integers(0, vocab, (batch, 1))}, None, tf.add_n(rows) if rows else None
 
 
 def serve(job: str, task: int, spec: dict) -> None:
@@ -370,14 +375,15 @@ def run_e4(cluster: Cluster, shards: list[int], steps: int, vocab: int) -> dict:
             replies = cluster.experiment(1, key=f"e4_{sampled}_{num_ps}", exp="softmax", sampled=sampled,
                                          num_ps=num_ps, batch=32, hidden=64, vocab=vocab, steps=steps)
             p10, p50, p90 = _percentiles(replies[0]["times"])
-            out[("sampled" if sampled else "full", num_ps)] = (p50, 32 / (p50 / 1e3))
+            out[("sampled" if sampled else "full", num_ps)] = (p50, 32 / (p50 / 1e3), replies[0]["after"])
     return out
 
 
 def print_e4(out: dict, vocab: int) -> None:
-    rows = [[kind, p, p50, wps] for (kind, p), (p50, wps) in out.items()]
-    print(_table(f"E4 softmax over V={vocab}, H=64, batch 32, 1 worker (median step ms; words/s)",
-                 ["softmax", "PS", "median", "words/s"], rows))
+    rows = [[kind, p, p50, wps, "dense" if touched is None else touched] for (kind, p), (p50, wps, touched) in out.items()]
+    print(_table(f"E4 softmax over V={vocab}, H=64, batch 32, 1 worker (median step ms; words/s; rows of the "
+                 "weights' gradient: IndexedSlices rows, or dense)",
+                 ["softmax", "PS", "median", "words/s", "grad rows"], rows))
     print()
 
 
