@@ -23,6 +23,8 @@ import argparse
 import contextlib
 import json
 import os
+import select
+import signal
 import subprocess
 import sys
 import time
@@ -38,6 +40,7 @@ NULL_STEP_TARGET_MS = 2.0
 MB = 1 << 20
 EMBED_WIDTH = 64
 SPARSE_ROWS = 32
+COMMAND_TIMEOUT_S = 60.0
 
 
 # -- the cluster (parent side) ----------------------------------------------------------------------------
@@ -91,7 +94,10 @@ class Cluster:
         return [p.pid for p in self.processes]
 
     @staticmethod
-    def _reply(worker: subprocess.Popen) -> dict:
+    def _reply(worker: subprocess.Popen, timeout: float = COMMAND_TIMEOUT_S) -> dict:
+        """The worker's reply line; TimeoutError when none comes in time (a step that hangs fails the run)."""
+        if not select.select([worker.stdout], [], [], timeout)[0]:
+            raise TimeoutError(f"worker {worker.pid} did not answer within {timeout:.0f} s")
         line = worker.stdout.readline()
         if not line:
             raise RuntimeError(f"worker {worker.pid} exited with {worker.wait()}")
@@ -108,12 +114,12 @@ class Cluster:
         return [self._reply(self.workers[task]) for task in range(count)]
 
     def experiment(self, count: int, **build: Any) -> list[dict]:
-        """Build a configuration on `count` workers (chief initializes, the rest wait), run it, drop it."""
+        """Build a configuration on `count` workers (chief initializes, the rest wait), run it, drop it
+        (a run that failed leaves it: its workers are past answering)."""
         self.command(count, op="build", **build)
-        try:
-            return self.command(count, op="run")
-        finally:
-            self.command(count, op="close")
+        replies = self.command(count, op="run")
+        self.command(count, op="close")
+        return replies
 
 
 @contextlib.contextmanager
@@ -430,6 +436,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.serve:
         serve(args.serve[0], int(args.serve[1]), json.loads(args.serve[2]))
         return
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))  # reap the cluster on kill too
     max_workers = 8 if args.full else 4
     scale = 0.5 if args.quick else (2.0 if args.full else 1.0)
     e2 = e3 = e4 = None
@@ -444,8 +451,11 @@ def main(argv: list[str] | None = None) -> None:
                         steps=int(40 * scale), compute_s=0.03, straggle_p=0.1)
             print_e3(e3, 4, aggregate)
         if "e4" in args.only:
-            e4 = run_e4(cluster, [1, 2, 4], steps=max(5, int(10 * scale)), vocab=40000)
-            print_e4(e4, 40000)
+            try:
+                e4 = run_e4(cluster, [1, 2, 4], steps=max(5, int(10 * scale)), vocab=40000)
+                print_e4(e4, 40000)
+            except TimeoutError as error:  # seen: a full-softmax step over 4 PS processes that never ends
+                print(f"E4 stopped: {error}\n")
     if plot(args.plot, e2, e3, e4):
         print(f"plot written to {args.plot}")
     else:
