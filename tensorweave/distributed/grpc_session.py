@@ -14,6 +14,8 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed import rpc
+from tensorweave.distributed.master import local_master
+from tensorweave.distributed.worker_cache import LocalStub
 from tensorweave.formats import protos
 from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef
@@ -34,8 +36,11 @@ class GrpcSession(SessionBackend):
     """A session whose graph lives in the master at `target` and whose steps run on its cluster."""
 
     def __init__(self, target: str, config: Any = None) -> None:
-        self._channel = rpc.new_channel(target[len(SCHEME):])
-        self._master = rpc.Stub(self._channel, rpc.MASTER_SERVICE, rpc.MASTER_METHODS)
+        # a master served by this process is called directly, as TF's GrpcSession does through LocalMaster
+        master = local_master(target)
+        self._channel = None if master is not None else rpc.new_channel(target[len(SCHEME):])
+        self._master = (LocalStub(master, None) if master is not None
+                        else rpc.Stub(self._channel, rpc.MASTER_SERVICE, rpc.MASTER_METHODS))
         self._target = target
         self._config = config
         self._handle = ""
@@ -103,7 +108,8 @@ class GrpcSession(SessionBackend):
         except errors.OpError:  # a master that is gone has nothing left to close
             pass
         finally:
-            self._channel.close()
+            if self._channel is not None:
+                self._channel.close()
 
 
 register_session_factory("GRPC_SESSION", lambda target: target.startswith(SCHEME),

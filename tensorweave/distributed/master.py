@@ -362,3 +362,23 @@ class Master:
             self._sessions.clear()
         for session in sessions:
             session.close()
+
+
+_LOCAL_MASTERS: dict[str, Master] = {}
+_LOCAL_MASTERS_LOCK = threading.Lock()
+
+
+def register_local_master(target: str, master: Master | None) -> None:
+    """Make `master` what a session in this process reaches `target` through, without gRPC (TF's
+    LocalMaster::Register); None withdraws it when its server stops."""
+    with _LOCAL_MASTERS_LOCK:
+        if master is None:
+            _LOCAL_MASTERS.pop(target, None)
+        else:
+            _LOCAL_MASTERS[target] = master
+
+
+def local_master(target: str) -> Master | None:
+    """The master served at `target` by this process, if any (TF's LocalMaster::Lookup)."""
+    with _LOCAL_MASTERS_LOCK:
+        return _LOCAL_MASTERS.get(target)

@@ -17,7 +17,7 @@ from tensorweave.distributed import (
     rpc,
 )
 from tensorweave.distributed.cluster_spec import ClusterSpec
-from tensorweave.distributed.master import Master
+from tensorweave.distributed.master import Master, register_local_master
 from tensorweave.distributed.worker import Worker
 from tensorweave.distributed.worker_cache import task_name
 from tensorweave.formats import protos
@@ -118,6 +118,7 @@ class Server:
         if not self._started:
             self._started = True
             self._grpc.start()
+            register_local_master(self._target, self._master)
 
     def join(self) -> None:
         """Block until the server shuts down."""
@@ -127,6 +128,7 @@ class Server:
         """Stop serving now and fail every step still running here (not TF API: tests and tools use it)."""
         if self._stopped.is_set():
             return
+        register_local_master(self._target, None)
         self._grpc.stop(None)
         self._master.close()
         self._worker.close()

@@ -31,6 +31,7 @@ from tensorweave.ops.linalg_ops import matmul
 from tensorweave.ops.nn_ops import Relu
 from tensorweave.ops.shape_ops import size
 from tensorweave.ops.sparse_ops import sparse_to_dense
+from tensorweave.ops.variables import PartitionedVariable
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -113,7 +114,7 @@ def _compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any,
 
     The rows of the true and the sampled classes come from one embedding lookup in `weights` (a tensor or a
     list of shards split by `partition_strategy`); the samples are constants to the gradient."""
-    weights = list(weights) if isinstance(weights, (list, tuple)) else [weights]
+    weights = list(weights) if isinstance(weights, (list, tuple, PartitionedVariable)) else [weights]
     with name_scope(name, "compute_sampled_logits", weights + [biases, inputs, labels]):
         labels = convert_to_tensor(labels, name="labels")
         inputs = convert_to_tensor(inputs, name="inputs")

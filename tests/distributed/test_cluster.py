@@ -13,6 +13,7 @@ import pytest
 
 import tensorweave.compat.v1 as tf
 from tensorweave.distributed import rpc
+from tensorweave.distributed.master import local_master
 from tensorweave.distributed.rpc import free_ports
 from tensorweave.distributed.worker_cache import WorkerCache
 from tensorweave.formats import protos
@@ -101,8 +102,10 @@ def test_local_server_target_and_server_def():
             assert [d.name for d in sess.list_devices()] == ["/job:localhost/replica:0/task:0/device:CPU:0"]
             x = tf.placeholder(tf.string)
             assert sess.run(tf.strings.join([x, "!"]), {x: "hi"}) == b"hi!"
+        assert local_master(server.target) is server._master  # this process's sessions skip gRPC, as TF's
     finally:
         server._stop()
+    assert local_master(server.target) is None
 
 
 # -- a cluster in this process --------------------------------------------------------------------------

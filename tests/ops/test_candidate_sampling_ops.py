@@ -186,3 +186,22 @@ def test_sampled_loss_gradients(loss):
                     remove_accidental_hits=True)
 
     check_gradient(build, [*_shards(weights), biases, inputs])
+
+
+def test_sampled_softmax_over_a_partitioned_variable_looks_up_its_shards():
+    """A PartitionedVariable is its list of shards, as in TF: each shard's gradient is IndexedSlices of the
+    looked-up rows (never the concatenated table), and with "div" (its contiguous shards) the loss is the one
+    over the whole table."""
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", initializer=tf.constant(WEIGHTS), partitioner=tf.fixed_size_partitioner(3))
+        b, x = tf.constant(BIASES), tf.constant(INPUTS)
+        loss = tf.nn.sampled_softmax_loss(w, b, TRUE_CLASSES[:, :1], x, 4, 10, seed=3, partition_strategy="div")
+        whole = tf.nn.sampled_softmax_loss(tf.constant(WEIGHTS), b, TRUE_CLASSES[:, :1], x, 4, 10, seed=3)
+        grads = tf.gradients(loss, list(w))
+        assert [type(g).__name__ for g in grads] == ["IndexedSlices"] * 3
+        assert not [op for op in tf.get_default_graph().get_operations() if "ConcatPartitions" in op.name]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            rows, loss_value, whole_value = sess.run([[tf.size(g.indices) for g in grads], loss, whole])
+    np.testing.assert_allclose(loss_value, whole_value, rtol=1e-6)
+    assert sum(rows) == 3 * 1 + 4  # the batch's true classes and the 4 samples
