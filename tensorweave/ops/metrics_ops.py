@@ -69,6 +69,22 @@ def _remove_squeezable_dimensions(predictions: Any, labels: Any, weights: Any) -
     return predictions, labels, match_weights_rank(convert_to_tensor(weights), predictions)
 
 
+def _running_mean(total: Any, count: Any, added_total: Any, added_count: Any, values: Tensor,
+                  metrics_collections: Sequence[str] | None,
+                  updates_collections: Sequence[str] | None) -> tuple[Tensor, Tensor]:
+    """A running mean's value (`total` / `count`) and its update (add `added_total` and, after `values`,
+    `added_count`), each put in its collections: the end of tf.metrics.mean and mean_tensor."""
+    update_total_op = state_ops.assign_add(total, added_total)
+    with control_dependencies([values]):
+        update_count_op = state_ops.assign_add(count, added_count)
+    mean_t = elementwise_ops.div_no_nan(total, elementwise_ops.maximum(count, 0), name="value")
+    _add(metrics_collections, mean_t)
+    update_op = elementwise_ops.div_no_nan(update_total_op, elementwise_ops.maximum(update_count_op, 0),
+                                           name="update_op")
+    _add(updates_collections, update_op)
+    return mean_t, update_op
+
+
 @tf_export("metrics.mean")
 def mean(values: Any, weights: Any = None, metrics_collections: Sequence[str] | None = None,
          updates_collections: Sequence[str] | None = None, name: str | None = None) -> tuple[Tensor, Tensor]:
@@ -84,15 +100,8 @@ def mean(values: Any, weights: Any = None, metrics_collections: Sequence[str] | 
             weights = broadcast_weights(cast_ops.cast(weights, dtypes.float32), values)
             values = elementwise_ops.multiply(values, weights)
             num_values = reduction_ops.reduce_sum(weights)
-        update_total_op = state_ops.assign_add(total, reduction_ops.reduce_sum(values))
-        with control_dependencies([values]):
-            update_count_op = state_ops.assign_add(count, num_values)
-        mean_t = elementwise_ops.div_no_nan(total, elementwise_ops.maximum(count, 0), name="value")
-        _add(metrics_collections, mean_t)
-        update_op = elementwise_ops.div_no_nan(update_total_op, elementwise_ops.maximum(update_count_op, 0),
-                                               name="update_op")
-        _add(updates_collections, update_op)
-        return mean_t, update_op
+        return _running_mean(total, count, reduction_ops.reduce_sum(values), num_values, values,
+                             metrics_collections, updates_collections)
 
 
 @tf_export("metrics.accuracy")
@@ -409,15 +418,7 @@ def mean_tensor(values: Any, weights: Any = None, metrics_collections: Sequence[
             weights = broadcast_weights(cast_ops.cast(weights, dtypes.float32), values)
             values = elementwise_ops.multiply(values, weights)
             num_values = elementwise_ops.multiply(num_values, weights)
-        update_total_op = state_ops.assign_add(total, values)
-        with control_dependencies([values]):
-            update_count_op = state_ops.assign_add(count, num_values)
-        mean_t = elementwise_ops.div_no_nan(total, elementwise_ops.maximum(count, 0), name="value")
-        _add(metrics_collections, mean_t)
-        update_op = elementwise_ops.div_no_nan(update_total_op, elementwise_ops.maximum(update_count_op, 0),
-                                               name="update_op")
-        _add(updates_collections, update_op)
-        return mean_t, update_op
+        return _running_mean(total, count, values, num_values, values, metrics_collections, updates_collections)
 
 
 @tf_export("metrics.percentage_below")

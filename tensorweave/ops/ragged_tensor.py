@@ -46,6 +46,16 @@ from tensorweave.platform.tf_export import tf_export
 _SPLITS_DTYPES = (dtypes.int32, dtypes.int64)
 
 
+def _unnest(ragged: Any) -> tuple[Any, tuple]:
+    """A ragged tensor's (or value's) innermost values and the row_splits of each ragged level, outermost
+    first: the levels are nested objects of the same class."""
+    cls, splits = type(ragged), []
+    while isinstance(ragged, cls):
+        splits.append(ragged.row_splits)
+        ragged = ragged.values
+    return ragged, tuple(splits)
+
+
 # -- RaggedTensorValue ------------------------------------------------------------------------------------------
 
 @tf_export("ragged.RaggedTensorValue")
@@ -65,18 +75,11 @@ class RaggedTensorValue:
 
     @property
     def flat_values(self) -> np.ndarray:
-        values = self._values
-        while isinstance(values, RaggedTensorValue):
-            values = values.values
-        return values
+        return _unnest(self)[0]
 
     @property
     def nested_row_splits(self) -> tuple:
-        rt, splits = self, []
-        while isinstance(rt, RaggedTensorValue):
-            splits.append(rt.row_splits)
-            rt = rt.values
-        return tuple(splits)
+        return _unnest(self)[1]
 
     @property
     def ragged_rank(self) -> int:
@@ -441,19 +444,12 @@ class RaggedTensor:
     @property
     def flat_values(self) -> Tensor:
         """The innermost values, every ragged dimension removed."""
-        values = self._values
-        while isinstance(values, RaggedTensor):
-            values = values.values
-        return values
+        return _unnest(self)[0]
 
     @property
     def nested_row_splits(self) -> tuple:
         """The row_splits of every ragged dimension, outermost first."""
-        rt, splits = self, []
-        while isinstance(rt, RaggedTensor):
-            splits.append(rt.row_splits)
-            rt = rt.values
-        return tuple(splits)
+        return _unnest(self)[1]
 
     @property
     def ragged_rank(self) -> int:
