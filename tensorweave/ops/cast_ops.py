@@ -28,20 +28,27 @@ def _cast_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(0)]
 
 
-_SATURATING_FROM_BFLOAT16 = frozenset([np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16),
-                                       np.dtype(np.uint16)])
+_SMALL_INTS = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16))
+# Lanes of the output packets in which TF's x86 Eigen converts each float type to an 8/16-bit integer
+_CAST_PACKET = {np.dtype(np.float32): 32, np.dtype(np.float64): 16, np.dtype(np.float16): 16}
 
 
-def _bfloat16_to_small_int(x: np.ndarray, target: np.dtype) -> np.ndarray:
-    """TF's bfloat16 -> 8/16-bit integer cast on x86: truncation to int32 (NaN, inf and values out of
-    int32's range become INT32_MIN, as cvttps2dq), then, in Eigen's 8-wide packets, saturation to the
-    target's range; the last size % 8 elements go through Eigen's scalar loop, which wraps instead."""
-    wide = x.astype(np.float32).reshape(-1)
+def _float_to_small_int(x: np.ndarray, source: dtypes.DType, target: np.dtype) -> np.ndarray:
+    """TF's float -> 8/16-bit integer cast on x86, where C++ leaves out-of-range values undefined: truncation
+    to int32 (NaN, inf and values out of int32's range become INT32_MIN, as cvttps2dq), then, in Eigen's
+    packets, saturation to the target's range; the last size % packet elements go through Eigen's scalar
+    loop, which wraps instead. float64 and float16 reach uint8 through an unsigned 16-bit saturation read
+    back as signed, so their values from 32768 up become 0."""
+    packet = EIGEN_BFLOAT16_PACKET if source == dtypes.bfloat16 else _CAST_PACKET[x.dtype]
+    wide = x.astype(np.float64 if x.dtype == np.float64 else np.float32).reshape(-1)
     as_int32 = np.where(np.abs(wide) < 2.0 ** 31, wide, -(2.0 ** 31)).astype(np.int32)
     limits = np.iinfo(target)
-    scalar_start = as_int32.size // EIGEN_BFLOAT16_PACKET * EIGEN_BFLOAT16_PACKET
+    scalar_start = as_int32.size // packet * packet
+    packed = as_int32[:scalar_start]
+    if target == np.uint8 and source in (dtypes.float64, dtypes.float16):
+        packed = np.where(packed >= 2 ** 15, 0, packed)
     result = np.empty(as_int32.size, target)
-    result[:scalar_start] = np.clip(as_int32[:scalar_start], limits.min, limits.max)
+    result[:scalar_start] = np.clip(packed, limits.min, limits.max)
     result[scalar_start:] = as_int32[scalar_start:].astype(target)
     return result.reshape(x.shape)
 
@@ -56,8 +63,8 @@ def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) 
         raise errors.UnimplementedError(ctx.node_def, None, f"Cast {dtypes.type_string(SrcT)} to "
                                         f"{dtypes.type_string(DstT)} is not supported")
     x = np.asarray(x)
-    if SrcT == dtypes.bfloat16 and target in _SATURATING_FROM_BFLOAT16:
-        return _bfloat16_to_small_int(x, target)
+    if SrcT.is_floating and target in _SMALL_INTS:
+        return _float_to_small_int(x, SrcT, target)
     return x.astype(target, copy=False)
 
 
