@@ -31,6 +31,7 @@ from tensorweave.ops import (
     cast_ops,
     clip_ops,
     constant_ops,
+    control_flow_case,
     control_flow_ops,
     elementwise_ops,
     fill_ops,
@@ -435,7 +436,7 @@ def transpose(image: Any, name: str | None = None) -> Tensor:
 
 
 def _rot90(image: Tensor, k: Tensor, scope: str, batched: bool) -> Tensor:
-    """TF's case over k in {1, 2, 3} (else the image), as nested conds."""
+    """TF's exclusive case over k in {1, 2, 3}, the image itself by default."""
     h, w = (1, 2) if batched else (0, 1)
     swap = [0, 2, 1, 3] if batched else [1, 0, 2]
     rotations = [
@@ -443,14 +444,8 @@ def _rot90(image: Tensor, k: Tensor, scope: str, batched: bool) -> Tensor:
         lambda: manipulation_ops.reverse(image, [h, w]),
         lambda: manipulation_ops.reverse(manipulation_ops.transpose(image, swap), [w]),
     ]
-
-    def from_k(turns: int) -> Tensor:
-        if turns == 4:
-            return manipulation_ops.identity(image)
-        return control_flow_ops.cond(elementwise_ops.equal(k, turns), rotations[turns - 1],
-                                     lambda: from_k(turns + 1), name=scope if turns == 1 else None)
-
-    result = from_k(1)
+    cases = [(elementwise_ops.equal(k, turns), rotation) for turns, rotation in enumerate(rotations, 1)]
+    result = control_flow_case.case(cases, default=lambda: image, exclusive=True, name=scope)
     result.set_shape(([image.shape.dims[0]] if batched else []) + [None, None, image.shape.dims[-1]])
     return result
 
