@@ -22,7 +22,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import convert_to_tensor_or_indexed_slices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
@@ -1127,9 +1127,9 @@ def _sub_grad(op: Any, grad: Tensor) -> list:
 @Mul.gradient
 def _mul_grad(op: Any, grad: Tensor) -> list:
     x, y = op.inputs
+    if _same_full_shapes(x, y, grad) and grad.dtype in (dtypes.int32, dtypes.float32):
+        return [Mul(grad, y), Mul(grad, x)]
     gx, gy = Mul(grad, conj(y)), Mul(conj(x), grad)
-    if _same_full_shapes(x, y, grad):
-        return [gx, gy]
     sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
     return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
 
@@ -1199,9 +1199,14 @@ def _minimum_grad(op: Any, grad: Tensor) -> list:
 
 @SquaredDifference.gradient
 def _squared_difference_grad(op: Any, grad: Tensor) -> list:
-    x, y, sx, sy = _binary_inputs(op, grad)
-    gx = constant_ops.constant(2, dtype=grad.dtype) * grad * (x - y)
-    return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(-gx, sy)]
+    x, y = op.inputs
+    with control_dependencies([grad]):
+        gx = scalar_mul(2.0, grad) * (x - y)
+    if _same_full_shapes(x, y, grad):
+        return [gx, -gx]
+    gy = -gx
+    sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
+    return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
 
 
 @Atan2.gradient
@@ -1225,13 +1230,13 @@ def _select_grad(op: Any, grad: Tensor) -> list:
 
 @SelectV2.gradient
 def _select_v2_grad(op: Any, grad: Tensor) -> list:
+    """The gradient routed to the taken side, each summed down to its input's shape from the output's."""
     c, x, y = op.inputs
-    zeros = fill_ops.zeros_like(grad)
+    z = op.outputs[0]
+    zeros = fill_ops.zeros([], dtype=grad.dtype)
     gx, gy = SelectV2(c, grad, zeros), SelectV2(c, zeros, grad)
-    sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
-    if _same_full_shapes(x, y, grad):
-        return [None, gx, gy]
-    return [None, shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
+    gx = shape_ops.unbroadcast(gx, shape_ops.broadcast_gradient_args(x, z)[0])
+    return [None, gx, shape_ops.unbroadcast(gy, shape_ops.broadcast_gradient_args(y, z)[0])]
 
 
 def _unary_grad(op_handle: Op, derivative: Callable[[Tensor, Tensor], Tensor]) -> None:

@@ -344,18 +344,21 @@ def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:  # noqa: A0
 @MatMul.gradient
 def _matmul_grad(op: Any, grad: Tensor) -> list:
     return _matmul_grads(conj(op.inputs[0]), conj(op.inputs[1]), op.get_attr("transpose_a"),
-                         op.get_attr("transpose_b"), grad)
+                         op.get_attr("transpose_b"), grad, mark=True)
 
 
-def _matmul_grads(a: Tensor, b: Tensor, t_a: bool, t_b: bool, grad: Tensor) -> list:
-    """TF's four cases by transposition, so no Transpose op is added."""
+def _matmul_grads(a: Tensor, b: Tensor, t_a: bool, t_b: bool, grad: Tensor, mark: bool = False) -> list:
+    """TF's four cases by transposition, so no Transpose op is added; `mark` sets MatMul's grad_a/grad_b attrs
+    on the two products, as TF's MatMul gradient does."""
+    first, second = ({"grad_a": True}, {"grad_b": True}) if mark else ({}, {})
     if not t_a and not t_b:
-        return [MatMul(grad, b, transpose_b=True), MatMul(a, grad, transpose_a=True)]
+        return [MatMul(grad, b, transpose_b=True, **first), MatMul(a, grad, transpose_a=True, **second)]
     if not t_a:
-        return [MatMul(grad, b), MatMul(grad, a, transpose_a=True)]
+        return [MatMul(grad, b, **first), MatMul(grad, a, transpose_a=True, **second)]
     if not t_b:
-        return [MatMul(b, grad, transpose_b=True), MatMul(a, grad)]
-    return [MatMul(b, grad, transpose_a=True, transpose_b=True), MatMul(grad, a, transpose_a=True, transpose_b=True)]
+        return [MatMul(b, grad, transpose_b=True, **first), MatMul(a, grad, **second)]
+    return [MatMul(b, grad, transpose_a=True, transpose_b=True, **first),
+            MatMul(grad, a, transpose_a=True, transpose_b=True, **second)]
 
 
 @SparseMatMul.gradient

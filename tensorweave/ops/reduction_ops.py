@@ -5,7 +5,6 @@ ArgMin, and the scans Cumsum and Cumprod.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +12,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, colocate_with, convert_to_tensor, device, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
@@ -35,7 +34,7 @@ from tensorweave.ops.elementwise_ops import (
     subtract,
 )
 from tensorweave.ops.kernel_helpers import BFLOAT16, c_division
-from tensorweave.ops.manipulation_ops import stop_gradient
+from tensorweave.ops.manipulation_ops import concat, invert_permutation, stop_gradient, transpose
 from tensorweave.ops.shape_helpers import unary_shape, with_rank
 from tensorweave.platform.tf_export import tf_export
 
@@ -473,44 +472,51 @@ def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = Fals
 # A reduction's gradient spreads the output's gradient over the reduced axes (TF's math_grad): reshaped to
 # the kept-dims shape, then tiled or broadcast back to the input's shape.
 
-def _static_axes(op: Any) -> list[int] | None:
-    """The reduced axes as non-negative ints when the input's rank and the axes are known while building."""
-    rank = op.inputs[0].shape.ndims
-    axes = tensor_util.constant_value(op.inputs[1])
-    if rank is None or axes is None:
-        return None
-    return sorted({int(a) % rank if rank else 0 for a in np.reshape(axes, -1)})
+def reduced_shape(input_shape: Any, axes: Any) -> Any:
+    """TF's math_ops.reduced_shape: `input_shape` with the reduced axes set to 1 (the keepdims shape), a NumPy
+    array when both are known while building, else a DynamicStitch of the shape and ones."""
+    known_shape, known_axes = (value if not isinstance(value, Tensor) else tensor_util.constant_value(value)
+                               for value in (input_shape, axes))
+    if known_shape is not None and known_axes is not None:
+        kept = np.array(known_shape, dtype=np.int32)
+        kept[np.array(known_axes, dtype=np.int32)] = 1
+        return kept
+    axes = convert_to_tensor(axes)
+    rank = shape_ops.size(input_shape, out_type=axes.dtype)
+    axes = (axes + rank) % rank
+    axes_shape = shape_ops.shape(axes)
+    indices = [sequence_ops.range(rank), axes]
+    return raw_ops.DynamicStitch(indices=indices, data=[input_shape, fill_ops.ones(axes_shape, dtype=input_shape.dtype)])
 
 
-def _kept_dims_shape(op: Any) -> Any:
-    """The output's shape with the reduced axes kept as 1s: a list when known while building, else a tensor."""
-    dims, axes = op.inputs[0].shape, _static_axes(op)
-    if axes is not None and dims.is_fully_defined():
-        return [1 if i in axes else d for i, d in enumerate(dims.as_list())]
-    input_shape = shape_ops.shape(op.inputs[0])
-    rank = raw_ops.Size(input=input_shape)
-    axes_t = raw_ops.FloorMod(x=shape_ops.reshape(cast(op.inputs[1], dtypes.int32), [-1]), y=rank)
-    mask = Any_(raw_ops.OneHot(indices=axes_t, depth=rank, on_value=True, off_value=False), 0)
-    return SelectV2(mask, fill_ops.ones_like(input_shape), input_shape)
+def _kept_dims_gradient(op: Any, grad: Tensor, input_shape: Tensor) -> Tensor:
+    """The output's gradient reshaped to the kept-dims shape unless the op kept them (TF's reductions'
+    gradients), the shape computed beside the input's shape."""
+    if op.get_attr("keep_dims"):
+        return grad
+    with colocate_with(input_shape):
+        kept = reduced_shape(input_shape, op.inputs[1])
+    return shape_ops.reshape(grad, kept)
 
 
 @Sum.gradient
 def _sum_grad(op: Any, grad: Tensor) -> list:
     x = op.inputs[0]
     dims = x.shape
-    if dims.ndims is not None:
-        axes = tensor_util.constant_value(op.inputs[1])
-        if axes is not None and np.array_equal(axes, np.arange(dims.ndims)):
+    axes = tensor_util.constant_value(op.inputs[1])
+    if dims.ndims is not None and axes is not None:
+        if np.array_equal(axes, np.arange(dims.ndims)):
             # A sum of every axis in order: Reshape and Tile, by the static shape where it is known (TF's fast path)
             grad = shape_ops.reshape(grad, [1] * dims.ndims)
             multiples = (constant_ops.constant(dims.as_list(), dtype=dtypes.int32) if dims.is_fully_defined()
                          else shape_ops.shape(x))
             return [raw_ops.Tile(input=grad, multiples=multiples), None]
-    kept = _kept_dims_shape(op)
-    if isinstance(kept, list):
-        grad = shape_ops.reshape(grad, kept)
-        return [raw_ops.Tile(input=grad, multiples=[d // max(k, 1) for d, k in zip(dims.as_list(), kept)]), None]
-    return [shape_ops.broadcast_to(shape_ops.reshape(grad, kept), shape_ops.shape(x)), None]
+        if dims.is_fully_defined():
+            kept = reduced_shape(dims.as_list(), axes)
+            grad = shape_ops.reshape(grad, kept.tolist())
+            return [raw_ops.Tile(input=grad, multiples=[d // max(k, 1) for d, k in zip(dims.as_list(), kept)]), None]
+    input_shape = shape_ops.shape(x)
+    return [shape_ops.broadcast_to(_kept_dims_gradient(op, grad, input_shape), input_shape), None]
 
 
 @Mean.gradient
@@ -521,21 +527,27 @@ def _mean_grad(op: Any, grad: Tensor) -> list:
         factor = constant_ops.constant(in_shape.num_elements() // max(out_shape.num_elements(), 1),
                                        dtype=sum_grad.dtype)
     else:
-        input_size = Prod(shape_ops.shape(op.inputs[0]), 0)
-        output_size = Prod(shape_ops.shape(op.outputs[0]), 0)
-        factor = cast(raw_ops.FloorDiv(x=input_size, y=raw_ops.Maximum(x=output_size, y=1)), sum_grad.dtype)
-    return [raw_ops.RealDiv(x=sum_grad, y=factor) if not sum_grad.dtype.is_integer else
-            raw_ops.FloorDiv(x=sum_grad, y=factor), None]
+        input_shape = shape_ops.shape(op.inputs[0])
+        rank = shape_ops.size(input_shape)
+        axes = (cast(op.inputs[1], rank.dtype) + rank) % rank
+        factor = reduce_prod(raw_ops.GatherV2(params=input_shape, indices=axes, axis=0))
+    if sum_grad.dtype.is_integer:
+        return [raw_ops.FloorDiv(x=sum_grad, y=cast(factor, sum_grad.dtype)), None]
+    return [raw_ops.RealDiv(x=sum_grad, y=cast(factor, sum_grad.dtype), name="truediv"), None]
 
 
 def _min_or_max_grad(op: Any, grad: Tensor) -> list:
-    kept = _kept_dims_shape(op)
-    x = op.inputs[0]
-    y = shape_ops.reshape(op.outputs[0], kept)
-    grad = shape_ops.reshape(grad, kept)
-    indicators = cast(raw_ops.Equal(x=y, y=x), grad.dtype)
+    """The gradient split evenly among the elements equal to the extremum."""
+    input_shape = shape_ops.shape(op.inputs[0])
+    y = op.outputs[0]
+    if op.get_attr("keep_dims"):
+        kept = shape_ops.shape(y)
+    else:
+        kept = reduced_shape(input_shape, op.inputs[1])
+        y, grad = shape_ops.reshape(y, kept), shape_ops.reshape(grad, kept)
+    indicators = cast(raw_ops.Equal(x=y, y=op.inputs[0]), grad.dtype)
     num_selected = shape_ops.reshape(Sum(indicators, op.inputs[1]), kept)
-    return [raw_ops.RealDiv(x=indicators, y=num_selected) * grad, None]
+    return [raw_ops.RealDiv(x=indicators, y=num_selected, name="truediv") * grad, None]
 
 
 Max.gradient(_min_or_max_grad)
@@ -544,26 +556,29 @@ Min.gradient(_min_or_max_grad)
 
 @Prod.gradient
 def _prod_grad(op: Any, grad: Tensor) -> list:
-    """The product of every other reduced element: exclusive cumulative products from both ends, over the
-    reduced axes moved first and flattened (no division, so zeros are handled)."""
+    """TF's: the product of every other reduced element, as exclusive cumulative products from both ends over
+    the reduced axes moved first and flattened (no division, so zeros are handled)."""
     x = op.inputs[0]
-    axes = _static_axes(op)
-    if axes is None:
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: Prod) of unknown rank or "
-                          "axes in tensorweave")
-    rank = x.shape.ndims
-    other = [i for i in builtins.range(rank) if i not in axes]
-    perm = axes + other
-    inverse = [perm.index(i) for i in builtins.range(rank)]
     input_shape = shape_ops.shape(x)
-    grad = shape_ops.broadcast_to(shape_ops.reshape(grad, _kept_dims_shape(op)), input_shape)
-    permuted = raw_ops.Transpose(x=x, perm=perm)
-    reshaped = shape_ops.reshape(permuted, [Prod(raw_ops.GatherV2(params=input_shape, indices=axes, axis=0), 0)
-                                           if axes else 1, -1])
+    reduction_indices = shape_ops.reshape(op.inputs[1], [-1])
+    if not op.get_attr("keep_dims"):
+        grad = shape_ops.reshape(grad, reduced_shape(input_shape, op.inputs[1]))
+    grad = shape_ops.broadcast_to(grad, input_shape)
+    with device("/cpu:0"):  # shape arithmetic stays on the host, as TF's
+        rank = shape_ops.rank(x)
+        reduced = (cast(reduction_indices, rank.dtype) + rank) % rank
+        other = raw_ops.ListDiff(x=sequence_ops.range(0, rank), y=reduced, out_idx=reduced.dtype)[0]
+        perm = concat([reduced, other], 0)
+        reduced_num = reduce_prod(raw_ops.GatherV2(params=input_shape, indices=reduced, axis=0))
+        other_num = reduce_prod(raw_ops.GatherV2(params=input_shape, indices=other, axis=0))
+    permuted = transpose(x, perm)
+    permuted_shape = shape_ops.shape(permuted)
+    reshaped = shape_ops.reshape(permuted, (reduced_num, other_num))
     left = Cumprod(reshaped, 0, exclusive=True)
     right = Cumprod(reshaped, 0, exclusive=True, reverse=True)
-    y = shape_ops.reshape(Mul(conj(left), conj(right)), shape_ops.shape(permuted))
-    return [shape_ops.reshape(grad * raw_ops.Transpose(x=y, perm=inverse), input_shape), None]
+    y = shape_ops.reshape(conj(left) * conj(right), permuted_shape)
+    out = grad * transpose(y, invert_permutation(perm))
+    return [shape_ops.reshape(out, input_shape), None]
 
 
 @Cumsum.gradient
@@ -574,11 +589,11 @@ def _cumsum_grad(op: Any, grad: Tensor) -> list:
 
 @Cumprod.gradient
 def _cumprod_grad(op: Any, grad: Tensor) -> list:
-    """TF's: the reversed cumulative sum of prod * grad, divided by x (so not defined where x is 0)."""
+    """TF's: the reversed cumulative sum of prod * grad, divided by x (0 where x is 0)."""
     x, axis = op.inputs
     exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
     prod = Cumprod(x, axis, exclusive=exclusive, reverse=reverse)
-    return [Cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse) / x, None]
+    return [raw_ops.DivNoNan(x=Cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse), y=x), None]
 
 
 for _op_type in ("ArgMax", "ArgMin", "Any", "All"):

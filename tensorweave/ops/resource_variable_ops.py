@@ -371,7 +371,7 @@ class ResourceVariable(variables.Variable):
             dims = None if var_shape.ndims is None else var_shape.as_list()
             self._handle = VarHandleOp(dtype=self._dtype, shape=dims, shared_name=handle_name, debug_name=scope,
                                        container="", allowed_devices=[], name=scope)
-            self._handle.op._set_attr("_class", ["loc:@" + handle_name])
+            variables.colocate_by_attr_scope(self._handle.op, handle_name)
             with g.name_scope("IsInitialized"):
                 self._is_initialized_op = VarIsInitializedOp(self._handle)
             with g.name_scope("Assign") as assign_scope, g.device(self._handle.device):

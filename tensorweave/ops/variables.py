@@ -200,7 +200,7 @@ class Variable:
                 var_shape = tensor_shape.unknown_shape()
             self._variable = state_ops.variable_op_v2(var_shape, self._initial_value.dtype.base_dtype, name=scope)
             if init_from_fn:
-                self._variable.op._set_attr("_class", ["loc:@" + true_name])
+                colocate_by_attr_scope(self._variable.op, true_name)
             if validate_shape and not self._initial_value.shape.is_fully_defined():
                 raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
             self._initializer_op = state_ops.assign(self._variable, self._initial_value,
@@ -477,6 +477,8 @@ def _colocate_initializer(initial_value_op: Operation, initializer_scope: str, v
     TF builds them under an attr scope of `_class: loc:@<variable>`: every op in the Initializer name
     scope carries it, as the GraphDef shows.
     """
+    if get_default_graph()._stacks().colocation_stack:
+        return  # an enclosing colocate_with already set every op's group, and wins over TF's attr scope
     colocation = ["loc:@" + variable_name]
     pending, seen = [initial_value_op], set()
     while pending:
@@ -487,6 +489,13 @@ def _colocate_initializer(initial_value_op: Operation, initializer_scope: str, v
         op._set_attr("_class", colocation)
         pending.extend(tensor.op for tensor in op.inputs)
         pending.extend(op.control_inputs)
+
+
+def colocate_by_attr_scope(variable_op: Operation, variable_name: str) -> None:
+    """A variable op made from a callable initial value joins its own colocation group, unless an enclosing
+    colocate_with set one (TF's attr scope yields to the colocation stack)."""
+    if not get_default_graph()._stacks().colocation_stack:
+        variable_op._set_attr("_class", ["loc:@" + variable_name])
 
 
 def _value_method(tensor_method: Any) -> Any:

@@ -120,3 +120,40 @@ _SPARSE_CASES = {
 def test_sparse_numeric_gradient(case: str) -> None:
     build, inputs = _SPARSE_CASES[case]
     check_gradient(build, inputs)
+
+
+def test_reduction_gradients_with_axes_known_only_at_run_time():
+    """Values and op types recorded from TF 2.21: Prod's gradient works for fed axes (ListDiff and
+    DynamicStitch at run time), Cumprod's is 0 where the input is 0 (div_no_nan)."""
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    axes = tf.placeholder(tf.int32, [None], name="axes")
+    prod_grad = tf.gradients(tf.reduce_prod(x, axis=axes), x)[0]
+    cumprod_grad = tf.gradients(tf.cumprod(x, axis=1), x)[0]
+    max_grad = tf.gradients(tf.reduce_max(x, axis=1), x)[0]
+    xv = np.array([[1., 0., 2.], [3., 3., -1.]], np.float32)
+    with tf.Session() as sess:
+        assert sess.run(prod_grad, {x: xv, axes: [1]}).tolist() == [[0.0, 2.0, 0.0], [-3.0, -3.0, 9.0]]
+        assert sess.run(prod_grad, {x: xv, axes: [0, 1]}).tolist() == [[0.0, -18.0, 0.0], [0.0, 0.0, 0.0]]
+        assert sess.run(cumprod_grad, {x: xv}).tolist() == [[1.0, 0.0, 0.0], [1.0, 0.0, 9.0]]
+        assert sess.run(max_grad, {x: xv}).tolist() == [[0.0, 0.0, 1.0], [0.5, 0.5, 0.0]]
+    types = [op.type for op in tf.get_default_graph().get_operations() if op.name.startswith("gradients/Prod_grad/")]
+    assert types[:15] == ["Shape", "Const", "Reshape", "Const", "AddV2", "FloorMod", "Shape", "Const", "Const",
+                          "Range", "Const", "Fill", "DynamicStitch", "Reshape", "BroadcastTo"]
+    assert "ListDiff" in types and "InvertPermutation" in types
+
+
+def test_sum_gradient_of_a_partly_known_shape_colocates_its_kept_dims_shape():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    tf.gradients(tf.reduce_sum(x, axis=1), x)
+    stitch = tf.get_default_graph().get_operation_by_name("gradients/Sum_grad/DynamicStitch")
+    assert stitch.colocation_groups() == [b"loc:@gradients/Sum_grad/Shape"]
+
+
+def test_variables_made_under_colocate_with_join_the_outer_group():
+    a = tf.Variable(1.0, name="a")
+    with tf.colocate_with(a):
+        tf.get_variable("c", [], initializer=tf.zeros_initializer())
+        tf.get_variable("r", [], initializer=tf.zeros_initializer(), use_resource=True)
+    graph = tf.get_default_graph()
+    for name in ("c", "c/Initializer/zeros", "c/Assign", "c/read", "r", "r/Initializer/zeros"):
+        assert graph.get_operation_by_name(name).colocation_groups() == [b"loc:@a"], name
