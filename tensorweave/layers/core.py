@@ -9,7 +9,7 @@ import numpy as np
 
 from tensorweave.framework.graph import Tensor
 from tensorweave.layers.base import Layer, static_or_cond
-from tensorweave.ops import init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
+from tensorweave.ops import constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
 # TF's default bias initializer (stateless, so one instance serves every layer).
@@ -88,10 +88,12 @@ class Flatten(Layer):
         if self.data_format == "channels_first" and inputs.get_shape().ndims and inputs.get_shape().ndims > 2:
             perm = [0, *range(2, inputs.get_shape().ndims), 1]
             inputs = manipulation_ops.transpose(inputs, perm)
-        rest = inputs.get_shape()[1:]
+        batch, rest = inputs.get_shape()[0], inputs.get_shape()[1:]
         if rest.is_fully_defined():
-            return shape_ops.reshape(inputs, [-1, int(np.prod(rest.as_list()))])
-        return shape_ops.reshape(inputs, manipulation_ops.stack([shape_ops.shape(inputs)[0], -1]))
+            return shape_ops.reshape(inputs, constant_ops.constant([-1, int(np.prod(rest.as_list()))]))
+        if batch.value is not None:
+            return shape_ops.reshape(inputs, constant_ops.constant([int(batch), -1]))
+        return shape_ops.reshape(inputs, [shape_ops.shape(inputs)[0], -1])
 
 
 @tf_export("layers.flatten")

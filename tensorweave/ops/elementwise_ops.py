@@ -1145,10 +1145,10 @@ def _real_div_grad(op: Any, grad: Tensor) -> list:
 
 @DivNoNan.gradient
 def _div_no_nan_grad(op: Any, grad: Tensor) -> list:
-    x, y, sx, sy = _binary_inputs(op, grad)
-    x, y = conj(x), conj(y)
-    gx = DivNoNan(grad, y)
-    gy = grad * DivNoNan(DivNoNan(-x, y), y)
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
+    gx = div_no_nan(grad, y)
+    gy = grad * div_no_nan(div_no_nan(-x, y), y)
+    sx, sy = shape_ops.broadcast_gradient_args(x, y, grad)
     return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import dtypes, tensor_util
 from tensorweave.framework.graph import (
     GraphKeys,
+    Operation,
     Tensor,
     add_to_collection,
+    control_dependencies,
     convert_to_tensor,
     get_collection,
     name_scope,
@@ -22,12 +24,15 @@ from tensorweave.framework.graph import (
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
+    control_flow_ops,
     elementwise_ops,
     fill_ops,
+    logging_ops,
     manipulation_ops,
     nn_ops,
     reduction_ops,
     sequence_ops,
+    set_ops,
     shape_ops,
 )
 from tensorweave.platform.tf_export import tf_export
@@ -55,30 +60,81 @@ class Reduction:
             raise ValueError(f"Invalid Reduction Key {key}. Key should be one of {cls.all()}.")
 
 
-def assert_broadcastable(weights: Tensor, values: Tensor) -> None:
-    """TF's static rule for loss and metric weights: a scalar, or the values' rank with each dim 1 or the
-    values' (checked where both shapes are known; an unknown shape is left to the multiply's own check)."""
-    w_shape, v_shape = weights.get_shape(), values.get_shape()
-    if w_shape.ndims == 0 or w_shape.ndims is None or v_shape.ndims is None:
-        return
-    fits = w_shape.ndims == v_shape.ndims and all(
-        w is None or v is None or w in (1, v) for w, v in zip(w_shape.as_list(), v_shape.as_list()))
-    if not fits:
-        raise ValueError(f"weights can not be broadcast to values. values.rank={v_shape.ndims}. "
-                         f"weights.rank={w_shape.ndims}. values.shape={v_shape}. weights.shape={w_shape}. "
-                         f"Received weights={weights}, values={values}")
+_ASSERT_BROADCASTABLE_ERROR_PREFIX = "weights can not be broadcast to values."
+
+
+def _has_valid_dims(weights_shape: Tensor, values_shape: Tensor) -> Tensor:
+    """Whether every weights dim is 1 or the values' dim: the set difference of the two, row by row, is empty."""
+    with name_scope(None, "has_invalid_dims", (weights_shape, values_shape)) as scope:
+        values_shape_2d = shape_ops.expand_dims(values_shape, -1)
+        valid_dims = manipulation_ops.concat((values_shape_2d, fill_ops.ones_like(values_shape_2d)), axis=1)
+        weights_shape_2d = shape_ops.expand_dims(weights_shape, -1)
+        invalid_dims = set_ops.set_difference(weights_shape_2d, valid_dims)
+        num_invalid_dims = shape_ops.size(invalid_dims.values, name="num_invalid_dims")
+        return elementwise_ops.equal(0, num_invalid_dims, name=scope)
+
+
+def _has_valid_nonscalar_shape(weights_rank: Tensor, weights_shape: Tensor, values_rank: Tensor,
+                               values_shape: Tensor) -> Tensor:
+    with name_scope(None, "has_valid_nonscalar_shape",
+                    (weights_rank, weights_shape, values_rank, values_shape)) as scope:
+        is_same_rank = elementwise_ops.equal(values_rank, weights_rank, name="is_same_rank")
+        return control_flow_ops.cond(is_same_rank, lambda: _has_valid_dims(weights_shape, values_shape),
+                                     lambda: is_same_rank, name=scope)
+
+
+def assert_broadcastable(weights: Any, values: Any) -> Operation:
+    """TF's rule for loss and metric weights: a scalar, or the values' rank with each dim 1 or the values'.
+    Checked while building where the shapes are known (ValueError; a no_op when they fit), else by an Assert
+    that raises InvalidArgumentError at run time."""
+    with name_scope(None, "assert_broadcastable", (weights, values)) as scope:
+        with name_scope(None, "weights", (weights,)) as weights_scope:
+            weights = convert_to_tensor(weights, name=weights_scope)
+            weights_shape = shape_ops.shape(weights, name="shape")
+            weights_rank = shape_ops.rank(weights, name="rank")
+        weights_rank_static = tensor_util.constant_value(weights_rank)
+        with name_scope(None, "values", (values,)) as values_scope:
+            values = convert_to_tensor(values, name=values_scope)
+            values_shape = shape_ops.shape(values, name="shape")
+            values_rank = shape_ops.rank(values, name="rank")
+        values_rank_static = tensor_util.constant_value(values_rank)
+        if weights_rank_static is not None and values_rank_static is not None:
+            if weights_rank_static == 0:
+                return control_flow_ops.no_op(name="static_scalar_check_success")
+            if weights_rank_static != values_rank_static:
+                raise ValueError(f"{_ASSERT_BROADCASTABLE_ERROR_PREFIX} values.rank={values_rank_static}. "
+                                 f"weights.rank={weights_rank_static}. values.shape={values.shape}. "
+                                 f"weights.shape={weights.shape}. Received weights={weights}, values={values}")
+            weights_shape_static = tensor_util.constant_value(weights_shape)
+            values_shape_static = tensor_util.constant_value(values_shape)
+            if weights_shape_static is not None and values_shape_static is not None:
+                for i, (w, v) in enumerate(zip(weights_shape_static, values_shape_static)):
+                    if w not in (1, v):
+                        raise ValueError(f"{_ASSERT_BROADCASTABLE_ERROR_PREFIX} Mismatch at dim {i}. "
+                                         f"values.shape={values_shape_static}, weights.shape="
+                                         f"{weights_shape_static}. Received weights={weights}, values={values}")
+                return control_flow_ops.no_op(name="static_dims_check_success")
+        is_scalar = elementwise_ops.equal(0, weights_rank, name="is_scalar")
+        data = (_ASSERT_BROADCASTABLE_ERROR_PREFIX, "weights.shape=", weights.name, weights_shape,
+                "values.shape=", values.name, values_shape, "is_scalar=", is_scalar)
+        is_valid_shape = control_flow_ops.cond(
+            is_scalar, lambda: is_scalar,
+            lambda: _has_valid_nonscalar_shape(weights_rank, weights_shape, values_rank, values_shape),
+            name="is_valid_shape")
+        return logging_ops.Assert_(is_valid_shape, data, name=scope)
 
 
 def broadcast_weights(weights: Any, values: Any) -> Tensor:
-    """`weights` broadcast to the shape of `values` (TF's weights_broadcast_ops.broadcast_weights)."""
-    with name_scope(None, "broadcast_weights", (weights, values)):
+    """`weights` broadcast to the shape of `values` (TF's weights_broadcast_ops.broadcast_weights), after
+    assert_broadcastable's checks unless both shapes are known and equal."""
+    with name_scope(None, "broadcast_weights", (weights, values)) as scope:
         values = convert_to_tensor(values, name="values")
-        weights = convert_to_tensor(weights, name="weights")
+        weights = convert_to_tensor(weights, dtype=values.dtype.base_dtype, name="weights")
         if (weights.get_shape().is_fully_defined() and values.get_shape().is_fully_defined()
                 and weights.get_shape().is_compatible_with(values.get_shape())):
             return weights
-        assert_broadcastable(weights, values)
-        return elementwise_ops.multiply(weights, fill_ops.ones_like(values), name="broadcast_weights")
+        with control_dependencies((assert_broadcastable(weights, values),)):
+            return elementwise_ops.multiply(weights, fill_ops.ones_like(values), name=scope)
 
 
 def _safe_mean(losses: Tensor, num_present: Tensor) -> Tensor:
@@ -146,25 +202,25 @@ def compute_weighted_loss(losses: Any, weights: Any = 1.0, scope: str | None = N
     """`losses` * `weights`, reduced by `reduction`, in the losses' dtype, added to `loss_collection`."""
     Reduction.validate(reduction)
     with name_scope(scope, "weighted_loss", (losses, weights)):
-        losses = convert_to_tensor(losses)
-        input_dtype = losses.dtype
-        losses = cast_ops.cast(losses, dtype=dtypes.float32)
-        weights = cast_ops.cast(weights, dtype=dtypes.float32)
-        assert_broadcastable(weights, losses)
-        weighted_losses = elementwise_ops.multiply(losses, weights)
-        if reduction == Reduction.NONE:
-            loss = weighted_losses
-        else:
-            loss = reduction_ops.reduce_sum(weighted_losses)
-            if reduction == Reduction.MEAN:
-                loss = _safe_mean(loss, reduction_ops.reduce_sum(fill_ops.ones_like(losses) * weights))
-            elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
-                loss = _safe_mean(loss, _num_present(losses, weights))
-            elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                loss = _safe_mean(loss, _num_elements(losses))
-        loss = cast_ops.cast(loss, input_dtype)
-        add_loss(loss, loss_collection)
-        return loss
+        with control_dependencies((assert_broadcastable(weights, losses),)):
+            losses = convert_to_tensor(losses)
+            input_dtype = losses.dtype
+            losses = cast_ops.cast(losses, dtype=dtypes.float32)
+            weights = cast_ops.cast(weights, dtype=dtypes.float32)
+            weighted_losses = elementwise_ops.multiply(losses, weights)
+            if reduction == Reduction.NONE:
+                loss = weighted_losses
+            else:
+                loss = reduction_ops.reduce_sum(weighted_losses)
+                if reduction == Reduction.MEAN:
+                    loss = _safe_mean(loss, reduction_ops.reduce_sum(fill_ops.ones_like(losses) * weights))
+                elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
+                    loss = _safe_mean(loss, _num_present(losses, weights))
+                elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
+                    loss = _safe_mean(loss, _num_elements(losses))
+            loss = cast_ops.cast(loss, input_dtype)
+            add_loss(loss, loss_collection)
+            return loss
 
 
 def _require(**arguments: Any) -> None:

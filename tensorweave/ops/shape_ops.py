@@ -428,6 +428,15 @@ def _reshape_to_input(op: Any, grad: Tensor) -> Tensor:
 
 @Reshape.gradient
 def _reshape_grad(op: Any, grad: Tensor) -> list:
+    """Back to the input's shape; with one unknown dim (and none 0) a static shape with -1 (TF's wildcard),
+    so the gradient does not depend on a Shape op."""
+    dims = op.inputs[0].shape
+    if dims.ndims is not None and not dims.is_fully_defined():
+        as_list = dims.as_list()
+        unknown = [i for i, d in enumerate(as_list) if d is None]
+        if len(unknown) == 1 and 0 not in as_list:
+            as_list[unknown[0]] = -1
+            return [reshape(convert_to_tensor(grad), as_list), None]
     return [_reshape_to_input(op, convert_to_tensor(grad)), None]
 
 

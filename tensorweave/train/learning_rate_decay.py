@@ -26,11 +26,15 @@ def _require_step(global_step: Any, schedule: str) -> None:
         raise ValueError(f"global_step is required for {schedule}.")
 
 
-def _step_fraction(learning_rate: Tensor, global_step: Any, decay_steps: Any, staircase: bool) -> Tensor:
-    """global_step / decay_steps in the rate's dtype, floored when the schedule is a staircase."""
+def _rate_and_step_fraction(learning_rate: Tensor, global_step: Any, decay_steps: Any, decay_rate: Any,
+                            staircase: bool) -> tuple[Tensor, Tensor]:
+    """decay_rate and global_step / decay_steps in the rate's dtype (the fraction floored when the schedule is a
+    staircase), cast in TF's order: decay_steps, decay_rate, the step."""
     dtype = learning_rate.dtype
-    p = cast_ops.cast(global_step, dtype) / cast_ops.cast(decay_steps, dtype)
-    return elementwise_ops.floor(p) if staircase else p
+    decay_steps = cast_ops.cast(decay_steps, dtype)
+    decay_rate = cast_ops.cast(decay_rate, dtype)
+    p = cast_ops.cast(global_step, dtype) / decay_steps
+    return decay_rate, elementwise_ops.floor(p) if staircase else p
 
 
 @tf_export("train.exponential_decay")
@@ -40,8 +44,7 @@ def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
     _require_step(global_step, "exponential_decay")
     with name_scope(name or "ExponentialDecay") as scope:
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
-        decay_rate = cast_ops.cast(decay_rate, learning_rate.dtype)
-        p = _step_fraction(learning_rate, global_step, decay_steps, staircase)
+        decay_rate, p = _rate_and_step_fraction(learning_rate, global_step, decay_steps, decay_rate, staircase)
         return elementwise_ops.multiply(learning_rate, elementwise_ops.pow(decay_rate, p), name=scope)
 
 
@@ -60,10 +63,11 @@ def inverse_time_decay(learning_rate: Any, global_step: Any, decay_steps: Any, d
     """learning_rate / (1 + decay_rate * global_step / decay_steps)."""
     _require_step(global_step, "inverse_time_decay")
     with name_scope(name or "InverseTimeDecay") as scope:
-        learning_rate = convert_to_tensor(learning_rate, name="learning_rate")
-        decay_rate = cast_ops.cast(decay_rate, learning_rate.dtype)
-        p = _step_fraction(learning_rate, global_step, decay_steps, staircase)
-        return elementwise_ops.truediv(learning_rate, 1 + decay_rate * p, name=scope)
+        learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        decay_rate, p = _rate_and_step_fraction(learning_rate, global_step, decay_steps, decay_rate, staircase)
+        one = cast_ops.cast(constant_ops.constant(1), learning_rate.dtype)
+        denominator = elementwise_ops.add(one, elementwise_ops.multiply(decay_rate, p))
+        return elementwise_ops.divide(learning_rate, denominator, name=scope)
 
 
 @tf_export("train.polynomial_decay")

@@ -98,3 +98,23 @@ def test_errors() -> None:
             tf.losses.cosine_distance(L, P)
         with pytest.raises(ValueError, match="Argument `labels` must not be None."):
             tf.losses.absolute_difference(None, P)
+
+
+def test_weights_of_a_shape_known_only_at_run_time_are_checked_by_an_assert():
+    """Values recorded from TF 2.21: a fed weight is a scalar or has the losses' rank with each dim 1 or
+    theirs; anything else fails the step (InvalidArgumentError) instead of broadcasting silently."""
+    w = tf.placeholder(tf.float32, None, name="w")
+    labels = tf.constant([[0., 1., 0.], [1., 0., 0.]])
+    preds = tf.constant([[0.2, 0.7, 0.1], [0.5, 0.2, 0.3]])
+    loss = tf.losses.mean_squared_error(labels, preds, weights=w)
+    mean, update = tf.metrics.mean(preds, weights=w)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(loss, {w: 2.0}) == pytest.approx(0.17333333)
+        assert sess.run(loss, {w: [[1.], [0.]]}) == pytest.approx(0.04666667)
+        assert sess.run([loss, update], {w: [[1., 0., 1.]]})[0] == pytest.approx(0.0975)
+        for bad in ([[1., 2.], [3., 4.]], [1., 2., 3.]):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="weights can not be broadcast to values"):
+                sess.run(loss, {w: bad})
+    with pytest.raises(ValueError, match="Mismatch at dim 1"):
+        tf.losses.mean_squared_error(labels, preds, weights=tf.ones([2, 2]))
