@@ -1247,12 +1247,19 @@ def _unary_grad(op_handle: Op, derivative: Callable[[Tensor, Tensor], Tensor]) -
     op_handle.gradient(grad_fn)
 
 
+@Square.gradient
+def _square_grad(op: Any, grad: Tensor) -> list:
+    """grad * (x * 2), the 2 made after the gradient exists, as TF's (so it is not computed too early)."""
+    with control_dependencies([grad]):
+        x = conj(op.inputs[0])
+        return [multiply(grad, multiply(x, constant_ops.constant(2.0, dtype=x.dtype)))]
+
+
 def _one(x: Tensor) -> Tensor:
     return constant_ops.constant(1, dtype=x.dtype)
 
 
 _unary_grad(Abs, lambda x, y: Sign(x))
-_unary_grad(Square, lambda x, y: constant_ops.constant(2, dtype=x.dtype) * x)
 _unary_grad(Exp, lambda x, y: y)
 _unary_grad(Expm1, lambda x, y: Exp(x))
 _unary_grad(Log, lambda x, y: Reciprocal(x))

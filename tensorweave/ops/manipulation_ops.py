@@ -1128,19 +1128,12 @@ NotDifferentiable("StopGradient")
 
 @Transpose.gradient
 def _transpose_grad(op: Any, grad: Tensor) -> list:
-    return [Transpose(grad, _inverse_permutation(op.inputs[1])), None]
+    return [transpose(grad, invert_permutation(op.inputs[1])), None]
 
 
 @ConjugateTranspose.gradient
 def _conjugate_transpose_grad(op: Any, grad: Tensor) -> list:
-    return [ConjugateTranspose(grad, _inverse_permutation(op.inputs[1])), None]
-
-
-def _inverse_permutation(perm: Tensor) -> Any:
-    value = tensor_util.constant_value(perm)
-    if value is None:
-        return InvertPermutation(perm)
-    return np.argsort(value).astype(value.dtype)
+    return [transpose(grad, invert_permutation(op.inputs[1]), conjugate=True), None]
 
 
 InvertPermutation = Op("InvertPermutation", inputs=["x: T"], outputs=["y: T"], attrs=["T: {int32, int64} = DT_INT32"])

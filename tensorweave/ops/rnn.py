@@ -18,6 +18,7 @@ from tensorweave.framework.graph import (
     colocate_with,
     control_dependencies,
     convert_to_tensor,
+    get_default_graph,
     name_scope,
 )
 from tensorweave.ops import (
@@ -137,13 +138,22 @@ def _initial_state(cell: Any, initial_state: Any, batch_size: Any, dtype: Any, m
     return cell.zero_state(batch_size, dtype)
 
 
+def _cache_reads_by_device(varscope: Any) -> None:
+    """TF's default for an RNN built outside any while loop: its variables' `read`s are placed by their own
+    device (a caching device) instead of colocated with the variables."""
+    context = get_default_graph()._get_control_flow_context()
+    if (context is None or context.get_while_context() is None) and varscope.caching_device is None:
+        varscope.set_caching_device(lambda op: op.device)
+
+
 @tf_export("nn.dynamic_rnn")
 def dynamic_rnn(cell: Any, inputs: Any, sequence_length: Any = None, initial_state: Any = None, dtype: Any = None,
                 parallel_iterations: int | None = None, swap_memory: bool = False, time_major: bool = False,
                 scope: Any = None) -> tuple[Any, Any]:
     """Run `cell` over the time dimension of `inputs` in a while loop: (outputs, final state)."""
     assert_like_rnncell("cell", cell)
-    with variable_scope.variable_scope(scope or "rnn"):
+    with variable_scope.variable_scope(scope or "rnn") as varscope:
+        _cache_reads_by_device(varscope)
         flat_input = nest.flatten(inputs)
         if not time_major:
             flat_input = tuple(_transpose_batch_time(convert_to_tensor(x)) for x in flat_input)
@@ -257,7 +267,8 @@ def raw_rnn(cell: Any, loop_fn: Callable[..., tuple], parallel_iterations: int |
     if not callable(loop_fn):
         raise TypeError("loop_fn must be a callable")
     parallel_iterations = parallel_iterations or 32
-    with variable_scope.variable_scope(scope or "rnn"):
+    with variable_scope.variable_scope(scope or "rnn") as varscope:
+        _cache_reads_by_device(varscope)
         time = constant_ops.constant(0, dtype=dtypes.int32)
         elements_finished, next_input, initial_state, emit_structure, init_loop_state = loop_fn(time, None, None,
                                                                                                  None)
@@ -336,6 +347,7 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
         raise ValueError("inputs must not be empty")
     outputs = []
     with variable_scope.variable_scope(scope or "rnn") as varscope:
+        _cache_reads_by_device(varscope)
         first_input = inputs
         while nest.is_nested(first_input):
             first_input = first_input[0]

@@ -222,6 +222,11 @@ class RNNCell:
 class LayerRNNCell(RNNCell):
     """A cell whose variables are made in `build` from the input's depth."""
 
+    def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple[Any, Any]:
+        """Straight to the layer call, not through the variable scope of the first call (TF's LayerRNNCell):
+        its ops are named from its own scope where it was first called, e.g. `rnn/while/basic_lstm_cell/`."""
+        return self._layer_call(inputs, state, scope)
+
 
 def _input_depth(inputs_shape: tensor_shape.TensorShape) -> int:
     depth = tensor_shape.dimension_value(inputs_shape[-1])

@@ -336,3 +336,16 @@ def test_raw_rnn_argument_errors():
         tf.nn.raw_rnn(cell, 3)
     with pytest.raises(TypeError, match="cell"):
         tf.nn.raw_rnn(3, lambda *args: None)
+
+
+def test_dynamic_rnn_names_cell_ops_from_the_cell_scope_and_caches_reads_by_device():
+    """As TF 2.21 writes the graph: a LayerRNNCell's ops are named from its own scope where it was first
+    called (inside the loop), and dynamic_rnn's default caching device keeps `read`s out of the variables'
+    colocation groups."""
+    x = tf.placeholder(tf.float32, [4, 5, 3], name="x")
+    tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(6), x, dtype=tf.float32)
+    graph = tf.get_default_graph()
+    assert graph.get_operation_by_name("rnn/while/basic_lstm_cell/MatMul").type == "MatMul"
+    assert not [op.name for op in graph.get_operations() if op.name.startswith("rnn/while/rnn/")]
+    assert graph.get_operation_by_name("rnn/basic_lstm_cell/kernel/read").colocation_groups() == [
+        b"loc:@rnn/basic_lstm_cell/kernel/read"]
