@@ -268,6 +268,11 @@ def _import(ctx: OpKernelContext, table: Table, keys: Any, values: Any, Tin: Any
     _check_types(ctx, table, Tin, Tout)
     if table.static and table.initialized:
         return
+    if table.reserved_keys and np.ndim(keys) == 2:  # TF's dense table: its buckets, empty and deleted ones too
+        keys = keys.reshape(len(keys))
+        values = values.reshape(len(keys), *table.value_shape)
+        used = ~np.isin(keys, table.reserved_keys)
+        keys, values = keys[used], values[used]
     table.insert(ctx, keys, values, replace=True)
 
 

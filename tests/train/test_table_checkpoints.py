@@ -1,7 +1,7 @@
 """Mutable lookup tables in checkpoints: a table created with checkpoint=True is one of the Saver's
 "saveable_objects", saved as `<name>-keys` and `<name>-values` (its export) and restored by import, as in TF.
-tests/fixtures/tf_table_checkpoint was written by TF 2.21's tf.compat.v1.train.Saver over the graph of
-`_tables` (with the values inserted below)."""
+tests/fixtures/tf_table_checkpoint/tables was written by TF 2.21's tf.compat.v1.train.Saver over the graph of
+`_tables` (with the values inserted below); dense, over two DenseHashTables."""
 
 from __future__ import annotations
 
@@ -93,3 +93,19 @@ def test_a_dense_table_saves_and_restores(tmp_path: object) -> None:
         with tf.Session() as sess:
             saver.restore(sess, path)
             assert sess.run(table.lookup(tf.constant([5, 7, 3], tf.int64))).tolist() == [0.5, 0.699999988079071, -1.0]
+
+
+def test_a_dense_table_written_by_tf_restores() -> None:
+    # TF saves a dense table's buckets ([buckets, 1] keys, empty_key 0 and deleted_key -1 among them): written by
+    # TF 2.21 after inserting 5, 7, 9 (then removing 9) into `dense` and 2 into `dvec`
+    with tf.Graph().as_default():
+        dense = tf.lookup.experimental.DenseHashTable(tf.int64, tf.float32, default_value=-1.0, empty_key=0,
+                                                     deleted_key=-1, initial_num_buckets=8, name="dense")
+        dvec = tf.lookup.experimental.DenseHashTable(tf.int64, tf.float32, default_value=[-1.0, -1.0], empty_key=0,
+                                                    deleted_key=-1, initial_num_buckets=4, name="dvec")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            saver.restore(sess, os.path.join(os.path.dirname(FIXTURE), "dense"))
+            found = sess.run([dense.lookup(tf.constant([5, 7, 9], tf.int64)), dense.size(),
+                              dvec.lookup(tf.constant([2, 3], tf.int64))])
+    assert [x.tolist() for x in found] == [[0.5, 0.699999988079071, -1.0], 2, [[1.0, 2.0], [-1.0, -1.0]]]
