@@ -254,14 +254,15 @@ def _warm_start_var_with_vocab(var: Any, current_vocab_path: str, current_vocab_
         slice_info = v._save_slice_info
         partition_info = (variable_scope._PartitionInfo(full_shape=slice_info.full_shape,
                                                         var_offset=slice_info.var_offset) if slice_info else None)
-        rows = dict(new_row_vocab_size=current_vocab_size, old_row_vocab_size=previous_vocab_size,
-                    old_row_vocab_file=prev_vocab_path, new_row_vocab_file=current_vocab_path,
-                    num_row_oov_buckets=current_oov_buckets)
-        cols = dict(new_row_vocab_size=total_rows, new_col_vocab_size=current_vocab_size,
-                    old_col_vocab_file=prev_vocab_path, new_col_vocab_file=current_vocab_path,
-                    num_col_oov_buckets=current_oov_buckets)
-        init = _load_and_remap_matrix_initializer(ckpt_file, prev_tensor_name, initializer=initializer,
-                                                  **(rows | {"new_col_vocab_size": shape[1]} if axis == 0 else cols))
+        if axis == 0:  # rows keyed by the vocabulary (a partitioned variable is split along them)
+            remap = dict(new_row_vocab_size=current_vocab_size, new_col_vocab_size=shape[1],
+                         old_row_vocab_size=previous_vocab_size, old_row_vocab_file=prev_vocab_path,
+                         new_row_vocab_file=current_vocab_path, num_row_oov_buckets=current_oov_buckets)
+        else:  # columns keyed by it: the rows of every partition count
+            remap = dict(new_row_vocab_size=total_rows, new_col_vocab_size=current_vocab_size,
+                         old_col_vocab_file=prev_vocab_path, new_col_vocab_file=current_vocab_path,
+                         num_col_oov_buckets=current_oov_buckets)
+        init = _load_and_remap_matrix_initializer(ckpt_file, prev_tensor_name, initializer=initializer, **remap)
         _set_initial_value(v, convert_to_tensor(init(shape=shape, partition_info=partition_info)))
 
 
