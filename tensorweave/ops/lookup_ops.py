@@ -25,6 +25,7 @@ from tensorweave.framework.graph import (
     Operation,
     Tensor,
     add_to_collection,
+    colocate_with,
     convert_to_tensor,
     get_collection,
     name_scope,
@@ -32,6 +33,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
+from tensorweave.framework.saveable_object import SaveableObject, SaveSpec
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import control_flow_ops, elementwise_ops, sequence_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
@@ -266,6 +268,11 @@ def _import(ctx: OpKernelContext, table: Table, keys: Any, values: Any, Tin: Any
     _check_types(ctx, table, Tin, Tout)
     if table.static and table.initialized:
         return
+    if table.reserved_keys and np.ndim(keys) == 2:  # TF's dense table: its buckets, empty and deleted ones too
+        keys = keys.reshape(len(keys))
+        values = values.reshape(len(keys), *table.value_shape)
+        used = ~np.isin(keys, table.reserved_keys)
+        keys, values = keys[used], values[used]
     table.insert(ctx, keys, values, replace=True)
 
 
@@ -568,7 +575,7 @@ class StaticVocabularyTable(LookupInterface):
 class _MutableTable(LookupInterface):
     """A table that steps change: insert, remove, lookup and export."""
 
-    def __init__(self, op: Op, key_dtype: Any, value_dtype: Any, default_value: Any, name: str,
+    def __init__(self, op: Op, key_dtype: Any, value_dtype: Any, default_value: Any, name: str, checkpoint: bool,
                  inputs: tuple = (), **table_attrs: Any) -> None:
         super().__init__(key_dtype, value_dtype, name)
         self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
@@ -576,6 +583,8 @@ class _MutableTable(LookupInterface):
         self._resource_handle = op(*inputs, key_dtype=self._key_dtype, value_dtype=self._value_dtype,
                                    use_node_name_sharing=True, name=name, **table_attrs)
         self._name = self._resource_handle.op.name.split("/")[-1]
+        if checkpoint:  # the Saver's: keys and values under `<name>-keys` and `<name>-values`, as in TF
+            add_to_collection(GraphKeys.SAVEABLE_OBJECTS, _TableSaveable(self, name))
 
     def lookup(self, keys: Any, dynamic_default_values: Any = None, name: str | None = None) -> Tensor:
         """The value of each key, the default where a key is absent."""
@@ -605,6 +614,18 @@ class _MutableTable(LookupInterface):
         return keys, values
 
 
+class _TableSaveable(SaveableObject):
+    """A mutable table in a checkpoint: its exported keys and values, imported back on restore."""
+
+    def __init__(self, table: _MutableTable, name: str) -> None:
+        keys, values = table.export()
+        super().__init__(table, [SaveSpec(keys, "", name + "-keys"), SaveSpec(values, "", name + "-values")], name)
+
+    def restore(self, restored_tensors: list[Any], restored_shapes: list[Any] | None) -> Operation:
+        with colocate_with(self.op.resource_handle):
+            return LookupTableImportV2(self.op.resource_handle, *restored_tensors)
+
+
 @tf_export("lookup.experimental.MutableHashTable")
 class MutableHashTable(_MutableTable):
     """A mutable table of keys to scalar values, or to tensors of the default value's shape."""
@@ -613,9 +634,9 @@ class MutableHashTable(_MutableTable):
                  checkpoint: bool = True, experimental_is_anonymous: bool = False) -> None:
         shape = convert_to_tensor(default_value, dtype=value_dtype).shape
         if shape.ndims == 0:
-            super().__init__(MutableHashTableV2, key_dtype, value_dtype, default_value, name)
+            super().__init__(MutableHashTableV2, key_dtype, value_dtype, default_value, name, checkpoint)
         else:
-            super().__init__(MutableHashTableOfTensorsV2, key_dtype, value_dtype, default_value, name,
+            super().__init__(MutableHashTableOfTensorsV2, key_dtype, value_dtype, default_value, name, checkpoint,
                              value_shape=shape.as_list())
 
 
@@ -630,8 +651,8 @@ class DenseHashTable(_MutableTable):
         deleted = convert_to_tensor(deleted_key, dtype=key_dtype, name="deleted_key")
         shape = convert_to_tensor(default_value, dtype=value_dtype).shape
         buckets = {} if initial_num_buckets is None else {"initial_num_buckets": initial_num_buckets}
-        super().__init__(MutableDenseHashTableV2, key_dtype, value_dtype, default_value, name, (empty, deleted),
-                         value_shape=shape.as_list(), **buckets)
+        super().__init__(MutableDenseHashTableV2, key_dtype, value_dtype, default_value, name, checkpoint,
+                         (empty, deleted), value_shape=shape.as_list(), **buckets)
 
 
 def _id_table(initializer: TableInitializerBase, num_oov_buckets: int, default_value: int) -> LookupInterface:

@@ -19,8 +19,18 @@ from tensorweave.formats import checkpoint_reader
 from tensorweave.formats.checkpoint_reader import CheckpointReader, list_variables, load_variable
 from tensorweave.formats.checkpoint_state import latest_checkpoint
 from tensorweave.framework import dtypes
-from tensorweave.framework.graph import GraphKeys, device, get_collection
-from tensorweave.ops import io_ops, resource_variable_ops, state_ops, variable_scope
+from tensorweave.framework.graph import GraphKeys, convert_to_tensor, device, get_collection
+from tensorweave.ops import (
+    checkpoint_ops,
+    constant_ops,
+    init_ops,
+    io_ops,
+    manipulation_ops,
+    resource_variable_ops,
+    sequence_ops,
+    state_ops,
+    variable_scope,
+)
 from tensorweave.ops.variables import Variable
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -110,13 +120,18 @@ def _set_checkpoint_initializer(variable: Variable, ckpt_file: str, tensor_name:
     with device(variable.device), device("/cpu:0"):
         restore_op = io_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec], [variable.dtype.base_dtype],
                                        name=name)[0]
-    if resource_variable_ops.is_resource_variable(variable):
-        variable._initializer_op = variable.assign(restore_op, read_value=False)
-    else:
-        variable._initializer_op = state_ops.assign(variable._ref(), restore_op,
-                                                    validate_shape=variable.get_shape().is_fully_defined()).op
     restore_op.set_shape(variable.shape)
-    variable._initial_value = restore_op
+    _set_initial_value(variable, restore_op)
+
+
+def _set_initial_value(variable: Variable, value: Any) -> None:
+    """Make the variable's initializer assign it `value` instead of its own initial value."""
+    if resource_variable_ops.is_resource_variable(variable):
+        variable._initializer_op = variable.assign(value, read_value=False)
+    else:
+        variable._initializer_op = state_ops.assign(variable._ref(), value,
+                                                    validate_shape=variable.get_shape().is_fully_defined()).op
+    variable._initial_value = value
 
 
 def _set_variable_or_list_initializer(variable_or_list: Any, ckpt_file: str, tensor_name: str) -> None:
@@ -214,6 +229,102 @@ class VocabInfo(collections.namedtuple("VocabInfo", ["new_vocab", "new_vocab_siz
                                backup_initializer, axis)
 
 
+def _warm_start_var_with_vocab(var: Any, current_vocab_path: str, current_vocab_size: int, prev_ckpt: str,
+                               prev_vocab_path: str, previous_vocab_size: int = -1, current_oov_buckets: int = 0,
+                               prev_tensor_name: str | None = None, initializer: Any = None, axis: int = 0) -> None:
+    """Make a vocabulary-keyed variable (or its partitions) initialize from the checkpoint's matrix, its rows
+    (axis 0) or columns (axis 1) moved from the old vocabulary's ids to the new one's; tokens new to the
+    vocabulary and the OOV buckets get `initializer`'s values (zeros by default)."""
+    if not (current_vocab_path and current_vocab_size and prev_ckpt and prev_vocab_path):
+        raise ValueError("Invalid args: Must provide all of [current_vocab_path, current_vocab_size, prev_ckpt, "
+                         "prev_vocab_path}.")
+    variables = list(var) if isinstance(var, (list, tuple)) else [var]
+    if not all(_is_variable(v) for v in variables):
+        raise TypeError(f"var MUST be one of the following: a Variable, list of Variable or PartitionedVariable, "
+                        f"but is {type(var)}")
+    if not prev_tensor_name:
+        names = {v._save_slice_info.full_name if v._save_slice_info else v.op.name for v in variables}
+        if len(names) > 1:
+            raise TypeError(f"`var` = {var} passed as arg violates the constraints.  name_to_var_dict = {names}")
+        prev_tensor_name = names.pop()
+    ckpt_file = _checkpoint_filename(prev_ckpt)
+    total_rows = sum(v.get_shape().as_list()[0] for v in variables)
+    for v in variables:
+        shape = v.get_shape().as_list()
+        slice_info = v._save_slice_info
+        partition_info = (variable_scope._PartitionInfo(full_shape=slice_info.full_shape,
+                                                        var_offset=slice_info.var_offset) if slice_info else None)
+        if axis == 0:  # rows keyed by the vocabulary (a partitioned variable is split along them)
+            remap = dict(new_row_vocab_size=current_vocab_size, new_col_vocab_size=shape[1],
+                         old_row_vocab_size=previous_vocab_size, old_row_vocab_file=prev_vocab_path,
+                         new_row_vocab_file=current_vocab_path, num_row_oov_buckets=current_oov_buckets)
+        else:  # columns keyed by it: the rows of every partition count
+            remap = dict(new_row_vocab_size=total_rows, new_col_vocab_size=current_vocab_size,
+                         old_col_vocab_file=prev_vocab_path, new_col_vocab_file=current_vocab_path,
+                         num_col_oov_buckets=current_oov_buckets)
+        init = _load_and_remap_matrix_initializer(ckpt_file, prev_tensor_name, initializer=initializer, **remap)
+        _set_initial_value(v, convert_to_tensor(init(shape=shape, partition_info=partition_info)))
+
+
+def _load_and_remap_matrix_initializer(ckpt_path: str, old_tensor_name: str, new_row_vocab_size: int,
+                                       new_col_vocab_size: int, old_row_vocab_size: int = -1,
+                                       old_row_vocab_file: str | None = None, new_row_vocab_file: str | None = None,
+                                       old_col_vocab_file: str | None = None, new_col_vocab_file: str | None = None,
+                                       num_row_oov_buckets: int = 0, num_col_oov_buckets: int = 0,
+                                       initializer: Any = None, max_rows_in_memory: int = -1) -> Callable:
+    """An initializer of a float matrix (or of one row partition of it) loaded from a checkpoint and remapped
+    (LoadAndRemapMatrix), with `num_row_oov_buckets` rows and `num_col_oov_buckets` columns of `initializer`'s
+    values after the vocabulary's."""
+    initializer = initializer or init_ops.zeros_initializer()
+    for name, value in (("new_row_vocab_size", new_row_vocab_size), ("new_col_vocab_size", new_col_vocab_size),
+                        ("num_row_oov_buckets", num_row_oov_buckets), ("num_col_oov_buckets", num_col_oov_buckets)):
+        if not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value}")
+
+    def _initializer(shape: list, dtype: Any = dtypes.float32, partition_info: Any = None) -> Any:
+        if dtype != dtypes.float32:
+            raise TypeError(f"Currently, only float32 is supported. Received dtype: {dtype}")
+        if len(shape) != 2:
+            raise ValueError(f"Expected 2-dim shape, but received: {shape}")
+        if shape[0] <= 0:
+            raise ValueError(f"Expected 1st dim of shape to be > 0, but received shape: {shape}")
+        if shape[1] != new_col_vocab_size + num_col_oov_buckets:
+            raise ValueError(f"Expected shape[1]: {shape[1]} to be equal to new_col_vocab_size: {new_col_vocab_size}"
+                             f" + num_col_oov_buckets: {num_col_oov_buckets}")
+        offset = partition_info.single_offset(shape) if partition_info is not None else 0
+        if offset + shape[0] > new_row_vocab_size + num_row_oov_buckets:
+            raise ValueError(f"Trying to initialize {shape[0]} additional rows after {offset} rows already "
+                             f"initialized, which would exceed expected total row count of new_row_vocab_size: "
+                             f"{new_row_vocab_size} + num_row_oov_buckets: {num_row_oov_buckets}.")
+        row_oov_buckets = min(shape[0], max(0, offset + shape[0] - new_row_vocab_size))
+        rows_to_load = shape[0] - row_oov_buckets
+        if offset > new_row_vocab_size:  # a partition of OOV rows only
+            return initializer(shape)
+        if new_row_vocab_file and old_row_vocab_file:
+            row_remapping, rows_present = checkpoint_ops.GenerateVocabRemapping(
+                new_row_vocab_file, old_row_vocab_file, new_vocab_offset=offset, num_new_vocab=rows_to_load,
+                old_vocab_size=old_row_vocab_size)
+        else:
+            row_remapping = sequence_ops.range(offset, offset + rows_to_load, dtype=dtypes.int64)
+            rows_present = constant_ops.constant(rows_to_load, dtypes.int32)
+        col_remapping, cols_present = constant_ops.constant([], dtypes.int64), new_col_vocab_size
+        if new_col_vocab_file and old_col_vocab_file:
+            col_remapping, cols_present = checkpoint_ops.GenerateVocabRemapping(
+                new_col_vocab_file, old_col_vocab_file, new_vocab_offset=0, num_new_vocab=new_col_vocab_size)
+        missing = rows_to_load * new_col_vocab_size - rows_present * cols_present
+        matrix = checkpoint_ops.LoadAndRemapMatrix(
+            ckpt_path, old_tensor_name, row_remapping, col_remapping,
+            initializer(manipulation_ops.stack([missing, 1])), num_rows=rows_to_load, num_cols=new_col_vocab_size,
+            max_rows_in_memory=max_rows_in_memory)
+        if row_oov_buckets > 0:
+            matrix = manipulation_ops.concat([matrix, initializer([row_oov_buckets, new_col_vocab_size])], 0)
+        if num_col_oov_buckets > 0:
+            matrix = manipulation_ops.concat([matrix, initializer([shape[0], num_col_oov_buckets])], 1)
+        return matrix
+
+    return _initializer
+
+
 def _grouped_variables(vars_to_warm_start: Any) -> dict[str, list[Variable]]:
     """The variables to warm-start by name: a regex over the trainable ones, a list of regex scopes over the
     global ones, or a list of variables."""
@@ -232,8 +343,8 @@ def _grouped_variables(vars_to_warm_start: Any) -> dict[str, list[Variable]]:
     else:
         raise ValueError(f"`vars_to_warm_start must be a `list` or `str`.  Given type is {type(vars_to_warm_start)}")
     grouped: dict[str, list[Variable]] = {}
-    for v in list_of_vars:
-        grouped.setdefault(v.op.name, []).append(v)
+    for v in list_of_vars:  # a partitioned variable's slices under its full name
+        grouped.setdefault(v._save_slice_info.full_name if v._save_slice_info else v.op.name, []).append(v)
     return grouped
 
 
@@ -255,10 +366,15 @@ def warm_start(ckpt_to_initialize_from: str, vars_to_warm_start: Any = ".*",
         prev_var_name = var_name_to_prev_var_name.get(var_name)
         if prev_var_name:
             prev_var_name_used.add(var_name)
-        if var_name_to_vocab_info.get(var_name):
+        vocab_info = var_name_to_vocab_info.get(var_name)
+        if vocab_info:
             vocab_info_used.add(var_name)
-            raise NotImplementedError(f"Warm-starting {var_name} with a vocabulary remap needs TF's "
-                                      f"LoadAndRemapMatrix op, which is not built yet.")
+            warmstarted_count += 1
+            _warm_start_var_with_vocab(variable, vocab_info.new_vocab, vocab_info.new_vocab_size,
+                                       ckpt_to_initialize_from, vocab_info.old_vocab, vocab_info.old_vocab_size,
+                                       vocab_info.num_oov_buckets, prev_var_name, vocab_info.backup_initializer,
+                                       vocab_info.axis)
+            continue
         if not vars_to_warm_start:
             continue
         warmstarted_count += 1

@@ -36,6 +36,7 @@ from tensorweave.framework.graph import (
     prepend_name_scope,
     strip_name_scope,
 )
+from tensorweave.framework.saveable_object import SaveableObject, SaveSpec
 from tensorweave.ops import (
     constant_ops,
     control_flow_ops,
@@ -101,6 +102,29 @@ class _Saveable:
         return self.ref.device
 
 
+class _SpecSaveable(_Saveable):
+    """One tensor of a SaveableObject (a table's keys or values): saved as is, restored with its siblings by
+    the object."""
+
+    __slots__ = ("spec", "owner")
+
+    def __init__(self, spec: SaveSpec, owner: SaveableObject) -> None:
+        super().__init__(spec.name, spec.tensor, spec.slice_spec)
+        self.spec, self.owner = spec, owner
+
+    @property
+    def is_resource(self) -> bool:
+        return False
+
+    @property
+    def dtype(self) -> Any:
+        return self.spec.dtype
+
+    @property
+    def device(self) -> str:
+        return self.spec.device
+
+
 def _as_ref(var: Any) -> Tensor:
     """The ref tensor a checkpoint entry is saved from and restored into."""
     if isinstance(var, Variable):
@@ -118,7 +142,9 @@ def _op_list_to_dict(var_list: Any) -> dict[str, Any]:
         raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
     named: dict[str, Any] = {}
     for var in sorted(var_list, key=lambda v: v.name):
-        if isinstance(var, PartitionedVariable):
+        if isinstance(var, SaveableObject):
+            named[var.name] = var
+        elif isinstance(var, PartitionedVariable):
             if var.name in named:
                 raise ValueError(f"At least two variables have the same name: {var.name}")
             named[var.name] = var
@@ -142,6 +168,9 @@ def _saveables(var_list: Any) -> list[_Saveable]:
     saveables = []
     seen: set[Tensor] = set()
     for name, var in sorted(named.items(), key=lambda item: item[0]):
+        if isinstance(var, SaveableObject):
+            saveables.extend(_SpecSaveable(spec, var) for spec in var.specs)
+            continue
         if isinstance(var, (list, tuple, PartitionedVariable)):
             parts = [(v, v._ref(), v._get_save_slice_info().spec) for v in var]
         else:
@@ -189,7 +218,13 @@ class BulkSaverBuilder:
                          name: str = "restore_all") -> Operation:
         restored = self.bulk_restore(filename_tensor, saveables)
         assigns = []
+        objects: dict[SaveableObject, list[Tensor]] = {}
         for saveable, tensor in zip(saveables, restored):
+            if isinstance(saveable, _SpecSaveable):  # restored by its object, once all its tensors are read
+                objects.setdefault(saveable.owner, []).append(tensor)
+                if len(objects[saveable.owner]) == len(saveable.owner.specs):
+                    assigns.append(saveable.owner.restore(objects[saveable.owner], None))
+                continue
             shape = saveable.shape
             if reshape:
                 tensor = shape_ops.reshape(tensor, shape.as_list() if shape.is_fully_defined()

@@ -107,7 +107,7 @@ def test_parse_example_takes_protobufs_parse_for_unusual_records() -> None:
 
 
 def test_a_large_batch_parses_as_small_ones() -> None:
-    # From _WIRE_MIN_BATCH records on, parse_example reads the wire format; smaller batches take protobuf's
+    # From _WIRE_MIN_WORK (records x (keys + 2)) on, parse_example reads the wire format; smaller batches take protobuf's
     # parse: both give the same features
     rng = np.random.default_rng(3)
     records = []
@@ -130,3 +130,105 @@ def test_a_large_batch_parses_as_small_ones() -> None:
     assert whole["b"].tolist() == [b for p in parts for b in p["b"].tolist()]
     assert whole["s"].values.tolist() == [v for p in parts for v in p["s"].values.tolist()]
     assert whole["s"].dense_shape.tolist() == [300, 3]
+
+
+def _columns_equal_protobufs(records: list[bytes], keys: list[str], kinds: list[int]) -> None:
+    columns = example_wire.read_features(records, keys, kinds)
+    assert columns is not None
+    for key, kind, column in zip(keys, kinds, columns):
+        expected_kinds, values, counts = _expected(records, key, kind)
+        assert column.kind.tolist() == expected_kinds and column.counts.tolist() == counts
+        assert column.values.tolist() == (np.array(values, np.float32).tolist() if kind == 2 else values)
+
+
+def test_many_requested_keys_few_present() -> None:
+    # more (key, record) slots than the batch has bytes for: the entries are sorted instead of tabled
+    records = _random_examples(np.random.default_rng(7), 50)
+    keys = ["a", "bb", "feature_name_long_1"] + [f"absent_{i}" for i in range(300)]
+    _columns_equal_protobufs(records, keys, [3, 2, 1] + [2] * 300)
+
+
+def test_empty_records_features_and_lists() -> None:
+    def example(features: dict) -> bytes:
+        message = protos.Example()
+        for key, (kind, values) in features.items():
+            feature = message.features.feature[key]
+            if kind is not None:
+                getattr(feature, kind).SetInParent()
+                getattr(feature, kind).value.extend(values)
+        return message.SerializeToString()
+
+    records = [b"", example({}), example({"x": (None, [])}), example({"x": ("float_list", [])}),
+               example({"x": ("float_list", [1.5, 2.5]), "y": ("int64_list", [])}),
+               example({"y": ("int64_list", [2**40, -3])}), b"\x0a\x00"]
+    _columns_equal_protobufs(records, ["x", "y"], [2, 3])
+
+
+def test_keys_alike_long_and_with_zero_bytes() -> None:
+    # keys that prefix one another, a key of 128 bytes (a two-byte length: the general layout), NUL bytes
+    keys = ["a", "ab", "abc", "k" * 128, "n\0", "n\0\0", "0123456789abcdef", "0123456789abcdeg"]
+    records = []
+    for i in range(40):
+        example = protos.Example()
+        for j, key in enumerate(keys):
+            if (i + j) % 3:
+                example.features.feature[key].float_list.value.extend([i + j / 10] * (j % 3))
+        records.append(example.SerializeToString())
+    _columns_equal_protobufs(records, keys, [2] * len(keys))
+
+
+@pytest.mark.parametrize("keys", [["x"], ["x"] + [f"absent_{i}" for i in range(300)]])
+def test_a_key_twice_in_a_record_is_left_to_protobuf(keys: list[str]) -> None:
+    entry = b"\x0a\x01x\x12\x00"
+    features = b"\x0a" + bytes([len(entry)]) + entry
+    record = b"\x0a" + bytes([2 * len(features)]) + features * 2
+    assert example_wire.read_features([record] * 3, keys, [2] * len(keys)) is None
+
+
+def _float_example(i: int, bad: str | None = None, missing: str | None = None) -> bytes:
+    example = protos.Example()
+    for j in range(20):
+        key = f"f{j}"
+        if key == bad:
+            example.features.feature[key].int64_list.value.append(i)
+        elif key != missing:
+            example.features.feature[key].float_list.value.append(i + j / 100)
+    return example.SerializeToString()
+
+
+@pytest.mark.parametrize("spec, records, message", [
+    ({f"f{j}": tf.FixedLenFeature([], tf.float32) for j in range(20)},
+     [_float_example(i, bad="f3" if i == 7 else None) for i in range(40)],
+     "Name: <unknown>, Key: f3, Index: 7.  Data types don't match. Data type: int64 but expected type: float"),
+    ({f"f{j}": tf.FixedLenFeature([], tf.float32) for j in range(20)},
+     [_float_example(i, missing="f5" if i == 9 else None) for i in range(40)],
+     "Name: <unknown>, Feature: f5 (data type: float) is required but could not be found."),
+    ({"f5": tf.FixedLenFeature([], tf.float32, default_value=-1.0), "f3": tf.VarLenFeature(tf.float32),
+      "f4": tf.FixedLenFeature([2], tf.float32)}, [_float_example(i) for i in range(100)],
+     "Name: <unknown>, Key: f4, Index: 0.  Number of float values != expected.  Values size: 1 but output "
+     "shape: [2]"),
+])
+def test_wire_read_batches_raise_tfs_errors(spec: dict, records: list[bytes], message: str) -> None:
+    # messages recorded from TF 2.21's tf.compat.v1.parse_example on the same batches (of 40 records; the wire
+    # reader's first error is protobuf's)
+    assert example_wire.read_features(records, sorted(spec), [2] * len(spec)) is not None
+    with tf.Graph().as_default():
+        parsed = tf.parse_example(records, spec)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as error:
+            sess.run(parsed)
+    assert error.value.message.split("\n")[0] == message
+
+
+def test_wire_read_batch_with_defaults_and_missing_features() -> None:
+    records = [_float_example(i, missing="f5" if i % 4 == 0 else None) for i in range(100)]
+    spec = {"f5": tf.FixedLenFeature([], tf.float32, default_value=-1.0), "f3": tf.VarLenFeature(tf.float32),
+            "f7": tf.FixedLenSequenceFeature([], tf.float32, allow_missing=True)}
+    with tf.Graph().as_default():
+        parsed = tf.parse_example(records, spec)
+        with tf.Session() as sess:
+            out = sess.run(parsed)
+    np.testing.assert_array_equal(out["f5"], np.array([-1.0 if i % 4 == 0 else i + 0.05 for i in range(100)],
+                                                      np.float32))
+    np.testing.assert_array_equal(out["f3"].values, np.arange(100, dtype=np.float32) + np.float32(0.03))
+    assert out["f3"].dense_shape.tolist() == [100, 1]
+    np.testing.assert_array_equal(out["f7"], (np.arange(100, dtype=np.float32) + np.float32(0.07))[:, None])

@@ -145,3 +145,77 @@ def test_load_variable_and_list_variables(ckpt_dir: str) -> None:
     assert tf.train.list_variables(ckpt_dir) == [("a/x", [2]), ("a/y", [1, 1]), ("b/z", []), ("w", [])]
     np.testing.assert_array_equal(tf.train.load_variable(ckpt_dir, "a/x:0"), [1.0, 2.0])
     assert tf.train.load_checkpoint(ckpt_dir).get_variable_to_dtype_map()["b/z"] == tf.int32
+
+
+def test_warm_start_with_vocab_remapping(tmp_path: object) -> None:
+    # expected values recorded from TF 2.21's tf.compat.v1.train.warm_start on the same checkpoint and vocabularies
+    old_vocab, new_vocab = str(tmp_path / "old.txt"), str(tmp_path / "new.txt")
+    (tmp_path / "old.txt").write_text("a\nb\nc\nd\n")
+    (tmp_path / "new.txt").write_text("c\nx\na\ne\nb\n")
+    with tf.Graph().as_default():
+        tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3), name="emb")
+        tf.Variable(np.arange(12, dtype=np.float32).reshape(3, 4) + 100, name="w")
+        tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) + 50, name="old_pemb")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ckpt = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [6, 3], initializer=tf.ones_initializer())
+        w = tf.get_variable("w", [3, 6], initializer=tf.ones_initializer())
+        pemb = tf.get_variable("pemb", [7, 3], initializer=tf.ones_initializer(),
+                               partitioner=tf.fixed_size_partitioner(2))
+        tf.train.warm_start(ckpt, [".*"], var_name_to_vocab_info={
+            "emb": tf.train.VocabInfo(new_vocab, 5, 1, old_vocab),
+            "w": tf.train.VocabInfo(new_vocab, 5, 1, old_vocab, backup_initializer=tf.ones_initializer(), axis=1),
+            "pemb": tf.train.VocabInfo(new_vocab, 4, 3, old_vocab, old_vocab_size=3,
+                                       backup_initializer=tf.ones_initializer())},
+            var_name_to_prev_var_name={"pemb": "old_pemb"})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            values = sess.run([emb, w, tf.concat(list(pemb), 0)])
+    assert [v.tolist() for v in values] == [
+        [[6.0, 7.0, 8.0], [0.0, 0.0, 0.0], [0.0, 1.0, 2.0], [0.0, 0.0, 0.0], [3.0, 4.0, 5.0], [0.0, 0.0, 0.0]],
+        [[102.0, 1.0, 100.0, 1.0, 101.0, 1.0], [106.0, 1.0, 104.0, 1.0, 105.0, 1.0],
+         [110.0, 1.0, 108.0, 1.0, 109.0, 1.0]],
+        [[56.0, 57.0, 58.0], [1.0, 1.0, 1.0], [50.0, 51.0, 52.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0],
+         [1.0, 1.0, 1.0]]]
+
+
+def test_vocab_remapping_ops_and_their_errors(tmp_path: object) -> None:
+    # TF's GenerateVocabRemapping / LoadAndRemapMatrix kernels: an old id mapped twice, the initializing values
+    # not exactly the missing cells, a new vocabulary shorter than asked (TF's messages)
+    (tmp_path / "old.txt").write_text("a\nb\nc\n")
+    (tmp_path / "new.txt").write_text("b\nz\na\n")
+    with tf.Graph().as_default():
+        tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="m")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ckpt = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    with tf.Graph().as_default():
+        remap, present = tf.raw_ops.GenerateVocabRemapping(
+            new_vocab_file=str(tmp_path / "new.txt"), old_vocab_file=str(tmp_path / "old.txt"), new_vocab_offset=0,
+            num_new_vocab=3)
+        too_many = tf.raw_ops.GenerateVocabRemapping(
+            new_vocab_file=str(tmp_path / "new.txt"), old_vocab_file=str(tmp_path / "old.txt"), new_vocab_offset=2,
+            num_new_vocab=2)
+
+        def load(rows: list, values: list) -> object:
+            return tf.raw_ops.LoadAndRemapMatrix(
+                ckpt_path=ckpt, old_tensor_name="m", row_remapping=tf.constant(rows, tf.int64),
+                col_remapping=tf.constant([], tf.int64), initializing_values=values, num_rows=len(rows), num_cols=2)
+
+        with tf.Session() as sess:
+            assert [v.tolist() for v in sess.run([remap, present])] == [[1, -1, 0], 2]
+            assert sess.run(load([1, -1, 0], [7.0, 8.0])).tolist() == [[2.0, 3.0], [7.0, 8.0], [0.0, 1.0]]
+            with pytest.raises(tf.errors.UnimplementedError,
+                               match="Old ID 1 is mapped to both new ID 0 and 2, which is not supported."):
+                sess.run(load([1, -1, 1], [7.0, 8.0]))
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="initializing_values contained 1 elements, but more missing values remain."):
+                sess.run(load([1, -1, 0], [7.0]))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="initializing_values contained 3 elements, but "
+                                                                     "only 2 elements were used"):
+                sess.run(load([1, -1, 0], [7.0, 8.0, 9.0]))
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="lookup table size must be larger than last new vocab entry's line"):
+                sess.run(too_many)
