@@ -26,27 +26,29 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import fill_ops, shape_helpers, shape_ops
-from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.nn_conv_ops import (
+from tensorweave.ops.conv_kernels import (
     IM2COL_CHUNK_BYTES,
     Window,
+    compute_dtype,
+    lowest,
+    runtime_window,
+    static_window,
+    tap_range,
+    window_counts,
+)
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.nn_conv_ops import (
     attr_text,
     avg_pool1d,
     avg_pool2d,
     channel_index,
-    compute_dtype,
     conv1d_transpose,
     conv2d_transpose,
     get_sequence,
-    lowest,
     max_pool1d,
     max_pool2d,
     op_attrs,
-    runtime_window,
     shape_text,
-    static_window,
-    tap_range,
-    window_counts,
 )
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export

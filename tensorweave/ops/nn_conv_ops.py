@@ -7,20 +7,15 @@ and the rank-dispatching wrappers are in nn_conv3d_ops), MaxPoolWithArgmax with 
 (an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations, which TF's CPU kernels
 ignore.
 
-Every kernel works on an NHWC view (NCHW is transposed in and out, as TF's oneDNN kernels accept it on CPU).
-Convolutions are im2col then one BLAS matmul: a strided view of the padded input holds every window, copied
-into a [rows, KH*KW*C] matrix a chunk of output rows at a time (so memory stays bounded and the chunk is in
-cache when the matmul reads it). A grouped convolution (input depth a multiple of the filter's, and the
-depthwise one, which is the grouped one with one input channel per group) batches its matmul over groups.
-Pooling loops over the window's taps, each tap one vectorized maximum or sum over the output slice whose
-windows it falls inside, so the padding is never materialized; AvgPool divides by the count of input
-elements in each window, as TF's does. half and bfloat16 compute in float32 and round once.
+Every kernel works on an NHWC view (NCHW is transposed in and out, as TF's oneDNN kernels accept it on CPU);
+the arithmetic (im2col and one BLAS matmul per chunk, col2im, separable pooling, the first-maximum routing of
+MaxPoolGrad) is in conv_kernels.
 """
 
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -41,7 +36,23 @@ from tensorweave.ops import (
     shape_ops,
     space_batch_ops,
 )
-from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
+from tensorweave.ops.conv_kernels import (
+    ConvGeometry,
+    PoolGeometry,
+    avg_divisors,
+    avg_pool_nhwc,
+    compute_dtype,
+    conv_backprop_filter,
+    conv_backprop_input,
+    conv_forward,
+    first_max_taps,
+    lowest,
+    max_pool_grad_nhwc,
+    max_pool_nhwc,
+    runtime_window,
+    static_window,
+)
+from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
 
@@ -50,7 +61,6 @@ _CONV_ATTRS = ["strides: list(int)", "use_cudnn_on_gpu: bool = true", "padding: 
                "dilations: list(int) = [1, 1, 1, 1]"]
 _POOL_ATTRS = ["ksize: list(int) >= 4", "strides: list(int) >= 4"]
 _FLOAT = "{half, bfloat16, float, double}"
-IM2COL_CHUNK_BYTES = 16 << 20  # measured: big enough for BLAS, small enough to stay in cache
 
 
 def attr_text(value: Any) -> str:
@@ -85,55 +95,6 @@ class _Format(NamedTuple):
         return np.ascontiguousarray(x.transpose(0, 3, 1, 2)) if self.nchw else x
 
 
-# -- Window geometry (TF's GetWindowedOutputSize) -------------------------------------------------------
-
-
-class Window(NamedTuple):
-    """One spatial dimension of a sliding window: its output size and the padding before and after."""
-
-    size: int
-    before: int
-    after: int
-
-
-def _window(in_size: int, k: int, stride: int, dilation: int, padding: str,
-            explicit: tuple[int, int] = (0, 0)) -> Window:
-    """The output size and padding of one dimension, as TF's kernels compute them (SAME puts the odd padding
-    after); None for a size that would be negative."""
-    effective = (k - 1) * dilation + 1
-    if padding == "SAME":
-        out = -(-in_size // stride)
-        needed = max(0, (out - 1) * stride + effective - in_size)
-        return Window(out, needed // 2, needed - needed // 2)
-    before, after = explicit if padding == "EXPLICIT" else (0, 0)
-    return Window((in_size + before + after - effective + stride) // stride, before, after)
-
-
-def runtime_window(ctx: OpKernelContext, in_size: int, k: int, stride: int, dilation: int, padding: str,
-                    explicit: tuple[int, int] = (0, 0)) -> Window:
-    window = _window(in_size, k, stride, dilation, padding, explicit)
-    if window.size < 0:
-        raise invalid_argument(ctx, f"Computed output size would be negative: {window.size} [input_size: {in_size}, "
-                                    f"effective_filter_size: {(k - 1) * dilation + 1}, stride: {stride}]")
-    return window
-
-
-def static_window(in_size: int | None, k: int | None, stride: int, dilation: int, padding: str,
-                   explicit: tuple[int, int] = (0, 0)) -> int | None:
-    """The output size a shape function infers (None if unknown), with TF's error for a window larger than
-    its (padded) input."""
-    if in_size is None:
-        return None
-    if padding == "SAME":
-        return -(-in_size // stride)
-    if k is None:
-        return None
-    padded, effective = in_size + explicit[0] + explicit[1], (k - 1) * dilation + 1
-    if padded < effective:
-        raise ValueError(f"Negative dimension size caused by subtracting {effective} from {padded}")
-    return (padded - effective + stride) // stride
-
-
 def _explicit_pairs(fmt: _Format, explicit_paddings: Sequence[int]) -> tuple[tuple[int, int], tuple[int, int]]:
     """The (before, after) paddings of the two spatial dimensions, from the flat 8-value attr."""
     pairs = [tuple(explicit_paddings[i:i + 2]) for i in range(0, 8, 2)]
@@ -155,44 +116,12 @@ def _check_explicit_paddings(fmt: _Format, padding: str, explicit_paddings: Sequ
         raise ValueError("Nonzero explicit padding in the batch or depth dimensions is not supported")
 
 
-def compute_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype a kernel computes in: float32 for half and bfloat16 (rounded once at the end, as TF's)."""
-    return np.dtype(np.float32) if dtype in (np.float16, BFLOAT16) else dtype
-
-
 # -- Convolution geometry and the im2col kernels ------------------------------------------------------
-
-
-class _ConvGeometry(NamedTuple):
-    """A 2-D convolution in NHWC terms: sizes, the output windows of both spatial dimensions, and groups."""
-
-    batch: int
-    in_h: int
-    in_w: int
-    in_depth: int
-    kh: int
-    kw: int
-    filter_depth: int
-    out_depth: int
-    rows: Window
-    cols: Window
-    stride_h: int
-    stride_w: int
-    dilation_h: int
-    dilation_w: int
-
-    @property
-    def groups(self) -> int:
-        return self.in_depth // self.filter_depth
-
-    @property
-    def out_shape(self) -> tuple[int, int, int, int]:
-        return self.batch, self.rows.size, self.cols.size, self.out_depth
 
 
 def _conv_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shape: Sequence[int], strides: Sequence[int],
                    padding: Any, explicit_paddings: Sequence[int], data_format: Any, dilations: Sequence[int],
-                   name: str) -> _ConvGeometry:
+                   name: str) -> ConvGeometry:
     """The checks TF's conv kernels make at run time, then the geometry."""
     fmt = _Format.of(data_format)
     if len(input_shape) != 4:
@@ -215,124 +144,11 @@ def _conv_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shap
     pad_h, pad_w = _explicit_pairs(fmt, explicit_paddings)
     rows = runtime_window(ctx, h, kh, sh, dh, padding, pad_h)
     cols = runtime_window(ctx, w, kw, sw, dw, padding, pad_w)
-    return _ConvGeometry(n, h, w, c, kh, kw, filter_depth, out_depth, rows, cols, sh, sw, dh, dw)
+    return ConvGeometry(n, h, w, c, kh, kw, filter_depth, out_depth, rows, cols, sh, sw, dh, dw)
 
 
 def shape_text(shape: Sequence[int]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-def _padded(x: Any, g: _ConvGeometry) -> Any:
-    """The NHWC input with its spatial padding (zeros), as one contiguous array."""
-    pads = ((0, 0), (g.rows.before, g.rows.after), (g.cols.before, g.cols.after), (0, 0))
-    if not any(sum(p) for p in pads):
-        return np.ascontiguousarray(x)
-    return np.pad(x, pads)
-
-
-def _windows(x_padded: Any, g: _ConvGeometry) -> Any:
-    """A read-only [N, OH, OW, KH, KW, C] view of every window of the padded input."""
-    sn, sh, sw, sc = x_padded.strides
-    return as_strided(x_padded, (g.batch, g.rows.size, g.cols.size, g.kh, g.kw, g.in_depth),
-                      (sn, sh * g.stride_h, sw * g.stride_w, sh * g.dilation_h, sw * g.dilation_w, sc), writeable=False)
-
-
-def _chunks(g: _ConvGeometry, itemsize: int) -> Iterator[tuple[slice, slice]]:
-    """(images, output rows) blocks whose im2col matrix fits the chunk budget: whole images while one fits,
-    else row blocks of one image."""
-    row_bytes = g.cols.size * g.kh * g.kw * g.in_depth * itemsize
-    image_bytes = max(1, row_bytes * g.rows.size)
-    if image_bytes <= IM2COL_CHUNK_BYTES:
-        images = IM2COL_CHUNK_BYTES // image_bytes
-        for n in range(0, g.batch, images):
-            yield slice(n, n + images), slice(None)
-        return
-    rows = max(1, IM2COL_CHUNK_BYTES // max(1, row_bytes))
-    for n in range(g.batch):
-        for r in range(0, g.rows.size, rows):
-            yield slice(n, n + 1), slice(r, r + rows)
-
-
-def _grouped_filter(filters: Any, g: _ConvGeometry) -> Any:
-    """The [KH, KW, Cg, O] filter as [G, KH*KW*Cg, O/G] (the output channels of a group are consecutive)."""
-    groups, per_group = g.groups, g.out_depth // g.groups
-    return (filters.reshape(g.kh, g.kw, g.filter_depth, groups, per_group).transpose(3, 0, 1, 2, 4)
-            .reshape(groups, -1, per_group))
-
-
-def _grouped_patches(patches: Any, g: _ConvGeometry) -> Any:
-    """[rows, KH, KW, C] windows as [G, rows, KH*KW*Cg]."""
-    return (patches.reshape(-1, g.kh * g.kw, g.groups, g.filter_depth).transpose(2, 0, 1, 3)
-            .reshape(g.groups, -1, g.kh * g.kw * g.filter_depth))
-
-
-def _conv_forward(x: Any, filters: Any, g: _ConvGeometry) -> Any:
-    """The NHWC convolution: im2col of each chunk, then one matmul (batched over groups)."""
-    dtype = compute_dtype(x.dtype)
-    x, filters = x.astype(dtype, copy=False), filters.astype(dtype, copy=False)
-    out = np.zeros(g.out_shape, dtype)
-    if out.size == 0 or g.kh * g.kw * g.filter_depth == 0:
-        return out
-    windows = _windows(_padded(x, g), g)
-    flat_filter = filters.reshape(-1, g.out_depth) if g.groups == 1 else _grouped_filter(filters, g)
-    for images, rows in _chunks(g, dtype.itemsize):
-        target = out[images, rows].reshape(-1, g.out_depth)
-        patches = windows[images, rows].reshape(-1, g.kh * g.kw * g.in_depth)
-        if g.groups == 1:
-            np.matmul(patches, flat_filter, out=target)
-        else:
-            target[...] = np.matmul(_grouped_patches(patches, g), flat_filter).transpose(1, 0, 2).reshape(target.shape)
-    return out
-
-
-def _conv_backprop_input(filters: Any, out_backprop: Any, g: _ConvGeometry) -> Any:
-    """The gradient of the input: each output pixel's [KH*KW*C] column, from one matmul per chunk, added back
-    into the padded input by one strided slice per filter tap (col2im)."""
-    dtype = compute_dtype(out_backprop.dtype)
-    filters, out_backprop = filters.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
-    padded = np.zeros((g.batch, g.in_h + g.rows.before + g.rows.after, g.in_w + g.cols.before + g.cols.after,
-                       g.in_depth), dtype)
-    if out_backprop.size and filters.size:
-        flat_filter = filters.reshape(-1, g.out_depth) if g.groups == 1 else _grouped_filter(filters, g)
-        for images, rows in _chunks(g, dtype.itemsize):
-            grad = out_backprop[images, rows]
-            n, oh, ow = grad.shape[:3]
-            if g.groups == 1:
-                cols = np.matmul(grad.reshape(-1, g.out_depth), flat_filter.T)
-            else:
-                per_group = grad.reshape(-1, g.groups, g.out_depth // g.groups).transpose(1, 0, 2)
-                cols = (np.matmul(per_group, flat_filter.transpose(0, 2, 1))
-                        .reshape(g.groups, -1, g.kh * g.kw, g.filter_depth).transpose(1, 2, 0, 3))
-            cols = cols.reshape(n, oh, ow, g.kh, g.kw, g.in_depth)
-            row0 = 0 if rows.start is None else rows.start
-            for i in range(g.kh):
-                top = row0 * g.stride_h + i * g.dilation_h
-                for j in range(g.kw):
-                    left = j * g.dilation_w
-                    padded[images, top:top + (oh - 1) * g.stride_h + 1:g.stride_h,
-                           left:left + (ow - 1) * g.stride_w + 1:g.stride_w] += cols[:, :, :, i, j]
-    return padded[:, g.rows.before:g.rows.before + g.in_h, g.cols.before:g.cols.before + g.in_w]
-
-
-def _conv_backprop_filter(x: Any, out_backprop: Any, g: _ConvGeometry) -> Any:
-    """The gradient of the filter: the im2col matrix of each chunk, transposed, times its output gradient,
-    summed over chunks."""
-    dtype = compute_dtype(x.dtype)
-    x, out_backprop = x.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
-    per_group = g.out_depth // max(1, g.groups)
-    grad = np.zeros((g.groups, g.kh * g.kw * g.filter_depth, per_group), dtype)
-    if out_backprop.size and x.size:
-        windows = _windows(_padded(x, g), g)
-        for images, rows in _chunks(g, dtype.itemsize):
-            patches = windows[images, rows].reshape(-1, g.kh * g.kw * g.in_depth)
-            dy = out_backprop[images, rows].reshape(-1, g.out_depth)
-            if g.groups == 1:
-                grad[0] += patches.T @ dy
-            else:
-                grad += np.matmul(_grouped_patches(patches, g).transpose(0, 2, 1),
-                                  dy.reshape(-1, g.groups, per_group).transpose(1, 0, 2))
-    return (grad.reshape(g.groups, g.kh, g.kw, g.filter_depth, per_group).transpose(1, 2, 3, 0, 4)
-            .reshape(g.kh, g.kw, g.filter_depth, g.out_depth))
 
 
 # -- Shape functions ----------------------------------------------------------------------------------
@@ -407,7 +223,7 @@ def _conv2d(ctx: OpKernelContext, input: Any, filter: Any, strides: list, paddin
     g = _conv_geometry(ctx, input.shape, filter.shape, strides, padding, explicit_paddings, data_format, dilations,
                        "convolution")
     fmt = _Format.of(data_format)
-    return fmt.from_nhwc(_conv_forward(fmt.to_nhwc(input), filter, g).astype(input.dtype, copy=False))
+    return fmt.from_nhwc(conv_forward(fmt.to_nhwc(input), filter, g).astype(input.dtype, copy=False))
 
 
 DepthwiseConv2dNative = Op("DepthwiseConv2dNative", inputs=["input: T", "filter: T"], outputs=["output: T"],
@@ -437,7 +253,7 @@ def _depthwise_conv2d(ctx: OpKernelContext, input: Any, filter: Any, strides: li
     grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1) if filter.ndim == 4 else filter
     g = _conv_geometry(ctx, input.shape, grouped.shape, strides, padding, explicit_paddings, data_format, dilations,
                        "convolution")
-    return fmt.from_nhwc(_conv_forward(fmt.to_nhwc(input), grouped, g).astype(input.dtype, copy=False))
+    return fmt.from_nhwc(conv_forward(fmt.to_nhwc(input), grouped, g).astype(input.dtype, copy=False))
 
 
 # -- Conv2DBackpropInput, Conv2DBackpropFilter ----------------------------------------------------------
@@ -473,7 +289,7 @@ def _backprop_sizes(ctx: OpKernelContext, sizes: Any, other: Sequence[int], fmt:
     return sizes
 
 
-def _check_backprop_sizes(ctx: OpKernelContext, name: str, g: _ConvGeometry, grad_shape: Sequence[int],
+def _check_backprop_sizes(ctx: OpKernelContext, name: str, g: ConvGeometry, grad_shape: Sequence[int],
                           fmt: _Format) -> None:
     """TF's error when out_backprop's spatial size is not what the forward conv would produce."""
     geometry = [(g.in_h, g.kh, g.rows.size, g.stride_h, g.dilation_h), (g.in_w, g.kw, g.cols.size, g.stride_w,
@@ -499,7 +315,7 @@ def _conv2d_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, 
     g = _conv_geometry(ctx, sizes, filter.shape, strides, padding, explicit_paddings, data_format, dilations,
                        "Conv2DCustomBackpropInput:")
     _check_backprop_sizes(ctx, "Conv2DCustomBackpropInput", g, out_backprop.shape, fmt)
-    grad = _conv_backprop_input(filter, fmt.to_nhwc(out_backprop), g)
+    grad = conv_backprop_input(filter, fmt.to_nhwc(out_backprop), g)
     return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
 
 
@@ -527,7 +343,7 @@ def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,
     g = _conv_geometry(ctx, input.shape, sizes, strides, padding, explicit_paddings, data_format, dilations,
                        "Conv2DCustomBackpropFilter: filter_sizes must be 4-dimensional; input")
     _check_backprop_sizes(ctx, "Conv2DCustomBackpropFilter", g, out_backprop.shape, fmt)
-    grad = _conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g)
+    grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g)
     return grad.astype(input.dtype, copy=False)
 
 
@@ -550,7 +366,7 @@ def _depthwise_backprop_input_shape(ctx: InferenceContext) -> list[tensor_shape.
 
 def _depthwise_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shape: Sequence[int],
                         out_backprop: Any, strides: list, padding: Any, explicit_paddings: list, data_format: Any,
-                        dilations: list, name: str) -> tuple[_ConvGeometry, _Format]:
+                        dilations: list, name: str) -> tuple[ConvGeometry, _Format]:
     """The grouped geometry of a depthwise conv ([KH, KW, C, M] as [KH, KW, 1, C*M]), checked as TF's
     backprop kernels check it."""
     fmt = _Format.of(data_format)
@@ -574,7 +390,7 @@ def _depthwise_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: An
     g, fmt = _depthwise_geometry(ctx, sizes, filter.shape, out_backprop, strides, padding, explicit_paddings,
                                  data_format, dilations, "DepthwiseConv2DBackpropInput")
     grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1)
-    grad = _conv_backprop_input(grouped, fmt.to_nhwc(out_backprop), g)
+    grad = conv_backprop_input(grouped, fmt.to_nhwc(out_backprop), g)
     return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
 
 
@@ -598,44 +414,15 @@ def _depthwise_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: A
     sizes = [int(s) for s in np.asarray(filter_sizes).reshape(-1)]
     g, fmt = _depthwise_geometry(ctx, input.shape, sizes, out_backprop, strides, padding, explicit_paddings,
                                  data_format, dilations, "DepthwiseConv2DBackpropFilter")
-    grad = _conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g)
+    grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g)
     return grad.reshape(sizes).astype(input.dtype, copy=False)
 
 
 # -- Pooling --------------------------------------------------------------------------------------------
 
 
-class _PoolGeometry(NamedTuple):
-    rows: Window
-    cols: Window
-    kh: int
-    kw: int
-    stride_h: int
-    stride_w: int
-
-
-def tap_range(window: Window, in_size: int, tap: int, stride: int) -> tuple[slice, slice]:
-    """For one window tap: the output positions whose window has it inside the input, and the input
-    positions it reads there (a strided slice)."""
-    first = max(0, -(-(window.before - tap) // stride))
-    last = min(window.size, (in_size - 1 + window.before - tap) // stride + 1)
-    if last <= first:
-        return slice(0, 0), slice(0, 0)
-    start = first * stride - window.before + tap
-    return slice(first, last), slice(start, start + (last - first - 1) * stride + 1, stride)
-
-
-def _taps(x: Any, g: _PoolGeometry) -> Iterator[tuple[tuple[slice, slice], Any]]:
-    """Each window tap: the output slice it contributes to and the input values it contributes there."""
-    for i in range(g.kh):
-        out_rows, in_rows = tap_range(g.rows, x.shape[1], i, g.stride_h)
-        for j in range(g.kw):
-            out_cols, in_cols = tap_range(g.cols, x.shape[2], j, g.stride_w)
-            yield (out_rows, out_cols), x[:, in_rows, in_cols]
-
-
 def _pool_geometry(ctx: OpKernelContext, x_shape: Sequence[int], ksize: list, strides: list, padding: Any,
-                   fmt: _Format, explicit: Sequence[int] = ()) -> _PoolGeometry:
+                   fmt: _Format, explicit: Sequence[int] = ()) -> PoolGeometry:
     """TF's run-time checks of a pooling node, then its geometry."""
     if len(x_shape) != 4:
         raise invalid_argument(ctx, "input must be 4-dimensional")
@@ -653,39 +440,8 @@ def _pool_geometry(ctx: OpKernelContext, x_shape: Sequence[int], ksize: list, st
     (h, w), (kh, kw), (sh, sw) = fmt.spatial(x_shape), fmt.spatial(ksize), fmt.spatial(strides)
     pad_h, pad_w = _explicit_pairs(fmt, explicit)
     padding = attr_text(padding)
-    return _PoolGeometry(runtime_window(ctx, h, kh, sh, 1, padding, pad_h),
+    return PoolGeometry(runtime_window(ctx, h, kh, sh, 1, padding, pad_h),
                          runtime_window(ctx, w, kw, sw, 1, padding, pad_w), kh, kw, sh, sw)
-
-
-def lowest(dtype: np.dtype) -> Any:
-    return -np.inf if dtype.kind == "f" or dtype == BFLOAT16 else np.iinfo(dtype).min
-
-
-def _max_pool_nhwc(x: Any, g: _PoolGeometry) -> Any:
-    out = np.full((x.shape[0], g.rows.size, g.cols.size, x.shape[3]), lowest(x.dtype), x.dtype)
-    for (rows, cols), values in _taps(x, g):
-        np.maximum(out[:, rows, cols], values, out=out[:, rows, cols])
-    return out
-
-
-def window_counts(window: Window, in_size: int, k: int, stride: int) -> Any:
-    """How many input positions each output window of one dimension covers."""
-    starts = np.arange(window.size) * stride - window.before
-    return np.minimum(starts + k, in_size) - np.maximum(starts, 0)
-
-
-def _avg_divisors(x_shape: Sequence[int], g: _PoolGeometry, dtype: np.dtype) -> Any:
-    rows = window_counts(g.rows, x_shape[1], g.kh, g.stride_h)
-    cols = window_counts(g.cols, x_shape[2], g.kw, g.stride_w)
-    return np.multiply.outer(rows, cols).astype(dtype)[None, :, :, None]
-
-
-def _avg_pool_nhwc(x: Any, g: _PoolGeometry) -> Any:
-    dtype = compute_dtype(x.dtype)
-    out = np.zeros((x.shape[0], g.rows.size, g.cols.size, x.shape[3]), dtype)
-    for (rows, cols), values in _taps(x, g):
-        out[:, rows, cols] += values
-    return out / _avg_divisors(x.shape, g, dtype)
 
 
 def _pool_shape(ctx: InferenceContext, pool_depth: bool) -> list[tensor_shape.TensorShape]:
@@ -717,7 +473,7 @@ def _max_pool(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padd
               explicit_paddings: list, data_format: Any) -> Any:
     fmt = _Format.of(data_format)
     g = _pool_geometry(ctx, input.shape, ksize, strides, padding, fmt, explicit_paddings)
-    return fmt.from_nhwc(_max_pool_nhwc(fmt.to_nhwc(input), g))
+    return fmt.from_nhwc(max_pool_nhwc(fmt.to_nhwc(input), g))
 
 
 AvgPool = Op("AvgPool", inputs=["value: T"], outputs=["output: T"],
@@ -730,7 +486,7 @@ AvgPool.shape(lambda ctx: _pool_shape(ctx, pool_depth=False))
 def _avg_pool(ctx: OpKernelContext, value: Any, ksize: list, strides: list, padding: Any, data_format: Any) -> Any:
     fmt = _Format.of(data_format)
     g = _pool_geometry(ctx, value.shape, ksize, strides, padding, fmt)
-    return fmt.from_nhwc(_avg_pool_nhwc(fmt.to_nhwc(value), g).astype(value.dtype, copy=False))
+    return fmt.from_nhwc(avg_pool_nhwc(fmt.to_nhwc(value), g).astype(value.dtype, copy=False))
 
 
 MaxPoolGrad = Op("MaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
@@ -754,17 +510,7 @@ def _max_pool_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad
     if dy.shape != out.shape or out.shape != (x.shape[0], g.rows.size, g.cols.size, x.shape[3]):
         raise invalid_argument(ctx, f"Expected orig_output shape to be {shape_text(out.shape)}, but got "
                                     f"{shape_text(dy.shape)}")
-    dtype = compute_dtype(x.dtype)
-    result = np.zeros(x.shape, dtype)
-    unclaimed = np.ones(out.shape, bool)
-    for i in range(g.kh):
-        out_rows, in_rows = tap_range(g.rows, x.shape[1], i, g.stride_h)
-        for j in range(g.kw):
-            out_cols, in_cols = tap_range(g.cols, x.shape[2], j, g.stride_w)
-            hit = unclaimed[:, out_rows, out_cols] & (x[:, in_rows, in_cols] == out[:, out_rows, out_cols])
-            unclaimed[:, out_rows, out_cols] &= ~hit
-            result[:, in_rows, in_cols] += np.where(hit, dy[:, out_rows, out_cols], 0).astype(dtype)
-    return fmt.from_nhwc(result.astype(x.dtype, copy=False))
+    return fmt.from_nhwc(max_pool_grad_nhwc(x, out, dy, g).astype(x.dtype, copy=False))
 
 
 MaxPoolGradGrad = Op("MaxPoolGradGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
@@ -785,14 +531,8 @@ def _max_pool_grad_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any,
         raise invalid_argument(ctx, f"Expected orig_output shape to be {shape_text(out.shape)} and grad shape "
                                     f"{shape_text(x.shape)}")
     result = np.zeros(out.shape, grad.dtype)
-    unclaimed = np.ones(out.shape, bool)
-    for i in range(g.kh):
-        out_rows, in_rows = tap_range(g.rows, x.shape[1], i, g.stride_h)
-        for j in range(g.kw):
-            out_cols, in_cols = tap_range(g.cols, x.shape[2], j, g.stride_w)
-            hit = unclaimed[:, out_rows, out_cols] & (x[:, in_rows, in_cols] == out[:, out_rows, out_cols])
-            unclaimed[:, out_rows, out_cols] &= ~hit
-            result[:, out_rows, out_cols] = np.where(hit, dx[:, in_rows, in_cols], result[:, out_rows, out_cols])
+    for (out_rows, out_cols), (in_rows, in_cols), hit in first_max_taps(x, out, g):
+        np.copyto(result[:, out_rows, out_cols], dx[:, in_rows, in_cols], where=hit)
     return fmt.from_nhwc(result)
 
 
@@ -822,13 +562,10 @@ def _avg_pool_grad(ctx: OpKernelContext, orig_input_shape: Any, grad: Any, ksize
         raise invalid_argument(ctx, f"grad has shape {shape_text(grad.shape)}, the pooled output's is "
                                     f"{shape_text(fmt.dims(n, g.rows.size, g.cols.size, c))}")
     dtype = compute_dtype(grad.dtype)
-    shares = dy.astype(dtype) / _avg_divisors((n, h, w, c), g, dtype)
+    shares = dy.astype(dtype) / avg_divisors((n, h, w, c), g, dtype)
     result = np.zeros((n, h, w, c), dtype)
-    for i in range(g.kh):
-        out_rows, in_rows = tap_range(g.rows, h, i, g.stride_h)
-        for j in range(g.kw):
-            out_cols, in_cols = tap_range(g.cols, w, j, g.stride_w)
-            result[:, in_rows, in_cols] += shares[:, out_rows, out_cols]
+    for (out_rows, out_cols), (in_rows, in_cols) in g.taps((n, h, w, c)):
+        result[:, in_rows, in_cols] += shares[:, out_rows, out_cols]
     return fmt.from_nhwc(result.astype(grad.dtype, copy=False))
 
 
@@ -848,7 +585,7 @@ def _max_pool_with_argmax_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
     return [out, out]
 
 
-def _window_argmax(x: Any, g: _PoolGeometry) -> tuple[Any, Any, Any]:
+def _window_argmax(x: Any, g: PoolGeometry) -> tuple[Any, Any, Any]:
     """Each NHWC window's maximum and the input row and column it sits at: the first in row-major order
     among equals, padding never (TF's kernel walks the input in that order and keeps a strictly greater)."""
     n, h, w, c = x.shape

@@ -20,8 +20,8 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import elementwise_ops, manipulation_ops, shape_helpers
+from tensorweave.ops.conv_kernels import Window, lowest, runtime_window, static_window
 from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.nn_conv_ops import Window, lowest, runtime_window, static_window
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
 

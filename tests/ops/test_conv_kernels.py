@@ -1,0 +1,120 @@
+"""The arithmetic of ops/conv_kernels.py: im2col in either layout and in chunks of any size (down to one output
+row) gives the same convolution and gradients as a float64 reference computed one filter tap at a time, and
+MaxPoolGrad routes to the first maximum of disjoint windows without letting other gradients leak in."""
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave.ops import conv_kernels
+
+RNG = np.random.default_rng(7)
+
+
+def _window(size, k, stride, dilation, padding):
+    effective = (k - 1) * dilation + 1
+    if isinstance(padding, tuple):
+        return (size + sum(padding) - effective) // stride + 1, padding[0]
+    if padding == "SAME":
+        out = -(-size // stride)
+        return out, max(0, (out - 1) * stride + effective - size) // 2
+    return (size - effective) // stride + 1, 0
+
+
+def _reference(x, f, strides, padding, dilations, dy):
+    """Forward output, input gradient and filter gradient in float64, one (i, j) filter tap at a time."""
+    n, h, w, c = x.shape
+    kh, kw, _, o = f.shape
+    (oh, top), (ow, left) = (_window(h, kh, strides[0], dilations[0], padding[0]),
+                             _window(w, kw, strides[1], dilations[1], padding[1]))
+    size_h, size_w = (oh - 1) * strides[0] + (kh - 1) * dilations[0] + 1, (ow - 1) * strides[1] + (kw - 1) * dilations[1] + 1
+    padded = np.zeros((n, max(h + top, size_h), max(w + left, size_w), c))
+    padded[:, top:top + h, left:left + w] = x
+    y, dpadded, df = np.zeros((n, oh, ow, o)), np.zeros_like(padded), np.zeros(f.shape)
+    for i in range(kh):
+        for j in range(kw):
+            rows = slice(i * dilations[0], i * dilations[0] + (oh - 1) * strides[0] + 1, strides[0])
+            cols = slice(j * dilations[1], j * dilations[1] + (ow - 1) * strides[1] + 1, strides[1])
+            y += padded[:, rows, cols] @ f[i, j]
+            dpadded[:, rows, cols] += dy @ f[i, j].T
+            df[i, j] = np.einsum("nhwc,nhwo->co", padded[:, rows, cols], dy)
+    return y, dpadded[:, top:top + h, left:left + w], df
+
+
+CASES = [  # input, filter, strides, padding per dimension, dilations
+    ((2, 9, 8, 1), (3, 4, 1, 5), (1, 1), ("SAME", "SAME"), (1, 1)),  # one channel: im2col tap by tap
+    ((2, 9, 8, 1), (3, 2, 1, 3), (2, 1), ("VALID", "VALID"), (1, 2)),
+    ((1, 7, 9, 1), (2, 3, 1, 2), (1, 2), ((1, 2), (0, 3)), (1, 1)),
+    ((2, 6, 7, 3), (3, 3, 3, 4), (1, 1), ("SAME", "SAME"), (1, 1)),  # row by row
+    ((2, 8, 7, 2), (2, 3, 2, 3), (2, 3), ((2, 0), (1, 1)), (2, 1)),
+]
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 200, 4 << 20])
+@pytest.mark.parametrize("input_shape,filter_shape,strides,padding,dilations", CASES)
+def test_convolution_and_gradients_in_any_chunking(monkeypatch, chunk_bytes, input_shape, filter_shape, strides,
+                                                   padding, dilations):
+    monkeypatch.setattr(conv_kernels, "IM2COL_CHUNK_BYTES", chunk_bytes)
+    x, f = RNG.standard_normal(input_shape), RNG.standard_normal(filter_shape)
+    explicit = isinstance(padding[0], tuple)
+    tf_padding = [[0, 0], list(padding[0]), list(padding[1]), [0, 0]] if explicit else padding[0]
+    s4, d4 = [1, *strides, 1], [1, *dilations, 1]
+    y = tf.nn.conv2d(x.astype(np.float32), f.astype(np.float32), s4, tf_padding, dilations=d4)
+    dy = RNG.standard_normal(y.shape.as_list())
+    want_y, want_dx, want_df = _reference(x, f, strides, padding, dilations, dy)
+    dx = tf.nn.conv2d_backprop_input(list(input_shape), f.astype(np.float32), dy.astype(np.float32), s4,
+                                     tf_padding, dilations=d4)
+    df = tf.nn.conv2d_backprop_filter(x.astype(np.float32), list(filter_shape), dy.astype(np.float32), s4,
+                                      tf_padding, dilations=d4)
+    with tf.Session() as sess:
+        values = sess.run([y, dx, df])
+    for got, want in zip(values, (want_y, want_dx, want_df)):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_im2col_layout_follows_the_longer_contiguous_runs():
+    def geometry(c, stride, dilation):
+        window = conv_kernels.Window(8, 1, 1)
+        return conv_kernels.ConvGeometry(1, 8, 8, c, 3, 3, c, 4, window, window, stride, stride, dilation, dilation)
+
+    assert geometry(1, 1, 1).tap_major and geometry(1, 1, 2).tap_major
+    assert not geometry(1, 2, 1).tap_major and not geometry(3, 1, 1).tap_major
+
+
+@pytest.mark.parametrize("block_bytes", [1, 1 << 20])
+def test_max_pool_grad_of_disjoint_windows_goes_to_the_first_maximum_only(monkeypatch, block_bytes):
+    monkeypatch.setattr(conv_kernels, "POOL_BLOCK_BYTES", block_bytes)
+    x = np.maximum(RNG.standard_normal((2, 7, 6, 3)), 0).astype(np.float32)  # ReLU's zeros: ties everywhere
+    x[0, :2, :2, 0] = 0.0
+    out = x[:, :6, :6].reshape(2, 3, 2, 3, 2, 3).max(axis=(2, 4))
+    dy = RNG.standard_normal(out.shape).astype(np.float32)
+    dy[1, 0, 0, 1] = np.inf  # its window's other positions get zero, not inf * 0
+    want = np.zeros_like(x)
+    for n, i, j, c in np.ndindex(out.shape):
+        window = x[n, 2 * i:2 * i + 2, 2 * j:2 * j + 2, c]
+        a, b = np.unravel_index(np.argmax(window), window.shape)
+        want[n, 2 * i + a, 2 * j + b, c] = dy[n, i, j, c]
+    pooled = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    grad = tf.raw_ops.MaxPoolGrad(orig_input=x, orig_output=out, grad=dy, ksize=[1, 2, 2, 1],
+                                  strides=[1, 2, 2, 1], padding="VALID")
+    with tf.Session() as sess:
+        pooled_value, grad_value = sess.run([pooled, grad])
+    np.testing.assert_array_equal(pooled_value, out)
+    np.testing.assert_array_equal(grad_value, want)
+
+
+def test_pooling_in_blocks_of_one_image_matches_one_block(monkeypatch):
+    """Overlapping SAME windows with padding on both sides, pooled one image at a time and all at once."""
+    data = RNG.standard_normal((3, 8, 7, 2)).astype(np.float32)
+    x = tf.placeholder(tf.float32, data.shape)
+    ksize, strides = [1, 3, 4, 1], [1, 2, 1, 1]
+    pooled = tf.nn.max_pool(x, ksize, strides, "SAME")
+    pools = [pooled, tf.nn.avg_pool(x, ksize, strides, "SAME"),
+             tf.raw_ops.MaxPoolGrad(orig_input=x, orig_output=pooled, grad=tf.ones_like(pooled), ksize=ksize,
+                                    strides=strides, padding="SAME")]
+    with tf.Session() as sess:
+        whole = sess.run(pools, {x: data})
+        monkeypatch.setattr(conv_kernels, "POOL_BLOCK_BYTES", 1)
+        blocks = sess.run(pools, {x: data})
+    for a, b in zip(whole, blocks):
+        np.testing.assert_array_equal(a, b)
