@@ -889,3 +889,150 @@ class LinearOperatorTridiag(LinearOperator):
 
     def _to_dense(self) -> Tensor:
         return matrix_diag(self._compact, k=(-1, 1), align="LEFT_RIGHT")
+
+
+@tf_export("linalg.LinearOperatorBlockLowerTriangular")
+class LinearOperatorBlockLowerTriangular(LinearOperator):
+    """A block lower-triangular matrix from rows of operators (`operators[i]` holds the blocks `A_i0 .. A_ii`,
+    the last one square, on the diagonal): matmul blockwise, solve by block substitution."""
+
+    def __init__(self, operators: Sequence[Sequence[LinearOperator]], is_non_singular: bool | None = None,
+                 is_self_adjoint: bool | None = None, is_positive_definite: bool | None = None,
+                 is_square: bool | None = None, name: str = "LinearOperatorBlockLowerTriangular") -> None:
+        parameters = dict(operators=operators, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                          is_positive_definite=is_positive_definite, is_square=is_square, name=name)
+        rows = [list(row) for row in operators]
+        if not rows:
+            raise ValueError(f"Argument `operators` must be a list of >=1 operators. Received: {list(operators)}.")
+        for i, row in enumerate(rows):
+            if len(row) != i + 1:
+                raise ValueError(f"Argument `operators[{i}]` must contain `{i + 1}` blocks. Received: {len(row)} "
+                                 "blocks.")
+        dtype = rows[0][0].dtype
+        for i, row in enumerate(rows):
+            if any(o.dtype != dtype for o in row):
+                raise TypeError(f"Expected all operators to have the same dtype.  Found {[o.dtype for o in row]} "
+                                f"in row {i} and {dtype} in row 0.")
+        for i, row in enumerate(rows):
+            if row[-1].is_square is False:
+                raise ValueError("Matrices on the diagonal (the final elements of each row-partition in the "
+                                 "`operators` list) must be square. Expected argument "
+                                 f"`operators[{i}][-1].is_square` to be True. Received: False.")
+        if is_square is False:
+            raise ValueError("`LinearOperatorBlockLowerTriangular` must be square."
+                             + expected_true("is_square", is_square))
+        self._operators = rows
+        is_non_singular = auto_hint(
+            [row[-1].is_non_singular for row in rows], is_non_singular,
+            "A blockwise lower-triangular operator with non-singular operators on the main diagonal is always "
+            "non-singular." + expected_true("is_non_singular", is_non_singular))
+        super().__init__(dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                         is_positive_definite=is_positive_definite, is_square=True, name=name,
+                         parameters=parameters)
+
+    @property
+    def operators(self) -> list[list[LinearOperator]]:
+        return self._operators
+
+    def _diagonal(self) -> list[LinearOperator]:
+        return [row[-1] for row in self._operators]
+
+    def _shape(self) -> tensor_shape.TensorShape:
+        n = self._diagonal()[0].domain_dimension
+        for operator in self._diagonal()[1:]:
+            n = n + operator.domain_dimension
+        return _batch_shape([o for row in self._operators for o in row]).concatenate([n, n])
+
+    def _shape_tensor(self) -> Tensor:
+        n = reduce_sum(stack([o.domain_dimension_tensor() for o in self._diagonal()]))
+        return concat([_batch_shape_tensor([o for row in self._operators for o in row]), stack([n, n])], 0)
+
+    def _split(self, x: Tensor) -> list[Tensor]:
+        sizes = [o._dim("domain") for o in self._diagonal()]
+        if not all(isinstance(s, int) for s in sizes):
+            sizes = stack([convert_to_tensor(s) for s in sizes])
+        return split(x, sizes, axis=-2)
+
+    def _block(self, i: int, j: int) -> LinearOperator:
+        return self._operators[i][j]
+
+    def _matmul(self, x: Tensor, adjoint: bool = False, adjoint_arg: bool = False) -> Tensor:
+        x = matrix_adjoint(x) if adjoint_arg else x
+        parts = self._split(x)
+        count = len(parts)
+        result = []
+        for i in range(count):
+            sources = range(i, count) if adjoint else range(i + 1)
+            terms = [self._block(k, i).matmul(parts[k], adjoint=True) if adjoint
+                     else self._block(i, k).matmul(parts[k]) for k in sources]
+            total = terms[0]
+            for term in terms[1:]:
+                total = total + term
+            result.append(total)
+        return _concat_matrices(result, -2)
+
+    def _solve(self, rhs: Tensor, adjoint: bool = False, adjoint_arg: bool = False) -> Tensor:
+        rhs = matrix_adjoint(rhs) if adjoint_arg else rhs
+        parts = self._split(rhs)
+        count = len(parts)
+        solution: list[Tensor | None] = [None] * count
+        for i in (reversed(range(count)) if adjoint else range(count)):
+            residual = parts[i]
+            for k in (range(i + 1, count) if adjoint else range(i)):
+                residual = residual - (self._block(k, i).matmul(solution[k], adjoint=True) if adjoint
+                                       else self._block(i, k).matmul(solution[k]))
+            solution[i] = self._block(i, i).solve(residual, adjoint=adjoint)
+        return _concat_matrices(solution, -2)
+
+    def _to_dense(self) -> Tensor:
+        blocks = [o for row in self._operators for o in row]
+        denses = iter(broadcast_matrix_batch_dims([o.to_dense() for o in blocks]))
+        widths = [o._dim("domain") for o in self._diagonal()]
+        rows = []
+        for i, row in enumerate(self._operators):
+            pieces = [next(denses) for _ in row]
+            after = widths[i + 1:]
+            if after:
+                width = sum(after) if all(isinstance(w, int) for w in after) else reduce_sum(stack(after))
+                batch = pieces[0].shape[:-2]
+                size = [row[-1]._dim("range"), width]
+                target = (batch.as_list() + size if batch.is_fully_defined() and isinstance(width, int)
+                          else concat([shape(pieces[0])[:-2], stack(size)], 0))
+                pieces.append(zeros(target, dtype=self.dtype))
+            rows.append(concat(pieces, -1))
+        return concat(rows, -2)
+
+    def _determinant(self) -> Tensor:
+        result = self._diagonal()[0].determinant()
+        for operator in self._diagonal()[1:]:
+            result = result * operator.determinant()
+        return result
+
+    def _log_abs_determinant(self) -> Tensor:
+        result = self._diagonal()[0].log_abs_determinant()
+        for operator in self._diagonal()[1:]:
+            result = result + operator.log_abs_determinant()
+        return result
+
+    def _trace(self) -> Tensor:
+        result = self._diagonal()[0].trace()
+        for operator in self._diagonal()[1:]:
+            result = result + operator.trace()
+        return result
+
+    def _diag_part(self) -> Tensor:
+        return _concat_vectors([o.diag_part() for o in self._diagonal()])
+
+    def _inverse_operator(self) -> LinearOperator:
+        """Block forward substitution on the identity: `X_ii = A_ii^-1`, `X_ij = -A_ii^-1 sum_k A_ik X_kj`."""
+        count = len(self._operators)
+        inverse: list[list[LinearOperator]] = [[] for _ in range(count)]
+        for i in range(count):
+            for j in range(i):
+                total = None
+                for k in range(j, i):
+                    term = self._block(i, k).matmul(inverse[k][j].to_dense())
+                    total = term if total is None else total + term
+                inverse[i].append(LinearOperatorFullMatrix(-self._block(i, i).solve(total)))
+            inverse[i].append(self._block(i, i).inverse())
+        return LinearOperatorBlockLowerTriangular(inverse, is_non_singular=self.is_non_singular)

@@ -76,6 +76,12 @@ OPERATORS = {
     "low_rank_update_v": (lambda: L.LinearOperatorLowRankUpdate(L.LinearOperatorFullMatrix(SPD), U[0] * [1.0],
                                                                 v=U[1]),
                           SPD + U[0] @ U[1].T),
+    "block_lower_triangular": (
+        lambda: L.LinearOperatorBlockLowerTriangular([[L.LinearOperatorFullMatrix(A[:, :2, :2] + 3 * np.eye(2))],
+                                                      [L.LinearOperatorFullMatrix(FACTOR[:1]),
+                                                       L.LinearOperatorDiag(np.array([4.0]))]]),
+        np.block([[A[:, :2, :2] + 3 * np.eye(2), np.zeros((2, 2, 1))],
+                  [np.tile(FACTOR[:1], (2, 1, 1)), np.full((2, 1, 1), 4.0)]])),
     "toeplitz": (lambda: L.LinearOperatorToeplitz(np.array([4.0, 1.0, 0.5]), np.array([4.0, 2.0, -1.0])),
                  np.array([[4.0, 2.0, -1.0], [1.0, 4.0, 2.0], [0.5, 1.0, 4.0]])),
     "householder": (lambda: L.LinearOperatorHouseholder(np.array([[1.0, 2.0, 2.0], [0.0, 3.0, 4.0]])),
@@ -255,6 +261,10 @@ def test_hints_names_and_the_operators_of_the_algebra():
         assert (zeros.is_non_singular, zeros.is_self_adjoint, zeros.adjoint() is zeros) == (False, True, True)
         rectangular = L.LinearOperatorZeros(2, 3, is_square=False, is_self_adjoint=False)
         assert (str(rectangular.shape), rectangular.adjoint().name) == ("(2, 3)", "LinearOperatorZeros_adjoint")
+        lower = L.LinearOperatorBlockLowerTriangular([[identity], [identity, identity]])
+        assert (lower.name, lower.is_non_singular, lower.is_self_adjoint, _kind(lower.adjoint()),
+                _kind(lower.inverse())) == ("LinearOperatorBlockLowerTriangular", True, None, "LinearOperatorAdjoint",
+                                            "LinearOperatorBlockLowerTriangular")
         inversion = L.LinearOperatorInversion(diag)
         assert inversion.name == "LinearOperatorDiag_inv" and inversion.inverse() is diag
         assert inversion.adjoint() is inversion
@@ -358,6 +368,15 @@ def test_errors_as_tensorflow_raises_them():
          lambda: L.LinearOperatorComposition([identity(2)], is_self_adjoint=False)),
         (TypeError, "Argument `perm` must be integer dtype. Received: Tensor(\"LinearOperatorPermutation/perm:0\", "
          "shape=(2,), dtype=float32).", lambda: L.LinearOperatorPermutation([1.0, 0.0])),
+        (ValueError, "Argument `operators[1]` must contain `2` blocks. Received: 1 blocks.",
+         lambda: L.LinearOperatorBlockLowerTriangular([[identity(2)], [identity(2)]])),
+        (ValueError, "Matrices on the diagonal (the final elements of each row-partition in the `operators` list) "
+         "must be square. Expected argument `operators[0][-1].is_square` to be True. Received: False.",
+         lambda: L.LinearOperatorBlockLowerTriangular([[L.LinearOperatorFullMatrix(np.ones((2, 3)))]])),
+        (ValueError, "A blockwise lower-triangular operator with non-singular operators on the main diagonal is "
+         "always non-singular. Expected argument `is_non_singular` to be True. Received: False.",
+         lambda: L.LinearOperatorBlockLowerTriangular([[identity(2)], [identity(2), identity(2)]],
+                                                      is_non_singular=False)),
         (ValueError, "A Householder operator is always non-positive definite.",
          lambda: L.LinearOperatorHouseholder([1.0], is_positive_definite=True)),
         (ValueError, "Argument `is_non_singular` or argument `operator` must have supplied hint `is_non_singular` "
