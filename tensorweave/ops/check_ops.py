@@ -461,3 +461,99 @@ def is_strictly_increasing(x: Any, name: str | None = None) -> Tensor:
     """Whether `x` (flattened) always increases; true for fewer than two entries."""
     with name_scope(name, "is_strictly_increasing", [x]):
         return reduction_ops.reduce_all(_monotonic_comparison(x, elementwise_ops.greater))
+
+
+# -- assert_shapes -------------------------------------------------------------------------------------
+
+
+def _dimension_sizes(x: Tensor) -> Any:
+    """x's dimension sizes for assert_shapes: ints where static, scalar tensors where not; a scalar counts as
+    shape [1], as TF has it."""
+    rank = x.get_shape().ndims
+    if rank == 0:
+        return (1,)
+    dynamic = shape_ops.shape(x)
+    if rank is not None:
+        return [size if size is not None else dynamic[i] for i, size in enumerate(x.get_shape().as_list())]
+    return control_flow_ops.cond(elementwise_ops.equal(shape_ops.rank(x), 0),
+                                 lambda: convert_to_tensor([1]), lambda: dynamic)
+
+
+def _is_known_size(size: Any) -> bool:
+    """Whether a size (or a size symbol) is a number: an int, or a string that reads as one."""
+    if size is None or isinstance(size, Tensor):
+        return False
+    try:
+        int(size)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@tf_export("debugging.assert_shapes")
+def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, message: str | None = None,
+                  name: str | None = None) -> Operation:
+    """Assert the tensors' shapes against specs of sizes and shared symbols (`[(x, ('N', 'Q')), (y, ('Q',))]`;
+    '.' or None any size, a leading '...' or '*' any number of outer dimensions): what is known statically
+    fails now with a ValueError, the rest at run time."""
+    if isinstance(shapes, dict):
+        shapes = shapes.items()
+    prefix = _message_prefix(message)
+    with name_scope(name, "assert_shapes"):
+        specs = []
+        for x, spec in ((convert_to_tensor(x), spec) for x, spec in shapes if spec is not None):
+            if not (hasattr(spec, "__iter__") or hasattr(spec, "__getitem__")):
+                raise ValueError(f"{prefix}Tensor {x.name}.  Specified shape must be an iterable.  An iterable has "
+                                 "the attribute `__iter__` or `__getitem__`.  Received specified shape: "
+                                 f"{spec}")
+            spec = tuple(spec)
+            for i, symbol in enumerate(spec):
+                if symbol in (Ellipsis, "*") and i != 0:
+                    raise ValueError(f"{prefix}Tensor {x.name} specified shape index {i}.  Symbol `...` or `*` for "
+                                     "a variable number of unspecified dimensions is only allowed as the first entry")
+            outer = bool(spec) and spec[0] in (Ellipsis, "*")
+            symbols = spec[1:] if outer else spec
+            specs.append((x, outer, _dimension_sizes(x), symbols or (1,)))
+
+        rank_assertions = []
+        for x, outer, _, symbols in specs:
+            rank = len(symbols)
+            if outer and rank in (0, 1):
+                continue
+            if outer:
+                check = assert_rank_at_least(x, rank, data=data, summarize=summarize, message=message, name=name)
+            elif rank in (0, 1):
+                check = assert_rank_in(x, [0, 1], data=data, summarize=summarize, message=message, name=name)
+            else:
+                check = assert_rank(x, rank, data=data, summarize=summarize, message=message, name=name)
+            rank_assertions.append(check)
+
+        size_assertions = []
+        bound: dict[Any, tuple[Any, Tensor, int]] = {}
+        for x, outer, sizes, symbols in specs:
+            for i, symbol in enumerate(symbols):
+                if symbol in (None, "."):
+                    continue
+                dim = i - len(symbols) if outer else i
+                with control_dependencies(rank_assertions):
+                    actual = sizes[dim]
+                if not _is_known_size(symbol) and symbol not in bound:
+                    bound[symbol] = (actual, x, dim)
+                    continue
+                if _is_known_size(symbol):
+                    expected, source = int(symbol), "Specified explicitly"
+                else:
+                    expected, by, by_dim = bound[symbol]
+                    source = f"Specified by tensor {by.name} dimension {by_dim}"
+                if _is_known_size(actual) and _is_known_size(expected):
+                    if int(actual) != int(expected):
+                        raise ValueError(f"{prefix}{source}.  Tensor {x.name} dimension {dim} must have size "
+                                         f"{int(expected)}.  Received size {int(actual)}, shape {x.get_shape()}")
+                    continue
+                condition = elementwise_ops.equal(convert_to_tensor(actual), convert_to_tensor(expected))
+                summary = data if data is not None else [
+                    prefix, source, f"Tensor {x.name} dimension", dim, "must have size", expected,
+                    "Received shape: ", shape_ops.shape(x)]
+                size_assertions.append(logging_ops.Assert_(condition, summary, summarize=summarize))
+    with control_dependencies(rank_assertions):
+        return control_flow_ops.group(*size_assertions)

@@ -33,7 +33,7 @@ from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.manipulation_ops import concat
 from tensorweave.ops.ragged_tensor import RaggedTensor
 from tensorweave.ops.reduction_ops import _deprecated_alias, _reduction_shape
-from tensorweave.ops.shape_helpers import broadcast_shapes, unary_shape, with_rank
+from tensorweave.ops.shape_helpers import broadcast_shapes, unary_shape, with_rank, with_rank_at_least
 from tensorweave.platform.tf_export import tf_export
 
 _MASK64 = (1 << 64) - 1
@@ -674,6 +674,48 @@ def string_to_hash_bucket(string_tensor: Any = None, num_buckets: int | None = N
     """TF's legacy Hash64 of each string modulo `num_buckets` (`input` is the deprecated name)."""
     string_tensor = _deprecated_alias("input", input, "string_tensor", string_tensor)
     return StringToHashBucket(string_tensor, num_buckets=num_buckets, name=name)
+
+
+# -- Fingerprint -------------------------------------------------------------------------------------
+
+Fingerprint = Op("Fingerprint", inputs=["data: T", "method: string"], outputs=["fingerprint: uint8"],
+                 attrs=["T: type"])
+
+
+@Fingerprint.shape
+def _fingerprint_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    data = with_rank_at_least(ctx.input_shape(0), 1)
+    with_rank(ctx.input_shape(1), 0)
+    return [tensor_shape.TensorShape([data.dims[0], 8])]
+
+
+@Fingerprint.kernel("CPU")
+def _fingerprint(ctx: OpKernelContext, data: Any, method: Any, T: dtypes.DType) -> Any:  # noqa: N803
+    """Fingerprint64 of each row's bytes (a string row: of its strings' fingerprints, unless it holds one
+    string), as 8 little-endian bytes."""
+    if np.ndim(method) != 0:
+        raise invalid_argument(ctx, f"`method` should be a scalar string: {tensor_shape.shape_string(method.shape)}")
+    if method.item() != b"farmhash64":
+        raise invalid_argument(ctx, f"Unsupported fingerprint method: {_text(method.item())}")
+    if np.ndim(data) == 0:
+        raise invalid_argument(ctx, "`data` should have at least one dimension: []")
+    rows = data.shape[0]
+    if T == dtypes.string:
+        prints = _per_string(fingerprint64, data.reshape(-1), otype=np.uint64)
+        if prints.size == rows:
+            return prints.astype("<u8").view(np.uint8).reshape(rows, 8)
+        data = prints
+    raw = np.ascontiguousarray(data).tobytes()
+    width = len(raw) // rows if rows else 0
+    prints = _per_string(lambda i: fingerprint64(raw[i * width:(i + 1) * width]), np.arange(rows), otype=np.uint64)
+    return prints.astype("<u8").view(np.uint8).reshape(rows, 8)
+
+
+@tf_export("fingerprint")
+def fingerprint(data: Any, method: str = "farmhash64", name: str | None = None) -> Tensor:
+    """A stable 64-bit fingerprint of each row of `data` (FarmHash Fingerprint64), as `[rows, 8]` uint8: the
+    same across processes, platforms and TF versions, for sharding and deduplication."""
+    return Fingerprint(data, method, name=name)
 
 
 # -- Base64 (web-safe alphabet, as TF's) -------------------------------------------------------------

@@ -370,3 +370,51 @@ def test_tf_print_to_file(tmp_path: Any) -> None:
     path = tmp_path / "out.txt"
     _run(lambda: tf.print("v", tf.constant([1, 2]), output_stream=f"file://{path}"), runs=2)
     assert path.read_text() == "v [1 2]\n" * 2
+
+
+def test_assert_shapes_static_and_at_run_time():
+    with tf.Graph().as_default():
+        x = tf.zeros([2, 3], name="x")
+        y = tf.zeros([3], name="y")
+        s = tf.zeros([], name="s")
+        z = tf.zeros([4, 2, 3], name="z")
+        assert tf.debugging.assert_shapes([(x, ("N", "Q")), (y, ("Q",)), (s, []), (z, ("...", "N", "Q"))]).type == \
+            "NoOp"
+        assert tf.debugging.assert_shapes({x: (2, 3), y: ["Q"], s: (".",)}).type == "NoOp"
+        assert tf.debugging.assert_shapes([(z, ("*", 3)), (x, ("*", "Q"))]).type == "NoOp"
+        cases = [
+            ([(x, ("N",))], None, "Tensor x:0 must have rank in (0, 1).  Received rank 2, shape (2, 3)"),
+            ([(y, ("N", "Q"))], "hello", "hello.  Tensor y:0 must have rank 2.  Received rank 1, shape (3,)"),
+            ([(x, ("N", "Q")), (y, ("N",))], None, "Specified by tensor x:0 dimension 0.  Tensor y:0 dimension 0 "
+             "must have size 2.  Received size 3, shape (3,)"),
+            ([(x, (2, 4))], "m", "m.  Specified explicitly.  Tensor x:0 dimension 1 must have size 4.  Received "
+             "size 3, shape (2, 3)"),
+            ([(x, 3)], None, "Tensor x:0.  Specified shape must be an iterable.  An iterable has the attribute "
+             "`__iter__` or `__getitem__`.  Received specified shape: 3"),
+            ([(y, ("*", "A", "B"))], None, "Tensor y:0 must have rank at least 2.  Received rank 1, shape (3,)"),
+            ([(s, (2,))], None, "Specified explicitly.  Tensor s:0 dimension 0 must have size 2.  Received size 1, "
+             "shape ()"),
+            ([(x, (2, ..., 3))], None, "Tensor x:0 specified shape index 1.  Symbol `...` or `*` for a variable "
+             "number of unspecified dimensions is only allowed as the first entry"),
+        ]
+        for shapes, message, expected in cases:
+            with pytest.raises(ValueError) as info:
+                tf.debugging.assert_shapes(shapes, message=message)
+            assert str(info.value) == expected
+        p = tf.placeholder(tf.float32, [None, 3], name="p")
+        q = tf.placeholder(tf.float32, None, name="q")
+        same = tf.debugging.assert_shapes([(p, ("N", "Q")), (x, ("N", "Q"))])
+        explicit = tf.debugging.assert_shapes([(q, ("N", 3)), (x, (2, "Q"))])
+        vector = tf.debugging.assert_shapes([(q, ("N",))])
+        with tf.Session() as sess:
+            sess.run(same, {p: np.zeros((2, 3))})
+            sess.run(vector, {q: 1.0})
+            failures = [(same, {p: np.zeros((5, 3))}, r"\[Specified by tensor p:0 dimension 0\] \[Tensor x:0 "
+                         r"dimension\] \[0\] \[must have size\] \[5\] \[Received shape: \] \[2 3\]"),
+                        (explicit, {q: np.zeros((2, 4))}, r"\[Specified explicitly\] \[Tensor q:0 dimension\] \[1\] "
+                         r"\[must have size\] \[3\] \[Received shape: \] \[2 4\]"),
+                        (explicit, {q: np.zeros((2,))}, "must have rank"),
+                        (vector, {q: np.zeros((2, 2))}, r"\[Tensor q:0 must have rank in\] \[0\] \[1\]")]
+            for op, feed, match in failures:
+                with pytest.raises(tf.errors.InvalidArgumentError, match=match):
+                    sess.run(op, feed)

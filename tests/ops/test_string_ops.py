@@ -342,3 +342,30 @@ def test_ngrams():
                     preserve_short_sequences=True) == [[b"L|a|R", b"L|b|c|d|e", b"b|c|d|e|R"], [0, 1, 3]]
         with pytest.raises(ValueError, match="pad_values must be provided if padding_width is set."):
             tf.strings.ngrams(tf.constant(["a"]), 2, padding_width=1)
+
+
+def test_fingerprint_matches_tensorflow():
+    long = b"hello world, this is long enough to pass 64 bytes of text for sure!!"
+    cases = [  # (data, TF 2.21's fingerprint)
+        (np.array([[1, 2], [3, 4]], np.int32), [[76, 18, 253, 133, 168, 204, 240, 10],
+                                                [254, 162, 60, 240, 103, 244, 53, 255]]),
+        (np.array([b"a", long], object), [[227, 117, 223, 182, 101, 66, 69, 179], [142, 210, 49, 203, 253, 156, 42, 25]]),
+        (np.array([[b"a", b"b"]], object), [[122, 64, 59, 169, 136, 60, 55, 83]]),
+        (np.array([1.5]), [[179, 164, 179, 195, 72, 236, 82, 76]]),
+        (np.arange(40, dtype=np.int64).reshape(2, 20), [[110, 63, 91, 65, 243, 32, 40, 19],
+                                                        [120, 252, 244, 65, 177, 169, 107, 202]]),
+        (np.array([[True, False]]), [[236, 208, 118, 51, 144, 142, 61, 0]]),
+        (np.zeros((0, 3), np.float32), np.zeros((0, 8))),
+    ]
+    for data, expected in cases:
+        check_op(tf.fingerprint, [data], np.array(expected, np.uint8))
+    with tf.Graph().as_default():
+        assert tf.fingerprint(tf.placeholder(tf.float32, [None, None, 2])).shape.as_list() == [None, 8]
+        with pytest.raises(ValueError, match="Shape must be at least rank 1 but is rank 0"):
+            tf.fingerprint(tf.constant(1))
+        method = tf.placeholder(tf.string)
+        with tf.Session() as sess:
+            for value, message in (("md5", "Unsupported fingerprint method: md5"),
+                                   (["a"], re.escape("`method` should be a scalar string: [1]"))):
+                with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                    sess.run(tf.fingerprint([1], method=method), {method: value})

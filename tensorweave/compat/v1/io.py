@@ -9,6 +9,7 @@ from tensorweave.ops import data_flow_ops as _data_flow_ops
 from tensorweave.ops import image_ops as _image_ops
 from tensorweave.ops import io_ops as _io_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
+from tensorweave.ops import proto_ops as _proto_ops
 from tensorweave.ops import sparse_misc_ops as _sparse_misc_ops
 from tensorweave.ops import string_ops as _string_ops
 from tensorweave.platform.tf_export import populate as _populate
