@@ -966,9 +966,12 @@ def _add_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @AddN.kernel("CPU")
 def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
+    first = np.shape(inputs[0])
+    if len(inputs) == 2 and np.shape(inputs[1]) == first:  # a gradient's two paths: the common case, checked once
+        return inputs[0] + inputs[1]
     shapes = [np.shape(x) for x in inputs]
     for index, shape in enumerate(shapes):
-        if shape != shapes[0]:
+        if shape != first:
             raise _same_shape_error(ctx, shapes, index)
     if len(inputs) == 1:
         return inputs[0]
