@@ -427,12 +427,15 @@ def _rsqrt(x: Any) -> Any:
 
 
 def _sigmoid(x: Any) -> Any:
-    """1 / (1 + e^-x); for real x from e^-|x|, which never overflows (tiny results keep their precision)."""
-    if np.iscomplexobj(x):
+    """1 / (1 + e^-x). In float and double e^-x overflows only where the result is below the normal range (0,
+    as TF's); half takes e^-|x|, which never overflows, so that its tiny results keep their precision."""
+    if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
     if x.dtype == BFLOAT16:  # Eigen's generic logistic, each step rounded to bfloat16
         e = np.exp(x)
         return np.where(np.isinf(e), x.dtype.type(1), e / (1 + e))
+    if x.dtype.itemsize >= 4:  # kernels run under quiet_numerics: the overflow warns nothing
+        return 1 / (1 + np.exp(-x))
     e = np.exp(-np.abs(x))
     r = 1 / (1 + e)
     return np.where(x >= 0, r, e * r)
@@ -963,9 +966,12 @@ def _add_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @AddN.kernel("CPU")
 def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
+    first = np.shape(inputs[0])
+    if len(inputs) == 2 and np.shape(inputs[1]) == first:  # a gradient's two paths: the common case, checked once
+        return inputs[0] + inputs[1]
     shapes = [np.shape(x) for x in inputs]
     for index, shape in enumerate(shapes):
-        if shape != shapes[0]:
+        if shape != first:
             raise _same_shape_error(ctx, shapes, index)
     if len(inputs) == 1:
         return inputs[0]
@@ -1081,6 +1087,11 @@ _install_operators()
 # to its shape through `shape_ops.unbroadcast`. The dedicated grad ops (SigmoidGrad, TanhGrad, SqrtGrad,
 # RsqrtGrad, ReciprocalGrad: `dy` times the derivative, from the op's output `y`) are TF's.
 
+def _conj(x: Any) -> Any:
+    """The conjugate of complex values; real ones as they are (np.conj would copy them)."""
+    return np.conj(x) if x.dtype.kind == "c" else x
+
+
 def _grad_op(name: str, fn: Callable) -> Op:
     op = Op(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[f"T: {_FLOAT_COMPLEX}"])
     op.shape(broadcast_binary_shape)
@@ -1088,8 +1099,8 @@ def _grad_op(name: str, fn: Callable) -> Op:
     return op
 
 
-SigmoidGrad = _grad_op("SigmoidGrad", lambda y, dy: dy * np.conj(y * (1 - y)))
-TanhGrad = _grad_op("TanhGrad", lambda y, dy: dy * np.conj(1 - y * y))
+SigmoidGrad = _grad_op("SigmoidGrad", lambda y, dy: dy * _conj(y * (1 - y)))
+TanhGrad = _grad_op("TanhGrad", lambda y, dy: dy * _conj(1 - y * y))
 SqrtGrad = _grad_op("SqrtGrad", lambda y, dy: dy * (np.asarray(0.5, np.asarray(y).dtype) / np.conj(y)))
 RsqrtGrad = _grad_op("RsqrtGrad", lambda y, dy: dy * np.conj(y * y * y) * np.asarray(-0.5, np.asarray(y).dtype))
 ReciprocalGrad = _grad_op("ReciprocalGrad", lambda y, dy: -dy * np.conj(y * y))

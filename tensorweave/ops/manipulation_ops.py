@@ -349,12 +349,17 @@ def _split(ctx: OpKernelContext, split_dim: Any, value: Any, num_split: int) -> 
     if value.shape[axis] % num_split:
         raise invalid_argument(ctx, f"Number of ways to split should evenly divide the split dimension, but got split_dim "
                        f"{axis} (size = {value.shape[axis]}) and num_split {num_split}")
-    # basic slices (views, as NumPy's split gives) without its generic per-piece machinery
-    step, index = value.shape[axis] // num_split, [slice(None)] * value.ndim
-    pieces = []
-    for start in range(0, num_split * step, step) if step else [0] * num_split:
-        index[axis] = slice(start, start + step)
+    return _pieces(value, axis, [value.shape[axis] // num_split] * num_split)
+
+
+def _pieces(value: Any, axis: int, sizes: list[int]) -> list:
+    """`value` cut along `axis` into pieces of `sizes`: basic slices (views, as NumPy's split gives) without its
+    generic per-piece machinery."""
+    index, start, pieces = [slice(None)] * value.ndim, 0, []
+    for size in sizes:
+        index[axis] = slice(start, start + size)
         pieces.append(value[tuple(index)])
+        start += size
     return pieces
 
 
@@ -375,8 +380,7 @@ def _split_v(ctx: OpKernelContext, value: Any, size_splits: Any, split_dim: Any,
         raise invalid_argument(ctx, "Determined shape must either match input shape along split_dim exactly if fully "
                        "specified, or be less than the size of the input along split_dim if not fully "
                        f"specified.  Got: {known}")
-    sizes = [dim - known if s == -1 else s for s in sizes]
-    return ctx.xp.split(value, np.cumsum(sizes[:-1]).tolist(), axis=axis)
+    return _pieces(value, axis, [dim - known if s == -1 else s for s in sizes])
 
 
 @tf_export("split")
@@ -447,15 +451,18 @@ def _concat(ctx: OpKernelContext, *args: Any) -> Any:
                        f"got {concat_dim}")
     if rank == 0:
         raise invalid_argument(ctx, "ConcatOp : Can't concatenate scalars (use tf.stack instead)")
-    for i, v in enumerate(values):
-        if v.ndim != rank:
-            raise invalid_argument(ctx, "ConcatOp : Ranks of all input tensors should match: "
-                                   + _concat_shapes(first, v, i))
-        for j in range(rank):
-            if j != axis and v.shape[j] != first.shape[j]:
-                raise invalid_argument(ctx, f"ConcatOp : Dimension {j} in both shapes must be equal: "
-                                       + _concat_shapes(first, v, i))
-    return ctx.xp.concatenate(values, axis=axis)
+    try:
+        return ctx.xp.concatenate(values, axis=axis)
+    except ValueError:  # the shapes are checked only when NumPy refuses them: a step pays nothing
+        for i, v in enumerate(values):
+            if v.ndim != rank:
+                raise invalid_argument(ctx, "ConcatOp : Ranks of all input tensors should match: "
+                                       + _concat_shapes(first, v, i)) from None
+            for j in range(rank):
+                if j != axis and v.shape[j] != first.shape[j]:
+                    raise invalid_argument(ctx, f"ConcatOp : Dimension {j} in both shapes must be equal: "
+                                           + _concat_shapes(first, v, i)) from None
+        raise
 
 
 def _concat_shapes(first: Any, value: Any, index: int) -> str:

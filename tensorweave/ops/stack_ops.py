@@ -88,7 +88,8 @@ def _pop(ctx: OpKernelContext, storage: StackStorage, elem_type: dtypes.DType) -
         if not storage.values:
             raise invalid_argument(ctx, f"Stack[{storage.name}] is empty when calling Pop().")
         value = storage.values.pop()
-    if dtypes.as_dtype(np.asarray(value).dtype) != elem_type:
+    if getattr(value, "dtype", None) != elem_type.as_numpy_dtype and \
+            dtypes.as_dtype(np.asarray(value).dtype) is not elem_type:
         raise errors.InternalError(
             ctx.node_def, None, f"Output 0 of type {dtypes.type_string(dtypes.as_dtype(np.asarray(value).dtype))} "
             f"does not match declared output type {dtypes.type_string(elem_type)} for node {{{{node {ctx.name}}}}}")

@@ -62,6 +62,7 @@ class TensorArrayStorage:
         self.grads: dict[bytes, TensorArrayStorage] = {}  # gradient arrays by source (TensorArrayGradV3)
         self.closed = False
         self.lock = threading.Lock()
+        self._checked_shape: tuple[tensor_shape.TensorShape, tuple[int, ...]] | None = None
 
     def check_open(self, ctx: OpKernelContext) -> None:
         if self.closed:
@@ -79,7 +80,9 @@ class TensorArrayStorage:
             for flags in (self.written, self.read, self.cleared):
                 flags.extend([False] * grow)
         shape = np.shape(value)
-        if not self.element_shape.is_compatible_with(shape):
+        checked = self._checked_shape  # the last shape found compatible with the element shape of then
+        if (checked is None or checked[0] is not self.element_shape or checked[1] != shape) and \
+                not self.element_shape.is_compatible_with(shape):
             raise invalid_argument(
                 ctx, f"TensorArray {self.name}: Could not write to TensorArray index {index} because the value shape "
                      f"is {tensor_shape.shape_string(shape)} which is incompatible with the TensorArray's inferred "
@@ -87,6 +90,7 @@ class TensorArrayStorage:
                      "infer_shape=False).")
         if self.identical_element_shapes and not self.element_shape.is_fully_defined():
             self.element_shape = tensor_shape.TensorShape(shape)
+        self._checked_shape = (self.element_shape, shape)
         if self.read[index]:
             raise invalid_argument(ctx, f"TensorArray {self.name}: Could not write to TensorArray index {index} "
                                         "because it has already been read.")

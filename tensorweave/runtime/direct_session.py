@@ -4,7 +4,8 @@ It holds the session's placed graph (an ExecutionState, extended incrementally a
 grows), its devices with their resource managers, and one cached plan per PlanKey. The first run of a key
 goes through the pipeline, every later run only executes:
 
-    prune the placed graph -> fold constants -> CSE -> remove dead nodes -> partition by device
+    prune the placed graph -> fold constants -> CSE -> unread nodes to NoOps -> remove dead nodes
+    -> partition by device
     -> schedule Recvs -> one Executor per partition
 
 A step gets one call frame (the feeds) and, when it spans partitions, one rendezvous and cancellation
@@ -36,10 +37,12 @@ from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_pa
 from tensorweave.runtime.optimize import (
     constant_folding_enabled,
     cse_enabled,
+    dependency_optimization_enabled,
     eliminate_common_subexpressions,
     fold_constants,
     remove_dead_nodes,
     schedule_recvs,
+    unread_nodes_to_no_ops,
 )
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.place import is_generator
@@ -129,6 +132,7 @@ class DirectSession(SessionBackend):
         self._closed = False
         self._fold_constants = constant_folding_enabled(config)
         self._cse = cse_enabled(config)
+        self._dependency_optimization = dependency_optimization_enabled(config)
         graph_options = getattr(config, "graph_options", None)
         self._recv_scheduling = bool(getattr(graph_options, "enable_recv_scheduling", False))
         self._bfloat16_sendrecv = bool(getattr(graph_options, "enable_bfloat16_sendrecv", False))
@@ -186,6 +190,8 @@ class DirectSession(SessionBackend):
                 graph_def = fold_constants(graph_def, self._devices[0])
             if self._cse:
                 graph_def = eliminate_common_subexpressions(graph_def, key.targets)
+            if self._dependency_optimization:
+                graph_def = unread_nodes_to_no_ops(graph_def, key.targets)
             graph_def = remove_dead_nodes(graph_def, key.targets)
             parts = partition(graph_def, self._devices[0].name, self._bfloat16_sendrecv)
             if self._recv_scheduling:

@@ -1,5 +1,6 @@
 """Graph optimizations of a step's graph, as TF's GraphOptimizer at its default L1 level: constant
-folding, common-subexpression elimination and dead-node removal before partitioning, and, after it,
+folding, common-subexpression elimination, unread nodes made NoOps (grappler's dependency optimizer) and
+dead-node removal before partitioning, and, after it,
 Recv scheduling (`GraphOptions.enable_recv_scheduling`).
 
 A node whose data inputs are all constants, that is not stateful, touches no ref and has no control
@@ -29,6 +30,8 @@ MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 _NEVER_FOLDED = {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefault", "Enter", "RefEnter", "Exit",
                  "RefExit", "NextIteration", "RefNextIteration", "LoopCond", "Switch", "RefSwitch", "Merge",
                  "RefMerge", "ControlTrigger"}
+_TOGGLE_OFF = 2  # RewriterConfig.Toggle.OFF
+_SWITCHES = frozenset({"Switch", "RefSwitch"})
 # Equal constants are one; every feed point and every NoOp (a target, a group) stays as written.
 _NEVER_MERGED = (_NEVER_FOLDED - {"Const"}) | {"NoOp"}
 
@@ -42,6 +45,14 @@ def cse_enabled(config: Any) -> bool:
     """TF's rule: opt_level L1 (the default) eliminates common subexpressions; L0 only if
     do_common_subexpression_elimination is set."""
     return _enabled(config, "do_common_subexpression_elimination")
+
+
+def dependency_optimization_enabled(config: Any) -> bool:
+    """TF's rule: grappler's dependency optimizer runs unless the config turns it (or grappler) off."""
+    options = getattr(getattr(config, "graph_options", None), "rewrite_options", None)
+    if options is None:
+        return True
+    return not options.disable_meta_optimizer and options.dependency_optimization != _TOGGLE_OFF
 
 
 def _enabled(config: Any, flag: str) -> bool:
@@ -140,13 +151,7 @@ def _cse_key(node: NodeDef) -> tuple | None:
     if node.op in _NEVER_MERGED:
         return None
     op = op_registry.registered_ops().get(node.op)
-    if op is None or op.op_def.is_stateful:
-        return None
-    try:
-        types = arg_types(op.op_def.input_args, node.attr) + arg_types(op.op_def.output_args, node.attr)
-    except KeyError:
-        return None
-    if any(t._is_ref_dtype or t == dtypes.resource for t in types):
+    if op is None or op.op_def.is_stateful or _touches_refs(op, node):
         return None
     data = tuple(spec for spec in node.input if not spec.startswith("^"))
     control = frozenset(spec for spec in node.input if spec.startswith("^"))
@@ -166,6 +171,62 @@ def _hashable(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
     return value
+
+
+def unread_nodes_to_no_ops(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
+    """The graph with each stateless node whose outputs nothing reads, only waits for (by control edges: the
+    gradients a `tuple` gates, a loop body's gradient of a constant), turned into a NoOp waiting for its
+    inputs, as grappler's dependency optimizer does; in turn its producers may become unread. Liveness is kept
+    (a NoOp is dead where an input is), except that a node reading a Switch output is left as it is (a
+    control edge from a Switch is live on both branches). Nodes in `keep` (targets) run as written."""
+    by_name = {node.name: node for node in graph_def.node}
+    readers: dict[str, int] = dict.fromkeys(by_name, 0)
+    for node in graph_def.node:
+        for spec in node.input:
+            if not spec.startswith("^"):
+                name = parse_input(spec)[0]
+                readers[name] = readers.get(name, 0) + 1
+    pending = [name for name, count in readers.items() if not count]
+    converted: set[str] = set()
+    while pending:
+        node = by_name.get(pending.pop())
+        if node is None or node.name in converted or node.name in keep or not _unread_may_skip(node, by_name):
+            continue
+        converted.add(node.name)
+        sources = []
+        for spec in node.input:
+            name = parse_input(spec)[0]
+            if "^" + name not in sources:
+                sources.append("^" + name)
+            if not spec.startswith("^"):
+                readers[name] -= 1
+                if not readers[name]:
+                    pending.append(name)
+        by_name[node.name] = NodeDef(node.name, "NoOp", sources, node.device, {})
+    if not converted:
+        return graph_def
+    return GraphDef(node=[by_name[node.name] for node in graph_def.node], producer=graph_def.producer)
+
+
+def _unread_may_skip(node: NodeDef, by_name: dict[str, NodeDef]) -> bool:
+    """Whether an unread `node` may become a NoOp: stateless, no control-flow or call-frame op, no ref or
+    resource touched, no Switch output read."""
+    if node.op in _NEVER_MERGED:
+        return False
+    op = op_registry.registered_ops().get(node.op)
+    if op is None or op.op_def.is_stateful or _touches_refs(op, node):
+        return False
+    return not any(not spec.startswith("^") and getattr(by_name.get(parse_input(spec)[0]), "op", None) in _SWITCHES
+                   for spec in node.input)
+
+
+def _touches_refs(op: Any, node: NodeDef) -> bool:
+    """Whether the node reads or writes a ref or resource (or its types cannot be told)."""
+    try:
+        types = arg_types(op.op_def.input_args, node.attr) + arg_types(op.op_def.output_args, node.attr)
+    except KeyError:
+        return True
+    return any(t._is_ref_dtype or t == dtypes.resource for t in types)
 
 
 def remove_dead_nodes(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:

@@ -71,8 +71,7 @@ def test_gradients_tensor_arrays_invariants_and_nesting_match():
     with tf.Session() as sess:
         compiled = _loop_frames_compiled(sess, [stacked, grad, nested, capped], feed)
         assert {"while/while_context", "gradients/while/while_context", "while_1/while/while_context",
-                "while_2/while_context"} <= compiled
-        assert "while_1/while_context" not in compiled  # a frame with a nested one runs as dataflow
+                "while_1/while_context", "while_2/while_context"} <= compiled  # the outer loop calls the inner
         fast, slow, _ = _both_schedules(sess, [stacked, grad, nested, capped], feed)
     for a, b in zip(fast, slow):
         np.testing.assert_array_equal(a, b)
@@ -87,10 +86,97 @@ def test_conds_around_and_inside_loops():
                               [tf.constant(0)])
     with tf.Session() as sess:
         compiled = _loop_frames_compiled(sess, [in_cond, with_cond], {p: True})
-        assert "cond/while/while_context" in compiled and "while/while_context" not in compiled
+        assert {"cond/while/while_context", "while/while_context"} <= compiled
         for taken in (True, False):  # untaken, the compiled loop's Enters are all dead and so are its Exits
             fast, slow, _ = _both_schedules(sess, [in_cond, with_cond], {p: taken})
             assert fast == slow == [12 if taken else -1, 20]
+
+
+def test_conds_in_a_body_and_their_gradients_run_only_the_taken_side():
+    x = tf.placeholder(tf.float32, [3])
+    table = tf.constant([1.0, 2.0, 3.0])
+
+    def body(i, v, side):
+        # nested conds (tf.case), a branch that would fail if it ran (an index past the table), an empty branch
+        v = tf.case([(i < 2, lambda: tf.tanh(v) * 2.0), (tf.reduce_sum(v) > 0, lambda: v - table[i])],
+                    default=lambda: v * 0.5)
+        picked = tf.cond(i < 3, lambda: tf.gather(table, i), lambda: tf.gather(table, i + 10, name="past"))
+        side = tf.cond(i > 4, lambda: side, lambda: side + picked)
+        return i + 1, v, side
+
+    _, out, side = tf.while_loop(lambda i, v, s: i < 6, body, [tf.constant(0), x, tf.constant(0.0)])
+    (grad,) = tf.gradients(tf.reduce_sum(out * out), x)
+    _, _, early = tf.while_loop(lambda i, v, s: i < 3, body, [tf.constant(0), x, tf.constant(0.0)])
+    with tf.Session() as sess:
+        compiled = _loop_frames_compiled(sess, [out, grad, early], {x: [1.0, 2.0, 3.0]})
+        assert {"while/while_context", "gradients/while/while_context", "while_1/while_context"} <= compiled
+        for value in ([0.5, -0.2, 0.1], [-3.0, 0.2, 0.1]):
+            fast, slow, _ = _both_schedules(sess, [out, grad, early], {x: value})
+            for a, b in zip(fast, slow):
+                np.testing.assert_array_equal(a, b)
+            assert fast[2] == 6.0  # the side that would fail never ran
+            for options in (None, _TRACED):  # i = 3 takes it
+                with pytest.raises(errors.InvalidArgumentError, match=r"indices = 13 is not in \[0, 3\)") as info:
+                    sess.run(side, {x: value}, options=options)
+                assert info.value.node_def.name == "while/cond/past"
+
+
+def test_conds_in_a_predicate_and_side_effects_in_a_side():
+    in_predicate = tf.while_loop(lambda i: tf.cond(i < 3, lambda: tf.constant(True), lambda: i < 7),
+                                 lambda i: i + 1, [tf.constant(0)])
+    v = tf.Variable(0.0, use_resource=False)
+
+    def body(i):
+        update = tf.cond(i % 2 > 0, lambda: tf.assign_add(v, 1.0), lambda: tf.identity(v))
+        with tf.control_dependencies([update]):
+            return i + 1
+
+    counted = tf.while_loop(lambda i: i < 7, body, [tf.constant(0)])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert {"while/while_context", "while_1/while_context"} <= _loop_frames_compiled(sess, [in_predicate, counted])
+        fast, slow, _ = _both_schedules(sess, [in_predicate, counted])
+        assert fast == slow == [7, 7]
+        assert sess.run(v) == 9.0  # three odd iterations in each of three steps
+
+
+def test_nested_loops_inside_conds_their_gradients_and_errors():
+    n = tf.placeholder(tf.int32, [])
+    table = tf.constant([1.0, 2.0, 3.0])
+
+    def outer(k, acc):
+        def inner():  # a loop in a cond's side
+            return tf.while_loop(lambda j, a: j < k, lambda j, a: (j + 1, a + tf.gather(table, j, name="lookup")),
+                                 [tf.constant(0), acc])[1]
+        return k + 1, tf.cond(k % 2 > 0, inner, lambda: acc - 1.0)
+
+    total = tf.while_loop(lambda k, a: k < n, outer, [tf.constant(0), tf.constant(0.0)])[1]
+    counted = tf.while_loop(lambda k, a: k < 3, lambda k, a: (k + 1, tf.while_loop(
+        lambda j, b: j < k, lambda j, b: (j + 1, b + 2), [tf.constant(0), a])[1]), [tf.constant(0), tf.constant(0)])[1]
+    with tf.Session() as sess:
+        assert {"while/while_context", "while/cond/while/while_context", "while_1/while_context"} <= \
+            _loop_frames_compiled(sess, [total, counted], {n: 3})
+        for value in (0, 3, 4, 5):
+            fast, slow, _ = _both_schedules(sess, [total, counted], {n: value})
+            assert fast == slow == [{0: 0.0, 3: -1.0, 4: 5.0, 5: 4.0}[value], 6]
+        x = tf.placeholder(tf.float32, [3])
+        grown = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.while_loop(
+            lambda j, u: j < i + 1, lambda j, u: (j + 1, tf.tanh(u * 1.5 + tf.cast(j, tf.float32))), [0, v])[1]),
+            [tf.constant(0), x])[1]
+        unrolled = x
+        for i in range(3):
+            for j in range(i + 1):
+                unrolled = tf.tanh(unrolled * 1.5 + float(j))
+        grads = tf.gradients(tf.reduce_sum(grown * grown), x) + tf.gradients(tf.reduce_sum(unrolled * unrolled), x)
+        assert {"while_2/while_context", "gradients/while_2/while_context"} <= _loop_frames_compiled(
+            sess, grads, {x: [0.3, -0.2, 0.5]})
+        fast, slow, _ = _both_schedules(sess, grads, {x: [0.3, -0.2, 0.5]})
+        np.testing.assert_array_equal(fast[0], slow[0])
+        np.testing.assert_allclose(fast[0], fast[1], rtol=1e-5)
+        for options in (None, _TRACED):  # k = 5 reads past the table (k = 4 takes the other side)
+            with pytest.raises(errors.InvalidArgumentError, match=r"indices = 3 is not in \[0, 3\)") as info:
+                sess.run(total, {n: 6}, options=options)
+            assert info.value.node_def.name == "while/cond/while/lookup"
 
 
 def test_an_error_in_an_iteration_names_its_node():

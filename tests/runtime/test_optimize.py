@@ -1,4 +1,5 @@
-"""Graph optimizations: constant folding, CSE, dead-node removal, bfloat16 transfers, Recv scheduling."""
+"""Graph optimizations: constant folding, CSE, unread nodes to NoOps, dead-node removal, bfloat16 transfers,
+Recv scheduling."""
 
 import numpy as np
 
@@ -10,9 +11,11 @@ from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.runtime.optimize import (
     constant_folding_enabled,
     cse_enabled,
+    dependency_optimization_enabled,
     eliminate_common_subexpressions,
     fold_constants,
     remove_dead_nodes,
+    unread_nodes_to_no_ops,
 )
 
 F32 = dtypes.float32
@@ -98,6 +101,40 @@ def test_dead_nodes_go_but_stateful_targets_and_call_frame_stay():
                        NodeDef("target", "NoOp", [], "", {}), NodeDef("arg", "_Arg", [], "", {"T": F32, "index": 0}),
                        NodeDef("ret", "_Retval", ["n"], "", {"T": F32, "index": 0})])
     assert [n.name for n in remove_dead_nodes(g, keep=["target"]).node] == ["a", "n", "target", "arg", "ret"]
+
+
+def test_unread_stateless_nodes_become_no_ops_waiting_for_their_inputs():
+    p = NodeDef("p", "Placeholder", [], "", {"dtype": F32, "shape": None})
+    g = GraphDef(node=[_const("a", 1.0), p, NodeDef("neg", "Neg", ["a", "^p"], "", {"T": F32}),
+                       NodeDef("sq", "Square", ["neg"], "", {"T": F32}),
+                       NodeDef("rand", "RandomUniform", ["a"], "", {"dtype": F32, "T": F32, "seed": 0, "seed2": 0}),
+                       NodeDef("pred", "Placeholder", [], "", {"dtype": dtypes.bool, "shape": None}),
+                       NodeDef("sw", "Switch", ["a", "pred"], "", {"T": F32}),
+                       NodeDef("branch", "Neg", ["sw:1"], "", {"T": F32}),
+                       NodeDef("kept", "Neg", ["a"], "", {"T": F32}),
+                       NodeDef("read", "Exp", ["a"], "", {"T": F32}),
+                       NodeDef("ret", "_Retval", ["read"], "", {"T": F32, "index": 0}),
+                       NodeDef("gate", "NoOp", ["^sq", "^rand", "^branch", "^kept"], "", {})])
+    out = {n.name: n for n in unread_nodes_to_no_ops(g, keep=["kept"]).node}
+    assert (out["sq"].op, out["sq"].input, out["sq"].attr) == ("NoOp", ["^neg"], {})
+    assert (out["neg"].op, out["neg"].input) == ("NoOp", ["^a", "^p"])  # unread once its reader is a NoOp
+    # stateful, reading a Switch output (its control edge would be live on both branches), kept, read, frames
+    assert [out[n].op for n in ("rand", "branch", "kept", "read", "sw", "a")] == \
+        ["RandomUniform", "Neg", "Neg", "Exp", "Switch", "Const"]
+
+
+def test_session_turns_unread_nodes_off_unless_the_config_says_so():
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [2])
+    gated = tf.tuple([tf.exp(x), tf.reshape(x, [1, 2])])[0]  # the reshape is only waited for
+    off = tf.test.benchmark_config()  # the dependency optimizer off
+    for config, reshapes in [(None, 0), (off, 1)]:
+        assert dependency_optimization_enabled(config) == (reshapes == 0)
+        metadata = tf.RunMetadata()
+        with tf.Session(config=config) as sess:
+            np.testing.assert_allclose(sess.run(gated, {x: [0.0, 1.0]}, options=tf.RunOptions(
+                output_partition_graphs=True), run_metadata=metadata), np.exp([0.0, 1.0], dtype=np.float32))
+        assert sum(n.op == "Reshape" for n in metadata.partition_graphs[0].node) == reshapes
 
 
 def test_session_cse_under_optimizer_options():
