@@ -19,7 +19,7 @@ from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import StepContext
 from tensorweave.framework.rendezvous import LocalRendezvous, create_key
 from tensorweave.runtime.direct_session import _Plan
-from tensorweave.runtime.executor import CallFrame, Executor
+from tensorweave.runtime.executor import CallFrame, Executor, run_partitions
 from tensorweave.runtime.prune import prune
 
 F32 = dtypes.float32
@@ -207,3 +207,31 @@ def test_traced_steps_record_every_kernel_on_both_paths():
     stats = []
     assert dataflow.run([], stats, step) == [-1.0]
     assert sorted(s.node_name for s in stats) == ["_retval_y_0_0", "r", "y"]
+
+
+def test_the_waiting_caller_of_a_step_runs_expensive_work_that_other_threads_make_ready():
+    """A step over partitions: its caller waits for them, and an expensive kernel made ready meanwhile on
+    another thread (by a Send) runs on the caller instead of queueing behind a busy inter-op pool."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tensorweave.runtime.step_stats import NodeExecStats
+
+    pool, release = ThreadPoolExecutor(1), threading.Event()
+    pool.submit(release.wait)  # the pool's one thread is busy for the whole step
+    matmul = NodeDef("m", "MatMul", ["r", "r"], CPU0, {"T": F32, "transpose_a": False, "transpose_b": False})
+    executor = Executor(GraphDef(node=[_recv("r", "x"), _recv("q", "y"), matmul, _retval("fetch_m", "m", 0),
+                                       _retval("fetch_q", "q", 1)]), DeviceBase(CPU0, "CPU", np), pool=pool)
+    step, frame, stats = StepContext(rendezvous=LocalRendezvous()), CallFrame([]), [[]]
+    caller, outcome = _run_in_thread(lambda: run_partitions([executor], [frame], step, stats))
+    try:
+        time.sleep(0.2)  # the caller waits for the partitions
+        step.rendezvous.send(_key("x"), np.eye(2, dtype=np.float32))  # the MatMul is ready, the Recv of y waits
+        step.rendezvous.send(_key("y"), np.float32(1.0))
+        caller.join(TIMEOUT)
+        assert outcome == [("ok", None)]
+    finally:
+        release.set()
+        pool.shutdown()
+    np.testing.assert_array_equal(frame.rets[0], np.eye(2))
+    ran: list[NodeExecStats] = [record for record in stats[0] if record.node_name == "m"]
+    assert ran[0].thread_id == caller.native_id
