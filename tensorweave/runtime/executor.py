@@ -187,8 +187,9 @@ class Executor:
         self._remaining = self._consumer_counts(next_slot, fetched)
         runnable = [nodes[i] for i in order if nodes[i].call is not None]
         self._has_async = any(n.asynchronous for n in runnable)
-        # A partition with heavy kernels starts on the pool when it runs beside others (see run_partitions)
-        self.has_expensive = any(n.expensive for n in runnable)
+        # A partition that has heavy kernels to run before its first wait starts on the pool when it runs
+        # beside another such one (see run_partitions)
+        self.starts_heavy = _expensive_before_waiting(nodes, self._roots)
         straight = (not self._has_async and sum(n.expensive for n in runnable) <= 1
                     and not any(n.kind in _CONTROL_FLOW for n in nodes))
         self._compile = (lambda traced: compile_step(runnable, self._arg_slots, self._ret_slots, self._template,
@@ -336,12 +337,15 @@ def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], s
             runner.finish()
 
     deadline = None if timeout is None else cancel_after(step.cancellation, timeout)
-    last = len(executors) - 1
-    for number, (executor, frame) in enumerate(zip(executors, frames)):
+    # Partitions that soon wait on a Recv start first, inline; of those with heavy work before any wait (TF
+    # starts every partition's ready nodes on the inter-op pool), all but the last go to the pool and the last
+    # runs on this thread, so a step whose partitions hand work along a chain makes no thread hop to start
+    heavy = [i for i, e in enumerate(executors) if e.starts_heavy and e._pool is not None]
+    inline = heavy[-1] if heavy else None
+    for number in [i for i in range(len(executors)) if i not in heavy] + heavy:
+        executor, frame = executors[number], frames[number]
         stats = traced[number] if traced is not None else None
-        # A heavy partition run inline would keep the next ones from starting until its first wait (TF starts
-        # every partition's ready nodes on the inter-op pool); cheap ones start inline, as a thread hop costs more
-        if number < last and executor.has_expensive and executor._pool is not None:
+        if number in heavy and number != inline:
             executor._pool.submit(executor.run_async, frame, step, done, stats, runner)
         else:
             executor.run_async(frame, step, done, stats, runner)
@@ -475,6 +479,7 @@ class _StepRun:
         self.root.iterations[0] = _Iteration(values, executor._pending[:], executor._remaining[:])
         self.lock = threading.Lock()
         self.outstanding = 0  # nodes made ready and not yet finished, in every frame
+        self.waiting = 0  # of those, asynchronous kernels started and not done (a Recv waiting for its value)
         self.failure: BaseException | None = None
 
     def start(self) -> None:
@@ -504,7 +509,7 @@ class _StepRun:
                 self._finish(node, frame, iteration, None, is_dead, ready)
             elif node.asynchronous:
                 self._start_async(node, frame, iteration, ready)
-            elif node.expensive and submit is not None and (ready or self.outstanding > 1):
+            elif node.expensive and submit is not None and (ready or self.outstanding - self.waiting > 1):
                 submit(self._run_on_pool, node, frame, iteration)
             else:
                 try:
@@ -571,6 +576,8 @@ class _StepRun:
             self._async_done(node, frame, iteration, outputs, error, None)
 
         ctx = OpKernelContext(node.kernel, self.step, frame.frame_id, iteration)
+        with self.lock:
+            self.waiting += 1
         try:
             node.call(ctx, done, *self._inputs(node, frame.iterations[iteration]))
         except Exception as e:  # the kernel failed before it could call done
@@ -581,6 +588,8 @@ class _StepRun:
 
     def _async_done(self, node: _Node, frame: _Frame, iteration: int, outputs: Any, error: BaseException | None,
                     ready: Ready | None) -> None:
+        with self.lock:
+            self.waiting -= 1
         if error is not None:
             self._fail(node, error)
             self._retire(frame, iteration)
@@ -858,6 +867,24 @@ def _store_outputs(values: list[Any], out: int, num_outputs: int, result: Any) -
     if len(result) != num_outputs:
         raise errors.InternalError(None, None, f"kernel returned {len(result)} outputs, expected {num_outputs}")
     values[out:out + num_outputs] = result
+
+
+def _expensive_before_waiting(nodes: list[_Node], roots: list[int]) -> bool:
+    """Whether a step of the plan gets an expensive kernel ready before it waits on an asynchronous one (a
+    Recv): the nodes that run with every input from the roots but none through such a kernel."""
+    pending = [1 if n.kind == _NodeKind.MERGE else n.num_data_inputs + n.num_control_inputs for n in nodes]
+    stack = list(roots)
+    while stack:
+        node = nodes[stack.pop()]
+        if node.asynchronous:
+            continue
+        if node.expensive:
+            return True
+        for successor, _, _ in node.out_edges:
+            pending[successor] -= 1
+            if pending[successor] == 0:
+                stack.append(successor)
+    return False
 
 
 def _loop_frames(nodes: list[_Node]) -> dict[str, tuple[int, int]]:
