@@ -442,20 +442,23 @@ def lstm_train(tf: Any) -> tuple[Any, Step]:
 
 
 def _matmul_branches(tf: Any, devices: list[str]) -> tuple[Any, Step]:
-    """Two independent [2048, 2048] matmul branches, one per device in `devices`."""
+    """Two independent [2048, 2048] matmul branches, one per device in `devices`, with one core's worth of
+    compute per device used: one inter-op thread per device named, and BLAS on one thread (intra-op 1)."""
     products = []
     for branch in range(2):
         with tf.device(devices[branch]):
             a = tf.Variable(tf.random_uniform([2048, 2048], seed=2 * branch + 1))
             b = tf.Variable(tf.random_uniform([2048, 2048], seed=2 * branch + 2))
             products.append(tf.reduce_sum(tf.matmul(a, b)))
-    sess = make_session(tf, device_count={"CPU": 2}, intra_op_parallelism_threads=1)
+    sess = make_session(tf, device_count={"CPU": 2}, intra_op_parallelism_threads=1,
+                        inter_op_parallelism_threads=len(set(devices)), use_per_session_threads=True)
     sess.run(tf.global_variables_initializer())
     return sess, lambda: sess.run(products)
 
 
 def matmul_branches_two_devices(tf: Any) -> tuple[Any, Step]:
-    """Two independent 2048x2048 matmuls on /cpu:0 and /cpu:1; reported as its time over one device's."""
+    """Two independent 2048x2048 matmuls on /cpu:0 and /cpu:1, a core each; its time over one device's (both
+    branches on /cpu:0, one core: one inter-op thread)."""
     return _matmul_branches(tf, ["/cpu:0", "/cpu:1"])
 
 
@@ -612,7 +615,7 @@ def measure(workload: Workload, tf: Any, repeat: int | None = None) -> float:
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(1):  # each device computes on one core, as intra_op_parallelism_threads=1 asks
-            return _timed(workload.build, tf, repeat) / _timed(workload.one_device, tf, repeat)
+            return _paired_ratio(workload.build, workload.one_device, tf, repeat)
     with tf.Graph().as_default():
         sess, step = workload.build(tf)
         try:
@@ -621,12 +624,26 @@ def measure(workload: Workload, tf: Any, repeat: int | None = None) -> float:
             sess.close()
 
 
-def _timed(build: Callable[[Any], tuple[Any, Step]], tf: Any, repeat: int | None) -> float:
-    with tf.Graph().as_default():
-        sess, step = build(tf)
-        try:
-            return median_step_time(step, repeat)
-        finally:
+def _paired_ratio(build: Callable[[Any], tuple[Any, Step]], twin: Callable[[Any], tuple[Any, Step]], tf: Any,
+                  repeat: int | None) -> float:
+    """The median step time of `build` over that of `twin`, their steps alternated, so that load from elsewhere
+    falls on both alike."""
+    built = []
+    try:
+        for make in (build, twin):
+            with tf.Graph().as_default():
+                built.append(make(tf))
+        steps = [step for _, step in built]
+        n = max(_warm_and_count(step, STEP_BUDGET_S / 2, repeat) for step in steps)
+        times: list[list[float]] = [[], []]
+        for _ in range(n):
+            for step, timed in zip(steps, times):
+                start = time.perf_counter()
+                step()
+                timed.append(time.perf_counter() - start)
+        return statistics.median(times[0]) / statistics.median(times[1])
+    finally:
+        for sess, _ in built:
             sess.close()
 
 

@@ -187,8 +187,9 @@ class Executor:
         self._remaining = self._consumer_counts(next_slot, fetched)
         runnable = [nodes[i] for i in order if nodes[i].call is not None]
         self._has_async = any(n.asynchronous for n in runnable)
-        # A partition with heavy kernels starts on the pool when it runs beside others (see run_partitions)
-        self.has_expensive = any(n.expensive for n in runnable)
+        # A partition that has heavy kernels to run before its first wait starts on the pool when it runs
+        # beside another such one (see run_partitions)
+        self.starts_heavy = _expensive_before_waiting(nodes, self._roots)
         straight = (not self._has_async and sum(n.expensive for n in runnable) <= 1
                     and not any(n.kind in _CONTROL_FLOW for n in nodes))
         self._compile = (lambda traced: compile_step(runnable, self._arg_slots, self._ret_slots, self._template,
@@ -281,10 +282,10 @@ class Executor:
         return frame.rets
 
     def run_async(self, call_frame: CallFrame, step: StepContext, done: StepDone,
-                  stats: list[NodeExecStats] | None = None) -> None:
+                  stats: list[NodeExecStats] | None = None, runner: StepRunner | None = None) -> None:
         """Start a step; `done(error or None)` is called once, from whichever thread finishes it, after the
         results are in `call_frame.rets` (in `ret_indices` order). The step's rendezvous and cancellation
-        are `step`'s."""
+        are `step`'s; expensive kernels go to `runner` (the waiting caller or the pool), else to the pool."""
         if stats is not None:
             start, finish = time.time_ns() // 1000, done
 
@@ -293,7 +294,7 @@ class Executor:
                     self._add_frame_records(stats, call_frame.args, start)
                 finish(error)
 
-        _StepRun(self, call_frame, step, done, stats).start()
+        _StepRun(self, call_frame, step, done, stats, runner).start()
 
     def _add_frame_records(self, stats: list[NodeExecStats], args: Sequence[Any], start: int) -> None:
         """Trace the nodes no kernel runs for: constants and `_Arg`s at the step's start (with their values),
@@ -318,7 +319,8 @@ def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], s
     the step is cancelled and fails with DeadlineExceededError. Raises the cause, not the cancellations and
     aborts it set off (TF's StatusGroup); the results are in `frames`."""
     remaining = len(executors)
-    lock, finished = threading.Lock(), threading.Event()
+    lock = threading.Lock()
+    runner = StepRunner(executors[0]._pool)
     failures: list[BaseException] = []
 
     def done(error: BaseException | None) -> None:
@@ -332,19 +334,22 @@ def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], s
             step.cancellation.start_cancel()
             step.rendezvous.abort(error)
         if last:
-            finished.set()
+            runner.finish()
 
     deadline = None if timeout is None else cancel_after(step.cancellation, timeout)
-    last = len(executors) - 1
-    for number, (executor, frame) in enumerate(zip(executors, frames)):
+    # Partitions that soon wait on a Recv start first, inline; of those with heavy work before any wait (TF
+    # starts every partition's ready nodes on the inter-op pool), all but the last go to the pool and the last
+    # runs on this thread, so a step whose partitions hand work along a chain makes no thread hop to start
+    heavy = [i for i, e in enumerate(executors) if e.starts_heavy and e._pool is not None]
+    inline = heavy[-1] if heavy else None
+    for number in [i for i in range(len(executors)) if i not in heavy] + heavy:
+        executor, frame = executors[number], frames[number]
         stats = traced[number] if traced is not None else None
-        # A heavy partition run inline would keep the next ones from starting until its first wait (TF starts
-        # every partition's ready nodes on the inter-op pool); cheap ones start inline, as a thread hop costs more
-        if number < last and executor.has_expensive and executor._pool is not None:
-            executor._pool.submit(executor.run_async, frame, step, done, stats)
+        if number in heavy and number != inline:
+            executor._pool.submit(executor.run_async, frame, step, done, stats, runner)
         else:
-            executor.run_async(frame, step, done, stats)
-    finished.wait()
+            executor.run_async(frame, step, done, stats, runner)
+    runner.work_until_finished()
     if deadline is not None:
         deadline.cancel()
         if deadline.fired and failures:  # the deadline's cancellation woke every waiting kernel
@@ -352,6 +357,52 @@ def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], s
     if failures:
         raise next((f for f in failures if not isinstance(f, (errors.CancelledError, errors.AbortedError))),
                    failures[0])
+
+
+class StepRunner:
+    """Where a step of several partitions sends its expensive kernels: to the thread that ran the step, while
+    it has nothing to do but wait for the partitions, else to the inter-op pool.
+
+    Partitions hand work to each other through Send and Recv on whichever thread sends, so the caller soon
+    waits with every partition's work on pool threads, which may be busy carrying another partition on: the
+    caller takes that work instead (as it does its own partition's inline when one device runs the step).
+    """
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+        self._condition = threading.Condition(threading.Lock())
+        self._tasks: deque[tuple[Callable, tuple]] = deque()
+        self._idle = False
+        self._finished = False
+
+    def submit(self, fn: Callable, *args: Any) -> None:
+        """Run `fn(*args)` on the caller if it is idle and no task waits for it already, else on the pool."""
+        with self._condition:
+            if self._idle and not self._tasks:
+                self._tasks.append((fn, args))
+                self._condition.notify()
+                return
+        self._pool.submit(fn, *args)
+
+    def finish(self) -> None:
+        with self._condition:
+            self._finished = True
+            self._condition.notify()
+
+    def work_until_finished(self) -> None:
+        """Run handed tasks on this thread until `finish` (every partition done; no task is left by then, as
+        a step finishes only after the kernels it started)."""
+        condition, tasks = self._condition, self._tasks
+        while True:
+            with condition:
+                while not tasks and not self._finished:
+                    self._idle = True
+                    condition.wait()
+                self._idle = False
+                if not tasks:
+                    return
+                fn, args = tasks.popleft()
+            fn(*args)
 
 
 class _Iteration:
@@ -412,8 +463,10 @@ class _StepRun:
     """The state of one step of one executor (TF's ExecutorState and its PropagatorState)."""
 
     def __init__(self, executor: Executor, call_frame: CallFrame, step: StepContext, done: StepDone,
-                 stats: list[NodeExecStats] | None) -> None:
+                 stats: list[NodeExecStats] | None, runner: StepRunner | None = None) -> None:
         self.executor = executor
+        pool = executor._pool
+        self.submit = None if pool is None else runner.submit if runner is not None else pool.submit
         self.nodes = executor._nodes
         self.call_frame = call_frame
         self.step = step
@@ -426,6 +479,7 @@ class _StepRun:
         self.root.iterations[0] = _Iteration(values, executor._pending[:], executor._remaining[:])
         self.lock = threading.Lock()
         self.outstanding = 0  # nodes made ready and not yet finished, in every frame
+        self.waiting = 0  # of those, asynchronous kernels started and not done (a Recv waiting for its value)
         self.failure: BaseException | None = None
 
     def start(self) -> None:
@@ -440,7 +494,7 @@ class _StepRun:
 
     def _process(self, ready: Ready) -> None:
         """Run ready nodes on this thread until none is left (expensive ones may go to the pool)."""
-        nodes, pool, cancellation = self.nodes, self.executor._pool, self.step.cancellation
+        nodes, submit, cancellation = self.nodes, self.submit, self.step.cancellation
         while ready:
             index, is_dead, frame, iteration = ready.popleft()
             node = nodes[index]
@@ -455,8 +509,8 @@ class _StepRun:
                 self._finish(node, frame, iteration, None, is_dead, ready)
             elif node.asynchronous:
                 self._start_async(node, frame, iteration, ready)
-            elif node.expensive and pool is not None and (ready or self.outstanding > 1):
-                pool.submit(self._run_on_pool, node, frame, iteration)
+            elif node.expensive and submit is not None and (ready or self.outstanding - self.waiting > 1):
+                submit(self._run_on_pool, node, frame, iteration)
             else:
                 try:
                     result = self._execute(node, frame, iteration)
@@ -522,6 +576,8 @@ class _StepRun:
             self._async_done(node, frame, iteration, outputs, error, None)
 
         ctx = OpKernelContext(node.kernel, self.step, frame.frame_id, iteration)
+        with self.lock:
+            self.waiting += 1
         try:
             node.call(ctx, done, *self._inputs(node, frame.iterations[iteration]))
         except Exception as e:  # the kernel failed before it could call done
@@ -532,6 +588,8 @@ class _StepRun:
 
     def _async_done(self, node: _Node, frame: _Frame, iteration: int, outputs: Any, error: BaseException | None,
                     ready: Ready | None) -> None:
+        with self.lock:
+            self.waiting -= 1
         if error is not None:
             self._fail(node, error)
             self._retire(frame, iteration)
@@ -809,6 +867,24 @@ def _store_outputs(values: list[Any], out: int, num_outputs: int, result: Any) -
     if len(result) != num_outputs:
         raise errors.InternalError(None, None, f"kernel returned {len(result)} outputs, expected {num_outputs}")
     values[out:out + num_outputs] = result
+
+
+def _expensive_before_waiting(nodes: list[_Node], roots: list[int]) -> bool:
+    """Whether a step of the plan gets an expensive kernel ready before it waits on an asynchronous one (a
+    Recv): the nodes that run with every input from the roots but none through such a kernel."""
+    pending = [1 if n.kind == _NodeKind.MERGE else n.num_data_inputs + n.num_control_inputs for n in nodes]
+    stack = list(roots)
+    while stack:
+        node = nodes[stack.pop()]
+        if node.asynchronous:
+            continue
+        if node.expensive:
+            return True
+        for successor, _, _ in node.out_edges:
+            pending[successor] -= 1
+            if pending[successor] == 0:
+                stack.append(successor)
+    return False
 
 
 def _loop_frames(nodes: list[_Node]) -> dict[str, tuple[int, int]]:

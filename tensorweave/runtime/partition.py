@@ -30,9 +30,12 @@ from tensorweave.framework import dtypes, op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.op_def import arg_types
 
-_ENTER = frozenset({"Enter", "RefEnter"})
-_EXIT = frozenset({"Exit", "RefExit"})
-_NEXT_ITERATION = frozenset({"NextIteration", "RefNextIteration"})
+# the op types of a loop's frame nodes, ref variants included
+ENTER = frozenset({"Enter", "RefEnter"})
+EXIT = frozenset({"Exit", "RefExit"})
+NEXT_ITERATION = frozenset({"NextIteration", "RefNextIteration"})
+MERGE = frozenset({"Merge", "RefMerge"})
+SWITCH = frozenset({"Switch", "RefSwitch"})
 
 
 def partition(graph_def: GraphDef, client_device: str, bfloat16_sendrecv: bool = False) -> dict[str, GraphDef]:
@@ -86,7 +89,7 @@ def node_frames(nodes: Sequence[NodeDef]) -> tuple[list[str], dict[str, str]]:
         for spec in node.input:
             source = index[parse_input(spec)[0]]
             successors[source].append(i)
-            if nodes[source].op not in _NEXT_ITERATION:
+            if nodes[source].op not in NEXT_ITERATION:
                 waiting[i] += 1
     frames: list[str | None] = [None] * len(nodes)
     parents: dict[str, str] = {}
@@ -95,12 +98,12 @@ def node_frames(nodes: Sequence[NodeDef]) -> tuple[list[str], dict[str, str]]:
         i = ready.pop()
         node = nodes[i]
         frame = frames[i] = frames[i] or ""
-        if node.op in _ENTER:
+        if node.op in ENTER:
             parents.setdefault(node.attr["frame_name"].decode(), frame)
             frame = node.attr["frame_name"].decode()
-        elif node.op in _EXIT:
+        elif node.op in EXIT:
             frame = parents.get(frame, "")
-        if node.op in _NEXT_ITERATION:
+        if node.op in NEXT_ITERATION:
             continue
         for successor in successors[i]:
             if frames[successor] is None:
@@ -119,13 +122,13 @@ def _add_control_loops(nodes: list[NodeDef], names: itertools.count
     frame_of = {n.name: f for n, f in zip(nodes, frames)}
     by_name = {n.name: n for n in nodes}
     loop_conds = {frame_of[n.name]: n for n in nodes if n.op == "LoopCond"}
-    parallel = {n.attr["frame_name"].decode(): n.attr["parallel_iterations"] for n in nodes if n.op in _ENTER}
+    parallel = {n.attr["frame_name"].decode(): n.attr["parallel_iterations"] for n in nodes if n.op in ENTER}
 
     def edge_frame(source: NodeDef, consumer: NodeDef) -> str:
         """The frame an edge lives in: '' unless its two ends see the same loop frame."""
-        if source.op in _ENTER:
+        if source.op in ENTER:
             out_frame = source.attr["frame_name"].decode()
-        elif source.op in _EXIT:
+        elif source.op in EXIT:
             out_frame = parents.get(frame_of[source.name], "")
         else:
             out_frame = frame_of[source.name]
@@ -162,12 +165,16 @@ def _add_control_loops(nodes: list[NodeDef], names: itertools.count
         merges[(frame, device)] = merge
         return merge
 
+    # devices whose own Merges in a frame start its iterations there (a loop variable's nodes, placed together)
+    iterating = {(frame_of[n.name], n.device) for n in nodes if n.op in MERGE}
     for node in list(nodes):
         for spec in node.input:
             source = by_name[parse_input(spec)[0]]
             frame = edge_frame(source, node)
             if source.device != node.device and frame:
                 control_loop(frame, node.device, node.name)
+                if (frame, source.device) not in iterating:  # a loop invariant sent from a device that has
+                    control_loop(frame, source.device, node.name)  # no loop of its own: one per iteration
     # the leader's predicate reaches each control loop's Switch through a _Recv gated by that loop's Merge
     return nodes + added, edge_frame, merges
 

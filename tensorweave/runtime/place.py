@@ -25,6 +25,9 @@ from tensorweave.framework import dtypes, op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.op_def import arg_types
 from tensorweave.runtime import cost_model
+from tensorweave.runtime.partition import ENTER, EXIT, MERGE, NEXT_ITERATION, SWITCH
+
+_LOOP_INPUTS = ENTER | NEXT_ITERATION
 
 
 def _matches(request: pydev.DeviceSpec, device: Any) -> bool:
@@ -158,7 +161,41 @@ def _colocation_groups(nodes: Sequence[NodeDef]) -> _UnionFind:
                 groups.union(node.name, entry[5:])
         for source in _state_sources(node, ops):
             groups.union(node.name, source)
+    for follower, merge in _loop_merges(nodes).items():
+        groups.union(follower, merge)
     return groups
+
+
+def _loop_merges(nodes: Sequence[NodeDef]) -> dict[str, str]:
+    """The Enter, NextIteration, Switch and Exit of each while-loop variable -> that variable's Merge.
+
+    TF places them together, where the Merge goes, whatever devices they ask for: a loop variable's value
+    then never leaves its device between iterations, and only the predicate, the body's inputs and the
+    Exits' consumers cross devices (the partitioner's control loops cover those).
+    """
+    by_name = {node.name: node for node in nodes}
+
+    def source(node: NodeDef, position: int = 0) -> NodeDef | None:
+        data = [spec for spec in node.input if not spec.startswith("^")]
+        return by_name.get(parse_input(data[position])[0]) if len(data) > position else None
+
+    merge_of: dict[str, str] = {}
+    for node in nodes:
+        if node.op in MERGE:
+            sources = [source(node, i) for i in range(2)]
+            if any(s is not None and s.op in NEXT_ITERATION for s in sources):
+                merge_of.update((s.name, node.name) for s in sources if s is not None and s.op in _LOOP_INPUTS)
+    merges = set(merge_of.values())
+    switches = {}
+    for node in nodes:
+        data = source(node)
+        if node.op in SWITCH and data is not None and data.name in merges:
+            switches[node.name] = merge_of[node.name] = data.name
+    for node in nodes:
+        data = source(node)
+        if node.op in EXIT and data is not None and data.name in switches:
+            merge_of[node.name] = switches[data.name]
+    return merge_of
 
 
 def _compatible(a: pydev.DeviceSpec, b: pydev.DeviceSpec) -> bool:
@@ -172,23 +209,31 @@ def _requested_devices(nodes: Sequence[NodeDef]) -> dict[str, str]:
     EnsureCompatibilityAcrossResourceEdge: 'Ignoring device specification ... reference connection')."""
     ops = op_registry.registered_ops()
     requested = {node.name: node.device for node in nodes}
-    for node in nodes:
-        for source in _state_sources(node, ops):
-            mine, theirs = requested[node.name], requested.get(source)
+    edges = [(node.name, source) for node in nodes for source in _state_sources(node, ops)]
+    for _ in range(len(edges)):  # passes until a chain of such edges (a stack entered into a loop) agrees
+        changed = False
+        for name, source in edges:
+            mine, theirs = requested[name], requested.get(source)
             if mine and theirs:
                 own, src = pydev.DeviceSpec.from_string(mine), pydev.DeviceSpec.from_string(theirs)
                 if not _compatible(own, src):
-                    requested[node.name] = own.make_merged_spec(src).to_string()
+                    requested[name] = own.make_merged_spec(src).to_string()
+                    changed = True
+        if not changed:
+            break
     return requested
 
 
 def _group_requests(nodes: Sequence[NodeDef], groups: _UnionFind, by_name: Mapping[str, NodeDef],
                     placed: Mapping[str, str]) -> dict[str, pydev.DeviceSpec]:
-    """Each group's merged device request; members that ask for incompatible devices fail as TF's."""
+    """Each group's merged device request; members that ask for incompatible devices fail as TF's, except in
+    a while loop's group, where the Merge's request (or an earlier placement) wins and the others give way."""
     merged: dict[str, tuple[str, pydev.DeviceSpec]] = {}
     requested = _requested_devices(nodes)
-    members = [(node.name, requested[node.name]) for node in nodes]
-    members += [(name, device) for name, device in placed.items() if name not in by_name]
+    loop_merges = set(_loop_merges(nodes).values())
+    loops = {groups.find(name) for name in loop_merges}
+    members = [(name, device) for name, device in placed.items() if name not in by_name]
+    members += sorted(((node.name, requested[node.name]) for node in nodes), key=lambda m: m[0] not in loop_merges)
     for name, device in members:
         if not device:
             continue
@@ -198,6 +243,8 @@ def _group_requests(nodes: Sequence[NodeDef], groups: _UnionFind, by_name: Mappi
             merged[group] = (name, spec)
             continue
         first, current = merged[group]
+        if group in loops and not _compatible(current, spec):
+            continue
         for field in ("job", "replica", "task", "device_type", "device_index"):
             a, b = getattr(current, field), getattr(spec, field)
             if a is not None and b is not None and a != b:

@@ -19,7 +19,7 @@ from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import StepContext
 from tensorweave.framework.rendezvous import LocalRendezvous, create_key
 from tensorweave.runtime.direct_session import _Plan
-from tensorweave.runtime.executor import CallFrame, Executor
+from tensorweave.runtime.executor import CallFrame, Executor, run_partitions
 from tensorweave.runtime.prune import prune
 
 F32 = dtypes.float32
@@ -207,3 +207,49 @@ def test_traced_steps_record_every_kernel_on_both_paths():
     stats = []
     assert dataflow.run([], stats, step) == [-1.0]
     assert sorted(s.node_name for s in stats) == ["_retval_y_0_0", "r", "y"]
+
+
+def test_the_waiting_caller_of_a_step_runs_expensive_work_that_other_threads_make_ready():
+    """A step over partitions: its caller waits for them, and of two expensive kernels a Send makes ready on
+    another thread, one runs on the caller instead of queueing behind a busy inter-op pool."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool, release = ThreadPoolExecutor(1), threading.Event()
+    pool_thread = pool.submit(lambda: (release.wait(), threading.get_native_id())[1])  # busy until released
+    matmuls = [NodeDef(name, "MatMul", ["r", "r"], CPU0, {"T": F32, "transpose_a": False, "transpose_b": False})
+               for name in ("m1", "m2")]
+    executor = Executor(GraphDef(node=[_recv("r", "x"), *matmuls, _retval("fetch_m1", "m1", 0),
+                                       _retval("fetch_m2", "m2", 1)]), DeviceBase(CPU0, "CPU", np), pool=pool)
+    step, frame, stats = StepContext(rendezvous=LocalRendezvous()), CallFrame([]), [[]]
+    caller, outcome = _run_in_thread(lambda: run_partitions([executor], [frame], step, stats))
+    try:
+        time.sleep(0.2)  # the caller waits for the partitions
+        step.rendezvous.send(_key("x"), np.eye(2, dtype=np.float32))
+        time.sleep(0.2)
+        ran = {record.node_name: record.thread_id for record in stats[0] if record.op == "MatMul"}
+        assert ran == {"m1": caller.native_id}  # m2 waits for the pool
+    finally:
+        release.set()
+        caller.join(TIMEOUT)
+        pool.shutdown()
+    assert outcome == [("ok", None)]
+    np.testing.assert_array_equal(frame.rets[1], np.eye(2))
+    assert {record.node_name: record.thread_id for record in stats[0]}["m2"] == pool_thread.result()
+
+
+def test_an_expensive_kernel_alone_runs_inline_while_other_recvs_wait():
+    """Recvs that wait hold no thread and run nothing: an expensive kernel that is the only work runs on the
+    thread that made it ready, with no hop to the pool."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    matmul = NodeDef("m", "MatMul", ["r", "r"], CPU0, {"T": F32, "transpose_a": False, "transpose_b": False})
+    with ThreadPoolExecutor(1) as pool:
+        executor = Executor(GraphDef(node=[_recv("r", "x"), _recv("q", "y"), matmul, _retval("fetch_m", "m", 0),
+                                           _retval("fetch_q", "q", 1)]), DeviceBase(CPU0, "CPU", np), pool=pool)
+        step, frame, stats = StepContext(rendezvous=LocalRendezvous()), CallFrame([]), [[]]
+        finished = []
+        executor.run_async(frame, step, finished.append, stats[0])
+        step.rendezvous.send(_key("x"), np.eye(2, dtype=np.float32))  # the Recv of y still waits
+        step.rendezvous.send(_key("y"), np.float32(1.0))
+    assert finished == [None]
+    assert [record.thread_id for record in stats[0] if record.node_name == "m"] == [threading.get_native_id()]

@@ -157,6 +157,116 @@ def test_loops_whose_bodies_span_two_devices_give_one_devices_values_and_gradien
         np.testing.assert_array_equal(a, b)
 
 
+def _by_op_type(moved, device):
+    """A device function: ops of the types in `moved` on `device`, the others on /cpu:0."""
+    return lambda op: device if op.type in moved else "/cpu:0"
+
+
+def _alternating(device):
+    """A device function that puts every other op on `device`: a loop's nodes land on both devices."""
+    count = iter(range(1 << 20))
+    return lambda op: device if next(count) % 2 else "/cpu:0"
+
+
+def _with_gradient(out, x):
+    return [out] + tf.gradients(tf.reduce_sum(out * out), [x])
+
+
+def _split_cond(x, p, device):
+    with tf.device(device):
+        predicate = tf.logical_not(p)
+
+    def true_fn():
+        with tf.device("/cpu:0"):
+            return tf.sin(x) * 2.0
+
+    def false_fn():
+        with tf.device(device):
+            return tf.cos(x) - 1.0
+
+    return _with_gradient(tf.cond(predicate, true_fn, false_fn), x)
+
+
+def _cond_in_loop(x, p, device):
+    def body(i, v):
+        with tf.device(device):
+            even = tf.equal(i % 2, 0)
+        return i + 1, tf.cond(even, lambda: v * 2.0, lambda: v - tf.cast(p, tf.float32))
+
+    return _with_gradient(tf.while_loop(lambda i, v: i < 5, body, [0, x])[1], x)
+
+
+def _loop_in_cond(x, p, device):
+    def loop():
+        with tf.device(device):
+            return tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * 2.0), [0, x])[1]
+
+    return _with_gradient(tf.cond(p, loop, lambda: x + 100.0), x)
+
+
+def _loop_under(device_fn, nested=False):
+    def build(x, p, device):
+        def inner(k, a):
+            return tf.while_loop(lambda j, b: j < k + 1, lambda j, b: (j + 1, tf.sin(b) + 0.5), [0, a])[1]
+
+        def body(i, v):
+            v = tf.cond(i > 1, lambda: inner(i, v) * 0.5, lambda: inner(i, v) + 1.0) if nested else v
+            return i + 1, tf.tanh(v) * 1.5 + tf.cast(i, tf.float32)
+
+        with tf.device(device_fn(device)):  # the gradient's loop too
+            return _with_gradient(tf.while_loop(lambda i, v: i < 4, body, [0, x])[1], x)
+
+    return build
+
+
+@pytest.mark.parametrize("build", [
+    _split_cond, _cond_in_loop, _loop_in_cond, _loop_under(_alternating), _loop_under(_alternating, nested=True),
+    _loop_under(lambda d: _by_op_type({"Merge"}, d)), _loop_under(lambda d: _by_op_type({"Enter"}, d)),
+    _loop_under(lambda d: _by_op_type({"NextIteration", "LoopCond", "Less"}, d)),
+    _loop_under(lambda d: _by_op_type({"Tanh"}, d))],
+    ids=["cond_branches", "cond_in_loop", "loop_in_cond", "alternating_loop", "alternating_nested", "merge_moved",
+         "enters_moved", "next_iteration_and_predicate_moved", "body_op_and_its_stack_moved"])
+def test_control_flow_split_across_devices_gives_one_devices_values_and_gradients(build):
+    """Conds and loops (their gradients too) whose nodes TF1 programs spread over two devices: placement keeps
+    a loop variable's nodes with its Merge, the partitioner adds control loops where a frame's values cross,
+    and the results are one device's."""
+    def run(device):
+        with tf.Graph().as_default():
+            x, p = tf.placeholder(tf.float32, [3]), tf.placeholder(tf.bool, [])
+            fetches = build(x, p, device)
+            options, metadata = tf.RunOptions(output_partition_graphs=True), tf.RunMetadata()
+            with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+                values = [sess.run(fetches, {x: [0.1, -0.2, 0.3], p: flag}, options=options, run_metadata=metadata)
+                          for flag in (True, False)]
+            return values, len(metadata.partition_graphs)
+
+    spread, parts = run("/cpu:1")
+    local, one = run("/cpu:0")
+    assert (parts, one) == (2, 1)
+    for values, expected in zip(spread, local):
+        for value, want in zip(values, expected):
+            np.testing.assert_allclose(value, want, rtol=1e-6)
+
+
+def test_a_loop_variables_nodes_go_where_its_merge_goes_as_tf():
+    """TF places a loop variable's Enter, Merge, Switch, NextIteration and Exit together, where the Merge asks
+    to go; the other requests give way (recorded from TF 2.21)."""
+    def devices(moved):
+        with tf.Graph().as_default() as graph:
+            with tf.device(_by_op_type(moved, "/cpu:1")):
+                tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0], name="loop")
+            state = ExecutionState(DirectSession(tf.ConfigProto(device_count={"CPU": 2})).devices)
+            placed = state.extend(_nodes(graph))
+            return {n.op: n.device[-1] for n in placed if n.op in ("Enter", "Merge", "Switch", "NextIteration",
+                                                                    "Exit", "LoopCond")}
+
+    assert devices({"Merge"}) == {"Enter": "1", "Merge": "1", "Switch": "1", "NextIteration": "1", "Exit": "1",
+                                  "LoopCond": "0"}
+    for moved in ({"Enter"}, {"NextIteration"}, {"Exit"}, {"Switch"}):
+        assert set(devices(moved).values()) == {"0"}
+    assert devices({"LoopCond", "Less"})["LoopCond"] == "1"
+
+
 def test_session_factories_are_chosen_by_target():
     assert isinstance(new_session(""), DirectSession)
     with pytest.raises(errors.NotFoundError, match='No session factory registered for the given session options: '
