@@ -4,7 +4,8 @@ It holds the session's placed graph (an ExecutionState, extended incrementally a
 grows), its devices with their resource managers, and one cached plan per PlanKey. The first run of a key
 goes through the pipeline, every later run only executes:
 
-    prune the placed graph -> fold constants -> CSE -> remove dead nodes -> partition by device
+    prune the placed graph -> fold constants -> CSE -> unread values to NoOps -> remove dead nodes
+    -> partition by device
     -> schedule Recvs -> one Executor per partition
 
 A step gets one call frame (the feeds) and, when it spans partitions, one rendezvous and cancellation
@@ -35,7 +36,9 @@ from tensorweave.runtime.execution_state import ExecutionState, without_outside_
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
 from tensorweave.runtime.optimize import (
     constant_folding_enabled,
+    convert_unread_to_noops,
     cse_enabled,
+    dependency_optimization_enabled,
     eliminate_common_subexpressions,
     fold_constants,
     remove_dead_nodes,
@@ -114,7 +117,7 @@ class DirectSession(SessionBackend):
             raise errors.NotFoundError(None, None, "No CPU devices are available in this process")
         intra_op_threads = getattr(config, "intra_op_parallelism_threads", 0)
         num_cpus = config.device_count.get("CPU", 1) if config is not None else 1
-        self._devices: list[Device] = [cpu_device(LOCAL_TASK, i, ResourceMgr(), intra_op_threads)
+        self._devices: list[Device] = [cpu_device(LOCAL_TASK, i, ResourceMgr(), intra_op_threads, hold_blas=True)
                                        for i in range(num_cpus)]
         threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
         # A negative count runs every kernel on the caller's thread, as TF's
@@ -129,6 +132,7 @@ class DirectSession(SessionBackend):
         self._closed = False
         self._fold_constants = constant_folding_enabled(config)
         self._cse = cse_enabled(config)
+        self._dependency_optimization = dependency_optimization_enabled(config)
         graph_options = getattr(config, "graph_options", None)
         self._recv_scheduling = bool(getattr(graph_options, "enable_recv_scheduling", False))
         self._bfloat16_sendrecv = bool(getattr(graph_options, "enable_bfloat16_sendrecv", False))
@@ -186,6 +190,8 @@ class DirectSession(SessionBackend):
                 graph_def = fold_constants(graph_def, self._devices[0])
             if self._cse:
                 graph_def = eliminate_common_subexpressions(graph_def, key.targets)
+            if self._dependency_optimization:
+                graph_def = convert_unread_to_noops(graph_def, key.targets)
             graph_def = remove_dead_nodes(graph_def, key.targets)
             parts = partition(graph_def, self._devices[0].name, self._bfloat16_sendrecv)
             if self._recv_scheduling:

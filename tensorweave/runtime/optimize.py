@@ -1,12 +1,19 @@
 """Graph optimizations of a step's graph, as TF's GraphOptimizer at its default L1 level: constant
 folding, common-subexpression elimination and dead-node removal before partitioning, and, after it,
-Recv scheduling (`GraphOptions.enable_recv_scheduling`).
+Recv scheduling (`GraphOptions.enable_recv_scheduling`); and the rewrite of Grappler's dependency optimizer
+that matters most to training steps: a node whose outputs nothing reads becomes a NoOp.
 
 A node whose data inputs are all constants, that is not stateful, touches no ref and has no control
 inputs, computes the same value in every step: it is evaluated once here and replaced by a Const of the
 same name (TF folds the same set, up to 10 MiB per tensor). Stateful ops (variables, random ops, queues)
 are never folded, so every step still runs them. A node whose kernel fails is left as it is, so the error
 surfaces in the step, naming the node, as it would without folding.
+
+A node reached only through control edges (the gradient of an input nobody asked for, which a gradient
+tuple's group still waits on) computes a value no one reads: unless it has side effects, moves values
+between frames, or exists to fail (Assert, CheckNumerics), it becomes a NoOp waiting on its inputs, as
+Grappler's dependency optimizer rewrites it, so what waited on it still waits on them (and is dead where it
+was), and its own inputs may in turn become unread.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ _NEVER_FOLDED = {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefa
                  "RefMerge", "ControlTrigger"}
 # Equal constants are one; every feed point and every NoOp (a target, a group) stays as written.
 _NEVER_MERGED = (_NEVER_FOLDED - {"Const"}) | {"NoOp"}
+# Run for their errors or their frames even when their values go unread (Grappler's do_not_rewrite_ops).
+_NEVER_NOOP = _NEVER_FOLDED | {"NoOp", "Assert", "CheckNumerics"}
+_TOGGLE_OFF = 2  # RewriterConfig.Toggle.OFF
 
 
 def constant_folding_enabled(config: Any) -> bool:
@@ -42,6 +52,15 @@ def cse_enabled(config: Any) -> bool:
     """TF's rule: opt_level L1 (the default) eliminates common subexpressions; L0 only if
     do_common_subexpression_elimination is set."""
     return _enabled(config, "do_common_subexpression_elimination")
+
+
+def dependency_optimization_enabled(config: Any) -> bool:
+    """Grappler's rule: on unless RewriterConfig turns dependency_optimization off or disables the meta
+    optimizer."""
+    rewrite = getattr(getattr(config, "graph_options", None), "rewrite_options", None)
+    if rewrite is None:
+        return True
+    return not rewrite.disable_meta_optimizer and rewrite.dependency_optimization != _TOGGLE_OFF
 
 
 def _enabled(config: Any, flag: str) -> bool:
@@ -166,6 +185,62 @@ def _hashable(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
     return value
+
+
+def convert_unread_to_noops(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
+    """The graph with each side-effect-free node whose outputs only control edges consume made a NoOp on
+    its inputs (see the module docstring); `keep` (a step's targets) stays as written."""
+    nodes = {node.name: node for node in graph_def.node}
+    readers = dict.fromkeys(nodes, 0)
+    for node in graph_def.node:
+        for spec in node.input:
+            name, index = parse_input(spec)
+            if index >= 0 and name in readers:
+                readers[name] += 1
+    converted: dict[str, NodeDef] = {}
+    pending = [name for name, count in readers.items() if count == 0]
+    while pending:
+        name = pending.pop()
+        node = nodes[name]
+        if name in converted or name in keep or not _free_of_side_effects(node, nodes):
+            continue
+        inputs = []
+        for spec in node.input:
+            source, index = parse_input(spec)
+            if index >= 0 and source in readers:
+                readers[source] -= 1
+                if readers[source] == 0:
+                    pending.append(source)
+            control = "^" + source
+            if control not in inputs:
+                inputs.append(control)
+        converted[name] = NodeDef(name, "NoOp", inputs, node.device, {})
+    if not converted:
+        return graph_def
+    return GraphDef(node=[converted.get(node.name, node) for node in graph_def.node], producer=graph_def.producer)
+
+
+def _free_of_side_effects(node: NodeDef, nodes: dict[str, NodeDef]) -> bool:
+    """Whether computing the node only makes its outputs (TF's IsFreeOfSideEffect, less what never becomes
+    a NoOp): stateless, no refs or resources, at least one output, and no data input from a Switch (whose
+    untaken output makes its consumer dead, while a control edge from the Switch itself is live: a branch
+    pivot must stay)."""
+    if node.op in _NEVER_NOOP:
+        return False
+    op = op_registry.registered_ops().get(node.op)
+    if op is None or op.op_def.is_stateful or not op.op_def.output_args:
+        return False
+    try:
+        types = arg_types(op.op_def.input_args, node.attr) + arg_types(op.op_def.output_args, node.attr)
+    except KeyError:
+        return False
+    if any(t._is_ref_dtype or t == dtypes.resource for t in types):
+        return False
+    for spec in node.input:
+        source, index = parse_input(spec)
+        if index >= 0 and source in nodes and nodes[source].op in ("Switch", "RefSwitch"):
+            return False
+    return True
 
 
 def remove_dead_nodes(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
