@@ -61,10 +61,11 @@ from tensorweave.runtime.straight_line import StraightLineStep, compile_step
 
 KernelFactory = Callable[[NodeDef, DeviceBase], OpKernel]
 StepDone = Callable[[BaseException | None], None]
-# An expensive kernel whose measured time is below this runs inline; the estimate follows each run's time
-# with weight 1/_COST_WEIGHT (TF's executor updates its cost estimates the same way).
+# An expensive kernel whose measured time is below this runs inline. The estimate falls to a quicker run's
+# time at once and rises toward a slower one's by 1/_COST_WEIGHT of the difference (TF's executor moves its
+# estimates so): a run's time can only overstate the kernel's cost, by the waits for a core on a loaded machine.
 _INLINE_BELOW_S = 1e-3
-_COST_WEIGHT = 4
+_COST_WEIGHT = 8
 
 
 class _NodeKind(enum.IntEnum):
@@ -498,8 +499,7 @@ class _StepRun:
             result = node.call(ctx, *inputs)
             elapsed, costs = time.perf_counter() - start, self.executor._costs
             previous = costs[node.index]  # races between steps only blur the estimate
-            costs[node.index] = elapsed if previous == float("inf") else (
-                previous + (elapsed - previous) / _COST_WEIGHT)
+            costs[node.index] = elapsed if elapsed < previous else previous + (elapsed - previous) / _COST_WEIGHT
             return result
         start = time.time_ns() // 1000
         result = node.call(ctx, *inputs)
