@@ -2,8 +2,11 @@
 
 (a) a tensor is freed once its last consumer has run: a chain of elementwise ops peaks below 3 tensors' worth
 of new memory; (b) repeated runs leave nothing behind: memory is flat from 1,000 to 10,000 runs; (c) a fetched
-variable value is a copy that later updates do not change. The functions take the TF1 module, so tests can
-call them with small sizes. Real TensorFlow allocates outside tracemalloc's view, so (a) reads low there.
+variable value is a copy that later updates do not change; (d) a training step of the MLP workload
+(784-1024-1024-10, batch 256, SGD) holds no more than its activations, its gradients and one copy of the
+parameters (the variables themselves): its peak new memory is at most the activations' and gradients' size.
+The functions take the TF1 module, so tests can call them with small sizes. Real TensorFlow allocates
+outside tracemalloc's view, so (a) and (d) read low there.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.workloads import load_backend
+from benchmarks.workloads import MLP_BATCH, MLP_SIZES, load_backend, make_session, mlp_graph
 
 PEAK_TARGET_TENSORS = 3.0
 FLAT_TARGET_BYTES = 16 * 1024
@@ -80,6 +83,32 @@ def fetched_value_is_copy(tf: Any) -> bool:
             return bool(np.array_equal(fetched, np.zeros(4, np.float32))) and float(sess.run(v)[0]) == 1.0
 
 
+def training_step_memory(tf: Any, sizes: tuple[int, ...] = MLP_SIZES, batch: int = MLP_BATCH) -> dict[str, int]:
+    """Bytes of one MLP training step: `peak`, the peak new memory during the step (its variables already
+    allocated), beside the analytic sizes: `parameters` (weights and biases), `gradients` (one per
+    parameter) and `activations` (each layer's output, which its gradient reads: batch x units per layer)."""
+    itemsize = np.dtype(np.float32).itemsize
+    parameters = sum(n_in * n_out + n_out for n_in, n_out in zip(sizes, sizes[1:])) * itemsize
+    with tf.Graph().as_default():
+        train_op, feeds = mlp_graph(tf, sizes, batch)
+        sess = make_session(tf)
+        try:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train_op, feed_dict=feeds)  # builds the plan
+            gc.collect()
+            tracemalloc.start()
+            try:
+                before, _ = tracemalloc.get_traced_memory()
+                sess.run(train_op, feed_dict=feeds)
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+        finally:
+            sess.close()
+    return {"peak": peak - before, "parameters": parameters, "gradients": parameters,
+            "activations": batch * sum(sizes[1:]) * itemsize}
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the three memory checks for one backend and whether each holds."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.memory", description=__doc__.splitlines()[0])
@@ -103,9 +132,18 @@ def main(argv: list[str] | None = None) -> None:
     )
     copied = fetched_value_is_copy(tf)
     print(f"(c) fetched variable value unchanged by a later assign_add: {'holds' if copied else 'FAILS'}")
+    step = training_step_memory(tf)
+    bound = step["activations"] + step["gradients"]
+    mb = 1 << 20
+    print(
+        f"(d) MLP {'-'.join(map(str, MLP_SIZES))} training step, batch {MLP_BATCH}: peak new memory "
+        f"{step['peak'] / mb:.2f} MB; activations {step['activations'] / mb:.2f} MB + gradients "
+        f"{step['gradients'] / mb:.2f} MB = {bound / mb:.2f} MB, beside the parameters' one copy "
+        f"({step['parameters'] / mb:.2f} MB): {'holds' if step['peak'] <= bound else 'FAILS'}"
+    )
     if args.backend == "tensorflow":
         print(
-            "note: TensorFlow's allocator is invisible to tracemalloc; (a) and (b) see only Python-side memory."
+            "note: TensorFlow's allocator is invisible to tracemalloc; (a), (b) and (d) see only Python-side memory."
         )
 
 

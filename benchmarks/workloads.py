@@ -386,15 +386,27 @@ def _dense(tf: Any, x: Any, units: int, activation: Any = None) -> Any:
     return activation(y) if activation is not None else y
 
 
+MLP_SIZES = (784, 1024, 1024, 10)
+MLP_BATCH = 256
+
+
+def mlp_graph(tf: Any, sizes: tuple[int, ...] = MLP_SIZES, batch: int = MLP_BATCH) -> tuple[Any, dict]:
+    """An MLP's SGD training op (ReLU between the dense layers, softmax cross-entropy) and fixed fed batches."""
+    rng = np.random.default_rng(0)
+    x = tf.placeholder(tf.float32, [batch, sizes[0]])
+    labels = tf.placeholder(tf.int64, [batch])
+    h = x
+    for units in sizes[1:-1]:
+        h = _dense(tf, h, units, tf.nn.relu)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                                         logits=_dense(tf, h, sizes[-1])))
+    feeds = {x: rng.random((batch, sizes[0]), dtype=np.float32), labels: rng.integers(0, sizes[-1], batch)}
+    return tf.train.GradientDescentOptimizer(0.01).minimize(loss), feeds
+
+
 def mlp_train(tf: Any) -> tuple[Any, Step]:
     """A training step of an MLP 784-1024-1024-10 (ReLU, softmax cross-entropy), batch 256, SGD."""
-    rng = np.random.default_rng(0)
-    x = tf.placeholder(tf.float32, [256, 784])
-    labels = tf.placeholder(tf.int64, [256])
-    h = _dense(tf, _dense(tf, x, 1024, tf.nn.relu), 1024, tf.nn.relu)
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=_dense(tf, h, 10)))
-    feeds = {x: rng.random((256, 784), dtype=np.float32), labels: rng.integers(0, 10, 256)}
-    return _train_step(tf, tf.train.GradientDescentOptimizer(0.01).minimize(loss), feeds)
+    return _train_step(tf, *mlp_graph(tf))
 
 
 def cnn_train(tf: Any) -> tuple[Any, Step]:

@@ -6,6 +6,7 @@ import tracemalloc
 import numpy as np
 
 import tensorweave.compat.v1 as tf
+from benchmarks.memory import training_step_memory
 
 
 def _peak_during(fn):
@@ -84,3 +85,8 @@ def test_no_shortcuts_every_run_executes_every_kernel():
         assert [sess.run(doubled, {x: v}) for v in (1.0, 2.0, 3.0)] == [2.0, 4.0, 6.0]
         later = doubled + 1.0  # the graph grows after the first run
         assert sess.run(later, {x: 5.0}) == 11.0
+
+
+def test_an_mlp_training_step_holds_no_more_than_its_activations_gradients_and_parameters():
+    step = training_step_memory(tf)  # the mlp_train workload: 784-1024-1024-10, batch 256, SGD
+    assert step["peak"] <= step["activations"] + step["gradients"], {k: v / 2**20 for k, v in step.items()}

@@ -1,7 +1,8 @@
 """DeviceBase: what a kernel may use of the device it runs on (TF's framework/device_base.h).
 
 A kernel computes with `xp` (NumPy on CPU, CuPy on GPU), keeps state in `resource_mgr`, and splits large
-in-place updates across the device's intra-op threads through `elementwise_inplace`. The concrete devices
+in-place updates and matrix products across the device's intra-op threads through `elementwise_inplace` and
+`matmul`. The concrete devices
 (devices/) add names, memory limits and thread pools; this base also serves the host-side evaluation that
 shape inference and constant folding do, which has no session and no device of its own.
 """
@@ -26,9 +27,13 @@ class DeviceBase:
         self.xp = xp
         self.resource_mgr = resource_mgr if resource_mgr is not None else ResourceMgr()
 
-    def elementwise_inplace(self, ufunc: Any, target: Any, operand: Any) -> None:
-        """target = ufunc(target, operand), in place."""
-        ufunc(target, operand, out=target)
+    def elementwise_inplace(self, ufunc: Any, target: Any, operand: Any, scale: Any = None) -> None:
+        """target = ufunc(target, operand * scale) (operand alone without a scale), in place."""
+        ufunc(target, operand if scale is None else operand * scale, out=target)
+
+    def matmul(self, a: Any, b: Any) -> Any:
+        """The product of two matrices."""
+        return self.xp.matmul(a, b)
 
     def __repr__(self) -> str:
         return f"<Device {self.name}>"

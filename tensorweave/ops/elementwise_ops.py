@@ -976,8 +976,8 @@ def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
     if len(inputs) == 1:
         return inputs[0]
     total = inputs[0] + inputs[1]
-    for x in inputs[2:]:
-        total = total + x
+    for x in inputs[2:]:  # into the one new array: a fresh one per input would cost a page-faulted buffer each
+        total += x
     return total
 
 

@@ -75,7 +75,7 @@ def _matmul(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, transpose_b
         raise errors.InvalidArgumentError(
             ctx.node_def, None, f"Matrix size-incompatible: In[0]: {tensor_shape.shape_string(a.shape)}, "
             f"In[1]: {tensor_shape.shape_string(b.shape)}")
-    return ctx.xp.matmul(in_float32(a), in_float32(b)).astype(a.dtype, copy=False)
+    return ctx.device.matmul(in_float32(a), in_float32(b)).astype(a.dtype, copy=False)
 
 
 BatchMatMulV2 = Op("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],

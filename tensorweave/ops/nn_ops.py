@@ -177,16 +177,18 @@ def _bfloat16_row_sums(values: Any) -> Any:
     return tail + lane_sums.astype(values.dtype)
 
 
-def _shifted_rows(ctx: OpKernelContext, logits: Any) -> tuple[Any, Any]:
-    """The logits less their row maximum (the last axis) and the sum of their exponentials, which cannot
-    overflow; half precision and bfloat16 round every step, as TF's kernel does."""
+def _shifted_rows(ctx: OpKernelContext, logits: Any) -> tuple[Any, Any, Any]:
+    """The logits less their row maximum (the last axis), their exponentials (a new array the caller may
+    overwrite) and the rows' sums of those, which cannot overflow; half precision and bfloat16 round every
+    step, as TF's kernel does."""
     xp = ctx.xp
     shifted = logits - xp.max(logits, axis=-1, keepdims=True)
+    exp = xp.exp(shifted)
     if logits.dtype == np.float16:
-        return shifted, _pairwise_row_sums(xp, xp.exp(shifted))
+        return shifted, exp, _pairwise_row_sums(xp, exp)
     if logits.dtype == BFLOAT16:
-        return shifted, _bfloat16_row_sums(xp.exp(shifted))
-    return shifted, xp.sum(xp.exp(shifted), axis=-1, keepdims=True)
+        return shifted, exp, _bfloat16_row_sums(exp)
+    return shifted, exp, xp.sum(exp, axis=-1, keepdims=True)
 
 
 def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: bool = False) -> Op:
@@ -210,9 +212,9 @@ def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: 
     return op
 
 
-Softmax = _softmax_op("Softmax", "softmax", lambda xp, shifted, sum_exp: xp.exp(shifted) * (1 / sum_exp),
+Softmax = _softmax_op("Softmax", "softmax", lambda xp, shifted, exp, sum_exp: xp.multiply(exp, 1 / sum_exp, out=exp),
                       bfloat16_in_float32=True)
-LogSoftmax = _softmax_op("LogSoftmax", "logsoftmax", lambda xp, shifted, sum_exp: shifted - xp.log(sum_exp))
+LogSoftmax = _softmax_op("LogSoftmax", "logsoftmax", lambda xp, shifted, exp, sum_exp: shifted - xp.log(sum_exp))
 
 
 def _swap_axis(tensor: Tensor, dim_index: Any, last_index: Tensor, name: str = "transpose") -> Tensor:
@@ -420,9 +422,11 @@ def _softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> Any:
         return xp.zeros(shape[0], features.dtype), xp.zeros(shape, features.dtype)
     dtype = features.dtype
     features, labels = in_float32(features), in_float32(labels)  # TF's bfloat16 kernel computes in float32
-    shifted, sum_exp = _shifted_rows(ctx, features)
+    shifted, exp, sum_exp = _shifted_rows(ctx, features)
     loss = xp.sum(labels * (xp.log(sum_exp) - shifted), axis=1)
-    return loss.astype(dtype), (xp.exp(shifted) / sum_exp - labels).astype(dtype)
+    exp /= sum_exp
+    exp -= labels
+    return loss.astype(dtype), exp.astype(dtype, copy=False)
 
 
 SparseSoftmaxCrossEntropyWithLogits = Op(
@@ -463,12 +467,12 @@ def _sparse_softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> An
         raise errors.InvalidArgumentError(
             ctx.node_def, None, f"Received a label value of {labels[bad][0]} which is outside the valid range of "
             f"[0, {classes}).  Label values: {' '.join(str(v) for v in labels.tolist())}")
-    shifted, sum_exp = _shifted_rows(ctx, features)
+    shifted, backprop, sum_exp = _shifted_rows(ctx, features)
     rows = xp.arange(labels.shape[0])
-    backprop = xp.exp(shifted) / sum_exp
+    backprop /= sum_exp
     backprop[rows, labels] -= 1
     loss = xp.log(sum_exp[:, 0]) - shifted[rows, labels]
-    return loss.astype(features.dtype), backprop.astype(features.dtype)
+    return loss.astype(features.dtype), backprop.astype(features.dtype, copy=False)
 
 
 def _flatten_outer_dims(logits: Tensor) -> Tensor:

@@ -83,14 +83,14 @@ class Var:
         else:
             self.value = xp.array(value, copy=True)
 
-    def update(self, ufunc: Any, delta: Any, device: Any) -> None:
-        """value = ufunc(value, delta), in place."""
+    def update(self, ufunc: Any, delta: Any, device: Any, scale: Any = None) -> None:
+        """value = ufunc(value, delta * scale) (delta alone without a scale), in place."""
         current = self.writable()
         if current is None:
             raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
         if np.shape(current) != np.shape(delta):
             raise errors.InvalidArgumentError(None, None, "Parameters and update must be the same size")
-        device.elementwise_inplace(ufunc, current, delta)
+        device.elementwise_inplace(ufunc, current, delta, scale)
 
 
 VariableV2 = Op("VariableV2", outputs=["ref: Ref(dtype)"],

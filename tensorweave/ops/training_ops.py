@@ -4,7 +4,10 @@ their SparseApply* forms for IndexedSlices gradients.
 Each op takes its variable and slot variables by reference (`Var`) and its hyperparameters and gradient by
 value, and writes the new values into the variables' own buffers, as TF's training kernels do, so reads
 created before the update see it (ref semantics). An update computes every new value before it writes any,
-so a gradient that aliases a variable's buffer (a read of it) is used whole. `use_locking` holds the
+so a gradient that aliases a variable's buffer (a read of it) is used whole. GradientDescent's update,
+var -= alpha * delta, is applied in place (`InPlace`): a large variable by blocks, each block's product made
+just before it is subtracted, so no temporary as large as the variable exists and no new value is copied in
+(a gradient aliasing the variable is copied first, by the variable's own copy on write or here). `use_locking` holds the
 variables' locks for the update; without it updates may race, as in TF (Hogwild). The Resource* forms take the
 variables' handles (the same `Var`s, as `ResourceVar`s) and output nothing; their updates store the new values
 without touching a buffer an earlier read still holds (copy on write, see resource_variable_ops).
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -40,7 +43,16 @@ _KERNEL_TYPES = {"T": [F16, dtypes.bfloat16, F32, F64, C64, C128]}
 Update = Callable[..., tuple]
 
 
-def _training_op(name: str, refs: list[str], values: list[str], update: Update, sparse: bool = False,
+class InPlace(NamedTuple):
+    """An update of a single variable as `var = ufunc(var, operand * scale)` (value inputs named by `operand`
+    and `scale`), written into its buffer."""
+
+    ufunc: Any
+    operand: str
+    scale: str
+
+
+def _training_op(name: str, refs: list[str], values: list[str], update: Update | InPlace, sparse: bool = False,
                  flags: tuple[str, ...] = (), resource: bool = False) -> Op:
     """One Apply*/SparseApply* op: its OpDef (`values` in TF's order, `indices` among them for a sparse op),
     its shape function and its kernel, all reading the same argument lists. The Resource* form takes the
@@ -103,6 +115,13 @@ def _training_op(name: str, refs: list[str], values: list[str], update: Update, 
                 if grad.shape != current[0].shape:
                     raise invalid_argument(ctx, f"var and {names[grad_at]} do not have the same shape"
                                            f"{shape_string(current[0].shape)} {shape_string(grad.shape)}")
+                if isinstance(update, InPlace):
+                    operand, scale = inputs[names.index(update.operand)], inputs[names.index(update.scale)]
+                    if np.may_share_memory(operand, current[0]):  # blocks would read what earlier ones wrote
+                        operand = operand.copy()
+                    current = None  # a resource variable's update writes in place when no other read holds it
+                    variables[0].update(update.ufunc, operand, ctx.device, scale)
+                    return None if resource else variables[0]
                 new = update(*current, *others, **attrs)
                 current = None  # a resource variable's update need not copy for these reads
                 for var, value in zip(variables, new):
@@ -147,8 +166,7 @@ def _sparse_update(ctx: OpKernelContext, variables: list[Var], others: list[Any]
             target[rows] = value
 
 
-def _gradient_descent(var: Any, alpha: Any, delta: Any) -> tuple:
-    return (var - alpha * delta,)
+_GRADIENT_DESCENT = InPlace(np.subtract, "delta", "alpha")
 
 
 def _momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any, use_nesterov: bool) -> tuple:
@@ -243,7 +261,7 @@ def _adagrad_da(var: Any, gradient_accumulator: Any, gradient_squared_accumulato
     return var, accumulated, squared
 
 
-ApplyGradientDescent = _training_op("ApplyGradientDescent", ["var"], ["alpha", "delta"], _gradient_descent)
+ApplyGradientDescent = _training_op("ApplyGradientDescent", ["var"], ["alpha", "delta"], _GRADIENT_DESCENT)
 
 ApplyMomentum = _training_op("ApplyMomentum", ["var", "accum"], ["lr", "grad", "momentum"], _momentum,
                              flags=("use_nesterov",))
@@ -305,7 +323,7 @@ SparseApplyAdagradDA = _training_op("SparseApplyAdagradDA",
 
 # The resource-variable forms (TF's Resource* ops): the variables come as handles, nothing is output.
 ResourceApplyGradientDescent = _training_op(
-    "ResourceApplyGradientDescent", ["var"], ["alpha", "delta"], _gradient_descent, resource=True)
+    "ResourceApplyGradientDescent", ["var"], ["alpha", "delta"], _GRADIENT_DESCENT, resource=True)
 ResourceApplyMomentum = _training_op(
     "ResourceApplyMomentum", ["var", "accum"], ["lr", "grad", "momentum"], _momentum, flags=("use_nesterov",),
     resource=True)

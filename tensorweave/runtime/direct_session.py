@@ -4,7 +4,7 @@ It holds the session's placed graph (an ExecutionState, extended incrementally a
 grows), its devices with their resource managers, and one cached plan per PlanKey. The first run of a key
 goes through the pipeline, every later run only executes:
 
-    prune the placed graph -> fold constants -> CSE -> unread nodes to NoOps -> remove dead nodes
+    prune the placed graph -> fold constants -> CSE -> unread values to NoOps -> remove dead nodes
     -> partition by device
     -> schedule Recvs -> one Executor per partition
 
@@ -36,13 +36,13 @@ from tensorweave.runtime.execution_state import ExecutionState, without_outside_
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
 from tensorweave.runtime.optimize import (
     constant_folding_enabled,
+    convert_unread_to_noops,
     cse_enabled,
     dependency_optimization_enabled,
     eliminate_common_subexpressions,
     fold_constants,
     remove_dead_nodes,
     schedule_recvs,
-    unread_nodes_to_no_ops,
 )
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.place import is_generator
@@ -117,7 +117,7 @@ class DirectSession(SessionBackend):
             raise errors.NotFoundError(None, None, "No CPU devices are available in this process")
         intra_op_threads = getattr(config, "intra_op_parallelism_threads", 0)
         num_cpus = config.device_count.get("CPU", 1) if config is not None else 1
-        self._devices: list[Device] = [cpu_device(LOCAL_TASK, i, ResourceMgr(), intra_op_threads)
+        self._devices: list[Device] = [cpu_device(LOCAL_TASK, i, ResourceMgr(), intra_op_threads, hold_blas=True)
                                        for i in range(num_cpus)]
         threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
         # A negative count runs every kernel on the caller's thread, as TF's
@@ -191,7 +191,7 @@ class DirectSession(SessionBackend):
             if self._cse:
                 graph_def = eliminate_common_subexpressions(graph_def, key.targets)
             if self._dependency_optimization:
-                graph_def = unread_nodes_to_no_ops(graph_def, key.targets)
+                graph_def = convert_unread_to_noops(graph_def, key.targets)
             graph_def = remove_dead_nodes(graph_def, key.targets)
             parts = partition(graph_def, self._devices[0].name, self._bfloat16_sendrecv)
             if self._recv_scheduling:

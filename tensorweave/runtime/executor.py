@@ -11,7 +11,10 @@ its last consumer has run.
 Scheduling, as TF's: a node is ready when its pending count reaches zero; a ready node with a dead input
 does not run and its outputs are dead (the control-flow issue adds Merge's and the frame nodes' rules at
 `_NodeKind`); cheap kernels run inline on whichever thread made them ready, expensive ones (MatMul, ...)
-go to the session's inter-op pool when other work is ready, and an asynchronous kernel (Recv, Dequeue)
+go to the session's inter-op pool when other work is ready, unless the node's measured cost (kept per node
+in the plan, as TF's executor keeps its cost estimates) shows it quicker than a thread hop (a small LSTM
+cell's MatMul): a hop costs tens of microseconds, and far more on a loaded machine, where a woken thread
+waits for a core. An asynchronous kernel (Recv, Dequeue)
 is started and left: its `done` callback, from any thread, finishes it and carries the step on on that
 thread, so no thread is held while it waits. `run_async` is the whole interface; the blocking `run` waits
 on it, and plans with nothing of the above take the straight-line fast path (straight_line.py). A loop frame
@@ -58,6 +61,11 @@ from tensorweave.runtime.straight_line import StraightLineStep, compile_step
 
 KernelFactory = Callable[[NodeDef, DeviceBase], OpKernel]
 StepDone = Callable[[BaseException | None], None]
+# An expensive kernel whose measured time is below this runs inline. The estimate falls to a quicker run's
+# time at once and rises toward a slower one's by 1/_COST_WEIGHT of the difference (TF's executor moves its
+# estimates so): a run's time can only overstate the kernel's cost, by the waits for a core on a loaded machine.
+_INLINE_BELOW_S = 1e-3
+_COST_WEIGHT = 8
 
 
 class _NodeKind(enum.IntEnum):
@@ -190,6 +198,7 @@ class Executor:
         # A partition that has heavy kernels to run before its first wait starts on the pool when it runs
         # beside another such one (see run_partitions)
         self.starts_heavy = _expensive_before_waiting(nodes, self._roots)
+        self._costs = [float("inf")] * len(nodes)  # seconds per run of each expensive node, measured
         straight = (not self._has_async and sum(n.expensive for n in runnable) <= 1
                     and not any(n.kind in _CONTROL_FLOW for n in nodes))
         self._compile = (lambda traced: compile_step(runnable, self._arg_slots, self._ret_slots, self._template,
@@ -494,7 +503,7 @@ class _StepRun:
 
     def _process(self, ready: Ready) -> None:
         """Run ready nodes on this thread until none is left (expensive ones may go to the pool)."""
-        nodes, submit, cancellation = self.nodes, self.submit, self.step.cancellation
+        nodes, submit, cancellation, costs = self.nodes, self.submit, self.step.cancellation, self.executor._costs
         while ready:
             index, is_dead, frame, iteration = ready.popleft()
             node = nodes[index]
@@ -509,7 +518,8 @@ class _StepRun:
                 self._finish(node, frame, iteration, None, is_dead, ready)
             elif node.asynchronous:
                 self._start_async(node, frame, iteration, ready)
-            elif node.expensive and submit is not None and (ready or self.outstanding - self.waiting > 1):
+            elif (node.expensive and submit is not None and (ready or self.outstanding - self.waiting > 1)
+                  and costs[index] >= _INLINE_BELOW_S):
                 submit(self._run_on_pool, node, frame, iteration)
             else:
                 try:
@@ -537,7 +547,14 @@ class _StepRun:
         ctx = OpKernelContext(node.kernel, self.step, frame.frame_id, iteration)
         inputs = self._inputs(node, frame.iterations[iteration])
         if self.stats is None:
-            return node.call(ctx, *inputs)
+            if not node.expensive:
+                return node.call(ctx, *inputs)
+            start = time.perf_counter()
+            result = node.call(ctx, *inputs)
+            elapsed, costs = time.perf_counter() - start, self.executor._costs
+            previous = costs[node.index]  # races between steps only blur the estimate
+            costs[node.index] = elapsed if elapsed < previous else previous + (elapsed - previous) / _COST_WEIGHT
+            return result
         start = time.time_ns() // 1000
         result = node.call(ctx, *inputs)
         self.stats.append(NodeExecStats(node.node_def.name, node.node_def.op, start, time.time_ns() // 1000,

@@ -1,13 +1,19 @@
 """Graph optimizations of a step's graph, as TF's GraphOptimizer at its default L1 level: constant
-folding, common-subexpression elimination, unread nodes made NoOps (grappler's dependency optimizer) and
-dead-node removal before partitioning, and, after it,
-Recv scheduling (`GraphOptions.enable_recv_scheduling`).
+folding, common-subexpression elimination and dead-node removal before partitioning, and, after it,
+Recv scheduling (`GraphOptions.enable_recv_scheduling`); and the rewrite of Grappler's dependency optimizer
+that matters most to training steps: a node whose outputs nothing reads becomes a NoOp.
 
 A node whose data inputs are all constants, that is not stateful, touches no ref and has no control
 inputs, computes the same value in every step: it is evaluated once here and replaced by a Const of the
 same name (TF folds the same set, up to 10 MiB per tensor). Stateful ops (variables, random ops, queues)
 are never folded, so every step still runs them. A node whose kernel fails is left as it is, so the error
 surfaces in the step, naming the node, as it would without folding.
+
+A node reached only through control edges (the gradient of an input nobody asked for, which a gradient
+tuple's group still waits on) computes a value no one reads: unless it has side effects, moves values
+between frames, or exists to fail (Assert, CheckNumerics), it becomes a NoOp waiting on its inputs, as
+Grappler's dependency optimizer rewrites it, so what waited on it still waits on them (and is dead where it
+was), and its own inputs may in turn become unread.
 """
 
 from __future__ import annotations
@@ -30,10 +36,11 @@ MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 _NEVER_FOLDED = {"Const", "_Arg", "_Retval", "Placeholder", "PlaceholderWithDefault", "Enter", "RefEnter", "Exit",
                  "RefExit", "NextIteration", "RefNextIteration", "LoopCond", "Switch", "RefSwitch", "Merge",
                  "RefMerge", "ControlTrigger"}
-_TOGGLE_OFF = 2  # RewriterConfig.Toggle.OFF
-_SWITCHES = frozenset({"Switch", "RefSwitch"})
 # Equal constants are one; every feed point and every NoOp (a target, a group) stays as written.
 _NEVER_MERGED = (_NEVER_FOLDED - {"Const"}) | {"NoOp"}
+# Run for their errors or their frames even when their values go unread (Grappler's do_not_rewrite_ops).
+_NEVER_NOOP = _NEVER_FOLDED | {"NoOp", "Assert", "CheckNumerics"}
+_TOGGLE_OFF = 2  # RewriterConfig.Toggle.OFF
 
 
 def constant_folding_enabled(config: Any) -> bool:
@@ -48,11 +55,12 @@ def cse_enabled(config: Any) -> bool:
 
 
 def dependency_optimization_enabled(config: Any) -> bool:
-    """TF's rule: grappler's dependency optimizer runs unless the config turns it (or grappler) off."""
-    options = getattr(getattr(config, "graph_options", None), "rewrite_options", None)
-    if options is None:
+    """Grappler's rule: on unless RewriterConfig turns dependency_optimization off or disables the meta
+    optimizer."""
+    rewrite = getattr(getattr(config, "graph_options", None), "rewrite_options", None)
+    if rewrite is None:
         return True
-    return not options.disable_meta_optimizer and options.dependency_optimization != _TOGGLE_OFF
+    return not rewrite.disable_meta_optimizer and rewrite.dependency_optimization != _TOGGLE_OFF
 
 
 def _enabled(config: Any, flag: str) -> bool:
@@ -173,51 +181,54 @@ def _hashable(value: Any) -> Any:
     return value
 
 
-def unread_nodes_to_no_ops(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
-    """The graph with each stateless node whose outputs nothing reads, only waits for (by control edges: the
-    gradients a `tuple` gates, a loop body's gradient of a constant), turned into a NoOp waiting for its
-    inputs, as grappler's dependency optimizer does; in turn its producers may become unread. Liveness is kept
-    (a NoOp is dead where an input is), except that a node reading a Switch output is left as it is (a
-    control edge from a Switch is live on both branches). Nodes in `keep` (targets) run as written."""
-    by_name = {node.name: node for node in graph_def.node}
-    readers: dict[str, int] = dict.fromkeys(by_name, 0)
+def convert_unread_to_noops(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
+    """The graph with each side-effect-free node whose outputs only control edges consume made a NoOp on
+    its inputs (see the module docstring); `keep` (a step's targets) stays as written."""
+    nodes = {node.name: node for node in graph_def.node}
+    readers = dict.fromkeys(nodes, 0)
     for node in graph_def.node:
         for spec in node.input:
-            if not spec.startswith("^"):
-                name = parse_input(spec)[0]
-                readers[name] = readers.get(name, 0) + 1
-    pending = [name for name, count in readers.items() if not count]
-    converted: set[str] = set()
+            name, index = parse_input(spec)
+            if index >= 0 and name in readers:
+                readers[name] += 1
+    converted: dict[str, NodeDef] = {}
+    pending = [name for name, count in readers.items() if count == 0]
     while pending:
-        node = by_name.get(pending.pop())
-        if node is None or node.name in converted or node.name in keep or not _unread_may_skip(node, by_name):
+        name = pending.pop()
+        node = nodes[name]
+        if name in converted or name in keep or not _free_of_side_effects(node, nodes):
             continue
-        converted.add(node.name)
-        sources = []
+        inputs = []
         for spec in node.input:
-            name = parse_input(spec)[0]
-            if "^" + name not in sources:
-                sources.append("^" + name)
-            if not spec.startswith("^"):
-                readers[name] -= 1
-                if not readers[name]:
-                    pending.append(name)
-        by_name[node.name] = NodeDef(node.name, "NoOp", sources, node.device, {})
+            source, index = parse_input(spec)
+            if index >= 0 and source in readers:
+                readers[source] -= 1
+                if readers[source] == 0:
+                    pending.append(source)
+            control = "^" + source
+            if control not in inputs:
+                inputs.append(control)
+        converted[name] = NodeDef(name, "NoOp", inputs, node.device, {})
     if not converted:
         return graph_def
-    return GraphDef(node=[by_name[node.name] for node in graph_def.node], producer=graph_def.producer)
+    return GraphDef(node=[converted.get(node.name, node) for node in graph_def.node], producer=graph_def.producer)
 
 
-def _unread_may_skip(node: NodeDef, by_name: dict[str, NodeDef]) -> bool:
-    """Whether an unread `node` may become a NoOp: stateless, no control-flow or call-frame op, no ref or
-    resource touched, no Switch output read."""
-    if node.op in _NEVER_MERGED:
+def _free_of_side_effects(node: NodeDef, nodes: dict[str, NodeDef]) -> bool:
+    """Whether computing the node only makes its outputs (TF's IsFreeOfSideEffect, less what never becomes
+    a NoOp): stateless, no refs or resources, at least one output, and no data input from a Switch (whose
+    untaken output makes its consumer dead, while a control edge from the Switch itself is live: a branch
+    pivot must stay)."""
+    if node.op in _NEVER_NOOP:
         return False
     op = op_registry.registered_ops().get(node.op)
-    if op is None or op.op_def.is_stateful or _touches_refs(op, node):
+    if op is None or op.op_def.is_stateful or not op.op_def.output_args or _touches_refs(op, node):
         return False
-    return not any(not spec.startswith("^") and getattr(by_name.get(parse_input(spec)[0]), "op", None) in _SWITCHES
-                   for spec in node.input)
+    for spec in node.input:
+        source, index = parse_input(spec)
+        if index >= 0 and source in nodes and nodes[source].op in ("Switch", "RefSwitch"):
+            return False
+    return True
 
 
 def _touches_refs(op: Any, node: NodeDef) -> bool:

@@ -2,6 +2,7 @@
 Recv scheduling."""
 
 import numpy as np
+import pytest
 
 import tensorweave.compat.v1 as tf
 from tensorweave.devices.cpu import cpu_device
@@ -10,12 +11,12 @@ from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.runtime.optimize import (
     constant_folding_enabled,
+    convert_unread_to_noops,
     cse_enabled,
     dependency_optimization_enabled,
     eliminate_common_subexpressions,
     fold_constants,
     remove_dead_nodes,
-    unread_nodes_to_no_ops,
 )
 
 F32 = dtypes.float32
@@ -115,7 +116,7 @@ def test_unread_stateless_nodes_become_no_ops_waiting_for_their_inputs():
                        NodeDef("read", "Exp", ["a"], "", {"T": F32}),
                        NodeDef("ret", "_Retval", ["read"], "", {"T": F32, "index": 0}),
                        NodeDef("gate", "NoOp", ["^sq", "^rand", "^branch", "^kept"], "", {})])
-    out = {n.name: n for n in unread_nodes_to_no_ops(g, keep=["kept"]).node}
+    out = {n.name: n for n in convert_unread_to_noops(g, keep=["kept"]).node}
     assert (out["sq"].op, out["sq"].input, out["sq"].attr) == ("NoOp", ["^neg"], {})
     assert (out["neg"].op, out["neg"].input) == ("NoOp", ["^a", "^p"])  # unread once its reader is a NoOp
     # stateful, reading a Switch output (its control edge would be live on both branches), kept, read, frames
@@ -220,3 +221,39 @@ def test_recv_scheduling_lowers_the_peak_of_received_but_unused_bytes():
         if scheduling:
             assert all(recv.input and recv.input[0].startswith("^") for recv in recvs)
     assert peaks[1] < peaks[0]
+
+
+def test_values_only_control_edges_consume_become_noops_on_their_inputs():
+    p = NodeDef("p", "Placeholder", [], "", {"dtype": F32, "shape": None})
+    pred = NodeDef("pred", "Placeholder", [], "", {"dtype": dtypes.bool, "shape": None})
+    g = GraphDef(node=[p, pred, _const("c", 2.0),
+                       NodeDef("unread", "Mul", ["p", "c"], "", {"T": F32}),
+                       NodeDef("feeds_unread", "Neg", ["p"], "", {"T": F32}),
+                       NodeDef("unread_2", "Square", ["feeds_unread", "^c"], "", {"T": F32}),
+                       NodeDef("checked", "CheckNumerics", ["p"], "", {"T": F32, "message": "m"}),
+                       NodeDef("switch", "Switch", ["p", "pred"], "", {"T": F32}),
+                       NodeDef("branch", "Neg", ["switch:1"], "", {"T": F32}),
+                       NodeDef("target", "Neg", ["p"], "", {"T": F32}),
+                       NodeDef("group", "NoOp", ["^unread", "^unread_2", "^checked", "^branch"], "", {}),
+                       NodeDef("out", "Identity", ["p", "^group"], "", {"T": F32})])
+    out = {n.name: n for n in convert_unread_to_noops(g, keep=["target", "out"]).node}
+    assert (out["unread"].op, out["unread"].input, out["unread"].attr) == ("NoOp", ["^p", "^c"], {})
+    # a NoOp's inputs may become unread in turn
+    assert out["unread_2"].input == ["^feeds_unread", "^c"] and out["feeds_unread"].op == "NoOp"
+    # kept: run for its error, fed by a Switch (its liveness is the branch's), a target, what is read
+    assert [out[n].op for n in ("checked", "branch", "target", "out", "c")] == [
+        "CheckNumerics", "Neg", "Neg", "Identity", "Const"]
+
+
+def test_an_unread_failing_op_does_not_fail_the_step_unless_dependency_optimization_is_off():
+    x = tf.placeholder(tf.float32, [None])
+    bad = tf.reshape(x, [3])  # fails for 2 values, as real TF's Grappler leaves it unrun
+    with tf.control_dependencies([bad]):
+        y = tf.identity(x)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: [1, 2]}), [1, 2])
+    config = tf.ConfigProto()
+    config.graph_options.rewrite_options.dependency_optimization = 2  # RewriterConfig.OFF
+    assert not dependency_optimization_enabled(config) and dependency_optimization_enabled(None)
+    with tf.Session(config=config) as sess, pytest.raises(tf.errors.InvalidArgumentError, match="node Reshape"):
+        sess.run(y, {x: [1, 2]})
