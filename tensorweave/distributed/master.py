@@ -14,6 +14,7 @@ task fails, the others are cleaned up at once so none waits for a tensor that wi
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import threading
 from collections.abc import Callable, Sequence
@@ -99,6 +100,7 @@ class MasterSession:
         self._fold_constants = constant_folding_enabled(config)
         self._timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
         self._plans: dict[tuple, list[_TaskPart]] = {}
+        self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
         self._running: set[Callable[[], None]] = set()  # the cleanup of each step in flight
         self._lock = threading.Lock()
         self._tasks = list(dict.fromkeys(task_of(device.name) for device in devices))
@@ -142,7 +144,7 @@ class MasterSession:
             by_task: dict[str, list[NodeDef]] = {}
             sends: dict[str, list[tuple[int, str]]] = {}
             recvs: dict[str, list[tuple[int, str]]] = {}
-            for device, part in partition(graph_def, self._client_device).items():
+            for device, part in partition(graph_def, self._client_device, names=self._node_names).items():
                 task = task_of(device)
                 for node in part.node:
                     node = self._client_terminated(node, feeds, fetches, sends.setdefault(task, []),
