@@ -219,9 +219,9 @@ class MasterSession:
             if cleaned.is_set():
                 return
             cleaned.set()
-            for task in self._tasks:
-                self._cache.stub(task).call_async("CleanupGraph", protos.CleanupGraphRequest(step_id=step_id),
-                                                  lambda error, response: None)
+            for part in parts:  # the tasks of the step: no other holds anything of it (TF's rcg partitions)
+                self._cache.stub(part.task).call_async(
+                    "CleanupGraph", protos.CleanupGraphRequest(step_id=step_id), lambda error, response: None)
 
         def replied(position: int, error: BaseException | None, response: Any) -> None:
             nonlocal remaining
