@@ -219,9 +219,13 @@ class MasterSession:
             if cleaned.is_set():
                 return
             cleaned.set()
+            succeeded = remaining == 0 and not failures  # nothing waits in its rendezvous: the own task's is
+            request = protos.CleanupGraphRequest(step_id=step_id)  # dropped here, without a thread hop
             for part in parts:  # the tasks of the step: no other holds anything of it (TF's rcg partitions)
-                self._cache.stub(part.task).call_async(
-                    "CleanupGraph", protos.CleanupGraphRequest(step_id=step_id), lambda error, response: None)
+                if succeeded and part.task == self._cache.local_task:
+                    self._cache.stub(part.task).call("CleanupGraph", request)
+                else:
+                    self._cache.stub(part.task).call_async("CleanupGraph", request, lambda error, response: None)
 
         def replied(position: int, error: BaseException | None, response: Any) -> None:
             nonlocal remaining
