@@ -81,9 +81,13 @@ class GrpcSession(SessionBackend):
             request.feed.add(name=name, tensor=rpc.tensor_to_proto(value))
         if timeout_in_ms:
             request.options.timeout_in_ms = timeout_in_ms
+        if step_stats is not None:  # a traced step: the master gathers every task's stats
+            request.options.trace_level = protos.RunOptions.FULL_TRACE
         response = self._master.call("RunStep", request)
         if response.status_code:
             raise errors._make_specific_exception(None, None, response.status_error_message, response.status_code)
+        if step_stats is not None:
+            step_stats.CopyFrom(response.metadata.step_stats)
         by_name = {named.name: named.tensor for named in response.tensor}
         return [rpc.tensor_from_proto(by_name[name]) for name in key.fetches]
 

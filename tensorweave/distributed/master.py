@@ -7,13 +7,16 @@ builds its plan with the local pipeline: prune, fold constants, partition per de
 every edge between devices), then feeds and fetches become client-terminated `_Recv`/`_Send` nodes on the
 device of the tensor fed or fetched, and the partitions are grouped per task and registered once. Every
 later step is one RunGraph per task, all at once, under one random step id; feeds and fetches travel as
-rendezvous keys with tensors (never decoded here), and CleanupGraph ends the step on every task. When one
-task fails, the others are cleaned up at once so none waits for a tensor that will never come.
+rendezvous keys with tensors (never decoded here), and CleanupGraph ends the step on every task: when one
+task fails, the others are cleaned up at once so none waits for a tensor that will never come; a step that
+succeeded is cleaned up once the next one is under way (nothing waits in it, and its cleanup then never
+delays the next step's RunGraph).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import threading
 from collections.abc import Callable, Sequence
@@ -99,7 +102,9 @@ class MasterSession:
         self._fold_constants = constant_folding_enabled(config)
         self._timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
         self._plans: dict[tuple, list[_TaskPart]] = {}
+        self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
         self._running: set[Callable[[], None]] = set()  # the cleanup of each step in flight
+        self._finished_step: Callable[[], None] | None = None  # the cleanup of the last step that succeeded
         self._lock = threading.Lock()
         self._tasks = list(dict.fromkeys(task_of(device.name) for device in devices))
         for task in self._tasks:
@@ -118,8 +123,12 @@ class MasterSession:
         if parts is None:
             parts = self._build_plan(*key)
         timeout_in_ms = request.options.timeout_in_ms or self._timeout_in_ms
-        responses = self._run_step(parts, request.feed, timeout_in_ms / 1000 if timeout_in_ms > 0 else None)
+        responses = self._run_step(parts, request.feed, timeout_in_ms / 1000 if timeout_in_ms > 0 else None,
+                                   request.options.trace_level > 0)
         result = protos.RunStepResponse()
+        if request.options.trace_level > 0:  # every task's devices, as TF's MasterSession merges them
+            for response in responses:
+                result.metadata.step_stats.dev_stats.extend(response.step_stats.dev_stats)
         tensors: list[Any] = [None] * len(request.fetch)
         for part, response in zip(parts, responses):
             received = {named.name: named.tensor for named in response.recv}
@@ -142,7 +151,7 @@ class MasterSession:
             by_task: dict[str, list[NodeDef]] = {}
             sends: dict[str, list[tuple[int, str]]] = {}
             recvs: dict[str, list[tuple[int, str]]] = {}
-            for device, part in partition(graph_def, self._client_device).items():
+            for device, part in partition(graph_def, self._client_device, names=self._node_names).items():
                 task = task_of(device)
                 for node in part.node:
                     node = self._client_terminated(node, feeds, fetches, sends.setdefault(task, []),
@@ -193,8 +202,12 @@ class MasterSession:
             return dataclasses.replace(node, attr={**node.attr, "send_device_incarnation": self._incarnations[sender]})
         return node
 
-    def _run_step(self, parts: list[_TaskPart], feed: Sequence[Any], timeout: float | None) -> list[Any]:
-        """One RunGraph per task under one step id; every task's step is cleaned up afterwards."""
+    def _run_step(self, parts: list[_TaskPart], feed: Sequence[Any], timeout: float | None,
+                  traced: bool = False) -> list[Any]:
+        """One RunGraph per task under one step id (each recording its kernels' stats when `traced`), the own
+        task's on this thread. Every task's step is
+        cleaned up: at once when it failed; once the next step is under way when it succeeded, so that
+        CleanupGraph never delays a step's RunGraph on a task (a session's last step is cleaned at close)."""
         step_id = random.getrandbits(63)
         lock, finished = threading.Lock(), threading.Event()
         responses: list[Any] = [None] * len(parts)
@@ -206,9 +219,13 @@ class MasterSession:
             if cleaned.is_set():
                 return
             cleaned.set()
-            for task in self._tasks:
-                self._cache.stub(task).call_async("CleanupGraph", protos.CleanupGraphRequest(step_id=step_id),
-                                                  lambda error, response: None)
+            succeeded = remaining == 0 and not failures  # nothing waits in its rendezvous: the own task's is
+            request = protos.CleanupGraphRequest(step_id=step_id)  # dropped here, without a thread hop
+            for part in parts:  # the tasks of the step: no other holds anything of it (TF's rcg partitions)
+                if succeeded and part.task == self._cache.local_task:
+                    self._cache.stub(part.task).call("CleanupGraph", request)
+                else:
+                    self._cache.stub(part.task).call_async("CleanupGraph", request, lambda error, response: None)
 
         def replied(position: int, error: BaseException | None, response: Any) -> None:
             nonlocal remaining
@@ -225,21 +242,41 @@ class MasterSession:
 
         with self._lock:
             self._running.add(cleanup)
+            previous, self._finished_step = self._finished_step, None
+        local = None
         for position, part in enumerate(parts):
             request = protos.RunGraphRequest(session_handle=self.handle, create_worker_session_called=True,
                                              graph_handle=part.handle, step_id=step_id)
             for index, rendezvous_key in part.sends:
                 request.send.add(name=rendezvous_key, tensor=feed[index].tensor)
             request.recv_key.extend(rendezvous_key for _, rendezvous_key in part.recvs)
-            self._cache.stub(part.task).call_async(
-                "RunGraph", request, lambda error, response, position=position: replied(position, error, response))
+            request.exec_opts.record_timeline = request.exec_opts.record_costs = traced
+            if part.task == self._cache.local_task and timeout is None:
+                local = position, request
+            else:
+                self._cache.stub(part.task).call_async(
+                    "RunGraph", request, lambda error, response, position=position: replied(position, error, response))
+        if previous is not None:  # the last step's cleanup, sent once this step's work is on its way
+            previous()
+        if local is not None:  # the own task's part runs on this thread, which would only wait otherwise
+            position, request = local
+            try:
+                response = self._cache.stub(self._cache.local_task).call("RunGraph", request)
+            except Exception as e:  # noqa: BLE001 - the step's failure, as a remote task's would be
+                replied(position, e, None)
+            else:
+                replied(position, None, response)
         timed_out = not finished.wait(timeout)
-        if timed_out:
+        if timed_out or failures:
             cleanup()
             finished.wait()
-        cleanup()
         with self._lock:
             self._running.discard(cleanup)
+            displaced = cleanup
+            if not failures:  # nothing waits in a step that succeeded: its cleanup goes with the next step's
+                displaced, self._finished_step = self._finished_step, cleanup
+        if displaced is not None:
+            displaced()
         if timed_out and failures:
             raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
         if failures:
@@ -254,6 +291,9 @@ class MasterSession:
             parts = [part for plan in self._plans.values() for part in plan]
             self._plans.clear()
             running = list(self._running)
+            if self._finished_step is not None:
+                running.append(self._finished_step)
+                self._finished_step = None
         for cleanup in running:
             cleanup()
         for part in parts:

@@ -9,7 +9,9 @@ its status on the caller's side. Messages have no size limit, so big tensors cro
 
 from __future__ import annotations
 
+import queue
 import socket
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -109,6 +111,60 @@ def new_server(max_workers: int = 256) -> grpc.Server:
                        options=_SERVER_OPTIONS)
 
 
+class AsyncCall:
+    """A call in flight: `callback(error, response)` runs once, when the reply comes or at `cancel()`, which
+    ends it for the caller at once with CancelledError (a late reply is then dropped)."""
+
+    def __init__(self, name: str, callback: Callable[[BaseException | None, Any], None]) -> None:
+        self._name = name
+        self._callback = callback
+        self._lock = threading.Lock()
+        self._finished = False
+
+    def finish(self, error: BaseException | None, response: Any) -> None:
+        with self._lock:
+            if self._finished:
+                return
+            self._finished = True
+        self._callback(error, response)
+
+    def done(self) -> bool:
+        return self._finished
+
+    def cancel(self) -> None:
+        self.finish(errors.CancelledError(None, None, f"{self._name} was cancelled"), None)
+
+
+class _Callers:
+    """Daemon threads that make blocking calls for `call_async`, kept between calls: a blocking call polls
+    its own completion queue on the calling thread, where a gRPC future wakes the channel's spin thread (and
+    starts a new one whenever none is in flight), which costs a thread hop, often a thread start, per call.
+    Daemons, so a call still waiting on a peer never holds up the process's exit."""
+
+    def __init__(self) -> None:
+        self._work: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+
+    def submit(self, work: Callable[[], None]) -> None:
+        with self._lock:
+            start = self._idle == 0
+            if not start:
+                self._idle -= 1
+        self._work.put(work)
+        if start:
+            threading.Thread(target=self._serve, name="tensorweave-rpc-call", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            self._work.get()()
+            with self._lock:
+                self._idle += 1
+
+
+_CALLERS = _Callers()
+
+
 class Stub:
     """Calls one service of one address: `call(name, request)` blocks; `call_async` runs `callback(error,
     response)` when the reply comes."""
@@ -124,19 +180,21 @@ class Stub:
         except grpc.RpcError as e:
             raise error_from_rpc(e) from None
 
-    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None]) -> Any:
-        """Start a call; returns its future, whose `cancel()` ends it with CancelledError."""
-        future = self._calls[name].future(request)
+    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None]) -> AsyncCall:
+        """Start a call on a caller thread; returns it (`cancel()` ends it for the caller at once)."""
+        call = AsyncCall(name, callback)
+        method = self._calls[name]
 
-        def finished(f: grpc.Future) -> None:
-            if f.cancelled():
-                callback(errors.CancelledError(None, None, f"{name} was cancelled"), None)
+        def run() -> None:
+            try:
+                response = method(request)
+            except grpc.RpcError as e:
+                call.finish(error_from_rpc(e), None)
                 return
-            error = f.exception()
-            callback(error_from_rpc(error) if error is not None else None, None if error is not None else f.result())
+            call.finish(None, response)
 
-        future.add_done_callback(finished)
-        return future
+        _CALLERS.submit(run)
+        return call
 
 
 def new_channel(address: str) -> grpc.Channel:

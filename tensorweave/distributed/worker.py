@@ -34,6 +34,7 @@ from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
+from tensorweave.runtime.step_stats import NodeExecStats, to_proto
 
 _FINISHED_STEPS_KEPT = 10000
 
@@ -168,8 +169,13 @@ class Worker:
         try:
             for named in request.send:
                 rendezvous.feed(named.name, rpc.tensor_from_proto(named.tensor))
-            self._run(executors, rendezvous)
+            exec_opts = request.exec_opts
+            traced = [[] for _ in executors] if exec_opts.record_timeline or exec_opts.record_costs else None
+            self._run(executors, rendezvous, traced)
             response = protos.RunGraphResponse()
+            if traced is not None:  # TF's RunGraphResponse.step_stats: the master merges every task's
+                response.step_stats.CopyFrom(to_proto([(e.device.name, records) for e, records in zip(executors, traced)],
+                                                      [e.graph_def for e in executors]))
             for key in request.recv_key:
                 value, is_dead = rendezvous.local.recv(key, timeout=0)
                 if is_dead:
@@ -183,10 +189,12 @@ class Worker:
             code, message = rpc.error_status(e)
             return protos.RunGraphResponse(status_code=code, status_error_message=message)
 
-    def _run(self, executors: list[Executor], rendezvous: RemoteRendezvous) -> None:
-        """Run the step's executors on this task; the first error (not a cancellation it caused) wins."""
+    def _run(self, executors: list[Executor], rendezvous: RemoteRendezvous,
+             traced: list[list[NodeExecStats]] | None) -> None:
+        """Run the step's executors on this task (recording each kernel's stats in `traced`, one list per
+        executor, when given); the first error (not a cancellation it caused) wins."""
         step = StepContext(rendezvous=rendezvous, cancellation=rendezvous.cancellation, step_id=rendezvous.step_id)
-        run_partitions(executors, [CallFrame(()) for _ in executors], step)
+        run_partitions(executors, [CallFrame(()) for _ in executors], step, traced)
 
     def RecvTensor(self, request: Any) -> Any:  # noqa: N802
         """Wait for the step's value of the key (sent by this task's `_Send`) and return it."""

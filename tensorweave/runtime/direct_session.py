@@ -16,6 +16,7 @@ session and shared by every plan, as TF's OpSegment keeps them, so their state s
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Sequence
@@ -128,6 +129,7 @@ class DirectSession(SessionBackend):
                                      self._cost_model)
         self._plans: dict[PlanKey, _Plan] = {}
         self._stateful_kernels: dict[tuple[str, str], OpKernel] = {}
+        self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
         self._lock = threading.Lock()
         self._closed = False
         self._fold_constants = constant_folding_enabled(config)
@@ -193,7 +195,7 @@ class DirectSession(SessionBackend):
             if self._dependency_optimization:
                 graph_def = convert_unread_to_noops(graph_def, key.targets)
             graph_def = remove_dead_nodes(graph_def, key.targets)
-            parts = partition(graph_def, self._devices[0].name, self._bfloat16_sendrecv)
+            parts = partition(graph_def, self._devices[0].name, self._bfloat16_sendrecv, self._node_names)
             if self._recv_scheduling:
                 parts = {name: schedule_recvs(part) for name, part in parts.items()}
             devices = {device.name: device for device in self._devices}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -38,12 +38,15 @@ MERGE = frozenset({"Merge", "RefMerge"})
 SWITCH = frozenset({"Switch", "RefSwitch"})
 
 
-def partition(graph_def: GraphDef, client_device: str, bfloat16_sendrecv: bool = False) -> dict[str, GraphDef]:
+def partition(graph_def: GraphDef, client_device: str, bfloat16_sendrecv: bool = False,
+              names: Iterator[int] | None = None) -> dict[str, GraphDef]:
     """The step's graph split by device, in graph order within each partition. With `bfloat16_sendrecv`
     (GraphOptions.enable_bfloat16_sendrecv), a float32 tensor crosses as bfloat16: a Cast before its
-    `_Send` and one after its `_Recv`, as TF's partitioner adds them."""
+    `_Send` and one after its `_Recv`, as TF's partitioner adds them. `names` numbers the added nodes: a
+    session passes one counter for all its plans (TF's `new_name`), since it keeps stateful kernels
+    (`_Send` and `_Recv` among them) by node name, and two plans' transfers must never share one."""
     nodes = _with_call_frame_devices(graph_def, client_device)
-    names = itertools.count()
+    names = itertools.count() if names is None else names
     nodes, edge_frame, control_merges = _add_control_loops(nodes, names)
     by_name = {n.name: n for n in nodes}
     edge_ids = itertools.count()
@@ -114,7 +117,7 @@ def node_frames(nodes: Sequence[NodeDef]) -> tuple[list[str], dict[str, str]]:
     return [f or "" for f in frames], parents
 
 
-def _add_control_loops(nodes: list[NodeDef], names: itertools.count
+def _add_control_loops(nodes: list[NodeDef], names: Iterator[int]
                        ) -> tuple[list[NodeDef], Callable[[NodeDef, NodeDef], str], dict[tuple[str, str], str]]:
     """The nodes with a control loop for every (frame, device) that receives a value inside that frame from
     another device; the frame an edge runs in; and the Merge of each control loop by (frame, device)."""
@@ -179,7 +182,7 @@ def _add_control_loops(nodes: list[NodeDef], names: itertools.count
     return nodes + added, edge_frame, merges
 
 
-def _add_transfer(source: NodeDef, index: int, spec: str, consumer: NodeDef, names: itertools.count,
+def _add_transfer(source: NodeDef, index: int, spec: str, consumer: NodeDef, names: Iterator[int],
                   edge_id: int, extra: dict[str, list[NodeDef]], bfloat16_sendrecv: bool = False,
                   gate: str | None = None) -> str:
     """Add the _Send (source side) and _Recv (consumer side) of one edge; returns the name of the node the

@@ -259,3 +259,27 @@ def test_reset_clears_the_cluster_containers(cluster):
     with tf.Session(worker.target) as sess:
         with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v"):
             sess.run(v)
+
+
+def test_traced_step_gathers_every_task_and_profiler_hook_writes_it(cluster, tmp_path):
+    _, worker = cluster
+    x, y, step, init = _ps_worker_graph()
+    with tf.Session(worker.target) as sess:
+        sess.run(init)
+        metadata = tf.RunMetadata()
+        sess.run([y, step], {x: [[1.0, 0.0]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=metadata)
+        devices = {d.device: {n.node_name for n in d.node_stats} for d in metadata.step_stats.dev_stats}
+        assert {"b", "AssignAdd"} <= devices["/job:ps/replica:0/task:0/device:CPU:0"]
+        assert {"MatMul", "add"} <= devices["/job:worker/replica:0/task:0/device:CPU:0"]
+        sess.run(y, {x: [[1.0, 0.0]]}, run_metadata=metadata)  # untraced: nothing recorded
+        assert not metadata.step_stats.dev_stats
+    global_step = tf.train.get_or_create_global_step()
+    with tf.device("/job:ps/task:0"):
+        train = tf.assign_add(global_step, 1)
+    hook = tf.train.ProfilerHook(save_steps=1, output_dir=str(tmp_path))
+    with tf.train.MonitoredSession(tf.train.ChiefSessionCreator(master=worker.target), hooks=[hook]) as sess:
+        for _ in range(3):  # TF's hook traces from the second step on
+            sess.run(train)
+    timelines = list(tmp_path.glob("timeline-*.json"))
+    assert timelines and "/job:ps/replica:0/task:0/device:CPU:0" in timelines[0].read_text()
