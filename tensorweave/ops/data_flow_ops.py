@@ -80,6 +80,9 @@ class Queue:
         self.name = name
         self.component_types = list(component_types)
         self.shapes = [tensor_shape.TensorShape(s) for s in shapes]
+        # each element's shape when every component's is fully known: the common check is one tuple compare
+        self._element_shape = ([tuple(s.as_list()) for s in self.shapes]
+                               if self.shapes and all(s.is_fully_defined() for s in self.shapes) else None)
         self.capacity = _INT32_MAX if capacity < 0 else capacity
         self.requested_capacity = capacity
         self.lock = threading.Lock()
@@ -141,6 +144,8 @@ class Queue:
 
     def check_tuple(self, values: Sequence[Any], batched: bool) -> int:
         """The batch size of `values` (1 for one element), after TF's shape checks."""
+        if not batched and self._element_shape == [np.shape(value) for value in values]:
+            return 1
         batch = 1
         if batched:
             for i, value in enumerate(values):
