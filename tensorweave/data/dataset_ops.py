@@ -662,18 +662,20 @@ def _static_rows(size: Tensor, drop: Tensor) -> int | None:
 
 
 def _stack(component: int, values: list[Any]) -> np.ndarray:
-    first = np.shape(values[0])
-    for i, value in enumerate(values[1:], 1):
-        if np.shape(value) != first:
-            raise errors.InvalidArgumentError(
-                None, None, f"Cannot batch tensors with different shapes in component {component}. First element "
-                f"had shape {tensor_shape.shape_string(first)} and element {i} had shape "
-                f"{tensor_shape.shape_string(np.shape(value))}.")
-    if not first and _numpy_dtype(values[0]) is object:
+    shapes = list(map(np.shape, values))
+    first = shapes[0]
+    if shapes.count(first) != len(shapes):
+        i = next(i for i, shape in enumerate(shapes) if shape != first)
+        raise errors.InvalidArgumentError(
+            None, None, f"Cannot batch tensors with different shapes in component {component}. First element "
+            f"had shape {tensor_shape.shape_string(first)} and element {i} had shape "
+            f"{tensor_shape.shape_string(shapes[i])}.")
+    dtype = _numpy_dtype(values[0])
+    if not first and dtype is object:
         batch = np.empty(len(values), dtype=object)
         batch[:] = values  # each bytes object as it is (np.asarray would make it numpy's bytes type)
         return batch
-    return np.stack(values)
+    return np.array(values, dtype=dtype)  # built in C: np.stack's per-array Python work costs three times more
 
 
 def _numpy_dtype(value: Any) -> Any:
