@@ -59,15 +59,10 @@ def _waited(call: Callable, ctx: OpKernelContext, *inputs: Any) -> Any:
     finished = threading.Lock()  # held until done: cheaper than an Event where most kernels finish inline
     finished.acquire()
     outcome: list[Any] = []
-    waiter = threading.get_ident()
 
     def done(outputs: Any = None, error: BaseException | None = None) -> None:
         outcome.append((outputs, error))
         finished.release()
-        if threading.get_ident() != waiter:
-            # hand the GIL to the woken step now: a busy completing thread (a queue runner) would otherwise keep
-            # it for the whole switch interval, and a consumer would get one batch per interval
-            time.sleep(0)
 
     call(ctx, done, *inputs)
     if not outcome:
