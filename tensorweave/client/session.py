@@ -348,13 +348,23 @@ class BaseSession:
         if len(self._graph._operations) != self._extended:
             self._extend_graph()
         empty = not plan.tensors and not plan.targets
+        key = PlanKey.for_step((), tuple(t.name for t in plan.tensors), tuple(plan.targets))
 
         def run_step_with_options(options: Any = None, run_metadata: Any = None) -> Any:
             if self._closed:  # TF's callable runs in the runtime session, which reports it so
                 raise errors.CancelledError(None, None, "Session has been closed.")
             if empty:
                 raise errors.InvalidArgumentError(None, None, "Must specify at least one target to fetch or execute.")
-            return self.run(fetches, options=options, run_metadata=run_metadata)
+            if options or run_metadata:
+                return self.run(fetches, options=options, run_metadata=run_metadata)
+            # the fetches were resolved above: a step pays only for the runtime (a QueueRunner's loop calls this)
+            if len(self._graph._operations) != self._extended:
+                self._extend_graph()
+            try:
+                results = self._session.run(key, [])
+            except errors.OpError as e:
+                raise self._interpolate(e) from e.__cause__
+            return plan.build([_fetched_value(v) for v in results])
 
         if accept_options:
             return run_step_with_options

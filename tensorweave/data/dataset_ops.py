@@ -45,11 +45,30 @@ _map_pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_pref
 
 
 class _Run:
-    """One iteration over a bound dataset tree: each dataset's captured values, and per-iterator state."""
+    """One iteration over a bound dataset tree: each dataset's captured values, and per-iterator state.
 
-    def __init__(self, values: dict[int, list[Any]]) -> None:
+    Below an `ignore_errors`, the run is its child (`ignoring()`): a stage whose element fails hands the error to
+    `failed`, which counts it for the stages above, and goes on to its next element, where TF's iterator would
+    return the error and be called again (a Python generator that raised cannot resume); elsewhere `failed`
+    raises it."""
+
+    def __init__(self, values: dict[int, list[Any]], fuse_map_and_batch: bool = True,
+                 state: dict[int, Any] | None = None, failures: deque | None = None) -> None:
         self.values = values
-        self.state: dict[int, Any] = {}
+        self.fuse_map_and_batch = fuse_map_and_batch  # the iterated dataset's options allow it (TF's default)
+        self.state: dict[int, Any] = {} if state is None else state
+        self.failures = failures  # the errors not yet taken by the ignore_errors stage; None: not below one
+        self.failure_count = 0  # every failure so far (a batch drops the one it was gathering)
+
+    def ignoring(self) -> _Run:
+        """The run of an ignore_errors stage's input: the same values and state, with its own failures."""
+        return _Run(self.values, self.fuse_map_and_batch, self.state, deque())
+
+    def failed(self, error: errors.OpError) -> None:
+        if self.failures is None or isinstance(error, errors.OutOfRangeError):
+            raise error
+        self.failure_count += 1
+        self.failures.append(error)
 
     def captured(self, dataset: DatasetV1) -> list[Any]:
         return self.values[id(dataset)]
@@ -70,7 +89,8 @@ class _Bound:
             position += len(member._captures)
 
     def make_iterator(self) -> PyIterator[Element]:
-        return self.dataset._iterate(_Run(self.values))
+        fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
+        return self.dataset._iterate(_Run(self.values, fuse))
 
 
 @tf_export("data.Dataset")
@@ -439,65 +459,81 @@ class _MapDataset(DatasetV1):
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
         super().__init__((source,), [], self._function.output_types, self._function.output_shapes)
 
-    def _iterate(self, run: _Run, on_error: Callable[[errors.OpError], None] | None = None) -> PyIterator[Element]:
-        """The mapped elements; with `on_error`, an element whose function fails is handed to it and skipped
-        (ignore_errors), and the rest go on."""
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        """The mapped elements; an element whose function fails goes to `run.failed` (raised, unless below an
+        ignore_errors). In parallel, the pool maps runs of elements (one task each: a task per element would
+        cost more in thread handoffs than the graph function itself), in order."""
         function, source = self._function, self._inputs[0]._iterate(run)
         if self._parallel <= 1:
-            results: PyIterator[Any] = (_Completed(function, element) for element in source)
+            outcomes: PyIterator[Any] = (_outcome(function, element) for element in source)
         else:
-            results = self._in_order(function, source)
-        for result in results:
-            try:
-                yield result.result()
-            except errors.OpError as e:
-                if on_error is None or isinstance(e, errors.OutOfRangeError):
-                    raise
-                on_error(e)
+            outcomes = self._in_order(function, source)
+        for outcome in outcomes:
+            if isinstance(outcome, errors.OpError):
+                run.failed(outcome)
+            else:
+                yield outcome
 
     def _in_order(self, function: Callable, source: PyIterator[Element]) -> PyIterator[Any]:
-        in_flight: deque = deque()  # futures in input order: results come out in order
-        for element in source:
-            in_flight.append(_map_pool.submit(function, element))
-            if len(in_flight) >= self._parallel:
-                yield in_flight.popleft()
-        yield from in_flight
+        chunks = iter(lambda: list(itertools.islice(source, _MAP_CHUNK)), [])
+        for outcomes in _pooled(function, chunks, self._parallel):
+            yield from outcomes
 
 
-class _Completed:
-    """A serial map's call, run when its result is asked for (as a future's `result`)."""
+# Elements a parallel map's pool task maps one after another
+_MAP_CHUNK = 8
 
-    def __init__(self, function: Callable, element: Element) -> None:
-        self._function, self._element = function, element
 
-    def result(self) -> Element:
-        return self._function(self._element)
+def _outcome(function: Callable, element: Element) -> Element | errors.OpError:
+    """A map function's result for one element, or its error."""
+    try:
+        return function(element)
+    except errors.OpError as e:
+        return e
+
+
+def _outcomes(function: Callable, elements: list[Element]) -> list[Element | errors.OpError]:
+    return [_outcome(function, element) for element in elements]
+
+
+def _pooled(function: Callable, chunks: PyIterator[list[Element]], in_flight: int) -> PyIterator[list]:
+    """The outcomes of each chunk, mapped on the pool with up to `in_flight` chunks at once, in order."""
+    futures: deque = deque()
+    for chunk in chunks:
+        futures.append(_map_pool.submit(_outcomes, function, chunk))
+        if len(futures) >= in_flight:
+            yield futures.popleft().result()
+    while futures:
+        yield futures.popleft().result()
 
 
 class _IgnoreErrorsDataset(DatasetV1):
-    """Elements whose map function failed are dropped. Errors reach this stage as exceptions out of Python
-    generators, which cannot resume, so the per-element skip happens in the map stage right below; an error
-    from any other input ends the dataset (where TF would go on to that input's next element)."""
+    """The elements of its input whose production did not fail anywhere below it (a map function, a corrupt
+    record, a batch of mismatched shapes): each failing stage reports to this one's run and goes on."""
 
     def __init__(self, source: DatasetV1, log_warning: bool) -> None:
         self._log_warning = log_warning
         super().__init__((source,), [], source.output_types, source.output_shapes)
 
-    def _skipped(self, error: errors.OpError) -> None:
-        if self._log_warning:
-            tf_logging.warning("Error raised with error message %s", error.message)
-
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        source = self._inputs[0]
-        try:
-            if isinstance(source, _MapDataset):
-                yield from source._iterate(run, self._skipped)
-            else:
-                yield from source._iterate(run)
-        except errors.OpError as e:
-            if isinstance(e, errors.OutOfRangeError):
-                raise
-            self._skipped(e)
+        below = run.ignoring()
+        failures = below.failures
+        source = self._inputs[0]._iterate(below)
+        while True:
+            try:
+                element = next(source, None)
+            except errors.OpError as e:  # from a stage that cannot go on: its input ends here
+                if isinstance(e, errors.OutOfRangeError):
+                    raise
+                failures.append(e)
+                element = None
+            while failures:
+                error = failures.popleft()
+                if self._log_warning:
+                    tf_logging.warning("Error raised with error message %s", error.message)
+            if element is None:
+                return
+            yield element
 
 
 class _FilterDataset(DatasetV1):
@@ -511,7 +547,10 @@ class _FilterDataset(DatasetV1):
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         function = self._function
         for element in self._inputs[0]._iterate(run):
-            if function(element)[0]:
+            kept = _outcome(function, element)
+            if isinstance(kept, errors.OpError):
+                run.failed(kept)
+            elif kept[0]:
                 yield element
 
 
@@ -564,11 +603,56 @@ class _BatchDataset(DatasetV1):
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
         if size <= 0:
             raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+        if isinstance(self._inputs[0], _MapDataset) and run.fuse_map_and_batch:
+            yield from self._mapped_batches(run, self._inputs[0], size, drop)
+            return
         source = self._inputs[0]._iterate(run)
-        while batch := list(itertools.islice(source, size)):
-            if drop and len(batch) < size:
-                return
-            yield [_stack(i, [element[i] for element in batch]) for i in range(len(batch[0]))]
+        if run.failures is None:
+            while batch := list(itertools.islice(source, size)):
+                if drop and len(batch) < size:
+                    return
+                yield _stacked(batch)
+            return
+        batch, seen = [], 0
+        for element in source:
+            if run.failure_count != seen:  # an input element failed: TF's batch lost what it had gathered
+                batch, seen = [], run.failure_count
+            batch.append(element)
+            if len(batch) == size:
+                yield from _checked(run, batch)
+                batch = []
+        if batch and run.failure_count == seen and not drop:
+            yield from _checked(run, batch)
+
+    def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
+        """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
+        elements (a parallel map's pool maps a whole window per task); a window with a failing element fails."""
+        function, inputs = mapped._function, mapped._inputs[0]._iterate(run)
+        windows = iter(lambda: list(itertools.islice(inputs, size)), [])
+        if mapped._parallel <= 1:
+            outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
+        else:
+            outcomes = _pooled(function, windows, 2)
+        for window in outcomes:
+            failure = next((o for o in window if isinstance(o, errors.OpError)), None)
+            if failure is not None:
+                run.failed(failure)
+            elif not (drop and len(window) < size):
+                yield from _checked(run, window)
+
+
+def _stacked(batch: list[Element]) -> Element:
+    return [_stack(i, [element[i] for element in batch]) for i in range(len(batch[0]))]
+
+
+def _checked(run: _Run, batch: list[Element]) -> PyIterator[Element]:
+    """The batch of these elements, or nothing once `run.failed` took its error (shapes that differ)."""
+    try:
+        stacked = _stacked(batch)
+    except errors.OpError as e:
+        run.failed(e)
+        return
+    yield stacked
 
 
 def _static_rows(size: Tensor, drop: Tensor) -> int | None:
@@ -578,18 +662,20 @@ def _static_rows(size: Tensor, drop: Tensor) -> int | None:
 
 
 def _stack(component: int, values: list[Any]) -> np.ndarray:
-    first = np.shape(values[0])
-    for i, value in enumerate(values[1:], 1):
-        if np.shape(value) != first:
-            raise errors.InvalidArgumentError(
-                None, None, f"Cannot batch tensors with different shapes in component {component}. First element "
-                f"had shape {tensor_shape.shape_string(first)} and element {i} had shape "
-                f"{tensor_shape.shape_string(np.shape(value))}.")
-    if not first and _numpy_dtype(values[0]) is object:
+    shapes = list(map(np.shape, values))
+    first = shapes[0]
+    if shapes.count(first) != len(shapes):
+        i = next(i for i, shape in enumerate(shapes) if shape != first)
+        raise errors.InvalidArgumentError(
+            None, None, f"Cannot batch tensors with different shapes in component {component}. First element "
+            f"had shape {tensor_shape.shape_string(first)} and element {i} had shape "
+            f"{tensor_shape.shape_string(shapes[i])}.")
+    dtype = _numpy_dtype(values[0])
+    if not first and dtype is object:
         batch = np.empty(len(values), dtype=object)
         batch[:] = values  # each bytes object as it is (np.asarray would make it numpy's bytes type)
         return batch
-    return np.stack(values)
+    return np.array(values, dtype=dtype)  # built in C: np.stack's per-array Python work costs three times more
 
 
 def _numpy_dtype(value: Any) -> Any:
@@ -808,7 +894,8 @@ class _UnbatchDataset(DatasetV1):
 
 
 class DatasetSource(DatasetV1):
-    """A source dataset whose elements a Python function of its captured values yields (the file readers)."""
+    """A source dataset whose elements a Python function of its captured values yields (the file readers);
+    `produce(failed, *values)` hands an error it can go on after to `failed` (see `_Run.failed`)."""
 
     def __init__(self, captures: list[Tensor], output_types: Any, output_shapes: Any,
                  produce: Callable[..., PyIterator[Element]]) -> None:
@@ -816,7 +903,7 @@ class DatasetSource(DatasetV1):
         super().__init__((), captures, output_types, output_shapes)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        return self._produce(*run.captured(self))
+        return self._produce(run.failed, *run.captured(self))
 
 
 @tf_export("data.experimental.unbatch")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -73,12 +73,17 @@ class TFRecordDataset(DatasetSource):
                          tensor_shape.TensorShape([]), _tfrecords)
 
 
-def _tfrecords(filenames: Any, compression_type: Any) -> Iterator[Element]:
+def _tfrecords(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any) -> Iterator[Element]:
+    """The records of each file; a corrupt record (DataLossError) ends its file, and below an ignore_errors
+    the next file follows, as in TF."""
     compression = _compression(compression_type)
     for path in _names(filenames):
         with open_or_raise(path, "rb") as f:
-            for data in read_records(f, compression):
-                yield _record(data)
+            try:
+                for data in read_records(f, compression):
+                    yield _record(data)
+            except errors.DataLossError as e:
+                failed(e)
 
 
 @tf_export("data.TextLineDataset")
@@ -91,7 +96,7 @@ class TextLineDataset(DatasetSource):
                          tensor_shape.TensorShape([]), _text_lines)
 
 
-def _text_lines(filenames: Any, compression_type: Any) -> Iterator[Element]:
+def _text_lines(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any) -> Iterator[Element]:
     compression = _compression(compression_type)
     for path in _names(filenames):
         lines = _file_bytes(path, compression).split(b"\n")
@@ -114,8 +119,8 @@ class FixedLengthRecordDataset(DatasetSource):
                          dtypes.string, tensor_shape.TensorShape([]), _fixed_length_records)
 
 
-def _fixed_length_records(filenames: Any, record_bytes: Any, header_bytes: Any, footer_bytes: Any,
-                          compression_type: Any) -> Iterator[Element]:
+def _fixed_length_records(failed: Callable[[errors.OpError], None], filenames: Any, record_bytes: Any,
+                          header_bytes: Any, footer_bytes: Any, compression_type: Any) -> Iterator[Element]:
     size, header, footer = int(record_bytes), int(header_bytes), int(footer_bytes)
     if size <= 0:
         raise errors.InvalidArgumentError(None, None, f"record_bytes must be greater than zero. (got {size})")

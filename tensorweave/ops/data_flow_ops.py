@@ -80,6 +80,9 @@ class Queue:
         self.name = name
         self.component_types = list(component_types)
         self.shapes = [tensor_shape.TensorShape(s) for s in shapes]
+        # each element's shape when every component's is fully known: the common check is one tuple compare
+        self._element_shape = ([tuple(s.as_list()) for s in self.shapes]
+                               if self.shapes and all(s.is_fully_defined() for s in self.shapes) else None)
         self.capacity = _INT32_MAX if capacity < 0 else capacity
         self.requested_capacity = capacity
         self.lock = threading.Lock()
@@ -141,6 +144,8 @@ class Queue:
 
     def check_tuple(self, values: Sequence[Any], batched: bool) -> int:
         """The batch size of `values` (1 for one element), after TF's shape checks."""
+        if not batched and self._element_shape == [np.shape(value) for value in values]:
+            return 1
         batch = 1
         if batched:
             for i, value in enumerate(values):
@@ -248,8 +253,9 @@ class Queue:
                             None, None, f"{self.kind} '{self.name}' is closed and has insufficient elements "
                                         f"(requested {requested}, current size {current})")))
                         continue
-                while len(attempt.taken) < attempt.wanted and self._available() > 0:
-                    attempt.taken.append(self._pop())
+                count = min(attempt.wanted - len(attempt.taken), self._available())
+                if count > 0:
+                    attempt.taken.extend(self._pop() for _ in range(count))
                     progress = True
                 if len(attempt.taken) < attempt.wanted:
                     break
@@ -265,7 +271,7 @@ class Queue:
     def _batch(self, index: int, values: list[Any]) -> Any:
         if not values:
             return np.zeros([0] + self.shapes[index].as_list(), self.component_types[index].as_numpy_dtype)
-        return np.stack(values)
+        return _stacked(values)
 
     def _finish(self, finished: list[tuple[_Attempt, BaseException | None]]) -> None:
         """Complete finished attempts; called without the lock, since a `done` carries its step on."""
@@ -297,7 +303,7 @@ class PaddingQueue(Queue):
             return np.zeros([0] + [d or 0 for d in self.shapes[index].as_list()], dtype)
         shapes = {np.shape(v) for v in values}
         if len(shapes) == 1:
-            return np.stack(values)
+            return _stacked(values)
         out = np.zeros((len(values), *np.max(list(shapes), axis=0)), dtype)
         if out.dtype == object:
             out.fill(b"")
@@ -445,6 +451,13 @@ def _enqueue_many(ctx: OpKernelContext, done: Done, handle: Any, *components: An
     batch = queue.check_tuple(components, batched=True)
     components = [_stored(c) for c in components]
     queue.try_enqueue(ctx, done, [tuple(c[i] for c in components) for i in range(batch)])
+
+
+def _stacked(values: list[np.ndarray]) -> np.ndarray:
+    """Elements of one shape and type stacked on a new first axis: np.array builds it in C from arrays, where
+    np.stack's per-array Python work costs three times as much for a batch of small elements."""
+    first = values[0]
+    return np.array(values, dtype=first.dtype) if isinstance(first, np.ndarray) else np.stack(values)
 
 
 def _stored(value: Any) -> Any:

@@ -27,7 +27,7 @@ from tensorweave import errors
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.devices.device import Device
 from tensorweave.framework import op_registry
-from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.cancellation import CancellationManager, cancel_after
 from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import OpKernel, StepContext
@@ -63,7 +63,7 @@ class _Plan:
     def __init__(self, executors: list[Executor], num_fetches: int) -> None:
         self.executors = executors
         self._num_fetches = num_fetches
-        # the common case: one partition that nothing can make wait (the straight-line fast path)
+        # the common case: one partition without parallelism (the straight-line fast path)
         self._straight = executors[0] if len(executors) == 1 and executors[0].ordered else None
 
     @property
@@ -75,7 +75,7 @@ class _Plan:
         """One step. `cancellation` (the session's) cancels it when fired; past `timeout` seconds the step is
         cancelled and fails with DeadlineExceededError, as TF's `timeout_in_ms`."""
         single = self._straight
-        if single is not None:
+        if single is not None and not single.waits:
             if step_stats is None:
                 return single.run(feed_values)
             records: list[NodeExecStats] = []
@@ -101,6 +101,17 @@ class _Plan:
 
     def _run_step(self, feed_values: Sequence[Any], step: StepContext, traced: list[list[NodeExecStats]] | None,
                   timeout: float | None) -> list[Any]:
+        if self._straight is not None:  # one that may wait: on this thread, in a step that close and timeout cancel
+            deadline = None if timeout is None else cancel_after(step.cancellation, timeout)
+            try:
+                return self._straight.run(feed_values, traced[0] if traced is not None else None, step)
+            except errors.OpError:
+                if deadline is not None and deadline.fired:
+                    raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification") from None
+                raise
+            finally:
+                if deadline is not None:
+                    deadline.cancel()
         frames = [CallFrame(feed_values) for _ in self.executors]
         run_partitions(self.executors, frames, step, traced, timeout)
         results: list[Any] = [None] * self._num_fetches

@@ -199,8 +199,12 @@ class Executor:
         # beside another such one (see run_partitions)
         self.starts_heavy = _expensive_before_waiting(nodes, self._roots)
         self._costs = [float("inf")] * len(nodes)  # seconds per run of each expensive node, measured
-        straight = (not self._has_async and sum(n.expensive for n in runnable) <= 1
-                    and not any(n.kind in _CONTROL_FLOW for n in nodes))
+        straight = (sum(n.expensive for n in runnable) <= 1 and not any(n.kind in _CONTROL_FLOW for n in nodes))
+        if straight and self._has_async:
+            runnable = [nodes[i] for i in _topological_order(nodes, defer_async=True) if nodes[i].call is not None]
+            waiting = [n for n in runnable if n.asynchronous]
+            # a _Recv may receive a dead value, which only the dataflow path carries
+            straight = all(n.kind == _NodeKind.NORMAL for n in waiting) and _chained(nodes, waiting)
         self._compile = (lambda traced: compile_step(runnable, self._arg_slots, self._ret_slots, self._template,
                                                      fetched, traced)) if straight else None
         self._straight: StraightLineStep | None = self._compile(False) if straight else None
@@ -256,8 +260,15 @@ class Executor:
 
     @property
     def ordered(self) -> bool:
-        """Whether steps take the straight-line fast path (no parallelism, async kernels or control flow)."""
+        """Whether steps take the straight-line fast path (no parallelism or control flow, asynchronous kernels
+        only one after another)."""
         return self._straight is not None
+
+    @property
+    def waits(self) -> bool:
+        """Whether a step may wait in an asynchronous kernel (a straight-line one then wants a step that the
+        session's close and the step's timeout cancel)."""
+        return self._has_async
 
     def run(self, args: Sequence[Any], stats: list[NodeExecStats] | None = None,
             step: StepContext | None = None) -> list[Any]:
@@ -271,7 +282,11 @@ class Executor:
                 with quiet_numerics():
                     results = straight.run(args, step, stats)
             except Exception as e:
-                raise kernel_error(straight.failed_node(e), e) from e
+                failure = kernel_error(straight.failed_node(e), e)
+                if step is not None and self._has_async:  # as a failed dataflow step: what waits on it stops
+                    step.cancellation.start_cancel()
+                    step.rendezvous.abort(failure)
+                raise failure from e
             if stats is not None:
                 self._add_frame_records(stats, args, start)
             return results
@@ -922,30 +937,47 @@ def _initial_pending(node: _Node) -> int:
     return node.num_data_inputs + node.num_control_inputs
 
 
-def _topological_order(nodes: list[_Node]) -> list[int]:
-    """Kahn's order, ties broken by position in the GraphDef (construction order). A loop's back edges
-    (out of NextIteration) are left out: every other cycle is an error."""
+def _topological_order(nodes: list[_Node], defer_async: bool = False) -> list[int]:
+    """Kahn's order, ties broken by position in the GraphDef (construction order); with `defer_async`, an
+    asynchronous kernel only once no other node is ready. A loop's back edges (out of NextIteration) are left
+    out: every other cycle is an error."""
     counts = [0] * len(nodes)
     for node in nodes:
         if node.kind != _NodeKind.NEXT_ITERATION:
             for successor, _, _ in node.out_edges:
                 counts[successor] += 1
-    heap = [i for i, c in enumerate(counts) if c == 0]
+    heap = [(defer_async and nodes[i].asynchronous, i) for i, c in enumerate(counts) if c == 0]
     heapq.heapify(heap)
     order = []
     while heap:
-        i = heapq.heappop(heap)
+        _, i = heapq.heappop(heap)
         order.append(i)
         if nodes[i].kind == _NodeKind.NEXT_ITERATION:
             continue
         for successor, _, _ in nodes[i].out_edges:
             counts[successor] -= 1
             if counts[successor] == 0:
-                heapq.heappush(heap, successor)
+                heapq.heappush(heap, (defer_async and nodes[successor].asynchronous, successor))
     if len(order) != len(nodes):
         stuck = [nodes[i].node_def.name for i, c in enumerate(counts) if c > 0][:5]
         raise errors.InvalidArgumentError(None, None, f"Graph is not a DAG: cycle through {', '.join(stuck)}")
     return order
+
+
+def _chained(nodes: list[_Node], waiting: list[_Node]) -> bool:
+    """Whether each of these asynchronous kernels (in a deferred order) depends on the one before: then, run one
+    after another on one thread, a kernel that waits has only its own consumers left to run, none of which the
+    dataflow executor could have run meanwhile either, so waiting there cannot deadlock the step."""
+    for before, after in zip(waiting, waiting[1:]):
+        seen, stack = {before.index}, [before.index]
+        while stack and after.index not in seen:
+            for successor, _, _ in nodes[stack.pop()].out_edges:
+                if successor not in seen:
+                    seen.add(successor)
+                    stack.append(successor)
+        if after.index not in seen:
+            return False
+    return True
 
 
 def _ref_expected_error(node_def: NodeDef, position: int, source: NodeDef, index: int) -> errors.OpError:

@@ -1,13 +1,14 @@
 """The executor's fast path: a plan with no parallelism worth a thread hop, compiled to one Python function.
 
-Taken only for plans without asynchronous kernels, control flow or dead tensors, and with at most one
-expensive kernel (executor.py decides): its nodes run in a fixed topological order on the calling thread,
-one generated line per node, so a small step pays no per-node interpretation at all (that is the whole cost
-of the runtime on small steps). Each value is a local `sN` (N its slot), deleted right after its last
-consumer; constants are globals `kN`; `cI` is node I's kernel call with its OpKernelContext bound once (a
-context without a step: it reads the step this thread runs, which the function enters first). A traced
-variant records each kernel's start and end. A failure is traced back to its node through the line it was
-raised on.
+Taken only for plans without control flow or dead tensors, whose asynchronous kernels each depend on the one
+before, and with at most one expensive kernel (executor.py decides): its nodes run in a fixed topological
+order on the calling thread, one generated line per node, so a small step pays no per-node interpretation at
+all (that is the whole cost of the runtime on small steps). Each value is a local `sN` (N its slot), deleted
+right after its last consumer; constants are globals `kN`; `cI` is node I's kernel call with its
+OpKernelContext bound once (a context without a step: it reads the step this thread runs, which the function
+enters first). An asynchronous kernel (a queue's enqueue, a reader's read) is waited for where it stands
+(executor.py's `_chained` says why that cannot deadlock). A traced variant records each kernel's start and
+end. A failure is traced back to its node through the line it was raised on.
 """
 
 from __future__ import annotations
@@ -52,12 +53,33 @@ class StraightLineStep:
         return self._line_nodes.get(line) or NodeDef("<step>", "")
 
 
+def _waited(call: Callable, ctx: OpKernelContext, *inputs: Any) -> Any:
+    """An asynchronous kernel's outputs, waited for on this thread (executor.py lets a straight-line step hold
+    such kernels only where nothing else of the step could run meanwhile); its error raised here."""
+    finished = threading.Lock()  # held until done: cheaper than an Event where most kernels finish inline
+    finished.acquire()
+    outcome: list[Any] = []
+
+    def done(outputs: Any = None, error: BaseException | None = None) -> None:
+        outcome.append((outputs, error))
+        finished.release()
+
+    call(ctx, done, *inputs)
+    if not outcome:
+        finished.acquire()
+    outputs, error = outcome[0]
+    if error is not None:
+        raise error
+    return outputs
+
+
 def kernel_statement(node: PlanNode, name: str, ref: Callable[[int], str], namespace: dict[str, Any]
                      ) -> tuple[str, list[str]]:
     """The generated line that calls `node`'s kernel, bound in `namespace` as `name` with a context that reads
     the thread's step, on its inputs (`ref(slot)` spells each, dereferenced where the plan says) and assigns
     its outputs to the locals `sN`; with those locals' names."""
-    namespace[name] = functools.partial(node.kernel.call, OpKernelContext(node.kernel))
+    call = (node.kernel.call,) if not node.kernel.asynchronous else (_waited, node.kernel.call)
+    namespace[name] = functools.partial(*call, OpKernelContext(node.kernel))
     inputs = [ref(slot) + (".read()" if i in node.deref else "") for i, slot in enumerate(node.inputs)]
     outputs = [f"s{slot}" for slot in range(node.out_slot, node.out_slot + node.num_outputs)]
     call = f"{name}({', '.join(inputs)})"
