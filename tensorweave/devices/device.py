@@ -87,24 +87,26 @@ class Device(DeviceBase):
 
         self.parallel(-(-target.size // _PARALLEL_MIN_ELEMENTS), block)
 
-    def matmul(self, a: Any, b: Any) -> Any:
+    def matmul(self, a: Any, b: Any, out: Any = None) -> Any:
         """The product of two matrices (transposed views included: BLAS reads them in place), a large one
         split across the intra-op threads into blocks of the output's rows (or of its columns, when it is
-        wider than tall), each one BLAS call writing its block."""
+        wider than tall), each one BLAS call writing its block (of `out` when given)."""
         (m, k), n = a.shape, b.shape[1]
-        if m < _FEW_ROWS < n and self.xp is np and b.T.flags.c_contiguous and not b.flags.c_contiguous:
+        if (out is None and m < _FEW_ROWS < n and self.xp is np and b.T.flags.c_contiguous
+                and not b.flags.c_contiguous):
             # OpenBLAS multiplies a few rows by a transposed matrix a third slower than it computes the
             # transposed product (b.T a.T), whose few columns are cheap to make contiguous
             return np.ascontiguousarray(np.matmul(b.T, a.T).T)
         threads = self.intra_op_threads
         if (threads < 2 or m * n * k < _PARALLEL_MIN_MULTIPLY_ADDS or not self._splits_products
                 or a.dtype != b.dtype or a.dtype.kind not in "fc"):
-            return self.xp.matmul(a, b)
+            return self.xp.matmul(a, b, out=out)
         by_rows = m >= n
         extent = m if by_rows else n
         blocks = min(threads, max(1, extent // _BLOCK_ALIGNMENT))
         bounds = [extent * i // blocks // _BLOCK_ALIGNMENT * _BLOCK_ALIGNMENT for i in range(blocks)] + [extent]
-        out = np.empty((m, n), a.dtype)
+        if out is None:
+            out = np.empty((m, n), a.dtype)
 
         def block(i: int) -> None:
             lo, hi = bounds[i], bounds[i + 1]

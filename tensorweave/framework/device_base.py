@@ -31,9 +31,9 @@ class DeviceBase:
         """target = ufunc(target, operand * scale) (operand alone without a scale), in place."""
         ufunc(target, operand if scale is None else operand * scale, out=target)
 
-    def matmul(self, a: Any, b: Any) -> Any:
-        """The product of two matrices."""
-        return self.xp.matmul(a, b)
+    def matmul(self, a: Any, b: Any, out: Any = None) -> Any:
+        """The product of two matrices (written into `out` when given)."""
+        return self.xp.matmul(a, b, out=out)
 
     def __repr__(self) -> str:
         return f"<Device {self.name}>"

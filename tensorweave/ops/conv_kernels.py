@@ -195,13 +195,17 @@ def _im2col(block: Any, buffer: Any, g: ConvGeometry) -> Any:
     return matrix
 
 
-def _matmul_into(a: Any, b: Any, out: Any) -> None:
+# The product of two matrices, into `out` when given: np.matmul or a device's, which may split it across threads
+MatMul = Callable[..., Any]
+
+
+def _matmul_into(a: Any, b: Any, out: Any, matmul: MatMul) -> None:
     """a @ b into `out`, a C-ordered matrix or the transpose of one (then computed as b.T @ a.T, so that BLAS
     writes it directly: NumPy's matmul into any other layout takes its slow loop)."""
     if out.flags.c_contiguous:
-        np.matmul(a, b, out=out)
+        matmul(a, b, out=out)
     else:
-        np.matmul(b.T, a.T, out=out.T)
+        matmul(b.T, a.T, out=out.T)
 
 
 def _grouped_filter(filters: Any, g: ConvGeometry) -> Any:
@@ -217,8 +221,9 @@ def _grouped_patches(patches: Any, g: ConvGeometry) -> Any:
             .reshape(g.groups, -1, g.kh * g.kw * g.filter_depth))
 
 
-def conv_forward(x: Any, filters: Any, g: ConvGeometry) -> Any:
-    """The NHWC convolution: im2col of each chunk, then one matmul (batched over groups) into the output."""
+def conv_forward(x: Any, filters: Any, g: ConvGeometry, matmul: MatMul = np.matmul) -> Any:
+    """The NHWC convolution: im2col of each chunk, then one matmul (batched over groups) into the output;
+    `matmul` is the device's (which splits a large product across its intra-op threads)."""
     dtype = compute_dtype(x.dtype)
     x, filters = x.astype(dtype, copy=False), filters.astype(dtype, copy=False)
     if 0 in g.out_shape or g.taps == 0:
@@ -232,13 +237,13 @@ def conv_forward(x: Any, filters: Any, g: ConvGeometry) -> Any:
         target = out[images, rows].reshape(-1, g.out_depth)
         patches = _im2col(windows[images, rows], buffer, g)
         if g.groups == 1:
-            np.matmul(patches, flat_filter, out=target)
+            matmul(patches, flat_filter, out=target)
         else:
             target[...] = np.matmul(_grouped_patches(patches, g), flat_filter).transpose(1, 0, 2).reshape(target.shape)
     return out
 
 
-def conv_backprop_input(filters: Any, out_backprop: Any, g: ConvGeometry) -> Any:
+def conv_backprop_input(filters: Any, out_backprop: Any, g: ConvGeometry, matmul: MatMul = np.matmul) -> Any:
     """The gradient of the input: each output pixel's [KH*KW*C] column, from one matmul per chunk into the
     chunk buffer, added back into the padded input by one strided slice per filter tap (col2im)."""
     dtype = compute_dtype(out_backprop.dtype)
@@ -254,7 +259,7 @@ def conv_backprop_input(filters: Any, out_backprop: Any, g: ConvGeometry) -> Any
             n, oh, ow = grad.shape[:3]
             if g.groups == 1:
                 cols = _matrix(buffer, n * oh * ow, g)
-                _matmul_into(grad.reshape(-1, g.out_depth), flat_filter.T, cols)
+                _matmul_into(grad.reshape(-1, g.out_depth), flat_filter.T, cols, matmul)
             else:
                 per_group = grad.reshape(-1, g.groups, g.out_depth // g.groups).transpose(1, 0, 2)
                 cols = (np.matmul(per_group, flat_filter.transpose(0, 2, 1))
@@ -270,7 +275,7 @@ def conv_backprop_input(filters: Any, out_backprop: Any, g: ConvGeometry) -> Any
     return padded[:, g.rows.before:g.rows.before + g.in_h, g.cols.before:g.cols.before + g.in_w]
 
 
-def conv_backprop_filter(x: Any, out_backprop: Any, g: ConvGeometry) -> Any:
+def conv_backprop_filter(x: Any, out_backprop: Any, g: ConvGeometry, matmul: MatMul = np.matmul) -> Any:
     """The gradient of the filter: the im2col matrix of each chunk, transposed, times its output gradient,
     summed over chunks."""
     dtype = compute_dtype(x.dtype)
@@ -285,7 +290,7 @@ def conv_backprop_filter(x: Any, out_backprop: Any, g: ConvGeometry) -> Any:
             patches = _im2col(windows[images, rows], buffer, g)
             dy = out_backprop[images, rows].reshape(-1, g.out_depth)
             if g.groups == 1:
-                grad[0] += patches.T @ dy
+                grad[0] += matmul(patches.T, dy)
             else:
                 grad += np.matmul(_grouped_patches(patches, g).transpose(0, 2, 1),
                                   dy.reshape(-1, g.groups, per_group).transpose(1, 0, 2))
