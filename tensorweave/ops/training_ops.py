@@ -52,7 +52,18 @@ class InPlace(NamedTuple):
     scale: str
 
 
-def _training_op(name: str, refs: list[str], values: list[str], update: Update | InPlace, sparse: bool = False,
+class Blockwise(NamedTuple):
+    """An update written into the refs' buffers a block of elements at a time, so that it makes no full-size
+    temporaries (TF's fused kernels): `in_place` takes the refs' flat buffers and the value inputs (grad
+    flattened) and writes; `values` is the same update as an Update, for sparse rows and for buffers that
+    cannot be written flat."""
+
+    in_place: Callable[..., None]
+    values: Update
+
+
+def _training_op(name: str, refs: list[str], values: list[str], update: Update | InPlace | Blockwise,
+                 sparse: bool = False,
                  flags: tuple[str, ...] = (), resource: bool = False) -> Op:
     """One Apply*/SparseApply* op: its OpDef (`values` in TF's order, `indices` among them for a sparse op),
     its shape function and its kernel, all reading the same argument lists. The Resource* form takes the
@@ -122,14 +133,22 @@ def _training_op(name: str, refs: list[str], values: list[str], update: Update |
                     current = None  # a resource variable's update writes in place when no other read holds it
                     variables[0].update(update.ufunc, operand, ctx.device, scale)
                     return None if resource else variables[0]
-                new = update(*current, *others, **attrs)
+                if isinstance(update, Blockwise):
+                    if all(value.flags.c_contiguous and not np.may_share_memory(value, grad) for value in current):
+                        current = None
+                        flat = [np.ravel(x) if x is grad else x for x in others]
+                        update.in_place(*(var.writable().reshape(-1) for var in variables), *flat, **attrs)
+                        return None if resource else variables[0]
+                    new = update.values(*current, *others, **attrs)
+                else:
+                    new = update(*current, *others, **attrs)
                 current = None  # a resource variable's update need not copy for these reads
                 for var, value in zip(variables, new):
                     var.store(value, ctx.xp)
                 return None if resource else variables[0]
             current = None
-            _sparse_update(ctx, variables, others, inputs[names.index("indices")], grad, grad_among_values, update,
-                           attrs)
+            _sparse_update(ctx, variables, others, inputs[names.index("indices")], grad, grad_among_values,
+                           update.values if isinstance(update, Blockwise) else update, attrs)
         return None if resource else variables[0]
 
     return op
@@ -182,6 +201,42 @@ def _adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any,
     v = v + (np.square(grad) - v) * (1 - beta2)
     step = (grad * (1 - beta1) + beta1 * m if use_nesterov else m) * lr_t / (epsilon + np.sqrt(v))
     return var - step, m, v
+
+
+_BLOCK = 1 << 14  # elements per block of a blockwise update: its temporaries stay in cache
+
+
+def _adam_in_place(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any, beta2: Any,
+                   epsilon: Any, grad: Any, use_nesterov: bool) -> None:
+    """_adam's arithmetic, in its order (so the same values), written into flat var, m and v block by block."""
+    lr_t = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    keep1, keep2 = 1 - beta1, 1 - beta2
+    first, second = np.empty(min(_BLOCK, var.size), var.dtype), np.empty(min(_BLOCK, var.size), var.dtype)
+    for start in range(0, var.size, _BLOCK):
+        block = slice(start, start + _BLOCK)
+        g, m_b, v_b = grad[block], m[block], v[block]
+        t, u = first[:g.size], second[:g.size]
+        np.subtract(g, m_b, out=t)
+        t *= keep1
+        m_b += t
+        np.square(g, out=t)
+        t -= v_b
+        t *= keep2
+        v_b += t
+        if use_nesterov:
+            np.multiply(g, keep1, out=t)
+            np.multiply(m_b, beta1, out=u)
+            t += u
+            t *= lr_t
+        else:
+            np.multiply(m_b, lr_t, out=t)
+        np.sqrt(v_b, out=u)
+        u += epsilon
+        t /= u
+        var[block] -= t
+
+
+_ADAM = Blockwise(_adam_in_place, _adam)
 
 
 def _adagrad(var: Any, accum: Any, lr: Any, grad: Any, update_slots: bool) -> tuple:
@@ -269,7 +324,7 @@ SparseApplyMomentum = _training_op("SparseApplyMomentum", ["var", "accum"], ["lr
                                    _momentum, sparse=True, flags=("use_nesterov",))
 
 ApplyAdam = _training_op("ApplyAdam", ["var", "m", "v"], ["beta1_power", "beta2_power", "lr", "beta1", "beta2",
-                                                         "epsilon", "grad"], _adam, flags=("use_nesterov",))
+                                                         "epsilon", "grad"], _ADAM, flags=("use_nesterov",))
 
 ApplyAdagrad = _training_op("ApplyAdagrad", ["var", "accum"], ["lr", "grad"], _adagrad, flags=("update_slots",))
 SparseApplyAdagrad = _training_op("SparseApplyAdagrad", ["var", "accum"], ["lr", "grad", "indices"], _adagrad,
@@ -332,7 +387,7 @@ ResourceSparseApplyMomentum = _training_op(
     sparse=True, flags=("use_nesterov",), resource=True)
 ResourceApplyAdam = _training_op(
     "ResourceApplyAdam", ["var", "m", "v"], ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon",
-    "grad"], _adam, flags=("use_nesterov",), resource=True)
+    "grad"], _ADAM, flags=("use_nesterov",), resource=True)
 ResourceApplyAdagrad = _training_op(
     "ResourceApplyAdagrad", ["var", "accum"], ["lr", "grad"], _adagrad, flags=("update_slots",),
     resource=True)
