@@ -283,3 +283,22 @@ def test_traced_step_gathers_every_task_and_profiler_hook_writes_it(cluster, tmp
             sess.run(train)
     timelines = list(tmp_path.glob("timeline-*.json"))
     assert timelines and "/job:ps/replica:0/task:0/device:CPU:0" in timelines[0].read_text()
+
+
+def test_master_optimizes_a_step_as_the_local_session_does():
+    """An op only control edges wait for is not run through a master either (Grappler's dependency
+    optimizer), unless the session's config turns that off."""
+    server = tf.train.Server.create_local_server()
+    try:
+        x = tf.placeholder(tf.float32, [None])
+        bad = tf.reshape(x, [3])  # fails for 2 values
+        with tf.control_dependencies([bad]):
+            y = tf.identity(x)
+        with tf.Session(server.target) as sess:
+            np.testing.assert_array_equal(sess.run(y, {x: [1, 2]}), [1, 2])
+        config = tf.ConfigProto()
+        config.graph_options.rewrite_options.dependency_optimization = 2  # RewriterConfig.OFF
+        with tf.Session(server.target, config=config) as sess, pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(y, {x: [1, 2]})
+    finally:
+        server._stop()
