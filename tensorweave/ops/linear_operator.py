@@ -288,12 +288,7 @@ class LinearOperator:
     def matmul(self, x: Any, adjoint: bool = False, adjoint_arg: bool = False, name: str = "matmul") -> Any:
         """`self @ x` (adjoints as asked); with a LinearOperator `x` the product is an operator."""
         if isinstance(x, LinearOperator):
-            left = self.adjoint() if adjoint else self
-            right = x.adjoint() if adjoint_arg else x
-            if (right.range_dimension.value is not None and left.domain_dimension.value is not None
-                    and right.range_dimension != left.domain_dimension):
-                raise ValueError("Operators are incompatible. Expected `x` to have dimension "
-                                 f"{left.domain_dimension} but got {right.range_dimension}.")
+            left, right = self._composable(x, adjoint, adjoint_arg, "x")
             with self._scope(name):
                 return left._matmul_operator(right)
         with self._scope(name):
@@ -306,6 +301,17 @@ class LinearOperator:
 
     def __matmul__(self, other: Any) -> Any:
         return self.matmul(other)
+
+    def _composable(self, other: LinearOperator, adjoint: bool, adjoint_arg: bool,
+                    arg_name: str) -> tuple[LinearOperator, LinearOperator]:
+        """(self or its adjoint, other or its adjoint), checked to compose: other's range is self's domain."""
+        left = self.adjoint() if adjoint else self
+        right = other.adjoint() if adjoint_arg else other
+        if (right.range_dimension.value is not None and left.domain_dimension.value is not None
+                and right.range_dimension != left.domain_dimension):
+            raise ValueError(f"Operators are incompatible. Expected `{arg_name}` to have dimension "
+                             f"{left.domain_dimension} but got {right.range_dimension}.")
+        return left, right
 
     def _matmul(self, x: Tensor, adjoint: bool = False, adjoint_arg: bool = False) -> Tensor:
         raise NotImplementedError("_matmul is not implemented.")
@@ -365,12 +371,7 @@ class LinearOperator:
         """`X` with `self @ X = rhs` (adjoints as asked); with a LinearOperator `rhs`, an operator."""
         self._check_solvable()
         if isinstance(rhs, LinearOperator):
-            left = self.adjoint() if adjoint else self
-            right = rhs.adjoint() if adjoint_arg else rhs
-            if (right.range_dimension.value is not None and left.domain_dimension.value is not None
-                    and right.range_dimension != left.domain_dimension):
-                raise ValueError("Operators are incompatible. Expected `rhs` to have dimension "
-                                 f"{left.domain_dimension} but got {right.range_dimension}.")
+            left, right = self._composable(rhs, adjoint, adjoint_arg, "rhs")
             with self._scope(name):
                 return left._solve_operator(right)
         with self._scope(name):
