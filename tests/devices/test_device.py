@@ -1,5 +1,6 @@
 """The CPU device's intra-op work: shared tasks, split matrix products, and the process's BLAS threads."""
 
+import platform
 import threading
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from tensorweave.devices import device as device_module
-from tensorweave.devices.cpu import cpu_device
+from tensorweave.devices.cpu import cpu_device, reuse_freed_memory
 from tensorweave.framework.resource_mgr import ResourceMgr
 
 
@@ -79,3 +80,10 @@ def test_blas_runs_on_one_thread_while_a_device_lives_and_gets_its_threads_back(
     a = np.ones((512, 512), np.float32)
     np.testing.assert_array_equal(unheld.matmul(a, a), a @ a)  # left to BLAS's own threads
     unheld.close()
+
+
+def test_cpu_devices_keep_freed_memory_for_the_next_step():
+    """glibc's thresholds set once (idempotent); a platform without glibc runs as before."""
+    assert reuse_freed_memory() is reuse_freed_memory()
+    if platform.libc_ver()[0] == "glibc":
+        assert reuse_freed_memory()
