@@ -32,15 +32,7 @@ from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.graph_io import graph_def_from_proto
 from tensorweave.framework.rendezvous import create_key
 from tensorweave.runtime.execution_state import ExecutionState
-from tensorweave.runtime.optimize import (
-    constant_folding_enabled,
-    convert_unread_to_noops,
-    cse_enabled,
-    dependency_optimization_enabled,
-    eliminate_common_subexpressions,
-    fold_constants,
-    remove_dead_nodes,
-)
+from tensorweave.runtime.optimize import StepOptimizations
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.prune import prune
 
@@ -107,9 +99,7 @@ class MasterSession:
         self._incarnations = {device.name: device.incarnation for device in devices}
         self._client_device = devices[0].name
         self._state = ExecutionState(devices, bool(getattr(config, "allow_soft_placement", False)))
-        self._fold_constants = constant_folding_enabled(config)
-        self._cse = cse_enabled(config)
-        self._dependency_optimization = dependency_optimization_enabled(config)
+        self._optimizations = StepOptimizations.from_config(config)
         self._timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
         self._plans: dict[tuple, list[_TaskPart]] = {}
         self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
@@ -155,13 +145,7 @@ class MasterSession:
                 return parts
             graph_def = self._state.placed_graph()
             graph_def = prune(graph_def, feeds, fetches, targets, self._state.tensor_types(feeds + fetches))
-            if self._fold_constants:
-                graph_def = fold_constants(graph_def, host_device())
-            if self._cse:  # the local session's optimizations, in its order
-                graph_def = eliminate_common_subexpressions(graph_def, targets)
-            if self._dependency_optimization:
-                graph_def = convert_unread_to_noops(graph_def, targets)
-            graph_def = remove_dead_nodes(graph_def, targets)
+            graph_def = self._optimizations.apply(graph_def, targets, host_device())
             graph_def = self._place_call_frame(graph_def, feeds)
             by_task: dict[str, list[NodeDef]] = {}
             sends: dict[str, list[tuple[int, str]]] = {}

@@ -292,15 +292,19 @@ class LinearOperator:
             with self._scope(name):
                 return left._matmul_operator(right)
         with self._scope(name):
-            x = convert_to_tensor(x, name="x")
-            self._check_input_dtype(x)
-            self_dim = -2 if adjoint else -1
-            arg_dim = -1 if adjoint_arg else -2
-            tensor_shape.dimension_at_index(self.shape, self_dim).assert_is_compatible_with(x.shape[arg_dim])
+            x = self._checked_argument(x, "x", -2 if adjoint else -1, -1 if adjoint_arg else -2)
             return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def __matmul__(self, other: Any) -> Any:
         return self.matmul(other)
+
+    def _checked_argument(self, value: Any, arg_name: str, self_dim: int, arg_dim: int) -> Tensor:
+        """`value` as a tensor of the operator's dtype, its dimension `arg_dim` checked against the operator's
+        dimension `self_dim`."""
+        value = convert_to_tensor(value, name=arg_name)
+        self._check_input_dtype(value)
+        tensor_shape.dimension_at_index(self.shape, self_dim).assert_is_compatible_with(value.shape[arg_dim])
+        return value
 
     def _composable(self, other: LinearOperator, adjoint: bool, adjoint_arg: bool,
                     arg_name: str) -> tuple[LinearOperator, LinearOperator]:
@@ -375,11 +379,7 @@ class LinearOperator:
             with self._scope(name):
                 return left._solve_operator(right)
         with self._scope(name):
-            rhs = convert_to_tensor(rhs, name="rhs")
-            self._check_input_dtype(rhs)
-            self_dim = -1 if adjoint else -2
-            arg_dim = -1 if adjoint_arg else -2
-            tensor_shape.dimension_at_index(self.shape, self_dim).assert_is_compatible_with(rhs.shape[arg_dim])
+            rhs = self._checked_argument(rhs, "rhs", -1 if adjoint else -2, -1 if adjoint_arg else -2)
             return self._solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _solve_operator(self, right: LinearOperator) -> LinearOperator:

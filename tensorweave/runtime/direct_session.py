@@ -35,16 +35,7 @@ from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
-from tensorweave.runtime.optimize import (
-    constant_folding_enabled,
-    convert_unread_to_noops,
-    cse_enabled,
-    dependency_optimization_enabled,
-    eliminate_common_subexpressions,
-    fold_constants,
-    remove_dead_nodes,
-    schedule_recvs,
-)
+from tensorweave.runtime.optimize import StepOptimizations, schedule_recvs
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.place import is_generator
 from tensorweave.runtime.prune import prune
@@ -143,9 +134,7 @@ class DirectSession(SessionBackend):
         self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
         self._lock = threading.Lock()
         self._closed = False
-        self._fold_constants = constant_folding_enabled(config)
-        self._cse = cse_enabled(config)
-        self._dependency_optimization = dependency_optimization_enabled(config)
+        self._optimizations = StepOptimizations.from_config(config)
         graph_options = getattr(config, "graph_options", None)
         self._recv_scheduling = bool(getattr(graph_options, "enable_recv_scheduling", False))
         self._bfloat16_sendrecv = bool(getattr(graph_options, "enable_bfloat16_sendrecv", False))
@@ -199,13 +188,7 @@ class DirectSession(SessionBackend):
                 graph_def = without_outside_control_inputs(graph_def, key.targets)
             graph_def = prune(graph_def, key.feeds, key.fetches, key.targets,
                               self._state.tensor_types(key.feeds + key.fetches, key.refs))
-            if self._fold_constants:
-                graph_def = fold_constants(graph_def, self._devices[0])
-            if self._cse:
-                graph_def = eliminate_common_subexpressions(graph_def, key.targets)
-            if self._dependency_optimization:
-                graph_def = convert_unread_to_noops(graph_def, key.targets)
-            graph_def = remove_dead_nodes(graph_def, key.targets)
+            graph_def = self._optimizations.apply(graph_def, key.targets, self._devices[0])
             parts = partition(graph_def, self._devices[0].name, self._bfloat16_sendrecv, self._node_names)
             if self._recv_scheduling:
                 parts = {name: schedule_recvs(part) for name, part in parts.items()}

@@ -63,6 +63,31 @@ def dependency_optimization_enabled(config: Any) -> bool:
     return not rewrite.disable_meta_optimizer and rewrite.dependency_optimization != _TOGGLE_OFF
 
 
+@dataclasses.dataclass(frozen=True)
+class StepOptimizations:
+    """Which of a step's graph optimizations a session's config turns on (TF's defaults: all)."""
+
+    fold_constants: bool
+    cse: bool
+    dependency_optimization: bool
+
+    @classmethod
+    def from_config(cls, config: Any) -> StepOptimizations:
+        return cls(constant_folding_enabled(config), cse_enabled(config), dependency_optimization_enabled(config))
+
+    def apply(self, graph_def: GraphDef, targets: Collection[str], device: DeviceBase) -> GraphDef:
+        """A pruned step graph optimized in TF's order (the local session's and the distributed master's):
+        constants folded on `device`, common subexpressions merged, unread values made NoOps, dead nodes
+        removed; `targets` run as written."""
+        if self.fold_constants:
+            graph_def = fold_constants(graph_def, device)
+        if self.cse:
+            graph_def = eliminate_common_subexpressions(graph_def, targets)
+        if self.dependency_optimization:
+            graph_def = convert_unread_to_noops(graph_def, targets)
+        return remove_dead_nodes(graph_def, targets)
+
+
 def _enabled(config: Any, flag: str) -> bool:
     options = getattr(getattr(config, "graph_options", None), "optimizer_options", None)
     if options is None:
