@@ -33,7 +33,7 @@ from tensorweave.ops.clip_ops import clip_by_norm
 from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.scatter_ops import dynamic_partition, parallel_dynamic_stitch
 from tensorweave.ops.shape_ops import rank, reshape, shape, size
-from tensorweave.ops.variables import PartitionedVariable
+from tensorweave.ops.variables import PartitionedVariable, Variable
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -162,31 +162,43 @@ def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition
                             allow_fast_lookup: bool = False) -> Tensor:
     """Per row of the SparseTensor `sp_ids` (rows up to its last non-empty one), its ids' embeddings
     combined: summed, averaged ("mean", the default) or divided by the root of the squared weights' sum
-    ("sqrtn"), weighted by `sp_weights` (a SparseTensor like `sp_ids`) or by 1. `allow_fast_lookup` is a
-    speed hint of TF's that changes nothing."""
-    del allow_fast_lookup
+    ("sqrtn"), weighted by `sp_weights` (a SparseTensor like `sp_ids`) or by 1.
+
+    As TF 2.21: one unpartitioned, unclipped parameter tensor on the ids' device is read straight by the
+    sparse-segment op (its gradient then sparse) when the lookup is unweighted or `allow_fast_lookup`;
+    otherwise the unique ids are looked up first."""
     combiner = "mean" if combiner is None else combiner
     if combiner not in _COMBINERS:
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
-    params = list(params) if isinstance(params, (list, tuple)) else [params]
+    params = list(params) if isinstance(params, (list, tuple, PartitionedVariable)) else [params]
     if not isinstance(sp_ids, SparseTensor):
         raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
-    if sp_weights is not None:
+    ignore_weights = sp_weights is None
+    if not ignore_weights:
         if not isinstance(sp_weights, SparseTensor):
             raise TypeError(f"sp_weights must be either None or SparseTensor, got {type(sp_weights)}")
         sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
         sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
         sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
     with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as scope:
-        segment_ids = cast_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
-        ids, idx = set_ops.unique(sp_ids.values)
-        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
-        if sp_weights is not None:
+        segment_ids = sp_ids.indices[:, 0]
+        ids = sp_ids.values
+        if len(params) == 1 and not isinstance(params[0], (Tensor, Variable)):
+            params = [convert_to_tensor(params[0], name="params")]
+        direct = (len(params) == 1 and params[0].device == segment_ids.device and max_norm is None
+                  and (allow_fast_lookup or ignore_weights))
+        if direct:
+            idx, embeddings = ids, params[0]
+        else:
+            ids, idx = set_ops.unique(ids)
+            embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
+        if not ignore_weights:
+            segment_ids = cast_ops.cast(segment_ids, dtypes.int32)
             return _combine_weighted(indexing_ops.gather(embeddings, idx), sp_weights.values, segment_ids, combiner,
                                      scope)
         combine = {"sum": segment_ops.sparse_segment_sum, "mean": segment_ops.sparse_segment_mean,
                    "sqrtn": segment_ops.sparse_segment_sqrt_n}[combiner]
-        return combine(embeddings, idx, segment_ids, name=scope)
+        return combine(embeddings, idx, segment_ids, name=scope, sparse_gradient=direct and not allow_fast_lookup)
 
 
 def _retain(sparse_ids: SparseTensor, sparse_weights: SparseTensor | None,

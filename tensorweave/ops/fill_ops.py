@@ -12,7 +12,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import raw_ops
 from tensorweave.ops.constant_ops import constant
@@ -104,6 +104,7 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
 
 
 ZerosLike = Op("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"])
+NotDifferentiable("ZerosLike")
 
 
 @ZerosLike.shape
@@ -122,6 +123,7 @@ def _zeros_like(ctx: OpKernelContext, x: Any) -> Any:
 OnesLike = Op("OnesLike", inputs=["x: T"], outputs=["y: T"],
               attrs=["T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, "
                      "complex64, complex128, bool}"])
+NotDifferentiable("OnesLike")
 
 
 @OnesLike.shape

@@ -35,6 +35,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.resource_mgr import ResourceSlot, resource_name
 from tensorweave.framework.saveable_object import SaveableObject, SaveSpec
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import control_flow_ops, elementwise_ops, sequence_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import invalid_argument
@@ -528,12 +529,19 @@ class StaticHashTable(LookupInterface):
     def lookup(self, keys: Any, name: str | None = None) -> Tensor:
         """The value of each key, `default_value` where a key is absent; shaped as `keys`."""
         with name_scope(name, f"{self.name}_Lookup", (self.resource_handle, keys, self._default_value)):
-            keys = self._keys(keys)
-            return LookupTableFindV2(self.resource_handle, keys, self._default_value)
+            return _on_values(keys, lambda k: LookupTableFindV2(self.resource_handle, self._keys(k),
+                                                                self._default_value))
 
     def export(self, name: str | None = None) -> tuple[Tensor, Tensor]:
         with name_scope(name, f"{self.name}_Export", [self.resource_handle]):
             return LookupTableExportV2(self.resource_handle, Tkeys=self._key_dtype, Tvalues=self._value_dtype)
+
+
+def _on_values(keys: Any, find: Any) -> Any:
+    """TF's tables look up a SparseTensor's values and keep its indices and dense shape."""
+    if isinstance(keys, SparseTensor):
+        return SparseTensor(keys.indices, find(keys.values), keys.dense_shape)
+    return find(keys)
 
 
 @tf_export("lookup.StaticVocabularyTable")
@@ -549,12 +557,22 @@ class StaticVocabularyTable(LookupInterface):
         if initializer.key_dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
             raise TypeError(f"Invalid `key_dtype`, expected one of (tf.int32, tf.int64, tf.string), but got "
                             f"{initializer.key_dtype}.")
+        self._init_around(StaticHashTable(initializer, -1, name=name or "hash_table"), num_oov_buckets,
+                          lookup_key_dtype)
+
+    def _init_around(self, table: StaticHashTable, num_oov_buckets: int, lookup_key_dtype: Any) -> None:
         self._num_oov_buckets = num_oov_buckets
-        name = name or "hash_table"
-        self._table = StaticHashTable(initializer, -1, name=name)
-        key_dtype = dtypes.as_dtype(lookup_key_dtype) if lookup_key_dtype is not None else initializer.key_dtype
-        super().__init__(key_dtype, dtypes.int64, self._table.name)
-        self._resource_handle = self._table.resource_handle
+        self._table = table
+        key_dtype = dtypes.as_dtype(lookup_key_dtype) if lookup_key_dtype is not None else table.key_dtype
+        super().__init__(key_dtype, dtypes.int64, table.name)
+        self._resource_handle = table.resource_handle
+
+    @classmethod
+    def wrapping(cls, table: StaticHashTable, num_oov_buckets: int, lookup_key_dtype: Any) -> StaticVocabularyTable:
+        """Out-of-vocabulary buckets around a table already built (TF1's IdTableWithHashBuckets)."""
+        wrapper = cls.__new__(cls)
+        wrapper._init_around(table, num_oov_buckets, lookup_key_dtype)
+        return wrapper
 
     def size(self, name: str | None = None) -> Tensor:
         """The vocabulary's size plus the out-of-vocabulary buckets."""
@@ -563,13 +581,18 @@ class StaticVocabularyTable(LookupInterface):
 
     def lookup(self, keys: Any, name: str | None = None) -> Tensor:
         with name_scope(name, f"{self.name}_Lookup"):
-            keys = self._keys(keys)
-            strings = keys if keys.dtype == dtypes.string else as_string(keys)
-            buckets = string_to_hash_bucket_fast(strings, num_buckets=self._num_oov_buckets, name="hash_bucket")
-            ids = self._table.lookup(keys)
-            buckets = elementwise_ops.add(buckets, self._table.size())
-            known = elementwise_ops.not_equal(ids, self._table.default_value)
-            return elementwise_ops.where_v2(known, ids, buckets)
+            return _on_values(keys, self._lookup_dense)
+
+    def _lookup_dense(self, keys: Any) -> Tensor:
+        keys = self._keys(keys)
+        if self._table.key_dtype == dtypes.int64 and keys.dtype != dtypes.int64:
+            keys = cast(keys, dtypes.int64)
+        strings = keys if keys.dtype == dtypes.string else as_string(keys)
+        buckets = string_to_hash_bucket_fast(strings, num_buckets=self._num_oov_buckets, name="hash_bucket")
+        ids = self._table.lookup(keys)
+        buckets = elementwise_ops.add(buckets, self._table.size())
+        known = elementwise_ops.not_equal(ids, self._table.default_value)
+        return elementwise_ops.where_v2(known, ids, buckets)
 
 
 class _MutableTable(LookupInterface):
@@ -667,14 +690,29 @@ def index_table_from_tensor(vocabulary_list: Any, num_oov_buckets: int = 0, defa
                             hasher_spec: Any = None, dtype: Any = dtypes.string,
                             name: str | None = None) -> LookupInterface:
     """A table of each vocabulary entry to its position, out-of-vocabulary keys to hash buckets past them or
-    to `default_value` (TF's lookup_ops.index_table_from_tensor)."""
+    to `default_value` (TF's lookup_ops.index_table_from_tensor); integer vocabularies are keyed as int64."""
     if vocabulary_list is None:
-        raise ValueError("vocabulary_list must be specified.")
-    with name_scope(name, "string_to_index"), name_scope(None, "hash_table"):
-        keys = convert_to_tensor(vocabulary_list, dtype=dtype)
+        raise ValueError("`vocabulary_list` must be specified.")
+    if num_oov_buckets < 0:
+        raise ValueError(f"`num_oov_buckets` must be greater or equal than 0, got {num_oov_buckets}.")
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_integer and dtype.base_dtype != dtypes.string:
+        raise TypeError("`dtype` must either be integer or string.")
+    with name_scope(name, "string_to_index"):
+        keys = convert_to_tensor(vocabulary_list)
+        if keys.dtype.is_integer != dtype.is_integer:
+            raise ValueError(f"Invalid `dtype`: Expected {'integer' if dtype.is_integer else 'non-integer'}, got "
+                             f"{keys.dtype}.")
+        if not dtype.is_integer and keys.dtype.base_dtype != dtype:
+            raise ValueError(f"Invalid `dtype`: Expected {dtype}, got {keys.dtype}.")
         values = cast(sequence_ops.range(shape_ops.size(keys)), dtypes.int64)
-        initializer = KeyValueTensorInitializer(keys, values, name="table_init")
-        return _id_table(initializer, num_oov_buckets, default_value)
+        with name_scope(None, "hash_table"):
+            table_keys = cast(keys, dtypes.int64) if keys.dtype.is_integer else keys
+            initializer = KeyValueTensorInitializer(table_keys, values, name="table_init")
+            table = StaticHashTable(initializer, default_value)
+        if num_oov_buckets:
+            return StaticVocabularyTable.wrapping(table, num_oov_buckets, dtype)
+        return table
 
 
 def index_table_from_file(vocabulary_file: Any = None, num_oov_buckets: int = 0, vocab_size: int | None = None,

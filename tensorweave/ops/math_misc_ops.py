@@ -334,3 +334,27 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, dty
         counts = UnsortedSegmentSum(values, flat, num_classes * num_classes)
         return reshape(counts, raw_ops.Pack(values=[num_classes, num_classes]))
 
+
+
+# -- Bucketize (math_ops._bucketize: feature columns' bucketized_column) --------------------------------
+
+Bucketize = Op("Bucketize", inputs=["input: T"], outputs=["output: int32"],
+               attrs=["T: {int32, int64, float, double}", "boundaries: list(float)"])
+NotDifferentiable("Bucketize")
+Bucketize.shape(unary_shape)
+
+
+@Bucketize.kernel("CPU")
+def _bucketize(ctx: OpKernelContext, input: Any, T: dtypes.DType, boundaries: list[float]) -> Any:
+    """The index of the first boundary greater than each value. As TF's kernel, boundaries are float32 and a
+    value is compared in float32 (a double value in double)."""
+    edges = np.asarray(boundaries, dtype=np.float32)
+    if np.any(edges[1:] < edges[:-1]):
+        raise invalid_argument(ctx, "Expected sorted boundaries")
+    compare_dtype = np.float64 if T == dtypes.float64 else np.float32
+    return np.searchsorted(edges.astype(compare_dtype), input.astype(compare_dtype), side="right").astype(np.int32)
+
+
+def bucketize(input: Any, boundaries: list[float], name: str | None = None) -> Tensor:
+    """TF's `math_ops._bucketize`: which of the len(boundaries) + 1 buckets each value falls in."""
+    return Bucketize(input, boundaries=[float(b) for b in boundaries], name=name)

@@ -15,6 +15,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.ops import raw_ops
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
@@ -111,9 +112,12 @@ def _shape(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # 
 
 @tf_export("shape")
 def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
-    """The shape of `input` as a 1-D tensor: a Const when it is fully known while building, as in TF."""
+    """The shape of `input` as a 1-D tensor: a Const when it is fully known while building, as in TF; a
+    SparseTensor's is its dense_shape, cast."""
     out_type = dtypes.int32 if out_type is None else out_type
     with name_scope(name, "Shape", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            return raw_ops.Cast(x=convert_to_tensor(input.dense_shape), DstT=out_type)
         input = convert_to_tensor(input)
         if input.shape.is_fully_defined():
             return constant(input.shape.as_list(), dtype=out_type, name=scope)

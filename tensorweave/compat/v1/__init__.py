@@ -17,6 +17,7 @@ from tensorweave.compat.v1 import (
     distribute,
     dtypes,
     errors,
+    feature_column,
     flags,
     gfile,
     graph_util,

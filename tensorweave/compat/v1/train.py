@@ -11,6 +11,7 @@ from tensorweave.formats import checkpoint_reader as _checkpoint_reader
 from tensorweave.formats import checkpoint_state as _checkpoint_state
 from tensorweave.formats import events as _events
 from tensorweave.formats import protos as _protos
+from tensorweave.ops import checkpoint_utils as _checkpoint_utils
 from tensorweave.platform.tf_export import export_value as _export_value
 from tensorweave.platform.tf_export import populate as _populate
 from tensorweave.train import adadelta as _adadelta
@@ -19,7 +20,6 @@ from tensorweave.train import adagrad_da as _adagrad_da
 from tensorweave.train import adam as _adam
 from tensorweave.train import basic_session_run_hooks as _basic_session_run_hooks
 from tensorweave.train import checkpoint_management as _checkpoint_management
-from tensorweave.train import checkpoint_utils as _checkpoint_utils
 from tensorweave.train import coordinator as _coordinator
 from tensorweave.train import device_setter as _device_setter
 from tensorweave.train import ftrl as _ftrl
