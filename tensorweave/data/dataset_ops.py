@@ -730,8 +730,9 @@ def _pad(component: int, values: list[Any], padded: tensor_shape.TensorShape, pa
             raise errors.InvalidArgumentError(
                 None, None, f"Attempted to pad to a smaller size than the input element. Component {component}.")
     out = np.full((len(values), *dims), pad, dtype=_numpy_dtype(values[0]))
-    for row, value in zip(out, values):  # the elements differ in shape: one copy each
-        row[tuple(slice(0, n) for n in np.shape(value))] = value
+    for row, value in enumerate(values):  # the elements differ in shape: one copy each
+        value = np.asarray(value)
+        out[(row, *(slice(0, n) for n in value.shape))] = value if value.ndim else value[()]
     return out
 
 

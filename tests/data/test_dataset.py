@@ -99,6 +99,10 @@ def test_batch_and_padded_batch():
         assert [v.tolist() for v in _all(p)] == [[[1, 0], [2, 2]], [[3, 3, 3]]]
         q = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=-1)
         assert [v.tolist() for v in _all(q)] == [[[1, -1, -1, -1], [2, 2, -1, -1]]]
+        scalars = tf.data.Dataset.range(1, 3).map(lambda x: (tf.fill([x], x), x, tf.as_string(x)))
+        vectors, ints, strings = _all(scalars.padded_batch(2, ([3], [], []), (tf.constant(-1, tf.int64),
+                                                                             tf.constant(0, tf.int64), "pad")))[0]
+        assert (vectors.tolist(), ints.tolist(), strings.tolist()) == ([[1, -1, -1], [2, 2, -1]], [1, 2], [b"1", b"2"])
         ragged = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).batch(2)
         with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot batch tensors with different shapes"):
             _all(ragged)
