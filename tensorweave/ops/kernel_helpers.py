@@ -58,3 +58,11 @@ _ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"
 def c_escape(raw: bytes) -> str:
     """absl::CEscape: C escapes for quotes, backslash and \\n\\r\\t, octal for other unprintable bytes."""
     return "".join(_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw)
+
+
+def utf8_safe_c_escape(raw: bytes) -> str:
+    """absl::Utf8SafeCEscape (how TF prints a string tensor's elements): c_escape, but bytes of 0x80 and up
+    pass through, so UTF-8 text stays readable (a byte that is not UTF-8 shows as a Python escape)."""
+    escaped = b"".join(_ESCAPES.get(b, "").encode() or (bytes([b]) if 0x20 <= b < 0x7F or b >= 0x80 else
+                                                      f"\\{b:03o}".encode()) for b in raw)
+    return escaped.decode("utf-8", "backslashreplace")

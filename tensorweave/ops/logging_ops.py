@@ -27,7 +27,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import control_flow_ops
-from tensorweave.ops.kernel_helpers import BFLOAT16, c_escape, invalid_argument
+from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument, utf8_safe_c_escape
 from tensorweave.ops.shape_helpers import unary_shape
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -49,7 +49,7 @@ def _format_float(value: Any, kind: np.dtype) -> str:
 
 
 def _element_strings(flat: np.ndarray, print_v2: bool) -> list[str]:
-    """TF's PrintOneElement for each of these elements (strings quoted and escaped in the v2 layout)."""
+    """TF's PrintOneElement for each of these elements (strings C-escaped, UTF-8 kept; quoted in the v2 layout)."""
     if flat.dtype == BFLOAT16 or flat.dtype == np.float16:
         flat = flat.astype(np.float32)
     if flat.dtype.kind == "f":
@@ -60,8 +60,8 @@ def _element_strings(flat: np.ndarray, print_v2: bool) -> list[str]:
         return [str(v) for v in flat.tolist()]
     raw = [v if isinstance(v, bytes) else str(v).encode() for v in flat.tolist()]
     if print_v2:
-        return [f'"{c_escape(v)}"' for v in raw]
-    return [v.decode("utf-8", "backslashreplace") for v in raw]
+        return [f'"{utf8_safe_c_escape(v)}"' for v in raw]
+    return [utf8_safe_c_escape(v) for v in raw]
 
 
 def _legacy_dims(shape: tuple[int, ...], texts: list[str], limit: int) -> str:

@@ -54,8 +54,9 @@ def _py_func(ctx: OpKernelContext, *inputs: Any, token: bytes, Tout: list) -> li
         func = _registry.get(name)
     if func is None:
         raise invalid_argument(ctx, f"Callback {name} is not found.")
-    try:
-        result = func(*inputs)
+    try:  # as TF's kernel hands them over: a 0-d input as a NumPy scalar, a 0-d string as bytes
+        result = func(*[value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+                        for value in inputs])
     except errors.OpError:
         raise
     except Exception as e:

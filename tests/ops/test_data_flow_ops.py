@@ -253,6 +253,10 @@ def test_py_func_values_names_and_errors():
         assert values[1][1] == 3 and values[2].tolist() == [b"a", b"bc"]
         np.testing.assert_array_equal(values[3], [2.0, 3.0])
         assert sess.run(tf.py_func(lambda v: "str", [x], tf.string)) == b"str"
+        seen = []  # as TF's kernel: 0-d inputs come as NumPy scalars, 0-d strings as bytes
+        sess.run(tf.py_func(lambda *a: seen.extend(a) or np.float32(0),
+                            [tf.constant(1.0), tf.constant("s"), tf.constant(True), tf.constant(["a"])], tf.float32))
+        assert [type(v).__name__ for v in seen] == ["float32", "bytes", "bool", "ndarray"]
 
         def fail(error):
             def raise_it(v):
