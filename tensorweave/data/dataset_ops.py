@@ -673,7 +673,8 @@ def _stack(component: int, values: list[Any]) -> np.ndarray:
     dtype = _numpy_dtype(values[0])
     if not first and dtype is object:
         batch = np.empty(len(values), dtype=object)
-        batch[:] = values  # each bytes object as it is (np.asarray would make it numpy's bytes type)
+        # each bytes object as it is (np.asarray would make it numpy's bytes type), out of a 0-d array if in one
+        batch[:] = [value[()] if isinstance(value, np.ndarray) else value for value in values]
         return batch
     return np.array(values, dtype=dtype)  # built in C: np.stack's per-array Python work costs three times more
 

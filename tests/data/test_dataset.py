@@ -203,6 +203,8 @@ def test_tfrecord_text_and_fixed_length_files(tmp_path):
         plain = tf.data.TFRecordDataset(paths[0])
         assert plain.output_types == tf.string and plain.output_shapes.as_list() == []
         assert _all(plain) == [b"rec00", b"rec01", b"rec02"]
+        batch = _all(tf.data.TFRecordDataset(paths[0]).batch(2))[0]  # bytes objects, as TF fetches them
+        assert batch.dtype == object and [type(r) for r in batch] == [bytes, bytes]
         names = tf.placeholder(tf.string, [None])
         it = tf.data.TFRecordDataset(names, compression_type="GZIP").make_initializable_iterator()
         assert _all(it.get_next(), {names: paths[1:]}, it.initializer) == [b"rec10", b"rec11", b"rec12"]
