@@ -31,7 +31,7 @@ from tensorweave.platform.tf_export import tf_export
 from tensorweave.train.coordinator import Coordinator
 
 
-@tf_export("train.QueueRunner")
+@tf_export("train.QueueRunner", "train.queue_runner.QueueRunner")
 class QueueRunner:
     """The enqueue ops of one queue, each run in a loop on its own thread, and the ops that close it."""
 
@@ -182,13 +182,13 @@ class QueueRunner:
         return threads
 
 
-@tf_export("train.add_queue_runner")
+@tf_export("train.add_queue_runner", "train.queue_runner.add_queue_runner")
 def add_queue_runner(qr: QueueRunner, collection: str = GraphKeys.QUEUE_RUNNERS) -> None:
     """Add `qr` to the graph's collection of queue runners (which `start_queue_runners` starts)."""
     add_to_collection(collection, qr)
 
 
-@tf_export("train.start_queue_runners")
+@tf_export("train.start_queue_runners", "train.queue_runner.start_queue_runners")
 def start_queue_runners(sess: Any = None, coord: Coordinator | None = None, daemon: bool = True,
                         start: bool = True, collection: str = GraphKeys.QUEUE_RUNNERS) -> list[threading.Thread]:
     """Start the threads of every queue runner in the graph's collection; returns them."""
