@@ -32,6 +32,7 @@ from tensorweave.compat.v1 import (
     manip,
     math,
     metrics,
+    mixed_precision,
     nest,
     nn,
     python_io,

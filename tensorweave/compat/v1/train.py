@@ -5,6 +5,7 @@ The protobufs, checkpoint-state files, checkpoint reader and event iterator live
 table, so they are declared here.
 """
 
+from tensorweave.compat.v1 import _train_experimental as experimental
 from tensorweave.compat.v1 import _train_queue_runner as queue_runner
 from tensorweave.distributed import cluster_spec as _cluster_spec
 from tensorweave.distributed import server as _server
