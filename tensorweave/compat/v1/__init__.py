@@ -105,6 +105,7 @@ from tensorweave.ops import scatter_ops as _scatter_ops
 from tensorweave.ops import script_ops as _script_ops
 from tensorweave.ops import segment_ops as _segment_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
+from tensorweave.ops import session_ops as _session_ops
 from tensorweave.ops import set_ops as _set_ops
 from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import space_batch_ops as _space_batch_ops
