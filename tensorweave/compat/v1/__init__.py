@@ -70,6 +70,7 @@ from tensorweave.ops import clip_ops as _clip_ops
 from tensorweave.ops import constant_ops as _constant_ops
 from tensorweave.ops import control_flow_case as _control_flow_case
 from tensorweave.ops import control_flow_ops as _control_flow_ops
+from tensorweave.ops import critical_section_ops as _critical_section_ops
 from tensorweave.ops import custom_gradient as _custom_gradient
 from tensorweave.ops import data_flow_ops as _data_flow_ops
 from tensorweave.ops import elementwise_ops as _elementwise_ops
