@@ -64,7 +64,7 @@ def test_variable_creator_scope_chain():
     log = []
 
     def rename(next_creator, **kwargs):
-        log.append(("rename", sorted(kwargs)))
+        log.append(("rename", sorted(kwargs), kwargs["use_resource"]))
         kwargs["name"] = "renamed"
         return next_creator(**kwargs)
 
@@ -82,8 +82,9 @@ def test_variable_creator_scope_chain():
         assert log[:2] == [("watch", "v"), ("rename", [
             "aggregation", "caching_device", "collections", "constraint", "dtype", "expected_shape",
             "experimental_enable_variable_lifting", "import_scope", "initial_value", "name", "shape",
-            "synchronization", "trainable", "use_resource", "validate_shape", "variable_def"])]
+            "synchronization", "trainable", "use_resource", "validate_shape", "variable_def"], None)]
         assert [entry[0] for entry in log] == ["watch", "rename"] * 3
+        assert [entry[2] for entry in log if entry[0] == "rename"] == [None, False, True]  # get_variable decides
         with tf.variable_creator_scope(lambda next_creator, **kwargs: "not a variable"):
             assert tf.Variable(1.0) == "not a variable"
         log.clear()
