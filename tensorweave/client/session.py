@@ -23,6 +23,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.client.config import session_config
 from tensorweave.client.partial_run import PartialRun
+from tensorweave.client.tensor_handle import TensorHandle
 from tensorweave.formats import protos
 from tensorweave.framework import dtypes, nest
 from tensorweave.framework.graph import (
@@ -34,7 +35,9 @@ from tensorweave.framework.graph import (
     get_default_graph,
 )
 from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from tensorweave.framework.session_state import KeptTensor, is_handle_op
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tensorweave.ops import session_ops
 from tensorweave.ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -43,6 +46,7 @@ from tensorweave.runtime.session_factory import PlanKey, new_session
 from tensorweave.runtime.step_stats import cost_graph
 
 _live_sessions: weakref.WeakSet = weakref.WeakSet()
+_DEAD_HANDLES_THRESHOLD = 10  # dropped TensorHandles deleted together, as TF's
 _NODE_REFERENCE = re.compile(r"\{\{node (\S+?)\}\}")
 
 
@@ -154,6 +158,11 @@ def _rebuild(node: Any, values: list[Any]) -> Any:
         return result
 
 
+def _handle_string(value: Any) -> str:
+    """A fetched session handle: the string of GetSessionHandle, or the kept tensor of GetSessionHandleV2."""
+    return value.handle if isinstance(value, KeptTensor) else value
+
+
 def _fetched_value(value: Any) -> Any:
     """What the caller gets: numpy scalars for 0-d, quantized values as their plain integer type (TF's
     fetch drops the quantized wrapper), and never an array the runtime still holds."""
@@ -210,6 +219,8 @@ class BaseSession:
         self._incarnations: dict[str, int] = {}
         self._partial_run_ids = itertools.count()
         self._default_session_context: Any = None
+        self._dead_handles: list[str] = []
+        self._dead_handles_lock = threading.Lock()
         _live_sessions.add(self)
 
     @property
@@ -240,6 +251,22 @@ class BaseSession:
     def as_default(self) -> Any:
         """A context manager that makes this session the default for `eval()` and `run()`."""
         return _SessionDefault(self)
+
+    def register_dead_handle(self, handle: str) -> None:
+        """Queue the kept tensor of a dropped TensorHandle; every tenth one, delete those queued in one run."""
+        with self._dead_handles_lock:
+            self._dead_handles.append(handle)
+            if len(self._dead_handles) < _DEAD_HANDLES_THRESHOLD:
+                return
+            dead, self._dead_handles = self._dead_handles, []
+        if self._closed:
+            return
+        feeds, deleters = {}, []
+        for index, dead_handle in enumerate(dead):
+            holder, deleter = session_ops.handle_deleter(self._graph, index, dead_handle)
+            feeds[holder] = dead_handle
+            deleters.append(deleter)
+        self.run(deleters, feed_dict=feeds)
 
     def close(self) -> None:
         if not self._closed:
@@ -317,6 +344,9 @@ class BaseSession:
             if run_metadata is not None:
                 self._fill_run_metadata(run_metadata, options, step_stats, PlanKey.for_step(feed_names, fetch_names, targets))
             results = [_fetched_value(v) for v in results]
+            if any(is_handle_op(t.op.type) for t in fetch_tensors):
+                results = [TensorHandle(_handle_string(v), t.op.inputs[0].dtype, self)
+                           if is_handle_op(t.op.type) else v for v, t in zip(results, fetch_tensors)]
         if feed_names:
             _substitute_fed(results, fetch_names, feed_names, fed)
         return results[0] if plan is None else plan.build(results)
@@ -447,6 +477,10 @@ class BaseSession:
             if info is None or info[0]._shape is not info[3]:  # new key, or set_shape since it was cached
                 info = self._feed_key_info(key)
             tensor, name, np_dtype, _, dims = info
+            if isinstance(value, TensorHandle):
+                value = value.to_numpy_array()
+            if session_ops.is_handle_feeder(tensor):  # where the handle's tensor lives: TF checks it parses
+                session_ops.handle_device(value)
             if isinstance(value, Tensor):
                 raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
                                 "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "

@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.data import iterator_ops
+from tensorweave.data import iterator_ops, structure
 from tensorweave.data.function import StructuredFunction, to_tensors
 from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor
+from tensorweave.framework.type_spec import TensorSpec, TypeSpec, register_type_spec_from_value_converter
 from tensorweave.ops import dataset_ops
 from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform import tf_logging
@@ -118,6 +119,11 @@ class DatasetV1:
     def output_classes(self) -> Any:
         return nest.map_structure(lambda _: Tensor, self._output_types)
 
+    @property
+    def element_spec(self) -> Any:
+        """The TypeSpecs of this dataset's elements."""
+        return structure.element_spec(self._output_types, self._output_shapes)
+
     def _flat_types(self) -> list[dtypes.DType]:
         return nest.flatten(self._output_types)
 
@@ -180,11 +186,21 @@ class DatasetV1:
         return _TensorSliceDataset(tensors)
 
     @staticmethod
-    def from_generator(generator: Callable, output_types: Any, output_shapes: Any = None, args: Any = None,
+    def from_generator(generator: Callable, output_types: Any = None, output_shapes: Any = None, args: Any = None,
                        output_signature: Any = None, name: str | None = None) -> DatasetV1:
-        """A dataset of what a Python generator yields (run in Python, one element at a time)."""
+        """A dataset of what a Python generator yields (run in Python, one element at a time), its elements
+        typed by `output_types` (and `output_shapes`) or by the TensorSpecs of `output_signature`."""
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")
+        if output_signature is not None:
+            for given, argument in ((output_types, "output_types"), (output_shapes, "output_shapes")):
+                if given is not None:
+                    raise TypeError(f"The `{argument}` argument can not be used together with the "
+                                    "`output_signature` argument.")
+            output_types, output_shapes = structure.legacy_structure(output_signature)
+        elif output_types is None:
+            raise TypeError("To specify the output signature you need to provide either the `output_signature` "
+                            "argument or the `output_types` argument.")
         return _GeneratorDataset(generator, output_types, output_shapes, args)
 
     @staticmethod
@@ -926,3 +942,51 @@ def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any
                   num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
     """map then batch, as one transformation (for `Dataset.apply`)."""
     return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+@tf_export("data.DatasetSpec", "data.experimental.DatasetStructure")
+class DatasetSpec(TypeSpec):
+    """Describes a tf.data.Dataset by the spec of its elements (and, for a batch of datasets, their shape)."""
+
+    __slots__ = ("_element_spec", "_dataset_shape")
+
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()) -> None:
+        self._element_spec = element_spec
+        self._dataset_shape = tensor_shape.as_shape(dataset_shape)
+
+    @staticmethod
+    def from_value(value: DatasetV1) -> DatasetSpec:
+        return DatasetSpec(value.element_spec)
+
+    @property
+    def element_spec(self) -> Any:
+        return self._element_spec
+
+    @property
+    def value_type(self) -> type:
+        return DatasetV1
+
+    def _serialize(self) -> tuple:
+        return (self._element_spec, self._dataset_shape)
+
+    @property
+    def _component_specs(self) -> TensorSpec:
+        return TensorSpec(self._dataset_shape, dtypes.variant)
+
+    def _to_components(self, value: Any) -> Any:
+        raise NotImplementedError("tensorweave's datasets are Python definitions, not variant tensors.")
+
+    def _from_components(self, components: Any) -> Any:
+        raise NotImplementedError("tensorweave's datasets are Python definitions, not variant tensors.")
+
+
+register_type_spec_from_value_converter(DatasetV1, DatasetSpec.from_value)
+
+
+@tf_export("data.experimental.get_structure")
+def get_structure(dataset_or_iterator: Any) -> Any:
+    """The element spec of a dataset or iterator."""
+    if not isinstance(dataset_or_iterator, (DatasetV1, iterator_ops.Iterator)):
+        raise TypeError("Invalid `dataset_or_iterator`. `dataset_or_iterator` must be a `tf.data.Dataset` or "
+                        f"tf.data.Iterator object, but got {type(dataset_or_iterator)}.")
+    return dataset_or_iterator.element_spec

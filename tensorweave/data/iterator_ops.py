@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tensorweave.data import structure
 from tensorweave.data.function import GraphEvaluation
 from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import (
@@ -122,6 +123,11 @@ class Iterator:
     @property
     def output_classes(self) -> Any:
         return self._output_classes
+
+    @property
+    def element_spec(self) -> Any:
+        """The TypeSpecs of the elements this iterator yields."""
+        return structure.element_spec(self._output_types, self._output_shapes)
 
 
 def _same_structure(a: Any, b: Any) -> bool:

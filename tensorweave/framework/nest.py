@@ -48,6 +48,28 @@ def _children(structure: Any, sort: Callable[[Mapping], list]) -> Iterator[Any]:
     return iter(structure)
 
 
+def flatten_with_tuple_paths(structure: Any) -> list[tuple[tuple, Any]]:
+    """(path, atom) for each atom of `structure`, in `flatten`'s order; a path holds the keys and indices
+    that lead to its atom."""
+    flat: list[tuple[tuple, Any]] = []
+
+    def visit(path: tuple, value: Any) -> None:
+        if not is_nested(value):
+            flat.append((path, value))
+        elif isinstance(value, Mapping):
+            for key in sorted(value):
+                visit(path + (key,), value[key])
+        elif _is_attrs(value):
+            for a in type(value).__attrs_attrs__:
+                visit(path + (a.name,), getattr(value, a.name))
+        else:
+            for index, child in enumerate(value):
+                visit(path + (index,), child)
+
+    visit((), structure)
+    return flat
+
+
 @tf_export("nest.flatten")
 def flatten(structure: Any, expand_composites: bool = False) -> list:
     """The atoms of `structure`, depth first, dict values in sorted key order; `[structure]` for an atom."""

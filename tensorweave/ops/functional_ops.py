@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tensorweave.framework import dtypes, nest, tensor_shape
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.ops import constant_ops, control_flow_ops, shape_ops, variable_scope
-from tensorweave.ops.tensor_array_ops import TensorArray
+from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -202,3 +202,41 @@ def foldr(fn: Callable[[Any, Any], Any], elems: Any, initializer: Any = None, pa
     """`fn(...fn(fn(initializer, elems[n-1]), elems[n-2])..., elems[0])`; `elems[n-1]` starts it when there
     is no initializer."""
     return _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, name, right=True)
+
+
+@tf_export("vectorized_map")
+def vectorized_map(fn: Callable[[Any], Any], elems: Any, fallback_to_while_loop: bool = True,
+                   warn: bool = True) -> Any:
+    """`fn` applied to each slice of `elems` along its first dimension, the results stacked, in `fn`'s output
+    structure. TF vectorizes `fn` where it can and otherwise falls back to a while loop; this always runs that
+    loop, so any `fn` works and no output dtypes need giving: `fn` is called once, in the loop body, and the
+    TensorArrays that gather its results are made outside the loop once its outputs are known (their writes
+    are ordered through one flow, the loop variable)."""
+    elems_flat = [convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
+    with name_scope(None, "vectorized_map", elems_flat):
+        n_static = _leading_dim(elems_flat)
+        n = n_static.value if n_static.value is not None else shape_ops.shape(elems_flat[0])[0]
+        graph = get_default_graph()
+        built: dict[str, Any] = {}
+
+        def body(i: Tensor, flow: Tensor) -> list[Tensor]:
+            value = fn(nest.pack_sequence_as(elems, [e[i] for e in elems_flat]))
+            outputs = [convert_to_tensor(v) for v in nest.flatten(value)]
+            loop = graph._get_control_flow_context()
+            graph._set_control_flow_context(loop.outer_context)
+            try:
+                with graph.control_dependencies(None):
+                    arrays = [TensorArray(dtype=v.dtype, size=n, element_shape=v.shape) for v in outputs]
+            finally:
+                graph._set_control_flow_context(loop)
+            built.update(structure=value, arrays=arrays)
+            for array, v in zip(arrays, outputs):
+                flow = build_ta_with_new_flow(array, flow).write(i, v).flow
+            return [i + 1, flow]
+
+        _, flow = control_flow_ops.while_loop(lambda i, _: i < n, body, [constant_ops.constant(0),
+                                                                         constant_ops.constant(0.0)])
+        results = [build_ta_with_new_flow(array, flow).stack() for array in built["arrays"]]
+        for r in results:
+            r.set_shape(tensor_shape.TensorShape([n_static]).concatenate(r.shape[1:]))
+        return nest.pack_sequence_as(built["structure"], results)

@@ -29,6 +29,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.type_spec import TensorSpec, TypeSpec, register_type_spec_from_value_converter
 from tensorweave.ops import check_ops, control_flow_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant, placeholder
@@ -587,6 +588,97 @@ class RaggedTensor:
         return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
 
     __repr__ = __str__
+
+
+@tf_export("RaggedTensorSpec")
+class RaggedTensorSpec(TypeSpec):
+    """Describes a tf.RaggedTensor: its shape (ragged dimensions None), dtype, ragged rank and the dtype of
+    its row partitions."""
+
+    __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype", "_flat_values_spec")
+
+    def __init__(self, shape: Any = None, dtype: Any = dtypes.float32, ragged_rank: int | None = None,
+                 row_splits_dtype: Any = dtypes.int64, flat_values_spec: TypeSpec | None = None) -> None:
+        self._shape = tensor_shape.as_shape(shape)
+        self._row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
+        if flat_values_spec is not None:
+            if dtype is None:
+                dtype = flat_values_spec.dtype
+            elif dtype != flat_values_spec.dtype:
+                raise ValueError("dtype must be the same as flat_values_spec.dtype")
+        elif dtype is None:
+            raise ValueError("At least one of dtype or flat_values_spec must be provided")
+        self._dtype = dtypes.as_dtype(dtype)
+        self._flat_values_spec = flat_values_spec
+        rank = self._shape.ndims
+        if ragged_rank is None:
+            if rank is None:
+                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
+            ragged_rank = rank - 1
+        if not isinstance(ragged_rank, int):
+            raise TypeError(f"Argument `ragged_rank` must be an int. Received {ragged_rank}.")
+        if rank is not None and ragged_rank >= rank:
+            raise ValueError(f"Argument `ragged_rank` ({ragged_rank}) must be less than rank ({rank}).")
+        self._ragged_rank = ragged_rank
+
+    @classmethod
+    def from_value(cls, value: RaggedTensor) -> RaggedTensorSpec:
+        return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits_dtype)
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def ragged_rank(self) -> int:
+        return self._ragged_rank
+
+    @property
+    def row_splits_dtype(self) -> dtypes.DType:
+        return self._row_splits_dtype
+
+    @property
+    def flat_values_spec(self) -> TypeSpec | None:
+        return self._flat_values_spec
+
+    @property
+    def value_type(self) -> type:
+        return RaggedTensor if self._ragged_rank > 0 else Tensor
+
+    def _serialize(self) -> tuple:
+        fields = (self._shape, self._dtype, self._ragged_rank, self._row_splits_dtype)
+        return fields if self._flat_values_spec is None else fields + (self._flat_values_spec,)
+
+    @property
+    def _component_specs(self) -> list[TypeSpec]:
+        """The flat values, then the row splits of each ragged dimension, outermost first."""
+        if self._ragged_rank <= 0:
+            return [TensorSpec(self._shape, self._dtype)]
+        inner = self._shape[self._ragged_rank + 1:] if self._shape.ndims is not None else None
+        flat_shape = tensor_shape.TensorShape([None]).concatenate(inner) if inner is not None else None
+        flat = self._flat_values_spec or TensorSpec(flat_shape, self._dtype)
+        nrows = self._shape[0] if self._shape.ndims is not None else None
+        outer = [None if nrows is None or nrows.value is None else nrows.value + 1]
+        return [flat] + [TensorSpec(outer if i == 0 else [None], self._row_splits_dtype)
+                         for i in builtins.range(self._ragged_rank)]
+
+    def _to_components(self, value: Any) -> list[Any]:
+        if not isinstance(value, RaggedTensor):
+            return [value]
+        return [value.flat_values, *value.nested_row_splits]
+
+    def _from_components(self, components: Any) -> Any:
+        result = components[0]
+        for splits in reversed(components[1:]):
+            result = RaggedTensor.from_row_splits(result, splits, validate=False)
+        return result
+
+
+register_type_spec_from_value_converter(RaggedTensor, RaggedTensorSpec.from_value)
 
 
 def _nrows(values: Any, dtype: dtypes.DType) -> Tensor:

@@ -33,6 +33,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.type_spec import TensorSpec, TypeSpec, register_type_spec_from_value_converter
 from tensorweave.ops import cast_ops, manipulation_ops, sequence_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import with_rank, with_rank_at_least
@@ -754,6 +755,58 @@ class TensorArray:
                             colocate_with_first_write_call=False)
             g._element_shape = self._element_shape
             return g
+
+
+@tf_export("TensorArraySpec")
+class TensorArraySpec(TypeSpec):
+    """Describes a tf.TensorArray: its element shape and dtype, and whether it grows and infers shapes."""
+
+    __slots__ = ("_element_shape", "_dtype", "_dynamic_size", "_infer_shape")
+
+    def __init__(self, element_shape: Any = None, dtype: Any = dtypes.float32, dynamic_size: bool = False,
+                 infer_shape: bool = True) -> None:
+        self._element_shape = tensor_shape.as_shape(element_shape)
+        self._dtype = dtypes.as_dtype(dtype)
+        self._dynamic_size = dynamic_size
+        self._infer_shape = infer_shape
+
+    @staticmethod
+    def from_value(value: TensorArray) -> TensorArraySpec:
+        if not isinstance(value, TensorArray):
+            raise ValueError(f"Expected value to be a TensorArray, but got: {type(value)}")
+        return TensorArraySpec(value.element_shape, value.dtype, value.dynamic_size, value._infer_shape)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        if isinstance(other, TensorArray):
+            other = TensorArraySpec.from_value(other)
+        return (isinstance(other, TensorArraySpec) and self._dtype.is_compatible_with(other._dtype)
+                and self._element_shape.is_compatible_with(other._element_shape)
+                and self._dynamic_size == other._dynamic_size)
+
+    @property
+    def value_type(self) -> type:
+        return TensorArray
+
+    def _serialize(self) -> tuple:
+        return (self._element_shape, self._dtype, self._dynamic_size, self._infer_shape)
+
+    @property
+    def _component_specs(self) -> list[TensorSpec]:
+        """The handle and the flow of a graph TensorArray."""
+        return [TensorSpec([], dtypes.resource), TensorSpec([], dtypes.float32)]
+
+    def _to_components(self, value: TensorArray) -> list[Tensor]:
+        return [value.handle, value.flow]
+
+    def _from_components(self, components: Any) -> TensorArray:
+        handle, flow = components
+        array = TensorArray(self._dtype, handle=handle, flow=flow, infer_shape=self._infer_shape)
+        array._dynamic_size = self._dynamic_size
+        array._element_shape = [self._element_shape]
+        return array
+
+
+register_type_spec_from_value_converter(TensorArray, TensorArraySpec.from_value)
 
 
 @contextlib.contextmanager

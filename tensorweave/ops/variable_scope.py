@@ -29,6 +29,7 @@ from tensorweave.framework.graph import (
     get_collection,
     get_default_graph,
     get_graph_from_inputs,
+    resource_variables_enabled,
 )
 from tensorweave.ops import indexing_ops, init_ops, variables
 from tensorweave.ops.variables import (
@@ -518,6 +519,8 @@ class VariableScope:
             reuse = self._reuse
         if use_resource is None:
             use_resource = self._use_resource
+        if use_resource is None:  # what the variable is decided here, as TF's creators and getters see it
+            use_resource = resource_variables_enabled()
         full_name = self.name + "/" + name if self.name else name
         # Variables are named by their scope alone, never by the name scopes around them.
         with get_default_graph().name_scope(None):

@@ -7,7 +7,11 @@ in its collections and converts to its snapshot, or to its ref when an op needs 
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import inspect
+import weakref
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tensorweave.formats import protos
@@ -113,8 +117,56 @@ def checked_variable_arguments(initial_value: Any, constraint: Any, synchronizat
     return synchronization, aggregation, trainable, collections
 
 
+# graph -> the creators of `variable_creator_scope`s open on it, outermost first
+_creator_stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@tf_export("variable_creator_scope")
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator: Callable[..., Any]) -> Iterator[None]:
+    """Route every `tf.Variable(...)` (and so `get_variable`) made in the default graph within the scope
+    through `variable_creator(next_creator, **kwargs)`, innermost scope first, as TF1's creator chain."""
+    stack = _creator_stacks.setdefault(get_default_graph(), [])
+    outer = list(stack)
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack[:] = outer
+
+
+class _VariableCall(type):
+    """`tf.Variable(...)` goes through the default graph's creator chain; a subclass called directly (and the
+    last creator of the chain) builds the variable."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        stack = _creator_stacks.get(get_default_graph()) if cls is Variable else None
+        if not stack:
+            return super().__call__(*args, **kwargs)
+        bound = _VARIABLE_SIGNATURE.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments["self"]
+        arguments["synchronization"] = arguments["synchronization"] or VariableSynchronization.AUTO
+        arguments["aggregation"] = arguments["aggregation"] or VariableAggregation.NONE
+        arguments["experimental_enable_variable_lifting"] = None
+
+        def build(**kw: Any) -> Any:
+            kw.pop("experimental_enable_variable_lifting", None)
+            return type.__call__(Variable, **kw)
+
+        creator = build
+        for getter in stack:
+            creator = _chained(getter, creator)
+        return creator(**arguments)
+
+
+def _chained(getter: Callable[..., Any], next_creator: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda **kwargs: getter(next_creator, **kwargs)
+
+
 @tf_export("Variable")
-class Variable:
+class Variable(metaclass=_VariableCall):
     """A mutable tensor that lives across `Session.run` calls.
 
     `tf.Variable(...)` makes a `RefVariable`, as TF1 does: the class name shows in Python's own messages.
@@ -513,6 +565,7 @@ def _variable_conversion(v: Variable, dtype: Any = None, name: str | None = None
 
 
 register_tensor_conversion_function(Variable, _variable_conversion, 0)
+_VARIABLE_SIGNATURE = inspect.signature(Variable.__init__)
 Variable._overload_operators()
 
 

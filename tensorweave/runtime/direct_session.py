@@ -32,6 +32,7 @@ from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.framework.session_state import KeptTensor, is_handle_op, register_session_tensors
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
@@ -51,9 +52,11 @@ PLACEMENT_ENV = "TENSORWEAVE_PLACEMENT"
 class _Plan:
     """The executors of one PlanKey, one per partition, and how to run a step over them."""
 
-    def __init__(self, executors: list[Executor], num_fetches: int) -> None:
+    def __init__(self, executors: list[Executor], num_fetches: int, handle_fetches: list[int] | None = None) -> None:
         self.executors = executors
         self._num_fetches = num_fetches
+        # the fetches that are session handles; None: the plan makes no handles
+        self.handle_fetches = handle_fetches
         # the common case: one partition without parallelism (the straight-line fast path)
         self._straight = executors[0] if len(executors) == 1 and executors[0].ordered else None
 
@@ -62,20 +65,21 @@ class _Plan:
         return [executor.graph_def for executor in self.executors]
 
     def run(self, feed_values: Sequence[Any], step_stats: Any = None,
-            cancellation: CancellationManager | None = None, timeout: float | None = None) -> list[Any]:
-        """One step. `cancellation` (the session's) cancels it when fired; past `timeout` seconds the step is
-        cancelled and fails with DeadlineExceededError, as TF's `timeout_in_ms`."""
+            cancellation: CancellationManager | None = None, timeout: float | None = None,
+            step: StepContext | None = None) -> list[Any]:
+        """One step (in `step`, if given). `cancellation` (the session's) cancels it when fired; past `timeout`
+        seconds the step is cancelled and fails with DeadlineExceededError, as TF's `timeout_in_ms`."""
         single = self._straight
         if single is not None and not single.waits:
             if step_stats is None:
-                return single.run(feed_values)
+                return single.run(feed_values, None, step)
             records: list[NodeExecStats] = []
             try:
-                return single.run(feed_values, records)
+                return single.run(feed_values, records, step)
             finally:
                 step_stats.CopyFrom(to_proto([(single.device.name, records)], [single.graph_def]))
         traced = None if step_stats is None else [[] for _ in self.executors]
-        step = StepContext()
+        step = step or StepContext()
         token = None
         if cancellation is not None:
             token = cancellation.get_cancellation_token()
@@ -141,6 +145,7 @@ class DirectSession(SessionBackend):
         self._log_device_placement = bool(getattr(config, "log_device_placement", False))
         self._operation_timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
         self._cancellation = CancellationManager()  # fired by close: running steps stop waiting
+        self._session_tensors = register_session_tensors([device.resource_mgr for device in self._devices])
 
     @property
     def devices(self) -> list[DeviceBase]:
@@ -174,7 +179,17 @@ class DirectSession(SessionBackend):
         if plan is None:
             plan = self._build_plan(key)
         timeout_in_ms = timeout_in_ms or self._operation_timeout_in_ms
-        return plan.run(feed_values, step_stats, self._cancellation, timeout_in_ms / 1000 if timeout_in_ms > 0 else None)
+        timeout = timeout_in_ms / 1000 if timeout_in_ms > 0 else None
+        if plan.handle_fetches is None:
+            return plan.run(feed_values, step_stats, self._cancellation, timeout)
+        step = StepContext()  # the session keeps the tensors whose handles the step fetches
+        fetched: set[str] = set()
+        try:
+            results = plan.run(feed_values, step_stats, self._cancellation, timeout, step)
+            fetched = {_handle_of(results[i]) for i in plan.handle_fetches}
+            return results
+        finally:
+            self._session_tensors.end_step(step.step_id, fetched)
 
     def _build_plan(self, key: PlanKey) -> _Plan:
         with self._lock:
@@ -194,7 +209,7 @@ class DirectSession(SessionBackend):
                 parts = {name: schedule_recvs(part) for name, part in parts.items()}
             devices = {device.name: device for device in self._devices}
             executors = [Executor(part, devices[name], self._kernel_for, self._pool) for name, part in parts.items()]
-            plan = self._plans[key] = _Plan(executors, len(key.fetches))
+            plan = self._plans[key] = _Plan(executors, len(key.fetches), _handle_fetches(graph_def, key.fetches))
             return plan
 
     def _kernel_for(self, node_def: NodeDef, device: DeviceBase) -> OpKernel:
@@ -230,6 +245,22 @@ class DirectSession(SessionBackend):
         for device in self._devices:
             device.resource_mgr.clear()
             device.close()
+
+
+def _handle_fetches(graph_def: GraphDef, fetches: Sequence[str]) -> list[int] | None:
+    """The positions of the fetches that are session handles; None when the step makes no handle."""
+    handle_nodes = {node.name for node in graph_def.node if is_handle_op(node.op)}
+    if not handle_nodes:
+        return None
+    return [i for i, name in enumerate(fetches) if name.rpartition(":")[0] in handle_nodes]
+
+
+def _handle_of(value: Any) -> str:
+    """The handle string of a fetched GetSessionHandle (a string scalar) or GetSessionHandleV2 value."""
+    if isinstance(value, KeptTensor):
+        return value.handle
+    handle = value.item() if hasattr(value, "item") else value
+    return handle.decode() if isinstance(handle, bytes) else str(handle)
 
 
 def _log_placement(graph_def: GraphDef) -> None:

@@ -86,3 +86,31 @@ def test_errors():
             tf.map_fn(lambda x: (x, x), tf.constant([1.]))
         with pytest.raises(AttributeError, match="'int' object has no attribute '__name__'"):
             tf.foldr(3, tf.constant([1., 2., 3.]))
+
+
+def test_vectorized_map_structures_and_gradients():
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(3, 2))
+        w = tf.Variable([[1., 2.], [3., 4.]])
+        r = tf.vectorized_map(lambda e: tf.matmul(e[None], w)[0], x)
+        assert (r.shape.as_list(), r.dtype) == ([3, 2], tf.float32)
+        nested = tf.vectorized_map(lambda e: (e[0] * 2, {"s": tf.cast(tf.reduce_sum(e[1]), tf.int32)}), (x, x))
+        assert nested[1]["s"].shape.as_list() == [3] and nested[1]["s"].dtype == tf.int32
+        constant = tf.vectorized_map(lambda e: tf.constant(1.0), x)
+        ph = tf.placeholder(tf.float32, [None, 2])
+        fed = tf.vectorized_map(lambda e: e + 1, ph)
+        assert fed.shape.as_list() == [None, 2]
+        grads = tf.gradients(tf.reduce_sum(r), [w, x])
+        with pytest.raises(ValueError, match="Dimensions 3 and 4 are not compatible"):
+            tf.vectorized_map(lambda e: e, (x, tf.zeros([4])))
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            values = sess.run([r, nested, constant] + grads)
+            np.testing.assert_array_equal(values[0], [[3, 4], [11, 16], [19, 28]])
+            np.testing.assert_array_equal(values[1][0], [[0, 2], [4, 6], [8, 10]])
+            np.testing.assert_array_equal(values[1][1]["s"], [1, 5, 9])
+            np.testing.assert_array_equal(values[2], [1, 1, 1])
+            np.testing.assert_array_equal(values[3], [[6, 6], [9, 9]])  # recorded from TF 2.21
+            np.testing.assert_array_equal(values[4], [[3, 7]] * 3)
+            np.testing.assert_array_equal(sess.run(fed, {ph: np.ones([4, 2])}), np.full([4, 2], 2.0))
+            assert sess.run(tf.vectorized_map(lambda e: e, tf.zeros([0, 2]))).shape == (0, 2)

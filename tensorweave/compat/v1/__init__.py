@@ -64,6 +64,7 @@ from tensorweave.framework import random_seed as _random_seed
 from tensorweave.framework import sparse_tensor as _sparse_tensor
 from tensorweave.framework import tensor_shape as _tensor_shape
 from tensorweave.framework import tensor_util as _tensor_util
+from tensorweave.framework import type_spec as _type_spec
 from tensorweave.framework import versions as _versions
 from tensorweave.ops import cast_ops as _cast_ops
 from tensorweave.ops import check_ops as _check_ops
@@ -71,6 +72,7 @@ from tensorweave.ops import clip_ops as _clip_ops
 from tensorweave.ops import constant_ops as _constant_ops
 from tensorweave.ops import control_flow_case as _control_flow_case
 from tensorweave.ops import control_flow_ops as _control_flow_ops
+from tensorweave.ops import critical_section_ops as _critical_section_ops
 from tensorweave.ops import custom_gradient as _custom_gradient
 from tensorweave.ops import data_flow_ops as _data_flow_ops
 from tensorweave.ops import elementwise_ops as _elementwise_ops
@@ -89,6 +91,7 @@ from tensorweave.ops import lookup_ops as _lookup_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import misc_array_ops as _misc_array_ops
+from tensorweave.ops import module as _module
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import partitioned_variables as _partitioned_variables
@@ -105,6 +108,7 @@ from tensorweave.ops import scatter_ops as _scatter_ops
 from tensorweave.ops import script_ops as _script_ops
 from tensorweave.ops import segment_ops as _segment_ops
 from tensorweave.ops import sequence_ops as _sequence_ops
+from tensorweave.ops import session_ops as _session_ops
 from tensorweave.ops import set_ops as _set_ops
 from tensorweave.ops import shape_ops as _shape_ops
 from tensorweave.ops import space_batch_ops as _space_batch_ops

@@ -2,6 +2,7 @@
 
 from tensorweave.data import dataset_ops as _dataset_ops
 from tensorweave.data import options as _options
+from tensorweave.data import structure as _structure
 from tensorweave.platform.tf_export import populate as _populate
 
 _populate(globals(), "data.experimental")
