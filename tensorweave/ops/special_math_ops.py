@@ -29,7 +29,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import constant_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.elementwise_ops import Abs, Exp, Log, Log1p, Sign, Square, not_equal, where_v2
+from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, not_equal, where_v2
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
@@ -234,7 +234,7 @@ def _betainc(a: Any, b: Any, x: Any) -> Any:
     return np.where(invalid, np.nan, np.where(flip, 1 - value, value))
 
 
-def _bessel_scaled(x: Any, order: int) -> Any:
+def bessel_scaled(x: Any, order: int) -> Any:
     """I_order(x) e^-|x| for order 0 or 1: the power series below |x| = 30, the asymptotic series above."""
     x = np.asarray(x, dtype=np.float64)
     ax = np.abs(x)
@@ -288,14 +288,17 @@ def _ndtri(p: Any) -> Any:
 
 
 def _in_dtype(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`fn` computed in float64, rounded once to the first input's type."""
+    """`fn` computed in float64, rounded once to the first input's type (overflowing to inf there)."""
     def compute(*arrays: Any) -> Any:
-        return np.asarray(fn(*arrays), dtype=np.float64).astype(np.asarray(arrays[0]).dtype)
+        result = np.asarray(fn(*arrays), dtype=np.float64)
+        with np.errstate(over="ignore"):
+            return result.astype(np.asarray(arrays[0]).dtype)
     compute.__name__ = fn.__name__
     return compute
 
 
-def _unary(name: str, fn: Callable[[Any], Any], kernel_types: tuple[dtypes.DType, ...] | None = None) -> Op:
+def special_unary_op(name: str, fn: Callable[[Any], Any],
+                     kernel_types: tuple[dtypes.DType, ...] | None = None) -> Op:
     """A float op computed by `fn` in float64; `kernel_types` are the types TF's CPU kernel takes, where fewer
     than the OpDef's."""
     op = Op(name, inputs=["x: T"], outputs=["y: T"], attrs=[f"T: {_FLOAT}"])
@@ -345,14 +348,15 @@ def _erfc(x: Any) -> Any:
     return np.asarray(_erfc_elementwise(x), dtype=np.float64)
 
 
-Erfc = _unary("Erfc", _erfc)
-Lgamma = _unary("Lgamma", _lgamma)
-Digamma = _unary("Digamma", _digamma)
-BesselI0e = _unary("BesselI0e", lambda x: _bessel_scaled(x, 0))
-BesselI1e = _unary("BesselI1e", lambda x: _bessel_scaled(x, 1))
-_FLOAT_KERNELS = (dtypes.float32, dtypes.float64)
-Ndtri = _unary("Ndtri", _ndtri, _FLOAT_KERNELS)
-Erfinv = _unary("Erfinv", lambda x: _ndtri((x + x.dtype.type(1)) / x.dtype.type(2)) / math.sqrt(2), _FLOAT_KERNELS)
+Erfc = special_unary_op("Erfc", _erfc)
+Lgamma = special_unary_op("Lgamma", _lgamma)
+Digamma = special_unary_op("Digamma", _digamma)
+BesselI0e = special_unary_op("BesselI0e", lambda x: bessel_scaled(x, 0))
+BesselI1e = special_unary_op("BesselI1e", lambda x: bessel_scaled(x, 1))
+FLOAT_KERNELS = (dtypes.float32, dtypes.float64)
+Ndtri = special_unary_op("Ndtri", _ndtri, FLOAT_KERNELS)
+Erfinv = special_unary_op("Erfinv", lambda x: _ndtri((x + x.dtype.type(1)) / x.dtype.type(2)) / math.sqrt(2),
+                          FLOAT_KERNELS)
 
 
 @Erfc.gradient
@@ -450,32 +454,18 @@ def digamma(x: Any, name: str | None = None) -> Tensor:
     return Digamma(x, name=name)
 
 
-@tf_export("math.bessel_i0e")
+@tf_export("math.bessel_i0e", "math.special.bessel_i0e")
 def bessel_i0e(x: Any, name: str | None = None) -> Tensor:
     """The modified Bessel function I0 scaled by e^-|x| (finite where I0 overflows)."""
-    return BesselI0e(x, name=name)
+    with name_scope(name, "bessel_i0e", [x]):
+        return BesselI0e(x)
 
 
-@tf_export("math.bessel_i1e")
+@tf_export("math.bessel_i1e", "math.special.bessel_i1e")
 def bessel_i1e(x: Any, name: str | None = None) -> Tensor:
     """The modified Bessel function I1 scaled by e^-|x|."""
-    return BesselI1e(x, name=name)
-
-
-@tf_export("math.bessel_i0")
-def bessel_i0(x: Any, name: str | None = None) -> Tensor:
-    """The modified Bessel function I0: TF's e^|x| bessel_i0e(x)."""
-    with name_scope(name, "bessel_i0", [x]):
-        x = convert_to_tensor(x, name="x")
-        return Exp(Abs(x)) * BesselI0e(x)
-
-
-@tf_export("math.bessel_i1")
-def bessel_i1(x: Any, name: str | None = None) -> Tensor:
-    """The modified Bessel function I1: TF's e^|x| bessel_i1e(x)."""
-    with name_scope(name, "bessel_i1", [x]):
-        x = convert_to_tensor(x, name="x")
-        return Exp(Abs(x)) * BesselI1e(x)
+    with name_scope(name, "bessel_i1e", [x]):
+        return BesselI1e(x)
 
 
 # -- Igamma, Igammac, Zeta, Polygamma, Betainc -------------------------------------------------------
