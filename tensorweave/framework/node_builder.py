@@ -17,7 +17,7 @@ import contextlib
 import functools
 from typing import Any
 
-from tensorweave.framework import dtypes, op_registry, shape_inference
+from tensorweave.framework import dtypes, op_callbacks, op_registry, shape_inference
 from tensorweave.framework.graph import (
     Graph,
     Operation,
@@ -225,14 +225,18 @@ def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
             for ref in refs:  # an op that updates a ref lives with it, so the placer need not guess
                 colocation.enter_context(g.colocate_with(ref.op))
             new_op = _add_node(g, op, g._name_for_new_op(scope), inputs, attrs, None)
-    output_args = op.op_def.output_args
-    if not output_args:
-        return new_op
+        output_args = op.op_def.output_args
+        if not output_args:
+            return new_op
+        outputs = new_op._outputs
+        if op_callbacks.should_invoke_op_callbacks():  # in the op's name scope, as TF's
+            outputs = op_callbacks.invoke_op_callbacks(op.name, inputs, attrs, outputs, op_name=new_op.name,
+                                                       graph=g) or outputs
     if len(output_args) == 1 and not output_args[0].is_list:
-        return new_op._outputs[0]
+        return outputs[0]
     if any(arg.is_list for arg in output_args):
-        return list(new_op._outputs)  # a list output may be empty (Unpack with num=0)
-    return _outputs_tuple(op)._make(new_op._outputs)
+        return list(outputs)  # a list output may be empty (Unpack with num=0)
+    return _outputs_tuple(op)._make(outputs)
 
 
 @functools.cache

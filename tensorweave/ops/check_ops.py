@@ -1,4 +1,4 @@
-"""Checks: the CheckNumerics op (`tf.check_numerics`, `tf.verify_tensor_all_finite`,
+"""Checks: the CheckNumerics and CheckNumericsV2 ops (`tf.check_numerics`, `tf.verify_tensor_all_finite`,
 `tf.add_check_numerics_ops`) and TF1's `tf.assert_*` family with its static helpers.
 
 Each assert checks what it can while the graph is built, as TF does: values known statically (constants and
@@ -65,6 +65,35 @@ def _check_numerics_grad(op: Any, grad: Tensor) -> list:
     message = message.decode() if isinstance(message, bytes) else message
     return [CheckNumerics(grad, message="Not a number (NaN) or infinity (Inf) values detected in gradient. "
                           + message)]
+
+
+CheckNumericsV2 = Op("CheckNumericsV2", inputs=["tensor: T"], outputs=["output: T"],
+                     attrs=["T: {bfloat16, half, float, double}", "message: string"], is_stateful=True)
+CheckNumericsV2.shape(unary_shape)
+
+
+@CheckNumericsV2.kernel("CPU")
+def _check_numerics_v2(ctx: OpKernelContext, tensor: Any, message: Any) -> Any:
+    """`tensor` unchanged, or InvalidArgument naming which of -Inf, +Inf and NaN it holds (V2 tells the
+    infinities apart)."""
+    values = np.asarray(tensor, dtype=np.float32) if tensor.dtype.itemsize == 2 else tensor
+    infinite = np.isinf(values)
+    found = [kind for kind, present in (("-Inf", (infinite & (values < 0)).any()),
+                                        ("+Inf", (infinite & (values > 0)).any()),
+                                        ("NaN", np.isnan(values).any())) if present]
+    if found:
+        listed = " and ".join(found) if len(found) < 3 else f"{found[0]}, {found[1]}, and {found[2]}"
+        text = message.decode() if isinstance(message, bytes) else message
+        raise invalid_argument(ctx, f"{text} : Tensor had {listed} values")
+    return tensor
+
+
+@CheckNumericsV2.gradient
+def _check_numerics_v2_grad(op: Any, grad: Tensor) -> list:
+    message = op.get_attr("message")
+    message = message.decode() if isinstance(message, bytes) else message
+    return [CheckNumericsV2(grad, message="Not a number (NaN) or infinity (Inf) values detected in gradient. "
+                            + message)]
 
 
 @tf_export("debugging.check_numerics", "check_numerics")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, op_callbacks, tensor_shape, tensor_util
 from tensorweave.framework.graph import (
     Tensor,
     get_default_graph,
@@ -50,6 +50,11 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     listed = array.size if shape is None else np.size(value)
     if listed < array.size:  # TF's TensorProto keeps the values as given, a splat of the shape
         op._node_def.splats["value"] = listed
+    if op_callbacks.should_invoke_op_callbacks():
+        replaced = op_callbacks.invoke_op_callbacks("Const", (), op._node_def.attr, op.outputs, op_name=op.name,
+                                                    graph=op.graph)
+        if replaced is not None:
+            return replaced[0]
     return op.outputs[0]
 
 

@@ -1,9 +1,11 @@
-"""Math ops of TF's math_ops and nn_ops without a family of their own: TopKV2 and InTopKV2 (`tf.nn.top_k`,
-`tf.nn.in_top_k`), LinSpace, CumulativeLogsumexp, Bincount, HistogramFixedWidth, and the composites
-histogram_fixed_width_bins and confusion_matrix.
+"""Math ops of TF's math_ops and nn_ops without a family of their own: TopKV2, ApproxTopK and InTopKV2
+(`tf.nn.top_k`, `tf.math.approx_max_k`, `tf.nn.in_top_k`), LinSpace, CumulativeLogsumexp, Bincount,
+HistogramFixedWidth, and the composites polyval, histogram_fixed_width_bins and confusion_matrix.
 
 TopKV2 orders equal values by index, as TF's; its `sorted=False` still returns them sorted (TF leaves that
-order unspecified).
+order unspecified). ApproxTopK is exact off TPUs: TF's CPU kernel for it is TopK's, registered only for
+`reduction_dimension=-1` and `is_max_k=True` (so approx_min_k fails to run on a CPU, as in TF), and it
+returns k values even where `aggregate_to_topk=False` makes the static shape the whole reduced dimension.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
@@ -22,9 +24,9 @@ from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.clip_ops import clip_by_value
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.elementwise_ops import Exp, Floor, Log, greater, less, maximum, minimum, where_v2
-from tensorweave.ops.fill_ops import ones_like
+from tensorweave.ops.fill_ops import ones_like, zeros_like
 from tensorweave.ops.indexing_ops import UnsortedSegmentSum
-from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
 from tensorweave.ops.reduction_ops import reduce_max, reduce_prod
 from tensorweave.ops.shape_helpers import unary_shape, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import reshape, shape, size
@@ -54,11 +56,9 @@ def _top_k_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [out, out]
 
 
-@TopKV2.kernel("CPU")
-def _top_k(ctx: OpKernelContext, input: Any, k: Any, sorted: bool, index_type: dtypes.DType) -> tuple[Any, Any]:  # noqa: A002
-    """The k largest of each row, equal values in index order: a stable ascending sort of the reversed row,
-    read backwards."""
-    k = int(k)
+def _largest_k(ctx: OpKernelContext, input: Any, k: int, index_type: Any) -> tuple[Any, Any]:  # noqa: A002
+    """TF's TopK kernel: the k largest of each row, equal values in index order (a stable ascending sort of
+    the reversed row, read backwards)."""
     if k < 0:
         raise invalid_argument(ctx, f"Need k >= 0, got {k}")
     if input.ndim < 1:
@@ -68,8 +68,12 @@ def _top_k(ctx: OpKernelContext, input: Any, k: Any, sorted: bool, index_type: d
         raise invalid_argument(ctx, f"input must have at least k columns. Had {n}, needed {k}")
     order = np.argsort(input[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
     indices = n - 1 - order
-    return (np.take_along_axis(input, indices, axis=-1),
-            indices.astype(index_type.as_numpy_dtype))
+    return np.take_along_axis(input, indices, axis=-1), indices.astype(index_type)
+
+
+@TopKV2.kernel("CPU")
+def _top_k(ctx: OpKernelContext, input: Any, k: Any, sorted: bool, index_type: dtypes.DType) -> tuple[Any, Any]:  # noqa: A002
+    return _largest_k(ctx, input, int(k), index_type.as_numpy_dtype)
 
 
 @TopKV2.gradient
@@ -91,6 +95,91 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
           name: str | None = None) -> tuple[Tensor, Tensor]:
     """The k largest entries of each innermost row and their indices."""
     return TopKV2(input, k, sorted=sorted, index_type=index_type, name=name)
+
+
+ApproxTopK = Op("ApproxTopK", inputs=["input: T"], outputs=["values: T", "indices: int32"],
+                attrs=["k: int >= 0", "reduction_dimension: int = -1", "recall_target: float = 0.95",
+                       "is_max_k: bool = true", "reduction_input_size_override: int = -1",
+                       "aggregate_to_topk: bool = true", "T: {half, bfloat16, float}"])
+
+
+@ApproxTopK.shape
+def _approx_top_k_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """The input's shape with the reduced dimension k (kept whole without `aggregate_to_topk`). As TF's, an
+    unknown rank or reduced dimension is an error (TF compares k with the unknown size's -1)."""
+    shape = with_rank_at_least(ctx.input_shape(0), 1)
+    k, dim, recall = ctx.attr("k"), ctx.attr("reduction_dimension"), ctx.attr("recall_target")
+    if not 0 < recall <= 1:
+        raise ValueError(f"Invalid recall target: {np.format_float_positional(np.float32(recall), trim='-')}. "
+                         "Valid value range in : [0, 1.0].")
+    rank = -1 if shape.ndims is None else shape.ndims
+    if not -rank <= dim < rank:
+        raise ValueError(f"Invalid reduction dimension: {dim}. Must be within the range of [{-rank}, {rank - 1}]")
+    size = shape.dims[dim].value
+    if size is None or size < k:
+        raise ValueError(f"input must have last dimension >= k = {k} but was {-1 if size is None else size}")
+    dims = shape.as_list()
+    if ctx.attr("aggregate_to_topk"):
+        dims[dim] = k
+    out = tensor_shape.TensorShape(dims)
+    return [out, out]
+
+
+@ApproxTopK.kernel("CPU")
+def _approx_top_k(ctx: OpKernelContext, input: Any, k: int, reduction_dimension: int, is_max_k: bool) -> tuple[Any, Any]:  # noqa: A002
+    if reduction_dimension != -1 or not is_max_k:
+        raise no_kernel_registered(ctx)
+    return _largest_k(ctx, input, k, np.int32)
+
+
+@ApproxTopK.gradient
+def _approx_top_k_grad(op: Any, grad: Tensor, _: Tensor) -> list:
+    """TF's: the gradient scattered to the entries the values came from, by the full index of each (the
+    static shapes give the index grid)."""
+    indices = op.outputs[1]
+    idx_shape = indices.shape.as_list()
+    rank = len(idx_shape)
+    reduced = op.get_attr("reduction_dimension") % rank
+    count = int(np.prod(idx_shape))
+    lifted = []
+    for d in range(rank):
+        if d == reduced:
+            lifted.append(reshape(indices, idx_shape + [1]))
+            continue
+        iota_shape = [1] * (rank + 1)
+        iota_shape[d] = idx_shape[d]
+        iota = reshape(raw_ops.Range(start=0, limit=idx_shape[d], delta=1), iota_shape)
+        lifted.append(raw_ops.BroadcastTo(input=iota, shape=idx_shape + [1]))
+    flat_idx = reshape(raw_ops.ConcatV2(values=lifted, axis=rank), [count, rank])
+    return [raw_ops.ScatterNd(indices=flat_idx, updates=reshape(grad, [count]), shape=op.inputs[0].shape.as_list())]
+
+
+@tf_export("approx_top_k")
+def approx_top_k(input: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,  # noqa: A002
+                 is_max_k: bool = True, reduction_input_size_override: int = -1, aggregate_to_topk: bool = True,
+                 name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The ApproxTopK op: the k largest (or smallest) entries along `reduction_dimension` and their indices."""
+    return ApproxTopK(input, k=k, reduction_dimension=reduction_dimension, recall_target=recall_target,
+                      is_max_k=is_max_k, reduction_input_size_override=reduction_input_size_override,
+                      aggregate_to_topk=aggregate_to_topk, name=name)
+
+
+@tf_export("math.approx_max_k", "nn.approx_max_k")
+def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True,
+                 name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The k largest entries along `reduction_dimension` (exact off TPUs) and their indices."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, True, reduction_input_size_override,
+                        aggregate_to_topk, name)
+
+
+@tf_export("math.approx_min_k", "nn.approx_min_k")
+def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True,
+                 name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The k smallest entries along `reduction_dimension` and their indices (no CPU kernel, as in TF)."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, False, reduction_input_size_override,
+                        aggregate_to_topk, name)
 
 
 InTopKV2 = Op("InTopKV2", inputs=["predictions: float", "targets: T", "k: T"], outputs=["precision: bool"],
@@ -128,6 +217,22 @@ def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) ->
     """Whether each target is among the k highest predictions of its row."""
     with name_scope(name, "in_top_k"):
         return InTopKV2(predictions, targets, k)
+
+
+@tf_export("math.polyval")
+def polyval(coeffs: list, x: Any, name: str | None = None) -> Tensor:
+    """coeffs[0] x^(n-1) + ... + coeffs[n-1], by Horner's rule as TF's (zeros like x for no coefficients)."""
+    if not isinstance(coeffs, list):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    with name_scope(name, "polyval", nest.flatten(coeffs) + [x]) as name:
+        x = convert_to_tensor(x, name="x")
+        if not coeffs:
+            return zeros_like(x, name=name)
+        coeffs = [convert_to_tensor(coeff, name=f"coeff_{index}") for index, coeff in enumerate(coeffs)]
+        p = coeffs[0]
+        for c in coeffs[1:]:
+            p = c + p * x
+        return p
 
 
 # -- LinSpace, CumulativeLogsumexp ------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Reductions: Sum, Mean, Max, Min, Prod, Any and All over axes (`tf.reduce_*`, with TF1's argument aliases),
+"""Reductions: Sum, Mean, Max, Min, Prod, EuclideanNorm, Any and All over axes (`tf.reduce_*`, with TF1's argument aliases),
 the composites reduce_logsumexp, reduce_variance, reduce_std and count_nonzero, the arg-reductions ArgMax and
 ArgMin, and the scans Cumsum and Cumprod.
 """
@@ -33,7 +33,7 @@ from tensorweave.ops.elementwise_ops import (
     not_equal,
     subtract,
 )
-from tensorweave.ops.kernel_helpers import BFLOAT16, c_division
+from tensorweave.ops.kernel_helpers import BFLOAT16, c_division, in_float32
 from tensorweave.ops.manipulation_ops import concat, invert_permutation, stop_gradient, transpose
 from tensorweave.ops.shape_helpers import unary_shape, with_rank
 from tensorweave.platform.tf_export import tf_export
@@ -108,6 +108,7 @@ Mean = _reduction_op("Mean", "numbertype")
 Max = _reduction_op("Max", "{realnumbertype, quantizedtype}")
 Min = _reduction_op("Min", "{realnumbertype, quantizedtype}")
 Prod = _reduction_op("Prod", "numbertype")
+EuclideanNorm = _reduction_op("EuclideanNorm", "numbertype")
 
 
 @Sum.kernel("CPU", state=_ReductionAxes)
@@ -143,6 +144,19 @@ def _mean(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: b
     if count == 0 and input.dtype.kind == "c":
         return total
     return xp.true_divide(total, input.dtype.type(count))
+
+
+@EuclideanNorm.kernel("CPU", state=_ReductionAxes)
+def _euclidean_norm(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
+    """sqrt(sum(x conj(x))), summed in the input's type as TF's: integers square and add with wraparound and
+    take the truncated root (uint8 [200, 200] gives 11); bfloat16 sums in float32; complex stays complex."""
+    axes = _reduction_axes(ctx, input, reduction_indices)
+    xp = ctx.xp
+    if input.dtype.kind in "iu":
+        total = xp.sum(input * input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
+        return xp.sqrt(xp.maximum(total, 0).astype(np.float64)).astype(input.dtype)
+    wide = in_float32(input)
+    return xp.sqrt(xp.sum(wide * xp.conj(wide), axis=axes, keepdims=keep_dims, dtype=wide.dtype)).astype(input.dtype)
 
 
 def _lowest(dtype: np.dtype) -> Any:
@@ -229,6 +243,13 @@ def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: 
 def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                 reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     return _reduce(Prod, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+@tf_export("math.reduce_euclidean_norm")
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                          name: str | None = None) -> Tensor:
+    """The 2-norm over `axis` (all axes when None), in the input's type (integers truncate)."""
+    return _reduce(EuclideanNorm, input_tensor, axis, bool(keepdims), name, None, None)
 
 
 def _logical_reduction_op(name: str, fn: Callable) -> Op:
@@ -517,6 +538,16 @@ def _sum_grad(op: Any, grad: Tensor) -> list:
             return [raw_ops.Tile(input=grad, multiples=[d // max(k, 1) for d, k in zip(dims.as_list(), kept)]), None]
     input_shape = shape_ops.shape(x)
     return [shape_ops.broadcast_to(_kept_dims_gradient(op, grad, input_shape), input_shape), None]
+
+
+@EuclideanNorm.gradient
+def _euclidean_norm_grad(op: Any, grad: Tensor) -> list:
+    """x / (norm / grad), norm and grad in the kept-dims shape: nan where the norm is 0, as TF's."""
+    output = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept = reduced_shape(shape_ops.shape(op.inputs[0]), op.inputs[1])
+        output, grad = shape_ops.reshape(output, kept), shape_ops.reshape(grad, kept)
+    return [raw_ops.RealDiv(x=op.inputs[0], y=output / grad, name="truediv"), None]
 
 
 @Mean.gradient

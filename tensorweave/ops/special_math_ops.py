@@ -1,5 +1,6 @@
 """Special functions and the safe products of logs and quotients: Erfc, Lgamma, Digamma, Igamma, Igammac,
-Betainc, Zeta, Polygamma, BesselI0e, BesselI1e, Xlogy, Xdivy and NextAfter, with TF's gradients.
+Betainc, Zeta, Polygamma, BesselI0e, BesselI1e, Ndtri, Erfinv (and the composite erfcinv), Xlogy, Xdivy, Xlog1py,
+MulNoNan and NextAfter, with TF's gradients.
 
 The kernels compute in float64 and round once to the input's type. Erfc and Lgamma use the C library's
 functions (exact to the last bit in float64, as Eigen's calls to them); the rest are vectorized versions of the
@@ -7,7 +8,10 @@ algorithms Eigen ports from Cephes (recurrence and asymptotic series for digamma
 the power series and continued fraction for the incomplete gamma function) or classical series (Lentz's
 continued fraction for the incomplete beta function, the power and asymptotic series of the scaled Bessel
 functions): they agree with TF's float64 results to about 1e-13 relative, and with its float32 results to
-float32 rounding. Iterations run over whole arrays, masked where converged, never per element.
+float32 rounding. Ndtri refines the Abramowitz-Stegun starting value by Halley steps on the C library's erf and
+erfc (exact, where Cephes's rational approximations are within an ulp), and Erfinv is TF's ndtri((x + 1) / 2)
+/ sqrt(2), the sum rounded in the input's type as TF's (so erfinv(1e-8) is 0 in float32, as TF's). Iterations
+run over whole arrays, masked where converged, never per element.
 """
 
 from __future__ import annotations
@@ -18,14 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import tensor_shape
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import constant_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.elementwise_ops import Abs, Exp, Log, Log1p, Sign, Square, not_equal, where_v2
+from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, not_equal, where_v2
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
@@ -37,6 +41,7 @@ _MAX_ITERATIONS = 2000
 
 _lgamma_elementwise = np.frompyfunc(math.lgamma, 1, 1)
 _erfc_elementwise = np.frompyfunc(math.erfc, 1, 1)
+_erf_elementwise = np.frompyfunc(math.erf, 1, 1)
 
 
 def _as_float64(*arrays: Any) -> list[Any]:
@@ -229,7 +234,7 @@ def _betainc(a: Any, b: Any, x: Any) -> Any:
     return np.where(invalid, np.nan, np.where(flip, 1 - value, value))
 
 
-def _bessel_scaled(x: Any, order: int) -> Any:
+def bessel_scaled(x: Any, order: int) -> Any:
     """I_order(x) e^-|x| for order 0 or 1: the power series below |x| = 30, the asymptotic series above."""
     x = np.asarray(x, dtype=np.float64)
     ax = np.abs(x)
@@ -251,20 +256,56 @@ def _bessel_scaled(x: Any, order: int) -> Any:
     return np.sign(x) * out if order else out
 
 
+def _ndtri(p: Any) -> Any:
+    """The standard normal quantile: -inf at 0, inf at 1, nan outside [0, 1].
+
+    Solved in the lower tail, q = min(p, 1 - p) (1 - p is exact for p >= 1/2), as 0.5 erfc(-x / sqrt 2) = q,
+    whose relative error stays that of erfc far into the tail; and near the median as 0.5 erf(x / sqrt 2) =
+    p - 1/2 (exact there), which keeps the relative accuracy of a small x (and gives 0 at 1/2 exactly). Halley
+    steps from Abramowitz-Stegun 26.2.23 in the tails (error < 4.5e-4) and from the cubic Taylor polynomial
+    near the median (error < 7e-3) converge to the last bit in three (the error cubes each step).
+    """
+    p = np.asarray(p, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        q = np.where(p > 0.5, 1 - p, p)
+        d = p - 0.5
+        central = np.abs(d) < 0.25
+        t = np.sqrt(-2 * np.log(np.where((q > 0) & (q <= 0.5), q, 0.5)))
+        tail = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
+        s = math.sqrt(2 * math.pi) * d
+        x = np.where(central, s + s ** 3 / 6, tail)  # central: the signed x; tails: the lower-tail one
+        target = np.where(central, d, q)
+        for _ in range(3):
+            scaled = x / math.sqrt(2)
+            phi = np.empty_like(x)  # erf near the median, erfc in the tails: one C call per element
+            phi[central] = 0.5 * np.asarray(_erf_elementwise(scaled[central]), dtype=np.float64)
+            phi[~central] = 0.5 * np.asarray(_erfc_elementwise(-scaled[~central]), dtype=np.float64)
+            u = (phi - target) / (np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+            x = x - u / (1 + 0.5 * x * u)
+        x = np.where(central, x, np.where(p > 0.5, -x, x))
+    x = np.where(p == 0, -np.inf, np.where(p == 1, np.inf, x))
+    return np.where((p < 0) | (p > 1) | np.isnan(p), np.nan, x)
+
+
 def _in_dtype(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`fn` computed in float64, rounded once to the first input's type."""
+    """`fn` computed in float64, rounded once to the first input's type (overflowing to inf there)."""
     def compute(*arrays: Any) -> Any:
-        return np.asarray(fn(*arrays), dtype=np.float64).astype(np.asarray(arrays[0]).dtype)
+        result = np.asarray(fn(*arrays), dtype=np.float64)
+        with np.errstate(over="ignore"):
+            return result.astype(np.asarray(arrays[0]).dtype)
     compute.__name__ = fn.__name__
     return compute
 
 
-def _unary(name: str, fn: Callable[[Any], Any]) -> Op:
+def special_unary_op(name: str, fn: Callable[[Any], Any],
+                     kernel_types: tuple[dtypes.DType, ...] | None = None) -> Op:
+    """A float op computed by `fn` in float64; `kernel_types` are the types TF's CPU kernel takes, where fewer
+    than the OpDef's."""
     op = Op(name, inputs=["x: T"], outputs=["y: T"], attrs=[f"T: {_FLOAT}"])
     op.shape(unary_shape)
     compute = _in_dtype(fn)
 
-    @op.kernel("CPU")
+    @op.kernel("CPU", type_constraints=None if kernel_types is None else {"T": kernel_types})
     def kernel(ctx: OpKernelContext, x: Any) -> Any:
         return compute(x)
 
@@ -307,11 +348,15 @@ def _erfc(x: Any) -> Any:
     return np.asarray(_erfc_elementwise(x), dtype=np.float64)
 
 
-Erfc = _unary("Erfc", _erfc)
-Lgamma = _unary("Lgamma", _lgamma)
-Digamma = _unary("Digamma", _digamma)
-BesselI0e = _unary("BesselI0e", lambda x: _bessel_scaled(x, 0))
-BesselI1e = _unary("BesselI1e", lambda x: _bessel_scaled(x, 1))
+Erfc = special_unary_op("Erfc", _erfc)
+Lgamma = special_unary_op("Lgamma", _lgamma)
+Digamma = special_unary_op("Digamma", _digamma)
+BesselI0e = special_unary_op("BesselI0e", lambda x: bessel_scaled(x, 0))
+BesselI1e = special_unary_op("BesselI1e", lambda x: bessel_scaled(x, 1))
+FLOAT_KERNELS = (dtypes.float32, dtypes.float64)
+Ndtri = special_unary_op("Ndtri", _ndtri, FLOAT_KERNELS)
+Erfinv = special_unary_op("Erfinv", lambda x: _ndtri((x + x.dtype.type(1)) / x.dtype.type(2)) / math.sqrt(2),
+                          FLOAT_KERNELS)
 
 
 @Erfc.gradient
@@ -347,6 +392,42 @@ def _bessel_i1e_grad(op: Any, grad: Tensor) -> list:
     return [grad * where_v2(zero, derivative, _constant_like(0.5, x))]
 
 
+@Ndtri.gradient
+def _ndtri_grad(op: Any, grad: Tensor) -> list:
+    """sqrt(2 pi) exp(ndtri(x)^2 / 2): the reciprocal of the normal density at the result."""
+    with control_dependencies([grad]):
+        return [grad * _constant_like(math.sqrt(2 * math.pi), grad) * Exp(Square(op.outputs[0]) / 2.0)]
+
+
+@Erfinv.gradient
+def _erfinv_grad(op: Any, grad: Tensor) -> list:
+    """sqrt(pi) / 2 exp(erfinv(x)^2)."""
+    with control_dependencies([grad]):
+        return [grad * _constant_like(math.sqrt(math.pi) / 2, grad) * Exp(Square(op.outputs[0]))]
+
+
+@tf_export("math.ndtri")
+def ndtri(x: Any, name: str | None = None) -> Tensor:
+    """The quantile of the standard normal distribution (inverse of its CDF) on [0, 1]."""
+    with name_scope(name, "ndtri", [x]):
+        return Ndtri(x)
+
+
+@tf_export("math.erfinv")
+def erfinv(x: Any, name: str | None = None) -> Tensor:
+    """The inverse of erf on [-1, 1]."""
+    with name_scope(name, "erfinv", [x]):
+        return Erfinv(x)
+
+
+@tf_export("math.erfcinv")
+def erfcinv(x: Any, name: str | None = None) -> Tensor:
+    """The inverse of erfc on [0, 2]: TF's composite -ndtri(x / 2) / sqrt(2)."""
+    with name_scope(name, "erfcinv", [x]):
+        x = convert_to_tensor(x, name="start")
+        return -ndtri(0.5 * x) * np.sqrt(0.5)
+
+
 @tf_export("math.erfc", "erfc")
 def erfc(x: Any, name: str | None = None) -> Tensor:
     """The complementary error function 1 - erf(x), accurate where erf(x) is near 1."""
@@ -373,32 +454,18 @@ def digamma(x: Any, name: str | None = None) -> Tensor:
     return Digamma(x, name=name)
 
 
-@tf_export("math.bessel_i0e")
+@tf_export("math.bessel_i0e", "math.special.bessel_i0e")
 def bessel_i0e(x: Any, name: str | None = None) -> Tensor:
     """The modified Bessel function I0 scaled by e^-|x| (finite where I0 overflows)."""
-    return BesselI0e(x, name=name)
+    with name_scope(name, "bessel_i0e", [x]):
+        return BesselI0e(x)
 
 
-@tf_export("math.bessel_i1e")
+@tf_export("math.bessel_i1e", "math.special.bessel_i1e")
 def bessel_i1e(x: Any, name: str | None = None) -> Tensor:
     """The modified Bessel function I1 scaled by e^-|x|."""
-    return BesselI1e(x, name=name)
-
-
-@tf_export("math.bessel_i0")
-def bessel_i0(x: Any, name: str | None = None) -> Tensor:
-    """The modified Bessel function I0: TF's e^|x| bessel_i0e(x)."""
-    with name_scope(name, "bessel_i0", [x]):
-        x = convert_to_tensor(x, name="x")
-        return Exp(Abs(x)) * BesselI0e(x)
-
-
-@tf_export("math.bessel_i1")
-def bessel_i1(x: Any, name: str | None = None) -> Tensor:
-    """The modified Bessel function I1: TF's e^|x| bessel_i1e(x)."""
-    with name_scope(name, "bessel_i1", [x]):
-        x = convert_to_tensor(x, name="x")
-        return Exp(Abs(x)) * BesselI1e(x)
+    with name_scope(name, "bessel_i1e", [x]):
+        return BesselI1e(x)
 
 
 # -- Igamma, Igammac, Zeta, Polygamma, Betainc -------------------------------------------------------
@@ -515,22 +582,18 @@ def betainc(a: Any, b: Any, x: Any, name: str | None = None) -> Tensor:
     return Betainc(a, b, x, name=name)
 
 
-# -- Xlogy, Xdivy, NextAfter ---------------------------------------------------------------------------
+# -- Xlogy, Xdivy, Xlog1py, MulNoNan, NextAfter ----------------------------------------------------------
 
-def _xlogy(x: Any, y: Any) -> Any:
+def _zero_where(condition: Any, value: Callable[[], Any], x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.where(x == 0, np.zeros((), np.result_type(x, y)), x * np.log(y))
+        return np.where(condition, np.zeros((), np.result_type(x, y)), value())
 
 
-def _xdivy(x: Any, y: Any) -> Any:
-    with np.errstate(all="ignore"):
-        return np.where(x == 0, np.zeros((), np.result_type(x, y)), x / y)
-
-
-def _safe_binary(name: str, fn: Callable[[Any, Any], Any]) -> Op:
-    """Xlogy or Xdivy: 0 where x is 0, whatever y is; in the input's own type (complex too)."""
-    op = Op(name, inputs=["x: T", "y: T"], outputs=["z: T"],
-            attrs=["T: {half, bfloat16, float, double, complex64, complex128}"])
+def _safe_binary(name: str, zero_at: str, fn: Callable[[Any, Any], Any],
+                 types: str = "{half, bfloat16, float, double, complex64, complex128}") -> Op:
+    """Xlogy, Xdivy, Xlog1py (0 where x is 0, whatever y is) or MulNoNan (0 where y is 0, whatever x is), in
+    the input's own type (complex too)."""
+    op = Op(name, inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[f"T: {types}"])
     op.shape(broadcast_binary_shape)
 
     @op.kernel("CPU")
@@ -540,27 +603,51 @@ def _safe_binary(name: str, fn: Callable[[Any, Any], Any]) -> Op:
         except ValueError:
             raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(x))} vs. "
                                         f"{tensor_shape.shape_string(np.shape(y))}") from None
-        return np.asarray(fn(x, y)).astype(x.dtype, copy=False)
+        zero = (x if zero_at == "x" else y) == 0
+        return np.asarray(_zero_where(zero, lambda: fn(x, y), x, y)).astype(x.dtype, copy=False)
 
     return op
 
 
-Xlogy = _safe_binary("Xlogy", _xlogy)
-Xdivy = _safe_binary("Xdivy", _xdivy)
+Xlogy = _safe_binary("Xlogy", "x", lambda x, y: x * np.log(y))
+Xdivy = _safe_binary("Xdivy", "x", lambda x, y: x / y)
+Xlog1py = _safe_binary("Xlog1py", "x", lambda x, y: x * np.log1p(y))
+MulNoNan = _safe_binary("MulNoNan", "y", lambda x, y: x * y, "{bfloat16, half, float, double, complex64, complex128}")
+
+
+def _not_zero(x: Tensor) -> Tensor:
+    return cast(not_equal(x, _constant_like(0.0, x)), x.dtype)
 
 
 @Xlogy.gradient
 def _xlogy_grad(op: Any, grad: Tensor) -> list:
     x, y = op.inputs
-    not_zero_x = cast(not_equal(x, _constant_like(0.0, x)), x.dtype)
-    return _unbroadcast_pair(op, grad, grad * Xlogy(not_zero_x, y), grad * Xdivy(x, y))
+    return _unbroadcast_pair(op, grad, grad * Xlogy(_not_zero(x), y), grad * Xdivy(x, y))
 
 
 @Xdivy.gradient
 def _xdivy_grad(op: Any, grad: Tensor) -> list:
     x, y = op.inputs
-    not_zero_x = cast(not_equal(x, _constant_like(0.0, x)), x.dtype)
-    return _unbroadcast_pair(op, grad, grad * Xdivy(not_zero_x, y), grad * Xdivy(-x, Square(y)))
+    return _unbroadcast_pair(op, grad, grad * Xdivy(_not_zero(x), y), grad * Xdivy(-x, Square(y)))
+
+
+@Xlog1py.gradient
+def _xlog1py_grad(op: Any, grad: Tensor) -> list:
+    """By x: log1p(y) where x is not 0; by y: x / (y + 1) (0 where x is 0)."""
+    x, y = op.inputs
+    with control_dependencies([grad]):
+        return _unbroadcast_pair(op, grad, Xlog1py(_not_zero(x), y) * grad,
+                                 Xdivy(x, y + _constant_like(1.0, y)) * grad)
+
+
+@MulNoNan.gradient
+def _mul_no_nan_grad(op: Any, grad: Tensor) -> list:
+    """MulNoNan of the gradient by the other input: a zero y still stops a non-finite x."""
+    x, y = op.inputs
+    gx, gy = MulNoNan(grad, y), MulNoNan(x, grad)
+    if all(t.shape.is_fully_defined() for t in (x, y, grad)) and x.shape == y.shape == grad.shape:
+        return [gx, gy]
+    return _unbroadcast_pair(op, grad, gx, gy)
 
 
 @tf_export("math.xlogy")
@@ -573,6 +660,25 @@ def xlogy(x: Any, y: Any, name: str | None = None) -> Tensor:
 def xdivy(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x / y, and 0 where x is 0."""
     return Xdivy(x, y, name=name)
+
+
+@tf_export("math.xlog1py")
+def xlog1py(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x * log1p(y), and 0 where x is 0 (even where log1p(y) is not finite)."""
+    with name_scope(name, "xlog1py", [x]):
+        return Xlog1py(x, y)
+
+
+@tf_export("math.multiply_no_nan")
+def multiply_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x * y, and 0 where y is 0 even if x is NaN or infinite (not symmetric: a zero x keeps y's NaN)."""
+    with name_scope(name, "multiply_no_nan", [x, y]) as name:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        if x.dtype.base_dtype != y.dtype.base_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype.base_dtype!r} != "
+                            f"{y.dtype.base_dtype!r}")
+        return MulNoNan(x, y, name=name)
 
 
 NextAfter = Op("NextAfter", inputs=["x1: T", "x2: T"], outputs=["output: T"],
