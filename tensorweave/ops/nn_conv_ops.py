@@ -155,8 +155,9 @@ def shape_text(shape: Sequence[int]) -> str:
 
 
 def _conv_attrs(ctx: InferenceContext, name: str) -> tuple[_Format, list[int], list[int], str, list[int]]:
-    """The format, strides, dilations, padding and explicit paddings of a conv node, with TF's checks."""
-    fmt = _Format.of(ctx.attr("data_format"))
+    """The format, strides, dilations, padding and explicit paddings of a conv node, with TF's checks (a node
+    without a data_format attr, as QuantizedConv2D, is NHWC)."""
+    fmt = _Format.of(ctx.node_def.attr.get("data_format", "NHWC"))
     strides, dilations = list(ctx.attr("strides")), list(ctx.attr("dilations"))
     if len(strides) != 4:
         raise ValueError(f"{name} on data format {'NCHW' if fmt.nchw else 'NHWC'} requires the stride attribute "

@@ -92,6 +92,7 @@ from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import partitioned_variables as _partitioned_variables
 from tensorweave.ops import proto_ops as _proto_ops
 from tensorweave.ops import quantize_ops as _quantize_ops
+from tensorweave.ops import quantized_ops as _quantized_ops
 from tensorweave.ops import ragged_tensor as _ragged_tensor
 from tensorweave.ops import random_distribution_ops as _random_distribution_ops
 from tensorweave.ops import random_ops as _random_ops
