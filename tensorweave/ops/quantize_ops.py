@@ -603,7 +603,8 @@ def _quantize_and_dequantize_v4_grad_fn(op: Any, grad: Tensor) -> list:
                                             axis=op.get_attr("axis")))
 
 
-NotDifferentiable("QuantizeAndDequantizeV4Grad")
+# TF registers V4's gradient function for V4Grad too (reading V4Grad's first three inputs as V4's).
+QuantizeAndDequantizeV4Grad.gradient(_quantize_and_dequantize_v4_grad_fn)
 
 
 @tf_export("quantization.quantize_and_dequantize")

@@ -18,7 +18,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import NotDifferentiable, Op
+from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.conv_kernels import (
     ConvGeometry,
@@ -273,10 +273,6 @@ def _level_width(low: np.float32, high: np.float32, quantized: dtypes.DType) -> 
     """TF's FloatForOneQuantizedLevel: the float span of one level."""
     lowest, highest, _ = _levels(quantized)
     return np.float32((high - low) / np.float32(highest - lowest))
-
-
-for _op in ("QuantizedConcat", "QuantizedAvgPool", "QuantizedMaxPool", "QuantizedReluX", "QuantizedConv2D"):
-    NotDifferentiable(_op)
 
 
 @tf_export("quantization.quantized_concat", "quantized_concat")

@@ -87,6 +87,8 @@ from tensorweave.ops import lookup_ops as _lookup_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import misc_array_ops as _misc_array_ops
+from tensorweave.ops import nn_conv3d_ops as _nn_conv3d_ops
+from tensorweave.ops import nn_conv_ops as _nn_conv_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import partitioned_variables as _partitioned_variables
