@@ -1,6 +1,7 @@
 """Quantization: the FakeQuantWithMinMax{Args,Vars,VarsPerChannel} ops of quantization-aware training and
-their gradient ops, and QuantizeV2 and Dequantize (`tf.quantize`, `tf.dequantize`) between floats and the
-quantized integer types.
+their gradient ops, QuantizeV2 and Dequantize (`tf.quantize`, `tf.dequantize`) between floats and the
+quantized integer types, and QuantizeAndDequantizeV2/V3/V4 with V4's gradient op
+(`tf.quantization.quantize_and_dequantize(_v2)`), which simulate a quantization in floats.
 
 Fake quantization nudges [min, max] so that zero is exactly representable, clamps, rounds to the
 2^num_bits (or one fewer with `narrow_range`) levels between, and returns floats; its gradient passes
