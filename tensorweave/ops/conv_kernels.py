@@ -381,9 +381,14 @@ def avg_divisors(x_shape: tuple[int, ...], g: PoolGeometry, dtype: np.dtype) -> 
     return np.multiply.outer(rows, cols).astype(dtype)[None, :, :, None]
 
 
+def sum_pool_nhwc(x: Any, g: PoolGeometry) -> Any:
+    """Each window's sum, in `x`'s own dtype."""
+    return _separable(x, g, np.add, 0)
+
+
 def avg_pool_nhwc(x: Any, g: PoolGeometry) -> Any:
     dtype = compute_dtype(x.dtype)
-    return _separable(x.astype(dtype, copy=False), g, np.add, 0) / avg_divisors(x.shape, g, dtype)
+    return sum_pool_nhwc(x.astype(dtype, copy=False), g) / avg_divisors(x.shape, g, dtype)
 
 
 def first_max_taps(x: Any, out: Any, g: PoolGeometry) -> Iterator[tuple[tuple[slice, slice], tuple[slice, slice], Any]]:

@@ -1,5 +1,6 @@
 """Image ops over boxes (`tf.image`): crop_and_resize and its gradients, the non-max suppressions (v1 to v5,
-with overlaps, combined per class), draw_bounding_boxes, extract_glimpse and sample_distorted_bounding_box.
+with overlaps, combined per class), generate_bounding_box_proposals (a region proposal network's boxes),
+draw_bounding_boxes, extract_glimpse and sample_distorted_bounding_box.
 
 Boxes are TF's normalized [y1, x1, y2, x2]. The crop kernels sample every output pixel at once from index
 arrays, as TF's bilinear and nearest crop do in float; the gradients scatter-add with the same weights. A
@@ -11,14 +12,16 @@ attempt, as TF's SimplePhilox does, so a seeded op gives TF's crop.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
+from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import random_ops, shape_helpers, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
@@ -580,6 +583,104 @@ def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_cl
 
 
 # -- DrawBoundingBoxes -------------------------------------------------------------------------------
+
+# -- GenerateBoundingBoxProposals ------------------------------------------------------------------------
+# A region proposal network's boxes (TF registers only a GPU kernel; this follows it): per image, the pre_nms_topn
+# best-scoring anchors of the [H, W, A] grid, each moved and scaled by its (dy, dx, dh, dw) delta (dh and dw
+# clipped at log(1000/16)), clipped to the image, dropped when a side is under min_size times the image's scale,
+# then greedy NMS to post_nms_topn boxes (y1, x1, y2, x2), zero-padded.
+
+GenerateBoundingBoxProposals = Op(
+    "GenerateBoundingBoxProposals",
+    inputs=["scores: float", "bbox_deltas: float", "image_info: float", "anchors: float", "nms_threshold: float",
+            "pre_nms_topn: int32", "min_size: float"],
+    outputs=["rois: float", "roi_probabilities: float"], attrs=["post_nms_topn: int = 300"])
+
+
+@GenerateBoundingBoxProposals.shape
+def _generate_bounding_box_proposals_shape(ctx: InferenceContext) -> list[_Shape]:
+    scores = shape_helpers.with_rank(ctx.input_shape(0), 4)
+    shape_helpers.with_rank(ctx.input_shape(1), 4)
+    shape_helpers.with_value(shape_helpers.with_rank(ctx.input_shape(2), 2)[1], 5)
+    shape_helpers.with_rank(ctx.input_shape(3), 3)
+    for index in (4, 5, 6):
+        shape_helpers.with_rank(ctx.input_shape(index), 0)
+    post_nms_topn = ctx.attr("post_nms_topn")
+    return [_Shape([scores[0], post_nms_topn, 4]), _Shape([scores[0], post_nms_topn])]
+
+
+_BBOX_XFORM_CLIP = np.float32(np.log(1000.0 / 16.0))
+
+
+def _decoded_boxes(deltas: np.ndarray, anchors: np.ndarray, image_info: np.ndarray, min_size: np.float32
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """[N, K, 4] (y1, x1, y2, x2) anchors moved by their deltas and clipped to each image, and whether each is
+    large enough to keep; float32 as TF's kernel."""
+    y1, x1, y2, x2 = np.moveaxis(anchors, -1, 0)
+    dy, dx, dh, dw = np.moveaxis(deltas, -1, 0)
+    half = np.float32(0.5)
+    corners = []
+    for low, high, shift, scale, limit in ((x1, x2, dx, dw, image_info[:, 1:2]), (y1, y2, dy, dh, image_info[:, 0:1])):
+        extent = high - low
+        centre = low + half * extent + extent * shift
+        size = extent * np.exp(np.minimum(scale, _BBOX_XFORM_CLIP))
+        corners += [np.maximum(np.minimum(centre - half * size, limit), 0),
+                    np.maximum(np.minimum(centre + half * size, limit), 0)]
+    x1, x2, y1, y2 = corners
+    keep = np.minimum(x2 - x1, y2 - y1) >= min_size * image_info[:, 2:3]
+    return np.stack([y1, x1, y2, x2], -1).astype(np.float32), keep
+
+
+@GenerateBoundingBoxProposals.kernel("CPU")
+def _generate_bounding_box_proposals(ctx: OpKernelContext, scores: Any, bbox_deltas: Any, image_info: Any,
+                                     anchors: Any, nms_threshold: Any, pre_nms_topn: Any, min_size: Any,
+                                     post_nms_topn: int) -> list:
+    if post_nms_topn <= 0:
+        raise invalid_argument(ctx, "post_nms_topn can't be 0 or less")
+    n, h, w, num_anchors = scores.shape
+    if num_anchors == 0 or anchors.shape[2] // num_anchors != 4:
+        raise errors.OutOfRangeError(ctx.node_def, None, "Box dimensions need to be 4")
+    for index, value in ((4, nms_threshold), (5, pre_nms_topn), (6, min_size)):
+        if np.ndim(value) != 0:
+            raise invalid_argument(ctx, f"Expected a scalar in input {index}but got shape "
+                                        f"{tensor_shape.shape_string(np.shape(value))}")
+        if index == 4 and not 0 <= value <= 1:
+            raise invalid_argument(ctx, f"nms_threshold should be between 0 and 1. Got {value:g}")
+        if index == 5 and value <= 0:
+            raise invalid_argument(ctx, f"pre_nms_topn should be greater than 0{value}")
+    total = h * w * num_anchors
+    if anchors.size < 4 * total or bbox_deltas.size != 4 * n * total:
+        raise invalid_argument(ctx, f"anchors and bbox_deltas must hold 4 values per box of scores "
+                                    f"{tensor_shape.shape_string(scores.shape)}")
+    flat_scores = scores.reshape(n, total)
+    order = np.argsort(-flat_scores, axis=1, kind="stable")[:, :min(total, int(pre_nms_topn))]
+    top_scores = np.take_along_axis(flat_scores, order, 1)
+    deltas = np.take_along_axis(bbox_deltas.reshape(n, total, 4), order[..., None], 1)
+    boxes, keep = _decoded_boxes(deltas, anchors.reshape(-1, 4)[:total][order], image_info,
+                                 np.float32(min_size))
+    rois = np.zeros((n, post_nms_topn, 4), np.float32)
+    probabilities = np.zeros((n, post_nms_topn), np.float32)
+    for image in range(n):  # greedy NMS is sequential within an image; TF's kernel loops over images too
+        kept_boxes, kept_scores = boxes[image][keep[image]], top_scores[image][keep[image]]
+        selected, _ = _greedy_nms(functools.partial(_iou, kept_boxes), kept_scores, post_nms_topn,
+                                  np.float32(nms_threshold), -np.inf)
+        rois[image, :selected.size] = kept_boxes[selected]
+        probabilities[image, :selected.size] = kept_scores[selected]
+    return [rois, probabilities]
+
+
+NotDifferentiable("GenerateBoundingBoxProposals")
+
+
+@tf_export("image.generate_bounding_box_proposals")
+def generate_bounding_box_proposals(scores: Any, bbox_deltas: Any, image_info: Any, anchors: Any,
+                                    nms_threshold: Any = 0.7, pre_nms_topn: Any = 6000, min_size: Any = 16,
+                                    post_nms_topn: int = 300, name: str | None = None) -> tuple:
+    """Region proposals from an RPN's [N, H, W, A] scores and [N, H, W, 4A] deltas over [H, W, 4A] anchors:
+    `rois` [N, post_nms_topn, 4] (y1, x1, y2, x2) sorted by score, and their `roi_probabilities`."""
+    return tuple(GenerateBoundingBoxProposals(scores, bbox_deltas, image_info, anchors, nms_threshold, pre_nms_topn,
+                                              min_size, post_nms_topn=post_nms_topn, name=name))
+
 
 DrawBoundingBoxes = Op("DrawBoundingBoxes", inputs=["images: T", "boxes: float"], outputs=["output: T"],
                        attrs=["T: {float, half} = DT_FLOAT"])

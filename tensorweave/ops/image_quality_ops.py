@@ -1,8 +1,11 @@
 """`tf.image` composites built as TF builds them: the YUV and YIQ colour spaces (a 3x3 tensordot), Sobel
 edges (a reflect-padded depthwise convolution), SSIM and multi-scale SSIM (Gaussian-weighted local
-statistics by depthwise convolution, average-pooled scales), resize_image_with_pad and extract_patches.
+statistics by depthwise convolution, average-pooled scales), resize_image_with_pad and extract_patches; and
+adjust_jpeg_quality / random_jpeg_quality, a JPEG round trip through the one op they add,
+EncodeJpegVariableQuality (EncodeJpeg with the quality a tensor).
 
-Being graphs of existing ops, they have TF's gradients and dtype rules for free.
+Being graphs of existing ops, they have TF's gradients and dtype rules for free. The JPEG codec is Pillow's
+libjpeg, not TF's: a round trip keeps shape and dtype exactly and values to within a few levels of TF's.
 """
 
 from __future__ import annotations
@@ -11,8 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
@@ -22,11 +28,14 @@ from tensorweave.ops import (
     manipulation_ops,
     nn_conv_ops,
     nn_ops,
+    random_ops,
     reduction_ops,
     sequence_ops,
     shape_ops,
     space_batch_ops,
 )
+from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.shape_helpers import with_rank
 from tensorweave.platform.tf_export import tf_export
 
 _RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512],
@@ -226,3 +235,53 @@ def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: 
     """Each `sizes` patch of `images` flattened into the depth (TF2's name of extract_image_patches)."""
     return space_batch_ops.ExtractImagePatches(images, ksizes=list(sizes), strides=list(strides),
                                                rates=list(rates), padding=padding, name=name)
+
+
+# -- JPEG quality ---------------------------------------------------------------------------------------
+
+EncodeJpegVariableQuality = Op("EncodeJpegVariableQuality", inputs=["images: uint8", "quality: int32"],
+                               outputs=["contents: string"])
+
+
+@EncodeJpegVariableQuality.shape
+def _encode_jpeg_variable_quality_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(0), 3)
+    return [tensor_shape.scalar()]
+
+
+@EncodeJpegVariableQuality.kernel("CPU")
+def _encode_jpeg_variable_quality(ctx: OpKernelContext, images: Any, quality: Any) -> Any:
+    if np.ndim(quality) != 0:
+        raise invalid_argument(ctx, f"quality must be scalar: {tensor_shape.shape_string(np.shape(quality))}")
+    if not 0 <= quality <= 100:
+        raise invalid_argument(ctx, f"quality must be in [0,100], got {quality}")
+    return image_ops._encode_jpeg(ctx, images, b"", int(quality), progressive=False, optimize_size=False,
+                                  chroma_downsampling=True, density_unit=b"in", x_density=300, y_density=300,
+                                  xmp_metadata=b"")
+
+
+@tf_export("image.adjust_jpeg_quality")
+def adjust_jpeg_quality(image: Any, jpeg_quality: Any, dct_method: str = "", name: str | None = None) -> Tensor:
+    """`image` (1 or 3 channels) encoded as a JPEG of quality `jpeg_quality` (0-100) and decoded again, in its
+    own dtype: the compression artefacts, as augmentation."""
+    with name_scope(name, "adjust_jpeg_quality", [image]):
+        image = convert_to_tensor(image, name="image")
+        channels = image.shape.as_list()[-1]
+        original_dtype = image.dtype
+        image = image_ops.convert_image_dtype(image, dtypes.uint8, saturate=True)
+        if not isinstance(jpeg_quality, Tensor):
+            jpeg_quality = convert_to_tensor(jpeg_quality, dtype=dtypes.int32)
+        contents = EncodeJpegVariableQuality(image, jpeg_quality)
+        image = image_ops.DecodeJpeg(contents, channels=channels or 0, dct_method=dct_method)
+        return image_ops.convert_image_dtype(image, original_dtype, saturate=True)
+
+
+@tf_export("image.random_jpeg_quality")
+def random_jpeg_quality(image: Any, min_jpeg_quality: int, max_jpeg_quality: int, seed: int | None = None) -> Tensor:
+    """`adjust_jpeg_quality` with a quality drawn uniformly from [min_jpeg_quality, max_jpeg_quality)."""
+    if not (0 <= min_jpeg_quality <= 100 and 0 <= max_jpeg_quality <= 100):
+        raise ValueError("jpeg encoding range must be between 0 and 100.")
+    if min_jpeg_quality >= max_jpeg_quality:
+        raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+    jpeg_quality = random_ops.random_uniform([], min_jpeg_quality, max_jpeg_quality, seed=seed, dtype=dtypes.int32)
+    return adjust_jpeg_quality(image, jpeg_quality)

@@ -409,8 +409,13 @@ ConcatV2 = Op("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["outp
 
 
 @ConcatV2.shape
-def _concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    values, axis_index = ctx.input_shapes[:-1], ctx.num_inputs - 1
+def _concat_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return concat_shape(ctx, ctx.input_shapes[:-1], ctx.num_inputs - 1)
+
+
+def concat_shape(ctx: InferenceContext, values: list[tensor_shape.TensorShape],
+                 axis_index: int) -> list[tensor_shape.TensorShape]:
+    """TF's ConcatShape: `values` joined along the (scalar) input `axis_index`, where the graph fixes it."""
     with_rank(ctx.input_shape(axis_index), 0)
     rank = next((v.ndims for v in values if v.ndims is not None), None)
     if rank == 0:

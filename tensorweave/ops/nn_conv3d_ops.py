@@ -30,6 +30,7 @@ from tensorweave.ops.conv_kernels import (
     IM2COL_CHUNK_BYTES,
     Window,
     compute_dtype,
+    conv_forward,
     lowest,
     runtime_window,
     static_window,
@@ -37,6 +38,7 @@ from tensorweave.ops.conv_kernels import (
     window_counts,
 )
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.nn_conv_ops import _conv_geometry as conv2d_geometry
 from tensorweave.ops.nn_conv_ops import (
     attr_text,
     avg_pool1d,
@@ -342,6 +344,103 @@ def _conv3d_backprop_filter_grad(op: Any, grad: Tensor) -> list:
             Conv3D(op.inputs[0], grad, **attrs)]
 
 
+# -- Conv: the rank-generic convolution ------------------------------------------------------------------
+# TF 2's raw Conv: a 2-D or 3-D convolution (the filter's rank says which) under any number of leading batch
+# dimensions. Its shape function takes channels first or last and groups; TF's CPU kernel (as this one, which
+# folds the batch dimensions into one and runs Conv2D's or Conv3D's arithmetic) takes channels last, one group.
+
+Conv = Op("Conv", inputs=["input: T", "filter: T"], outputs=["output: T"],
+          attrs=["T: {half, bfloat16, float, double, int32}", "strides: list(int)",
+                 "padding: {'SAME', 'VALID', 'EXPLICIT'}", "explicit_paddings: list(int) = []",
+                 "data_format: {'CHANNELS_FIRST', 'CHANNELS_LAST'} = 'CHANNELS_LAST'", "dilations: list(int) = []",
+                 "batch_dims: int = 1", "groups: int = 1"])
+
+
+def _channels_last(values: Sequence[Any], channels_first: bool) -> list:
+    """Per-dimension values of a standard-rank (one batch dimension) tensor, in [N, spatial..., C] order."""
+    values = list(values)
+    return [values[0], *values[2:], values[1]] if channels_first else values
+
+
+@Conv.shape
+def _conv_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    input_shape, filter_shape = ctx.input_shape(0), ctx.input_shape(1)
+    batch_dims, groups = ctx.attr("batch_dims"), ctx.attr("groups")
+    if input_shape.ndims is None or filter_shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    rank = input_shape.ndims - (batch_dims - 1)
+    if rank not in (4, 5):
+        raise ValueError(f"Input tensor must be rank 4 or 5, excluding extra batch dimensions, but got: {rank}")
+    if filter_shape.ndims not in (4, 5):
+        raise ValueError(f"Filter tensor must be rank 4 or 5, but got: {rank}")  # TF names the input's rank
+    if filter_shape.ndims != rank:
+        raise ValueError("Input tensor rank must be the same as filter rank.")
+    strides, dilations = list(ctx.attr("strides")), list(ctx.attr("dilations")) or [1] * rank
+    if len(strides) != rank:
+        raise ValueError(f"Stride attribute should contain {rank} values, but got: {len(strides)}")
+    if len(dilations) != rank:
+        raise ValueError(f"Conv requires the dilation attribute to contain {rank} values, but got: {len(dilations)}")
+    for s in strides:
+        if s <= 0:
+            raise ValueError(f"Stride must be > 0, but got {s}")
+    padding, explicit = attr_text(ctx.attr("padding")), list(ctx.attr("explicit_paddings"))
+    if padding != "EXPLICIT" and explicit:
+        raise ValueError("explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT")
+    if padding == "EXPLICIT" and rank == 5:
+        raise ValueError("Explicit padding not supported for 3D Convolution")
+    if padding == "EXPLICIT" and len(explicit) != 2 * rank:
+        raise ValueError(f"explicit_paddings attribute must contain {2 * rank} values, but got: {len(explicit)}")
+    channels_first = attr_text(ctx.attr("data_format")) == "CHANNELS_FIRST"
+    dims, kernel = input_shape.as_list(), filter_shape.as_list()
+    batch, standard = dims[:batch_dims], _channels_last([None, *dims[batch_dims:]], channels_first)
+    depth, filter_depth, out_depth = standard[-1], kernel[-2], kernel[-1]
+    if depth is not None and filter_depth is not None:
+        if filter_depth == 0 or depth % filter_depth:
+            raise ValueError(f"Depth of input ({depth}) is not a multiple of input depth of filter ({filter_depth})")
+        if depth // filter_depth != groups:
+            raise ValueError(f"Input depth divided by filter input depth does not match with groups parameter "
+                             f"({groups})")
+    if out_depth is not None and out_depth % groups:
+        raise ValueError("Number of groups should divide output depth")
+    pairs = _channels_last([tuple(explicit[i:i + 2]) for i in range(0, len(explicit), 2)] or [(0, 0)] * rank,
+                           channels_first)
+    spatial = [static_window(size, k, s, d, padding, pair) for size, k, s, d, pair in
+               zip(standard[1:-1], kernel[:-2], _channels_last(strides, channels_first)[1:-1],
+                   _channels_last(dilations, channels_first)[1:-1], pairs[1:-1])]
+    return [tensor_shape.TensorShape(batch + ([out_depth, *spatial] if channels_first else [*spatial, out_depth]))]
+
+
+@Conv.kernel("CPU", expensive=True)
+def _conv(ctx: OpKernelContext, input: Any, filter: Any, strides: list, padding: Any,  # noqa: A002
+          explicit_paddings: list, data_format: Any, dilations: list, batch_dims: int, groups: int) -> Any:
+    """TF's CPU kernel: channels last and one group only."""
+    rank = filter.ndim
+    if attr_text(data_format) == "CHANNELS_FIRST":
+        if rank == 4:
+            raise errors.UnimplementedError(ctx.node_def, None, "The Conv2D op currently only supports the NHWC "
+                                            "tensor format on the CPU. The op was given the format: NCHW")
+        raise invalid_argument(ctx, "CPU implementation of Conv3D currently only supports the NHWC tensor format.")
+    if groups != 1:
+        raise errors.UnimplementedError(ctx.node_def, None, "Grouped/Depthwise Convolutions are not supported yet.")
+    dilations = list(dilations) or [1] * rank
+    if strides[0] != 1 or strides[-1] != 1:
+        raise invalid_argument(ctx, "Current implementation does not support strides in the batch and depth "
+                                    "dimensions.")
+    if dilations[0] != 1 or dilations[-1] != 1:
+        raise invalid_argument(ctx, "Current implementation does not support dilation rates in the batch and depth "
+                                    "dimensions.")
+    lead = input.shape[:batch_dims]
+    x = input.reshape((int(np.prod(lead)),) + input.shape[batch_dims:])
+    if rank == 4:
+        g = conv2d_geometry(ctx, x.shape, filter.shape, strides, padding, explicit_paddings, "NHWC", dilations,
+                            "convolution")
+        out = conv_forward(x, filter, g, ctx.device.matmul)
+    else:
+        out = _conv_forward(x, filter, _conv_geometry(ctx, x.shape, filter.shape, strides, padding, "NDHWC",
+                                                      dilations))
+    return out.reshape(lead + out.shape[1:]).astype(input.dtype, copy=False)
+
+
 # -- MaxPool3D, AvgPool3D and their gradients ------------------------------------------------------------
 
 
@@ -578,6 +677,15 @@ def _pool3d(op: Op, default_name: str, input: Any, ksize: Any, strides: Any, pad
         return op(input, ksize=get_sequence(ksize, 3, channel, "ksize"),
                   strides=get_sequence(strides, 3, channel, "strides"), padding=padding, data_format=data_format,
                   name=scope)
+
+
+@tf_export("conv")
+def conv(input: Any, filter: Any, strides: Any, padding: str, explicit_paddings: Any = [],  # noqa: A002, B006
+         data_format: str = "CHANNELS_LAST", dilations: Any = [], batch_dims: int = 1,  # noqa: B006
+         groups: int = 1, name: str | None = None) -> Tensor:
+    """The raw Conv op: a 2-D or 3-D convolution (by the filter's rank) under `batch_dims` batch dimensions."""
+    return Conv(input, filter, strides=strides, padding=padding, explicit_paddings=explicit_paddings,
+                data_format=data_format, dilations=dilations, batch_dims=batch_dims, groups=groups, name=name)
 
 
 @tf_export("nn.max_pool3d")

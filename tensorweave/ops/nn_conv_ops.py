@@ -155,8 +155,9 @@ def shape_text(shape: Sequence[int]) -> str:
 
 
 def _conv_attrs(ctx: InferenceContext, name: str) -> tuple[_Format, list[int], list[int], str, list[int]]:
-    """The format, strides, dilations, padding and explicit paddings of a conv node, with TF's checks."""
-    fmt = _Format.of(ctx.attr("data_format"))
+    """The format, strides, dilations, padding and explicit paddings of a conv node, with TF's checks (a node
+    without a data_format attr, as QuantizedConv2D, is NHWC)."""
+    fmt = _Format.of(ctx.node_def.attr.get("data_format", "NHWC"))
     strides, dilations = list(ctx.attr("strides")), list(ctx.attr("dilations"))
     if len(strides) != 4:
         raise ValueError(f"{name} on data format {'NCHW' if fmt.nchw else 'NHWC'} requires the stride attribute "
@@ -345,6 +346,33 @@ def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,
     _check_backprop_sizes(ctx, "Conv2DCustomBackpropFilter", g, out_backprop.shape, fmt)
     grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g, ctx.device.matmul)
     return grad.astype(input.dtype, copy=False)
+
+
+# Conv2DBackpropInputV2 and Conv2DBackpropFilterV2 take the other operand itself rather than its shape (TF 2.21
+# registers no CPU kernel for them; these run the kernels above on its shape).
+
+Conv2DBackpropInputV2 = Op("Conv2DBackpropInputV2", inputs=["input: T", "filter: T", "out_backprop: T"],
+                           outputs=["output: T"], attrs=["T: {half, bfloat16, float, double, int32}", *_CONV_ATTRS])
+Conv2DBackpropFilterV2 = Op("Conv2DBackpropFilterV2", inputs=["input: T", "filter: T", "out_backprop: T"],
+                            outputs=["output: T"], attrs=[f"T: {_FLOAT}", *_CONV_ATTRS])
+Conv2DBackpropInputV2.shape(lambda ctx: [shape_helpers.with_rank(ctx.input_shape(0), 4)])
+Conv2DBackpropFilterV2.shape(lambda ctx: [shape_helpers.with_rank(ctx.input_shape(1), 4)])
+
+
+@Conv2DBackpropInputV2.kernel("CPU", expensive=True)
+def _conv2d_backprop_input_v2(ctx: OpKernelContext, input: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                              strides: list, padding: Any, explicit_paddings: list, data_format: Any,
+                              dilations: list, use_cudnn_on_gpu: bool) -> Any:
+    return _conv2d_backprop_input(ctx, np.array(input.shape, np.int32), filter, out_backprop, strides, padding,
+                                  explicit_paddings, data_format, dilations, use_cudnn_on_gpu)
+
+
+@Conv2DBackpropFilterV2.kernel("CPU", expensive=True)
+def _conv2d_backprop_filter_v2(ctx: OpKernelContext, input: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                               strides: list, padding: Any, explicit_paddings: list, data_format: Any,
+                               dilations: list, use_cudnn_on_gpu: bool) -> Any:
+    return _conv2d_backprop_filter(ctx, input, np.array(filter.shape, np.int32), out_backprop, strides, padding,
+                                   explicit_paddings, data_format, dilations, use_cudnn_on_gpu)
 
 
 # -- DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropFilter -------------------------------
@@ -728,6 +756,28 @@ def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, str
     return Conv2DBackpropFilter(input, filter_sizes, out_backprop, strides=strides, padding=padding,
                                 use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit,
                                 data_format=data_format, dilations=dilations, name=name)
+
+
+@tf_export("conv2d_backprop_input_v2")
+def conv2d_backprop_input_v2(input: Any, filter: Any, out_backprop: Any, strides: Any, padding: str,  # noqa: A002
+                             use_cudnn_on_gpu: bool = True, explicit_paddings: Any = [],  # noqa: B006
+                             data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],  # noqa: B006
+                             name: str | None = None) -> Tensor:
+    """The gradient of conv2d with respect to its input, shaped as `input`."""
+    return Conv2DBackpropInputV2(input, filter, out_backprop, strides=strides, padding=padding,
+                                 use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit_paddings,
+                                 data_format=data_format, dilations=dilations, name=name)
+
+
+@tf_export("conv2d_backprop_filter_v2")
+def conv2d_backprop_filter_v2(input: Any, filter: Any, out_backprop: Any, strides: Any, padding: str,  # noqa: A002
+                              use_cudnn_on_gpu: bool = True, explicit_paddings: Any = [],  # noqa: B006
+                              data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],  # noqa: B006
+                              name: str | None = None) -> Tensor:
+    """The gradient of conv2d with respect to its filter, shaped as `filter`."""
+    return Conv2DBackpropFilterV2(input, filter, out_backprop, strides=strides, padding=padding,
+                                  use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit_paddings,
+                                  data_format=data_format, dilations=dilations, name=name)
 
 
 @tf_export("nn.conv2d_transpose")

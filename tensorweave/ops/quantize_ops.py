@@ -1,6 +1,7 @@
 """Quantization: the FakeQuantWithMinMax{Args,Vars,VarsPerChannel} ops of quantization-aware training and
-their gradient ops, and QuantizeV2 and Dequantize (`tf.quantize`, `tf.dequantize`) between floats and the
-quantized integer types.
+their gradient ops, QuantizeV2 and Dequantize (`tf.quantize`, `tf.dequantize`) between floats and the
+quantized integer types, and QuantizeAndDequantizeV2/V3/V4 with V4's gradient op
+(`tf.quantization.quantize_and_dequantize(_v2)`), which simulate a quantization in floats.
 
 Fake quantization nudges [min, max] so that zero is exactly representable, clamps, rounds to the
 2^num_bits (or one fewer with `narrow_range`) levels between, and returns floats; its gradient passes
@@ -19,7 +20,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.shape_helpers import unary_shape, with_rank, with_rank_at_least
+from tensorweave.ops.shape_helpers import merge_dim, unary_shape, with_rank, with_rank_at_least
 from tensorweave.platform.tf_export import tf_export
 
 _QUANT_ATTRS = ["num_bits: int = 8", "narrow_range: bool = false"]
@@ -285,7 +286,7 @@ def _dequantize_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(0)]
 
 
-def _integer_type(quantized: dtypes.DType) -> Any:
+def integer_type(quantized: dtypes.DType) -> Any:
     """The plain NumPy integer type a quantized type's values are held in."""
     return np.dtype(quantized.as_numpy_dtype)[0]
 
@@ -303,7 +304,8 @@ def _along_axis(ctx: OpKernelContext, x: Any, low: Any, high: Any, axis: int) ->
     return low.reshape(shape), high.reshape(shape)
 
 
-def _round(x: Any, half_to_even: bool) -> Any:
+def round_half(x: Any, half_to_even: bool) -> Any:
+    """Rounding to the nearest level, ties to even or (C's round) away from zero."""
     return np.round(x) if half_to_even else np.sign(x) * np.floor(np.abs(x) + 0.5)
 
 
@@ -317,7 +319,7 @@ def _quantize_v2(ctx: OpKernelContext, input: Any, min_range: Any, max_range: An
     given_low, given_high = _along_axis(ctx, input, min_range, max_range, axis)
     if np.any(given_low > given_high):
         raise invalid_argument(ctx, "input_max_range must be larger than input_min_range.")
-    integer = _integer_type(T)
+    integer = integer_type(T)
     lowest, highest = float(np.iinfo(integer).min), float(np.iinfo(integer).max)
     low = np.minimum(np.float32(0), given_low)
     epsilon = np.maximum(np.float32(1), np.maximum(np.abs(given_low), np.abs(given_high))) * np.float32(
@@ -328,13 +330,13 @@ def _quantize_v2(ctx: OpKernelContext, input: Any, min_range: Any, max_range: An
         scale = ((highest - lowest) / (high - low)).astype(np.float32)
         shifted = (np.clip(x, low, high) - low) * scale
         if lowest < 0:
-            values = _round(shifted - np.float32((highest - lowest + 1) / 2), False)
+            values = round_half(shifted - np.float32((highest - lowest + 1) / 2), False)
         else:
             values = np.floor(shifted + np.float32(0.5))
     elif mode == "MIN_FIRST":
         steps = float(1 << (8 * np.dtype(integer).itemsize))
         range_scale = steps / ((high.astype(np.float64) - low) * (steps / (steps - 1.0)))
-        values = _round(x * range_scale, False) - _round(low * range_scale, False) + lowest
+        values = round_half(x * range_scale, False) - round_half(low * range_scale, False) + lowest
         values = np.where(low == high, lowest, values)
     else:
         bottom = lowest + (1 if narrow_range else 0)
@@ -343,7 +345,7 @@ def _quantize_v2(ctx: OpKernelContext, input: Any, min_range: Any, max_range: An
             from_high = np.where(highest * high > 0, np.float32(highest) / high, np.finfo(np.float32).max)
         scale = np.minimum(from_low, from_high).astype(np.float32)
         low, high = (np.float32(bottom) / scale).astype(np.float32), (np.float32(highest) / scale).astype(np.float32)
-        values = _round(x * scale, round_mode == "HALF_TO_EVEN")
+        values = round_half(x * scale, round_mode == "HALF_TO_EVEN")
         lowest = bottom
     quantized = np.clip(values, lowest, highest).astype(integer).view(T.as_numpy_dtype)
     ranges_shape = np.shape(min_range)
@@ -355,7 +357,7 @@ def _quantize_v2(ctx: OpKernelContext, input: Any, min_range: Any, max_range: An
 def _dequantize(ctx: OpKernelContext, input: Any, min_range: Any, max_range: Any, T: dtypes.DType,  # noqa: A002, N803
                 mode: bytes, narrow_range: bool, axis: int, dtype: dtypes.DType) -> Any:
     mode = mode.decode() if isinstance(mode, bytes) else mode
-    integer = _integer_type(T)
+    integer = integer_type(T)
     values = input.view(integer).astype(np.float64)
     low, high = _along_axis(ctx, values, min_range, max_range, axis)
     lowest, highest = float(np.iinfo(integer).min), float(np.iinfo(integer).max)
@@ -385,7 +387,8 @@ def _resolved_axis(input: Any, axis: int | None) -> int:  # noqa: A002
     if axis is None:
         return -1
     if axis < 0:
-        ndims = getattr(getattr(input, "shape", None), "ndims", np.ndim(input))
+        shape = getattr(input, "shape", None)
+        ndims = shape.ndims if isinstance(shape, tensor_shape.TensorShape) else np.ndim(input)
         if ndims is None:
             raise ValueError("input should have known rank to use negative axis.")
         axis %= ndims
@@ -419,3 +422,210 @@ def dequantize(input: Any, min_range: Any, max_range: Any, mode: str = "MIN_COMB
     """Quantized `input` back to floats over [min_range, max_range] in `mode`."""
     return Dequantize(input, min_range, max_range, mode=mode, narrow_range=narrow_range,
                       axis=_resolved_axis(input, axis), dtype=dtype, name=name)
+
+
+# -- QuantizeAndDequantizeV2, V3, V4 and V4's gradient --------------------------------------------------------
+# Quantization simulated in floats: [input_min, input_max] (given, or the data's own range) is scaled by the
+# largest factor that keeps both ends inside the signed or unsigned num_bits integer range with zero fixed;
+# the side that did not bind is moved to the last level it reaches, the values (clamped when the range was
+# given) are rounded to levels and scaled back. `axis` gives each slice along it its own range. TF's CPU
+# kernels exist for float and double only.
+
+_QDQ_TYPES = "T: {bfloat16, half, float, double}"
+_QDQ_COMMON = ["signed_input: bool = true", "range_given: bool = false", _QDQ_TYPES,
+               "round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'", "narrow_range: bool = false",
+               "axis: int = -1"]
+_QDQ_KERNEL = {"T": [dtypes.float32, dtypes.float64]}
+
+QuantizeAndDequantizeV2 = Op("QuantizeAndDequantizeV2", inputs=["input: T", "input_min: T", "input_max: T"],
+                             outputs=["output: T"], attrs=[*_QDQ_COMMON[:1], "num_bits: int = 8", *_QDQ_COMMON[1:]])
+QuantizeAndDequantizeV3 = Op("QuantizeAndDequantizeV3",
+                             inputs=["input: T", "input_min: T", "input_max: T", "num_bits: int32"],
+                             outputs=["output: T"],
+                             attrs=["signed_input: bool = true", "range_given: bool = true", _QDQ_TYPES,
+                                    "narrow_range: bool = false", "axis: int = -1"])
+QuantizeAndDequantizeV4 = Op("QuantizeAndDequantizeV4", inputs=["input: T", "input_min: T", "input_max: T"],
+                             outputs=["output: T"], attrs=[*_QDQ_COMMON[:1], "num_bits: int = 8", *_QDQ_COMMON[1:]])
+QuantizeAndDequantizeV4Grad = Op("QuantizeAndDequantizeV4Grad",
+                                 inputs=["gradients: T", "input: T", "input_min: T", "input_max: T"],
+                                 outputs=["input_backprop: T", "input_min_backprop: T", "input_max_backprop: T"],
+                                 attrs=[_QDQ_TYPES, "axis: int = -1"])
+
+
+def _qdq_range_shape(ctx: InferenceContext, first: int, data: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """TF's shape checks of the two range inputs from `first` on: scalars, or one value per slice along `axis`."""
+    axis = ctx.attr("axis")
+    ranges = with_rank(ctx.input_shape(first), 0 if axis == -1 else 1)
+    ranges = tensor_shape.merge_shapes(ranges, with_rank(ctx.input_shape(first + 1), 0 if axis == -1 else 1))
+    if axis < -1:
+        raise ValueError(f"axis should be at least -1, got {axis}")
+    if axis != -1:
+        data = with_rank_at_least(data, axis + 1)
+        if data.ndims is not None:
+            depth = merge_dim(ranges[0], data[axis])
+            ranges = tensor_shape.TensorShape([depth])
+    return ranges
+
+
+def _qdq_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _qdq_range_shape(ctx, 1, ctx.input_shape(0))
+    if ctx.node_def.op == "QuantizeAndDequantizeV3":
+        with_rank(ctx.input_shape(3), 0)
+    return [ctx.input_shape(0)]
+
+
+for _op in (QuantizeAndDequantizeV2, QuantizeAndDequantizeV3, QuantizeAndDequantizeV4):
+    _op.shape(_qdq_shape)
+
+
+@QuantizeAndDequantizeV4Grad.shape
+def _qdq_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    data = tensor_shape.merge_shapes(ctx.input_shape(0), ctx.input_shape(1))
+    ranges = _qdq_range_shape(ctx, 2, data)
+    return [data, ranges, ranges]
+
+
+def _per_slice(x: Any, values: Any, axis: int) -> Any:
+    """Per-slice range values shaped to broadcast against `x` along `axis` (scalars as they are)."""
+    if axis == -1:
+        return values
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    return values.reshape(shape)
+
+
+def _quantize_and_dequantize(x: Any, low: Any, high: Any, signed_input: bool, num_bits: int, range_given: bool,
+                             round_mode: str, narrow_range: bool, axis: int) -> Any:
+    """TF's quantize-and-dequantize arithmetic, in the input's own float type."""
+    dtype = x.dtype.type
+    if range_given:
+        low, high = _per_slice(x, np.asarray(low, dtype), axis), _per_slice(x, np.asarray(high, dtype), axis)
+    else:
+        axes = None if axis == -1 else tuple(a for a in range(x.ndim) if a != axis)
+        low = np.min(x, axis=axes, keepdims=axis != -1, initial=np.inf).astype(dtype)
+        high = np.max(x, axis=axes, keepdims=axis != -1, initial=-np.inf).astype(dtype)
+    half = 1 << (num_bits - 1)
+    min_quantized = (-half + (1 if narrow_range else 0)) if signed_input else 0
+    max_quantized = half - 1 if signed_input else (1 << num_bits) - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        largest = np.finfo(dtype).max
+        from_min = np.where(min_quantized * low > 0, dtype(min_quantized) / low, largest).astype(dtype)
+        from_max = np.where(max_quantized * high > 0, dtype(max_quantized) / high, largest).astype(dtype)
+        min_binds = from_min < from_max
+        scale = np.where(min_binds, from_min, from_max)
+        inverse = np.where(min_binds, low / dtype(min_quantized), high / dtype(max_quantized)).astype(dtype)
+    low = np.where(min_binds, low, dtype(min_quantized) * inverse)
+    high = np.where(min_binds, dtype(max_quantized) * inverse, high)
+    if range_given:
+        x = np.minimum(np.maximum(x, low), high) if x.size else x
+    scaled = (x * scale).astype(dtype)
+    levels = np.rint(scaled) if round_mode == "HALF_TO_EVEN" else np.floor(scaled + dtype(0.5))
+    return (levels * inverse).astype(dtype)
+
+
+def _check_qdq(ctx: OpKernelContext, x: Any, low: Any, high: Any, num_bits: int, signed_input: bool,
+               range_given: bool, axis: int, v3: bool) -> None:
+    """TF's run-time checks of the V2/V3/V4 kernels (V3 words two of them differently)."""
+    if not 0 < num_bits < (62 if signed_input else 63):
+        name = "`signed_input_`" if v3 else "signed_input_"
+        raise invalid_argument(ctx, f"num_bits is out of range: {num_bits} with {name} {int(signed_input)}")
+    if axis != -1 and axis >= x.ndim:
+        raise invalid_argument(ctx, f"Axis requested is larger than input dimensions. Axis: {axis} Input "
+                                    f"Dimensions: {x.ndim}" if v3 else
+                                    f"Shape must be at least rank {axis + 1} but is rank {x.ndim}")
+    if not range_given:
+        return
+    if axis == -1 or not v3:
+        if np.ndim(low) or np.ndim(high):
+            raise invalid_argument(ctx, "input_min must be a scalar.")
+        if low > high:
+            raise invalid_argument(ctx, f"Invalid range: input_min {low:g} > input_max {high:g}")
+        return
+    for name, values in (("input_min_tensor", low), ("input_max_tensor", high)):
+        if np.shape(values)[0] != x.shape[axis]:
+            raise invalid_argument(ctx, f"{name} has incorrect size, was {np.shape(values)[0]} expected "
+                                        f"{x.shape[axis]} to match dim {axis} of the input "
+                                        f"{tensor_shape.shape_string(np.shape(values))}")
+
+
+@QuantizeAndDequantizeV2.kernel("CPU", type_constraints=_QDQ_KERNEL)
+@QuantizeAndDequantizeV4.kernel("CPU", type_constraints=_QDQ_KERNEL)
+def _quantize_and_dequantize_v2(ctx: OpKernelContext, input: Any, input_min: Any, input_max: Any,  # noqa: A002
+                                signed_input: bool, num_bits: int, range_given: bool, T: dtypes.DType,  # noqa: N803
+                                round_mode: Any, narrow_range: bool, axis: int) -> Any:
+    _check_qdq(ctx, input, input_min, input_max, num_bits, signed_input, range_given, axis, v3=False)
+    round_mode = round_mode.decode() if isinstance(round_mode, bytes) else round_mode
+    return _quantize_and_dequantize(input, input_min, input_max, signed_input, num_bits, range_given, round_mode,
+                                    narrow_range, axis)
+
+
+@QuantizeAndDequantizeV3.kernel("CPU", type_constraints=_QDQ_KERNEL)
+def _quantize_and_dequantize_v3(ctx: OpKernelContext, input: Any, input_min: Any, input_max: Any,  # noqa: A002
+                                num_bits: Any, signed_input: bool, range_given: bool, T: dtypes.DType,  # noqa: N803
+                                narrow_range: bool, axis: int) -> Any:
+    num_bits = int(num_bits)
+    _check_qdq(ctx, input, input_min, input_max, num_bits, signed_input, range_given, axis, v3=True)
+    return _quantize_and_dequantize(input, input_min, input_max, signed_input, num_bits, range_given,
+                                    "HALF_TO_EVEN", narrow_range, axis)
+
+
+@QuantizeAndDequantizeV4Grad.kernel("CPU", type_constraints=_QDQ_KERNEL)
+def _quantize_and_dequantize_v4_grad(ctx: OpKernelContext, gradients: Any, input: Any,  # noqa: A002
+                                     input_min: Any, input_max: Any, T: dtypes.DType, axis: int) -> list:  # noqa: N803
+    if gradients.shape != input.shape:
+        raise invalid_argument(ctx, "gradient and input must be the same size")
+    if axis != -1 and not 0 <= axis < input.ndim:
+        raise invalid_argument(ctx, f"Axis should be -1 or 0 or a positive value less than {input.ndim}but given "
+                                    f"axis value was {axis}")
+    if axis != -1:
+        for name, values in (("min", input_min), ("max", input_max)):
+            if np.shape(values)[0] != input.shape[axis]:
+                raise invalid_argument(ctx, f"{name} has incorrect size, expected {input.shape[axis]} was "
+                                            f"{np.shape(values)[0]}")
+    low, high = _per_slice(input, np.asarray(input_min), axis), _per_slice(input, np.asarray(input_max), axis)
+    backprop = np.where((input >= low) & (input <= high), gradients, input.dtype.type(0))
+    zeros = np.zeros(np.shape(input_min), input.dtype)
+    return [backprop, zeros, zeros.copy()]
+
+
+@QuantizeAndDequantizeV2.gradient
+def _quantize_and_dequantize_v2_grad(op: Any, grad: Tensor) -> list:
+    return [grad, None, None]
+
+
+@QuantizeAndDequantizeV3.gradient
+def _quantize_and_dequantize_v3_grad(op: Any, grad: Tensor) -> list:
+    return [grad, None, None, None]
+
+
+@QuantizeAndDequantizeV4.gradient
+def _quantize_and_dequantize_v4_grad_fn(op: Any, grad: Tensor) -> list:
+    return list(QuantizeAndDequantizeV4Grad(grad, op.inputs[0], op.inputs[1], op.inputs[2],
+                                            axis=op.get_attr("axis")))
+
+
+# TF registers V4's gradient function for V4Grad too (reading V4Grad's first three inputs as V4's).
+QuantizeAndDequantizeV4Grad.gradient(_quantize_and_dequantize_v4_grad_fn)
+
+
+@tf_export("quantization.quantize_and_dequantize")
+def quantize_and_dequantize(input: Any, input_min: Any, input_max: Any, signed_input: bool = True,  # noqa: A002
+                            num_bits: int = 8, range_given: bool = False, round_mode: str = "HALF_TO_EVEN",
+                            name: str | None = None, narrow_range: bool = False, axis: int | None = None) -> Tensor:
+    """`input` rounded to the levels of a num_bits quantization of its range, as floats (QuantizeAndDequantizeV2,
+    whose gradient passes straight through)."""
+    return QuantizeAndDequantizeV2(input, input_min, input_max, signed_input=signed_input, num_bits=num_bits,
+                                   range_given=range_given, round_mode=round_mode, narrow_range=narrow_range,
+                                   axis=_resolved_axis(input, axis), name=name)
+
+
+@tf_export("quantization.quantize_and_dequantize_v2")
+def quantize_and_dequantize_v2(input: Any, input_min: Any, input_max: Any, signed_input: bool = True,  # noqa: A002
+                               num_bits: int = 8, range_given: bool = False, round_mode: str = "HALF_TO_EVEN",
+                               name: str | None = None, narrow_range: bool = False,
+                               axis: int | None = None) -> Tensor:
+    """`quantize_and_dequantize` as QuantizeAndDequantizeV4, whose gradient is zero outside [input_min,
+    input_max]."""
+    return QuantizeAndDequantizeV4(input, input_min, input_max, signed_input=signed_input, num_bits=num_bits,
+                                   range_given=range_given, round_mode=round_mode, narrow_range=narrow_range,
+                                   axis=_resolved_axis(input, axis), name=name)

@@ -34,6 +34,13 @@ def with_value(dim: tensor_shape.Dimension, value: int) -> tensor_shape.Dimensio
     return tensor_shape.Dimension(value)
 
 
+def merge_dim(a: tensor_shape.Dimension, b: tensor_shape.Dimension) -> tensor_shape.Dimension:
+    """TF's Merge of two dimensions: the known one of the two, which must agree where both are known."""
+    if a.value is not None and b.value is not None and a.value != b.value:
+        raise ValueError(f"Dimensions must be equal, but are {a.value} and {b.value}")
+    return a if a.value is not None else b
+
+
 def shape_from_tensor(ctx: InferenceContext, index: int) -> tensor_shape.TensorShape:
     """A 1-D shape-like input (sizes, multiples) as a partial shape; -1 entries are unknown."""
     with_rank(ctx.input_shape(index), 1)

@@ -92,11 +92,14 @@ from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import misc_array_ops as _misc_array_ops
 from tensorweave.ops import module as _module
+from tensorweave.ops import nn_conv3d_ops as _nn_conv3d_ops
+from tensorweave.ops import nn_conv_ops as _nn_conv_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import parsing_ops as _parsing_ops
 from tensorweave.ops import partitioned_variables as _partitioned_variables
 from tensorweave.ops import proto_ops as _proto_ops
 from tensorweave.ops import quantize_ops as _quantize_ops
+from tensorweave.ops import quantized_ops as _quantized_ops
 from tensorweave.ops import ragged_tensor as _ragged_tensor
 from tensorweave.ops import random_distribution_ops as _random_distribution_ops
 from tensorweave.ops import random_ops as _random_ops

@@ -12,6 +12,7 @@ from tensorweave.ops import nn_impl_ops as _nn_impl_ops
 from tensorweave.ops import nn_morphology_ops as _nn_morphology_ops
 from tensorweave.ops import nn_norm_ops as _nn_norm_ops
 from tensorweave.ops import nn_ops as _nn_ops
+from tensorweave.ops import quantized_ops as _quantized_ops
 from tensorweave.ops import rnn as _rnn
 from tensorweave.ops import space_batch_ops as _space_batch_ops
 from tensorweave.platform.tf_export import populate as _populate
