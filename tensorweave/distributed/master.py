@@ -9,8 +9,8 @@ device of the tensor fed or fetched, and the partitions are grouped per task and
 later step is one RunGraph per task, all at once, under one random step id; feeds and fetches travel as
 rendezvous keys with tensors (never decoded here), and CleanupGraph ends the step on every task: when one
 task fails, the others are cleaned up at once so none waits for a tensor that will never come; a step that
-succeeded is cleaned up once the next one is under way (nothing waits in it, and its cleanup then never
-delays the next step's RunGraph).
+succeeded ends by itself on a tensorweave worker (`rpc.SELF_CLEANING`), and on any other is cleaned up once
+the next step is under way (nothing waits in it, and its cleanup then never delays the next step's RunGraph).
 """
 
 from __future__ import annotations
@@ -72,8 +72,7 @@ def cluster_devices(cache: WorkerCache, device_filters: Sequence[str] = ()) -> l
     for task in cache.task_names():
         if task != cache.local_task and not _task_matches(task, device_filters):
             continue
-        response = cache.stub(task).call("GetStatus", protos.GetStatusRequest(), timeout=_DISCOVERY_TIMEOUT_S,
-                                         wait_for_ready=True)
+        response = cache.get_status(task, _DISCOVERY_TIMEOUT_S)
         devices.extend(ClusterDevice(attributes) for attributes in response.device_attributes)
     return devices
 
@@ -218,12 +217,10 @@ class MasterSession:
             if cleaned.is_set():
                 return
             cleaned.set()
-            succeeded = remaining == 0 and not failures  # nothing waits in its rendezvous: the own task's is
-            request = protos.CleanupGraphRequest(step_id=step_id)  # dropped here, without a thread hop
+            succeeded = remaining == 0 and not failures
+            request = protos.CleanupGraphRequest(step_id=step_id)
             for part in parts:  # the tasks of the step: no other holds anything of it (TF's rcg partitions)
-                if succeeded and part.task == self._cache.local_task:
-                    self._cache.stub(part.task).call("CleanupGraph", request)
-                else:
+                if not (succeeded and self._cache.self_cleaning(part.task)):  # else the task ended it itself
                     self._cache.stub(part.task).call_async("CleanupGraph", request, lambda error, response: None)
 
         def replied(position: int, error: BaseException | None, response: Any) -> None:

@@ -30,6 +30,7 @@ class RemoteRendezvous(Rendezvous):
         self._calls: set[Any] = set()
         self._lock = threading.Lock()
         self._error: BaseException | None = None
+        self.ran = False  # this task's RunGraph of the step succeeded
 
     def feed(self, key: str, value: Any) -> None:
         """A value the master sent with RunGraph (a client-terminated `_Recv` of this task reads it)."""

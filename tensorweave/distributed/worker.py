@@ -5,7 +5,10 @@ devices, with `_Send`/`_Recv` at every edge that leaves a device); RegisterGraph
 device and returns a handle. RunGraph runs them for one step id: the master's feeds arrive as rendezvous
 keys with tensors, its fetches leave as keys read from the step's rendezvous when the step is done. Tensors
 another task needs stay in the step's rendezvous until that task asks with RecvTensor (which may come
-before this task's RunGraph), and until the master's CleanupGraph ends the step. Devices and their
+before this task's RunGraph). A step ends here with the master's CleanupGraph, or before it once its
+RunGraph succeeded and every value it sent was received (nothing of it is left to ask for), so a tensorweave
+master sends no CleanupGraph after a step that succeeded (`rpc.SELF_CLEANING`): one RPC less per task and
+step. A RecvTensor for a step that ended fails with AbortedError. Devices and their
 resource managers (variables, queues) belong to the task and outlive sessions, as in TF, so clients of
 several sessions share a parameter server's variables.
 """
@@ -181,6 +184,8 @@ class Worker:
                 if is_dead:
                     raise errors.InvalidArgumentError(None, None, f"The tensor returned for {key} was not valid.")
                 response.recv.add(name=key, tensor=rpc.tensor_to_proto(value))
+            rendezvous.ran = True
+            self._end_if_drained(rendezvous)
             return response
         except Exception as e:
             rendezvous.abort(e)
@@ -198,19 +203,32 @@ class Worker:
 
     def RecvTensor(self, request: Any) -> Any:  # noqa: N802
         """Wait for the step's value of the key (sent by this task's `_Send`) and return it."""
-        value, is_dead = self._step(request.step_id).local.recv(request.rendezvous_key)
+        rendezvous = self._step(request.step_id)
+        value, is_dead = rendezvous.local.recv(request.rendezvous_key)
+        if rendezvous.ran:
+            self._end_if_drained(rendezvous)
         response = protos.RecvTensorResponse(is_dead=is_dead)
         if not is_dead:
             response.tensor.CopyFrom(rpc.tensor_to_proto(value))
         return response
 
-    def CleanupGraph(self, request: Any) -> Any:  # noqa: N802
-        """End the step: its rendezvous goes, and anything still waiting in it fails."""
+    def _end(self, step_id: int) -> RemoteRendezvous | None:
+        """Drop the step's rendezvous (returned, if it had one); a later RecvTensor of it fails."""
         with self._lock:
-            rendezvous = self._steps.pop(request.step_id, None)
-            self._finished[request.step_id] = None
+            rendezvous = self._steps.pop(step_id, None)
+            self._finished[step_id] = None
             if len(self._finished) > _FINISHED_STEPS_KEPT:
                 self._finished.popitem(last=False)
+        return rendezvous
+
+    def _end_if_drained(self, rendezvous: RemoteRendezvous) -> None:
+        """End a step whose RunGraph succeeded once nothing it sent waits to be received."""
+        if rendezvous.local.drained():
+            self._end(rendezvous.step_id)
+
+    def CleanupGraph(self, request: Any) -> Any:  # noqa: N802
+        """End the step: its rendezvous goes, and anything still waiting in it fails."""
+        rendezvous = self._end(request.step_id)
         if rendezvous is not None:
             rendezvous.abort(errors.AbortedError(None, None, f"Cleanup {request.step_id}"))
         return protos.CleanupGraphResponse()

@@ -205,6 +205,36 @@ def test_worker_service_protocol(cluster):
         cache.close()
 
 
+def test_worker_ends_a_step_that_succeeded_once_its_sends_are_received(cluster):
+    """A tensorweave worker says so in GetStatus's metadata and drops a step itself once its RunGraph succeeded
+    and another task received what it sent (its master sends no CleanupGraph then); later calls of the step
+    find it ended."""
+    _, worker = cluster
+    cache = WorkerCache(tf.train.ClusterSpec(worker.server_def.cluster), "/job:ps/replica:0/task:0", None)
+    try:
+        stub = cache.stub("/job:worker/replica:0/task:0")
+        response, metadata = stub.call_with_metadata("GetStatus", protos.GetStatusRequest())
+        assert rpc.SELF_CLEANING in metadata
+        (device,) = response.device_attributes
+        other = "/job:ps/replica:0/task:0/device:CPU:0"
+        graph = GraphDef(node=[
+            NodeDef("c", "Const", [], device.name, {"dtype": tf.float32, "value": np.array(2.0, np.float32)}),
+            NodeDef("send", "_Send", ["c"], device.name, {
+                "T": tf.float32, "tensor_name": b"c:0", "send_device": device.name.encode(),
+                "send_device_incarnation": device.incarnation, "recv_device": other.encode(),
+                "client_terminated": False})])
+        handle = stub.call("RegisterGraph", protos.RegisterGraphRequest(graph_def=graph.to_proto())).graph_handle
+        stub.call("RunGraph", protos.RunGraphRequest(graph_handle=handle, step_id=11))
+        key = f"{device.name};{device.incarnation:016x};{other};c:0;0:0"
+        received = stub.call("RecvTensor", protos.RecvTensorRequest(step_id=11, rendezvous_key=key))
+        assert rpc.tensor_from_proto(received.tensor) == 2.0
+        with pytest.raises(tf.errors.AbortedError, match="Step 11 has been cleaned up"):
+            stub.call("RecvTensor", protos.RecvTensorRequest(step_id=11, rendezvous_key=key), timeout=5)
+        stub.call("CleanupGraph", protos.CleanupGraphRequest(step_id=11))  # as a TF master still sends it
+    finally:
+        cache.close()
+
+
 # -- servers in other processes -------------------------------------------------------------------------
 
 _SERVER_MAIN = textwrap.dedent("""
