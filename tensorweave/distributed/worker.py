@@ -32,12 +32,12 @@ from tensorweave.distributed.worker_cache import WorkerCache
 from tensorweave.formats import protos
 from tensorweave.framework import op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef
-from tensorweave.framework.graph_io import graph_def_from_proto
+from tensorweave.framework.graph_io import add_default_attrs, graph_def_from_proto
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
-from tensorweave.runtime.step_stats import NodeExecStats, to_proto
+from tensorweave.runtime.step_stats import NodeExecStats, cost_graph, to_proto
 
 _FINISHED_STEPS_KEPT = 10000
 
@@ -114,7 +114,7 @@ class Worker:
 
     def RegisterGraph(self, request: Any) -> Any:  # noqa: N802
         session = self._session(request.session_handle, request.create_worker_session_called)
-        graph_def = graph_def_from_proto(request.graph_def)
+        graph_def = add_default_attrs(graph_def_from_proto(request.graph_def))
         by_device: dict[str, list[NodeDef]] = {}
         for node in graph_def.node:
             if node.device not in self._by_name:
@@ -179,6 +179,11 @@ class Worker:
             if traced is not None:  # TF's RunGraphResponse.step_stats: the master merges every task's
                 response.step_stats.CopyFrom(to_proto([(e.device.name, records) for e, records in zip(executors, traced)],
                                                       [e.graph_def for e in executors]))
+            for executor in executors:  # each partition's own node ids, as TF's worker reports its graphs
+                if exec_opts.record_costs:
+                    response.cost_graph.node.extend(cost_graph([executor.graph_def], response.step_stats).node)
+                if exec_opts.record_partition_graphs:
+                    response.partition_graph.append(executor.graph_def.to_proto())
             for key in request.recv_key:
                 value, is_dead = rendezvous.local.recv(key, timeout=0)
                 if is_dead:

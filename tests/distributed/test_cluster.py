@@ -315,6 +315,41 @@ def test_traced_step_gathers_every_task_and_profiler_hook_writes_it(cluster, tmp
     assert timelines and "/job:ps/replica:0/task:0/device:CPU:0" in timelines[0].read_text()
 
 
+def test_partition_graphs_and_cost_graph_come_from_every_task(cluster):
+    """As TF's master fills RunMetadata: output_partition_graphs gives each task's partitions (with their
+    _Send/_Recv) from RunGraph; a cost graph comes with the steps GraphOptions.build_cost_model picks,
+    each partition's nodes with their own ids, and not from tracing alone."""
+    _, worker = cluster
+    x, y, _, init = _ps_worker_graph()
+    ps_device, worker_device = "/job:ps/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0"
+    with tf.Session(worker.target) as sess:
+        sess.run(init)
+        metadata = tf.RunMetadata()
+        sess.run(y, {x: [[1.0, 0.0]]}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=metadata)
+        graphs = {graph.node[0].device: {n.op for n in graph.node} for graph in metadata.partition_graphs}
+        assert set(graphs) == {ps_device, worker_device}
+        assert {"VariableV2", "_Send"} <= graphs[ps_device] and {"_Recv", "MatMul", "_Send"} <= graphs[worker_device]
+        assert not metadata.cost_graph.node and not metadata.step_stats.dev_stats
+        sess.run(y, {x: [[1.0, 0.0]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=metadata)
+        assert metadata.step_stats.dev_stats and not metadata.cost_graph.node and not metadata.partition_graphs
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(build_cost_model=2))
+    with tf.Session(worker.target, config=config) as sess:
+        costs = []
+        for _ in range(4):
+            sess.run(y, {x: [[1.0, 0.0]]}, run_metadata=metadata)
+            costs.append(len(metadata.cost_graph.node))
+        assert costs[0] == costs[2] == 0 and costs[1] == costs[3] > 0
+        by_device = {}
+        for node in metadata.cost_graph.node:
+            by_device.setdefault(node.device, []).append(node)
+        assert set(by_device) == {ps_device, worker_device}
+        for nodes in by_device.values():
+            assert sorted(n.id for n in nodes) == list(range(len(nodes)))
+        (matmul,) = [n for n in by_device[worker_device] if n.name == "MatMul"]
+        assert len(matmul.input_info) == 2 and matmul.output_info[0].size == 8
+
+
 def test_master_optimizes_a_step_as_the_local_session_does():
     """An op only control edges wait for is not run through a master either (Grappler's dependency
     optimizer), unless the session's config turns that off."""
