@@ -36,7 +36,7 @@ from tensorweave.framework.graph_io import add_default_attrs, graph_def_from_pro
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
-from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
+from tensorweave.runtime.executor import CallFrame, Executor, StepRunner, new_kernel, run_partitions
 from tensorweave.runtime.step_stats import NodeExecStats, cost_graph, to_proto
 
 _FINISHED_STEPS_KEPT = 10000
@@ -204,7 +204,11 @@ class Worker:
         """Run the step's executors on this task (recording each kernel's stats in `traced`, one list per
         executor, when given); the first error (not a cancellation it caused) wins."""
         step = StepContext(rendezvous=rendezvous, cancellation=rendezvous.cancellation, step_id=rendezvous.step_id)
-        run_partitions(executors, [CallFrame(()) for _ in executors], step, traced)
+        rendezvous.runner = StepRunner(executors[0]._pool)
+        try:
+            run_partitions(executors, [CallFrame(()) for _ in executors], step, traced, runner=rendezvous.runner)
+        finally:
+            rendezvous.runner = None
 
     def RecvTensor(self, request: Any) -> Any:  # noqa: N802
         """Wait for the step's value of the key (sent by this task's `_Send`) and return it."""

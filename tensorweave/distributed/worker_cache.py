@@ -38,7 +38,8 @@ class LocalStub:
     def call(self, name: str, request: Any, timeout: float | None = None, wait_for_ready: bool = False) -> Any:
         return getattr(self._service, name)(request)
 
-    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None]) -> Any:
+    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None],
+                   waiter: Callable[[Callable[[], None]], bool] | None = None) -> Any:
         def run() -> None:
             try:
                 response = getattr(self._service, name)(request)
