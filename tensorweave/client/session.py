@@ -336,13 +336,15 @@ class BaseSession:
             if run_metadata is not None and options is not None and options.trace_level > 0:
                 step_stats = protos.StepStats()
             feed_values = _runtime_feed_values(fed) if fed else fed
+            reported = protos.RunMetadata() if run_metadata is not None else None
             try:
                 results = self._session.run(PlanKey.for_step(feed_names, fetch_names, targets), feed_values, step_stats,
-                                            options.timeout_in_ms if options is not None else 0)
+                                            options.timeout_in_ms if options is not None else 0, options, reported)
             except errors.OpError as e:
                 raise self._interpolate(e) from e.__cause__
             if run_metadata is not None:
-                self._fill_run_metadata(run_metadata, options, step_stats, PlanKey.for_step(feed_names, fetch_names, targets))
+                self._fill_run_metadata(run_metadata, options, step_stats, PlanKey.for_step(feed_names, fetch_names, targets),
+                                        reported)
             results = [_fetched_value(v) for v in results]
             if any(is_handle_op(t.op.type) for t in fetch_tensors):
                 results = [TensorHandle(_handle_string(v), t.op.inputs[0].dtype, self)
@@ -351,16 +353,20 @@ class BaseSession:
             _substitute_fed(results, fetch_names, feed_names, fed)
         return results[0] if plan is None else plan.build(results)
 
-    def _fill_run_metadata(self, run_metadata: Any, options: Any, step_stats: Any, key: PlanKey) -> None:
-        """Replace the caller's metadata with the step's, as TF parses the runtime's into it after a step."""
+    def _fill_run_metadata(self, run_metadata: Any, options: Any, step_stats: Any, key: PlanKey,
+                           reported: Any) -> None:
+        """Replace the caller's metadata with the step's, as TF parses the runtime's into it after a step: what
+        the backend `reported` (a remote master's partition graphs and cost graph), else what its plan shows."""
         run_metadata.Clear()
+        graphs = self._session.step_graphs(key)
         if step_stats is not None:
             run_metadata.step_stats.CopyFrom(step_stats)
-            if options.trace_level >= protos.RunOptions.FULL_TRACE:
-                run_metadata.cost_graph.CopyFrom(cost_graph(self._session.step_graphs(key), step_stats))
+            if options.trace_level >= protos.RunOptions.FULL_TRACE and graphs:
+                run_metadata.cost_graph.CopyFrom(cost_graph(graphs, step_stats))
         if options is not None and options.output_partition_graphs:
-            for graph_def in self._session.step_graphs(key):
+            for graph_def in graphs:
                 run_metadata.partition_graphs.add().CopyFrom(graph_def.to_proto())
+        run_metadata.MergeFrom(reported)
 
     def make_callable(self, fetches: Any, feed_list: Any = None, accept_options: bool = False) -> Any:
         """A function that runs `fetches`, TF's way: with a `feed_list` it takes one value per feed and any

@@ -72,13 +72,15 @@ class GrpcSession(SessionBackend):
                 self._graph_version = response.new_graph_version
 
     def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
-            timeout_in_ms: int = 0) -> list[Any]:
+            timeout_in_ms: int = 0, options: Any = None, run_metadata: Any = None) -> list[Any]:
         if key.exact_nodes:
             raise errors.UnimplementedError(None, None, "Partial runs are not available in grpc:// sessions")
         request = protos.RunStepRequest(session_handle=self._handle, fetch=key.fetches, target=key.targets,
                                         store_errors_in_response_body=True)
         for name, value in zip(key.feeds, feed_values):
             request.feed.add(name=name, tensor=rpc.tensor_to_proto(value))
+        if options is not None:  # as TF's GrpcSession sends them
+            request.options.CopyFrom(options)
         if timeout_in_ms:
             request.options.timeout_in_ms = timeout_in_ms
         if step_stats is not None:  # a traced step: the master gathers every task's stats
@@ -88,6 +90,10 @@ class GrpcSession(SessionBackend):
             raise errors._make_specific_exception(None, None, response.status_error_message, response.status_code)
         if step_stats is not None:
             step_stats.CopyFrom(response.metadata.step_stats)
+        if run_metadata is not None:  # every task's partition graphs and cost graph, as the master gathered them
+            run_metadata.partition_graphs.extend(response.metadata.partition_graphs)
+            if response.metadata.HasField("cost_graph"):
+                run_metadata.cost_graph.CopyFrom(response.metadata.cost_graph)
         by_name = {named.name: named.tensor for named in response.tensor}
         return [rpc.tensor_from_proto(by_name[name]) for name in key.fetches]
 

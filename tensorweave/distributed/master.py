@@ -9,8 +9,8 @@ device of the tensor fed or fetched, and the partitions are grouped per task and
 later step is one RunGraph per task, all at once, under one random step id; feeds and fetches travel as
 rendezvous keys with tensors (never decoded here), and CleanupGraph ends the step on every task: when one
 task fails, the others are cleaned up at once so none waits for a tensor that will never come; a step that
-succeeded is cleaned up once the next one is under way (nothing waits in it, and its cleanup then never
-delays the next step's RunGraph).
+succeeded ends by itself on a tensorweave worker (`rpc.SELF_CLEANING`), and on any other is cleaned up once
+the next step is under way (nothing waits in it, and its cleanup then never delays the next step's RunGraph).
 """
 
 from __future__ import annotations
@@ -72,8 +72,7 @@ def cluster_devices(cache: WorkerCache, device_filters: Sequence[str] = ()) -> l
     for task in cache.task_names():
         if task != cache.local_task and not _task_matches(task, device_filters):
             continue
-        response = cache.stub(task).call("GetStatus", protos.GetStatusRequest(), timeout=_DISCOVERY_TIMEOUT_S,
-                                         wait_for_ready=True)
+        response = cache.get_status(task, _DISCOVERY_TIMEOUT_S)
         devices.extend(ClusterDevice(attributes) for attributes in response.device_attributes)
     return devices
 
@@ -101,7 +100,10 @@ class MasterSession:
         self._state = ExecutionState(devices, bool(getattr(config, "allow_soft_placement", False)))
         self._optimizations = StepOptimizations.from_config(config)
         self._timeout_in_ms = int(getattr(config, "operation_timeout_in_ms", 0))
+        graph_options = config.graph_options
+        self._cost_model_every, self._cost_model_after = graph_options.build_cost_model, graph_options.build_cost_model_after
         self._plans: dict[tuple, list[_TaskPart]] = {}
+        self._executions: dict[tuple, itertools.count] = {}  # steps of each plan, for the cost-model schedule
         self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
         self._running: set[Callable[[], None]] = set()  # the cleanup of each step in flight
         self._finished_step: Callable[[], None] | None = None  # the cleanup of the last step that succeeded
@@ -111,10 +113,13 @@ class MasterSession:
             cache.stub(task).call("CreateWorkerSession", protos.CreateWorkerSessionRequest(
                 session_handle=handle, master_task=cache.local_task))
 
-    def extend(self, nodes: Sequence[NodeDef]) -> None:
+    def extend(self, nodes: Sequence[NodeDef], initial: bool = False) -> None:
+        """Add nodes; each ExtendSession makes a new graph version, the graph CreateSession brings is
+        version 0 (TF's MasterSession numbers them so, and a TF client extends from the number it got)."""
         self._state.extend(nodes)
-        with self._lock:
-            self.graph_version += 1
+        if not initial:
+            with self._lock:
+                self.graph_version += 1
 
     def run(self, request: Any) -> Any:
         feeds = tuple(named.name for named in request.feed)
@@ -122,13 +127,20 @@ class MasterSession:
         parts = self._plans.get(key)
         if parts is None:
             parts = self._build_plan(*key)
-        timeout_in_ms = request.options.timeout_in_ms or self._timeout_in_ms
-        responses = self._run_step(parts, request.feed, timeout_in_ms / 1000 if timeout_in_ms > 0 else None,
-                                   request.options.trace_level > 0)
+        options = request.options
+        timeout_in_ms = options.timeout_in_ms or self._timeout_in_ms
+        count = next(self._executions[key])
+        exec_opts = protos.ExecutorOpts(  # what TF's MasterSession asks the workers to record in this step
+            record_timeline=options.trace_level > 0, record_partition_graphs=options.output_partition_graphs,
+            record_costs=self._cost_model_every > 0 and (count + 1 - self._cost_model_after) % self._cost_model_every == 0)
+        responses = self._run_step(parts, request.feed, timeout_in_ms / 1000 if timeout_in_ms > 0 else None, exec_opts)
         result = protos.RunStepResponse()
-        if request.options.trace_level > 0:  # every task's devices, as TF's MasterSession merges them
-            for response in responses:
+        for response in responses:  # every task's devices and partitions, as TF's MasterSession merges them
+            if exec_opts.record_timeline:
                 result.metadata.step_stats.dev_stats.extend(response.step_stats.dev_stats)
+            if exec_opts.record_costs:
+                result.metadata.cost_graph.node.extend(response.cost_graph.node)
+            result.metadata.partition_graphs.extend(response.partition_graph)
         tensors: list[Any] = [None] * len(request.fetch)
         for part, response in zip(parts, responses):
             received = {named.name: named.tensor for named in response.recv}
@@ -163,6 +175,7 @@ class MasterSession:
                 response = self._cache.stub(task).call("RegisterGraph", request)
                 parts.append(_TaskPart(task, response.graph_handle, sends[task], recvs[task]))
             self._plans[(feeds, fetches, targets)] = parts
+            self._executions[(feeds, fetches, targets)] = itertools.count()
             return parts
 
     def _place_call_frame(self, graph_def: GraphDef, feeds: tuple[str, ...]) -> GraphDef:
@@ -182,29 +195,30 @@ class MasterSession:
     def _client_terminated(self, node: NodeDef, feeds: tuple[str, ...], fetches: tuple[str, ...],
                            sends: list[tuple[int, str]], recvs: list[tuple[int, str]]) -> NodeDef:
         """A call-frame node as the `_Recv` of a feed or the `_Send` of a fetch whose other end is the client
-        (TF's client-terminated transfers); a transfer between devices with its sender's real incarnation."""
-        client, device = self._client_device, node.device
+        (TF's client-terminated transfers); a transfer between devices with its sender's real incarnation.
+        Both ends of a client-terminated key name the node's own device, as in a partition TF's master runs
+        on its own task: a TF worker takes feeds and gives fetches only under keys local to it."""
+        device = node.device
+        incarnation = self._incarnations[device]
         if node.op == "_Arg":
             index, name = node.attr["index"], feeds[node.attr["index"]]
-            incarnation = self._incarnations[client]
-            sends.append((index, create_key(client, incarnation, device, name)))
+            sends.append((index, create_key(device, incarnation, device, name)))
             return NodeDef(node.name, "_Recv", [], device, _transfer_attrs(
-                name, client, incarnation, device, True, tensor_type=node.attr["T"]))
+                name, device, incarnation, device, True, tensor_type=node.attr["T"]))
         if node.op == "_Retval":
             index, name = node.attr["index"], fetches[node.attr["index"]]
-            incarnation = self._incarnations[device]
-            recvs.append((index, create_key(device, incarnation, client, name)))
+            recvs.append((index, create_key(device, incarnation, device, name)))
             return NodeDef(node.name, "_Send", list(node.input), device, _transfer_attrs(
-                name, device, incarnation, client, True, T=node.attr["T"]))
+                name, device, incarnation, device, True, T=node.attr["T"]))
         if node.op in ("_Send", "_Recv"):
             sender = node.attr["send_device"].decode()
             return dataclasses.replace(node, attr={**node.attr, "send_device_incarnation": self._incarnations[sender]})
         return node
 
     def _run_step(self, parts: list[_TaskPart], feed: Sequence[Any], timeout: float | None,
-                  traced: bool = False) -> list[Any]:
-        """One RunGraph per task under one step id (each recording its kernels' stats when `traced`), the own
-        task's on this thread. Every task's step is
+                  exec_opts: Any) -> list[Any]:
+        """One RunGraph per task under one step id (each recording what `exec_opts` asks), the own task's on
+        this thread. Every task's step is
         cleaned up: at once when it failed; once the next step is under way when it succeeded, so that
         CleanupGraph never delays a step's RunGraph on a task (a session's last step is cleaned at close)."""
         step_id = random.getrandbits(63)
@@ -218,16 +232,17 @@ class MasterSession:
             if cleaned.is_set():
                 return
             cleaned.set()
-            succeeded = remaining == 0 and not failures  # nothing waits in its rendezvous: the own task's is
-            request = protos.CleanupGraphRequest(step_id=step_id)  # dropped here, without a thread hop
+            succeeded = remaining == 0 and not failures
+            request = protos.CleanupGraphRequest(step_id=step_id)
             for part in parts:  # the tasks of the step: no other holds anything of it (TF's rcg partitions)
-                if succeeded and part.task == self._cache.local_task:
-                    self._cache.stub(part.task).call("CleanupGraph", request)
-                else:
+                if not (succeeded and self._cache.self_cleaning(part.task)):  # else the task ended it itself
                     self._cache.stub(part.task).call_async("CleanupGraph", request, lambda error, response: None)
 
         def replied(position: int, error: BaseException | None, response: Any) -> None:
             nonlocal remaining
+            if isinstance(error, errors.OpError):  # TF's master names the task that failed
+                error = errors._make_specific_exception(error.node_def, error.op, f"From {parts[position].task}:\n"
+                                                        f"{error.message}", error.error_code)
             with lock:
                 if error is not None:
                     failures.append(error)
@@ -249,7 +264,7 @@ class MasterSession:
             for index, rendezvous_key in part.sends:
                 request.send.add(name=rendezvous_key, tensor=feed[index].tensor)
             request.recv_key.extend(rendezvous_key for _, rendezvous_key in part.recvs)
-            request.exec_opts.record_timeline = request.exec_opts.record_costs = traced
+            request.exec_opts.CopyFrom(exec_opts)
             if part.task == self._cache.local_task and timeout is None:
                 local = position, request
             else:
@@ -343,7 +358,7 @@ class Master:
         handle = f"{random.getrandbits(64):016x}"
         session = MasterSession(handle, self._cache, cluster_devices(self._cache, config.device_filters), config)
         if request.graph_def.node:
-            session.extend(graph_def_from_proto(request.graph_def).node)
+            session.extend(graph_def_from_proto(request.graph_def).node, initial=True)
         with self._lock:
             self._sessions[handle] = session
         return protos.CreateSessionResponse(session_handle=handle, graph_version=session.graph_version)

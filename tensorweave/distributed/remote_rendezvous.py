@@ -2,8 +2,9 @@
 
 Sends always stay local: a `_Send` leaves its value here, where a `_Recv` of this task or a RecvTensor call
 from another task picks it up. A `_Recv` whose sender is on this task, or whose value the master fed with
-RunGraph, reads locally; any other asks the sender's task with RecvTensor, asynchronously (no thread waits
-for the reply). Aborting the step fails every pending receive, local or remote, with the step's error.
+RunGraph, reads locally; any other asks the sender's task with RecvTensor, asynchronously: the call is made
+by the thread that runs this task's part of the step when it has nothing else to do (it would only wait),
+else by a caller thread; either way the receive is failed at once when the step aborts. Aborting the step fails every pending receive, local or remote, with the step's error.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from tensorweave.distributed.worker_cache import WorkerCache, task_of
 from tensorweave.formats import protos
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.rendezvous import LocalRendezvous, RecvCallback, Rendezvous
+from tensorweave.runtime.executor import StepRunner
 
 
 class RemoteRendezvous(Rendezvous):
@@ -30,6 +32,8 @@ class RemoteRendezvous(Rendezvous):
         self._calls: set[Any] = set()
         self._lock = threading.Lock()
         self._error: BaseException | None = None
+        self.ran = False  # this task's RunGraph of the step succeeded
+        self.runner: StepRunner | None = None  # the thread running this task's part of the step, while it does
 
     def feed(self, key: str, value: Any) -> None:
         """A value the master sent with RunGraph (a client-terminated `_Recv` of this task reads it)."""
@@ -71,7 +75,7 @@ class RemoteRendezvous(Rendezvous):
         except Exception as e:  # noqa: BLE001 - the receiving kernel reports it
             callback(e, None, False)
             return
-        future = stub.call_async("RecvTensor", request, replied)
+        future = stub.call_async("RecvTensor", request, replied, self.runner.offer if self.runner else None)
         with self._lock:
             if not future.done():
                 call.append(future)

@@ -60,6 +60,10 @@ _SERVER_OPTIONS = _UNLIMITED + [
     ("grpc.keepalive_permit_without_calls", 1), ("grpc.http2.min_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_ping_strikes", 0)]
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
+# Sent with GetStatus by a worker that ends a step's rendezvous itself once its RunGraph succeeded and every
+# tensor it sent was received: its master then sends no CleanupGraph after a step that succeeded (a real TF
+# worker sends no such metadata and gets one as TF's master sends it, after every step).
+SELF_CLEANING = ("tensorweave-step-cleanup", "self")
 
 
 def error_from_rpc(error: grpc.RpcError) -> errors.OpError:
@@ -84,18 +88,24 @@ def tensor_from_proto(proto: Any) -> np.ndarray:
     return make_ndarray(proto)
 
 
-def serve(server: grpc.Server, service: str, methods: dict[str, tuple[type, type]], target: Any) -> None:
-    """Add `target`'s methods to `server` under TF's paths for `service`."""
+def serve(server: grpc.Server, service: str, methods: dict[str, tuple[type, type]], target: Any,
+          metadata: dict[str, tuple[tuple[str, str], ...]] | None = None) -> None:
+    """Add `target`'s methods to `server` under TF's paths for `service`; a method named in `metadata` sends
+    those (key, value) pairs as trailing metadata (TF's peers ignore metadata they do not know)."""
 
     def handler(name: str, request_class: type) -> grpc.RpcMethodHandler:
         method = getattr(target, name)
+        trailing = (metadata or {}).get(name)
 
         def call(request: Any, context: grpc.ServicerContext) -> Any:
             try:
-                return method(request)
+                response = method(request)
             except Exception as e:  # noqa: BLE001 - every failure is the call's status
                 code, message = error_status(e)
                 context.abort(_CODES.get(code, grpc.StatusCode.UNKNOWN), message)
+            if trailing:
+                context.set_trailing_metadata(trailing)
+            return response
 
         return grpc.unary_unary_rpc_method_handler(call, request_deserializer=request_class.FromString,
                                                    response_serializer=lambda m: m.SerializeToString())
@@ -180,8 +190,20 @@ class Stub:
         except grpc.RpcError as e:
             raise error_from_rpc(e) from None
 
-    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None]) -> AsyncCall:
-        """Start a call on a caller thread; returns it (`cancel()` ends it for the caller at once)."""
+    def call_with_metadata(self, name: str, request: Any, timeout: float | None = None,
+                           wait_for_ready: bool = False) -> tuple[Any, tuple[tuple[str, str], ...]]:
+        """`call`, also returning the trailing metadata the server sent."""
+        try:
+            response, call = self._calls[name].with_call(request, timeout=timeout, wait_for_ready=wait_for_ready)
+        except grpc.RpcError as e:
+            raise error_from_rpc(e) from None
+        return response, tuple((key, value) for key, value in call.trailing_metadata() or ())
+
+    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None],
+                   waiter: Callable[[Callable[[], None]], bool] | None = None) -> AsyncCall:
+        """Start a call; returns it (`cancel()` ends it for the caller at once). The blocking call is made by
+        `waiter` when it takes it (a thread that only waits for this reply, as the thread running a step whose
+        Recv asks another task: no thread hop, and less CPU on a loaded machine), else on a caller thread."""
         call = AsyncCall(name, callback)
         method = self._calls[name]
 
@@ -193,7 +215,8 @@ class Stub:
                 return
             call.finish(None, response)
 
-        _CALLERS.submit(run)
+        if waiter is None or not waiter(run):
+            _CALLERS.submit(run)
         return call
 
 

@@ -86,7 +86,8 @@ class Server:
         self._worker = Worker(task, cluster, config)
         self._master = Master(self._worker.cache, config)
         rpc.serve(self._grpc, rpc.MASTER_SERVICE, rpc.MASTER_METHODS, self._master)
-        rpc.serve(self._grpc, rpc.WORKER_SERVICE, rpc.WORKER_METHODS, self._worker)
+        rpc.serve(self._grpc, rpc.WORKER_SERVICE, rpc.WORKER_METHODS, self._worker,
+                  {"GetStatus": (rpc.SELF_CLEANING,)})
         self._started = False
         self._stopped = threading.Event()
         if start:

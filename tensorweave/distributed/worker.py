@@ -5,7 +5,10 @@ devices, with `_Send`/`_Recv` at every edge that leaves a device); RegisterGraph
 device and returns a handle. RunGraph runs them for one step id: the master's feeds arrive as rendezvous
 keys with tensors, its fetches leave as keys read from the step's rendezvous when the step is done. Tensors
 another task needs stay in the step's rendezvous until that task asks with RecvTensor (which may come
-before this task's RunGraph), and until the master's CleanupGraph ends the step. Devices and their
+before this task's RunGraph). A step ends here with the master's CleanupGraph, or before it once its
+RunGraph succeeded and every value it sent was received (nothing of it is left to ask for), so a tensorweave
+master sends no CleanupGraph after a step that succeeded (`rpc.SELF_CLEANING`): one RPC less per task and
+step. A RecvTensor for a step that ended fails with AbortedError. Devices and their
 resource managers (variables, queues) belong to the task and outlive sessions, as in TF, so clients of
 several sessions share a parameter server's variables.
 """
@@ -29,12 +32,12 @@ from tensorweave.distributed.worker_cache import WorkerCache
 from tensorweave.formats import protos
 from tensorweave.framework import op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef
-from tensorweave.framework.graph_io import graph_def_from_proto
+from tensorweave.framework.graph_io import add_default_attrs, graph_def_from_proto
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
-from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
-from tensorweave.runtime.step_stats import NodeExecStats, to_proto
+from tensorweave.runtime.executor import CallFrame, Executor, StepRunner, new_kernel, run_partitions
+from tensorweave.runtime.step_stats import NodeExecStats, cost_graph, to_proto
 
 _FINISHED_STEPS_KEPT = 10000
 
@@ -111,7 +114,7 @@ class Worker:
 
     def RegisterGraph(self, request: Any) -> Any:  # noqa: N802
         session = self._session(request.session_handle, request.create_worker_session_called)
-        graph_def = graph_def_from_proto(request.graph_def)
+        graph_def = add_default_attrs(graph_def_from_proto(request.graph_def))
         by_device: dict[str, list[NodeDef]] = {}
         for node in graph_def.node:
             if node.device not in self._by_name:
@@ -176,11 +179,18 @@ class Worker:
             if traced is not None:  # TF's RunGraphResponse.step_stats: the master merges every task's
                 response.step_stats.CopyFrom(to_proto([(e.device.name, records) for e, records in zip(executors, traced)],
                                                       [e.graph_def for e in executors]))
+            for executor in executors:  # each partition's own node ids, as TF's worker reports its graphs
+                if exec_opts.record_costs:
+                    response.cost_graph.node.extend(cost_graph([executor.graph_def], response.step_stats).node)
+                if exec_opts.record_partition_graphs:
+                    response.partition_graph.append(executor.graph_def.to_proto())
             for key in request.recv_key:
                 value, is_dead = rendezvous.local.recv(key, timeout=0)
                 if is_dead:
                     raise errors.InvalidArgumentError(None, None, f"The tensor returned for {key} was not valid.")
                 response.recv.add(name=key, tensor=rpc.tensor_to_proto(value))
+            rendezvous.ran = True
+            self._end_if_drained(rendezvous)
             return response
         except Exception as e:
             rendezvous.abort(e)
@@ -194,23 +204,40 @@ class Worker:
         """Run the step's executors on this task (recording each kernel's stats in `traced`, one list per
         executor, when given); the first error (not a cancellation it caused) wins."""
         step = StepContext(rendezvous=rendezvous, cancellation=rendezvous.cancellation, step_id=rendezvous.step_id)
-        run_partitions(executors, [CallFrame(()) for _ in executors], step, traced)
+        rendezvous.runner = StepRunner(executors[0]._pool)
+        try:
+            run_partitions(executors, [CallFrame(()) for _ in executors], step, traced, runner=rendezvous.runner)
+        finally:
+            rendezvous.runner = None
 
     def RecvTensor(self, request: Any) -> Any:  # noqa: N802
         """Wait for the step's value of the key (sent by this task's `_Send`) and return it."""
-        value, is_dead = self._step(request.step_id).local.recv(request.rendezvous_key)
+        rendezvous = self._step(request.step_id)
+        value, is_dead = rendezvous.local.recv(request.rendezvous_key)
+        if rendezvous.ran:
+            self._end_if_drained(rendezvous)
         response = protos.RecvTensorResponse(is_dead=is_dead)
         if not is_dead:
             response.tensor.CopyFrom(rpc.tensor_to_proto(value))
         return response
 
-    def CleanupGraph(self, request: Any) -> Any:  # noqa: N802
-        """End the step: its rendezvous goes, and anything still waiting in it fails."""
+    def _end(self, step_id: int) -> RemoteRendezvous | None:
+        """Drop the step's rendezvous (returned, if it had one); a later RecvTensor of it fails."""
         with self._lock:
-            rendezvous = self._steps.pop(request.step_id, None)
-            self._finished[request.step_id] = None
+            rendezvous = self._steps.pop(step_id, None)
+            self._finished[step_id] = None
             if len(self._finished) > _FINISHED_STEPS_KEPT:
                 self._finished.popitem(last=False)
+        return rendezvous
+
+    def _end_if_drained(self, rendezvous: RemoteRendezvous) -> None:
+        """End a step whose RunGraph succeeded once nothing it sent waits to be received."""
+        if rendezvous.local.drained():
+            self._end(rendezvous.step_id)
+
+    def CleanupGraph(self, request: Any) -> Any:  # noqa: N802
+        """End the step: its rendezvous goes, and anything still waiting in it fails."""
+        rendezvous = self._end(request.step_id)
         if rendezvous is not None:
             rendezvous.abort(errors.AbortedError(None, None, f"Cleanup {request.step_id}"))
         return protos.CleanupGraphResponse()

@@ -15,6 +15,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed import rpc
 from tensorweave.distributed.cluster_spec import ClusterSpec
+from tensorweave.formats import protos
 from tensorweave.framework.device_spec import DeviceSpec
 
 
@@ -37,7 +38,8 @@ class LocalStub:
     def call(self, name: str, request: Any, timeout: float | None = None, wait_for_ready: bool = False) -> Any:
         return getattr(self._service, name)(request)
 
-    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None]) -> Any:
+    def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None],
+                   waiter: Callable[[Callable[[], None]], bool] | None = None) -> Any:
         def run() -> None:
             try:
                 response = getattr(self._service, name)(request)
@@ -59,6 +61,7 @@ class WorkerCache:
         self._local = LocalStub(local_worker, self._pool)
         self._stubs: dict[str, rpc.Stub] = {}
         self._channels: list[Any] = []
+        self._self_cleaning = {local_task}
         self._lock = threading.Lock()
 
     def task_names(self) -> list[str]:
@@ -82,6 +85,24 @@ class WorkerCache:
                 self._channels.append(channel)
                 stub = self._stubs[task] = rpc.Stub(channel, rpc.WORKER_SERVICE, rpc.WORKER_METHODS)
             return stub
+
+    def get_status(self, task: str, timeout: float) -> Any:
+        """The task's GetStatus (waiting for a task still starting), noting whether it ends its steps itself."""
+        if task == self.local_task:
+            return self._local.call("GetStatus", protos.GetStatusRequest())
+        response, metadata = self.stub(task).call_with_metadata("GetStatus", protos.GetStatusRequest(),
+                                                                timeout=timeout, wait_for_ready=True)
+        with self._lock:
+            if rpc.SELF_CLEANING in metadata:
+                self._self_cleaning.add(task)
+            else:
+                self._self_cleaning.discard(task)
+        return response
+
+    def self_cleaning(self, task: str) -> bool:
+        """Whether the task drops a step that succeeded without CleanupGraph (a tensorweave worker does)."""
+        with self._lock:
+            return task in self._self_cleaning
 
     def close(self) -> None:
         with self._lock:

@@ -13,6 +13,7 @@ which builds on it; it installs graph_def's `to_proto` hook, so `GraphDef.to_pro
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -26,7 +27,7 @@ from tensorweave.formats import protos
 from tensorweave.formats.tensor_proto import as_shape_proto, listed_values, make_ndarray, make_tensor_proto
 from tensorweave.framework import dtypes, op_registry, tensor_shape
 from tensorweave.framework.graph_def import GraphDef, NodeDef, to_proto
-from tensorweave.framework.op_def import ArgDef, AttrDef, OpDef
+from tensorweave.framework.op_def import ArgDef, AttrDef, OpDef, check_attr_value
 from tensorweave.platform import gfile
 from tensorweave.platform.tf_export import tf_export
 
@@ -298,6 +299,23 @@ def graph_def_from_proto(proto: Any) -> GraphDef:
                 attrs[key], splats[key] = splat
         nodes.append(NodeDef(n.name, n.op, list(n.input), n.device, attrs, splats))
     return GraphDef(node=nodes, producer=proto.versions.producer)
+
+
+def add_default_attrs(graph_def: GraphDef) -> GraphDef:
+    """The graph with each node's missing attrs set to its OpDef's defaults (TF's AddDefaultAttrsToGraphDef):
+    TF's master strips default-valued attrs from the partitions it registers on a worker."""
+    nodes = []
+    for node in graph_def.node:
+        try:
+            op_def = op_registry.get(node.op).op_def
+        except KeyError:  # an unknown op fails where its kernel is made
+            op_def = None
+        missing = [a for a in op_def.attrs if a.has_default and a.name not in node.attr] if op_def else []
+        if missing:
+            node = dataclasses.replace(node, attr={**node.attr, **{a.name: check_attr_value(op_def, a, None)
+                                                                    for a in missing}})
+        nodes.append(node)
+    return GraphDef(node=nodes, producer=graph_def.producer)
 
 
 @tf_export("io.write_graph", "train.write_graph")

@@ -93,6 +93,11 @@ class LocalRendezvous(Rendezvous):
         else:
             callback(None, value, is_dead)
 
+    def drained(self) -> bool:
+        """Whether every value sent was received and no receiver waits (a step's exchange is over)."""
+        with self._lock:
+            return not self._values and not self._waiters
+
     def abort(self, error: BaseException) -> None:
         with self._lock:
             if self._error is not None:

@@ -174,7 +174,7 @@ class DirectSession(SessionBackend):
         return [] if plan is None else plan.graphs
 
     def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
-            timeout_in_ms: int = 0) -> list[Any]:
+            timeout_in_ms: int = 0, options: Any = None, run_metadata: Any = None) -> list[Any]:
         plan = self._plans.get(key)
         if plan is None:
             plan = self._build_plan(key)

@@ -337,14 +337,16 @@ class Executor:
 
 
 def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], step: StepContext,
-                   traced: Sequence[list[NodeExecStats]] | None = None, timeout: float | None = None) -> None:
+                   traced: Sequence[list[NodeExecStats]] | None = None, timeout: float | None = None,
+                   runner: StepRunner | None = None) -> None:
     """Run one step over several executors of this process (a step's partitions), sharing `step`'s rendezvous
     and cancellation: the first failure cancels the others, which stop waiting on it. Past `timeout` seconds
     the step is cancelled and fails with DeadlineExceededError. Raises the cause, not the cancellations and
-    aborts it set off (TF's StatusGroup); the results are in `frames`."""
+    aborts it set off (TF's StatusGroup); the results are in `frames`. This thread works for the step
+    through `runner` (one is made when none is given) until it is done."""
     remaining = len(executors)
     lock = threading.Lock()
-    runner = StepRunner(executors[0]._pool)
+    runner = runner or StepRunner(executors[0]._pool)
     failures: list[BaseException] = []
 
     def done(error: BaseException | None) -> None:
@@ -397,7 +399,18 @@ class StepRunner:
         self._condition = threading.Condition(threading.Lock())
         self._tasks: deque[tuple[Callable, tuple]] = deque()
         self._idle = False
+        self._busy = False
         self._finished = False
+
+    def offer(self, fn: Callable, *args: Any) -> bool:
+        """Have the caller run `fn(*args)` (a blocking call the step waits for) when it has nothing else to do
+        (it may still be starting the step); False when it is busy or has work waiting, or the step is over."""
+        with self._condition:
+            if self._tasks or self._busy or self._finished:
+                return False
+            self._tasks.append((fn, args))
+            self._condition.notify()
+            return True
 
     def submit(self, fn: Callable, *args: Any) -> None:
         """Run `fn(*args)` on the caller if it is idle and no task waits for it already, else on the pool."""
@@ -426,7 +439,10 @@ class StepRunner:
                 if not tasks:
                     return
                 fn, args = tasks.popleft()
+                self._busy = True
             fn(*args)
+            with condition:
+                self._busy = False
 
 
 class _Iteration:

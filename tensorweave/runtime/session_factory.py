@@ -60,10 +60,12 @@ class SessionBackend(abc.ABC):
 
     @abc.abstractmethod
     def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
-            timeout_in_ms: int = 0) -> list[Any]:
+            timeout_in_ms: int = 0, options: Any = None, run_metadata: Any = None) -> list[Any]:
         """One step of the plan `key` with these feed values; the fetched values in order. A step still
         waiting after `timeout_in_ms` (0: the session's operation timeout, if any) fails with
-        DeadlineExceededError."""
+        DeadlineExceededError. `options` are the caller's RunOptions; a backend whose partitions live
+        elsewhere (grpc://) puts what its runtime reports of them (partition graphs, cost graph) in
+        `run_metadata`, where an in-process one leaves it to `step_graphs`."""
 
     @abc.abstractmethod
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:

@@ -205,6 +205,36 @@ def test_worker_service_protocol(cluster):
         cache.close()
 
 
+def test_worker_ends_a_step_that_succeeded_once_its_sends_are_received(cluster):
+    """A tensorweave worker says so in GetStatus's metadata and drops a step itself once its RunGraph succeeded
+    and another task received what it sent (its master sends no CleanupGraph then); later calls of the step
+    find it ended."""
+    _, worker = cluster
+    cache = WorkerCache(tf.train.ClusterSpec(worker.server_def.cluster), "/job:ps/replica:0/task:0", None)
+    try:
+        stub = cache.stub("/job:worker/replica:0/task:0")
+        response, metadata = stub.call_with_metadata("GetStatus", protos.GetStatusRequest())
+        assert rpc.SELF_CLEANING in metadata
+        (device,) = response.device_attributes
+        other = "/job:ps/replica:0/task:0/device:CPU:0"
+        graph = GraphDef(node=[
+            NodeDef("c", "Const", [], device.name, {"dtype": tf.float32, "value": np.array(2.0, np.float32)}),
+            NodeDef("send", "_Send", ["c"], device.name, {
+                "T": tf.float32, "tensor_name": b"c:0", "send_device": device.name.encode(),
+                "send_device_incarnation": device.incarnation, "recv_device": other.encode(),
+                "client_terminated": False})])
+        handle = stub.call("RegisterGraph", protos.RegisterGraphRequest(graph_def=graph.to_proto())).graph_handle
+        stub.call("RunGraph", protos.RunGraphRequest(graph_handle=handle, step_id=11))
+        key = f"{device.name};{device.incarnation:016x};{other};c:0;0:0"
+        received = stub.call("RecvTensor", protos.RecvTensorRequest(step_id=11, rendezvous_key=key))
+        assert rpc.tensor_from_proto(received.tensor) == 2.0
+        with pytest.raises(tf.errors.AbortedError, match="Step 11 has been cleaned up"):
+            stub.call("RecvTensor", protos.RecvTensorRequest(step_id=11, rendezvous_key=key), timeout=5)
+        stub.call("CleanupGraph", protos.CleanupGraphRequest(step_id=11))  # as a TF master still sends it
+    finally:
+        cache.close()
+
+
 # -- servers in other processes -------------------------------------------------------------------------
 
 _SERVER_MAIN = textwrap.dedent("""
@@ -283,6 +313,41 @@ def test_traced_step_gathers_every_task_and_profiler_hook_writes_it(cluster, tmp
             sess.run(train)
     timelines = list(tmp_path.glob("timeline-*.json"))
     assert timelines and "/job:ps/replica:0/task:0/device:CPU:0" in timelines[0].read_text()
+
+
+def test_partition_graphs_and_cost_graph_come_from_every_task(cluster):
+    """As TF's master fills RunMetadata: output_partition_graphs gives each task's partitions (with their
+    _Send/_Recv) from RunGraph; a cost graph comes with the steps GraphOptions.build_cost_model picks,
+    each partition's nodes with their own ids, and not from tracing alone."""
+    _, worker = cluster
+    x, y, _, init = _ps_worker_graph()
+    ps_device, worker_device = "/job:ps/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0"
+    with tf.Session(worker.target) as sess:
+        sess.run(init)
+        metadata = tf.RunMetadata()
+        sess.run(y, {x: [[1.0, 0.0]]}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=metadata)
+        graphs = {graph.node[0].device: {n.op for n in graph.node} for graph in metadata.partition_graphs}
+        assert set(graphs) == {ps_device, worker_device}
+        assert {"VariableV2", "_Send"} <= graphs[ps_device] and {"_Recv", "MatMul", "_Send"} <= graphs[worker_device]
+        assert not metadata.cost_graph.node and not metadata.step_stats.dev_stats
+        sess.run(y, {x: [[1.0, 0.0]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=metadata)
+        assert metadata.step_stats.dev_stats and not metadata.cost_graph.node and not metadata.partition_graphs
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(build_cost_model=2))
+    with tf.Session(worker.target, config=config) as sess:
+        costs = []
+        for _ in range(4):
+            sess.run(y, {x: [[1.0, 0.0]]}, run_metadata=metadata)
+            costs.append(len(metadata.cost_graph.node))
+        assert costs[0] == costs[2] == 0 and costs[1] == costs[3] > 0
+        by_device = {}
+        for node in metadata.cost_graph.node:
+            by_device.setdefault(node.device, []).append(node)
+        assert set(by_device) == {ps_device, worker_device}
+        for nodes in by_device.values():
+            assert sorted(n.id for n in nodes) == list(range(len(nodes)))
+        (matmul,) = [n for n in by_device[worker_device] if n.name == "MatMul"]
+        assert len(matmul.input_info) == 2 and matmul.output_info[0].size == 8
 
 
 def test_master_optimizes_a_step_as_the_local_session_does():

@@ -19,7 +19,7 @@ from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import StepContext
 from tensorweave.framework.rendezvous import LocalRendezvous, create_key
 from tensorweave.runtime.direct_session import _Plan
-from tensorweave.runtime.executor import CallFrame, Executor, run_partitions
+from tensorweave.runtime.executor import CallFrame, Executor, StepRunner, run_partitions
 from tensorweave.runtime.prune import prune
 
 F32 = dtypes.float32
@@ -253,3 +253,33 @@ def test_an_expensive_kernel_alone_runs_inline_while_other_recvs_wait():
         step.rendezvous.send(_key("y"), np.float32(1.0))
     assert finished == [None]
     assert [record.thread_id for record in stats[0] if record.node_name == "m"] == [threading.get_native_id()]
+
+
+def test_the_thread_running_a_step_makes_the_blocking_call_a_recv_offers():
+    """A rendezvous that waits on a remote reply offers its blocking call to the step's runner: the thread that
+    runs the step makes it (no thread hop) when it would only wait; an offer while it has one is refused, as
+    is any once the step is done."""
+    runner, callers, refused = StepRunner(None), [], []
+
+    class Remote(LocalRendezvous):
+        def recv_async(self, key, callback):
+            def blocking():
+                callers.append(threading.get_ident())
+                callback(None, np.float32(2.0), False)
+
+            if not runner.offer(blocking):
+                refused.append(key)
+                super().recv_async(key, callback)
+
+    ex = _executor([_recv("a", "x"), _recv("b", "y"), NodeDef("s", "Add", ["a", "b"], "", {"T": F32})],
+                   fetches=["s:0"])
+    step, frame = StepContext(rendezvous=Remote()), CallFrame([])
+    caller, outcome = _run_in_thread(lambda: run_partitions([ex], [frame], step, runner=runner))
+    deadline = time.monotonic() + TIMEOUT
+    while not refused and time.monotonic() < deadline:
+        time.sleep(0.01)
+    step.rendezvous.send(refused[0], np.float32(5.0))
+    caller.join(TIMEOUT)
+    assert outcome == [("ok", None)] and frame.rets == [7.0]
+    assert callers == [caller.ident] and len(refused) == 1
+    assert not runner.offer(lambda: None)
