@@ -65,6 +65,13 @@ class SessionBackend(abc.ABC):
         waiting after `timeout_in_ms` (0: the session's operation timeout, if any) fails with
         DeadlineExceededError."""
 
+    def run_repeated(self, key: PlanKey, max_runs: int) -> int:
+        """Up to `max_runs` consecutive steps of `key`, which feeds and fetches nothing (a QueueRunner's
+        enqueue op), each as `run` does it; how many ran (at least one), or the error of the one that failed
+        after those before it. This backend runs one."""
+        self.run(key, [])
+        return 1
+
     @abc.abstractmethod
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:
         """The partition graphs of the plan `key`, once it ran."""

@@ -9,6 +9,7 @@ enqueues (`cancel_op`), and any other error requests the stop.
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from typing import Any
@@ -29,6 +30,10 @@ from tensorweave.framework.graph import (
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.train.coordinator import Coordinator
+
+# Runs of an enqueue op one call of the loop may make at once (where the runtime can: an input chain, see
+# runtime/input_chain.py); the stop request is checked between calls
+_RUNS_PER_CALL = 32
 
 
 @tf_export("train.QueueRunner")
@@ -125,7 +130,10 @@ class QueueRunner:
         """Run `enqueue_op` until told to stop or the queue closes; the last thread out closes the queue."""
         decremented = False
         try:
-            enqueue = sess.make_callable(enqueue_op)
+            if isinstance(sess, BaseSession):
+                enqueue = functools.partial(sess._repeating_callable(enqueue_op), _RUNS_PER_CALL)
+            else:
+                enqueue = sess.make_callable(enqueue_op)
             while not (coord and coord.should_stop()):
                 try:
                     enqueue()
