@@ -4,7 +4,8 @@ A QueueRunner runs each of its enqueue ops in a loop on its own thread, per sess
 because the queue was closed (OutOfRangeError by default, as a queue of input reports the end of its data),
 that thread stops; the last of them to stop closes the queue, so its consumers drain it and then see
 OutOfRangeError. With a Coordinator, one more thread waits for the stop request and cancels pending
-enqueues (`cancel_op`), and any other error requests the stop.
+enqueues (`cancel_op`), and any other error requests the stop. A thread asks the session for several runs per
+call, which the runtime makes at once where it can (a reader's step: runtime/input_chain.py), each as one run.
 """
 
 from __future__ import annotations
