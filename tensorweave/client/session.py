@@ -15,7 +15,7 @@ import random
 import re
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -409,6 +409,27 @@ class BaseSession:
             return run_step_with_options()
 
         return run_step
+
+    def _repeating_callable(self, op: Any) -> Callable[[int], int]:
+        """For a QueueRunner's loop: a function that runs `op` up to n times in a row and returns how many runs
+        it made (the runtime may make several at once, each as one `run`; at least one), or raises the error of
+        the run that failed."""
+        plan = _FetchPlan(self._graph, op)
+        if len(self._graph._operations) != self._extended:
+            self._extend_graph()
+        key = PlanKey.for_step((), tuple(t.name for t in plan.tensors), tuple(plan.targets))
+
+        def run_repeated(max_runs: int) -> int:
+            if self._closed:
+                raise errors.CancelledError(None, None, "Session has been closed.")
+            if len(self._graph._operations) != self._extended:
+                self._extend_graph()
+            try:
+                return self._session.run_repeated(key, max_runs)
+            except errors.OpError as e:
+                raise self._interpolate(e) from e.__cause__
+
+        return run_repeated
 
     def partial_run_setup(self, fetches: Any, feeds: Any = None) -> str:
         """Set up a step whose feeds and fetches come in several `partial_run` calls; returns its handle."""

@@ -54,18 +54,28 @@ class _Run:
     raises it."""
 
     def __init__(self, values: dict[int, list[Any]], fuse_map_and_batch: bool = True,
-                 state: dict[int, Any] | None = None, failures: deque | None = None) -> None:
+                 state: dict[int, Any] | None = None, failures: deque | None = None,
+                 outer: _Run | None = None) -> None:
         self.values = values
         self.fuse_map_and_batch = fuse_map_and_batch  # the iterated dataset's options allow it (TF's default)
         self.state: dict[int, Any] = {} if state is None else state
         self.failures = failures  # the errors not yet taken by the ignore_errors stage; None: not below one
         self.failure_count = 0  # every failure so far (a batch drops the one it was gathering)
+        self._outer = outer
 
     def ignoring(self) -> _Run:
         """The run of an ignore_errors stage's input: the same values and state, with its own failures."""
         return _Run(self.values, self.fuse_map_and_batch, self.state, deque())
 
+    def nested(self, values: dict[int, list[Any]]) -> _Run:
+        """The run of a dataset made for one element (interleave's inner datasets): its own values and state,
+        its failures this run's, so that below an ignore_errors the inner iterator goes on as TF's does."""
+        return _Run(values, self.fuse_map_and_batch, None, self.failures, self)
+
     def failed(self, error: errors.OpError) -> None:
+        if self._outer is not None:
+            self._outer.failed(error)
+            return
         if self.failures is None or isinstance(error, errors.OutOfRangeError):
             raise error
         self.failure_count += 1
@@ -92,6 +102,10 @@ class _Bound:
     def make_iterator(self) -> PyIterator[Element]:
         fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
         return self.dataset._iterate(_Run(self.values, fuse))
+
+    def iterate_in(self, run: _Run) -> PyIterator[Element]:
+        """The elements, as a dataset made inside `run` (an interleave's) iterates them."""
+        return self.dataset._iterate(run.nested(self.values))
 
 
 @tf_export("data.Dataset")
@@ -591,7 +605,11 @@ class _InterleaveDataset(DatasetV1):
                 if element is None:
                     input_done = True
                 else:
-                    slots[index] = inner._bind(function(element)).make_iterator()
+                    made = _outcome(function, element)
+                    if isinstance(made, errors.OpError):  # as TF's: the slot takes the next input element
+                        run.failed(made)
+                        continue
+                    slots[index] = inner._bind(made).iterate_in(run)
                     open_count += 1
             current = slots[index]
             if current is not None:
@@ -622,23 +640,7 @@ class _BatchDataset(DatasetV1):
         if isinstance(self._inputs[0], _MapDataset) and run.fuse_map_and_batch:
             yield from self._mapped_batches(run, self._inputs[0], size, drop)
             return
-        source = self._inputs[0]._iterate(run)
-        if run.failures is None:
-            while batch := list(itertools.islice(source, size)):
-                if drop and len(batch) < size:
-                    return
-                yield _stacked(batch)
-            return
-        batch, seen = [], 0
-        for element in source:
-            if run.failure_count != seen:  # an input element failed: TF's batch lost what it had gathered
-                batch, seen = [], run.failure_count
-            batch.append(element)
-            if len(batch) == size:
-                yield from _checked(run, batch)
-                batch = []
-        if batch and run.failure_count == seen and not drop:
-            yield from _checked(run, batch)
+        yield from _batches(run, self._inputs[0]._iterate(run), size, drop, _stacked)
 
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
         """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
@@ -661,14 +663,37 @@ def _stacked(batch: list[Element]) -> Element:
     return [_stack(i, [element[i] for element in batch]) for i in range(len(batch[0]))]
 
 
-def _checked(run: _Run, batch: list[Element]) -> PyIterator[Element]:
+def _batches(run: _Run, source: PyIterator[Element], size: int, drop: bool,
+             assemble: Callable[[list[Element]], Element]) -> PyIterator[Element]:
+    """Batches of `size` input elements (batch's and padded_batch's); below an ignore_errors, a failed input
+    element loses the batch being gathered and a batch that cannot be assembled is dropped, as TF's."""
+    if run.failures is None:
+        while batch := list(itertools.islice(source, size)):
+            if drop and len(batch) < size:
+                return
+            yield assemble(batch)
+        return
+    batch, seen = [], 0
+    for element in source:
+        if run.failure_count != seen:  # an input element failed: TF's batch lost what it had gathered
+            batch, seen = [], run.failure_count
+        batch.append(element)
+        if len(batch) == size:
+            yield from _checked(run, batch, assemble)
+            batch = []
+    if batch and run.failure_count == seen and not drop:
+        yield from _checked(run, batch, assemble)
+
+
+def _checked(run: _Run, batch: list[Element], assemble: Callable[[list[Element]], Element] = _stacked
+             ) -> PyIterator[Element]:
     """The batch of these elements, or nothing once `run.failed` took its error (shapes that differ)."""
     try:
-        stacked = _stacked(batch)
+        assembled = assemble(batch)
     except errors.OpError as e:
         run.failed(e)
         return
-    yield stacked
+    yield assembled
 
 
 def _static_rows(size: Tensor, drop: Tensor) -> int | None:
@@ -730,22 +755,21 @@ class _PaddedBatchDataset(DatasetV1):
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
         pads = run.captured(self)[2:]
-        source = self._inputs[0]._iterate(run)
-        while batch := list(itertools.islice(source, size)):
-            if drop and len(batch) < size:
-                return
-            yield [_pad(i, [e[i] for e in batch], self._padded[i], pads[i]) for i in range(len(batch[0]))]
+
+        def padded(batch: list[Element]) -> Element:
+            return [_pad([e[i] for e in batch], self._padded[i], pads[i]) for i in range(len(batch[0]))]
+
+        yield from _batches(run, self._inputs[0]._iterate(run), size, drop, padded)
 
 
-def _pad(component: int, values: list[Any], padded: tensor_shape.TensorShape, pad: Any) -> np.ndarray:
+def _pad(values: list[Any], padded: tensor_shape.TensorShape, pad: Any) -> np.ndarray:
     """The elements of one component in one batch, padded to the declared shape (its unknown dimensions to
     the batch's largest)."""
     largest = np.max([np.shape(v) for v in values], axis=0) if np.ndim(values[0]) else np.zeros(0, int)
     dims = [int(n) if d is None else d for d, n in zip(padded.as_list(), largest)]
     for value in values:
         if any(n > d for n, d in zip(np.shape(value), dims)):
-            raise errors.InvalidArgumentError(
-                None, None, f"Attempted to pad to a smaller size than the input element. Component {component}.")
+            raise errors.DataLossError(None, None, "Attempted to pad to a smaller size than the input element.")
     out = np.full((len(values), *dims), pad, dtype=_numpy_dtype(values[0]))
     for row, value in enumerate(values):  # the elements differ in shape: one copy each
         value = np.asarray(value)

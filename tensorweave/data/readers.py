@@ -17,7 +17,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.data.dataset_ops import DatasetSource, Element
-from tensorweave.formats.tfrecord import open_or_raise, read_records
+from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import convert_to_tensor
 from tensorweave.platform.tf_export import tf_export
@@ -121,12 +121,46 @@ class FixedLengthRecordDataset(DatasetSource):
 
 def _fixed_length_records(failed: Callable[[errors.OpError], None], filenames: Any, record_bytes: Any,
                           header_bytes: Any, footer_bytes: Any, compression_type: Any) -> Iterator[Element]:
+    """The records of each file, as TF's: an uncompressed file whose body is not a whole number of records fails
+    before its first record (InvalidArgumentError); a compressed one is read as a stream, and its partial last
+    record or a corrupt stream fails after the records before it (DataLossError), which below an ignore_errors
+    the next file follows."""
     size, header, footer = int(record_bytes), int(header_bytes), int(footer_bytes)
     if size <= 0:
         raise errors.InvalidArgumentError(None, None, f"record_bytes must be greater than zero. (got {size})")
     compression = _compression(compression_type)
     for path in _names(filenames):
+        if compression:
+            try:
+                yield from _streamed_records(path, size, header, footer, compression)
+            except errors.DataLossError as e:
+                failed(e)
+            continue
         data = _file_bytes(path, compression)
         body = data[header:len(data) - footer]
+        if len(data) >= header + footer and len(body) % size:
+            raise _not_whole_records(errors.InvalidArgumentError, path, header, footer, len(body), size)
         for start in range(0, len(body) - size + 1, size):
             yield _record(body[start:start + size])
+
+
+def _streamed_records(path: str, size: int, header: int, footer: int, compression: str) -> Iterator[Element]:
+    """The records of a compressed file as its stream is inflated (the footer's bytes held back)."""
+    buffer, total = b"", 0
+    with open_or_raise(path, "rb") as f:
+        for chunk in decompressed_chunks(f, compression):
+            skip = max(0, header - total)  # what of the header this chunk still holds
+            total += len(chunk)
+            buffer += chunk[skip:]
+            count = max(0, (len(buffer) - footer) // size)
+            for i in range(count):
+                yield _record(buffer[i * size:(i + 1) * size])
+            buffer = buffer[count * size:]
+    if len(buffer) > footer:
+        raise _not_whole_records(errors.DataLossError, path, header, footer, total - header - footer, size)
+
+
+def _not_whole_records(cls: type, path: str, header: int, footer: int, body: int, size: int) -> errors.OpError:
+    return cls(None, None, f"Excluding the header ({header} bytes) and footer ({footer} bytes), input file \"{path}\" "
+                           f"has body length {body} bytes, which is not an exact multiple of the record length "
+                           f"({size} bytes).")

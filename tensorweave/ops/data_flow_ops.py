@@ -90,6 +90,7 @@ class Queue:
         self.enqueuers: collections.deque[_Attempt] = collections.deque()
         self.dequeuers: collections.deque[_Attempt] = collections.deque()
         self._elements: Any = collections.deque()
+        self._reserved = 0  # places promised to enqueues that cannot wait (`reserve`)
 
     # -- the order of elements (subclasses override) ----------------------------------------------------
 
@@ -173,6 +174,42 @@ class Queue:
                 None, None, f"{self.kind}'s DequeueMany and DequeueUpTo require the components to have specified "
                             "shapes.")
 
+    def element(self, components: Sequence[Any], types: Sequence[dtypes.DType]) -> tuple:
+        """One enqueued element made of a QueueEnqueue's inputs, after TF's type and shape checks."""
+        self.check_types(types, outputs=False)
+        self.check_tuple(components, batched=False)
+        return tuple(_stored(c) for c in components)
+
+    # -- places for enqueues that must not wait (runtime/input_chain.py) --------------------------------------
+
+    def reserve(self, wanted: int) -> int:
+        """Promise up to `wanted` free places to enqueues that must not wait, as many as are free now (none while
+        enqueues wait or once closed); each is then used by `enqueue_reserved` or given back by `unreserve`."""
+        with self.lock:
+            if self.closed or self.enqueuers:
+                return 0
+            granted = max(0, min(wanted, self.capacity - self.size() - self._reserved))
+            self._reserved += granted
+            return granted
+
+    def unreserve(self, count: int) -> None:
+        if count:
+            with self.lock:
+                self._reserved -= count
+                finished = self._flush()
+            self._finish(finished)
+
+    def enqueue_reserved(self, element: tuple) -> None:
+        """Enqueue into a reserved place: at once, or TF's error for an enqueue on a closed queue (the place
+        stays reserved then)."""
+        with self.lock:
+            if self.closed:
+                raise errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed.")
+            self._reserved -= 1
+            self._push(element)
+            finished = self._flush()
+        self._finish(finished)
+
     # -- the attempts ---------------------------------------------------------------------------------------
 
     def try_enqueue(self, ctx: OpKernelContext, done: Done, elements: list[tuple]) -> None:
@@ -227,9 +264,10 @@ class Queue:
         progress = True
         while progress:
             progress = False
-            while self.enqueuers and self.size() < self.capacity:
+            free = self.capacity - self._reserved
+            while self.enqueuers and self.size() < free:
                 attempt = self.enqueuers[0]
-                while attempt.elements and self.size() < self.capacity:
+                while attempt.elements and self.size() < free:
                     self._push(attempt.elements.pop(0))
                     progress = True
                 if attempt.elements:
@@ -437,10 +475,7 @@ def _enqueue_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 @QueueEnqueueV2.kernel("CPU", asynchronous=True)
 def _enqueue(ctx: OpKernelContext, done: Done, handle: Any, *components: Any, Tcomponents: list,  # noqa: N803
              timeout_ms: int) -> None:
-    queue = handle
-    queue.check_types(Tcomponents, outputs=False)
-    queue.check_tuple(components, batched=False)
-    queue.try_enqueue(ctx, done, [tuple(_stored(c) for c in components)])
+    handle.try_enqueue(ctx, done, [handle.element(components, Tcomponents)])
 
 
 @QueueEnqueueManyV2.kernel("CPU", asynchronous=True)

@@ -59,6 +59,13 @@ class _Read:
         return [np.asarray(self.keys[0], dtype=object), np.asarray(self.values[0], dtype=object)]
 
 
+def _check_work_queue(queue: Any) -> None:
+    if len(queue.component_types) != 1:
+        raise errors.InvalidArgumentError(None, None, "Expected single component queue")
+    if queue.component_types[0] != dtypes.string:
+        raise errors.InvalidArgumentError(None, None, "Expected queue with single string component")
+
+
 class ReaderResource:
     """TF's ReaderBase: the counters, the line of reads, and the work-unit loop; subclasses read the records of
     one work unit (`_start_work`, `_records`, `_finish_work`)."""
@@ -92,10 +99,7 @@ class ReaderResource:
     # -- the line of reads ----------------------------------------------------------------------------------
 
     def read(self, ctx: OpKernelContext, done: Done, queue: Any, wanted: int, batched: bool) -> None:
-        if len(queue.component_types) != 1:
-            raise errors.InvalidArgumentError(None, None, "Expected single component queue")
-        if queue.component_types[0] != dtypes.string:
-            raise errors.InvalidArgumentError(None, None, "Expected queue with single string component")
+        _check_work_queue(queue)
         read = _Read(ctx, done, queue, wanted, batched)
         with self.lock:
             self._reads.append(read)
@@ -108,6 +112,25 @@ class ReaderResource:
             registered = cancellation.register_callback(read.token, lambda: self._cancel(read))
         if not registered:
             self._cancel(read)
+
+    def read_now(self, queue: Any) -> tuple[bytes, bytes] | None:
+        """The next record, for a ReaderRead that would be served at once (no read in line, a work unit in
+        progress, its records not failed); None when it would have to wait or fail, which the caller then runs
+        as a ReaderRead. As `_serve` for one record: a work unit found at its end is finished."""
+        _check_work_queue(queue)
+        with self.lock:
+            if self._reads or self._awaiting_work or self.work_finished >= self.work_started or self._error:
+                return None
+            try:
+                keys, values, at_end = self._records(1)
+            except errors.OpError as e:
+                self._error = e
+                return None
+            self.num_records_produced += len(keys)
+            if at_end:
+                self._finish_work()
+                self.work_finished = self.work_started
+            return (keys[0], values[0]) if keys else None
 
     def _cancel(self, read: _Read) -> None:
         """A cancelled step's read leaves the line, unless it is the one being served: its dequeue is cancelled

@@ -94,6 +94,16 @@ class _Plan:
                 step_stats.CopyFrom(to_proto([(e.device.name, r) for e, r in zip(self.executors, traced)],
                                              self.graphs))
 
+    def run_repeated(self, max_runs: int, cancellation: CancellationManager, timeout: float | None) -> int:
+        """Up to `max_runs` steps without feeds or fetches at once where the plan is an input chain, else one."""
+        chain = self._straight.chain if self._straight is not None else None
+        if chain is not None:
+            runs = chain.run(max_runs)
+            if runs:
+                return runs
+        self.run((), None, cancellation, timeout)
+        return 1
+
     def _run_step(self, feed_values: Sequence[Any], step: StepContext, traced: list[list[NodeExecStats]] | None,
                   timeout: float | None) -> list[Any]:
         if self._straight is not None:  # one that may wait: on this thread, in a step that close and timeout cancel
@@ -190,6 +200,13 @@ class DirectSession(SessionBackend):
             return results
         finally:
             self._session_tensors.end_step(step.step_id, fetched)
+
+    def run_repeated(self, key: PlanKey, max_runs: int) -> int:
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._build_plan(key)
+        timeout_in_ms = self._operation_timeout_in_ms
+        return plan.run_repeated(max_runs, self._cancellation, timeout_in_ms / 1000 if timeout_in_ms > 0 else None)
 
     def _build_plan(self, key: PlanKey) -> _Plan:
         with self._lock:

@@ -55,6 +55,7 @@ from tensorweave.framework.op_kernel import (
     leave_step,
     quiet_numerics,
 )
+from tensorweave.runtime import input_chain
 from tensorweave.runtime.loop_compiler import CompiledLoop, compile_loops
 from tensorweave.runtime.step_stats import NodeExecStats
 from tensorweave.runtime.straight_line import StraightLineStep, compile_step
@@ -205,6 +206,11 @@ class Executor:
             waiting = [n for n in runnable if n.asynchronous]
             # a _Recv may receive a dead value, which only the dataflow path carries
             straight = all(n.kind == _NodeKind.NORMAL for n in waiting) and _chained(nodes, waiting)
+        produced = {slot for n in runnable for slot in range(n.out_slot, n.out_slot + n.num_outputs)}
+        # a QueueRunner's reader step, run many times at once (input_chain.py)
+        self.chain: input_chain.InputChain | None = (input_chain.match(runnable, produced, self._template)
+                                         if straight and self._has_async and not self._arg_slots and not ret_slots
+                                         else None)
         self._compile = (lambda traced: compile_step(runnable, self._arg_slots, self._ret_slots, self._template,
                                                      fetched, traced)) if straight else None
         self._straight: StraightLineStep | None = self._compile(False) if straight else None

@@ -67,6 +67,13 @@ class SessionBackend(abc.ABC):
         elsewhere (grpc://) puts what its runtime reports of them (partition graphs, cost graph) in
         `run_metadata`, where an in-process one leaves it to `step_graphs`."""
 
+    def run_repeated(self, key: PlanKey, max_runs: int) -> int:
+        """Up to `max_runs` consecutive steps of `key`, which feeds and fetches nothing (a QueueRunner's
+        enqueue op), each as `run` does it; how many ran (at least one), or the error of the one that failed
+        after those before it. This backend runs one."""
+        self.run(key, [])
+        return 1
+
     @abc.abstractmethod
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:
         """The partition graphs of the plan `key`, once it ran."""

@@ -4,11 +4,13 @@ A QueueRunner runs each of its enqueue ops in a loop on its own thread, per sess
 because the queue was closed (OutOfRangeError by default, as a queue of input reports the end of its data),
 that thread stops; the last of them to stop closes the queue, so its consumers drain it and then see
 OutOfRangeError. With a Coordinator, one more thread waits for the stop request and cancels pending
-enqueues (`cancel_op`), and any other error requests the stop.
+enqueues (`cancel_op`), and any other error requests the stop. A thread asks the session for several runs per
+call, which the runtime makes at once where it can (a reader's step: runtime/input_chain.py), each as one run.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from typing import Any
@@ -29,6 +31,10 @@ from tensorweave.framework.graph import (
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.train.coordinator import Coordinator
+
+# Runs of an enqueue op one call of the loop may make at once (where the runtime can: an input chain, see
+# runtime/input_chain.py); the stop request is checked between calls
+_RUNS_PER_CALL = 32
 
 
 @tf_export("train.QueueRunner", "train.queue_runner.QueueRunner")
@@ -125,7 +131,10 @@ class QueueRunner:
         """Run `enqueue_op` until told to stop or the queue closes; the last thread out closes the queue."""
         decremented = False
         try:
-            enqueue = sess.make_callable(enqueue_op)
+            if isinstance(sess, BaseSession):
+                enqueue = functools.partial(sess._repeating_callable(enqueue_op), _RUNS_PER_CALL)
+            else:
+                enqueue = sess.make_callable(enqueue_op)
             while not (coord and coord.should_stop()):
                 try:
                     enqueue()

@@ -198,7 +198,8 @@ def test_tfrecord_text_and_fixed_length_files(tmp_path):
     (tmp_path / "a.txt").write_bytes(b"one\ntwo\r\nthree")
     with gzip.open(tmp_path / "b.txt.gz", "wb") as f:
         f.write(b"x\ny\n")
-    (tmp_path / "f.bin").write_bytes(b"HH" + b"abcdefgh" + b"F")
+    (tmp_path / "f.bin").write_bytes(b"HH" + b"abcdef" + b"F")
+    (tmp_path / "g.bin").write_bytes(b"HH" + b"abcdefgh" + b"F")
     with tf.Graph().as_default():
         plain = tf.data.TFRecordDataset(paths[0])
         assert plain.output_types == tf.string and plain.output_shapes.as_list() == []
@@ -212,6 +213,10 @@ def test_tfrecord_text_and_fixed_length_files(tmp_path):
         assert _all(tf.data.TextLineDataset(str(tmp_path / "b.txt.gz"), "GZIP")) == [b"x", b"y"]
         fixed = tf.data.FixedLengthRecordDataset(str(tmp_path / "f.bin"), 3, header_bytes=2, footer_bytes=1)
         assert _all(fixed) == [b"abc", b"def"]
+        partial = tf.data.FixedLengthRecordDataset(str(tmp_path / "g.bin"), 3, header_bytes=2, footer_bytes=1)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="has body length 8 bytes, which is not an exact "
+                                                                 "multiple of the record length \\(3 bytes\\)"):
+            _all(partial)  # TF 2.21: before the first record
         parsed = tf.data.TFRecordDataset(paths[0]).map(lambda r: tf.strings.length(r))
         assert _ints(parsed) == [5, 5, 5]
         with pytest.raises(tf.errors.NotFoundError):

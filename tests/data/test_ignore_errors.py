@@ -1,6 +1,8 @@
 """tf.data.experimental.ignore_errors: elements whose production failed anywhere below it are dropped (values
 recorded from TF 2.21)."""
 
+import gzip
+
 import pytest
 
 import tensorweave.compat.v1 as tf
@@ -82,3 +84,80 @@ def test_map_then_batch_loses_the_failing_window_as_tf_fuses_them():
         unfused = [[1.0, 0.5], [0.25, 0.2], [0.1429, 0.125], [0.1111]]
         assert _rounded(_values(_reciprocals().batch(2).with_options(options).apply(ignore))) == unfused
         assert _rounded(_values(_reciprocals().shuffle(1).batch(2).apply(ignore))) == unfused
+
+
+def _sized(sizes):
+    return tf.data.Dataset.from_tensor_slices(sizes).map(lambda n: tf.fill([n], n))
+
+
+def test_padded_batch_loses_the_batch_being_gathered_and_the_batches_it_cannot_pad():
+    with tf.Graph().as_default():
+        ignore = tf.data.experimental.ignore_errors()
+        assert _rounded(_values(_reciprocals().padded_batch(2, padded_shapes=[]).apply(ignore))) == \
+            [[1.0, 0.5], [0.25, 0.2], [0.1429, 0.125], [0.1111]]
+        six = tf.data.Dataset.from_tensor_slices([1., 2., 0., 4., 5., 6., 0., 8.]).map(
+            lambda x: tf.debugging.check_numerics(1. / x, "bad"))
+        assert _rounded(_values(six.padded_batch(3, padded_shapes=[]).apply(ignore))) == [[0.25, 0.2, 0.1667],
+                                                                                          [0.125]]
+        sized = _sized([1, 2, 4, 1, 1, 2, 3])
+        assert _values(sized.padded_batch(2, padded_shapes=[3]).apply(ignore)) == [
+            [[1, 0, 0], [2, 2, 0]], [[1, 0, 0], [2, 2, 0]], [[3, 3, 3]]]
+        with pytest.raises(tf.errors.DataLossError, match=r"^Attempted to pad to a smaller size than the input "
+                                                          r"element\.\n"):
+            _values(sized.padded_batch(2, padded_shapes=[3]))
+
+
+def _inner(x):
+    """Reciprocals of [x, x - 1, x + 10]: 0 fails (x = 0 and x = 1)."""
+    v = tf.cast(x, tf.float32)
+    return tf.data.Dataset.from_tensor_slices(tf.stack([v, v - 1., v + 10.])).map(
+        lambda y: tf.debugging.check_numerics(1. / y, "in"))
+
+
+def _inner_made_failing(x):
+    """x = 1 fails while making the inner dataset."""
+    return tf.data.Dataset.from_tensors(tf.debugging.check_numerics(1. / (tf.cast(x, tf.float32) - 1.), "out")).repeat(2)
+
+
+@pytest.mark.parametrize("transform, expected", [
+    (lambda d: d.interleave(_inner, cycle_length=2, block_length=1),
+     [-1.0, 1.0, 0.1, 0.0909, 0.5, 0.3333, 1.0, 0.5, 0.0833, 0.0769]),
+    (lambda d: d.interleave(_inner, cycle_length=2, block_length=2),
+     [-1.0, 0.1, 1.0, 0.0909, 0.5, 1.0, 0.3333, 0.5, 0.0833, 0.0769]),
+    (lambda d: d.flat_map(_inner), [-1.0, 0.1, 1.0, 0.0909, 0.5, 1.0, 0.0833, 0.3333, 0.5, 0.0769]),
+    (lambda d: d.interleave(_inner_made_failing, cycle_length=2, block_length=1), [-1.0, 1.0, -1.0, 1.0, 0.5, 0.5]),
+    (lambda d: d.flat_map(_inner_made_failing), [-1.0, -1.0, 1.0, 1.0, 0.5, 0.5]),
+])
+def test_interleave_skips_a_failed_inner_element_and_a_failed_inner_dataset(transform, expected):
+    """An inner iterator goes on after its failed element without counting it in its block; an input element
+    whose dataset cannot be made leaves its slot to the next one (TF 2.21's order)."""
+    with tf.Graph().as_default():
+        dataset = transform(tf.data.Dataset.range(4)).apply(tf.data.experimental.ignore_errors())
+        assert [round(v, 4) for v in _values(dataset)] == expected
+
+
+def test_fixed_length_records_fail_as_tfs_and_a_compressed_file_that_fails_gives_way_to_the_next(tmp_path):
+    def write(name, data, compress=False):
+        path = str(tmp_path / name)
+        open(path, "wb").write(gzip.compress(data) if compress else data)
+        return path
+
+    partial, whole = write("p.bin", b"HH0123456789FF"), write("w.bin", b"HHabcdefghFF")
+    corrupt = write("c.gz", b"\x1f\x8b\x08\x00garbagegarbagegarbage")
+    zpartial, zwhole = write("p.gz", b"HH0123456789FF", True), write("w.gz", b"HHabcdefghFF", True)
+    with tf.Graph().as_default():
+        def records(files, compression=None):
+            return tf.data.FixedLengthRecordDataset(files, 4, 2, 2, compression_type=compression)
+
+        ignore = tf.data.experimental.ignore_errors()
+        assert _values(records([zpartial, corrupt, zwhole], "GZIP").apply(ignore)) == [b"0123", b"4567", b"abcd",
+                                                                                       b"efgh"]
+        with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3: invalid code lengths"):
+            _values(records([corrupt], "GZIP"))
+        body = ('Excluding the header \\(2 bytes\\) and footer \\(2 bytes\\), input file "{}" has body length 10 '
+                'bytes, which is not an exact multiple of the record length \\(4 bytes\\).')
+        with pytest.raises(tf.errors.DataLossError, match=body.format(zpartial)):
+            _values(records([zpartial], "GZIP"))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=body.format(partial)):
+            _values(records([partial]))
+        assert _values(records([whole])) == [b"abcd", b"efgh"]

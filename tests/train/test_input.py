@@ -125,3 +125,76 @@ def test_match_filenames_once(tmp_path):
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         assert sess.run(matched).tolist() == [str(tmp_path / n).encode() for n in ("a.txt", "b.txt")]
+
+
+def _example_files(tmp_path, sizes, corrupt=()):
+    """TFRecord files of Examples (x: [i, -i] floats, y: i), numbered on across files; `corrupt` indices are
+    written as bytes that are no Example."""
+    paths, i = [], 0
+    for f, size in enumerate(sizes):
+        paths.append(str(tmp_path / f"e{f}.tfr"))
+        with tf.python_io.TFRecordWriter(paths[-1]) as w:
+            for _ in range(size):
+                example = tf.train.Example()
+                example.features.feature["x"].float_list.value.extend([i, -i])
+                example.features.feature["y"].int64_list.value.append(i)
+                w.write(b"\xff\xff" if i in corrupt else example.SerializeToString())
+                i += 1
+    return paths
+
+
+def _parsed(filenames):
+    reader = tf.TFRecordReader()
+    _, record = reader.read(filenames)
+    features = tf.parse_single_example(record, {"x": tf.FixedLenFeature([2], tf.float32),
+                                                "y": tf.FixedLenFeature([], tf.int64)})
+    return reader, features
+
+
+def test_parsed_record_pipeline_keeps_file_order_with_one_thread_and_counts_every_read(tmp_path):
+    filenames = tf.train.string_input_producer(_example_files(tmp_path, [40, 25]), num_epochs=2, shuffle=False)
+    reader, features = _parsed(filenames)
+    batch = tf.train.batch([features["x"], features["y"]], 16, num_threads=1, allow_smaller_final_batch=True)
+    counts = [reader.num_records_produced(), reader.num_work_units_completed()]
+
+    def body(sess):
+        got = _drain(sess, batch)
+        return np.concatenate([b[1] for b in got]), np.concatenate([b[0] for b in got]), sess.run(counts)
+
+    y, x, (produced, completed) = _run_pipeline(batch, body)
+    assert y.tolist() == list(range(65)) * 2
+    assert x.tolist() == [[i, -i] for i in range(65)] * 2
+    assert (produced, completed) == (130, 4)
+
+
+def test_parsed_record_pipeline_with_four_threads_delivers_every_record_once(tmp_path):
+    filenames = tf.train.string_input_producer(_example_files(tmp_path, [300, 200]), num_epochs=1)
+    _, features = _parsed(filenames)
+    batch = tf.train.shuffle_batch([features["y"]], 32, capacity=100, min_after_dequeue=20, num_threads=4,
+                                   allow_smaller_final_batch=True)
+    got = _run_pipeline(batch, lambda sess: np.concatenate(_drain(sess, batch)))
+    assert sorted(got.tolist()) == list(range(500))
+
+
+def test_a_repeated_enqueue_runs_records_while_the_queue_has_room_and_each_run_fails_as_its_own(tmp_path):
+    files = tf.constant(_example_files(tmp_path, [8], corrupt={5}))
+    work = tf.FIFOQueue(4, tf.string)
+    reader, features = _parsed(work)
+    queue = tf.FIFOQueue(5, [tf.float32, tf.int64], shapes=[[2], []])
+    enqueue = queue.enqueue([features["x"], features["y"]])
+    with tf.Session() as sess:
+        sess.run(work.enqueue_many([files]))
+        sess.run(work.close())
+        repeated = sess._repeating_callable(enqueue)
+        assert repeated(32) == 1  # the first takes a work unit from its queue: one ordinary step
+        assert repeated(32) == 4  # as many as the queue has room for, in one call
+        assert sess.run(queue.dequeue_many(5))[1].tolist() == [0, 1, 2, 3, 4]
+        with pytest.raises(errors.InvalidArgumentError, match="ParseExampleV2") as failure:
+            repeated(32)  # record 5 is no Example: its run fails, after the runs before it
+        assert failure.value.op.name == "ParseSingleExample/ParseExample/ParseExampleV2"
+        assert sess.run([queue.size(), reader.num_records_produced()]) == [0, 6]
+        assert repeated(32) == 2
+        assert sess.run(queue.dequeue_many(2))[1].tolist() == [6, 7]
+        with pytest.raises(errors.OutOfRangeError):
+            repeated(32)
+        assert sess.run(reader.num_work_units_completed()) == 1
