@@ -1,10 +1,13 @@
 """Random ops whose samples take a variable number of draws: gamma (RandomGamma, StatelessRandomGammaV3, with
-RandomGammaGrad for the gradient by alpha) and Poisson (RandomPoissonV2, StatelessRandomPoisson), plus the
-stateless seed utilities fold_in and split.
+RandomGammaGrad for the gradient by alpha), Poisson (RandomPoissonV2, StatelessRandomPoisson), binomial
+(StatelessRandomBinomial; the stateful form lives with tf.random.Generator), plus the stateless seed
+utilities fold_in and split.
 
 TF gives every output element its own Philox stream, 256 samples after the previous element's, and runs a
 rejection loop on it: Marsaglia and Tsang's squeeze for gamma, Knuth's product of uniforms below rate 10 and
-Hormann's transformed rejection above for Poisson, taking two doubles per block and using them last first.
+Hormann's transformed rejection above for Poisson, inversion (a sum of geometric draws, streams 42 samples
+apart) below mean 10 and Hormann's BTRS above for binomial, taking two doubles per block and using them last
+first.
 `_ElementStreams` keeps that state for all elements at once; each loop round advances every element still
 drawing by one step, so the values are TF's and Python loops only over rounds (a handful), never elements.
 """
@@ -53,9 +56,11 @@ class _ElementStreams:
     """One Philox stream per output element, drawn from as TF's kernels draw: a block of two uniform doubles or
     two Box-Muller normals at a time, its values used last first, normals and uniforms from one stream."""
 
-    def __init__(self, key: tuple[int, int], counter: int, count: int) -> None:
+    def __init__(self, key: tuple[int, int], counter: int, count: int, starts: np.ndarray | None = None) -> None:
+        """`count` streams, 256 samples apart unless `starts` gives each stream's first block."""
         self.key, self.counter = key, counter
-        self.starts = np.arange(count, dtype=np.uint64) * np.uint64(_RESERVED_SAMPLES_PER_OUTPUT)
+        self.starts = (np.arange(count, dtype=np.uint64) * np.uint64(_RESERVED_SAMPLES_PER_OUTPUT) if starts is None
+                       else starts.astype(np.uint64))
         self.blocks = np.zeros(count, np.uint64)
         self.uniforms, self.uniforms_left = np.zeros((count, 2)), np.zeros(count, np.int8)
         self.normals, self.normals_left = np.zeros((count, 2)), np.zeros(count, np.int8)
@@ -362,6 +367,160 @@ def stateless_random_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = dtype
     with name_scope(name, "stateless_random_poisson", [shape, seed, lam]):
         shape = _shape_tensor(shape)
         result = StatelessRandomPoisson(shape, seed, lam, dtype=dtype)
+        result.set_shape(tensor_util.constant_value_as_shape(shape))
+        return result
+
+
+# -- StatelessRandomBinomial --------------------------------------------------------------------------------
+
+# Stirling's series tail log(k!) - (k + 1/2) log(k + 1) + (k + 1) - log(sqrt(2 pi)), tabulated below ten.
+_STIRLING_TAILS = np.array([0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                            0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                            0.00925546218271273, 0.00833056343336287])
+_INVERSION_SAMPLES = 42  # a stream's reserve when the mean is below ten (ten standard deviations past it)
+
+
+def _stirling_tail(k: np.ndarray) -> np.ndarray:
+    squared = (k + 1) * (k + 1)
+    with np.errstate(all="ignore"):
+        series = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / squared) / squared) / (k + 1)
+    return np.where(k <= 9, _STIRLING_TAILS[np.clip(k, 0, 9).astype(np.intp)], series)
+
+
+def _binomial_inversion(streams: _ElementStreams, which: np.ndarray, n: np.ndarray, p: np.ndarray,
+                        out: np.ndarray) -> None:
+    """Counts geometric waits (ceil(log u / log(1 - p))) until their sum passes n, for the elements `which`."""
+    n, p = n[which], p[which]
+    geom_sum, successes = np.zeros(which.size), np.zeros(which.size)
+    log_q = np.log1p(-p)
+    position = np.arange(which.size)
+    while position.size:
+        with np.errstate(divide="ignore"):
+            geom_sum[position] += np.ceil(np.log(streams.uniform(which[position])) / log_q[position])
+        stop = geom_sum[position] > n[position]
+        out[which[position[stop]]] = successes[position[stop]]
+        position = position[~stop]
+        successes[position] += 1
+
+
+def _binomial_btrs(streams: _ElementStreams, which: np.ndarray, n: np.ndarray, p: np.ndarray,
+                   out: np.ndarray) -> None:
+    """Hormann's transformed rejection with squeeze, as TF's btrs (whose ratio test lacks one log), for the
+    elements `which`."""
+    n, p = n[which], p[which]
+    stddev = np.sqrt(n * p * (1 - p))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * p
+    c = n * p + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = p / (1 - p)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = np.floor((n + 1) * p)
+    bound_m = (m + 0.5) * np.log((m + 1) / (r * (n - m + 1))) + _stirling_tail(m) + _stirling_tail(n - m)
+    position = np.arange(which.size)
+    while position.size:
+        u = streams.uniform(which[position]) - 0.5
+        v = streams.uniform(which[position])
+        nn, aa, bb = n[position], a[position], b[position]
+        us = 0.5 - np.abs(u)
+        with np.errstate(all="ignore"):
+            k = np.floor((2 * aa / us + bb) * u + c[position])
+            quick = (us >= 0.07) & (v <= v_r[position])
+            in_range = (k >= 0) & (k <= nn)
+            ratio = np.log(v * alpha[position] / (aa / (us * us) + bb))
+            mm, rr = m[position], r[position]
+            upper = (bound_m[position] + (nn + 1) * np.log((nn - mm + 1) / (nn - k + 1))
+                     + (k + 0.5) * np.log(rr * (nn - k + 1) / (k + 1)) - _stirling_tail(k) - _stirling_tail(nn - k))
+        accept = quick | (in_range & (ratio <= upper))
+        out[which[position[accept]]] = k[accept]
+        position = position[~accept]
+
+
+def binomial_layout(ctx: OpKernelContext, shape: Any, counts: Any, probs: Any) -> tuple[tuple[int, ...], int, int]:
+    """The output dims, parameter count (batches) and samples per parameter, after TF's checks."""
+    try:
+        batch_shape = np.broadcast_shapes(counts.shape, probs.shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "counts and probs must have compatible batch "
+                                          f"dimensions: {tensor_shape.shape_string(counts.shape)} vs. "
+                                          f"{tensor_shape.shape_string(probs.shape)}") from None
+    if np.ndim(shape) != 1:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Input shape should be a vector, got shape: "
+                                          f"{tensor_shape.shape_string(np.shape(shape))}")
+    dims = _dims(ctx, shape)
+    if len(batch_shape) > len(dims) or dims[len(dims) - len(batch_shape):] != batch_shape:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Shape passed in must end with broadcasted shape.")
+    num_batches = int(np.prod(batch_shape))
+    return dims, num_batches, int(np.prod(dims[:len(dims) - len(batch_shape)]))
+
+
+def binomial_samples(key: tuple[int, int], counter: int, dims: tuple[int, ...], num_batches: int,
+                     samples_per_batch: int, counts: Any, probs: Any, dtype: dtypes.DType) -> np.ndarray:
+    """TF's RandomBinomialFunctor: output element (sample s, parameter b) has its own stream at block
+    (b * samples_per_batch + s) * 256 for BTRS or * 42 for inversion; p above one half samples the failures."""
+    if num_batches * samples_per_batch == 0:
+        return np.zeros(dims, dtype.as_numpy_dtype)
+    batch_shape = np.broadcast_shapes(counts.shape, probs.shape)
+    count = np.repeat(np.broadcast_to(counts, batch_shape).reshape(-1), samples_per_batch)
+    prob = np.repeat(np.broadcast_to(probs, batch_shape).reshape(-1), samples_per_batch)
+    with np.errstate(all="ignore"):
+        flip = prob > 0.5
+        q = np.where(flip, prob.dtype.type(1) - prob, prob)  # in the parameters' type, as TF
+        btrs = count * q >= 10
+        n, p = count.astype(np.float64), q.astype(np.float64)
+    out = np.full(count.size, np.nan)
+    zero, full = (n <= 0) | ~(prob > 0), prob >= 1
+    sampled = ~zero & ~full & ~np.isnan(p)
+    starts = np.arange(count.size, dtype=np.uint64) * np.where(btrs, _RESERVED_SAMPLES_PER_OUTPUT,
+                                                               _INVERSION_SAMPLES).astype(np.uint64)
+    streams = _ElementStreams(key, counter, count.size, starts)
+    _binomial_btrs(streams, np.flatnonzero(sampled & btrs), n, p, out)
+    _binomial_inversion(streams, np.flatnonzero(sampled & ~btrs), n, p, out)
+    out = np.where(sampled & flip, n - out, out)
+    out[zero & ~np.isnan(prob)] = 0
+    out[full & ~zero] = n[full & ~zero]
+    with np.errstate(invalid="ignore"):
+        values = out.astype(dtype.as_numpy_dtype)
+    return values.reshape(num_batches, samples_per_batch).T.reshape(dims)
+
+
+_BINOMIAL_TYPES = "{half, float, double, int32, int64}"
+StatelessRandomBinomial = Op("StatelessRandomBinomial", inputs=["shape: S", "seed: Tseed", "counts: T", "probs: T"],
+                             outputs=["output: dtype"],
+                             attrs=["S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64",
+                                    f"T: {_BINOMIAL_TYPES} = DT_DOUBLE", f"dtype: {_BINOMIAL_TYPES} = DT_INT64"])
+NotDifferentiable("StatelessRandomBinomial")
+
+
+@StatelessRandomBinomial.shape
+def _stateless_binomial_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 1)
+    return [shape_from_tensor(ctx, 0)]
+
+
+@StatelessRandomBinomial.kernel("CPU", expensive=True)
+def _stateless_random_binomial(ctx: OpKernelContext, shape: Any, seed: Any, counts: Any, probs: Any,
+                               dtype: dtypes.DType) -> np.ndarray:
+    if np.shape(seed) != (2,):
+        raise errors.InvalidArgumentError(ctx.node_def, None, "seed must have shape [2], not "
+                                          f"{tensor_shape.shape_string(np.shape(seed))}")
+    dims, num_batches, samples_per_batch = binomial_layout(ctx, shape, counts, probs)
+    if num_batches * samples_per_batch == 0:
+        return np.zeros(dims, dtype.as_numpy_dtype)
+    key, counter = _seed_key_counter(ctx, seed)
+    return binomial_samples(key, counter, dims, num_batches, samples_per_batch, counts, probs, dtype)
+
+
+@tf_export("random.stateless_binomial")
+def stateless_random_binomial(shape: Any, seed: Any, counts: Any, probs: Any, output_dtype: Any = dtypes.int32,
+                              name: str | None = None) -> Tensor:
+    """Deterministic Binomial(counts, probs) draws of `shape` (ending with the parameters' broadcast shape) for
+    the seed pair `seed`."""
+    with name_scope(name, "stateless_random_binomial", [shape, seed, counts, probs]):
+        shape = _shape_tensor(shape)
+        probs = convert_to_tensor(probs, dtype_hint=dtypes.float32, name="probs")
+        counts = convert_to_tensor(counts, dtype_hint=probs.dtype, name="counts")
+        result = StatelessRandomBinomial(shape, seed, counts, probs, dtype=output_dtype)
         result.set_shape(tensor_util.constant_value_as_shape(shape))
         return result
 
