@@ -1,7 +1,7 @@
 """Random ops whose samples take a variable number of draws: gamma (RandomGamma, StatelessRandomGammaV3, with
 RandomGammaGrad for the gradient by alpha), Poisson (RandomPoissonV2, StatelessRandomPoisson), binomial
-(StatelessRandomBinomial; the stateful form lives with tf.random.Generator), plus the stateless seed
-utilities fold_in and split.
+(StatelessRandomBinomial; the stateful form lives with tf.random.Generator), the parameterized truncated
+normal (StatelessParameterizedTruncatedNormal), plus the stateless seed utilities fold_in and split.
 
 TF gives every output element its own Philox stream, 256 samples after the previous element's, and runs a
 rejection loop on it: Marsaglia and Tsang's squeeze for gamma, Knuth's product of uniforms below rate 10 and
@@ -36,10 +36,13 @@ from tensorweave.ops.random_ops import (
     _dims,
     _fill,
     _key_counter,
+    _normal_distribution,
     _shape_tensor,
     _stateless_key_counter_alg,
     _stateless_random_get_key_counter,
     _uint64_to_double,
+    _uniform_distribution,
+    _values_per_block,
     op_seeds,
     philox_state,
     stateless_random_uniform,
@@ -521,6 +524,178 @@ def stateless_random_binomial(shape: Any, seed: Any, counts: Any, probs: Any, ou
         probs = convert_to_tensor(probs, dtype_hint=dtypes.float32, name="probs")
         counts = convert_to_tensor(counts, dtype_hint=probs.dtype, name="counts")
         result = StatelessRandomBinomial(shape, seed, counts, probs, dtype=output_dtype)
+        result.set_shape(tensor_util.constant_value_as_shape(shape))
+        return result
+
+
+# -- StatelessParameterizedTruncatedNormal ------------------------------------------------------------------
+
+_RANDN, _UNIFORM, _EXPONENTIAL = 0, 1, 2
+_RANDN_INSIDE_BOUNDS = 1.3  # standard deviations of room on one side above which normals are drawn and rejected
+
+
+class _TruncatedNormalParameters:
+    """Per parameter set (batch), in the output type as TF computes them: the bounds in standard units (made
+    one-sided below where possible, by flipping the sign of stddev) and the sampler TF picks for them."""
+
+    def __init__(self, means: np.ndarray, stddevs: np.ndarray, minvals: np.ndarray, maxvals: np.ndarray) -> None:
+        t = means.dtype.type
+        with np.errstate(all="ignore"):
+            flip = (np.isinf(minvals) & (minvals < 0)) | (maxvals < means)
+            self.minvals, maxvals = np.where(flip, maxvals, minvals), np.where(flip, minvals, maxvals)
+            self.stddevs, self.means = np.where(flip, -stddevs, stddevs), means
+            self.norm_min = (self.minvals - means) / self.stddevs
+            self.norm_max = (maxvals - means) / self.stddevs
+            root = np.sqrt(self.norm_min * self.norm_min + t(4))
+            cutoff = t(2) * np.exp(t(0.5) + (self.norm_min * (self.norm_min - root)) / t(4)) / (self.norm_min + root)
+            self.diff = self.norm_max - self.norm_min
+            self.plus = np.where(self.norm_min < 0, t(0), self.norm_min * self.norm_min)
+            self.alpha = (self.norm_min + root) / t(2)
+        inside = t(_RANDN_INSIDE_BOUNDS)
+        randn = ((self.norm_min < -inside) & (self.norm_max >= 0)) | ((self.norm_max > inside) & (self.norm_min <= 0))
+        self.sampler = np.where(randn, _RANDN, np.where(self.diff < cutoff, _UNIFORM, _EXPONENTIAL))
+
+
+def _truncated_normal_units(key: tuple[int, int], counter: int, params: _TruncatedNormalParameters,
+                            batches: np.ndarray, starts: np.ndarray, units: int, sampler: int,
+                            dtype: dtypes.DType) -> tuple[np.ndarray, np.ndarray, int]:
+    """The candidates ([batches, units * m], in stream order) and which are accepted, of `units` rounds of one
+    sampler from each batch's start block; m candidates a round, and the blocks a round takes."""
+    per_block = _values_per_block(dtype)
+    blocks_per_unit = 2 if sampler == _UNIFORM else 1
+    offsets = starts[:, None] + np.arange(units * blocks_per_unit, dtype=np.uint64)
+    distribution = _normal_distribution(dtype) if sampler == _RANDN else _uniform_distribution(dtype)
+    t = dtype.as_numpy_dtype
+    draws = _fill(key, counter, offsets.reshape(-1), per_block, t, distribution).astype(t)
+    draws = draws.reshape(batches.size, units, blocks_per_unit, per_block)
+    column = (lambda values: values[batches][:, None, None])  # noqa: E731
+    norm_min, norm_max = column(params.norm_min), column(params.norm_max)
+    with np.errstate(all="ignore"):
+        if sampler == _RANDN:
+            z = draws[:, :, 0]
+            accept = (z >= norm_min) & (z <= norm_max)
+        elif sampler == _UNIFORM:
+            z = draws[:, :, 0] * column(params.diff) + norm_min
+            g = (column(params.plus) - z * z) / t(2)
+            accept = draws[:, :, 1] <= np.exp(g)
+        else:
+            pairs = draws[:, :, 0].reshape(batches.size, units, per_block // 2, 2)
+            alpha = column(params.alpha)
+            z = -np.log(pairs[..., 0]) / alpha + norm_min
+            x = np.where(norm_min < alpha, alpha - z, norm_min - alpha)
+            accept = (pairs[..., 1] <= np.exp(-x * x / t(2))) & (z < norm_max)
+    return z.reshape(batches.size, -1), accept.reshape(batches.size, -1), blocks_per_unit
+
+
+def _truncated_normal_batches(key: tuple[int, int], counter: int, params: _TruncatedNormalParameters,
+                              batches: np.ndarray, starts: np.ndarray, samples: int,
+                              dtype: dtypes.DType) -> tuple[np.ndarray, np.ndarray]:
+    """For each batch drawn from its start block: the blocks it takes and its first `samples` accepted values
+    (in standard units), each sampler's batches together, rounds doubled until all have enough."""
+    taken = np.zeros(batches.size, np.uint64)
+    values = np.zeros((batches.size, samples), dtype.as_numpy_dtype)
+    per_block = _values_per_block(dtype)
+    for sampler in (_RANDN, _UNIFORM, _EXPONENTIAL):
+        pending = np.flatnonzero(params.sampler[batches] == sampler)
+        per_unit = per_block // 2 if sampler == _EXPONENTIAL else per_block
+        units = -(-3 * samples // per_unit) + 1
+        while pending.size:
+            z, accept, blocks_per_unit = _truncated_normal_units(key, counter, params, batches[pending],
+                                                                 starts[pending], units, sampler, dtype)
+            counts = np.cumsum(accept, axis=1)
+            enough = counts[:, -1] >= samples
+            done = pending[enough]
+            last = np.argmax(counts[enough] >= samples, axis=1)
+            taken[done] = (last // per_unit + 1).astype(np.uint64) * np.uint64(blocks_per_unit)
+            chosen = accept[enough] & (counts[enough] <= samples)
+            values[done] = z[enough][chosen].reshape(done.size, samples)
+            pending = pending[~enough]
+            units *= 2
+    return taken, values
+
+
+def _parameterized_truncated_normal(key: tuple[int, int], counter: int, params: _TruncatedNormalParameters,
+                                    num_batches: int, samples: int, dtype: dtypes.DType) -> np.ndarray:
+    """[samples, batches] values. TF draws the batches one after another from one stream, each starting at a
+    fresh block, so where a batch starts depends on how many blocks those before it took: solved as a fixed
+    point, redrawing only the batches whose start moved (most take the same number of blocks from anywhere)."""
+    starts = np.zeros(num_batches, np.uint64)
+    taken, values = _truncated_normal_batches(key, counter, params, np.arange(num_batches), starts, samples, dtype)
+    while True:
+        moved = np.concatenate([[0], np.cumsum(taken)[:-1]]).astype(np.uint64)
+        changed = np.flatnonzero(moved != starts)
+        if not changed.size:
+            break
+        starts = moved
+        taken[changed], values[changed] = _truncated_normal_batches(key, counter, params, changed, starts[changed],
+                                                                    samples, dtype)
+    return (values * params.stddevs[:, None] + params.means[:, None]).T
+
+
+StatelessParameterizedTruncatedNormal = Op(
+    "StatelessParameterizedTruncatedNormal",
+    inputs=["shape: S", "seed: Tseed", "means: dtype", "stddevs: dtype", "minvals: dtype", "maxvals: dtype"],
+    outputs=["output: dtype"],
+    attrs=["S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64", "dtype: {half, float, double}"])
+NotDifferentiable("StatelessParameterizedTruncatedNormal")
+
+
+@StatelessParameterizedTruncatedNormal.shape
+def _stateless_parameterized_truncated_normal_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 1)
+    return [shape_from_tensor(ctx, 0)]
+
+
+@StatelessParameterizedTruncatedNormal.kernel("CPU", expensive=True)
+def _stateless_parameterized_truncated_normal(ctx: OpKernelContext, shape: Any, seed: Any, means: Any, stddevs: Any,
+                                              minvals: Any, maxvals: Any, dtype: dtypes.DType) -> np.ndarray:
+    """Values equal TF's wherever TF runs the op as one shard (up to some tens of values); TF's own values for
+    larger outputs depend on how many threads it splits them over."""
+    if np.shape(seed) != (2,):
+        raise errors.InvalidArgumentError(ctx.node_def, None, "seed must have shape [2], not "
+                                          f"{tensor_shape.shape_string(np.shape(seed))}")
+    params = (means, stddevs, minvals, maxvals)
+    try:
+        batch_shape = np.broadcast_shapes(*(p.shape for p in params))
+    except ValueError:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "means, stddevs, minvals, maxvals must have compatible "
+                                          "batch dimensions: " + " vs. ".join(tensor_shape.shape_string(p.shape)
+                                                                             for p in params)) from None
+    if np.ndim(shape) != 1:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Input shape should be a vector, got shape: "
+                                          f"{tensor_shape.shape_string(np.shape(shape))}")
+    dims = _dims(ctx, shape)
+    if len(batch_shape) > len(dims) or dims[len(dims) - len(batch_shape):] != batch_shape:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Shape passed in must end with broadcasted shape.")
+    num_batches = int(np.prod(batch_shape))
+    samples = int(np.prod(dims[:len(dims) - len(batch_shape)]))
+    if num_batches * samples == 0:
+        return np.zeros(dims, dtype.as_numpy_dtype)
+    flat = [np.broadcast_to(p, batch_shape).reshape(-1) for p in params]
+    mean, stddev, minval, maxval = flat
+    with np.errstate(invalid="ignore"):
+        valid = (stddev > 0) & (minval < maxval) & (np.isfinite(minval) | np.isfinite(maxval))
+    if not valid.all():
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Invalid parameters")
+    key, counter = _seed_key_counter(ctx, seed)
+    values = _parameterized_truncated_normal(key, counter, _TruncatedNormalParameters(*flat), num_batches, samples,
+                                             dtype)
+    return values.astype(dtype.as_numpy_dtype).reshape(dims)
+
+
+@tf_export("random.stateless_parameterized_truncated_normal")
+def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any = 0.0, stddevs: Any = 1.0,
+                                             minvals: Any = -2.0, maxvals: Any = 2.0,
+                                             name: str | None = None) -> Tensor:
+    """Deterministic normal(means, stddevs) draws kept within [minvals, maxvals], of `shape` (ending with the
+    parameters' broadcast shape), for the seed pair `seed`."""
+    with name_scope(name, "stateless_parameterized_truncated_normal", [shape, means, stddevs, minvals, maxvals]):
+        shape = _shape_tensor(shape)
+        means = convert_to_tensor(means, name="means")
+        stddevs = convert_to_tensor(stddevs, name="stddevs")
+        minvals = convert_to_tensor(minvals, name="minvals")
+        maxvals = convert_to_tensor(maxvals, name="maxvals")
+        result = StatelessParameterizedTruncatedNormal(shape, seed, means, stddevs, minvals, maxvals)
         result.set_shape(tensor_util.constant_value_as_shape(shape))
         return result
 

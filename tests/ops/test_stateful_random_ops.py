@@ -1,5 +1,6 @@
-"""tf.random.Generator, the Stateful*/Rng* ops and binomial sampling: values recorded from real TensorFlow 2.21
-(`tf.compat.v1` graph mode) for the same seeds and call sequences, the state's moves, and messages."""
+"""tf.random.Generator, the Stateful*/Rng* ops, binomial and parameterized truncated normal sampling: values
+recorded from real TensorFlow 2.21 (`tf.compat.v1` graph mode) for the same seeds and call sequences, the
+state's moves, and messages."""
 
 import numpy as np
 import pytest
@@ -121,3 +122,39 @@ def test_stateless_binomial_draws_tfs_values():
     assert values[1].tolist() == [[[18., 18.], [24., 21.]], [[16., 22.], [22., 27.]], [[19., 17.], [19., 23.]]]
     assert values[2].tolist() == [37, 41, 41, 44]
     assert abs(values[3].mean() - 25) < 0.5 and abs(values[3].var() - 12.5) < 2
+
+
+def test_stateless_parameterized_truncated_normal_draws_tfs_values():
+    with tf.Graph().as_default():
+        default = tf.random.stateless_parameterized_truncated_normal([5], [1, 2])
+        per_column = tf.random.stateless_parameterized_truncated_normal(
+            [3, 4], [3, 4], means=[0., 1, 2, 3], stddevs=[1., 2, 0.5, 1], minvals=[-1., 0.5, 2.5, -np.inf],
+            maxvals=[1., 4, 3, 2.9])
+        doubles = tf.random.stateless_parameterized_truncated_normal(
+            [2, 3], [5, 6], means=tf.constant(0., tf.float64), stddevs=tf.constant(1., tf.float64),
+            minvals=tf.constant([-0.5, 3., 5.], tf.float64), maxvals=tf.constant([0.5, np.inf, 5.2], tf.float64))
+        far_tail = tf.random.stateless_parameterized_truncated_normal([4], [7, 8], minvals=-10., maxvals=-9.)
+        halves = tf.random.stateless_parameterized_truncated_normal(
+            [2, 2], [9, 9], means=tf.constant(1., tf.float16), stddevs=tf.constant(2., tf.float16),
+            minvals=tf.constant(0., tf.float16), maxvals=tf.constant(3., tf.float16))
+        many = tf.random.stateless_parameterized_truncated_normal([30, 20], [1, 2], means=tf.range(20.) / 10,
+                                                                  minvals=0.5, maxvals=1.)
+        assert per_column.shape.as_list() == [3, 4] and doubles.dtype == tf.float64
+        bad = tf.random.stateless_parameterized_truncated_normal([3], [1, 2], minvals=2., maxvals=1.)
+        with tf.Session() as sess:
+            values = sess.run([default, per_column, doubles, far_tail, halves, many])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid parameters"):
+                sess.run(bad)
+    np.testing.assert_allclose(values[0], [0.5441101, 0.20738031, 0.07356432, 0.04643455, -1.3015898], rtol=1e-6)
+    np.testing.assert_allclose(values[1], [[-0.5134251, 1.6374245, 2.6371958, 2.5237544],
+                                           [-0.06415963, 3.419642, 2.5153265, 1.9063883],
+                                           [-0.015893936, 2.7032266, 2.600504, 1.9096267]], rtol=1e-6)
+    np.testing.assert_allclose(values[2], [[-0.4039501598, 3.4538347835, 5.1466032257],
+                                           [-0.1721795497, 3.2111969225, 5.0247942945]], rtol=1e-9)
+    np.testing.assert_allclose(values[3], [-9.349242, -9.096012, -9.000422, -9.046365], rtol=1e-6)
+    assert values[4].dtype == np.float16
+    np.testing.assert_array_equal(values[4], np.array([[1.708, 1.989], [0.8643, 1.937]], np.float16))
+    many = values[5]
+    assert ((many >= 0.5) & (many <= 1.0)).all()
+    np.testing.assert_allclose(many[:2, :3], [[0.9220302, 0.825434, 0.8643672], [0.59602267, 0.78588325, 0.8711979]],
+                               rtol=1e-6)
