@@ -94,6 +94,7 @@ from tensorweave.ops import proto_ops as _proto_ops
 from tensorweave.ops import quantize_ops as _quantize_ops
 from tensorweave.ops import ragged_tensor as _ragged_tensor
 from tensorweave.ops import random_distribution_ops as _random_distribution_ops
+from tensorweave.ops import random_index_shuffle_ops as _random_index_shuffle_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reader_ops as _reader_ops
