@@ -55,7 +55,7 @@ def _read_and_skip(ctx: OpKernelContext, var: ResourceVar, samples: int) -> np.n
             raise errors.InvalidArgumentError(ctx.node_def, None, "For the Philox algorithm, the size of state must "
                                               f"be at least {_STATE_SIZE}; got {state.size}")
         words = state.view(np.uint64).copy()
-        counter = (int(words[0]) | int(words[1]) << 64) + samples
+        counter = (int(words[0]) | int(words[1]) << 64) + (samples & 0xFFFFFFFFFFFFFFFF)  # TF's Skip takes a uint64
         moved = words.copy()
         moved[0], moved[1] = counter & 0xFFFFFFFFFFFFFFFF, (counter >> 64) & 0xFFFFFFFFFFFFFFFF
         var.assign(moved.view(np.int64), False, ctx.xp)
@@ -102,7 +102,7 @@ def _rng_skip_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 @RngSkip.kernel("CPU")
 def _rng_skip(ctx: OpKernelContext, resource: ResourceVar, algorithm: Any, delta: Any) -> None:
     _philox_algorithm(ctx, algorithm)
-    _read_and_skip(ctx, resource, (int(delta) * random_ops._RESERVED_SAMPLES_PER_OUTPUT) % 2**128)
+    _read_and_skip(ctx, resource, int(delta) * random_ops._RESERVED_SAMPLES_PER_OUTPUT)
 
 
 NotDifferentiable("RngReadAndSkip")

@@ -158,3 +158,17 @@ def test_stateless_parameterized_truncated_normal_draws_tfs_values():
     assert ((many >= 0.5) & (many <= 1.0)).all()
     np.testing.assert_allclose(many[:2, :3], [[0.9220302, 0.825434, 0.8643672], [0.59602267, 0.78588325, 0.8711979]],
                                rtol=1e-6)
+
+
+def test_generator_counter_carries_into_its_high_word():
+    with tf.Graph().as_default():
+        g = tf.random.Generator.from_key_counter(key=3, counter=[-1, 5], alg="philox")
+        old = g.skip(1)
+        u = g.uniform([3], dtype=tf.float64)
+        state = g.state.read_value()
+        with tf.Session() as sess:
+            sess.run(g.state.initializer)
+            assert sess.run(old).tolist() == [-1, 5, 3]
+            assert sess.run(state).tolist() == [255, 6, 3]
+            assert sess.run(u).tolist() == [0.37090584017825456, 0.5538557576490202, 0.9678090276263476]
+            assert sess.run(state).tolist() == [1023, 6, 3]
