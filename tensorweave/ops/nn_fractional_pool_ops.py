@@ -6,8 +6,9 @@ from the node's Philox stream exactly as TF's GeneratePoolingSequence does, so a
 sequences and values: a random order of the k and k + 1 region sizes (TF's Fisher-Yates on uint32 draws), or
 with `pseudo_random` the bounds ceil(alpha (i + u)) for one uniform double u. `deterministic` draws them once
 and keeps them. Region (i, j) covers rows seq[i] to seq[i + 1] - 1 (to seq[i + 1] when `overlapping`),
-clipped to the input. The kernels gather every region as a padded [.., K, ..] window (K its largest size,
-padding repeating the region's first index, masked where it counts) and reduce, with no loop over pixels.
+clipped to the input. The kernels visit the regions' taps in TF's scan order, each tap gathered for every
+region at once ([N, OH, OW, C]; a region shorter than the longest repeats its first index, or reads a zero
+row or column where a repeat would count), so they loop over the few taps of a region, never over pixels.
 """
 
 from __future__ import annotations
@@ -93,15 +94,20 @@ def _fractional_pool_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSha
     return [tensor_shape.TensorShape(out), tensor_shape.TensorShape([out[1]]), tensor_shape.TensorShape([out[2]])]
 
 
-def _regions(seq: Any, input_length: int, overlapping: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Each region's indices padded to the longest with its first one ([regions, K]), and where they are real."""
+def _regions(seq: Any, input_length: int, overlapping: bool, pad: int | None = None) -> np.ndarray:
+    """Each region's indices ([regions, K], K the longest region), the shorter ones padded with their first index,
+    or with `pad` (the index of an extra zero row or column) where padding must add nothing."""
     seq = np.asarray(seq, dtype=np.int64)
     starts = seq[:-1]
     ends = np.minimum(seq[1:] - (0 if overlapping else 1), input_length - 1)
     width = int(max((ends - starts).max(initial=0) + 1, 1))
     index = starts[:, None] + np.arange(width)
-    real = index <= ends[:, None]
-    return np.where(real, index, starts[:, None]), real
+    return np.where(index <= ends[:, None], index, starts[:, None] if pad is None else pad)
+
+
+def _zero_padded(value: Any) -> Any:
+    """`value` with a zero row after the last row and a zero column after the last column."""
+    return np.pad(value, ((0, 0), (0, 1), (0, 1), (0, 0)))
 
 
 def _sequences(ctx: OpKernelContext, value: Any, kind: str, pooling_ratio: list[float], pseudo_random: bool,
@@ -130,19 +136,6 @@ def _sequences(ctx: OpKernelContext, value: Any, kind: str, pooling_ratio: list[
     return out, rows, cols
 
 
-def _windows(value: Any, rows: Any, cols: Any, overlapping: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every region's values [N, OH, OW, KH * KW, C] (row-major within the region), the flat input index of each,
-    and the mask of real (not padding) entries [OH, OW, KH * KW]."""
-    n, height, width, depth = value.shape
-    row_index, row_real = _regions(rows, height, overlapping)
-    col_index, col_real = _regions(cols, width, overlapping)
-    pixel = row_index[:, None, :, None] * width + col_index[None, :, None, :]  # [OH, OW, KH, KW]
-    pixel = pixel.reshape(pixel.shape[0], pixel.shape[1], -1)
-    real = (row_real[:, None, :, None] & col_real[None, :, None, :]).reshape(pixel.shape)
-    flat = (np.arange(n)[:, None, None, None] * (height * width) + pixel)[..., None] * depth + np.arange(depth)
-    return value.reshape(-1)[flat], flat, real
-
-
 FractionalMaxPool = Op("FractionalMaxPool", inputs=["value: T"], outputs=_POOL_OUTPUTS, attrs=_POOL_ATTRS)
 FractionalMaxPool.shape(_fractional_pool_shape)
 
@@ -150,11 +143,16 @@ FractionalMaxPool.shape(_fractional_pool_shape)
 @FractionalMaxPool.kernel("CPU", state=_PoolingState)
 def _fractional_max_pool(ctx: OpKernelContext, value: Any, pooling_ratio: list[float], pseudo_random: bool,
                          overlapping: bool, deterministic: bool, seed: int, seed2: int) -> tuple:
-    """Rows then columns: the maximum is separable, and padding repeats an index already in the region."""
+    """Rows then columns (the maximum is separable), a tap at a time; padding repeats an index of the region."""
     _, rows, cols = _sequences(ctx, value, "max", pooling_ratio, pseudo_random, deterministic, seed, seed2)
-    row_index, _ = _regions(rows, value.shape[1], overlapping)
-    col_index, _ = _regions(cols, value.shape[2], overlapping)
-    pooled = value[:, row_index].max(axis=2)[:, :, col_index].max(axis=3)
+    row_index = _regions(rows, value.shape[1], overlapping)
+    col_index = _regions(cols, value.shape[2], overlapping)
+    by_rows = np.take(value, row_index[:, 0], axis=1)
+    for k in range(1, row_index.shape[1]):
+        np.maximum(by_rows, np.take(value, row_index[:, k], axis=1), out=by_rows)
+    pooled = np.take(by_rows, col_index[:, 0], axis=2)
+    for k in range(1, col_index.shape[1]):
+        np.maximum(pooled, np.take(by_rows, col_index[:, k], axis=2), out=pooled)
     return pooled, rows, cols
 
 
@@ -171,11 +169,20 @@ FractionalAvgPool.shape(_fractional_pool_shape)
 @FractionalAvgPool.kernel("CPU", state=_PoolingState)
 def _fractional_avg_pool(ctx: OpKernelContext, value: Any, pooling_ratio: list[float], pseudo_random: bool,
                          overlapping: bool, deterministic: bool, seed: int, seed2: int) -> tuple:
-    """The sum of each region in row-major order (padding adds zeros) over its size, in the input's type."""
+    """The sum of each region in TF's order (a tap at a time, rows outer; padding taps read a zero) over its
+    size, in the input's type."""
     _, rows, cols = _sequences(ctx, value, "average", pooling_ratio, pseudo_random, deterministic, seed, seed2)
-    windows, _, real = _windows(value, rows, cols, overlapping)
-    total = np.add.reduce(np.where(real[..., None], windows, value.dtype.type(0)), axis=3)
-    count = real.sum(axis=2).astype(value.dtype)[..., None]
+    height, width = value.shape[1:3]
+    row_index = _regions(rows, height, overlapping, pad=height)
+    col_index = _regions(cols, width, overlapping, pad=width)
+    padded = _zero_padded(value)
+    total = np.zeros((value.shape[0], row_index.shape[0], col_index.shape[0], value.shape[3]), value.dtype)
+    for kh in range(row_index.shape[1]):
+        by_rows = np.take(padded, row_index[:, kh], axis=1)
+        for kw in range(col_index.shape[1]):
+            total += np.take(by_rows, col_index[:, kw], axis=2)
+    count = ((row_index < height).sum(axis=1)[:, None] * (col_index < width).sum(axis=1)[None, :]).astype(value.dtype)
+    count = count[None, :, :, None]
     pooled = c_division(total, count) if value.dtype.kind == "i" else total / count
     return pooled.astype(value.dtype), rows, cols
 
@@ -213,14 +220,27 @@ def _check_sequences(ctx: OpKernelContext, out_shape: tuple[int, ...], rows: Any
 def _fractional_max_pool_grad_kernel(ctx: OpKernelContext, orig_input: Any, orig_output: Any, out_backprop: Any,
                                      row_pooling_sequence: Any, col_pooling_sequence: Any,
                                      overlapping: bool) -> np.ndarray:
-    """Each output's gradient goes to its region's first maximum in row-major order (TF keeps a strictly larger
-    value), summed where regions overlap."""
+    """Each output's gradient goes to its region's first maximum in scan order (TF keeps a strictly larger value;
+    padding repeats a tap already seen, so never wins), summed where regions overlap."""
     if out_backprop.shape != orig_output.shape:
         raise invalid_argument(ctx, "out_backprop must have the shape of orig_output")
     _check_sequences(ctx, out_backprop.shape, row_pooling_sequence, col_pooling_sequence, orig_input.shape)
-    windows, flat, _ = _windows(orig_input, row_pooling_sequence, col_pooling_sequence, overlapping)
-    winner = np.take_along_axis(flat, windows.argmax(axis=3)[:, :, :, None], axis=3)[:, :, :, 0]
-    grad = np.bincount(winner.reshape(-1), weights=out_backprop.reshape(-1), minlength=orig_input.size)
+    n, height, width, depth = orig_input.shape
+    row_index = _regions(row_pooling_sequence, height, overlapping)
+    col_index = _regions(col_pooling_sequence, width, overlapping)
+    best = winner = None
+    for kh in range(row_index.shape[1]):
+        by_rows = np.take(orig_input, row_index[:, kh], axis=1)
+        for kw in range(col_index.shape[1]):
+            values = np.take(by_rows, col_index[:, kw], axis=2)
+            pixel = (row_index[:, kh, None] * width + col_index[None, :, kw])[None, :, :, None]
+            if best is None:
+                best, winner = values, np.broadcast_to(pixel, values.shape)
+            else:
+                better = values > best
+                best, winner = np.where(better, values, best), np.where(better, pixel, winner)
+    flat = (np.arange(n)[:, None, None, None] * (height * width) + winner) * depth + np.arange(depth)
+    grad = np.bincount(flat.reshape(-1), weights=out_backprop.reshape(-1), minlength=orig_input.size)
     return grad.astype(orig_input.dtype).reshape(orig_input.shape)
 
 
@@ -245,12 +265,21 @@ def _fractional_avg_pool_grad_kernel(ctx: OpKernelContext, orig_input_tensor_sha
         raise invalid_argument(ctx, "original input tensor shape must be1-dimensional and 4 elements")
     in_shape = tuple(int(d) for d in orig_input_tensor_shape)
     _check_sequences(ctx, out_backprop.shape, row_pooling_sequence, col_pooling_sequence, in_shape)
-    placeholder = np.broadcast_to(np.zeros((), np.int8), in_shape)
-    _, flat, real = _windows(placeholder, row_pooling_sequence, col_pooling_sequence, overlapping)
-    share = out_backprop.astype(np.float64) / real.sum(axis=2)[None, :, :, None]
-    weights = np.where(real[None, :, :, :, None], share[:, :, :, None, :], 0.0)
-    grad = np.bincount(flat.reshape(-1), weights=weights.reshape(-1), minlength=int(np.prod(in_shape)))
-    return grad.astype(out_backprop.dtype).reshape(in_shape)
+    n, height, width, depth = in_shape
+    row_index = _regions(row_pooling_sequence, height, overlapping, pad=height)
+    col_index = _regions(col_pooling_sequence, width, overlapping, pad=width)
+    count = (row_index < height).sum(axis=1)[:, None] * (col_index < width).sum(axis=1)[None, :]
+    share = (out_backprop.astype(np.float64) / count[None, :, :, None]).reshape(-1)
+    # flat indices into the zero-padded input, whose extra row and column take the padding taps' shares
+    batch_depth = np.arange(n)[:, None, None, None] * ((height + 1) * (width + 1) * depth) + np.arange(depth)
+    grad = np.zeros(n * (height + 1) * (width + 1) * depth)
+    for kh in range(row_index.shape[1]):
+        for kw in range(col_index.shape[1]):
+            pixel = row_index[:, kh, None] * (width + 1) + col_index[None, :, kw]
+            grad += np.bincount((batch_depth + (pixel * depth)[None, :, :, None]).reshape(-1), weights=share,
+                                minlength=grad.size)
+    grad = grad.reshape(n, height + 1, width + 1, depth)[:, :height, :width]
+    return grad.astype(out_backprop.dtype)
 
 
 _FractionalPoolOutput = collections.namedtuple("FractionalPoolOutput",
