@@ -1,10 +1,13 @@
 """Random ops whose samples take a variable number of draws: gamma (RandomGamma, StatelessRandomGammaV3, with
-RandomGammaGrad for the gradient by alpha) and Poisson (RandomPoissonV2, StatelessRandomPoisson), plus the
-stateless seed utilities fold_in and split.
+RandomGammaGrad for the gradient by alpha), Poisson (RandomPoissonV2, StatelessRandomPoisson), binomial
+(StatelessRandomBinomial; the stateful form lives with tf.random.Generator), the parameterized truncated
+normal (StatelessParameterizedTruncatedNormal), plus the stateless seed utilities fold_in and split.
 
 TF gives every output element its own Philox stream, 256 samples after the previous element's, and runs a
 rejection loop on it: Marsaglia and Tsang's squeeze for gamma, Knuth's product of uniforms below rate 10 and
-Hormann's transformed rejection above for Poisson, taking two doubles per block and using them last first.
+Hormann's transformed rejection above for Poisson, inversion (a sum of geometric draws, streams 42 samples
+apart) below mean 10 and Hormann's BTRS above for binomial, taking two doubles per block and using them last
+first.
 `_ElementStreams` keeps that state for all elements at once; each loop round advances every element still
 drawing by one step, so the values are TF's and Python loops only over rounds (a handful), never elements.
 """
@@ -33,10 +36,13 @@ from tensorweave.ops.random_ops import (
     _dims,
     _fill,
     _key_counter,
+    _normal_distribution,
     _shape_tensor,
     _stateless_key_counter_alg,
     _stateless_random_get_key_counter,
     _uint64_to_double,
+    _uniform_distribution,
+    _values_per_block,
     op_seeds,
     philox_state,
     stateless_random_uniform,
@@ -53,9 +59,11 @@ class _ElementStreams:
     """One Philox stream per output element, drawn from as TF's kernels draw: a block of two uniform doubles or
     two Box-Muller normals at a time, its values used last first, normals and uniforms from one stream."""
 
-    def __init__(self, key: tuple[int, int], counter: int, count: int) -> None:
+    def __init__(self, key: tuple[int, int], counter: int, count: int, starts: np.ndarray | None = None) -> None:
+        """`count` streams, 256 samples apart unless `starts` gives each stream's first block."""
         self.key, self.counter = key, counter
-        self.starts = np.arange(count, dtype=np.uint64) * np.uint64(_RESERVED_SAMPLES_PER_OUTPUT)
+        self.starts = (np.arange(count, dtype=np.uint64) * np.uint64(_RESERVED_SAMPLES_PER_OUTPUT) if starts is None
+                       else starts.astype(np.uint64))
         self.blocks = np.zeros(count, np.uint64)
         self.uniforms, self.uniforms_left = np.zeros((count, 2)), np.zeros(count, np.int8)
         self.normals, self.normals_left = np.zeros((count, 2)), np.zeros(count, np.int8)
@@ -362,6 +370,332 @@ def stateless_random_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = dtype
     with name_scope(name, "stateless_random_poisson", [shape, seed, lam]):
         shape = _shape_tensor(shape)
         result = StatelessRandomPoisson(shape, seed, lam, dtype=dtype)
+        result.set_shape(tensor_util.constant_value_as_shape(shape))
+        return result
+
+
+# -- StatelessRandomBinomial --------------------------------------------------------------------------------
+
+# Stirling's series tail log(k!) - (k + 1/2) log(k + 1) + (k + 1) - log(sqrt(2 pi)), tabulated below ten.
+_STIRLING_TAILS = np.array([0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                            0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                            0.00925546218271273, 0.00833056343336287])
+_INVERSION_SAMPLES = 42  # a stream's reserve when the mean is below ten (ten standard deviations past it)
+
+
+def _stirling_tail(k: np.ndarray) -> np.ndarray:
+    squared = (k + 1) * (k + 1)
+    with np.errstate(all="ignore"):
+        series = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / squared) / squared) / (k + 1)
+    return np.where(k <= 9, _STIRLING_TAILS[np.clip(k, 0, 9).astype(np.intp)], series)
+
+
+def _binomial_inversion(streams: _ElementStreams, which: np.ndarray, n: np.ndarray, p: np.ndarray,
+                        out: np.ndarray) -> None:
+    """Counts geometric waits (ceil(log u / log(1 - p))) until their sum passes n, for the elements `which`."""
+    n, p = n[which], p[which]
+    geom_sum, successes = np.zeros(which.size), np.zeros(which.size)
+    log_q = np.log1p(-p)
+    position = np.arange(which.size)
+    while position.size:
+        with np.errstate(divide="ignore"):
+            geom_sum[position] += np.ceil(np.log(streams.uniform(which[position])) / log_q[position])
+        stop = geom_sum[position] > n[position]
+        out[which[position[stop]]] = successes[position[stop]]
+        position = position[~stop]
+        successes[position] += 1
+
+
+def _binomial_btrs(streams: _ElementStreams, which: np.ndarray, n: np.ndarray, p: np.ndarray,
+                   out: np.ndarray) -> None:
+    """Hormann's transformed rejection with squeeze, as TF's btrs (whose ratio test lacks one log), for the
+    elements `which`."""
+    n, p = n[which], p[which]
+    stddev = np.sqrt(n * p * (1 - p))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * p
+    c = n * p + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = p / (1 - p)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = np.floor((n + 1) * p)
+    bound_m = (m + 0.5) * np.log((m + 1) / (r * (n - m + 1))) + _stirling_tail(m) + _stirling_tail(n - m)
+    position = np.arange(which.size)
+    while position.size:
+        u = streams.uniform(which[position]) - 0.5
+        v = streams.uniform(which[position])
+        nn, aa, bb = n[position], a[position], b[position]
+        us = 0.5 - np.abs(u)
+        with np.errstate(all="ignore"):
+            k = np.floor((2 * aa / us + bb) * u + c[position])
+            quick = (us >= 0.07) & (v <= v_r[position])
+            in_range = (k >= 0) & (k <= nn)
+            ratio = np.log(v * alpha[position] / (aa / (us * us) + bb))
+            mm, rr = m[position], r[position]
+            upper = (bound_m[position] + (nn + 1) * np.log((nn - mm + 1) / (nn - k + 1))
+                     + (k + 0.5) * np.log(rr * (nn - k + 1) / (k + 1)) - _stirling_tail(k) - _stirling_tail(nn - k))
+        accept = quick | (in_range & (ratio <= upper))
+        out[which[position[accept]]] = k[accept]
+        position = position[~accept]
+
+
+def binomial_layout(ctx: OpKernelContext, shape: Any, counts: Any, probs: Any) -> tuple[tuple[int, ...], int, int]:
+    """The output dims, parameter count (batches) and samples per parameter, after TF's checks."""
+    try:
+        batch_shape = np.broadcast_shapes(counts.shape, probs.shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "counts and probs must have compatible batch "
+                                          f"dimensions: {tensor_shape.shape_string(counts.shape)} vs. "
+                                          f"{tensor_shape.shape_string(probs.shape)}") from None
+    if np.ndim(shape) != 1:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Input shape should be a vector, got shape: "
+                                          f"{tensor_shape.shape_string(np.shape(shape))}")
+    dims = _dims(ctx, shape)
+    if len(batch_shape) > len(dims) or dims[len(dims) - len(batch_shape):] != batch_shape:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Shape passed in must end with broadcasted shape.")
+    num_batches = int(np.prod(batch_shape))
+    return dims, num_batches, int(np.prod(dims[:len(dims) - len(batch_shape)]))
+
+
+def binomial_samples(key: tuple[int, int], counter: int, dims: tuple[int, ...], num_batches: int,
+                     samples_per_batch: int, counts: Any, probs: Any, dtype: dtypes.DType) -> np.ndarray:
+    """TF's RandomBinomialFunctor: output element (sample s, parameter b) has its own stream at block
+    (b * samples_per_batch + s) * 256 for BTRS or * 42 for inversion; p above one half samples the failures."""
+    if num_batches * samples_per_batch == 0:
+        return np.zeros(dims, dtype.as_numpy_dtype)
+    batch_shape = np.broadcast_shapes(counts.shape, probs.shape)
+    count = np.repeat(np.broadcast_to(counts, batch_shape).reshape(-1), samples_per_batch)
+    prob = np.repeat(np.broadcast_to(probs, batch_shape).reshape(-1), samples_per_batch)
+    with np.errstate(all="ignore"):
+        flip = prob > 0.5
+        q = np.where(flip, prob.dtype.type(1) - prob, prob)  # in the parameters' type, as TF
+        btrs = count * q >= 10
+        n, p = count.astype(np.float64), q.astype(np.float64)
+    out = np.full(count.size, np.nan)
+    zero, full = (n <= 0) | ~(prob > 0), prob >= 1
+    sampled = ~zero & ~full & ~np.isnan(p)
+    starts = np.arange(count.size, dtype=np.uint64) * np.where(btrs, _RESERVED_SAMPLES_PER_OUTPUT,
+                                                               _INVERSION_SAMPLES).astype(np.uint64)
+    streams = _ElementStreams(key, counter, count.size, starts)
+    _binomial_btrs(streams, np.flatnonzero(sampled & btrs), n, p, out)
+    _binomial_inversion(streams, np.flatnonzero(sampled & ~btrs), n, p, out)
+    out = np.where(sampled & flip, n - out, out)
+    out[zero & ~np.isnan(prob)] = 0
+    out[full & ~zero] = n[full & ~zero]
+    with np.errstate(invalid="ignore"):
+        values = out.astype(dtype.as_numpy_dtype)
+    return values.reshape(num_batches, samples_per_batch).T.reshape(dims)
+
+
+_BINOMIAL_TYPES = "{half, float, double, int32, int64}"
+StatelessRandomBinomial = Op("StatelessRandomBinomial", inputs=["shape: S", "seed: Tseed", "counts: T", "probs: T"],
+                             outputs=["output: dtype"],
+                             attrs=["S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64",
+                                    f"T: {_BINOMIAL_TYPES} = DT_DOUBLE", f"dtype: {_BINOMIAL_TYPES} = DT_INT64"])
+NotDifferentiable("StatelessRandomBinomial")
+
+
+@StatelessRandomBinomial.shape
+def _stateless_binomial_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 1)
+    return [shape_from_tensor(ctx, 0)]
+
+
+@StatelessRandomBinomial.kernel("CPU", expensive=True)
+def _stateless_random_binomial(ctx: OpKernelContext, shape: Any, seed: Any, counts: Any, probs: Any,
+                               dtype: dtypes.DType) -> np.ndarray:
+    if np.shape(seed) != (2,):
+        raise errors.InvalidArgumentError(ctx.node_def, None, "seed must have shape [2], not "
+                                          f"{tensor_shape.shape_string(np.shape(seed))}")
+    dims, num_batches, samples_per_batch = binomial_layout(ctx, shape, counts, probs)
+    if num_batches * samples_per_batch == 0:
+        return np.zeros(dims, dtype.as_numpy_dtype)
+    key, counter = _seed_key_counter(ctx, seed)
+    return binomial_samples(key, counter, dims, num_batches, samples_per_batch, counts, probs, dtype)
+
+
+@tf_export("random.stateless_binomial")
+def stateless_random_binomial(shape: Any, seed: Any, counts: Any, probs: Any, output_dtype: Any = dtypes.int32,
+                              name: str | None = None) -> Tensor:
+    """Deterministic Binomial(counts, probs) draws of `shape` (ending with the parameters' broadcast shape) for
+    the seed pair `seed`."""
+    with name_scope(name, "stateless_random_binomial", [shape, seed, counts, probs]):
+        shape = _shape_tensor(shape)
+        probs = convert_to_tensor(probs, dtype_hint=dtypes.float32, name="probs")
+        counts = convert_to_tensor(counts, dtype_hint=probs.dtype, name="counts")
+        result = StatelessRandomBinomial(shape, seed, counts, probs, dtype=output_dtype)
+        result.set_shape(tensor_util.constant_value_as_shape(shape))
+        return result
+
+
+# -- StatelessParameterizedTruncatedNormal ------------------------------------------------------------------
+
+_RANDN, _UNIFORM, _EXPONENTIAL = 0, 1, 2
+_RANDN_INSIDE_BOUNDS = 1.3  # standard deviations of room on one side above which normals are drawn and rejected
+
+
+class _TruncatedNormalParameters:
+    """Per parameter set (batch), in the output type as TF computes them: the bounds in standard units (made
+    one-sided below where possible, by flipping the sign of stddev) and the sampler TF picks for them."""
+
+    def __init__(self, means: np.ndarray, stddevs: np.ndarray, minvals: np.ndarray, maxvals: np.ndarray) -> None:
+        t = means.dtype.type
+        with np.errstate(all="ignore"):
+            flip = (np.isinf(minvals) & (minvals < 0)) | (maxvals < means)
+            self.minvals, maxvals = np.where(flip, maxvals, minvals), np.where(flip, minvals, maxvals)
+            self.stddevs, self.means = np.where(flip, -stddevs, stddevs), means
+            self.norm_min = (self.minvals - means) / self.stddevs
+            self.norm_max = (maxvals - means) / self.stddevs
+            root = np.sqrt(self.norm_min * self.norm_min + t(4))
+            cutoff = t(2) * np.exp(t(0.5) + (self.norm_min * (self.norm_min - root)) / t(4)) / (self.norm_min + root)
+            self.diff = self.norm_max - self.norm_min
+            self.plus = np.where(self.norm_min < 0, t(0), self.norm_min * self.norm_min)
+            self.alpha = (self.norm_min + root) / t(2)
+        inside = t(_RANDN_INSIDE_BOUNDS)
+        randn = ((self.norm_min < -inside) & (self.norm_max >= 0)) | ((self.norm_max > inside) & (self.norm_min <= 0))
+        self.sampler = np.where(randn, _RANDN, np.where(self.diff < cutoff, _UNIFORM, _EXPONENTIAL))
+
+
+def _truncated_normal_units(key: tuple[int, int], counter: int, params: _TruncatedNormalParameters,
+                            batches: np.ndarray, starts: np.ndarray, units: int, sampler: int,
+                            dtype: dtypes.DType) -> tuple[np.ndarray, np.ndarray, int]:
+    """The candidates ([batches, units * m], in stream order) and which are accepted, of `units` rounds of one
+    sampler from each batch's start block; m candidates a round, and the blocks a round takes."""
+    per_block = _values_per_block(dtype)
+    blocks_per_unit = 2 if sampler == _UNIFORM else 1
+    offsets = starts[:, None] + np.arange(units * blocks_per_unit, dtype=np.uint64)
+    distribution = _normal_distribution(dtype) if sampler == _RANDN else _uniform_distribution(dtype)
+    t = dtype.as_numpy_dtype
+    draws = _fill(key, counter, offsets.reshape(-1), per_block, t, distribution).astype(t)
+    draws = draws.reshape(batches.size, units, blocks_per_unit, per_block)
+    column = (lambda values: values[batches][:, None, None])  # noqa: E731
+    norm_min, norm_max = column(params.norm_min), column(params.norm_max)
+    with np.errstate(all="ignore"):
+        if sampler == _RANDN:
+            z = draws[:, :, 0]
+            accept = (z >= norm_min) & (z <= norm_max)
+        elif sampler == _UNIFORM:
+            z = draws[:, :, 0] * column(params.diff) + norm_min
+            g = (column(params.plus) - z * z) / t(2)
+            accept = draws[:, :, 1] <= np.exp(g)
+        else:
+            pairs = draws[:, :, 0].reshape(batches.size, units, per_block // 2, 2)
+            alpha = column(params.alpha)
+            z = -np.log(pairs[..., 0]) / alpha + norm_min
+            x = np.where(norm_min < alpha, alpha - z, norm_min - alpha)
+            accept = (pairs[..., 1] <= np.exp(-x * x / t(2))) & (z < norm_max)
+    return z.reshape(batches.size, -1), accept.reshape(batches.size, -1), blocks_per_unit
+
+
+def _truncated_normal_batches(key: tuple[int, int], counter: int, params: _TruncatedNormalParameters,
+                              batches: np.ndarray, starts: np.ndarray, samples: int,
+                              dtype: dtypes.DType) -> tuple[np.ndarray, np.ndarray]:
+    """For each batch drawn from its start block: the blocks it takes and its first `samples` accepted values
+    (in standard units), each sampler's batches together, rounds doubled until all have enough."""
+    taken = np.zeros(batches.size, np.uint64)
+    values = np.zeros((batches.size, samples), dtype.as_numpy_dtype)
+    per_block = _values_per_block(dtype)
+    for sampler in (_RANDN, _UNIFORM, _EXPONENTIAL):
+        pending = np.flatnonzero(params.sampler[batches] == sampler)
+        per_unit = per_block // 2 if sampler == _EXPONENTIAL else per_block
+        units = -(-3 * samples // per_unit) + 1
+        while pending.size:
+            z, accept, blocks_per_unit = _truncated_normal_units(key, counter, params, batches[pending],
+                                                                 starts[pending], units, sampler, dtype)
+            counts = np.cumsum(accept, axis=1)
+            enough = counts[:, -1] >= samples
+            done = pending[enough]
+            last = np.argmax(counts[enough] >= samples, axis=1)
+            taken[done] = (last // per_unit + 1).astype(np.uint64) * np.uint64(blocks_per_unit)
+            chosen = accept[enough] & (counts[enough] <= samples)
+            values[done] = z[enough][chosen].reshape(done.size, samples)
+            pending = pending[~enough]
+            units *= 2
+    return taken, values
+
+
+def _parameterized_truncated_normal(key: tuple[int, int], counter: int, params: _TruncatedNormalParameters,
+                                    num_batches: int, samples: int, dtype: dtypes.DType) -> np.ndarray:
+    """[samples, batches] values. TF draws the batches one after another from one stream, each starting at a
+    fresh block, so where a batch starts depends on how many blocks those before it took: solved as a fixed
+    point, redrawing only the batches whose start moved (most take the same number of blocks from anywhere)."""
+    starts = np.zeros(num_batches, np.uint64)
+    taken, values = _truncated_normal_batches(key, counter, params, np.arange(num_batches), starts, samples, dtype)
+    while True:
+        moved = np.concatenate([[0], np.cumsum(taken)[:-1]]).astype(np.uint64)
+        changed = np.flatnonzero(moved != starts)
+        if not changed.size:
+            break
+        starts = moved
+        taken[changed], values[changed] = _truncated_normal_batches(key, counter, params, changed, starts[changed],
+                                                                    samples, dtype)
+    return (values * params.stddevs[:, None] + params.means[:, None]).T
+
+
+StatelessParameterizedTruncatedNormal = Op(
+    "StatelessParameterizedTruncatedNormal",
+    inputs=["shape: S", "seed: Tseed", "means: dtype", "stddevs: dtype", "minvals: dtype", "maxvals: dtype"],
+    outputs=["output: dtype"],
+    attrs=["S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64", "dtype: {half, float, double}"])
+NotDifferentiable("StatelessParameterizedTruncatedNormal")
+
+
+@StatelessParameterizedTruncatedNormal.shape
+def _stateless_parameterized_truncated_normal_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 1)
+    return [shape_from_tensor(ctx, 0)]
+
+
+@StatelessParameterizedTruncatedNormal.kernel("CPU", expensive=True)
+def _stateless_parameterized_truncated_normal(ctx: OpKernelContext, shape: Any, seed: Any, means: Any, stddevs: Any,
+                                              minvals: Any, maxvals: Any, dtype: dtypes.DType) -> np.ndarray:
+    """Values equal TF's wherever TF runs the op as one shard (up to some tens of values); TF's own values for
+    larger outputs depend on how many threads it splits them over."""
+    if np.shape(seed) != (2,):
+        raise errors.InvalidArgumentError(ctx.node_def, None, "seed must have shape [2], not "
+                                          f"{tensor_shape.shape_string(np.shape(seed))}")
+    params = (means, stddevs, minvals, maxvals)
+    try:
+        batch_shape = np.broadcast_shapes(*(p.shape for p in params))
+    except ValueError:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "means, stddevs, minvals, maxvals must have compatible "
+                                          "batch dimensions: " + " vs. ".join(tensor_shape.shape_string(p.shape)
+                                                                             for p in params)) from None
+    if np.ndim(shape) != 1:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Input shape should be a vector, got shape: "
+                                          f"{tensor_shape.shape_string(np.shape(shape))}")
+    dims = _dims(ctx, shape)
+    if len(batch_shape) > len(dims) or dims[len(dims) - len(batch_shape):] != batch_shape:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Shape passed in must end with broadcasted shape.")
+    num_batches = int(np.prod(batch_shape))
+    samples = int(np.prod(dims[:len(dims) - len(batch_shape)]))
+    if num_batches * samples == 0:
+        return np.zeros(dims, dtype.as_numpy_dtype)
+    flat = [np.broadcast_to(p, batch_shape).reshape(-1) for p in params]
+    mean, stddev, minval, maxval = flat
+    with np.errstate(invalid="ignore"):
+        valid = (stddev > 0) & (minval < maxval) & (np.isfinite(minval) | np.isfinite(maxval))
+    if not valid.all():
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Invalid parameters")
+    key, counter = _seed_key_counter(ctx, seed)
+    values = _parameterized_truncated_normal(key, counter, _TruncatedNormalParameters(*flat), num_batches, samples,
+                                             dtype)
+    return values.astype(dtype.as_numpy_dtype).reshape(dims)
+
+
+@tf_export("random.stateless_parameterized_truncated_normal")
+def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any = 0.0, stddevs: Any = 1.0,
+                                             minvals: Any = -2.0, maxvals: Any = 2.0,
+                                             name: str | None = None) -> Tensor:
+    """Deterministic normal(means, stddevs) draws kept within [minvals, maxvals], of `shape` (ending with the
+    parameters' broadcast shape), for the seed pair `seed`."""
+    with name_scope(name, "stateless_parameterized_truncated_normal", [shape, means, stddevs, minvals, maxvals]):
+        shape = _shape_tensor(shape)
+        means = convert_to_tensor(means, name="means")
+        stddevs = convert_to_tensor(stddevs, name="stddevs")
+        minvals = convert_to_tensor(minvals, name="minvals")
+        maxvals = convert_to_tensor(maxvals, name="maxvals")
+        result = StatelessParameterizedTruncatedNormal(shape, seed, means, stddevs, minvals, maxvals)
         result.set_shape(tensor_util.constant_value_as_shape(shape))
         return result
 

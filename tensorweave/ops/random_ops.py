@@ -612,12 +612,15 @@ def _stateless_random_uniform_int(ctx: OpKernelContext, shape: Any, key: Any, co
 @StatelessRandomUniformFullIntV2.kernel("CPU")
 def _stateless_random_uniform_full_int(ctx: OpKernelContext, shape: Any, key: Any, counter: Any, alg: Any,
                                        dtype: dtypes.DType) -> np.ndarray:
+    return _full_int_sample(*_key_counter(ctx, key, counter, alg), _dims(ctx, shape), dtype)
+
+
+def _full_int_sample(key: tuple[int, int], counter: int, dims: tuple[int, ...], dtype: dtypes.DType) -> np.ndarray:
     """Every bit random: the Philox words as they are (paired for 64-bit types)."""
-    dims = _dims(ctx, shape)
     unsigned = np.uint32 if dtype.size == 4 else np.uint64
     bits = _full_width_bits(unsigned)
-    return _fill_stream(*_key_counter(ctx, key, counter, alg), int(np.prod(dims)), 4 if unsigned is np.uint32 else 2,
-                        dtype.as_numpy_dtype, lambda evens, odds: bits(evens, odds).view(dtype.as_numpy_dtype)).reshape(dims)
+    return _fill_stream(key, counter, int(np.prod(dims)), 4 if unsigned is np.uint32 else 2, dtype.as_numpy_dtype,
+                        lambda evens, odds: bits(evens, odds).view(dtype.as_numpy_dtype)).reshape(dims)
 
 
 def _stateless_key_counter_alg(seed: Any, alg: Any) -> tuple[Tensor, Tensor, int]:

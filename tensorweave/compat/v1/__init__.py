@@ -102,6 +102,7 @@ from tensorweave.ops import quantize_ops as _quantize_ops
 from tensorweave.ops import quantized_ops as _quantized_ops
 from tensorweave.ops import ragged_tensor as _ragged_tensor
 from tensorweave.ops import random_distribution_ops as _random_distribution_ops
+from tensorweave.ops import random_index_shuffle_ops as _random_index_shuffle_ops
 from tensorweave.ops import random_ops as _random_ops
 from tensorweave.ops import raw_ops as _raw_ops
 from tensorweave.ops import reader_ops as _reader_ops

@@ -8,6 +8,7 @@ from tensorweave.ops import embedding_ops as _embedding_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
 from tensorweave.ops import nn_conv3d_ops as _nn_conv3d_ops
 from tensorweave.ops import nn_conv_ops as _nn_conv_ops
+from tensorweave.ops import nn_fractional_pool_ops as _nn_fractional_pool_ops
 from tensorweave.ops import nn_impl_ops as _nn_impl_ops
 from tensorweave.ops import nn_morphology_ops as _nn_morphology_ops
 from tensorweave.ops import nn_norm_ops as _nn_norm_ops

@@ -5,6 +5,7 @@ from tensorweave.framework import random_seed as _random_seed
 from tensorweave.ops import candidate_sampling_ops as _candidate_sampling_ops
 from tensorweave.ops import random_distribution_ops as _random_distribution_ops
 from tensorweave.ops import random_ops as _random_ops
+from tensorweave.ops import stateful_random_ops as _stateful_random_ops
 from tensorweave.platform.tf_export import populate as _populate
 
 _populate(globals(), "random")
