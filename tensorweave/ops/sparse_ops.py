@@ -35,7 +35,7 @@ from tensorweave.ops import (
 )
 from tensorweave.ops.kernel_helpers import c_division, in_float32, invalid_argument
 from tensorweave.ops.reduction_ops import _deprecated_alias
-from tensorweave.ops.shape_helpers import with_rank
+from tensorweave.ops.shape_helpers import merge_dim, with_rank
 from tensorweave.platform.tf_export import tf_export
 
 _Shape = tensor_shape.TensorShape
@@ -677,6 +677,12 @@ def _sparse_fill_empty_rows(ctx: OpKernelContext, indices: Any, values: Any, den
     if rows == 0 and indices.shape[0]:
         raise invalid_argument(ctx, f"Received SparseTensor with dense_shape[0] = 0 but indices.shape[0] = "
                                     f"{indices.shape[0]}")
+    return _fill_empty_rows(ctx, indices, values, rows, default_value)
+
+
+def _fill_empty_rows(ctx: OpKernelContext, indices: Any, values: Any, rows: int, default_value: Any) -> list:
+    """Entries (index rows, first column their row) sorted by row with one `default_value` entry added per
+    empty row; which rows were empty; where each input entry went."""
     row = indices[:, 0]
     for i in np.flatnonzero((row < 0) | (row >= rows))[:1]:
         raise invalid_argument(ctx, f"indices({i}, 0) is invalid: {row[i]} >= {rows}")
@@ -702,6 +708,39 @@ def sparse_fill_empty_rows(sp_input: Any, default_value: Any, name: str | None =
         indices, values, empty, _ = SparseFillEmptyRows(sp_input.indices, sp_input.values, sp_input.dense_shape,
                                                         default_value)
         return SparseTensor(indices, values, sp_input.dense_shape), empty
+
+
+RaggedFillEmptyRows = Op("RaggedFillEmptyRows", inputs=["value_rowids: int64", "values: T", "nrows: int64",
+                                                        "default_value: T"],
+                         outputs=["output_value_rowids: int64", "output_values: T", "empty_row_indicator: bool",
+                                  "reverse_index_map: int64"], attrs=["T: type"])
+
+
+@RaggedFillEmptyRows.shape
+def _ragged_fill_empty_rows_shape(ctx: InferenceContext) -> list[_Shape]:
+    count = merge_dim(tensor_shape.Dimension(_vector(ctx.input_shape(0))),
+                      tensor_shape.Dimension(_vector(ctx.input_shape(1))))
+    with_rank(ctx.input_shape(2), 0)
+    with_rank(ctx.input_shape(3), 0)
+    return [_Shape([None]), _Shape([None]), _Shape([None]), _Shape([count])]
+
+
+@RaggedFillEmptyRows.kernel("CPU")
+def _ragged_fill_empty_rows(ctx: OpKernelContext, value_rowids: Any, values: Any, nrows: Any,
+                            default_value: Any) -> list:
+    """SparseFillEmptyRows over a ragged tensor's row ids (a rank-1 sparse tensor of `nrows` rows)."""
+    if int(nrows) < 0:
+        raise invalid_argument(ctx, f"Expected shape dimensions to be non-negative, got {int(nrows)}")
+    indices, values, empty, reverse = _fill_empty_rows(ctx, value_rowids.reshape(-1, 1), values, int(nrows),
+                                                       default_value)
+    return [indices[:, 0], values, empty, reverse]
+
+
+@tf_export("ragged_fill_empty_rows")
+def ragged_fill_empty_rows(value_rowids: Any, values: Any, nrows: Any, default_value: Any,
+                           name: str | None = None) -> Any:
+    """The raw op: a ragged tensor's rows with one `default_value` in each empty row."""
+    return RaggedFillEmptyRows(value_rowids, values, nrows, default_value, name=name)
 
 
 # -- SparseReduceSum, SparseReduceMax and their sparse forms ---------------------------------------------
@@ -1174,13 +1213,24 @@ SparseFillEmptyRowsGrad = Op("SparseFillEmptyRowsGrad", inputs=["reverse_index_m
                              outputs=["d_values: T", "d_default_value: T"], attrs=["T: type"])
 
 
+RaggedFillEmptyRowsGrad = Op("RaggedFillEmptyRowsGrad", inputs=["reverse_index_map: int64", "grad_values: T"],
+                             outputs=["d_values: T", "d_default_value: T"], attrs=["T: type"])
+
+
+@tf_export("ragged_fill_empty_rows_grad")
+def ragged_fill_empty_rows_grad(reverse_index_map: Any, grad_values: Any, name: str | None = None) -> Any:
+    return RaggedFillEmptyRowsGrad(reverse_index_map, grad_values, name=name)
+
+
 @SparseFillEmptyRowsGrad.shape
+@RaggedFillEmptyRowsGrad.shape
 def _sparse_fill_empty_rows_grad_shape(ctx: InferenceContext) -> list[_Shape]:
     _vector(ctx.input_shape(1))
     return [with_rank(ctx.input_shape(0), 1), _Shape([])]
 
 
 @SparseFillEmptyRowsGrad.kernel("CPU")
+@RaggedFillEmptyRowsGrad.kernel("CPU")
 def _sparse_fill_empty_rows_grad(ctx: OpKernelContext, reverse_index_map: Any, grad_values: Any) -> list:
     """Each input value takes the gradient of the output entry it moved to; the default value the rest."""
     _require(ctx, reverse_index_map, 1, "reverse_index_map must be a vector, saw: ")
@@ -1304,6 +1354,12 @@ def _sparse_slice_gradient(op: Any, *grads: Any) -> list:
 @SparseFillEmptyRows.gradient
 def _sparse_fill_empty_rows_gradient(op: Any, *grads: Any) -> list:
     d_values, d_default_value = SparseFillEmptyRowsGrad(op.outputs[3], grads[1])
+    return [None, d_values, None, d_default_value]
+
+
+@RaggedFillEmptyRows.gradient
+def _ragged_fill_empty_rows_gradient(op: Any, *grads: Any) -> list:
+    d_values, d_default_value = RaggedFillEmptyRowsGrad(op.outputs[3], grads[1])
     return [None, d_values, None, d_default_value]
 
 

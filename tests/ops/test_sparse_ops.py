@@ -391,3 +391,28 @@ def test_sparse_value_gradients():
                    [np.array([1.0, 2.0, 3.0])])
     check_gradient(lambda v, d: tf.reshape(tf.sparse.to_dense(tf.sparse.fill_empty_rows(tf.SparseTensor(
         [[0, 0], [2, 3]], v, [4, 4]), d)[0]), [4, 4]), [np.array([1.0, 2.0]), np.array(9.0)])
+
+
+def test_ragged_fill_empty_rows_and_its_gradient():
+    """Values, errors and gradients recorded from TF 2.21."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        values, default = tf.constant([1.0, 2.0, 3.0, 4.0]), tf.constant(-1.0)
+        out = tf.ragged_fill_empty_rows(tf.constant([0, 0, 2, 4], tf.int64), values, tf.constant(6, tf.int64), default)
+        assert [t.shape.as_list() for t in out] == [[None], [None], [None], [4]]
+        rowids, filled, empty, reverse = sess.run(out)
+        assert rowids.tolist() == [0, 0, 1, 2, 3, 4, 5] and filled.tolist() == [1, 2, -1, 3, -1, 4, -1]
+        assert empty.tolist() == [False, True, False, True, False, True] and reverse.tolist() == [0, 1, 3, 5]
+        d_values, d_default = sess.run(tf.ragged_fill_empty_rows_grad(out[3], tf.constant([10.0, 20, 30, 40, 50, 60, 70])))
+        assert d_values.tolist() == [10, 20, 40, 60] and d_default == 150
+        grads = sess.run(tf.gradients(out.output_values * tf.range(7.0), [values, default]))
+        assert grads[0].tolist() == [0, 1, 3, 5] and grads[1] == 12
+        unsorted = sess.run(tf.ragged_fill_empty_rows(tf.constant([0, 2, 1], tf.int64), [1.0, 2.0, 3.0],
+                                                      tf.constant(4, tf.int64), 0.0))
+        assert unsorted.output_values.tolist() == [1, 3, 2, 0] and unsorted.reverse_index_map.tolist() == [0, 2, 1]
+        for rowid, nrows, message in [([0, 5], 3, r"indices\(1, 0\) is invalid: 5 >= 3"),
+                                      ([0, 1], -1, "Expected shape dimensions to be non-negative, got -1")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(tf.ragged_fill_empty_rows(tf.constant(rowid, tf.int64), [1.0, 2.0],
+                                                   tf.constant(nrows, tf.int64), 0.0))
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 1 and 2"):
+            tf.ragged_fill_empty_rows(tf.constant([0], tf.int64), [1.0, 2.0], tf.constant(3, tf.int64), 0.0)
