@@ -16,7 +16,7 @@ CXX11_ABI_FLAG = 1
 CXX_VERSION = 201703
 MONOLITHIC_BUILD = 0
 export_value(CXX11_ABI_FLAG, "sysconfig.CXX11_ABI_FLAG")
-export_value(CXX_VERSION, "sysconfig.CXX_VERSION")
+export_value(CXX_VERSION, "sysconfig.CXX_VERSION", "CXX_VERSION")
 export_value(MONOLITHIC_BUILD, "sysconfig.MONOLITHIC_BUILD")
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
