@@ -16,8 +16,6 @@ from tensorweave.platform.tf_export import export_value
 VERSION = "2.21.0"
 GIT_VERSION = "tensorweave"
 COMPILER_VERSION = platform.python_compiler()
-CXX11_ABI_FLAG = 0
-MONOLITHIC_BUILD = 0
 
 # The GraphDef versions of TF 2.21: the producer version stamped on graphs, and the oldest consumer and
 # producer versions it supports.
@@ -30,8 +28,6 @@ GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 export_value(VERSION, "version.VERSION", "VERSION", "__version__")
 export_value(GIT_VERSION, "version.GIT_VERSION", "GIT_VERSION", "__git_version__")
 export_value(COMPILER_VERSION, "version.COMPILER_VERSION", "COMPILER_VERSION", "__compiler_version__")
-export_value(CXX11_ABI_FLAG, "CXX11_ABI_FLAG", "__cxx11_abi_flag__")
-export_value(MONOLITHIC_BUILD, "MONOLITHIC_BUILD", "__monolithic_build__")
 export_value(GRAPH_DEF_VERSION, "version.GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION")
 export_value(GRAPH_DEF_VERSION_MIN_CONSUMER, "version.GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_CONSUMER")
 export_value(GRAPH_DEF_VERSION_MIN_PRODUCER, "version.GRAPH_DEF_VERSION_MIN_PRODUCER", "GRAPH_DEF_VERSION_MIN_PRODUCER")

@@ -15,9 +15,9 @@ from tensorweave.platform.tf_export import export_value, tf_export
 CXX11_ABI_FLAG = 1
 CXX_VERSION = 201703
 MONOLITHIC_BUILD = 0
-export_value(CXX11_ABI_FLAG, "sysconfig.CXX11_ABI_FLAG")
+export_value(CXX11_ABI_FLAG, "sysconfig.CXX11_ABI_FLAG", "CXX11_ABI_FLAG", "__cxx11_abi_flag__")
 export_value(CXX_VERSION, "sysconfig.CXX_VERSION", "CXX_VERSION")
-export_value(MONOLITHIC_BUILD, "sysconfig.MONOLITHIC_BUILD")
+export_value(MONOLITHIC_BUILD, "sysconfig.MONOLITHIC_BUILD", "MONOLITHIC_BUILD", "__monolithic_build__")
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
