@@ -17,7 +17,7 @@ def test_build_constants_describe_tensorweave():
     assert tf.GIT_VERSION == tf.__git_version__ == "tensorweave"
     assert tf.COMPILER_VERSION == tf.__compiler_version__ == platform.python_compiler()
     assert (tf.CXX11_ABI_FLAG, tf.MONOLITHIC_BUILD, tf.CXX_VERSION) == (1, 0, 201703)  # TF 2.21, as tf.sysconfig
-    assert (tf.__cxx11_abi_flag__, tf.__monolithic_build__) == (0, 0)
+    assert (tf.__cxx11_abi_flag__, tf.__monolithic_build__) == (1, 0)
     assert all(type(v) is int for v in (tf.CXX11_ABI_FLAG, tf.MONOLITHIC_BUILD, tf.GRAPH_DEF_VERSION))
 
 
