@@ -34,6 +34,7 @@ from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.framework.session_state import KeptTensor, is_handle_op, register_session_tensors
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
+from tensorweave.platform import tf_logging
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
 from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
 from tensorweave.runtime.optimize import StepOptimizations, schedule_recvs
@@ -47,6 +48,9 @@ LOCAL_TASK = "/job:localhost/replica:0/task:0"
 # TENSORWEAVE_PLACEMENT=cost_model: sessions made while it is set place unconstrained nodes with the
 # whitepaper's cost model (place.cost_model_place) instead of TF's first-device rule.
 PLACEMENT_ENV = "TENSORWEAVE_PLACEMENT"
+# ConfigProto.session_inter_op_thread_pool entries with a global_name: one pool per name in the process
+_GLOBAL_POOLS: dict[str, tuple[ThreadPoolExecutor, int]] = {}  # with its thread count
+_GLOBAL_POOLS_LOCK = threading.Lock()
 
 
 class _Plan:
@@ -136,14 +140,14 @@ class DirectSession(SessionBackend):
         num_cpus = config.device_count.get("CPU", 1) if config is not None else 1
         self._devices: list[Device] = [cpu_device(LOCAL_TASK, i, ResourceMgr(), intra_op_threads, hold_blas=True)
                                        for i in range(num_cpus)]
-        threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
-        # A negative count runs every kernel on the caller's thread, as TF's
-        self._pool = (ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
-                      if threads > 0 else None)
+        self._owned_pools: list[ThreadPoolExecutor] = []
+        self._pools = self._inter_op_pools(config)
+        self._pool = self._pools[0]
         self._cost_model = os.environ.get(PLACEMENT_ENV) == "cost_model" and num_cpus > 1
         self._state = ExecutionState(self._devices, bool(getattr(config, "allow_soft_placement", False)),
                                      self._cost_model)
         self._plans: dict[PlanKey, _Plan] = {}
+        self._pool_plans: dict[tuple[PlanKey, int], _Plan] = {}  # plans run on a pool other than the first
         self._stateful_kernels: dict[tuple[str, str], OpKernel] = {}
         self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
         self._lock = threading.Lock()
@@ -183,11 +187,47 @@ class DirectSession(SessionBackend):
         plan = self._plans.get(key)
         return [] if plan is None else plan.graphs
 
+    def _inter_op_pools(self, config: Any) -> list[ThreadPoolExecutor | None]:
+        """The pools a step's kernels may run on: one per `session_inter_op_thread_pool` entry (a named one
+        shared by every session of the process), else one of `inter_op_parallelism_threads` threads (a
+        negative count runs every kernel on the caller's thread, as TF's)."""
+        options = list(getattr(config, "session_inter_op_thread_pool", None) or [])
+        if not options:
+            threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
+            return [self._own_pool(threads) if threads > 0 else None]
+        pools: list[ThreadPoolExecutor | None] = []
+        for option in options:
+            threads = option.num_threads or os.cpu_count() or 1
+            if not option.global_name:
+                pools.append(self._own_pool(threads))
+                continue
+            with _GLOBAL_POOLS_LOCK:
+                if option.global_name not in _GLOBAL_POOLS:
+                    _GLOBAL_POOLS[option.global_name] = (ThreadPoolExecutor(
+                        max_workers=threads, thread_name_prefix=f"tensorweave-{option.global_name}"), threads)
+                pool, pool_threads = _GLOBAL_POOLS[option.global_name]
+            if pool_threads != threads:
+                tf_logging.warning("Requested num_threads=%d for inter_op thread pool %s, but it already has %d "
+                                   "threads", threads, option.global_name, pool_threads)
+            pools.append(pool)
+        return pools
+
+    def _own_pool(self, threads: int) -> ThreadPoolExecutor:
+        pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
+        self._owned_pools.append(pool)
+        return pool
+
     def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
             timeout_in_ms: int = 0, options: Any = None, run_metadata: Any = None) -> list[Any]:
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._build_plan(key)
+        pool_index = options.inter_op_thread_pool if options is not None else 0
+        if pool_index:  # RunOptions.inter_op_thread_pool: another of the session's pools, or -1 the caller's thread
+            if not -1 <= pool_index < len(self._pools):
+                raise errors.InvalidArgumentError(None, None, f"Invalid inter_op_thread_pool: {pool_index}")
+            plan = self._pool_plans.get((key, pool_index)) or self._build_plan(key, pool_index)
+        else:
+            plan = self._plans.get(key)
+            if plan is None:
+                plan = self._build_plan(key)
         timeout_in_ms = timeout_in_ms or self._operation_timeout_in_ms
         timeout = timeout_in_ms / 1000 if timeout_in_ms > 0 else None
         if plan.handle_fetches is None:
@@ -208,11 +248,12 @@ class DirectSession(SessionBackend):
         timeout_in_ms = self._operation_timeout_in_ms
         return plan.run_repeated(max_runs, self._cancellation, timeout_in_ms / 1000 if timeout_in_ms > 0 else None)
 
-    def _build_plan(self, key: PlanKey) -> _Plan:
+    def _build_plan(self, key: PlanKey, pool_index: int = 0) -> _Plan:
+        """The plan of `key` whose kernels run on pool `pool_index` (-1: the caller's thread)."""
         with self._lock:
             if self._closed:
                 raise errors.CancelledError(None, None, "Session has been closed.")
-            plan = self._plans.get(key)
+            plan = self._plans.get(key) if pool_index == 0 else self._pool_plans.get((key, pool_index))
             if plan is not None:
                 return plan
             graph_def = self._state.placed_graph()
@@ -225,8 +266,13 @@ class DirectSession(SessionBackend):
             if self._recv_scheduling:
                 parts = {name: schedule_recvs(part) for name, part in parts.items()}
             devices = {device.name: device for device in self._devices}
-            executors = [Executor(part, devices[name], self._kernel_for, self._pool) for name, part in parts.items()]
-            plan = self._plans[key] = _Plan(executors, len(key.fetches), _handle_fetches(graph_def, key.fetches))
+            pool = None if pool_index == -1 else self._pools[pool_index]
+            executors = [Executor(part, devices[name], self._kernel_for, pool) for name, part in parts.items()]
+            plan = _Plan(executors, len(key.fetches), _handle_fetches(graph_def, key.fetches))
+            if pool_index == 0:
+                self._plans[key] = plan
+            else:
+                self._pool_plans[(key, pool_index)] = plan
             return plan
 
     def _kernel_for(self, node_def: NodeDef, device: DeviceBase) -> OpKernel:
@@ -256,9 +302,10 @@ class DirectSession(SessionBackend):
         with self._lock:
             self._closed = True
             self._plans.clear()
+            self._pool_plans.clear()
             self._stateful_kernels.clear()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
+        for pool in self._owned_pools:  # the process's named pools outlive the session
+            pool.shutdown(wait=False)
         for device in self._devices:
             device.resource_mgr.clear()
             device.close()

@@ -395,3 +395,29 @@ def test_closing_the_session_cancels_its_waiting_steps():
     sess.close()
     thread.join(5)
     assert not thread.is_alive() and isinstance(outcome[0], errors.CancelledError)
+
+
+def test_session_inter_op_thread_pools_and_run_options_choose_one():
+    """ConfigProto.session_inter_op_thread_pool and RunOptions.inter_op_thread_pool, with TF 2.21's errors."""
+    config = tf.ConfigProto()
+    config.session_inter_op_thread_pool.add(num_threads=2)
+    config.session_inter_op_thread_pool.add(num_threads=1, global_name="tw_test_named_pool")
+    with tf.Graph().as_default():
+        x = tf.constant(3.0) * 2
+        with tf.Session(config=config) as first:
+            for index in (0, 1, -1):
+                assert first.run(x, options=tf.RunOptions(inter_op_thread_pool=index)) == 6.0
+            for index in (2, -2):
+                with pytest.raises(tf.errors.InvalidArgumentError, match=f"^Invalid inter_op_thread_pool: {index}$"):
+                    first.run(x, options=tf.RunOptions(inter_op_thread_pool=index))
+            backend = first._session
+            pools = [plan.executors[0]._pool for plan in backend._pool_plans.values()]
+            assert pools.count(None) == 1 and backend._pools[1] in pools
+            with tf.Session(config=config) as second:  # a named pool is the process's: both sessions share it
+                assert second._session._pools[1] is backend._pools[1]
+                assert second._session._pools[0] is not backend._pools[0]
+        with tf.Session(config=config) as third:  # closing sessions left the named pool running
+            assert third.run(x, options=tf.RunOptions(inter_op_thread_pool=1)) == 6.0
+        with tf.Session() as default:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid inter_op_thread_pool: 1"):
+                default.run(x, options=tf.RunOptions(inter_op_thread_pool=1))
