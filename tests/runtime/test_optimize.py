@@ -275,8 +275,15 @@ def test_matmul_bias_add_and_activation_fuse_as_grapplers_remapper():
                        NodeDef("other", "Neg", ["read_twice"], "", {"T": F32}),
                        _matmul("double", "w64", "w64", dtypes.float64),
                        NodeDef("ba3", "BiasAdd", ["double", "w64"], "", {"T": dtypes.float64}),
-                       _matmul("target", "x", "w"), NodeDef("ba4", "BiasAdd", ["target", "b"], "", {"T": F32})])
+                       _matmul("target", "x", "w"), NodeDef("ba4", "BiasAdd", ["target", "b"], "", {"T": F32}),
+                       NodeDef("v", "VariableV2", [], "", {"shape": [2], "dtype": F32}),
+                       NodeDef("v/read", "Identity", ["v"], "", {"T": F32}),
+                       _matmul("mm5", "x", "w"), NodeDef("add5", "AddV2", ["v/read", "mm5:0"], "", {"T": F32}),
+                       _matmul("mm6", "x", "w"), NodeDef("add6", "AddV2", ["mm6", "x"], "", {"T": F32})])
     out = {n.name: n for n in fuse_matmul_bias(g, keep=["target"]).node}
+    # an Add of a vector the graph fixes to the product's width is a bias (the oneDNN remapper's rule)
+    assert (out["add5"].op, out["add5"].input, "mm5" in out) == ("_FusedMatMul", ["x", "w", "v/read"], False)
+    assert (out["mm6"].op, out["add6"].op) == ("MatMul", "AddV2")
     assert "mm" not in out and "ba" not in out
     fused = out["act"]
     assert (fused.op, fused.input) == ("_FusedMatMul", ["x", "w", "b", "^x"])
