@@ -300,18 +300,18 @@ def _bias_add(ctx: OpKernelContext, value: Any, bias: Any, data_format: Any) -> 
 
 def _channel_bias(ctx: OpKernelContext, value: Any, bias: Any, nchw: bool) -> Any:
     """The bias shaped to broadcast along `value`'s channel dimension, checked as TF's BiasAdd kernel checks it."""
-    if np.ndim(value) < 2:
+    if value.ndim < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Input tensor must be at least 2D: "
-                                          f"{tensor_shape.shape_string(np.shape(value))}")
-    if np.ndim(bias) != 1:
+                                          f"{tensor_shape.shape_string(value.shape)}")
+    if bias.ndim != 1:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Biases must be 1D: "
-                                          f"{tensor_shape.shape_string(np.shape(bias))}")
+                                          f"{tensor_shape.shape_string(bias.shape)}")
     channel = 1 if nchw else value.ndim - 1
     if value.shape[channel] != bias.shape[0]:
         raise errors.InvalidArgumentError(
             ctx.node_def, None, "Must provide as many biases as the last dimension of the input tensor: "
             f"{tensor_shape.shape_string(bias.shape)} vs. {tensor_shape.shape_string(value.shape)}")
-    return bias.reshape(bias.shape + (1,) * (value.ndim - 1 - channel))
+    return bias if channel == value.ndim - 1 else bias.reshape(bias.shape + (1,) * (value.ndim - 1 - channel))
 
 
 @tf_export("nn.bias_add")
@@ -355,14 +355,13 @@ def _fused_matmul(ctx: OpKernelContext, a: Any, b: Any, *args: Any, transpose_a:
                   fused_ops: list, leakyrelu_alpha: float) -> Any:
     """The product, its bias added in place (the product is a new array) and the activation applied: the
     values MatMul, BiasAdd and the activation's op compute one after another."""
-    ops = [op.encode() if isinstance(op, str) else op for op in fused_ops]
-    if not ops or ops[0] != b"BiasAdd" or len(args) != 1 or len(ops) > 2 or \
-            (len(ops) == 2 and ops[1] not in _FUSED_ACTIVATIONS):
+    if not fused_ops or fused_ops[0] != b"BiasAdd" or len(args) != 1 or len(fused_ops) > 2 or \
+            (len(fused_ops) == 2 and fused_ops[1] not in _FUSED_ACTIVATIONS):
         raise errors.UnimplementedError(ctx.node_def, None, "Fusion is not implemented: "
-                                        f"[{','.join(op.decode() for op in ops)}]")
+                                        f"[{','.join(op.decode() for op in fused_ops)}]")
     product = linalg_ops.matmul_kernel(ctx, a, b, transpose_a, transpose_b)
     product += _channel_bias(ctx, product, args[0], False)
-    return _FUSED_ACTIVATIONS[ops[1]](product, leakyrelu_alpha) if len(ops) == 2 else product
+    return _FUSED_ACTIVATIONS[fused_ops[1]](product, leakyrelu_alpha) if len(fused_ops) == 2 else product
 
 
 L2Loss = Op("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[f"T: {_FLOAT}"])

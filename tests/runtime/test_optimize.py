@@ -316,3 +316,20 @@ def test_session_fuses_matmul_bias_add_with_the_same_values_unless_remapping_is_
                 sess.run(y, {**feeds, b: [1.0, 2.0]})
             assert info.value.node_def.name == ("hidden" if session_config is None else "logits")
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_a_fused_matmul_tf_does_not_implement_fails_as_tfs():
+    from tensorweave import errors
+    from tensorweave.runtime.executor import Executor
+
+    attrs = {"T": F32, "transpose_a": False, "transpose_b": False, "num_args": 1, "epsilon": 0.0001,
+             "leakyrelu_alpha": 0.2}
+    g = GraphDef(node=[_const("x", np.eye(2)), _const("b", [1.0, 2.0]),
+                       NodeDef("ok", "_FusedMatMul", ["x", "x", "b"], "", {**attrs, "fused_ops": [b"BiasAdd", b"Relu"]}),
+                       NodeDef("f", "_FusedMatMul", ["x", "x", "b"], "", {**attrs, "fused_ops": [b"BiasAdd", b"Tanh"]}),
+                       NodeDef("r_ok", "_Retval", ["ok"], "", {"T": F32, "index": 0}),
+                       NodeDef("r_f", "_Retval", ["f"], "", {"T": F32, "index": 0})])
+    ex = Executor(GraphDef(node=g.node[:3] + g.node[4:5]), DEVICE)
+    np.testing.assert_array_equal(ex.run([])[0], [[2.0, 2.0], [1.0, 3.0]])
+    with pytest.raises(errors.UnimplementedError, match=r"Fusion is not implemented: \[BiasAdd,Tanh\]"):
+        Executor(GraphDef(node=g.node[:2] + [g.node[3], g.node[5]]), DEVICE).run([])
