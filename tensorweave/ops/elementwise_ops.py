@@ -435,7 +435,11 @@ def _sigmoid(x: Any) -> Any:
         e = np.exp(x)
         return np.where(np.isinf(e), x.dtype.type(1), e / (1 + e))
     if x.dtype.itemsize >= 4:  # kernels run under quiet_numerics: the overflow warns nothing
-        return 1 / (1 + np.exp(-x))
+        e = np.exp(-x)
+        if type(e) is not np.ndarray:  # a 0-d input's scalar
+            return 1 / (1 + e)
+        e += 1  # in the new array: the same values as 1 / (1 + e), without two more temporaries
+        return np.divide(1, e, out=e)
     e = np.exp(-np.abs(x))
     r = 1 / (1 + e)
     return np.where(x >= 0, r, e * r)

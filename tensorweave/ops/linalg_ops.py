@@ -65,7 +65,8 @@ def _matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 @MatMul.kernel("CPU", expensive=True, type_constraints={"T": _MATMUL_KERNEL_TYPES})
-def _matmul(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
+def matmul_kernel(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
+    """MatMul's kernel (a fused MatMul's product too): always a new array."""
     if a.ndim != 2 or b.ndim != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"In[{0 if a.ndim != 2 else 1}] is not a matrix. "
                                           f"Instead it has shape {tensor_shape.shape_string((a if a.ndim != 2 else b).shape)}")

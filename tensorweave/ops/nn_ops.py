@@ -96,7 +96,11 @@ LeakyRelu.shape(shape_helpers.unary_shape)
 
 @LeakyRelu.kernel("CPU")
 def _leaky_relu(ctx: OpKernelContext, features: Any, alpha: float) -> Any:
-    return ctx.xp.where(features < 0, features * features.dtype.type(alpha), features)
+    return _leaky(features, alpha)
+
+
+def _leaky(x: Any, alpha: float) -> Any:
+    return np.where(x < 0, x * x.dtype.type(alpha), x)
 
 
 @tf_export("nn.relu")
@@ -291,18 +295,23 @@ def _bias_add_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @BiasAdd.kernel("CPU")
 def _bias_add(ctx: OpKernelContext, value: Any, bias: Any, data_format: Any) -> Any:
-    if np.ndim(value) < 2:
+    return value + _channel_bias(ctx, value, bias, _is_nchw(data_format))
+
+
+def _channel_bias(ctx: OpKernelContext, value: Any, bias: Any, nchw: bool) -> Any:
+    """The bias shaped to broadcast along `value`'s channel dimension, checked as TF's BiasAdd kernel checks it."""
+    if value.ndim < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Input tensor must be at least 2D: "
-                                          f"{tensor_shape.shape_string(np.shape(value))}")
-    if np.ndim(bias) != 1:
+                                          f"{tensor_shape.shape_string(value.shape)}")
+    if bias.ndim != 1:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Biases must be 1D: "
-                                          f"{tensor_shape.shape_string(np.shape(bias))}")
-    channel = 1 if _is_nchw(data_format) else value.ndim - 1
+                                          f"{tensor_shape.shape_string(bias.shape)}")
+    channel = 1 if nchw else value.ndim - 1
     if value.shape[channel] != bias.shape[0]:
         raise errors.InvalidArgumentError(
             ctx.node_def, None, "Must provide as many biases as the last dimension of the input tensor: "
             f"{tensor_shape.shape_string(bias.shape)} vs. {tensor_shape.shape_string(value.shape)}")
-    return value + bias.reshape(bias.shape + (1,) * (value.ndim - 1 - channel))
+    return bias if channel == value.ndim - 1 else bias.reshape(bias.shape + (1,) * (value.ndim - 1 - channel))
 
 
 @tf_export("nn.bias_add")
@@ -322,6 +331,37 @@ def bias_add(value: Any, bias: Any, data_format: str | None = None, name: str | 
         if data_format is None:
             return BiasAdd(value, bias, name=scope)
         return BiasAdd(value, bias, data_format=data_format, name=scope)
+
+
+# -- _FusedMatMul: MatMul + BiasAdd (+ an activation), as Grappler's remapper fuses them ----------------------
+
+_FusedMatMul = Op("_FusedMatMul", inputs=["a: T", "b: T", "args: num_args * T"], outputs=["product: T"],
+                  attrs=["transpose_a: bool = false", "transpose_b: bool = false", "T: {bfloat16, half, float}",
+                         "num_args: int >= 0", "fused_ops: list(string) = []", "epsilon: float = 0.0001",
+                         "leakyrelu_alpha: float = 0.2"])
+# The activations a fused MatMul may end with, each computed by its own op's function
+_FUSED_ACTIVATIONS = {b"Relu": lambda x, alpha: np.maximum(x, 0, out=x), b"Relu6": lambda x, alpha: _relu6(x),
+                      b"Elu": lambda x, alpha: _elu(x),
+                      b"LeakyRelu": _leaky}
+
+
+@_FusedMatMul.shape
+def _fused_matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return linalg_ops.MatMul.shape_fn(ctx)
+
+
+@_FusedMatMul.kernel("CPU", expensive=True, type_constraints={"T": (dtypes.float32,)})
+def _fused_matmul(ctx: OpKernelContext, a: Any, b: Any, *args: Any, transpose_a: bool, transpose_b: bool,
+                  fused_ops: list, leakyrelu_alpha: float) -> Any:
+    """The product, its bias added in place (the product is a new array) and the activation applied: the
+    values MatMul, BiasAdd and the activation's op compute one after another."""
+    if not fused_ops or fused_ops[0] != b"BiasAdd" or len(args) != 1 or len(fused_ops) > 2 or \
+            (len(fused_ops) == 2 and fused_ops[1] not in _FUSED_ACTIVATIONS):
+        raise errors.UnimplementedError(ctx.node_def, None, "Fusion is not implemented: "
+                                        f"[{','.join(op.decode() for op in fused_ops)}]")
+    product = linalg_ops.matmul_kernel(ctx, a, b, transpose_a, transpose_b)
+    product += _channel_bias(ctx, product, args[0], False)
+    return _FUSED_ACTIVATIONS[fused_ops[1]](product, leakyrelu_alpha) if len(fused_ops) == 2 else product
 
 
 L2Loss = Op("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[f"T: {_FLOAT}"])

@@ -1,15 +1,16 @@
 """Stacks (the V2 ops TF's while-loop gradients use): StackV2, StackPushV2, StackPopV2 and StackCloseV2.
 
 A StackV2 node makes a new `StackStorage` each time it runs and outputs it as its handle (a per-step object,
-never in a resource manager, as a TensorArray's); the other ops work on that storage under its lock. A
-forward loop pushes the values its gradient needs, one per iteration, and the gradient loop pops them in
-reverse order. As TF's kernels: a push checks nothing, a pop fails on a closed or empty stack.
+never in a resource manager, as a TensorArray's); the other ops work on that storage with no lock of their
+own, since a list's append and pop are atomic. A forward loop pushes the values its gradient needs, one per
+iteration, and the gradient loop pops them in reverse order: a few hundred of each in a dynamic_rnn step,
+so that they cost little matters. As TF's kernels: a push checks nothing, a pop fails on a closed or empty
+stack.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,6 @@ class StackStorage:
         self.elem_type = elem_type
         self.values: list[Any] = []
         self.closed = False
-        self.lock = threading.Lock()
 
 
 StackV2 = Op("StackV2", inputs=["max_size: int32"], outputs=["handle: resource"],
@@ -66,8 +66,7 @@ def _push_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _push(ctx: OpKernelContext, storage: StackStorage, elem: Any, T: dtypes.DType,  # noqa: N803 - TF's attr
           swap_memory: bool) -> Any:
     """Push `elem` (a read-only input, a variable's live buffer, is copied) and pass it on."""
-    with storage.lock:
-        storage.values.append(elem if getattr(elem, "flags", None) is None or elem.flags.writeable else elem.copy())
+    storage.values.append(elem.copy() if type(elem) is np.ndarray and not elem.flags.writeable else elem)
     return elem
 
 
@@ -82,13 +81,14 @@ def _pop_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @StackPopV2.kernel("CPU")
 def _pop(ctx: OpKernelContext, storage: StackStorage, elem_type: dtypes.DType) -> Any:
-    with storage.lock:
-        if storage.closed:
-            raise invalid_argument(ctx, f"Stack[{storage.name}] has already been closed.")
-        if not storage.values:
-            raise invalid_argument(ctx, f"Stack[{storage.name}] is empty when calling Pop().")
+    if storage.closed:
+        raise invalid_argument(ctx, f"Stack[{storage.name}] has already been closed.")
+    try:
         value = storage.values.pop()
-    if getattr(value, "dtype", None) != elem_type.as_numpy_dtype and \
+    except IndexError:
+        raise invalid_argument(ctx, f"Stack[{storage.name}] is empty when calling Pop().") from None
+    dtype = getattr(value, "dtype", None)
+    if (dtype is None or dtype.type is not elem_type.as_numpy_dtype) and \
             dtypes.as_dtype(np.asarray(value).dtype) is not elem_type:
         raise errors.InternalError(
             ctx.node_def, None, f"Output 0 of type {dtypes.type_string(dtypes.as_dtype(np.asarray(value).dtype))} "
@@ -106,6 +106,5 @@ def _close_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @StackCloseV2.kernel("CPU")
 def _close(ctx: OpKernelContext, storage: StackStorage) -> None:
-    with storage.lock:
-        storage.closed = True
-        storage.values.clear()
+    storage.closed = True
+    storage.values.clear()

@@ -17,8 +17,10 @@ cell's MatMul): a hop costs tens of microseconds, and far more on a loaded machi
 waits for a core. An asynchronous kernel (Recv, Dequeue)
 is started and left: its `done` callback, from any thread, finishes it and carries the step on on that
 thread, so no thread is held while it waits. `run_async` is the whole interface; the blocking `run` waits
-on it, and plans with nothing of the above take the straight-line fast path (straight_line.py). A loop frame
-simple enough runs as one compiled Python loop once all its Enters have arrived (loop_compiler.py).
+on it, and plans without control flow (nor asynchronous kernels beside several expensive ones) take the
+straight-line fast path (straight_line.py), which launches expensive kernels on the pool itself. A loop frame
+simple enough runs as one compiled Python loop once all its Enters have arrived (loop_compiler.py); a plan
+whose loops all compile, entered from a root frame without conds, runs straight, each loop one line of it.
 
 An error fails the step: the first one is kept, nothing new starts, the step's cancellation manager runs
 its callbacks and its rendezvous is aborted (waiting asynchronous kernels finish with the error), and the
@@ -56,17 +58,18 @@ from tensorweave.framework.op_kernel import (
     quiet_numerics,
 )
 from tensorweave.runtime import input_chain
-from tensorweave.runtime.loop_compiler import CompiledLoop, compile_loops
+from tensorweave.runtime.loop_compiler import CompiledLoop, compile_loops, root_schedule
 from tensorweave.runtime.step_stats import NodeExecStats
-from tensorweave.runtime.straight_line import StraightLineStep, compile_step
+from tensorweave.runtime.straight_line import (
+    INLINE_BELOW_S,
+    LoopCall,
+    StraightLineStep,
+    compile_step,
+    record_cost,
+)
 
 KernelFactory = Callable[[NodeDef, DeviceBase], OpKernel]
 StepDone = Callable[[BaseException | None], None]
-# An expensive kernel whose measured time is below this runs inline. The estimate falls to a quicker run's
-# time at once and rises toward a slower one's by 1/_COST_WEIGHT of the difference (TF's executor moves its
-# estimates so): a run's time can only overstate the kernel's cost, by the waits for a core on a loaded machine.
-_INLINE_BELOW_S = 1e-3
-_COST_WEIGHT = 8
 
 
 class _NodeKind(enum.IntEnum):
@@ -200,21 +203,63 @@ class Executor:
         # beside another such one (see run_partitions)
         self.starts_heavy = _expensive_before_waiting(nodes, self._roots)
         self._costs = [float("inf")] * len(nodes)  # seconds per run of each expensive node, measured
-        straight = (sum(n.expensive for n in runnable) <= 1 and not any(n.kind in _CONTROL_FLOW for n in nodes))
-        if straight and self._has_async:
+        self._loop_calls: dict[int, LoopCall] = {}
+        self.chain: input_chain.InputChain | None = None  # set for a QueueRunner's reader step (input_chain.py)
+        self._compile = self._straight_schedule(order, runnable, fetched, pool)
+        self._straight: StraightLineStep | None = self._compile(False) if self._compile is not None else None
+        self._straight_traced: StraightLineStep | None = None
+
+    def _straight_schedule(self, order: list[int], runnable: list[_Node], fetched: set[int], pool: Any
+                           ) -> Callable[[bool], StraightLineStep | None] | None:
+        """How to compile the plan's straight-line step (traced or not; None where it cannot be traced), or None
+        when steps take the dataflow path. Several expensive kernels are launched (see straight_line.py) and
+        loops entered from the root run compiled, each as one line, unless the plan holds asynchronous
+        kernels, whose waits the dataflow path alone interleaves with them."""
+        nodes = self._nodes
+        expensive = sum(n.expensive for n in runnable)
+        control_flow = any(n.kind in _CONTROL_FLOW for n in nodes)
+        launches: dict[int, int] = {}
+        if self._has_async:
+            if expensive > 1 or control_flow:
+                return None
             runnable = [nodes[i] for i in _topological_order(nodes, defer_async=True) if nodes[i].call is not None]
             waiting = [n for n in runnable if n.asynchronous]
             # a _Recv may receive a dead value, which only the dataflow path carries
-            straight = all(n.kind == _NodeKind.NORMAL for n in waiting) and _chained(nodes, waiting)
-        produced = {slot for n in runnable for slot in range(n.out_slot, n.out_slot + n.num_outputs)}
-        # a QueueRunner's reader step, run many times at once (input_chain.py)
-        self.chain: input_chain.InputChain | None = (input_chain.match(runnable, produced, self._template)
-                                         if straight and self._has_async and not self._arg_slots and not ret_slots
-                                         else None)
-        self._compile = (lambda traced: compile_step(runnable, self._arg_slots, self._ret_slots, self._template,
-                                                     fetched, traced)) if straight else None
-        self._straight: StraightLineStep | None = self._compile(False) if straight else None
-        self._straight_traced: StraightLineStep | None = None
+            if not (all(n.kind == _NodeKind.NORMAL for n in waiting) and _chained(nodes, waiting)):
+                return None
+            if not self._arg_slots and not self._ret_slots:  # run many times at once when a QueueRunner loops
+                produced = {slot for n in runnable for slot in range(n.out_slot, n.out_slot + n.num_outputs)}
+                self.chain = input_chain.match(runnable, produced, self._template)
+        else:
+            launch = expensive > 1 and pool is not None
+            if launch:
+                order = _topological_order(nodes, launch_early=True)
+            loops: dict[int, CompiledLoop] = {}
+            if control_flow:
+                schedule = root_schedule(nodes, order, self._loops)
+                if schedule is None:
+                    return None
+                order, loops = schedule
+            runnable = [nodes[i] for i in order if nodes[i].call is not None
+                        and (nodes[i].kind != _NodeKind.ENTER or i in loops)]
+            position = {node.index: p for p, node in enumerate(runnable)}
+            for p, node in enumerate(runnable):
+                if node.index in loops:
+                    loop = loops[node.index]
+                    position.update(dict.fromkeys(loop.enters, p))
+                    self._loop_calls[p] = LoopCall(loop.run, [nodes[i] for i in loop.enters],
+                                                   [nodes[i] for i in loop.exits],
+                                                   lambda e, loop=loop: nodes[loop.failed_node(e)].node_def)
+            launches = _launch_points(nodes, runnable, position) if launch else {}
+        submit = pool.submit if pool is not None else None
+
+        def compile_plan(traced: bool) -> StraightLineStep | None:
+            if traced and self._loop_calls:  # a traced step shows every node of every iteration
+                return None
+            return compile_step(runnable, self._arg_slots, self._ret_slots, self._template, fetched, traced,
+                                launches, self._costs, submit, self._loop_calls)
+
+        return compile_plan
 
     def _resolve_inputs(self, input_is_ref: list[list[bool]], output_is_ref: list[list[bool]]) -> None:
         """Inputs to slots, out edges, ref dereferences."""
@@ -272,17 +317,17 @@ class Executor:
 
     @property
     def waits(self) -> bool:
-        """Whether a step may wait in an asynchronous kernel (a straight-line one then wants a step that the
-        session's close and the step's timeout cancel)."""
-        return self._has_async
+        """Whether a step may wait in an asynchronous kernel or run a loop (a straight-line one then wants a
+        step that the session's close and the step's timeout cancel)."""
+        return self._has_async or bool(self._loop_calls)
 
     def run(self, args: Sequence[Any], stats: list[NodeExecStats] | None = None,
             step: StepContext | None = None) -> list[Any]:
         """Run one step with the given feeds; returns the fetched values. With `stats`, kernels are traced."""
         straight = self._straight
+        if straight is not None and stats is not None:
+            straight = self._straight_traced = self._straight_traced or self._compile(True)
         if straight is not None:
-            if stats is not None:
-                straight = self._straight_traced = self._straight_traced or self._compile(True)
             start = time.time_ns() // 1000
             try:
                 with quiet_numerics():
@@ -556,7 +601,7 @@ class _StepRun:
             elif node.asynchronous:
                 self._start_async(node, frame, iteration, ready)
             elif (node.expensive and submit is not None and (ready or self.outstanding - self.waiting > 1)
-                  and costs[index] >= _INLINE_BELOW_S):
+                  and costs[index] >= INLINE_BELOW_S):
                 submit(self._run_on_pool, node, frame, iteration)
             else:
                 try:
@@ -588,9 +633,7 @@ class _StepRun:
                 return node.call(ctx, *inputs)
             start = time.perf_counter()
             result = node.call(ctx, *inputs)
-            elapsed, costs = time.perf_counter() - start, self.executor._costs
-            previous = costs[node.index]  # races between steps only blur the estimate
-            costs[node.index] = elapsed if elapsed < previous else previous + (elapsed - previous) / _COST_WEIGHT
+            record_cost(self.executor._costs, node.index, time.perf_counter() - start)
             return result
         start = time.time_ns() // 1000
         result = node.call(ctx, *inputs)
@@ -959,16 +1002,26 @@ def _initial_pending(node: _Node) -> int:
     return node.num_data_inputs + node.num_control_inputs
 
 
-def _topological_order(nodes: list[_Node], defer_async: bool = False) -> list[int]:
+def _topological_order(nodes: list[_Node], defer_async: bool = False, launch_early: bool = False) -> list[int]:
     """Kahn's order, ties broken by position in the GraphDef (construction order); with `defer_async`, an
-    asynchronous kernel only once no other node is ready. A loop's back edges (out of NextIteration) are left
-    out: every other cycle is an error."""
+    asynchronous kernel only once no other node is ready; with `launch_early`, an expensive kernel as soon as
+    it is ready and a reader of one's outputs only once nothing else is, so that the most work lies between a
+    launched kernel and its join. A loop's back edges (out of NextIteration) are left out: every other cycle
+    is an error."""
     counts = [0] * len(nodes)
+    late = [False] * len(nodes)  # reads an expensive kernel's output
     for node in nodes:
         if node.kind != _NodeKind.NEXT_ITERATION:
             for successor, _, _ in node.out_edges:
                 counts[successor] += 1
-    heap = [(defer_async and nodes[i].asynchronous, i) for i, c in enumerate(counts) if c == 0]
+                late[successor] = late[successor] or node.expensive
+
+    def rank(i: int) -> int:
+        if launch_early:
+            return 0 if nodes[i].expensive else 2 if late[i] else 1
+        return int(defer_async and nodes[i].asynchronous)
+
+    heap = [(rank(i), i) for i, c in enumerate(counts) if c == 0]
     heapq.heapify(heap)
     order = []
     while heap:
@@ -979,11 +1032,24 @@ def _topological_order(nodes: list[_Node], defer_async: bool = False) -> list[in
         for successor, _, _ in nodes[i].out_edges:
             counts[successor] -= 1
             if counts[successor] == 0:
-                heapq.heappush(heap, (defer_async and nodes[successor].asynchronous, successor))
+                heapq.heappush(heap, (rank(successor), successor))
     if len(order) != len(nodes):
         stuck = [nodes[i].node_def.name for i, c in enumerate(counts) if c > 0][:5]
         raise errors.InvalidArgumentError(None, None, f"Graph is not a DAG: cycle through {', '.join(stuck)}")
     return order
+
+
+def _launch_points(nodes: list[_Node], runnable: list[_Node], position: dict[int, int]) -> dict[int, int]:
+    """Of a straight-line schedule, each expensive kernel with other lines before its first successor (the
+    position it is joined before; `len(runnable)` when only the results read it): by position. `position`
+    gives each node's line (a loop's Enters all the loop's)."""
+    launches = {}
+    for p, node in enumerate(runnable):
+        if node.expensive:
+            join = min((position[s] for s, _, _ in node.out_edges if s in position), default=len(runnable))
+            if join > p + 1:
+                launches[p] = join
+    return launches
 
 
 def _chained(nodes: list[_Node], waiting: list[_Node]) -> bool:

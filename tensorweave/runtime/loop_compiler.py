@@ -31,7 +31,7 @@ from __future__ import annotations
 import enum
 import functools
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
@@ -83,7 +83,6 @@ class _Conds(NamedTuple):
 class LoopNode(PlanNode, Protocol):
     """What the compiler reads of a plan entry (executor.py's `_Node`), beyond what straight_line reads."""
 
-    index: int
     call: Callable | None
     asynchronous: bool
     frame_name: str
@@ -138,6 +137,22 @@ def compile_loops(nodes: Sequence[LoopNode], order: Sequence[int], template: lis
         if loop is not None:
             loops[name] = loop
     return loops
+
+
+def root_schedule(nodes: Sequence[LoopNode], order: Sequence[int], loops: Mapping[str, CompiledLoop]
+                  ) -> tuple[list[int], dict[int, CompiledLoop]] | None:
+    """The root frame's nodes in an order after `order` where each loop entered from the root is one step, at
+    its last Enter (every Enter of it after what it reads, every reader of its Exits after them), and those
+    loops by that Enter: a step the straight-line path runs. None when a frame of the plan did not compile or
+    the root frame has control flow of its own (a cond)."""
+    frames, parents = node_frames([n.node_def for n in nodes])
+    members = [i for i in order if not frames[i]]
+    if any(name not in loops for name in parents) or any(
+            nodes[i].node_def.op in _SWITCH | _MERGE | _NEXT_ITERATION | {"LoopCond"} for i in members):
+        return None
+    top = [loops[name] for name, parent in parents.items() if not parent]
+    schedule = _order_with_calls(nodes, members, top)
+    return None if schedule is None else (schedule, {loop.enters[-1]: loop for loop in top})
 
 
 def _compile_frame(nodes: Sequence[LoopNode], name: str, members: list[int], template: list[Any],

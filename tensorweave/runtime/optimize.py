@@ -9,6 +9,12 @@ same name (TF folds the same set, up to 10 MiB per tensor). Stateful ops (variab
 are never folded, so every step still runs them. A node whose kernel fails is left as it is, so the error
 surfaces in the step, naming the node, as it would without folding.
 
+A MatMul whose product only a BiasAdd reads (or an Add of a vector the graph fixes to the product's width:
+a constant's or variable's, as the oneDNN remapper of TF's x86 builds takes it for a bias), and a bias sum
+only an activation (Relu, Relu6, Elu, LeakyRelu) reads, become one `_FusedMatMul` named as the last of them,
+as Grappler's remapper fuses them (float only, as TF's CPU kernel): one kernel that adds the bias into the new
+product in place.
+
 A node reached only through control edges (the gradient of an input nobody asked for, which a gradient
 tuple's group still waits on) computes a value no one reads: unless it has side effects, moves values
 between frames, or exists to fail (Assert, CheckNumerics), it becomes a NoOp waiting on its inputs, as
@@ -57,10 +63,19 @@ def cse_enabled(config: Any) -> bool:
 def dependency_optimization_enabled(config: Any) -> bool:
     """Grappler's rule: on unless RewriterConfig turns dependency_optimization off or disables the meta
     optimizer."""
+    return _grappler_enabled(config, "dependency_optimization")
+
+
+def remapping_enabled(config: Any) -> bool:
+    """Grappler's rule: on unless RewriterConfig turns remapping off or disables the meta optimizer."""
+    return _grappler_enabled(config, "remapping")
+
+
+def _grappler_enabled(config: Any, toggle: str) -> bool:
     rewrite = getattr(getattr(config, "graph_options", None), "rewrite_options", None)
     if rewrite is None:
         return True
-    return not rewrite.disable_meta_optimizer and rewrite.dependency_optimization != _TOGGLE_OFF
+    return not rewrite.disable_meta_optimizer and getattr(rewrite, toggle) != _TOGGLE_OFF
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,22 +85,25 @@ class StepOptimizations:
     fold_constants: bool
     cse: bool
     dependency_optimization: bool
+    remapping: bool = True
 
     @classmethod
     def from_config(cls, config: Any) -> StepOptimizations:
-        return cls(constant_folding_enabled(config), cse_enabled(config), dependency_optimization_enabled(config))
+        return cls(constant_folding_enabled(config), cse_enabled(config), dependency_optimization_enabled(config),
+                   remapping_enabled(config))
 
     def apply(self, graph_def: GraphDef, targets: Collection[str], device: DeviceBase) -> GraphDef:
         """A pruned step graph optimized in TF's order (the local session's and the distributed master's):
         constants folded on `device`, common subexpressions merged, unread values made NoOps, dead nodes
-        removed; `targets` run as written."""
+        removed, MatMuls fused with their BiasAdds; `targets` run as written."""
         if self.fold_constants:
             graph_def = fold_constants(graph_def, device)
         if self.cse:
             graph_def = eliminate_common_subexpressions(graph_def, targets)
         if self.dependency_optimization:
             graph_def = convert_unread_to_noops(graph_def, targets)
-        return remove_dead_nodes(graph_def, targets)
+        graph_def = remove_dead_nodes(graph_def, targets)
+        return fuse_matmul_bias(graph_def, targets) if self.remapping else graph_def
 
 
 def _enabled(config: Any, flag: str) -> bool:
@@ -263,6 +281,82 @@ def _touches_refs(op: Any, node: NodeDef) -> bool:
     except KeyError:
         return True
     return any(t._is_ref_dtype or t == dtypes.resource for t in types)
+
+
+_FUSED_ACTIVATIONS = frozenset({"Relu", "Relu6", "Elu", "LeakyRelu"})
+
+
+def fuse_matmul_bias(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
+    """The graph with each float MatMul + BiasAdd (+ activation) chain made one `_FusedMatMul` (see the module
+    docstring). A node fuses into its reader only when that reader alone reads it (through output 0, no
+    control edges either way), both are on the same device, and it is not in `keep` (a target)."""
+    nodes = {node.name: node for node in graph_def.node}
+    readers: dict[str, list[str]] = {}
+    for node in graph_def.node:
+        for spec in node.input:
+            readers.setdefault(parse_input(spec)[0], []).append(spec if spec.startswith("^") else node.name)
+
+    def sole_reader(node: NodeDef, op: Collection[str]) -> NodeDef | None:
+        names = readers.get(node.name, [])
+        reader = nodes.get(names[0]) if len(names) == 1 else None
+        if (reader is None or reader.op not in op or node.name in keep or reader.device != node.device
+                or reader.attr.get("T") != dtypes.float32):
+            return None
+        return reader
+
+    def bias_of(matmul: NodeDef, reader: NodeDef) -> str | None:
+        """The bias input of the matmul's reader, when it adds one along the product's columns."""
+        data = [spec for spec in reader.input if not spec.startswith("^")]
+        if reader.op == "BiasAdd":
+            return data[1] if parse_input(data[0]) == (matmul.name, 0) else None
+        if len(data) != 2 or (matmul.name, 0) not in map(parse_input, data):
+            return None
+        bias = data[1] if parse_input(data[0]) == (matmul.name, 0) else data[0]
+        weights = _static_shape(matmul.input[1], nodes)
+        width = None if weights is None or len(weights) != 2 else weights[0 if matmul.attr["transpose_b"] else 1]
+        return bias if width is not None and _static_shape(bias, nodes) == (width,) else None
+
+    fused: dict[str, NodeDef] = {}  # the name of the node each chain replaces -> the fused node
+    removed: set[str] = set()
+    for matmul in graph_def.node:
+        if matmul.op != "MatMul" or matmul.attr.get("T") != dtypes.float32 or \
+                any(spec.startswith("^") for spec in matmul.input):
+            continue
+        bias_add = sole_reader(matmul, ("BiasAdd", "Add", "AddV2"))
+        bias = None if bias_add is None else bias_of(matmul, bias_add)
+        if bias is None:
+            continue
+        activation = sole_reader(bias_add, _FUSED_ACTIVATIONS)
+        last = activation or bias_add
+        chain = [bias_add] + ([activation] if activation is not None else [])
+        controls = list(dict.fromkeys(spec for node in chain for spec in node.input if spec.startswith("^")))
+        attrs = {"T": dtypes.float32, "transpose_a": matmul.attr["transpose_a"],
+                 "transpose_b": matmul.attr["transpose_b"], "num_args": 1,
+                 "fused_ops": [b"BiasAdd"] + ([activation.op.encode()] if activation is not None else []),
+                 "epsilon": 0.0001, "leakyrelu_alpha": activation.attr.get("alpha", 0.2) if activation else 0.2}
+        fused[last.name] = NodeDef(last.name, "_FusedMatMul", [*matmul.input, bias, *controls],
+                                   last.device, attrs)
+        removed.update(node.name for node in [matmul, *chain] if node is not last)
+    if not fused:
+        return graph_def
+    return GraphDef(node=[fused.get(node.name, node) for node in graph_def.node if node.name not in removed],
+                    producer=graph_def.producer)
+
+
+def _static_shape(spec: str, nodes: dict[str, NodeDef]) -> tuple[int, ...] | None:
+    """The shape of a value the graph fixes (a constant's, a variable's, through Identities and Enters), else
+    None."""
+    name, index = parse_input(spec)
+    node = nodes.get(name)
+    while node is not None and node.op in ("Identity", "Enter") and index == 0:
+        name, index = parse_input(node.input[0])
+        node = nodes.get(name)
+    if node is None or index != 0:
+        return None
+    if node.op == "Const":
+        return tuple(np.shape(node.attr["value"]))
+    shape = node.attr.get("shape") if node.op in ("VariableV2", "Variable") else None
+    return None if shape is None or None in shape else tuple(shape)
 
 
 def remove_dead_nodes(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:

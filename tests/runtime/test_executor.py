@@ -28,16 +28,27 @@ def _executor(graph_def, feeds=(), fetches=(), targets=(), pool=None):
     return Executor(prune(graph_def, list(feeds), list(fetches), list(targets), types), device, pool=pool)
 
 
-def _matmul_graph():
-    # two independent matmuls, then their sum: the dataflow schedule
+def _matmul(name, a, b):
+    return NodeDef(name, "MatMul", [a, b], "", {"T": F32, "transpose_a": False, "transpose_b": False})
+
+
+def _matmul_graph(second_input="x"):
+    # two independent matmuls, then their sum: the first is launched, the second runs meanwhile
     return GraphDef(node=[
         NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None}),
         _const("w1", np.eye(3) * 2),
         _const("w2", np.eye(3) * 3),
-        NodeDef("m1", "MatMul", ["x", "w1"], "", {"T": F32, "transpose_a": False, "transpose_b": False}),
-        NodeDef("m2", "MatMul", ["x", "w2"], "", {"T": F32, "transpose_a": False, "transpose_b": False}),
+        _matmul("m1", "x", "w1"),
+        _matmul("m2", second_input, "w2"),
         NodeDef("s", "AddV2", ["m1", "m2"], "", {"T": F32}),
     ])
+
+
+def _forced_dataflow(nodes):
+    """`nodes` and a Switch and Merge of a constant beside them: control flow takes the dataflow schedule."""
+    return nodes + [NodeDef("t", "Const", [], "", {"value": np.array(True), "dtype": dtypes.bool}),
+                    NodeDef("sw", "Switch", ["w1", "t"], "", {"T": F32}),
+                    NodeDef("mg", "Merge", ["sw:1"], "", {"T": F32, "N": 1})]
 
 
 def test_ordered_schedule_computes_chain():
@@ -53,12 +64,34 @@ def test_dataflow_schedule_with_pool_matches_numpy():
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
-        ex = _executor(_matmul_graph(), feeds=["x:0"], fetches=["s:0"], pool=pool)
+        ex = _executor(GraphDef(node=_forced_dataflow(list(_matmul_graph().node))), feeds=["x:0"],
+                       fetches=["s:0", "mg:0"], pool=pool)
         assert not ex.ordered
         x = np.arange(9, dtype=np.float32).reshape(3, 3)
         for _ in range(5):
-            (out,) = ex.run([x])
+            out, merged = ex.run([x])
             np.testing.assert_allclose(out, x * 5)
+            np.testing.assert_allclose(merged, np.eye(3) * 2)
+
+
+def test_straight_schedule_launches_an_expensive_kernel_until_measured_cheap():
+    """Of two matmuls the first goes to the pool while the second runs on the caller, until its measured time
+    shows it quicker than a thread hop; the values are the same either way."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        ex = _executor(_matmul_graph(), feeds=["x:0"], fetches=["s:0"], pool=pool)
+        assert ex.ordered
+        x = np.arange(9, dtype=np.float32).reshape(3, 3)
+        threads = []
+        for _ in range(3):
+            stats = []
+            (out,) = ex.run([x], stats)
+            np.testing.assert_allclose(out, x * 5)
+            threads.append({s.node_name: s.thread_id for s in stats if s.op == "MatMul"})
+    caller = threading.get_native_id()
+    assert threads[0]["m1"] != caller and threads[0]["m2"] == caller
+    assert threads[1:] == [{"m1": caller, "m2": caller}] * 2
 
 
 def test_dataflow_schedule_without_pool_runs_inline():
@@ -83,11 +116,15 @@ def test_kernel_error_names_the_node():
     assert info.value.node_def.name == "bad_matmul"
 
 
-def test_error_in_dataflow_schedule_names_the_node():
+@pytest.mark.parametrize("dataflow", [False, True])
+def test_error_of_a_kernel_on_the_pool_names_the_node(dataflow):
     from concurrent.futures import ThreadPoolExecutor
 
+    nodes = list(_matmul_graph(second_input="w1").node)
     with ThreadPoolExecutor(2) as pool:
-        ex = _executor(_matmul_graph(), feeds=["x:0"], fetches=["s:0"], pool=pool)
+        ex = _executor(GraphDef(node=_forced_dataflow(nodes) if dataflow else nodes), feeds=["x:0"],
+                       fetches=["s:0"] + (["mg:0"] if dataflow else []), pool=pool)
+        assert ex.ordered is not dataflow
         with pytest.raises(errors.InvalidArgumentError, match="node m1"):
             ex.run([np.ones((2, 2), np.float32)])
 
@@ -121,12 +158,10 @@ def test_intermediate_values_are_freed_after_last_use(pool):
 
     chain = [NodeDef(f"n{i}", "Neg", [f"n{i - 1}" if i else "x"], "", {"T": F32}) for i in range(10)]
     nodes = [NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None})] + chain
-    if pool:  # two matmuls force the dataflow schedule
-        nodes += [_const("w", np.eye(2)), NodeDef("m1", "MatMul", ["w", "w"], "", {"T": F32, "transpose_a": False,
-                                                                                   "transpose_b": False}),
-                  NodeDef("m2", "MatMul", ["m1", "w"], "", {"T": F32, "transpose_a": False, "transpose_b": False})]
+    if pool:
+        nodes = _forced_dataflow(nodes + [_const("w1", np.eye(2))])
     with ThreadPoolExecutor(2) as threads:
-        ex = _executor(GraphDef(node=nodes), feeds=["x:0"], fetches=["n9:0"] + (["m2:0"] if pool else []),
+        ex = _executor(GraphDef(node=nodes), feeds=["x:0"], fetches=["n9:0"] + (["mg:0"] if pool else []),
                        pool=threads)
         assert ex.ordered is not pool
         x = np.ones(2 * 1024 * 1024, np.float32)

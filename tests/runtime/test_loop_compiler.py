@@ -217,3 +217,26 @@ def test_mixed_dead_and_live_enters_fall_back_to_the_dataflow_schedule():
     ex = Executor(prune(g, [], ["after:0", "after:1"], [], {"after:0": I32, "after:1": I32}), device)
     assert "loop" in ex._loops
     assert ex.run([]) == ex.run([], stats=[]) == [0, 1]
+
+
+def _straight(sess):
+    return [executor.ordered for plan in sess._session._plans.values() for executor in plan.executors]
+
+
+def test_a_step_whose_loops_all_compile_runs_straight_with_each_loop_as_one_line():
+    """Loops entered from the root, one feeding the next (a loop and its gradient's), run on the straight-line
+    path; a cond at the root keeps a step on the dataflow path. Values as the traced dataflow schedule's."""
+    x = tf.placeholder(tf.float32, [3])
+    _, final = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * 2.0), [tf.constant(0), x])
+    gradient = tf.gradients(tf.reduce_sum(final), x)[0]
+    feed = {x: [0.1, -0.2, 0.3]}
+    with tf.Session() as sess:
+        fast, slow, _ = _both_schedules(sess, [final, gradient], feed)
+        assert _straight(sess) == [True]
+        np.testing.assert_array_equal(fast[0], slow[0])
+        np.testing.assert_array_equal(fast[1], slow[1])
+    chosen = tf.cond(x[0] > 0, lambda: final, lambda: -final)
+    with tf.Session() as sess:
+        fast, slow, _ = _both_schedules(sess, chosen, feed)
+        assert _straight(sess) == [False]
+        np.testing.assert_array_equal(fast, slow)

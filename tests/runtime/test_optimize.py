@@ -1,5 +1,5 @@
-"""Graph optimizations: constant folding, CSE, unread nodes to NoOps, dead-node removal, bfloat16 transfers,
-Recv scheduling."""
+"""Graph optimizations: constant folding, CSE, unread nodes to NoOps, dead-node removal, MatMul + BiasAdd fusion,
+bfloat16 transfers, Recv scheduling."""
 
 import numpy as np
 import pytest
@@ -16,6 +16,8 @@ from tensorweave.runtime.optimize import (
     dependency_optimization_enabled,
     eliminate_common_subexpressions,
     fold_constants,
+    fuse_matmul_bias,
+    remapping_enabled,
     remove_dead_nodes,
 )
 
@@ -257,3 +259,77 @@ def test_an_unread_failing_op_does_not_fail_the_step_unless_dependency_optimizat
     assert not dependency_optimization_enabled(config) and dependency_optimization_enabled(None)
     with tf.Session(config=config) as sess, pytest.raises(tf.errors.InvalidArgumentError, match="node Reshape"):
         sess.run(y, {x: [1, 2]})
+
+
+def _matmul(name, a, b, dtype=F32):
+    return NodeDef(name, "MatMul", [a, b], "", {"T": dtype, "transpose_a": False, "transpose_b": True})
+
+
+def test_matmul_bias_add_and_activation_fuse_as_grapplers_remapper():
+    f64 = NodeDef("w64", "Const", [], "", {"value": np.eye(2), "dtype": dtypes.float64})
+    g = GraphDef(node=[NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None}), _const("w", np.eye(2)),
+                       _const("b", [1.0, 2.0]), f64,
+                       _matmul("mm", "x", "w"), NodeDef("ba", "BiasAdd", ["mm", "b"], "", {"T": F32}),
+                       NodeDef("act", "LeakyRelu", ["ba", "^x"], "", {"T": F32, "alpha": 0.5}),
+                       _matmul("read_twice", "x", "w"), NodeDef("ba2", "BiasAdd", ["read_twice", "b"], "", {"T": F32}),
+                       NodeDef("other", "Neg", ["read_twice"], "", {"T": F32}),
+                       _matmul("double", "w64", "w64", dtypes.float64),
+                       NodeDef("ba3", "BiasAdd", ["double", "w64"], "", {"T": dtypes.float64}),
+                       _matmul("target", "x", "w"), NodeDef("ba4", "BiasAdd", ["target", "b"], "", {"T": F32}),
+                       NodeDef("v", "VariableV2", [], "", {"shape": [2], "dtype": F32}),
+                       NodeDef("v/read", "Identity", ["v"], "", {"T": F32}),
+                       _matmul("mm5", "x", "w"), NodeDef("add5", "AddV2", ["v/read", "mm5:0"], "", {"T": F32}),
+                       _matmul("mm6", "x", "w"), NodeDef("add6", "AddV2", ["mm6", "x"], "", {"T": F32})])
+    out = {n.name: n for n in fuse_matmul_bias(g, keep=["target"]).node}
+    # an Add of a vector the graph fixes to the product's width is a bias (the oneDNN remapper's rule)
+    assert (out["add5"].op, out["add5"].input, "mm5" in out) == ("_FusedMatMul", ["x", "w", "v/read"], False)
+    assert (out["mm6"].op, out["add6"].op) == ("MatMul", "AddV2")
+    assert "mm" not in out and "ba" not in out
+    fused = out["act"]
+    assert (fused.op, fused.input) == ("_FusedMatMul", ["x", "w", "b", "^x"])
+    assert fused.attr["fused_ops"] == [b"BiasAdd", b"LeakyRelu"] and fused.attr["leakyrelu_alpha"] == 0.5
+    assert fused.attr["transpose_b"] and fused.attr["num_args"] == 1
+    # a product read twice, a double one, a target's: as written
+    assert [out[n].op for n in ("read_twice", "ba2", "double", "ba3", "target", "ba4")] == [
+        "MatMul", "BiasAdd", "MatMul", "BiasAdd", "MatMul", "BiasAdd"]
+
+
+def test_session_fuses_matmul_bias_add_with_the_same_values_unless_remapping_is_off():
+    rng = np.random.default_rng(0)
+    x = tf.placeholder(tf.float32, [4, 3])
+    w = tf.constant(rng.standard_normal((3, 5)).astype(np.float32))
+    b = tf.placeholder(tf.float32, [None])
+    y = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b, name="logits"), name="hidden")
+    feeds = {x: rng.standard_normal((4, 3)).astype(np.float32), b: rng.standard_normal(5).astype(np.float32)}
+    config = tf.ConfigProto()
+    config.graph_options.rewrite_options.remapping = 2  # RewriterConfig.OFF
+    assert not remapping_enabled(config) and remapping_enabled(None)
+    results = []
+    for session_config in (None, config):
+        with tf.Session(config=session_config) as sess:
+            metadata = tf.RunMetadata()
+            results.append(sess.run(y, feeds, tf.RunOptions(output_partition_graphs=True), metadata))
+            ops = {n.name: n.op for graph in metadata.partition_graphs for n in graph.node}
+            assert (ops["hidden"] == "_FusedMatMul") is (session_config is None)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Must provide as many biases as the last "
+                               r"dimension of the input tensor: \[2\] vs. \[4,5\]") as info:
+                sess.run(y, {**feeds, b: [1.0, 2.0]})
+            assert info.value.node_def.name == ("hidden" if session_config is None else "logits")
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_a_fused_matmul_tf_does_not_implement_fails_as_tfs():
+    from tensorweave import errors
+    from tensorweave.runtime.executor import Executor
+
+    attrs = {"T": F32, "transpose_a": False, "transpose_b": False, "num_args": 1, "epsilon": 0.0001,
+             "leakyrelu_alpha": 0.2}
+    g = GraphDef(node=[_const("x", np.eye(2)), _const("b", [1.0, 2.0]),
+                       NodeDef("ok", "_FusedMatMul", ["x", "x", "b"], "", {**attrs, "fused_ops": [b"BiasAdd", b"Relu"]}),
+                       NodeDef("f", "_FusedMatMul", ["x", "x", "b"], "", {**attrs, "fused_ops": [b"BiasAdd", b"Tanh"]}),
+                       NodeDef("r_ok", "_Retval", ["ok"], "", {"T": F32, "index": 0}),
+                       NodeDef("r_f", "_Retval", ["f"], "", {"T": F32, "index": 0})])
+    ex = Executor(GraphDef(node=g.node[:3] + g.node[4:5]), DEVICE)
+    np.testing.assert_array_equal(ex.run([])[0], [[2.0, 2.0], [1.0, 3.0]])
+    with pytest.raises(errors.UnimplementedError, match=r"Fusion is not implemented: \[BiasAdd,Tanh\]"):
+        Executor(GraphDef(node=g.node[:2] + [g.node[3], g.node[5]]), DEVICE).run([])
