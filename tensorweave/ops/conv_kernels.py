@@ -35,6 +35,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
 
 IM2COL_CHUNK_BYTES = 2 << 20  # measured: a chunk in cache speeds its product (deep MNIST: 13 ms against 17 ms whole)
+MIN_TASKS = 4  # a convolution's fewest tasks of images where the batch allows: work for two threads
 POOL_BLOCK_BYTES = 1 << 20  # measured: a pooling pass's intermediate stays in cache for the next pass
 
 
@@ -183,11 +184,12 @@ class _Task(NamedTuple):
 
 def _tasks(g: ConvGeometry, itemsize: int) -> tuple[int, list[_Task]]:
     """The most output positions (N*OH*OW) of one chunk, and the tasks: as many whole images as fit the chunk
-    budget, or one image by blocks of rows that do. Tasks touch disjoint images, so they may run at once."""
+    budget (and leave MIN_TASKS tasks to share), or one image by blocks of rows that fit. Tasks touch disjoint
+    images, so they may run at once."""
     row_bytes = max(1, g.cols.size * g.taps * itemsize)
     image_bytes = max(1, row_bytes * g.rows.size)
     if image_bytes <= IM2COL_CHUNK_BYTES:
-        images = min(g.batch, IM2COL_CHUNK_BYTES // image_bytes)
+        images = max(1, min(IM2COL_CHUNK_BYTES // image_bytes, g.batch // MIN_TASKS))
         return images * g.rows.size * g.cols.size, [_Task(slice(n, n + images), (slice(None),))
                                                     for n in range(0, g.batch, images)]
     rows = min(g.rows.size, max(1, IM2COL_CHUNK_BYTES // row_bytes))
