@@ -58,6 +58,7 @@ CASES = [  # input, filter, strides, padding per dimension, dilations
 def test_convolution_and_gradients_in_any_chunking(monkeypatch, chunk_bytes, input_shape, filter_shape, strides,
                                                    padding, dilations):
     monkeypatch.setattr(conv_kernels, "IM2COL_CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(conv_kernels, "FILTER_REPACKS", 0)
     x, f = RNG.standard_normal(input_shape), RNG.standard_normal(filter_shape)
     explicit = isinstance(padding[0], tuple)
     tf_padding = [[0, 0], list(padding[0]), list(padding[1]), [0, 0]] if explicit else padding[0]
@@ -128,6 +129,7 @@ def test_kernels_on_two_threads_equal_one_thread(monkeypatch, groups):
     """Tasks of images on a device's two intra-op threads give the values of one thread, the filter gradient's
     partial sums included (a fixed number of them, added in order)."""
     monkeypatch.setattr(conv_kernels, "IM2COL_CHUNK_BYTES", 4000)  # several tasks, some by blocks of rows
+    monkeypatch.setattr(conv_kernels, "FILTER_REPACKS", 0)
     x = RNG.standard_normal((9, 7, 6, 4)).astype(np.float32)
     f = RNG.standard_normal((3, 2, 4 // groups, 6)).astype(np.float32)
     window = conv_kernels.Window
