@@ -3,8 +3,9 @@
 A kernel computes with `xp` (NumPy on CPU, CuPy on GPU), keeps state in `resource_mgr`, and splits large
 in-place updates and matrix products across the device's intra-op threads through `elementwise_inplace` and
 `matmul`, and independent blocks of its own work through `parallel` (`parallel_products` for blocks that call
-BLAS). The concrete devices (devices/) add names, memory limits and thread pools; this base also serves the host-side evaluation that
-shape inference and constant folding do, which has no session and no device of its own.
+BLAS). The concrete devices (devices/) add names, memory limits and thread pools; this base also serves the
+host-side evaluation that shape inference and constant folding do, which has no session and no device of its
+own.
 """
 
 from __future__ import annotations
