@@ -473,7 +473,7 @@ def _max_pool(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padd
               explicit_paddings: list, data_format: Any) -> Any:
     fmt = _Format.of(data_format)
     g = _pool_geometry(ctx, input.shape, ksize, strides, padding, fmt, explicit_paddings)
-    return fmt.from_nhwc(max_pool_nhwc(fmt.to_nhwc(input), g))
+    return fmt.from_nhwc(max_pool_nhwc(fmt.to_nhwc(input), g, ctx.device))
 
 
 AvgPool = Op("AvgPool", inputs=["value: T"], outputs=["output: T"],
@@ -486,7 +486,7 @@ AvgPool.shape(lambda ctx: _pool_shape(ctx, pool_depth=False))
 def _avg_pool(ctx: OpKernelContext, value: Any, ksize: list, strides: list, padding: Any, data_format: Any) -> Any:
     fmt = _Format.of(data_format)
     g = _pool_geometry(ctx, value.shape, ksize, strides, padding, fmt)
-    return fmt.from_nhwc(avg_pool_nhwc(fmt.to_nhwc(value), g).astype(value.dtype, copy=False))
+    return fmt.from_nhwc(avg_pool_nhwc(fmt.to_nhwc(value), g, ctx.device).astype(value.dtype, copy=False))
 
 
 MaxPoolGrad = Op("MaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
