@@ -70,6 +70,12 @@ class Device(DeviceBase):
         work.run()
         work.wait()
 
+    def parallel_products(self, count: int, task: Callable[[int], None]) -> None:
+        if self._splits_products:
+            self.parallel(count, task)
+        else:
+            super().parallel_products(count, task)
+
     def elementwise_inplace(self, ufunc: Any, target: Any, operand: Any, scale: Any = None) -> None:
         """target = ufunc(target, operand * scale) in place (operand alone without a scale). A large one goes
         by blocks, claimed by the intra-op threads, and a scaled operand is made a block at a time, so no

@@ -2,13 +2,15 @@
 
 A kernel computes with `xp` (NumPy on CPU, CuPy on GPU), keeps state in `resource_mgr`, and splits large
 in-place updates and matrix products across the device's intra-op threads through `elementwise_inplace` and
-`matmul`. The concrete devices
-(devices/) add names, memory limits and thread pools; this base also serves the host-side evaluation that
-shape inference and constant folding do, which has no session and no device of its own.
+`matmul`, and independent blocks of its own work through `parallel` (`parallel_products` for blocks that call
+BLAS). The concrete devices (devices/) add names, memory limits and thread pools; this base also serves the
+host-side evaluation that shape inference and constant folding do, which has no session and no device of its
+own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,16 @@ class DeviceBase:
     def matmul(self, a: Any, b: Any, out: Any = None) -> Any:
         """The product of two matrices (written into `out` when given)."""
         return self.xp.matmul(a, b, out=out)
+
+    def parallel(self, count: int, task: Callable[[int], None]) -> None:
+        """task(0), ..., task(count - 1), independent of each other; here one after another."""
+        for index in range(count):
+            task(index)
+
+    def parallel_products(self, count: int, task: Callable[[int], None]) -> None:
+        """`parallel` for tasks that compute BLAS products: split across threads only where each BLAS call
+        runs on one thread (otherwise BLAS's own threads split each product, and tasks run one at a time)."""
+        DeviceBase.parallel(self, count, task)
 
     def __repr__(self) -> str:
         return f"<Device {self.name}>"

@@ -224,7 +224,7 @@ def _conv2d(ctx: OpKernelContext, input: Any, filter: Any, strides: list, paddin
     g = _conv_geometry(ctx, input.shape, filter.shape, strides, padding, explicit_paddings, data_format, dilations,
                        "convolution")
     fmt = _Format.of(data_format)
-    return fmt.from_nhwc(conv_forward(fmt.to_nhwc(input), filter, g, ctx.device.matmul).astype(input.dtype, copy=False))
+    return fmt.from_nhwc(conv_forward(fmt.to_nhwc(input), filter, g, ctx.device).astype(input.dtype, copy=False))
 
 
 DepthwiseConv2dNative = Op("DepthwiseConv2dNative", inputs=["input: T", "filter: T"], outputs=["output: T"],
@@ -254,7 +254,7 @@ def _depthwise_conv2d(ctx: OpKernelContext, input: Any, filter: Any, strides: li
     grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1) if filter.ndim == 4 else filter
     g = _conv_geometry(ctx, input.shape, grouped.shape, strides, padding, explicit_paddings, data_format, dilations,
                        "convolution")
-    return fmt.from_nhwc(conv_forward(fmt.to_nhwc(input), grouped, g, ctx.device.matmul).astype(input.dtype, copy=False))
+    return fmt.from_nhwc(conv_forward(fmt.to_nhwc(input), grouped, g, ctx.device).astype(input.dtype, copy=False))
 
 
 # -- Conv2DBackpropInput, Conv2DBackpropFilter ----------------------------------------------------------
@@ -316,7 +316,7 @@ def _conv2d_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, 
     g = _conv_geometry(ctx, sizes, filter.shape, strides, padding, explicit_paddings, data_format, dilations,
                        "Conv2DCustomBackpropInput:")
     _check_backprop_sizes(ctx, "Conv2DCustomBackpropInput", g, out_backprop.shape, fmt)
-    grad = conv_backprop_input(filter, fmt.to_nhwc(out_backprop), g, ctx.device.matmul)
+    grad = conv_backprop_input(filter, fmt.to_nhwc(out_backprop), g, ctx.device)
     return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
 
 
@@ -344,7 +344,7 @@ def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,
     g = _conv_geometry(ctx, input.shape, sizes, strides, padding, explicit_paddings, data_format, dilations,
                        "Conv2DCustomBackpropFilter: filter_sizes must be 4-dimensional; input")
     _check_backprop_sizes(ctx, "Conv2DCustomBackpropFilter", g, out_backprop.shape, fmt)
-    grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g, ctx.device.matmul)
+    grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g, ctx.device)
     return grad.astype(input.dtype, copy=False)
 
 
@@ -418,7 +418,7 @@ def _depthwise_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: An
     g, fmt = _depthwise_geometry(ctx, sizes, filter.shape, out_backprop, strides, padding, explicit_paddings,
                                  data_format, dilations, "DepthwiseConv2DBackpropInput")
     grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1)
-    grad = conv_backprop_input(grouped, fmt.to_nhwc(out_backprop), g, ctx.device.matmul)
+    grad = conv_backprop_input(grouped, fmt.to_nhwc(out_backprop), g, ctx.device)
     return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
 
 
@@ -442,7 +442,7 @@ def _depthwise_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: A
     sizes = [int(s) for s in np.asarray(filter_sizes).reshape(-1)]
     g, fmt = _depthwise_geometry(ctx, input.shape, sizes, out_backprop, strides, padding, explicit_paddings,
                                  data_format, dilations, "DepthwiseConv2DBackpropFilter")
-    grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g, ctx.device.matmul)
+    grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g, ctx.device)
     return grad.reshape(sizes).astype(input.dtype, copy=False)
 
 
@@ -501,7 +501,7 @@ def _max_pool(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padd
               explicit_paddings: list, data_format: Any) -> Any:
     fmt = _Format.of(data_format)
     g = _pool_geometry(ctx, input.shape, ksize, strides, padding, fmt, explicit_paddings)
-    return fmt.from_nhwc(max_pool_nhwc(fmt.to_nhwc(input), g))
+    return fmt.from_nhwc(max_pool_nhwc(fmt.to_nhwc(input), g, ctx.device))
 
 
 AvgPool = Op("AvgPool", inputs=["value: T"], outputs=["output: T"],
@@ -514,7 +514,7 @@ AvgPool.shape(lambda ctx: _pool_shape(ctx, pool_depth=False))
 def _avg_pool(ctx: OpKernelContext, value: Any, ksize: list, strides: list, padding: Any, data_format: Any) -> Any:
     fmt = _Format.of(data_format)
     g = _pool_geometry(ctx, value.shape, ksize, strides, padding, fmt)
-    return fmt.from_nhwc(avg_pool_nhwc(fmt.to_nhwc(value), g).astype(value.dtype, copy=False))
+    return fmt.from_nhwc(avg_pool_nhwc(fmt.to_nhwc(value), g, ctx.device).astype(value.dtype, copy=False))
 
 
 MaxPoolGrad = Op("MaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
@@ -538,7 +538,7 @@ def _max_pool_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad
     if dy.shape != out.shape or out.shape != (x.shape[0], g.rows.size, g.cols.size, x.shape[3]):
         raise invalid_argument(ctx, f"Expected orig_output shape to be {shape_text(out.shape)}, but got "
                                     f"{shape_text(dy.shape)}")
-    return fmt.from_nhwc(max_pool_grad_nhwc(x, out, dy, g).astype(x.dtype, copy=False))
+    return fmt.from_nhwc(max_pool_grad_nhwc(x, out, dy, g, ctx.device).astype(x.dtype, copy=False))
 
 
 MaxPoolGradGrad = Op("MaxPoolGradGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],

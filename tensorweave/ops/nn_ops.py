@@ -825,9 +825,16 @@ def _activation_grad_op(name: str, types: str, second: str, fn: Any = None, attr
     return op
 
 
+def _times_mask(g: Any, mask: Any) -> Any:
+    """g * mask, the same values, with the boolean mask made g's dtype first: NumPy's multiply by a bool
+    array casts in its inner loop (1.7x the time)."""
+    factor = mask.astype(g.dtype)
+    return np.multiply(g, factor, out=factor) if factor.shape == np.shape(g) else g * factor
+
+
 _REAL = "realnumbertype"
-ReluGrad = _activation_grad_op("ReluGrad", _REAL, "features", lambda g, x: g * (x > 0))
-Relu6Grad = _activation_grad_op("Relu6Grad", _REAL, "features", lambda g, x: g * ((x > 0) & (x < 6)))
+ReluGrad = _activation_grad_op("ReluGrad", _REAL, "features", lambda g, x: _times_mask(g, x > 0))
+Relu6Grad = _activation_grad_op("Relu6Grad", _REAL, "features", lambda g, x: _times_mask(g, (x > 0) & (x < 6)))
 EluGrad = _activation_grad_op("EluGrad", _FLOAT, "outputs", lambda g, y: np.where(y < 0, g * (y + 1), g))
 SeluGrad = _activation_grad_op(
     "SeluGrad", _FLOAT, "outputs",

@@ -165,7 +165,7 @@ def _quantized_avg_pool(ctx: OpKernelContext, input: Any, min_input: Any, max_in
     high = _scalar_range(ctx, max_input, "max_input", _RANK_MESSAGE)
     g = _pool_geometry(ctx, input.shape, ksize, strides, padding, _NHWC)
     levels = input.view(integer_type(T))
-    sums = sum_pool_nhwc(levels.astype(np.int64), g)
+    sums = sum_pool_nhwc(levels.astype(np.int64), g, ctx.device)
     counts = avg_divisors(levels.shape, g, np.int64)
     means = np.rint(sums / counts)  # TF 2.21 rounds the mean half to even (measured), not truncates
     lowest, highest, _ = _levels(T)

@@ -54,9 +54,9 @@ class InPlace(NamedTuple):
 
 class Blockwise(NamedTuple):
     """An update written into the refs' buffers a block of elements at a time, so that it makes no full-size
-    temporaries (TF's fused kernels): `in_place` takes the refs' flat buffers and the value inputs (grad
-    flattened) and writes; `values` is the same update as an Update, for sparse rows and for buffers that
-    cannot be written flat."""
+    temporaries (TF's fused kernels), the blocks split across the device's intra-op threads: `in_place` takes
+    one block of the refs' flat buffers and the value inputs (that block of grad) and writes; `values` is the
+    same update as an Update, for sparse rows and for buffers that cannot be written flat."""
 
     in_place: Callable[..., None]
     values: Update
@@ -136,8 +136,8 @@ def _training_op(name: str, refs: list[str], values: list[str], update: Update |
                 if isinstance(update, Blockwise):
                     if all(value.flags.c_contiguous and not np.may_share_memory(value, grad) for value in current):
                         current = None
-                        flat = [np.ravel(x) if x is grad else x for x in others]
-                        update.in_place(*(var.writable().reshape(-1) for var in variables), *flat, **attrs)
+                        _by_blocks(ctx, update.in_place, [var.writable().reshape(-1) for var in variables],
+                                   [np.ravel(x) if x is grad else x for x in others], attrs)
                         return None if resource else variables[0]
                     new = update.values(*current, *others, **attrs)
                 else:
@@ -152,6 +152,21 @@ def _training_op(name: str, refs: list[str], values: list[str], update: Update |
         return None if resource else variables[0]
 
     return op
+
+
+_BLOCK = 1 << 16  # elements per block of a blockwise update: few NumPy calls, its temporaries in cache
+
+
+def _by_blocks(ctx: OpKernelContext, in_place: Callable[..., None], refs: list[Any], values: list[Any],
+               attrs: dict[str, bool]) -> None:
+    """A blockwise update of flat refs, each block (of the refs and of the flat values; scalars whole) one task
+    on the device's intra-op threads."""
+    def block(index: int) -> None:
+        part = slice(index * _BLOCK, (index + 1) * _BLOCK)
+        in_place(*(ref[part] for ref in refs), *(value[part] if np.ndim(value) else value for value in values),
+                 **attrs)
+
+    ctx.device.parallel(-(-refs[0].size // _BLOCK), block)
 
 
 def _sparse_update(ctx: OpKernelContext, variables: list[Var], others: list[Any], indices: Any, grad: Any,
@@ -203,37 +218,30 @@ def _adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any,
     return var - step, m, v
 
 
-_BLOCK = 1 << 14  # elements per block of a blockwise update: its temporaries stay in cache
-
-
 def _adam_in_place(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any, beta2: Any,
                    epsilon: Any, grad: Any, use_nesterov: bool) -> None:
-    """_adam's arithmetic, in its order (so the same values), written into flat var, m and v block by block."""
+    """_adam's arithmetic, in its order (so the same values), written into a block of flat var, m and v."""
     lr_t = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
     keep1, keep2 = 1 - beta1, 1 - beta2
-    first, second = np.empty(min(_BLOCK, var.size), var.dtype), np.empty(min(_BLOCK, var.size), var.dtype)
-    for start in range(0, var.size, _BLOCK):
-        block = slice(start, start + _BLOCK)
-        g, m_b, v_b = grad[block], m[block], v[block]
-        t, u = first[:g.size], second[:g.size]
-        np.subtract(g, m_b, out=t)
-        t *= keep1
-        m_b += t
-        np.square(g, out=t)
-        t -= v_b
-        t *= keep2
-        v_b += t
-        if use_nesterov:
-            np.multiply(g, keep1, out=t)
-            np.multiply(m_b, beta1, out=u)
-            t += u
-            t *= lr_t
-        else:
-            np.multiply(m_b, lr_t, out=t)
-        np.sqrt(v_b, out=u)
-        u += epsilon
-        t /= u
-        var[block] -= t
+    t, u = np.empty_like(var), np.empty_like(var)
+    np.subtract(grad, m, out=t)
+    t *= keep1
+    m += t
+    np.square(grad, out=t)
+    t -= v
+    t *= keep2
+    v += t
+    if use_nesterov:
+        np.multiply(grad, keep1, out=t)
+        np.multiply(m, beta1, out=u)
+        t += u
+        t *= lr_t
+    else:
+        np.multiply(m, lr_t, out=t)
+    np.sqrt(v, out=u)
+    u += epsilon
+    t /= u
+    var -= t
 
 
 _ADAM = Blockwise(_adam_in_place, _adam)

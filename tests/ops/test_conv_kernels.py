@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
+from tensorweave.devices.cpu import cpu_device
+from tensorweave.framework.device_base import host_device
+from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import conv_kernels
 
 RNG = np.random.default_rng(7)
@@ -55,6 +58,7 @@ CASES = [  # input, filter, strides, padding per dimension, dilations
 def test_convolution_and_gradients_in_any_chunking(monkeypatch, chunk_bytes, input_shape, filter_shape, strides,
                                                    padding, dilations):
     monkeypatch.setattr(conv_kernels, "IM2COL_CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(conv_kernels, "FILTER_REPACKS", 0)
     x, f = RNG.standard_normal(input_shape), RNG.standard_normal(filter_shape)
     explicit = isinstance(padding[0], tuple)
     tf_padding = [[0, 0], list(padding[0]), list(padding[1]), [0, 0]] if explicit else padding[0]
@@ -118,3 +122,24 @@ def test_pooling_in_blocks_of_one_image_matches_one_block(monkeypatch):
         blocks = sess.run(pools, {x: data})
     for a, b in zip(whole, blocks):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_kernels_on_two_threads_equal_one_thread(monkeypatch, groups):
+    """Tasks of images on a device's two intra-op threads give the values of one thread, the filter gradient's
+    partial sums included (a fixed number of them, added in order)."""
+    monkeypatch.setattr(conv_kernels, "IM2COL_CHUNK_BYTES", 4000)  # several tasks, some by blocks of rows
+    monkeypatch.setattr(conv_kernels, "FILTER_REPACKS", 0)
+    x = RNG.standard_normal((9, 7, 6, 4)).astype(np.float32)
+    f = RNG.standard_normal((3, 2, 4 // groups, 6)).astype(np.float32)
+    window = conv_kernels.Window
+    g = conv_kernels.ConvGeometry(9, 7, 6, 4, 3, 2, 4 // groups, 6, window(7, 1, 1), window(6, 0, 1), 1, 1, 1, 1)
+    dy = RNG.standard_normal(g.out_shape).astype(np.float32)
+    serial = host_device()
+    threaded = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr(), intra_op_threads=2, hold_blas=True)
+    try:
+        for kernel, args in ((conv_kernels.conv_forward, (x, f, g)), (conv_kernels.conv_backprop_input, (f, dy, g)),
+                             (conv_kernels.conv_backprop_filter, (x, dy, g))):
+            np.testing.assert_array_equal(kernel(*args, threaded), kernel(*args, serial))
+    finally:
+        threaded.close()

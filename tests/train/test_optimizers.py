@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
+from tensorweave.ops import training_ops
 
 OPTIMIZERS = {
     "gd": lambda: tf.train.GradientDescentOptimizer(0.1),
@@ -169,3 +170,23 @@ def test_learning_rate_schedules():
         tf.train.exponential_decay(0.1, None, 10, 0.5)
     with pytest.raises(ValueError, match="The length of boundaries should be 1 less than the length of values"):
         tf.train.piecewise_constant(step, [5], [1.0])
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_adam_on_a_variable_of_several_blocks_gives_the_formulas_values(nesterov):
+    """ApplyAdam writes a large variable a block at a time on the intra-op threads: the same values as the
+    whole-array formula."""
+    rng = np.random.default_rng(3)
+    size = 2 * training_ops._BLOCK + 5
+    var0, m0, v0, grad = (rng.standard_normal(size).astype(np.float32) for _ in range(4))
+    v0 = np.abs(v0)
+    hyper = [np.float32(h) for h in (0.9 ** 3, 0.999 ** 3, 0.01, 0.9, 0.999, 1e-8)]
+    var, m, v = tf.Variable(var0), tf.Variable(m0), tf.Variable(v0)
+    update = tf.raw_ops.ApplyAdam(var=var, m=m, v=v, beta1_power=hyper[0], beta2_power=hyper[1], lr=hyper[2],
+                                  beta1=hyper[3], beta2=hyper[4], epsilon=hyper[5], grad=grad, use_nesterov=nesterov)
+    with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=2)) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(update)
+        got = sess.run([var, m, v])
+    for a, b in zip(got, training_ops._adam(var0, m0, v0, *hyper, grad, use_nesterov=nesterov)):
+        np.testing.assert_array_equal(a, b)
