@@ -434,7 +434,7 @@ def _conv(ctx: OpKernelContext, input: Any, filter: Any, strides: list, padding:
     if rank == 4:
         g = conv2d_geometry(ctx, x.shape, filter.shape, strides, padding, explicit_paddings, "NHWC", dilations,
                             "convolution")
-        out = conv_forward(x, filter, g, ctx.device.matmul)
+        out = conv_forward(x, filter, g, ctx.device)
     else:
         out = _conv_forward(x, filter, _conv_geometry(ctx, x.shape, filter.shape, strides, padding, "NDHWC",
                                                       dilations))

@@ -178,7 +178,7 @@ def _quantized_max_pool(ctx: OpKernelContext, input: Any, min_input: Any, max_in
     low = _scalar_range(ctx, min_input, "min_input", _RANK_MESSAGE)
     high = _scalar_range(ctx, max_input, "max_input", _RANK_MESSAGE)
     g = _pool_geometry(ctx, input.shape, ksize, strides, padding, _NHWC)
-    return [max_pool_nhwc(input.view(integer_type(T)), g).view(T.as_numpy_dtype), low, high]
+    return [max_pool_nhwc(input.view(integer_type(T)), g, ctx.device).view(T.as_numpy_dtype), low, high]
 
 
 # -- QuantizedReluX -----------------------------------------------------------------------------------------
@@ -262,7 +262,7 @@ def _quantized_conv2d(ctx: OpKernelContext, input: Any, filter: Any, min_input: 
     filter_zero = _float_to_quantized(0.0, ranges[2], ranges[3], Tfilter, clamp=False)
     x = input.view(integer_type(Tinput)).astype(np.float64) - input_zero
     f = filter.view(integer_type(Tfilter)).astype(np.float64) - filter_zero
-    sums = np.rint(conv_forward(x, f, g))  # exact: every partial sum is an integer below 2**53
+    sums = np.rint(conv_forward(x, f, g, ctx.device))  # exact: every partial sum is an integer below 2**53
     lowest, highest, _ = _levels(out_type)
     output = np.clip(sums, lowest, highest).astype(integer_type(out_type)).view(out_type.as_numpy_dtype)
     level = np.float32(_level_width(ranges[0], ranges[1], Tinput) * _level_width(ranges[2], ranges[3], Tfilter))
