@@ -735,6 +735,13 @@ def run_tensorflow_child(python: str, names: list[str], repeat: int | None) -> d
     return json.loads(lines[-1])
 
 
+def _joined(columns: list[dict[str, Any]]) -> dict[str, Any]:
+    """One column from the columns of single workloads."""
+    return {"version": columns[0]["version"] if columns else "",
+            "results": {k: v for c in columns for k, v in c["results"].items()},
+            "errors": {k: v for c in columns for k, v in c["errors"].items()}}
+
+
 def _format(value: float | None, concurrent: bool) -> str:
     if value is None:
         return "-"
@@ -809,6 +816,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--backend", choices=BACKENDS, help="run one backend in this process only")
     parser.add_argument(
+        "--interleave", action="store_true",
+        help="run TensorFlow right after tensorweave for each workload (slower: one TF process per workload)",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="with --backend: print its results as one JSON line"
     )
     parser.add_argument(
@@ -825,13 +836,21 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(column) if args.json else format_table({args.backend: column}, names))
         return
 
-    columns = {b: run_backend(b, names, args.repeat) for b in ("tensorweave", "numpy")}
     tf_python = find_tf_python(args.tf_python)
     notes = []
     if tf_python is None:
         notes.append(f"TensorFlow skipped: not importable here; pass --tf-python or set ${TF_PYTHON_ENV}.")
+    if args.interleave and tf_python is not None:
+        # each workload on tensorweave, then at once on TensorFlow: load that drifts on a shared machine then
+        # weighs on both sides of a ratio alike
+        parts = [(run_backend("tensorweave", [name], args.repeat), run_tensorflow_child(tf_python, [name], args.repeat))
+                 for name in names]
+        columns = {"tensorweave": _joined([tw for tw, _ in parts]), "numpy": run_backend("numpy", names, args.repeat),
+                   "tensorflow": _joined([tf for _, tf in parts])}
     else:
-        columns["tensorflow"] = run_tensorflow_child(tf_python, names, args.repeat)
+        columns = {b: run_backend(b, names, args.repeat) for b in ("tensorweave", "numpy")}
+        if tf_python is not None:
+            columns["tensorflow"] = run_tensorflow_child(tf_python, names, args.repeat)
     versions = ", ".join(f"{b} {c['version']}" for b, c in columns.items() if c["version"])
     print(f"\n{os.cpu_count()} CPUs; {versions}; medians per step, ratios tw/tf")
     print(format_table(columns, names))
