@@ -328,7 +328,7 @@ def test_partition_graphs_and_cost_graph_come_from_every_task(cluster):
         sess.run(y, {x: [[1.0, 0.0]]}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=metadata)
         graphs = {graph.node[0].device: {n.op for n in graph.node} for graph in metadata.partition_graphs}
         assert set(graphs) == {ps_device, worker_device}
-        assert {"VariableV2", "_Send"} <= graphs[ps_device] and {"_Recv", "MatMul", "_Send"} <= graphs[worker_device]
+        assert {"VariableV2", "_Send"} <= graphs[ps_device] and {"_Recv", "_FusedMatMul", "_Send"} <= graphs[worker_device]
         assert not metadata.cost_graph.node and not metadata.step_stats.dev_stats
         sess.run(y, {x: [[1.0, 0.0]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
                  run_metadata=metadata)
@@ -346,8 +346,8 @@ def test_partition_graphs_and_cost_graph_come_from_every_task(cluster):
         assert set(by_device) == {ps_device, worker_device}
         for nodes in by_device.values():
             assert sorted(n.id for n in nodes) == list(range(len(nodes)))
-        (matmul,) = [n for n in by_device[worker_device] if n.name == "MatMul"]
-        assert len(matmul.input_info) == 2 and matmul.output_info[0].size == 8
+        (fused,) = [n for n in by_device[worker_device] if n.name == "add"]  # MatMul + b, one _FusedMatMul
+        assert len(fused.input_info) == 3 and fused.output_info[0].size == 8
 
 
 def test_master_optimizes_a_step_as_the_local_session_does():
