@@ -88,6 +88,24 @@ class _CategoricalColumn(_FeatureColumn):
         return IdWeightPair(inputs.get(self), None)
 
 
+class _KeyedCategoricalColumn(_CategoricalColumn):
+    """A categorical column of one raw feature, `key`, parsed as a VarLenFeature of its values' dtype."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return self.key
+
+    @property
+    def _value_dtype(self) -> dtypes.DType:
+        return self.dtype
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return {self.key: VarLenFeature(self._value_dtype)}
+
+
 class _SequenceCategoricalColumn(_CategoricalColumn):
     """Ids of a sequence per example; only sequence layers take it."""
 
@@ -186,19 +204,11 @@ def _check_ids_dtype(key: str, column_dtype: dtypes.DType, tensor: SparseTensor)
     _assert_string_or_int(tensor.dtype, f"column_name: {key} input_tensor")
 
 
-class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+class HashedCategoricalColumn(_KeyedCategoricalColumn, collections.namedtuple(
         "HashedCategoricalColumn", ("key", "hash_bucket_size", "dtype"))):
     """Ids as the fingerprint hash of each value (its string form for integers) modulo the bucket count."""
 
     __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return {self.key: VarLenFeature(self.dtype)}
 
     def _transform_feature(self, inputs: _LazyBuilder) -> SparseTensor:
         tensor = _to_sparse_input_and_drop_ignore_values(inputs.get(self.key))
@@ -231,20 +241,12 @@ def _vocabulary_ids(key: str, column_dtype: dtypes.DType, raw: Any,
     return table.lookup(tensor)
 
 
-class VocabularyFileCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+class VocabularyFileCategoricalColumn(_KeyedCategoricalColumn, collections.namedtuple(
         "VocabularyFileCategoricalColumn",
         ("key", "vocabulary_file", "vocabulary_size", "num_oov_buckets", "dtype", "default_value", "file_format"))):
     """Ids as line numbers in a vocabulary file; out-of-vocabulary values hashed past them or a default."""
 
     __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return {self.key: VarLenFeature(self.dtype)}
 
     def _transform_feature(self, inputs: _LazyBuilder) -> SparseTensor:
         return _vocabulary_ids(self.key, self.dtype, inputs.get(self.key), lambda key_dtype: (
@@ -258,19 +260,11 @@ class VocabularyFileCategoricalColumn(_CategoricalColumn, collections.namedtuple
         return self.vocabulary_size + self.num_oov_buckets
 
 
-class VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+class VocabularyListCategoricalColumn(_KeyedCategoricalColumn, collections.namedtuple(
         "VocabularyListCategoricalColumn", ("key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"))):
     """Ids as positions in an in-memory vocabulary; out-of-vocabulary values hashed past them or a default."""
 
     __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return {self.key: VarLenFeature(self.dtype)}
 
     def _transform_feature(self, inputs: _LazyBuilder) -> SparseTensor:
         return _vocabulary_ids(self.key, self.dtype, inputs.get(self.key), lambda key_dtype: (
@@ -283,23 +277,19 @@ class VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple
         return len(self.vocabulary_list) + self.num_oov_buckets
 
 
-class IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+class IdentityCategoricalColumn(_KeyedCategoricalColumn, collections.namedtuple(
         "IdentityCategoricalColumn", ("key", "number_buckets", "default_value"))):
     """Integer values that are their own ids; out-of-range ones become `default_value` when it is given."""
 
     __slots__ = ()
 
     @property
-    def name(self) -> str:
-        return self.key
-
-    @property
     def num_buckets(self) -> int:
         return self.number_buckets
 
     @property
-    def _parse_example_spec(self) -> dict:
-        return {self.key: VarLenFeature(dtypes.int64)}
+    def _value_dtype(self) -> dtypes.DType:
+        return dtypes.int64
 
     def _transform_feature(self, inputs: _LazyBuilder) -> SparseTensor:
         tensor = _to_sparse_input_and_drop_ignore_values(inputs.get(self.key))
@@ -467,16 +457,10 @@ def _init_from_checkpoint(ckpt_to_load_from: Any, tensor_name_in_ckpt: Any, weig
         checkpoint_utils.init_from_checkpoint(ckpt_to_load_from, {tensor_name_in_ckpt: weights})
 
 
-class EmbeddingColumn(_DenseColumn, collections.namedtuple(
-        "EmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer", "ckpt_to_load_from",
-                            "tensor_name_in_ckpt", "max_norm", "trainable", "use_safe_embedding_lookup"))):
-    """A categorical column as the combined (mean, sum or sqrtn) rows of a trainable embedding matrix."""
+class _Embedding(_DenseColumn):
+    """A column of `dimension`-wide embeddings of a categorical column's ids."""
 
     __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return f"{self.categorical_column.name}_embedding"
 
     @property
     def _parse_example_spec(self) -> dict:
@@ -488,6 +472,18 @@ class EmbeddingColumn(_DenseColumn, collections.namedtuple(
     @property
     def _variable_shape(self) -> tensor_shape.TensorShape:
         return tensor_shape.TensorShape([self.dimension])
+
+
+class EmbeddingColumn(_Embedding, collections.namedtuple(
+        "EmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer", "ckpt_to_load_from",
+                            "tensor_name_in_ckpt", "max_norm", "trainable", "use_safe_embedding_lookup"))):
+    """A categorical column as the combined (mean, sum or sqrtn) rows of a trainable embedding matrix."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.categorical_column.name}_embedding"
 
     def _get_dense_tensor(self, inputs: _LazyBuilder, weight_collections: Any = None,
                           trainable: Any = None) -> Tensor:
@@ -504,7 +500,7 @@ class EmbeddingColumn(_DenseColumn, collections.namedtuple(
                                  self.use_safe_embedding_lookup)
 
 
-class _SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
+class _SharedEmbeddingColumn(_Embedding, collections.namedtuple(
         "_SharedEmbeddingColumn",
         ("categorical_column", "dimension", "combiner", "initializer", "shared_embedding_collection_name",
          "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm", "trainable", "use_safe_embedding_lookup"))):
@@ -520,17 +516,6 @@ class _SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
     @property
     def _var_scope_name(self) -> str:
         return self.shared_embedding_collection_name
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return self.categorical_column._parse_example_spec
-
-    def _transform_feature(self, inputs: _LazyBuilder) -> Any:
-        return inputs.get(self.categorical_column)
-
-    @property
-    def _variable_shape(self) -> tensor_shape.TensorShape:
-        return tensor_shape.TensorShape([self.dimension])
 
     def _get_dense_tensor(self, inputs: _LazyBuilder, weight_collections: Any = None,
                           trainable: Any = None) -> Tensor:
