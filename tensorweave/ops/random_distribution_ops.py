@@ -496,7 +496,8 @@ NotDifferentiable("StatelessRandomBinomial")
 
 
 @StatelessRandomBinomial.shape
-def _stateless_binomial_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+def _stateless_sample_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """The `shape` input's, given a vector seed."""
     with_rank(ctx.input_shape(1), 1)
     return [shape_from_tensor(ctx, 0)]
 
@@ -638,12 +639,7 @@ StatelessParameterizedTruncatedNormal = Op(
     outputs=["output: dtype"],
     attrs=["S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64", "dtype: {half, float, double}"])
 NotDifferentiable("StatelessParameterizedTruncatedNormal")
-
-
-@StatelessParameterizedTruncatedNormal.shape
-def _stateless_parameterized_truncated_normal_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    with_rank(ctx.input_shape(1), 1)
-    return [shape_from_tensor(ctx, 0)]
+StatelessParameterizedTruncatedNormal.shape(_stateless_sample_shape)
 
 
 @StatelessParameterizedTruncatedNormal.kernel("CPU", expensive=True)
