@@ -19,7 +19,6 @@ import collections
 import os
 import random
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tensorweave import errors
@@ -36,7 +35,14 @@ from tensorweave.framework.graph_io import add_default_attrs, graph_def_from_pro
 from tensorweave.framework.op_kernel import OpKernel, StepContext
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
-from tensorweave.runtime.executor import CallFrame, Executor, StepRunner, new_kernel, run_partitions
+from tensorweave.runtime.executor import (
+    CallFrame,
+    Executor,
+    InterOpPool,
+    StepRunner,
+    new_kernel,
+    run_partitions,
+)
 from tensorweave.runtime.step_stats import NodeExecStats, cost_graph, to_proto
 
 _FINISHED_STEPS_KEPT = 10000
@@ -76,7 +82,7 @@ class Worker:
         self._by_name = {device.name: device for device in self.devices}
         self.incarnations = {device.name: new_incarnation() for device in self.devices}
         threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
-        self._pool = ThreadPoolExecutor(max_workers=max(threads, 1), thread_name_prefix="tensorweave-inter-op")
+        self._pool = InterOpPool(max(threads, 1))
         self.cache = WorkerCache(cluster, task, self)
         self._sessions: dict[str, _WorkerSession] = {"": _WorkerSession()}  # "": TF's legacy session
         self._steps: dict[int, RemoteRendezvous] = {}

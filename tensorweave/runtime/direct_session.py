@@ -20,7 +20,6 @@ import itertools
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tensorweave import errors
@@ -36,7 +35,7 @@ from tensorweave.framework.session_state import KeptTensor, is_handle_op, regist
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.platform import tf_logging
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
-from tensorweave.runtime.executor import CallFrame, Executor, new_kernel, run_partitions
+from tensorweave.runtime.executor import CallFrame, Executor, InterOpPool, new_kernel, run_partitions
 from tensorweave.runtime.optimize import StepOptimizations, schedule_recvs
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.place import is_generator
@@ -49,7 +48,7 @@ LOCAL_TASK = "/job:localhost/replica:0/task:0"
 # whitepaper's cost model (place.cost_model_place) instead of TF's first-device rule.
 PLACEMENT_ENV = "TENSORWEAVE_PLACEMENT"
 # ConfigProto.session_inter_op_thread_pool entries with a global_name: one pool per name in the process
-_GLOBAL_POOLS: dict[str, tuple[ThreadPoolExecutor, int]] = {}  # with its thread count
+_GLOBAL_POOLS: dict[str, InterOpPool] = {}
 _GLOBAL_POOLS_LOCK = threading.Lock()
 
 
@@ -140,7 +139,7 @@ class DirectSession(SessionBackend):
         num_cpus = config.device_count.get("CPU", 1) if config is not None else 1
         self._devices: list[Device] = [cpu_device(LOCAL_TASK, i, ResourceMgr(), intra_op_threads, hold_blas=True)
                                        for i in range(num_cpus)]
-        self._owned_pools: list[ThreadPoolExecutor] = []
+        self._owned_pools: list[InterOpPool] = []
         self._pools = self._inter_op_pools(config)
         self._pool = self._pools[0]
         self._cost_model = os.environ.get(PLACEMENT_ENV) == "cost_model" and num_cpus > 1
@@ -187,7 +186,7 @@ class DirectSession(SessionBackend):
         plan = self._plans.get(key)
         return [] if plan is None else plan.graphs
 
-    def _inter_op_pools(self, config: Any) -> list[ThreadPoolExecutor | None]:
+    def _inter_op_pools(self, config: Any) -> list[InterOpPool | None]:
         """The pools a step's kernels may run on: one per `session_inter_op_thread_pool` entry (a named one
         shared by every session of the process), else one of `inter_op_parallelism_threads` threads (a
         negative count runs every kernel on the caller's thread, as TF's)."""
@@ -195,7 +194,7 @@ class DirectSession(SessionBackend):
         if not options:
             threads = getattr(config, "inter_op_parallelism_threads", 0) or os.cpu_count() or 1
             return [self._own_pool(threads) if threads > 0 else None]
-        pools: list[ThreadPoolExecutor | None] = []
+        pools: list[InterOpPool | None] = []
         for option in options:
             threads = option.num_threads or os.cpu_count() or 1
             if not option.global_name:
@@ -203,17 +202,16 @@ class DirectSession(SessionBackend):
                 continue
             with _GLOBAL_POOLS_LOCK:
                 if option.global_name not in _GLOBAL_POOLS:
-                    _GLOBAL_POOLS[option.global_name] = (ThreadPoolExecutor(
-                        max_workers=threads, thread_name_prefix=f"tensorweave-{option.global_name}"), threads)
-                pool, pool_threads = _GLOBAL_POOLS[option.global_name]
-            if pool_threads != threads:
+                    _GLOBAL_POOLS[option.global_name] = InterOpPool(threads, f"tensorweave-{option.global_name}")
+                pool = _GLOBAL_POOLS[option.global_name]
+            if pool.threads != threads:
                 tf_logging.warning("Requested num_threads=%d for inter_op thread pool %s, but it already has %d "
-                                   "threads", threads, option.global_name, pool_threads)
+                                   "threads", threads, option.global_name, pool.threads)
             pools.append(pool)
         return pools
 
-    def _own_pool(self, threads: int) -> ThreadPoolExecutor:
-        pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tensorweave-inter-op")
+    def _own_pool(self, threads: int) -> InterOpPool:
+        pool = InterOpPool(threads)
         self._owned_pools.append(pool)
         return pool
 

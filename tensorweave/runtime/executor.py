@@ -38,6 +38,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tensorweave import errors
@@ -147,6 +148,14 @@ def new_kernel(node_def: NodeDef, device: DeviceBase) -> OpKernel:
     return OpKernel(kernel_def, node_def, device)
 
 
+class InterOpPool(ThreadPoolExecutor):
+    """A session's (or worker's) inter-op threads: the pool that knows how many kernels it runs at once."""
+
+    def __init__(self, threads: int, thread_name_prefix: str = "tensorweave-inter-op") -> None:
+        super().__init__(max_workers=threads, thread_name_prefix=thread_name_prefix)
+        self.threads = threads
+
+
 class Executor:
     """Runs one partition's GraphDef on one device; `run(args)` returns the `_Retval` values in index order."""
 
@@ -231,7 +240,9 @@ class Executor:
                 produced = {slot for n in runnable for slot in range(n.out_slot, n.out_slot + n.num_outputs)}
                 self.chain = input_chain.match(runnable, produced, self._template)
         else:
-            launch = expensive > 1 and pool is not None
+            # the caller's thread runs the step beside what it launches: only where the pool alone could
+            # already run two kernels at once (TF's kernels run on inter-op threads, the caller waits)
+            launch = expensive > 1 and isinstance(pool, InterOpPool) and pool.threads > 1
             if launch:
                 order = _topological_order(nodes, launch_early=True)
             loops: dict[int, CompiledLoop] = {}

@@ -11,7 +11,7 @@ from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.resource_mgr import ResourceMgr
-from tensorweave.runtime.executor import Executor
+from tensorweave.runtime.executor import Executor, InterOpPool
 from tensorweave.runtime.prune import prune
 
 F32 = dtypes.float32
@@ -76,20 +76,23 @@ def test_dataflow_schedule_with_pool_matches_numpy():
 
 def test_straight_schedule_launches_an_expensive_kernel_until_measured_cheap():
     """Of two matmuls the first goes to the pool while the second runs on the caller, until its measured time
-    shows it quicker than a thread hop; the values are the same either way."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(2) as pool:
+    shows it quicker than a thread hop; the values are the same either way. A pool of one thread launches
+    nothing: the caller beside it would run two kernels where the session allows one."""
+    x = np.arange(9, dtype=np.float32).reshape(3, 3)
+    caller = threading.get_native_id()
+    with InterOpPool(1) as single:
+        stats = []
+        _executor(_matmul_graph(), feeds=["x:0"], fetches=["s:0"], pool=single).run([x], stats)
+        assert {s.thread_id for s in stats if s.op == "MatMul"} == {caller}
+    with InterOpPool(2) as pool:
         ex = _executor(_matmul_graph(), feeds=["x:0"], fetches=["s:0"], pool=pool)
         assert ex.ordered
-        x = np.arange(9, dtype=np.float32).reshape(3, 3)
         threads = []
         for _ in range(3):
             stats = []
             (out,) = ex.run([x], stats)
             np.testing.assert_allclose(out, x * 5)
             threads.append({s.node_name: s.thread_id for s in stats if s.op == "MatMul"})
-    caller = threading.get_native_id()
     assert threads[0]["m1"] != caller and threads[0]["m2"] == caller
     assert threads[1:] == [{"m1": caller, "m2": caller}] * 2
 
