@@ -2,14 +2,13 @@
 Betainc, Zeta, Polygamma, BesselI0e, BesselI1e, Ndtri, Erfinv (and the composite erfcinv), Xlogy, Xdivy, Xlog1py,
 MulNoNan and NextAfter, with TF's gradients.
 
-The kernels compute in float64 and round once to the input's type. Erfc and Lgamma use the C library's
-functions (exact to the last bit in float64, as Eigen's calls to them); the rest are vectorized versions of the
+The kernels compute in float64 and round once to the input's type. Erfc and Lgamma use ops/special_kernels.py's
+vectorized forms (within a few ulp of the C library's functions TF calls); the rest are vectorized versions of the
 algorithms Eigen ports from Cephes (recurrence and asymptotic series for digamma, Euler-Maclaurin for zeta,
 the power series and continued fraction for the incomplete gamma function) or classical series (Lentz's
 continued fraction for the incomplete beta function, the power and asymptotic series of the scaled Bessel
 functions): they agree with TF's float64 results to about 1e-13 relative, and with its float32 results to
-float32 rounding. Ndtri refines the Abramowitz-Stegun starting value by Halley steps on the C library's erf and
-erfc (exact, where Cephes's rational approximations are within an ulp), and Erfinv is TF's ndtri((x + 1) / 2)
+float32 rounding. Ndtri refines the Abramowitz-Stegun starting value by Halley steps on erf and erfc, and Erfinv is TF's ndtri((x + 1) / 2)
 / sqrt(2), the sum rounded in the input's type as TF's (so erfinv(1e-8) is 0 in float32, as TF's). Iterations
 run over whole arrays, masked where converged, never per element.
 """
@@ -33,28 +32,15 @@ from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, not_e
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
+from tensorweave.ops.special_kernels import erf64, erfc64, lgamma64
 from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{bfloat16, half, float, double}"
 _EPS = np.finfo(np.float64).eps
 _MAX_ITERATIONS = 2000
 
-_lgamma_elementwise = np.frompyfunc(math.lgamma, 1, 1)
-_erfc_elementwise = np.frompyfunc(math.erfc, 1, 1)
-_erf_elementwise = np.frompyfunc(math.erf, 1, 1)
-
-
 def _as_float64(*arrays: Any) -> list[Any]:
     return [np.asarray(a, dtype=np.float64) for a in np.broadcast_arrays(*arrays)]
-
-
-def _lgamma(x: Any) -> Any:
-    """log|Gamma(x)|, inf at the poles (0, -1, -2, ...) as TF's."""
-    x = np.asarray(x, dtype=np.float64)
-    pole = (x <= 0) & (x == np.floor(x))
-    safe = np.where(pole | np.isnan(x), 1.0, x)
-    out = np.asarray(_lgamma_elementwise(safe), dtype=np.float64)
-    return np.where(pole, np.inf, np.where(np.isnan(x), np.nan, out))
 
 
 def _digamma(x: Any) -> Any:
@@ -127,14 +113,14 @@ def _polygamma(n: Any, x: Any) -> Any:
     n, x = _as_float64(n, x)
     with np.errstate(all="ignore"):
         sign = np.where(np.mod(n, 2) == 0, -1.0, 1.0)
-        higher = sign * np.exp(_lgamma(n + 1)) * _zeta(n + 1, x)
+        higher = sign * np.exp(lgamma64(n + 1)) * _zeta(n + 1, x)
     out = np.where(n == 0, _digamma(x), higher)
     return np.where((n < 0) | (n != np.floor(n)), np.nan, out)
 
 
 def _log_gamma_prefactor(a: Any, x: Any) -> Any:
     """x^a e^-x / Gamma(a), the factor both incomplete gamma expansions carry."""
-    return np.exp(a * np.log(x) - x - _lgamma(a))
+    return np.exp(a * np.log(x) - x - lgamma64(a))
 
 
 def _igamma_series(a: Any, x: Any) -> Any:
@@ -227,7 +213,7 @@ def _betainc(a: Any, b: Any, x: Any) -> Any:
             done |= np.abs(delta - 1) < _EPS
             if done.all():
                 break
-        front = np.exp(_lgamma(aa + bb) - _lgamma(aa) - _lgamma(bb) + aa * np.log(xx) + bb * np.log1p(-xx)) / aa
+        front = np.exp(lgamma64(aa + bb) - lgamma64(aa) - lgamma64(bb) + aa * np.log(xx) + bb * np.log1p(-xx)) / aa
         value = front * h
     edge = np.where(flip, 1 - x, x) <= 0
     value = np.where(edge, 0.0, value)
@@ -277,9 +263,9 @@ def _ndtri(p: Any) -> Any:
         target = np.where(central, d, q)
         for _ in range(3):
             scaled = x / math.sqrt(2)
-            phi = np.empty_like(x)  # erf near the median, erfc in the tails: one C call per element
-            phi[central] = 0.5 * np.asarray(_erf_elementwise(scaled[central]), dtype=np.float64)
-            phi[~central] = 0.5 * np.asarray(_erfc_elementwise(-scaled[~central]), dtype=np.float64)
+            phi = np.empty_like(x)  # erf near the median, erfc in the tails
+            phi[central] = 0.5 * erf64(scaled[central])
+            phi[~central] = 0.5 * erfc64(-scaled[~central])
             u = (phi - target) / (np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
             x = x - u / (1 + 0.5 * x * u)
         x = np.where(central, x, np.where(p > 0.5, -x, x))
@@ -344,12 +330,14 @@ def _constant_like(value: float, x: Tensor) -> Tensor:
 # -- Erfc, Lgamma, Digamma, BesselI0e, BesselI1e -------------------------------------------------------
 
 def _erfc(x: Any) -> Any:
-    x = np.asarray(x, dtype=np.float64)
-    return np.asarray(_erfc_elementwise(x), dtype=np.float64)
+    """erfc with results below the normal range of the type TF computes in (float64 for double, float32
+    otherwise) flushed to zero, as TF's kernels run with denormals flushed."""
+    y = erfc64(x)
+    return np.where(y < np.finfo(np.float64 if x.dtype == np.float64 else np.float32).tiny, 0.0, y)
 
 
 Erfc = special_unary_op("Erfc", _erfc)
-Lgamma = special_unary_op("Lgamma", _lgamma)
+Lgamma = special_unary_op("Lgamma", lgamma64)
 Digamma = special_unary_op("Digamma", _digamma)
 BesselI0e = special_unary_op("BesselI0e", lambda x: bessel_scaled(x, 0))
 BesselI1e = special_unary_op("BesselI1e", lambda x: bessel_scaled(x, 1))
