@@ -31,7 +31,7 @@ from tensorweave.ops import constant_ops, fill_ops, indexing_ops, manipulation_o
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import BFLOAT16, C64, C128, F16, F32, F64, INTEGERS_LISTED, c_division
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, broadcast_shapes, unary_shape
-from tensorweave.ops.special_kernels import erf64
+from tensorweave.ops.special_kernels import erf32, erf64
 from tensorweave.platform.tf_export import export_value, tf_export
 
 _NUMBER = "{bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
@@ -448,12 +448,12 @@ def _sign(x: Any) -> Any:
 
 
 def _erf(x: Any) -> Any:
-    """In float64, rounded once to x's type. TF's double kernel is a rational function of x^2, nan where x^2
-    overflows (|x| > 1.3e154, inf included); its float kernel clamps to +-1."""
+    """TF's double kernel is a rational function of x^2, nan where x^2 overflows (|x| > 1.3e154, inf included);
+    half and bfloat16 go through its float one, as Eigen's."""
     if x.dtype == F64:
         with np.errstate(over="ignore"):
             return np.where(np.isinf(x * x), np.nan, erf64(x))
-    return erf64(x).astype(x.dtype)
+    return erf32(x).astype(x.dtype)
 
 
 Sqrt = unary_op("Sqrt", _FLOAT_COMPLEX, np.sqrt)

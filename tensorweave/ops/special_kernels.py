@@ -5,7 +5,7 @@ float64 follows the published Cephes rational approximations (ndtr.c's erf and e
 taken in two exact parts, so erfc keeps its relative accuracy far into the tail; lgamma reduces its argument to
 [1.5, 2.5) by the recurrence and sums the Taylor series of lgamma about 2 (coefficients (-1)^k (zeta(k) - 1) / k),
 which keeps relative accuracy at its zeros 1 and 2, Stirling's series above 13 and the reflection formula below
-0. Against TF's float64 kernels: erf within 4 ulp, erfc within 12 ulp (its 1 - erf near |x| = 1) and the
+0. float32 erf is Eigen's float approximation, which TF's kernel uses, bit for bit. Against TF's float64 kernels: erf within 4 ulp, erfc within 12 ulp (its 1 - erf near |x| = 1) and the
 exp(-x^2) tail's last bits below 1e-290, lgamma within a few ulp except close to its negative zeros (absolute
 error ~1e-16 there). The kernels round these to float32 and smaller types once.
 """
@@ -35,6 +35,10 @@ _ERFC_R = (5.64189583547755073984e-1, 1.27536670759978104416e0, 5.01905042251180
            7.40974269950448939160e0, 2.97886665372100240670e0)
 _ERFC_S = (1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.20489539808096656605e1,
            1.70814450747565897222e1, 9.60896809063285878198e0, 3.36907645100081516050e0)
+
+# Eigen's float erf (TF's float kernel): x P(x^2) / Q(x^2), x^2 clamped to 16, the quotient to [-1, 1].
+_ERF32_P = tuple(np.float32(c) for c in (2.1237322e-06, 0.00028619796, 0.0036580483, 0.05243302, 0.18741608, 1.1283791))
+_ERF32_Q = tuple(np.float32(c) for c in (3.8918573e-05, 0.001143296, 0.014752088, 0.112945676, 0.4994258, 1.0))
 
 # Stirling's series for lgamma above 13 (Cephes lgam.c), in 1 / x^2.
 _STIRLING = (8.11614167470508450300e-4, -5.95061904284301438324e-4, 7.93650340457716943945e-4,
@@ -128,6 +132,16 @@ def erfc64(x: Any) -> Any:
     tail = _erfc_large(a[far])
     out[far] = np.where(x[far] < 0, 2 - tail, tail)
     return out
+
+
+def erf32(x: Any) -> Any:
+    """TF's float erf to the bit: Eigen's rational approximation, each step rounded to float32 (no fused
+    multiply-adds, as TF's x86 build); subnormal inputs are zeros, as TF's kernels run with denormals flushed."""
+    x = np.asarray(x, dtype=np.float32)
+    x = np.where(np.abs(x) < np.finfo(np.float32).tiny, np.copysign(np.float32(0), x), x)
+    x2 = np.minimum(x * x, np.float32(16))
+    with np.errstate(invalid="ignore"):
+        return np.clip(x * _polynomial(x2, _ERF32_P) / _polynomial(x2, _ERF32_Q), np.float32(-1), np.float32(1))
 
 
 def _lgamma_near_two(d: Any) -> Any:
