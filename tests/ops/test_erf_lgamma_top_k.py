@@ -1,6 +1,6 @@
 """Erf, Erfc and Lgamma over wide ranges against values recorded from real TensorFlow 2.21 (`tf.compat.v1`),
-to a bound in ulps (float32 erf is TF's to the bit; the rest are float64 forms, rounded once for float32, within
-a few ulps of TF's C library and Eigen kernels), with the edges exact: signed zeros, infinities, nan, the poles of lgamma. And top_k's partition path against a full
+to a bound in ulps (erf and erfc are TF's Eigen forms, float32 erf to the bit; lgamma and float32 erfc float64
+values rounded once, within a few ulps of TF's C library and Eigen kernels), with the edges exact: signed zeros, infinities, nan, the poles of lgamma. And top_k's partition path against a full
 stable sort on rows with ties, nan and signed zeros."""
 
 import numpy as np
@@ -90,7 +90,7 @@ def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(a) & np.isnan(b), 0, np.abs(ordered(a) - ordered(b)))
 
 
-@pytest.mark.parametrize("dtype, bounds", [(np.float64, (2, 8, 8)), (np.float32, (0, 2, 1))])
+@pytest.mark.parametrize("dtype, bounds", [(np.float64, (1, 2, 8)), (np.float32, (0, 2, 1))])
 def test_erf_erfc_lgamma_within_ulps_of_tf(dtype, bounds):
     suffix = np.dtype(dtype).name[-2:]
     expected = [np.array(globals()[f"{name}_{suffix}"], dtype) for name in ("ERF", "ERFC", "LGAMMA")]
