@@ -2,7 +2,7 @@
 once per element.
 
 erf and erfc follow TF's own kernels (Eigen's rational approximations): float32 erf bit for bit, float64 erf and
-erfc within 2 and a few ulp (np.exp for Eigen's exp). lgamma, which TF takes from the C library, reduces its
+erfc and float32 erfc within 2 and a few ulp (np.exp for Eigen's exp). lgamma, which TF takes from the C library, reduces its
 argument to [1.5, 2.5) by the recurrence and sums the Taylor series of lgamma about 2 (coefficients (-1)^k
 (zeta(k) - 1) / k), which keeps relative accuracy at its zeros 1 and 2, Stirling's series above 13 and the
 reflection formula below 0: within a few ulp of TF's, except close to its negative zeros (absolute error ~1e-16
@@ -32,6 +32,11 @@ _ERFC_Q = (0.00204198510311579, 0.05316030659946044, 0.3426242193784685, 0.85656
 # Eigen's float erf (TF's float kernel): x P(x^2) / Q(x^2), x^2 clamped to 16, the quotient to [-1, 1].
 _ERF32_P = tuple(np.float32(c) for c in (2.1237322e-06, 0.00028619796, 0.0036580483, 0.05243302, 0.18741608, 1.1283791))
 _ERF32_Q = tuple(np.float32(c) for c in (3.8918573e-05, 0.001143296, 0.014752088, 0.112945676, 0.4994258, 1.0))
+
+# Eigen's float erfc (TF's float kernel): 1 + x S(x^2) for |x| <= 1, exp(-x^2) P(1/x^2) / (x Q(1/x^2)) above.
+_ERFC32_S = tuple(np.float32(c) for c in (0.0005618023, -0.0049138167, 0.026707515, -0.11280011, 0.37612295, -1.1283791))
+_ERFC32_P = tuple(np.float32(c) for c in (0.102081165, 0.42920667, 0.3237908, 0.053971976))
+_ERFC32_Q = tuple(np.float32(c) for c in (0.017251678, 0.39137164, 1.0, 0.6217324, 0.09566286))
 
 # Stirling's series for lgamma above 13 (Cephes lgam.c), in 1 / x^2.
 _STIRLING = (8.11614167470508450300e-4, -5.95061904284301438324e-4, 7.93650340457716943945e-4,
@@ -137,6 +142,24 @@ def erf32(x: Any) -> Any:
     x2 = np.minimum(x * x, np.float32(16))
     with np.errstate(invalid="ignore"):
         return np.clip(x * _polynomial(x2, _ERF32_P) / _polynomial(x2, _ERF32_Q), np.float32(-1), np.float32(1))
+
+
+def erfc32(x: Any) -> Any:
+    """TF's float erfc: Eigen's form in float32 steps, x clamped to [-11, 11], exp(-x^2) corrected for the
+    rounding error of x^2 and flushed to 0 below the normal range (within a few ulp of TF's: np.exp for Eigen's)."""
+    x = np.clip(np.asarray(x, dtype=np.float32), np.float32(-11), np.float32(11))
+    x2 = x * x
+    out = x * _polynomial(x2, _ERFC32_S) + np.float32(1)
+    far = x2 > 1
+    xf, x2f = x[far], x2[far]
+    x2_low = (xf.astype(np.float64) ** 2 - x2f).astype(np.float32)  # exact: the product is exact in float64
+    e = np.exp(-x2f)
+    e[e < np.finfo(np.float32).tiny] = 0
+    z = e - e * x2_low
+    q2 = np.float32(1) / x2f
+    two = np.where(xf < 0, np.float32(2), np.float32(0))
+    out[far] = z * (_polynomial(q2, _ERFC32_P) / (xf * _polynomial(q2, _ERFC32_Q))) + two
+    return out
 
 
 def _lgamma_near_two(d: Any) -> Any:

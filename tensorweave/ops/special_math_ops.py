@@ -32,7 +32,7 @@ from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, not_e
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
-from tensorweave.ops.special_kernels import erf64, erfc64, lgamma64
+from tensorweave.ops.special_kernels import erf64, erfc32, erfc64, lgamma64
 from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{bfloat16, half, float, double}"
@@ -330,9 +330,10 @@ def _constant_like(value: float, x: Tensor) -> Tensor:
 # -- Erfc, Lgamma, Digamma, BesselI0e, BesselI1e -------------------------------------------------------
 
 def _erfc(x: Any) -> Any:
-    """erfc with results below the normal range of the type TF computes in (float64 for double, float32
-    otherwise) flushed to zero, as TF's kernels run with denormals flushed."""
-    y = erfc64(x)
+    """TF's erfc: its float kernel's form for float32; half and bfloat16 as float64 rounded (TF's float form,
+    rounded to them, gives the same). Results below the normal range of the type TF computes in are flushed to
+    zero, as TF's kernels run with denormals flushed."""
+    y = erfc32(x) if x.dtype == np.float32 else erfc64(x)
     return np.where(y < np.finfo(np.float64 if x.dtype == np.float64 else np.float32).tiny, 0.0, y)
 
 

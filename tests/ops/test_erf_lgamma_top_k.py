@@ -1,6 +1,6 @@
 """Erf, Erfc and Lgamma over wide ranges against values recorded from real TensorFlow 2.21 (`tf.compat.v1`),
-to a bound in ulps (erf and erfc are TF's Eigen forms, float32 erf to the bit; lgamma and float32 erfc float64
-values rounded once, within a few ulps of TF's C library and Eigen kernels), with the edges exact: signed zeros, infinities, nan, the poles of lgamma. And top_k's partition path against a full
+to a bound in ulps (erf and erfc are TF's Eigen forms, float32 erf to the bit; lgamma float64 values, rounded
+once for float32, within a few ulps of TF's C library), with the edges exact: signed zeros, infinities, nan, the poles of lgamma. And top_k's partition path against a full
 stable sort on rows with ties, nan and signed zeros."""
 
 import numpy as np
