@@ -38,6 +38,26 @@ _ERFC32_S = tuple(np.float32(c) for c in (0.0005618023, -0.0049138167, 0.0267075
 _ERFC32_P = tuple(np.float32(c) for c in (0.102081165, 0.42920667, 0.3237908, 0.053971976))
 _ERFC32_Q = tuple(np.float32(c) for c in (0.017251678, 0.39137164, 1.0, 0.6217324, 0.09566286))
 
+# Cephes ndtri (Eigen's, TF's kernel): p - 1/2 = c, x = sqrt(2 pi) (c + c^3 R0(c^2)) above exp(-2); below, with
+# t = sqrt(-2 log p), x = t - log(t) / t - R(1/t) / t, R = R1 for t < 8 and R2 beyond.
+_NDTRI_P0 = (-5.99633501014107895267e1, 9.80010754185999661536e1, -5.66762857469070293439e1, 1.39312609387279679503e1,
+             -1.23916583867381258016e0)
+_NDTRI_Q0 = (1.0, 1.95448858338141759834e0, 4.67627912898881538453e0, 8.63602421390890590575e1,
+             -2.25462687854119370527e2, 2.00260212380060660359e2, -8.20372256168333339912e1, 1.59056225126211695515e1,
+             -1.18331621121330003142e0)
+_NDTRI_P1 = (4.05544892305962419923e0, 3.15251094599893866154e1, 5.71628192246421288162e1, 4.40805073893200834700e1,
+             1.46849561928858024014e1, 2.18663306850790267539e0, -1.40256079171354495875e-1, -3.50424626827848203418e-2,
+             -8.57456785154685413611e-4)
+_NDTRI_Q1 = (1.0, 1.57799883256466749731e1, 4.53907635128879210584e1, 4.13172038254672030440e1,
+             1.50425385692907503408e1, 2.50464946208309415979e0, -1.42182922854787788574e-1, -3.80806407691578277194e-2,
+             -9.33259480895457427372e-4)
+_NDTRI_P2 = (3.23774891776946035970e0, 6.91522889068984211695e0, 3.93881025292474443415e0, 1.33303460815807542389e0,
+             2.01485389549179081538e-1, 1.23716634817820021358e-2, 3.01581553508235416007e-4, 2.65806974686737550832e-6,
+             6.23974539184983293730e-9)
+_NDTRI_Q2 = (1.0, 6.02427039364742014255e0, 3.67983563856160859403e0, 1.37702099489081330271e0,
+             2.16236993594496635890e-1, 1.34204006088543189037e-2, 3.28014464682127739104e-4, 2.89247864745380683936e-6,
+             6.79019408009981274425e-9)
+
 # Stirling's series for lgamma above 13 (Cephes lgam.c), in 1 / x^2.
 _STIRLING = (8.11614167470508450300e-4, -5.95061904284301438324e-4, 7.93650340457716943945e-4,
              -2.77777777730099687205e-3, 8.33333333333331927722e-2)
@@ -160,6 +180,34 @@ def erfc32(x: Any) -> Any:
     two = np.where(xf < 0, np.float32(2), np.float32(0))
     out[far] = z * (_polynomial(q2, _ERFC32_P) / (xf * _polynomial(q2, _ERFC32_Q))) + two
     return out
+
+
+def ndtri_in_type(p: Any) -> Any:
+    """TF's ndtri (the standard normal quantile) computed in p's type, float32 or float64, as its kernels: -inf
+    at 0, inf at 1, nan outside [0, 1]; subnormal p are zeros, as TF's kernels run with denormals flushed."""
+    p = np.asarray(p)
+    t = p.dtype.type
+    p = np.where(np.abs(p) < np.finfo(p.dtype).tiny, t(0), p)
+    exp_minus_two = t(0.13533528323661269189)
+    lower = p <= t(1) - exp_minus_two
+    b = np.where(lower, p, t(1) - p)
+    out = np.empty_like(p)
+    with np.errstate(all="ignore"):
+        middle = exp_minus_two < b
+        c = b[middle] - t(0.5)
+        c2 = c * c
+        ratio = _polynomial(c2, tuple(map(t, _NDTRI_P0))) / _polynomial(c2, tuple(map(t, _NDTRI_Q0)))
+        out[middle] = (c * (c2 * ratio) + c) * t(2.50662827463100050242)
+        tail = ~middle
+        x = np.sqrt(t(-2) * np.log(b[tail]))
+        z = t(1) / x
+        near = x < t(8)
+        r = np.where(near, _polynomial(z, tuple(map(t, _NDTRI_P1))) / _polynomial(z, tuple(map(t, _NDTRI_Q1))),
+                     _polynomial(z, tuple(map(t, _NDTRI_P2))) / _polynomial(z, tuple(map(t, _NDTRI_Q2))))
+        value = (x - np.log(x) / x) - z * r
+        out[tail] = np.where(lower[tail], -value, value)
+    out[np.isnan(out)] = np.nan  # TF's nan is positive
+    return np.where(p == 0, -np.inf, np.where(p == 1, np.inf, out)).astype(p.dtype)
 
 
 def _lgamma_near_two(d: Any) -> Any:

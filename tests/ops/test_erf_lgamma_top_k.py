@@ -78,6 +78,40 @@ LGAMMA_32 = [
     220258500608.0, inf, inf, 1.2655121088027954, 46.051700592041016, 0.8600470423698425, -75.2264633178711,
     -363.4009094238281, -0.056243713945150375, inf, inf, inf, inf, inf, inf, inf, nan]
 
+NDTRI_X = np.concatenate([np.linspace(0.02, 0.98, 17), [1e-300, 1e-30, 1e-10, 1e-3, 0.1, 0.135, 0.2, 0.5, 0.864, 0.9,
+                                                       1 - 1e-10, 0.0, 1.0, -0.5, 1.5, nan]])
+ERFINV_X = np.concatenate([np.linspace(-0.98, 0.98, 15), [-1 + 1e-12, 1 - 1e-12, 1e-20, -1e-8, 0.3, -0.999, 0.0, -0.0,
+                                                         1.0, -1.0, 2.0, nan]])
+# tf.math.ndtri (NDTRI_X) and tf.math.erfinv (ERFINV_X), recorded from real TF 2.21
+NDTRI_64 = [
+    -2.053748910631823, -1.4050715603096329, -1.0803193408149558, -0.8416212335729143, -0.643345405392917,
+    -0.46769879911450823, -0.3054807880993974, -0.15096921549677725, 0.0, 0.1509692154967774, 0.3054807880993974,
+    0.4676987991145081, 0.643345405392917, 0.8416212335729143, 1.0803193408149558, 1.4050715603096322,
+    2.0537489106318225, -37.0470962993612, -11.464024688443613, -6.361340902404056, -3.090232306167813,
+    -1.2815515655446004, -1.1030625561995975, -0.8416212335729142, 0.0, 1.0984684203398627, 1.2815515655446004,
+    6.361340889697422, -inf, inf, nan, nan, nan]
+
+NDTRI_32 = [
+    -2.0537490844726562, -1.405071496963501, -1.0803192853927612, -0.8416212201118469, -0.6433454155921936,
+    -0.4676988124847412, -0.30548080801963806, -0.1509692221879959, 0.0, 0.1509692221879959, 0.30548080801963806,
+    0.4676988124847412, 0.6433454155921936, 0.8416212201118469, 1.0803192853927612, 1.405071496963501,
+    2.0537493228912354, -inf, -11.46402359008789, -6.3613409996032715, -3.0902326107025146, -1.2815515995025635,
+    -1.1030625104904175, -0.8416212201118469, 0.0, 1.0984684228897095, 1.2815513610839844, inf, -inf, inf, nan,
+    nan, nan]
+
+ERFINV_64 = [
+    -1.644976357133187, -0.9935356283473041, -0.7328690779592171, -0.5460230581390552, -0.3913020878028322,
+    -0.2534686434838658, -0.12471536794266071, -9.839095376804143e-17, 0.12471536794266051, 0.2534686434838656,
+    0.39130208780283204, 0.5460230581390549, 0.7328690779592166, 0.9935356283473041, 1.644976357133187,
+    -5.042031898572697, 5.042021094113473, 0.0, -8.862269299058351e-09, 0.27246271472675443, -2.3267537655135246,
+    0.0, 0.0, inf, -inf, nan, nan]
+
+ERFINV_32 = [
+    -1.6449766159057617, -0.9935353994369507, -0.7328690886497498, -0.5460230708122253, -0.39130204916000366,
+    -0.2534686028957367, -0.12471535801887512, 0.0, 0.12471535801887512, 0.2534686028957367, 0.39130204916000366,
+    0.5460230112075806, 0.732869029045105, 0.9935353994369507, 1.6449766159057617, -inf, inf, 0.0, 0.0,
+    0.2724626660346985, -2.326756238937378, 0.0, 0.0, inf, -inf, nan, nan]
+
 
 def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The distance in representable values (0 where both are nan; signed zeros apart by one)."""
@@ -102,6 +136,22 @@ def test_erf_erfc_lgamma_within_ulps_of_tf(dtype, bounds):
     for name, g, e, bound in zip(("erf", "erfc", "lgamma"), got, expected, bounds):
         assert g.dtype == dtype
         special = ~np.isfinite(e) | (e == 0) | (np.abs(e) == 1) | (np.abs(e) == 2)
+        np.testing.assert_array_equal(g[special], e[special], err_msg=name)
+        np.testing.assert_array_equal(np.signbit(g[special]), np.signbit(e[special]), err_msg=name)
+        assert _ulps(g, e).max() <= bound, (name, _ulps(g, e).max())
+
+
+@pytest.mark.parametrize("dtype, bounds", [(np.float64, (4, 3)), (np.float32, (6, 6))])
+def test_ndtri_erfinv_within_ulps_of_tf(dtype, bounds):
+    """Cephes's ndtri computed in the input's type, as TF's kernels (float32: np.log for Eigen's, a few ulps)."""
+    suffix = np.dtype(dtype).name[-2:]
+    with np.errstate(under="ignore"):  # 1e-300 is 0 in float32, as in the recorded run
+        p, x = NDTRI_X.astype(dtype), ERFINV_X.astype(dtype)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run([tf.math.ndtri(p), tf.math.erfinv(x)])
+    for name, g, bound in zip(("NDTRI", "ERFINV"), got, bounds):
+        e = np.array(globals()[f"{name}_{suffix}"], dtype)
+        special = ~np.isfinite(e) | (e == 0)
         np.testing.assert_array_equal(g[special], e[special], err_msg=name)
         np.testing.assert_array_equal(np.signbit(g[special]), np.signbit(e[special]), err_msg=name)
         assert _ulps(g, e).max() <= bound, (name, _ulps(g, e).max())
