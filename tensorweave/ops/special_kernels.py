@@ -1,12 +1,12 @@
-"""Vectorized erf, erfc and lgamma on NumPy arrays, the kernels' replacement for calling Python's math module
-once per element.
+"""Vectorized erf, erfc, lgamma and ndtri on NumPy arrays, the kernels' replacement for calling Python's math
+module once per element.
 
-erf and erfc follow TF's own kernels (Eigen's rational approximations): float32 erf bit for bit, float64 erf and
-erfc and float32 erfc within 2 and a few ulp (np.exp for Eigen's exp). lgamma, which TF takes from the C library, reduces its
-argument to [1.5, 2.5) by the recurrence and sums the Taylor series of lgamma about 2 (coefficients (-1)^k
-(zeta(k) - 1) / k), which keeps relative accuracy at its zeros 1 and 2, Stirling's series above 13 and the
-reflection formula below 0: within a few ulp of TF's, except close to its negative zeros (absolute error ~1e-16
-there). Kernels of other types round the float64 results once.
+erf, erfc and ndtri follow TF's own kernels (Eigen's rational approximations, Cephes's for ndtri), computed in
+the input's type: float32 erf bit for bit, the rest within a few ulp (np.exp and np.log for Eigen's). lgamma,
+which TF takes from the C library, reduces its argument to [1.5, 2.5) by the recurrence and sums the Taylor
+series of lgamma about 2 (coefficients (-1)^k (zeta(k) - 1) / k), which keeps relative accuracy at its zeros 1
+and 2, Stirling's series above 13 and the reflection formula below 0: within a few ulp of TF's in float64, except
+close to its negative zeros (absolute error ~1e-16 there); other types round it once.
 """
 
 from __future__ import annotations
