@@ -217,6 +217,24 @@ def max_pool(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run(y.op, feed_dict={x: data})
 
 
+def erf_lgamma_1m(tf: Any) -> tuple[Any, Step]:
+    """erf, erfc and lgamma of 1e6 doubles each (vectorized special functions, ops/special_kernels.py)."""
+    x = tf.placeholder(tf.float64, shape=(10**6,))
+    ys = [tf.math.erf(x), tf.math.erfc(x), tf.math.lgamma(x)]
+    data = np.random.default_rng(0).uniform(-10, 20, 10**6)
+    sess = make_session(tf)
+    return sess, lambda: sess.run([y.op for y in ys], feed_dict={x: data})
+
+
+def top_k_1000(tf: Any) -> tuple[Any, Step]:
+    """tf.nn.top_k k=10 of a [1000, 1000] float32 matrix (a partition per row, then a sort of the 10)."""
+    x = tf.placeholder(tf.float32, shape=(1000, 1000))
+    values, indices = tf.nn.top_k(x, 10)
+    data = np.random.default_rng(0).standard_normal((1000, 1000), dtype=np.float32)
+    sess = make_session(tf)
+    return sess, lambda: sess.run([values.op], feed_dict={x: data})
+
+
 def _example_batch(tf: Any) -> tuple[list[bytes], np.ndarray]:
     """10,000 serialized tf.train.Examples of 20 scalar float features (f0..f19), and their values."""
     values = np.random.default_rng(0).random((10000, 20), dtype=np.float32)
@@ -573,6 +591,8 @@ WORKLOADS: dict[str, Workload] = {
         Workload(conv_alexnet, _numpy_conv_alexnet, 1.5),
         Workload(max_pool, _numpy_max_pool, 2.0),
         Workload(parse_example_10k, _numpy_parse_example_10k, 2.0),
+        Workload(erf_lgamma_1m, None, 5.0),
+        Workload(top_k_1000, None, 3.0),
         Workload(queue_input_pipeline, None, 1.25),
         Workload(data_input_pipeline, None, 1.25),
         Workload(matmul_branches_two_devices, None, 0.6, one_device=matmul_branches_one_device),

@@ -31,6 +31,7 @@ from tensorweave.ops import constant_ops, fill_ops, indexing_ops, manipulation_o
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import BFLOAT16, C64, C128, F16, F32, F64, INTEGERS_LISTED, c_division
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, broadcast_shapes, unary_shape
+from tensorweave.ops.special_kernels import erf32, erf64
 from tensorweave.platform.tf_export import export_value, tf_export
 
 _NUMBER = "{bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
@@ -419,9 +420,6 @@ def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
 
 # -- Unary math -------------------------------------------------------------------------------------
 
-_erf_elementwise = np.frompyfunc(math.erf, 1, 1)
-
-
 def _rsqrt(x: Any) -> Any:
     return 1 / np.sqrt(x)
 
@@ -454,7 +452,8 @@ def _sign(x: Any) -> Any:
 
 
 def _erf(x: Any) -> Any:
-    return np.asarray(_erf_elementwise(x), dtype=x.dtype)
+    """TF's erf: its double kernel's form in float64; half and bfloat16 through its float one, as Eigen's."""
+    return erf64(x) if x.dtype == F64 else erf32(x).astype(x.dtype)
 
 
 Sqrt = unary_op("Sqrt", _FLOAT_COMPLEX, np.sqrt)

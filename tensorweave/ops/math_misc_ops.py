@@ -66,9 +66,35 @@ def _largest_k(ctx: OpKernelContext, input: Any, k: int, index_type: Any) -> tup
     n = input.shape[-1]
     if n < k:
         raise invalid_argument(ctx, f"input must have at least k columns. Had {n}, needed {k}")
-    order = np.argsort(input[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
-    indices = n - 1 - order
+    if 0 < k and 8 * k <= n and input.dtype.kind in "iuf":
+        indices = _selected_k(input, k)
+        values = np.take_along_axis(input, indices, axis=-1)
+        order = _descending_by_index(values)
+        indices = np.take_along_axis(indices, order, axis=-1)
+    else:
+        indices = _descending_by_index(input)[..., :k]
     return np.take_along_axis(input, indices, axis=-1), indices.astype(index_type)
+
+
+def _descending_by_index(x: Any) -> Any:
+    """The order of each row by value, largest (NaN) first, equal values in index order: a stable ascending
+    sort of the reversed row, read backwards."""
+    return x.shape[-1] - 1 - np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+
+
+def _selected_k(x: Any, k: int) -> Any:
+    """The indices, ascending, of each row's k largest (NaN largest; of equal values at the k-th place the
+    first ones): one partition for the k-th largest value instead of a sort of the whole row."""
+    n = x.shape[-1]
+    kth = np.partition(x, n - k, axis=-1)[..., n - k:n - k + 1]
+    nan, kth_nan = np.isnan(x), np.isnan(kth)
+    greater = (x > kth) | (nan & ~kth_nan)
+    equal = (x == kth) | (nan & kth_nan)
+    greater, equal = greater.reshape(-1, n), equal.reshape(-1, n)
+    needed = k - greater.sum(axis=-1)
+    tied = np.flatnonzero(equal.sum(axis=-1) > needed)  # rows where only the first equal ones are taken
+    equal[tied] &= np.cumsum(equal[tied], axis=-1) <= needed[tied, None]
+    return np.nonzero(greater | equal)[1].reshape(x.shape[:-1] + (k,))
 
 
 @TopKV2.kernel("CPU")

@@ -51,7 +51,8 @@ from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.sequence_ops import range as tf_range
 from tensorweave.ops.shape_helpers import broadcast_shapes, shape_from_tensor, with_rank
 from tensorweave.ops.shape_ops import broadcast_dynamic_shape, broadcast_to, reshape, shape
-from tensorweave.ops.special_math_ops import _igamma_pair, _lgamma
+from tensorweave.ops.special_kernels import lgamma64
+from tensorweave.ops.special_math_ops import _igamma_pair
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -148,7 +149,7 @@ def _poisson_samples(key: tuple[int, int], counter: int, rates: np.ndarray, num_
             quick = fits & (u_shifted >= 0.07) & (v <= 0.9277 - 3.6224 / (b[active] - 2))
             rejected = ~fits | quick | (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
             s = np.log(v * inv_alpha[active] / (a[active] / (u_shifted * u_shifted) + b[active]))
-            t = -rate[active] + k * log_rate[active] - _lgamma(np.where(k < 0, 0, k) + 1)
+            t = -rate[active] + k * log_rate[active] - lgamma64(np.where(k < 0, 0, k) + 1)
         accept = quick | (~rejected & (s <= t))
         out[active[accept]] = k[accept]
         active = active[~accept]
@@ -218,7 +219,7 @@ def _random_gamma_grad_kernel(ctx: OpKernelContext, alpha: Any, sample: Any) -> 
         near = _igamma_pair(a + step, x)[0] - _igamma_pair(a - step, x)[0]
         far = _igamma_pair(a + 2 * step, x)[0] - _igamma_pair(a - 2 * step, x)[0]
         by_alpha = (8 * near - far) / (12 * step)
-        density = np.exp((a - 1) * np.log(x) - x - _lgamma(a))
+        density = np.exp((a - 1) * np.log(x) - x - lgamma64(a))
         result = -by_alpha / density
     return np.where(x > 0, result, 0.0).astype(alpha.dtype)
 

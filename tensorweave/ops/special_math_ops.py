@@ -2,16 +2,16 @@
 Betainc, Zeta, Polygamma, BesselI0e, BesselI1e, Ndtri, Erfinv (and the composite erfcinv), Xlogy, Xdivy, Xlog1py,
 MulNoNan and NextAfter, with TF's gradients.
 
-The kernels compute in float64 and round once to the input's type. Erfc and Lgamma use the C library's
-functions (exact to the last bit in float64, as Eigen's calls to them); the rest are vectorized versions of the
-algorithms Eigen ports from Cephes (recurrence and asymptotic series for digamma, Euler-Maclaurin for zeta,
-the power series and continued fraction for the incomplete gamma function) or classical series (Lentz's
-continued fraction for the incomplete beta function, the power and asymptotic series of the scaled Bessel
-functions): they agree with TF's float64 results to about 1e-13 relative, and with its float32 results to
-float32 rounding. Ndtri refines the Abramowitz-Stegun starting value by Halley steps on the C library's erf and
-erfc (exact, where Cephes's rational approximations are within an ulp), and Erfinv is TF's ndtri((x + 1) / 2)
-/ sqrt(2), the sum rounded in the input's type as TF's (so erfinv(1e-8) is 0 in float32, as TF's). Iterations
-run over whole arrays, masked where converged, never per element.
+The kernels compute in float64 and round once to the input's type, except Erfc's float32 kernel, Ndtri and
+Erfinv, which compute in the input's type as TF's (ops/special_kernels.py: TF's own Eigen forms of erfc and of
+Cephes's ndtri; Erfinv is TF's ndtri((x + 1) / 2) / sqrt(2), the sum rounded in the input's type, so
+erfinv(1e-8) is 0 in float32, as TF's). Lgamma is special_kernels' series form (within a few ulp of the C
+library's function TF calls); the rest are vectorized versions of the algorithms Eigen ports from Cephes
+(recurrence and asymptotic series for digamma, Euler-Maclaurin for zeta, the power series and continued fraction
+for the incomplete gamma function) or classical series (Lentz's continued fraction for the incomplete beta
+function, the power and asymptotic series of the scaled Bessel functions): they agree with TF's float64 results
+to about 1e-13 relative, and with its float32 results to float32 rounding. Iterations run over whole arrays,
+masked where converged, never per element.
 """
 
 from __future__ import annotations
@@ -33,28 +33,15 @@ from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, not_e
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
+from tensorweave.ops.special_kernels import erfc32, erfc64, lgamma64, ndtri_in_type
 from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{bfloat16, half, float, double}"
 _EPS = np.finfo(np.float64).eps
 _MAX_ITERATIONS = 2000
 
-_lgamma_elementwise = np.frompyfunc(math.lgamma, 1, 1)
-_erfc_elementwise = np.frompyfunc(math.erfc, 1, 1)
-_erf_elementwise = np.frompyfunc(math.erf, 1, 1)
-
-
 def _as_float64(*arrays: Any) -> list[Any]:
     return [np.asarray(a, dtype=np.float64) for a in np.broadcast_arrays(*arrays)]
-
-
-def _lgamma(x: Any) -> Any:
-    """log|Gamma(x)|, inf at the poles (0, -1, -2, ...) as TF's."""
-    x = np.asarray(x, dtype=np.float64)
-    pole = (x <= 0) & (x == np.floor(x))
-    safe = np.where(pole | np.isnan(x), 1.0, x)
-    out = np.asarray(_lgamma_elementwise(safe), dtype=np.float64)
-    return np.where(pole, np.inf, np.where(np.isnan(x), np.nan, out))
 
 
 def _digamma(x: Any) -> Any:
@@ -127,14 +114,14 @@ def _polygamma(n: Any, x: Any) -> Any:
     n, x = _as_float64(n, x)
     with np.errstate(all="ignore"):
         sign = np.where(np.mod(n, 2) == 0, -1.0, 1.0)
-        higher = sign * np.exp(_lgamma(n + 1)) * _zeta(n + 1, x)
+        higher = sign * np.exp(lgamma64(n + 1)) * _zeta(n + 1, x)
     out = np.where(n == 0, _digamma(x), higher)
     return np.where((n < 0) | (n != np.floor(n)), np.nan, out)
 
 
 def _log_gamma_prefactor(a: Any, x: Any) -> Any:
     """x^a e^-x / Gamma(a), the factor both incomplete gamma expansions carry."""
-    return np.exp(a * np.log(x) - x - _lgamma(a))
+    return np.exp(a * np.log(x) - x - lgamma64(a))
 
 
 def _igamma_series(a: Any, x: Any) -> Any:
@@ -227,7 +214,7 @@ def _betainc(a: Any, b: Any, x: Any) -> Any:
             done |= np.abs(delta - 1) < _EPS
             if done.all():
                 break
-        front = np.exp(_lgamma(aa + bb) - _lgamma(aa) - _lgamma(bb) + aa * np.log(xx) + bb * np.log1p(-xx)) / aa
+        front = np.exp(lgamma64(aa + bb) - lgamma64(aa) - lgamma64(bb) + aa * np.log(xx) + bb * np.log1p(-xx)) / aa
         value = front * h
     edge = np.where(flip, 1 - x, x) <= 0
     value = np.where(edge, 0.0, value)
@@ -254,37 +241,6 @@ def bessel_scaled(x: Any, order: int) -> Any:
     asymptotic = asymptotic / np.sqrt(2 * np.pi * large)
     out = np.where(ax <= 30, series, asymptotic)
     return np.sign(x) * out if order else out
-
-
-def _ndtri(p: Any) -> Any:
-    """The standard normal quantile: -inf at 0, inf at 1, nan outside [0, 1].
-
-    Solved in the lower tail, q = min(p, 1 - p) (1 - p is exact for p >= 1/2), as 0.5 erfc(-x / sqrt 2) = q,
-    whose relative error stays that of erfc far into the tail; and near the median as 0.5 erf(x / sqrt 2) =
-    p - 1/2 (exact there), which keeps the relative accuracy of a small x (and gives 0 at 1/2 exactly). Halley
-    steps from Abramowitz-Stegun 26.2.23 in the tails (error < 4.5e-4) and from the cubic Taylor polynomial
-    near the median (error < 7e-3) converge to the last bit in three (the error cubes each step).
-    """
-    p = np.asarray(p, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        q = np.where(p > 0.5, 1 - p, p)
-        d = p - 0.5
-        central = np.abs(d) < 0.25
-        t = np.sqrt(-2 * np.log(np.where((q > 0) & (q <= 0.5), q, 0.5)))
-        tail = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
-        s = math.sqrt(2 * math.pi) * d
-        x = np.where(central, s + s ** 3 / 6, tail)  # central: the signed x; tails: the lower-tail one
-        target = np.where(central, d, q)
-        for _ in range(3):
-            scaled = x / math.sqrt(2)
-            phi = np.empty_like(x)  # erf near the median, erfc in the tails: one C call per element
-            phi[central] = 0.5 * np.asarray(_erf_elementwise(scaled[central]), dtype=np.float64)
-            phi[~central] = 0.5 * np.asarray(_erfc_elementwise(-scaled[~central]), dtype=np.float64)
-            u = (phi - target) / (np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
-            x = x - u / (1 + 0.5 * x * u)
-        x = np.where(central, x, np.where(p > 0.5, -x, x))
-    x = np.where(p == 0, -np.inf, np.where(p == 1, np.inf, x))
-    return np.where((p < 0) | (p > 1) | np.isnan(p), np.nan, x)
 
 
 def _in_dtype(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -344,18 +300,21 @@ def _constant_like(value: float, x: Tensor) -> Tensor:
 # -- Erfc, Lgamma, Digamma, BesselI0e, BesselI1e -------------------------------------------------------
 
 def _erfc(x: Any) -> Any:
-    x = np.asarray(x, dtype=np.float64)
-    return np.asarray(_erfc_elementwise(x), dtype=np.float64)
+    """TF's erfc: its float kernel's form for float32; half and bfloat16 as float64 rounded (TF's float form,
+    rounded to them, gives the same). Results below the normal range of the type TF computes in are flushed to
+    zero, as TF's kernels run with denormals flushed."""
+    y = erfc32(x) if x.dtype == np.float32 else erfc64(x)
+    return np.where(y < np.finfo(np.float64 if x.dtype == np.float64 else np.float32).tiny, 0.0, y)
 
 
 Erfc = special_unary_op("Erfc", _erfc)
-Lgamma = special_unary_op("Lgamma", _lgamma)
+Lgamma = special_unary_op("Lgamma", lgamma64)
 Digamma = special_unary_op("Digamma", _digamma)
 BesselI0e = special_unary_op("BesselI0e", lambda x: bessel_scaled(x, 0))
 BesselI1e = special_unary_op("BesselI1e", lambda x: bessel_scaled(x, 1))
 FLOAT_KERNELS = (dtypes.float32, dtypes.float64)
-Ndtri = special_unary_op("Ndtri", _ndtri, FLOAT_KERNELS)
-Erfinv = special_unary_op("Erfinv", lambda x: _ndtri((x + x.dtype.type(1)) / x.dtype.type(2)) / math.sqrt(2),
+Ndtri = special_unary_op("Ndtri", ndtri_in_type, FLOAT_KERNELS)
+Erfinv = special_unary_op("Erfinv", lambda x: ndtri_in_type((x + x.dtype.type(1)) / x.dtype.type(2)) * x.dtype.type(math.sqrt(0.5)),
                           FLOAT_KERNELS)
 
 
