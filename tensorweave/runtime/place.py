@@ -46,10 +46,13 @@ def _device_for(node: NodeDef, devices: Sequence[Any], allow_soft_placement: boo
     for device in devices:
         if _matches(request, device):
             return device
-    if allow_soft_placement:  # the first device with a kernel for the node's attrs (its dtypes)
+    # Soft placement lets go of the device type and index only, as TF's placer: the job, replica and task
+    # asked for must still exist. Of those devices, the first with a kernel for the node's attrs (its dtypes).
+    soft = [d for d in devices if _matches(pydev.DeviceSpec(request.job, request.replica, request.task), d)]
+    if allow_soft_placement and soft:
         op = op_registry.registered_ops().get(node.op)
-        return next((d for d in devices if op is not None and op.find_kernel(d.device_type, node.attr) is not None),
-                    devices[0])
+        return next((d for d in soft if op is not None and op.find_kernel(d.device_type, node.attr) is not None),
+                    soft[0])
     available = ", ".join(d.name for d in devices)
     hint = (" The requested device appears to be a GPU, but CUDA is not enabled."
             if request.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices) else "")

@@ -140,19 +140,23 @@ def test_embedding_lookup_over_shards_updates_touched_rows(strategy, looked, ind
     """Each shard gathers its rows where it lives; its gradient is IndexedSlices and Adagrad applies a
     SparseApplyAdagrad beside it, so untouched rows stay as they were."""
     initial = np.arange(22.0, dtype=np.float32).reshape(11, 2)
-    with tf.device(tf.train.replica_device_setter(ps_tasks=3)):
+
+    def build():
         emb = tf.get_variable("emb", initializer=tf.constant(initial), partitioner=tf.fixed_size_partitioner(3))
         result = tf.nn.embedding_lookup(emb, tf.constant([[1, 9], [4, 4]]), partition_strategy=strategy)
         loss = tf.reduce_sum(result * [[1.0, 2.0]])
-        grads = tf.gradients(loss, list(emb))
-        train = tf.train.AdagradOptimizer(0.5).minimize(loss)
-    graph = tf.get_default_graph()
+        return emb, result, tf.gradients(loss, list(emb)), tf.train.AdagradOptimizer(0.5).minimize(loss)
+
+    with tf.Graph().as_default() as graph, tf.device(tf.train.replica_device_setter(ps_tasks=3)):
+        _, _, grads, _ = build()
     assert [type(x).__name__ for x in grads] == ["IndexedSlices"] * 3
     placed = sorted((op.type, op.device) for op in graph.get_operations()
                     if op.type in ("GatherV2", "SparseApplyAdagrad") and op.device.startswith("/job:ps"))
     assert placed == [("GatherV2", f"/job:ps/task:{i}") for i in range(3)] + [
         ("SparseApplyAdagrad", f"/job:ps/task:{i}") for i in range(3)]
-    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+    # the values in a local session, where (as in TF) no /job:ps device exists to place on, even softly
+    with tf.Graph().as_default(), tf.Session() as sess:
+        emb, result, grads, train = build()
         sess.run(tf.global_variables_initializer())
         assert sess.run(result).tolist() == looked
         assert [sess.run(x.indices).tolist() for x in grads] == indices

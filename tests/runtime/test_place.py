@@ -25,12 +25,19 @@ def test_matching_requests_get_the_full_device_name(request_):
     assert node.device == CPU0
 
 
-@pytest.mark.parametrize("request_", ["/device:GPU:0", "/job:worker/task:1", "/cpu:1"])
+@pytest.mark.parametrize("request_", ["/device:GPU:0", "/cpu:1", "/job:localhost/device:GPU:3"])
 def test_impossible_requests_are_invalid_unless_soft(request_):
     with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot assign a device for operation a"):
         place(GraphDef(node=[_node("a", request_)]), DEVICES)
     (node,) = place(GraphDef(node=[_node("a", request_)]), DEVICES, allow_soft_placement=True).node
     assert node.device == CPU0
+
+
+@pytest.mark.parametrize("request_", ["/job:worker/task:1", "/job:localhost/replica:0/task:1/cpu:0", "/replica:1"])
+def test_soft_placement_keeps_the_job_replica_and_task(request_):
+    """As TF 2.21: soft placement lets go of the device type and index, not of where the device lives."""
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot assign a device for operation a"):
+        place(GraphDef(node=[_node("a", request_)]), DEVICES, allow_soft_placement=True)
 
 
 def test_session_rejects_any_run_of_an_unplaceable_graph():
