@@ -53,6 +53,22 @@ def _float_to_small_int(x: np.ndarray, source: dtypes.DType, target: np.dtype) -
     return result.reshape(x.shape)
 
 
+def _float_to_unsigned(x: np.ndarray, target: np.dtype) -> np.ndarray:
+    """TF's float -> uint32/uint64 cast on x86 (measured): a truncated value from -2**(bits-1) below 2**bits
+    wraps modulo 2**bits; NaN, infinities and the rest become 2**(bits-1)."""
+    bits = target.itemsize * 8
+    whole = np.trunc(x.astype(np.float64))
+    valid = (whole >= -(2.0 ** (bits - 1))) & (whole < 2.0 ** bits)
+    out = np.full(x.shape, 2 ** (bits - 1), target)
+    kept = whole[valid]
+    small = kept < 2.0 ** 63
+    wrapped = np.empty(kept.shape, target)
+    wrapped[small] = kept[small].astype(np.int64).astype(target)  # C's conversion: modulo 2**bits
+    wrapped[~small] = kept[~small].astype(np.uint64)
+    out[valid] = wrapped
+    return out
+
+
 @Cast.kernel("CPU")
 def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) -> Any:  # noqa: N803 - TF's attr names
     """NumPy's conversions (ml_dtypes' for bfloat16, which round to nearest even through float32 as TF)."""
@@ -65,6 +81,8 @@ def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) 
     x = np.asarray(x)
     if SrcT.is_floating and target in _SMALL_INTS:
         return _float_to_small_int(x, SrcT, target)
+    if SrcT.is_floating and target in (np.dtype(np.uint32), np.dtype(np.uint64)):
+        return _float_to_unsigned(x, target)
     return x.astype(target, copy=False)
 
 

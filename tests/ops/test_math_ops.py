@@ -511,3 +511,20 @@ def test_float_cast_to_small_ints_saturates_in_packets_and_wraps_the_tail(source
         x = tf.constant(values, getattr(tf, source))
     with tf.Session() as sess:
         assert sess.run(tf.cast(x, getattr(tf, target))).tolist() == expected
+
+
+@pytest.mark.parametrize("source, target, expected", [  # TF 2.21 on x86
+    ("float32", "uint32", [3000000000, 2147483648, 2147483648, 4294967295, 2147483648, 2500000000, 2147483648,
+                           2147483648, 2147483648, 2147483648, 2147483648, 2147483648]),
+    ("float32", "uint64", [3000000000, 4294967296, 10000000000, 18446744073709551615, 18446744070709551616,
+                           2500000000, 9223372036854775808, 9223372036854775808, 9223372036854775808,
+                           9999999980506447872, 9223372036854775808, 9223372036854775808]),
+    ("float64", "uint32", [3000000000, 4294967295, 2147483648, 4294967295, 2147483648, 2500000000, 2147483648,
+                           2147483648, 2147483648, 2147483648, 2147483648, 2147483648]),
+    ("float16", "uint64", [9223372036854775808] * 3 + [18446744073709551615] + [9223372036854775808] * 8),
+])
+def test_float_cast_to_unsigned_32_64_wraps_in_range_else_gives_the_top_bit(source, target, expected):
+    values = [3e9, 4294967295.0, 1e10, -1.0, -3e9, 2.5e9, np.nan, np.inf, -np.inf, 1e19, -1e19, 2e19]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.cast(tf.constant(values, tf.float64), getattr(tf, source))
+        assert sess.run(tf.cast(x, getattr(tf, target))).tolist() == expected
