@@ -24,6 +24,7 @@ from tensorweave.framework.graph import (
     add_to_collection,
     control_dependencies,
     get_collection,
+    get_collection_ref,
     init_scope,
     name_scope,
 )
@@ -1146,6 +1147,7 @@ def linear_model(features: dict, feature_columns: Any, units: int = 1, sparse_co
                     cols_to_vars[column] = get_collection(GraphKeys.GLOBAL_VARIABLES, scope=column_scope.name)
         _verify_static_batch_size_equality(weighted_sums, ordered)
         no_bias = elementwise_ops.add_n(weighted_sums, name="weighted_sum_no_bias")
+        get_collection_ref(GraphKeys.UPDATE_OPS)  # TF's Layer call makes the (empty) collection of its updates
         with vs.variable_scope(model_scope, auxiliary_name_scope=False):
             bias = vs.get_variable("bias_weights", shape=[units], initializer=init_ops.Zeros(), trainable=trainable)
         _add_to_collections(bias, weight_collections)

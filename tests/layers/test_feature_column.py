@@ -88,6 +88,8 @@ def test_input_layer_and_linear_model_values_and_variables() -> None:
                          "linear_model/word/weights:0", "linear_model/bias_weights:0"]
         assert [v.name for v in tf.trainable_variables()] == names
         assert [v.name for v in tf.get_collection(tf.GraphKeys.MODEL_VARIABLES)] == names
+        assert sorted(tf.get_default_graph().get_all_collection_keys()) == [
+            "model_variables", "table_initializer", "trainable_variables", "update_ops", "variables"]
         with tf.Session() as session:
             _initialize(session)
             expected = [  # TF 2.21
