@@ -60,11 +60,11 @@ def _check_numerics(ctx: OpKernelContext, tensor: Any, message: Any) -> Any:
 
 @CheckNumerics.gradient
 def _check_numerics_grad(op: Any, grad: Tensor) -> list:
-    """The gradient checked too, its message saying so."""
+    """The gradient checked too (by the op's own version), its message saying so."""
     message = op.get_attr("message")
     message = message.decode() if isinstance(message, bytes) else message
-    return [CheckNumerics(grad, message="Not a number (NaN) or infinity (Inf) values detected in gradient. "
-                          + message)]
+    check = CheckNumericsV2 if op.type == "CheckNumericsV2" else CheckNumerics
+    return [check(grad, message="Not a number (NaN) or infinity (Inf) values detected in gradient. " + message)]
 
 
 CheckNumericsV2 = Op("CheckNumericsV2", inputs=["tensor: T"], outputs=["output: T"],
@@ -88,12 +88,7 @@ def _check_numerics_v2(ctx: OpKernelContext, tensor: Any, message: Any) -> Any:
     return tensor
 
 
-@CheckNumericsV2.gradient
-def _check_numerics_v2_grad(op: Any, grad: Tensor) -> list:
-    message = op.get_attr("message")
-    message = message.decode() if isinstance(message, bytes) else message
-    return [CheckNumericsV2(grad, message="Not a number (NaN) or infinity (Inf) values detected in gradient. "
-                            + message)]
+CheckNumericsV2.gradient(_check_numerics_grad)
 
 
 @tf_export("debugging.check_numerics", "check_numerics")
