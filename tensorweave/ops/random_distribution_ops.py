@@ -448,14 +448,19 @@ def binomial_layout(ctx: OpKernelContext, shape: Any, counts: Any, probs: Any) -
         raise errors.InvalidArgumentError(ctx.node_def, None, "counts and probs must have compatible batch "
                                           f"dimensions: {tensor_shape.shape_string(counts.shape)} vs. "
                                           f"{tensor_shape.shape_string(probs.shape)}") from None
+    return _batched_layout(ctx, shape, batch_shape)
+
+
+def _batched_layout(ctx: OpKernelContext, shape: Any, batch_shape: tuple[int, ...]) -> tuple[tuple[int, ...], int, int]:
+    """The output dims of `shape`, which must end with the parameters' broadcast `batch_shape`; the number of
+    parameter sets (batches) and samples per set."""
     if np.ndim(shape) != 1:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Input shape should be a vector, got shape: "
                                           f"{tensor_shape.shape_string(np.shape(shape))}")
     dims = _dims(ctx, shape)
     if len(batch_shape) > len(dims) or dims[len(dims) - len(batch_shape):] != batch_shape:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Shape passed in must end with broadcasted shape.")
-    num_batches = int(np.prod(batch_shape))
-    return dims, num_batches, int(np.prod(dims[:len(dims) - len(batch_shape)]))
+    return dims, int(np.prod(batch_shape)), int(np.prod(dims[:len(dims) - len(batch_shape)]))
 
 
 def binomial_samples(key: tuple[int, int], counter: int, dims: tuple[int, ...], num_batches: int,
@@ -658,14 +663,7 @@ def _stateless_parameterized_truncated_normal(ctx: OpKernelContext, shape: Any, 
         raise errors.InvalidArgumentError(ctx.node_def, None, "means, stddevs, minvals, maxvals must have compatible "
                                           "batch dimensions: " + " vs. ".join(tensor_shape.shape_string(p.shape)
                                                                              for p in params)) from None
-    if np.ndim(shape) != 1:
-        raise errors.InvalidArgumentError(ctx.node_def, None, "Input shape should be a vector, got shape: "
-                                          f"{tensor_shape.shape_string(np.shape(shape))}")
-    dims = _dims(ctx, shape)
-    if len(batch_shape) > len(dims) or dims[len(dims) - len(batch_shape):] != batch_shape:
-        raise errors.InvalidArgumentError(ctx.node_def, None, "Shape passed in must end with broadcasted shape.")
-    num_batches = int(np.prod(batch_shape))
-    samples = int(np.prod(dims[:len(dims) - len(batch_shape)]))
+    dims, num_batches, samples = _batched_layout(ctx, shape, batch_shape)
     if num_batches * samples == 0:
         return np.zeros(dims, dtype.as_numpy_dtype)
     flat = [np.broadcast_to(p, batch_shape).reshape(-1) for p in params]
