@@ -19,6 +19,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import (
     Tensor,
+    colocate_with,
     convert_to_tensor,
     name_scope,
     register_tensor_conversion_function,
@@ -736,29 +737,72 @@ def _indexed_slices_to_tensor(value: IndexedSlices, dtype: Any = None, name: str
 register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
 
 
+def _batch_gather_indices(params_shape: Tensor, indices: Tensor, batch_dims: int) -> Tensor:
+    """`indices` offset by each batch position's row in params flattened over its first `batch_dims` dims."""
+    dtype = indices.dtype.base_dtype
+    sizes = cast(params_shape, dtype)
+    stride = ones_like(sizes[0])
+    for dim in builtins.range(batch_dims, 0, -1):
+        dim_size = sizes[dim - 1]
+        stride *= sizes[dim]
+        offsets = raw_ops.Range(start=constant(0, dtype), limit=dim_size, delta=constant(1, dtype)) * stride
+        offsets_shape = concat([raw_ops.Tile(input=[1], multiples=[dim - 1]), [dim_size],
+                                raw_ops.Tile(input=[1], multiples=stack([raw_ops.Rank(input=indices) - dim]))], 0)
+        indices += reshape(offsets, offsets_shape)
+    return indices
+
+
+def _batch_gather_grad(params_shape: Tensor, values: Tensor, indices: Tensor, batch_dims: int,
+                       gather_dim_size: Tensor) -> Tensor:
+    """The dense gradient of a gather along the first non-batch axis: rows summed into place per batch."""
+    indices_size = raw_ops.ExpandDims(input=raw_ops.Size(input=indices), dim=0)
+    if batch_dims:
+        values_shape = shape(values)
+        outer_shape, inner_shape = values_shape[:batch_dims], values_shape[batch_dims:][1:]
+        flat_values_shape = concat([[-1], inner_shape], 0)
+        gather_dim_size *= raw_ops.Prod(input=outer_shape, reduction_indices=[0], keep_dims=False)
+        indices = _batch_gather_indices(params_shape, indices, batch_dims)
+        values = reshape(values, flat_values_shape)
+    params_grad = UnsortedSegmentSum(values, reshape(indices, indices_size), gather_dim_size)
+    if batch_dims:
+        params_grad = reshape(params_grad, concat([outer_shape, flat_values_shape], 0))
+    return params_grad
+
+
 @GatherV2.gradient
 def _gather_v2_grad(op: Any, grad: Tensor) -> list:
     """IndexedSlices of the params' rows for a gather along axis 0 (what optimizers update sparsely), else the
-    dense sum of the gradient rows into place, along the gathered axis moved first."""
-    params, indices = op.inputs[0], op.inputs[1]
-    params_shape = cast(shape(params, out_type=dtypes.int64), dtypes.int32)
-    axis = tensor_util.constant_value(op.inputs[2])
-    size = raw_ops.Size(input=indices)
-    if axis is not None and int(axis) == 0 and op.get_attr("batch_dims") == 0:
-        values = reshape(grad, concat([stack([size]), params_shape[1:]], 0))
-        return [IndexedSlices(values, reshape(indices, stack([size])), params_shape), None, None]
-    rank = params.shape.ndims
-    if axis is None or rank is None or op.get_attr("batch_dims") != 0:
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: GatherV2) with a dynamic "
-                          "axis or batch_dims in tensorweave")
-    axis = int(axis) % rank
-    outer, inner = params_shape[:axis], params_shape[axis + 1:]
-    values = reshape(grad, concat([outer, [-1], inner], 0))
-    perm = [axis, *builtins.range(axis), *builtins.range(axis + 1, rank)]
-    moved = raw_ops.Transpose(x=values, perm=perm)
-    summed = UnsortedSegmentSum(moved, reshape(indices, [-1]), params_shape[axis])
-    inverse = [perm.index(i) for i in builtins.range(rank)]
-    return [raw_ops.Transpose(x=summed, perm=inverse), None, None]
+    dense sum of the gradient rows into place, the gathered axis moved next to the batch dims (TF's graph)."""
+    params, indices, axis = op.inputs
+    with colocate_with(params):  # params can be large: the shape is computed beside them, as TF
+        params_shape = shape(params)
+    batch_dims = op.get_attr("batch_dims")
+    if batch_dims < 0:
+        if indices.shape.ndims is None:
+            raise ValueError("Currently, it is unsupported to take the gradient of tf.gather when batch_dims < 0 "
+                             "and the rank of the indices is unknown. Please pass a positive batch_dims or use "
+                             "tf.ensure_shape to update the shape of indices when calling tf.gather. Got "
+                             f"batch_dims={batch_dims} and indices={indices}")
+        batch_dims += indices.shape.ndims
+    axis_static = tensor_util.constant_value(axis)
+    if axis_static is not None and int(axis_static) == 0:
+        indices_size = raw_ops.ExpandDims(input=raw_ops.Size(input=indices), dim=0)
+        values = reshape(grad, concat([indices_size, params_shape[1:]], 0))
+        return [IndexedSlices(values, reshape(indices, indices_size), params_shape), None, None]
+    outer_shape, inner_shape = params_shape[:axis], params_shape[axis:][1:]
+    values_shape = concat([outer_shape, [-1], inner_shape], 0)
+    values_dims, axis_dims = raw_ops.Size(input=values_shape), raw_ops.Size(input=outer_shape)
+    outer_batches = raw_ops.Range(start=0, limit=batch_dims, delta=1)
+    batch_axes = raw_ops.Range(start=batch_dims, limit=axis_dims, delta=1)
+    inner_axes = raw_ops.Range(start=axis_dims + 1, limit=values_dims, delta=1)
+    values = reshape(grad, values_shape)
+    transpose_dims = concat([outer_batches, stack([axis_dims]), batch_axes, inner_axes], 0)
+    params_grad = _batch_gather_grad(gather(params_shape, transpose_dims),
+                                     raw_ops.Transpose(x=values, perm=transpose_dims), indices, batch_dims,
+                                     params_shape[axis])
+    inverse_dims = concat([outer_batches, batch_axes + 1, [batch_dims], inner_axes], 0)
+    params_grad = raw_ops.Transpose(x=params_grad, perm=inverse_dims)
+    return [reshape(params_grad, shape(params)), None, None]
 
 
 @Slice.gradient

@@ -29,6 +29,14 @@ _CASES = {
     "Fill": (lambda v: tf.fill([2, 3], v), [np.array(1.5)]),
     "PlaceholderWithDefault": (lambda v: tf.placeholder_with_default(v, [3]) * 2, [_r(3)]),
     "CheckNumerics": (lambda v: tf.check_numerics(v, "m") * 2, [_r(3)]),
+    "GatherV2_axis1": (lambda p: tf.gather(p, [2, 0, 2], axis=1), [_r(2, 3, 4)]),
+    "GatherV2_axis2_matrix_indices": (lambda p: tf.gather(p, [[3, 1], [0, 0]], axis=2), [_r(2, 3, 4)]),
+    "GatherV2_batch_dims": (lambda p: tf.gather(p, [[0, 2], [1, 1]], axis=1, batch_dims=1), [_r(2, 3, 4)]),
+    "GatherV2_negative_batch_dims": (lambda p: tf.gather(p, [[0, 2], [1, 1]], axis=1, batch_dims=-1),
+                                     [_r(2, 3, 4)]),
+    "GatherV2_batch_dims_axis2": (lambda p: tf.gather(p, [[0, 3, 3], [1, 1, 2]], axis=2, batch_dims=1),
+                                  [_r(2, 3, 4)]),
+    "GatherV2_of_gather": (lambda p: tf.gather(tf.gather(p, [1, 0, 1]), [0, 2]), [_r(2, 3)]),
     "GatherNd": (lambda p: tf.gather_nd(p, [[1, 0], [0, 2], [1, 0]]), [_r(2, 3)]),
     "GatherNd_rows": (lambda p: tf.gather_nd(p, [[1], [0], [1]]), [_r(2, 3)]),
     "MirrorPad_reflect": (lambda x: tf.pad(x, [[1, 2], [2, 1]], "REFLECT"), [_r(4, 4)]),
@@ -157,3 +165,17 @@ def test_variables_made_under_colocate_with_join_the_outer_group():
     graph = tf.get_default_graph()
     for name in ("c", "c/Initializer/zeros", "c/Assign", "c/read", "r", "r/Initializer/zeros"):
         assert graph.get_operation_by_name(name).colocation_groups() == [b"loc:@a"], name
+
+
+def test_gather_gradient_along_an_axis_known_only_at_run_time() -> None:
+    """TF's graph moves the gathered axis first with shapes computed at run time; the axis-0 form stays the
+    sparse IndexedSlices built from TF's ops (Shape colocated with the params, Size, ExpandDims)."""
+    params = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    axis = tf.placeholder(tf.int32, [])
+    grad = tf.gradients(tf.gather(params, [2, 2], axis=axis), params)[0]
+    sparse = tf.gradients(tf.gather(params, [1, 1, 0]), params)[0]
+    assert isinstance(sparse, tf.IndexedSlices) and sparse.dense_shape.op.name.endswith("_grad/Shape")
+    assert sparse.dense_shape.dtype == tf.int32
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(grad, {axis: 1}), np.repeat([[[0] * 4, [0] * 4, [2] * 4]], 2, 0))
+        np.testing.assert_array_equal(sess.run(grad, {axis: 2})[..., 2], np.full((2, 3), 2.0))
