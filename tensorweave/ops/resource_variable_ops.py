@@ -358,6 +358,11 @@ class ResourceVariable(variables.Variable):
                 self._initial_value = convert_to_tensor(initial_value() if init_from_fn else initial_value,
                                                         name="initial_value", dtype=dtype)
             variables._colocate_initializer(self._initial_value.op, scope + "Initializer/", handle_name)
+            if self._initial_value.op._get_control_flow_context() is not None:
+                raise ValueError(f"The `initial_value` passed to `tf.Variable` {scope} is from inside a control-flow"
+                                 "  construct, such as a loop or conditional. When creating a `tf.Variable` inside "
+                                 "a loop or conditional, use a lambda as the `initial_value`. Got: "
+                                 f"initial_value=({self._initial_value})")
             if shape is not None:
                 var_shape = tensor_shape.as_shape(shape)
                 if not self._initial_value.shape.is_compatible_with(var_shape):
@@ -375,7 +380,8 @@ class ResourceVariable(variables.Variable):
             with g.name_scope("IsInitialized"):
                 self._is_initialized_op = VarIsInitializedOp(self._handle)
             with g.name_scope("Assign") as assign_scope, g.device(self._handle.device):
-                self._initializer_op = AssignVariableOp(self._handle, self._initial_value, name=assign_scope)
+                guarded = variables.guard_against_uninitialized_dependencies(scope, self._initial_value)
+                self._initializer_op = AssignVariableOp(self._handle, guarded, name=assign_scope)
             with g.name_scope("Read"), g.device(self._handle.device):
                 self._graph_element = ReadVariableOp(self._handle, dtype=self._dtype)
             self._cached_value = None

@@ -244,6 +244,10 @@ class Variable(metaclass=_VariableCall):
                 _colocate_initializer(self._initial_value.op, scope + "Initializer/", true_name)
             else:
                 self._initial_value = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+                if self._initial_value.op._get_control_flow_context() is not None:
+                    raise ValueError(f"Initializer for variable {scope} is from inside a control-flow construct, "
+                                     "such as a loop or conditional. When creating a variable inside a loop or "
+                                     "conditional, use a lambda as the initializer.")
             if shape is not None:
                 var_shape = tensor_shape.as_shape(shape)
             elif validate_shape:
@@ -255,8 +259,9 @@ class Variable(metaclass=_VariableCall):
                 colocate_by_attr_scope(self._variable.op, true_name)
             if validate_shape and not self._initial_value.shape.is_fully_defined():
                 raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
-            self._initializer_op = state_ops.assign(self._variable, self._initial_value,
-                                                    validate_shape=validate_shape).op
+            self._initializer_op = state_ops.assign(
+                self._variable, guard_against_uninitialized_dependencies(scope, self._initial_value),
+                validate_shape=validate_shape).op
             if caching_device is not None:
                 with g.device(caching_device):
                     self._snapshot = manipulation_ops.identity(self._variable, name="read")
@@ -387,9 +392,11 @@ class Variable(metaclass=_VariableCall):
         return manipulation_ops.identity(self._variable, name="read")
 
     def initialized_value(self) -> Tensor:
-        """The value after running the initializer (so other initial values can depend on it)."""
+        """The value, or the initial value while uninitialized (TF1's cond on IsVariableInitialized): other
+        initial values can depend on it without running its initializer again."""
         with self.graph.control_dependencies(None):
-            return control_flow_ops.with_dependencies([self._initializer_op], self._variable)
+            return control_flow_ops.cond(state_ops.is_variable_initialized(self._variable), self.read_value,
+                                         lambda: self.initial_value)
 
     # -- updates ------------------------------------------------------------------------------------
 
@@ -770,6 +777,67 @@ def assert_variables_initialized(var_list: list | None = None) -> Tensor | None:
     if len(ranks) <= 1:
         return ranks[0] if ranks else None
     return manipulation_ops.stack(ranks)
+
+
+_KEPT_AS_IS = frozenset({"IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", "If"})
+
+
+def guard_against_uninitialized_dependencies(scope: str, initial_value: Tensor) -> Tensor:
+    """TF's rewrite of an initial value that reads other variables: each variable it reads is replaced by the
+    variable's `initialized_value()` and the ops on the way copied (named `<op>_<scope>`), so initializers
+    may run in any order. A graph with a cycle is left as it is."""
+    if _reaches_a_cycle(initial_value.op):
+        return initial_value
+    variables_by_name = {var.name: var for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES)
+                         for var in initial_value.graph.get_collection(key) if hasattr(var, "initialized_value")}
+    replaced: dict[str, Any] = {}
+    stack = [initial_value.op]
+    while stack:  # post-order: an op is rebuilt once all its inputs have been seen
+        op = stack[-1]
+        if op.name in replaced:
+            stack.pop()
+            continue
+        if op.type in _KEPT_AS_IS:
+            replaced[op.name] = op
+        elif op.type in ("Variable", "VariableV2", "VarHandleOp"):
+            var = variables_by_name.get(op.name) or variables_by_name.get(op.name + ":0")
+            replaced[op.name] = op if var is None else var.initialized_value().op
+        else:
+            pending = [t.op for t in op.inputs if t.op.name not in replaced]
+            if pending:
+                stack.extend(pending)
+                continue
+            inputs = [replaced[t.op.name].outputs[t.value_index] for t in op.inputs]
+            if all(new is old for new, old in zip(inputs, op.inputs)):
+                replaced[op.name] = op
+            else:
+                op_type = "Switch" if op.type == "RefSwitch" else op.type
+                replaced[op.name] = op.graph.create_op(op_type, inputs, name=f"{op.name}_{scope}".replace(":", "_"),
+                                                       attrs=dict(op.node_def.attr))
+        stack.pop()
+    return replaced[initial_value.op.name].outputs[initial_value.value_index]
+
+
+def _reaches_a_cycle(op: Any) -> bool:
+    """Whether a walk up the data and control inputs from `op` comes back to an op on its own path."""
+    on_path: set[str] = set()
+    done: set[str] = set()
+    stack: list[tuple[Any, bool]] = [(op, False)]
+    while stack:
+        current, leaving = stack.pop()
+        if leaving:
+            on_path.discard(current.name)
+            done.add(current.name)
+            continue
+        if current.name in on_path:
+            return True
+        if current.name in done:
+            continue
+        on_path.add(current.name)
+        stack.append((current, True))
+        stack.extend((parent, False) for parent in [*(t.op for t in current.inputs), *current.control_inputs]
+                     if parent.name not in done)
+    return False
 
 
 def is_variable_initialized(variable: Any) -> Tensor:
