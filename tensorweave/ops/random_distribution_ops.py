@@ -103,12 +103,12 @@ def _gamma_samples(key: tuple[int, int], counter: int, alphas: np.ndarray, num_s
     while active.size:
         x = streams.normal(active)
         v = 1 + c[active] * x
-        positive = v > 0
-        active, x, v = active[positive], x[positive], v[positive] ** 3
-        u = streams.uniform(active)
+        trying = ~(v <= 0)  # v <= 0 draws a new normal; a NaN v (alpha <= 0) goes on to a NaN sample, as TF's
+        trial, x, v = active[trying], x[trying], v[trying] ** 3
+        u = streams.uniform(trial)
         with np.errstate(invalid="ignore", divide="ignore"):
-            accept = (u < 1 - 0.0331 * (x * x) * (x * x)) | (np.log(u) < 0.5 * x * x + d[active] * (1 - v + np.log(v)))
-        done, v = active[accept], v[accept]
+            accept = (u < 1 - 0.0331 * (x * x) * (x * x)) | (np.log(u) < 0.5 * x * x + d[trial] * (1 - v + np.log(v)))
+        done, v = trial[accept], v[accept]
         result = d[done] * v
         small = below_one[done]
         result[small] *= streams.uniform(done[small]) ** (1 / alpha[done[small]])

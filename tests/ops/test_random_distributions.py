@@ -35,6 +35,17 @@ def test_random_gamma_draws_tfs_values_and_gradient():
                                           [[0.0716044979448356], [34.44330532459991]]]], rtol=1e-14)
 
 
+def test_random_gamma_retries_a_non_positive_draw_and_gives_nan_for_negative_alpha():
+    # Marsaglia-Tsang draws a new normal when 1 + c * x <= 0 (frequent for tiny alpha): those samples are
+    # TF's values, not the floor; a negative alpha gives NaN, alpha 0 the floor (TF's values).
+    with tf.Graph().as_default():
+        small, edge = _run([tf.random_gamma([200], alpha=[0.05, 0.5], seed=7),
+                            tf.random_gamma([2], alpha=[-1.0, 0.0], seed=7)])
+    np.testing.assert_array_equal(small[[3, 21, 110], 0], np.array(
+        [1.3447976656131253e-21, 9.049487204038087e-08, 1.5557427568424487e-10], np.float32))
+    np.testing.assert_array_equal(edge, np.array([[np.nan, 1.1754943508222875e-38]] * 2, np.float32))
+
+
 def test_random_gamma_moments_and_gamma_grad():
     with tf.Graph().as_default():
         alpha = np.array([0.3, 1.0, 4.0, 50.0])

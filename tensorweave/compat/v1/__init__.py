@@ -15,6 +15,7 @@ from tensorweave.compat.v1 import (
     data,
     debugging,
     distribute,
+    distributions,
     dtypes,
     errors,
     feature_column,
