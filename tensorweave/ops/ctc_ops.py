@@ -442,7 +442,9 @@ class _BeamStep:
     def propose(self, r: int, proposing: np.ndarray) -> None:
         """Beam r's children of every class at once where that is TF's result: the children it turns down or
         takes follow from how many leaves and earlier children beat each; rows where an earlier child would
-        push out a later class's child that is a leaf (which TF then proposes afresh) go class by class."""
+        push out a later class's child that is a leaf (which TF then proposes afresh) go class by class, in runs
+        that end at the next class some row takes in (the classes before it are only turned down, which changes
+        neither the leaves nor the later classes' children)."""
         classes = np.arange(self.child_slot.shape[2] - 1)
         slot, active, value, codes = self._children(r, classes)
         candidate = proposing[:, None] & ~active
@@ -457,14 +459,18 @@ class _BeamStep:
         one_by_one = proposing & full & sibling_leaf.any(axis=1)
         at_once = ~one_by_one[:, None]
         self._admit(accepted & at_once, candidate & ~accepted & at_once, slot, value, codes)
-        if one_by_one.any():
-            for c in classes:
-                slot, active, value, codes = self._children(r, classes[c:c + 1])
-                candidate = one_by_one[:, None] & ~active
-                count = (~np.isnan(self.leaf_value)).sum(axis=1)
-                bottom = np.nanmin(np.where(count[:, None] > 0, self.leaf_value, np.inf), axis=1)
-                accepted = candidate & (value > -np.inf) & ((count < self.width) | (value[:, 0] > bottom))[:, None]
-                self._admit(accepted, candidate & ~accepted, slot, value, codes)
+        start = 0
+        while one_by_one.any() and start < classes.size:
+            slot, active, value, codes = self._children(r, classes[start:])
+            candidate = one_by_one[:, None] & ~active
+            count = (~np.isnan(self.leaf_value)).sum(axis=1)
+            bottom = np.nanmin(np.where(count[:, None] > 0, self.leaf_value, np.inf), axis=1)
+            accepted = candidate & (value > -np.inf) & ((count < self.width)[:, None] | (value > bottom[:, None]))
+            taken = accepted.any(axis=0)
+            stop = int(taken.argmax()) + 1 if taken.any() else classes.size - start
+            self._admit(accepted[:, :stop], (candidate & ~accepted)[:, :stop], slot[:, :stop], value[:, :stop],
+                        codes[:, :stop])
+            start += stop
 
 
 def _beam_search(inputs: np.ndarray, sequence_length: np.ndarray,
