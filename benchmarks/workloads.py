@@ -235,6 +235,17 @@ def top_k_1000(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run([values.op], feed_dict={x: data})
 
 
+def ctc_beam_search(tf: Any) -> tuple[Any, Step]:
+    """tf.nn.ctc_beam_search_decoder of [T=50, batch 16, 30 classes] logits, beam 100, the 3 best paths (TF's
+    prefix beam search, all rows at once, beam by beam within a step)."""
+    x = tf.placeholder(tf.float32, shape=(50, 16, 30))
+    decoded, log_probability = tf.nn.ctc_beam_search_decoder(x, np.full(16, 50, np.int32), beam_width=100,
+                                                             top_paths=3)
+    data = np.random.default_rng(0).standard_normal((50, 16, 30), dtype=np.float32) * 2
+    sess = make_session(tf)
+    return sess, lambda: sess.run([log_probability, decoded[0].values], feed_dict={x: data})
+
+
 def _example_batch(tf: Any) -> tuple[list[bytes], np.ndarray]:
     """10,000 serialized tf.train.Examples of 20 scalar float features (f0..f19), and their values."""
     values = np.random.default_rng(0).random((10000, 20), dtype=np.float32)
@@ -593,6 +604,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload(parse_example_10k, _numpy_parse_example_10k, 2.0),
         Workload(erf_lgamma_1m, None, 5.0),
         Workload(top_k_1000, None, 3.0),
+        Workload(ctc_beam_search, None, 10.0),
         Workload(queue_input_pipeline, None, 1.25),
         Workload(data_input_pipeline, None, 1.25),
         Workload(matmul_branches_two_devices, None, 0.6, one_device=matmul_branches_one_device),

@@ -6,8 +6,9 @@ them (a plain tuple element is unpacked into positional arguments, as TF does), 
 graph to a GraphDef whose `_Arg`s are the components and whose `_Retval`s are the function's flat outputs;
 one Executor, made on first use, runs it for every element (it is safe to run from several threads at once,
 which `num_parallel_calls` does). A function that returns a Dataset (flat_map, interleave) returns the
-tensors that dataset captured, and the caller binds them. `GraphEvaluation` runs a part of the user's own
-graph the same way: a one-shot iterator's captured tensors, evaluated on its first run.
+tensors that dataset captured, and the caller binds them. `tf.nondifferentiable_batch_function` traces
+its function here too (the `trace_function` hook of ops/batch_ops.py). `GraphEvaluation` runs a part of the
+user's own graph the same way: a one-shot iterator's captured tensors, evaluated on its first run.
 
 The private graph cannot see tensors of the outer graph: a function uses constants, Python values and ops
 of its own (TF captures outer tensors by value; that is not done here).
@@ -24,6 +25,7 @@ from tensorweave.framework import nest
 from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.ops import batch_ops
 from tensorweave.ops.constant_ops import placeholder
 from tensorweave.runtime.executor import Executor
 from tensorweave.runtime.prune import prune
@@ -101,3 +103,9 @@ class StructuredFunction:
     def __call__(self, element: Sequence[Any]) -> list[Any]:
         """The flat outputs for one flat element."""
         return self._evaluation(element)
+
+
+@batch_ops.trace_function.install
+def _trace_batch_function(fn: Callable, input_types: Sequence[Any], input_shapes: Sequence[Any]) -> StructuredFunction:
+    """A BatchFunction's function, traced over its arguments (positional, as TF's concrete function)."""
+    return StructuredFunction(fn, tuple(input_types), tuple(input_shapes))

@@ -414,8 +414,11 @@ class _BeamStep:
     def _admit(self, accepted: np.ndarray, turned_down: np.ndarray, slot: np.ndarray, value: np.ndarray,
                codes: np.ndarray) -> None:
         """Children in (`accepted`, their values and codes [B, m]) and the bottoms they push out; a child
-        that is a beam slot and was turned down loses its old probabilities too (TF resets the entry)."""
+        that is a beam slot and was turned down loses its old probabilities too (TF resets the entry). With
+        no child in and none reset nothing changes (the leaves' order is only ever taken by stable sorts)."""
         rows = np.nonzero(turned_down & (slot >= 0))
+        if not rows[0].size and not accepted.any():
+            return
         self._reset(rows[0], slot[rows], both=True)
         revived = np.nonzero(accepted & (slot >= 0))
         self.new[0][revived[0], slot[revived]] = value[revived]
@@ -423,21 +426,25 @@ class _BeamStep:
         self.new[2][revived[0], slot[revived]] = value[revived]
         union_value = np.concatenate([self.leaf_value, np.where(accepted, value, np.nan)], axis=1)
         union_code = np.concatenate([self.leaf_code, np.where(accepted, codes, -1)], axis=1)
-        order = np.argsort(-np.nan_to_num(union_value, nan=-np.inf, neginf=-np.finfo(np.float64).max), axis=1,
-                           kind="stable")
-        dropped = np.zeros(union_value.shape, dtype=bool)
-        np.put_along_axis(dropped, order[:, self.width:], True, axis=1)
-        dropped_beams = np.nonzero(dropped & ~np.isnan(union_value) & (union_code >= 0) & (union_code < self.width))
-        self._reset(dropped_beams[0], union_code[dropped_beams], both=False)
+        key = np.minimum(-union_value, np.finfo(np.float64).max)  # falling values, -inf last but before empties
+        key[np.isnan(key)] = np.inf
+        order = np.argsort(key, axis=1, kind="stable")
+        rows = np.arange(order.shape[0])[:, None]
+        out = order[:, self.width:]
+        out_code = union_code[rows, out]
+        dropped_beams = np.nonzero(~np.isnan(union_value[rows, out]) & (out_code >= 0) & (out_code < self.width))
+        self._reset(dropped_beams[0], out_code[dropped_beams], both=False)
         self.in_leaves[revived[0], slot[revived]] = True
-        self.leaf_value = np.take_along_axis(union_value, order[:, :self.width], axis=1)
-        self.leaf_code = np.where(np.isnan(self.leaf_value), -1,
-                                  np.take_along_axis(union_code, order[:, :self.width], axis=1))
+        kept = order[:, :self.width]
+        self.leaf_value = union_value[rows, kept]
+        self.leaf_code = np.where(np.isnan(self.leaf_value), -1, union_code[rows, kept])
 
     def propose(self, r: int, proposing: np.ndarray) -> None:
         """Beam r's children of every class at once where that is TF's result: the children it turns down or
         takes follow from how many leaves and earlier children beat each; rows where an earlier child would
-        push out a later class's child that is a leaf (which TF then proposes afresh) go class by class."""
+        push out a later class's child that is a leaf (which TF then proposes afresh) go class by class, in runs
+        that end at the next class some row takes in (the classes before it are only turned down, which changes
+        neither the leaves nor the later classes' children)."""
         classes = np.arange(self.child_slot.shape[2] - 1)
         slot, active, value, codes = self._children(r, classes)
         candidate = proposing[:, None] & ~active
@@ -452,14 +459,18 @@ class _BeamStep:
         one_by_one = proposing & full & sibling_leaf.any(axis=1)
         at_once = ~one_by_one[:, None]
         self._admit(accepted & at_once, candidate & ~accepted & at_once, slot, value, codes)
-        if one_by_one.any():
-            for c in classes:
-                slot, active, value, codes = self._children(r, classes[c:c + 1])
-                candidate = one_by_one[:, None] & ~active
-                count = (~np.isnan(self.leaf_value)).sum(axis=1)
-                bottom = np.nanmin(np.where(count[:, None] > 0, self.leaf_value, np.inf), axis=1)
-                accepted = candidate & (value > -np.inf) & ((count < self.width) | (value[:, 0] > bottom))[:, None]
-                self._admit(accepted, candidate & ~accepted, slot, value, codes)
+        start = 0
+        while one_by_one.any() and start < classes.size:
+            slot, active, value, codes = self._children(r, classes[start:])
+            candidate = one_by_one[:, None] & ~active
+            count = (~np.isnan(self.leaf_value)).sum(axis=1)
+            bottom = np.nanmin(np.where(count[:, None] > 0, self.leaf_value, np.inf), axis=1)
+            accepted = candidate & (value > -np.inf) & ((count < self.width)[:, None] | (value > bottom[:, None]))
+            taken = accepted.any(axis=0)
+            stop = int(taken.argmax()) + 1 if taken.any() else classes.size - start
+            self._admit(accepted[:, :stop], (candidate & ~accepted)[:, :stop], slot[:, :stop], value[:, :stop],
+                        codes[:, :stop])
+            start += stop
 
 
 def _beam_search(inputs: np.ndarray, sequence_length: np.ndarray,

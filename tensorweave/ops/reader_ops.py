@@ -1,5 +1,11 @@
-"""Readers (TF1's V2 reader ops) and `tf.ReaderBase` with its TFRecord, text-line, whole-file, fixed-length and
-identity readers.
+"""Readers (TF1's reader ops) and `tf.ReaderBase` with its TFRecord, text-line, whole-file, fixed-length,
+identity and LMDB readers.
+
+The LMDB reader is TF1's, whose op has only the ref-handle form: its verbs are the V1 reader ops (ReaderRead, …,
+on a FakeQueue ref of the work queue), with the V2 ops' kernels. TF 2.21 keeps the op but its kernel fails
+("LMDB support is removed from TensorFlow"); this one reads, as TF1 did through liblmdb, each work unit's
+records in key order, keyed by their LMDB keys (with TF1's slips left out: a work unit after the first starts at
+its own first record, and reset starts over).
 
 A reader op (TFRecordReaderV2, …) finds or makes its `ReaderResource` in the device's ResourceMgr on its first run, as a
 queue op does. A reader turns work units (filenames, dequeued from a queue of strings) into records, and keeps
@@ -24,7 +30,7 @@ import numpy as np
 from google.protobuf import message, text_format
 
 from tensorweave import errors
-from tensorweave.formats import protos, tfrecord
+from tensorweave.formats import lmdb, protos, tfrecord
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.op_kernel import Done, OpKernelContext
@@ -395,6 +401,31 @@ class _Identity(ReaderResource):
         return [self.work], [self.work], True
 
 
+class _LMDBRecords(ReaderResource):
+    """The records of LMDB files (or environment directories): each key and value as stored, in key order."""
+
+    kind = "LMDBReader"
+
+    def __init__(self, node_name: str, attrs: Any) -> None:
+        super().__init__(node_name, attrs)
+        self._file: lmdb.LMDBFile | None = None
+        self._records_left: Iterator[tuple[bytes, bytes]] = iter(())
+
+    def _start_work(self) -> None:
+        self._file = lmdb.LMDBFile(self.work.decode())
+        self._records_left = self._file.records()
+
+    def _records(self, n: int) -> tuple[list[bytes], list[bytes], bool]:
+        records = list(itertools.islice(self._records_left, n))
+        return [key for key, _ in records], [value for _, value in records], len(records) < n
+
+    def _finish_work(self) -> None:
+        if self._file is not None:
+            self._records_left = iter(())
+            self._file.close()
+            self._file = None
+
+
 # -- the reader ops -----------------------------------------------------------------------------------------
 
 _SHARED = ["container: string = ''", "shared_name: string = ''"]
@@ -408,10 +439,11 @@ FixedLengthRecordReaderV2 = Op(
     attrs=["header_bytes: int = 0", "record_bytes: int", "footer_bytes: int = 0", "hop_bytes: int = 0"] + _SHARED
     + ["encoding: string = ''"], is_stateful=True)
 IdentityReaderV2 = Op("IdentityReaderV2", outputs=["reader_handle: resource"], attrs=_SHARED, is_stateful=True)
+LMDBReaderOp = Op("LMDBReader", outputs=["reader_handle: Ref(string)"], attrs=_SHARED, is_stateful=True)
 
 _READER_CLASSES = {"TFRecordReaderV2": _TFRecordFiles, "TextLineReaderV2": _TextLines,
                    "WholeFileReaderV2": _WholeFiles, "FixedLengthRecordReaderV2": _FixedLengthRecords,
-                   "IdentityReaderV2": _Identity}
+                   "IdentityReaderV2": _Identity, "LMDBReader": _LMDBRecords}
 
 
 def _scalars(num_outputs: int) -> Any:
@@ -425,6 +457,7 @@ def _scalars(num_outputs: int) -> Any:
     return shape
 
 
+@LMDBReaderOp.kernel("CPU", state=ResourceSlot)
 @TFRecordReaderV2.kernel("CPU", state=ResourceSlot)
 @TextLineReaderV2.kernel("CPU", state=ResourceSlot)
 @WholeFileReaderV2.kernel("CPU", state=ResourceSlot)
@@ -455,6 +488,19 @@ ReaderSerializeStateV2 = Op("ReaderSerializeStateV2", inputs=["reader_handle: re
 ReaderRestoreStateV2 = Op("ReaderRestoreStateV2", inputs=["reader_handle: resource", "state: string"],
                           is_stateful=True)
 ReaderResetV2 = Op("ReaderResetV2", inputs=["reader_handle: resource"], is_stateful=True)
+ReaderRead = Op("ReaderRead", inputs=["reader_handle: Ref(string)", "queue_handle: Ref(string)"],
+                outputs=["key: string", "value: string"])
+ReaderReadUpTo = Op("ReaderReadUpTo",
+                    inputs=["reader_handle: Ref(string)", "queue_handle: Ref(string)", "num_records: int64"],
+                    outputs=["keys: string", "values: string"])
+ReaderNumRecordsProduced = Op("ReaderNumRecordsProduced", inputs=["reader_handle: Ref(string)"],
+                              outputs=["records_produced: int64"])
+ReaderNumWorkUnitsCompleted = Op("ReaderNumWorkUnitsCompleted", inputs=["reader_handle: Ref(string)"],
+                                 outputs=["units_completed: int64"])
+ReaderSerializeState = Op("ReaderSerializeState", inputs=["reader_handle: Ref(string)"], outputs=["state: string"])
+ReaderRestoreState = Op("ReaderRestoreState", inputs=["reader_handle: Ref(string)", "state: string"])
+ReaderReset = Op("ReaderReset", inputs=["reader_handle: Ref(string)"])
+FakeQueue = Op("FakeQueue", inputs=["resource: resource"], outputs=["handle: Ref(string)"], is_stateful=True)
 
 for _op, _num_outputs in ((TFRecordReaderV2, 1), (TextLineReaderV2, 1), (WholeFileReaderV2, 1),
                           (FixedLengthRecordReaderV2, 1), (IdentityReaderV2, 1), (ReaderReadV2, 2),
@@ -465,6 +511,52 @@ for _op, _num_outputs in ((TFRecordReaderV2, 1), (TextLineReaderV2, 1), (WholeFi
 NotDifferentiable("ReaderReadUpToV2")
 
 
+def _ref_handles(handles: int, scalars: int, num_outputs: int) -> Any:
+    """TF's shapes for the ref-handle reader ops: `handles` two-element string vectors, then scalars, and so
+    `num_outputs` scalar outputs."""
+
+    def shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        for i in range(handles):
+            handle = with_rank(ctx.input_shape(i), 1)
+            if handle.dims[0].value not in (None, 2):
+                raise ValueError(f"Dimension must be 2 but is {handle.dims[0].value}")
+        for i in range(handles, handles + scalars):
+            with_rank(ctx.input_shape(i), 0)
+        return [tensor_shape.TensorShape([])] * num_outputs
+
+    return shape
+
+
+for _op, _handles, _num_outputs in ((ReaderRead, 2, 2), (ReaderNumRecordsProduced, 1, 1),
+                                    (ReaderNumWorkUnitsCompleted, 1, 1), (ReaderSerializeState, 1, 1),
+                                    (ReaderReset, 1, 0)):
+    _op.shape(_ref_handles(_handles, 0, _num_outputs))
+    NotDifferentiable(_op.name)
+ReaderRestoreState.shape(_ref_handles(1, 1, 0))
+NotDifferentiable("ReaderRestoreState")
+NotDifferentiable("ReaderReadUpTo")
+NotDifferentiable("FakeQueue")
+NotDifferentiable("LMDBReader")
+
+
+@ReaderReadUpTo.shape
+def _read_up_to_v1_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _ref_handles(2, 1, 0)(ctx)
+    return [tensor_shape.TensorShape([None]), tensor_shape.TensorShape([None])]
+
+
+@LMDBReaderOp.shape
+@FakeQueue.shape
+def _ref_handle_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([2])]
+
+
+@FakeQueue.kernel("CPU")
+def _fake_queue(ctx: OpKernelContext, resource: Any) -> Any:
+    """The queue itself, as a ref handle for the V1 reader ops."""
+    return resource
+
+
 @ReaderReadUpToV2.shape
 def _read_up_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     for i in range(3):
@@ -472,11 +564,13 @@ def _read_up_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([None]), tensor_shape.TensorShape([None])]
 
 
+@ReaderRead.kernel("CPU", asynchronous=True)
 @ReaderReadV2.kernel("CPU", asynchronous=True)
 def _read(ctx: OpKernelContext, done: Done, reader: ReaderResource, queue: Any) -> None:
     reader.read(ctx, done, queue, 1, batched=False)
 
 
+@ReaderReadUpTo.kernel("CPU", asynchronous=True)
 @ReaderReadUpToV2.kernel("CPU", asynchronous=True)
 def _read_up_to(ctx: OpKernelContext, done: Done, reader: ReaderResource, queue: Any, num_records: Any) -> None:
     if int(num_records) < 0:
@@ -487,21 +581,25 @@ def _read_up_to(ctx: OpKernelContext, done: Done, reader: ReaderResource, queue:
     reader.read(ctx, done, queue, int(num_records), batched=True)
 
 
+@ReaderNumRecordsProduced.kernel("CPU")
 @ReaderNumRecordsProducedV2.kernel("CPU")
 def _num_records_produced(ctx: OpKernelContext, reader: ReaderResource) -> Any:
     return np.int64(reader.num_records_produced)
 
 
+@ReaderNumWorkUnitsCompleted.kernel("CPU")
 @ReaderNumWorkUnitsCompletedV2.kernel("CPU")
 def _num_work_units_completed(ctx: OpKernelContext, reader: ReaderResource) -> Any:
     return np.int64(reader.work_finished)
 
 
+@ReaderSerializeState.kernel("CPU")
 @ReaderSerializeStateV2.kernel("CPU")
 def _serialize_state(ctx: OpKernelContext, reader: ReaderResource) -> Any:
     return np.asarray(reader.serialize_state(), dtype=object)
 
 
+@ReaderRestoreState.kernel("CPU")
 @ReaderRestoreStateV2.kernel("CPU")
 def _restore_state(ctx: OpKernelContext, reader: ReaderResource, state: Any) -> None:
     if np.ndim(state) != 0:
@@ -509,6 +607,7 @@ def _restore_state(ctx: OpKernelContext, reader: ReaderResource, state: Any) -> 
     reader.restore_state(state[()])
 
 
+@ReaderReset.kernel("CPU")
 @ReaderResetV2.kernel("CPU")
 def _reset(ctx: OpKernelContext, reader: ReaderResource) -> None:
     reader.reset()
@@ -534,32 +633,47 @@ class ReaderBase:
         """Whether `serialize_state` and `restore_state` work for this reader."""
         return self._supports_serialize
 
+    def _ops(self) -> Any:
+        """The reader verbs for this reader's handle: the V2 ops on a resource, TF1's ref-handle ops else."""
+        return _V2_VERBS if self._reader_ref.dtype == dtypes.resource else _V1_VERBS
+
+    def _queue_handle(self, queue: Any) -> Tensor:
+        """The work queue's handle, behind a FakeQueue ref for the ref-handle ops (as TF does)."""
+        queue_ref = queue if isinstance(queue, Tensor) else queue.queue_ref
+        return queue_ref if self._ops() is _V2_VERBS else FakeQueue(queue_ref)
+
     def read(self, queue: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
         """The next (key, value) record, taking a new work unit from `queue` when the current one ends."""
-        queue_ref = queue if isinstance(queue, Tensor) else queue.queue_ref
-        return tuple(ReaderReadV2(self._reader_ref, queue_ref, name=name))
+        return tuple(self._ops()["read"](self._reader_ref, self._queue_handle(queue), name=name))
 
     def read_up_to(self, queue: Any, num_records: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
         """Up to `num_records` records (fewer at the end of a work unit), as vectors of keys and values."""
-        queue_ref = queue if isinstance(queue, Tensor) else queue.queue_ref
-        return tuple(ReaderReadUpToV2(self._reader_ref, queue_ref, num_records, name=name))
+        return tuple(self._ops()["read_up_to"](self._reader_ref, self._queue_handle(queue), num_records, name=name))
 
     def num_records_produced(self, name: str | None = None) -> Tensor:
-        return ReaderNumRecordsProducedV2(self._reader_ref, name=name)
+        return self._ops()["num_records_produced"](self._reader_ref, name=name)
 
     def num_work_units_completed(self, name: str | None = None) -> Tensor:
-        return ReaderNumWorkUnitsCompletedV2(self._reader_ref, name=name)
+        return self._ops()["num_work_units_completed"](self._reader_ref, name=name)
 
     def serialize_state(self, name: str | None = None) -> Tensor:
         """The reader's state as a string (UnimplementedError at run time for readers that cannot)."""
-        return ReaderSerializeStateV2(self._reader_ref, name=name)
+        return self._ops()["serialize_state"](self._reader_ref, name=name)
 
     def restore_state(self, state: Any, name: str | None = None) -> Operation:
-        return ReaderRestoreStateV2(self._reader_ref, state, name=name)
+        return self._ops()["restore_state"](self._reader_ref, state, name=name)
 
     def reset(self, name: str | None = None) -> Operation:
         """Back to the initial state: no work unit, all counters zero."""
-        return ReaderResetV2(self._reader_ref, name=name)
+        return self._ops()["reset"](self._reader_ref, name=name)
+
+
+_V2_VERBS = {"read": ReaderReadV2, "read_up_to": ReaderReadUpToV2, "num_records_produced": ReaderNumRecordsProducedV2,
+             "num_work_units_completed": ReaderNumWorkUnitsCompletedV2, "serialize_state": ReaderSerializeStateV2,
+             "restore_state": ReaderRestoreStateV2, "reset": ReaderResetV2}
+_V1_VERBS = {"read": ReaderRead, "read_up_to": ReaderReadUpTo, "num_records_produced": ReaderNumRecordsProduced,
+             "num_work_units_completed": ReaderNumWorkUnitsCompleted, "serialize_state": ReaderSerializeState,
+             "restore_state": ReaderRestoreState, "reset": ReaderReset}
 
 
 @tf_export("TFRecordReader")
@@ -604,3 +718,11 @@ class IdentityReader(ReaderBase):
 
     def __init__(self, name: str | None = None) -> None:
         super().__init__(IdentityReaderV2(name=name), supports_serialize=True)
+
+
+@tf_export("LMDBReader")
+class LMDBReader(ReaderBase):
+    """Reads the records of LMDB files or environment directories, in key order (`options` is unused, as TF's)."""
+
+    def __init__(self, name: str | None = None, options: Any = None) -> None:
+        super().__init__(LMDBReaderOp(name=name))

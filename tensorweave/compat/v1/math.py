@@ -9,6 +9,7 @@ from tensorweave.ops import nn_impl_ops as _nn_impl_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import reduction_ops as _reduction_ops
 from tensorweave.ops import segment_ops as _segment_ops
+from tensorweave.ops import sobol_ops as _sobol_ops
 from tensorweave.ops import special_functions_ops as _special_functions_ops
 from tensorweave.ops import special_math_ops as _special_math_ops
 from tensorweave.platform.tf_export import populate as _populate
