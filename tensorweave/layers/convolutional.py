@@ -14,7 +14,7 @@ from typing import Any
 
 from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import Layer
+from tensorweave.layers.base import InputSpec, Layer
 from tensorweave.layers.core import _ZEROS
 from tensorweave.ops import manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
@@ -90,6 +90,12 @@ class _Conv(Layer):
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.input_spec = InputSpec(min_ndim=rank + 2)
+
+    @property
+    def _channel_axis(self) -> int:
+        """The channel axis counted from the end, as the input spec names it."""
+        return -1 - self.rank if self._channels_first else -1
 
     @property
     def _channels_first(self) -> bool:
@@ -126,6 +132,7 @@ class _Conv(Layer):
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self._add_bias()
+        self.input_spec = InputSpec(min_ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
 
     def _bias_and_activation(self, outputs: Tensor) -> Tensor:
@@ -200,6 +207,7 @@ class _Transpose:
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self._add_bias()
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
 
     def call(self, inputs: Tensor) -> Tensor:
@@ -312,6 +320,7 @@ class _SeparableConv(_Conv):
             initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint)
         self._add_bias()
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
 
 
