@@ -3,10 +3,12 @@
 Invariant (TF1's legacy layers): a layer's variable scope is fixed on its first call (`dense`, `dense_1`,
 ... unique by default name, or the scope its `name`/`_scope` names); every later call re-enters that scope
 with reuse, so one layer object shares its variables across calls, and its ops go under the scope's
-original name scope (`dense/MatMul`, `dense/MatMul_1`). Weight regularization losses are made under
-`<scope>/<weight>/Regularizer` and activity losses under `<scope>/ActivityRegularizer`; both go to the
-layer's `losses` and GraphKeys.REGULARIZATION_LOSSES; update ops (batch norm's moving averages) go to its
-`updates` and GraphKeys.UPDATE_OPS.
+original name scope (`dense/MatMul`, `dense/MatMul_1`). The layer's `name` is not its scope: it is unique
+in its graph from construction (`dense_1`, `dense_2`, ...), as TF's Keras names objects. Weight
+regularization losses are made under `<scope>/<weight>/Regularizer` and activity losses under
+`<scope>/ActivityRegularizer`; both go to GraphKeys.REGULARIZATION_LOSSES and the layer's `losses`; update
+ops (batch norm's moving averages) go to its `updates` and, while the layer is trainable, to
+GraphKeys.UPDATE_OPS. Each call's inputs are checked against the layer's `input_spec` (TF's messages).
 """
 
 from __future__ import annotations
@@ -172,6 +174,19 @@ def assert_input_compatibility(input_spec: Any, inputs: Any, layer_name: str) ->
                 raise ValueError(f"{prefix}expected shape={spec.shape}, found shape={tuple(shape.as_list())}")
 
 
+def _reachable_ops(tensors: list) -> set:
+    """The ops that data or control edges reach from `tensors`."""
+    seen: set = set()
+    stack = [op for tensor in tensors for op in tensor.consumers()]
+    while stack:
+        op = stack.pop()
+        if op not in seen:
+            seen.add(op)
+            stack.extend(op._control_outputs)
+            stack.extend(consumer for output in op.outputs for consumer in output.consumers())
+    return seen
+
+
 def _default_session() -> Any:
     """The session that get_weights/set_weights use: the default one (TF's Keras would make its own)."""
     session = get_default_session()
@@ -210,6 +225,9 @@ class Layer:
         self._non_trainable_weights: list = []
         self._losses: list = []
         self._callable_losses: list = []
+        # Losses and updates that depend on no input of the call that made them (get_*_for(None)).
+        self._unconditional: set = set()
+        self._call_inputs: list = []
         self._updates: list = []
         self._reuse = kwargs.get("_reuse")
         self._base_name = name or _to_snake_case(type(self).__name__)
@@ -262,7 +280,9 @@ class Layer:
         """The losses added as tensors, then each callable one (weight regularizers) evaluated anew: as in
         TF, every read builds fresh regularizer ops under the current name scope."""
         evaluated = (loss() for loss in self._callable_losses)
-        return list(self._losses) + [loss for loss in evaluated if loss is not None]
+        fresh = [loss for loss in evaluated if loss is not None]
+        self._unconditional.update(fresh)
+        return list(self._losses) + fresh
 
     @property
     def updates(self) -> list:
@@ -274,13 +294,17 @@ class Layer:
         """Adds losses (tensors, or callables making one) to the layer's and to
         GraphKeys.REGULARIZATION_LOSSES; a callable is evaluated once now for the collection."""
         for loss in losses if isinstance(losses, (list, tuple)) else [losses]:
-            if callable(loss):
+            made_by_callable = callable(loss)
+            if made_by_callable:
                 self._callable_losses.append(loss)
                 loss = loss()
                 if loss is None:
                     continue
             else:
+                loss = convert_to_tensor(loss)
                 self._losses.append(loss)
+            if made_by_callable or inputs is None:
+                self._unconditional.add(loss)
             add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
 
     def add_update(self, updates: Any, inputs: Any = None) -> None:
@@ -288,7 +312,25 @@ class Layer:
         holds them."""
         for update in updates if isinstance(updates, (list, tuple)) else [updates]:
             update = update() if callable(update) else update
-            self._updates.append(update if isinstance(update, Operation) else update.op)
+            update = update if isinstance(update, Operation) else update.op
+            if update not in _reachable_ops(self._call_inputs):
+                self._unconditional.add(update)
+            self._updates.append(update)
+
+    def get_updates_for(self, inputs: Any) -> list:
+        """The updates that depend on none of a call's inputs (`inputs` None), or those that `inputs` reach."""
+        return self._conditional_on(self.updates, inputs)
+
+    def get_losses_for(self, inputs: Any) -> list:
+        """The losses that depend on none of a call's inputs (`inputs` None), or those that `inputs` reach."""
+        return self._conditional_on(self.losses, inputs)
+
+    def _conditional_on(self, items: list, inputs: Any) -> list:
+        if inputs is None:
+            return [item for item in items if item in self._unconditional]
+        reachable = _reachable_ops(inputs if isinstance(inputs, (list, tuple)) else [inputs])
+        return [item for item in items if item not in self._unconditional
+                and (item if isinstance(item, Operation) else item.op) in reachable]
 
     def get_weights(self) -> list:
         """The weights' values, read in the default session."""
@@ -367,19 +409,21 @@ class Layer:
                 inputs = convert_to_tensor(inputs) if not isinstance(inputs, (list, tuple)) else inputs
                 if self._dtype is None and isinstance(inputs, Tensor):
                     self._dtype = inputs.dtype.base_dtype if inputs.dtype.is_floating else dtypes.float32
+                assert_input_compatibility(self.input_spec, inputs, self.name)
                 if not self.built:
-                    assert_input_compatibility(self.input_spec, inputs, self.name)
                     self.build(inputs.get_shape() if isinstance(inputs, Tensor) else [i.get_shape()
                                                                                        for i in inputs])
                     self.built = True
-                else:
-                    assert_input_compatibility(self.input_spec, inputs, self.name)
-                outputs = self.call(inputs, *args, **kwargs)
+                self._call_inputs = inputs if isinstance(inputs, (list, tuple)) else [inputs]
+                try:
+                    outputs = self.call(inputs, *args, **kwargs)
+                finally:
+                    self._call_inputs = []
                 if self._activity_regularizer is not None:
                     with name_scope("ActivityRegularizer"):
                         activity_loss = self._activity_regularizer(outputs)
                         batch_size = cast_ops.cast(shape_ops.shape(outputs)[0], activity_loss.dtype)
-                        self.add_loss(activity_loss / batch_size)
+                        self.add_loss(activity_loss / batch_size, inputs=inputs)
         collected = get_collection(GraphKeys.UPDATE_OPS)
         for update in self.updates:
             if all(update is not u for u in collected):

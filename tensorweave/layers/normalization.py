@@ -4,8 +4,10 @@ Variables `gamma`, `beta` (trainable), `moving_mean`, `moving_variance` (not tra
 output is normalized by the batch's statistics and two update ops move the population statistics toward
 them: `AssignMovingAvg` and `AssignMovingAvg_1`, each `assign_sub(var, (var - batch) * (1 - momentum))`,
 collected in the layer's `updates` and GraphKeys.UPDATE_OPS (TF1 programs run them with the train op).
-A 4-D input normalized over its channels takes TF's fused path (one FusedBatchNormV3, whose training
-variance is the unbiased one); other ranks take the composed path (nn.moments and nn.batch_normalization).
+A float16/bfloat16/float32 4-D or 5-D input normalized over its one channel axis (1, or the last) takes
+TF's fused path (one FusedBatchNormV3, whose training variance is the unbiased one), unless renorm, virtual
+batches or an adjustment ask for more; everything else takes the composed path (nn.moments and
+nn.batch_normalization), whose ops and cond branches are made in TF's order so names match.
 """
 
 from __future__ import annotations

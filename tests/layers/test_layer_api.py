@@ -182,3 +182,34 @@ def test_conv3d_transpose_separable_conv1d_pool3d_flatten_dropout() -> None:
     # One keep decision per (example, channel), as noise_shape says.
     zeros = (kept == 0).reshape(2, -1, 3)
     assert (zeros.all(1) | ~zeros.any(1)).all()
+
+
+class _Counter(tf.layers.Layer):
+    def build(self, input_shape: tf.TensorShape) -> None:
+        self.c = self.add_weight("c", [], trainable=False, initializer=tf.zeros_initializer())
+
+    def call(self, inputs: tf.Tensor) -> tf.Tensor:
+        self.add_update(tf.assign_add(self.c, 1.0))
+        self.add_update(tf.assign_add(self.c, tf.reduce_sum(inputs)))
+        self.add_loss(tf.reduce_sum(inputs), inputs=inputs)
+        self.add_loss(tf.constant(2.0))
+        return inputs
+
+
+def test_updates_and_losses_for_inputs() -> None:
+    x = tf.placeholder(tf.float32, [None, 3])
+    bn = tf.layers.BatchNormalization()
+    y = bn(x, training=True)
+    assert bn.get_updates_for(None) == [] and bn.get_updates_for(y) == []
+    assert [u.name for u in bn.get_updates_for(x)] == ["batch_normalization/AssignMovingAvg",
+                                                       "batch_normalization/AssignMovingAvg_1"]
+    dense = tf.layers.Dense(2, kernel_regularizer=tf.reduce_sum, activity_regularizer=tf.reduce_sum)
+    dense(x)
+    assert [t.name for t in dense.get_losses_for(None)] == ["kernel/Regularizer/Sum:0"]
+    assert [t.name for t in dense.get_losses_for(x)] == ["dense/ActivityRegularizer/truediv:0"]
+    counter = _Counter()
+    counter(x)
+    assert ([u.name for u in counter.get_updates_for(None)], [u.name for u in counter.get_updates_for(x)]) == (
+        ["private__counter/AssignAdd"], ["private__counter/AssignAdd_1"])
+    assert ([t.name for t in counter.get_losses_for(None)], [t.name for t in counter.get_losses_for(x)]) == (
+        ["private__counter/Const_2:0"], ["private__counter/Sum_1:0"])
