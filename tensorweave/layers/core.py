@@ -9,7 +9,7 @@ import numpy as np
 
 from tensorweave.framework.graph import Tensor
 from tensorweave.layers.base import InputSpec, Layer, learning_phase, static_or_cond
-from tensorweave.ops import constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
+from tensorweave.ops import cast_ops, constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
 # TF's default bias initializer (stateless, so one instance serves every layer).
@@ -50,6 +50,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: Tensor) -> Tensor:
+        inputs = cast_ops.cast(inputs, self._dtype)
         rank = inputs.get_shape().ndims
         if rank == 2:
             outputs = linalg_ops.matmul(inputs, self.kernel)

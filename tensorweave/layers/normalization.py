@@ -242,6 +242,7 @@ class BatchNormalization(Layer):
             return r, d, manipulation_ops.identity(mean), manipulation_ops.identity(variance)
 
     def call(self, inputs: Tensor, training: Any = False) -> Tensor:
+        inputs = cast_ops.cast(inputs, self._dtype)
         training, training_value = resolve_training(training)
         if self.virtual_batch_size is not None:
             # TF1 splits the batch as [virtual_batch_size, -1, ...], whatever the mode.

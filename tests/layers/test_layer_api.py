@@ -213,3 +213,25 @@ def test_updates_and_losses_for_inputs() -> None:
         ["private__counter/AssignAdd"], ["private__counter/AssignAdd_1"])
     assert ([t.name for t in counter.get_losses_for(None)], [t.name for t in counter.get_losses_for(x)]) == (
         ["private__counter/Const_2:0"], ["private__counter/Sum_1:0"])
+
+
+def test_layer_dtype_casts_inputs_and_trainable_toggles_updates() -> None:
+    x = tf.constant(np.arange(12).reshape(4, 3).astype(np.float32))
+    assert tf.layers.BatchNormalization(dtype=tf.float64)(x, training=True).dtype == tf.float64
+    assert tf.layers.Dense(2, dtype=tf.float64)(x).name == "dense/BiasAdd:0"
+    bn = tf.layers.BatchNormalization()
+    y = bn(x, training=True)
+    bn.trainable = False
+    assert bn.updates == [] and bn.trainable_weights == []
+    y2 = bn(x, training=True)
+    assert len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)) == 4
+    assert y2.name == "batch_normalization_1/batchnorm_1/add_1:0"
+    bn.trainable = True
+    assert [u.name for u in bn.updates] == ["batch_normalization_1/AssignMovingAvg", "batch_normalization_1/"
+                                            "AssignMovingAvg_1", "batch_normalization_1/AssignMovingAvg_2",
+                                            "batch_normalization_1/AssignMovingAvg_3"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        a, b = sess.run([y, y2])
+    np.testing.assert_allclose(a[:, 0], [-1.34158, -0.44719, 0.44719, 1.34158], atol=1e-5)
+    np.testing.assert_array_equal(a, b)
