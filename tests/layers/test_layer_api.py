@@ -235,3 +235,32 @@ def test_layer_dtype_casts_inputs_and_trainable_toggles_updates() -> None:
         a, b = sess.run([y, y2])
     np.testing.assert_allclose(a[:, 0], [-1.34158, -0.44719, 0.44719, 1.34158], atol=1e-5)
     np.testing.assert_array_equal(a, b)
+
+
+def test_causal_padding_for_one_dimensional_convolutions() -> None:
+    x = tf.constant(np.sin(np.arange(2 * 6 * 3)).reshape(2, 6, 3).astype(np.float32))
+    point3 = tf.constant_initializer(0.3)
+    ys = [tf.layers.conv1d(x, 2, 3, padding="causal", kernel_initializer=point3),
+          tf.layers.conv1d(x, 2, 2, padding="causal", dilation_rate=2, kernel_initializer=point3),
+          tf.layers.conv1d(tf.transpose(x, [0, 2, 1]), 2, 3, padding="CAUSAL", data_format="channels_first",
+                           kernel_initializer=point3),
+          tf.layers.separable_conv1d(x, 2, 3, padding="causal", depthwise_initializer=tf.ones_initializer(),
+                                     pointwise_initializer=tf.ones_initializer())]
+    assert [y.shape.as_list() for y in ys] == [[2, 6, 2], [2, 6, 2], [2, 2, 6], [2, 6, 2]]
+    assert tf.layers.conv1d(tf.placeholder(tf.float32, [None, None, 3]), 2, 3, padding="causal").name == (
+        "conv1d_3/BiasAdd:0")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run(ys)
+    first = [0.52523, 0.05285, 0.46293, -0.40187, 0.33277, -0.25701]
+    np.testing.assert_allclose([values[0][0, :, 0], values[1][0, :, 0], values[2][0, 0], values[3][0, :, 0]], [
+        first, [0.52523, -0.47238, 0.93531, -0.81195, 0.67234, -0.51927], first,
+        [1.75077, 0.17616, 1.54309, -1.33957, 1.10924, -0.8567]], atol=1e-4)
+    assert _message(lambda: tf.layers.Conv2D(2, 3, padding="causal")) == (
+        "Causal padding is only supported for `Conv1D`and `SeparableConv1D`.")
+    assert _message(lambda: tf.layers.Conv1D(2, 3, padding="full")) == (
+        'The `padding` argument must be a list/tuple or one of "valid", "same" (or "causal", only for `Conv1D). '
+        "Received: full")
+    assert _message(lambda: tf.layers.Conv1D(2, 3, strides=2, dilation_rate=2)) == (
+        "`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: strides=(2,) and "
+        "dilation_rate=(2,)")
