@@ -118,6 +118,8 @@ class Dropout(Layer):
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
 
     def call(self, inputs: Tensor, training: Any = False) -> Tensor:
+        if isinstance(self.rate, (int, float)) and self.rate == 0:
+            return manipulation_ops.identity(inputs)
         if training is None:
             training = learning_phase()
         return static_or_cond(

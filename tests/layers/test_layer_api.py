@@ -264,3 +264,13 @@ def test_causal_padding_for_one_dimensional_convolutions() -> None:
     assert _message(lambda: tf.layers.Conv1D(2, 3, strides=2, dilation_rate=2)) == (
         "`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: strides=(2,) and "
         "dilation_rate=(2,)")
+
+
+def test_dropout_rate_zero_is_identity_and_noise_shape_with_none() -> None:
+    x = tf.ones([4, 3, 2])
+    kept = tf.layers.dropout(x, 0.5, noise_shape=[None, 1, None], seed=1, training=True)
+    assert tf.layers.Dropout(0.0)(x, training=True).name == "dropout_1/Identity:0"
+    with tf.Session() as sess:
+        value = sess.run(kept)
+    # One decision per (example, last index), shared along the middle axis.
+    assert (value == value[:, :1, :]).all() and set(np.unique(value)) <= {0.0, 2.0}
