@@ -3,43 +3,83 @@
 Invariant (TF1's legacy layers): a layer's variable scope is fixed on its first call (`dense`, `dense_1`,
 ... unique by default name, or the scope its `name`/`_scope` names); every later call re-enters that scope
 with reuse, so one layer object shares its variables across calls, and its ops go under the scope's
-original name scope (`dense/MatMul`, `dense/MatMul_1`). Weight regularization losses are made under
-`<scope>/<weight>/Regularizer` and activity losses under `<scope>/ActivityRegularizer`; both go to the
-layer's `losses` and GraphKeys.REGULARIZATION_LOSSES; update ops (batch norm's moving averages) go to its
-`updates` and GraphKeys.UPDATE_OPS.
+original name scope (`dense/MatMul`, `dense/MatMul_1`). The layer's `name` is not its scope: it is unique
+in its graph from construction (`dense_1`, `dense_2`, ...), as TF's Keras names objects. Weight
+regularization losses are made under `<scope>/<weight>/Regularizer` and activity losses under
+`<scope>/ActivityRegularizer`; both go to GraphKeys.REGULARIZATION_LOSSES and the layer's `losses`; update
+ops (batch norm's moving averages) go to its `updates` and, while the layer is trainable, to
+GraphKeys.UPDATE_OPS. Each call's inputs are checked against the layer's `input_spec` (TF's messages).
 """
 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from typing import Any
 
-from tensorweave.framework import dtypes, tensor_util
+import numpy as np
+
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import (
     GraphKeys,
+    Operation,
     Tensor,
     add_to_collection,
     convert_to_tensor,
     get_collection,
+    get_default_graph,
+    get_default_session,
     name_scope,
 )
-from tensorweave.ops import cast_ops, control_flow_ops, shape_ops
+from tensorweave.ops import cast_ops, constant_ops, control_flow_ops, shape_ops, variables
 from tensorweave.ops import variable_scope as vs
 from tensorweave.platform.tf_export import tf_export
 
 
 def _to_snake_case(name: str) -> str:
     intermediate = re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", intermediate).lower()
+    snake = re.sub("([a-z])([A-Z])", r"\1_\2", intermediate).lower()
+    # A private class's name would open a scope with "_": TF prefixes it.
+    return "private" + snake if snake.startswith("_") else snake
 
 
 def static_bool(training: Any) -> bool | None:
-    """A `training` flag's value when it is known as the graph is built (a bool or a constant), else None."""
+    """A `training` flag's value when it is known as the graph is built (a bool, 0 or 1, or a constant
+    tensor), else None (a fed tensor or a variable), as TF's smart_cond reads it."""
     if isinstance(training, Tensor):
         value = tensor_util.constant_value(training)
         return None if value is None else bool(value)
-    return bool(training)
+    if isinstance(training, variables.Variable):
+        return None
+    if isinstance(training, bool) or training in (0, 1):
+        return bool(training)
+    raise TypeError("Argument `pred` must be a Tensor, or a Python bool, or 1 or 0. Received: "
+                    f"pred={training} of type {type(training).__name__}")
+
+
+def resolve_training(training: Any) -> tuple[Any, bool | None]:
+    """A layer's `training` argument and its static_bool, read as TF's Keras layers read them: None means
+    the graph's learning phase; anything but a tensor, a variable, a bool, 0 or 1 is a TypeError."""
+    if training is None:
+        training = learning_phase()
+    if not isinstance(training, (Tensor, variables.Variable, bool)) and training not in (0, 1):
+        raise TypeError(f"`pred` must be a Tensor, or a Python bool, or 1 or 0. Received: {type(training)}")
+    return training, static_bool(training)
+
+
+# Per graph, the `keras_learning_phase` flag that layers called with training=None follow.
+_LEARNING_PHASES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def learning_phase() -> Tensor:
+    """The graph's `keras_learning_phase` (a bool placeholder defaulting to False), made on first use."""
+    graph = get_default_graph()
+    if graph not in _LEARNING_PHASES:
+        with name_scope(""):
+            _LEARNING_PHASES[graph] = constant_ops.placeholder_with_default(False, shape=(),
+                                                                         name="keras_learning_phase")
+    return _LEARNING_PHASES[graph]
 
 
 def static_or_cond(training: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any]) -> Any:
@@ -48,6 +88,123 @@ def static_or_cond(training: Any, true_fn: Callable[[], Any], false_fn: Callable
     if value is None:
         return control_flow_ops.cond(training, true_fn, false_fn)
     return true_fn() if value else false_fn()
+
+
+def _shape_tuple(shape: tensor_shape.TensorShape) -> str:
+    """A shape as TF1 prints `tuple(shape)`: its Dimension objects."""
+    return str(tuple(shape.dims))
+
+
+@tf_export("layers.InputSpec")
+class InputSpec:
+    """What a layer accepts as input (dtype, rank bounds, fixed dimensions): checked on every call."""
+
+    def __init__(self, dtype: Any = None, shape: Any = None, ndim: int | None = None, max_ndim: int | None = None,
+                 min_ndim: int | None = None, axes: dict | None = None, allow_last_axis_squeeze: bool = False,
+                 name: str | None = None, optional: bool = False) -> None:
+        self.dtype = dtypes.as_dtype(dtype).name if dtype is not None else None
+        shape = tensor_shape.TensorShape(shape)
+        self.shape = None if shape.ndims is None else tuple(shape.as_list())
+        self.ndim = ndim if self.shape is None else len(self.shape)
+        self.max_ndim, self.min_ndim = max_ndim, min_ndim
+        self.name, self.allow_last_axis_squeeze, self.optional = name, allow_last_axis_squeeze, optional
+        try:
+            axes = axes or {}
+            self.axes = {int(k): axes[k] for k in axes}
+        except (ValueError, TypeError):
+            raise TypeError(f"Argument `axes` must be a dict with integer keys. Received: axes={axes}") from None
+        if self.axes and (self.ndim is not None or self.max_ndim is not None):
+            max_dim = (self.ndim if self.ndim else self.max_ndim) - 1
+            if max(self.axes) > max_dim:
+                raise ValueError(f"Axis {max(self.axes)} is greater than the maximum allowed value: {max_dim}")
+
+    def __repr__(self) -> str:
+        fields = [("dtype", self.dtype), ("shape", self.shape), ("ndim", self.ndim), ("max_ndim", self.max_ndim),
+                  ("min_ndim", self.min_ndim), ("axes", self.axes)]
+        return f"InputSpec({', '.join(f'{key}={value}' for key, value in fields if value)})"
+
+    def get_config(self) -> dict:
+        return {"dtype": self.dtype, "shape": self.shape, "ndim": self.ndim, "max_ndim": self.max_ndim,
+                "min_ndim": self.min_ndim, "axes": self.axes}
+
+    @classmethod
+    def from_config(cls, config: dict) -> InputSpec:
+        return cls(**config)
+
+
+def assert_input_compatibility(input_spec: Any, inputs: Any, layer_name: str) -> None:
+    """Raises TF's ValueError where an input breaks its InputSpec (rank, dtype, a fixed dimension, shape)."""
+    if not input_spec:
+        return
+    specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else [input_spec]
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if len(inputs) != len(specs):
+        raise ValueError(f'Layer "{layer_name}" expects {len(specs)} input(s), but it received {len(inputs)} input '
+                         f"tensors. Inputs received: {inputs}")
+    for index, (x, spec) in enumerate(zip(inputs, specs)):
+        if spec is None or (x is None and spec.optional):
+            continue
+        shape = x.get_shape()
+        if shape.ndims is None:
+            return
+        prefix = f'Input {index} of layer "{layer_name}" is incompatible with the layer: '
+        ndim = shape.ndims
+        if spec.ndim is not None and not spec.allow_last_axis_squeeze and ndim != spec.ndim:
+            raise ValueError(f"{prefix}expected ndim={spec.ndim}, found ndim={ndim}. Full shape received: "
+                             f"{_shape_tuple(shape)}")
+        if spec.max_ndim is not None and ndim > spec.max_ndim:
+            raise ValueError(f"{prefix}expected max_ndim={spec.max_ndim}, found ndim={ndim}")
+        if spec.min_ndim is not None and ndim < spec.min_ndim:
+            raise ValueError(f"{prefix}expected min_ndim={spec.min_ndim}, found ndim={ndim}. Full shape received: "
+                             f"{_shape_tuple(shape)}")
+        if spec.dtype is not None and x.dtype.name != spec.dtype:
+            raise ValueError(f"{prefix}expected dtype={spec.dtype}, found dtype={x.dtype}")
+        dims = shape.as_list()
+        for axis, value in spec.axes.items():
+            value = getattr(value, "value", value)
+            if value is not None and dims[int(axis)] not in (value, None):
+                raise ValueError(f"{prefix}expected axis {axis} of input shape to have value {value}, but received "
+                                 f"input with shape {tuple(dims)}")
+        if spec.shape is not None:
+            spec_shape = spec.shape
+            if spec.allow_last_axis_squeeze:
+                dims = dims[:-1] if dims and dims[-1] == 1 else dims
+                spec_shape = spec_shape[:-1] if spec_shape and spec_shape[-1] == 1 else spec_shape
+            if any(a is not None and b is not None and a != b for a, b in zip(spec_shape, dims)):
+                raise ValueError(f"{prefix}expected shape={spec.shape}, found shape={tuple(shape.as_list())}")
+
+
+def _reachable_ops(tensors: list) -> set:
+    """The ops that data or control edges reach from `tensors`."""
+    seen: set = set()
+    stack = [op for tensor in tensors for op in tensor.consumers()]
+    while stack:
+        op = stack.pop()
+        if op not in seen:
+            seen.add(op)
+            stack.extend(op._control_outputs)
+            stack.extend(consumer for output in op.outputs for consumer in output.consumers())
+    return seen
+
+
+def _default_session() -> Any:
+    """The session that get_weights/set_weights use: the default one (TF's Keras would make its own)."""
+    session = get_default_session()
+    if session is None:
+        raise ValueError("Layer.get_weights and set_weights need a default session: call them inside "
+                         "`with tf.Session():` (or after `sess.as_default()`).")
+    return session
+
+
+# Per graph, how many layers of each default name were made: a layer's `name` is unique in its graph
+# (`dense_1`, `dense_2`, ...), apart from the variable scope its first call opens.
+_LAYER_NAME_COUNTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _unique_layer_name(base_name: str) -> str:
+    counts = _LAYER_NAME_COUNTS.setdefault(get_default_graph(), {})
+    counts[base_name] = counts.get(base_name, 0) + 1
+    return f"{base_name}_{counts[base_name]}"
 
 
 @tf_export("layers.Layer")
@@ -67,10 +224,15 @@ class Layer:
         self._trainable_weights: list = []
         self._non_trainable_weights: list = []
         self._losses: list = []
+        self._callable_losses: list = []
+        # Losses and updates that depend on no input of the call that made them (get_*_for(None)).
+        self._unconditional: set = set()
+        self._call_inputs: list = []
         self._updates: list = []
         self._reuse = kwargs.get("_reuse")
         self._base_name = name or _to_snake_case(type(self).__name__)
-        self._name = self._base_name
+        self._name = name or _unique_layer_name(self._base_name)
+        self.input_spec: Any = None
         self._scope: vs.VariableScope | None = kwargs.get("_scope")
         if isinstance(self._scope, str):
             self._scope = None
@@ -115,21 +277,88 @@ class Layer:
 
     @property
     def losses(self) -> list:
-        return list(self._losses)
+        """The losses added as tensors, then each callable one (weight regularizers) evaluated anew: as in
+        TF, every read builds fresh regularizer ops under the current name scope."""
+        evaluated = (loss() for loss in self._callable_losses)
+        fresh = [loss for loss in evaluated if loss is not None]
+        self._unconditional.update(fresh)
+        return list(self._losses) + fresh
 
     @property
     def updates(self) -> list:
-        return list(self._updates)
+        """The update ops made by calls; none when the layer is not trainable (TF1 then leaves them out of
+        GraphKeys.UPDATE_OPS, so a frozen batch norm keeps its moving statistics)."""
+        return list(self._updates) if self.trainable else []
 
     def add_loss(self, losses: Any, inputs: Any = None) -> None:
-        """Adds loss tensors to the layer's losses and to GraphKeys.REGULARIZATION_LOSSES."""
-        losses = list(losses) if isinstance(losses, (list, tuple)) else [losses]
-        self._losses.extend(losses)
-        for loss in losses:
+        """Adds losses (tensors, or callables making one) to the layer's and to
+        GraphKeys.REGULARIZATION_LOSSES; a callable is evaluated once now for the collection."""
+        for loss in losses if isinstance(losses, (list, tuple)) else [losses]:
+            made_by_callable = callable(loss)
+            if made_by_callable:
+                self._callable_losses.append(loss)
+                loss = loss()
+                if loss is None:
+                    continue
+            else:
+                loss = convert_to_tensor(loss)
+                self._losses.append(loss)
+            if made_by_callable or inputs is None:
+                self._unconditional.add(loss)
             add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
 
     def add_update(self, updates: Any, inputs: Any = None) -> None:
-        self._updates.extend(list(updates) if isinstance(updates, (list, tuple)) else [updates])
+        """Keeps each update (an op, a tensor, or a callable making one) as its op, as TF's UPDATE_OPS
+        holds them."""
+        for update in updates if isinstance(updates, (list, tuple)) else [updates]:
+            update = update() if callable(update) else update
+            update = update if isinstance(update, Operation) else update.op
+            if update not in _reachable_ops(self._call_inputs):
+                self._unconditional.add(update)
+            self._updates.append(update)
+
+    def get_updates_for(self, inputs: Any) -> list:
+        """The updates that depend on none of a call's inputs (`inputs` None), or those that `inputs` reach."""
+        return self._conditional_on(self.updates, inputs)
+
+    def get_losses_for(self, inputs: Any) -> list:
+        """The losses that depend on none of a call's inputs (`inputs` None), or those that `inputs` reach."""
+        return self._conditional_on(self.losses, inputs)
+
+    def _conditional_on(self, items: list, inputs: Any) -> list:
+        if inputs is None:
+            return [item for item in items if item in self._unconditional]
+        reachable = _reachable_ops(inputs if isinstance(inputs, (list, tuple)) else [inputs])
+        return [item for item in items if item not in self._unconditional
+                and (item if isinstance(item, Operation) else item.op) in reachable]
+
+    def get_weights(self) -> list:
+        """The weights' values, read in the default session."""
+        return _default_session().run(self.weights) if self.weights else []
+
+    def set_weights(self, weights: list) -> None:
+        """Assigns NumPy values to the weights (in `weights` order), in the default session."""
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(f'You called `set_weights(weights)` on layer "{self.name}" with a weight list of length '
+                             f"{len(weights)}, but the layer was expecting {len(params)} weights. Provided weights: "
+                             f"{str(weights)[:50]}...")
+        for param, value in zip(params, weights):
+            value_shape = np.shape(value)
+            if not param.get_shape().is_compatible_with(value_shape):
+                raise ValueError(f"Layer weight shape {param.get_shape()} not compatible with provided weight shape "
+                                 f"{value_shape}")
+        session = _default_session()
+        for param, value in zip(params, weights):
+            param.load(value, session)
+
+    def count_params(self) -> int:
+        """How many scalars the weights hold."""
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on {self.name}, but the layer isn't built. "
+                             f"You can build it manually via: `{self.name}.build(batch_input_shape)`.")
+        return int(sum(np.prod(w.get_shape().as_list()) for w in self.weights))
+
 
     def add_weight(self, name: str, shape: Any, dtype: Any = None, initializer: Any = None,
                    regularizer: Callable | None = None, trainable: bool = True, constraint: Callable | None = None,
@@ -142,15 +371,18 @@ class Layer:
                                    trainable=trainable and self.trainable, constraint=constraint,
                                    collections=None if trainable else [GraphKeys.GLOBAL_VARIABLES])
         if is_new and regularizer is not None:
-            with name_scope(name + "/Regularizer"):
-                loss = regularizer(variable)
-            if loss is not None:
-                self.add_loss(loss)
+            def regularization_loss() -> Any:
+                with name_scope(name + "/Regularizer"):
+                    return regularizer(variable)
+
+            self.add_loss(regularization_loss)
         if trainable and variable not in self._trainable_weights:
             self._trainable_weights.append(variable)
         elif not trainable and variable not in self._non_trainable_weights:
             self._non_trainable_weights.append(variable)
         return variable
+
+    add_variable = add_weight
 
     def build(self, input_shape: Any) -> None:
         self.built = True
@@ -168,7 +400,6 @@ class Layer:
         else:
             with vs.variable_scope(given, default_name=self._base_name) as captured:
                 self._scope = captured
-        self._name = self._scope.name.rpartition("/")[2]
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         self._set_scope(kwargs.pop("scope", None))
@@ -178,18 +409,23 @@ class Layer:
                 inputs = convert_to_tensor(inputs) if not isinstance(inputs, (list, tuple)) else inputs
                 if self._dtype is None and isinstance(inputs, Tensor):
                     self._dtype = inputs.dtype.base_dtype if inputs.dtype.is_floating else dtypes.float32
+                assert_input_compatibility(self.input_spec, inputs, self.name)
                 if not self.built:
                     self.build(inputs.get_shape() if isinstance(inputs, Tensor) else [i.get_shape()
                                                                                        for i in inputs])
                     self.built = True
-                outputs = self.call(inputs, *args, **kwargs)
+                self._call_inputs = inputs if isinstance(inputs, (list, tuple)) else [inputs]
+                try:
+                    outputs = self.call(inputs, *args, **kwargs)
+                finally:
+                    self._call_inputs = []
                 if self._activity_regularizer is not None:
                     with name_scope("ActivityRegularizer"):
                         activity_loss = self._activity_regularizer(outputs)
                         batch_size = cast_ops.cast(shape_ops.shape(outputs)[0], activity_loss.dtype)
-                        self.add_loss(activity_loss / batch_size)
+                        self.add_loss(activity_loss / batch_size, inputs=inputs)
         collected = get_collection(GraphKeys.UPDATE_OPS)
-        for update in self._updates:
+        for update in self.updates:
             if all(update is not u for u in collected):
                 add_to_collection(GraphKeys.UPDATE_OPS, update)
         return outputs

@@ -14,7 +14,7 @@ from typing import Any
 
 from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import Layer
+from tensorweave.layers.base import InputSpec, Layer
 from tensorweave.layers.core import _ZEROS
 from tensorweave.ops import manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
@@ -35,9 +35,9 @@ def normalize_tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
 
 def normalize_padding(padding: str) -> str:
     padding = padding.lower()
-    if padding not in ("valid", "same"):
-        raise ValueError(f"The `padding` argument must be a list/tuple or one of \"valid\", \"same\". "
-                         f"Received: {padding}")
+    if padding not in ("valid", "same", "causal"):
+        raise ValueError("The `padding` argument must be a list/tuple or one of \"valid\", \"same\" (or \"causal\", "
+                         f"only for `Conv1D). Received: {padding}")
     return padding
 
 
@@ -55,7 +55,7 @@ def conv_output_length(length: int | None, filter_size: int, padding: str, strid
     if length is None:
         return None
     dilated = filter_size + (filter_size - 1) * (dilation - 1)
-    out = length if padding == "same" else length - dilated + 1
+    out = length if padding in ("same", "causal") else length - dilated + 1
     return (out + stride - 1) // stride
 
 
@@ -90,6 +90,32 @@ class _Conv(Layer):
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.input_spec = InputSpec(min_ndim=rank + 2)
+        if self.padding == "causal" and not self._allows_causal:
+            raise ValueError("Causal padding is only supported for `Conv1D`and `SeparableConv1D`.")
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")
+
+    # Whether padding may be "causal": left-padding the steps so no output sees a later input (1-D only).
+    _allows_causal = False
+
+    def _causal_pad(self, inputs: Tensor) -> Tensor:
+        """Inputs left-padded along the steps by the dilated kernel's overhang, for "causal" padding."""
+        if self.padding != "causal":
+            return inputs
+        left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+        paddings = [[0, 0], [0, 0], [left, 0]] if self._channels_first else [[0, 0], [left, 0], [0, 0]]
+        return manipulation_ops.pad(inputs, paddings)
+
+    @property
+    def _op_padding(self) -> str:
+        return "VALID" if self.padding == "causal" else self.padding.upper()
+
+    @property
+    def _channel_axis(self) -> int:
+        """The channel axis counted from the end, as the input spec names it."""
+        return -1 - self.rank if self._channels_first else -1
 
     @property
     def _channels_first(self) -> bool:
@@ -126,6 +152,7 @@ class _Conv(Layer):
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self._add_bias()
+        self.input_spec = InputSpec(min_ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
 
     def _bias_and_activation(self, outputs: Tensor) -> Tensor:
@@ -137,9 +164,9 @@ class _Conv(Layer):
         return self.activation(outputs) if self.activation is not None else outputs
 
     def call(self, inputs: Tensor) -> Tensor:
-        outputs = nn_conv_ops.convolution(inputs, self.kernel, self.padding.upper(), strides=list(self.strides),
-                                          dilation_rate=list(self.dilation_rate), data_format=self._nn_format,
-                                          name=type(self).__name__)
+        outputs = nn_conv_ops.convolution(self._causal_pad(inputs), self.kernel, self._op_padding,
+                                          strides=list(self.strides), dilation_rate=list(self.dilation_rate),
+                                          data_format=self._nn_format, name=type(self).__name__)
         outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
         return self._bias_and_activation(outputs)
 
@@ -158,6 +185,8 @@ class _Conv(Layer):
 @tf_export("layers.Conv1D")
 class Conv1D(_Conv):
     """The 1-D convolution layer (temporal convolution) over [batch, steps, channels] inputs."""
+
+    _allows_causal = True
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
                  data_format: str = "channels_last", dilation_rate: Any = 1, activation: Callable | None = None,
@@ -200,6 +229,7 @@ class _Transpose:
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self._add_bias()
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
 
     def call(self, inputs: Tensor) -> Tensor:
@@ -312,6 +342,7 @@ class _SeparableConv(_Conv):
             initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint)
         self._add_bias()
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
 
 
@@ -346,6 +377,8 @@ class SeparableConv2D(_SeparableConv):
 class SeparableConv1D(_SeparableConv):
     """The depthwise-separable 1-D convolution layer: separable_conv2d over a unit height, as TF."""
 
+    _allows_causal = True
+
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
                  data_format: str = "channels_last", dilation_rate: Any = 1, depth_multiplier: int = 1,
                  activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
@@ -364,11 +397,11 @@ class SeparableConv1D(_SeparableConv):
         spatial_start = 2 if self._channels_first else 1
         stride = self.strides[0]
         strides = [1, 1, stride, stride] if self._channels_first else [1, stride, stride, 1]
-        expanded = shape_ops.expand_dims(inputs, spatial_start)
+        expanded = shape_ops.expand_dims(self._causal_pad(inputs), spatial_start)
         depthwise = shape_ops.expand_dims(self.depthwise_kernel, 0)
         pointwise = shape_ops.expand_dims(self.pointwise_kernel, 0)
         data_format = "NCHW" if self._channels_first else "NHWC"
-        outputs = nn_conv_ops.separable_conv2d(expanded, depthwise, pointwise, strides, self.padding.upper(),
+        outputs = nn_conv_ops.separable_conv2d(expanded, depthwise, pointwise, strides, self._op_padding,
                                                rate=[1, *self.dilation_rate], data_format=data_format)
         if self.use_bias:
             outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)

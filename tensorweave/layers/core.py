@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import Layer, static_or_cond
-from tensorweave.ops import constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
+from tensorweave.layers.base import InputSpec, Layer, learning_phase, static_or_cond
+from tensorweave.ops import cast_ops, constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
 # TF's default bias initializer (stateless, so one instance serves every layer).
@@ -33,11 +33,14 @@ class Dense(Layer):
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape: Any) -> None:
-        last = input_shape[-1] if input_shape.ndims else None
+        last = input_shape[-1].value if input_shape.ndims else None
         if last is None:
-            raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
+            raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
+                             f"Full input shape received: {input_shape}")
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: int(last)})
         self.kernel = self.add_weight("kernel", [int(last), self.units], initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
         self.bias = None
@@ -47,6 +50,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: Tensor) -> Tensor:
+        inputs = cast_ops.cast(inputs, self._dtype)
         rank = inputs.get_shape().ndims
         if rank == 2:
             outputs = linalg_ops.matmul(inputs, self.kernel)
@@ -83,8 +87,11 @@ class Flatten(Layer):
     def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = data_format
+        self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs: Tensor) -> Tensor:
+        if inputs.get_shape().ndims == 1:
+            return shape_ops.expand_dims(inputs, axis=1)
         if self.data_format == "channels_first" and inputs.get_shape().ndims and inputs.get_shape().ndims > 2:
             perm = [0, *range(2, inputs.get_shape().ndims), 1]
             inputs = manipulation_ops.transpose(inputs, perm)
@@ -111,6 +118,10 @@ class Dropout(Layer):
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
 
     def call(self, inputs: Tensor, training: Any = False) -> Tensor:
+        if isinstance(self.rate, (int, float)) and self.rate == 0:
+            return manipulation_ops.identity(inputs)
+        if training is None:
+            training = learning_phase()
         return static_or_cond(
             training, lambda: nn_ops.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed, rate=self.rate),
             lambda: manipulation_ops.identity(inputs))

@@ -11,14 +11,14 @@ from typing import Any
 
 from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import Layer
+from tensorweave.layers.base import InputSpec, Layer
 from tensorweave.layers.convolutional import (
     conv_output_length,
     normalize_data_format,
     normalize_padding,
     normalize_tuple,
 )
-from tensorweave.ops import nn_conv3d_ops, nn_conv_ops, shape_ops
+from tensorweave.ops import manipulation_ops, nn_conv3d_ops, nn_conv_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -31,6 +31,7 @@ class _Pooling(Layer):
     def __init__(self, pool_size: Any, strides: Any, padding: str = "valid", data_format: str = "channels_last",
                  name: str | None = None, **kwargs: Any) -> None:
         super().__init__(name=name, **kwargs)
+        self.input_spec = InputSpec(ndim=self._rank + 2)
         self.pool_size = normalize_tuple(pool_size, self._rank, "pool_size")
         self.strides = normalize_tuple(strides, self._rank, "strides")
         self.padding = normalize_padding(padding)
@@ -46,6 +47,12 @@ class _Pooling(Layer):
         return type(self)._pool_function(inputs, ksize, steps, self.padding.upper(), data_format=data_format)
 
     def call(self, inputs: Tensor) -> Tensor:
+        if self._rank == 3 and self.data_format == "channels_first":
+            # As TF's layer: 3-D pooling runs channels-last between two transposes.
+            outputs = type(self)._pool_function(
+                manipulation_ops.transpose(inputs, (0, 2, 3, 4, 1)), [1, *self.pool_size, 1],
+                [1, *self.strides, 1], self.padding.upper())
+            return manipulation_ops.transpose(outputs, (0, 4, 1, 2, 3))
         if self._rank > 1:
             return self._pool(inputs, self.pool_size, self.strides)
         axis = 3 if self.data_format == "channels_first" else 2
