@@ -1,5 +1,6 @@
 """Convolutions and pooling, as TF1's `tf.nn` has them: Conv2D with its two backprops (Conv2DBackpropInput,
 which is also `conv2d_transpose`, and Conv2DBackpropFilter, both real ops that the conv gradient uses),
+_FusedConv2D (Conv2D, its bias and activation in one kernel, made by the runtime's remapping as Grappler's),
 DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gradients MaxPoolGrad and
 AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool,
 the 1-D pools, and the transposed convolutions conv1d_transpose and atrous_conv2d_transpose; the 3-D family
