@@ -252,14 +252,19 @@ def _grouped_patches(patches: Any, g: ConvGeometry) -> Any:
             .reshape(g.groups, -1, g.kh * g.kw * g.filter_depth))
 
 
-def conv_forward(x: Any, filters: Any, g: ConvGeometry, device: DeviceBase) -> Any:
+def conv_forward(x: Any, filters: Any, g: ConvGeometry, device: DeviceBase,
+                 epilogue: Callable[[Any], None] | None = None) -> Any:
     """The NHWC convolution: tasks of whole images on the device's threads, each padding its images and
     walking its chunks: im2col into the thread's buffer, then one matmul (batched over groups) into the
-    output."""
+    output, and `epilogue` (a fused convolution's bias and activation) on that [rows, O] block while it is in
+    cache."""
     dtype = compute_dtype(x.dtype)
     x, filters = x.astype(dtype, copy=False), filters.astype(dtype, copy=False)
     if 0 in g.out_shape or g.taps == 0:
-        return np.zeros(g.out_shape, dtype)
+        out = np.zeros(g.out_shape, dtype)
+        if epilogue is not None:
+            epilogue(out.reshape(-1, g.out_depth))
+        return out
     out = np.empty(g.out_shape, dtype)
     flat_filter = filters.reshape(-1, g.out_depth) if g.groups == 1 else _grouped_filter(filters, g)
     most, tasks = _tasks(g, dtype.itemsize)
@@ -276,6 +281,8 @@ def conv_forward(x: Any, filters: Any, g: ConvGeometry, device: DeviceBase) -> A
             else:
                 target[...] = (np.matmul(_grouped_patches(patches, g), flat_filter).transpose(1, 0, 2)
                                .reshape(target.shape))
+            if epilogue is not None:
+                epilogue(target)
 
     device.parallel_products(len(tasks), run)
     return out

@@ -1,5 +1,6 @@
 """Convolutions and pooling, as TF1's `tf.nn` has them: Conv2D with its two backprops (Conv2DBackpropInput,
 which is also `conv2d_transpose`, and Conv2DBackpropFilter, both real ops that the conv gradient uses),
+_FusedConv2D (Conv2D, its bias and activation in one kernel, made by the runtime's remapping as Grappler's),
 DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gradients MaxPoolGrad and
 AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool,
 the 1-D pools, and the transposed convolutions conv1d_transpose and atrous_conv2d_transpose; the 3-D family
@@ -31,6 +32,7 @@ from tensorweave.ops import (
     constant_ops,
     fill_ops,
     manipulation_ops,
+    nn_ops,
     raw_ops,
     shape_helpers,
     shape_ops,
@@ -225,6 +227,36 @@ def _conv2d(ctx: OpKernelContext, input: Any, filter: Any, strides: list, paddin
                        "convolution")
     fmt = _Format.of(data_format)
     return fmt.from_nhwc(conv_forward(fmt.to_nhwc(input), filter, g, ctx.device).astype(input.dtype, copy=False))
+
+
+# -- _FusedConv2D: Conv2D + BiasAdd (+ an activation), as Grappler's remapper fuses them ---------------------
+
+_FusedConv2D = Op("_FusedConv2D", inputs=["input: T", "filter: T", "args: TArgs", "host_args: num_host_args * float"],
+                  outputs=["output: T"],
+                  attrs=["T: {half, float, double, int8, qint8}", "TArgs: list(type) >= 1", "num_args: int >= 0",
+                         "num_host_args: int >= 0 = 0", "strides: list(int)", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+                         "explicit_paddings: list(int) = []", "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
+                         "filter_format: {'HWIO', 'OIHW', 'OIHW_VECT_I'} = 'HWIO'",
+                         "dilations: list(int) = [1, 1, 1, 1]", "use_cudnn_on_gpu: bool = true",
+                         "fused_ops: list(string) = []", "epsilon: float = 0.0001", "leakyrelu_alpha: float = 0.2"])
+
+
+@_FusedConv2D.shape
+def _fused_conv2d_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return _conv2d_shape(ctx)
+
+
+@_FusedConv2D.kernel("CPU", expensive=True, type_constraints={"T": (dtypes.float32, dtypes.float64)})
+def _fused_conv2d(ctx: OpKernelContext, input: Any, filter: Any, *args: Any, strides: list,  # noqa: A002
+                  padding: Any, explicit_paddings: list, data_format: Any, dilations: list, fused_ops: list,
+                  leakyrelu_alpha: float) -> Any:
+    """Conv2D's values, the bias and activation applied to each block of the output as it is made."""
+    output_ops = nn_ops.FusedOutputOps(ctx, args, fused_ops, leakyrelu_alpha)
+    g = _conv_geometry(ctx, input.shape, filter.shape, strides, padding, explicit_paddings, data_format, dilations,
+                       "convolution")
+    fmt = _Format.of(data_format)
+    output_ops.check_bias(ctx, tuple(fmt.dims(*g.out_shape)), fmt.nchw)
+    return fmt.from_nhwc(conv_forward(fmt.to_nhwc(input), filter, g, ctx.device, output_ops))
 
 
 DepthwiseConv2dNative = Op("DepthwiseConv2dNative", inputs=["input: T", "filter: T"], outputs=["output: T"],

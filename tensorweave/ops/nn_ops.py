@@ -295,23 +295,24 @@ def _bias_add_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @BiasAdd.kernel("CPU")
 def _bias_add(ctx: OpKernelContext, value: Any, bias: Any, data_format: Any) -> Any:
-    return value + _channel_bias(ctx, value, bias, _is_nchw(data_format))
+    return value + _channel_bias(ctx, value.shape, bias, _is_nchw(data_format))
 
 
-def _channel_bias(ctx: OpKernelContext, value: Any, bias: Any, nchw: bool) -> Any:
-    """The bias shaped to broadcast along `value`'s channel dimension, checked as TF's BiasAdd kernel checks it."""
-    if value.ndim < 2:
+def _channel_bias(ctx: OpKernelContext, shape: tuple[int, ...], bias: Any, nchw: bool) -> Any:
+    """The bias shaped to broadcast along the channel dimension of a value of `shape`, checked as TF's BiasAdd
+    kernel checks it."""
+    if len(shape) < 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Input tensor must be at least 2D: "
-                                          f"{tensor_shape.shape_string(value.shape)}")
+                                          f"{tensor_shape.shape_string(shape)}")
     if bias.ndim != 1:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Biases must be 1D: "
                                           f"{tensor_shape.shape_string(bias.shape)}")
-    channel = 1 if nchw else value.ndim - 1
-    if value.shape[channel] != bias.shape[0]:
+    channel = 1 if nchw else len(shape) - 1
+    if shape[channel] != bias.shape[0]:
         raise errors.InvalidArgumentError(
             ctx.node_def, None, "Must provide as many biases as the last dimension of the input tensor: "
-            f"{tensor_shape.shape_string(bias.shape)} vs. {tensor_shape.shape_string(value.shape)}")
-    return bias if channel == value.ndim - 1 else bias.reshape(bias.shape + (1,) * (value.ndim - 1 - channel))
+            f"{tensor_shape.shape_string(bias.shape)} vs. {tensor_shape.shape_string(shape)}")
+    return bias if channel == len(shape) - 1 else bias.reshape(bias.shape + (1,) * (len(shape) - 1 - channel))
 
 
 @tf_export("nn.bias_add")
@@ -339,10 +340,36 @@ _FusedMatMul = Op("_FusedMatMul", inputs=["a: T", "b: T", "args: num_args * T"],
                   attrs=["transpose_a: bool = false", "transpose_b: bool = false", "T: {bfloat16, half, float}",
                          "num_args: int >= 0", "fused_ops: list(string) = []", "epsilon: float = 0.0001",
                          "leakyrelu_alpha: float = 0.2"])
-# The activations a fused MatMul may end with, each computed by its own op's function
+# The activations a fused contraction may end with, each computed by its own op's function
 _FUSED_ACTIVATIONS = {b"Relu": lambda x, alpha: np.maximum(x, 0, out=x), b"Relu6": lambda x, alpha: _relu6(x),
                       b"Elu": lambda x, alpha: _elu(x),
                       b"LeakyRelu": _leaky}
+
+
+class FusedOutputOps:
+    """What a fused contraction (_FusedMatMul, _FusedConv2D) does to its new output once computed, applied to a
+    channels-last block of it (in cache, just made): the bias added, then the activation, the values BiasAdd
+    and the activation's op compute one after the other. Made with TF's check of the fused ops (which TF makes
+    when it builds the kernel); `check_bias` makes BiasAdd's checks of the bias against the output's shape."""
+
+    def __init__(self, ctx: OpKernelContext, args: tuple, fused_ops: list, leakyrelu_alpha: float) -> None:
+        if not fused_ops or fused_ops[0] != b"BiasAdd" or len(args) != 1 or len(fused_ops) > 2 or \
+                (len(fused_ops) == 2 and fused_ops[1] not in _FUSED_ACTIVATIONS):
+            raise errors.UnimplementedError(ctx.node_def, None, "Fusion is not implemented: "
+                                            f"[{','.join(op.decode() for op in fused_ops)}]")
+        self.bias = args[0]
+        self.activation = _FUSED_ACTIVATIONS[fused_ops[1]] if len(fused_ops) == 2 else None
+        self.alpha = leakyrelu_alpha
+
+    def check_bias(self, ctx: OpKernelContext, shape: tuple[int, ...], nchw: bool = False) -> None:
+        _channel_bias(ctx, shape, self.bias, nchw)
+
+    def __call__(self, block: Any) -> None:
+        block += self.bias
+        if self.activation is not None:
+            result = self.activation(block, self.alpha)
+            if result is not block:
+                np.copyto(block, result)
 
 
 @_FusedMatMul.shape
@@ -353,15 +380,12 @@ def _fused_matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
 @_FusedMatMul.kernel("CPU", expensive=True, type_constraints={"T": (dtypes.float32,)})
 def _fused_matmul(ctx: OpKernelContext, a: Any, b: Any, *args: Any, transpose_a: bool, transpose_b: bool,
                   fused_ops: list, leakyrelu_alpha: float) -> Any:
-    """The product, its bias added in place (the product is a new array) and the activation applied: the
-    values MatMul, BiasAdd and the activation's op compute one after another."""
-    if not fused_ops or fused_ops[0] != b"BiasAdd" or len(args) != 1 or len(fused_ops) > 2 or \
-            (len(fused_ops) == 2 and fused_ops[1] not in _FUSED_ACTIVATIONS):
-        raise errors.UnimplementedError(ctx.node_def, None, "Fusion is not implemented: "
-                                        f"[{','.join(op.decode() for op in fused_ops)}]")
+    """The product, then its bias and activation applied in place (the product is a new array)."""
+    output_ops = FusedOutputOps(ctx, args, fused_ops, leakyrelu_alpha)
     product = linalg_ops.matmul_kernel(ctx, a, b, transpose_a, transpose_b)
-    product += _channel_bias(ctx, product, args[0], False)
-    return _FUSED_ACTIVATIONS[fused_ops[1]](product, leakyrelu_alpha) if len(fused_ops) == 2 else product
+    output_ops.check_bias(ctx, product.shape)
+    output_ops(product)
+    return product
 
 
 L2Loss = Op("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[f"T: {_FLOAT}"])

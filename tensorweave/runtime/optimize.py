@@ -9,11 +9,12 @@ same name (TF folds the same set, up to 10 MiB per tensor). Stateful ops (variab
 are never folded, so every step still runs them. A node whose kernel fails is left as it is, so the error
 surfaces in the step, naming the node, as it would without folding.
 
-A MatMul whose product only a BiasAdd reads (or an Add of a vector the graph fixes to the product's width:
-a constant's or variable's, as the oneDNN remapper of TF's x86 builds takes it for a bias), and a bias sum
-only an activation (Relu, Relu6, Elu, LeakyRelu) reads, become one `_FusedMatMul` named as the last of them,
-as Grappler's remapper fuses them (float only, as TF's CPU kernel): one kernel that adds the bias into the new
-product in place.
+A MatMul or an NHWC Conv2D whose output only a BiasAdd reads (or an Add of a vector the graph fixes to the
+output's depth: a constant's or variable's, as the oneDNN remapper of TF's x86 builds takes it for a bias),
+and a bias sum only an activation (Relu, Relu6, Elu, LeakyRelu) reads, become one `_FusedMatMul` or
+`_FusedConv2D` named as the last of them, as Grappler's remapper fuses them (float only): one kernel that adds
+the bias into the new output in place. In a training graph, an activation whose gradient reads its input
+(Relu6, LeakyRelu) leaves the bias sum a second reader: only the bias fuses there, as in TF.
 
 A node reached only through control edges (the gradient of an input nobody asked for, which a gradient
 tuple's group still waits on) computes a value no one reads: unless it has side effects, moves values
@@ -95,7 +96,7 @@ class StepOptimizations:
     def apply(self, graph_def: GraphDef, targets: Collection[str], device: DeviceBase) -> GraphDef:
         """A pruned step graph optimized in TF's order (the local session's and the distributed master's):
         constants folded on `device`, common subexpressions merged, unread values made NoOps, dead nodes
-        removed, MatMuls fused with their BiasAdds; `targets` run as written."""
+        removed, MatMuls and convolutions fused with their BiasAdds; `targets` run as written."""
         if self.fold_constants:
             graph_def = fold_constants(graph_def, device)
         if self.cse:
@@ -103,7 +104,7 @@ class StepOptimizations:
         if self.dependency_optimization:
             graph_def = convert_unread_to_noops(graph_def, targets)
         graph_def = remove_dead_nodes(graph_def, targets)
-        return fuse_matmul_bias(graph_def, targets) if self.remapping else graph_def
+        return fuse_contraction_bias(graph_def, targets) if self.remapping else graph_def
 
 
 def _enabled(config: Any, flag: str) -> bool:
@@ -284,12 +285,15 @@ def _touches_refs(op: Any, node: NodeDef) -> bool:
 
 
 _FUSED_ACTIVATIONS = frozenset({"Relu", "Relu6", "Elu", "LeakyRelu"})
+# The conv attrs a fused convolution keeps (Grappler's CopyConv2DAttributes)
+_CONV_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu")
 
 
-def fuse_matmul_bias(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
-    """The graph with each float MatMul + BiasAdd (+ activation) chain made one `_FusedMatMul` (see the module
-    docstring). A node fuses into its reader only when that reader alone reads it (through output 0, no
-    control edges either way), both are on the same device, and it is not in `keep` (a target)."""
+def fuse_contraction_bias(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:
+    """The graph with each float MatMul or NHWC Conv2D + BiasAdd (+ activation) chain made one `_FusedMatMul`
+    or `_FusedConv2D` (see the module docstring). A node fuses into its reader only when that reader alone
+    reads it (through output 0, no control edges either way), both are on the same device, and it is not in
+    `keep` (a target)."""
     nodes = {node.name: node for node in graph_def.node}
     readers: dict[str, list[str]] = {}
     for node in graph_def.node:
@@ -304,43 +308,61 @@ def fuse_matmul_bias(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDe
             return None
         return reader
 
-    def bias_of(matmul: NodeDef, reader: NodeDef) -> str | None:
-        """The bias input of the matmul's reader, when it adds one along the product's columns."""
+    def bias_of(contraction: NodeDef, reader: NodeDef) -> str | None:
+        """The bias input of the contraction's reader, when it adds one along the output's channels (the
+        product's columns, the convolution's last dimension)."""
         data = [spec for spec in reader.input if not spec.startswith("^")]
         if reader.op == "BiasAdd":
-            return data[1] if parse_input(data[0]) == (matmul.name, 0) else None
-        if len(data) != 2 or (matmul.name, 0) not in map(parse_input, data):
+            nhwc = _text(reader.attr.get("data_format", b"NHWC")) == "NHWC" or contraction.op == "MatMul"
+            return data[1] if nhwc and parse_input(data[0]) == (contraction.name, 0) else None
+        if len(data) != 2 or (contraction.name, 0) not in map(parse_input, data):
             return None
-        bias = data[1] if parse_input(data[0]) == (matmul.name, 0) else data[0]
-        weights = _static_shape(matmul.input[1], nodes)
-        width = None if weights is None or len(weights) != 2 else weights[0 if matmul.attr["transpose_b"] else 1]
+        bias = data[1] if parse_input(data[0]) == (contraction.name, 0) else data[0]
+        weights = _static_shape(contraction.input[1], nodes)
+        if contraction.op == "MatMul":
+            width = None if weights is None or len(weights) != 2 else weights[
+                0 if contraction.attr["transpose_b"] else 1]
+        else:
+            width = None if weights is None or len(weights) != 4 else weights[3]
         return bias if width is not None and _static_shape(bias, nodes) == (width,) else None
 
     fused: dict[str, NodeDef] = {}  # the name of the node each chain replaces -> the fused node
     removed: set[str] = set()
-    for matmul in graph_def.node:
-        if matmul.op != "MatMul" or matmul.attr.get("T") != dtypes.float32 or \
-                any(spec.startswith("^") for spec in matmul.input):
+    for contraction in graph_def.node:
+        if (contraction.op not in ("MatMul", "Conv2D") or contraction.attr.get("T") != dtypes.float32
+                or any(spec.startswith("^") for spec in contraction.input)
+                or _text(contraction.attr.get("data_format", b"NHWC")) != "NHWC"):
             continue
-        bias_add = sole_reader(matmul, ("BiasAdd", "Add", "AddV2"))
-        bias = None if bias_add is None else bias_of(matmul, bias_add)
+        bias_add = sole_reader(contraction, ("BiasAdd", "Add", "AddV2"))
+        bias = None if bias_add is None else bias_of(contraction, bias_add)
         if bias is None:
             continue
         activation = sole_reader(bias_add, _FUSED_ACTIVATIONS)
         last = activation or bias_add
         chain = [bias_add] + ([activation] if activation is not None else [])
         controls = list(dict.fromkeys(spec for node in chain for spec in node.input if spec.startswith("^")))
-        attrs = {"T": dtypes.float32, "transpose_a": matmul.attr["transpose_a"],
-                 "transpose_b": matmul.attr["transpose_b"], "num_args": 1,
-                 "fused_ops": [b"BiasAdd"] + ([activation.op.encode()] if activation is not None else []),
-                 "epsilon": 0.0001, "leakyrelu_alpha": activation.attr.get("alpha", 0.2) if activation else 0.2}
-        fused[last.name] = NodeDef(last.name, "_FusedMatMul", [*matmul.input, bias, *controls],
+        fused_ops = [b"BiasAdd"] + ([activation.op.encode()] if activation is not None else [])
+        alpha = activation.attr.get("alpha", 0.2) if activation is not None else 0.2
+        if contraction.op == "MatMul":
+            attrs = {"T": dtypes.float32, "transpose_a": contraction.attr["transpose_a"],
+                     "transpose_b": contraction.attr["transpose_b"], "num_args": 1, "fused_ops": fused_ops,
+                     "epsilon": 0.0001, "leakyrelu_alpha": alpha}
+        else:
+            attrs = {"T": dtypes.float32, **{name: contraction.attr[name] for name in _CONV_ATTRS
+                                             if name in contraction.attr},
+                     "TArgs": [dtypes.float32], "num_args": 1, "num_host_args": 0, "filter_format": b"HWIO",
+                     "fused_ops": fused_ops, "epsilon": 0.0, "leakyrelu_alpha": alpha}
+        fused[last.name] = NodeDef(last.name, f"_Fused{contraction.op}", [*contraction.input, bias, *controls],
                                    last.device, attrs)
-        removed.update(node.name for node in [matmul, *chain] if node is not last)
+        removed.update(node.name for node in [contraction, *chain] if node is not last)
     if not fused:
         return graph_def
     return GraphDef(node=[fused.get(node.name, node) for node in graph_def.node if node.name not in removed],
                     producer=graph_def.producer)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _static_shape(spec: str, nodes: dict[str, NodeDef]) -> tuple[int, ...] | None:

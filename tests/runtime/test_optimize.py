@@ -1,5 +1,5 @@
-"""Graph optimizations: constant folding, CSE, unread nodes to NoOps, dead-node removal, MatMul + BiasAdd fusion,
-bfloat16 transfers, Recv scheduling."""
+"""Graph optimizations: constant folding, CSE, unread nodes to NoOps, dead-node removal, MatMul and Conv2D +
+BiasAdd fusion, bfloat16 transfers, Recv scheduling."""
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ from tensorweave.runtime.optimize import (
     dependency_optimization_enabled,
     eliminate_common_subexpressions,
     fold_constants,
-    fuse_matmul_bias,
+    fuse_contraction_bias,
     remapping_enabled,
     remove_dead_nodes,
 )
@@ -280,7 +280,7 @@ def test_matmul_bias_add_and_activation_fuse_as_grapplers_remapper():
                        NodeDef("v/read", "Identity", ["v"], "", {"T": F32}),
                        _matmul("mm5", "x", "w"), NodeDef("add5", "AddV2", ["v/read", "mm5:0"], "", {"T": F32}),
                        _matmul("mm6", "x", "w"), NodeDef("add6", "AddV2", ["mm6", "x"], "", {"T": F32})])
-    out = {n.name: n for n in fuse_matmul_bias(g, keep=["target"]).node}
+    out = {n.name: n for n in fuse_contraction_bias(g, keep=["target"]).node}
     # an Add of a vector the graph fixes to the product's width is a bias (the oneDNN remapper's rule)
     assert (out["add5"].op, out["add5"].input, "mm5" in out) == ("_FusedMatMul", ["x", "w", "v/read"], False)
     assert (out["mm6"].op, out["add6"].op) == ("MatMul", "AddV2")
@@ -333,3 +333,94 @@ def test_a_fused_matmul_tf_does_not_implement_fails_as_tfs():
     np.testing.assert_array_equal(ex.run([])[0], [[2.0, 2.0], [1.0, 3.0]])
     with pytest.raises(errors.UnimplementedError, match=r"Fusion is not implemented: \[BiasAdd,Tanh\]"):
         Executor(GraphDef(node=g.node[:2] + [g.node[3], g.node[5]]), DEVICE).run([])
+
+
+def _conv(name, x, w, data_format=b"NHWC"):
+    return NodeDef(name, "Conv2D", [x, w], "", {"T": F32, "strides": [1, 1, 1, 1], "use_cudnn_on_gpu": True,
+                                                 "padding": b"SAME", "explicit_paddings": [],
+                                                 "data_format": data_format, "dilations": [1, 2, 2, 1]})
+
+
+def test_conv2d_bias_add_and_activation_fuse_as_grapplers_remapper():
+    g = GraphDef(node=[NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None}),
+                       _const("w", np.ones((3, 3, 2, 4))), _const("b", np.ones(4)), _const("b2", np.ones(2)),
+                       _conv("conv", "x", "w"), NodeDef("ba", "BiasAdd", ["conv", "b"], "", {"T": F32,
+                                                                                        "data_format": b"NHWC"}),
+                       NodeDef("act", "Relu6", ["ba"], "", {"T": F32}),
+                       NodeDef("v", "VariableV2", [], "", {"shape": [4], "dtype": F32}),
+                       NodeDef("v/read", "Identity", ["v"], "", {"T": F32}),
+                       _conv("conv2", "x", "w"), NodeDef("add2", "AddV2", ["conv2", "v/read"], "", {"T": F32}),
+                       _conv("conv3", "x", "w"), NodeDef("add3", "AddV2", ["conv3", "b2"], "", {"T": F32}),
+                       _conv("nchw", "x", "w", b"NCHW"),
+                       NodeDef("ba4", "BiasAdd", ["nchw", "b"], "", {"T": F32, "data_format": b"NCHW"}),
+                       _conv("conv5", "x", "w"), NodeDef("ba5", "BiasAdd", ["conv5", "b"], "", {"T": F32}),
+                       NodeDef("act5", "LeakyRelu", ["ba5"], "", {"T": F32, "alpha": 0.3}),
+                       NodeDef("grad5", "LeakyReluGrad", ["act5", "ba5"], "", {"T": F32, "alpha": 0.3})])
+    out = {n.name: n for n in fuse_contraction_bias(g).node}
+    fused = out["act"]
+    # the node TF 2.21's remapper makes (its oneDNN build renames the op _MklNativeFusedConv2D, same attrs)
+    assert (fused.op, fused.input) == ("_FusedConv2D", ["x", "w", "b"]) and "conv" not in out and "ba" not in out
+    assert fused.attr == {"T": F32, "strides": [1, 1, 1, 1], "padding": b"SAME", "explicit_paddings": [],
+                          "data_format": b"NHWC", "dilations": [1, 2, 2, 1], "use_cudnn_on_gpu": True,
+                          "TArgs": [F32], "num_args": 1, "num_host_args": 0, "filter_format": b"HWIO",
+                          "fused_ops": [b"BiasAdd", b"Relu6"], "epsilon": 0.0, "leakyrelu_alpha": 0.2}
+    # an Add of the variable vector as wide as the filter's output is a bias; one of another width is not
+    assert (out["add2"].op, out["add2"].input, "conv2" in out) == ("_FusedConv2D", ["x", "w", "v/read"], False)
+    assert (out["conv3"].op, out["add3"].op) == ("Conv2D", "AddV2")
+    assert (out["nchw"].op, out["ba4"].op) == ("Conv2D", "BiasAdd")
+    # a bias sum the activation's gradient also reads: only the bias fuses, named as the BiasAdd (as TF's)
+    assert (out["ba5"].op, out["ba5"].attr["fused_ops"], out["act5"].op) == ("_FusedConv2D", [b"BiasAdd"],
+                                                                           "LeakyRelu")
+
+
+@pytest.mark.parametrize("activation", [tf.nn.relu, tf.nn.elu, tf.nn.relu6, None])
+def test_session_fuses_conv2d_with_the_same_values_and_gradients_unless_remapping_is_off(activation):
+    rng = np.random.default_rng(0)
+    x = tf.placeholder(tf.float32, [3, 7, 7, 2])
+    w = tf.Variable(rng.standard_normal((3, 3, 2, 4)).astype(np.float32))
+    b = tf.Variable(rng.standard_normal(4).astype(np.float32))
+    conv = tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME") + b
+    y = conv if activation is None else activation(conv, name="act")
+    grads = tf.gradients(tf.reduce_sum(y * y), [w, b, x])
+    feeds = {x: rng.standard_normal((3, 7, 7, 2)).astype(np.float32)}
+    config = tf.ConfigProto()
+    config.graph_options.rewrite_options.remapping = 2  # RewriterConfig.OFF
+    results = []
+    for session_config in (None, config):
+        with tf.Session(config=session_config) as sess:
+            sess.run(tf.global_variables_initializer())
+            metadata = tf.RunMetadata()
+            results.append(sess.run([y, *grads], feeds, tf.RunOptions(output_partition_graphs=True), metadata))
+            ops = {n.name: n.op for graph in metadata.partition_graphs for n in graph.node}
+            fused = {name for name, op in ops.items() if op == "_FusedConv2D"}
+            # Relu6's gradient reads the bias sum: then only the bias fuses, into the Add's node
+            expected = {"act"} if activation in (tf.nn.relu, tf.nn.elu) else {"add"}
+            assert fused == (expected if session_config is None else set())
+    for fused_value, plain_value in zip(*results):
+        np.testing.assert_array_equal(fused_value, plain_value)
+
+
+def test_fused_conv2d_kernel_checks_as_tfs():
+    from tensorweave import errors
+    from tensorweave.runtime.executor import Executor
+
+    attrs = {"T": F32, "strides": [1, 1, 1, 1], "padding": b"VALID", "explicit_paddings": [],
+             "data_format": b"NHWC", "dilations": [1, 1, 1, 1], "use_cudnn_on_gpu": True, "TArgs": [F32],
+             "num_args": 1, "num_host_args": 0, "filter_format": b"HWIO", "epsilon": 0.0, "leakyrelu_alpha": 0.2}
+    x, w = np.arange(18, dtype=np.float32).reshape(1, 3, 3, 2), np.ones((2, 2, 2, 1), np.float32)
+
+    def run(fused_ops, bias):
+        nodes = [_const("x", x), _const("w", w), _const("b", bias),
+                 NodeDef("f", "_FusedConv2D", ["x", "w", "b"], "", {**attrs, "fused_ops": fused_ops}),
+                 NodeDef("r", "_Retval", ["f"], "", {"T": F32, "index": 0})]
+        return Executor(GraphDef(node=nodes), DEVICE).run([])[0]
+
+    windows = np.lib.stride_tricks.sliding_window_view(x[0], (2, 2), axis=(0, 1))  # [2, 2, C, KH, KW]
+    expected = windows.sum(axis=(2, 3, 4)).reshape(1, 2, 2, 1) - 50.0
+    np.testing.assert_array_equal(run([b"BiasAdd", b"Relu"], [-50.0]), np.maximum(expected, 0))
+    np.testing.assert_array_equal(run([b"BiasAdd"], [-50.0]), expected)
+    with pytest.raises(errors.UnimplementedError, match=r"Fusion is not implemented: \[BiasAdd,Tanh\]"):
+        run([b"BiasAdd", b"Tanh"], [1.0])
+    with pytest.raises(errors.InvalidArgumentError, match=r"Must provide as many biases as the last dimension of "
+                                                          r"the input tensor: \[2\] vs. \[1,2,2,1\]"):
+        run([b"BiasAdd"], [1.0, 2.0])
