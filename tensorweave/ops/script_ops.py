@@ -1,13 +1,18 @@
-"""`tf.py_func` and `tf.numpy_function`: a Python function as a graph node (PyFunc, PyFuncStateless).
+"""`tf.py_func`, `tf.numpy_function` and `tf.py_function`: a Python function as a graph node (PyFunc,
+PyFuncStateless, EagerPyFunc).
 
 A graph can hold only strings, so the wrapper registers the function in a process-wide registry under a
-token (`pyfunc_<n>`, as TF names them) and the node carries the token; the kernel looks it up and calls it
-with NumPy arrays. What it returns is checked against `Tout` without casting, and an exception raised
-inside becomes TF's error class for it, with the Python traceback in the message.
+token (`pyfunc_<n>`, as TF names them) and the node carries the token; the kernel looks it up and calls it.
+PyFunc hands it NumPy arrays and checks what it returns against `Tout` without casting. EagerPyFunc calls it
+executing eagerly (framework/eager.py): it gets EagerTensors, may run TF ops on them, and what it returns
+converts to `Tout`. An exception raised inside becomes TF's error class for it, with the Python traceback in
+the message. EagerPyFunc is differentiable as TF makes it: once `tf.gradients` asked for its gradient, each
+call records a tape, which the gradient node (another EagerPyFunc) takes back by token to differentiate.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 import traceback
@@ -17,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import get_default_graph
+from tensorweave.framework import context, dtypes, tensor_shape
+from tensorweave.framework.eager import EagerTensor, GradientTape, convert, is_trainable
+from tensorweave.framework.graph import Graph, control_dependencies, get_default_graph
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
@@ -49,25 +55,39 @@ def _py_func_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 @PyFunc.kernel("CPU")
 @PyFuncStateless.kernel("CPU")
 def _py_func(ctx: OpKernelContext, *inputs: Any, token: bytes, Tout: list) -> list[Any]:  # noqa: N803
-    name = token.decode()
-    with _registry_lock:
-        func = _registry.get(name)
-    if func is None:
-        raise invalid_argument(ctx, f"Callback {name} is not found.")
+    name, func = _lookup(ctx, token)
     try:  # as TF's kernel hands them over: a 0-d input as a NumPy scalar, a 0-d string as bytes
         result = func(*[value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
                         for value in inputs])
     except errors.OpError:
         raise
     except Exception as e:
-        cls = next((c for py, c in _ERROR_CLASSES if isinstance(e, py)), errors.UnknownError)
-        text = "".join(traceback.format_exception_only(type(e), e)).rstrip("\n")
-        trace = "\n".join(traceback.format_exception(type(e), e, e.__traceback__))
-        raise cls(ctx.node_def, None, f"{text}\n{trace}\n") from e
+        raise _raised_in_function(ctx, e, "".join(traceback.format_exception_only(type(e), e)).rstrip("\n")) from e
     values = list(result) if isinstance(result, (list, tuple)) else ([] if result is None and not Tout else [result])
-    if len(values) != len(Tout):
-        raise invalid_argument(ctx, f"{name} returns {len(values)} values, but expects to see {len(Tout)} values.")
+    _check_count(ctx, name, values, Tout)
     return [_checked(ctx, name, i, value, dtype) for i, (value, dtype) in enumerate(zip(values, Tout))]
+
+
+def _lookup(ctx: OpKernelContext, token: bytes) -> tuple[str, Any]:
+    name = token.decode()
+    with _registry_lock:
+        func = _registry.get(name)
+    if func is None:
+        raise invalid_argument(ctx, f"Callback {name} is not found.")
+    return name, func
+
+
+def _raised_in_function(ctx: OpKernelContext, error: Exception, headline: str) -> errors.OpError:
+    """An exception the Python function raised, as TF's kernel reports it: its error class for the exception's
+    type, the headline and the Python traceback."""
+    cls = next((c for py, c in _ERROR_CLASSES if isinstance(error, py)), errors.UnknownError)
+    trace = "\n".join(traceback.format_exception(type(error), error, error.__traceback__))
+    return cls(ctx.node_def, None, f"{headline}\n{trace}\n")
+
+
+def _check_count(ctx: OpKernelContext, name: str, values: list, types: list) -> None:
+    if len(values) != len(types):
+        raise invalid_argument(ctx, f"{name} returns {len(values)} values, but expects to see {len(types)} values.")
 
 
 def _checked(ctx: OpKernelContext, name: str, index: int, value: Any, dtype: dtypes.DType) -> Any:
@@ -110,3 +130,117 @@ def numpy_function(func: Callable, inp: list, Tout: Any, stateful: bool = True, 
                    name: str | None = None) -> Any:
     """`py_func` under its TF 2 name: `func` takes and returns NumPy arrays."""
     return py_func(func, inp, Tout, stateful=stateful, name=name)
+
+
+# -- EagerPyFunc: tf.py_function ----------------------------------------------------------------------
+
+EagerPyFunc = Op("EagerPyFunc", inputs=["input: Tin"], outputs=["output: Tout"],
+                 attrs=["token: string", "is_async: bool = false", "Tin: list(type) >= 0", "Tout: list(type) >= 0"],
+                 is_stateful=True)
+EagerPyFunc.shape(_py_func_shape)
+
+# What each call of a differentiated EagerPyFunc recorded, by token, until its gradient node takes it: (tape,
+# inputs, outputs). As in TF, concurrent calls of one node (parallel steps, loop iterations) share the entry.
+_tape_cache: dict[bytes, tuple[GradientTape, list[EagerTensor], list[EagerTensor]]] = {}
+
+
+class _EagerFunc:
+    """A py_function's Python function with its output types; `record_tape` once a gradient was built."""
+
+    def __init__(self, func: Callable, types: list[dtypes.DType], is_grad_func: bool) -> None:
+        self.func = func
+        self.types = types
+        self.is_grad_func = is_grad_func
+        self.record_tape = False
+
+    def __call__(self, token: bytes, args: list[EagerTensor]) -> list[EagerTensor]:
+        if not self.record_tape:
+            return self._call(args)
+        with GradientTape() as tape:
+            for arg in args:
+                if is_trainable(arg):
+                    tape.watch(arg)
+            outputs = self._call(args)
+        _tape_cache[token] = (tape, args, outputs)
+        return outputs
+
+    def _call(self, args: list[EagerTensor]) -> list[EagerTensor]:
+        """The function's results as EagerTensors of the output types (a list or tuple is zipped with them,
+        as in TF: extra values are dropped, missing ones fail the count check)."""
+        result = self.func(*args)
+        if result is None:
+            return []
+        if not isinstance(result, (list, tuple)):
+            return [self._converted(result, self.types[0])]
+        return [self._converted(value, dtype) for value, dtype in zip(result, self.types)]
+
+    def _converted(self, value: Any, dtype: dtypes.DType) -> EagerTensor:
+        if value is None and self.is_grad_func:  # no gradient for that input: zeros, as TF's scalar 0.0
+            value = 0.0
+        return convert(value, dtype)
+
+
+@EagerPyFunc.kernel("CPU")
+def _eager_py_func(ctx: OpKernelContext, *inputs: Any, token: bytes, Tin: list, Tout: list) -> list[Any]:  # noqa: N803
+    name, func = _lookup(ctx, token)
+    with context.eager_mode(context.EagerContext(ctx.device, ctx.step)), Graph().as_default():
+        try:
+            outputs = func(token, [EagerTensor(value, dtype) for value, dtype in zip(inputs, Tin)])
+        except Exception as e:
+            raise _raised_in_function(ctx, e, f"{type(e).__name__}: {e}") from e
+    _check_count(ctx, name, outputs, Tout)
+    return [t._value for t in outputs]
+
+
+@EagerPyFunc.gradient
+def _eager_py_func_grad(op: Any, *grads: Any) -> list:
+    """Another EagerPyFunc, after the forward one, that differentiates the tape the forward call recorded."""
+    token = op.get_attr("token")
+    with _registry_lock:
+        forward = _registry[token.decode()]
+    forward.record_tape = True
+
+    def eagerly_executed_grad(*dy: EagerTensor) -> list:
+        tape, inputs, outputs = _tape_cache.pop(token)
+        return tape.gradient(outputs, inputs, output_gradients=dy)
+
+    with control_dependencies(op.outputs):
+        return _eager_py_function(eagerly_executed_grad, list(grads), [t.dtype for t in op.inputs], None, True)
+
+
+def _eager_py_function(func: Callable, inp: Any, Tout: Any, name: str | None,  # noqa: N803
+                       is_grad_func: bool = False) -> Any:
+    if not callable(func):
+        raise ValueError(f"Expected func to be callable. Received func={func} of type {type(func)}.")
+    inp = list(inp)
+    is_list = isinstance(Tout, (list, tuple))
+    types = [dtypes.as_dtype(t) for t in (Tout if is_list else [Tout])]
+    result = EagerPyFunc(inp, token=_register(_EagerFunc(func, types, is_grad_func)), Tout=types, name=name)
+    if not result:  # no outputs: the node itself, as TF returns it
+        return get_default_graph().get_operations()[-1]
+    return result if is_list else result[0]
+
+
+@tf_export("py_function")
+def py_function(func: Callable | None = None, inp: Any = None, Tout: Any = None,  # noqa: N803
+                name: str | None = None) -> Any:
+    """A node that calls `func` executing eagerly: it gets EagerTensors and may run TF ops on them, and its
+    results convert to the dtypes `Tout` (a list of tensors when `Tout` is a list, else one tensor). Without
+    `func`, a decorator."""
+    if Tout is None:
+        raise TypeError("Missing required argument: 'Tout'\n  If using tf.py_function as a decorator, set `Tout`\n"
+                        "  **by name** above the function:\n  `@tf.py_function(Tout=tout)`")
+    if func is None:
+        if inp is not None:
+            raise TypeError("Don't set the `inp` argument when using tf.py_function as a decorator (`func=None`).")
+
+        def decorator(fun: Callable) -> Callable:
+            @functools.wraps(fun)
+            def wrapper(*args: Any) -> Any:
+                return py_function(fun, inp=args, Tout=Tout, name=name)
+            return wrapper
+        return decorator
+    if inp is None:
+        raise TypeError("Missing argument `inp`:\n  You must set the `inp` argument (the list of arguments to the\n"
+                        "  function), unless you use `tf.py_function` as a decorator(`func=None`).")
+    return _eager_py_function(func, inp, Tout, name)
