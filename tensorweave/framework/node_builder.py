@@ -223,8 +223,9 @@ def _complete_attrs(op: Op, attrs: dict) -> dict[str, Any]:
 def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
     """Create a node of `op` from call arguments; returns a Tensor, a list of Tensors or the Operation (run at
     once, when executing eagerly)."""
-    if context.executing_eagerly():
-        return execute_eagerly(functools.partial(_apply_op, op, args, kwargs, name), op.name, name)
+    if context.executing_eagerly():  # an op without outputs gives None, as TF's eager wrappers
+        result = execute_eagerly(functools.partial(_apply_op, op, args, kwargs, name), op.name, name)
+        return None if isinstance(result, Operation) else result
     return _apply_op(op, args, kwargs, name)
 
 

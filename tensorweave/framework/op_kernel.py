@@ -128,7 +128,7 @@ class OpKernel:
                 result = self.call(ctx, *inputs)
         except Exception as e:
             raise kernel_error(self.node_def, e) from e
-        return [result] if self.num_outputs == 1 else list(result)
+        return [result] if self.num_outputs == 1 else list(result) if self.num_outputs else []
 
     def __repr__(self) -> str:
         return f"<OpKernel {self.name} = {self.type_string} on {self.device.name}>"

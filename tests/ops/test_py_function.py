@@ -226,3 +226,37 @@ def test_eager_tensor_in_a_graph_is_a_constant():
         captured = kept[0] + tf.constant(1.0)
         assert captured.op.inputs[0].op.type == "Const"
         np.testing.assert_array_equal(sess.run(captured), [3, 5])
+
+
+def _checked(check):
+    """A py_function body running `check(a)`: it returns `a` when the check returns None (TF's eager asserts)."""
+    def body(a):
+        assert check(a) is None
+        return a
+    return body
+
+
+def test_asserts_check_at_once():
+    m = np.array([[1.0, -2.0], [3.0, 4.0]], np.float32)
+    np.testing.assert_array_equal(_run(_checked(lambda a: tf.debugging.assert_equal(a, a)), [m]), m)
+    np.testing.assert_array_equal(_run(_checked(lambda a: tf.debugging.assert_equal(a, a + 0)), [m]), m)
+    expected = [
+        (lambda a: tf.debugging.assert_equal(a, a * 2), "Condition x == y did not hold.\nIndices of first 3 different "
+         "values:\n[[0 0]\n [0 1]\n [1 0]]\nCorresponding x values:\n[ 1. -2.  3.]\nCorresponding y values:\n"
+         "[ 2. -4.  6.]\nFirst 3 elements of x:\n[ 1. -2.  3.]\nFirst 3 elements of y:\n[ 2. -4.  6.]"),
+        (lambda a: tf.debugging.assert_equal(a, a * 2, message="m", summarize=1), "m\nCondition x == y did not "
+         "hold.\nIndices of first 1 different values:\n[[0 0]]\nCorresponding x values:\n[1.]\nCorresponding y "
+         "values:\n[2.]\nFirst 1 elements of x:\n[1.]\nFirst 1 elements of y:\n[2.]"),
+        (lambda a: tf.debugging.assert_less(a, 2.0), "Condition x < y did not hold.\nFirst 3 elements of x:\n"
+         "[ 1. -2.  3.]\nFirst 1 elements of y:\n[2.]"),
+        (lambda a: tf.debugging.assert_positive(a), "\nCondition x > 0 did not hold element-wise:\nx (shape=(2, 2) "
+         "dtype=float32) = \n['1.0', '-2.0', '3.0', '...']"),
+        (lambda a: tf.debugging.assert_equal(a, a * 2, data=["bad", a]), "bad\n['1.0', '-2.0', '3.0', '...']"),
+        (lambda a: tf.debugging.assert_equal(a, a * 2, summarize=-1), "Condition x == y did not hold.\nIndices of "
+         "first 4 different values:\n[[0 0]\n [0 1]\n [1 0]\n [1 1]]\nCorresponding x values:\n[ 1. -2.  3.  4.]\n"
+         "Corresponding y values:\n[ 2. -4.  6.  8.]\nFirst 4 elements of x:\n[ 1. -2.  3.  4.]\nFirst 4 elements "
+         "of y:\n[ 2. -4.  6.  8.]")]
+    for check, message in expected:
+        assert _error(_checked(check), [m]) == (errors.UnknownError, "InvalidArgumentError: " + message)
+    assert _error(_checked(lambda a: tf.debugging.assert_rank(a, 1)), [m]) == (
+        errors.InvalidArgumentError, "ValueError: Tensor  must have rank 1.  Received rank 2, shape (2, 2)")
