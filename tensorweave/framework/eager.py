@@ -34,6 +34,7 @@ from tensorweave.framework.graph import (
     get_default_graph,
     internal_convert_to_tensor,
 )
+from tensorweave.framework.graph_def import NodeDef
 from tensorweave.framework.node_builder import execute_eagerly
 from tensorweave.framework.op_kernel import kernel_failure
 
@@ -87,13 +88,18 @@ class EagerTensor(Tensor):
                              f"{tensor_shape.as_shape(shape)}.")
 
     def _graph_constant(self, name: str | None) -> Tensor:
-        """This value as a Const of the default graph (the stand-in of an eager op's input while it is built)."""
-        const = op_registry.create_op(get_default_graph(), "Const", [], name or "Const",
-                                      {"value": self._value, "dtype": self._dtype})
+        """This value as a Const of the default graph: a captured value in a graph; while an eager op is built,
+        the stand-in of its input, made directly (its attrs and shape are known: nothing to infer)."""
+        g = get_default_graph()
         stand_ins = getattr(_build, "stand_ins", None)
-        if stand_ins is not None:
-            stand_ins[const] = self
-        return const.outputs[0]
+        if stand_ins is None:
+            return op_registry.create_op(g, "Const", [], name or "Const",
+                                         {"value": self._value, "dtype": self._dtype}).outputs[0]
+        node_def = NodeDef(g.unique_name("Const"), "Const", attr={"value": self._value, "dtype": self._dtype})
+        const = g._create_op_from_node_def(node_def, [], [self._dtype], op_registry.get("Const").op_def)
+        const._outputs[0]._shape = self._shape
+        stand_ins[const] = self
+        return const._outputs[0]
 
     def _text(self, is_repr: bool) -> str:
         value = self._value[()] if self._value.ndim == 0 else self._value
@@ -147,6 +153,7 @@ def execute(build: Callable[[], Any], op_type: str, name: str | None) -> Any:
     (an Operation comes back with its inputs and outputs rebound to them)."""
     ctx = context.current()
     scratch = Graph()
+    scratch._records_tracebacks = False
     stand_ins: dict[Operation, EagerTensor] = {}
     _build.stand_ins = stand_ins
     try:
@@ -166,6 +173,8 @@ def execute(build: Callable[[], Any], op_type: str, name: str | None) -> Any:
         node._inputs, node._outputs = inputs, [eager[t] for t in node._outputs]
         for tape in ctx.tapes:
             tape.record(node)
+    scratch._operations.clear()  # no cycle left through the graph: its nodes go as soon as nothing holds them
+    scratch._ops_by_name.clear()
     return _eager_result(result, eager)
 
 

@@ -301,7 +301,7 @@ class Operation:
         self._outputs = [Tensor(self, i, t) for i, t in enumerate(output_types)]
         self._control_outputs: list[Operation] = []
         self._id = graph._next_id()
-        self._traceback = _user_frames()
+        self._traceback = _user_frames() if graph._records_tracebacks else []
         self._control_flow_context: Any = None  # the cond or while context the op was built in
         for t in self._inputs:
             t._consumers.append(self)
@@ -521,6 +521,9 @@ class _BuildStacks:
 @tf_export("Graph")
 class Graph:
     """A TensorFlow computation, represented as a dataflow graph."""
+
+    # Where each op was created, for errors; an eager op's scratch graph (framework/eager.py) needs none.
+    _records_tracebacks = True
 
     def __init__(self) -> None:
         self._lock = threading.RLock()

@@ -12,6 +12,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import context, dtypes, op_callbacks, tensor_shape, tensor_util
+from tensorweave.framework.eager import EagerTensor
 from tensorweave.framework.graph import (
     Tensor,
     get_default_graph,
@@ -49,6 +50,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
             raise
         raise TypeError(f"Cannot convert {value} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}") from None
     array.setflags(write=False)  # kernels and assigns must never write into a graph constant
+    if context.executing_eagerly():  # a value, not a node, as TF's eager constant
+        return EagerTensor(array, dtypes.as_dtype(array.dtype))
     # No name scope of its own, as in TF: the node takes `name` directly (and TF's node-name errors).
     op = create_op(get_default_graph(), "Const", [], name=name,
                    attrs={"value": array, "dtype": dtypes.as_dtype(array.dtype)})
