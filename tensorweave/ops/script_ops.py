@@ -24,10 +24,11 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.framework import context, dtypes, tensor_shape
 from tensorweave.framework.eager import EagerTensor, GradientTape, convert, is_trainable
-from tensorweave.framework.graph import Graph, control_dependencies, get_default_graph
+from tensorweave.framework.graph import Graph, Tensor, control_dependencies, get_default_graph
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.type_spec import TensorSpec, TypeSpec, type_spec_from_value
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.platform.tf_export import tf_export
 
@@ -145,12 +146,21 @@ _tape_cache: dict[bytes, tuple[GradientTape, list[EagerTensor], list[EagerTensor
 
 
 class _EagerFunc:
-    """A py_function's Python function with its output types; `record_tape` once a gradient was built."""
+    """A py_function's Python function with its output types; `record_tape` once a gradient was built.
 
-    def __init__(self, func: Callable, types: list[dtypes.DType], is_grad_func: bool) -> None:
+    With composite tensors (a SparseTensor input, a TypeSpec in `Tout`), the node carries their components:
+    `in_specs` rebuild each composite input (None for a tensor), and the results of `out_structure` (the
+    TypeSpecs and dtypes of `Tout`) are checked against it and flattened to their components, as TF's
+    `_wrap_for_composites` does.
+    """
+
+    def __init__(self, func: Callable, types: list[dtypes.DType], is_grad_func: bool,
+                 in_specs: list[TypeSpec | None] | None = None, out_structure: list | None = None) -> None:
         self.func = func
         self.types = types
         self.is_grad_func = is_grad_func
+        self.in_specs = in_specs
+        self.out_structure = out_structure
         self.record_tape = False
 
     def __call__(self, token: bytes, args: list[EagerTensor]) -> list[EagerTensor]:
@@ -167,12 +177,35 @@ class _EagerFunc:
     def _call(self, args: list[EagerTensor]) -> list[EagerTensor]:
         """The function's results as EagerTensors of the output types (a list or tuple is zipped with them,
         as in TF: extra values are dropped, missing ones fail the count check)."""
-        result = self.func(*args)
+        if self.in_specs is None:
+            result = self.func(*args)
+        else:
+            result = self._flattened(self.func(*_packed(self.in_specs, args)))
         if result is None:
             return []
         if not isinstance(result, (list, tuple)):
             return [self._converted(result, self.types[0])]
         return [self._converted(value, dtype) for value, dtype in zip(result, self.types)]
+
+    def _flattened(self, result: Any) -> list:
+        """The components of what a function with composites returned, checked against `out_structure`."""
+        if not self.out_structure:
+            return []
+        results = result if isinstance(result, (list, tuple)) else [result]
+        flat: list = []
+        for value, expected in zip(results, self.out_structure):
+            if _is_composite_spec(expected):
+                if not expected.is_compatible_with(value):
+                    raise ValueError(f"py_function: func={self.func} returned {results!r}, which did not match "
+                                     f"Tout={self.out_structure!r}.\nIn particular, {value!r} is not compatible "
+                                     f"with {expected!r}.")
+                flat.extend(expected._to_components(value))
+            elif _is_composite(value):
+                raise ValueError(f"py_function: func={self.func} returned {results!r}, which did not match "
+                                 f"Tout={self.out_structure!r}.\nIn particular, {value!r} is not a Tensor.")
+            else:
+                flat.append(value)
+        return flat
 
     def _converted(self, value: Any, dtype: dtypes.DType) -> EagerTensor:
         if value is None and self.is_grad_func:  # no gradient for that input: zeros, as TF's scalar 0.0
@@ -214,11 +247,47 @@ def _eager_py_function(func: Callable, inp: Any, Tout: Any, name: str | None,  #
         raise ValueError(f"Expected func to be callable. Received func={func} of type {type(func)}.")
     inp = list(inp)
     is_list = isinstance(Tout, (list, tuple))
-    types = [dtypes.as_dtype(t) for t in (Tout if is_list else [Tout])]
-    result = EagerPyFunc(inp, token=_register(_EagerFunc(func, types, is_grad_func)), Tout=types, name=name)
+    structure = [t if isinstance(t, TypeSpec) else dtypes.as_dtype(t) for t in (Tout if is_list else [Tout])]
+    if not any(_is_composite(v) for v in inp) and not any(isinstance(t, TypeSpec) for t in structure):
+        eager_func = _EagerFunc(func, structure, is_grad_func)
+        result = EagerPyFunc(inp, token=_register(eager_func), Tout=structure, name=name)
+    else:  # the node carries components; composites are rebuilt around it
+        in_specs = [type_spec_from_value(v) if _is_composite(v) else None for v in inp]
+        flat_inp = [c for v, spec in zip(inp, in_specs) for c in ([v] if spec is None else spec._to_components(v))]
+        types = [c.dtype for t in structure for c in _component_specs(t)]
+        eager_func = _EagerFunc(func, types, is_grad_func, in_specs, structure)
+        result = EagerPyFunc(flat_inp, token=_register(eager_func), Tout=types, name=name)
+        result = _packed([t if _is_composite_spec(t) else None for t in structure], result)
     if not result:  # no outputs: the node itself, as TF returns it
         return get_default_graph().get_operations()[-1]
     return result if is_list else result[0]
+
+
+def _is_composite(value: Any) -> bool:
+    """A SparseTensor, RaggedTensor, ...: tensor-like but not a tensor."""
+    return getattr(value, "is_tensor_like", False) and not isinstance(value, Tensor)
+
+
+def _is_composite_spec(spec: Any) -> bool:
+    return isinstance(spec, TypeSpec) and not isinstance(spec, TensorSpec)
+
+
+def _component_specs(spec: Any) -> list:
+    """What an entry of `Tout` takes of the node's outputs: a composite's components, else one tensor."""
+    if _is_composite_spec(spec):
+        return list(spec._component_specs)
+    return [spec if isinstance(spec, TensorSpec) else TensorSpec(None, spec)]
+
+
+def _packed(specs: list[TypeSpec | None], flat: list) -> list:
+    """Each composite rebuilt from its components in `flat` (a None spec takes one value as it is)."""
+    packed, position = [], 0
+    for spec in specs:
+        count = 1 if spec is None else len(spec._component_specs)
+        part = flat[position:position + count]
+        packed.append(part[0] if spec is None else spec._from_components(part))
+        position += count
+    return packed
 
 
 @tf_export("py_function")

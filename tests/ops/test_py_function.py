@@ -260,3 +260,39 @@ def test_asserts_check_at_once():
         assert _error(_checked(check), [m]) == (errors.UnknownError, "InvalidArgumentError: " + message)
     assert _error(_checked(lambda a: tf.debugging.assert_rank(a, 1)), [m]) == (
         errors.InvalidArgumentError, "ValueError: Tensor  must have rank 1.  Received rank 2, shape (2, 2)")
+
+
+def test_composite_inputs_and_outputs():
+    sp = tf.SparseTensor([[0, 1], [2, 0]], [1.5, 2.5], [3, 2])
+    seen = []
+
+    def double(s, a):
+        seen.append((type(s).__name__, repr(s.values), repr(s.dense_shape)))
+        return tf.SparseTensor(s.indices, s.values * 2, s.dense_shape), tf.reduce_sum(s.values) + a
+
+    out = tf.py_function(double, [sp, tf.constant([1.0, 2.0])], [tf.SparseTensorSpec([3, 2], tf.float32),
+                                                                 tf.float32])
+    assert (type(out[0]).__name__, out[0].shape, out[0].indices.shape.ndims, out[1].name) == (
+        "SparseTensor", tf.TensorShape([3, 2]), None, "EagerPyFunc:3")
+    single = tf.py_function(lambda s: s, [sp], tf.SparseTensorSpec([3, 2], tf.float32))
+    not_sparse = tf.py_function(lambda s: s.values, [sp], [tf.SparseTensorSpec([3, 2], tf.float32)])
+    not_dense = tf.py_function(lambda s: s, [sp], tf.float32)
+    with tf.Session() as sess:
+        value, total = sess.run(out)
+        assert (value.indices.tolist(), value.values.tolist(), value.dense_shape.tolist()) == ([[0, 1], [2, 0]],
+                                                                                             [3, 5], [3, 2])
+        np.testing.assert_array_equal(total, [5, 6])
+        assert sess.run(single).values.tolist() == [1.5, 2.5]
+        assert seen == [("SparseTensor", "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, 2.5], "
+                         "dtype=float32)>", "<tf.Tensor: shape=(2,), dtype=int64, numpy=array([3, 2])>")]
+        for fetch, tail in [(not_sparse, "\nIn particular, <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, "
+                             "2.5], dtype=float32)> is not compatible with SparseTensorSpec(TensorShape([Dimension(3), "
+                             "Dimension(2)]), tf.float32).\n"),
+                            (not_dense, "which did not match Tout=[tf.float32].\nIn particular, SparseTensor(indices="
+                             "tf.Tensor(\n[[0 1]\n [2 0]], shape=(2, 2), dtype=int64), values=tf.Tensor([1.5 2.5], "
+                             "shape=(2,), dtype=float32), dense_shape=tf.Tensor([3 2], shape=(2,), dtype=int64)) is "
+                             "not a Tensor.\n")]:
+            with pytest.raises(errors.InvalidArgumentError) as info:
+                sess.run(fetch)
+            message = info.value.message.split("Traceback")[0]
+            assert message.startswith("ValueError: py_function: func=") and message.endswith(tail)
