@@ -49,7 +49,7 @@ def executing_eagerly() -> bool:
 
 
 def building_eager_op() -> bool:
-    """Whether the node being built is an eager op's (TF runs no shape function on those: the kernel checks)."""
+    """Whether the node being built is an eager op's (TF infers no shapes for those: the kernel checks)."""
     stack = getattr(_state, "stack", None)
     return bool(stack) and stack[-1] is None
 

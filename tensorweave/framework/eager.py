@@ -188,8 +188,7 @@ def _run(ctx: context.EagerContext, node: Operation, inputs: list[EagerTensor], 
         cls, message = kernel_failure(node._node_def, error.__cause__ or error)
         if error.__cause__ is None:  # not the kernel's own failure (no kernel): its message as it is
             message = error.message
-        scope_name = None if name is None else "" if name.endswith("/") else name  # eager has no name scopes
-        suffix = "" if scope_name is None else f" name: {scope_name}"
+        suffix = "" if name is None else f" name: {name}"
         raise cls(None, None, f"{{{{function_node __wrapped__{op_type}_device_{ctx.device.name}}}}} {message} "
                               f"[Op:{op_type}]{suffix}") from None
 

@@ -1341,6 +1341,9 @@ def name_scope(name: str | None, default_name: str | None = None, values: Any = 
     """TF1's `tf.name_scope(name, default_name, values)`: a scope in the graph of `values`."""
     if name is None and default_name is None and values is not None:
         raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
+    if context.executing_eagerly():  # eager ops join no graph: the scope names nothing (TF's eager scope)
+        yield ""
+        return
     scope_name = default_name if name is None else name
     g = get_graph_from_inputs(values)
     with g.as_default(), g.name_scope(scope_name) as scope:

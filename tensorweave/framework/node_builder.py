@@ -292,12 +292,10 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
         output_types = arg_types(op.op_def.output_args, attrs)
     node_def = NodeDef(name=name, op=op.name, attr=attrs)
     new_op = g._create_op_from_node_def(node_def, inputs, output_types, op.op_def)
-    if op.shape_fn is not None:
+    if op.shape_fn is not None and not context.building_eager_op():  # eager: the kernel checks, as in TF
         try:
             shapes = shape_inference.InferenceContext.for_operation(new_op).run(op.shape_fn)
         except ValueError:
-            if context.building_eager_op():  # run eagerly, the kernel rejects the inputs with TF's eager error
-                return new_op
             g._remove_failed_op(new_op)
             raise
         for t, s in zip(new_op._outputs, shapes):
