@@ -163,8 +163,10 @@ class _EagerFunc:
         self.out_structure = out_structure
         self.record_tape = False
 
-    def __call__(self, token: bytes, args: list[EagerTensor]) -> list[EagerTensor]:
-        if not self.record_tape:
+    def __call__(self, token: bytes, args: list[EagerTensor], recording: bool) -> list[EagerTensor]:
+        """The results of one call; with a tape recorded when a gradient was built for the node, or when the
+        node itself runs eagerly under a tape (`recording`: a py_function inside a differentiated one)."""
+        if not (self.record_tape or recording):
             return self._call(args)
         with GradientTape() as tape:
             for arg in args:
@@ -216,9 +218,11 @@ class _EagerFunc:
 @EagerPyFunc.kernel("CPU")
 def _eager_py_func(ctx: OpKernelContext, *inputs: Any, token: bytes, Tin: list, Tout: list) -> list[Any]:  # noqa: N803
     name, func = _lookup(ctx, token)
+    outer = context.current()
+    recording = outer is not None and bool(outer.tapes)
     with context.eager_mode(context.EagerContext(ctx.device, ctx.step)), Graph().as_default():
         try:
-            outputs = func(token, [EagerTensor(value, dtype) for value, dtype in zip(inputs, Tin)])
+            outputs = func(token, [EagerTensor(value, dtype) for value, dtype in zip(inputs, Tin)], recording)
         except Exception as e:
             raise _raised_in_function(ctx, e, f"{type(e).__name__}: {e}") from e
     _check_count(ctx, name, outputs, Tout)

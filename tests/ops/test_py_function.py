@@ -296,3 +296,28 @@ def test_composite_inputs_and_outputs():
                 sess.run(fetch)
             message = info.value.message.split("Traceback")[0]
             assert message.startswith("ValueError: py_function: func=") and message.endswith(tail)
+
+
+def test_in_datasets_loops_and_conds():
+    def upper(s):
+        return s.numpy().decode().upper() + "!", tf.strings.length(s)
+
+    ds = tf.data.Dataset.from_tensor_slices(["ab", "cde"]).map(lambda s: tf.py_function(upper, [s],
+                                                                                        [tf.string, tf.int32]))
+    element = tf.data.make_one_shot_iterator(ds).get_next()
+    i = tf.constant(0)
+    loop = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, tf.py_function(lambda v: v * 2, [a], tf.float32)),
+                         [i, tf.constant(1.0)], shape_invariants=[i.shape, tf.TensorShape(None)])
+    branch = tf.cond(tf.constant(True), lambda: tf.py_function(lambda: 5.0, [], tf.float32), lambda: tf.constant(1.0))
+    with tf.Session() as sess:
+        assert [sess.run(element), sess.run(element)] == [(b"AB!", 2), (b"CDE!", 3)]
+        assert sess.run(loop) == (3, 8.0) and sess.run(branch) == 5.0
+
+
+def test_gradient_through_a_nested_py_function():
+    x = tf.constant([1.0, 2.0])
+    y = tf.py_function(lambda a: tf.py_function(lambda b: b * b, [a], tf.float32) * 3.0 + a, [x], tf.float32)
+    with tf.Session() as sess:
+        value, grad = sess.run([y, tf.gradients(y, x)[0]])
+    np.testing.assert_array_equal(value, [4, 14])
+    np.testing.assert_array_equal(grad, [7, 13])
