@@ -84,6 +84,20 @@ def chain_1000(tf: Any) -> tuple[Any, Step]:
     return sess, lambda: sess.run(y, feed_dict={x: data})
 
 
+def py_function_chain(tf: Any) -> tuple[Any, Step]:
+    """Per-op cost of eager execution: a tf.py_function running 400 tiny dependent ops on a [4] tensor."""
+    def chain(y: Any) -> Any:
+        for _ in range(200):
+            y = y * 1.0001 + 0.5
+        return y
+
+    x = tf.placeholder(tf.float32, shape=[4])
+    y = tf.py_function(chain, [x], tf.float32)
+    data = np.arange(4, dtype=np.float32)
+    sess = make_session(tf)
+    return sess, lambda: sess.run(y, feed_dict={x: data})
+
+
 def fig1(tf: Any) -> tuple[Any, Step]:
     """The whitepaper's Figure 1 forward pass: sum(relu(x W + b))."""
     x = tf.placeholder(tf.float32, shape=[100, 784])
@@ -333,17 +347,25 @@ def _numpy_null_step() -> Step:
     return lambda: np.asarray(3.0, np.float32) + np.float32(1.0)
 
 
-def _numpy_chain_1000() -> Step:
+def _numpy_chain(length: int) -> Step:
     data = np.arange(4, dtype=np.float32)
     scale, shift = np.float32(1.0001), np.float32(0.5)
 
     def step() -> np.ndarray:
         y = data
-        for _ in range(1000):
+        for _ in range(length):
             y = y * scale + shift
         return y
 
     return step
+
+
+def _numpy_chain_1000() -> Step:
+    return _numpy_chain(1000)
+
+
+def _numpy_py_function_chain() -> Step:
+    return _numpy_chain(200)
 
 
 def _numpy_fig1() -> Step:
@@ -590,6 +612,7 @@ WORKLOADS: dict[str, Workload] = {
     for w in (
         Workload(null_step, _numpy_null_step, 0.5),
         Workload(chain_1000, _numpy_chain_1000, 3.0),
+        Workload(py_function_chain, _numpy_py_function_chain, 3.0),
         Workload(fig1, _numpy_fig1, 0.75),
         Workload(feed_fetch_1m, _numpy_feed_fetch_1m, 0.6),
         Workload(var_update, _numpy_var_update, 1.0),

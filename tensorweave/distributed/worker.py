@@ -40,7 +40,6 @@ from tensorweave.runtime.executor import (
     Executor,
     InterOpPool,
     StepRunner,
-    new_kernel,
     run_partitions,
 )
 from tensorweave.runtime.step_stats import NodeExecStats, cost_graph, to_proto
@@ -63,11 +62,11 @@ class _WorkerSession:
 
     def kernel_for(self, node_def: NodeDef, device: Any) -> OpKernel:
         if not op_registry.get(node_def.op).op_def.is_stateful:
-            return new_kernel(node_def, device)
+            return op_registry.new_kernel(node_def, device)
         key = (device.name, node_def.name)
         kernel = self.stateful_kernels.get(key)
         if kernel is None:
-            kernel = self.stateful_kernels[key] = new_kernel(node_def, device)
+            kernel = self.stateful_kernels[key] = op_registry.new_kernel(node_def, device)
         return kernel
 
 

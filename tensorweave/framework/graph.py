@@ -32,8 +32,8 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.formats import protos
+from tensorweave.framework import context, dtypes, graph_io, op_registry, tensor_shape
 from tensorweave.framework import device_spec as pydev
-from tensorweave.framework import dtypes, graph_io, op_registry, tensor_shape
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.versions import GRAPH_DEF_VERSION
@@ -116,6 +116,8 @@ class Tensor:
 
     # numpy defers binary operators to us (ndarray + Tensor gives a Tensor).
     __array_priority__ = 100
+    # An EagerTensor (framework/eager.py) holds a value instead of naming an op's output.
+    _is_eager = False
 
     def __init__(self, op: Operation, value_index: int, dtype: dtypes.DType) -> None:
         self._op = op
@@ -299,7 +301,7 @@ class Operation:
         self._outputs = [Tensor(self, i, t) for i, t in enumerate(output_types)]
         self._control_outputs: list[Operation] = []
         self._id = graph._next_id()
-        self._traceback = _user_frames()
+        self._traceback = _user_frames() if graph._records_tracebacks else []
         self._control_flow_context: Any = None  # the cond or while context the op was built in
         for t in self._inputs:
             t._consumers.append(self)
@@ -519,6 +521,9 @@ class _BuildStacks:
 @tf_export("Graph")
 class Graph:
     """A TensorFlow computation, represented as a dataflow graph."""
+
+    # Where each op was created, for errors; an eager op's scratch graph (framework/eager.py) needs none.
+    _records_tracebacks = True
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -773,6 +778,8 @@ class Graph:
         current = {op for block in stacks.control_stack for op in block.control_ops}
         ops = []
         for c in control_inputs:
+            if isinstance(c, Tensor) and c._is_eager:
+                continue  # it has run already: eager ops need no ordering (TF ignores them so)
             if isinstance(c, IndexedSlicesBase) or (hasattr(c, "_handle") and hasattr(c, "op")):
                 c = c.op  # a resource variable: its op (an update's, for what the update returned)
             c = self.as_graph_element(c)
@@ -1138,7 +1145,10 @@ def _run_using_default_session(fetch: Any, feed_dict: dict | None, graph: Graph,
 
 @tf_export("control_dependencies")
 def control_dependencies(control_inputs: Any) -> Any:
-    """`tf.control_dependencies`: ops created inside run after `control_inputs` (default graph)."""
+    """`tf.control_dependencies`: ops created inside run after `control_inputs` (default graph); executing
+    eagerly, nothing (ops run in program order), as in TF."""
+    if context.executing_eagerly():
+        return contextlib.nullcontext()
     return get_default_graph().control_dependencies(control_inputs)
 
 
@@ -1182,8 +1192,9 @@ def add_to_collections(names: Any, value: Any) -> None:
 
 @tf_export("executing_eagerly")
 def executing_eagerly() -> bool:
-    """Always False: tensorweave runs TF1 graphs."""
-    return False
+    """True only inside the function of a `tf.py_function`: tensorweave runs TF1 graphs, and eagerly nowhere
+    else."""
+    return context.executing_eagerly()
 
 
 @tf_export("executing_eagerly_outside_functions")
@@ -1311,7 +1322,7 @@ def get_graph_from_inputs(op_input_list: Any, graph: Graph | None = None) -> Gra
     for elem in op_input_list or ():
         if not isinstance(elem, (Tensor, Operation)) and hasattr(elem, "_as_graph_element"):
             elem = elem._as_graph_element()
-        if not isinstance(elem, (Tensor, Operation)):
+        if not isinstance(elem, (Tensor, Operation)) or (isinstance(elem, Tensor) and elem._is_eager):
             continue
         if found is None:
             first, found = elem, elem.graph
@@ -1330,6 +1341,9 @@ def name_scope(name: str | None, default_name: str | None = None, values: Any = 
     """TF1's `tf.name_scope(name, default_name, values)`: a scope in the graph of `values`."""
     if name is None and default_name is None and values is not None:
         raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
+    if context.executing_eagerly():  # eager ops join no graph: the scope names nothing (TF's eager scope)
+        yield ""
+        return
     scope_name = default_name if name is None else name
     g = get_graph_from_inputs(values)
     with g.as_default(), g.name_scope(scope_name) as scope:
@@ -1427,6 +1441,8 @@ def internal_convert_to_tensor(value: Any, dtype: Any = None, name: str | None =
         if dtype is not None and not dtype.is_compatible_with(value.dtype):
             raise ValueError(_with_name(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                                         f"{value.dtype.name}: {value!r}", name))
+        if value._is_eager and not context.executing_eagerly():
+            return value._graph_constant(name)  # an eager value in a graph is a constant there, as in TF
         return value
     if isinstance(value, Operation):
         raise TypeError(f"can't convert Operation '{value.name}' to Tensor")

@@ -15,19 +15,27 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+from collections.abc import Callable
 from typing import Any
 
-from tensorweave.framework import dtypes, op_callbacks, op_registry, shape_inference
+from tensorweave.framework import context, dtypes, op_callbacks, op_registry, shape_inference
 from tensorweave.framework.graph import (
     Graph,
     Operation,
     Tensor,
+    get_default_graph,
     get_graph_from_inputs,
     internal_convert_to_tensor,
 )
 from tensorweave.framework.graph_def import NodeDef
+from tensorweave.framework.hooks import Hook
 from tensorweave.framework.op_def import ArgDef, OpDef, _python_op_name, arg_types, check_attr_value
 from tensorweave.framework.op_registry import Op
+
+# execute_eagerly(build, op_type, name): while the thread executes eagerly (inside a py_function), the node
+# `build()` makes runs at once, and its outputs come back as EagerTensors.
+execute_eagerly: Hook[Callable[[Callable[[], Any], str, str | None], Any]] = Hook(
+    "execute_eagerly", "tensorweave.framework.eager")
 
 
 def _bind_inputs(op: Op, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any]]:
@@ -213,7 +221,15 @@ def _complete_attrs(op: Op, attrs: dict) -> dict[str, Any]:
 
 @op_registry.apply_op.install
 def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
-    """Create a node of `op` from call arguments; returns a Tensor, a list of Tensors or the Operation."""
+    """Create a node of `op` from call arguments; returns a Tensor, a list of Tensors or the Operation (run at
+    once, when executing eagerly)."""
+    if context.executing_eagerly():  # an op without outputs gives None, as TF's eager wrappers
+        result = execute_eagerly(functools.partial(_apply_op, op, args, kwargs, name), op.name, name)
+        return None if isinstance(result, Operation) else result
+    return _apply_op(op, args, kwargs, name)
+
+
+def _apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
     values, attr_args = _bind_inputs(op, args, dict(kwargs))
     g = get_graph_from_inputs(_flatten(values))
     with g.as_default(), g.name_scope(name or op.name) as scope:
@@ -276,7 +292,7 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
         output_types = arg_types(op.op_def.output_args, attrs)
     node_def = NodeDef(name=name, op=op.name, attr=attrs)
     new_op = g._create_op_from_node_def(node_def, inputs, output_types, op.op_def)
-    if op.shape_fn is not None:
+    if op.shape_fn is not None and not context.building_eager_op():  # eager: the kernel checks, as in TF
         try:
             shapes = shape_inference.InferenceContext.for_operation(new_op).run(op.shape_fn)
         except ValueError:
@@ -290,7 +306,17 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
 @op_registry.create_op.install
 def create_op(g: Graph, op_type: str, inputs: list[Tensor], name: str | None, attrs: dict,
               output_types: list | None = None) -> Operation:
-    """Create a node from already-converted inputs and explicit attrs (Graph.create_op, import)."""
+    """Create a node from already-converted inputs and explicit attrs (Graph.create_op, import); executing
+    eagerly, it runs at once (its graph is a scratch one, its inputs may be EagerTensors)."""
+    if context.executing_eagerly():
+        return execute_eagerly(lambda: _create_op(get_default_graph(), op_type,
+                                                  [internal_convert_to_tensor(t) for t in inputs], name, attrs,
+                                                  output_types), op_type, name)
+    return _create_op(g, op_type, inputs, name, attrs, output_types)
+
+
+def _create_op(g: Graph, op_type: str, inputs: list[Tensor], name: str | None, attrs: dict,
+               output_types: list | None) -> Operation:
     try:
         op = op_registry.get(op_type)
     except KeyError:

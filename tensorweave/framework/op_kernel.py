@@ -128,7 +128,7 @@ class OpKernel:
                 result = self.call(ctx, *inputs)
         except Exception as e:
             raise kernel_error(self.node_def, e) from e
-        return [result] if self.num_outputs == 1 else list(result)
+        return [result] if self.num_outputs == 1 else list(result) if self.num_outputs else []
 
     def __repr__(self) -> str:
         return f"<OpKernel {self.name} = {self.type_string} on {self.device.name}>"
@@ -262,19 +262,24 @@ class OpKernelContext:
 
 
 def kernel_error(node_def: NodeDef, error: BaseException) -> errors.OpError:
-    """A kernel failure as the TF error class, naming the node for the client to interpolate.
+    """A kernel failure as the TF error class, naming the node for the client to interpolate."""
+    cls, message = kernel_failure(node_def, error)
+    return cls(node_def, None, f"{message}\n\t [[{{{{node {node_def.name}}}}}]]")
+
+
+def kernel_failure(node_def: NodeDef, error: BaseException) -> tuple[type[errors.OpError], str]:
+    """The TF error class and message of a kernel failure, before the node is named (eager execution
+    names it its own way).
 
     NumPy's MemoryError is TF's ResourceExhaustedError (the allocator's OOM), on every path.
     """
     if isinstance(error, errors.OpError):
-        cls, message = type(error), error.message
-    elif isinstance(error, MemoryError) or _is_allocation_failure(error):
-        cls, message = errors.ResourceExhaustedError, _oom_message(node_def, error)
-    elif isinstance(error, (ValueError, TypeError, IndexError, KeyError, ArithmeticError)):
-        cls, message = errors.InvalidArgumentError, str(error)
-    else:
-        cls, message = errors.UnknownError, f"{type(error).__name__}: {error}"
-    return cls(node_def, None, f"{message}\n\t [[{{{{node {node_def.name}}}}}]]")
+        return type(error), error.message
+    if isinstance(error, MemoryError) or _is_allocation_failure(error):
+        return errors.ResourceExhaustedError, _oom_message(node_def, error)
+    if isinstance(error, (ValueError, TypeError, IndexError, KeyError, ArithmeticError)):
+        return errors.InvalidArgumentError, str(error)
+    return errors.UnknownError, f"{type(error).__name__}: {error}"
 
 
 def _oom_message(node_def: NodeDef, error: BaseException) -> str:

@@ -22,12 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave import errors
 from tensorweave.formats import protos
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.graph_def import NodeDef
 from tensorweave.framework.hooks import Hook
 from tensorweave.framework.op_def import OpDef, parse_op_def
-from tensorweave.framework.op_kernel import KernelDef
+from tensorweave.framework.op_kernel import KernelDef, OpKernel
 from tensorweave.platform.tf_export import tf_export
 
 _ops: dict[str, Op] = {}
@@ -149,6 +151,28 @@ def get(op_type: str) -> Op:
         return _ops[op_type]
     except KeyError:
         raise KeyError(f"Op type not registered '{op_type}'") from None
+
+
+def lookup_op(node_def: NodeDef) -> Op:
+    """The Op of a node about to run; TF's NotFound naming the node when its type is not registered."""
+    try:
+        return _ops[node_def.op]
+    except KeyError:
+        raise errors.NotFoundError(node_def, None, f"Op type not registered '{node_def.op}' used by node "
+                                   f"{node_def.name}") from None
+
+
+def new_kernel(node_def: NodeDef, device: DeviceBase) -> OpKernel:
+    """The node's kernel on `device`: the first registered kernel of its op whose constraints admit it (the
+    executor's plans and eager execution make every kernel so)."""
+    op = lookup_op(node_def)
+    kernel_def = op.find_kernel(device.device_type, node_def.attr)
+    if kernel_def is None:
+        registered = ", ".join(sorted(op.kernels)) or "<no registered kernels>"
+        raise errors.InvalidArgumentError(
+            node_def, None, f"No OpKernel was registered to support Op '{node_def.op}' used by "
+            f"{{{{node {node_def.name}}}}} on device {device.name}. Registered kernels: {registered}")
+    return OpKernel(kernel_def, node_def, device)
 
 
 def unregistered_op_message(op_type: str) -> str:

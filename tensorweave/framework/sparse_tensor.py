@@ -98,8 +98,8 @@ class SparseTensor:
         """The value of this sparse tensor in `session` (default: the default session)."""
         return _run_using_default_session(self, feed_dict, self.graph, session)
 
-    def __str__(self) -> str:
-        return f"SparseTensor(indices={self._indices}, values={self._values}, dense_shape={self._dense_shape})"
+    def __repr__(self) -> str:
+        return f"SparseTensor(indices={self._indices!s}, values={self._values!s}, dense_shape={self._dense_shape!s})"
 
 
 @tf_export("convert_to_tensor_or_sparse_tensor")

@@ -81,8 +81,11 @@ def constant_value(tensor: Tensor) -> np.ndarray | None:
 
     A Const's value; a value read off static shapes (Shape, Size, Rank, `tf.shape(x)[i]`,
     `tf.unstack(tf.shape(x))[i]`); else the constant subgraph behind it run on its CPU kernels, when that
-    subgraph reaches no placeholder, stateful op or control-flow frame. A kernel error means unknown.
+    subgraph reaches no placeholder, stateful op or control-flow frame. A kernel error means unknown. An
+    EagerTensor's value is known.
     """
+    if tensor._is_eager:
+        return tensor.numpy()
     return shape_inference.PYTHON_GRAPH_VALUES.value(tensor)
 
 
@@ -90,6 +93,8 @@ def constant_value_as_shape(tensor: Tensor) -> tensor_shape.TensorShape:
     """A shape vector (Reshape's `shape`, Fill's `dims`) as the partial shape TF's shape functions read
     (MakeShapeFromShapeTensor): dims known piece by piece, else from its whole value (-1 is unknown),
     else as many unknown dims as the vector is long. Raises ValueError with TF's message where TF does."""
+    if tensor._is_eager:
+        return tensor_shape.TensorShape([None if d == -1 else int(d) for d in tensor.numpy().reshape(-1)])
     return shape_inference.PYTHON_GRAPH_VALUES.as_shape(tensor)
 
 # -- tf.get_static_value -----------------------------------------------------------------------------
@@ -105,6 +110,8 @@ def get_static_value(tensor: Any, partial: bool = False) -> Any:
     """
     if not isinstance(tensor, Tensor):
         return None if is_tensor(tensor) or hasattr(tensor, "_as_graph_element") else tensor
+    if tensor._is_eager:
+        return tensor.numpy()
     value = _static_value(tensor, partial)
     if value is not None:
         tensor.graph.prevent_feeding(tensor)

@@ -304,7 +304,10 @@ class SparseTensorSpec(TypeSpec):
         return [value.indices, value.values, value.dense_shape]
 
     def _from_components(self, components: Any) -> Any:
-        return SparseTensor(*components)
+        """The SparseTensor, its static dense shape refined by the spec's (TF's)."""
+        result = SparseTensor(*components)
+        result._dense_shape_default = result._dense_shape_default.merge_with(self._shape)
+        return result
 
     def _to_legacy_output_types(self) -> dtypes.DType:
         return self._dtype

@@ -22,6 +22,7 @@ from tensorweave.framework.graph import (
     colocate_with,
     control_dependencies,
     convert_to_tensor,
+    executing_eagerly,
     get_default_graph,
     name_scope,
 )
@@ -236,15 +237,63 @@ def _static_string(value: Any) -> str:
     return str(value)
 
 
+def _label(tensor: Tensor, by_shape: bool = True) -> str:
+    """How an assert's message names a tensor: by name, or when eager (it has none) by shape and dtype, or
+    not at all (the rank asserts, as TF's)."""
+    if not executing_eagerly():
+        return tensor.name
+    return f"shape={tensor.shape} dtype={tensor.dtype.name}" if by_shape else ""
+
+
+def _pretty_print(item: Any, summarize: int) -> str:
+    """A data item of an eager assert's message: a tensor as the list of its first `summarize` values."""
+    if not isinstance(item, Tensor):
+        return str(item)
+    value = item.numpy()
+    if np.isscalar(value):
+        return str(value)
+    flat = value.reshape(-1)
+    return str([str(v) for v in flat[:summarize]] + (["..."] if flat.size > summarize else []))
+
+
+def _eager_binary_assert(sym: str, op_func: Callable, x: Tensor, y: Tensor, data: Any, summarize: int | None,
+                         message: str | None) -> None:
+    """TF's eager assert: nothing when `op_func(x, y)` holds everywhere, else InvalidArgumentError now, listing
+    the first values that differ."""
+    holds = np.asarray(op_func(x, y))
+    if holds.all():
+        return
+    summarize = 3 if summarize is None else 10**9 if summarize < 0 else summarize
+    if data is None:
+        data = [f"Condition x {sym} y did not hold."]
+        x_np, y_np = np.asarray(x), np.asarray(y)
+        if summarize > 0:
+            if x.shape == y.shape and x.shape.as_list():  # the differing values, where their positions match
+                differ = ~holds
+                count = min(summarize, int(differ.sum()))
+                data += [f"Indices of first {count} different values:", np.argwhere(differ)[:count],
+                         "Corresponding x values:", x_np[differ][:count],
+                         "Corresponding y values:", y_np[differ][:count]]
+            count_x, count_y = min(x_np.size, summarize), min(y_np.size, summarize)
+            data += [f"First {count_x} elements of x:", x_np.reshape(-1)[:count_x],
+                     f"First {count_y} elements of y:", y_np.reshape(-1)[:count_y]]
+    if message is not None:
+        data = [message] + list(data)
+    raise errors.InvalidArgumentError(None, None, "\n".join(_pretty_print(item, summarize) for item in data))
+
+
 def _binary_assert(sym: str, opname: str, op_func: Callable, static_func: Callable, x: Any, y: Any, data: Any,
-                   summarize: int | None, message: str | None, name: str | None) -> Operation:
-    """An Assert that `op_func(x, y)` holds everywhere; InvalidArgumentError now when x and y are known."""
+                   summarize: int | None, message: str | None, name: str | None) -> Operation | None:
+    """An Assert that `op_func(x, y)` holds everywhere; InvalidArgumentError now when x and y are known (or
+    eager: nothing then when it holds)."""
     with name_scope(name, opname, [x, y, data]):
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, name="y")
+        if executing_eagerly():
+            return _eager_binary_assert(sym, op_func, x, y, data, summarize, message)
         if data is None:
-            data = [f"Condition x {sym} y did not hold element-wise:", f"x ({x.name}) = ", x,
-                    f"y ({y.name}) = ", y]
+            data = [f"Condition x {sym} y did not hold element-wise:", f"x ({_label(x)}) = ", x,
+                    f"y ({_label(y)}) = ", y]
         if message is not None:
             data = [message] + list(data)
         condition = reduction_ops.reduce_all(op_func(x, y))
@@ -307,7 +356,7 @@ def _sign_assert(sym: str, opname: str, compare: Callable, zero_first: bool, x: 
     with name_scope(name, opname, [x, data]):
         x = convert_to_tensor(x, name="x")
         if data is None:
-            data = [message, f"Condition x {sym} 0 did not hold element-wise:", f"x ({x.name}) = ", x]
+            data = [message, f"Condition x {sym} 0 did not hold element-wise:", f"x ({_label(x)}) = ", x]
             if sym == "<=":  # TF's list lacks a comma here, so these two lines are one
                 data[1:3] = [data[1] + data[2]]
         zero = convert_to_tensor(0, dtype=x.dtype)
@@ -352,8 +401,8 @@ def assert_near(x: Any, y: Any, rtol: Any = None, atol: Any = None, data: Any = 
         rtol = convert_to_tensor(10 * eps if rtol is None else rtol, name="rtol", dtype=dtype)
         atol = convert_to_tensor(10 * eps if atol is None else atol, name="atol", dtype=dtype)
         if data is None:
-            data = [message, f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}", f"x ({x.name}) = ", x,
-                    f"y ({y.name}) = ", y]
+            data = [message, f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}", f"x ({_label(x)}) = ", x,
+                    f"y ({_label(y)}) = ", y]
         tol = atol + rtol * elementwise_ops.abs(y)
         diff = elementwise_ops.abs(x - y)
         condition = reduction_ops.reduce_all(elementwise_ops.less(diff, tol))
@@ -406,13 +455,13 @@ def assert_rank(x: Any, rank: Any, data: Any = None, summarize: int | None = Non
         rank = convert_to_tensor(rank, name="rank")
         message = _message_prefix(message)
         if data is None:
-            data = [message, f"Tensor {x.name} must have rank", rank, "Received shape: ", shape_ops.shape(x)]
+            data = [message, f"Tensor {_label(x, False)} must have rank", rank, "Received shape: ", shape_ops.shape(x)]
         try:
             return _assert_ranks_condition(x, (rank,), lambda actual, given: actual == given[0],
                                            lambda actual, given: elementwise_ops.equal(actual, given[0]),
                                            data, summarize)
         except _StaticRankFailure as e:
-            raise ValueError(f"{message}Tensor {x.name} must have rank {int(e.args[1][0])}.  Received rank "
+            raise ValueError(f"{message}Tensor {_label(x, False)} must have rank {int(e.args[1][0])}.  Received rank "
                              f"{e.args[0]}, shape {x.get_shape()}") from None
 
 
@@ -425,14 +474,14 @@ def assert_rank_at_least(x: Any, rank: Any, data: Any = None, summarize: int | N
         rank = convert_to_tensor(rank, name="rank")
         message = _message_prefix(message)
         if data is None:
-            data = [message, f"Tensor {x.name} must have rank at least", rank, "Received shape: ",
+            data = [message, f"Tensor {_label(x, False)} must have rank at least", rank, "Received shape: ",
                     shape_ops.shape(x)]
         try:
             return _assert_ranks_condition(x, (rank,), lambda actual, given: actual >= given[0],
                                            lambda actual, given: elementwise_ops.greater_equal(actual, given[0]),
                                            data, summarize)
         except _StaticRankFailure as e:
-            raise ValueError(f"{message}Tensor {x.name} must have rank at least {int(e.args[1][0])}.  Received "
+            raise ValueError(f"{message}Tensor {_label(x, False)} must have rank at least {int(e.args[1][0])}.  Received "
                              f"rank {e.args[0]}, shape {x.get_shape()}") from None
 
 
@@ -445,7 +494,7 @@ def assert_rank_in(x: Any, ranks: Any, data: Any = None, summarize: int | None =
         ranks = tuple(convert_to_tensor(rank, name="rank") for rank in ranks)
         message = _message_prefix(message)
         if data is None:
-            data = [message, f"Tensor {x.name} must have rank in"] + list(ranks) + [
+            data = [message, f"Tensor {_label(x, False)} must have rank in"] + list(ranks) + [
                 "Received shape: ", shape_ops.shape(x)]
         try:
             return _assert_ranks_condition(x, ranks, lambda actual, given: actual in given,
@@ -453,7 +502,7 @@ def assert_rank_in(x: Any, ranks: Any, data: Any = None, summarize: int | None =
                                            convert_to_tensor(False), data, summarize)
         except _StaticRankFailure as e:
             given = tuple(r.item() for r in e.args[1])
-            raise ValueError(f"{message}Tensor {x.name} must have rank in {given}.  Received rank {e.args[0]}, "
+            raise ValueError(f"{message}Tensor {_label(x, False)} must have rank in {given}.  Received rank {e.args[0]}, "
                              f"shape {x.get_shape()}") from None
 
 

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, op_callbacks, tensor_shape, tensor_util
+from tensorweave.framework import context, dtypes, op_callbacks, tensor_shape, tensor_util
+from tensorweave.framework.eager import EagerTensor
 from tensorweave.framework.graph import (
     Tensor,
     get_default_graph,
@@ -42,8 +43,15 @@ def _const(ctx: OpKernelContext, value: np.ndarray) -> Any:
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const",
              verify_shape: bool = False) -> Tensor:
     """TF1's `tf.constant`: a scalar broadcasts to `shape`; a short list is padded with its last value."""
-    array = tensor_util.make_ndarray_value(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
+    try:
+        array = tensor_util.make_ndarray_value(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
+    except TypeError:
+        if dtype is None or not context.executing_eagerly():
+            raise
+        raise TypeError(f"Cannot convert {value} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}") from None
     array.setflags(write=False)  # kernels and assigns must never write into a graph constant
+    if context.executing_eagerly():  # a value, not a node, as TF's eager constant
+        return EagerTensor(array, dtypes.as_dtype(array.dtype))
     # No name scope of its own, as in TF: the node takes `name` directly (and TF's node-name errors).
     op = create_op(get_default_graph(), "Const", [], name=name,
                    attrs={"value": array, "dtype": dtypes.as_dtype(array.dtype)})

@@ -14,12 +14,13 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.formats import protos
-from tensorweave.framework import meta_graph, nest, tensor_shape
+from tensorweave.framework import meta_graph, nest, tensor_shape, tensor_util
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
     Tensor,
     convert_to_tensor,
+    executing_eagerly,
     get_default_graph,
     get_graph_from_inputs,
     internal_convert_to_tensor,
@@ -619,6 +620,9 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
         raise TypeError("'true_fn' must be callable.")
     if not callable(false_fn):
         raise TypeError("'false_fn' must be callable.")
+    if executing_eagerly():  # only the taken branch runs, at once (TF's eager cond)
+        result = true_fn() if tensor_util.constant_value(convert_to_tensor(pred)) else false_fn()
+        return result if strict else _unpack_if_singleton(result)
     with name_scope(name, "cond", [pred]):
         if isinstance(pred, bool):
             raise TypeError("'pred' must not be a Python bool.")
@@ -1107,11 +1111,28 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             loop_vars = (counter, loop_vars[0] if try_to_pack else loop_vars)
             if shape_invariants is not None:
                 shape_invariants = (tensor_shape.TensorShape([]), shape_invariants)
+        if executing_eagerly():
+            result = _eager_loop(cond, body, loop_vars, try_to_pack and maximum_iterations is None)
+            return result[1] if maximum_iterations is not None else result
         context = WhileContext(maximum_iterations, parallel_iterations, back_prop, swap_memory)
         if context.outer_context is None:
             get_default_graph().add_to_collection(GraphKeys.WHILE_CONTEXT, context)
         result = context.build_loop(cond, body, loop_vars, shape_invariants, return_same_structure)
         return result[1] if maximum_iterations is not None else result
+
+
+def _eager_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any, try_to_pack: bool) -> Any:
+    """The loop run as a Python loop, executing eagerly (TF's eager while_loop): its variables as tensors,
+    in their structure (a single one unpacked, as it came)."""
+    packed = False
+    structure = list(loop_vars)
+    while cond(*loop_vars):
+        loop_vars = body(*loop_vars)
+        if try_to_pack and not isinstance(loop_vars, (list, tuple)):
+            packed, loop_vars = True, (loop_vars,)
+        nest.assert_same_structure(structure, list(loop_vars))
+    loop_vars = nest.map_structure(convert_to_tensor, loop_vars)
+    return loop_vars[0] if packed else loop_vars
 
 
 def _counted(cond: Callable[..., Any], body: Callable[..., Any], maximum_iterations: Tensor, packed: bool

@@ -35,7 +35,7 @@ from tensorweave.framework.session_state import KeptTensor, is_handle_op, regist
 from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, which partition graphs hold
 from tensorweave.platform import tf_logging
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
-from tensorweave.runtime.executor import CallFrame, Executor, InterOpPool, new_kernel, run_partitions
+from tensorweave.runtime.executor import CallFrame, Executor, InterOpPool, run_partitions
 from tensorweave.runtime.optimize import StepOptimizations, schedule_recvs
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.place import is_generator
@@ -277,11 +277,11 @@ class DirectSession(SessionBackend):
         """A new kernel, except for stateful nodes: one per session, shared by every plan (called under the
         lock)."""
         if not op_registry.get(node_def.op).op_def.is_stateful:
-            return new_kernel(node_def, device)
+            return op_registry.new_kernel(node_def, device)
         key = (device.name, node_def.name)
         kernel = self._stateful_kernels.get(key)
         if kernel is None:
-            kernel = self._stateful_kernels[key] = new_kernel(node_def, device)
+            kernel = self._stateful_kernels[key] = op_registry.new_kernel(node_def, device)
         return kernel
 
     def container_names(self) -> list[str]:

@@ -58,6 +58,7 @@ from tensorweave.framework.op_kernel import (
     leave_step,
     quiet_numerics,
 )
+from tensorweave.framework.op_registry import new_kernel
 from tensorweave.runtime import input_chain
 from tensorweave.runtime.loop_compiler import CompiledLoop, compile_loops, root_schedule
 from tensorweave.runtime.step_stats import NodeExecStats
@@ -136,18 +137,6 @@ class _Node:
         self.constant_enter = self.kind == _NodeKind.ENTER and bool(node_def.attr["is_constant"])
 
 
-def new_kernel(node_def: NodeDef, device: DeviceBase) -> OpKernel:
-    """The node's kernel on `device`: the first registered kernel of its op whose constraints admit it."""
-    op = _lookup_op(node_def)
-    kernel_def = op.find_kernel(device.device_type, node_def.attr)
-    if kernel_def is None:
-        registered = ", ".join(sorted(op.kernels)) or "<no registered kernels>"
-        raise errors.InvalidArgumentError(
-            node_def, None, f"No OpKernel was registered to support Op '{node_def.op}' used by "
-            f"{{{{node {node_def.name}}}}} on device {device.name}. Registered kernels: {registered}")
-    return OpKernel(kernel_def, node_def, device)
-
-
 class InterOpPool(ThreadPoolExecutor):
     """A session's (or worker's) inter-op threads: the pool that knows how many kernels it runs at once."""
 
@@ -170,7 +159,7 @@ class Executor:
         next_slot = 0
         input_is_ref, output_is_ref = [], []
         for node in nodes:
-            op = _lookup_op(node.node_def)
+            op = op_registry.lookup_op(node.node_def)
             input_is_ref.append([t._is_ref_dtype for t in arg_types(op.op_def.input_args, node.node_def.attr)])
             out_types = arg_types(op.op_def.output_args, node.node_def.attr)
             output_is_ref.append([t._is_ref_dtype for t in out_types])
@@ -1081,19 +1070,11 @@ def _chained(nodes: list[_Node], waiting: list[_Node]) -> bool:
 
 def _ref_expected_error(node_def: NodeDef, position: int, source: NodeDef, index: int) -> errors.OpError:
     """A value (a fed tensor) where a ref input wants the variable itself, in the words of TF's executor."""
-    expected = arg_types(_lookup_op(node_def).op_def.input_args, node_def.attr)[position]
-    passed = arg_types(_lookup_op(source).op_def.output_args, source.attr)[index]
+    expected = arg_types(op_registry.lookup_op(node_def).op_def.input_args, node_def.attr)[position]
+    passed = arg_types(op_registry.lookup_op(source).op_def.output_args, source.attr)[index]
     return errors.InvalidArgumentError(
         node_def, None, f"Input {position} of node {node_def.name} was passed {type_string(passed)} from "
         f"{source.name}:{index} incompatible with expected {type_string(expected)}_ref.")
-
-
-def _lookup_op(node_def: NodeDef) -> op_registry.Op:
-    try:
-        return op_registry.get(node_def.op)
-    except KeyError:
-        raise errors.NotFoundError(node_def, None, f"Op type not registered '{node_def.op}' used by node "
-                                   f"{node_def.name}") from None
 
 
 def _as_outputs(node: _Node, result: Any) -> Sequence[Any]:
