@@ -1160,7 +1160,9 @@ def device(device_name_or_function: Any) -> Any:
 
 @tf_export("colocate_with")
 def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
-    """`tf.colocate_with`: place ops created inside with `op`."""
+    """`tf.colocate_with`: place ops created inside with `op` (nothing to do for eager ops, as in TF)."""
+    if context.executing_eagerly():
+        return contextlib.nullcontext()
     return get_default_graph().colocate_with(op, ignore_existing)
 
 
