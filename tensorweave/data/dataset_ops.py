@@ -29,10 +29,10 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.data import iterator_ops, structure
-from tensorweave.data.function import StructuredFunction, to_tensors
+from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, convert_to_tensor
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     SparseTensorSpec,
@@ -40,7 +40,7 @@ from tensorweave.framework.type_spec import (
     TypeSpec,
     register_type_spec_from_value_converter,
 )
-from tensorweave.ops import dataset_ops, parsing_ops
+from tensorweave.ops import dataset_ops, elementwise_ops, io_ops, parsing_ops, shape_ops
 from tensorweave.ops.ragged_tensor import RaggedTensorSpec
 from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform import tf_logging
@@ -177,7 +177,7 @@ class DatasetV1:
         captures = self._all_captures()
         factory = dataset_ops.register_dataset_factory(lambda *values: self._bind(list(values)))
         return dataset_ops.PyDataset(captures, dataset_factory=factory, output_types=self._flat_types(),
-                                     output_shapes=self._flat_shapes())
+                                     output_shapes=self._flat_shapes(), name="PyDataset")
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
@@ -196,6 +196,13 @@ class DatasetV1:
         """An iterator with an initializer op (run it, feeding the dataset's placeholders)."""
         return iterator_ops.make_initializable_iterator(self, shared_name)
 
+    def get_single_element(self, name: str | None = None) -> Any:
+        """The tensors of this dataset's one element (InvalidArgumentError at run time when it has none or
+        more than one)."""
+        flat = dataset_ops.DatasetToSingleElement(self._variant_tensor(), output_types=self._flat_types(),
+                                                  output_shapes=self._flat_shapes(), name=name)
+        return structure.from_components(self._element_spec, flat if isinstance(flat, list) else [flat])
+
     # -- sources -----------------------------------------------------------------------------------------------
 
     @staticmethod
@@ -207,6 +214,19 @@ class DatasetV1:
     def from_tensor_slices(tensors: Any, name: str | None = None) -> DatasetV1:
         """A dataset of the slices of `tensors` along their first dimension."""
         return _TensorSliceDataset(tensors)
+
+    @staticmethod
+    def list_files(file_pattern: Any, shuffle: bool | None = None, seed: int | None = None,
+                   name: str | None = None) -> DatasetV1:
+        """The names of the files matching `file_pattern` (a glob or a list of them) at run time, sorted, and
+        shuffled (all at once) unless `shuffle` is False."""
+        with name_scope("list_files"):
+            matching = io_ops.matching_files(file_pattern)
+            dataset = _TensorSliceDataset(matching)
+            if shuffle is False:
+                return dataset
+            count = shape_ops.shape(matching, out_type=dtypes.int64)[0]
+            return dataset.shuffle(elementwise_ops.maximum(count, 1), seed=seed)
 
     @staticmethod
     def from_sparse_tensor_slices(sparse_tensor: SparseTensor) -> DatasetV1:
@@ -349,7 +369,7 @@ class _OptionsDataset(DatasetV1):
 
 class _TensorDataset(DatasetV1):
     def __init__(self, tensors: Any) -> None:
-        values = to_tensors(tensors)
+        values = normalize_element(tensors)
         spec = structure.spec_of(values)
         super().__init__((), structure.to_components(values, spec), spec)
 
@@ -359,7 +379,7 @@ class _TensorDataset(DatasetV1):
 
 class _TensorSliceDataset(DatasetV1):
     def __init__(self, tensors: Any) -> None:
-        values = to_tensors(tensors)
+        values = normalize_element(tensors)
         flat = nest.flatten(values)
         if not flat:
             raise ValueError("Invalid `tensors`: `tensors` should not be empty.")
@@ -1180,6 +1200,14 @@ def _dense_as_ragged(value: np.ndarray, ragged_rank: int, splits_dtype: Any) -> 
     return [value.reshape((-1, *dims[ragged_rank + 1:])), *splits]
 
 
+@tf_export("data.experimental.get_single_element")
+def get_single_element(dataset: DatasetV1) -> Any:
+    """The tensors of the one element of `dataset`."""
+    if not isinstance(dataset, DatasetV1):
+        raise TypeError(f"Invalid `dataset`. Expected a `tf.data.Dataset` object but got {type(dataset)}.")
+    return dataset.get_single_element()
+
+
 @tf_export("data.experimental.parse_example_dataset")
 def parse_example_dataset(features: dict, num_parallel_calls: int = 1,
                           deterministic: Any = None) -> Callable[[DatasetV1], DatasetV1]:
@@ -1192,9 +1220,19 @@ def parse_example_dataset(features: dict, num_parallel_calls: int = 1,
         if not TensorSpec([None], dtypes.string).is_compatible_with(dataset.element_spec):
             raise TypeError("Input dataset should be a dataset of vectors of strings. Instead it is "
                             f"`{dataset.element_spec}`.")
-        return dataset.map(lambda serialized: parsing_ops.parse_example(serialized, features), num_parallel_calls)
+        return dataset.map(lambda serialized: _parsed_batch(serialized, features), num_parallel_calls)
 
     return apply
+
+
+def _parsed_batch(serialized: Tensor, features: dict) -> dict:
+    """parse_example of a batch, its sparse values' first dimension the batch's (what TF's ParseExampleDataset
+    declares)."""
+    parsed = parsing_ops.parse_example(serialized, features)
+    for value in parsed.values():
+        if isinstance(value, SparseTensor):
+            value.set_shape(serialized.shape[:1].concatenate(value.shape[1:]))
+    return parsed
 
 
 @tf_export("data.experimental.dense_to_sparse_batch")

@@ -22,6 +22,7 @@ from typing import Any
 
 from tensorweave.data import structure
 from tensorweave.devices.cpu import cpu_device
+from tensorweave.framework import nest
 from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.resource_mgr import ResourceMgr
@@ -70,6 +71,13 @@ def to_tensors(values: Any) -> Any:
     if isinstance(values, dict):
         return {k: to_tensors(v) for k, v in values.items()}
     return convert_to_tensor(values)
+
+
+def normalize_element(element: Any) -> Any:
+    """An element as `from_tensors` and `from_tensor_slices` take it (TF's normalize_element): `to_tensors`,
+    each sparse tensor rebuilt from its three tensors, its static shape only what its dense_shape tensor fixes."""
+    return nest.map_structure(lambda v: SparseTensor(v.indices, v.values, v.dense_shape)
+                              if isinstance(v, SparseTensor) else v, to_tensors(element))
 
 
 def _should_unpack(args: Any) -> bool:

@@ -150,7 +150,7 @@ def make_one_shot_iterator(dataset: Any) -> Iterator:
 
 def _ops_reaching(tensors: list[Tensor]) -> list[Operation]:
     seen: dict[Operation, None] = {}
-    stack = [t.op for t in tensors]
+    stack = [t.op for t in reversed(tensors)]  # depth first from the first tensor, as TF finds a placeholder
     while stack:
         op = stack.pop()
         if op not in seen:

@@ -266,3 +266,81 @@ def test_from_sparse_tensor_slices_gives_dense_triples():
         with pytest.raises(TypeError, match="^Invalid `sparse_tensor`. `sparse_tensor` must be a "
                                             "`tf.sparse.SparseTensor`. Got <class '.*SparseTensorValue'>.$"):
             tf.data.Dataset.from_sparse_tensor_slices(st)
+
+
+def test_a_fed_sparse_placeholder_through_an_initializable_iterator():
+    with tf.Graph().as_default():
+        sp = tf.sparse_placeholder(tf.float32, shape=[None, 3])
+        # as TF's, the element is rebuilt from the three tensors: the placeholder's declared shape is not kept
+        assert tf.data.Dataset.from_tensors(sp).output_shapes.as_list() == [None, None]
+        ds = tf.data.Dataset.from_tensor_slices(sp).batch(2)
+        assert ds.output_shapes.as_list() == [None, None]
+        it = ds.make_initializable_iterator()
+        nxt = it.get_next()
+        with tf.Session() as sess:
+            sess.run(it.initializer, {sp: tf.SparseTensorValue([[0, 1], [2, 2], [3, 0]], [1., 2., 3.], [4, 3])})
+            assert [_triple(sess.run(nxt)) for _ in range(2)] == [([[0, 1]], [1.0], [2, 3]),
+                                                                  ([[0, 2], [1, 0]], [2.0, 3.0], [2, 3])]
+            sess.run(it.initializer, {sp: tf.SparseTensorValue([[0, 0]], [5.], [1, 3])})
+            assert _triple(sess.run(nxt)) == ([[0, 0]], [5.0], [1, 3])
+        with pytest.raises(ValueError, match=r"^Cannot capture a placeholder \(name:Placeholder_1, type:Placeholder\) "
+                                             r"by value.$"):
+            tf.data.Dataset.from_tensor_slices(sp).make_one_shot_iterator()
+
+
+def test_get_single_element_of_sparse_and_ragged_elements():
+    with tf.Graph().as_default():
+        single = tf.data.experimental.get_single_element(tf.data.Dataset.from_tensors(tf.SparseTensor([[0]], [1], [2])))
+        assert isinstance(single, tf.SparseTensor) and single.shape.as_list() == [2]
+        pair = tf.data.Dataset.range(3).map(lambda i: (i, tf.ragged.range(i))).batch(5).get_single_element()
+        with tf.Session() as sess:
+            assert _triple(sess.run(single)) == ([[0]], [1], [2])
+            ids, ragged = sess.run(pair)
+            assert ids.tolist() == [0, 1, 2] and ragged.to_list() == [[[]], [[0]], [[0, 1]]]
+            for dataset, message in ((tf.data.Dataset.range(0), "Dataset was empty."),
+                                     (tf.data.Dataset.range(2), "Dataset had more than one element.")):
+                with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                    sess.run(tf.data.experimental.get_single_element(dataset))
+        with pytest.raises(TypeError, match="^Invalid `dataset`. Expected a `tf.data.Dataset` object but got "
+                                            "<class 'int'>.$"):
+            tf.data.experimental.get_single_element(3)
+
+
+def _write_parts(directory):
+    for part in range(2):
+        with tf.python_io.TFRecordWriter(str(directory / f"part-{part}.tfrecord")) as writer:
+            for i in range(5):
+                writer.write(tf.train.Example(features=tf.train.Features(feature={
+                    "x": tf.train.Feature(int64_list=tf.train.Int64List(value=list(range(i % 3)))),
+                    "y": tf.train.Feature(int64_list=tf.train.Int64List(value=[10 * part + i]))})).SerializeToString())
+    return str(directory / "*.tfrecord")
+
+
+def test_list_files_and_make_batched_features_dataset(tmp_path):
+    pattern = _write_parts(tmp_path)
+    features = {"x": tf.VarLenFeature(tf.int64), "y": tf.FixedLenFeature([], tf.int64)}
+    with tf.Graph().as_default():
+        files = tf.data.Dataset.list_files(pattern, shuffle=False)
+        assert files.output_types == tf.string and files.output_shapes.as_list() == []
+        assert [f.decode().rsplit("/", 1)[1] for f in _all(files)] == ["part-0.tfrecord", "part-1.tfrecord"]
+        shuffled = tf.data.Dataset.list_files(pattern, seed=4)
+        assert [f.decode().rsplit("/", 1)[1] for f in _all(shuffled)] == ["part-1.tfrecord", "part-0.tfrecord"]
+        assert _all(tf.data.Dataset.list_files(str(tmp_path / "*.nope"))) == []
+
+        ds = tf.data.experimental.make_batched_features_dataset(pattern, 3, features, label_key="y", num_epochs=1,
+                                                                shuffle=False)
+        assert tf.data.get_output_classes(ds) == ({"x": tf.SparseTensor}, tf.Tensor)
+        assert tf.data.get_output_shapes(ds)[0]["x"].as_list() == [None, None]
+        assert [(*_triple(x["x"]), y.tolist()) for x, y in _all(ds)] == [
+            ([[1, 0], [2, 0], [2, 1]], [0, 0, 1], [3, 2], [0, 1, 2]), ([[1, 0]], [0], [3, 1], [3, 4, 10]),
+            ([[0, 0], [1, 0], [1, 1]], [0, 0, 1], [3, 2], [11, 12, 13]), ([[0, 0]], [0], [1, 1], [14])]
+        repeated = tf.data.experimental.make_batched_features_dataset(pattern, 4, features, shuffle_seed=3,
+                                                                      shuffle_buffer_size=6)
+        assert {k: s.as_list() for k, s in tf.data.get_output_shapes(repeated).items()} == {"x": [4, None],
+                                                                                            "y": [4]}
+        nxt = tf.data.make_one_shot_iterator(repeated).get_next()
+        with tf.Session() as sess:
+            assert [sess.run(nxt)["y"].tolist() for _ in range(3)] == [[0, 1, 2, 3], [13, 4, 11, 12], [10, 14, 0, 11]]
+        with pytest.raises(ValueError, match=r"^The `label_key` provided \(z\) must be one of the `features` keys: "
+                                             r"dict_keys\(\['x', 'y'\]\).$"):
+            tf.data.experimental.make_batched_features_dataset(pattern, 3, features, label_key="z")
