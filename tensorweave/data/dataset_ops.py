@@ -433,7 +433,7 @@ class _GeneratorDataset(DatasetV1):
         if output_shapes is None:
             output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
         else:
-            output_shapes = _shapes_like(output_types, output_shapes)
+            output_shapes = structure.shapes_like(output_types, output_shapes)
         self._generator = generator
         self._num_args = 0 if args is None else len(args)
         captures = [convert_to_tensor(a) for a in (args or ())]
@@ -467,15 +467,6 @@ def _flatten_like(types: Any, item: Any) -> list[Any] | None:
     else:
         return [item]
     return None if any(p is None for p in parts) else [v for p in parts for v in p]
-
-
-def _shapes_like(types: Any, shapes: Any) -> Any:
-    """`shapes` (a shape per component, a shape being a list) in the structure of `types`."""
-    if not nest.is_nested(types):
-        return tensor_shape.as_shape(shapes)
-    if isinstance(types, dict):
-        return {k: _shapes_like(types[k], shapes[k]) for k in types}
-    return type(types)(_shapes_like(t, s) for t, s in zip(types, shapes))
 
 
 def _generated(value: Any, dtype: dtypes.DType, shape: tensor_shape.TensorShape) -> Any:
@@ -912,7 +903,7 @@ class _PaddedBatchDataset(DatasetV1):
                                 f"`{spec}`.")
         if padded_shapes is None:
             padded_shapes = source.output_shapes
-        shapes = _shapes_like(source.output_types, padded_shapes)
+        shapes = structure.shapes_like(source.output_types, padded_shapes)
         flat_shapes = nest.flatten(shapes)
         flat_types = source._flat_types()
         if padding_values is None:

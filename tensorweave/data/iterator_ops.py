@@ -35,8 +35,7 @@ def _legacy_spec(output_types: Any, output_shapes: Any, output_classes: Any) -> 
     if output_shapes is None:
         output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
     else:
-        output_shapes = nest.map_structure(tensor_shape.as_shape, output_shapes)
-        nest.assert_same_structure(output_types, output_shapes)
+        output_shapes = structure.shapes_like(output_types, output_shapes)
     if output_classes is None:
         output_classes = nest.map_structure(lambda _: Tensor, output_types)
     return structure.element_spec(output_types, output_shapes, output_classes)

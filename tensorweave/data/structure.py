@@ -95,6 +95,20 @@ def _sparse_value(spec: SparseTensorSpec, indices: Tensor, values: Tensor, dense
     return SparseTensor(indices, values, dense_shape)
 
 
+def shapes_like(types: Any, shapes: Any) -> Any:
+    """`shapes` (a shape per component, a shape being a list or None) in the structure of `types`, as TF's
+    `map_structure_up_to` reads legacy shapes."""
+    if not nest.is_nested(types):
+        return tensor_shape.as_shape(shapes)
+    if isinstance(types, dict):
+        return {k: shapes_like(types[k], shapes[k]) for k in types}
+    if len(types) != len(shapes):
+        raise ValueError("The two structures don't have the same sequence length. Input structure has length "
+                         f"{len(shapes)}, while shallow structure has length {len(types)}.")
+    parts = [shapes_like(t, s) for t, s in zip(types, shapes)]
+    return type(types)(*parts) if hasattr(types, "_fields") else type(types)(parts)
+
+
 def legacy_types(spec: Any) -> Any:
     return nest.map_structure(lambda s: s._to_legacy_output_types(), spec)
 

@@ -344,3 +344,13 @@ def test_list_files_and_make_batched_features_dataset(tmp_path):
         with pytest.raises(ValueError, match=r"^The `label_key` provided \(z\) must be one of the `features` keys: "
                                              r"dict_keys\(\['x', 'y'\]\).$"):
             tf.data.experimental.make_batched_features_dataset(pattern, 3, features, label_key="z")
+
+
+def test_from_structure_reads_legacy_shapes_given_as_lists():
+    with tf.Graph().as_default():
+        it = tf.data.Iterator.from_structure(tf.int64, [None], output_classes=tf.SparseTensor)
+        assert it.element_spec == tf.SparseTensorSpec([None], tf.int64)
+        pair = tf.data.Iterator.from_structure((tf.int64, tf.float32), ([None], [2, 3]))
+        assert [s.as_list() for s in pair.output_shapes] == [[None], [2, 3]]
+        init = it.make_initializer(_sparse_range(2))
+        assert _triple(_all(it.get_next(), init=init)[1]) == ([[0]], [1], [2])
