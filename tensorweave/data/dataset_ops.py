@@ -1,14 +1,16 @@
 """`tf.data.Dataset` (TF1's DatasetV1) and its transformations, as graph-building definitions.
 
 A Dataset is an immutable definition: its input datasets, the tensors it captured (in the graph it was made
-in: a fed placeholder, a batch size) and the structure of its elements (`output_types`, `output_shapes`,
-`output_classes`, nested as TF's). Functions given to map, filter, flat_map and interleave are traced once
-into private graphs (function.py) and run per element by an Executor.
+in: a fed placeholder, a batch size) and the structure of its elements (`element_spec`, TypeSpecs nested as
+TF's, of which `output_types`, `output_shapes` and `output_classes` are TF1's views). Functions given to map,
+filter, flat_map and interleave are traced once into private graphs (function.py) and run per element by an
+Executor.
 
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
-walks the definition into a pipeline of Python generators of flat elements (lists of arrays); state that
-lives for one iterator (a shuffle's generator, a cache) is kept in that iteration's `_Run`. Shuffling draws
-TF's Philox stream and keeps TF's buffer, so a seeded shuffle gives TF's exact order.
+walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
+component as its three: structure.py); state that lives for one iterator (a shuffle's generator, a cache) is
+kept in that iteration's `_Run`. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
+gives TF's exact order.
 """
 
 from __future__ import annotations
@@ -27,12 +29,19 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.data import iterator_ops, structure
-from tensorweave.data.function import StructuredFunction, to_tensors
+from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, convert_to_tensor
-from tensorweave.framework.type_spec import TensorSpec, TypeSpec, register_type_spec_from_value_converter
-from tensorweave.ops import dataset_ops
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.type_spec import (
+    SparseTensorSpec,
+    TensorSpec,
+    TypeSpec,
+    register_type_spec_from_value_converter,
+)
+from tensorweave.ops import dataset_ops, elementwise_ops, io_ops, parsing_ops, shape_ops
+from tensorweave.ops.ragged_tensor import RaggedTensorSpec
 from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import export_value, tf_export
@@ -112,37 +121,37 @@ class _Bound:
 class DatasetV1:
     """Represents a potentially large set of elements."""
 
-    def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], output_types: Any,
-                 output_shapes: Any) -> None:
+    def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], element_spec: Any) -> None:
         self._inputs = inputs
         self._captures = captures
-        self._output_types = output_types
-        self._output_shapes = output_shapes
+        self._element_spec = element_spec
+        self._components = structure.component_specs(element_spec)
 
     # -- structure -------------------------------------------------------------------------------------------
 
     @property
     def output_types(self) -> Any:
-        return self._output_types
+        return structure.legacy_types(self._element_spec)
 
     @property
     def output_shapes(self) -> Any:
-        return self._output_shapes
+        return structure.legacy_shapes(self._element_spec)
 
     @property
     def output_classes(self) -> Any:
-        return nest.map_structure(lambda _: Tensor, self._output_types)
+        return structure.legacy_classes(self._element_spec)
 
     @property
     def element_spec(self) -> Any:
         """The TypeSpecs of this dataset's elements."""
-        return structure.element_spec(self._output_types, self._output_shapes)
+        return self._element_spec
 
     def _flat_types(self) -> list[dtypes.DType]:
-        return nest.flatten(self._output_types)
+        """The dtypes of an element's flat components."""
+        return [s.dtype for s in self._components]
 
     def _flat_shapes(self) -> list[tensor_shape.TensorShape]:
-        return nest.flatten(self._output_shapes)
+        return [s.shape for s in self._components]
 
     # -- binding to the graph and to run-time values -------------------------------------------------------
 
@@ -168,7 +177,7 @@ class DatasetV1:
         captures = self._all_captures()
         factory = dataset_ops.register_dataset_factory(lambda *values: self._bind(list(values)))
         return dataset_ops.PyDataset(captures, dataset_factory=factory, output_types=self._flat_types(),
-                                     output_shapes=self._flat_shapes())
+                                     output_shapes=self._flat_shapes(), name="PyDataset")
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
@@ -187,6 +196,13 @@ class DatasetV1:
         """An iterator with an initializer op (run it, feeding the dataset's placeholders)."""
         return iterator_ops.make_initializable_iterator(self, shared_name)
 
+    def get_single_element(self, name: str | None = None) -> Any:
+        """The tensors of this dataset's one element (InvalidArgumentError at run time when it has none or
+        more than one)."""
+        flat = dataset_ops.DatasetToSingleElement(self._variant_tensor(), output_types=self._flat_types(),
+                                                  output_shapes=self._flat_shapes(), name=name)
+        return structure.from_components(self._element_spec, flat if isinstance(flat, list) else [flat])
+
     # -- sources -----------------------------------------------------------------------------------------------
 
     @staticmethod
@@ -198,6 +214,28 @@ class DatasetV1:
     def from_tensor_slices(tensors: Any, name: str | None = None) -> DatasetV1:
         """A dataset of the slices of `tensors` along their first dimension."""
         return _TensorSliceDataset(tensors)
+
+    @staticmethod
+    def list_files(file_pattern: Any, shuffle: bool | None = None, seed: int | None = None,
+                   name: str | None = None) -> DatasetV1:
+        """The names of the files matching `file_pattern` (a glob or a list of them) at run time, sorted, and
+        shuffled (all at once) unless `shuffle` is False."""
+        with name_scope("list_files"):
+            matching = io_ops.matching_files(file_pattern)
+            dataset = _TensorSliceDataset(matching)
+            if shuffle is False:
+                return dataset
+            count = shape_ops.shape(matching, out_type=dtypes.int64)[0]
+            return dataset.shuffle(elementwise_ops.maximum(count, 1), seed=seed)
+
+    @staticmethod
+    def from_sparse_tensor_slices(sparse_tensor: SparseTensor) -> DatasetV1:
+        """The rows of a SparseTensor, each as its (indices, values, dense_shape) tensors (TF1's older form of
+        `from_tensor_slices` of a sparse tensor)."""
+        if not isinstance(sparse_tensor, SparseTensor):
+            raise TypeError("Invalid `sparse_tensor`. `sparse_tensor` must be a `tf.sparse.SparseTensor`. Got "
+                            f"{type(sparse_tensor)}.")
+        return _SparseSliceDataset(sparse_tensor)
 
     @staticmethod
     def from_generator(generator: Callable, output_types: Any = None, output_shapes: Any = None, args: Any = None,
@@ -255,6 +293,12 @@ class DatasetV1:
     def batch(self, batch_size: Any, drop_remainder: Any = False, num_parallel_calls: Any = None,
               deterministic: Any = None, name: str | None = None) -> DatasetV1:
         return _BatchDataset(self, batch_size, drop_remainder)
+
+    def ragged_batch(self, batch_size: Any, drop_remainder: Any = False, row_splits_dtype: Any = dtypes.int64,
+                     name: str | None = None) -> DatasetV1:
+        """Batches in which a component whose shape is not fully known is ragged (its ragged dimensions from
+        the last unknown one outward), so elements of differing shapes batch together."""
+        return _DenseToRaggedDataset(self, row_splits_dtype).batch(batch_size, drop_remainder)
 
     def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
                      drop_remainder: Any = False, name: str | None = None) -> DatasetV1:
@@ -314,7 +358,7 @@ def _int64(value: Any, name: str) -> Tensor:
 class _OptionsDataset(DatasetV1):
     def __init__(self, source: DatasetV1, options: Options) -> None:
         self._options = options
-        super().__init__((source,), [], source.output_types, source.output_shapes)
+        super().__init__((source,), [], source.element_spec)
 
     def options(self) -> Options:
         return super().options().merge(self._options)
@@ -325,9 +369,9 @@ class _OptionsDataset(DatasetV1):
 
 class _TensorDataset(DatasetV1):
     def __init__(self, tensors: Any) -> None:
-        structure = to_tensors(tensors)
-        super().__init__((), nest.flatten(structure), nest.map_structure(lambda t: t.dtype, structure),
-                         nest.map_structure(lambda t: t.shape, structure))
+        values = normalize_element(tensors)
+        spec = structure.spec_of(values)
+        super().__init__((), structure.to_components(values, spec), spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         yield list(run.captured(self))
@@ -335,8 +379,8 @@ class _TensorDataset(DatasetV1):
 
 class _TensorSliceDataset(DatasetV1):
     def __init__(self, tensors: Any) -> None:
-        structure = to_tensors(tensors)
-        flat = nest.flatten(structure)
+        values = normalize_element(tensors)
+        flat = nest.flatten(values)
         if not flat:
             raise ValueError("Invalid `tensors`: `tensors` should not be empty.")
         rows = tensor_shape.Dimension(None)
@@ -345,10 +389,14 @@ class _TensorSliceDataset(DatasetV1):
                 raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, but got {t.shape}")
             if t.shape.ndims is not None:
                 rows = rows.merge_with(t.shape[0])
-        super().__init__((), flat, nest.map_structure(lambda t: t.dtype, structure),
-                         nest.map_structure(lambda t: t.shape[1:], structure))
+        spec = structure.spec_of(values)
+        self._batched = spec
+        super().__init__((), structure.to_components(values, spec), nest.map_structure(lambda s: s._unbatch(), spec))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
+        if not structure.is_dense(self._batched):
+            yield from _unbatched(self._batched, list(run.captured(self)))
+            return
         values = [np.asarray(v) for v in run.captured(self)]
         rows = values[0].shape[0]
         for i, v in enumerate(values):
@@ -356,8 +404,27 @@ class _TensorSliceDataset(DatasetV1):
                 raise errors.InvalidArgumentError(
                     None, None, f"Dimension 0 in both shapes must be equal: component 0 has {rows} rows and "
                                 f"component {i} has {v.shape[0] if v.ndim else 0} rows")
+        yield from _rows(values, rows)
+
+
+class _SparseSliceDataset(_TensorSliceDataset):
+    """The slices of a sparse tensor typed as the three dense tensors a sparse row is made of (its run-time
+    elements are the same)."""
+
+    def __init__(self, sparse_tensor: SparseTensor) -> None:
+        super().__init__(sparse_tensor)
+        self._element_spec = tuple(self._components)
+
+
+def _rows(values: list[Any], rows: int) -> PyIterator[Element]:
+    """The rows of dense components: a string row as a 0-d array (indexing would give bare bytes, which
+    kernels do not take), a numeric one as NumPy's scalar."""
+    if all(np.asarray(v).dtype != object for v in values):
         for row in range(rows):
             yield [v[row] for v in values]
+        return
+    for row in range(rows):
+        yield [v[row, ...] for v in values]
 
 
 class _GeneratorDataset(DatasetV1):
@@ -366,22 +433,23 @@ class _GeneratorDataset(DatasetV1):
         if output_shapes is None:
             output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
         else:
-            output_shapes = _shapes_like(output_types, output_shapes)
+            output_shapes = structure.shapes_like(output_types, output_shapes)
         self._generator = generator
         self._num_args = 0 if args is None else len(args)
         captures = [convert_to_tensor(a) for a in (args or ())]
-        super().__init__((), captures, output_types, output_shapes)
+        self._output_structure = output_types
+        super().__init__((), captures, structure.element_spec(output_types, output_shapes))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         args = [a.item() if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype == object else a
                 for a in run.captured(self)]
         types, shapes = self._flat_types(), self._flat_shapes()
         for item in self._generator(*args):
-            values = _flatten_like(self._output_types, item)
+            values = _flatten_like(self._output_structure, item)
             if values is None:
                 raise errors.InvalidArgumentError(
                     None, None, "`generator` yielded an element that did not match the expected structure. The "
-                    f"expected structure was {self._output_types}, but the yielded element was {item}.")
+                    f"expected structure was {self._output_structure}, but the yielded element was {item}.")
             yield [_generated(v, t, s) for v, t, s in zip(values, types, shapes)]
 
 
@@ -399,15 +467,6 @@ def _flatten_like(types: Any, item: Any) -> list[Any] | None:
     else:
         return [item]
     return None if any(p is None for p in parts) else [v for p in parts for v in p]
-
-
-def _shapes_like(types: Any, shapes: Any) -> Any:
-    """`shapes` (a shape per component, a shape being a list) in the structure of `types`."""
-    if not nest.is_nested(types):
-        return tensor_shape.as_shape(shapes)
-    if isinstance(types, dict):
-        return {k: _shapes_like(types[k], shapes[k]) for k in types}
-    return type(types)(_shapes_like(t, s) for t, s in zip(types, shapes))
 
 
 def _generated(value: Any, dtype: dtypes.DType, shape: tensor_shape.TensorShape) -> Any:
@@ -442,7 +501,7 @@ class _RangeDataset(DatasetV1):
             raise ValueError(f"Invalid `args`. The length of `args` should be between 1 and 3 but was {len(args)}.")
         self._dtype = dtypes.as_dtype(output_type)
         captures = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
-        super().__init__((), captures, self._dtype, tensor_shape.TensorShape([]))
+        super().__init__((), captures, TensorSpec([], self._dtype))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         start, stop, step = (run.scalar(self, i) for i in range(3))
@@ -461,8 +520,7 @@ class _ZipDataset(DatasetV1):
                                 f"`tf.data.Dataset` objects. Encountered object with type {type(d)}.")
         self._structure = datasets
         flat = tuple(nest.flatten(datasets))
-        super().__init__(flat, [], nest.map_structure(lambda d: d.output_types, datasets),
-                         nest.map_structure(lambda d: d.output_shapes, datasets))
+        super().__init__(flat, [], nest.map_structure(lambda d: d.element_spec, datasets))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         for parts in zip(*(d._iterate(run) for d in self._inputs)):
@@ -471,23 +529,31 @@ class _ZipDataset(DatasetV1):
 
 class _ConcatenateDataset(DatasetV1):
     def __init__(self, first: DatasetV1, second: DatasetV1) -> None:
-        if first._flat_types() != second._flat_types():
-            raise TypeError(f"Incompatible dataset elements:\n  {first.output_types} vs.   {second.output_types}")
-        nest.assert_same_structure(first.output_types, second.output_types)
-        shapes = nest.map_structure(lambda a, b: a.most_specific_compatible_shape(b), first.output_shapes,
-                                    second.output_shapes)
-        super().__init__((first, second), [], first.output_types, shapes)
+        try:
+            spec = nest.map_structure(_common_supertype, first.element_spec, second.element_spec)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs.   "
+                            f"{second.element_spec}") from e
+        super().__init__((first, second), [], spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         yield from self._inputs[0]._iterate(run)
         yield from self._inputs[1]._iterate(run)
 
 
+def _common_supertype(first: TypeSpec, second: TypeSpec) -> TypeSpec:
+    """The spec of the elements of two concatenated datasets: shapes merged, all else equal."""
+    spec = first.most_specific_common_supertype([second])
+    if spec is None:
+        raise TypeError(f"No common supertype of {first} and {second}.")
+    return spec
+
+
 class _MapDataset(DatasetV1):
     def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None) -> None:
-        self._function = StructuredFunction(map_func, source.output_types, source.output_shapes)
+        self._function = StructuredFunction(map_func, source.element_spec)
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
-        super().__init__((source,), [], self._function.output_types, self._function.output_shapes)
+        super().__init__((source,), [], self._function.output_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """The mapped elements; an element whose function fails goes to `run.failed` (raised, unless below an
@@ -543,7 +609,7 @@ class _IgnoreErrorsDataset(DatasetV1):
 
     def __init__(self, source: DatasetV1, log_warning: bool) -> None:
         self._log_warning = log_warning
-        super().__init__((source,), [], source.output_types, source.output_shapes)
+        super().__init__((source,), [], source.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         below = run.ignoring()
@@ -568,11 +634,11 @@ class _IgnoreErrorsDataset(DatasetV1):
 
 class _FilterDataset(DatasetV1):
     def __init__(self, source: DatasetV1, predicate: Callable) -> None:
-        self._function = StructuredFunction(predicate, source.output_types, source.output_shapes)
-        if self._function.output_types != dtypes.bool or not self._function.output_shapes.is_compatible_with([]):
+        self._function = StructuredFunction(predicate, source.element_spec)
+        if not TensorSpec([], dtypes.bool).is_compatible_with(self._function.output_spec):
             raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
-                             f"type was {self._function.output_types}.")
-        super().__init__((source,), [], source.output_types, source.output_shapes)
+                             f"type was {self._function.output_spec}.")
+        super().__init__((source,), [], source.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         function = self._function
@@ -588,11 +654,10 @@ class _InterleaveDataset(DatasetV1):
     """flat_map (a cycle of one) and interleave: TF's InterleaveDataset order."""
 
     def __init__(self, source: DatasetV1, map_func: Callable, cycle_length: int, block_length: int) -> None:
-        self._function = StructuredFunction(map_func, source.output_types, source.output_shapes,
-                                            dataset_result=True)
+        self._function = StructuredFunction(map_func, source.element_spec, dataset_result=True)
         self._cycle_length, self._block_length = cycle_length, block_length
         inner = self._function.dataset
-        super().__init__((source,), [], inner.output_types, inner.output_shapes)
+        super().__init__((source,), [], inner.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         function, inner = self._function, self._function.dataset
@@ -629,9 +694,8 @@ class _BatchDataset(DatasetV1):
     def __init__(self, source: DatasetV1, batch_size: Any, drop_remainder: Any) -> None:
         size, drop = _int64(batch_size, "batch_size"), convert_to_tensor(drop_remainder, dtype=dtypes.bool)
         rows = _static_rows(size, drop)
-        super().__init__((source,), [size, drop], source.output_types,
-                         nest.map_structure(lambda s: tensor_shape.TensorShape([rows]).concatenate(s),
-                                            source.output_shapes))
+        self._assemble = _stacked if structure.is_dense(source.element_spec) else _batcher(source.element_spec)
+        super().__init__((source,), [size, drop], nest.map_structure(lambda s: s._batch(rows), source.element_spec))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
@@ -640,7 +704,7 @@ class _BatchDataset(DatasetV1):
         if isinstance(self._inputs[0], _MapDataset) and run.fuse_map_and_batch:
             yield from self._mapped_batches(run, self._inputs[0], size, drop)
             return
-        yield from _batches(run, self._inputs[0]._iterate(run), size, drop, _stacked)
+        yield from _batches(run, self._inputs[0]._iterate(run), size, drop, self._assemble)
 
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
         """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
@@ -656,7 +720,7 @@ class _BatchDataset(DatasetV1):
             if failure is not None:
                 run.failed(failure)
             elif not (drop and len(window) < size):
-                yield from _checked(run, window)
+                yield from _checked(run, window, self._assemble)
 
 
 def _stacked(batch: list[Element]) -> Element:
@@ -685,8 +749,7 @@ def _batches(run: _Run, source: PyIterator[Element], size: int, drop: bool,
         yield from _checked(run, batch, assemble)
 
 
-def _checked(run: _Run, batch: list[Element], assemble: Callable[[list[Element]], Element] = _stacked
-             ) -> PyIterator[Element]:
+def _checked(run: _Run, batch: list[Element], assemble: Callable[[list[Element]], Element]) -> PyIterator[Element]:
     """The batch of these elements, or nothing once `run.failed` took its error (shapes that differ)."""
     try:
         assembled = assemble(batch)
@@ -720,6 +783,107 @@ def _stack(component: int, values: list[Any]) -> np.ndarray:
     return np.array(values, dtype=dtype)  # built in C: np.stack's per-array Python work costs three times more
 
 
+def _layout(spec: Any) -> list[tuple[int, TypeSpec]]:
+    """Where each value of an element of `spec` starts among its flat components, and its spec."""
+    layout, position = [], 0
+    for leaf in nest.flatten(spec):
+        layout.append((position, leaf))
+        position += len(nest.flatten(leaf._component_specs))
+    return layout
+
+
+def _batcher(spec: Any) -> Callable[[list[Element]], Element]:
+    """The assembly of a batch of elements with sparse or ragged values, as TF batches them: a dense component
+    is stacked, a sparse value becomes one sparse value of one more dimension, ragged values one ragged value
+    of one more ragged dimension."""
+    layout = _layout(spec)
+
+    def assemble(batch: list[Element]) -> Element:
+        out: Element = []
+        for start, leaf in layout:
+            if isinstance(leaf, SparseTensorSpec):
+                out.extend(_batched_sparse([e[start] for e in batch], [e[start + 1] for e in batch],
+                                           [e[start + 2] for e in batch]))
+            elif isinstance(leaf, RaggedTensorSpec):
+                end = start + 1 + leaf.ragged_rank
+                out.extend(_batched_ragged([e[start:end] for e in batch], leaf.row_splits_dtype.as_numpy_dtype))
+            else:
+                out.append(_stack(start, [e[start] for e in batch]))
+        return out
+
+    return assemble
+
+
+def _batched_sparse(indices: list[Any], values: list[Any], shapes: list[Any]) -> list[np.ndarray]:
+    """Sparse values as the rows of one: each entry's index led by its row, the dense shape the largest of each
+    dimension."""
+    shapes = np.asarray(shapes, dtype=np.int64).reshape(len(shapes), -1)
+    rows = np.repeat(np.arange(len(values), dtype=np.int64), [len(v) for v in values])
+    flat_indices = np.concatenate([np.asarray(i, dtype=np.int64).reshape(-1, shapes.shape[1]) for i in indices])
+    return [np.column_stack((rows, flat_indices)), np.concatenate(values),
+            np.concatenate(([len(values)], shapes.max(axis=0))).astype(np.int64)]
+
+
+def _batched_ragged(values: list[list[Any]], splits_dtype: Any) -> list[np.ndarray]:
+    """Ragged values (each its flat values and row splits, outermost first; a dense value alone) as the rows of
+    one: new outer splits over their row counts, each level's splits shifted past the earlier values' entries."""
+    flats = [np.asarray(v[0]) for v in values]
+    levels = [[np.asarray(v[level]) for v in values] for level in range(1, len(values[0]))]
+    counts = [len(s) - 1 for s in levels[0]] if levels else [len(f) for f in flats]
+    merged = [np.concatenate(([0], np.cumsum(counts))).astype(splits_dtype)]
+    for splits in levels:
+        offsets = np.concatenate(([0], np.cumsum([s[-1] for s in splits[:-1]], dtype=np.int64)))
+        merged.append(np.concatenate([splits[0][:1]] + [s[1:] + o for s, o in zip(splits, offsets)]
+                                     ).astype(splits_dtype))
+    return [np.concatenate(flats), *merged]
+
+
+def _unbatched(spec: Any, element: Element) -> PyIterator[Element]:
+    """The rows of an element with sparse or ragged values (unbatch's, and the slices of from_tensor_slices):
+    a sparse value's entries grouped by their first index, each row the rest of its dense shape; a ragged
+    value's rows by its outer splits."""
+    parts: list[Callable[[int], list[Any]]] = []
+    counts = set()
+    for start, leaf in _layout(spec):
+        if isinstance(leaf, SparseTensorSpec):
+            part, rows = _sparse_rows(*element[start:start + 3])
+        elif isinstance(leaf, RaggedTensorSpec) and leaf.ragged_rank > 0:
+            part, rows = _ragged_rows(element[start:start + 1 + leaf.ragged_rank])
+        else:
+            value = element[start]
+            part, rows = (lambda row, value=value: [value[row, ...]]), (np.shape(value)[0] if np.ndim(value) else -1)
+        parts.append(part)
+        counts.add(rows)
+    if len(counts) != 1 or -1 in counts:
+        raise errors.InvalidArgumentError(None, None, "Input element must have a non-scalar value in each component.")
+    for row in range(counts.pop()):
+        yield [v for part in parts for v in part(row)]
+
+
+def _sparse_rows(indices: Any, values: Any, dense_shape: Any) -> tuple[Callable[[int], list[Any]], int]:
+    indices, values, dense_shape = np.asarray(indices), np.asarray(values), np.asarray(dense_shape)
+    order = np.argsort(indices[:, 0], kind="stable")
+    indices, values = indices[order], values[order]
+    rows = int(dense_shape[0])
+    bounds = np.searchsorted(indices[:, 0], np.arange(rows + 1))
+    inner, row_shape = np.ascontiguousarray(indices[:, 1:]), dense_shape[1:]
+    return (lambda row: [inner[bounds[row]:bounds[row + 1]], values[bounds[row]:bounds[row + 1]], row_shape]), rows
+
+
+def _ragged_rows(components: list[Any]) -> tuple[Callable[[int], list[Any]], int]:
+    flat, outer, *inner = (np.asarray(c) for c in components)
+
+    def row(index: int) -> list[Any]:
+        low, high = outer[index], outer[index + 1]
+        splits = []
+        for level in inner:
+            splits.append(level[low:high + 1] - level[low])
+            low, high = level[low], level[high]
+        return [flat[low:high], *splits]
+
+    return row, len(outer) - 1
+
+
 def _numpy_dtype(value: Any) -> Any:
     """The dtype a batch of `value`s has: object for strings (numpy's own bytes type would cut trailing NULs
     and fix a width), else the value's."""
@@ -732,9 +896,14 @@ def _numpy_dtype(value: Any) -> Any:
 class _PaddedBatchDataset(DatasetV1):
     def __init__(self, source: DatasetV1, batch_size: Any, padded_shapes: Any, padding_values: Any,
                  drop_remainder: Any) -> None:
+        for spec in nest.flatten(source.element_spec):
+            if not isinstance(spec, TensorSpec):
+                raise TypeError("`padded_batch` is only supported for datasets that produce tensor elements but type "
+                                "spec of elements in the input dataset is not a subclass of TensorSpec: "
+                                f"`{spec}`.")
         if padded_shapes is None:
             padded_shapes = source.output_shapes
-        shapes = _shapes_like(source.output_types, padded_shapes)
+        shapes = structure.shapes_like(source.output_types, padded_shapes)
         flat_shapes = nest.flatten(shapes)
         flat_types = source._flat_types()
         if padding_values is None:
@@ -749,8 +918,8 @@ class _PaddedBatchDataset(DatasetV1):
                 raise ValueError(f"The padded shape {declared} is not compatible with the shape {element} of the "
                                  "corresponding input component.")
         rows = _static_rows(size, drop)
-        super().__init__((source,), [size, drop] + pads, source.output_types,
-                         nest.map_structure(lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes))
+        super().__init__((source,), [size, drop] + pads, structure.element_spec(
+            source.output_types, nest.map_structure(lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
@@ -784,7 +953,7 @@ class _ShuffleDataset(DatasetV1):
             seed, seed2 = 0, 0
         self._reshuffle = reshuffle
         super().__init__((source,), [_int64(buffer_size, "buffer_size"), _int64(seed, "seed"),
-                                     _int64(seed2, "seed2")], source.output_types, source.output_shapes)
+                                     _int64(seed2, "seed2")], source.element_spec)
 
     def _draws(self, run: _Run) -> SingleSampleStream:
         """TF's draws for one pass. Reshuffling, the seeds of each pass are the next two draws of one stream
@@ -830,7 +999,7 @@ class _CountDataset(DatasetV1):
     def __init__(self, source: DatasetV1, kind: str, count: Any) -> None:
         self._kind = kind
         super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
-                         source.output_types, source.output_shapes)
+                         source.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         count, source = run.scalar(self, 0), self._inputs[0]
@@ -887,7 +1056,7 @@ def _prefetched(source: PyIterator[Element], size: int) -> PyIterator[Element]:
 
 class _CacheDataset(DatasetV1):
     def __init__(self, source: DatasetV1) -> None:
-        super().__init__((source,), [], source.output_types, source.output_shapes)
+        super().__init__((source,), [], source.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         cached = run.state.get(id(self))
@@ -904,7 +1073,7 @@ class _CacheDataset(DatasetV1):
 class _ShardDataset(DatasetV1):
     def __init__(self, source: DatasetV1, num_shards: Any, index: Any) -> None:
         super().__init__((source,), [_int64(num_shards, "num_shards"), _int64(index, "index")],
-                         source.output_types, source.output_shapes)
+                         source.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         shards, index = run.scalar(self, 0), run.scalar(self, 1)
@@ -919,20 +1088,23 @@ class _ShardDataset(DatasetV1):
 
 class _UnbatchDataset(DatasetV1):
     def __init__(self, source: DatasetV1) -> None:
-        for shape in source._flat_shapes():
+        for shape in nest.flatten(source.output_shapes):
             if shape.ndims == 0:
                 raise ValueError("Cannot unbatch an input with scalar components.")
-        super().__init__((source,), [], source.output_types,
-                         nest.map_structure(lambda s: s[1:], source.output_shapes))
+        super().__init__((source,), [], nest.map_structure(lambda s: s._unbatch(), source.element_spec))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
+        batched = self._inputs[0].element_spec
+        if not structure.is_dense(batched):
+            for element in self._inputs[0]._iterate(run):
+                yield from _unbatched(batched, element)
+            return
         for element in self._inputs[0]._iterate(run):
             rows = np.shape(element[0])[0]
             if any(np.ndim(v) == 0 or np.shape(v)[0] != rows for v in element):
                 raise errors.InvalidArgumentError(None, None, "Input element must have a non-scalar value in each "
                                                               "component.")
-            for row in range(rows):
-                yield [v[row] for v in element]
+            yield from _rows(element, rows)
 
 
 class DatasetSource(DatasetV1):
@@ -942,7 +1114,7 @@ class DatasetSource(DatasetV1):
     def __init__(self, captures: list[Tensor], output_types: Any, output_shapes: Any,
                  produce: Callable[..., PyIterator[Element]]) -> None:
         self._produce = produce
-        super().__init__((), captures, output_types, output_shapes)
+        super().__init__((), captures, structure.element_spec(output_types, output_shapes))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         return self._produce(run.failed, *run.captured(self))
@@ -966,6 +1138,135 @@ def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any
                   num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
     """map then batch, as one transformation (for `Dataset.apply`)."""
     return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+@tf_export("data.experimental.dense_to_ragged_batch")
+def dense_to_ragged_batch(batch_size: Any, drop_remainder: Any = False,
+                          row_splits_dtype: Any = dtypes.int64) -> Callable[[DatasetV1], DatasetV1]:
+    """`Dataset.ragged_batch` as a transformation (for `Dataset.apply`)."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+class _DenseToRaggedDataset(DatasetV1):
+    """Its input's elements, each dense component of a partly known shape read as a ragged value (ragged up to
+    its last unknown dimension), as TF's ragged_batch prepares them."""
+
+    def __init__(self, source: DatasetV1, row_splits_dtype: Any) -> None:
+        splits_dtype = dtypes.as_dtype(row_splits_dtype)
+
+        def ragged(spec: TypeSpec) -> TypeSpec:
+            if type(spec) is not TensorSpec or spec.shape.rank is None or spec.shape.is_fully_defined():
+                return spec
+            ragged_rank = max(axis for axis, size in enumerate(spec.shape.as_list()) if size is None)
+            return RaggedTensorSpec(spec.shape, spec.dtype, ragged_rank, splits_dtype)
+
+        super().__init__((source,), [], nest.map_structure(ragged, source.element_spec))
+        # where each component to convert starts in an input element, and its ragged spec
+        self._layout = [(start, leaf) for (start, given), leaf in zip(_layout(source.element_spec),
+                                                                     nest.flatten(self.element_spec))
+                        if leaf is not given and leaf.ragged_rank > 0]
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        layout = self._layout
+        for element in self._inputs[0]._iterate(run):
+            if not layout:
+                yield element
+                continue
+            out, position = [], 0
+            for start, leaf in layout:
+                out.extend(element[position:start])
+                out.extend(_dense_as_ragged(np.asarray(element[start]), leaf.ragged_rank,
+                                            leaf.row_splits_dtype.as_numpy_dtype))
+                position = start + 1
+            out.extend(element[position:])
+            yield out
+
+
+def _dense_as_ragged(value: np.ndarray, ragged_rank: int, splits_dtype: Any) -> list[np.ndarray]:
+    """The flat values and (uniform) row splits of a dense value read as ragged in its first dimensions."""
+    dims = value.shape
+    splits = [np.arange(0, int(np.prod(dims[:level])) * dims[level] + 1, dims[level], dtype=splits_dtype)
+              if dims[level] else np.zeros(int(np.prod(dims[:level])) + 1, splits_dtype)
+              for level in range(1, ragged_rank + 1)]
+    return [value.reshape((-1, *dims[ragged_rank + 1:])), *splits]
+
+
+@tf_export("data.experimental.get_single_element")
+def get_single_element(dataset: DatasetV1) -> Any:
+    """The tensors of the one element of `dataset`."""
+    if not isinstance(dataset, DatasetV1):
+        raise TypeError(f"Invalid `dataset`. Expected a `tf.data.Dataset` object but got {type(dataset)}.")
+    return dataset.get_single_element()
+
+
+@tf_export("data.experimental.parse_example_dataset")
+def parse_example_dataset(features: dict, num_parallel_calls: int = 1,
+                          deterministic: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that parses batches of serialized Examples (vectors of strings)
+    into a dict of tensors and sparse tensors, as `tf.parse_example` inside a map."""
+    if features is None:
+        raise ValueError("Argument `features` is required, but not specified.")
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        if not TensorSpec([None], dtypes.string).is_compatible_with(dataset.element_spec):
+            raise TypeError("Input dataset should be a dataset of vectors of strings. Instead it is "
+                            f"`{dataset.element_spec}`.")
+        return dataset.map(lambda serialized: _parsed_batch(serialized, features), num_parallel_calls)
+
+    return apply
+
+
+def _parsed_batch(serialized: Tensor, features: dict) -> dict:
+    """parse_example of a batch, its sparse values' first dimension the batch's (what TF's ParseExampleDataset
+    declares)."""
+    parsed = parsing_ops.parse_example(serialized, features)
+    for value in parsed.values():
+        if isinstance(value, SparseTensor):
+            value.set_shape(serialized.shape[:1].concatenate(value.shape[1:]))
+    return parsed
+
+
+@tf_export("data.experimental.dense_to_sparse_batch")
+def dense_to_sparse_batch(batch_size: Any, row_shape: Any) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that batches elements of differing shapes into one SparseTensor
+    of dense shape `[batch, *row_shape]` (an unknown dimension of `row_shape` being the batch's largest)."""
+    return lambda dataset: _DenseToSparseBatchDataset(dataset, batch_size, row_shape)
+
+
+class _DenseToSparseBatchDataset(DatasetV1):
+    def __init__(self, source: DatasetV1, batch_size: Any, row_shape: Any) -> None:
+        row_shape = tensor_shape.as_shape(row_shape)
+        dims = [-1 if d is None else d for d in row_shape.as_list()]
+        super().__init__((source,), [_int64(batch_size, "batch_size"), _int64(dims, "row_shape")],
+                         SparseTensorSpec(tensor_shape.TensorShape([None]).concatenate(row_shape),
+                                          source.output_types))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size, row_shape = run.scalar(self, 0), np.asarray(run.captured(self)[1])
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+
+        def assemble(batch: list[Element]) -> Element:
+            values = [np.asarray(element[0]) for element in batch]
+            shapes = np.array([v.shape for v in values], dtype=np.int64).reshape(len(values), -1)
+            if shapes.shape[1] != len(row_shape):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Input element had shape ({_shape_list(values[0].shape)}) that is incompatible with "
+                                f"the row shape ({_shape_list(row_shape)}).")
+            larger = np.any((row_shape >= 0) & (shapes > row_shape), axis=1)
+            if larger.any():
+                raise errors.DataLossError(
+                    None, None, f"Input element had shape ({_shape_list(values[int(np.argmax(larger))].shape)}) that "
+                                f"is larger than the row shape ({_shape_list(row_shape)}).")
+            dense = np.where(row_shape >= 0, row_shape, shapes.max(axis=0))
+            indices = [np.indices(v.shape).reshape(v.ndim, -1).T for v in values]
+            return _batched_sparse(indices, [v.ravel() for v in values], [dense] * len(values))
+
+        yield from _batches(run, self._inputs[0]._iterate(run), size, False, assemble)
+
+
+def _shape_list(dims: Any) -> str:
+    return f"[{','.join(str(int(d)) for d in dims)}]"
 
 
 @tf_export("data.DatasetSpec", "data.experimental.DatasetStructure")

@@ -1,14 +1,15 @@
 """Graph functions of tf.data: a user function of dataset elements traced once into a private graph, and
 the plan that runs it per element through an `Executor` (what TF's dataset functions are).
 
-`StructuredFunction` builds a placeholder per element component in a fresh Graph, calls the function on
-them (a plain tuple element is unpacked into positional arguments, as TF does), and prunes the private
-graph to a GraphDef whose `_Arg`s are the components and whose `_Retval`s are the function's flat outputs;
-one Executor, made on first use, runs it for every element (it is safe to run from several threads at once,
-which `num_parallel_calls` does). A function that returns a Dataset (flat_map, interleave) returns the
-tensors that dataset captured, and the caller binds them. `tf.nondifferentiable_batch_function` traces
-its function here too (the `trace_function` hook of ops/batch_ops.py). `GraphEvaluation` runs a part of the
-user's own graph the same way: a one-shot iterator's captured tensors, evaluated on its first run.
+`StructuredFunction` builds a placeholder per element component in a fresh Graph (three for a sparse tensor,
+which the function gets whole), calls the function on them (a plain tuple element is unpacked into positional
+arguments, as TF does), and prunes the private graph to a GraphDef whose `_Arg`s are the components and whose
+`_Retval`s are the function's flat outputs; one Executor, made on first use, runs it for every element (it is
+safe to run from several threads at once, which `num_parallel_calls` does). A function that returns a Dataset
+(flat_map, interleave) returns the tensors that dataset captured, and the caller binds them.
+`tf.nondifferentiable_batch_function` traces its function here too (the `trace_function` hook of
+ops/batch_ops.py). `GraphEvaluation` runs a part of the user's own graph the same way: a one-shot iterator's
+captured tensors, evaluated on its first run.
 
 The private graph cannot see tensors of the outer graph: a function uses constants, Python values and ops
 of its own (TF captures outer tensors by value; that is not done here).
@@ -20,13 +21,17 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tensorweave.data import structure
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework import nest
 from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import batch_ops
 from tensorweave.ops.constant_ops import placeholder
+from tensorweave.ops.ragged_tensor import RaggedTensor
 from tensorweave.runtime.executor import Executor
 from tensorweave.runtime.prune import prune
 
@@ -56,15 +61,26 @@ class GraphEvaluation:
         return executor.run(args)
 
 
-def to_tensors(structure: Any) -> Any:
-    """`structure` with its components as tensors. As in tf.data, tuples, namedtuples and dicts are structure
-    and a list is one component (a tensor of its values)."""
-    if isinstance(structure, tuple):
-        parts = [to_tensors(v) for v in structure]
-        return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
-    if isinstance(structure, dict):
-        return {k: to_tensors(v) for k, v in structure.items()}
-    return convert_to_tensor(structure)
+def to_tensors(values: Any) -> Any:
+    """`values` with its components as tensors and sparse tensors. As in tf.data, tuples, namedtuples and dicts
+    are structure, a list is one component (a tensor of its values) and a SparseTensorValue one sparse tensor."""
+    if isinstance(values, (SparseTensor, SparseTensorValue)):
+        return SparseTensor.from_value(values)
+    if isinstance(values, RaggedTensor):
+        return values
+    if isinstance(values, tuple):
+        parts = [to_tensors(v) for v in values]
+        return type(values)(*parts) if hasattr(values, "_fields") else tuple(parts)
+    if isinstance(values, dict):
+        return {k: to_tensors(v) for k, v in values.items()}
+    return convert_to_tensor(values)
+
+
+def normalize_element(element: Any) -> Any:
+    """An element as `from_tensors` and `from_tensor_slices` take it (TF's normalize_element): `to_tensors`,
+    each sparse tensor rebuilt from its three tensors, its static shape only what its dense_shape tensor fixes."""
+    return nest.map_structure(lambda v: SparseTensor(v.indices, v.values, v.dense_shape)
+                              if isinstance(v, SparseTensor) else v, to_tensors(element))
 
 
 def _should_unpack(args: Any) -> bool:
@@ -72,16 +88,16 @@ def _should_unpack(args: Any) -> bool:
 
 
 class StructuredFunction:
-    """`func` traced over elements of the given structure; `output_*` describe what it returns."""
+    """`func` traced over elements of `input_spec`; `output_spec` describes what it returns."""
 
-    def __init__(self, func: Callable, input_types: Any, input_shapes: Any, dataset_result: bool = False) -> None:
+    def __init__(self, func: Callable, input_spec: Any, dataset_result: bool = False) -> None:
         outer = get_default_graph()
         graph = Graph()
         graph.seed = outer.seed
         with graph.as_default():
-            flat = [placeholder(t, s, name=f"args_{i}") for i, (t, s) in
-                    enumerate(zip(nest.flatten(input_types), nest.flatten(input_shapes)))]
-            args = nest.pack_sequence_as(input_types, flat)
+            flat = [placeholder(s.dtype, s.shape, name=f"args_{i}")
+                    for i, s in enumerate(structure.component_specs(input_spec))]
+            args = structure.from_components(input_spec, flat)
             result = func(*args) if _should_unpack(args) else func(args)
             if dataset_result:
                 self.dataset = result
@@ -93,10 +109,8 @@ class StructuredFunction:
                 if isinstance(result, list):  # TF treats a returned list as a tuple
                     result = tuple(result)
                 result = to_tensors(result)
-                outputs = nest.flatten(result)
-                self.output_types = nest.map_structure(lambda t: t.dtype, result)
-                self.output_shapes = nest.map_structure(lambda t: t.shape, result)
-                self.output_structure = result
+                self.output_spec = structure.spec_of(result)
+                outputs = structure.to_components(result, self.output_spec)
         self.outputs = outputs
         self._evaluation = GraphEvaluation(graph, flat, outputs)
 
@@ -108,4 +122,4 @@ class StructuredFunction:
 @batch_ops.trace_function.install
 def _trace_batch_function(fn: Callable, input_types: Sequence[Any], input_shapes: Sequence[Any]) -> StructuredFunction:
     """A BatchFunction's function, traced over its arguments (positional, as TF's concrete function)."""
-    return StructuredFunction(fn, tuple(input_types), tuple(input_shapes))
+    return StructuredFunction(fn, tuple(TensorSpec(shape, dtype) for dtype, shape in zip(input_types, input_shapes)))

@@ -1,10 +1,10 @@
 """`tf.data.Iterator` (TF1's graph-mode iterator) and the functions that make one from a dataset.
 
-An Iterator is a resource handle tensor with the structure it yields: `get_next()` adds an IteratorGetNext
-node and rebuilds the nested structure from its outputs; `make_initializer(dataset)` adds a MakeIterator
-node that binds a dataset of a compatible structure to it. A one-shot iterator (OneShotIterator) evaluates
-what its dataset captured and initializes itself on its first run; a dataset that captures a placeholder
-cannot be used so, as in TF.
+An Iterator is a resource handle tensor with the element spec it yields: `get_next()` adds an IteratorGetNext
+node of the element's flat components and rebuilds the nested structure (sparse tensors included) from them;
+`make_initializer(dataset)` adds a MakeIterator node that binds a dataset of a compatible structure to it. A
+one-shot iterator (OneShotIterator) evaluates what its dataset captured and initializes itself on its first
+run; a dataset that captures a placeholder cannot be used so, as in TF.
 """
 
 from __future__ import annotations
@@ -29,59 +29,50 @@ from tensorweave.platform.tf_export import tf_export
 GLOBAL_ITERATORS = "iterators"
 
 
-def _flat_types(types: Any) -> list[dtypes.DType]:
-    return [dtypes.as_dtype(t) for t in nest.flatten(types)]
-
-
-def _flat_shapes(shapes: Any) -> list[tensor_shape.TensorShape]:
-    return [tensor_shape.as_shape(s) for s in nest.flatten(shapes)]
-
-
-def _classes(types: Any) -> Any:
-    return nest.map_structure(lambda _: Tensor, types)
+def _legacy_spec(output_types: Any, output_shapes: Any, output_classes: Any) -> Any:
+    """The element spec TF1's legacy structure describes (shapes unknown and classes Tensor where not given)."""
+    output_types = nest.map_structure(dtypes.as_dtype, output_types)
+    if output_shapes is None:
+        output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
+    else:
+        output_shapes = structure.shapes_like(output_types, output_shapes)
+    if output_classes is None:
+        output_classes = nest.map_structure(lambda _: Tensor, output_types)
+    return structure.element_spec(output_types, output_shapes, output_classes)
 
 
 @tf_export("data.Iterator")
 class Iterator:
     """Represents the state of iterating through a Dataset."""
 
-    def __init__(self, iterator_resource: Tensor, initializer: Operation | None, output_types: Any,
-                 output_shapes: Any, output_classes: Any) -> None:
+    def __init__(self, iterator_resource: Tensor, initializer: Operation | None, element_spec: Any) -> None:
         self._iterator_resource = iterator_resource
         self._initializer = initializer
-        self._output_types = output_types
-        self._output_shapes = output_shapes
-        self._output_classes = output_classes
+        self._element_spec = element_spec
+        self._components = structure.component_specs(element_spec)
         add_to_collection(GLOBAL_ITERATORS, iterator_resource)  # what a meta graph lists, as TF's
 
     @staticmethod
     def from_structure(output_types: Any, output_shapes: Any = None, shared_name: str | None = None,
                        output_classes: Any = None) -> Iterator:
         """A reusable iterator, not bound to a dataset: `make_initializer` binds one."""
-        output_types = nest.map_structure(dtypes.as_dtype, output_types)
-        if output_shapes is None:
-            output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
-        else:
-            output_shapes = nest.map_structure(tensor_shape.as_shape, output_shapes)
-            nest.assert_same_structure(output_types, output_shapes)
+        spec = _legacy_spec(output_types, output_shapes, output_classes)
+        components = structure.component_specs(spec)
         handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="",
-                                        output_types=_flat_types(output_types),
-                                        output_shapes=_flat_shapes(output_shapes))
-        return Iterator(handle, None, output_types, output_shapes, output_classes or _classes(output_types))
+                                        output_types=[s.dtype for s in components],
+                                        output_shapes=[s.shape for s in components])
+        return Iterator(handle, None, spec)
 
     @staticmethod
     def from_string_handle(string_handle: Any, output_types: Any, output_shapes: Any = None,
                            output_classes: Any = None) -> Iterator:
         """An iterator that uses whichever iterator a fed string handle names (a feedable iterator)."""
-        output_types = nest.map_structure(dtypes.as_dtype, output_types)
-        if output_shapes is None:
-            output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
-        else:
-            output_shapes = nest.map_structure(tensor_shape.as_shape, output_shapes)
+        spec = _legacy_spec(output_types, output_shapes, output_classes)
+        components = structure.component_specs(spec)
         string_handle = convert_to_tensor(string_handle, dtype=dtypes.string)
-        handle = dataset_ops.IteratorFromStringHandleV2(string_handle, output_types=_flat_types(output_types),
-                                                        output_shapes=_flat_shapes(output_shapes))
-        return Iterator(handle, None, output_types, output_shapes, output_classes or _classes(output_types))
+        handle = dataset_ops.IteratorFromStringHandleV2(string_handle, output_types=[s.dtype for s in components],
+                                                        output_shapes=[s.shape for s in components])
+        return Iterator(handle, None, spec)
 
     @property
     def initializer(self) -> Operation:
@@ -92,21 +83,25 @@ class Iterator:
     def make_initializer(self, dataset: Any, name: str | None = None) -> Operation:
         """An op that (re)starts this iterator on `dataset`, whose structure must match."""
         with name_scope(name, "make_initializer"):
-            if _flat_types(self._output_types) != _flat_types(dataset.output_types) or not _same_structure(
-                    self._output_types, dataset.output_types):
-                raise TypeError(f"Expected output types {self._output_types!r} but got dataset with output types "
-                                f"{dataset.output_types!r}.")
-            for mine, theirs in zip(_flat_shapes(self._output_shapes), _flat_shapes(dataset.output_shapes)):
-                if not mine.is_compatible_with(theirs):
-                    raise TypeError(f"Expected output shapes compatible with {self._output_shapes!r} but got dataset "
+            types, theirs = self.output_types, dataset.output_types
+            if not _same_structure(types, theirs):
+                raise TypeError(f"Expected output types {types!r} but got dataset with output types {theirs!r}.")
+            if nest.flatten(self.output_classes) != nest.flatten(dataset.output_classes):
+                raise TypeError(f"Expected output classes {self.output_classes!r} but got dataset with output classes "
+                                f"{dataset.output_classes!r}.")
+            if nest.flatten(types) != nest.flatten(theirs):
+                raise TypeError(f"Expected output types {types!r} but got dataset with output types {theirs!r}.")
+            for mine, other in zip(nest.flatten(self.output_shapes), nest.flatten(dataset.output_shapes)):
+                if not mine.is_compatible_with(other):
+                    raise TypeError(f"Expected output shapes compatible with {self.output_shapes!r} but got dataset "
                                     f"with output shapes {dataset.output_shapes!r}.")
             return dataset_ops.MakeIterator(dataset._variant_tensor(), self._iterator_resource, name=name)
 
     def get_next(self, name: str | None = None) -> Any:
         """The next element's tensors (OutOfRangeError 'End of sequence' when the dataset is exhausted)."""
-        flat = dataset_ops.IteratorGetNext(self._iterator_resource, output_types=_flat_types(self._output_types),
-                                           output_shapes=_flat_shapes(self._output_shapes), name=name)
-        return nest.pack_sequence_as(self._output_types, list(flat))
+        flat = dataset_ops.IteratorGetNext(self._iterator_resource, output_types=[s.dtype for s in self._components],
+                                           output_shapes=[s.shape for s in self._components], name=name)
+        return structure.from_components(self._element_spec, list(flat))
 
     def string_handle(self, name: str | None = None) -> Tensor:
         """A string tensor naming this iterator, to feed to `from_string_handle`."""
@@ -114,20 +109,20 @@ class Iterator:
 
     @property
     def output_types(self) -> Any:
-        return self._output_types
+        return structure.legacy_types(self._element_spec)
 
     @property
     def output_shapes(self) -> Any:
-        return self._output_shapes
+        return structure.legacy_shapes(self._element_spec)
 
     @property
     def output_classes(self) -> Any:
-        return self._output_classes
+        return structure.legacy_classes(self._element_spec)
 
     @property
     def element_spec(self) -> Any:
         """The TypeSpecs of the elements this iterator yields."""
-        return structure.element_spec(self._output_types, self._output_shapes)
+        return self._element_spec
 
 
 def _same_structure(a: Any, b: Any) -> bool:
@@ -147,14 +142,14 @@ def make_one_shot_iterator(dataset: Any) -> Iterator:
             raise ValueError(f"Cannot capture a placeholder (name:{op.name}, type:{op.type}) by value.")
     evaluate = GraphEvaluation(get_default_graph(), [], captures)
     factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))
-    handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=_flat_types(dataset.output_types),
-                                         output_shapes=_flat_shapes(dataset.output_shapes))
-    return Iterator(handle, None, dataset.output_types, dataset.output_shapes, dataset.output_classes)
+    handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
+                                         output_shapes=dataset._flat_shapes())
+    return Iterator(handle, None, dataset.element_spec)
 
 
 def _ops_reaching(tensors: list[Tensor]) -> list[Operation]:
     seen: dict[Operation, None] = {}
-    stack = [t.op for t in tensors]
+    stack = [t.op for t in reversed(tensors)]  # depth first from the first tensor, as TF finds a placeholder
     while stack:
         op = stack.pop()
         if op not in seen:
@@ -168,7 +163,7 @@ def _ops_reaching(tensors: list[Tensor]) -> list[Operation]:
 def make_initializable_iterator(dataset: Any, shared_name: str | None = None) -> Iterator:
     """An iterator with an `initializer` op that (re)starts it on `dataset` (its placeholders fed then)."""
     iterator = Iterator.from_structure(dataset.output_types, dataset.output_shapes, shared_name,
-                                       dataset.output_classes)
+                                       dataset.element_spec)
     iterator._initializer = iterator.make_initializer(dataset)
     return iterator
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.data.dataset_ops import DatasetSource, Element
+from tensorweave.data.dataset_ops import AUTOTUNE, DatasetSource, DatasetV1, Element, parse_example_dataset
 from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import convert_to_tensor
@@ -164,3 +164,33 @@ def _not_whole_records(cls: type, path: str, header: int, footer: int, body: int
     return cls(None, None, f"Excluding the header ({header} bytes) and footer ({footer} bytes), input file \"{path}\" "
                            f"has body length {body} bytes, which is not an exact multiple of the record length "
                            f"({size} bytes).")
+
+
+@tf_export("data.experimental.make_batched_features_dataset")
+def make_batched_features_dataset(file_pattern: Any, batch_size: int, features: dict, reader: Any = None,
+                                  label_key: str | None = None, reader_args: Any = None, num_epochs: int | None = None,
+                                  shuffle: bool = True, shuffle_buffer_size: int = 10000,
+                                  shuffle_seed: int | None = None, prefetch_buffer_size: int | None = None,
+                                  reader_num_threads: int | None = None, parser_num_threads: int | None = None,
+                                  sloppy_ordering: bool = False, drop_final_batch: bool = False) -> DatasetV1:
+    """TF1's feature-column input: the records of the matching files (interleaved, shuffled, repeated),
+    batched and parsed into a dict of tensors and sparse tensors; with `label_key`, (features, label) pairs.
+    The files are read in the deterministic order whatever `sloppy_ordering` says."""
+    reader = TFRecordDataset if reader is None else reader
+    dataset = DatasetV1.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    dataset = dataset.interleave(lambda filename: reader(filename, *(reader_args or [])),
+                                 cycle_length=reader_num_threads or 1, block_length=1)
+    if dataset.output_types == (dtypes.string, dtypes.string):  # a reader of (key, value) records
+        dataset = dataset.map(lambda _, value: value)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_final_batch or num_epochs is None)
+    dataset = dataset.apply(parse_example_dataset(features, num_parallel_calls=parser_num_threads or 2))
+    if label_key:
+        if label_key not in features:
+            raise ValueError(f"The `label_key` provided ({label_key}) must be one of the `features` keys: "
+                             f"{features.keys()}.")
+        dataset = dataset.map(lambda x: (x, x.pop(label_key)))
+    return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)

@@ -1,8 +1,10 @@
 """The specs of tf.data's values: an element's structure as TypeSpecs (`element_spec`), the spec of an
 optional, and TF1's `tf.data.experimental.*Structure` constructors.
 
-Datasets here hold dense components only, so an element spec is a nest of TensorSpecs built from (and
-convertible back to) the legacy `output_types` / `output_shapes` pair.
+An element spec is a nest of TensorSpecs, SparseTensorSpecs and RaggedTensorSpecs, as TF's; TF1's legacy
+`output_types`, `output_shapes` and `output_classes` are views of it. At run time an element is flat: each
+spec's component tensors in nest order (a sparse value as its indices, values and dense_shape, a ragged one as
+its flat values and row splits, where TF encodes one variant).
 """
 
 from __future__ import annotations
@@ -10,15 +12,113 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework.graph import Tensor
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec, TypeSpec
-from tensorweave.ops.ragged_tensor import RaggedTensorSpec
+from tensorweave.ops.constant_ops import constant
+from tensorweave.ops.manipulation_ops import stack, unstack
+from tensorweave.ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tensorweave.ops.tensor_array_ops import TensorArraySpec
 from tensorweave.platform.tf_export import tf_export
 
 
-def element_spec(output_types: Any, output_shapes: Any) -> Any:
-    """The TensorSpecs of an element of dense components."""
-    return nest.map_structure(lambda t, s: TensorSpec(s, t), output_types, output_shapes)
+def element_spec(output_types: Any, output_shapes: Any, output_classes: Any = None) -> Any:
+    """The TypeSpecs of an element given TF1's legacy structure (no classes: every component a Tensor)."""
+    if output_classes is None:
+        return nest.map_structure(lambda t, s: TensorSpec(s, t), output_types, output_shapes)
+    return nest.map_structure(_legacy_spec, output_types, output_shapes, output_classes)
+
+
+def _legacy_spec(dtype: Any, shape: Any, value_class: Any) -> TypeSpec:
+    if isinstance(value_class, TypeSpec):
+        return value_class
+    if value_class is Tensor:
+        return TensorSpec(shape, dtype)
+    if value_class is SparseTensor:
+        return SparseTensorSpec(shape, dtype)
+    raise TypeError(f"Could not build a structure for output class {value_class.__name__}.")
+
+
+def spec_of(values: Any) -> Any:
+    """The TypeSpecs of a structure of tensors, sparse and ragged tensors (what `to_tensors` gives)."""
+    return nest.map_structure(_value_spec, values)
+
+
+def _value_spec(value: Any) -> TypeSpec:
+    if isinstance(value, SparseTensor):
+        return SparseTensorSpec(value.shape, value.dtype)
+    if isinstance(value, RaggedTensor):
+        return RaggedTensorSpec.from_value(value)
+    return TensorSpec(value.shape, value.dtype)
+
+
+def is_dense(spec: Any) -> bool:
+    """Whether every component of an element of `spec` is a Tensor (the fast paths take only these)."""
+    return all(type(s) is TensorSpec for s in nest.flatten(spec))
+
+
+def component_specs(spec: Any) -> list[TensorSpec]:
+    """The specs of an element's flat component tensors."""
+    return [c for s in nest.flatten(spec) for c in nest.flatten(s._component_specs)]
+
+
+def to_components(values: Any, spec: Any) -> list[Any]:
+    """An element's flat component tensors."""
+    return [c for s, v in zip(nest.flatten(spec), nest.flatten(values)) for c in nest.flatten(s._to_components(v))]
+
+
+def from_components(spec: Any, components: list[Any]) -> Any:
+    """The element of `spec` made of its flat component tensors."""
+    if is_dense(spec):
+        return nest.pack_sequence_as(spec, components)
+    values, position = [], 0
+    for s in nest.flatten(spec):
+        count = len(nest.flatten(s._component_specs))
+        parts = components[position:position + count]
+        if isinstance(s, SparseTensorSpec):
+            values.append(_sparse_value(s, *parts))
+        else:
+            values.append(s._from_components(parts if isinstance(s, RaggedTensorSpec) else parts[0]))
+        position += count
+    return nest.pack_sequence_as(spec, values)
+
+
+def _sparse_value(spec: SparseTensorSpec, indices: Tensor, values: Tensor, dense_shape: Tensor) -> SparseTensor:
+    """A sparse value rebuilt as TF rebuilds one: the dimensions its spec knows are constants of its dense
+    shape, so that the shape inference of what uses it (a traced function's ops) sees them."""
+    dims = spec.shape.as_list() if spec.shape.rank is not None else []
+    if dims and None not in dims:
+        dense_shape = constant(dims, dtypes.int64, name="shape")
+    elif any(d is not None for d in dims):
+        pieces = unstack(dense_shape, num=len(dims))
+        dense_shape = stack([p if d is None else constant(d, dtypes.int64) for p, d in zip(pieces, dims)])
+    return SparseTensor(indices, values, dense_shape)
+
+
+def shapes_like(types: Any, shapes: Any) -> Any:
+    """`shapes` (a shape per component, a shape being a list or None) in the structure of `types`, as TF's
+    `map_structure_up_to` reads legacy shapes."""
+    if not nest.is_nested(types):
+        return tensor_shape.as_shape(shapes)
+    if isinstance(types, dict):
+        return {k: shapes_like(types[k], shapes[k]) for k in types}
+    if len(types) != len(shapes):
+        raise ValueError("The two structures don't have the same sequence length. Input structure has length "
+                         f"{len(shapes)}, while shallow structure has length {len(types)}.")
+    parts = [shapes_like(t, s) for t, s in zip(types, shapes)]
+    return type(types)(*parts) if hasattr(types, "_fields") else type(types)(parts)
+
+
+def legacy_types(spec: Any) -> Any:
+    return nest.map_structure(lambda s: s._to_legacy_output_types(), spec)
+
+
+def legacy_shapes(spec: Any) -> Any:
+    return nest.map_structure(lambda s: s._to_legacy_output_shapes(), spec)
+
+
+def legacy_classes(spec: Any) -> Any:
+    return nest.map_structure(lambda s: s._to_legacy_output_classes(), spec)
 
 
 def legacy_structure(signature: Any) -> tuple[Any, Any]:
@@ -28,7 +128,7 @@ def legacy_structure(signature: Any) -> tuple[Any, Any]:
             raise TypeError("`output_signature` must contain objects that are subclass of `tf.TypeSpec` but found "
                             f"{type(spec)} which is not.")
         if not isinstance(spec, TensorSpec):
-            raise NotImplementedError(f"tensorweave's datasets hold dense tensors only, not {spec}.")
+            raise NotImplementedError(f"tensorweave's `from_generator` yields dense tensors only, not {spec}.")
     return (nest.map_structure(lambda spec: spec.dtype, signature),
             nest.map_structure(lambda spec: spec.shape, signature))
 

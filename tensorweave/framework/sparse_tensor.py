@@ -77,6 +77,11 @@ class SparseTensor:
     def get_shape(self) -> tensor_shape.TensorShape:
         return self._dense_shape_default
 
+    def set_shape(self, shape: Any) -> None:
+        """Refine the static shape of the dense tensor with what the caller knows (ValueError if they
+        conflict)."""
+        self._dense_shape_default = self._dense_shape_default.merge_with(tensor_shape.as_shape(shape))
+
     @property
     def dtype(self) -> dtypes.DType:
         return self._values.dtype

@@ -232,6 +232,14 @@ class TensorSpec(TypeSpec):
     def _to_legacy_output_classes(self) -> type:
         return Tensor
 
+    def _batch(self, batch_size: int | None) -> TensorSpec:
+        """The spec of a batch of `batch_size` values of this spec (tf.data's batch)."""
+        return TensorSpec(tensor_shape.TensorShape([batch_size]).concatenate(self._shape), self._dtype)
+
+    def _unbatch(self) -> TensorSpec:
+        """The spec of one row of a value of this spec (tf.data's unbatch)."""
+        return TensorSpec(self._shape[1:], self._dtype)
+
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
 
@@ -317,6 +325,13 @@ class SparseTensorSpec(TypeSpec):
 
     def _to_legacy_output_classes(self) -> type:
         return SparseTensor
+
+    def _batch(self, batch_size: int | None) -> SparseTensorSpec:
+        """A batch of sparse values is one sparse value of one more dimension."""
+        return SparseTensorSpec(tensor_shape.TensorShape([batch_size]).concatenate(self._shape), self._dtype)
+
+    def _unbatch(self) -> SparseTensorSpec:
+        return SparseTensorSpec(self._shape[1:], self._dtype)
 
 
 @tf_export("IndexedSlicesSpec")

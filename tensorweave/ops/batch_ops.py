@@ -210,8 +210,8 @@ def batch_function(num_batch_threads: int, max_batch_size: int, batch_timeout_mi
                     batch_timeout_micros=batch_timeout_micros, allowed_batch_sizes=allowed_batch_sizes or [],
                     max_enqueued_batches=max_enqueued_batches, shared_name=name,
                     enable_large_batch_splitting=enable_large_batch_splitting,
-                    Tout=[t.dtype for t in nest.flatten(traced.output_structure)])
-            return nest.pack_sequence_as(traced.output_structure, list(outputs))
+                    Tout=[t.dtype for t in nest.flatten(traced.output_spec)])
+            return nest.pack_sequence_as(traced.output_spec, list(outputs))
 
         return decorated
 

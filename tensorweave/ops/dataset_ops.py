@@ -103,6 +103,8 @@ OneShotIterator = Op("OneShotIterator", outputs=["handle: resource"],
 MakeIterator = Op("MakeIterator", inputs=["dataset: variant", "iterator: resource"], is_stateful=True)
 IteratorGetNext = Op("IteratorGetNext", inputs=["iterator: resource"], outputs=["components: output_types"],
                      attrs=_STRUCTURE_ATTRS, is_stateful=True)
+DatasetToSingleElement = Op("DatasetToSingleElement", inputs=["dataset: variant"], outputs=["components: output_types"],
+                            attrs=_STRUCTURE_ATTRS + ["metadata: string = ''"], is_stateful=True)
 IteratorToStringHandle = Op("IteratorToStringHandle", inputs=["resource_handle: resource"],
                             outputs=["string_handle: string"], is_stateful=True)
 IteratorFromStringHandleV2 = Op("IteratorFromStringHandleV2", inputs=["string_handle: string"],
@@ -131,6 +133,7 @@ def _make_iterator_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 
 
 @IteratorGetNext.shape
+@DatasetToSingleElement.shape
 def _get_next_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(s) for s in ctx.attr("output_shapes")]
 
@@ -194,6 +197,19 @@ def _iterator_get_next(ctx: OpKernelContext, done: Done, iterator: IteratorResou
         finish(element[0] if len(element) == 1 else element)
 
     _pull_pool.submit(pull)
+
+
+@DatasetToSingleElement.kernel("CPU", expensive=True)
+def _dataset_to_single_element(ctx: OpKernelContext, dataset: Any, output_types: list, output_shapes: list,
+                               metadata: bytes) -> Any:
+    """The one element of a dataset (InvalidArgumentError when it has none or more)."""
+    elements = dataset.make_iterator()
+    element = next(elements, None)
+    if element is None:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Dataset was empty.")
+    if next(elements, None) is not None:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "Dataset had more than one element.")
+    return element[0] if len(element) == 1 else element
 
 
 @IteratorToStringHandle.kernel("CPU")

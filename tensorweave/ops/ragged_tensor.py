@@ -103,7 +103,8 @@ class RaggedTensorValue:
     def __str__(self) -> str:
         return f"<tf.RaggedTensorValue {self.to_list()}>"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return f"tf.RaggedTensorValue(values={self._values!r}, row_splits={self._row_splits!r})"
 
 
 # -- the ragged ops ---------------------------------------------------------------------------------------------
@@ -672,10 +673,31 @@ class RaggedTensorSpec(TypeSpec):
         return [value.flat_values, *value.nested_row_splits]
 
     def _from_components(self, components: Any) -> Any:
+        """The RaggedTensor of flat values and row splits; a dimension this spec knows the size of keeps it in
+        the value's static shape (TF sets the spec's shape on what a dataset rebuilds)."""
         result = components[0]
-        for splits in reversed(components[1:]):
-            result = RaggedTensor.from_row_splits(result, splits, validate=False)
+        dims = self._shape.as_list() if self._shape.ndims is not None else [None] * len(components)
+        for level in builtins.range(len(components) - 1, 0, -1):
+            result = RaggedTensor.from_row_splits(result, components[level], validate=False)
+            result._static_row_length = dims[level]
         return result
+
+    def _to_legacy_output_types(self) -> dtypes.DType:
+        return self._dtype
+
+    def _to_legacy_output_shapes(self) -> tensor_shape.TensorShape:
+        return self._shape
+
+    def _to_legacy_output_classes(self) -> RaggedTensorSpec:
+        return self
+
+    def _batch(self, batch_size: int | None) -> RaggedTensorSpec:
+        """A batch of values of this spec is ragged in one more (outer) dimension."""
+        return RaggedTensorSpec(tensor_shape.TensorShape([batch_size]).concatenate(self._shape), self._dtype,
+                                self._ragged_rank + 1, self._row_splits_dtype)
+
+    def _unbatch(self) -> RaggedTensorSpec:
+        return RaggedTensorSpec(self._shape[1:], self._dtype, self._ragged_rank - 1, self._row_splits_dtype)
 
 
 register_type_spec_from_value_converter(RaggedTensor, RaggedTensorSpec.from_value)
@@ -732,6 +754,8 @@ def ragged_range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = 
     if limits is None:
         starts, limits = 0, starts
     with name_scope(name, "RaggedRange", [starts, limits, deltas]):
+        if dtype is None:  # TF's: a tensor argument's dtype, so that range(limits) of an int64 limit is int64
+            dtype = next((t.dtype for t in (starts, limits, deltas) if isinstance(t, Tensor)), None)
         starts = convert_to_tensor(starts, dtype=dtype, name="starts")
         limits = convert_to_tensor(limits, dtype=dtype or starts.dtype, name="limits")
         deltas = convert_to_tensor(deltas, dtype=dtype or starts.dtype, name="deltas")
