@@ -779,7 +779,9 @@ def assert_variables_initialized(var_list: list | None = None) -> Tensor | None:
     return manipulation_ops.stack(ranks)
 
 
-_KEPT_AS_IS = frozenset({"IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", "If"})
+# Kept as they are: the reads of resource variables, and their handles (an op taking a handle, such as a
+# generator's RngReadAndSkip, needs the handle, not a value)
+_KEPT_AS_IS = frozenset({"IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", "If", "VarHandleOp"})
 
 
 def guard_against_uninitialized_dependencies(scope: str, initial_value: Tensor) -> Tensor:
@@ -799,7 +801,7 @@ def guard_against_uninitialized_dependencies(scope: str, initial_value: Tensor) 
             continue
         if op.type in _KEPT_AS_IS:
             replaced[op.name] = op
-        elif op.type in ("Variable", "VariableV2", "VarHandleOp"):
+        elif op.type in ("Variable", "VariableV2"):
             var = variables_by_name.get(op.name) or variables_by_name.get(op.name + ":0")
             replaced[op.name] = op if var is None else var.initialized_value().op
         else:
