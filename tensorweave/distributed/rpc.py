@@ -30,6 +30,10 @@ MASTER_METHODS = {
     "CloseSession": (protos.CloseSessionRequest, protos.CloseSessionResponse),
     "ListDevices": (protos.ListDevicesRequest, protos.ListDevicesResponse),
     "Reset": (protos.ResetRequest, protos.ResetResponse),
+    "PartialRunSetup": (protos.PartialRunSetupRequest, protos.PartialRunSetupResponse),
+    "MakeCallable": (protos.MakeCallableRequest, protos.MakeCallableResponse),
+    "RunCallable": (protos.RunCallableRequest, protos.RunCallableResponse),
+    "ReleaseCallable": (protos.ReleaseCallableRequest, protos.ReleaseCallableResponse),
 }
 WORKER_METHODS = {
     "GetStatus": (protos.GetStatusRequest, protos.GetStatusResponse),

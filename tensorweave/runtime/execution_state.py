@@ -60,6 +60,10 @@ class ExecutionState:
     def device_of(self, name: str) -> str:
         return self._nodes[name].device
 
+    def node(self, name: str) -> NodeDef | None:
+        """The node of that name, if the graph has one."""
+        return self._nodes.get(name)
+
     def output_dtype(self, tensor: str, as_ref: bool = False) -> dtypes.DType:
         """The dtype of 'node:index' from its NodeDef and OpDef; a ref output as its value type unless
         `as_ref` (a partial run carries a variable itself between its rounds)."""

@@ -112,3 +112,62 @@ def _replay_client_calls(server: Any) -> None:
             assert got.status_error_message.split("\n")[0] == want.status_error_message.split("\n")[0]
             for mine, theirs in zip(got.tensor, want.tensor):
                 np.testing.assert_array_equal(rpc.tensor_from_proto(mine.tensor), rpc.tensor_from_proto(theirs.tensor))
+
+
+def test_tf_client_partial_runs_and_callables():
+    """A TF1 client's partial runs (values, and the errors of a spent handle, an early fetch, a feed or fetch
+    given twice, an unknown feed, bad setups), its callables (MakeCallable, RunCallable, ReleaseCallable, a
+    fetch not in the graph) and Reset: the same handles, values and status codes as TF's master gave."""
+    with _worker_task() as server:
+        handle = None
+        for method, request, response, *failure in CALLS["partial_runs_and_callables"]:
+            request_class, response_class = _messages(method)
+            message = request_class.FromString(bytes.fromhex(request))
+            if handle is not None and hasattr(message, "session_handle"):
+                message.session_handle = handle
+            try:
+                got = response_class.FromString(server(method, message.SerializeToString()))
+            except grpc.RpcError as e:
+                assert [e.code().value[0], e.details()] == failure, method
+                continue
+            assert not failure, method
+            want = response_class.FromString(bytes.fromhex(response))
+            if method.endswith("/CreateSession"):
+                handle = got.session_handle
+            elif method.endswith("/RunStep"):
+                assert (got.status_code, got.status_error_message.split("\n")[0], [t.name for t in got.tensor]) == \
+                       (want.status_code, want.status_error_message.split("\n")[0], [t.name for t in want.tensor])
+                for mine, theirs in zip(got.tensor, want.tensor):
+                    np.testing.assert_array_equal(rpc.tensor_from_proto(mine.tensor), rpc.tensor_from_proto(theirs.tensor))
+            elif method.endswith("/RunCallable"):
+                assert [rpc.tensor_from_proto(t).tolist() for t in got.fetch] == \
+                       [rpc.tensor_from_proto(t).tolist() for t in want.fetch]
+            else:
+                assert got == want, method
+
+
+def test_unknown_callable_handles():
+    """TF's master: a handle never made and one released are InvalidArgument."""
+    with _worker_task() as server:
+        def call(method: str, request: Any) -> Any:
+            return server(f"/{rpc.MASTER_SERVICE}/{method}", request.SerializeToString())
+
+        graph = protos.GraphDef()
+        graph.node.add(name="c", op="Const", attr={"dtype": protos.AttrValue(type=1),
+                                                   "value": protos.AttrValue(tensor=rpc.tensor_to_proto(np.float32(2)))})
+        handle = protos.CreateSessionResponse.FromString(call("CreateSession", protos.CreateSessionRequest(
+            graph_def=graph))).session_handle
+        made = protos.MakeCallableResponse.FromString(call("MakeCallable", protos.MakeCallableRequest(
+            session_handle=handle, options=protos.CallableOptions(fetch=["c:0"])))).handle
+        ran = protos.RunCallableResponse.FromString(call("RunCallable", protos.RunCallableRequest(
+            session_handle=handle, handle=made)))
+        assert rpc.tensor_from_proto(ran.fetch[0]) == 2.0
+        call("ReleaseCallable", protos.ReleaseCallableRequest(session_handle=handle, handle=made))
+        for number, message in ((made, f"Attempted to run callable after handle was released: {made}"),
+                                (made + 1, f"No such callable handle: {made + 1}")):
+            try:
+                call("RunCallable", protos.RunCallableRequest(session_handle=handle, handle=number))
+            except grpc.RpcError as e:
+                assert (e.code(), e.details()) == (grpc.StatusCode.INVALID_ARGUMENT, message)
+            else:
+                raise AssertionError("expected InvalidArgument")
