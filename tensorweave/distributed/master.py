@@ -611,28 +611,39 @@ class Master:
         with self._lock:
             session = self._sessions.pop(request.session_handle, None)
         if session is None:
-            raise errors.AbortedError(None, None, f"Session {request.session_handle} is not found.")
+            raise errors.AbortedError(None, None, f"Session {request.session_handle} is not found. Possibly, this "
+                                      "master has restarted.")
         session.close()
         return protos.CloseSessionResponse()
 
     def ListDevices(self, request: Any) -> Any:  # noqa: N802
-        # a session's devices are those of the tasks it uses (its device filters); else the whole cluster's
-        devices = self._get(request.session_handle).devices if request.session_handle else cluster_devices(self._cache)
+        """A session's devices (those of the tasks its device filters let it use), all as `local_device` as TF's
+        MasterSession lists them; without a session, the whole cluster's, this task's as local."""
         response = protos.ListDevicesResponse()
-        for device in devices:
+        if request.session_handle:
+            with self._lock:
+                session = self._sessions.get(request.session_handle)
+            if session is None:
+                raise errors.InvalidArgumentError(None, None, f"Session {request.session_handle} is not found. "
+                                                  "Possibly, this master has restarted.")
+            response.local_device.extend(device.attributes for device in session.devices)
+            return response
+        for device in cluster_devices(self._cache):
             local = task_of(device.name) == self._cache.local_task
             (response.local_device if local else response.remote_device).add().CopyFrom(device.attributes)
         return response
 
     def Reset(self, request: Any) -> Any:  # noqa: N802
-        """Close every session of this master and clear the named containers (all when none) on every task."""
+        """Clear the named containers (all when none) on every task the device filters name (all without
+        filters), then close every session of this master, in TF's order."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
+        for task in self._cache.task_names():
+            if _task_matches(task, request.device_filters):
+                self._cache.stub(task).call("CleanupAll", protos.CleanupAllRequest(container=list(request.container)))
         for session in sessions:
             session.close()
-        for task in self._cache.task_names():
-            self._cache.stub(task).call("CleanupAll", protos.CleanupAllRequest(container=list(request.container)))
         return protos.ResetResponse()
 
     def close(self) -> None:
