@@ -19,6 +19,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import (
     Tensor,
+    colocate_with,
     convert_to_tensor,
     name_scope,
     register_tensor_conversion_function,
@@ -34,7 +35,7 @@ from tensorweave.ops.fill_ops import ones_like
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
 from tensorweave.ops.manipulation_ops import concat, stack
 from tensorweave.ops.shape_helpers import shape_from_tensor, with_rank, with_rank_at_least
-from tensorweave.ops.shape_ops import reshape, shape, squeeze
+from tensorweave.ops.shape_ops import expand_dims, reshape, shape, size, squeeze
 from tensorweave.platform.tf_export import export_value, tf_export
 
 # -- StridedSlice, tf.strided_slice and Tensor.__getitem__ -------------------------------------------
@@ -741,12 +742,13 @@ def _gather_v2_grad(op: Any, grad: Tensor) -> list:
     """IndexedSlices of the params' rows for a gather along axis 0 (what optimizers update sparsely), else the
     dense sum of the gradient rows into place, along the gathered axis moved first."""
     params, indices = op.inputs[0], op.inputs[1]
-    params_shape = cast(shape(params, out_type=dtypes.int64), dtypes.int32)
+    with colocate_with(params):  # params can be large: its shape is computed beside it, as TF does
+        params_shape = shape(params)
+    indices_size = expand_dims(size(indices), 0)
     axis = tensor_util.constant_value(op.inputs[2])
-    size = raw_ops.Size(input=indices)
     if axis is not None and int(axis) == 0 and op.get_attr("batch_dims") == 0:
-        values = reshape(grad, concat([stack([size]), params_shape[1:]], 0))
-        return [IndexedSlices(values, reshape(indices, stack([size])), params_shape), None, None]
+        values = reshape(grad, concat([indices_size, params_shape[1:]], 0))
+        return [IndexedSlices(values, reshape(indices, indices_size), params_shape), None, None]
     rank = params.shape.ndims
     if axis is None or rank is None or op.get_attr("batch_dims") != 0:
         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: GatherV2) with a dynamic "
