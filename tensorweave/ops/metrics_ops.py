@@ -48,6 +48,41 @@ from tensorweave.platform import tf_logging as logging
 from tensorweave.platform.tf_export import tf_export
 
 
+@tf_export("math.confusion_matrix", "confusion_matrix")
+def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, dtype: Any = dtypes.int32,
+                     name: str | None = None, weights: Any = None) -> Tensor:
+    """counts[i, j]: how often label i was predicted as j (or the sum of those weights), composed as TF's:
+    asserts that no label or prediction is negative (or, given num_classes, out of bound), then ScatterNd."""
+    with name_scope(name, "confusion_matrix", (predictions, labels, num_classes, weights)):
+        labels, predictions = remove_squeezable_dimensions(convert_to_tensor(labels, name="labels"),
+                                                           convert_to_tensor(predictions, name="predictions"))
+        predictions = cast_ops.cast(predictions, dtypes.int64)
+        labels = cast_ops.cast(labels, dtypes.int64)
+        labels = control_flow_ops.with_dependencies(
+            [check_ops.assert_non_negative(labels, message="`labels` contains negative values")], labels)
+        predictions = control_flow_ops.with_dependencies(
+            [check_ops.assert_non_negative(predictions, message="`predictions` contains negative values")],
+            predictions)
+        if num_classes is None:
+            num_classes = elementwise_ops.maximum(reduction_ops.reduce_max(predictions),
+                                                  reduction_ops.reduce_max(labels)) + 1
+        else:
+            num_classes_int64 = cast_ops.cast(num_classes, dtypes.int64)
+            labels = control_flow_ops.with_dependencies(
+                [check_ops.assert_less(labels, num_classes_int64, message="`labels` out of bound")], labels)
+            predictions = control_flow_ops.with_dependencies(
+                [check_ops.assert_less(predictions, num_classes_int64, message="`predictions` out of bound")],
+                predictions)
+        if weights is not None:
+            weights = convert_to_tensor(weights, name="weights")
+            predictions.get_shape().assert_is_compatible_with(weights.get_shape())
+            weights = cast_ops.cast(weights, dtype)
+        shape = manipulation_ops.stack([num_classes, num_classes])
+        indices = manipulation_ops.stack([labels, predictions], axis=1)
+        values = fill_ops.ones_like(predictions, dtype) if weights is None else weights
+        return scatter_ops.scatter_nd(indices=indices, updates=values, shape=cast_ops.cast(shape, dtypes.int64))
+
+
 def metric_variable(shape: Any, dtype: Any, validate_shape: bool = True, name: str | None = None) -> Any:
     """A zero-initialized local variable holding a metric's running state."""
     return variables.Variable(lambda: fill_ops.zeros(shape, dtype), trainable=False,
