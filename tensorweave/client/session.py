@@ -202,12 +202,15 @@ class _Callable:
 
 def _fetched_value(value: Any) -> Any:
     """What the caller gets: numpy scalars for 0-d, quantized values as their plain integer type (TF's
-    fetch drops the quantized wrapper), and never an array the runtime still holds."""
+    fetch drops the quantized wrapper), strings as an object array of bytes (whatever array of bytes a
+    kernel made), and never an array the runtime still holds."""
     if type(value) is np.void:  # a 0-d quantized value
         return value[0]
     if type(value) is np.ndarray:
         if value.dtype.names:
             value = value.view(value.dtype[0])
+        if value.dtype.kind == "S":
+            value = value.astype(object)
         if value.ndim == 0:
             return value[()]
         if not value.flags.writeable:
