@@ -16,7 +16,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.framework.graph import Graph
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
-from tensorweave.runtime.prune import prune
+from tensorweave.runtime.prune import check_partial_run_setup, prune
 from tensorweave.runtime.session_factory import PlanKey, SessionBackend
 
 
@@ -30,7 +30,7 @@ class PartialRun:
 
     def __init__(self, graph: Graph, session: SessionBackend, feeds: list[str], fetches: list[str],
                  targets: list[str]) -> None:
-        _check_setup(feeds, fetches, targets)
+        check_partial_run_setup(feeds, fetches, targets)
         node_defs = [op._node_def for op in graph.get_operations()]
         needed = {node.name for node in prune(GraphDef(node=node_defs), feeds, fetches, targets).node}
         self._graph = graph
@@ -168,16 +168,3 @@ class PartialRun:
         needed.update(_tensor_name(spec) for node in self._to_run for spec in node.input if not spec.startswith("^"))
         self._values = {name: value for name, value in self._values.items() if name in needed}
 
-
-def _check_setup(feeds: list[str], fetches: list[str], targets: list[str]) -> None:
-    """The errors TF's PRunSetup gives before it starts the step."""
-    seen: set[str] = set()
-    for name in feeds:
-        if name in seen:
-            raise errors.InvalidArgumentError(None, None, f'Endpoint "{name}" fed more than once.')
-        seen.add(name)
-    for name in fetches:
-        if name in seen:
-            raise errors.InvalidArgumentError(None, None, f"{name} is both fed and fetched.")
-    if not fetches and not targets:
-        raise errors.InvalidArgumentError(None, None, "Must specify at least one target to fetch or execute.")

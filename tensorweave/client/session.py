@@ -163,14 +163,54 @@ def _handle_string(value: Any) -> str:
     return value.handle if isinstance(value, KeptTensor) else value
 
 
+class _Callable:
+    """TF's BaseSession._Callable: call it with one value per feed (and `run_metadata=`) for the fetches'
+    values as a list; the runtime's handle is released when it goes."""
+
+    def __init__(self, session: BaseSession, callable_options: Any) -> None:
+        self._session = session
+        self._handle = None
+        try:
+            self._handle = session._session.make_callable(callable_options)
+        except errors.OpError as e:
+            raise session._interpolate(e) from e.__cause__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> list[Any]:
+        session = self._session
+        if session._closed:
+            raise errors.CancelledError(None, None, "Session has been closed.")
+        # as TF's TF_SessionRunCallable converts them: each as NumPy makes it, whatever the feed's dtype
+        values = [np.asarray(value, dtype=object) if isinstance(value, (str, bytes)) else np.asarray(value)
+                  for value in args]
+        run_metadata = kwargs.get("run_metadata")
+        reported = protos.RunMetadata() if run_metadata is not None else None
+        try:
+            results = session._session.run_callable(self._handle, _runtime_feed_values(values), reported)
+        except errors.OpError as e:
+            raise session._interpolate(e) from e.__cause__
+        if run_metadata is not None:
+            run_metadata.ParseFromString(reported.SerializeToString())
+        return [_fetched_value(value) for value in results]
+
+    def __del__(self) -> None:
+        if self._handle is not None and not self._session._closed:
+            try:
+                self._session._session.release_callable(self._handle)
+            except Exception:  # interpreter shutdown, or a master that is gone
+                pass
+
+
 def _fetched_value(value: Any) -> Any:
     """What the caller gets: numpy scalars for 0-d, quantized values as their plain integer type (TF's
-    fetch drops the quantized wrapper), and never an array the runtime still holds."""
+    fetch drops the quantized wrapper), strings as an object array of bytes (whatever array of bytes a
+    kernel made), and never an array the runtime still holds."""
     if type(value) is np.void:  # a 0-d quantized value
         return value[0]
     if type(value) is np.ndarray:
         if value.dtype.names:
             value = value.view(value.dtype[0])
+        if value.dtype.kind == "S":
+            value = value.astype(object)
         if value.ndim == 0:
             return value[()]
         if not value.flags.writeable:
@@ -410,6 +450,13 @@ class BaseSession:
 
         return run_step
 
+    def _make_callable_from_options(self, callable_options: Any) -> _Callable:
+        """A callable for a CallableOptions (feeds, fetches and targets by name, run options): TF's private API,
+        which Keras's graph-mode functions use; on a grpc:// session the master registers it once."""
+        if len(self._graph._operations) != self._extended:
+            self._extend_graph()
+        return _Callable(self, callable_options)
+
     def _repeating_callable(self, op: Any) -> Callable[[int], int]:
         """For a QueueRunner's loop: a function that runs `op` up to n times in a row and returns how many runs
         it made (the runtime may make several at once, each as one `run`; at least one), or raises the error of
@@ -449,6 +496,11 @@ class BaseSession:
         if len(self._graph._operations) != self._extended:
             self._extend_graph()
         fetch_names = [t.name for t in plan.tensors]
+        if self._session.runs_partial_runs:  # the runtime keeps the step (a master's RunState)
+            try:
+                return self._session.partial_run_setup(feed_names, fetch_names, plan.targets)
+            except errors.OpError as e:
+                raise self._interpolate(e) from e.__cause__
         try:
             state = PartialRun(self._graph, self._session, feed_names, fetch_names, plan.targets)
         except errors.OpError as e:
@@ -474,14 +526,17 @@ class BaseSession:
         if not fetch_names and not feed_names:
             return plan.build([])
         state = self._partial_runs.get(handle)
-        if state is None:
+        if state is None and not self._session.runs_partial_runs:
             raise errors.InvalidArgumentError(None, None, "Must run 'setup' before performing partial runs!")
         try:
-            results = state.run(feed_names, _runtime_feed_values(fed), fetch_names)
+            if state is None:
+                results = self._session.partial_run(handle, feed_names, _runtime_feed_values(fed), fetch_names)
+            else:
+                results = state.run(feed_names, _runtime_feed_values(fed), fetch_names)
         except errors.OpError as e:
             raise self._interpolate(e) from e.__cause__
         finally:
-            if state.over:
+            if state is not None and state.over:
                 self._partial_runs.pop(handle, None)
         return plan.build([_fetched_value(v) for v in results])
 

@@ -2,7 +2,8 @@
 
 The client's graph goes to the master with CreateSession (the first nodes) and ExtendSession (the nodes
 added since, with the graph version it holds); each step is one RunStep with the feeds as TensorProtos
-and the fetches and targets by name, errors carried in the response body as TF's client asks. The master
+and the fetches and targets by name, errors carried in the response body as TF's client asks. Partial runs
+and callables live in the master too (PartialRunSetup, MakeCallable/RunCallable/ReleaseCallable). The master
 prunes, places and partitions over the cluster; this backend only speaks the protocol.
 """
 
@@ -85,9 +86,7 @@ class GrpcSession(SessionBackend):
             request.options.timeout_in_ms = timeout_in_ms
         if step_stats is not None:  # a traced step: the master gathers every task's stats
             request.options.trace_level = protos.RunOptions.FULL_TRACE
-        response = self._master.call("RunStep", request)
-        if response.status_code:
-            raise errors._make_specific_exception(None, None, response.status_error_message, response.status_code)
+        response = self._checked(self._master.call("RunStep", request))
         if step_stats is not None:
             step_stats.CopyFrom(response.metadata.step_stats)
         if run_metadata is not None:  # every task's partition graphs and cost graph, as the master gathered them
@@ -96,6 +95,47 @@ class GrpcSession(SessionBackend):
                 run_metadata.cost_graph.CopyFrom(response.metadata.cost_graph)
         by_name = {named.name: named.tensor for named in response.tensor}
         return [rpc.tensor_from_proto(by_name[name]) for name in key.fetches]
+
+    runs_partial_runs = True
+
+    def partial_run_setup(self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]) -> str:
+        response = self._master.call("PartialRunSetup", protos.PartialRunSetupRequest(
+            session_handle=self._handle, feed=feeds, fetch=fetches, target=targets))
+        return response.partial_run_handle
+
+    def partial_run(self, handle: str, feeds: Sequence[str], feed_values: Sequence[Any],
+                    fetches: Sequence[str]) -> list[Any]:
+        request = protos.RunStepRequest(session_handle=self._handle, fetch=fetches, partial_run_handle=handle,
+                                        store_errors_in_response_body=True)
+        for name, value in zip(feeds, feed_values):
+            request.feed.add(name=name, tensor=rpc.tensor_to_proto(value))
+        response = self._checked(self._master.call("RunStep", request))
+        by_name = {named.name: named.tensor for named in response.tensor}
+        return [rpc.tensor_from_proto(by_name[name]) for name in fetches]
+
+    def make_callable(self, options: Any) -> Any:
+        return self._master.call("MakeCallable", protos.MakeCallableRequest(
+            session_handle=self._handle, options=options)).handle
+
+    def run_callable(self, handle: Any, feed_values: Sequence[Any], run_metadata: Any = None) -> list[Any]:
+        request = protos.RunCallableRequest(session_handle=self._handle, handle=handle,
+                                            feed=[rpc.tensor_to_proto(value) for value in feed_values])
+        response = self._master.call("RunCallable", request)
+        if run_metadata is not None:
+            run_metadata.MergeFrom(response.metadata)
+        return [rpc.tensor_from_proto(tensor) for tensor in response.fetch]
+
+    def release_callable(self, handle: Any) -> None:
+        if not self._closed:
+            self._master.call("ReleaseCallable", protos.ReleaseCallableRequest(session_handle=self._handle,
+                                                                               handle=handle))
+
+    @staticmethod
+    def _checked(response: Any) -> Any:
+        """The response of a RunStep whose error came in its body, raised as TF's client raises it."""
+        if response.status_code:
+            raise errors._make_specific_exception(None, None, response.status_error_message, response.status_code)
+        return response
 
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:
         return []  # the partitions live in the master

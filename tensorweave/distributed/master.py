@@ -11,6 +11,9 @@ rendezvous keys with tensors (never decoded here), and CleanupGraph ends the ste
 task fails, the others are cleaned up at once so none waits for a tensor that will never come; a step that
 succeeded ends by itself on a tensorweave worker (`rpc.SELF_CLEANING`), and on any other is cleaned up once
 the next step is under way (nothing waits in it, and its cleanup then never delays the next step's RunGraph).
+A partial run (PartialRunSetup, then RunSteps with its handle) is one step of a registered plan whose
+RunGraphs (`is_partial`) each feed and fetch a piece of it, as TF's RunState; a callable (MakeCallable) is a
+registered plan that RunCallable runs by number, its feeds by position.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from tensorweave.framework.rendezvous import create_key
 from tensorweave.runtime.execution_state import ExecutionState
 from tensorweave.runtime.optimize import StepOptimizations
 from tensorweave.runtime.partition import partition
-from tensorweave.runtime.prune import prune
+from tensorweave.runtime.prune import check_partial_run_setup, prune
 
 _DISCOVERY_TIMEOUT_S = 30.0
 
@@ -87,6 +90,38 @@ class _TaskPart:
     recvs: list[tuple[int, str]]  # (fetch position, rendezvous key)
 
 
+@dataclasses.dataclass
+class _PartialRun:
+    """A partial run's step (TF's RunState): its plan, its step id, and the feeds fed and fetches made."""
+
+    key: tuple
+    parts: list[_TaskPart]
+    step_id: int
+    fed: dict[str, bool]
+    fetched: dict[str, bool]
+    exec_opts: Any = None  # chosen by the first call, as TF's PerStepState
+
+
+def _fetched(parts: list[_TaskPart], responses: list[Any], count: int) -> list[Any]:
+    """The TensorProtos of a step's `count` fetches, in order, from the tasks' RunGraph responses."""
+    tensors: list[Any] = [None] * count
+    for part, response in zip(parts, responses):
+        received = {named.name: named.tensor for named in response.recv}
+        for position, rendezvous_key in part.recvs:
+            tensors[position] = received[rendezvous_key]
+    return tensors
+
+
+def _merge_metadata(metadata: Any, responses: list[Any], exec_opts: Any) -> None:
+    """Every task's step stats, costs and partitions, as TF's MasterSession merges them into RunMetadata."""
+    for response in responses:
+        if exec_opts.record_timeline:
+            metadata.step_stats.dev_stats.extend(response.step_stats.dev_stats)
+        if exec_opts.record_costs:
+            metadata.cost_graph.node.extend(response.cost_graph.node)
+        metadata.partition_graphs.extend(response.partition_graph)
+
+
 class MasterSession:
     """One client session's graph, placed over the cluster, and its registered plans."""
 
@@ -107,6 +142,11 @@ class MasterSession:
         self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
         self._running: set[Callable[[], None]] = set()  # the cleanup of each step in flight
         self._finished_step: Callable[[], None] | None = None  # the cleanup of the last step that succeeded
+        self._partial_run_handles = itertools.count()
+        self._partial_runs: dict[str, _PartialRun] = {}
+        self._partial_cleanups: dict[int, Callable[[], None]] = {}  # of the partial runs' steps under way
+        self._callables: dict[int, tuple[tuple, Any]] = {}  # handle -> (plan key, RunOptions)
+        self._next_callable = 0
         self._lock = threading.Lock()
         self._tasks = list(dict.fromkeys(task_of(device.name) for device in devices))
         for task in self._tasks:
@@ -124,31 +164,183 @@ class MasterSession:
     def run(self, request: Any) -> Any:
         feeds = tuple(named.name for named in request.feed)
         key = (feeds, tuple(request.fetch), tuple(request.target))
-        parts = self._plans.get(key)
-        if parts is None:
-            parts = self._build_plan(*key)
+        parts = self._plans.get(key) or self._build_plan(*key)
         options = request.options
-        timeout_in_ms = options.timeout_in_ms or self._timeout_in_ms
-        count = next(self._executions[key])
-        exec_opts = protos.ExecutorOpts(  # what TF's MasterSession asks the workers to record in this step
-            record_timeline=options.trace_level > 0, record_partition_graphs=options.output_partition_graphs,
-            record_costs=self._cost_model_every > 0 and (count + 1 - self._cost_model_after) % self._cost_model_every == 0)
-        responses = self._run_step(parts, request.feed, timeout_in_ms / 1000 if timeout_in_ms > 0 else None, exec_opts)
+        exec_opts = self._exec_opts(key, options)
+        step_id = random.getrandbits(63)
+        requests = [self._run_graph_request(part, step_id, exec_opts, [(key, request.feed[index].tensor)
+                                                                       for index, key in part.sends],
+                                            [key for _, key in part.recvs]) for part in parts]
+        responses = self._run_step(parts, requests, self._timeout(options), step_id)
         result = protos.RunStepResponse()
-        for response in responses:  # every task's devices and partitions, as TF's MasterSession merges them
-            if exec_opts.record_timeline:
-                result.metadata.step_stats.dev_stats.extend(response.step_stats.dev_stats)
-            if exec_opts.record_costs:
-                result.metadata.cost_graph.node.extend(response.cost_graph.node)
-            result.metadata.partition_graphs.extend(response.partition_graph)
-        tensors: list[Any] = [None] * len(request.fetch)
-        for part, response in zip(parts, responses):
-            received = {named.name: named.tensor for named in response.recv}
-            for position, rendezvous_key in part.recvs:
-                tensors[position] = received[rendezvous_key]
-        for name, tensor in zip(request.fetch, tensors):
+        _merge_metadata(result.metadata, responses, exec_opts)
+        for name, tensor in zip(request.fetch, _fetched(parts, responses, len(request.fetch))):
             result.tensor.add(name=name, tensor=tensor)
         return result
+
+    def _exec_opts(self, key: tuple, options: Any) -> Any:
+        """What TF's MasterSession asks the workers to record in a step of the plan `key` with these options."""
+        count = next(self._executions[key])
+        return protos.ExecutorOpts(
+            record_timeline=options.trace_level > 0, record_partition_graphs=options.output_partition_graphs,
+            record_costs=self._cost_model_every > 0 and (count + 1 - self._cost_model_after) % self._cost_model_every == 0)
+
+    def _timeout(self, options: Any) -> float | None:
+        timeout_in_ms = options.timeout_in_ms or self._timeout_in_ms
+        return timeout_in_ms / 1000 if timeout_in_ms > 0 else None
+
+    def _run_graph_request(self, part: _TaskPart, step_id: int, exec_opts: Any, sends: list[tuple[str, Any]],
+                           recv_keys: list[str]) -> Any:
+        request = protos.RunGraphRequest(session_handle=self.handle, create_worker_session_called=True,
+                                         graph_handle=part.handle, step_id=step_id, recv_key=recv_keys)
+        for rendezvous_key, tensor in sends:
+            request.send.add(name=rendezvous_key, tensor=tensor)
+        request.exec_opts.CopyFrom(exec_opts)
+        return request
+
+    # -- partial runs (TF's MasterSession::PartialRunSetup and DoPartialRun) ---------------------------
+
+    def partial_run_setup(self, request: Any) -> str:
+        """Build and register the plan of the whole step now; its RunGraphs come with the partial runs."""
+        key = (tuple(request.feed), tuple(request.fetch), tuple(request.target))
+        with self._lock:
+            handle = str(next(self._partial_run_handles))
+        check_partial_run_setup(*key)
+        parts = self._plans.get(key) or self._build_plan(*key)
+        with self._lock:
+            self._partial_runs[handle] = _PartialRun(key, parts, random.getrandbits(63), dict.fromkeys(key[0], False),
+                                                     dict.fromkeys(key[1], False))
+        return handle
+
+    def run_partial(self, request: Any) -> Any:
+        """Feed some of a partial run's feeds and fetch some of its fetches: one RunGraph per task of the
+        step, the first of which starts its executors; the last ends the step."""
+        with self._lock:
+            state = self._partial_runs.get(request.partial_run_handle)
+        if state is None:
+            raise errors.InvalidArgumentError(None, None, "Must run PartialRunSetup before performing partial runs")
+        feeds = {named.name: named.tensor for named in request.feed}
+        for pending, names, verb in ((state.fed, feeds, "feed"), (state.fetched, request.fetch, "fetch")):
+            for name in names:
+                if name not in pending:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"The {verb} {name} was not specified in partial_run_setup.")
+                if pending[name]:
+                    raise errors.InvalidArgumentError(None, None, f"The {verb} {name} has already been "
+                                                      f"{'fed' if verb == 'feed' else 'fetched'}.")
+        self._check_fetches(state, feeds, request.fetch)
+        state.fed.update(dict.fromkeys(feeds, True))
+        state.fetched.update(dict.fromkeys(request.fetch, True))
+        last = all(state.fed.values()) and all(state.fetched.values())
+        if state.exec_opts is None:
+            state.exec_opts = self._exec_opts(state.key, request.options)
+        feed_names, fetch_names = state.key[0], state.key[1]
+        wanted = set(request.fetch)
+        requests = []
+        for part in state.parts:
+            run_graph = self._run_graph_request(
+                part, state.step_id, state.exec_opts,
+                [(key, feeds[feed_names[index]]) for index, key in part.sends if feed_names[index] in feeds],
+                [key for index, key in part.recvs if fetch_names[index] in wanted])
+            run_graph.is_partial, run_graph.is_last_partial_run = True, last
+            requests.append(run_graph)
+        try:
+            responses = self._run_step(state.parts, requests, self._timeout(request.options), state.step_id,
+                                       partial_over=last)
+        except BaseException:
+            with self._lock:
+                self._partial_runs.pop(request.partial_run_handle, None)
+            raise
+        if last:
+            with self._lock:
+                self._partial_runs.pop(request.partial_run_handle, None)
+        received = {}
+        for part, response in zip(state.parts, responses):
+            by_key = {named.name: named.tensor for named in response.recv}
+            received.update((fetch_names[index], by_key[key]) for index, key in part.recvs if key in by_key)
+        result = protos.RunStepResponse()
+        _merge_metadata(result.metadata, responses, state.exec_opts)
+        for name in request.fetch:
+            result.tensor.add(name=name, tensor=received[name])
+        return result
+
+    def _check_fetches(self, state: _PartialRun, feeds: dict[str, Any], fetches: Sequence[str]) -> None:
+        """TF's CheckFetches: no fetch may depend, in the whole graph, on a feed still to come."""
+        pending = set()
+        for name, fed in state.fed.items():
+            if not fed:
+                if self._state.node(parse_input(name)[0]) is None:
+                    raise errors.NotFoundError(None, None, f"Feed {name}: not found")
+                pending.add(parse_input(name))
+        pending.difference_update(parse_input(name) for name in feeds)
+        stack = []
+        for name in fetches:
+            node = self._state.node(parse_input(name)[0])
+            if node is None:
+                raise errors.NotFoundError(None, None, f"Fetch {name}: not found")
+            stack.append(node)
+        visited: set[str] = set()
+        while stack:
+            for spec in stack.pop().input:
+                source = parse_input(spec)
+                if source in pending:
+                    raise errors.InvalidArgumentError(None, None, f"Fetch {source[0]}:{source[1]} can't be computed "
+                                                      "from the feeds that have been fed so far.")
+                if source[0] not in visited:
+                    visited.add(source[0])
+                    node = self._state.node(source[0])
+                    if node is not None:
+                        stack.append(node)
+
+    # -- callables (TF's MasterSession::MakeCallable, RunCallable, ReleaseCallable) -------------------
+
+    def make_callable(self, options: Any) -> int:
+        """Build and register the plan of `options` (CallableOptions); its handle runs it with RunCallable."""
+        key = (tuple(options.feed), tuple(options.fetch), tuple(options.target))
+        if options.tensor_connection:
+            raise errors.UnimplementedError(None, None, "CallableOptions.tensor_connection is not supported in "
+                                            "distributed sessions")
+        self._plans.get(key) or self._build_plan(*key)
+        run_options = protos.RunOptions()
+        run_options.CopyFrom(options.run_options)
+        with self._lock:
+            handle = self._next_callable
+            self._next_callable += 1
+            self._callables[handle] = (key, run_options)
+        return handle
+
+    def run_callable(self, request: Any) -> Any:
+        with self._lock:
+            callable_ = self._callables.get(request.handle)
+            issued = self._next_callable
+        if callable_ is None:
+            if request.handle >= issued:
+                raise errors.InvalidArgumentError(None, None, f"No such callable handle: {request.handle}")
+            raise errors.InvalidArgumentError(
+                None, None, f"Attempted to run callable after handle was released: {request.handle}")
+        key, run_options = callable_
+        parts = self._plans.get(key) or self._build_plan(*key)
+        exec_opts = self._exec_opts(key, run_options)
+        step_id = random.getrandbits(63)
+        feed = request.feed
+        requests = []
+        for part in parts:
+            sends = []
+            for index, rendezvous_key in part.sends:
+                if index >= len(feed):
+                    raise errors.InvalidArgumentError(None, None, f"Invalid number of feed tensors. Expected: "
+                                                      f"{len(key[0])}. Got: {len(feed)}")
+                sends.append((rendezvous_key, feed[index]))
+            requests.append(self._run_graph_request(part, step_id, exec_opts, sends, [k for _, k in part.recvs]))
+        responses = self._run_step(parts, requests, self._timeout(run_options), step_id)
+        result = protos.RunCallableResponse()
+        _merge_metadata(result.metadata, responses, exec_opts)
+        result.fetch.extend(_fetched(parts, responses, len(key[1])))
+        return result
+
+    def release_callable(self, handle: int) -> None:
+        with self._lock:
+            self._callables.pop(handle, None)
 
     def _build_plan(self, feeds: tuple[str, ...], fetches: tuple[str, ...], targets: tuple[str, ...]) -> list[_TaskPart]:
         with self._lock:
@@ -158,7 +350,7 @@ class MasterSession:
             graph_def = self._state.placed_graph()
             graph_def = prune(graph_def, feeds, fetches, targets, self._state.tensor_types(feeds + fetches))
             graph_def = self._optimizations.apply(graph_def, targets, host_device())
-            graph_def = self._place_call_frame(graph_def, feeds)
+            graph_def = self._place_call_frame(graph_def, feeds, fetches)
             by_task: dict[str, list[NodeDef]] = {}
             sends: dict[str, list[tuple[int, str]]] = {}
             recvs: dict[str, list[tuple[int, str]]] = {}
@@ -178,18 +370,26 @@ class MasterSession:
             self._executions[(feeds, fetches, targets)] = itertools.count()
             return parts
 
-    def _place_call_frame(self, graph_def: GraphDef, feeds: tuple[str, ...]) -> GraphDef:
+    def _place_call_frame(self, graph_def: GraphDef, feeds: tuple[str, ...], fetches: tuple[str, ...]) -> GraphDef:
         """Each `_Arg` on the device of the tensor it feeds, each `_Retval` on the device of what it fetches,
-        so feeds and fetches go straight to and from the task that holds them."""
+        so feeds and fetches go straight to and from the task that holds them; named as TF's master names
+        its client-terminated nodes (`_recv_x_0` feeds `x:0`, `_send_y_0` fetches `y:0`), which errors show."""
         devices = {node.name: node.device for node in graph_def.node if node.device}
+        renamed = {}
         nodes = []
         for node in graph_def.node:
             if node.op == "_Arg":
-                node = dataclasses.replace(node, device=self._state.device_of(parse_input(feeds[node.attr["index"]])[0]))
+                source, index = parse_input(feeds[node.attr["index"]])
+                renamed[node.name] = f"_recv_{source}_{index}"
+                node = dataclasses.replace(node, name=renamed[node.name], device=self._state.device_of(source))
                 devices[node.name] = node.device
             elif node.op == "_Retval":
-                node = dataclasses.replace(node, device=devices[parse_input(node.input[0])[0]])
+                source, index = parse_input(fetches[node.attr["index"]])
+                node = dataclasses.replace(node, name=f"_send_{source}_{index}",
+                                           device=devices[parse_input(node.input[0])[0]])
             nodes.append(node)
+        nodes = [dataclasses.replace(node, input=[_renamed_input(spec, renamed) for spec in node.input])
+                 if any(parse_input(spec)[0] in renamed for spec in node.input) else node for node in nodes]
         return GraphDef(node=nodes, producer=graph_def.producer)
 
     def _client_terminated(self, node: NodeDef, feeds: tuple[str, ...], fetches: tuple[str, ...],
@@ -215,13 +415,13 @@ class MasterSession:
             return dataclasses.replace(node, attr={**node.attr, "send_device_incarnation": self._incarnations[sender]})
         return node
 
-    def _run_step(self, parts: list[_TaskPart], feed: Sequence[Any], timeout: float | None,
-                  exec_opts: Any) -> list[Any]:
-        """One RunGraph per task under one step id (each recording what `exec_opts` asks), the own task's on
-        this thread. Every task's step is
-        cleaned up: at once when it failed; once the next step is under way when it succeeded, so that
-        CleanupGraph never delays a step's RunGraph on a task (a session's last step is cleaned at close)."""
-        step_id = random.getrandbits(63)
+    def _run_step(self, parts: list[_TaskPart], requests: list[Any], timeout: float | None, step_id: int,
+                  partial_over: bool | None = None) -> list[Any]:
+        """One RunGraph per task (`requests`, one per part) under one step id, the own task's on this thread.
+        Every task's step is cleaned up: at once when it failed; once the next step is under way when it
+        succeeded, so that CleanupGraph never delays a step's RunGraph on a task (a session's last step is
+        cleaned at close). A partial run's step (`partial_over` not None) goes on after a call that succeeded,
+        and is cleaned up at once after its last one."""
         lock, finished = threading.Lock(), threading.Event()
         responses: list[Any] = [None] * len(parts)
         failures: list[BaseException] = []
@@ -232,7 +432,7 @@ class MasterSession:
             if cleaned.is_set():
                 return
             cleaned.set()
-            succeeded = remaining == 0 and not failures
+            succeeded = remaining == 0 and not failures and partial_over is not False
             request = protos.CleanupGraphRequest(step_id=step_id)
             for part in parts:  # the tasks of the step: no other holds anything of it (TF's rcg partitions)
                 if not (succeeded and self._cache.self_cleaning(part.task)):  # else the task ended it itself
@@ -258,13 +458,7 @@ class MasterSession:
             self._running.add(cleanup)
             previous, self._finished_step = self._finished_step, None
         local = None
-        for position, part in enumerate(parts):
-            request = protos.RunGraphRequest(session_handle=self.handle, create_worker_session_called=True,
-                                             graph_handle=part.handle, step_id=step_id)
-            for index, rendezvous_key in part.sends:
-                request.send.add(name=rendezvous_key, tensor=feed[index].tensor)
-            request.recv_key.extend(rendezvous_key for _, rendezvous_key in part.recvs)
-            request.exec_opts.CopyFrom(exec_opts)
+        for position, (part, request) in enumerate(zip(parts, requests)):
             if part.task == self._cache.local_task and timeout is None:
                 local = position, request
             else:
@@ -287,8 +481,15 @@ class MasterSession:
         with self._lock:
             self._running.discard(cleanup)
             displaced = cleanup
-            if not failures:  # nothing waits in a step that succeeded: its cleanup goes with the next step's
+            if failures or partial_over:
+                pass
+            elif partial_over is not None:  # a partial run's step goes on, and is cleaned at its end or close
+                displaced = None
+                self._partial_cleanups[step_id] = cleanup
+            else:  # nothing waits in a step that succeeded: its cleanup goes with the next step's
                 displaced, self._finished_step = self._finished_step, cleanup
+            if displaced is not None:
+                self._partial_cleanups.pop(step_id, None)
         if displaced is not None:
             displaced()
         if timed_out and failures:
@@ -304,7 +505,10 @@ class MasterSession:
         with self._lock:
             parts = [part for plan in self._plans.values() for part in plan]
             self._plans.clear()
-            running = list(self._running)
+            running = list(self._running) + list(self._partial_cleanups.values())
+            self._partial_runs.clear()
+            self._partial_cleanups.clear()
+            self._callables.clear()
             if self._finished_step is not None:
                 running.append(self._finished_step)
                 self._finished_step = None
@@ -323,6 +527,14 @@ def _transfer_attrs(tensor_name: str, send_device: str, incarnation: int, recv_d
     return {**dtype, "tensor_name": tensor_name.encode(), "send_device": send_device.encode(),
             "send_device_incarnation": incarnation, "recv_device": recv_device.encode(),
             "client_terminated": client_terminated}
+
+
+def _renamed_input(spec: str, renamed: dict[str, str]) -> str:
+    """An input spec ('x', 'x:1', '^x') naming its node by its new name, if it has one."""
+    control = spec.startswith("^")
+    name, _, index = spec.lstrip("^").partition(":")
+    name = renamed.get(name, name)
+    return f"^{name}" if control else f"{name}:{index}" if index else name
 
 
 def _quietly(call: Any, *args: Any) -> None:
@@ -373,41 +585,65 @@ class Master:
 
     def RunStep(self, request: Any) -> Any:  # noqa: N802
         try:
-            if request.partial_run_handle:
-                raise errors.UnimplementedError(None, None, "Partial runs are not available in distributed sessions")
-            return self._get(request.session_handle).run(request)
+            session = self._get(request.session_handle)
+            return session.run_partial(request) if request.partial_run_handle else session.run(request)
         except Exception as e:
             if not request.store_errors_in_response_body:
                 raise
             code, message = rpc.error_status(e)
             return protos.RunStepResponse(status_code=code, status_error_message=message)
 
+    def PartialRunSetup(self, request: Any) -> Any:  # noqa: N802
+        handle = self._get(request.session_handle).partial_run_setup(request)
+        return protos.PartialRunSetupResponse(partial_run_handle=handle)
+
+    def MakeCallable(self, request: Any) -> Any:  # noqa: N802
+        return protos.MakeCallableResponse(handle=self._get(request.session_handle).make_callable(request.options))
+
+    def RunCallable(self, request: Any) -> Any:  # noqa: N802
+        return self._get(request.session_handle).run_callable(request)
+
+    def ReleaseCallable(self, request: Any) -> Any:  # noqa: N802
+        self._get(request.session_handle).release_callable(request.handle)
+        return protos.ReleaseCallableResponse()
+
     def CloseSession(self, request: Any) -> Any:  # noqa: N802
         with self._lock:
             session = self._sessions.pop(request.session_handle, None)
         if session is None:
-            raise errors.AbortedError(None, None, f"Session {request.session_handle} is not found.")
+            raise errors.AbortedError(None, None, f"Session {request.session_handle} is not found. Possibly, this "
+                                      "master has restarted.")
         session.close()
         return protos.CloseSessionResponse()
 
     def ListDevices(self, request: Any) -> Any:  # noqa: N802
-        # a session's devices are those of the tasks it uses (its device filters); else the whole cluster's
-        devices = self._get(request.session_handle).devices if request.session_handle else cluster_devices(self._cache)
+        """A session's devices (those of the tasks its device filters let it use), all as `local_device` as TF's
+        MasterSession lists them; without a session, the whole cluster's, this task's as local."""
         response = protos.ListDevicesResponse()
-        for device in devices:
+        if request.session_handle:
+            with self._lock:
+                session = self._sessions.get(request.session_handle)
+            if session is None:
+                raise errors.InvalidArgumentError(None, None, f"Session {request.session_handle} is not found. "
+                                                  "Possibly, this master has restarted.")
+            response.local_device.extend(device.attributes for device in session.devices)
+            return response
+        for device in cluster_devices(self._cache):
             local = task_of(device.name) == self._cache.local_task
             (response.local_device if local else response.remote_device).add().CopyFrom(device.attributes)
         return response
 
     def Reset(self, request: Any) -> Any:  # noqa: N802
-        """Close every session of this master and clear the named containers (all when none) on every task."""
+        """Clear the named containers (all when none) on every task the device filters name (all without
+        filters), then close every session of this master, in TF's order."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
+        for task in self._cache.task_names():
+            if _task_matches(task, request.device_filters):
+                self._cache.stub(task).call("CleanupAll", protos.CleanupAllRequest(container=list(request.container)))
         for session in sessions:
             session.close()
-        for task in self._cache.task_names():
-            self._cache.stub(task).call("CleanupAll", protos.CleanupAllRequest(container=list(request.container)))
         return protos.ResetResponse()
 
     def close(self) -> None:

@@ -81,6 +81,11 @@ class RemoteRendezvous(Rendezvous):
                 call.append(future)
                 self._calls.add(future)
 
+    @property
+    def error(self) -> BaseException | None:
+        """The error the step was aborted with, if it was."""
+        return self._error
+
     def abort(self, error: BaseException) -> None:
         with self._lock:
             if self._error is not None:

@@ -30,6 +30,10 @@ MASTER_METHODS = {
     "CloseSession": (protos.CloseSessionRequest, protos.CloseSessionResponse),
     "ListDevices": (protos.ListDevicesRequest, protos.ListDevicesResponse),
     "Reset": (protos.ResetRequest, protos.ResetResponse),
+    "PartialRunSetup": (protos.PartialRunSetupRequest, protos.PartialRunSetupResponse),
+    "MakeCallable": (protos.MakeCallableRequest, protos.MakeCallableResponse),
+    "RunCallable": (protos.RunCallableRequest, protos.RunCallableResponse),
+    "ReleaseCallable": (protos.ReleaseCallableRequest, protos.ReleaseCallableResponse),
 }
 WORKER_METHODS = {
     "GetStatus": (protos.GetStatusRequest, protos.GetStatusResponse),
@@ -48,10 +52,12 @@ WORKER_SERVICE = "tensorflow.WorkerService"
 _UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
 # A peer that dies is noticed within seconds, never waited on: a dead process's connection resets at once, a
 # silent one misses keep-alive pings (every 2 s, 2 s to answer, also while idle); a restarted task is
-# reconnected to within a second (gRPC's default backoff grows to 2 minutes).
+# reconnected to within a second (gRPC's default backoff grows to 2 minutes). At most 2 pings go out between
+# data frames: a real TF server takes a third ping within 5 minutes without data for abuse and drops the
+# connection with its calls ("Too many pings"): a step waiting over 6 s on a TF task would fail.
 _CHANNEL_OPTIONS = _UNLIMITED + [
     ("grpc.keepalive_time_ms", 2000), ("grpc.keepalive_timeout_ms", 2000),
-    ("grpc.keepalive_permit_without_calls", 1), ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.keepalive_permit_without_calls", 1), ("grpc.http2.max_pings_without_data", 2),
     ("grpc.http2.min_time_between_pings_ms", 1000), ("grpc.http2.ping_timeout_ms", 2000),
     ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 1000)]

@@ -8,7 +8,8 @@ another task needs stay in the step's rendezvous until that task asks with RecvT
 before this task's RunGraph). A step ends here with the master's CleanupGraph, or before it once its
 RunGraph succeeded and every value it sent was received (nothing of it is left to ask for), so a tensorweave
 master sends no CleanupGraph after a step that succeeded (`rpc.SELF_CLEANING`): one RPC less per task and
-step. A RecvTensor for a step that ended fails with AbortedError. Devices and their
+step. A partial run's RunGraphs (`is_partial`) start the step's executors with the first and leave them
+running; each feeds and fetches its keys, the last also waits for the executors. A RecvTensor for a step that ended fails with AbortedError. Devices and their
 resource managers (variables, queues) belong to the task and outlive sessions, as in TF, so clients of
 several sessions share a parameter server's variables.
 """
@@ -86,6 +87,7 @@ class Worker:
         self._sessions: dict[str, _WorkerSession] = {"": _WorkerSession()}  # "": TF's legacy session
         self._steps: dict[int, RemoteRendezvous] = {}
         self._finished: collections.OrderedDict[int, None] = collections.OrderedDict()
+        self._partial_steps: dict[int, threading.Event] = {}  # partial runs' steps: set when the executors end
         self._lock = threading.Lock()
 
     def device_attributes(self) -> list[Any]:
@@ -171,14 +173,14 @@ class Worker:
             executors = session.graphs.get(request.graph_handle)
         if executors is None:
             raise errors.AbortedError(None, None, f"Graph handle is not found: {request.graph_handle}")
-        if request.is_partial:
-            raise errors.UnimplementedError(None, None, "Partial runs are not available in distributed sessions")
         rendezvous = self._step(request.step_id)
         try:
             for named in request.send:
                 rendezvous.feed(named.name, rpc.tensor_from_proto(named.tensor))
             exec_opts = request.exec_opts
             traced = [[] for _ in executors] if exec_opts.record_timeline or exec_opts.record_costs else None
+            if request.is_partial:
+                return self._run_partial(request, executors, rendezvous, traced)
             self._run(executors, rendezvous, traced)
             response = protos.RunGraphResponse()
             if traced is not None:  # TF's RunGraphResponse.step_stats: the master merges every task's
@@ -203,6 +205,44 @@ class Worker:
                 raise
             code, message = rpc.error_status(e)
             return protos.RunGraphResponse(status_code=code, status_error_message=message)
+
+    def _run_partial(self, request: Any, executors: list[Executor], rendezvous: RemoteRendezvous,
+                     traced: list[list[NodeExecStats]] | None) -> Any:
+        """One call of a partial run (TF's DoPartialRunGraph): the first starts the step's executors, which
+        then run on while the master's later calls feed more and ask for more; each call returns once its
+        recv keys have values, the last once the executors are done too."""
+        with self._lock:
+            done = self._partial_steps.get(request.step_id)
+            if done is None:
+                done = self._partial_steps[request.step_id] = threading.Event()
+                first = True
+            else:
+                first = False
+        if first:
+            def run() -> None:
+                try:
+                    self._run(executors, rendezvous, traced)
+                except Exception as e:  # noqa: BLE001 - every waiting recv and the last call report it
+                    rendezvous.abort(e)
+                finally:
+                    done.set()
+
+            threading.Thread(target=run, name="tensorweave-partial-run", daemon=True).start()
+        response = protos.RunGraphResponse()
+        for key in request.recv_key:
+            value, is_dead = rendezvous.local.recv(key)
+            if is_dead:
+                raise errors.InvalidArgumentError(None, None, f"The tensor returned for {key} was not valid.")
+            response.recv.add(name=key, tensor=rpc.tensor_to_proto(value))
+        if request.is_last_partial_run:
+            done.wait()
+            if rendezvous.error is not None:
+                raise rendezvous.error
+            with self._lock:
+                self._partial_steps.pop(request.step_id, None)
+            rendezvous.ran = True
+            self._end_if_drained(rendezvous)
+        return response
 
     def _run(self, executors: list[Executor], rendezvous: RemoteRendezvous,
              traced: list[list[NodeExecStats]] | None) -> None:
@@ -243,6 +283,8 @@ class Worker:
     def CleanupGraph(self, request: Any) -> Any:  # noqa: N802
         """End the step: its rendezvous goes, and anything still waiting in it fails."""
         rendezvous = self._end(request.step_id)
+        with self._lock:
+            self._partial_steps.pop(request.step_id, None)
         if rendezvous is not None:
             rendezvous.abort(errors.AbortedError(None, None, f"Cleanup {request.step_id}"))
         return protos.CleanupGraphResponse()

@@ -276,6 +276,13 @@ class IndexedSlicesBase:
     __slots__ = ()
 
 
+class SymbolicTensor(Tensor):
+    """The class of every op output, as in TF 2.x graphs (`type(t).__name__` reads `SymbolicTensor`, as in
+    TF's messages); `tf.Tensor` stays the class to test against."""
+
+    __slots__ = ()
+
+
 def _operator_not_allowed(task: str) -> TypeError:
     """TF's error (an OperatorNotAllowedInGraphError, a TypeError) for Python control flow on a Tensor."""
     return errors.OperatorNotAllowedInGraphError(
@@ -298,7 +305,7 @@ class Operation:
         self._inputs = list(inputs)
         self._control_inputs: list[Operation] = []
         self._op_def = op_def
-        self._outputs = [Tensor(self, i, t) for i, t in enumerate(output_types)]
+        self._outputs = [SymbolicTensor(self, i, t) for i, t in enumerate(output_types)]
         self._control_outputs: list[Operation] = []
         self._id = graph._next_id()
         self._traceback = _user_frames() if graph._records_tracebacks else []

@@ -154,6 +154,7 @@ class _Importer:
         except KeyError:
             raise errors.NotFoundError(None, None, op_registry.unregistered_op_message(node.op)) from None
         attrs = _complete_attrs(node, op_def)
+        attrs.pop("_output_shapes", None)  # a record of the exporter's shapes: TF's importer drops it
         name = self.names[node.name]
         if "_class" in attrs:
             attrs["_class"] = [self._colocation_group(g) for g in attrs["_class"]]

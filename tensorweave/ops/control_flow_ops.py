@@ -32,6 +32,7 @@ from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import (
     constant_ops,
     elementwise_ops,
@@ -557,6 +558,8 @@ class CondContext(ControlFlowContext):
         through the branch's Switch."""
         if isinstance(value, Operation):
             return with_dependencies([value], self.pivot)
+        if isinstance(value, SparseTensor):  # merged component by component, as TF's expand_composites
+            return builtins.tuple(self._branch_output(part) for part in (value.indices, value.values, value.dense_shape))
         value = convert_to_tensor(_convert_tensorarray_to_flow(value))
         if value.name not in self._values:  # `lambda: x` of an outside x
             self._values.add(value.name)
@@ -658,8 +661,9 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
             if x.dtype.base_dtype != y.dtype.base_dtype:
                 raise ValueError("Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
                                  f"{x.dtype.name} from 'true_fn' and {y.dtype.name} from 'false_fn'.")
-        merges = [merge([f, t])[0] for f, t in zip(flat_f, flat_t)]
-        merges = [_convert_flow_to_tensorarray(o, m) for o, m in zip(nest.flatten(orig_t), merges)]
+        merged = iter([merge([f, t])[0] for f, t in zip(flat_f, flat_t)])
+        merges = [SparseTensor(next(merged), next(merged), next(merged)) if isinstance(o, SparseTensor)
+                  else _convert_flow_to_tensorarray(o, next(merged)) for o in nest.flatten(orig_t)]
         merges = nest.pack_sequence_as(orig_t, merges)
         return _unpack_if_singleton(merges) if not strict else merges
 

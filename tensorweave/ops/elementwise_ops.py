@@ -131,8 +131,31 @@ FloorDiv = binary_op("FloorDiv", _NUMBER, _floor_divide,
 FloorMod = binary_op("FloorMod", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, "
                       "double}", _floor_mod)
 Pow = binary_op("Pow", "{bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}", _power)
-Maximum = binary_op("Maximum", _MIN_MAX, np.maximum)
-Minimum = binary_op("Minimum", _MIN_MAX, np.minimum)
+# Elements per vector packet of TF's CPU build (AVX, 32 bytes) for the types with a signed zero.
+_PACKET = {np.dtype(np.float16): 16, np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def eigen_extremum(pick: Callable) -> Callable:
+    """`pick` (np.maximum or np.minimum) as TF's CPU kernel ties: its packets give the second argument (as
+    NumPy does), its scalar tail (the last size % packet elements) the first, so max(-0.0, 0.0) is -0.0
+    only there (relu(-0.0) of a 4-element tensor is -0.0, of an 8-element one 0.0, as in TF 2.21)."""
+    def extremum(x: Any, y: Any, out: Any = None) -> Any:
+        result = np.asarray(pick(x, y, out=out))
+        tail = result.size % _PACKET.get(result.dtype, 1)
+        if tail:
+            flat = result.reshape(-1)
+            first = np.broadcast_to(x, result.shape).reshape(-1)[-tail:]
+            second = np.broadcast_to(y, result.shape).reshape(-1)[-tail:]
+            flat[-tail:] = pick(second, first)
+            result = flat.reshape(result.shape)
+        return result
+
+    extremum.__name__ = pick.__name__
+    return extremum
+
+
+Maximum = binary_op("Maximum", _MIN_MAX, eigen_extremum(np.maximum))
+Minimum = binary_op("Minimum", _MIN_MAX, eigen_extremum(np.minimum))
 Less = binary_op("Less", "realnumbertype", operator.lt, output="bool")
 LessEqual = binary_op("LessEqual", "realnumbertype", operator.le, output="bool")
 Greater = binary_op("Greater", "realnumbertype", operator.gt, output="bool")

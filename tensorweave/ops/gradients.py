@@ -237,9 +237,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
             with _maybe_colocate(op, colocate_gradients_with_ops):
                 _backprop_op(op, grads, stop_ops, gate_gradients, aggregation_method, loop_state)
             _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state)
-        if loop_state is not None:
-            loop_state.post_processing()
-        return [_get_grad(grads, x, unconnected_gradients) for x in xs]
+    if loop_state is not None:
+        loop_state.post_processing()
+    return [_get_grad(grads, x, unconnected_gradients) for x in xs]  # zeros for the unconnected: outside the scope
 
 
 def _update_pending_and_enqueue_ready(grads: dict, op: Operation, queue: collections.deque, pending: dict,

@@ -35,7 +35,7 @@ from tensorweave.ops.fill_ops import ones_like
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
 from tensorweave.ops.manipulation_ops import concat, stack
 from tensorweave.ops.shape_helpers import shape_from_tensor, with_rank, with_rank_at_least
-from tensorweave.ops.shape_ops import reshape, shape, squeeze
+from tensorweave.ops.shape_ops import expand_dims, reshape, shape, size, squeeze
 from tensorweave.platform.tf_export import export_value, tf_export
 
 # -- StridedSlice, tf.strided_slice and Tensor.__getitem__ -------------------------------------------
@@ -755,7 +755,7 @@ def _batch_gather_indices(params_shape: Tensor, indices: Tensor, batch_dims: int
 def _batch_gather_grad(params_shape: Tensor, values: Tensor, indices: Tensor, batch_dims: int,
                        gather_dim_size: Tensor) -> Tensor:
     """The dense gradient of a gather along the first non-batch axis: rows summed into place per batch."""
-    indices_size = raw_ops.ExpandDims(input=raw_ops.Size(input=indices), dim=0)
+    indices_size = expand_dims(size(indices), 0)
     if batch_dims:
         values_shape = shape(values)
         outer_shape, inner_shape = values_shape[:batch_dims], values_shape[batch_dims:][1:]
@@ -786,12 +786,12 @@ def _gather_v2_grad(op: Any, grad: Tensor) -> list:
         batch_dims += indices.shape.ndims
     axis_static = tensor_util.constant_value(axis)
     if axis_static is not None and int(axis_static) == 0:
-        indices_size = raw_ops.ExpandDims(input=raw_ops.Size(input=indices), dim=0)
+        indices_size = expand_dims(size(indices), 0)
         values = reshape(grad, concat([indices_size, params_shape[1:]], 0))
         return [IndexedSlices(values, reshape(indices, indices_size), params_shape), None, None]
     outer_shape, inner_shape = params_shape[:axis], params_shape[axis:][1:]
     values_shape = concat([outer_shape, [-1], inner_shape], 0)
-    values_dims, axis_dims = raw_ops.Size(input=values_shape), raw_ops.Size(input=outer_shape)
+    values_dims, axis_dims = size(values_shape), size(outer_shape)
     outer_batches = raw_ops.Range(start=0, limit=batch_dims, delta=1)
     batch_axes = raw_ops.Range(start=batch_dims, limit=axis_dims, delta=1)
     inner_axes = raw_ops.Range(start=axis_dims + 1, limit=values_dims, delta=1)

@@ -178,13 +178,24 @@ Cholesky.shape(_square_shape)
 
 @Cholesky.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _cholesky(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
-    """The lower factor L with L L^H = A, reading only A's lower triangle, as TF's."""
+    """The lower factor L with L L^H = A, reading only A's lower triangle, as TF's. A matrix that is not
+    positive definite gets NaN in its lower triangle (TF 2.21's CPU kernel reports no error), the others
+    their factor."""
     _check_square(ctx, input)
+    xp = ctx.xp
     try:
-        return ctx.xp.linalg.cholesky(input).astype(input.dtype, copy=False)
+        return xp.linalg.cholesky(input).astype(input.dtype, copy=False)
     except np.linalg.LinAlgError:
-        raise invalid_argument(ctx, "Cholesky decomposition was not successful. The input might not be "
-                                    "valid.") from None
+        pass
+    lower = xp.tril(input)
+    definite = xp.all(xp.linalg.eigvalsh(lower + xp.conj(xp.swapaxes(xp.tril(input, -1), -1, -2))) > 0, axis=-1)
+    definite = definite[..., None, None]
+    failed = xp.where(xp.tril(xp.ones(input.shape[-2:], bool)), xp.nan, 0).astype(input.dtype)
+    try:
+        factor = xp.linalg.cholesky(xp.where(definite, input, xp.eye(input.shape[-1], dtype=input.dtype)))
+    except np.linalg.LinAlgError:  # a borderline matrix the eigenvalues passed: no factor at all
+        return xp.broadcast_to(failed, input.shape).copy()
+    return xp.where(definite, factor, failed).astype(input.dtype, copy=False)
 
 
 @Cholesky.gradient

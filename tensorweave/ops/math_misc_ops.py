@@ -1,6 +1,7 @@
 """Math ops of TF's math_ops and nn_ops without a family of their own: TopKV2, ApproxTopK and InTopKV2
 (`tf.nn.top_k`, `tf.math.approx_max_k`, `tf.nn.in_top_k`), LinSpace, CumulativeLogsumexp, Bincount,
-HistogramFixedWidth, and the composites polyval, histogram_fixed_width_bins and confusion_matrix.
+HistogramFixedWidth, and the composites polyval and histogram_fixed_width_bins (confusion_matrix is in
+metrics_ops, beside the metrics that use it).
 
 TopKV2 orders equal values by index, as TF's; its `sorted=False` still returns them sorted (TF leaves that
 order unspecified). ApproxTopK is exact off TPUs: TF's CPU kernel for it is TopK's, registered only for
@@ -24,7 +25,7 @@ from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.clip_ops import clip_by_value
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.elementwise_ops import Exp, Floor, Log, greater, less, maximum, minimum, where_v2
-from tensorweave.ops.fill_ops import ones_like, zeros_like
+from tensorweave.ops.fill_ops import zeros_like
 from tensorweave.ops.indexing_ops import UnsortedSegmentSum
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
 from tensorweave.ops.reduction_ops import reduce_max, reduce_prod
@@ -342,7 +343,7 @@ def cumulative_logsumexp(x: Any, axis: Any = 0, exclusive: bool = False, reverse
     return CumulativeLogsumexp(x, axis, exclusive=exclusive, reverse=reverse, name=name)
 
 
-# -- Bincount, HistogramFixedWidth, confusion_matrix -------------------------------------------------
+# -- Bincount, HistogramFixedWidth ----------------------------------------------------------------
 
 Bincount = Op("Bincount", inputs=["arr: int32", "size: int32", "weights: T"], outputs=["bins: T"],
               attrs=["T: {int32, int64, float32, float64}"])
@@ -446,25 +447,6 @@ def histogram_fixed_width_bins(values: Any, value_range: Any, nbins: Any = 100, 
         scaled = (flat - value_range[0]) / (value_range[1] - value_range[0])
         indices = clip_by_value(Floor(nbins_float * scaled), 0, nbins_float - 1)
         return reshape(cast(indices, dtype), values_shape)
-
-
-@tf_export("math.confusion_matrix", "confusion_matrix")
-def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, dtype: Any = dtypes.int32,
-                     name: str | None = None, weights: Any = None) -> Tensor:
-    """counts[i, j]: how often label i was predicted as j (or the sum of those weights)."""
-    with name_scope(name, "confusion_matrix", [predictions, labels, num_classes, weights]):
-        labels = cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
-        predictions = cast(convert_to_tensor(predictions, name="predictions"), dtypes.int64)
-        if num_classes is None:
-            num_classes = maximum(reduce_max(predictions), reduce_max(labels)) + 1
-        else:
-            num_classes = cast(convert_to_tensor(num_classes, name="num_classes"), dtypes.int64)
-        values = (ones_like(predictions, dtype=dtype) if weights is None
-                  else cast(convert_to_tensor(weights, name="weights"), dtype))
-        flat = labels * num_classes + predictions
-        counts = UnsortedSegmentSum(values, flat, num_classes * num_classes)
-        return reshape(counts, raw_ops.Pack(values=[num_classes, num_classes]))
-
 
 
 # -- Bucketize (math_ops._bucketize: feature columns' bucketized_column) --------------------------------

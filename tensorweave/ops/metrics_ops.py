@@ -28,6 +28,7 @@ from tensorweave.ops import (
     cast_ops,
     check_ops,
     constant_ops,
+    control_flow_ops,
     elementwise_ops,
     fill_ops,
     linalg_ops,
@@ -35,6 +36,7 @@ from tensorweave.ops import (
     math_misc_ops,
     reduction_ops,
     scatter_ops,
+    sequence_ops,
     shape_ops,
     sparse_ops,
     state_ops,
@@ -44,6 +46,41 @@ from tensorweave.ops.loss_ops import broadcast_weights, match_weights_rank, remo
 from tensorweave.ops.variable_scope import variable_scope
 from tensorweave.platform import tf_logging as logging
 from tensorweave.platform.tf_export import tf_export
+
+
+@tf_export("math.confusion_matrix", "confusion_matrix")
+def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, dtype: Any = dtypes.int32,
+                     name: str | None = None, weights: Any = None) -> Tensor:
+    """counts[i, j]: how often label i was predicted as j (or the sum of those weights), composed as TF's:
+    asserts that no label or prediction is negative (or, given num_classes, out of bound), then ScatterNd."""
+    with name_scope(name, "confusion_matrix", (predictions, labels, num_classes, weights)):
+        labels, predictions = remove_squeezable_dimensions(convert_to_tensor(labels, name="labels"),
+                                                           convert_to_tensor(predictions, name="predictions"))
+        predictions = cast_ops.cast(predictions, dtypes.int64)
+        labels = cast_ops.cast(labels, dtypes.int64)
+        labels = control_flow_ops.with_dependencies(
+            [check_ops.assert_non_negative(labels, message="`labels` contains negative values")], labels)
+        predictions = control_flow_ops.with_dependencies(
+            [check_ops.assert_non_negative(predictions, message="`predictions` contains negative values")],
+            predictions)
+        if num_classes is None:
+            num_classes = elementwise_ops.maximum(reduction_ops.reduce_max(predictions),
+                                                  reduction_ops.reduce_max(labels)) + 1
+        else:
+            num_classes_int64 = cast_ops.cast(num_classes, dtypes.int64)
+            labels = control_flow_ops.with_dependencies(
+                [check_ops.assert_less(labels, num_classes_int64, message="`labels` out of bound")], labels)
+            predictions = control_flow_ops.with_dependencies(
+                [check_ops.assert_less(predictions, num_classes_int64, message="`predictions` out of bound")],
+                predictions)
+        if weights is not None:
+            weights = convert_to_tensor(weights, name="weights")
+            predictions.get_shape().assert_is_compatible_with(weights.get_shape())
+            weights = cast_ops.cast(weights, dtype)
+        shape = manipulation_ops.stack([num_classes, num_classes])
+        indices = manipulation_ops.stack([labels, predictions], axis=1)
+        values = fill_ops.ones_like(predictions, dtype) if weights is None else weights
+        return scatter_ops.scatter_nd(indices=indices, updates=values, shape=cast_ops.cast(shape, dtypes.int64))
 
 
 def metric_variable(shape: Any, dtype: Any, validate_shape: bool = True, name: str | None = None) -> Any:
@@ -624,10 +661,12 @@ def _label_sets(labels: Any, predictions_idx: Tensor) -> tuple[Tensor, Tensor]:
 def _first_occurrences(x: Tensor, valid: Tensor | None) -> Tensor:
     """Along the last axis, whether each (valid) element is the first valid one of its value: set members."""
     n = x.get_shape().as_list()[-1]
-    if n is None:
-        raise ValueError("The last dimension of the label and prediction sets must be known.")
+    if n is None:  # labels of a SparseTensor made by a cond (average_precision_at_k's cleaning)
+        positions = sequence_ops.range(shape_ops.shape(x)[-1])
+        earlier = elementwise_ops.greater(shape_ops.expand_dims(positions, -1), shape_ops.expand_dims(positions, 0))
+    else:
+        earlier = constant_ops.constant(np.tril(np.ones((n, n), bool), -1))
     same = elementwise_ops.equal(shape_ops.expand_dims(x, -1), shape_ops.expand_dims(x, -2))
-    earlier = constant_ops.constant(np.tril(np.ones((n, n), bool), -1))
     repeated = elementwise_ops.logical_and(same, earlier)
     if valid is not None:
         repeated = elementwise_ops.logical_and(repeated, shape_ops.expand_dims(valid, -2))
@@ -789,6 +828,22 @@ def _streaming_average_precision_at_top_k(labels: Any, predictions_idx: Tensor, 
         return value, update
 
 
+def _clean_out_of_range_indices(labels: Any, num_classes: Tensor) -> Any:
+    """`labels` with every value >= num_classes made -1 (ignored, as the docs promise, though num_classes is
+    lost once predictions become top-k indices); a cond, so in-range labels pass through untouched."""
+    values = labels.values if isinstance(labels, SparseTensor) else labels
+
+    def clean() -> Any:
+        cleaned = elementwise_ops.where_v2(elementwise_ops.greater_equal(values, num_classes),
+                                           -1 * fill_ops.ones_like(values), values)
+        if isinstance(labels, SparseTensor):
+            return SparseTensor(labels.indices, cleaned, labels.dense_shape)
+        return cleaned
+
+    return control_flow_ops.cond(elementwise_ops.greater_equal(reduction_ops.reduce_max(values), num_classes),
+                                 clean, lambda: labels)
+
+
 @tf_export("metrics.average_precision_at_k", "metrics.sparse_average_precision_at_k")
 def average_precision_at_k(labels: Any, predictions: Any, k: int, weights: Any = None,
                            metrics_collections: Sequence[str] | None = None,
@@ -799,5 +854,6 @@ def average_precision_at_k(labels: Any, predictions: Any, k: int, weights: Any =
         raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
     with name_scope(name, _at_k_name("average_precision", k), (predictions, labels, weights)) as scope:
         _, predictions_idx = math_misc_ops.top_k(predictions, k)
+        labels = _clean_out_of_range_indices(labels, cast_ops.cast(shape_ops.shape(predictions)[-1], dtypes.int64))
         return _streaming_average_precision_at_top_k(labels, predictions_idx, weights, metrics_collections,
                                                      updates_collections, scope)

@@ -36,7 +36,7 @@ from tensorweave.ops import (
     shape_helpers,
     shape_ops,
 )
-from tensorweave.ops.elementwise_ops import unary_op
+from tensorweave.ops.elementwise_ops import eigen_extremum, unary_op
 from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, in_float32
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
@@ -51,8 +51,16 @@ def _activation(name: str, types: str, fn: Any) -> Op:
     return unary_op(name, types, fn, arg="features", result="activations")
 
 
+_max, _min = eigen_extremum(np.maximum), eigen_extremum(np.minimum)
+
+
+def _relu(x: Any, out: Any = None) -> Any:
+    """max(x, 0) tied as TF's kernel ties (relu(-0.0) is -0.0 in its scalar tail only)."""
+    return _max(x, x.dtype.type(0), out=out)
+
+
 def _relu6(x: Any) -> Any:
-    return np.minimum(np.maximum(x, 0), 6)
+    return _min(_relu(x), x.dtype.type(6))
 
 
 def _elu(x: Any) -> Any:
@@ -83,7 +91,7 @@ def _softsign(x: Any) -> Any:
     return x / (1 + np.abs(x))
 
 
-Relu = _activation("Relu", "{realnumbertype, qint8}", lambda x: np.maximum(x, 0))
+Relu = _activation("Relu", "{realnumbertype, qint8}", _relu)
 Relu6 = _activation("Relu6", "realnumbertype", _relu6)
 Elu = _activation("Elu", _FLOAT, _elu)
 Selu = _activation("Selu", _FLOAT, _selu)
@@ -341,7 +349,7 @@ _FusedMatMul = Op("_FusedMatMul", inputs=["a: T", "b: T", "args: num_args * T"],
                          "num_args: int >= 0", "fused_ops: list(string) = []", "epsilon: float = 0.0001",
                          "leakyrelu_alpha: float = 0.2"])
 # The activations a fused contraction may end with, each computed by its own op's function
-_FUSED_ACTIVATIONS = {b"Relu": lambda x, alpha: np.maximum(x, 0, out=x), b"Relu6": lambda x, alpha: _relu6(x),
+_FUSED_ACTIVATIONS = {b"Relu": lambda x, alpha: _relu(x, out=x), b"Relu6": lambda x, alpha: _relu6(x),
                       b"Elu": lambda x, alpha: _elu(x),
                       b"LeakyRelu": _leaky}
 

@@ -58,9 +58,10 @@ def _runs(ctx: OpKernelContext, ids: Any, num_out: int, bounded: bool) -> tuple[
     return starts, run_ids
 
 
-def _reduce_runs(rows: Any, starts: Any, run_ids: Any, num_out: int, kind: str) -> Any:
+def _reduce_runs(rows: Any, starts: Any, run_ids: Any, num_out: int, kind: str, by_reciprocal: bool = False) -> Any:
     """Each run of rows reduced (`kind` one of sum, mean, sqrt_n, max, min, prod) into its output row; rows of
-    empty segments are 0 (1 for prod), as TF's."""
+    empty segments are 0 (1 for prod), as TF's. The sparse kernels scale float means by the count's reciprocal
+    (`by_reciprocal`) where the dense ones divide: the last bit differs."""
     out = np.full((num_out,) + rows.shape[1:], 1 if kind == "prod" else 0, dtype=rows.dtype)
     if not starts.size:
         return out
@@ -68,12 +69,13 @@ def _reduce_runs(rows: Any, starts: Any, run_ids: Any, num_out: int, kind: str) 
     reduced = ufunc.reduceat(rows, starts, axis=0)
     if kind in ("mean", "sqrt_n"):
         counts = np.diff(np.append(starts, rows.shape[0])).reshape((-1,) + (1,) * (rows.ndim - 1))
-        if kind == "sqrt_n":
-            reduced = reduced / np.sqrt(counts.astype(rows.dtype))
-        elif rows.dtype.kind in "iu":
-            reduced = c_division(reduced, counts.astype(rows.dtype))
+        divisor = np.sqrt(counts.astype(rows.dtype)) if kind == "sqrt_n" else counts.astype(rows.dtype)
+        if rows.dtype.kind in "iu":
+            reduced = c_division(reduced, divisor)
+        elif by_reciprocal:
+            reduced = reduced * (np.ones((), rows.dtype) / divisor)
         else:
-            reduced = reduced / counts.astype(rows.dtype)
+            reduced = reduced / divisor
     out[run_ids] = reduced
     return out
 
@@ -346,7 +348,7 @@ def _sparse_segment_ops(name: str, types: str, kind: str) -> tuple[Op, Op]:
         bounded = num_segments is not None
         num_out = int(num_segments) if bounded else (int(segment_ids[-1]) + 1 if segment_ids.size else 0)
         starts, run_ids = _runs(ctx, segment_ids, num_out, bounded)
-        return _reduce_runs(data[indices], starts, run_ids, num_out, kind)
+        return _reduce_runs(data[indices], starts, run_ids, num_out, kind, by_reciprocal=True)
 
     for op in (plain, counted):
         op.shape(_sparse_segment_shape)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import numpy as np
+
 from tensorweave import errors
 from tensorweave.framework import dtypes
 from tensorweave.framework.op_kernel import DEAD, Done, OpKernelContext
@@ -35,6 +37,9 @@ def _key(ctx: OpKernelContext, tensor_name: bytes, send_device: bytes, send_devi
          recv_device: bytes) -> str:
     return create_key(send_device.decode(), send_device_incarnation, recv_device.decode(), tensor_name.decode(),
                       ctx.frame_id, ctx.iteration)
+
+
+_NUMERIC = frozenset("biufc")
 
 
 @Send.kernel("CPU")
@@ -62,6 +67,12 @@ def _recv(ctx: OpKernelContext, done: Done, tensor_type: dtypes.DType, tensor_na
         cancellation.deregister_callback(token)
         if error is not None:
             finish(error=error)
+        elif type(value) is np.ndarray and value.dtype.kind in _NUMERIC and value.dtype != tensor_type.as_numpy_dtype:
+            # a value of another type than declared (a client's feed of float64 for float32): TF's executor
+            # checks every output against its declared type
+            finish(error=errors.InternalError(
+                ctx.node_def, None, f"Output 0 of type {dtypes.type_string(dtypes.as_dtype(value.dtype))} does not "
+                f"match declared output type {dtypes.type_string(tensor_type)} for node {{{{node {ctx.name}}}}}"))
         else:
             finish(DEAD if is_dead else value)
 

@@ -44,24 +44,44 @@ def _as_float64(*arrays: Any) -> list[Any]:
     return [np.asarray(a, dtype=np.float64) for a in np.broadcast_arrays(*arrays)]
 
 
+# Eigen's digamma asymptotic coefficients (highest power first), shorter for float than for double.
+_DIGAMMA_SERIES = {
+    np.dtype(np.float32): (-4.16666666666666666667e-3, 3.96825396825396825397e-3, -8.33333333333333333333e-3,
+                           8.33333333333333333333e-2),
+    np.dtype(np.float64): (8.33333333333333333333e-2, -2.10927960927960927961e-2, 7.57575757575757575758e-3,
+                           -4.16666666666666666667e-3, 3.96825396825396825397e-3, -8.33333333333333333333e-3,
+                           8.33333333333333333333e-2),
+}
+
+
 def _digamma(x: Any) -> Any:
-    """psi(x): reflection below 0, the recurrence up to 10, then the asymptotic series; nan at the poles."""
-    x = np.asarray(x, dtype=np.float64)
-    pole = (x <= 0) & (x == np.floor(x))
-    negative = x < 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        reflection = np.where(negative & ~pole, np.pi / np.tan(np.pi * x), 0.0)
-        y = np.where(negative, 1 - x, x)
-        y = np.where(pole, 1.0, y)
-        shift = np.zeros_like(y)
-        for _ in range(10):
-            small = y < 10
-            shift = shift - np.where(small, 1 / np.where(small, y, 1), 0)
-            y = np.where(small, y + 1, y)
-        z = 1 / (y * y)
-        series = z * (1 / 12 - z * (1 / 120 - z * (1 / 252 - z * (1 / 240 - z * (1 / 132)))))
-        out = np.log(y) - 0.5 / y - series + shift - reflection
-    return np.where(pole, np.nan, out)
+    """psi(x) as Eigen computes it in x's own precision (half in float): reflection at x <= 0 (nan at the
+    poles, 0 included), the recurrence up to 10, then the asymptotic series, so float32 matches TF's bits."""
+    x = np.asarray(x)
+    work = np.dtype(np.float64) if x.dtype == np.float64 else np.dtype(np.float32)
+    t = work.type
+    x = x.astype(work)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        negative = x <= 0
+        floor = np.floor(x)
+        pole = negative & (floor == x)
+        frac = x - floor
+        frac = np.where(negative & (frac > t(0.5)), x - (floor + t(1)), frac)
+        reflection = np.where(negative & (frac != t(0.5)), t(np.pi) / np.tan(t(np.pi) * frac), t(0))
+        s = np.where(pole, t(10), np.where(negative, t(1) - x, x))
+        w = np.zeros_like(s)
+        small = s < 10
+        while np.any(small):  # at most ten steps: the loop runs over the recurrence, not over elements
+            w = np.where(small, w + t(1) / s, w)
+            s = np.where(small, s + t(1), s)
+            small = s < 10
+        z = t(1) / (s * s)
+        series = np.zeros_like(s)
+        for coefficient in _DIGAMMA_SERIES[work]:
+            series = series * z + t(coefficient)
+        y = np.log(s) - t(0.5) / s - np.where(s < t(1e8), z * series, t(0)) - w
+        out = np.where(negative, y - reflection, y)
+    return np.where(pole, t(np.nan), out)
 
 
 _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,

@@ -40,9 +40,19 @@ class ExecutionState:
         with self._lock:
             seen = set(self._nodes)
             for node in nodes:
+                if node.name in self._nodes:
+                    raise errors.InvalidArgumentError(
+                        node, None, f"GraphDef argument to Extend includes node '{node.name}', which was created by "
+                        "a previous call to Create or Extend in this session.")
                 if node.name in seen:
                     raise errors.InvalidArgumentError(node, None, f"Duplicate node name in graph: '{node.name}'")
                 seen.add(node.name)
+            for node in nodes:  # a remote client's graph may name what it never sent
+                for spec in node.input:
+                    source = parse_input(spec)[0]
+                    if source not in seen:
+                        raise errors.InvalidArgumentError(node, None, f"Node '{node.name}': Unknown input node "
+                                                          f"'{source}'")
             batch = GraphDef(node=list(nodes))
             check_kernels(batch, self._devices)
             earlier = {name: node.device for name, node in self._nodes.items()}
@@ -59,6 +69,10 @@ class ExecutionState:
 
     def device_of(self, name: str) -> str:
         return self._nodes[name].device
+
+    def node(self, name: str) -> NodeDef | None:
+        """The node of that name, if the graph has one."""
+        return self._nodes.get(name)
 
     def output_dtype(self, tensor: str, as_ref: bool = False) -> dtypes.DType:
         """The dtype of 'node:index' from its NodeDef and OpDef; a ref output as its value type unless

@@ -88,3 +88,17 @@ def prune(graph_def: GraphDef, feeds: Sequence[str], fetches: Sequence[str], tar
         out.append(NodeDef(f"_retval_{fetch.replace(':', '_').replace('/', '_')}_{i}", Retval.name, [source],
                            "", {"T": types.get(fetch), "index": i}))
     return GraphDef(node=out, producer=graph_def.producer)
+
+
+def check_partial_run_setup(feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]) -> None:
+    """The errors TF's PRunSetup gives before it starts the step."""
+    seen: set[str] = set()
+    for name in feeds:
+        if name in seen:
+            raise errors.InvalidArgumentError(None, None, f'Endpoint "{name}" fed more than once.')
+        seen.add(name)
+    for name in fetches:
+        if name in seen:
+            raise errors.InvalidArgumentError(None, None, f"{name} is both fed and fetched.")
+    if not fetches and not targets:
+        raise errors.InvalidArgumentError(None, None, "Must specify at least one target to fetch or execute.")

@@ -78,6 +78,39 @@ class SessionBackend(abc.ABC):
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:
         """The partition graphs of the plan `key`, once it ran."""
 
+    # Partial runs: a backend whose graph lives elsewhere (grpc://) runs them there, under the handle its
+    # `partial_run_setup` returns; an in-process one returns None, and the client runs them in rounds of
+    # exact-node steps (client/partial_run.py).
+    runs_partial_runs = False
+
+    def partial_run_setup(self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]) -> str:
+        raise NotImplementedError
+
+    def partial_run(self, handle: str, feeds: Sequence[str], feed_values: Sequence[Any],
+                    fetches: Sequence[str]) -> list[Any]:
+        raise NotImplementedError
+
+    def make_callable(self, options: Any) -> Any:
+        """The handle of a callable (TF's Session::MakeCallable) for `options` (CallableOptions): here its
+        plan key and run options, each call one step; a remote master registers it and answers a number."""
+        if options.tensor_connection:
+            raise errors.UnimplementedError(None, None, "CallableOptions.tensor_connection is not supported")
+        key = PlanKey.for_step(tuple(options.feed), tuple(options.fetch), tuple(options.target))
+        return key, options.run_options
+
+    def run_callable(self, handle: Any, feed_values: Sequence[Any], run_metadata: Any = None) -> list[Any]:
+        """One step of the callable `handle` with one value per feed; the fetched values in order."""
+        key, run_options = handle
+        if len(feed_values) != len(key.feeds):
+            raise errors.InvalidArgumentError(None, None, f"Invalid number of feed tensors. Expected: "
+                                              f"{len(key.feeds)}. Got: {len(feed_values)}")
+        step_stats = run_metadata.step_stats if run_metadata is not None and run_options.trace_level else None
+        return self.run(key, feed_values, step_stats, run_options.timeout_in_ms, run_options, run_metadata)
+
+    def release_callable(self, handle: Any) -> None:
+        """Forget the callable `handle` (TF's Session::ReleaseCallable): here it holds nothing to release."""
+        del handle
+
     @abc.abstractmethod
     def container_names(self) -> list[str]: ...
 

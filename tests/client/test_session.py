@@ -246,3 +246,15 @@ def test_full_trace_fills_step_stats_for_every_kernel():
     assert [n.node_name for n in device.node_stats] == [  # as TF lists them
         "_SOURCE", "ones", "sub/y", "_arg_Placeholder_0_0", "MatMul", "sub", "Relu", "_retval_Relu_0_0"]
     assert all(n.all_start_micros > 0 and n.op_end_rel_micros >= 0 for n in device.node_stats)
+
+
+def test_fetched_strings_are_object_arrays_whatever_the_kernel_made():
+    """A PriorityQueue's dequeue_many stacks bytes: TF's fetch still gives dtype=object (TF 2.21)."""
+    with tf.Graph().as_default():
+        q = tf.PriorityQueue(4, [tf.string], shapes=[[]])
+        enqueue = q.enqueue_many(([3, 1, 2], ["c", "a", "b"]))
+        with tf.Session() as sess:
+            sess.run(enqueue)
+            priorities, values = sess.run(q.dequeue_many(3))
+    assert priorities.tolist() == [1, 2, 3]
+    assert values.dtype == object and values.tolist() == [b"a", b"b", b"c"]

@@ -152,12 +152,13 @@ def test_missing_numpy_attributes_point_to_numpy_behaviour(g):
     t = tf.constant([1.0, 2.0])
     with pytest.raises(AttributeError) as info:
         _ = t.T
-    assert str(info.value) == ("Tensor object has no attribute 'T'. \n        If you are looking for numpy-related "
+    assert str(info.value) == ("SymbolicTensor object has no attribute 'T'. \n        If you are looking for numpy-related "
                                "methods, please run the following:\n        "
                                "tf.experimental.numpy.experimental_enable_numpy_behavior()\n      ")
-    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'numpy'$"):
+    with pytest.raises(AttributeError, match=r"^'SymbolicTensor' object has no attribute 'numpy'$"):
         _ = t.numpy
     assert not hasattr(t, "assign")
+    assert type(t).__name__ == "SymbolicTensor" and isinstance(t, tf.Tensor)  # TF 2.x graph tensors' class
 
 
 def test_eval_and_run_name_which_session_has_another_graph():

@@ -110,3 +110,18 @@ def test_imported_variables_clear_devices():
         tf.train.import_meta_graph(meta)
         assert g.get_operation_by_name("w").device == "/device:CPU:0"
     assert np.isclose(1.5, meta.collection_def["floats"].float_list.value[0])
+
+
+def test_imported_nodes_drop_the_exporters_output_shapes(tmp_path):
+    """export_meta_graph records `_output_shapes`; TF's importer drops them, so the imported graph exports
+    again and `get_attr` finds none (TF 2.21's message)."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        tf.identity(x, name="y")
+        meta = tf.train.export_meta_graph(filename=str(tmp_path / "m.meta"), clear_devices=True)
+    assert "_output_shapes" in [n for n in meta.graph_def.node if n.name == "x"][0].attr
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(str(tmp_path / "m.meta"), import_scope="imported")
+        assert [n.name for n in g.as_graph_def().node] == ["imported/x", "imported/y"]
+        with pytest.raises(ValueError, match="^Operation 'imported/x' has no attr named '_output_shapes'.$"):
+            g.get_operation_by_name("imported/x").get_attr("_output_shapes")

@@ -202,7 +202,7 @@ def test_static_checks_raise_tf_errors(build: Callable, error: type, message: st
 def test_proper_iterable_numeric_and_float_dtype() -> None:
     with tf.Graph().as_default():
         a, b, c = tf.constant(1.), tf.constant(1., tf.float64), tf.constant(1)
-        for value, found in [(a, "<class 'tensorweave.framework.graph.Tensor'>"), (np.array([1]), "<class 'numpy.ndarray'>"),
+        for value, found in [(a, "<class 'tensorweave.framework.graph.SymbolicTensor'>"), (np.array([1]), "<class 'numpy.ndarray'>"),
                              ("ab", "<class 'str'>"), (b"ab", "<class 'bytes'>")]:
             with pytest.raises(TypeError) as info:
                 tf.assert_proper_iterable(value)

@@ -165,3 +165,17 @@ def test_gradients_flow_through_the_taken_branch_as_tf():
 def test_cond_gradient_matches_numeric_differentiation(positive):
     value = np.array([0.3, 0.7]) * (1 if positive else -1)
     check_gradient(lambda a: tf.cond(tf.reduce_sum(a) > 0, lambda: a * a * 2.0, lambda: tf.sin(a)), [value])
+
+
+def test_cond_merges_a_sparse_tensor_component_by_component():
+    """TF's expand_composites: each of indices, values, dense_shape gets its own Merge (names from TF 2.21)."""
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.bool, [])
+        sp = tf.SparseTensor([[0, 1], [2, 0]], [1.5, 2.5], [3, 4])
+        r = tf.cond(p, lambda: sp, lambda: tf.SparseTensor(sp.indices, sp.values * 2, sp.dense_shape))
+        assert isinstance(r, tf.SparseTensor)
+        assert [r.indices.name, r.values.name, r.dense_shape.name] == ["cond/Merge:0", "cond/Merge_1:0",
+                                                                       "cond/Merge_2:0"]
+        with tf.Session() as sess:
+            assert sess.run(r, {p: False}).values.tolist() == [3.0, 5.0]
+            assert sess.run(r, {p: True}).dense_shape.tolist() == [3, 4]

@@ -232,3 +232,26 @@ def test_gradient_sums_are_added_per_device_as_tf():
     with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
         sess.run(a.initializer)
         assert sess.run([g, g2]) == [4.0, 4.0]
+
+
+def test_unconnected_zeros_are_made_outside_the_gradients_scope():
+    """TF returns the zeros after leaving the `gradients` name scope (names from TF 2.21)."""
+    with tf.Graph().as_default():
+        a, u = tf.constant([1.0, 2.0]), tf.constant(1.0)
+        grads = tf.gradients(a * 3.0, [a, u], unconnected_gradients="zero")
+        assert [g.name for g in grads] == ["gradients/mul_grad/Mul:0", "zeros_like:0"]
+
+
+def test_gather_gradient_is_indexed_slices_built_as_tfs():
+    """Shape of the params (colocated with them), ExpandDims of the indices' (folded) size: TF 2.21's graph."""
+    with tf.Graph().as_default() as g:
+        emb = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3))
+        grad = tf.gradients(tf.reduce_sum(tf.gather(emb, [0, 2, 0]) * 2.0), emb)[0]
+        assert [grad.values.name, grad.indices.name, grad.dense_shape.name] == [
+            "gradients/GatherV2_grad/Reshape:0", "gradients/GatherV2_grad/Reshape_1:0",
+            "gradients/GatherV2_grad/Shape:0"]
+        assert grad.dense_shape.op.colocation_groups() == [b"loc:@Variable"]
+        assert g.get_operation_by_name("gradients/GatherV2_grad/ExpandDims").inputs[0].op.type == "Const"
+        with tf.Session() as sess:
+            sess.run(emb.initializer)
+            assert sess.run(tf.convert_to_tensor(grad)).tolist() == [[4.0] * 3, [0.0] * 3, [2.0] * 3, [0.0] * 3]

@@ -92,3 +92,15 @@ def test_ops_of_several_outputs_give_tfs_namedtuples():
     with tf.Session() as sess:
         top = sess.run(results["TopKV2"])
     assert type(top).__name__ == "TopKV2" and top.values.tolist() == [3, 2] and top.indices.tolist() == [1, 2]
+
+
+def test_confusion_matrix_is_tfs_scatter_nd_with_bound_checks():
+    """TF 2.21's composition: its result is a ScatterNd, and a label out of bound fails its assert."""
+    with tf.Graph().as_default():
+        cm = tf.confusion_matrix([0, 1, 2, 2, 1, 0, 3], [0, 2, 2, 1, 1, 0, 0], num_classes=4,
+                                 weights=[1., 2., 1., 1., 0., 1., 1.])
+        assert cm.name == "confusion_matrix/ScatterNd:0" and cm.dtype == tf.int32
+        with tf.Session() as sess:
+            assert sess.run(cm).tolist() == [[2, 0, 0, 0], [0, 0, 2, 0], [0, 1, 1, 0], [1, 0, 0, 0]]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="`labels` out of bound"):
+                sess.run(tf.confusion_matrix([0, 5], [1, 1], num_classes=3))

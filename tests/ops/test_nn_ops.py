@@ -310,3 +310,18 @@ def test_half_precision_softmax_rounds_like_tf():
     assert softmax.dtype == np.float16 and softmax.tolist() == np.array([0.09003, 0.2446, 0.665], np.float16).tolist()
     assert rows.tolist() == np.array([[0.47485, 0.5249], [1.0, 4.542e-05]], np.float16).tolist()
     assert log_softmax[-3:].tolist() == np.array([-1.9316, -1.4316, -0.93115], np.float16).tolist()
+
+
+def test_relu_and_maximum_tie_on_signed_zeros_as_tfs_cpu_kernel():
+    """TF 2.21's kernels give the first argument on a tie only in the scalar tail after the 8-float packets:
+    relu(-0.0) is -0.0 there and 0.0 inside a packet (signs recorded from TF, graph mode)."""
+    def signs(values):
+        return "".join("-" if np.signbit(v) else "+" for v in np.reshape(values, -1))
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        for n, expected in [(4, "----"), (9, "++++++++-"), (17, "++++++++++++++++-")]:
+            x = tf.constant(np.full(n, -0.0, np.float32))
+            assert [signs(v) for v in sess.run([tf.nn.relu(x), tf.maximum(x, tf.zeros(n)), tf.nn.relu6(x)])] \
+                == [expected] * 3
+        assert signs(sess.run(tf.minimum(tf.zeros(4), -tf.zeros(4)))) == "++++"
+        assert signs(sess.run(tf.nn.relu(tf.constant(np.full(6, -0.0))))) == "++++--"

@@ -51,6 +51,19 @@ def test_sparse_segments():
     assert tf.sparse_segment_sqrt_n(DATA, [0, 1], [0, 0], num_segments=3).shape.as_list() == [3, 2]
 
 
+def test_sparse_segment_mean_and_sqrt_n_scale_by_the_reciprocal():
+    """TF's sparse kernels multiply by 1/N (1/sqrt N) where the dense ones divide: bits recorded from TF 2.21."""
+    x = np.float32(0.37) * np.array([11, 15, 17], np.float32)
+    data = np.stack([x, np.zeros(3, np.float32), np.zeros(3, np.float32)])
+    with tf.Session() as sess:
+        mean, sqrt_n, dense = sess.run([tf.sparse_segment_mean(data, [0, 1, 2], [0, 0, 0]),
+                                        tf.sparse_segment_sqrt_n([[22.], [0.]], [0, 1], [0, 0]),
+                                        tf.segment_mean(data, [0, 0, 0])])
+    np.testing.assert_array_equal(mean[0], np.float32([1.3566668, 1.8500001, 2.0966668]))
+    assert sqrt_n[0, 0] == np.float32(15.556349)
+    np.testing.assert_array_equal(dense[0], np.float32([1.3566667, 1.85, 2.0966666]))
+
+
 def _run_error(tensor, feed):
     with tf.Session(graph=tensor.graph) as sess:
         sess.run(tensor, feed)

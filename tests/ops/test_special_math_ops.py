@@ -92,3 +92,14 @@ def test_unscaled_bessel():
              [np.exp(np.abs(x)) * np.array([0.27004644161220276, 1.0, 0.46575960759364043, 0.15373774467288123]),
               np.exp(np.abs(x)) * np.array([-0.20658464953126654, 0.0, 0.20791041534970844, 0.14228923470959867])],
              rtol=1e-12)
+
+
+def test_digamma_in_float32_as_eigen_computes_it():
+    """Eigen's float series and recurrence in float32: bits recorded from TF 2.21 (0 and the poles are nan)."""
+    x = np.float32([1.0, 0.0, -0.5, -1.5, -2.0, 2.5, 7.1, 12.0, 1e-20, -0.7, np.inf, 1e9])
+    expected = np.float32([-0.5772159, np.nan, 0.036489964, 0.7031568, np.nan, 0.7031568, 1.8880224, 2.4426615,
+                           -1e20, -2.0739524, np.inf, 20.723267])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got, got64 = sess.run([tf.math.digamma(x), tf.math.digamma(x.astype(np.float64)[:3])])
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got64, [-0.5772156649015323, np.nan, 0.03648997397857645])

@@ -51,8 +51,13 @@ def test_execution_state_places_each_node_once_and_rejects_duplicates():
     state.extend([NodeDef("c", "Neg", ["a"], "", {"T": F32})])
     assert [(n.name, n.device) for n in state.placed_graph().node] == [("a", CPU1), ("b", CPU0), ("c", CPU0)]
     assert state.output_dtype("a:0") == F32
-    with pytest.raises(errors.InvalidArgumentError, match="Duplicate node name in graph: 'c'"):
+    with pytest.raises(errors.InvalidArgumentError, match="^GraphDef argument to Extend includes node 'c', which was "
+                       "created by a previous call to Create or Extend in this session.$"):
         state.extend([NodeDef("c", "Neg", ["a"], "", {"T": F32})])
+    with pytest.raises(errors.InvalidArgumentError, match="^Duplicate node name in graph: 'e'$"):
+        state.extend([NodeDef("e", "Neg", ["a"], "", {"T": F32}), NodeDef("e", "Neg", ["a"], "", {"T": F32})])
+    with pytest.raises(errors.InvalidArgumentError, match="^Node 'e': Unknown input node 'nope'$"):
+        state.extend([NodeDef("e", "Neg", ["nope"], "", {"T": F32})])
     with pytest.raises(errors.InvalidArgumentError, match="was explicitly assigned to /device:GPU:0"):
         state.extend([NodeDef("d", "Neg", ["a"], "/device:GPU:0", {"T": F32})])
     assert [n.name for n in state.placed_graph().node] == ["a", "b", "c"]  # a failed batch adds nothing

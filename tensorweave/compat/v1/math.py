@@ -5,6 +5,7 @@ from tensorweave.ops import check_ops as _check_ops
 from tensorweave.ops import elementwise_ops as _elementwise_ops
 from tensorweave.ops import manipulation_ops as _manipulation_ops
 from tensorweave.ops import math_misc_ops as _math_misc_ops
+from tensorweave.ops import metrics_ops as _metrics_ops  # confusion_matrix
 from tensorweave.ops import nn_impl_ops as _nn_impl_ops
 from tensorweave.ops import nn_ops as _nn_ops
 from tensorweave.ops import reduction_ops as _reduction_ops

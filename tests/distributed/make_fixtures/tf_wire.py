@@ -1,8 +1,8 @@
 """Record the gRPC calls real TensorFlow makes between a TF1 client, a master and a worker
 (tests/distributed/test_tf_wire.py replays them against tensorweave's master and worker).
 
-Run with a TensorFlow virtualenv, from the repository root:
-    /tmp/tfvenv/bin/python tests/distributed/make_fixtures/tf_wire.py
+Run with a TensorFlow virtualenv, from the repository root (naming conversations records only those):
+    /tmp/tfvenv/bin/python tests/distributed/make_fixtures/tf_wire.py [partial_runs_and_callables ...]
 A byte-forwarding gRPC proxy stands where the client reaches the master and where the master reaches
 the worker task, so every request and response is TF's own, unparsed. It writes
 fixtures/tf_wire.json: for each conversation, the calls in order as (method path, request hex, response hex).
@@ -10,12 +10,15 @@ fixtures/tf_wire.json: for each conversation, the calls in order as (method path
 
 import json
 import socket
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
+import numpy as np
 import tensorflow.compat.v1 as tf
+from tensorflow.core.protobuf import config_pb2
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -39,7 +42,12 @@ class _Proxy(grpc.GenericRpcHandler):
         forward = self.channel.unary_unary(method)
 
         def call(request: bytes, context) -> bytes:
-            response = forward(request)
+            try:
+                response = forward(request)
+            except grpc.RpcError as e:  # recorded with its status code and message, and passed on
+                with self.lock:
+                    self.calls.append((method, request.hex(), "", e.code().value[0], e.details()))
+                context.abort(e.code(), e.details())
             with self.lock:
                 self.calls.append((method, request.hex(), response.hex()))
             return response
@@ -115,9 +123,63 @@ def client_to_master() -> list:
     return proxy.calls
 
 
+def partial_runs_and_callables() -> list:
+    """A TF1 client's partial runs (and the errors of bad ones), callables from CallableOptions, ListDevices and
+    Reset on a one-task server, through the proxy (a failed call is recorded with its status code and message)."""
+    server_port, proxy_port = _free_port(), _free_port()
+    server = tf.train.Server({"worker": [f"127.0.0.1:{server_port}"]}, job_name="worker", task_index=0)
+    proxy_server, proxy = _serve_proxy(proxy_port, f"127.0.0.1:{server_port}")
+    target = f"grpc://127.0.0.1:{proxy_port}"
+    graph = tf.Graph()
+    with graph.as_default():
+        a, b, c = (tf.placeholder(tf.float32, name=name) for name in "abc")
+        r1 = tf.add(a, b, name="r1")
+        r2 = tf.multiply(r1, c, name="r2")
+        v = tf.Variable(1.0, name="v", use_resource=False)
+        inc = tf.assign_add(v, 1.0, name="inc")
+
+    def fails(run, *args) -> None:
+        try:
+            run(*args)
+        except tf.errors.OpError:
+            return
+        raise AssertionError("expected an error")
+
+    with tf.Session(target, graph=graph) as sess:
+        handle = sess.partial_run_setup([r1, r2], [a, b, c])
+        assert sess.partial_run(handle, r1, {a: 1, b: 2}) == 3.0
+        assert sess.partial_run(handle, r2, {c: 3}) == 9.0
+        fails(sess.partial_run, handle, r2, {c: 3})  # the handle ended with its last feed and fetch
+        handle = sess.partial_run_setup([r1, r2], [a, b, c])
+        fails(sess.partial_run, handle, r2, {a: 1, b: 2})  # c is not fed yet
+        assert sess.partial_run(handle, r1, {a: 1, b: 2}) == 3.0
+        fails(sess.partial_run, handle, r2, {a: 1, c: 2})
+        fails(sess.partial_run, handle, r1, {c: 2})
+        fails(sess.partial_run, handle, r2, {v: 2})
+        fails(sess.partial_run_setup, [a], [a])
+        fails(sess.partial_run_setup, [], [a])
+        add = sess._make_callable_from_options(config_pb2.CallableOptions(feed=["a:0", "b:0"], fetch=["r1:0"]))
+        assert add(np.float32(3), np.float32(4)) == [7.0]
+        del add
+        sess.run(v.initializer)
+        step = sess._make_callable_from_options(config_pb2.CallableOptions(fetch=["v:0"], target=[inc.op.name]))
+        assert step() == [2.0]
+        fails(sess._make_callable_from_options, config_pb2.CallableOptions(fetch=["nope:0"]))
+    tf.Session.reset(target)
+    proxy_server.stop(None)
+    del server
+    return proxy.calls
+
+
 def main() -> None:
-    out = {"master_to_worker": master_to_worker(), "client_to_master": client_to_master()}
-    (FIXTURES / "tf_wire.json").write_text(json.dumps(out, indent=1) + "\n")
+    """Record the conversations named on the command line (all without names) into tf_wire.json."""
+    recorders = {"master_to_worker": master_to_worker, "client_to_master": client_to_master,
+                 "partial_runs_and_callables": partial_runs_and_callables}
+    path = FIXTURES / "tf_wire.json"
+    out = json.loads(path.read_text()) if path.exists() else {}
+    for name in sys.argv[1:] or recorders:
+        out[name] = recorders[name]()
+    path.write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":
