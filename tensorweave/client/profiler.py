@@ -945,16 +945,51 @@ def profile(graph: Any = None, run_meta: Any = None, op_log: Any = None, cmd: st
     return proto
 
 
-def _advise(run_metas: dict[int, Any], options: Any) -> Any:
-    """TF's advisor report: one entry per checker asked for (JobChecker exists only inside Google)."""
+def _expensive_operations(graph: Any, op_log: Any, run_metas: dict[int, Any]) -> list[str]:
+    """TF's ExpensiveOperationChecker: the three slowest op types, then the slowest top-level graph nodes
+    (its code-view report needs the code view, not built here)."""
+    if not run_metas:
+        sys.stderr.write("Missing RunMetadata info. Skip ExpensiveOperationChecker\n")
+        sys.stderr.write("Missing run_meta for ExpensiveOperationChecker\n")
+    reports = []
+    common = {"min_bytes": 0, "min_float_ops": 0, "order_by": "micros", "account_type_regexes": [".*"],
+              "start_name_regexes": [".*"], "show_name_regexes": [".*"], "account_displayed_op_only": False,
+              "output": "none"}
+    if run_metas:
+        root = _analyze(graph, op_log, run_metas, "op", {**common, "max_depth": 3, "min_micros": 1,
+                                                         "select": ["micros", "occurrence"]})
+        node, lines = root, []
+        for i in range(3):
+            if not node.children:
+                break
+            node = node.children[0]
+            share = 100.0 * node.exec_micros / (root.total_exec_micros + 1e-10)
+            lines.append(f"top {i + 1} operation type: {node.name}, cpu: {format_time(node.cpu_exec_micros)}, "
+                         f"accelerator: {format_time(node.accelerator_exec_micros)}, "
+                         f"total: {format_time(node.exec_micros)} ({share:.2f}%)")
+        if lines:
+            reports.append("\n".join(lines))
+    root = _analyze(graph, op_log, run_metas, "scope", {**common, "max_depth": 100, "min_micros": 100,
+                                                        "select": ["micros"]})
+    if root.children:
+        reports.append("\n".join(
+            f"top {i + 1} graph node: {n.name}, cpu: {format_time(n.cpu_exec_micros)}, "
+            f"accelerator: {format_time(n.accelerator_exec_micros)}, total: {format_time(n.exec_micros)}"
+            for i, n in enumerate(root.children[:3])))
+    return reports
+
+
+def _advise(graph: Any, op_log: Any, run_metas: dict[int, Any], options: Any) -> Any:
+    """TF's advisor: an AdviceProto entry per checker asked for (JobChecker exists only inside Google),
+    printed as TF prints it. The Operation and AcceleratorUtilization checkers only report on NCHW/GPU
+    specifics, which a CPU graph does not trigger."""
     checkers = [c for c in (options if options else _ALL_ADVICE) if c != "JobChecker"]
     advice = AdviceProto()
     lines = []
     for name in sorted(checkers):
         advice.checkers[name].SetInParent()
-        if name == "ExpensiveOperationChecker" and not run_metas:
-            sys.stderr.write("Missing RunMetadata info. Skip ExpensiveOperationChecker\n")
-            sys.stderr.write("Missing run_meta for ExpensiveOperationChecker\n")
+        if name == "ExpensiveOperationChecker":
+            advice.checkers[name].reports.extend(_expensive_operations(graph, op_log, run_metas))
         lines.append(f"\n{name}:\n" + "".join(r + "\n" for r in advice.checkers[name].reports))
     sys.stdout.write("".join(lines))
     sys.stdout.flush()
@@ -965,8 +1000,8 @@ def _advise(run_metas: dict[int, Any], options: Any) -> Any:
 def advise(graph: Any = None, run_meta: Any = None, options: Any = 0) -> Any:
     """Auto-profile and advise: an AdviceProto with each checker's reports."""
     graph = graph or ops.get_default_graph()
-    _merge_default_with_oplog(graph, None, run_meta, add_trace=True)
-    return _advise({0: run_meta} if run_meta else {}, None if options == 0 else options)
+    op_log = _merge_default_with_oplog(graph, None, run_meta, add_trace=True)
+    return _advise(graph, op_log, {0: run_meta} if run_meta else {}, None if options == 0 else options)
 
 
 @tf_export("profiler.Profiler")
@@ -1006,7 +1041,7 @@ class Profiler:
 
     def advise(self, options: Any = None) -> Any:
         """The advisor's AdviceProto over the added steps."""
-        return _advise(self._steps, options)
+        return _advise(self._graph, self._op_log, self._steps, options)
 
     def serialize_to_string(self) -> bytes:
         """The profile as TF's ProfileProto bytes (nodes, steps, strings) for offline tools."""

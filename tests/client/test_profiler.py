@@ -216,3 +216,19 @@ def test_time_and_memory_from_a_traced_step(capsys: pytest.CaptureFixture[str]) 
         graph_view = pf.profile_graph(tf.profiler.ProfileOptionBuilder(opts).with_step(3).with_empty_output().build())
         assert graph_view.children[0].name == "s"
         assert tf.profiler.GraphNodeProto.FromString(graph_view.SerializeToString()) == graph_view
+
+
+def test_advise_reports_the_most_expensive_op_types(capsys: pytest.CaptureFixture[str]) -> None:
+    with tf.Graph().as_default() as g:
+        a = tf.Variable(tf.ones([20, 20]), name="a")
+        c = tf.reduce_sum(tf.matmul(a, a, name="mm"), name="s")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            rm = tf.RunMetadata()
+            sess.run(c, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=rm)
+        advice = tf.profiler.advise(g, run_meta=rm)
+    assert sorted(advice.checkers) == ["AcceleratorUtilizationChecker", "ExpensiveOperationChecker",
+                                       "OperationChecker"]
+    top = advice.checkers["ExpensiveOperationChecker"].reports[0].split("\n")
+    assert len(top) == 3 and all(line.startswith(f"top {i + 1} operation type: ") for i, line in enumerate(top))
+    assert "\nExpensiveOperationChecker:\ntop 1 operation type: " in capsys.readouterr().out
