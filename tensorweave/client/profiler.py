@@ -1,11 +1,12 @@
 """`tf.profiler` (TF1's model analyzer): parameter counts, static float operations and, from a traced
-step's RunMetadata, run times and memory, organised by name scope ('scope'), dataflow ('graph') or op type
-('op'), printed as TF's tfprof report and returned as TF's GraphNodeProto / MultiGraphNodeProto.
+step's RunMetadata, run times and memory, organised by name scope ('scope'), dataflow ('graph'), op type
+('op') or Python call stack ('code'), printed as TF's tfprof report and returned as TF's GraphNodeProto /
+MultiGraphNodeProto.
 
 TF computes the report in C++ (tfprof) from the serialized graph, RunMetadata and an OpLogProto that its
 Python side fills (trainable-variable types, flops from the registered statistics); here the same pipeline
 runs in Python over our Graph: `_op_log` builds the OpLogProto as TF's tfprof_logger, `_Stats` holds each
-graph node's numbers, the views select, account, filter, sort and format them as tfprof_scope/op/graph do.
+graph node's numbers, the views select, account, filter, sort and format them as tfprof_scope/op/graph/code do.
 The flops rules live in `flops_registry`.
 """
 
@@ -281,6 +282,7 @@ class _Stats:
         self.float_ops = 0
         self.devices: list[str] = []
         self.input_shapes: list[list[int] | None] = []  # data inputs, then control inputs (always unknown)
+        self.trace: list[str] = []  # the creating Python frames, outermost first, as the code view names them
         self.runs: dict[int, dict[str, int]] = {}  # step -> run statistics
 
     @property
@@ -326,6 +328,12 @@ def _dims(shape: Any) -> list[int] | None:
     return [-1 if d is None else d for d in shape.as_list()] or [1]
 
 
+def _trace_name(filename: str, lineno: int, function: str) -> str:
+    """A code-view node's name: file basename, line and function (long names cut to 17 characters + ...)."""
+    function = function if len(function) < 20 else function[:17] + "..."
+    return f"{os.path.basename(filename)}:{lineno}:{function}"
+
+
 def _shape_attr(op: Any) -> list[int] | None:
     if "shape" not in op.node_def.attr:
         return None
@@ -340,6 +348,7 @@ def _collect(graph: Any, op_log: Any, run_metas: dict[int, Any]) -> list[_Stats]
     for op in graph.get_operations():
         node = nodes[op.name] = _Stats(op.name, op.type, _shape_attr(op))
         node.input_shapes = [_dims(t.shape) for t in op.inputs] + [None] * len(op.control_inputs)
+        node.trace = [_trace_name(f, n, fn) for f, n, fn, _ in op.traceback]
     for entry in op_log.log_entries:
         node = nodes.get(entry.name)
         if node is not None:
@@ -560,15 +569,18 @@ def _re_account(node: _ShowNode, opts: _Options) -> bool:
 
 
 def _should_show(node: _ShowNode, opts: _Options, depth: int) -> bool:
+    """TF's ShouldShow; multi-graph nodes (op and code views) are filtered on their totals, without the
+    occurrence test."""
     if node.name == _ROOT:
         return True
     p, m = node.proto, opts.mins
-    runs = len(p.graph_nodes) if node._multi else p.run_count
+    params, flops = (p.total_parameters, p.total_float_ops) if node._multi else (p.parameters, p.float_ops)
     if (p.total_requested_bytes < m["min_bytes"] or p.total_peak_bytes < m["min_peak_bytes"]
             or p.total_residual_bytes < m["min_residual_bytes"] or p.total_output_bytes < m["min_output_bytes"]
             or p.total_exec_micros < m["min_micros"] or p.total_accelerator_exec_micros < m["min_accelerator_micros"]
-            or p.total_cpu_exec_micros < m["min_cpu_micros"] or p.parameters < m["min_params"]
-            or p.float_ops < m["min_float_ops"] or runs < m["min_occurrence"] or depth > opts.max_depth):
+            or p.total_cpu_exec_micros < m["min_cpu_micros"] or params < m["min_params"]
+            or flops < m["min_float_ops"] or (not node._multi and p.run_count < m["min_occurrence"])
+            or depth > opts.max_depth):
         return False
     if opts.show != [".*"] and not _full_match(opts.show, node.name):
         return False
@@ -643,7 +655,7 @@ class _TreeView:
         for node in nodes:
             node.reset_totals()
             children = self._account(node.children, opts, seen)
-            node.account = _re_account(node, opts)
+            node.account = self._re_account(node, opts)
             if node.account or children:
                 node.show_children = []
                 node.reset_totals()
@@ -665,6 +677,9 @@ class _TreeView:
 
     def _first_visit(self, node: _ShowNode, seen: set[int]) -> bool:
         return True
+
+    def _re_account(self, node: _ShowNode, opts: _Options) -> bool:
+        return _re_account(node, opts)
 
     def _print(self, nodes: list[_ShowNode], opts: _Options, depth: int, last_ident: int,
                seen: set[int]) -> list[_ShowNode]:
@@ -705,7 +720,7 @@ class _TreeView:
             roots = self._search_root(roots, opts.start)
         root.show_children = roots
         root = self._print([root], opts, 1, 0, set())[0]
-        text = [_legend(opts) + root.formatted]
+        text = [_legend(opts, multi=root._multi) + root.formatted]
         self._format(root.show_children, text, root.proto)
         return root.proto, "".join(text)
 
@@ -716,6 +731,44 @@ class _TreeView:
             child.MergeFrom(node.proto)
             del child.children[:]
             self._format(node.show_children, text, child)
+
+
+class _CodeView(_TreeView):
+    """TF's code view: a tree of Python call stacks; each frame node aggregates the ops created there (those
+    whose types are accounted), as a MultiGraphNodeProto."""
+
+    def _re_account(self, node: _ShowNode, opts: _Options) -> bool:
+        members = [s for s in node.members
+                   if opts.account == [".*"] or any(_full_match(opts.account, t) for t in s.op_types)]
+        proto = node.proto
+        proto.name = node.name
+        del proto.graph_nodes[:]
+        for own in _SELF[1:]:
+            setattr(proto, own, 0)
+        for s in members:
+            g = proto.graph_nodes.add()
+            s.fill(g, opts.step)
+            for own in _SELF[1:]:
+                setattr(proto, own, getattr(proto, own) + getattr(g, own))
+        return opts.account == [".*"] or bool(members)
+
+
+def _code_view(stats: list[_Stats]) -> _TreeView:
+    root = _ShowNode(_Stats(_ROOT, _SCOPE_PARENT), MultiGraphNodeProto)
+    nodes: dict[tuple[str, ...], _ShowNode] = {}
+    for s in stats:
+        parent = root
+        for depth in range(1, len(s.trace) + 1):
+            path = tuple(s.trace[:depth])
+            node = nodes.get(path)
+            if node is None:
+                node = nodes[path] = _ShowNode(_Stats(path[-1], _SCOPE_PARENT), MultiGraphNodeProto)
+                parent.children.append(node)
+            parent = node
+        if s.trace:
+            parent.members.append(s)
+    view = _CodeView(root, root.children)
+    return view
 
 
 def _scope_view(stats: list[_Stats]) -> _TreeView:
@@ -909,7 +962,8 @@ def _analyze(graph: Any, op_log: Any, run_metas: dict[int, Any], cmd: str, optio
     if cmd == "op":
         proto, text = _op_view(stats, opts)
     else:
-        view = _scope_view(stats) if cmd in ("scope", "code") else _graph_view(stats, graph)
+        views = {"scope": _scope_view, "code": _code_view}
+        view = views[cmd](stats) if cmd in views else _graph_view(stats, graph)
         proto, text = view.show(opts)
     report = _doc(cmd, opts) + "Profile:\n" + text
     if opts.output_type == "stdout":
@@ -927,22 +981,15 @@ def _analyze(graph: Any, op_log: Any, run_metas: dict[int, Any], cmd: str, optio
 def profile(graph: Any = None, run_meta: Any = None, op_log: Any = None, cmd: str = "scope",
             options: Any = 0) -> Any:
     """Profile a model: 'scope' and 'graph' return a GraphNodeProto, 'op' and 'code' a MultiGraphNodeProto
-    ('code' is organised by name scope here: the Python-trace tree is not built). Prints TF's report as
-    options['output'] says; the default options count trainable parameters."""
+    (the code view's frames are the user's: TF's own internal frames are not there to show). Prints TF's
+    report as options['output'] says; the default options count trainable parameters."""
     graph = graph or ops.get_default_graph()
     if options == 0:
         options = ProfileOptionBuilder.trainable_variables_parameter()
     op_log = _merge_default_with_oplog(graph, op_log, run_meta, add_trace=cmd == "code")
     if cmd not in ("scope", "graph", "op", "code"):
         raise errors.InvalidArgumentError(None, None, f"unknown cmd: {cmd}\n")
-    proto = _analyze(graph, op_log, {0: run_meta} if run_meta else {}, "scope" if cmd == "code" else cmd, options)
-    if cmd == "code":
-        multi = MultiGraphNodeProto(name=proto.name)
-        for own, total in _TOTALS[1:]:
-            setattr(multi, own, getattr(proto, own))
-            setattr(multi, total, getattr(proto, total))
-        return multi
-    return proto
+    return _analyze(graph, op_log, {0: run_meta} if run_meta else {}, cmd, options)
 
 
 def _expensive_operations(graph: Any, op_log: Any, run_metas: dict[int, Any]) -> list[str]:
@@ -1022,10 +1069,8 @@ class Profiler:
         return _analyze(self._graph, self._op_log, self._steps, cmd, options)
 
     def profile_python(self, options: dict[str, Any]) -> Any:
-        """The code view (organised by name scope here), as a MultiGraphNodeProto."""
-        proto = self._profile("scope", options)
-        return MultiGraphNodeProto(name=proto.name, total_parameters=proto.total_parameters,
-                                   total_float_ops=proto.total_float_ops)
+        """The code view (Python call stacks), as a MultiGraphNodeProto."""
+        return self._profile("code", options)
 
     def profile_operations(self, options: dict[str, Any]) -> Any:
         """The op-type view, as a MultiGraphNodeProto."""

@@ -232,3 +232,33 @@ def test_advise_reports_the_most_expensive_op_types(capsys: pytest.CaptureFixtur
     top = advice.checkers["ExpensiveOperationChecker"].reports[0].split("\n")
     assert len(top) == 3 and all(line.startswith(f"top {i + 1} operation type: ") for i, line in enumerate(top))
     assert "\nExpensiveOperationChecker:\ntop 1 operation type: " in capsys.readouterr().out
+
+
+def _layer(x: object, n: int, name: str) -> object:
+    w = tf.get_variable(name, [x.shape[1], n], initializer=tf.ones_initializer())
+    return tf.matmul(x, w)
+
+
+def test_code_view_is_the_call_stack(capsys: pytest.CaptureFixture[str]) -> None:
+    # TF 2.21 prints `tf_t_f.py:7:<module> (0/48 flops)` / `  tf_t_f.py:5:layer (0/48 flops)` / then its own
+    # frames down to the op; tensorweave's traces hold the user's frames only, so the op sits on the layer line.
+    with tf.Graph().as_default():
+        y = _layer(tf.ones([2, 4]), 3, "w1")
+        _layer(y, 2, "w2")
+        opts = tf.profiler.ProfileOptionBuilder.float_operation()
+        code = tf.profiler.profile(cmd="code", options=opts)
+    assert isinstance(code, tf.profiler.MultiGraphNodeProto) and code.total_float_ops == 72
+    lines = capsys.readouterr().out.split("Profile:\n")[1].split("\n")
+    assert lines[1] == "_TFProfRoot (--/72 flops)"
+    for flops in (48, 24):  # one node per call site in the test, the op on the layer's line below it
+        at = next(i for i, line in enumerate(lines) if f":test_code_view_is... (0/{flops} flops)" in line)
+        indent = lines[at].index("test_profiler.py:")
+        assert lines[at + 1].startswith(" " * (indent + 2) + "test_profiler.py:")
+        assert lines[at + 1].endswith(f":_layer ({flops}/{flops} flops)")
+    holders = []
+    pending = [code]
+    while pending:
+        node = pending.pop()
+        holders += [(node.name.split(":")[-1], g.name) for g in node.graph_nodes if g.float_ops]
+        pending += node.children
+    assert sorted(holders) == [("_layer", "MatMul"), ("_layer", "MatMul_1")]
