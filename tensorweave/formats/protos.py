@@ -42,6 +42,7 @@ _TF_PACKAGES = {
                                  "named_tensor", "queue_runner", "rewriter_config", "saved_model", "saver",
                                  "tensor_bundle", "tensorflow_server", "worker"],
     "tensorflow.core.util": ["event"],
+    "tensorflow.core.profiler": ["tfprof_log", "tfprof_output"],
     "tensorflow.core.example": ["example", "feature"],
     "tensorflow.python.training": ["checkpoint_state"],
     "xla.tsl.protobuf": ["coordination_config", "histogram", "rpc_options"],

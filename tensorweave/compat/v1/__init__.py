@@ -36,6 +36,7 @@ from tensorweave.compat.v1 import (
     mixed_precision,
     nest,
     nn,
+    profiler,
     python_io,
     quantization,
     queue,
