@@ -38,6 +38,10 @@ from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 
 _NOT_PERSISTENT = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
+# The graph control-flow ops whose gradients need the loop and cond state only tf.gradients builds: TF's tape
+# fails on them (an Enter alone, as the jacobian's loop reads the target through one, differentiates as it is).
+_CONTROL_FLOW = frozenset({"Switch", "RefSwitch", "Merge", "RefMerge", "Exit", "RefExit", "NextIteration",
+                           "RefNextIteration"})
 
 
 class _Tape:
@@ -95,6 +99,11 @@ class _Tape:
                 if grad is not None:
                     pending[id(t)] = [grad]  # summed once, should t be a source too
                 out_grads.append(_zeros_for(t) if grad is None and is_trainable(t) else grad)
+            if op.type in _CONTROL_FLOW:
+                raise NotImplementedError(
+                    "tf.GradientTape.gradients() does not support graph control flow operations like tf.cond or "
+                    "tf.while at this time. Use tf.gradients() instead. If you need this feature, please file a "
+                    "feature request at https://github.com/tensorflow/tensorflow/issues/new")
             grad_fn = op_registry.get_gradient_function(op)
             if grad_fn is None:
                 continue

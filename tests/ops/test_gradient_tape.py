@@ -218,3 +218,16 @@ def test_static_asserts_executing_eagerly():
         "TypeError: tensor must be of type tf.int32; got tf.float32",
         "ValueError: Expected scalar shape, saw shape: (2,).",
         None, None]
+
+
+def test_graph_control_flow_is_tf_gradients_work():
+    with tf.Graph().as_default():
+        x = tf.constant(2.0)
+        for build in [lambda: tf.cond(x > 1.0, lambda: x * x, lambda: x),
+                      lambda: tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x])[1]]:
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = build()
+            with pytest.raises(NotImplementedError, match=r"tf.GradientTape.gradients\(\) does not support graph "
+                                                          "control flow operations like tf.cond or tf.while"):
+                tape.gradient(y, x)
