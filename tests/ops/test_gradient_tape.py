@@ -220,7 +220,7 @@ def test_static_asserts_executing_eagerly():
         None, None]
 
 
-def test_graph_control_flow_is_tf_gradients_work():
+def test_graph_control_flow_raises_tfs_error():
     with tf.Graph().as_default():
         x = tf.constant(2.0)
         for build in [lambda: tf.cond(x > 1.0, lambda: x * x, lambda: x),
