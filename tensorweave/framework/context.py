@@ -5,9 +5,10 @@ Eager execution exists only inside `tf.py_function`: its kernel enters an eager 
 calls the Python function, and every op created there runs at once (framework/eager.py) instead of joining a
 graph. The context carries the device its kernels run on, the step they share and the gradient tapes that
 record them. Building an eager op's node is itself graph building, so `building()` suspends eagerness for it.
+Graph building has tapes of its own (a `tf.GradientTape` entered outside any py_function records graph ops).
 
 Invariant: the contexts form a per-thread stack, innermost last; a `None` entry (a suspension) makes the
-thread build graphs again until it is left.
+thread build graphs again until it is left, and records on no tape (the nodes it builds are an eager op's).
 """
 
 from __future__ import annotations
@@ -46,6 +47,26 @@ def current() -> EagerContext | None:
 
 def executing_eagerly() -> bool:
     return current() is not None
+
+
+def active_tapes() -> list[Any]:
+    """The tapes that record the ops created now on this thread, innermost last (entering a tape appends to
+    this list): the eager context's, else the graph's; none while an eager op's node is built."""
+    stack = getattr(_state, "stack", None)
+    if stack:
+        return stack[-1].tapes if stack[-1] is not None else []
+    tapes = getattr(_state, "graph_tapes", None)
+    if tapes is None:
+        tapes = _state.graph_tapes = []
+    return tapes
+
+
+def variable_accessed(variable: Any) -> None:
+    """A trainable variable read now joins what each active tape that watches accessed variables watches (TF's
+    variable_accessed)."""
+    if variable.trainable:
+        for tape in active_tapes():
+            tape.variable_accessed(variable)
 
 
 def building_eager_op() -> bool:

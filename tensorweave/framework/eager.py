@@ -1,5 +1,5 @@
-"""Eager execution, as `tf.py_function` needs it: EagerTensor, ops that run when they are called, and the tape
-that differentiates them (TF's EagerTensor, eager/execute.py and GradientTape, in their smallest form).
+"""Eager execution, as `tf.py_function` needs it: EagerTensor and ops that run when they are called (TF's
+EagerTensor and eager/execute.py, in their smallest form).
 
 An op called while the thread executes eagerly (context.py) is built exactly as in graph mode — the same
 node building, attr inference, messages and shape function — as a node of a scratch graph of its own, in
@@ -9,9 +9,9 @@ made by the registry's `new_kernel` and called through `OpKernel.compute` in the
 executor makes and calls them; the op's outputs come back as EagerTensors and the scratch graph is dropped.
 A kernel's failure is TF's eager error: its class, the kernel's message and `[Op:<type>]`.
 
-The scratch Operation outlives its graph only where a tape recorded it: its inputs and outputs are then
-rebound to the EagerTensors, so the op's registered gradient function, run eagerly, sees their values.
-`GradientTape.gradient` runs those gradient functions backwards over what it recorded.
+Each op that ran is offered to the context's tapes (ops/backprop.py); its scratch Operation outlives its
+graph only where a tape recorded it: its inputs and outputs are rebound to the EagerTensors, so the op's
+registered gradient function, run eagerly, sees their values.
 
 Invariant: an EagerTensor never names a node; in a graph (outside eager execution) it converts to a Const
 of its value, as TF captures an eager value.
@@ -20,7 +20,7 @@ of its value, as TF captures an eager value.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -207,73 +207,3 @@ def _eager_result(result: Any, eager: dict[Tensor, EagerTensor]) -> Any:
 def convert(value: Any, dtype: dtypes.DType | None = None) -> EagerTensor:
     """`value` as an EagerTensor (of `dtype`, which it must have or convert to), executing eagerly."""
     return internal_convert_to_tensor(value, dtype=dtype)
-
-
-def is_trainable(tensor: EagerTensor) -> bool:
-    """Whether a tape watches this tensor when asked to watch everything (TF's IsTrainable: floats and
-    complex)."""
-    return tensor.dtype.base_dtype.is_floating or tensor.dtype.base_dtype.is_complex
-
-
-class GradientTape:
-    """Records the eager ops that consume watched tensors, to differentiate them (TF's GradientTape, eager only).
-
-    Entered (`with tape:`), it records in the thread's eager context; `gradient` runs the recorded ops'
-    registered gradient functions backwards, eagerly.
-    """
-
-    def __init__(self) -> None:
-        self._watched: dict[int, EagerTensor] = {}  # by id: EagerTensors are unhashable, as TF's
-        self._ops: list[Operation] = []
-
-    def __enter__(self) -> GradientTape:
-        context.current().tapes.append(self)
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        context.current().tapes.remove(self)
-
-    def watch(self, tensor: EagerTensor) -> None:
-        self._watched[id(tensor)] = tensor
-
-    def record(self, op: Operation) -> None:
-        """Keep `op` (already run, its inputs and outputs EagerTensors) when it consumes a watched tensor."""
-        if any(id(t) in self._watched for t in op._inputs):
-            self._ops.append(op)
-            for t in op._outputs:
-                self._watched[id(t)] = t
-
-    def gradient(self, targets: Sequence[EagerTensor], sources: Sequence[EagerTensor],
-                 output_gradients: Sequence[Any] | None = None) -> list[Any]:
-        """d(sum of targets weighted by output_gradients)/d(source) for each source; None where a source is
-        not connected."""
-        pending: dict[int, list[Any]] = {}
-        for i, target in enumerate(targets):
-            given = output_gradients[i] if output_gradients is not None else None
-            pending.setdefault(id(target), []).append(
-                _call("OnesLike", target) if given is None else convert(given, target.dtype))
-        for op in reversed(self._ops):
-            if not any(id(t) in pending for t in op._outputs):
-                continue
-            grad_fn = op_registry.get_gradient_function(op)
-            if grad_fn is None:
-                continue
-            out_grads = [_summed(pending.pop(id(t), None)) for t in op._outputs]
-            out_grads = [_call("ZerosLike", t) if g is None else g for t, g in zip(op._outputs, out_grads)]
-            in_grads = grad_fn(op, *out_grads)
-            for t, grad in zip(op._inputs, in_grads):
-                if grad is not None and id(t) in self._watched:
-                    pending.setdefault(id(t), []).append(grad)
-        return [_summed(pending.get(id(source))) for source in sources]
-
-
-def _call(op_type: str, *inputs: Any) -> Any:
-    return op_registry.get(op_type)(*inputs)
-
-
-def _summed(grads: list[Any] | None) -> Any:
-    """The sum of a tensor's gradients (dense, as TF's tape aggregates them); None for none."""
-    if not grads:
-        return None
-    dense = [convert(g) for g in grads]
-    return dense[0] if len(dense) == 1 else _call("AddN", dense)

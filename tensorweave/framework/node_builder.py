@@ -85,7 +85,7 @@ def _convert_input(op: Op, arg: ArgDef, value: Any, attrs: dict, sources: dict) 
             tensor = internal_convert_to_tensor(value, dtype=dtype, name=arg.name, as_ref=arg.is_ref,
                                                 preferred_dtype=default)
     except TypeError as e:
-        if dtype is None:
+        if dtype is None or hasattr(e, "out_of_scope"):
             raise
         raise TypeError(f"Expected {dtype.name} passed to parameter '{arg.name}' of op '{op.name}', got "
                         f"{value!r} of type '{type(value).__name__}' instead. Error: {e}") from e
@@ -231,7 +231,8 @@ def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
 
 def _apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
     values, attr_args = _bind_inputs(op, args, dict(kwargs))
-    g = get_graph_from_inputs(_flatten(values))
+    # an eager op's node joins its scratch graph, whatever graph its inputs come from (_add_node rejects those)
+    g = get_default_graph() if context.building_eager_op() else get_graph_from_inputs(_flatten(values))
     with g.as_default(), g.name_scope(name or op.name) as scope:
         attrs = dict(attr_args)
         inputs = _convert_inputs(op, values, attrs)
@@ -285,6 +286,10 @@ def _flatten(values: list) -> list:
 
 def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
               output_types: list | None) -> Operation:
+    if context.building_eager_op():
+        stray = next((t for t in inputs if t.graph is not g), None)
+        if stray is not None:
+            raise _out_of_scope(stray)
     container = g._container
     if container and "container" in attrs and not attrs["container"]:
         attrs["container"] = container.encode()
@@ -300,7 +305,23 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
             raise
         for t, s in zip(new_op._outputs, shapes):
             t._shape = s
+    for tape in context.active_tapes():  # graph ops join the tapes entered while building (eager ops: none)
+        tape.record(new_op)
     return new_op
+
+
+def _out_of_scope(t: Tensor) -> TypeError:
+    """TF's error for a graph tensor given to an op that runs eagerly (a py_function's closure over its graph,
+    a variable read there): only the function's arguments carry values into it. Marked `out_of_scope` (the
+    tensor), so that converting an input passes it on as it is, not as a dtype clash."""
+    frames = "\n".join(f'    File "{file}", line {line}, in {function}' for file, line, function, _ in t.op.traceback)
+    error = TypeError(f"{t!r} is out of scope and cannot be used here. Use return values, explicit Python locals or "
+                      "TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/function"
+                      "#all_outputs_of_a_tffunction_must_be_return_values for more information.\n\n"
+                      f"{t!r} was defined here:\n{frames}\n\nThe tensor {t!r} cannot be accessed from here, because "
+                      f"it was defined in {t.graph}, which is out of scope.")
+    error.out_of_scope = t
+    return error
 
 
 @op_registry.create_op.install

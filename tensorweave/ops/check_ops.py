@@ -198,7 +198,7 @@ def assert_type(tensor: Any, tf_type: Any, message: str | None = None, name: str
     with name_scope(name, "assert_type", [tensor]):
         tensor = convert_to_tensor(tensor, name="tensor")
         if tensor.dtype != tf_type:
-            raise TypeError(f"{_message_prefix(message)}{tensor.name} must be of type {tf_type!r}; got "
+            raise TypeError(f"{_message_prefix(message)}{getattr(tensor, 'name', 'tensor')} must be of type {tf_type!r}; got "
                             f"{tensor.dtype!r}")
         return control_flow_ops.no_op("statically_determined_correct_type")
 
@@ -209,8 +209,8 @@ def assert_integer(x: Any, message: str | None = None, name: str | None = None) 
     with name_scope(name, "assert_integer", [x]):
         x = convert_to_tensor(x, name="x")
         if not x.dtype.is_integer:
-            raise TypeError(f'{_message_prefix(message)}Expected "x" to be integer type.  Found: {x.name} of '
-                            f"dtype {x.dtype}")
+            raise TypeError(f'{_message_prefix(message)}Expected "x" to be integer type.  Found: '
+                            f'{"tensor" if executing_eagerly() else x.name} of dtype {x.dtype}')
         return control_flow_ops.no_op("statically_determined_was_integer")
 
 
@@ -221,8 +221,8 @@ def assert_scalar(tensor: Any, name: str | None = None, message: str | None = No
         tensor = convert_to_tensor(tensor, name=scope)
         shape = tensor.get_shape()
         if shape.ndims != 0:
-            raise ValueError(f"{_message_prefix(message)}Expected scalar shape for {tensor.name}, saw shape: "
-                             f"{shape}.")
+            named = "" if executing_eagerly() else f" for {tensor.name}"
+            raise ValueError(f"{_message_prefix(message)}Expected scalar shape{named}, saw shape: {shape}.")
         return tensor
 
 
@@ -576,13 +576,13 @@ def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, m
         specs = []
         for x, spec in ((convert_to_tensor(x), spec) for x, spec in shapes if spec is not None):
             if not (hasattr(spec, "__iter__") or hasattr(spec, "__getitem__")):
-                raise ValueError(f"{prefix}Tensor {x.name}.  Specified shape must be an iterable.  An iterable has "
+                raise ValueError(f"{prefix}Tensor {_label(x)}.  Specified shape must be an iterable.  An iterable has "
                                  "the attribute `__iter__` or `__getitem__`.  Received specified shape: "
                                  f"{spec}")
             spec = tuple(spec)
             for i, symbol in enumerate(spec):
                 if symbol in (Ellipsis, "*") and i != 0:
-                    raise ValueError(f"{prefix}Tensor {x.name} specified shape index {i}.  Symbol `...` or `*` for "
+                    raise ValueError(f"{prefix}Tensor {_label(x)} specified shape index {i}.  Symbol `...` or `*` for "
                                      "a variable number of unspecified dimensions is only allowed as the first entry")
             outer = bool(spec) and spec[0] in (Ellipsis, "*")
             symbols = spec[1:] if outer else spec
@@ -617,15 +617,15 @@ def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, m
                     expected, source = int(symbol), "Specified explicitly"
                 else:
                     expected, by, by_dim = bound[symbol]
-                    source = f"Specified by tensor {by.name} dimension {by_dim}"
+                    source = f"Specified by tensor {_label(by)} dimension {by_dim}"
                 if _is_known_size(actual) and _is_known_size(expected):
                     if int(actual) != int(expected):
-                        raise ValueError(f"{prefix}{source}.  Tensor {x.name} dimension {dim} must have size "
+                        raise ValueError(f"{prefix}{source}.  Tensor {_label(x)} dimension {dim} must have size "
                                          f"{int(expected)}.  Received size {int(actual)}, shape {x.get_shape()}")
                     continue
                 condition = elementwise_ops.equal(convert_to_tensor(actual), convert_to_tensor(expected))
                 summary = data if data is not None else [
-                    prefix, source, f"Tensor {x.name} dimension", dim, "must have size", expected,
+                    prefix, source, f"Tensor {_label(x)} dimension", dim, "must have size", expected,
                     "Received shape: ", shape_ops.shape(x)]
                 size_assertions.append(logging_ops.Assert_(condition, summary, summarize=summarize))
     with control_dependencies(rank_assertions):

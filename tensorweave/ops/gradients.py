@@ -64,7 +64,8 @@ class AggregationMethod:
     EXPERIMENTAL_ACCUMULATE_N = 2
 
 
-def _is_trainable(tensor: Tensor) -> bool:
+def is_trainable(tensor: Tensor) -> bool:
+    """Whether gradients flow through `tensor` (TF's IsTrainable: floating, complex, resource, variant)."""
     return tensor.dtype.base_dtype in _TRAINABLE
 
 
@@ -91,7 +92,7 @@ def _pending_count(to_ops: list[Operation], from_ops: list[Operation], colocate_
             continue
         reached.add(op)
         for output in op.outputs:
-            if _is_trainable(output):
+            if is_trainable(output):
                 queue.extend(output.consumers())
     reachable_to_ops = {op for op in to_ops if op in reached}
     between: list[Operation] = []
@@ -157,6 +158,12 @@ def _aggregate(op: Operation, grads: list, aggregation_method: int) -> Any:
             for g in grads[1:]:
                 total = add_n([total, g])
             return total
+    return sum_gradients(grads)
+
+
+def sum_gradients(grads: list) -> Any:
+    """The sum of several gradients of one tensor: one AddN, IndexedSlices made dense first where dense ones
+    are among them; all IndexedSlices, concatenated."""
     if any(isinstance(g, Tensor) for g in grads):
         return add_n([convert_to_tensor(g) for g in grads])
     index_dtypes = {g.indices.dtype for g in grads}
@@ -228,7 +235,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                 queue.append(op)
         if loop_state is not None:
             for y in loop_state.process_unused_loop_exits(pending, queued):
-                if _is_trainable(y):
+                if is_trainable(y):
                     _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
                 queue.append(y.op)
         stop_ops |= {op for op in from_ops if all(pending[t.op] <= 0 for t in op.inputs)}
@@ -271,7 +278,7 @@ def _update_pending_and_enqueue_ready(grads: dict, op: Operation, queue: collect
             else:
                 grad_state.unused_exits.append(y)
         for y in grad_state.unused_exits:
-            if has_real_grad and _is_trainable(y):
+            if has_real_grad and is_trainable(y):
                 _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
             queue.append(y.op)
 
@@ -318,7 +325,7 @@ def _grad_while_context(loop_state: Any, op: Operation, before: bool) -> Any:
 def _backprop_through(op: Operation, grad_fn: Callable, out_grads: list, grads: dict, gate_gradients: bool,
                       loop_state: Any) -> None:
     for i, out_grad in enumerate(out_grads):
-        if out_grad is None and _is_trainable(op.outputs[i]):
+        if out_grad is None and is_trainable(op.outputs[i]):
             out_grads[i] = loop_state.zeros_like(op, i) if loop_state is not None else \
                 control_flow_ops.zeros_like_outside_loop(op, i)
     with name_scope(op.name + "_grad"):

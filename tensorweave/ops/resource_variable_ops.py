@@ -17,7 +17,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.formats import protos
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import context, dtypes, tensor_shape
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
@@ -481,6 +481,7 @@ class ResourceVariable(variables.Variable):
     # -- reads --------------------------------------------------------------------------------------
 
     def _read_variable_op(self) -> Tensor:
+        context.variable_accessed(self)
         return ReadVariableOp(self._handle, dtype=self._dtype)
 
     def value(self) -> Tensor:
@@ -509,6 +510,7 @@ class ResourceVariable(variables.Variable):
 
     def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
         """The rows `indices` by ResourceGather (its gradient is IndexedSlices)."""
+        context.variable_accessed(self)
         with name_scope("Gather" if name is None else name) as name:
             return ResourceGather(self._handle, indices, dtype=self._dtype, name=name)
 
@@ -577,6 +579,7 @@ class _UnreadVariable(ResourceVariable):
         return self._update
 
     def _read_variable_op(self) -> Tensor:
+        context.variable_accessed(self)
         with get_default_graph().control_dependencies([self._update]):
             return ReadVariableOp(self._handle, dtype=self._dtype)
 

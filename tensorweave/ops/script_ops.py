@@ -23,12 +23,14 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import context, dtypes, tensor_shape
-from tensorweave.framework.eager import EagerTensor, GradientTape, convert, is_trainable
+from tensorweave.framework.eager import EagerTensor, convert
 from tensorweave.framework.graph import Graph, Tensor, control_dependencies, get_default_graph
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec, TypeSpec, type_spec_from_value
+from tensorweave.ops.backprop import GradientTape
+from tensorweave.ops.gradients import is_trainable
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.platform.tf_export import tf_export
 

@@ -68,6 +68,7 @@ from tensorweave.framework import tensor_shape as _tensor_shape
 from tensorweave.framework import tensor_util as _tensor_util
 from tensorweave.framework import type_spec as _type_spec
 from tensorweave.framework import versions as _versions
+from tensorweave.ops import backprop as _backprop
 from tensorweave.ops import batch_ops as _batch_ops
 from tensorweave.ops import cast_ops as _cast_ops
 from tensorweave.ops import check_ops as _check_ops
