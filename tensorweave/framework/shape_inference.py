@@ -150,7 +150,7 @@ class StaticValues:
             if top in known:
                 stack.pop()
                 continue
-            if top.type == "Const" or top.type in ("Shape", "Size", "Rank") or (
+            if top.type == "Const" or top.type in ("Shape", "ShapeN", "Size", "Rank") or (
                     top.type in ("StridedSlice", "Unpack") and top.inputs[0].op.type == "Shape"):
                 never = False
             elif not _evaluable(top):
@@ -306,8 +306,8 @@ def _value_from_shapes(tensor: GraphTensor) -> np.ndarray | None:
     if not op.inputs or tensor.dtype.base_dtype not in _SHAPE_TYPES:
         return None
     np_type = tensor.dtype.as_numpy_dtype
-    source = op.inputs[0]
-    if op.type in ("Shape", "Size"):
+    source = op.inputs[tensor.value_index if op.type == "ShapeN" else 0]
+    if op.type in ("Shape", "ShapeN", "Size"):
         if not source.shape.is_fully_defined():
             return None
         if op.type == "Size":

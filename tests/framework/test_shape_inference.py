@@ -9,6 +9,7 @@ import pytest
 import tensorweave.compat.v1 as tf
 from tensorweave.framework import dtypes, shape_inference
 from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.ops import raw_ops
 
 F32, I32 = dtypes.float32, dtypes.int32
 
@@ -136,3 +137,20 @@ def test_a_context_of_a_python_op_reads_attrs_dtypes_values_and_values_as_shapes
     assert seen == {"num_inputs": 2, "dtype": tf.int32, "value": seen["value"], "as_shape": tf.TensorShape([3, None]),
                     "attr": tf.float32, "op": "Reshape"}
     assert seen["value"].tolist() == [3, -1]
+
+
+def test_shape_n_outputs_are_known_from_their_inputs_static_shapes():
+    """TF's shape refiner reads a ShapeN output off its input's shape, as a Shape's: the conv backprops of a
+    gated gradient (ShapeN of the input and the filter) get their static shapes."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [8, 28, 28, 1])
+        w = tf.identity(tf.zeros([3, 3, 1, 8]))
+        with tf.control_dependencies([tf.no_op()]):
+            sizes = raw_ops.ShapeN(input=[x, w])
+        dy = tf.placeholder(tf.float32, [8, 28, 28, 8])
+        dw = raw_ops.Conv2DBackpropFilter(input=x, filter_sizes=sizes[1], out_backprop=dy, strides=[1, 1, 1, 1],
+                                          padding="SAME")
+        dx = raw_ops.Conv2DBackpropInput(input_sizes=sizes[0], filter=w, out_backprop=dy, strides=[1, 1, 1, 1],
+                                         padding="SAME")
+        assert dw.shape.as_list() == [3, 3, 1, 8] and dx.shape.as_list() == [8, 28, 28, 1]
+        assert tf.get_default_graph().get_tensor_by_name(sizes[1].name).shape.as_list() == [4]
