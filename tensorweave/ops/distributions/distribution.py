@@ -22,7 +22,7 @@ from tensorweave.ops.distributions import kullback_leibler
 from tensorweave.ops.elementwise_ops import equal, exp, log, log1p, sqrt, square
 from tensorweave.ops.manipulation_ops import concat
 from tensorweave.ops.reduction_ops import reduce_prod
-from tensorweave.ops.shape_ops import reshape, shape
+from tensorweave.ops.shape_ops import broadcast_dynamic_shape, broadcast_static_shape, reshape, shape
 from tensorweave.platform.tf_export import export_value, tf_export
 
 
@@ -398,3 +398,36 @@ class Distribution:
         with name_scope(self.name):
             with name_scope(name, values=([] if values is None else values) + self._graph_parents) as scope:
                 yield scope
+
+
+class LocationScale(Distribution):
+    """A scalar-event distribution batched by broadcasting `loc` against `scale` (Normal, Laplace): their
+    shared parameter properties and shapes."""
+
+    _loc: Tensor
+    _scale: Tensor
+
+    @staticmethod
+    def _param_shapes(sample_shape: Any) -> dict[str, Tensor]:
+        sample_shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
+        return {"loc": sample_shape, "scale": sample_shape}
+
+    @property
+    def loc(self) -> Tensor:
+        return self._loc
+
+    @property
+    def scale(self) -> Tensor:
+        return self._scale
+
+    def _batch_shape_tensor(self) -> Tensor:
+        return broadcast_dynamic_shape(shape(self.loc), shape(self.scale))
+
+    def _batch_shape(self) -> tensor_shape.TensorShape:
+        return broadcast_static_shape(self.loc.get_shape(), self.scale.get_shape())
+
+    def _event_shape_tensor(self) -> Tensor:
+        return convert_to_tensor([], dtype=dtypes.int32)
+
+    def _event_shape(self) -> tensor_shape.TensorShape:
+        return tensor_shape.TensorShape([])

@@ -11,22 +11,19 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, name_scope
 from tensorweave.ops.check_ops import assert_positive, assert_same_float_dtype
-from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.distributions import distribution, special_math
 from tensorweave.ops.elementwise_ops import abs as tf_abs
 from tensorweave.ops.elementwise_ops import exp, log, log1p, sign
 from tensorweave.ops.fill_ops import zeros_like
 from tensorweave.ops.manipulation_ops import concat, identity
 from tensorweave.ops.random_ops import random_uniform
-from tensorweave.ops.shape_ops import broadcast_dynamic_shape, broadcast_static_shape, shape
 from tensorweave.platform.tf_export import tf_export
 
 
 @tf_export("distributions.Laplace")
-class Laplace(distribution.Distribution):
+class Laplace(distribution.LocationScale):
     """The Laplace distribution, density exp(-|x - loc| / scale) / (2 scale)."""
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool = False, allow_nan_stats: bool = True,
@@ -41,30 +38,6 @@ class Laplace(distribution.Distribution):
                              validate_args=validate_args, allow_nan_stats=allow_nan_stats, parameters=parameters,
                              graph_parents=[self._loc, self._scale], name=name)
 
-    @staticmethod
-    def _param_shapes(sample_shape: Any) -> dict[str, Tensor]:
-        sample_shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
-        return {"loc": sample_shape, "scale": sample_shape}
-
-    @property
-    def loc(self) -> Tensor:
-        return self._loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self._scale
-
-    def _batch_shape_tensor(self) -> Tensor:
-        return broadcast_dynamic_shape(shape(self.loc), shape(self.scale))
-
-    def _batch_shape(self) -> tensor_shape.TensorShape:
-        return broadcast_static_shape(self.loc.get_shape(), self.scale.get_shape())
-
-    def _event_shape_tensor(self) -> Tensor:
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self) -> tensor_shape.TensorShape:
-        return tensor_shape.TensorShape([])
 
     def _sample_n(self, n: Any, seed: int | None = None) -> Tensor:
         np_dtype = self.dtype.as_numpy_dtype

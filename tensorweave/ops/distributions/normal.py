@@ -10,8 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, name_scope
 from tensorweave.ops.check_ops import assert_positive, assert_same_float_dtype
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.distributions import distribution, kullback_leibler, special_math
@@ -19,12 +18,11 @@ from tensorweave.ops.elementwise_ops import log, square, squared_difference
 from tensorweave.ops.fill_ops import ones_like
 from tensorweave.ops.manipulation_ops import concat, identity
 from tensorweave.ops.random_ops import random_normal
-from tensorweave.ops.shape_ops import broadcast_dynamic_shape, broadcast_static_shape, shape
 from tensorweave.platform.tf_export import tf_export
 
 
 @tf_export("distributions.Normal")
-class Normal(distribution.Distribution):
+class Normal(distribution.LocationScale):
     """The normal distribution N(loc, scale**2), batched by broadcasting `loc` against `scale`."""
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool = False, allow_nan_stats: bool = True,
@@ -39,30 +37,6 @@ class Normal(distribution.Distribution):
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats, parameters=parameters,
                          graph_parents=[self._loc, self._scale], name=name)
 
-    @staticmethod
-    def _param_shapes(sample_shape: Any) -> dict[str, Tensor]:
-        sample_shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
-        return {"loc": sample_shape, "scale": sample_shape}
-
-    @property
-    def loc(self) -> Tensor:
-        return self._loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self._scale
-
-    def _batch_shape_tensor(self) -> Tensor:
-        return broadcast_dynamic_shape(shape(self.loc), shape(self.scale))
-
-    def _batch_shape(self) -> tensor_shape.TensorShape:
-        return broadcast_static_shape(self.loc.get_shape(), self.scale.get_shape())
-
-    def _event_shape_tensor(self) -> Tensor:
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self) -> tensor_shape.TensorShape:
-        return tensor_shape.TensorShape([])
 
     def _sample_n(self, n: Any, seed: int | None = None) -> Tensor:
         sample_shape = concat([[n], self.batch_shape_tensor()], 0)
