@@ -447,6 +447,43 @@ def _reverse_seq(input_seq: Sequence[Any], lengths: Tensor | None) -> list:
             for input_, flat_result in zip(input_seq, flat_results)]
 
 
+@tf_export("nn.static_state_saving_rnn")
+def static_state_saving_rnn(cell: Any, inputs: Sequence[Any], state_saver: Any, state_name: Any,
+                            sequence_length: Any = None, scope: Any = None) -> tuple[list, Any]:
+    """`static_rnn` starting from the states `state_saver.state(name)` gives and saving the final ones with
+    `state_saver.save_state(name, value)`: the last output and the state wait for the saves (TF's truncated
+    backpropagation through a state saver)."""
+    state_size = cell.state_size
+    state_is_tuple = nest.is_nested(state_size)
+    if state_is_tuple != nest.is_nested(state_name):
+        raise ValueError("Argument `state_name` should be the same type as `cell.state_size`. Received: "
+                         f"state_name={state_name!s}, cell.state_size={state_size!s}.")
+    names = nest.flatten(state_name)
+    if state_is_tuple:
+        if len(names) != len(nest.flatten(state_size)):
+            raise ValueError("Number of elements in argument `state_name` and `cell.state_size` are mismatched. "
+                             f"Received state_name={state_name} with {len(names)} elements and "
+                             f"cell.state_size={cell.state_size} with {len(nest.flatten(state_size))} elements.")
+        initial_state = nest.pack_sequence_as(structure=state_size,
+                                              flat_sequence=[state_saver.state(n) for n in names])
+    else:
+        initial_state = state_saver.state(state_name)
+    outputs, state = static_rnn(cell, inputs, initial_state=initial_state, sequence_length=sequence_length,
+                                scope=scope)
+    flat_state = nest.flatten(state)
+    saves = [state_saver.save_state(n, s) for n, s in zip(names, flat_state)]
+    with control_dependencies(saves):
+        last_output = outputs[-1]
+        outputs[-1] = nest.pack_sequence_as(
+            structure=last_output, flat_sequence=[manipulation_ops.identity(o) for o in nest.flatten(last_output)])
+        if state_is_tuple:
+            state = nest.pack_sequence_as(structure=state,
+                                          flat_sequence=[manipulation_ops.identity(s) for s in flat_state])
+        else:
+            state = manipulation_ops.identity(state)
+    return outputs, state
+
+
 @tf_export("nn.static_bidirectional_rnn")
 def static_bidirectional_rnn(cell_fw: Any, cell_bw: Any, inputs: Sequence[Any], initial_state_fw: Any = None,
                              initial_state_bw: Any = None, dtype: Any = None, sequence_length: Any = None,

@@ -349,3 +349,44 @@ def test_dynamic_rnn_names_cell_ops_from_the_cell_scope_and_caches_reads_by_devi
     assert not [op.name for op in graph.get_operations() if op.name.startswith("rnn/while/rnn/")]
     assert graph.get_operation_by_name("rnn/basic_lstm_cell/kernel/read").colocation_groups() == [
         b"loc:@rnn/basic_lstm_cell/kernel/read"]
+
+
+class _VariableStateSaver:
+    """A state saver keeping each named state in a non-trainable variable (what TF's SequenceQueueingStateSaver
+    offers static_state_saving_rnn)."""
+
+    def __init__(self, batch: int, size: int) -> None:
+        self.variables: dict = {}
+        self.batch, self.size = batch, size
+
+    def state(self, name: str) -> tf.Tensor:
+        if name not in self.variables:
+            self.variables[name] = tf.Variable(tf.zeros([self.batch, self.size]), trainable=False, name=name)
+        return tf.identity(self.variables[name])
+
+    def save_state(self, name: str, value: tf.Tensor) -> tf.Operation:
+        return tf.assign(self.variables[name], value).op
+
+
+def test_static_state_saving_rnn_starts_from_and_saves_the_saver_states_as_tf():
+    """Values recorded from TF 2.21 (seed 1): a second run starts from the states the first one saved."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        inputs = [tf.constant(np.full((2, 3), i + 1.0, np.float32)) for i in range(4)]
+        cell = tf.nn.rnn_cell.LSTMCell(5, state_is_tuple=True)
+        saver = _VariableStateSaver(2, 5)
+        outputs, state = tf.nn.static_state_saving_rnn(cell, inputs, saver, ("c", "h"))
+        assert (outputs[-1].name, state.c.name, state.h.name) == ("Identity_2:0", "Identity_3:0", "Identity_4:0")
+        assert [op.type for op in outputs[-1].op.control_inputs] == ["Assign", "Assign"]
+        with pytest.raises(ValueError, match="should be the same type as `cell.state_size`. Received: state_name=c, "
+                                             r"cell.state_size=LSTMStateTuple\(c=5, h=5\)."):
+            tf.nn.static_state_saving_rnn(cell, inputs, saver, "c")
+        with pytest.raises(ValueError, match=r"Received state_name=\('c', 'h', 'x'\) with 3 elements"):
+            tf.nn.static_state_saving_rnn(cell, inputs, saver, ("c", "h", "x"))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first, second = sess.run(outputs[-1]), sess.run(outputs[-1])
+            np.testing.assert_allclose(first[0], [-0.32, -0.0457, 0.0734, 0.5913, -0.2018], atol=1e-4)
+            np.testing.assert_allclose(second[1], [-0.3254, -0.0515, 0.2444, 0.7242, -0.1842], atol=1e-4)
+            np.testing.assert_allclose(sess.run(saver.variables["c"])[0], [-0.848, -0.2133, 0.8075, 1.166, -0.194],
+                                       atol=1e-4)
