@@ -1225,6 +1225,16 @@ def _decode_gif_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([None, None, None, 3])]
 
 
+DecodeWebP = Op("DecodeWebP", inputs=["contents: string"], outputs=["image: dtype"],
+                attrs=["channels: int = 0", "dtype: {uint8} = DT_UINT8"])
+
+
+@DecodeWebP.shape
+def _decode_webp_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape_helpers.with_rank(ctx.input_shape(0), 0)
+    return [tensor_shape.TensorShape([None, None, None, ctx.attr("channels") or None])]
+
+
 @DecodeImage.shape
 def _decode_image_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape_helpers.with_rank(ctx.input_shape(0), 0)
@@ -1255,6 +1265,25 @@ def _decode_bmp(ctx: OpKernelContext, contents: Any, channels: int) -> Any:
 @DecodeGif.kernel("CPU")
 def _decode_gif(ctx: OpKernelContext, contents: Any) -> Any:
     return _decode(ctx, contents, 3, dtypes.uint8, animated=True)
+
+
+@DecodeWebP.kernel("CPU")
+def _decode_webp(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DType) -> Any:
+    """Every frame of a WebP as FxHxWxC: RGB, or RGBA where the file has alpha (an animation always has);
+    `channels` must be 0 or the file's, as TF's decoder converts nothing."""
+    data = contents.item() if isinstance(contents, np.ndarray) else contents
+    if not (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+        raise invalid_argument(ctx, _UNKNOWN_FORMAT)
+    try:
+        image = Image.open(io.BytesIO(data))
+        animated = getattr(image, "n_frames", 1) > 1
+        mode = "RGBA" if animated or image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info else "RGB"
+        frames = np.stack([np.asarray(frame.convert(mode)) for frame in ImageSequence.Iterator(image)])
+    except (OSError, ValueError, SyntaxError):
+        raise invalid_argument(ctx, "Failed to decode WebP header.") from None
+    if channels not in (0, frames.shape[-1]):
+        raise invalid_argument(ctx, "Number of channels requested does not match input")
+    return frames
 
 
 @DecodeImage.kernel("CPU")
@@ -1432,6 +1461,12 @@ def decode_bmp(contents: Any, channels: int = 0, name: str | None = None) -> Ten
 def decode_gif(contents: Any, name: str | None = None) -> Tensor:
     """Every frame of a GIF (or one of a PNG or JPEG) as FxHxWx3 uint8 pixels."""
     return DecodeGif(contents, name=name)
+
+
+@tf_export("image.decode_webp", "io.decode_webp")
+def decode_webp(contents: Any, channels: int = 0, dtype: Any = dtypes.uint8, name: str | None = None) -> Tensor:
+    """A WebP (each frame of an animation) as FxHxWxC uint8 pixels."""
+    return DecodeWebP(contents, channels=channels, dtype=dtype, name=name)
 
 
 @tf_export("image.decode_image", "io.decode_image")
