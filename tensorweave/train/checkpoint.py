@@ -165,7 +165,7 @@ class _SaveGraph:
     """The save nodes for one set of checkpoint keys: SaveV2 of the variables and the fed object graph."""
 
     def __init__(self, named: dict[str, Variable]) -> None:
-        saveables = saver_lib._saveables(named) if named else []
+        saveables = saver_lib._saveables(named)
         with name_scope("save"):
             self.filename = constant_ops.placeholder(dtypes.string, shape=(), name="Const")
             self.object_graph = constant_ops.placeholder(dtypes.string, shape=(), name="object_graph")
@@ -180,13 +180,12 @@ def _write(root: Any, cache: dict, file_prefix: str, session: Any) -> str:
     """Write the object graph of `root` and its variables to the bundle `file_prefix`."""
     graph = _ObjectGraph(root)
     named = graph.variables()
-    key = (get_default_graph(), tuple(sorted(named)), tuple(id(v) for _, v in sorted(named.items())))
+    key = (get_default_graph(), tuple((k, id(v)) for k, v in sorted(named.items(), key=lambda item: item[0])))
     if key not in cache:
         with init_scope():
             cache[key] = _SaveGraph(named)
     nodes = cache[key]
-    prefix = os.fspath(file_prefix)
-    path = _session(session).run(nodes.save_tensor, {nodes.filename: prefix,
+    path = _session(session).run(nodes.save_tensor, {nodes.filename: os.fspath(file_prefix),
                                                      nodes.object_graph: graph.to_proto().SerializeToString()})
     return os.fsdecode(path)
 
