@@ -40,7 +40,7 @@ _TF_PACKAGES = {
                                   "tensor_slice", "types", "variable", "versions"],
     "tensorflow.core.protobuf": ["cluster", "config", "control_flow", "debug", "error_codes", "master", "meta_graph",
                                  "named_tensor", "queue_runner", "rewriter_config", "saved_model", "saver",
-                                 "tensor_bundle", "tensorflow_server", "worker"],
+                                 "tensor_bundle", "tensorflow_server", "trackable_object_graph", "worker"],
     "tensorflow.core.util": ["event"],
     "tensorflow.core.profiler": ["tfprof_log", "tfprof_output"],
     "tensorflow.core.example": ["example", "feature"],
@@ -119,6 +119,7 @@ VariableDef = _tf("VariableDef")
 SaveSliceInfoDef = _tf("SaveSliceInfoDef")
 SavedModel = _tf("SavedModel")
 QueueRunnerDef = _tf("QueueRunnerDef")
+TrackableObjectGraph = _tf("TrackableObjectGraph")
 ValuesDef = _tf("ValuesDef")
 ControlFlowContextDef = _tf("ControlFlowContextDef")
 CondContextDef = _tf("CondContextDef")

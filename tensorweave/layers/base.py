@@ -275,6 +275,10 @@ class Layer:
 
     variables = weights
 
+    def _trackable_children(self) -> list[tuple[str, Any]]:
+        """An object-based checkpoint's edges: each weight under the name `add_weight` gave it (`kernel`)."""
+        return [(w.op.name.rsplit("/", 1)[-1], w) for w in self._trainable_weights + self._non_trainable_weights]
+
     @property
     def losses(self) -> list:
         """The losses added as tensors, then each callable one (weight regularizers) evaluated anew: as in

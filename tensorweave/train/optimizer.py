@@ -321,6 +321,12 @@ class Optimizer:
     def _get_non_slot_variable(self, name: str, graph: Any = None) -> variables.Variable | None:
         return self._non_slot_dict.get((name, graph or get_default_graph()))
 
+    def _trackable_children(self) -> list[tuple[str, variables.Variable]]:
+        """An object-based checkpoint's edges: the default graph's non-slot variables by name (`beta1_power`);
+        slots are written under their variables' paths."""
+        graph = get_default_graph()
+        return sorted(((name, v) for (name, g), v in self._non_slot_dict.items() if g is graph), key=lambda item: item[0])
+
 
 
 def cast(value: Any, var: Any) -> Tensor:

@@ -474,8 +474,9 @@ class Saver:
             model_checkpoint_path = os.fsdecode(model_checkpoint_path)
             if write_state:
                 self._record_last_checkpoint(model_checkpoint_path)
-                _update_checkpoint_state(save_path_parent, model_checkpoint_path, self.last_checkpoints,
-                                         latest_filename, self._save_relative_paths)
+                checkpoint_management.update_checkpoint_state_internal(
+                    save_path_parent, model_checkpoint_path, self.last_checkpoints, latest_filename,
+                    self._save_relative_paths)
                 self._maybe_delete_old_checkpoints(meta_graph_suffix)
         if write_meta_graph:
             self.export_meta_graph(f"{_meta_graph_base(checkpoint_file)}.{meta_graph_suffix}",
@@ -517,15 +518,3 @@ def _meta_graph_base(checkpoint_file: str) -> str:
     """The `.meta` file's base: the prefix without a sharded `-?????-of-NNNNN` suffix, as TF names it."""
     return re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_file)
 
-
-def _update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model_checkpoint_paths: list[str],
-                             latest_filename: str, save_relative_paths: bool) -> None:
-    """The state file written after the bundle; with `save_relative_paths`, absolute paths made relative."""
-    if save_relative_paths:
-        def relative(path: str) -> str:
-            return os.path.relpath(path, save_dir) if os.path.isabs(path) else path
-
-        model_checkpoint_path = relative(model_checkpoint_path)
-        all_model_checkpoint_paths = [relative(p) for p in all_model_checkpoint_paths]
-    checkpoint_state.update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
-                                             latest_filename)

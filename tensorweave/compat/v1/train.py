@@ -21,6 +21,7 @@ from tensorweave.train import adagrad as _adagrad
 from tensorweave.train import adagrad_da as _adagrad_da
 from tensorweave.train import adam as _adam
 from tensorweave.train import basic_session_run_hooks as _basic_session_run_hooks
+from tensorweave.train import checkpoint as _checkpoint  # noqa: F401 - registers its exports
 from tensorweave.train import checkpoint_management as _checkpoint_management
 from tensorweave.train import coordinator as _coordinator
 from tensorweave.train import device_setter as _device_setter
