@@ -23,6 +23,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -104,6 +105,7 @@ def _string_length(ctx: OpKernelContext, input: Any, unit: Any) -> Any:  # noqa:
 
 
 @tf_export("strings.length")
+@add_dispatch_support
 def string_length(input: Any, name: str | None = None, unit: str = "BYTE") -> Tensor:  # noqa: A002
     """The length of each string, in bytes or (unit="UTF8_CHAR") UTF-8 characters."""
     return StringLength(input, unit=unit, name=name)
