@@ -215,3 +215,27 @@ def test_decode_compressed():
     assert _run(tf.io.decode_compressed(tf.constant(b"plain"))) == b"plain"
     with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3: incorrect header check"):
         _run(tf.io.decode_compressed(tf.constant(b"notcompressed"), "ZLIB"))
+
+
+def test_parse_ragged_features():
+    """tf.io.RaggedFeature: one row per example (TF's default int32 row splits), the values alone in a single
+    parse, `value_key` naming another feature; values and the type error recorded from TF 2.21."""
+    serialized = [_example(a=[1, 2, 3], b=[1.5], w=[b"x"]), _example(a=[4], b=[2.5, 3.5], w=[b"y", b"z"]),
+                  _example(b=[0.5])]
+    features = {"a": tf.io.RaggedFeature(tf.int64), "b": tf.io.RaggedFeature(tf.float32, row_splits_dtype=tf.int64),
+                "c": tf.io.RaggedFeature(tf.string), "w2": tf.io.RaggedFeature(tf.string, value_key="w"),
+                "d": tf.io.FixedLenFeature([], tf.float32, default_value=-1.0)}
+    out = tf.io.parse_example(serialized, features)
+    one = tf.io.parse_single_example(serialized[1], {"v": tf.io.RaggedFeature(tf.float32, value_key="b")})
+    assert str(tf.io.RaggedFeature(tf.int64)) == ("RaggedFeature(dtype=tf.int64, value_key=None, partitions=(), "
+                                                  "row_splits_dtype=tf.int32, validate=False)")
+    assert out["a"].shape.as_list() == [3, None] and out["a"].row_splits.dtype == tf.int32
+    assert out["b"].row_splits.dtype == tf.int64 and one["v"].shape.as_list() == [None]
+    got, single = _run([out, one])
+    assert {k: v.to_list() for k, v in got.items() if k != "d"} == {
+        "a": [[1, 2, 3], [4], []], "b": [[1.5], [2.5, 3.5], [0.5]], "c": [[], [], []], "w2": [[b"x"], [b"y", b"z"], []]}
+    np.testing.assert_array_equal(got["d"], [-1.0, -1.0, -1.0])
+    np.testing.assert_array_equal(single["v"], [2.5, 3.5])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: <unknown>, Key: a, Index: 0.  Data types "
+                                                             r"don't match. Expected type: float, Actual type: int64"):
+        _run(tf.io.parse_example(serialized, {"a": tf.io.RaggedFeature(tf.float32)}))
