@@ -1,6 +1,6 @@
 """TF's ragged dispatch: the public ops that take a tf.RaggedTensor where TF 2.21's do — elementwise math and
 comparisons, cast, where, the reduce_* family over ragged and dense axes, concat, gather, zeros_like and
-ones_like, size, rank, strings.length — and the RaggedTensor operators (`+`, `<`, `-rt`, `&`, ...),
+ones_like, size, rank, strings.length and reduce_join — and the RaggedTensor operators (`+`, `<`, `-rt`, `&`, ...),
 registered with framework/dispatch.
 
 Invariant: an elementwise op runs once on the flat values and keeps the ragged operand's row partitions; a
@@ -33,8 +33,8 @@ from tensorweave.ops.ragged_tensor import (
 )
 from tensorweave.ops.segment_ops import unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod
 from tensorweave.ops.sequence_ops import range as tf_range
-from tensorweave.ops.shape_ops import rank, reshape, shape, size
-from tensorweave.ops.string_ops import string_length
+from tensorweave.ops.shape_ops import expand_dims, rank, reshape, shape, size
+from tensorweave.ops.string_ops import reduce_join, string_length, unsorted_segment_join
 
 _UNARY = ("negative", "abs", "square", "sqrt", "rsqrt", "exp", "log", "log1p", "sin", "cos", "tanh", "sigmoid",
           "sign", "reciprocal", "round", "floor", "ceil", "logical_not", "is_nan", "is_finite")
@@ -172,24 +172,34 @@ def _ragged_reduce(kind: str, rt: RaggedTensor, axis: Any) -> Any:
     return result
 
 
+def _kept_dims(result: Any, rt: RaggedTensor, axis: Any) -> Any:
+    """keepdims: each reduced axis back with size 1 (a dense result only, as far as supported here)."""
+    if isinstance(result, RaggedTensor):
+        raise NotImplementedError("keepdims=True is supported for RaggedTensor reductions with a dense result")
+    rank_in = rt.shape.ndims
+    axes = range(rank_in) if axis is None else axis if isinstance(axis, (list, tuple)) else [axis]
+    for a in sorted({_positive_axis(a, rank_in) for a in axes}):
+        result = expand_dims(result, a)
+    return result
+
+
 def _register_reduction(api: Callable, kind: str, scope: str) -> None:
     @dispatch_for_types(api, RaggedTensor)
     def _ragged_reduction(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                           reduction_indices: Any = None, keep_dims: Any = None) -> Any:
         axis = reduction_ops._deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
-        if reduction_ops._deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims):
-            raise NotImplementedError("keepdims=True is not supported for RaggedTensor reductions")
+        keep = reduction_ops._deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims)
         with name_scope(name, scope, [input_tensor]):
             if kind == "mean":
                 total = _ragged_reduce("sum", input_tensor, axis)
                 ones = input_tensor.with_flat_values(ones_like(input_tensor.flat_values))
-                count = _ragged_reduce("sum", ones, axis)
-                return elementwise_ops.truediv(total, count)
-            if kind in ("any", "all"):
+                result = elementwise_ops.truediv(total, _ragged_reduce("sum", ones, axis))
+            elif kind in ("any", "all"):
                 as_int = input_tensor.with_flat_values(cast(input_tensor.flat_values, dtypes.int32))
-                reduced = _ragged_reduce("max" if kind == "any" else "min", as_int, axis)
-                return cast(reduced, dtypes.bool)
-            return _ragged_reduce(kind, input_tensor, axis)
+                result = cast(_ragged_reduce("max" if kind == "any" else "min", as_int, axis), dtypes.bool)
+            else:
+                result = _ragged_reduce(kind, input_tensor, axis)
+            return _kept_dims(result, input_tensor, axis) if keep else result
 
 
 for _api, _kind, _scope in ((reduction_ops.reduce_sum, "sum", "RaggedReduceSum"),
@@ -200,6 +210,21 @@ for _api, _kind, _scope in ((reduction_ops.reduce_sum, "sum", "RaggedReduceSum")
                             (reduction_ops.reduce_any, "any", "RaggedReduceAny"),
                             (reduction_ops.reduce_all, "all", "RaggedReduceAll")):
     _register_reduction(_api, _kind, _scope)
+
+
+@dispatch_for_types(reduce_join, RaggedTensor)
+def _ragged_reduce_join(inputs: Any, axis: Any = None, keep_dims: Any = None, separator: str = "",
+                        name: str | None = None, reduction_indices: Any = None, keepdims: Any = None) -> Any:
+    """The strings of each row joined (the innermost ragged axis of a 2-D RaggedTensor), or all of them."""
+    axis = reduction_ops._deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
+    if keep_dims or keepdims:
+        raise NotImplementedError("keepdims=True is not supported for a RaggedTensor reduce_join")
+    with name_scope(name, "RaggedSegmentJoin", [inputs]):
+        if axis is None:
+            return reduce_join(inputs.flat_values, separator=separator)
+        if inputs.ragged_rank != 1 or inputs.shape.ndims != 2 or _positive_axis(axis, 2) != 1:
+            raise NotImplementedError("reduce_join on a RaggedTensor supports the rows of a 2-D one (axis=1)")
+        return unsorted_segment_join(inputs.values, inputs.value_rowids(), inputs.nrows(), separator=separator)
 
 
 # -- concat and gather ---------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant, placeholder
 from tensorweave.ops.elementwise_ops import equal, logical_not, maximum, minimum, not_equal
 from tensorweave.ops.indexing_ops import boolean_mask, gather, unsorted_segment_sum
+from tensorweave.ops.indexing_ops import where as where_
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.manipulation_ops import concat, sequence_mask, stack, transpose
 from tensorweave.ops.misc_array_ops import argsort, repeat
@@ -1017,16 +1018,45 @@ def map_flat_values(op: Callable, *args: Any, **kwargs: Any) -> Any:
     return ragged[0].with_flat_values(op(*flat[0], **flat[1]))
 
 
+def _rank(value: Any) -> int | None:
+    return value.shape.ndims
+
+
+def _masked(data: Any, mask: Any) -> Any:
+    """`data` with the last dimension of `mask` filtered: a vector mask picks rows, a deeper one recurses
+    into the rows (both as RaggedTensors) and recounts the rows of the level it filters."""
+    if _rank(mask) == 1:
+        if isinstance(data, RaggedTensor):
+            return _gather_rows(data, reshape(where_(mask), [-1]))
+        return boolean_mask(data, mask)
+    if not isinstance(mask, RaggedTensor):
+        mask = RaggedTensor.from_tensor(mask)
+    if not isinstance(data, RaggedTensor):
+        data = RaggedTensor.from_tensor(data, row_splits_dtype=mask.row_splits_dtype)
+    inner = _masked(data.values, mask.values)
+    if _rank(mask.values) > 1:
+        return RaggedTensor(inner, data.row_splits, internal=True)
+    lengths = unsorted_segment_sum(cast(mask.values, mask.row_splits_dtype), mask.value_rowids(), mask.nrows())
+    return RaggedTensor.from_row_lengths(inner, lengths, validate=False)
+
+
 @tf_export("ragged.boolean_mask")
-def ragged_boolean_mask(data: Any, mask: Any, name: str | None = None) -> RaggedTensor:
-    """The entries of a dense 2-D `data` where the 2-D `mask` holds, row by row, as a RaggedTensor."""
-    with name_scope(name, "RaggedMask", [data, mask]):
-        data = convert_to_tensor(data, name="data")
-        mask = convert_to_tensor(mask, dtype=dtypes.bool, name="mask")
-        if mask.shape.ndims != 2:
-            raise NotImplementedError("ragged.boolean_mask supports a dense 2-D mask only")
-        lengths = reduce_sum(cast(mask, dtypes.int64), axis=1)
-        return RaggedTensor.from_row_lengths(boolean_mask(data, mask), lengths, validate=False)
+def ragged_boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
+    """The items of `data` where `mask` holds, filtering mask's last dimension and keeping the ones outside
+    it: `output[a..., i, b...] = data[a..., j, b...]` for the i-th true `mask[a..., j]`."""
+    with name_scope(name, "RaggedMask", [x for x in (data, mask) if isinstance(x, Tensor)]):
+        data = _values_tensor(data)
+        if not isinstance(mask, RaggedTensor):
+            mask = convert_to_tensor(mask, dtype=dtypes.bool, name="mask")
+        elif mask.dtype != dtypes.bool:
+            raise TypeError(f"mask must have dtype bool, got {mask.dtype}")
+        if _rank(mask) is None:
+            raise ValueError("mask.shape.ndims must be known statically.")
+        if _rank(mask) == 0:
+            raise ValueError("mask cannot be scalar.")
+        if _rank(data) is not None and _rank(mask) > _rank(data):
+            raise ValueError("mask.shape.ndims must be less than or equal to data.shape.ndims.")
+        return _masked(data, mask)
 
 
 def _concat_rows(values: list) -> Any:

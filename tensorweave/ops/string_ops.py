@@ -433,6 +433,7 @@ def _reduce_join(ctx: OpKernelContext, inputs: Any, reduction_indices: Any, keep
 
 
 @tf_export("strings.reduce_join", "reduce_join")
+@add_dispatch_support
 def reduce_join(inputs: Any, axis: Any = None, keep_dims: Any = None, separator: str = "", name: str | None = None,
                 reduction_indices: Any = None, keepdims: Any = None) -> Tensor:
     """The strings joined across `axis` (all axes when None: the whole tensor in row-major order)."""

@@ -65,6 +65,10 @@ _CASES = {
  'ones_like': lambda: tf.ones_like(_R([[1, 2], [3]])),
  'zeros_like': lambda: tf.zeros_like(_R([[1, 2], [3]]), dtype=tf.float32),
  'string_length': lambda: tf.strings.length(_R([["ab", "c"], [""]])),
+ 'sum_keep': lambda: tf.reduce_sum(_R([[1, 2], [3]]), axis=1, keepdims=True),
+ 'max_keep0': lambda: tf.reduce_max(_R([[1, 2], [3]]), axis=0, keepdims=True),
+ 'reduce_join': lambda: tf.strings.reduce_join(_R([["a", "b"], ["c"], []]), axis=1, separator="-"),
+ 'reduce_join_all': lambda: tf.strings.reduce_join(_R([["a", "b"], ["c"]])),
 }
 
 _EXPECTED = {
@@ -112,6 +116,10 @@ _EXPECTED = {
     'ones_like': ('R', [[1, 1], [1]], 'int32'),
     'zeros_like': ('R', [[0.0, 0.0], [0.0]], 'float32'),
     'string_length': ('R', [[2, 1], [0]], 'int32'),
+    'sum_keep': ('T', [[3], [3]], 'int32'),
+    'max_keep0': ('T', [[3, 2]], 'int32'),
+    'reduce_join': ('T', [b'a-b', b'c', b''], 'object'),
+    'reduce_join_all': ('T', b'abc', '|S3'),
 }
 
 

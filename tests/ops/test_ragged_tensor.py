@@ -93,6 +93,12 @@ _CASES = {
  'getitem_ellipsis': lambda: _R([[1, 2, 3], [4], [5, 6]])[..., :1],
  'getitem_newaxis': lambda: _R([[1, 2, 3], [4]])[tf.newaxis],
  'to_tensor_shape_nested': lambda: _R([[[1, 2], [3]], [], [[4, 5, 6]]]).to_tensor(shape=[2, 3, 2], default_value=9),
+ 'bmask_rr': lambda: tf.ragged.boolean_mask(_R([[1, 2], [3], [4, 5, 6]]), _R([[True, False], [True], [False, True, True]])),
+ 'bmask_rows': lambda: tf.ragged.boolean_mask(_R([[1, 2], [3], [4, 5, 6]]), [True, False, True]),
+ 'bmask_dense_rows': lambda: tf.ragged.boolean_mask([[1, 2], [3, 4], [5, 6]], [True, False, True]),
+ 'bmask_3d': lambda: tf.ragged.boolean_mask(_R([[[1, 2], [3]], [[4, 5, 6]]]), _R([[[True, False], [True]], [[False, True, True]]])),
+ 'bmask_3d_rows': lambda: tf.ragged.boolean_mask(_R([[[1, 2], [3]], [[4, 5, 6]]]), _R([[False, True], [True]])),
+ 'bmask_dense_3d': lambda: tf.ragged.boolean_mask(tf.reshape(tf.range(8), [2, 2, 2]), [[True, False], [True, True]]),
 }
 
 _EXPECTED = {
@@ -167,6 +173,12 @@ _EXPECTED = {
     'getitem_ellipsis': ('R', [[1], [4], [5]], 'int32'),
     'getitem_newaxis': ('R', [[[1, 2, 3], [4]]], 'int32'),
     'to_tensor_shape_nested': ('T', [[[1, 2], [3, 9], [9, 9]], [[9, 9], [9, 9], [9, 9]]], 'int32'),
+    'bmask_rr': ('R', [[1], [3], [5, 6]], 'int32'),
+    'bmask_rows': ('R', [[1, 2], [4, 5, 6]], 'int32'),
+    'bmask_dense_rows': ('T', [[1, 2], [5, 6]], 'int32'),
+    'bmask_3d': ('R', [[[1], [3]], [[5, 6]]], 'int32'),
+    'bmask_3d_rows': ('R', [[[3]], [[4, 5, 6]]], 'int32'),
+    'bmask_dense_3d': ('R', [[[0, 1]], [[4, 5], [6, 7]]], 'int32'),
 }
 
 
