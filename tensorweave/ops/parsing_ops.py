@@ -7,8 +7,8 @@ ParseSequenceExampleV2, as TF 2's graph builders do for TF1's names too. Kernels
 once with the protobuf library, gather each feature's values across the batch into one flat list with its
 per-example counts, and assemble dense and sparse outputs from those with NumPy (no loop over batch rows).
 A scalar `serialized` parses one proto: the outputs lose the batch dimension and the errors its name and index.
-A `RaggedFeature` (without partitions) parses to a RaggedTensor with one row per example (its values in a
-scalar parse): ParseExampleV2's ragged outputs.
+A `RaggedFeature` parses to a RaggedTensor with one row per example (its values alone in a scalar parse) from
+ParseExampleV2's ragged outputs, split further by its RowLengths and UniformRowLength partitions.
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ def _partition(name: str, fields: str, doc: str) -> type:
 @tf_export("io.RaggedFeature")
 class RaggedFeature(collections.namedtuple("RaggedFeature",
                                            ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])):
-    """A feature of any number of values per example, parsed to a RaggedTensor (rows: examples); the
-    partitions (RowLengths, UniformRowLength, ...) that would split the values further are not supported."""
+    """A feature of any number of values per example, parsed to a RaggedTensor (rows: examples) and split
+    further by its partitions (RowLengths and UniformRowLength; the other kinds are not supported)."""
 
     RowSplits = _partition("RowSplits", ["key"], "Row partition by the row splits in feature `key`.")
     RowLengths = _partition("RowLengths", ["key"], "Row partition by the row lengths in feature `key`.")
@@ -149,13 +149,13 @@ class _ParseParams:
         if isinstance(feature, VarLenFeature):
             self._add_sparse_key(key, feature.dtype)
         elif isinstance(feature, RaggedFeature):
-            if feature.partitions:
-                raise NotImplementedError("RaggedFeature partitions are not supported")
-            value_key = feature.value_key or key
-            if value_key not in self.ragged_keys:
-                self.ragged_keys.append(value_key)
-                self.ragged_value_types.append(feature.dtype)
-                self.ragged_split_types.append(feature.row_splits_dtype)
+            self._add_ragged_key(feature.value_key or key, feature.dtype, feature.row_splits_dtype)
+            for partition in feature.partitions:
+                if isinstance(partition, RaggedFeature.RowLengths):
+                    self._add_ragged_key(partition.key, dtypes.int64, feature.row_splits_dtype)
+                elif not isinstance(partition, RaggedFeature.UniformRowLength):
+                    raise NotImplementedError(f"RaggedFeature partition {type(partition).__name__} is not "
+                                              "supported (RowLengths and UniformRowLength are)")
         elif isinstance(feature, SparseFeature):
             if not feature.index_key:
                 raise ValueError(f"Missing index_key for SparseFeature {feature}.")
@@ -167,6 +167,12 @@ class _ParseParams:
             self._add_sparse_key(feature.value_key, feature.dtype)
         else:
             self._add_dense(key, feature)
+
+    def _add_ragged_key(self, key: str, dtype: dtypes.DType, split_type: dtypes.DType) -> None:
+        if key not in self.ragged_keys:
+            self.ragged_keys.append(key)
+            self.ragged_value_types.append(dtype)
+            self.ragged_split_types.append(split_type)
 
     def _add_sparse_key(self, key: str, dtype: Any) -> None:
         dtype = dtypes.as_dtype(dtype)
@@ -219,8 +225,32 @@ class _ParseParams:
         return out
 
 
+def _partitioned(parsed: Any, partitions: Sequence[Any], outputs: dict) -> Any:
+    """A RaggedFeature's values split by its partitions, innermost first, as TF's: the partitions work on the
+    values of the whole batch at once (a RowLengths feature's lengths, flattened across the examples), and
+    the last one's row splits give each example its rows."""
+    if not partitions:
+        return parsed
+    batched = isinstance(parsed, RaggedTensor)
+    inner, batch_splits = (parsed.values, parsed.row_splits) if batched else (parsed, None)
+    for partition in reversed(partitions):
+        if isinstance(partition, RaggedFeature.RowLengths):
+            lengths = outputs[partition.key]
+            lengths, batch_splits = (lengths.values, lengths.row_splits) if batched else (lengths, None)
+            inner = RaggedTensor.from_row_lengths(inner, lengths, validate=False)
+        else:
+            if isinstance(inner, RaggedTensor):
+                inner = RaggedTensor.from_uniform_row_length(inner, partition.length, validate=False)
+            else:
+                inner = shape_ops.reshape(inner, [-1, partition.length])
+            if batched:
+                batch_splits = batch_splits // partition.length
+    return RaggedTensor.from_row_splits(inner, batch_splits, validate=False) if batched else inner
+
+
 def _sparse_features_merged(features: Mapping[str, Any], outputs: dict) -> dict:
-    """Each SparseFeature's SparseTensor from its index and value features; the other keys as parsed."""
+    """Each SparseFeature's SparseTensor from its index and value features, each RaggedFeature's
+    RaggedTensor from its value and partition features; the other keys as parsed."""
     merged = dict(outputs)
     for key in sorted(features):
         feature = features[key]
@@ -229,8 +259,8 @@ def _sparse_features_merged(features: Mapping[str, Any], outputs: dict) -> dict:
                    else [outputs[k] for k in feature.index_key])
             merged[key] = sparse_ops.sparse_merge(ids, outputs[feature.value_key], feature.size,
                                                   already_sorted=feature.already_sorted)
-        elif isinstance(feature, RaggedFeature) and feature.value_key:
-            merged[key] = outputs[feature.value_key]
+        elif isinstance(feature, RaggedFeature):
+            merged[key] = _partitioned(outputs[feature.value_key or key], feature.partitions, outputs)
     return {key: value for key, value in merged.items() if key in features}
 
 

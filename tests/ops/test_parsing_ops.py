@@ -239,3 +239,25 @@ def test_parse_ragged_features():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: <unknown>, Key: a, Index: 0.  Data types "
                                                              r"don't match. Expected type: float, Actual type: int64"):
         _run(tf.io.parse_example(serialized, {"a": tf.io.RaggedFeature(tf.float32)}))
+
+
+def test_parse_ragged_feature_partitions():
+    """RowLengths and UniformRowLength partitions, innermost first, over the whole batch's values (as TF's)."""
+    serialized = [_example(v=[1, 2, 3, 4], l=[2, 0, 1, 1], m=[1, 3]), _example(v=[7, 8], l=[1, 1], m=[2])]
+    F = tf.io.RaggedFeature
+    features = {"a": F(tf.int64, value_key="v", partitions=[F.RowLengths("l")]),
+                "b": F(tf.int64, value_key="v", partitions=[F.UniformRowLength(2)]),
+                "c": F(tf.int64, value_key="v", partitions=[F.RowLengths("m"), F.UniformRowLength(1)]),
+                "d": F(tf.int64, value_key="v", partitions=[F.UniformRowLength(1), F.RowLengths("l")])}
+    batch, one = tf.io.parse_example(serialized, features), tf.io.parse_single_example(serialized[0], features)
+    assert [batch[k].shape.as_list() for k in "abcd"] == [[2, None, None], [2, None, 2], [2, None, None, 1],
+                                                          [2, None, 1, None]]
+    assert one["b"].shape.as_list() == [None, 2] and one["c"].shape.as_list() == [None, None, 1]
+    got, single = _run([batch, one])
+    assert {k: v.to_list() for k, v in got.items()} == {
+        "a": [[[1, 2], [], [3], [4]], [[7], [8]]], "b": [[[1, 2], [3, 4]], [[7, 8]]],
+        "c": [[[[1]], [[2], [3], [4]]], [[[7], [8]]]], "d": [[[[1, 2]], [[]], [[3]], [[4]]], [[[7]], [[8]]]]}
+    assert single["a"].to_list() == [[1, 2], [], [3], [4]] and single["b"].tolist() == [[1, 2], [3, 4]]
+    assert single["d"].to_list() == [[[1, 2]], [[]], [[3]], [[4]]]
+    with pytest.raises(NotImplementedError, match="RowSplits is not supported"):
+        tf.io.parse_example(serialized, {"a": F(tf.int64, value_key="v", partitions=[F.RowSplits("l")])})
