@@ -12,6 +12,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -87,6 +88,7 @@ def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) 
 
 
 @tf_export("dtypes.cast", "cast")
+@add_dispatch_support
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """`x` converted to `dtype` (no op when it already has it, as in TF)."""
     base_type = dtypes.as_dtype(dtype).base_dtype

@@ -22,6 +22,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import convert_to_tensor_or_indexed_slices
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -215,6 +216,7 @@ def _logical_not(ctx: OpKernelContext, x: Any) -> Any:
 
 
 @tf_export("math.add", "add")
+@add_dispatch_support
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x + y elementwise with broadcasting (AddV2; Add for strings)."""
     with name_scope(name, "Add", [x]) as scope:
@@ -224,11 +226,13 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.subtract", "subtract")
+@add_dispatch_support
 def subtract(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Sub(x, y, name=name)
 
 
 @tf_export("math.multiply", "multiply")
+@add_dispatch_support
 def multiply(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Mul(x, y, name=name)
 
@@ -252,11 +256,13 @@ def scalar_mul(scalar: Any, x: Tensor, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.negative", "negative")
+@add_dispatch_support
 def negative(x: Any, name: str | None = None) -> Tensor:
     return Neg(x, name=name)
 
 
 @tf_export("math.abs", "abs")
+@add_dispatch_support
 def abs(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """|x|; complex values give their real magnitude (ComplexAbs)."""
     with name_scope(name, "Abs", [x]) as scope:
@@ -267,16 +273,19 @@ def abs(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
 
 
 @tf_export("math.square", "square")
+@add_dispatch_support
 def square(x: Any, name: str | None = None) -> Tensor:
     return Square(x, name=name)
 
 
 @tf_export("math.maximum", "maximum")
+@add_dispatch_support
 def maximum(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Maximum(x, y, name=name)
 
 
 @tf_export("math.minimum", "minimum")
+@add_dispatch_support
 def minimum(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Minimum(x, y, name=name)
 
@@ -287,6 +296,7 @@ def realdiv(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.floordiv", "floordiv")
+@add_dispatch_support
 def floordiv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """Floor division; floats are floored after dividing (TF1's `tf.floordiv`)."""
     with name_scope(name, "floordiv", [x, y]) as scope:
@@ -300,11 +310,13 @@ def floor_div(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.floormod", "math.mod", "floormod", "mod")
+@add_dispatch_support
 def floormod(x: Any, y: Any, name: str | None = None) -> Tensor:
     return FloorMod(x, y, name=name)
 
 
 @tf_export("math.pow", "pow")
+@add_dispatch_support
 def pow(x: Any, y: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     with name_scope(name, "Pow", [x]) as scope:
         return Pow(x, y, name=scope)
@@ -334,6 +346,7 @@ def _division_operands(x: Tensor, y: Tensor, caller: str) -> tuple[Tensor, Tenso
 
 
 @tf_export("math.truediv", "truediv")
+@add_dispatch_support
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """Python 3 division: integers are cast to float first (8/16-bit to float32, 32/64-bit to float64)."""
     with name_scope(name, "truediv", [x, y]) as scope:
@@ -356,6 +369,7 @@ def div_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.divide", "divide")
+@add_dispatch_support
 def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
     """`tf.divide`: `x / y` (a Python `x` is converted first, to `y`'s dtype, outside any scope); with a
     `name`, truediv under that name, as TF's."""
@@ -378,36 +392,43 @@ def div(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.less", "less")
+@add_dispatch_support
 def less(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Less(x, y, name=name)
 
 
 @tf_export("math.less_equal", "less_equal")
+@add_dispatch_support
 def less_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     return LessEqual(x, y, name=name)
 
 
 @tf_export("math.greater", "greater")
+@add_dispatch_support
 def greater(x: Any, y: Any, name: str | None = None) -> Tensor:
     return Greater(x, y, name=name)
 
 
 @tf_export("math.greater_equal", "greater_equal")
+@add_dispatch_support
 def greater_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     return GreaterEqual(x, y, name=name)
 
 
 @tf_export("math.logical_and", "logical_and")
+@add_dispatch_support
 def logical_and(x: Any, y: Any, name: str | None = None) -> Tensor:
     return LogicalAnd(x, y, name=name)
 
 
 @tf_export("math.logical_or", "logical_or")
+@add_dispatch_support
 def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
     return LogicalOr(x, y, name=name)
 
 
 @tf_export("math.logical_not", "logical_not")
+@add_dispatch_support
 def logical_not(x: Any, name: str | None = None) -> Tensor:
     return LogicalNot(x, name=name)
 
@@ -436,6 +457,7 @@ def _invert(x: Tensor) -> Tensor:
 
 
 @tf_export("math.logical_xor", "logical_xor")
+@add_dispatch_support
 def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
     """x ^ y for booleans, composed as TF does: (x | y) & !(x & y)."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
@@ -699,16 +721,19 @@ def rint(x: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.sqrt", "sqrt")
+@add_dispatch_support
 def sqrt(x: Any, name: str | None = None) -> Tensor:
     return Sqrt(x, name=name)
 
 
 @tf_export("math.rsqrt", "rsqrt")
+@add_dispatch_support
 def rsqrt(x: Any, name: str | None = None) -> Tensor:
     return Rsqrt(x, name=name)
 
 
 @tf_export("math.exp", "exp")
+@add_dispatch_support
 def exp(x: Any, name: str | None = None) -> Tensor:
     return Exp(x, name=name)
 
@@ -719,21 +744,25 @@ def expm1(x: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.log", "log")
+@add_dispatch_support
 def log(x: Any, name: str | None = None) -> Tensor:
     return Log(x, name=name)
 
 
 @tf_export("math.log1p", "log1p")
+@add_dispatch_support
 def log1p(x: Any, name: str | None = None) -> Tensor:
     return Log1p(x, name=name)
 
 
 @tf_export("math.sin", "sin")
+@add_dispatch_support
 def sin(x: Any, name: str | None = None) -> Tensor:
     return Sin(x, name=name)
 
 
 @tf_export("math.cos", "cos")
+@add_dispatch_support
 def cos(x: Any, name: str | None = None) -> Tensor:
     return Cos(x, name=name)
 
@@ -744,16 +773,19 @@ def tan(x: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.tanh", "nn.tanh", "tanh")
+@add_dispatch_support
 def tanh(x: Any, name: str | None = None) -> Tensor:
     return Tanh(x, name=name)
 
 
 @tf_export("math.sigmoid", "nn.sigmoid", "sigmoid")
+@add_dispatch_support
 def sigmoid(x: Any, name: str | None = None) -> Tensor:
     return Sigmoid(x, name=name)
 
 
 @tf_export("math.sign", "sign")
+@add_dispatch_support
 def sign(x: Any, name: str | None = None) -> Tensor:
     """-1, 0 or 1; complex values are divided by their magnitude (0 stays 0), composed as TF does."""
     x = convert_to_tensor(x)
@@ -763,11 +795,13 @@ def sign(x: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.reciprocal", "reciprocal")
+@add_dispatch_support
 def reciprocal(x: Any, name: str | None = None) -> Tensor:
     return Reciprocal(x, name=name)
 
 
 @tf_export("math.round", "round")
+@add_dispatch_support
 def round(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """Round half to even; integer tensors are returned as they are (no op), as in TF."""
     x = convert_to_tensor(x, name="x")
@@ -777,16 +811,19 @@ def round(x: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
 
 
 @tf_export("math.floor", "floor")
+@add_dispatch_support
 def floor(x: Any, name: str | None = None) -> Tensor:
     return Floor(x, name=name)
 
 
 @tf_export("math.ceil", "ceil")
+@add_dispatch_support
 def ceil(x: Any, name: str | None = None) -> Tensor:
     return Ceil(x, name=name)
 
 
 @tf_export("debugging.is_nan", "math.is_nan", "is_nan")
+@add_dispatch_support
 def is_nan(x: Any, name: str | None = None) -> Tensor:
     return IsNan(x, name=name)
 
@@ -797,6 +834,7 @@ def is_inf(x: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("debugging.is_finite", "math.is_finite", "is_finite")
+@add_dispatch_support
 def is_finite(x: Any, name: str | None = None) -> Tensor:
     return IsFinite(x, name=name)
 
@@ -869,12 +907,14 @@ NotEqual = _equality_op("NotEqual", np.not_equal)
 
 
 @tf_export("math.equal", "equal")
+@add_dispatch_support
 def equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x == y elementwise with broadcasting (TF1 keeps `Tensor.__eq__` as identity)."""
     return Equal(x, y, name=name)
 
 
 @tf_export("math.not_equal", "not_equal")
+@add_dispatch_support
 def not_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x != y elementwise with broadcasting."""
     return NotEqual(x, y, name=name)
@@ -952,6 +992,7 @@ def _select_v2(ctx: OpKernelContext, condition: Any, t: Any, e: Any) -> Any:
 
 
 @tf_export("where")
+@add_dispatch_support
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
     """TF1's `tf.where`: elements of `x` or `y` by `condition` (Select: a vector condition picks rows);
     with only `condition`, the coordinates of its true elements."""
@@ -1049,6 +1090,7 @@ SquaredDifference = binary_op("SquaredDifference",
 
 
 @tf_export("math.squared_difference", "squared_difference")
+@add_dispatch_support
 def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
     """(x - y) * conj(x - y) elementwise, with broadcasting."""
     return SquaredDifference(x, y, name=name)

@@ -10,6 +10,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
@@ -149,6 +150,7 @@ def _shape_internal(tensor: Tensor, optimize: bool) -> Tensor:
 
 
 @tf_export("zeros_like")
+@add_dispatch_support
 def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
     """Zeros with the shape (and by default the dtype) of `tensor`: `zeros` of the static shape when it is
     fully known, `zeros` of the runtime shape for another dtype, else a ZerosLike op (TF's choices)."""
@@ -163,6 +165,7 @@ def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize
 
 
 @tf_export("ones_like")
+@add_dispatch_support
 def ones_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
     """Ones with the shape (and by default the dtype) of `tensor`: always a Fill of its shape, as TF's
     (never the OnesLike op, which stays for imported graphs)."""

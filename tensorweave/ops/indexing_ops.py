@@ -17,6 +17,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import (
     Tensor,
     colocate_with,
@@ -376,6 +377,7 @@ def _gather(ctx: OpKernelContext, params: Any, indices: Any, axis: Any, batch_di
 
 
 @tf_export("gather")
+@add_dispatch_support
 def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | None = None, axis: Any = None,
            batch_dims: int = 0) -> Tensor:
     """Slices of `params` along `axis` at `indices` (out-of-range indices fail when the graph runs). As TF's,

@@ -19,6 +19,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import (
     Tensor,
     convert_to_tensor,
@@ -477,6 +478,7 @@ def _concat_shapes(first: Any, value: Any, index: int) -> str:
 
 
 @tf_export("concat")
+@add_dispatch_support
 def concat(values: Any, axis: Any, name: str = "concat") -> Tensor:
     """Join tensors along `axis`; a single value comes back through an Identity, as in TF."""
     if not isinstance(values, (list, tuple)):

@@ -7,7 +7,8 @@ ParseSequenceExampleV2, as TF 2's graph builders do for TF1's names too. Kernels
 once with the protobuf library, gather each feature's values across the batch into one flat list with its
 per-example counts, and assemble dense and sparse outputs from those with NumPy (no loop over batch rows).
 A scalar `serialized` parses one proto: the outputs lose the batch dimension and the errors its name and index.
-Ragged features (`RaggedFeature`) are not supported.
+A `RaggedFeature` parses to a RaggedTensor with one row per example (its values alone in a scalar parse) from
+ParseExampleV2's ragged outputs, split further by its RowLengths and UniformRowLength partitions.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from tensorweave.ops import (
     sparse_ops,
 )
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.ragged_tensor import RaggedTensor
 from tensorweave.ops.shape_helpers import unary_shape
 from tensorweave.platform.tf_export import tf_export
 
@@ -78,6 +80,37 @@ class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
+def _partition(name: str, fields: str, doc: str) -> type:
+    return type(name, (collections.namedtuple(name, fields),), {"__doc__": doc, "__slots__": ()})
+
+
+@tf_export("io.RaggedFeature")
+class RaggedFeature(collections.namedtuple("RaggedFeature",
+                                           ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])):
+    """A feature of any number of values per example, parsed to a RaggedTensor (rows: examples) and split
+    further by its partitions (RowLengths and UniformRowLength; the other kinds are not supported)."""
+
+    RowSplits = _partition("RowSplits", ["key"], "Row partition by the row splits in feature `key`.")
+    RowLengths = _partition("RowLengths", ["key"], "Row partition by the row lengths in feature `key`.")
+    RowStarts = _partition("RowStarts", ["key"], "Row partition by the row starts in feature `key`.")
+    RowLimits = _partition("RowLimits", ["key"], "Row partition by the row limits in feature `key`.")
+    ValueRowIds = _partition("ValueRowIds", ["key"], "Row partition by the value row ids in feature `key`.")
+    UniformRowLength = _partition("UniformRowLength", ["length"], "Row partition into rows of `length` values.")
+
+    def __new__(cls, dtype: Any, value_key: str | None = None, partitions: Sequence[Any] = (),
+                row_splits_dtype: Any = dtypes.int32, validate: bool = False) -> Any:
+        if value_key is not None and (not isinstance(value_key, str) or not value_key):
+            raise ValueError(f"Argument `value_key` must be a string; got {value_key}")
+        dtype, row_splits_dtype = dtypes.as_dtype(dtype), dtypes.as_dtype(row_splits_dtype)
+        if dtype not in (dtypes.int64, dtypes.float32, dtypes.string):
+            raise ValueError(f"dtype must be one of tf.string, tf.int64, tf.float32; got {dtype}")
+        if row_splits_dtype not in (dtypes.int32, dtypes.int64):
+            raise ValueError(f"Argument `row_splits_dtype` must be int32 or int64; got {row_splits_dtype}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError("Argument `partitions` must be a list or tuple")
+        return super().__new__(cls, dtype, value_key, tuple(partitions), row_splits_dtype, validate)
+
+
 class _ParseParams:
     """The keys, types, shapes and defaults of the parse op's inputs and attrs, from a features dict."""
 
@@ -88,6 +121,9 @@ class _ParseParams:
         self.dense_types: list[dtypes.DType] = []
         self.dense_shapes: list[_Shape] = []
         self.dense_defaults: dict[str, Any] = {}
+        self.ragged_keys: list[str] = []
+        self.ragged_value_types: list[dtypes.DType] = []
+        self.ragged_split_types: list[dtypes.DType] = []
 
     @classmethod
     def from_features(cls, features: Mapping[str, Any] | None, types: tuple) -> _ParseParams:
@@ -105,13 +141,21 @@ class _ParseParams:
 
     @property
     def num_features(self) -> int:
-        return len(self.sparse_keys) + len(self.dense_keys)
+        return len(self.sparse_keys) + len(self.dense_keys) + len(self.ragged_keys)
 
     def _add(self, key: str, feature: Any) -> None:
         if not feature.dtype:
             raise ValueError(f"Missing type for feature {key}. Received feature={feature}.")
         if isinstance(feature, VarLenFeature):
             self._add_sparse_key(key, feature.dtype)
+        elif isinstance(feature, RaggedFeature):
+            self._add_ragged_key(feature.value_key or key, feature.dtype, feature.row_splits_dtype)
+            for partition in feature.partitions:
+                if isinstance(partition, RaggedFeature.RowLengths):
+                    self._add_ragged_key(partition.key, dtypes.int64, feature.row_splits_dtype)
+                elif not isinstance(partition, RaggedFeature.UniformRowLength):
+                    raise NotImplementedError(f"RaggedFeature partition {type(partition).__name__} is not "
+                                              "supported (RowLengths and UniformRowLength are)")
         elif isinstance(feature, SparseFeature):
             if not feature.index_key:
                 raise ValueError(f"Missing index_key for SparseFeature {feature}.")
@@ -123,6 +167,12 @@ class _ParseParams:
             self._add_sparse_key(feature.value_key, feature.dtype)
         else:
             self._add_dense(key, feature)
+
+    def _add_ragged_key(self, key: str, dtype: dtypes.DType, split_type: dtypes.DType) -> None:
+        if key not in self.ragged_keys:
+            self.ragged_keys.append(key)
+            self.ragged_value_types.append(dtype)
+            self.ragged_split_types.append(split_type)
 
     def _add_sparse_key(self, key: str, dtype: Any) -> None:
         dtype = dtypes.as_dtype(dtype)
@@ -175,8 +225,32 @@ class _ParseParams:
         return out
 
 
+def _partitioned(parsed: Any, partitions: Sequence[Any], outputs: dict) -> Any:
+    """A RaggedFeature's values split by its partitions, innermost first, as TF's: the partitions work on the
+    values of the whole batch at once (a RowLengths feature's lengths, flattened across the examples), and
+    the last one's row splits give each example its rows."""
+    if not partitions:
+        return parsed
+    batched = isinstance(parsed, RaggedTensor)
+    inner, batch_splits = (parsed.values, parsed.row_splits) if batched else (parsed, None)
+    for partition in reversed(partitions):
+        if isinstance(partition, RaggedFeature.RowLengths):
+            lengths = outputs[partition.key]
+            lengths, batch_splits = (lengths.values, lengths.row_splits) if batched else (lengths, None)
+            inner = RaggedTensor.from_row_lengths(inner, lengths, validate=False)
+        else:
+            if isinstance(inner, RaggedTensor):
+                inner = RaggedTensor.from_uniform_row_length(inner, partition.length, validate=False)
+            else:
+                inner = shape_ops.reshape(inner, [-1, partition.length])
+            if batched:
+                batch_splits = batch_splits // partition.length
+    return RaggedTensor.from_row_splits(inner, batch_splits, validate=False) if batched else inner
+
+
 def _sparse_features_merged(features: Mapping[str, Any], outputs: dict) -> dict:
-    """Each SparseFeature's SparseTensor from its index and value features; the other keys as parsed."""
+    """Each SparseFeature's SparseTensor from its index and value features, each RaggedFeature's
+    RaggedTensor from its value and partition features; the other keys as parsed."""
     merged = dict(outputs)
     for key in sorted(features):
         feature = features[key]
@@ -185,6 +259,8 @@ def _sparse_features_merged(features: Mapping[str, Any], outputs: dict) -> dict:
                    else [outputs[k] for k in feature.index_key])
             merged[key] = sparse_ops.sparse_merge(ids, outputs[feature.value_key], feature.size,
                                                   already_sorted=feature.already_sorted)
+        elif isinstance(feature, RaggedFeature):
+            merged[key] = _partitioned(outputs[feature.value_key or key], feature.partitions, outputs)
     return {key: value for key, value in merged.items() if key in features}
 
 
@@ -431,7 +507,27 @@ def _parse_example_v2_shape(ctx: InferenceContext) -> list[_Shape]:
     if serialized.ndims is not None and serialized.ndims > 1:
         raise ValueError(f"Shape must be at most rank 1 but is rank {serialized.ndims}")
     sparse, dense = _parse_shapes(serialized, ctx.attr("num_sparse"), ctx.attr("dense_shapes"))
-    return sparse + dense
+    nragged = len(ctx.attr("ragged_value_types"))
+    batch = serialized.dims[0].value if serialized.ndims == 1 else None
+    splits = _Shape([None if batch is None else batch + 1] if serialized.ndims != 0 else [2])
+    return sparse + dense + [_Shape([None])] * nragged + [splits] * nragged
+
+
+def _ragged_features(ctx: OpKernelContext, messages: list, ragged_keys: Any, value_types: Sequence[dtypes.DType],
+                     split_types: Sequence[dtypes.DType]) -> list:
+    """Each ragged feature's values across the examples, then each one's row splits (one row per example)."""
+    values, splits = [], []
+    for raw_key, dtype, split_type in zip(np.ravel(ragged_keys), value_types, split_types):
+        key = raw_key.decode() if isinstance(raw_key, bytes) else raw_key
+
+        def mismatch(i: int, kind: str, key: str = key, dtype: dtypes.DType = dtype) -> str:
+            return (f"Name: <unknown>, Key: {key}, Index: {i}.  Data types don't match. Expected type: "
+                    f"{_TYPE_NAME[dtype]}, Actual type: {_TYPE_NAME[_KIND_TYPE[kind]]}")
+
+        flat, counts, _ = _gather(ctx, [m.feature.get(key) for m in messages], dtype, mismatch)
+        values.append(flat.astype(_np_dtype(dtype), copy=False))
+        splits.append(np.concatenate([[0], np.cumsum(counts)]).astype(split_type.as_numpy_dtype))
+    return values + splits
 
 
 @ParseExampleV2.kernel("CPU", state=_dense_layout)
@@ -440,7 +536,11 @@ def _parse_example_v2(ctx: OpKernelContext, serialized: Any, names: Any, sparse_
                       sparse_types: Any, ragged_value_types: Any, ragged_split_types: Any, dense_shapes: Any) -> list:
     _check_serialized(ctx, serialized)
     if np.size(ragged_keys):
-        raise errors.UnimplementedError(ctx.node_def, None, "Ragged features are not supported")
+        flat = serialized.reshape(-1)
+        messages = [m.features for m in _decode_all(ctx, protos.Example, flat)]
+        return _example_features(ctx, messages, np.ravel(names), serialized.ndim == 1, sparse_keys, sparse_types,
+                                 dense_keys, Tdense, dense_shapes, dense_defaults, context=False) + \
+            _ragged_features(ctx, messages, ragged_keys, ragged_value_types, ragged_split_types)
     if serialized.ndim == 0 and not num_sparse:
         single = _single_example_dense(serialized.item(), np.ravel(dense_keys), ctx.state, dense_defaults)
         if single is not None:
@@ -492,16 +592,23 @@ def _parse_example_raw(serialized: Any, names: Any, params: _ParseParams, name: 
         serialized = convert_to_tensor(serialized, name="serialized")
         num_sparse = len(params.sparse_keys)
         outputs = ParseExampleV2(
-            serialized, [] if names is None else names, params.sparse_keys, params.dense_keys, [],
+            serialized, [] if names is None else names, params.sparse_keys, params.dense_keys, params.ragged_keys,
             params.dense_defaults_vec(),
-            num_sparse=num_sparse, sparse_types=params.sparse_types, ragged_value_types=[], ragged_split_types=[],
-            dense_shapes=params.dense_shapes, name=name)
+            num_sparse=num_sparse, sparse_types=params.sparse_types, ragged_value_types=params.ragged_value_types,
+            ragged_split_types=params.ragged_split_types, dense_shapes=params.dense_shapes, name=name)
         sparse = [SparseTensor(outputs[i], outputs[num_sparse + i], outputs[2 * num_sparse + i])
                   for i in range(num_sparse)]
-        return dict(zip(params.sparse_keys + params.dense_keys, sparse + list(outputs[3 * num_sparse:])))
+        ndense, nragged = len(params.dense_keys), len(params.ragged_keys)
+        dense = list(outputs[3 * num_sparse:3 * num_sparse + ndense])
+        ragged_values = outputs[3 * num_sparse + ndense:3 * num_sparse + ndense + nragged]
+        ragged_splits = outputs[3 * num_sparse + ndense + nragged:]
+        ragged = [values if serialized.shape.ndims == 0 else RaggedTensor.from_row_splits(values, splits,
+                                                                                           validate=False)
+                  for values, splits in zip(ragged_values, ragged_splits)]
+        return dict(zip(params.sparse_keys + params.dense_keys + params.ragged_keys, sparse + dense + ragged))
 
 
-_EXAMPLE_FEATURES = (VarLenFeature, SparseFeature, FixedLenFeature, FixedLenSequenceFeature)
+_EXAMPLE_FEATURES = (VarLenFeature, SparseFeature, FixedLenFeature, FixedLenSequenceFeature, RaggedFeature)
 
 
 def _prepend_none_dimension(features: Mapping[str, Any]) -> dict:

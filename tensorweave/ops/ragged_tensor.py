@@ -29,17 +29,18 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.tensor_util import constant_value
 from tensorweave.framework.type_spec import TensorSpec, TypeSpec, register_type_spec_from_value_converter
 from tensorweave.ops import check_ops, control_flow_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant, placeholder
-from tensorweave.ops.elementwise_ops import equal, logical_not, not_equal
-from tensorweave.ops.fill_ops import fill
+from tensorweave.ops.elementwise_ops import equal, logical_not, maximum, minimum, not_equal
 from tensorweave.ops.indexing_ops import boolean_mask, gather, unsorted_segment_sum
+from tensorweave.ops.indexing_ops import where as where_
 from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.manipulation_ops import concat, sequence_mask, stack
-from tensorweave.ops.misc_array_ops import repeat
-from tensorweave.ops.reduction_ops import cumsum, reduce_all, reduce_max, reduce_sum
+from tensorweave.ops.manipulation_ops import concat, sequence_mask, stack, transpose
+from tensorweave.ops.misc_array_ops import argsort, repeat
+from tensorweave.ops.reduction_ops import cumsum, reduce_all, reduce_max, reduce_prod, reduce_sum
 from tensorweave.ops.sequence_ops import range as tf_range
 from tensorweave.ops.shape_ops import reshape, shape, size
 from tensorweave.platform.tf_export import tf_export
@@ -277,14 +278,14 @@ def _ragged_tensor_to_sparse(ctx: OpKernelContext, *inputs: Any, RAGGED_RANK: in
 
 # -- RaggedTensor -----------------------------------------------------------------------------------------------
 
-def _splits_tensor(value: Any, dtype: dtypes.DType, name: str) -> Tensor:
-    """A 1-D int32/int64 partition tensor; lists become `dtype`."""
+def _splits_tensor(value: Any, dtype: dtypes.DType, name: str, rank: int = 1) -> Tensor:
+    """A 1-D (or `rank`-D) int32/int64 partition tensor; lists become `dtype`."""
     if isinstance(value, Tensor):
         if value.dtype not in _SPLITS_DTYPES:
             raise ValueError(f"{name} must have dtype int32 or int64")
     else:
         value = convert_to_tensor(value, dtype=dtype, name=name)
-    value.shape.with_rank(1)
+    value.shape.with_rank(rank)
     return value
 
 
@@ -306,6 +307,7 @@ class RaggedTensor:
             raise ValueError("RaggedTensor constructor is private; please use one of the factory methods instead "
                              "(e.g., RaggedTensor.from_row_lengths())")
         self._values, self._row_splits, self._static_row_length = values, row_splits, static_row_length
+        self._uniform_row_length: Tensor | None = None
 
     # factories ---------------------------------------------------------------------------------------------
 
@@ -387,19 +389,70 @@ class RaggedTensor:
             return result
 
     @classmethod
+    def from_nested_value_rowids(cls, flat_values: Any, nested_value_rowids: Sequence[Any],
+                                 nested_nrows: Sequence[Any] | None = None, name: str | None = None,
+                                 validate: bool = True) -> RaggedTensor:
+        """One ragged dimension per value-rowids vector (with its row count, if given), outermost first."""
+        if isinstance(nested_value_rowids, Tensor):
+            raise TypeError("nested_value_rowids must be a list of Tensors")
+        if nested_nrows is None:
+            nested_nrows = [None] * len(nested_value_rowids)
+        elif isinstance(nested_nrows, Tensor) or len(nested_nrows) != len(nested_value_rowids):
+            raise ValueError("Argument `nested_nrows` must have the same length as argument `nested_value_rowids`")
+        with name_scope(name, "RaggedFromNestedValueRowIds", [flat_values] + list(nested_value_rowids)):
+            result = flat_values
+            for rowids, nrows in reversed(list(zip(nested_value_rowids, nested_nrows))):
+                result = cls.from_value_rowids(result, rowids, nrows, validate=validate)
+            return result
+
+    @classmethod
+    def from_uniform_row_length(cls, values: Any, uniform_row_length: Any, nrows: Any = None,
+                                validate: bool = True, name: str | None = None) -> RaggedTensor:
+        """Rows of one length each, cut from `values` in order (a dense dimension seen as a ragged one)."""
+        with name_scope(name, "RaggedFromUniformRowLength", [values, uniform_row_length, nrows]):
+            values = _values_tensor(values)
+            length = _splits_tensor(uniform_row_length, dtypes.int64, "UniformRowLength", rank=0)
+            dtype = length.dtype
+            nvals = _nrows(values, dtype)
+            static_length, static_nvals = constant_value(length), values.shape[0].value
+            if nrows is None:
+                static_nrows = None if static_length is None or static_nvals is None else \
+                    (static_nvals // static_length if static_length else 0)
+                nrows = control_flow_ops.cond(equal(length, 0), lambda: constant(0, dtype),
+                                              lambda: nvals // maximum(length, 1))
+            else:
+                static_nrows = constant_value(convert_to_tensor(nrows))
+            nrows = cast(nrows, dtype)
+            splits = tf_range(nrows + 1, dtype=dtype) * length
+            splits.set_shape([None if static_nrows is None else int(static_nrows) + 1])
+            if validate:
+                check = check_ops.assert_equal(nrows * length, nvals, message="uniform_row_length must divide "
+                                               "nvals")
+                splits = control_flow_ops.with_dependencies([check], splits)
+            result = cls(values, splits, internal=True,
+                         static_row_length=None if static_length is None else int(static_length))
+            result._uniform_row_length = length
+            return result
+
+    @classmethod
     def from_tensor(cls, tensor: Any, lengths: Any = None, padding: Any = None, ragged_rank: int = 1,
                     name: str | None = None, row_splits_dtype: Any = dtypes.int64) -> RaggedTensor:
         """The rows of a dense tensor, cut at `lengths` or before their trailing `padding` (not both)."""
         if lengths is not None and padding is not None:
             raise ValueError("Specify argument `lengths` or `padding`, but not both.")
-        if ragged_rank != 1:
-            raise NotImplementedError("from_tensor supports ragged_rank=1 only")
+        if not isinstance(ragged_rank, int) or ragged_rank <= 0:
+            raise ValueError(f"ragged_rank must be a positive int; got {ragged_rank!r}")
         row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
         with name_scope(name, "RaggedFromTensor", [tensor, lengths, padding]):
             tensor = convert_to_tensor(tensor, name="tensor")
-            if tensor.shape.ndims is not None and tensor.shape.ndims < 2:
+            if tensor.shape.ndims is not None and tensor.shape.ndims <= ragged_rank:
                 raise ValueError(f"ragged_rank must be smaller than rank(tensor) ({tensor.shape.ndims})")
             dims = shape(tensor, out_type=row_splits_dtype)
+            if ragged_rank > 1:
+                # The outer dimensions are uniform: the lengths or padding cut the innermost ragged one.
+                merged = reshape(tensor, concat([[-1], shape(tensor)[2:]], 0))
+                inner = cls.from_tensor(merged, lengths, padding, ragged_rank - 1, row_splits_dtype=row_splits_dtype)
+                return cls.from_uniform_row_length(inner, dims[1], nrows=dims[0], validate=False)
             if padding is not None:
                 padding = convert_to_tensor(padding, dtype=tensor.dtype, name="padding")
                 inner_axes = list(builtins.range(2, tensor.shape.ndims))
@@ -408,13 +461,10 @@ class RaggedTensor:
                 positions = tf_range(1, dims[1] + 1, dtype=row_splits_dtype)
                 lengths = reduce_max(cast(logical_not(is_padding), row_splits_dtype) * positions, axis=1)
             if lengths is None:
-                mask = None
-                lengths = fill(reshape(dims[0], [1]), dims[1])
                 values = reshape(tensor, concat([[-1], shape(tensor)[2:]], 0))
-            else:
-                lengths = cast(convert_to_tensor(lengths, name="lengths"), row_splits_dtype)
-                mask = sequence_mask(lengths, dims[1])
-                values = boolean_mask(tensor, mask)
+                return cls.from_uniform_row_length(values, dims[1], nrows=dims[0], validate=False)
+            lengths = cast(convert_to_tensor(lengths, name="lengths"), row_splits_dtype)
+            values = boolean_mask(tensor, sequence_mask(lengths, dims[1]))
             return cls.from_row_lengths(values, lengths, validate=False)
 
     @classmethod
@@ -537,6 +587,60 @@ class RaggedTensor:
             return self.with_values(self._values.with_flat_values(new_values))
         return self.with_values(new_values)
 
+    def with_row_splits_dtype(self, dtype: Any) -> RaggedTensor:
+        """The same ragged tensor with every row partition cast to `dtype` (int32 or int64)."""
+        dtype = dtypes.as_dtype(dtype)
+        if dtype not in _SPLITS_DTYPES:
+            raise ValueError(f"dtype must be int32 or int64, but got {dtype}")
+        values = self._values.with_row_splits_dtype(dtype) if isinstance(self._values, RaggedTensor) \
+            else self._values
+        splits = self._row_splits if self._row_splits.dtype == dtype else cast(self._row_splits, dtype)
+        return RaggedTensor(values, splits, internal=True, static_row_length=self._static_row_length)
+
+    def nested_value_rowids(self, name: str | None = None) -> tuple:
+        """The value_rowids of every ragged dimension, outermost first."""
+        with name_scope(name, "RaggedNestedValueRowIds", [self]):
+            rt, rowids = self, []
+            while isinstance(rt, RaggedTensor):
+                rowids.append(rt.value_rowids())
+                rt = rt.values
+            return tuple(rowids)
+
+    @property
+    def uniform_row_length(self) -> Tensor | None:
+        """The length of every row when this tensor was built with one (from_uniform_row_length), else None."""
+        return self._uniform_row_length
+
+    def bounding_shape(self, axis: Any = None, name: str | None = None, out_type: Any = None) -> Tensor:
+        """The smallest dense shape holding every row: nrows, the longest row of each ragged dimension, then
+        the flat values' inner dimensions; `axis` picks some of them."""
+        out_type = dtypes.as_dtype(out_type) if out_type else self.row_splits_dtype
+        with name_scope(name, "RaggedBoundingBox", [self, axis]):
+            splits = self.nested_row_splits
+            longest = [reduce_max(concat([constant([0], s.dtype), s[1:] - s[:-1]], 0)) for s in splits]
+            dims = [self.nrows()] + longest
+            bounds = concat([cast(stack(dims), out_type), shape(self.flat_values, out_type=out_type)[1:]], 0)
+            return bounds if axis is None else gather(bounds, axis)
+
+    def merge_dims(self, outer_axis: int, inner_axis: int) -> Any:
+        """Dimensions outer_axis..inner_axis merged into one: a Tensor once every ragged dimension is merged."""
+        rank = self.shape.ndims
+        if rank is None:
+            raise ValueError("merge_dims requires a RaggedTensor with a known rank")
+        outer_axis, inner_axis = (_positive_axis(a, rank, n) for a, n in ((outer_axis, "outer_axis"),
+                                                                           (inner_axis, "inner_axis")))
+        if outer_axis > inner_axis:
+            raise ValueError(f"Expected outer_axis ({outer_axis}) to be less than or equal to inner_axis "
+                             f"({inner_axis}).")
+        with name_scope(None, "RaggedMergeDims", [self]):
+            return _merge_dims(self, outer_axis, inner_axis)
+
+    def to_list(self) -> list:
+        raise ValueError("to_list can only be used in eager mode.")
+
+    def numpy(self) -> Any:
+        raise ValueError("RaggedTensor.numpy() is only supported in eager mode.")
+
     # conversions -------------------------------------------------------------------------------------------
 
     def to_tensor(self, default_value: Any = None, name: str | None = None, shape: Any = None) -> Tensor:
@@ -569,17 +673,11 @@ class RaggedTensor:
     # indexing ----------------------------------------------------------------------------------------------
 
     def __getitem__(self, key: Any) -> Any:
-        """`rt[i]` (one row) and `rt[a:b:c]` (some rows); other forms are not supported."""
-        if isinstance(key, tuple) and len(key) == 1:
-            key = key[0]
+        """NumPy-style indexing as TF's: ints, slices (any step > 0 on ragged dimensions), `...` and
+        `tf.newaxis`; an int may index the rows and the uniform or dense dimensions, not a ragged one."""
+        keys = list(key) if isinstance(key, tuple) else [key]
         with name_scope(None, "RaggedGetItem", [self]):
-            if isinstance(key, builtins.slice):
-                return _gather_rows(self, tf_range(self.nrows())[key])
-            if isinstance(key, (int, np.integer, Tensor)):
-                index = cast(key, self.row_splits_dtype)
-                index = index + cast(index < 0, self.row_splits_dtype) * self.nrows()
-                return _gather_rows(self, reshape(index, [1])).values
-        raise NotImplementedError(f"RaggedTensor indexing supports an int or a slice of rows, not {key!r}")
+            return _ragged_getitem(self, keys)
 
     def eval(self, feed_dict: dict | None = None, session: Any = None) -> RaggedTensorValue:
         """The value of this ragged tensor in `session` (default: the default session)."""
@@ -710,6 +808,113 @@ def _nrows(values: Any, dtype: dtypes.DType) -> Tensor:
     return shape(values, out_type=dtype)[0]
 
 
+def _positive_axis(axis: int, rank: int, name: str = "axis") -> int:
+    """`axis` counted from the front, as TF's get_positive_axis checks it."""
+    if not -rank <= axis < rank:
+        raise ValueError(f"{name}={axis} out of bounds: expected {-rank}<={name}<{rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def _merge_dims(value: Any, outer: int, inner: int) -> Any:
+    """Dimensions outer..inner of a Tensor or RaggedTensor as one: merging a ragged dimension with the rows
+    around it is taking its values, so the merge walks down to `outer` and then drops row partitions."""
+    if outer == inner:
+        return value
+    if not isinstance(value, RaggedTensor):
+        dims = shape(value)
+        merged = reduce_prod(dims[outer:inner + 1], keepdims=True)
+        return reshape(value, concat([dims[:outer], merged, dims[inner + 1:]], 0))
+    if outer > 1:
+        return value.with_values(_merge_dims(value.values, outer - 1, inner - 1))
+    if outer == 0:
+        return _merge_dims(value.values, 0, inner - 1)
+    values = _merge_dims(value.values, 1, inner - 1)
+    if isinstance(values, RaggedTensor):
+        return RaggedTensor(values.values, gather(values.row_splits, value.row_splits), internal=True)
+    width = shape(values, out_type=value.row_splits_dtype)[1]
+    return RaggedTensor(reshape(values, concat([[-1], shape(values)[2:]], 0)), value.row_splits * width,
+                        internal=True)
+
+
+def _expand_ellipsis(keys: list, rank: int | None) -> list:
+    if Ellipsis not in keys:
+        return keys
+    if keys.count(Ellipsis) > 1:
+        raise ValueError("Cannot use multiple ellipses")
+    if rank is None:
+        raise ValueError("Cannot use ellipsis when the rank is unknown")
+    i = keys.index(Ellipsis)
+    used = builtins.sum(1 for k in keys if k is not None and k is not Ellipsis)
+    return keys[:i] + [builtins.slice(None)] * (rank - used) + keys[i + 1:]
+
+
+def _ragged_getitem(rt: Any, keys: list) -> Any:
+    """`rt[keys]`, the first key on the rows: a row index takes the row, a slice the rows, and the other keys
+    go to the dimensions inside (`_getitem_inner`)."""
+    if not isinstance(rt, RaggedTensor):
+        return rt[tuple(keys)] if keys else rt
+    keys = _expand_ellipsis(keys, rt.shape.ndims)
+    if not keys:
+        return rt
+    row, inner = keys[0], keys[1:]
+    if row is None:
+        result = _ragged_getitem(rt, inner)
+        splits = stack([constant(0, dtypes.int64), _nrows(result, dtypes.int64)])
+        return RaggedTensor(result, splits, internal=True)
+    if isinstance(row, builtins.slice):
+        if row != builtins.slice(None):
+            rt = _gather_rows(rt, tf_range(rt.nrows())[row])
+        return _getitem_inner(rt, inner)
+    if isinstance(row, (int, np.integer, Tensor)):
+        index = cast(row, rt.row_splits_dtype)
+        index = index + cast(index < 0, rt.row_splits_dtype) * rt.nrows()
+        return _ragged_getitem(_gather_rows(rt, reshape(index, [1])).values, inner)
+    raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                    f"tf.int32/tf.int64 tensors are valid indices, got {row!r}")
+
+
+def _slice_bound(bound: Any, lengths: Tensor, default: Any) -> Tensor:
+    """A per-row slice bound as Python counts it: negative from the end, clipped to [0, length]."""
+    if bound is None:
+        return default
+    bound = cast(bound, lengths.dtype)
+    return minimum(maximum(bound + lengths * cast(bound < 0, lengths.dtype), 0), lengths)
+
+
+def _getitem_inner(rt: Any, keys: list) -> Any:
+    """`rt[:, keys...]`: the keys on dimensions 1.. of a Tensor or RaggedTensor."""
+    if not keys:
+        return rt
+    if not isinstance(rt, RaggedTensor):
+        return rt[(builtins.slice(None),) + tuple(keys)]
+    column, rest = keys[0], keys[1:]
+    if column is None:
+        return RaggedTensor.from_uniform_row_length(_getitem_inner(rt, rest), 1, validate=False)
+    if isinstance(column, builtins.slice):
+        if column == builtins.slice(None):
+            return rt.with_values(_getitem_inner(rt.values, rest))
+        step = 1 if column.step is None else column.step
+        if not isinstance(step, (int, np.integer)) or step <= 0:
+            raise NotImplementedError("RaggedTensor slices of a ragged dimension need a positive int step")
+        lengths = rt.row_lengths()
+        start = _slice_bound(column.start, lengths, 0 * lengths)
+        stop = maximum(_slice_bound(column.stop, lengths, lengths), start)
+        dtype = rt.row_splits_dtype
+        splits, positions = RaggedRange(rt.row_starts() + start, rt.row_starts() + stop, cast(step, dtype),
+                                        Tsplits=dtype)
+        values = _gather_rows(rt.values, positions) if isinstance(rt.values, RaggedTensor) else \
+            gather(rt.values, positions)
+        return RaggedTensor(_getitem_inner(values, rest), splits, internal=True)
+    if rt._static_row_length is None:
+        raise ValueError("Cannot index into an inner ragged dimension.")
+    index = cast(column, rt.row_splits_dtype)
+    index = index + cast(index < 0, rt.row_splits_dtype) * rt._static_row_length
+    positions = rt.row_starts() + index
+    values = _gather_rows(rt.values, positions) if isinstance(rt.values, RaggedTensor) else \
+        gather(rt.values, positions)
+    return _getitem_inner(values, rest)
+
+
 def _gather_rows(rt: RaggedTensor, rows: Tensor) -> RaggedTensor:
     """The RaggedTensor of the rows `rows` of `rt`, in that order: each level gathers its values through a
     RaggedRange over the selected rows' [start, limit) spans."""
@@ -837,16 +1042,45 @@ def map_flat_values(op: Callable, *args: Any, **kwargs: Any) -> Any:
     return ragged[0].with_flat_values(op(*flat[0], **flat[1]))
 
 
+def _rank(value: Any) -> int | None:
+    return value.shape.ndims
+
+
+def _masked(data: Any, mask: Any) -> Any:
+    """`data` with the last dimension of `mask` filtered: a vector mask picks rows, a deeper one recurses
+    into the rows (both as RaggedTensors) and recounts the rows of the level it filters."""
+    if _rank(mask) == 1:
+        if isinstance(data, RaggedTensor):
+            return _gather_rows(data, reshape(where_(mask), [-1]))
+        return boolean_mask(data, mask)
+    if not isinstance(mask, RaggedTensor):
+        mask = RaggedTensor.from_tensor(mask)
+    if not isinstance(data, RaggedTensor):
+        data = RaggedTensor.from_tensor(data, row_splits_dtype=mask.row_splits_dtype)
+    inner = _masked(data.values, mask.values)
+    if _rank(mask.values) > 1:
+        return RaggedTensor(inner, data.row_splits, internal=True)
+    lengths = unsorted_segment_sum(cast(mask.values, mask.row_splits_dtype), mask.value_rowids(), mask.nrows())
+    return RaggedTensor.from_row_lengths(inner, lengths, validate=False)
+
+
 @tf_export("ragged.boolean_mask")
-def ragged_boolean_mask(data: Any, mask: Any, name: str | None = None) -> RaggedTensor:
-    """The entries of a dense 2-D `data` where the 2-D `mask` holds, row by row, as a RaggedTensor."""
-    with name_scope(name, "RaggedMask", [data, mask]):
-        data = convert_to_tensor(data, name="data")
-        mask = convert_to_tensor(mask, dtype=dtypes.bool, name="mask")
-        if mask.shape.ndims != 2:
-            raise NotImplementedError("ragged.boolean_mask supports a dense 2-D mask only")
-        lengths = reduce_sum(cast(mask, dtypes.int64), axis=1)
-        return RaggedTensor.from_row_lengths(boolean_mask(data, mask), lengths, validate=False)
+def ragged_boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
+    """The items of `data` where `mask` holds, filtering mask's last dimension and keeping the ones outside
+    it: `output[a..., i, b...] = data[a..., j, b...]` for the i-th true `mask[a..., j]`."""
+    with name_scope(name, "RaggedMask", [x for x in (data, mask) if isinstance(x, Tensor)]):
+        data = _values_tensor(data)
+        if not isinstance(mask, RaggedTensor):
+            mask = convert_to_tensor(mask, dtype=dtypes.bool, name="mask")
+        elif mask.dtype != dtypes.bool:
+            raise TypeError(f"mask must have dtype bool, got {mask.dtype}")
+        if _rank(mask) is None:
+            raise ValueError("mask.shape.ndims must be known statically.")
+        if _rank(mask) == 0:
+            raise ValueError("mask cannot be scalar.")
+        if _rank(data) is not None and _rank(mask) > _rank(data):
+            raise ValueError("mask.shape.ndims must be less than or equal to data.shape.ndims.")
+        return _masked(data, mask)
 
 
 def _concat_rows(values: list) -> Any:
@@ -858,19 +1092,101 @@ def _concat_rows(values: list) -> Any:
     return RaggedTensor(_concat_rows([rt.values for rt in values]), concat(splits, 0), internal=True)
 
 
+def _increase_ragged_rank(value: Any, ragged_rank: int, splits_dtype: dtypes.DType) -> RaggedTensor:
+    """`value` (Tensor or RaggedTensor) with `ragged_rank` ragged dimensions, dense ones read as uniform."""
+    if not isinstance(value, RaggedTensor):
+        return RaggedTensor.from_tensor(value, ragged_rank=ragged_rank, row_splits_dtype=splits_dtype)
+    if value.ragged_rank < ragged_rank:
+        return value.with_values(_increase_ragged_rank(value.values, ragged_rank - 1, splits_dtype))
+    return value
+
+
+def _stack_concat(values: list, axis: int, stack_values: bool) -> Any:
+    """TF's ragged stack/concat: axis 0 joins the rows, axis 1 interleaves them (row i of every input, in
+    turn, then regrouped), a deeper axis recurses into the values of inputs that share their row_splits."""
+    if axis == 0:
+        if not stack_values:
+            return _concat_rows(values)
+        lengths = stack([_nrows(v, values[0].row_splits_dtype) for v in values])
+        return RaggedTensor.from_row_lengths(_concat_rows(values), lengths, validate=False)
+    if axis == 1:
+        count = len(values)
+        nrows = values[0].nrows()
+        checks = [check_ops.assert_equal(nrows, v.nrows(), message="Input tensors have incompatible shapes.")
+                  for v in values[1:]]
+        nrows = control_flow_ops.with_dependencies(checks, nrows)
+        order = reshape(transpose(reshape(tf_range(nrows * count), [count, -1])), [-1])
+        permuted = _gather_rows(_concat_rows(values), order)
+        splits = tf_range(0, nrows * count + 1, count, dtype=nrows.dtype)
+        if stack_values:
+            return RaggedTensor(permuted, splits, internal=True)
+        return RaggedTensor(permuted.values, gather(permuted.row_splits, splits), internal=True)
+    checks = [check_ops.assert_equal(values[0].row_splits, v.row_splits,
+                                     message="Inputs must have identical row splits.") for v in values[1:]]
+    splits = control_flow_ops.with_dependencies(checks, values[0].row_splits)
+    inner = ragged_stack_concat([v.values for v in values], axis - 1, stack_values)
+    return RaggedTensor(inner, splits, internal=True)
+
+
+def ragged_stack_concat(values: Sequence[Any], axis: int, stack_values: bool) -> Any:
+    """Stack or concat Tensors and RaggedTensors along `axis`: dense inputs become ragged ones, every input
+    gets the largest ragged_rank."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if not values:
+        raise ValueError("rt_inputs may not be empty.")
+    values = [_values_tensor(v) for v in values]
+    if len(values) == 1 and not stack_values:
+        return values[0]
+    ndims = values[0].shape.ndims
+    for v in values[1:]:
+        if ndims is None:
+            ndims = v.shape.ndims
+        elif v.shape.ndims is not None and v.shape.ndims != ndims:
+            raise ValueError(f"Shape {v.shape} must have rank {ndims}")
+    out_ndims = ndims + 1 if stack_values and ndims is not None else ndims
+    if out_ndims is not None:
+        axis = _positive_axis(axis, out_ndims)
+    if stack_values and ndims == 1 and axis == 0:
+        dtype = dtypes.int64
+        return RaggedTensor.from_row_lengths(concat(values, 0), stack([_nrows(v, dtype) for v in values]),
+                                             validate=False)
+    if not any(isinstance(v, RaggedTensor) for v in values) and ndims is not None and axis >= ndims - 1:
+        return stack(values, axis) if stack_values else concat(values, axis)
+    splits_dtypes = {v.row_splits_dtype for v in values if isinstance(v, RaggedTensor)}
+    splits_dtype = splits_dtypes.pop() if len(splits_dtypes) == 1 else dtypes.int64
+    ragged_rank = builtins.max([1] + [v.ragged_rank for v in values if isinstance(v, RaggedTensor)])
+    values = [_increase_ragged_rank(v, ragged_rank, splits_dtype).with_row_splits_dtype(splits_dtype)
+              for v in values]
+    return _stack_concat(values, axis, stack_values)
+
+
 @tf_export("ragged.stack")
 def ragged_stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> RaggedTensor:
-    """The inputs as the rows of one RaggedTensor (axis 0 only): RaggedTensors of one ragged_rank, or vectors."""
-    if axis != 0:
-        raise NotImplementedError("ragged.stack supports axis=0 only")
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError("values must be a non-empty list of Tensors or RaggedTensors")
-    with name_scope(name, "RaggedConcat", [v for v in values if isinstance(v, Tensor)]):
-        values = [_values_tensor(v) for v in values]
-        ranks = {v.ragged_rank if isinstance(v, RaggedTensor) else 0 for v in values}
-        if len(ranks) != 1:
-            raise ValueError("ragged.stack needs inputs of one ragged_rank (mix RaggedTensors and Tensors with "
-                             "ragged.constant or RaggedTensor.from_tensor first)")
-        dtype = values[0].row_splits_dtype if isinstance(values[0], RaggedTensor) else dtypes.int64
-        lengths = stack([_nrows(v, dtype) for v in values])
-        return RaggedTensor.from_row_lengths(_concat_rows(values), lengths, validate=False)
+    """The inputs stacked along a new dimension `axis`: Tensors and RaggedTensors of one rank."""
+    with name_scope(name, "RaggedConcat", [v for v in values if isinstance(v, Tensor)]
+                    if isinstance(values, (list, tuple)) else []):
+        return ragged_stack_concat(values, axis, stack_values=True)
+
+
+@tf_export("ragged.stack_dynamic_partitions")
+def stack_dynamic_partitions(data: Any, partitions: Any, num_partitions: int, name: str | None = None) -> RaggedTensor:
+    """Row i holds the rows of `data` whose partition is i, in their order (dynamic_partition, stacked)."""
+    with name_scope(name, "SegmentStack", [data, partitions]):
+        data = _values_tensor(data)
+        partitions = convert_to_tensor(partitions, name="partitions")
+        if partitions.dtype not in (dtypes.int32, dtypes.int64):
+            raise ValueError("partitions must be int32 or int64")
+        if partitions.shape.ndims != 1:
+            raise ValueError("partitions must be a vector")
+        if not isinstance(num_partitions, int) or num_partitions < 0:
+            raise TypeError("num_partitions must be a non-negative integer")
+        checks = [check_ops.assert_non_negative(partitions, message="partitions must be non-negative."),
+                  check_ops.assert_less(partitions, cast(num_partitions, partitions.dtype),
+                                        message="partitions must be less than num_partitions")]
+        partitions = control_flow_ops.with_dependencies(checks, partitions)
+        order = argsort(partitions, stable=True)
+        counts = unsorted_segment_sum(cast(not_equal(partitions, -1), dtypes.int64), partitions, num_partitions)
+        splits = concat([constant([0], dtypes.int64), cumsum(counts)], 0)
+        rows = _gather_rows(data, order) if isinstance(data, RaggedTensor) else gather(data, order)
+        return RaggedTensor.from_row_splits(rows, splits, validate=False)

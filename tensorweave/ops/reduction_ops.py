@@ -12,6 +12,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, colocate_with, convert_to_tensor, device, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
@@ -214,6 +215,7 @@ def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: Any, name: str | Non
 
 
 @tf_export("math.reduce_sum", "reduce_sum")
+@add_dispatch_support
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """Sum over `axis` (all axes when None)."""
@@ -221,6 +223,7 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: 
 
 
 @tf_export("math.reduce_mean", "reduce_mean")
+@add_dispatch_support
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                 reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """Mean over `axis` (integer inputs divide with truncation, as TF)."""
@@ -228,18 +231,21 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Any = None, name:
 
 
 @tf_export("math.reduce_max", "reduce_max")
+@add_dispatch_support
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     return _reduce(Max, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 @tf_export("math.reduce_min", "reduce_min")
+@add_dispatch_support
 def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     return _reduce(Min, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 @tf_export("math.reduce_prod", "reduce_prod")
+@add_dispatch_support
 def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                 reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     return _reduce(Prod, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
@@ -270,6 +276,7 @@ All = _logical_reduction_op("All", np.all)
 
 
 @tf_export("math.reduce_any", "reduce_any")
+@add_dispatch_support
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """Logical or over `axis` (all axes when None)."""
@@ -277,6 +284,7 @@ def reduce_any(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: 
 
 
 @tf_export("math.reduce_all", "reduce_all")
+@add_dispatch_support
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
                reduction_indices: Any = None, keep_dims: Any = None) -> Tensor:
     """Logical and over `axis` (all axes when None)."""

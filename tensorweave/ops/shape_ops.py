@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
@@ -159,6 +160,7 @@ def _size(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # n
 
 
 @tf_export("size")
+@add_dispatch_support
 def size(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
     """The number of elements of `input`: a Const when known while building (or a dimension is 0)."""
     out_type = dtypes.int32 if out_type is None else out_type
@@ -186,6 +188,7 @@ def _rank(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
 
 
 @tf_export("rank")
+@add_dispatch_support
 def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """The number of dimensions of `input`: a Const when the rank is known while building, as in TF."""
     with name_scope(name, "Rank", [input]) as scope:

@@ -1,9 +1,11 @@
-"""Feature crosses: SparseCross and SparseCrossV2 (`tf.sparse.cross`, `tf.sparse.cross_hashed`).
+"""Feature crosses: SparseCross and SparseCrossV2 (`tf.sparse.cross`, `tf.sparse.cross_hashed`), and
+RaggedCross (`tf.ragged.cross`, `tf.ragged.cross_hashed`).
 
 Each batch row's cross is the Cartesian product of that row's features in every input (sparse inputs first,
 then dense, each in the order given; the last input varies fastest), as strings joined by a separator or as
 TF's nested fingerprint hash (FarmHash Fingerprint64 of strings, combined with FingerprintCat64), so hashed
-crosses are the same buckets TF computes. The product is enumerated with index arithmetic over all rows at
+crosses are the same buckets TF computes. RaggedCross takes ragged, sparse and dense inputs and crosses them
+in the order the user gave (its `input_order` attr), returning the crosses as a RaggedTensor's parts. The product is enumerated with index arithmetic over all rows at
 once.
 """
 
@@ -15,13 +17,14 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import Tensor, convert_to_tensor
+from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.ragged_tensor import RaggedTensor
 from tensorweave.ops.string_ops import fingerprint64
 from tensorweave.platform.tf_export import tf_export
 
@@ -44,8 +47,10 @@ def fingerprint_cat64(fp1: np.ndarray, fp2: np.ndarray) -> np.ndarray:
 
 
 def _columns(ctx: OpKernelContext, indices: Sequence[np.ndarray], values: Sequence[np.ndarray],
-             shapes: Sequence[np.ndarray], dense_inputs: Sequence[np.ndarray]) -> tuple[int, list]:
-    """The batch size and, per input, (features per row, each row's first feature, the flat features)."""
+             shapes: Sequence[np.ndarray], dense_inputs: Sequence[np.ndarray],
+             ragged: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> tuple[int, list]:
+    """The batch size and, per input, (features per row, each row's first feature, the flat features): the
+    sparse inputs, the dense ones, then the ragged (values, row_splits) ones."""
     for i, (index, value, dense_shape) in enumerate(zip(indices, values, shapes)):
         if index.ndim != 2 or index.shape[-1:] != (2,) or value.ndim != 1 or dense_shape.shape != (2,):
             raise invalid_argument(ctx, f"Sparse input {i} should be a 2-D SparseTensor: indices [N, 2], values [N] "
@@ -55,7 +60,11 @@ def _columns(ctx: OpKernelContext, indices: Sequence[np.ndarray], values: Sequen
         if dense.ndim != 2:
             raise invalid_argument(ctx, f"Dense inputs should be a matrix but received shape {list(dense.shape)} "
                                         f"at position {i}")
-    batches = [int(s[0]) for s in shapes] + [d.shape[0] for d in dense_inputs]
+    for i, (value, splits) in enumerate(ragged):
+        if value.ndim != 1 or splits.ndim != 1 or splits.size == 0:
+            raise invalid_argument(ctx, f"Ragged input {i} should be a 2-D RaggedTensor: values [N] and row_splits "
+                                        f"[B + 1]; got values {list(value.shape)}, row_splits {list(splits.shape)}")
+    batches = [int(s[0]) for s in shapes] + [d.shape[0] for d in dense_inputs] + [s.size - 1 for _, s in ragged]
     batch = batches[0] if batches else 0
     for size in batches[1:]:
         if size != batch:
@@ -67,6 +76,8 @@ def _columns(ctx: OpKernelContext, indices: Sequence[np.ndarray], values: Sequen
     for dense in dense_inputs:
         width = dense.shape[1]
         columns.append((np.full(batch, width, np.int64), np.arange(batch) * width, dense.reshape(-1)))
+    for value, splits in ragged:
+        columns.append((np.diff(splits).astype(np.int64), splits[:-1].astype(np.int64), value))
     return batch, columns
 
 
@@ -202,3 +213,100 @@ def sparse_cross_hashed(inputs: Sequence[Any], num_buckets: int = 0, hash_key: i
                                          hash_key=_DEFAULT_HASH_KEY if hash_key is None else hash_key,
                                          out_type=dtypes.int64, internal_type=internal, name=name)
     return SparseTensor(indices, values, shape)
+
+
+RaggedCross = Op("RaggedCross",
+                 inputs=["ragged_values: ragged_values_types", "ragged_row_splits: ragged_splits_types",
+                         "sparse_indices: Nsparse * int64", "sparse_values: sparse_values_types",
+                         "sparse_shape: Nsparse * int64", "dense_inputs: dense_types"],
+                 outputs=["output_values: out_values_type", "output_row_splits: out_row_splits_type"],
+                 attrs=["Nsparse: int >= 0", "input_order: string", "hashed_output: bool", "num_buckets: int >= 0",
+                        "hash_key: int", "ragged_values_types: list({int64, string}) >= 0",
+                        "ragged_splits_types: list({int32, int64}) >= 0",
+                        "sparse_values_types: list({int64, string}) >= 0", "dense_types: list({int64, string}) >= 0",
+                        "out_values_type: {int64, string}", "out_row_splits_type: {int32, int64}"])
+NotDifferentiable("RaggedCross")
+
+
+@RaggedCross.shape
+def _ragged_cross_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """The row_splits have batch + 1 entries when a ragged input's splits or a dense input's rows say so."""
+    nragged, nsparse = len(ctx.attr("ragged_values_types")), ctx.attr("Nsparse")
+    ndense = len(ctx.attr("dense_types"))
+    dense_start = 2 * nragged + 3 * nsparse
+    batch = tensor_shape.Dimension(None)
+    for i in range(nragged, 2 * nragged):
+        batch = batch.merge_with(ctx.input_shape(i).with_rank(1)[0] - 1)
+    for i in range(dense_start, dense_start + ndense):
+        batch = batch.merge_with(ctx.input_shape(i).with_rank(2)[0])
+    splits = None if batch.value is None else batch.value + 1
+    return [tensor_shape.TensorShape([None]), tensor_shape.TensorShape([splits])]
+
+
+@RaggedCross.kernel("CPU")
+def _ragged_cross(ctx: OpKernelContext, *inputs: Any, Nsparse: int, input_order: Any,  # noqa: N803
+                  hashed_output: bool, num_buckets: int, hash_key: int, ragged_values_types: Sequence[dtypes.DType],
+                  ragged_splits_types: Sequence[dtypes.DType], sparse_values_types: Sequence[dtypes.DType],
+                  dense_types: Sequence[dtypes.DType], out_values_type: dtypes.DType,
+                  out_row_splits_type: dtypes.DType) -> list:
+    """Crosses in the inputs' original order (`input_order`, one of R, S, D per input), `_X_`-joined or
+    hashed, as values and row_splits."""
+    order = input_order.decode() if isinstance(input_order, bytes) else input_order
+    nragged = len(ragged_values_types)
+    counts = [nragged, nragged, Nsparse, Nsparse, Nsparse, len(dense_types)]
+    bounds = np.cumsum([0] + counts)
+    rvalues, rsplits, indices, values, shapes, dense = (inputs[a:b] for a, b in zip(bounds[:-1], bounds[1:]))
+    batch, columns = _columns(ctx, indices, values, shapes, dense, list(zip(rvalues, rsplits)))
+    kinds = {"S": iter(columns[:Nsparse]), "D": iter(columns[Nsparse:Nsparse + len(dense)]),
+             "R": iter(columns[Nsparse + len(dense):])}
+    columns = [next(kinds[kind]) for kind in order]
+    rows, _, features = _cross_features(batch, columns)
+    crossed = _hash(features, rows.size, num_buckets, hash_key) if hashed_output else \
+        _join(features, rows.size, b"_X_")
+    splits = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=batch))])
+    return [crossed, splits.astype(out_row_splits_type.as_numpy_dtype)]
+
+
+def _cross_ragged(inputs: Sequence[Any], hashed_output: bool, num_buckets: int, hash_key: int | None,
+                  name: str | None) -> RaggedTensor:
+    """The RaggedCross of ragged, sparse and dense 2-D inputs, integers widened to int64."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("Inputs must be a list")
+    with name_scope(name, "RaggedCross", [x for x in inputs if isinstance(x, Tensor)]):
+        ragged, order = [], []
+        for item in inputs:
+            if isinstance(item, RaggedTensor):
+                if item.ragged_rank != 1 or item.shape.ndims != 2:
+                    raise ValueError("tf.ragged.cross only supports inputs with rank=2")
+                ragged.append(item)
+                order.append("R")
+            else:
+                order.append("S" if isinstance(item, SparseTensor) else "D")
+        sparse, dense = _split_inputs([x for x in inputs if not isinstance(x, RaggedTensor)])
+        for tensor in dense:
+            tensor.shape.with_rank(2)
+        rvalues = [r.values if r.dtype == dtypes.string else cast(r.values, dtypes.int64) for r in ragged]
+        splits_type = dtypes.int32 if ragged and all(r.row_splits_dtype == dtypes.int32 for r in ragged) \
+            else dtypes.int64
+        values, splits = RaggedCross(rvalues, [r.row_splits for r in ragged], [s.indices for s in sparse],
+                                     [s.values for s in sparse], [s.dense_shape for s in sparse], dense,
+                                     input_order="".join(order), hashed_output=hashed_output,
+                                     num_buckets=num_buckets,
+                                     hash_key=_DEFAULT_HASH_KEY if hash_key is None else hash_key,
+                                     out_values_type=dtypes.int64 if hashed_output else dtypes.string,
+                                     out_row_splits_type=splits_type)
+        return RaggedTensor.from_row_splits(values, splits, validate=False)
+
+
+@tf_export("ragged.cross")
+def ragged_cross(inputs: Sequence[Any], name: str | None = None) -> RaggedTensor:
+    """The crosses of each batch row's features across `inputs` (RaggedTensors, SparseTensors and dense 2-D
+    tensors of strings or integers, crossed in the order given), as `_X_`-joined strings."""
+    return _cross_ragged(inputs, False, 0, None, name)
+
+
+@tf_export("ragged.cross_hashed")
+def ragged_cross_hashed(inputs: Sequence[Any], num_buckets: int = 0, hash_key: int | None = None,
+                        name: str | None = None) -> RaggedTensor:
+    """The crosses of `ragged.cross` as TF's int64 fingerprint hashes, modulo `num_buckets` when positive."""
+    return _cross_ragged(inputs, True, num_buckets, hash_key, name)

@@ -23,6 +23,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -104,6 +105,7 @@ def _string_length(ctx: OpKernelContext, input: Any, unit: Any) -> Any:  # noqa:
 
 
 @tf_export("strings.length")
+@add_dispatch_support
 def string_length(input: Any, name: str | None = None, unit: str = "BYTE") -> Tensor:  # noqa: A002
     """The length of each string, in bytes or (unit="UTF8_CHAR") UTF-8 characters."""
     return StringLength(input, unit=unit, name=name)
@@ -431,6 +433,7 @@ def _reduce_join(ctx: OpKernelContext, inputs: Any, reduction_indices: Any, keep
 
 
 @tf_export("strings.reduce_join", "reduce_join")
+@add_dispatch_support
 def reduce_join(inputs: Any, axis: Any = None, keep_dims: Any = None, separator: str = "", name: str | None = None,
                 reduction_indices: Any = None, keepdims: Any = None) -> Tensor:
     """The strings joined across `axis` (all axes when None: the whole tensor in row-major order)."""

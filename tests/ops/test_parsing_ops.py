@@ -215,3 +215,49 @@ def test_decode_compressed():
     assert _run(tf.io.decode_compressed(tf.constant(b"plain"))) == b"plain"
     with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3: incorrect header check"):
         _run(tf.io.decode_compressed(tf.constant(b"notcompressed"), "ZLIB"))
+
+
+def test_parse_ragged_features():
+    """tf.io.RaggedFeature: one row per example (TF's default int32 row splits), the values alone in a single
+    parse, `value_key` naming another feature; values and the type error recorded from TF 2.21."""
+    serialized = [_example(a=[1, 2, 3], b=[1.5], w=[b"x"]), _example(a=[4], b=[2.5, 3.5], w=[b"y", b"z"]),
+                  _example(b=[0.5])]
+    features = {"a": tf.io.RaggedFeature(tf.int64), "b": tf.io.RaggedFeature(tf.float32, row_splits_dtype=tf.int64),
+                "c": tf.io.RaggedFeature(tf.string), "w2": tf.io.RaggedFeature(tf.string, value_key="w"),
+                "d": tf.io.FixedLenFeature([], tf.float32, default_value=-1.0)}
+    out = tf.io.parse_example(serialized, features)
+    one = tf.io.parse_single_example(serialized[1], {"v": tf.io.RaggedFeature(tf.float32, value_key="b")})
+    assert str(tf.io.RaggedFeature(tf.int64)) == ("RaggedFeature(dtype=tf.int64, value_key=None, partitions=(), "
+                                                  "row_splits_dtype=tf.int32, validate=False)")
+    assert out["a"].shape.as_list() == [3, None] and out["a"].row_splits.dtype == tf.int32
+    assert out["b"].row_splits.dtype == tf.int64 and one["v"].shape.as_list() == [None]
+    got, single = _run([out, one])
+    assert {k: v.to_list() for k, v in got.items() if k != "d"} == {
+        "a": [[1, 2, 3], [4], []], "b": [[1.5], [2.5, 3.5], [0.5]], "c": [[], [], []], "w2": [[b"x"], [b"y", b"z"], []]}
+    np.testing.assert_array_equal(got["d"], [-1.0, -1.0, -1.0])
+    np.testing.assert_array_equal(single["v"], [2.5, 3.5])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: <unknown>, Key: a, Index: 0.  Data types "
+                                                             r"don't match. Expected type: float, Actual type: int64"):
+        _run(tf.io.parse_example(serialized, {"a": tf.io.RaggedFeature(tf.float32)}))
+
+
+def test_parse_ragged_feature_partitions():
+    """RowLengths and UniformRowLength partitions, innermost first, over the whole batch's values (as TF's)."""
+    serialized = [_example(v=[1, 2, 3, 4], l=[2, 0, 1, 1], m=[1, 3]), _example(v=[7, 8], l=[1, 1], m=[2])]
+    F = tf.io.RaggedFeature
+    features = {"a": F(tf.int64, value_key="v", partitions=[F.RowLengths("l")]),
+                "b": F(tf.int64, value_key="v", partitions=[F.UniformRowLength(2)]),
+                "c": F(tf.int64, value_key="v", partitions=[F.RowLengths("m"), F.UniformRowLength(1)]),
+                "d": F(tf.int64, value_key="v", partitions=[F.UniformRowLength(1), F.RowLengths("l")])}
+    batch, one = tf.io.parse_example(serialized, features), tf.io.parse_single_example(serialized[0], features)
+    assert [batch[k].shape.as_list() for k in "abcd"] == [[2, None, None], [2, None, 2], [2, None, None, 1],
+                                                          [2, None, 1, None]]
+    assert one["b"].shape.as_list() == [None, 2] and one["c"].shape.as_list() == [None, None, 1]
+    got, single = _run([batch, one])
+    assert {k: v.to_list() for k, v in got.items()} == {
+        "a": [[[1, 2], [], [3], [4]], [[7], [8]]], "b": [[[1, 2], [3, 4]], [[7, 8]]],
+        "c": [[[[1]], [[2], [3], [4]]], [[[7], [8]]]], "d": [[[[1, 2]], [[]], [[3]], [[4]]], [[[7]], [[8]]]]}
+    assert single["a"].to_list() == [[1, 2], [], [3], [4]] and single["b"].tolist() == [[1, 2], [3, 4]]
+    assert single["d"].to_list() == [[[1, 2]], [[]], [[3]], [[4]]]
+    with pytest.raises(NotImplementedError, match="RowSplits is not supported"):
+        tf.io.parse_example(serialized, {"a": F(tf.int64, value_key="v", partitions=[F.RowSplits("l")])})
