@@ -164,8 +164,43 @@ def _most_specific(a: Any, b: Any) -> Any:
     return a
 
 
+class _ShapedSpec(TypeSpec):
+    """A spec made of a shape and a dtype (TensorSpec, SparseTensorSpec): their accessors, TF1's legacy
+    types/shapes and tf.data's batch/unbatch, which keep the kind of spec."""
+
+    __slots__ = ()
+    _shape: tensor_shape.TensorShape
+    _dtype: dtypes.DType
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    def _to_legacy_output_types(self) -> dtypes.DType:
+        return self._dtype
+
+    def _to_legacy_output_shapes(self) -> tensor_shape.TensorShape:
+        return self._shape
+
+    def _to_legacy_output_classes(self) -> type:
+        return self.value_type
+
+    def _batch(self, batch_size: int | None) -> Any:
+        """The spec of a batch of `batch_size` values of this spec (a batch of sparse values is one sparse
+        value of one more dimension)."""
+        return type(self)(tensor_shape.TensorShape([batch_size]).concatenate(self._shape), self._dtype)
+
+    def _unbatch(self) -> Any:
+        """The spec of one row of a value of this spec (tf.data's unbatch)."""
+        return type(self)(self._shape[1:], self._dtype)
+
+
 @tf_export("TensorSpec")
-class TensorSpec(TypeSpec):
+class TensorSpec(_ShapedSpec):
     """Describes a tf.Tensor: its shape, dtype and (optionally) name."""
 
     __slots__ = ("_shape", "_dtype", "_name")
@@ -186,14 +221,6 @@ class TensorSpec(TypeSpec):
         if not isinstance(tensor, Tensor):
             raise ValueError(f"`tensor` should be a tf.Tensor, but got type {type(tensor)}.")
         return cls(tensor.shape, tensor.dtype, name or tensor.op.name)
-
-    @property
-    def shape(self) -> tensor_shape.TensorShape:
-        return self._shape
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
 
     @property
     def name(self) -> str | None:
@@ -222,23 +249,6 @@ class TensorSpec(TypeSpec):
 
     def _from_components(self, components: Any) -> Any:
         return components
-
-    def _to_legacy_output_types(self) -> dtypes.DType:
-        return self._dtype
-
-    def _to_legacy_output_shapes(self) -> tensor_shape.TensorShape:
-        return self._shape
-
-    def _to_legacy_output_classes(self) -> type:
-        return Tensor
-
-    def _batch(self, batch_size: int | None) -> TensorSpec:
-        """The spec of a batch of `batch_size` values of this spec (tf.data's batch)."""
-        return TensorSpec(tensor_shape.TensorShape([batch_size]).concatenate(self._shape), self._dtype)
-
-    def _unbatch(self) -> TensorSpec:
-        """The spec of one row of a value of this spec (tf.data's unbatch)."""
-        return TensorSpec(self._shape[1:], self._dtype)
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
@@ -269,7 +279,7 @@ class NoneTensorSpec(TypeSpec):
 
 
 @tf_export("SparseTensorSpec")
-class SparseTensorSpec(TypeSpec):
+class SparseTensorSpec(_ShapedSpec):
     """Describes a tf.SparseTensor: its dense shape and dtype."""
 
     __slots__ = ("_shape", "_dtype")
@@ -286,14 +296,6 @@ class SparseTensorSpec(TypeSpec):
             return cls(value.dense_shape, typed_ndarray(value.values, None, None, False, False)[1])
         raise TypeError(f"Expected SparseTensor or SparseTensorValue. Received: {value} of type "
                         f"{type(value).__name__}.")
-
-    @property
-    def shape(self) -> tensor_shape.TensorShape:
-        return self._shape
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
 
     @property
     def value_type(self) -> type:
@@ -317,21 +319,6 @@ class SparseTensorSpec(TypeSpec):
         result._dense_shape_default = result._dense_shape_default.merge_with(self._shape)
         return result
 
-    def _to_legacy_output_types(self) -> dtypes.DType:
-        return self._dtype
-
-    def _to_legacy_output_shapes(self) -> tensor_shape.TensorShape:
-        return self._shape
-
-    def _to_legacy_output_classes(self) -> type:
-        return SparseTensor
-
-    def _batch(self, batch_size: int | None) -> SparseTensorSpec:
-        """A batch of sparse values is one sparse value of one more dimension."""
-        return SparseTensorSpec(tensor_shape.TensorShape([batch_size]).concatenate(self._shape), self._dtype)
-
-    def _unbatch(self) -> SparseTensorSpec:
-        return SparseTensorSpec(self._shape[1:], self._dtype)
 
 
 @tf_export("IndexedSlicesSpec")
