@@ -286,7 +286,8 @@ def _flatten(values: list) -> list:
 
 def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
               output_types: list | None) -> Operation:
-    if context.building_eager_op():
+    eager = context.building_eager_op()
+    if eager:
         stray = next((t for t in inputs if t.graph is not g), None)
         if stray is not None:
             raise _out_of_scope(stray)
@@ -297,7 +298,7 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
         output_types = arg_types(op.op_def.output_args, attrs)
     node_def = NodeDef(name=name, op=op.name, attr=attrs)
     new_op = g._create_op_from_node_def(node_def, inputs, output_types, op.op_def)
-    if op.shape_fn is not None and not context.building_eager_op():  # eager: the kernel checks, as in TF
+    if op.shape_fn is not None and not eager:  # eager: the kernel checks, as in TF
         try:
             shapes = shape_inference.InferenceContext.for_operation(new_op).run(op.shape_fn)
         except ValueError:
