@@ -25,7 +25,7 @@ from tensorweave.client.config import session_config
 from tensorweave.client.partial_run import PartialRun
 from tensorweave.client.tensor_handle import TensorHandle
 from tensorweave.formats import protos
-from tensorweave.framework import dtypes, nest
+from tensorweave.framework import dtypes, function_def, nest
 from tensorweave.framework.graph import (
     Graph,
     Operation,
@@ -253,6 +253,7 @@ class BaseSession:
         self._session = new_session(target, config)
         self._closed = False
         self._extended = 0
+        self._functions_sent = 0  # of the graph's library, in the session's
         self._extend_lock = threading.Lock()
         self._feed_info: dict[Tensor, tuple] = {}
         self._partial_runs: dict[str, PartialRun] = {}
@@ -543,6 +544,10 @@ class BaseSession:
     def _extend_graph(self) -> None:
         with self._extend_lock:
             ops = self._graph._operations_since(self._extended)
+            library = self._graph._function_library()
+            if len(library) != self._functions_sent:
+                self._session.add_functions(function_def.function_bodies(library[self._functions_sent:], library))
+                self._functions_sent = len(library)
             if ops:
                 nodes = [op._node_def for op in ops]
                 if self._session.wants_output_shapes:
@@ -605,8 +610,8 @@ class BaseSession:
             name = match.group(1)
             try:
                 found = self._graph.get_operation_by_name(name)
-            except (KeyError, ValueError):
-                return f"node {name}"
+            except (KeyError, ValueError):  # a node of a function's body: TF leaves it as the runtime wrote it
+                return match.group(0)
             op = op or found
             frames = found.traceback
             where = f" (defined at {frames[-1][0]}:{frames[-1][1]}) " if frames else ""

@@ -394,12 +394,12 @@ class Operation:
             value = self._node_def.attr[name]
         except KeyError:
             raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
-        if isinstance(value, str):
+        if isinstance(value, str) and self._attr_kind(name, value) != "func":
             return value.encode()
         if isinstance(value, protos.AttrValue):  # a kind the IR keeps as the protobuf: TF's get_attr on it
             return _get_kept_attr(value)
         kind = self._attr_kind(name, value)
-        if kind in ("shape", "tensor", "list(shape)", "list(tensor)"):  # TF hands these out as protobufs
+        if kind in ("shape", "tensor", "func", "list(shape)", "list(tensor)", "list(func)"):  # TF gives protobufs
             proto = graph_io.node_attr_to_proto(self._node_def, name)
             return list(getattr(proto.list, kind[5:-1])) if kind.startswith("list(") else getattr(proto, kind)
         if isinstance(value, list):
@@ -548,6 +548,7 @@ class Graph:
         self._unfeedable_tensors: set[Tensor] = set()
         self._unfetchable_ops: set[Operation] = set()
         self._container = ""
+        self._functions: dict[str, Any] = {}  # the function library: name -> LibraryFunction (TF's)
 
     # As in TF, the name scope is per thread, while the control-dependency, device and colocation stacks
     # belong to the graph (a thread building ops sees the scopes another thread entered) until
@@ -615,6 +616,33 @@ class Graph:
     @property
     def building_function(self) -> bool:
         return self._building_function
+
+    # -- the function library ----------------------------------------------------------------------
+
+    def _add_function(self, function: Any) -> None:
+        """Add a function (anything with `name` and a FunctionDef `definition`) to the library; the same
+        definition again is a no-op, as TF's."""
+        self._check_not_finalized()
+        name = function.name
+        with self._lock:
+            known = self._functions.get(name)
+            if known is not None:
+                if known.definition != function.definition:
+                    raise ValueError(f"Cannot add function '{name}' because a different function with the same "
+                                     "name already exists.")
+                return
+            self._functions[name] = function
+
+    def _is_function(self, name: str) -> bool:
+        return name in self._functions
+
+    def _get_function(self, name: str) -> Any:
+        return self._functions.get(name)
+
+    def _function_library(self) -> list[Any]:
+        """The library's FunctionDefs, in the order they were added."""
+        with self._lock:
+            return [f.definition for f in self._functions.values()]
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator[Graph]:
@@ -1003,7 +1031,8 @@ class Graph:
             if add_shapes and op._outputs:
                 node.attr["_output_shapes"] = [t.shape for t in op._outputs]
             nodes.append(node)
-        return graph_io.graph_def_to_proto(GraphDef(node=nodes, producer=GRAPH_DEF_VERSION))
+        return graph_io.graph_def_to_proto(GraphDef(node=nodes, producer=GRAPH_DEF_VERSION,
+                                                    library=self._function_library()))
 
     # -- collections -------------------------------------------------------------------------------
 
@@ -1325,7 +1354,10 @@ def prepend_name_scope(name: str, import_scope: str | None) -> str:
 
 
 def get_graph_from_inputs(op_input_list: Any, graph: Graph | None = None) -> Graph:
-    """The graph shared by the given inputs (the default graph when none carries one)."""
+    """The graph shared by the given inputs (the default graph when none carries one); a function graph
+    being built takes them all (it captures outer tensors)."""
+    if graph is None and get_default_graph().building_function:
+        return get_default_graph()
     found = graph
     first = None
     for elem in op_input_list or ():

@@ -37,6 +37,9 @@ class NodeDef:
 class GraphDef:
     node: list[NodeDef] = field(default_factory=list)
     producer: int = 0
+    # The function library: TF's FunctionDef protobufs (framework/function_def.py reads them), which only
+    # function-call kernels instantiate, so they stay protobufs.
+    library: list[Any] = field(default_factory=list)
 
     def to_proto(self) -> Any:
         """TF's GraphDef protobuf of this graph (for event files, MetaGraphDefs, other TF tools)."""

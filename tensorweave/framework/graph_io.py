@@ -178,6 +178,8 @@ def graph_def_to_proto(graph_def: GraphDef) -> Any:
     proto = protos.GraphDef()
     proto.node.extend(node_def_to_proto(n) for n in graph_def.node)
     proto.versions.producer = graph_def.producer
+    if graph_def.library:
+        proto.library.function.extend(graph_def.library)
     return proto
 
 
@@ -298,7 +300,8 @@ def graph_def_from_proto(proto: Any) -> GraphDef:
             else:
                 attrs[key], splats[key] = splat
         nodes.append(NodeDef(n.name, n.op, list(n.input), n.device, attrs, splats))
-    return GraphDef(node=nodes, producer=proto.versions.producer)
+    library = [protos.FunctionDef.FromString(f.SerializeToString()) for f in proto.library.function]
+    return GraphDef(node=nodes, producer=proto.versions.producer, library=library)
 
 
 def add_default_attrs(graph_def: GraphDef) -> GraphDef:
@@ -315,7 +318,7 @@ def add_default_attrs(graph_def: GraphDef) -> GraphDef:
             node = dataclasses.replace(node, attr={**node.attr, **{a.name: check_attr_value(op_def, a, None)
                                                                     for a in missing}})
         nodes.append(node)
-    return GraphDef(node=nodes, producer=graph_def.producer)
+    return GraphDef(node=nodes, producer=graph_def.producer, library=graph_def.library)
 
 
 @tf_export("io.write_graph", "train.write_graph")

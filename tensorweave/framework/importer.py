@@ -18,7 +18,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.formats import protos
-from tensorweave.framework import dtypes, graph_io, op_registry, shape_inference, tensor_shape
+from tensorweave.framework import dtypes, function_def, graph_io, op_registry, shape_inference, tensor_shape
 from tensorweave.framework.graph import (
     Graph,
     Operation,
@@ -187,6 +187,10 @@ class _Importer:
                                                        shape_inference.PYTHON_GRAPH_VALUES)
             for t, shape in zip(op._outputs, context.run(shape_fn)):
                 t._shape = shape
+        if node.op in function_def.CALL_OPS and not back:
+            shapes = function_output_shapes(self.g, attrs["f"], [t.shape for t in inputs])
+            for t, shape in zip(op._outputs, shapes or ()):
+                t._shape = shape
 
     def _colocation_group(self, group: str | bytes) -> str:
         group = group.decode() if isinstance(group, bytes) else group
@@ -195,6 +199,55 @@ class _Importer:
             if target in self.names:
                 return _COLOCATION_PREFIX + self.names[target]
         return group
+
+
+def function_output_shapes(g: Graph, f: Any, input_shapes: list[tensor_shape.TensorShape]
+                           ) -> list[tensor_shape.TensorShape] | None:
+    """The output shapes of a call of library function `f` of `g` on inputs of these shapes, from the shape
+    functions of its body (TF's shape refiner infers through a call so); None when the body is not known here."""
+    function = g._get_function(f if isinstance(f, str) else f.func.name)
+    if function is None:
+        return None
+    try:
+        body = function_def.function_def_to_body(function.definition, {n: lf.definition for n, lf in
+                                                                          g._functions.items()})
+    except (ValueError, KeyError, NotImplementedError):
+        return None
+    nodes = []
+    for node in body.node:
+        if node.op == "_Arg":
+            attrs = {"dtype": node.attr["T"], "shape": input_shapes[node.attr["index"]]}
+            node = NodeDef(node.name, "Placeholder", [], "", attrs)
+        elif node.op == "_Retval":
+            node = NodeDef(node.name, "Identity", node.input, "", {"T": node.attr["T"]})
+        nodes.append(node)
+    scratch = Graph()
+    scratch._functions = dict(g._functions)
+    try:
+        with scratch.as_default():
+            importer = _Importer(scratch, nodes, "", {}, [])
+            importer.run()
+    except (ValueError, TypeError, errors.OpError):
+        return None
+    by_index = {n.attr["index"]: n.name for n in body.node if n.op == "_Retval"}
+    return [importer.created[by_index[i]].outputs[0].shape for i in sorted(by_index)]
+
+
+def inline_function_body(g: Graph, f: str, args: list[Tensor]) -> list[Tensor]:
+    """Add the body of library function `f` to `g` (the default graph's name scope) on `args`; its results.
+    A backward function recomputes its forward body so."""
+    function = g._get_function(f)
+    if function is None:
+        raise ValueError(f"Function {f} is not in the graph's library")
+    body = function_def.function_def_to_body(function.definition, {n: lf.definition for n, lf in
+                                                                      g._functions.items()})
+    mapped = {f"{n.name}:0": args[n.attr["index"]] for n in body.node if n.op == "_Arg"}
+    nodes = [n for n in body.node if n.op not in ("_Arg", "_Retval")]
+    with g.as_default(), g.control_dependencies(None):
+        importer = _Importer(g, nodes, "", mapped, [])
+        importer.run()
+    results = {n.attr["index"]: importer._source(n.input[0]) for n in body.node if n.op == "_Retval"}
+    return [results[i] for i in sorted(results)]
 
 
 def _check_input_type(node_name: str, index: int, tensor: Tensor, expected: Any) -> None:
@@ -289,6 +342,8 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
             if node not in by_name:
                 kind = "tensor" if ":" in element else "node"
                 raise ValueError(f"Requested return {kind} '{element}' not found in graph def")
+        for fdef in ir.library:  # before the nodes, which may call them; kept if the import fails, as TF's
+            g._add_function(function_def.LibraryFunction(fdef))
         start = len(g._operations)
         with g.control_dependencies(None):
             importer = _Importer(g, nodes, scope[:-1] if scope.endswith("/") else scope, mapped,

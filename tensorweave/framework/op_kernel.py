@@ -27,7 +27,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -89,7 +89,7 @@ class OpKernel:
     """One node's kernel: its registration, node, device, bound call and persistent state."""
 
     __slots__ = ("kernel_def", "node_def", "name", "type_string", "device", "xp", "call", "state",
-                 "num_outputs", "asynchronous", "expensive", "constant")
+                 "num_outputs", "asynchronous", "expensive", "constant", "function_library")
 
     def __init__(self, kernel_def: KernelDef, node_def: NodeDef, device: DeviceBase) -> None:
         self.kernel_def = kernel_def
@@ -107,6 +107,9 @@ class OpKernel:
             call = _first_output(call)  # a list output of length one is stored as its single value
         self.call: Callable = call
         self.state: Any = None
+        # what a function-call kernel instantiates its function with (runtime/function.py); set by the
+        # session that makes the kernel, None where no library is (constant folding)
+        self.function_library: FunctionLibrary | None = None
         self.reset_state()
 
     def reset_state(self) -> None:
@@ -245,6 +248,14 @@ class OpKernelContext:
         return self.kernel.state
 
     @property
+    def function_library(self) -> FunctionLibrary:
+        library = self.kernel.function_library
+        if library is None:
+            raise errors.InternalError(self.node_def, None, "No function library is available to "
+                                       f"{self.kernel.type_string}")
+        return library
+
+    @property
     def resources(self) -> ResourceMgr:
         return self.step.resource_mgr or self.kernel.device.resource_mgr
 
@@ -262,9 +273,25 @@ class OpKernelContext:
 
 
 def kernel_error(node_def: NodeDef, error: BaseException) -> errors.OpError:
-    """A kernel failure as the TF error class, naming the node for the client to interpolate."""
+    """A kernel failure as the TF error class, naming the node for the client to interpolate; the error of
+    a function's body (`nested_error`) already names the body's node, and the call is added as TF adds it."""
+    if getattr(error, "_names_its_node", False):
+        return nested_error(type(error)(error.node_def, None, f"{error.message}\n\t [[{node_def.name}]]"))
     cls, message = kernel_failure(node_def, error)
     return cls(node_def, None, f"{message}\n\t [[{{{{node {node_def.name}}}}}]]")
+
+
+def nested_error(error: errors.OpError) -> errors.OpError:
+    """Mark the error of a nested step (a function call's body): the caller's kernel_error keeps it."""
+    error._names_its_node = True
+    return error
+
+
+class FunctionLibrary(Protocol):
+    """What a function-call kernel needs of the runtime (runtime/function.py implements it)."""
+
+    def call(self, ctx: OpKernelContext, name: str, args: Sequence[Any]) -> list[Any]:
+        """Run function `name` of the library on `args` in the caller's step and device; its results."""
 
 
 def kernel_failure(node_def: NodeDef, error: BaseException) -> tuple[type[errors.OpError], str]:

@@ -36,6 +36,7 @@ from tensorweave.ops import sendrecv_ops  # noqa: F401 - registers _Send/_Recv, 
 from tensorweave.platform import tf_logging
 from tensorweave.runtime.execution_state import ExecutionState, without_outside_control_inputs
 from tensorweave.runtime.executor import CallFrame, Executor, InterOpPool, run_partitions
+from tensorweave.runtime.function import FunctionLibraryRuntime
 from tensorweave.runtime.optimize import StepOptimizations, schedule_recvs
 from tensorweave.runtime.partition import partition
 from tensorweave.runtime.place import is_generator
@@ -148,6 +149,7 @@ class DirectSession(SessionBackend):
         self._plans: dict[PlanKey, _Plan] = {}
         self._pool_plans: dict[tuple[PlanKey, int], _Plan] = {}  # plans run on a pool other than the first
         self._stateful_kernels: dict[tuple[str, str], OpKernel] = {}
+        self._functions = FunctionLibraryRuntime()
         self._node_names = itertools.count()  # of the nodes partitioning adds, unique over all plans
         self._lock = threading.Lock()
         self._closed = False
@@ -181,6 +183,9 @@ class DirectSession(SessionBackend):
         self._state.extend(nodes)
         if self._log_device_placement:
             _log_placement(self._state.placed_graph())
+
+    def add_functions(self, bodies: dict[str, GraphDef]) -> None:
+        self._functions.add_functions(bodies)
 
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:
         plan = self._plans.get(key)
@@ -277,11 +282,11 @@ class DirectSession(SessionBackend):
         """A new kernel, except for stateful nodes: one per session, shared by every plan (called under the
         lock)."""
         if not op_registry.get(node_def.op).op_def.is_stateful:
-            return op_registry.new_kernel(node_def, device)
+            return self._functions.new_kernel(node_def, device)
         key = (device.name, node_def.name)
         kernel = self._stateful_kernels.get(key)
         if kernel is None:
-            kernel = self._stateful_kernels[key] = op_registry.new_kernel(node_def, device)
+            kernel = self._stateful_kernels[key] = self._functions.new_kernel(node_def, device)
         return kernel
 
     def container_names(self) -> list[str]:

@@ -58,6 +58,11 @@ class SessionBackend(abc.ABC):
     def extend(self, nodes: list[NodeDef]) -> None:
         """Add nodes to the session's graph."""
 
+    def add_functions(self, bodies: dict[str, GraphDef]) -> None:
+        """Add functions (name -> body GraphDef with `_Arg`/`_Retval`) to the session's function library,
+        before the nodes that call them. A backend without one ignores them: its calls fail when they run."""
+        del bodies
+
     @abc.abstractmethod
     def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
             timeout_in_ms: int = 0, options: Any = None, run_metadata: Any = None) -> list[Any]:

@@ -1,0 +1,185 @@
+"""A graph's function library: TF's FunctionDefs, and their bodies as IR GraphDefs with a call frame.
+
+A FunctionDef names its tensors as TF does: an argument by its name (`a`), a node's output by the node, the
+output arg of its OpDef and the index within that arg (`mul:z:0`, `split:output:1`). `function_def_to_body`
+turns one into the GraphDef a call runs: an `_Arg` per input argument (named as the argument), the nodes
+with their inputs as flat `node:index` strings, and a `_Retval` per output (`<name>_RetVal`), as TF's
+FunctionDefToBodyHelper. `graph_to_function_def` is the inverse for a function graph built in Python.
+
+Invariant: the library keeps the FunctionDef protobufs themselves (they travel in `GraphDef.library` and
+MetaGraphDefs unchanged, also when real TF wrote them); bodies are made only where a call is instantiated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from tensorweave.formats import protos
+from tensorweave.framework import dtypes, graph_io, op_registry
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.framework.op_def import arg_types
+
+# Ops that call a function of the library through their attrs; a node whose op is a library function's
+# name calls it too (TF1's Defun calls).
+CALL_OPS = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
+
+
+class LibraryFunction:
+    """One FunctionDef of a graph's library (what TF keeps in `graph._functions`): `name`, `definition`."""
+
+    def __init__(self, definition: Any) -> None:
+        self.definition = definition
+
+    @property
+    def name(self) -> str:
+        return self.definition.signature.name
+
+    def __repr__(self) -> str:
+        return f"<LibraryFunction {self.name}>"
+
+
+def _output_offsets(node: NodeDef, library: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+    """Each output arg of the node's op: (first flat index, count)."""
+    function = library.get(node.op)
+    if function is not None:
+        return {arg.name: (i, 1) for i, arg in enumerate(function.signature.output_arg)}
+    op_def = op_registry.get(node.op).op_def
+    offsets, start = {}, 0
+    for arg in op_def.output_args:
+        count = len(arg_types([arg], node.attr))
+        offsets[arg.name] = (start, count)
+        start += count
+    return offsets
+
+
+def _flat_input(spec: str, args: set[str], offsets: Mapping[str, dict[str, tuple[int, int]]]) -> str:
+    """A FunctionDef input string as the IR's: `^n` and an argument stay, `node:arg:i` is `node:<flat>`."""
+    if spec.startswith("^") or spec in args:
+        return spec
+    parts = spec.split(":")
+    if len(parts) == 1:
+        return spec
+    if len(parts) != 3 or parts[0] not in offsets or parts[1] not in offsets[parts[0]]:
+        raise ValueError(f"Invalid input in function body: '{spec}'")
+    start, count = offsets[parts[0]][parts[1]]
+    index = int(parts[2])
+    if index >= count:
+        raise ValueError(f"Invalid input in function body: '{spec}' (out of range)")
+    flat = start + index
+    return parts[0] if flat == 0 else f"{parts[0]}:{flat}"
+
+
+def function_def_to_body(fdef: Any, library: Mapping[str, Any] | None = None) -> GraphDef:
+    """The IR GraphDef a call of `fdef` runs (`library`: name -> FunctionDef, for nodes that call one of
+    them by name, which become PartitionedCalls)."""
+    library = library or {}
+    signature = fdef.signature
+    for arg in list(signature.input_arg) + list(signature.output_arg):
+        if not arg.type:
+            raise NotImplementedError(f"Function {signature.name}: argument {arg.name} has a polymorphic type")
+    nodes = graph_io.graph_def_from_proto(protos.GraphDef(node=fdef.node_def)).node
+    nodes = [_call_by_name(n, library) if n.op in library else n for n in nodes]
+    offsets = {n.name: _output_offsets(n, library) for n in nodes}
+    args = {arg.name for arg in signature.input_arg}
+    body = [NodeDef(arg.name, "_Arg", [], "", {"T": dtypes.as_dtype(arg.type), "index": i})
+            for i, arg in enumerate(signature.input_arg)]
+    for node in nodes:
+        node.input = [_flat_input(spec, args, offsets) for spec in node.input]
+        body.append(node)
+    for i, arg in enumerate(signature.output_arg):
+        source = _flat_input(fdef.ret[arg.name], args, offsets)
+        body.append(NodeDef(f"{arg.name}_RetVal", "_Retval", [source], "",
+                            {"T": dtypes.as_dtype(arg.type), "index": i}))
+    return GraphDef(node=body)
+
+
+def function_bodies(definitions: Iterable[Any], library: Iterable[Any]) -> dict[str, GraphDef]:
+    """The bodies of the FunctionDefs that have one here (name -> GraphDef), as a session's library takes
+    them; one that does not (a polymorphic signature, an op we lack) fails where it is called."""
+    by_name = {f.signature.name: f for f in library}
+    bodies = {}
+    for fdef in definitions:
+        try:
+            bodies[fdef.signature.name] = function_def_to_body(fdef, by_name)
+        except (ValueError, KeyError, NotImplementedError):
+            continue
+    return bodies
+
+
+def _call_by_name(node: NodeDef, library: Mapping[str, Any]) -> NodeDef:
+    """A node whose op is a library function (TF1's call by name) as the PartitionedCall it means."""
+    signature = library[node.op].signature
+    attrs = {"f": node.op, "Tin": [dtypes.as_dtype(a.type) for a in signature.input_arg],
+             "Tout": [dtypes.as_dtype(a.type) for a in signature.output_arg], "config": b"",
+             "config_proto": b"", "executor_type": b""}
+    stateful = any(op.op_def.is_stateful for n in library[node.op].node_def
+                   if (op := op_registry.registered_ops().get(n.op)) is not None)
+    return NodeDef(node.name, "StatefulPartitionedCall" if stateful else "PartitionedCall", node.input,
+                   node.device, attrs)
+
+
+def normalized_name(name: str) -> str:
+    """An argument or output name from an op name, as TF's C API makes them: lower case, `_` for the rest."""
+    return re.sub(r"[^a-z0-9_]", "_", name.lower())
+
+
+def _unique(name: str, used: set[str]) -> str:
+    candidate, i = name, 0
+    while candidate in used:
+        i += 1
+        candidate = f"{name}_{i}"
+    used.add(candidate)
+    return candidate
+
+
+def graph_to_function_def(name: str, operations: Iterable[Any], inputs: Sequence[Any], outputs: Sequence[Any],
+                          control_outputs: Sequence[Any] = ()) -> Any:
+    """The FunctionDef of a function graph: `inputs` (its placeholders' tensors) are the arguments, `outputs`
+    the results, every other op a node (named as in the graph, inputs in TF's `node:arg:index` form)."""
+    fdef = protos.FunctionDef()
+    fdef.signature.name = name
+    used: set[str] = set()
+    arg_of = {}
+    for i, tensor in enumerate(inputs):
+        arg = fdef.signature.input_arg.add(name=_unique(normalized_name(tensor.op.name), used),
+                                           type=tensor.dtype.base_dtype.as_datatype_enum)
+        arg_of[tensor.op] = arg.name
+        shape = tensor.shape
+        attrs = fdef.arg_attr[i].attr
+        attrs["_output_shapes"].CopyFrom(graph_io.attr_to_proto("list(shape)", [shape]))
+        attrs["_user_specified_name"].s = tensor.op.name.encode()
+
+    def tensor_ref(tensor: Any) -> str:
+        if tensor.op in arg_of:
+            return arg_of[tensor.op]
+        return f"{tensor.op.name}:{_output_arg_of(tensor)}"
+
+    for op in operations:
+        if op in arg_of:
+            continue
+        node = graph_io.node_def_to_proto(op._node_def)
+        node.ClearField("experimental_type")
+        del node.input[:]
+        node.input.extend([tensor_ref(t) for t in op.inputs] + sorted(f"^{c.name}" for c in op.control_inputs))
+        fdef.node_def.append(node)
+    for tensor in outputs:
+        out = _unique(normalized_name(tensor.op.name), used)
+        fdef.signature.output_arg.add(name=out, type=tensor.dtype.base_dtype.as_datatype_enum)
+        fdef.ret[out] = tensor_ref(tensor)
+    for op in control_outputs:
+        fdef.signature.control_output.append(op.name)
+        fdef.control_ret[op.name] = op.name
+        fdef.attr["_construction_context"].s = b"kEagerRuntime"
+    return fdef
+
+
+def _output_arg_of(tensor: Any) -> str:
+    """`arg:index` of a tensor within its op's output args (`z:0`, `output:1`)."""
+    node = tensor.op._node_def
+    for arg_name, (start, count) in _output_offsets(node, {}).items():
+        if start <= tensor.value_index < start + count:
+            return f"{arg_name}:{tensor.value_index - start}"
+    raise ValueError(f"No output arg holds {tensor.name}")
+

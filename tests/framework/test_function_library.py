@@ -1,0 +1,96 @@
+"""The function library: FunctionDefs in GraphDefs and MetaGraphDefs, their bodies, and calls of them run.
+
+tests/fixtures/functions/calls.pbtxt was written by real TF 2.21 (`tf.compat.v1`, v2 behaviour disabled):
+`f(x) = (inner(x) * c + 1, reduce_sum(x))` with `inner` swapping columns by split and concat (a nested
+PartitionedCall), and `bad(x) = check_numerics(x) * 2` (a StatefulPartitionedCall), read by `z`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from google.protobuf import text_format
+
+import tensorweave.compat.v1 as tf
+from tensorweave.formats import protos
+from tensorweave.framework import function_def
+
+_FIXTURE = os.path.join(os.path.dirname(__file__), os.pardir, "fixtures", "functions", "calls.pbtxt")
+
+
+def _tf_graph_def() -> protos.GraphDef:
+    with open(_FIXTURE) as f:
+        return text_format.Parse(f.read(), protos.GraphDef())
+
+
+def _imported() -> tf.Graph:
+    g = tf.Graph()
+    with g.as_default():
+        tf.import_graph_def(_tf_graph_def(), name="")
+    return g
+
+
+def test_import_keeps_tf_library_and_infers_call_shapes_through_bodies():
+    g = _imported()
+    # TF 2.21 after the same import
+    assert [(t.name, t.shape.as_list() if t.shape.ndims is not None else None)
+            for op in g.get_operations() for t in op.outputs] == [
+        ("x:0", [None, 3]), ("c:0", []), ("PartitionedCall:0", [None, 3]), ("PartitionedCall:1", []),
+        ("StatefulPartitionedCall:0", [None, 3]), ("z:0", [None, 3])]
+    exported = g.as_graph_def()
+    assert list(exported.library.function) == list(_tf_graph_def().library.function)
+    assert sorted(f.signature.name for f in exported.library.function) == sorted(g._functions)
+
+
+def test_calls_run_nested_bodies_with_tf_values():
+    g = _imported()
+    with tf.Session(graph=g) as sess:
+        y, s, z = sess.run(["PartitionedCall:0", "PartitionedCall:1", "z:0"], {"x:0": [[1, 2, 3]]})
+        assert s == np.float32(6.0)
+    np.testing.assert_array_equal(y, np.array([[5., 7., 3.]], np.float32))  # TF's values
+    np.testing.assert_array_equal(z, np.array([[2., 4., 6.]], np.float32))
+
+
+def test_an_error_inside_names_the_inner_node_and_the_call_as_tf():
+    g = _imported()
+    with tf.Session(graph=g) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run("z:0", {"x:0": [[1, float("nan"), 3]]})
+    assert info.value.message == ("bad : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]\n\t "
+                                  "[[StatefulPartitionedCall]]")
+
+
+def test_meta_graph_round_trip_keeps_the_library(tmp_path):
+    g = _imported()
+    path = str(tmp_path / "m.meta")
+    with g.as_default():
+        tf.train.export_meta_graph(path)
+    with tf.Graph().as_default() as g2:
+        tf.train.import_meta_graph(path)
+        assert sorted(g2._functions) == sorted(g._functions)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run("PartitionedCall:0", {"x:0": [[1, 2, 3]]}), [[5., 7., 3.]])
+
+
+def test_body_has_a_call_frame_and_flat_inputs():
+    fdef = next(f for f in _tf_graph_def().library.function if f.signature.name.startswith("__inference_inner"))
+    body = function_def.function_def_to_body(fdef)
+    ops = {n.name: n for n in body.node}
+    assert ops["a"].op == "_Arg" and ops["a"].attr["index"] == 0
+    retval = next(n for n in body.node if n.op == "_Retval")
+    assert retval.name == "identity_RetVal" and retval.input == ["Identity"]
+    concat = next(n for n in body.node if n.op == "ConcatV2")
+    assert concat.input[:2] == ["split:1", "split"]  # split:output:1 and split:output:0, flat
+
+
+def test_adding_a_different_function_of_the_same_name_fails():
+    g = _imported()
+    fdef = protos.FunctionDef()
+    fdef.CopyFrom(next(iter(g._functions.values())).definition)
+    g._add_function(function_def.LibraryFunction(fdef))  # the same one again: no-op
+    fdef.attr["x"].b = True
+    with pytest.raises(ValueError, match="because a different function with the same name already exists"):
+        g._add_function(function_def.LibraryFunction(fdef))
+
