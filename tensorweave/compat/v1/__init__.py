@@ -79,8 +79,10 @@ from tensorweave.ops import control_flow_ops as _control_flow_ops
 from tensorweave.ops import critical_section_ops as _critical_section_ops
 from tensorweave.ops import custom_gradient as _custom_gradient
 from tensorweave.ops import data_flow_ops as _data_flow_ops
+from tensorweave.ops import def_function as _def_function
 from tensorweave.ops import elementwise_ops as _elementwise_ops
 from tensorweave.ops import fill_ops as _fill_ops
+from tensorweave.ops import functional_control_ops as _functional_control_ops
 from tensorweave.ops import functional_ops as _functional_ops
 from tensorweave.ops import gradients as _gradients
 from tensorweave.ops import image_ops as _image_ops

@@ -1,0 +1,79 @@
+"""FuncGraph: the graph a function is traced into (TF's func_graph.py), and its FunctionDef.
+
+A FuncGraph is a Graph whose `inputs` are placeholders for the function's arguments and whose `outputs` are
+its results. An op built in it that reads a tensor of an outer graph captures it, as TF does: a placeholder
+stands in for the outer tensor (named `<op>/<outer op>`, so its argument reads `mul_c`), the pair is kept in
+`captures` (outer tensor, placeholder), and a call passes the outer tensors after the arguments. A tensor of
+a graph further out is captured by each graph in between first. Functions its calls use join its library.
+
+Invariant: `inputs` lists the argument placeholders first, then one per capture, in capture order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.framework import dtypes, function_def
+from tensorweave.framework.graph import Graph, Operation, Tensor
+from tensorweave.framework.graph_def import NodeDef
+
+
+class FuncGraph(Graph):
+    """A graph being built as the body of a function."""
+
+    def __init__(self, name: str, outer_graph: Graph | None = None) -> None:
+        super().__init__()
+        self.name = name
+        self.outer_graph = outer_graph
+        self.inputs: list[Tensor] = []
+        self.outputs: list[Tensor] = []
+        self._captures: dict[Any, tuple[Tensor, Tensor]] = {}  # outer tensor's ref -> (outer, placeholder)
+        if outer_graph is not None:
+            self.seed = outer_graph.seed
+
+    @property
+    def _building_function(self) -> bool:
+        return True
+
+    @property
+    def captures(self) -> list[tuple[Tensor, Tensor]]:
+        """(outer tensor, its placeholder here), in capture order."""
+        return list(self._captures.values())
+
+    @property
+    def external_captures(self) -> list[Tensor]:
+        return [outer for outer, _ in self._captures.values()]
+
+    def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
+        """The placeholder of this graph that stands for outer `tensor` (made on its first capture)."""
+        if tensor.graph is self:
+            return tensor
+        known = self._captures.get(tensor.ref())
+        if known is not None:
+            return known[1]
+        outer = tensor
+        if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
+            tensor = self.outer_graph.capture(tensor, name)
+        with self.as_default(), self.control_dependencies(None), self.name_scope(None):
+            placeholder = self.create_op("Placeholder", [], name=name or outer.op.name,
+                                         attrs={"dtype": tensor.dtype.base_dtype, "shape": tensor.shape}).outputs[0]
+        placeholder.set_shape(tensor.shape)
+        self._captures[outer.ref()] = (outer, placeholder)
+        self.inputs.append(placeholder)
+        return placeholder
+
+    def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor],
+                                 output_types: list[dtypes.DType], op_def: Any = None,
+                                 control_inputs: list[Operation] = ()) -> Operation:
+        inputs = [t if t.graph is self else self.capture(t, f"{node_def.name}/{t.op.name}") for t in inputs]
+        control_inputs = [op for op in control_inputs if op.graph is self]
+        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
+
+    def to_function_def(self, name: str) -> Any:
+        """This graph as FunctionDef `name`: `inputs` are its arguments, `outputs` its results."""
+        return function_def.graph_to_function_def(name, self.get_operations(), self.inputs, self.outputs)
+
+    def add_library_to(self, graph: Graph) -> None:
+        """Add the functions this graph's calls use to `graph`'s library."""
+        for function in self._functions.values():
+            graph._add_function(function)

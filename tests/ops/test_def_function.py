@@ -1,0 +1,181 @@
+"""`tf.function` and `wrap_function` in graph mode: traces, call ops, captures, gradients, errors.
+
+Names, shapes and values are those real TF 2.21 gives (`tf.compat.v1`, v2 behaviour disabled) for the same
+programs; function names carry TF's uid, which differs, so only their form is checked.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tests.op_testing import check_gradient
+
+
+def _library(g: tf.Graph) -> dict:
+    return {f.signature.name: f for f in g.as_graph_def().library.function}
+
+
+def test_calls_retrace_per_signature_and_capture_outer_tensors_as_tf():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        x2 = tf.placeholder(tf.float32, [2, 3], name="x2")
+        v = tf.Variable([1.0, 2.0, 3.0], name="v")
+
+        @tf.function
+        def f(a, k=2, scale=None):
+            r = a
+            for _ in range(k):  # Python control flow on Python values runs while tracing
+                r = r * 2.0 + v
+            return {"r": r, "k": k}
+
+        o1, o2, o3, o4 = f(x), f(x, k=3), f(x2), f(x)
+        assert (o1["r"].name, o1["k"].name, o2["r"].name, o3["r"].name, o4["r"].name) == (
+            "PartitionedCall:1", "PartitionedCall:0", "PartitionedCall_1:1", "PartitionedCall_2:1",
+            "PartitionedCall_3:1")
+        assert o1["r"].shape.as_list() == [None, 3] and o3["r"].shape.as_list() == [2, 3]
+        assert o1["k"].dtype == tf.int32 and o1["k"].shape.as_list() == []
+        library = _library(g)
+        assert len(library) == 2  # (x, k=2) serves x2 and the second x; k=3 retraces
+        for name, fdef in library.items():
+            assert re.fullmatch(r"__inference_f_\d+", name)
+            assert [a.name for a in fdef.signature.input_arg] == ["a", "add_v_read"]
+            assert dict(fdef.ret) == {"identity": "Identity:output:0", "identity_1": "Identity_1:output:0"}
+        assert [(o.name, o.type, [i.name for i in o.inputs]) for o in g.get_operations() if "Call" in o.type] == [
+            (f"PartitionedCall{s}", "PartitionedCall", [i, "v/read:0"]) for s, i in [("", "x:0"), ("_1", "x:0"), ("_2", "x2:0"), ("_3", "x:0")]]
+        gx, gv = tf.gradients(o1["r"], [x, v])
+        assert (gx.name, gv.name) == ("gradients/PartitionedCall_grad/PartitionedCall:0",
+                                      "gradients/PartitionedCall_grad/PartitionedCall:1")
+        assert gx.shape.as_list() == [None, 3] and gv.shape.as_list() == [3]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            r1, r2, dx, dv = sess.run([o1["r"], o2["r"], gx, gv], {x: [[1, 2, 3]]})
+    np.testing.assert_array_equal(r1, [[7., 14., 21.]])
+    np.testing.assert_array_equal(r2, [[15., 30., 45.]])
+    np.testing.assert_array_equal(dx, [[4., 4., 4.]])
+    np.testing.assert_array_equal(dv, [3., 3., 3.])
+
+
+def test_input_signature_binding_errors_as_tf():
+    with tf.Graph().as_default():
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def h(a):
+            return tf.reduce_sum(a)
+
+        assert h(tf.constant([1., 2.])).shape.as_list() == []
+        with pytest.raises(TypeError) as info:
+            h(tf.constant([[1.]]))
+        assert str(info.value) == (
+            "Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(1, 1), dtype=tf.float32, "
+            "name=None) to TensorSpec(shape=(?,), dtype=tf.float32, name=None)`. Received args: (<tf.Tensor "
+            "'Const_1:0' shape=(1, 1) dtype=float32>,) and kwargs: {} for signature: (a: TensorSpec(shape=(?,), "
+            "dtype=tf.float32, name=None)).")
+        with pytest.raises(TypeError, match=r"Can not cast TensorSpec\(shape=\(1,\), dtype=tf.int32, name=None\)"):
+            h(tf.constant([1], tf.int32))
+
+
+def test_python_outputs_and_none():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+
+        @tf.function
+        def nothing(a):
+            return None
+
+        @tf.function
+        def pair(a):
+            return a, 3
+
+        assert nothing(x) is None
+        a, three = pair(x)
+        assert (a.name, three.name, three.dtype) == ("PartitionedCall_1:0", "PartitionedCall_1:1", tf.int32)
+        with tf.Session() as sess:
+            assert sess.run(three, {x: np.zeros([1, 3])}) == 3  # a call needs all its inputs, as TF's
+
+
+def test_stateful_body_calls_statefully_and_errors_name_the_inner_node():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+
+        @tf.function
+        def bad(a):
+            return tf.debugging.check_numerics(a, "bad") * 2.0
+
+        z = bad(x)
+        assert (z.op.type, z.name) == ("StatefulPartitionedCall", "StatefulPartitionedCall:0")
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(z, {x: [[1, 2, 3]]}), [[2., 4., 6.]])
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(z, {x: [[1, float("nan"), 3]]})
+    assert info.value.message == ("bad : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]\n\t "
+                                  "[[StatefulPartitionedCall]]")
+
+
+def test_nested_calls_and_their_gradient():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3])
+
+        @tf.function
+        def inner(a):
+            return a * a * 3.0
+
+        @tf.function
+        def outer(a):
+            return inner(a) + tf.sin(a)
+
+        y = outer(x)
+        (dx,) = tf.gradients(y, x)
+        names = list(_library(g))
+        assert sum(bool(re.fullmatch(r"__inference___backward_(inner|outer)_\d+_\d+", n)) for n in names) == 2
+        with tf.Session() as sess:
+            value, grad = sess.run([y, dx], {x: [[1., 2., 3.]]})
+    a = np.array([[1., 2., 3.]], np.float32)
+    np.testing.assert_allclose(value, 3 * a * a + np.sin(a), rtol=1e-6)
+    np.testing.assert_allclose(grad, 6 * a + np.cos(a), rtol=1e-6)
+
+
+def test_gradient_through_a_call_numerically():
+    @tf.function
+    def f(a, b):
+        return tf.matmul(tf.tanh(a), b), tf.reduce_sum(a * b)
+
+    check_gradient(lambda a, b: list(f(a, b)), [np.random.RandomState(0).randn(3, 3),
+                                                np.random.RandomState(1).randn(3, 3)])
+
+
+def test_wrap_function():
+    with tf.Graph().as_default():
+        one = tf.wrap_function(lambda: tf.constant(1.0) + 1, [])
+        double = tf.wrap_function(lambda a: a * 2, [tf.TensorSpec([2], tf.float32)])
+        r = double(tf.constant([1., 2.]))
+        assert r.shape.as_list() == [2]
+        with tf.Session() as sess:
+            assert sess.run(one()) == 2.0
+            np.testing.assert_array_equal(sess.run(r), [2., 4.])
+
+
+def test_switch_case_builds_one_stateless_case_as_tf():
+    """TF 2.21 under disable_v2_behavior: `switch_case/indexed_case` (StatelessCase) reading every branch's
+    captures, its output through `switch_case/indexed_case/Identity`, branches named after the scope."""
+    with tf.Graph().as_default() as g:
+        i = tf.placeholder(tf.int32, [], name="i")
+        x = tf.placeholder(tf.float32, [None], name="x")
+        r = tf.switch_case(i, [lambda: x * 2.0, lambda: x + 1.0, lambda: tf.reduce_sum(x) + x])
+        assert [(o.name, o.type, [t.name for t in o.inputs]) for o in g.get_operations()] == [
+            ("i", "Placeholder", []), ("x", "Placeholder", []),
+            ("switch_case/indexed_case", "StatelessCase", ["i:0", "x:0"]),
+            ("switch_case/indexed_case/Identity", "Identity", ["switch_case/indexed_case:0"])]
+        assert r.name == "switch_case/indexed_case/Identity:0" and r.shape.as_list() == [None]
+        case = r.op.inputs[0].op
+        assert [re.sub(r"_\d+$", "", b.name) for b in case.get_attr("branches")] == [
+            f"switch_case_indexed_case_branch{k}" for k in range(3)]
+        assert case.get_attr("_lower_using_switch_merge") is True
+        (dx,) = tf.gradients(r, x)
+        with tf.Session() as sess:
+            values = [sess.run(r, {i: k, x: [1., 2.]}).tolist() for k in (0, 1, 2, 7, -1)]
+            grad = sess.run(dx, {i: 2, x: [1., 2.]})
+    assert values == [[2., 4.], [2., 3.], [4., 5.], [4., 5.], [4., 5.]]  # TF's
+    np.testing.assert_array_equal(grad, [3., 3.])
