@@ -3,9 +3,9 @@
 
 Without a `default`, `tf.case` takes its last pair's function as the default, guarded by assertions that no
 other predicate holds and that its own does; `exclusive=True` adds an assertion, before any branch runs,
-that at most one predicate holds. `tf.switch_case` tests `branch_index == k` the same way (real TF emits a
-functional `Case` op there; the nested conds give the same values and gradients): an index out of range
-takes `default`, or the branch with the largest key when there is none.
+that at most one predicate holds. `tf.switch_case` builds one functional `StatelessCase` op, as TF 2.21 does
+in graph mode too (ops/cond_v2.py): an index out of range takes `default`, or the branch with the largest key
+when there is none.
 """
 
 from __future__ import annotations
@@ -17,9 +17,16 @@ from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import Operation, Tensor, control_dependencies, name_scope
-from tensorweave.ops import constant_ops, control_flow_ops, logging_ops, manipulation_ops, reduction_ops
+from tensorweave.ops import (
+    cond_v2,
+    constant_ops,
+    control_flow_ops,
+    logging_ops,
+    manipulation_ops,
+    reduction_ops,
+)
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.elementwise_ops import equal, less_equal
+from tensorweave.ops.elementwise_ops import less_equal
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 
@@ -144,5 +151,4 @@ def switch_case(branch_index: Tensor, branch_fns: Any, default: Branch | None = 
     callables keyed by position."""
     branches = _indexed_branches(branch_fns, default, branch_index)
     with name_scope(name, "switch_case", [branch_index]):
-        predicates = [equal(branch_index, key) for key in range(len(branches) - 1)]
-        return _nested_conds(predicates, branches[:-1], branches[-1])()
+        return cond_v2.indexed_case(branch_index, branches)

@@ -1,0 +1,102 @@
+"""Functional conditionals built as TF 2.21 builds them in graph mode: `indexed_case` (what `tf.switch_case`
+makes, also under `disable_v2_behavior`) is one `StatelessCase` op (`Case` when a branch is stateful) whose
+branches are functions of the library, and its gradient another Case over backward functions.
+
+Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`). Every branch takes the same inputs: the
+union of the outer tensors the branches captured, in the order they were first captured (a branch captures
+those it does not read too). The outputs of the op pass through an Identity each, as TF's, with the most
+specific shape compatible with every branch's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tensorweave.framework import dtypes, function_def, nest
+from tensorweave.framework.func_graph import FuncGraph
+from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.ops import def_function, manipulation_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.function_ops import function_name
+from tensorweave.ops.functional_control_ops import Case, StatelessCase
+
+
+def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
+    """The outer tensors any graph captured, first captures first; each graph's `inputs` become
+    placeholders for exactly these, in this order."""
+    outer: dict[Any, Tensor] = {}
+    for graph in graphs:
+        for tensor, _ in graph.captures:
+            outer.setdefault(tensor.ref(), tensor)
+    tensors = list(outer.values())
+    for graph in graphs:
+        own = [t for t in graph.inputs if all(t is not p for _, p in graph.captures)]
+        graph.inputs = own + [graph.capture(t) for t in tensors]
+    return tensors
+
+
+def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequence[str], inputs: Sequence[Tensor],
+                structure: Any, name: str) -> Any:
+    outer = get_default_graph()
+    for k, g in enumerate(graphs[1:], 1):
+        if [t.dtype for t in g.outputs] != [t.dtype for t in graphs[0].outputs]:
+            raise TypeError(f"branch0 and branch{k} arguments to indexed_case must have the same number, type, "
+                            "and overall structure of return values.")
+    for graph, fname in zip(graphs, names):
+        def_function.add_to_library(graph, fname, outer)
+    shapes = []
+    for i, t in enumerate(graphs[0].outputs):
+        shape = t.shape
+        for g in graphs[1:]:
+            shape = shape.most_specific_compatible_shape(g.outputs[i].shape)
+        shapes.append(shape)
+    stateful = any(def_function.is_stateful(g) for g in graphs)
+    op_type = Case if stateful else StatelessCase
+    outputs = op_type(branch_index, list(inputs), Tout=[t.dtype for t in graphs[0].outputs], branches=list(names),
+                      output_shapes=shapes, name=name)
+    if not outputs:
+        return structure
+    op = outputs[0].op
+    op._set_attr("_read_only_resource_inputs", [])
+    op._set_attr("_lower_using_switch_merge", True)
+    with name_scope(op.name + "/"):
+        results = []
+        for t, shape in zip(outputs, shapes):
+            t.set_shape(shape)
+            results.append(manipulation_ops.identity(t))
+    flat = iter(results)
+    return nest.map_structure(lambda x: None if x is None else next(flat), structure)
+
+
+def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], name: str = "indexed_case") -> Any:
+    """The result of branch `branch_index` (the last for an index out of range) as one Case op."""
+    if branch_index.dtype != dtypes.int32:
+        branch_index = cast(branch_index, dtypes.int32)
+    with name_scope(name) as scope:
+        prefix = function_def.normalized_name(scope.rstrip("/"))
+        names = [f"{prefix}_branch{k}_{next(def_function.uids)}" for k in range(len(branch_fns))]
+        traced = [def_function.trace(fn, fname, [], [], []) for fn, fname in zip(branch_fns, names)]
+    graphs = [t.graph for t in traced]
+    inputs = _union_inputs(graphs)
+    return _build_case(branch_index, graphs, names, inputs, traced[0].structured_outputs, scope)
+
+
+def _case_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
+    """Gradients of a Case's inputs: a Case on the same index over each branch's backward function, every one
+    returning a gradient (zeros where none flows) for each floating input."""
+    branches = [function_name(b) for b in op._node_def.attr["branches"]]
+    built = [def_function.backward_graph(op, fname, grads, zeros_for_unconnected=True) for fname in branches]
+    graphs = [graph for graph, _, _ in built]
+    flowing, returned = built[0][1], built[0][2]
+    if not returned:
+        return [None] * len(op.inputs)
+    extra = _union_inputs(graphs)
+    args = list(op.inputs)[1:] + [convert_to_tensor(grads[i]) for i in flowing] + extra
+    results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [0] * len(returned), None)
+    by_input = dict(zip(returned, results))
+    return [None] + [by_input.get(i) for i in range(len(op.inputs) - 1)]
+
+
+Case.gradient(_case_grad)
+StatelessCase.gradient(_case_grad)
