@@ -4,7 +4,8 @@ A FuncGraph is a Graph whose `inputs` are placeholders for the function's argume
 its results. An op built in it that reads a tensor of an outer graph captures it, as TF does: a placeholder
 stands in for the outer tensor (named `<op>/<outer op>`, so its argument reads `mul_c`), the pair is kept in
 `captures` (outer tensor, placeholder), and a call passes the outer tensors after the arguments. A tensor of
-a graph further out is captured by each graph in between first. Functions its calls use join its library.
+a graph further out is captured by each graph in between first. Outer ops named by `control_dependencies`
+inside are `control_captures`: the call runs after them. Functions its calls use join its library.
 
 Invariant: `inputs` lists the argument placeholders first, then one per capture, in capture order.
 """
@@ -28,6 +29,9 @@ class FuncGraph(Graph):
         self.inputs: list[Tensor] = []
         self.outputs: list[Tensor] = []
         self._captures: dict[Any, tuple[Tensor, Tensor]] = {}  # outer tensor's ref -> (outer, placeholder)
+        self._captured_from: dict[Any, Tensor] = {}  # placeholder's ref -> the outer tensor
+        self.last_stateful_op: Operation | None = None
+        self.control_captures: dict[Operation, None] = {}  # outer ops the body's control dependencies name
         if outer_graph is not None:
             self.seed = outer_graph.seed
 
@@ -53,21 +57,47 @@ class FuncGraph(Graph):
             return known[1]
         outer = tensor
         if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
-            tensor = self.outer_graph.capture(tensor, name)
+            tensor = self.outer_graph.capture(tensor)
         with self.as_default(), self.control_dependencies(None), self.name_scope(None):
             placeholder = self.create_op("Placeholder", [], name=name or outer.op.name,
                                          attrs={"dtype": tensor.dtype.base_dtype, "shape": tensor.shape}).outputs[0]
         placeholder.set_shape(tensor.shape)
         self._captures[outer.ref()] = (outer, placeholder)
+        self._captured_from[placeholder.ref()] = outer
         self.inputs.append(placeholder)
         return placeholder
+
+    def control_dependencies(self, control_inputs: Any) -> Any:
+        """As Graph's, with outer ops (or their tensors) kept as control captures: the call runs after them."""
+        if control_inputs is None:
+            return super().control_dependencies(None)
+        inner = []
+        for c in control_inputs:
+            op = c if isinstance(c, Operation) else getattr(c, "op", None)  # a tensor, a variable's update
+            if isinstance(op, Operation) and op.graph is not self:
+                self.control_captures[op] = None
+            else:
+                inner.append(c)
+        return super().control_dependencies(inner)
+
+    def captured_from(self, tensor: Tensor) -> Tensor | None:
+        """The outer tensor a capture placeholder stands for (None for any other tensor)."""
+        return self._captured_from.get(tensor.ref())
 
     def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor],
                                  output_types: list[dtypes.DType], op_def: Any = None,
                                  control_inputs: list[Operation] = ()) -> Operation:
+        """The op, its outer inputs captured; a stateful one runs after the stateful op built before it (TF's
+        automatic control dependencies keep side effects in program order, as here, more loosely)."""
         inputs = [t if t.graph is self else self.capture(t, f"{node_def.name}/{t.op.name}") for t in inputs]
         control_inputs = [op for op in control_inputs if op.graph is self]
-        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
+        stateful = op_def is not None and op_def.is_stateful and node_def.op != "Placeholder"
+        if stateful and self.last_stateful_op is not None:
+            control_inputs.append(self.last_stateful_op)
+        op = super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
+        if stateful:
+            self.last_stateful_op = op
+        return op
 
     def to_function_def(self, name: str) -> Any:
         """This graph as FunctionDef `name`: `inputs` are its arguments, `outputs` its results."""

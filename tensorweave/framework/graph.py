@@ -627,7 +627,7 @@ class Graph:
         with self._lock:
             known = self._functions.get(name)
             if known is not None:
-                if known.definition != function.definition:
+                if known is not function and known.definition != function.definition:
                     raise ValueError(f"Cannot add function '{name}' because a different function with the same "
                                      "name already exists.")
                 return

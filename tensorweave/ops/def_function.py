@@ -49,6 +49,16 @@ def add_to_library(graph: FuncGraph, name: str, outer: Graph) -> None:
     outer._add_function(function_def.LibraryFunction(graph.to_function_def(name)))
 
 
+def add_control_captures(graph: FuncGraph, op: Operation) -> None:
+    """Make `op` (a call of `graph`) run after the outer ops the body's control dependencies named (in a
+    function graph further out, it captures them in turn)."""
+    for control in graph.control_captures:
+        if control.graph is op.graph:
+            op._add_control_input(control)
+        elif isinstance(op.graph, FuncGraph):
+            op.graph.control_captures[control] = None
+
+
 def call_function_graph(graph: FuncGraph, name: str, args: Sequence[Tensor], op_name: str | None = None
                         ) -> list[Tensor]:
     """Add FunctionDef `name` of `graph` (and the functions it calls) to the default graph's library and
@@ -57,13 +67,12 @@ def call_function_graph(graph: FuncGraph, name: str, args: Sequence[Tensor], op_
     add_to_library(graph, name, outer)
     inputs = list(args) + graph.external_captures
     call = StatefulPartitionedCall if is_stateful(graph) else PartitionedCall
-    outputs = call(args=inputs, Tout=[t.dtype for t in graph.outputs], f=name, config=b"",
-                   config_proto=_CONFIG_PROTO, executor_type=b"", name=op_name)
-    op = outputs[0].op if outputs else None
-    if op is None:
-        return []
-    op._set_attr("_read_only_resource_inputs", [])
-    op._set_attr("_collective_manager_ids", [])
+    op = outer.create_op(call.name, inputs, name=op_name or call.name, attrs={
+        "f": name, "Tin": [t.dtype.base_dtype for t in inputs], "Tout": [t.dtype for t in graph.outputs], "config": b"",
+        "config_proto": _CONFIG_PROTO, "executor_type": b"", "_read_only_resource_inputs": [],
+        "_collective_manager_ids": []})
+    add_control_captures(graph, op)
+    outputs = op.outputs
     traced = [t.shape for t in graph.inputs]
     if all(t.shape == s for t, s in zip(op.inputs, traced)):
         shapes = [t.shape for t in graph.outputs]
@@ -150,7 +159,10 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
             else:
                 args.append(value)
         result = python_function(*args, **kwargs)
-        flat = [manipulation_ops.identity(convert_to_tensor(x)) for x in nest.flatten(result) if x is not None]
+        flat = [convert_to_tensor(x) for x in nest.flatten(result) if x is not None]
+        side_effects = [graph.last_stateful_op] if graph.last_stateful_op is not None else []
+        with graph.control_dependencies(side_effects):  # results come after the body's side effects
+            flat = [manipulation_ops.identity(x) for x in flat]
     graph.outputs = flat
     return ConcreteFunction(graph, name, result)
 

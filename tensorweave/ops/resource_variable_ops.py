@@ -18,6 +18,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.formats import protos
 from tensorweave.framework import context, dtypes, tensor_shape
+from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
@@ -89,10 +90,16 @@ class ResourceVar(state_ops.Var):
 
 def handle_shape(ctx: InferenceContext, index: int) -> tensor_shape.TensorShape:
     """The shape of the variable behind resource input `index`: its VarHandleOp's `shape` attr, found through
-    the Identity and control-flow ops a handle may pass (TF keeps it as the handle's shape-and-type data)."""
+    the Identity and control-flow ops a handle may pass and the captures of function graphs (TF keeps it as
+    the handle's shape-and-type data)."""
     tensor = ctx.input(index)
-    while tensor.op.type in ("Identity", "Enter", "Switch", "Merge", "Exit", "NextIteration"):
-        tensor = tensor.op.inputs[0]
+    while True:
+        if tensor.op.type in ("Identity", "Enter", "Switch", "Merge", "Exit", "NextIteration"):
+            tensor = tensor.op.inputs[0]
+        elif isinstance(tensor.graph, FuncGraph) and tensor.graph.captured_from(tensor) is not None:
+            tensor = tensor.graph.captured_from(tensor)
+        else:
+            break
     if tensor.op.type != "VarHandleOp":
         return tensor_shape.unknown_shape()
     shape = tensor.op._node_def.attr["shape"]

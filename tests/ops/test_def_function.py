@@ -179,3 +179,74 @@ def test_switch_case_builds_one_stateless_case_as_tf():
             grad = sess.run(dx, {i: 2, x: [1., 2.]})
     assert values == [[2., 4.], [2., 3.], [4., 5.], [4., 5.], [4., 5.]]  # TF's
     np.testing.assert_array_equal(grad, [3., 3.])
+
+
+def test_resource_variable_updates_run_in_program_order_as_tf():
+    with tf.Graph().as_default() as g:
+        v = tf.get_variable("v", initializer=1.0, use_resource=True)
+
+        @tf.function
+        def update(d):
+            v.assign_add(d)
+            return v.read_value() * 1.0
+
+        r = update(tf.constant(2.0))
+        assert (r.op.type, [i.name for i in r.op.inputs], r.shape.as_list()) == (
+            "StatefulPartitionedCall", ["Const:0", "v:0"], [])
+        fdef = next(iter(_library(g).values()))
+        assert [a.name for a in fdef.signature.input_arg] == ["d", "assignaddvariableop_v"]  # TF's
+        read = next(n for n in fdef.node_def if n.op == "ReadVariableOp")
+        assert "^AssignAddVariableOp" in read.input
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert [sess.run(r), sess.run(r), sess.run(v)] == [3.0, 5.0, 5.0]  # TF's
+
+
+def test_a_nested_function_captures_through_the_function_between_as_tf():
+    with tf.Graph().as_default() as g:
+        c = tf.constant(3.0, name="c")
+
+        @tf.function
+        def inner(a):
+            return a * c
+
+        @tf.function
+        def outer(a):
+            return inner(a) + c
+
+        x = tf.placeholder(tf.float32, [2])
+        y = outer(x)
+        (dx,) = tf.gradients(y, x)
+        args = {re.sub(r"_\d+$", "", name): [a.name for a in f.signature.input_arg]
+                for name, f in _library(g).items() if "backward" not in name}
+        assert args == {"__inference_inner": ["a", "mul_c"], "__inference_outer": ["a", "c"]}  # TF's
+        assert [i.name for i in y.op.inputs] == ["Placeholder:0", "c:0"]
+        with tf.Session() as sess:
+            value, grad = sess.run([y, dx], {x: [1., 2.]})
+    np.testing.assert_array_equal(value, [6., 9.])
+    np.testing.assert_array_equal(grad, [3., 3.])
+
+
+def test_outer_control_dependencies_and_calls_without_results():
+    with tf.Graph().as_default() as g:
+        v = tf.get_variable("v", initializer=1.0, use_resource=True)
+        inc = v.assign_add(1.0)
+
+        @tf.function
+        def after(a):
+            with tf.control_dependencies([inc]):
+                return a + 1.0
+
+        @tf.function
+        def update():
+            v.assign_add(10.0)
+
+        y = after(tf.constant(1.0))
+        assert y.op.control_inputs == [inc.op]  # TF's control capture
+        assert update() is None
+        call = g.get_operation_by_name("StatefulPartitionedCall")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(y) == 2.0 and sess.run(v) == 2.0
+            sess.run(call)
+            assert sess.run(v) == 12.0
