@@ -90,12 +90,10 @@ class ResourceVar(state_ops.Var):
 def handle_shape(ctx: InferenceContext, index: int) -> tensor_shape.TensorShape:
     """The shape of the variable behind resource input `index`: its VarHandleOp's `shape` attr, found through
     the Identity and control-flow ops a handle may pass (TF keeps it as the handle's shape-and-type data)."""
-    tensor = ctx.input(index)
-    while tensor.op.type in ("Identity", "Enter", "Switch", "Merge", "Exit", "NextIteration"):
-        tensor = tensor.op.inputs[0]
-    if tensor.op.type != "VarHandleOp":
+    source = control_flow_ops.variable_handle_source(ctx.input(index))
+    if source is None:
         return tensor_shape.unknown_shape()
-    shape = tensor.op._node_def.attr["shape"]
+    shape = source._node_def.attr["shape"]
     return tensor_shape.unknown_shape() if shape is None else tensor_shape.TensorShape(shape)
 
 
