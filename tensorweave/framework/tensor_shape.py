@@ -21,6 +21,8 @@ from tensorweave.formats import protos
 from tensorweave.framework import tf2
 from tensorweave.platform.tf_export import tf_export
 
+_V2 = tf2.BEHAVIOR
+
 
 @tf_export("Dimension")
 class Dimension:
@@ -253,7 +255,7 @@ class TensorShape:
                 self._dims = [_dimension_in(dims, d) for d in dims_iter]
 
     def __repr__(self) -> str:
-        if self._dims is not None and tf2.behavior("tensorshape"):
+        if self._dims is not None and _V2["tensorshape"]:
             return f"TensorShape({self.as_list()!r})"
         return f"TensorShape({self._dims!r})"
 
@@ -261,7 +263,7 @@ class TensorShape:
         dims = self._dims
         if dims is None:
             return "<unknown>"
-        if tf2.behavior("tensorshape"):
+        if _V2["tensorshape"]:
             dims = self.as_list()
         if len(dims) == 1:
             return f"({dims[0]},)"
@@ -294,7 +296,7 @@ class TensorShape:
         """The Dimensions (TF1), or their ints and Nones (TF2)."""
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
-        if tf2.behavior("tensorshape"):
+        if _V2["tensorshape"]:
             return iter(self.as_list())
         return iter(self._dims)
 
@@ -304,11 +306,11 @@ class TensorShape:
         if dims is not None:
             if isinstance(key, slice):
                 return _shape_of(dims[key])
-            if tf2.behavior("tensorshape"):
+            if _V2["tensorshape"]:
                 return dims[key]._value
             return dims[key]
         if not isinstance(key, slice):
-            return None if tf2.behavior("tensorshape") else Dimension(None)
+            return None if _V2["tensorshape"] else Dimension(None)
         if key.step is not None:
             raise ValueError("Steps are not yet handled")
         start = 0 if key.start is None else key.start

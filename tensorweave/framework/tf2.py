@@ -11,9 +11,16 @@ toggle never follows the base switch again, as in TF, where the toggles set modu
 
 from __future__ import annotations
 
+_BEHAVIORS = ("tensorshape", "resource_variables", "tensor_equality")
 _base = [False]  # tf2.enabled()
 _base_forced = [False]  # set by enable/disable_v2_behavior: disable_eager_execution() no longer moves the base
 _forced: dict[str, bool] = {}  # behaviour name -> forced value
+BEHAVIOR: dict[str, bool] = dict.fromkeys(_BEHAVIORS, False)  # resolved after every change: read on hot paths
+
+
+def _resolve() -> None:
+    for name in _BEHAVIORS:
+        BEHAVIOR[name] = _forced.get(name, _base[0])
 
 
 def enabled() -> bool:
@@ -25,6 +32,7 @@ def set_enabled(on: bool) -> None:
     """Force the base switch (what `enable_v2_behavior`/`disable_v2_behavior` do through TF's `tf2.enable()`)."""
     _base[0] = on
     _base_forced[0] = True
+    _resolve()
 
 
 def adopt_tf2_defaults() -> None:
@@ -32,16 +40,18 @@ def adopt_tf2_defaults() -> None:
     `enable_v2_behavior`/`disable_v2_behavior` already chose."""
     if not _base_forced[0]:
         _base[0] = True
+        _resolve()
 
 
 def behavior(name: str) -> bool:
     """Whether the TF2 form of one behaviour ("tensorshape", "resource_variables", "tensor_equality") is on."""
-    return _forced.get(name, _base[0])
+    return BEHAVIOR[name]
 
 
 def force(name: str, on: bool) -> None:
     """Force one behaviour, as its `tf.enable_*`/`tf.disable_*` toggle does."""
     _forced[name] = on
+    _resolve()
 
 
 def reset() -> None:
@@ -49,3 +59,4 @@ def reset() -> None:
     _base[0] = False
     _base_forced[0] = False
     _forced.clear()
+    _resolve()
