@@ -121,6 +121,8 @@ class _Bound:
 class DatasetV1:
     """Represents a potentially large set of elements."""
 
+    _tf_class_name: str | None = None  # the name TF's own class for this transformation has, where it differs
+
     def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], element_spec: Any) -> None:
         self._inputs = inputs
         self._captures = captures
@@ -145,6 +147,10 @@ class DatasetV1:
     def element_spec(self) -> Any:
         """The TypeSpecs of this dataset's elements."""
         return self._element_spec
+
+    def __repr__(self) -> str:
+        """TF's: the transformation's class and the element spec, `<_RangeDataset element_spec=...>`."""
+        return f"<{self._tf_class_name or type(self).__name__} element_spec={self._element_spec}>"
 
     def _flat_types(self) -> list[dtypes.DType]:
         """The dtypes of an element's flat components."""
@@ -253,7 +259,9 @@ class DatasetV1:
         elif output_types is None:
             raise TypeError("To specify the output signature you need to provide either the `output_signature` "
                             "argument or the `output_types` argument.")
-        return _GeneratorDataset(generator, output_types, output_shapes, args)
+        dataset = _GeneratorDataset(generator, output_types, output_shapes, args)
+        dataset._tf_class_name = "_FlatMapDataset"  # TF flat-maps a range of generator ids
+        return dataset
 
     @staticmethod
     def range(*args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> DatasetV1:
@@ -273,13 +281,18 @@ class DatasetV1:
     def map(self, map_func: Callable, num_parallel_calls: int | None = None, deterministic: Any = None,
             name: str | None = None) -> DatasetV1:
         """`map_func` (traced once into a graph function) applied to every element."""
-        return _MapDataset(self, map_func, num_parallel_calls)
+        dataset = _MapDataset(self, map_func, num_parallel_calls)
+        if num_parallel_calls is not None:
+            dataset._tf_class_name = "_ParallelMapDataset"
+        return dataset
 
     def filter(self, predicate: Callable, name: str | None = None) -> DatasetV1:
         return _FilterDataset(self, predicate)
 
     def flat_map(self, map_func: Callable, name: str | None = None) -> DatasetV1:
-        return _InterleaveDataset(self, map_func, 1, 1)
+        dataset = _InterleaveDataset(self, map_func, 1, 1)
+        dataset._tf_class_name = "_FlatMapDataset"
+        return dataset
 
     def interleave(self, map_func: Callable, cycle_length: int | None = None, block_length: int | None = None,
                    num_parallel_calls: int | None = None, deterministic: Any = None,
@@ -288,7 +301,10 @@ class DatasetV1:
         `block_length` at a time from each in turn."""
         if cycle_length is None or cycle_length == AUTOTUNE:
             cycle_length = os.cpu_count() or 1
-        return _InterleaveDataset(self, map_func, cycle_length, 1 if block_length is None else block_length)
+        dataset = _InterleaveDataset(self, map_func, cycle_length, 1 if block_length is None else block_length)
+        if num_parallel_calls is not None:
+            dataset._tf_class_name = "_ParallelInterleaveDataset"
+        return dataset
 
     def batch(self, batch_size: Any, drop_remainder: Any = False, num_parallel_calls: Any = None,
               deterministic: Any = None, name: str | None = None) -> DatasetV1:
@@ -410,6 +426,8 @@ class _TensorSliceDataset(DatasetV1):
 class _SparseSliceDataset(_TensorSliceDataset):
     """The slices of a sparse tensor typed as the three dense tensors a sparse row is made of (its run-time
     elements are the same)."""
+
+    _tf_class_name = "_SparseTensorSliceDataset"
 
     def __init__(self, sparse_tensor: SparseTensor) -> None:
         super().__init__(sparse_tensor)
@@ -998,6 +1016,7 @@ class _CountDataset(DatasetV1):
 
     def __init__(self, source: DatasetV1, kind: str, count: Any) -> None:
         self._kind = kind
+        self._tf_class_name = f"_{kind.capitalize()}Dataset"
         super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
                          source.element_spec)
 
@@ -1055,6 +1074,8 @@ def _prefetched(source: PyIterator[Element], size: int) -> PyIterator[Element]:
 
 
 class _CacheDataset(DatasetV1):
+    _tf_class_name = "CacheDataset"
+
     def __init__(self, source: DatasetV1) -> None:
         super().__init__((source,), [], source.element_spec)
 

@@ -32,11 +32,12 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.formats import protos
-from tensorweave.framework import context, dtypes, graph_io, op_registry, tensor_shape
+from tensorweave.framework import context, dtypes, graph_io, op_registry, tensor_shape, tf2
 from tensorweave.framework import device_spec as pydev
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.versions import GRAPH_DEF_VERSION
+from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -1256,24 +1257,40 @@ def init_scope() -> Iterator[None]:
 
 @tf_export("disable_eager_execution")
 def disable_eager_execution() -> None:
-    """Graph mode is the only mode, so there is nothing to disable (TF2-era TF1 programs call this)."""
+    """Graph mode is the only mode; called alone (a TF 2.x graph-mode program, which keeps TF2's other
+    behaviours) it turns on v2 TensorShape, resource variables and tensor equality, unless
+    `disable_v2_behavior`/`enable_v2_behavior` or a toggle of its own already chose."""
+    tf2.adopt_tf2_defaults()
 
 
 @tf_export("disable_v2_behavior")
 def disable_v2_behavior() -> None:
-    """TF1 behaviour is the only behaviour (TF2-era TF1 programs call this)."""
+    """TF1 behaviour throughout: Dimension shapes, reference variables, tensor equality by identity."""
+    tf2.set_enabled(False)
+    disable_v2_tensorshape()
+    disable_resource_variables()
+    disable_tensor_equality()
 
 
 def _v2_behavior_not_built(what: str) -> NotImplementedError:
-    """What the toggles towards TF2 behaviour raise: tensorweave builds TF1's, and must not pretend otherwise."""
-    return NotImplementedError(f"tf.{what}() is not supported: tensorweave runs TF1 graphs with TF1 behaviour only "
-                               "(reference variables, TF1 control flow and TensorShape, Tensor equality by "
-                               "identity, graph mode).")
+    """What the toggles towards behaviours tensorweave lacks raise: it runs graphs, and must not pretend
+    otherwise."""
+    return NotImplementedError(f"tf.{what}() is not supported: tensorweave runs graphs only (no eager "
+                               "execution, TF1 control flow).")
 
 
 @tf_export("enable_v2_behavior")
 def enable_v2_behavior() -> None:
-    raise _v2_behavior_not_built("enable_v2_behavior")
+    """TF2's behaviours that graphs have (v2 TensorShape, resource variables, tensor equality); eager
+    execution and control flow v2 are not built, so programs stay in graph mode with TF1 control flow and a
+    warning says so."""
+    tf2.set_enabled(True)
+    enable_v2_tensorshape()
+    enable_resource_variables()
+    enable_tensor_equality()
+    tf_logging.warning("tf.enable_v2_behavior(): tensorweave keeps graph mode and TF1 control flow (no eager "
+                       "execution or control flow v2); v2 TensorShape, resource variables and tensor equality "
+                       "are on.")
 
 
 @tf_export("enable_eager_execution")
@@ -1281,25 +1298,22 @@ def enable_eager_execution(config: Any = None, device_policy: Any = None, execut
     raise _v2_behavior_not_built("enable_eager_execution")
 
 
-_resource_variables = [False]  # tf.enable_resource_variables() sets it
-
-
 @tf_export("resource_variables_enabled")
 def resource_variables_enabled() -> bool:
-    """Whether `tf.Variable(...)` makes resource variables (TF1's default: ref variables)."""
-    return _resource_variables[0]
+    """Whether `tf.Variable(...)` makes resource variables (TF1's default: ref variables; TF2's: resource)."""
+    return tf2.behavior("resource_variables")
 
 
 @tf_export("disable_resource_variables")
 def disable_resource_variables() -> None:
     """Variables made from now on are ref variables."""
-    _resource_variables[0] = False
+    tf2.force("resource_variables", False)
 
 
 @tf_export("enable_resource_variables")
 def enable_resource_variables() -> None:
     """Variables made from now on are resource variables (each read a snapshot)."""
-    _resource_variables[0] = True
+    tf2.force("resource_variables", True)
 
 
 @tf_export("control_flow_v2_enabled")
@@ -1320,22 +1334,27 @@ def enable_control_flow_v2() -> None:
 
 @tf_export("disable_v2_tensorshape")
 def disable_v2_tensorshape() -> None:
-    """TensorShape already holds TF1 `Dimension` objects."""
+    """Shapes index and iterate to `Dimension`s, as in TF1."""
+    tf2.force("tensorshape", False)
 
 
 @tf_export("enable_v2_tensorshape")
 def enable_v2_tensorshape() -> None:
-    raise _v2_behavior_not_built("enable_v2_tensorshape")
+    """Shapes index and iterate to ints and None, and print unknown sizes as None, as in TF2."""
+    tf2.force("tensorshape", True)
 
 
 @tf_export("disable_tensor_equality")
 def disable_tensor_equality() -> None:
-    """Tensors already compare by identity, as in TF1."""
+    """Tensors and variables compare by identity and hash by id, as in TF1."""
+    tf2.force("tensor_equality", False)
 
 
 @tf_export("enable_tensor_equality")
 def enable_tensor_equality() -> None:
-    raise _v2_behavior_not_built("enable_tensor_equality")
+    """TF2's element-wise `==`, which TF applies only to eager tensors: graph tensors (all of tensorweave's)
+    still compare by identity and hash by id, so only the setting changes."""
+    tf2.force("tensor_equality", True)
 
 
 def strip_name_scope(name: str, export_scope: str | None) -> str:

@@ -1,4 +1,9 @@
-"""Partial shapes for static shape inference: `Dimension` and `TensorShape`, with TF1 semantics.
+"""Partial shapes for static shape inference: `Dimension` and `TensorShape`, in TF1's or TF2's form.
+
+Indexing and iterating a `TensorShape` give `Dimension`s under TF1 behaviour and plain ints or None under
+TF2's (`tf.enable_v2_tensorshape()`, or `disable_eager_execution()` alone: framework/tf2.py); `dims` is a
+list of `Dimension`s and `as_list()` a list of ints in both. Library code reads sizes through `dims`,
+`as_list()` or `dimension_value(shape[i])`, which mean the same in both forms.
 
 A `TensorShape` is unknown (`dims is None`), or a list of `Dimension`s each known (an int >= 0) or
 unknown (None). Invariant: `Dimension` values never change after construction, so known dimensions
@@ -13,7 +18,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from tensorweave.formats import protos
+from tensorweave.framework import tf2
 from tensorweave.platform.tf_export import tf_export
+
+_V2 = tf2.BEHAVIOR
 
 
 @tf_export("Dimension")
@@ -247,12 +255,16 @@ class TensorShape:
                 self._dims = [_dimension_in(dims, d) for d in dims_iter]
 
     def __repr__(self) -> str:
+        if self._dims is not None and _V2["tensorshape"]:
+            return f"TensorShape({self.as_list()!r})"
         return f"TensorShape({self._dims!r})"
 
     def __str__(self) -> str:
         dims = self._dims
         if dims is None:
             return "<unknown>"
+        if _V2["tensorshape"]:
+            dims = self.as_list()
         if len(dims) == 1:
             return f"({dims[0]},)"
         return "(" + ", ".join(str(d) for d in dims) + ")"
@@ -280,19 +292,25 @@ class TensorShape:
     def __bool__(self) -> bool:
         return self._dims is not None
 
-    def __iter__(self) -> Iterator[Dimension]:
+    def __iter__(self) -> Iterator[Any]:
+        """The Dimensions (TF1), or their ints and Nones (TF2)."""
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
+        if _V2["tensorshape"]:
+            return iter(self.as_list())
         return iter(self._dims)
 
     def __getitem__(self, key: Any) -> Any:
+        """A slice is a TensorShape; one index is a Dimension (TF1) or an int or None (TF2)."""
         dims = self._dims
         if dims is not None:
             if isinstance(key, slice):
                 return _shape_of(dims[key])
+            if _V2["tensorshape"]:
+                return dims[key]._value
             return dims[key]
         if not isinstance(key, slice):
-            return Dimension(None)
+            return None if _V2["tensorshape"] else Dimension(None)
         if key.step is not None:
             raise ValueError("Steps are not yet handled")
         start = 0 if key.start is None else key.start

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework.graph import Tensor
+from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.layers.base import InputSpec, Layer, learning_phase, static_or_cond
 from tensorweave.ops import cast_ops, constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
@@ -36,7 +37,7 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape: Any) -> None:
-        last = input_shape[-1].value if input_shape.ndims else None
+        last = dimension_value(input_shape[-1]) if input_shape.ndims else None
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              f"Full input shape received: {input_shape}")

@@ -14,7 +14,8 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.formats import protos
-from tensorweave.framework import meta_graph, nest, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, meta_graph, nest, tensor_shape, tensor_util
+from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -38,6 +39,7 @@ from tensorweave.ops import (
     elementwise_ops,
     fill_ops,
     manipulation_ops,
+    raw_ops,
     shape_ops,
     tensor_array_ops,
 )
@@ -1274,15 +1276,44 @@ def _loop_cond_grad(op: Operation, grad: Any) -> None:
     return None
 
 
+def variable_handle_source(handle: Tensor) -> Operation | None:
+    """The VarHandleOp behind a resource handle, through the Identity and control-flow ops a handle may pass
+    and the captures of function graphs (TF keeps what it says as the handle's shape-and-type data), or None
+    when the handle comes from elsewhere."""
+    while True:
+        if handle.op.type in ("Identity", "Enter", "Switch", "Merge", "Exit", "NextIteration"):
+            handle = handle.op.inputs[0]
+        elif isinstance(handle.graph, FuncGraph) and handle.graph.captured_from(handle) is not None:
+            handle = handle.graph.captured_from(handle)
+        else:
+            break
+    return handle.op if handle.op.type == "VarHandleOp" else None
+
+
+def _zeros_for_resource(handle: Tensor) -> Tensor:
+    """The zero gradient of a variable's handle: zeros of the variable's shape and dtype (TF's
+    `default_gradient.get_zeros_dtype`), which TF refuses for a handle of unknown dtype."""
+    source = variable_handle_source(handle)
+    if source is None:
+        raise ValueError(f"Internal error: Tried to take gradients (or similar) of a variable without handle data:\n"
+                         f"{handle}")
+    return fill_ops.zeros(raw_ops.VariableShape(input=handle), dtype=source.get_attr("dtype"))
+
+
 def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
     """Zeros for an output of `op` that no gradient reached (TF's ZerosLikeOutsideLoop): for a cond's Switch,
     made behind a Switch on the other branch, so they exist only when that branch runs."""
     value = op.outputs[index]
     context = op._get_control_flow_context() if op.type in ("Switch", "RefSwitch") else None
     if not isinstance(context, CondContext):
+        if value.dtype == dtypes.resource:
+            return _zeros_for_resource(value)
         return fill_ops.zeros_like(value, optimize=False)
     switched = switch(op.inputs[0], context.pred)[1 - context.branch]
     pivot = manipulation_ops.identity(switched)
+    if value.dtype == dtypes.resource:
+        with get_default_graph().control_dependencies([pivot]):
+            return _zeros_for_resource(switched)
     shape = shape_ops.Shape(switched, name="Shape")  # a Shape op even when the shape is known, as TF
     with get_default_graph().control_dependencies([pivot]):
         return fill_ops.zeros(shape, dtype=value.dtype.base_dtype)

@@ -15,6 +15,7 @@ from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
 from tensorweave.framework.indexed_slices import convert_to_tensor_or_indexed_slices
 from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
@@ -52,16 +53,16 @@ def _clip(params: Tensor, ids: Tensor, max_norm: Any) -> Tensor:
 def _div_partitions(params: list, flat_ids: Tensor) -> tuple[Tensor, Tensor]:
     """The "div" strategy: contiguous id ranges per shard, the first `extras` shards one id longer."""
     count = len(params)
-    dim_0_size = tensor_shape.Dimension(params[0].shape[0].value)
+    dim_0_size = tensor_shape.Dimension(dimension_value(params[0].shape[0]))
     for p in params[1:]:
-        dim_0_size += tensor_shape.Dimension(p.shape[0].value)
+        dim_0_size += tensor_shape.Dimension(dimension_value(p.shape[0]))
     if dim_0_size.value:
         num_total_ids = constant_ops.constant(dim_0_size.value, flat_ids.dtype)
     else:
         sizes = []
         for p in params:
-            if p.shape[0].value is not None:
-                sizes.append(p.shape[0].value)
+            if dimension_value(p.shape[0]) is not None:
+                sizes.append(dimension_value(p.shape[0]))
             else:
                 with colocate_with(p, ignore_existing=True):
                     sizes.append(shape(p)[0])

@@ -16,6 +16,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.check_ops import assert_positive
 from tensorweave.ops.elementwise_ops import abs as tf_abs
@@ -101,8 +102,8 @@ def _reshape_last(x: Tensor, dims: int, new: list) -> Tensor:
 def _kron_dense(a: Tensor, b: Tensor) -> Tensor:
     """The Kronecker product of two batches of matrices."""
     product = expand_dims(expand_dims(a, -1), -3) * expand_dims(expand_dims(b, -2), -4)
-    rows = [a.shape[-2].value, b.shape[-2].value]
-    cols = [a.shape[-1].value, b.shape[-1].value]
+    rows = [dimension_value(a.shape[-2]), dimension_value(b.shape[-2])]
+    cols = [dimension_value(a.shape[-1]), dimension_value(b.shape[-1])]
     if None in rows + cols:
         sa, sb = shape(a), shape(b)
         return _reshape_last(product, 4, [sa[-2] * sb[-2], sa[-1] * sb[-1]])
@@ -112,7 +113,7 @@ def _kron_dense(a: Tensor, b: Tensor) -> Tensor:
 def _kron_vector(a: Tensor, b: Tensor) -> Tensor:
     """The Kronecker product of two batches of vectors (the diagonal of a Kronecker product)."""
     product = expand_dims(a, -1) * expand_dims(b, -2)
-    n = [a.shape[-1].value, b.shape[-1].value]
+    n = [dimension_value(a.shape[-1]), dimension_value(b.shape[-1])]
     if None in n:
         return _reshape_last(product, 2, [shape(a)[-1] * shape(b)[-1]])
     return _reshape_last(product, 2, [n[0] * n[1]])
@@ -539,7 +540,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         self._base_operator = base_operator
         self._is_diag_update_positive = is_diag_update_positive
         if self._diag_update is None:
-            rank = self._u.shape[-1].value
+            rank = dimension_value(self._u.shape[-1])
             self._diag_operator = LinearOperatorIdentity(rank if rank is not None else shape(self._u)[-1],
                                                          dtype=dtype)
         else:
@@ -639,7 +640,7 @@ class LinearOperatorToeplitz(LinearOperator):
         return self._row
 
     def _shape(self) -> tensor_shape.TensorShape:
-        n_col, n_row = self._col.shape[-1], self._row.shape[-1]
+        n_col, n_row = self._col.shape.dims[-1], self._row.shape.dims[-1]
         if n_col.value is not None and n_row.value is not None and n_col != n_row:
             raise ValueError("Expected square matrix, got row and col with mismatched dimensions.")
         n = n_col.merge_with(n_row)

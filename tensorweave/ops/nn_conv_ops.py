@@ -301,7 +301,7 @@ def _conv2d_backprop_input_shape(ctx: InferenceContext) -> list[tensor_shape.Ten
     filter_dims, grad_dims = _dims(ctx.input_shape(1), 4), _dims(ctx.input_shape(2), 4)
     fmt, *_ = _conv_attrs(ctx, "Conv2DBackpropInput")
     _depth_matches(fmt.depth(grad_dims), filter_dims[3])
-    count = sizes[0].value
+    count = sizes.dims[0].value
     if count is not None and count not in (2, 4):
         raise ValueError(f"Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: {count}")
     given = ctx.input_as_shape(0)

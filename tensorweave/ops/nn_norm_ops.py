@@ -20,6 +20,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
@@ -78,7 +79,7 @@ def _channel_shapes(ctx: InferenceContext, x_index: int, vectors: range) -> tupl
     dims = x.as_list() if x.ndims is not None else [None] * rank
     depth = dims[channel]
     for i in vectors:
-        depth = _merge_dim(depth, with_rank(ctx.input_shape(i), 1)[0].value)
+        depth = _merge_dim(depth, with_rank(ctx.input_shape(i), 1).dims[0].value)
     dims[channel] = depth
     return dims, depth
 
@@ -260,10 +261,10 @@ def sufficient_statistics(x: Any, axes: Any, shift: Any = None, keep_dims: Any =
     with name_scope(name, "sufficient_statistics", [x, shift]):
         x = convert_to_tensor(x, name="x")
         x_shape = x.shape
-        if x_shape.ndims is not None and all(x_shape[d].value is not None for d in axes):
+        if x_shape.ndims is not None and all(dimension_value(x_shape[d]) is not None for d in axes):
             counts: Any = 1
             for d in axes:
-                counts *= x_shape[d].value
+                counts *= dimension_value(x_shape[d])
             counts = constant_ops.constant(counts, dtype=x.dtype)
         else:
             rank = shape_ops.rank(x)

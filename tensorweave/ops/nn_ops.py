@@ -294,10 +294,11 @@ def _bias_add_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         return [value]
     dims = value.as_list()
     channel = 1 if nchw else -1
-    if dims[channel] is not None and bias[0].value is not None and dims[channel] != bias[0].value:
-        raise ValueError(f"Dimensions must be equal, but are {dims[channel]} and {bias[0].value}")
+    depth = bias.dims[0].value
+    if dims[channel] is not None and depth is not None and dims[channel] != depth:
+        raise ValueError(f"Dimensions must be equal, but are {dims[channel]} and {depth}")
     if dims[channel] is None:
-        dims[channel] = bias[0].value
+        dims[channel] = depth
     return [tensor_shape.TensorShape(dims)]
 
 
@@ -511,9 +512,10 @@ def _sparse_softmax_xent_shape(ctx: InferenceContext) -> list[tensor_shape.Tenso
     features = shape_helpers.with_rank(ctx.input_shape(0), 2)
     labels = shape_helpers.with_rank(ctx.input_shape(1), 1)
     batch, classes = features.as_list()
-    if batch is not None and labels[0].value is not None and batch != labels[0].value:
-        raise ValueError(f"Dimensions must be equal, but are {batch} and {labels[0].value}")
-    batch = labels[0].value if batch is None else batch
+    labels_batch = labels.dims[0].value
+    if batch is not None and labels_batch is not None and batch != labels_batch:
+        raise ValueError(f"Dimensions must be equal, but are {batch} and {labels_batch}")
+    batch = labels_batch if batch is None else batch
     return [tensor_shape.TensorShape([batch]), tensor_shape.TensorShape([batch, classes])]
 
 

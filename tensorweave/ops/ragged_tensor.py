@@ -29,6 +29,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.framework.type_spec import TensorSpec, TypeSpec, register_type_spec_from_value_converter
 from tensorweave.ops import check_ops, control_flow_ops
@@ -414,7 +415,7 @@ class RaggedTensor:
             length = _splits_tensor(uniform_row_length, dtypes.int64, "UniformRowLength", rank=0)
             dtype = length.dtype
             nvals = _nrows(values, dtype)
-            static_length, static_nvals = constant_value(length), values.shape[0].value
+            static_length, static_nvals = constant_value(length), dimension_value(values.shape[0])
             if nrows is None:
                 static_nrows = None if static_length is None or static_nvals is None else \
                     (static_nvals // static_length if static_length else 0)
@@ -760,8 +761,8 @@ class RaggedTensorSpec(TypeSpec):
         inner = self._shape[self._ragged_rank + 1:] if self._shape.ndims is not None else None
         flat_shape = tensor_shape.TensorShape([None]).concatenate(inner) if inner is not None else None
         flat = self._flat_values_spec or TensorSpec(flat_shape, self._dtype)
-        nrows = self._shape[0] if self._shape.ndims is not None else None
-        outer = [None if nrows is None or nrows.value is None else nrows.value + 1]
+        nrows = tensor_shape.dimension_value(self._shape[0]) if self._shape.ndims else None
+        outer = [None if nrows is None else nrows + 1]
         return [flat] + [TensorSpec(outer if i == 0 else [None], self._row_splits_dtype)
                          for i in builtins.range(self._ragged_rank)]
 

@@ -18,7 +18,6 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.formats import protos
 from tensorweave.framework import context, dtypes, tensor_shape
-from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
@@ -92,17 +91,10 @@ def handle_shape(ctx: InferenceContext, index: int) -> tensor_shape.TensorShape:
     """The shape of the variable behind resource input `index`: its VarHandleOp's `shape` attr, found through
     the Identity and control-flow ops a handle may pass and the captures of function graphs (TF keeps it as
     the handle's shape-and-type data)."""
-    tensor = ctx.input(index)
-    while True:
-        if tensor.op.type in ("Identity", "Enter", "Switch", "Merge", "Exit", "NextIteration"):
-            tensor = tensor.op.inputs[0]
-        elif isinstance(tensor.graph, FuncGraph) and tensor.graph.captured_from(tensor) is not None:
-            tensor = tensor.graph.captured_from(tensor)
-        else:
-            break
-    if tensor.op.type != "VarHandleOp":
+    source = control_flow_ops.variable_handle_source(ctx.input(index))
+    if source is None:
         return tensor_shape.unknown_shape()
-    shape = tensor.op._node_def.attr["shape"]
+    shape = source._node_def.attr["shape"]
     return tensor_shape.unknown_shape() if shape is None else tensor_shape.TensorShape(shape)
 
 
@@ -299,6 +291,32 @@ def _resource_scatter_op(name: str, types: str, combine: Any) -> Op:
 
 
 ResourceScatterUpdate = _resource_scatter_op("ResourceScatterUpdate", "type", state_ops._scatter_assign)
+
+
+def _resource_scatter_nd_op(name: str, combine: Any) -> Op:
+    """ResourceScatterNdUpdate/Add/Sub/Max/Min: the ScatterNd ops' updates through a handle."""
+    op = Op(name, inputs=["ref: resource", "indices: Tindices", "updates: T"],
+            attrs=["T: type", "Tindices: {int32, int64}", "use_locking: bool = true", "bad_indices_policy: string = ''"],
+            is_stateful=True)
+
+    @op.shape
+    def _resource_scatter_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        state_ops.check_scatter_nd_shapes(handle_shape(ctx, 0), ctx.input_shape(1), ctx.input_shape(2))
+        return []
+
+    @op.kernel("CPU")
+    def _resource_scatter_nd(ctx: OpKernelContext, ref: ResourceVar, indices: Any, updates: Any, T: Any,  # noqa: N803
+                             use_locking: bool, bad_indices_policy: bytes) -> None:
+        state_ops.scatter_nd_into(ref, indices, updates, use_locking, bad_indices_policy, combine)
+
+    return op
+
+
+ResourceScatterNdUpdate = _resource_scatter_nd_op("ResourceScatterNdUpdate", state_ops._scatter_assign)
+ResourceScatterNdAdd = _resource_scatter_nd_op("ResourceScatterNdAdd", state_ops._scatter_ufunc(np.add))
+ResourceScatterNdSub = _resource_scatter_nd_op("ResourceScatterNdSub", state_ops._scatter_ufunc(np.subtract))
+ResourceScatterNdMax = _resource_scatter_nd_op("ResourceScatterNdMax", state_ops._scatter_ufunc(np.maximum))
+ResourceScatterNdMin = _resource_scatter_nd_op("ResourceScatterNdMin", state_ops._scatter_ufunc(np.minimum))
 ResourceScatterAdd = _resource_scatter_op("ResourceScatterAdd", "numbertype", state_ops._scatter_ufunc(np.add))
 ResourceScatterSub = _resource_scatter_op("ResourceScatterSub", "numbertype", state_ops._scatter_ufunc(np.subtract))
 ResourceScatterMul = _resource_scatter_op("ResourceScatterMul", "numbertype", state_ops._scatter_ufunc(np.multiply))
@@ -566,6 +584,26 @@ class ResourceVariable(variables.Variable):
                                        convert_to_tensor(sparse_delta.values, dtype=self._dtype), name=name)
         return self._lazy_read(update, True)
 
+    def _scatter_nd(self, op: Op, indices: Any, updates: Any, name: str | None) -> Any:
+        update = op(self._handle, indices, convert_to_tensor(updates, dtype=self._dtype), name=name)
+        return self._lazy_read(update, True)
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        """self[indices[i]] = updates[i] for every index tuple; the variable after the update, as TF's."""
+        return self._scatter_nd(ResourceScatterNdUpdate, indices, updates, name)
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return self._scatter_nd(ResourceScatterNdAdd, indices, updates, name)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return self._scatter_nd(ResourceScatterNdSub, indices, updates, name)
+
+    def scatter_nd_max(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return self._scatter_nd(ResourceScatterNdMax, indices, updates, name)
+
+    def scatter_nd_min(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return self._scatter_nd(ResourceScatterNdMin, indices, updates, name)
+
 
 class _UnreadVariable(ResourceVariable):
     """The variable after one of its updates (TF's _UnreadVariable): its op is the update, and its reads and
@@ -612,6 +650,10 @@ class _UnreadVariable(ResourceVariable):
     def _scatter(self, *args: Any) -> Any:
         with get_default_graph().control_dependencies([self._update]):
             return super()._scatter(*args)
+
+    def _scatter_nd(self, *args: Any) -> Any:
+        with get_default_graph().control_dependencies([self._update]):
+            return super()._scatter_nd(*args)
 
 
 _RESOURCE_SCATTER = {state_ops.ScatterAdd: ResourceScatterAdd, state_ops.ScatterSub: ResourceScatterSub,

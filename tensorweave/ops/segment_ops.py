@@ -316,8 +316,8 @@ def _sparse_segment_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
     data = with_rank_at_least(ctx.input_shape(0), 1)
     indices = with_rank(ctx.input_shape(1), 1)
     ids = with_rank(ctx.input_shape(2), 1)
-    if not indices[0].is_compatible_with(ids[0]):
-        raise ValueError(f"Dimensions must be equal, but are {indices[0].value} and {ids[0].value}")
+    if not indices.dims[0].is_compatible_with(ids.dims[0]):
+        raise ValueError(f"Dimensions must be equal, but are {indices.dims[0].value} and {ids.dims[0].value}")
     head = [None]
     if ctx.num_inputs == 4:
         with_rank(ctx.input_shape(3), 0)

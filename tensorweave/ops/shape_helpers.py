@@ -27,15 +27,19 @@ def with_rank_at_least(shape: tensor_shape.TensorShape, rank: int) -> tensor_sha
     return shape
 
 
-def with_value(dim: tensor_shape.Dimension, value: int) -> tensor_shape.Dimension:
-    """TF's WithValue: a dimension that must be `value` (an unknown one becomes it)."""
+def with_value(dim: tensor_shape.Dimension | int | None, value: int) -> tensor_shape.Dimension:
+    """TF's WithValue: a dimension that must be `value` (an unknown one becomes it); `dim` is a Dimension or
+    its int or None, as `shape[i]` gives either."""
+    dim = tensor_shape.as_dimension(dim)
     if dim.value is not None and dim.value != value:
         raise ValueError(f"Dimension must be {value} but is {dim.value}")
     return tensor_shape.Dimension(value)
 
 
-def merge_dim(a: tensor_shape.Dimension, b: tensor_shape.Dimension) -> tensor_shape.Dimension:
+def merge_dim(a: tensor_shape.Dimension | int | None, b: tensor_shape.Dimension | int | None
+              ) -> tensor_shape.Dimension:
     """TF's Merge of two dimensions: the known one of the two, which must agree where both are known."""
+    a, b = tensor_shape.as_dimension(a), tensor_shape.as_dimension(b)
     if a.value is not None and b.value is not None and a.value != b.value:
         raise ValueError(f"Dimensions must be equal, but are {a.value} and {b.value}")
     return a if a.value is not None else b

@@ -462,15 +462,21 @@ def _merged_or_explained(a: tensor_shape.TensorShape, b: tensor_shape.TensorShap
 
 
 def _scatter_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    """TF's ScatterNdUpdateShape: updates = indices.shape[:-1] + ref.shape[indices.shape[-1]:]."""
     ref, indices, updates = ctx.input_shapes
+    check_scatter_nd_shapes(ref, indices, updates)
+    return [ref]
+
+
+def check_scatter_nd_shapes(ref: tensor_shape.TensorShape, indices: tensor_shape.TensorShape,
+                            updates: tensor_shape.TensorShape) -> None:
+    """TF's ScatterNdUpdateShape: updates = indices.shape[:-1] + ref.shape[indices.shape[-1]:]."""
     for shape in (indices, updates):
         if shape.ndims is not None and shape.ndims < 1:
             raise ValueError(f"Shape must be at least rank 1 but is rank {shape.ndims}")
     if ref.num_elements() == 0 and ((indices.num_elements() or 0) > 0 or (updates.num_elements() or 0) > 0):
         raise ValueError("Indices and updates specified for empty input")
     if indices.ndims is None or updates.ndims is None or indices.dims[-1].value is None:
-        return [ref]
+        return
     outer = indices.ndims - 1
     depth = indices.dims[-1].value
     prefix_indices, prefix_updates = _subshape(indices, 0, outer), _subshape(updates, 0, outer)
@@ -484,7 +490,6 @@ def _scatter_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
             f"Dimensions [{depth},{ref.ndims}) of input[shape={tensor_shape.shape_string(ref)}] = "
             f"{tensor_shape.shape_string(suffix_ref)} must match dimensions [{outer},{updates.ndims}) of updates[shape="
             f"{tensor_shape.shape_string(updates)}] = {tensor_shape.shape_string(suffix_updates)}"))
-    return [ref]
 
 
 def _scatter_nd_rows(params_shape: tuple, indices: Any, updates: Any) -> tuple[Any, Any, int]:
@@ -530,29 +535,35 @@ def _scatter_nd_op(name: str, types: str, combine: Any, use_locking_default: str
     @op.kernel("CPU")
     def _scatter_nd(ctx: OpKernelContext, ref: Var, indices: Any, updates: Any, use_locking: bool,
                     bad_indices_policy: bytes) -> Var:
-        policy = bad_indices_policy.decode()
-        if policy not in ("", "DEFAULT", "ERROR", "IGNORE"):
-            raise errors.InvalidArgumentError(None, None, f"Unknown bad indices handling attribute: {policy}")
-        with ref.locked(use_locking):
-            ref.read()  # raises for an uninitialized variable
-            params = ref.value
-            rows, slices, depth = _scatter_nd_rows(params.shape, indices, updates)
-            if not rows.size:
-                return ref
-            out_of_range = ((rows < 0) | (rows >= np.asarray(params.shape[:depth]))).any(axis=1)
-            bad = np.flatnonzero(out_of_range)
-            if bad.size and policy == "IGNORE":
-                rows, slices = rows[~out_of_range], slices[~out_of_range]
-            elif bad.size:
-                tuples_shape = indices.shape[:-1] if indices.ndim > 1 else indices.shape
-                position = ",".join(map(str, np.unravel_index(bad[0], tuples_shape)))
-                raise errors.InvalidArgumentError(
-                    None, None, f"indices[{position}] = [{', '.join(map(str, rows[bad[0]].tolist()))}] does not "
-                    f"index into shape {tensor_shape.shape_string(params.shape)}")
-            combine(params, tuple(rows.T), slices)
+        scatter_nd_into(ref, indices, updates, use_locking, bad_indices_policy, combine)
         return ref
 
     return op
+
+
+def scatter_nd_into(ref: Var, indices: Any, updates: Any, use_locking: bool, bad_indices_policy: bytes,
+                    combine: Any) -> None:
+    """The update of the ScatterNd and ResourceScatterNd ops, after TF's checks."""
+    policy = bad_indices_policy.decode()
+    if policy not in ("", "DEFAULT", "ERROR", "IGNORE"):
+        raise errors.InvalidArgumentError(None, None, f"Unknown bad indices handling attribute: {policy}")
+    with ref.locked(use_locking):
+        ref.read()  # raises for an uninitialized variable
+        params = ref.writable()
+        rows, slices, depth = _scatter_nd_rows(params.shape, indices, updates)
+        if not rows.size:
+            return
+        out_of_range = ((rows < 0) | (rows >= np.asarray(params.shape[:depth]))).any(axis=1)
+        bad = np.flatnonzero(out_of_range)
+        if bad.size and policy == "IGNORE":
+            rows, slices = rows[~out_of_range], slices[~out_of_range]
+        elif bad.size:
+            tuples_shape = indices.shape[:-1] if indices.ndim > 1 else indices.shape
+            position = ",".join(map(str, np.unravel_index(bad[0], tuples_shape)))
+            raise errors.InvalidArgumentError(
+                None, None, f"indices[{position}] = [{', '.join(map(str, rows[bad[0]].tolist()))}] does not "
+                f"index into shape {tensor_shape.shape_string(params.shape)}")
+        combine(params, tuple(rows.T), slices)
 
 
 ScatterNdUpdate = _scatter_nd_op("ScatterNdUpdate", "type", _scatter_assign, "true")
@@ -566,18 +577,24 @@ ScatterNdMin = _scatter_nd_op("ScatterNdMin", "numbertype", _scatter_ufunc(np.mi
 def scatter_nd_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True,
                       name: str | None = None) -> Any:
     """ref[indices[i]] = updates[i] for every index tuple (the last of repeated tuples wins); returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_nd_update(indices, updates, name=name)
     return ScatterNdUpdate(ref, indices, updates, use_locking=use_locking, name=name)
 
 
 @tf_export("scatter_nd_add")
 def scatter_nd_add(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices[i]] += updates[i], accumulating repeated index tuples; returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_nd_add(indices, updates, name=name)
     return ScatterNdAdd(ref, indices, updates, use_locking=use_locking, name=name)
 
 
 @tf_export("scatter_nd_sub")
 def scatter_nd_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: str | None = None) -> Any:
     """ref[indices[i]] -= updates[i], accumulating repeated index tuples; returns the ref."""
+    if not _is_ref(ref):
+        return ref.scatter_nd_sub(indices, updates, name=name)
     return ScatterNdSub(ref, indices, updates, use_locking=use_locking, name=name)
 
 

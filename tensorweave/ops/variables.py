@@ -668,7 +668,7 @@ class PartitionedVariable:
         elif isinstance(value, PartitionedVariable):
             values = list(value)
         else:
-            sizes = [v.shape[axes[0]].value for v in self._variable_list]
+            sizes = [v.shape.dims[axes[0]].value for v in self._variable_list]
             values = manipulation_ops.split(value, sizes, axis=axes[0])
         return [assign_fn(v, values[i]) for i, v in enumerate(self._variable_list)]
 

@@ -20,6 +20,7 @@ from tensorweave.framework.graph import (
     convert_to_tensor,
     device,
     get_default_graph,
+    init_scope,
     name_scope,
 )
 from tensorweave.ops import (
@@ -115,17 +116,18 @@ class ExponentialMovingAverage:
                 raise TypeError(f"The variables must be half, float, or double: {var.name}")
             if _key(var) in self._averages:
                 continue
-            if isinstance(var, variables.Variable):
-                with device(var.device):
-                    initialized = control_flow_ops.cond(state_ops.is_variable_initialized(var), var.read_value,
-                                                        lambda var=var: var.initial_value)
-                avg = create_slot(var, initialized, self.name, colocate_with_primary=True)
-                add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
-            else:
-                is_variable_op = var.op.type in ("Variable", "VariableV2", "VarHandleOp")
-                avg = create_zeros_slot(var, self.name, colocate_with_primary=is_variable_op)
-                if self._zero_debias:
-                    zero_debias_true.add(_key(avg))
+            with init_scope():  # the averages' initializers wait on nothing `apply` is made under, as TF's
+                if isinstance(var, variables.Variable):
+                    with device(var.device):
+                        initialized = control_flow_ops.cond(state_ops.is_variable_initialized(var), var.read_value,
+                                                            lambda var=var: var.initial_value)
+                    avg = create_slot(var, initialized, self.name, colocate_with_primary=True)
+                    add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
+                else:
+                    is_variable_op = var.op.type in ("Variable", "VariableV2", "VarHandleOp")
+                    avg = create_zeros_slot(var, self.name, colocate_with_primary=is_variable_op)
+                    if self._zero_debias:
+                        zero_debias_true.add(_key(avg))
             self._averages[_key(var)] = avg
         with name_scope(self.name) as scope:
             decay = convert_to_tensor(self._decay, dtype=dtypes.float32, name="decay")

@@ -198,7 +198,12 @@ class Optimizer:
             else:
                 with get_default_graph().control_dependencies([self._finish(update_ops, "update")]):
                     with colocate_with(global_step):
-                        apply_updates = state_ops.assign_add(global_step, 1, name=name)
+                        if isinstance(global_step, resource_variable_ops.ResourceVariable):
+                            # the op itself, not a read after it, as TF does
+                            apply_updates = resource_variable_ops.AssignAddVariableOp(
+                                global_step.handle, convert_to_tensor(1, dtype=global_step.dtype), name=name)
+                        else:
+                            apply_updates = state_ops.assign_add(global_step, 1, name=name)
             if isinstance(apply_updates, Tensor):
                 apply_updates = apply_updates.op
             train_op = get_collection_ref(GraphKeys.TRAIN_OP)

@@ -406,3 +406,27 @@ def test_init_from_checkpoint_assigns_a_resource_variable(tmp_path):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(w).tolist() == [1.0, 2.0]
+
+
+def test_scatter_nd_updates_of_a_resource_variable_as_tf():
+    """tf.scatter_nd_* and the methods build ResourceScatterNd ops and give the variable after the update
+    (values recorded from TF 2.21)."""
+    v = tf.Variable(tf.zeros([4, 2]), name="v", use_resource=True)
+    u = tf.scatter_nd_update(v, [[1], [3]], [[1.0, 2.0], [3.0, 4.0]])
+    a = tf.scatter_nd_add(v, [[0, 1]], [5.0])
+    s = tf.scatter_nd_sub(v, [[2, 0]], [1.0])
+    m, n = v.scatter_nd_max([[0, 0]], [7.0]), v.scatter_nd_min([[0, 0]], [-7.0])
+    assert [t.op.type for t in (u, a, s, m, n)] == ["ResourceScatterNdUpdate", "ResourceScatterNdAdd",
+                                                    "ResourceScatterNdSub", "ResourceScatterNdMax",
+                                                    "ResourceScatterNdMin"]
+    with pytest.raises(ValueError, match=r"Dimensions \[1,2\) of input\[shape=\[4,2\]\] = \[2\] must match"):
+        tf.scatter_nd_update(v, [[1]], [[1.0, 2.0, 3.0]])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(u), [[0, 0], [1, 2], [0, 0], [3, 4]])
+        np.testing.assert_array_equal(sess.run(a), [[0, 5], [1, 2], [0, 0], [3, 4]])
+        np.testing.assert_array_equal(sess.run(s), [[0, 5], [1, 2], [-1, 0], [3, 4]])
+        np.testing.assert_array_equal(sess.run(m)[0], [7, 5])
+        np.testing.assert_array_equal(sess.run(n)[0], [-7, 5])
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = \[7\] does not index into shape"):
+            sess.run(tf.scatter_nd_update(v, [[7]], [[1.0, 1.0]]))

@@ -95,22 +95,3 @@ def test_queries_report_tf1_behaviour():
     assert tf.resource_variables_enabled() is False
     assert tf.control_flow_v2_enabled() is False
     assert tf.executing_eagerly() is False
-
-
-@pytest.mark.parametrize("toggle", [
-    "disable_v2_behavior", "disable_eager_execution", "disable_resource_variables", "disable_control_flow_v2",
-    "disable_v2_tensorshape", "disable_tensor_equality",
-])
-def test_toggles_towards_tf1_are_accepted(toggle):
-    assert getattr(tf, toggle)() is None
-    assert isinstance(tf.TensorShape([1, 2])[0], tf.Dimension)
-
-
-@pytest.mark.parametrize("toggle", [
-    "enable_v2_behavior", "enable_eager_execution", "enable_control_flow_v2",
-    "enable_v2_tensorshape", "enable_tensor_equality",
-])
-def test_toggles_towards_tf2_raise_instead_of_pretending(toggle):
-    with pytest.raises(NotImplementedError, match=rf"^tf\.{toggle}\(\) is not supported: tensorweave runs TF1 "):
-        getattr(tf, toggle)()
-    assert tf.resource_variables_enabled() is False

@@ -77,3 +77,20 @@ def test_restart_and_linear_cosine_schedules_match_tf() -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     # noise sd: lr * cosine part * sqrt(1 / (1 + step)^0.55) = 0.5 * 0.9455 * 0.683
     assert abs(np.mean(draws) - 0.402339) < 0.08 and 0.26 < np.std(draws) < 0.39
+
+
+def test_averages_made_under_control_dependencies_initialize_without_them():
+    """apply() under control_dependencies([train]) (the usual idiom): the averages' initializers wait on
+    nothing, so initializing runs no training step (TF makes them in an init_scope)."""
+    w = tf.get_variable("w", [2], initializer=tf.constant_initializer([1.0, 2.0]))
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(tf.reduce_sum(tf.square(w)), global_step=step)
+    ema = tf.train.ExponentialMovingAverage(0.9)
+    with tf.control_dependencies([train]):
+        maintain = ema.apply([w])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(step) == 0
+        sess.run(maintain)
+        np.testing.assert_allclose(sess.run([w, ema.average(w)]), [[0.0, 0.0], [0.9, 1.8]])
+        assert sess.run(step) == 1
