@@ -969,9 +969,18 @@ def _string_split(ctx: OpKernelContext, input: Any, delimiter: Any, skip_empty: 
 
 @StringSplitV2.kernel("CPU")
 def _string_split_v2(ctx: OpKernelContext, input: Any, sep: Any, maxsplit: int) -> list:  # noqa: A002
-    """Python's `str.split`: runs of whitespace when `sep` is empty, else every `sep`, at most `maxsplit` times."""
+    """Python's `str.split`: runs of whitespace when `sep` is empty, else every `sep`, at most `maxsplit` times;
+    as TF's, `maxsplit=0` keeps the string whole and whitespace splitting that reaches `maxsplit` keeps the
+    (maybe empty) rest."""
     separator = _attr_or_scalar(sep) or None
-    return _split_output(ctx, input, sep, lambda s: s.split(separator, maxsplit))
+
+    def split(s: bytes) -> list:
+        if maxsplit == 0:
+            return [s]
+        tokens = s.split(separator, maxsplit)
+        return tokens + [b""] if separator is None and builtins.len(tokens) == maxsplit else tokens
+
+    return _split_output(ctx, input, sep, split)
 
 
 @tf_export("string_split")

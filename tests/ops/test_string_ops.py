@@ -290,6 +290,20 @@ def test_string_split_and_strings_split():
         tf.string_split("abc")
 
 
+def test_strings_split_maxsplit_as_tf():
+    """TF's SplitV2, not Python's str.split: maxsplit=0 keeps the string whole, and whitespace splitting that
+    reaches maxsplit keeps the (maybe empty) rest. TF's static shape of the result is unknown."""
+    s = tf.constant(["", " a  b ", "a,b,"])
+    results = [tf.strings.split(s, maxsplit=0), tf.strings.split(s, maxsplit=1), tf.strings.split(s, maxsplit=2),
+               tf.strings.split(s, sep=",", maxsplit=2)]
+    assert [r.shape.as_list() for r in results] == [[None, None]] * 4
+    whole, once, twice, commas = _run(results)
+    _assert_sparse_value(whole, [[0, 0], [1, 0], [2, 0]], [b"", b" a  b ", b"a,b,"], [3, 1])
+    _assert_sparse_value(once, [[1, 0], [1, 1], [2, 0], [2, 1]], [b"a", b"b ", b"a,b,", b""], [3, 2])
+    _assert_sparse_value(twice, [[1, 0], [1, 1], [1, 2], [2, 0]], [b"a", b"b", b"", b"a,b,"], [3, 3])
+    _assert_sparse_value(commas, [[0, 0], [1, 0], [2, 0], [2, 1], [2, 2]], [b"", b" a  b ", b"a", b"b", b""], [3, 3])
+
+
 def test_format_and_unsorted_segment_join():
     """Values recorded from TF 2.21."""
     with tf.Graph().as_default(), tf.Session() as sess:
