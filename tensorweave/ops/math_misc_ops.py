@@ -1,7 +1,7 @@
 """Math ops of TF's math_ops and nn_ops without a family of their own: TopKV2, ApproxTopK and InTopKV2
-(`tf.nn.top_k`, `tf.math.approx_max_k`, `tf.nn.in_top_k`), LinSpace, CumulativeLogsumexp, Bincount,
-HistogramFixedWidth, and the composites polyval and histogram_fixed_width_bins (confusion_matrix is in
-metrics_ops, beside the metrics that use it).
+(`tf.nn.top_k`, `tf.math.approx_max_k`, `tf.nn.in_top_k`), LinSpace, CumulativeLogsumexp, Bincount and
+DenseBincount (`tf.math.bincount`), HistogramFixedWidth, and the composites polyval and
+histogram_fixed_width_bins (confusion_matrix is in metrics_ops, beside the metrics that use it).
 
 TopKV2 orders equal values by index, as TF's; its `sorted=False` still returns them sorted (TF leaves that
 order unspecified). ApproxTopK is exact off TPUs: TF's CPU kernel for it is TopK's, registered only for
@@ -28,7 +28,7 @@ from tensorweave.ops.elementwise_ops import Exp, Floor, Log, greater, less, maxi
 from tensorweave.ops.fill_ops import zeros_like
 from tensorweave.ops.indexing_ops import UnsortedSegmentSum
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
-from tensorweave.ops.reduction_ops import reduce_max, reduce_prod
+from tensorweave.ops.reduction_ops import reduce_max
 from tensorweave.ops.shape_helpers import unary_shape, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import reshape, shape, size
 from tensorweave.platform.tf_export import tf_export
@@ -375,23 +375,82 @@ def _bincount(ctx: OpKernelContext, arr: Any, size: Any, weights: Any) -> Any:
     return np.bincount(flat[keep], minlength=size).astype(weights.dtype)
 
 
+DenseBincount = Op("DenseBincount", inputs=["input: Tidx", "size: Tidx", "weights: T"], outputs=["output: T"],
+                   attrs=["Tidx: {int32, int64}", "T: {int32, int64, float32, float64}", "binary_output: bool = false"])
+NotDifferentiable("DenseBincount")
+
+
+@DenseBincount.shape
+def _dense_bincount_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """[size] for a scalar or vector input, [rows, size] for a matrix; an unknown size leaves the input's
+    rank of unknown dims, as TF's."""
+    input_shape = ctx.input_shape(0)
+    if input_shape.ndims is not None and input_shape.ndims > 2:
+        raise ValueError(f"Shape must be at most rank 2 but is rank {input_shape.ndims}")
+    with_rank(ctx.input_shape(1), 0)
+    size_value = ctx.input_value(1)
+    if size_value is None:
+        return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
+    size_value = int(size_value)
+    if size_value < 0:
+        raise ValueError(f"size ({size_value}) must be non-negative")
+    if input_shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    rows = input_shape.dims[:1] if input_shape.ndims == 2 else []
+    return [tensor_shape.TensorShape([*rows, size_value])]
+
+
+@DenseBincount.kernel("CPU")
+def _dense_bincount(ctx: OpKernelContext, input: Any, size: Any, weights: Any,  # noqa: A002
+                    binary_output: bool) -> Any:
+    """Per row of a matrix input (else over the whole vector): counts, weight sums or (binary_output) 1s of
+    each value below `size`; larger values are dropped."""
+    size = int(size)
+    if size < 0:
+        raise invalid_argument(ctx, f"size ({size}) must be non-negative")
+    matrix = input.ndim == 2
+    if input.size and input.min() < 0:
+        raise invalid_argument(ctx, f"Input 'in' must be non-negative! Negative input value found: {input.min()}"
+                               if matrix else "Input arr must be non-negative!")
+    if weights.size and weights.shape != input.shape:
+        raise invalid_argument(ctx, "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which "
+                               "case it acts as all weights equal to 1. Received "
+                               f"{tensor_shape.shape_string(weights.shape)}")
+    rows = input.shape[0] if matrix else 1
+    flat = input.reshape(-1).astype(np.int64)
+    keep = flat < size
+    bins = flat[keep] + (np.repeat(np.arange(rows), flat.size // max(rows, 1))[keep] * size if matrix else 0)
+    if binary_output or not weights.size:
+        counts = np.bincount(bins, minlength=rows * size)
+        counts = np.minimum(counts, 1) if binary_output else counts
+    else:
+        counts = np.bincount(bins, weights.reshape(-1)[keep], minlength=rows * size)
+    return counts.astype(weights.dtype).reshape((rows, size) if matrix else (size,))
+
+
 @tf_export("math.bincount", "bincount")
 def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
              dtype: Any = dtypes.int32) -> Tensor:
-    """How often each value occurs in the non-negative int32 `arr` (or the sum of its `weights`), over
-    max(arr) + 1 bins bounded by `minlength` and `maxlength`."""
-    with name_scope(None, "bincount", [arr, weights, minlength, maxlength]):
-        arr = convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
-        nonempty = cast(greater(reduce_prod(shape(arr)), 0), dtypes.int32)
-        output_size = nonempty * (reduce_max(arr) + 1)
-        if minlength is not None:
-            output_size = maximum(convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32), output_size)
-        if maxlength is not None:
-            output_size = minimum(convert_to_tensor(maxlength, name="maxlength", dtype=dtypes.int32), output_size)
+    """How often each value occurs in `arr` (cast to int32 unless it is an integer tensor; or the sum of its
+    `weights`), over max(arr) + 1 bins bounded by `minlength` and `maxlength`: TF 2's DenseBincount of
+    the flattened input."""
+    with name_scope(None, "bincount"):
+        arr = convert_to_tensor(arr, name="arr")
         if weights is not None:
             weights = convert_to_tensor(weights, name="weights")
-            return Bincount(arr, output_size, weights)
-        return Bincount(arr, output_size, constant([], dtype=dtype))
+        if not arr.dtype.is_integer:
+            arr = cast(arr, dtypes.int32)
+        output_size = cast(greater(size(arr), 0), arr.dtype) * (reduce_max(arr) + 1)
+        if minlength is not None:
+            output_size = maximum(convert_to_tensor(minlength, name="minlength", dtype=arr.dtype), output_size)
+        if maxlength is not None:
+            output_size = minimum(convert_to_tensor(maxlength, name="maxlength", dtype=arr.dtype), output_size)
+        if weights is not None:
+            weights = reshape(weights, [-1])
+        arr = reshape(arr, [-1])
+        if weights is None:
+            weights = constant([], dtype=dtype)
+        return DenseBincount(arr, output_size, weights)
 
 
 HistogramFixedWidth = Op("HistogramFixedWidth", inputs=["values: T", "value_range: T", "nbins: int32"],

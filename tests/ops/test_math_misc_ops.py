@@ -76,6 +76,38 @@ def test_bincount_histograms_confusion_matrix():
             sess.run(tf.histogram_fixed_width(values, [5.0, 0.0], 5))
 
 
+def test_bincount_is_tf2s_dense_bincount():
+    """TF 2.21's bincount: a float input is cast to int32, the flattened input goes to DenseBincount, and
+    the static shape and runtime errors are that op's."""
+    with tf.Graph().as_default():
+        counts = tf.math.bincount(tf.constant([[1, 1], [3, 5]]), minlength=7)
+        assert (counts.name, counts.shape.as_list()) == ("bincount/DenseBincount:0", [7])
+        floats = tf.bincount(tf.constant([0.5, 1.5, 2.0]))
+        assert tf.bincount(tf.placeholder(tf.int32, [None])).shape.as_list() == [None]
+        size = tf.placeholder(tf.int32)
+        raw = tf.raw_ops.DenseBincount
+        assert raw(input=tf.placeholder(tf.int32, [None, 4]), size=size, weights=[]).shape.as_list() == [None, None]
+        assert raw(input=tf.placeholder(tf.int32, [3, 4]), size=5, weights=[]).shape.as_list() == [3, 5]
+        assert raw(input=3, size=3, weights=[]).shape.as_list() == [3]
+        rows = raw(input=[[1, 1], [2, 0]], size=3, weights=[[2.0, 3.0], [1.0, 4.0]])
+        binary = raw(input=[1, 1, 5], size=3, weights=[2.0, 3.0, 1.0], binary_output=True)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(counts), [0, 2, 0, 1, 0, 1, 0])
+            np.testing.assert_array_equal(sess.run(floats), [1, 1, 1])
+            np.testing.assert_array_equal(sess.run(rows), [[0, 5, 0], [4, 0, 1]])
+            np.testing.assert_array_equal(sess.run(binary), [0, 1, 0])
+            for t, message in [
+                (raw(input=[[1, 1], [2, -1]], size=3, weights=[]),
+                 "Input 'in' must be non-negative! Negative input value found: -1"),
+                (tf.bincount(tf.constant([1, 2]), weights=tf.constant([1.0])),
+                 "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case it acts as all "
+                 "weights equal to 1. Received [1]"),
+                (raw(input=[1], size=size, weights=[]), "size (-2) must be non-negative")]:
+                with pytest.raises(tf.errors.InvalidArgumentError) as err:
+                    sess.run(t, {size: -2})
+                assert err.value.message.startswith(message)
+
+
 def test_ops_of_several_outputs_give_tfs_namedtuples():
     # TF's generated wrappers return a namedtuple named after the op with its output args' names, and
     # Session.run fills the same namedtuple with values (recorded from TF 2.21)
