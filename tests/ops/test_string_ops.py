@@ -67,6 +67,23 @@ def test_regexes():
     assert info.value.op.name == "m"
 
 
+@pytest.mark.parametrize("pattern, error", [  # RE2's messages, as TF 2.21 reports them
+    ("(", "missing ): ("), ("a(b", "missing ): a(b"), ("a)b)", "unexpected ): a)b)"), ("[a-", "missing ]: [a-"),
+    ("*a", "no argument for repetition operator: *"), ("a|*", "no argument for repetition operator: *"),
+    ("a**", "bad repetition operator: **"), ("a*?+", "bad repetition operator: *?+"),
+    ("a{3}{2}", "bad repetition operator: {3}{2}"), ("a{2,1}b", "invalid repetition size: {2,1}"),
+    ("a{1001}", "invalid repetition size: {1001}"), ("ab\\", "trailing \\"),
+    ("[z-a]x", "invalid character class range: z-a"), ("\\p{Foo}", "invalid character class range: \\p{Foo}"),
+    ("\\8", "invalid escape sequence: \\8"), ("(a)\\1", "invalid escape sequence: \\1"),
+    ("\\Z", "invalid escape sequence: \\Z"), ("(?<=a)b", "invalid perl operator: (?<"),
+    ("(?!a)", "invalid perl operator: (?!"), ("(?i", "invalid perl operator: (?i"),
+])
+def test_regex_errors_are_re2s(pattern, error):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.strings.regex_full_match(["a"], pattern))
+    assert info.value.message.split("\n")[0] == f"Invalid pattern: {pattern}, error: {error}"
+
+
 def test_strip_and_case():
     values = _run([tf.strings.strip([b"  a b \t\n", b"\x0bx\x0c", b""]),
                    tf.strings.lower([b"HeLLo \xc3\x89T\xc3\x89"]), tf.strings.upper([b"HeLLo \xc3\xa9t\xc3\xa9"]),
