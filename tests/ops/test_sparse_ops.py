@@ -78,6 +78,10 @@ def test_sparse_placeholder_names_shapes_and_feeds():
             fetched = sess.run(sp, {sp: ([[0, 0]], [7.0], [1, 3])})  # a plain triple feeds too
             assert isinstance(fetched, tf.SparseTensorValue) and fetched.values.tolist() == [7.0]
             assert sess.run(unnamed.values, {unnamed: ([[0]], [4], [2])}).tolist() == [4]
+            # TF zips a fed value's items with the three tensors: a dense array's rows go to indices and values
+            with pytest.raises(ValueError, match=r"^Cannot feed value of shape \(2,\) for Tensor sp/indices:0, which "
+                                                 r"has shape \(\?, 2\)$"):
+                sess.run(sp, {sp: np.ones([2, 2])})
 
 
 # -- SparseToDense, to_dense -----------------------------------------------------------------------------
