@@ -34,6 +34,24 @@ def test_in_top_k():
     assert tf.nn.in_top_k([[1.]], [0], 1).name == "in_top_k/InTopKV2:0"
 
 
+def test_linspace_is_tf2s_composition():
+    """TF 2.21's linspace_nd: named linspace/Slice, integer ends give float64, vector ends and `axis` work,
+    the values are start + delta * i (TF's float32 rounding), and it is differentiable."""
+    with tf.Graph().as_default():
+        t = tf.lin_space(tf.constant(1.), tf.constant(0.), 3)
+        assert (t.name, t.shape.as_list()) == ("linspace/Slice:0", [3])
+        assert tf.linspace([0., 1.], [1., 3.], 3, axis=-1).shape.as_list() == [2, 3]
+        x = tf.constant([0.3, 2.0])
+        grad = tf.gradients(tf.reduce_sum(tf.linspace(x[0], x[1], 4) * [1., 2., 3., 4.]), x)[0]
+        with tf.Session() as sess:
+            assert sess.run(tf.linspace(0, 1, 3)).tolist() == [0.0, 0.5, 1.0]
+            assert sess.run(tf.linspace(0., [1., 2.], 3, axis=1)).tolist() == [[0.0, 0.5, 1.0], [0.0, 1.0, 2.0]]
+            assert sess.run(tf.lin_space(-1.3, 2.9, 11)).tolist()[3:5] == [-0.039999961853027344, 0.3799999952316284]
+            np.testing.assert_allclose(sess.run(grad), [10 / 3, 20 / 3], rtol=1e-6)
+        with pytest.raises(TypeError, match="^Argument `tensor` \\(name: num\\) must be of type integer"):
+            tf.linspace(0., 1., 2.5)
+
+
 def test_linspace_and_cumulative_logsumexp():
     check_op(lambda: [tf.linspace(0., 1., 5), tf.lin_space(np.float64(-1), 3., 4)], [],
              [np.array([0, 0.25, 0.5, 0.75, 1], np.float32), np.array([-1.0, 0.33333333333333326, 1.6666666666666665, 3.0])])
