@@ -699,16 +699,13 @@ def _flatten_feed_dict(feed_dict: Any) -> list[tuple[Any, Any]]:
 
 
 def _expand_composite_feeds(keys: list[Any], values: list[Any]) -> tuple[list[Any], list[Any]]:
-    """Each SparseTensor key replaced by its three tensors, fed from the three parts of its value, and each
-    RaggedTensor key by its flat values and row splits, fed from a RaggedTensorValue."""
+    """Each SparseTensor key replaced by its three tensors, fed from the (first) three parts of its value, and
+    each RaggedTensor key by its flat values and row splits, fed from a RaggedTensorValue."""
     flat_keys, flat_values = [], []
     for key, value in zip(keys, values):
         if isinstance(key, SparseTensor):
-            parts = list(value)
-            if len(parts) != 3:
-                raise ValueError(f"Cannot feed value {value} for SparseTensor {key}: expected a SparseTensorValue or "
-                                 "an (indices, values, dense_shape) triple")
-            flat_keys += [key.indices, key.values, key.dense_shape]
+            parts = list(value)[:3]  # TF zips the value's items with the three tensors, so a dense array feeds
+            flat_keys += [key.indices, key.values, key.dense_shape][:len(parts)]  # its rows to them
             flat_values += parts
         elif isinstance(key, RaggedTensor):
             if not isinstance(value, RaggedTensorValue) or value.ragged_rank != key.ragged_rank:

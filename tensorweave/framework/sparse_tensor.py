@@ -47,7 +47,7 @@ class SparseTensor:
             indices = convert_to_tensor(indices, name="indices", dtype=dtypes.int64)
             values = convert_to_tensor(values, name="values")
             dense_shape = convert_to_tensor(dense_shape, name="dense_shape", dtype=dtypes.int64)
-            self._dense_shape_default = tensor_util.constant_value_as_shape(dense_shape)
+            self._dense_shape_default = tensor_util.static_value_as_shape(dense_shape)
         self._indices, self._values, self._dense_shape = indices, values, dense_shape
         indices_shape = indices.shape.with_rank(2)
         values_shape = values.shape.with_rank(1)

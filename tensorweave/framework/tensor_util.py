@@ -118,6 +118,26 @@ def get_static_value(tensor: Any, partial: bool = False) -> Any:
     return value
 
 
+class _PythonSideValues(shape_inference.StaticValues):
+    """Shape vectors read as TF's Python `constant_value_as_shape` reads them: its partial-shape cases
+    (Shape, Pack, ConcatV2, StridedSlice, Cast) over `get_static_value`'s values, no kernels run."""
+
+    def value(self, tensor: Tensor) -> np.ndarray | None:
+        return get_static_value(tensor)
+
+
+_PYTHON_SIDE_VALUES = _PythonSideValues({}, {})
+
+
+def static_value_as_shape(tensor: Tensor) -> tensor_shape.TensorShape:
+    """TF's Python `tensor_util.constant_value_as_shape`, for the Python-side objects TF shapes with it (a
+    SparseTensor's static shape): weaker than `constant_value_as_shape`, so a dense shape a kernel computes
+    (SparseSlice's, StringSplit's) stays unknown as in TF."""
+    if tensor._is_eager:
+        return constant_value_as_shape(tensor)
+    return _PYTHON_SIDE_VALUES.as_shape(tensor)
+
+
 def _static_values(tensors: tuple[Tensor, ...]) -> list | None:
     """Each tensor's static value in order, stopping at the first unknown one."""
     values = []

@@ -73,6 +73,10 @@ class _Words:
             count -= accepted
         return np.concatenate(out).astype(np.int64)
 
+    def floats(self, words: np.ndarray) -> np.ndarray:
+        """RandFloat of each word: its 23 low bits as the mantissa of a float in [1, 2), less 1."""
+        return ((words.astype(np.uint32) & np.uint32(0x7FFFFF)) | np.uint32(127 << 23)).view(np.float32) - 1
+
     def doubles(self, count: int) -> np.ndarray:
         """`count` of RandDouble: 20 high mantissa bits from the first word of a pair, 32 from the second."""
         words = self.take(2 * count).astype(np.uint64)
@@ -153,14 +157,49 @@ class _FixedUnigramSampler:
             raise ValueError(f"range is {self.range} must be equal to weights size  {weights.size}")
         self._weights = weights
         self._total = np.cumsum(weights)[-1] if weights.size else np.float32(0)
-        self._cdf = np.cumsum(weights.astype(np.float64))
+        self._keep, self._alias = _alias_table(weights)
 
     def sample(self, words: _Words, count: int) -> np.ndarray:
-        picks = np.searchsorted(self._cdf, words.doubles(count) * self._cdf[-1], side="right")
-        return np.minimum(picks, self.range - 1).astype(np.int64)
+        """TF's DistributionSampler: per draw a RandFloat `r` and a bucket Uniform(n); the bucket when `r` is
+        below its share, else its alias. A rejected Uniform word is redrawn before the next sample's `r`."""
+        n = self.range
+        reject_below = np.uint32((2**32 - 1) % n + 1) if n & (n - 1) else np.uint32(0)
+        out = []
+        while count:
+            taken = words.take(2 * count)
+            r, u = words.floats(taken[0::2]), taken[1::2]
+            rejected = np.flatnonzero(u < reject_below)
+            accepted = rejected[0] if rejected.size else count
+            r, buckets = r[:accepted], (u[:accepted] % np.uint32(n)).astype(np.int64)
+            if rejected.size:
+                words.rewind(2 * (count - accepted - 1))
+                r = np.append(r, words.floats(taken[2 * accepted:2 * accepted + 1]))
+                buckets = np.append(buckets, words.exact_uniform(1, n, 1))
+                accepted += 1
+            out.append(np.where(r < self._keep[buckets], buckets, self._alias[buckets]))
+            count -= accepted
+        return np.concatenate(out).astype(np.int64)
 
     def probability(self, values: np.ndarray) -> np.ndarray:
         return self._weights[values] / self._total
+
+
+def _alias_table(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walker's alias table as TF's DistributionSampler builds it (float32 shares, pairing the last small
+    bucket with the last large one, leftovers their own alias). The pairing is sequential: it runs once,
+    when the sampler is built."""
+    n = weights.size
+    share = (weights * np.float32(n)).astype(np.float64) / weights.astype(np.float64).sum()
+    alias = np.full(n, -1, np.int64)
+    low, high = list(np.flatnonzero(share < 1.0)), list(np.flatnonzero(share >= 1.0))
+    while low and high:
+        small, large = low.pop(), high.pop()
+        alias[small] = large
+        share[large] -= 1.0 - share[small]
+        (low if share[large] < 1.0 else high).append(large)
+    leftover = np.array(high + low, np.int64)
+    share[leftover], alias[leftover] = 1.0, leftover
+    return share.astype(np.float32), alias
 
 
 class _AllSampler:

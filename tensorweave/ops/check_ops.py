@@ -232,7 +232,7 @@ def assert_scalar(tensor: Any, name: str | None = None, message: str | None = No
 def _static_string(value: Any) -> str:
     """A data item as TF's static failure prints it: a tensor's constant value, else the item itself."""
     if isinstance(value, Tensor):
-        constant = tensor_util.constant_value(value)
+        constant = tensor_util.get_static_value(value)
         return str(value if constant is None else constant)
     return str(value)
 
@@ -297,7 +297,7 @@ def _binary_assert(sym: str, opname: str, op_func: Callable, static_func: Callab
         if message is not None:
             data = [message] + list(data)
         condition = reduction_ops.reduce_all(op_func(x, y))
-        x_static, y_static = tensor_util.constant_value(x), tensor_util.constant_value(y)
+        x_static, y_static = tensor_util.get_static_value(x), tensor_util.get_static_value(y)
         if x_static is not None and y_static is not None and not np.all(static_func(x_static, y_static)):
             raise errors.InvalidArgumentError(None, None, "\n".join(_static_string(item) for item in data))
         return logging_ops.Assert_(condition, data, summarize=summarize)
@@ -422,7 +422,7 @@ def _assert_ranks_condition(x: Tensor, ranks: tuple, static_condition: Callable,
     rank not known statically is itself asserted to be a scalar first."""
     for rank in ranks:
         assert_type(rank, dtypes.int32)
-    ranks_static = tuple(tensor_util.constant_value(rank) for rank in ranks)
+    ranks_static = tuple(tensor_util.get_static_value(rank) for rank in ranks)
     if not any(r is None for r in ranks_static):
         if any(r.ndim != 0 for r in ranks_static):
             raise ValueError("Rank must be a scalar.")

@@ -24,7 +24,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
-from tensorweave.framework.indexed_slices import convert_to_tensor_or_indexed_slices
+from tensorweave.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
@@ -247,11 +247,14 @@ def reciprocal_no_nan(x: Any, name: str | None = None) -> Tensor:
 
 
 @tf_export("math.scalar_mul", "scalar_mul")
-def scalar_mul(scalar: Any, x: Tensor, name: str | None = None) -> Tensor:
-    """`scalar` (converted to `x`'s dtype, and required to be 0-D) times `x`."""
+def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Any:
+    """`scalar` (converted to `x`'s dtype, and required to be 0-D) times `x`; of IndexedSlices, their values
+    scaled (as TF does for gradients)."""
     scalar = convert_to_tensor(scalar, dtype=dtypes.as_dtype(x.dtype).base_dtype, name="scalar")
     if scalar.shape.ndims != 0:
         raise ValueError(f"The input scalar must be a 0-D value. Received shape {scalar.shape}.")
+    if isinstance(x, IndexedSlices):
+        return IndexedSlices(Mul(scalar, x.values, name=name), x.indices, x.dense_shape)
     return Mul(scalar, x, name=name)
 
 

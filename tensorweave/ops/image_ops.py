@@ -294,8 +294,10 @@ def resize_area(images: Any, size: Any, align_corners: bool = False, name: str |
     return ResizeArea(images, size, align_corners=align_corners, name=name)
 
 
+# TF1's resize_images also takes TF 2's method names (its ResizeMethod strings) for the same four ops.
 _RESIZERS = {ResizeMethod.BILINEAR: resize_bilinear, ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor,
-             ResizeMethod.BICUBIC: resize_bicubic, ResizeMethod.AREA: resize_area}
+             ResizeMethod.BICUBIC: resize_bicubic, ResizeMethod.AREA: resize_area, "bilinear": resize_bilinear,
+             "nearest": resize_nearest_neighbor, "bicubic": resize_bicubic, "area": resize_area}
 
 
 def _as_batch(images: Tensor) -> tuple[Tensor, bool]:

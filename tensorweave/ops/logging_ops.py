@@ -26,6 +26,7 @@ from tensorweave.framework.graph import Operation, Tensor, convert_n_to_tensor, 
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import control_flow_ops
 from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument, utf8_safe_c_escape
 from tensorweave.ops.shape_helpers import unary_shape
@@ -360,7 +361,10 @@ def print_v2(*inputs: Any, **kwargs: Any) -> Operation:
         for value in inputs:
             slots = []
             for leaf in nest.flatten(value):
-                if tensor_util.is_tensor(leaf):
+                if isinstance(leaf, SparseTensor):
+                    tensors.extend([leaf.indices, leaf.values, leaf.dense_shape])
+                    slots.append(f"SparseTensor(indices={placeholder}, values={placeholder}, shape={placeholder})")
+                elif tensor_util.is_tensor(leaf):
                     tensors.append(leaf)
                     slots.append(placeholder)
                 else:

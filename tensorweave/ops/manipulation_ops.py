@@ -685,7 +685,10 @@ def _checked_paddings(ctx: OpKernelContext, input: Any, paddings: Any, negative:
 
 
 def _constant_pad(xp: Any, input: Any, pairs: list, value: Any) -> Any:  # noqa: A002
-    """np.pad with a constant, also for strings (object arrays, which np.pad fills with the wrong type)."""
+    """np.pad with a constant, also for strings (object arrays, which np.pad fills with the wrong type) and
+    scalars (no paddings: np.pad refuses an empty `pad_width`)."""
+    if not pairs:
+        return input.copy()
     if input.dtype != object:
         return xp.pad(input, pairs, constant_values=value)
     out = np.full([d + before + after for d, (before, after) in zip(input.shape, pairs)], value, dtype=object)

@@ -1,7 +1,8 @@
 """Math ops of TF's math_ops and nn_ops without a family of their own: TopKV2, ApproxTopK and InTopKV2
-(`tf.nn.top_k`, `tf.math.approx_max_k`, `tf.nn.in_top_k`), LinSpace, CumulativeLogsumexp, Bincount,
-HistogramFixedWidth, and the composites polyval and histogram_fixed_width_bins (confusion_matrix is in
-metrics_ops, beside the metrics that use it).
+(`tf.nn.top_k`, `tf.math.approx_max_k`, `tf.nn.in_top_k`), LinSpace (a raw op: `tf.linspace` is TF 2's
+composition), CumulativeLogsumexp, Bincount and DenseBincount (`tf.math.bincount`), HistogramFixedWidth, and
+the composites polyval and histogram_fixed_width_bins (confusion_matrix is in metrics_ops, beside the metrics
+that use it).
 
 TopKV2 orders equal values by index, as TF's; its `sorted=False` still returns them sorted (TF leaves that
 order unspecified). ApproxTopK is exact off TPUs: TF's CPU kernel for it is TopK's, registered only for
@@ -24,13 +25,26 @@ from tensorweave.ops import raw_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.clip_ops import clip_by_value
 from tensorweave.ops.constant_ops import constant
-from tensorweave.ops.elementwise_ops import Exp, Floor, Log, greater, less, maximum, minimum, where_v2
+from tensorweave.ops.elementwise_ops import (
+    Exp,
+    Floor,
+    Log,
+    equal,
+    greater,
+    less,
+    maximum,
+    minimum,
+    truediv,
+    where_v2,
+)
 from tensorweave.ops.fill_ops import zeros_like
 from tensorweave.ops.indexing_ops import UnsortedSegmentSum
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
-from tensorweave.ops.reduction_ops import reduce_max, reduce_prod
+from tensorweave.ops.manipulation_ops import concat
+from tensorweave.ops.reduction_ops import reduce_max
+from tensorweave.ops.sequence_ops import range as sequence_range
 from tensorweave.ops.shape_helpers import unary_shape, with_rank, with_rank_at_least
-from tensorweave.ops.shape_ops import reshape, shape, size
+from tensorweave.ops.shape_ops import expand_dims, reshape, shape, size
 from tensorweave.platform.tf_export import tf_export
 
 # -- TopKV2, InTopKV2 ----------------------------------------------------------------------------------
@@ -287,13 +301,39 @@ def _lin_space(ctx: OpKernelContext, start: Any, stop: Any, num: Any) -> Any:
 
 @tf_export("lin_space", "linspace")
 def lin_space(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
-    """`num` evenly spaced values from `start` to `stop`, both included."""
-    if axis != 0:
-        raise NotImplementedError("tf.linspace with axis != 0 (vector start/stop) is not built in tensorweave")
+    """`num` evenly spaced values from `start` to `stop`, both included, along `axis` of their broadcast shape:
+    TF 2's linspace_nd, composed (start + delta * i between the two ends, so differentiable) rather than the
+    LinSpace op; integer ends give float64."""
     with name_scope(name, "linspace", [start, stop]):
         start = convert_to_tensor(start, name="start")
-        stop = convert_to_tensor(stop, dtype=start.dtype, name="stop")
-        return LinSpace(start, stop, num)
+        stop = convert_to_tensor(stop, name="stop", dtype=start.dtype)
+        num_int = convert_to_tensor(num, name="num", preferred_dtype=dtypes.int32)
+        if not num_int.dtype.is_integer:
+            raise TypeError("Argument `tensor` (name: num) must be of type integer. Received `tensor` = "
+                            f"{num_int} of dtype: {num_int.dtype}")
+        num_int = raw_ops.Cast(x=num_int, DstT=dtypes.int32)
+        cast(num_int, dtype=start.dtype)  # unused, as in TF: it keeps the graph's node names TF's
+        common = raw_ops.BroadcastArgs(s0=shape(start), s1=shape(stop))
+        start = raw_ops.BroadcastTo(input=start, shape=common)
+        stop = raw_ops.BroadcastTo(input=stop, shape=common)
+        expanded_start = expand_dims(start, axis=axis)
+        expanded_stop = expand_dims(stop, axis=axis)
+        full_shape = shape(expanded_start)
+        ndims = shape(full_shape)[0]
+        axis = where_v2(axis >= 0, axis, ndims + axis)
+        num_fill = maximum(num_int - 2, 0)
+        n_steps = maximum(num_int - 1, 1)
+        delta = truediv(expanded_stop - expanded_start, cast(n_steps, expanded_stop.dtype))
+        expanded_start = cast(expanded_start, delta.dtype)
+        expanded_stop = cast(expanded_stop, delta.dtype)
+        range_end = where_v2(num_int >= 0, n_steps, -1)
+        desired_range = cast(sequence_range(1, range_end, dtype=dtypes.int64), delta.dtype)
+        mask = equal(axis, sequence_range(ndims))
+        desired_range = reshape(desired_range, where_v2(mask, num_fill, 1))
+        res = expanded_start + delta * desired_range
+        concatenated = concat((expanded_start, res, expanded_stop), axis=axis)
+        size_ = concat((full_shape[0:axis], reshape(num_int, [1]), full_shape[axis + 1:]), axis=0)
+        return raw_ops.Slice(input=concatenated, begin=zeros_like(full_shape), size=size_, name="Slice")
 
 
 CumulativeLogsumexp = Op("CumulativeLogsumexp", inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
@@ -375,23 +415,82 @@ def _bincount(ctx: OpKernelContext, arr: Any, size: Any, weights: Any) -> Any:
     return np.bincount(flat[keep], minlength=size).astype(weights.dtype)
 
 
+DenseBincount = Op("DenseBincount", inputs=["input: Tidx", "size: Tidx", "weights: T"], outputs=["output: T"],
+                   attrs=["Tidx: {int32, int64}", "T: {int32, int64, float32, float64}", "binary_output: bool = false"])
+NotDifferentiable("DenseBincount")
+
+
+@DenseBincount.shape
+def _dense_bincount_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """[size] for a scalar or vector input, [rows, size] for a matrix; an unknown size leaves the input's
+    rank of unknown dims, as TF's."""
+    input_shape = ctx.input_shape(0)
+    if input_shape.ndims is not None and input_shape.ndims > 2:
+        raise ValueError(f"Shape must be at most rank 2 but is rank {input_shape.ndims}")
+    with_rank(ctx.input_shape(1), 0)
+    size_value = ctx.input_value(1)
+    if size_value is None:
+        return [tensor_shape.unknown_shape(rank=input_shape.ndims)]
+    size_value = int(size_value)
+    if size_value < 0:
+        raise ValueError(f"size ({size_value}) must be non-negative")
+    if input_shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    rows = input_shape.dims[:1] if input_shape.ndims == 2 else []
+    return [tensor_shape.TensorShape([*rows, size_value])]
+
+
+@DenseBincount.kernel("CPU")
+def _dense_bincount(ctx: OpKernelContext, input: Any, size: Any, weights: Any,  # noqa: A002
+                    binary_output: bool) -> Any:
+    """Per row of a matrix input (else over the whole vector): counts, weight sums or (binary_output) 1s of
+    each value below `size`; larger values are dropped."""
+    size = int(size)
+    if size < 0:
+        raise invalid_argument(ctx, f"size ({size}) must be non-negative")
+    matrix = input.ndim == 2
+    if input.size and input.min() < 0:
+        raise invalid_argument(ctx, f"Input 'in' must be non-negative! Negative input value found: {input.min()}"
+                               if matrix else "Input arr must be non-negative!")
+    if weights.size and weights.shape != input.shape:
+        raise invalid_argument(ctx, "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which "
+                               "case it acts as all weights equal to 1. Received "
+                               f"{tensor_shape.shape_string(weights.shape)}")
+    rows = input.shape[0] if matrix else 1
+    flat = input.reshape(-1).astype(np.int64)
+    keep = flat < size
+    bins = flat[keep] + (np.repeat(np.arange(rows), flat.size // max(rows, 1))[keep] * size if matrix else 0)
+    if binary_output or not weights.size:
+        counts = np.bincount(bins, minlength=rows * size)
+        counts = np.minimum(counts, 1) if binary_output else counts
+    else:
+        counts = np.bincount(bins, weights.reshape(-1)[keep], minlength=rows * size)
+    return counts.astype(weights.dtype).reshape((rows, size) if matrix else (size,))
+
+
 @tf_export("math.bincount", "bincount")
 def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
              dtype: Any = dtypes.int32) -> Tensor:
-    """How often each value occurs in the non-negative int32 `arr` (or the sum of its `weights`), over
-    max(arr) + 1 bins bounded by `minlength` and `maxlength`."""
-    with name_scope(None, "bincount", [arr, weights, minlength, maxlength]):
-        arr = convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
-        nonempty = cast(greater(reduce_prod(shape(arr)), 0), dtypes.int32)
-        output_size = nonempty * (reduce_max(arr) + 1)
-        if minlength is not None:
-            output_size = maximum(convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32), output_size)
-        if maxlength is not None:
-            output_size = minimum(convert_to_tensor(maxlength, name="maxlength", dtype=dtypes.int32), output_size)
+    """How often each value occurs in `arr` (cast to int32 unless it is an integer tensor; or the sum of its
+    `weights`), over max(arr) + 1 bins bounded by `minlength` and `maxlength`: TF 2's DenseBincount of
+    the flattened input."""
+    with name_scope(None, "bincount"):
+        arr = convert_to_tensor(arr, name="arr")
         if weights is not None:
             weights = convert_to_tensor(weights, name="weights")
-            return Bincount(arr, output_size, weights)
-        return Bincount(arr, output_size, constant([], dtype=dtype))
+        if not arr.dtype.is_integer:
+            arr = cast(arr, dtypes.int32)
+        output_size = cast(greater(size(arr), 0), arr.dtype) * (reduce_max(arr) + 1)
+        if minlength is not None:
+            output_size = maximum(convert_to_tensor(minlength, name="minlength", dtype=arr.dtype), output_size)
+        if maxlength is not None:
+            output_size = minimum(convert_to_tensor(maxlength, name="maxlength", dtype=arr.dtype), output_size)
+        if weights is not None:
+            weights = reshape(weights, [-1])
+        arr = reshape(arr, [-1])
+        if weights is None:
+            weights = constant([], dtype=dtype)
+        return DenseBincount(arr, output_size, weights)
 
 
 HistogramFixedWidth = Op("HistogramFixedWidth", inputs=["values: T", "value_range: T", "nbins: int32"],

@@ -1,7 +1,7 @@
 """3-D convolutions and pooling, as TF1's `tf.nn` has them: Conv3D with its backprops Conv3DBackpropInputV2
 (also `conv3d_transpose`) and Conv3DBackpropFilterV2, MaxPool3D and AvgPool3D with their gradients
 MaxPool3DGrad, AvgPool3DGrad and MaxPool3DGradGrad, the wrappers conv3d, conv3d_transpose,
-conv3d_backprop_filter(_v2), max_pool3d, avg_pool3d, and TF 2's rank-dispatching max_pool_v2, avg_pool_v2 and
+conv3d_backprop_filter(_v2), max_pool3d, avg_pool3d, the N-D tf.nn.pool, and TF 2's rank-dispatching max_pool_v2, avg_pool_v2 and
 conv_transpose (which reach every rank from here).
 
 The kernels work on an NDHWC view (NCDHW is transposed in and out) with nn_conv_ops' window geometry: the
@@ -41,16 +41,19 @@ from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.nn_conv_ops import _conv_geometry as conv2d_geometry
 from tensorweave.ops.nn_conv_ops import (
     attr_text,
+    avg_pool,
     avg_pool1d,
     avg_pool2d,
     channel_index,
     conv1d_transpose,
     conv2d_transpose,
     get_sequence,
+    max_pool,
     max_pool1d,
     max_pool2d,
     op_attrs,
     shape_text,
+    with_space_to_batch,
 )
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
@@ -733,6 +736,70 @@ def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format:
                 name: str | None = None) -> Tensor:
     """TF 2's avg_pool: avg_pool1d, avg_pool2d or avg_pool3d by the input's rank."""
     return _pool_by_rank((avg_pool1d, avg_pool2d, avg_pool3d), input, ksize, strides, padding, data_format, name)
+
+
+def _pool_steps(n: int, values: Any, what: str) -> np.ndarray:
+    """`strides` or `dilation_rate` of tf.nn.pool as an int32 array of n positive steps (all 1 when None)."""
+    if values is None:
+        return np.ones(n, np.int32)
+    if len(values) != n:
+        raise ValueError(f"`len({what})` should be {n}. Received: {what}={values} of length {len(values)}")
+    steps = np.array(values, np.int32)
+    if np.any(steps < 1):
+        raise ValueError(f"all values of `{what}` must be positive. Received: {what}={steps}")
+    return steps
+
+
+@tf_export("nn.pool")
+def pool(input: Any, window_shape: Any, pooling_type: str, padding: str, dilation_rate: Any = None,  # noqa: A002
+         strides: Any = None, name: str | None = None, data_format: str | None = None,
+         dilations: Any = None) -> Tensor:
+    """N-D (1 to 3) max or average pooling named `max_pool`/`avg_pool`, dilated windows through
+    with_space_to_batch, as TF composes it."""
+    dilation_rate = _deprecated_alias("dilations", dilations, "dilation_rate", dilation_rate)
+    with name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
+        input = convert_to_tensor(input, name="input")
+        n = len(window_shape)
+        if not 1 <= n <= 3:
+            raise ValueError(f"`len(window_shape)` must be 1, 2, or 3. Received: window_shape={window_shape} of "
+                             f"length {n}")
+        input.shape.with_rank(n + 2)
+        rate = _pool_steps(n, dilation_rate, "dilation_rate")
+        steps = _pool_steps(n, strides, "strides")
+        if np.any(steps > 1) and np.any(rate > 1):
+            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={steps} and dilation_rate={rate}")
+        if padding == "SAME" and np.any(rate > 1):
+            raise ValueError("pooling with 'SAME' padding is not implemented for `dilation_rate` > 1. Received: "
+                             f"padding={padding} and dilation_rate={rate}")
+        if np.any(steps > window_shape):
+            raise ValueError("`strides` > `window_shape` not supported due to inconsistency between CPU and GPU "
+                             f"implementations. Received: strides={steps} and window_shape={window_shape}")
+        pools = {"MAX": (max_pool, max_pool3d), "AVG": (avg_pool, avg_pool3d)}
+        if pooling_type not in pools:
+            raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")
+        channels_first = data_format is not None and data_format.startswith("NC")
+        ksize, stride_list = list(window_shape), [int(s) for s in steps]
+        if channels_first:
+            ksize, stride_list, start = [1, 1, *ksize], [1, 1, *stride_list], 2
+        else:
+            ksize, stride_list, start = [1, *ksize, 1], [1, *stride_list, 1], 1
+        fmt = {"data_format": data_format} if data_format is not None else {}
+        if n == 1:
+            if data_format not in (None, "NWC", "NCW"):
+                raise ValueError(f"data_format must be either 'NWC' or 'NCW'. Received: data_format={data_format}")
+            fmt = {"data_format": "NCHW" if channels_first else "NHWC"}
+            ksize, stride_list = [1, *ksize], [1, *stride_list]
+        pooling = pools[pooling_type][n == 3]
+
+        def op(converted: Tensor, _: int, converted_padding: Any) -> Tensor:
+            if n == 1:
+                converted = shape_ops.expand_dims(converted, start)
+            result = pooling(converted, ksize, stride_list, converted_padding, name=scope, **fmt)
+            return shape_ops.squeeze(result, [start]) if n == 1 else result
+
+        return with_space_to_batch(input, rate, padding, op, filter_shape=window_shape,
+                                   spatial_dims=range(start, n + start))
 
 
 @tf_export("nn.conv_transpose")

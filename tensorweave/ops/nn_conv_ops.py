@@ -2,9 +2,9 @@
 which is also `conv2d_transpose`, and Conv2DBackpropFilter, both real ops that the conv gradient uses),
 _FusedConv2D (Conv2D, its bias and activation in one kernel, made by the runtime's remapping as Grappler's),
 DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gradients MaxPoolGrad and
-AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d, pool,
+AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d,
 the 1-D pools, and the transposed convolutions conv1d_transpose and atrous_conv2d_transpose; the 3-D family
-and the rank-dispatching wrappers are in nn_conv3d_ops), MaxPoolWithArgmax with its gradient, and with_space_to_batch
+and the rank-dispatching wrappers, tf.nn.pool among them, are in nn_conv3d_ops), MaxPoolWithArgmax with its gradient, and with_space_to_batch
 (an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations, which TF's CPU kernels
 ignore.
 
@@ -1166,24 +1166,6 @@ def max_pool_with_argmax(input: Any, ksize: Any, strides: Any, padding: Any,  # 
                                 Targmax=dtypes.int64 if Targmax is None else Targmax,
                                 include_batch_in_index=include_batch_in_index, name=name)
     return _MaxPoolWithArgmaxResult(*outputs)
-
-
-@tf_export("nn.pool")
-def pool(input: Any, window_shape: Any, pooling_type: str, padding: str, dilation_rate: Any = None,  # noqa: A002
-         strides: Any = None, name: str | None = None, data_format: str | None = None,
-         dilations: Any = None) -> Tensor:
-    """2-D max or average pooling named `max_pool`/`avg_pool` (dilated windows are not supported here)."""
-    dilation_rate = _deprecated_alias("dilations", dilations, "dilation_rate", dilation_rate)
-    if pooling_type not in ("MAX", "AVG"):
-        raise ValueError(f"Invalid `pooling_type`: {pooling_type}. Expected one of ['MAX', 'AVG']")
-    window_shape = list(window_shape)
-    if len(window_shape) != 2:
-        raise ValueError(f"`window_shape` of length {len(window_shape)}: only 2-D pooling is implemented")
-    if dilation_rate is not None and any(d != 1 for d in dilation_rate):
-        raise ValueError("Dilated pooling is not implemented")
-    op = MaxPool if pooling_type == "MAX" else AvgPool
-    return _pool(op, f"{pooling_type.lower()}_pool", input, window_shape, strides or [1, 1], padding,
-                 data_format or "NHWC", name)
 
 
 # -- Gradients ------------------------------------------------------------------------------------------

@@ -44,15 +44,24 @@ def _unique_with_counts_shape(ctx: InferenceContext) -> list[tensor_shape.Tensor
 
 
 def _unique_first_occurrence(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType) -> tuple[Any, Any, Any]:
-    """The distinct values in order of first occurrence, each element's position among them, and counts."""
+    """The distinct values in order of first occurrence, each element's position among them, and counts.
+
+    As in TF's hash map every NaN is distinct; float32/float64 0 and -0 are one value, but half types hash
+    their bits, so there they are two."""
     if x.ndim != 1:
         raise invalid_argument(ctx, "unique expects a 1D vector.")
-    values, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    keys, nan_kwargs = x, {}
+    if x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+        keys = np.where(np.isnan(x.astype(np.float32)), (1 << 16) + np.arange(x.size), x.view(np.uint16))
+    elif x.dtype.kind in "fc":
+        nan_kwargs = {"equal_nan": False}
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True,
+                                          **nan_kwargs)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     index_type = out_idx.as_numpy_dtype
-    return values[order], rank[inverse.reshape(-1)].astype(index_type), counts[order].astype(index_type)
+    return x[first[order]], rank[inverse.reshape(-1)].astype(index_type), counts[order].astype(index_type)
 
 
 @Unique.kernel("CPU")

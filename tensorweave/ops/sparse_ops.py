@@ -985,8 +985,8 @@ def _sparse_softmax(ctx: OpKernelContext, sp_indices: Any, sp_values: Any, sp_sh
 @tf_export("sparse.softmax", "sparse_softmax")
 def sparse_softmax(sp_input: Any, name: str | None = None) -> SparseTensor:
     """`tf.sparse.softmax`: softmax over the last dimension's present entries; missing ones count as -inf."""
-    with name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]) as name:
-        values = SparseSoftmax(sp_input.indices, sp_input.values, sp_input.dense_shape, name=name)
+    with name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]):
+        values = SparseSoftmax(sp_input.indices, sp_input.values, sp_input.dense_shape)
         return SparseTensor(sp_input.indices, values, sp_input.dense_shape)
 
 

@@ -157,12 +157,69 @@ def _attr_or_scalar(value: Any) -> bytes:
     return value.encode() if isinstance(value, str) else value
 
 
+# Python's `re` accepts these; RE2 does not (lookarounds; backreferences and \Z are escapes it lacks).
+_RE2_REJECTS = re.compile(rb"\\[1-9Z]|\\.|\(\?<?[=!]|\{\d+(?:,\d*)?\}", re.DOTALL)
+_RE2_MAX_REPEAT = 1000
+
+
+def _repetition_at(pattern: str, start: int) -> int:
+    """The end of the repetition operator (`*`, `+`, `?` or `{n,m}`, maybe lazy) that starts at `start`."""
+    end = pattern.index("}", start) + 1 if pattern[start] == "{" else start + 1
+    return end + 1 if pattern[end:end + 1] == "?" else end
+
+
+def _re2_error(pattern: str, error: re.error) -> str:
+    """RE2's parse error (what TF reports) for the pattern Python's `re` rejected with `error`."""
+    msg, pos = error.msg, error.pos or 0
+    if msg.startswith("missing ), unterminated subpattern"):
+        return f"missing ): {pattern}"
+    if msg == "unbalanced parenthesis":
+        return f"unexpected ): {pattern}"
+    if msg == "unterminated character set":
+        return f"missing ]: {pattern[pos:]}"
+    if msg == "nothing to repeat":
+        return f"no argument for repetition operator: {pattern[pos:_repetition_at(pattern, pos)]}"
+    if msg == "multiple repeat":
+        start = pos - 1
+        if pattern[start] == "?" and start > 0 and pattern[start - 1] in "*+?}":
+            start -= 1
+        if pattern[start] == "}":
+            start = pattern.rindex("{", 0, start)
+        return f"bad repetition operator: {pattern[start:_repetition_at(pattern, pos)]}"
+    if msg == "min repeat greater than max repeat":
+        return f"invalid repetition size: {pattern[pattern.rindex('{', 0, pos + 1):pattern.index('}', pos) + 1]}"
+    if msg == "bad escape (end of pattern)":
+        return "trailing \\"
+    if msg.startswith("bad character range "):
+        return f"invalid character class range: {msg[len('bad character range '):]}"
+    if msg.startswith("bad escape \\p") and pattern[pos + 2:pos + 3] == "{":
+        return f"invalid character class range: {pattern[pos:pattern.find('}', pos) + 1 or None]}"
+    if msg.startswith(("bad escape \\", "invalid group reference")):
+        start = pos if pattern[pos] == "\\" else pos - 1
+        return f"invalid escape sequence: {pattern[start:start + 2]}"
+    if msg == "missing -, : or )":
+        return f"invalid perl operator: {pattern[pattern.rindex('(?', 0, pos + 1):]}"
+    return msg
+
+
 def _compile(ctx: OpKernelContext, pattern: Any) -> re.Pattern:
+    """The pattern compiled by Python's `re`, refused with RE2's message where RE2 (TF's engine) refuses it."""
     pattern = _attr_or_scalar(pattern)
+    text = pattern.decode(errors="replace")
     try:
-        return re.compile(pattern)
+        compiled = re.compile(pattern)
     except re.error as e:
-        raise invalid_argument(ctx, f"Invalid pattern: {pattern.decode(errors='replace')}, error: {e.msg}") from None
+        raise invalid_argument(ctx, f"Invalid pattern: {text}, error: {_re2_error(text, e)}") from None
+    for match in _RE2_REJECTS.finditer(pattern):
+        token = match.group().decode(errors="replace")
+        if token.startswith("{"):
+            if max(int(n) for n in re.findall(r"\d+", token)) > _RE2_MAX_REPEAT:
+                raise invalid_argument(ctx, f"Invalid pattern: {text}, error: invalid repetition size: {token}")
+        elif token.startswith("(?"):
+            raise invalid_argument(ctx, f"Invalid pattern: {text}, error: invalid perl operator: {token[:3]}")
+        elif token[1] in "123456789Z":
+            raise invalid_argument(ctx, f"Invalid pattern: {text}, error: invalid escape sequence: {token}")
+    return compiled
 
 
 def _rewrite(ctx: OpKernelContext, rewrite: Any) -> bytes:
@@ -969,9 +1026,18 @@ def _string_split(ctx: OpKernelContext, input: Any, delimiter: Any, skip_empty: 
 
 @StringSplitV2.kernel("CPU")
 def _string_split_v2(ctx: OpKernelContext, input: Any, sep: Any, maxsplit: int) -> list:  # noqa: A002
-    """Python's `str.split`: runs of whitespace when `sep` is empty, else every `sep`, at most `maxsplit` times."""
+    """Python's `str.split`: runs of whitespace when `sep` is empty, else every `sep`, at most `maxsplit` times;
+    as TF's, `maxsplit=0` keeps the string whole and whitespace splitting that reaches `maxsplit` keeps the
+    (maybe empty) rest."""
     separator = _attr_or_scalar(sep) or None
-    return _split_output(ctx, input, sep, lambda s: s.split(separator, maxsplit))
+
+    def split(s: bytes) -> list:
+        if maxsplit == 0:
+            return [s]
+        tokens = s.split(separator, maxsplit)
+        return tokens + [b""] if separator is None and builtins.len(tokens) == maxsplit else tokens
+
+    return _split_output(ctx, input, sep, split)
 
 
 @tf_export("string_split")

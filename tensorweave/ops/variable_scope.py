@@ -233,6 +233,8 @@ class _VariableStore:
             if reuse is False:
                 message = (f"Variable {name} already exists, disallowed. Did you mean to set reuse=True or "
                            f"reuse=tf.AUTO_REUSE in VarScope?")
+                if found.op.type == "VarHandleOp":  # TF names no origin for a resource variable
+                    raise ValueError(message)
                 # TF's form: the five innermost user frames, innermost first, without their source lines.
                 origin = "".join(f'  File "{filename}", line {lineno}, in {function}\n'
                                  for filename, lineno, function, _ in found.op.traceback[::-1][:5])

@@ -110,6 +110,12 @@ def test_unique_setdiff_searchsorted():
         assert _run(y).tolist() == [b"b", b"a", b"c"] and _run(idx).tolist() == [0, 1, 0, 2]
         with pytest.raises(ValueError, match="^Shape must be rank 1 but is rank 2"):
             tf.unique([[1, 2]])
+        # TF's hash map: every NaN distinct; 0 and -0 one float32 value but two float16 ones (hashed by bits)
+        nan = float("nan")
+        y, idx, count = _run(tf.unique_with_counts(tf.constant([0., -0., nan, nan, 1.])))
+        assert (str(y.tolist()), idx.tolist(), count.tolist()) == ("[0.0, nan, nan, 1.0]", [0, 0, 1, 2, 3], [2, 1, 1, 1])
+        y, idx = _run(tf.unique(tf.constant([0., -0., nan, nan, 1.], tf.float16)))
+        assert (str(y.tolist()), idx.tolist()) == ("[0.0, -0.0, nan, nan, 1.0]", [0, 1, 2, 3, 4])
     check_op(lambda x, y: tf.setdiff1d(x, y), [np.array([1, 2, 3, 4, 2], np.int32), np.array([2, 4], np.int32)],
              [np.array([1, 3], np.int32), np.array([0, 2], np.int32)], fully_defined=False)
     sorted_seq = np.array([[1, 3, 3, 5], [0, 0, 1, 2]], np.int32)

@@ -847,6 +847,7 @@ def test_pad_modes():
     assert tf.pad(tf.placeholder(tf.float32, [None, 3]), [[1, 1], [2, 0]]).shape.as_list() == [None, 5]
     assert tf.pad(tf.placeholder(tf.float32), [[1, 1], [2, 0]]).shape.as_list() == [None, None]
     assert tf.pad(tf.placeholder(tf.float32), tf.placeholder(tf.int32)).shape.ndims is None
+    check_tensor(tf.pad(tf.constant(1), tf.zeros([0, 2], tf.int32)), np.array(1, np.int32))  # a scalar, unpadded
 
 
 def test_pad_errors():

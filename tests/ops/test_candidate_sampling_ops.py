@@ -84,6 +84,22 @@ def test_fixed_unigram(tmp_path):
     np.testing.assert_allclose(frequencies, [0.125, 0, 0.375, 0.5], atol=0.015)
 
 
+def test_fixed_unigram_draws_are_tfs():
+    """The candidates themselves are TF's: its alias-table DistributionSampler over the op's Philox stream."""
+    true_classes = np.array([[1], [3]], np.int64)
+    with tf.Graph().as_default():
+        samplers = [
+            tf.nn.fixed_unigram_candidate_sampler(true_classes, 1, 3, True, 4, unigrams=[1., 2., 3., 4.], seed=2),
+            tf.nn.fixed_unigram_candidate_sampler(true_classes, 1, 6, True, 7, unigrams=[5., 1., 0.5, 2., 2., 3., 0.1],
+                                                  distortion=0.75, seed=4),
+            tf.nn.fixed_unigram_candidate_sampler(true_classes, 1, 20, False, 10, unigrams=[1.] * 8, num_reserved_ids=2,
+                                                  seed=5)]
+        with tf.Session() as sess:
+            drawn = [sess.run(sampler.sampled_candidates).tolist() for sampler in samplers]
+    assert drawn == [[3, 1, 2], [0, 4, 2, 5, 1, 6],
+                     [8, 9, 3, 7, 9, 5, 9, 2, 9, 9, 8, 5, 5, 6, 6, 3, 2, 2, 9, 5]]
+
+
 def test_log_uniform_distribution():
     with tf.Graph().as_default():
         sampled = tf.nn.log_uniform_candidate_sampler([[0]], 1, 20000, False, 5, seed=11)[0]

@@ -174,6 +174,16 @@ def test_statically_settled_asserts_are_no_ops() -> None:
         assert tf.assert_scalar(3, name="foo").name == "foo:0"
 
 
+def test_static_check_sees_only_what_tf_python_constant_value_sees() -> None:
+    """An operand computed by arithmetic (x - 2) is not static to TF's Python check, so a failing assert is
+    built as an Assert that fails when run, not raised at build."""
+    with tf.Graph().as_default():
+        check = tf.assert_positive(tf.constant([1.0, 2.0, 3.0]) - 2)
+        assert check.name == "assert_positive/assert_less/Assert/AssertGuard/Merge"
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="Condition x > 0 did not"):
+            sess.run(check)
+
+
 @pytest.mark.parametrize("build, error, message", [
     (lambda: tf.assert_rank(tf.zeros([2, 3]), 1), ValueError,
      "Tensor zeros:0 must have rank 1.  Received rank 2, shape (2, 3)"),
@@ -345,6 +355,9 @@ def test_print_passes_its_input_through() -> None:
     (lambda: tf.print(tf.constant([[1 + 2j]]), tf.constant(np.array([1.5], np.float16)),
                       tf.constant(np.array([-3, 100], np.int8)), tf.constant(np.array([1, 2, 3, 4], np.int64)),
                       summarize=2), "[?] [1.5] [-3 100] [1 2 3 4]\n"),
+    (lambda: tf.print(tf.SparseTensor([[0, 1]], [3], [2, 2])),  # pformat's quotes stay, as in TF
+     "'SparseTensor(indices=[[0 1]], values=[3], shape=[2 2])'\n"),
+    (lambda: tf.print("x", [tf.SparseTensor([[1]], [2.5], [3])]), "x ['SparseTensor(indices=[[1]], values=[2.5], shape=[3])']\n"),
 ])
 def test_tf_print_formats_as_tf(build: Callable, text: str, capfd: pytest.CaptureFixture) -> None:
     assert _printed(build, capfd) == ("", text * 2)

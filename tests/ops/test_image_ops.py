@@ -123,6 +123,12 @@ def test_resize_images():
         tf.image.resize_images(image, [2, 2, 2])
     with pytest.raises(ValueError, match="Resize method is not implemented: 7"):
         tf.image.resize_images(image, [2, 2], method=7)
+    # TF 2's method names pick the same legacy ops; the ones TF1 lacks are refused as TF's are
+    assert tf.image.resize_images(image, [2, 3], method="bilinear").op.inputs[0].op.type == "ResizeBilinear"
+    assert tf.image.resize(_IMAGE, [2, 3], method="nearest").op.type == "ResizeNearestNeighbor"
+    assert tf.image.resize(_IMAGE, [2, 3], method="area").op.type == "ResizeArea"
+    with pytest.raises(ValueError, match="Resize method is not implemented: lanczos3"):
+        tf.image.resize_images(image, [2, 2], method="lanczos3")
     assert int(tf.image.ResizeMethod.BICUBIC) == 2
 
 

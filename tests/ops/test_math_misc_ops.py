@@ -34,6 +34,24 @@ def test_in_top_k():
     assert tf.nn.in_top_k([[1.]], [0], 1).name == "in_top_k/InTopKV2:0"
 
 
+def test_linspace_is_tf2s_composition():
+    """TF 2.21's linspace_nd: named linspace/Slice, integer ends give float64, vector ends and `axis` work,
+    the values are start + delta * i (TF's float32 rounding), and it is differentiable."""
+    with tf.Graph().as_default():
+        t = tf.lin_space(tf.constant(1.), tf.constant(0.), 3)
+        assert (t.name, t.shape.as_list()) == ("linspace/Slice:0", [3])
+        assert tf.linspace([0., 1.], [1., 3.], 3, axis=-1).shape.as_list() == [2, 3]
+        x = tf.constant([0.3, 2.0])
+        grad = tf.gradients(tf.reduce_sum(tf.linspace(x[0], x[1], 4) * [1., 2., 3., 4.]), x)[0]
+        with tf.Session() as sess:
+            assert sess.run(tf.linspace(0, 1, 3)).tolist() == [0.0, 0.5, 1.0]
+            assert sess.run(tf.linspace(0., [1., 2.], 3, axis=1)).tolist() == [[0.0, 0.5, 1.0], [0.0, 1.0, 2.0]]
+            assert sess.run(tf.lin_space(-1.3, 2.9, 11)).tolist()[3:5] == [-0.039999961853027344, 0.3799999952316284]
+            np.testing.assert_allclose(sess.run(grad), [10 / 3, 20 / 3], rtol=1e-6)
+        with pytest.raises(TypeError, match="^Argument `tensor` \\(name: num\\) must be of type integer"):
+            tf.linspace(0., 1., 2.5)
+
+
 def test_linspace_and_cumulative_logsumexp():
     check_op(lambda: [tf.linspace(0., 1., 5), tf.lin_space(np.float64(-1), 3., 4)], [],
              [np.array([0, 0.25, 0.5, 0.75, 1], np.float32), np.array([-1.0, 0.33333333333333326, 1.6666666666666665, 3.0])])
@@ -74,6 +92,38 @@ def test_bincount_histograms_confusion_matrix():
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match=r"value_range should satisfy value_range\[0\] < value_range\[1\], but got \[5.0, 0.0\]"):
             sess.run(tf.histogram_fixed_width(values, [5.0, 0.0], 5))
+
+
+def test_bincount_is_tf2s_dense_bincount():
+    """TF 2.21's bincount: a float input is cast to int32, the flattened input goes to DenseBincount, and
+    the static shape and runtime errors are that op's."""
+    with tf.Graph().as_default():
+        counts = tf.math.bincount(tf.constant([[1, 1], [3, 5]]), minlength=7)
+        assert (counts.name, counts.shape.as_list()) == ("bincount/DenseBincount:0", [7])
+        floats = tf.bincount(tf.constant([0.5, 1.5, 2.0]))
+        assert tf.bincount(tf.placeholder(tf.int32, [None])).shape.as_list() == [None]
+        size = tf.placeholder(tf.int32)
+        raw = tf.raw_ops.DenseBincount
+        assert raw(input=tf.placeholder(tf.int32, [None, 4]), size=size, weights=[]).shape.as_list() == [None, None]
+        assert raw(input=tf.placeholder(tf.int32, [3, 4]), size=5, weights=[]).shape.as_list() == [3, 5]
+        assert raw(input=3, size=3, weights=[]).shape.as_list() == [3]
+        rows = raw(input=[[1, 1], [2, 0]], size=3, weights=[[2.0, 3.0], [1.0, 4.0]])
+        binary = raw(input=[1, 1, 5], size=3, weights=[2.0, 3.0, 1.0], binary_output=True)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(counts), [0, 2, 0, 1, 0, 1, 0])
+            np.testing.assert_array_equal(sess.run(floats), [1, 1, 1])
+            np.testing.assert_array_equal(sess.run(rows), [[0, 5, 0], [4, 0, 1]])
+            np.testing.assert_array_equal(sess.run(binary), [0, 1, 0])
+            for t, message in [
+                (raw(input=[[1, 1], [2, -1]], size=3, weights=[]),
+                 "Input 'in' must be non-negative! Negative input value found: -1"),
+                (tf.bincount(tf.constant([1, 2]), weights=tf.constant([1.0])),
+                 "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case it acts as all "
+                 "weights equal to 1. Received [1]"),
+                (raw(input=[1], size=size, weights=[]), "size (-2) must be non-negative")]:
+                with pytest.raises(tf.errors.InvalidArgumentError) as err:
+                    sess.run(t, {size: -2})
+                assert err.value.message.startswith(message)
 
 
 def test_ops_of_several_outputs_give_tfs_namedtuples():

@@ -267,6 +267,37 @@ def test_pooling_literals_and_names_match_tf():
     assert tf.nn.avg_pool2d(x, 2, 2, "VALID").shape.as_list() == [1, 2, 2, 1]
 
 
+def test_nn_pool_ranks_dilation_and_errors():
+    """tf.nn.pool of 1-D (ExpandDims, 2-D pool, Squeeze), 3-D and dilated windows, and TF's argument errors."""
+    one = tf.nn.pool(tf.ones([1, 5, 1]), [2], "AVG", "SAME", strides=[2])
+    assert (one.name, one.shape.as_list()) == ("avg_pool/Squeeze:0", [1, 3, 1])
+    three = tf.nn.pool(tf.ones([1, 5, 4, 3, 1]), [2, 2, 2], "MAX", "VALID", strides=[1, 2, 1])
+    assert (three.name, three.op.type, three.shape.as_list()) == ("max_pool:0", "MaxPool3D", [1, 4, 2, 2, 1])
+    ncw = tf.nn.pool(tf.ones([1, 1, 5]), [2], "MAX", "VALID", data_format="NCW")
+    assert ncw.shape.as_list() == [1, 1, 4]
+    dilated = tf.nn.pool(tf.reshape(tf.range(12.0), [1, 12, 1]), [2], "AVG", "VALID", dilation_rate=[3])
+    check_tensor(dilated, np.arange(1.5, 10, dtype=np.float32).reshape(1, 9, 1))
+    x = tf.ones([1, 6, 6, 1])
+    for kwargs, message in [
+        ({"window_shape": [2, 2, 2, 2]}, "`len(window_shape)` must be 1, 2, or 3. Received: window_shape=[2, 2, 2, 2] "
+                                         "of length 4"),
+        ({"strides": [3, 3]}, "`strides` > `window_shape` not supported due to inconsistency between CPU and GPU "
+                              "implementations. Received: strides=[3 3] and window_shape=[2, 2]"),
+        ({"strides": [1]}, "`len(strides)` should be 2. Received: strides=[1] of length 1"),
+        ({"dilation_rate": [0, 1]}, "all values of `dilation_rate` must be positive. Received: dilation_rate=[0 1]"),
+        ({"pooling_type": "L2"}, "2-D L2 pooling is not supported."),
+        ({"padding": "SAME", "dilation_rate": [2, 2]},
+         "pooling with 'SAME' padding is not implemented for `dilation_rate` > 1. Received: padding=SAME and "
+         "dilation_rate=[2 2]"),
+    ]:
+        args = {"window_shape": [2, 2], "pooling_type": "MAX", "padding": "VALID", **kwargs}
+        with pytest.raises(ValueError) as err:
+            tf.nn.pool(x, **args)
+        assert str(err.value) == message
+    with pytest.raises(ValueError, match="^data_format must be either 'NWC' or 'NCW'. Received: data_format=NCHW$"):
+        tf.nn.pool(tf.ones([1, 4, 1]), [2], "MAX", "VALID", data_format="NCHW")
+
+
 def test_pool_gradients():
     x = _random(2, 7, 6, 3)
     x[0, :2, :2, 0] = 5.0  # a tie: the first position in the window gets the gradient, as TF's

@@ -76,6 +76,9 @@ def test_scalar_mul_converts_the_scalar_to_x_dtype():
         tf.scalar_mul([1., 2.], x)
     with pytest.raises(TypeError):
         tf.scalar_mul(1.5, tf.constant([1, 2]))
+    sliced = tf.scalar_mul(2., tf.IndexedSlices(tf.ones([1, 2]), tf.constant([0]), tf.constant([3, 2])))
+    assert isinstance(sliced, tf.IndexedSlices) and sliced.values.op.type == "Mul"
+    np.testing.assert_array_equal(_run(sliced.values), [[2., 2.]])
 
 
 # -- Split, gather --------------------------------------------------------------------------------

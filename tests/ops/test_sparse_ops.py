@@ -78,6 +78,10 @@ def test_sparse_placeholder_names_shapes_and_feeds():
             fetched = sess.run(sp, {sp: ([[0, 0]], [7.0], [1, 3])})  # a plain triple feeds too
             assert isinstance(fetched, tf.SparseTensorValue) and fetched.values.tolist() == [7.0]
             assert sess.run(unnamed.values, {unnamed: ([[0]], [4], [2])}).tolist() == [4]
+            # TF zips a fed value's items with the three tensors: a dense array's rows go to indices and values
+            with pytest.raises(ValueError, match=r"^Cannot feed value of shape \(2,\) for Tensor sp/indices:0, which "
+                                                 r"has shape \(\?, 2\)$"):
+                sess.run(sp, {sp: np.ones([2, 2])})
 
 
 # -- SparseToDense, to_dense -----------------------------------------------------------------------------
@@ -193,6 +197,19 @@ def test_sparse_reorder_and_retain():
 
 
 # -- slice, split, transpose, fill_empty_rows ------------------------------------------------------------
+
+def test_sparse_static_shape_is_what_tf_python_side_sees():
+    """A SparseTensor's static shape comes from TF's Python constant_value_as_shape: a dense shape passed
+    through (or a Const, Pack, Shape) is known; one a kernel computes (SparseSlice, SparseSplit, SparseCross,
+    sparse_reset_shape's reduction) is unknown, as in TF, though shape inference could run it."""
+    with tf.Graph().as_default():
+        sp = _sparse([[0, 1], [1, 0], [2, 3]], [1.0, 2.0, 3.0], [3, 4])
+        shapes = [tf.sparse_reorder(sp), tf.sparse.expand_dims(sp, 0), tf.sparse_slice(sp, [0, 0], [2, 2]),
+                  tf.sparse_split(sp_input=sp, num_split=2, axis=1)[0], tf.sparse_reset_shape(sp),
+                  tf.sparse_reset_shape(sp, [5, 5]), tf.sparse_reduce_sum_sparse(sp, 1)]
+        assert [str(t.shape) for t in shapes] == ["(3, 4)", "(1, ?, ?)", "(?, ?)", "(?, ?)", "(?, ?)", "(5, 5)",
+                                                  "<unknown>"]
+
 
 def test_sparse_slice_and_split():
     with tf.Graph().as_default():
@@ -311,6 +328,7 @@ def test_sparse_softmax():
         _check_sparse(soft, [[0, 0], [0, 2], [1, 1], [2, 0], [2, 2]],
                       np.array([0.26894143, 0.7310586, 1.0, 0.11920291, 0.880797], np.float32), [4, 3], np.float32,
                       fully_defined=True)
+        assert soft.values.name == "SparseSoftmax/SparseSoftmax:0"
         three = _sparse([[0, 0, 0], [0, 0, 2], [0, 1, 1], [1, 0, 0]], [1.0, 2.0, 3.0, 4.0], [2, 2, 3])
         check_tensor(tf.sparse_softmax(three).values, np.array([0.26894143, 0.7310586, 1.0, 1.0], np.float32))
 

@@ -67,6 +67,23 @@ def test_regexes():
     assert info.value.op.name == "m"
 
 
+@pytest.mark.parametrize("pattern, error", [  # RE2's messages, as TF 2.21 reports them
+    ("(", "missing ): ("), ("a(b", "missing ): a(b"), ("a)b)", "unexpected ): a)b)"), ("[a-", "missing ]: [a-"),
+    ("*a", "no argument for repetition operator: *"), ("a|*", "no argument for repetition operator: *"),
+    ("a**", "bad repetition operator: **"), ("a*?+", "bad repetition operator: *?+"),
+    ("a{3}{2}", "bad repetition operator: {3}{2}"), ("a{2,1}b", "invalid repetition size: {2,1}"),
+    ("a{1001}", "invalid repetition size: {1001}"), ("ab\\", "trailing \\"),
+    ("[z-a]x", "invalid character class range: z-a"), ("\\p{Foo}", "invalid character class range: \\p{Foo}"),
+    ("\\8", "invalid escape sequence: \\8"), ("(a)\\1", "invalid escape sequence: \\1"),
+    ("\\Z", "invalid escape sequence: \\Z"), ("(?<=a)b", "invalid perl operator: (?<"),
+    ("(?!a)", "invalid perl operator: (?!"), ("(?i", "invalid perl operator: (?i"),
+])
+def test_regex_errors_are_re2s(pattern, error):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.strings.regex_full_match(["a"], pattern))
+    assert info.value.message.split("\n")[0] == f"Invalid pattern: {pattern}, error: {error}"
+
+
 def test_strip_and_case():
     values = _run([tf.strings.strip([b"  a b \t\n", b"\x0bx\x0c", b""]),
                    tf.strings.lower([b"HeLLo \xc3\x89T\xc3\x89"]), tf.strings.upper([b"HeLLo \xc3\xa9t\xc3\xa9"]),
@@ -288,6 +305,20 @@ def test_string_split_and_strings_split():
     _assert_sparse_value(chars, [[0, 0], [0, 1], [0, 2], [0, 3]], [b"a", b"b", b",", b"c"], [1, 4])
     with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 0"):
         tf.string_split("abc")
+
+
+def test_strings_split_maxsplit_as_tf():
+    """TF's SplitV2, not Python's str.split: maxsplit=0 keeps the string whole, and whitespace splitting that
+    reaches maxsplit keeps the (maybe empty) rest. TF's static shape of the result is unknown."""
+    s = tf.constant(["", " a  b ", "a,b,"])
+    results = [tf.strings.split(s, maxsplit=0), tf.strings.split(s, maxsplit=1), tf.strings.split(s, maxsplit=2),
+               tf.strings.split(s, sep=",", maxsplit=2)]
+    assert [r.shape.as_list() for r in results] == [[None, None]] * 4
+    whole, once, twice, commas = _run(results)
+    _assert_sparse_value(whole, [[0, 0], [1, 0], [2, 0]], [b"", b" a  b ", b"a,b,"], [3, 1])
+    _assert_sparse_value(once, [[1, 0], [1, 1], [2, 0], [2, 1]], [b"a", b"b ", b"a,b,", b""], [3, 2])
+    _assert_sparse_value(twice, [[1, 0], [1, 1], [1, 2], [2, 0]], [b"a", b"b", b"", b"a,b,"], [3, 3])
+    _assert_sparse_value(commas, [[0, 0], [1, 0], [2, 0], [2, 1], [2, 2]], [b"", b" a  b ", b"a", b"b", b""], [3, 3])
 
 
 def test_format_and_unsorted_segment_join():

@@ -127,6 +127,11 @@ def test_sharing_errors():
         "Variable s/w already exists, disallowed. Did you mean to set reuse=True or reuse=tf.AUTO_REUSE in "
         "VarScope? Originally defined at:\n\n  File \"")
     assert str(err.value).split("\n")[2].endswith(", in test_sharing_errors")  # innermost user frame first
+    tf.get_variable("rv", [2], use_resource=True)
+    with pytest.raises(ValueError) as err:  # a resource variable's message names no origin, as TF's
+        tf.get_variable("rv", [2])
+    assert str(err.value) == ("Variable rv already exists, disallowed. Did you mean to set reuse=True or "
+                              "reuse=tf.AUTO_REUSE in VarScope?")
     with tf.variable_scope("s", reuse=True):
         with pytest.raises(ValueError, match=r"^Variable s/nope does not exist, or was not created with "
                                              r"tf.get_variable\(\). Did you mean to set reuse=tf.AUTO_REUSE in "
