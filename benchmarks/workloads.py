@@ -251,7 +251,7 @@ def top_k_1000(tf: Any) -> tuple[Any, Step]:
 
 def ctc_beam_search(tf: Any) -> tuple[Any, Step]:
     """tf.nn.ctc_beam_search_decoder of [T=50, batch 16, 30 classes] logits, beam 100, the 3 best paths (TF's
-    prefix beam search, all rows at once, beam by beam within a step)."""
+    prefix beam search, all rows and beams of a step at once)."""
     x = tf.placeholder(tf.float32, shape=(50, 16, 30))
     decoded, log_probability = tf.nn.ctc_beam_search_decoder(x, np.full(16, 50, np.int32), beam_width=100,
                                                              top_paths=3)

@@ -9,6 +9,13 @@ made by the registry's `new_kernel` and called through `OpKernel.compute` in the
 executor makes and calls them; the op's outputs come back as EagerTensors and the scratch graph is dropped.
 A kernel's failure is TF's eager error: its class, the kernel's message and `[Op:<type>]`.
 
+A call of an Op whose arguments are EagerTensors, Python scalars, lists of them and attrs builds the same
+scratch nodes whenever those arguments have the same dtypes, values (the scalars) and aliasing: the first
+such call keeps the kernels it made as a plan (per device), and later ones rerun them on their inputs'
+values, skipping the building — unless an op is stateful or a kernel keeps state (a seeded random op still
+gets a new kernel each call, as before), a tape records, or op callbacks watch. A kernel failing on a
+plan's rerun makes the call build again, for TF's eager error.
+
 Each op that ran is offered to the context's tapes (ops/backprop.py); its scratch Operation outlives its
 graph only where a tape recorded it: its inputs and outputs are rebound to the EagerTensors, so the op's
 registered gradient function, run eagerly, sees their values.
@@ -20,13 +27,14 @@ of its value, as TF captures an eager value.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import context, dtypes, op_registry, tensor_shape
+from tensorweave.framework import context, dtypes, op_callbacks, op_registry, tensor_shape
 from tensorweave.framework.graph import (
     Graph,
     Operation,
@@ -36,7 +44,7 @@ from tensorweave.framework.graph import (
 )
 from tensorweave.framework.graph_def import NodeDef
 from tensorweave.framework.node_builder import execute_eagerly
-from tensorweave.framework.op_kernel import kernel_failure
+from tensorweave.framework.op_kernel import OpKernel, kernel_failure
 
 _UNDEFINED_IN_EAGER = frozenset({"op", "graph", "name", "consumers"})
 _build = threading.local()  # the stand-ins of the eager op being built on this thread: Const op -> EagerTensor
@@ -148,10 +156,24 @@ class EagerTensor(Tensor):
 
 
 @execute_eagerly.install
-def execute(build: Callable[[], Any], op_type: str, name: str | None) -> Any:
+def execute(build: Callable[[], Any], op_type: str, name: str | None, call: tuple | None = None) -> Any:
     """Build a node with `build()` in a scratch graph, run it at once, and return its outputs as EagerTensors
-    (an Operation comes back with its inputs and outputs rebound to them)."""
+    (an Operation comes back with its inputs and outputs rebound to them).
+
+    With `call` (an Op's, its arguments), a call that built the same scratch nodes before reruns their kernels
+    on its inputs' values instead (a `_Plan`), unless a tape records or op callbacks watch."""
     ctx = context.current()
+    tensors: list[EagerTensor] = []
+    key = None
+    if call is not None and not ctx.tapes and not op_callbacks.should_invoke_op_callbacks():
+        key = _call_key(*call, tensors)
+        plans = _plans.setdefault(ctx.device, {}) if key is not None else None
+        plan = plans.get(key) if plans is not None else None
+        if plan is not None:
+            try:
+                return plan.run(ctx, tensors)
+            except errors.OpError:
+                pass  # built and run again below, for TF's eager error
     scratch = Graph()
     scratch._records_tracebacks = False
     stand_ins: dict[Operation, EagerTensor] = {}
@@ -162,28 +184,140 @@ def execute(build: Callable[[], Any], op_type: str, name: str | None) -> Any:
     finally:
         _build.stand_ins = None
     eager: dict[Tensor, EagerTensor] = {}
+    recorder = _PlanRecorder(tensors) if key is not None else None
     for node in scratch.get_operations():
         if node in stand_ins:
             eager[node._outputs[0]] = stand_ins[node]
+            if recorder is not None:
+                recorder.stand_in(node._outputs[0], stand_ins[node])
             continue
         inputs = [eager[t] for t in node._inputs]
-        outputs = _run(ctx, node, inputs, op_type, name)
+        kernel, outputs = _run(ctx, node, inputs, op_type, name)
+        if recorder is not None:
+            recorder.step(kernel, node)
         for t, value in zip(node._outputs, outputs):
             eager[t] = EagerTensor(value, t.dtype)
         node._inputs, node._outputs = inputs, [eager[t] for t in node._outputs]
         for tape in ctx.tapes:
             tape.record(node)
+    if recorder is not None and len(plans) < _PLANS_PER_DEVICE:
+        plan = recorder.plan(result)
+        if plan is not None:
+            plans[key] = plan
     scratch._operations.clear()  # no cycle left through the graph: its nodes go as soon as nothing holds them
     scratch._ops_by_name.clear()
     return _eager_result(result, eager)
 
 
+class _Uncacheable(Exception):
+    """An eager call's argument that its scratch nodes may depend on by value: no plan for that call."""
+
+
+def _call_key(op: Any, args: tuple, kwargs: dict, tensors: list[EagerTensor]) -> tuple | None:
+    """What decides an eager call's scratch nodes: the Op, and each argument's kind — an EagerTensor's dtype
+    and which of the call's EagerTensors it is (collected into `tensors`), a Python scalar's type and value,
+    nested lists, attrs. None for a stateful op, or an argument of another kind (an array, an object)."""
+    if op.op_def.is_stateful:
+        return None
+    try:
+        key = [op]
+        for value in args:
+            key.append(_key(value, tensors))
+        if kwargs:
+            key.append(_key(tuple(sorted(kwargs.items())), tensors))
+        return tuple(key)
+    except _Uncacheable:
+        return None
+
+
+def _key(value: Any, tensors: list[EagerTensor]) -> Any:
+    kind = type(value)
+    if kind is EagerTensor:
+        for index, tensor in enumerate(tensors):
+            if tensor is value:
+                return kind, value._dtype, index
+        tensors.append(value)
+        return kind, value._dtype, len(tensors) - 1
+    if kind is float:
+        return kind, value.hex()  # -0.0 is not 0.0
+    if kind in (int, bool, str, bytes) or value is None or isinstance(value, dtypes.DType):
+        return kind, value
+    if kind in (list, tuple):
+        return kind, tuple(_key(v, tensors) for v in value)
+    raise _Uncacheable
+
+
+_PLANS_PER_DEVICE = 4096  # Python scalars are part of a key: a loop over many values must not grow it forever
+_plans: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # device -> {call key: _Plan}
+
+
+class _Plan:
+    """The kernels of an eager call's scratch nodes, in creation order, over value slots: the call's
+    EagerTensors first, then each kernel's outputs; and where the call's result lies in them."""
+
+    __slots__ = ("steps", "result")
+
+    def __init__(self, steps: list[tuple[OpKernel, list[int]]], result: Any) -> None:
+        self.steps = steps
+        self.result = result  # (slot, dtype), or a list or namedtuple of them
+
+    def run(self, ctx: context.EagerContext, tensors: list[EagerTensor]) -> Any:
+        values = [t._value for t in tensors]
+        for kernel, inputs in self.steps:
+            values.extend(kernel.compute([values[i] for i in inputs], ctx.step))
+        result = self.result
+        if isinstance(result, list):
+            return [EagerTensor(values[slot], dtype) for slot, dtype in result]
+        if isinstance(result, tuple) and hasattr(result, "_fields"):
+            return type(result)(*(EagerTensor(values[slot], dtype) for slot, dtype in result))
+        return EagerTensor(values[result[0]], result[1])
+
+
+class _PlanRecorder:
+    """Follows the slow path through a call's scratch nodes and makes its `_Plan`, unless a node has state
+    (a stateful op, a kernel with persistent state, an asynchronous one) or a stand-in is no argument."""
+
+    def __init__(self, tensors: list[EagerTensor]) -> None:
+        self.tensors = tensors
+        self.slots: dict[Tensor, int] = {}
+        self.count = len(tensors)
+        self.steps: list[tuple[OpKernel, list[int]]] | None = []
+
+    def stand_in(self, output: Tensor, tensor: EagerTensor) -> None:
+        index = next((i for i, t in enumerate(self.tensors) if t is tensor), None)
+        if index is None:
+            self.steps = None
+        else:
+            self.slots[output] = index
+
+    def step(self, kernel: OpKernel, node: Operation) -> None:
+        kernel_def = kernel.kernel_def
+        if self.steps is None or kernel.asynchronous or kernel_def.state is not None or kernel_def.op_def.is_stateful:
+            self.steps = None
+            return
+        self.steps.append((kernel, [self.slots[t] for t in node._inputs]))
+        for t in node._outputs:
+            self.slots[t] = self.count
+            self.count += 1
+
+    def plan(self, result: Any) -> _Plan | None:
+        if self.steps is None:
+            return None
+        if isinstance(result, Tensor):
+            return _Plan(self.steps, (self.slots[result], result.dtype))
+        if isinstance(result, list):
+            return _Plan(self.steps, [(self.slots[t], t.dtype) for t in result])
+        if isinstance(result, tuple) and hasattr(result, "_fields"):
+            return _Plan(self.steps, type(result)(*((self.slots[t], t.dtype) for t in result)))
+        return None
+
+
 def _run(ctx: context.EagerContext, node: Operation, inputs: list[EagerTensor], op_type: str,
-         name: str | None) -> list[Any]:
-    """The node's outputs from its kernel on the context's device; a failure as TF's eager error."""
+         name: str | None) -> tuple[OpKernel | None, list[Any]]:
+    """The node's kernel and its outputs on the context's device; a failure as TF's eager error."""
     try:
         kernel = op_registry.new_kernel(node._node_def, ctx.device)
-        return kernel.compute([t._value for t in inputs], ctx.step)
+        return kernel, kernel.compute([t._value for t in inputs], ctx.step)
     except errors.OpError as error:
         cls, message = kernel_failure(node._node_def, error.__cause__ or error)
         if error.__cause__ is None:  # not the kernel's own failure (no kernel): its message as it is

@@ -32,10 +32,10 @@ from tensorweave.framework.hooks import Hook
 from tensorweave.framework.op_def import ArgDef, OpDef, _python_op_name, arg_types, check_attr_value
 from tensorweave.framework.op_registry import Op
 
-# execute_eagerly(build, op_type, name): while the thread executes eagerly (inside a py_function), the node
-# `build()` makes runs at once, and its outputs come back as EagerTensors.
-execute_eagerly: Hook[Callable[[Callable[[], Any], str, str | None], Any]] = Hook(
-    "execute_eagerly", "tensorweave.framework.eager")
+# execute_eagerly(build, op_type, name, call=None): while the thread executes eagerly (inside a py_function),
+# the node `build()` makes runs at once, and its outputs come back as EagerTensors; `call` (the Op, its
+# positional and keyword arguments) lets the eager core reuse what an identical earlier call built.
+execute_eagerly: Hook[Callable[..., Any]] = Hook("execute_eagerly", "tensorweave.framework.eager")
 
 
 def _bind_inputs(op: Op, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any]]:
@@ -224,7 +224,8 @@ def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
     """Create a node of `op` from call arguments; returns a Tensor, a list of Tensors or the Operation (run at
     once, when executing eagerly)."""
     if context.executing_eagerly():  # an op without outputs gives None, as TF's eager wrappers
-        result = execute_eagerly(functools.partial(_apply_op, op, args, kwargs, name), op.name, name)
+        result = execute_eagerly(functools.partial(_apply_op, op, args, kwargs, name), op.name, name,
+                                 (op, args, kwargs))
         return None if isinstance(result, Operation) else result
     return _apply_op(op, args, kwargs, name)
 

@@ -43,14 +43,20 @@ def _const(ctx: OpKernelContext, value: np.ndarray) -> Any:
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const",
              verify_shape: bool = False) -> Tensor:
     """TF1's `tf.constant`: a scalar broadcasts to `shape`; a short list is padded with its last value."""
-    try:
-        array = tensor_util.make_ndarray_value(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
-    except TypeError:
-        if dtype is None or not context.executing_eagerly():
-            raise
-        raise TypeError(f"Cannot convert {value} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}") from None
-    array.setflags(write=False)  # kernels and assigns must never write into a graph constant
-    if context.executing_eagerly():  # a value, not a node, as TF's eager constant
+    eager = context.executing_eagerly()
+    key = _scalar_key(value, dtype) if eager and shape is None else None
+    array = _eager_scalars.get(key) if key is not None else None
+    if array is None:
+        try:
+            array = tensor_util.make_ndarray_value(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
+        except TypeError:
+            if dtype is None or not eager:
+                raise
+            raise TypeError(f"Cannot convert {value} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}") from None
+        array.setflags(write=False)  # kernels and assigns must never write into a graph constant
+        if key is not None and len(_eager_scalars) < _EAGER_SCALARS:
+            _eager_scalars[key] = array
+    if eager:  # a value, not a node, as TF's eager constant
         return EagerTensor(array, dtypes.as_dtype(array.dtype))
     # No name scope of its own, as in TF: the node takes `name` directly (and TF's node-name errors).
     op = create_op(get_default_graph(), "Const", [], name=name,
@@ -64,6 +70,25 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
         if replaced is not None:
             return replaced[0]
     return op.outputs[0]
+
+
+_EAGER_SCALARS = 1024  # distinct scalars kept: a loop over many values must not grow the cache forever
+_eager_scalars: dict[tuple, np.ndarray] = {}  # (type, value, dtype) -> its read-only array
+
+
+def _scalar_key(value: Any, dtype: Any) -> tuple | None:
+    """The cache key of a Python scalar converted eagerly (`x * 2.0` in a py_function converts the same 2.0
+    each call), or None for any other value."""
+    kind = type(value)
+    if kind is float:
+        value = value.hex()  # -0.0 is not 0.0
+    elif kind is not int and kind is not bool:
+        return None
+    try:
+        hash(dtype)
+    except TypeError:
+        return None
+    return kind, value, dtype
 
 
 def _constant_conversion(value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Tensor:

@@ -355,135 +355,128 @@ class _PrefixTree:
         return labels, keep
 
 
-def _beam_step_first(nodes: np.ndarray, valid: np.ndarray, old: np.ndarray, logits: np.ndarray,
-                     tree: _PrefixTree, blank: int) -> np.ndarray:
+def _beam_step_first(nodes: np.ndarray, valid: np.ndarray, parent_slot: np.ndarray, old: np.ndarray,
+                     logits: np.ndarray, tree: _PrefixTree, blank: int) -> np.ndarray:
     """The first pass of a step, for every beam at once: a beam's blank probability is its old total times
     P(blank); its label probability takes in its parent's (when the parent is a beam: its blank one if
     both end in the same label, else its total) and is multiplied by P(its label). [3, B, W] (total, blank,
     label)."""
     rows = np.arange(nodes.shape[0])[:, None]
-    labels, parents = tree.label[nodes], tree.parent[nodes]
-    parent_slot = (nodes[:, None, :] == parents[:, :, None]) & valid[:, None, :]
-    j = parent_slot.argmax(axis=2)
-    parent_active = parent_slot.any(axis=2) & (old[0][rows, j] > -np.inf)
+    labels = tree.label[nodes]
+    j = np.maximum(parent_slot, 0)
+    parent_active = (parent_slot >= 0) & (old[0][rows, j] > -np.inf)
     from_parent = np.where(labels == labels[rows, j], old[1][rows, j], old[0][rows, j])
     label = np.where(parent_active, np.logaddexp(old[2], from_parent), old[2])
     label = np.where(nodes > 0, label + logits[rows, np.maximum(labels, 0)], old[2])
     blank_p = old[0] + logits[:, blank:blank + 1]
-    return np.stack([np.logaddexp(blank_p, label), blank_p, label])
+    return np.where(valid, np.stack([np.logaddexp(blank_p, label), blank_p, label]), -np.inf)
 
 
-class _BeamStep:
-    """One step of TF's beam search for all rows: the beams' old and new probabilities ([3, B, W]: total,
-    blank, label), and the bounded top-N of `width` leaves (value and code: a beam slot < W, or a new child
-    W + parent slot * classes + class; NaN/-1 where empty), as TF's TopN holds them while beams propose
-    children. A beam dropped from the leaves has its new probabilities reset, as TF resets them."""
+class _Offers:
+    """What a step offers TF's leaves (a top-`width` of entries), for all rows at once, in TF's order: each
+    beam's new total (sequence number = its slot, the beams in falling order of their old totals), then the
+    children that proposing beams make, beam by beam and label by label (W + slot * K + label, K = classes -
+    1). A child that is itself a beam is no offer: it is in the leaves, or was pushed out of them, and then
+    its parent's offer is always turned down (its fresh value is at most its new total, which was the bottom
+    then)."""
 
-    def __init__(self, old: np.ndarray, new: np.ndarray, valid: np.ndarray, child_slot: np.ndarray,
+    def __init__(self, old: np.ndarray, new: np.ndarray, valid: np.ndarray, parent_slot: np.ndarray,
                  labels: np.ndarray, logits: np.ndarray, width: int) -> None:
-        self.old, self.new, self.child_slot, self.labels, self.logits = old, new, child_slot, labels, logits
-        self.width = width
-        self.in_leaves = valid.copy()
-        self.leaf_value = np.where(valid, new[0], np.nan)
-        self.leaf_code = np.where(valid, np.arange(width), -1)
+        batch, slots = valid.shape
+        classes = logits.shape[1] - 1
+        self.width, self.valid, self.old_total, self.new_total = width, valid, old[0], new[0]
+        self.slot = np.arange(slots)
+        # [B, W, K]: a child's value is P(label) times its parent's blank probability when the label repeats
+        # the parent's last one, else its total.
+        previous = np.where(np.arange(classes)[None, None, :] == labels[:, :, None], old[1][:, :, None],
+                            old[0][:, :, None])
+        self.child_value = logits[:, None, :classes] + previous
+        is_beam = np.zeros((batch, slots + 1, classes + 1), dtype=bool)  # slot -1 and label -1 land in spares
+        b_i, j_i = np.nonzero(parent_slot >= 0)
+        is_beam[b_i, parent_slot[b_i, j_i], labels[b_i, j_i]] = True
+        self.offered = ~is_beam[:, :slots, :classes] & (self.child_value > -np.inf) & valid[:, :, None]
 
-    def _reset(self, rows: np.ndarray, slots: np.ndarray, both: bool) -> None:
-        self.new[:, rows, slots] = -np.inf
-        self.in_leaves[rows, slots] = False
-        if both:
-            self.old[:, rows, slots] = -np.inf
+    def proposing(self, blocked: np.ndarray) -> np.ndarray:
+        """The beams that propose children: one does while fewer than `width` offers before it reach its old
+        total (the leaves are not full, or it beats their bottom). Offers only grow and old totals only fall
+        along the slots, so the proposers are the unblocked beams before the first slot that fails, found by
+        bisection for every row at once."""
+        rows = np.arange(self.valid.shape[0])
+        can = self.valid & (self.old_total > -np.inf) & ~blocked
+        children = self.offered & can[:, :, None]
+        low, high = np.zeros(rows.size, dtype=np.int64), np.full(rows.size, self.slot.size)
+        while (searching := low < high).any():
+            middle = (low + high) // 2
+            bar = self.old_total[rows, np.minimum(middle, self.slot.size - 1)]
+            count = (self.valid & (self.new_total >= bar[:, None])).sum(axis=1)
+            count += (children & (self.slot[None, :, None] < middle[:, None, None])
+                      & (self.child_value >= bar[:, None, None])).sum(axis=(1, 2))
+            fails = count >= self.width
+            high = np.where(searching & fails, middle, high)
+            low = np.where(searching & ~fails, middle + 1, low)
+        return can & (self.slot[None, :] < low[:, None])
 
-    def proposing(self, r: int, stepping: np.ndarray) -> np.ndarray:
-        """The rows whose beam r proposes children now: TF's is_candidate of its old probability."""
-        count = (~np.isnan(self.leaf_value)).sum(axis=1)
-        bottom = np.nanmin(np.where(count[:, None] > 0, self.leaf_value, np.inf), axis=1)
-        total = self.old[0][:, r]
-        return stepping & (total > -np.inf) & ((count < self.width) | (total > bottom))
+    def blocked(self, proposing: np.ndarray, parent_slot: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """The beams whose parent, proposing before them, finds them pushed out of the leaves: TF then turns
+        the parent's offer down and resets the beam's old probabilities, so that it proposes nothing."""
+        rows = np.arange(self.valid.shape[0])[:, None]
+        blocked = np.zeros_like(self.valid)
+        r, j = np.nonzero(self.valid & (parent_slot >= 0) & (parent_slot < self.slot[None, :])
+                          & proposing[rows, np.maximum(parent_slot, 0)])
+        if not r.size:
+            return blocked
+        i, label, p = parent_slot[r, j], labels[r, j], self.new_total[r, j]
+        new_total = self.new_total[r]
+        above = (self.valid[r] & ((new_total > p[:, None]) | ((new_total == p[:, None])
+                                                              & (self.slot[None, :] < j[:, None])))).sum(axis=1)
+        earlier = ((self.slot[None, :, None] < i[:, None, None])
+                   | ((self.slot[None, :, None] == i[:, None, None])
+                      & (np.arange(self.child_value.shape[2])[None, None, :] < label[:, None, None])))
+        above += (self.offered[r] & proposing[r][:, :, None] & earlier
+                  & (self.child_value[r] > p[:, None, None])).sum(axis=(1, 2))
+        blocked[r, j] = above >= self.width
+        return blocked
 
-    def _children(self, r: int, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """For beam r's children of `classes`: the beam slot each already is (-1: none), whether it is an
-        active leaf, its value as a new child, and its leaf code."""
-        batch = np.arange(self.labels.shape[0])[:, None]
-        slot = self.child_slot[:, r, classes]
-        safe = np.maximum(slot, 0)
-        active = (slot >= 0) & self.in_leaves[batch, safe] & (self.new[0][batch, safe] > -np.inf)
-        previous = np.where(classes == self.labels[:, r:r + 1], self.old[1][:, r:r + 1], self.old[0][:, r:r + 1])
-        codes = np.where(slot >= 0, slot, self.width + r * self.child_slot.shape[2] + classes)
-        return slot, active, self.logits[:, classes] + previous, codes
-
-    def _admit(self, accepted: np.ndarray, turned_down: np.ndarray, slot: np.ndarray, value: np.ndarray,
-               codes: np.ndarray) -> None:
-        """Children in (`accepted`, their values and codes [B, m]) and the bottoms they push out; a child
-        that is a beam slot and was turned down loses its old probabilities too (TF resets the entry). With
-        no child in and none reset nothing changes (the leaves' order is only ever taken by stable sorts)."""
-        rows = np.nonzero(turned_down & (slot >= 0))
-        if not rows[0].size and not accepted.any():
-            return
-        self._reset(rows[0], slot[rows], both=True)
-        revived = np.nonzero(accepted & (slot >= 0))
-        self.new[0][revived[0], slot[revived]] = value[revived]
-        self.new[1][revived[0], slot[revived]] = -np.inf
-        self.new[2][revived[0], slot[revived]] = value[revived]
-        union_value = np.concatenate([self.leaf_value, np.where(accepted, value, np.nan)], axis=1)
-        union_code = np.concatenate([self.leaf_code, np.where(accepted, codes, -1)], axis=1)
-        key = np.minimum(-union_value, np.finfo(np.float64).max)  # falling values, -inf last but before empties
-        key[np.isnan(key)] = np.inf
-        order = np.argsort(key, axis=1, kind="stable")
-        rows = np.arange(order.shape[0])[:, None]
-        out = order[:, self.width:]
-        out_code = union_code[rows, out]
-        dropped_beams = np.nonzero(~np.isnan(union_value[rows, out]) & (out_code >= 0) & (out_code < self.width))
-        self._reset(dropped_beams[0], out_code[dropped_beams], both=False)
-        self.in_leaves[revived[0], slot[revived]] = True
-        kept = order[:, :self.width]
-        self.leaf_value = union_value[rows, kept]
-        self.leaf_code = np.where(np.isnan(self.leaf_value), -1, union_code[rows, kept])
-
-    def propose(self, r: int, proposing: np.ndarray) -> None:
-        """Beam r's children of every class at once where that is TF's result: the children it turns down or
-        takes follow from how many leaves and earlier children beat each; rows where an earlier child would
-        push out a later class's child that is a leaf (which TF then proposes afresh) go class by class, in runs
-        that end at the next class some row takes in (the classes before it are only turned down, which changes
-        neither the leaves nor the later classes' children)."""
-        classes = np.arange(self.child_slot.shape[2] - 1)
-        slot, active, value, codes = self._children(r, classes)
-        candidate = proposing[:, None] & ~active
-        earlier = classes[None, :] < classes[:, None]
-        at_least = (self.leaf_value[:, None, :] >= value[:, :, None]).sum(axis=2)
-        at_least += (earlier & candidate[:, None, :] & (value[:, None, :] >= value[:, :, None])).sum(axis=2)
-        accepted = candidate & (value > -np.inf) & (at_least < self.width)
-        admitted = accepted.sum(axis=1)
-        full = (~np.isnan(self.leaf_value)).sum(axis=1) + admitted > self.width
-        first_admitted = np.where(accepted.any(axis=1), accepted.argmax(axis=1), classes.size)
-        sibling_leaf = active & (classes[None, :] > first_admitted[:, None])
-        one_by_one = proposing & full & sibling_leaf.any(axis=1)
-        at_once = ~one_by_one[:, None]
-        self._admit(accepted & at_once, candidate & ~accepted & at_once, slot, value, codes)
-        start = 0
-        while one_by_one.any() and start < classes.size:
-            slot, active, value, codes = self._children(r, classes[start:])
-            candidate = one_by_one[:, None] & ~active
-            count = (~np.isnan(self.leaf_value)).sum(axis=1)
-            bottom = np.nanmin(np.where(count[:, None] > 0, self.leaf_value, np.inf), axis=1)
-            accepted = candidate & (value > -np.inf) & ((count < self.width)[:, None] | (value > bottom[:, None]))
-            taken = accepted.any(axis=0)
-            stop = int(taken.argmax()) + 1 if taken.any() else classes.size - start
-            self._admit(accepted[:, :stop], (candidate & ~accepted)[:, :stop], slot[:, :stop], value[:, :stop],
-                        codes[:, :stop])
-            start += stop
+    def leaves(self, proposing: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The leaves after the step: the `width` best offers (falling value, then offer order), as [B, W]
+        offer numbers in falling value, their values and which are filled."""
+        batch, slots = self.valid.shape
+        offers = np.concatenate([self.valid, (self.offered & proposing[:, :, None]).reshape(batch, -1)], axis=1)
+        values = np.where(offers, np.concatenate([self.new_total, self.child_value.reshape(batch, -1)], axis=1),
+                          -np.inf)
+        take = offers
+        if values.shape[1] > self.width:
+            bound = -np.partition(-values, self.width - 1, axis=1)[:, self.width - 1:self.width]
+            above = values > bound
+            tied = (values == bound) & offers
+            take = above | (tied & (np.cumsum(tied, axis=1) <= self.width - above.sum(axis=1, keepdims=True)))
+        r, code = np.nonzero(take)
+        counts = take.sum(axis=1)
+        place = np.arange(r.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        chosen = np.zeros((batch, slots), dtype=np.int64)
+        filled = np.zeros((batch, slots), dtype=bool)
+        chosen[r, place], filled[r, place] = code, True
+        chosen_values = np.where(filled, values[np.arange(batch)[:, None], chosen], -np.inf)
+        order = np.argsort(np.where(filled, -chosen_values, np.inf), axis=1, kind="stable")
+        return (np.take_along_axis(chosen, order, axis=1), np.take_along_axis(chosen_values, order, axis=1),
+                np.take_along_axis(filled, order, axis=1))
 
 
 def _beam_search(inputs: np.ndarray, sequence_length: np.ndarray,
                  beam_width: int) -> tuple[_PrefixTree, np.ndarray, np.ndarray, np.ndarray]:
-    """TF's CTC prefix beam search (CTCBeamSearchDecoder with its default scorer), for all rows at once.
+    """TF's CTC prefix beam search (CTCBeamSearchDecoder with its default scorer), for all rows and beams at
+    once.
 
-    At each step every beam's probabilities move on (`_beam_step_first`); then, beam by beam in falling
-    order of their old totals, each proposes every non-blank class as a child prefix (`_BeamStep`). The
-    order matters as in TF: a beam dropped early in a step may come back as a fresh child of its parent, and
-    a child turned down resets the beam it was. The inputs are log-softmax normalized at each step. Returns
-    the tree, each row's beam nodes and totals, and which beam slots are filled."""
+    At each step every beam's probabilities move on (`_beam_step_first`); then, in TF, beam by beam in
+    falling order of their old totals, each proposes every non-blank class as a child prefix into a
+    top-`beam_width` of leaves (`_Offers`). Which beams propose follows from counting the offers before each;
+    a beam pushed out before its parent proposes it loses its own proposals, which may let later beams
+    propose: the blocked beams are settled in slot order, repeating while a row's set changes (each round
+    fixes at least its first changed beam; rarely more than one). The inputs are log-softmax normalized at
+    each step. Returns the tree, each row's beam nodes and totals, and which beam slots are filled."""
     max_time, batch, num_classes = inputs.shape
     blank, width = num_classes - 1, beam_width
+    classes = num_classes - 1
     rows = np.arange(batch)[:, None]
     tree = _PrefixTree(num_classes)
     nodes = np.zeros((batch, width), dtype=np.int64)
@@ -498,32 +491,30 @@ def _beam_search(inputs: np.ndarray, sequence_length: np.ndarray,
         logits -= np.log(np.exp(logits).sum(axis=1, keepdims=True))
         old = np.where(valid, probs, -np.inf)
         labels = tree.label[nodes]
-        child_of = (tree.parent[nodes][:, None, :] == nodes[:, :, None]) & valid[:, None, :]  # [B, k, j]
-        child_slot = np.full((batch, width, num_classes), -1)
-        b_i, k_i, j_i = np.nonzero(child_of & (nodes > 0)[:, None, :])
-        child_slot[b_i, k_i, labels[b_i, j_i]] = j_i
-        step = _BeamStep(old, np.where(valid, _beam_step_first(nodes, valid, old, logits, tree, blank), -np.inf),
-                         valid, child_slot, labels, logits, width)
-        for r in range(int(valid.sum(axis=1).max())):
-            proposing = step.proposing(r, stepping & valid[:, r])
-            if proposing.any():
-                step.propose(r, proposing)
-        code = step.leaf_code
-        is_child = code >= width
-        is_beam = (code >= 0) & ~is_child
-        beam = np.where(is_beam, code, 0)
+        is_parent = (nodes[:, None, :] == tree.parent[nodes][:, :, None]) & valid[:, None, :] & valid[:, :, None]
+        parent_slot = np.where(is_parent.any(axis=2), is_parent.argmax(axis=2), -1)  # [B, W]: slot or -1
+        new = _beam_step_first(nodes, valid, parent_slot, old, logits, tree, blank)
+        offers = _Offers(old, new, valid & stepping[:, None], parent_slot, labels, logits, width)
+        blocked = np.zeros_like(valid)
+        while True:
+            proposing = offers.proposing(blocked)
+            settled = offers.blocked(proposing, parent_slot, labels)
+            changed = settled != blocked
+            if not changed.any():
+                break
+            blocked = settled
+        code, totals, filled = offers.leaves(proposing)
+        is_child = filled & (code >= width)
+        beam = np.where(is_child, 0, code)
         child = np.maximum(code - width, 0)
-        step_nodes = np.where(is_beam, nodes[rows, beam], 0)
-        step_nodes[is_child] = tree.children(nodes[rows, child // num_classes][is_child],
-                                             (child % num_classes)[is_child])
-        child_probs = np.stack([step.leaf_value, np.full_like(step.leaf_value, -np.inf), step.leaf_value])
-        step_probs = np.where(is_beam, step.new[:, rows, beam], child_probs)
-        order = np.argsort(-np.where(code >= 0, np.nan_to_num(step_probs[0], neginf=-np.finfo(np.float64).max),
-                                     -np.inf), axis=1, kind="stable")
+        step_nodes = nodes[rows, beam]
+        step_nodes[is_child] = tree.children(nodes[rows, child // classes][is_child], (child % classes)[is_child])
+        step_probs = np.where(is_child, np.stack([totals, np.full_like(totals, -np.inf), totals]),
+                              new[:, rows, beam])
         keep = stepping[:, None]
-        nodes = np.where(keep, np.take_along_axis(step_nodes, order, axis=1), nodes)
-        probs = np.where(keep, np.take_along_axis(step_probs, order[None], axis=2), probs)
-        valid = np.where(keep, np.take_along_axis(code >= 0, order, axis=1), valid)
+        nodes = np.where(keep, step_nodes, nodes)
+        probs = np.where(keep, step_probs, probs)
+        valid = np.where(keep, filled, valid)
     return tree, nodes, probs[0], valid
 
 

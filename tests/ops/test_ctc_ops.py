@@ -147,6 +147,28 @@ def test_ctc_beam_search_decoder(decoder, width, want_values, want_log_probabili
             sess.run(tf.nn.ctc_beam_search_decoder(LOGITS, SEQ_LEN, beam_width=2, top_paths=3)[1])
 
 
+@pytest.mark.parametrize("merge_repeated, want_rows, want_values", [
+    (False, [[0, 0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1]],
+     [[2, 3, 0, 2, 1, 4, 3, 4], [2, 3, 0, 0, 2, 1, 4, 3, 3, 4], [2, 3, 0, 1, 4, 3, 1, 4]]),
+    (True, [[0, 0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1]],
+     [[2, 3, 0, 2, 1, 4, 3, 4], [2, 3, 0, 2, 1, 4, 3, 4], [2, 3, 0, 1, 4, 3, 1, 4]]),
+])
+def test_ctc_beam_search_decoder_pushed_out_beams(merge_repeated, want_rows, want_values):
+    """A narrow beam over peaked inputs, recorded from TF: beams pushed out of the leaves before their parent
+    proposes them lose their own proposals (TF resets them), which lets later beams propose."""
+    x = (np.random.default_rng(4).standard_normal((8, 2, 6)) * 3).astype(np.float32)
+    with tf.Graph().as_default():
+        decoded, log_probability = tf.nn.ctc_beam_search_decoder(x, [8, 6], beam_width=4, top_paths=3,
+                                                                 merge_repeated=merge_repeated)
+        with tf.Session() as sess:
+            paths = sess.run([_decoded(d) for d in decoded])
+        for (indices, values, _), rows, want in zip(paths, want_rows, want_values):
+            np.testing.assert_array_equal(indices[:, 0], rows)
+            np.testing.assert_array_equal(values, want)
+        check_tensor(log_probability, np.array([[-1.9118235, -2.2376626, -2.363962], [-1.72393, -2.432683, -3.780007]],
+                                               np.float32), rtol=1e-6)
+
+
 def test_collapse_repeated_and_unique_labels():
     with tf.Graph().as_default():
         labels, lengths = tf.nn.collapse_repeated(tf.constant([[1, 1, 2, 2, 0], [3, 3, 3, 4, 4], [5, 6, 6, 6, 6]]),

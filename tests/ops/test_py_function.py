@@ -185,6 +185,29 @@ def test_errors_are_tfs():
         assert _error(_raise(error), [X]) == (cls, text)
 
 
+def test_repeated_calls_rerun_what_they_built():
+    """An eager call like an earlier one reruns the kernels that one built (framework/eager.py's plans): values
+    follow each call's inputs, its Python scalars (0.0 is not -0.0) and which arguments are the same tensor; a
+    kernel that fails on new values still raises TF's eager error."""
+    def func(a, b):
+        return [a * 2.0 + b, a * a, a * b, 1.0 / (a * 0.0), 1.0 / (a * -0.0), tf.reshape(a, [4])]
+
+    a, b = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    outputs = tf.py_function(func, [a, b], [tf.float32] * 6)
+    with tf.Session() as sess:
+        for scale in (1.0, 3.0):
+            x, y = X * scale, X + scale
+            got = sess.run(outputs, {a: x, b: y})
+            for value, want in zip(got, [x * 2 + y, x * x, x * y, np.full((2, 2), np.inf), np.full((2, 2), -np.inf),
+                                         x.reshape(4)]):
+                np.testing.assert_array_equal(value, want)
+        with pytest.raises(errors.UnknownError) as info:
+            sess.run(outputs, {a: np.ones(3, np.float32), b: np.ones(3, np.float32)})
+        assert info.value.message.split("\nTraceback")[0] == (
+            f"InvalidArgumentError: {{{{function_node __wrapped__Reshape_device_{CPU}}}}} Input to reshape is a "
+            "tensor with 3 values, but the requested shape has 4 [Op:Reshape]")
+
+
 def test_gradient_through_the_function():
     x, y = tf.constant([1.0, 2.0, 3.0]), tf.constant([4.0, 5.0, 6.0])
     r = tf.py_function(lambda a, b: a * a * b + tf.sin(b), [x, y], tf.float32)
