@@ -38,7 +38,7 @@ from tensorweave.ops import (
 )
 from tensorweave.ops.elementwise_ops import eigen_extremum, unary_op
 from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, in_float32
-from tensorweave.ops.reduction_ops import _deprecated_alias
+from tensorweave.ops.reduction_ops import _deprecated_alias, leading_row_sum, leading_row_sum_applies
 from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{half, bfloat16, float, double}"
@@ -986,6 +986,8 @@ def _bias_add_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 def _bias_add_grad(ctx: OpKernelContext, out_backprop: Any, data_format: Any) -> Any:
     channel = 1 if _is_nchw(data_format) and out_backprop.ndim >= 3 else out_backprop.ndim - 1
     axes = tuple(i for i in range(out_backprop.ndim) if i != channel)
+    if leading_row_sum_applies(out_backprop, axes):
+        return leading_row_sum(out_backprop, len(axes))
     return ctx.xp.sum(out_backprop, axis=axes, dtype=out_backprop.dtype)
 
 

@@ -86,9 +86,10 @@ def test_im2col_layout_follows_the_longer_contiguous_runs():
 
 
 @pytest.mark.parametrize("block_bytes", [1, 1 << 20])
-def test_max_pool_grad_of_disjoint_windows_goes_to_the_first_maximum_only(monkeypatch, block_bytes):
+@pytest.mark.parametrize("rows", [7, 6])  # a row no window reads; windows tiling the input (written unzeroed)
+def test_max_pool_grad_of_disjoint_windows_goes_to_the_first_maximum_only(monkeypatch, block_bytes, rows):
     monkeypatch.setattr(conv_kernels, "POOL_BLOCK_BYTES", block_bytes)
-    x = np.maximum(RNG.standard_normal((2, 7, 6, 3)), 0).astype(np.float32)  # ReLU's zeros: ties everywhere
+    x = np.maximum(RNG.standard_normal((2, rows, 6, 3)), 0).astype(np.float32)  # ReLU's zeros: ties everywhere
     x[0, :2, :2, 0] = 0.0
     out = x[:, :6, :6].reshape(2, 3, 2, 3, 2, 3).max(axis=(2, 4))
     dy = RNG.standard_normal(out.shape).astype(np.float32)

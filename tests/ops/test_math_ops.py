@@ -528,3 +528,21 @@ def test_float_cast_to_unsigned_32_64_wraps_in_range_else_gives_the_top_bit(sour
     with tf.Graph().as_default(), tf.Session() as sess:
         x = tf.cast(tf.constant(values, tf.float64), getattr(tf, source))
         assert sess.run(tf.cast(x, getattr(tf, target))).tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_and_bias_add_grad_over_many_leading_rows(dtype):
+    """A bias's gradient (a Sum over the leading axes of many rows, or BiasAddGrad) goes through BLAS: the sums
+    of a float64 reference, within float32's rounding, in every keep_dims and axes order."""
+    x = np.random.default_rng(3).standard_normal((8, 16, 10, 3)).astype(dtype)  # 1280 rows of 3
+    want = x.astype(np.float64).sum(axis=(0, 1, 2))
+    tolerance = dict(rtol=1e-5, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    value = tf.placeholder(dtype, x.shape)
+    sums = [tf.reduce_sum(value, [0, 1, 2]), tf.reduce_sum(value, [2, 0, 1], keepdims=True),
+            tf.reduce_sum(value, [0, 1]), tf.raw_ops.BiasAddGrad(out_backprop=value)]
+    with tf.Session() as sess:
+        flat, kept, two, bias = sess.run(sums, {value: x})
+    assert flat.dtype == dtype and kept.shape == (1, 1, 1, 3) and two.shape == (10, 3)
+    for result in (flat, kept.reshape(3), bias):
+        np.testing.assert_allclose(result, want, **tolerance)
+    np.testing.assert_allclose(two, x.astype(np.float64).sum(axis=(0, 1)), **tolerance)

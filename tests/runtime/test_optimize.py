@@ -17,6 +17,7 @@ from tensorweave.runtime.optimize import (
     eliminate_common_subexpressions,
     fold_constants,
     fuse_contraction_bias,
+    mask_before_pool_gradient,
     remapping_enabled,
     remove_dead_nodes,
 )
@@ -424,3 +425,47 @@ def test_fused_conv2d_kernel_checks_as_tfs():
     with pytest.raises(errors.InvalidArgumentError, match=r"Must provide as many biases as the last dimension of "
                                                           r"the input tensor: \[2\] vs. \[1,2,2,1\]"):
         run([b"BiasAdd"], [1.0, 2.0])
+
+
+def test_relu_grad_of_a_max_pool_grad_masks_the_pooled_gradient_first():
+    attrs = {"T": F32, "ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": b"VALID", "data_format": b"NHWC"}
+    nodes = [_placeholder("x"), _placeholder("y"), _placeholder("dy"), _placeholder("z"),
+             NodeDef("pg", "MaxPoolGrad", ["x", "y", "dy"], "", attrs),
+             NodeDef("rg", "ReluGrad", ["pg", "x"], "", {"T": F32}),
+             # the features are not the pooling's input: left alone
+             NodeDef("pg2", "MaxPoolGrad", ["x", "y", "dy"], "", attrs),
+             NodeDef("rg2", "ReluGrad", ["pg2", "z"], "", {"T": F32}),
+             # a second reader of the pooling's gradient: left alone
+             NodeDef("pg3", "MaxPoolGrad", ["x", "y", "dy"], "", attrs),
+             NodeDef("rg3", "ReluGrad", ["pg3", "x"], "", {"T": F32}), NodeDef("other", "Identity", ["pg3"], "")]
+    out = {n.name: n for n in mask_before_pool_gradient(GraphDef(node=nodes)).node}
+    assert (out["pg"].op, out["pg"].input) == ("ReluGrad", ["dy", "y"])
+    assert (out["rg"].op, out["rg"].input, out["rg"].attr) == ("MaxPoolGrad", ["x", "y", "pg"], attrs)
+    assert [out[n].op for n in ("pg2", "rg2", "pg3", "rg3")] == ["MaxPoolGrad", "ReluGrad"] * 2
+    # a fetched MaxPoolGrad keeps its value
+    assert mask_before_pool_gradient(GraphDef(node=nodes[:6]), keep={"pg"}).node[4].op == "MaxPoolGrad"
+
+
+@pytest.mark.parametrize("padding,rows", [("SAME", 7), ("VALID", 7), ("SAME", 6)])
+def test_session_masks_before_the_pool_gradient_with_the_same_values_unless_remapping_is_off(padding, rows):
+    rng = np.random.default_rng(0)
+    x = tf.placeholder(tf.float32, [2, rows, 6, 3])
+    relu = tf.nn.relu(x, name="relu")
+    pooled = tf.nn.max_pool(relu, [1, 2, 2, 1], [1, 2, 2, 1], padding)
+    dy = tf.placeholder(tf.float32, pooled.shape)
+    (grad,) = tf.gradients(pooled, [x], grad_ys=[dy])
+    # ties (whole windows of zeros from the relu, repeated maxima) and negative, zero and signed-zero gradients
+    values = np.round(rng.standard_normal((2, rows, 6, 3)), 0).astype(np.float32)
+    feeds = {x: values, dy: np.where(rng.random(pooled.shape) < 0.2, -0.0,
+                                     rng.standard_normal(pooled.shape)).astype(np.float32)}
+    config = tf.ConfigProto()
+    config.graph_options.rewrite_options.remapping = 2  # RewriterConfig.OFF
+    results = []
+    for session_config in (None, config):
+        with tf.Session(config=session_config) as sess:
+            metadata = tf.RunMetadata()
+            results.append(sess.run(grad, feeds, tf.RunOptions(output_partition_graphs=True), metadata))
+            ops = {n.name: n.op for graph in metadata.partition_graphs for n in graph.node}
+            assert ops[grad.op.name] == ("MaxPoolGrad" if session_config is None else "ReluGrad")
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(np.signbit(results[0]), np.signbit(results[1]))
