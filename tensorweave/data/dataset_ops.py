@@ -146,6 +146,9 @@ class DatasetV1:
         """The TypeSpecs of this dataset's elements."""
         return self._element_spec
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} element_spec={self._element_spec}>"
+
     def _flat_types(self) -> list[dtypes.DType]:
         """The dtypes of an element's flat components."""
         return [s.dtype for s in self._components]

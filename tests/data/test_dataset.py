@@ -327,3 +327,14 @@ def test_options_and_with_options():
         assert tf.data.Dataset.range(3).with_options(options).options() == options
         assert (tf.data.UNKNOWN_CARDINALITY, tf.data.experimental.INFINITE_CARDINALITY) == (-2, -1)
         assert _ints(dataset) == [0, 2, 4]
+
+
+def test_dataset_repr_and_initializable_iterator_initializer_name_match_tf():
+    """TF 2.21 reprs a dataset as its class and element_spec, and make_initializable_iterator's initializer is a
+    bare MakeIterator (no make_initializer scope)."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(3).batch(2)
+        assert repr(ds) == "<_BatchDataset element_spec=TensorSpec(shape=(?,), dtype=tf.int64, name=None)>"
+        assert repr(tf.data.Dataset.from_tensor_slices({"a": [1, 2]})) == (
+            "<_TensorSliceDataset element_spec={'a': TensorSpec(shape=(), dtype=tf.int32, name=None)}>")
+        assert ds.make_initializable_iterator().initializer.name == "MakeIterator"

@@ -261,6 +261,15 @@ def test_session_manager_prepare_recover_and_wait(tmp_path):
         tf.train.SessionManager(ready_for_local_init_op=ready)
 
 
+def test_logging_tensor_hook_prints_values_as_str_does(caplog):
+    """TF logs `str` of the fetched NumPy value: float32 1.6384 reads 1.6384, not its float64 expansion."""
+    loss = tf.constant(1.6384, name="loss")
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        with tf.train.MonitoredSession(hooks=[tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=1)]) as sess:
+            sess.run(loss)
+    assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("loss =")] == ["loss = 1.6384"]
+
+
 def test_hooks_stop_nan_logging_final_ops_feed_fn(caplog):
     gs = tf.train.get_or_create_global_step()
     inc = tf.assign_add(gs, 1)

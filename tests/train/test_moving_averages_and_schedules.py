@@ -77,3 +77,34 @@ def test_restart_and_linear_cosine_schedules_match_tf() -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     # noise sd: lr * cosine part * sqrt(1 / (1 + step)^0.55) = 0.5 * 0.9455 * 0.683
     assert abs(np.mean(draws) - 0.402339) < 0.08 and 0.26 < np.std(draws) < 0.39
+
+
+def test_schedule_result_names_and_piecewise_case_match_tf() -> None:
+    """TF 2.21 builds piecewise_constant as an exclusive tf.case and names the decays' results so; a float
+    boundary against an integer step is refused rather than cast."""
+    with tf.Graph().as_default() as graph:
+        step = tf.Variable(9, dtype=tf.int64, name="gs")
+        pc = tf.train.piecewise_constant(step, [5, 10], [1.0, 0.5, 0.1])
+        assert pc.name == "PiecewiseConstant/case/cond/Merge:0"
+        assert [o.name for o in graph.get_operations()][4:16] == [
+            "Const", "Const_1", "Const_2", "Const_3", "Const_4", "Cast", "Cast_1", "PiecewiseConstant/LessEqual",
+            "PiecewiseConstant/Greater", "PiecewiseConstant/Greater_1", "PiecewiseConstant/LessEqual_1",
+            "PiecewiseConstant/and"]
+        assert tf.train.cosine_decay(0.1, step, 20).name == "CosineDecay/Mul_3:0"
+        poly = tf.train.polynomial_decay(0.1, step, 20, 0.01, cycle=True)
+        assert poly.op.inputs[0].op.name == "PolynomialDecay/Mul_1"
+        assert graph.get_operation_by_name("PolynomialDecay/SelectV2").type == "SelectV2"
+        assert graph.get_operation_by_name("PolynomialDecay/initial_learning_rate").type == "Const"
+        with tf.Session() as sess:
+            sess.run(step.initializer)
+            assert sess.run(pc) == 0.5
+            sess.run(step.assign(10))
+            assert sess.run(pc) == 0.5
+            sess.run(step.assign(11))
+            assert sess.run(pc) == np.float32(0.1)
+        with pytest.raises(ValueError, match=r"^Boundaries \(<dtype: 'float32'>\) must have the same dtype as x "
+                                             r"\(<dtype: 'int64'>\)\.$"):
+            tf.train.piecewise_constant(step, [5.0], [1.0, 0.5])
+        with pytest.raises(ValueError, match=r"^Values must have elements all with the same dtype "
+                                             r"\(<dtype: 'float32'>\ vs <dtype: 'int32'>\)\.$"):
+            tf.train.piecewise_constant(step, [5], [1.0, 2])
