@@ -455,3 +455,18 @@ def test_supervisor_summary_and_checkpoint_threads(tmp_path):
     tf.reset_default_graph()
     with pytest.raises(RuntimeError, match="^Only chief supervisor can start standard services."):
         tf.train.Supervisor(is_chief=False, logdir=str(tmp_path)).start_standard_services(None)
+
+
+def test_scaffold_default_ops_are_built_as_tfs():
+    """TF 2.21's Scaffold concatenates the variables' and resources' reports and groups the resources' and
+    tables' initializers: the op names a printed graph shows."""
+    with tf.Graph().as_default() as g:
+        tf.Variable(1.0, name="v")
+        scaffold = tf.train.Scaffold()
+        scaffold.finalize()
+        assert scaffold.ready_op.name == "concat:0" and scaffold.ready_for_local_init_op.name == "concat_1:0"
+        assert scaffold.init_op.name == "group_deps" and scaffold.local_init_op.name == "group_deps_1"
+        names = [op.name for op in g.get_operations()]
+        assert names[names.index("init"):names.index("init") + 3] == ["init", "init_1", "group_deps"]
+        assert {"report_uninitialized_resources/Const", "report_uninitialized_resources_1/Const", "init_2",
+                "init_all_tables", "init_3"} <= set(names)
