@@ -19,11 +19,6 @@ from tensorweave.ops import (
 from tensorweave.platform.tf_export import tf_export
 
 
-def _require_step(global_step: Any, schedule: str) -> None:
-    if global_step is None:
-        raise ValueError(f"global_step is required for {schedule}.")
-
-
 def _rate_and_step_fraction(learning_rate: Tensor, global_step: Any, decay_steps: Any, decay_rate: Any,
                             staircase: bool) -> tuple[Tensor, Tensor]:
     """decay_rate and global_step / decay_steps in the rate's dtype (the fraction floored when the schedule is a
@@ -39,7 +34,6 @@ def _rate_and_step_fraction(learning_rate: Tensor, global_step: Any, decay_steps
 def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                       staircase: bool = False, name: str | None = None) -> Tensor:
     """learning_rate * decay_rate ^ (global_step / decay_steps)."""
-    _require_step(global_step, "exponential_decay")
     with name_scope(name or "ExponentialDecay") as scope:
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         decay_rate, p = _rate_and_step_fraction(learning_rate, global_step, decay_steps, decay_rate, staircase)
@@ -50,7 +44,6 @@ def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
 def natural_exp_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                       staircase: bool = False, name: str | None = None) -> Tensor:
     """learning_rate * exp(-decay_rate * global_step / decay_steps)."""
-    _require_step(global_step, "natural_exp_decay")
     natural_exp_rate = elementwise_ops.exp(elementwise_ops.negative(decay_rate))
     return exponential_decay(learning_rate, global_step, decay_steps, natural_exp_rate, staircase, name)
 
@@ -59,7 +52,6 @@ def natural_exp_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
 def inverse_time_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                        staircase: bool = False, name: str | None = None) -> Tensor:
     """learning_rate / (1 + decay_rate * global_step / decay_steps)."""
-    _require_step(global_step, "inverse_time_decay")
     with name_scope(name or "InverseTimeDecay") as scope:
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         decay_rate, p = _rate_and_step_fraction(learning_rate, global_step, decay_steps, decay_rate, staircase)
@@ -73,7 +65,6 @@ def polynomial_decay(learning_rate: Any, global_step: Any, decay_steps: Any, end
                      power: Any = 1.0, cycle: bool = False, name: str | None = None) -> Tensor:
     """From learning_rate to end_learning_rate along (1 - step / decay_steps) ^ power, then flat (or, with
     `cycle`, again over each later multiple of decay_steps)."""
-    _require_step(global_step, "polynomial_decay")
     with name_scope(name or "PolynomialDecay") as scope:
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = learning_rate.dtype
@@ -97,7 +88,6 @@ def polynomial_decay(learning_rate: Any, global_step: Any, decay_steps: Any, end
 def cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, alpha: float = 0.0,
                  name: str | None = None) -> Tensor:
     """learning_rate scaled along half a cosine from 1 to `alpha` over decay_steps, then held."""
-    _require_step(global_step, "cosine_decay")
     with name_scope(name or "CosineDecay"):
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = learning_rate.dtype
@@ -142,7 +132,6 @@ def cosine_decay_restarts(learning_rate: Any, global_step: Any, first_decay_step
                           m_mul: float = 1.0, alpha: float = 0.0, name: str | None = None) -> Tensor:
     """SGDR (Loshchilov & Hutter): cosine decay over periods restarting from the top, each period t_mul
     times longer than the last and its peak m_mul times lower."""
-    _require_step(global_step, "cosine_decay_restarts")
     with name_scope(name or "SGDRDecay") as scope:
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = learning_rate.dtype
@@ -200,7 +189,6 @@ def _linear_cosine(learning_rate: Any, global_step: Any, decay_steps: Any, num_p
 def linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, num_periods: float = 0.5,
                         alpha: float = 0.0, beta: float = 0.001, name: str | None = None) -> Tensor:
     """Linear-cosine decay (Bello et al., Neural Optimizer Search)."""
-    _require_step(global_step, "linear_cosine_decay")
     return _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta,
                           name or "LinearCosineDecay", None)
 
@@ -210,6 +198,5 @@ def noisy_linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps:
                               variance_decay: float = 0.55, num_periods: float = 0.5, alpha: float = 0.0,
                               beta: float = 0.001, name: str | None = None) -> Tensor:
     """linear_cosine_decay with decaying Gaussian noise added to its linear part."""
-    _require_step(global_step, "noisy_linear_cosine_decay")
     return _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta,
                           name or "NoisyLinearCosineDecay", (initial_variance, variance_decay))

@@ -66,7 +66,7 @@ def test_restart_and_linear_cosine_schedules_match_tf() -> None:
         with tf.Session() as sess:
             got = [[sess.run(s, {step: i}) for i in (0, 3, 9, 10, 14, 25, 40)] for s in schedules]
             draws = [sess.run(noisy, {step: 3}) for _ in range(200)]
-        with pytest.raises(ValueError, match="global_step is required for cosine_decay_restarts."):
+        with pytest.raises(ValueError, match="^None values not supported.$"):  # TF 2.21 casts the None step
             tf.train.cosine_decay_restarts(0.1, None, 10)
     expected = [[0.5, 0.396946, 0.012236, 0.5, 0.452254, 0.073223, 0.426777],
                 [0.5, 0.407252, 0.061012, 0.275, 0.197264, 0.10625, 0.078125],
