@@ -44,8 +44,7 @@ def test_placement_error_names_the_consumer_not_the_constant_it_feeds():
     assert str(info.value).splitlines()[0] == (
         "Cannot assign a device for operation add: {{node add}} was explicitly assigned to /device:GPU:0 but "
         "available devices are [ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
-        "specification refers to a valid device. The requested device appears to be a GPU, but CUDA is not "
-        "enabled.")
+        "specification refers to a valid device.")  # TF 2.21's pip wheel is a CUDA build: no CUDA hint
 
 
 def test_partial_run_updates_a_variable_in_a_later_round():

@@ -346,6 +346,24 @@ class DatasetV1:
     def shard(self, num_shards: Any, index: Any, name: str | None = None) -> DatasetV1:
         return _ShardDataset(self, num_shards, index)
 
+    def enumerate(self, start: Any = 0, name: str | None = None) -> DatasetV1:
+        """(index, element) pairs, the index counting from `start` (TF zips a range with the dataset)."""
+        return DatasetV1.zip((DatasetV1.range(start, np.iinfo(np.int64).max), self))
+
+    def take_while(self, predicate: Callable, name: str | None = None) -> DatasetV1:
+        """The elements up to the first for which `predicate` is false."""
+        return _TakeWhileDataset(self, predicate)
+
+    def scan(self, initial_state: Any, scan_func: Callable, name: str | None = None) -> DatasetV1:
+        """scan_func(state, element) -> (new state, output element), the state carried across elements."""
+        return _ScanDataset(self, initial_state, scan_func)
+
+    def reduce(self, initial_state: Any, reduce_func: Callable, name: str | None = None) -> Any:
+        """The state reduce_func(state, element) -> new state leaves after the last element, as tensors."""
+        final = _ScanDataset(self, initial_state, lambda state, element: (reduce_func(state, element), state),
+                             final_state=True)
+        return final.get_single_element(name=name or "ReduceDataset")
+
     def unbatch(self, name: str | None = None) -> DatasetV1:
         return _UnbatchDataset(self)
 
@@ -526,12 +544,24 @@ class _RangeDataset(DatasetV1):
         if step == 0:
             raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
         np_type = self._dtype.as_numpy_dtype
-        for value in np.arange(start, stop, step, dtype=np.int64).astype(np_type):
-            yield [value]
+        for value in range(start, stop, step):  # lazily: enumerate's range runs to the int64 maximum
+            yield [np_type(value)]
+
+
+def _holds_a_list(structure: Any) -> bool:
+    if isinstance(structure, list):
+        return True
+    if isinstance(structure, dict):
+        return any(_holds_a_list(v) for v in structure.values())
+    return isinstance(structure, tuple) and any(_holds_a_list(v) for v in structure)
 
 
 class _ZipDataset(DatasetV1):
     def __init__(self, datasets: Any) -> None:
+        if _holds_a_list(datasets):  # tf.data's structures take a list for one value, never a dataset
+            raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                            "`tf.data.Dataset` objects. Python `list` is not supported and you should use `tuple` "
+                            "instead.")
         for d in nest.flatten(datasets):
             if not isinstance(d, DatasetV1):
                 raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
@@ -666,6 +696,53 @@ class _FilterDataset(DatasetV1):
                 run.failed(kept)
             elif kept[0]:
                 yield element
+
+
+class _TakeWhileDataset(_FilterDataset):
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        function = self._function
+        for element in self._inputs[0]._iterate(run):
+            kept = _outcome(function, element)
+            if isinstance(kept, errors.OpError):
+                run.failed(kept)
+                continue
+            if not kept[0]:
+                return
+            yield element
+
+
+class _ScanDataset(DatasetV1):
+    """Dataset.scan's outputs, or (`final_state`) one element, the state after the last input (reduce's)."""
+
+    def __init__(self, source: DatasetV1, initial_state: Any, scan_func: Callable, final_state: bool = False) -> None:
+        state = normalize_element(initial_state)
+        self._state_spec = structure.spec_of(state)
+        self._final_state = final_state
+        self._function = StructuredFunction(scan_func, (self._state_spec, source.element_spec))
+        output = self._function.output_spec
+        if not isinstance(output, tuple) or len(output) != 2:
+            raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and the "
+                            f"output value but its return type is {output}.")
+        if nest.flatten(structure.legacy_types(output[0])) != nest.flatten(structure.legacy_types(self._state_spec)):
+            raise TypeError(f"Invalid `scan_func`. The element types for the new state must match the initial "
+                            f"state. Expected {structure.legacy_types(self._state_spec)}, got "
+                            f"{structure.legacy_types(output[0])}.")
+        self._state_size = len(structure.component_specs(self._state_spec))
+        super().__init__((source,), structure.to_components(state, self._state_spec),
+                         self._state_spec if final_state else output[1])
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        state, function = list(run.captured(self)), self._function
+        for element in self._inputs[0]._iterate(run):
+            outcome = _outcome(function, state + list(element))
+            if isinstance(outcome, errors.OpError):
+                run.failed(outcome)
+                continue
+            state = outcome[:self._state_size]
+            if not self._final_state:
+                yield outcome[self._state_size:]
+        if self._final_state:
+            yield state
 
 
 class _InterleaveDataset(DatasetV1):
@@ -1152,6 +1229,20 @@ def ignore_errors(log_warning: bool = False) -> Callable[[DatasetV1], DatasetV1]
     """A transformation (for `Dataset.apply`) that drops the elements whose computation failed; with
     `log_warning`, each error's message is logged."""
     return lambda dataset: _IgnoreErrorsDataset(dataset, log_warning)
+
+
+@tf_export("data.experimental.shuffle_and_repeat")
+def shuffle_and_repeat(buffer_size: Any, count: Any = None, seed: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """shuffle then repeat, as one transformation (TF 2.21's ShuffleAndRepeatDataset gives the same order)."""
+    return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+
+
+@tf_export("data.experimental.parallel_interleave")
+def parallel_interleave(map_func: Callable, cycle_length: Any, block_length: Any = 1, sloppy: bool = False,
+                        buffer_output_elements: Any = None,
+                        prefetch_input_elements: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """interleave as a transformation; its deterministic order is interleave's (TF 2.21)."""
+    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
 
 
 @tf_export("data.experimental.map_and_batch")

@@ -164,7 +164,7 @@ def make_initializable_iterator(dataset: Any, shared_name: str | None = None) ->
     """An iterator with an `initializer` op that (re)starts it on `dataset` (its placeholders fed then)."""
     iterator = Iterator.from_structure(dataset.output_types, dataset.output_shapes, shared_name,
                                        dataset.element_spec)
-    iterator._initializer = iterator.make_initializer(dataset)
+    iterator._initializer = dataset_ops.MakeIterator(dataset._variant_tensor(), iterator._iterator_resource)
     return iterator
 
 

@@ -296,7 +296,8 @@ def import_scoped_meta_graph(meta_graph_or_file: Any, clear_devices: bool = Fals
         importer.import_graph_def(graph_def, input_map=input_map, name=import_scope or scope,
                                   producer_op_list=producer_op_list)
         built: dict[bytes, Any] = {}
-        for key in sorted(meta_graph.collection_def):
+        # TF restores TRAINABLE_VARIABLES first, then the rest by name (the graph's collection order shows it)
+        for key in sorted(meta_graph.collection_def, key=lambda k: (k != GraphKeys.TRAINABLE_VARIABLES, k)):
             _import_collection(graph, key, meta_graph.collection_def[key], scope or None, built)
     prefix = (scope + "/") if scope else ""
     return {v.name[len(prefix):]: v for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope or None)}

@@ -27,7 +27,7 @@ from tensorweave.framework.graph import (
     Tensor,
     add_to_collection,
     convert_to_tensor,
-    get_collection,
+    get_collection_ref,
     get_default_graph,
     get_default_session,
     name_scope,
@@ -428,10 +428,10 @@ class Layer:
                         activity_loss = self._activity_regularizer(outputs)
                         batch_size = cast_ops.cast(shape_ops.shape(outputs)[0], activity_loss.dtype)
                         self.add_loss(activity_loss / batch_size, inputs=inputs)
-        collected = get_collection(GraphKeys.UPDATE_OPS)
+        collected = get_collection_ref(GraphKeys.UPDATE_OPS)  # the key exists after any call, as in TF
         for update in self.updates:
             if all(update is not u for u in collected):
-                add_to_collection(GraphKeys.UPDATE_OPS, update)
+                collected.append(update)
         return outputs
 
     def apply(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:

@@ -71,11 +71,20 @@ class _FeatureColumn:
     def _var_scope_name(self) -> str:
         return self.name
 
+    @property
+    def parse_example_spec(self) -> dict:
+        """The public name TF's columns (shared by its v1 and v2 APIs) also give the parse spec."""
+        return self._parse_example_spec
+
 
 class _DenseColumn(_FeatureColumn):
     """A column with a dense representation: `input_layer` takes it."""
 
     __slots__ = ()
+
+    @property
+    def variable_shape(self) -> tensor_shape.TensorShape:
+        return self._variable_shape
 
 
 class _CategoricalColumn(_FeatureColumn):
@@ -83,6 +92,10 @@ class _CategoricalColumn(_FeatureColumn):
 
     __slots__ = ()
     IdWeightPair = IdWeightPair
+
+    @property
+    def num_buckets(self) -> int:
+        return self._num_buckets
 
     def _get_sparse_tensors(self, inputs: _LazyBuilder, weight_collections: Any = None,
                             trainable: Any = None) -> IdWeightPair:

@@ -209,7 +209,7 @@ def _dataset_to_single_element(ctx: OpKernelContext, dataset: Any, output_types:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Dataset was empty.")
     if next(elements, None) is not None:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Dataset had more than one element.")
-    return element[0] if len(element) == 1 else element
+    return element
 
 
 @IteratorToStringHandle.kernel("CPU")

@@ -1099,7 +1099,7 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, na
             raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} "
                              f"with shape '{maxlen.shape}' instead")
         row_vector = Range(constant(0, maxlen.dtype), maxlen, constant(1, maxlen.dtype))
-        matrix = cast(raw_ops.ExpandDims(input=lengths, dim=-1), maxlen.dtype)
+        matrix = raw_ops.Cast(x=raw_ops.ExpandDims(input=lengths, dim=-1), DstT=maxlen.dtype)  # always an op, as TF
         result = raw_ops.Less(x=row_vector, y=matrix)
         if dtype is None or result.dtype.is_compatible_with(dtypes.as_dtype(dtype)):
             return result

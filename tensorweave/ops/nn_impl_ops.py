@@ -11,11 +11,12 @@ import math
 from typing import Any
 
 from tensorweave.framework import dtypes
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.ops import (
     cast_ops,
     check_ops,
     constant_ops,
+    custom_gradient,
     elementwise_ops,
     fill_ops,
     indexing_ops,
@@ -45,11 +46,24 @@ def crelu(features: Any, name: str | None = None, axis: int = -1) -> Tensor:
 
 @tf_export("nn.silu", "nn.swish")
 def swish(features: Any, beta: Any = 1.0) -> Tensor:
-    """features * sigmoid(beta * features). (TF wraps it in a custom gradient, an IdentityN; the gradient here
-    is the composition's, the same function.)"""
+    """features * sigmoid(beta * features), under a custom gradient as TF builds it (its result an IdentityN),
+    so the gradient recomputes the sigmoid instead of keeping it."""
     features = convert_to_tensor(features, name="features")
     beta = cast_ops.cast(convert_to_tensor(beta, name="beta"), features.dtype)
-    return features * elementwise_ops.sigmoid(beta * features)
+
+    @custom_gradient.custom_gradient
+    def swish_impl(features: Tensor, beta: Tensor) -> tuple:
+        def grad(dy: Tensor) -> tuple:
+            with control_dependencies([dy]):
+                sigmoid_features = elementwise_ops.sigmoid(beta * features)
+            activation_grad = sigmoid_features * (1.0 + (beta * features) * (1.0 - sigmoid_features))
+            beta_grad = reduction_ops.reduce_sum(
+                dy * elementwise_ops.square(features) * sigmoid_features * (1.0 - sigmoid_features))
+            return dy * activation_grad, beta_grad
+
+        return features * elementwise_ops.sigmoid(beta * features), grad
+
+    return swish_impl(features, beta)
 
 
 def _count_nonzero(value: Tensor, dtype: dtypes.DType) -> Tensor:

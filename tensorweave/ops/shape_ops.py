@@ -52,6 +52,12 @@ def _reshape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         elif not unknown and int(np.prod(dims, dtype=np.int64)) != size:
             raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
                              f"{tensor_shape.shape_string(dims)} ({int(np.prod(dims, dtype=np.int64))} elements)")
+    elif source.ndims is not None and not unknown:  # one unknown input dim must divide the known output size
+        known_in = [d for d in source.as_list() if d is not None]
+        if len(known_in) == source.ndims - 1:
+            known_size, wanted = int(np.prod(known_in, dtype=np.int64)), int(np.prod(dims, dtype=np.int64))
+            if known_size and wanted % known_size:
+                raise ValueError(f"Dimension size must be evenly divisible by {known_size} but is {wanted}")
     return [tensor_shape.TensorShape(dims)]
 
 

@@ -866,6 +866,29 @@ def report_uninitialized_variables(var_list: list | None = None,
 
 
 
+def report_uninitialized_resources(resource_list: list | None = None,
+                                   name: str = "report_uninitialized_resources") -> Tensor:
+    """The names of the uninitialized resources of the RESOURCES and LOCAL_RESOURCES collections (TF's
+    ops/resources.py helper that a Scaffold's default ready ops concatenate to the variables' report)."""
+    g = get_default_graph()
+    if resource_list is None:
+        resource_list = g.get_collection(GraphKeys.RESOURCES) + g.get_collection(GraphKeys.LOCAL_RESOURCES)
+    with g.name_scope(name), g.device("/cpu:0"):
+        if not resource_list:
+            return constant_ops.constant([], dtype=dtypes.string)
+        mask = elementwise_ops.logical_not(manipulation_ops.stack([r.is_initialized for r in resource_list]))
+        names = constant_ops.constant([r.handle.name for r in resource_list])
+        return indexing_ops.boolean_mask(names, mask)
+
+
+
+def initialize_resources(resource_list: list, name: str = "init") -> Operation:
+    """One op creating every resource of the list (a no_op when there is none), as TF's resources helper."""
+    if resource_list:
+        return control_flow_ops.group(*[r.create for r in resource_list], name=name)
+    return control_flow_ops.no_op(name=name)
+
+
 # A MetaGraphDef carries variables as VariableDefs; `import_meta_graph` rebuilds them as Variables.
 for _key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES,
              GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES, GraphKeys.GLOBAL_STEP, GraphKeys.METRIC_VARIABLES):

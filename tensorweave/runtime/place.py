@@ -54,12 +54,11 @@ def _device_for(node: NodeDef, devices: Sequence[Any], allow_soft_placement: boo
         return next((d for d in soft if op is not None and op.find_kernel(d.device_type, node.attr) is not None),
                     soft[0])
     available = ", ".join(d.name for d in devices)
-    hint = (" The requested device appears to be a GPU, but CUDA is not enabled."
-            if request.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices) else "")
+    # (TF's pip wheels are CUDA builds: they add no "CUDA is not enabled" hint for a GPU asked for)
     raise errors.InvalidArgumentError(
         node, None, f"Cannot assign a device for operation {node.name}: {{{{node {node.name}}}}} was explicitly "
         f"assigned to {node.device} but available devices are [ {available} ]. Make sure the device "
-        f"specification refers to a valid device.{hint}")
+        f"specification refers to a valid device.")
 
 
 def is_generator(node: NodeDef) -> bool:

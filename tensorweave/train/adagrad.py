@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave.framework.graph import convert_to_tensor
+from tensorweave.framework.graph import colocate_with, convert_to_tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
-from tensorweave.ops import fill_ops, init_ops, training_ops
+from tensorweave.ops import constant_ops, fill_ops, init_ops, training_ops
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.train.optimizer import Optimizer, ProximalHyperparameters, cast
 
@@ -78,6 +78,14 @@ class ProximalAdagradOptimizer(ProximalHyperparameters, _AccumulatorOptimizer):
         self._initial_accumulator_value = initial_accumulator_value
         self._l1_regularization_strength = l1_regularization_strength
         self._l2_regularization_strength = l2_regularization_strength
+
+    def _create_slots(self, var_list: list) -> None:
+        """TF's: the accumulator starts from a constant built beside the variable (a graph-level `Const`)."""
+        for v in var_list:
+            with colocate_with(v):
+                val = constant_ops.constant(self._initial_accumulator_value, shape=v.get_shape(),
+                                            dtype=v.dtype.base_dtype)
+            self._get_or_make_slot(v, val, "accumulator", self._name)
 
     def _apply_dense(self, grad: Any, var: Any) -> Any:
         return training_ops.ApplyProximalAdagrad(var, self.get_slot(var, "accumulator"), *self._hyper(var), grad,

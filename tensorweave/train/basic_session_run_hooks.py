@@ -166,7 +166,7 @@ class LoggingTensorHook(SessionRunHook):
             if self._formatter:
                 tf_logging.info(self._formatter(tensor_values))
                 return
-            stats = ", ".join(f"{tag} = {tensor_values[tag]}" for tag in self._tag_order)
+            stats = ", ".join(f"{tag} = {tensor_values[tag]!s}" for tag in self._tag_order)
             if elapsed_secs is not None:
                 tf_logging.info("%s (%.3f sec)", stats, elapsed_secs)
             else:

@@ -11,19 +11,12 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
+    control_flow_case,
     control_flow_ops,
     elementwise_ops,
-    indexing_ops,
-    manipulation_ops,
     random_ops,
-    reduction_ops,
 )
 from tensorweave.platform.tf_export import tf_export
-
-
-def _require_step(global_step: Any, schedule: str) -> None:
-    if global_step is None:
-        raise ValueError(f"global_step is required for {schedule}.")
 
 
 def _rate_and_step_fraction(learning_rate: Tensor, global_step: Any, decay_steps: Any, decay_rate: Any,
@@ -41,7 +34,6 @@ def _rate_and_step_fraction(learning_rate: Tensor, global_step: Any, decay_steps
 def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                       staircase: bool = False, name: str | None = None) -> Tensor:
     """learning_rate * decay_rate ^ (global_step / decay_steps)."""
-    _require_step(global_step, "exponential_decay")
     with name_scope(name or "ExponentialDecay") as scope:
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         decay_rate, p = _rate_and_step_fraction(learning_rate, global_step, decay_steps, decay_rate, staircase)
@@ -52,7 +44,6 @@ def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
 def natural_exp_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                       staircase: bool = False, name: str | None = None) -> Tensor:
     """learning_rate * exp(-decay_rate * global_step / decay_steps)."""
-    _require_step(global_step, "natural_exp_decay")
     natural_exp_rate = elementwise_ops.exp(elementwise_ops.negative(decay_rate))
     return exponential_decay(learning_rate, global_step, decay_steps, natural_exp_rate, staircase, name)
 
@@ -61,7 +52,6 @@ def natural_exp_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
 def inverse_time_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                        staircase: bool = False, name: str | None = None) -> Tensor:
     """learning_rate / (1 + decay_rate * global_step / decay_steps)."""
-    _require_step(global_step, "inverse_time_decay")
     with name_scope(name or "InverseTimeDecay") as scope:
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         decay_rate, p = _rate_and_step_fraction(learning_rate, global_step, decay_steps, decay_rate, staircase)
@@ -75,22 +65,22 @@ def polynomial_decay(learning_rate: Any, global_step: Any, decay_steps: Any, end
                      power: Any = 1.0, cycle: bool = False, name: str | None = None) -> Tensor:
     """From learning_rate to end_learning_rate along (1 - step / decay_steps) ^ power, then flat (or, with
     `cycle`, again over each later multiple of decay_steps)."""
-    _require_step(global_step, "polynomial_decay")
     with name_scope(name or "PolynomialDecay") as scope:
-        learning_rate = convert_to_tensor(learning_rate, name="learning_rate")
+        learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = learning_rate.dtype
         end_learning_rate = cast_ops.cast(end_learning_rate, dtype)
         power = cast_ops.cast(power, dtype)
         step = cast_ops.cast(global_step, dtype)
         steps = cast_ops.cast(decay_steps, dtype)
         if cycle:
-            multiplier = elementwise_ops.where(elementwise_ops.equal(step, 0), 1.0,
-                                               elementwise_ops.ceil(step / decay_steps))
-            steps = steps * multiplier
+            multiplier = elementwise_ops.where_v2(elementwise_ops.equal(step, 0), 1.0,
+                                                  elementwise_ops.ceil(step / decay_steps))
+            steps = elementwise_ops.multiply(steps, multiplier)
         else:
             step = elementwise_ops.minimum(step, steps)
         p = elementwise_ops.truediv(step, steps)
-        return elementwise_ops.add((learning_rate - end_learning_rate) * elementwise_ops.pow(1 - p, power),
+        return elementwise_ops.add(elementwise_ops.multiply(learning_rate - end_learning_rate,
+                                                           elementwise_ops.pow(1 - p, power)),
                                    end_learning_rate, name=scope)
 
 
@@ -98,29 +88,43 @@ def polynomial_decay(learning_rate: Any, global_step: Any, decay_steps: Any, end
 def cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, alpha: float = 0.0,
                  name: str | None = None) -> Tensor:
     """learning_rate scaled along half a cosine from 1 to `alpha` over decay_steps, then held."""
-    _require_step(global_step, "cosine_decay")
-    with name_scope(name or "CosineDecay") as scope:
+    with name_scope(name or "CosineDecay"):
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = learning_rate.dtype
         steps = cast_ops.cast(decay_steps, dtype)
         completed = elementwise_ops.minimum(cast_ops.cast(global_step, dtype), steps) / steps
-        cosine = 0.5 * (1.0 + elementwise_ops.cos(math.pi * completed))
+        cosine = 0.5 * (1.0 + elementwise_ops.cos(constant_ops.constant(math.pi) * completed))
         decayed = (1 - alpha) * cosine + alpha
-        return elementwise_ops.multiply(learning_rate, decayed, name=scope)
+        return elementwise_ops.multiply(learning_rate, decayed)
 
 
 @tf_export("train.piecewise_constant", "train.piecewise_constant_decay")
 def piecewise_constant(x: Any, boundaries: list, values: list, name: str | None = None) -> Tensor:
     """values[i] where boundaries[i-1] < x <= boundaries[i] (values[0] up to the first boundary, the last value
     past the last one)."""
+    boundaries = [convert_to_tensor(b) for b in boundaries]
+    values = [convert_to_tensor(v) for v in values]
+    x = convert_to_tensor(x)
+    for i, b in enumerate(boundaries):
+        if b.dtype.base_dtype != x.dtype.base_dtype:
+            if b.dtype.base_dtype != dtypes.int32 or x.dtype.base_dtype != dtypes.int64:
+                raise ValueError(f"Boundaries ({b.dtype.base_dtype}) must have the same dtype as x "
+                                 f"({x.dtype.base_dtype}).")
+            boundaries[i] = cast_ops.cast(b, dtypes.int64)
+    for v in values[1:]:
+        if v.dtype.base_dtype != values[0].dtype.base_dtype:
+            raise ValueError(f"Values must have elements all with the same dtype ({values[0].dtype.base_dtype} "
+                             f"vs {v.dtype.base_dtype}).")
     if len(boundaries) != len(values) - 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
     with name_scope(name or "PiecewiseConstant"):
-        x = convert_to_tensor(x)
-        boundaries = manipulation_ops.stack([cast_ops.cast(b, x.dtype) for b in boundaries])
-        values = manipulation_ops.stack([convert_to_tensor(v) for v in values])
-        index = reduction_ops.reduce_sum(cast_ops.cast(elementwise_ops.greater(x, boundaries), dtypes.int32))
-        return indexing_ops.gather(values, index)
+        pairs = [(elementwise_ops.less_equal(x, boundaries[0]), lambda: values[0]),
+                 (elementwise_ops.greater(x, boundaries[-1]), lambda: values[-1])]
+        for low, high, v in zip(boundaries[:-1], boundaries[1:], values[1:-1]):
+            pred = elementwise_ops.logical_and(elementwise_ops.greater(x, low), elementwise_ops.less_equal(x, high),
+                                              name="and")
+            pairs.append((pred, lambda v=v: v))
+        return control_flow_case.case(pairs, lambda: values[0], exclusive=True)
 
 
 @tf_export("train.cosine_decay_restarts")
@@ -128,7 +132,6 @@ def cosine_decay_restarts(learning_rate: Any, global_step: Any, first_decay_step
                           m_mul: float = 1.0, alpha: float = 0.0, name: str | None = None) -> Tensor:
     """SGDR (Loshchilov & Hutter): cosine decay over periods restarting from the top, each period t_mul
     times longer than the last and its peak m_mul times lower."""
-    _require_step(global_step, "cosine_decay_restarts")
     with name_scope(name or "SGDRDecay") as scope:
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = learning_rate.dtype
@@ -165,17 +168,19 @@ def _linear_cosine(learning_rate: Any, global_step: Any, decay_steps: Any, num_p
         learning_rate = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = learning_rate.dtype
         decay_steps = cast_ops.cast(decay_steps, dtype)
+        if noise is not None:
+            initial_variance, variance_decay = (cast_ops.cast(v, dtype) for v in noise)
         num_periods = cast_ops.cast(num_periods, dtype)
         alpha = cast_ops.cast(alpha, dtype)
         beta = cast_ops.cast(beta, dtype)
         step = elementwise_ops.minimum(cast_ops.cast(global_step, dtype), decay_steps)
         linear_decayed = (decay_steps - step) / decay_steps
         if noise is not None:
-            initial_variance, variance_decay = (cast_ops.cast(v, dtype) for v in noise)
             variance = initial_variance / elementwise_ops.pow(1.0 + step, variance_decay)
             std = elementwise_ops.sqrt(variance)
             linear_decayed = linear_decayed + random_ops.random_normal(linear_decayed.shape, stddev=std)
-        fraction = 2.0 * num_periods * (step / decay_steps)
+        completed = step / decay_steps
+        fraction = 2.0 * num_periods * completed
         cosine_decayed = 0.5 * (1.0 + elementwise_ops.cos(constant_ops.constant(math.pi, dtype=dtype) * fraction))
         return elementwise_ops.multiply(learning_rate, (alpha + linear_decayed) * cosine_decayed + beta, name=scope)
 
@@ -184,7 +189,6 @@ def _linear_cosine(learning_rate: Any, global_step: Any, decay_steps: Any, num_p
 def linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, num_periods: float = 0.5,
                         alpha: float = 0.0, beta: float = 0.001, name: str | None = None) -> Tensor:
     """Linear-cosine decay (Bello et al., Neural Optimizer Search)."""
-    _require_step(global_step, "linear_cosine_decay")
     return _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta,
                           name or "LinearCosineDecay", None)
 
@@ -194,6 +198,5 @@ def noisy_linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps:
                               variance_decay: float = 0.55, num_periods: float = 0.5, alpha: float = 0.0,
                               beta: float = 0.001, name: str | None = None) -> Tensor:
     """linear_cosine_decay with decaying Gaussian noise added to its linear part."""
-    _require_step(global_step, "noisy_linear_cosine_decay")
     return _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta,
                           name or "NoisyLinearCosineDecay", (initial_variance, variance_decay))

@@ -22,7 +22,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.formats.protos import RunMetadata, RunOptions
 from tensorweave.framework.graph import GraphKeys, get_default_graph
-from tensorweave.ops import control_flow_ops, summary_ops, variables
+from tensorweave.ops import control_flow_ops, lookup_ops, summary_ops, variables
 from tensorweave.ops.manipulation_ops import concat
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -94,14 +94,20 @@ class Scaffold:
         graph."""
         if self._init_op is None:
             self._init_op = Scaffold.get_or_default(
-                "init_op", GraphKeys.INIT_OP, lambda: control_flow_ops.group(variables.global_variables_initializer()))
+                "init_op", GraphKeys.INIT_OP,
+                lambda: control_flow_ops.group(variables.global_variables_initializer(),
+                                               variables.initialize_resources(
+                                                   get_default_graph().get_collection(GraphKeys.RESOURCES))))
         if self._ready_op is None:
             self._ready_op = Scaffold.get_or_default(
-                "ready_op", GraphKeys.READY_OP, lambda: concat([variables.report_uninitialized_variables()], 0))
+                "ready_op", GraphKeys.READY_OP, lambda: concat([variables.report_uninitialized_variables(),
+                                                       variables.report_uninitialized_resources()], 0))
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = Scaffold.get_or_default(
                 "ready_for_local_init_op", GraphKeys.READY_FOR_LOCAL_INIT_OP,
-                lambda: concat([variables.report_uninitialized_variables(variables.global_variables())], 0))
+                lambda: concat([variables.report_uninitialized_variables(variables.global_variables()),
+                                variables.report_uninitialized_resources(
+                                    get_default_graph().get_collection(GraphKeys.RESOURCES))], 0))
         if self._local_init_op is None:
             self._local_init_op = Scaffold.get_or_default("local_init_op", GraphKeys.LOCAL_INIT_OP,
                                                           Scaffold.default_local_init_op)
@@ -168,8 +174,10 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op() -> Any:
-        """Initializes the local variables (TF also runs its lookup-table initializers here)."""
-        return control_flow_ops.group(variables.local_variables_initializer())
+        """Initializes the local variables, the lookup tables and the local resources."""
+        return control_flow_ops.group(
+            variables.local_variables_initializer(), lookup_ops.tables_initializer(),
+            variables.initialize_resources(get_default_graph().get_collection(GraphKeys.LOCAL_RESOURCES)))
 
 
 @tf_export("train.SessionCreator")

@@ -252,7 +252,7 @@ class Optimizer:
         for t in tensors:
             dtype = t.dtype.base_dtype
             if dtype not in valid:
-                raise ValueError(f"Invalid type {dtype!r} for {t.name}, expected: {sorted(valid, key=str)}.")
+                raise ValueError(f"Invalid type {dtype!r} for {t.name}, expected: {list(valid)}.")  # TF's set order
 
     def _create_slots(self, var_list: list) -> None:
         pass

@@ -30,6 +30,7 @@ from tensorweave.framework.graph import (
     Operation,
     Tensor,
     control_dependencies,
+    convert_to_tensor,
     device,
     get_default_graph,
     name_scope,
@@ -131,6 +132,11 @@ def _as_ref(var: Any) -> Tensor:
         return var._ref()
     if isinstance(var, Tensor) and var.op.type in _VARIABLE_OPS:
         return var
+    if not isinstance(var, Tensor):  # TF converts the value first: its message shows the constant
+        try:
+            var = convert_to_tensor(var)
+        except (TypeError, ValueError):
+            pass
     raise TypeError(f"names_to_saveables must be a dict mapping string names to Tensors/Variables. Not a "
                     f"variable: {var}")
 

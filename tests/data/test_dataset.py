@@ -327,3 +327,46 @@ def test_options_and_with_options():
         assert tf.data.Dataset.range(3).with_options(options).options() == options
         assert (tf.data.UNKNOWN_CARDINALITY, tf.data.experimental.INFINITE_CARDINALITY) == (-2, -1)
         assert _ints(dataset) == [0, 2, 4]
+
+
+def test_dataset_repr_and_initializable_iterator_initializer_name_match_tf():
+    """TF 2.21 reprs a dataset as its class and element_spec, and make_initializable_iterator's initializer is a
+    bare MakeIterator (no make_initializer scope)."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(3).batch(2)
+        assert repr(ds) == "<_BatchDataset element_spec=TensorSpec(shape=(?,), dtype=tf.int64, name=None)>"
+        assert repr(tf.data.Dataset.from_tensor_slices({"a": [1, 2]})) == (
+            "<_TensorSliceDataset element_spec={'a': TensorSpec(shape=(), dtype=tf.int32, name=None)}>")
+        assert ds.make_initializable_iterator().initializer.name == "MakeIterator"
+
+
+def test_get_single_element_of_a_one_component_dataset():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess.run(tf.data.experimental.get_single_element(tf.data.Dataset.from_tensors(np.int64(5)))) == 5
+        assert sess.run(tf.data.Dataset.from_tensors([1, 2]).get_single_element()).tolist() == [1, 2]
+
+
+def test_enumerate_take_while_scan_reduce_and_experimental_transformations_match_tf():
+    """Values recorded from TF 2.21."""
+    with tf.Graph().as_default():
+        enumerated = tf.data.Dataset.range(10).enumerate(3).take_while(lambda i, x: x < 4)
+        assert [(int(i), int(x)) for i, x in _all(tf.data.make_one_shot_iterator(enumerated).get_next())] == [
+            (3, 0), (4, 1), (5, 2), (6, 3)]
+        scanned = tf.data.Dataset.range(5).scan(np.int64(0), lambda st, x: (st + x, st * 10))
+        assert _all(tf.data.make_one_shot_iterator(scanned).get_next()) == [0, 0, 10, 30, 60]
+        reduced = tf.data.Dataset.range(5).reduce((np.int64(0), np.int64(1)),
+                                                   lambda st, x: (st[0] + x, st[1] * (x + 1)))
+        assert reduced[0].name == "ReduceDataset:0"
+        with tf.Session() as sess:
+            assert sess.run(reduced) == (10, 120)
+        shuffled = tf.data.Dataset.range(6).apply(tf.data.experimental.shuffle_and_repeat(4, 2, seed=3))
+        assert _all(shuffled) == [0, 3, 2, 1, 4, 5, 0, 4, 1, 5, 3, 2]
+        interleaved = tf.data.Dataset.range(4).apply(tf.data.experimental.parallel_interleave(
+            lambda x: tf.data.Dataset.from_tensors(x).repeat(3), cycle_length=2, block_length=2))
+        assert _all(interleaved) == [0, 0, 1, 1, 0, 1, 2, 2, 3, 3, 2, 3]
+        with pytest.raises(TypeError, match=r"^Invalid `scan_func`. `scan_func` should return a pair consisting of "
+                                            r"new state and the output value but its return type is TensorSpec\("):
+            tf.data.Dataset.range(3).scan(0, lambda st, x: st)
+        with pytest.raises(TypeError, match="^Invalid input to `zip`. Inputs are expected to be \\(nested\\) "
+                                            "structures of `tf.data.Dataset` objects. Python `list` is not "):
+            tf.data.Dataset.zip([tf.data.Dataset.range(2)])

@@ -125,3 +125,15 @@ def test_imported_nodes_drop_the_exporters_output_shapes(tmp_path):
         assert [n.name for n in g.as_graph_def().node] == ["imported/x", "imported/y"]
         with pytest.raises(ValueError, match="^Operation 'imported/x' has no attr named '_output_shapes'.$"):
             g.get_operation_by_name("imported/x").get_attr("_output_shapes")
+
+
+def test_import_meta_graph_restores_trainable_variables_first_then_by_name(tmp_path):
+    """The imported graph's collection order, as TF 2.21 gives it: TRAINABLE_VARIABLES, then sorted."""
+    with tf.Graph().as_default():
+        w = tf.Variable(1.0, name="w")
+        tf.add_to_collection("outs", w)
+        tf.add_to_collection("aaa", w)
+        tf.train.export_meta_graph(str(tmp_path / "m.meta"))
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(str(tmp_path / "m.meta"))
+        assert g.get_all_collection_keys() == ["trainable_variables", "aaa", "outs", "variables"]

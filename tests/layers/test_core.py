@@ -50,3 +50,10 @@ def test_dense_values_rank3_flatten_dropout() -> None:
             np.testing.assert_array_equal(sess.run(dropped, {training: False}), np.ones([100, 10]))
             on = sess.run(dropped, {training: True})
             assert set(np.unique(on)) <= {0.0, 2.0} and 0.3 < (on == 0).mean() < 0.7
+
+
+def test_a_layer_call_makes_the_update_ops_collection_as_tf():
+    """TF 2.21's layers take UPDATE_OPS by reference on every call: the key exists even when empty."""
+    with tf.Graph().as_default() as g:
+        tf.layers.dense(tf.ones([1, 2]), 3)
+        assert "update_ops" in g.get_all_collection_keys() and tf.get_collection(tf.GraphKeys.UPDATE_OPS) == []

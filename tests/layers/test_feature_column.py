@@ -214,3 +214,18 @@ def test_bucketize_compares_in_float32_and_checks_boundaries() -> None:
         assert session.run(doubles).tolist() == [0, 1]  # 0.1 < float32(0.1), as in TF
         with pytest.raises(tf.errors.InvalidArgumentError, match="Expected sorted boundaries"):
             session.run(bucketize(tf.constant([1.0]), [1.0, 0.0]))
+
+
+def test_columns_public_num_buckets_variable_shape_and_parse_example_spec():
+    """The public properties TF 2.21's columns also carry (values recorded from it)."""
+    fc = tf.feature_column
+    vocab = fc.categorical_column_with_vocabulary_list("a", ["x", "y"])
+    assert vocab.num_buckets == 2 and fc.crossed_column(["a", "b"], 4).num_buckets == 4
+    assert fc.weighted_categorical_column(vocab, "w").num_buckets == 2
+    bucketized = fc.bucketized_column(fc.numeric_column("n"), [1., 2.])
+    assert bucketized.num_buckets == 3 and bucketized.variable_shape.as_list() == [1, 3]
+    assert fc.numeric_column("n", shape=[2, 3]).variable_shape.as_list() == [2, 3]
+    assert fc.embedding_column(vocab, 2).variable_shape.as_list() == [2]
+    assert fc.indicator_column(vocab).variable_shape.as_list() == [1, 2]
+    assert str(fc.weighted_categorical_column(vocab, "w").parse_example_spec["w"]) == (
+        "VarLenFeature(dtype=tf.float32)")

@@ -240,6 +240,7 @@ def test_sequence_mask_and_meshgrid():
     check_op(lambda: tf.sequence_mask([1, 2], dtype=tf.float32), [], np.array([[1, 0], [1, 1]], np.float32))
     with tf.Graph().as_default():
         assert tf.sequence_mask(tf.placeholder(tf.int32, [2])).shape.as_list() == [2, None]
+        assert tf.sequence_mask([4, 2], 4, dtype=tf.float32).name == "SequenceMask_1/Cast_1:0"  # TF 2.21: two Casts
         with pytest.raises(ValueError, match="^Argument `maxlen` must be scalar for sequence_mask"):
             tf.sequence_mask([1, 2], maxlen=[3])
     xs, ys = np.arange(3.), np.arange(2.)

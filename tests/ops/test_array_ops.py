@@ -808,6 +808,15 @@ def test_reshape_to_a_shape_with_a_zero_and_minus_one():
         "Input to reshape is a tensor with 6 values, but the requested shape requires a multiple of 4")
 
 
+def test_reshape_of_one_unknown_input_dim_to_a_known_shape_checks_divisibility():
+    """TF's shape function: an input [?,3] can only become a known shape whose size 3 divides (recorded TF 2.21)."""
+    x = tf.placeholder(tf.float32, [None, 3])
+    with pytest.raises(ValueError, match="^Dimension size must be evenly divisible by 3 but is 4 for "):
+        tf.reshape(x, [4])
+    assert tf.reshape(x, [6]).shape.as_list() == [6]
+    assert tf.reshape(tf.placeholder(tf.float32, [None, None, 3]), [4]).shape.as_list() == [4]
+
+
 def test_dtypes_without_a_tf_kernel_are_unimplemented():
     for fetch, message in [(tf.tile(tf.constant([1, 2], tf.uint16), [2]),
                             "TileOp : The input data type is not supported, DataType : uint16, Dimension : 1"),

@@ -261,6 +261,15 @@ def test_session_manager_prepare_recover_and_wait(tmp_path):
         tf.train.SessionManager(ready_for_local_init_op=ready)
 
 
+def test_logging_tensor_hook_prints_values_as_str_does(caplog):
+    """TF logs `str` of the fetched NumPy value: float32 1.6384 reads 1.6384, not its float64 expansion."""
+    loss = tf.constant(1.6384, name="loss")
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        with tf.train.MonitoredSession(hooks=[tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=1)]) as sess:
+            sess.run(loss)
+    assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("loss =")] == ["loss = 1.6384"]
+
+
 def test_hooks_stop_nan_logging_final_ops_feed_fn(caplog):
     gs = tf.train.get_or_create_global_step()
     inc = tf.assign_add(gs, 1)
@@ -446,3 +455,18 @@ def test_supervisor_summary_and_checkpoint_threads(tmp_path):
     tf.reset_default_graph()
     with pytest.raises(RuntimeError, match="^Only chief supervisor can start standard services."):
         tf.train.Supervisor(is_chief=False, logdir=str(tmp_path)).start_standard_services(None)
+
+
+def test_scaffold_default_ops_are_built_as_tfs():
+    """TF 2.21's Scaffold concatenates the variables' and resources' reports and groups the resources' and
+    tables' initializers: the op names a printed graph shows."""
+    with tf.Graph().as_default() as g:
+        tf.Variable(1.0, name="v")
+        scaffold = tf.train.Scaffold()
+        scaffold.finalize()
+        assert scaffold.ready_op.name == "concat:0" and scaffold.ready_for_local_init_op.name == "concat_1:0"
+        assert scaffold.init_op.name == "group_deps" and scaffold.local_init_op.name == "group_deps_1"
+        names = [op.name for op in g.get_operations()]
+        assert names[names.index("init"):names.index("init") + 3] == ["init", "init_1", "group_deps"]
+        assert {"report_uninitialized_resources/Const", "report_uninitialized_resources_1/Const", "init_2",
+                "init_all_tables", "init_3"} <= set(names)

@@ -81,3 +81,18 @@ def test_optimizer_argument_errors() -> None:
         tf.train.FtrlOptimizer(0.1, learning_rate_power=0.5)
     with pytest.raises(ValueError, match="l1_regularization_strength -1.000000 needs to be positive or zero"):
         tf.train.FtrlOptimizer(0.1, l1_regularization_strength=-1.0)
+
+
+def test_proximal_adagrad_accumulator_starts_from_a_colocated_constant():
+    """TF 2.21 builds the slot from a graph-level Const beside the variable (no Initializer scope)."""
+    with tf.Graph().as_default() as g:
+        w = tf.Variable([1.0, 2.0], name="w")
+        tf.train.ProximalAdagradOptimizer(0.1).minimize(tf.reduce_sum(w * w))
+        names = [op.name for op in g.get_operations()]
+        assert "w/ProximalAdagrad/Initializer/Const" not in names
+        const = g.get_operation_by_name("Const_1")
+        assert const.get_attr("_class") == [b"loc:@w"]
+        assert g.get_operation_by_name("w/ProximalAdagrad/Assign").inputs[1].op is const
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(g.get_tensor_by_name("w/ProximalAdagrad:0")), [0.1, 0.1])

@@ -66,7 +66,7 @@ def test_restart_and_linear_cosine_schedules_match_tf() -> None:
         with tf.Session() as sess:
             got = [[sess.run(s, {step: i}) for i in (0, 3, 9, 10, 14, 25, 40)] for s in schedules]
             draws = [sess.run(noisy, {step: 3}) for _ in range(200)]
-        with pytest.raises(ValueError, match="global_step is required for cosine_decay_restarts."):
+        with pytest.raises(ValueError, match="^None values not supported.$"):  # TF 2.21 casts the None step
             tf.train.cosine_decay_restarts(0.1, None, 10)
     expected = [[0.5, 0.396946, 0.012236, 0.5, 0.452254, 0.073223, 0.426777],
                 [0.5, 0.407252, 0.061012, 0.275, 0.197264, 0.10625, 0.078125],
@@ -94,3 +94,34 @@ def test_averages_made_under_control_dependencies_initialize_without_them():
         sess.run(maintain)
         np.testing.assert_allclose(sess.run([w, ema.average(w)]), [[0.0, 0.0], [0.9, 1.8]])
         assert sess.run(step) == 1
+
+
+def test_schedule_result_names_and_piecewise_case_match_tf() -> None:
+    """TF 2.21 builds piecewise_constant as an exclusive tf.case and names the decays' results so; a float
+    boundary against an integer step is refused rather than cast."""
+    with tf.Graph().as_default() as graph:
+        step = tf.Variable(9, dtype=tf.int64, name="gs")
+        pc = tf.train.piecewise_constant(step, [5, 10], [1.0, 0.5, 0.1])
+        assert pc.name == "PiecewiseConstant/case/cond/Merge:0"
+        assert [o.name for o in graph.get_operations()][4:16] == [
+            "Const", "Const_1", "Const_2", "Const_3", "Const_4", "Cast", "Cast_1", "PiecewiseConstant/LessEqual",
+            "PiecewiseConstant/Greater", "PiecewiseConstant/Greater_1", "PiecewiseConstant/LessEqual_1",
+            "PiecewiseConstant/and"]
+        assert tf.train.cosine_decay(0.1, step, 20).name == "CosineDecay/Mul_3:0"
+        poly = tf.train.polynomial_decay(0.1, step, 20, 0.01, cycle=True)
+        assert poly.op.inputs[0].op.name == "PolynomialDecay/Mul_1"
+        assert graph.get_operation_by_name("PolynomialDecay/SelectV2").type == "SelectV2"
+        assert graph.get_operation_by_name("PolynomialDecay/initial_learning_rate").type == "Const"
+        with tf.Session() as sess:
+            sess.run(step.initializer)
+            assert sess.run(pc) == 0.5
+            sess.run(step.assign(10))
+            assert sess.run(pc) == 0.5
+            sess.run(step.assign(11))
+            assert sess.run(pc) == np.float32(0.1)
+        with pytest.raises(ValueError, match=r"^Boundaries \(<dtype: 'float32'>\) must have the same dtype as x "
+                                             r"\(<dtype: 'int64'>\)\.$"):
+            tf.train.piecewise_constant(step, [5.0], [1.0, 0.5])
+        with pytest.raises(ValueError, match=r"^Values must have elements all with the same dtype "
+                                             r"\(<dtype: 'float32'>\ vs <dtype: 'int32'>\)\.$"):
+            tf.train.piecewise_constant(step, [5], [1.0, 2])
