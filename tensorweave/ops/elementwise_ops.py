@@ -40,45 +40,8 @@ _MIN_MAX = "{bfloat16, half, float, double, int8, uint8, int16, uint16, int32, u
 _FLOAT = "{bfloat16, half, float, double}"
 
 
-# Binary ops whose large float results are computed by blocks of rows on the intra-op threads (see _by_rows)
-_ROW_BLOCK_UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
-                     np.true_divide: np.true_divide}
-_ROW_BLOCK_ELEMENTS = 1 << 17
-
-
-def _by_rows(ctx: OpKernelContext, ufunc: Any, x: Any, y: Any) -> Any:
-    """`ufunc(x, y)` (two float arrays of one type, broadcast) computed by blocks of the result's leading rows
-    of about _ROW_BLOCK_ELEMENTS each, claimed by the intra-op threads; None where that does not apply (a
-    result too small to split, or shapes that do not broadcast: the caller's plain call reports those)."""
-    try:
-        shape = np.broadcast_shapes(x.shape, y.shape)
-    except ValueError:
-        return None
-    size = math.prod(shape)
-    if size < 2 * _ROW_BLOCK_ELEMENTS or shape[0] < 2:
-        return None
-    out = np.empty(shape, x.dtype)
-    rows = max(1, _ROW_BLOCK_ELEMENTS * shape[0] // size)
-    # an input with the result's rank and its rows goes by blocks; one that broadcasts along them, whole
-    x_rows, y_rows = (a.ndim == len(shape) and a.shape[0] == shape[0] for a in (x, y))
-
-    def block(i: int) -> None:
-        part = slice(i * rows, (i + 1) * rows)
-        ufunc(x[part] if x_rows else x, y[part] if y_rows else y, out=out[part])
-
-    ctx.device.parallel(-(-shape[0] // rows), block)
-    return out
-
-
 def _binary_kernel(fn: Callable) -> Callable:
-    ufunc = _ROW_BLOCK_UFUNCS.get(fn)
-
     def kernel(ctx: OpKernelContext, x: Any, y: Any) -> Any:
-        if (ufunc is not None and ctx.xp is np and type(x) is np.ndarray and type(y) is np.ndarray
-                and x.dtype == y.dtype and x.dtype.kind == "f" and max(x.size, y.size) >= 2 * _ROW_BLOCK_ELEMENTS):
-            out = _by_rows(ctx, ufunc, x, y)
-            if out is not None:
-                return out
         try:
             return fn(x, y)
         except ValueError:

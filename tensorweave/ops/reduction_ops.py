@@ -118,7 +118,31 @@ def _sum(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bo
     axes = _reduction_axes(ctx, input, reduction_indices)
     if input.dtype == BFLOAT16:
         return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32).astype(BFLOAT16)
+    if (axes == (0,) and input.ndim == 2 and input.size >= _COLUMN_SUMS_MIN_ELEMENTS and ctx.xp is np
+            and input.dtype in (np.float32, np.float64) and input.shape[1] >= 2 * _COLUMN_SUMS_MIN_COLUMNS):
+        return _column_sums(ctx, input, keep_dims)
     return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
+
+
+_COLUMN_SUMS_MIN_ELEMENTS = 1 << 19  # a smaller matrix's column sums take about a thread hop or less
+_COLUMN_SUMS_MIN_COLUMNS = 64
+_COLUMN_SUMS_BLOCKS = 8
+
+
+def _column_sums(ctx: OpKernelContext, matrix: Any, keep_dims: bool) -> Any:
+    """The column sums of a large float matrix (a bias's gradient) by blocks of columns, claimed by the
+    intra-op threads: each column still summed row after row, as NumPy sums the whole matrix."""
+    columns = matrix.shape[1]
+    count = min(_COLUMN_SUMS_BLOCKS, columns // _COLUMN_SUMS_MIN_COLUMNS)
+    bounds = [columns * i // count for i in range(count + 1)]
+    total = np.empty((1, columns) if keep_dims else (columns,), matrix.dtype)
+    flat = total.reshape(-1)
+
+    def block(i: int) -> None:
+        np.add.reduce(matrix[:, bounds[i]:bounds[i + 1]], axis=0, out=flat[bounds[i]:bounds[i + 1]])
+
+    ctx.device.parallel(count, block)
+    return total
 
 
 @Prod.kernel("CPU", state=_ReductionAxes)

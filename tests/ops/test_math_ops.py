@@ -530,23 +530,14 @@ def test_float_cast_to_unsigned_32_64_wraps_in_range_else_gives_the_top_bit(sour
         assert sess.run(tf.cast(x, getattr(tf, target))).tolist() == expected
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
-def test_large_binary_ops_by_blocks_of_rows_equal_numpy(dtype):
-    """Results of 300K elements or more go by blocks of rows on two intra-op threads: each input sliced where it
-    has the result's rows, whole where it broadcasts along them; the values NumPy's, bit for bit."""
-    rng = np.random.default_rng(2)
-    big = rng.standard_normal((601, 500)).astype(dtype)
-    others = [rng.standard_normal(shape).astype(dtype) for shape in ((601, 500), (601, 1), (500,), (1, 500), ())]
-    x = tf.placeholder(dtype)
-    y = tf.placeholder(dtype)
-    ops = [(tf.multiply, np.multiply), (tf.add, np.add), (tf.subtract, np.subtract), (tf.truediv, np.true_divide)]
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_column_sums_by_blocks_of_columns_equal_numpy(dtype):
+    """reduce_sum over axis 0 of a matrix of 512K elements or more (a bias's gradient) goes by blocks of columns
+    on two intra-op threads: NumPy's values bit for bit, keepdims or not."""
+    matrix = (np.random.default_rng(4).standard_normal((300, 2001)) * 100).astype(dtype)
+    x = tf.placeholder(dtype, [300, 2001])
     with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=2)) as sess:
-        for other in others:
-            for first, second in ((big, other), (other, big)):
-                results = sess.run([op(x, y) for op, _ in ops], {x: first, y: second})
-                for result, (_, ufunc) in zip(results, ops):
-                    assert result.dtype == dtype
-                    with np.errstate(over="ignore"):  # float16 quotients overflow, silently in the kernels
-                        np.testing.assert_array_equal(result, ufunc(first, second))
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes: \[601,500\] vs. \[600,500\]"):
-            sess.run(x * y, {x: big, y: big[:600]})
+        flat, kept = sess.run([tf.reduce_sum(x, 0), tf.reduce_sum(x, [0], keepdims=True)], {x: matrix})
+    assert flat.dtype == dtype and flat.shape == (2001,) and kept.shape == (1, 2001)
+    np.testing.assert_array_equal(flat, np.sum(matrix, axis=0))
+    np.testing.assert_array_equal(kept, np.sum(matrix, axis=0, keepdims=True))
