@@ -1042,32 +1042,9 @@ def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
             raise _same_shape_error(ctx, shapes, index)
     if len(inputs) == 1:
         return inputs[0]
-    if ctx.xp is np and inputs[0].size >= 2 * _ADD_N_BLOCK and inputs[0].dtype.kind in "fc":
-        return _add_n_by_blocks(ctx, inputs)
     total = inputs[0] + inputs[1]
     for x in inputs[2:]:  # into the one new array: a fresh one per input would cost a page-faulted buffer each
         total += x
-    return total
-
-
-_ADD_N_BLOCK = 1 << 16  # elements of the sum's block that stays in a core's cache while every input is added in
-
-
-def _add_n_by_blocks(ctx: OpKernelContext, inputs: tuple) -> Any:
-    """A large sum block by block, each block taking every input in turn (the same additions in the same order
-    as input by input over the whole arrays) while it stays in cache; the blocks claimed by the intra-op
-    threads."""
-    flat = [x.reshape(-1) for x in inputs]
-    total = np.empty(inputs[0].shape, np.result_type(*inputs))
-    out = total.reshape(-1)
-
-    def block(i: int) -> None:
-        part = slice(i * _ADD_N_BLOCK, (i + 1) * _ADD_N_BLOCK)
-        np.add(flat[0][part], flat[1][part], out=out[part])
-        for x in flat[2:]:
-            out[part] += x[part]
-
-    ctx.device.parallel(-(-total.size // _ADD_N_BLOCK), block)
     return total
 
 
