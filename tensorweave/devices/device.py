@@ -66,7 +66,7 @@ class Device(DeviceBase):
         work = _SharedTasks(count, task)
         pool = self._intra_op_pool()
         for _ in range(helpers):
-            pool.submit(work.run)
+            pool.submit(work.help)
         work.run()
         work.wait()
 
@@ -93,20 +93,24 @@ class Device(DeviceBase):
 
         self.parallel(-(-target.size // _PARALLEL_MIN_ELEMENTS), block)
 
-    def matmul(self, a: Any, b: Any, out: Any = None) -> Any:
+    def matmul(self, a: Any, b: Any, out: Any = None, epilogue: Callable[[Any, slice], None] | None = None) -> Any:
         """The product of two matrices (transposed views included: BLAS reads them in place), a large one
         split across the intra-op threads into blocks of the output's rows (or of its columns, when it is
-        wider than tall), each one BLAS call writing its block (of `out` when given)."""
+        wider than tall), each one BLAS call writing its block (of `out` when given) and `epilogue`, when
+        given, then applied to that block while it is in cache."""
         (m, k), n = a.shape, b.shape[1]
         if (out is None and m < _FEW_ROWS < n and self.xp is np and b.T.flags.c_contiguous
                 and not b.flags.c_contiguous):
             # OpenBLAS multiplies a few rows by a transposed matrix a third slower than it computes the
             # transposed product (b.T a.T), whose few columns are cheap to make contiguous
-            return np.ascontiguousarray(np.matmul(b.T, a.T).T)
+            out = np.ascontiguousarray(np.matmul(b.T, a.T).T)
+            if epilogue is not None:
+                epilogue(out, slice(None))
+            return out
         threads = self.intra_op_threads
         if (threads < 2 or m * n * k < _PARALLEL_MIN_MULTIPLY_ADDS or not self._splits_products
                 or a.dtype != b.dtype or a.dtype.kind not in "fc"):
-            return self.xp.matmul(a, b, out=out)
+            return super().matmul(a, b, out, epilogue)
         by_rows = m >= n
         extent = m if by_rows else n
         blocks = min(threads, max(1, extent // _BLOCK_ALIGNMENT))
@@ -118,8 +122,12 @@ class Device(DeviceBase):
             lo, hi = bounds[i], bounds[i + 1]
             if by_rows:
                 np.matmul(a[lo:hi], b, out=out[lo:hi])
+                if epilogue is not None:
+                    epilogue(out[lo:hi], slice(None))
             else:
                 np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+                if epilogue is not None:
+                    epilogue(out[:, lo:hi], slice(lo, hi))
 
         self.parallel(blocks, block)
         return out
@@ -141,11 +149,14 @@ class Device(DeviceBase):
 
 class _SharedTasks:
     """Tasks 0..count-1 that any thread may claim (itertools.count hands each index out once, atomically);
-    `wait` returns once every claimed task is done, and re-raises the first error."""
+    `wait` returns once every claimed task is done, and re-raises the first error. Helpers run them with the
+    creating thread's floating-point error handling (a step's kernels make inf and nan silently: NumPy's
+    setting is per thread)."""
 
     def __init__(self, count: int, task: Callable[[int], None]) -> None:
         self._count = count
         self._task = task
+        self._numerics = np.geterr()
         self._claims = itertools.count()
         self._lock = threading.Lock()
         self._unfinished = count
@@ -162,6 +173,11 @@ class _SharedTasks:
                 self._unfinished -= 1
                 if not self._unfinished:
                     self._finished.set()
+
+    def help(self) -> None:
+        """`run` on a helper thread."""
+        with np.errstate(**self._numerics):
+            self.run()
 
     def wait(self) -> None:
         self._finished.wait()

@@ -33,9 +33,13 @@ class DeviceBase:
         """target = ufunc(target, operand * scale) (operand alone without a scale), in place."""
         ufunc(target, operand if scale is None else operand * scale, out=target)
 
-    def matmul(self, a: Any, b: Any, out: Any = None) -> Any:
-        """The product of two matrices (written into `out` when given)."""
-        return self.xp.matmul(a, b, out=out)
+    def matmul(self, a: Any, b: Any, out: Any = None, epilogue: Callable[[Any, slice], None] | None = None) -> Any:
+        """The product of two matrices (written into `out` when given); `epilogue(block, columns)` is applied
+        in place to the product (one block of it, and which of its columns, where the product is split)."""
+        product = self.xp.matmul(a, b, out=out)
+        if epilogue is not None:
+            epilogue(product, slice(None))
+        return product
 
     def parallel(self, count: int, task: Callable[[int], None]) -> None:
         """task(0), ..., task(count - 1), independent of each other; here one after another."""

@@ -11,6 +11,7 @@ graphs round-trip with real TF; the batched forms run over the leading dimension
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -65,8 +66,10 @@ def _matmul_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 @MatMul.kernel("CPU", expensive=True, type_constraints={"T": _MATMUL_KERNEL_TYPES})
-def matmul_kernel(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> Any:
-    """MatMul's kernel (a fused MatMul's product too): always a new array."""
+def matmul_kernel(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, transpose_b: bool,
+                  epilogue: Callable[[Any, slice], None] | None = None) -> Any:
+    """MatMul's kernel (a fused MatMul's product too, `epilogue` applied to its blocks: see Device.matmul):
+    always a new array."""
     if a.ndim != 2 or b.ndim != 2:
         raise errors.InvalidArgumentError(ctx.node_def, None, f"In[{0 if a.ndim != 2 else 1}] is not a matrix. "
                                           f"Instead it has shape {tensor_shape.shape_string((a if a.ndim != 2 else b).shape)}")
@@ -76,7 +79,7 @@ def matmul_kernel(ctx: OpKernelContext, a: Any, b: Any, transpose_a: bool, trans
         raise errors.InvalidArgumentError(
             ctx.node_def, None, f"Matrix size-incompatible: In[0]: {tensor_shape.shape_string(a.shape)}, "
             f"In[1]: {tensor_shape.shape_string(b.shape)}")
-    return ctx.device.matmul(in_float32(a), in_float32(b)).astype(a.dtype, copy=False)
+    return ctx.device.matmul(in_float32(a), in_float32(b), epilogue=epilogue).astype(a.dtype, copy=False)
 
 
 BatchMatMulV2 = Op("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],

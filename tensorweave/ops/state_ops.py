@@ -356,14 +356,25 @@ def _scatter_assign(params: Any, indices: Any, updates: Any) -> None:
 
 
 def _scatter_ufunc(ufunc: Any) -> Any:
-    """`ufunc` row by row in place: one indexed update when the row indices (an array; ScatterNd passes a
-    tuple) are distinct, several times faster, else an unbuffered `ufunc.at`, so a repeated index sees the
-    earlier updates."""
+    """`ufunc` row by row in place, a repeated index seeing the earlier updates: for an array of row indices
+    (ScatterNd passes a tuple, which goes through an unbuffered `ufunc.at`), in rounds of indexed updates, the
+    k-th round applying each row's k-th update in the given order, so as many rounds as the most repeated row
+    has updates (one when the rows are distinct), each several times faster than `ufunc.at`."""
     def combine(params: Any, indices: Any, updates: Any) -> None:
-        if isinstance(indices, np.ndarray) and indices.size > 1 and np.unique(indices).size == indices.size:
-            params[indices] = ufunc(params[indices], updates)
-        else:
+        if not isinstance(indices, np.ndarray) or indices.size < 2:
             ufunc.at(params, indices, updates)
+            return
+        rows = indices.reshape(-1)
+        if np.ndim(updates):
+            updates = updates.reshape(rows.shape + params.shape[1:])
+        order = np.argsort(rows, kind="stable")
+        ranked = rows[order]
+        first = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+        occurrence = np.arange(rows.size) - np.repeat(first, np.diff(np.r_[first, rows.size]))
+        for k in range(int(occurrence.max()) + 1):
+            picked = order[occurrence == k] if k or first.size < rows.size else order
+            at = rows[picked]
+            params[at] = ufunc(params[at], updates[picked] if np.ndim(updates) else updates)
     return combine
 
 

@@ -37,6 +37,12 @@ def test_matmul_split_across_threads_equals_one_product(shape_a, shape_b, transp
         product = device.matmul(a, b)
         np.testing.assert_allclose(product, a @ b, rtol=1e-5, atol=1e-3)
         assert product.flags.c_contiguous
+        bias = rng.standard_normal(product.shape[1], dtype=np.float32)
+
+        def add_bias(block, columns):  # each block, with its columns' bias
+            block += bias[columns]
+
+        np.testing.assert_array_equal(device.matmul(a, b, epilogue=add_bias), product + bias)
         assert device.matmul(a.astype(np.int32), b.astype(np.int32)).dtype == np.int32
     finally:
         device.close()

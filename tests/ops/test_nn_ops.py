@@ -237,6 +237,41 @@ def test_sparse_softmax_cross_entropy_with_logits():
             _run(loss, feed={labels: bad})
 
 
+def test_sparse_softmax_cross_entropy_by_blocks_of_rows_matches_numpy():
+    """Logits of several blocks of rows (the kernel's float32/float64 path: blocks claimed by two intra-op
+    threads), ragged last block, its loss and backprop (through the gradient) against float64 NumPy."""
+    from tensorweave.ops.nn_ops import SparseSoftmaxCrossEntropyWithLogits
+
+    rng = np.random.default_rng(0)
+    for dtype, rtol in ((np.float32, 2e-5), (np.float64, 1e-12)):
+        logits = (rng.standard_normal((37, 10000)) * 5).astype(dtype)
+        labels = rng.integers(0, 10000, 37)
+        loss, backprop = SparseSoftmaxCrossEntropyWithLogits(logits, labels)
+        config = tf.ConfigProto(intra_op_parallelism_threads=2)
+        with tf.Session(config=config) as sess:
+            loss_value, backprop_value = sess.run([loss, backprop])
+        wide = logits.astype(np.float64)
+        log_softmax = _log_softmax(wide)
+        expected = np.exp(log_softmax)
+        expected[np.arange(37), labels] -= 1
+        assert loss_value.dtype == dtype and backprop_value.dtype == dtype
+        np.testing.assert_allclose(loss_value, -log_softmax[np.arange(37), labels], rtol=rtol)
+        np.testing.assert_allclose(backprop_value, expected, rtol=rtol, atol=1e-7 if dtype == np.float32 else 1e-15)
+    empty_loss, empty_backprop = _run(*SparseSoftmaxCrossEntropyWithLogits(tf.zeros([0, 5]), tf.zeros([0], tf.int64)))
+    assert empty_loss.shape == (0,) and empty_backprop.shape == (0, 5)
+
+
+def test_l2_loss_of_many_elements_by_blocked_dots():
+    """Float32/float64 L2Loss sums BLAS dots of blocks in float64: within a rounding of the exact sum."""
+    rng = np.random.default_rng(1)
+    for dtype in (np.float32, np.float64):
+        t = rng.standard_normal((300, 1000)).astype(dtype)
+        value = _run(tf.nn.l2_loss(t))[0]
+        assert value.dtype == dtype
+        np.testing.assert_allclose(value, np.sum(t.astype(np.float64) ** 2) / 2, rtol=np.finfo(dtype).eps)
+    assert _run(tf.nn.l2_loss(tf.zeros([0, 3])))[0] == 0.0
+
+
 def test_sigmoid_cross_entropy_with_logits():
     labels = np.array([[0.2, 0.8, 1.0], [0.0, 0.5, 1.0]], np.float32)
     x = tf.placeholder(tf.float32, [2, 3], name="x")

@@ -186,6 +186,22 @@ def test_scatter_scalar_updates_and_int64_indices():
     assert tf.scatter_add(v, [0], [[1.0, 1, 1]], name="foo").name == "foo:0"
 
 
+@pytest.mark.parametrize("fn, ufunc", [("scatter_sub", np.subtract), ("scatter_add", np.add),
+                                       ("scatter_mul", np.multiply), ("scatter_max", np.maximum)])
+def test_scatter_repeated_rows_apply_in_order(fn, ufunc):
+    """Rows repeated up to four times over [2, 5] indices: each update sees the earlier ones (TF's sequential
+    kernel), bit for bit as NumPy's unbuffered `ufunc.at`, with row and scalar updates."""
+    rng = np.random.default_rng(3)
+    initial = rng.standard_normal((6, 4)).astype(np.float32)
+    indices = np.array([[4, 1, 4, 0, 4], [1, 5, 4, 2, 1]])
+    updates = rng.standard_normal((2, 5, 4)).astype(np.float32)
+    for update in (updates, np.float32(1.5)):
+        v = tf.Variable(initial)
+        expected = initial.copy()
+        ufunc.at(expected, indices, update)
+        np.testing.assert_array_equal(_run_update(v, getattr(tf, fn)(v, indices, update)), expected)
+
+
 def test_scatter_graph_errors():
     v = tf.Variable(np.zeros((4, 3), np.float32))
     with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are 1 and 2. Shapes are "

@@ -319,6 +319,28 @@ def test_session_fuses_matmul_bias_add_with_the_same_values_unless_remapping_is_
     np.testing.assert_array_equal(results[0], results[1])
 
 
+@pytest.mark.parametrize("rows, depth, units", [(256, 784, 1024), (200, 400, 10000)])
+def test_fused_matmul_split_across_threads_adds_each_blocks_bias_as_unfused(rows, depth, units):
+    """Products large enough to split (by rows; by columns, wider than tall): the bias added to each block as it
+    is made, then the activation, gives the unfused ops' values exactly."""
+    rng = np.random.default_rng(1)
+    x, w = tf.placeholder(tf.float32, [rows, depth]), tf.placeholder(tf.float32, [depth, units])
+    b = tf.placeholder(tf.float32, [units])
+    y = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b), name="hidden")
+    feeds = {x: rng.standard_normal((rows, depth)).astype(np.float32),
+             w: rng.standard_normal((depth, units)).astype(np.float32), b: rng.standard_normal(units).astype(np.float32)}
+    unfused = tf.ConfigProto(intra_op_parallelism_threads=2)
+    unfused.graph_options.rewrite_options.remapping = 2  # RewriterConfig.OFF
+    results = []
+    for config in (tf.ConfigProto(intra_op_parallelism_threads=2), unfused):
+        with tf.Session(config=config) as sess:
+            metadata = tf.RunMetadata()
+            results.append(sess.run(y, feeds, tf.RunOptions(output_partition_graphs=True), metadata))
+            ops = {n.name: n.op for graph in metadata.partition_graphs for n in graph.node}
+            assert (ops["hidden"] == "_FusedMatMul") is (config is not unfused)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
 def test_a_fused_matmul_tf_does_not_implement_fails_as_tfs():
     from tensorweave import errors
     from tensorweave.runtime.executor import Executor
