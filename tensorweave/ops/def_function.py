@@ -31,8 +31,8 @@ from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCal
 from tensorweave.platform.tf_export import tf_export
 
 param_kinds = inspect.Parameter
-uids = itertools.count(1)
-_CASE_OPS = ("Case", "StatelessCase")  # TF's ops.uid(), which numbers its function names
+uids = itertools.count(1)  # TF's ops.uid(), which numbers its function names
+_SELECTING_OPS = ("Case", "StatelessCase", "If", "StatelessIf")  # their first input picks a branch
 # The ConfigProto TF 2.21's graph-mode calls record (CPU:1, GPU:0, allow_soft_placement, ...), as TF writes it.
 _CONFIG_PROTO = b"\n\x07\n\x03CPU\x10\x01\n\x07\n\x03GPU\x10\x002\x02J\x008\x01\x82\x01\x00\x92\x01\x02J\x00"
 
@@ -262,11 +262,12 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
     """The backward function of library function `fname` called by `op` with these output gradients: a
     FuncGraph on (the call's inputs, the gradients that are not None) that recomputes the body and returns the
     inputs' gradients. Also which gradients it takes and which inputs it returns gradients of (every floating
-    one, zeros where none flows, with `zeros_for_unconnected`: each branch of a Case must return the same)."""
+    one, zeros where none flows, with `zeros_for_unconnected`: each branch of a Case or If must return the
+    same)."""
     outer = op.graph
     backward = FuncGraph(f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
     backward._functions = dict(outer._functions)
-    inputs = list(op.inputs)[1:] if op.type in _CASE_OPS else list(op.inputs)  # a Case's index is no argument
+    inputs = list(op.inputs)[1:] if op.type in _SELECTING_OPS else list(op.inputs)  # an index is no argument
     flowing = [i for i, g in enumerate(grads) if g is not None]
     with backward.as_default():
         xs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name="placeholder") for t in inputs]
