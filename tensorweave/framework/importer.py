@@ -243,6 +243,11 @@ def inline_function_body(g: Graph, f: str, args: list[Tensor]) -> list[Tensor]:
         raise ValueError(f"Function {f} is not in the graph's library")
     body = function_def.function_def_to_body(function.definition, {n: lf.definition for n, lf in
                                                                       g._functions.items()})
+    return inline_body(g, body, args)
+
+
+def inline_body(g: Graph, body: GraphDef, args: list[Tensor]) -> list[Tensor]:
+    """Add a function body (a GraphDef with a call frame) to `g` on `args`; its results."""
     mapped = {f"{n.name}:0": args[n.attr["index"]] for n in body.node if n.op == "_Arg"}
     nodes = [n for n in body.node if n.op not in ("_Arg", "_Retval")]
     with g.as_default(), g.control_dependencies(None):

@@ -98,7 +98,8 @@ def test_adding_a_different_function_of_the_same_name_fails():
 
 def test_defun_calls_by_function_name_import_and_run_with_tf_values_and_gradients():
     # defun.pbtxt, by real TF 2.21: `@function.Defun(tf.float32, tf.float32) def poly(x, y): return
-    # x * x * y + sin(x), reduce_sum(y)`, called as node `call` (op: the function's name), out = call:0 + 1
+    # x * x * y + sin(x), reduce_sum(y)`, called as node `call` (op: the function's name), out = call:0 + 1,
+    # and TF's tf.gradients(out, [x, y]): a SymbolicGradient of the function
     with open(os.path.join(os.path.dirname(_FIXTURE), "defun.pbtxt")) as f:
         graph_def = text_format.Parse(f.read(), protos.GraphDef())
     with tf.Graph().as_default() as g:
@@ -108,9 +109,14 @@ def test_defun_calls_by_function_name_import_and_run_with_tf_values_and_gradient
         x, y = g.get_tensor_by_name("x:0"), g.get_tensor_by_name("y:0")
         gx, gy = tf.gradients(g.get_tensor_by_name("out:0"), [x, y])  # TF: SymbolicGradient of the call
         with tf.Session() as sess:
-            out, s, dx, dy = sess.run(["out:0", "call:1", gx, gy], {x: [[0.5, -1.], [2., 3.]]})
+            out, s, dx, dy, tf_dx, tf_dy = sess.run(
+                ["out:0", "call:1", gx, gy, "gradients/call_grad/SymbolicGradient:0",
+                 "gradients/call_grad/SymbolicGradient:1"], {x: [[0.5, -1.], [2., 3.]]})
+        assert g.get_tensor_by_name("gradients/call_grad/SymbolicGradient:1").shape.as_list() == [2, 2]
     # TF's values
     np.testing.assert_allclose(out, [[1.7294255, 2.158529], [13.909297, 37.14112]], rtol=1e-6)
     assert s == np.float32(10.0)
     np.testing.assert_allclose(dx, [[1.8775826, -3.4596977], [11.583853, 23.010008]], rtol=1e-6)
     np.testing.assert_allclose(dy, [[0.25, 1.], [4., 9.]], rtol=1e-6)
+    np.testing.assert_allclose(tf_dx, dx, rtol=1e-6)
+    np.testing.assert_allclose(tf_dy, dy, rtol=1e-6)
