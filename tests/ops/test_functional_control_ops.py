@@ -88,3 +88,25 @@ def test_if_gradient_by_both_branches_checks_numerically(taken, stateful):
 
     check_gradient(build, [np.array(taken), np.array([0.5, -1.5], np.float32),
                            np.array([2., 0.7], np.float32)])
+
+
+def test_gradient_of_an_imported_stateless_while_is_tfs():
+    g = _imported()  # acc = 2 * acc + x while n < i, from x: d acc / dx = 2^(i+1) - 1
+    with g.as_default():
+        x = g.get_tensor_by_name("x:0")
+        dx, = tf.gradients(g.get_tensor_by_name("loop/Identity_3:0") * tf.constant([3., 5.]), [x])
+    with tf.Session(graph=g) as sess:
+        got = {i: sess.run(dx, {"i:0": i, "x:0": [1., 2.]}).tolist() for i in (0, 1, 2, 7)}
+    assert got == {0: [3., 5.], 1: [9., 15.], 2: [21., 35.], 7: [765., 1275.]}  # TF's values
+
+
+@pytest.mark.parametrize("stateful", [True, False])
+def test_while_gradient_checks_numerically(stateful):
+    def build(x, w):
+        cond = _traced(lambda n, acc, v: n < 3, (tf.int32, []), (tf.float32, [2]), (tf.float32, [2]))
+        body = _traced(lambda n, acc, v: (n + 1, tf.sin(acc) * v + acc * acc, v),
+                       (tf.int32, []), (tf.float32, [2]), (tf.float32, [2]))
+        op = functional_control_ops.While if stateful else functional_control_ops.StatelessWhile
+        return op([tf.constant(0), x, w], cond=cond, body=body)[1:]
+
+    check_gradient(build, [np.array([0.3, -0.4], np.float32), np.array([0.5, 0.8], np.float32)])
