@@ -11,7 +11,8 @@ flow runs while tracing; no AutoGraph conversion is done (`autograph` is accepte
 The gradient of a call is a call of a backward function: a FuncGraph that inlines the forward body, runs
 `tf.gradients` in it, and returns one gradient per input of the call (TF differentiates the body the same
 way, but keeps the forward intermediates it needs as extra outputs of a rewritten forward call; here the
-backward function recomputes them).
+backward function recomputes them). `SymbolicGradient`, what TF1's graphs call for the gradient of a Defun,
+differentiates a body so at run time, once per session.
 """
 
 from __future__ import annotations
