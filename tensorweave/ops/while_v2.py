@@ -5,7 +5,8 @@ TF keeps each iteration's intermediates in accumulators the forward loop fills. 
 as it is and the gradient recomputes: one While counts the iterations n, and a backward While runs k = n-1
 down to 0, each step rebuilding iteration k's loop variables from the initial ones (an inner While running
 `body` k times) and back-propagating the loop variables' gradients through one `body` at them. That costs
-O(n^2) body runs and no memory per iteration; the values are the same as TF's.
+O(n^2) body runs and no memory per iteration; the values are TF's for a body whose runs repeat (no random or
+other stateful ops).
 """
 
 from __future__ import annotations
