@@ -80,7 +80,7 @@ def function_def_to_body(fdef: Any, library: Mapping[str, Any] | None = None) ->
         if not arg.type:
             raise NotImplementedError(f"Function {signature.name}: argument {arg.name} has a polymorphic type")
     nodes = graph_io.graph_def_from_proto(protos.GraphDef(node=fdef.node_def)).node
-    nodes = [_call_by_name(n, library) if n.op in library else n for n in nodes]
+    nodes = [call_by_name(n, library) if n.op in library else n for n in nodes]
     offsets = {n.name: _output_offsets(n, library) for n in nodes}
     args = {arg.name for arg in signature.input_arg}
     body = [NodeDef(arg.name, "_Arg", [], "", {"T": dtypes.as_dtype(arg.type), "index": i})
@@ -108,12 +108,14 @@ def function_bodies(definitions: Iterable[Any], library: Iterable[Any]) -> dict[
     return bodies
 
 
-def _call_by_name(node: NodeDef, library: Mapping[str, Any]) -> NodeDef:
-    """A node whose op is a library function (TF1's call by name) as the PartitionedCall it means."""
+def call_by_name(node: NodeDef, library: Mapping[str, Any]) -> NodeDef:
+    """A node whose op is a library function (TF1's call by name, what `Defun` builds) as the PartitionedCall
+    it means, keeping its internal `_` attrs (`_disable_call_shape_inference`)."""
     signature = library[node.op].signature
     attrs = {"f": node.op, "Tin": [dtypes.as_dtype(a.type) for a in signature.input_arg],
              "Tout": [dtypes.as_dtype(a.type) for a in signature.output_arg], "config": b"",
              "config_proto": b"", "executor_type": b""}
+    attrs.update({k: v for k, v in node.attr.items() if k.startswith("_")})
     stateful = any(op.op_def.is_stateful for n in library[node.op].node_def
                    if (op := op_registry.registered_ops().get(n.op)) is not None)
     return NodeDef(node.name, "StatefulPartitionedCall" if stateful else "PartitionedCall", node.input,

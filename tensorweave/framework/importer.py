@@ -149,6 +149,8 @@ class _Importer:
             op._update_input(index, self._source(spec))
 
     def _create(self, node: NodeDef) -> None:
+        if node.op not in op_registry.registered_ops() and self.g._get_function(node.op) is not None:
+            node = function_def.call_by_name(node, {n: f.definition for n, f in self.g._functions.items()})
         try:
             op_def = op_registry.get(node.op).op_def
         except KeyError:
@@ -187,7 +189,7 @@ class _Importer:
                                                        shape_inference.PYTHON_GRAPH_VALUES)
             for t, shape in zip(op._outputs, context.run(shape_fn)):
                 t._shape = shape
-        if node.op in function_def.CALL_OPS and not back:
+        if node.op in function_def.CALL_OPS and not back and not attrs.get("_disable_call_shape_inference"):
             shapes = function_output_shapes(self.g, attrs["f"], [t.shape for t in inputs])
             for t, shape in zip(op._outputs, shapes or ()):
                 t._shape = shape
@@ -241,6 +243,11 @@ def inline_function_body(g: Graph, f: str, args: list[Tensor]) -> list[Tensor]:
         raise ValueError(f"Function {f} is not in the graph's library")
     body = function_def.function_def_to_body(function.definition, {n: lf.definition for n, lf in
                                                                       g._functions.items()})
+    return inline_body(g, body, args)
+
+
+def inline_body(g: Graph, body: GraphDef, args: list[Tensor]) -> list[Tensor]:
+    """Add a function body (a GraphDef with a call frame) to `g` on `args`; its results."""
     mapped = {f"{n.name}:0": args[n.attr["index"]] for n in body.node if n.op == "_Arg"}
     nodes = [n for n in body.node if n.op not in ("_Arg", "_Retval")]
     with g.as_default(), g.control_dependencies(None):

@@ -35,7 +35,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_base import DeviceBase
-from tensorweave.framework.graph_def import NodeDef
+from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_def import OpDef, arg_types
 from tensorweave.framework.rendezvous import LocalRendezvous, Rendezvous
 from tensorweave.framework.resource_mgr import ResourceMgr
@@ -292,6 +292,12 @@ class FunctionLibrary(Protocol):
 
     def call(self, ctx: OpKernelContext, name: str, args: Sequence[Any]) -> list[Any]:
         """Run function `name` of the library on `args` in the caller's step and device; its results."""
+
+    def body(self, name: str) -> GraphDef | None:
+        """Function `name`'s body (a GraphDef with a call frame), None when the library lacks it."""
+
+    def add_functions(self, bodies: Mapping[str, GraphDef]) -> None:
+        """Add function bodies by name (a name keeps its first body)."""
 
 
 def kernel_failure(node_def: NodeDef, error: BaseException) -> tuple[type[errors.OpError], str]:

@@ -1,6 +1,7 @@
 """Functional conditionals built as TF 2.21 builds them in graph mode: `indexed_case` (what `tf.switch_case`
 makes, also under `disable_v2_behavior`) is one `StatelessCase` op (`Case` when a branch is stateful) whose
-branches are functions of the library, and its gradient another Case over backward functions.
+branches are functions of the library, and its gradient another Case over backward functions (an If's
+gradient, If and StatelessIf imported from TF's graphs, is an If over its branches' backward functions).
 
 Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`). Every branch takes the same inputs: the
 union of the outer tensors the branches captured, in the order they were first captured (a branch captures
@@ -19,7 +20,7 @@ from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, ge
 from tensorweave.ops import def_function, manipulation_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.function_ops import function_name
-from tensorweave.ops.functional_control_ops import Case, StatelessCase
+from tensorweave.ops.functional_control_ops import Case, If, StatelessCase, StatelessIf
 
 
 def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
@@ -37,7 +38,9 @@ def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
 
 
 def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequence[str], inputs: Sequence[Tensor],
-                structure: Any, name: str) -> Any:
+                structure: Any, name: str | None, is_if: bool = False) -> Any:
+    """The Case (an If on a condition, with `is_if`) of these branch graphs on `inputs`, its outputs through
+    an Identity each, in `structure`."""
     outer = get_default_graph()
     for k, g in enumerate(graphs[1:], 1):
         if [t.dtype for t in g.outputs] != [t.dtype for t in graphs[0].outputs]:
@@ -52,9 +55,13 @@ def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequen
             shape = shape.most_specific_compatible_shape(g.outputs[i].shape)
         shapes.append(shape)
     stateful = any(def_function.is_stateful(g) for g in graphs)
-    op_type = Case if stateful else StatelessCase
-    outputs = op_type(branch_index, list(inputs), Tout=[t.dtype for t in graphs[0].outputs], branches=list(names),
-                      output_shapes=shapes, name=name)
+    tout = [t.dtype for t in graphs[0].outputs]
+    if is_if:
+        outputs = (If if stateful else StatelessIf)(branch_index, list(inputs), Tout=tout, then_branch=names[0],
+                                                    else_branch=names[1], output_shapes=shapes, name=name)
+    else:
+        outputs = (Case if stateful else StatelessCase)(branch_index, list(inputs), Tout=tout, branches=list(names),
+                                                        output_shapes=shapes, name=name)
     if not outputs:
         return structure
     op = outputs[0].op
@@ -82,10 +89,9 @@ def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], 
     return _build_case(branch_index, graphs, names, inputs, traced[0].structured_outputs, scope)
 
 
-def _case_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
-    """Gradients of a Case's inputs: a Case on the same index over each branch's backward function, every one
-    returning a gradient (zeros where none flows) for each floating input."""
-    branches = [function_name(b) for b in op._node_def.attr["branches"]]
+def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any], is_if: bool) -> list[Tensor | None]:
+    """Gradients of a Case's or If's inputs: the same op on the same index or condition over each branch's
+    backward function, every one returning a gradient (zeros where none flows) for each floating input."""
     built = [def_function.backward_graph(op, fname, grads, zeros_for_unconnected=True) for fname in branches]
     graphs = [graph for graph, _, _ in built]
     flowing, returned = built[0][1], built[0][2]
@@ -93,10 +99,22 @@ def _case_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
         return [None] * len(op.inputs)
     extra = _union_inputs(graphs)
     args = list(op.inputs)[1:] + [convert_to_tensor(grads[i]) for i in flowing] + extra
-    results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [0] * len(returned), None)
+    results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [0] * len(returned), None, is_if)
     by_input = dict(zip(returned, results))
     return [None] + [by_input.get(i) for i in range(len(op.inputs) - 1)]
 
 
+def _case_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
+    return _selected_grad(op, [function_name(b) for b in op._node_def.attr["branches"]], grads, is_if=False)
+
+
+def _if_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
+    """TF differentiates an If's branch functions so too (cond_v2's _IfGrad): an If of their backward functions."""
+    branches = [function_name(op._node_def.attr[a]) for a in ("then_branch", "else_branch")]
+    return _selected_grad(op, branches, grads, is_if=True)
+
+
 Case.gradient(_case_grad)
 StatelessCase.gradient(_case_grad)
+If.gradient(_if_grad)
+StatelessIf.gradient(_if_grad)

@@ -11,7 +11,8 @@ flow runs while tracing; no AutoGraph conversion is done (`autograph` is accepte
 The gradient of a call is a call of a backward function: a FuncGraph that inlines the forward body, runs
 `tf.gradients` in it, and returns one gradient per input of the call (TF differentiates the body the same
 way, but keeps the forward intermediates it needs as extra outputs of a rewritten forward call; here the
-backward function recomputes them).
+backward function recomputes them). `SymbolicGradient`, what TF1's graphs call for the gradient of a Defun,
+differentiates a body so at run time, once per session.
 """
 
 from __future__ import annotations
@@ -22,17 +23,22 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tensorweave import errors
 from tensorweave.framework import function_def, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.framework.graph_def import GraphDef, NodeDef
+from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import constant_ops, fill_ops, gradients, manipulation_ops
 from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCall, function_name
 from tensorweave.platform.tf_export import tf_export
 
 param_kinds = inspect.Parameter
-uids = itertools.count(1)
-_CASE_OPS = ("Case", "StatelessCase")  # TF's ops.uid(), which numbers its function names
+uids = itertools.count(1)  # TF's ops.uid(), which numbers its function names
+_SELECTING_OPS = ("Case", "StatelessCase", "If", "StatelessIf")  # their first input picks a branch
 # The ConfigProto TF 2.21's graph-mode calls record (CPU:1, GPU:0, allow_soft_placement, ...), as TF writes it.
 _CONFIG_PROTO = b"\n\x07\n\x03CPU\x10\x01\n\x07\n\x03GPU\x10\x002\x02J\x008\x01\x82\x01\x00\x92\x01\x02J\x00"
 
@@ -262,11 +268,12 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
     """The backward function of library function `fname` called by `op` with these output gradients: a
     FuncGraph on (the call's inputs, the gradients that are not None) that recomputes the body and returns the
     inputs' gradients. Also which gradients it takes and which inputs it returns gradients of (every floating
-    one, zeros where none flows, with `zeros_for_unconnected`: each branch of a Case must return the same)."""
+    one, zeros where none flows, with `zeros_for_unconnected`: each branch of a Case or If must return the
+    same)."""
     outer = op.graph
     backward = FuncGraph(f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
     backward._functions = dict(outer._functions)
-    inputs = list(op.inputs)[1:] if op.type in _CASE_OPS else list(op.inputs)  # a Case's index is no argument
+    inputs = list(op.inputs)[1:] if op.type in _SELECTING_OPS else list(op.inputs)  # an index is no argument
     flowing = [i for i, g in enumerate(grads) if g is not None]
     with backward.as_default():
         xs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name="placeholder") for t in inputs]
@@ -297,6 +304,54 @@ def _call_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
 
 PartitionedCall.gradient(_call_grad)
 StatefulPartitionedCall.gradient(_call_grad)
+
+
+def gradient_body(body: GraphDef, output_count: int) -> GraphDef:
+    """The body of the gradient of a function body, as SymbolicGradient runs it: arguments (the body's
+    arguments, then one gradient per result), one gradient per argument (zeros where none flows)."""
+    args = sorted((n for n in body.node if n.op == "_Arg"), key=lambda n: n.attr["index"])
+    results = sorted((n for n in body.node if n.op == "_Retval"), key=lambda n: n.attr["index"])
+    g = Graph()
+    with g.as_default():
+        xs = [constant_ops.placeholder(n.attr["T"], name="x") for n in args]
+        dys = [constant_ops.placeholder(n.attr["T"], name="dy") for n in results[:output_count]]
+        ys = importer.inline_body(g, body, xs)
+        dxs = gradients.gradients(ys, xs, grad_ys=dys)
+        dxs = [fill_ops.zeros_like(x) if dx is None else convert_to_tensor(dx) for x, dx in zip(xs, dxs)]
+    frame = {t.op: i for i, t in enumerate(xs + dys)}
+    nodes = [NodeDef(op.name, "_Arg", [], "", {"T": op.outputs[0].dtype, "index": frame[op]}) if op in frame
+             else op._node_def for op in g.get_operations()]
+    nodes += [NodeDef(f"dx_{i}_RetVal", "_Retval", [f"{dx.op.name}:{dx.value_index}"], "",
+                      {"T": dx.dtype, "index": i}) for i, dx in enumerate(dxs)]
+    return GraphDef(node=nodes)
+
+
+def _symbolic_gradient_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """Each gradient has its argument's shape (TF's)."""
+    return ctx.input_shapes[:len(ctx.attr("Tout"))]
+
+
+def _symbolic_gradient(ctx: OpKernelContext, *args: Any, f: Any, Tout: list[Any]) -> list[Any]:
+    """The gradient of function `f`, whose body the library differentiates on the first call (TF1's graphs
+    call it so for a Defun without a gradient function)."""
+    library, name = ctx.function_library, function_name(f)
+    grad_name = f"{name}/SymbolicGradient"
+    if library.body(grad_name) is None:
+        body = library.body(name)
+        if body is None:
+            raise errors.NotFoundError(None, None, f"Function {name} is not defined.")
+        try:
+            grad_body = gradient_body(body, len(args) - len(Tout))
+        except (ValueError, LookupError) as e:
+            raise errors.UnimplementedError(None, None, f"SymbolicGradient of {name}: {e}") from e
+        library.add_functions({grad_name: grad_body})
+    return library.call(ctx, grad_name, args)
+
+
+SymbolicGradient = Op("SymbolicGradient", inputs=["input: Tin"], outputs=["output: Tout"],
+                      attrs=["Tin: list(type) >= 1", "Tout: list(type) >= 1", "f: func"])
+SymbolicGradient.shape(_symbolic_gradient_shape)
+SymbolicGradient.kernel("CPU", "GPU")(_symbolic_gradient)
 
 
 @tf_export("function")

@@ -38,6 +38,10 @@ class FunctionLibraryRuntime:
             for name, body in bodies.items():
                 self._bodies.setdefault(name, body)
 
+    def body(self, name: str) -> GraphDef | None:
+        """Function `name`'s body, None when the library lacks it."""
+        return self._bodies.get(name)
+
     def new_kernel(self, node_def: NodeDef, device: DeviceBase) -> OpKernel:
         """A kernel whose function calls run through this library."""
         kernel = op_registry.new_kernel(node_def, device)

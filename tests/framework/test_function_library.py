@@ -94,3 +94,29 @@ def test_adding_a_different_function_of_the_same_name_fails():
     with pytest.raises(ValueError, match="because a different function with the same name already exists"):
         g._add_function(function_def.LibraryFunction(fdef))
 
+
+
+def test_defun_calls_by_function_name_import_and_run_with_tf_values_and_gradients():
+    # defun.pbtxt, by real TF 2.21: `@function.Defun(tf.float32, tf.float32) def poly(x, y): return
+    # x * x * y + sin(x), reduce_sum(y)`, called as node `call` (op: the function's name), out = call:0 + 1,
+    # and TF's tf.gradients(out, [x, y]): a SymbolicGradient of the function
+    with open(os.path.join(os.path.dirname(_FIXTURE), "defun.pbtxt")) as f:
+        graph_def = text_format.Parse(f.read(), protos.GraphDef())
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def, name="")
+        call = g.get_operation_by_name("call")
+        assert [t.shape.ndims for t in call.outputs] == [None, None]  # _disable_call_shape_inference, as TF's
+        x, y = g.get_tensor_by_name("x:0"), g.get_tensor_by_name("y:0")
+        gx, gy = tf.gradients(g.get_tensor_by_name("out:0"), [x, y])  # TF: SymbolicGradient of the call
+        with tf.Session() as sess:
+            out, s, dx, dy, tf_dx, tf_dy = sess.run(
+                ["out:0", "call:1", gx, gy, "gradients/call_grad/SymbolicGradient:0",
+                 "gradients/call_grad/SymbolicGradient:1"], {x: [[0.5, -1.], [2., 3.]]})
+        assert g.get_tensor_by_name("gradients/call_grad/SymbolicGradient:1").shape.as_list() == [2, 2]
+    # TF's values
+    np.testing.assert_allclose(out, [[1.7294255, 2.158529], [13.909297, 37.14112]], rtol=1e-6)
+    assert s == np.float32(10.0)
+    np.testing.assert_allclose(dx, [[1.8775826, -3.4596977], [11.583853, 23.010008]], rtol=1e-6)
+    np.testing.assert_allclose(dy, [[0.25, 1.], [4., 9.]], rtol=1e-6)
+    np.testing.assert_allclose(tf_dx, dx, rtol=1e-6)
+    np.testing.assert_allclose(tf_dy, dy, rtol=1e-6)

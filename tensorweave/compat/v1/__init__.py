@@ -133,6 +133,7 @@ from tensorweave.ops import tensor_array_ops as _tensor_array_ops
 from tensorweave.ops import unicode_ops as _unicode_ops
 from tensorweave.ops import variable_scope as _variable_scope
 from tensorweave.ops import variables as _variables
+from tensorweave.ops import while_v2 as _while_v2
 from tensorweave.platform import tf_logging as _tf_logging
 from tensorweave.platform.tf_export import export_value as _export_value
 from tensorweave.platform.tf_export import populate as _populate
