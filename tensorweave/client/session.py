@@ -546,7 +546,8 @@ class BaseSession:
             ops = self._graph._operations_since(self._extended)
             library = self._graph._function_library()
             if len(library) != self._functions_sent:
-                self._session.add_functions(function_def.function_bodies(library[self._functions_sent:], library))
+                new = library[self._functions_sent:]
+                self._session.add_functions(function_def.function_bodies(new, library), new)
                 self._functions_sent = len(library)
             if ops:
                 nodes = [op._node_def for op in ops]

@@ -1,10 +1,11 @@
 """The `grpc://host:port` session backend: the client side of TF's MasterService (TF's GrpcSession).
 
 The client's graph goes to the master with CreateSession (the first nodes) and ExtendSession (the nodes
-added since, with the graph version it holds); each step is one RunStep with the feeds as TensorProtos
-and the fetches and targets by name, errors carried in the response body as TF's client asks. Partial runs
-and callables live in the master too (PartialRunSetup, MakeCallable/RunCallable/ReleaseCallable). The master
-prunes, places and partitions over the cluster; this backend only speaks the protocol.
+added since, with the graph version it holds), each with the FunctionDefs added since in its `library`;
+each step is one RunStep with the feeds as TensorProtos and the fetches and targets by name, errors carried
+in the response body as TF's client asks. Partial runs and callables live in the master too
+(PartialRunSetup, MakeCallable/RunCallable/ReleaseCallable). The master prunes, places and partitions over
+the cluster; this backend only speaks the protocol.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class GrpcSession(SessionBackend):
         self._graph_version = 0
         self._lock = threading.Lock()
         self._closed = False
+        self._new_functions: list[Any] = []  # FunctionDefs for the next graph_def the master gets
 
     @property
     def devices(self) -> list[DeviceBase]:
@@ -58,9 +60,16 @@ class GrpcSession(SessionBackend):
     def closed(self) -> bool:
         return self._closed
 
+    def add_functions(self, bodies: dict[str, GraphDef], definitions: Sequence[Any] = ()) -> None:
+        """Kept for the graph_def of the next CreateSession or ExtendSession (its `library`, as TF's client
+        sends the functions new since the last one), which the nodes that call them bring."""
+        with self._lock:
+            self._new_functions.extend(definitions)
+
     def extend(self, nodes: list[NodeDef]) -> None:
         graph_def = GraphDef(node=list(nodes)).to_proto()
         with self._lock:
+            graph_def.library.function.extend(self._new_functions)
             if not self._handle:
                 request = protos.CreateSessionRequest(graph_def=graph_def, target=self._target)
                 if self._config is not None:
@@ -71,6 +80,7 @@ class GrpcSession(SessionBackend):
                 response = self._master.call("ExtendSession", protos.ExtendSessionRequest(
                     session_handle=self._handle, graph_def=graph_def, current_graph_version=self._graph_version))
                 self._graph_version = response.new_graph_version
+            self._new_functions.clear()
 
     def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,
             timeout_in_ms: int = 0, options: Any = None, run_metadata: Any = None) -> list[Any]:

@@ -5,7 +5,8 @@ client's graph once over all the cluster's devices (`/job:J/replica:R/task:T/dev
 task first, so unconstrained nodes run there. The first RunStep of a (feeds, fetches, targets) signature
 builds its plan with the local pipeline: prune, fold constants, partition per device (`_Send`/`_Recv` at
 every edge between devices), then feeds and fetches become client-terminated `_Recv`/`_Send` nodes on the
-device of the tensor fed or fetched, and the partitions are grouped per task and registered once. Every
+device of the tensor fed or fetched, and the partitions are grouped per task and registered once, each
+with the library functions its nodes call, directly or not (TF's master sends these too). Every
 later step is one RunGraph per task, all at once, under one random step id; feeds and fetches travel as
 rendezvous keys with tensors (never decoded here), and CleanupGraph ends the step on every task: when one
 task fails, the others are cleaned up at once so none waits for a tensor that will never come; a step that
@@ -31,6 +32,7 @@ from tensorweave.distributed.worker_cache import WorkerCache, task_of
 from tensorweave.formats import protos
 from tensorweave.framework.device_base import DeviceBase, host_device
 from tensorweave.framework.device_spec import DeviceSpec
+from tensorweave.framework.function_def import reachable_definitions
 from tensorweave.framework.graph_def import GraphDef, NodeDef, parse_input
 from tensorweave.framework.graph_io import graph_def_from_proto
 from tensorweave.framework.rendezvous import create_key
@@ -147,16 +149,21 @@ class MasterSession:
         self._partial_cleanups: dict[int, Callable[[], None]] = {}  # of the partial runs' steps under way
         self._callables: dict[int, tuple[tuple, Any]] = {}  # handle -> (plan key, RunOptions)
         self._next_callable = 0
+        self._library: dict[str, Any] = {}  # name -> FunctionDef, of every graph_def the client sent
         self._lock = threading.Lock()
         self._tasks = list(dict.fromkeys(task_of(device.name) for device in devices))
         for task in self._tasks:
             cache.stub(task).call("CreateWorkerSession", protos.CreateWorkerSessionRequest(
                 session_handle=handle, master_task=cache.local_task))
 
-    def extend(self, nodes: Sequence[NodeDef], initial: bool = False) -> None:
-        """Add nodes; each ExtendSession makes a new graph version, the graph CreateSession brings is
-        version 0 (TF's MasterSession numbers them so, and a TF client extends from the number it got)."""
-        self._state.extend(nodes)
+    def extend(self, graph_def: GraphDef, initial: bool = False) -> None:
+        """Add the nodes and functions of `graph_def`; each ExtendSession makes a new graph version, the graph
+        CreateSession brings is version 0 (TF's MasterSession numbers them so, and a TF client extends from
+        the number it got). A function keeps its first definition, as a session's library."""
+        with self._lock:
+            for definition in graph_def.library:
+                self._library.setdefault(definition.signature.name, definition)
+        self._state.extend(graph_def.node)
         if not initial:
             with self._lock:
                 self.graph_version += 1
@@ -364,6 +371,8 @@ class MasterSession:
             for task, nodes in by_task.items():
                 request = protos.RegisterGraphRequest(session_handle=self.handle, create_worker_session_called=True,
                                                       graph_def=GraphDef(node=nodes, producer=graph_def.producer).to_proto())
+                request.graph_def.library.function.extend(
+                    reachable_definitions(request.graph_def.node, self._library))
                 response = self._cache.stub(task).call("RegisterGraph", request)
                 parts.append(_TaskPart(task, response.graph_handle, sends[task], recvs[task]))
             self._plans[(feeds, fetches, targets)] = parts
@@ -570,7 +579,7 @@ class Master:
         handle = f"{random.getrandbits(64):016x}"
         session = MasterSession(handle, self._cache, cluster_devices(self._cache, config.device_filters), config)
         if request.graph_def.node:
-            session.extend(graph_def_from_proto(request.graph_def).node, initial=True)
+            session.extend(graph_def_from_proto(request.graph_def), initial=True)
         with self._lock:
             self._sessions[handle] = session
         return protos.CreateSessionResponse(session_handle=handle, graph_version=session.graph_version)
@@ -580,7 +589,7 @@ class Master:
         if request.current_graph_version != session.graph_version:
             raise errors.AbortedError(None, None, f"Current version is {session.graph_version} but caller "
                                       f"expected {request.current_graph_version}.")
-        session.extend(graph_def_from_proto(request.graph_def).node)
+        session.extend(graph_def_from_proto(request.graph_def))
         return protos.ExtendSessionResponse(new_graph_version=session.graph_version)
 
     def RunStep(self, request: Any) -> Any:  # noqa: N802

@@ -1,17 +1,18 @@
 """The WorkerService of one task: its devices, the partition graphs masters register, and their steps.
 
 A master registers, per session, the part of a step's graph that runs on this task (partitions of its
-devices, with `_Send`/`_Recv` at every edge that leaves a device); RegisterGraph makes one Executor per
-device and returns a handle. RunGraph runs them for one step id: the master's feeds arrive as rendezvous
-keys with tensors, its fetches leave as keys read from the step's rendezvous when the step is done. Tensors
-another task needs stay in the step's rendezvous until that task asks with RecvTensor (which may come
-before this task's RunGraph). A step ends here with the master's CleanupGraph, or before it once its
-RunGraph succeeded and every value it sent was received (nothing of it is left to ask for), so a tensorweave
-master sends no CleanupGraph after a step that succeeded (`rpc.SELF_CLEANING`): one RPC less per task and
-step. A partial run's RunGraphs (`is_partial`) start the step's executors with the first and leave them
-running; each feeds and fetches its keys, the last also waits for the executors. A RecvTensor for a step that ended fails with AbortedError. Devices and their
-resource managers (variables, queues) belong to the task and outlive sessions, as in TF, so clients of
-several sessions share a parameter server's variables.
+devices, with `_Send`/`_Recv` at every edge that leaves a device, and the library functions they call);
+RegisterGraph adds those to the session's function library, makes one Executor per device and returns a
+handle. RunGraph runs them for one step id: the master's feeds arrive as rendezvous keys with tensors, its
+fetches leave as keys read from the step's rendezvous when the step is done. Tensors another task needs
+stay in the step's rendezvous until that task asks with RecvTensor (which may come before this task's
+RunGraph). A step ends here with the master's CleanupGraph, or before it once its RunGraph succeeded and
+every value it sent was received (nothing of it is left to ask for), so a tensorweave master sends no
+CleanupGraph after a step that succeeded (`rpc.SELF_CLEANING`): one RPC less per task and step. A partial
+run's RunGraphs (`is_partial`) start the step's executors with the first and leave them running; each feeds
+and fetches its keys, the last also waits for the executors. A RecvTensor for a step that ended fails with
+AbortedError. Devices and their resource managers (variables, queues) belong to the task and outlive
+sessions, as in TF, so clients of several sessions share a parameter server's variables.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.remote_rendezvous import RemoteRendezvous
 from tensorweave.distributed.worker_cache import WorkerCache
 from tensorweave.formats import protos
-from tensorweave.framework import op_registry
+from tensorweave.framework import function_def, op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.graph_io import add_default_attrs, graph_def_from_proto
 from tensorweave.framework.op_kernel import OpKernel, StepContext
@@ -43,6 +44,7 @@ from tensorweave.runtime.executor import (
     StepRunner,
     run_partitions,
 )
+from tensorweave.runtime.function import FunctionLibraryRuntime
 from tensorweave.runtime.step_stats import NodeExecStats, cost_graph, to_proto
 
 _FINISHED_STEPS_KEPT = 10000
@@ -59,15 +61,16 @@ class _WorkerSession:
     def __init__(self) -> None:
         self.graphs: dict[str, list[Executor]] = {}
         self.stateful_kernels: dict[tuple[str, str], OpKernel] = {}
+        self.functions = FunctionLibraryRuntime()  # of every graph registered, as the calls in them need
         self.lock = threading.Lock()
 
     def kernel_for(self, node_def: NodeDef, device: Any) -> OpKernel:
         if not op_registry.get(node_def.op).op_def.is_stateful:
-            return op_registry.new_kernel(node_def, device)
+            return self.functions.new_kernel(node_def, device)
         key = (device.name, node_def.name)
         kernel = self.stateful_kernels.get(key)
         if kernel is None:
-            kernel = self.stateful_kernels[key] = op_registry.new_kernel(node_def, device)
+            kernel = self.stateful_kernels[key] = self.functions.new_kernel(node_def, device)
         return kernel
 
 
@@ -130,6 +133,7 @@ class Worker:
                     f"of task {self.task}")
             by_device.setdefault(node.device, []).append(node)
         with session.lock:
+            session.functions.add_functions(function_def.function_bodies(graph_def.library, graph_def.library))
             executors = [Executor(GraphDef(node=nodes, producer=graph_def.producer), self._by_name[name],
                                   session.kernel_for, self._pool) for name, nodes in by_device.items()]
             handle = f"{random.getrandbits(64):016x}"

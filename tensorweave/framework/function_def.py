@@ -13,7 +13,7 @@ MetaGraphDefs unchanged, also when real TF wrote them); bodies are made only whe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from tensorweave.formats import protos
@@ -106,6 +106,31 @@ def function_bodies(definitions: Iterable[Any], library: Iterable[Any]) -> dict[
         except (ValueError, KeyError, NotImplementedError):
             continue
     return bodies
+
+
+def _called(nodes: Iterable[Any], library: Mapping[str, Any]) -> Iterator[str]:
+    """The names of the functions the NodeDef protobufs `nodes` call: by op name, or in a func attr."""
+    for node in nodes:
+        if node.op in library:
+            yield node.op
+        for value in node.attr.values():
+            if value.HasField("func"):
+                yield value.func.name
+            elif value.HasField("list"):
+                yield from (f.name for f in value.list.func)
+
+
+def reachable_definitions(nodes: Iterable[Any], library: Mapping[str, Any]) -> list[Any]:
+    """The FunctionDefs of `library` (name -> FunctionDef) that the NodeDef protobufs `nodes` call, directly
+    or through other functions: the library TF's master sends with a partition (only what it reaches)."""
+    reached: dict[str, Any] = {}
+    pending = list(_called(nodes, library))
+    while pending:
+        name = pending.pop()
+        if name not in reached and name in library:
+            reached[name] = library[name]
+            pending.extend(_called(library[name].node_def, library))
+    return list(reached.values())
 
 
 def call_by_name(node: NodeDef, library: Mapping[str, Any]) -> NodeDef:

@@ -88,14 +88,40 @@ def _switch_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(0), ctx.input_shape(0)]
 
 
+def _check_selector(ctx: OpKernelContext, selector: Any) -> None:
+    """A switch's second input selects one output: a scalar, as TF's Switch and _SwitchN check."""
+    if np.ndim(selector) != 0:
+        raise invalid_argument(ctx, "The second input must be a scalar, but it has shape "
+                               f"{tensor_shape.shape_string(np.shape(selector))}")
+
+
 @Switch.kernel("CPU")
 @RefSwitch.kernel("CPU")
 def _switch(ctx: OpKernelContext, data: Any, pred: Any) -> list[Any]:
     """`data` on the output `pred` selects; the other output is dead."""
-    if np.ndim(pred) != 0:
-        raise invalid_argument(ctx, "The second input must be a scalar, but it has shape "
-                               f"{tensor_shape.shape_string(np.shape(pred))}")
+    _check_selector(ctx, pred)
     return [DEAD, data] if pred else [data, DEAD]
+
+
+# TF's lowering of a Case (what a TF master runs of a StatelessCase it sends a worker): `data` on the output
+# `output_index` selects, the last one when it is out of range (the default branch); the others are dead.
+_SwitchN = Op("_SwitchN", inputs=["data: T", "output_index: int32"], outputs=["outputs: num_outs * T"],
+              attrs=["num_outs: int >= 1", "T: type"])
+
+
+@_SwitchN.shape
+def _switch_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    with_rank(ctx.input_shape(1), 0)
+    return [ctx.input_shape(0)] * ctx.attr("num_outs")
+
+
+@_SwitchN.kernel("CPU")
+def _switch_n(ctx: OpKernelContext, data: Any, output_index: Any, num_outs: int) -> list[Any]:
+    _check_selector(ctx, output_index)
+    index = int(output_index)
+    outputs = [DEAD] * num_outs
+    outputs[index if 0 <= index < num_outs else num_outs - 1] = data
+    return outputs
 
 
 Merge = Op("Merge", inputs=["inputs: N * T"], outputs=["output: T", "value_index: int32"],

@@ -184,7 +184,7 @@ class DirectSession(SessionBackend):
         if self._log_device_placement:
             _log_placement(self._state.placed_graph())
 
-    def add_functions(self, bodies: dict[str, GraphDef]) -> None:
+    def add_functions(self, bodies: dict[str, GraphDef], definitions: Sequence[Any] = ()) -> None:
         self._functions.add_functions(bodies)
 
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:

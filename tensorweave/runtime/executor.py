@@ -89,8 +89,9 @@ class _NodeKind(enum.IntEnum):
 
 
 _KINDS = {"_Arg": _NodeKind.ARG, "_Retval": _NodeKind.RETVAL, "Switch": _NodeKind.SWITCH,
-          "RefSwitch": _NodeKind.SWITCH, "Merge": _NodeKind.MERGE, "RefMerge": _NodeKind.MERGE,
-          "Enter": _NodeKind.ENTER, "RefEnter": _NodeKind.ENTER, "Exit": _NodeKind.EXIT, "RefExit": _NodeKind.EXIT,
+          "RefSwitch": _NodeKind.SWITCH, "_SwitchN": _NodeKind.SWITCH, "Merge": _NodeKind.MERGE,
+          "RefMerge": _NodeKind.MERGE, "Enter": _NodeKind.ENTER, "RefEnter": _NodeKind.ENTER, "Exit": _NodeKind.EXIT,
+          "RefExit": _NodeKind.EXIT,
           "NextIteration": _NodeKind.NEXT_ITERATION, "RefNextIteration": _NodeKind.NEXT_ITERATION,
           "_Send": _NodeKind.SEND, "_HostSend": _NodeKind.SEND, "_Recv": _NodeKind.RECV,
           "_HostRecv": _NodeKind.RECV, "ControlTrigger": _NodeKind.CONTROL_TRIGGER}

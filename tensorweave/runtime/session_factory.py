@@ -58,10 +58,11 @@ class SessionBackend(abc.ABC):
     def extend(self, nodes: list[NodeDef]) -> None:
         """Add nodes to the session's graph."""
 
-    def add_functions(self, bodies: dict[str, GraphDef]) -> None:
+    def add_functions(self, bodies: dict[str, GraphDef], definitions: Sequence[Any] = ()) -> None:
         """Add functions (name -> body GraphDef with `_Arg`/`_Retval`) to the session's function library,
-        before the nodes that call them. A backend without one ignores them: its calls fail when they run."""
-        del bodies
+        before the nodes that call them; `definitions` are the FunctionDefs they came from, for a backend
+        that sends them elsewhere. A backend without a library ignores them: its calls fail when they run."""
+        del bodies, definitions
 
     @abc.abstractmethod
     def run(self, key: PlanKey, feed_values: Sequence[Any], step_stats: Any = None,

@@ -10,6 +10,7 @@ from typing import Any
 
 import grpc
 import numpy as np
+import pytest
 
 import tensorweave.compat.v1 as tf
 from tensorweave.distributed import rpc
@@ -40,17 +41,21 @@ def _worker_task(*other_jobs: str):
         server._stop()
 
 
-def test_tf_master_drives_our_worker():
+@pytest.mark.parametrize("conversation", ["master_to_worker", "functions_master_to_worker"])
+def test_tf_master_drives_our_worker(conversation):
     """TF's master registers partitions with default-valued attrs left out and asks for fetches with
-    RecvTensor (here before or after the step's RunGraph): our worker runs them and answers as TF's did."""
+    RecvTensor (here before or after the step's RunGraph): our worker runs them and answers as TF's did;
+    with function calls, it sends the FunctionDefs a partition calls in its library and lowers a Case to
+    `_SwitchN` and `Merge`."""
     handles: dict[str, str] = {}
     ran: set[int] = set()
     waiting: dict[int, list] = {}
     with _worker_task("master") as server:
-        _replay_master_calls(server, handles, ran, waiting)
+        _replay_master_calls(server, CALLS[conversation], handles, ran, waiting)
 
 
-def _replay_master_calls(server: Any, handles: dict[str, str], ran: set[int], waiting: dict[int, list]) -> None:
+def _replay_master_calls(server: Any, calls: list, handles: dict[str, str], ran: set[int],
+                         waiting: dict[int, list]) -> None:
 
     def replay(method: str, request: bytes, expected: bytes) -> None:
         request_class, response_class = _messages(method)
@@ -70,7 +75,7 @@ def _replay_master_calls(server: Any, handles: dict[str, str], ran: set[int], wa
         elif method.endswith("/RunGraph"):
             assert got.status_code == want.status_code == 0 and len(got.recv) == len(want.recv)
 
-    for method, request, response in CALLS["master_to_worker"]:
+    for method, request, response in calls:
         request, response = bytes.fromhex(request), bytes.fromhex(response)
         if method.endswith("/RecvTensor"):
             step = protos.RecvTensorRequest.FromString(request).step_id

@@ -67,6 +67,32 @@ def test_switch_needs_a_scalar_predicate():
         ex.run([np.float32(1.0), np.array([True, False])], step=StepContext())
 
 
+def _switch_n_executor():
+    nodes = [NodeDef("x", "Placeholder", [], "", {"dtype": F32, "shape": None}),
+             NodeDef("i", "Placeholder", [], "", {"dtype": dtypes.int32, "shape": None}),
+             NodeDef("s", "_SwitchN", ["x", "i"], "", {"T": F32, "num_outs": 3}),
+             NodeDef("a", "Neg", ["s:0"], "", {"T": F32}),
+             NodeDef("b", "Square", ["s:1"], "", {"T": F32}),
+             NodeDef("c", "Identity", ["s:2"], "", {"T": F32}),
+             NodeDef("m", "Merge", ["a", "b", "c"], "", {"T": F32, "N": 3})]
+    types = {"x:0": F32, "i:0": dtypes.int32, "m:0": F32, "m:1": dtypes.int32}
+    graph_def = prune(GraphDef(node=nodes), ["x:0", "i:0"], ["m:0", "m:1"], [], types)
+    return Executor(graph_def, cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr()))
+
+
+@pytest.mark.parametrize("index, value, branch", [(0, -3.0, 0), (1, 9.0, 1), (2, 3.0, 2), (7, 3.0, 2), (-1, 3.0, 2)])
+def test_switch_n_feeds_the_selected_output_and_the_last_when_out_of_range(index, value, branch):
+    """TF's lowered Case (what a TF master registers on a worker): only the selected branch runs."""
+    stats = []
+    assert _switch_n_executor().run([np.float32(3.0), np.int32(index)], stats) == [value, branch]
+    assert {"a", "b", "c"} & {s.node_name for s in stats} == {"abc"[branch]}
+
+
+def test_switch_n_needs_a_scalar_index():
+    with pytest.raises(errors.InvalidArgumentError, match=r"The second input must be a scalar, but it has shape \[2\]"):
+        _switch_n_executor().run([np.float32(1.0), np.array([0, 1], np.int32)], step=StepContext())
+
+
 def test_cond_builds_tfs_graph_and_runs_only_the_taken_branch():
     x = tf.placeholder(tf.float32, [])
     y = tf.constant(10.)

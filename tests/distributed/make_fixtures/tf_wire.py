@@ -95,6 +95,44 @@ def master_to_worker() -> list:
     return proxy.calls
 
 
+def _functions_graph() -> tuple:
+    """A function call TF's master keeps (`_noinline`: a PartitionedCall whose FunctionDef goes in the
+    partition's library) and a switch_case it lowers (`_SwitchN`/`Merge`), on variables so nothing is folded."""
+    @tf.function(experimental_attributes={"_noinline": True})
+    def square_plus(x):
+        return x * x + 1.0
+
+    with tf.device("/job:worker/task:0"):
+        v = tf.Variable([1.0, 2.0, 3.0], name="v")
+        i = tf.Variable(0, name="i")
+        y = tf.identity(square_plus(v), name="y")
+        z = tf.identity(tf.switch_case(i.read_value(), [lambda: y * 2.0, lambda: y - 1.0]), name="z")
+        step = tf.assign_add(i, 1, name="step")
+    return tf.group(v.initializer, i.initializer), y, z, step
+
+
+def functions_master_to_worker() -> list:
+    """A TF master driving the worker task through the proxy with function calls: init, fetch, switch, fetch."""
+    master_port, worker_port, proxy_port = _free_port(), _free_port(), _free_port()
+    cluster = tf.train.ClusterSpec({"master": [f"127.0.0.1:{master_port}"], "worker": [f"127.0.0.1:{proxy_port}"]})
+    worker_def = tf.train.ServerDef(cluster=cluster.as_cluster_def(), job_name="worker", task_index=0,
+                                    protocol="grpc", port=worker_port)
+    worker = tf.train.Server(worker_def)
+    proxy_server, proxy = _serve_proxy(proxy_port, f"127.0.0.1:{worker_port}")
+    master = tf.train.Server(cluster, job_name="master", task_index=0)
+    graph = tf.Graph()
+    with graph.as_default():
+        init, y, z, step = _functions_graph()
+    with tf.Session(master.target, graph=graph) as sess:
+        sess.run(init)
+        assert [r.tolist() for r in sess.run([y, z])] == [[2.0, 5.0, 10.0], [4.0, 10.0, 20.0]]
+        sess.run(step)
+        assert sess.run(z).tolist() == [1.0, 4.0, 9.0]
+    proxy_server.stop(None)
+    del worker
+    return proxy.calls
+
+
 def client_to_master() -> list:
     """A TF1 client's session on a one-task server, through the proxy: create, run with a feed, extend, run,
     a step that fails, close."""
@@ -173,7 +211,8 @@ def partial_runs_and_callables() -> list:
 
 def main() -> None:
     """Record the conversations named on the command line (all without names) into tf_wire.json."""
-    recorders = {"master_to_worker": master_to_worker, "client_to_master": client_to_master,
+    recorders = {"master_to_worker": master_to_worker, "functions_master_to_worker": functions_master_to_worker,
+                 "client_to_master": client_to_master,
                  "partial_runs_and_callables": partial_runs_and_callables}
     path = FIXTURES / "tf_wire.json"
     out = json.loads(path.read_text()) if path.exists() else {}
