@@ -32,7 +32,7 @@ from tensorweave.data import iterator_ops, structure
 from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     SparseTensorSpec,
@@ -40,7 +40,17 @@ from tensorweave.framework.type_spec import (
     TypeSpec,
     register_type_spec_from_value_converter,
 )
-from tensorweave.ops import dataset_ops, elementwise_ops, io_ops, parsing_ops, shape_ops
+from tensorweave.ops import (
+    check_ops,
+    constant_ops,
+    dataset_ops,
+    elementwise_ops,
+    indexing_ops,
+    io_ops,
+    parsing_ops,
+    reduction_ops,
+    shape_ops,
+)
 from tensorweave.ops.ragged_tensor import RaggedTensorSpec
 from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform import tf_logging
@@ -366,6 +376,28 @@ class DatasetV1:
 
     def unbatch(self, name: str | None = None) -> DatasetV1:
         return _UnbatchDataset(self)
+
+    def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size: Any = None,
+                        window_size_func: Callable | None = None, name: str | None = None) -> DatasetV1:
+        """Elements grouped by `key_func`'s int64 key into windows of up to `window_size` (or
+        `window_size_func(key)`) elements, each window a dataset that `reduce_func(key, window)` turns into the
+        dataset whose elements are produced."""
+        if (window_size is not None and window_size_func) or not (window_size is not None or window_size_func):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be "
+                             "specified.")
+        if window_size is not None:
+            def window_size_func(key: Tensor) -> Tensor:
+                return _int64(window_size, "window_size")
+        return _GroupByWindowDataset(self, key_func, reduce_func, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries: Any,
+                                  bucket_batch_sizes: Any, padded_shapes: Any = None, padding_values: Any = None,
+                                  pad_to_bucket_boundary: bool = False, no_padding: bool = False,
+                                  drop_remainder: bool = False, name: str | None = None) -> DatasetV1:
+        """Elements batched (padded, unless `no_padding`) with others whose `element_length_func` length falls
+        in the same bucket of `bucket_boundaries`, `bucket_batch_sizes[bucket]` to a batch."""
+        return bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+                                         padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self)
 
     def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
         """This dataset with `options` merged over the options of its inputs."""
@@ -785,6 +817,62 @@ class _InterleaveDataset(DatasetV1):
             index = (index + 1) % self._cycle_length
 
 
+class _WindowDataset(DatasetV1):
+    """The window a group_by_window reduce function gets: the elements its run's state holds for it."""
+
+    def __init__(self, element_spec: Any) -> None:
+        super().__init__((), [], element_spec)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return iter(run.state[id(self)])
+
+
+class _GroupByWindowDataset(DatasetV1):
+    """TF's GroupByWindowDataset order: a window is reduced once full; when the input ends, the windows left
+    are reduced in the order of their keys."""
+
+    def __init__(self, source: DatasetV1, key_func: Callable, reduce_func: Callable,
+                 window_size_func: Callable) -> None:
+        scalar = TensorSpec([], dtypes.int64)
+        self._key = StructuredFunction(lambda *args: _int64(key_func(*args), "key"), source.element_spec)
+        if not self._key.output_spec.is_compatible_with(scalar):
+            raise ValueError("Invalid `key_func`. `key_func` must return a single `tf.int64` scalar tensor but its "
+                             f"return type is {self._key.output_spec}.")
+        self._window_size = StructuredFunction(lambda key: _int64(window_size_func(key), "window_size"), scalar)
+        if not self._window_size.output_spec.is_compatible_with(scalar):
+            raise ValueError("Invalid `window_size_func`. `window_size_func` must return a single `tf.int64` scalar "
+                             f"tensor but its return type is {self._window_size.output_spec}.")
+        self._window = _WindowDataset(source.element_spec)
+        self._reduce = StructuredFunction(lambda key: reduce_func(key, self._window), scalar, dataset_result=True)
+        super().__init__((source,), [], self._reduce.dataset.element_spec)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        groups: dict[int, list[Element]] = {}
+        sizes: dict[int, int] = {}
+        for element in self._inputs[0]._iterate(run):
+            key = self._key(element)[0]
+            index = int(key)
+            if index not in sizes:
+                size = int(self._window_size([key])[0])
+                if size <= 0:
+                    raise errors.InvalidArgumentError(None, None,
+                                                      f"Window size must be greater than zero, but got {size}.")
+                sizes[index] = size
+            group = groups.setdefault(index, [])
+            group.append(element)
+            if len(group) == sizes[index]:
+                yield from self._reduced(run, index, groups.pop(index))
+        for index in sorted(groups):
+            yield from self._reduced(run, index, groups[index])
+
+    def _reduced(self, run: _Run, key: int, window: list[Element]) -> PyIterator[Element]:
+        inner = self._reduce.dataset
+        bound = inner._bind(self._reduce([np.int64(key)]))
+        nested = run.nested(bound.values)
+        nested.state[id(self._window)] = window
+        return inner._iterate(nested)
+
+
 class _BatchDataset(DatasetV1):
     def __init__(self, source: DatasetV1, batch_size: Any, drop_remainder: Any) -> None:
         size, drop = _int64(batch_size, "batch_size"), convert_to_tensor(drop_remainder, dtype=dtypes.bool)
@@ -998,8 +1086,21 @@ class _PaddedBatchDataset(DatasetV1):
                                 f"`{spec}`.")
         if padded_shapes is None:
             padded_shapes = source.output_shapes
-        shapes = structure.shapes_like(source.output_types, padded_shapes)
+        given: dict[int, Tensor] = {}  # the shapes given as tensors, by the id of the static shape read from each
+
+        def read(shape: Any) -> tensor_shape.TensorShape:
+            try:
+                return tensor_shape.as_shape(shape)
+            except (TypeError, ValueError):
+                value = _int64(shape, "padded_shape")
+                static = tensor_util.constant_value_as_shape(value)
+                given[id(static)] = value
+                return static
+
+        shapes = structure.shapes_like(source.output_types, padded_shapes, read)
         flat_shapes = nest.flatten(shapes)
+        dynamic = [given.get(id(shape)) for shape in flat_shapes]
+        self._dynamic = [i for i, tensor in enumerate(dynamic) if tensor is not None]
         flat_types = source._flat_types()
         if padding_values is None:
             flat_pads = [b"" if t == dtypes.string else 0 for t in flat_types]
@@ -1013,15 +1114,20 @@ class _PaddedBatchDataset(DatasetV1):
                 raise ValueError(f"The padded shape {declared} is not compatible with the shape {element} of the "
                                  "corresponding input component.")
         rows = _static_rows(size, drop)
-        super().__init__((source,), [size, drop] + pads, structure.element_spec(
-            source.output_types, nest.map_structure(lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
+        super().__init__((source,), [size, drop] + pads + [dynamic[i] for i in self._dynamic],
+                         structure.element_spec(source.output_types, nest.map_structure(
+                             lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
-        pads = run.captured(self)[2:]
+        count = len(self._padded)
+        pads, given = run.captured(self)[2:2 + count], run.captured(self)[2 + count:]
+        shapes = list(self._padded)
+        for i, value in zip(self._dynamic, given):  # -1: the batch's largest
+            shapes[i] = tensor_shape.TensorShape([None if d == -1 else int(d) for d in np.asarray(value)])
 
         def padded(batch: list[Element]) -> Element:
-            return [_pad([e[i] for e in batch], self._padded[i], pads[i]) for i in range(len(batch[0]))]
+            return [_pad([e[i] for e in batch], shapes[i], pads[i]) for i in range(len(batch[0]))]
 
         yield from _batches(run, self._inputs[0]._iterate(run), size, drop, padded)
 
@@ -1222,6 +1328,55 @@ class DatasetSource(DatasetV1):
 def unbatch() -> Callable[[DatasetV1], DatasetV1]:
     """A transformation (for `Dataset.apply`) that splits elements into the rows of their first dimension."""
     return lambda dataset: dataset.unbatch()
+
+
+@tf_export("data.experimental.group_by_window")
+def group_by_window(key_func: Callable, reduce_func: Callable, window_size: Any = None,
+                    window_size_func: Callable | None = None) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`): `Dataset.group_by_window`."""
+    return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+
+@tf_export("data.experimental.bucket_by_sequence_length")
+def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: Any, bucket_batch_sizes: Any,
+                              padded_shapes: Any = None, padding_values: Any = None,
+                              pad_to_bucket_boundary: bool = False, no_padding: bool = False,
+                              drop_remainder: bool = False) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that batches elements of similar lengths together (TF's: a
+    group_by_window keyed by the length's bucket, each window padded and batched)."""
+    if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
+        raise ValueError(f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
+                         f"`len(bucket_batch_sizes)={len(bucket_batch_sizes)}` and "
+                         f"`len(bucket_boundaries)={len(bucket_boundaries)}`.")
+    boundaries = list(bucket_boundaries)
+    lowest, highest = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+
+    def bucket_id(*args: Any) -> Tensor:
+        length = element_length_func(*args)
+        within = elementwise_ops.logical_and(elementwise_ops.less_equal([lowest] + boundaries, length),
+                                             elementwise_ops.less(length, boundaries + [highest]))
+        return reduction_ops.reduce_min(indexing_ops.where(within))
+
+    def window_size(bucket: Tensor) -> Tensor:
+        return constant_ops.constant(bucket_batch_sizes, dtype=dtypes.int64)[bucket]
+
+    def batched(bucket: Tensor, window: DatasetV1) -> DatasetV1:
+        size = window_size(bucket)
+        if no_padding:
+            return window.batch(size, drop_remainder=drop_remainder)
+        filler = None
+        if pad_to_bucket_boundary:
+            check = check_ops.assert_less(
+                bucket, constant_ops.constant(len(bucket_batch_sizes) - 1, dtype=dtypes.int64),
+                message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
+            with control_dependencies([check]):
+                filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
+        shapes = padded_shapes or window.output_shapes
+        shapes = nest.pack_sequence_as(shapes, [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
+                                                for s in nest.flatten(shapes)])
+        return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+
+    return lambda dataset: dataset.group_by_window(bucket_id, batched, window_size_func=window_size)
 
 
 @tf_export("data.experimental.ignore_errors")
