@@ -377,6 +377,16 @@ class DatasetV1:
     def unbatch(self, name: str | None = None) -> DatasetV1:
         return _UnbatchDataset(self)
 
+    def unique(self, name: str | None = None) -> DatasetV1:
+        """The first occurrence of each distinct element (int32, int64 or string elements)."""
+        return _UniqueDataset(self)
+
+    @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = True,
+                             name: str | None = None) -> DatasetV1:
+        """The next element of `datasets[i]` for each `i` of `choice_dataset`."""
+        return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
     def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size: Any = None,
                         window_size_func: Callable | None = None, name: str | None = None) -> DatasetV1:
         """Elements grouped by `key_func`'s int64 key into windows of up to `window_size` (or
@@ -871,6 +881,78 @@ class _GroupByWindowDataset(DatasetV1):
         nested = run.nested(bound.values)
         nested.state[id(self._window)] = window
         return inner._iterate(nested)
+
+
+class _UniqueDataset(DatasetV1):
+    def __init__(self, source: DatasetV1) -> None:
+        for dtype in nest.flatten(source.output_types):
+            if dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
+                raise TypeError(f"`tf.data.Dataset.unique` does not support type {dtype} -- only `tf.int32`, "
+                                "`tf.int64`, and `tf.string` are supported.")
+        super().__init__((source,), [], source.element_spec)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        if len(self._components) != 1:
+            raise errors.InvalidArgumentError(None, None,
+                                              "UniqueDataset only supports inputs with a single component.")
+        seen = set()
+        for element in self._inputs[0]._iterate(run):
+            value = np.asarray(element[0])
+            key = (value.shape, value.tobytes() if value.dtype != object else tuple(value.ravel()))
+            if key not in seen:
+                seen.add(key)
+                yield element
+
+
+def _choose_from_datasets(datasets: Any, choice_dataset: Any, stop_on_empty_dataset: bool) -> DatasetV1:
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if not isinstance(choice_dataset, DatasetV1):
+        raise TypeError("Invalid `choice_dataset`. `choice_dataset` should be a `tf.data.Dataset` but is "
+                        f"{type(choice_dataset)}.")
+    if not TensorSpec([], dtypes.int64).is_compatible_with(choice_dataset.element_spec):
+        raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` tensors "
+                        f"but are {choice_dataset.element_spec}.")
+    return _DirectedInterleaveDataset(choice_dataset, list(datasets), stop_on_empty_dataset)
+
+
+class _DirectedInterleaveDataset(DatasetV1):
+    """An element of the input the selector's next element names; an ended input is skipped (or, with
+    `stop_on_empty_dataset`, ends this one)."""
+
+    def __init__(self, selector: DatasetV1, inputs: list[DatasetV1], stop_on_empty_dataset: bool) -> None:
+        spec = inputs[0].element_spec
+        for i, other in enumerate(inputs[1:]):
+            try:
+                spec = nest.map_structure(_common_supertype, spec, other.element_spec)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element specs.\n Dataset 0 "
+                                f"element_spec={inputs[0].element_spec}.\nDataset {i + 1} "
+                                f"element_spec={other.element_spec}.") from e
+        self._stop = stop_on_empty_dataset
+        super().__init__((selector, *inputs), [], spec)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        sources: list[PyIterator[Element] | None] = [d._iterate(run) for d in self._inputs[1:]]
+        active = len(sources)
+        for choice in self._inputs[0]._iterate(run):
+            index = int(choice[0])
+            if not 0 <= index < len(sources):
+                raise errors.InvalidArgumentError(None, None,
+                                                  f"Selector index out of range: {index} >= {len(sources)}")
+            source = sources[index]
+            if source is None:
+                continue
+            element = next(source, None)
+            if element is not None:
+                yield element
+                continue
+            if self._stop:
+                return
+            sources[index] = None
+            active -= 1
+            if not active:
+                return
 
 
 class _BatchDataset(DatasetV1):
@@ -1377,6 +1459,28 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
         return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
 
     return lambda dataset: dataset.group_by_window(bucket_id, batched, window_size_func=window_size)
+
+
+@tf_export("data.experimental.choose_from_datasets")
+def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = False) -> DatasetV1:
+    """TF1's `tf.data.experimental.choose_from_datasets` (which does not stop on an empty dataset by default)."""
+    return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+@tf_export("data.experimental.unique")
+def unique() -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`): `Dataset.unique`."""
+    return lambda dataset: dataset.unique()
+
+
+@tf_export("data.experimental.Counter")
+def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> DatasetV1:  # noqa: N802 (TF's name)
+    """An endless dataset counting from `start` by `step` (TF's: a scan over a repeated element)."""
+    with name_scope("counter"):
+        start = convert_to_tensor(start, dtype=dtype, name="start")
+        step = convert_to_tensor(step, dtype=dtype, name="step")
+        return DatasetV1.from_tensors(0).repeat(None).scan(
+            (start, step), lambda state, _: ((state[0] + state[1], state[1]), state[0]))
 
 
 @tf_export("data.experimental.ignore_errors")
