@@ -58,6 +58,10 @@ from tensorweave.platform.tf_export import export_value, tf_export
 
 AUTOTUNE = -1
 export_value(AUTOTUNE, "data.AUTOTUNE", "data.experimental.AUTOTUNE")
+INFINITE_CARDINALITY = -1
+export_value(INFINITE_CARDINALITY, "data.INFINITE_CARDINALITY", "data.experimental.INFINITE_CARDINALITY")
+UNKNOWN_CARDINALITY = -2
+export_value(UNKNOWN_CARDINALITY, "data.UNKNOWN_CARDINALITY", "data.experimental.UNKNOWN_CARDINALITY")
 
 Element = list  # one flat element: a list of arrays, one per component
 
@@ -121,6 +125,9 @@ class _Bound:
     def make_iterator(self) -> PyIterator[Element]:
         fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
         return self.dataset._iterate(_Run(self.values, fuse))
+
+    def cardinality(self) -> int:
+        return self.dataset._cardinality(_Run(self.values))
 
     def iterate_in(self, run: _Run) -> PyIterator[Element]:
         """The elements, as a dataset made inside `run` (an interleave's) iterates them."""
@@ -197,6 +204,13 @@ class DatasetV1:
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
+
+    _same_cardinality = False  # one element out per element in (a map, a shuffle)
+
+    def _cardinality(self, run: _Run) -> int:
+        """How many elements an iteration yields, as TF's kernels count them: INFINITE_CARDINALITY (-1), or
+        UNKNOWN_CARDINALITY (-2) where counting would mean iterating."""
+        return self._inputs[0]._cardinality(run) if self._same_cardinality else UNKNOWN_CARDINALITY
 
     def __iter__(self) -> Any:
         raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
@@ -439,6 +453,8 @@ class _OptionsDataset(DatasetV1):
     def options(self) -> Options:
         return super().options().merge(self._options)
 
+    _same_cardinality = True
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         return self._inputs[0]._iterate(run)
 
@@ -448,6 +464,9 @@ class _TensorDataset(DatasetV1):
         values = normalize_element(tensors)
         spec = structure.spec_of(values)
         super().__init__((), structure.to_components(values, spec), spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        return 1
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         yield list(run.captured(self))
@@ -468,6 +487,14 @@ class _TensorSliceDataset(DatasetV1):
         spec = structure.spec_of(values)
         self._batched = spec
         super().__init__((), structure.to_components(values, spec), nest.map_structure(lambda s: s._unbatch(), spec))
+
+    def _cardinality(self, run: _Run) -> int:
+        values, first = run.captured(self), nest.flatten(self._batched)[0]
+        if isinstance(first, SparseTensorSpec):
+            return int(np.asarray(values[2])[0])
+        if isinstance(first, RaggedTensorSpec) and first.ragged_rank > 0:
+            return len(values[1]) - 1
+        return int(np.shape(values[0])[0])
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         if not structure.is_dense(self._batched):
@@ -581,6 +608,10 @@ class _RangeDataset(DatasetV1):
         captures = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
         super().__init__((), captures, TensorSpec([], self._dtype))
 
+    def _cardinality(self, run: _Run) -> int:
+        start, stop, step = (run.scalar(self, i) for i in range(3))
+        return len(range(start, stop, step)) if step else 0
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         start, stop, step = (run.scalar(self, i) for i in range(3))
         if step == 0:
@@ -612,6 +643,13 @@ class _ZipDataset(DatasetV1):
         flat = tuple(nest.flatten(datasets))
         super().__init__(flat, [], nest.map_structure(lambda d: d.element_spec, datasets))
 
+    def _cardinality(self, run: _Run) -> int:
+        counts = [d._cardinality(run) for d in self._inputs]
+        if UNKNOWN_CARDINALITY in counts:
+            return UNKNOWN_CARDINALITY
+        finite = [n for n in counts if n != INFINITE_CARDINALITY]
+        return min(finite) if finite else INFINITE_CARDINALITY
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         for parts in zip(*(d._iterate(run) for d in self._inputs)):
             yield [v for part in parts for v in part]
@@ -625,6 +663,13 @@ class _ConcatenateDataset(DatasetV1):
             raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs.   "
                             f"{second.element_spec}") from e
         super().__init__((first, second), [], spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        counts = [d._cardinality(run) for d in self._inputs]
+        for special in (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY):
+            if special in counts:
+                return special
+        return sum(counts)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         yield from self._inputs[0]._iterate(run)
@@ -772,6 +817,9 @@ class _ScanDataset(DatasetV1):
         self._state_size = len(structure.component_specs(self._state_spec))
         super().__init__((source,), structure.to_components(state, self._state_spec),
                          self._state_spec if final_state else output[1])
+
+    def _cardinality(self, run: _Run) -> int:
+        return 1 if self._final_state else self._inputs[0]._cardinality(run)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         state, function = list(run.captured(self)), self._function
@@ -962,6 +1010,9 @@ class _BatchDataset(DatasetV1):
         self._assemble = _stacked if structure.is_dense(source.element_spec) else _batcher(source.element_spec)
         super().__init__((source,), [size, drop], nest.map_structure(lambda s: s._batch(rows), source.element_spec))
 
+    def _cardinality(self, run: _Run) -> int:
+        return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, 1))
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
         if size <= 0:
@@ -986,6 +1037,13 @@ class _BatchDataset(DatasetV1):
                 run.failed(failure)
             elif not (drop and len(window) < size):
                 yield from _checked(run, window, self._assemble)
+
+
+def _batch_count(n: int, size: int, drop: bool) -> int:
+    """The batches of `size` that `n` elements make (TF's count for batch and padded_batch)."""
+    if n < 0:
+        return n
+    return n // size if drop else -(-n // size)
 
 
 def _stacked(batch: list[Element]) -> Element:
@@ -1200,6 +1258,9 @@ class _PaddedBatchDataset(DatasetV1):
                          structure.element_spec(source.output_types, nest.map_structure(
                              lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
 
+    def _cardinality(self, run: _Run) -> int:
+        return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, 1))
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
         count = len(self._padded)
@@ -1251,6 +1312,8 @@ class _ShuffleDataset(DatasetV1):
             seed, seed2 = run.state.setdefault(id(self), (fresh(), fresh()))
         return SingleSampleStream(seed, seed2)
 
+    _same_cardinality = True
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """TF's ring buffer: a pick swaps the first live slot into its place, and the next input element
         takes that first slot, so a seeded shuffle gives TF's order."""
@@ -1284,6 +1347,20 @@ class _CountDataset(DatasetV1):
         self._tf_class_name = f"_{kind.capitalize()}Dataset"
         super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
                          source.element_spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        count, n = run.scalar(self, 0), self._inputs[0]._cardinality(run)
+        if self._kind == "repeat":
+            if count < 0:
+                return 0 if n == 0 else INFINITE_CARDINALITY
+            return 0 if count == 0 else n if n < 0 else n * count
+        if self._kind == "take":
+            if n == UNKNOWN_CARDINALITY or count < 0:
+                return n
+            return count if n == INFINITE_CARDINALITY else min(n, count)
+        if self._kind == "skip":
+            return n if n < 0 else 0 if count < 0 else max(0, n - count)
+        return n
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         count, source = run.scalar(self, 0), self._inputs[0]
@@ -1344,6 +1421,8 @@ class _CacheDataset(DatasetV1):
     def __init__(self, source: DatasetV1) -> None:
         super().__init__((source,), [], source.element_spec)
 
+    _same_cardinality = True
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         cached = run.state.get(id(self))
         if cached is not None:
@@ -1360,6 +1439,10 @@ class _ShardDataset(DatasetV1):
     def __init__(self, source: DatasetV1, num_shards: Any, index: Any) -> None:
         super().__init__((source,), [_int64(num_shards, "num_shards"), _int64(index, "index")],
                          source.element_spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        shards, index, n = run.scalar(self, 0), run.scalar(self, 1), self._inputs[0]._cardinality(run)
+        return n if n < 0 else n // shards + (1 if index < n % shards else 0)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         shards, index = run.scalar(self, 0), run.scalar(self, 1)
@@ -1483,6 +1566,13 @@ def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> Dataset
             (start, step), lambda state, _: ((state[0] + state[1], state[1]), state[0]))
 
 
+@tf_export("data.experimental.cardinality")
+def cardinality(dataset: DatasetV1) -> Tensor:
+    """The number of elements of `dataset` as a scalar int64 tensor: INFINITE_CARDINALITY when it repeats
+    forever, UNKNOWN_CARDINALITY when only iterating could tell (a filter, a generator)."""
+    return dataset_ops.DatasetCardinality(dataset._variant_tensor())
+
+
 @tf_export("data.experimental.ignore_errors")
 def ignore_errors(log_warning: bool = False) -> Callable[[DatasetV1], DatasetV1]:
     """A transformation (for `Dataset.apply`) that drops the elements whose computation failed; with
@@ -1536,6 +1626,8 @@ class _DenseToRaggedDataset(DatasetV1):
         self._layout = [(start, leaf) for (start, given), leaf in zip(_layout(source.element_spec),
                                                                      nest.flatten(self.element_spec))
                         if leaf is not given and leaf.ragged_rank > 0]
+
+    _same_cardinality = True
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         layout = self._layout

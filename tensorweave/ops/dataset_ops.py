@@ -105,6 +105,8 @@ IteratorGetNext = Op("IteratorGetNext", inputs=["iterator: resource"], outputs=[
                      attrs=_STRUCTURE_ATTRS, is_stateful=True)
 DatasetToSingleElement = Op("DatasetToSingleElement", inputs=["dataset: variant"], outputs=["components: output_types"],
                             attrs=_STRUCTURE_ATTRS + ["metadata: string = ''"], is_stateful=True)
+DatasetCardinality = Op("DatasetCardinality", inputs=["input_dataset: variant"], outputs=["cardinality: int64"],
+                        attrs=["cardinality_options: string = ''"])
 IteratorToStringHandle = Op("IteratorToStringHandle", inputs=["resource_handle: resource"],
                             outputs=["string_handle: string"], is_stateful=True)
 IteratorFromStringHandleV2 = Op("IteratorFromStringHandleV2", inputs=["string_handle: string"],
@@ -117,6 +119,7 @@ IteratorFromStringHandleV2 = Op("IteratorFromStringHandleV2", inputs=["string_ha
 @IteratorV2.shape
 @OneShotIterator.shape
 @IteratorToStringHandle.shape
+@DatasetCardinality.shape
 def _scalar_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
@@ -210,6 +213,11 @@ def _dataset_to_single_element(ctx: OpKernelContext, dataset: Any, output_types:
     if next(elements, None) is not None:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Dataset had more than one element.")
     return element
+
+
+@DatasetCardinality.kernel("CPU")
+def _dataset_cardinality(ctx: OpKernelContext, input_dataset: Any, cardinality_options: bytes) -> Any:
+    return np.int64(input_dataset.cardinality())
 
 
 @IteratorToStringHandle.kernel("CPU")
