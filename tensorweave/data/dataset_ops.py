@@ -48,6 +48,7 @@ from tensorweave.ops import (
     indexing_ops,
     io_ops,
     parsing_ops,
+    random_ops,
     reduction_ops,
     shape_ops,
 )
@@ -1548,6 +1549,55 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
 def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = False) -> DatasetV1:
     """TF1's `tf.data.experimental.choose_from_datasets` (which does not stop on an empty dataset by default)."""
     return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+@tf_export("data.experimental.sample_from_datasets")
+def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
+                         stop_on_empty_dataset: bool = False) -> DatasetV1:
+    """Elements drawn from `datasets` at random, each with its weight's probability (TF's draws: a seeded
+    Philox stream of seed pairs, one stateless multinomial draw per element)."""
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if weights is None:
+        logits: Any = [[1.0] * len(datasets)]
+    else:
+        if isinstance(weights, Tensor):  # the map function cannot capture it: its value must be known now
+            weights = tensor_util.constant_value(weights)
+            if weights is None:
+                raise NotImplementedError("`weights` must be Python values or a constant tensor.")
+            weights = list(weights)
+        if len(datasets) != len(weights):
+            raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                             f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
+        kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
+        datasets, weights = zip(*kept) if kept else ([datasets[0].take(0)], [1.0])
+        dtype = convert_to_tensor(list(weights), name="weights").dtype
+        if dtype not in (dtypes.float32, dtypes.float64):
+            raise TypeError(f"Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` but is "
+                            f"{dtype}.")
+        logits = np.log(np.asarray([weights], dtype=dtype.as_numpy_dtype))
+    if len(datasets) == 1:
+        return datasets[0]
+    seed, seed2 = random_seed.get_seed(seed)
+    stream = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
+                           tensor_shape.TensorShape([]), _random_draws)
+
+    def choose(seeds: Tensor) -> Tensor:
+        draw = random_ops.StatelessMultinomial(constant_ops.constant(logits), 1, seeds, output_dtype=dtypes.int64)
+        return shape_ops.squeeze(draw, axis=[0, 1])
+
+    return _DirectedInterleaveDataset(stream.batch(2).map(choose), list(datasets), stop_on_empty_dataset)
+
+
+def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element]:
+    """TF's RandomDataset: the uint32 draws of Philox(seed, seed2), as int64 (random seeds when both are 0)."""
+    seed, seed2 = int(seed), int(seed2)
+    if seed == 0 and seed2 == 0:
+        fresh = SingleSampleStream(0, 0)
+        seed, seed2 = fresh(), fresh()
+    draws = SingleSampleStream(seed, seed2)
+    while True:
+        yield [np.int64(draws())]
 
 
 @tf_export("data.experimental.unique")
