@@ -1538,8 +1538,9 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
             with control_dependencies([check]):
                 filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
         shapes = padded_shapes or window.output_shapes
-        shapes = nest.pack_sequence_as(shapes, [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
-                                                for s in nest.flatten(shapes)])
+        flat = [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
+                for s in nest.flatten(shapes)]
+        shapes = nest.pack_sequence_as(shapes, flat)
         return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
 
     return lambda dataset: dataset.group_by_window(bucket_id, batched, window_size_func=window_size)

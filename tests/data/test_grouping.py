@@ -56,7 +56,7 @@ def test_group_by_window_errors():
         with pytest.raises(ValueError, match="Invalid `window_size_func`"):
             ds.group_by_window(lambda x: x, lambda k, w: w, window_size_func=lambda k: tf.constant([1], tf.int64))
         bad = ds.group_by_window(lambda x: x, lambda k, w: w, window_size_func=lambda k: k - 3)
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Window size must be greater than zero, but got -3\."):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Window size must be greater than zero, but got -3"):
             _all(bad)
 
 
@@ -92,3 +92,11 @@ def test_bucket_by_sequence_length_no_padding_and_errors():
             ds.apply(tf.data.experimental.bucket_by_sequence_length(lambda e: e, [3], [2]))
         assert str(e.value) == ("`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
                                 "`len(bucket_batch_sizes)=1` and `len(bucket_boundaries)=1`.")
+
+
+def test_an_outer_tensor_returned_by_an_inner_function_is_refused():
+    """TF captures the key by value; tensorweave's functions cannot, and must not read another tensor instead."""
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="do not capture outer tensors"):
+            tf.data.Dataset.range(10).group_by_window(
+                lambda x: x % 4, lambda k, w: w.map(lambda v: (k, v)).batch(10), window_size=2)
