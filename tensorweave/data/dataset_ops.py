@@ -32,7 +32,7 @@ from tensorweave.data import iterator_ops, structure
 from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     SparseTensorSpec,
@@ -40,7 +40,18 @@ from tensorweave.framework.type_spec import (
     TypeSpec,
     register_type_spec_from_value_converter,
 )
-from tensorweave.ops import dataset_ops, elementwise_ops, io_ops, parsing_ops, shape_ops
+from tensorweave.ops import (
+    check_ops,
+    constant_ops,
+    dataset_ops,
+    elementwise_ops,
+    indexing_ops,
+    io_ops,
+    parsing_ops,
+    random_ops,
+    reduction_ops,
+    shape_ops,
+)
 from tensorweave.ops.ragged_tensor import RaggedTensorSpec
 from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform import tf_logging
@@ -48,6 +59,10 @@ from tensorweave.platform.tf_export import export_value, tf_export
 
 AUTOTUNE = -1
 export_value(AUTOTUNE, "data.AUTOTUNE", "data.experimental.AUTOTUNE")
+INFINITE_CARDINALITY = -1
+export_value(INFINITE_CARDINALITY, "data.INFINITE_CARDINALITY", "data.experimental.INFINITE_CARDINALITY")
+UNKNOWN_CARDINALITY = -2
+export_value(UNKNOWN_CARDINALITY, "data.UNKNOWN_CARDINALITY", "data.experimental.UNKNOWN_CARDINALITY")
 
 Element = list  # one flat element: a list of arrays, one per component
 
@@ -111,6 +126,9 @@ class _Bound:
     def make_iterator(self) -> PyIterator[Element]:
         fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
         return self.dataset._iterate(_Run(self.values, fuse))
+
+    def cardinality(self) -> int:
+        return self.dataset._cardinality(_Run(self.values))
 
     def iterate_in(self, run: _Run) -> PyIterator[Element]:
         """The elements, as a dataset made inside `run` (an interleave's) iterates them."""
@@ -187,6 +205,13 @@ class DatasetV1:
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
+
+    _same_cardinality = False  # one element out per element in (a map, a shuffle)
+
+    def _cardinality(self, run: _Run) -> int:
+        """How many elements an iteration yields, as TF's kernels count them: INFINITE_CARDINALITY (-1), or
+        UNKNOWN_CARDINALITY (-2) where counting would mean iterating."""
+        return self._inputs[0]._cardinality(run) if self._same_cardinality else UNKNOWN_CARDINALITY
 
     def __iter__(self) -> Any:
         raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
@@ -367,6 +392,38 @@ class DatasetV1:
     def unbatch(self, name: str | None = None) -> DatasetV1:
         return _UnbatchDataset(self)
 
+    def unique(self, name: str | None = None) -> DatasetV1:
+        """The first occurrence of each distinct element (int32, int64 or string elements)."""
+        return _UniqueDataset(self)
+
+    @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = True,
+                             name: str | None = None) -> DatasetV1:
+        """The next element of `datasets[i]` for each `i` of `choice_dataset`."""
+        return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size: Any = None,
+                        window_size_func: Callable | None = None, name: str | None = None) -> DatasetV1:
+        """Elements grouped by `key_func`'s int64 key into windows of up to `window_size` (or
+        `window_size_func(key)`) elements, each window a dataset that `reduce_func(key, window)` turns into the
+        dataset whose elements are produced."""
+        if (window_size is not None and window_size_func) or not (window_size is not None or window_size_func):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be "
+                             "specified.")
+        if window_size is not None:
+            def window_size_func(key: Tensor) -> Tensor:
+                return _int64(window_size, "window_size")
+        return _GroupByWindowDataset(self, key_func, reduce_func, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries: Any,
+                                  bucket_batch_sizes: Any, padded_shapes: Any = None, padding_values: Any = None,
+                                  pad_to_bucket_boundary: bool = False, no_padding: bool = False,
+                                  drop_remainder: bool = False, name: str | None = None) -> DatasetV1:
+        """Elements batched (padded, unless `no_padding`) with others whose `element_length_func` length falls
+        in the same bucket of `bucket_boundaries`, `bucket_batch_sizes[bucket]` to a batch."""
+        return bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+                                         padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self)
+
     def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
         """This dataset with `options` merged over the options of its inputs."""
         return _OptionsDataset(self, options)
@@ -397,6 +454,8 @@ class _OptionsDataset(DatasetV1):
     def options(self) -> Options:
         return super().options().merge(self._options)
 
+    _same_cardinality = True
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         return self._inputs[0]._iterate(run)
 
@@ -406,6 +465,9 @@ class _TensorDataset(DatasetV1):
         values = normalize_element(tensors)
         spec = structure.spec_of(values)
         super().__init__((), structure.to_components(values, spec), spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        return 1
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         yield list(run.captured(self))
@@ -426,6 +488,14 @@ class _TensorSliceDataset(DatasetV1):
         spec = structure.spec_of(values)
         self._batched = spec
         super().__init__((), structure.to_components(values, spec), nest.map_structure(lambda s: s._unbatch(), spec))
+
+    def _cardinality(self, run: _Run) -> int:
+        values, first = run.captured(self), nest.flatten(self._batched)[0]
+        if isinstance(first, SparseTensorSpec):
+            return int(np.asarray(values[2])[0])
+        if isinstance(first, RaggedTensorSpec) and first.ragged_rank > 0:
+            return len(values[1]) - 1
+        return int(np.shape(values[0])[0])
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         if not structure.is_dense(self._batched):
@@ -539,6 +609,10 @@ class _RangeDataset(DatasetV1):
         captures = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
         super().__init__((), captures, TensorSpec([], self._dtype))
 
+    def _cardinality(self, run: _Run) -> int:
+        start, stop, step = (run.scalar(self, i) for i in range(3))
+        return len(range(start, stop, step)) if step else 0
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         start, stop, step = (run.scalar(self, i) for i in range(3))
         if step == 0:
@@ -570,6 +644,13 @@ class _ZipDataset(DatasetV1):
         flat = tuple(nest.flatten(datasets))
         super().__init__(flat, [], nest.map_structure(lambda d: d.element_spec, datasets))
 
+    def _cardinality(self, run: _Run) -> int:
+        counts = [d._cardinality(run) for d in self._inputs]
+        if UNKNOWN_CARDINALITY in counts:
+            return UNKNOWN_CARDINALITY
+        finite = [n for n in counts if n != INFINITE_CARDINALITY]
+        return min(finite) if finite else INFINITE_CARDINALITY
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         for parts in zip(*(d._iterate(run) for d in self._inputs)):
             yield [v for part in parts for v in part]
@@ -583,6 +664,13 @@ class _ConcatenateDataset(DatasetV1):
             raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs.   "
                             f"{second.element_spec}") from e
         super().__init__((first, second), [], spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        counts = [d._cardinality(run) for d in self._inputs]
+        for special in (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY):
+            if special in counts:
+                return special
+        return sum(counts)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         yield from self._inputs[0]._iterate(run)
@@ -731,6 +819,9 @@ class _ScanDataset(DatasetV1):
         super().__init__((source,), structure.to_components(state, self._state_spec),
                          self._state_spec if final_state else output[1])
 
+    def _cardinality(self, run: _Run) -> int:
+        return 1 if self._final_state else self._inputs[0]._cardinality(run)
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         state, function = list(run.captured(self)), self._function
         for element in self._inputs[0]._iterate(run):
@@ -785,12 +876,143 @@ class _InterleaveDataset(DatasetV1):
             index = (index + 1) % self._cycle_length
 
 
+class _WindowDataset(DatasetV1):
+    """The window a group_by_window reduce function gets: the elements its run's state holds for it."""
+
+    def __init__(self, element_spec: Any) -> None:
+        super().__init__((), [], element_spec)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return iter(run.state[id(self)])
+
+
+class _GroupByWindowDataset(DatasetV1):
+    """TF's GroupByWindowDataset order: a window is reduced once full; when the input ends, the windows left
+    are reduced in the order of their keys."""
+
+    def __init__(self, source: DatasetV1, key_func: Callable, reduce_func: Callable,
+                 window_size_func: Callable) -> None:
+        scalar = TensorSpec([], dtypes.int64)
+        self._key = StructuredFunction(lambda *args: _int64(key_func(*args), "key"), source.element_spec)
+        if not self._key.output_spec.is_compatible_with(scalar):
+            raise ValueError("Invalid `key_func`. `key_func` must return a single `tf.int64` scalar tensor but its "
+                             f"return type is {self._key.output_spec}.")
+        self._window_size = StructuredFunction(lambda key: _int64(window_size_func(key), "window_size"), scalar)
+        if not self._window_size.output_spec.is_compatible_with(scalar):
+            raise ValueError("Invalid `window_size_func`. `window_size_func` must return a single `tf.int64` scalar "
+                             f"tensor but its return type is {self._window_size.output_spec}.")
+        self._window = _WindowDataset(source.element_spec)
+        self._reduce = StructuredFunction(lambda key: reduce_func(key, self._window), scalar, dataset_result=True)
+        super().__init__((source,), [], self._reduce.dataset.element_spec)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        groups: dict[int, list[Element]] = {}
+        sizes: dict[int, int] = {}
+        for element in self._inputs[0]._iterate(run):
+            key = self._key(element)[0]
+            index = int(key)
+            if index not in sizes:
+                size = int(self._window_size([key])[0])
+                if size <= 0:
+                    raise errors.InvalidArgumentError(None, None,
+                                                      f"Window size must be greater than zero, but got {size}.")
+                sizes[index] = size
+            group = groups.setdefault(index, [])
+            group.append(element)
+            if len(group) == sizes[index]:
+                yield from self._reduced(run, index, groups.pop(index))
+        for index in sorted(groups):
+            yield from self._reduced(run, index, groups[index])
+
+    def _reduced(self, run: _Run, key: int, window: list[Element]) -> PyIterator[Element]:
+        inner = self._reduce.dataset
+        bound = inner._bind(self._reduce([np.int64(key)]))
+        nested = run.nested(bound.values)
+        nested.state[id(self._window)] = window
+        return inner._iterate(nested)
+
+
+class _UniqueDataset(DatasetV1):
+    def __init__(self, source: DatasetV1) -> None:
+        for dtype in nest.flatten(source.output_types):
+            if dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
+                raise TypeError(f"`tf.data.Dataset.unique` does not support type {dtype} -- only `tf.int32`, "
+                                "`tf.int64`, and `tf.string` are supported.")
+        super().__init__((source,), [], source.element_spec)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        if len(self._components) != 1:
+            raise errors.InvalidArgumentError(None, None,
+                                              "UniqueDataset only supports inputs with a single component.")
+        seen = set()
+        for element in self._inputs[0]._iterate(run):
+            value = np.asarray(element[0])
+            key = (value.shape, value.tobytes() if value.dtype != object else tuple(value.ravel()))
+            if key not in seen:
+                seen.add(key)
+                yield element
+
+
+def _choose_from_datasets(datasets: Any, choice_dataset: Any, stop_on_empty_dataset: bool) -> DatasetV1:
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if not isinstance(choice_dataset, DatasetV1):
+        raise TypeError("Invalid `choice_dataset`. `choice_dataset` should be a `tf.data.Dataset` but is "
+                        f"{type(choice_dataset)}.")
+    if not TensorSpec([], dtypes.int64).is_compatible_with(choice_dataset.element_spec):
+        raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` tensors "
+                        f"but are {choice_dataset.element_spec}.")
+    return _DirectedInterleaveDataset(choice_dataset, list(datasets), stop_on_empty_dataset)
+
+
+class _DirectedInterleaveDataset(DatasetV1):
+    """An element of the input the selector's next element names; an ended input is skipped (or, with
+    `stop_on_empty_dataset`, ends this one)."""
+
+    def __init__(self, selector: DatasetV1, inputs: list[DatasetV1], stop_on_empty_dataset: bool) -> None:
+        spec = inputs[0].element_spec
+        for i, other in enumerate(inputs[1:]):
+            try:
+                spec = nest.map_structure(_common_supertype, spec, other.element_spec)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element specs.\n Dataset 0 "
+                                f"element_spec={inputs[0].element_spec}.\nDataset {i + 1} "
+                                f"element_spec={other.element_spec}.") from e
+        self._stop = stop_on_empty_dataset
+        super().__init__((selector, *inputs), [], spec)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        sources: list[PyIterator[Element] | None] = [d._iterate(run) for d in self._inputs[1:]]
+        active = len(sources)
+        for choice in self._inputs[0]._iterate(run):
+            index = int(choice[0])
+            if not 0 <= index < len(sources):
+                raise errors.InvalidArgumentError(None, None,
+                                                  f"Selector index out of range: {index} >= {len(sources)}")
+            source = sources[index]
+            if source is None:
+                continue
+            element = next(source, None)
+            if element is not None:
+                yield element
+                continue
+            if self._stop:
+                return
+            sources[index] = None
+            active -= 1
+            if not active:
+                return
+
+
 class _BatchDataset(DatasetV1):
     def __init__(self, source: DatasetV1, batch_size: Any, drop_remainder: Any) -> None:
         size, drop = _int64(batch_size, "batch_size"), convert_to_tensor(drop_remainder, dtype=dtypes.bool)
         rows = _static_rows(size, drop)
         self._assemble = _stacked if structure.is_dense(source.element_spec) else _batcher(source.element_spec)
         super().__init__((source,), [size, drop], nest.map_structure(lambda s: s._batch(rows), source.element_spec))
+
+    def _cardinality(self, run: _Run) -> int:
+        return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, 1))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
@@ -816,6 +1038,13 @@ class _BatchDataset(DatasetV1):
                 run.failed(failure)
             elif not (drop and len(window) < size):
                 yield from _checked(run, window, self._assemble)
+
+
+def _batch_count(n: int, size: int, drop: bool) -> int:
+    """The batches of `size` that `n` elements make (TF's count for batch and padded_batch)."""
+    if n < 0:
+        return n
+    return n // size if drop else -(-n // size)
 
 
 def _stacked(batch: list[Element]) -> Element:
@@ -998,8 +1227,21 @@ class _PaddedBatchDataset(DatasetV1):
                                 f"`{spec}`.")
         if padded_shapes is None:
             padded_shapes = source.output_shapes
-        shapes = structure.shapes_like(source.output_types, padded_shapes)
+        given: dict[int, Tensor] = {}  # the shapes given as tensors, by the id of the static shape read from each
+
+        def read(shape: Any) -> tensor_shape.TensorShape:
+            try:
+                return tensor_shape.as_shape(shape)
+            except (TypeError, ValueError):
+                value = _int64(shape, "padded_shape")
+                static = tensor_util.constant_value_as_shape(value)
+                given[id(static)] = value
+                return static
+
+        shapes = structure.shapes_like(source.output_types, padded_shapes, read)
         flat_shapes = nest.flatten(shapes)
+        dynamic = [given.get(id(shape)) for shape in flat_shapes]
+        self._dynamic = [i for i, tensor in enumerate(dynamic) if tensor is not None]
         flat_types = source._flat_types()
         if padding_values is None:
             flat_pads = [b"" if t == dtypes.string else 0 for t in flat_types]
@@ -1013,15 +1255,23 @@ class _PaddedBatchDataset(DatasetV1):
                 raise ValueError(f"The padded shape {declared} is not compatible with the shape {element} of the "
                                  "corresponding input component.")
         rows = _static_rows(size, drop)
-        super().__init__((source,), [size, drop] + pads, structure.element_spec(
-            source.output_types, nest.map_structure(lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
+        super().__init__((source,), [size, drop] + pads + [dynamic[i] for i in self._dynamic],
+                         structure.element_spec(source.output_types, nest.map_structure(
+                             lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
+
+    def _cardinality(self, run: _Run) -> int:
+        return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, 1))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
-        pads = run.captured(self)[2:]
+        count = len(self._padded)
+        pads, given = run.captured(self)[2:2 + count], run.captured(self)[2 + count:]
+        shapes = list(self._padded)
+        for i, value in zip(self._dynamic, given):  # -1: the batch's largest
+            shapes[i] = tensor_shape.TensorShape([None if d == -1 else int(d) for d in np.asarray(value)])
 
         def padded(batch: list[Element]) -> Element:
-            return [_pad([e[i] for e in batch], self._padded[i], pads[i]) for i in range(len(batch[0]))]
+            return [_pad([e[i] for e in batch], shapes[i], pads[i]) for i in range(len(batch[0]))]
 
         yield from _batches(run, self._inputs[0]._iterate(run), size, drop, padded)
 
@@ -1063,6 +1313,8 @@ class _ShuffleDataset(DatasetV1):
             seed, seed2 = run.state.setdefault(id(self), (fresh(), fresh()))
         return SingleSampleStream(seed, seed2)
 
+    _same_cardinality = True
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """TF's ring buffer: a pick swaps the first live slot into its place, and the next input element
         takes that first slot, so a seeded shuffle gives TF's order."""
@@ -1096,6 +1348,20 @@ class _CountDataset(DatasetV1):
         self._tf_class_name = f"_{kind.capitalize()}Dataset"
         super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
                          source.element_spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        count, n = run.scalar(self, 0), self._inputs[0]._cardinality(run)
+        if self._kind == "repeat":
+            if count < 0:
+                return 0 if n == 0 else INFINITE_CARDINALITY
+            return 0 if count == 0 else n if n < 0 else n * count
+        if self._kind == "take":
+            if n == UNKNOWN_CARDINALITY or count < 0:
+                return n
+            return count if n == INFINITE_CARDINALITY else min(n, count)
+        if self._kind == "skip":
+            return n if n < 0 else 0 if count < 0 else max(0, n - count)
+        return n
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         count, source = run.scalar(self, 0), self._inputs[0]
@@ -1156,6 +1422,8 @@ class _CacheDataset(DatasetV1):
     def __init__(self, source: DatasetV1) -> None:
         super().__init__((source,), [], source.element_spec)
 
+    _same_cardinality = True
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         cached = run.state.get(id(self))
         if cached is not None:
@@ -1172,6 +1440,10 @@ class _ShardDataset(DatasetV1):
     def __init__(self, source: DatasetV1, num_shards: Any, index: Any) -> None:
         super().__init__((source,), [_int64(num_shards, "num_shards"), _int64(index, "index")],
                          source.element_spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        shards, index, n = run.scalar(self, 0), run.scalar(self, 1), self._inputs[0]._cardinality(run)
+        return n if n < 0 else n // shards + (1 if index < n % shards else 0)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         shards, index = run.scalar(self, 0), run.scalar(self, 1)
@@ -1222,6 +1494,134 @@ class DatasetSource(DatasetV1):
 def unbatch() -> Callable[[DatasetV1], DatasetV1]:
     """A transformation (for `Dataset.apply`) that splits elements into the rows of their first dimension."""
     return lambda dataset: dataset.unbatch()
+
+
+@tf_export("data.experimental.group_by_window")
+def group_by_window(key_func: Callable, reduce_func: Callable, window_size: Any = None,
+                    window_size_func: Callable | None = None) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`): `Dataset.group_by_window`."""
+    return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+
+@tf_export("data.experimental.bucket_by_sequence_length")
+def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: Any, bucket_batch_sizes: Any,
+                              padded_shapes: Any = None, padding_values: Any = None,
+                              pad_to_bucket_boundary: bool = False, no_padding: bool = False,
+                              drop_remainder: bool = False) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that batches elements of similar lengths together (TF's: a
+    group_by_window keyed by the length's bucket, each window padded and batched)."""
+    if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
+        raise ValueError(f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
+                         f"`len(bucket_batch_sizes)={len(bucket_batch_sizes)}` and "
+                         f"`len(bucket_boundaries)={len(bucket_boundaries)}`.")
+    boundaries = list(bucket_boundaries)
+    lowest, highest = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+
+    def bucket_id(*args: Any) -> Tensor:
+        length = element_length_func(*args)
+        within = elementwise_ops.logical_and(elementwise_ops.less_equal([lowest] + boundaries, length),
+                                             elementwise_ops.less(length, boundaries + [highest]))
+        return reduction_ops.reduce_min(indexing_ops.where(within))
+
+    def window_size(bucket: Tensor) -> Tensor:
+        return constant_ops.constant(bucket_batch_sizes, dtype=dtypes.int64)[bucket]
+
+    def batched(bucket: Tensor, window: DatasetV1) -> DatasetV1:
+        size = window_size(bucket)
+        if no_padding:
+            return window.batch(size, drop_remainder=drop_remainder)
+        filler = None
+        if pad_to_bucket_boundary:
+            check = check_ops.assert_less(
+                bucket, constant_ops.constant(len(bucket_batch_sizes) - 1, dtype=dtypes.int64),
+                message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
+            with control_dependencies([check]):
+                filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
+        shapes = padded_shapes or window.output_shapes
+        flat = [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
+                for s in nest.flatten(shapes)]
+        shapes = nest.pack_sequence_as(shapes, flat)
+        return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+
+    return lambda dataset: dataset.group_by_window(bucket_id, batched, window_size_func=window_size)
+
+
+@tf_export("data.experimental.choose_from_datasets")
+def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = False) -> DatasetV1:
+    """TF1's `tf.data.experimental.choose_from_datasets` (which does not stop on an empty dataset by default)."""
+    return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+@tf_export("data.experimental.sample_from_datasets")
+def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
+                         stop_on_empty_dataset: bool = False) -> DatasetV1:
+    """Elements drawn from `datasets` at random, each with its weight's probability (TF's draws: a seeded
+    Philox stream of seed pairs, one stateless multinomial draw per element)."""
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if weights is None:
+        logits: Any = [[1.0] * len(datasets)]
+    else:
+        if isinstance(weights, Tensor):  # the map function cannot capture it: its value must be known now
+            weights = tensor_util.constant_value(weights)
+            if weights is None:
+                raise NotImplementedError("`weights` must be Python values or a constant tensor.")
+            weights = list(weights)
+        if len(datasets) != len(weights):
+            raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                             f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
+        kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
+        datasets, weights = zip(*kept) if kept else ([datasets[0].take(0)], [1.0])
+        dtype = convert_to_tensor(list(weights), name="weights").dtype
+        if dtype not in (dtypes.float32, dtypes.float64):
+            raise TypeError(f"Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` but is "
+                            f"{dtype}.")
+        logits = np.log(np.asarray([weights], dtype=dtype.as_numpy_dtype))
+    if len(datasets) == 1:
+        return datasets[0]
+    seed, seed2 = random_seed.get_seed(seed)
+    stream = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
+                           tensor_shape.TensorShape([]), _random_draws)
+
+    def choose(seeds: Tensor) -> Tensor:
+        draw = random_ops.StatelessMultinomial(constant_ops.constant(logits), 1, seeds, output_dtype=dtypes.int64)
+        return shape_ops.squeeze(draw, axis=[0, 1])
+
+    return _DirectedInterleaveDataset(stream.batch(2).map(choose), list(datasets), stop_on_empty_dataset)
+
+
+def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element]:
+    """TF's RandomDataset: the uint32 draws of Philox(seed, seed2), as int64 (random seeds when both are 0)."""
+    seed, seed2 = int(seed), int(seed2)
+    if seed == 0 and seed2 == 0:
+        fresh = SingleSampleStream(0, 0)
+        seed, seed2 = fresh(), fresh()
+    draws = SingleSampleStream(seed, seed2)
+    while True:
+        yield [np.int64(draws())]
+
+
+@tf_export("data.experimental.unique")
+def unique() -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`): `Dataset.unique`."""
+    return lambda dataset: dataset.unique()
+
+
+@tf_export("data.experimental.Counter")
+def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> DatasetV1:  # noqa: N802 (TF's name)
+    """An endless dataset counting from `start` by `step` (TF's: a scan over a repeated element)."""
+    with name_scope("counter"):
+        start = convert_to_tensor(start, dtype=dtype, name="start")
+        step = convert_to_tensor(step, dtype=dtype, name="step")
+        return DatasetV1.from_tensors(0).repeat(None).scan(
+            (start, step), lambda state, _: ((state[0] + state[1], state[1]), state[0]))
+
+
+@tf_export("data.experimental.cardinality")
+def cardinality(dataset: DatasetV1) -> Tensor:
+    """The number of elements of `dataset` as a scalar int64 tensor: INFINITE_CARDINALITY when it repeats
+    forever, UNKNOWN_CARDINALITY when only iterating could tell (a filter, a generator)."""
+    return dataset_ops.DatasetCardinality(dataset._variant_tensor())
 
 
 @tf_export("data.experimental.ignore_errors")
@@ -1277,6 +1677,8 @@ class _DenseToRaggedDataset(DatasetV1):
         self._layout = [(start, leaf) for (start, given), leaf in zip(_layout(source.element_spec),
                                                                      nest.flatten(self.element_spec))
                         if leaf is not given and leaf.ragged_rank > 0]
+
+    _same_cardinality = True
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         layout = self._layout

@@ -111,6 +111,11 @@ class StructuredFunction:
                 result = to_tensors(result)
                 self.output_spec = structure.spec_of(result)
                 outputs = structure.to_components(result, self.output_spec)
+        for output in outputs:
+            if output.graph is not graph:  # read by name in this graph, it would silently be another tensor
+                raise ValueError(f"Tensor {output.name} of an enclosing function or graph is returned by a tf.data "
+                                 "function; tensorweave's tf.data functions do not capture outer tensors: compute it "
+                                 "inside the function.")
         self.outputs = outputs
         self._evaluation = GraphEvaluation(graph, flat, outputs)
 

@@ -103,6 +103,13 @@ class Iterator:
                                            output_shapes=[s.shape for s in self._components], name=name)
         return structure.from_components(self._element_spec, list(flat))
 
+    def get_next_as_optional(self) -> Optional:
+        """The next element as an Optional, empty once the dataset is exhausted (no OutOfRangeError)."""
+        handle = dataset_ops.IteratorGetNextAsOptional(
+            self._iterator_resource, output_types=[s.dtype for s in self._components],
+            output_shapes=[s.shape for s in self._components])
+        return Optional(handle, self._element_spec)
+
     def string_handle(self, name: str | None = None) -> Tensor:
         """A string tensor naming this iterator, to feed to `from_string_handle`."""
         return dataset_ops.IteratorToStringHandle(self._iterator_resource, name=name)
@@ -181,3 +188,33 @@ def get_output_shapes(dataset_or_iterator: Any) -> Any:
 @tf_export("data.get_output_classes")
 def get_output_classes(dataset_or_iterator: Any) -> Any:
     return dataset_or_iterator.output_classes
+
+
+@tf_export("data.experimental.Optional")
+class Optional:
+    """A value that may be absent: an iterator's next element, or nothing once it is exhausted."""
+
+    def __init__(self, variant: Tensor, element_spec: Any) -> None:
+        self._variant_tensor = variant
+        self._element_spec = element_spec
+        self._components = structure.component_specs(element_spec)
+
+    @property
+    def element_spec(self) -> Any:
+        return self._element_spec
+
+    def has_value(self, name: str | None = None) -> Tensor:
+        """A scalar bool tensor: whether there is a value."""
+        return dataset_ops.OptionalHasValue(self._variant_tensor, name=name)
+
+    def get_value(self, name: str | None = None) -> Any:
+        """The value's tensors (InvalidArgumentError at run time when there is none)."""
+        flat = dataset_ops.OptionalGetValue(self._variant_tensor, output_types=[s.dtype for s in self._components],
+                                            output_shapes=[s.shape for s in self._components], name=name)
+        return structure.from_components(self._element_spec, flat if isinstance(flat, list) else [flat])
+
+
+@tf_export("data.experimental.get_next_as_optional")
+def get_next_as_optional(iterator: Iterator) -> Optional:
+    """`iterator.get_next_as_optional()`."""
+    return iterator.get_next_as_optional()

@@ -9,6 +9,7 @@ its flat values and row splits, where TF encodes one variant).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tensorweave.framework import dtypes, nest, tensor_shape
@@ -95,17 +96,17 @@ def _sparse_value(spec: SparseTensorSpec, indices: Tensor, values: Tensor, dense
     return SparseTensor(indices, values, dense_shape)
 
 
-def shapes_like(types: Any, shapes: Any) -> Any:
+def shapes_like(types: Any, shapes: Any, leaf: Callable[[Any], Any] = tensor_shape.as_shape) -> Any:
     """`shapes` (a shape per component, a shape being a list or None) in the structure of `types`, as TF's
-    `map_structure_up_to` reads legacy shapes."""
+    `map_structure_up_to` reads legacy shapes; `leaf` reads each shape."""
     if not nest.is_nested(types):
-        return tensor_shape.as_shape(shapes)
+        return leaf(shapes)
     if isinstance(types, dict):
-        return {k: shapes_like(types[k], shapes[k]) for k in types}
+        return {k: shapes_like(types[k], shapes[k], leaf) for k in types}
     if len(types) != len(shapes):
         raise ValueError("The two structures don't have the same sequence length. Input structure has length "
                          f"{len(shapes)}, while shallow structure has length {len(types)}.")
-    parts = [shapes_like(t, s) for t, s in zip(types, shapes)]
+    parts = [shapes_like(t, s, leaf) for t, s in zip(types, shapes)]
     return type(types)(*parts) if hasattr(types, "_fields") else type(types)(parts)
 
 

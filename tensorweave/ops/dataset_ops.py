@@ -105,6 +105,13 @@ IteratorGetNext = Op("IteratorGetNext", inputs=["iterator: resource"], outputs=[
                      attrs=_STRUCTURE_ATTRS, is_stateful=True)
 DatasetToSingleElement = Op("DatasetToSingleElement", inputs=["dataset: variant"], outputs=["components: output_types"],
                             attrs=_STRUCTURE_ATTRS + ["metadata: string = ''"], is_stateful=True)
+DatasetCardinality = Op("DatasetCardinality", inputs=["input_dataset: variant"], outputs=["cardinality: int64"],
+                        attrs=["cardinality_options: string = ''"])
+IteratorGetNextAsOptional = Op("IteratorGetNextAsOptional", inputs=["iterator: resource"],
+                               outputs=["optional: variant"], attrs=_STRUCTURE_ATTRS, is_stateful=True)
+OptionalHasValue = Op("OptionalHasValue", inputs=["optional: variant"], outputs=["has_value: bool"])
+OptionalGetValue = Op("OptionalGetValue", inputs=["optional: variant"], outputs=["components: output_types"],
+                      attrs=_STRUCTURE_ATTRS)
 IteratorToStringHandle = Op("IteratorToStringHandle", inputs=["resource_handle: resource"],
                             outputs=["string_handle: string"], is_stateful=True)
 IteratorFromStringHandleV2 = Op("IteratorFromStringHandleV2", inputs=["string_handle: string"],
@@ -117,6 +124,9 @@ IteratorFromStringHandleV2 = Op("IteratorFromStringHandleV2", inputs=["string_ha
 @IteratorV2.shape
 @OneShotIterator.shape
 @IteratorToStringHandle.shape
+@DatasetCardinality.shape
+@IteratorGetNextAsOptional.shape
+@OptionalHasValue.shape
 def _scalar_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
@@ -134,6 +144,7 @@ def _make_iterator_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 
 @IteratorGetNext.shape
 @DatasetToSingleElement.shape
+@OptionalGetValue.shape
 def _get_next_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(s) for s in ctx.attr("output_shapes")]
 
@@ -210,6 +221,41 @@ def _dataset_to_single_element(ctx: OpKernelContext, dataset: Any, output_types:
     if next(elements, None) is not None:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Dataset had more than one element.")
     return element
+
+
+@DatasetCardinality.kernel("CPU")
+def _dataset_cardinality(ctx: OpKernelContext, input_dataset: Any, cardinality_options: bytes) -> Any:
+    return np.int64(input_dataset.cardinality())
+
+
+class OptionalValue:
+    """The value of an optional variant: an element's components, or None."""
+
+    def __init__(self, components: list[Any] | None) -> None:
+        self.components = components
+
+
+@IteratorGetNextAsOptional.kernel("CPU")
+def _iterator_get_next_as_optional(ctx: OpKernelContext, iterator: IteratorResource, output_types: list,
+                                   output_shapes: list) -> OptionalValue:
+    try:
+        return OptionalValue(iterator.get_next())
+    except errors.OutOfRangeError:
+        return OptionalValue(None)
+
+
+@OptionalHasValue.kernel("CPU")
+def _optional_has_value(ctx: OpKernelContext, optional: OptionalValue) -> Any:
+    return np.asarray(optional.components is not None)
+
+
+@OptionalGetValue.kernel("CPU")
+def _optional_get_value(ctx: OpKernelContext, optional: OptionalValue, output_types: list,
+                        output_shapes: list) -> Any:
+    if optional.components is None:
+        raise errors.InvalidArgumentError(ctx.node_def, None, "The given optional does not have a value.")
+    element = optional.components
+    return element[0] if len(element) == 1 else element
 
 
 @IteratorToStringHandle.kernel("CPU")

@@ -1,0 +1,42 @@
+"""sample_from_datasets: a seeded selection is TF 2.21's (recorded), as are the messages."""
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+
+
+def _take(dataset, count):
+    nxt = tf.data.make_one_shot_iterator(dataset).get_next()
+    with tf.Session() as sess:
+        return [int(sess.run(nxt)) for _ in range(count)]
+
+
+def test_seeded_sampling_is_tfs():
+    with tf.Graph().as_default():
+        a = tf.data.Dataset.from_tensors(np.int64(0)).repeat()
+        b = tf.data.Dataset.from_tensors(np.int64(1)).repeat()
+        c = tf.data.Dataset.range(100, 103)
+        even = tf.data.experimental.sample_from_datasets([a, b], seed=7)
+        assert repr(even) == ("<_DirectedInterleaveDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, "
+                              "name=None)>")
+        assert _take(even, 30) == [1, 0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0,
+                                   0, 1]
+        weighted = tf.data.experimental.sample_from_datasets([a, b, c], [0.2, 0.3, 0.5], seed=3)
+        assert _take(weighted, 20) == [100, 101, 102, 1, 1, 1, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 0]
+        assert _take(tf.data.experimental.sample_from_datasets([a, b], [0.0, 1.0], seed=3), 3) == [1, 1, 1]
+
+
+def test_sample_from_datasets_errors():
+    with tf.Graph().as_default():
+        a = tf.data.Dataset.range(3)
+        with pytest.raises(ValueError, match="`datasets` should not be empty"):
+            tf.data.experimental.sample_from_datasets([])
+        with pytest.raises(ValueError) as e:
+            tf.data.experimental.sample_from_datasets([a, a], [0.5])
+        assert str(e.value) == ("Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                                "`len(weights)=1` vs. `len(datasets)=2`.")
+        with pytest.raises(TypeError) as e:
+            tf.data.experimental.sample_from_datasets([a, a], [1, 2])
+        assert str(e.value) == ("Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` but "
+                                "is <dtype: 'int32'>.")
