@@ -188,3 +188,15 @@ def check_op(
                            where=f"on {device}: ")
         results.append(values)
     return results
+
+
+def dataset_elements(dataset: Any) -> list[Any]:
+    """Every element a one-shot iterator over `dataset` yields, run in a fresh session until OutOfRange."""
+    next_element = tf.data.make_one_shot_iterator(dataset).get_next()
+    elements = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                elements.append(sess.run(next_element))
+            except tf.errors.OutOfRangeError:
+                return elements

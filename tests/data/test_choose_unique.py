@@ -2,19 +2,9 @@
 
 import numpy as np
 import pytest
+from op_testing import dataset_elements
 
 import tensorweave.compat.v1 as tf
-
-
-def _all(dataset):
-    nxt = tf.data.make_one_shot_iterator(dataset).get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def _choices(*indices):
@@ -28,16 +18,16 @@ def test_choose_from_datasets_skips_or_stops_at_an_ended_input():
         skipping = tf.data.experimental.choose_from_datasets(inputs, choices)
         assert repr(skipping) == ("<_DirectedInterleaveDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, "
                                   "name=None)>")
-        assert [int(v) for v in _all(skipping)] == [0, 10, 99, 1, 2, 11, 12]
+        assert [int(v) for v in dataset_elements(skipping)] == [0, 10, 99, 1, 2, 11, 12]
         stopping = tf.data.Dataset.choose_from_datasets(inputs, choices)
-        assert [int(v) for v in _all(stopping)] == [0, 10, 99]
+        assert [int(v) for v in dataset_elements(stopping)] == [0, 10, 99]
         mixed = tf.data.experimental.choose_from_datasets(
             [tf.data.Dataset.from_tensors([1, 2]), tf.data.Dataset.from_tensors([3])], tf.data.Dataset.range(2))
         assert mixed.output_shapes.as_list() == [None]
-        assert [v.tolist() for v in _all(mixed)] == [[1, 2], [3]]
+        assert [v.tolist() for v in dataset_elements(mixed)] == [[1, 2], [3]]
         bad = tf.data.experimental.choose_from_datasets(inputs[:2], _choices(0, 3))
         with pytest.raises(tf.errors.InvalidArgumentError, match="Selector index out of range: 3 >= 2"):
-            _all(bad)
+            dataset_elements(bad)
 
 
 def test_choose_from_datasets_errors():
@@ -63,24 +53,24 @@ def test_counter():
     with tf.Graph().as_default():
         counter = tf.data.experimental.Counter()
         assert repr(counter) == "<_ScanDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
-        assert [int(v) for v in _all(counter.take(3))] == [0, 1, 2]
+        assert [int(v) for v in dataset_elements(counter.take(3))] == [0, 1, 2]
         down = tf.data.experimental.Counter(5, -2, tf.int32).take(4)
         assert down.output_types == tf.int32
-        assert [int(v) for v in _all(down)] == [5, 3, 1, -1]
+        assert [int(v) for v in dataset_elements(down)] == [5, 3, 1, -1]
 
 
 def test_unique():
     with tf.Graph().as_default():
         ints = tf.data.Dataset.from_tensor_slices([1, 3, 1, 2, 3, 5, 2]).unique()
         assert repr(ints) == "<_UniqueDataset element_spec=TensorSpec(shape=(), dtype=tf.int32, name=None)>"
-        assert [int(v) for v in _all(ints)] == [1, 3, 2, 5]
+        assert [int(v) for v in dataset_elements(ints)] == [1, 3, 2, 5]
         strings = tf.data.Dataset.from_tensor_slices([b"a", b"b", b"a"]).apply(tf.data.experimental.unique())
-        assert _all(strings) == [b"a", b"b"]
+        assert dataset_elements(strings) == [b"a", b"b"]
         rows = tf.data.Dataset.from_tensor_slices(np.array([[1, 2], [1, 2], [2, 1]])).unique()
-        assert [v.tolist() for v in _all(rows)] == [[1, 2], [2, 1]]
+        assert [v.tolist() for v in dataset_elements(rows)] == [[1, 2], [2, 1]]
         with pytest.raises(TypeError) as e:
             tf.data.Dataset.from_tensors(1.0).unique()
         assert str(e.value) == ("`tf.data.Dataset.unique` does not support type <dtype: 'float32'> -- only "
                                 "`tf.int32`, `tf.int64`, and `tf.string` are supported.")
         with pytest.raises(tf.errors.InvalidArgumentError, match="only supports inputs with a single component"):
-            _all(tf.data.Dataset.from_tensors((1, 2)).unique())
+            dataset_elements(tf.data.Dataset.from_tensors((1, 2)).unique())

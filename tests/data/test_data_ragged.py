@@ -3,19 +3,9 @@ map, batch into one more ragged dimension, unbatch, ragged_batch / dense_to_ragg
 literals recorded from TF 2.21."""
 
 import pytest
+from op_testing import dataset_elements
 
 import tensorweave.compat.v1 as tf
-
-
-def _all(dataset):
-    nxt = tf.data.make_one_shot_iterator(dataset).get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def _ranges(n):
@@ -31,7 +21,7 @@ def test_from_tensor_slices_of_a_ragged_tensor():
         assert ds.output_types == tf.int32 and ds.output_shapes.as_list() == [None]
         nxt = tf.data.make_one_shot_iterator(ds).get_next()
         assert isinstance(nxt, tf.Tensor) and nxt.shape.as_list() == [None]  # ragged rank 0: a plain tensor
-        assert [v.tolist() for v in _all(ds)] == [[1, 2], [], [3, 4, 5]]
+        assert [v.tolist() for v in dataset_elements(ds)] == [[1, 2], [], [3, 4, 5]]
         assert tf.data.Dataset.from_tensors(tf.ragged.constant([[1, 2], [], [3, 4, 5]])).element_spec == \
             tf.RaggedTensorSpec([3, None], tf.int32, 1, tf.int64)
 
@@ -46,21 +36,21 @@ def test_batch_map_and_unbatch_of_ragged_elements():
         assert batched.element_spec == spec and batched.output_classes == spec
         nxt = tf.data.make_one_shot_iterator(batched).get_next()
         assert isinstance(nxt, tf.RaggedTensor) and nxt.ragged_rank == 2 and nxt.shape.as_list() == [None, 1, None]
-        out = _all(batched)
+        out = dataset_elements(batched)
         assert [v.to_list() for v in out] == [[[[]], [[0]], [[0, 1]]], [[[0, 1, 2]]]]
         assert [[s.tolist() for s in v.nested_row_splits] for v in out] == [[[0, 1, 2, 3], [0, 0, 1, 3]],
                                                                              [[0, 1], [0, 3]]]
         unbatched = batched.unbatch()
         assert unbatched.element_spec == tf.RaggedTensorSpec([1, None], tf.int64, 1, tf.int64)
-        assert [v.to_list() for v in _all(unbatched)] == [[[]], [[0]], [[0, 1]], [[0, 1, 2]]]
+        assert [v.to_list() for v in dataset_elements(unbatched)] == [[[]], [[0]], [[0, 1]], [[0, 1, 2]]]
         mapped = ds.map(lambda x: (x.with_flat_values(x.flat_values * 2), tf.reduce_sum(x.flat_values)))
         assert mapped.element_spec == (tf.RaggedTensorSpec([1, None], tf.int64, 1, tf.int64),
                                        tf.TensorSpec([], tf.int64))
-        assert [(v.to_list(), int(s)) for v, s in _all(mapped)[1:]] == [([[0]], 0), ([[0, 2]], 1), ([[0, 2, 4]], 3)]
+        assert [(v.to_list(), int(s)) for v, s in dataset_elements(mapped)[1:]] == [([[0]], 0), ([[0, 2]], 1), ([[0, 2, 4]], 3)]
         pairs = tf.data.Dataset.range(4).map(lambda i: tf.RaggedTensor.from_row_lengths(tf.range(i * 2), [i, i]))
-        assert [v.to_list() for v in _all(pairs.batch(2))] == [[[[], []], [[0], [1]]],
+        assert [v.to_list() for v in dataset_elements(pairs.batch(2))] == [[[[], []], [[0], [1]]],
                                                                [[[0, 1], [2, 3]], [[0, 1, 2], [3, 4, 5]]]]
-        assert [[s.tolist() for s in v.nested_row_splits] for v in _all(pairs.batch(2))][1] == [[0, 2, 4],
+        assert [[s.tolist() for s in v.nested_row_splits] for v in dataset_elements(pairs.batch(2))][1] == [[0, 2, 4],
                                                                                              [0, 2, 4, 7, 10]]
         with pytest.raises(TypeError, match="`padded_batch` is only supported for datasets that produce tensor "
                                             "elements"):
@@ -71,7 +61,7 @@ def test_ragged_batch_and_dense_to_ragged_batch():
     with tf.Graph().as_default():
         grids = tf.data.Dataset.range(3).map(lambda i: tf.fill(tf.stack([2, i]), i)).ragged_batch(2)
         assert grids.element_spec == tf.RaggedTensorSpec([None, 2, None], tf.int64, 2, tf.int64)
-        out = _all(grids)
+        out = dataset_elements(grids)
         assert [v.to_list() for v in out] == [[[[], []], [[1], [1]]], [[[2, 2], [2, 2]]]]
         assert [[s.tolist() for s in v.nested_row_splits] for v in out] == [[[0, 2, 4], [0, 0, 0, 1, 2]],
                                                                            [[0, 2], [0, 2, 4]]]
@@ -79,7 +69,7 @@ def test_ragged_batch_and_dense_to_ragged_batch():
             tf.data.experimental.dense_to_ragged_batch(2, row_splits_dtype=tf.int32))
         assert mixed.element_spec == (tf.RaggedTensorSpec([None, None], tf.int64, 1, tf.int32),
                                       tf.TensorSpec([None, 2], tf.int64))
-        out = _all(mixed)
+        out = dataset_elements(mixed)
         assert [(v.to_list(), d.tolist()) for v, d in out] == [([[], [1]], [[0, 0], [1, 1]]), ([[2, 2]], [[2, 2]])]
         assert out[0][0].row_splits.dtype == "int32"
         it = tf.data.Iterator.from_structure(tf.data.get_output_types(grids), tf.data.get_output_shapes(grids),
@@ -96,6 +86,6 @@ def test_ragged_batch_converts_each_component_in_its_place():
         batched = ds.ragged_batch(2)
         assert {k: s.as_list() for k, s in tf.data.get_output_shapes(batched).items()} == {
             "a": [None, 1, None], "b": [None, 2], "c": [None, 1, None]}
-        out = _all(batched)[0]
+        out = dataset_elements(batched)[0]
         assert (out["a"].to_list(), out["b"].tolist(), out["c"].to_list()) == (
             [[[1]], [[2, 2]]], [[1, 1], [2, 2]], [[[-1]], [[-2, -2]]])

@@ -3,21 +3,12 @@ TF 2.21)."""
 
 import numpy as np
 import pytest
+from op_testing import dataset_elements
 
 import tensorweave.compat.v1 as tf
 
 _SEQUENCES = [[0], [1, 2, 3, 4], [5, 6, 7], [7, 8, 9, 10, 11], [13, 14, 15, 16, 19, 20], [21, 22]]
 
-
-def _all(dataset):
-    nxt = tf.data.make_one_shot_iterator(dataset).get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def _sequences():
@@ -29,14 +20,14 @@ def test_group_by_window_order_and_spec():
         ds = tf.data.Dataset.range(10).apply(
             tf.data.experimental.group_by_window(lambda x: x % 3, lambda k, w: w.batch(4), window_size=2))
         assert repr(ds) == "<_GroupByWindowDataset element_spec=TensorSpec(shape=(?,), dtype=tf.int64, name=None)>"
-        assert [v.tolist() for v in _all(ds)] == [[0, 3], [1, 4], [2, 5], [6, 9], [7], [8]]
+        assert [v.tolist() for v in dataset_elements(ds)] == [[0, 3], [1, 4], [2, 5], [6, 9], [7], [8]]
 
 
 def test_group_by_window_size_func_per_key():
     with tf.Graph().as_default():
         ds = tf.data.Dataset.range(10).group_by_window(
             lambda x: x % 4, lambda k, w: w.map(lambda v: (v, v * 2)).batch(10), window_size_func=lambda k: k + 1)
-        out = _all(ds)
+        out = dataset_elements(ds)
         assert [a.tolist() for a, _ in out] == [[0], [4], [1, 5], [8], [9], [2, 6], [3, 7]]
         assert all((b == 2 * a).all() for a, b in out)
 
@@ -57,7 +48,7 @@ def test_group_by_window_errors():
             ds.group_by_window(lambda x: x, lambda k, w: w, window_size_func=lambda k: tf.constant([1], tf.int64))
         bad = ds.group_by_window(lambda x: x, lambda k, w: w, window_size_func=lambda k: k - 3)
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"Window size must be greater than zero, but got -3"):
-            _all(bad)
+            dataset_elements(bad)
 
 
 def test_bucket_by_sequence_length_pads_each_bucket():
@@ -65,7 +56,7 @@ def test_bucket_by_sequence_length_pads_each_bucket():
         ds = _sequences().apply(tf.data.experimental.bucket_by_sequence_length(
             lambda e: tf.shape(e)[0], [3, 5], [2, 2, 2]))
         assert repr(ds) == "<_GroupByWindowDataset element_spec=TensorSpec(shape=(?, ?), dtype=tf.int64, name=None)>"
-        assert [v.tolist() for v in _all(ds)] == [
+        assert [v.tolist() for v in dataset_elements(ds)] == [
             [[1, 2, 3, 4], [5, 6, 7, 0]], [[7, 8, 9, 10, 11, 0], [13, 14, 15, 16, 19, 20]], [[0, 0], [21, 22]]]
 
 
@@ -73,12 +64,12 @@ def test_bucket_by_sequence_length_to_boundary():
     with tf.Graph().as_default():
         ds = _sequences().bucket_by_sequence_length(lambda e: tf.shape(e)[0], [4, 7], [2, 2, 2],
                                                     pad_to_bucket_boundary=True, padding_values=np.int64(-1))
-        assert [v.tolist() for v in _all(ds)] == [
+        assert [v.tolist() for v in dataset_elements(ds)] == [
             [[0, -1, -1], [5, 6, 7]], [[1, 2, 3, 4, -1, -1], [7, 8, 9, 10, 11, -1]], [[21, 22, -1]],
             [[13, 14, 15, 16, 19, 20]]]
         dropped = _sequences().apply(tf.data.experimental.bucket_by_sequence_length(
             lambda e: tf.shape(e)[0], [4, 7], [2, 2, 2], pad_to_bucket_boundary=True, drop_remainder=True))
-        assert [v.tolist() for v in _all(dropped)] == [[[0, 0, 0], [5, 6, 7]],
+        assert [v.tolist() for v in dataset_elements(dropped)] == [[[0, 0, 0], [5, 6, 7]],
                                                        [[1, 2, 3, 4, 0, 0], [7, 8, 9, 10, 11, 0]]]
 
 
@@ -87,7 +78,7 @@ def test_bucket_by_sequence_length_no_padding_and_errors():
         ds = tf.data.Dataset.range(7).apply(tf.data.experimental.bucket_by_sequence_length(
             lambda e: tf.cast(e, tf.int32), [3], [2, 3], no_padding=True))
         assert repr(ds) == "<_GroupByWindowDataset element_spec=TensorSpec(shape=(?,), dtype=tf.int64, name=None)>"
-        assert [v.tolist() for v in _all(ds)] == [[0, 1], [3, 4, 5], [2], [6]]
+        assert [v.tolist() for v in dataset_elements(ds)] == [[0, 1], [3, 4, 5], [2], [6]]
         with pytest.raises(ValueError) as e:
             ds.apply(tf.data.experimental.bucket_by_sequence_length(lambda e: e, [3], [2]))
         assert str(e.value) == ("`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
