@@ -14,6 +14,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.hooks import Hook
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
@@ -87,12 +88,17 @@ def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) 
     return x.astype(target, copy=False)
 
 
+# Whether a value is a ResourceVariable (its class lives above this module, with its ops).
+is_resource_variable: Hook = Hook("is_resource_variable", "tensorweave.ops.resource_variable_ops")
+
+
 @tf_export("dtypes.cast", "cast")
 @add_dispatch_support
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
-    """`x` converted to `dtype` (no op when it already has it, as in TF)."""
+    """`x` converted to `dtype` (no op when it already has it, as in TF: a tensor or resource variable of that
+    dtype is returned itself)."""
     base_type = dtypes.as_dtype(dtype).base_dtype
-    if isinstance(x, Tensor) and x.dtype.base_dtype == base_type:
+    if (isinstance(x, Tensor) or is_resource_variable(x)) and x.dtype.base_dtype == base_type:
         return x
     with name_scope(name, "Cast", [x]) as scope:
         x = convert_to_tensor(x, name="x")

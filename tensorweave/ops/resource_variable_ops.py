@@ -34,6 +34,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.resource_mgr import DEFAULT_CONTAINER, ResourceSlot
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import (
+    cast_ops,
     constant_ops,
     control_flow_ops,
     indexing_ops,
@@ -664,6 +665,7 @@ _RESOURCE_SCATTER = {state_ops.ScatterAdd: ResourceScatterAdd, state_ops.Scatter
 variables.resource_variable_class.install(lambda: ResourceVariable)
 
 
+@cast_ops.is_resource_variable.install
 def is_resource_variable(var: Any) -> bool:
     """Whether `var` is read and updated through a resource handle (TF1 does not export it)."""
     return isinstance(var, ResourceVariable)

@@ -430,3 +430,14 @@ def test_scatter_nd_updates_of_a_resource_variable_as_tf():
         np.testing.assert_array_equal(sess.run(n)[0], [-7, 5])
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = \[7\] does not index into shape"):
             sess.run(tf.scatter_nd_update(v, [[7]], [[1.0, 1.0]]))
+
+
+def test_cast_of_a_resource_variable_to_its_dtype_is_the_variable():
+    """TF's cast returns a resource variable of the asked dtype itself (no Cast scope used); a ref variable's
+    read and other dtypes still cast (recorded from TF 2.21: `Cast_1:0` after the first no-op cast)."""
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], use_resource=True, name="v")
+        assert tf.cast(v, tf.float32) is v
+        r = tf.Variable([1.0, 2.0], name="r")
+        assert tf.cast(r, tf.float32).name == "r/read:0"
+        assert tf.cast(v, tf.float64).name == "Cast_1:0"
