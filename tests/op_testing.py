@@ -190,13 +190,18 @@ def check_op(
     return results
 
 
-def dataset_elements(dataset: Any) -> list[Any]:
-    """Every element a one-shot iterator over `dataset` yields, run in a fresh session until OutOfRange."""
-    next_element = tf.data.make_one_shot_iterator(dataset).get_next()
+def dataset_elements(dataset_or_next: Any, feed: Any = None, init: Any = None) -> list[Any]:
+    """Every element a dataset (through a one-shot iterator) or a `get_next` tensor yields, run in a fresh
+    session (after running `init` with `feed`, if given) until OutOfRange, whose message TF's."""
+    next_element = (tf.data.make_one_shot_iterator(dataset_or_next).get_next() if hasattr(dataset_or_next, "map")
+                    else dataset_or_next)
     elements = []
     with tf.Session() as sess:
+        if init is not None:
+            sess.run(init, feed)
         while True:
             try:
                 elements.append(sess.run(next_element))
-            except tf.errors.OutOfRangeError:
+            except tf.errors.OutOfRangeError as e:
+                assert "End of sequence" in e.message
                 return elements

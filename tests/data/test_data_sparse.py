@@ -4,22 +4,9 @@ values are literals recorded from TF 2.21."""
 
 import numpy as np
 import pytest
+from op_testing import dataset_elements
 
 import tensorweave.compat.v1 as tf
-
-
-def _all(dataset_or_next, feed=None, init=None):
-    """Every element until OutOfRangeError."""
-    nxt = dataset_or_next.make_one_shot_iterator().get_next() if hasattr(dataset_or_next, "map") else dataset_or_next
-    out = []
-    with tf.Session() as sess:
-        if init is not None:
-            sess.run(init, feed)
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def _triple(value):
@@ -44,7 +31,7 @@ def test_from_tensor_slices_of_a_sparse_tensor_value():
         nxt = ds.make_one_shot_iterator().get_next()
         assert isinstance(nxt, tf.SparseTensor) and nxt.shape.as_list() == [4]
         assert nxt.indices.shape.as_list() == [None, 1] and nxt.dense_shape.shape.as_list() == [1]
-        out = _all(nxt)
+        out = dataset_elements(nxt)
         assert [_triple(v) for v in out] == [([[0]], [1.0], [4]), ([[2]], [2.0], [4]), ([[1], [3]], [3.0, 4.0], [4])]
         assert out[0].indices.dtype == np.int64 and out[0].values.dtype == np.float32
         tensors = tf.data.Dataset.from_tensors({"x": tf.SparseTensor([[0]], ["a"], [3]), "y": 1})
@@ -58,12 +45,12 @@ def test_map_takes_and_returns_sparse_tensors():
         both = tf.data.Dataset.from_tensor_slices(st).map(lambda x: (x, tf.sparse.to_dense(x)))
         assert both.output_classes == (tf.SparseTensor, tf.Tensor)
         assert [s.as_list() for s in both.output_shapes] == [[4], [4]]  # the spec's shape reaches to_dense
-        assert [d.tolist() for _, d in _all(both)] == [[1., 0., 0., 0.], [0., 0., 2., 0.]]
+        assert [d.tolist() for _, d in dataset_elements(both)] == [[1., 0., 0., 0.], [0., 0., 2., 0.]]
         ds = _sparse_range(5)
         assert ds.output_classes is tf.SparseTensor and ds.output_types == tf.int64
         assert ds.element_spec == tf.SparseTensorSpec([None], tf.int64)
         values = tf.data.Dataset.from_tensors(tf.SparseTensorValue([[0]], [7], [1])).map(lambda x: x.values)
-        assert [v.tolist() for v in _all(values)] == [[7]]
+        assert [v.tolist() for v in dataset_elements(values)] == [[7]]
 
 
 def test_batch_and_unbatch_of_sparse_elements():
@@ -72,16 +59,16 @@ def test_batch_and_unbatch_of_sparse_elements():
         assert batched.output_shapes.as_list() == [None, None]
         assert batched.element_spec == tf.SparseTensorSpec([None, None], tf.int64)
         assert batched.make_one_shot_iterator().get_next().shape.as_list() == [None, None]
-        assert [_triple(v) for v in _all(batched)] == [
+        assert [_triple(v) for v in dataset_elements(batched)] == [
             ([[0, 0], [1, 0]], [0, 1], [2, 2]), ([[0, 0], [1, 0]], [2, 3], [2, 4]), ([[0, 0]], [4], [1, 5])]
         unbatched = batched.unbatch()
         assert unbatched.element_spec == tf.SparseTensorSpec([None], tf.int64)
-        assert [_triple(v) for v in _all(unbatched)] == [
+        assert [_triple(v) for v in dataset_elements(unbatched)] == [
             ([[0]], [0], [2]), ([[0]], [1], [2]), ([[0]], [2], [4]), ([[0]], [3], [4]), ([[0]], [4], [5])]
         mixed = tf.data.Dataset.range(3).map(lambda i: (tf.SparseTensor([[0, 0]], [i], [1, 2]), tf.fill([1], i)))
         mixed = mixed.unbatch()
         assert [s.as_list() for s in mixed.output_shapes] == [[2], []]
-        first = _all(mixed)[0]
+        first = dataset_elements(mixed)[0]
         assert _triple(first[0]) == ([[0]], [0], [2]) and first[1] == 0
         dropped = tf.data.make_initializable_iterator(
             tf.data.Dataset.range(6).map(lambda i: tf.SparseTensor([[0, i]], [1.0], [1, 6])).batch(4, True))
@@ -100,16 +87,16 @@ def test_padded_batch_of_sparse_elements_raises_tf_error():
 def test_filter_flat_map_interleave_with_sparse_elements():
     with tf.Graph().as_default():
         kept = _sparse_range(5).filter(lambda x: tf.reduce_sum(x.values) > 1)
-        assert [_triple(v)[1:] for v in _all(kept)] == [([2], [3]), ([3], [4]), ([4], [5])]
+        assert [_triple(v)[1:] for v in dataset_elements(kept)] == [([2], [3]), ([3], [4]), ([4], [5])]
         sp = tf.data.Dataset.range(6).map(lambda i: tf.SparseTensor([[0, i]], [tf.cast(i, tf.float32)], [1, 6]))
         flat = sp.flat_map(lambda x: tf.data.Dataset.from_tensors(x).repeat(2))
         assert flat.output_shapes.as_list() == [1, 6]
-        assert [_triple(v) for v in _all(flat)[:3]] == [
+        assert [_triple(v) for v in dataset_elements(flat)[:3]] == [
             ([[0, 0]], [0.0], [1, 6]), ([[0, 0]], [0.0], [1, 6]), ([[0, 1]], [1.0], [1, 6])]
         inter = tf.data.Dataset.range(3).interleave(lambda i: tf.data.Dataset.from_tensor_slices(
             tf.SparseTensor([[0, 0], [1, 1]], tf.stack([i, i * 10]), [2, 3])), cycle_length=2)
         assert inter.element_spec == tf.SparseTensorSpec([3], tf.int64)
-        assert [_triple(v) for v in _all(inter)] == [
+        assert [_triple(v) for v in dataset_elements(inter)] == [
             ([[0]], [0], [3]), ([[0]], [1], [3]), ([[1]], [0], [3]), ([[1]], [10], [3]), ([[0]], [2], [3]),
             ([[1]], [20], [3])]
 
@@ -122,7 +109,7 @@ def test_sparse_elements_through_the_element_preserving_transformations():
             tf.data.Dataset.zip((sp, tf.data.Dataset.range(2))))
         assert chain.output_classes == (tf.SparseTensor, tf.Tensor)
         assert [s.as_list() for s in chain.output_shapes] == [[1, 6], []]
-        assert [(_triple(v), int(j)) for v, j in _all(chain)] == [
+        assert [(_triple(v), int(j)) for v, j in dataset_elements(chain)] == [
             (([[0, 5]], [5.0], [1, 6]), 0), (([[0, 3]], [3.0], [1, 6]), 1), (([[0, 2]], [2.0], [1, 6]), 2),
             (([[0, 3]], [3.0], [1, 6]), 3), (([[0, 0]], [0.0], [1, 6]), 0), (([[0, 1]], [1.0], [1, 6]), 1)]
         merged = _sparse_range(2).concatenate(tf.data.Dataset.range(3).map(lambda i: tf.SparseTensor([[0]], [i], [2])))
@@ -146,7 +133,7 @@ def test_reinitializable_and_feedable_iterators_of_sparse_elements():
             tf.data.Iterator.from_structure(ds.output_types, ds.output_shapes).make_initializer(ds)
         init, nxt = it.make_initializer(ds), it.get_next()
         assert isinstance(nxt, tf.SparseTensor) and nxt.shape.as_list() == [None]
-        assert _triple(_all(nxt, init=init)[0]) == ([[0]], [0], [1])
+        assert _triple(dataset_elements(nxt, init=init)[0]) == ([[0]], [0], [1])
 
         batched = tf.data.Dataset.range(6).map(
             lambda i: tf.SparseTensor([[0, i]], [tf.cast(i, tf.float32)], [1, 6])).batch(2)
@@ -180,17 +167,17 @@ def test_parse_single_example_in_map_then_batch_and_parse_example_dataset():
         assert parsed.output_shapes["a"].as_list() == [None] and parsed.output_shapes["b"].as_list() == [1]
         batched = parsed.batch(2)
         assert batched.output_shapes["a"].as_list() == [None, None]
-        assert [(*_triple(v["a"]), v["b"].tolist()) for v in _all(batched)] == _PARSED_BATCHES
+        assert [(*_triple(v["a"]), v["b"].tolist()) for v in dataset_elements(batched)] == _PARSED_BATCHES
         dataset = tf.data.Dataset.from_tensor_slices(records).batch(2).apply(
             tf.data.experimental.parse_example_dataset(spec))
         assert dataset.output_shapes["b"].as_list() == [None, 1] and dataset.output_classes["a"] is tf.SparseTensor
-        assert [(*_triple(v["a"]), v["b"].tolist()) for v in _all(dataset)] == _PARSED_BATCHES
+        assert [(*_triple(v["a"]), v["b"].tolist()) for v in dataset_elements(dataset)] == _PARSED_BATCHES
         with pytest.raises(TypeError, match=r"^Input dataset should be a dataset of vectors of strings. Instead it "
                                             r"is `TensorSpec\(shape=\(\), dtype=tf.string, name=None\)`.$"):
             tf.data.Dataset.from_tensor_slices(records).apply(tf.data.experimental.parse_example_dataset(spec))
         fused = tf.data.Dataset.from_tensor_slices(records).apply(
             tf.data.experimental.map_and_batch(lambda s: tf.parse_single_example(s, spec), 3))
-        assert [_triple(v["a"]) for v in _all(fused)] == [
+        assert [_triple(v["a"]) for v in dataset_elements(fused)] == [
             ([[1, 0], [2, 0], [2, 1]], [0, 0, 1], [3, 2]),
             ([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [1, 3]], [0, 1, 2, 0, 1, 2, 3], [2, 4])]
 
@@ -200,18 +187,18 @@ def test_dense_to_sparse_batch():
         fixed = tf.data.Dataset.range(1, 5).map(lambda i: tf.fill([i], i)).apply(
             tf.data.experimental.dense_to_sparse_batch(2, [6]))
         assert fixed.output_classes is tf.SparseTensor and fixed.output_shapes.as_list() == [None, 6]
-        assert [_triple(v) for v in _all(fixed)] == [
+        assert [_triple(v) for v in dataset_elements(fixed)] == [
             ([[0, 0], [1, 0], [1, 1]], [1, 2, 2], [2, 6]),
             ([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [1, 3]], [3, 3, 3, 4, 4, 4, 4], [2, 6])]
         grown = tf.data.Dataset.range(0, 4).map(lambda i: tf.zeros(tf.stack([i, 2]), tf.int32)).apply(
             tf.data.experimental.dense_to_sparse_batch(3, [None, 2]))
         assert grown.output_shapes.as_list() == [None, None, 2]
-        assert [_triple(v) for v in _all(grown)] == [
+        assert [_triple(v) for v in dataset_elements(grown)] == [
             ([[1, 0, 0], [1, 0, 1], [2, 0, 0], [2, 0, 1], [2, 1, 0], [2, 1, 1]], [0] * 6, [3, 2, 2]),
             ([[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 2, 0], [0, 2, 1]], [0] * 6, [1, 3, 2])]
         strings = tf.data.Dataset.from_tensor_slices(np.array([[b"x", b"y"], [b"z", b""]])).apply(
             tf.data.experimental.dense_to_sparse_batch(2, [None]))
-        assert _triple(_all(strings)[0]) == ([[0, 0], [0, 1], [1, 0], [1, 1]], [b"x", b"y", b"z", b""], [2, 2])
+        assert _triple(dataset_elements(strings)[0]) == ([[0, 0], [0, 1], [1, 0], [1, 1]], [b"x", b"y", b"z", b""], [2, 2])
         too_long = tf.data.Dataset.range(1, 5).map(lambda i: tf.fill([i], i)).apply(
             tf.data.experimental.dense_to_sparse_batch(2, [2]))
         nxt = too_long.make_one_shot_iterator().get_next()
@@ -224,7 +211,7 @@ def test_dense_to_sparse_batch():
             tf.data.experimental.dense_to_sparse_batch(2, [2, 2]))
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input element had shape \(\[1\]\) that is "
                                                                  r"incompatible with the row shape \(\[2,2\]\)."):
-            _all(wrong_rank)
+            dataset_elements(wrong_rank)
 
 
 def test_feature_columns_over_a_sparse_parsing_pipeline():
@@ -261,7 +248,7 @@ def test_from_sparse_tensor_slices_gives_dense_triples():
         assert ds.output_classes == (tf.Tensor, tf.Tensor, tf.Tensor)
         assert ds.element_spec == (tf.TensorSpec([None, 1], tf.int64), tf.TensorSpec([None], tf.float32),
                                    tf.TensorSpec([1], tf.int64))
-        assert [tuple(part.tolist() for part in v) for v in _all(ds)] == [
+        assert [tuple(part.tolist() for part in v) for v in dataset_elements(ds)] == [
             ([[0]], [1.0], [4]), ([], [], [4]), ([[1], [3]], [3.0, 4.0], [4])]
         with pytest.raises(TypeError, match="^Invalid `sparse_tensor`. `sparse_tensor` must be a "
                                             "`tf.sparse.SparseTensor`. Got <class '.*SparseTensorValue'>.$"):
@@ -322,16 +309,16 @@ def test_list_files_and_make_batched_features_dataset(tmp_path):
     with tf.Graph().as_default():
         files = tf.data.Dataset.list_files(pattern, shuffle=False)
         assert files.output_types == tf.string and files.output_shapes.as_list() == []
-        assert [f.decode().rsplit("/", 1)[1] for f in _all(files)] == ["part-0.tfrecord", "part-1.tfrecord"]
+        assert [f.decode().rsplit("/", 1)[1] for f in dataset_elements(files)] == ["part-0.tfrecord", "part-1.tfrecord"]
         shuffled = tf.data.Dataset.list_files(pattern, seed=4)
-        assert [f.decode().rsplit("/", 1)[1] for f in _all(shuffled)] == ["part-1.tfrecord", "part-0.tfrecord"]
-        assert _all(tf.data.Dataset.list_files(str(tmp_path / "*.nope"))) == []
+        assert [f.decode().rsplit("/", 1)[1] for f in dataset_elements(shuffled)] == ["part-1.tfrecord", "part-0.tfrecord"]
+        assert dataset_elements(tf.data.Dataset.list_files(str(tmp_path / "*.nope"))) == []
 
         ds = tf.data.experimental.make_batched_features_dataset(pattern, 3, features, label_key="y", num_epochs=1,
                                                                 shuffle=False)
         assert tf.data.get_output_classes(ds) == ({"x": tf.SparseTensor}, tf.Tensor)
         assert tf.data.get_output_shapes(ds)[0]["x"].as_list() == [None, None]
-        assert [(*_triple(x["x"]), y.tolist()) for x, y in _all(ds)] == [
+        assert [(*_triple(x["x"]), y.tolist()) for x, y in dataset_elements(ds)] == [
             ([[1, 0], [2, 0], [2, 1]], [0, 0, 1], [3, 2], [0, 1, 2]), ([[1, 0]], [0], [3, 1], [3, 4, 10]),
             ([[0, 0], [1, 0], [1, 1]], [0, 0, 1], [3, 2], [11, 12, 13]), ([[0, 0]], [0], [1, 1], [14])]
         repeated = tf.data.experimental.make_batched_features_dataset(pattern, 4, features, shuffle_seed=3,
@@ -353,4 +340,4 @@ def test_from_structure_reads_legacy_shapes_given_as_lists():
         pair = tf.data.Iterator.from_structure((tf.int64, tf.float32), ([None], [2, 3]))
         assert [s.as_list() for s in pair.output_shapes] == [[None], [2, 3]]
         init = it.make_initializer(_sparse_range(2))
-        assert _triple(_all(it.get_next(), init=init)[1]) == ([[0]], [1], [2])
+        assert _triple(dataset_elements(it.get_next(), init=init)[1]) == ([[0]], [1], [2])

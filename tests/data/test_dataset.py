@@ -6,27 +6,13 @@ import time
 
 import numpy as np
 import pytest
+from op_testing import dataset_elements
 
 import tensorweave.compat.v1 as tf
 
 
-def _all(dataset_or_next, feed=None, init=None):
-    """Every element an iterator yields until OutOfRangeError."""
-    nxt = dataset_or_next.make_one_shot_iterator().get_next() if hasattr(dataset_or_next, "map") else dataset_or_next
-    out = []
-    with tf.Session() as sess:
-        if init is not None:
-            sess.run(init, feed)
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except tf.errors.OutOfRangeError as e:
-                assert "End of sequence" in e.message
-                return out
-
-
 def _ints(dataset):
-    return [int(v) for v in _all(dataset)]
+    return [int(v) for v in dataset_elements(dataset)]
 
 
 def test_from_tensor_slices_structure_and_values():
@@ -35,7 +21,7 @@ def test_from_tensor_slices_structure_and_values():
         assert ds.output_types == {"a": tf.int64, "b": tf.float32}
         assert ds.output_shapes["a"].as_list() == [2] and ds.output_shapes["b"].as_list() == []
         assert tf.data.get_output_classes(ds) == {"a": tf.Tensor, "b": tf.Tensor}
-        out = _all(ds)
+        out = dataset_elements(ds)
         assert [o["a"].tolist() for o in out] == [[0, 1], [2, 3], [4, 5]]
         assert [o["b"] for o in out] == [1.0, 2.0, 3.0]
 
@@ -47,11 +33,11 @@ def test_from_tensor_slices_rejects_mismatched_rows():
 
 def test_from_tensors_range_zip_concatenate():
     with tf.Graph().as_default():
-        assert [v.tolist() for v in _all(tf.data.Dataset.from_tensors([1, 2]))] == [[1, 2]]
+        assert [v.tolist() for v in dataset_elements(tf.data.Dataset.from_tensors([1, 2]))] == [[1, 2]]
         assert _ints(tf.data.Dataset.range(2, 11, 3)) == [2, 5, 8]
         assert tf.data.Dataset.range(3, output_type=tf.int32).output_types == tf.int32
         z = tf.data.Dataset.zip((tf.data.Dataset.range(3), tf.data.Dataset.range(10, 20)))
-        assert [(int(a), int(b)) for a, b in _all(z)] == [(0, 10), (1, 11), (2, 12)]
+        assert [(int(a), int(b)) for a, b in dataset_elements(z)] == [(0, 10), (1, 11), (2, 12)]
         c = tf.data.Dataset.range(2).concatenate(tf.data.Dataset.range(5, 7))
         assert _ints(c) == [0, 1, 5, 6]
         with pytest.raises(TypeError):
@@ -64,7 +50,7 @@ def test_map_filter_flat_map_interleave():
         assert _ints(ds) == [0, 4, 16, 36, 64]
         par = tf.data.Dataset.range(50).map(lambda x: tf.cast(x, tf.float32) / 2, num_parallel_calls=4)
         assert par.output_types == tf.float32
-        assert _all(par) == [i / 2 for i in range(50)]
+        assert dataset_elements(par) == [i / 2 for i in range(50)]
         flat = tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).flat_map(tf.data.Dataset.from_tensor_slices)
         assert _ints(flat) == [1, 2, 3, 4]
         inter = tf.data.Dataset.range(1, 6).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(6),
@@ -83,29 +69,29 @@ def test_map_error_names_the_function_node():
 
         ds = tf.data.Dataset.from_tensor_slices([1.0, -1.0]).map(checked)
         with pytest.raises(tf.errors.InvalidArgumentError, match="neg"):
-            _all(ds)
+            dataset_elements(ds)
 
 
 def test_batch_and_padded_batch():
     with tf.Graph().as_default():
         b = tf.data.Dataset.range(7).batch(3)
         assert b.output_shapes.as_list() == [None]
-        assert [v.tolist() for v in _all(b)] == [[0, 1, 2], [3, 4, 5], [6]]
+        assert [v.tolist() for v in dataset_elements(b)] == [[0, 1, 2], [3, 4, 5], [6]]
         d = tf.data.Dataset.range(7).batch(3, drop_remainder=True)
         assert d.output_shapes.as_list() == [3]
-        assert [v.tolist() for v in _all(d)] == [[0, 1, 2], [3, 4, 5]]
+        assert [v.tolist() for v in dataset_elements(d)] == [[0, 1, 2], [3, 4, 5]]
         p = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[None])
         assert p.output_shapes.as_list() == [None, None]
-        assert [v.tolist() for v in _all(p)] == [[[1, 0], [2, 2]], [[3, 3, 3]]]
+        assert [v.tolist() for v in dataset_elements(p)] == [[[1, 0], [2, 2]], [[3, 3, 3]]]
         q = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=-1)
-        assert [v.tolist() for v in _all(q)] == [[[1, -1, -1, -1], [2, 2, -1, -1]]]
+        assert [v.tolist() for v in dataset_elements(q)] == [[[1, -1, -1, -1], [2, 2, -1, -1]]]
         scalars = tf.data.Dataset.range(1, 3).map(lambda x: (tf.fill([x], x), x, tf.as_string(x)))
-        vectors, ints, strings = _all(scalars.padded_batch(2, ([3], [], []), (tf.constant(-1, tf.int64),
+        vectors, ints, strings = dataset_elements(scalars.padded_batch(2, ([3], [], []), (tf.constant(-1, tf.int64),
                                                                              tf.constant(0, tf.int64), "pad")))[0]
         assert (vectors.tolist(), ints.tolist(), strings.tolist()) == ([[1, -1, -1], [2, 2, -1]], [1, 2], [b"1", b"2"])
         ragged = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).batch(2)
         with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot batch tensors with different shapes"):
-            _all(ragged)
+            dataset_elements(ragged)
 
 
 def test_shuffle_repeat_take_skip_cache_shard_prefetch_unbatch():
@@ -125,9 +111,9 @@ def test_shuffle_repeat_take_skip_cache_shard_prefetch_unbatch():
         cached = _ints(tf.data.Dataset.range(5).shuffle(5).cache().repeat(3))
         assert cached[:5] == cached[5:10] == cached[10:]
         u = tf.data.Dataset.from_tensors([[1, 2], [3, 4]]).apply(tf.data.experimental.unbatch())
-        assert u.output_shapes.as_list() == [2] and [v.tolist() for v in _all(u)] == [[1, 2], [3, 4]]
+        assert u.output_shapes.as_list() == [2] and [v.tolist() for v in dataset_elements(u)] == [[1, 2], [3, 4]]
         mb = tf.data.Dataset.range(5).apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 2))
-        assert [v.tolist() for v in _all(mb)] == [[1, 2], [3, 4], [5]]
+        assert [v.tolist() for v in dataset_elements(mb)] == [[1, 2], [3, 4], [5]]
 
 
 def test_from_generator_with_args_and_shape_check():
@@ -138,10 +124,10 @@ def test_from_generator_with_args_and_shape_check():
     with tf.Graph().as_default():
         ds = tf.data.Dataset.from_generator(gen, (tf.int32, tf.float32), ([], [2]), args=(3,))
         assert ds.output_shapes[1].as_list() == [2]
-        assert [(int(a), b.tolist()) for a, b in _all(ds)] == [(0, [0.0, 0.0]), (1, [1.0, 1.0]), (2, [2.0, 2.0])]
+        assert [(int(a), b.tolist()) for a, b in dataset_elements(ds)] == [(0, [0.0, 0.0]), (1, [1.0, 1.0]), (2, [2.0, 2.0])]
         bad = tf.data.Dataset.from_generator(lambda: iter([[1, 2, 3]]), tf.int64, [2])
         with pytest.raises(tf.errors.InvalidArgumentError, match="yielded an element of shape"):
-            _all(bad)
+            dataset_elements(bad)
 
 
 def test_initializable_iterator_reinitialized_with_fed_placeholder():
@@ -203,24 +189,24 @@ def test_tfrecord_text_and_fixed_length_files(tmp_path):
     with tf.Graph().as_default():
         plain = tf.data.TFRecordDataset(paths[0])
         assert plain.output_types == tf.string and plain.output_shapes.as_list() == []
-        assert _all(plain) == [b"rec00", b"rec01", b"rec02"]
-        batch = _all(tf.data.TFRecordDataset(paths[0]).batch(2))[0]  # bytes objects, as TF fetches them
+        assert dataset_elements(plain) == [b"rec00", b"rec01", b"rec02"]
+        batch = dataset_elements(tf.data.TFRecordDataset(paths[0]).batch(2))[0]  # bytes objects, as TF fetches them
         assert batch.dtype == object and [type(r) for r in batch] == [bytes, bytes]
         names = tf.placeholder(tf.string, [None])
         it = tf.data.TFRecordDataset(names, compression_type="GZIP").make_initializable_iterator()
-        assert _all(it.get_next(), {names: paths[1:]}, it.initializer) == [b"rec10", b"rec11", b"rec12"]
-        assert _all(tf.data.TextLineDataset(str(tmp_path / "a.txt"))) == [b"one", b"two", b"three"]
-        assert _all(tf.data.TextLineDataset(str(tmp_path / "b.txt.gz"), "GZIP")) == [b"x", b"y"]
+        assert dataset_elements(it.get_next(), {names: paths[1:]}, it.initializer) == [b"rec10", b"rec11", b"rec12"]
+        assert dataset_elements(tf.data.TextLineDataset(str(tmp_path / "a.txt"))) == [b"one", b"two", b"three"]
+        assert dataset_elements(tf.data.TextLineDataset(str(tmp_path / "b.txt.gz"), "GZIP")) == [b"x", b"y"]
         fixed = tf.data.FixedLengthRecordDataset(str(tmp_path / "f.bin"), 3, header_bytes=2, footer_bytes=1)
-        assert _all(fixed) == [b"abc", b"def"]
+        assert dataset_elements(fixed) == [b"abc", b"def"]
         partial = tf.data.FixedLengthRecordDataset(str(tmp_path / "g.bin"), 3, header_bytes=2, footer_bytes=1)
         with pytest.raises(tf.errors.InvalidArgumentError, match="has body length 8 bytes, which is not an exact "
                                                                  "multiple of the record length \\(3 bytes\\)"):
-            _all(partial)  # TF 2.21: before the first record
+            dataset_elements(partial)  # TF 2.21: before the first record
         parsed = tf.data.TFRecordDataset(paths[0]).map(lambda r: tf.strings.length(r))
         assert _ints(parsed) == [5, 5, 5]
         with pytest.raises(tf.errors.NotFoundError):
-            _all(tf.data.TFRecordDataset(str(tmp_path / "missing")))
+            dataset_elements(tf.data.TFRecordDataset(str(tmp_path / "missing")))
 
 
 def test_map_of_a_graph_function_over_10000_elements_is_fast():
@@ -350,20 +336,20 @@ def test_enumerate_take_while_scan_reduce_and_experimental_transformations_match
     """Values recorded from TF 2.21."""
     with tf.Graph().as_default():
         enumerated = tf.data.Dataset.range(10).enumerate(3).take_while(lambda i, x: x < 4)
-        assert [(int(i), int(x)) for i, x in _all(tf.data.make_one_shot_iterator(enumerated).get_next())] == [
+        assert [(int(i), int(x)) for i, x in dataset_elements(tf.data.make_one_shot_iterator(enumerated).get_next())] == [
             (3, 0), (4, 1), (5, 2), (6, 3)]
         scanned = tf.data.Dataset.range(5).scan(np.int64(0), lambda st, x: (st + x, st * 10))
-        assert _all(tf.data.make_one_shot_iterator(scanned).get_next()) == [0, 0, 10, 30, 60]
+        assert dataset_elements(tf.data.make_one_shot_iterator(scanned).get_next()) == [0, 0, 10, 30, 60]
         reduced = tf.data.Dataset.range(5).reduce((np.int64(0), np.int64(1)),
                                                    lambda st, x: (st[0] + x, st[1] * (x + 1)))
         assert reduced[0].name == "ReduceDataset:0"
         with tf.Session() as sess:
             assert sess.run(reduced) == (10, 120)
         shuffled = tf.data.Dataset.range(6).apply(tf.data.experimental.shuffle_and_repeat(4, 2, seed=3))
-        assert _all(shuffled) == [0, 3, 2, 1, 4, 5, 0, 4, 1, 5, 3, 2]
+        assert dataset_elements(shuffled) == [0, 3, 2, 1, 4, 5, 0, 4, 1, 5, 3, 2]
         interleaved = tf.data.Dataset.range(4).apply(tf.data.experimental.parallel_interleave(
             lambda x: tf.data.Dataset.from_tensors(x).repeat(3), cycle_length=2, block_length=2))
-        assert _all(interleaved) == [0, 0, 1, 1, 0, 1, 2, 2, 3, 3, 2, 3]
+        assert dataset_elements(interleaved) == [0, 0, 1, 1, 0, 1, 2, 2, 3, 3, 2, 3]
         with pytest.raises(TypeError, match=r"^Invalid `scan_func`. `scan_func` should return a pair consisting of "
                                             r"new state and the output value but its return type is TensorSpec\("):
             tf.data.Dataset.range(3).scan(0, lambda st, x: st)

@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from tensorweave.ops.check_ops import assert_positive, assert_same_float_dtype
 from tensorweave.ops.distributions import kullback_leibler
 from tensorweave.ops.elementwise_ops import equal, exp, log, log1p, sqrt, square
-from tensorweave.ops.manipulation_ops import concat
+from tensorweave.ops.manipulation_ops import concat, identity
 from tensorweave.ops.reduction_ops import reduce_prod
 from tensorweave.ops.shape_ops import broadcast_dynamic_shape, broadcast_static_shape, reshape, shape
 from tensorweave.platform.tf_export import export_value, tf_export
@@ -406,6 +407,14 @@ class LocationScale(Distribution):
 
     _loc: Tensor
     _scale: Tensor
+
+    def _set_loc_scale(self, loc: Any, scale: Any, validate_args: bool) -> None:
+        """`loc` and `scale` as this distribution's `loc`/`scale` tensors (in the caller's name scope), the
+        scale checked positive when asked and both of one float dtype."""
+        with control_dependencies([assert_positive(scale)] if validate_args else []):
+            self._loc = identity(loc, name="loc")
+            self._scale = identity(scale, name="scale")
+            assert_same_float_dtype([self._loc, self._scale])
 
     @staticmethod
     def _param_shapes(sample_shape: Any) -> dict[str, Tensor]:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tensorweave.framework.graph import Tensor, control_dependencies, name_scope
-from tensorweave.ops.check_ops import assert_positive, assert_same_float_dtype
+from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.distributions import distribution, kullback_leibler, special_math
 from tensorweave.ops.elementwise_ops import log, square, squared_difference
 from tensorweave.ops.fill_ops import ones_like
-from tensorweave.ops.manipulation_ops import concat, identity
+from tensorweave.ops.manipulation_ops import concat
 from tensorweave.ops.random_ops import random_normal
 from tensorweave.platform.tf_export import tf_export
 
@@ -29,10 +28,7 @@ class Normal(distribution.LocationScale):
                  name: str = "Normal") -> None:
         parameters = dict(locals())
         with name_scope(name, values=[loc, scale]) as name:
-            with control_dependencies([assert_positive(scale)] if validate_args else []):
-                self._loc = identity(loc, name="loc")
-                self._scale = identity(scale, name="scale")
-                assert_same_float_dtype([self._loc, self._scale])
+            self._set_loc_scale(loc, scale, validate_args)
         super().__init__(dtype=self._scale.dtype, reparameterization_type=distribution.FULLY_REPARAMETERIZED,
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats, parameters=parameters,
                          graph_parents=[self._loc, self._scale], name=name)
