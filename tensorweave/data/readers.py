@@ -1,4 +1,5 @@
-"""File datasets: TFRecordDataset, TextLineDataset and FixedLengthRecordDataset.
+"""File datasets: TFRecordDataset, TextLineDataset, FixedLengthRecordDataset and CsvDataset (with
+make_csv_dataset, which infers its columns from the files).
 
 Each captures its file names (a string scalar or vector, possibly fed) and options as tensors and reads the
 files one after another when iterated, with TF's compression types ('', 'ZLIB', 'GZIP'); TFRecord framing
@@ -9,6 +10,7 @@ are accepted and ignored.
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,7 +21,9 @@ from tensorweave import errors
 from tensorweave.data.dataset_ops import AUTOTUNE, DatasetSource, DatasetV1, Element, parse_example_dataset
 from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import convert_to_tensor
+from tensorweave.framework.graph import Tensor, convert_to_tensor
+from tensorweave.framework.tensor_util import is_tensor
+from tensorweave.ops import constant_ops
 from tensorweave.platform.tf_export import tf_export
 
 _COMPRESSIONS = ("", "ZLIB", "GZIP")
@@ -194,3 +198,199 @@ def make_batched_features_dataset(file_pattern: Any, batch_size: int, features: 
                              f"{features.keys()}.")
         dataset = dataset.map(lambda x: (x, x.pop(label_key)))
     return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
+# -- CSV -------------------------------------------------------------------------------------------------------
+
+_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+_CSV_TYPE_NAMES = {np.dtype(np.int32): "int32", np.dtype(np.int64): "int64", np.dtype(np.float32): "float",
+                   np.dtype(np.float64): "double"}
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+
+
+def _required_dtype(value: Any) -> dtypes.DType | None:
+    """The dtype a record default names (a required field), else None. As TF's `value in _ACCEPTABLE_CSV_TYPES`,
+    an int names the dtype of that enum value (1 is float32)."""
+    if is_tensor(value) or isinstance(value, (bool, float, str, bytes, list, tuple, np.ndarray)):
+        return None
+    try:
+        dtype = dtypes.as_dtype(value)
+    except TypeError:
+        return None
+    return dtype if dtype in _CSV_TYPES else None
+
+
+def _csv_default(value: Any, index: int) -> Tensor:
+    """A record default as a tensor: a scalar or a vector of one (an optional field's value), or an empty vector
+    (a required field's)."""
+    required = _required_dtype(value)
+    tensor = (constant_ops.constant([], dtype=required, name=f"record_defaults_{index}") if required is not None
+              else convert_to_tensor(value, name=f"record_defaults_{index}"))
+    if tensor.dtype not in _CSV_TYPES:
+        raise TypeError(f"Value passed to parameter 'record_defaults' has DataType {tensor.dtype.name} not in list "
+                        "of allowed values: float32, float64, int32, int64, string")
+    rank = tensor.shape.ndims
+    if rank is not None and rank > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {rank}")
+    if rank == 1 and tensor.shape[0] not in (0, 1, None):
+        raise ValueError("Shape of a default must be a length-0 or length-1 vector, or a scalar.")
+    return tensor
+
+
+def _scalar(value: Any, dtype: dtypes.DType, name: str) -> Tensor:
+    tensor = convert_to_tensor(value, dtype=dtype, name=name)
+    if tensor.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {tensor.shape.ndims}")
+    return tensor
+
+
+@tf_export("data.experimental.CsvDataset")
+class CsvDatasetV1(DatasetSource):
+    """A dataset of the records of one or more CSV files (RFC 4180), one scalar per selected column, parsed as
+    TF's CSVDatasetV2: an empty field (or `na_value`) takes its column's default, and is an error where the
+    default is empty (a dtype: a required field); numbers may have surrounding spaces."""
+
+    _tf_class_name = "CsvDatasetV2"
+
+    def __init__(self, filenames: Any, record_defaults: Any, compression_type: str | None = None,
+                 buffer_size: int | None = None, header: Any = False, field_delim: Any = ",",
+                 use_quote_delim: Any = True, na_value: Any = "", select_cols: Any = None) -> None:
+        defaults = [_csv_default(value, i) for i, value in enumerate(record_defaults)]
+        select = convert_to_tensor([] if select_cols is None else select_cols, dtype=dtypes.int64,
+                                   name="select_cols")
+        captures = [_filenames(filenames), _scalar(compression_type or "", dtypes.string, "compression_type"),
+                    _scalar(buffer_size or 4 << 20, dtypes.int64, "buffer_size"),
+                    _scalar(header, dtypes.bool, "header"), _scalar(field_delim, dtypes.string, "field_delim"),
+                    _scalar(use_quote_delim, dtypes.bool, "use_quote_delim"),
+                    _scalar(na_value, dtypes.string, "na_value"), select, *defaults]
+        super().__init__(captures, tuple(d.dtype for d in defaults), tuple(tensor_shape.TensorShape([])
+                                                                           for _ in defaults), _csv_records)
+
+
+def _csv_records(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any, buffer_size: Any,
+                 header: Any, field_delim: Any, use_quote_delim: Any, na_value: Any, select_cols: Any,
+                 *defaults: Any) -> Iterator[Element]:
+    """Each file's records as elements; a record that fails (below an ignore_errors) is skipped, as TF's."""
+    compression = _compression(compression_type)
+    delim = np.asarray(field_delim, dtype=object).item()
+    if len(delim) != 1:
+        raise errors.InvalidArgumentError(None, None, "field_delim should be only 1 char")
+    select = [int(c) for c in np.asarray(select_cols).reshape(-1)]
+    if select and len(select) != len(defaults):
+        raise errors.InvalidArgumentError(None, None, "select_cols should match output size")
+    if any(c < 0 for c in select):
+        raise errors.InvalidArgumentError(None, None, "select_cols should be non-negative indices")
+    if any(b <= a for a, b in zip(select, select[1:])):
+        raise errors.InvalidArgumentError(None, None, "select_cols should be strictly increasing indices")
+    defaults = tuple(np.asarray(d) for d in defaults)
+    na, use_quote = np.asarray(na_value, dtype=object).item(), bool(use_quote_delim)
+    field_end = re.compile(b"[" + re.escape(delim) + b"\r\n]")
+    for path in _names(filenames):
+        data = _file_bytes(path, compression)
+        pos = 0
+        if bool(header):
+            if not data:
+                raise errors.InvalidArgumentError(None, None, "Can't read header of file")
+            pos = _csv_record(data, 0, delim, use_quote, field_end)[1]
+        while pos < len(data):
+            fields, pos, error, error_at = _csv_record(data, pos, delim, use_quote, field_end)
+            try:
+                yield _csv_element(fields, error, error_at, select, defaults, na)
+            except errors.InvalidArgumentError as e:
+                failed(e)
+
+
+def _csv_record(data: bytes, pos: int, delim: bytes, use_quote: bool,
+                field_end: re.Pattern) -> tuple[list[bytes], int, str | None, int]:
+    """The fields of the record at `pos`, where the next one starts, and the first error in it (a message, and
+    the index of the field it is in). A quoted field ends at a quote before a delimiter, a line end or the end
+    of the data; a lone quote before that is an error, as is a quote in an unquoted field."""
+    fields: list[bytes] = []
+    error, error_at = None, 0
+    while True:
+        if use_quote and data[pos:pos + 1] == b'"':
+            value, i, lone = bytearray(), pos + 1, False
+            while True:
+                quote = data.find(b'"', i)
+                if quote < 0:
+                    if error is None:
+                        error, error_at = "Reached end of file without closing quoted field in record", len(fields)
+                    return fields, len(data), error, error_at
+                value += data[i:quote]
+                after = data[quote + 1:quote + 2]
+                if after == b'"':
+                    value += b'"'
+                    i = quote + 2
+                elif after in (b"", delim, b"\n", b"\r"):
+                    pos = quote + 1
+                    break
+                else:
+                    lone, i = True, quote + 1
+                    value += b'"'
+            if lone and error is None:
+                error, error_at = "Quote inside a string has to be escaped by another quote", len(fields)
+            fields.append(bytes(value))
+        else:
+            end = field_end.search(data, pos)
+            end = len(data) if end is None else end.start()
+            value = data[pos:end]
+            if use_quote and b'"' in value and error is None:
+                error, error_at = "Unquoted fields cannot have quotes inside", len(fields)
+            fields.append(value)
+            pos = end
+        if pos >= len(data):
+            return fields, pos, error, error_at
+        char = data[pos:pos + 1]
+        if char == delim:
+            pos += 1
+            continue
+        return fields, pos + (2 if data[pos:pos + 2] == b"\r\n" else 1), error, error_at
+
+
+def _csv_element(fields: list[bytes], error: str | None, error_at: int, select: list[int],
+                 defaults: tuple[np.ndarray, ...], na: bytes) -> Element:
+    """The record's values, its errors in TF's order: each field's as it is read, then a short or long record."""
+    count = len(defaults)
+    if not select and (error_at >= count if error else len(fields) > count):
+        raise errors.InvalidArgumentError(None, None, f"Expect {count} fields but have more in record")
+    limit = error_at if error else len(fields)
+    values = [_csv_value(index, fields[column], defaults[index], na)
+              for index, column in enumerate(select or range(count)) if column < limit]
+    if error:
+        raise errors.InvalidArgumentError(None, None, error)
+    if len(values) < count:
+        raise errors.InvalidArgumentError(None, None, f"Expect {count} fields but have {len(values)} in record")
+    return values
+
+
+def _csv_value(index: int, field: bytes, default: np.ndarray, na: bytes) -> np.ndarray:
+    if not field or field == na:
+        if not default.size:
+            raise errors.InvalidArgumentError(None, None, f"Field {index} is required but missing in record!")
+        return default.reshape(())
+    if default.dtype == object:
+        return np.asarray(field, dtype=object)
+    value = _csv_number(field.strip(), default.dtype)
+    if value is None:
+        raise errors.InvalidArgumentError(
+            None, None, f"Field {index} in record is not a valid {_CSV_TYPE_NAMES[default.dtype]}: "
+                        f"{field.decode(errors='replace')}")
+    return value
+
+
+def _csv_number(text: bytes, dtype: np.dtype) -> np.ndarray | None:
+    """`text` as a number of `dtype` (a float may be hex, inf or nan, and overflows to inf), else None."""
+    if dtype.kind == "i":
+        if not _INTEGER.fullmatch(text):
+            return None
+        number = int(text)
+        info = np.iinfo(dtype)
+        return np.asarray(number, dtype) if info.min <= number <= info.max else None
+    if b"_" in text or not text.isascii():
+        return None
+    try:
+        number = float.fromhex(text.decode()) if text.lstrip(b"+-")[:2].lower() == b"0x" else float(text)
+    except ValueError:
+        return None
+    with np.errstate(over="ignore"):
+        return np.asarray(number).astype(dtype)
