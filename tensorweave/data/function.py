@@ -17,6 +17,7 @@ of its own (TF captures outer tensors by value; that is not done here).
 
 from __future__ import annotations
 
+import collections
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -72,7 +73,8 @@ def to_tensors(values: Any) -> Any:
         parts = [to_tensors(v) for v in values]
         return type(values)(*parts) if hasattr(values, "_fields") else tuple(parts)
     if isinstance(values, dict):
-        return {k: to_tensors(v) for k, v in values.items()}
+        converted = {k: to_tensors(v) for k, v in values.items()}
+        return collections.OrderedDict(converted) if isinstance(values, collections.OrderedDict) else converted
     return convert_to_tensor(values)
 
 

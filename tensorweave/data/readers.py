@@ -9,8 +9,12 @@ are accepted and ignored.
 
 from __future__ import annotations
 
+import collections
+import csv
 import gzip
+import io
 import re
+import warnings
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,11 +23,13 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.data.dataset_ops import AUTOTUNE, DatasetSource, DatasetV1, Element, parse_example_dataset
+from tensorweave.data.dataset_ops import ignore_errors as ignore_errors_transformation
 from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor
-from tensorweave.framework.tensor_util import is_tensor
+from tensorweave.framework.tensor_util import constant_value, is_tensor
 from tensorweave.ops import constant_ops
+from tensorweave.platform import gfile
 from tensorweave.platform.tf_export import tf_export
 
 _COMPRESSIONS = ("", "ZLIB", "GZIP")
@@ -394,3 +400,197 @@ def _csv_number(text: bytes, dtype: np.dtype) -> np.ndarray | None:
         return None
     with np.errstate(over="ignore"):
         return np.asarray(number).astype(dtype)
+
+
+@tf_export("data.experimental.make_csv_dataset")
+def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: list | None = None,
+                     column_defaults: list | None = None, label_name: str | None = None,
+                     select_columns: list | None = None, field_delim: str = ",", use_quote_delim: bool = True,
+                     na_value: str = "", header: bool = True, num_epochs: int | None = None, shuffle: bool = True,
+                     shuffle_buffer_size: int = 10000, shuffle_seed: int | None = None,
+                     prefetch_buffer_size: int | None = None, num_parallel_reads: int | None = None,
+                     sloppy: bool = False, num_rows_for_inference: int | None = 100,
+                     compression_type: str | None = None, ignore_errors: bool = False,
+                     encoding: str = "utf-8") -> DatasetV1:
+    """Batches of the records of the matching CSV files as (OrderedDict of columns, label) pairs (the dict
+    alone without `label_name`), as TF's: the column names from the first file's header unless given, the
+    types inferred from the first `num_rows_for_inference` records unless `column_defaults` gives them; the
+    files (and records) shuffled unless `shuffle` is False, repeated `num_epochs` times (None: forever, and the
+    batches then all full)."""
+    filenames = _matching_files(file_pattern)
+    dataset = DatasetV1.from_tensor_slices(filenames)
+    if shuffle:
+        dataset = dataset.shuffle(len(filenames), shuffle_seed)
+    read_text = _text_reader(compression_type, encoding) if column_names is None or column_defaults is None else None
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
+        column_names = _csv_header(filenames, field_delim, use_quote_delim, read_text)
+    if len(column_names) != len(set(column_names)):
+        raise ValueError("Either `column_names` argument or CSV header row contains duplicate column names: "
+                         f"{_duplicates(column_names)}.")
+    if select_columns is not None:
+        select_columns = _column_indices(select_columns, column_names)
+    if column_defaults is not None:
+        column_defaults = [_known_value(d) for d in column_defaults]
+    else:
+        column_defaults = _inferred_defaults(filenames, len(column_names), field_delim, use_quote_delim, na_value,
+                                             header, num_rows_for_inference, select_columns, read_text)
+    if select_columns is not None and len(column_defaults) != len(select_columns):
+        raise ValueError("If specified, `column_defaults` and `select_columns` must have the same length: "
+                         f"`column_defaults` has length {len(column_defaults)}, `select_columns` has length "
+                         f"{len(select_columns)}.")
+    if select_columns is not None and len(column_names) > len(select_columns):
+        column_names = [column_names[i] for i in select_columns]
+    if label_name is not None and label_name not in column_names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {column_names}. Received: {label_name}.")
+
+    def filename_to_dataset(filename: Tensor) -> DatasetV1:
+        records = CsvDatasetV1(filename, column_defaults, compression_type, header=header, field_delim=field_delim,
+                               use_quote_delim=use_quote_delim, na_value=na_value, select_cols=select_columns)
+        return records.apply(ignore_errors_transformation()) if ignore_errors else records
+
+    def map_fn(*columns: Tensor) -> Any:
+        features = collections.OrderedDict(zip(column_names, columns))
+        if label_name is None:
+            return features
+        return features, features.pop(label_name)
+
+    dataset = dataset.interleave(filename_to_dataset, cycle_length=num_parallel_reads or 1, block_length=1)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None).map(map_fn)
+    return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
+def _matching_files(file_pattern: Any) -> list[str]:
+    """The files of a glob (or a list of globs) at build time, sorted."""
+    if isinstance(file_pattern, list) and not file_pattern:
+        raise ValueError("Argument `file_pattern` should not be empty.")
+    names = gfile.get_matching_files_v2(file_pattern)
+    if not names:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    return sorted(names)
+
+
+def _text_reader(compression_type: Any, encoding: str) -> Callable[[str], str]:
+    """How the columns are probed: a file's text (TF reads only uncompressed and GZIP files for this)."""
+    compression = "" if compression_type is None else np.asarray(_known_value(compression_type)).item()
+    compression = compression.decode() if isinstance(compression, bytes) else compression
+    if compression == "ZLIB":
+        raise ValueError(f"`compression_type` {compression_type} is not supported for probing columns.")
+    if compression not in ("", "GZIP"):
+        raise ValueError(f"Received unknown `compression_type` {compression_type}. Expected: GZIP, ZLIB or "
+                         " (empty string).")
+    return lambda path: _file_bytes(path, compression).decode(encoding)
+
+
+def _csv_rows(text: str, field_delim: str, use_quote_delim: bool) -> Iterator[list[str]]:
+    return csv.reader(io.StringIO(text, newline=""), delimiter=field_delim,
+                      quoting=csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE)
+
+
+def _csv_header(filenames: list[str], field_delim: str, use_quote_delim: bool,
+                read_text: Callable[[str], str]) -> list[str]:
+    """The column names of the first file's header, which every file must repeat."""
+    names = None
+    for path in filenames:
+        first = next(_csv_rows(read_text(path), field_delim, use_quote_delim), None)
+        if first is None:
+            raise ValueError(f"Failed when reading the header line of {path}. Is it an empty file?")
+        if names is not None and first != names:
+            raise ValueError("All input CSV files should have the same column names in the header row. File "
+                             f"{path} has different column names.")
+        names = names or first
+    return names
+
+
+def _duplicates(names: list) -> set:
+    ordered = sorted(names)
+    return {a for a, b in zip(ordered[:-1], ordered[1:]) if a == b}
+
+
+def _column_indices(select_columns: list, column_names: list[str]) -> list[int]:
+    """The sorted indices of the selected columns (names or indices)."""
+    indices = {name: i for i, name in enumerate(column_names)}
+    found = []
+    for column in select_columns:
+        if isinstance(column, int):
+            if column < 0 or column >= len(column_names):
+                raise ValueError(f"Column index {column} specified in `select_columns` should be > 0  and <= "
+                                 f"{len(column_names)}, which is the number of columns.")
+            found.append(column)
+        elif column not in indices:
+            raise ValueError(f"Column {column} specified in `select_columns` must be of one of the columns: "
+                             f"{indices.keys()}.")
+        else:
+            found.append(indices[column])
+    unique = sorted(set(found))
+    if len(unique) != len(select_columns):  # TF looks for the duplicates among the unique indices: none
+        raise ValueError(f"The `select_columns` argument contains duplicate columns: {_duplicates(unique)}.")
+    return unique
+
+
+def _known_value(value: Any) -> Any:
+    """A tensor's constant value, else `value` itself (the record datasets are made inside the interleave's
+    function, which cannot capture tensors of the outer graph)."""
+    if not is_tensor(value):
+        return value
+    known = constant_value(value)
+    if known is None:
+        raise ValueError(f"tensorweave's make_csv_dataset needs constant arguments, not {value}.")
+    return known
+
+
+def _inferred_defaults(filenames: list[str], count: int, field_delim: str, use_quote_delim: bool, na_value: str,
+                       header: bool, rows: int | None, select_columns: list[int] | None,
+                       read_text: Callable[[str], str]) -> list[np.ndarray]:
+    """The defaults (0 or '') of the types TF infers from the first `rows` records: per column the narrowest
+    of int32, int64, float32, float64 and string that every value so far fits (string where none is seen)."""
+    columns = range(count) if select_columns is None else select_columns
+    types: list[Any] = [None] * len(columns)
+    seen = 0
+    for path in filenames:
+        records = _csv_rows(read_text(path), field_delim, use_quote_delim)
+        if header:
+            next(records, None)
+        for number, row in enumerate(records, 2 if header else 1):
+            if len(row) != count:
+                raise ValueError(f"Problem inferring types: CSV row {number} has {len(row)} number of fields. "
+                                 f"Expected: {count}.")
+            if rows is not None and seen >= rows:
+                break
+            seen += 1
+            types = [_widened(row[c], na_value, t) for c, t in zip(columns, types)]
+    return [np.asarray([b""], dtype=object) if t in (None, np.bytes_) else np.zeros([1], t) for t in types]
+
+
+_INFERRED = (np.int32, np.int64, np.float32, np.float64, np.bytes_)
+
+
+def _widened(value: str, na_value: str, previous: Any) -> Any:
+    """The narrowest type of _INFERRED at least as wide as `previous` that `value` is valid in (as TF's
+    checks: an int32 that int64 reads the same, a float below inf)."""
+    if value in ("", na_value):
+        return previous
+    start = 0 if previous is None else _INFERRED.index(previous)
+    for kind in _INFERRED[start:]:
+        if kind is np.bytes_ or _fits(value, kind):
+            return kind
+    return np.bytes_
+
+
+def _fits(value: str, kind: Any) -> bool:
+    try:
+        with warnings.catch_warnings(), np.errstate(over="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore")
+            if kind is np.int32:
+                return bool(np.int32(value) == np.int64(value))
+            if kind is np.int64:
+                np.int64(value)
+                return True
+            return bool(kind(value) < np.inf)
+    except (ValueError, OverflowError):
+        return False
