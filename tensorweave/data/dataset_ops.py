@@ -335,6 +335,13 @@ class DatasetV1:
               deterministic: Any = None, name: str | None = None) -> DatasetV1:
         return _BatchDataset(self, batch_size, drop_remainder)
 
+    def window(self, size: Any, shift: Any = None, stride: Any = 1, drop_remainder: Any = False,
+               name: str | None = None) -> DatasetV1:
+        """Windows of `size` elements (every `stride`-th), one starting every `shift` (default `size`) elements;
+        each element a dataset per component of the input's structure (its spec a DatasetSpec). Without
+        `drop_remainder` the last windows may be shorter."""
+        return _SlidingWindowDataset(self, size, shift, stride, drop_remainder)
+
     def ragged_batch(self, batch_size: Any, drop_remainder: Any = False, row_splits_dtype: Any = dtypes.int64,
                      name: str | None = None) -> DatasetV1:
         """Batches in which a component whose shape is not fully known is ragged (its ragged dimensions from
@@ -930,6 +937,61 @@ class _GroupByWindowDataset(DatasetV1):
         nested = run.nested(bound.values)
         nested.state[id(self._window)] = window
         return inner._iterate(nested)
+
+
+class _SlidingWindowDataset(DatasetV1):
+    """Dataset.window: TF's WindowDataset."""
+
+    _tf_class_name = "_WindowDataset"
+
+    def __init__(self, source: DatasetV1, size: Any, shift: Any, stride: Any, drop_remainder: Any) -> None:
+        self._layout = [(start, len(nest.flatten(leaf._component_specs))) for start, leaf in
+                        _layout(source.element_spec)]
+        super().__init__((source,), [_int64(size, "size"), _int64(size if shift is None else shift, "shift"),
+                                     _int64(stride, "stride"),
+                                     convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")],
+                         nest.map_structure(DatasetSpec, source.element_spec))
+
+    def _parameters(self, run: _Run) -> tuple[int, int, int, bool]:
+        size, shift, stride, drop = (run.scalar(self, i) for i in range(4))
+        for value, what in ((size, "size"), (shift, "shift"), (stride, "stride")):
+            if value <= 0:
+                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
+        return size, shift, stride, bool(drop)
+
+    def _cardinality(self, run: _Run) -> int:
+        count = self._inputs[0]._cardinality(run)
+        size, shift, stride, drop = self._parameters(run)
+        if count < 0:
+            return count
+        if drop:
+            rest = count - ((size - 1) * stride + 1)
+            return 0 if rest < 0 else rest // shift + 1
+        return -(-count // shift)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size, shift, stride, drop = self._parameters(run)
+        source = self._inputs[0]._iterate(run)
+        buffer: deque[Element] = deque()
+        first, start, exhausted = 0, 0, False  # the index of buffer[0], of the window's first element
+        while True:
+            last = start + (size - 1) * stride
+            while not exhausted and first + len(buffer) <= last:
+                element = next(source, None)
+                if element is None:
+                    exhausted = True
+                else:
+                    buffer.append(element)
+            while buffer and first < start:
+                buffer.popleft()
+                first += 1
+            if not buffer:
+                return
+            window = [buffer[i] for i in range(0, min(last - start + 1, len(buffer)), stride)]
+            if drop and len(window) < size:
+                return
+            yield [WindowValue([element[at:at + count] for element in window]) for at, count in self._layout]
+            start += shift
 
 
 class _UniqueDataset(DatasetV1):
@@ -1813,10 +1875,42 @@ class DatasetSpec(TypeSpec):
         return TensorSpec(self._dataset_shape, dtypes.variant)
 
     def _to_components(self, value: Any) -> Any:
+        if isinstance(value, _VariantDataset):
+            return value._captures[0]
         raise NotImplementedError("tensorweave's datasets are Python definitions, not variant tensors.")
 
     def _from_components(self, components: Any) -> Any:
-        raise NotImplementedError("tensorweave's datasets are Python definitions, not variant tensors.")
+        """The dataset a variant tensor holds (a window, in a function over windows)."""
+        return _VariantDataset(self._element_spec, components)
+
+    def _to_legacy_output_types(self) -> DatasetSpec:
+        return self
+
+    def _to_legacy_output_shapes(self) -> DatasetSpec:
+        return self
+
+    def _to_legacy_output_classes(self) -> DatasetSpec:
+        return self
+
+
+class WindowValue:
+    """The value of a window's variant tensor: the flat elements of one component of the window."""
+
+    def __init__(self, elements: list[Element]) -> None:
+        self.elements = elements
+
+
+class _VariantDataset(DatasetV1):
+    """The dataset a variant tensor holds: its elements are the run-time value's (a WindowValue)."""
+
+    def __init__(self, element_spec: Any, variant: Tensor) -> None:
+        super().__init__((), [variant], element_spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        return len(run.captured(self)[0].elements)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return iter(run.captured(self)[0].elements)
 
 
 register_type_spec_from_value_converter(DatasetV1, DatasetSpec.from_value)
