@@ -265,7 +265,7 @@ class CsvDatasetV1(DatasetSource):
         select = convert_to_tensor([] if select_cols is None else select_cols, dtype=dtypes.int64,
                                    name="select_cols")
         captures = [_filenames(filenames), _scalar(compression_type or "", dtypes.string, "compression_type"),
-                    _scalar(buffer_size or 4 << 20, dtypes.int64, "buffer_size"),
+                    _scalar(4 << 20 if buffer_size is None else buffer_size, dtypes.int64, "buffer_size"),
                     _scalar(header, dtypes.bool, "header"), _scalar(field_delim, dtypes.string, "field_delim"),
                     _scalar(use_quote_delim, dtypes.bool, "use_quote_delim"),
                     _scalar(na_value, dtypes.string, "na_value"), select, *defaults]
@@ -276,8 +276,11 @@ class CsvDatasetV1(DatasetSource):
 def _csv_records(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any, buffer_size: Any,
                  header: Any, field_delim: Any, use_quote_delim: Any, na_value: Any, select_cols: Any,
                  *defaults: Any) -> Iterator[Element]:
-    """Each file's records as elements; a record that fails (below an ignore_errors) is skipped, as TF's."""
+    """Each file's records as elements; the options are checked before the first (as TF's dataset kernel
+    does: an initializer fails)."""
     compression = _compression(compression_type)
+    if int(buffer_size) <= 0:
+        raise errors.InvalidArgumentError(None, None, "buffer_size should be positive")
     delim = np.asarray(field_delim, dtype=object).item()
     if len(delim) != 1:
         raise errors.InvalidArgumentError(None, None, "field_delim should be only 1 char")
@@ -288,13 +291,20 @@ def _csv_records(failed: Callable[[errors.OpError], None], filenames: Any, compr
         raise errors.InvalidArgumentError(None, None, "select_cols should be non-negative indices")
     if any(b <= a for a, b in zip(select, select[1:])):
         raise errors.InvalidArgumentError(None, None, "select_cols should be strictly increasing indices")
-    defaults = tuple(np.asarray(d) for d in defaults)
-    na, use_quote = np.asarray(na_value, dtype=object).item(), bool(use_quote_delim)
+    na = np.asarray(na_value, dtype=object).item()
+    return _csv_file_records(failed, _names(filenames), compression, bool(header), delim, bool(use_quote_delim), na,
+                             select, tuple(np.asarray(d) for d in defaults))
+
+
+def _csv_file_records(failed: Callable[[errors.OpError], None], paths: list[str], compression: str, header: bool,
+                      delim: bytes, use_quote: bool, na: bytes, select: list[int],
+                      defaults: tuple[np.ndarray, ...]) -> Iterator[Element]:
+    """The records of each file; a record that fails (below an ignore_errors) is skipped, as TF's."""
     field_end = re.compile(b"[" + re.escape(delim) + b"\r\n]")
-    for path in _names(filenames):
+    for path in paths:
         data = _file_bytes(path, compression)
         pos = 0
-        if bool(header):
+        if header:
             if not data:
                 raise errors.InvalidArgumentError(None, None, "Can't read header of file")
             pos = _csv_record(data, 0, delim, use_quote, field_end)[1]

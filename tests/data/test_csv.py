@@ -109,6 +109,7 @@ def test_csv_select_cols_and_header(tmp_path):
                           ([1, 1, 2], "select_cols should be strictly increasing indices")):
         assert _error(tmp_path, "a\n", [tf.int32] * 3, select_cols=cols) == message
     assert _error(tmp_path, "a\n", [tf.string], field_delim="||") == "field_delim should be only 1 char"
+    assert _error(tmp_path, "a\n", [tf.string], buffer_size=0) == "buffer_size should be positive"
     assert _records(tmp_path, '"x\ny",y,z\na,1,2\n', _STR_INT_FLOAT, header=True) == [(b"a", 1, 2.0)]
     assert _records(tmp_path, "only\n", [tf.string], header=True) == []
     assert _error(tmp_path, "", [tf.string], header=True) == "Can't read header of file"
