@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import collections
 import csv
-import gzip
 import io
 import re
 import warnings
-import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -63,14 +61,9 @@ def _record(data: bytes) -> Element:
 
 
 def _file_bytes(path: str, compression: str) -> bytes:
+    """A whole file's (decompressed) bytes, a corrupt stream failing with TF's message."""
     with open_or_raise(path, "rb") as f:
-        data = f.read()
-    try:
-        if compression == "GZIP":
-            return gzip.decompress(data)
-        return zlib.decompress(data) if compression == "ZLIB" else data
-    except (OSError, zlib.error) as e:
-        raise errors.DataLossError(None, None, f"inflate() failed: {e}") from None
+        return b"".join(decompressed_chunks(f, compression))
 
 
 @tf_export("data.TFRecordDataset")

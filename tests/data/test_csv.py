@@ -129,6 +129,9 @@ def test_csv_files_compression_and_ignore_errors(tmp_path):
     with tf.Graph().as_default():
         gz = tf.data.experimental.CsvDataset(str(tmp_path / "g.csv"), [tf.string, tf.int32], compression_type="GZIP")
         assert [tuple(e) for e in dataset_elements(gz)] == [(b"a", 1), (b"b", 2)]
+        plain = tf.data.experimental.CsvDataset(_write(tmp_path, "x\n"), [tf.string], compression_type="GZIP")
+        with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3: incorrect header check"):
+            dataset_elements(plain)
     for text, expected in (("a,1\nb,x\nc,3\n", [(b"a", 1), (b"c", 3)]), ("a,1\nb,2,3\nc,3\n", [(b"a", 1), (b"c", 3)]),
                            ('a,1\nb",2\nc,3\n', [(b"a", 1), (b"c", 3)]), ('a,1\n"b"x,2\nc,3\n', [(b"a", 1)])):
         with tf.Graph().as_default():
