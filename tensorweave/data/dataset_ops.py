@@ -8,8 +8,9 @@ Executor.
 
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
 walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
-component as its three: structure.py); state that lives for one iterator (a shuffle's generator, a cache) is
-kept in that iteration's `_Run`. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
+component as its three: structure.py; a window of Dataset.window as a WindowValue, which the function given
+its dataset reads through a `_VariantDataset`); state that lives for one iterator (a shuffle's generator, a
+cache) is kept in that iteration's `_Run`. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
 gives TF's exact order.
 """
 
@@ -1882,6 +1883,10 @@ class DatasetSpec(TypeSpec):
     def _from_components(self, components: Any) -> Any:
         """The dataset a variant tensor holds (a window, in a function over windows)."""
         return _VariantDataset(self._element_spec, components)
+
+    def _batch(self, batch_size: int | None) -> TypeSpec:
+        raise NotImplementedError("tensorweave does not batch datasets of datasets (Dataset.window's elements): "
+                                  "flat_map them into their elements first.")
 
     def _to_legacy_output_types(self) -> DatasetSpec:
         return self
