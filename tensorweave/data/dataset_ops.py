@@ -113,11 +113,14 @@ class _Run:
 
 
 class _Bound:
-    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs)."""
+    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs): taken as they are
+    when it is made, as TF's: a read-only array (a ref variable's live buffer) is copied, so that later updates
+    of the variable do not show through."""
 
     def __init__(self, dataset: DatasetV1, values: list[Any]) -> None:
         self.dataset = dataset
         self.values: dict[int, list[Any]] = {}
+        values = [v.copy() if type(v) is np.ndarray and not v.flags.writeable else v for v in values]
         position = 0
         for member in dataset._datasets():
             self.values[id(member)] = list(values[position:position + len(member._captures)])
@@ -689,13 +692,13 @@ class _MapDataset(DatasetV1):
     def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None) -> None:
         self._function = StructuredFunction(map_func, source.element_spec)
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
-        super().__init__((source,), [], self._function.output_spec)
+        super().__init__((source,), self._function.captures, self._function.output_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """The mapped elements; an element whose function fails goes to `run.failed` (raised, unless below an
         ignore_errors). In parallel, the pool maps runs of elements (one task each: a task per element would
         cost more in thread handoffs than the graph function itself), in order."""
-        function, source = self._function, self._inputs[0]._iterate(run)
+        function, source = self._function.bound(run.captured(self)), self._inputs[0]._iterate(run)
         if self._parallel <= 1:
             outcomes: PyIterator[Any] = (_outcome(function, element) for element in source)
         else:
@@ -774,10 +777,10 @@ class _FilterDataset(DatasetV1):
         if not TensorSpec([], dtypes.bool).is_compatible_with(self._function.output_spec):
             raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
                              f"type was {self._function.output_spec}.")
-        super().__init__((source,), [], source.element_spec)
+        super().__init__((source,), self._function.captures, source.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function = self._function
+        function = self._function.bound(run.captured(self))
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
@@ -788,7 +791,7 @@ class _FilterDataset(DatasetV1):
 
 class _TakeWhileDataset(_FilterDataset):
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function = self._function
+        function = self._function.bound(run.captured(self))
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
@@ -816,14 +819,15 @@ class _ScanDataset(DatasetV1):
                             f"state. Expected {structure.legacy_types(self._state_spec)}, got "
                             f"{structure.legacy_types(output[0])}.")
         self._state_size = len(structure.component_specs(self._state_spec))
-        super().__init__((source,), structure.to_components(state, self._state_spec),
+        super().__init__((source,), structure.to_components(state, self._state_spec) + self._function.captures,
                          self._state_spec if final_state else output[1])
 
     def _cardinality(self, run: _Run) -> int:
         return 1 if self._final_state else self._inputs[0]._cardinality(run)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        state, function = list(run.captured(self)), self._function
+        values = run.captured(self)
+        state, function = values[:self._state_size], self._function.bound(values[self._state_size:])
         for element in self._inputs[0]._iterate(run):
             outcome = _outcome(function, state + list(element))
             if isinstance(outcome, errors.OpError):
@@ -843,10 +847,10 @@ class _InterleaveDataset(DatasetV1):
         self._function = StructuredFunction(map_func, source.element_spec, dataset_result=True)
         self._cycle_length, self._block_length = cycle_length, block_length
         inner = self._function.dataset
-        super().__init__((source,), [], inner.element_spec)
+        super().__init__((source,), self._function.captures, inner.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function, inner = self._function, self._function.dataset
+        function, inner = self._function.bound(run.captured(self)), self._function.dataset
         source = self._inputs[0]._iterate(run)
         slots: list[PyIterator[Element] | None] = [None] * self._cycle_length
         index, open_count, input_done = 0, 0, False
@@ -903,16 +907,20 @@ class _GroupByWindowDataset(DatasetV1):
                              f"tensor but its return type is {self._window_size.output_spec}.")
         self._window = _WindowDataset(source.element_spec)
         self._reduce = StructuredFunction(lambda key: reduce_func(key, self._window), scalar, dataset_result=True)
-        super().__init__((source,), [], self._reduce.dataset.element_spec)
+        super().__init__((source,), self._key.captures + self._window_size.captures + self._reduce.captures,
+                         self._reduce.dataset.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         groups: dict[int, list[Element]] = {}
         sizes: dict[int, int] = {}
+        values = iter(run.captured(self))
+        key_of, size_of, reduce = (f.bound(itertools.islice(values, len(f.captures)))
+                                   for f in (self._key, self._window_size, self._reduce))
         for element in self._inputs[0]._iterate(run):
-            key = self._key(element)[0]
+            key = key_of(element)[0]
             index = int(key)
             if index not in sizes:
-                size = int(self._window_size([key])[0])
+                size = int(size_of([key])[0])
                 if size <= 0:
                     raise errors.InvalidArgumentError(None, None,
                                                       f"Window size must be greater than zero, but got {size}.")
@@ -920,13 +928,13 @@ class _GroupByWindowDataset(DatasetV1):
             group = groups.setdefault(index, [])
             group.append(element)
             if len(group) == sizes[index]:
-                yield from self._reduced(run, index, groups.pop(index))
+                yield from self._reduced(run, reduce, index, groups.pop(index))
         for index in sorted(groups):
-            yield from self._reduced(run, index, groups[index])
+            yield from self._reduced(run, reduce, index, groups[index])
 
-    def _reduced(self, run: _Run, key: int, window: list[Element]) -> PyIterator[Element]:
+    def _reduced(self, run: _Run, reduce: Callable, key: int, window: list[Element]) -> PyIterator[Element]:
         inner = self._reduce.dataset
-        bound = inner._bind(self._reduce([np.int64(key)]))
+        bound = inner._bind(reduce([np.int64(key)]))
         nested = run.nested(bound.values)
         nested.state[id(self._window)] = window
         return inner._iterate(nested)
@@ -1026,7 +1034,7 @@ class _BatchDataset(DatasetV1):
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
         """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
         elements (a parallel map's pool maps a whole window per task); a window with a failing element fails."""
-        function, inputs = mapped._function, mapped._inputs[0]._iterate(run)
+        function, inputs = mapped._function.bound(run.captured(mapped)), mapped._inputs[0]._iterate(run)
         windows = iter(lambda: list(itertools.islice(inputs, size)), [])
         if mapped._parallel <= 1:
             outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
