@@ -113,14 +113,12 @@ class _Run:
 
 
 class _Bound:
-    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs): taken as they are
-    when it is made, as TF's: a read-only array (a ref variable's live buffer) is copied, so that later updates
-    of the variable do not show through."""
+    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs). A ref variable's
+    value is its live buffer, as in TF: elements made after an update of the variable see it."""
 
     def __init__(self, dataset: DatasetV1, values: list[Any]) -> None:
         self.dataset = dataset
         self.values: dict[int, list[Any]] = {}
-        values = [v.copy() if type(v) is np.ndarray and not v.flags.writeable else v for v in values]
         position = 0
         for member in dataset._datasets():
             self.values[id(member)] = list(values[position:position + len(member._captures)])
