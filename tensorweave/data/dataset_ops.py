@@ -1562,38 +1562,45 @@ def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty
 def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
                          stop_on_empty_dataset: bool = False) -> DatasetV1:
     """Elements drawn from `datasets` at random, each with its weight's probability (TF's draws: a seeded
-    Philox stream of seed pairs, one stateless multinomial draw per element)."""
+    Philox stream of seed pairs, one stateless multinomial draw per element). `weights` may be Python values,
+    a tensor (captured by the drawing function, as TF's) or a dataset of weight vectors, one per draw."""
     if not datasets:
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
-    if weights is None:
-        logits: Any = [[1.0] * len(datasets)]
+    if isinstance(weights, DatasetV1):
+        logits: Any = weights.map(lambda *p: elementwise_ops.log(p, name="logits"))
+    elif weights is None:
+        logits = [[1.0] * len(datasets)]
     else:
-        if isinstance(weights, Tensor):  # the map function cannot capture it: its value must be known now
-            weights = tensor_util.constant_value(weights)
-            if weights is None:
-                raise NotImplementedError("`weights` must be Python values or a constant tensor.")
-            weights = list(weights)
-        if len(datasets) != len(weights):
-            raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
-                             f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
-        kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
-        datasets, weights = zip(*kept) if kept else ([datasets[0].take(0)], [1.0])
-        dtype = convert_to_tensor(list(weights), name="weights").dtype
-        if dtype not in (dtypes.float32, dtypes.float64):
+        if isinstance(weights, Tensor):
+            if not weights.shape.is_compatible_with([len(datasets)]):
+                raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible with "
+                                 f"`[len(datasets)]` but is {weights.shape}.")
+        else:
+            if len(datasets) != len(weights):
+                raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                                 f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
+            kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
+            datasets, weights = zip(*kept) if kept else ([datasets[0].take(0)], [1.0])
+        weights = convert_to_tensor(weights, name="weights")
+        if weights.dtype not in (dtypes.float32, dtypes.float64):
             raise TypeError(f"Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` but is "
-                            f"{dtype}.")
-        logits = np.log(np.asarray([weights], dtype=dtype.as_numpy_dtype))
-    if len(datasets) == 1:
+                            f"{weights.dtype}.")
+        logits = shape_ops.expand_dims(elementwise_ops.log(weights, name="logits"), 0)
+    if len(datasets) == 1 and not isinstance(logits, DatasetV1):
         return datasets[0]
     seed, seed2 = random_seed.get_seed(seed)
-    stream = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
-                           tensor_shape.TensorShape([]), _random_draws)
+    seeds = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
+                          tensor_shape.TensorShape([]), _random_draws).batch(2)
 
-    def choose(seeds: Tensor) -> Tensor:
-        draw = random_ops.StatelessMultinomial(constant_ops.constant(logits), 1, seeds, output_dtype=dtypes.int64)
+    def choose(logits: Any, seeds: Tensor) -> Tensor:
+        draw = random_ops.StatelessMultinomial(logits, 1, seeds, output_dtype=dtypes.int64)
         return shape_ops.squeeze(draw, axis=[0, 1])
 
-    return _DirectedInterleaveDataset(stream.batch(2).map(choose), list(datasets), stop_on_empty_dataset)
+    if isinstance(logits, DatasetV1):
+        selector = DatasetV1.zip((logits, seeds)).map(choose)
+    else:
+        selector = seeds.map(lambda seeds: choose(logits, seeds))
+    return _DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset)
 
 
 def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element]:
