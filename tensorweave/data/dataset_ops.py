@@ -32,7 +32,7 @@ from tensorweave.data import iterator_ops, structure
 from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     SparseTensorSpec,
@@ -143,6 +143,11 @@ class DatasetV1:
     _tf_class_name: str | None = None  # the name TF's own class for this transformation has, where it differs
 
     def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], element_spec: Any) -> None:
+        graph = get_default_graph()
+        for tensor in captures:
+            if not _visible_from(tensor, graph):  # TF's dataset op could not take it as an input
+                raise ValueError(f"{tensor} must be from the same graph as the dataset that captures it (graphs are "
+                                 f"{tensor.graph} and {graph}).")
         self._inputs = inputs
         self._captures = captures
         self._element_spec = element_spec
@@ -441,6 +446,15 @@ class DatasetV1:
         if not isinstance(dataset, DatasetV1):
             raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(dataset)}.")
         return dataset
+
+
+def _visible_from(tensor: Tensor, graph: Any) -> bool:
+    """Whether `tensor` is of `graph` or of a graph enclosing it (which a function graph captures from)."""
+    while graph is not None:
+        if tensor.graph is graph:
+            return True
+        graph = getattr(graph, "outer_graph", None)
+    return False
 
 
 def _int64(value: Any, name: str) -> Tensor:
@@ -1663,6 +1677,12 @@ def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any
                   num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
     """map then batch, as one transformation (for `Dataset.apply`)."""
     return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+@tf_export("data.experimental.scan")
+def scan(initial_state: Any, scan_func: Callable) -> Callable[[DatasetV1], DatasetV1]:
+    """`Dataset.scan` as a transformation (for `Dataset.apply`)."""
+    return lambda dataset: dataset.scan(initial_state, scan_func)
 
 
 @tf_export("data.experimental.dense_to_ragged_batch")

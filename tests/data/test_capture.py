@@ -201,3 +201,34 @@ def test_the_dataset_node_reads_each_captured_tensor():
         base = tf.data.Dataset.range(3).map(lambda x: x + offset)
         init, next_element = _initialized(tf.data.Dataset.zip((base, base.map(lambda x: x * offset))))
         np.testing.assert_array_equal(dataset_elements(next_element, {offset: 2}, init), [(2, 4), (3, 6), (4, 8)])
+
+
+def test_experimental_transformations_capture_and_foreign_tensors_are_refused():
+    with tf.Graph().as_default():
+        feed = tf.placeholder(tf.int64, [])
+        v = tf.Variable(0, dtype=tf.int64)
+        increment = tf.assign_add(v, 1)
+
+        def ordered_after_an_outer_op(x):
+            with tf.control_dependencies([increment]):  # an outer op: TF drops the dependency
+                return x + 0
+
+        cases = [
+            (5, tf.data.experimental.map_and_batch(lambda x: x * feed, 2), [[0, 7], [14, 21], [28]]),
+            (3, tf.data.experimental.parallel_interleave(
+                lambda x: tf.data.Dataset.from_tensors(x + feed).repeat(2), cycle_length=2), [7, 8, 7, 8, 9, 9]),
+            (4, tf.data.experimental.scan(tf.constant(0, tf.int64), lambda s, x: (s + feed, s)), [0, 7, 14, 21]),
+            (3, lambda ds: ds.map(ordered_after_an_outer_op), [0, 1, 2]),
+        ]
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            for size, transformation, want in cases:
+                init, next_element = _initialized(tf.data.Dataset.range(size).apply(transformation))
+                sess.run(init, {feed: 7})
+                assert [np.asarray(e).tolist() for e in _drain(sess, next_element)] == want
+            assert sess.run(v) == 0
+    with tf.Graph().as_default():
+        foreign = tf.constant(1, tf.int64)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="must be from the same graph as"):
+            tf.data.Dataset.range(3).map(lambda x: x + foreign)
