@@ -23,7 +23,7 @@ from typing import Any
 
 from tensorweave.data import structure
 from tensorweave.devices.cpu import cpu_device
-from tensorweave.framework import nest
+from tensorweave.framework import function_def, nest
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef
@@ -34,6 +34,7 @@ from tensorweave.ops import batch_ops
 from tensorweave.ops.constant_ops import placeholder
 from tensorweave.ops.ragged_tensor import RaggedTensor
 from tensorweave.runtime.executor import Executor
+from tensorweave.runtime.function import FunctionLibraryRuntime
 from tensorweave.runtime.prune import prune
 
 _DEVICE = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())
@@ -44,6 +45,7 @@ class GraphEvaluation:
 
     def __init__(self, graph: Graph, feeds: Sequence[Tensor], fetches: Sequence[Tensor]) -> None:
         self._graph_def = GraphDef(node=[op._node_def for op in graph.get_operations()])
+        self._library = graph._function_library()  # what its function calls (a tf.function, a v2 cond) run
         self._feeds = [t.name for t in feeds]
         self._fetches = [t.name for t in fetches]
         self._types = {t.name: t.dtype for t in list(feeds) + list(fetches)}
@@ -54,7 +56,9 @@ class GraphEvaluation:
         with self._lock:
             if self._executor is None:
                 pruned = prune(self._graph_def, self._feeds, self._fetches, [], self._types)
-                self._executor = Executor(pruned, _DEVICE)
+                functions = FunctionLibraryRuntime()
+                functions.add_functions(function_def.function_bodies(self._library, self._library))
+                self._executor = Executor(pruned, _DEVICE, functions.new_kernel)
             return self._executor
 
     def __call__(self, args: Sequence[Any]) -> list[Any]:

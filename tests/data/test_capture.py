@@ -232,3 +232,15 @@ def test_experimental_transformations_capture_and_foreign_tensors_are_refused():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="must be from the same graph as"):
             tf.data.Dataset.range(3).map(lambda x: x + foreign)
+
+
+def test_a_tf_function_called_inside_map_runs_from_the_function_library():
+    with tf.Graph().as_default():
+        scale = tf.placeholder(tf.int64, [])
+
+        @tf.function
+        def scaled(x):
+            return x * scale  # captured through the map function
+
+        init, next_element = _initialized(tf.data.Dataset.range(3).map(lambda x: scaled(x) + 1))
+        assert dataset_elements(next_element, {scale: 5}, init) == [1, 6, 11]
