@@ -32,7 +32,13 @@ from tensorweave.data import iterator_ops, structure
 from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.framework.graph import (
+    Tensor,
+    control_dependencies,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     SparseTensorSpec,
