@@ -1,6 +1,8 @@
 """tf.data functions that read tensors of the enclosing graph: captured as inputs of the dataset node, their
 values taken when the iterator is initialized (literals recorded from TF 2.21 with disable_v2_behavior)."""
 
+import re
+
 import numpy as np
 import pytest
 from op_testing import dataset_elements
@@ -244,3 +246,20 @@ def test_a_tf_function_called_inside_map_runs_from_the_function_library():
 
         init, next_element = _initialized(tf.data.Dataset.range(3).map(lambda x: scaled(x) + 1))
         assert dataset_elements(next_element, {scale: 5}, init) == [1, 6, 11]
+
+
+def test_a_captured_ref_variable_is_a_value_an_update_cannot_take():
+    """TF captures a ref variable's value: an update of it inside the function fails its input type check (TF's
+    message is inside autograph's "in user code:"); a resource variable's handle can be updated."""
+    with tf.Graph().as_default():
+        v = tf.Variable(0, dtype=tf.int64)
+        with pytest.raises(TypeError, match=re.escape(
+                "In op 'AssignAdd', input types ([tf.int64, tf.int64]) are not compatible with expected types "
+                "([tf.int64_ref, tf.int64])")):
+            tf.data.Dataset.range(4).map(lambda x: tf.assign_add(v, x))
+        rv = tf.Variable(0, dtype=tf.int64, use_resource=True)
+        init, next_element = _initialized(tf.data.Dataset.range(4).map(lambda x: tf.assign_add(rv, x)))
+        with tf.Session() as sess:
+            sess.run([rv.initializer, init])
+            assert _drain(sess, next_element) == [0, 1, 3, 6]
+            assert sess.run(rv) == 6
