@@ -1,10 +1,10 @@
 """`tf.data.Dataset` (TF1's DatasetV1) and its transformations, as graph-building definitions.
 
 A Dataset is an immutable definition: its input datasets, the tensors it captured (in the graph it was made
-in: a fed placeholder, a batch size) and the structure of its elements (`element_spec`, TypeSpecs nested as
-TF's, of which `output_types`, `output_shapes` and `output_classes` are TF1's views). Functions given to map,
-filter, flat_map and interleave are traced once into private graphs (function.py) and run per element by an
-Executor.
+in: a fed placeholder, a batch size, the outer tensors its functions read) and the structure of its elements
+(`element_spec`, TypeSpecs nested as TF's, of which `output_types`, `output_shapes` and `output_classes` are
+TF1's views). Functions given to map, filter, flat_map, interleave, scan and group_by_window are traced once
+into function graphs (function.py) and run per element by an Executor, with the values of their captures.
 
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
 walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse

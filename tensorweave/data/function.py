@@ -8,7 +8,7 @@ arguments, as TF does), and prunes the graph to a GraphDef whose `_Arg`s are the
 safe to run from several threads at once, which `num_parallel_calls` does). A tensor of the enclosing graph the
 function reads is captured as TF captures it: the FuncGraph gives it a placeholder, `captures` lists the outer
 tensors (the dataset makes them inputs of its node, so their values are taken when the iterator is
-initialized: a fed placeholder, a variable's snapshot, a resource handle read per element), and each call
+initialized: a fed placeholder; a ref variable's read, its live buffer as in TF; a resource handle), and each call
 passes their values after the element's. A function that returns a Dataset (flat_map, interleave) returns
 the tensors that dataset captured, and the caller binds them. `tf.nondifferentiable_batch_function` traces its
 function here too (the `trace_function` hook of ops/batch_ops.py). `GraphEvaluation` runs a part of the user's
