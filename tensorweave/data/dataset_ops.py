@@ -1,10 +1,10 @@
 """`tf.data.Dataset` (TF1's DatasetV1) and its transformations, as graph-building definitions.
 
 A Dataset is an immutable definition: its input datasets, the tensors it captured (in the graph it was made
-in: a fed placeholder, a batch size) and the structure of its elements (`element_spec`, TypeSpecs nested as
-TF's, of which `output_types`, `output_shapes` and `output_classes` are TF1's views). Functions given to map,
-filter, flat_map and interleave are traced once into private graphs (function.py) and run per element by an
-Executor.
+in: a fed placeholder, a batch size, the outer tensors its functions read) and the structure of its elements
+(`element_spec`, TypeSpecs nested as TF's, of which `output_types`, `output_shapes` and `output_classes` are
+TF1's views). Functions given to map, filter, flat_map, interleave, scan and group_by_window are traced once
+into function graphs (function.py) and run per element by an Executor, with the values of their captures.
 
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
 walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
@@ -33,7 +33,13 @@ from tensorweave.data import iterator_ops, structure
 from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from tensorweave.framework.graph import (
+    Tensor,
+    control_dependencies,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     SparseTensorSpec,
@@ -114,7 +120,8 @@ class _Run:
 
 
 class _Bound:
-    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs)."""
+    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs). A ref variable's
+    value is its live buffer, as in TF: elements made after an update of the variable see it."""
 
     def __init__(self, dataset: DatasetV1, values: list[Any]) -> None:
         self.dataset = dataset
@@ -143,6 +150,11 @@ class DatasetV1:
     _tf_class_name: str | None = None  # the name TF's own class for this transformation has, where it differs
 
     def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], element_spec: Any) -> None:
+        graph = get_default_graph()
+        for tensor in captures:
+            if not _visible_from(tensor, graph):  # TF's dataset op could not take it as an input
+                raise ValueError(f"{tensor} must be from the same graph as the dataset that captures it (graphs are "
+                                 f"{tensor.graph} and {graph}).")
         self._inputs = inputs
         self._captures = captures
         self._element_spec = element_spec
@@ -450,6 +462,15 @@ class DatasetV1:
         return dataset
 
 
+def _visible_from(tensor: Tensor, graph: Any) -> bool:
+    """Whether `tensor` is of `graph` or of a graph enclosing it (which a function graph captures from)."""
+    while graph is not None:
+        if tensor.graph is graph:
+            return True
+        graph = getattr(graph, "outer_graph", None)
+    return False
+
+
 def _int64(value: Any, name: str) -> Tensor:
     return convert_to_tensor(value, dtype=dtypes.int64, name=name)
 
@@ -697,13 +718,13 @@ class _MapDataset(DatasetV1):
     def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None) -> None:
         self._function = StructuredFunction(map_func, source.element_spec)
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
-        super().__init__((source,), [], self._function.output_spec)
+        super().__init__((source,), self._function.captures, self._function.output_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """The mapped elements; an element whose function fails goes to `run.failed` (raised, unless below an
         ignore_errors). In parallel, the pool maps runs of elements (one task each: a task per element would
         cost more in thread handoffs than the graph function itself), in order."""
-        function, source = self._function, self._inputs[0]._iterate(run)
+        function, source = self._function.bound(run.captured(self)), self._inputs[0]._iterate(run)
         if self._parallel <= 1:
             outcomes: PyIterator[Any] = (_outcome(function, element) for element in source)
         else:
@@ -782,10 +803,10 @@ class _FilterDataset(DatasetV1):
         if not TensorSpec([], dtypes.bool).is_compatible_with(self._function.output_spec):
             raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
                              f"type was {self._function.output_spec}.")
-        super().__init__((source,), [], source.element_spec)
+        super().__init__((source,), self._function.captures, source.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function = self._function
+        function = self._function.bound(run.captured(self))
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
@@ -796,7 +817,7 @@ class _FilterDataset(DatasetV1):
 
 class _TakeWhileDataset(_FilterDataset):
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function = self._function
+        function = self._function.bound(run.captured(self))
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
@@ -824,14 +845,15 @@ class _ScanDataset(DatasetV1):
                             f"state. Expected {structure.legacy_types(self._state_spec)}, got "
                             f"{structure.legacy_types(output[0])}.")
         self._state_size = len(structure.component_specs(self._state_spec))
-        super().__init__((source,), structure.to_components(state, self._state_spec),
+        super().__init__((source,), structure.to_components(state, self._state_spec) + self._function.captures,
                          self._state_spec if final_state else output[1])
 
     def _cardinality(self, run: _Run) -> int:
         return 1 if self._final_state else self._inputs[0]._cardinality(run)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        state, function = list(run.captured(self)), self._function
+        values = run.captured(self)
+        state, function = values[:self._state_size], self._function.bound(values[self._state_size:])
         for element in self._inputs[0]._iterate(run):
             outcome = _outcome(function, state + list(element))
             if isinstance(outcome, errors.OpError):
@@ -851,10 +873,10 @@ class _InterleaveDataset(DatasetV1):
         self._function = StructuredFunction(map_func, source.element_spec, dataset_result=True)
         self._cycle_length, self._block_length = cycle_length, block_length
         inner = self._function.dataset
-        super().__init__((source,), [], inner.element_spec)
+        super().__init__((source,), self._function.captures, inner.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function, inner = self._function, self._function.dataset
+        function, inner = self._function.bound(run.captured(self)), self._function.dataset
         source = self._inputs[0]._iterate(run)
         slots: list[PyIterator[Element] | None] = [None] * self._cycle_length
         index, open_count, input_done = 0, 0, False
@@ -911,16 +933,20 @@ class _GroupByWindowDataset(DatasetV1):
                              f"tensor but its return type is {self._window_size.output_spec}.")
         self._window = _WindowDataset(source.element_spec)
         self._reduce = StructuredFunction(lambda key: reduce_func(key, self._window), scalar, dataset_result=True)
-        super().__init__((source,), [], self._reduce.dataset.element_spec)
+        super().__init__((source,), self._key.captures + self._window_size.captures + self._reduce.captures,
+                         self._reduce.dataset.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         groups: dict[int, list[Element]] = {}
         sizes: dict[int, int] = {}
+        values = iter(run.captured(self))
+        key_of, size_of, reduce = (f.bound(itertools.islice(values, len(f.captures)))
+                                   for f in (self._key, self._window_size, self._reduce))
         for element in self._inputs[0]._iterate(run):
-            key = self._key(element)[0]
+            key = key_of(element)[0]
             index = int(key)
             if index not in sizes:
-                size = int(self._window_size([key])[0])
+                size = int(size_of([key])[0])
                 if size <= 0:
                     raise errors.InvalidArgumentError(None, None,
                                                       f"Window size must be greater than zero, but got {size}.")
@@ -928,13 +954,13 @@ class _GroupByWindowDataset(DatasetV1):
             group = groups.setdefault(index, [])
             group.append(element)
             if len(group) == sizes[index]:
-                yield from self._reduced(run, index, groups.pop(index))
+                yield from self._reduced(run, reduce, index, groups.pop(index))
         for index in sorted(groups):
-            yield from self._reduced(run, index, groups[index])
+            yield from self._reduced(run, reduce, index, groups[index])
 
-    def _reduced(self, run: _Run, key: int, window: list[Element]) -> PyIterator[Element]:
+    def _reduced(self, run: _Run, reduce: Callable, key: int, window: list[Element]) -> PyIterator[Element]:
         inner = self._reduce.dataset
-        bound = inner._bind(self._reduce([np.int64(key)]))
+        bound = inner._bind(reduce([np.int64(key)]))
         nested = run.nested(bound.values)
         nested.state[id(self._window)] = window
         return inner._iterate(nested)
@@ -1089,7 +1115,7 @@ class _BatchDataset(DatasetV1):
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
         """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
         elements (a parallel map's pool maps a whole window per task); a window with a failing element fails."""
-        function, inputs = mapped._function, mapped._inputs[0]._iterate(run)
+        function, inputs = mapped._function.bound(run.captured(mapped)), mapped._inputs[0]._iterate(run)
         windows = iter(lambda: list(itertools.islice(inputs, size)), [])
         if mapped._parallel <= 1:
             outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
@@ -1619,38 +1645,45 @@ def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty
 def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
                          stop_on_empty_dataset: bool = False) -> DatasetV1:
     """Elements drawn from `datasets` at random, each with its weight's probability (TF's draws: a seeded
-    Philox stream of seed pairs, one stateless multinomial draw per element)."""
+    Philox stream of seed pairs, one stateless multinomial draw per element). `weights` may be Python values,
+    a tensor (captured by the drawing function, as TF's) or a dataset of weight vectors, one per draw."""
     if not datasets:
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
-    if weights is None:
-        logits: Any = [[1.0] * len(datasets)]
+    if isinstance(weights, DatasetV1):
+        logits: Any = weights.map(lambda *p: elementwise_ops.log(p, name="logits"))
+    elif weights is None:
+        logits = [[1.0] * len(datasets)]
     else:
-        if isinstance(weights, Tensor):  # the map function cannot capture it: its value must be known now
-            weights = tensor_util.constant_value(weights)
-            if weights is None:
-                raise NotImplementedError("`weights` must be Python values or a constant tensor.")
-            weights = list(weights)
-        if len(datasets) != len(weights):
-            raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
-                             f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
-        kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
-        datasets, weights = zip(*kept) if kept else ([datasets[0].take(0)], [1.0])
-        dtype = convert_to_tensor(list(weights), name="weights").dtype
-        if dtype not in (dtypes.float32, dtypes.float64):
+        if isinstance(weights, Tensor):
+            if not weights.shape.is_compatible_with([len(datasets)]):
+                raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible with "
+                                 f"`[len(datasets)]` but is {weights.shape}.")
+        else:
+            if len(datasets) != len(weights):
+                raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                                 f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
+            kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
+            datasets, weights = zip(*kept) if kept else ([datasets[0].take(0)], [1.0])
+        weights = convert_to_tensor(weights, name="weights")
+        if weights.dtype not in (dtypes.float32, dtypes.float64):
             raise TypeError(f"Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` but is "
-                            f"{dtype}.")
-        logits = np.log(np.asarray([weights], dtype=dtype.as_numpy_dtype))
-    if len(datasets) == 1:
+                            f"{weights.dtype}.")
+        logits = shape_ops.expand_dims(elementwise_ops.log(weights, name="logits"), 0)
+    if len(datasets) == 1 and not isinstance(logits, DatasetV1):
         return datasets[0]
     seed, seed2 = random_seed.get_seed(seed)
-    stream = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
-                           tensor_shape.TensorShape([]), _random_draws)
+    seeds = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
+                          tensor_shape.TensorShape([]), _random_draws).batch(2)
 
-    def choose(seeds: Tensor) -> Tensor:
-        draw = random_ops.StatelessMultinomial(constant_ops.constant(logits), 1, seeds, output_dtype=dtypes.int64)
+    def choose(logits: Any, seeds: Tensor) -> Tensor:
+        draw = random_ops.StatelessMultinomial(logits, 1, seeds, output_dtype=dtypes.int64)
         return shape_ops.squeeze(draw, axis=[0, 1])
 
-    return _DirectedInterleaveDataset(stream.batch(2).map(choose), list(datasets), stop_on_empty_dataset)
+    if isinstance(logits, DatasetV1):
+        selector = DatasetV1.zip((logits, seeds)).map(choose)
+    else:
+        selector = seeds.map(lambda seeds: choose(logits, seeds))
+    return _DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset)
 
 
 def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element]:
@@ -1713,6 +1746,12 @@ def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any
                   num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
     """map then batch, as one transformation (for `Dataset.apply`)."""
     return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+@tf_export("data.experimental.scan")
+def scan(initial_state: Any, scan_func: Callable) -> Callable[[DatasetV1], DatasetV1]:
+    """`Dataset.scan` as a transformation (for `Dataset.apply`)."""
+    return lambda dataset: dataset.scan(initial_state, scan_func)
 
 
 @tf_export("data.experimental.dense_to_ragged_batch")
