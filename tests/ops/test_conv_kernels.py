@@ -50,6 +50,9 @@ CASES = [  # input, filter, strides, padding per dimension, dilations
     ((1, 7, 9, 1), (2, 3, 1, 2), (1, 2), ((1, 2), (0, 3)), (1, 1)),
     ((2, 6, 7, 3), (3, 3, 3, 4), (1, 1), ("SAME", "SAME"), (1, 1)),  # row by row
     ((2, 8, 7, 2), (2, 3, 2, 3), (2, 3), ((2, 0), (1, 1)), (2, 1)),
+    # stride 1, the output as large as the input: the input's gradient as a forward convolution
+    ((1, 5, 6, 4), (4, 2, 4, 6), (1, 1), ("SAME", "SAME"), (1, 1)),
+    ((1, 5, 5, 3), (3, 3, 3, 3), (1, 1), ((2, 0), (0, 2)), (1, 1)),
 ]
 
 
