@@ -19,9 +19,10 @@ MNIST's second layer), unless, with stride 1 and an output as large as the input
 forward convolution of the padded output gradient by the flipped filter (17 ms against 20). The filter's
 gradient sums a fixed number of partial sums, so its values do not depend on the threads. A grouped
 convolution (input depth a multiple of the filter's; the depthwise one is the grouped one with one input
-channel per group) batches its matmul over groups. Pooling is separable: each dimension's window taps are reduced in turn, each tap one
-vectorized ufunc over the output slice whose windows it falls inside, a block of images at a time, so the
-padding is never materialized. half and bfloat16 compute in float32 and round once.
+channel per group) batches its matmul over groups. Pooling is separable: each dimension's window taps are
+reduced in turn, each tap one vectorized ufunc over the output slice whose windows it falls inside, a block
+of images at a time, so the padding is never materialized. half and bfloat16 compute in float32 and round
+once.
 """
 
 from __future__ import annotations
@@ -273,10 +274,9 @@ class _Task(NamedTuple):
 
 def _tasks(g: ConvGeometry, itemsize: int, regions: list[_Region]) -> tuple[int, int, list[_Task]]:
     """The most elements of one chunk's im2col matrix, the most output positions of one chunk, and the tasks
-    of each region: as many whole images as
-    fit the chunk budget (larger for a large filter, which BLAS packs again for every product) and leave
-    MIN_TASKS tasks to share, or one image by blocks of rows that fit. Tasks touch disjoint outputs, so they
-    may run at once."""
+    of each region: as many whole images as fit the chunk budget (larger for a large filter, which BLAS packs
+    again for every product) and leave MIN_TASKS tasks to share, or one image by blocks of rows that fit.
+    Tasks touch disjoint outputs, so they may run at once."""
     most, positions, tasks = 0, 0, []
     for region in regions:
         rg = region.g
@@ -411,10 +411,10 @@ def _transposed_forward(g: ConvGeometry) -> ConvGeometry | None:
 
 def conv_backprop_input(filters: Any, out_backprop: Any, g: ConvGeometry, device: DeviceBase) -> Any:
     """The gradient of the input: a forward convolution where _transposed_forward applies, else col2im: tasks
-    of whole images on the device's threads, each chunk's
-    columns computed per group and tap ([G, KH*KW, rows, Cg] in the thread's buffer, from one matmul batched
-    over groups, and over taps too unless a group has one channel), then added into the padded input by one
-    strided slice per tap, each reading its [rows, C] columns contiguously."""
+    of whole images on the device's threads, each chunk's columns computed per group and tap ([G, KH*KW,
+    rows, Cg] in the thread's buffer, from one matmul batched over groups, and over taps too unless a group
+    has one channel), then added into the padded input by one strided slice per tap, each reading its [rows,
+    C] columns contiguously."""
     dtype = compute_dtype(out_backprop.dtype)
     filters, out_backprop = filters.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
     transposed = _transposed_forward(g)
@@ -459,8 +459,8 @@ FILTER_PARTIAL_SUMS = 4  # the filter gradient's independent partial sums: a fix
 
 def conv_backprop_filter(x: Any, out_backprop: Any, g: ConvGeometry, device: DeviceBase) -> Any:
     """The gradient of the filter: the im2col matrix of each chunk, transposed, times its output gradient,
-    summed over chunks into a few partial sums of consecutive tasks (run on the device's threads), added
-    in order at the end."""
+    added to its region's taps of the filter, summed over chunks into a few partial sums of consecutive tasks
+    (run on the device's threads), added in order at the end."""
     dtype = compute_dtype(x.dtype)
     x, out_backprop = x.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
     per_group = g.out_depth // max(1, g.groups)
