@@ -1258,7 +1258,7 @@ def init_scope() -> Iterator[None]:
 @tf_export("disable_eager_execution")
 def disable_eager_execution() -> None:
     """Graph mode is the only mode; called alone (a TF 2.x graph-mode program, which keeps TF2's other
-    behaviours) it turns on v2 TensorShape, resource variables and tensor equality, unless
+    behaviours) it turns on v2 TensorShape, resource variables, tensor equality and control flow v2, unless
     `disable_v2_behavior`/`enable_v2_behavior` or a toggle of its own already chose."""
     tf2.adopt_tf2_defaults()
 
@@ -1270,6 +1270,7 @@ def disable_v2_behavior() -> None:
     disable_v2_tensorshape()
     disable_resource_variables()
     disable_tensor_equality()
+    disable_control_flow_v2()
 
 
 def _v2_behavior_not_built(what: str) -> NotImplementedError:
@@ -1281,16 +1282,15 @@ def _v2_behavior_not_built(what: str) -> NotImplementedError:
 
 @tf_export("enable_v2_behavior")
 def enable_v2_behavior() -> None:
-    """TF2's behaviours that graphs have (v2 TensorShape, resource variables, tensor equality); eager
-    execution and control flow v2 are not built, so programs stay in graph mode with TF1 control flow and a
-    warning says so."""
+    """TF2's behaviours that graphs have (v2 TensorShape, resource variables, tensor equality, control flow
+    v2); eager execution is not built, so programs stay in graph mode and a warning says so."""
     tf2.set_enabled(True)
     enable_v2_tensorshape()
     enable_resource_variables()
     enable_tensor_equality()
-    tf_logging.warning("tf.enable_v2_behavior(): tensorweave keeps graph mode and TF1 control flow (no eager "
-                       "execution or control flow v2); v2 TensorShape, resource variables and tensor equality "
-                       "are on.")
+    enable_control_flow_v2()
+    tf_logging.warning("tf.enable_v2_behavior(): tensorweave keeps graph mode (no eager execution); v2 "
+                       "TensorShape, resource variables, tensor equality and control flow v2 are on.")
 
 
 @tf_export("enable_eager_execution")
@@ -1318,18 +1318,20 @@ def enable_resource_variables() -> None:
 
 @tf_export("control_flow_v2_enabled")
 def control_flow_v2_enabled() -> bool:
-    """False: cond and while_loop build TF1's Switch/Merge and frame ops."""
-    return False
+    """Whether cond and while_loop build TF2's functional If and While (TF1's default: Switch/Merge and frames)."""
+    return tf2.behavior("control_flow_v2")
 
 
 @tf_export("disable_control_flow_v2")
 def disable_control_flow_v2() -> None:
-    """Control flow already is TF1's."""
+    """cond and while_loop built from now on are TF1's Switch/Merge and frame ops."""
+    tf2.force("control_flow_v2", False)
 
 
 @tf_export("enable_control_flow_v2")
 def enable_control_flow_v2() -> None:
-    raise _v2_behavior_not_built("enable_control_flow_v2")
+    """cond and while_loop built from now on are TF2's functional If and While ops."""
+    tf2.force("control_flow_v2", True)
 
 
 @tf_export("disable_v2_tensorshape")
