@@ -1,0 +1,140 @@
+"""`tf.cond` and `tf.while_loop` under control flow v2 (what a program calling only `disable_eager_execution()`
+gets): the If and While ops, names, output structures and shapes real TF 2.21 builds, their gradients, and
+the TensorLists the While gradient accumulates in."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave.ops import list_ops
+from tests.op_testing import check_gradient
+
+
+@pytest.fixture(autouse=True)
+def control_flow_v2():
+    tf.enable_control_flow_v2()
+
+
+def _ops(graph=None):
+    return [(op.name, op.type, [t.name for t in op.inputs]) for op in (graph or tf.get_default_graph()).get_operations()]
+
+
+def test_cond_is_one_stateless_if_with_its_outputs_through_identities_as_tf():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    r = tf.cond(p, lambda: x * 2.0, lambda: x + 1.0)
+    single = tf.cond(p, lambda: [x], lambda: [x + 1.0])
+    pair = tf.cond(p, lambda: (x, x * 2), lambda: (x, x + 1), name="mycond")
+    assert repr(r) == "<tf.Tensor 'cond/Identity:0' shape=(3,) dtype=float32>"
+    assert [t.name for t in single] == ["cond_1/Identity:0"]  # a singleton list stays one, as TF's
+    assert isinstance(pair, tuple) and [t.name for t in pair] == ["mycond/Identity:0", "mycond/Identity_1:0"]
+    assert _ops()[2:4] == [("cond", "StatelessIf", ["p:0", "x:0"]), ("cond/Identity", "Identity", ["cond:0"])]
+    names = [f.signature.name for f in tf.get_default_graph().as_graph_def().library.function]
+    assert {n.rsplit("_", 1)[0] for n in names} == {"cond_true", "cond_false", "cond_1_true", "cond_1_false",
+                                                    "mycond_true", "mycond_false"}
+    g = tf.gradients(r, x)[0]
+    assert g.name == "gradients/cond_grad/StatelessIf/Identity:0"
+    with tf.Session() as s:
+        assert s.run([r, g], {x: [1., 2., 3.], p: True})[1].tolist() == [2., 2., 2.]
+        assert s.run([r, g], {x: [1., 2., 3.], p: False})[0].tolist() == [2., 3., 4.]
+
+
+def test_cond_branches_must_match_with_tfs_message():
+    x = tf.constant(1.0)
+    with pytest.raises(TypeError, match=r"^true_fn and false_fn arguments to tf\.cond must have the same number, "
+                                        r"type, and overall structure of return values\.\n\ntrue_fn output: "):
+        tf.cond(tf.constant(True), lambda: x, lambda: (x, x))
+    with pytest.raises(TypeError, match="have different types$"):
+        tf.cond(tf.constant(True), lambda: x, lambda: tf.constant(1))
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_cond_gradient_checks_numerically(taken):
+    check_gradient(lambda x, w: tf.cond(tf.constant(taken), lambda: tf.sin(x) * w, lambda: tf.cos(x) + w),
+                   [np.array([0.3, -0.4], np.float32), np.array([0.5, 0.8], np.float32)])
+
+
+def test_while_loop_is_one_stateless_while_over_tfs_loop_variables():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    i = tf.constant(0)
+    c = tf.constant(1.5)
+    w = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.sin(a) * c), [i, x])
+    assert [repr(t) for t in w] == ["<tf.Tensor 'while/Identity_2:0' shape=() dtype=int32>",
+                                    "<tf.Tensor 'while/Identity_3:0' shape=(3,) dtype=float32>"]
+    op = w[0].op.inputs[0].op
+    assert (op.name, op.type, [t.name for t in op.inputs]) == (
+        "while", "StatelessWhile", ["while/loop_counter:0", "while/maximum_iterations:0", "Const:0", "x:0",
+                                    "Const_1:0"])
+    assert op.get_attr("_num_original_outputs") == 5 and op.get_attr("parallel_iterations") == 10
+    assert [t.name for t in tf.while_loop(lambda i: i < 3, lambda i: i + 1, [i], return_same_structure=True)] == [
+        "while_1/Identity_2:0"]
+    assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, (i,)).name == "while_2/Identity_2:0"
+    bounded = tf.while_loop(lambda i, a: i < 10, lambda i, a: (i + 1, a * 2.0), (i, x), maximum_iterations=5)
+    assert isinstance(bounded, tuple)
+    with tf.Session() as s:
+        assert s.run(bounded, {x: [1., 2., 3.]})[1].tolist() == [32., 64., 96.]
+        assert s.run(w, {x: [1., 2., 3.]})[1] == pytest.approx([1.4944795, 1.4953558, 0.6725597])  # TF's
+
+
+def test_while_loop_shape_must_stay_within_its_invariant():
+    x = tf.zeros([2])
+    with pytest.raises(ValueError, match=r"^Input tensor `zeros:0` enters the loop with shape \(2,\), but has shape "
+                                         r"\(4,\) after one iteration\. To allow the shape to vary"):
+        tf.while_loop(lambda v: True, lambda v: tf.concat([v, v], 0), [x])
+    grown = tf.while_loop(lambda v: tf.size(v) < 8, lambda v: tf.concat([v, v], 0), [x],
+                          shape_invariants=[tf.TensorShape([None])])
+    assert grown.shape.as_list() == [None]
+    with tf.Session() as s:
+        assert s.run(grown).shape == (8,)
+
+
+def test_while_gradient_is_tfs_and_checks_numerically():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    c = tf.constant(1.5)
+    w = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.sin(a) * c), [tf.constant(0), x])
+    g = tf.gradients(w[1], x)[0]
+    assert g.name == "gradients/while_grad/Identity_3:0"
+    with tf.Session() as s:
+        assert s.run(g, {x: [1., 2., 3.]}) == pytest.approx([1.0052977e-02, -3.4903132e-03, -4.1641078],
+                                                            rel=1e-5)  # TF's
+
+    def build(x, w):
+        return tf.while_loop(lambda n, acc: n < 3, lambda n, acc: (n + 1, tf.sin(acc) * w + acc * acc),
+                             [tf.constant(0), x])[1]
+
+    check_gradient(build, [np.array([0.3, -0.4], np.float32), np.array([0.5, 0.8], np.float32)])
+
+
+def test_while_gradient_pops_each_iterations_values_instead_of_recomputing_them():
+    """The backward body pops the loop variables an iteration pushed: no loop inside it reruns the forward
+    loop, so a 100-iteration loop's gradient runs the body O(100) times."""
+    x = tf.placeholder(tf.float64, [2])
+    y = tf.while_loop(lambda i, a: i < 100, lambda i, a: (i + 1, a * 0.99 + tf.sin(a) * 0.01),
+                      [tf.constant(0), x])[1]
+    g = tf.gradients(y, x)[0]
+    library = tf.get_default_graph().as_graph_def().library.function
+    backward = [f for f in library if any(n.op == "TensorListPopBack" for n in f.node_def)]
+    assert len(backward) == 1 and not any(n.op in ("While", "StatelessWhile") for n in backward[0].node_def)
+    value = np.array([0.3, -0.4])
+    expected = np.ones(2)
+    for _ in range(100):
+        expected = expected * (0.99 + np.cos(value) * 0.01)
+        value = value * 0.99 + np.sin(value) * 0.01
+    with tf.Session() as s:
+        assert s.run(g, {x: [0.3, -0.4]}) == pytest.approx(expected)
+
+
+def test_tensor_lists_are_values_a_push_and_pop_leave_their_input_as_it_was():
+    empty = list_ops.empty_tensor_list([2], tf.float32)
+    one = list_ops.TensorListPushBack(empty, tf.constant([1., 2.]))
+    two = list_ops.TensorListPushBack(one, tf.constant([3., 4.]))
+    rest, last = list_ops.tensor_list_pop_back(two, tf.float32, tf.TensorShape([2]))
+    _, first = list_ops.tensor_list_pop_back(rest, tf.float32, tf.TensorShape([2]))
+    assert last.shape.as_list() == [2]
+    with tf.Session() as s:
+        got = s.run([last, first] + [list_ops.TensorListLength(t) for t in (empty, one, two, rest)])
+        assert [v.tolist() for v in got] == [[3., 4.], [1., 2.], 0, 1, 2, 1]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Trying to pop from an empty list."):
+            s.run(list_ops.tensor_list_pop_back(empty, tf.float32, tf.TensorShape([2]))[1])
