@@ -19,6 +19,7 @@ from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.ops import def_function, manipulation_ops
 from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.control_flow_ops import V2_BUILDERS
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import Case, If, StatelessCase, StatelessIf
 from tensorweave.ops.shape_ops import squeeze
@@ -156,3 +157,4 @@ Case.gradient(_case_grad)
 StatelessCase.gradient(_case_grad)
 If.gradient(_if_grad)
 StatelessIf.gradient(_if_grad)
+V2_BUILDERS["cond"] = cond_v2

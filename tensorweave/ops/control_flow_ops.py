@@ -626,6 +626,11 @@ def _unpack_if_singleton(value: Any) -> Any:
     return value[0] if isinstance(value, (list, _sequence_types)) and len(value) == 1 else value
 
 
+# cond_v2.cond_v2 and while_v2.while_loop, which those modules register when imported: they build on
+# gradients, which builds on this module (TF breaks the same cycle with a LazyLoader).
+V2_BUILDERS: dict[str, Callable[..., Any]] = {}
+
+
 def _control_flow_v2() -> bool:
     """Whether cond and while_loop build TF2's functional ops: when the toggle is on, and always inside a
     function being traced (TF's `EnableControlFlowV2`)."""
@@ -658,10 +663,7 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
     if not callable(false_fn):
         raise TypeError("'false_fn' must be callable.")
     if _control_flow_v2():
-        # imported here, as TF's LazyLoader does: cond_v2 builds on gradients, which needs this module
-        from tensorweave.ops import cond_v2
-
-        return cond_v2.cond_v2(pred, true_fn, false_fn, name)
+        return V2_BUILDERS["cond"](pred, true_fn, false_fn, name)
     if executing_eagerly():  # only the taken branch runs, at once (TF's eager cond)
         result = true_fn() if tensor_util.constant_value(convert_to_tensor(pred)) else false_fn()
         return result if strict else _unpack_if_singleton(result)
@@ -1142,11 +1144,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
     if parallel_iterations < 1:
         raise TypeError("'parallel_iterations' must be a positive integer.")
     if _control_flow_v2():
-        # imported here, as TF's LazyLoader does: while_v2 builds on gradients, which needs this module
-        from tensorweave.ops import while_v2
-
-        return while_v2.while_loop(cond, body, loop_vars, shape_invariants, parallel_iterations, maximum_iterations,
-                                   name, return_same_structure, back_prop)
+        return V2_BUILDERS["while_loop"](cond, body, loop_vars, shape_invariants, parallel_iterations,
+                                         maximum_iterations, name, return_same_structure, back_prop)
     with name_scope(name, "while", nest.flatten(loop_vars)):
         if not loop_vars:
             raise ValueError("'loop_vars' must be provided.")

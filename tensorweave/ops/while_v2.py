@@ -23,7 +23,7 @@ from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import constant_ops, def_function, fill_ops, gradients, list_ops, manipulation_ops
-from tensorweave.ops.control_flow_ops import _shape_less_than_or_equal
+from tensorweave.ops.control_flow_ops import V2_BUILDERS, _shape_less_than_or_equal
 from tensorweave.ops.elementwise_ops import less, logical_and
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import StatelessWhile, While
@@ -205,3 +205,4 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
 
 While.gradient(_while_grad)
 StatelessWhile.gradient(_while_grad)
+V2_BUILDERS["while_loop"] = while_loop
