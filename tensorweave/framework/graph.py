@@ -336,6 +336,19 @@ class Operation:
         data_inputs = [i for i, spec in enumerate(self._node_def.input) if not spec.startswith("^")]
         self._node_def.input[data_inputs[index]] = tensor._as_node_def_input()
 
+    def _add_loop_variables(self, tensors: list[Tensor]) -> list[Tensor]:
+        """Append data inputs, and one output of each one's dtype after the op's outputs (TF's while_v2 so adds
+        accumulators to a forward While when its gradient is built); the new outputs."""
+        data_inputs = [spec for spec in self._node_def.input if not spec.startswith("^")]
+        controls = self._node_def.input[len(data_inputs):]
+        for tensor in tensors:
+            self._inputs.append(tensor)
+            tensor._consumers.append(self)
+        self._node_def.input = data_inputs + [t._as_node_def_input() for t in tensors] + controls
+        start = len(self._outputs)
+        self._outputs.extend(SymbolicTensor(self, start + i, t.dtype.base_dtype) for i, t in enumerate(tensors))
+        return self._outputs[start:]
+
     @property
     def name(self) -> str:
         return self._node_def.name
@@ -1245,13 +1258,18 @@ def executing_eagerly_outside_functions() -> bool:
 @tf_export("init_scope")
 @contextlib.contextmanager
 def init_scope() -> Iterator[None]:
-    """Ops created inside escape control-flow contexts and control dependencies (as initializers must), keeping
-    the name scope and device of where it is opened (TF's graph-mode `init_scope`)."""
+    """Ops created inside escape control-flow contexts, control dependencies and function graphs (into the
+    outermost graph, as a variable made in a branch or loop body of control flow v2 must), keeping the name
+    scope and device of where it is opened (TF's graph-mode `init_scope`)."""
     g = get_default_graph()
     scope = g.get_name_scope()
     if scope and not scope.endswith("/"):
         scope += "/"
-    with g.name_scope(scope), g.control_dependencies(None):
+    outer = g
+    while getattr(outer, "outer_graph", None) is not None:
+        outer = outer.outer_graph
+    with outer.as_default() if outer is not g else contextlib.nullcontext(), outer.name_scope(scope), \
+            outer.control_dependencies(None):
         yield
 
 

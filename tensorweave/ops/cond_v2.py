@@ -11,6 +11,7 @@ specific shape compatible with every branch's.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -87,7 +88,7 @@ def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequen
     op = outputs[0].op
     op._set_attr("_read_only_resource_inputs", [])
     op._set_attr("_lower_using_switch_merge", True)
-    with name_scope(op.name + "/"):
+    with name_scope(name) if name else contextlib.nullcontext():  # TF's: in the scope the op was named in
         results = []
         for t, shape in zip(outputs, shapes):
             t.set_shape(shape)
@@ -121,7 +122,8 @@ def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], 
         pred = convert_to_tensor(pred)
         if pred.shape.ndims is None or pred.shape.ndims:
             pred = squeeze(pred)
-        traced = [def_function.trace(fn, fname, [], [], []) for fn, fname in zip((true_fn, false_fn), names)]
+        traced = [def_function.trace(fn, fname, [], [], [], share_collections=True)
+                  for fn, fname in zip((true_fn, false_fn), names)]
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
     return _build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced], scope, is_if=True)

@@ -1325,6 +1325,8 @@ def variable_handle_source(handle: Tensor) -> Operation | None:
     while True:
         if handle.op.type in ("Identity", "Enter", "Switch", "Merge", "Exit", "NextIteration"):
             handle = handle.op.inputs[0]
+        elif handle.op.type in ("While", "StatelessWhile"):  # a loop passes the handles it reads on
+            handle = handle.op.inputs[handle.value_index]
         elif isinstance(handle.graph, FuncGraph) and handle.graph.captured_from(handle) is not None:
             handle = handle.graph.captured_from(handle)
         else:
@@ -1332,14 +1334,16 @@ def variable_handle_source(handle: Tensor) -> Operation | None:
     return handle.op if handle.op.type == "VarHandleOp" else None
 
 
-def _zeros_for_resource(handle: Tensor) -> Tensor:
+def zeros_for_resource(handle: Tensor) -> Tensor:
     """The zero gradient of a variable's handle: zeros of the variable's shape and dtype (TF's
     `default_gradient.get_zeros_dtype`), which TF refuses for a handle of unknown dtype."""
     source = variable_handle_source(handle)
     if source is None:
         raise ValueError(f"Internal error: Tried to take gradients (or similar) of a variable without handle data:\n"
                          f"{handle}")
-    return fill_ops.zeros(raw_ops.VariableShape(input=handle), dtype=source.get_attr("dtype"))
+    zeros = fill_ops.zeros(raw_ops.VariableShape(input=handle), dtype=source.get_attr("dtype"))
+    zeros.set_shape(source.get_attr("shape"))
+    return zeros
 
 
 def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
@@ -1349,13 +1353,13 @@ def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
     context = op._get_control_flow_context() if op.type in ("Switch", "RefSwitch") else None
     if not isinstance(context, CondContext):
         if value.dtype == dtypes.resource:
-            return _zeros_for_resource(value)
+            return zeros_for_resource(value)
         return fill_ops.zeros_like(value, optimize=False)
     switched = switch(op.inputs[0], context.pred)[1 - context.branch]
     pivot = manipulation_ops.identity(switched)
     if value.dtype == dtypes.resource:
         with get_default_graph().control_dependencies([pivot]):
-            return _zeros_for_resource(switched)
+            return zeros_for_resource(switched)
     shape = shape_ops.Shape(switched, name="Shape")  # a Shape op even when the shape is known, as TF
     with get_default_graph().control_dependencies([pivot]):
         return fill_ops.zeros(shape, dtype=value.dtype.base_dtype)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave import errors
-from tensorweave.framework import function_def, importer, nest, tensor_shape
+from tensorweave.framework import dtypes, function_def, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef, NodeDef
@@ -32,7 +32,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec
-from tensorweave.ops import constant_ops, fill_ops, gradients, manipulation_ops
+from tensorweave.ops import constant_ops, control_flow_ops, fill_ops, gradients, manipulation_ops
 from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCall, function_name
 from tensorweave.platform.tf_export import tf_export
 
@@ -132,12 +132,16 @@ class ConcreteFunction:
 
 
 def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names: Sequence[str],
-          specs: Sequence[TensorSpec]) -> ConcreteFunction:
+          specs: Sequence[TensorSpec], share_collections: bool = False) -> ConcreteFunction:
     """Trace `python_function` on the positional `values` (one per parameter, `arg_names`) in a new FuncGraph:
-    their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter."""
+    their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter. With
+    `share_collections`, what the function adds to a collection goes to the outer graph's (as TF's branch and
+    loop body graphs do)."""
     outer = get_default_graph()
     graph = FuncGraph(name, outer)
     graph._functions = dict(outer._functions)  # calls of the outer library's functions shape as there
+    if share_collections:
+        graph._collections = outer._collections
     remaining = iter(specs)
     try:
         parameters = inspect.signature(python_function).parameters
@@ -277,13 +281,17 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
     flowing = [i for i, g in enumerate(grads) if g is not None]
     with backward.as_default():
         xs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name="placeholder") for t in inputs]
+        for x, t in zip(xs, inputs):
+            backward.stand_for(x, t)
         dys = [constant_ops.placeholder(grads[i].dtype.base_dtype, op.outputs[i].shape, name="placeholder")
                for i in flowing]
         backward.inputs = xs + dys
         ys = importer.inline_function_body(backward, fname, xs)
         dxs = gradients.gradients([ys[i] for i in flowing], xs, grad_ys=dys) if flowing else [None] * len(xs)
         if zeros_for_unconnected:
-            dxs = [fill_ops.zeros_like(x) if dx is None and x.dtype.is_floating else dx for x, dx in zip(xs, dxs)]
+            dxs = [dx if dx is not None else fill_ops.zeros_like(x) if x.dtype.is_floating else
+                   control_flow_ops.zeros_for_resource(x) if x.dtype == dtypes.resource and
+                   control_flow_ops.variable_handle_source(x) is not None else None for x, dx in zip(xs, dxs)]
         returned = [i for i, dx in enumerate(dxs) if dx is not None]
         backward.outputs = [manipulation_ops.identity(convert_to_tensor(dxs[i])) for i in returned]
     return backward, flowing, returned

@@ -15,15 +15,23 @@ ops).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tensorweave.framework import dtypes, function_def, importer, nest, tensor_shape
+from tensorweave.framework import dtypes, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.type_spec import TensorSpec
-from tensorweave.ops import constant_ops, def_function, fill_ops, gradients, list_ops, manipulation_ops
-from tensorweave.ops.control_flow_ops import V2_BUILDERS, _shape_less_than_or_equal
+from tensorweave.ops import (
+    constant_ops,
+    control_flow_ops,
+    def_function,
+    fill_ops,
+    gradients,
+    list_ops,
+    manipulation_ops,
+)
 from tensorweave.ops.elementwise_ops import less, logical_and
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import StatelessWhile, While
@@ -67,7 +75,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                 pred = squeeze(pred)
             return pred if maximum_iterations is None else logical_and(i < n, pred)
 
-        cond_fn = def_function.trace(wrapped_cond, cond_name, specs, arg_names, specs)
+        cond_fn = def_function.trace(wrapped_cond, cond_name, specs, arg_names, specs, share_collections=True)
 
         def wrapped_body(i: Tensor, n: Tensor, *args: Tensor) -> list[Any]:
             for t in cond_fn.graph.external_captures:
@@ -78,7 +86,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             nest.assert_same_structure(results, originals, check_types=False)
             return [i + 1, n] + [_to_flow(r) for r in nest.flatten(results)]
 
-        body_fn = def_function.trace(wrapped_body, body_name, specs, arg_names, specs)
+        body_fn = def_function.trace(wrapped_body, body_name, specs, arg_names, specs, share_collections=True)
         cond_graph, body_graph = cond_fn.graph, body_fn.graph
         captured = body_graph.external_captures
         for t in captured[len(cond_graph.external_captures):]:
@@ -86,7 +94,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         with body_graph.as_default():
             body_graph.outputs.extend(manipulation_ops.identity(p) for _, p in body_graph.captures)
         for out, shape, t in zip(body_graph.outputs[2:], invariants, flat):
-            if not _shape_less_than_or_equal(out.shape, shape):
+            if not control_flow_ops._shape_less_than_or_equal(out.shape, shape):
                 raise ValueError(
                     f"Input tensor `{t.name}` enters the loop with shape {shape}, but has shape {out.shape} after "
                     "one iteration. To allow the shape to vary across iterations, use the `shape_invariants` "
@@ -133,76 +141,185 @@ def _inline(name: str, args: Sequence[Tensor]) -> list[Tensor]:
     return importer.inline_function_body(get_default_graph(), name, list(args))
 
 
-def _passed_on(body: str) -> set[int]:
-    """The loop variables library function `body` returns unchanged (through Identities only): they need no
-    accumulator."""
-    graph = function_def.function_def_to_body(get_default_graph()._get_function(body).definition)
-    nodes = {n.name: n for n in graph.node}
-    same = set()
-    for node in graph.node:
-        if node.op != "_Retval":
-            continue
-        source = nodes.get(node.input[0].split(":")[0])
-        while source is not None and source.op == "Identity":
-            source = nodes.get(source.input[0].split(":")[0])
-        if source is not None and source.op == "_Arg" and source.attr["index"] == node.attr["index"]:
-            same.add(node.attr["index"])
-    return same
+def _inline_ops(name: str, args: Sequence[Tensor]) -> tuple[list[Tensor], list[Operation]]:
+    """`_inline`, and the ops it added in the order it added them (the same for every inline of `name`)."""
+    graph = get_default_graph()
+    start = len(graph._operations)
+    results = _inline(name, args)
+    return results, graph._operations_since(start)
+
+
+class _Rewrite:
+    """What rewriting a forward While for its gradients recorded: its loop variables and body before the
+    first rewrite, the values its body pushes (each as (op index in an inline of that body, output index), a
+    negative index -1-i for loop variable i), the op's outputs holding their lists, and the inner loops of the
+    body that their own gradients rewrote (by op index)."""
+
+    def __init__(self, count: int, body: str) -> None:
+        self.count = count
+        self.body = body
+        self.pushed: list[tuple[int, int]] = []
+        self.specs: list[TensorSpec] = []
+        self.lists: list[Tensor] = []
+        self.inner: dict[int, Operation] = {}
+
+
+_REWRITES: weakref.WeakKeyDictionary[Operation, _Rewrite] = weakref.WeakKeyDictionary()
+
+
+def _rewrite(op: Operation) -> _Rewrite:
+    if op not in _REWRITES:
+        _REWRITES[op] = _Rewrite(len(op.inputs), function_name(op._node_def.attr["body"]))
+    return _REWRITES[op]
+
+
+def _push(op: Operation, record: _Rewrite, pushed: Sequence[tuple[int, int]], specs: Sequence[TensorSpec]) -> None:
+    """Make the forward op accumulate `pushed` too: new lists as loop variables, and a body that inlines the
+    original one and pushes every recorded value onto its list (TF's while_v2 rewrites its forward op so)."""
+    if not pushed:
+        return
+    record.pushed += pushed
+    record.specs += specs
+    count, body, values = record.count, record.body, list(record.pushed)
+    cond = function_name(op._node_def.attr["cond"])
+    old = len(op.inputs)
+    graph = op.graph
+    with graph.as_default(), graph.control_dependencies(None):
+        lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype, name="accumulator") for spec in specs]
+    loop_specs = [TensorSpec(t.shape, t.dtype.base_dtype) for t in op.inputs[:count]] + \
+        [TensorSpec([], dtypes.variant)] * (old - count + len(lists))
+    inner = dict(record.inner)
+
+    def pushing_body(*args: Tensor) -> list[Tensor]:
+        ys, ops = _inline_ops(body, args[:count])
+        for index, rewritten in inner.items():
+            _replay(ops[index], rewritten)
+        sources = [args[-1 - k] if k < 0 else ops[k].outputs[j] for k, j in values]
+        return ys + [list_ops.TensorListPushBack(a, v) for a, v in zip(args[count:], sources)]
+
+    with graph.as_default():
+        op._set_attr("cond", _library_function(lambda *args: _inline(cond, args[:count]), loop_specs))
+        op._set_attr("body", _library_function(pushing_body, loop_specs))
+    op._set_attr("T", list(op._node_def.attr["T"]) + [dtypes.variant] * len(lists))
+    if op._node_def.attr.get("output_shapes"):
+        op._set_attr("output_shapes", list(op._node_def.attr["output_shapes"]) +
+                     [tensor_shape.TensorShape([])] * len(lists))
+    outputs = op._add_loop_variables(lists)
+    for t in outputs:
+        t.set_shape([])
+    record.lists += outputs
+
+
+def _replay(copy: Operation, rewritten: Operation) -> None:
+    """Rewrite `copy` (an inner loop of a pushing body) as `rewritten`, its twin in a forward view, was."""
+    record = _REWRITES[rewritten]
+    for name in ("cond", "body", "T", "output_shapes"):
+        copy._set_attr(name, rewritten._node_def.attr[name])
+    with copy.graph.control_dependencies(None):
+        lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype) for spec in record.specs]
+    for t in copy._add_loop_variables(lists):
+        t.set_shape([])
+
+
+class _GradientBody(FuncGraph):
+    """The body of a backward While: a forward tensor of one iteration it reads (one of the forward view's,
+    an inline of the forward body) becomes a pop from an accumulator the forward loop filled, or a copy of a
+    constant; the tensors of other graphs it reads are captured as any function's."""
+
+    def __init__(self, name: str, outer: Any, forward: FuncGraph, locate: dict[Any, tuple[int, int]]) -> None:
+        super().__init__(name, outer)
+        self._functions = dict(outer._functions)
+        self.forward = forward
+        self.locate = locate
+        self.popped: dict[Any, Tensor] = {}
+        self.accumulators: list[tuple[tuple[int, int], TensorSpec, Tensor, Tensor]] = []  # key, spec, arg, rest
+
+    def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
+        if tensor.graph is not self.forward:
+            return super().capture(tensor, name)
+        known = self.popped.get(tensor.ref())
+        if known is not None:
+            return known
+        with self.as_default(), self.control_dependencies(None), self.name_scope(None):
+            if tensor.op.type == "Const":
+                value = self.create_op("Const", [], name=tensor.op.name,
+                                       attrs=dict(tensor.op._node_def.attr)).outputs[0]
+            else:
+                spec = TensorSpec(tensor.shape, tensor.dtype.base_dtype)
+                accumulator = constant_ops.placeholder(dtypes.variant, [], name="accumulator")
+                rest, value = list_ops.tensor_list_pop_back(accumulator, spec.dtype, spec.shape)
+                self.accumulators.append((self.locate[tensor.ref()], spec, accumulator, rest))
+        self.popped[tensor.ref()] = value
+        return value
 
 
 def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
-    """Gradients of the loop's initial values (None for those that are not floating)."""
-    cond, body = function_name(op._node_def.attr["cond"]), function_name(op._node_def.attr["body"])
-    x0 = list(op.inputs)
-    count = len(x0)
-    floating = [i for i, x in enumerate(x0) if x.dtype.is_floating]
+    """Gradients of the loop's initial values: of the floating ones and of variable handles (the gradient of
+    the variable the body reads), None for the others and for accumulators.
+
+    A forward view inlines the body on placeholders; `tf.gradients` through it builds the backward body,
+    which reads each forward value it needs from an accumulator: no forward op runs again."""
+    record = _rewrite(op)
+    count = record.count
+    x0 = list(op.inputs)[:count]
+    sources = {i: control_flow_ops.variable_handle_source(x) for i, x in enumerate(x0) if x.dtype == dtypes.resource}
+    floating = [i for i, x in enumerate(x0) if x.dtype.is_floating or sources.get(i) is not None]
     if not floating:
-        return [None] * count
+        return [None] * len(op.inputs)
     specs = [TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype.base_dtype)
              for x, y in zip(x0, op.outputs)]
-    index, handle = TensorSpec([], dtypes.int32), TensorSpec([], dtypes.variant)
-    kept = [i for i in range(count) if i not in _passed_on(body)]
-    fixed = [i for i in range(count) if i not in kept]
-    lists = [list_ops.empty_tensor_list(specs[i].shape, specs[i].dtype) for i in kept]
-
-    def accumulate(n: Tensor, *rest: Tensor) -> list[Tensor]:
-        xs, accumulators = rest[:count], rest[count:]
-        pushed = [list_ops.TensorListPushBack(a, xs[i]) for a, i in zip(accumulators, kept)]
-        return [n + 1] + _inline(body, xs) + pushed
-
-    accumulated = While([constant_ops.constant(0)] + x0 + lists, cond=_library_function(
-        lambda n, *rest: _inline(cond, rest[:count]), [index] + specs + [handle] * len(kept)),
-        body=_library_function(accumulate, [index] + specs + [handle] * len(kept)))
-    iterations, lists = accumulated[0], accumulated[1 + count:]
-
-    def back_step(j: Tensor, bound: Tensor, total: Tensor, *rest: Tensor) -> list[Any]:
-        split = len(floating) + len(kept)
-        dys, accumulators, constants = rest[:len(floating)], rest[len(floating):split], rest[split:]
-        xs: list[Any] = [None] * count
-        popped = []
-        for a, i in zip(accumulators, kept):
-            a, xs[i] = list_ops.tensor_list_pop_back(a, specs[i].dtype, specs[i].shape)
-            popped.append(a)
-        for c, i in zip(constants, fixed):
-            xs[i] = c
-        ys = _inline(body, xs)
-        dxs = gradients.gradients([ys[i] for i in floating], [xs[i] for i in floating], grad_ys=list(dys))
-        new = [fill_ops.zeros_like(xs[i]) if dx is None else convert_to_tensor(dx) for i, dx in zip(floating, dxs)]
-        return [j + 1, bound, total] + new + popped + list(constants)
-
-    dys = [fill_ops.zeros_like(op.outputs[i]) if grads[i] is None else convert_to_tensor(grads[i]) for i in floating]
+    dy_specs = [TensorSpec(sources[i].get_attr("shape"), sources[i].get_attr("dtype")) if i in sources else specs[i]
+                for i in floating]
+    outer = get_default_graph()
+    forward = FuncGraph("forward", outer)
+    forward._functions = dict(outer._functions)
+    with forward.as_default():
+        xs = [constant_ops.placeholder(s.dtype, s.shape, name="placeholder") for s in specs]
+        for x, t in zip(xs, x0):
+            forward.stand_for(x, t)
+        ys, ops = _inline_ops(record.body, xs)
+    locate = {x.ref(): (-1 - i, 0) for i, x in enumerate(xs)}
+    locate.update((t.ref(), (k, j)) for k, o in enumerate(ops) for j, t in enumerate(o.outputs))
+    name = f"{op.name.replace('/', '_')}_body_grad_{next(def_function.uids)}"
+    backward = _GradientBody(name, outer, forward, locate)
+    index = TensorSpec([], dtypes.int32)
+    with backward.as_default():
+        j, bound, total = (constant_ops.placeholder(dtypes.int32, [], name="placeholder") for _ in range(3))
+        dys = [constant_ops.placeholder(s.dtype, s.shape, name="placeholder") for s in dy_specs]
+        dxs = gradients.gradients([ys[i] for i in floating], [xs[i] for i in floating], grad_ys=dys)
+        new = [fill_ops.zeros_like(dy) if dx is None else convert_to_tensor(dx) for dy, dx in zip(dys, dxs)]
+        new = [backward.capture(t) if t.graph is forward else t for t in new]
+        if not backward.accumulators and not record.lists:  # something to count the iterations by
+            backward.capture(xs[0])
+        accumulated = list(backward.accumulators)
+        captured = backward.captures
+        backward.inputs = [j, bound, total] + dys + [a for _, _, a, _ in accumulated] + [p for _, p in captured]
+        results = [j + 1, bound, total] + new + [rest for _, _, _, rest in accumulated] + [p for _, p in captured]
+        backward.outputs = [manipulation_ops.identity(t) for t in results]
+    for index_in_body, inner in enumerate(ops):
+        if inner in _REWRITES and _REWRITES[inner].lists:
+            record.inner[index_in_body] = inner
+    known = dict(zip(record.pushed, record.lists))
+    _push(op, record, [key for key, _, _, _ in accumulated if key not in known],
+          [spec for key, spec, _, _ in accumulated if key not in known])
+    known = dict(zip(record.pushed, record.lists))
+    lists = [known[key] for key, _, _, _ in accumulated]
+    iterations = list_ops.TensorListLength((lists or record.lists)[0])
+    def_function.add_to_library(backward, name, outer)
+    loop_specs = [index] * 3 + dy_specs + [TensorSpec([], dtypes.variant)] * len(lists) + \
+        [TensorSpec(t.shape, t.dtype.base_dtype) for t, _ in captured]
+    cond = _library_function(lambda j, n, total, *rest: [less(j, total)], loop_specs)
+    initial = [convert_to_tensor(grads[i]) if grads[i] is not None else control_flow_ops.zeros_for_resource(x0[i])
+               if i in sources else fill_ops.zeros_like(op.outputs[i]) for i in floating]
     bound = x0[1] if count > 1 and x0[1].dtype == dtypes.int32 else constant_ops.constant(-1)
-    loop_specs = [index] * 3 + [specs[i] for i in floating] + [handle] * len(kept) + [specs[i] for i in fixed]
-    backward = While([constant_ops.constant(0, name="grad_counter"), bound, iterations] + dys + lists +
-                     [x0[i] for i in fixed], cond=_library_function(lambda j, n, total, *rest: [less(j, total)],
-                                                                    loop_specs),
-                     body=_library_function(back_step, loop_specs), name="while_grad")
-    with name_scope(backward[0].op.name.rsplit("/", 1)[0] + "/"):
-        backward = [manipulation_ops.identity(t) for t in backward]
-    by_input = dict(zip(floating, backward[3:]))
-    return [by_input.get(i) for i in range(count)]
+    loop = While([constant_ops.constant(0, name="grad_counter"), bound, iterations] + initial + lists +
+                 [t for t, _ in captured], cond=cond, body=name, name="while_grad")
+    with name_scope(loop[0].op.name.rsplit("/", 1)[0] + "/"):
+        loop = [manipulation_ops.identity(t) for t in loop]
+    by_input = dict(zip(floating, loop[3:]))
+    return [by_input.get(i) for i in range(len(op.inputs))]
 
 
 While.gradient(_while_grad)
 StatelessWhile.gradient(_while_grad)
-V2_BUILDERS["while_loop"] = while_loop
+control_flow_ops.V2_BUILDERS["while_loop"] = while_loop
