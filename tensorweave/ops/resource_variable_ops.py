@@ -18,14 +18,12 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.formats import protos
 from tensorweave.framework import context, dtypes, tensor_shape
-from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
     colocate_with,
     convert_to_tensor,
     get_default_graph,
-    init_scope,
     name_scope,
     prepend_name_scope,
     strip_name_scope,
@@ -378,13 +376,9 @@ class ResourceVariable(variables.Variable):
         self._synchronization, self._aggregation, trainable, collections = variables.checked_variable_arguments(
             initial_value, constraint, synchronization, aggregation, trainable, collections, name)
         init_from_fn = callable(initial_value)
-        if isinstance(get_default_graph(), FuncGraph):  # made in a function (a branch or loop body): outside it
-            with init_scope():
-                self._init_from_args(initial_value, trainable, collections, validate_shape, caching_device, name,
-                                     dtype, constraint, shape, init_from_fn)
-            return
-        self._init_from_args(initial_value, trainable, collections, validate_shape, caching_device, name, dtype,
-                             constraint, shape, init_from_fn)
+        with variables.outside_functions():
+            self._init_from_args(initial_value, trainable, collections, validate_shape, caching_device, name,
+                                 dtype, constraint, shape, init_from_fn)
 
     def _init_from_args(self, initial_value: Any, trainable: bool, collections: Any, validate_shape: bool,
                         caching_device: Any, name: str | None, dtype: Any, constraint: Any, shape: Any,

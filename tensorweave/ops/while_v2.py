@@ -215,6 +215,8 @@ def _replay(copy: Operation, rewritten: Operation) -> None:
     record = _REWRITES[rewritten]
     for name in ("cond", "body", "T", "output_shapes"):
         copy._set_attr(name, rewritten._node_def.attr[name])
+    for name in ("cond", "body"):
+        copy.graph._add_function(rewritten.graph._get_function(function_name(rewritten._node_def.attr[name])))
     with copy.graph.control_dependencies(None):
         lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype) for spec in record.specs]
     for t in copy._add_loop_variables(lists):
@@ -226,7 +228,7 @@ class _GradientBody(FuncGraph):
     an inline of the forward body) becomes a pop from an accumulator the forward loop filled, or a copy of a
     constant; the tensors of other graphs it reads are captured as any function's."""
 
-    def __init__(self, name: str, outer: Any, forward: FuncGraph, locate: dict[Any, tuple[int, int]]) -> None:
+    def __init__(self, name: str, outer: Any, forward: FuncGraph, locate: dict[Operation, int]) -> None:
         super().__init__(name, outer)
         self._functions = dict(outer._functions)
         self.forward = forward
@@ -248,7 +250,7 @@ class _GradientBody(FuncGraph):
                 spec = TensorSpec(tensor.shape, tensor.dtype.base_dtype)
                 accumulator = constant_ops.placeholder(dtypes.variant, [], name="accumulator")
                 rest, value = list_ops.tensor_list_pop_back(accumulator, spec.dtype, spec.shape)
-                self.accumulators.append((self.locate[tensor.ref()], spec, accumulator, rest))
+                self.accumulators.append(((self.locate[tensor.op], tensor.value_index), spec, accumulator, rest))
         self.popped[tensor.ref()] = value
         return value
 
@@ -278,8 +280,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
         for x, t in zip(xs, x0):
             forward.stand_for(x, t)
         ys, ops = _inline_ops(record.body, xs)
-    locate = {x.ref(): (-1 - i, 0) for i, x in enumerate(xs)}
-    locate.update((t.ref(), (k, j)) for k, o in enumerate(ops) for j, t in enumerate(o.outputs))
+    locate = {x.op: -1 - i for i, x in enumerate(xs)}
+    locate.update((o, k) for k, o in enumerate(ops))
     name = f"{op.name.replace('/', '_')}_body_grad_{next(def_function.uids)}"
     backward = _GradientBody(name, outer, forward, locate)
     index = TensorSpec([], dtypes.int32)

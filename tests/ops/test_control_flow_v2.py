@@ -107,16 +107,23 @@ def test_while_gradient_is_tfs_and_checks_numerically():
     check_gradient(build, [np.array([0.3, -0.4], np.float32), np.array([0.5, 0.8], np.float32)])
 
 
-def test_while_gradient_pops_each_iterations_values_instead_of_recomputing_them():
-    """The backward body pops the loop variables an iteration pushed: no loop inside it reruns the forward
-    loop, so a 100-iteration loop's gradient runs the body O(100) times."""
+def test_while_gradient_pops_the_forward_values_instead_of_recomputing_them():
+    """The forward op is rewritten to push what the backward body needs onto TensorLists (TF's while_v2), and
+    the backward body pops them: it holds no forward op and no loop, so a 100-iteration loop's gradient runs
+    O(100) ops."""
     x = tf.placeholder(tf.float64, [2])
-    y = tf.while_loop(lambda i, a: i < 100, lambda i, a: (i + 1, a * 0.99 + tf.sin(a) * 0.01),
-                      [tf.constant(0), x])[1]
-    g = tf.gradients(y, x)[0]
-    library = tf.get_default_graph().as_graph_def().library.function
-    backward = [f for f in library if any(n.op == "TensorListPopBack" for n in f.node_def)]
-    assert len(backward) == 1 and not any(n.op in ("While", "StatelessWhile") for n in backward[0].node_def)
+    w = tf.while_loop(lambda i, a: i < 100, lambda i, a: (i + 1, a * 0.99 + tf.sin(a) * 0.01), [tf.constant(0), x])
+    forward = w[1].op.inputs[0].op
+    assert len(forward.inputs) == 4
+    g = tf.gradients(w[1], x)[0]
+    assert [t.dtype for t in forward.inputs[4:]] == [tf.variant] * (len(forward.inputs) - 4) != []
+    assert len(forward.outputs) == len(forward.inputs)
+    library = {f.signature.name: f for f in tf.get_default_graph().as_graph_def().library.function}
+    pushing = library[forward.get_attr("body").name if hasattr(forward.get_attr("body"), "name")
+                      else forward.get_attr("body")]
+    assert any(n.op == "TensorListPushBack" for n in pushing.node_def)
+    backward = [f for f in library.values() if any(n.op == "TensorListPopBack" for n in f.node_def)]
+    assert len(backward) == 1 and not {"Sin", "While", "StatelessWhile"} & {n.op for n in backward[0].node_def}
     value = np.array([0.3, -0.4])
     expected = np.ones(2)
     for _ in range(100):
@@ -124,6 +131,66 @@ def test_while_gradient_pops_each_iterations_values_instead_of_recomputing_them(
         value = value * 0.99 + np.sin(value) * 0.01
     with tf.Session() as s:
         assert s.run(g, {x: [0.3, -0.4]}) == pytest.approx(expected)
+
+
+def test_gradients_through_nested_and_mixed_control_flow_are_tfs():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    w = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.sin(a) * 1.5), [tf.constant(0), x])
+    twice = tf.gradients(w[1], x) + tf.gradients(w[1] * w[1], x)  # the second reuses the forward's lists
+
+    def outer_body(i, a):
+        inner = tf.while_loop(lambda j, b: j < 3, lambda j, b: (j + 1, tf.sin(b) + a), [tf.constant(0), a])[1]
+        return i + 1, inner * 0.5
+
+    nested = tf.while_loop(lambda i, a: i < 2, outer_body, [tf.constant(0), x])[1]
+    mixed = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.cond(i < 2, lambda: a * 2.0, lambda: tf.sin(a))),
+                          [tf.constant(0), x])[1]
+    p = tf.placeholder(tf.bool, [])
+    loop_in_cond = tf.cond(p, lambda: tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * a), [0, x])[1],
+                           lambda: x)
+    grads = twice + [tf.gradients(y, x)[0] for y in (nested, mixed, loop_in_cond)]
+    with tf.Session() as s:
+        got = s.run(grads, {x: [1., 0.5, 0.3], p: True})
+    expected = [[0.010052977, 0.57566363, 2.1733325], [0.030047936, 1.6402315, 5.1065917],  # TF 2.21's
+                [0.14691229, 0.29989722, 0.91604823], [-1.9008874, -1.0225565, 0.86414802], [8.0, 0.0625, 0.0017496002]]
+    for value, want in zip(got, expected):
+        assert value == pytest.approx(want, rel=1e-5)
+
+
+def test_variables_read_or_made_in_branches_and_loops_get_gradients():
+    """Variables made in a loop body (a cell's, in dynamic_rnn) are made outside it and collected in the
+    graph's collections, as TF's init_scope does; the handles a body reads are loop variables, and
+    gradients reach the variables through them."""
+    v = tf.Variable([1., 2.], name="v")
+    x = tf.placeholder(tf.float32, [2], name="x")
+    r = tf.cond(tf.constant(True), lambda: x * v, lambda: x + 1.0)
+    w = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * v), [tf.constant(0), x])
+    g = tf.gradients([r, w[1]], [x, v])
+    inputs = tf.placeholder(tf.float32, [2, 4, 3])
+    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(3), inputs, dtype=tf.float32)
+    assert outputs.name == "rnn/transpose_1:0"
+    cell_variables = [u for u in tf.trainable_variables() if u is not v]
+    assert [u.name for u in cell_variables] == ["rnn/basic_rnn_cell/kernel:0", "rnn/basic_rnn_cell/bias:0"]
+    assert cell_variables[0].op.graph is tf.get_default_graph()
+    cell_grads = tf.gradients(tf.reduce_sum(outputs), cell_variables)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert [a.tolist() for a in s.run(g, {x: [1., 2.]})] == [[2., 10.], [4., 26.]]  # TF 2.21's
+        assert [a.shape for a in s.run(cell_grads, {inputs: np.ones([2, 4, 3])})] == [(6, 3), (3,)]
+
+
+def test_tensor_array_written_in_a_loop_differentiates_as_tfs():
+    x = tf.placeholder(tf.float32, [5, 2], name="x")
+
+    def body(i, h, ta):
+        h = tf.tanh(h * 0.5 + x[i])
+        return i + 1, h, ta.write(i, h)
+
+    _, h, ta = tf.while_loop(lambda i, h, ta: i < 5, body, [tf.constant(0), tf.zeros([2]), tf.TensorArray(tf.float32, 5)])
+    g = tf.gradients(tf.reduce_sum(ta.stack()) + tf.reduce_sum(h), x)[0]
+    with tf.Session() as s:
+        got = s.run(g, {x: np.arange(10.).reshape(5, 2) / 10})
+    assert got[0] == pytest.approx([1.73754, 1.61284], abs=1e-5) and got[4] == pytest.approx([0.67304, 0.53371], abs=1e-5)
 
 
 def test_tensor_lists_are_values_a_push_and_pop_leave_their_input_as_it_was():
