@@ -18,6 +18,7 @@ from typing import Any
 from tensorweave.framework import dtypes, function_def, nest
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import def_function, manipulation_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.control_flow_ops import V2_BUILDERS
@@ -122,11 +123,34 @@ def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], 
         pred = convert_to_tensor(pred)
         if pred.shape.ndims is None or pred.shape.ndims:
             pred = squeeze(pred)
-        traced = [def_function.trace(fn, fname, [], [], [], share_collections=True)
+        originals: list[Any] = []
+
+        def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
+            def expanded() -> Any:
+                originals.append(fn())
+                return nest.map_structure(lambda x: _components(x, pred), originals[-1])
+            return expanded
+
+        traced = [def_function.trace(branch(fn), fname, [], [], [], share_collections=True)
                   for fn, fname in zip((true_fn, false_fn), names)]
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
-    return _build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced], scope, is_if=True)
+    results = iter(nest.flatten(_build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced],
+                                            scope, is_if=True)))
+    return nest.pack_sequence_as(originals[0], [
+        SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else next(results)
+        for x in nest.flatten(originals[0])])
+
+
+def _components(value: Any, pred: Tensor) -> Any:
+    """A branch's output as the If returns it: a SparseTensor as its three tensors, an op as the condition
+    once the op ran (TF's `op_return_value`)."""
+    if isinstance(value, SparseTensor):
+        return (value.indices, value.values, value.dense_shape)
+    if isinstance(value, Operation):
+        with get_default_graph().control_dependencies([value]):
+            return manipulation_ops.identity(pred)
+    return value
 
 
 def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any], is_if: bool) -> list[Tensor | None]:

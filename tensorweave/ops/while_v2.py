@@ -62,7 +62,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         counter = constant_ops.constant(0, name="loop_counter")
         specs = [TensorSpec([], dtypes.int32)] * 2 + [TensorSpec(s, t.dtype.base_dtype)
                                                       for s, t in zip(invariants, flat)]
-        arg_names = ["loop_counter", "maximum_iterations"] + ["placeholder"] * len(flat)
+        arg_names = ["loop_counter", "maximum_iterations"] + ["Placeholder"] * len(flat)
 
         def pack(args: Sequence[Tensor]) -> list[Any]:
             return nest.pack_sequence_as(originals, [
@@ -99,6 +99,11 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                     f"Input tensor `{t.name}` enters the loop with shape {shape}, but has shape {out.shape} after "
                     "one iteration. To allow the shape to vary across iterations, use the `shape_invariants` "
                     "argument of tf.while_loop to specify a less-specific shape.")
+        for out, t in zip(body_graph.outputs[2:], flat):
+            if out.dtype.base_dtype != t.dtype.base_dtype:
+                raise TypeError(f"Loop var {t.name} enters the loop with type <dtype: '{t.dtype.base_dtype.name}'> but "
+                                f"has type <dtype: '{out.dtype.base_dtype.name}'> after 1 iteration. {t.name} type "
+                                "should remain constant.")
         for graph, fname in ((cond_graph, cond_name), (body_graph, body_name)):
             def_function.add_to_library(graph, fname, outer)
         inputs = [counter, bound] + flat + captured

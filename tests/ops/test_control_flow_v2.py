@@ -205,3 +205,30 @@ def test_tensor_lists_are_values_a_push_and_pop_leave_their_input_as_it_was():
         assert [v.tolist() for v in got] == [[3., 4.], [1., 2.], 0, 1, 2, 1]
         with pytest.raises(tf.errors.InvalidArgumentError, match="Trying to pop from an empty list."):
             s.run(list_ops.tensor_list_pop_back(empty, tf.float32, tf.TensorShape([2]))[1])
+
+
+def test_cond_returns_sparse_tensors_and_ops_as_tf():
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.constant([1.0, 2.0])
+    done = tf.cond(p, tf.no_op, tf.no_op)
+    assert repr(done) == "<tf.Tensor 'cond/Identity:0' shape=() dtype=bool>"  # the condition, once the op ran
+    sp = tf.SparseTensor([[0, 0], [1, 1]], [1.0, 2.0], [2, 2])
+    r = tf.cond(p, lambda: sp, lambda: tf.SparseTensor(sp.indices, sp.values * 2, sp.dense_shape))
+    assert isinstance(r, tf.SparseTensor)
+    assert [t.name for t in (r.indices, r.values, r.dense_shape)] == [
+        "cond_1/Identity:0", "cond_1/Identity_1:0", "cond_1/Identity_2:0"]
+    assert [t.name for t in tf.case([(tf.less(x[0], 0.), lambda: [x * 2.])], default=lambda: [x * 3.])] == [
+        "case/cond/Identity:0"]
+    with tf.Session() as s:
+        assert s.run(r, {p: False}).values.tolist() == [2., 4.]
+
+
+def test_while_loop_errors_as_tf():
+    i = tf.constant(0)
+    with pytest.raises(TypeError, match=r"^pred must not be a Python bool"):
+        tf.cond(True, lambda: i, lambda: i)
+    with pytest.raises(ValueError, match="The two structures don't have the same nested structure"):
+        tf.while_loop(lambda i: i < 3, lambda i: (i, i), [i])
+    with pytest.raises(TypeError, match=r"^Loop var Const:0 enters the loop with type <dtype: 'int32'> but has type "
+                                        r"<dtype: 'float32'> after 1 iteration\. Const:0 type should remain constant\.$"):
+        tf.while_loop(lambda i: i < 3, lambda i: tf.cast(i, tf.float32), [i])
