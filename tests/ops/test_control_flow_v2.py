@@ -225,7 +225,7 @@ def test_cond_returns_sparse_tensors_and_ops_as_tf():
 
 def test_while_loop_errors_as_tf():
     i = tf.constant(0)
-    with pytest.raises(TypeError, match=r"^pred must not be a Python bool"):
+    with pytest.raises(TypeError, match=r"^\('pred must not be a Python bool', True\)$"):
         tf.cond(True, lambda: i, lambda: i)
     with pytest.raises(ValueError, match="The two structures don't have the same nested structure"):
         tf.while_loop(lambda i: i < 3, lambda i: (i, i), [i])
