@@ -1,11 +1,12 @@
 """Functional conditionals built as TF 2.21 builds them in graph mode: `indexed_case` (what `tf.switch_case`
 makes, also under `disable_v2_behavior`) is one `StatelessCase` op (`Case` when a branch is stateful) whose
-branches are functions of the library, and its gradient another Case over backward functions (an If's
-gradient, If and StatelessIf imported from TF's graphs, is an If over its branches' backward functions).
+branches are functions of the library, and `cond_v2` (what `tf.cond` makes under control flow v2) one
+`StatelessIf` (`If`); the gradient of either is the same op over its branches' backward functions.
 
-Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`). Every branch takes the same inputs: the
-union of the outer tensors the branches captured, in the order they were first captured (a branch captures
-those it does not read too). The outputs of the op pass through an Identity each, as TF's, with the most
+Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`, `<scope>_true_<uid>`, `<scope>_false_<uid>`)
+that shares the outer graph's collections. Every branch takes the same inputs: the union of the outer tensors
+the branches captured, in the order they were first captured (a branch captures those it does not read too).
+The outputs of the op pass through an Identity each in the scope the op was named in, as TF's, with the most
 specific shape compatible with every branch's.
 """
 

@@ -1,7 +1,9 @@
 """Control-flow ops: NoOp, ControlTrigger, `tf.group` and `tf.tuple`; Switch, Merge and the loop frame ops
 (Enter, Exit, NextIteration, LoopCond) with `tf.cond` and `tf.while_loop` (TF1's control flow v1: the
 executor runs them, a Switch's untaken output is dead and deadness flows through every other op), and their
-gradients (a loop's gradient loop is built by control_flow_state for tf.gradients)."""
+gradients (a loop's gradient loop is built by control_flow_state for tf.gradients). Under control flow v2 (a
+TF2 graph-mode program, `enable_control_flow_v2()`, or inside a function being traced) `tf.cond` and
+`tf.while_loop` build functional If and While ops instead (cond_v2.py, while_v2.py), exactly when TF does."""
 
 from __future__ import annotations
 
