@@ -445,9 +445,10 @@ class Operation:
         self._node_def.device = device
 
     def _set_attr(self, name: str, value: Any) -> None:
-        """Set an attr to an IR value, or to an `AttrValue` protobuf as TF's own callers pass."""
-        self._node_def.attr[name] = _ir_attr_value(value)
-        self._node_def.splats.pop(name, None)  # the new value is stored as given, in full
+        """Set an attr to an IR value, or to an `AttrValue` protobuf as TF's own callers pass. The NodeDef gets
+        new attr maps: a session that already holds the node keeps its own, as TF's does."""
+        self._node_def.attr = {**self._node_def.attr, name: _ir_attr_value(value)}
+        self._node_def.splats = {k: v for k, v in self._node_def.splats.items() if k != name}  # stored in full
 
     def _add_control_inputs(self, ops: list[Operation]) -> None:
         for op in ops:

@@ -26,6 +26,7 @@ from tensorweave.ops.control_flow_ops import V2_BUILDERS
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import Case, If, StatelessCase, StatelessIf
 from tensorweave.ops.shape_ops import squeeze
+from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
 
 
 def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
@@ -139,15 +140,18 @@ def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], 
     results = iter(nest.flatten(_build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced],
                                             scope, is_if=True)))
     return nest.pack_sequence_as(originals[0], [
-        SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else next(results)
+        SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
+        build_ta_with_new_flow(x, next(results)) if isinstance(x, TensorArray) else next(results)
         for x in nest.flatten(originals[0])])
 
 
 def _components(value: Any, pred: Tensor) -> Any:
-    """A branch's output as the If returns it: a SparseTensor as its three tensors, an op as the condition
-    once the op ran (TF's `op_return_value`)."""
+    """A branch's output as the If returns it: a SparseTensor as its three tensors, a TensorArray as its flow,
+    an op as the condition once the op ran (TF's `op_return_value`)."""
     if isinstance(value, SparseTensor):
         return (value.indices, value.values, value.dense_shape)
+    if isinstance(value, TensorArray):
+        return value.flow
     if isinstance(value, Operation):
         with get_default_graph().control_dependencies([value]):
             return manipulation_ops.identity(pred)

@@ -267,6 +267,13 @@ def _generalizes(general: tensor_shape.TensorShape, specific: tensor_shape.Tenso
 
 
 
+def gradients_scope(graph: Graph) -> str:
+    """The name of the outer `tf.gradients` call building a backward function in `graph` (its first scope
+    starting "gradients"), for the gradients inside it: TensorArray gradients keyed by it stay apart from
+    another call's, as TF1's do."""
+    return next((part for part in graph.get_name_scope().split("/") if part.startswith("gradients")), "gradients")
+
+
 def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_unconnected: bool = False
                    ) -> tuple[FuncGraph, list[int], list[int]]:
     """The backward function of library function `fname` called by `op` with these output gradients: a
@@ -275,6 +282,7 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
     one, zeros where none flows, with `zeros_for_unconnected`: each branch of a Case or If must return the
     same)."""
     outer = op.graph
+    scope = gradients_scope(get_default_graph())
     backward = FuncGraph(f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
     backward._functions = dict(outer._functions)
     inputs = list(op.inputs)[1:] if op.type in _SELECTING_OPS else list(op.inputs)  # an index is no argument
@@ -287,7 +295,8 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
                for i in flowing]
         backward.inputs = xs + dys
         ys = importer.inline_function_body(backward, fname, xs)
-        dxs = gradients.gradients([ys[i] for i in flowing], xs, grad_ys=dys) if flowing else [None] * len(xs)
+        dxs = gradients.gradients([ys[i] for i in flowing], xs, grad_ys=dys, name=scope) if flowing else \
+            [None] * len(xs)
         if zeros_for_unconnected:
             dxs = [dx if dx is not None else fill_ops.zeros_like(x) if x.dtype.is_floating else
                    control_flow_ops.zeros_for_resource(x) if x.dtype == dtypes.resource and

@@ -293,7 +293,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     with backward.as_default():
         j, bound, total = (constant_ops.placeholder(dtypes.int32, [], name="placeholder") for _ in range(3))
         dys = [constant_ops.placeholder(s.dtype, s.shape, name="placeholder") for s in dy_specs]
-        dxs = gradients.gradients([ys[i] for i in floating], [xs[i] for i in floating], grad_ys=dys)
+        dxs = gradients.gradients([ys[i] for i in floating], [xs[i] for i in floating], grad_ys=dys,
+                                  name=def_function.gradients_scope(outer))
         new = [fill_ops.zeros_like(dy) if dx is None else convert_to_tensor(dx) for dy, dx in zip(dys, dxs)]
         new = [backward.capture(t) if t.graph is forward else t for t in new]
         if not backward.accumulators and not record.lists:  # something to count the iterations by
