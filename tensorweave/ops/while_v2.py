@@ -5,12 +5,13 @@ The loop variables of the op are TF's: a loop counter, the iteration bound (-1: 
 loop variables, then the outer tensors the body (or the condition) captured, which the body passes on
 unchanged; each output passes through an Identity outside a function, as TF's.
 
-The gradient keeps each iteration's loop variables in a TensorList (one accumulator per variable the body
-changes, a `TensorListPushBack` per iteration), as TF's while_v2 keeps intermediates: a forward While run
-again with the accumulators (TF adds them to the forward op itself), then a backward While popping them in
-reverse order and back-propagating through one `body` at each iteration's values. That costs O(n) body runs
-and memory for n iterations; the values are TF's for a body whose runs repeat (no random or other stateful
-ops).
+The gradient is TF's while_v2 gradient. A forward view inlines the body on placeholders and `tf.gradients`
+through it builds the backward body; each forward value that body reads becomes a `TensorListPopBack` from
+an accumulator (a constant is copied instead), and the forward op is rewritten in place, once per gradient
+that needs new values, so that its body pushes each of them with `TensorListPushBack` every iteration. The
+backward While runs as many iterations as the lists hold, popping in reverse order: O(n) work and memory for
+n iterations, no forward op run twice (a random or stateful body differentiates as it ran). A session that
+already holds the forward op keeps its old copy, so a gradient built after a run fails there, as in TF.
 """
 
 from __future__ import annotations
