@@ -18,7 +18,6 @@ from tensorweave.framework.graph import Tensor
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import constant_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 
 
@@ -107,12 +106,9 @@ def _tensor_list_length(ctx: OpKernelContext, input_handle: TensorList) -> np.nd
     return np.int32(input_handle.length)
 
 
-def _shape_tensor(shape: tensor_shape.TensorShape) -> Tensor:
-    """A shape as these ops take it: -1 for an unknown rank or dimension."""
-    if shape.ndims is None:
-        return constant_ops.constant(-1, dtype=dtypes.int32, name="element_shape")
-    return constant_ops.constant([-1 if d is None else d for d in shape.as_list()], dtype=dtypes.int32,
-                                 name="element_shape")
+def _shape_value(shape: tensor_shape.TensorShape) -> Any:
+    """A shape as these ops take it (-1 for an unknown rank or dimension), converted in the op's scope."""
+    return np.asarray(-1 if shape.ndims is None else [-1 if d is None else d for d in shape.as_list()], np.int32)
 
 
 def empty_tensor_list(element_shape: tensor_shape.TensorShape, element_dtype: dtypes.DType,
@@ -120,14 +116,14 @@ def empty_tensor_list(element_shape: tensor_shape.TensorShape, element_dtype: dt
     """An empty list of `element_dtype` elements of `element_shape` (at most `max_num_elements`, -1: any)."""
     if max_num_elements is None:
         max_num_elements = -1
-    return EmptyTensorList(_shape_tensor(tensor_shape.as_shape(element_shape)), max_num_elements,
+    return EmptyTensorList(_shape_value(tensor_shape.as_shape(element_shape)), max_num_elements,
                            element_dtype=element_dtype, name=name)
 
 
 def tensor_list_pop_back(input_handle: Tensor, element_dtype: dtypes.DType,
                          element_shape: tensor_shape.TensorShape, name: str | None = None) -> tuple[Tensor, Tensor]:
     """The list without its last element, and that element (shaped `element_shape`)."""
-    handle, tensor = TensorListPopBack(input_handle, _shape_tensor(element_shape), element_dtype=element_dtype,
+    handle, tensor = TensorListPopBack(input_handle, _shape_value(element_shape), element_dtype=element_dtype,
                                        name=name)
     tensor.set_shape(element_shape)
     return handle, tensor

@@ -191,7 +191,7 @@ def _push(op: Operation, record: _Rewrite, pushed: Sequence[tuple[int, int]], sp
     old = len(op.inputs)
     graph = op.graph
     with graph.as_default(), graph.control_dependencies(None):
-        lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype, name="accumulator") for spec in specs]
+        lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype, name=f"{spec.name}/accumulator") for spec in specs]
     loop_specs = [TensorSpec(t.shape, t.dtype.base_dtype) for t in op.inputs[:count]] + \
         [TensorSpec([], dtypes.variant)] * (old - count + len(lists))
     inner = dict(record.inner)
@@ -229,16 +229,26 @@ def _replay(copy: Operation, rewritten: Operation) -> None:
         t.set_shape([])
 
 
+def _passes_on(y: Tensor, x: Tensor) -> bool:
+    """Whether body result `y` is its argument `x` through Identities only."""
+    while y.op.type == "Identity" and y is not x:
+        y = y.op.inputs[0]
+    return y is x
+
+
 class _GradientBody(FuncGraph):
     """The body of a backward While: a forward tensor of one iteration it reads (one of the forward view's,
-    an inline of the forward body) becomes a pop from an accumulator the forward loop filled, or a copy of a
-    constant; the tensors of other graphs it reads are captured as any function's."""
+    an inline of the forward body) becomes a pop from an accumulator the forward loop filled, a copy of a
+    constant, or for a loop variable the body passes on unchanged the forward op's output; the tensors of
+    other graphs it reads are captured as any function's."""
 
-    def __init__(self, name: str, outer: Any, forward: FuncGraph, locate: dict[Operation, int]) -> None:
+    def __init__(self, name: str, outer: Any, forward: FuncGraph, locate: dict[Operation, int],
+                 invariants: dict[Operation, Tensor]) -> None:
         super().__init__(name, outer)
         self._functions = dict(outer._functions)
         self.forward = forward
         self.locate = locate
+        self.invariants = invariants
         self.popped: dict[Any, Tensor] = {}
         self.accumulators: list[tuple[tuple[int, int], TensorSpec, Tensor, Tensor]] = []  # key, spec, arg, rest
 
@@ -248,12 +258,15 @@ class _GradientBody(FuncGraph):
         known = self.popped.get(tensor.ref())
         if known is not None:
             return known
+        if tensor.op in self.invariants:  # the same every iteration: the forward op's output, captured
+            self.popped[tensor.ref()] = super().capture(self.invariants[tensor.op], name)
+            return self.popped[tensor.ref()]
         with self.as_default(), self.control_dependencies(None), self.name_scope(None):
             if tensor.op.type == "Const":
                 value = self.create_op("Const", [], name=tensor.op.name,
                                        attrs=dict(tensor.op._node_def.attr)).outputs[0]
             else:
-                spec = TensorSpec(tensor.shape, tensor.dtype.base_dtype)
+                spec = TensorSpec(tensor.shape, tensor.dtype.base_dtype, tensor.name.replace(":", "_"))
                 accumulator = constant_ops.placeholder(dtypes.variant, [], name="accumulator")
                 rest, value = list_ops.tensor_list_pop_back(accumulator, spec.dtype, spec.shape)
                 self.accumulators.append(((self.locate[tensor.op], tensor.value_index), spec, accumulator, rest))
@@ -289,7 +302,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     locate = {x.op: -1 - i for i, x in enumerate(xs)}
     locate.update((o, k) for k, o in enumerate(ops))
     name = f"{op.name.replace('/', '_')}_body_grad_{next(def_function.uids)}"
-    backward = _GradientBody(name, outer, forward, locate)
+    invariants = {x.op: op.outputs[i] for i, (x, y) in enumerate(zip(xs, ys)) if _passes_on(y, x)}
+    backward = _GradientBody(name, outer, forward, locate, invariants)
     index = TensorSpec([], dtypes.int32)
     with backward.as_default():
         j, bound, total = (constant_ops.placeholder(dtypes.int32, [], name="placeholder") for _ in range(3))
