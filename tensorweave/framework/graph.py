@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import itertools
 import linecache
 import os
 import re
@@ -295,6 +296,11 @@ def _operator_not_allowed(task: str) -> TypeError:
         "autograph/g3doc/reference/limitations.md#access-to-source-code for more information.")
 
 
+# TF's ops.uid(): one process-wide count that every graph and every op output takes a number from, and
+# that numbers control-flow and tf.function functions (`cond_true_3`), so a program's names match TF's.
+uids = itertools.count()
+
+
 @tf_export("Operation")
 class Operation:
     """A node of the graph: an op type, attrs, input tensors and output tensors."""
@@ -307,6 +313,8 @@ class Operation:
         self._control_inputs: list[Operation] = []
         self._op_def = op_def
         self._outputs = [SymbolicTensor(self, i, t) for i, t in enumerate(output_types)]
+        for _ in self._outputs:  # each of TF's symbolic tensors takes one
+            next(uids)
         self._control_outputs: list[Operation] = []
         self._id = graph._next_id()
         self._traceback = _user_frames() if graph._records_tracebacks else []
@@ -346,7 +354,9 @@ class Operation:
             tensor._consumers.append(self)
         self._node_def.input = data_inputs + [t._as_node_def_input() for t in tensors] + controls
         start = len(self._outputs)
-        self._outputs.extend(SymbolicTensor(self, start + i, t.dtype.base_dtype) for i, t in enumerate(tensors))
+        for i, t in enumerate(tensors):
+            self._outputs.append(SymbolicTensor(self, start + i, t.dtype.base_dtype))
+            next(uids)
         return self._outputs[start:]
 
     @property
@@ -548,6 +558,7 @@ class Graph:
     _records_tracebacks = True
 
     def __init__(self) -> None:
+        next(uids)  # TF's graph key
         self._lock = threading.RLock()
         self._operations: list[Operation] = []
         self._ops_by_name: dict[str, Operation] = {}

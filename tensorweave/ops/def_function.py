@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework import dtypes, function_def, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
-from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph, uids
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -37,7 +36,6 @@ from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCal
 from tensorweave.platform.tf_export import tf_export
 
 param_kinds = inspect.Parameter
-uids = itertools.count(1)  # TF's ops.uid(), which numbers its function names
 _SELECTING_OPS = ("Case", "StatelessCase", "If", "StatelessIf")  # their first input picks a branch
 # The ConfigProto TF 2.21's graph-mode calls record (CPU:1, GPU:0, allow_soft_placement, ...), as TF writes it.
 _CONFIG_PROTO = b"\n\x07\n\x03CPU\x10\x01\n\x07\n\x03GPU\x10\x002\x02J\x008\x01\x82\x01\x00\x92\x01\x02J\x00"
