@@ -167,7 +167,7 @@ def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any],
     if not returned:
         return [None] * len(op.inputs)
     extra = _union_inputs(graphs)
-    args = list(op.inputs)[1:] + [convert_to_tensor(grads[i]) for i in flowing] + extra
+    args = [convert_to_tensor(grads[i]) for i in flowing] + list(op.inputs)[1:] + extra
     results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [[0] * len(returned)] * len(graphs),
                           None, is_if)
     by_input = dict(zip(returned, results))

@@ -278,12 +278,14 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
     FuncGraph on (the call's inputs, the gradients that are not None) that recomputes the body and returns the
     inputs' gradients. Also which gradients it takes and which inputs it returns gradients of (every floating
     one, zeros where none flows, with `zeros_for_unconnected`: each branch of a Case or If must return the
-    same)."""
+    same). A branch's backward function is `<branch>_grad_<uid>` and takes the gradients first, as TF's."""
     outer = op.graph
     scope = gradients_scope(get_default_graph())
-    backward = FuncGraph(f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
+    selecting = op.type in _SELECTING_OPS
+    backward = FuncGraph(f"{fname}_grad_{next(uids)}" if selecting else
+                         f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
     backward._functions = dict(outer._functions)
-    inputs = list(op.inputs)[1:] if op.type in _SELECTING_OPS else list(op.inputs)  # an index is no argument
+    inputs = list(op.inputs)[1:] if selecting else list(op.inputs)  # an index is no argument
     flowing = [i for i, g in enumerate(grads) if g is not None]
     with backward.as_default():
         xs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name="placeholder") for t in inputs]
@@ -291,7 +293,7 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
             backward.stand_for(x, t)
         dys = [constant_ops.placeholder(grads[i].dtype.base_dtype, op.outputs[i].shape, name="placeholder")
                for i in flowing]
-        backward.inputs = xs + dys
+        backward.inputs = dys + xs if selecting else xs + dys
         ys = importer.inline_function_body(backward, fname, xs)
         dxs = gradients.gradients([ys[i] for i in flowing], xs, grad_ys=dys, name=scope) if flowing else \
             [None] * len(xs)
