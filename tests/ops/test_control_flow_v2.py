@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
+from tensorweave.framework import graph as tf_graph
 from tensorweave.ops import list_ops
 from tests.op_testing import check_gradient
 
@@ -232,3 +233,27 @@ def test_while_loop_errors_as_tf():
     with pytest.raises(TypeError, match=r"^Loop var Const:0 enters the loop with type <dtype: 'int32'> but has type "
                                         r"<dtype: 'float32'> after 1 iteration\. Const:0 type should remain constant\.$"):
         tf.while_loop(lambda i: i < 3, lambda i: tf.cast(i, tf.float32), [i])
+
+
+def test_function_names_take_tfs_uids():
+    """Every graph and op output takes a number, so in a fresh process the cond after two placeholders is
+    `cond_true_3`, as in TF 2.21."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    before = next(tf_graph.uids)
+    tf.cond(p, lambda: x * 2.0, lambda: x + 1.0)
+    names = sorted(f.signature.name for f in tf.get_default_graph().as_graph_def().library.function)
+    assert names == [f"cond_false_{before + 2}", f"cond_true_{before + 1}"]
+
+
+def test_a_gradient_built_after_the_session_ran_the_loop_fails_there_as_tf():
+    """The gradient adds accumulators to the forward op; the session keeps the op it already ran."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    w = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.sin(a)), [tf.constant(0), x])
+    with tf.Session() as s:
+        s.run(w, {x: [1., 2., 3.]})
+        g = tf.gradients(w[1], x)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Connecting to invalid output 4 of source node while "
+                                                                  r"which has 4 outputs\. Try using tf\.compat\.v1\."
+                                                                  r"experimental\.output_all_intermediates\(True\)\."):
+            s.run(g, {x: [1., 2., 3.]})
