@@ -190,8 +190,11 @@ def _push(op: Operation, record: _Rewrite, pushed: Sequence[tuple[int, int]], sp
     cond = function_name(op._node_def.attr["cond"])
     old = len(op.inputs)
     graph = op.graph
+    # A loop tf.while_loop built (here or in TF) has its iteration bound as loop variable 1: no list outgrows it.
+    bound = op.inputs[1] if "_num_original_outputs" in op._node_def.attr and count > 1 else None
     with graph.as_default(), graph.control_dependencies(None):
-        lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype, name=f"{spec.name}/accumulator") for spec in specs]
+        lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype, bound, name=f"{spec.name}/accumulator")
+                 for spec in specs]
     loop_specs = [TensorSpec(t.shape, t.dtype.base_dtype) for t in op.inputs[:count]] + \
         [TensorSpec([], dtypes.variant)] * (old - count + len(lists))
     inner = dict(record.inner)
@@ -295,13 +298,17 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     forward = FuncGraph("forward", outer)
     forward._functions = dict(outer._functions)
     with forward.as_default():
-        xs = [constant_ops.placeholder(s.dtype, s.shape, name="placeholder") for s in specs]
+        built = "_num_original_outputs" in op._node_def.attr  # by tf.while_loop: named as its body's arguments
+        names = ["loop_counter", "maximum_iterations"] + ["Placeholder"] * (count - 2) if built and count > 1 else \
+            ["placeholder"] * count
+        xs = [constant_ops.placeholder(s.dtype, s.shape, name=n) for s, n in zip(specs, names)]
         for x, t in zip(xs, x0):
             forward.stand_for(x, t)
         ys, ops = _inline_ops(record.body, xs)
     locate = {x.op: -1 - i for i, x in enumerate(xs)}
     locate.update((o, k) for k, o in enumerate(ops))
     name = f"{op.name.replace('/', '_')}_body_grad_{next(def_function.uids)}"
+    counter = constant_ops.constant(0, name="grad_counter")
     invariants = {x.op: op.outputs[i] for i, (x, y) in enumerate(zip(xs, ys)) if _passes_on(y, x)}
     backward = _GradientBody(name, outer, forward, locate, invariants)
     index = TensorSpec([], dtypes.int32)
@@ -312,31 +319,34 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
                                   name=def_function.gradients_scope(outer))
         new = [fill_ops.zeros_like(dy) if dx is None else convert_to_tensor(dx) for dy, dx in zip(dys, dxs)]
         new = [backward.capture(t) if t.graph is forward else t for t in new]
-        if not backward.accumulators and not record.lists:  # something to count the iterations by
+        if not backward.accumulators and not record.lists and not built:  # something to count iterations by
             backward.capture(xs[0])
-        accumulated = list(backward.accumulators)
-        captured = backward.captures
-        backward.inputs = [j, bound, total] + dys + [a for _, _, a, _ in accumulated] + [p for _, p in captured]
-        results = [j + 1, bound, total] + new + [rest for _, _, _, rest in accumulated] + [p for _, p in captured]
+        accumulated = {a: key for key, _, a, _ in backward.accumulators}
+        # the accumulators and captured outer tensors become loop variables in the order the body read them
+        extras = sorted([(a, rest) for _, _, a, rest in backward.accumulators] +
+                        [(p, p) for _, p in backward.captures], key=lambda pair: pair[0].op._id)
+        outer_of = {p.op: t for t, p in backward.captures}
+        backward.inputs = [j, bound, total] + dys + [a for a, _ in extras]
+        results = [j + 1, bound, total] + new + [r for _, r in extras]
         backward.outputs = [manipulation_ops.identity(t) for t in results]
     for index_in_body, inner in enumerate(ops):
         if inner in _REWRITES and _REWRITES[inner].lists:
             record.inner[index_in_body] = inner
     known = dict(zip(record.pushed, record.lists))
-    _push(op, record, [key for key, _, _, _ in accumulated if key not in known],
-          [spec for key, spec, _, _ in accumulated if key not in known])
+    _push(op, record, [key for key, _, _, _ in backward.accumulators if key not in known],
+          [spec for key, spec, _, _ in backward.accumulators if key not in known])
     known = dict(zip(record.pushed, record.lists))
-    lists = [known[key] for key, _, _, _ in accumulated]
-    iterations = list_ops.TensorListLength((lists or record.lists)[0])
+    values = [known[accumulated[a]] if a in accumulated else outer_of[a.op] for a, _ in extras]
+    iterations = op.outputs[0] if built else list_ops.TensorListLength(record.lists[0])
     def_function.add_to_library(backward, name, outer)
-    loop_specs = [index] * 3 + dy_specs + [TensorSpec([], dtypes.variant)] * len(lists) + \
-        [TensorSpec(t.shape, t.dtype.base_dtype) for t, _ in captured]
+    loop_specs = [index] * 3 + dy_specs + [TensorSpec(t.shape, t.dtype.base_dtype) for t in values]
     cond = _library_function(lambda j, n, total, *rest: [less(j, total)], loop_specs)
     initial = [convert_to_tensor(grads[i]) if grads[i] is not None else control_flow_ops.zeros_for_resource(x0[i])
                if i in sources else fill_ops.zeros_like(op.outputs[i]) for i in floating]
     bound = x0[1] if count > 1 and x0[1].dtype == dtypes.int32 else constant_ops.constant(-1)
-    loop = While([constant_ops.constant(0, name="grad_counter"), bound, iterations] + initial + lists +
-                 [t for t, _ in captured], cond=cond, body=name, name="while_grad")
+    loop = (While if def_function.is_stateful(backward) else StatelessWhile)(
+        [counter, bound, iterations] + initial + values, cond=cond, body=name,
+        name="while_grad")
     with name_scope(loop[0].op.name.rsplit("/", 1)[0] + "/"):
         loop = [manipulation_ops.identity(t) for t in loop]
     by_input = dict(zip(floating, loop[3:]))
