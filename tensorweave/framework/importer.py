@@ -149,12 +149,14 @@ class _Importer:
             op._update_input(index, self._source(spec))
 
     def _create(self, node: NodeDef) -> None:
-        if node.op not in op_registry.registered_ops() and self.g._get_function(node.op) is not None:
-            node = function_def.call_by_name(node, {n: f.definition for n, f in self.g._functions.items()})
-        try:
-            op_def = op_registry.get(node.op).op_def
-        except KeyError:
-            raise errors.NotFoundError(None, None, op_registry.unregistered_op_message(node.op)) from None
+        function = None if node.op in op_registry.registered_ops() else self.g._get_function(node.op)
+        if function is not None:  # a call by name keeps the function's name as its type, as TF's
+            op_def = function_def.signature_op_def(function.definition)
+        else:
+            try:
+                op_def = op_registry.get(node.op).op_def
+            except KeyError:
+                raise errors.NotFoundError(None, None, op_registry.unregistered_op_message(node.op)) from None
         attrs = _complete_attrs(node, op_def)
         attrs.pop("_output_shapes", None)  # a record of the exporter's shapes: TF's importer drops it
         name = self.names[node.name]
@@ -182,15 +184,16 @@ class _Importer:
             op_def, control_inputs=list(dict.fromkeys(control + self.control_inputs)))
         self.created[node.name] = op
         self.back_edges.extend((op, i, spec) for i, spec in back)
-        shape_fn = op_registry.get(node.op).shape_fn
+        shape_fn = None if function is not None else op_registry.get(node.op).shape_fn
         if shape_fn is not None:
             shape_inputs = [_BackEdge(expected[i]) if t is None else t for i, t in enumerate(inputs)]
             context = shape_inference.InferenceContext(op._node_def, op_def, shape_inputs,
                                                        shape_inference.PYTHON_GRAPH_VALUES)
             for t, shape in zip(op._outputs, context.run(shape_fn)):
                 t._shape = shape
-        if node.op in function_def.CALL_OPS and not back and not attrs.get("_disable_call_shape_inference"):
-            shapes = function_output_shapes(self.g, attrs["f"], [t.shape for t in inputs])
+        called = attrs["f"] if node.op in function_def.CALL_OPS else function and function.name
+        if called and not back and not attrs.get("_disable_call_shape_inference"):
+            shapes = function_output_shapes(self.g, called, [t.shape for t in inputs])
             for t, shape in zip(op._outputs, shapes or ()):
                 t._shape = shape
 

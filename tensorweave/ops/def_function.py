@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave import errors
-from tensorweave.framework import function_def, importer, nest, tensor_shape
+from tensorweave.framework import function_def, importer, nest, op_registry, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef, NodeDef
@@ -306,12 +306,17 @@ PartitionedCall.gradient(_call_grad)
 StatefulPartitionedCall.gradient(_call_grad)
 
 
-def gradient_body(body: GraphDef, output_count: int) -> GraphDef:
+def gradient_body(body: GraphDef, output_count: int, library: Sequence[Any] = ()) -> tuple[GraphDef, list[Any]]:
     """The body of the gradient of a function body, as SymbolicGradient runs it: arguments (the body's
-    arguments, then one gradient per result), one gradient per argument (zeros where none flows)."""
+    arguments, then one gradient per result), one gradient per argument (zeros where none flows). The body's
+    calls of functions of `library` (FunctionDefs) differentiate through backward functions: also the
+    FunctionDefs of those."""
     args = sorted((n for n in body.node if n.op == "_Arg"), key=lambda n: n.attr["index"])
     results = sorted((n for n in body.node if n.op == "_Retval"), key=lambda n: n.attr["index"])
     g = Graph()
+    for fdef in library:
+        g._add_function(function_def.LibraryFunction(fdef))
+    known = len(library)
     with g.as_default():
         xs = [constant_ops.placeholder(n.attr["T"], name="x") for n in args]
         dys = [constant_ops.placeholder(n.attr["T"], name="dy") for n in results[:output_count]]
@@ -323,7 +328,7 @@ def gradient_body(body: GraphDef, output_count: int) -> GraphDef:
              else op._node_def for op in g.get_operations()]
     nodes += [NodeDef(f"dx_{i}_RetVal", "_Retval", [f"{dx.op.name}:{dx.value_index}"], "",
                       {"T": dx.dtype, "index": i}) for i, dx in enumerate(dxs)]
-    return GraphDef(node=nodes)
+    return GraphDef(node=nodes), g._function_library()[known:]
 
 
 def _symbolic_gradient_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
@@ -340,11 +345,14 @@ def _symbolic_gradient(ctx: OpKernelContext, *args: Any, f: Any, Tout: list[Any]
         body = library.body(name)
         if body is None:
             raise errors.NotFoundError(None, None, f"Function {name} is not defined.")
+        definitions = library.definitions()
         try:
-            grad_body = gradient_body(body, len(args) - len(Tout))
+            grad_body, backward = gradient_body(body, len(args) - len(Tout), list(definitions.values()))
         except (ValueError, LookupError) as e:
             raise errors.UnimplementedError(None, None, f"SymbolicGradient of {name}: {e}") from e
-        library.add_functions({grad_name: grad_body})
+        everything = list(definitions.values()) + backward
+        library.add_functions({**function_def.function_bodies(backward, everything), grad_name: grad_body},
+                              backward)
     return library.call(ctx, grad_name, args)
 
 
@@ -352,6 +360,17 @@ SymbolicGradient = Op("SymbolicGradient", inputs=["input: Tin"], outputs=["outpu
                       attrs=["Tin: list(type) >= 1", "Tout: list(type) >= 1", "f: func"])
 SymbolicGradient.shape(_symbolic_gradient_shape)
 SymbolicGradient.kernel("CPU", "GPU")(_symbolic_gradient)
+
+
+@op_registry.RegisterGradient(op_registry.FUNCTION_CALL)
+def _call_by_name_grad(op: Operation, *grads: Any) -> list[Tensor]:
+    """The gradient of a node that calls a library function by name: a SymbolicGradient of the function on
+    its inputs and the outputs' gradients (zeros where none flows), as TF's gradients differentiate it."""
+    dys = [fill_ops.zeros_like(y) if dy is None else convert_to_tensor(dy) for y, dy in zip(op.outputs, grads)]
+    inputs = list(op.inputs) + dys
+    return op.graph.create_op("SymbolicGradient", inputs, name="SymbolicGradient", attrs={
+        "Tin": [t.dtype.base_dtype for t in inputs], "Tout": [t.dtype.base_dtype for t in op.inputs],
+        "f": op.type}).outputs
 
 
 @tf_export("function")

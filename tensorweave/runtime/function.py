@@ -30,13 +30,20 @@ class FunctionLibraryRuntime:
 
     def __init__(self) -> None:
         self._bodies: dict[str, GraphDef] = {}
+        self._definitions: dict[str, Any] = {}
         self._instances: dict[tuple[str, str], Executor] = {}
         self._lock = threading.RLock()
 
-    def add_functions(self, bodies: Mapping[str, GraphDef]) -> None:
+    def add_functions(self, bodies: Mapping[str, GraphDef], definitions: Sequence[Any] = ()) -> None:
         with self._lock:
             for name, body in bodies.items():
                 self._bodies.setdefault(name, body)
+            for fdef in definitions:
+                self._definitions.setdefault(fdef.signature.name, fdef)
+
+    def definitions(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._definitions)
 
     def body(self, name: str) -> GraphDef | None:
         """Function `name`'s body, None when the library lacks it."""
