@@ -30,7 +30,7 @@ class FuncGraph(Graph):
         self.outputs: list[Tensor] = []
         self._captures: dict[Any, tuple[Tensor, Tensor]] = {}  # outer tensor's ref -> (outer, placeholder)
         self._captured_from: dict[Any, Tensor] = {}  # placeholder's ref -> the outer tensor
-        self.last_stateful_op: Operation | None = None
+        self.control_outputs: list[Operation] = []  # ops that run on a call though no result reads them
         self.control_captures: dict[Operation, None] = {}  # outer ops the body's control dependencies name
         if outer_graph is not None:
             self.seed = outer_graph.seed
@@ -87,21 +87,15 @@ class FuncGraph(Graph):
     def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor],
                                  output_types: list[dtypes.DType], op_def: Any = None,
                                  control_inputs: list[Operation] = ()) -> Operation:
-        """The op, its outer inputs captured; a stateful one runs after the stateful op built before it (TF's
-        automatic control dependencies keep side effects in program order, as here, more loosely)."""
+        """The op, its outer inputs captured."""
         inputs = [t if t.graph is self else self.capture(t, f"{node_def.name}/{t.op.name}") for t in inputs]
         control_inputs = [op for op in control_inputs if op.graph is self]
-        stateful = op_def is not None and op_def.is_stateful and node_def.op != "Placeholder"
-        if stateful and self.last_stateful_op is not None:
-            control_inputs.append(self.last_stateful_op)
-        op = super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
-        if stateful:
-            self.last_stateful_op = op
-        return op
+        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
 
     def to_function_def(self, name: str) -> Any:
         """This graph as FunctionDef `name`: `inputs` are its arguments, `outputs` its results."""
-        return function_def.graph_to_function_def(name, self.get_operations(), self.inputs, self.outputs)
+        return function_def.graph_to_function_def(name, self.get_operations(), self.inputs, self.outputs,
+                                                  self.control_outputs)
 
     def add_library_to(self, graph: Graph) -> None:
         """Add the functions this graph's calls use to `graph`'s library."""

@@ -213,9 +213,10 @@ def graph_to_function_def(name: str, operations: Iterable[Any], inputs: Sequence
         out = _unique(normalized_name(tensor.op.name), used)
         fdef.signature.output_arg.add(name=out, type=tensor.dtype.base_dtype.as_datatype_enum)
         fdef.ret[out] = tensor_ref(tensor)
-    for op in control_outputs:
+    for op in sorted(control_outputs, key=lambda op: op.name):
         fdef.signature.control_output.append(op.name)
         fdef.control_ret[op.name] = op.name
+    if control_outputs:
         fdef.attr["_construction_context"].s = b"kEagerRuntime"
     return fdef
 

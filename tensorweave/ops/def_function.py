@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave import errors
-from tensorweave.framework import function_def, importer, nest, op_registry, tensor_shape
+from tensorweave.framework import auto_control_deps, function_def, importer, nest, op_registry, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef, NodeDef
@@ -132,9 +132,11 @@ class ConcreteFunction:
 
 
 def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names: Sequence[str],
-          specs: Sequence[TensorSpec]) -> ConcreteFunction:
+          specs: Sequence[TensorSpec], add_control_dependencies: bool = True) -> ConcreteFunction:
     """Trace `python_function` on the positional `values` (one per parameter, `arg_names`) in a new FuncGraph:
-    their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter."""
+    their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter. With
+    `add_control_dependencies`, its side effects are ordered as TF's automatic control dependencies order
+    them, and its results wait for them (a NoOp gathers them)."""
     outer = get_default_graph()
     graph = FuncGraph(name, outer)
     graph._functions = dict(outer._functions)  # calls of the outer library's functions shape as there
@@ -165,10 +167,15 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
             else:
                 args.append(value)
         result = python_function(*args, **kwargs)
-        flat = [convert_to_tensor(x) for x in nest.flatten(result) if x is not None]
-        side_effects = [graph.last_stateful_op] if graph.last_stateful_op is not None else []
-        with graph.control_dependencies(side_effects):  # results come after the body's side effects
-            flat = [manipulation_ops.identity(x) for x in flat]
+        flat = [manipulation_ops.identity(convert_to_tensor(x)) for x in nest.flatten(result) if x is not None]
+        if add_control_dependencies:
+            graph.control_outputs = auto_control_deps.add_control_dependencies(graph.get_operations())
+            if graph.control_outputs and flat:
+                with graph.control_dependencies(None):
+                    gather = graph.create_op("NoOp", [], name="NoOp")
+                gather._add_control_inputs(graph.control_outputs)
+                for x in flat:
+                    x.op._add_control_input(gather)
     graph.outputs = flat
     return ConcreteFunction(graph, name, result)
 
@@ -398,5 +405,5 @@ def wrap_function(fn: Callable, signature: Sequence[Any], name: str | None = Non
     specs = nest.flatten(list(signature))
     params = list(inspect.signature(fn).parameters)
     concrete = trace(fn, f"__inference_{name or getattr(fn, '__name__', 'wrapped_function')}_{next(uids)}",
-                     list(signature), params[:len(signature)], specs)
+                     list(signature), params[:len(signature)], specs, add_control_dependencies=False)
     return WrappedFunction(concrete.graph, concrete.name, concrete.structured_outputs)

@@ -250,3 +250,54 @@ def test_outer_control_dependencies_and_calls_without_results():
             assert sess.run(y) == 2.0 and sess.run(v) == 2.0
             sess.run(call)
             assert sess.run(v) == 12.0
+
+
+def _ordered(cf) -> tuple[list, list]:
+    """The ops of a trace with control inputs (sorted), and its control outputs."""
+    return ([(op.name, sorted(c.name for c in op.control_inputs))
+             for op in cf.graph.get_operations() if op.control_inputs],
+            sorted(op.name for op in cf.graph.control_outputs))
+
+
+def test_automatic_control_dependencies_order_by_resource_and_gather_side_effects_as_tf():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v", use_resource=True)
+        w = tf.Variable(2.0, name="w", use_resource=True)
+
+        @tf.function
+        def f(x):
+            v.assign_add(x, read_value=False)
+            r = w.read_value()
+            w.assign(x * 3.0, read_value=False)
+            c = v.read_value()
+            tf.print("hi", x)
+            tf.print("ho")
+            return c + r
+
+        @tf.function
+        def g(x):
+            v.assign(x, read_value=False)
+            w.assign_add(x, read_value=False)
+
+        y = f(tf.constant(2.0))
+        assert g(tf.constant(5.0)) is None
+        cf, cg = f.get_concrete_function(tf.constant(2.0)), g.get_concrete_function(tf.constant(5.0))
+        run_g = tf.get_default_graph().get_operation_by_name("StatefulPartitionedCall_1")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(y) == np.float32(5.0)
+            sess.run(run_g)  # no result: the assigns are its control outputs, and run
+            assert sess.run([v, w]) == [5.0, 11.0]
+    must_run = ["AssignAddVariableOp", "AssignVariableOp", "PrintV2", "PrintV2_1", "Read/ReadVariableOp",
+                "Read_1/ReadVariableOp"]
+    # TF 2.21's: a write after the reads of its resource, a read after the last write, prints among
+    # themselves, the result after a NoOp that gathers every side effect (reads that are consumed too)
+    assert _ordered(cf) == ([("AssignVariableOp", ["Read/ReadVariableOp"]),
+                             ("Read_1/ReadVariableOp", ["AssignAddVariableOp"]), ("PrintV2_1", ["PrintV2"]),
+                             ("Identity_2", ["NoOp"]), ("NoOp", must_run)], must_run)
+    assert [t.name for t in cf.graph.outputs] == ["Identity_2:0"]
+    assert _ordered(cg) == ([], ["AssignAddVariableOp", "AssignVariableOp"])
+    fdef = cg.function_def
+    assert list(fdef.signature.control_output) == ["AssignAddVariableOp", "AssignVariableOp"]
+    assert dict(fdef.control_ret) == {"AssignAddVariableOp": "AssignAddVariableOp",
+                                      "AssignVariableOp": "AssignVariableOp"}
