@@ -19,10 +19,18 @@ from tensorweave.framework.graph import Graph, Operation, Tensor
 from tensorweave.framework.graph_def import NodeDef
 
 
+# TF's ALLOWLIST_COLLECTIONS: global, local and trainable variables, the variable store and scope store.
+_SHARED_COLLECTIONS = ("variables", "local_variables", "trainable_variables", ("__variable_store",),
+                       ("__varscope",))
+
+
 class FuncGraph(Graph):
     """A graph being built as the body of a function."""
 
-    def __init__(self, name: str, outer_graph: Graph | None = None) -> None:
+    def __init__(self, name: str, outer_graph: Graph | None = None, collections: dict[str, list] | None = None
+                 ) -> None:
+        """`collections` None: the outer graph's, as TF's (copies, but the variables' collections and
+        variable stores are shared, so `get_variable` inside sees the variables outside)."""
         super().__init__()
         self.name = name
         self.outer_graph = outer_graph
@@ -34,6 +42,13 @@ class FuncGraph(Graph):
         self.control_captures: dict[Operation, None] = {}  # outer ops the body's control dependencies name
         if outer_graph is not None:
             self.seed = outer_graph.seed
+        if collections is not None:
+            self._collections = collections
+        elif outer_graph is not None:
+            for key in outer_graph.get_all_collection_keys():
+                self._collections[key] = list(outer_graph.get_collection(key))
+            for key in _SHARED_COLLECTIONS:
+                self._collections[key] = outer_graph.get_collection_ref(key)
 
     @property
     def _building_function(self) -> bool:
@@ -47,6 +62,21 @@ class FuncGraph(Graph):
     @property
     def external_captures(self) -> list[Tensor]:
         return [outer for outer, _ in self._captures.values()]
+
+    @property
+    def variables(self) -> list[Any]:
+        """The variables of outer graphs whose handles the body captured, in creation order (TF's list of
+        the variables a trace uses)."""
+        captured = {outer.ref() for outer in self.external_captures}
+        graph, found = self.outer_graph, {}
+        while graph is not None:
+            for key in ("variables", "local_variables"):
+                for v in graph.get_collection(key):
+                    handle = getattr(v, "handle", None)
+                    if isinstance(handle, Tensor) and handle.ref() in captured:
+                        found.setdefault(handle.ref(), v)
+            graph = getattr(graph, "outer_graph", None)
+        return list(found.values())
 
     def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
         """The placeholder of this graph that stands for outer `tensor` (made on its first capture)."""

@@ -20,6 +20,8 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
+import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,7 +34,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec
-from tensorweave.ops import constant_ops, fill_ops, gradients, manipulation_ops
+from tensorweave.ops import constant_ops, fill_ops, gradients, manipulation_ops, resource_variable_ops, variables
 from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCall, function_name
 from tensorweave.platform.tf_export import tf_export
 
@@ -132,13 +134,16 @@ class ConcreteFunction:
 
 
 def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names: Sequence[str],
-          specs: Sequence[TensorSpec], add_control_dependencies: bool = True) -> ConcreteFunction:
+          specs: Sequence[TensorSpec], add_control_dependencies: bool = True,
+          variable_creator: Callable[..., Any] | None = None, collections: dict[str, list] | None = None
+          ) -> ConcreteFunction:
     """Trace `python_function` on the positional `values` (one per parameter, `arg_names`) in a new FuncGraph:
     their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter. With
     `add_control_dependencies`, its side effects are ordered as TF's automatic control dependencies order
-    them, and its results wait for them (a NoOp gathers them)."""
+    them, and its results wait for them (a NoOp gathers them). `variable_creator` is a creator scope for the
+    variables it makes; `collections` the graph's own collections (None: the outer graph's, as FuncGraph's)."""
     outer = get_default_graph()
-    graph = FuncGraph(name, outer)
+    graph = FuncGraph(name, outer, collections)
     graph._functions = dict(outer._functions)  # calls of the outer library's functions shape as there
     remaining = iter(specs)
     try:
@@ -166,7 +171,11 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
                 kwargs[arg_name] = value
             else:
                 args.append(value)
-        result = python_function(*args, **kwargs)
+        if variable_creator is None:
+            result = python_function(*args, **kwargs)
+        else:
+            with variables.variable_creator_scope(variable_creator):
+                result = python_function(*args, **kwargs)
         flat = [manipulation_ops.identity(convert_to_tensor(x)) for x in nest.flatten(result) if x is not None]
         if add_control_dependencies:
             graph.control_outputs = auto_control_deps.add_control_dependencies(graph.get_operations())
@@ -180,8 +189,73 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
     return ConcreteFunction(graph, name, result)
 
 
+_SINGLETON_VARIABLES = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is "
+    "only created once or created outside tf.function. See "
+    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+
+
+def _no_variables(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+    raise ValueError(_SINGLETON_VARIABLES)
+
+
+def lift_to_graph(tensor: Tensor, graph: FuncGraph) -> Tensor:
+    """`tensor` of function graph `graph` computed in its outer graph instead: the ops it depends on copied
+    there (keeping their names where free), a capture read as the outer tensor it stands for. ValueError if
+    it depends on an argument of the function."""
+    if tensor.graph is not graph:
+        return tensor
+    cone, pending, mapped = set(), [tensor.op], {}
+    while pending:
+        op = pending.pop()
+        if op in cone:
+            continue
+        outer = graph.captured_from(op.outputs[0]) if op.outputs else None
+        if outer is not None:
+            mapped[f"{op.name}:0"] = outer
+        elif op in {t.op for t in graph.inputs}:
+            raise ValueError(f"Cannot lift {tensor.name} out of the function: it depends on argument {op.name}")
+        else:
+            cone.add(op)
+            pending.extend([t.op for t in op.inputs] + list(op.control_inputs))
+    nodes = [op._node_def for op in graph.get_operations() if op in cone]
+    lifted = importer._Importer(graph.outer_graph, nodes, "", mapped, [])
+    with graph.outer_graph.as_default(), graph.outer_graph.control_dependencies(None):
+        lifted.run()
+    return lifted._source(f"{tensor.op.name}:{tensor.value_index}")
+
+
+def _lifting_creator(created: list[Any]) -> Callable[..., Any]:
+    """A creator scope that makes a tf.function's variables once, in the graph outside it (TF's
+    UnliftedInitializerVariable in graph mode): resource variables, initial value lifted out, in
+    GLOBAL_VARIABLES only; the body reads them through captured handles."""
+    def creator(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+        if kwargs.pop("experimental_enable_variable_lifting", None) is False:
+            return next_creator(**kwargs)
+        graph = get_default_graph()
+        initial_value = kwargs.pop("initial_value")
+        if isinstance(initial_value, Tensor):
+            initial_value = lift_to_graph(initial_value, graph)
+        scope = graph.get_name_scope()
+        kwargs.update(collections=None, use_resource=True, variable_def=None)
+        with graph.outer_graph.as_default(), graph.outer_graph.name_scope(f"{scope}/" if scope else None), \
+                graph.outer_graph.control_dependencies(None):
+            variable = resource_variable_ops.ResourceVariable(initial_value=initial_value, **kwargs)
+            trainable = graph.outer_graph.get_collection_ref(variables.GraphKeys.TRAINABLE_VARIABLES)
+            if variable in trainable:  # TF leaves lifted variables out of TRAINABLE_VARIABLES
+                trainable.remove(variable)
+        created.append(variable)
+        return variable
+    return creator
+
+
 class Function:
-    """A Python function that runs as a graph function (`tf.function`'s result)."""
+    """A Python function that runs as a graph function (`tf.function`'s result).
+
+    Its first trace may create variables: they are made once, outside the function (see `_lifting_creator`),
+    and the function is traced again, as every later trace, where creating one is a ValueError (TF's
+    singleton rule: a variable is created on the first call only, `if self.v is None: self.v = ...`).
+    """
 
     def __init__(self, python_function: Callable, input_signature: Sequence[Any] | None = None,
                  name: str | None = None) -> None:
@@ -191,6 +265,8 @@ class Function:
         self._signature = inspect.signature(python_function)
         self._input_signature = None if input_signature is None else list(input_signature)
         self._traces: list[tuple[Graph, Any, list[TensorSpec], ConcreteFunction]] = []
+        self._created_variables: list[Any] | None = None  # by the first trace; None before it
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # instance -> its method's Function
 
     @property
     def python_function(self) -> Callable:
@@ -232,9 +308,30 @@ class Function:
             if graph is g and traced_key == key and all(
                     s.dtype == t.dtype and _generalizes(t.shape, s.shape) for s, t in zip(specs, traced_specs)):
                 return concrete, tensors
-        concrete = trace(self._python_function, f"__inference_{self._name}_{next(uids)}", values, names, specs)
+        concrete = self._trace(values, names, specs)
         self._traces.append((g, key, specs, concrete))
         return concrete, tensors
+
+    def _trace(self, values: list[Any], names: list[str], specs: list[TensorSpec]) -> ConcreteFunction:
+        def traced(creator: Callable[..., Any]) -> ConcreteFunction:
+            return trace(self._python_function, f"__inference_{self._name}_{next(uids)}", values, names, specs,
+                         variable_creator=creator)
+
+        if self._created_variables:
+            return traced(_no_variables)
+        first, created = self._created_variables is None, []
+        concrete = traced(_lifting_creator(created))
+        if first:
+            self._created_variables = created
+            return traced(_no_variables) if created else concrete
+        if created:
+            raise ValueError("Creating variables on a non-first call to a function decorated with tf.function.")
+        return concrete
+
+    @property
+    def variables(self) -> list[Any]:
+        """The variables its first trace created."""
+        return list(self._created_variables or [])
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         return self._concrete(args, kwargs)[0]
@@ -244,12 +341,18 @@ class Function:
         return concrete._call_flat(tensors)
 
     def __get__(self, instance: Any, owner: Any) -> Any:
-        """A method decorated with tf.function: calls bound to the instance, which keys its traces as any
-        other Python argument does."""
+        """A method decorated with tf.function: a Function of the method bound to the instance, one per
+        instance (with its own traces and variables, as TF's)."""
         if instance is None:
             return self
-        bound = functools.partial(self.__call__, instance)
-        return bound
+        try:
+            return self._bound[instance]
+        except KeyError:
+            bound = self._bound[instance] = Function(types.MethodType(self._python_function, instance),
+                                                     self._input_signature, self._name)
+            return bound
+        except TypeError:  # an instance a weak reference cannot key
+            return Function(types.MethodType(self._python_function, instance), self._input_signature, self._name)
 
 
 def _hashable(value: Any) -> Any:
@@ -405,5 +508,6 @@ def wrap_function(fn: Callable, signature: Sequence[Any], name: str | None = Non
     specs = nest.flatten(list(signature))
     params = list(inspect.signature(fn).parameters)
     concrete = trace(fn, f"__inference_{name or getattr(fn, '__name__', 'wrapped_function')}_{next(uids)}",
-                     list(signature), params[:len(signature)], specs, add_control_dependencies=False)
+                     list(signature), params[:len(signature)], specs, add_control_dependencies=False,
+                     collections={})
     return WrappedFunction(concrete.graph, concrete.name, concrete.structured_outputs)

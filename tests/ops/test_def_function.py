@@ -301,3 +301,97 @@ def test_automatic_control_dependencies_order_by_resource_and_gather_side_effect
     assert list(fdef.signature.control_output) == ["AssignAddVariableOp", "AssignVariableOp"]
     assert dict(fdef.control_ret) == {"AssignAddVariableOp": "AssignAddVariableOp",
                                       "AssignVariableOp": "AssignVariableOp"}
+
+
+def test_variables_of_the_first_trace_are_lifted_out_and_read_through_captured_handles_as_tf():
+    with tf.Graph().as_default() as g:
+        class M:
+            def __init__(self):
+                self.v = None
+
+            @tf.function
+            def f(self, x):
+                if self.v is None:
+                    self.v = tf.Variable(2.0, name="w")
+                return self.v * x
+
+        m = M()
+        y = m.f(tf.constant(3.0))
+        y2 = m.f(tf.constant([1.0, 2.0]))
+        cf = m.f.get_concrete_function(tf.constant(3.0))
+        # TF 2.21's (its outer ops in another order: w, w/Read, w/Initializer, w/IsInitialized, w/Assign)
+        assert sorted((op.name, op.type, [t.name for t in op.inputs]) for op in g.get_operations()[:7]) == [
+            ("Const", "Const", []), ("StatefulPartitionedCall", "StatefulPartitionedCall", ["Const:0", "w:0"]),
+            ("w", "VarHandleOp", []), ("w/Assign", "AssignVariableOp", ["w:0", "w/Initializer/initial_value:0"]),
+            ("w/Initializer/initial_value", "Const", []),
+            ("w/IsInitialized/VarIsInitializedOp", "VarIsInitializedOp", ["w:0"]),
+            ("w/Read/ReadVariableOp", "ReadVariableOp", ["w:0"])]
+        assert (m.v.name, m.v.dtype, m.v.initializer.name) == ("w:0", tf.float32, "w/Assign")
+        assert [v.name for v in tf.global_variables()] == ["w:0"] and tf.trainable_variables() == []
+        assert [(op.name, op.type, [t.name for t in op.inputs], [c.name for c in op.control_inputs])
+                for op in cf.graph.get_operations()] == [
+            ("x", "Placeholder", [], []), ("ReadVariableOp/w", "Placeholder", [], []),
+            ("ReadVariableOp", "ReadVariableOp", ["ReadVariableOp/w:0"], []),
+            ("mul", "Mul", ["ReadVariableOp:0", "x:0"], []), ("Identity", "Identity", ["mul:0"], ["NoOp"]),
+            ("NoOp", "NoOp", [], ["ReadVariableOp"])]
+        assert [v.name for v in cf.graph.variables] == ["w:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out, out2 = sess.run([y, y2])
+    assert out == np.float32(6.0)
+    np.testing.assert_array_equal(out2, [2., 4.])
+
+
+def test_lifted_initial_values_scopes_and_get_variable_per_instance_as_tf():
+    with tf.Graph().as_default() as g:
+        class M:
+            def __init__(self):
+                self.v = None
+
+            @tf.function
+            def f(self, x):
+                if self.v is None:
+                    with tf.name_scope("layer"):
+                        self.v = tf.Variable(tf.zeros([2]) + 1.5, name="w")
+                    self.u = tf.get_variable("u", shape=[2], initializer=tf.ones_initializer())
+                self.u.assign_add(x, read_value=False)
+                return self.v * x + self.u
+
+        m1, m2 = M(), M()
+        y = m1.f(tf.constant([1.0, 2.0]))
+        # TF 2.21's: the initial value's ops lifted out of the function with their names
+        assert sorted(op.name for op in g.get_operations()) == [
+            "Const", "StatefulPartitionedCall", "layer/add", "layer/add/y", "layer/w", "layer/w/Assign",
+            "layer/w/IsInitialized/VarIsInitializedOp", "layer/w/Read/ReadVariableOp", "layer/zeros", "u",
+            "u/Assign", "u/Initializer/ones", "u/IsInitialized/VarIsInitializedOp", "u/Read/ReadVariableOp"]
+        with pytest.raises(ValueError, match="Variable u already exists, disallowed"):
+            m2.f(tf.constant([3.0, 4.0]))  # its own first trace: get_variable sees the store outside
+        assert [v.name for v in tf.global_variables()] == ["layer/w:0", "u:0", "layer/w_1:0"]
+        assert tf.trainable_variables() == []
+        assert [v.name for v in m1.f.get_concrete_function(tf.constant([1.0, 2.0])).graph.variables] == [
+            "layer/w:0", "u:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(y), [3.5, 6.])  # TF's values
+            np.testing.assert_array_equal(sess.run(y), [4.5, 8.])
+
+
+def test_creating_variables_on_a_later_trace_fails_as_tf():
+    with tf.Graph().as_default():
+        @tf.function
+        def always(x):
+            return tf.Variable(1.0) * x
+
+        @tf.function
+        def late(x, make):
+            if make:
+                tf.Variable(1.0)
+            return x * 2.
+
+        with pytest.raises(ValueError, match="^tf.function only supports singleton tf.Variables created on the "
+                                             "first call. Make sure the tf.Variable is only created once"):
+            always(tf.constant(1.0))  # its second trace, which may not create one, does
+        assert late(tf.constant(1.0), False).name == "PartitionedCall:0"
+        with pytest.raises(ValueError, match="^Creating variables on a non-first call to a function decorated "
+                                             "with tf.function.$"):
+            late(tf.constant(1.0), True)
