@@ -18,7 +18,6 @@ from tensorweave.framework import dtypes, function_def
 from tensorweave.framework.graph import Graph, Operation, Tensor
 from tensorweave.framework.graph_def import NodeDef
 
-
 # TF's ALLOWLIST_COLLECTIONS: global, local and trainable variables, the variable store and scope store.
 _SHARED_COLLECTIONS = ("variables", "local_variables", "trainable_variables", ("__variable_store",),
                        ("__varscope",))

@@ -34,7 +34,14 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec
-from tensorweave.ops import constant_ops, fill_ops, gradients, manipulation_ops, resource_variable_ops, variables
+from tensorweave.ops import (
+    constant_ops,
+    fill_ops,
+    gradients,
+    manipulation_ops,
+    resource_variable_ops,
+    variables,
+)
 from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCall, function_name
 from tensorweave.platform.tf_export import tf_export
 
