@@ -13,7 +13,7 @@ allocates the tensor it declares beyond what its GraphDef lists (graph_io keeps 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tensorweave import errors
@@ -252,12 +252,18 @@ def inline_function_body(g: Graph, f: str, args: list[Tensor]) -> list[Tensor]:
 def inline_body(g: Graph, body: GraphDef, args: list[Tensor]) -> list[Tensor]:
     """Add a function body (a GraphDef with a call frame) to `g` on `args`; its results."""
     mapped = {f"{n.name}:0": args[n.attr["index"]] for n in body.node if n.op == "_Arg"}
-    nodes = [n for n in body.node if n.op not in ("_Arg", "_Retval")]
-    with g.as_default(), g.control_dependencies(None):
-        importer = _Importer(g, nodes, "", mapped, [])
-        importer.run()
-    results = {n.attr["index"]: importer._source(n.input[0]) for n in body.node if n.op == "_Retval"}
+    source = copy_nodes(g, [n for n in body.node if n.op not in ("_Arg", "_Retval")], mapped)
+    results = {n.attr["index"]: source(n.input[0]) for n in body.node if n.op == "_Retval"}
     return [results[i] for i in sorted(results)]
+
+
+def copy_nodes(g: Graph, nodes: list[NodeDef], input_map: dict[str, Tensor]) -> Callable[[str], Any]:
+    """Add `nodes` to `g` (names kept where free, outside any control dependencies), inputs named in
+    `input_map` (`node:index`) read from the tensors it maps them to; what each input string names now."""
+    with g.as_default(), g.control_dependencies(None):
+        importer = _Importer(g, nodes, "", input_map, [])
+        importer.run()
+    return importer._source
 
 
 def _check_input_type(node_name: str, index: int, tensor: Tensor, expected: Any) -> None:

@@ -142,17 +142,19 @@ class ConcreteFunction:
 
 def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names: Sequence[str],
           specs: Sequence[TensorSpec], add_control_dependencies: bool = True,
-          variable_creator: Callable[..., Any] | None = None, collections: dict[str, list] | None = None
-          ) -> ConcreteFunction:
+          variable_creator: Callable[..., Any] | None = None, collections: dict[str, list] | None = None,
+          input_names: Sequence[str] | None = None) -> ConcreteFunction:
     """Trace `python_function` on the positional `values` (one per parameter, `arg_names`) in a new FuncGraph:
     their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter. With
     `add_control_dependencies`, its side effects are ordered as TF's automatic control dependencies order
     them, and its results wait for them (a NoOp gathers them). `variable_creator` is a creator scope for the
-    variables it makes; `collections` the graph's own collections (None: the outer graph's, as FuncGraph's)."""
+    variables it makes; `collections` the graph's own collections (None: the outer graph's, as FuncGraph's);
+    `input_names` the placeholders' names, one per spec (else their parameter's name)."""
     outer = get_default_graph()
     graph = FuncGraph(name, outer, collections)
     graph._functions = dict(outer._functions)  # calls of the outer library's functions shape as there
     remaining = iter(specs)
+    names = iter(input_names) if input_names is not None else None
     try:
         parameters = inspect.signature(python_function).parameters
     except (TypeError, ValueError):
@@ -162,7 +164,7 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
             if not (_is_tensor_like(value) or isinstance(value, TensorSpec)):
                 return value
             spec = next(remaining)
-            ph = constant_ops.placeholder(spec.dtype, spec.shape, name=arg_name)
+            ph = constant_ops.placeholder(spec.dtype, spec.shape, name=arg_name if names is None else next(names))
             graph.inputs.append(ph)
             return ph
 
@@ -183,8 +185,9 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
         else:
             with variables.variable_creator_scope(variable_creator):
                 result = python_function(*args, **kwargs)
-        flat = [manipulation_ops.identity(convert_to_tensor(x)) for x in nest.flatten(result) if x is not None]
-        if add_control_dependencies:
+        flat = [convert_to_tensor(x) for x in nest.flatten(result) if x is not None]
+        if add_control_dependencies:  # the results are Identities that wait for the side effects
+            flat = [manipulation_ops.identity(x) for x in flat]
             graph.control_outputs = auto_control_deps.add_control_dependencies(graph.get_operations())
             if graph.control_outputs and flat:
                 with graph.control_dependencies(None):
@@ -206,36 +209,40 @@ def _no_variables(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
     raise ValueError(_SINGLETON_VARIABLES)
 
 
+def _copy_cone(graph: FuncGraph, targets: Sequence[Operation], mapped: dict[str, Tensor], into: Graph
+               ) -> Callable[[str], Any]:
+    """Copy the ops of function graph `graph` that `targets` depend on into graph `into`, the tensors named
+    in `mapped` (`op:index`) read as what it maps them to; what each `op:index` names there. ValueError if
+    they depend on an argument of the function that is not mapped."""
+    arguments = {t.op for t in graph.inputs}
+    cone, pending = set(), list(targets)
+    while pending:
+        op = pending.pop()
+        if op in cone or (op.outputs and all(f"{op.name}:{i}" in mapped for i in range(len(op.outputs)))):
+            continue
+        if op in arguments:
+            raise ValueError(f"Cannot copy {', '.join(t.name for t in targets)} out of the function: "
+                             f"it depends on its argument {op.name}, which is not fed")
+        cone.add(op)
+        pending.extend([t.op for t in op.inputs] + list(op.control_inputs))
+    return importer.copy_nodes(into, [op._node_def for op in graph.get_operations() if op in cone], mapped)
+
+
 def lift_to_graph(tensor: Tensor, graph: FuncGraph) -> Tensor:
     """`tensor` of function graph `graph` computed in its outer graph instead: the ops it depends on copied
     there (keeping their names where free), a capture read as the outer tensor it stands for. ValueError if
     it depends on an argument of the function."""
     if tensor.graph is not graph:
         return tensor
-    cone, pending, mapped = set(), [tensor.op], {}
-    while pending:
-        op = pending.pop()
-        if op in cone:
-            continue
-        outer = graph.captured_from(op.outputs[0]) if op.outputs else None
-        if outer is not None:
-            mapped[f"{op.name}:0"] = outer
-        elif op in {t.op for t in graph.inputs}:
-            raise ValueError(f"Cannot lift {tensor.name} out of the function: it depends on argument {op.name}")
-        else:
-            cone.add(op)
-            pending.extend([t.op for t in op.inputs] + list(op.control_inputs))
-    nodes = [op._node_def for op in graph.get_operations() if op in cone]
-    lifted = importer._Importer(graph.outer_graph, nodes, "", mapped, [])
-    with graph.outer_graph.as_default(), graph.outer_graph.control_dependencies(None):
-        lifted.run()
-    return lifted._source(f"{tensor.op.name}:{tensor.value_index}")
+    mapped = {f"{inner.op.name}:0": outer for outer, inner in graph.captures}
+    return _copy_cone(graph, [tensor.op], mapped, graph.outer_graph)(f"{tensor.op.name}:{tensor.value_index}")
 
 
-def _lifting_creator(created: list[Any]) -> Callable[..., Any]:
-    """A creator scope that makes a tf.function's variables once, in the graph outside it (TF's
-    UnliftedInitializerVariable in graph mode): resource variables, initial value lifted out, in
-    GLOBAL_VARIABLES only; the body reads them through captured handles."""
+def _lifting_creator(created: list[Any], wrapped: bool = False) -> Callable[..., Any]:
+    """A creator scope that makes a function's variables in the graph outside it, as TF's resource variables
+    in a function graph: the initial value lifted out, the body reading them through captured handles.
+    A tf.function's (TF's UnliftedInitializerVariable) join GLOBAL_VARIABLES only; a `wrapped` function's
+    (wrap_function's VariableHolder) the outer graph's usual collections and the function graph's too."""
     def creator(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
         if kwargs.pop("experimental_enable_variable_lifting", None) is False:
             return next_creator(**kwargs)
@@ -244,13 +251,18 @@ def _lifting_creator(created: list[Any]) -> Callable[..., Any]:
         if isinstance(initial_value, Tensor):
             initial_value = lift_to_graph(initial_value, graph)
         scope = graph.get_name_scope()
+        inner_collections = kwargs["collections"] or [variables.GraphKeys.GLOBAL_VARIABLES]
         kwargs.update(collections=None, use_resource=True, variable_def=None)
-        with graph.outer_graph.as_default(), graph.outer_graph.name_scope(f"{scope}/" if scope else None), \
-                graph.outer_graph.control_dependencies(None):
+        outer = graph.outer_graph
+        with outer.as_default(), outer.name_scope(f"{scope}/" if scope else None), outer.control_dependencies(None):
             variable = resource_variable_ops.ResourceVariable(initial_value=initial_value, **kwargs)
-            trainable = graph.outer_graph.get_collection_ref(variables.GraphKeys.TRAINABLE_VARIABLES)
-            if variable in trainable:  # TF leaves lifted variables out of TRAINABLE_VARIABLES
-                trainable.remove(variable)
+        trainable = outer.get_collection_ref(variables.GraphKeys.TRAINABLE_VARIABLES)
+        if wrapped:
+            if variable.trainable and variables.GraphKeys.TRAINABLE_VARIABLES not in inner_collections:
+                inner_collections = [*inner_collections, variables.GraphKeys.TRAINABLE_VARIABLES]
+            graph.add_to_collections(inner_collections, variable)
+        elif variable in trainable:  # TF leaves a tf.function's variables out of TRAINABLE_VARIABLES
+            trainable.remove(variable)
         created.append(variable)
         return variable
     return creator
@@ -506,7 +518,49 @@ def function(func: Callable | None = None, input_signature: Sequence[Any] | None
 
 
 class WrappedFunction(ConcreteFunction):
-    """`wrap_function`'s result: a trace of a TF1-style function on a signature, callable on tensors."""
+    """`wrap_function`'s result: a trace of a TF1-style function on a signature, callable on tensors; the
+    variables it created live outside it, read through captured handles."""
+
+    def __init__(self, graph: FuncGraph, name: str, structured_outputs: Any, created: Sequence[Any] = ()) -> None:
+        super().__init__(graph, name, structured_outputs)
+        self._variables = list(created)
+
+    @property
+    def variables(self) -> list[Any]:
+        return list(self._variables)
+
+    @property
+    def trainable_variables(self) -> list[Any]:
+        return [v for v in self._variables if v.trainable]
+
+    def prune(self, feeds: Any, fetches: Any, name: str | None = None, input_signature: Any = None
+              ) -> WrappedFunction:
+        """The part of this function's graph from `feeds` (its tensors) to `fetches` (tensors, or ops that
+        become control outputs), as a new WrappedFunction: arguments the feeds (a capture fed stays one),
+        then every capture of this one."""
+        del input_signature
+        captured = {inner.ref() for _, inner in self.graph.captures}
+        flat_feeds = [self.graph.as_graph_element(t) for t in nest.flatten(feeds)]
+        for f in flat_feeds:
+            if not isinstance(f, Tensor):
+                raise ValueError(f"All members of argument `feeds` must be tensors. Got {f} with type {type(f)}.")
+        flat_feeds = [f for f in flat_feeds if f.ref() not in captured]
+        flat_fetches = [self.graph.as_graph_element(f) for f in nest.flatten(fetches)]
+        pruned = FuncGraph(name or "pruned", self.graph.outer_graph, collections={})
+        with pruned.as_default():
+            mapped = {f"{f.op.name}:{f.value_index}": constant_ops.placeholder(f.dtype, f.shape, name=f.op.name)
+                      for f in flat_feeds}
+        pruned.inputs.extend(mapped.values())
+        for outer, inner in self.graph.captures:
+            mapped[f"{inner.op.name}:0"] = pruned.capture(outer, name=inner.op.name)
+        source = _copy_cone(self.graph, [f if isinstance(f, Operation) else f.op for f in flat_fetches], mapped,
+                            pruned)
+        copied = [source(f"^{f.name}") if isinstance(f, Operation) else source(f"{f.op.name}:{f.value_index}")
+                  for f in flat_fetches]
+        pruned.outputs = [t for t in copied if isinstance(t, Tensor)]
+        pruned.control_outputs = [op for op in copied if isinstance(op, Operation)]
+        structured = nest.pack_sequence_as(fetches, [t if isinstance(t, Tensor) else None for t in copied])
+        return WrappedFunction(pruned, f"__inference_pruned_{next(uids)}", structured, self._variables)
 
 
 @tf_export("wrap_function")
@@ -514,7 +568,10 @@ def wrap_function(fn: Callable, signature: Sequence[Any], name: str | None = Non
     """`fn` traced once on placeholders of `signature` (TensorSpecs): a function of tensors to call."""
     specs = nest.flatten(list(signature))
     params = list(inspect.signature(fn).parameters)
+    created: list[Any] = []
     concrete = trace(fn, f"__inference_{name or getattr(fn, '__name__', 'wrapped_function')}_{next(uids)}",
                      list(signature), params[:len(signature)], specs, add_control_dependencies=False,
-                     collections={})
-    return WrappedFunction(concrete.graph, concrete.name, concrete.structured_outputs)
+                     variable_creator=_lifting_creator(created, wrapped=True), collections={},
+                     input_names=[getattr(s, "name", None) or "Placeholder" for s in specs])
+    concrete.graph.name = "wrapped_function" if name is None else f"wrapped_function_{name}"
+    return WrappedFunction(concrete.graph, concrete.name, concrete.structured_outputs, created)
