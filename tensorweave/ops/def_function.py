@@ -36,6 +36,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import (
     constant_ops,
+    control_flow_ops,
     fill_ops,
     gradients,
     manipulation_ops,
@@ -188,7 +189,8 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
         flat = [convert_to_tensor(x) for x in nest.flatten(result) if x is not None]
         if add_control_dependencies:  # the results are Identities that wait for the side effects
             flat = [manipulation_ops.identity(x) for x in flat]
-            graph.control_outputs = auto_control_deps.add_control_dependencies(graph.get_operations())
+            graph.control_outputs = auto_control_deps.add_control_dependencies(
+                graph.get_operations(), lambda tensors, name: control_flow_ops.merge(tensors, name=name)[0].op)
             if graph.control_outputs and flat:
                 with graph.control_dependencies(None):
                     gather = graph.create_op("NoOp", [], name="NoOp")

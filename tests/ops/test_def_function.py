@@ -453,3 +453,27 @@ def test_wrap_function_prune_extracts_a_subgraph_as_tf():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run([a, b, c, d]) == [7.0, 4.0, 25.0, {"o": 11.0}]  # TF's values
+
+
+def test_a_tf1_cond_in_a_function_orders_its_resource_uses_with_an_artificial_merge():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+
+        @tf.function
+        def branchy(x, flag):
+            def t():
+                v.assign(x, read_value=False)
+                return tf.constant(1.0)
+
+            def f():
+                v.assign_add(x, read_value=False)
+                return tf.constant(0.0)
+
+            r = tf.cond(flag, t, f)
+            return r + tf.reduce_sum(v.read_value())  # after whichever branch ran
+
+        flag = tf.placeholder(tf.bool, [])
+        z = branchy(tf.constant([5.0, 6.0]), flag)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert [sess.run(z, {flag: f}) for f in (False, True, False)] == [14.0, 12.0, 22.0]  # TF's
