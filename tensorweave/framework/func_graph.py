@@ -17,6 +17,7 @@ from typing import Any
 from tensorweave.framework import dtypes, function_def
 from tensorweave.framework.graph import Graph, Operation, Tensor
 from tensorweave.framework.graph_def import NodeDef
+from tensorweave.framework.op_def import arg_types
 
 # TF's ALLOWLIST_COLLECTIONS: global, local and trainable variables, the variable store and scope store.
 _SHARED_COLLECTIONS = ("variables", "local_variables", "trainable_variables", ("__variable_store",),
@@ -116,8 +117,14 @@ class FuncGraph(Graph):
     def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor],
                                  output_types: list[dtypes.DType], op_def: Any = None,
                                  control_inputs: list[Operation] = ()) -> Operation:
-        """The op, its outer inputs captured."""
+        """The op, its outer inputs captured (a capture holds a value: a ref input of an outer variable
+        fails, as TF's)."""
         inputs = [t if t.graph is self else self.capture(t, f"{node_def.name}/{t.op.name}") for t in inputs]
+        if op_def is not None and any(arg.is_ref for arg in op_def.input_args):
+            expected = arg_types(op_def.input_args, node_def.attr)
+            if any(e._is_ref_dtype and not t.dtype._is_ref_dtype for t, e in zip(inputs, expected)):
+                raise TypeError(f"In op '{node_def.op}', input types ({[t.dtype for t in inputs]}) are not "
+                                f"compatible with expected types ({expected})")
         control_inputs = [op for op in control_inputs if op.graph is self]
         return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
 

@@ -608,13 +608,14 @@ class ResourceVariable(variables.Variable):
 
 class _UnreadVariable(ResourceVariable):
     """The variable after one of its updates (TF's _UnreadVariable): its op is the update, and its reads and
-    further updates wait for it. Made in graph mode with one read after the update (its graph element)."""
+    further updates wait for it. Made in graph mode with one read after the update (its graph element), but
+    not in a function body, where only a use reads it (as TF's, so an unused result reads nothing)."""
 
     def __init__(self, parent: ResourceVariable, update: Operation) -> None:
         self.__dict__.update({k: v for k, v in parent.__dict__.items() if k != "_cached_value"})
         self._cached_value = None
         self._update = update
-        self._graph_element = self._read_variable_op()
+        self._graph_element = None if get_default_graph()._building_function else self._read_variable_op()
 
     @property
     def name(self) -> str:

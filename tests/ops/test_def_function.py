@@ -477,3 +477,31 @@ def test_a_tf1_cond_in_a_function_orders_its_resource_uses_with_an_artificial_me
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert [sess.run(z, {flag: f}) for f in (False, True, False)] == [14.0, 12.0, 22.0]  # TF's
+
+
+def test_a_ref_variable_updated_inside_a_function_fails_as_tf():
+    with tf.Graph().as_default():
+        a = tf.Variable(1.0, name="a", use_resource=False)
+
+        @tf.function
+        def f(x):
+            return tf.assign_add(a, x)
+
+        with pytest.raises(TypeError, match=re.escape(
+                "In op 'AssignAdd', input types ([tf.float32, tf.float32]) are not compatible with expected "
+                "types ([tf.float32_ref, tf.float32])")):
+            f(tf.constant(3.0))
+
+
+def test_an_unused_update_result_reads_nothing_inside_a_function_as_tf():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v", use_resource=True)
+
+        @tf.function
+        def f(x):
+            v.assign_add(x)
+            return x
+
+        cf = f.get_concrete_function(tf.constant(3.0))
+        assert [op.type for op in cf.graph.get_operations()] == [  # TF 2.21's
+            "Placeholder", "Placeholder", "AssignAddVariableOp", "Identity", "NoOp"]
