@@ -159,3 +159,24 @@ def test_symbolic_gradient_of_a_function_that_calls_a_function_runs_with_tf_valu
     np.testing.assert_array_equal(z, [4., 10.])  # TF's values
     np.testing.assert_array_equal(sym, [4., 8.])
     np.testing.assert_allclose(d, [32., 160.])  # d(y^2)/dx = 2y * 4x
+
+
+def test_symbolic_gradient_of_a_two_output_call_takes_zeros_for_an_output_without_gradient():
+    # defun_two_outputs.pbtxt, by real TF 2.21 (v2 behaviour disabled): `Sq(x) = x * x` and
+    # `Two(x, y) = (Sq(x) + Sq(y) * x, sin(Sq(y)))`, Defuns, called by name as `call` on placeholders x, y
+    with open(os.path.join(os.path.dirname(_FIXTURE), "defun_two_outputs.pbtxt")) as f:
+        graph_def = text_format.Parse(f.read(), protos.GraphDef())
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def, name="")
+        x, y = g.get_tensor_by_name("x:0"), g.get_tensor_by_name("y:0")
+        a, b = g.get_tensor_by_name("call:0"), g.get_tensor_by_name("call:1")
+        ga, gb = tf.gradients(a, [x, y]), tf.gradients(b * 2.0, [x, y])
+        # TF's: the output without a gradient gets zeros_like
+        assert [[t.name for t in op.inputs] for op in g.get_operations() if op.type == "SymbolicGradient"] == [
+            ["x:0", "y:0", "gradients/grad_ys_0:0", "gradients/zeros_like:0"],
+            ["x:0", "y:0", "gradients_1/zeros_like:0", "gradients_1/mul_grad/Reshape:0"]]
+        assert [t.shape.as_list() for t in ga] == [[2], [2]]
+        with tf.Session() as sess:
+            values = sess.run(ga + gb, {x: [1., 2.], y: [0.5, -1.]})
+    for value, expected in zip(values, [[2.25, 5.], [1., -4.], [0., 0.], [1.93782, -2.16121]]):  # TF's
+        np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
