@@ -216,8 +216,9 @@ def graph_to_function_def(name: str, operations: Iterable[Any], inputs: Sequence
     for op in sorted(control_outputs, key=lambda op: op.name):
         fdef.signature.control_output.append(op.name)
         fdef.control_ret[op.name] = op.name
-    if control_outputs:
-        fdef.attr["_construction_context"].s = b"kEagerRuntime"
+    fdef.signature.is_stateful = any(op._op_def is not None and op._op_def.is_stateful
+                                     for op in operations if op not in arg_of)
+    fdef.attr["_construction_context"].s = b"kEagerRuntime"
     return fdef
 
 

@@ -301,6 +301,7 @@ def test_automatic_control_dependencies_order_by_resource_and_gather_side_effect
     assert list(fdef.signature.control_output) == ["AssignAddVariableOp", "AssignVariableOp"]
     assert dict(fdef.control_ret) == {"AssignAddVariableOp": "AssignAddVariableOp",
                                       "AssignVariableOp": "AssignVariableOp"}
+    assert fdef.signature.is_stateful and fdef.attr["_construction_context"].s == b"kEagerRuntime"
 
 
 def test_variables_of_the_first_trace_are_lifted_out_and_read_through_captured_handles_as_tf():
