@@ -6,6 +6,7 @@ stands in for the outer tensor (named `<op>/<outer op>`, so its argument reads `
 `captures` (outer tensor, placeholder), and a call passes the outer tensors after the arguments. A tensor of
 a graph further out is captured by each graph in between first. Outer ops named by `control_dependencies`
 inside are `control_captures`: the call runs after them. Functions its calls use join its library.
+`control_outputs` are ops a call runs though no result reads them (its FunctionDef's control_ret).
 
 Invariant: `inputs` lists the argument placeholders first, then one per capture, in capture order.
 """

@@ -8,11 +8,18 @@ arguments followed by the outer tensors the body captured. A call whose tensors 
 shapes at least as specific) reuses it, and its outputs' shapes are inferred through the body. Python control
 flow runs while tracing; no AutoGraph conversion is done (`autograph` is accepted and ignored).
 
+A tf.function body gets TF's automatic control dependencies (framework/auto_control_deps.py); its results
+are Identities that wait for its side effects. Variables its first trace creates are made once outside it
+(their initial values lifted out) and read through captured handles; a later trace may not create any.
+`wrap_function` traces once, without automatic control dependencies; its variables are made outside too,
+and its graph's collections list them.
+
 The gradient of a call is a call of a backward function: a FuncGraph that inlines the forward body, runs
 `tf.gradients` in it, and returns one gradient per input of the call (TF differentiates the body the same
 way, but keeps the forward intermediates it needs as extra outputs of a rewritten forward call; here the
 backward function recomputes them). `SymbolicGradient`, what TF1's graphs call for the gradient of a Defun,
-differentiates a body so at run time, once per session.
+differentiates a body so at run time, once per session (the functions it calls through backward
+functions); a node that calls a function by name is differentiated by a SymbolicGradient of it.
 """
 
 from __future__ import annotations
