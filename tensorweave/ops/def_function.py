@@ -218,22 +218,34 @@ def _no_variables(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
     raise ValueError(_SINGLETON_VARIABLES)
 
 
-def _copy_cone(graph: FuncGraph, targets: Sequence[Operation], mapped: dict[str, Tensor], into: Graph
+class UnliftableError(Exception):
+    """A tensor of a function graph depends on an argument, so it cannot be computed outside (TF's)."""
+
+
+def _copy_cone(graph: FuncGraph, targets: Sequence[Tensor | Operation], mapped: dict[str, Tensor], into: Graph
                ) -> Callable[[str], Any]:
     """Copy the ops of function graph `graph` that `targets` depend on into graph `into`, the tensors named
-    in `mapped` (`op:index`) read as what it maps them to; what each `op:index` names there. ValueError if
-    they depend on an argument of the function that is not mapped."""
-    arguments = {t.op for t in graph.inputs}
-    cone, pending = set(), list(targets)
-    while pending:
-        op = pending.pop()
-        if op in cone or (op.outputs and all(f"{op.name}:{i}" in mapped for i in range(len(op.outputs)))):
-            continue
-        if op in arguments:
-            raise ValueError(f"Cannot copy {', '.join(t.name for t in targets)} out of the function: "
-                             f"it depends on its argument {op.name}, which is not fed")
-        cone.add(op)
-        pending.extend([t.op for t in op.inputs] + list(op.control_inputs))
+    in `mapped` (`op:index`) read as what it maps them to; what each `op:index` names there.
+    UnliftableError if they depend on an argument of the function that is not mapped."""
+    arguments, cone = {t.op for t in graph.inputs}, set()
+    for target in targets:
+        start = target if isinstance(target, Operation) else target.op
+        pending, parent = [start], {start: None}
+        while pending:
+            op = pending.pop()
+            if op in cone or (op.outputs and all(f"{op.name}:{i}" in mapped for i in range(len(op.outputs)))):
+                continue
+            if op in arguments:
+                path, step = [], op
+                while step is not None:
+                    path.append(f"{step.name} ({step.type})")
+                    step = parent[step]
+                raise UnliftableError(f"Unable to lift tensor {target!r} because it depends transitively on "
+                                      f"placeholder {op!r} via at least one path, e.g.: {' <- '.join(path[::-1])}")
+            cone.add(op)
+            for before in [t.op for t in op.inputs] + list(op.control_inputs):
+                parent.setdefault(before, op)
+                pending.append(before)
     return importer.copy_nodes(into, [op._node_def for op in graph.get_operations() if op in cone], mapped)
 
 
@@ -244,7 +256,7 @@ def lift_to_graph(tensor: Tensor, graph: FuncGraph) -> Tensor:
     if tensor.graph is not graph:
         return tensor
     mapped = {f"{inner.op.name}:0": outer for outer, inner in graph.captures}
-    return _copy_cone(graph, [tensor.op], mapped, graph.outer_graph)(f"{tensor.op.name}:{tensor.value_index}")
+    return _copy_cone(graph, [tensor], mapped, graph.outer_graph)(f"{tensor.op.name}:{tensor.value_index}")
 
 
 def _lifting_creator(created: list[Any], wrapped: bool = False) -> Callable[..., Any]:
@@ -311,6 +323,9 @@ class Function:
             specs = nest.flatten(self._input_signature)
             converted = []
             for value, spec in zip(nest.flatten(list(args)), specs):
+                if isinstance(value, TensorSpec):  # get_concrete_function on specs
+                    converted.append(value)
+                    continue
                 tensor = convert_to_tensor(value) if _is_tensor_like(value) else convert_to_tensor(value, spec.dtype)
                 if tensor.dtype.base_dtype != spec.dtype or not _generalizes(spec.shape, tensor.shape):
                     params = ", ".join(f"{p}: {s!r}" for p, s in zip(self._signature.parameters, specs))
@@ -326,9 +341,12 @@ class Function:
 
     def _concrete(self, args: tuple, kwargs: dict) -> tuple[ConcreteFunction, list[Tensor]]:
         values, names = self._bind(args, kwargs)
-        tensors = [convert_to_tensor(v) for v in nest.flatten(values) if _is_tensor_like(v)]
-        key = nest.map_structure(lambda v: None if _is_tensor_like(v) else (type(v), _hashable(v)), values)
-        specs = [TensorSpec(t.shape, t.dtype.base_dtype) for t in tensors]
+        leaves = [v for v in nest.flatten(values) if _is_tensor_like(v) or isinstance(v, TensorSpec)]
+        tensors = [convert_to_tensor(v) for v in leaves if _is_tensor_like(v)]
+        key = nest.map_structure(
+            lambda v: None if _is_tensor_like(v) or isinstance(v, TensorSpec) else (type(v), _hashable(v)), values)
+        specs = [v if isinstance(v, TensorSpec) else TensorSpec(v.shape, v.dtype.base_dtype)
+                 for v in (convert_to_tensor(v) if _is_tensor_like(v) else v for v in leaves)]
         if self._input_signature is not None:
             specs = [TensorSpec(s.shape, s.dtype) for s in nest.flatten(self._input_signature)]
         g = get_default_graph()
@@ -362,6 +380,9 @@ class Function:
         return list(self._created_variables or [])
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The trace for these arguments (tensors or TensorSpecs; none: the input signature's)."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = tuple(self._input_signature)
         return self._concrete(args, kwargs)[0]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -562,8 +583,7 @@ class WrappedFunction(ConcreteFunction):
         pruned.inputs.extend(mapped.values())
         for outer, inner in self.graph.captures:
             mapped[f"{inner.op.name}:0"] = pruned.capture(outer, name=inner.op.name)
-        source = _copy_cone(self.graph, [f if isinstance(f, Operation) else f.op for f in flat_fetches], mapped,
-                            pruned)
+        source = _copy_cone(self.graph, flat_fetches, mapped, pruned)
         copied = [source(f"^{f.name}") if isinstance(f, Operation) else source(f"{f.op.name}:{f.value_index}")
                   for f in flat_fetches]
         pruned.outputs = [t for t in copied if isinstance(t, Tensor)]

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
+from tensorweave.ops.def_function import UnliftableError
 from tests.op_testing import check_gradient
 
 
@@ -377,6 +378,25 @@ def test_lifted_initial_values_scopes_and_get_variable_per_instance_as_tf():
             np.testing.assert_array_equal(sess.run(y), [4.5, 8.])
 
 
+def test_a_variable_whose_initial_value_needs_an_argument_cannot_be_lifted_as_tf():
+    with tf.Graph().as_default():
+        class M:
+            def __init__(self):
+                self.v = None
+
+            @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+            def f(self, x):
+                if self.v is None:
+                    self.v = tf.Variable(x * 2.0, name="w")
+                return self.v + x
+
+        with pytest.raises(UnliftableError, match=re.escape(
+                "Unable to lift tensor <tf.Tensor 'mul:0' shape=(2,) dtype=float32> because it depends "
+                "transitively on placeholder <tf.Operation 'x' type=Placeholder> via at least one path, e.g.: "
+                "mul (Mul) <- x (Placeholder)")):
+            M().f.get_concrete_function()  # the input signature's
+
+
 def test_creating_variables_on_a_later_trace_fails_as_tf():
     with tf.Graph().as_default():
         @tf.function
@@ -449,7 +469,10 @@ def test_wrap_function_prune_extracts_a_subgraph_as_tf():
         a, b = f(tf.constant(2.0))
         c, d = p1(tf.constant(5.0)), p2(tf.constant(10.0))
         assert sorted(d) == ["o"]
-        with pytest.raises(ValueError):  # TF: UnliftableError, the feeds do not reach the argument sq needs
+        with pytest.raises(UnliftableError, match=re.escape(  # TF's: the feeds do not reach inp, which sq needs
+                "Unable to lift tensor <tf.Tensor 'sq:0' shape=() dtype=float32> because it depends transitively "
+                "on placeholder <tf.Operation 'inp' type=Placeholder> via at least one path, e.g.: sq (Square) <- "
+                "inp (Placeholder)")):
             f.prune(g.get_tensor_by_name("m:0"), g.get_tensor_by_name("sq:0"))
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
