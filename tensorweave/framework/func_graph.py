@@ -39,6 +39,7 @@ class FuncGraph(Graph):
         self.outputs: list[Tensor] = []
         self._captures: dict[Any, tuple[Tensor, Tensor]] = {}  # outer tensor's ref -> (outer, placeholder)
         self._captured_from: dict[Any, Tensor] = {}  # placeholder's ref -> the outer tensor
+        self._watched_variables: dict[int, Any] = {}  # id -> a variable read here (kept alive with it)
         self.control_outputs: list[Operation] = []  # ops that run on a call though no result reads them
         self.control_captures: dict[Operation, None] = {}  # outer ops the body's control dependencies name
         if outer_graph is not None:
@@ -66,18 +67,19 @@ class FuncGraph(Graph):
 
     @property
     def variables(self) -> list[Any]:
-        """The variables of outer graphs whose handles the body captured, in creation order (TF's list of
-        the variables a trace uses)."""
-        captured = {outer.ref() for outer in self.external_captures}
-        graph, found = self.outer_graph, {}
-        while graph is not None:
-            for key in ("variables", "local_variables"):
-                for v in graph.get_collection(key):
-                    handle = getattr(v, "handle", None)
-                    if isinstance(handle, Tensor) and handle.ref() in captured:
-                        found.setdefault(handle.ref(), v)
-            graph = getattr(graph, "outer_graph", None)
-        return list(found.values())
+        """The variables read while building this graph or a function graph inside it, first read first."""
+        return list(self._watched_variables.values())
+
+    @property
+    def trainable_variables(self) -> list[Any]:
+        return [v for v in self.variables if v.trainable]
+
+    def watch_variable(self, variable: Any) -> None:
+        """Note a read of `variable` here, and in the function graphs further out."""
+        graph: Any = self
+        while isinstance(graph, FuncGraph):
+            graph._watched_variables.setdefault(id(variable), variable)
+            graph = graph.outer_graph
 
     def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
         """The placeholder of this graph that stands for outer `tensor` (made on its first capture)."""

@@ -136,6 +136,15 @@ class ConcreteFunction:
         return list(self.graph.outputs)
 
     @property
+    def variables(self) -> tuple[Any, ...]:
+        """The variables the trace read."""
+        return tuple(self.graph.variables)
+
+    @property
+    def trainable_variables(self) -> tuple[Any, ...]:
+        return tuple(self.graph.trainable_variables)
+
+    @property
     def function_def(self) -> Any:
         return self.graph.to_function_def(self.name)
 
@@ -374,11 +383,6 @@ class Function:
             raise ValueError("Creating variables on a non-first call to a function decorated with tf.function.")
         return concrete
 
-    @property
-    def variables(self) -> list[Any]:
-        """The variables its first trace created."""
-        return list(self._created_variables or [])
-
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The trace for these arguments (tensors or TensorSpecs; none: the input signature's)."""
         if not args and not kwargs and self._input_signature is not None:
@@ -551,18 +555,6 @@ class WrappedFunction(ConcreteFunction):
     """`wrap_function`'s result: a trace of a TF1-style function on a signature, callable on tensors; the
     variables it created live outside it, read through captured handles."""
 
-    def __init__(self, graph: FuncGraph, name: str, structured_outputs: Any, created: Sequence[Any] = ()) -> None:
-        super().__init__(graph, name, structured_outputs)
-        self._variables = list(created)
-
-    @property
-    def variables(self) -> list[Any]:
-        return list(self._variables)
-
-    @property
-    def trainable_variables(self) -> list[Any]:
-        return [v for v in self._variables if v.trainable]
-
     def prune(self, feeds: Any, fetches: Any, name: str | None = None, input_signature: Any = None
               ) -> WrappedFunction:
         """The part of this function's graph from `feeds` (its tensors) to `fetches` (tensors, or ops that
@@ -589,7 +581,9 @@ class WrappedFunction(ConcreteFunction):
         pruned.outputs = [t for t in copied if isinstance(t, Tensor)]
         pruned.control_outputs = [op for op in copied if isinstance(op, Operation)]
         structured = nest.pack_sequence_as(fetches, [t if isinstance(t, Tensor) else None for t in copied])
-        return WrappedFunction(pruned, f"__inference_pruned_{next(uids)}", structured, self._variables)
+        for variable in self.graph.variables:  # a prune keeps the variables of the function, as TF
+            pruned.watch_variable(variable)
+        return WrappedFunction(pruned, f"__inference_pruned_{next(uids)}", structured)
 
 
 @tf_export("wrap_function")
@@ -603,4 +597,4 @@ def wrap_function(fn: Callable, signature: Sequence[Any], name: str | None = Non
                      variable_creator=_lifting_creator(created, wrapped=True), collections={},
                      input_names=[getattr(s, "name", None) or "Placeholder" for s in specs])
     concrete.graph.name = "wrapped_function" if name is None else f"wrapped_function_{name}"
-    return WrappedFunction(concrete.graph, concrete.name, concrete.structured_outputs, created)
+    return WrappedFunction(concrete.graph, concrete.name, concrete.structured_outputs)

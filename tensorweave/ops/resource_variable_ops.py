@@ -358,6 +358,14 @@ def variable_shape(handle: Tensor, out_type: Any = dtypes.int32) -> Tensor:
 # -- ResourceVariable ------------------------------------------------------------------------------------
 
 
+def _variable_accessed(variable: Any) -> None:
+    """A read of `variable`: the tapes that watch reads, and the function graphs being built, note it (TF's)."""
+    watch = getattr(get_default_graph(), "watch_variable", None)
+    if watch is not None:
+        watch(variable)
+    context.variable_accessed(variable)
+
+
 class ResourceVariable(variables.Variable):
     """A variable read and updated through its handle: each read is a snapshot, as in TF2 (and in TF1
     with `use_resource=True` or `tf.enable_resource_variables()`)."""
@@ -507,7 +515,7 @@ class ResourceVariable(variables.Variable):
     # -- reads --------------------------------------------------------------------------------------
 
     def _read_variable_op(self) -> Tensor:
-        context.variable_accessed(self)
+        _variable_accessed(self)
         return ReadVariableOp(self._handle, dtype=self._dtype)
 
     def value(self) -> Tensor:
@@ -536,7 +544,7 @@ class ResourceVariable(variables.Variable):
 
     def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
         """The rows `indices` by ResourceGather (its gradient is IndexedSlices)."""
-        context.variable_accessed(self)
+        _variable_accessed(self)
         with name_scope("Gather" if name is None else name) as name:
             return ResourceGather(self._handle, indices, dtype=self._dtype, name=name)
 
@@ -626,7 +634,7 @@ class _UnreadVariable(ResourceVariable):
         return self._update
 
     def _read_variable_op(self) -> Tensor:
-        context.variable_accessed(self)
+        _variable_accessed(self)
         with get_default_graph().control_dependencies([self._update]):
             return ReadVariableOp(self._handle, dtype=self._dtype)
 
