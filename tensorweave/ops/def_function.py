@@ -258,18 +258,34 @@ def _copy_cone(graph: FuncGraph, targets: Sequence[Tensor | Operation], mapped: 
     return importer.copy_nodes(into, [op._node_def for op in graph.get_operations() if op in cone], mapped)
 
 
+def _outermost(graph: Graph) -> Graph:
+    """The graph outside every function graph around `graph` (where TF's init_scope builds)."""
+    while isinstance(graph, FuncGraph):
+        graph = graph.outer_graph
+    return graph
+
+
+def _captured_from_outermost(tensor: Tensor) -> Tensor | None:
+    """The tensor outside every function graph that capture placeholder `tensor` stands for (None if the
+    chain of captures ends at an argument of a function further out)."""
+    while tensor is not None and isinstance(tensor.graph, FuncGraph):
+        tensor = tensor.graph.captured_from(tensor)
+    return tensor
+
+
 def lift_to_graph(tensor: Tensor, graph: FuncGraph) -> Tensor:
-    """`tensor` of function graph `graph` computed in its outer graph instead: the ops it depends on copied
-    there (keeping their names where free), a capture read as the outer tensor it stands for. ValueError if
-    it depends on an argument of the function."""
+    """`tensor` of function graph `graph` computed outside every function graph instead: the ops it depends
+    on copied there (keeping their names where free), a capture read as the outer tensor it stands for.
+    UnliftableError if it depends on an argument of a function."""
     if tensor.graph is not graph:
         return tensor
-    mapped = {f"{inner.op.name}:0": outer for outer, inner in graph.captures}
-    return _copy_cone(graph, [tensor], mapped, graph.outer_graph)(f"{tensor.op.name}:{tensor.value_index}")
+    mapped = {f"{inner.op.name}:0": outer for _, inner in graph.captures
+              if (outer := _captured_from_outermost(inner)) is not None}
+    return _copy_cone(graph, [tensor], mapped, _outermost(graph))(f"{tensor.op.name}:{tensor.value_index}")
 
 
 def _lifting_creator(created: list[Any], wrapped: bool = False) -> Callable[..., Any]:
-    """A creator scope that makes a function's variables in the graph outside it, as TF's resource variables
+    """A creator scope that makes a function's variables outside every function graph, as TF's resource variables
     in a function graph: the initial value lifted out, the body reading them through captured handles.
     A tf.function's (TF's UnliftedInitializerVariable) join GLOBAL_VARIABLES only; a `wrapped` function's
     (wrap_function's VariableHolder) the outer graph's usual collections and the function graph's too."""
@@ -283,7 +299,7 @@ def _lifting_creator(created: list[Any], wrapped: bool = False) -> Callable[...,
         scope = graph.get_name_scope()
         inner_collections = kwargs["collections"] or [variables.GraphKeys.GLOBAL_VARIABLES]
         kwargs.update(collections=None, use_resource=True, variable_def=None)
-        outer = graph.outer_graph
+        outer = _outermost(graph)
         with outer.as_default(), outer.name_scope(f"{scope}/" if scope else None), outer.control_dependencies(None):
             variable = resource_variable_ops.ResourceVariable(initial_value=initial_value, **kwargs)
         trainable = outer.get_collection_ref(variables.GraphKeys.TRAINABLE_VARIABLES)

@@ -397,6 +397,33 @@ def test_a_variable_whose_initial_value_needs_an_argument_cannot_be_lifted_as_tf
             M().f.get_concrete_function()  # the input signature's
 
 
+def test_a_function_called_inside_another_makes_its_variables_outside_both_as_tf():
+    with tf.Graph().as_default() as g:
+        class M:
+            def __init__(self):
+                self.v = None
+
+            @tf.function
+            def inner(self, x):
+                if self.v is None:
+                    self.v = tf.Variable(tf.ones([2]), name="w")
+                return self.v * x
+
+        m = M()
+
+        @tf.function
+        def outer(x):
+            return m.inner(x) + 1.0
+
+        y = outer(tf.constant([1.0, 2.0]))
+        assert sorted(op.name for op in g.get_operations()) == [  # TF 2.21's
+            "Const", "StatefulPartitionedCall", "ones", "w", "w/Assign", "w/IsInitialized/VarIsInitializedOp",
+            "w/Read/ReadVariableOp"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(y), [2., 3.])
+
+
 def test_creating_variables_on_a_later_trace_fails_as_tf():
     with tf.Graph().as_default():
         @tf.function
