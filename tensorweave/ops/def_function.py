@@ -284,6 +284,10 @@ def lift_to_graph(tensor: Tensor, graph: FuncGraph) -> Tensor:
     return _copy_cone(graph, [tensor], mapped, _outermost(graph))(f"{tensor.op.name}:{tensor.value_index}")
 
 
+class UnliftedInitializerVariable(resource_variable_ops.ResourceVariable):
+    """A variable a tf.function made on its first trace, outside it (TF's class of that name)."""
+
+
 def _lifting_creator(created: list[Any], wrapped: bool = False) -> Callable[..., Any]:
     """A creator scope that makes a function's variables outside every function graph, as TF's resource variables
     in a function graph: the initial value lifted out, the body reading them through captured handles.
@@ -301,7 +305,8 @@ def _lifting_creator(created: list[Any], wrapped: bool = False) -> Callable[...,
         kwargs.update(collections=None, use_resource=True, variable_def=None)
         outer = _outermost(graph)
         with outer.as_default(), outer.name_scope(f"{scope}/" if scope else None), outer.control_dependencies(None):
-            variable = resource_variable_ops.ResourceVariable(initial_value=initial_value, **kwargs)
+            kind = resource_variable_ops.ResourceVariable if wrapped else UnliftedInitializerVariable
+            variable = kind(initial_value=initial_value, **kwargs)
         trainable = outer.get_collection_ref(variables.GraphKeys.TRAINABLE_VARIABLES)
         if wrapped:
             if variable.trainable and variables.GraphKeys.TRAINABLE_VARIABLES not in inner_collections:

@@ -328,7 +328,8 @@ def test_variables_of_the_first_trace_are_lifted_out_and_read_through_captured_h
             ("w/Initializer/initial_value", "Const", []),
             ("w/IsInitialized/VarIsInitializedOp", "VarIsInitializedOp", ["w:0"]),
             ("w/Read/ReadVariableOp", "ReadVariableOp", ["w:0"])]
-        assert (m.v.name, m.v.dtype, m.v.initializer.name) == ("w:0", tf.float32, "w/Assign")
+        assert (type(m.v).__name__, m.v.name, m.v.dtype, m.v.initializer.name) == (
+            "UnliftedInitializerVariable", "w:0", tf.float32, "w/Assign")
         assert [v.name for v in tf.global_variables()] == ["w:0"] and tf.trainable_variables() == []
         assert [(op.name, op.type, [t.name for t in op.inputs], [c.name for c in op.control_inputs])
                 for op in cf.graph.get_operations()] == [
