@@ -202,9 +202,9 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
         else:
             with variables.variable_creator_scope(variable_creator):
                 result = python_function(*args, **kwargs)
-        flat = [convert_to_tensor(x) for x in nest.flatten(result) if x is not None]
-        if add_control_dependencies:  # the results are Identities that wait for the side effects
-            flat = [manipulation_ops.identity(x) for x in flat]
+        leaves = [x for x in nest.flatten(result) if x is not None]
+        if add_control_dependencies:  # the results are Identities (each made as it is read), after the side effects
+            flat = [manipulation_ops.identity(convert_to_tensor(x)) for x in leaves]
             graph.control_outputs = auto_control_deps.add_control_dependencies(
                 graph.get_operations(), lambda tensors, name: control_flow_ops.merge(tensors, name=name)[0].op)
             if graph.control_outputs and flat:
@@ -213,6 +213,8 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
                 gather._add_control_inputs(graph.control_outputs)
                 for x in flat:
                     x.op._add_control_input(gather)
+        else:
+            flat = [convert_to_tensor(x) for x in leaves]
     graph.outputs = flat
     return ConcreteFunction(graph, name, result)
 
