@@ -557,3 +557,32 @@ def test_an_unused_update_result_reads_nothing_inside_a_function_as_tf():
         cf = f.get_concrete_function(tf.constant(3.0))
         assert [op.type for op in cf.graph.get_operations()] == [  # TF 2.21's
             "Placeholder", "Placeholder", "AssignAddVariableOp", "Identity", "NoOp"]
+
+
+def test_update_results_reads_queues_and_legacy_random_ops_are_ordered_as_tf():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v", use_resource=True)
+        q = tf.FIFOQueue(10, tf.float32)
+
+        @tf.function
+        def f(x):
+            a = v.assign_add(x)
+            b = v.read_value()
+            c = v.assign(b * 2.0)
+            q.enqueue(x)
+            tf.random.uniform([])  # a legacy random op: not ordered, need not run
+            return a, c, v.value()
+
+        outs = f(tf.constant(2.0))
+        cf = f.get_concrete_function(tf.constant(2.0))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(outs) == (6.0, 6.0, 6.0) and sess.run(q.size()) == 1  # TF's
+    must_run = ["AssignAddVariableOp", "AssignVariableOp", "Read/ReadVariableOp", "ReadVariableOp",
+                "ReadVariableOp_1", "ReadVariableOp_2", "fifo_queue_enqueue"]
+    assert _ordered(cf) == ([  # TF 2.21's
+        ("Read/ReadVariableOp", ["AssignAddVariableOp"]),
+        ("AssignVariableOp", ["AssignAddVariableOp", "Read/ReadVariableOp"]),
+        ("ReadVariableOp", ["AssignVariableOp"]), ("ReadVariableOp_1", ["AssignAddVariableOp", "AssignVariableOp"]),
+        ("Identity_1", ["NoOp"]), ("ReadVariableOp_2", ["AssignVariableOp"]), ("Identity_2", ["NoOp"]),
+        ("Identity_3", ["NoOp"]), ("NoOp", must_run)], must_run)
