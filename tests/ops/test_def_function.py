@@ -586,3 +586,23 @@ def test_update_results_reads_queues_and_legacy_random_ops_are_ordered_as_tf():
         ("ReadVariableOp", ["AssignVariableOp"]), ("ReadVariableOp_1", ["AssignAddVariableOp", "AssignVariableOp"]),
         ("Identity_1", ["NoOp"]), ("ReadVariableOp_2", ["AssignVariableOp"]), ("Identity_2", ["NoOp"]),
         ("Identity_3", ["NoOp"]), ("NoOp", must_run)], must_run)
+
+
+def test_a_wrapped_function_runs_only_the_side_effects_its_results_need_as_tf():
+    with tf.Graph().as_default():
+        def fn(x):
+            v = tf.Variable(3.0, name="v")
+            v.assign_add(x, name="up", read_value=False)  # no automatic control dependency makes it run
+            return tf.identity(x, name="idx")
+
+        f = tf.wrap_function(fn, [tf.TensorSpec([], tf.float32, name="inp")])
+        r = f(tf.constant(4.0))
+        pruned = f.prune(f.graph.get_tensor_by_name("inp:0"), [f.graph.get_operation_by_name("up")])
+        pruned(tf.constant(4.0))
+        run_pruned = tf.get_default_graph().get_operation_by_name("StatefulPartitionedCall_1")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(r)
+            assert sess.run(tf.global_variables()[0]) == 3.0  # TF's: the update is pruned
+            sess.run(run_pruned)  # a control output of the pruned function
+            assert sess.run(tf.global_variables()[0]) == 7.0
