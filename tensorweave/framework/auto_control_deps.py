@@ -7,7 +7,8 @@ After tracing, the ops of the body get control inputs by TF's rule:
 - stateful ops without a resource input run in program order among themselves;
 - the ops that must run (every stateful op except a read nobody consumes, and every call of a function by
   name) are returned: the function's results wait for them, or they are its control outputs.
-Ops of a while loop built inside (TF1's control flow) are left alone, as TF's. A resource that a TF1 cond
+Ops of a while loop built inside (TF1's control flow; TF would build a While op) get no control inputs, as
+TF's, but its stateful ops must run too (a wait for them can only be outside the loop). A resource that a TF1 cond
 routes through a Switch gets an artificial Merge of the Switch's outputs, which must run: the resource's
 next user waits for it, and it for the branch's users.
 """
@@ -37,7 +38,7 @@ def is_stateful(op: Operation) -> bool:
             and op.type != "Placeholder")
 
 
-def _in_while_loop(op: Operation) -> bool:
+def in_while_loop(op: Operation) -> bool:
     context = op._control_flow_context
     return context is not None and context.get_while_context() is not None
 
@@ -54,7 +55,8 @@ def _resource_inputs(op: Operation) -> list[tuple[Tensor, bool]]:
 
 def add_control_dependencies(ops: Iterable[Operation], merge: Callable[[list[Tensor], str], Operation]
                              ) -> list[Operation]:
-    """Order `ops` (a body's ops in program order) by TF's rule; the ops that must run, in program order.
+    """Order `ops` (a body's ops in program order) by TF's rule; the ops that must run, in program order
+    (those in a while loop among them, which nothing outside may wait for directly).
     `merge(tensors, name)` builds a Merge op (for resources routed through a TF1 cond's Switch)."""
     last_write: dict[object, Operation] = {}  # a resource's key (None: no resource) -> its last writer
     reads_since_write: dict[object, list[Operation]] = {}
@@ -79,7 +81,9 @@ def add_control_dependencies(ops: Iterable[Operation], merge: Callable[[list[Ten
             merge_for[t.ref()] = artificial
 
     for op in list(ops):
-        if _in_while_loop(op):
+        if in_while_loop(op):
+            if is_stateful(op):
+                must_run[op] = None
             continue
         stateful = is_stateful(op)
         if op._op_def is None or op.graph._is_function(op.type) or (
@@ -87,14 +91,15 @@ def add_control_dependencies(ops: Iterable[Operation], merge: Callable[[list[Ten
             must_run[op] = None
         if op.type == "Switch" and op.inputs[0].dtype.base_dtype == dtypes.resource:
             continue
-        if op.type == "Merge":  # a cond's result waits for what ran before it
+        if op.type == "Merge":  # a cond's result waits for what ran before it (outside loops)
+            in_loops = [o for o in must_run if in_while_loop(o)]
             for before in must_run:
-                if before is not op:
+                if before is not op and not in_while_loop(before):
                     op._add_control_input(before)
                     for t in before.inputs:
                         if t.ref() in last_write:
                             last_write[t.ref()] = op
-            must_run = {op: None}
+            must_run = dict.fromkeys(in_loops + [op])
             continue
         controls: list[Operation] = []
         resources = _resource_inputs(op)

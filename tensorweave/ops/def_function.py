@@ -210,7 +210,8 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
             if graph.control_outputs and flat:
                 with graph.control_dependencies(None):
                     gather = graph.create_op("NoOp", [], name="NoOp")
-                gather._add_control_inputs(graph.control_outputs)
+                gather._add_control_inputs([op for op in graph.control_outputs
+                                            if not auto_control_deps.in_while_loop(op)])
                 for x in flat:
                     x.op._add_control_input(gather)
         else:

@@ -606,3 +606,23 @@ def test_a_wrapped_function_runs_only_the_side_effects_its_results_need_as_tf():
             assert sess.run(tf.global_variables()[0]) == 3.0  # TF's: the update is pruned
             sess.run(run_pruned)  # a control output of the pruned function
             assert sess.run(tf.global_variables()[0]) == 7.0
+
+
+def test_side_effects_in_a_tf1_while_loop_inside_a_function_run_every_iteration():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+
+        @tf.function
+        def loopy(n, flag):
+            def body(i):
+                v.assign_add([1.0, 1.0], read_value=False)
+                return i + 1
+
+            out = tf.while_loop(lambda i: i < n, body, [tf.constant(0)])
+            return out, tf.cond(flag, lambda: tf.constant(1.0), lambda: tf.constant(2.0))
+
+        out = loopy(tf.constant(3), tf.constant(False))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(out) == (3, 2.0)
+            np.testing.assert_array_equal(sess.run(v), [4., 5.])  # TF's (its loop is a While op)
