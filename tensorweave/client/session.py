@@ -550,7 +550,8 @@ class BaseSession:
                 self._session.add_functions(function_def.function_bodies(new, library), new)
                 self._functions_sent = len(library)
             if ops:
-                nodes = [op._node_def for op in ops]
+                nodes = function_def.calls_by_name([op._node_def for op in ops],
+                                                   {n: f.definition for n, f in self._graph._functions.items()})
                 if self._session.wants_output_shapes:
                     nodes = [dataclasses.replace(node, attr={**node.attr, "_output_shapes": [t.shape for t in op.outputs]})
                              for node, op in zip(nodes, ops)]

@@ -133,7 +133,8 @@ class Worker:
                     f"of task {self.task}")
             by_device.setdefault(node.device, []).append(node)
         with session.lock:
-            session.functions.add_functions(function_def.function_bodies(graph_def.library, graph_def.library))
+            session.functions.add_functions(function_def.function_bodies(graph_def.library, graph_def.library),
+                                            graph_def.library)
             executors = [Executor(GraphDef(node=nodes, producer=graph_def.producer), self._by_name[name],
                                   session.kernel_for, self._pool) for name, nodes in by_device.items()]
             handle = f"{random.getrandbits(64):016x}"

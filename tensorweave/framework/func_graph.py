@@ -6,6 +6,7 @@ stands in for the outer tensor (named `<op>/<outer op>`, so its argument reads `
 `captures` (outer tensor, placeholder), and a call passes the outer tensors after the arguments. A tensor of
 a graph further out is captured by each graph in between first. Outer ops named by `control_dependencies`
 inside are `control_captures`: the call runs after them. Functions its calls use join its library.
+`control_outputs` are ops a call runs though no result reads them (its FunctionDef's control_ret).
 
 Invariant: `inputs` lists the argument placeholders first, then one per capture, in capture order.
 """
@@ -19,11 +20,18 @@ from tensorweave.framework.graph import Graph, Operation, Tensor
 from tensorweave.framework.graph_def import NodeDef
 from tensorweave.framework.op_def import arg_types
 
+# TF's ALLOWLIST_COLLECTIONS: global, local and trainable variables, the variable store and scope store.
+_SHARED_COLLECTIONS = ("variables", "local_variables", "trainable_variables", ("__variable_store",),
+                       ("__varscope",))
+
 
 class FuncGraph(Graph):
     """A graph being built as the body of a function."""
 
-    def __init__(self, name: str, outer_graph: Graph | None = None) -> None:
+    def __init__(self, name: str, outer_graph: Graph | None = None, collections: dict[str, list] | None = None
+                 ) -> None:
+        """`collections` None: the outer graph's, as TF's (copies, but the variables' collections and
+        variable stores are shared, so `get_variable` inside sees the variables outside)."""
         super().__init__()
         self.name = name
         self.outer_graph = outer_graph
@@ -31,10 +39,18 @@ class FuncGraph(Graph):
         self.outputs: list[Tensor] = []
         self._captures: dict[Any, tuple[Tensor, Tensor]] = {}  # outer tensor's ref -> (outer, placeholder)
         self._captured_from: dict[Any, Tensor] = {}  # placeholder's ref -> the outer tensor
-        self.last_stateful_op: Operation | None = None
+        self._watched_variables: dict[int, Any] = {}  # id -> a variable read here (kept alive with it)
+        self.control_outputs: list[Operation] = []  # ops that run on a call though no result reads them
         self.control_captures: dict[Operation, None] = {}  # outer ops the body's control dependencies name
         if outer_graph is not None:
             self.seed = outer_graph.seed
+        if collections is not None:
+            self._collections = collections
+        elif outer_graph is not None:
+            for key in outer_graph.get_all_collection_keys():
+                self._collections[key] = list(outer_graph.get_collection(key))
+            for key in _SHARED_COLLECTIONS:
+                self._collections[key] = outer_graph.get_collection_ref(key)
 
     @property
     def _building_function(self) -> bool:
@@ -48,6 +64,22 @@ class FuncGraph(Graph):
     @property
     def external_captures(self) -> list[Tensor]:
         return [outer for outer, _ in self._captures.values()]
+
+    @property
+    def variables(self) -> list[Any]:
+        """The variables read while building this graph or a function graph inside it, first read first."""
+        return list(self._watched_variables.values())
+
+    @property
+    def trainable_variables(self) -> list[Any]:
+        return [v for v in self.variables if v.trainable]
+
+    def watch_variable(self, variable: Any) -> None:
+        """Note a read of `variable` here, and in the function graphs further out."""
+        graph: Any = self
+        while isinstance(graph, FuncGraph):
+            graph._watched_variables.setdefault(id(variable), variable)
+            graph = graph.outer_graph
 
     def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
         """The placeholder of this graph that stands for outer `tensor` (made on its first capture)."""
@@ -93,8 +125,8 @@ class FuncGraph(Graph):
     def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor],
                                  output_types: list[dtypes.DType], op_def: Any = None,
                                  control_inputs: list[Operation] = ()) -> Operation:
-        """The op, its outer inputs captured; a stateful one runs after the stateful op built before it (TF's
-        automatic control dependencies keep side effects in program order, as here, more loosely)."""
+        """The op, its outer inputs captured (a capture holds a value: a ref input of an outer variable
+        fails, as TF's)."""
         inputs = [t if t.graph is self else self.capture(t, f"{node_def.name}/{t.op.name}") for t in inputs]
         if op_def is not None and any(arg.is_ref for arg in op_def.input_args):
             expected = arg_types(op_def.input_args, node_def.attr)
@@ -102,17 +134,12 @@ class FuncGraph(Graph):
                 raise TypeError(f"In op '{node_def.op}', input types ({[t.dtype for t in inputs]}) are not "
                                 f"compatible with expected types ({expected})")  # a captured ref is a value
         control_inputs = [op for op in control_inputs if op.graph is self]
-        stateful = op_def is not None and op_def.is_stateful and node_def.op != "Placeholder"
-        if stateful and self.last_stateful_op is not None:
-            control_inputs.append(self.last_stateful_op)
-        op = super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
-        if stateful:
-            self.last_stateful_op = op
-        return op
+        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
 
     def to_function_def(self, name: str) -> Any:
         """This graph as FunctionDef `name`: `inputs` are its arguments, `outputs` its results."""
-        return function_def.graph_to_function_def(name, self.get_operations(), self.inputs, self.outputs)
+        return function_def.graph_to_function_def(name, self.get_operations(), self.inputs, self.outputs,
+                                                  self.control_outputs)
 
     def add_library_to(self, graph: Graph) -> None:
         """Add the functions this graph's calls use to `graph`'s library."""

@@ -19,7 +19,7 @@ from typing import Any
 from tensorweave.formats import protos
 from tensorweave.framework import dtypes, graph_io, op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef
-from tensorweave.framework.op_def import arg_types
+from tensorweave.framework.op_def import ArgDef, OpDef, arg_types
 
 # Ops that call a function of the library through their attrs; a node whose op is a library function's
 # name calls it too (TF1's Defun calls).
@@ -80,8 +80,8 @@ def function_def_to_body(fdef: Any, library: Mapping[str, Any] | None = None) ->
         if not arg.type:
             raise NotImplementedError(f"Function {signature.name}: argument {arg.name} has a polymorphic type")
     nodes = graph_io.graph_def_from_proto(protos.GraphDef(node=fdef.node_def)).node
+    offsets = {n.name: _output_offsets(n, library) for n in nodes}  # a call's outputs are its function's
     nodes = [call_by_name(n, library) if n.op in library else n for n in nodes]
-    offsets = {n.name: _output_offsets(n, library) for n in nodes}
     args = {arg.name for arg in signature.input_arg}
     body = [NodeDef(arg.name, "_Arg", [], "", {"T": dtypes.as_dtype(arg.type), "index": i})
             for i, arg in enumerate(signature.input_arg)]
@@ -141,10 +141,28 @@ def call_by_name(node: NodeDef, library: Mapping[str, Any]) -> NodeDef:
              "Tout": [dtypes.as_dtype(a.type) for a in signature.output_arg], "config": b"",
              "config_proto": b"", "executor_type": b""}
     attrs.update({k: v for k, v in node.attr.items() if k.startswith("_")})
-    stateful = any(op.op_def.is_stateful for n in library[node.op].node_def
-                   if (op := op_registry.registered_ops().get(n.op)) is not None)
-    return NodeDef(node.name, "StatefulPartitionedCall" if stateful else "PartitionedCall", node.input,
-                   node.device, attrs)
+    call = "StatefulPartitionedCall" if _is_stateful(library[node.op]) else "PartitionedCall"
+    return NodeDef(node.name, call, node.input, node.device, attrs)
+
+
+def calls_by_name(nodes: Sequence[NodeDef], library: Mapping[str, Any]) -> list[NodeDef]:
+    """`nodes` with each call of a library function by name (an op that is not registered) as its
+    PartitionedCall: what a session runs of a graph that keeps TF's call-by-name nodes."""
+    registered = op_registry.registered_ops()
+    return [call_by_name(n, library) if n.op in library and n.op not in registered else n for n in nodes]
+
+
+def _is_stateful(fdef: Any) -> bool:
+    return fdef.signature.is_stateful or any(
+        op.op_def.is_stateful for n in fdef.node_def if (op := op_registry.registered_ops().get(n.op)) is not None)
+
+
+def signature_op_def(fdef: Any) -> OpDef:
+    """The OpDef of a node that calls `fdef` by name (TF1's Defun call): the signature's arguments."""
+    signature = fdef.signature
+    inputs = tuple(ArgDef(a.name, dtypes.as_dtype(a.type)) for a in signature.input_arg)
+    outputs = tuple(ArgDef(a.name, dtypes.as_dtype(a.type)) for a in signature.output_arg)
+    return OpDef(signature.name, inputs, outputs, (), _is_stateful(fdef))
 
 
 def normalized_name(name: str) -> str:
@@ -195,10 +213,12 @@ def graph_to_function_def(name: str, operations: Iterable[Any], inputs: Sequence
         out = _unique(normalized_name(tensor.op.name), used)
         fdef.signature.output_arg.add(name=out, type=tensor.dtype.base_dtype.as_datatype_enum)
         fdef.ret[out] = tensor_ref(tensor)
-    for op in control_outputs:
+    for op in sorted(control_outputs, key=lambda op: op.name):
         fdef.signature.control_output.append(op.name)
         fdef.control_ret[op.name] = op.name
-        fdef.attr["_construction_context"].s = b"kEagerRuntime"
+    fdef.signature.is_stateful = any(op._op_def is not None and op._op_def.is_stateful
+                                     for op in operations if op not in arg_of)
+    fdef.attr["_construction_context"].s = b"kEagerRuntime"
     return fdef
 
 

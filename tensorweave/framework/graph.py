@@ -556,6 +556,9 @@ class Graph:
 
     # Where each op was created, for errors; an eager op's scratch graph (framework/eager.py) needs none.
     _records_tracebacks = True
+    # Whether side effects built here get TF's automatic control dependencies (a tf.function's body does);
+    # control-flow v2 bodies built inside take the same setting.
+    _add_control_dependencies = False
 
     def __init__(self) -> None:
         next(uids)  # TF's graph key

@@ -13,7 +13,7 @@ allocates the tensor it declares beyond what its GraphDef lists (graph_io keeps 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tensorweave import errors
@@ -149,12 +149,14 @@ class _Importer:
             op._update_input(index, self._source(spec))
 
     def _create(self, node: NodeDef) -> None:
-        if node.op not in op_registry.registered_ops() and self.g._get_function(node.op) is not None:
-            node = function_def.call_by_name(node, {n: f.definition for n, f in self.g._functions.items()})
-        try:
-            op_def = op_registry.get(node.op).op_def
-        except KeyError:
-            raise errors.NotFoundError(None, None, op_registry.unregistered_op_message(node.op)) from None
+        function = None if node.op in op_registry.registered_ops() else self.g._get_function(node.op)
+        if function is not None:  # a call by name keeps the function's name as its type, as TF's
+            op_def = function_def.signature_op_def(function.definition)
+        else:
+            try:
+                op_def = op_registry.get(node.op).op_def
+            except KeyError:
+                raise errors.NotFoundError(None, None, op_registry.unregistered_op_message(node.op)) from None
         attrs = _complete_attrs(node, op_def)
         attrs.pop("_output_shapes", None)  # a record of the exporter's shapes: TF's importer drops it
         name = self.names[node.name]
@@ -182,15 +184,16 @@ class _Importer:
             op_def, control_inputs=list(dict.fromkeys(control + self.control_inputs)))
         self.created[node.name] = op
         self.back_edges.extend((op, i, spec) for i, spec in back)
-        shape_fn = op_registry.get(node.op).shape_fn
+        shape_fn = None if function is not None else op_registry.get(node.op).shape_fn
         if shape_fn is not None:
             shape_inputs = [_BackEdge(expected[i]) if t is None else t for i, t in enumerate(inputs)]
             context = shape_inference.InferenceContext(op._node_def, op_def, shape_inputs,
                                                        shape_inference.PYTHON_GRAPH_VALUES)
             for t, shape in zip(op._outputs, context.run(shape_fn)):
                 t._shape = shape
-        if node.op in function_def.CALL_OPS and not back and not attrs.get("_disable_call_shape_inference"):
-            shapes = function_output_shapes(self.g, attrs["f"], [t.shape for t in inputs])
+        called = attrs["f"] if node.op in function_def.CALL_OPS else function and function.name
+        if called and not back and not attrs.get("_disable_call_shape_inference"):
+            shapes = function_output_shapes(self.g, called, [t.shape for t in inputs])
             for t, shape in zip(op._outputs, shapes or ()):
                 t._shape = shape
 
@@ -249,12 +252,18 @@ def inline_function_body(g: Graph, f: str, args: list[Tensor]) -> list[Tensor]:
 def inline_body(g: Graph, body: GraphDef, args: list[Tensor]) -> list[Tensor]:
     """Add a function body (a GraphDef with a call frame) to `g` on `args`; its results."""
     mapped = {f"{n.name}:0": args[n.attr["index"]] for n in body.node if n.op == "_Arg"}
-    nodes = [n for n in body.node if n.op not in ("_Arg", "_Retval")]
-    with g.as_default(), g.control_dependencies(None):
-        importer = _Importer(g, nodes, "", mapped, [])
-        importer.run()
-    results = {n.attr["index"]: importer._source(n.input[0]) for n in body.node if n.op == "_Retval"}
+    source = copy_nodes(g, [n for n in body.node if n.op not in ("_Arg", "_Retval")], mapped)
+    results = {n.attr["index"]: source(n.input[0]) for n in body.node if n.op == "_Retval"}
     return [results[i] for i in sorted(results)]
+
+
+def copy_nodes(g: Graph, nodes: list[NodeDef], input_map: dict[str, Tensor]) -> Callable[[str], Any]:
+    """Add `nodes` to `g` (names kept where free, outside any control dependencies), inputs named in
+    `input_map` (`node:index`) read from the tensors it maps them to; what each input string names now."""
+    with g.as_default(), g.control_dependencies(None):
+        importer = _Importer(g, nodes, "", input_map, [])
+        importer.run()
+    return importer._source
 
 
 def _check_input_type(node_name: str, index: int, tensor: Tensor, expected: Any) -> None:

@@ -296,8 +296,11 @@ class FunctionLibrary(Protocol):
     def body(self, name: str) -> GraphDef | None:
         """Function `name`'s body (a GraphDef with a call frame), None when the library lacks it."""
 
-    def add_functions(self, bodies: Mapping[str, GraphDef]) -> None:
-        """Add function bodies by name (a name keeps its first body)."""
+    def add_functions(self, bodies: Mapping[str, GraphDef], definitions: Sequence[Any] = ()) -> None:
+        """Add function bodies by name (a name keeps its first body), and the FunctionDefs they came from."""
+
+    def definitions(self) -> dict[str, Any]:
+        """The FunctionDefs the library was given, by name (what differentiating a body needs)."""
 
 
 def kernel_failure(node_def: NodeDef, error: BaseException) -> tuple[type[errors.OpError], str]:

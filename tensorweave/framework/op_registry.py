@@ -188,6 +188,11 @@ def registered_ops() -> dict[str, Op]:
     return dict(_ops)
 
 
+# The key of the gradient of a node that calls a library function by name (TF1's Defun call), which TF
+# differentiates with a SymbolicGradient of the function.
+FUNCTION_CALL = "<function call by name>"
+
+
 def get_gradient_function(op: Any) -> Callable | None:
     """The gradient of the Operation `op` (None for an op without inputs or a NotDifferentiable type);
     LookupError if none.
@@ -201,6 +206,8 @@ def get_gradient_function(op: Any) -> Callable | None:
     try:
         return _gradients[op_type]
     except KeyError:
+        if op_type == op.type and op.graph._get_function(op.type) is not None:
+            return _gradients[FUNCTION_CALL]
         raise LookupError(
             f"No gradient defined for operation'{op.name}' (op type: {op.type}). In general every operation "
             "must have an associated `@tf.RegisterGradient` for correct autodiff, which this op is lacking. "

@@ -107,7 +107,7 @@ def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], 
     with name_scope(name) as scope:
         prefix = function_def.normalized_name(scope.rstrip("/"))
         names = [f"{prefix}_branch{k}_{next(def_function.uids)}" for k in range(len(branch_fns))]
-        traced = [def_function.trace(fn, fname, [], [], []) for fn, fname in zip(branch_fns, names)]
+        traced = [def_function.trace_body(fn, fname, [], [], []) for fn, fname in zip(branch_fns, names)]
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
     return _build_case(branch_index, graphs, names, inputs, [t.structured_outputs for t in traced], scope)
@@ -133,7 +133,7 @@ def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], 
                 return nest.map_structure(lambda x: _components(x, pred), originals[-1])
             return expanded
 
-        traced = [def_function.trace(branch(fn), fname, [], [], [], share_collections=True)
+        traced = [def_function.trace_body(branch(fn), fname, [], [], [])
                   for fn, fname in zip((true_fn, false_fn), names)]
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)

@@ -8,22 +8,39 @@ arguments followed by the outer tensors the body captured. A call whose tensors 
 shapes at least as specific) reuses it, and its outputs' shapes are inferred through the body. Python control
 flow runs while tracing; no AutoGraph conversion is done (`autograph` is accepted and ignored).
 
+A tf.function body gets TF's automatic control dependencies (framework/auto_control_deps.py); its results
+are Identities that wait for its side effects. Variables its first trace creates are made once outside it
+(their initial values lifted out) and read through captured handles; a later trace may not create any.
+`wrap_function` traces once, without automatic control dependencies; its variables are made outside too,
+and its graph's collections list them.
+
 The gradient of a call is a call of a backward function: a FuncGraph that inlines the forward body, runs
 `tf.gradients` in it, and returns one gradient per input of the call (TF differentiates the body the same
 way, but keeps the forward intermediates it needs as extra outputs of a rewritten forward call; here the
 backward function recomputes them). `SymbolicGradient`, what TF1's graphs call for the gradient of a Defun,
-differentiates a body so at run time, once per session.
+differentiates a body so at run time, once per session (the functions it calls through backward
+functions); a node that calls a function by name is differentiated by a SymbolicGradient of it.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, function_def, importer, nest, tensor_shape
+from tensorweave.framework import (
+    auto_control_deps,
+    dtypes,
+    function_def,
+    importer,
+    nest,
+    op_registry,
+    tensor_shape,
+)
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph, uids
 from tensorweave.framework.graph_def import GraphDef, NodeDef
@@ -31,7 +48,15 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec
-from tensorweave.ops import constant_ops, control_flow_ops, fill_ops, gradients, manipulation_ops
+from tensorweave.ops import (
+    constant_ops,
+    control_flow_ops,
+    fill_ops,
+    gradients,
+    manipulation_ops,
+    resource_variable_ops,
+    variables,
+)
 from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCall, function_name
 from tensorweave.platform.tf_export import tf_export
 
@@ -45,6 +70,16 @@ def is_stateful(graph: Graph) -> bool:
     inputs = {t.op for t in getattr(graph, "inputs", ())}
     return any(op._op_def is not None and op._op_def.is_stateful for op in graph.get_operations()
                if op not in inputs)
+
+
+def trace_body(python_function: Callable, name: str, values: Sequence[Any], arg_names: Sequence[str],
+               specs: Sequence[TensorSpec]) -> ConcreteFunction:
+    """`trace` for a branch or loop body of a control-flow v2 op, as TF's: it shares the outer graph's
+    collections and has automatic control dependencies only where the outer graph has them (so at top
+    level a branch's side effect that no result needs does not run)."""
+    outer = get_default_graph()
+    return trace(python_function, name, values, arg_names, specs,
+                 add_control_dependencies=outer._add_control_dependencies, collections=outer._collections)
 
 
 def add_to_library(graph: FuncGraph, name: str, outer: Graph) -> None:
@@ -117,6 +152,15 @@ class ConcreteFunction:
         return list(self.graph.outputs)
 
     @property
+    def variables(self) -> tuple[Any, ...]:
+        """The variables the trace read."""
+        return tuple(self.graph.variables)
+
+    @property
+    def trainable_variables(self) -> tuple[Any, ...]:
+        return tuple(self.graph.trainable_variables)
+
+    @property
     def function_def(self) -> Any:
         return self.graph.to_function_def(self.name)
 
@@ -130,17 +174,22 @@ class ConcreteFunction:
 
 
 def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names: Sequence[str],
-          specs: Sequence[TensorSpec], share_collections: bool = False) -> ConcreteFunction:
+          specs: Sequence[TensorSpec], add_control_dependencies: bool = True,
+          variable_creator: Callable[..., Any] | None = None, collections: dict[str, list] | None = None,
+          input_names: Sequence[str] | None = None) -> ConcreteFunction:
     """Trace `python_function` on the positional `values` (one per parameter, `arg_names`) in a new FuncGraph:
     their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter. With
-    `share_collections`, what the function adds to a collection goes to the outer graph's (as TF's branch and
-    loop body graphs do)."""
+    `add_control_dependencies`, its side effects are ordered as TF's automatic control dependencies order
+    them, and its results wait for them (a NoOp gathers them). `variable_creator` is a creator scope for the
+    variables it makes; `collections` the graph's own collections (None: copies of the outer graph's, as FuncGraph's; TF's
+    branch and loop bodies pass the outer graph's own, so what they add goes there);
+    `input_names` the placeholders' names, one per spec (else their parameter's name)."""
     outer = get_default_graph()
-    graph = FuncGraph(name, outer)
+    graph = FuncGraph(name, outer, collections)
+    graph._add_control_dependencies = add_control_dependencies
     graph._functions = dict(outer._functions)  # calls of the outer library's functions shape as there
-    if share_collections:
-        graph._collections = outer._collections
     remaining = iter(specs)
+    names = iter(input_names) if input_names is not None else None
     try:
         parameters = inspect.signature(python_function).parameters
     except (TypeError, ValueError):
@@ -150,7 +199,7 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
             if not (_is_tensor_like(value) or isinstance(value, TensorSpec)):
                 return value
             spec = next(remaining)
-            ph = constant_ops.placeholder(spec.dtype, spec.shape, name=arg_name)
+            ph = constant_ops.placeholder(spec.dtype, spec.shape, name=arg_name if names is None else next(names))
             graph.inputs.append(ph)
             return ph
 
@@ -166,17 +215,138 @@ def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names
                 kwargs[arg_name] = value
             else:
                 args.append(value)
-        result = python_function(*args, **kwargs)
-        flat = [convert_to_tensor(x) for x in nest.flatten(result) if x is not None]
-        side_effects = [graph.last_stateful_op] if graph.last_stateful_op is not None else []
-        with graph.control_dependencies(side_effects):  # results come after the body's side effects
-            flat = [manipulation_ops.identity(x) for x in flat]
+        if variable_creator is None:
+            result = python_function(*args, **kwargs)
+        else:
+            with variables.variable_creator_scope(variable_creator):
+                result = python_function(*args, **kwargs)
+        leaves = [x for x in nest.flatten(result) if x is not None]
+        if add_control_dependencies:  # the results are Identities (each made as it is read), after the side effects
+            flat = [manipulation_ops.identity(convert_to_tensor(x)) for x in leaves]
+            graph.control_outputs = auto_control_deps.add_control_dependencies(
+                graph.get_operations(), lambda tensors, name: control_flow_ops.merge(tensors, name=name)[0].op)
+            if graph.control_outputs and flat:
+                with graph.control_dependencies(None):
+                    gather = graph.create_op("NoOp", [], name="NoOp")
+                gather._add_control_inputs([op for op in graph.control_outputs
+                                            if not auto_control_deps.in_while_loop(op)])
+                for x in flat:
+                    x.op._add_control_input(gather)
+        else:  # a result made outside is captured, as TF's
+            flat = [t if t.graph is graph else graph.capture(t) for t in map(convert_to_tensor, leaves)]
     graph.outputs = flat
     return ConcreteFunction(graph, name, result)
 
 
+_SINGLETON_VARIABLES = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is "
+    "only created once or created outside tf.function. See "
+    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+
+
+def _no_variables(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+    raise ValueError(_SINGLETON_VARIABLES)
+
+
+class UnliftableError(Exception):
+    """A tensor of a function graph depends on an argument, so it cannot be computed outside (TF's)."""
+
+
+def _copy_cone(graph: FuncGraph, targets: Sequence[Tensor | Operation], mapped: dict[str, Tensor], into: Graph
+               ) -> Callable[[str], Any]:
+    """Copy the ops of function graph `graph` that `targets` depend on into graph `into`, the tensors named
+    in `mapped` (`op:index`) read as what it maps them to; what each `op:index` names there.
+    UnliftableError if they depend on an argument of the function that is not mapped."""
+    arguments, cone = {t.op for t in graph.inputs}, set()
+    for target in targets:
+        start = target if isinstance(target, Operation) else target.op
+        pending, parent = [start], {start: None}
+        while pending:
+            op = pending.pop()
+            if op in cone or (op.outputs and all(f"{op.name}:{i}" in mapped for i in range(len(op.outputs)))):
+                continue
+            if op in arguments:
+                path, step = [], op
+                while step is not None:
+                    path.append(f"{step.name} ({step.type})")
+                    step = parent[step]
+                raise UnliftableError(f"Unable to lift tensor {target!r} because it depends transitively on "
+                                      f"placeholder {op!r} via at least one path, e.g.: {' <- '.join(path[::-1])}")
+            cone.add(op)
+            for before in [t.op for t in op.inputs] + list(op.control_inputs):
+                parent.setdefault(before, op)
+                pending.append(before)
+    return importer.copy_nodes(into, [op._node_def for op in graph.get_operations() if op in cone], mapped)
+
+
+def _outermost(graph: Graph) -> Graph:
+    """The graph outside every function graph around `graph` (where TF's init_scope builds)."""
+    while isinstance(graph, FuncGraph):
+        graph = graph.outer_graph
+    return graph
+
+
+def _captured_from_outermost(tensor: Tensor) -> Tensor | None:
+    """The tensor outside every function graph that capture placeholder `tensor` stands for (None if the
+    chain of captures ends at an argument of a function further out)."""
+    while tensor is not None and isinstance(tensor.graph, FuncGraph):
+        tensor = tensor.graph.captured_from(tensor)
+    return tensor
+
+
+def lift_to_graph(tensor: Tensor, graph: FuncGraph) -> Tensor:
+    """`tensor` of function graph `graph` computed outside every function graph instead: the ops it depends
+    on copied there (keeping their names where free), a capture read as the outer tensor it stands for.
+    UnliftableError if it depends on an argument of a function."""
+    if tensor.graph is not graph:
+        return tensor
+    mapped = {f"{inner.op.name}:0": outer for _, inner in graph.captures
+              if (outer := _captured_from_outermost(inner)) is not None}
+    return _copy_cone(graph, [tensor], mapped, _outermost(graph))(f"{tensor.op.name}:{tensor.value_index}")
+
+
+class UnliftedInitializerVariable(resource_variable_ops.ResourceVariable):
+    """A variable a tf.function made on its first trace, outside it (TF's class of that name)."""
+
+
+def _lifting_creator(created: list[Any], wrapped: bool = False) -> Callable[..., Any]:
+    """A creator scope that makes a function's variables outside every function graph, as TF's resource variables
+    in a function graph: the initial value lifted out, the body reading them through captured handles.
+    A tf.function's (TF's UnliftedInitializerVariable) join GLOBAL_VARIABLES only; a `wrapped` function's
+    (wrap_function's VariableHolder) the outer graph's usual collections and the function graph's too."""
+    def creator(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+        if kwargs.pop("experimental_enable_variable_lifting", None) is False:
+            return next_creator(**kwargs)
+        graph = get_default_graph()
+        initial_value = kwargs.pop("initial_value")
+        if isinstance(initial_value, Tensor):
+            initial_value = lift_to_graph(initial_value, graph)
+        scope = graph.get_name_scope()
+        inner_collections = kwargs["collections"] or [variables.GraphKeys.GLOBAL_VARIABLES]
+        kwargs.update(collections=None, use_resource=True, variable_def=None)
+        outer = _outermost(graph)
+        with outer.as_default(), outer.name_scope(f"{scope}/" if scope else None), outer.control_dependencies(None):
+            kind = resource_variable_ops.ResourceVariable if wrapped else UnliftedInitializerVariable
+            variable = kind(initial_value=initial_value, **kwargs)
+        trainable = outer.get_collection_ref(variables.GraphKeys.TRAINABLE_VARIABLES)
+        if wrapped:
+            if variable.trainable and variables.GraphKeys.TRAINABLE_VARIABLES not in inner_collections:
+                inner_collections = [*inner_collections, variables.GraphKeys.TRAINABLE_VARIABLES]
+            graph.add_to_collections(inner_collections, variable)
+        elif variable in trainable:  # TF leaves a tf.function's variables out of TRAINABLE_VARIABLES
+            trainable.remove(variable)
+        created.append(variable)
+        return variable
+    return creator
+
+
 class Function:
-    """A Python function that runs as a graph function (`tf.function`'s result)."""
+    """A Python function that runs as a graph function (`tf.function`'s result).
+
+    Its first trace may create variables: they are made once, outside the function (see `_lifting_creator`),
+    and the function is traced again, as every later trace, where creating one is a ValueError (TF's
+    singleton rule: a variable is created on the first call only, `if self.v is None: self.v = ...`).
+    """
 
     def __init__(self, python_function: Callable, input_signature: Sequence[Any] | None = None,
                  name: str | None = None) -> None:
@@ -186,6 +356,8 @@ class Function:
         self._signature = inspect.signature(python_function)
         self._input_signature = None if input_signature is None else list(input_signature)
         self._traces: list[tuple[Graph, Any, list[TensorSpec], ConcreteFunction]] = []
+        self._created_variables: list[Any] | None = None  # by the first trace; None before it
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # instance -> its method's Function
 
     @property
     def python_function(self) -> Callable:
@@ -202,6 +374,9 @@ class Function:
             specs = nest.flatten(self._input_signature)
             converted = []
             for value, spec in zip(nest.flatten(list(args)), specs):
+                if isinstance(value, TensorSpec):  # get_concrete_function on specs
+                    converted.append(value)
+                    continue
                 tensor = convert_to_tensor(value) if _is_tensor_like(value) else convert_to_tensor(value, spec.dtype)
                 if tensor.dtype.base_dtype != spec.dtype or not _generalizes(spec.shape, tensor.shape):
                     params = ", ".join(f"{p}: {s!r}" for p, s in zip(self._signature.parameters, specs))
@@ -217,9 +392,12 @@ class Function:
 
     def _concrete(self, args: tuple, kwargs: dict) -> tuple[ConcreteFunction, list[Tensor]]:
         values, names = self._bind(args, kwargs)
-        tensors = [convert_to_tensor(v) for v in nest.flatten(values) if _is_tensor_like(v)]
-        key = nest.map_structure(lambda v: None if _is_tensor_like(v) else (type(v), _hashable(v)), values)
-        specs = [TensorSpec(t.shape, t.dtype.base_dtype) for t in tensors]
+        leaves = [v for v in nest.flatten(values) if _is_tensor_like(v) or isinstance(v, TensorSpec)]
+        tensors = [convert_to_tensor(v) for v in leaves if _is_tensor_like(v)]
+        key = nest.map_structure(
+            lambda v: None if _is_tensor_like(v) or isinstance(v, TensorSpec) else (type(v), _hashable(v)), values)
+        specs = [v if isinstance(v, TensorSpec) else TensorSpec(v.shape, v.dtype.base_dtype)
+                 for v in (convert_to_tensor(v) if _is_tensor_like(v) else v for v in leaves)]
         if self._input_signature is not None:
             specs = [TensorSpec(s.shape, s.dtype) for s in nest.flatten(self._input_signature)]
         g = get_default_graph()
@@ -227,11 +405,30 @@ class Function:
             if graph is g and traced_key == key and all(
                     s.dtype == t.dtype and _generalizes(t.shape, s.shape) for s, t in zip(specs, traced_specs)):
                 return concrete, tensors
-        concrete = trace(self._python_function, f"__inference_{self._name}_{next(uids)}", values, names, specs)
+        concrete = self._trace(values, names, specs)
         self._traces.append((g, key, specs, concrete))
         return concrete, tensors
 
+    def _trace(self, values: list[Any], names: list[str], specs: list[TensorSpec]) -> ConcreteFunction:
+        def traced(creator: Callable[..., Any]) -> ConcreteFunction:
+            return trace(self._python_function, f"__inference_{self._name}_{next(uids)}", values, names, specs,
+                         variable_creator=creator)
+
+        if self._created_variables:
+            return traced(_no_variables)
+        first, created = self._created_variables is None, []
+        concrete = traced(_lifting_creator(created))
+        if first:
+            self._created_variables = created
+            return traced(_no_variables) if created else concrete
+        if created:
+            raise ValueError("Creating variables on a non-first call to a function decorated with tf.function.")
+        return concrete
+
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The trace for these arguments (tensors or TensorSpecs; none: the input signature's)."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = tuple(self._input_signature)
         return self._concrete(args, kwargs)[0]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -239,12 +436,18 @@ class Function:
         return concrete._call_flat(tensors)
 
     def __get__(self, instance: Any, owner: Any) -> Any:
-        """A method decorated with tf.function: calls bound to the instance, which keys its traces as any
-        other Python argument does."""
+        """A method decorated with tf.function: a Function of the method bound to the instance, one per
+        instance (with its own traces and variables, as TF's)."""
         if instance is None:
             return self
-        bound = functools.partial(self.__call__, instance)
-        return bound
+        try:
+            return self._bound[instance]
+        except KeyError:
+            bound = self._bound[instance] = Function(types.MethodType(self._python_function, instance),
+                                                     self._input_signature, self._name)
+            return bound
+        except TypeError:  # an instance a weak reference cannot key
+            return Function(types.MethodType(self._python_function, instance), self._input_signature, self._name)
 
 
 def _hashable(value: Any) -> Any:
@@ -323,12 +526,17 @@ PartitionedCall.gradient(_call_grad)
 StatefulPartitionedCall.gradient(_call_grad)
 
 
-def gradient_body(body: GraphDef, output_count: int) -> GraphDef:
+def gradient_body(body: GraphDef, output_count: int, library: Sequence[Any] = ()) -> tuple[GraphDef, list[Any]]:
     """The body of the gradient of a function body, as SymbolicGradient runs it: arguments (the body's
-    arguments, then one gradient per result), one gradient per argument (zeros where none flows)."""
+    arguments, then one gradient per result), one gradient per argument (zeros where none flows). The body's
+    calls of functions of `library` (FunctionDefs) differentiate through backward functions: also the
+    FunctionDefs of those."""
     args = sorted((n for n in body.node if n.op == "_Arg"), key=lambda n: n.attr["index"])
     results = sorted((n for n in body.node if n.op == "_Retval"), key=lambda n: n.attr["index"])
     g = Graph()
+    for fdef in library:
+        g._add_function(function_def.LibraryFunction(fdef))
+    known = len(library)
     with g.as_default():
         xs = [constant_ops.placeholder(n.attr["T"], name="x") for n in args]
         dys = [constant_ops.placeholder(n.attr["T"], name="dy") for n in results[:output_count]]
@@ -340,7 +548,7 @@ def gradient_body(body: GraphDef, output_count: int) -> GraphDef:
              else op._node_def for op in g.get_operations()]
     nodes += [NodeDef(f"dx_{i}_RetVal", "_Retval", [f"{dx.op.name}:{dx.value_index}"], "",
                       {"T": dx.dtype, "index": i}) for i, dx in enumerate(dxs)]
-    return GraphDef(node=nodes)
+    return GraphDef(node=nodes), g._function_library()[known:]
 
 
 def _symbolic_gradient_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
@@ -357,11 +565,14 @@ def _symbolic_gradient(ctx: OpKernelContext, *args: Any, f: Any, Tout: list[Any]
         body = library.body(name)
         if body is None:
             raise errors.NotFoundError(None, None, f"Function {name} is not defined.")
+        definitions = library.definitions()
         try:
-            grad_body = gradient_body(body, len(args) - len(Tout))
+            grad_body, backward = gradient_body(body, len(args) - len(Tout), list(definitions.values()))
         except (ValueError, LookupError) as e:
             raise errors.UnimplementedError(None, None, f"SymbolicGradient of {name}: {e}") from e
-        library.add_functions({grad_name: grad_body})
+        everything = list(definitions.values()) + backward
+        library.add_functions({**function_def.function_bodies(backward, everything), grad_name: grad_body},
+                              backward)
     return library.call(ctx, grad_name, args)
 
 
@@ -369,6 +580,17 @@ SymbolicGradient = Op("SymbolicGradient", inputs=["input: Tin"], outputs=["outpu
                       attrs=["Tin: list(type) >= 1", "Tout: list(type) >= 1", "f: func"])
 SymbolicGradient.shape(_symbolic_gradient_shape)
 SymbolicGradient.kernel("CPU", "GPU")(_symbolic_gradient)
+
+
+@op_registry.RegisterGradient(op_registry.FUNCTION_CALL)
+def _call_by_name_grad(op: Operation, *grads: Any) -> list[Tensor]:
+    """The gradient of a node that calls a library function by name: a SymbolicGradient of the function on
+    its inputs and the outputs' gradients (zeros where none flows), as TF's gradients differentiate it."""
+    dys = [fill_ops.zeros_like(y) if dy is None else convert_to_tensor(dy) for y, dy in zip(op.outputs, grads)]
+    inputs = list(op.inputs) + dys
+    return op.graph.create_op("SymbolicGradient", inputs, name="SymbolicGradient", attrs={
+        "Tin": [t.dtype.base_dtype for t in inputs], "Tout": [t.dtype.base_dtype for t in op.inputs],
+        "f": op.type}).outputs
 
 
 @tf_export("function")
@@ -387,7 +609,38 @@ def function(func: Callable | None = None, input_signature: Sequence[Any] | None
 
 
 class WrappedFunction(ConcreteFunction):
-    """`wrap_function`'s result: a trace of a TF1-style function on a signature, callable on tensors."""
+    """`wrap_function`'s result: a trace of a TF1-style function on a signature, callable on tensors; the
+    variables it created live outside it, read through captured handles."""
+
+    def prune(self, feeds: Any, fetches: Any, name: str | None = None, input_signature: Any = None
+              ) -> WrappedFunction:
+        """The part of this function's graph from `feeds` (its tensors) to `fetches` (tensors, or ops that
+        become control outputs), as a new WrappedFunction: arguments the feeds (a capture fed stays one),
+        then every capture of this one."""
+        del input_signature
+        captured = {inner.ref() for _, inner in self.graph.captures}
+        flat_feeds = [self.graph.as_graph_element(t) for t in nest.flatten(feeds)]
+        for f in flat_feeds:
+            if not isinstance(f, Tensor):
+                raise ValueError(f"All members of argument `feeds` must be tensors. Got {f} with type {type(f)}.")
+        flat_feeds = [f for f in flat_feeds if f.ref() not in captured]
+        flat_fetches = [self.graph.as_graph_element(f) for f in nest.flatten(fetches)]
+        pruned = FuncGraph(name or "pruned", self.graph.outer_graph, collections={})
+        with pruned.as_default():
+            mapped = {f"{f.op.name}:{f.value_index}": constant_ops.placeholder(f.dtype, f.shape, name=f.op.name)
+                      for f in flat_feeds}
+        pruned.inputs.extend(mapped.values())
+        for outer, inner in self.graph.captures:
+            mapped[f"{inner.op.name}:0"] = pruned.capture(outer, name=inner.op.name)
+        source = _copy_cone(self.graph, flat_fetches, mapped, pruned)
+        copied = [source(f"^{f.name}") if isinstance(f, Operation) else source(f"{f.op.name}:{f.value_index}")
+                  for f in flat_fetches]
+        pruned.outputs = [t for t in copied if isinstance(t, Tensor)]
+        pruned.control_outputs = [op for op in copied if isinstance(op, Operation)]
+        structured = nest.pack_sequence_as(fetches, [t if isinstance(t, Tensor) else None for t in copied])
+        for variable in self.graph.variables:  # a prune keeps the variables of the function, as TF
+            pruned.watch_variable(variable)
+        return WrappedFunction(pruned, f"__inference_pruned_{next(uids)}", structured)
 
 
 @tf_export("wrap_function")
@@ -395,6 +648,10 @@ def wrap_function(fn: Callable, signature: Sequence[Any], name: str | None = Non
     """`fn` traced once on placeholders of `signature` (TensorSpecs): a function of tensors to call."""
     specs = nest.flatten(list(signature))
     params = list(inspect.signature(fn).parameters)
+    created: list[Any] = []
     concrete = trace(fn, f"__inference_{name or getattr(fn, '__name__', 'wrapped_function')}_{next(uids)}",
-                     list(signature), params[:len(signature)], specs)
+                     list(signature), params[:len(signature)], specs, add_control_dependencies=False,
+                     variable_creator=_lifting_creator(created, wrapped=True), collections={},
+                     input_names=[getattr(s, "name", None) or "Placeholder" for s in specs])
+    concrete.graph.name = "wrapped_function" if name is None else f"wrapped_function_{name}"
     return WrappedFunction(concrete.graph, concrete.name, concrete.structured_outputs)

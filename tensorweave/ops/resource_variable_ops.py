@@ -358,6 +358,14 @@ def variable_shape(handle: Tensor, out_type: Any = dtypes.int32) -> Tensor:
 # -- ResourceVariable ------------------------------------------------------------------------------------
 
 
+def _variable_accessed(variable: Any) -> None:
+    """A read of `variable`: the tapes that watch reads, and the function graphs being built, note it (TF's)."""
+    watch = getattr(get_default_graph(), "watch_variable", None)
+    if watch is not None:
+        watch(variable)
+    context.variable_accessed(variable)
+
+
 class ResourceVariable(variables.Variable):
     """A variable read and updated through its handle: each read is a snapshot, as in TF2 (and in TF1
     with `use_resource=True` or `tf.enable_resource_variables()`)."""
@@ -514,7 +522,7 @@ class ResourceVariable(variables.Variable):
     # -- reads --------------------------------------------------------------------------------------
 
     def _read_variable_op(self) -> Tensor:
-        context.variable_accessed(self)
+        _variable_accessed(self)
         return ReadVariableOp(self._handle, dtype=self._dtype)
 
     def value(self) -> Tensor:
@@ -543,7 +551,7 @@ class ResourceVariable(variables.Variable):
 
     def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
         """The rows `indices` by ResourceGather (its gradient is IndexedSlices)."""
-        context.variable_accessed(self)
+        _variable_accessed(self)
         with name_scope("Gather" if name is None else name) as name:
             return ResourceGather(self._handle, indices, dtype=self._dtype, name=name)
 
@@ -615,13 +623,14 @@ class ResourceVariable(variables.Variable):
 
 class _UnreadVariable(ResourceVariable):
     """The variable after one of its updates (TF's _UnreadVariable): its op is the update, and its reads and
-    further updates wait for it. Made in graph mode with one read after the update (its graph element)."""
+    further updates wait for it. Made in graph mode with one read after the update (its graph element), but
+    not in a function body, where only a use reads it (as TF's, so an unused result reads nothing)."""
 
     def __init__(self, parent: ResourceVariable, update: Operation) -> None:
         self.__dict__.update({k: v for k, v in parent.__dict__.items() if k != "_cached_value"})
         self._cached_value = None
         self._update = update
-        self._graph_element = self._read_variable_op()
+        self._graph_element = None if get_default_graph()._building_function else self._read_variable_op()
 
     @property
     def name(self) -> str:
@@ -632,7 +641,7 @@ class _UnreadVariable(ResourceVariable):
         return self._update
 
     def _read_variable_op(self) -> Tensor:
-        context.variable_accessed(self)
+        _variable_accessed(self)
         with get_default_graph().control_dependencies([self._update]):
             return ReadVariableOp(self._handle, dtype=self._dtype)
 

@@ -76,7 +76,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                 pred = squeeze(pred)
             return pred if maximum_iterations is None else logical_and(i < n, pred)
 
-        cond_fn = def_function.trace(wrapped_cond, cond_name, specs, arg_names, specs, share_collections=True)
+        cond_fn = def_function.trace_body(wrapped_cond, cond_name, specs, arg_names, specs)
 
         def wrapped_body(i: Tensor, n: Tensor, *args: Tensor) -> list[Any]:
             for t in cond_fn.graph.external_captures:
@@ -87,7 +87,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             nest.assert_same_structure(results, originals, check_types=False)
             return [i + 1, n] + [_to_flow(r) for r in nest.flatten(results)]
 
-        body_fn = def_function.trace(wrapped_body, body_name, specs, arg_names, specs, share_collections=True)
+        body_fn = def_function.trace_body(wrapped_body, body_name, specs, arg_names, specs)
         cond_graph, body_graph = cond_fn.graph, body_fn.graph
         captured = body_graph.external_captures
         for t in captured[len(cond_graph.external_captures):]:

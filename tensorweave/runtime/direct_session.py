@@ -185,7 +185,7 @@ class DirectSession(SessionBackend):
             _log_placement(self._state.placed_graph())
 
     def add_functions(self, bodies: dict[str, GraphDef], definitions: Sequence[Any] = ()) -> None:
-        self._functions.add_functions(bodies)
+        self._functions.add_functions(bodies, definitions)
 
     def step_graphs(self, key: PlanKey) -> list[GraphDef]:
         plan = self._plans.get(key)

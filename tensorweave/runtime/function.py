@@ -2,8 +2,9 @@
 
 The library holds each function as its body GraphDef with a call frame (the client converts FunctionDefs,
 framework/function_def.py, so the runtime sees GraphDefs only). A function is instantiated once per device, on
-its first call: its body is pruned to its results and its stateful nodes (which run even when no result reads
-them, as TF keeps a body's side effects), and one Executor runs that body for every later call,
+its first call: its body is pruned to its results and its side effects (its control outputs for a function
+built by TF2's tracing, which marks its FunctionDef with a `_construction_context`; every stateful node for
+one of TF1's, a Defun, as TF keeps them), and one Executor runs that body for every later call,
 from any thread. A call runs in the caller's step: its kernels share the step's resources, rendezvous and
 cancellation, and kernels of nested calls come back here. An error inside names the body's node, as TF's.
 
@@ -30,13 +31,20 @@ class FunctionLibraryRuntime:
 
     def __init__(self) -> None:
         self._bodies: dict[str, GraphDef] = {}
+        self._definitions: dict[str, Any] = {}
         self._instances: dict[tuple[str, str], Executor] = {}
         self._lock = threading.RLock()
 
-    def add_functions(self, bodies: Mapping[str, GraphDef]) -> None:
+    def add_functions(self, bodies: Mapping[str, GraphDef], definitions: Sequence[Any] = ()) -> None:
         with self._lock:
             for name, body in bodies.items():
                 self._bodies.setdefault(name, body)
+            for fdef in definitions:
+                self._definitions.setdefault(fdef.signature.name, fdef)
+
+    def definitions(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._definitions)
 
     def body(self, name: str) -> GraphDef | None:
         """Function `name`'s body, None when the library lacks it."""
@@ -56,9 +64,14 @@ class FunctionLibraryRuntime:
             body = self._bodies.get(name)
             if body is None:
                 raise errors.NotFoundError(None, None, f"Function {name} is not defined.")
-            registered = op_registry.registered_ops()
-            keep = [n.name for n in body.node if n.op == "_Retval"
-                    or (n.op != "_Arg" and n.op in registered and registered[n.op].op_def.is_stateful)]
+            keep = [n.name for n in body.node if n.op == "_Retval"]
+            fdef = self._definitions.get(name)
+            if fdef is not None and "_construction_context" in fdef.attr:  # TF2's: its control outputs run
+                keep += list(fdef.control_ret.values())
+            else:  # TF1's (a Defun): every stateful node runs
+                registered = op_registry.registered_ops()
+                keep += [n.name for n in body.node
+                         if n.op != "_Arg" and n.op in registered and registered[n.op].op_def.is_stateful]
             executor = Executor(prune(body, [], [], keep), device, self.new_kernel)
             self._instances[(name, device.name)] = executor
             return executor

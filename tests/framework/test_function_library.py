@@ -95,7 +95,6 @@ def test_adding_a_different_function_of_the_same_name_fails():
         g._add_function(function_def.LibraryFunction(fdef))
 
 
-
 def test_defun_calls_by_function_name_import_and_run_with_tf_values_and_gradients():
     # defun.pbtxt, by real TF 2.21: `@function.Defun(tf.float32, tf.float32) def poly(x, y): return
     # x * x * y + sin(x), reduce_sum(y)`, called as node `call` (op: the function's name), out = call:0 + 1,
@@ -120,3 +119,64 @@ def test_defun_calls_by_function_name_import_and_run_with_tf_values_and_gradient
     np.testing.assert_allclose(dy, [[0.25, 1.], [4., 9.]], rtol=1e-6)
     np.testing.assert_allclose(tf_dx, dx, rtol=1e-6)
     np.testing.assert_allclose(tf_dy, dy, rtol=1e-6)
+
+
+_NESTED_DEFUN_FIXTURE = os.path.join(os.path.dirname(_FIXTURE), "defun_nested.pbtxt")
+
+
+def _imported_defun() -> tf.Graph:
+    """defun_nested.pbtxt, written by real TF 2.21 (v2 behaviour disabled): `Outer(x) = Inner(x, x) * 2` with
+    `Inner(x, y) = x * y + 1`, both `function.Defun`s, called by name as `call`, `z = identity(call)`, and
+    `tf.gradients(z, x)` (a SymbolicGradient of Outer, which calls Inner)."""
+    with open(_NESTED_DEFUN_FIXTURE) as f:
+        graph_def = text_format.Parse(f.read(), protos.GraphDef())
+    g = tf.Graph()
+    with g.as_default():
+        tf.import_graph_def(graph_def, name="")
+    return g
+
+
+def test_a_call_by_name_keeps_the_function_name_as_its_type_as_tf():
+    g = _imported_defun()
+    call = g.get_operation_by_name("call")
+    # TF 2.21 after the same import
+    assert (call.type, call.op_def.name, sorted(call.node_def.attr)) == (
+        "Outer_Ad9Ah5gIGCA", "Outer_Ad9Ah5gIGCA", ["_disable_call_shape_inference"])
+    assert call.outputs[0].shape.ndims is None
+    assert [n.op for n in g.as_graph_def().node] == [
+        "Placeholder", "Outer_Ad9Ah5gIGCA", "Identity", "Shape", "Const", "Fill", "SymbolicGradient"]
+
+
+def test_symbolic_gradient_of_a_function_that_calls_a_function_runs_with_tf_values():
+    g = _imported_defun()
+    with g.as_default():
+        x = g.get_tensor_by_name("x:0")
+        y = g.get_tensor_by_name("call:0")
+        (dx,) = tf.gradients(y * y, x)
+    assert dx.name == "gradients/call_grad/SymbolicGradient_1:0"  # TF's: the by-name call's gradient
+    with tf.Session(graph=g) as sess:
+        z, sym, d = sess.run(["z:0", "gradients/call_grad/SymbolicGradient:0", dx], {x: [1., 2.]})
+    np.testing.assert_array_equal(z, [4., 10.])  # TF's values
+    np.testing.assert_array_equal(sym, [4., 8.])
+    np.testing.assert_allclose(d, [32., 160.])  # d(y^2)/dx = 2y * 4x
+
+
+def test_symbolic_gradient_of_a_two_output_call_takes_zeros_for_an_output_without_gradient():
+    # defun_two_outputs.pbtxt, by real TF 2.21 (v2 behaviour disabled): `Sq(x) = x * x` and
+    # `Two(x, y) = (Sq(x) + Sq(y) * x, sin(Sq(y)))`, Defuns, called by name as `call` on placeholders x, y
+    with open(os.path.join(os.path.dirname(_FIXTURE), "defun_two_outputs.pbtxt")) as f:
+        graph_def = text_format.Parse(f.read(), protos.GraphDef())
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def, name="")
+        x, y = g.get_tensor_by_name("x:0"), g.get_tensor_by_name("y:0")
+        a, b = g.get_tensor_by_name("call:0"), g.get_tensor_by_name("call:1")
+        ga, gb = tf.gradients(a, [x, y]), tf.gradients(b * 2.0, [x, y])
+        # TF's: the output without a gradient gets zeros_like
+        assert [[t.name for t in op.inputs] for op in g.get_operations() if op.type == "SymbolicGradient"] == [
+            ["x:0", "y:0", "gradients/grad_ys_0:0", "gradients/zeros_like:0"],
+            ["x:0", "y:0", "gradients_1/zeros_like:0", "gradients_1/mul_grad/Reshape:0"]]
+        assert [t.shape.as_list() for t in ga] == [[2], [2]]
+        with tf.Session() as sess:
+            values = sess.run(ga + gb, {x: [1., 2.], y: [0.5, -1.]})
+    for value, expected in zip(values, [[2.25, 5.], [1., -4.], [0., 0.], [1.93782, -2.16121]]):  # TF's
+        np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)

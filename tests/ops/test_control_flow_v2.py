@@ -257,3 +257,32 @@ def test_a_gradient_built_after_the_session_ran_the_loop_fails_there_as_tf():
                                                                   r"which has 4 outputs\. Try using tf\.compat\.v1\."
                                                                   r"experimental\.output_all_intermediates\(True\)\."):
             s.run(g, {x: [1., 2., 3.]})
+
+
+def test_side_effects_in_top_level_bodies_run_only_when_a_result_needs_them_as_tf():
+    """At top level a branch or loop body gets no automatic control dependencies (TF's graph has none), so an
+    assign no result reads does not run; inside a tf.function it does. Values are TF 2.21's."""
+    v = tf.Variable(1.0, use_resource=True)
+    p = tf.placeholder(tf.bool, [])
+
+    def assigning():
+        v.assign_add(5.0)
+        return tf.constant(2.0)
+
+    top = tf.cond(p, assigning, lambda: tf.constant(3.0))
+    c = tf.constant(4.0)
+    returned_capture = tf.cond(p, lambda: c, lambda: c * 2.0)  # a branch returning an outer tensor captures it
+
+    @tf.function
+    def f(x):
+        def branch():
+            v.assign_add(5.0)
+            return x * 2
+        return tf.cond(x > 0, branch, lambda: x - 1)
+
+    inside = f(tf.constant(3.0))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert s.run(top, {p: True}) == 2.0 and s.run(v) == 1.0
+        assert s.run(inside) == 6.0 and s.run(v) == 6.0
+        assert s.run([returned_capture, tf.gradients(returned_capture, c)[0]], {p: False}) == [8.0, 2.0]
