@@ -880,17 +880,17 @@ def adjust_saturation(image: Any, saturation_factor: Any, name: str | None = Non
 
 @tf_export("image.per_image_standardization")
 def per_image_standardization(image: Any) -> Tensor:
-    """Each image (the last three dimensions) less its mean, divided by max(stddev, 1 / sqrt(pixels))."""
+    """Each image (the last three dimensions) less its mean, divided by max(stddev, 1 / sqrt(pixels)); any
+    input dtype is cast (not rescaled) to float32 first, as TF does."""
     with name_scope(None, "per_image_standardization", [image]) as scope:
         image = convert_to_tensor(image, name="image")
         _check_at_least_3d(image)
         image = control_flow_ops.with_dependencies([], image)
-        if not image.dtype.is_floating:
-            image = convert_image_dtype(image, dtypes.float32)
+        image = cast_ops.cast(image, dtypes.float32)
         num_pixels = reduction_ops.reduce_prod(shape_ops.shape(image)[-3:])
         mean = reduction_ops.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
         stddev = reduction_ops.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
-        min_stddev = elementwise_ops.rsqrt(cast_ops.cast(num_pixels, image.dtype))
+        min_stddev = elementwise_ops.rsqrt(cast_ops.cast(num_pixels, dtypes.float32))
         adjusted_stddev = elementwise_ops.maximum(stddev, min_stddev)
         return elementwise_ops.divide(image - mean, adjusted_stddev, name=scope)
 

@@ -327,6 +327,8 @@ def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     if sizes is None:
         return [tensor_shape.TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * num
     sizes = [int(s) for s in sizes.reshape(-1)]
+    if len(sizes) != num:
+        raise ValueError("Length of size_splits should be equal to num_outputs")
     if sizes.count(-1) > 1:
         raise ValueError("size_splits can only have one -1")
     known = sum(s for s in sizes if s != -1)

@@ -1,0 +1,72 @@
+"""More divergences from TensorFlow found by running the same TF1 programs on both: values, shapes, node
+names and error messages are literals recorded from real TensorFlow 2.21 (`tf.compat.v1`)."""
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+
+
+def _run(fetches, feed=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed)
+
+
+# -- SplitV, ArgMax, UnsortedSegmentSum: shape functions ----------------------------------------------
+
+def test_split_v_size_splits_must_match_num():
+    with pytest.raises(ValueError, match="^Length of size_splits should be equal to num_outputs"):
+        tf.split(tf.ones([4]), [1, 3], num=3)
+
+
+def test_argmax_of_a_vector_is_a_scalar_whatever_the_axis():
+    """TF's shape function gives a vector a scalar result without checking the axis; the kernel checks it."""
+    t = tf.argmax(tf.constant([1, 3]), axis=1)
+    assert t.shape.as_list() == []
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected dimension in the range \[-1, 1\)"):
+        _run(t)
+
+
+def test_unsorted_segment_ids_shape_must_prefix_data_shape():
+    with pytest.raises(ValueError, match="^Dimensions must be equal, but are 2 and 3"):
+        tf.unsorted_segment_sum([[1, 2], [3, 4]], [0, 1, 1], 2)
+    with pytest.raises(ValueError, match="^Shape must be at least rank 2 but is rank 1"):
+        tf.unsorted_segment_max([1, 2], [[0, 1]], 2)
+    ids = tf.placeholder_with_default([0, 1, 1], [None])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"data.shape = \[2,2\] does not start with segment_ids.shape = \[3\]"):
+        _run(tf.unsorted_segment_sum([[1, 2], [3, 4]], ids, 2))
+
+
+# -- Images -----------------------------------------------------------------------------------------
+
+def test_per_image_standardization_casts_integers_without_rescaling():
+    image = np.arange(24, dtype=np.uint8).reshape(2, 3, 4) * 2
+    out = tf.image.per_image_standardization(image)
+    assert out.dtype == tf.float32
+    values = _run(out)
+    np.testing.assert_allclose(values[0, 0, :3], [-1.6613247, -1.5168617, -1.3723986], rtol=1e-6)
+    assert tf.image.per_image_standardization(tf.ones([2, 2, 1], tf.float64)).dtype == tf.float32
+
+
+def test_colour_space_transforms_open_no_name_scope():
+    assert tf.image.rgb_to_yiq(tf.ones([2, 2, 3])).name == "Tensordot:0"
+    assert tf.image.rgb_to_yuv(tf.ones([2, 2, 3])).name == "Tensordot_1:0"
+
+
+# -- Strings ----------------------------------------------------------------------------------------
+
+def test_strings_split_of_a_scalar_splits_it_as_one_row():
+    tokens = tf.strings.split("a b c")
+    value = _run(tokens)
+    assert value.indices.tolist() == [[0, 0], [0, 1], [0, 2]]
+    assert value.dense_shape.tolist() == [1, 3]
+
+
+def test_strings_split_of_a_matrix_gives_a_rank3_sparse_tensor():
+    value = _run(tf.strings.split([["a b", "c"], ["", "d e f"]]))
+    assert value.indices.tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 1, 0], [1, 1, 1], [1, 1, 2]]
+    assert value.values.tolist() == [b"a", b"b", b"c", b"d", b"e", b"f"]
+    assert value.dense_shape.tolist() == [2, 2, 3]
+    with pytest.raises(ValueError, match=r"^result_type must be 'RaggedTensor' or 'SparseTensor'.$"):
+        tf.strings.split(["a b"], result_type="X")
