@@ -837,7 +837,9 @@ def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tenso
     if x.shape.is_fully_defined():
         prod_free = int(np.prod(static_free, dtype=np.int64))
         prod_axes = int(np.prod([static[i] for i in axes], dtype=np.int64))
-        return reshape(moved, [prod_axes, prod_free] if flipped else [prod_free, prod_axes]), static_free, static_free
+        matrix_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+        matrix = moved if moved.shape.as_list() == matrix_shape else reshape(moved, matrix_shape)
+        return matrix, static_free, static_free
     dims = raw_ops.Shape(input=x)
     free_dims = raw_ops.GatherV2(params=dims, indices=np.array(free, np.int32), axis=0)
     prod_free = raw_ops.Prod(input=free_dims, reduction_indices=0)

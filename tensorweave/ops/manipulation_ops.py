@@ -1156,15 +1156,26 @@ def _conjugate_transpose_grad(op: Any, grad: Tensor) -> list:
 
 
 InvertPermutation = Op("InvertPermutation", inputs=["x: T"], outputs=["y: T"], attrs=["T: {int32, int64} = DT_INT32"])
-InvertPermutation.shape(unary_shape)
+
+
+@InvertPermutation.shape
+def _invert_permutation_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [with_rank(ctx.input_shape(0), 1)]
 
 
 @InvertPermutation.kernel("CPU")
 def _invert_permutation(ctx: OpKernelContext, x: Any) -> Any:
     if x.ndim != 1:
         raise invalid_argument(ctx, "invert_permutation expects a 1D vector.")
-    if sorted(x.tolist()) != list(builtins.range(x.size)):
-        raise invalid_argument(ctx, f"{x.tolist()} is not a permutation of 0..{x.size - 1}")
+    values = np.asarray(x).tolist()
+    if sorted(values) != list(builtins.range(x.size)):
+        seen = set()
+        for d in values:  # the first bad entry in order, as TF's loop reports it
+            if not 0 <= d < x.size:
+                raise invalid_argument(ctx, f"{d} is not between 0 and {x.size}")
+            if d in seen:
+                raise invalid_argument(ctx, f"{d} is duplicated in the input.")
+            seen.add(d)
     return ctx.xp.argsort(x).astype(x.dtype)
 
 

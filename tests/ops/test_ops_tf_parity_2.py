@@ -70,3 +70,27 @@ def test_strings_split_of_a_matrix_gives_a_rank3_sparse_tensor():
     assert value.dense_shape.tolist() == [2, 2, 3]
     with pytest.raises(ValueError, match=r"^result_type must be 'RaggedTensor' or 'SparseTensor'.$"):
         tf.strings.split(["a b"], result_type="X")
+
+
+# -- InvertPermutation, tensordot -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("perm", "message"), [
+    ([2, 2, 1], "2 is duplicated in the input."),
+    ([0, 3, 1], "3 is not between 0 and 3"),
+    ([0, 1, -1, 1], "1 is duplicated in the input."),
+])
+def test_invert_permutation_names_the_first_bad_entry(perm, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.invert_permutation(perm))
+    assert info.value.message.split("\n")[0] == message
+
+
+def test_invert_permutation_needs_a_vector_at_build():
+    with pytest.raises(ValueError, match="^Shape must be rank 1 but is rank 2"):
+        tf.invert_permutation([[0]])
+
+
+def test_tensordot_skips_reshapes_that_change_nothing():
+    tf.tensordot(tf.ones([2, 3]), tf.ones([3, 4]), 1)
+    types = sorted(op.type for op in tf.get_default_graph().get_operations())
+    assert types == ["Const", "Const", "MatMul"]
