@@ -77,7 +77,7 @@ def test_strings_split_of_a_matrix_gives_a_rank3_sparse_tensor():
 @pytest.mark.parametrize(("perm", "message"), [
     ([2, 2, 1], "2 is duplicated in the input."),
     ([0, 3, 1], "3 is not between 0 and 3"),
-    ([0, 1, -1, 1], "1 is duplicated in the input."),
+    ([0, 1, -1, 1], "-1 is not between 0 and 4"),
 ])
 def test_invert_permutation_names_the_first_bad_entry(perm, message):
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
