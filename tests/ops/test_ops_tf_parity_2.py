@@ -94,3 +94,57 @@ def test_tensordot_skips_reshapes_that_change_nothing():
     tf.tensordot(tf.ones([2, 3]), tf.ones([3, 4]), 1)
     types = sorted(op.type for op in tf.get_default_graph().get_operations())
     assert types == ["Const", "Const", "MatMul"]
+
+
+# -- Pooling and transposed convolution -------------------------------------------------------------
+
+def test_max_pool_across_depth():
+    x = np.arange(2 * 3 * 4, dtype=np.float32).reshape(1, 2, 3, 4)
+    out = tf.nn.max_pool(x, [1, 1, 1, 2], [1, 1, 1, 2], "VALID")
+    assert out.shape.as_list() == [1, 2, 3, 2]
+    np.testing.assert_array_equal(_run(out), x.reshape(1, 2, 3, 2, 2).max(-1))
+    nchw = tf.nn.max_pool(x.transpose(0, 3, 1, 2), [1, 2, 1, 1], [1, 2, 1, 1], "VALID", data_format="NCHW")
+    np.testing.assert_array_equal(_run(nchw), x.reshape(1, 2, 3, 2, 2).max(-1).transpose(0, 3, 1, 2))
+
+
+@pytest.mark.parametrize(("ksize", "strides", "message"), [
+    ([1, 1, 1, 2], [1, 1, 1, 2], "Depthwise max pooling requires the depth window to evenly divide the input depth"),
+    ([1, 1, 1, 3], [1, 1, 1, 1], "Depthwise max pooling requires the depth window to equal the depth stride"),
+    ([1, 2, 2, 3], [1, 1, 1, 3], "MaxPooling supports exactly one of pooling across depth or pooling across "
+                                 "width/height."),
+])
+def test_max_pool_across_depth_limits(ksize, strides, message):
+    with pytest.raises(tf.errors.UnimplementedError) as info:
+        _run(tf.nn.max_pool(tf.ones([2, 5, 5, 3]), ksize, strides, "VALID"))
+    assert info.value.message.split("\n")[0] == message
+
+
+def test_max_pool_v1_rejects_a_zero_window_at_build():
+    with pytest.raises(ValueError, match=r"^`ksize` cannot be zero. Received: ksize=\[1, 0, 2, 1\]$"):
+        tf.nn.max_pool(tf.ones([2, 5, 5, 3]), [1, 0, 2, 1], [1, 1, 1, 1], "VALID")
+
+
+@pytest.mark.parametrize(("ksize", "message"), [
+    ([2, 2, 2, 2, 1], "Pooling is not yet supported on the batch dimension."),
+    ([1, 2, 2, 2, 2], "Pooling is not yet supported on the depth dimension."),
+])
+def test_pool3d_names_the_unsupported_dimension(ksize, message):
+    with pytest.raises(tf.errors.UnimplementedError) as info:
+        _run(tf.nn.max_pool3d(tf.ones([1, 4, 4, 4, 2]), ksize, [1, 2, 2, 2, 1], "SAME"))
+    assert info.value.message.split("\n")[0] == message
+
+
+def test_pool1d_squeezes_inside_its_scope():
+    assert tf.nn.avg_pool1d(tf.ones([2, 7, 3]), 2, 2, "SAME").name == "AvgPool1D/Squeeze:0"
+
+
+def test_conv2d_transpose_takes_the_batch_from_out_backprop():
+    w = tf.ones([3, 3, 3, 4])
+    sizes = tf.placeholder_with_default([2, 6, 6, 3], [4])
+    assert tf.nn.conv2d_transpose(tf.ones([2, 3, 3, 4]), w, sizes, [1, 2, 2, 1], "SAME").shape.as_list() == \
+        [2, None, None, None]
+    sizes = tf.stack([2, tf.placeholder(tf.int32, []), 6, 3])
+    out = tf.nn.conv2d_transpose(tf.placeholder(tf.float32, [None, 3, 3, 4]), w, sizes, [1, 2, 2, 1], "SAME")
+    assert out.shape.as_list() == [None, None, 6, 3]
+    with pytest.raises(ValueError, match="^Dimensions must be equal, but are 3 and 2"):
+        tf.nn.conv2d_transpose(tf.ones([2, 3, 3, 4]), w, [3, 6, 6, 3], [1, 2, 2, 1], "SAME")
