@@ -686,17 +686,18 @@ def matrix_diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -
                 padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """Batched matrices with the given diagonals (`k`: one index or a [low, high] range) and `padding_value`
     elsewhere."""
-    diagonal = convert_to_tensor(diagonal, name="diagonal")
-    padding = convert_to_tensor(padding_value, dtype=diagonal.dtype)
-    return MatrixDiagV3(diagonal, k, num_rows, num_cols, padding, align=align, name=name)
+    if getattr(diagonal, "dtype", None) == dtypes.bool:
+        padding_value = bool(padding_value)  # TF's way round converting 0 to a bool
+    return MatrixDiagV3(diagonal, k, num_rows, num_cols, padding_value, align=align, name=name)
 
 
 @tf_export("linalg.diag_part", "matrix_diag_part")
 def matrix_diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002
                      align: str = "RIGHT_LEFT") -> Tensor:
     """The diagonals `k` of each innermost matrix, packed as `align` says."""
-    input = convert_to_tensor(input, name="input")
-    return MatrixDiagPartV3(input, k, convert_to_tensor(padding_value, dtype=input.dtype), align=align, name=name)
+    if getattr(input, "dtype", None) == dtypes.bool:
+        padding_value = bool(padding_value)  # TF's way round converting 0 to a bool
+    return MatrixDiagPartV3(input, k, padding_value, align=align, name=name)
 
 
 @tf_export("linalg.set_diag", "matrix_set_diag")

@@ -148,3 +148,18 @@ def test_conv2d_transpose_takes_the_batch_from_out_backprop():
     assert out.shape.as_list() == [None, None, 6, 3]
     with pytest.raises(ValueError, match="^Dimensions must be equal, but are 3 and 2"):
         tf.nn.conv2d_transpose(tf.ones([2, 3, 3, 4]), w, [3, 6, 6, 3], [1, 2, 2, 1], "SAME")
+
+
+# -- matrix_diag / matrix_diag_part -----------------------------------------------------------------
+
+def test_matrix_diag_of_a_bool_tensor_pads_with_false():
+    np.testing.assert_array_equal(_run(tf.matrix_diag(tf.constant([True, False]))), [[True, False], [False, False]])
+    np.testing.assert_array_equal(_run(tf.matrix_diag_part(tf.constant([[True, False], [False, True]]))),
+                                  [True, True])
+
+
+def test_matrix_diag_of_a_bool_list_fails_converting_the_padding_as_tf():
+    with pytest.raises(TypeError) as info:
+        tf.matrix_diag([True, False])
+    assert str(info.value) == ("Expected bool passed to parameter 'padding_value' of op 'MatrixDiagV3', got 0 of "
+                               "type 'int' instead. Error: Expected bool, but got 0 of type 'int'.")
