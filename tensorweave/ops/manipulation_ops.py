@@ -1130,7 +1130,7 @@ def meshgrid(*args: Any, **kwargs: Any) -> list:
             output[1] = raw_ops.Reshape(tensor=output[1], shape=(-1, 1) + (1,) * (ndim - 2))
             sizes[0], sizes[1] = sizes[1], sizes[0]
         mult_fact = raw_ops.Fill(dims=stack(sizes), value=constant(1, output_dtype))
-        return [raw_ops.Mul(x=x, y=mult_fact) for x in output]
+        return [raw_ops.Mul(x=x, y=mult_fact, name="mul") for x in output]  # TF multiplies with `*`
 
 
 # -- Gradients -----------------------------------------------------------------------------------------

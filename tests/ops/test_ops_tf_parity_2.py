@@ -163,3 +163,8 @@ def test_matrix_diag_of_a_bool_list_fails_converting_the_padding_as_tf():
         tf.matrix_diag([True, False])
     assert str(info.value) == ("Expected bool passed to parameter 'padding_value' of op 'MatrixDiagV3', got 0 of "
                                "type 'int' instead. Error: Expected bool, but got 0 of type 'int'.")
+
+
+def test_meshgrid_outputs_are_named_as_tf_multiplies():
+    x, y = tf.meshgrid([1, 2, 3], [4, 5])
+    assert (x.name, y.name) == ("meshgrid/mul:0", "meshgrid/mul_1:0")
