@@ -36,6 +36,7 @@ from tensorweave.ops import (
     elementwise_ops,
     fill_ops,
     indexing_ops,
+    logging_ops,
     manipulation_ops,
     random_ops,
     reduction_ops,
@@ -1035,16 +1036,17 @@ def random_saturation(image: Any, lower: float, upper: float, seed: int | None =
 
 @tf_export("image.random_crop", "random_crop")
 def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None = None) -> Tensor:
-    """A `size` window of `value` at a uniformly drawn offset (value.shape >= size; a smaller value fails in
-    the slice, where TF's Assert would fail first)."""
+    """A `size` window of `value` at a uniformly drawn offset; an Assert checks value.shape >= size."""
     with name_scope(name, "random_crop", [value, size]) as scope:
         value = convert_to_tensor(value, name="value")
         size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
         shape = shape_ops.shape(value)
+        check = logging_ops.Assert_(reduction_ops.reduce_all(elementwise_ops.greater_equal(shape, size)),
+                                    ["Need value.shape >= size, got ", shape, size], summarize=1000)
+        shape = control_flow_ops.with_dependencies([check], shape)
         limit = shape - size + 1
-        offset = elementwise_ops.floormod(
-            random_ops.random_uniform(shape_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max, seed=seed),
-            limit)
+        offset = random_ops.random_uniform(shape_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max,
+                                           seed=seed) % limit
         return indexing_ops.slice(value, offset, size, name=scope)
 
 

@@ -168,3 +168,13 @@ def test_matrix_diag_of_a_bool_list_fails_converting_the_padding_as_tf():
 def test_meshgrid_outputs_are_named_as_tf_multiplies():
     x, y = tf.meshgrid([1, 2, 3], [4, 5])
     assert (x.name, y.name) == ("meshgrid/mul:0", "meshgrid/mul_1:0")
+
+
+def test_random_crop_asserts_the_value_is_large_enough():
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.random_crop(tf.ones([4, 5, 3]), [5, 2, 3]))
+    assert info.value.message.split("\n")[0] == "assertion failed: [Need value.shape >= size, got ] [4 5 3] [5 2 3]"
+    with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 3 and 2 for '\{\{node "
+                                         r"random_crop_1/GreaterEqual\}\}"):
+        tf.random_crop(tf.ones([4, 5, 3]), [2, 2])
+    assert _run(tf.random_crop(tf.ones([4, 5, 3]), [2, 2, 3])).shape == (2, 2, 3)
