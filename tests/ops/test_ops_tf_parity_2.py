@@ -178,3 +178,9 @@ def test_random_crop_asserts_the_value_is_large_enough():
                                          r"random_crop_1/GreaterEqual\}\}"):
         tf.random_crop(tf.ones([4, 5, 3]), [2, 2])
     assert _run(tf.random_crop(tf.ones([4, 5, 3]), [2, 2, 3])).shape == (2, 2, 3)
+
+
+def test_int64_mean_wraps_its_sum_and_truncates():
+    assert _run(tf.reduce_mean(tf.constant([2 ** 62, 2 ** 62], tf.int64))) == -2 ** 62
+    np.testing.assert_array_equal(_run(tf.truncatediv(tf.constant([-7, 7, -7, 0], tf.int64), [2, -2, -2, 3])),
+                                  [-3, -3, 3, 0])
