@@ -184,3 +184,15 @@ def test_int64_mean_wraps_its_sum_and_truncates():
     assert _run(tf.reduce_mean(tf.constant([2 ** 62, 2 ** 62], tf.int64))) == -2 ** 62
     np.testing.assert_array_equal(_run(tf.truncatediv(tf.constant([-7, 7, -7, 0], tf.int64), [2, -2, -2, 3])),
                                   [-3, -3, 3, 0])
+
+
+def test_sparse_add_of_unordered_operands_merges_them_as_if_ordered():
+    a = tf.SparseTensor([[1, 0], [0, 2], [0, 1]], [1., 2., 3.], [2, 3])
+    b = tf.SparseTensor([[0, 1], [1, 0]], [-1., 1.5], [2, 3])
+    value = _run(tf.sparse_add(a, b))
+    assert value.indices.tolist() == [[0, 1], [1, 0], [0, 2], [0, 1]]
+    assert value.values.tolist() == [-1., 2.5, 2., 3.]
+    repeated = tf.SparseTensor([[0, 0], [0, 0], [1, 1]], [1, 2, 3], [2, 2])
+    value = _run(tf.sparse_add(repeated, tf.SparseTensor([[0, 0], [1, 0]], [5, 6], [2, 2])))
+    assert value.indices.tolist() == [[0, 0], [0, 0], [1, 0], [1, 1]]
+    assert value.values.tolist() == [6, 2, 6, 3]
