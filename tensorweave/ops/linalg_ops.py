@@ -22,13 +22,14 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import elementwise_ops, raw_ops
+from tensorweave.ops import elementwise_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import binary_overload, conj, sqrt
 from tensorweave.ops.fill_ops import ones, zeros, zeros_like
+from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32, invalid_argument
-from tensorweave.ops.manipulation_ops import matrix_transpose, transpose
-from tensorweave.ops.reduction_ops import reduce_max, reduce_sum
+from tensorweave.ops.manipulation_ops import concat, matrix_transpose, stack, transpose
+from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_shapes, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, squeeze
 from tensorweave.platform.tf_export import tf_export
@@ -833,21 +834,23 @@ def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tenso
     free = [i for i in range(rank) if i not in axes]
     static = x.shape.as_list()
     static_free = [static[i] for i in free]
-    perm = axes + free if flipped else free + axes
-    moved = transpose(x, perm) if perm != list(range(rank)) else x
     if x.shape.is_fully_defined():
+        perm = axes + free if flipped else free + axes
+        moved = transpose(x, perm) if perm != list(range(rank)) else x
         prod_free = int(np.prod(static_free, dtype=np.int64))
         prod_axes = int(np.prod([static[i] for i in axes], dtype=np.int64))
         matrix_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
         matrix = moved if moved.shape.as_list() == matrix_shape else reshape(moved, matrix_shape)
         return matrix, static_free, static_free
-    dims = raw_ops.Shape(input=x)
-    free_dims = raw_ops.GatherV2(params=dims, indices=np.array(free, np.int32), axis=0)
-    prod_free = raw_ops.Prod(input=free_dims, reduction_indices=0)
-    prod_axes = raw_ops.Prod(input=raw_ops.GatherV2(params=dims, indices=np.array(axes, np.int32), axis=0),
-                             reduction_indices=0)
-    new_shape = raw_ops.Pack(values=[prod_axes, prod_free] if flipped else [prod_free, prod_axes])
-    return reshape(moved, new_shape), free_dims, static_free
+    axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+    free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
+    dims = shape_ops.shape(x)
+    free_dims = gather(dims, free_t)
+    prod_free = reduce_prod(free_dims)
+    prod_axes = reduce_prod(gather(dims, axes_t))
+    perm = concat([axes_t, free_t] if flipped else [free_t, axes_t], 0)
+    new_shape = stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
+    return reshape(transpose(x, perm), new_shape), free_dims, static_free
 
 
 @tf_export("linalg.tensordot", "tensordot")
@@ -863,7 +866,9 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
             if product.shape.as_list() == a_free + b_free:
                 return product
             return reshape(product, a_free + b_free, name=scope)
-        result = reshape(product, raw_ops.ConcatV2(values=[a_free, b_free], axis=0), name=scope)
+        a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
+        b_free = convert_to_tensor(b_free, dtype=dtypes.int32)
+        result = reshape(product, concat([a_free, b_free], 0), name=scope)
         result.set_shape(a_static + b_static)
         return result
 

@@ -196,3 +196,17 @@ def test_sparse_add_of_unordered_operands_merges_them_as_if_ordered():
     value = _run(tf.sparse_add(repeated, tf.SparseTensor([[0, 0], [1, 0]], [5, 6], [2, 2])))
     assert value.indices.tolist() == [[0, 0], [0, 0], [1, 0], [1, 1]]
     assert value.values.tolist() == [6, 2, 6, 3]
+
+
+def test_tensordot_of_a_partly_known_shape_builds_tf_graph():
+    x = tf.placeholder(tf.float32, [None, 3, 4], name="x")
+    out = tf.tensordot(x, tf.ones([4, 2]), 1)
+    assert out.shape.as_list() == [None, 3, 2]
+    names = sorted(op.name for op in tf.get_default_graph().get_operations() if op.name.startswith("Tensordot/"))
+    assert names == ["Tensordot/Const", "Tensordot/Const_1", "Tensordot/Const_2", "Tensordot/GatherV2",
+                     "Tensordot/GatherV2/axis", "Tensordot/GatherV2_1", "Tensordot/GatherV2_1/axis",
+                     "Tensordot/MatMul", "Tensordot/Prod", "Tensordot/Prod_1", "Tensordot/Reshape", "Tensordot/Shape",
+                     "Tensordot/axes", "Tensordot/concat", "Tensordot/concat/axis", "Tensordot/concat_1",
+                     "Tensordot/concat_1/axis", "Tensordot/free", "Tensordot/stack", "Tensordot/transpose"]
+    value = np.arange(24.).reshape(2, 3, 4)
+    np.testing.assert_allclose(_run(out, {x: value}), value @ np.ones([4, 2]))
