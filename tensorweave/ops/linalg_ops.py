@@ -30,7 +30,7 @@ from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32, invalid_argument
 from tensorweave.ops.manipulation_ops import concat, matrix_transpose, stack, transpose
 from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
-from tensorweave.ops.shape_helpers import broadcast_shapes, with_rank, with_rank_at_least
+from tensorweave.ops.shape_helpers import broadcast_shapes, merge_dim, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, squeeze
 from tensorweave.platform.tf_export import tf_export
 
@@ -515,8 +515,12 @@ def _matrix_set_diag(ctx: OpKernelContext, input: Any, diagonal: Any, lo: int, h
     r, c, valid, width = _band_coords(rows, cols, lo, hi, align)
     expected = input.shape[:-2] + ((width,) if lo == hi else (hi - lo + 1, width))
     if diagonal.shape != expected:
-        raise invalid_argument(ctx, f"diagonal must have shape {tensor_shape.shape_string(expected)}, got "
-                                    f"{tensor_shape.shape_string(diagonal.shape)}")
+        raise invalid_argument(ctx, "Either first dimensions of diagonal don't match input.shape[:-2], or "
+                                    "diagonal.shape[:-1] is not equal to the longests diagonal in range "
+                                    "[lower_diag_index:upper_diag_index].\nInput shape: "
+                                    f"{tensor_shape.shape_string(input.shape)}\nDiagonal shape: "
+                                    f"{tensor_shape.shape_string(diagonal.shape)}\nExpected diagonal shape: "
+                                    f"{tensor_shape.shape_string(expected)}")
     if lo == hi:
         diagonal = diagonal[..., None, :]
     out = input.copy()
@@ -633,9 +637,38 @@ MatrixSetDiagV3 = Op("MatrixSetDiagV3", inputs=["input: T", "diagonal: T", "k: i
 
 
 @MatrixSetDiag.shape
-@MatrixSetDiagV3.shape
 def _matrix_set_diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    return [with_rank_at_least(ctx.input_shape(0), 2)]
+    return [_set_diag_output(ctx, (0, 0))]
+
+
+@MatrixSetDiagV3.shape
+def _matrix_set_diag_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    k = _static_k(ctx, 2)
+    if k is not None and k[0] > k[1]:
+        raise ValueError("lower_diag_index is greater than upper_diag_index")
+    return [_set_diag_output(ctx, k)]
+
+
+def _set_diag_output(ctx: InferenceContext, k: tuple[int, int] | None) -> tensor_shape.TensorShape:
+    """TF's check of the diagonal's rank against the input's (one less for a single diagonal `k`), and the
+    input's shape completed from the diagonal's leading dimensions."""
+    shape = with_rank_at_least(ctx.input_shape(0), 2)
+    diag = with_rank_at_least(ctx.input_shape(1), 1)
+    if shape.ndims is not None:
+        if k is not None:
+            diag = with_rank(diag, shape.ndims - 1 if k[0] == k[1] else shape.ndims)
+        elif diag.ndims is not None:
+            with_rank_at_least(diag, shape.ndims - 1)
+            if diag.ndims > shape.ndims:
+                raise ValueError(f"Shape must be at most rank {shape.ndims} but is rank {diag.ndims}")
+    if diag.ndims is None or shape.is_fully_defined():
+        return shape
+    guess = diag[:-1].concatenate([None, None])  # TF drops one dimension even for a range of diagonals
+    if shape.ndims is None:
+        return guess
+    if shape.ndims != guess.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {shape.ndims} and {guess.ndims}")
+    return tensor_shape.TensorShape([merge_dim(a, b) for a, b in zip(shape.dims, guess.dims)])
 
 
 @MatrixSetDiag.kernel("CPU")

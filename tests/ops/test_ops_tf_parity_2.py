@@ -210,3 +210,18 @@ def test_tensordot_of_a_partly_known_shape_builds_tf_graph():
                      "Tensordot/concat_1/axis", "Tensordot/free", "Tensordot/stack", "Tensordot/transpose"]
     value = np.arange(24.).reshape(2, 3, 4)
     np.testing.assert_allclose(_run(out, {x: value}), value @ np.ones([4, 2]))
+
+
+def test_matrix_set_diag_checks_the_diagonal_shape_as_tf():
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.matrix_set_diag(tf.zeros([2, 3]), [1., 2., 3.]))
+    assert info.value.message.split("\n")[:4] == [
+        "Either first dimensions of diagonal don't match input.shape[:-2], or diagonal.shape[:-1] is not equal to "
+        "the longests diagonal in range [lower_diag_index:upper_diag_index].", "Input shape: [2,3]",
+        "Diagonal shape: [3]", "Expected diagonal shape: [2]"]
+    with pytest.raises(ValueError, match="^Shape must be rank 3 but is rank 2"):
+        tf.matrix_set_diag(tf.zeros([2, 2, 3]), [[1., 2.]], k=(0, 1))
+    with pytest.raises(ValueError, match="^Shape must be rank 2 but is rank 1"):
+        tf.matrix_set_diag(tf.zeros([2, 2, 3]), [1., 2.])
+    unknown = tf.placeholder_with_default(tf.zeros([2, 2, 3]), [None, 2, None])
+    assert tf.matrix_set_diag(unknown, [[1., 2.], [3., 4.]]).shape.as_list() == [2, 2, None]
