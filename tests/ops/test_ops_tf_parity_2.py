@@ -221,7 +221,7 @@ def test_matrix_set_diag_checks_the_diagonal_shape_as_tf():
         "Diagonal shape: [3]", "Expected diagonal shape: [2]"]
     with pytest.raises(ValueError, match="^Shape must be rank 3 but is rank 2"):
         tf.matrix_set_diag(tf.zeros([2, 2, 3]), [[1., 2.]], k=(0, 1))
-    with pytest.raises(ValueError, match="^Shape must be rank 2 but is rank 1"):
+    with pytest.raises(ValueError, match="^Shape must be at least rank 2 but is rank 1"):
         tf.matrix_set_diag(tf.zeros([2, 2, 3]), [1., 2.])
     unknown = tf.placeholder_with_default(tf.zeros([2, 2, 3]), [None, 2, None])
     assert tf.matrix_set_diag(unknown, [[1., 2.], [3., 4.]]).shape.as_list() == [2, 2, None]
