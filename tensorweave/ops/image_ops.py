@@ -38,6 +38,7 @@ from tensorweave.ops import (
     indexing_ops,
     logging_ops,
     manipulation_ops,
+    png16_codec,
     random_ops,
     reduction_ops,
     shape_helpers,
@@ -1114,7 +1115,10 @@ def _with_channels(pixels: np.ndarray, channels: int) -> np.ndarray:
         if have <= 2:
             return pixels[..., :1]
         wide = color.astype(np.int64)
-        gray = (wide[..., 0] * _GRAY_WEIGHTS[0] + wide[..., 1] * _GRAY_WEIGHTS[1] + wide[..., 2] * _GRAY_WEIGHTS[2]) >> 15
+        # libpng rounds 16-bit luma (which it also takes through gamma tables, not modelled here), truncates 8-bit
+        rounding = 16384 if pixels.dtype == np.uint16 else 0
+        gray = (wide[..., 0] * _GRAY_WEIGHTS[0] + wide[..., 1] * _GRAY_WEIGHTS[1] + wide[..., 2] * _GRAY_WEIGHTS[2]
+                + rounding) >> 15
         return gray.astype(pixels.dtype)[..., None]
     if channels == 3:
         return color
@@ -1165,6 +1169,12 @@ def _decode(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DT
         raise invalid_argument(ctx, f"`channels` must be 0, 1, 3 or 4 but got {channels}")
     contents = contents.item() if isinstance(contents, np.ndarray) else contents
     kind = _check_format(ctx, _sniff(contents))
+    if kind == "PNG" and png16_codec.is_png16_color(contents):
+        try:
+            pixels = _with_channels(png16_codec.decode_png16(contents), channels)
+        except ValueError:
+            raise _corrupt(ctx, kind, contents) from None
+        return _in_dtype(pixels[None] if animated else pixels, dtype)
     image = _open(ctx, contents, kind)
     if kind == "GIF":
         frames = _frames(ctx, image, kind, contents)
@@ -1412,8 +1422,7 @@ def _encode_png(ctx: OpKernelContext, image: Any, compression: int) -> Any:
         raise invalid_argument(ctx, f"image must have 1, 2, 3, or 4 channels, got {channels}")
     if image.dtype == np.uint16:
         if channels != 1:
-            raise errors.UnimplementedError(ctx.node_def, None, "EncodePng: 16-bit images with more than one "
-                                            "channel are not supported by the imaging library")
+            return np.array(png16_codec.encode_png16(image, 6 if compression == -1 else compression), dtype=object)
         picture = _picture(image.astype("<u2"), "I;16")
     else:
         picture = _picture(image, _PNG_MODES[channels])

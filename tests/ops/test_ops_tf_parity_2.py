@@ -225,3 +225,25 @@ def test_matrix_set_diag_checks_the_diagonal_shape_as_tf():
         tf.matrix_set_diag(tf.zeros([2, 2, 3]), [1., 2.])
     unknown = tf.placeholder_with_default(tf.zeros([2, 2, 3]), [None, 2, None])
     assert tf.matrix_set_diag(unknown, [[1., 2.], [3., 4.]]).shape.as_list() == [2, 2, None]
+
+
+# -- 16-bit colour PNGs -----------------------------------------------------------------------------
+
+_RGB16 = np.array([[[0, 65535, 1234], [40000, 2, 513]], [[7, 8, 9], [65000, 300, 12345]]], np.uint16)
+_RGB16_PNG_FROM_TF = (  # tf.image.encode_png(_RGB16): libpng's filtered rows
+    b'\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x02\x10\x02\x00\x00\x00\xadDF0\x00\x00\x00"IDAT'
+    b'\x08\x99c``\xf8\xff\x9f\xe5\xd2\x1c\x07\x06&&FF\x06v\x06\x0e\x06\xce\xbf\x0f\x19U\x0c\x0c\x00Z=\x062\xf8\xe7'
+    b'\xd7?\x00\x00\x00\x00IEND\xaeB`\x82')
+
+
+def test_decode_png_keeps_all_16_bits_of_colour():
+    np.testing.assert_array_equal(_run(tf.image.decode_png(_RGB16_PNG_FROM_TF, dtype=tf.uint16)), _RGB16)
+    assert _run(tf.image.decode_png(_RGB16_PNG_FROM_TF)).tolist() == [[[0, 255, 4], [156, 0, 2]],
+                                                                       [[0, 0, 0], [253, 1, 48]]]
+
+
+@pytest.mark.parametrize("channels", [2, 3, 4])
+def test_encode_png_of_16_bit_colour_round_trips(channels):
+    image = (np.arange(4 * 5 * channels) * 797 + 5).astype(np.uint16).reshape(4, 5, channels)
+    decoded = tf.image.decode_png(tf.image.encode_png(image), dtype=tf.uint16)
+    np.testing.assert_array_equal(_run(decoded), image)
