@@ -128,8 +128,8 @@ def _geometry(ctx: OpKernelContext, input_shape: Sequence[int], ksize: Sequence[
         raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support strides "
                                         "in the batch and depth dimensions.")
     if any(fmt.batch_and_depth(dilations)[i] != 1 for i in range(2)):
-        raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support "
-                                        "dilations in the batch and depth dimensions.")
+        raise invalid_argument(ctx, "Current implementation does not yet support dilations rates in the batch "
+                                    "and depth dimensions.")
     n, c = fmt.batch_and_depth(input_shape)
     sizes, steps, rates = fmt.spatial(input_shape), fmt.spatial(strides), fmt.spatial(dilations)
     windows = tuple(runtime_window(ctx, size, k, s, d, attr_text(padding))

@@ -134,8 +134,8 @@ def _conv_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shap
         raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support strides "
                                         "in the batch and depth dimensions.")
     if any(fmt.batch_and_depth(dilations)[i] != 1 for i in range(2)):
-        raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support "
-                                        "dilations in the batch and depth dimensions.")
+        raise invalid_argument(ctx, "Current implementation does not yet support dilations in the batch and "
+                                    "depth dimensions.")
     n, c = fmt.batch_and_depth(input_shape)
     h, w = fmt.spatial(input_shape)
     kh, kw, filter_depth, out_depth = filter_shape
@@ -1103,8 +1103,10 @@ def _pool(op: Op, default_name: str, value: Any, ksize: Any, strides: Any, paddi
           name: str | None) -> Tensor:
     with name_scope(name, default_name, [value]) as scope:
         channel = channel_index(data_format)
-        padding, explicit = convert_padding(padding)
-        attrs = {"explicit_paddings": explicit} if explicit else {}
+        attrs = {}
+        if op is not AvgPool:  # TF's avg_pool hands `padding` to the op as given (no explicit paddings)
+            padding, explicit = convert_padding(padding)
+            attrs = {"explicit_paddings": explicit} if explicit else {}
         return op(value, ksize=get_sequence(ksize, 2, channel, "ksize"),
                   strides=get_sequence(strides, 2, channel, "strides"), padding=padding, data_format=data_format,
                   name=scope, **attrs)

@@ -247,3 +247,21 @@ def test_encode_png_of_16_bit_colour_round_trips(channels):
     image = (np.arange(4 * 5 * channels) * 797 + 5).astype(np.uint16).reshape(4, 5, channels)
     decoded = tf.image.decode_png(tf.image.encode_png(image), dtype=tf.uint16)
     np.testing.assert_array_equal(_run(decoded), image)
+
+
+@pytest.mark.parametrize(("build", "message"), [
+    (lambda: tf.nn.conv2d(tf.ones([1, 4, 4, 2]), tf.ones([2, 2, 2, 3]), 1, "SAME", dilations=[2, 1, 1, 1]),
+     "Current implementation does not yet support dilations in the batch and depth dimensions."),
+    (lambda: tf.nn.conv3d(tf.ones([1, 2, 2, 2, 1]), tf.ones([1, 1, 1, 1, 1]), [1] * 5, "SAME",
+                          dilations=[2, 1, 1, 1, 1]),
+     "Current implementation does not yet support dilations rates in the batch and depth dimensions."),
+])
+def test_conv_dilation_of_batch_or_depth_is_an_invalid_argument(build, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(build())
+    assert info.value.message.split("\n")[0] == message
+
+
+def test_avg_pool_v1_takes_no_explicit_padding():
+    with pytest.raises(TypeError, match=r"^Expected string for argument 'padding' not \[\[0, 0\], \[1, 1\], "):
+        tf.nn.avg_pool(tf.ones([1, 4, 4, 2]), 2, 2, [[0, 0], [1, 1], [1, 1], [0, 0]])
