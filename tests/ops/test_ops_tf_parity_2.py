@@ -265,3 +265,7 @@ def test_conv_dilation_of_batch_or_depth_is_an_invalid_argument(build, message):
 def test_avg_pool_v1_takes_no_explicit_padding():
     with pytest.raises(TypeError, match=r"^Expected string for argument 'padding' not \[\[0, 0\], \[1, 1\], "):
         tf.nn.avg_pool(tf.ones([1, 4, 4, 2]), 2, 2, [[0, 0], [1, 1], [1, 1], [0, 0]])
+
+
+def test_xdivy_opens_its_name_scope():
+    assert tf.math.xdivy(tf.constant([0., 1.]), tf.constant([0., 2.])).name == "xdivy/Xdivy:0"
