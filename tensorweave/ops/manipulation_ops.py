@@ -69,6 +69,16 @@ def _ref_identity(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return input
 
 
+Snapshot = Op("Snapshot", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"])
+Snapshot.shape(_identity_shape)
+
+
+@Snapshot.kernel("CPU")
+def _snapshot(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    """A copy of `input`, so later in-place updates of its buffer do not show through."""
+    return input.copy()
+
+
 # -- IdentityN ---------------------------------------------------------------------------------------
 
 IdentityN = Op("IdentityN", inputs=["input: T"], outputs=["output: T"], attrs=["T: list(type)"])

@@ -269,3 +269,18 @@ def test_avg_pool_v1_takes_no_explicit_padding():
 
 def test_xdivy_opens_its_name_scope():
     assert tf.math.xdivy(tf.constant([0., 1.]), tf.constant([0., 2.])).name == "xdivy/Xdivy:0"
+
+
+def test_population_count_counts_the_twos_complement_bits():
+    values = _run(tf.raw_ops.PopulationCount(x=tf.constant([0, 1, 7, -1, 100], tf.int16)))
+    assert values.dtype == np.uint8 and values.tolist() == [0, 1, 3, 16, 3]
+    assert tf.gradients(tf.cast(tf.raw_ops.PopulationCount(x=tf.constant([3])), tf.float32),
+                        tf.constant([3]))[0] is None
+
+
+def test_snapshot_is_a_copy_without_a_gradient():
+    x = tf.constant([1., 2.])
+    snap = tf.raw_ops.Snapshot(input=x)
+    assert snap.op.type == "Snapshot" and _run(snap).tolist() == [1., 2.]
+    with pytest.raises(LookupError, match="No gradient defined for operation"):
+        tf.gradients(snap, x)
