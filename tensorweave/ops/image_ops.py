@@ -657,6 +657,7 @@ def _adjust_op(name: str, factor: str) -> Op:
     return op
 
 
+_ADJUST_KERNEL_TYPES = {"T": (dtypes.float32,)}  # TF's CPU kernels: half runs on GPUs only
 AdjustContrastv2 = _adjust_op("AdjustContrastv2", "contrast_factor")
 AdjustHue = _adjust_op("AdjustHue", "delta")
 AdjustSaturation = _adjust_op("AdjustSaturation", "scale")
@@ -671,7 +672,7 @@ def _check_adjust_input(ctx: OpKernelContext, images: Any, factor: Any, factor_n
         raise invalid_argument(ctx, f"input must have 3 channels but instead has {images.shape[-1]} channels.")
 
 
-@AdjustContrastv2.kernel("CPU")
+@AdjustContrastv2.kernel("CPU", type_constraints=_ADJUST_KERNEL_TYPES)
 def _adjust_contrastv2(ctx: OpKernelContext, images: Any, contrast_factor: Any) -> Any:
     _check_adjust_input(ctx, images, contrast_factor, "contrast_factor", rgb=False)
     x = images.astype(np.float32)
@@ -712,7 +713,7 @@ def _hue_range_to_rgb(xp: Any, hue: Any, v_min: Any, v_max: Any) -> Any:
                      for i in range(3)], axis=-1)
 
 
-@AdjustHue.kernel("CPU")
+@AdjustHue.kernel("CPU", type_constraints=_ADJUST_KERNEL_TYPES)
 def _adjust_hue(ctx: OpKernelContext, images: Any, delta: Any) -> Any:
     _check_adjust_input(ctx, images, delta, "delta", rgb=True)
     xp = ctx.xp
@@ -739,7 +740,7 @@ def _rgb_to_hsv_scalar_style(xp: Any, rgb: Any) -> tuple[Any, Any, Any]:
     return xp.where(hue < 0, hue + np.float32(1), hue), saturation, value
 
 
-@AdjustSaturation.kernel("CPU")
+@AdjustSaturation.kernel("CPU", type_constraints=_ADJUST_KERNEL_TYPES)
 def _adjust_saturation(ctx: OpKernelContext, images: Any, scale: Any) -> Any:
     _check_adjust_input(ctx, images, scale, "scale", rgb=True)
     xp = ctx.xp

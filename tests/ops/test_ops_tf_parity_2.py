@@ -284,3 +284,12 @@ def test_snapshot_is_a_copy_without_a_gradient():
     assert snap.op.type == "Snapshot" and _run(snap).tolist() == [1., 2.]
     with pytest.raises(LookupError, match="No gradient defined for operation"):
         tf.gradients(snap, x)
+
+
+@pytest.mark.parametrize("adjust", [lambda x: tf.image.adjust_contrast(x, 1.5),
+                                    lambda x: tf.image.adjust_saturation(x, 1.5),
+                                    lambda x: tf.image.adjust_hue(x, 0.1)])
+def test_colour_adjustments_of_half_have_no_cpu_kernel(adjust):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered to support Op 'Adjust"):
+        _run(adjust(tf.ones([2, 2, 3], tf.float16)))
+    assert _run(adjust(tf.ones([2, 2, 3], tf.float64))).dtype == np.float64
