@@ -1046,8 +1046,9 @@ def string_split(source: Any, sep: Any = None, skip_empty: bool = True, delimite
     """TF1's tf.string_split: each string of the vector `source` split at any byte of `sep` (default a space)."""
     sep = _deprecated_alias("sep", sep, "delimiter", delimiter)
     with name_scope(name, "StringSplit", [source]):
+        delimiter = convert_to_tensor(" " if sep is None else sep, dtype=dtypes.string)  # first, as TF's
         source = convert_to_tensor(source, dtype=dtypes.string)
-        indices, values, shape = StringSplit(source, " " if sep is None else sep, skip_empty=skip_empty)
+        indices, values, shape = StringSplit(source, delimiter, skip_empty=skip_empty)
         return _split_result(SparseTensor(indices, values, shape), result_type)
 
 

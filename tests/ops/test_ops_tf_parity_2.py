@@ -294,3 +294,8 @@ def test_colour_adjustments_of_half_have_no_cpu_kernel(adjust):
         _run(adjust(tf.ones([2, 2, 3], tf.float16)))
     with tf.Graph().as_default():
         assert _run(adjust(tf.ones([2, 2, 3], tf.float64))).dtype == np.float64
+
+
+def test_string_split_converts_the_delimiter_first():
+    with pytest.raises(ValueError, match=r"\(StringSplit/Const_1, StringSplit/Const\)"):
+        tf.string_split([["a b"]])
