@@ -299,3 +299,8 @@ def test_colour_adjustments_of_half_have_no_cpu_kernel(adjust):
 def test_string_split_converts_the_delimiter_first():
     with pytest.raises(ValueError, match=r"\(StringSplit/Const_1, StringSplit/Const\)"):
         tf.string_split([["a b"]])
+
+
+def test_scatter_nd_of_strings_concatenates_onto_empty_strings():
+    assert _run(tf.scatter_nd([[0], [0], [1]], ["a", "b", "c"], [3])).tolist() == [b"ab", b"c", b""]
+    assert _run(tf.scatter_nd([[1]], [["a", "b"]], [2, 2])).tolist() == [[b"", b""], [b"a", b"b"]]
