@@ -11,6 +11,7 @@ columns, so the order TF's kernels produce (or keep) for equal indices is kept t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -381,19 +382,25 @@ def sparse_concat(axis: Any, sp_inputs: Any, name: str | None = None, expand_non
     indices, values, output_shape = SparseConcat([sp.indices for sp in sp_inputs], [sp.values for sp in sp_inputs],
                                                  shapes, concat_dim=axis, name=name)
     static = [sp.shape for sp in sp_inputs]
-    if all(s.ndims is not None for s in static):
-        dims = []
-        for d in range(static[0].ndims):
-            column = [s.as_list()[d] for s in static]
-            if d == axis % static[0].ndims:
-                dims.append(None if None in column else sum(column))
-            elif expand_nonconcat_dim:
-                dims.append(None if None in column else max(column))
-            else:
-                dims.append(column[0])
-        if None not in dims:
-            output_shape = dims
-    return SparseTensor(indices, values, output_shape)
+    dims = None
+    if all(s.ndims is not None for s in static):  # TF's static shape: the first input's (or the largest) dims,
+        columns = list(zip(*[s.as_list() for s in static]))  # and the sum along `axis`
+        dims = [_first_largest(c) for c in columns] if expand_nonconcat_dim else static[0].as_list()
+        dims[axis] = None if None in columns[axis] else sum(columns[axis])
+    if all(s.is_fully_defined() for s in static):
+        return SparseTensor(indices, values, dims)
+    result = SparseTensor(indices, values, output_shape)
+    result.set_shape(dims)
+    return result
+
+
+def _first_largest(dims: Sequence[int | None]) -> int | None:
+    """Python's max over TF Dimensions: an unknown one compares false, so it neither wins nor is replaced."""
+    best = dims[0]
+    for d in dims[1:]:
+        if d is not None and best is not None and d > best:
+            best = d
+    return best
 
 
 # -- SparseReshape, SparseReorder ------------------------------------------------------------------------

@@ -312,3 +312,15 @@ def test_cast_of_a_sparse_tensor_or_indexed_slices_casts_the_values():
     assert _run(sparse.values).tolist() == [1, 2]
     slices = tf.cast(tf.IndexedSlices(tf.constant([[1.5]]), tf.constant([0])), tf.int64)
     assert isinstance(slices, tf.IndexedSlices) and slices.values.name == "Cast_1:0"
+
+
+@pytest.mark.parametrize(("axis", "shapes", "expand", "static"), [
+    (0, ([None, 5], [None, 6]), False, [None, 5]),
+    (1, ([2, 5], [None, 5]), False, [2, 10]),
+    (-1, ([2, 5], [2, None]), False, [2, None]),
+    (1, ([2, None], [3, 4]), True, [3, None]),
+])
+def test_sparse_concat_static_shape_as_tf(axis, shapes, expand, static):
+    inputs = [tf.sparse_placeholder(tf.float32, shape=s) for s in shapes]
+    out = tf.sparse_concat(axis, inputs, expand_nonconcat_dim=expand)
+    assert out.shape.as_list() == static and out.dense_shape.op.type == "SparseConcat"
