@@ -15,9 +15,11 @@ from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.hooks import Hook
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops.kernel_helpers import EIGEN_BFLOAT16_PACKET
 from tensorweave.platform.tf_export import tf_export
 
@@ -101,6 +103,10 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     if (isinstance(x, Tensor) or is_resource_variable(x)) and x.dtype.base_dtype == base_type:
         return x
     with name_scope(name, "Cast", [x]) as scope:
+        if isinstance(x, SparseTensor):  # the values cast, the structure kept, as TF's
+            return SparseTensor(x.indices, cast(x.values, base_type, name=scope), x.dense_shape)
+        if isinstance(x, IndexedSlices):
+            return IndexedSlices(cast(x.values, base_type, name=scope), x.indices, x.dense_shape)
         x = convert_to_tensor(x, name="x")
         if x.dtype.base_dtype == base_type:
             return x

@@ -204,6 +204,8 @@ BitwiseOr = binary_op("BitwiseOr", _INTEGER, np.bitwise_or, is_commutative=True)
 export_value(BitwiseOr, "bitwise.bitwise_or")
 BitwiseXor = binary_op("BitwiseXor", _INTEGER, np.bitwise_xor, is_commutative=True)
 export_value(BitwiseXor, "bitwise.bitwise_xor")
+PopulationCount = unary_op("PopulationCount", _INTEGER, output="uint8",  # bits of the two's complement pattern
+                           fn=lambda x: np.bitwise_count(np.asarray(x).view(f"u{x.dtype.itemsize}")).astype(np.uint8))
 
 
 def _clamped_shift(x: Any, y: Any) -> tuple[Any, Any]:
@@ -1495,5 +1497,5 @@ def _rsqrt_grad_grad(op: Any, grad: Tensor) -> list:
 
 for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
                  "LogicalNot", "IsNan", "IsInf", "IsFinite", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
-                 "LeftShift", "RightShift"):
+                 "LeftShift", "RightShift", "PopulationCount"):
     NotDifferentiable(_op_type)

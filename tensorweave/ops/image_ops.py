@@ -36,7 +36,9 @@ from tensorweave.ops import (
     elementwise_ops,
     fill_ops,
     indexing_ops,
+    logging_ops,
     manipulation_ops,
+    png16_codec,
     random_ops,
     reduction_ops,
     shape_helpers,
@@ -655,6 +657,7 @@ def _adjust_op(name: str, factor: str) -> Op:
     return op
 
 
+_ADJUST_KERNEL_TYPES = {"T": (dtypes.float32,)}  # TF's CPU kernels: half runs on GPUs only
 AdjustContrastv2 = _adjust_op("AdjustContrastv2", "contrast_factor")
 AdjustHue = _adjust_op("AdjustHue", "delta")
 AdjustSaturation = _adjust_op("AdjustSaturation", "scale")
@@ -669,7 +672,7 @@ def _check_adjust_input(ctx: OpKernelContext, images: Any, factor: Any, factor_n
         raise invalid_argument(ctx, f"input must have 3 channels but instead has {images.shape[-1]} channels.")
 
 
-@AdjustContrastv2.kernel("CPU")
+@AdjustContrastv2.kernel("CPU", type_constraints=_ADJUST_KERNEL_TYPES)
 def _adjust_contrastv2(ctx: OpKernelContext, images: Any, contrast_factor: Any) -> Any:
     _check_adjust_input(ctx, images, contrast_factor, "contrast_factor", rgb=False)
     x = images.astype(np.float32)
@@ -710,7 +713,7 @@ def _hue_range_to_rgb(xp: Any, hue: Any, v_min: Any, v_max: Any) -> Any:
                      for i in range(3)], axis=-1)
 
 
-@AdjustHue.kernel("CPU")
+@AdjustHue.kernel("CPU", type_constraints=_ADJUST_KERNEL_TYPES)
 def _adjust_hue(ctx: OpKernelContext, images: Any, delta: Any) -> Any:
     _check_adjust_input(ctx, images, delta, "delta", rgb=True)
     xp = ctx.xp
@@ -737,7 +740,7 @@ def _rgb_to_hsv_scalar_style(xp: Any, rgb: Any) -> tuple[Any, Any, Any]:
     return xp.where(hue < 0, hue + np.float32(1), hue), saturation, value
 
 
-@AdjustSaturation.kernel("CPU")
+@AdjustSaturation.kernel("CPU", type_constraints=_ADJUST_KERNEL_TYPES)
 def _adjust_saturation(ctx: OpKernelContext, images: Any, scale: Any) -> Any:
     _check_adjust_input(ctx, images, scale, "scale", rgb=True)
     xp = ctx.xp
@@ -880,17 +883,17 @@ def adjust_saturation(image: Any, saturation_factor: Any, name: str | None = Non
 
 @tf_export("image.per_image_standardization")
 def per_image_standardization(image: Any) -> Tensor:
-    """Each image (the last three dimensions) less its mean, divided by max(stddev, 1 / sqrt(pixels))."""
+    """Each image (the last three dimensions) less its mean, divided by max(stddev, 1 / sqrt(pixels)); any
+    input dtype is cast (not rescaled) to float32 first, as TF does."""
     with name_scope(None, "per_image_standardization", [image]) as scope:
         image = convert_to_tensor(image, name="image")
         _check_at_least_3d(image)
         image = control_flow_ops.with_dependencies([], image)
-        if not image.dtype.is_floating:
-            image = convert_image_dtype(image, dtypes.float32)
+        image = cast_ops.cast(image, dtypes.float32)
         num_pixels = reduction_ops.reduce_prod(shape_ops.shape(image)[-3:])
         mean = reduction_ops.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
         stddev = reduction_ops.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
-        min_stddev = elementwise_ops.rsqrt(cast_ops.cast(num_pixels, image.dtype))
+        min_stddev = elementwise_ops.rsqrt(cast_ops.cast(num_pixels, dtypes.float32))
         adjusted_stddev = elementwise_ops.maximum(stddev, min_stddev)
         return elementwise_ops.divide(image - mean, adjusted_stddev, name=scope)
 
@@ -1035,16 +1038,17 @@ def random_saturation(image: Any, lower: float, upper: float, seed: int | None =
 
 @tf_export("image.random_crop", "random_crop")
 def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None = None) -> Tensor:
-    """A `size` window of `value` at a uniformly drawn offset (value.shape >= size; a smaller value fails in
-    the slice, where TF's Assert would fail first)."""
+    """A `size` window of `value` at a uniformly drawn offset; an Assert checks value.shape >= size."""
     with name_scope(name, "random_crop", [value, size]) as scope:
         value = convert_to_tensor(value, name="value")
         size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
         shape = shape_ops.shape(value)
+        check = logging_ops.Assert_(reduction_ops.reduce_all(elementwise_ops.greater_equal(shape, size)),
+                                    ["Need value.shape >= size, got ", shape, size], summarize=1000)
+        shape = control_flow_ops.with_dependencies([check], shape)
         limit = shape - size + 1
-        offset = elementwise_ops.floormod(
-            random_ops.random_uniform(shape_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max, seed=seed),
-            limit)
+        offset = random_ops.random_uniform(shape_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max,
+                                           seed=seed) % limit
         return indexing_ops.slice(value, offset, size, name=scope)
 
 
@@ -1112,7 +1116,10 @@ def _with_channels(pixels: np.ndarray, channels: int) -> np.ndarray:
         if have <= 2:
             return pixels[..., :1]
         wide = color.astype(np.int64)
-        gray = (wide[..., 0] * _GRAY_WEIGHTS[0] + wide[..., 1] * _GRAY_WEIGHTS[1] + wide[..., 2] * _GRAY_WEIGHTS[2]) >> 15
+        # libpng rounds 16-bit luma (which it also takes through gamma tables, not modelled here), truncates 8-bit
+        rounding = 16384 if pixels.dtype == np.uint16 else 0
+        gray = (wide[..., 0] * _GRAY_WEIGHTS[0] + wide[..., 1] * _GRAY_WEIGHTS[1] + wide[..., 2] * _GRAY_WEIGHTS[2]
+                + rounding) >> 15
         return gray.astype(pixels.dtype)[..., None]
     if channels == 3:
         return color
@@ -1163,6 +1170,12 @@ def _decode(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DT
         raise invalid_argument(ctx, f"`channels` must be 0, 1, 3 or 4 but got {channels}")
     contents = contents.item() if isinstance(contents, np.ndarray) else contents
     kind = _check_format(ctx, _sniff(contents))
+    if kind == "PNG" and png16_codec.is_png16_color(contents):
+        try:
+            pixels = _with_channels(png16_codec.decode_png16(contents), channels)
+        except ValueError:
+            raise _corrupt(ctx, kind, contents) from None
+        return _in_dtype(pixels[None] if animated else pixels, dtype)
     image = _open(ctx, contents, kind)
     if kind == "GIF":
         frames = _frames(ctx, image, kind, contents)
@@ -1410,8 +1423,7 @@ def _encode_png(ctx: OpKernelContext, image: Any, compression: int) -> Any:
         raise invalid_argument(ctx, f"image must have 1, 2, 3, or 4 channels, got {channels}")
     if image.dtype == np.uint16:
         if channels != 1:
-            raise errors.UnimplementedError(ctx.node_def, None, "EncodePng: 16-bit images with more than one "
-                                            "channel are not supported by the imaging library")
+            return np.array(png16_codec.encode_png16(image, 6 if compression == -1 else compression), dtype=object)
         picture = _picture(image.astype("<u2"), "I;16")
     else:
         picture = _picture(image, _PNG_MODES[channels])

@@ -47,37 +47,35 @@ _YIQ_TO_RGB = [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021], [0.6208248, -0
 _MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
 
 
-def _colour_transform(images: Any, kernel: list, name: str) -> Tensor:
-    """The last axis (3 channels) mapped by a 3x3 matrix."""
-    with name_scope(None, name, [images]):
-        images = convert_to_tensor(images, name="images")
-        kernel = convert_to_tensor(kernel, dtype=images.dtype, name="kernel")
-        ndims = images.shape.ndims
-        return linalg_ops.tensordot(images, kernel, axes=[[ndims - 1], [0]])
+def _colour_transform(images: Any, kernel: list) -> Tensor:
+    """The last axis (3 channels) mapped by a 3x3 matrix; TF opens no name scope here."""
+    images = convert_to_tensor(images, name="images")
+    kernel = convert_to_tensor(kernel, dtype=images.dtype, name="kernel")
+    return linalg_ops.tensordot(images, kernel, axes=[[images.shape.ndims - 1], [0]])
 
 
 @tf_export("image.rgb_to_yuv")
 def rgb_to_yuv(images: Any) -> Tensor:
     """RGB in [0, 1] to YUV (Y in [0, 1], U and V around 0)."""
-    return _colour_transform(images, _RGB_TO_YUV, "rgb_to_yuv")
+    return _colour_transform(images, _RGB_TO_YUV)
 
 
 @tf_export("image.yuv_to_rgb")
 def yuv_to_rgb(images: Any) -> Tensor:
     """YUV back to RGB."""
-    return _colour_transform(images, _YUV_TO_RGB, "yuv_to_rgb")
+    return _colour_transform(images, _YUV_TO_RGB)
 
 
 @tf_export("image.rgb_to_yiq")
 def rgb_to_yiq(images: Any) -> Tensor:
     """RGB in [0, 1] to YIQ."""
-    return _colour_transform(images, _RGB_TO_YIQ, "rgb_to_yiq")
+    return _colour_transform(images, _RGB_TO_YIQ)
 
 
 @tf_export("image.yiq_to_rgb")
 def yiq_to_rgb(images: Any) -> Tensor:
     """YIQ back to RGB."""
-    return _colour_transform(images, _YIQ_TO_RGB, "yiq_to_rgb")
+    return _colour_transform(images, _YIQ_TO_RGB)
 
 
 @tf_export("image.sobel_edges")

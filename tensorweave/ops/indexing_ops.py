@@ -35,7 +35,7 @@ from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.fill_ops import ones_like
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
 from tensorweave.ops.manipulation_ops import concat, stack
-from tensorweave.ops.shape_helpers import shape_from_tensor, with_rank, with_rank_at_least
+from tensorweave.ops.shape_helpers import merge_dim, shape_from_tensor, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, shape, size, squeeze
 from tensorweave.platform.tf_export import export_value, tf_export
 
@@ -698,9 +698,14 @@ UnsortedSegmentSum = Op("UnsortedSegmentSum", inputs=["data: T", "segment_ids: T
 @UnsortedSegmentSum.shape
 def _unsorted_segment_sum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     data, ids = ctx.input_shape(0), ctx.input_shape(1)
+    with_rank(ctx.input_shape(2), 0)
     num = ctx.input_value(2)
+    if ids.ndims is not None:
+        with_rank_at_least(data, ids.ndims)
     if data.ndims is None or ids.ndims is None:
         return [tensor_shape.unknown_shape()]
+    for a, b in zip(data.dims, ids.dims):
+        merge_dim(a, b)  # the ids' shape is a prefix of the data's
     head = tensor_shape.TensorShape([None if num is None else int(num)])
     return [head.concatenate(data[ids.ndims:])]
 
@@ -708,6 +713,9 @@ def _unsorted_segment_sum_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
 @UnsortedSegmentSum.kernel("CPU")
 def _unsorted_segment_sum(ctx: OpKernelContext, data: Any, segment_ids: Any, num_segments: Any) -> Any:
     num = int(num_segments)
+    if data.shape[:segment_ids.ndim] != segment_ids.shape:
+        raise invalid_argument(ctx, f"data.shape = {tensor_shape.shape_string(data.shape)} does not start with "
+                                    f"segment_ids.shape = {tensor_shape.shape_string(segment_ids.shape)}")
     ids = segment_ids.reshape(-1)
     if ids.size and (ids.max() >= num):
         raise invalid_argument(ctx, f"segment_ids[{int(np.argmax(ids >= num))}] = {int(ids.max())} is out of range "

@@ -41,8 +41,9 @@ def in_float32(x: Any) -> Any:
 
 def c_division(x: Any, y: Any) -> Any:
     """Integer division truncating toward zero, as C++ (TF's integer Mean); `y` is never 0."""
-    q = np.abs(x) // np.abs(y)
-    return np.where((np.asarray(x) < 0) ^ (np.asarray(y) < 0), -q, q).astype(np.result_type(x, y))
+    x, y = np.asarray(x), np.asarray(y)
+    q = x // y  # floor division, moved up one where it rounded a negative quotient down (no abs: INT64_MIN)
+    return (q + ((x - q * y != 0) & ((x < 0) ^ (y < 0)))).astype(np.result_type(x, y))
 
 
 F16, F32, F64, C64, C128 = dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128

@@ -22,14 +22,15 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import elementwise_ops, raw_ops
+from tensorweave.ops import elementwise_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import binary_overload, conj, sqrt
 from tensorweave.ops.fill_ops import ones, zeros, zeros_like
+from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32, invalid_argument
-from tensorweave.ops.manipulation_ops import matrix_transpose, transpose
-from tensorweave.ops.reduction_ops import reduce_max, reduce_sum
-from tensorweave.ops.shape_helpers import broadcast_shapes, with_rank, with_rank_at_least
+from tensorweave.ops.manipulation_ops import concat, matrix_transpose, stack, transpose
+from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
+from tensorweave.ops.shape_helpers import broadcast_shapes, merge_dim, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, squeeze
 from tensorweave.platform.tf_export import tf_export
 
@@ -514,8 +515,12 @@ def _matrix_set_diag(ctx: OpKernelContext, input: Any, diagonal: Any, lo: int, h
     r, c, valid, width = _band_coords(rows, cols, lo, hi, align)
     expected = input.shape[:-2] + ((width,) if lo == hi else (hi - lo + 1, width))
     if diagonal.shape != expected:
-        raise invalid_argument(ctx, f"diagonal must have shape {tensor_shape.shape_string(expected)}, got "
-                                    f"{tensor_shape.shape_string(diagonal.shape)}")
+        raise invalid_argument(ctx, "Either first dimensions of diagonal don't match input.shape[:-2], or "
+                                    "diagonal.shape[:-1] is not equal to the longests diagonal in range "
+                                    "[lower_diag_index:upper_diag_index].\nInput shape: "
+                                    f"{tensor_shape.shape_string(input.shape)}\nDiagonal shape: "
+                                    f"{tensor_shape.shape_string(diagonal.shape)}\nExpected diagonal shape: "
+                                    f"{tensor_shape.shape_string(expected)}")
     if lo == hi:
         diagonal = diagonal[..., None, :]
     out = input.copy()
@@ -632,9 +637,38 @@ MatrixSetDiagV3 = Op("MatrixSetDiagV3", inputs=["input: T", "diagonal: T", "k: i
 
 
 @MatrixSetDiag.shape
-@MatrixSetDiagV3.shape
 def _matrix_set_diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    return [with_rank_at_least(ctx.input_shape(0), 2)]
+    return [_set_diag_output(ctx, (0, 0))]
+
+
+@MatrixSetDiagV3.shape
+def _matrix_set_diag_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    k = _static_k(ctx, 2)
+    if k is not None and k[0] > k[1]:
+        raise ValueError("lower_diag_index is greater than upper_diag_index")
+    return [_set_diag_output(ctx, k)]
+
+
+def _set_diag_output(ctx: InferenceContext, k: tuple[int, int] | None) -> tensor_shape.TensorShape:
+    """TF's check of the diagonal's rank against the input's (one less for a single diagonal `k`), and the
+    input's shape completed from the diagonal's leading dimensions."""
+    shape = with_rank_at_least(ctx.input_shape(0), 2)
+    diag = with_rank_at_least(ctx.input_shape(1), 1)
+    if shape.ndims is not None:
+        if k is not None:
+            diag = with_rank(diag, shape.ndims - 1 if k[0] == k[1] else shape.ndims)
+        elif diag.ndims is not None:
+            with_rank_at_least(diag, shape.ndims - 1)
+            if diag.ndims > shape.ndims:
+                raise ValueError(f"Shape must be at most rank {shape.ndims} but is rank {diag.ndims}")
+    if diag.ndims is None or shape.is_fully_defined():
+        return shape
+    guess = diag[:-1].concatenate([None, None])  # TF drops one dimension even for a range of diagonals
+    if shape.ndims is None:
+        return guess
+    if shape.ndims != guess.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {shape.ndims} and {guess.ndims}")
+    return tensor_shape.TensorShape([merge_dim(a, b) for a, b in zip(shape.dims, guess.dims)])
 
 
 @MatrixSetDiag.kernel("CPU")
@@ -686,17 +720,18 @@ def matrix_diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -
                 padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """Batched matrices with the given diagonals (`k`: one index or a [low, high] range) and `padding_value`
     elsewhere."""
-    diagonal = convert_to_tensor(diagonal, name="diagonal")
-    padding = convert_to_tensor(padding_value, dtype=diagonal.dtype)
-    return MatrixDiagV3(diagonal, k, num_rows, num_cols, padding, align=align, name=name)
+    if getattr(diagonal, "dtype", None) == dtypes.bool:
+        padding_value = bool(padding_value)  # TF's way round converting 0 to a bool
+    return MatrixDiagV3(diagonal, k, num_rows, num_cols, padding_value, align=align, name=name)
 
 
 @tf_export("linalg.diag_part", "matrix_diag_part")
 def matrix_diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002
                      align: str = "RIGHT_LEFT") -> Tensor:
     """The diagonals `k` of each innermost matrix, packed as `align` says."""
-    input = convert_to_tensor(input, name="input")
-    return MatrixDiagPartV3(input, k, convert_to_tensor(padding_value, dtype=input.dtype), align=align, name=name)
+    if getattr(input, "dtype", None) == dtypes.bool:
+        padding_value = bool(padding_value)  # TF's way round converting 0 to a bool
+    return MatrixDiagPartV3(input, k, padding_value, align=align, name=name)
 
 
 @tf_export("linalg.set_diag", "matrix_set_diag")
@@ -832,19 +867,23 @@ def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tenso
     free = [i for i in range(rank) if i not in axes]
     static = x.shape.as_list()
     static_free = [static[i] for i in free]
-    perm = axes + free if flipped else free + axes
-    moved = transpose(x, perm) if perm != list(range(rank)) else x
     if x.shape.is_fully_defined():
+        perm = axes + free if flipped else free + axes
+        moved = transpose(x, perm) if perm != list(range(rank)) else x
         prod_free = int(np.prod(static_free, dtype=np.int64))
         prod_axes = int(np.prod([static[i] for i in axes], dtype=np.int64))
-        return reshape(moved, [prod_axes, prod_free] if flipped else [prod_free, prod_axes]), static_free, static_free
-    dims = raw_ops.Shape(input=x)
-    free_dims = raw_ops.GatherV2(params=dims, indices=np.array(free, np.int32), axis=0)
-    prod_free = raw_ops.Prod(input=free_dims, reduction_indices=0)
-    prod_axes = raw_ops.Prod(input=raw_ops.GatherV2(params=dims, indices=np.array(axes, np.int32), axis=0),
-                             reduction_indices=0)
-    new_shape = raw_ops.Pack(values=[prod_axes, prod_free] if flipped else [prod_free, prod_axes])
-    return reshape(moved, new_shape), free_dims, static_free
+        matrix_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+        matrix = moved if moved.shape.as_list() == matrix_shape else reshape(moved, matrix_shape)
+        return matrix, static_free, static_free
+    axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+    free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
+    dims = shape_ops.shape(x)
+    free_dims = gather(dims, free_t)
+    prod_free = reduce_prod(free_dims)
+    prod_axes = reduce_prod(gather(dims, axes_t))
+    perm = concat([axes_t, free_t] if flipped else [free_t, axes_t], 0)
+    new_shape = stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
+    return reshape(transpose(x, perm), new_shape), free_dims, static_free
 
 
 @tf_export("linalg.tensordot", "tensordot")
@@ -860,7 +899,9 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
             if product.shape.as_list() == a_free + b_free:
                 return product
             return reshape(product, a_free + b_free, name=scope)
-        result = reshape(product, raw_ops.ConcatV2(values=[a_free, b_free], axis=0), name=scope)
+        a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
+        b_free = convert_to_tensor(b_free, dtype=dtypes.int32)
+        result = reshape(product, concat([a_free, b_free], 0), name=scope)
         result.set_shape(a_static + b_static)
         return result
 

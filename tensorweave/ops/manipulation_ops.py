@@ -69,6 +69,16 @@ def _ref_identity(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     return input
 
 
+Snapshot = Op("Snapshot", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"])
+Snapshot.shape(_identity_shape)
+
+
+@Snapshot.kernel("CPU")
+def _snapshot(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
+    """A copy of `input`, so later in-place updates of its buffer do not show through."""
+    return input.copy()
+
+
 # -- IdentityN ---------------------------------------------------------------------------------------
 
 IdentityN = Op("IdentityN", inputs=["input: T"], outputs=["output: T"], attrs=["T: list(type)"])
@@ -327,6 +337,8 @@ def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     if sizes is None:
         return [tensor_shape.TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * num
     sizes = [int(s) for s in sizes.reshape(-1)]
+    if len(sizes) != num:
+        raise ValueError("Length of size_splits should be equal to num_outputs")
     if sizes.count(-1) > 1:
         raise ValueError("size_splits can only have one -1")
     known = sum(s for s in sizes if s != -1)
@@ -1128,7 +1140,7 @@ def meshgrid(*args: Any, **kwargs: Any) -> list:
             output[1] = raw_ops.Reshape(tensor=output[1], shape=(-1, 1) + (1,) * (ndim - 2))
             sizes[0], sizes[1] = sizes[1], sizes[0]
         mult_fact = raw_ops.Fill(dims=stack(sizes), value=constant(1, output_dtype))
-        return [raw_ops.Mul(x=x, y=mult_fact) for x in output]
+        return [raw_ops.Mul(x=x, y=mult_fact, name="mul") for x in output]  # TF multiplies with `*`
 
 
 # -- Gradients -----------------------------------------------------------------------------------------
@@ -1154,15 +1166,26 @@ def _conjugate_transpose_grad(op: Any, grad: Tensor) -> list:
 
 
 InvertPermutation = Op("InvertPermutation", inputs=["x: T"], outputs=["y: T"], attrs=["T: {int32, int64} = DT_INT32"])
-InvertPermutation.shape(unary_shape)
+
+
+@InvertPermutation.shape
+def _invert_permutation_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [with_rank(ctx.input_shape(0), 1)]
 
 
 @InvertPermutation.kernel("CPU")
 def _invert_permutation(ctx: OpKernelContext, x: Any) -> Any:
     if x.ndim != 1:
         raise invalid_argument(ctx, "invert_permutation expects a 1D vector.")
-    if sorted(x.tolist()) != list(builtins.range(x.size)):
-        raise invalid_argument(ctx, f"{x.tolist()} is not a permutation of 0..{x.size - 1}")
+    values = np.asarray(x).tolist()
+    if sorted(values) != list(builtins.range(x.size)):
+        seen = set()
+        for d in values:  # the first bad entry in order, as TF's loop reports it
+            if not 0 <= d < x.size:
+                raise invalid_argument(ctx, f"{d} is not between 0 and {x.size}")
+            if d in seen:
+                raise invalid_argument(ctx, f"{d} is duplicated in the input.")
+            seen.add(d)
     return ctx.xp.argsort(x).astype(x.dtype)
 
 

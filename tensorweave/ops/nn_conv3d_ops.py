@@ -128,8 +128,8 @@ def _geometry(ctx: OpKernelContext, input_shape: Sequence[int], ksize: Sequence[
         raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support strides "
                                         "in the batch and depth dimensions.")
     if any(fmt.batch_and_depth(dilations)[i] != 1 for i in range(2)):
-        raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support "
-                                        "dilations in the batch and depth dimensions.")
+        raise invalid_argument(ctx, "Current implementation does not yet support dilations rates in the batch "
+                                    "and depth dimensions.")
     n, c = fmt.batch_and_depth(input_shape)
     sizes, steps, rates = fmt.spatial(input_shape), fmt.spatial(strides), fmt.spatial(dilations)
     windows = tuple(runtime_window(ctx, size, k, s, d, attr_text(padding))
@@ -450,9 +450,10 @@ def _conv(ctx: OpKernelContext, input: Any, filter: Any, strides: list, padding:
 def _pool_geometry(ctx: OpKernelContext, x_shape: Sequence[int], ksize: list, strides: list, padding: Any,
                    data_format: Any) -> _Geometry3D:
     fmt = _Format3D.of(data_format)
-    if fmt.batch_and_depth(ksize) != (1, 1) or fmt.batch_and_depth(strides) != (1, 1):
-        raise errors.UnimplementedError(ctx.node_def, None, "Pooling is not yet supported on the batch nor channel "
-                                        "dimension.")
+    for index, dimension in enumerate(("batch", "depth")):
+        if fmt.batch_and_depth(ksize)[index] != 1 or fmt.batch_and_depth(strides)[index] != 1:
+            raise errors.UnimplementedError(ctx.node_def, None, f"Pooling is not yet supported on the {dimension} "
+                                            "dimension.")
     g = _geometry(ctx, x_shape, fmt.spatial(ksize), 0, strides, padding, data_format, [1] * 5)
     return g._replace(out_depth=g.in_depth)
 

@@ -134,8 +134,8 @@ def _conv_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter_shap
         raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support strides "
                                         "in the batch and depth dimensions.")
     if any(fmt.batch_and_depth(dilations)[i] != 1 for i in range(2)):
-        raise errors.UnimplementedError(ctx.node_def, None, "Current implementation does not yet support "
-                                        "dilations in the batch and depth dimensions.")
+        raise invalid_argument(ctx, "Current implementation does not yet support dilations in the batch and "
+                                    "depth dimensions.")
     n, c = fmt.batch_and_depth(input_shape)
     h, w = fmt.spatial(input_shape)
     kh, kw, filter_depth, out_depth = filter_shape
@@ -308,7 +308,10 @@ def _conv2d_backprop_input_shape(ctx: InferenceContext) -> list[tensor_shape.Ten
     if count == 2:
         h, w = given.as_list() if given.ndims is not None else (None, None)
         return [tensor_shape.TensorShape(fmt.dims(grad_dims[0], h, w, filter_dims[2]))]
-    return [given if given.ndims is not None else tensor_shape.unknown_shape(rank=4)]
+    given = shape_helpers.with_rank(given, 4).as_list()  # TF takes the batch from out_backprop, the rest from here
+    given_batch, depth = fmt.batch_and_depth(given)
+    shape_helpers.merge_dim(given_batch, grad_dims[0])
+    return [tensor_shape.TensorShape(fmt.dims(grad_dims[0], *fmt.spatial(given), depth))]
 
 
 def _backprop_sizes(ctx: OpKernelContext, sizes: Any, other: Sequence[int], fmt: _Format) -> list[int]:
@@ -532,8 +535,29 @@ MaxPool.shape(lambda ctx: _pool_shape(ctx, pool_depth=True))
 def _max_pool(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padding: Any,  # noqa: A002
               explicit_paddings: list, data_format: Any) -> Any:
     fmt = _Format.of(data_format)
+    if (input.ndim == 4 and fmt.depth(ksize) > 1 and all(k == 1 for k in fmt.spatial(ksize))
+            and fmt.batch_and_depth(ksize)[0] == fmt.batch_and_depth(strides)[0] == 1):
+        return _depthwise_max_pool(ctx, input, ksize, strides, padding, fmt)
     g = _pool_geometry(ctx, input.shape, ksize, strides, padding, fmt, explicit_paddings)
     return fmt.from_nhwc(max_pool_nhwc(fmt.to_nhwc(input), g, ctx.device))
+
+
+def _depthwise_max_pool(ctx: OpKernelContext, x: Any, ksize: list, strides: list, padding: Any,
+                        fmt: _Format) -> Any:
+    """TF's depthwise max pool: a 1x1 spatial window over non-overlapping runs of channels (TF ignores the
+    spatial strides here)."""
+    depth, window = fmt.depth(x.shape), fmt.depth(ksize)
+    if depth % window:
+        raise errors.UnimplementedError(ctx.node_def, None, "Depthwise max pooling requires the depth window to "
+                                                            "evenly divide the input depth")
+    if fmt.depth(strides) != window:
+        raise errors.UnimplementedError(ctx.node_def, None, "Depthwise max pooling requires the depth window to "
+                                                            "equal the depth stride")
+    if attr_text(padding) == "EXPLICIT":
+        raise errors.UnimplementedError(ctx.node_def, None, "Depthwise max pooling does not support explicit "
+                                                            "padding.")
+    nhwc = fmt.to_nhwc(x)
+    return fmt.from_nhwc(nhwc.reshape(nhwc.shape[:3] + (depth // window, window)).max(axis=-1))
 
 
 AvgPool = Op("AvgPool", inputs=["value: T"], outputs=["output: T"],
@@ -1079,8 +1103,10 @@ def _pool(op: Op, default_name: str, value: Any, ksize: Any, strides: Any, paddi
           name: str | None) -> Tensor:
     with name_scope(name, default_name, [value]) as scope:
         channel = channel_index(data_format)
-        padding, explicit = convert_padding(padding)
-        attrs = {"explicit_paddings": explicit} if explicit else {}
+        attrs = {}
+        if op is not AvgPool:  # TF's avg_pool hands `padding` to the op as given (no explicit paddings)
+            padding, explicit = convert_padding(padding)
+            attrs = {"explicit_paddings": explicit} if explicit else {}
         return op(value, ksize=get_sequence(ksize, 2, channel, "ksize"),
                   strides=get_sequence(strides, 2, channel, "strides"), padding=padding, data_format=data_format,
                   name=scope, **attrs)
@@ -1091,6 +1117,9 @@ def max_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: st
              name: str | None = None, input: Any = None) -> Tensor:  # noqa: A002
     """The maximum of each window."""
     value = _deprecated_alias("input", input, "value", value)
+    if (np.isscalar(ksize) and ksize == 0) or (isinstance(ksize, (list, tuple, np.ndarray))
+                                              and any(v == 0 for v in ksize)):
+        raise ValueError(f"`ksize` cannot be zero. Received: ksize={ksize}")
     return _pool(MaxPool, "MaxPool", value, ksize, strides, padding, data_format, name)
 
 
@@ -1133,8 +1162,9 @@ def _pool1d(op: Op, default_name: str, input: Any, ksize: Any, strides: Any, pad
         padding, explicit = convert_padding(padding)
         attrs = {"explicit_paddings": explicit} if explicit else {}
         expanded = shape_ops.expand_dims(input, expanding_dim)
-        result = op(expanded, ksize=ksize, strides=strides, padding=padding, data_format=data_format, **attrs)
-        return shape_ops.squeeze(result, [expanding_dim], name=scope)
+        result = op(expanded, ksize=ksize, strides=strides, padding=padding, data_format=data_format, name=scope,
+                    **attrs)
+        return shape_ops.squeeze(result, [expanding_dim])
 
 
 @tf_export("nn.max_pool1d")

@@ -373,12 +373,13 @@ def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: Any = No
 
 
 def _arg_reduce_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    """The input's shape without the reduced dimension (a scalar stays a scalar)."""
+    """The input's shape without the reduced dimension; a scalar or vector gives a scalar whatever the
+    dimension (TF checks it only when the kernel runs)."""
     shape = ctx.input_shape(0)
     with_rank(ctx.input_shape(1), 0)
     if shape.ndims is None:
         return [tensor_shape.unknown_shape()]
-    if shape.ndims == 0:
+    if shape.ndims <= 1:
         return [tensor_shape.TensorShape([])]
     dimension = ctx.input_value(1)
     if dimension is None:

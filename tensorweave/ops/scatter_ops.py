@@ -144,7 +144,10 @@ def _scatter_nd(ctx: OpKernelContext, indices: Any, updates: Any, shape: Any, ba
     for d in shape.tolist():
         if d < 0:
             raise invalid_argument(ctx, f"Dimension {d} must be >= 0")
-    zeros = ctx.xp.zeros(tuple(shape.tolist()), dtype=updates.dtype)
+    if updates.dtype == object:  # strings: TF adds (concatenates) them onto empty strings
+        zeros = np.full(tuple(shape.tolist()), b"", dtype=object)
+    else:
+        zeros = ctx.xp.zeros(tuple(shape.tolist()), dtype=updates.dtype)
     combine = np.logical_or if updates.dtype == np.bool_ else ctx.xp.add
     return _scatter_into(ctx, zeros, indices, updates, bad_indices_policy, combine)
 

@@ -11,6 +11,7 @@ columns, so the order TF's kernels produce (or keep) for equal indices is kept t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -245,11 +246,47 @@ def _sparse_add(ctx: OpKernelContext, a_indices: Any, a_values: Any, a_shape: An
     if thresh.ndim != 0:
         raise invalid_argument(ctx, "The magnitude threshold must be a scalar: got shape "
                                     f"{_shape_string(thresh.shape)}")
+    if not (_strictly_ordered(a_indices) and _strictly_ordered(b_indices)):
+        return [*_merge_as_ordered(a_indices, a_values, b_indices, b_values, thresh), a_shape]
     indices, from_a, from_b = _union(ctx, a_indices, a_shape, b_indices, b_shape)
     values = np.where(from_a >= 0, a_values[from_a], 0) + np.where(from_b >= 0, b_values[from_b], 0)
     values = values.astype(a_values.dtype, copy=False)
     keep = (from_a < 0) | (from_b < 0) | (np.abs(values) >= thresh)
     return [indices[keep], values[keep], a_shape]
+
+
+def _strictly_ordered(indices: np.ndarray) -> bool:
+    """Whether the index rows increase in row-major order, with no repeats."""
+    if len(indices) < 2:
+        return True
+    steps = np.diff(indices, axis=0)
+    moved = steps != 0
+    first = np.argmax(moved, axis=1)
+    return bool(moved.any(axis=1).all() and (steps[np.arange(len(steps)), first] > 0).all())
+
+
+def _merge_as_ordered(a_indices: np.ndarray, a_values: np.ndarray, b_indices: np.ndarray, b_values: np.ndarray,
+                      thresh: Any) -> tuple[np.ndarray, np.ndarray]:
+    """TF's SparseAdd walk for operands out of order or with repeats: one merge pass that takes both as
+    ordered (so its output is what TF's is, not the true sum); only sums meet the threshold."""
+    a_keys, b_keys = [tuple(row) for row in a_indices.tolist()], [tuple(row) for row in b_indices.tolist()]
+    rows, values, i, j = [], [], 0, 0
+    while i < len(a_keys) and j < len(b_keys):
+        if a_keys[i] < b_keys[j]:
+            rows.append(a_indices[i]), values.append(a_values[i])
+            i += 1
+        elif a_keys[i] > b_keys[j]:
+            rows.append(b_indices[j]), values.append(b_values[j])
+            j += 1
+        else:
+            total = a_values[i] + b_values[j]
+            if np.abs(total) >= thresh:
+                rows.append(a_indices[i]), values.append(total)
+            i, j = i + 1, j + 1
+    rows += list(a_indices[i:]) + list(b_indices[j:])
+    values += list(a_values[i:]) + list(b_values[j:])
+    return (np.array(rows, np.int64).reshape(len(rows), a_indices.shape[1]),
+            np.array(values, a_values.dtype).reshape(len(values)))
 
 
 @tf_export("sparse.add", "sparse_add")
@@ -345,19 +382,25 @@ def sparse_concat(axis: Any, sp_inputs: Any, name: str | None = None, expand_non
     indices, values, output_shape = SparseConcat([sp.indices for sp in sp_inputs], [sp.values for sp in sp_inputs],
                                                  shapes, concat_dim=axis, name=name)
     static = [sp.shape for sp in sp_inputs]
-    if all(s.ndims is not None for s in static):
-        dims = []
-        for d in range(static[0].ndims):
-            column = [s.as_list()[d] for s in static]
-            if d == axis % static[0].ndims:
-                dims.append(None if None in column else sum(column))
-            elif expand_nonconcat_dim:
-                dims.append(None if None in column else max(column))
-            else:
-                dims.append(column[0])
-        if None not in dims:
-            output_shape = dims
-    return SparseTensor(indices, values, output_shape)
+    dims = None
+    if all(s.ndims is not None for s in static):  # TF's static shape: the first input's (or the largest) dims,
+        columns = list(zip(*[s.as_list() for s in static]))  # and the sum along `axis`
+        dims = [_first_largest(c) for c in columns] if expand_nonconcat_dim else static[0].as_list()
+        dims[axis] = None if None in columns[axis] else sum(columns[axis])
+    if all(s.is_fully_defined() for s in static):
+        return SparseTensor(indices, values, dims)
+    result = SparseTensor(indices, values, output_shape)
+    result.set_shape(dims)
+    return result
+
+
+def _first_largest(dims: Sequence[int | None]) -> int | None:
+    """Python's max over TF Dimensions: an unknown one compares false, so it neither wins nor is replaced."""
+    best = dims[0]
+    for d in dims[1:]:
+        if d is not None and best is not None and d > best:
+            best = d
+    return best
 
 
 # -- SparseReshape, SparseReorder ------------------------------------------------------------------------

@@ -638,7 +638,8 @@ def xlogy(x: Any, y: Any, name: str | None = None) -> Tensor:
 @tf_export("math.xdivy")
 def xdivy(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x / y, and 0 where x is 0."""
-    return Xdivy(x, y, name=name)
+    with name_scope(name, "xdivy", [x]):
+        return Xdivy(x, y)
 
 
 @tf_export("math.xlog1py")

@@ -1046,8 +1046,9 @@ def string_split(source: Any, sep: Any = None, skip_empty: bool = True, delimite
     """TF1's tf.string_split: each string of the vector `source` split at any byte of `sep` (default a space)."""
     sep = _deprecated_alias("sep", sep, "delimiter", delimiter)
     with name_scope(name, "StringSplit", [source]):
+        delimiter = convert_to_tensor(" " if sep is None else sep, dtype=dtypes.string)  # first, as TF's
         source = convert_to_tensor(source, dtype=dtypes.string)
-        indices, values, shape = StringSplit(source, " " if sep is None else sep, skip_empty=skip_empty)
+        indices, values, shape = StringSplit(source, delimiter, skip_empty=skip_empty)
         return _split_result(SparseTensor(indices, values, shape), result_type)
 
 
@@ -1057,7 +1058,7 @@ def _split_result(tokens: SparseTensor, result_type: str) -> Any:
         return tokens
     if result_type == "RaggedTensor":
         return RaggedTensor.from_sparse(tokens)
-    raise ValueError(f"result_type must be 'RaggedTensor' or 'SparseTensor'. Received: {result_type!r}")
+    raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
 
 
 @tf_export("strings.split")
@@ -1065,12 +1066,19 @@ def strings_split(input: Any = None, sep: Any = None, maxsplit: int = -1,  # noq
                   result_type: str = "SparseTensor", source: Any = None, name: str | None = None) -> Any:
     """TF1's tf.strings.split: Python's `str.split` of each string (whitespace runs when `sep` is None)."""
     input = _deprecated_alias("input", input, "source", source)  # noqa: A001
+    if result_type not in ("SparseTensor", "RaggedTensor"):
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
     with name_scope(name, "StringSplit", [input]):
         input = convert_to_tensor(input, dtype=dtypes.string, name="input")  # noqa: A001
-        if result_type == "RaggedTensor" and input.shape.ndims == 0:
-            input = shape_ops.reshape(input, [1])  # noqa: A001 - TF1's form splits a scalar as a vector
-        indices, values, shape = StringSplitV2(input, "" if sep is None else sep, maxsplit=maxsplit)
-        return _split_result(SparseTensor(indices, values, shape), result_type)
+        if input.shape.ndims == 0:
+            input = shape_ops.expand_dims(input, 0)  # noqa: A001 - TF1's form splits a scalar as a vector
+        if input.shape.ndims in (None, 1):
+            indices, values, shape = StringSplitV2(input, "" if sep is None else sep, maxsplit=maxsplit)
+            return _split_result(SparseTensor(indices, values, shape), result_type)
+        rows = RaggedTensor.from_tensor(input, ragged_rank=input.shape.ndims - 1)
+        tokens = strings_split(rows.flat_values, sep, maxsplit, result_type="RaggedTensor")
+        split = rows.with_flat_values(tokens)
+        return split.to_sparse() if result_type == "SparseTensor" else split
 
 
 # -- UnicodeTranscode --------------------------------------------------------------------------------

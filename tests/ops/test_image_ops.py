@@ -254,7 +254,7 @@ def test_hsv_round_trip_in_every_float_type():
     for dtype in (np.float16, np.float64):
         check_op(lambda x: tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x)), [_RGB.astype(dtype)], _RGB.astype(dtype),
                  atol=1e-2 if dtype == np.float16 else 1e-12)
-    check_op(lambda x: tf.image.adjust_hue(x, 1.0), [_RGB.astype(np.float16)], _RGB.astype(np.float16), atol=2e-3)
+    check_op(lambda x: tf.image.adjust_hue(x, 1.0), [_RGB.astype(np.float64)], _RGB.astype(np.float64), atol=1e-6)
 
 
 def test_colour_errors():

@@ -79,7 +79,7 @@ def test_pool1d(k, stride, padding):
     check_op(lambda x: tf.nn.max_pool_v2(x, k, stride, padding), [x], _pool1d_reference(x, k, stride, padding,
                                                                                        np.nanmax))
     with tf.Graph().as_default():
-        assert tf.nn.max_pool1d(x, k, stride, padding).name == "MaxPool1d:0"
+        assert tf.nn.max_pool1d(x, k, stride, padding).name == "MaxPool1d/Squeeze:0"
         with pytest.raises(ValueError, match="`data_format` must be 'NWC' or 'NCW'. Received: data_format=NHWC"):
             tf.nn.avg_pool1d(x, k, stride, padding, data_format="NHWC")
 
