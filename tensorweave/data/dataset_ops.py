@@ -424,6 +424,12 @@ class DatasetV1:
         return bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
                                          padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self)
 
+    def window(self, size: Any, shift: Any = None, stride: Any = 1, drop_remainder: Any = False,
+               name: str | None = None) -> DatasetV1:
+        """Windows of up to `size` elements (every `stride`-th), one starting each `shift` elements (`size` when
+        None): each a structure of datasets, one per component of the element, for flat_map or interleave."""
+        return _WindowDataset(self, size, size if shift is None else shift, stride, drop_remainder)
+
     def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
         """This dataset with `options` merged over the options of its inputs."""
         return _OptionsDataset(self, options)
@@ -876,7 +882,7 @@ class _InterleaveDataset(DatasetV1):
             index = (index + 1) % self._cycle_length
 
 
-class _WindowDataset(DatasetV1):
+class _GroupWindowDataset(DatasetV1):
     """The window a group_by_window reduce function gets: the elements its run's state holds for it."""
 
     def __init__(self, element_spec: Any) -> None:
@@ -884,6 +890,59 @@ class _WindowDataset(DatasetV1):
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         return iter(run.state[id(self)])
+
+
+class _WindowDataset(DatasetV1):
+    """TF's WindowDataset: a window's flat element holds, for each component of the input's elements, the list of
+    its flat values in the window, which a `_ComponentDataset` of the function that takes the window yields."""
+
+    def __init__(self, source: DatasetV1, size: Any, shift: Any, stride: Any, drop_remainder: Any) -> None:
+        captures = [_int64(size, "size"), _int64(shift, "shift"), _int64(stride, "stride"),
+                    convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")]
+        self._widths = [len(structure.component_specs(s)) for s in nest.flatten(source.element_spec)]
+        super().__init__((source,), captures, nest.map_structure(DatasetSpec, source.element_spec))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size, shift, stride = (run.scalar(self, i) for i in range(3))
+        for what, value in (("size", size), ("shift", shift), ("stride", stride)):
+            if value <= 0:
+                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
+        drop, span = bool(run.scalar(self, 3)), (size - 1) * stride + 1
+        source, buffer, done = self._inputs[0]._iterate(run), deque(), False
+        while True:
+            while not done and len(buffer) < span:
+                element = next(source, None)
+                done = element is None
+                if not done:
+                    buffer.append(element)
+            if not buffer or (drop and len(buffer) < span):
+                return
+            yield self._split(list(itertools.islice(buffer, 0, span, stride)))
+            for _ in range(shift):
+                if buffer:
+                    buffer.popleft()
+                elif done or next(source, None) is None:
+                    done = True
+                    break
+
+    def _split(self, window: list[Element]) -> Element:
+        """One list per component: each element's flat values of that component."""
+        starts = np.cumsum([0] + self._widths)
+        return [[element[start:stop] for element in window] for start, stop in zip(starts[:-1], starts[1:])]
+
+
+class _ComponentDataset(DatasetV1):
+    """A dataset that is one component of a function's argument (a window): it yields the elements its value,
+    fed to the function's variant placeholder, lists."""
+
+    def __init__(self, element_spec: Any, value: Tensor) -> None:
+        super().__init__((), [value], element_spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        return len(run.captured(self)[0])
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return iter(run.captured(self)[0])
 
 
 class _GroupByWindowDataset(DatasetV1):
@@ -901,7 +960,7 @@ class _GroupByWindowDataset(DatasetV1):
         if not self._window_size.output_spec.is_compatible_with(scalar):
             raise ValueError("Invalid `window_size_func`. `window_size_func` must return a single `tf.int64` scalar "
                              f"tensor but its return type is {self._window_size.output_spec}.")
-        self._window = _WindowDataset(source.element_spec)
+        self._window = _GroupWindowDataset(source.element_spec)
         self._reduce = StructuredFunction(lambda key: reduce_func(key, self._window), scalar, dataset_result=True)
         super().__init__((source,), [], self._reduce.dataset.element_spec)
 
@@ -1812,11 +1871,17 @@ class DatasetSpec(TypeSpec):
     def _component_specs(self) -> TensorSpec:
         return TensorSpec(self._dataset_shape, dtypes.variant)
 
+    def _to_legacy_output_types(self) -> DatasetSpec:
+        return self
+
+    _to_legacy_output_shapes = _to_legacy_output_classes = _to_legacy_output_types
+
     def _to_components(self, value: Any) -> Any:
         raise NotImplementedError("tensorweave's datasets are Python definitions, not variant tensors.")
 
     def _from_components(self, components: Any) -> Any:
-        raise NotImplementedError("tensorweave's datasets are Python definitions, not variant tensors.")
+        """The dataset a traced function gets for a dataset argument (a window's component)."""
+        return _ComponentDataset(self._element_spec, components)
 
 
 register_type_spec_from_value_converter(DatasetV1, DatasetSpec.from_value)
