@@ -153,6 +153,7 @@ def test_reinitializable_and_feedable_iterators():
         it = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
         nxt = it.get_next()
         init_train, init_val = it.make_initializer(train), it.make_initializer(val)
+        assert (init_train.name, init_val.name) == ("make_initializer", "make_initializer_1")  # TF's op names
         with pytest.raises(ValueError, match="does not have an initializer"):
             it.initializer  # noqa: B018
         handle = tf.placeholder(tf.string, [])
