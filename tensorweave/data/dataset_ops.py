@@ -430,6 +430,21 @@ class DatasetV1:
         None): each a structure of datasets, one per component of the element, for flat_map or interleave."""
         return _WindowDataset(self, size, size if shift is None else shift, stride, drop_remainder)
 
+    def cardinality(self) -> Tensor:
+        return cardinality(self)
+
+    def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> DatasetV1:
+        return _IgnoreErrorsDataset(self, log_warning)
+
+    @staticmethod
+    def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
+                             stop_on_empty_dataset: bool = False, rerandomize_each_iteration: Any = None) -> DatasetV1:
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+    @staticmethod
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64, name: str | None = None) -> DatasetV1:
+        return Counter(start, step, dtype)
+
     def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
         """This dataset with `options` merged over the options of its inputs."""
         return _OptionsDataset(self, options)

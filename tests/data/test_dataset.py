@@ -357,3 +357,16 @@ def test_enumerate_take_while_scan_reduce_and_experimental_transformations_match
         with pytest.raises(TypeError, match="^Invalid input to `zip`. Inputs are expected to be \\(nested\\) "
                                             "structures of `tf.data.Dataset` objects. Python `list` is not "):
             tf.data.Dataset.zip([tf.data.Dataset.range(2)])
+
+
+def test_dataset_methods_of_tf2_experimental_functions():
+    """cardinality, ignore_errors, sample_from_datasets and counter are Dataset methods too (values from TF 2.21)."""
+    with tf.Graph().as_default():
+        bad = tf.data.Dataset.range(4).map(lambda x: tf.debugging.check_numerics(1.0 / tf.cast(x - 2, tf.float32), "b"))
+        mixed = tf.data.Dataset.sample_from_datasets([tf.data.Dataset.range(5), tf.data.Dataset.range(100, 105)],
+                                                     [0.3, 0.7], seed=4)
+        with tf.Session() as sess:
+            assert sess.run(tf.data.Dataset.range(10).batch(3).cardinality()) == 4
+        assert [round(float(v), 3) for v in dataset_elements(bad.ignore_errors())] == [-0.5, -1.0, 1.0]
+        assert [int(v) for v in dataset_elements(mixed.take(10))] == [100, 101, 0, 102, 103, 104, 1, 2, 3, 4]
+        assert [int(v) for v in dataset_elements(tf.data.Dataset.counter(3, 2).take(3))] == [3, 5, 7]
