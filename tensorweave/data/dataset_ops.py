@@ -15,6 +15,7 @@ gives TF's exact order.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import queue
@@ -205,6 +206,21 @@ class DatasetV1:
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
+
+    _functions: tuple[StructuredFunction, ...] = ()
+    _own_captures = 0
+
+    def _capture_functions(self, *functions: StructuredFunction) -> None:
+        """The outer tensors `functions` read join this dataset's captures, after its own (as the captured
+        inputs of TF's dataset ops)."""
+        self._functions, self._own_captures = functions, len(self._captures)
+        self._captures = self._captures + [t for f in functions for t in f.captured]
+
+    def _bound(self, run: _Run, function: StructuredFunction) -> Callable[..., list]:
+        """`function` given the values its captured tensors have in `run`."""
+        start = self._own_captures + sum(len(f.captured) for f in self._functions[:self._functions.index(function)])
+        captured = run.captured(self)[start:start + len(function.captured)]
+        return functools.partial(function, captured=captured) if captured else function
 
     _same_cardinality = False  # one element out per element in (a map, a shuffle)
 
@@ -711,12 +727,13 @@ class _MapDataset(DatasetV1):
         self._function = StructuredFunction(map_func, source.element_spec)
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
         super().__init__((source,), [], self._function.output_spec)
+        self._capture_functions(self._function)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """The mapped elements; an element whose function fails goes to `run.failed` (raised, unless below an
         ignore_errors). In parallel, the pool maps runs of elements (one task each: a task per element would
         cost more in thread handoffs than the graph function itself), in order."""
-        function, source = self._function, self._inputs[0]._iterate(run)
+        function, source = self._bound(run, self._function), self._inputs[0]._iterate(run)
         if self._parallel <= 1:
             outcomes: PyIterator[Any] = (_outcome(function, element) for element in source)
         else:
@@ -796,9 +813,10 @@ class _FilterDataset(DatasetV1):
             raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
                              f"type was {self._function.output_spec}.")
         super().__init__((source,), [], source.element_spec)
+        self._capture_functions(self._function)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function = self._function
+        function = self._bound(run, self._function)
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
@@ -809,7 +827,7 @@ class _FilterDataset(DatasetV1):
 
 class _TakeWhileDataset(_FilterDataset):
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function = self._function
+        function = self._bound(run, self._function)
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
@@ -839,12 +857,13 @@ class _ScanDataset(DatasetV1):
         self._state_size = len(structure.component_specs(self._state_spec))
         super().__init__((source,), structure.to_components(state, self._state_spec),
                          self._state_spec if final_state else output[1])
+        self._capture_functions(self._function)
 
     def _cardinality(self, run: _Run) -> int:
         return 1 if self._final_state else self._inputs[0]._cardinality(run)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        state, function = list(run.captured(self)), self._function
+        state, function = list(run.captured(self)[:self._state_size]), self._bound(run, self._function)
         for element in self._inputs[0]._iterate(run):
             outcome = _outcome(function, state + list(element))
             if isinstance(outcome, errors.OpError):
@@ -865,9 +884,10 @@ class _InterleaveDataset(DatasetV1):
         self._cycle_length, self._block_length = cycle_length, block_length
         inner = self._function.dataset
         super().__init__((source,), [], inner.element_spec)
+        self._capture_functions(self._function)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function, inner = self._function, self._function.dataset
+        function, inner = self._bound(run, self._function), self._function.dataset
         source = self._inputs[0]._iterate(run)
         slots: list[PyIterator[Element] | None] = [None] * self._cycle_length
         index, open_count, input_done = 0, 0, False
@@ -978,15 +998,17 @@ class _GroupByWindowDataset(DatasetV1):
         self._window = _GroupWindowDataset(source.element_spec)
         self._reduce = StructuredFunction(lambda key: reduce_func(key, self._window), scalar, dataset_result=True)
         super().__init__((source,), [], self._reduce.dataset.element_spec)
+        self._capture_functions(self._key, self._window_size, self._reduce)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         groups: dict[int, list[Element]] = {}
         sizes: dict[int, int] = {}
+        key_func, window_size_func = self._bound(run, self._key), self._bound(run, self._window_size)
         for element in self._inputs[0]._iterate(run):
-            key = self._key(element)[0]
+            key = key_func(element)[0]
             index = int(key)
             if index not in sizes:
-                size = int(self._window_size([key])[0])
+                size = int(window_size_func([key])[0])
                 if size <= 0:
                     raise errors.InvalidArgumentError(None, None,
                                                       f"Window size must be greater than zero, but got {size}.")
@@ -1000,7 +1022,7 @@ class _GroupByWindowDataset(DatasetV1):
 
     def _reduced(self, run: _Run, key: int, window: list[Element]) -> PyIterator[Element]:
         inner = self._reduce.dataset
-        bound = inner._bind(self._reduce([np.int64(key)]))
+        bound = inner._bind(self._bound(run, self._reduce)([np.int64(key)]))
         nested = run.nested(bound.values)
         nested.state[id(self._window)] = window
         return inner._iterate(nested)
@@ -1100,7 +1122,7 @@ class _BatchDataset(DatasetV1):
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
         """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
         elements (a parallel map's pool maps a whole window per task); a window with a failing element fails."""
-        function, inputs = mapped._function, mapped._inputs[0]._iterate(run)
+        function, inputs = mapped._bound(run, mapped._function), mapped._inputs[0]._iterate(run)
         windows = iter(lambda: list(itertools.islice(inputs, size)), [])
         if mapped._parallel <= 1:
             outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)

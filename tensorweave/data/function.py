@@ -1,7 +1,7 @@
 """Graph functions of tf.data: a user function of dataset elements traced once into a private graph, and
 the plan that runs it per element through an `Executor` (what TF's dataset functions are).
 
-`StructuredFunction` builds a placeholder per element component in a fresh Graph (three for a sparse tensor,
+`StructuredFunction` builds a placeholder per element component in a FuncGraph (three for a sparse tensor,
 which the function gets whole), calls the function on them (a plain tuple element is unpacked into positional
 arguments, as TF does), and prunes the private graph to a GraphDef whose `_Arg`s are the components and whose
 `_Retval`s are the function's flat outputs; one Executor, made on first use, runs it for every element (it is
@@ -11,8 +11,9 @@ safe to run from several threads at once, which `num_parallel_calls` does). A fu
 ops/batch_ops.py). `GraphEvaluation` runs a part of the user's own graph the same way: a one-shot iterator's
 captured tensors, evaluated on its first run.
 
-The private graph cannot see tensors of the outer graph: a function uses constants, Python values and ops
-of its own (TF captures outer tensors by value; that is not done here).
+A tensor of the outer graph that the function reads (a placeholder, a constant, a variable, a table) is
+captured, as TF captures it: a placeholder of the function's graph stands for it, its dataset lists it among
+the tensors it captures (evaluated when its iterator starts) and passes its value after each element's.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from tensorweave.data import structure
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework import nest
+from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.resource_mgr import ResourceMgr
@@ -91,9 +93,7 @@ class StructuredFunction:
     """`func` traced over elements of `input_spec`; `output_spec` describes what it returns."""
 
     def __init__(self, func: Callable, input_spec: Any, dataset_result: bool = False) -> None:
-        outer = get_default_graph()
-        graph = Graph()
-        graph.seed = outer.seed
+        graph = FuncGraph("tf_data_function", outer_graph=get_default_graph())
         with graph.as_default():
             flat = [placeholder(s.dtype, s.shape, name=f"args_{i}")
                     for i, s in enumerate(structure.component_specs(input_spec))]
@@ -111,17 +111,14 @@ class StructuredFunction:
                 result = to_tensors(result)
                 self.output_spec = structure.spec_of(result)
                 outputs = structure.to_components(result, self.output_spec)
-        for output in outputs:
-            if output.graph is not graph:  # read by name in this graph, it would silently be another tensor
-                raise ValueError(f"Tensor {output.name} of an enclosing function or graph is returned by a tf.data "
-                                 "function; tensorweave's tf.data functions do not capture outer tensors: compute it "
-                                 "inside the function.")
+        outputs = [graph.capture(t) for t in outputs]  # an outer tensor returned as it is
         self.outputs = outputs
-        self._evaluation = GraphEvaluation(graph, flat, outputs)
+        self.captured = graph.external_captures  # the outer tensors whose values follow each element's
+        self._evaluation = GraphEvaluation(graph, flat + [inner for _, inner in graph.captures], outputs)
 
-    def __call__(self, element: Sequence[Any]) -> list[Any]:
-        """The flat outputs for one flat element."""
-        return self._evaluation(element)
+    def __call__(self, element: Sequence[Any], captured: Sequence[Any] = ()) -> list[Any]:
+        """The flat outputs for one flat element, given the values of the captured tensors."""
+        return self._evaluation([*element, *captured])
 
 
 @batch_ops.trace_function.install
