@@ -1,4 +1,4 @@
-"""File datasets: TFRecordDataset, TextLineDataset and FixedLengthRecordDataset.
+"""File datasets: TFRecordDataset, TextLineDataset, FixedLengthRecordDataset and CsvDataset.
 
 Each captures its file names (a string scalar or vector, possibly fed) and options as tensors and reads the
 files one after another when iterated, with TF's compression types ('', 'ZLIB', 'GZIP'); TFRecord framing
@@ -20,6 +20,7 @@ from tensorweave.data.dataset_ops import AUTOTUNE, DatasetSource, DatasetV1, Ele
 from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import convert_to_tensor
+from tensorweave.ops.string_ops import parse_number
 from tensorweave.platform.tf_export import tf_export
 
 _COMPRESSIONS = ("", "ZLIB", "GZIP")
@@ -164,6 +165,111 @@ def _not_whole_records(cls: type, path: str, header: int, footer: int, body: int
     return cls(None, None, f"Excluding the header ({header} bytes) and footer ({footer} bytes), input file \"{path}\" "
                            f"has body length {body} bytes, which is not an exact multiple of the record length "
                            f"({size} bytes).")
+
+
+_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+_CSV_TYPE_NAMES = {"float32": "float", "float64": "double"}
+
+
+@tf_export("data.experimental.CsvDataset")
+class CsvDataset(DatasetSource):
+    """A dataset of the records of CSV files, one scalar per column: `record_defaults` gives each column's type
+    and default (a dtype alone: the column is required); `select_cols` picks columns, in increasing order."""
+
+    _tf_class_name = "CsvDatasetV2"
+
+    def __init__(self, filenames: Any, record_defaults: Any, compression_type: str | None = None,
+                 buffer_size: int | None = None, header: bool = False, field_delim: str = ",",
+                 use_quote_delim: bool = True, na_value: str = "", select_cols: Any = None) -> None:
+        defaults = [convert_to_tensor([], dtype=d) if isinstance(d, dtypes.DType) or (
+            isinstance(d, type) and d in (int, float, str)) else convert_to_tensor(d) for d in record_defaults]
+        for default in defaults:
+            if default.dtype.base_dtype not in _CSV_TYPES:
+                raise TypeError(f"Invalid `record_defaults`. Each must be one of {_CSV_TYPES}, but got "
+                                f"{default.dtype}.")
+        self._options = (bool(header), field_delim.encode(), use_quote_delim, na_value.encode(),
+                         None if select_cols is None else list(select_cols))
+        super().__init__([_filenames(filenames), _string(compression_type, "compression_type"), *defaults],
+                         tuple(d.dtype.base_dtype for d in defaults), tuple(tensor_shape.TensorShape([])
+                                                                             for _ in defaults), self._records)
+
+    def _records(self, failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any,
+                 *defaults: Any) -> Iterator[Element]:
+        header, delim, use_quote, na_value, select_cols = self._options
+        compression = _compression(compression_type)
+        for path in _names(filenames):
+            data = _file_bytes(path, compression)
+            position = data.index(b"\n") + 1 if header and b"\n" in data else len(data) if header else 0
+            while position < len(data):
+                fields, position = _csv_record(data, position, delim[0], use_quote)
+                if select_cols is not None:
+                    fields = [fields[c] for c in select_cols if c < len(fields)]
+                values = []  # converted as parsed: a bad field fails before a wrong count
+                for i, text in enumerate(fields):
+                    if i == len(defaults):
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Expect {len(defaults)} fields but have more in record")
+                    values.append(_csv_value(i, text, defaults[i], na_value))
+                if len(values) < len(defaults):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Expect {len(defaults)} fields but have {len(values)} in record")
+                yield values
+
+
+def _csv_record(data: bytes, position: int, delim: int, use_quote: bool) -> tuple[list[bytes], int]:
+    """The fields of the record at `position` (RFC 4180 quotes, which may hold line ends) and where the next
+    record starts: TF's CsvDataset parse."""
+    fields, n = [], len(data)
+    while True:
+        field = bytearray()
+        if use_quote and position < n and data[position] == 0x22:
+            position += 1
+            while True:
+                if position >= n:
+                    raise errors.InvalidArgumentError(
+                        None, None, "Reached end of file without closing quoted field in record")
+                if data[position] == 0x22:
+                    following = data[position + 1] if position + 1 < n else None
+                    if following == 0x22:
+                        field.append(0x22)
+                        position += 2
+                        continue
+                    if following not in (None, delim, 0x0A, 0x0D):
+                        raise errors.InvalidArgumentError(
+                            None, None, "Reached end of file without closing quoted field in record")
+                    position += 1
+                    break
+                field.append(data[position])
+                position += 1
+        else:
+            while position < n and data[position] not in (delim, 0x0A, 0x0D):
+                if use_quote and data[position] == 0x22:
+                    raise errors.InvalidArgumentError(None, None, "Unquoted fields cannot have quotes inside")
+                field.append(data[position])
+                position += 1
+        fields.append(bytes(field))
+        if position < n and data[position] == delim:
+            position += 1
+            continue
+        if data[position:position + 2] == b"\r\n":
+            return fields, position + 2
+        return fields, position + 1
+
+
+def _csv_value(index: int, text: bytes, default: Any, na_value: bytes) -> Any:
+    if text == b"" or text == na_value:
+        if np.size(default) == 0:
+            raise errors.InvalidArgumentError(None, None, f"Field {index} is required but missing in record!")
+        return np.asarray(default).reshape(-1)[0]
+    dtype = np.asarray(default).dtype
+    if dtype.kind == "O":
+        return np.asarray(text, dtype=object)
+    value = parse_number(text, dtype)
+    if value is None:
+        name = dtypes.as_dtype(dtype).name
+        raise errors.InvalidArgumentError(None, None, f"Field {index} in record is not a valid "
+                                                      f"{_CSV_TYPE_NAMES.get(name, name)}: {text.decode(errors='replace')}")
+    return np.asarray(value, dtype=dtype)
 
 
 @tf_export("data.experimental.make_batched_features_dataset")
