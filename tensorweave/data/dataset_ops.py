@@ -32,6 +32,7 @@ from tensorweave import errors
 from tensorweave.data import iterator_ops, structure
 from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
+from tensorweave.formats import bundle
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
@@ -380,9 +381,10 @@ class DatasetV1:
         """Elements produced ahead by a background thread, up to `buffer_size` of them."""
         return _CountDataset(self, "prefetch", buffer_size)
 
-    def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
-        """The first pass's elements kept and replayed by later passes (in memory, whatever `filename`)."""
-        return _CacheDataset(self)
+    def cache(self, filename: Any = "", name: str | None = None) -> DatasetV1:
+        """The first pass's elements kept and replayed by later passes: in memory, or with a `filename` in a
+        tensor bundle there, which later iterators (in any session or process) read instead of the input."""
+        return _CacheDataset(self, filename)
 
     def shard(self, num_shards: Any, index: Any, name: str | None = None) -> DatasetV1:
         return _ShardDataset(self, num_shards, index)
@@ -1513,10 +1515,14 @@ def _prefetched(source: PyIterator[Element], size: int) -> PyIterator[Element]:
 
 
 class _CacheDataset(DatasetV1):
+    """TF's CacheDataset; a file cache is TF's too: one bundle, element i's component j under the key
+    `f"{i:7d}_{j:{width}d}"`, written once the input is exhausted."""
+
     _tf_class_name = "CacheDataset"
 
-    def __init__(self, source: DatasetV1) -> None:
-        super().__init__((source,), [], source.element_spec)
+    def __init__(self, source: DatasetV1, filename: Any) -> None:
+        super().__init__((source,), [convert_to_tensor(filename, dtype=dtypes.string, name="filename")],
+                         source.element_spec)
 
     _same_cardinality = True
 
@@ -1525,11 +1531,29 @@ class _CacheDataset(DatasetV1):
         if cached is not None:
             yield from cached
             return
+        filename = run.scalar(self, 0)
+        filename = filename.decode() if isinstance(filename, bytes) else str(filename)
+        width = len(str(max(len(self._components) - 1, 0)))
+        if filename and os.path.exists(bundle.index_filename(filename)):
+            yield from self._read(filename, width)
+            return
         seen = []
         for element in self._inputs[0]._iterate(run):
             seen.append(element)
             yield element
         run.state[id(self)] = seen
+        if filename:
+            with bundle.BundleWriter(filename) as writer:
+                for i, element in enumerate(seen):
+                    for j, (value, dtype) in enumerate(zip(element, self._flat_types())):
+                        writer.add(f"{i:7d}_{j:{width}d}", value, dtype.as_datatype_enum)
+
+    def _read(self, filename: str, width: int) -> PyIterator[Element]:
+        reader = bundle.BundleReader(filename)
+        for i in itertools.count():
+            if not reader.contains(f"{i:7d}_{0:{width}d}"):
+                return
+            yield [reader.lookup(f"{i:7d}_{j:{width}d}") for j in range(len(self._components))]
 
 
 class _ShardDataset(DatasetV1):

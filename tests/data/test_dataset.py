@@ -398,3 +398,19 @@ def test_functions_capture_outer_tensors():
         assert [int(x) for x in dataset_elements(nested)] == [100, 100, 101]
         assert [int(x) for x in dataset_elements(tf.data.Dataset.range(2).map(lambda x: k))] == [2, 2]
         assert [int(x) for x in dataset_elements(scanned)] == [0, 0, 2, 6]
+
+
+def test_cache_to_a_file_is_read_by_later_iterators(tmp_path):
+    """The file cache is TF's bundle (keys `f"{i:7d}_{j}"`): a later pipeline reads it instead of its input, and
+    TF reads it too (the files and keys recorded from TF 2.21)."""
+    prefix = str(tmp_path / "c")
+
+    def cached(k):
+        return tf.data.Dataset.range(3).map(lambda x: (x * k, tf.as_string(x * k))).cache(prefix)
+
+    with tf.Graph().as_default():
+        assert [(int(a), b) for a, b in dataset_elements(cached(3))] == [(0, b"0"), (3, b"3"), (6, b"6")]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["c.data-00000-of-00001", "c.index"]
+        assert [(int(a), b) for a, b in dataset_elements(cached(100))] == [(0, b"0"), (3, b"3"), (6, b"6")]
+    from tensorweave.formats.bundle import BundleReader
+    assert BundleReader(prefix).keys()[:2] == [b"      0_0", b"      0_1"]
