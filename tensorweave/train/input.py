@@ -30,6 +30,7 @@ from tensorweave.ops import (
     control_flow_ops,
     data_flow_ops,
     elementwise_ops,
+    fill_ops,
     indexing_ops,
     io_ops,
     logging_ops,
@@ -264,7 +265,7 @@ def _store_sparse(t: SparseTensor, map_name: str, enqueue_many: bool, keep_input
         return many(t.indices, t.values, t.dense_shape, shared_name=map_name)
     if enqueue_many:
         handles = _smart_cond(keep_input, lambda: many(t.indices, t.values, t.dense_shape, shared_name=map_name),
-                              lambda: -1 * constant_ops.ones(t.dense_shape[0:1], dtypes.int64))
+                              lambda: -1 * fill_ops.ones(t.dense_shape[0:1], dtypes.int64))
         handles.set_shape([None])
         return handles
     return _smart_cond(keep_input, lambda: sparse_misc_ops.AddSparseToTensorsMap(t.indices, t.values, t.dense_shape,

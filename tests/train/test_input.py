@@ -240,3 +240,25 @@ def test_take_many_sparse_from_tensors_map_errors():
                                                              shared_name="m")
         with pytest.raises(tf.errors.InvalidArgumentError, match="Unable to find SparseTensor: 5 in map: m"):
             sess.run(taken)
+
+
+def test_batching_sparse_tensors_kept_by_a_fed_condition_and_dynamically_padded():
+    """A keep_input known only at run time stores through a cond (values recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        keep = tf.placeholder_with_default(True, [])
+        one = tf.train.maybe_batch([tf.SparseTensor([[0, 1]], [5], [2, 3]), tf.constant(1)], keep_input=keep,
+                                   batch_size=1)
+        many = tf.train.maybe_batch([tf.SparseTensor([[0, 1], [1, 0]], [5, 6], [2, 3])], keep_input=keep,
+                                    batch_size=2, enqueue_many=True)
+        padded = tf.train.batch([tf.SparseTensor([[0, 1]], [5], [2, 3]), tf.range(3)], batch_size=1,
+                                dynamic_pad=True)
+        assert many.indices.name == "batch_1/TakeManySparseFromTensorsMap:0"
+
+        def body(sess):
+            r = sess.run(one)
+            assert (r[0].indices.tolist(), r[0].dense_shape.tolist(), r[1].tolist()) == ([[0, 0, 1]], [1, 2, 3], [1])
+            r = sess.run(many)
+            assert (r.indices.tolist(), r.dense_shape.tolist()) == ([[0, 1], [1, 0]], [2, 3])
+            r = sess.run(padded)
+            assert (r[0].indices.tolist(), r[1].tolist()) == ([[0, 0, 1]], [[0, 1, 2]])
+        _run_pipeline(None, body)
