@@ -251,7 +251,7 @@ def _store_sparse_tensors(tensor_list: list, enqueue_many: bool, keep_input: Ten
         handles = _store_sparse(t, shared.name if shared is not None else "", enqueue_many, keep_input)
         map_op = next((i.op for i in handles.op.inputs if i.op.type in ("AddSparseToTensorsMap",
                                                                           "AddManySparseToTensorsMap")), handles.op)
-        rank = t.dense_shape.shape.with_rank(1)[0]
+        rank = tensor_shape.dimension_at_index(t.dense_shape.shape.with_rank(1), 0)
         infos.append((shared or map_op, rank - 1 if enqueue_many else rank))
         stored.append(shape_ops.expand_dims(handles, [-1]))
     return stored, infos
