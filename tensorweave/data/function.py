@@ -18,6 +18,7 @@ the tensors it captures (evaluated when its iterator starts) and passes its valu
 
 from __future__ import annotations
 
+import collections
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -73,8 +74,9 @@ def to_tensors(values: Any) -> Any:
     if isinstance(values, tuple):
         parts = [to_tensors(v) for v in values]
         return type(values)(*parts) if hasattr(values, "_fields") else tuple(parts)
-    if isinstance(values, dict):
-        return {k: to_tensors(v) for k, v in values.items()}
+    if isinstance(values, dict):  # an OrderedDict stays one, as in TF
+        return type(values)((k, to_tensors(v)) for k, v in values.items()) if isinstance(
+            values, collections.OrderedDict) else {k: to_tensors(v) for k, v in values.items()}
     return convert_to_tensor(values)
 
 

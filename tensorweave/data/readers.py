@@ -1,4 +1,5 @@
-"""File datasets: TFRecordDataset, TextLineDataset, FixedLengthRecordDataset and CsvDataset.
+"""File datasets: TFRecordDataset, TextLineDataset, FixedLengthRecordDataset and CsvDataset, and the batched
+input helpers make_csv_dataset and make_batched_features_dataset.
 
 Each captures its file names (a string scalar or vector, possibly fed) and options as tensors and reads the
 files one after another when iterated, with TF's compression types ('', 'ZLIB', 'GZIP'); TFRecord framing
@@ -8,7 +9,10 @@ are accepted and ignored.
 
 from __future__ import annotations
 
+import collections
+import csv
 import gzip
+import io
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,6 +25,7 @@ from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, rea
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import convert_to_tensor
 from tensorweave.ops.string_ops import parse_number
+from tensorweave.platform import gfile
 from tensorweave.platform.tf_export import tf_export
 
 _COMPRESSIONS = ("", "ZLIB", "GZIP")
@@ -299,4 +304,148 @@ def make_batched_features_dataset(file_pattern: Any, batch_size: int, features: 
             raise ValueError(f"The `label_key` provided ({label_key}) must be one of the `features` keys: "
                              f"{features.keys()}.")
         dataset = dataset.map(lambda x: (x, x.pop(label_key)))
+    return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
+def _csv_rows(path: str, compression: str, field_delim: str, use_quote_delim: bool) -> Any:
+    """Python's csv reader over a (decompressed) file: what make_csv_dataset infers names and types from."""
+    text = io.StringIO(_file_bytes(path, compression).decode())
+    return csv.reader(text, delimiter=field_delim, quoting=csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE)
+
+
+def _csv_column_names(filenames: list[str], rows: Callable[[str], Any]) -> list[str]:
+    names = None
+    for path in filenames:
+        header = next(rows(path), None)
+        if header is None:
+            raise ValueError(f"Failed when reading the header line of {path}. Is it an empty file?")
+        if names is not None and header != names:
+            raise ValueError("All input CSV files should have the same column names in the header row. File "
+                             f"{path} has different column names.")
+        names = header
+    return names
+
+
+def _csv_type(text: str, previous: dtypes.DType | None) -> dtypes.DType:
+    """The least permissive of int32, int64, float32, float64 and string that `text` and the column's previous
+    values all fit."""
+    def fits(dtype: dtypes.DType) -> bool:
+        try:
+            if dtype.is_integer:
+                return int(np.int64(text)) == int(dtype.as_numpy_dtype(np.int64(text)))
+            return bool(dtype.as_numpy_dtype(text) < np.inf)
+        except (ValueError, OverflowError):
+            return False
+    order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
+    start = order.index(previous) if previous in order else len(order) if previous is not None else 0
+    return next((d for d in order[start:] if fits(d)), dtypes.string)
+
+
+def _csv_column_defaults(filenames: list[str], rows: Callable[[str], Any], num_cols: int, na_value: str,
+                         header: bool, num_rows: int | None, columns: list[int]) -> list:
+    inferred: list[dtypes.DType | None] = [None] * len(columns)
+    seen = 0
+    for path in filenames:
+        reader = rows(path)
+        row_num = 1
+        if header:
+            next(reader, None)
+            row_num += 1
+        for row in reader:
+            if num_rows is not None and seen >= num_rows:
+                break
+            if len(row) != num_cols:
+                raise ValueError(f"Problem inferring types: CSV row {row_num} has {len(row)} number of fields. "
+                                 f"Expected: {num_cols}.")
+            for j, column in enumerate(columns):
+                if row[column] not in ("", na_value):
+                    inferred[j] = _csv_type(row[column], inferred[j])
+            row_num += 1
+            seen += 1
+    return [convert_to_tensor(["" if t in (None, dtypes.string) else 0], dtype=t or dtypes.string)
+            for t in inferred]
+
+
+def _csv_selected(select_columns: Any, column_names: list[str]) -> list[int]:
+    indices = {name: i for i, name in enumerate(column_names)}
+    chosen = []
+    for column in select_columns:
+        if isinstance(column, int):
+            if column < 0 or column >= len(column_names):
+                raise ValueError(f"Column index {column} specified in `select_columns` should be > 0  and <= "
+                                 f"{len(column_names)}, which is the number of columns.")
+            chosen.append(column)
+        elif column not in indices:
+            raise ValueError(f"Column {column} specified in `select_columns` must be of one of the columns: "
+                             f"{indices.keys()}.")
+        else:
+            chosen.append(indices[column])
+    if len(set(chosen)) != len(chosen):
+        raise ValueError("The `select_columns` argument contains duplicate columns: "
+                         f"{ {c for c in chosen if chosen.count(c) > 1} }.")
+    return sorted(chosen)
+
+
+@tf_export("data.experimental.make_csv_dataset")
+def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Any = None, column_defaults: Any = None,
+                     label_name: str | None = None, select_columns: Any = None, field_delim: str = ",",
+                     use_quote_delim: bool = True, na_value: str = "", header: bool = True,
+                     num_epochs: int | None = None, shuffle: bool = True, shuffle_buffer_size: int = 10000,
+                     shuffle_seed: int | None = None, prefetch_buffer_size: int | None = None,
+                     num_parallel_reads: int | None = None, sloppy: bool = False,
+                     num_rows_for_inference: int | None = 100, compression_type: str | None = None,
+                     ignore_errors: bool = False) -> DatasetV1:
+    """Batches of the records of CSV files as OrderedDicts of column name to tensor ((features, label) pairs with
+    `label_name`); names come from the header, types (when no `column_defaults`) from the first rows, as TF's."""
+    patterns = file_pattern if isinstance(file_pattern, list) else [file_pattern]
+    if isinstance(file_pattern, list) and not file_pattern:
+        raise ValueError("Argument `file_pattern` should not be empty.")
+    filenames = sorted(name for pattern in patterns for name in gfile.get_matching_files(pattern))
+    if not filenames:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    dataset = DatasetV1.from_tensor_slices(filenames)
+    if shuffle:
+        dataset = dataset.shuffle(len(filenames), shuffle_seed)
+    compression = _compression(compression_type or "")
+
+    def rows(path: str) -> Any:
+        return _csv_rows(path, compression, field_delim, use_quote_delim)
+
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
+        column_names = _csv_column_names(filenames, rows)
+    if len(column_names) != len(set(column_names)):
+        raise ValueError("Either `column_names` argument or CSV header row contains duplicate column names: "
+                         f"{ {c for c in column_names if column_names.count(c) > 1} }.")
+    columns = None if select_columns is None else _csv_selected(select_columns, column_names)
+    if column_defaults is None:
+        column_defaults = _csv_column_defaults(filenames, rows, len(column_names), na_value, header,
+                                               num_rows_for_inference, columns or list(range(len(column_names))))
+    if columns is not None and len(column_defaults) != len(columns):
+        raise ValueError("If specified, `column_defaults` and `select_columns` must have the same length: "
+                         f"`column_defaults` has length {len(column_defaults)}, `select_columns` has length "
+                         f"{len(columns)}.")
+    if columns is not None and len(column_names) > len(columns):
+        column_names = [column_names[i] for i in columns]
+    if label_name is not None and label_name not in column_names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {column_names}. Received: "
+                         f"{label_name}.")
+
+    def records(filename: Any) -> DatasetV1:
+        records = CsvDataset(filename, column_defaults, compression_type=compression, header=header,
+                             field_delim=field_delim, use_quote_delim=use_quote_delim, na_value=na_value,
+                             select_cols=columns)
+        return records.ignore_errors() if ignore_errors else records
+
+    def organized(*values: Any) -> Any:
+        features = collections.OrderedDict(zip(column_names, values))
+        return features if label_name is None else (features, features.pop(label_name))
+
+    dataset = dataset.interleave(records, cycle_length=num_parallel_reads or 1, block_length=1)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None).map(organized)
     return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)

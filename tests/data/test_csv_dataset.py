@@ -44,3 +44,30 @@ def test_header_defaults_na_value_and_quotes(tmp_path):
 def test_errors(tmp_path, text, defaults, rows, message):
     with tf.Graph().as_default():
         assert _rows(tmp_path, text, defaults) == (rows, message)
+
+
+def test_make_csv_dataset_infers_names_and_types(tmp_path):
+    """Column names from the header, types from the first rows, OrderedDict features (values from TF 2.21)."""
+    (tmp_path / "a.csv").write_text('age,fare,name,survived\n22,7.25,"Braund, Mr",0\n38,71.28,Cumings,1\n'
+                                    '26,,Heikkinen,1\n')
+    (tmp_path / "b.csv").write_text("age,fare,name,survived\n35,53.1,Futrelle,1\n1e10,8.05,Allen,0\n")
+    with tf.Graph().as_default():
+        ds = tf.data.experimental.make_csv_dataset(str(tmp_path / "*.csv"), batch_size=2, label_name="survived",
+                                                   num_epochs=1, shuffle=False)
+        features, label = ds.output_types
+        assert type(features).__name__ == "OrderedDict" and list(features.items()) == [
+            ("age", tf.float32), ("fare", tf.float32), ("name", tf.string)] and label == tf.int32
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as sess:
+            f, lab = sess.run(nxt)
+            assert f["name"].tolist() == [b"Braund, Mr", b"Cumings"] and lab.tolist() == [0, 1]
+            f, lab = sess.run(nxt)
+            assert f["fare"].tolist() == [0.0, 53.099998474121094] and f["age"].tolist() == [26.0, 35.0]
+        picked = tf.data.experimental.make_csv_dataset(str(tmp_path / "a.csv"), batch_size=3,
+                                                       select_columns=["name", "age"], num_epochs=1)
+        assert list(picked.output_types.items()) == [("age", tf.int32), ("name", tf.string)]
+        for kwargs, message in [({"label_name": "zz"}, "`label_name` provided must be one of the columns"),
+                                ({"select_columns": ["q"]}, "Column q specified in `select_columns` must be"),
+                                ({"header": False}, "Expected `column_names` or `header` arguments.")]:
+            with pytest.raises(ValueError, match=message):
+                tf.data.experimental.make_csv_dataset(str(tmp_path / "a.csv"), batch_size=2, **kwargs)
