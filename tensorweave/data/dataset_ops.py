@@ -1,21 +1,21 @@
 """`tf.data.Dataset` (TF1's DatasetV1) and its transformations, as graph-building definitions.
 
 A Dataset is an immutable definition: its input datasets, the tensors it captured (in the graph it was made
-in: a fed placeholder, a batch size) and the structure of its elements (`element_spec`, TypeSpecs nested as
-TF's, of which `output_types`, `output_shapes` and `output_classes` are TF1's views). Functions given to map,
-filter, flat_map and interleave are traced once into private graphs (function.py) and run per element by an
-Executor.
+in: a fed placeholder, a batch size, the outer tensors its functions read) and the structure of its elements
+(`element_spec`, TypeSpecs nested as TF's, of which `output_types`, `output_shapes` and `output_classes` are
+TF1's views). Functions given to map, filter, flat_map, interleave, scan and group_by_window are traced once
+into function graphs (function.py) and run per element by an Executor, with the values of their captures.
 
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
 walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
-component as its three: structure.py); state that lives for one iterator (a shuffle's generator, a cache) is
-kept in that iteration's `_Run`. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
+component as its three: structure.py; a window of Dataset.window as a WindowValue, which the function given
+its dataset reads through a `_VariantDataset`); state that lives for one iterator (a shuffle's generator, a
+cache) is kept in that iteration's `_Run`. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
 gives TF's exact order.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 import queue
@@ -34,7 +34,13 @@ from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
 from tensorweave.formats import bundle
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
-from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from tensorweave.framework.graph import (
+    Tensor,
+    control_dependencies,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     SparseTensorSpec,
@@ -115,7 +121,8 @@ class _Run:
 
 
 class _Bound:
-    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs)."""
+    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs). A ref variable's
+    value is its live buffer, as in TF: elements made after an update of the variable see it."""
 
     def __init__(self, dataset: DatasetV1, values: list[Any]) -> None:
         self.dataset = dataset
@@ -144,6 +151,11 @@ class DatasetV1:
     _tf_class_name: str | None = None  # the name TF's own class for this transformation has, where it differs
 
     def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], element_spec: Any) -> None:
+        graph = get_default_graph()
+        for tensor in captures:
+            if not _visible_from(tensor, graph):  # TF's dataset op could not take it as an input
+                raise ValueError(f"{tensor} must be from the same graph as the dataset that captures it (graphs are "
+                                 f"{tensor.graph} and {graph}).")
         self._inputs = inputs
         self._captures = captures
         self._element_spec = element_spec
@@ -207,21 +219,6 @@ class DatasetV1:
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
-
-    _functions: tuple[StructuredFunction, ...] = ()
-    _own_captures = 0
-
-    def _capture_functions(self, *functions: StructuredFunction) -> None:
-        """The outer tensors `functions` read join this dataset's captures, after its own (as the captured
-        inputs of TF's dataset ops)."""
-        self._functions, self._own_captures = functions, len(self._captures)
-        self._captures = self._captures + [t for f in functions for t in f.captured]
-
-    def _bound(self, run: _Run, function: StructuredFunction) -> Callable[..., list]:
-        """`function` given the values its captured tensors have in `run`."""
-        start = self._own_captures + sum(len(f.captured) for f in self._functions[:self._functions.index(function)])
-        captured = run.captured(self)[start:start + len(function.captured)]
-        return functools.partial(function, captured=captured) if captured else function
 
     _same_cardinality = False  # one element out per element in (a map, a shuffle)
 
@@ -352,6 +349,13 @@ class DatasetV1:
               deterministic: Any = None, name: str | None = None) -> DatasetV1:
         return _BatchDataset(self, batch_size, drop_remainder)
 
+    def window(self, size: Any, shift: Any = None, stride: Any = 1, drop_remainder: Any = False,
+               name: str | None = None) -> DatasetV1:
+        """Windows of `size` elements (every `stride`-th), one starting every `shift` (default `size`) elements;
+        each element a dataset per component of the input's structure (its spec a DatasetSpec). Without
+        `drop_remainder` the last windows may be shorter."""
+        return _SlidingWindowDataset(self, size, shift, stride, drop_remainder)
+
     def ragged_batch(self, batch_size: Any, drop_remainder: Any = False, row_splits_dtype: Any = dtypes.int64,
                      name: str | None = None) -> DatasetV1:
         """Batches in which a component whose shape is not fully known is ragged (its ragged dimensions from
@@ -442,12 +446,6 @@ class DatasetV1:
         return bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
                                          padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self)
 
-    def window(self, size: Any, shift: Any = None, stride: Any = 1, drop_remainder: Any = False,
-               name: str | None = None) -> DatasetV1:
-        """Windows of up to `size` elements (every `stride`-th), one starting each `shift` elements (`size` when
-        None): each a structure of datasets, one per component of the element, for flat_map or interleave."""
-        return _WindowDataset(self, size, size if shift is None else shift, stride, drop_remainder)
-
     def cardinality(self) -> Tensor:
         return cardinality(self)
 
@@ -479,6 +477,15 @@ class DatasetV1:
         if not isinstance(dataset, DatasetV1):
             raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(dataset)}.")
         return dataset
+
+
+def _visible_from(tensor: Tensor, graph: Any) -> bool:
+    """Whether `tensor` is of `graph` or of a graph enclosing it (which a function graph captures from)."""
+    while graph is not None:
+        if tensor.graph is graph:
+            return True
+        graph = getattr(graph, "outer_graph", None)
+    return False
 
 
 def _int64(value: Any, name: str) -> Tensor:
@@ -728,14 +735,13 @@ class _MapDataset(DatasetV1):
     def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None) -> None:
         self._function = StructuredFunction(map_func, source.element_spec)
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
-        super().__init__((source,), [], self._function.output_spec)
-        self._capture_functions(self._function)
+        super().__init__((source,), self._function.captures, self._function.output_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """The mapped elements; an element whose function fails goes to `run.failed` (raised, unless below an
         ignore_errors). In parallel, the pool maps runs of elements (one task each: a task per element would
         cost more in thread handoffs than the graph function itself), in order."""
-        function, source = self._bound(run, self._function), self._inputs[0]._iterate(run)
+        function, source = self._function.bound(run.captured(self)), self._inputs[0]._iterate(run)
         if self._parallel <= 1:
             outcomes: PyIterator[Any] = (_outcome(function, element) for element in source)
         else:
@@ -814,11 +820,10 @@ class _FilterDataset(DatasetV1):
         if not TensorSpec([], dtypes.bool).is_compatible_with(self._function.output_spec):
             raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
                              f"type was {self._function.output_spec}.")
-        super().__init__((source,), [], source.element_spec)
-        self._capture_functions(self._function)
+        super().__init__((source,), self._function.captures, source.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function = self._bound(run, self._function)
+        function = self._function.bound(run.captured(self))
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
@@ -829,7 +834,7 @@ class _FilterDataset(DatasetV1):
 
 class _TakeWhileDataset(_FilterDataset):
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function = self._bound(run, self._function)
+        function = self._function.bound(run.captured(self))
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
@@ -857,15 +862,15 @@ class _ScanDataset(DatasetV1):
                             f"state. Expected {structure.legacy_types(self._state_spec)}, got "
                             f"{structure.legacy_types(output[0])}.")
         self._state_size = len(structure.component_specs(self._state_spec))
-        super().__init__((source,), structure.to_components(state, self._state_spec),
+        super().__init__((source,), structure.to_components(state, self._state_spec) + self._function.captures,
                          self._state_spec if final_state else output[1])
-        self._capture_functions(self._function)
 
     def _cardinality(self, run: _Run) -> int:
         return 1 if self._final_state else self._inputs[0]._cardinality(run)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        state, function = list(run.captured(self)[:self._state_size]), self._bound(run, self._function)
+        values = run.captured(self)
+        state, function = values[:self._state_size], self._function.bound(values[self._state_size:])
         for element in self._inputs[0]._iterate(run):
             outcome = _outcome(function, state + list(element))
             if isinstance(outcome, errors.OpError):
@@ -885,11 +890,10 @@ class _InterleaveDataset(DatasetV1):
         self._function = StructuredFunction(map_func, source.element_spec, dataset_result=True)
         self._cycle_length, self._block_length = cycle_length, block_length
         inner = self._function.dataset
-        super().__init__((source,), [], inner.element_spec)
-        self._capture_functions(self._function)
+        super().__init__((source,), self._function.captures, inner.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function, inner = self._bound(run, self._function), self._function.dataset
+        function, inner = self._function.bound(run.captured(self)), self._function.dataset
         source = self._inputs[0]._iterate(run)
         slots: list[PyIterator[Element] | None] = [None] * self._cycle_length
         index, open_count, input_done = 0, 0, False
@@ -919,7 +923,7 @@ class _InterleaveDataset(DatasetV1):
             index = (index + 1) % self._cycle_length
 
 
-class _GroupWindowDataset(DatasetV1):
+class _WindowDataset(DatasetV1):
     """The window a group_by_window reduce function gets: the elements its run's state holds for it."""
 
     def __init__(self, element_spec: Any) -> None:
@@ -927,59 +931,6 @@ class _GroupWindowDataset(DatasetV1):
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         return iter(run.state[id(self)])
-
-
-class _WindowDataset(DatasetV1):
-    """TF's WindowDataset: a window's flat element holds, for each component of the input's elements, the list of
-    its flat values in the window, which a `_ComponentDataset` of the function that takes the window yields."""
-
-    def __init__(self, source: DatasetV1, size: Any, shift: Any, stride: Any, drop_remainder: Any) -> None:
-        captures = [_int64(size, "size"), _int64(shift, "shift"), _int64(stride, "stride"),
-                    convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")]
-        self._widths = [len(structure.component_specs(s)) for s in nest.flatten(source.element_spec)]
-        super().__init__((source,), captures, nest.map_structure(DatasetSpec, source.element_spec))
-
-    def _iterate(self, run: _Run) -> PyIterator[Element]:
-        size, shift, stride = (run.scalar(self, i) for i in range(3))
-        for what, value in (("size", size), ("shift", shift), ("stride", stride)):
-            if value <= 0:
-                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
-        drop, span = bool(run.scalar(self, 3)), (size - 1) * stride + 1
-        source, buffer, done = self._inputs[0]._iterate(run), deque(), False
-        while True:
-            while not done and len(buffer) < span:
-                element = next(source, None)
-                done = element is None
-                if not done:
-                    buffer.append(element)
-            if not buffer or (drop and len(buffer) < span):
-                return
-            yield self._split(list(itertools.islice(buffer, 0, span, stride)))
-            for _ in range(shift):
-                if buffer:
-                    buffer.popleft()
-                elif done or next(source, None) is None:
-                    done = True
-                    break
-
-    def _split(self, window: list[Element]) -> Element:
-        """One list per component: each element's flat values of that component."""
-        starts = np.cumsum([0] + self._widths)
-        return [[element[start:stop] for element in window] for start, stop in zip(starts[:-1], starts[1:])]
-
-
-class _ComponentDataset(DatasetV1):
-    """A dataset that is one component of a function's argument (a window): it yields the elements its value,
-    fed to the function's variant placeholder, lists."""
-
-    def __init__(self, element_spec: Any, value: Tensor) -> None:
-        super().__init__((), [value], element_spec)
-
-    def _cardinality(self, run: _Run) -> int:
-        return len(run.captured(self)[0])
-
-    def _iterate(self, run: _Run) -> PyIterator[Element]:
-        return iter(run.captured(self)[0])
 
 
 class _GroupByWindowDataset(DatasetV1):
@@ -997,20 +948,22 @@ class _GroupByWindowDataset(DatasetV1):
         if not self._window_size.output_spec.is_compatible_with(scalar):
             raise ValueError("Invalid `window_size_func`. `window_size_func` must return a single `tf.int64` scalar "
                              f"tensor but its return type is {self._window_size.output_spec}.")
-        self._window = _GroupWindowDataset(source.element_spec)
+        self._window = _WindowDataset(source.element_spec)
         self._reduce = StructuredFunction(lambda key: reduce_func(key, self._window), scalar, dataset_result=True)
-        super().__init__((source,), [], self._reduce.dataset.element_spec)
-        self._capture_functions(self._key, self._window_size, self._reduce)
+        super().__init__((source,), self._key.captures + self._window_size.captures + self._reduce.captures,
+                         self._reduce.dataset.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         groups: dict[int, list[Element]] = {}
         sizes: dict[int, int] = {}
-        key_func, window_size_func = self._bound(run, self._key), self._bound(run, self._window_size)
+        values = iter(run.captured(self))
+        key_of, size_of, reduce = (f.bound(itertools.islice(values, len(f.captures)))
+                                   for f in (self._key, self._window_size, self._reduce))
         for element in self._inputs[0]._iterate(run):
-            key = key_func(element)[0]
+            key = key_of(element)[0]
             index = int(key)
             if index not in sizes:
-                size = int(window_size_func([key])[0])
+                size = int(size_of([key])[0])
                 if size <= 0:
                     raise errors.InvalidArgumentError(None, None,
                                                       f"Window size must be greater than zero, but got {size}.")
@@ -1018,16 +971,71 @@ class _GroupByWindowDataset(DatasetV1):
             group = groups.setdefault(index, [])
             group.append(element)
             if len(group) == sizes[index]:
-                yield from self._reduced(run, index, groups.pop(index))
+                yield from self._reduced(run, reduce, index, groups.pop(index))
         for index in sorted(groups):
-            yield from self._reduced(run, index, groups[index])
+            yield from self._reduced(run, reduce, index, groups[index])
 
-    def _reduced(self, run: _Run, key: int, window: list[Element]) -> PyIterator[Element]:
+    def _reduced(self, run: _Run, reduce: Callable, key: int, window: list[Element]) -> PyIterator[Element]:
         inner = self._reduce.dataset
-        bound = inner._bind(self._bound(run, self._reduce)([np.int64(key)]))
+        bound = inner._bind(reduce([np.int64(key)]))
         nested = run.nested(bound.values)
         nested.state[id(self._window)] = window
         return inner._iterate(nested)
+
+
+class _SlidingWindowDataset(DatasetV1):
+    """Dataset.window: TF's WindowDataset."""
+
+    _tf_class_name = "_WindowDataset"
+
+    def __init__(self, source: DatasetV1, size: Any, shift: Any, stride: Any, drop_remainder: Any) -> None:
+        self._layout = [(start, len(nest.flatten(leaf._component_specs))) for start, leaf in
+                        _layout(source.element_spec)]
+        super().__init__((source,), [_int64(size, "size"), _int64(size if shift is None else shift, "shift"),
+                                     _int64(stride, "stride"),
+                                     convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")],
+                         nest.map_structure(DatasetSpec, source.element_spec))
+
+    def _parameters(self, run: _Run) -> tuple[int, int, int, bool]:
+        size, shift, stride, drop = (run.scalar(self, i) for i in range(4))
+        for value, what in ((size, "size"), (shift, "shift"), (stride, "stride")):
+            if value <= 0:
+                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
+        return size, shift, stride, bool(drop)
+
+    def _cardinality(self, run: _Run) -> int:
+        count = self._inputs[0]._cardinality(run)
+        size, shift, stride, drop = self._parameters(run)
+        if count < 0:
+            return count
+        if drop:
+            rest = count - ((size - 1) * stride + 1)
+            return 0 if rest < 0 else rest // shift + 1
+        return -(-count // shift)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size, shift, stride, drop = self._parameters(run)
+        source = self._inputs[0]._iterate(run)
+        buffer: deque[Element] = deque()
+        first, start, exhausted = 0, 0, False  # the index of buffer[0], of the window's first element
+        while True:
+            last = start + (size - 1) * stride
+            while not exhausted and first + len(buffer) <= last:
+                element = next(source, None)
+                if element is None:
+                    exhausted = True
+                else:
+                    buffer.append(element)
+            while buffer and first < start:
+                buffer.popleft()
+                first += 1
+            if not buffer:
+                return
+            window = [buffer[i] for i in range(0, min(last - start + 1, len(buffer)), stride)]
+            if drop and len(window) < size:
+                return
+            yield [WindowValue([element[at:at + count] for element in window]) for at, count in self._layout]
+            start += shift
 
 
 class _UniqueDataset(DatasetV1):
@@ -1124,7 +1132,7 @@ class _BatchDataset(DatasetV1):
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
         """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
         elements (a parallel map's pool maps a whole window per task); a window with a failing element fails."""
-        function, inputs = mapped._bound(run, mapped._function), mapped._inputs[0]._iterate(run)
+        function, inputs = mapped._function.bound(run.captured(mapped)), mapped._inputs[0]._iterate(run)
         windows = iter(lambda: list(itertools.islice(inputs, size)), [])
         if mapped._parallel <= 1:
             outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
@@ -1676,38 +1684,45 @@ def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty
 def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
                          stop_on_empty_dataset: bool = False) -> DatasetV1:
     """Elements drawn from `datasets` at random, each with its weight's probability (TF's draws: a seeded
-    Philox stream of seed pairs, one stateless multinomial draw per element)."""
+    Philox stream of seed pairs, one stateless multinomial draw per element). `weights` may be Python values,
+    a tensor (captured by the drawing function, as TF's) or a dataset of weight vectors, one per draw."""
     if not datasets:
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
-    if weights is None:
-        logits: Any = [[1.0] * len(datasets)]
+    if isinstance(weights, DatasetV1):
+        logits: Any = weights.map(lambda *p: elementwise_ops.log(p, name="logits"))
+    elif weights is None:
+        logits = [[1.0] * len(datasets)]
     else:
-        if isinstance(weights, Tensor):  # the map function cannot capture it: its value must be known now
-            weights = tensor_util.constant_value(weights)
-            if weights is None:
-                raise NotImplementedError("`weights` must be Python values or a constant tensor.")
-            weights = list(weights)
-        if len(datasets) != len(weights):
-            raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
-                             f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
-        kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
-        datasets, weights = zip(*kept) if kept else ([datasets[0].take(0)], [1.0])
-        dtype = convert_to_tensor(list(weights), name="weights").dtype
-        if dtype not in (dtypes.float32, dtypes.float64):
+        if isinstance(weights, Tensor):
+            if not weights.shape.is_compatible_with([len(datasets)]):
+                raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible with "
+                                 f"`[len(datasets)]` but is {weights.shape}.")
+        else:
+            if len(datasets) != len(weights):
+                raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                                 f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
+            kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
+            datasets, weights = zip(*kept) if kept else ([datasets[0].take(0)], [1.0])
+        weights = convert_to_tensor(weights, name="weights")
+        if weights.dtype not in (dtypes.float32, dtypes.float64):
             raise TypeError(f"Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` but is "
-                            f"{dtype}.")
-        logits = np.log(np.asarray([weights], dtype=dtype.as_numpy_dtype))
-    if len(datasets) == 1:
+                            f"{weights.dtype}.")
+        logits = shape_ops.expand_dims(elementwise_ops.log(weights, name="logits"), 0)
+    if len(datasets) == 1 and not isinstance(logits, DatasetV1):
         return datasets[0]
     seed, seed2 = random_seed.get_seed(seed)
-    stream = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
-                           tensor_shape.TensorShape([]), _random_draws)
+    seeds = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
+                          tensor_shape.TensorShape([]), _random_draws).batch(2)
 
-    def choose(seeds: Tensor) -> Tensor:
-        draw = random_ops.StatelessMultinomial(constant_ops.constant(logits), 1, seeds, output_dtype=dtypes.int64)
+    def choose(logits: Any, seeds: Tensor) -> Tensor:
+        draw = random_ops.StatelessMultinomial(logits, 1, seeds, output_dtype=dtypes.int64)
         return shape_ops.squeeze(draw, axis=[0, 1])
 
-    return _DirectedInterleaveDataset(stream.batch(2).map(choose), list(datasets), stop_on_empty_dataset)
+    if isinstance(logits, DatasetV1):
+        selector = DatasetV1.zip((logits, seeds)).map(choose)
+    else:
+        selector = seeds.map(lambda seeds: choose(logits, seeds))
+    return _DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset)
 
 
 def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element]:
@@ -1770,6 +1785,12 @@ def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any
                   num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
     """map then batch, as one transformation (for `Dataset.apply`)."""
     return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+@tf_export("data.experimental.scan")
+def scan(initial_state: Any, scan_func: Callable) -> Callable[[DatasetV1], DatasetV1]:
+    """`Dataset.scan` as a transformation (for `Dataset.apply`)."""
+    return lambda dataset: dataset.scan(initial_state, scan_func)
 
 
 @tf_export("data.experimental.dense_to_ragged_batch")
@@ -1932,17 +1953,47 @@ class DatasetSpec(TypeSpec):
     def _component_specs(self) -> TensorSpec:
         return TensorSpec(self._dataset_shape, dtypes.variant)
 
-    def _to_legacy_output_types(self) -> DatasetSpec:
-        return self
-
-    _to_legacy_output_shapes = _to_legacy_output_classes = _to_legacy_output_types
-
     def _to_components(self, value: Any) -> Any:
+        if isinstance(value, _VariantDataset):
+            return value._captures[0]
         raise NotImplementedError("tensorweave's datasets are Python definitions, not variant tensors.")
 
     def _from_components(self, components: Any) -> Any:
-        """The dataset a traced function gets for a dataset argument (a window's component)."""
-        return _ComponentDataset(self._element_spec, components)
+        """The dataset a variant tensor holds (a window, in a function over windows)."""
+        return _VariantDataset(self._element_spec, components)
+
+    def _batch(self, batch_size: int | None) -> TypeSpec:
+        raise NotImplementedError("tensorweave does not batch datasets of datasets (Dataset.window's elements): "
+                                  "flat_map them into their elements first.")
+
+    def _to_legacy_output_types(self) -> DatasetSpec:
+        return self
+
+    def _to_legacy_output_shapes(self) -> DatasetSpec:
+        return self
+
+    def _to_legacy_output_classes(self) -> DatasetSpec:
+        return self
+
+
+class WindowValue:
+    """The value of a window's variant tensor: the flat elements of one component of the window."""
+
+    def __init__(self, elements: list[Element]) -> None:
+        self.elements = elements
+
+
+class _VariantDataset(DatasetV1):
+    """The dataset a variant tensor holds: its elements are the run-time value's (a WindowValue)."""
+
+    def __init__(self, element_spec: Any, variant: Tensor) -> None:
+        super().__init__((), [variant], element_spec)
+
+    def _cardinality(self, run: _Run) -> int:
+        return len(run.captured(self)[0].elements)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return iter(run.captured(self)[0].elements)
 
 
 register_type_spec_from_value_converter(DatasetV1, DatasetSpec.from_value)

@@ -1,9 +1,10 @@
-"""`tf.data.experimental` transformations that wrap a Dataset method (scan, take_while, enumerate_dataset), the
+"""`tf.data.experimental` transformations that wrap a Dataset method (take_while, enumerate_dataset), the
 device-copy ones (one CPU device here: the elements stay where they are), assert_cardinality and
 group_by_reducer."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
 from typing import Any
@@ -17,11 +18,6 @@ from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.platform.tf_export import tf_export
 
 Transformation = Callable[[DatasetV1], DatasetV1]
-
-
-@tf_export("data.experimental.scan")
-def scan(initial_state: Any, scan_func: Callable) -> Transformation:
-    return lambda dataset: dataset.scan(initial_state, scan_func)
 
 
 @tf_export("data.experimental.take_while")
@@ -130,11 +126,13 @@ class _GroupByReducerDataset(DatasetV1):
                             f"Expected {structure.legacy_types(state_spec)}, got "
                             f"{structure.legacy_types(reduced)}.")
         self._finalize = StructuredFunction(reducer.finalize_func, state_spec)
-        super().__init__((source,), [], self._finalize.output_spec)
-        self._capture_functions(self._key, self._init, self._reduce, self._finalize)
+        self._functions = (self._key, self._init, self._reduce, self._finalize)
+        super().__init__((source,), [t for f in self._functions for t in f.captures], self._finalize.output_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        key_func, init, reduce, finalize = (self._bound(run, f) for f in self._functions)
+        values = iter(run.captured(self))
+        key_func, init, reduce, finalize = [f.bound(itertools.islice(values, len(f.captures)))
+                                            for f in self._functions]
         states: dict[int, list] = {}
         for element in self._inputs[0]._iterate(run):
             key = key_func(element)[0]

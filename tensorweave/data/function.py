@@ -1,19 +1,18 @@
-"""Graph functions of tf.data: a user function of dataset elements traced once into a private graph, and
+"""Graph functions of tf.data: a user function of dataset elements traced once into a function graph, and
 the plan that runs it per element through an `Executor` (what TF's dataset functions are).
 
 `StructuredFunction` builds a placeholder per element component in a FuncGraph (three for a sparse tensor,
 which the function gets whole), calls the function on them (a plain tuple element is unpacked into positional
-arguments, as TF does), and prunes the private graph to a GraphDef whose `_Arg`s are the components and whose
+arguments, as TF does), and prunes the graph to a GraphDef whose `_Arg`s are the components and whose
 `_Retval`s are the function's flat outputs; one Executor, made on first use, runs it for every element (it is
-safe to run from several threads at once, which `num_parallel_calls` does). A function that returns a Dataset
-(flat_map, interleave) returns the tensors that dataset captured, and the caller binds them.
-`tf.nondifferentiable_batch_function` traces its function here too (the `trace_function` hook of
-ops/batch_ops.py). `GraphEvaluation` runs a part of the user's own graph the same way: a one-shot iterator's
-captured tensors, evaluated on its first run.
-
-A tensor of the outer graph that the function reads (a placeholder, a constant, a variable, a table) is
-captured, as TF captures it: a placeholder of the function's graph stands for it, its dataset lists it among
-the tensors it captures (evaluated when its iterator starts) and passes its value after each element's.
+safe to run from several threads at once, which `num_parallel_calls` does). A tensor of the enclosing graph the
+function reads is captured as TF captures it: the FuncGraph gives it a placeholder, `captures` lists the outer
+tensors (the dataset makes them inputs of its node, so their values are taken when the iterator is
+initialized: a fed placeholder; a ref variable's read, its live buffer as in TF; a resource handle), and each call
+passes their values after the element's. A function that returns a Dataset (flat_map, interleave) returns
+the tensors that dataset captured, and the caller binds them. `tf.nondifferentiable_batch_function` traces its
+function here too (the `trace_function` hook of ops/batch_ops.py). `GraphEvaluation` runs a part of the user's
+own graph the same way: a one-shot iterator's captured tensors, evaluated on its first run.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from typing import Any
 
 from tensorweave.data import structure
 from tensorweave.devices.cpu import cpu_device
-from tensorweave.framework import nest
+from tensorweave.framework import function_def, nest
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.framework.graph_def import GraphDef
@@ -36,6 +35,7 @@ from tensorweave.ops import batch_ops
 from tensorweave.ops.constant_ops import placeholder
 from tensorweave.ops.ragged_tensor import RaggedTensor
 from tensorweave.runtime.executor import Executor
+from tensorweave.runtime.function import FunctionLibraryRuntime
 from tensorweave.runtime.prune import prune
 
 _DEVICE = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())
@@ -46,6 +46,7 @@ class GraphEvaluation:
 
     def __init__(self, graph: Graph, feeds: Sequence[Tensor], fetches: Sequence[Tensor]) -> None:
         self._graph_def = GraphDef(node=[op._node_def for op in graph.get_operations()])
+        self._library = graph._function_library()  # what its function calls (a tf.function, a v2 cond) run
         self._feeds = [t.name for t in feeds]
         self._fetches = [t.name for t in fetches]
         self._types = {t.name: t.dtype for t in list(feeds) + list(fetches)}
@@ -56,7 +57,9 @@ class GraphEvaluation:
         with self._lock:
             if self._executor is None:
                 pruned = prune(self._graph_def, self._feeds, self._fetches, [], self._types)
-                self._executor = Executor(pruned, _DEVICE)
+                functions = FunctionLibraryRuntime()
+                functions.add_functions(function_def.function_bodies(self._library, self._library))
+                self._executor = Executor(pruned, _DEVICE, functions.new_kernel)
             return self._executor
 
     def __call__(self, args: Sequence[Any]) -> list[Any]:
@@ -74,9 +77,9 @@ def to_tensors(values: Any) -> Any:
     if isinstance(values, tuple):
         parts = [to_tensors(v) for v in values]
         return type(values)(*parts) if hasattr(values, "_fields") else tuple(parts)
-    if isinstance(values, dict):  # an OrderedDict stays one, as in TF
-        return type(values)((k, to_tensors(v)) for k, v in values.items()) if isinstance(
-            values, collections.OrderedDict) else {k: to_tensors(v) for k, v in values.items()}
+    if isinstance(values, dict):
+        converted = {k: to_tensors(v) for k, v in values.items()}
+        return collections.OrderedDict(converted) if isinstance(values, collections.OrderedDict) else converted
     return convert_to_tensor(values)
 
 
@@ -92,13 +95,15 @@ def _should_unpack(args: Any) -> bool:
 
 
 class StructuredFunction:
-    """`func` traced over elements of `input_spec`; `output_spec` describes what it returns."""
+    """`func` traced over elements of `input_spec`; `output_spec` describes what it returns, `captures` the
+    outer tensors it reads (their values follow the element's in each call)."""
 
     def __init__(self, func: Callable, input_spec: Any, dataset_result: bool = False) -> None:
-        graph = FuncGraph("tf_data_function", outer_graph=get_default_graph())
+        graph = FuncGraph(f"tf_data_{getattr(func, '__name__', 'function')}", get_default_graph())
         with graph.as_default():
             flat = [placeholder(s.dtype, s.shape, name=f"args_{i}")
                     for i, s in enumerate(structure.component_specs(input_spec))]
+            graph.inputs.extend(flat)
             args = structure.from_components(input_spec, flat)
             result = func(*args) if _should_unpack(args) else func(args)
             if dataset_result:
@@ -113,17 +118,25 @@ class StructuredFunction:
                 result = to_tensors(result)
                 self.output_spec = structure.spec_of(result)
                 outputs = structure.to_components(result, self.output_spec)
-        outputs = [graph.capture(t) for t in outputs]  # an outer tensor returned as it is
-        self.outputs = outputs
-        self.captured = graph.external_captures  # the outer tensors whose values follow each element's
-        self._evaluation = GraphEvaluation(graph, flat + [inner for _, inner in graph.captures], outputs)
+        self.outputs = [graph.capture(t) for t in outputs]  # an outer tensor returned is captured too
+        self.captures = graph.external_captures
+        self._evaluation = GraphEvaluation(graph, graph.inputs, self.outputs)
 
-    def __call__(self, element: Sequence[Any], captured: Sequence[Any] = ()) -> list[Any]:
-        """The flat outputs for one flat element, given the values of the captured tensors."""
-        return self._evaluation([*element, *captured])
+    def __call__(self, element: Sequence[Any]) -> list[Any]:
+        """The flat outputs for one flat element (of a function that captured nothing)."""
+        return self._evaluation(element)
+
+    def bound(self, captured: Sequence[Any]) -> Callable[[Sequence[Any]], list[Any]]:
+        """This function with the values of its captures given: a function of one flat element."""
+        captured = list(captured)
+        return lambda element: self._evaluation([*element, *captured])
 
 
 @batch_ops.trace_function.install
 def _trace_batch_function(fn: Callable, input_types: Sequence[Any], input_shapes: Sequence[Any]) -> StructuredFunction:
     """A BatchFunction's function, traced over its arguments (positional, as TF's concrete function)."""
-    return StructuredFunction(fn, tuple(TensorSpec(shape, dtype) for dtype, shape in zip(input_types, input_shapes)))
+    function = StructuredFunction(fn, tuple(TensorSpec(shape, dtype) for dtype, shape in zip(input_types, input_shapes)))
+    if function.captures:
+        raise ValueError(f"Tensor {function.captures[0].name} of an enclosing graph is read by a batch function; "
+                         "tensorweave's batch functions do not capture outer tensors: compute it inside the function.")
+    return function

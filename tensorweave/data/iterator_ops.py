@@ -4,7 +4,7 @@ An Iterator is a resource handle tensor with the element spec it yields: `get_ne
 node of the element's flat components and rebuilds the nested structure (sparse tensors included) from them;
 `make_initializer(dataset)` adds a MakeIterator node that binds a dataset of a compatible structure to it. A
 one-shot iterator (OneShotIterator) evaluates what its dataset captured and initializes itself on its first
-run; a dataset that captures a placeholder cannot be used so, as in TF.
+run; a dataset that captures a placeholder or a stateful op cannot be used so, as in TF.
 """
 
 from __future__ import annotations
@@ -142,28 +142,44 @@ def _same_structure(a: Any, b: Any) -> bool:
 
 @tf_export("data.make_one_shot_iterator")
 def make_one_shot_iterator(dataset: Any) -> Iterator:
-    """An iterator that initializes itself on first use (the dataset may not capture placeholders)."""
-    captures = dataset._all_captures()
-    for op in _ops_reaching(captures):
-        if op.type in ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault"):
-            raise ValueError(f"Cannot capture a placeholder (name:{op.name}, type:{op.type}) by value.")
-    evaluate = GraphEvaluation(get_default_graph(), [], captures)
+    """An iterator that initializes itself on first use: what its dataset captured is evaluated then, so it may
+    capture neither a placeholder nor a stateful op (a variable, a lookup table, a random op), as in TF."""
+    _check_capturable_by_value(_captures_in_tf_order(dataset, {}))
+    evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures())
     factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))
     handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
                                          output_shapes=dataset._flat_shapes())
     return Iterator(handle, None, dataset.element_spec)
 
 
-def _ops_reaching(tensors: list[Tensor]) -> list[Operation]:
-    seen: dict[Operation, None] = {}
-    stack = [t.op for t in reversed(tensors)]  # depth first from the first tensor, as TF finds a placeholder
+def _captures_in_tf_order(dataset: Any, seen: dict[int, None]) -> list[Tensor]:
+    """The tensors `dataset` captured in the order TF's dataset node reads them: its input datasets' first."""
+    if id(dataset) in seen:
+        return []
+    seen[id(dataset)] = None
+    inputs = [t for source in dataset._inputs for t in _captures_in_tf_order(source, seen)]
+    return inputs + list(dataset._captures)
+
+
+def _check_capturable_by_value(tensors: list[Tensor]) -> None:
+    """TF's capture by value (of a one-shot iterator's dataset): each op, then its inputs depth first; a stateful
+    op or a placeholder fails."""
+    seen: set[Operation] = set()
+    stack = [t.op for t in reversed(tensors)]
     while stack:
         op = stack.pop()
-        if op not in seen:
-            seen[op] = None
-            stack.extend(t.op for t in op.inputs)
-            stack.extend(op.control_inputs)
-    return list(seen)
+        if op in seen:
+            continue
+        seen.add(op)
+        if op._op_def is not None and op._op_def.is_stateful:
+            raise ValueError(f"Cannot capture a stateful node (name:{op.name}, type:{op.type}) by value.: A likely "
+                             "cause of this error is that the dataset for which you are calling "
+                             "`make_one_shot_iterator()` captures a stateful object, such as a `tf.Variable` or "
+                             "`tf.lookup.StaticHashTable`, which is not supported. Use "
+                             "`make_initializable_iterator()` instead.")
+        if op.type in ("Placeholder", "PlaceholderV2"):
+            raise ValueError(f"Cannot capture a placeholder (name:{op.name}, type:{op.type}) by value.")
+        stack.extend(t.op for t in reversed(op.inputs))
 
 
 @tf_export("data.make_initializable_iterator")

@@ -1,5 +1,5 @@
-"""File datasets: TFRecordDataset, TextLineDataset, FixedLengthRecordDataset and CsvDataset, and the batched
-input helpers make_csv_dataset and make_batched_features_dataset.
+"""File datasets: TFRecordDataset, TextLineDataset, FixedLengthRecordDataset and CsvDataset (with
+make_csv_dataset, which infers its columns from the files).
 
 Each captures its file names (a string scalar or vector, possibly fed) and options as tensors and reads the
 files one after another when iterated, with TF's compression types ('', 'ZLIB', 'GZIP'); TFRecord framing
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import collections
 import csv
-import gzip
 import io
-import zlib
+import re
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,10 +21,12 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.data.dataset_ops import AUTOTUNE, DatasetSource, DatasetV1, Element, parse_example_dataset
+from tensorweave.data.dataset_ops import ignore_errors as ignore_errors_transformation
 from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import convert_to_tensor
-from tensorweave.ops.string_ops import parse_number
+from tensorweave.framework.graph import Tensor, convert_to_tensor
+from tensorweave.framework.tensor_util import constant_value, is_tensor
+from tensorweave.ops import constant_ops
 from tensorweave.platform import gfile
 from tensorweave.platform.tf_export import tf_export
 
@@ -59,14 +61,9 @@ def _record(data: bytes) -> Element:
 
 
 def _file_bytes(path: str, compression: str) -> bytes:
+    """A whole file's (decompressed) bytes, a corrupt stream failing with TF's message."""
     with open_or_raise(path, "rb") as f:
-        data = f.read()
-    try:
-        if compression == "GZIP":
-            return gzip.decompress(data)
-        return zlib.decompress(data) if compression == "ZLIB" else data
-    except (OSError, zlib.error) as e:
-        raise errors.DataLossError(None, None, f"inflate() failed: {e}") from None
+        return b"".join(decompressed_chunks(f, compression))
 
 
 @tf_export("data.TFRecordDataset")
@@ -172,111 +169,6 @@ def _not_whole_records(cls: type, path: str, header: int, footer: int, body: int
                            f"({size} bytes).")
 
 
-_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
-_CSV_TYPE_NAMES = {"float32": "float", "float64": "double"}
-
-
-@tf_export("data.experimental.CsvDataset")
-class CsvDataset(DatasetSource):
-    """A dataset of the records of CSV files, one scalar per column: `record_defaults` gives each column's type
-    and default (a dtype alone: the column is required); `select_cols` picks columns, in increasing order."""
-
-    _tf_class_name = "CsvDatasetV2"
-
-    def __init__(self, filenames: Any, record_defaults: Any, compression_type: str | None = None,
-                 buffer_size: int | None = None, header: bool = False, field_delim: str = ",",
-                 use_quote_delim: bool = True, na_value: str = "", select_cols: Any = None) -> None:
-        defaults = [convert_to_tensor([], dtype=d) if isinstance(d, dtypes.DType) or (
-            isinstance(d, type) and d in (int, float, str)) else convert_to_tensor(d) for d in record_defaults]
-        for default in defaults:
-            if default.dtype.base_dtype not in _CSV_TYPES:
-                raise TypeError(f"Invalid `record_defaults`. Each must be one of {_CSV_TYPES}, but got "
-                                f"{default.dtype}.")
-        self._options = (bool(header), field_delim.encode(), use_quote_delim, na_value.encode(),
-                         None if select_cols is None else list(select_cols))
-        super().__init__([_filenames(filenames), _string(compression_type, "compression_type"), *defaults],
-                         tuple(d.dtype.base_dtype for d in defaults), tuple(tensor_shape.TensorShape([])
-                                                                             for _ in defaults), self._records)
-
-    def _records(self, failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any,
-                 *defaults: Any) -> Iterator[Element]:
-        header, delim, use_quote, na_value, select_cols = self._options
-        compression = _compression(compression_type)
-        for path in _names(filenames):
-            data = _file_bytes(path, compression)
-            position = data.index(b"\n") + 1 if header and b"\n" in data else len(data) if header else 0
-            while position < len(data):
-                fields, position = _csv_record(data, position, delim[0], use_quote)
-                if select_cols is not None:
-                    fields = [fields[c] for c in select_cols if c < len(fields)]
-                values = []  # converted as parsed: a bad field fails before a wrong count
-                for i, text in enumerate(fields):
-                    if i == len(defaults):
-                        raise errors.InvalidArgumentError(
-                            None, None, f"Expect {len(defaults)} fields but have more in record")
-                    values.append(_csv_value(i, text, defaults[i], na_value))
-                if len(values) < len(defaults):
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Expect {len(defaults)} fields but have {len(values)} in record")
-                yield values
-
-
-def _csv_record(data: bytes, position: int, delim: int, use_quote: bool) -> tuple[list[bytes], int]:
-    """The fields of the record at `position` (RFC 4180 quotes, which may hold line ends) and where the next
-    record starts: TF's CsvDataset parse."""
-    fields, n = [], len(data)
-    while True:
-        field = bytearray()
-        if use_quote and position < n and data[position] == 0x22:
-            position += 1
-            while True:
-                if position >= n:
-                    raise errors.InvalidArgumentError(
-                        None, None, "Reached end of file without closing quoted field in record")
-                if data[position] == 0x22:
-                    following = data[position + 1] if position + 1 < n else None
-                    if following == 0x22:
-                        field.append(0x22)
-                        position += 2
-                        continue
-                    if following not in (None, delim, 0x0A, 0x0D):
-                        raise errors.InvalidArgumentError(
-                            None, None, "Reached end of file without closing quoted field in record")
-                    position += 1
-                    break
-                field.append(data[position])
-                position += 1
-        else:
-            while position < n and data[position] not in (delim, 0x0A, 0x0D):
-                if use_quote and data[position] == 0x22:
-                    raise errors.InvalidArgumentError(None, None, "Unquoted fields cannot have quotes inside")
-                field.append(data[position])
-                position += 1
-        fields.append(bytes(field))
-        if position < n and data[position] == delim:
-            position += 1
-            continue
-        if data[position:position + 2] == b"\r\n":
-            return fields, position + 2
-        return fields, position + 1
-
-
-def _csv_value(index: int, text: bytes, default: Any, na_value: bytes) -> Any:
-    if text == b"" or text == na_value:
-        if np.size(default) == 0:
-            raise errors.InvalidArgumentError(None, None, f"Field {index} is required but missing in record!")
-        return np.asarray(default).reshape(-1)[0]
-    dtype = np.asarray(default).dtype
-    if dtype.kind == "O":
-        return np.asarray(text, dtype=object)
-    value = parse_number(text, dtype)
-    if value is None:
-        name = dtypes.as_dtype(dtype).name
-        raise errors.InvalidArgumentError(None, None, f"Field {index} in record is not a valid "
-                                                      f"{_CSV_TYPE_NAMES.get(name, name)}: {text.decode(errors='replace')}")
-    return np.asarray(value, dtype=dtype)
-
-
 @tf_export("data.experimental.make_batched_features_dataset")
 def make_batched_features_dataset(file_pattern: Any, batch_size: int, features: dict, reader: Any = None,
                                   label_key: str | None = None, reader_args: Any = None, num_epochs: int | None = None,
@@ -307,145 +199,401 @@ def make_batched_features_dataset(file_pattern: Any, batch_size: int, features: 
     return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
 
 
-def _csv_rows(path: str, compression: str, field_delim: str, use_quote_delim: bool) -> Any:
-    """Python's csv reader over a (decompressed) file: what make_csv_dataset infers names and types from."""
-    text = io.StringIO(_file_bytes(path, compression).decode())
-    return csv.reader(text, delimiter=field_delim, quoting=csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE)
+# -- CSV -------------------------------------------------------------------------------------------------------
+
+_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+_CSV_TYPE_NAMES = {np.dtype(np.int32): "int32", np.dtype(np.int64): "int64", np.dtype(np.float32): "float",
+                   np.dtype(np.float64): "double"}
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
 
 
-def _csv_column_names(filenames: list[str], rows: Callable[[str], Any]) -> list[str]:
+def _required_dtype(value: Any) -> dtypes.DType | None:
+    """The dtype a record default names (a required field), else None. As TF's `value in _ACCEPTABLE_CSV_TYPES`,
+    an int names the dtype of that enum value (1 is float32)."""
+    if is_tensor(value) or isinstance(value, (bool, float, str, bytes, list, tuple, np.ndarray)):
+        return None
+    try:
+        dtype = dtypes.as_dtype(value)
+    except TypeError:
+        return None
+    return dtype if dtype in _CSV_TYPES else None
+
+
+def _csv_default(value: Any, index: int) -> Tensor:
+    """A record default as a tensor: a scalar or a vector of one (an optional field's value), or an empty vector
+    (a required field's)."""
+    required = _required_dtype(value)
+    tensor = (constant_ops.constant([], dtype=required, name=f"record_defaults_{index}") if required is not None
+              else convert_to_tensor(value, name=f"record_defaults_{index}"))
+    if tensor.dtype not in _CSV_TYPES:
+        raise TypeError(f"Value passed to parameter 'record_defaults' has DataType {tensor.dtype.name} not in list "
+                        "of allowed values: float32, float64, int32, int64, string")
+    rank = tensor.shape.ndims
+    if rank is not None and rank > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {rank}")
+    if rank == 1 and tensor.shape[0] not in (0, 1, None):
+        raise ValueError("Shape of a default must be a length-0 or length-1 vector, or a scalar.")
+    return tensor
+
+
+def _scalar(value: Any, dtype: dtypes.DType, name: str) -> Tensor:
+    tensor = convert_to_tensor(value, dtype=dtype, name=name)
+    if tensor.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {tensor.shape.ndims}")
+    return tensor
+
+
+@tf_export("data.experimental.CsvDataset")
+class CsvDatasetV1(DatasetSource):
+    """A dataset of the records of one or more CSV files (RFC 4180), one scalar per selected column, parsed as
+    TF's CSVDatasetV2: an empty field (or `na_value`) takes its column's default, and is an error where the
+    default is empty (a dtype: a required field); numbers may have surrounding spaces."""
+
+    _tf_class_name = "CsvDatasetV2"
+
+    def __init__(self, filenames: Any, record_defaults: Any, compression_type: str | None = None,
+                 buffer_size: int | None = None, header: Any = False, field_delim: Any = ",",
+                 use_quote_delim: Any = True, na_value: Any = "", select_cols: Any = None) -> None:
+        defaults = [_csv_default(value, i) for i, value in enumerate(record_defaults)]
+        select = convert_to_tensor([] if select_cols is None else select_cols, dtype=dtypes.int64,
+                                   name="select_cols")
+        captures = [_filenames(filenames), _scalar(compression_type or "", dtypes.string, "compression_type"),
+                    _scalar(4 << 20 if buffer_size is None else buffer_size, dtypes.int64, "buffer_size"),
+                    _scalar(header, dtypes.bool, "header"), _scalar(field_delim, dtypes.string, "field_delim"),
+                    _scalar(use_quote_delim, dtypes.bool, "use_quote_delim"),
+                    _scalar(na_value, dtypes.string, "na_value"), select, *defaults]
+        super().__init__(captures, tuple(d.dtype for d in defaults), tuple(tensor_shape.TensorShape([])
+                                                                           for _ in defaults), _csv_records)
+
+
+def _csv_records(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any, buffer_size: Any,
+                 header: Any, field_delim: Any, use_quote_delim: Any, na_value: Any, select_cols: Any,
+                 *defaults: Any) -> Iterator[Element]:
+    """Each file's records as elements; the options are checked before the first (as TF's dataset kernel
+    does: an initializer fails)."""
+    compression = _compression(compression_type)
+    if int(buffer_size) <= 0:
+        raise errors.InvalidArgumentError(None, None, "buffer_size should be positive")
+    delim = np.asarray(field_delim, dtype=object).item()
+    if len(delim) != 1:
+        raise errors.InvalidArgumentError(None, None, "field_delim should be only 1 char")
+    select = [int(c) for c in np.asarray(select_cols).reshape(-1)]
+    if select and len(select) != len(defaults):
+        raise errors.InvalidArgumentError(None, None, "select_cols should match output size")
+    if any(c < 0 for c in select):
+        raise errors.InvalidArgumentError(None, None, "select_cols should be non-negative indices")
+    if any(b <= a for a, b in zip(select, select[1:])):
+        raise errors.InvalidArgumentError(None, None, "select_cols should be strictly increasing indices")
+    na = np.asarray(na_value, dtype=object).item()
+    return _csv_file_records(failed, _names(filenames), compression, bool(header), delim, bool(use_quote_delim), na,
+                             select, tuple(np.asarray(d) for d in defaults))
+
+
+def _csv_file_records(failed: Callable[[errors.OpError], None], paths: list[str], compression: str, header: bool,
+                      delim: bytes, use_quote: bool, na: bytes, select: list[int],
+                      defaults: tuple[np.ndarray, ...]) -> Iterator[Element]:
+    """The records of each file; a record that fails (below an ignore_errors) is skipped, as TF's."""
+    field_end = re.compile(b"[" + re.escape(delim) + b"\r\n]")
+    for path in paths:
+        data = _file_bytes(path, compression)
+        pos = 0
+        if header:
+            if not data:
+                raise errors.InvalidArgumentError(None, None, "Can't read header of file")
+            pos = _csv_record(data, 0, delim, use_quote, field_end)[1]
+        while pos < len(data):
+            fields, pos, error, error_at = _csv_record(data, pos, delim, use_quote, field_end)
+            try:
+                yield _csv_element(fields, error, error_at, select, defaults, na)
+            except errors.InvalidArgumentError as e:
+                failed(e)
+
+
+def _csv_record(data: bytes, pos: int, delim: bytes, use_quote: bool,
+                field_end: re.Pattern) -> tuple[list[bytes], int, str | None, int]:
+    """The fields of the record at `pos`, where the next one starts, and the first error in it (a message, and
+    the index of the field it is in). A quoted field ends at a quote before a delimiter, a line end or the end
+    of the data; a lone quote before that is an error, as is a quote in an unquoted field."""
+    fields: list[bytes] = []
+    error, error_at = None, 0
+    while True:
+        if use_quote and data[pos:pos + 1] == b'"':
+            value, i, lone = bytearray(), pos + 1, False
+            while True:
+                quote = data.find(b'"', i)
+                if quote < 0:
+                    if error is None:
+                        error, error_at = "Reached end of file without closing quoted field in record", len(fields)
+                    return fields, len(data), error, error_at
+                value += data[i:quote]
+                after = data[quote + 1:quote + 2]
+                if after == b'"':
+                    value += b'"'
+                    i = quote + 2
+                elif after in (b"", delim, b"\n", b"\r"):
+                    pos = quote + 1
+                    break
+                else:
+                    lone, i = True, quote + 1
+                    value += b'"'
+            if lone and error is None:
+                error, error_at = "Quote inside a string has to be escaped by another quote", len(fields)
+            fields.append(bytes(value))
+        else:
+            end = field_end.search(data, pos)
+            end = len(data) if end is None else end.start()
+            value = data[pos:end]
+            if use_quote and b'"' in value and error is None:
+                error, error_at = "Unquoted fields cannot have quotes inside", len(fields)
+            fields.append(value)
+            pos = end
+        if pos >= len(data):
+            return fields, pos, error, error_at
+        char = data[pos:pos + 1]
+        if char == delim:
+            pos += 1
+            continue
+        return fields, pos + (2 if data[pos:pos + 2] == b"\r\n" else 1), error, error_at
+
+
+def _csv_element(fields: list[bytes], error: str | None, error_at: int, select: list[int],
+                 defaults: tuple[np.ndarray, ...], na: bytes) -> Element:
+    """The record's values, its errors in TF's order: each field's as it is read, then a short or long record."""
+    count = len(defaults)
+    if not select and (error_at >= count if error else len(fields) > count):
+        raise errors.InvalidArgumentError(None, None, f"Expect {count} fields but have more in record")
+    limit = error_at if error else len(fields)
+    values = [_csv_value(index, fields[column], defaults[index], na)
+              for index, column in enumerate(select or range(count)) if column < limit]
+    if error:
+        raise errors.InvalidArgumentError(None, None, error)
+    if len(values) < count:
+        raise errors.InvalidArgumentError(None, None, f"Expect {count} fields but have {len(values)} in record")
+    return values
+
+
+def _csv_value(index: int, field: bytes, default: np.ndarray, na: bytes) -> np.ndarray:
+    if not field or field == na:
+        if not default.size:
+            raise errors.InvalidArgumentError(None, None, f"Field {index} is required but missing in record!")
+        return default.reshape(())
+    if default.dtype == object:
+        return np.asarray(field, dtype=object)
+    value = _csv_number(field.strip(), default.dtype)
+    if value is None:
+        raise errors.InvalidArgumentError(
+            None, None, f"Field {index} in record is not a valid {_CSV_TYPE_NAMES[default.dtype]}: "
+                        f"{field.decode(errors='replace')}")
+    return value
+
+
+def _csv_number(text: bytes, dtype: np.dtype) -> np.ndarray | None:
+    """`text` as a number of `dtype` (a float may be hex, inf or nan, and overflows to inf), else None."""
+    if dtype.kind == "i":
+        if not _INTEGER.fullmatch(text):
+            return None
+        number = int(text)
+        info = np.iinfo(dtype)
+        return np.asarray(number, dtype) if info.min <= number <= info.max else None
+    if b"_" in text or not text.isascii():
+        return None
+    try:
+        number = float.fromhex(text.decode()) if text.lstrip(b"+-")[:2].lower() == b"0x" else float(text)
+    except ValueError:
+        return None
+    with np.errstate(over="ignore"):
+        return np.asarray(number).astype(dtype)
+
+
+@tf_export("data.experimental.make_csv_dataset")
+def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: list | None = None,
+                     column_defaults: list | None = None, label_name: str | None = None,
+                     select_columns: list | None = None, field_delim: str = ",", use_quote_delim: bool = True,
+                     na_value: str = "", header: bool = True, num_epochs: int | None = None, shuffle: bool = True,
+                     shuffle_buffer_size: int = 10000, shuffle_seed: int | None = None,
+                     prefetch_buffer_size: int | None = None, num_parallel_reads: int | None = None,
+                     sloppy: bool = False, num_rows_for_inference: int | None = 100,
+                     compression_type: str | None = None, ignore_errors: bool = False,
+                     encoding: str = "utf-8") -> DatasetV1:
+    """Batches of the records of the matching CSV files as (OrderedDict of columns, label) pairs (the dict
+    alone without `label_name`), as TF's: the column names from the first file's header unless given, the
+    types inferred from the first `num_rows_for_inference` records unless `column_defaults` gives them; the
+    files (and records) shuffled unless `shuffle` is False, repeated `num_epochs` times (None: forever, and the
+    batches then all full)."""
+    filenames = _matching_files(file_pattern)
+    dataset = DatasetV1.from_tensor_slices(filenames)
+    if shuffle:
+        dataset = dataset.shuffle(len(filenames), shuffle_seed)
+    read_text = _text_reader(compression_type, encoding) if column_names is None or column_defaults is None else None
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
+        column_names = _csv_header(filenames, field_delim, use_quote_delim, read_text)
+    if len(column_names) != len(set(column_names)):
+        raise ValueError("Either `column_names` argument or CSV header row contains duplicate column names: "
+                         f"{_duplicates(column_names)}.")
+    if select_columns is not None:
+        select_columns = _column_indices(select_columns, column_names)
+    if column_defaults is not None:
+        column_defaults = [_known_value(d) for d in column_defaults]
+    else:
+        column_defaults = _inferred_defaults(filenames, len(column_names), field_delim, use_quote_delim, na_value,
+                                             header, num_rows_for_inference, select_columns, read_text)
+    if select_columns is not None and len(column_defaults) != len(select_columns):
+        raise ValueError("If specified, `column_defaults` and `select_columns` must have the same length: "
+                         f"`column_defaults` has length {len(column_defaults)}, `select_columns` has length "
+                         f"{len(select_columns)}.")
+    if select_columns is not None and len(column_names) > len(select_columns):
+        column_names = [column_names[i] for i in select_columns]
+    if label_name is not None and label_name not in column_names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {column_names}. Received: {label_name}.")
+
+    def filename_to_dataset(filename: Tensor) -> DatasetV1:
+        records = CsvDatasetV1(filename, column_defaults, compression_type, header=header, field_delim=field_delim,
+                               use_quote_delim=use_quote_delim, na_value=na_value, select_cols=select_columns)
+        return records.apply(ignore_errors_transformation()) if ignore_errors else records
+
+    def map_fn(*columns: Tensor) -> Any:
+        features = collections.OrderedDict(zip(column_names, columns))
+        if label_name is None:
+            return features
+        return features, features.pop(label_name)
+
+    dataset = dataset.interleave(filename_to_dataset, cycle_length=num_parallel_reads or 1, block_length=1)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None).map(map_fn)
+    return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
+def _matching_files(file_pattern: Any) -> list[str]:
+    """The files of a glob (or a list of globs) at build time, sorted."""
+    if isinstance(file_pattern, list) and not file_pattern:
+        raise ValueError("Argument `file_pattern` should not be empty.")
+    names = gfile.get_matching_files_v2(file_pattern)
+    if not names:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    return sorted(names)
+
+
+def _text_reader(compression_type: Any, encoding: str) -> Callable[[str], str]:
+    """How the columns are probed: a file's text (TF reads only uncompressed and GZIP files for this)."""
+    compression = "" if compression_type is None else np.asarray(_known_value(compression_type)).item()
+    compression = compression.decode() if isinstance(compression, bytes) else compression
+    if compression == "ZLIB":
+        raise ValueError(f"`compression_type` {compression_type} is not supported for probing columns.")
+    if compression not in ("", "GZIP"):
+        raise ValueError(f"Received unknown `compression_type` {compression_type}. Expected: GZIP, ZLIB or "
+                         " (empty string).")
+    return lambda path: _file_bytes(path, compression).decode(encoding)
+
+
+def _csv_rows(text: str, field_delim: str, use_quote_delim: bool) -> Iterator[list[str]]:
+    return csv.reader(io.StringIO(text, newline=""), delimiter=field_delim,
+                      quoting=csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE)
+
+
+def _csv_header(filenames: list[str], field_delim: str, use_quote_delim: bool,
+                read_text: Callable[[str], str]) -> list[str]:
+    """The column names of the first file's header, which every file must repeat."""
     names = None
     for path in filenames:
-        header = next(rows(path), None)
-        if header is None:
+        first = next(_csv_rows(read_text(path), field_delim, use_quote_delim), None)
+        if first is None:
             raise ValueError(f"Failed when reading the header line of {path}. Is it an empty file?")
-        if names is not None and header != names:
+        if names is not None and first != names:
             raise ValueError("All input CSV files should have the same column names in the header row. File "
                              f"{path} has different column names.")
-        names = header
+        names = names or first
     return names
 
 
-def _csv_type(text: str, previous: dtypes.DType | None) -> dtypes.DType:
-    """The least permissive of int32, int64, float32, float64 and string that `text` and the column's previous
-    values all fit."""
-    def fits(dtype: dtypes.DType) -> bool:
-        try:
-            if dtype.is_integer:
-                return int(np.int64(text)) == int(dtype.as_numpy_dtype(np.int64(text)))
-            return bool(dtype.as_numpy_dtype(text) < np.inf)
-        except (ValueError, OverflowError):
-            return False
-    order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
-    start = order.index(previous) if previous in order else len(order) if previous is not None else 0
-    return next((d for d in order[start:] if fits(d)), dtypes.string)
+def _duplicates(names: list) -> set:
+    ordered = sorted(names)
+    return {a for a, b in zip(ordered[:-1], ordered[1:]) if a == b}
 
 
-def _csv_column_defaults(filenames: list[str], rows: Callable[[str], Any], num_cols: int, na_value: str,
-                         header: bool, num_rows: int | None, columns: list[int]) -> list:
-    inferred: list[dtypes.DType | None] = [None] * len(columns)
-    seen = 0
-    for path in filenames:
-        reader = rows(path)
-        row_num = 1
-        if header:
-            next(reader, None)
-            row_num += 1
-        for row in reader:
-            if num_rows is not None and seen >= num_rows:
-                break
-            if len(row) != num_cols:
-                raise ValueError(f"Problem inferring types: CSV row {row_num} has {len(row)} number of fields. "
-                                 f"Expected: {num_cols}.")
-            for j, column in enumerate(columns):
-                if row[column] not in ("", na_value):
-                    inferred[j] = _csv_type(row[column], inferred[j])
-            row_num += 1
-            seen += 1
-    return [convert_to_tensor(["" if t in (None, dtypes.string) else 0], dtype=t or dtypes.string)
-            for t in inferred]
-
-
-def _csv_selected(select_columns: Any, column_names: list[str]) -> list[int]:
+def _column_indices(select_columns: list, column_names: list[str]) -> list[int]:
+    """The sorted indices of the selected columns (names or indices)."""
     indices = {name: i for i, name in enumerate(column_names)}
-    chosen = []
+    found = []
     for column in select_columns:
         if isinstance(column, int):
             if column < 0 or column >= len(column_names):
                 raise ValueError(f"Column index {column} specified in `select_columns` should be > 0  and <= "
                                  f"{len(column_names)}, which is the number of columns.")
-            chosen.append(column)
+            found.append(column)
         elif column not in indices:
             raise ValueError(f"Column {column} specified in `select_columns` must be of one of the columns: "
                              f"{indices.keys()}.")
         else:
-            chosen.append(indices[column])
-    if len(set(chosen)) != len(chosen):
-        raise ValueError("The `select_columns` argument contains duplicate columns: "
-                         f"{ {c for c in chosen if chosen.count(c) > 1} }.")
-    return sorted(chosen)
+            found.append(indices[column])
+    unique = sorted(set(found))
+    if len(unique) != len(select_columns):  # TF looks for the duplicates among the unique indices: none
+        raise ValueError(f"The `select_columns` argument contains duplicate columns: {_duplicates(unique)}.")
+    return unique
 
 
-@tf_export("data.experimental.make_csv_dataset")
-def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Any = None, column_defaults: Any = None,
-                     label_name: str | None = None, select_columns: Any = None, field_delim: str = ",",
-                     use_quote_delim: bool = True, na_value: str = "", header: bool = True,
-                     num_epochs: int | None = None, shuffle: bool = True, shuffle_buffer_size: int = 10000,
-                     shuffle_seed: int | None = None, prefetch_buffer_size: int | None = None,
-                     num_parallel_reads: int | None = None, sloppy: bool = False,
-                     num_rows_for_inference: int | None = 100, compression_type: str | None = None,
-                     ignore_errors: bool = False) -> DatasetV1:
-    """Batches of the records of CSV files as OrderedDicts of column name to tensor ((features, label) pairs with
-    `label_name`); names come from the header, types (when no `column_defaults`) from the first rows, as TF's."""
-    patterns = file_pattern if isinstance(file_pattern, list) else [file_pattern]
-    if isinstance(file_pattern, list) and not file_pattern:
-        raise ValueError("Argument `file_pattern` should not be empty.")
-    filenames = sorted(name for pattern in patterns for name in gfile.get_matching_files(pattern))
-    if not filenames:
-        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
-    dataset = DatasetV1.from_tensor_slices(filenames)
-    if shuffle:
-        dataset = dataset.shuffle(len(filenames), shuffle_seed)
-    compression = _compression(compression_type or "")
+def _known_value(value: Any) -> Any:
+    """A tensor's constant value, else `value` itself (the record datasets are made inside the interleave's
+    function, which cannot capture tensors of the outer graph)."""
+    if not is_tensor(value):
+        return value
+    known = constant_value(value)
+    if known is None:
+        raise ValueError(f"tensorweave's make_csv_dataset needs constant arguments, not {value}.")
+    return known
 
-    def rows(path: str) -> Any:
-        return _csv_rows(path, compression, field_delim, use_quote_delim)
 
-    if column_names is None:
-        if not header:
-            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
-        column_names = _csv_column_names(filenames, rows)
-    if len(column_names) != len(set(column_names)):
-        raise ValueError("Either `column_names` argument or CSV header row contains duplicate column names: "
-                         f"{ {c for c in column_names if column_names.count(c) > 1} }.")
-    columns = None if select_columns is None else _csv_selected(select_columns, column_names)
-    if column_defaults is None:
-        column_defaults = _csv_column_defaults(filenames, rows, len(column_names), na_value, header,
-                                               num_rows_for_inference, columns or list(range(len(column_names))))
-    if columns is not None and len(column_defaults) != len(columns):
-        raise ValueError("If specified, `column_defaults` and `select_columns` must have the same length: "
-                         f"`column_defaults` has length {len(column_defaults)}, `select_columns` has length "
-                         f"{len(columns)}.")
-    if columns is not None and len(column_names) > len(columns):
-        column_names = [column_names[i] for i in columns]
-    if label_name is not None and label_name not in column_names:
-        raise ValueError(f"`label_name` provided must be one of the columns: {column_names}. Received: "
-                         f"{label_name}.")
+def _inferred_defaults(filenames: list[str], count: int, field_delim: str, use_quote_delim: bool, na_value: str,
+                       header: bool, rows: int | None, select_columns: list[int] | None,
+                       read_text: Callable[[str], str]) -> list[np.ndarray]:
+    """The defaults (0 or '') of the types TF infers from the first `rows` records: per column the narrowest
+    of int32, int64, float32, float64 and string that every value so far fits (string where none is seen)."""
+    columns = range(count) if select_columns is None else select_columns
+    types: list[Any] = [None] * len(columns)
+    seen = 0
+    for path in filenames:
+        records = _csv_rows(read_text(path), field_delim, use_quote_delim)
+        if header:
+            next(records, None)
+        for number, row in enumerate(records, 2 if header else 1):
+            if len(row) != count:
+                raise ValueError(f"Problem inferring types: CSV row {number} has {len(row)} number of fields. "
+                                 f"Expected: {count}.")
+            if rows is not None and seen >= rows:
+                break
+            seen += 1
+            types = [_widened(row[c], na_value, t) for c, t in zip(columns, types)]
+    return [np.asarray([b""], dtype=object) if t in (None, np.bytes_) else np.zeros([1], t) for t in types]
 
-    def records(filename: Any) -> DatasetV1:
-        records = CsvDataset(filename, column_defaults, compression_type=compression, header=header,
-                             field_delim=field_delim, use_quote_delim=use_quote_delim, na_value=na_value,
-                             select_cols=columns)
-        return records.ignore_errors() if ignore_errors else records
 
-    def organized(*values: Any) -> Any:
-        features = collections.OrderedDict(zip(column_names, values))
-        return features if label_name is None else (features, features.pop(label_name))
+_INFERRED = (np.int32, np.int64, np.float32, np.float64, np.bytes_)
 
-    dataset = dataset.interleave(records, cycle_length=num_parallel_reads or 1, block_length=1)
-    if shuffle:
-        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
-    if num_epochs != 1:
-        dataset = dataset.repeat(num_epochs)
-    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None).map(organized)
-    return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+def _widened(value: str, na_value: str, previous: Any) -> Any:
+    """The narrowest type of _INFERRED at least as wide as `previous` that `value` is valid in (as TF's
+    checks: an int32 that int64 reads the same, a float below inf)."""
+    if value in ("", na_value):
+        return previous
+    start = 0 if previous is None else _INFERRED.index(previous)
+    for kind in _INFERRED[start:]:
+        if kind is np.bytes_ or _fits(value, kind):
+            return kind
+    return np.bytes_
+
+
+def _fits(value: str, kind: Any) -> bool:
+    try:
+        with warnings.catch_warnings(), np.errstate(over="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore")
+            if kind is np.int32:
+                return bool(np.int32(value) == np.int64(value))
+            if kind is np.int64:
+                np.int64(value)
+                return True
+            return bool(kind(value) < np.inf)
+    except (ValueError, OverflowError):
+        return False

@@ -17,6 +17,7 @@ from typing import Any
 from tensorweave.framework import dtypes, function_def
 from tensorweave.framework.graph import Graph, Operation, Tensor
 from tensorweave.framework.graph_def import NodeDef
+from tensorweave.framework.op_def import arg_types
 
 
 class FuncGraph(Graph):
@@ -90,6 +91,11 @@ class FuncGraph(Graph):
         """The op, its outer inputs captured; a stateful one runs after the stateful op built before it (TF's
         automatic control dependencies keep side effects in program order, as here, more loosely)."""
         inputs = [t if t.graph is self else self.capture(t, f"{node_def.name}/{t.op.name}") for t in inputs]
+        if op_def is not None and any(arg.is_ref for arg in op_def.input_args):
+            expected = arg_types(op_def.input_args, node_def.attr)
+            if any(want._is_ref_dtype and not t.dtype._is_ref_dtype for want, t in zip(expected, inputs)):
+                raise TypeError(f"In op '{node_def.op}', input types ({[t.dtype for t in inputs]}) are not "
+                                f"compatible with expected types ({expected})")  # a captured ref is a value
         control_inputs = [op for op in control_inputs if op.graph is self]
         stateful = op_def is not None and op_def.is_stateful and node_def.op != "Placeholder"
         if stateful and self.last_stateful_op is not None:

@@ -6,19 +6,23 @@ Every kernel works on an NHWC view. A convolution copies a strided view of every
 into an im2col matrix, a chunk of output positions at a time, into a buffer each thread reuses for its chunks
 (no fresh pages to fault in per chunk). The kernels run as tasks of whole images on the device's intra-op
 threads (BLAS on one thread per call, see devices/device.py), each task padding its own images and walking
-its chunks; a chunk is small enough to stay in cache, which speeds its product (deep MNIST's second layer:
+its chunks (where padding makes many of the products zeros, a task reads instead a block of output
+positions whose windows have the same taps inside the input, from the unpadded input, with only those taps:
+see _regions); a chunk is small enough to stay in cache, which speeds its product (deep MNIST's second layer:
 13 ms of one core for its forward product in 2 MB chunks against 17 ms in one, where a 16 MB chunk split
 across OpenBLAS's threads had made each product a sync point). The matrix is copied row by row
 ([rows, KH*KW*C]), or tap by tap ([KH*KW*C, rows], handed to the matmul transposed) where that reads the
 longer contiguous runs of the input (one input channel: whole output rows rather than KW values; 4x faster
 for deep MNIST's first layer). The input's gradient computes each chunk's columns tap by tap ([KH*KW, rows,
 C]), so that col2im's one strided add per tap reads them contiguously (22 ms against 28 ms of CPU for deep
-MNIST's second layer). The filter's gradient sums a fixed number of partial sums, so its values do not
-depend on the threads. A grouped convolution (input depth a
-multiple of the filter's; the depthwise one is the grouped one with one input channel per group) batches its
-matmul over groups. Pooling is separable: each dimension's window taps are reduced in turn, each tap one
-vectorized ufunc over the output slice whose windows it falls inside, a block of images at a time, so the
-padding is never materialized. half and bfloat16 compute in float32 and round once.
+MNIST's second layer), unless, with stride 1 and an output as large as the input, it is cheaper as the
+forward convolution of the padded output gradient by the flipped filter (17 ms against 20). The filter's
+gradient sums a fixed number of partial sums, so its values do not depend on the threads. A grouped
+convolution (input depth a multiple of the filter's; the depthwise one is the grouped one with one input
+channel per group) batches its matmul over groups. Pooling is separable: each dimension's window taps are
+reduced in turn, each tap one vectorized ufunc over the output slice whose windows it falls inside, a block
+of images at a time, so the padding is never materialized. half and bfloat16 compute in float32 and round
+once.
 """
 
 from __future__ import annotations
@@ -179,27 +183,117 @@ def _windows(x_padded: Any, g: ConvGeometry) -> Any:
 MatMul = Callable[..., Any]
 
 
+REGION_MIN_SKIPPED = 1 << 22  # multiply-adds of padding a split into regions must skip (~40 us, its overhead)
+REGION_MIN_SKIPPED_PART = 8  # ... and at least this part of all (where less, its smaller products cost as much)
+
+
+class _Region(NamedTuple):
+    """Output positions of a convolution computed together: all of them over the padded input, or (see
+    _regions) a block of them whose windows read the same filter taps inside the input. `g` is the convolution
+    restricted to them (its taps and output sizes; no padding for a block), `top`/`left` the input position
+    its first window's first tap reads, `tap_row`/`tap_col` its first tap."""
+
+    rows: slice
+    cols: slice
+    top: int
+    left: int
+    tap_row: int
+    tap_col: int
+    g: ConvGeometry
+    padded: bool
+
+
+def _tap_classes(window: Window, in_size: int, k: int, stride: int, dilation: int) -> list[tuple[slice, int, int]]:
+    """Runs of consecutive output positions of one dimension whose windows have the same taps inside the
+    input: the positions, the first such tap and the one after the last (the same where none is inside)."""
+    classes: list[tuple[slice, int, int]] = []
+    for p in range(window.size):
+        start = p * stride - window.before
+        first = max(0, -(start // dilation))
+        end = max(first, min(k, (in_size - 1 - start) // dilation + 1))
+        if classes and classes[-1][1:] == (first, end):
+            classes[-1] = (slice(classes[-1][0].start, p + 1), first, end)
+        else:
+            classes.append((slice(p, p + 1), first, end))
+    return classes
+
+
+def _whole(g: ConvGeometry) -> _Region:
+    return _Region(slice(0, g.rows.size), slice(0, g.cols.size), 0, 0, 0, 0, g, True)
+
+
+def _regions(g: ConvGeometry) -> list[_Region]:
+    """The padded input as one region, or, where that would multiply enough padding zeros (at least
+    REGION_MIN_SKIPPED and an eighth of the products), the blocks of output positions whose windows read the
+    same taps inside the input, each read from the unpadded input with only those taps. Deep MNIST's second
+    layer: 16% of its products are zeros, CPU ms with regions against the padded input, interleaved runs on
+    the loaded machine: forward 15.5 against 17.2, input gradient (a forward convolution) 16.6 against 18.6,
+    filter gradient 13.7 against 15.4. AlexNet's 27x27x96 -> 256 (9% zeros) is no faster (its regions'
+    smaller products each pack the large filter again)."""
+    whole = [_whole(g)]
+    if not (g.rows.before or g.rows.after or g.cols.before or g.cols.after):
+        return whole
+    rows = _tap_classes(g.rows, g.in_h, g.kh, g.stride_h, g.dilation_h)
+    cols = _tap_classes(g.cols, g.in_w, g.kw, g.stride_w, g.dilation_w)
+    used = (sum((r.stop - r.start) * (end - first) for r, first, end in rows)
+            * sum((c.stop - c.start) * (end - first) for c, first, end in cols))
+    products = g.rows.size * g.kh * g.cols.size * g.kw
+    skipped = (products - used) * g.batch * g.filter_depth * g.out_depth
+    if skipped < REGION_MIN_SKIPPED or (products - used) * REGION_MIN_SKIPPED_PART < products:
+        return whole
+    return [_Region(r, c, r.start * g.stride_h - g.rows.before + i0 * g.dilation_h,
+                    c.start * g.stride_w - g.cols.before + j0 * g.dilation_w, i0, j0,
+                    g._replace(kh=i1 - i0, kw=j1 - j0, rows=Window(r.stop - r.start, 0, 0),
+                               cols=Window(c.stop - c.start, 0, 0)), False)
+            for r, i0, i1 in rows for c, j0, j1 in cols]
+
+
+def _region_windows(x: Any, region: _Region) -> Any:
+    """The windows view of a region over a block of images: of their padded copy, or of the input itself."""
+    if region.padded:
+        return _windows(_padded(x, region.g), region.g)
+    if region.g.taps == 0:  # no tap inside the input: an empty im2col matrix
+        return np.zeros((x.shape[0], region.g.rows.size, region.g.cols.size, region.g.kh, region.g.kw,
+                         region.g.in_depth), x.dtype)
+    return _windows(x[:, region.top:, region.left:], region.g)
+
+
+def _taps_of(region: _Region) -> tuple[int, int, int, int]:
+    """The filter taps a region reads: first row and column, and how many of each."""
+    return region.tap_row, region.tap_col, region.g.kh, region.g.kw
+
+
 class _Task(NamedTuple):
-    """A block of whole images, and the blocks of output rows it walks in order (one per im2col chunk)."""
+    """A block of whole images of one region, and the blocks of its output rows it walks in order (one per
+    im2col chunk)."""
 
     images: slice
     rows: tuple[slice, ...]
+    region: _Region
 
 
-def _tasks(g: ConvGeometry, itemsize: int) -> tuple[int, list[_Task]]:
-    """The most output positions (N*OH*OW) of one chunk, and the tasks: as many whole images as fit the chunk
-    budget (larger for a large filter, which BLAS packs again for every product) and leave MIN_TASKS tasks to
-    share, or one image by blocks of rows that fit. Tasks touch disjoint images, so they may run at once."""
-    budget = max(IM2COL_CHUNK_BYTES, FILTER_REPACKS * g.taps * g.out_depth * itemsize)
-    row_bytes = max(1, g.cols.size * g.taps * itemsize)
-    image_bytes = max(1, row_bytes * g.rows.size)
-    if image_bytes <= budget:
-        images = max(1, min(budget // image_bytes, g.batch // MIN_TASKS))
-        return images * g.rows.size * g.cols.size, [_Task(slice(n, n + images), (slice(None),))
-                                                    for n in range(0, g.batch, images)]
-    rows = min(g.rows.size, max(1, budget // row_bytes))
-    blocks = tuple(slice(r, r + rows) for r in range(0, g.rows.size, rows))
-    return rows * g.cols.size, [_Task(slice(n, n + 1), blocks) for n in range(g.batch)]
+def _tasks(g: ConvGeometry, itemsize: int, regions: list[_Region]) -> tuple[int, int, list[_Task]]:
+    """The most elements of one chunk's im2col matrix, the most output positions of one chunk, and the tasks
+    of each region: as many whole images as fit the chunk budget (larger for a large filter, which BLAS packs
+    again for every product) and leave MIN_TASKS tasks to share, or one image by blocks of rows that fit.
+    Tasks touch disjoint outputs, so they may run at once."""
+    most, positions, tasks = 0, 0, []
+    for region in regions:
+        rg = region.g
+        budget = max(IM2COL_CHUNK_BYTES, FILTER_REPACKS * rg.taps * rg.out_depth * itemsize)
+        row_bytes = max(1, rg.cols.size * rg.taps * itemsize)
+        image_bytes = max(1, row_bytes * rg.rows.size)
+        if image_bytes <= budget:
+            images = max(1, min(budget // image_bytes, g.batch // max(1, MIN_TASKS // len(regions))))
+            chunk = images * rg.rows.size * rg.cols.size
+            tasks += [_Task(slice(n, n + images), (slice(None),), region) for n in range(0, g.batch, images)]
+        else:
+            rows = min(rg.rows.size, max(1, budget // row_bytes))
+            chunk = rows * rg.cols.size
+            blocks = tuple(slice(r, r + rows) for r in range(0, rg.rows.size, rows))
+            tasks += [_Task(slice(n, n + 1), blocks, region) for n in range(g.batch)]
+        most, positions = max(most, chunk * rg.taps), max(positions, chunk)
+    return most, positions, tasks
 
 
 def _thread_buffers(size: int, dtype: np.dtype) -> Callable[[], Any]:
@@ -254,10 +348,10 @@ def _grouped_patches(patches: Any, g: ConvGeometry) -> Any:
 
 def conv_forward(x: Any, filters: Any, g: ConvGeometry, device: DeviceBase,
                  epilogue: Callable[[Any], None] | None = None) -> Any:
-    """The NHWC convolution: tasks of whole images on the device's threads, each padding its images and
-    walking its chunks: im2col into the thread's buffer, then one matmul (batched over groups) into the
-    output, and `epilogue` (a fused convolution's bias and activation) on that [rows, O] block while it is in
-    cache."""
+    """The NHWC convolution: tasks of whole images (of a region) on the device's threads, each padding its
+    images and walking its chunks: im2col into the thread's buffer, then one matmul (batched over groups) by
+    the region's taps of the filter into the output, and `epilogue` (a fused convolution's bias and
+    activation) on that [rows, O] block while it is in cache."""
     dtype = compute_dtype(x.dtype)
     x, filters = x.astype(dtype, copy=False), filters.astype(dtype, copy=False)
     if 0 in g.out_shape or g.taps == 0:
@@ -266,35 +360,67 @@ def conv_forward(x: Any, filters: Any, g: ConvGeometry, device: DeviceBase,
             epilogue(out.reshape(-1, g.out_depth))
         return out
     out = np.empty(g.out_shape, dtype)
-    flat_filter = filters.reshape(-1, g.out_depth) if g.groups == 1 else _grouped_filter(filters, g)
-    most, tasks = _tasks(g, dtype.itemsize)
-    buffer, matmul = _thread_buffers(most * g.taps, dtype), _task_matmul(tasks, device)
+    regions = _regions(g)
+    most, positions, tasks = _tasks(g, dtype.itemsize, regions)
+    buffer, matmul = _thread_buffers(most, dtype), _task_matmul(tasks, device)
+    results = _thread_buffers(positions * g.out_depth, dtype)
+    flat_filters = {}
+    for region in regions:  # each region's taps of the filter, as a matrix
+        taps = filters[region.tap_row:region.tap_row + region.g.kh, region.tap_col:region.tap_col + region.g.kw]
+        flat_filters[_taps_of(region)] = (np.ascontiguousarray(taps).reshape(-1, g.out_depth) if g.groups == 1
+                                          else _grouped_filter(taps, region.g))
 
     def run(index: int) -> None:
-        images, row_blocks = tasks[index]
-        windows = _windows(_padded(x[images], g), g)
+        images, row_blocks, region = tasks[index]
+        windows, flat_filter = _region_windows(x[images], region), flat_filters[_taps_of(region)]
         for rows in row_blocks:
-            target = out[images, rows].reshape(-1, g.out_depth)
-            patches = _im2col(windows[:, rows], buffer(), g)
+            block = out[images, region.rows, region.cols][:, rows]
+            patches = _im2col(windows[:, rows], buffer(), region.g)
+            # a block of whole output rows is written in place, a region's narrower block copied in after
+            target = (block.reshape(-1, g.out_depth) if region.padded
+                      else results()[:patches.shape[0] * g.out_depth].reshape(-1, g.out_depth))
             if g.groups == 1:
                 matmul(patches, flat_filter, out=target)
             else:
-                target[...] = (np.matmul(_grouped_patches(patches, g), flat_filter).transpose(1, 0, 2)
+                target[...] = (np.matmul(_grouped_patches(patches, region.g), flat_filter).transpose(1, 0, 2)
                                .reshape(target.shape))
             if epilogue is not None:
                 epilogue(target)
+            if not region.padded:
+                block[...] = target.reshape(block.shape)
 
     device.parallel_products(len(tasks), run)
     return out
 
 
+def _transposed_forward(g: ConvGeometry) -> ConvGeometry | None:
+    """The forward convolution whose output is the input's gradient, where it is the cheaper way: the output
+    gradient padded by the filter's extent less the forward padding, by the filter flipped with its depths
+    swapped. It takes no more products than col2im where the output is as large as the input (stride 1, SAME
+    or its explicit equal), and its im2col copies cost less than col2im's adds unless the output is much
+    deeper than the input (CPU ms, forward against col2im: 14x14x32 -> 64 5x5 17.2 against 20.4, 7x7x64 ->
+    64 7.3 against 9.8, 28x28x32 -> 64 3x3 24.9 against 28.1; but 27x27x96 -> 256 190 against 173, and
+    28x28x1 -> 32 7.8 against 2.9). None where it does not apply (strides, dilations, groups)."""
+    if ((g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, g.groups) != (1, 1, 1, 1, 1)
+            or (g.rows.size, g.cols.size) != (g.in_h, g.in_w) or g.out_depth > 2 * g.in_depth):
+        return None
+    return ConvGeometry(g.batch, g.in_h, g.in_w, g.out_depth, g.kh, g.kw, g.out_depth, g.in_depth,
+                        Window(g.in_h, g.kh - 1 - g.rows.before, g.rows.before),
+                        Window(g.in_w, g.kw - 1 - g.cols.before, g.cols.before), 1, 1, 1, 1)
+
+
 def conv_backprop_input(filters: Any, out_backprop: Any, g: ConvGeometry, device: DeviceBase) -> Any:
-    """The gradient of the input (col2im): tasks of whole images on the device's threads, each chunk's
-    columns computed per group and tap ([G, KH*KW, rows, Cg] in the thread's buffer, from one matmul batched
-    over groups, and over taps too unless a group has one channel), then added into the padded input by one
-    strided slice per tap, each reading its [rows, C] columns contiguously."""
+    """The gradient of the input: a forward convolution where _transposed_forward applies, else col2im: tasks
+    of whole images on the device's threads, each chunk's columns computed per group and tap ([G, KH*KW,
+    rows, Cg] in the thread's buffer, from one matmul batched over groups, and over taps too unless a group
+    has one channel), then added into the padded input by one strided slice per tap, each reading its [rows,
+    C] columns contiguously."""
     dtype = compute_dtype(out_backprop.dtype)
     filters, out_backprop = filters.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
+    transposed = _transposed_forward(g)
+    if transposed is not None and out_backprop.size and filters.size:
+        flipped = np.ascontiguousarray(filters[::-1, ::-1].transpose(0, 1, 3, 2))
+        return conv_forward(out_backprop, flipped, transposed, device)
     padded = np.zeros((g.batch, g.in_h + g.rows.before + g.rows.after, g.in_w + g.cols.before + g.cols.after,
                        g.in_depth), dtype)
     if out_backprop.size and filters.size:
@@ -302,11 +428,11 @@ def conv_backprop_input(filters: Any, out_backprop: Any, g: ConvGeometry, device
         # [G, KH*KW, O/G, Cg]: each tap's filter per group, transposed
         tap_filters = np.ascontiguousarray(filters.reshape(taps, depth, groups, per_group).transpose(2, 0, 3, 1))
         planes = padded.reshape(*padded.shape[:3], groups, depth)
-        most, tasks = _tasks(g, dtype.itemsize)
-        buffer = _thread_buffers(most * g.taps, dtype)
+        most, _, tasks = _tasks(g, dtype.itemsize, [_whole(g)])
+        buffer = _thread_buffers(most, dtype)
 
         def run(index: int) -> None:
-            images, row_blocks = tasks[index]
+            images, row_blocks, _ = tasks[index]
             for rows in row_blocks:
                 grad = out_backprop[images, rows]
                 n, oh, ow = grad.shape[:3]
@@ -333,30 +459,32 @@ FILTER_PARTIAL_SUMS = 4  # the filter gradient's independent partial sums: a fix
 
 def conv_backprop_filter(x: Any, out_backprop: Any, g: ConvGeometry, device: DeviceBase) -> Any:
     """The gradient of the filter: the im2col matrix of each chunk, transposed, times its output gradient,
-    summed over chunks into a few partial sums of consecutive tasks (run on the device's threads), added
-    in order at the end."""
+    added to its region's taps of the filter, summed over chunks into a few partial sums of consecutive tasks
+    (run on the device's threads), added in order at the end."""
     dtype = compute_dtype(x.dtype)
     x, out_backprop = x.astype(dtype, copy=False), out_backprop.astype(dtype, copy=False)
     per_group = g.out_depth // max(1, g.groups)
     grad = np.zeros((g.groups, g.kh * g.kw * g.filter_depth, per_group), dtype)
     if out_backprop.size and x.size:
-        most, tasks = _tasks(g, dtype.itemsize)
-        buffer = _thread_buffers(most * g.taps, dtype)
+        most, _, tasks = _tasks(g, dtype.itemsize, _regions(g))
+        buffer = _thread_buffers(most, dtype)
         parts = min(len(tasks), FILTER_PARTIAL_SUMS)
         partials = [grad] + [np.zeros_like(grad) for _ in range(parts - 1)]
         matmul = _task_matmul(tasks[:parts], device)
 
         def run(part: int) -> None:
-            for images, row_blocks in tasks[part * len(tasks) // parts:(part + 1) * len(tasks) // parts]:
-                windows = _windows(_padded(x[images], g), g)
+            partial = partials[part].reshape(g.groups, g.kh, g.kw, g.filter_depth, per_group)
+            for images, row_blocks, region in tasks[part * len(tasks) // parts:(part + 1) * len(tasks) // parts]:
+                windows, rg = _region_windows(x[images], region), region.g
+                taps = partial[:, region.tap_row:region.tap_row + rg.kh, region.tap_col:region.tap_col + rg.kw]
                 for rows in row_blocks:
-                    patches = _im2col(windows[:, rows], buffer(), g)
-                    dy = out_backprop[images, rows].reshape(-1, g.out_depth)
+                    patches = _im2col(windows[:, rows], buffer(), rg)
+                    dy = out_backprop[images, region.rows, region.cols][:, rows].reshape(-1, g.out_depth)
                     if g.groups == 1:
-                        partials[part][0] += matmul(patches.T, dy)
+                        taps[0] += matmul(patches.T, dy).reshape(taps.shape[1:])
                     else:
-                        partials[part] += np.matmul(_grouped_patches(patches, g).transpose(0, 2, 1),
-                                                    dy.reshape(-1, g.groups, per_group).transpose(1, 0, 2))
+                        taps += np.matmul(_grouped_patches(patches, rg).transpose(0, 2, 1),
+                                          dy.reshape(-1, g.groups, per_group).transpose(1, 0, 2)).reshape(taps.shape)
 
         device.parallel_products(parts, run)
         for partial in partials[1:]:

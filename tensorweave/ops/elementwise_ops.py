@@ -136,12 +136,32 @@ Pow = binary_op("Pow", "{bfloat16, float, half, double, int8, int16, int32, int6
 _PACKET = {np.dtype(np.float16): 16, np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 
 
+_SCALAR_ROW = 1024  # a scalar operand of a large extremum is given as a row this long
+
+
+def _pick_with_scalar(pick: Callable, x: Any, y: Any, out: Any) -> Any:
+    """pick(x, y, out=out), where y is a scalar of a large contiguous x's type, against a row of y's value by
+    rows of x: the same values, but NumPy's loop with a scalar operand runs at half the speed (relu of a
+    [12544, 32] float32 block 0.38 ns an element against 0.17)."""
+    result = np.empty_like(x) if out is None else out
+    flat_x, flat_out, row = x.reshape(-1), result.reshape(-1), np.full(_SCALAR_ROW, y, x.dtype)
+    full = x.size // _SCALAR_ROW * _SCALAR_ROW
+    pick(flat_x[:full].reshape(-1, _SCALAR_ROW), row, out=flat_out[:full].reshape(-1, _SCALAR_ROW))
+    pick(flat_x[full:], row[:x.size - full], out=flat_out[full:])
+    return result
+
+
 def eigen_extremum(pick: Callable) -> Callable:
     """`pick` (np.maximum or np.minimum) as TF's CPU kernel ties: its packets give the second argument (as
     NumPy does), its scalar tail (the last size % packet elements) the first, so max(-0.0, 0.0) is -0.0
     only there (relu(-0.0) of a 4-element tensor is -0.0, of an 8-element one 0.0, as in TF 2.21)."""
     def extremum(x: Any, y: Any, out: Any = None) -> Any:
-        result = np.asarray(pick(x, y, out=out))
+        if (isinstance(x, np.ndarray) and x.size >= 2 * _SCALAR_ROW and x.flags.c_contiguous
+                and isinstance(y, np.generic) and y.dtype == x.dtype
+                and (out is None or (out.shape == x.shape and out.dtype == x.dtype and out.flags.c_contiguous))):
+            result = _pick_with_scalar(pick, x, y, out)
+        else:
+            result = np.asarray(pick(x, y, out=out))
         tail = result.size % _PACKET.get(result.dtype, 1)
         if tail:
             flat = result.reshape(-1)

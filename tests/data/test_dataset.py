@@ -372,34 +372,6 @@ def test_dataset_methods_of_tf2_experimental_functions():
         assert [int(v) for v in dataset_elements(tf.data.Dataset.counter(3, 2).take(3))] == [3, 5, 7]
 
 
-def test_functions_capture_outer_tensors():
-    """A function reading a placeholder, a constant, a variable or a table of the user's graph captures it: its
-    value when the iterator starts (values from TF 2.21)."""
-    with tf.Graph().as_default():
-        p = tf.placeholder(tf.int64, [])
-        it = tf.data.make_initializable_iterator(tf.data.Dataset.range(3).map(lambda x: x + p).filter(lambda x: x > p))
-        v = tf.Variable(5, dtype=tf.int64)
-        table = tf.lookup.StaticHashTable(
-            tf.lookup.KeyValueTensorInitializer(["a", "b", "c"], [0, 1, 2], tf.string, tf.int64), -1)
-        words = tf.data.make_initializable_iterator(
-            tf.data.Dataset.from_tensor_slices(["b", "c", "z", "a"]).map(lambda w: table.lookup(w) + v))
-        k = tf.constant(2, tf.int64)
-        nested = tf.data.Dataset.range(3).flat_map(lambda x: tf.data.Dataset.range(x).map(lambda y: y + k * 50))
-        scanned = tf.data.Dataset.range(4).scan(tf.constant(0, tf.int64), lambda st, x: (st + x * k, st))
-        with pytest.raises(ValueError, match="Cannot capture a placeholder"):
-            tf.data.make_one_shot_iterator(tf.data.Dataset.range(3).map(lambda x: x + p))
-        nxt = it.get_next()
-        with tf.Session() as sess:
-            sess.run(it.initializer, {p: 10})
-            assert [sess.run(nxt) for _ in range(2)] == [11, 12]
-            sess.run([v.initializer, tf.tables_initializer()])
-            sess.run(words.initializer)
-            assert [sess.run(words.get_next()) for _ in range(4)] == [6, 7, 4, 5]
-        assert [int(x) for x in dataset_elements(nested)] == [100, 100, 101]
-        assert [int(x) for x in dataset_elements(tf.data.Dataset.range(2).map(lambda x: k))] == [2, 2]
-        assert [int(x) for x in dataset_elements(scanned)] == [0, 0, 2, 6]
-
-
 def test_cache_to_a_file_is_read_by_later_iterators(tmp_path):
     """The file cache is TF's bundle (keys `f"{i:7d}_{j}"`): a later pipeline reads it instead of its input, and
     TF reads it too (the files and keys recorded from TF 2.21)."""

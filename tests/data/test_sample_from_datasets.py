@@ -40,3 +40,25 @@ def test_sample_from_datasets_errors():
             tf.data.experimental.sample_from_datasets([a, a], [1, 2])
         assert str(e.value) == ("Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` but "
                                 "is <dtype: 'int32'>.")
+
+
+def test_weights_as_a_tensor_or_a_dataset():
+    """A weights tensor is captured by the drawing function; a dataset gives one weight vector per draw."""
+    with tf.Graph().as_default():
+        a = tf.data.Dataset.from_tensors(np.int64(0)).repeat()
+        b = tf.data.Dataset.from_tensors(np.int64(1)).repeat()
+        c = tf.data.Dataset.range(100, 103)
+        constant = tf.data.experimental.sample_from_datasets([a, b, c], tf.constant([0.2, 0.3, 0.5]), seed=3)
+        assert _take(constant, 20) == [100, 101, 102, 1, 1, 1, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 0]
+        fed = tf.placeholder(tf.float32, [3])
+        iterator = tf.data.make_initializable_iterator(tf.data.experimental.sample_from_datasets([a, b, c], fed))
+        with tf.Session() as sess:
+            sess.run(iterator.initializer, {fed: [0.0, 1.0, 0.0]})
+            assert [sess.run(iterator.get_next()) for _ in range(5)] == [1] * 5
+        per_draw = tf.data.Dataset.from_tensors(tf.constant([0.5, 0.5, 0.0])).repeat()
+        assert _take(tf.data.experimental.sample_from_datasets([a, b, c], per_draw, seed=5), 12) == [
+            0, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1]
+        with pytest.raises(ValueError) as e:
+            tf.data.experimental.sample_from_datasets([a, b], tf.constant([0.2, 0.3, 0.5]))
+        assert str(e.value) == ("Invalid `weights`. The shape of `weights` should be compatible with "
+                                "`[len(datasets)]` but is (3,).")

@@ -50,14 +50,20 @@ CASES = [  # input, filter, strides, padding per dimension, dilations
     ((1, 7, 9, 1), (2, 3, 1, 2), (1, 2), ((1, 2), (0, 3)), (1, 1)),
     ((2, 6, 7, 3), (3, 3, 3, 4), (1, 1), ("SAME", "SAME"), (1, 1)),  # row by row
     ((2, 8, 7, 2), (2, 3, 2, 3), (2, 3), ((2, 0), (1, 1)), (2, 1)),
+    # stride 1, the output as large as the input: the input's gradient as a forward convolution
+    ((1, 5, 6, 4), (4, 2, 4, 6), (1, 1), ("SAME", "SAME"), (1, 1)),
+    ((1, 5, 5, 3), (3, 3, 3, 3), (1, 1), ((2, 0), (0, 2)), (1, 1)),
+    ((1, 3, 4, 2), (2, 2, 2, 3), (1, 1), ((3, 3), (1, 0)), (1, 1)),  # windows with no tap inside the input
 ]
 
 
+@pytest.mark.parametrize("regions", [False, True])  # the padded input whole, or split by the taps inside it
 @pytest.mark.parametrize("chunk_bytes", [1, 200, 4 << 20])
 @pytest.mark.parametrize("input_shape,filter_shape,strides,padding,dilations", CASES)
-def test_convolution_and_gradients_in_any_chunking(monkeypatch, chunk_bytes, input_shape, filter_shape, strides,
-                                                   padding, dilations):
+def test_convolution_and_gradients_in_any_chunking(monkeypatch, regions, chunk_bytes, input_shape, filter_shape,
+                                                   strides, padding, dilations):
     monkeypatch.setattr(conv_kernels, "IM2COL_CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(conv_kernels, "REGION_MIN_SKIPPED", 0 if regions else 1 << 62)
     monkeypatch.setattr(conv_kernels, "FILTER_REPACKS", 0)
     x, f = RNG.standard_normal(input_shape), RNG.standard_normal(filter_shape)
     explicit = isinstance(padding[0], tuple)
@@ -131,6 +137,7 @@ def test_kernels_on_two_threads_equal_one_thread(monkeypatch, groups):
     partial sums included (a fixed number of them, added in order)."""
     monkeypatch.setattr(conv_kernels, "IM2COL_CHUNK_BYTES", 4000)  # several tasks, some by blocks of rows
     monkeypatch.setattr(conv_kernels, "FILTER_REPACKS", 0)
+    monkeypatch.setattr(conv_kernels, "REGION_MIN_SKIPPED", 0)  # and several regions
     x = RNG.standard_normal((9, 7, 6, 4)).astype(np.float32)
     f = RNG.standard_normal((3, 2, 4 // groups, 6)).astype(np.float32)
     window = conv_kernels.Window

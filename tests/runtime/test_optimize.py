@@ -397,7 +397,10 @@ def test_conv2d_bias_add_and_activation_fuse_as_grapplers_remapper():
 
 
 @pytest.mark.parametrize("activation", [tf.nn.relu, tf.nn.elu, tf.nn.relu6, None])
-def test_session_fuses_conv2d_with_the_same_values_and_gradients_unless_remapping_is_off(activation):
+def test_session_fuses_conv2d_with_the_same_values_and_gradients_unless_remapping_is_off(monkeypatch, activation):
+    from tensorweave.ops import conv_kernels
+
+    monkeypatch.setattr(conv_kernels, "REGION_MIN_SKIPPED", 0)  # the bias and activation fused into each region
     rng = np.random.default_rng(0)
     x = tf.placeholder(tf.float32, [3, 7, 7, 2])
     w = tf.Variable(rng.standard_normal((3, 3, 2, 4)).astype(np.float32))
