@@ -81,6 +81,11 @@ class FuncGraph(Graph):
                 inner.append(c)
         return super().control_dependencies(inner)
 
+    def stand_for(self, placeholder: Tensor, outer: Tensor) -> None:
+        """Let argument `placeholder` stand for outer tensor `outer` as a capture's placeholder does (so that a
+        variable handle passed as an argument still leads to its variable), without capturing it."""
+        self._captured_from[placeholder.ref()] = outer
+
     def captured_from(self, tensor: Tensor) -> Tensor | None:
         """The outer tensor a capture placeholder stands for (None for any other tensor)."""
         return self._captured_from.get(tensor.ref())

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import itertools
 import linecache
 import os
 import re
@@ -295,6 +296,11 @@ def _operator_not_allowed(task: str) -> TypeError:
         "autograph/g3doc/reference/limitations.md#access-to-source-code for more information.")
 
 
+# TF's ops.uid(): one process-wide count that every graph and every op output takes a number from, and
+# that numbers control-flow and tf.function functions (`cond_true_3`), so a program's names match TF's.
+uids = itertools.count()
+
+
 @tf_export("Operation")
 class Operation:
     """A node of the graph: an op type, attrs, input tensors and output tensors."""
@@ -307,6 +313,8 @@ class Operation:
         self._control_inputs: list[Operation] = []
         self._op_def = op_def
         self._outputs = [SymbolicTensor(self, i, t) for i, t in enumerate(output_types)]
+        for _ in self._outputs:  # each of TF's symbolic tensors takes one
+            next(uids)
         self._control_outputs: list[Operation] = []
         self._id = graph._next_id()
         self._traceback = _user_frames() if graph._records_tracebacks else []
@@ -335,6 +343,21 @@ class Operation:
         tensor._consumers.append(self)
         data_inputs = [i for i, spec in enumerate(self._node_def.input) if not spec.startswith("^")]
         self._node_def.input[data_inputs[index]] = tensor._as_node_def_input()
+
+    def _add_loop_variables(self, tensors: list[Tensor]) -> list[Tensor]:
+        """Append data inputs, and one output of each one's dtype after the op's outputs (TF's while_v2 so adds
+        accumulators to a forward While when its gradient is built); the new outputs."""
+        data_inputs = [spec for spec in self._node_def.input if not spec.startswith("^")]
+        controls = self._node_def.input[len(data_inputs):]
+        for tensor in tensors:
+            self._inputs.append(tensor)
+            tensor._consumers.append(self)
+        self._node_def.input = data_inputs + [t._as_node_def_input() for t in tensors] + controls
+        start = len(self._outputs)
+        for i, t in enumerate(tensors):
+            self._outputs.append(SymbolicTensor(self, start + i, t.dtype.base_dtype))
+            next(uids)
+        return self._outputs[start:]
 
     @property
     def name(self) -> str:
@@ -432,9 +455,10 @@ class Operation:
         self._node_def.device = device
 
     def _set_attr(self, name: str, value: Any) -> None:
-        """Set an attr to an IR value, or to an `AttrValue` protobuf as TF's own callers pass."""
-        self._node_def.attr[name] = _ir_attr_value(value)
-        self._node_def.splats.pop(name, None)  # the new value is stored as given, in full
+        """Set an attr to an IR value, or to an `AttrValue` protobuf as TF's own callers pass. The NodeDef gets
+        new attr maps: a session that already holds the node keeps its own, as TF's does."""
+        self._node_def.attr = {**self._node_def.attr, name: _ir_attr_value(value)}
+        self._node_def.splats = {k: v for k, v in self._node_def.splats.items() if k != name}  # stored in full
 
     def _add_control_inputs(self, ops: list[Operation]) -> None:
         for op in ops:
@@ -534,6 +558,7 @@ class Graph:
     _records_tracebacks = True
 
     def __init__(self) -> None:
+        next(uids)  # TF's graph key
         self._lock = threading.RLock()
         self._operations: list[Operation] = []
         self._ops_by_name: dict[str, Operation] = {}
@@ -1245,20 +1270,25 @@ def executing_eagerly_outside_functions() -> bool:
 @tf_export("init_scope")
 @contextlib.contextmanager
 def init_scope() -> Iterator[None]:
-    """Ops created inside escape control-flow contexts and control dependencies (as initializers must), keeping
-    the name scope and device of where it is opened (TF's graph-mode `init_scope`)."""
+    """Ops created inside escape control-flow contexts, control dependencies and function graphs (into the
+    outermost graph, as a variable made in a branch or loop body of control flow v2 must), keeping the name
+    scope and device of where it is opened (TF's graph-mode `init_scope`)."""
     g = get_default_graph()
     scope = g.get_name_scope()
     if scope and not scope.endswith("/"):
         scope += "/"
-    with g.name_scope(scope), g.control_dependencies(None):
+    outer = g
+    while getattr(outer, "outer_graph", None) is not None:
+        outer = outer.outer_graph
+    with outer.as_default() if outer is not g else contextlib.nullcontext(), outer.name_scope(scope), \
+            outer.control_dependencies(None):
         yield
 
 
 @tf_export("disable_eager_execution")
 def disable_eager_execution() -> None:
     """Graph mode is the only mode; called alone (a TF 2.x graph-mode program, which keeps TF2's other
-    behaviours) it turns on v2 TensorShape, resource variables and tensor equality, unless
+    behaviours) it turns on v2 TensorShape, resource variables, tensor equality and control flow v2, unless
     `disable_v2_behavior`/`enable_v2_behavior` or a toggle of its own already chose."""
     tf2.adopt_tf2_defaults()
 
@@ -1270,6 +1300,7 @@ def disable_v2_behavior() -> None:
     disable_v2_tensorshape()
     disable_resource_variables()
     disable_tensor_equality()
+    disable_control_flow_v2()
 
 
 def _v2_behavior_not_built(what: str) -> NotImplementedError:
@@ -1281,16 +1312,15 @@ def _v2_behavior_not_built(what: str) -> NotImplementedError:
 
 @tf_export("enable_v2_behavior")
 def enable_v2_behavior() -> None:
-    """TF2's behaviours that graphs have (v2 TensorShape, resource variables, tensor equality); eager
-    execution and control flow v2 are not built, so programs stay in graph mode with TF1 control flow and a
-    warning says so."""
+    """TF2's behaviours that graphs have (v2 TensorShape, resource variables, tensor equality, control flow
+    v2); eager execution is not built, so programs stay in graph mode and a warning says so."""
     tf2.set_enabled(True)
     enable_v2_tensorshape()
     enable_resource_variables()
     enable_tensor_equality()
-    tf_logging.warning("tf.enable_v2_behavior(): tensorweave keeps graph mode and TF1 control flow (no eager "
-                       "execution or control flow v2); v2 TensorShape, resource variables and tensor equality "
-                       "are on.")
+    enable_control_flow_v2()
+    tf_logging.warning("tf.enable_v2_behavior(): tensorweave keeps graph mode (no eager execution); v2 "
+                       "TensorShape, resource variables, tensor equality and control flow v2 are on.")
 
 
 @tf_export("enable_eager_execution")
@@ -1318,18 +1348,20 @@ def enable_resource_variables() -> None:
 
 @tf_export("control_flow_v2_enabled")
 def control_flow_v2_enabled() -> bool:
-    """False: cond and while_loop build TF1's Switch/Merge and frame ops."""
-    return False
+    """Whether cond and while_loop build TF2's functional If and While (TF1's default: Switch/Merge and frames)."""
+    return tf2.behavior("control_flow_v2")
 
 
 @tf_export("disable_control_flow_v2")
 def disable_control_flow_v2() -> None:
-    """Control flow already is TF1's."""
+    """cond and while_loop built from now on are TF1's Switch/Merge and frame ops."""
+    tf2.force("control_flow_v2", False)
 
 
 @tf_export("enable_control_flow_v2")
 def enable_control_flow_v2() -> None:
-    raise _v2_behavior_not_built("enable_control_flow_v2")
+    """cond and while_loop built from now on are TF2's functional If and While ops."""
+    tf2.force("control_flow_v2", True)
 
 
 @tf_export("disable_v2_tensorshape")

@@ -2,7 +2,7 @@
 `tf.compat.v1.disable_eager_execution()` and the per-behaviour toggles.
 
 TF keeps one base switch (`tf2.enabled()`, on in every TF 2.x install) and lets each behaviour (v2
-TensorShape, resource variables, tensor equality) be forced either way on top of it. tensorweave keeps the
+TensorShape, resource variables, tensor equality, control flow v2) be forced either way on top of it. tensorweave keeps the
 same two levels with one difference in the base: it is off until a program shows it was written for TF 2.x
 graph mode, by calling `disable_eager_execution()` without `disable_v2_behavior()` (a program calling
 neither was written for TF1, where graph mode was the default). Invariant: a behaviour forced by its own
@@ -11,7 +11,7 @@ toggle never follows the base switch again, as in TF, where the toggles set modu
 
 from __future__ import annotations
 
-_BEHAVIORS = ("tensorshape", "resource_variables", "tensor_equality")
+_BEHAVIORS = ("tensorshape", "resource_variables", "tensor_equality", "control_flow_v2")
 _base = [False]  # tf2.enabled()
 _base_forced = [False]  # set by enable/disable_v2_behavior: disable_eager_execution() no longer moves the base
 _forced: dict[str, bool] = {}  # behaviour name -> forced value
@@ -44,7 +44,8 @@ def adopt_tf2_defaults() -> None:
 
 
 def behavior(name: str) -> bool:
-    """Whether the TF2 form of one behaviour ("tensorshape", "resource_variables", "tensor_equality") is on."""
+    """Whether the TF2 form of one behaviour ("tensorshape", "resource_variables", "tensor_equality",
+    "control_flow_v2") is on."""
     return BEHAVIOR[name]
 
 

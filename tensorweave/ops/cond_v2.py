@@ -1,26 +1,32 @@
 """Functional conditionals built as TF 2.21 builds them in graph mode: `indexed_case` (what `tf.switch_case`
 makes, also under `disable_v2_behavior`) is one `StatelessCase` op (`Case` when a branch is stateful) whose
-branches are functions of the library, and its gradient another Case over backward functions (an If's
-gradient, If and StatelessIf imported from TF's graphs, is an If over its branches' backward functions).
+branches are functions of the library, and `cond_v2` (what `tf.cond` makes under control flow v2) one
+`StatelessIf` (`If`); the gradient of either is the same op over its branches' backward functions.
 
-Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`). Every branch takes the same inputs: the
-union of the outer tensors the branches captured, in the order they were first captured (a branch captures
-those it does not read too). The outputs of the op pass through an Identity each, as TF's, with the most
+Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`, `<scope>_true_<uid>`, `<scope>_false_<uid>`)
+that shares the outer graph's collections. Every branch takes the same inputs: the union of the outer tensors
+the branches captured, in the order they were first captured (a branch captures those it does not read too).
+The outputs of the op pass through an Identity each in the scope the op was named in, as TF's, with the most
 specific shape compatible with every branch's.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave.framework import dtypes, function_def, nest
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import def_function, manipulation_ops
 from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.control_flow_ops import V2_BUILDERS
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import Case, If, StatelessCase, StatelessIf
+from tensorweave.ops.shape_ops import squeeze
+from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
 
 
 def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
@@ -37,15 +43,32 @@ def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
     return tensors
 
 
+def _check_same_outputs(graphs: Sequence[FuncGraph], structures: Sequence[Any], is_if: bool) -> None:
+    """TF's check that every branch returns the same structure of the same dtypes (cond_v2's)."""
+    first = "true_fn" if is_if else "branches[0]"
+    for k in range(1, len(graphs)):
+        detail = None
+        try:
+            nest.assert_same_structure(structures[0], structures[k])
+        except (ValueError, TypeError) as e:
+            detail = str(e)
+        for a, b in zip(graphs[0].outputs, graphs[k].outputs):
+            if detail is None and a.dtype != b.dtype:
+                detail = f"{a} and {b} have different types"
+        if detail is not None:
+            other = "false_fn" if is_if else f"branches[{k}]"
+            raise TypeError(
+                f"{first} and {other} arguments to {'tf.cond' if is_if else 'tf.switch_case'} must have the same "
+                f"number, type, and overall structure of return values.\n\n{first} output: {structures[0]}\n"
+                f"{other} output: {structures[k]}\n\nError details:\n{detail}")
+
+
 def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequence[str], inputs: Sequence[Tensor],
-                structure: Any, name: str | None, is_if: bool = False) -> Any:
+                structures: Sequence[Any], name: str | None, is_if: bool = False) -> Any:
     """The Case (an If on a condition, with `is_if`) of these branch graphs on `inputs`, its outputs through
-    an Identity each, in `structure`."""
+    an Identity each, in the first branch's structure (`structures`: each branch's)."""
     outer = get_default_graph()
-    for k, g in enumerate(graphs[1:], 1):
-        if [t.dtype for t in g.outputs] != [t.dtype for t in graphs[0].outputs]:
-            raise TypeError(f"branch0 and branch{k} arguments to indexed_case must have the same number, type, "
-                            "and overall structure of return values.")
+    _check_same_outputs(graphs, structures, is_if)
     for graph, fname in zip(graphs, names):
         def_function.add_to_library(graph, fname, outer)
     shapes = []
@@ -62,12 +85,13 @@ def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequen
     else:
         outputs = (Case if stateful else StatelessCase)(branch_index, list(inputs), Tout=tout, branches=list(names),
                                                         output_shapes=shapes, name=name)
+    structure = structures[0]
     if not outputs:
         return structure
     op = outputs[0].op
     op._set_attr("_read_only_resource_inputs", [])
     op._set_attr("_lower_using_switch_merge", True)
-    with name_scope(op.name + "/"):
+    with name_scope(name) if name else contextlib.nullcontext():  # TF's: in the scope the op was named in
         results = []
         for t, shape in zip(outputs, shapes):
             t.set_shape(shape)
@@ -86,7 +110,52 @@ def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], 
         traced = [def_function.trace(fn, fname, [], [], []) for fn, fname in zip(branch_fns, names)]
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
-    return _build_case(branch_index, graphs, names, inputs, traced[0].structured_outputs, scope)
+    return _build_case(branch_index, graphs, names, inputs, [t.structured_outputs for t in traced], scope)
+
+
+def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], name: str | None = None) -> Any:
+    """`tf.cond` as TF2 builds it: one If (StatelessIf when no branch is stateful) on the branches traced
+    into functions `<scope>_true_<uid>` and `<scope>_false_<uid>`, its outputs in the structure the branches
+    return (a singleton list stays one)."""
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool", pred)
+    with name_scope(name or "cond") as scope:
+        prefix = scope.replace("/", "_")
+        names = [f"{prefix}{label}_{next(def_function.uids)}" for label in ("true", "false")]
+        pred = convert_to_tensor(pred)
+        if pred.shape.ndims is None or pred.shape.ndims:
+            pred = squeeze(pred)
+        originals: list[Any] = []
+
+        def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
+            def expanded() -> Any:
+                originals.append(fn())
+                return nest.map_structure(lambda x: _components(x, pred), originals[-1])
+            return expanded
+
+        traced = [def_function.trace(branch(fn), fname, [], [], [], share_collections=True)
+                  for fn, fname in zip((true_fn, false_fn), names)]
+    graphs = [t.graph for t in traced]
+    inputs = _union_inputs(graphs)
+    results = iter(nest.flatten(_build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced],
+                                            scope, is_if=True)))
+    return nest.pack_sequence_as(originals[0], [
+        SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
+        build_ta_with_new_flow(x, next(results)) if isinstance(x, TensorArray) else next(results)
+        for x in nest.flatten(originals[0])])
+
+
+def _components(value: Any, pred: Tensor) -> Any:
+    """A branch's output as the If returns it: a SparseTensor as its three tensors, a TensorArray as its flow,
+    an op as the condition once the op ran (TF's `op_return_value`)."""
+    if isinstance(value, SparseTensor):
+        return (value.indices, value.values, value.dense_shape)
+    if isinstance(value, TensorArray):
+        return value.flow
+    if isinstance(value, Operation):
+        with get_default_graph().control_dependencies([value]):
+            return manipulation_ops.identity(pred)
+    return value
 
 
 def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any], is_if: bool) -> list[Tensor | None]:
@@ -98,8 +167,9 @@ def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any],
     if not returned:
         return [None] * len(op.inputs)
     extra = _union_inputs(graphs)
-    args = list(op.inputs)[1:] + [convert_to_tensor(grads[i]) for i in flowing] + extra
-    results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [0] * len(returned), None, is_if)
+    args = [convert_to_tensor(grads[i]) for i in flowing] + list(op.inputs)[1:] + extra
+    results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [[0] * len(returned)] * len(graphs),
+                          None, is_if)
     by_input = dict(zip(returned, results))
     return [None] + [by_input.get(i) for i in range(len(op.inputs) - 1)]
 
@@ -118,3 +188,4 @@ Case.gradient(_case_grad)
 StatelessCase.gradient(_case_grad)
 If.gradient(_if_grad)
 StatelessIf.gradient(_if_grad)
+V2_BUILDERS["cond"] = cond_v2

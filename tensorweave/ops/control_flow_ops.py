@@ -1,7 +1,9 @@
 """Control-flow ops: NoOp, ControlTrigger, `tf.group` and `tf.tuple`; Switch, Merge and the loop frame ops
 (Enter, Exit, NextIteration, LoopCond) with `tf.cond` and `tf.while_loop` (TF1's control flow v1: the
 executor runs them, a Switch's untaken output is dead and deadness flows through every other op), and their
-gradients (a loop's gradient loop is built by control_flow_state for tf.gradients)."""
+gradients (a loop's gradient loop is built by control_flow_state for tf.gradients). Under control flow v2 (a
+TF2 graph-mode program, `enable_control_flow_v2()`, or inside a function being traced) `tf.cond` and
+`tf.while_loop` build functional If and While ops instead (cond_v2.py, while_v2.py), exactly when TF does."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.formats import protos
-from tensorweave.framework import dtypes, meta_graph, nest, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, meta_graph, nest, tensor_shape, tensor_util, tf2
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import (
     GraphKeys,
@@ -655,6 +657,17 @@ def _unpack_if_singleton(value: Any) -> Any:
     return value[0] if isinstance(value, (list, _sequence_types)) and len(value) == 1 else value
 
 
+# cond_v2.cond_v2 and while_v2.while_loop, which those modules register when imported: they build on
+# gradients, which builds on this module (TF breaks the same cycle with a LazyLoader).
+V2_BUILDERS: dict[str, Callable[..., Any]] = {}
+
+
+def _control_flow_v2() -> bool:
+    """Whether cond and while_loop build TF2's functional ops: when the toggle is on, and always inside a
+    function being traced (TF's `EnableControlFlowV2`)."""
+    return tf2.behavior("control_flow_v2") or isinstance(get_default_graph(), FuncGraph)
+
+
 @tf_export("cond")
 def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable[[], Any] | None = None,
          strict: bool = False, name: str | None = None, fn1: Callable[[], Any] | None = None,
@@ -680,6 +693,8 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
         raise TypeError("'true_fn' must be callable.")
     if not callable(false_fn):
         raise TypeError("'false_fn' must be callable.")
+    if _control_flow_v2():
+        return V2_BUILDERS["cond"](pred, true_fn, false_fn, name)
     if executing_eagerly():  # only the taken branch runs, at once (TF's eager cond)
         result = true_fn() if tensor_util.constant_value(convert_to_tensor(pred)) else false_fn()
         return result if strict else _unpack_if_singleton(result)
@@ -1163,6 +1178,9 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         raise TypeError("'body' must be callable.")
     if parallel_iterations < 1:
         raise TypeError("'parallel_iterations' must be a positive integer.")
+    if _control_flow_v2():
+        return V2_BUILDERS["while_loop"](cond, body, loop_vars, shape_invariants, parallel_iterations,
+                                         maximum_iterations, name, return_same_structure, back_prop)
     with name_scope(name, "while", nest.flatten(loop_vars)):
         if not loop_vars:
             raise ValueError("'loop_vars' must be provided.")
@@ -1342,6 +1360,8 @@ def variable_handle_source(handle: Tensor) -> Operation | None:
     while True:
         if handle.op.type in ("Identity", "Enter", "Switch", "Merge", "Exit", "NextIteration"):
             handle = handle.op.inputs[0]
+        elif handle.op.type in ("While", "StatelessWhile"):  # a loop passes the handles it reads on
+            handle = handle.op.inputs[handle.value_index]
         elif isinstance(handle.graph, FuncGraph) and handle.graph.captured_from(handle) is not None:
             handle = handle.graph.captured_from(handle)
         else:
@@ -1349,14 +1369,16 @@ def variable_handle_source(handle: Tensor) -> Operation | None:
     return handle.op if handle.op.type == "VarHandleOp" else None
 
 
-def _zeros_for_resource(handle: Tensor) -> Tensor:
+def zeros_for_resource(handle: Tensor) -> Tensor:
     """The zero gradient of a variable's handle: zeros of the variable's shape and dtype (TF's
     `default_gradient.get_zeros_dtype`), which TF refuses for a handle of unknown dtype."""
     source = variable_handle_source(handle)
     if source is None:
         raise ValueError(f"Internal error: Tried to take gradients (or similar) of a variable without handle data:\n"
                          f"{handle}")
-    return fill_ops.zeros(raw_ops.VariableShape(input=handle), dtype=source.get_attr("dtype"))
+    zeros = fill_ops.zeros(raw_ops.VariableShape(input=handle), dtype=source.get_attr("dtype"))
+    zeros.set_shape(source.get_attr("shape"))
+    return zeros
 
 
 def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
@@ -1366,13 +1388,13 @@ def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
     context = op._get_control_flow_context() if op.type in ("Switch", "RefSwitch") else None
     if not isinstance(context, CondContext):
         if value.dtype == dtypes.resource:
-            return _zeros_for_resource(value)
+            return zeros_for_resource(value)
         return fill_ops.zeros_like(value, optimize=False)
     switched = switch(op.inputs[0], context.pred)[1 - context.branch]
     pivot = manipulation_ops.identity(switched)
     if value.dtype == dtypes.resource:
         with get_default_graph().control_dependencies([pivot]):
-            return _zeros_for_resource(switched)
+            return zeros_for_resource(switched)
     shape = shape_ops.Shape(switched, name="Shape")  # a Shape op even when the shape is known, as TF
     with get_default_graph().control_dependencies([pivot]):
         return fill_ops.zeros(shape, dtype=value.dtype.base_dtype)

@@ -19,25 +19,23 @@ from __future__ import annotations
 
 import functools
 import inspect
-import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave import errors
-from tensorweave.framework import function_def, importer, nest, tensor_shape
+from tensorweave.framework import dtypes, function_def, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
-from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph, uids
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec
-from tensorweave.ops import constant_ops, fill_ops, gradients, manipulation_ops
+from tensorweave.ops import constant_ops, control_flow_ops, fill_ops, gradients, manipulation_ops
 from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCall, function_name
 from tensorweave.platform.tf_export import tf_export
 
 param_kinds = inspect.Parameter
-uids = itertools.count(1)  # TF's ops.uid(), which numbers its function names
 _SELECTING_OPS = ("Case", "StatelessCase", "If", "StatelessIf")  # their first input picks a branch
 # The ConfigProto TF 2.21's graph-mode calls record (CPU:1, GPU:0, allow_soft_placement, ...), as TF writes it.
 _CONFIG_PROTO = b"\n\x07\n\x03CPU\x10\x01\n\x07\n\x03GPU\x10\x002\x02J\x008\x01\x82\x01\x00\x92\x01\x02J\x00"
@@ -132,12 +130,16 @@ class ConcreteFunction:
 
 
 def trace(python_function: Callable, name: str, values: Sequence[Any], arg_names: Sequence[str],
-          specs: Sequence[TensorSpec]) -> ConcreteFunction:
+          specs: Sequence[TensorSpec], share_collections: bool = False) -> ConcreteFunction:
     """Trace `python_function` on the positional `values` (one per parameter, `arg_names`) in a new FuncGraph:
-    their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter."""
+    their tensor leaves become placeholders of `specs`' dtypes and shapes, named after their parameter. With
+    `share_collections`, what the function adds to a collection goes to the outer graph's (as TF's branch and
+    loop body graphs do)."""
     outer = get_default_graph()
     graph = FuncGraph(name, outer)
     graph._functions = dict(outer._functions)  # calls of the outer library's functions shape as there
+    if share_collections:
+        graph._collections = outer._collections
     remaining = iter(specs)
     try:
         parameters = inspect.signature(python_function).parameters
@@ -263,27 +265,42 @@ def _generalizes(general: tensor_shape.TensorShape, specific: tensor_shape.Tenso
 
 
 
+def gradients_scope(graph: Graph) -> str:
+    """The name of the outer `tf.gradients` call building a backward function in `graph` (its first scope
+    starting "gradients"), for the gradients inside it: TensorArray gradients keyed by it stay apart from
+    another call's, as TF1's do."""
+    return next((part for part in graph.get_name_scope().split("/") if part.startswith("gradients")), "gradients")
+
+
 def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_unconnected: bool = False
                    ) -> tuple[FuncGraph, list[int], list[int]]:
     """The backward function of library function `fname` called by `op` with these output gradients: a
     FuncGraph on (the call's inputs, the gradients that are not None) that recomputes the body and returns the
     inputs' gradients. Also which gradients it takes and which inputs it returns gradients of (every floating
     one, zeros where none flows, with `zeros_for_unconnected`: each branch of a Case or If must return the
-    same)."""
+    same). A branch's backward function is `<branch>_grad_<uid>` and takes the gradients first, as TF's."""
     outer = op.graph
-    backward = FuncGraph(f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
+    scope = gradients_scope(get_default_graph())
+    selecting = op.type in _SELECTING_OPS
+    backward = FuncGraph(f"{fname}_grad_{next(uids)}" if selecting else
+                         f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
     backward._functions = dict(outer._functions)
-    inputs = list(op.inputs)[1:] if op.type in _SELECTING_OPS else list(op.inputs)  # an index is no argument
+    inputs = list(op.inputs)[1:] if selecting else list(op.inputs)  # an index is no argument
     flowing = [i for i, g in enumerate(grads) if g is not None]
     with backward.as_default():
         xs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name="placeholder") for t in inputs]
+        for x, t in zip(xs, inputs):
+            backward.stand_for(x, t)
         dys = [constant_ops.placeholder(grads[i].dtype.base_dtype, op.outputs[i].shape, name="placeholder")
                for i in flowing]
-        backward.inputs = xs + dys
+        backward.inputs = dys + xs if selecting else xs + dys
         ys = importer.inline_function_body(backward, fname, xs)
-        dxs = gradients.gradients([ys[i] for i in flowing], xs, grad_ys=dys) if flowing else [None] * len(xs)
+        dxs = gradients.gradients([ys[i] for i in flowing], xs, grad_ys=dys, name=scope) if flowing else \
+            [None] * len(xs)
         if zeros_for_unconnected:
-            dxs = [fill_ops.zeros_like(x) if dx is None and x.dtype.is_floating else dx for x, dx in zip(xs, dxs)]
+            dxs = [dx if dx is not None else fill_ops.zeros_like(x) if x.dtype.is_floating else
+                   control_flow_ops.zeros_for_resource(x) if x.dtype == dtypes.resource and
+                   control_flow_ops.variable_handle_source(x) is not None else None for x, dx in zip(xs, dxs)]
         returned = [i for i, dx in enumerate(dxs) if dx is not None]
         backward.outputs = [manipulation_ops.identity(convert_to_tensor(dxs[i])) for i in returned]
     return backward, flowing, returned

@@ -69,6 +69,12 @@ def is_trainable(tensor: Tensor) -> bool:
     return tensor.dtype.base_dtype in _TRAINABLE
 
 
+def _supports_default_grad(tensor: Tensor) -> bool:
+    """Whether zeros can stand for the missing gradient of `tensor` (TF's supports_default_grad): not for a
+    handle that leads to no variable, such as a TensorArray's a loop passed on."""
+    return tensor.dtype != dtypes.resource or control_flow_ops.variable_handle_source(tensor) is not None
+
+
 def _as_list(value: Any) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
@@ -326,8 +332,10 @@ def _backprop_through(op: Operation, grad_fn: Callable, out_grads: list, grads: 
                       loop_state: Any) -> None:
     for i, out_grad in enumerate(out_grads):
         if out_grad is None and is_trainable(op.outputs[i]):
-            out_grads[i] = loop_state.zeros_like(op, i) if loop_state is not None else \
-                control_flow_ops.zeros_like_outside_loop(op, i)
+            if loop_state is not None:
+                out_grads[i] = loop_state.zeros_like(op, i)
+            elif _supports_default_grad(op.outputs[i]):
+                out_grads[i] = control_flow_ops.zeros_like_outside_loop(op, i)
     with name_scope(op.name + "_grad"):
         in_grads = _as_list(grad_fn(op, *out_grads))
         if len(in_grads) != len(op.inputs):

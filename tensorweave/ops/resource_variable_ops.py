@@ -376,6 +376,13 @@ class ResourceVariable(variables.Variable):
         self._synchronization, self._aggregation, trainable, collections = variables.checked_variable_arguments(
             initial_value, constraint, synchronization, aggregation, trainable, collections, name)
         init_from_fn = callable(initial_value)
+        with variables.outside_functions():
+            self._init_from_args(initial_value, trainable, collections, validate_shape, caching_device, name,
+                                 dtype, constraint, shape, init_from_fn)
+
+    def _init_from_args(self, initial_value: Any, trainable: bool, collections: Any, validate_shape: bool,
+                        caching_device: Any, name: str | None, dtype: Any, constraint: Any, shape: Any,
+                        init_from_fn: bool) -> None:
         g = get_default_graph()
         with g.control_dependencies(None), name_scope(name, "Variable",
                                                       [] if init_from_fn else [initial_value]) as scope:

@@ -16,6 +16,7 @@ from typing import Any
 
 from tensorweave.formats import protos
 from tensorweave.framework import dtypes, meta_graph, tensor_shape
+from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -23,6 +24,7 @@ from tensorweave.framework.graph import (
     Tensor,
     convert_to_tensor,
     get_default_graph,
+    init_scope,
     name_scope,
     prepend_name_scope,
     register_tensor_conversion_function,
@@ -94,6 +96,12 @@ def validate_synchronization_aggregation_trainable(synchronization: Any, aggrega
     if trainable is None:
         trainable = synchronization != VariableSynchronization.ON_READ
     return synchronization, aggregation, trainable
+
+
+def outside_functions() -> contextlib.AbstractContextManager:
+    """Where a variable is made: out of any function graph (a branch or loop body of control flow v2) into
+    the outermost graph, as TF's variables are made under `init_scope`."""
+    return init_scope() if isinstance(get_default_graph(), FuncGraph) else contextlib.nullcontext()
 
 
 def checked_variable_arguments(initial_value: Any, constraint: Any, synchronization: Any, aggregation: Any,
@@ -233,6 +241,12 @@ class Variable(metaclass=_VariableCall):
             return
         self._synchronization, self._aggregation, trainable, collections = checked_variable_arguments(
             initial_value, constraint, synchronization, aggregation, trainable, collections, name)
+        with outside_functions():
+            self._init_from_args(initial_value, trainable, collections, validate_shape, caching_device, name,
+                                 dtype, constraint, shape)
+
+    def _init_from_args(self, initial_value: Any, trainable: bool, collections: Any, validate_shape: bool,
+                        caching_device: Any, name: str | None, dtype: Any, constraint: Any, shape: Any) -> None:
         init_from_fn = callable(initial_value)
         g = get_default_graph()
         with g.control_dependencies(None), name_scope(name, "Variable",

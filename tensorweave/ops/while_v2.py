@@ -1,26 +1,138 @@
-"""The gradient of TF2's functional `While` and `StatelessWhile` (what imported TF2 graphs' `tf.while_loop`
-is), built from functional loops over the library's `cond` and `body` as TF's while_v2 builds its own.
+"""`tf.while_loop` as TF2 builds it (one `While`, or `StatelessWhile` when neither function is stateful, over
+functions `<scope>_cond_<uid>` and `<scope>_body_<uid>`), and the gradient of those ops.
 
-TF keeps each iteration's intermediates in accumulators the forward loop fills. Here the forward loop is left
-as it is and the gradient recomputes: one While counts the iterations n, and a backward While runs k = n-1
-down to 0, each step rebuilding iteration k's loop variables from the initial ones (an inner While running
-`body` k times) and back-propagating the loop variables' gradients through one `body` at them. That costs
-O(n^2) body runs and no memory per iteration; the values are TF's for a body whose runs repeat (no random or
-other stateful ops).
+The loop variables of the op are TF's: a loop counter, the iteration bound (-1: none), the flattened user
+loop variables, then the outer tensors the body (or the condition) captured, which the body passes on
+unchanged; each output passes through an Identity outside a function, as TF's.
+
+The gradient is TF's while_v2 gradient. A forward view inlines the body on placeholders and `tf.gradients`
+through it builds the backward body; each forward value that body reads becomes a `TensorListPopBack` from
+an accumulator (a constant is copied instead), and the forward op is rewritten in place, once per gradient
+that needs new values, so that its body pushes each of them with `TensorListPushBack` every iteration. The
+backward While runs as many iterations as the lists hold, popping in reverse order: O(n) work and memory for
+n iterations, no forward op run twice (a random or stateful body differentiates as it ran). A session that
+already holds the forward op keeps its old copy, so a gradient built after a run fails there, as in TF.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tensorweave.framework import dtypes, importer
-from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.framework import dtypes, importer, nest, tensor_shape
+from tensorweave.framework.func_graph import FuncGraph
+from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.type_spec import TensorSpec
-from tensorweave.ops import constant_ops, def_function, fill_ops, gradients
-from tensorweave.ops.elementwise_ops import greater, less
+from tensorweave.ops import (
+    constant_ops,
+    control_flow_ops,
+    def_function,
+    fill_ops,
+    gradients,
+    list_ops,
+    manipulation_ops,
+)
+from tensorweave.ops.elementwise_ops import less, logical_and
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import StatelessWhile, While
+from tensorweave.ops.shape_ops import squeeze
+from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
+
+
+def _to_flow(value: Any) -> Any:
+    """A TensorArray crosses the loop as its flow tensor."""
+    return value.flow if isinstance(value, TensorArray) else value
+
+
+def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any, shape_invariants: Any = None,
+               parallel_iterations: int = 10, maximum_iterations: Any = None, name: str | None = None,
+               return_same_structure: bool = True, back_prop: bool = True) -> Any:
+    """Repeat `body` while `cond` is true, as one functional While op (TF2's `tf.while_loop`)."""
+    originals = loop_vars
+    flat_originals = nest.flatten(originals)
+    flat = [convert_to_tensor(_to_flow(v)) for v in flat_originals]
+    invariants = [t.shape for t in flat] if shape_invariants is None else [
+        tensor_shape.as_shape(s) for s in nest.flatten(shape_invariants)]
+    outer = get_default_graph()
+    with name_scope(name or "while") as scope:
+        prefix = scope.replace("/", "_")
+        cond_name, body_name = (f"{prefix}{label}_{next(def_function.uids)}" for label in ("cond", "body"))
+        bound = convert_to_tensor(-1 if maximum_iterations is None else maximum_iterations, dtype=dtypes.int32,
+                                  name="maximum_iterations")
+        counter = constant_ops.constant(0, name="loop_counter")
+        specs = [TensorSpec([], dtypes.int32)] * 2 + [TensorSpec(s, t.dtype.base_dtype)
+                                                      for s, t in zip(invariants, flat)]
+        arg_names = ["loop_counter", "maximum_iterations"] + ["Placeholder"] * len(flat)
+
+        def pack(args: Sequence[Tensor]) -> list[Any]:
+            return nest.pack_sequence_as(originals, [
+                build_ta_with_new_flow(o, a) if isinstance(o, TensorArray) else a
+                for o, a in zip(flat_originals, args)])
+
+        def wrapped_cond(i: Tensor, n: Tensor, *args: Tensor) -> Tensor:
+            pred = convert_to_tensor(cond(*pack(args)))
+            if pred.shape.ndims is None or pred.shape.ndims:
+                pred = squeeze(pred)
+            return pred if maximum_iterations is None else logical_and(i < n, pred)
+
+        cond_fn = def_function.trace(wrapped_cond, cond_name, specs, arg_names, specs, share_collections=True)
+
+        def wrapped_body(i: Tensor, n: Tensor, *args: Tensor) -> list[Any]:
+            for t in cond_fn.graph.external_captures:
+                get_default_graph().capture(t)
+            results = body(*pack(args))
+            if not nest.is_nested(results):
+                results = [results]
+            nest.assert_same_structure(results, originals, check_types=False)
+            return [i + 1, n] + [_to_flow(r) for r in nest.flatten(results)]
+
+        body_fn = def_function.trace(wrapped_body, body_name, specs, arg_names, specs, share_collections=True)
+        cond_graph, body_graph = cond_fn.graph, body_fn.graph
+        captured = body_graph.external_captures
+        for t in captured[len(cond_graph.external_captures):]:
+            cond_graph.capture(t)
+        with body_graph.as_default():
+            body_graph.outputs.extend(manipulation_ops.identity(p) for _, p in body_graph.captures)
+        for out, shape, t in zip(body_graph.outputs[2:], invariants, flat):
+            if not control_flow_ops._shape_less_than_or_equal(out.shape, shape):
+                raise ValueError(
+                    f"Input tensor `{t.name}` enters the loop with shape {shape}, but has shape {out.shape} after "
+                    "one iteration. To allow the shape to vary across iterations, use the `shape_invariants` "
+                    "argument of tf.while_loop to specify a less-specific shape.")
+        for out, t in zip(body_graph.outputs[2:], flat):
+            if out.dtype.base_dtype != t.dtype.base_dtype:
+                raise TypeError(f"Loop var {t.name} enters the loop with type <dtype: '{t.dtype.base_dtype.name}'> but "
+                                f"has type <dtype: '{out.dtype.base_dtype.name}'> after 1 iteration. {t.name} type "
+                                "should remain constant.")
+        for graph, fname in ((cond_graph, cond_name), (body_graph, body_name)):
+            def_function.add_to_library(graph, fname, outer)
+        inputs = [counter, bound] + flat + captured
+        shapes = [t.shape for t in body_graph.outputs]
+        shapes[2:2 + len(flat)] = invariants
+        stateful = def_function.is_stateful(cond_graph) or def_function.is_stateful(body_graph)
+        outputs = (While if stateful else StatelessWhile)(
+            inputs, cond=cond_name, body=body_name, output_shapes=shapes, parallel_iterations=parallel_iterations,
+            name=scope)
+        op = outputs[0].op
+        op._set_attr("_lower_using_switch_merge", True)
+        op._set_attr("_read_only_resource_inputs", [])
+        op._set_attr("_num_original_outputs", len(outputs))
+        for graph in (cond_graph, body_graph):
+            def_function.add_control_captures(graph, op)
+        for t, shape in zip(outputs, shapes):
+            t.set_shape(shape)
+        if not isinstance(outer, FuncGraph):
+            with name_scope(op.name + "/"):
+                outputs = [manipulation_ops.identity(t) for t in outputs]
+    results = outputs[2:2 + len(flat)]
+    if not back_prop:
+        results = [manipulation_ops.stop_gradient(t) for t in results]
+    packed = pack(results)
+    if return_same_structure:
+        return packed
+    flat_results = nest.flatten(packed)
+    return flat_results[0] if len(flat_results) == 1 else packed
 
 
 def _library_function(fn: Callable[..., Sequence[Any]], specs: Sequence[TensorSpec]) -> str:
@@ -35,42 +147,212 @@ def _inline(name: str, args: Sequence[Tensor]) -> list[Tensor]:
     return importer.inline_function_body(get_default_graph(), name, list(args))
 
 
+def _inline_ops(name: str, args: Sequence[Tensor]) -> tuple[list[Tensor], list[Operation]]:
+    """`_inline`, and the ops it added in the order it added them (the same for every inline of `name`)."""
+    graph = get_default_graph()
+    start = len(graph._operations)
+    results = _inline(name, args)
+    return results, graph._operations_since(start)
+
+
+class _Rewrite:
+    """What rewriting a forward While for its gradients recorded: its loop variables and body before the
+    first rewrite, the values its body pushes (each as (op index in an inline of that body, output index), a
+    negative index -1-i for loop variable i), the op's outputs holding their lists, and the inner loops of the
+    body that their own gradients rewrote (by op index)."""
+
+    def __init__(self, count: int, body: str) -> None:
+        self.count = count
+        self.body = body
+        self.pushed: list[tuple[int, int]] = []
+        self.specs: list[TensorSpec] = []
+        self.lists: list[Tensor] = []
+        self.inner: dict[int, Operation] = {}
+
+
+_REWRITES: weakref.WeakKeyDictionary[Operation, _Rewrite] = weakref.WeakKeyDictionary()
+
+
+def _rewrite(op: Operation) -> _Rewrite:
+    if op not in _REWRITES:
+        _REWRITES[op] = _Rewrite(len(op.inputs), function_name(op._node_def.attr["body"]))
+    return _REWRITES[op]
+
+
+def _push(op: Operation, record: _Rewrite, pushed: Sequence[tuple[int, int]], specs: Sequence[TensorSpec]) -> None:
+    """Make the forward op accumulate `pushed` too: new lists as loop variables, and a body that inlines the
+    original one and pushes every recorded value onto its list (TF's while_v2 rewrites its forward op so)."""
+    if not pushed:
+        return
+    record.pushed += pushed
+    record.specs += specs
+    count, body, values = record.count, record.body, list(record.pushed)
+    cond = function_name(op._node_def.attr["cond"])
+    old = len(op.inputs)
+    graph = op.graph
+    # A loop tf.while_loop built (here or in TF) has its iteration bound as loop variable 1: no list outgrows it.
+    bound = op.inputs[1] if "_num_original_outputs" in op._node_def.attr and count > 1 else None
+    with graph.as_default(), graph.control_dependencies(None):
+        lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype, bound, name=f"{spec.name}/accumulator")
+                 for spec in specs]
+    loop_specs = [TensorSpec(t.shape, t.dtype.base_dtype) for t in op.inputs[:count]] + \
+        [TensorSpec([], dtypes.variant)] * (old - count + len(lists))
+    inner = dict(record.inner)
+
+    def pushing_body(*args: Tensor) -> list[Tensor]:
+        ys, ops = _inline_ops(body, args[:count])
+        for index, rewritten in inner.items():
+            _replay(ops[index], rewritten)
+        sources = [args[-1 - k] if k < 0 else ops[k].outputs[j] for k, j in values]
+        return ys + [list_ops.TensorListPushBack(a, v) for a, v in zip(args[count:], sources)]
+
+    with graph.as_default():
+        op._set_attr("cond", _library_function(lambda *args: _inline(cond, args[:count]), loop_specs))
+        op._set_attr("body", _library_function(pushing_body, loop_specs))
+    op._set_attr("T", list(op._node_def.attr["T"]) + [dtypes.variant] * len(lists))
+    if op._node_def.attr.get("output_shapes"):
+        op._set_attr("output_shapes", list(op._node_def.attr["output_shapes"]) +
+                     [tensor_shape.TensorShape([])] * len(lists))
+    outputs = op._add_loop_variables(lists)
+    for t in outputs:
+        t.set_shape([])
+    record.lists += outputs
+
+
+def _replay(copy: Operation, rewritten: Operation) -> None:
+    """Rewrite `copy` (an inner loop of a pushing body) as `rewritten`, its twin in a forward view, was."""
+    record = _REWRITES[rewritten]
+    for name in ("cond", "body", "T", "output_shapes"):
+        copy._set_attr(name, rewritten._node_def.attr[name])
+    for name in ("cond", "body"):
+        copy.graph._add_function(rewritten.graph._get_function(function_name(rewritten._node_def.attr[name])))
+    with copy.graph.control_dependencies(None):
+        lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype) for spec in record.specs]
+    for t in copy._add_loop_variables(lists):
+        t.set_shape([])
+
+
+def _passes_on(y: Tensor, x: Tensor) -> bool:
+    """Whether body result `y` is its argument `x` through Identities only."""
+    while y.op.type == "Identity" and y is not x:
+        y = y.op.inputs[0]
+    return y is x
+
+
+class _GradientBody(FuncGraph):
+    """The body of a backward While: a forward tensor of one iteration it reads (one of the forward view's,
+    an inline of the forward body) becomes a pop from an accumulator the forward loop filled, a copy of a
+    constant, or for a loop variable the body passes on unchanged the forward op's output; the tensors of
+    other graphs it reads are captured as any function's."""
+
+    def __init__(self, name: str, outer: Any, forward: FuncGraph, locate: dict[Operation, int],
+                 invariants: dict[Operation, Tensor]) -> None:
+        super().__init__(name, outer)
+        self._functions = dict(outer._functions)
+        self.forward = forward
+        self.locate = locate
+        self.invariants = invariants
+        self.popped: dict[Any, Tensor] = {}
+        self.accumulators: list[tuple[tuple[int, int], TensorSpec, Tensor, Tensor]] = []  # key, spec, arg, rest
+
+    def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
+        if tensor.graph is not self.forward:
+            return super().capture(tensor, name)
+        known = self.popped.get(tensor.ref())
+        if known is not None:
+            return known
+        if tensor.op in self.invariants:  # the same every iteration: the forward op's output, captured
+            self.popped[tensor.ref()] = super().capture(self.invariants[tensor.op], name)
+            return self.popped[tensor.ref()]
+        with self.as_default(), self.control_dependencies(None), self.name_scope(None):
+            if tensor.op.type == "Const":
+                value = self.create_op("Const", [], name=tensor.op.name,
+                                       attrs=dict(tensor.op._node_def.attr)).outputs[0]
+            else:
+                spec = TensorSpec(tensor.shape, tensor.dtype.base_dtype, tensor.name.replace(":", "_"))
+                accumulator = constant_ops.placeholder(dtypes.variant, [], name="accumulator")
+                rest, value = list_ops.tensor_list_pop_back(accumulator, spec.dtype, spec.shape)
+                self.accumulators.append(((self.locate[tensor.op], tensor.value_index), spec, accumulator, rest))
+        self.popped[tensor.ref()] = value
+        return value
+
+
 def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
-    """Gradients of the loop's initial values (None for those that are not floating)."""
-    cond, body = function_name(op._node_def.attr["cond"]), function_name(op._node_def.attr["body"])
-    x0 = list(op.inputs)
-    count = len(x0)
-    floating = [i for i, x in enumerate(x0) if x.dtype.is_floating]
+    """Gradients of the loop's initial values: of the floating ones and of variable handles (the gradient of
+    the variable the body reads), None for the others and for accumulators.
+
+    A forward view inlines the body on placeholders; `tf.gradients` through it builds the backward body,
+    which reads each forward value it needs from an accumulator: no forward op runs again."""
+    record = _rewrite(op)
+    count = record.count
+    x0 = list(op.inputs)[:count]
+    sources = {i: control_flow_ops.variable_handle_source(x) for i, x in enumerate(x0) if x.dtype == dtypes.resource}
+    floating = [i for i, x in enumerate(x0) if x.dtype.is_floating or sources.get(i) is not None]
     if not floating:
-        return [None] * count
+        return [None] * len(op.inputs)
     specs = [TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype.base_dtype)
              for x, y in zip(x0, op.outputs)]
+    dy_specs = [TensorSpec(sources[i].get_attr("shape"), sources[i].get_attr("dtype")) if i in sources else specs[i]
+                for i in floating]
+    outer = get_default_graph()
+    forward = FuncGraph("forward", outer)
+    forward._functions = dict(outer._functions)
+    with forward.as_default():
+        built = "_num_original_outputs" in op._node_def.attr  # by tf.while_loop: named as its body's arguments
+        names = ["loop_counter", "maximum_iterations"] + ["Placeholder"] * (count - 2) if built and count > 1 else \
+            ["placeholder"] * count
+        xs = [constant_ops.placeholder(s.dtype, s.shape, name=n) for s, n in zip(specs, names)]
+        for x, t in zip(xs, x0):
+            forward.stand_for(x, t)
+        ys, ops = _inline_ops(record.body, xs)
+    locate = {x.op: -1 - i for i, x in enumerate(xs)}
+    locate.update((o, k) for k, o in enumerate(ops))
+    name = f"{op.name.replace('/', '_')}_body_grad_{next(def_function.uids)}"
+    counter = constant_ops.constant(0, name="grad_counter")
+    invariants = {x.op: op.outputs[i] for i, (x, y) in enumerate(zip(xs, ys)) if _passes_on(y, x)}
+    backward = _GradientBody(name, outer, forward, locate, invariants)
     index = TensorSpec([], dtypes.int32)
-
-    counted = While([constant_ops.constant(0)] + x0, cond=_library_function(
-        lambda n, *xs: _inline(cond, xs)[:1], [index] + specs), body=_library_function(
-        lambda n, *xs: [n + 1] + _inline(body, xs), [index] + specs))
-
-    def back_step(k: Tensor, *rest: Tensor) -> list[Tensor]:
-        dys, xs = rest[:count], rest[count:]
-        k = k - 1
-        rebuilt = While([constant_ops.constant(0), k] + list(xs), cond=_library_function(
-            lambda j, n, *vs: [less(j, n)], [index, index] + specs), body=_library_function(
-            lambda j, n, *vs: [j + 1, n] + _inline(body, vs), [index, index] + specs))[2:]
-        ys = _inline(body, rebuilt)
-        dxs = gradients.gradients([ys[i] for i in floating], [rebuilt[i] for i in floating],
-                                  grad_ys=[dys[i] for i in floating])
-        new = list(dys)
-        for i, dx in zip(floating, dxs):
-            new[i] = fill_ops.zeros_like(rebuilt[i]) if dx is None else convert_to_tensor(dx)
-        return [k] + new + list(xs)
-
-    dys = [fill_ops.zeros_like(y) if g is None else convert_to_tensor(g) for y, g in zip(op.outputs, grads)]
-    backward = While([counted[0]] + dys + x0, cond=_library_function(
-        lambda k, *rest: [greater(k, 0)], [index] + specs + specs), body=_library_function(
-        back_step, [index] + specs + specs))
-    return [backward[1 + i] if i in floating else None for i in range(count)]
+    with backward.as_default():
+        j, bound, total = (constant_ops.placeholder(dtypes.int32, [], name="placeholder") for _ in range(3))
+        dys = [constant_ops.placeholder(s.dtype, s.shape, name="placeholder") for s in dy_specs]
+        dxs = gradients.gradients([ys[i] for i in floating], [xs[i] for i in floating], grad_ys=dys,
+                                  name=def_function.gradients_scope(outer))
+        new = [fill_ops.zeros_like(dy) if dx is None else convert_to_tensor(dx) for dy, dx in zip(dys, dxs)]
+        new = [backward.capture(t) if t.graph is forward else t for t in new]
+        if not backward.accumulators and not record.lists and not built:  # something to count iterations by
+            backward.capture(xs[0])
+        accumulated = {a: key for key, _, a, _ in backward.accumulators}
+        # the accumulators and captured outer tensors become loop variables in the order the body read them
+        extras = sorted([(a, rest) for _, _, a, rest in backward.accumulators] +
+                        [(p, p) for _, p in backward.captures], key=lambda pair: pair[0].op._id)
+        outer_of = {p.op: t for t, p in backward.captures}
+        backward.inputs = [j, bound, total] + dys + [a for a, _ in extras]
+        results = [j + 1, bound, total] + new + [r for _, r in extras]
+        backward.outputs = [manipulation_ops.identity(t) for t in results]
+    for index_in_body, inner in enumerate(ops):
+        if inner in _REWRITES and _REWRITES[inner].lists:
+            record.inner[index_in_body] = inner
+    known = dict(zip(record.pushed, record.lists))
+    _push(op, record, [key for key, _, _, _ in backward.accumulators if key not in known],
+          [spec for key, spec, _, _ in backward.accumulators if key not in known])
+    known = dict(zip(record.pushed, record.lists))
+    values = [known[accumulated[a]] if a in accumulated else outer_of[a.op] for a, _ in extras]
+    iterations = op.outputs[0] if built else list_ops.TensorListLength(record.lists[0])
+    def_function.add_to_library(backward, name, outer)
+    loop_specs = [index] * 3 + dy_specs + [TensorSpec(t.shape, t.dtype.base_dtype) for t in values]
+    cond = _library_function(lambda j, n, total, *rest: [less(j, total)], loop_specs)
+    initial = [convert_to_tensor(grads[i]) if grads[i] is not None else control_flow_ops.zeros_for_resource(x0[i])
+               if i in sources else fill_ops.zeros_like(op.outputs[i]) for i in floating]
+    bound = x0[1] if count > 1 and x0[1].dtype == dtypes.int32 else constant_ops.constant(-1)
+    loop = (While if def_function.is_stateful(backward) else StatelessWhile)(
+        [counter, bound, iterations] + initial + values, cond=cond, body=name,
+        name="while_grad")
+    with name_scope(loop[0].op.name.rsplit("/", 1)[0] + "/"):
+        loop = [manipulation_ops.identity(t) for t in loop]
+    by_input = dict(zip(floating, loop[3:]))
+    return [by_input.get(i) for i in range(len(op.inputs))]
 
 
 While.gradient(_while_grad)
 StatelessWhile.gradient(_while_grad)
+control_flow_ops.V2_BUILDERS["while_loop"] = while_loop

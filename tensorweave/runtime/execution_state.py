@@ -49,10 +49,11 @@ class ExecutionState:
                 seen.add(node.name)
             for node in nodes:  # a remote client's graph may name what it never sent
                 for spec in node.input:
-                    source = parse_input(spec)[0]
+                    source, index = parse_input(spec)
                     if source not in seen:
                         raise errors.InvalidArgumentError(node, None, f"Node '{node.name}': Unknown input node "
                                                           f"'{source}'")
+                    self._check_output_index(node, source, index)
             batch = GraphDef(node=list(nodes))
             check_kernels(batch, self._devices)
             earlier = {name: node.device for name, node in self._nodes.items()}
@@ -61,6 +62,21 @@ class ExecutionState:
                 self._nodes[node.name] = node
             self._placed.extend(placed)
             return placed
+
+    def _check_output_index(self, node: NodeDef, source: str, index: int) -> None:
+        """An input from an output the session's copy of its node lacks (the client's node gained outputs
+        after the session had it, as a While does when its gradient adds accumulators) fails as in TF."""
+        known = self._nodes.get(source)
+        if known is None or index < 0:
+            return
+        try:
+            count = len(arg_types(op_registry.get(known.op).op_def.output_args, known.attr))
+        except (KeyError, TypeError):
+            return
+        if index >= count:
+            raise errors.InvalidArgumentError(
+                node, None, f"Node '{node.name}': Connecting to invalid output {index} of source node {source} which "
+                f"has {count} outputs. Try using tf.compat.v1.experimental.output_all_intermediates(True).")
 
     def placed_graph(self) -> GraphDef:
         """Every node so far, with its device (a snapshot: later extensions do not change it)."""

@@ -156,7 +156,8 @@ def _fold(node: NodeDef, values: dict[str, Any], device: DeviceBase) -> Any:
     if kernel is None or kernel.asynchronous or op.op_def.is_stateful or len(op.op_def.output_args) != 1:
         return None
     types = arg_types(op.op_def.input_args, node.attr) + arg_types(op.op_def.output_args, node.attr)
-    if len(types) != len(inputs) + 1 or any(t._is_ref_dtype or t == dtypes.resource for t in types):
+    if len(types) != len(inputs) + 1 or any(t._is_ref_dtype or t in (dtypes.resource, dtypes.variant)
+                                            for t in types):  # a variant value is no array to hold in a Const
         return None
     try:
         value = OpKernel(kernel, node, device).compute(inputs)[0]

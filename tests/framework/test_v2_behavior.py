@@ -23,7 +23,7 @@ def test_a_program_calling_neither_keeps_tf1_behaviour():
 def test_disable_eager_execution_alone_turns_on_tf2_defaults():
     tf.disable_eager_execution()
     assert _modes() == (True, False)
-    assert tf.control_flow_v2_enabled() is False and tf.executing_eagerly() is False
+    assert tf.control_flow_v2_enabled() is True and tf.executing_eagerly() is False
 
 
 @pytest.mark.parametrize("order", ["v2_first", "eager_first"])
@@ -110,16 +110,25 @@ def test_tensor_equality_is_identity_for_graph_tensors_in_both_settings():
 def test_enable_v2_behavior_turns_on_what_graphs_have_and_keeps_graph_mode():
     tf.enable_v2_behavior()
     assert _modes() == (True, False)
-    assert tf.executing_eagerly() is False and tf.control_flow_v2_enabled() is False
+    assert tf.executing_eagerly() is False and tf.control_flow_v2_enabled() is True
     tf.disable_eager_execution()
     tf.disable_v2_behavior()
-    assert _modes() == (False, True)
+    assert _modes() == (False, True) and tf.control_flow_v2_enabled() is False
 
 
-@pytest.mark.parametrize("toggle", ["enable_eager_execution", "enable_control_flow_v2"])
-def test_toggles_to_what_graphs_lack_raise(toggle):
-    with pytest.raises(NotImplementedError, match=rf"^tf\.{toggle}\(\) is not supported: tensorweave runs graphs "):
-        getattr(tf, toggle)()
+def test_toggles_to_what_graphs_lack_raise():
+    with pytest.raises(NotImplementedError, match=r"^tf\.enable_eager_execution\(\) is not supported: tensorweave "):
+        tf.enable_eager_execution()
+
+
+def test_control_flow_v2_toggles_win_over_the_mode_in_either_direction():
+    tf.enable_control_flow_v2()
+    assert tf.control_flow_v2_enabled() is True
+    assert tf.cond(tf.placeholder(tf.bool), lambda: 1.0, lambda: 2.0).op.inputs[0].op.type == "StatelessIf"
+    tf.disable_eager_execution()
+    tf.disable_control_flow_v2()
+    assert tf.control_flow_v2_enabled() is False
+    assert tf.cond(tf.placeholder(tf.bool), lambda: 1.0, lambda: 2.0).op.type == "Merge"
 
 
 def test_datasets_print_as_tf_in_both_modes():

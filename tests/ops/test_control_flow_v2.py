@@ -1,0 +1,259 @@
+"""`tf.cond` and `tf.while_loop` under control flow v2 (what a program calling only `disable_eager_execution()`
+gets): the If and While ops, names, output structures and shapes real TF 2.21 builds, their gradients, and
+the TensorLists the While gradient accumulates in."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorweave.compat.v1 as tf
+from tensorweave.framework import graph as tf_graph
+from tensorweave.ops import list_ops
+from tests.op_testing import check_gradient
+
+
+@pytest.fixture(autouse=True)
+def control_flow_v2():
+    tf.enable_control_flow_v2()
+
+
+def _ops(graph=None):
+    return [(op.name, op.type, [t.name for t in op.inputs]) for op in (graph or tf.get_default_graph()).get_operations()]
+
+
+def test_cond_is_one_stateless_if_with_its_outputs_through_identities_as_tf():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    r = tf.cond(p, lambda: x * 2.0, lambda: x + 1.0)
+    single = tf.cond(p, lambda: [x], lambda: [x + 1.0])
+    pair = tf.cond(p, lambda: (x, x * 2), lambda: (x, x + 1), name="mycond")
+    assert repr(r) == "<tf.Tensor 'cond/Identity:0' shape=(3,) dtype=float32>"
+    assert [t.name for t in single] == ["cond_1/Identity:0"]  # a singleton list stays one, as TF's
+    assert isinstance(pair, tuple) and [t.name for t in pair] == ["mycond/Identity:0", "mycond/Identity_1:0"]
+    assert _ops()[2:4] == [("cond", "StatelessIf", ["p:0", "x:0"]), ("cond/Identity", "Identity", ["cond:0"])]
+    names = [f.signature.name for f in tf.get_default_graph().as_graph_def().library.function]
+    assert {n.rsplit("_", 1)[0] for n in names} == {"cond_true", "cond_false", "cond_1_true", "cond_1_false",
+                                                    "mycond_true", "mycond_false"}
+    g = tf.gradients(r, x)[0]
+    assert g.name == "gradients/cond_grad/Identity:0"
+    with tf.Session() as s:
+        assert s.run([r, g], {x: [1., 2., 3.], p: True})[1].tolist() == [2., 2., 2.]
+        assert s.run([r, g], {x: [1., 2., 3.], p: False})[0].tolist() == [2., 3., 4.]
+
+
+def test_cond_branches_must_match_with_tfs_message():
+    x = tf.constant(1.0)
+    with pytest.raises(TypeError, match=r"^true_fn and false_fn arguments to tf\.cond must have the same number, "
+                                        r"type, and overall structure of return values\.\n\ntrue_fn output: "):
+        tf.cond(tf.constant(True), lambda: x, lambda: (x, x))
+    with pytest.raises(TypeError, match="have different types$"):
+        tf.cond(tf.constant(True), lambda: x, lambda: tf.constant(1))
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_cond_gradient_checks_numerically(taken):
+    check_gradient(lambda x, w: tf.cond(tf.constant(taken), lambda: tf.sin(x) * w, lambda: tf.cos(x) + w),
+                   [np.array([0.3, -0.4], np.float32), np.array([0.5, 0.8], np.float32)])
+
+
+def test_while_loop_is_one_stateless_while_over_tfs_loop_variables():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    i = tf.constant(0)
+    c = tf.constant(1.5)
+    w = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.sin(a) * c), [i, x])
+    assert [repr(t) for t in w] == ["<tf.Tensor 'while/Identity_2:0' shape=() dtype=int32>",
+                                    "<tf.Tensor 'while/Identity_3:0' shape=(3,) dtype=float32>"]
+    op = w[0].op.inputs[0].op
+    assert (op.name, op.type, [t.name for t in op.inputs]) == (
+        "while", "StatelessWhile", ["while/loop_counter:0", "while/maximum_iterations:0", "Const:0", "x:0",
+                                    "Const_1:0"])
+    assert op.get_attr("_num_original_outputs") == 5 and op.get_attr("parallel_iterations") == 10
+    assert [t.name for t in tf.while_loop(lambda i: i < 3, lambda i: i + 1, [i], return_same_structure=True)] == [
+        "while_1/Identity_2:0"]
+    assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, (i,)).name == "while_2/Identity_2:0"
+    bounded = tf.while_loop(lambda i, a: i < 10, lambda i, a: (i + 1, a * 2.0), (i, x), maximum_iterations=5)
+    assert isinstance(bounded, tuple)
+    with tf.Session() as s:
+        assert s.run(bounded, {x: [1., 2., 3.]})[1].tolist() == [32., 64., 96.]
+        assert s.run(w, {x: [1., 2., 3.]})[1] == pytest.approx([1.4944795, 1.4953558, 0.6725597])  # TF's
+
+
+def test_while_loop_shape_must_stay_within_its_invariant():
+    x = tf.zeros([2])
+    with pytest.raises(ValueError, match=r"^Input tensor `zeros:0` enters the loop with shape \(2,\), but has shape "
+                                         r"\(4,\) after one iteration\. To allow the shape to vary"):
+        tf.while_loop(lambda v: True, lambda v: tf.concat([v, v], 0), [x])
+    grown = tf.while_loop(lambda v: tf.size(v) < 8, lambda v: tf.concat([v, v], 0), [x],
+                          shape_invariants=[tf.TensorShape([None])])
+    assert grown.shape.as_list() == [None]
+    with tf.Session() as s:
+        assert s.run(grown).shape == (8,)
+
+
+def test_while_gradient_is_tfs_and_checks_numerically():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    c = tf.constant(1.5)
+    w = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.sin(a) * c), [tf.constant(0), x])
+    g = tf.gradients(w[1], x)[0]
+    assert g.name == "gradients/while_grad/Identity_3:0"
+    with tf.Session() as s:
+        assert s.run(g, {x: [1., 2., 3.]}) == pytest.approx([1.0052977e-02, -3.4903132e-03, -4.1641078],
+                                                            rel=1e-5)  # TF's
+
+    def build(x, w):
+        return tf.while_loop(lambda n, acc: n < 3, lambda n, acc: (n + 1, tf.sin(acc) * w + acc * acc),
+                             [tf.constant(0), x])[1]
+
+    check_gradient(build, [np.array([0.3, -0.4], np.float32), np.array([0.5, 0.8], np.float32)])
+
+
+def test_while_gradient_pops_the_forward_values_instead_of_recomputing_them():
+    """The forward op is rewritten to push what the backward body needs onto TensorLists (TF's while_v2), and
+    the backward body pops them: it holds no forward op and no loop, so a 100-iteration loop's gradient runs
+    O(100) ops."""
+    x = tf.placeholder(tf.float64, [2])
+    w = tf.while_loop(lambda i, a: i < 100, lambda i, a: (i + 1, a * 0.99 + tf.sin(a) * 0.01), [tf.constant(0), x])
+    forward = w[1].op.inputs[0].op
+    assert len(forward.inputs) == 4
+    g = tf.gradients(w[1], x)[0]
+    assert [t.dtype for t in forward.inputs[4:]] == [tf.variant] * (len(forward.inputs) - 4) != []
+    assert len(forward.outputs) == len(forward.inputs)
+    library = {f.signature.name: f for f in tf.get_default_graph().as_graph_def().library.function}
+    pushing = library[forward.get_attr("body").name if hasattr(forward.get_attr("body"), "name")
+                      else forward.get_attr("body")]
+    assert any(n.op == "TensorListPushBack" for n in pushing.node_def)
+    backward = [f for f in library.values() if any(n.op == "TensorListPopBack" for n in f.node_def)]
+    assert len(backward) == 1 and not {"Sin", "While", "StatelessWhile"} & {n.op for n in backward[0].node_def}
+    value = np.array([0.3, -0.4])
+    expected = np.ones(2)
+    for _ in range(100):
+        expected = expected * (0.99 + np.cos(value) * 0.01)
+        value = value * 0.99 + np.sin(value) * 0.01
+    with tf.Session() as s:
+        assert s.run(g, {x: [0.3, -0.4]}) == pytest.approx(expected)
+
+
+def test_gradients_through_nested_and_mixed_control_flow_are_tfs():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    w = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.sin(a) * 1.5), [tf.constant(0), x])
+    twice = tf.gradients(w[1], x) + tf.gradients(w[1] * w[1], x)  # the second reuses the forward's lists
+
+    def outer_body(i, a):
+        inner = tf.while_loop(lambda j, b: j < 3, lambda j, b: (j + 1, tf.sin(b) + a), [tf.constant(0), a])[1]
+        return i + 1, inner * 0.5
+
+    nested = tf.while_loop(lambda i, a: i < 2, outer_body, [tf.constant(0), x])[1]
+    mixed = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.cond(i < 2, lambda: a * 2.0, lambda: tf.sin(a))),
+                          [tf.constant(0), x])[1]
+    p = tf.placeholder(tf.bool, [])
+    loop_in_cond = tf.cond(p, lambda: tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * a), [0, x])[1],
+                           lambda: x)
+    grads = twice + [tf.gradients(y, x)[0] for y in (nested, mixed, loop_in_cond)]
+    with tf.Session() as s:
+        got = s.run(grads, {x: [1., 0.5, 0.3], p: True})
+    expected = [[0.010052977, 0.57566363, 2.1733325], [0.030047936, 1.6402315, 5.1065917],  # TF 2.21's
+                [0.14691229, 0.29989722, 0.91604823], [-1.9008874, -1.0225565, 0.86414802], [8.0, 0.0625, 0.0017496002]]
+    for value, want in zip(got, expected):
+        assert value == pytest.approx(want, rel=1e-5)
+
+
+def test_variables_read_or_made_in_branches_and_loops_get_gradients():
+    """Variables made in a loop body (a cell's, in dynamic_rnn) are made outside it and collected in the
+    graph's collections, as TF's init_scope does; the handles a body reads are loop variables, and
+    gradients reach the variables through them."""
+    v = tf.Variable([1., 2.], name="v")
+    x = tf.placeholder(tf.float32, [2], name="x")
+    r = tf.cond(tf.constant(True), lambda: x * v, lambda: x + 1.0)
+    w = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * v), [tf.constant(0), x])
+    g = tf.gradients([r, w[1]], [x, v])
+    inputs = tf.placeholder(tf.float32, [2, 4, 3])
+    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(3), inputs, dtype=tf.float32)
+    assert outputs.name == "rnn/transpose_1:0"
+    cell_variables = [u for u in tf.trainable_variables() if u is not v]
+    assert [u.name for u in cell_variables] == ["rnn/basic_rnn_cell/kernel:0", "rnn/basic_rnn_cell/bias:0"]
+    assert cell_variables[0].op.graph is tf.get_default_graph()
+    cell_grads = tf.gradients(tf.reduce_sum(outputs), cell_variables)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert [a.tolist() for a in s.run(g, {x: [1., 2.]})] == [[2., 10.], [4., 26.]]  # TF 2.21's
+        assert [a.shape for a in s.run(cell_grads, {inputs: np.ones([2, 4, 3])})] == [(6, 3), (3,)]
+
+
+def test_tensor_array_written_in_a_loop_differentiates_as_tfs():
+    x = tf.placeholder(tf.float32, [5, 2], name="x")
+
+    def body(i, h, ta):
+        h = tf.tanh(h * 0.5 + x[i])
+        return i + 1, h, ta.write(i, h)
+
+    _, h, ta = tf.while_loop(lambda i, h, ta: i < 5, body, [tf.constant(0), tf.zeros([2]), tf.TensorArray(tf.float32, 5)])
+    g = tf.gradients(tf.reduce_sum(ta.stack()) + tf.reduce_sum(h), x)[0]
+    with tf.Session() as s:
+        got = s.run(g, {x: np.arange(10.).reshape(5, 2) / 10})
+    assert got[0] == pytest.approx([1.73754, 1.61284], abs=1e-5) and got[4] == pytest.approx([0.67304, 0.53371], abs=1e-5)
+
+
+def test_tensor_lists_are_values_a_push_and_pop_leave_their_input_as_it_was():
+    empty = list_ops.empty_tensor_list([2], tf.float32)
+    one = list_ops.TensorListPushBack(empty, tf.constant([1., 2.]))
+    two = list_ops.TensorListPushBack(one, tf.constant([3., 4.]))
+    rest, last = list_ops.tensor_list_pop_back(two, tf.float32, tf.TensorShape([2]))
+    _, first = list_ops.tensor_list_pop_back(rest, tf.float32, tf.TensorShape([2]))
+    assert last.shape.as_list() == [2]
+    with tf.Session() as s:
+        got = s.run([last, first] + [list_ops.TensorListLength(t) for t in (empty, one, two, rest)])
+        assert [v.tolist() for v in got] == [[3., 4.], [1., 2.], 0, 1, 2, 1]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Trying to pop from an empty list."):
+            s.run(list_ops.tensor_list_pop_back(empty, tf.float32, tf.TensorShape([2]))[1])
+
+
+def test_cond_returns_sparse_tensors_and_ops_as_tf():
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.constant([1.0, 2.0])
+    done = tf.cond(p, tf.no_op, tf.no_op)
+    assert repr(done) == "<tf.Tensor 'cond/Identity:0' shape=() dtype=bool>"  # the condition, once the op ran
+    sp = tf.SparseTensor([[0, 0], [1, 1]], [1.0, 2.0], [2, 2])
+    r = tf.cond(p, lambda: sp, lambda: tf.SparseTensor(sp.indices, sp.values * 2, sp.dense_shape))
+    assert isinstance(r, tf.SparseTensor)
+    assert [t.name for t in (r.indices, r.values, r.dense_shape)] == [
+        "cond_1/Identity:0", "cond_1/Identity_1:0", "cond_1/Identity_2:0"]
+    assert [t.name for t in tf.case([(tf.less(x[0], 0.), lambda: [x * 2.])], default=lambda: [x * 3.])] == [
+        "case/cond/Identity:0"]
+    with tf.Session() as s:
+        assert s.run(r, {p: False}).values.tolist() == [2., 4.]
+
+
+def test_while_loop_errors_as_tf():
+    i = tf.constant(0)
+    with pytest.raises(TypeError, match=r"^\('pred must not be a Python bool', True\)$"):
+        tf.cond(True, lambda: i, lambda: i)
+    with pytest.raises(ValueError, match="The two structures don't have the same nested structure"):
+        tf.while_loop(lambda i: i < 3, lambda i: (i, i), [i])
+    with pytest.raises(TypeError, match=r"^Loop var Const:0 enters the loop with type <dtype: 'int32'> but has type "
+                                        r"<dtype: 'float32'> after 1 iteration\. Const:0 type should remain constant\.$"):
+        tf.while_loop(lambda i: i < 3, lambda i: tf.cast(i, tf.float32), [i])
+
+
+def test_function_names_take_tfs_uids():
+    """Every graph and op output takes a number, so in a fresh process the cond after two placeholders is
+    `cond_true_3`, as in TF 2.21."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    before = next(tf_graph.uids)
+    tf.cond(p, lambda: x * 2.0, lambda: x + 1.0)
+    names = sorted(f.signature.name for f in tf.get_default_graph().as_graph_def().library.function)
+    assert names == [f"cond_false_{before + 2}", f"cond_true_{before + 1}"]
+
+
+def test_a_gradient_built_after_the_session_ran_the_loop_fails_there_as_tf():
+    """The gradient adds accumulators to the forward op; the session keeps the op it already ran."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    w = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, tf.sin(a)), [tf.constant(0), x])
+    with tf.Session() as s:
+        s.run(w, {x: [1., 2., 3.]})
+        g = tf.gradients(w[1], x)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Connecting to invalid output 4 of source node while "
+                                                                  r"which has 4 outputs\. Try using tf\.compat\.v1\."
+                                                                  r"experimental\.output_all_intermediates\(True\)\."):
+            s.run(g, {x: [1., 2., 3.]})
