@@ -9,8 +9,8 @@ into function graphs (function.py) and run per element by an Executor, with the 
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
 walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
 component as its three: structure.py; a window of Dataset.window as a WindowValue, which the function given
-its dataset reads through a `_VariantDataset`); state that lives for one iterator (a shuffle's generator, a
-cache) is kept in that iteration's `_Run`. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
+its dataset reads through a `_VariantDataset`); state that lives for one iterator (a shuffle's generator, an
+in-memory cache) is kept in that iteration's `_Run`; a file cache is TF's tensor bundle. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
 gives TF's exact order.
 """
 
