@@ -9,8 +9,8 @@ into function graphs (function.py) and run per element by an Executor, with the 
 At run time an iterator's `_PyDataset` node binds the captured values (`_bind`), and each `make_iterator()`
 walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
 component as its three: structure.py; a window of Dataset.window as a WindowValue, which the function given
-its dataset reads through a `_VariantDataset`); state that lives for one iterator (a shuffle's generator, a
-cache) is kept in that iteration's `_Run`. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
+its dataset reads through a `_VariantDataset`); state that lives for one iterator (a shuffle's generator, an
+in-memory cache) is kept in that iteration's `_Run`; a file cache is TF's tensor bundle. Shuffling draws TF's Philox stream and keeps TF's buffer, so a seeded shuffle
 gives TF's exact order.
 """
 
@@ -32,6 +32,7 @@ from tensorweave import errors
 from tensorweave.data import iterator_ops, structure
 from tensorweave.data.function import StructuredFunction, normalize_element
 from tensorweave.data.options import Options
+from tensorweave.formats import bundle
 from tensorweave.framework import dtypes, nest, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import (
     Tensor,
@@ -384,9 +385,10 @@ class DatasetV1:
         """Elements produced ahead by a background thread, up to `buffer_size` of them."""
         return _CountDataset(self, "prefetch", buffer_size)
 
-    def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
-        """The first pass's elements kept and replayed by later passes (in memory, whatever `filename`)."""
-        return _CacheDataset(self)
+    def cache(self, filename: Any = "", name: str | None = None) -> DatasetV1:
+        """The first pass's elements kept and replayed by later passes: in memory, or with a `filename` in a
+        tensor bundle there, which later iterators (in any session or process) read instead of the input."""
+        return _CacheDataset(self, filename)
 
     def shard(self, num_shards: Any, index: Any, name: str | None = None) -> DatasetV1:
         return _ShardDataset(self, num_shards, index)
@@ -443,6 +445,21 @@ class DatasetV1:
         in the same bucket of `bucket_boundaries`, `bucket_batch_sizes[bucket]` to a batch."""
         return bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
                                          padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self)
+
+    def cardinality(self) -> Tensor:
+        return cardinality(self)
+
+    def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> DatasetV1:
+        return _IgnoreErrorsDataset(self, log_warning)
+
+    @staticmethod
+    def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
+                             stop_on_empty_dataset: bool = False, rerandomize_each_iteration: Any = None) -> DatasetV1:
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+    @staticmethod
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64, name: str | None = None) -> DatasetV1:
+        return Counter(start, step, dtype)
 
     def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
         """This dataset with `options` merged over the options of its inputs."""
@@ -1506,10 +1523,14 @@ def _prefetched(source: PyIterator[Element], size: int) -> PyIterator[Element]:
 
 
 class _CacheDataset(DatasetV1):
+    """TF's CacheDataset; a file cache is TF's too: one bundle, element i's component j under the key
+    `f"{i:7d}_{j:{width}d}"`, written once the input is exhausted."""
+
     _tf_class_name = "CacheDataset"
 
-    def __init__(self, source: DatasetV1) -> None:
-        super().__init__((source,), [], source.element_spec)
+    def __init__(self, source: DatasetV1, filename: Any) -> None:
+        super().__init__((source,), [convert_to_tensor(filename, dtype=dtypes.string, name="filename")],
+                         source.element_spec)
 
     _same_cardinality = True
 
@@ -1518,11 +1539,29 @@ class _CacheDataset(DatasetV1):
         if cached is not None:
             yield from cached
             return
+        filename = run.scalar(self, 0)
+        filename = filename.decode() if isinstance(filename, bytes) else str(filename)
+        width = len(str(max(len(self._components) - 1, 0)))
+        if filename and os.path.exists(bundle.index_filename(filename)):
+            yield from self._read(filename, width)
+            return
         seen = []
         for element in self._inputs[0]._iterate(run):
             seen.append(element)
             yield element
         run.state[id(self)] = seen
+        if filename:
+            with bundle.BundleWriter(filename) as writer:
+                for i, element in enumerate(seen):
+                    for j, (value, dtype) in enumerate(zip(element, self._flat_types())):
+                        writer.add(f"{i:7d}_{j:{width}d}", value, dtype.as_datatype_enum)
+
+    def _read(self, filename: str, width: int) -> PyIterator[Element]:
+        reader = bundle.BundleReader(filename)
+        for i in itertools.count():
+            if not reader.contains(f"{i:7d}_{0:{width}d}"):
+                return
+            yield [reader.lookup(f"{i:7d}_{j:{width}d}") for j in range(len(self._components))]
 
 
 class _ShardDataset(DatasetV1):

@@ -82,7 +82,7 @@ class Iterator:
 
     def make_initializer(self, dataset: Any, name: str | None = None) -> Operation:
         """An op that (re)starts this iterator on `dataset`, whose structure must match."""
-        with name_scope(name, "make_initializer"):
+        with name_scope(name, "make_initializer") as scope:
             types, theirs = self.output_types, dataset.output_types
             if not _same_structure(types, theirs):
                 raise TypeError(f"Expected output types {types!r} but got dataset with output types {theirs!r}.")
@@ -95,7 +95,7 @@ class Iterator:
                 if not mine.is_compatible_with(other):
                     raise TypeError(f"Expected output shapes compatible with {self.output_shapes!r} but got dataset "
                                     f"with output shapes {dataset.output_shapes!r}.")
-            return dataset_ops.MakeIterator(dataset._variant_tensor(), self._iterator_resource, name=name)
+            return dataset_ops.MakeIterator(dataset._variant_tensor(), self._iterator_resource, name=scope)
 
     def get_next(self, name: str | None = None) -> Any:
         """The next element's tensors (OutOfRangeError 'End of sequence' when the dataset is exhausted)."""

@@ -624,6 +624,35 @@ def _convert_flow_to_tensorarray(original: Any, value: Any) -> Any:
     return value
 
 
+def _components(value: Any) -> list[Tensor]:
+    """The tensors a cond or loop carries for one value (TF's expand_composites): a SparseTensor's three, a
+    TensorArray's flow."""
+    if isinstance(value, SparseTensor):
+        return [value.indices, value.values, value.dense_shape]
+    return [convert_to_tensor(_convert_tensorarray_to_flow(value))]
+
+
+def _from_components(originals: list, tensors: list[Tensor]) -> list:
+    """The values of `originals`' kinds made of the tensors `_components` took from them."""
+    parts = iter(tensors)
+    return [SparseTensor(next(parts), next(parts), next(parts)) if isinstance(o, SparseTensor)
+            else _convert_flow_to_tensorarray(o, next(parts)) for o in originals]
+
+
+def _component_invariants(value: Any, shape: tensor_shape.TensorShape | None) -> list[tensor_shape.TensorShape]:
+    """The shape invariants of `value`'s components; a SparseTensor's is the shape of its dense_shape ([rank]),
+    and its nonzero count may vary (TF's SparseTensorSpec components)."""
+    if not isinstance(value, SparseTensor):
+        return [_convert_tensorarray_to_flow(value).shape if shape is None else shape]
+    if shape is None:
+        rank = value.shape.ndims
+    elif shape.ndims is not None and shape.ndims != 1:
+        raise ValueError(f"Expected a shape with 1 dimension. Obtained: {shape} which has {shape.ndims} dimensions.")
+    else:
+        rank = tensor_shape.dimension_value(shape[0]) if shape.ndims else None
+    return [tensor_shape.TensorShape([None, rank]), tensor_shape.TensorShape([None]), tensor_shape.TensorShape([rank])]
+
+
 def _unpack_if_singleton(value: Any) -> Any:
     return value[0] if isinstance(value, (list, _sequence_types)) and len(value) == 1 else value
 
@@ -697,6 +726,12 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
         if not strict:
             orig_t, orig_f = _unpack_if_singleton(orig_t), _unpack_if_singleton(orig_f)
         nest.assert_same_structure(orig_t, orig_f)  # TF reports nest's own error here
+        for x, y in zip(nest.flatten(orig_t), nest.flatten(orig_f)):  # TF's expand_composites check
+            if isinstance(x, SparseTensor) != isinstance(y, SparseTensor):
+                sparse, dense = (x, y) if isinstance(x, SparseTensor) else (y, x)
+                raise ValueError("Incompatible return values of 'true_fn' and 'false_fn': The two structures don't "
+                                 f"have the same nested structure.\n\nMore specifically: Substructure \"{sparse}\" is "
+                                 f"a sequence, while substructure \"{dense}\" is not")
         if not res_t:
             raise ValueError("'true_fn' and 'false_fn' must return at least one result.")
         flat_t, flat_f = nest.flatten(res_t), nest.flatten(res_f)
@@ -704,10 +739,8 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
             if x.dtype.base_dtype != y.dtype.base_dtype:
                 raise ValueError("Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
                                  f"{x.dtype.name} from 'true_fn' and {y.dtype.name} from 'false_fn'.")
-        merged = iter([merge([f, t])[0] for f, t in zip(flat_f, flat_t)])
-        merges = [SparseTensor(next(merged), next(merged), next(merged)) if isinstance(o, SparseTensor)
-                  else _convert_flow_to_tensorarray(o, next(merged)) for o in nest.flatten(orig_t)]
-        merges = nest.pack_sequence_as(orig_t, merges)
+        merged = [merge([f, t])[0] for f, t in zip(flat_f, flat_t)]
+        merges = nest.pack_sequence_as(orig_t, _from_components(nest.flatten(orig_t), merged))
         return _unpack_if_singleton(merges) if not strict else merges
 
 
@@ -1052,20 +1085,21 @@ class WhileContext(ControlFlowContext):
         flows and come out as TensorArrays of the same handles."""
         flat_orig = nest.flatten(loop_vars)
         loop_vars = nest.map_structure(
-            lambda v: v if isinstance(v, tensor_array_ops.TensorArray) else convert_to_tensor(v), loop_vars)
-        flat_vars = [_convert_tensorarray_to_flow(v) for v in nest.flatten(loop_vars)]
+            lambda v: v if isinstance(v, (tensor_array_ops.TensorArray, SparseTensor)) else convert_to_tensor(v),
+            loop_vars)
+        flat_vars = [t for v in nest.flatten(loop_vars) for t in _components(v)]
         if shape_invariants is None:
-            flat_invariants = [v.shape for v in flat_vars]
+            flat_invariants = [s for v in nest.flatten(loop_vars) for s in _component_invariants(v, None)]
         else:
             nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
-            flat_invariants = [tensor_shape.as_shape(s) for s in nest.flatten(shape_invariants)]
+            flat_invariants = [s for v, shape in zip(nest.flatten(loop_vars), nest.flatten(shape_invariants))
+                               for s in _component_invariants(v, tensor_shape.as_shape(shape))]
         self.enter()
         try:
             original, exits = self._build_loop(cond_fn, body, loop_vars, flat_orig, flat_vars, flat_invariants)
         finally:
             self.exit()
-        exits = [_convert_flow_to_tensorarray(o, e) for o, e in zip(nest.flatten(original), exits)]
-        packed = nest.pack_sequence_as(original, exits)
+        packed = nest.pack_sequence_as(original, _from_components(nest.flatten(original), exits))
         if return_same_structure:
             return packed
         return packed[0] if len(exits) == 1 else packed
@@ -1100,19 +1134,18 @@ class WhileContext(ControlFlowContext):
 
         merges = [merge([e, e])[0] for e in enters]
         self._pivot_for_pred = merges[0]
-        cond_vars = [_convert_flow_to_tensorarray(o, m) for o, m in zip(flat_orig, merges)]
+        cond_vars = _from_components(flat_orig, merges)
         condition = convert_to_tensor(cond_fn(*nest.pack_sequence_as(loop_vars, cond_vars)))
         self._pivot = LoopCond(condition, name="LoopCond")
         switches = [_switch_ref_or_tensor(m, self._pivot) for m in merges]
         body_vars = [manipulation_ops.identity(s[1]) for s in switches]
         self._pivot_for_body = body_vars[0]
-        packed_body_vars = nest.pack_sequence_as(
-            loop_vars, [_convert_flow_to_tensorarray(o, v) for o, v in zip(flat_orig, body_vars)])
+        packed_body_vars = nest.pack_sequence_as(loop_vars, _from_components(flat_orig, body_vars))
         result = body(*packed_body_vars)
         if not nest.is_nested(result):
             result = [result]
         nest.assert_same_structure(list(packed_body_vars), list(result))
-        flat_result = [convert_to_tensor(_convert_tensorarray_to_flow(v)) for v in nest.flatten(result)]
+        flat_result = [t for v in nest.flatten(result) for t in _components(v)]
         if len(merges) != len(flat_result):
             raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
                              f"{len(merges)} for the number of inputs/outputs, and {len(flat_result)} for "

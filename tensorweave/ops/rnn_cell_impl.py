@@ -179,12 +179,19 @@ class RNNCell:
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple[Any, Any]:
         """Run the cell in `scope` if given, else in the variable scope it was first called in."""
         if scope is not None:
-            with variable_scope.variable_scope(scope) as scope:
+            with variable_scope.variable_scope(scope, custom_getter=self._rnn_get_variable) as scope:
                 return self._layer_call(inputs, state, scope)
         if self._rnncell_scope is None:
             self._rnncell_scope = variable_scope.get_variable_scope()
-        with variable_scope.variable_scope(self._rnncell_scope):
+        with variable_scope.variable_scope(self._rnncell_scope, custom_getter=self._rnn_get_variable):
             return self._layer_call(inputs, state, None)
+
+    def _rnn_get_variable(self, getter: Callable, *args: Any, **kwargs: Any) -> Any:
+        """Every variable the call gets (a `tf.get_variable` in a user's `call` too) is the cell's, as TF's."""
+        variable = getter(*args, **kwargs)
+        if all(variable is not v for v in self._variables):
+            self._variables.append(variable)
+        return variable
 
     def _layer_call(self, inputs: Any, state: Any, scope: Any) -> tuple[Any, Any]:
         """TF1's layer call: capture the cell's own scope once, build on the first call, then call."""

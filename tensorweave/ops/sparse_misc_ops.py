@@ -1,11 +1,14 @@
 """The remaining `tf.sparse` helpers TF1 builds from existing ops: expand_dims, reset_shape, to_indicator (one
 indicator row per sparse row of ids) and mask (the slices of an IndexedSlices not at given indices); and
 EditDistance (`tf.edit_distance`), the Levenshtein distances between the sequences of two sparse tensors,
-computed for all sequence pairs at once one dynamic-programming row at a time; and the sparse serialization
-ops (SerializeSparse, SerializeManySparse, DeserializeManySparse)."""
+computed for all sequence pairs at once one dynamic-programming row at a time; the sparse serialization
+ops (SerializeSparse, SerializeManySparse, DeserializeManySparse); and the SparseTensorsMap ops through which
+tf.train.batch and its kin queue sparse tensors as int64 handles."""
 
 from __future__ import annotations
 
+import itertools
+import threading
 from typing import Any
 
 import numpy as np
@@ -324,3 +327,97 @@ def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: int | None
     indices.set_shape([None, None if rank is None else rank])
     dense_shape.set_shape([rank])
     return SparseTensor(indices, values, dense_shape)
+
+
+# -- AddSparseToTensorsMap, AddManySparseToTensorsMap, TakeManySparseFromTensorsMap ---------------------------
+# A SparseTensorsMap resource (named by shared_name, else by the adding node's name) holds sparse tensors under
+# int64 handles; taking a batch of handles removes them and stacks their tensors along a new first dimension.
+
+_MAP_ATTRS = ["container: string = ''", "shared_name: string = ''"]
+AddSparseToTensorsMap = Op("AddSparseToTensorsMap",
+                           inputs=["sparse_indices: int64", "sparse_values: T", "sparse_shape: int64"],
+                           outputs=["sparse_handle: int64"], attrs=["T: type", *_MAP_ATTRS], is_stateful=True)
+AddManySparseToTensorsMap = Op("AddManySparseToTensorsMap",
+                               inputs=["sparse_indices: int64", "sparse_values: T", "sparse_shape: int64"],
+                               outputs=["sparse_handles: int64"], attrs=["T: type", *_MAP_ATTRS], is_stateful=True)
+TakeManySparseFromTensorsMap = Op("TakeManySparseFromTensorsMap", inputs=["sparse_handles: int64"],
+                                  outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
+                                  attrs=["dtype: type", *_MAP_ATTRS], is_stateful=True)
+for _op_type in ("AddSparseToTensorsMap", "AddManySparseToTensorsMap", "TakeManySparseFromTensorsMap"):
+    NotDifferentiable(_op_type)
+AddSparseToTensorsMap.shape(lambda ctx: [tensor_shape.TensorShape([])])
+AddManySparseToTensorsMap.shape(lambda ctx: [tensor_shape.vector(None)])
+TakeManySparseFromTensorsMap.shape(
+    lambda ctx: [tensor_shape.matrix(None, None), tensor_shape.vector(None), tensor_shape.vector(None)])
+
+
+class _SparseTensorsMap:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._tensors: dict[int, tuple[Any, Any, Any]] = {}
+        self._handles = itertools.count()
+        self._lock = threading.Lock()
+
+    def add(self, parts: list[tuple[Any, Any, Any]]) -> np.ndarray:
+        with self._lock:
+            handles = [next(self._handles) for _ in parts]
+            self._tensors.update(zip(handles, parts))
+        return np.array(handles, np.int64)
+
+    def take(self, ctx: OpKernelContext, handles: Any) -> list[tuple[Any, Any, Any]]:
+        with self._lock:
+            missing = [int(h) for h in handles if int(h) not in self._tensors]
+            if missing:
+                raise invalid_argument(ctx, f"Unable to find SparseTensor: {missing[0]} in map: {self.name}")
+            return [self._tensors.pop(int(h)) for h in handles]
+
+
+def _sparse_map(ctx: OpKernelContext, container: bytes, shared_name: bytes) -> _SparseTensorsMap:
+    name = shared_name.decode() or ctx.name
+    return ctx.resources.lookup_or_create(container.decode(), name, lambda: _SparseTensorsMap(name))
+
+
+@AddSparseToTensorsMap.kernel("CPU")
+def _add_sparse_to_tensors_map(ctx: OpKernelContext, sparse_indices: Any, sparse_values: Any, sparse_shape: Any,
+                               container: bytes, shared_name: bytes) -> Any:
+    _check_sparse(ctx, sparse_indices, sparse_values, sparse_shape)
+    parts = (np.array(sparse_indices), np.array(sparse_values), np.array(sparse_shape))
+    return _sparse_map(ctx, container, shared_name).add([parts])[0]
+
+
+@AddManySparseToTensorsMap.kernel("CPU")
+def _add_many_sparse_to_tensors_map(ctx: OpKernelContext, sparse_indices: Any, sparse_values: Any,
+                                    sparse_shape: Any, container: bytes, shared_name: bytes) -> Any:
+    """One handle per row of the first (minibatch) dimension, for the rank R-1 sparse tensor of that row."""
+    _check_sparse(ctx, sparse_indices, sparse_values, sparse_shape)
+    if sparse_shape.shape[0] < 2:
+        raise invalid_argument(ctx, f"Rank of input SparseTensor should be > 1, but saw rank: {sparse_shape.shape[0]}")
+    order = np.lexsort(sparse_indices.T[::-1]) if sparse_indices.size else np.arange(len(sparse_values))
+    indices, values = sparse_indices[order], sparse_values[order]
+    bounds = np.searchsorted(indices[:, 0], np.arange(int(sparse_shape[0]) + 1))
+    parts = [(indices[start:stop, 1:], values[start:stop], np.array(sparse_shape[1:]))
+             for start, stop in zip(bounds[:-1], bounds[1:])]
+    return _sparse_map(ctx, container, shared_name).add(parts)
+
+
+@TakeManySparseFromTensorsMap.kernel("CPU")
+def _take_many_sparse_from_tensors_map(ctx: OpKernelContext, sparse_handles: Any, dtype: dtypes.DType,
+                                       container: bytes, shared_name: bytes) -> list:
+    """The handles' sparse tensors, removed from the map, stacked along a new first dimension: each dimension
+    after it the largest of theirs."""
+    if sparse_handles.ndim != 1:
+        raise invalid_argument(ctx, f"sparse_handles should be a vector but received shape "
+                                    f"{tensor_shape.shape_string(sparse_handles.shape)}")
+    parts = _sparse_map(ctx, container, shared_name).take(ctx, sparse_handles)
+    if not parts:
+        raise invalid_argument(ctx, "Must have at least 1 serialized SparseTensor, but has 0 tensors")
+    rank = parts[0][2].size
+    for i, (_, _, dense_shape) in enumerate(parts):
+        if dense_shape.size != rank:
+            raise invalid_argument(ctx, f"Inconsistent rank across SparseTensors: rank prior to SparseTensor[{i}] "
+                                        f"was: {rank} but rank of SparseTensor[{i}] is: {dense_shape.size}")
+    batch = np.concatenate([np.full(len(values), i, np.int64) for i, (_, values, _) in enumerate(parts)])
+    inner = np.concatenate([indices.reshape(-1, rank) for indices, _, _ in parts]).astype(np.int64)
+    values = np.concatenate([values for _, values, _ in parts]).astype(dtype.as_numpy_dtype)
+    shape = np.max(np.stack([dense_shape for _, _, dense_shape in parts]), axis=0).astype(np.int64)
+    return [np.concatenate([batch[:, None], inner], axis=1), values, np.concatenate([[len(parts)], shape])]

@@ -18,16 +18,19 @@ from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
     Tensor,
+    colocate_with,
     control_dependencies,
     convert_to_tensor,
     name_scope,
 )
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
     control_flow_ops,
     data_flow_ops,
     elementwise_ops,
+    fill_ops,
     indexing_ops,
     io_ops,
     logging_ops,
@@ -35,6 +38,8 @@ from tensorweave.ops import (
     random_ops,
     sequence_ops,
     shape_ops,
+    sparse_misc_ops,
+    sparse_ops,
     summary_ops,
     variables,
 )
@@ -164,8 +169,9 @@ def _as_original_type(original_tensors: Any, tensor_list: Any) -> Any:
     return tensor_list
 
 
-def _validate(tensor_list: list, what: str = "batch()") -> list[Tensor]:
-    tensor_list = [convert_to_tensor(t) for t in tensor_list]
+def _validate(tensor_list: list, what: str = "batch()") -> list[Tensor | SparseTensor]:
+    tensor_list = [SparseTensor.from_value(t) if isinstance(t, (SparseTensor, SparseTensorValue))
+                   else convert_to_tensor(t) for t in tensor_list]
     if not tensor_list:
         raise ValueError(f"Expected at least one tensor in {what}.")
     return tensor_list
@@ -231,6 +237,89 @@ def _smart_cond(pred: Tensor, true_fn: Callable[[], Any], false_fn: Callable[[],
     return control_flow_ops.cond(pred, true_fn, false_fn)
 
 
+def _store_sparse_tensors(tensor_list: list, enqueue_many: bool, keep_input: Tensor,
+                          shared_map_ops: list | None = None) -> tuple[list[Tensor], list]:
+    """Each SparseTensor of `tensor_list` put in a SparseTensorsMap (one per component, or `shared_map_ops`'),
+    the queue to carry its int64 handle (a `[1]` row, or one per row with `enqueue_many`); with each, what its
+    restore needs: (the map's adding op, its rank), None for a dense tensor (TF's _store_sparse_tensors)."""
+    stored, infos = [], []
+    for t, shared in zip(tensor_list, shared_map_ops or [None] * len(tensor_list)):
+        if not isinstance(t, SparseTensor):
+            stored.append(t)
+            infos.append(None)
+            continue
+        handles = _store_sparse(t, shared.name if shared is not None else "", enqueue_many, keep_input)
+        map_op = next((i.op for i in handles.op.inputs if i.op.type in ("AddSparseToTensorsMap",
+                                                                          "AddManySparseToTensorsMap")), handles.op)
+        rank = tensor_shape.dimension_at_index(t.dense_shape.shape.with_rank(1), 0)
+        infos.append((shared or map_op, rank - 1 if enqueue_many else rank))
+        stored.append(shape_ops.expand_dims(handles, [-1]))
+    return stored, infos
+
+
+def _store_sparse(t: SparseTensor, map_name: str, enqueue_many: bool, keep_input: Tensor) -> Tensor:
+    """`t`'s handle (or handles, one per row) in its map; -1 where `keep_input` drops it."""
+    many = sparse_misc_ops.AddManySparseToTensorsMap
+    if keep_input.shape.ndims == 1:
+        t = sparse_ops.sparse_retain(t, indexing_ops.gather(keep_input, t.indices[:, 0]))
+        return many(t.indices, t.values, t.dense_shape, shared_name=map_name)
+    if enqueue_many:
+        handles = _smart_cond(keep_input, lambda: many(t.indices, t.values, t.dense_shape, shared_name=map_name),
+                              lambda: -1 * fill_ops.ones(t.dense_shape[0:1], dtypes.int64))
+        handles.set_shape([None])
+        return handles
+    return _smart_cond(keep_input, lambda: sparse_misc_ops.AddSparseToTensorsMap(t.indices, t.values, t.dense_shape,
+                                                                                 shared_name=map_name),
+                       lambda: constant_ops.constant(-1, dtypes.int64))
+
+
+def _store_sparse_tensors_join(tensor_list_list: list, enqueue_many: bool, keep_input: Tensor
+                               ) -> tuple[list[list[Tensor]], list]:
+    """Every list's sparse tensors stored in the maps of the first list's."""
+    first, infos = _store_sparse_tensors(tensor_list_list[0], enqueue_many, keep_input)
+    stored = [first]
+    for tensor_list in tensor_list_list[1:]:
+        more, candidate = _store_sparse_tensors(tensor_list, enqueue_many, keep_input,
+                                                [info[0] if info else None for info in infos])
+        if [info is None for info in infos] != [info is None for info in candidate] or any(
+                a and not a[1].is_compatible_with(b[1]) for a, b in zip(infos, candidate)):
+            raise ValueError(f"Inconsistent SparseTensors list: {tensor_list_list[0]} vs. {tensor_list}")
+        infos = [a and (a[0], a[1].merge_with(b[1])) for a, b in zip(infos, candidate)]
+        stored.append(more)
+    return stored, infos
+
+
+def _restore_sparse_tensors(dequeued: Any, infos: list) -> Any:
+    """The dequeued handles taken back from their maps as batched SparseTensors; when there are any among
+    several outputs, every output waits for all of them (TF's _restore_sparse_tensors)."""
+    single = not isinstance(dequeued, (list, tuple))
+    stored = [dequeued] if single else list(dequeued)
+    tensors = [s if info is None else _take_sparse(info[0], shape_ops.squeeze(s, [1]),
+                                                   tensor_shape.dimension_value(info[1] + 1))
+               for s, info in zip(stored, infos)]
+    if single:
+        return tensors[0]
+    if any(isinstance(t, SparseTensor) for t in tensors):
+        values = [t.values if isinstance(t, SparseTensor) else t for t in tensors]
+
+        def with_deps(x: Tensor) -> Tensor:
+            return control_flow_ops.with_dependencies(values, x)
+
+        tensors = [SparseTensor(with_deps(t.indices), with_deps(t.values), with_deps(t.dense_shape))
+                   if isinstance(t, SparseTensor) else with_deps(t) for t in tensors]
+    return tensors
+
+
+def _take_sparse(map_op: Operation, handles: Tensor, rank: int | None) -> SparseTensor:
+    with colocate_with(map_op):
+        indices, values, shape = sparse_misc_ops.TakeManySparseFromTensorsMap(
+            handles, dtype=map_op.get_attr("T"), container=map_op.get_attr("container"),
+            shared_name=map_op.get_attr("shared_name") or map_op.name)
+    indices.set_shape([None, rank])
+    shape.set_shape([rank])
+    return SparseTensor(indices, values, shape)
+
+
 def _batch_queue(tensor_list_list: list, batch_size: Any, keep_input: Any, capacity: int, enqueue_many: bool,
                  shapes: Any, queue_fn: Callable[..., data_flow_ops.QueueBase], threads: int | None,
                  allow_smaller_final_batch: bool, name: str,
@@ -238,6 +327,7 @@ def _batch_queue(tensor_list_list: list, batch_size: Any, keep_input: Any, capac
     """What every batching function builds (inside its name scope): the queue, its runner's enqueue ops (one per
     list, or `threads` copies of one), the fullness summary, and the dequeue of a batch."""
     keep_input = _validate_keep_input(keep_input, enqueue_many)
+    tensor_list_list, sparse_infos = _store_sparse_tensors_join(tensor_list_list, enqueue_many, keep_input)
     types = _dtypes(tensor_list_list)
     shapes = _shapes(tensor_list_list, shapes, enqueue_many)
     queue = queue_fn(types, shapes)
@@ -247,8 +337,10 @@ def _batch_queue(tensor_list_list: list, batch_size: Any, keep_input: Any, capac
     queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, enqueue_ops))
     summary_ops.scalar(*full_summary(queue))
     if allow_smaller_final_batch:
-        return queue.dequeue_up_to(batch_size, name=name)
-    return queue.dequeue_many(batch_size, name=name)
+        dequeued = queue.dequeue_up_to(batch_size, name=name)
+    else:
+        dequeued = queue.dequeue_many(batch_size, name=name)
+    return _restore_sparse_tensors(dequeued, sparse_infos)
 
 
 def _fifo(capacity: int, dynamic_pad: bool, shared_name: str | None) -> Callable[..., data_flow_ops.QueueBase]:

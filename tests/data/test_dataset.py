@@ -153,6 +153,7 @@ def test_reinitializable_and_feedable_iterators():
         it = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
         nxt = it.get_next()
         init_train, init_val = it.make_initializer(train), it.make_initializer(val)
+        assert (init_train.name, init_val.name) == ("make_initializer", "make_initializer_1")  # TF's op names
         with pytest.raises(ValueError, match="does not have an initializer"):
             it.initializer  # noqa: B018
         handle = tf.placeholder(tf.string, [])
@@ -356,3 +357,32 @@ def test_enumerate_take_while_scan_reduce_and_experimental_transformations_match
         with pytest.raises(TypeError, match="^Invalid input to `zip`. Inputs are expected to be \\(nested\\) "
                                             "structures of `tf.data.Dataset` objects. Python `list` is not "):
             tf.data.Dataset.zip([tf.data.Dataset.range(2)])
+
+
+def test_dataset_methods_of_tf2_experimental_functions():
+    """cardinality, ignore_errors, sample_from_datasets and counter are Dataset methods too (values from TF 2.21)."""
+    with tf.Graph().as_default():
+        bad = tf.data.Dataset.range(4).map(lambda x: tf.debugging.check_numerics(1.0 / tf.cast(x - 2, tf.float32), "b"))
+        mixed = tf.data.Dataset.sample_from_datasets([tf.data.Dataset.range(5), tf.data.Dataset.range(100, 105)],
+                                                     [0.3, 0.7], seed=4)
+        with tf.Session() as sess:
+            assert sess.run(tf.data.Dataset.range(10).batch(3).cardinality()) == 4
+        assert [round(float(v), 3) for v in dataset_elements(bad.ignore_errors())] == [-0.5, -1.0, 1.0]
+        assert [int(v) for v in dataset_elements(mixed.take(10))] == [100, 101, 0, 102, 103, 104, 1, 2, 3, 4]
+        assert [int(v) for v in dataset_elements(tf.data.Dataset.counter(3, 2).take(3))] == [3, 5, 7]
+
+
+def test_cache_to_a_file_is_read_by_later_iterators(tmp_path):
+    """The file cache is TF's bundle (keys `f"{i:7d}_{j}"`): a later pipeline reads it instead of its input, and
+    TF reads it too (the files and keys recorded from TF 2.21)."""
+    prefix = str(tmp_path / "c")
+
+    def cached(k):
+        return tf.data.Dataset.range(3).map(lambda x: (x * k, tf.as_string(x * k))).cache(prefix)
+
+    with tf.Graph().as_default():
+        assert [(int(a), b) for a, b in dataset_elements(cached(3))] == [(0, b"0"), (3, b"3"), (6, b"6")]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["c.data-00000-of-00001", "c.index"]
+        assert [(int(a), b) for a, b in dataset_elements(cached(100))] == [(0, b"0"), (3, b"3"), (6, b"6")]
+    from tensorweave.formats.bundle import BundleReader
+    assert BundleReader(prefix).keys()[:2] == [b"      0_0", b"      0_1"]

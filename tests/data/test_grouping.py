@@ -92,3 +92,20 @@ def test_a_function_inside_reduce_func_captures_the_key():
             lambda x: x % 4, lambda k, w: w.map(lambda v: (k, v)).batch(10), window_size=2)
         assert [[p.tolist() for p in e] for e in dataset_elements(ds)] == [
             [[0, 0], [0, 4]], [[1, 1], [1, 5]], [[2, 2], [2, 6]], [[3, 3], [3, 7]], [[0], [8]], [[1], [9]]]
+
+
+def test_group_by_reducer_folds_each_key_and_yields_in_key_order():
+    """Values recorded from TF 2.21."""
+    with tf.Graph().as_default():
+        summed = tf.data.experimental.Reducer(lambda k: tf.constant(0, tf.int64), lambda s, x: s + x,
+                                              lambda s: s * 10)
+        ds = tf.data.Dataset.from_tensor_slices(tf.constant([5, 3, 8, 1, 6, 2], tf.int64)).apply(
+            tf.data.experimental.group_by_reducer(lambda x: x % 3, summed))
+        assert repr(ds).startswith("<_GroupByReducerDataset element_spec=TensorSpec(shape=(), dtype=tf.int64")
+        assert [int(v) for v in dataset_elements(ds)] == [90, 10, 150]
+        keyed = tf.data.experimental.Reducer(lambda k: (k, tf.constant(0.0)),
+                                             lambda s, x: (s[0], s[1] + tf.cast(x, tf.float32)),
+                                             lambda a, b: {"k": a, "sum": b})
+        ds2 = tf.data.Dataset.range(7).apply(tf.data.experimental.group_by_reducer(lambda x: 10 - x % 2, keyed))
+        assert ds2.output_types == {"k": tf.int64, "sum": tf.float32}
+        assert [(int(e["k"]), float(e["sum"])) for e in dataset_elements(ds2)] == [(9, 9.0), (10, 12.0)]

@@ -205,3 +205,6 @@ def test_cond_merges_a_sparse_tensor_component_by_component():
         with tf.Session() as sess:
             assert sess.run(r, {p: False}).values.tolist() == [3.0, 5.0]
             assert sess.run(r, {p: True}).dense_shape.tolist() == [3, 4]
+        with pytest.raises(ValueError, match="^Incompatible return values of 'true_fn' and 'false_fn': The two "
+                                             "structures don't have the same nested structure."):
+            tf.cond(p, lambda: sp, lambda: tf.constant(1.0))

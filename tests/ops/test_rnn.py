@@ -390,3 +390,20 @@ def test_static_state_saving_rnn_starts_from_and_saves_the_saver_states_as_tf():
             np.testing.assert_allclose(second[1], [-0.3254, -0.0515, 0.2444, 0.7242, -0.1842], atol=1e-4)
             np.testing.assert_allclose(sess.run(saver.variables["c"])[0], [-0.848, -0.2133, 0.8075, 1.166, -0.194],
                                        atol=1e-4)
+
+
+def test_variables_a_user_cell_gets_in_call_are_the_cells():
+    """RNNCell.__call__'s custom getter makes every tf.get_variable of `call` the cell's (names from TF 2.21)."""
+    class MyCell(tf.nn.rnn_cell.RNNCell):
+        state_size = output_size = 3
+
+        def call(self, inputs, state):
+            w = tf.get_variable("w", [inputs.shape[-1], 3], initializer=tf.constant_initializer(0.5))
+            h = tf.tanh(tf.matmul(inputs, w) + state)
+            return h, h
+
+    with tf.Graph().as_default():
+        cell = MyCell()
+        tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 2]), dtype=tf.float32)
+        assert [v.name for v in cell.variables] == ["rnn/my_cell/w:0"]
+        assert [v.name for v in cell.trainable_weights] == ["rnn/my_cell/w:0"]

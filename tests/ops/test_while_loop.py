@@ -141,3 +141,34 @@ def test_while_loop_errors_as_tf():
                                          r"variable. It enters the loop with shape \(2,\), but the specified shape "
                                          r"invariant is \(3,\)."):
         tf.while_loop(lambda a: a < 3, lambda a: a, [tf.constant([1, 2])], shape_invariants=[tf.TensorShape([3])])
+
+
+def test_sparse_tensor_loop_variables():
+    """A SparseTensor loop variable travels as its three tensors, its nonzero count free to change; its shape
+    invariant is the shape of its dense_shape (values recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        def grow(i, s):
+            return i + 1, tf.sparse.concat(0, [s, tf.SparseTensor([[0, 1]], [5.0], [1, 3])])
+        start = tf.SparseTensor([[0, 0]], [1.0], [1, 3])
+        _, grown = tf.while_loop(lambda i, s: i < 2, grow, [0, start],
+                                 shape_invariants=[tf.TensorShape([]), tf.TensorShape([2])])
+        assert isinstance(grown, tf.SparseTensor)
+        assert (grown.indices.shape.as_list(), grown.values.shape.as_list(), grown.dense_shape.shape.as_list()) == \
+            ([None, 2], [None], [2])
+        with pytest.raises(ValueError, match=r"Expected a shape with 1 dimension. Obtained: \(2, 3\) which has 2 "):
+            tf.while_loop(lambda i, s: i < 2, grow, [0, start], shape_invariants=[tf.TensorShape([]),
+                                                                                 tf.TensorShape([2, 3])])
+        doubled = tf.while_loop(lambda s: tf.reduce_sum(s.values) < 10,
+                                lambda s: tf.SparseTensor(s.indices, s.values * 2, s.dense_shape),
+                                [tf.SparseTensor([[0, 0]], [1.0], [2, 3])])
+        assert isinstance(doubled, list) and len(doubled) == 1  # three exits: not unpacked, as TF
+        x = tf.constant([1.0, 2.0])
+        _, scaled = tf.while_loop(lambda i, s: i < 3,
+                                  lambda i, s: (i + 1, tf.SparseTensor(s.indices, s.values * x, s.dense_shape)),
+                                  [0, tf.SparseTensor([[0], [1]], x, [2])])
+        grad = tf.gradients(tf.reduce_sum(scaled.values), x)[0]
+        with tf.Session() as sess:
+            value = sess.run(grown)
+            assert value.indices.tolist() == [[0, 0], [1, 1], [2, 1]] and value.dense_shape.tolist() == [3, 3]
+            assert sess.run(doubled[0]).values.tolist() == [16.0]
+            np.testing.assert_allclose(sess.run(grad), [4.0, 32.0])

@@ -198,3 +198,67 @@ def test_a_repeated_enqueue_runs_records_while_the_queue_has_room_and_each_run_f
         with pytest.raises(errors.OutOfRangeError):
             repeated(32)
         assert sess.run(reader.num_work_units_completed()) == 1
+
+
+def test_batching_sparse_tensors_through_sparse_tensors_maps():
+    """A SparseTensor is queued as its SparseTensorsMap handle and comes out batched along a new first dimension;
+    outputs beside it wait for it (names and values recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [1, 2]], [1, 2], [3, 4])
+        b = tf.train.batch({"s": sp, "d": tf.constant(7)}, batch_size=2)
+        assert [b["s"].indices.name, b["d"].name] == ["batch/control_dependency_1:0", "batch/control_dependency:0"]
+        assert b["s"].indices.shape.as_list() == [None, 3] and b["s"].dense_shape.shape.as_list() == [3]
+        assert [(o.name, o.type) for o in tf.get_default_graph().get_operations() if "Sparse" in o.type] == [
+            ("batch/AddSparseToTensorsMap", "AddSparseToTensorsMap"),
+            ("batch/TakeManySparseFromTensorsMap", "TakeManySparseFromTensorsMap")]
+        many = tf.SparseTensor([[0, 1], [2, 0], [2, 3]], [1.5, 2.5, 3.5], [3, 5])
+        bm = tf.train.batch([many], batch_size=2, enqueue_many=True, allow_smaller_final_batch=True)
+        assert bm.indices.name == "batch_1/TakeManySparseFromTensorsMap:0"
+        kept = tf.train.maybe_batch([tf.SparseTensor([[0, 0], [1, 1], [2, 0]], [1, 2, 3], [3, 2]),
+                                     tf.constant([10, 20, 30])], tf.constant([True, False, True]), batch_size=2,
+                                    enqueue_many=True)
+
+        def body(sess):
+            r = sess.run(b)
+            assert r["s"].indices.tolist() == [[0, 0, 0], [0, 1, 2], [1, 0, 0], [1, 1, 2]]
+            assert r["s"].dense_shape.tolist() == [2, 3, 4] and r["d"].tolist() == [7, 7]
+            first, second = sess.run(bm), sess.run(bm)
+            assert (first.indices.tolist(), first.values.tolist(), first.dense_shape.tolist()) == (
+                [[0, 1]], [1.5], [2, 5])
+            assert (second.indices.tolist(), second.values.tolist(), second.dense_shape.tolist()) == (
+                [[0, 0], [0, 3], [1, 1]], [2.5, 3.5, 1.5], [2, 5])
+            r = sess.run(kept)
+            assert (r[0].indices.tolist(), r[0].values.tolist(), r[0].dense_shape.tolist(), r[1].tolist()) == (
+                [[0, 0], [1, 0]], [1, 3], [2, 2], [10, 30])
+        _run_pipeline(None, body)
+
+
+def test_take_many_sparse_from_tensors_map_errors():
+    from tensorweave.ops import sparse_misc_ops
+    with tf.Graph().as_default(), tf.Session() as sess:
+        taken = sparse_misc_ops.TakeManySparseFromTensorsMap(tf.constant([5], tf.int64), dtype=tf.int32,
+                                                             shared_name="m")
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Unable to find SparseTensor: 5 in map: m"):
+            sess.run(taken)
+
+
+def test_batching_sparse_tensors_kept_by_a_fed_condition_and_dynamically_padded():
+    """A keep_input known only at run time stores through a cond (values recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        keep = tf.placeholder_with_default(True, [])
+        one = tf.train.maybe_batch([tf.SparseTensor([[0, 1]], [5], [2, 3]), tf.constant(1)], keep_input=keep,
+                                   batch_size=1)
+        many = tf.train.maybe_batch([tf.SparseTensor([[0, 1], [1, 0]], [5, 6], [2, 3])], keep_input=keep,
+                                    batch_size=2, enqueue_many=True)
+        padded = tf.train.batch([tf.SparseTensor([[0, 1]], [5], [2, 3]), tf.range(3)], batch_size=1,
+                                dynamic_pad=True)
+        assert many.indices.name == "batch_1/TakeManySparseFromTensorsMap:0"
+
+        def body(sess):
+            r = sess.run(one)
+            assert (r[0].indices.tolist(), r[0].dense_shape.tolist(), r[1].tolist()) == ([[0, 0, 1]], [1, 2, 3], [1])
+            r = sess.run(many)
+            assert (r.indices.tolist(), r.dense_shape.tolist()) == ([[0, 1], [1, 0]], [2, 3])
+            r = sess.run(padded)
+            assert (r[0].indices.tolist(), r[1].tolist()) == ([[0, 0, 1]], [[0, 1, 2]])
+        _run_pipeline(None, body)

@@ -2,6 +2,7 @@
 input helpers (make_batched_features_dataset)."""
 
 from tensorweave.data import dataset_ops as _dataset_ops
+from tensorweave.data import experimental_ops as _experimental_ops
 from tensorweave.data import options as _options
 from tensorweave.data import readers as _readers
 from tensorweave.data import structure as _structure
