@@ -16,6 +16,7 @@ import queue
 import socket
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
@@ -28,6 +29,14 @@ from tensorweave.formats.tfrecord import frame_record, open_or_raise, os_error, 
 FILE_VERSION = "brain.Event:2"
 SOURCE_WRITER = "tensorflow.core.util.events_writer"  # TF's writer id in the version event; kept for parity
 _CLOSE = object()
+_OPEN_WRITERS: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
+
+
+def flush_open_event_files() -> None:
+    """Flush every open event writer: in TF a checkpoint save makes the events written so far visible in
+    their files (seen in TF 2.21), so a TensorBoard run shows them at each checkpoint, not after `flush_secs`."""
+    for writer in list(_OPEN_WRITERS):
+        writer.flush()
 
 
 class EventFileWriter:
@@ -52,6 +61,7 @@ class EventFileWriter:
         self._thread = threading.Thread(target=self._run, name="EventLoggerThread", daemon=True)
         self._closed = False
         self._thread.start()
+        _OPEN_WRITERS.add(self)
 
     def _create_file(self) -> BinaryIO:
         """The event file, opened with the version event (at the first event, or at once given a suffix)."""

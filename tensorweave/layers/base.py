@@ -412,7 +412,7 @@ class Layer:
             with name_scope(scope.original_name_scope):
                 inputs = convert_to_tensor(inputs) if not isinstance(inputs, (list, tuple)) else inputs
                 if self._dtype is None and isinstance(inputs, Tensor):
-                    self._dtype = inputs.dtype.base_dtype if inputs.dtype.is_floating else dtypes.float32
+                    self._dtype = inputs.dtype.base_dtype  # any dtype, as TF: Dense refuses non-floats in build
                 assert_input_compatibility(self.input_spec, inputs, self.name)
                 if not self.built:
                     self.build(inputs.get_shape() if isinstance(inputs, Tensor) else [i.get_shape()

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave.framework import dtypes
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.layers.base import InputSpec, Layer, learning_phase, static_or_cond
@@ -37,6 +38,9 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape: Any) -> None:
+        dtype = self._dtype or dtypes.float32
+        if not (dtype.is_floating or dtype.is_complex):
+            raise TypeError(f"A Dense layer can only be built with a floating-point dtype. Received: dtype={dtype}")
         last = dimension_value(input_shape[-1]) if input_shape.ndims else None
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
@@ -115,6 +119,8 @@ class Dropout(Layer):
 
     def __init__(self, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
                  name: str | None = None, **kwargs: Any) -> None:
+        if isinstance(rate, (int, float)) and not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value {rate} received for `rate`, expected a value between 0 and 1.")
         super().__init__(name=name, **kwargs)
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
 

@@ -215,11 +215,12 @@ def _deprecated_alias(new_name: str, new_value: Any, old_name: str, old_value: A
 
 
 def _reduction_dims(x: Any, axis: Any) -> Any:
-    """The axes to reduce: every axis when `axis` is None, a Const only for a Tensor of known non-zero rank
-    (TF takes the Rank/Range path for everything else, scalars included)."""
+    """The axes to reduce: every axis when `axis` is None, a Const only for a Tensor or variable of known
+    non-zero rank (TF takes the Rank/Range path for everything else: scalars, lists, NumPy arrays)."""
     if axis is not None:
         return axis
-    rank = x.shape.ndims if isinstance(x, Tensor) else None
+    shape = getattr(x, "shape", None)
+    rank = shape.ndims if isinstance(shape, tensor_shape.TensorShape) else None
     if rank:
         return constant_ops.constant(np.arange(rank, dtype=np.int32))
     return sequence_ops.range(0, shape_ops.rank(x))

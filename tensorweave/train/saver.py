@@ -23,6 +23,7 @@ from tensorweave import errors
 from tensorweave.client.session import BaseSession
 from tensorweave.formats import checkpoint_state
 from tensorweave.formats.bundle import write_file_atomically
+from tensorweave.formats.events import flush_open_event_files
 from tensorweave.formats.protos import SaverDef
 from tensorweave.framework import device_spec, dtypes, meta_graph, tensor_shape
 from tensorweave.framework.graph import (
@@ -478,6 +479,7 @@ class Saver:
                     raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.") from exc
                 raise
             model_checkpoint_path = os.fsdecode(model_checkpoint_path)
+            flush_open_event_files()
             if write_state:
                 self._record_last_checkpoint(model_checkpoint_path)
                 checkpoint_management.update_checkpoint_state_internal(

@@ -2,6 +2,7 @@
 legacy tf.layers (tf_keras) names them; values against NumPy."""
 
 import numpy as np
+import pytest
 
 import tensorweave.compat.v1 as tf
 
@@ -57,3 +58,18 @@ def test_a_layer_call_makes_the_update_ops_collection_as_tf():
     with tf.Graph().as_default() as g:
         tf.layers.dense(tf.ones([1, 2]), 3)
         assert "update_ops" in g.get_all_collection_keys() and tf.get_collection(tf.GraphKeys.UPDATE_OPS) == []
+
+
+def test_layer_dtype_comes_from_integer_inputs_and_dense_refuses_it() -> None:
+    with tf.Graph().as_default():
+        ints = tf.placeholder(tf.int32, [None, 4, 4, 2])
+        with pytest.raises(TypeError, match=r"^A Dense layer can only be built with a floating-point dtype\. "
+                                            r"Received: dtype=<dtype: 'int64'>$"):
+            tf.layers.dense(tf.placeholder(tf.int64, [None, 2]), 3)
+        conv = tf.layers.conv2d(ints, 2, 3)
+        assert conv.dtype == tf.int32 and tf.layers.flatten(ints).dtype == tf.int32
+        assert tf.layers.Dense(3, dtype=tf.float32)(tf.placeholder(tf.int32, [None, 2])).dtype == tf.float32
+        for rate in [-0.1, 1.5]:
+            with pytest.raises(ValueError, match=rf"^Invalid value {rate} received for `rate`, expected a value "
+                                                 r"between 0 and 1\.$"):
+                tf.layers.Dropout(rate=rate)

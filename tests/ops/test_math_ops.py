@@ -329,6 +329,14 @@ def test_reductions_of_python_values_and_scalars_build_as_tf():
                       ("range", "Range"), ("Sum", "Sum")]
 
 
+def test_reductions_of_variables_take_the_const_axes_path_as_tf():
+    w = tf.Variable(tf.zeros([2, 1]), name="w")
+    tf.reduce_sum(w)
+    tf.reduce_mean(tf.get_variable("r", [3], use_resource=True))
+    assert _ops()[-3:] == [("Const_1", "Const"), ("Mean/ReadVariableOp", "ReadVariableOp"), ("Mean", "Mean")]
+    assert ("Const", "Const") in _ops() and ("Rank", "Const") not in _ops()
+
+
 def test_reduce_logsumexp():
     x = tf.placeholder(tf.float32, [2, 3], name="x")
     out = tf.reduce_logsumexp(x, 1)

@@ -245,3 +245,19 @@ def test_killed_save_loop_leaves_a_restorable_latest_checkpoint(tmp_path: os.Pat
                 assert sess.run(s) == step
                 assert np.all(sess.run(v) == step)
         shutil.rmtree(d)
+
+
+def test_checkpoint_save_makes_pending_events_visible_as_tf(tmp_path: os.PathLike) -> None:
+    logdir, ckpt = os.path.join(tmp_path, "logs"), os.path.join(tmp_path, "ckpt")
+    os.makedirs(ckpt)
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        writer = tf.summary.FileWriter(logdir, flush_secs=120)
+        for step in (1, 2):
+            writer.add_session_log(tf.SessionLog(status=tf.SessionLog.START), step)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            tf.train.Saver().save(sess, os.path.join(ckpt, "m"), write_meta_graph=False)
+        (name,) = os.listdir(logdir)
+        assert [e.step for e in tf.train.summary_iterator(os.path.join(logdir, name))] == [0, 1, 2]
+        writer.close()
