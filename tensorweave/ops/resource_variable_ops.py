@@ -148,6 +148,10 @@ def _assign_op(name: str, extra_attrs: list[str]) -> Op:
 
     @op.shape
     def _assign_variable_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        """TF's CreateAssignShapeFn: the value must fit the variable's shape, except for an AssignVariableOp
+        without `validate_shape`, which may give the variable a new shape."""
+        if name != "AssignVariableOp" or ctx.attr("validate_shape"):
+            tensor_shape.merge_shapes(handle_shape(ctx, 0), ctx.input_shape(1))
         return []
 
     return op

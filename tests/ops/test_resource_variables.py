@@ -96,6 +96,15 @@ def test_partial_shapes_check_assigns_only_when_building():
         assert sess.run(a).shape == (4, 2)
 
 
+def test_assign_add_and_sub_check_the_variables_shape_when_building():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    for update in (v.assign_add, v.assign_sub):
+        with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are 2 and 3\. "
+                                             r"Shapes are \[2\] and \[3\]\. for '\{\{node Assign(Add|Sub)VariableOp"):
+            update(tf.zeros([3]))
+    assert v.assign_add(tf.placeholder(tf.float32)).op.type == "AssignAddVariableOp"
+
+
 def test_reads_are_snapshots_and_updates_apply():
     v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
     r = v.read_value()
