@@ -385,6 +385,9 @@ class ResourceVariable(variables.Variable):
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
             self._init_from_proto(variable_def, import_scope)
             return
+        if initial_value is None:  # TF 2.21 words it its own way for resource variables
+            raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except when you are not "
+                             "providing a `variable_def`. You provided neither.")
         self._synchronization, self._aggregation, trainable, collections = variables.checked_variable_arguments(
             initial_value, constraint, synchronization, aggregation, trainable, collections, name)
         init_from_fn = callable(initial_value)

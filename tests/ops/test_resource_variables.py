@@ -105,6 +105,14 @@ def test_assign_add_and_sub_check_the_variables_shape_when_building():
     assert v.assign_add(tf.placeholder(tf.float32)).op.type == "AssignAddVariableOp"
 
 
+def test_missing_initial_value_is_tfs_error():
+    with pytest.raises(ValueError, match=r"^The `initial_value` arg to `tf.Variable` must be specified except when "
+                                         r"you are not providing a `variable_def`\. You provided neither\.$"):
+        tf.Variable(None, use_resource=True)
+    with pytest.raises(ValueError, match=r"^initial_value must be specified\.$"):
+        tf.Variable(None, use_resource=False)
+
+
 def test_reads_are_snapshots_and_updates_apply():
     v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
     r = v.read_value()
