@@ -627,6 +627,26 @@ class ResourceVariable(variables.Variable):
     def scatter_nd_min(self, indices: Any, updates: Any, name: str | None = None) -> Any:
         return self._scatter_nd(ResourceScatterNdMin, indices, updates, name)
 
+    # In-place operators would silently rebind the name to a tensor: TF 2.21 refuses them (its messages, typo
+    # in `-=` included).
+    def __iadd__(self, other: Any) -> Any:
+        raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_add(value)` to modify the variable, or `out = variable + value` if "
+                           "you need to get a new output Tensor.")
+
+    def __isub__(self, other: Any) -> Any:
+        raise RuntimeError("`variable -= value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_sub(value)` to modify the variable, or `out = variable * value` if "
+                           "you need to get a new output Tensor.")
+
+    def __imul__(self, other: Any) -> Any:
+        raise RuntimeError("`var *= value` with `tf.Variable`s is not supported. Use `var.assign(var * value)` to "
+                           "modify the variable, or `out = var * value` if you need to get a new output Tensor.")
+
+    def __itruediv__(self, other: Any) -> Any:
+        raise RuntimeError("`var /= value` with `tf.Variable`s is not supported. Use `var.assign(var / value)` to "
+                           "modify the variable, or `out = var / value` if you need to get a new output Tensor.")
+
 
 class _UnreadVariable(ResourceVariable):
     """The variable after one of its updates (TF's _UnreadVariable): its op is the update, and its reads and

@@ -113,6 +113,19 @@ def test_missing_initial_value_is_tfs_error():
         tf.Variable(None, use_resource=False)
 
 
+def test_in_place_operators_are_refused():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    with pytest.raises(RuntimeError, match=r"^`variable \+= value` with `tf.Variable`s is not supported\. Use "
+                                           r"`variable.assign_add\(value\)`"):
+        v += 1.0
+    for op in ("-=", "*=", "/="):
+        with pytest.raises(RuntimeError, match="is not supported"):
+            exec(f"v {op} 2.0", {"v": v})
+    r = tf.Variable([1.0, 2.0], name="r", use_resource=False)
+    r += 1.0  # a ref variable rebinds to the sum, as in TF
+    assert r.op.type == "AddV2"
+
+
 def test_reads_are_snapshots_and_updates_apply():
     v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
     r = v.read_value()
