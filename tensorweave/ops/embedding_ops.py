@@ -165,7 +165,8 @@ def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition
     combined: summed, averaged ("mean", the default) or divided by the root of the squared weights' sum
     ("sqrtn"), weighted by `sp_weights` (a SparseTensor like `sp_ids`) or by 1.
 
-    As TF 2.21: one unpartitioned, unclipped parameter tensor on the ids' device is read straight by the
+    As TF 2.21: one unpartitioned, unclipped parameter tensor (not a resource variable, a CompositeTensor in TF)
+    on the ids' device is read straight by the
     sparse-segment op (its gradient then sparse) when the lookup is unweighted or `allow_fast_lookup`;
     otherwise the unique ids are looked up first."""
     combiner = "mean" if combiner is None else combiner
@@ -186,7 +187,8 @@ def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition
         ids = sp_ids.values
         if len(params) == 1 and not isinstance(params[0], (Tensor, Variable)):
             params = [convert_to_tensor(params[0], name="params")]
-        direct = (len(params) == 1 and params[0].device == segment_ids.device and max_norm is None
+        direct = (len(params) == 1 and not cast_ops.is_resource_variable(params[0])  # TF's CompositeTensor
+                  and params[0].device == segment_ids.device and max_norm is None
                   and (allow_fast_lookup or ignore_weights))
         if direct:
             idx, embeddings = ids, params[0]

@@ -148,6 +148,10 @@ def _assign_op(name: str, extra_attrs: list[str]) -> Op:
 
     @op.shape
     def _assign_variable_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        """TF's CreateAssignShapeFn: the value must fit the variable's shape, except for an AssignVariableOp
+        without `validate_shape`, which may give the variable a new shape."""
+        if name != "AssignVariableOp" or ctx.attr("validate_shape"):
+            tensor_shape.merge_shapes(handle_shape(ctx, 0), ctx.input_shape(1))
         return []
 
     return op
@@ -381,6 +385,9 @@ class ResourceVariable(variables.Variable):
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
             self._init_from_proto(variable_def, import_scope)
             return
+        if initial_value is None:  # TF 2.21 words it its own way for resource variables
+            raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except when you are not "
+                             "providing a `variable_def`. You provided neither.")
         self._synchronization, self._aggregation, trainable, collections = variables.checked_variable_arguments(
             initial_value, constraint, synchronization, aggregation, trainable, collections, name)
         init_from_fn = callable(initial_value)
@@ -619,6 +626,26 @@ class ResourceVariable(variables.Variable):
 
     def scatter_nd_min(self, indices: Any, updates: Any, name: str | None = None) -> Any:
         return self._scatter_nd(ResourceScatterNdMin, indices, updates, name)
+
+    # In-place operators would silently rebind the name to a tensor: TF 2.21 refuses them (its messages, typo
+    # in `-=` included).
+    def __iadd__(self, other: Any) -> Any:
+        raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_add(value)` to modify the variable, or `out = variable + value` if "
+                           "you need to get a new output Tensor.")
+
+    def __isub__(self, other: Any) -> Any:
+        raise RuntimeError("`variable -= value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_sub(value)` to modify the variable, or `out = variable * value` if "
+                           "you need to get a new output Tensor.")
+
+    def __imul__(self, other: Any) -> Any:
+        raise RuntimeError("`var *= value` with `tf.Variable`s is not supported. Use `var.assign(var * value)` to "
+                           "modify the variable, or `out = var * value` if you need to get a new output Tensor.")
+
+    def __itruediv__(self, other: Any) -> Any:
+        raise RuntimeError("`var /= value` with `tf.Variable`s is not supported. Use `var.assign(var / value)` to "
+                           "modify the variable, or `out = var / value` if you need to get a new output Tensor.")
 
 
 class _UnreadVariable(ResourceVariable):

@@ -52,13 +52,26 @@ def _var_key(var: Any) -> Any:
     return (var.op.graph, var.op.name)
 
 
+def _partitioned_like(primary: Any, slot: variables.Variable) -> variables.Variable:
+    """A slot of one part of a partitioned variable is that part of a partitioned slot: it is saved as the
+    slice of `<full name>/<slot name>` (`pv/Adam` for `pv/part_0/Adam`), over the primary's leading dims."""
+    info = primary._get_save_slice_info() if isinstance(primary, variables.Variable) else None
+    ndims = slot.shape.ndims
+    if info and (ndims is None or ndims > 0):
+        slot_name = slot.name[len(primary.op.name + "/"):-2]
+        slot._set_save_slice_info(variables.Variable.SaveSliceInfo(
+            info.full_name + "/" + slot_name, info.full_shape[:ndims], info.var_offset[:ndims],
+            info.var_shape[:ndims]))
+    return slot
+
+
 def create_slot_with_initializer(primary: Any, initializer: Any, slot_shape: Any, dtype: Any, name: str,
                                  colocate_with_primary: bool = True) -> variables.Variable:
     """A slot variable `<primary>/<name>` (uniquified) made by `initializer`; TF's slot_creator."""
     with variable_scope.variable_scope(None, primary.op.name + "/" + name):
         with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
-            return _slot_variable(initializer, slot_shape, dtype,
-                                  resource_variable_ops.is_resource_variable(primary))
+            return _partitioned_like(primary, _slot_variable(initializer, slot_shape, dtype,
+                                                             resource_variable_ops.is_resource_variable(primary)))
 
 
 def _slot_variable(initializer: Any, slot_shape: Any, dtype: Any, use_resource: bool) -> variables.Variable:
@@ -77,9 +90,9 @@ def create_slot(primary: Any, val: Tensor, name: str, colocate_with_primary: boo
     """A slot variable initialized to the tensor `val`."""
     with variable_scope.variable_scope(None, primary.op.name + "/" + name):
         with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
-            return variable_scope.get_variable("", initializer=val, trainable=False,
-                                               validate_shape=val.shape.is_fully_defined(),
-                                               use_resource=resource_variable_ops.is_resource_variable(primary))
+            return _partitioned_like(primary, variable_scope.get_variable(
+                "", initializer=val, trainable=False, validate_shape=val.shape.is_fully_defined(),
+                use_resource=resource_variable_ops.is_resource_variable(primary)))
 
 
 def create_zeros_slot(primary: Any, name: str, dtype: Any = None,

@@ -145,3 +145,24 @@ def test_safe_embedding_lookup_sparse_higher_rank():
         check_tensor(result, np.array([[[0.424264, 0.565685, 0.707107], [0.550728, 0.576953, 0.603178]],
                                        [[0.531891, 0.576215, 0.620539], [0.550728, 0.576953, 0.603178]]],
                                       np.float32), rtol=1e-5, fully_defined=False)
+
+
+def test_embedding_lookup_sparse_on_a_resource_variable_looks_up_unique_ids():
+    """A resource variable is a CompositeTensor in TF 2.21, so the unweighted lookup takes the Unique +
+    ResourceGather path: the gradient is IndexedSlices and optimizers update sparsely."""
+    with tf.Graph().as_default():
+        emb = tf.Variable(tf.ones([4, 2]), name="e", use_resource=True)
+        ids = tf.SparseTensor(indices=[[0, 0], [1, 1]], values=[1, 3], dense_shape=[2, 2])
+        r = tf.nn.embedding_lookup_sparse(emb, ids, None, combiner="sum")
+        types = {op.type for op in tf.get_default_graph().get_operations()}
+        assert {"Unique", "ResourceGather"} <= types and "GatherV2" not in types
+        grad = tf.gradients(tf.reduce_sum(r), emb)[0]
+        assert isinstance(grad, tf.IndexedSlices)
+        train = tf.train.AdagradOptimizer(0.5).minimize(tf.reduce_sum(r))
+        assert "ResourceSparseApplyAdagrad" in {op.type for op in tf.get_default_graph().get_operations()}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(r).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+            sess.run(train)
+            np.testing.assert_allclose(sess.run(emb), [[1, 1], [0.5232687, 0.5232687], [1, 1], [0.5232687, 0.5232687]],
+                                       rtol=1e-6)

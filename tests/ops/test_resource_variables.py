@@ -96,6 +96,36 @@ def test_partial_shapes_check_assigns_only_when_building():
         assert sess.run(a).shape == (4, 2)
 
 
+def test_assign_add_and_sub_check_the_variables_shape_when_building():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    for update in (v.assign_add, v.assign_sub):
+        with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are 2 and 3\. "
+                                             r"Shapes are \[2\] and \[3\]\. for '\{\{node Assign(Add|Sub)VariableOp"):
+            update(tf.zeros([3]))
+    assert v.assign_add(tf.placeholder(tf.float32)).op.type == "AssignAddVariableOp"
+
+
+def test_missing_initial_value_is_tfs_error():
+    with pytest.raises(ValueError, match=r"^The `initial_value` arg to `tf.Variable` must be specified except when "
+                                         r"you are not providing a `variable_def`\. You provided neither\.$"):
+        tf.Variable(None, use_resource=True)
+    with pytest.raises(ValueError, match=r"^initial_value must be specified\.$"):
+        tf.Variable(None, use_resource=False)
+
+
+def test_in_place_operators_are_refused():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    with pytest.raises(RuntimeError, match=r"^`variable \+= value` with `tf.Variable`s is not supported\. Use "
+                                           r"`variable.assign_add\(value\)`"):
+        v += 1.0
+    for op in ("-=", "*=", "/="):
+        with pytest.raises(RuntimeError, match="is not supported"):
+            exec(f"v {op} 2.0", {"v": v})
+    r = tf.Variable([1.0, 2.0], name="r", use_resource=False)
+    r += 1.0  # a ref variable rebinds to the sum, as in TF
+    assert r.op.type == "AddV2"
+
+
 def test_reads_are_snapshots_and_updates_apply():
     v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
     r = v.read_value()

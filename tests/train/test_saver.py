@@ -261,3 +261,28 @@ def test_checkpoint_save_makes_pending_events_visible_as_tf(tmp_path: os.PathLik
         (name,) = os.listdir(logdir)
         assert [e.step for e in tf.train.summary_iterator(os.path.join(logdir, name))] == [0, 1, 2]
         writer.close()
+
+
+@pytest.mark.parametrize("use_resource", [False, True])
+def test_slots_of_a_partitioned_variable_are_saved_as_one_partitioned_slot(tmp_path: os.PathLike,
+                                                                             use_resource: bool) -> None:
+    """TF's slot_creator gives each part's slot the part's slice of `<full name>/<slot>`: the checkpoint holds
+    `p/pv/Adam` [4, 2], not `p/pv/part_0/Adam` (keys recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        with tf.variable_scope("p", partitioner=tf.fixed_size_partitioner(2), use_resource=use_resource):
+            pv = tf.get_variable("pv", [4, 2], initializer=tf.ones_initializer())
+        opt = tf.train.AdamOptimizer(0.1)
+        train = opt.minimize(tf.reduce_sum(tf.nn.embedding_lookup(pv, [0, 3])))
+        info = opt.get_slot(list(pv)[1], "m")._save_slice_info
+        assert (info.full_name, info.full_shape, info.var_offset, info.var_shape) == ("p/pv/Adam", [4, 2], [2, 0],
+                                                                                      [2, 2])
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            path = saver.save(sess, os.path.join(tmp_path, "m"))
+        assert tf.train.list_variables(path) == [("beta1_power", []), ("beta2_power", []), ("p/pv", [4, 2]),
+                                                 ("p/pv/Adam", [4, 2]), ("p/pv/Adam_1", [4, 2])]
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            np.testing.assert_allclose(sess.run(tf.concat(list(pv), 0))[:, 0], [0.9, 1, 1, 0.9], rtol=1e-6)
