@@ -22,6 +22,8 @@ class ClusterSpec:
         if isinstance(cluster, Mapping):
             self._cluster_spec: dict[str, dict[int, str]] = {}
             for job_name, tasks in cluster.items():
+                if not isinstance(job_name, (str, bytes)):
+                    raise TypeError(f"Job name {job_name!r} must be bytes or unicode")
                 if isinstance(tasks, (list, tuple)):
                     job_tasks = dict(enumerate(tasks))
                 elif isinstance(tasks, Mapping):

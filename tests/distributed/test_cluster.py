@@ -367,3 +367,12 @@ def test_master_optimizes_a_step_as_the_local_session_does():
             sess.run(y, {x: [1, 2]})
     finally:
         server._stop()
+
+
+def test_cluster_spec_rejects_non_string_job_name():
+    """TF: TypeError 'Job name 1 must be bytes or unicode'."""
+    import pytest
+
+    from tensorweave.distributed.cluster_spec import ClusterSpec
+    with pytest.raises(TypeError, match="Job name 1 must be bytes or unicode"):
+        ClusterSpec({1: ["a"]})
