@@ -251,6 +251,7 @@ class BaseSession:
             config = session_config()
         self._config = config
         self._session = new_session(target, config)
+        self._runs_per_step: dict[PlanKey, int] = {}  # for GraphOptions.build_cost_model's schedule
         self._closed = False
         self._extended = 0
         self._functions_sent = 0  # of the graph's library, in the session's
@@ -373,19 +374,20 @@ class BaseSession:
         else:
             if len(self._graph._operations) != self._extended:  # ops were added since the last run
                 self._extend_graph()
-            step_stats = None
-            if run_metadata is not None and options is not None and options.trace_level > 0:
-                step_stats = protos.StepStats()
+            key = PlanKey.for_step(feed_names, fetch_names, targets)
+            traced = run_metadata is not None and options is not None and options.trace_level > 0
+            costed = self._builds_cost_model(key) and run_metadata is not None
+            step_stats = protos.StepStats() if traced or costed else None
             feed_values = _runtime_feed_values(fed) if fed else fed
             reported = protos.RunMetadata() if run_metadata is not None else None
             try:
-                results = self._session.run(PlanKey.for_step(feed_names, fetch_names, targets), feed_values, step_stats,
+                results = self._session.run(key, feed_values, step_stats,
                                             options.timeout_in_ms if options is not None else 0, options, reported)
             except errors.OpError as e:
                 raise self._interpolate(e) from e.__cause__
             if run_metadata is not None:
-                self._fill_run_metadata(run_metadata, options, step_stats, PlanKey.for_step(feed_names, fetch_names, targets),
-                                        reported)
+                self._fill_run_metadata(run_metadata, options, step_stats if traced else None,
+                                        step_stats if costed else None, key, reported)
             results = [_fetched_value(v) for v in results]
             if any(is_handle_op(t.op.type) for t in fetch_tensors):
                 results = [TensorHandle(_handle_string(v), t.op.inputs[0].dtype, self)
@@ -394,16 +396,28 @@ class BaseSession:
             _substitute_fed(results, fetch_names, feed_names, fed)
         return results[0] if plan is None else plan.build(results)
 
-    def _fill_run_metadata(self, run_metadata: Any, options: Any, step_stats: Any, key: PlanKey,
+    def _builds_cost_model(self, key: PlanKey) -> bool:
+        """Whether this run of step `key` returns a cost graph: with GraphOptions.build_cost_model = every,
+        TF's DirectSession builds one on the n-th run of a step (n counted per step) when n > after and
+        n - after is a multiple of every (build_cost_model_after = after)."""
+        options = self._config.graph_options if self._config is not None else None
+        if options is None or options.build_cost_model <= 0:
+            return False
+        runs = self._runs_per_step[key] = self._runs_per_step.get(key, 0) + 1
+        after = options.build_cost_model_after
+        return runs > after and (runs - after) % options.build_cost_model == 0
+
+    def _fill_run_metadata(self, run_metadata: Any, options: Any, step_stats: Any, cost_stats: Any, key: PlanKey,
                            reported: Any) -> None:
         """Replace the caller's metadata with the step's, as TF parses the runtime's into it after a step: what
-        the backend `reported` (a remote master's partition graphs and cost graph), else what its plan shows."""
+        the backend `reported` (a remote master's partition graphs and cost graph), else what its plan shows:
+        the traced `step_stats`, and the cost graph measured by `cost_stats` on the runs the cost model takes."""
         run_metadata.Clear()
         graphs = self._session.step_graphs(key)
         if step_stats is not None:
             run_metadata.step_stats.CopyFrom(step_stats)
-            if options.trace_level >= protos.RunOptions.FULL_TRACE and graphs:
-                run_metadata.cost_graph.CopyFrom(cost_graph(graphs, step_stats))
+        if cost_stats is not None and graphs:
+            run_metadata.cost_graph.CopyFrom(cost_graph(graphs, cost_stats))
         if options is not None and options.output_partition_graphs:
             for graph_def in graphs:
                 run_metadata.partition_graphs.add().CopyFrom(graph_def.to_proto())
