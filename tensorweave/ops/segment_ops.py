@@ -17,6 +17,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
@@ -328,8 +329,70 @@ def _sparse_segment_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
     return [tensor_shape.TensorShape(head).concatenate(data[1:])]
 
 
+def _sparse_segment_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    grad = with_rank_at_least(ctx.input_shape(0), 1)
+    with_rank(ctx.input_shape(1), 1).merge_with(with_rank(ctx.input_shape(2), 1))
+    with_rank(ctx.input_shape(3), 0)
+    sparse = ctx.node_def.op.endswith("V2")
+    dim0 = None if sparse else ctx.input_value(3)
+    head = tensor_shape.TensorShape([None if dim0 is None else int(dim0)])
+    rows = tensor_shape.unknown_shape() if grad.ndims is None else head.concatenate(grad[1:])
+    return [rows, tensor_shape.TensorShape([None])] if sparse else [rows]
+
+
+def _sparse_segment_grad_rows(ctx: OpKernelContext, grad: Any, indices: Any, segment_ids: Any, dim0: Any,
+                              kind: str) -> Any:
+    """The dense gradient: each picked data row gets its segment's gradient row (scaled for mean and sqrt_n)."""
+    if indices.size != segment_ids.size:
+        raise invalid_argument(ctx, "segment_ids and indices should have same size.")
+    num = grad.shape[0]
+    if segment_ids.size and segment_ids[-1] + 1 > num:
+        raise invalid_argument(ctx, "Invalid number of segments")
+    bad = np.flatnonzero((segment_ids < 0) | (segment_ids >= num))
+    if bad.size:
+        raise invalid_argument(ctx, f"Segment id {segment_ids[bad[0]]} out of range [0, {num}).")
+    dim0 = int(dim0)
+    bad = np.flatnonzero((indices < 0) | (indices >= dim0))
+    if bad.size:
+        raise invalid_argument(ctx, f"Index {indices[bad[0]]} out of range [0, {dim0}).")
+    rows = grad[segment_ids]
+    if kind != "sum":
+        counts = np.bincount(segment_ids, minlength=num).astype(np.float64)
+        scale = 1.0 / (counts if kind == "mean" else np.sqrt(counts))
+        rows = rows * scale[segment_ids].astype(grad.dtype).reshape((-1,) + (1,) * (grad.ndim - 1))
+    out = np.zeros((dim0,) + grad.shape[1:], grad.dtype)
+    np.add.at(out, indices, rows)
+    return out
+
+
+def _sparse_segment_grad_ops(name: str, kind: str) -> tuple[Op, Op]:
+    """TF's `{name}Grad` (the dense data gradient) and `{name}GradV2` (only the rows the sorted unique indices
+    pick, for an IndexedSlices gradient)."""
+    attrs = ["T: {bfloat16, half, float, double}", "Tidx: {int32, int64} = DT_INT32",
+             "Tsegmentids: {int32, int64} = DT_INT32"]
+    inputs = ["grad: T", "indices: Tidx", "segment_ids: Tsegmentids"]
+    dense = Op(f"{name}Grad", inputs=inputs + ["output_dim0: int32"], outputs=["output: T"], attrs=attrs)
+    sparse = Op(f"{name}GradV2", inputs=inputs + ["dense_output_dim0: int32"],
+                outputs=["output: T", "sorted_unique_indices: Tidx"], attrs=attrs)
+    for op in (dense, sparse):
+        op.shape(_sparse_segment_grad_shape)
+
+    @dense.kernel("CPU")
+    def _dense(ctx: OpKernelContext, grad: Any, indices: Any, segment_ids: Any, output_dim0: Any) -> Any:
+        return _sparse_segment_grad_rows(ctx, grad, indices, segment_ids, output_dim0, kind)
+
+    @sparse.kernel("CPU")
+    def _sparse(ctx: OpKernelContext, grad: Any, indices: Any, segment_ids: Any, dense_output_dim0: Any) -> Any:
+        rows = _sparse_segment_grad_rows(ctx, grad, indices, segment_ids, dense_output_dim0, kind)
+        unique = np.unique(indices)
+        return rows[unique], unique
+
+    return dense, sparse
+
+
 def _sparse_segment_ops(name: str, types: str, kind: str) -> tuple[Op, Op]:
     """The op and its WithNumSegments form, which sets the output's rows instead of the last id + 1."""
+    grad_v1, grad_v2 = _sparse_segment_grad_ops(name, kind)
     attrs = [f"T: {types}", "Tidx: {int32, int64} = DT_INT32", "Tsegmentids: {int32, int64} = DT_INT32",
              "sparse_gradient: bool = false"]
     inputs = ["data: T", "indices: Tidx", "segment_ids: Tsegmentids"]
@@ -356,18 +419,14 @@ def _sparse_segment_ops(name: str, types: str, kind: str) -> tuple[Op, Op]:
 
         @op.gradient
         def _grad(op: Any, grad: Tensor) -> list:
-            """The output rows' gradient gathered back to each picked row (scaled for mean and sqrt_n), summed
-            into the data rows the indices picked."""
+            """TF's: the IndexedSlices of the V2 grad op when `sparse_gradient` is set, else the dense grad op."""
             data, indices, ids = op.inputs[:3]
-            if kind != "sum":
-                counts = maximum(UnsortedSegmentSum(ones_like(ids, dtype=grad.dtype), ids, shape(grad)[0]), 1)
-                if kind == "sqrt_n":
-                    counts = sqrt(counts)
-                if data.shape.ndims is not None:
-                    counts = reshape(counts, [-1] + [1] * (data.shape.ndims - 1))
-                grad = grad / counts
-            dense = UnsortedSegmentSum(gather(grad, ids), indices, shape(data)[0])
-            return [dense] + [None] * (len(op.inputs) - 1)
+            nones = [None] * (len(op.inputs) - 1)
+            if op.get_attr("sparse_gradient"):
+                data_shape = shape(data)
+                values, unique = grad_v2(grad, indices, ids, data_shape[0])
+                return [IndexedSlices(values, unique, data_shape)] + nones
+            return [grad_v1(grad, indices, ids, shape(data)[0])] + nones
 
     return plain, counted
 
