@@ -331,7 +331,7 @@ def _sparse_segment_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
 
 def _sparse_segment_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     grad = with_rank_at_least(ctx.input_shape(0), 1)
-    with_rank(ctx.input_shape(1), 1).merge_with(with_rank(ctx.input_shape(2), 1))
+    tensor_shape.merge_shapes(with_rank(ctx.input_shape(2), 1), with_rank(ctx.input_shape(1), 1))
     with_rank(ctx.input_shape(3), 0)
     sparse = ctx.node_def.op.endswith("V2")
     dim0 = None if sparse else ctx.input_value(3)

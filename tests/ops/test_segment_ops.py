@@ -110,3 +110,60 @@ def test_segment_gradients():
     for fn in (tf.sparse_segment_sum, tf.sparse_segment_mean, tf.sparse_segment_sqrt_n):
         check_gradient(lambda d, fn=fn: tf.reshape(fn(d, [0, 3, 1, 1], [0, 0, 2, 2]), [3, 2]), [x])
         check_gradient(lambda d, fn=fn: fn(d, [0, 3, 1], [0, 0, 2], num_segments=4), [x])
+        check_gradient(lambda d, fn=fn: fn(d, [0, 3, 1, 1], [0, 0, 2, 2], num_segments=3, sparse_gradient=True), [x])
+
+
+GRAD = np.arange(6., dtype=np.float32).reshape(3, 2)
+
+
+@pytest.mark.parametrize("op, expected", [
+    ("SparseSegmentSum", [[4, 5], [0, 1], [0, 0], [4, 6], [0, 0]]),
+    ("SparseSegmentMean", [[2, 2.5], [0, 0.5], [0, 0], [2, 3], [0, 0]]),
+    ("SparseSegmentSqrtN", [[2.828427, 3.535534], [0, 0.70710677], [0, 0], [2.828427, 4.2426405], [0, 0]]),
+])
+def test_sparse_segment_grad_ops(op, expected):
+    """The dense grad op, and the V2 one giving only the rows at the sorted unique indices."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        dense = getattr(tf.raw_ops, op + "Grad")(grad=GRAD, indices=[3, 1, 3, 0], segment_ids=[0, 0, 2, 2],
+                                                 output_dim0=5)
+        values, unique = getattr(tf.raw_ops, op + "GradV2")(grad=GRAD, indices=[3, 1, 3, 0], segment_ids=[0, 0, 2, 2],
+                                                            dense_output_dim0=5)
+        assert dense.shape.as_list() == [5, 2] and values.shape.as_list() == [None, 2]
+        assert unique.shape.as_list() == [None]
+        got, got_values, got_unique = sess.run([dense, values, unique])
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    np.testing.assert_allclose(got_values, np.array(expected)[[0, 1, 3]], rtol=1e-6)
+    assert got_unique.tolist() == [0, 1, 3]
+
+
+def test_sparse_segment_grad_op_errors():
+    grad_op = tf.raw_ops.SparseSegmentSumGrad
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are 4 and 3\. Shapes are \[4\] and \[3\]\."):
+            grad_op(grad=GRAD, indices=[3, 1, 3], segment_ids=[0, 0, 2, 2], output_dim0=5)
+        with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
+            grad_op(grad=GRAD, indices=[0], segment_ids=[0], output_dim0=[5])
+        q, p = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+        out = grad_op(grad=GRAD, indices=q, segment_ids=p, output_dim0=5)
+        for indices, ids, message in [([3, 1, 9, 0], [0, 0, 2, 2], r"Index 9 out of range \[0, 5\)\."),
+                                      ([3, 1, 3, 0], [0, 0, 2, 3], "Invalid number of segments"),
+                                      ([3, 1, 3, 0], [0, 0, 2, -1], r"Segment id -1 out of range \[0, 3\)\.")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                _run_error(out, {q: indices, p: ids})
+
+
+def test_sparse_segment_gradient_graphs():
+    """TF builds the grad ops: dense by default, IndexedSlices with `sparse_gradient` (as embedding_lookup_sparse
+    does), so optimizers pick their SparseApply ops."""
+    with tf.Graph().as_default():
+        d = tf.constant(np.arange(10., dtype=np.float32).reshape(5, 2))
+        dense = tf.gradients(tf.sparse.segment_mean(d, [3, 1, 3, 0], [0, 0, 2, 2]), d)[0]
+        assert dense.op.type == "SparseSegmentMeanGrad" and dense.shape.as_list() == [5, 2]
+        sparse = tf.gradients(tf.sparse.segment_sqrt_n(d, [3, 1, 3, 0], [0, 0, 2, 2], num_segments=4,
+                                                       sparse_gradient=True), d)[0]
+        assert isinstance(sparse, tf.IndexedSlices) and sparse.values.op.type == "SparseSegmentSqrtNGradV2"
+        v = tf.Variable(np.arange(12, dtype=np.float32).reshape(6, 2))
+        sp = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([1, 3, 1], tf.int64), [2, 3])
+        tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_sum(tf.nn.embedding_lookup_sparse(v, sp, None)))
+        types = [op.type for op in tf.get_default_graph().get_operations()]
+        assert "SparseApplyMomentum" in types and "ApplyMomentum" not in types
