@@ -25,7 +25,7 @@ from tensorweave import errors
 from tensorweave.framework import dtypes, random_seed, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import elementwise_ops
 from tensorweave.platform.tf_export import tf_export
@@ -708,6 +708,9 @@ RandomShuffle = Op("RandomShuffle", inputs=["value: T"], outputs=["output: T"], 
 @RandomShuffle.shape
 def _random_shuffle_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(0)]
+
+
+NotDifferentiable("RandomShuffle")  # as TF's: a gradient stops here (None); Unique and ListDiff have none at all
 
 
 def _stable_order(values: np.ndarray) -> np.ndarray:

@@ -115,10 +115,6 @@ def setdiff1d(x: Any, y: Any, index_dtype: Any = dtypes.int32, name: str | None 
     return ListDiff(x, y, out_idx=index_dtype, name=name)
 
 
-NotDifferentiable("Unique")
-NotDifferentiable("UniqueWithCounts")
-NotDifferentiable("ListDiff")
-
 # -- LowerBound and UpperBound ------------------------------------------------------------------------------
 
 LowerBound = Op("LowerBound", inputs=["sorted_inputs: T", "values: T"], outputs=["output: out_type"],

@@ -179,3 +179,12 @@ def test_gather_gradient_along_an_axis_known_only_at_run_time() -> None:
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(grad, {axis: 1}), np.repeat([[[0] * 4, [0] * 4, [2] * 4]], 2, 0))
         np.testing.assert_array_equal(sess.run(grad, {axis: 2})[..., 2], np.full((2, 3), 2.0))
+
+
+def test_unique_and_setdiff_have_no_gradient_and_random_shuffle_stops_it_as_tf():
+    """TF registers no gradient for Unique or ListDiff (LookupError) and marks RandomShuffle not differentiable."""
+    x = tf.constant([1.0, 2.0, 1.0])
+    for y, op_type in ((tf.unique(x)[0], "Unique"), (tf.setdiff1d(x, [2.0])[0], "ListDiff")):
+        with pytest.raises(LookupError, match=f"No gradient defined for operation'{y.op.name}' \\(op type: {op_type}\\)"):
+            tf.gradients(y, x)
+    assert tf.gradients(tf.random_shuffle(x, seed=1), x) == [None]
