@@ -319,3 +319,22 @@ def test_partitioned_and_resource_variables_save_and_restore_nodes_as_tf(tmp_pat
             assert sess.run(tf.concat(list(res), 0)).tolist() == [[1.0, 1.0]] * 4
             assert sess.run(tf.concat(list(ref), 0)).tolist() == [[1.0, 1.0]] * 4
         assert tf.train.list_variables(path) == [("r/p", [4, 2]), ("s/p", [4, 2])]
+
+
+def test_save_creates_only_the_prefix_directory_as_tf(tmp_path: os.PathLike) -> None:
+    """TF's bundle writer makes the prefix's own directory but not its parents; the Saver turns the NotFound
+    into its ValueError, and a sharded save (prefix `<path>_temp/part-*`) needs `<path>`'s directory."""
+    root = os.fspath(tmp_path)
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0], name="v")
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            with pytest.raises(errors.NotFoundError, match=f"^{root}/b/c; No such file or directory"):
+                sess.run(tf.raw_ops.SaveV2(prefix=os.path.join(root, "b/c/m"), tensor_names=["v"],
+                                           shape_and_slices=[""], tensors=[v]))
+            tf.train.Saver().save(sess, os.path.join(root, "a", "m"))
+            for saver, prefix in [(tf.train.Saver(), "q/r/m"), (tf.train.Saver(sharded=True), "x/m")]:
+                with pytest.raises(ValueError, match=f"^Parent directory of {root}/{prefix} doesn't exist, can't "
+                                                     "save.$"):
+                    saver.save(sess, os.path.join(root, prefix))
+    assert sorted(os.listdir(root)) == ["a"]
