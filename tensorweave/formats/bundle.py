@@ -31,7 +31,7 @@ from tensorweave.formats.crc32c import mask, unmask
 from tensorweave.formats.protos import BundleEntryProto, BundleHeaderProto, TensorSliceProto, VersionDef
 from tensorweave.formats.table import build_table, decode_varint, encode_varint, read_table
 from tensorweave.formats.tensor_proto import as_storage, cast_to_datatype
-from tensorweave.formats.tfrecord import open_or_raise
+from tensorweave.formats.tfrecord import open_or_raise, os_error
 
 HEADER_KEY = b""
 _FULL_EXTENT = -1
@@ -195,8 +195,13 @@ class BundleWriter:
     def __init__(self, prefix: str | os.PathLike) -> None:
         self._prefix = os.fspath(prefix)
         directory = os.path.dirname(self._prefix)
-        if directory:
-            os.makedirs(directory, exist_ok=True)
+        if directory:  # TF creates the prefix's own directory, not its parents: a missing parent is NotFound
+            try:
+                os.mkdir(directory)
+            except FileExistsError:
+                pass
+            except OSError as e:
+                raise os_error(directory, e) from e
         self._data_path = data_filename(self._prefix, 0, 1)
         self._tmp_data_path = f"{self._data_path}.tempstate{uuid.uuid4().int & ((1 << 64) - 1)}"
         self._file = open_or_raise(self._tmp_data_path, "wb")  # closed in finish() or abort()

@@ -27,7 +27,9 @@ from tensorweave.framework.graph import (
     add_to_collection,
     colocate_with,
     convert_to_tensor,
+    device,
     get_collection,
+    init_scope,
     name_scope,
 )
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -436,7 +438,9 @@ class TextFileInitializer(TableInitializerBase):
                              f"TextFileIndex.WHOLE_LINE, received: {value_dtype}")
         if vocab_size is not None and vocab_size <= 0:
             raise ValueError(f"`vocab_size` should be > 0, received: {vocab_size}")
-        self._filename = filename
+        self._filename_arg = filename
+        with init_scope(), device("CPU"):  # TF's trackable Asset: one `asset_path` constant at the graph's root
+            self._filename = convert_to_tensor(filename, dtypes.string, name="asset_path")
         self._key_index, self._value_index = key_index, value_index
         self._vocab_size = vocab_size
         self._delimiter = delimiter
@@ -453,9 +457,16 @@ class TextFileInitializer(TableInitializerBase):
                 vocab_size=-1 if self._vocab_size is None else self._vocab_size, delimiter=self._delimiter,
                 offset=self._offset)
         add_to_collection(GraphKeys.TABLE_INITIALIZERS, init_op)
-        if not isinstance(self._filename, Tensor):
+        if filename.op.type == "Const":  # a fed or computed path is no asset
             add_to_collection(GraphKeys.ASSET_FILEPATHS, filename)
         return init_op
+
+    @property
+    def _shared_name(self) -> str:
+        """TF names a file's table by the file and columns, so tables read from one file share one resource."""
+        parts = [self._filename_arg, *([self._vocab_size] if self._vocab_size else []), self._key_index,
+                 self._value_index, *([self._offset] if self._offset else [])]
+        return "hash_table_" + "_".join(str(part) for part in parts)
 
 
 def _check_table_dtypes(table: LookupInterface, key_dtype: dtypes.DType, value_dtype: dtypes.DType) -> None:
@@ -512,7 +523,8 @@ class StaticHashTable(LookupInterface):
         self._initializer = initializer
         self._default_value = convert_to_tensor(default_value, dtype=initializer.value_dtype)
         super().__init__(initializer.key_dtype, initializer.value_dtype, name or "hash_table")
-        self._resource_handle = HashTableV2(shared_name=f"{self._name}_{uuid.uuid4()}",
+        shared_name = getattr(initializer, "_shared_name", "") or f"{self._name}_{uuid.uuid4()}"
+        self._resource_handle = HashTableV2(shared_name=shared_name,
                                             key_dtype=initializer.key_dtype, value_dtype=initializer.value_dtype,
                                             name=self._name)
         self._name = self._resource_handle.op.name.split("/")[-1]

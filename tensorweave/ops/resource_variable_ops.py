@@ -142,6 +142,19 @@ def _read_variable_grad(op: Operation, grad: Tensor) -> list:
     return [grad]
 
 
+DisableCopyOnRead = Op("DisableCopyOnRead", inputs=["resource: resource"], is_stateful=True)
+
+
+@DisableCopyOnRead.shape
+def _disable_copy_on_read_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return []
+
+
+@DisableCopyOnRead.kernel("CPU")
+def _disable_copy_on_read(ctx: OpKernelContext, resource: ResourceVar) -> None:
+    """Reads here share the buffer and every update replaces it, so there is no copy-on-read to turn off."""
+
+
 def _assign_op(name: str, extra_attrs: list[str]) -> Op:
     op = Op(name, inputs=["resource: resource", "value: dtype"], attrs=["dtype: type", *extra_attrs],
             is_stateful=True)
@@ -542,6 +555,13 @@ class ResourceVariable(variables.Variable):
     def read_value(self) -> Tensor:
         """A read under 'Read', through an Identity, as TF builds it."""
         with name_scope("Read"):
+            value = self._read_variable_op()
+        return manipulation_ops.identity(value)
+
+    def read_value_no_copy(self) -> Tensor:
+        """read_value after a DisableCopyOnRead: how TF's Saver reads a shard of a partitioned variable."""
+        with name_scope("Read"):
+            DisableCopyOnRead(self._handle)
             value = self._read_variable_op()
         return manipulation_ops.identity(value)
 

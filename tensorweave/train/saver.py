@@ -14,7 +14,7 @@ import collections
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -64,8 +64,10 @@ class _Saveable:
 
     __slots__ = ("name", "slice_spec", "ref", "snapshot")
 
-    def __init__(self, name: str, ref: Tensor, slice_spec: str = "", snapshot: Tensor | None = None) -> None:
-        """`snapshot`: a resource variable's own read, which TF saves (else the Saver reads it)."""
+    def __init__(self, name: str, ref: Tensor, slice_spec: str = "",
+                 snapshot: Tensor | Callable[[], Tensor] | None = None) -> None:
+        """`snapshot`: what TF saves when it is not the ref itself: a resource variable's own read (else the
+        Saver reads it), a ref variable's shard's `read` snapshot (TF converts the shard Variable)."""
         self.name = name
         self.slice_spec = slice_spec
         self.ref = ref
@@ -89,14 +91,18 @@ class _Saveable:
 
     def tensor(self) -> Tensor:
         """The value to save."""
+        if callable(self.snapshot):  # read where the save is built, once
+            self.snapshot = self.snapshot()
+        if self.snapshot is not None:
+            return self.snapshot
         if self.is_resource:
-            return self.snapshot if self.snapshot is not None else \
-                resource_variable_ops.ReadVariableOp(self.ref, dtype=self.dtype)
+            return resource_variable_ops.ReadVariableOp(self.ref, dtype=self.dtype)
         return self.ref
 
     def restore(self, tensor: Tensor, validate_shape: bool) -> Any:
-        if self.is_resource:
-            return resource_variable_ops.AssignVariableOp(self.ref, manipulation_ops.identity(tensor))
+        if self.is_resource:  # TF copies the value to the variable's device first
+            with device(self.ref.device):
+                return resource_variable_ops.AssignVariableOp(self.ref, manipulation_ops.identity(tensor))
         return state_ops.assign(self.ref, tensor, validate_shape=validate_shape)
 
     @property
@@ -125,6 +131,16 @@ class _SpecSaveable(_Saveable):
     @property
     def device(self) -> str:
         return self.spec.device
+
+
+def _read_shard_on_cpu(var: Any) -> Any:
+    """TF's save of a resource shard: read it without a copy on its device, then copy to that host's CPU."""
+    def read() -> Tensor:
+        with device(var.device):
+            value = var.read_value_no_copy()
+            with device("/device:CPU:0"):
+                return manipulation_ops.identity(value)
+    return read
 
 
 def _as_ref(var: Any) -> Tensor:
@@ -186,7 +202,10 @@ def _saveables(var_list: Any) -> list[_Saveable]:
             if ref in seen:
                 raise ValueError(f"The same saveable will be restored with two names: {name}")
             seen.add(ref)
-            snapshot = v._as_graph_element() if resource_variable_ops.is_resource_variable(v) else None
+            if resource_variable_ops.is_resource_variable(v):
+                snapshot = _read_shard_on_cpu(v) if spec else v._as_graph_element()
+            else:
+                snapshot = v.value() if spec else None
             saveables.append(_Saveable(name, ref, spec, snapshot))
     return saveables
 

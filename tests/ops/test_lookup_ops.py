@@ -69,6 +69,36 @@ def test_text_file_initializer_and_vocabulary_tables(tmp_path):
             tf.lookup.TextFileInitializer(str(path), tf.int64, index.LINE_NUMBER, tf.int64, index.WHOLE_LINE)
 
 
+def test_text_file_tables_share_one_resource_and_one_asset_path_as_tf(tmp_path):
+    """TF's TextFileInitializer holds an Asset (`asset_path`, a CPU constant outside control flow) and names its
+    table by file and columns, so a second table of one file reads the first's entries (recorded from TF 2.21)."""
+    path = str(tmp_path / "vocab.txt")
+    (tmp_path / "vocab.txt").write_text("apple\nbanana\n")
+    index = tf.lookup.TextFileIndex
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        def table(**kwargs):
+            return tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+                path, tf.string, index.WHOLE_LINE, tf.int64, index.LINE_NUMBER, **kwargs), -1)
+        with tf.name_scope("outer"):
+            first = table()
+        second, sized = table(), table(vocab_size=2, value_index_offset=3)
+        assert [(op.name, op.device) for op in g.get_operations() if "asset_path" in op.name] == [
+            ("outer/asset_path", "/device:CPU:*"), ("asset_path", "/device:CPU:*"), ("asset_path_1", "/device:CPU:*")]
+        paths = ["outer/asset_path:0", "asset_path:0", "asset_path_1:0"]
+        assert [list(op.inputs)[1].name for op in g.get_collection(tf.GraphKeys.TABLE_INITIALIZERS)] == paths
+        assert [t.name for t in tf.get_collection(tf.GraphKeys.ASSET_FILEPATHS)] == paths
+        names = [t.resource_handle.op.get_attr("shared_name") for t in (first, second, sized)]
+        assert names == [f"hash_table_{path}_-2_-1".encode()] * 2 + [f"hash_table_{path}_2_-2_-1_3".encode()]
+        sess.run(first.initializer)
+        assert sess.run(second.lookup(tf.constant(["banana", "x"]))).tolist() == [1, -1]
+        fed = tf.placeholder(tf.string, [])
+        by_feed = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+            fed, tf.string, index.WHOLE_LINE, tf.int64, index.LINE_NUMBER), -1)
+        assert by_feed.resource_handle.op.get_attr("shared_name") == (
+            b'hash_table_Tensor("Placeholder:0", shape=(), dtype=string)_-2_-1')
+        assert len(tf.get_collection(tf.GraphKeys.ASSET_FILEPATHS)) == 3
+
+
 def test_index_tables(tmp_path):
     path = tmp_path / "v.txt"
     path.write_text("emerson\nlake\npalmer\n")

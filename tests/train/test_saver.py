@@ -286,3 +286,55 @@ def test_slots_of_a_partitioned_variable_are_saved_as_one_partitioned_slot(tmp_p
         with tf.Session() as sess:
             saver.restore(sess, path)
             np.testing.assert_allclose(sess.run(tf.concat(list(pv), 0))[:, 0], [0.9, 1, 1, 0.9], rtol=1e-6)
+
+
+def test_partitioned_and_resource_variables_save_and_restore_nodes_as_tf(tmp_path: os.PathLike) -> None:
+    """TF saves a ref shard's `read` snapshot, reads a resource shard (DisableCopyOnRead, then a CPU copy) in
+    the save scope, and restores a resource variable through an Identity on the variable's device (nodes
+    recorded from TF 2.21)."""
+    with tf.Graph().as_default() as g:
+        with tf.device("/cpu:0"):
+            with tf.variable_scope("r", partitioner=tf.fixed_size_partitioner(2)):
+                ref = tf.get_variable("p", [4, 2], initializer=tf.ones_initializer())
+            with tf.variable_scope("s", partitioner=tf.fixed_size_partitioner(2), use_resource=True):
+                res = tf.get_variable("p", [4, 2], initializer=tf.ones_initializer())
+        saver = tf.train.Saver()
+        save = g.get_operation_by_name("save/SaveV2")
+        assert [t.name for t in save.inputs[3:]] == ["r/p/part_0/read:0", "r/p/part_1/read:0", "save/Identity_1:0",
+                                                     "save/Identity_3:0"]
+        assert [(op.name, op.type, op.device) for op in g.get_operations() if op.name.startswith("save/Read")] == [
+            ("save/Read/DisableCopyOnRead", "DisableCopyOnRead", "/device:CPU:0"),
+            ("save/Read/ReadVariableOp", "ReadVariableOp", "/device:CPU:0"),
+            ("save/Read_1/DisableCopyOnRead", "DisableCopyOnRead", "/device:CPU:0"),
+            ("save/Read_1/ReadVariableOp", "ReadVariableOp", "/device:CPU:0")]
+        assign = g.get_operation_by_name("save/AssignVariableOp")
+        assert ([t.name for t in assign.inputs], assign.device) == (["s/p/part_0:0", "save/Identity_4:0"],
+                                                                   "/device:CPU:0")
+        assert g.get_operation_by_name("save/Identity_4").device == "/device:CPU:0"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, os.path.join(tmp_path, "m"))
+            sess.run([v.assign(v * 3) for v in list(ref) + list(res)])
+            saver.restore(sess, path)
+            assert sess.run(tf.concat(list(res), 0)).tolist() == [[1.0, 1.0]] * 4
+            assert sess.run(tf.concat(list(ref), 0)).tolist() == [[1.0, 1.0]] * 4
+        assert tf.train.list_variables(path) == [("r/p", [4, 2]), ("s/p", [4, 2])]
+
+
+def test_save_creates_only_the_prefix_directory_as_tf(tmp_path: os.PathLike) -> None:
+    """TF's bundle writer makes the prefix's own directory but not its parents; the Saver turns the NotFound
+    into its ValueError, and a sharded save (prefix `<path>_temp/part-*`) needs `<path>`'s directory."""
+    root = os.fspath(tmp_path)
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0], name="v")
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            with pytest.raises(errors.NotFoundError, match=f"^{root}/b/c; No such file or directory"):
+                sess.run(tf.raw_ops.SaveV2(prefix=os.path.join(root, "b/c/m"), tensor_names=["v"],
+                                           shape_and_slices=[""], tensors=[v]))
+            tf.train.Saver().save(sess, os.path.join(root, "a", "m"))
+            for saver, prefix in [(tf.train.Saver(), "q/r/m"), (tf.train.Saver(sharded=True), "x/m")]:
+                with pytest.raises(ValueError, match=f"^Parent directory of {root}/{prefix} doesn't exist, can't "
+                                                     "save.$"):
+                    saver.save(sess, os.path.join(root, prefix))
+    assert sorted(os.listdir(root)) == ["a"]
