@@ -25,7 +25,7 @@ from tensorweave.formats import checkpoint_state
 from tensorweave.formats.bundle import write_file_atomically
 from tensorweave.formats.events import flush_open_event_files
 from tensorweave.formats.protos import SaverDef
-from tensorweave.framework import device_spec, dtypes, meta_graph, tensor_shape
+from tensorweave.framework import device_spec, dtypes, meta_graph, nest, tensor_shape
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -143,8 +143,9 @@ def _read_shard_on_cpu(var: Any) -> Any:
     return read
 
 
-def _as_ref(var: Any) -> Tensor:
-    """The ref tensor a checkpoint entry is saved from and restored into."""
+def _as_ref(var: Any, listed: bool = False) -> Tensor:
+    """The ref tensor a checkpoint entry is saved from and restored into (`listed`: from a var_list list,
+    whose wrong entries TF words differently from a dict's)."""
     if isinstance(var, Variable):
         return var._ref()
     if isinstance(var, Tensor) and var.op.type in _VARIABLE_OPS:
@@ -154,6 +155,8 @@ def _as_ref(var: Any) -> Tensor:
             var = convert_to_tensor(var)
         except (TypeError, ValueError):
             pass
+    if listed:
+        raise TypeError(f"Variable to save is not a Variable: {var}")
     raise TypeError(f"names_to_saveables must be a dict mapping string names to Tensors/Variables. Not a "
                     f"variable: {var}")
 
@@ -162,9 +165,9 @@ def _op_list_to_dict(var_list: Any) -> dict[str, Any]:
     """TF's op_list_to_dict: each variable by its op name, except shards of a partitioned variable, which
     are listed together under the full variable's name."""
     if not isinstance(var_list, (list, tuple, set)):
-        raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
+        raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
     named: dict[str, Any] = {}
-    for var in sorted(var_list, key=lambda v: v.name):
+    for var in sorted(nest.flatten(list(var_list)), key=lambda v: v.name):
         if isinstance(var, SaveableObject):
             named[var.name] = var
         elif isinstance(var, PartitionedVariable):
@@ -177,7 +180,7 @@ def _op_list_to_dict(var_list: Any) -> dict[str, Any]:
                 raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
             named.setdefault(name, []).append(var)
         else:
-            ref = _as_ref(var)
+            ref = _as_ref(var, listed=True)
             if ref.op.name in named:
                 raise ValueError(f"At least two variables have the same name: {ref.op.name}")
             named[ref.op.name] = var
