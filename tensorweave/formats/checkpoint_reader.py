@@ -16,7 +16,10 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.formats.bundle import BundleReader, encode_tensor_name_slice, slice_extents
 from tensorweave.formats.checkpoint_state import latest_checkpoint
-from tensorweave.formats.protos import DataType
+from tensorweave.formats.protos import DataType, TrackableObjectGraph
+
+# The key under which an object-based checkpoint (tf.train.Checkpoint) stores its TrackableObjectGraph.
+OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 class CheckpointReader:
@@ -123,3 +126,12 @@ def list_variables(ckpt_dir_or_file: str | os.PathLike) -> list[tuple[str, list[
     finally:
         reader.close()
 
+
+def object_graph_key_mapping(prefix: str) -> dict[str, str] | None:
+    """{variable name when saved: its key} of an object-based checkpoint (None for a name-based one), which
+    lets a name-based Saver read it, as TF's does."""
+    reader = CheckpointReader(prefix)
+    if not reader.has_tensor(OBJECT_GRAPH_PROTO_KEY):
+        return None
+    graph = TrackableObjectGraph.FromString(reader.get_tensor(OBJECT_GRAPH_PROTO_KEY))
+    return {attribute.full_name: attribute.checkpoint_key for node in graph.nodes for attribute in node.attributes}

@@ -120,22 +120,106 @@ def convert_variables_to_constants(sess: Any, input_graph_def: Any, output_node_
                                    variable_names_whitelist: Iterable[str] | None = None,
                                    variable_names_blacklist: Iterable[str] | None = None) -> Any:
     """The subgraph that computes `output_node_names` with each variable it reads (all, or those the lists
-    allow) replaced by a Const of its current value in `sess`: a frozen graph that needs no checkpoint."""
+    allow) replaced by a Const of its current value in `sess`: a frozen graph that needs no checkpoint.
+
+    As TF's converter: a resource variable's reads become Identities (gathers become GatherV2/GatherNd), and
+    the control-flow nodes a handle passes through (Switch, Enter, Merge ...) take the variable's dtype."""
     graph_def = extract_sub_graph(input_graph_def, output_node_names)
     allowed = set(variable_names_whitelist) if variable_names_whitelist is not None else None
     denied = set(variable_names_blacklist or ())
-    variables = [n.name for n in graph_def.node if n.op in ("Variable", "VariableV2")
+    variables = [n for n in graph_def.node if n.op in ("Variable", "VariableV2", "VarHandleOp")
                  and (allowed is None or n.name in allowed) and n.name not in denied]
-    values = dict(zip(variables, sess.run([name + ":0" for name in variables]))) if variables else {}
+    fetches = [n.name + ("/Read/ReadVariableOp:0" if n.op == "VarHandleOp" else ":0") for n in variables]
+    values = sess.run(fetches) if fetches else []
     out = protos.GraphDef()
-    for node in graph_def.node:
-        if node.name in values:
-            const = out.node.add(name=node.name, op="Const", device=node.device)
-            const.attr["dtype"].CopyFrom(node.attr["dtype"])
-            const.attr["value"].tensor.CopyFrom(make_tensor_proto(values[node.name]))
-        else:
-            out.node.add().CopyFrom(node)
-    out.library.CopyFrom(graph_def.library)
-    out.versions.CopyFrom(graph_def.versions)
+    out.CopyFrom(graph_def)
+    _Freezer(out).freeze({n.name: (value, n.attr["dtype"].type) for n, value in zip(variables, values)})
     tf_logging.info("Froze %d variables.", len(values))
     return out
+
+
+# Nodes that pass a variable's handle or value on unchanged: their `T` becomes the variable's dtype.
+_PASS_THROUGH_OPS = frozenset({"Enter", "Exit", "Identity", "NextIteration", "Switch", "_SwitchN", "Merge"})
+
+
+class _Freezer:
+    """Rewrites a GraphDef in place, following each frozen variable's outgoing edges (TF's
+    convert_to_constants over the main graph; function bodies are left as they are)."""
+
+    def __init__(self, graph_def: Any) -> None:
+        self._graph_def = graph_def
+        self._nodes = {n.name: n for n in graph_def.node}
+        self._consumers: dict[str, list[tuple[Any, int]]] = {}
+        for node in graph_def.node:
+            for index, spec in enumerate(node.input):
+                if not spec.startswith("^"):
+                    self._consumers.setdefault(_node_name(spec), []).append((node, index))
+
+    def freeze(self, values: dict[str, tuple[Any, int]]) -> None:
+        for name, (value, dtype) in values.items():
+            node = self._nodes[name]
+            node.Clear()
+            node.name, node.op = name, "Const"
+            node.attr["dtype"].type = dtype
+            node.attr["value"].tensor.CopyFrom(make_tensor_proto(value, dtypes.as_dtype(dtype)))
+            self._follow(name, dtype)
+
+    def _follow(self, name: str, dtype: int) -> None:
+        for node, index in self._consumers.get(name, ()):
+            if node.op in _PASS_THROUGH_OPS:
+                _set_type(node, 0 if node.op == "Merge" else index, dtype)
+                if "_output_shapes" in node.attr:
+                    del node.attr["_output_shapes"]
+                self._follow(node.name, dtype)
+            elif node.op == "ReadVariableOp":
+                _rewrite(node, "Identity", [node.input[0]], T=node.attr["dtype"])
+            elif node.op == "ResourceGather":
+                self._gather_v2(node)
+            elif node.op == "ResourceGatherNd":
+                _rewrite(node, "GatherNd", list(node.input[:2]), Tparams=node.attr["dtype"],
+                         Tindices=node.attr["Tindices"])
+
+    def _gather_v2(self, node: Any) -> None:
+        if node.attr["batch_dims"].i != 0:
+            raise ValueError(f"batch_dims must be 0 for freeze_graph, but got node({node.name}).attr('batch_dims')"
+                             f" = {node.attr['batch_dims'].i}.")
+        indices_type = protos.AttrValue()
+        indices_type.CopyFrom(node.attr["Tindices"])
+        axis_name = node.name + "/axis"
+        if axis_name not in self._nodes:
+            axis = self._nodes[axis_name] = self._graph_def.node.add(name=axis_name, op="Const")
+            axis.attr["dtype"].CopyFrom(indices_type)
+            axis.attr["value"].tensor.CopyFrom(make_tensor_proto(0, dtypes.as_dtype(indices_type.type)))
+        _rewrite(node, "GatherV2", [*node.input[:2], axis_name], Tparams=node.attr["dtype"], Tindices=indices_type,
+                 Taxis=indices_type)
+
+
+def _set_type(node: Any, index: int, dtype: int) -> None:
+    """TF's update_dtype: entry `index` of the node's `T` (a type, or a list of them)."""
+    attr = node.attr["T"]
+    if attr.HasField("list") and len(attr.list.type) > index:
+        attr.list.type[index] = dtype
+    elif attr.HasField("type") and index == 0:
+        attr.type = dtype
+    else:
+        count = len(attr.list.type) if attr.HasField("list") else int(attr.HasField("type"))
+        raise ValueError(f"`index` {index:d} is out of range for node({node.name}).attr(T), which has "
+                         f"{count:d} elements.")
+
+
+def _rewrite(node: Any, op: str, inputs: list[str], **attrs: Any) -> None:
+    """Replace the node by `op` on `inputs` with `attrs`, keeping its name and colocation (and nothing else)."""
+    kept = {key: protos.AttrValue() for key in attrs}
+    for key, value in attrs.items():
+        kept[key].CopyFrom(value)
+    colocation = protos.AttrValue()
+    if "_class" in node.attr:
+        colocation.CopyFrom(node.attr["_class"])
+    name = node.name
+    node.Clear()
+    node.name, node.op = name, op
+    node.input.extend(inputs)
+    for key, value in kept.items():
+        node.attr[key].CopyFrom(value)
+    if colocation.ByteSize():
+        node.attr["_class"].CopyFrom(colocation)

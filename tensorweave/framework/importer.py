@@ -351,8 +351,6 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
             with g.name_scope("_inputs"):
                 mapped = {k: convert_to_tensor(v) for k, v in mapped.items()}
         missing = [k for k in mapped if parse_input(k.lstrip("^"))[0] not in by_name]
-        if missing:
-            raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]")
         for element in return_elements or ():
             node = parse_input(element)[0] if ":" in element else element
             if node not in by_name:
@@ -373,4 +371,6 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
                     g._remove_failed_op(op)
                 raise
     _colocate_devices(list(importer.created.values()))
+    if missing:  # TF checks once the graph is in: the imported nodes stay
+        raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]")
     return result

@@ -118,9 +118,19 @@ def _collection_kind(item: Any) -> str:
     return "node_list"
 
 
+def _in_export_scope(item: Any, export_scope: str | None) -> bool:
+    """TF's _should_include_node: a str is taken for a node name, anything else by its `.name`; an item
+    without a name is kept."""
+    name = item if isinstance(item, str) else getattr(item, "name", None)
+    if not isinstance(name, str):
+        return True
+    return name.startswith("$unbound_inputs_") or not export_scope or name.startswith(export_scope)
+
+
 def _add_collection_def(meta_graph: Any, key: str, items: list, export_scope: str | None = None) -> None:
     """Serialize one collection as TF does; one that cannot be (mixed kinds, objects without names) is left
     out with TF's warning."""
+    items = [item for item in items if _in_export_scope(item, export_scope)]
     if not items:
         return
     collection = meta_graph.collection_def[key]
@@ -132,16 +142,11 @@ def _add_collection_def(meta_graph: Any, key: str, items: list, export_scope: st
                     export_scope=export_scope)
                 if proto is not None:
                     collection.bytes_list.value.append(proto.SerializeToString())
-            if not collection.bytes_list.value:
-                del meta_graph.collection_def[key]
             return
         kind = _collection_kind(items[0])
         values = getattr(collection, kind).value
         if kind == "node_list":
-            values.extend(strip_name_scope(item.name, export_scope) for item in items
-                          if export_scope is None or item.name.startswith(export_scope))
-            if not values:  # nothing of it lies in the exported scope
-                del meta_graph.collection_def[key]
+            values.extend(strip_name_scope(item.name, export_scope) for item in items)
         elif kind == "bytes_list":
             values.extend(item.encode() if isinstance(item, str) else item for item in items)
         else:
@@ -249,7 +254,10 @@ def read_meta_graph_file(filename: str) -> Any:
     try:
         meta_graph.ParseFromString(content)
     except Exception:  # noqa: BLE001 - not binary: TF then reads it as text
-        text_format.Merge(content.decode("utf-8"), meta_graph)
+        try:
+            text_format.Merge(content.decode("utf-8"), meta_graph)
+        except text_format.ParseError as e:
+            raise OSError(f"Cannot parse file {filename}: {e}.") from e
     return meta_graph
 
 

@@ -373,7 +373,8 @@ class Layer:
         is_new = f"{vs.get_variable_scope().name}/{name}" not in vs._get_default_variable_store()._vars
         variable = vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
                                    trainable=trainable and self.trainable, constraint=constraint,
-                                   collections=None if trainable else [GraphKeys.GLOBAL_VARIABLES])
+                                   collections=None if trainable else [GraphKeys.GLOBAL_VARIABLES],
+                                   **{k: kwargs[k] for k in ("synchronization", "aggregation") if k in kwargs})
         if is_new and regularizer is not None:
             def regularization_loss() -> Any:
                 with name_scope(name + "/Regularizer"):

@@ -36,6 +36,7 @@ from tensorweave.ops import (
     reduction_ops,
     shape_ops,
     state_ops,
+    variables,
 )
 from tensorweave.platform.tf_export import tf_export
 
@@ -175,7 +176,8 @@ class BatchNormalization(Layer):
 
         def statistic(name: str, initializer: Any) -> Any:
             return self.add_weight(name, param_shape, dtype=self._param_dtype, initializer=initializer,
-                                   trainable=False)
+                                   trainable=False, synchronization=variables.VariableSynchronization.ON_READ,
+                                   aggregation=variables.VariableAggregation.MEAN)
 
         self.moving_mean = statistic("moving_mean", self.moving_mean_initializer)
         self.moving_variance = statistic("moving_variance", self.moving_variance_initializer)

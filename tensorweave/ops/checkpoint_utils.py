@@ -121,7 +121,14 @@ def _set_checkpoint_initializer(variable: Variable, ckpt_file: str, tensor_name:
         restore_op = io_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec], [variable.dtype.base_dtype],
                                        name=name)[0]
     restore_op.set_shape(variable.shape)
-    _set_initial_value(variable, restore_op)
+    if resource_variable_ops.is_resource_variable(variable):  # TF's saveable restore: a copy on its device
+        with device(variable.device):
+            variable._initializer_op = resource_variable_ops.AssignVariableOp(
+                variable._ref(), manipulation_ops.identity(restore_op))
+    else:  # the Assign's output, a Tensor, as TF leaves it
+        variable._initializer_op = state_ops.assign(variable._ref(), restore_op,
+                                                    validate_shape=variable.get_shape().is_fully_defined())
+    variable._initial_value = restore_op
 
 
 def _set_initial_value(variable: Variable, value: Any) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from tensorweave.client.session import BaseSession
 from tensorweave.formats import checkpoint_reader
+from tensorweave.formats.checkpoint_reader import OBJECT_GRAPH_PROTO_KEY
 from tensorweave.formats.protos import TrackableObjectGraph
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import device, get_default_graph, get_default_session, init_scope, name_scope
@@ -30,7 +31,6 @@ from tensorweave.platform.tf_export import tf_export
 from tensorweave.train import checkpoint_management
 from tensorweave.train import saver as saver_lib
 
-OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _VARIABLE_VALUE = "VARIABLE_VALUE"
 
 

@@ -21,11 +21,11 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.client.session import BaseSession
-from tensorweave.formats import checkpoint_state
+from tensorweave.formats import checkpoint_reader, checkpoint_state
 from tensorweave.formats.bundle import write_file_atomically
 from tensorweave.formats.events import flush_open_event_files
 from tensorweave.formats.protos import SaverDef
-from tensorweave.framework import device_spec, dtypes, meta_graph, tensor_shape
+from tensorweave.framework import device_spec, dtypes, meta_graph, nest, tensor_shape
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -143,8 +143,9 @@ def _read_shard_on_cpu(var: Any) -> Any:
     return read
 
 
-def _as_ref(var: Any) -> Tensor:
-    """The ref tensor a checkpoint entry is saved from and restored into."""
+def _as_ref(var: Any, listed: bool = False) -> Tensor:
+    """The ref tensor a checkpoint entry is saved from and restored into (`listed`: from a var_list list,
+    whose wrong entries TF words differently from a dict's)."""
     if isinstance(var, Variable):
         return var._ref()
     if isinstance(var, Tensor) and var.op.type in _VARIABLE_OPS:
@@ -154,6 +155,8 @@ def _as_ref(var: Any) -> Tensor:
             var = convert_to_tensor(var)
         except (TypeError, ValueError):
             pass
+    if listed:
+        raise TypeError(f"Variable to save is not a Variable: {var}")
     raise TypeError(f"names_to_saveables must be a dict mapping string names to Tensors/Variables. Not a "
                     f"variable: {var}")
 
@@ -162,9 +165,9 @@ def _op_list_to_dict(var_list: Any) -> dict[str, Any]:
     """TF's op_list_to_dict: each variable by its op name, except shards of a partitioned variable, which
     are listed together under the full variable's name."""
     if not isinstance(var_list, (list, tuple, set)):
-        raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
+        raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
     named: dict[str, Any] = {}
-    for var in sorted(var_list, key=lambda v: v.name):
+    for var in sorted(nest.flatten(list(var_list)), key=lambda v: v.name):
         if isinstance(var, SaveableObject):
             named[var.name] = var
         elif isinstance(var, PartitionedVariable):
@@ -177,7 +180,7 @@ def _op_list_to_dict(var_list: Any) -> dict[str, Any]:
                 raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
             named.setdefault(name, []).append(var)
         else:
-            ref = _as_ref(var)
+            ref = _as_ref(var, listed=True)
             if ref.op.name in named:
                 raise ValueError(f"At least two variables have the same name: {ref.op.name}")
             named[ref.op.name] = var
@@ -355,6 +358,7 @@ class Saver:
         self._filename = filename
         self._last_checkpoints: list[tuple[str, float]] = []
         self._checkpoints_to_be_deleted: list[tuple[str, float]] = []
+        self._object_restore_saver: Saver | None = None
         if not defer_build:
             self.build()
         if self.saver_def:
@@ -536,9 +540,50 @@ class Saver:
         try:
             sess.run(self.saver_def.restore_op_name, {self.saver_def.filename_tensor_name: save_path})
         except errors.NotFoundError as err:
-            raise _wrap_restore_error(err, "a Variable name or other graph key that is missing") from None
+            names_to_keys = checkpoint_reader.object_graph_key_mapping(checkpoint_prefix)
+            if names_to_keys is None:
+                raise _wrap_restore_error(err, "a Variable name or other graph key that is missing") from None
+            tf_logging.get_logger().warning(
+                "Restoring an object-based checkpoint using a name-based saver. This may be somewhat fragile, and "
+                "will re-build the Saver. Instead, consider loading object-based checkpoints using "
+                "tf.train.Checkpoint().")
+            if self._object_restore_saver is None:
+                self._object_restore_saver = _saver_by_checkpoint_keys(self._var_list, names_to_keys)
+            else:
+                _checkpoint_keys(self._var_list, names_to_keys)
+            self._object_restore_saver.restore(sess, save_path)
         except errors.InvalidArgumentError as err:
             raise _wrap_restore_error(err, "a mismatch between the current graph and the graph") from None
+
+
+def _checkpoint_keys(var_list: Any, names_to_keys: dict[str, str]) -> dict[str, Any]:
+    """{key in an object-based checkpoint: variable} for a Saver's variables; TF's NotFoundError naming the
+    variables it lacks."""
+    if var_list is None:
+        var_list = _all_saveable_objects()
+    named = dict(var_list) if isinstance(var_list, dict) else _op_list_to_dict(var_list)
+    current = {saveable.name for saveable in _saveables(named)}
+    missing = current - set(names_to_keys)
+    if missing:
+        extra = set(names_to_keys) - current
+        raise errors.NotFoundError(
+            None, None,
+            f"\n\nExisting variables not in the checkpoint: {', '.join(sorted(missing))}\n\nVariables names when "
+            f"this checkpoint was written which don't exist now: {', '.join(sorted(extra))}\n\n"
+            f"({len(current & set(names_to_keys))} variable name(s) did match)\n\nCould not find some variables in "
+            "the checkpoint (see names above). Saver was attempting to load an object-based checkpoint (saved "
+            "using tf.train.Checkpoint or tf.keras.Model.save_weights) using variable names. If the checkpoint "
+            "was written with eager execution enabled, it's possible that variable names have changed (for "
+            "example missing a '_1' suffix). It's also possible that there are new variables which did not "
+            "exist when the checkpoint was written. You can construct a Saver(var_list=...) with only the "
+            "variables which previously existed, and if variable names have changed you may need to make this "
+            "a dictionary with the old names as keys.")
+    return {names_to_keys.get(name, name): var for name, var in named.items()}
+
+
+def _saver_by_checkpoint_keys(var_list: Any, names_to_keys: dict[str, str]) -> Saver:
+    """TF's saver_from_object_based_checkpoint: the same variables, read under the checkpoint's keys."""
+    return Saver(_checkpoint_keys(var_list, names_to_keys))
 
 
 def _meta_graph_base(checkpoint_file: str) -> str:

@@ -6,6 +6,7 @@ graphs (`name=""`); the other literals were recorded from TF 2.21 running the sa
 
 import json
 import pathlib
+import re
 import tracemalloc
 
 import numpy as np
@@ -146,7 +147,6 @@ def test_control_input_map_and_default_attrs():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    ({"input_map": {"q:0": 1.0}}, ValueError, "Attempted to map inputs that were not found in graph_def: [q:0]"),
     ({"return_elements": ["q:0"]}, ValueError, "Requested return tensor 'q:0' not found in graph def"),
     ({"return_elements": ["q"]}, ValueError, "Requested return node 'q' not found in graph def"),
     ({"return_elements": ["z:3"]}, ValueError, "Invalid return output 3 of node 'z', which has 1 output(s)"),
@@ -161,6 +161,15 @@ def test_errors_as_tf(kwargs, error, message):
             tf.import_graph_def(_small_graph(), **kwargs)
         assert message in str(info.value)
         assert not [o for o in g.get_operations() if not o.name.startswith("import/_inputs")]  # all or nothing
+
+
+def test_an_input_map_key_not_in_the_graph_def_raises_after_the_import_as_tf():
+    """TF imports first, then refuses the unused keys: the imported nodes stay (recorded from TF 2.21)."""
+    with tf.Graph().as_default() as g:
+        with pytest.raises(ValueError, match=re.escape("Attempted to map inputs that were not found in graph_def: "
+                                                       "[q:0]")):
+            tf.import_graph_def(_small_graph(), input_map={"q:0": tf.constant(1.0, name="one")})
+        assert [o.name for o in g.get_operations()] == ["one", "import/x", "import/y", "import/z/y", "import/z"]
 
 
 def test_bad_graph_def_and_unknown_op_as_tf():
@@ -251,3 +260,37 @@ def test_write_graph_text_and_binary(tmp_path):
     assert text == str(tmp_path / "sub" / "g.pbtxt") and binary == str(tmp_path / "g.pb")
     assert text_format.Parse(pathlib.Path(text).read_text(), protos.GraphDef()) == g.as_graph_def()
     assert protos.GraphDef.FromString(pathlib.Path(binary).read_bytes()) == g.as_graph_def()
+
+
+def test_convert_variables_to_constants_freezes_resource_variables_as_tf():
+    """TF's converter: the handle becomes the Const, its reads Identities (through cond's Switches, which take
+    the value's dtype) and a gather GatherV2 on a new `<name>/axis` Const (recorded from TF 2.21)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        ids = tf.placeholder(tf.int32, [None], name="ids")
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        e = tf.get_variable("e", [3, 2], initializer=tf.constant_initializer([[1., 2.], [3., 4.], [5., 6.]]),
+                            use_resource=True)
+        c = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.matmul(x, e, transpose_b=True),
+                    lambda: -tf.matmul(x, e, transpose_b=True))
+        tf.identity(tf.reduce_sum(c) + tf.reduce_sum(tf.nn.embedding_lookup(e, ids)), name="y")
+        sess.run(tf.global_variables_initializer())
+        frozen = tf.graph_util.convert_variables_to_constants(sess, sess.graph.as_graph_def(), ["y"])
+    assert [(n.name, n.op, list(n.input)) for n in frozen.node
+            if n.op in ("Const", "Identity", "Switch", "GatherV2") and not n.name.startswith("Const")] == [
+        ("e", "Const", []), ("Greater/y", "Const", []), ("cond/pred_id", "Identity", ["Greater"]),
+        ("cond/MatMul/ReadVariableOp", "Identity", ["cond/MatMul/ReadVariableOp/Switch:1"]),
+        ("cond/MatMul/ReadVariableOp/Switch", "Switch", ["e", "cond/pred_id"]),
+        ("cond/MatMul/Switch", "Switch", ["x", "cond/pred_id"]),
+        ("cond/MatMul_1/ReadVariableOp", "Identity", ["cond/MatMul_1/ReadVariableOp/Switch"]),
+        ("cond/MatMul_1/ReadVariableOp/Switch", "Switch", ["e", "cond/pred_id"]),
+        ("cond/MatMul_1/Switch", "Switch", ["x", "cond/pred_id"]),
+        ("embedding_lookup", "GatherV2", ["e", "ids", "embedding_lookup/axis"]),
+        ("embedding_lookup/Identity", "Identity", ["embedding_lookup"]), ("y", "Identity", ["add"]),
+        ("embedding_lookup/axis", "Const", [])]
+    nodes = {n.name: n for n in frozen.node}
+    assert nodes["cond/MatMul/ReadVariableOp/Switch"].attr["T"].type == tf.float32.as_datatype_enum
+    assert nodes["embedding_lookup/axis"].attr["dtype"].type == tf.int32.as_datatype_enum
+    with tf.Graph().as_default(), tf.Session() as sess:
+        out, = tf.import_graph_def(frozen, return_elements=["y:0"], name="")
+        assert sess.run(out, {"x:0": [[1., 1.]], "ids:0": [0, 2]}) == 35.0
+        assert sess.run(out, {"x:0": [[-1., -1.]], "ids:0": [1]}) == 28.0

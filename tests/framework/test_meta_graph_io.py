@@ -7,6 +7,7 @@ returns None there).
 """
 
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -97,6 +98,28 @@ def test_export_as_tf_writes_it():
 def test_import_meta_graph_errors_as_tf(tmp_path):
     with pytest.raises(OSError, match=f"File does not exist. Received: {tmp_path}/none.meta."):
         tf.train.import_meta_graph(str(tmp_path / "none.meta"))
+    (tmp_path / "bad.meta").write_text("garbage")
+    with pytest.raises(OSError, match=re.escape(f'Cannot parse file {tmp_path}/bad.meta: 1:1 : Message type '
+                                                '"tensorflow.MetaGraphDef" has no field named "garbage"..')):
+        tf.train.import_meta_graph(str(tmp_path / "bad.meta"))
+
+
+def test_export_scope_takes_a_str_item_for_a_node_name_as_tf():
+    """TF's _should_include_node: a collection's str outside `export_scope` is left out like a node; bytes and
+    numbers stay (recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        with tf.name_scope("model"):
+            y = tf.constant(1.0, name="y")
+        for key, items in [("ys", [y]), ("strs", ["hello", "model/x"]), ("raw", [b"hi"]), ("ints", [3]),
+                           ("outside", ["other"])]:
+            for item in items:
+                tf.add_to_collection(key, item)
+        scoped = tf.train.export_meta_graph(export_scope="model")
+        assert sorted(scoped.collection_def) == ["ints", "raw", "strs", "ys"]
+        assert list(scoped.collection_def["strs"].bytes_list.value) == [b"model/x"]
+        assert list(scoped.collection_def["ys"].node_list.value) == ["y:0"]
+        whole = tf.train.export_meta_graph()
+        assert list(whole.collection_def["strs"].bytes_list.value) == [b"hello", b"model/x"]
 
 
 def test_imported_variables_clear_devices():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
+from tensorweave.formats import protos
 
 
 def _steps() -> list:
@@ -226,3 +227,18 @@ def test_input_spec_checks_later_calls() -> None:
             layer(tf.ones([2, 4]))
         assert str(info.value) == ('Input 0 of layer "batch_normalization_3" is incompatible with the layer: expected '
                                    "axis 1 of input shape to have value 3, but received input with shape (2, 4)")
+
+
+def test_moving_statistics_are_on_read_mean_variables_in_the_meta_graph() -> None:
+    """TF's layer makes its statistics ON_READ with MEAN aggregation, and their VariableDefs say so
+    (synchronization 3, aggregation 2), as in a `.meta` TF writes."""
+    with tf.Graph().as_default():
+        tf.layers.batch_normalization(tf.placeholder(tf.float32, [None, 3]), training=True, renorm=True)
+        summary = [(v.op.name, v.trainable, v.synchronization.name, v.aggregation.name) for v in tf.global_variables()]
+        assert summary == [("batch_normalization/gamma", True, "AUTO", "NONE"),
+                           ("batch_normalization/beta", True, "AUTO", "NONE")] + [
+            (f"batch_normalization/{name}", False, "ON_READ", "MEAN")
+            for name in ("moving_mean", "moving_variance", "moving_stddev", "renorm_mean", "renorm_stddev")]
+        variable_defs = tf.train.export_meta_graph().collection_def["variables"].bytes_list.value
+        assert [(d.synchronization, d.aggregation) for d in map(protos.VariableDef.FromString, variable_defs)] == [
+            (0, 0), (0, 0)] + [(3, 2)] * 5

@@ -74,9 +74,19 @@ def test_init_from_checkpoint_replaces_the_initializer_as_tf(ckpt_dir: str) -> N
         made = _same_names()
         tf.train.init_from_checkpoint(ckpt_dir, {"/": "/"})
         assert [(v.initial_value.name, v.initializer.name, v.initial_value.shape.as_list()) for v in made[:2]] == [
-            ("checkpoint_initializer:0", "Assign", [2]), ("checkpoint_initializer_1:0", "Assign_1", [1, 1])]
+            ("checkpoint_initializer:0", "Assign:0", [2]), ("checkpoint_initializer_1:0", "Assign_1:0", [1, 1])]
         restore = made[0].initial_value.op
         assert restore.type == "RestoreV2" and restore.device == "/device:CPU:0"
+        with tf.device("/cpu:0"):
+            res = tf.get_variable("r", [2], use_resource=True)
+        tf.train.init_from_checkpoint(ckpt_dir, {"a/x": res})  # TF: an Identity and the assign on its device
+        assert (res.initializer.name, res.initializer.device) == ("AssignVariableOp", "/device:CPU:0")
+        assert [(t.name, t.op.device) for t in res.initializer.inputs] == [("r:0", "/device:CPU:0"),
+                                                                           ("Identity:0", "/device:CPU:0")]
+        with tf.Session() as sess:
+            assert sess.run(made[0].initializer).tolist() == [1.0, 2.0]  # the initializer is the Assign's Tensor
+            sess.run(res.initializer)
+            assert sess.run(res).tolist() == [1.0, 2.0]
         with pytest.raises(ValueError, match=re.escape("Tensor a/a/x (/x in a/) is not found in ")):
             tf.train.init_from_checkpoint(ckpt_dir, {"a/": "/"})
 

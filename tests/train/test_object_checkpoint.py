@@ -234,3 +234,31 @@ def test_checkpoint_manager_interval_and_restore_or_initialize(tmp_path):
         assert [os.path.basename(p) if p else None for p in written] == [
             "ckpt-0", None, None, "ckpt-3", None, None, "ckpt-6"]
         assert len(mgr.checkpoints) == 4
+
+
+def test_a_name_based_saver_reads_an_object_based_checkpoint_as_tf(tmp_path) -> None:
+    """TF's Saver falls back to the checkpoint's object graph (saved name -> key) when its names are missing;
+    a variable the graph does not know is TF's NotFoundError listing both sides (recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        v = tf.Variable([1.5, 2.5], name="myv")
+        w = tf.get_variable("w", [2], initializer=tf.ones_initializer(), use_resource=True)
+        ckpt = tf.train.Checkpoint(a=v, b=w)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = ckpt.save(str(tmp_path / "ck"), session=sess)
+    with tf.Graph().as_default():
+        v = tf.Variable([0.0, 0.0], name="myv")
+        w = tf.get_variable("w", [2], initializer=tf.zeros_initializer(), use_resource=True)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            for _ in range(2):  # the second restore reuses the remapped saver
+                saver.restore(sess, path)
+                assert [x.tolist() for x in sess.run([v, w])] == [[1.5, 2.5], [1.0, 1.0]]
+    with tf.Graph().as_default():
+        tf.Variable([0.0, 0.0], name="other")
+        with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError) as info:
+            tf.train.Saver().restore(sess, path)
+    assert info.value.message.startswith(
+        "\n\nExisting variables not in the checkpoint: other\n\nVariables names when this checkpoint was written "
+        "which don't exist now: myv, save_counter, w\n\n(0 variable name(s) did match)\n\nCould not find some "
+        "variables in the checkpoint (see names above).")

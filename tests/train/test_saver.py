@@ -149,8 +149,13 @@ def test_constructor_checks_as_tf() -> None:
         v = tf.Variable(1, name="v")
         with pytest.raises(ValueError, match="If `var_list` is provided then build cannot be deferred"):
             tf.train.Saver([v], defer_build=True)
-        with pytest.raises(TypeError, match="Variables to save should be passed in a dict or a list"):
-            tf.train.Saver(v)
+        with pytest.raises(TypeError, match="^Variables to save should be passed in a dict or a list. Got 3$"):
+            tf.train.Saver(3)
+        with pytest.raises(TypeError, match="^Variable to save is not a Variable: Tensor\\(\"c:0\""):
+            tf.train.Saver([tf.constant(1.0, name="c")])
+        with pytest.raises(TypeError, match="^names_to_saveables must be a dict mapping string names to "
+                                            "Tensors/Variables. Not a variable: Tensor\\(\"c_1:0\""):
+            tf.train.Saver({"c": tf.constant(1.0, name="c")})
         deferred = tf.train.Saver(defer_build=True)
         with tf.Session() as sess, pytest.raises(RuntimeError, match="`build\\(\\)` should be called"):
             deferred.save(sess, "/tmp/x")
@@ -159,6 +164,8 @@ def test_constructor_checks_as_tf() -> None:
         again = tf.train.Saver.from_proto(deferred.to_proto())
         assert again.as_saver_def() == deferred.as_saver_def()
         assert deferred.to_proto(export_scope="save").filename_tensor_name == "Const:0"
+        w = tf.Variable(2, name="w")
+        assert tf.train.Saver([[v], (w,)]).saver_def.restore_op_name == "save_1/restore_all"  # TF flattens lists
 
 
 def test_set_and_recover_last_checkpoints_and_relative_paths(tmp_path: os.PathLike) -> None:
