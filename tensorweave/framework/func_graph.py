@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave.framework import dtypes, function_def
-from tensorweave.framework.graph import Graph, Operation, Tensor
+from tensorweave.framework import dtypes, function_def, tf2
+from tensorweave.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tensorweave.framework.graph_def import NodeDef
 from tensorweave.framework.op_def import arg_types
 
@@ -145,3 +145,10 @@ class FuncGraph(Graph):
         """Add the functions this graph's calls use to `graph`'s library."""
         for function in self._functions.values():
             graph._add_function(function)
+
+
+def control_flow_v2_in_graph() -> bool:
+    """Whether what is built now uses TF2's control flow (functional If and While, TensorList-backed
+    TensorArrays): when the toggle is on, and always inside a function being traced (TF's
+    `EnableControlFlowV2`)."""
+    return tf2.behavior("control_flow_v2") or isinstance(get_default_graph(), FuncGraph)

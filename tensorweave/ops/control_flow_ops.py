@@ -17,7 +17,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.formats import protos
 from tensorweave.framework import dtypes, meta_graph, nest, tensor_shape, tensor_util, tf2
-from tensorweave.framework.func_graph import FuncGraph
+from tensorweave.framework.func_graph import FuncGraph, control_flow_v2_in_graph
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -662,12 +662,6 @@ def _unpack_if_singleton(value: Any) -> Any:
 V2_BUILDERS: dict[str, Callable[..., Any]] = {}
 
 
-def _control_flow_v2() -> bool:
-    """Whether cond and while_loop build TF2's functional ops: when the toggle is on, and always inside a
-    function being traced (TF's `EnableControlFlowV2`)."""
-    return tf2.behavior("control_flow_v2") or isinstance(get_default_graph(), FuncGraph)
-
-
 @tf_export("cond")
 def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable[[], Any] | None = None,
          strict: bool = False, name: str | None = None, fn1: Callable[[], Any] | None = None,
@@ -693,7 +687,7 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
         raise TypeError("'true_fn' must be callable.")
     if not callable(false_fn):
         raise TypeError("'false_fn' must be callable.")
-    if _control_flow_v2():
+    if control_flow_v2_in_graph():
         return V2_BUILDERS["cond"](pred, true_fn, false_fn, name)
     if executing_eagerly():  # only the taken branch runs, at once (TF's eager cond)
         result = true_fn() if tensor_util.constant_value(convert_to_tensor(pred)) else false_fn()
@@ -1178,7 +1172,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         raise TypeError("'body' must be callable.")
     if parallel_iterations < 1:
         raise TypeError("'parallel_iterations' must be a positive integer.")
-    if _control_flow_v2():
+    if control_flow_v2_in_graph():
         return V2_BUILDERS["while_loop"](cond, body, loop_vars, shape_invariants, parallel_iterations,
                                          maximum_iterations, name, return_same_structure, back_prop)
     with name_scope(name, "while", nest.flatten(loop_vars)):

@@ -13,6 +13,7 @@ scalars (a loop's counter) they take NumPy's scalar fast path, ten times cheaper
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 from collections.abc import Callable
@@ -1058,6 +1059,9 @@ def _add_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @AddN.kernel("CPU")
 def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
+    """The sum; variant values (TensorLists, gradients of TF2's TensorArrays) add themselves."""
+    if not hasattr(inputs[0], "dtype"):
+        return functools.reduce(lambda a, b: a.add(b), inputs)
     first = np.shape(inputs[0])
     if len(inputs) == 2 and np.shape(inputs[1]) == first:  # a gradient's two paths: the common case, checked once
         return inputs[0] + inputs[1]

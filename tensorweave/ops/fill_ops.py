@@ -115,7 +115,10 @@ def _zeros_like_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @ZerosLike.kernel("CPU")
 def _zeros_like(ctx: OpKernelContext, x: Any) -> Any:
-    """Zeros of `x`'s type; empty strings for a string tensor (NumPy's would be int 0 objects)."""
+    """Zeros of `x`'s type; empty strings for a string tensor (NumPy's would be int 0 objects); a variant
+    value (a TensorList) makes its own."""
+    if not hasattr(x, "dtype"):
+        return x.zeros_like(ctx.xp)
     if x.dtype.kind == "O":
         return np.full(x.shape, b"", dtype=object)
     return ctx.xp.zeros_like(x)
@@ -153,11 +156,12 @@ def _shape_internal(tensor: Tensor, optimize: bool) -> Tensor:
 @add_dispatch_support
 def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
     """Zeros with the shape (and by default the dtype) of `tensor`: `zeros` of the static shape when it is
-    fully known, `zeros` of the runtime shape for another dtype, else a ZerosLike op (TF's choices)."""
+    fully known (but for a variant), `zeros` of the runtime shape for another dtype, else a ZerosLike op
+    (TF's choices)."""
     with name_scope(name, "zeros_like", [tensor]) as scope:
         tensor = convert_to_tensor(tensor, name="tensor")
         base = tensor.dtype.base_dtype
-        if optimize and tensor.shape.is_fully_defined():
+        if optimize and tensor.shape.is_fully_defined() and base != dtypes.variant:
             return zeros(tensor.shape.as_list(), dtype=dtype or base, name=scope)
         if dtype is not None and dtypes.as_dtype(dtype).base_dtype != base:
             return zeros(_shape_internal(tensor, optimize), dtype=dtype, name=scope)

@@ -108,13 +108,7 @@ def _handle_data(ctx: InferenceContext, index: int) -> tuple[tensor_shape.Tensor
         return _static_shape_input(inner, 0), op._node_def.attr["element_dtype"]
     if op.type in ("TensorListFromTensor", "TensorListSplit", "TensorListScatterV2"):
         inner = InferenceContext.for_operation(op)
-        shape = _static_shape_input(inner, 1 if op.type != "TensorListScatterV2" else 2)
-        tensor = op.inputs[0].shape
-        rest = tensor_shape.unknown_shape() if tensor.ndims is None else tensor_shape.TensorShape(tensor.dims[1:])
-        if op.type == "TensorListSplit":
-            rest = tensor_shape.unknown_shape() if tensor.ndims is None else \
-                tensor_shape.TensorShape([None] + tensor.dims[1:])
-        return shape.merge_with(rest) if shape.is_compatible_with(rest) else shape, op.inputs[0].dtype.base_dtype
+        return _static_shape_input(inner, 2 if op.type == "TensorListScatterV2" else 1), op.inputs[0].dtype.base_dtype
     return None
 
 
@@ -750,8 +744,9 @@ def tensor_list_get_item(input_handle: Tensor, index: Any, element_dtype: dtypes
 def tensor_list_pop_back(input_handle: Tensor, element_dtype: dtypes.DType,
                          element_shape: tensor_shape.TensorShape, name: str | None = None) -> tuple[Tensor, Tensor]:
     """The list without its last element, and that element (shaped `element_shape`)."""
-    handle, tensor = TensorListPopBack(input_handle, np.asarray(build_element_shape(element_shape), np.int32),
-                                       element_dtype=element_dtype, name=name)
+    shape = np.asarray(-1 if element_shape.ndims is None else [-1 if d is None else d for d in element_shape.as_list()],
+                       np.int32)
+    handle, tensor = TensorListPopBack(input_handle, shape, element_dtype=element_dtype, name=name)
     tensor.set_shape(element_shape)
     return handle, tensor
 

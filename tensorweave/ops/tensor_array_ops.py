@@ -31,10 +31,12 @@ from tensorweave.framework.graph import (
     name_scope,
 )
 from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave.framework import op_registry
+from tensorweave.framework.func_graph import control_flow_v2_in_graph
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec, TypeSpec, register_type_spec_from_value_converter
-from tensorweave.ops import cast_ops, manipulation_ops, sequence_ops, shape_ops
+from tensorweave.ops import cast_ops, list_ops, manipulation_ops, sequence_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import with_rank, with_rank_at_least
 from tensorweave.platform import tf_logging
@@ -583,6 +585,16 @@ class TensorArray:
     built and set on what `read`, `stack`, `gather` and `concat` return.
     """
 
+    def __new__(cls, dtype: Any = None, size: Any = None, dynamic_size: bool | None = None,
+                clear_after_read: bool | None = None, tensor_array_name: str | None = None,
+                handle: Tensor | None = None, flow: Tensor | None = None, **kwargs: Any) -> TensorArray:
+        """TF2's control flow (and a variant flow) makes the TensorList-backed array, as TF's TensorArray
+        picks its implementation."""
+        if cls is TensorArray and ((flow is not None and getattr(flow, "dtype", None) == dtypes.variant)
+                                   or control_flow_v2_in_graph()):
+            cls = _GraphTensorArrayV2
+        return super().__new__(cls)
+
     def __init__(self, dtype: Any, size: Any = None, dynamic_size: bool | None = None,
                  clear_after_read: bool | None = None, tensor_array_name: str | None = None,
                  handle: Tensor | None = None, flow: Tensor | None = None, infer_shape: bool = True,
@@ -757,6 +769,110 @@ class TensorArray:
             return g
 
 
+class _GraphTensorArrayV2(TensorArray):
+    """A TensorArray of a TF2 graph: its flow is a TensorList (a variant), its handle None, and every op a
+    list op; each write makes a new list value (TF's `_GraphTensorArrayV2`). TensorLists keep no
+    `clear_after_read` (a read leaves the item) and let an index be written again."""
+
+    def __init__(self, dtype: Any, size: Any = None, dynamic_size: bool | None = None,
+                 clear_after_read: bool | None = None, tensor_array_name: str | None = None,
+                 handle: Tensor | None = None, flow: Tensor | None = None, infer_shape: bool = True,
+                 element_shape: Any = None, colocate_with_first_write_call: bool = True,
+                 name: str | None = None) -> None:
+        assert handle is None
+        self._dynamic_size = dynamic_size
+        self._size = size
+        if flow is not None and (not isinstance(flow, Tensor) or flow.dtype != dtypes.variant):
+            raise TypeError(f"Expected `flow` to be a variant tensor, but received `{flow.dtype}` instead.")
+        if flow is None and size is None:
+            raise ValueError("Argument `size` must be provided if argument `flow` is not provided.")
+        if flow is not None and size is not None:
+            raise ValueError("Cannot provide both `flow` and `size` arguments at the same time.")
+        if flow is not None and element_shape is not None:
+            raise ValueError("Cannot provide both `flow` and `element_shape` argumentsat the same time.")
+        self._dtype = dtypes.as_dtype(dtype).base_dtype
+        self._element_shape = [tensor_shape.as_shape(element_shape)]
+        self._infer_shape = infer_shape
+        with name_scope(name, "TensorArrayV2", [size, flow]) as scope:
+            self._flow = flow if flow is not None else list_ops.tensor_list_reserve(
+                element_shape=element_shape, num_elements=size, element_dtype=dtype, name=scope)
+        self._colocate_with_first_write_call = None
+        self._colocate_with = None
+
+    @property
+    def handle(self) -> None:
+        """None: the list is the flow (TF keeps the attribute so TF1's while_loop does not fail)."""
+        return None
+
+    def grad(self, source: str, flow: Tensor | None = None, name: str | None = None) -> TensorArray:
+        raise NotImplementedError()
+
+    def read(self, index: Any, name: str | None = None) -> Tensor:
+        with name_scope(name, "TensorArrayV2Read", [self._flow, index]):
+            return list_ops.tensor_list_get_item(self._flow, index, self._dtype, self.element_shape, name=name)
+
+    def write(self, index: Any, value: Any, name: str | None = None) -> TensorArray:
+        with name_scope(name, "TensorArrayV2Write", [self._flow, index, value]):
+            value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
+            _check_dtypes(value, self._dtype)
+            self._check_element_shape(value.shape)
+            flow_out = list_ops.tensor_list_set_item(self._flow, index, value,
+                                                     resize_if_index_out_of_bounds=bool(self._dynamic_size),
+                                                     name=name)
+            return build_ta_with_new_flow(self, flow_out)
+
+    def stack(self, name: str | None = None) -> Tensor:
+        with name_scope(name, "TensorArrayV2Stack", [self._flow]):
+            size = -1
+            if not self._dynamic_size and self._size is not None:
+                size = _static_value(self._size)
+            return list_ops.tensor_list_stack(self._flow, self._dtype, -1 if size is None else int(size),
+                                              self.element_shape)
+
+    def gather(self, indices: Any, name: str | None = None) -> Tensor:
+        return list_ops.tensor_list_gather(self._flow, indices, self._dtype, self.element_shape, name=name)
+
+    def concat(self, name: str | None = None) -> Tensor:
+        element_shape = [None] + self.element_shape.dims[1:] if self.element_shape else None
+        return list_ops.tensor_list_concat(self._flow, self._dtype, element_shape, name=name)
+
+    def unstack(self, value: Any, name: str | None = None) -> TensorArray:
+        """A new list of the rows of `value` (the array's own list is dropped, as TF's)."""
+        with name_scope(name, "TensorArrayUnstack", [self._flow, value]):
+            value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
+            _check_dtypes(value, self._dtype)
+            self._check_element_shape(value.shape[1:])
+            return build_ta_with_new_flow(self, list_ops.tensor_list_from_tensor(value, value.shape[1:]))
+
+    def scatter(self, indices: Any, value: Any, name: str | None = None) -> TensorArray:
+        with name_scope(name, "TensorArrayScatter", [self._flow, value, indices]):
+            value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
+            _check_dtypes(value, self._dtype)
+            self._check_element_shape(value.shape[1:])
+            flow_out = list_ops.tensor_list_scatter(value, indices, self.element_shape, input_handle=self._flow)
+            return build_ta_with_new_flow(self, flow_out)
+
+    def split(self, value: Any, lengths: Any, name: str | None = None) -> TensorArray:
+        with name_scope(name, "TensorArraySplit", [self._flow, value, lengths]):
+            value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
+            _check_dtypes(value, self._dtype)
+            lengths_64 = cast_ops.cast(lengths, dtypes.int64)
+            known = tensor_util.constant_value(lengths_64)
+            if value.shape.dims is not None and known is not None and known.shape and known.max() == known.min():
+                self._check_element_shape(tensor_shape.TensorShape([int(known[0])]).concatenate(value.shape[1:]))
+            return build_ta_with_new_flow(self, list_ops.tensor_list_split(value, self.element_shape, lengths_64,
+                                                                           name=name))
+
+    def size(self, name: str | None = None) -> Tensor:
+        if not self._dynamic_size and self._size is not None:
+            return convert_to_tensor(self._size, dtype=dtypes.int32)
+        return list_ops.tensor_list_length(self._flow, name=name)
+
+    def close(self, name: str | None = None) -> Operation:
+        """Nothing to free: a NoOp, as TF's."""
+        return op_registry.get("NoOp")(name=name)
+
+
 @tf_export("TensorArraySpec")
 class TensorArraySpec(TypeSpec):
     """Describes a tf.TensorArray: its element shape and dtype, and whether it grows and infers shapes."""
@@ -825,6 +941,11 @@ def _check_dtypes(value: Tensor, dtype: dtypes.DType) -> None:
 
 def build_ta_with_new_flow(old_ta: TensorArray, flow: Tensor) -> TensorArray:
     """The TensorArray of `old_ta`'s handle at `flow`, sharing its element shape and colocation."""
+    if not isinstance(old_ta, _GraphTensorArrayV2) and control_flow_v2_in_graph():
+        raise NotImplementedError("Attempting to build a graph-mode TF2-style TensorArray from either an eager-mode "
+                                  "TensorArray or a TF1-style TensorArray.  This is not currently supported.  You "
+                                  "may be attempting to capture a TensorArray inside a tf.function or tf.data map "
+                                  "function. Instead, construct a new TensorArray inside the function.")
     new_ta = TensorArray(dtype=old_ta.dtype, handle=old_ta.handle, flow=flow, infer_shape=old_ta._infer_shape,
                          colocate_with_first_write_call=old_ta._colocate_with_first_write_call)
     new_ta._dynamic_size = old_ta._dynamic_size

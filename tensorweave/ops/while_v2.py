@@ -278,7 +278,7 @@ class _GradientBody(FuncGraph):
 
 
 def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
-    """Gradients of the loop's initial values: of the floating ones and of variable handles (the gradient of
+    """Gradients of the loop's initial values: of the floating ones, of TensorLists and of variable handles (the gradient of
     the variable the body reads), None for the others and for accumulators.
 
     A forward view inlines the body on placeholders; `tf.gradients` through it builds the backward body,
@@ -287,7 +287,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     count = record.count
     x0 = list(op.inputs)[:count]
     sources = {i: control_flow_ops.variable_handle_source(x) for i, x in enumerate(x0) if x.dtype == dtypes.resource}
-    floating = [i for i, x in enumerate(x0) if x.dtype.is_floating or sources.get(i) is not None]
+    floating = [i for i, x in enumerate(x0)
+                if x.dtype.is_floating or x.dtype == dtypes.variant or sources.get(i) is not None]
     if not floating:
         return [None] * len(op.inputs)
     specs = [TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype.base_dtype)
