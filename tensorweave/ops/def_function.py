@@ -501,7 +501,7 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
         dxs = gradients.gradients([ys[i] for i in flowing], xs, grad_ys=dys, name=scope) if flowing else \
             [None] * len(xs)
         if zeros_for_unconnected:
-            dxs = [dx if dx is not None else fill_ops.zeros_like(x) if x.dtype.is_floating else
+            dxs = [dx if dx is not None else fill_ops.zeros_like(x) if x.dtype.is_floating or x.dtype == dtypes.variant else
                    control_flow_ops.zeros_for_resource(x) if x.dtype == dtypes.resource and
                    control_flow_ops.variable_handle_source(x) is not None else None for x, dx in zip(xs, dxs)]
         returned = [i for i, dx in enumerate(dxs) if dx is not None]

@@ -118,15 +118,15 @@ def _list_element_shape(ctx: InferenceContext, dtype: dtypes.DType) -> tensor_sh
     if data is None:
         return tensor_shape.unknown_shape()
     if data[1] != dtype:
-        raise ValueError(f"Expected list with element dtype {dtypes.type_string(dtype)[3:].lower()} but got list "
-                         f"with element dtype {dtypes.type_string(data[1])[3:].lower()}")
+        raise ValueError(f"Expected list with element dtype {dtypes.type_string(dtype)} but got list with element "
+                         f"dtype {dtypes.type_string(data[1])}")
     return data[0]
 
 
 def _check_dtype(ctx: OpKernelContext, handle: TensorList, element_dtype: dtypes.DType) -> None:
     if handle.element_dtype != element_dtype:
-        raise invalid_argument(ctx, f"Invalid data types; op elements {element_dtype.name} but list elements "
-                                    f"{handle.element_dtype.name}")
+        raise invalid_argument(ctx, f"Invalid data types; op elements {dtypes.type_string(element_dtype)} but list "
+                                    f"elements {dtypes.type_string(handle.element_dtype)}")
 
 
 def _merged_shape(ctx: OpKernelContext, a: tensor_shape.TensorShape, b: Any) -> tensor_shape.TensorShape:
@@ -604,13 +604,14 @@ def _tensor_list_split(ctx: OpKernelContext, tensor: Any, element_shape: Any, le
         raise invalid_argument(ctx, f"Tensor must be at least a vector, but saw shape: "
                                     f"{tensor_shape.shape_string(np.shape(tensor))}")
     shape = _shape_input(element_shape)
-    if shape.ndims and shape.as_list()[0] is not None:
-        raise invalid_argument(ctx, f"TensorListSplit requires element_shape to have unknown first dimension, "
-                                    f"got: {tensor_shape.shape_string(shape)}")
-    rows = tensor_shape.TensorShape([None] + list(np.shape(tensor)[1:]))
-    if not shape.is_compatible_with(rows):
-        raise invalid_argument(ctx, f"Specified a list with shape {tensor_shape.shape_string(shape)} from a tensor "
-                                    f"with shape {tensor_shape.shape_string(rows)}")
+    if shape.ndims == 0:
+        raise invalid_argument(ctx, "TensorListSplit requires element_shape to be at least of rank 1, but saw: "
+                                    f"{tensor_shape.shape_string(shape)}")
+    if shape.ndims is not None:
+        given, rest = tensor_shape.TensorShape(shape.dims[1:]), tensor_shape.TensorShape(np.shape(tensor)[1:])
+        if not given.is_compatible_with(rest):
+            raise invalid_argument(ctx, f"Specified a list with shape {tensor_shape.shape_string(given)} from a "
+                                        f"tensor with shape {tensor_shape.shape_string(rest)}")
     lengths = np.asarray(lengths).tolist()
     items, start = [], 0
     for length in lengths:

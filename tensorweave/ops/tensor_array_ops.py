@@ -873,6 +873,9 @@ class _GraphTensorArrayV2(TensorArray):
         return op_registry.get("NoOp")(name=name)
 
 
+_GraphTensorArrayV2.__name__ = _GraphTensorArrayV2.__qualname__ = "TensorArray"  # what TF's arrays print as
+
+
 @tf_export("TensorArraySpec")
 class TensorArraySpec(TypeSpec):
     """Describes a tf.TensorArray: its element shape and dtype, and whether it grows and infers shapes."""
