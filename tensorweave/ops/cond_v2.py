@@ -26,7 +26,7 @@ from tensorweave.ops.control_flow_ops import V2_BUILDERS
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import Case, If, StatelessCase, StatelessIf
 from tensorweave.ops.shape_ops import squeeze
-from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
+from tensorweave.ops.tensor_array_ops import TensorArray, TensorArraySpec, build_ta_with_new_flow
 
 
 def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
@@ -141,8 +141,16 @@ def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], 
                                             scope, is_if=True)))
     return nest.pack_sequence_as(originals[0], [
         SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
-        build_ta_with_new_flow(x, next(results)) if isinstance(x, TensorArray) else next(results)
+        _tensor_array_out(x, next(results)) if isinstance(x, TensorArray) else next(results)
         for x in nest.flatten(originals[0])])
+
+
+def _tensor_array_out(branch_array: TensorArray, flow: Tensor) -> TensorArray:
+    """The If's TensorArray: a TF2 array rebuilt from the true branch's spec (its size unknown, as TF's), a
+    TF1 array the same handle at the new flow."""
+    if isinstance(flow, Tensor) and flow.dtype == dtypes.variant:
+        return TensorArraySpec.from_value(branch_array)._from_components([flow])
+    return build_ta_with_new_flow(branch_array, flow)
 
 
 def _components(value: Any, pred: Tensor) -> Any:

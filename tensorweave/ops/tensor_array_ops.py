@@ -911,16 +911,23 @@ class TensorArraySpec(TypeSpec):
 
     @property
     def _component_specs(self) -> list[TensorSpec]:
-        """The handle and the flow of a graph TensorArray."""
+        """The list of a TF2 array; the handle and the flow of a TF1 one."""
+        if control_flow_v2_in_graph():
+            return [TensorSpec([], dtypes.variant)]
         return [TensorSpec([], dtypes.resource), TensorSpec([], dtypes.float32)]
 
     def _to_components(self, value: TensorArray) -> list[Tensor]:
-        return [value.handle, value.flow]
+        return [value.flow] if isinstance(value, _GraphTensorArrayV2) else [value.handle, value.flow]
 
     def _from_components(self, components: Any) -> TensorArray:
-        handle, flow = components
-        array = TensorArray(self._dtype, handle=handle, flow=flow, infer_shape=self._infer_shape)
-        array._dynamic_size = self._dynamic_size
+        """A TF2 array of the list (its size unknown, as TF's), or a TF1 array of the handle and flow."""
+        if len(components) == 1:
+            array = TensorArray(self._dtype, flow=components[0], dynamic_size=self._dynamic_size,
+                                infer_shape=self._infer_shape)
+        else:
+            handle, flow = components
+            array = TensorArray(self._dtype, handle=handle, flow=flow, infer_shape=self._infer_shape)
+            array._dynamic_size = self._dynamic_size
         array._element_shape = [self._element_shape]
         return array
 
