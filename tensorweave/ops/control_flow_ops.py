@@ -16,7 +16,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.formats import protos
-from tensorweave.framework import dtypes, meta_graph, nest, tensor_shape, tensor_util, tf2
+from tensorweave.framework import dtypes, meta_graph, nest, tensor_shape, tensor_util
 from tensorweave.framework.func_graph import FuncGraph, control_flow_v2_in_graph
 from tensorweave.framework.graph import (
     GraphKeys,

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, op_registry, tensor_shape, tensor_util
+from tensorweave.framework.func_graph import control_flow_v2_in_graph
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
@@ -31,8 +32,6 @@ from tensorweave.framework.graph import (
     name_scope,
 )
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework import op_registry
-from tensorweave.framework.func_graph import control_flow_v2_in_graph
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.type_spec import TensorSpec, TypeSpec, register_type_spec_from_value_converter
