@@ -168,7 +168,8 @@ def _components(value: Any, pred: Tensor) -> Any:
 
 def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any], is_if: bool) -> list[Tensor | None]:
     """Gradients of a Case's or If's inputs: the same op on the same index or condition over each branch's
-    backward function, every one returning a gradient (zeros where none flows) for each floating input."""
+    backward function, every one returning a gradient (zeros where none flows) for each floating or
+    list input."""
     built = [def_function.backward_graph(op, fname, grads, zeros_for_unconnected=True) for fname in branches]
     graphs = [graph for graph, _, _ in built]
     flowing, returned = built[0][1], built[0][2]

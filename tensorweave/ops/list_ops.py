@@ -93,8 +93,8 @@ def _static_shape_input(ctx: InferenceContext, index: int) -> tensor_shape.Tenso
     return ctx.input_as_shape(index)
 
 
-_LIST_FORWARDERS = {"Identity": 0, "TensorListSetItem": 0, "TensorListPushBack": 0, "TensorListResize": 0,
-                    "TensorListScatterIntoExistingList": 0, "TensorListPopBack": 0}
+_LIST_FORWARDERS = frozenset(("Identity", "TensorListSetItem", "TensorListPushBack", "TensorListResize",
+                              "TensorListScatterIntoExistingList", "TensorListPopBack"))  # pass input 0's list on
 
 
 def _handle_data(ctx: InferenceContext, index: int) -> tuple[tensor_shape.TensorShape, dtypes.DType] | None:
@@ -102,7 +102,7 @@ def _handle_data(ctx: InferenceContext, index: int) -> tuple[tensor_shape.Tensor
     the op that made the list; None where the list comes from elsewhere (a function argument)."""
     op = ctx.input(index).op
     while op.type in _LIST_FORWARDERS:
-        op = op.inputs[_LIST_FORWARDERS[op.type]].op
+        op = op.inputs[0].op
     if op.type in ("EmptyTensorList", "TensorListReserve"):
         inner = InferenceContext.for_operation(op)
         return _static_shape_input(inner, 0), op._node_def.attr["element_dtype"]
@@ -487,7 +487,8 @@ TensorListFromTensor = Op("TensorListFromTensor", inputs=["tensor: element_dtype
 TensorListFromTensor.shape(_list_shape)
 
 
-def _split_rows(ctx: OpKernelContext, tensor: Any, element_shape: Any, op_name: str = "") -> tensor_shape.TensorShape:
+def _split_rows(ctx: OpKernelContext, tensor: Any, element_shape: Any) -> tensor_shape.TensorShape:
+    """The element shape of a list of `tensor`'s rows, checked against them."""
     if np.ndim(tensor) < 1:
         raise invalid_argument(ctx, f"Tensor must be at least a vector, but saw shape: "
                                     f"{tensor_shape.shape_string(np.shape(tensor))}")

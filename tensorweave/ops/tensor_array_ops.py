@@ -1,5 +1,6 @@
-"""TensorArrays (TF1 graph mode, the v3 ops): TensorArrayV3 and the ops that write, read, gather, scatter,
-concat, split, size and close one, and `tf.TensorArray`, the Python object over a handle and a flow.
+"""TensorArrays: TF1's (the v3 ops: TensorArrayV3 and the ops that write, read, gather, scatter, concat,
+split, size and close one), TF2's (a TensorList value, see list_ops), and `tf.TensorArray`, the Python object
+over a handle and a flow, which makes the TF2 kind wherever control flow v2 is on (TF's choice).
 
 A TensorArrayV3 node makes a new `TensorArrayStorage` each time it runs and outputs it as its `handle`
 (a per-step object, never in a resource manager); every other op takes that handle and works on the storage
@@ -7,6 +8,7 @@ under its lock. The float `flow` carries no data: each write returns a new flow,
 dataflow graph orders reads after the writes they depend on, across loop iterations and cond branches too.
 The storage keeps TF's rules: a fixed size unless dynamic, each index written once, an index read once when
 `clear_after_read`, an element shape that the first write fixes when `identical_element_shapes`.
+A TF2 array's flow is its list itself (a variant), so loops and conds carry the list as a value.
 """
 
 from __future__ import annotations
