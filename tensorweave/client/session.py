@@ -38,6 +38,7 @@ from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesVal
 from tensorweave.framework.session_state import KeptTensor, is_handle_op
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.ops import session_ops
+from tensorweave.ops.list_ops import TensorList
 from tensorweave.ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -203,7 +204,10 @@ class _Callable:
 def _fetched_value(value: Any) -> Any:
     """What the caller gets: numpy scalars for 0-d, quantized values as their plain integer type (TF's
     fetch drops the quantized wrapper), strings as an object array of bytes (whatever array of bytes a
-    kernel made), and never an array the runtime still holds."""
+    kernel made), and never an array the runtime still holds. A variant (a TensorList) has no NumPy form:
+    TF fails the run."""
+    if type(value) is TensorList:
+        raise errors.InternalError(None, None, "Tensorflow type 21 not convertible to numpy dtype.")
     if type(value) is np.void:  # a 0-d quantized value
         return value[0]
     if type(value) is np.ndarray:

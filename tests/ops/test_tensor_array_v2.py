@@ -83,6 +83,8 @@ def test_errors_as_tf(v2):
         tf.TensorArray(tf.float32, flow=tf.TensorArray(tf.int32, size=2).flow).read(0)
     with pytest.raises(NotImplementedError):
         tf.TensorArray(tf.float32, size=2).grad("x")
+    with pytest.raises(tf.errors.InternalError, match="Tensorflow type 21 not convertible to numpy dtype."):
+        _run(tf.TensorArray(tf.float32, size=2).flow)
 
 
 def test_while_loop_carries_the_lists_and_differentiates_through_them(v2):
