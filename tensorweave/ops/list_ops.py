@@ -277,8 +277,9 @@ def _tensor_list_element_shape(ctx: OpKernelContext, input_handle: TensorList, s
     return np.array([-1 if d is None else d for d in shape.as_list()], shape_type.as_numpy_dtype)
 
 
-TensorListGetItem = Op("TensorListGetItem", inputs=["input_handle: variant", "index: int32", "element_shape: int32"],
-                       outputs=["item: element_dtype"], attrs=["element_dtype: type"])
+TensorListGetItem = Op("TensorListGetItem", inputs=["input_handle: variant", "index: int32", "element_shape: Tshape"],
+                       outputs=["item: element_dtype"],
+                       attrs=["element_dtype: type", "Tshape: {int32, int64} = DT_INT32"])
 
 
 @TensorListGetItem.shape
@@ -289,7 +290,7 @@ def _get_item_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @TensorListGetItem.kernel("CPU", "GPU", host_memory=("index", "element_shape"))
 def _tensor_list_get_item(ctx: OpKernelContext, input_handle: TensorList, index: Any, element_shape: Any,
-                          element_dtype: dtypes.DType) -> Any:
+                          element_dtype: dtypes.DType, Tshape: dtypes.DType) -> Any:  # noqa: N803 - TF's attr
     """The item at `index`; zeros for an unset one whose shape the list, its items or the op fix."""
     _check_dtype(ctx, input_handle, element_dtype)
     index = int(index)
