@@ -248,3 +248,29 @@ def lgamma64(x: Any) -> Any:
     out[reflected] = math.log(math.pi) - np.log(np.abs(np.sin(math.pi * r))) - out[reflected]
     out[pole | np.isinf(x)] = np.inf
     return out
+
+
+# The C library's float lgammaf (glibc's, which TF's float kernel calls) from 8 up: Stirling's series in float,
+# log(x) correctly rounded; its coefficients w0..w6.
+_LGAMMAF_W = tuple(np.float32(c) for c in (4.1893854737e-01, 8.3333335817e-02, -2.7777778450e-03, 7.9365057172e-04,
+                                           -5.9518753551e-04, 8.3633989561e-04, -1.6309292987e-03))
+
+
+def lgamma32(x: Any) -> Any:
+    """log|Gamma(x)| of float32 values as TF's float kernel rounds it: glibc's float formula from 8 up (the
+    range where one ulp of lgamma moves exp(lgamma) by more than float32 rounding does), float64 rounded below."""
+    x = np.asarray(x, np.float32)
+    out = lgamma64(x.astype(np.float64)).astype(np.float32)
+    large = (x >= 8) & np.isfinite(x)
+    v = x[large]
+    with np.errstate(over="ignore"):
+        log_v = np.log(v.astype(np.float64)).astype(np.float32)
+        z = np.float32(1) / v
+        y = z * z
+        w = _LGAMMAF_W[6]
+        for coefficient in _LGAMMAF_W[5:0:-1]:
+            w = coefficient + y * w
+        w = _LGAMMAF_W[0] + z * w
+        out[large] = np.where(v < 2.0 ** 26, (v - np.float32(0.5)) * (log_v - np.float32(1)) + w,
+                              v * (log_v - np.float32(1)))
+    return out
