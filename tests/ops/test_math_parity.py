@@ -1,0 +1,31 @@
+"""Math and nn ops against values recorded from real TF 2.21 (`tf.compat.v1`): denormal flushing of the
+exponential kernels, NthElement, and other op-library parity details."""
+
+import numpy as np
+import pytest
+from op_testing import check_gradient
+
+import tensorweave.compat.v1 as tf
+
+
+def _run(fetches, feed_dict=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed_dict)
+
+
+def test_exponential_kernels_flush_denormal_results_as_tf():
+    """TF's CPU threads flush denormals to zero: exp(-100.) is 0 in float32 (NumPy: 3.8e-44); float64 keeps
+    the same value, which is normal there."""
+    with tf.Graph().as_default():
+        x = tf.constant([-100., -88., 0.0])
+        got = _run([tf.exp(x), tf.nn.softplus(x), tf.sigmoid(x), tf.math.log_sigmoid(-x), tf.expm1(x),
+                    tf.nn.softmax([0., -100.]), tf.exp(tf.constant(-720., tf.float64)),
+                    tf.nn.softplus(tf.constant(-100., tf.float64))])
+    np.testing.assert_array_equal(got[0], [0, 0, 1])
+    np.testing.assert_array_equal(got[1], np.float32([0, 0, 0.6931471824645996]))
+    np.testing.assert_array_equal(got[2], [0, 0, 0.5])
+    np.testing.assert_array_equal(got[3], np.float32([-0.0, -0.0, -0.6931471824645996]))
+    assert np.signbit(got[3][0])
+    np.testing.assert_array_equal(got[4], [-1, -1, 0])
+    np.testing.assert_array_equal(got[5], [1, 0])
+    assert got[6] == 0 and got[7] == 3.720075976020836e-44
