@@ -29,3 +29,26 @@ def test_exponential_kernels_flush_denormal_results_as_tf():
     np.testing.assert_array_equal(got[4], [-1, -1, 0])
     np.testing.assert_array_equal(got[5], [1, 0])
     assert got[6] == 0 and got[7] == 3.720075976020836e-44
+
+
+def test_nth_element_values_shape_and_errors():
+    x = np.array([[3., 1., 2., 2.], [5., 5., 4., -1.]], np.float32)
+    with tf.Graph().as_default():
+        y = tf.raw_ops.NthElement(input=x, n=1)
+        top = tf.raw_ops.NthElement(input=x, n=1, reverse=True)
+        assert y.shape.as_list() == [2]
+        np.testing.assert_array_equal(_run([y, top]), [[2, 4], [2, 5]])
+        with pytest.raises(ValueError, match="Input must have last dimension > n = 4 but is 4"):
+            tf.raw_ops.NthElement(input=x, n=4)
+        p = tf.placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="n must be non-negative but is -1"):
+            _run(tf.raw_ops.NthElement(input=x, n=p), {p: -1})
+
+
+def test_nth_element_gradient_shared_among_ties():
+    x = np.array([[3., 1., 2., 2.], [5., 5., 4., -1.]])
+    with tf.Graph().as_default():
+        t = tf.constant(x)
+        y = tf.raw_ops.NthElement(input=t, n=2)
+        np.testing.assert_array_equal(_run(tf.gradients(y * [1., 2.], t)[0]), [[0, 0, 0.5, 0.5], [2, 2, 0, 0]])
+    check_gradient(lambda t: tf.raw_ops.NthElement(input=t, n=1), [np.array([[0.3, 1.7, -2.0], [4.0, 0.5, 0.9]])])
