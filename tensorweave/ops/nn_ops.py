@@ -38,7 +38,7 @@ from tensorweave.ops import (
 )
 from tensorweave.ops.elementwise_ops import eigen_extremum, unary_op
 from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, flush_denormals, in_float32
-from tensorweave.ops.reduction_ops import _deprecated_alias, leading_row_sum, leading_row_sum_applies
+from tensorweave.ops.reduction_ops import _deprecated_alias, half_sum, leading_row_sum, leading_row_sum_applies
 from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{half, bfloat16, float, double}"
@@ -421,10 +421,13 @@ def _l2_loss_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @L2Loss.kernel("CPU")
 def _l2_loss(ctx: OpKernelContext, t: Any) -> Any:
-    """sum(t ** 2) / 2, bfloat16 in float32 (rounded once), as TF's."""
+    """sum(t ** 2) / 2, bfloat16 in float32 (rounded once), float16 as TF's sum of t * t * 0.5 in float16."""
     xp = ctx.xp
     if xp is np and t.dtype in (np.float32, np.float64):
         return np.asarray(_sum_of_squares(t.reshape(-1)) / 2, dtype=t.dtype)
+    total = half_sum(t * t * np.float16(0.5), tuple(range(t.ndim)), False) if t.dtype == np.float16 and xp is np else None
+    if total is not None:
+        return total
     wide = in_float32(t)
     return xp.asarray(xp.sum(xp.square(wide)) / 2, dtype=t.dtype)
 
