@@ -38,7 +38,12 @@ from tensorweave.ops import (
 )
 from tensorweave.ops.elementwise_ops import eigen_extremum, unary_op
 from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, flush_denormals, in_float32
-from tensorweave.ops.reduction_ops import _deprecated_alias, half_sum, leading_row_sum, leading_row_sum_applies
+from tensorweave.ops.reduction_ops import (
+    _deprecated_alias,
+    half_sum,
+    leading_row_sum,
+    leading_row_sum_applies,
+)
 from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{half, bfloat16, float, double}"

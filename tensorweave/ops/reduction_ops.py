@@ -124,7 +124,8 @@ def _half_inner_sums(v: Any) -> Any:
     """The sums of the rows of a float16 [rows, n] array in Eigen's order."""
     n = v.shape[1]
     if n > _HALF_PACKET * _HALF_LEAF:
-        split = _HALF_PACKET * -(-(-(-n // 2)) // _HALF_PACKET)
+        half = (n + 1) // 2
+        split = (half + _HALF_PACKET - 1) // _HALF_PACKET * _HALF_PACKET
         return _half_inner_sums(v[:, :split]) + _half_inner_sums(v[:, split:])
     width = _HALF_PACKET * _HALF_UNROLL
     unrolled = n // width * width
