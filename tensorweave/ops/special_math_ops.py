@@ -186,7 +186,7 @@ def _igammac_fraction(a: Any, x: Any) -> Any:
 
 def _igamma_pair(a: Any, x: Any) -> tuple[Any, Any]:
     """P(a, x) and Q(a, x) = 1 - P: the series where it converges fast, the continued fraction elsewhere;
-    nan outside a > 0, x >= 0 (P(a, 0) = 0)."""
+    nan outside a > 0, x >= 0, except P(a, 0) = 0 for any a (Eigen tests x = 0 first, for P only)."""
     a, x = _as_float64(a, x)
     invalid = (a <= 0) | (x < 0) | np.isnan(a) | np.isnan(x)
     use_fraction = (x > 1) & (x > a)
@@ -203,7 +203,11 @@ def _igamma_pair(a: Any, x: Any) -> tuple[Any, Any]:
     q = np.where(x == 0, 1.0, q)
     p = np.where(np.isinf(x) & (x > 0), 1.0, p)
     q = np.where(np.isinf(x) & (x > 0), 0.0, q)
-    return np.where(invalid, np.nan, p), np.where(invalid, np.nan, q)
+    # a = inf: x^a e^-x / Gamma(a) is 0 (nan at x = inf), so Eigen's series gives P = 0, Q = 1 - 0 (Q's
+    # continued fraction gives 0 at x = inf)
+    p = np.where(np.isposinf(a) & (x > 0), 0.0, p)
+    q = np.where(np.isposinf(a) & np.isfinite(x), 1.0, q)
+    return np.where(invalid & (x != 0), np.nan, p), np.where(invalid, np.nan, q)
 
 
 # Cephes's machine epsilon and rescaling bounds of the continued fraction, per type, as Eigen's.

@@ -146,3 +146,11 @@ def test_igamma_gradients_by_a():
     with tf.Graph().as_default():
         a32 = tf.constant([0.5, 3.0])
         assert tf.gradients(tf.math.igammac(a32, 2.0), a32)[0].dtype == tf.float32
+
+
+def test_igamma_edges_as_tf():
+    """Eigen tests x = 0 before the domain for P only; a = inf makes P 0 (and Q 1, but 0 at x = inf)."""
+    a = np.array([1., 0., inf, 1., -1., nan, inf, 2.])
+    x = np.array([inf, 0., 1., 0., 0., 0., inf, nan])
+    check_op(lambda: [tf.igamma(a, x), tf.igammac(a, x)], [],
+             [[1, 0, 0, 0, 0, 0, 0, nan], [0, nan, 1, 1, nan, nan, 0, nan]], dtype=np.float64)
