@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape, tensor_util, tf2
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -217,10 +217,14 @@ def _unique_layer_name(base_name: str) -> str:
 
 
 def serialize(value: Any) -> Any:
-    """A config value as TF's Keras writes it: an initializer as its class name and config, a function
-    (activation, regularizer, constraint) as its name."""
+    """A config value as TF's Keras writes it: an initializer as its class name and config (with its module
+    and registered name where TF2 behaviour is on: Keras's newer format), a function (activation,
+    regularizer, constraint) as its name."""
     if isinstance(value, init_ops.Initializer):
-        return {"class_name": type(value).__name__, "config": value.get_config()}
+        config = {"class_name": type(value).__name__, "config": value.get_config()}
+        if tf2.enabled():
+            config.update(module="keras.initializers", registered_name=None)
+        return config
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
     return value
@@ -228,7 +232,8 @@ def serialize(value: Any) -> Any:
 
 def _deserialize(key: str, value: Any) -> Any:
     """A serialized config value back: initializers by class, activations by name ("linear" is None)."""
-    if isinstance(value, dict) and set(value) == {"class_name", "config"}:
+    if isinstance(value, dict) and {"class_name", "config"} <= set(value) <= {"class_name", "config", "module",
+                                                                              "registered_name"}:
         return getattr(init_ops, value["class_name"]).from_config(value["config"])
     if key == "activation" and isinstance(value, str):
         if value == "linear":

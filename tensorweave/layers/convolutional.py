@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tensorweave.framework import tensor_shape
+from tensorweave.framework import tensor_shape, tf2
 from tensorweave.framework.graph import Tensor
 from tensorweave.layers.base import InputSpec, Layer, serialize
 from tensorweave.layers.core import _ZEROS
@@ -351,8 +351,12 @@ class _SeparableConv(_Conv):
     _FIXED_CONFIG = {"groups": 1, "kernel_initializer": None, "kernel_regularizer": None, "kernel_constraint": None}
 
     def get_config(self) -> dict:
-        """Keras's keys, its unused `kernel_initializer` default (glorot_uniform) included."""
-        return {**super().get_config(), "kernel_initializer": serialize(init_ops.GlorotUniform()),
+        """Keras's keys, its unused `kernel_initializer` default (glorot_uniform) included: Keras's own
+        initializer, whose config has no dtype where TF2 behaviour is on."""
+        default = serialize(init_ops.GlorotUniform())
+        if tf2.enabled():
+            default["config"] = {"seed": None}
+        return {**super().get_config(), "kernel_initializer": default,
                 "depth_multiplier": self.depth_multiplier,
                 **{f"{part}_{kind}": serialize(getattr(self, f"{part}_{kind}")) for part in ("depthwise", "pointwise")
                    for kind in ("initializer", "regularizer", "constraint")}}
