@@ -49,3 +49,15 @@ def test_normalization_dropout_flatten_pooling_configs_as_tf():
                                      "pool_size": (3, 3), "padding": "same", "strides": (1, 1),
                                      "data_format": "channels_last"}
         assert tf.layers.AveragePooling2D.from_config(pool.get_config()).get_config() == pool.get_config()
+
+
+def test_configs_in_tf2_graph_mode_use_keras_newer_initializer_format():
+    """A program calling only disable_eager_execution() gets Keras's newer format (recorded from TF 2.21)."""
+    tf.disable_eager_execution()
+    with tf.Graph().as_default():
+        config = tf.layers.SeparableConv2D(4, 3).get_config()
+    assert config["bias_initializer"] == {"class_name": "Zeros", "config": {"dtype": "float32"},
+                                          "module": "keras.initializers", "registered_name": None}
+    assert config["kernel_initializer"] == {"class_name": "GlorotUniform", "config": {"seed": None},
+                                            "module": "keras.initializers", "registered_name": None}
+    assert tf.layers.SeparableConv2D.from_config(config).get_config() == config
