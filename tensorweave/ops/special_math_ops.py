@@ -6,8 +6,9 @@ The kernels compute in float64 and round once to the input's type, except Erfc's
 Erfinv, which compute in the input's type as TF's (ops/special_kernels.py: TF's own Eigen forms of erfc and of
 Cephes's ndtri; Erfinv is TF's ndtri((x + 1) / 2) / sqrt(2), the sum rounded in the input's type, so
 erfinv(1e-8) is 0 in float32, as TF's). Lgamma is special_kernels' series form (within a few ulp of the C
-library's function TF calls; float32 from 8 up as glibc's lgammaf rounds it); IgammaGradA computes in the
-input's type with Eigen's forward-mode derivatives of the igamma series and continued fraction; the rest are vectorized versions of the algorithms Eigen ports from Cephes
+library's function TF calls; float32 from 2 up as glibc's lgammaf rounds it); float32 Igamma and Igammac, and
+IgammaGradA, compute in the input's type with Eigen's series and continued fraction (and their forward-mode
+derivatives by a); the rest are vectorized versions of the algorithms Eigen ports from Cephes
 (recurrence and asymptotic series for digamma, Euler-Maclaurin for zeta, the power series and continued fraction
 for the incomplete gamma function) or classical series (Lentz's continued fraction for the incomplete beta
 function, the power and asymptotic series of the scaled Bessel functions): they agree with TF's float64 results
@@ -266,6 +267,71 @@ def _igammac_fraction_by_a(a: Any, x: Any, iterations: int) -> tuple[Any, Any, A
         if done.all():
             break
     return ans, dans, np.log(x) - _digamma(a)
+
+
+def _series_in_type(a: Any, x: Any, iterations: int) -> Any:
+    """Eigen's igamma series in x's type: x^a e^-x / Gamma(a + 1) sum_n x^n / ((a+1)...(a+n))."""
+    machep = x.dtype.type(_CEPHES[x.dtype][0])
+    ans, c, r = np.ones_like(x), np.ones_like(x), a.copy()
+    done = np.zeros(x.shape, bool)
+    for _ in range(iterations):
+        r = r + 1
+        c = np.where(done, c, c * (x / r))
+        ans = np.where(done, ans, ans + c)
+        done |= c <= machep * ans
+        if done.all():
+            break
+    return ans
+
+
+def _fraction_in_type(a: Any, x: Any, iterations: int) -> Any:
+    """Eigen's igammac continued fraction in x's type (less the factor x^a e^-x / Gamma(a))."""
+    machep, big, biginv = (x.dtype.type(v) for v in _CEPHES[x.dtype])
+    one = x.dtype.type(1)
+    y = one - a
+    z = x + y + one
+    c = np.zeros_like(x)
+    pkm2, qkm2, pkm1, qkm1 = np.ones_like(x), x.copy(), x + one, z * x
+    ans = pkm1 / qkm1
+    done = np.zeros(x.shape, bool)
+    for _ in range(iterations):
+        c, y, z = c + one, y + one, z + x.dtype.type(2)
+        yc = y * c
+        pk, qk = pkm1 * z - pkm2 * yc, qkm1 * z - qkm2 * yc
+        live = ~done & (qk != 0)
+        new_ans = np.where(live, pk / np.where(qk != 0, qk, one), ans)
+        done |= live & (np.abs(ans - new_ans) <= machep * np.abs(new_ans))
+        ans = new_ans
+        pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
+        scale = np.where(np.abs(pk) > big, biginv, one)
+        pkm2, pkm1, qkm2, qkm1 = pkm2 * scale, pkm1 * scale, qkm2 * scale, qkm1 * scale
+        if done.all():
+            break
+    return ans
+
+
+def igamma_pair_float32(a: Any, x: Any) -> tuple[Any, Any]:
+    """P(a, x) and Q(a, x) of float32 inputs computed in float32 as Eigen's float kernels (200 iterations,
+    float's epsilon, lgammaf, the factor flushed below the normal range), so their rounding is TF's; the
+    domain rules are _igamma_pair's."""
+    a, x = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(x, np.float32))
+    t = np.float32
+    with np.errstate(all="ignore"):
+        valid = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
+        sa, sx = np.where(valid, a, t(1)), np.where(valid, x, t(1))
+        term = np.exp(sa * np.log(sx) - sx - _lgamma(sa))
+        term = np.where(term >= np.finfo(np.float32).tiny, term, t(0))
+        p, q = np.empty_like(sx), np.empty_like(sx)
+        for fraction, out, other in (((sx > 1) & (sx > sa), p, q), ((sx >= 1) & (sx >= sa), q, p)):
+            series = ~fraction
+            lower = _series_in_type(sa[series], sx[series], 200) * (term[series] / sa[series])
+            upper = _fraction_in_type(sa[fraction], sx[fraction], 200) * term[fraction]
+            if out is p:
+                p[series], p[fraction] = lower, t(1) - upper
+            else:
+                q[series], q[fraction] = t(1) - lower, upper
+    reference_p, reference_q = _igamma_pair(a, x)
+    return (np.where(valid, p, reference_p.astype(np.float32)), np.where(valid, q, reference_q.astype(np.float32)))
 
 
 def igamma_derivatives(a: Any, x: Any) -> tuple[Any, Any]:
@@ -548,8 +614,13 @@ def bessel_i1e(x: Any, name: str | None = None) -> Tensor:
 
 # -- Igamma, Igammac, Zeta, Polygamma, Betainc -------------------------------------------------------
 
-Igamma = _binary("Igamma", ("a", "x"), "z", "{bfloat16, half, float, double}", lambda a, x: _igamma_pair(a, x)[0])
-Igammac = _binary("Igammac", ("a", "x"), "z", "{bfloat16, half, float, double}", lambda a, x: _igamma_pair(a, x)[1])
+def _igamma_in_type(a: Any, x: Any) -> tuple[Any, Any]:
+    """P and Q: float32 computed in float32 as TF's float kernel, the other types in float64."""
+    return igamma_pair_float32(a, x) if np.asarray(a).dtype == np.float32 else _igamma_pair(a, x)
+
+
+Igamma = _binary("Igamma", ("a", "x"), "z", "{bfloat16, half, float, double}", lambda a, x: _igamma_in_type(a, x)[0])
+Igammac = _binary("Igammac", ("a", "x"), "z", "{bfloat16, half, float, double}", lambda a, x: _igamma_in_type(a, x)[1])
 Zeta = _binary("Zeta", ("x", "q"), "z", "{float, double}", _zeta)
 Polygamma = _binary("Polygamma", ("a", "x"), "z", "{float, double}", _polygamma)
 
