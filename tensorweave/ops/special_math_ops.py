@@ -322,7 +322,7 @@ def igamma_pair_float32(a: Any, x: Any) -> tuple[Any, Any]:
         term = np.exp(sa * np.log(sx) - sx - _lgamma(sa))
         term = np.where(term >= np.finfo(np.float32).tiny, term, t(0))
         p, q = np.empty_like(sx), np.empty_like(sx)
-        for fraction, out, other in (((sx > 1) & (sx > sa), p, q), ((sx >= 1) & (sx >= sa), q, p)):
+        for fraction, out in (((sx > 1) & (sx > sa), p), ((sx >= 1) & (sx >= sa), q)):  # P's branch, Q's
             series = ~fraction
             lower = _series_in_type(sa[series], sx[series], 200) * (term[series] / sa[series])
             upper = _fraction_in_type(sa[fraction], sx[fraction], 200) * term[fraction]
