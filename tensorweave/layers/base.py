@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape, tensor_util, tf2
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -32,7 +32,16 @@ from tensorweave.framework.graph import (
     get_default_session,
     name_scope,
 )
-from tensorweave.ops import cast_ops, constant_ops, control_flow_ops, shape_ops, variables
+from tensorweave.ops import (
+    cast_ops,
+    constant_ops,
+    control_flow_ops,
+    elementwise_ops,
+    init_ops,
+    nn_ops,
+    shape_ops,
+    variables,
+)
 from tensorweave.ops import variable_scope as vs
 from tensorweave.platform.tf_export import tf_export
 
@@ -207,6 +216,35 @@ def _unique_layer_name(base_name: str) -> str:
     return f"{base_name}_{counts[base_name]}"
 
 
+def serialize(value: Any) -> Any:
+    """A config value as TF's Keras writes it: an initializer as its class name and config (with its module
+    and registered name where TF2 behaviour is on: Keras's newer format), a function (activation,
+    regularizer, constraint) as its name."""
+    if isinstance(value, init_ops.Initializer):
+        config = {"class_name": type(value).__name__, "config": value.get_config()}
+        if tf2.enabled():
+            config.update(module="keras.initializers", registered_name=None)
+        return config
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    return value
+
+
+def _deserialize(key: str, value: Any) -> Any:
+    """A serialized config value back: initializers by class, activations by name ("linear" is None)."""
+    if isinstance(value, dict) and {"class_name", "config"} <= set(value) <= {"class_name", "config", "module",
+                                                                              "registered_name"}:
+        return getattr(init_ops, value["class_name"]).from_config(value["config"])
+    if key == "activation" and isinstance(value, str):
+        if value == "linear":
+            return None
+        for module in (nn_ops, elementwise_ops):
+            if callable(getattr(module, value, None)):
+                return getattr(module, value)
+        raise ValueError(f"Unknown activation function: '{value}'.")
+    return value
+
+
 @tf_export("layers.Layer")
 class Layer:
     """Base of the tf.layers: `build` makes the weights on the first call, `call` computes the outputs."""
@@ -243,6 +281,18 @@ class Layer:
     @property
     def name(self) -> str:
         return self._name
+
+    # Config keys TF's Keras base classes add that a TF1 layer's constructor does not take, each with the
+    # only value it can have there.
+    _FIXED_CONFIG: dict = {}
+
+    def get_config(self) -> dict:
+        """The constructor arguments that rebuild this layer (`from_config`), with TF's keys and values."""
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config: dict) -> Layer:
+        return cls(**{key: _deserialize(key, value) for key, value in config.items() if key not in cls._FIXED_CONFIG})
 
     @property
     def dtype(self) -> Any:

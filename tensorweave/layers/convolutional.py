@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tensorweave.framework import tensor_shape
+from tensorweave.framework import tensor_shape, tf2
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import InputSpec, Layer
+from tensorweave.layers.base import InputSpec, Layer, serialize
 from tensorweave.layers.core import _ZEROS
-from tensorweave.ops import manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
+from tensorweave.ops import init_ops, manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -96,6 +96,19 @@ class _Conv(Layer):
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
+
+    _FIXED_CONFIG = {"groups": 1}
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
+                "dilation_rate": self.dilation_rate, "groups": 1,
+                "activation": serialize(self.activation) or "linear", "use_bias": self.use_bias,
+                **{key: serialize(getattr(self, key)) for key in (
+                    "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer")},
+                "activity_regularizer": serialize(self._activity_regularizer),
+                "kernel_constraint": serialize(self.kernel_constraint),
+                "bias_constraint": serialize(self.bias_constraint)}
 
     # Whether padding may be "causal": left-padding the steps so no output sees a later input (1-D only).
     _allows_causal = False
@@ -222,6 +235,10 @@ class _Transpose:
     overhang of the kernel for 'valid')."""
 
     _transpose_function: Any = None
+    _FIXED_CONFIG = {"groups": 1, "dilation_rate": None, "output_padding": None}
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "output_padding": None}
 
     def build(self, input_shape: Any) -> None:
         channels = self._input_channels(input_shape)
@@ -330,6 +347,19 @@ class _SeparableConv(_Conv):
         self.depthwise_initializer, self.pointwise_initializer = depthwise_initializer, pointwise_initializer
         self.depthwise_regularizer, self.pointwise_regularizer = depthwise_regularizer, pointwise_regularizer
         self.depthwise_constraint, self.pointwise_constraint = depthwise_constraint, pointwise_constraint
+
+    _FIXED_CONFIG = {"groups": 1, "kernel_initializer": None, "kernel_regularizer": None, "kernel_constraint": None}
+
+    def get_config(self) -> dict:
+        """Keras's keys, its unused `kernel_initializer` default (glorot_uniform) included: Keras's own
+        initializer, whose config has no dtype where TF2 behaviour is on."""
+        default = serialize(init_ops.GlorotUniform())
+        if tf2.enabled():
+            default["config"] = {"seed": None}
+        return {**super().get_config(), "kernel_initializer": default,
+                "depth_multiplier": self.depth_multiplier,
+                **{f"{part}_{kind}": serialize(getattr(self, f"{part}_{kind}")) for part in ("depthwise", "pointwise")
+                   for kind in ("initializer", "regularizer", "constraint")}}
 
     def build(self, input_shape: Any) -> None:
         channels = self._input_channels(input_shape)

@@ -10,7 +10,7 @@ import numpy as np
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.tensor_shape import dimension_value
-from tensorweave.layers.base import InputSpec, Layer, learning_phase, static_or_cond
+from tensorweave.layers.base import InputSpec, Layer, learning_phase, serialize, static_or_cond
 from tensorweave.ops import cast_ops, constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
@@ -36,6 +36,15 @@ class Dense(Layer):
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self.input_spec = InputSpec(min_ndim=2)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "units": self.units, "activation": serialize(self.activation) or "linear",
+                "use_bias": self.use_bias,
+                **{key: serialize(getattr(self, key)) for key in (
+                    "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer")},
+                "activity_regularizer": serialize(self._activity_regularizer),
+                "kernel_constraint": serialize(self.kernel_constraint),
+                "bias_constraint": serialize(self.bias_constraint)}
 
     def build(self, input_shape: Any) -> None:
         dtype = self._dtype or dtypes.float32
@@ -94,6 +103,9 @@ class Flatten(Layer):
         self.data_format = data_format
         self.input_spec = InputSpec(min_ndim=1)
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format or "channels_last"}
+
     def call(self, inputs: Tensor) -> Tensor:
         if inputs.get_shape().ndims == 1:
             return shape_ops.expand_dims(inputs, axis=1)
@@ -123,6 +135,9 @@ class Dropout(Layer):
             raise ValueError(f"Invalid value {rate} received for `rate`, expected a value between 0 and 1.")
         super().__init__(name=name, **kwargs)
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}
 
     def call(self, inputs: Tensor, training: Any = False) -> Tensor:
         if isinstance(self.rate, (int, float)) and self.rate == 0:

@@ -23,7 +23,7 @@ from tensorweave.framework.graph import (
     convert_to_tensor,
     name_scope,
 )
-from tensorweave.layers.base import InputSpec, Layer, resolve_training, static_bool, static_or_cond
+from tensorweave.layers.base import InputSpec, Layer, resolve_training, serialize, static_bool, static_or_cond
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
@@ -124,6 +124,20 @@ class BatchNormalization(Layer):
                 raise ValueError(f"Received invalid keys for `renorm_clipping` argument: {renorm_clipping}. "
                                  f"Supported values: {keys}.")
             self.renorm_clipping, self.renorm_momentum = renorm_clipping, renorm_momentum
+
+    def get_config(self) -> dict:
+        """TF's keys: renorm's and virtual_batch_size only where set (as Keras keeps them out otherwise)."""
+        config = {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
+                  "center": self.center, "scale": self.scale,
+                  **{f"{weight}_{kind}": serialize(getattr(self, f"{weight}_{kind}"))
+                     for kind in ("initializer", "regularizer", "constraint")
+                     for weight in ("beta", "gamma", "moving_mean", "moving_variance")
+                     if kind == "initializer" or weight in ("beta", "gamma")}}
+        if self.renorm:
+            config.update(renorm=True, renorm_clipping=self.renorm_clipping, renorm_momentum=self.renorm_momentum)
+        if self.virtual_batch_size is not None:
+            config["virtual_batch_size"] = self.virtual_batch_size
+        return config
 
     def _fused_format(self, rank: int) -> str | None:
         """The fused kernel's data format, or None where it cannot be used (renorm, several axes, virtual

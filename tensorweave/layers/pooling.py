@@ -37,6 +37,10 @@ class _Pooling(Layer):
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), "pool_size": self.pool_size, "padding": self.padding,
+                "strides": self.strides, "data_format": self.data_format}
+
     def _pool(self, inputs: Tensor, pool_size: tuple, strides: tuple) -> Tensor:
         """The tf.nn pool over len(pool_size) (2 or 3) spatial dimensions."""
         spatial = "HW" if len(pool_size) == 2 else "DHW"

@@ -31,7 +31,17 @@ from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import constant_ops, fill_ops, indexing_ops, manipulation_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.kernel_helpers import BFLOAT16, C64, C128, F16, F32, F64, INTEGERS_LISTED, c_division
+from tensorweave.ops.kernel_helpers import (
+    BFLOAT16,
+    C64,
+    C128,
+    F16,
+    F32,
+    F64,
+    INTEGERS_LISTED,
+    c_division,
+    flush_denormals,
+)
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, broadcast_shapes, unary_shape
 from tensorweave.ops.special_kernels import erf32, erf64
 from tensorweave.platform.tf_export import export_value, tf_export
@@ -529,15 +539,15 @@ def _erf(x: Any) -> Any:
 
 Sqrt = unary_op("Sqrt", _FLOAT_COMPLEX, np.sqrt)
 Rsqrt = unary_op("Rsqrt", _FLOAT_COMPLEX, _rsqrt)
-Exp = unary_op("Exp", _FLOAT_COMPLEX, np.exp)
-Expm1 = unary_op("Expm1", _FLOAT_COMPLEX, np.expm1)
+Exp = unary_op("Exp", _FLOAT_COMPLEX, flush_denormals(np.exp))
+Expm1 = unary_op("Expm1", _FLOAT_COMPLEX, flush_denormals(np.expm1))
 Log = unary_op("Log", _FLOAT_COMPLEX, np.log)
 Log1p = unary_op("Log1p", _FLOAT_COMPLEX, np.log1p)
 Sin = unary_op("Sin", _FLOAT_COMPLEX, np.sin)
 Cos = unary_op("Cos", _FLOAT_COMPLEX, np.cos)
 Tan = unary_op("Tan", _FLOAT_COMPLEX, np.tan)
 Tanh = unary_op("Tanh", _FLOAT_COMPLEX, np.tanh)
-Sigmoid = unary_op("Sigmoid", _FLOAT_COMPLEX, _sigmoid)
+Sigmoid = unary_op("Sigmoid", _FLOAT_COMPLEX, flush_denormals(_sigmoid))
 Sign = unary_op("Sign", _SIGNED, _sign)
 ComplexAbs = Op("ComplexAbs", inputs=["x: T"], outputs=["y: Tout"],
                 attrs=["T: {complex64, complex128} = DT_COMPLEX64", "Tout: {float, double} = DT_FLOAT"])

@@ -67,3 +67,20 @@ def utf8_safe_c_escape(raw: bytes) -> str:
     escaped = b"".join(_ESCAPES.get(b, "").encode() or (bytes([b]) if 0x20 <= b < 0x7F or b >= 0x80 else
                                                       f"\\{b:03o}".encode()) for b in raw)
     return escaped.decode("utf-8", "backslashreplace")
+
+
+def flush_denormals(fn: Any) -> Any:
+    """`fn` with float32 and float64 results below the normal range flushed to (signed) zero, as TF's CPU
+    kernels compute (its threads run with flush-to-zero set): for the exponential kernels, whose tiny results
+    are common (exp(-100.) is 0 in TF, a denormal in NumPy) and cost more than the extra pass."""
+    def flushed(x: Any, *args: Any, **kwargs: Any) -> Any:
+        y = fn(x, *args, **kwargs)
+        if not isinstance(y, (np.ndarray, np.floating)) or y.dtype not in (np.float32, np.float64):
+            return y
+        small = np.abs(y) < np.finfo(y.dtype).tiny
+        if small.any():
+            y = np.where(small, y * 0, y)[()] if type(y) is np.ndarray else y * 0
+        return y
+    flushed.__name__ = getattr(fn, "__name__", "flushed")
+    flushed.__doc__ = fn.__doc__
+    return flushed

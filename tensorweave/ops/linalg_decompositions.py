@@ -77,8 +77,15 @@ def _square_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 def _batch_shape(ctx: InferenceContext) -> tensor_shape.TensorShape:
-    shape = _square(ctx.input_shape(0))
-    return tensor_shape.unknown_shape() if shape.ndims is None else shape[:-2]
+    """The batch shape of square matrices; the determinants' shape functions compare the columns with the
+    rows (TF's message names them in that order)."""
+    shape = with_rank_at_least(ctx.input_shape(0), 2)
+    if shape.ndims is None:
+        return tensor_shape.unknown_shape()
+    rows, cols = shape.dims[-2], shape.dims[-1]
+    if not rows.is_compatible_with(cols):
+        raise ValueError(f"Dimensions must be equal, but are {cols.value} and {rows.value}")
+    return shape[:-2]
 
 
 # -- MatrixInverse, MatrixDeterminant, LogMatrixDeterminant -----------------------------------------------

@@ -290,17 +290,36 @@ def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact
     with name_scope(name, "tridiagonal_solve", [diagonals, rhs]):
         compact = _compact_diagonals(diagonals, diagonals_format)
         rhs = convert_to_tensor(rhs, name="rhs")
-        is_vector = None not in (rhs.shape.ndims, compact.shape.ndims) and rhs.shape.ndims == compact.shape.ndims - 1
-        if is_vector:
-            if transpose_rhs:
-                raise ValueError("transpose_rhs=True is not compatible with vectors.")
-            rhs = expand_dims(rhs, -1)
-        if transpose_rhs:
+        _check_tridiagonal_ranks(compact.shape, rhs.shape)
+        diags_rank, rhs_rank = compact.shape.ndims, rhs.shape.ndims
+        is_vector = bool(rhs_rank and diags_rank and rhs_rank == diags_rank - 1)
+        if is_vector:  # TF ignores transpose_rhs for a vector
+            rhs = expand_dims(conj(rhs) if conjugate_rhs else rhs, -1)
+        elif transpose_rhs:
             rhs = matrix_transpose(rhs, conjugate=conjugate_rhs)
         elif conjugate_rhs:
             rhs = conj(rhs)
+        lhs_size, rhs_size = compact.shape[-1:], rhs.shape[-2:-1]
+        if diags_rank and rhs.shape.ndims and lhs_size[0] is not None and rhs_size[0] is not None and \
+                lhs_size[0] != rhs_size[0]:
+            raise ValueError("Expected number of left-hand sided and right-hand sides to be equal, got "
+                             f"{lhs_size[0]} and {rhs_size[0]}")
         result = TridiagonalSolve(compact, rhs, partial_pivoting=partial_pivoting, perturb_singular=perturb_singular)
         return result[..., 0] if is_vector else result
+
+
+def _check_tridiagonal_ranks(diagonals: Any, rhs: Any) -> None:
+    """TF's static checks of compact diagonals against the right-hand sides, with its messages."""
+    diags_rank, rhs_rank = diagonals.ndims, rhs.ndims
+    if diags_rank:
+        if diags_rank < 2:
+            raise ValueError(f"Expected diagonals to have rank at least 2, got {diags_rank}")
+        if rhs_rank and rhs_rank not in (diags_rank, diags_rank - 1):
+            raise ValueError(f"Expected the rank of rhs to be {diags_rank - 1} or {diags_rank}, got {rhs_rank}")
+        if rhs_rank and not diagonals[:-2].is_compatible_with(rhs[:diags_rank - 2]):
+            raise ValueError(f"Batch shapes {diagonals[:-2]} and {rhs[:diags_rank - 2]} are incompatible")
+    if diags_rank and diagonals.dims[-2].value and diagonals.dims[-2].value != 3:
+        raise ValueError(f"Expected 3 diagonals got {diagonals.dims[-2].value}")
 
 
 # -- LU composites, pinv, matrix_rank, normalize, eigh_tridiagonal ------------------------------------------

@@ -686,9 +686,44 @@ def _matrix_diag_grad(op: Any, grad: Tensor) -> list:
     return [MatrixDiagPart(grad)]
 
 
+# The V2 ops (raw ops only) are V3 with TF's old alignment of every diagonal to the left.
+MatrixDiagV2 = Op("MatrixDiagV2", inputs=["diagonal: T", "k: int32", "num_rows: int32", "num_cols: int32",
+                                          "padding_value: T"], outputs=["output: T"], attrs=["T: type"])
+MatrixDiagPartV2 = Op("MatrixDiagPartV2", inputs=["input: T", "k: int32", "padding_value: T"],
+                      outputs=["diagonal: T"], attrs=["T: type"])
+MatrixSetDiagV2 = Op("MatrixSetDiagV2", inputs=["input: T", "diagonal: T", "k: int32"], outputs=["output: T"],
+                     attrs=["T: type"])
+MatrixDiagV2.shape(_matrix_diag_v3_shape)
+MatrixDiagPartV2.shape(_matrix_diag_part_v3_shape)
+MatrixSetDiagV2.shape(_matrix_set_diag_v3_shape)
+
+
+@MatrixDiagV2.kernel("CPU")
+def _matrix_diag_v2(ctx: OpKernelContext, diagonal: Any, k: Any, num_rows: Any, num_cols: Any,
+                    padding_value: Any) -> Any:
+    return _matrix_diag_v3(ctx, diagonal, k, num_rows, num_cols, padding_value, "LEFT_LEFT")
+
+
+@MatrixDiagPartV2.kernel("CPU")
+def _matrix_diag_part_v2(ctx: OpKernelContext, input: Any, k: Any, padding_value: Any) -> Any:  # noqa: A002
+    return _matrix_diag_part_v3(ctx, input, k, padding_value, "LEFT_LEFT")
+
+
+@MatrixSetDiagV2.kernel("CPU")
+def _matrix_set_diag_v2(ctx: OpKernelContext, input: Any, diagonal: Any, k: Any) -> Any:  # noqa: A002
+    return _matrix_set_diag_v3(ctx, input, diagonal, k, "LEFT_LEFT")
+
+
+def _align(op: Any) -> str:
+    """The alignment of a V3 op's gradient ops; TF builds a V2 op's with the default, RIGHT_LEFT, even though
+    the V2 op aligns LEFT_LEFT."""
+    return op.get_attr("align") if op.type.endswith("V3") else "RIGHT_LEFT"
+
+
+@MatrixDiagV2.gradient
 @MatrixDiagV3.gradient
 def _matrix_diag_v3_grad(op: Any, grad: Tensor) -> list:
-    return [MatrixDiagPartV3(grad, op.inputs[1], zeros_like(op.inputs[4]), align=op.get_attr("align")),
+    return [MatrixDiagPartV3(grad, op.inputs[1], zeros_like(op.inputs[4]), align=_align(op)),
             None, None, None, None]
 
 
@@ -697,9 +732,10 @@ def _matrix_diag_part_grad(op: Any, grad: Tensor) -> list:
     return [MatrixSetDiag(zeros_like(op.inputs[0]), grad)]
 
 
+@MatrixDiagPartV2.gradient
 @MatrixDiagPartV3.gradient
 def _matrix_diag_part_v3_grad(op: Any, grad: Tensor) -> list:
-    return [MatrixSetDiagV3(zeros_like(op.inputs[0]), grad, op.inputs[1], align=op.get_attr("align")), None, None]
+    return [MatrixSetDiagV3(zeros_like(op.inputs[0]), grad, op.inputs[1], align=_align(op)), None, None]
 
 
 @MatrixSetDiag.gradient
@@ -707,9 +743,10 @@ def _matrix_set_diag_grad(op: Any, grad: Tensor) -> list:
     return [MatrixSetDiag(grad, zeros_like(op.inputs[1])), MatrixDiagPart(grad)]
 
 
+@MatrixSetDiagV2.gradient
 @MatrixSetDiagV3.gradient
 def _matrix_set_diag_v3_grad(op: Any, grad: Tensor) -> list:
-    k, align = op.inputs[2], op.get_attr("align")
+    k, align = op.inputs[2], _align(op)
     return [MatrixSetDiagV3(grad, zeros_like(op.inputs[1]), k, align=align),
             MatrixDiagPartV3(grad, k, convert_to_tensor(np.zeros((), grad.dtype.as_numpy_dtype)), align=align),
             None]

@@ -1,5 +1,5 @@
 """Math ops of TF's math_ops and nn_ops without a family of their own: TopKV2, ApproxTopK and InTopKV2
-(`tf.nn.top_k`, `tf.math.approx_max_k`, `tf.nn.in_top_k`), LinSpace (a raw op: `tf.linspace` is TF 2's
+(`tf.nn.top_k`, `tf.math.approx_max_k`, `tf.nn.in_top_k`), NthElement (a raw op only in TF 1's API), LinSpace (a raw op: `tf.linspace` is TF 2's
 composition), CumulativeLogsumexp, Bincount and DenseBincount (`tf.math.bincount`), HistogramFixedWidth, and
 the composites polyval and histogram_fixed_width_bins (confusion_matrix is in metrics_ops, beside the metrics
 that use it).
@@ -161,6 +161,52 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
           name: str | None = None) -> tuple[Tensor, Tensor]:
     """The k largest entries of each innermost row and their indices."""
     return TopKV2(input, k, sorted=sorted, index_type=index_type, name=name)
+
+
+# -- NthElement -----------------------------------------------------------------------------------------
+
+NthElement = Op("NthElement", inputs=["input: T", "n: int32"], outputs=["values: T"],
+                attrs=["reverse: bool = false", "T: realnumbertype"])
+
+
+@NthElement.shape
+def _nth_element_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    shape = with_rank_at_least(ctx.input_shape(0), 1)
+    with_rank(ctx.input_shape(1), 0)
+    n = ctx.input_value(1)
+    if n is not None and int(n) < 0:
+        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(n)}")
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    last = shape.dims[-1].value
+    if n is not None and last is not None and last <= int(n):
+        raise ValueError(f"Input must have last dimension > n = {int(n)} but is {last}")
+    return [shape[:-1]]
+
+
+@NthElement.kernel("CPU")
+def _nth_element(ctx: OpKernelContext, input: Any, n: Any, reverse: bool) -> Any:  # noqa: A002
+    if np.ndim(n) != 0:
+        raise invalid_argument(ctx, f"N must be scalar but has rank {np.ndim(n)}")
+    n = int(n)
+    if n < 0:
+        raise invalid_argument(ctx, f"n must be non-negative but is {n}")
+    if input.ndim < 1:
+        raise invalid_argument(ctx, f"Input must be at least rank 1 but is rank {input.ndim}")
+    last = input.shape[-1]
+    if last <= n:
+        raise invalid_argument(ctx, f"Input must have last dimension > n = {n}")
+    kth = last - n - 1 if reverse else n
+    return np.partition(input, kth, axis=-1)[..., kth]
+
+
+@NthElement.gradient
+def _nth_element_grad(op: Any, grad: Tensor) -> list:
+    """The gradient shared among the entries equal to the n-th value, as TF's."""
+    x, y = op.inputs[0], op.outputs[0]
+    indicators = cast(equal(expand_dims(y, -1), x), grad.dtype)
+    selected = expand_dims(raw_ops.Sum(input=indicators, reduction_indices=-1), -1)
+    return [truediv(indicators, selected) * expand_dims(grad, -1), None]
 
 
 ApproxTopK = Op("ApproxTopK", inputs=["input: T"], outputs=["values: T", "indices: int32"],

@@ -37,8 +37,13 @@ from tensorweave.ops import (
     shape_ops,
 )
 from tensorweave.ops.elementwise_ops import eigen_extremum, unary_op
-from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, in_float32
-from tensorweave.ops.reduction_ops import _deprecated_alias, leading_row_sum, leading_row_sum_applies
+from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, flush_denormals, in_float32
+from tensorweave.ops.reduction_ops import (
+    _deprecated_alias,
+    half_sum,
+    leading_row_sum,
+    leading_row_sum_applies,
+)
 from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{half, bfloat16, float, double}"
@@ -95,7 +100,7 @@ Relu = _activation("Relu", "{realnumbertype, qint8}", _relu)
 Relu6 = _activation("Relu6", "realnumbertype", _relu6)
 Elu = _activation("Elu", _FLOAT, _elu)
 Selu = _activation("Selu", _FLOAT, _selu)
-Softplus = _activation("Softplus", _FLOAT, _softplus)
+Softplus = _activation("Softplus", _FLOAT, flush_denormals(_softplus))
 Softsign = _activation("Softsign", _FLOAT, _softsign)
 LeakyRelu = Op("LeakyRelu", inputs=["features: T"], outputs=["activations: T"],
                attrs=["alpha: float = 0.2", f"T: {_FLOAT} = DT_FLOAT"])
@@ -219,9 +224,12 @@ def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: 
         if logits.size == 0:
             return ctx.xp.zeros_like(logits)
         computed = in_float32(logits) if bfloat16_in_float32 else logits
-        return from_shifted(ctx.xp, *_shifted_rows(ctx, computed)).astype(logits.dtype)
+        return _flushed_astype(from_shifted(ctx.xp, *_shifted_rows(ctx, computed)), logits.dtype)
 
     return op
+
+
+_flushed_astype = flush_denormals(lambda y, dtype: y.astype(dtype))
 
 
 Softmax = _softmax_op("Softmax", "softmax", lambda xp, shifted, exp, sum_exp: xp.multiply(exp, 1 / sum_exp, out=exp),
@@ -418,10 +426,13 @@ def _l2_loss_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @L2Loss.kernel("CPU")
 def _l2_loss(ctx: OpKernelContext, t: Any) -> Any:
-    """sum(t ** 2) / 2, bfloat16 in float32 (rounded once), as TF's."""
+    """sum(t ** 2) / 2, bfloat16 in float32 (rounded once), float16 as TF's sum of t * t * 0.5 in float16."""
     xp = ctx.xp
     if xp is np and t.dtype in (np.float32, np.float64):
         return np.asarray(_sum_of_squares(t.reshape(-1)) / 2, dtype=t.dtype)
+    total = half_sum(t * t * np.float16(0.5), tuple(range(t.ndim)), False) if t.dtype == np.float16 and xp is np else None
+    if total is not None:
+        return total
     wide = in_float32(t)
     return xp.asarray(xp.sum(xp.square(wide)) / 2, dtype=t.dtype)
 

@@ -112,12 +112,89 @@ Prod = _reduction_op("Prod", "numbertype")
 EuclideanNorm = _reduction_op("EuclideanNorm", "numbertype")
 
 
+# Eigen's float16 sums (TF's CPU Sum and Mean kernels), whose rounding at every step makes the order matter:
+# an innermost reduction keeps four 8-lane packet accumulators (lane j % 32), adds them in order, then the
+# remaining whole packets, adds the 8 lanes in float and the leftover scalars in order; above 1600 values it
+# halves the range (at a packet boundary) and adds the halves' sums. A reduction over leading rows keeps four
+# row accumulators (row j % 4), adds them in order, then the leftover rows.
+_HALF_PACKET, _HALF_UNROLL, _HALF_LEAF = 8, 4, 200
+
+
+def _half_inner_sums(v: Any) -> Any:
+    """The sums of the rows of a float16 [rows, n] array in Eigen's order."""
+    n = v.shape[1]
+    if n > _HALF_PACKET * _HALF_LEAF:
+        half = (n + 1) // 2
+        split = (half + _HALF_PACKET - 1) // _HALF_PACKET * _HALF_PACKET
+        return _half_inner_sums(v[:, :split]) + _half_inner_sums(v[:, split:])
+    width = _HALF_PACKET * _HALF_UNROLL
+    unrolled = n // width * width
+    lanes = np.add.reduce(v[:, :unrolled].reshape(len(v), -1, _HALF_UNROLL, _HALF_PACKET), axis=1)
+    packet = np.zeros((len(v), _HALF_PACKET), v.dtype)
+    for u in range(_HALF_UNROLL):
+        packet += lanes[:, u]
+    packets_end = n // _HALF_PACKET * _HALF_PACKET
+    for start in range(unrolled, packets_end, _HALF_PACKET):
+        packet += v[:, start:start + _HALF_PACKET]
+    total = packet.astype(np.float32).sum(axis=1).astype(np.float16)
+    if packets_end == n:
+        return total
+    scalars = v[:, packets_end].copy()
+    for j in range(packets_end + 1, n):  # at most 7 columns, whole-array steps
+        scalars += v[:, j]
+    return scalars + total
+
+
+def _half_outer_sums(v: Any) -> Any:
+    """The sums over axis 1 of a float16 [outer, n, inner] array in Eigen's order: four row accumulators."""
+    n = v.shape[1]
+    whole = n // _HALF_UNROLL * _HALF_UNROLL
+    lanes = np.add.reduce(v[:, :whole].reshape(len(v), -1, _HALF_UNROLL, v.shape[2]), axis=1)
+    total = np.zeros((len(v), v.shape[2]), v.dtype)
+    for u in range(_HALF_UNROLL):
+        total += lanes[:, u]
+    for j in range(whole, n):  # at most 3 rows
+        total += v[:, j]
+    return total
+
+
+def half_sum(x: Any, axes: tuple[int, ...], keep_dims: bool) -> Any | None:
+    """`x` (float16) summed over `axes` as TF's kernel orders the additions, where the reduced and kept axes,
+    once adjacent ones of a kind are merged, are [kept, reduced] or [kept, reduced, kept]; else None."""
+    groups: list[list] = []
+    for i, size in enumerate(x.shape):
+        if size == 1:
+            continue
+        reduced = i in axes
+        if groups and groups[-1][1] == reduced:
+            groups[-1][0] *= size
+        else:
+            groups.append([size, reduced])
+    kinds = tuple(reduced for _, reduced in groups)
+    if x.size == 0 or True not in kinds or kinds.count(True) > 1:
+        return None
+    sizes = [size for size, _ in groups]
+    with np.errstate(over="ignore"):
+        if kinds[-1]:
+            total = _half_inner_sums(x.reshape(-1, sizes[-1]))
+        else:
+            at = kinds.index(True)
+            total = _half_outer_sums(x.reshape(int(np.prod(sizes[:at])), sizes[at], int(np.prod(sizes[at + 1:]))))
+    out_shape = [1 if i in axes else d for i, d in enumerate(x.shape)] if keep_dims else [
+        d for i, d in enumerate(x.shape) if i not in axes]
+    return total.reshape(out_shape)
+
+
 @Sum.kernel("CPU", state=_ReductionAxes)
 def _sum(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     """In the input's type, except bfloat16, which TF sums in float32 and rounds once."""
     axes = _reduction_axes(ctx, input, reduction_indices)
     if input.dtype == BFLOAT16:
         return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32).astype(BFLOAT16)
+    if input.dtype == np.float16 and isinstance(input, np.ndarray):
+        total = half_sum(input, axes, keep_dims)
+        if total is not None:
+            return total
     if leading_row_sum_applies(input, axes):
         return leading_row_sum(input, len(axes), keep_dims)
     return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
@@ -152,7 +229,8 @@ def _prod(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: b
 @Mean.kernel("CPU", state=_ReductionAxes)
 def _mean(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     """Sum over count: an empty reduction is 0/0 = nan for floats (as TF), 0 for integers and complex
-    numbers; floats sum and divide in their own type (float16 overflows to inf, as TF's), except bfloat16,
+    numbers; floats sum and divide in their own type (float16 overflows to inf, as TF's, its sum in Eigen's
+    order), except bfloat16,
     which TF sums and divides in float32 and rounds once."""
     axes = _reduction_axes(ctx, input, reduction_indices)
     xp = ctx.xp
@@ -163,7 +241,9 @@ def _mean(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: b
     if input.dtype == BFLOAT16:
         total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32)
         return xp.true_divide(total, np.float32(count)).astype(BFLOAT16)
-    total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
+    total = half_sum(input, axes, keep_dims) if input.dtype == np.float16 and isinstance(input, np.ndarray) else None
+    if total is None:
+        total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
     if count == 0 and input.dtype.kind == "c":
         return total
     return xp.true_divide(total, input.dtype.type(count))
@@ -172,12 +252,17 @@ def _mean(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: b
 @EuclideanNorm.kernel("CPU", state=_ReductionAxes)
 def _euclidean_norm(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bool) -> Any:  # noqa: A002
     """sqrt(sum(x conj(x))), summed in the input's type as TF's: integers square and add with wraparound and
-    take the truncated root (uint8 [200, 200] gives 11); bfloat16 sums in float32; complex stays complex."""
+    take the truncated root (uint8 [200, 200] gives 11); float16 squares and sums in float16 in Eigen's order;
+    bfloat16 sums in float32; complex stays complex."""
     axes = _reduction_axes(ctx, input, reduction_indices)
     xp = ctx.xp
     if input.dtype.kind in "iu":
         total = xp.sum(input * input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
         return xp.sqrt(xp.maximum(total, 0).astype(np.float64)).astype(input.dtype)
+    if input.dtype == np.float16 and isinstance(input, np.ndarray):
+        total = half_sum(input * input, axes, keep_dims)
+        if total is not None:
+            return np.sqrt(total)
     wide = in_float32(input)
     return xp.sqrt(xp.sum(wide * xp.conj(wide), axis=axes, keepdims=keep_dims, dtype=wide.dtype)).astype(input.dtype)
 

@@ -59,6 +59,23 @@ def _runs(ctx: OpKernelContext, ids: Any, num_out: int, bounded: bool) -> tuple[
     return starts, run_ids
 
 
+def _runs_in_order(ufunc: Any, rows: Any, starts: Any) -> Any | None:
+    """The sums (products) of the runs of rows, each taken in order, rounding at every step, as TF's dense
+    segment kernels (NumPy's reduceat adds float16 in float32 and a vector's runs pairwise): the runs padded
+    with the identity (which changes no result) to the longest and accumulated, where that padding stays
+    within a few times the data; else None."""
+    lengths = np.diff(np.append(starts, len(rows)))
+    longest = int(lengths.max())
+    if len(starts) * longest > 4 * len(rows) + 1024:
+        return None
+    inner = rows.reshape(len(rows), -1)
+    padded = np.full((len(starts), longest, inner.shape[1]), ufunc.identity, rows.dtype)
+    positions = np.arange(len(rows)) - np.repeat(starts, lengths)
+    padded[np.repeat(np.arange(len(starts)), lengths), positions] = inner
+    with np.errstate(over="ignore"):
+        return ufunc.accumulate(padded, axis=1)[:, -1].reshape((len(starts),) + rows.shape[1:])
+
+
 def _reduce_runs(rows: Any, starts: Any, run_ids: Any, num_out: int, kind: str, by_reciprocal: bool = False) -> Any:
     """Each run of rows reduced (`kind` one of sum, mean, sqrt_n, max, min, prod) into its output row; rows of
     empty segments are 0 (1 for prod), as TF's. The sparse kernels scale float means by the count's reciprocal
@@ -67,7 +84,12 @@ def _reduce_runs(rows: Any, starts: Any, run_ids: Any, num_out: int, kind: str, 
     if not starts.size:
         return out
     ufunc = {"max": np.maximum, "min": np.minimum, "prod": np.multiply}.get(kind, np.add)
-    reduced = ufunc.reduceat(rows, starts, axis=0)
+    reduced = None
+    if ufunc in (np.add, np.multiply) and not by_reciprocal and (
+            rows.dtype == np.float16 or (rows.ndim == 1 and rows.dtype in (np.float32, np.float64))):
+        reduced = _runs_in_order(ufunc, rows, starts)
+    if reduced is None:
+        reduced = ufunc.reduceat(rows, starts, axis=0)
     if kind in ("mean", "sqrt_n"):
         counts = np.diff(np.append(starts, rows.shape[0])).reshape((-1,) + (1,) * (rows.ndim - 1))
         divisor = np.sqrt(counts.astype(rows.dtype)) if kind == "sqrt_n" else counts.astype(rows.dtype)

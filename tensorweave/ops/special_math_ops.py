@@ -6,7 +6,9 @@ The kernels compute in float64 and round once to the input's type, except Erfc's
 Erfinv, which compute in the input's type as TF's (ops/special_kernels.py: TF's own Eigen forms of erfc and of
 Cephes's ndtri; Erfinv is TF's ndtri((x + 1) / 2) / sqrt(2), the sum rounded in the input's type, so
 erfinv(1e-8) is 0 in float32, as TF's). Lgamma is special_kernels' series form (within a few ulp of the C
-library's function TF calls); the rest are vectorized versions of the algorithms Eigen ports from Cephes
+library's function TF calls; float32 from 2 up as glibc's lgammaf rounds it); float32 Igamma and Igammac, and
+IgammaGradA, compute in the input's type with Eigen's series and continued fraction (and their forward-mode
+derivatives by a); the rest are vectorized versions of the algorithms Eigen ports from Cephes
 (recurrence and asymptotic series for digamma, Euler-Maclaurin for zeta, the power series and continued fraction
 for the incomplete gamma function) or classical series (Lentz's continued fraction for the incomplete beta
 function, the power and asymptotic series of the scaled Bessel functions): they agree with TF's float64 results
@@ -33,7 +35,7 @@ from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, not_e
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
-from tensorweave.ops.special_kernels import erfc32, erfc64, lgamma64, ndtri_in_type
+from tensorweave.ops.special_kernels import erfc32, erfc64, lgamma32, lgamma64, ndtri_in_type
 from tensorweave.platform.tf_export import tf_export
 
 _FLOAT = "{bfloat16, half, float, double}"
@@ -185,7 +187,7 @@ def _igammac_fraction(a: Any, x: Any) -> Any:
 
 def _igamma_pair(a: Any, x: Any) -> tuple[Any, Any]:
     """P(a, x) and Q(a, x) = 1 - P: the series where it converges fast, the continued fraction elsewhere;
-    nan outside a > 0, x >= 0 (P(a, 0) = 0)."""
+    nan outside a > 0, x >= 0, except P(a, 0) = 0 for any a (Eigen tests x = 0 first, for P only)."""
     a, x = _as_float64(a, x)
     invalid = (a <= 0) | (x < 0) | np.isnan(a) | np.isnan(x)
     use_fraction = (x > 1) & (x > a)
@@ -202,7 +204,165 @@ def _igamma_pair(a: Any, x: Any) -> tuple[Any, Any]:
     q = np.where(x == 0, 1.0, q)
     p = np.where(np.isinf(x) & (x > 0), 1.0, p)
     q = np.where(np.isinf(x) & (x > 0), 0.0, q)
-    return np.where(invalid, np.nan, p), np.where(invalid, np.nan, q)
+    # a = inf: x^a e^-x / Gamma(a) is 0 (nan at x = inf), so Eigen's series gives P = 0, Q = 1 - 0 (Q's
+    # continued fraction gives 0 at x = inf)
+    p = np.where(np.isposinf(a) & (x > 0), 0.0, p)
+    q = np.where(np.isposinf(a) & np.isfinite(x), 1.0, q)
+    return np.where(invalid & (x != 0), np.nan, p), np.where(invalid, np.nan, q)
+
+
+# Cephes's machine epsilon and rescaling bounds of the continued fraction, per type, as Eigen's.
+_CEPHES = {np.dtype(np.float32): (2.0 ** -24, 16777216.0, 2.0 ** -24),
+           np.dtype(np.float64): (2.0 ** -53, 4.503599627370496e15, 2.0 ** -52)}
+
+
+def _igamma_series_by_a(a: Any, x: Any, iterations: int) -> tuple[Any, Any, Any]:
+    """P's power series and its forward-mode derivative by `a` (the sum and its derivative, less the
+    factor x^a e^-x / Gamma(a + 1)); an element stops when its derivative term is below epsilon of the sum."""
+    machep = x.dtype.type(_CEPHES[x.dtype][0])
+    ans, c, r = np.ones_like(x), np.ones_like(x), a.copy()
+    dc, dans = np.zeros_like(x), np.zeros_like(x)
+    done = np.zeros(x.shape, bool)
+    for _ in range(iterations):
+        r = r + 1
+        ratio = x / r
+        dc = np.where(done, dc, ratio * dc + -x / (r * r) * c)
+        dans = np.where(done, dans, dans + dc)
+        c = np.where(done, c, c * ratio)
+        ans = np.where(done, ans, ans + c)
+        done |= np.abs(dc) <= machep * np.abs(dans)
+        if done.all():
+            break
+    return ans, dans, np.log(x) - _digamma(a + 1)
+
+
+def _igammac_fraction_by_a(a: Any, x: Any, iterations: int) -> tuple[Any, Any, Any]:
+    """Q's continued fraction (Cephes's recurrences) and its forward-mode derivative by `a`, as Eigen's."""
+    machep, big, biginv = (x.dtype.type(v) for v in _CEPHES[x.dtype])
+    one = x.dtype.type(1)
+    y = one - a
+    z = x + y + one
+    c = np.zeros_like(x)
+    pkm2, qkm2, pkm1, qkm1 = np.ones_like(x), x.copy(), x + one, z * x
+    dpkm2, dqkm2, dpkm1, dqkm1 = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x), -x
+    ans = pkm1 / qkm1
+    dans = (dpkm1 - ans * dqkm1) / qkm1
+    done = np.zeros(x.shape, bool)
+    for _ in range(iterations):
+        c, y, z = c + one, y + one, z + x.dtype.type(2)
+        yc = y * c
+        pk, qk = pkm1 * z - pkm2 * yc, qkm1 * z - qkm2 * yc
+        dpk, dqk = dpkm1 * z - pkm1 - dpkm2 * yc + pkm2 * c, dqkm1 * z - qkm1 - dqkm2 * yc + qkm2 * c
+        live = ~done & (qk != 0)
+        safe_qk = np.where(qk != 0, qk, one)
+        new_ans = np.where(live, pk / safe_qk, ans)
+        new_dans = np.where(live, (dpk - new_ans * dqk) / safe_qk, dans)
+        done |= live & (np.abs(new_dans - dans) <= machep)
+        ans, dans = new_ans, new_dans
+        pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
+        dpkm2, dpkm1, dqkm2, dqkm1 = dpkm1, dpk, dqkm1, dqk
+        scale = np.where(np.abs(pk) > big, biginv, one)
+        pkm2, pkm1, qkm2, qkm1 = pkm2 * scale, pkm1 * scale, qkm2 * scale, qkm1 * scale
+        dpkm2, dpkm1, dqkm2, dqkm1 = dpkm2 * scale, dpkm1 * scale, dqkm2 * scale, dqkm1 * scale
+        if done.all():
+            break
+    return ans, dans, np.log(x) - _digamma(a)
+
+
+def _series_in_type(a: Any, x: Any, iterations: int) -> Any:
+    """Eigen's igamma series in x's type: x^a e^-x / Gamma(a + 1) sum_n x^n / ((a+1)...(a+n))."""
+    machep = x.dtype.type(_CEPHES[x.dtype][0])
+    ans, c, r = np.ones_like(x), np.ones_like(x), a.copy()
+    done = np.zeros(x.shape, bool)
+    for _ in range(iterations):
+        r = r + 1
+        c = np.where(done, c, c * (x / r))
+        ans = np.where(done, ans, ans + c)
+        done |= c <= machep * ans
+        if done.all():
+            break
+    return ans
+
+
+def _fraction_in_type(a: Any, x: Any, iterations: int) -> Any:
+    """Eigen's igammac continued fraction in x's type (less the factor x^a e^-x / Gamma(a))."""
+    machep, big, biginv = (x.dtype.type(v) for v in _CEPHES[x.dtype])
+    one = x.dtype.type(1)
+    y = one - a
+    z = x + y + one
+    c = np.zeros_like(x)
+    pkm2, qkm2, pkm1, qkm1 = np.ones_like(x), x.copy(), x + one, z * x
+    ans = pkm1 / qkm1
+    done = np.zeros(x.shape, bool)
+    for _ in range(iterations):
+        c, y, z = c + one, y + one, z + x.dtype.type(2)
+        yc = y * c
+        pk, qk = pkm1 * z - pkm2 * yc, qkm1 * z - qkm2 * yc
+        live = ~done & (qk != 0)
+        new_ans = np.where(live, pk / np.where(qk != 0, qk, one), ans)
+        done |= live & (np.abs(ans - new_ans) <= machep * np.abs(new_ans))
+        ans = new_ans
+        pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
+        scale = np.where(np.abs(pk) > big, biginv, one)
+        pkm2, pkm1, qkm2, qkm1 = pkm2 * scale, pkm1 * scale, qkm2 * scale, qkm1 * scale
+        if done.all():
+            break
+    return ans
+
+
+def igamma_pair_float32(a: Any, x: Any) -> tuple[Any, Any]:
+    """P(a, x) and Q(a, x) of float32 inputs computed in float32 as Eigen's float kernels (200 iterations,
+    float's epsilon, lgammaf, the factor flushed below the normal range), so their rounding is TF's; the
+    domain rules are _igamma_pair's."""
+    a, x = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(x, np.float32))
+    t = np.float32
+    with np.errstate(all="ignore"):
+        valid = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
+        sa, sx = np.where(valid, a, t(1)), np.where(valid, x, t(1))
+        term = np.exp(sa * np.log(sx) - sx - _lgamma(sa))
+        term = np.where(term >= np.finfo(np.float32).tiny, term, t(0))
+        p, q = np.empty_like(sx), np.empty_like(sx)
+        for fraction, out in (((sx > 1) & (sx > sa), p), ((sx >= 1) & (sx >= sa), q)):  # P's branch, Q's
+            series = ~fraction
+            lower = _series_in_type(sa[series], sx[series], 200) * (term[series] / sa[series])
+            upper = _fraction_in_type(sa[fraction], sx[fraction], 200) * term[fraction]
+            if out is p:
+                p[series], p[fraction] = lower, t(1) - upper
+            else:
+                q[series], q[fraction] = t(1) - lower, upper
+    reference_p, reference_q = _igamma_pair(a, x)
+    return (np.where(valid, p, reference_p.astype(np.float32)), np.where(valid, q, reference_q.astype(np.float32)))
+
+
+def igamma_derivatives(a: Any, x: Any) -> tuple[Any, Any]:
+    """dP(a, x)/da (TF's IgammaGradA) and the implicit derivative of a Gamma(a, 1) sample x by a,
+    -(dP/da) / (dP/dx) (TF's RandomGammaGrad), by forward-mode differentiation of the series and the
+    continued fraction, in the inputs' own precision (float32 or float64) with Eigen's limits, so that TF's
+    float32 rounding is mostly reproduced: 200 iterations for float, 500 for double, and 0 where
+    x^a e^-x / Gamma(a) is below the normal range (P is flat there). Both are 0 at x = 0, nan elsewhere outside
+    a > 0, x >= 0."""
+    a, x = np.broadcast_arrays(a, x)
+    t = x.dtype.type
+    iterations = 200 if x.dtype == np.float32 else 500
+    invalid = ((a <= 0) | (x < 0) | np.isnan(a) | np.isnan(x)) & (x != 0)
+    with np.errstate(all="ignore"):
+        log_term = a * np.log(x) - x - _lgamma(a)
+        term = np.exp(log_term)
+        flat = invalid | ~(term >= np.finfo(x.dtype).tiny) | np.isinf(x)  # denormals flushed, as TF's CPU
+        sa, sx, term = np.where(flat, t(1), a), np.where(flat, t(1), x), np.where(flat, t(0), term)
+        fraction = (sx > 1) & (sx > sa)
+        series = ~fraction
+        by_a, sample = np.zeros_like(x), np.zeros_like(x)
+        ans, dans, dlog = _igamma_series_by_a(sa[series], sx[series], iterations)
+        by_a[series] = term[series] / sa[series] * (ans * dlog + dans)
+        sample[series] = -(dans + ans * dlog) * sx[series] / sa[series]
+        ans, dans, dlog = _igammac_fraction_by_a(sa[fraction], sx[fraction], iterations)
+        by_a[fraction] = -(term[fraction] * (ans * dlog + dans))
+        sample[fraction] = (dans + ans * dlog) * sx[fraction]
+    flat_value = np.where((x > 1) & (x > a), t(-0.0), t(0))  # Eigen's continued fraction returns -0
+    by_a = np.where(flat, flat_value, by_a)
+    sample = np.where(flat, flat_value, sample)
+    return np.where(invalid, t(np.nan), by_a), np.where(invalid, t(np.nan), sample)
 
 
 def _betainc(a: Any, b: Any, x: Any) -> Any:
@@ -328,7 +488,12 @@ def _erfc(x: Any) -> Any:
 
 
 Erfc = special_unary_op("Erfc", _erfc)
-Lgamma = special_unary_op("Lgamma", lgamma64)
+def _lgamma(x: Any) -> Any:
+    """TF's double kernel's lgamma for float64; its float kernel's (glibc's lgammaf) for the narrower types."""
+    return lgamma64(x) if x.dtype == np.float64 else lgamma32(x)
+
+
+Lgamma = special_unary_op("Lgamma", _lgamma)
 Digamma = special_unary_op("Digamma", _digamma)
 BesselI0e = special_unary_op("BesselI0e", lambda x: bessel_scaled(x, 0))
 BesselI1e = special_unary_op("BesselI1e", lambda x: bessel_scaled(x, 1))
@@ -449,8 +614,13 @@ def bessel_i1e(x: Any, name: str | None = None) -> Tensor:
 
 # -- Igamma, Igammac, Zeta, Polygamma, Betainc -------------------------------------------------------
 
-Igamma = _binary("Igamma", ("a", "x"), "z", "{bfloat16, half, float, double}", lambda a, x: _igamma_pair(a, x)[0])
-Igammac = _binary("Igammac", ("a", "x"), "z", "{bfloat16, half, float, double}", lambda a, x: _igamma_pair(a, x)[1])
+def _igamma_in_type(a: Any, x: Any) -> tuple[Any, Any]:
+    """P and Q: float32 computed in float32 as TF's float kernel, the other types in float64."""
+    return igamma_pair_float32(a, x) if np.asarray(a).dtype == np.float32 else _igamma_pair(a, x)
+
+
+Igamma = _binary("Igamma", ("a", "x"), "z", "{bfloat16, half, float, double}", lambda a, x: _igamma_in_type(a, x)[0])
+Igammac = _binary("Igammac", ("a", "x"), "z", "{bfloat16, half, float, double}", lambda a, x: _igamma_in_type(a, x)[1])
 Zeta = _binary("Zeta", ("x", "q"), "z", "{float, double}", _zeta)
 Polygamma = _binary("Polygamma", ("a", "x"), "z", "{float, double}", _polygamma)
 
@@ -461,16 +631,33 @@ def _igamma_x_partial(op: Any) -> Tensor:
     return Exp(-x + (a - 1) * Log(x) - Lgamma(a))
 
 
+IgammaGradA = Op("IgammaGradA", inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"])
+IgammaGradA.shape(broadcast_binary_shape)
+
+
+@IgammaGradA.kernel("CPU")
+def _igamma_grad_a(ctx: OpKernelContext, a: Any, x: Any) -> Any:
+    try:
+        np.broadcast_shapes(np.shape(a), np.shape(x))
+    except ValueError:
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(a))} vs. "
+                                    f"{tensor_shape.shape_string(np.shape(x))}") from None
+    return igamma_derivatives(a, x)[0]
+
+
 @Igamma.gradient
 def _igamma_grad(op: Any, grad: Tensor) -> list:
-    """By x only: the derivative by `a` (TF's IgammaGradA) is not built, so `a` gets None."""
-    return _unbroadcast_pair(op, grad, None, grad * _igamma_x_partial(op))
+    """By a: IgammaGradA; by x: the integrand x^(a-1) e^-x / Gamma(a) (in log space: both factors overflow)."""
+    a, x = op.inputs
+    with control_dependencies([grad]):
+        return _unbroadcast_pair(op, grad, IgammaGradA(a, x) * grad, _igamma_x_partial(op) * grad)
 
 
 @Igammac.gradient
 def _igammac_grad(op: Any, grad: Tensor) -> list:
-    """By x only (see Igamma's)."""
-    return _unbroadcast_pair(op, grad, None, -grad * _igamma_x_partial(op))
+    """Minus Igamma's (Q = 1 - P)."""
+    grad_a, grad_x = _igamma_grad(op, grad)
+    return [-grad_a, -grad_x]
 
 
 @Zeta.gradient

@@ -63,7 +63,7 @@ def test_tridiagonal_matmul_and_solve():
     check_gradient(tf.linalg.tridiagonal_matmul, [DIAGONALS[0], rhs[0]])
     check_gradient(tf.linalg.tridiagonal_solve, [DIAGONALS[0], rhs[0]])
     with tf.Graph().as_default(), tf.Session() as sess:
-        with pytest.raises(ValueError, match="Dimension must be 3 but is 2"):
+        with pytest.raises(ValueError, match="Expected 3 diagonals got 2"):
             tf.linalg.tridiagonal_solve(tf.zeros([2, 4]), tf.zeros([4, 1]))
         singular = tf.placeholder(tf.float64, [3, 3])
         with pytest.raises(tf.errors.InvalidArgumentError, match="The matrix is not invertible."):
@@ -105,3 +105,18 @@ def test_eigh_tridiagonal():
         values, vectors = sess.run(tf.linalg.eigh_tridiagonal(alpha, beta, eigvals_only=False))
     matrix = np.diag(alpha) + np.diag(beta, 1) + np.diag(beta, -1)
     np.testing.assert_allclose(matrix @ vectors, vectors * values, atol=1e-10)
+
+
+def test_tridiagonal_solve_static_checks_as_tf():
+    """TF's messages; a vector rhs ignores transpose_rhs (TF's python)."""
+    with tf.Graph().as_default():
+        diagonals = tf.constant([[1., 2., 0.], [4., 5., 6.], [0., 7., 8.]])
+        vector = tf.linalg.tridiagonal_solve(diagonals, tf.constant([1., 2., 3.]), transpose_rhs=True)
+        assert vector.shape.as_list() == [3]
+        with pytest.raises(ValueError, match="Expected number of left-hand sided and right-hand sides to be equal, "
+                                             "got 3 and 4"):
+            tf.linalg.tridiagonal_solve(diagonals, tf.ones([4, 1]))
+        with pytest.raises(ValueError, match="Expected the rank of rhs to be 1 or 2, got 4"):
+            tf.linalg.tridiagonal_solve(diagonals, tf.ones([1, 3, 1, 1]))
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 2"):
+            tf.linalg.det(tf.ones([2, 3]))

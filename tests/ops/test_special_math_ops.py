@@ -103,3 +103,67 @@ def test_digamma_in_float32_as_eigen_computes_it():
         got, got64 = sess.run([tf.math.digamma(x), tf.math.digamma(x.astype(np.float64)[:3])])
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(got64, [-0.5772156649015323, np.nan, 0.03648997397857645])
+
+
+IGAMMA_GRAD_A_ARGS = (np.array([0.5, 1.0, 3.0, 10.0, 0.1, 50.0, 2.0, 100.0, 1000.5, 1.0, 2.0]),
+                      np.array([1e-3, 0.3, 1.0, 2.5, 7.0, 15.0, 40.0, 120.0, 1020.1896, inf, 0.0]))
+
+
+def test_igamma_grad_a_as_tf():
+    """dP/da recorded from TF 2.21 (float32 computed in float32 as Eigen does, its lgammaf rounding included);
+    -0 where the continued fraction's branch is flat, +0 at x = 0."""
+    a, x = IGAMMA_GRAD_A_ARGS
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got64, got32 = sess.run([tf.raw_ops.IgammaGradA(a=a, x=x),
+                                 tf.raw_ops.IgammaGradA(a=a.astype(np.float32), x=x.astype(np.float32))])
+    np.testing.assert_allclose(got64, [-0.24772119046242067, -0.4413635428478971, -0.10645935294394225,
+                                       -0.0004049994485224195, -0.00018624744244872166, -1.1065454274054561e-12,
+                                       -5.732487245607528e-16, -0.006213185929140152, -0.010316803457158557, 0, 0],
+                               rtol=1e-11)
+    np.testing.assert_allclose(got32, np.float32([-0.24772115, -0.44136345, -0.10645935, -0.00040499959,
+                                                  -0.0001862474, -1.1065403e-12, -5.732482e-16, -0.0062131137,
+                                                  -0.010325467, 0, 0]), rtol=2e-6)
+    assert list(np.signbit(got64[-2:])) == [True, False]
+
+
+def test_random_gamma_grad_float32_as_tf():
+    a, x = IGAMMA_GRAD_A_ARGS
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.raw_ops.RandomGammaGrad(alpha=a.astype(np.float32), sample=x.astype(np.float32)))
+    np.testing.assert_allclose(got, np.float32([0.013898644, 0.5957784, 0.578773, 0.46934652, 11.196455, 0.51763028,
+                                                3.3733578, 1.0957499, 1.0099243, 0, 0]), rtol=1e-6)
+
+
+def test_lgamma_float32_rounds_as_glibc_lgammaf():
+    """glibc's float formulas from 2 up (values recorded from TF 2.21)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.math.lgamma(np.float32([8.0, 1000.5, 3e7, 5.5])))
+    np.testing.assert_array_equal(got, np.float32([8.525161743164062, 5908.673828125, 486501216.0,
+                                                   3.9578137397766113]))
+
+
+def test_igamma_gradients_by_a():
+    a, x = np.array([[0.5, 2.0, 7.0]]), np.array([[0.8], [3.0], [12.5]])
+    check_gradient(lambda a, x: [tf.igamma(a, x), tf.igammac(a, x)], [a, x])
+    with tf.Graph().as_default():
+        a32 = tf.constant([0.5, 3.0])
+        assert tf.gradients(tf.math.igammac(a32, 2.0), a32)[0].dtype == tf.float32
+
+
+def test_igamma_edges_as_tf():
+    """Eigen tests x = 0 before the domain for P only; a = inf makes P 0 (and Q 1, but 0 at x = inf)."""
+    a = np.array([1., 0., inf, 1., -1., nan, inf, 2.])
+    x = np.array([inf, 0., 1., 0., 0., 0., inf, nan])
+    check_op(lambda: [tf.igamma(a, x), tf.igammac(a, x)], [],
+             [[1, 0, 0, 0, 0, 0, 0, nan], [0, nan, 1, 1, nan, nan, 0, nan]], dtype=np.float64)
+
+
+def test_igamma_float32_rounds_as_tfs_float_kernel():
+    """TF's float32 igamma computes in float (lgammaf's rounding of lgamma(1000.5) moves P by 5e-4 relative):
+    bits recorded from TF 2.21."""
+    a = np.float32([1000.5, 1000.5, 1000.5, 1000.5])
+    x = np.float32([974.9587, 985.7372, 914.0966, 931.49554])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.math.igamma(a, x))
+    np.testing.assert_array_equal(got, np.float32([0.21086826920509338, 0.3233609199523926, 0.0025253433268517256,
+                                                  0.013105612248182297]))

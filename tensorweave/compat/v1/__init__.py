@@ -89,6 +89,7 @@ from tensorweave.ops import image_ops as _image_ops
 from tensorweave.ops import indexing_ops as _indexing_ops
 from tensorweave.ops import init_ops as _init_ops
 from tensorweave.ops import io_ops as _io_ops
+from tensorweave.ops import legacy_ops as _legacy_ops  # noqa: F401 - registers the ops
 from tensorweave.ops import linalg_decompositions as _linalg_decompositions
 from tensorweave.ops import linalg_impl_ops as _linalg_impl_ops
 from tensorweave.ops import linalg_ops as _linalg_ops
