@@ -88,15 +88,12 @@ class FuncGraph(Graph):
         known = self._captures.get(tensor.ref())
         if known is not None:
             return known[1]
-        outer = tensor
-        if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
-            tensor = self.outer_graph.capture(tensor)
         with self.as_default(), self.control_dependencies(None), self.name_scope(None):
-            placeholder = self.create_op("Placeholder", [], name=name or outer.op.name,
+            placeholder = self.create_op("Placeholder", [], name=name or tensor.op.name,
                                          attrs={"dtype": tensor.dtype.base_dtype, "shape": tensor.shape}).outputs[0]
         placeholder.set_shape(tensor.shape)
-        self._captures[outer.ref()] = (outer, placeholder)
-        self._captured_from[placeholder.ref()] = outer
+        self._captures[tensor.ref()] = (tensor, placeholder)
+        self._captured_from[placeholder.ref()] = tensor
         self.inputs.append(placeholder)
         return placeholder
 

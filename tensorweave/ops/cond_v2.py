@@ -31,7 +31,8 @@ from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
 
 def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
     """The outer tensors any graph captured, first captures first; each graph's `inputs` become
-    placeholders for exactly these, in this order."""
+    placeholders for exactly these, in this order (a graph that did not capture one gets a dummy
+    `Placeholder`, TF's `_create_dummy_input`)."""
     outer: dict[Any, Tensor] = {}
     for graph in graphs:
         for tensor, _ in graph.captures:
@@ -39,7 +40,7 @@ def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
     tensors = list(outer.values())
     for graph in graphs:
         own = [t for t in graph.inputs if all(t is not p for _, p in graph.captures)]
-        graph.inputs = own + [graph.capture(t) for t in tensors]
+        graph.inputs = own + [graph.capture(t, "Placeholder") for t in tensors]
     return tensors
 
 

@@ -104,7 +104,8 @@ def call_function_graph(graph: FuncGraph, name: str, args: Sequence[Tensor], op_
     call it on `args` and the tensors `graph` captured; the call's outputs, shaped through the body."""
     outer = get_default_graph()
     add_to_library(graph, name, outer)
-    inputs = list(args) + graph.external_captures
+    # TF's call captures each outer tensor under its own name before the call op is made
+    inputs = list(args) + [outer.capture(t) if isinstance(outer, FuncGraph) else t for t in graph.external_captures]
     call = StatefulPartitionedCall if is_stateful(graph) else PartitionedCall
     op = outer.create_op(call.name, inputs, name=op_name or call.name, attrs={
         "f": name, "Tin": [t.dtype.base_dtype for t in inputs], "Tout": [t.dtype for t in graph.outputs], "config": b"",
