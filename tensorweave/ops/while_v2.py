@@ -64,6 +64,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         specs = [TensorSpec([], dtypes.int32)] * 2 + [TensorSpec(s, t.dtype.base_dtype)
                                                       for s, t in zip(invariants, flat)]
         arg_names = ["loop_counter", "maximum_iterations"] + ["Placeholder"] * len(flat)
+        input_names = [counter.op.name, bound.op.name] + ["Placeholder"] * len(flat)  # TF's specs are named so
 
         def pack(args: Sequence[Tensor]) -> list[Any]:
             return nest.pack_sequence_as(originals, [
@@ -76,7 +77,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                 pred = squeeze(pred)
             return pred if maximum_iterations is None else logical_and(i < n, pred)
 
-        cond_fn = def_function.trace_body(wrapped_cond, cond_name, specs, arg_names, specs)
+        cond_fn = def_function.trace_body(wrapped_cond, cond_name, specs, arg_names, specs, input_names)
 
         def wrapped_body(i: Tensor, n: Tensor, *args: Tensor) -> list[Any]:
             for t in cond_fn.graph.external_captures:
@@ -87,13 +88,13 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             nest.assert_same_structure(results, originals, check_types=False)
             return [i + 1, n] + [_to_flow(r) for r in nest.flatten(results)]
 
-        body_fn = def_function.trace_body(wrapped_body, body_name, specs, arg_names, specs)
+        body_fn = def_function.trace_body(wrapped_body, body_name, specs, arg_names, specs, input_names)
         cond_graph, body_graph = cond_fn.graph, body_fn.graph
         captured = body_graph.external_captures
-        for t in captured[len(cond_graph.external_captures):]:
-            cond_graph.capture(t)
-        with body_graph.as_default():
-            body_graph.outputs.extend(manipulation_ops.identity(p) for _, p in body_graph.captures)
+        redundant = cond_graph.unique_name(f"{cond_name}___redundant_placeholder")  # TF's prefix for them
+        for k, t in enumerate(captured[len(cond_graph.external_captures):]):
+            cond_graph.capture(t, f"{redundant}{k}")
+        body_graph.outputs.extend(p for _, p in body_graph.captures)
         for out, shape, t in zip(body_graph.outputs[2:], invariants, flat):
             if not control_flow_ops._shape_less_than_or_equal(out.shape, shape):
                 raise ValueError(
