@@ -11,6 +11,7 @@ alive (the buffer's reference count says so), else it writes a copy, which becom
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -52,16 +53,25 @@ _UNSHARED_REFCOUNT = 3
 class ResourceVar(state_ops.Var):
     """The storage of one resource variable: reads are snapshots (see the module docstring)."""
 
-    __slots__ = ()
+    __slots__ = ("_neighbours",)
+
+    def __init__(self, name: str, dtype: Any, shape: list, neighbours: Callable[[], list[Any]] = list) -> None:
+        super().__init__(name, dtype, shape)
+        self._neighbours = neighbours  # the resources of its container now
+
+    def uninitialized(self) -> errors.OpError:
+        """TF creates the resource on the first assign: before it, a lookup finds none (nor the container,
+        while no resource made one: an uninitialized resource variable is none)."""
+        if all(isinstance(r, ResourceVar) and r.value is None for r in self._neighbours()):
+            return errors.NotFoundError(None, None, f"Container {DEFAULT_CONTAINER} does not exist. (Could not find "
+                                        f"resource: {DEFAULT_CONTAINER}/{self.name})")
+        return errors.NotFoundError(None, None, f"Resource {DEFAULT_CONTAINER}/{self.name}/N10tensorflow3VarE does "
+                                    "not exist.")
 
     def read(self) -> Any:
         value = self.value
         if value is None:
-            raise errors.FailedPreconditionError(
-                None, None, f"Could not find variable {self.name}. This could mean that the variable has been "
-                "deleted. In TF1, it can also mean the variable is uninitialized. Debug info: container="
-                f"{DEFAULT_CONTAINER}, status error message=Container {DEFAULT_CONTAINER} does not exist. (Could "
-                f"not find resource: {DEFAULT_CONTAINER}/{self.name})")
+            raise self.uninitialized()
         view = value.view()
         view.flags.writeable = False
         return view
@@ -118,7 +128,8 @@ def _var_handle(ctx: OpKernelContext, container: bytes, shared_name: bytes, debu
     if slot.resource is None:
         name = shared_name.decode() or ctx.name
         slot.resource = ctx.resources.lookup_or_create(
-            container.decode(), name, lambda: ResourceVar(name, dtype, [] if shape is None else shape))
+            container.decode(), name, lambda: ResourceVar(name, dtype, [] if shape is None else shape,
+                                                          lambda: ctx.resources.resources(container.decode())))
     return slot.resource
 
 
@@ -133,6 +144,11 @@ def _read_variable_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 
 @ReadVariableOp.kernel("CPU")
 def _read_variable(ctx: OpKernelContext, resource: ResourceVar, dtype: Any) -> Any:
+    if resource.value is None:  # TF's ReadVariableOp explains a missing variable
+        raise errors.FailedPreconditionError(
+            None, None, f"Could not find variable {resource.name}. This could mean that the variable has been "
+            "deleted. In TF1, it can also mean the variable is uninitialized. Debug info: container="
+            f"{DEFAULT_CONTAINER}, status error message={resource.uninitialized().message}")
     return resource.read()
 
 

@@ -168,6 +168,28 @@ def test_uninitialized_read_is_tfs_error():
         "does not exist. (Could not find resource: localhost/v)")
 
 
+def test_uninitialized_resource_errors_once_the_container_exists_are_tfs():
+    w = tf.get_variable("w", [2], use_resource=True)
+    r = tf.get_variable("r", [2], use_resource=False)
+    train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(tf.ones([2]), w)])
+    missing = "Resource localhost/w/N10tensorflow3VarE does not exist."
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.NotFoundError, match="^Container localhost does not exist. "
+                           r"\(Could not find resource: localhost/w\)"):
+            sess.run(tf.gather(w, [0]))
+        with pytest.raises(tf.errors.FailedPreconditionError, match="^Attempting to use uninitialized value r"):
+            sess.run(r)  # its VariableV2 ran: the container exists from now on (TF 2.21's messages)
+        with pytest.raises(tf.errors.FailedPreconditionError) as info:
+            sess.run(w.read_value())
+        assert info.value.message.endswith(f"status error message={missing}")
+        for op in (tf.gather(w, [0]), w.assign_add([1.0, 2.0]), tf.scatter_add(w, [0], [1.0])):
+            with pytest.raises(tf.errors.NotFoundError) as info:
+                sess.run(op)
+            assert info.value.message == missing
+        with pytest.raises(tf.errors.InternalError, match="^Invalid variable reference.$"):
+            sess.run(train)
+
+
 def test_gather_out_of_range_names_the_node():
     v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
     g = v.sparse_read([5])
