@@ -181,11 +181,11 @@ def test_uninitialized_resource_errors_once_the_container_exists_are_tfs():
             sess.run(r)  # its VariableV2 ran: the container exists from now on (TF 2.21's messages)
         with pytest.raises(tf.errors.FailedPreconditionError) as info:
             sess.run(w.read_value())
-        assert info.value.message.endswith(f"status error message={missing}")
+        assert f"status error message={missing}\n" in info.value.message
         for op in (tf.gather(w, [0]), w.assign_add([1.0, 2.0]), tf.scatter_add(w, [0], [1.0])):
             with pytest.raises(tf.errors.NotFoundError) as info:
                 sess.run(op)
-            assert info.value.message == missing
+            assert info.value.message.startswith(missing)
         with pytest.raises(tf.errors.InternalError, match="^Invalid variable reference.$"):
             sess.run(train)
 
