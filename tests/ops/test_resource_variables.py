@@ -186,7 +186,7 @@ def test_uninitialized_resource_errors_once_the_container_exists_are_tfs():
             with pytest.raises(tf.errors.NotFoundError) as info:
                 sess.run(op)
             assert info.value.message.startswith(missing)
-        with pytest.raises(tf.errors.InternalError, match="^Invalid variable reference.$"):
+        with pytest.raises(tf.errors.InternalError, match=r"^Invalid variable reference\.\n"):
             sess.run(train)
 
 
