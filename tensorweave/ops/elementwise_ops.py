@@ -1075,8 +1075,11 @@ def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
 
 @tf_export("math.add_n", "add_n")
 def add_n(inputs: Any, name: str | None = None) -> Tensor:
-    """The elementwise sum of a list of tensors of one dtype and shape; one tensor is returned as it is."""
-    inputs = [convert_to_tensor(x) for x in inputs]
+    """The elementwise sum of a list of tensors of one dtype and shape; one tensor is returned as it is.
+    IndexedSlices are made dense as the op's inputs (`AddN/inputs_0`), as TF's."""
+    inputs = [convert_to_tensor_or_indexed_slices(x) for x in inputs]
+    if len(inputs) == 1:
+        inputs = [convert_to_tensor(inputs[0])]
     if not inputs:
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
                          "and shape.")

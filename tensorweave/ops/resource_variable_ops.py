@@ -44,6 +44,7 @@ from tensorweave.ops import (
     state_ops,
     variables,
 )
+from tensorweave.ops.scatter_ops import ScatterNd
 
 # References to a buffer that only its variable holds: the attribute, the caller's local name and
 # getrefcount's argument.
@@ -304,6 +305,31 @@ def _resource_gather_grad(op: Operation, grad: Tensor) -> list:
     size = shape_ops.expand_dims(shape_ops.size(indices), 0)
     values = shape_ops.reshape(grad, manipulation_ops.concat([size, params_shape[1:]], 0))
     return [IndexedSlices(values, shape_ops.reshape(indices, size), params_shape), None]
+
+
+ResourceGatherNd = Op("ResourceGatherNd", inputs=["resource: resource", "indices: Tindices"],
+                      outputs=["output: dtype"], attrs=["dtype: type", "Tindices: {int32, int64}"], is_stateful=True)
+
+
+@ResourceGatherNd.shape
+def _resource_gather_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [indexing_ops.gather_nd_shape(handle_shape(ctx, 0), ctx.input_shape(1))]
+
+
+@ResourceGatherNd.kernel("CPU")
+def _resource_gather_nd(ctx: OpKernelContext, resource: ResourceVar, indices: Any, dtype: Any) -> Any:
+    return indexing_ops._gather_nd(ctx, resource.read(), indices, b"")
+
+
+@ResourceGatherNd.gradient
+def _resource_gather_nd_grad(op: Operation, grad: Tensor) -> list:
+    """TF's: IndexedSlices when each index names one row ([N, 1] indices), else ScatterNd into the
+    variable's shape (a VariableShape op even where the shape is known)."""
+    handle, indices = op.inputs
+    shape = VariableShape(handle, out_type=indices.dtype)
+    if indices.shape.ndims == 2 and indices.shape.as_list()[-1] == 1:
+        return [IndexedSlices(grad, shape_ops.squeeze(indices, axis=[-1]), shape), None]
+    return [ScatterNd(indices, grad, shape), None]
 
 
 def _resource_scatter_op(name: str, types: str, combine: Any) -> Op:
@@ -599,7 +625,11 @@ class ResourceVariable(variables.Variable):
             return ResourceGather(self._handle, indices, dtype=self._dtype, name=name)
 
     def gather_nd(self, indices: Any, name: str | None = None) -> Tensor:
-        return indexing_ops.gather_nd(self.value(), indices, name=name)
+        """The slices `indices` address, by ResourceGatherNd (named by its scope) and an Identity, as TF's."""
+        _variable_accessed(self)
+        with name_scope("GatherNd" if name is None else name) as name:
+            value = ResourceGatherNd(self._handle, indices, dtype=self._dtype, name=name)
+        return manipulation_ops.identity(value)
 
     def count_up_to(self, limit: int) -> Tensor:
         return ResourceCountUpTo(self._handle, limit=limit, T=self._dtype)

@@ -493,3 +493,27 @@ def test_cast_of_a_resource_variable_to_its_dtype_is_the_variable():
         r = tf.Variable([1.0, 2.0], name="r")
         assert tf.cast(r, tf.float32).name == "r/read:0"
         assert tf.cast(v, tf.float64).name == "Cast_1:0"
+
+
+def test_gather_nd_of_a_resource_variable_is_resource_gather_nd_with_tfs_gradients():
+    w = tf.get_variable("w", initializer=np.arange(12.0).reshape(3, 4).astype(np.float32), use_resource=True)
+    y = tf.gather_nd(w, [[0, 1], [2, 3]])
+    z = tf.gather_nd(w, [[1], [0]], name="g2")
+    assert (y.op.type, y.op.inputs[0].name, z.op.inputs[0].name) == ("Identity", "GatherNd:0", "g2:0")
+    assert (y.op.inputs[0].op.type, [t.name for t in y.op.inputs[0].op.inputs]) == (
+        "ResourceGatherNd", ["w:0", "GatherNd/indices:0"])
+    assert (y.shape.as_list(), z.shape.as_list()) == ([2], [2, 4])
+    dw, = tf.gradients(tf.reduce_sum(y * 2.0) + tf.reduce_sum(z), w)
+    ops = {op.name: op.type for op in tf.get_default_graph().get_operations()}
+    assert ops["gradients/g2_grad/VariableShape"] == ops["gradients/GatherNd_grad/VariableShape"] == "VariableShape"
+    assert ops["gradients/AddN/inputs_0"] == "UnsortedSegmentSum"  # TF densifies the slices as AddN's input
+    with pytest.raises(ValueError, match=r"indices.shape\[-1\] must be <= params.rank"):
+        tf.gather_nd(w, [[0, 0, 0]])
+    bad = tf.gather_nd(w, [[5, 0]])
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(y).tolist() == [1.0, 11.0]
+        assert sess.run(dw).tolist() == [[1, 3, 1, 1], [1, 1, 1, 1], [0, 0, 0, 2]]
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^indices\[0\] = \[5, 0\] does not index into param shape \[3,4\], node name: GatherNd_2"):
+            sess.run(bad)
