@@ -65,9 +65,10 @@ def _check_same_outputs(graphs: Sequence[FuncGraph], structures: Sequence[Any], 
 
 
 def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequence[str], inputs: Sequence[Tensor],
-                structures: Sequence[Any], name: str | None, is_if: bool = False) -> Any:
+                structures: Sequence[Any], name: str | None, is_if: bool = False, op_name: str | None = None) -> Any:
     """The Case (an If on a condition, with `is_if`) of these branch graphs on `inputs`, its outputs through
-    an Identity each, in the first branch's structure (`structures`: each branch's)."""
+    an Identity each (in scope `name`), in the first branch's structure (`structures`: each branch's); the op
+    is named `op_name` (default `name`)."""
     outer = get_default_graph()
     _check_same_outputs(graphs, structures, is_if)
     for graph, fname in zip(graphs, names):
@@ -82,10 +83,10 @@ def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequen
     tout = [t.dtype for t in graphs[0].outputs]
     if is_if:
         outputs = (If if stateful else StatelessIf)(branch_index, list(inputs), Tout=tout, then_branch=names[0],
-                                                    else_branch=names[1], output_shapes=shapes, name=name)
+                                                    else_branch=names[1], output_shapes=shapes, name=op_name or name)
     else:
         outputs = (Case if stateful else StatelessCase)(branch_index, list(inputs), Tout=tout, branches=list(names),
-                                                        output_shapes=shapes, name=name)
+                                                        output_shapes=shapes, name=op_name or name)
     structure = structures[0]
     if not outputs:
         return structure
@@ -170,7 +171,7 @@ def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any],
     extra = _union_inputs(graphs)
     args = [convert_to_tensor(grads[i]) for i in flowing] + list(op.inputs)[1:] + extra
     results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [[0] * len(returned)] * len(graphs),
-                          None, is_if)
+                          None, is_if, op_name=None if is_if else "gradient")  # TF's names
     by_input = dict(zip(returned, results))
     return [None] + [by_input.get(i) for i in range(len(op.inputs) - 1)]
 
