@@ -45,7 +45,11 @@ def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
 
 
 def _check_same_outputs(graphs: Sequence[FuncGraph], structures: Sequence[Any], is_if: bool) -> None:
-    """TF's check that every branch returns the same structure of the same dtypes (cond_v2's)."""
+    """TF's check that every branch returns the same structure of the same dtypes (cond_v2's); a different
+    number of results fails first, on TF's assert in _make_indexed_slices_indices_types_match."""
+    counts = [len(nest.flatten(s)) for s in structures]
+    if len(set(counts)) != 1:
+        raise AssertionError(counts)
     first = "true_fn" if is_if else "branches[0]"
     for k in range(1, len(graphs)):
         detail = None

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import Tensor
+from tensorweave.framework.graph import Tensor, convert_to_tensor
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
@@ -107,7 +107,10 @@ def _tensor_list_length(ctx: OpKernelContext, input_handle: TensorList) -> np.nd
 
 
 def _shape_value(shape: tensor_shape.TensorShape) -> Any:
-    """A shape as these ops take it (-1 for an unknown rank or dimension), converted in the op's scope."""
+    """A shape as these ops take it (-1 for an unknown rank or dimension), converted in the op's scope; a
+    scalar's is a `Const` made before the op, outside its scope (TF's _build_element_shape)."""
+    if shape.ndims == 0:
+        return convert_to_tensor(np.zeros([0], np.int32))
     return np.asarray(-1 if shape.ndims is None else [-1 if d is None else d for d in shape.as_list()], np.int32)
 
 
@@ -123,7 +126,6 @@ def empty_tensor_list(element_shape: tensor_shape.TensorShape, element_dtype: dt
 def tensor_list_pop_back(input_handle: Tensor, element_dtype: dtypes.DType,
                          element_shape: tensor_shape.TensorShape, name: str | None = None) -> tuple[Tensor, Tensor]:
     """The list without its last element, and that element (shaped `element_shape`)."""
-    handle, tensor = TensorListPopBack(input_handle, _shape_value(element_shape), element_dtype=element_dtype,
-                                       name=name)
+    handle, tensor = TensorListPopBack(input_handle, -1, element_dtype=element_dtype, name=name)  # TF's -1
     tensor.set_shape(element_shape)
     return handle, tensor

@@ -347,9 +347,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     bound = x0[1] if count > 1 and x0[1].dtype == dtypes.int32 else constant_ops.constant(-1)
     loop = (While if def_function.is_stateful(backward) else StatelessWhile)(
         [counter, bound, iterations] + initial + values, cond=cond, body=name,
-        name="while_grad")
-    with name_scope(loop[0].op.name.rsplit("/", 1)[0] + "/"):
-        loop = [manipulation_ops.identity(t) for t in loop]
+        name=f"{op.name}_grad")
+    loop = [manipulation_ops.identity(t) for t in loop]
     by_input = dict(zip(floating, loop[3:]))
     return [by_input.get(i) for i in range(len(op.inputs))]
 
