@@ -4,7 +4,8 @@ A FuncGraph is a Graph whose `inputs` are placeholders for the function's argume
 its results. An op built in it that reads a tensor of an outer graph captures it, as TF does: a placeholder
 stands in for the outer tensor (named `<op>/<outer op>`, so its argument reads `mul_c`), the pair is kept in
 `captures` (outer tensor, placeholder), and a call passes the outer tensors after the arguments. A tensor of
-a graph further out is captured by each graph in between first. Outer ops named by `control_dependencies`
+a graph further out is captured as it is, as TF's: the graph in between captures it only when the op that
+calls this function is made there (so its capture is named after that op). Outer ops named by `control_dependencies`
 inside are `control_captures`: the call runs after them. Functions its calls use join its library.
 `control_outputs` are ops a call runs though no result reads them (its FunctionDef's control_ret).
 

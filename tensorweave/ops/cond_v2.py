@@ -5,7 +5,8 @@ branches are functions of the library, and `cond_v2` (what `tf.cond` makes under
 
 Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`, `<scope>_true_<uid>`, `<scope>_false_<uid>`)
 that shares the outer graph's collections. Every branch takes the same inputs: the union of the outer tensors
-the branches captured, in the order they were first captured (a branch captures those it does not read too).
+the branches captured, in the order they were first captured (a branch that does not read one takes it as a
+dummy `Placeholder`, TF's).
 The outputs of the op pass through an Identity each in the scope the op was named in, as TF's, with the most
 specific shape compatible with every branch's.
 """
