@@ -107,6 +107,31 @@ def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequen
     return nest.map_structure(lambda x: None if x is None else next(flat), structure)
 
 
+def _trace_branches(fns: Sequence[Callable[[], Any]], names: Sequence[str], op_return_value: Tensor
+                    ) -> tuple[list[Any], list[Any]]:
+    """Each branch traced into its function returning its results' components (`_components`); the traces,
+    and what each branch returned."""
+    originals: list[Any] = []
+
+    def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
+        def expanded() -> Any:
+            originals.append(fn())
+            return nest.map_structure(lambda x: _components(x, op_return_value), originals[-1])
+        return expanded
+
+    return [def_function.trace_body(branch(fn), fname, [], [], []) for fn, fname in zip(fns, names)], originals
+
+
+def _packed(original: Any, flat: Any) -> Any:
+    """The op's results in the structure a branch returned: a SparseTensor or TensorArray made again of its
+    components (in the op's scope, as TF's pack_sequence_as makes them)."""
+    results = iter(nest.flatten(flat))
+    return nest.pack_sequence_as(original, [
+        SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
+        build_ta_with_new_flow(x, next(results)) if isinstance(x, TensorArray) else next(results)
+        for x in nest.flatten(original)])
+
+
 def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], name: str = "indexed_case") -> Any:
     """The result of branch `branch_index` (the last for an index out of range) as one Case op."""
     if branch_index.dtype != dtypes.int32:
@@ -114,10 +139,12 @@ def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], 
     with name_scope(name) as scope:
         prefix = function_def.normalized_name(scope.rstrip("/"))
         names = [f"{prefix}_branch{k}_{next(def_function.uids)}" for k in range(len(branch_fns))]
-        traced = [def_function.trace_body(fn, fname, [], [], []) for fn, fname in zip(branch_fns, names)]
+        traced, originals = _trace_branches(branch_fns, names, branch_index)
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
-    return _build_case(branch_index, graphs, names, inputs, [t.structured_outputs for t in traced], scope)
+    flat = _build_case(branch_index, graphs, names, inputs, [t.structured_outputs for t in traced], scope)
+    with name_scope(scope):
+        return _packed(originals[0], flat)
 
 
 def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], name: str | None = None) -> Any:
@@ -132,24 +159,12 @@ def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], 
         pred = convert_to_tensor(pred)
         if pred.shape.ndims is None or pred.shape.ndims:
             pred = squeeze(pred)
-        originals: list[Any] = []
-
-        def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
-            def expanded() -> Any:
-                originals.append(fn())
-                return nest.map_structure(lambda x: _components(x, pred), originals[-1])
-            return expanded
-
-        traced = [def_function.trace_body(branch(fn), fname, [], [], [])
-                  for fn, fname in zip((true_fn, false_fn), names)]
+        traced, originals = _trace_branches((true_fn, false_fn), names, pred)
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
-    results = iter(nest.flatten(_build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced],
-                                            scope, is_if=True)))
-    return nest.pack_sequence_as(originals[0], [
-        SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
-        build_ta_with_new_flow(x, next(results)) if isinstance(x, TensorArray) else next(results)
-        for x in nest.flatten(originals[0])])
+    flat = _build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced], scope, is_if=True)
+    with name_scope(scope):
+        return _packed(originals[0], flat)
 
 
 def _components(value: Any, pred: Tensor) -> Any:

@@ -373,3 +373,18 @@ def test_gradient_ops_are_named_as_tfs():
         "gradients_1/bounded_grad/Const:0", "bounded/maximum_iterations:0"])  # a scalar's shape made before it
     with tf.Session() as sess:
         assert sess.run(ds, {s: 3.0}) == 6.0
+
+
+def test_sparse_tensors_through_cond_switch_case_and_while_as_tf():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    sp = tf.SparseTensor([[0], [1]], x, [2])
+    c = tf.cond(tf.placeholder_with_default(False, []), lambda: sp, lambda: tf.SparseTensor([[1]], [5.0], [2]))
+    assert tf.SparseTensor([[0]], [1.0], [2]).indices.name == "SparseTensor_1/indices:0"  # cond packs in its scope
+    s = tf.switch_case(tf.constant(1), [lambda: sp, lambda: tf.SparseTensor(sp.indices, sp.values * 3.0, [2])])
+    w = tf.while_loop(lambda i, s: i < 2,
+                      lambda i, s: (i + 1, tf.SparseTensor(s.indices, s.values * 2.0, s.dense_shape)), [0, sp])
+    assert tf.SparseTensor([[0]], [1.0], [2]).indices.name == "SparseTensor_5/indices:0"  # the loop takes 3, as TF's
+    assert [t.shape.as_list() for t in (w[1].indices, w[1].values, w[1].dense_shape)] == [[None, 1], [None], [1]]
+    with tf.Session() as sess:
+        values = sess.run([c.values, s.values, w[1].values, tf.sparse.to_dense(w[1])], {x: [1.0, 2.0]})
+    assert [v.tolist() for v in values] == [[5.0], [3.0, 6.0], [4.0, 8.0], [4.0, 8.0]]
