@@ -4,7 +4,8 @@ A FuncGraph is a Graph whose `inputs` are placeholders for the function's argume
 its results. An op built in it that reads a tensor of an outer graph captures it, as TF does: a placeholder
 stands in for the outer tensor (named `<op>/<outer op>`, so its argument reads `mul_c`), the pair is kept in
 `captures` (outer tensor, placeholder), and a call passes the outer tensors after the arguments. A tensor of
-a graph further out is captured by each graph in between first. Outer ops named by `control_dependencies`
+a graph further out is captured as it is, as TF's: the graph in between captures it only when the op that
+calls this function is made there (so its capture is named after that op). Outer ops named by `control_dependencies`
 inside are `control_captures`: the call runs after them. Functions its calls use join its library.
 `control_outputs` are ops a call runs though no result reads them (its FunctionDef's control_ret).
 
@@ -88,15 +89,12 @@ class FuncGraph(Graph):
         known = self._captures.get(tensor.ref())
         if known is not None:
             return known[1]
-        outer = tensor
-        if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
-            tensor = self.outer_graph.capture(tensor)
         with self.as_default(), self.control_dependencies(None), self.name_scope(None):
-            placeholder = self.create_op("Placeholder", [], name=name or outer.op.name,
+            placeholder = self.create_op("Placeholder", [], name=name or tensor.op.name,
                                          attrs={"dtype": tensor.dtype.base_dtype, "shape": tensor.shape}).outputs[0]
         placeholder.set_shape(tensor.shape)
-        self._captures[outer.ref()] = (outer, placeholder)
-        self._captured_from[placeholder.ref()] = outer
+        self._captures[tensor.ref()] = (tensor, placeholder)
+        self._captured_from[placeholder.ref()] = tensor
         self.inputs.append(placeholder)
         return placeholder
 

@@ -170,22 +170,28 @@ def normalized_name(name: str) -> str:
     return re.sub(r"[^a-z0-9_]", "_", name.lower())
 
 
-def _unique(name: str, used: set[str]) -> str:
-    candidate, i = name, 0
-    while candidate in used:
-        i += 1
-        candidate = f"{name}_{i}"
-    used.add(candidate)
-    return candidate
+def _unique(name: str, used: dict[str, int]) -> str:
+    """`name`, or the first free `name_<k>` (k counting from 0 per name): TF's NodeNameMapping."""
+    if name not in used:
+        used[name] = 0
+        return name
+    while True:
+        candidate = f"{name}_{used[name]}"
+        used[name] += 1
+        if candidate not in used:
+            used[candidate] = 0
+            return candidate
 
 
 def graph_to_function_def(name: str, operations: Iterable[Any], inputs: Sequence[Any], outputs: Sequence[Any],
                           control_outputs: Sequence[Any] = ()) -> Any:
     """The FunctionDef of a function graph: `inputs` (its placeholders' tensors) are the arguments, `outputs`
-    the results, every other op a node (named as in the graph, inputs in TF's `node:arg:index` form)."""
+    the results, every other op a node (inputs in TF's `node:arg:index` form). Names are made unique as TF's
+    C API does: the results first, then the arguments, then the nodes (a node may be renamed `mul_0`)."""
     fdef = protos.FunctionDef()
     fdef.signature.name = name
-    used: set[str] = set()
+    used: dict[str, int] = {}
+    out_names = [_unique(normalized_name(tensor.op.name), used) for tensor in outputs]
     arg_of = {}
     for i, tensor in enumerate(inputs):
         arg = fdef.signature.input_arg.add(name=_unique(normalized_name(tensor.op.name), used),
@@ -195,29 +201,28 @@ def graph_to_function_def(name: str, operations: Iterable[Any], inputs: Sequence
         attrs = fdef.arg_attr[i].attr
         attrs["_output_shapes"].CopyFrom(graph_io.attr_to_proto("list(shape)", [shape]))
         attrs["_user_specified_name"].s = tensor.op.name.encode()
+    operations = [op for op in operations if op not in arg_of]
+    renamed = {op: _unique(op.name, used) for op in operations}
 
     def tensor_ref(tensor: Any) -> str:
         if tensor.op in arg_of:
             return arg_of[tensor.op]
-        return f"{tensor.op.name}:{_output_arg_of(tensor)}"
+        return f"{renamed[tensor.op]}:{_output_arg_of(tensor)}"
 
     for op in operations:
-        if op in arg_of:
-            continue
         node = graph_io.node_def_to_proto(op._node_def)
         node.ClearField("experimental_type")
+        node.name = renamed[op]
         del node.input[:]
-        node.input.extend([tensor_ref(t) for t in op.inputs] + sorted(f"^{c.name}" for c in op.control_inputs))
+        node.input.extend([tensor_ref(t) for t in op.inputs] + sorted(f"^{renamed[c]}" for c in op.control_inputs))
         fdef.node_def.append(node)
-    for tensor in outputs:
-        out = _unique(normalized_name(tensor.op.name), used)
+    for tensor, out in zip(outputs, out_names):
         fdef.signature.output_arg.add(name=out, type=tensor.dtype.base_dtype.as_datatype_enum)
         fdef.ret[out] = tensor_ref(tensor)
     for op in sorted(control_outputs, key=lambda op: op.name):
         fdef.signature.control_output.append(op.name)
-        fdef.control_ret[op.name] = op.name
-    fdef.signature.is_stateful = any(op._op_def is not None and op._op_def.is_stateful
-                                     for op in operations if op not in arg_of)
+        fdef.control_ret[op.name] = renamed[op]
+    fdef.signature.is_stateful = any(op._op_def is not None and op._op_def.is_stateful for op in operations)
     fdef.attr["_construction_context"].s = b"kEagerRuntime"
     return fdef
 

@@ -44,6 +44,11 @@ class ResourceMgr:
                 raise errors.NotFoundError(
                     None, None, f"Resource {container}/{name} does not exist.") from None
 
+    def resources(self, container: str) -> list[Any]:
+        """The resources of `container` (default if empty) now."""
+        with self._lock:
+            return list(self._containers.get(container or self.default_container, {}).values())
+
     def container_names(self) -> list[str]:
         with self._lock:
             return list(self._containers)

@@ -5,7 +5,8 @@ branches are functions of the library, and `cond_v2` (what `tf.cond` makes under
 
 Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`, `<scope>_true_<uid>`, `<scope>_false_<uid>`)
 that shares the outer graph's collections. Every branch takes the same inputs: the union of the outer tensors
-the branches captured, in the order they were first captured (a branch captures those it does not read too).
+the branches captured, in the order they were first captured (a branch that does not read one takes it as a
+dummy `Placeholder`, TF's).
 The outputs of the op pass through an Identity each in the scope the op was named in, as TF's, with the most
 specific shape compatible with every branch's.
 """
@@ -31,7 +32,8 @@ from tensorweave.ops.tensor_array_ops import TensorArray, TensorArraySpec, build
 
 def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
     """The outer tensors any graph captured, first captures first; each graph's `inputs` become
-    placeholders for exactly these, in this order."""
+    placeholders for exactly these, in this order (a graph that did not capture one gets a dummy
+    `Placeholder`, TF's `_create_dummy_input`)."""
     outer: dict[Any, Tensor] = {}
     for graph in graphs:
         for tensor, _ in graph.captures:
@@ -39,12 +41,16 @@ def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
     tensors = list(outer.values())
     for graph in graphs:
         own = [t for t in graph.inputs if all(t is not p for _, p in graph.captures)]
-        graph.inputs = own + [graph.capture(t) for t in tensors]
+        graph.inputs = own + [graph.capture(t, "Placeholder") for t in tensors]
     return tensors
 
 
 def _check_same_outputs(graphs: Sequence[FuncGraph], structures: Sequence[Any], is_if: bool) -> None:
-    """TF's check that every branch returns the same structure of the same dtypes (cond_v2's)."""
+    """TF's check that every branch returns the same structure of the same dtypes (cond_v2's); a different
+    number of results fails first, on TF's assert in _make_indexed_slices_indices_types_match."""
+    counts = [len(nest.flatten(s)) for s in structures]
+    if len(set(counts)) != 1:
+        raise AssertionError(counts)
     first = "true_fn" if is_if else "branches[0]"
     for k in range(1, len(graphs)):
         detail = None
@@ -64,9 +70,10 @@ def _check_same_outputs(graphs: Sequence[FuncGraph], structures: Sequence[Any], 
 
 
 def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequence[str], inputs: Sequence[Tensor],
-                structures: Sequence[Any], name: str | None, is_if: bool = False) -> Any:
+                structures: Sequence[Any], name: str | None, is_if: bool = False, op_name: str | None = None) -> Any:
     """The Case (an If on a condition, with `is_if`) of these branch graphs on `inputs`, its outputs through
-    an Identity each, in the first branch's structure (`structures`: each branch's)."""
+    an Identity each (in scope `name`), in the first branch's structure (`structures`: each branch's); the op
+    is named `op_name` (default `name`)."""
     outer = get_default_graph()
     _check_same_outputs(graphs, structures, is_if)
     for graph, fname in zip(graphs, names):
@@ -81,10 +88,10 @@ def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequen
     tout = [t.dtype for t in graphs[0].outputs]
     if is_if:
         outputs = (If if stateful else StatelessIf)(branch_index, list(inputs), Tout=tout, then_branch=names[0],
-                                                    else_branch=names[1], output_shapes=shapes, name=name)
+                                                    else_branch=names[1], output_shapes=shapes, name=op_name or name)
     else:
         outputs = (Case if stateful else StatelessCase)(branch_index, list(inputs), Tout=tout, branches=list(names),
-                                                        output_shapes=shapes, name=name)
+                                                        output_shapes=shapes, name=op_name or name)
     structure = structures[0]
     if not outputs:
         return structure
@@ -100,6 +107,31 @@ def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequen
     return nest.map_structure(lambda x: None if x is None else next(flat), structure)
 
 
+def _trace_branches(fns: Sequence[Callable[[], Any]], names: Sequence[str], op_return_value: Tensor
+                    ) -> tuple[list[Any], list[Any]]:
+    """Each branch traced into its function returning its results' components (`_components`); the traces,
+    and what each branch returned."""
+    originals: list[Any] = []
+
+    def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
+        def expanded() -> Any:
+            originals.append(fn())
+            return nest.map_structure(lambda x: _components(x, op_return_value), originals[-1])
+        return expanded
+
+    return [def_function.trace_body(branch(fn), fname, [], [], []) for fn, fname in zip(fns, names)], originals
+
+
+def _packed(original: Any, flat: Any) -> Any:
+    """The op's results in the structure a branch returned: a SparseTensor or TensorArray made again of its
+    components (in the op's scope, as TF's pack_sequence_as makes them)."""
+    results = iter(nest.flatten(flat))
+    return nest.pack_sequence_as(original, [
+        SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
+        _tensor_array_out(x, next(results)) if isinstance(x, TensorArray) else next(results)
+        for x in nest.flatten(original)])
+
+
 def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], name: str = "indexed_case") -> Any:
     """The result of branch `branch_index` (the last for an index out of range) as one Case op."""
     if branch_index.dtype != dtypes.int32:
@@ -107,10 +139,12 @@ def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], 
     with name_scope(name) as scope:
         prefix = function_def.normalized_name(scope.rstrip("/"))
         names = [f"{prefix}_branch{k}_{next(def_function.uids)}" for k in range(len(branch_fns))]
-        traced = [def_function.trace_body(fn, fname, [], [], []) for fn, fname in zip(branch_fns, names)]
+        traced, originals = _trace_branches(branch_fns, names, branch_index)
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
-    return _build_case(branch_index, graphs, names, inputs, [t.structured_outputs for t in traced], scope)
+    flat = _build_case(branch_index, graphs, names, inputs, [t.structured_outputs for t in traced], scope)
+    with name_scope(scope):
+        return _packed(originals[0], flat)
 
 
 def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], name: str | None = None) -> Any:
@@ -125,24 +159,12 @@ def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], 
         pred = convert_to_tensor(pred)
         if pred.shape.ndims is None or pred.shape.ndims:
             pred = squeeze(pred)
-        originals: list[Any] = []
-
-        def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
-            def expanded() -> Any:
-                originals.append(fn())
-                return nest.map_structure(lambda x: _components(x, pred), originals[-1])
-            return expanded
-
-        traced = [def_function.trace_body(branch(fn), fname, [], [], [])
-                  for fn, fname in zip((true_fn, false_fn), names)]
+        traced, originals = _trace_branches((true_fn, false_fn), names, pred)
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
-    results = iter(nest.flatten(_build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced],
-                                            scope, is_if=True)))
-    return nest.pack_sequence_as(originals[0], [
-        SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
-        _tensor_array_out(x, next(results)) if isinstance(x, TensorArray) else next(results)
-        for x in nest.flatten(originals[0])])
+    flat = _build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced], scope, is_if=True)
+    with name_scope(scope):
+        return _packed(originals[0], flat)
 
 
 def _tensor_array_out(branch_array: TensorArray, flow: Tensor) -> TensorArray:
@@ -178,7 +200,7 @@ def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any],
     extra = _union_inputs(graphs)
     args = [convert_to_tensor(grads[i]) for i in flowing] + list(op.inputs)[1:] + extra
     results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [[0] * len(returned)] * len(graphs),
-                          None, is_if)
+                          None, is_if, op_name=None if is_if else "gradient")  # TF's names
     by_input = dict(zip(returned, results))
     return [None] + [by_input.get(i) for i in range(len(op.inputs) - 1)]
 

@@ -588,8 +588,10 @@ class CondContext(ControlFlowContext):
         through the branch's Switch."""
         if isinstance(value, Operation):
             return with_dependencies([value], self.pivot)
-        if isinstance(value, SparseTensor):  # merged component by component, as TF's expand_composites
-            return builtins.tuple(self._branch_output(part) for part in (value.indices, value.values, value.dense_shape))
+        if isinstance(value, SparseTensor):  # merged component by component, as TF's expand_composites, which
+            packed = SparseTensor(*(self._branch_output(part)  # packs one here (so takes its name scope)
+                                    for part in (value.indices, value.values, value.dense_shape)))
+            return (packed.indices, packed.values, packed.dense_shape)
         value = convert_to_tensor(_convert_tensorarray_to_flow(value))
         if value.name not in self._values:  # `lambda: x` of an outside x
             self._values.add(value.name)

@@ -73,13 +73,14 @@ def is_stateful(graph: Graph) -> bool:
 
 
 def trace_body(python_function: Callable, name: str, values: Sequence[Any], arg_names: Sequence[str],
-               specs: Sequence[TensorSpec]) -> ConcreteFunction:
+               specs: Sequence[TensorSpec], input_names: Sequence[str] | None = None) -> ConcreteFunction:
     """`trace` for a branch or loop body of a control-flow v2 op, as TF's: it shares the outer graph's
     collections and has automatic control dependencies only where the outer graph has them (so at top
     level a branch's side effect that no result needs does not run)."""
     outer = get_default_graph()
     return trace(python_function, name, values, arg_names, specs,
-                 add_control_dependencies=outer._add_control_dependencies, collections=outer._collections)
+                 add_control_dependencies=outer._add_control_dependencies, collections=outer._collections,
+                 input_names=input_names)
 
 
 def add_to_library(graph: FuncGraph, name: str, outer: Graph) -> None:
@@ -104,7 +105,8 @@ def call_function_graph(graph: FuncGraph, name: str, args: Sequence[Tensor], op_
     call it on `args` and the tensors `graph` captured; the call's outputs, shaped through the body."""
     outer = get_default_graph()
     add_to_library(graph, name, outer)
-    inputs = list(args) + graph.external_captures
+    # TF's call captures each outer tensor under its own name before the call op is made
+    inputs = list(args) + [outer.capture(t) if isinstance(outer, FuncGraph) else t for t in graph.external_captures]
     call = StatefulPartitionedCall if is_stateful(graph) else PartitionedCall
     op = outer.create_op(call.name, inputs, name=op_name or call.name, attrs={
         "f": name, "Tin": [t.dtype.base_dtype for t in inputs], "Tout": [t.dtype for t in graph.outputs], "config": b"",

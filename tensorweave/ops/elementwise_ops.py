@@ -1089,8 +1089,11 @@ def _add_n(ctx: OpKernelContext, *inputs: Any) -> Any:
 
 @tf_export("math.add_n", "add_n")
 def add_n(inputs: Any, name: str | None = None) -> Tensor:
-    """The elementwise sum of a list of tensors of one dtype and shape; one tensor is returned as it is."""
-    inputs = [convert_to_tensor(x) for x in inputs]
+    """The elementwise sum of a list of tensors of one dtype and shape; one tensor is returned as it is.
+    IndexedSlices are made dense as the op's inputs (`AddN/inputs_0`), as TF's."""
+    inputs = [convert_to_tensor_or_indexed_slices(x) for x in inputs]
+    if len(inputs) == 1:
+        inputs = [convert_to_tensor(inputs[0])]
     if not inputs:
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
                          "and shape.")
@@ -1284,16 +1287,14 @@ def _integer_division_grad(op: Any, grad: Tensor) -> list:
 
 @Pow.gradient
 def _pow_grad(op: Any, grad: Tensor) -> list:
-    x, y, sx, sy = _binary_inputs(op, grad)
-    x, y, z = conj(x), conj(y), conj(op.outputs[0])
+    """TF's _PowGrad: the mask's 0 converted as Greater's `y`, v1 `where` (Select), the shapes taken last."""
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
     gx = grad * y * Pow(x, y - 1)
-    if x.dtype.is_complex:
-        mask = NotEqual(x, constant_ops.constant(0, dtype=x.dtype), incompatible_shape_error=True)
-    else:
-        mask = Greater(x, constant_ops.constant(0, dtype=x.dtype))
-    safe_x = SelectV2(mask, x, fill_ops.ones_like(x))
-    log_x = SelectV2(mask, Log(safe_x), fill_ops.zeros_like(x))
-    gy = grad * z * log_x
+    mask = NotEqual(x, 0, incompatible_shape_error=True) if x.dtype.is_complex else Greater(x, 0)
+    safe_x = Select(mask, x, fill_ops.ones_like(op.inputs[0]))
+    log_x = Select(mask, Log(safe_x), fill_ops.zeros_like(op.inputs[0]))
+    gy = grad * conj(op.outputs[0]) * log_x
+    _, _, sx, sy = _binary_inputs(op, grad)
     return [shape_ops.unbroadcast(gx, sx), shape_ops.unbroadcast(gy, sy)]
 
 

@@ -171,7 +171,7 @@ def sum_gradients(grads: list) -> Any:
     """The sum of several gradients of one tensor: one AddN, IndexedSlices made dense first where dense ones
     are among them; all IndexedSlices, concatenated."""
     if any(isinstance(g, Tensor) for g in grads):
-        return add_n([convert_to_tensor(g) for g in grads])
+        return add_n(grads)
     index_dtypes = {g.indices.dtype for g in grads}
     indices = [g.indices if len(index_dtypes) == 1 else cast(g.indices, dtypes.int64) for g in grads]
     return IndexedSlices(manipulation_ops.concat([g.values for g in grads], 0),

@@ -550,17 +550,22 @@ GatherNd = Op("GatherNd", inputs=["params: Tparams", "indices: Tindices"], outpu
 
 @GatherNd.shape
 def _gather_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    params, indices = ctx.input_shape(0), with_rank_at_least(ctx.input_shape(1), 1)
+    return [gather_nd_shape(ctx.input_shape(0), ctx.input_shape(1))]
+
+
+def gather_nd_shape(params: tensor_shape.TensorShape, indices: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
+    """The shape GatherNd (and ResourceGatherNd) of these shapes gathers."""
+    indices = with_rank_at_least(indices, 1)
     if indices.ndims is None or indices.dims[-1].value is None:
-        return [tensor_shape.unknown_shape()]
+        return tensor_shape.unknown_shape()
     depth = indices.dims[-1].value
     if params.ndims is None:
-        return [tensor_shape.unknown_shape()]
+        return tensor_shape.unknown_shape()
     if depth > params.ndims:
         raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
                          f"{tensor_shape.shape_string(indices.as_list())} and params shape: "
                          f"{tensor_shape.shape_string(params.as_list())}")
-    return [indices[:-1].concatenate(params[depth:])]
+    return indices[:-1].concatenate(params[depth:])
 
 
 _GATHER_ND_POLICIES = (b"", b"DEFAULT", b"ERROR", b"IGNORE")
@@ -598,7 +603,10 @@ def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_poli
 def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0,
               bad_indices_policy: str = "") -> Tensor:
     """The slices of `params` addressed by the innermost dimension of `indices` (zeros for out-of-range rows
-    with `bad_indices_policy="IGNORE"`); the first `batch_dims` dimensions of both are batch dimensions."""
+    with `bad_indices_policy="IGNORE"`); the first `batch_dims` dimensions of both are batch dimensions. A
+    resource variable gathers through its handle (TF asks `params.gather_nd` first)."""
+    if batch_dims == 0 and not bad_indices_policy and hasattr(params, "gather_nd"):
+        return params.gather_nd(indices, name=name)
     if batch_dims != 0:
         return _batch_gather_nd(params, indices, batch_dims, name, bad_indices_policy)
     return GatherNd(params, indices, bad_indices_policy=bad_indices_policy, name=name)

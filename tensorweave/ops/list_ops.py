@@ -747,9 +747,7 @@ def tensor_list_get_item(input_handle: Tensor, index: Any, element_dtype: dtypes
 def tensor_list_pop_back(input_handle: Tensor, element_dtype: dtypes.DType,
                          element_shape: tensor_shape.TensorShape, name: str | None = None) -> tuple[Tensor, Tensor]:
     """The list without its last element, and that element (shaped `element_shape`)."""
-    shape = np.asarray(-1 if element_shape.ndims is None else [-1 if d is None else d for d in element_shape.as_list()],
-                       np.int32)
-    handle, tensor = TensorListPopBack(input_handle, shape, element_dtype=element_dtype, name=name)
+    handle, tensor = TensorListPopBack(input_handle, -1, element_dtype=element_dtype, name=name)  # TF's -1
     tensor.set_shape(element_shape)
     return handle, tensor
 

@@ -11,6 +11,7 @@ alive (the buffer's reference count says so), else it writes a copy, which becom
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,7 @@ from tensorweave.ops import (
     state_ops,
     variables,
 )
+from tensorweave.ops.scatter_ops import ScatterNd
 
 # References to a buffer that only its variable holds: the attribute, the caller's local name and
 # getrefcount's argument.
@@ -52,16 +54,25 @@ _UNSHARED_REFCOUNT = 3
 class ResourceVar(state_ops.Var):
     """The storage of one resource variable: reads are snapshots (see the module docstring)."""
 
-    __slots__ = ()
+    __slots__ = ("_neighbours",)
+
+    def __init__(self, name: str, dtype: Any, shape: list, neighbours: Callable[[], list[Any]] = list) -> None:
+        super().__init__(name, dtype, shape)
+        self._neighbours = neighbours  # the resources of its container now
+
+    def uninitialized(self) -> errors.OpError:
+        """TF creates the resource on the first assign: before it, a lookup finds none (nor the container,
+        while no resource made one: an uninitialized resource variable is none)."""
+        if all(isinstance(r, ResourceVar) and r.value is None for r in self._neighbours()):
+            return errors.NotFoundError(None, None, f"Container {DEFAULT_CONTAINER} does not exist. (Could not find "
+                                        f"resource: {DEFAULT_CONTAINER}/{self.name})")
+        return errors.NotFoundError(None, None, f"Resource {DEFAULT_CONTAINER}/{self.name}/N10tensorflow3VarE does "
+                                    "not exist.")
 
     def read(self) -> Any:
         value = self.value
         if value is None:
-            raise errors.FailedPreconditionError(
-                None, None, f"Could not find variable {self.name}. This could mean that the variable has been "
-                "deleted. In TF1, it can also mean the variable is uninitialized. Debug info: container="
-                f"{DEFAULT_CONTAINER}, status error message=Container {DEFAULT_CONTAINER} does not exist. (Could "
-                f"not find resource: {DEFAULT_CONTAINER}/{self.name})")
+            raise self.uninitialized()
         view = value.view()
         view.flags.writeable = False
         return view
@@ -118,7 +129,8 @@ def _var_handle(ctx: OpKernelContext, container: bytes, shared_name: bytes, debu
     if slot.resource is None:
         name = shared_name.decode() or ctx.name
         slot.resource = ctx.resources.lookup_or_create(
-            container.decode(), name, lambda: ResourceVar(name, dtype, [] if shape is None else shape))
+            container.decode(), name, lambda: ResourceVar(name, dtype, [] if shape is None else shape,
+                                                          lambda: ctx.resources.resources(container.decode())))
     return slot.resource
 
 
@@ -133,6 +145,11 @@ def _read_variable_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 
 @ReadVariableOp.kernel("CPU")
 def _read_variable(ctx: OpKernelContext, resource: ResourceVar, dtype: Any) -> Any:
+    if resource.value is None:  # TF's ReadVariableOp explains a missing variable
+        raise errors.FailedPreconditionError(
+            None, None, f"Could not find variable {resource.name}. This could mean that the variable has been "
+            "deleted. In TF1, it can also mean the variable is uninitialized. Debug info: container="
+            f"{DEFAULT_CONTAINER}, status error message={resource.uninitialized().message}")
     return resource.read()
 
 
@@ -288,6 +305,31 @@ def _resource_gather_grad(op: Operation, grad: Tensor) -> list:
     size = shape_ops.expand_dims(shape_ops.size(indices), 0)
     values = shape_ops.reshape(grad, manipulation_ops.concat([size, params_shape[1:]], 0))
     return [IndexedSlices(values, shape_ops.reshape(indices, size), params_shape), None]
+
+
+ResourceGatherNd = Op("ResourceGatherNd", inputs=["resource: resource", "indices: Tindices"],
+                      outputs=["output: dtype"], attrs=["dtype: type", "Tindices: {int32, int64}"], is_stateful=True)
+
+
+@ResourceGatherNd.shape
+def _resource_gather_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [indexing_ops.gather_nd_shape(handle_shape(ctx, 0), ctx.input_shape(1))]
+
+
+@ResourceGatherNd.kernel("CPU")
+def _resource_gather_nd(ctx: OpKernelContext, resource: ResourceVar, indices: Any, dtype: Any) -> Any:
+    return indexing_ops._gather_nd(ctx, resource.read(), indices, b"")
+
+
+@ResourceGatherNd.gradient
+def _resource_gather_nd_grad(op: Operation, grad: Tensor) -> list:
+    """TF's: IndexedSlices when each index names one row ([N, 1] indices), else ScatterNd into the
+    variable's shape (a VariableShape op even where the shape is known)."""
+    handle, indices = op.inputs
+    shape = VariableShape(handle, out_type=indices.dtype)
+    if indices.shape.ndims == 2 and indices.shape.as_list()[-1] == 1:
+        return [IndexedSlices(grad, shape_ops.squeeze(indices, axis=[-1]), shape), None]
+    return [ScatterNd(indices, grad, shape), None]
 
 
 def _resource_scatter_op(name: str, types: str, combine: Any) -> Op:
@@ -583,7 +625,11 @@ class ResourceVariable(variables.Variable):
             return ResourceGather(self._handle, indices, dtype=self._dtype, name=name)
 
     def gather_nd(self, indices: Any, name: str | None = None) -> Tensor:
-        return indexing_ops.gather_nd(self.value(), indices, name=name)
+        """The slices `indices` address, by ResourceGatherNd (named by its scope) and an Identity, as TF's."""
+        _variable_accessed(self)
+        with name_scope("GatherNd" if name is None else name) as name:
+            value = ResourceGatherNd(self._handle, indices, dtype=self._dtype, name=name)
+        return manipulation_ops.identity(value)
 
     def count_up_to(self, limit: int) -> Tensor:
         return ResourceCountUpTo(self._handle, limit=limit, T=self._dtype)

@@ -45,11 +45,15 @@ class Var:
         """The variable's lock when the update asks for it; unlocked updates race, as TF's do (Hogwild)."""
         return self.lock if use_locking else contextlib.nullcontext()
 
+    def uninitialized(self) -> errors.OpError:
+        """The error of a use before the first assign (a resource variable's differs: its resource is missing)."""
+        return errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
+
     def read(self) -> Any:
         """The live value as a read-only view: readers see later updates but can never write."""
         value = self.value
         if value is None:
-            raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
+            raise self.uninitialized()
         view = self._view
         if view is None or view.base is not value:
             view = value.view()
@@ -87,7 +91,7 @@ class Var:
         """value = ufunc(value, delta * scale) (delta alone without a scale), in place."""
         current = self.writable()
         if current is None:
-            raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
+            raise self.uninitialized()
         if np.shape(current) != np.shape(delta):
             raise errors.InvalidArgumentError(None, None, "Parameters and update must be the same size")
         device.elementwise_inplace(ufunc, current, delta, scale)
@@ -333,7 +337,7 @@ def scatter_rows(ref: Var, indices: Any, updates: Any, combine: Any) -> None:
     """The update of the Scatter and ResourceScatter ops, after TF's checks."""
     params = ref.writable()
     if params is None:
-        raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {ref.name}")
+        raise ref.uninitialized()
     if params.ndim == 0:
         raise errors.InvalidArgumentError(None, None, f"params must be at least 1-D, got shape "
                                           f"{tensor_shape.shape_string(params.shape)}")

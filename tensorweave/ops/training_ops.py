@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -32,6 +33,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.tensor_shape import shape_string
 from tensorweave.ops import shape_helpers
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, invalid_argument
+from tensorweave.ops.resource_variable_ops import ResourceVar
 from tensorweave.ops.state_ops import Var
 
 # The dtypes TF registers its CPU training kernels for (the OpDefs allow every number type).
@@ -112,6 +114,8 @@ def _training_op(name: str, refs: list[str], values: list[str], update: Update |
         with contextlib.ExitStack() as stack:
             for var in variables if use_locking else ():
                 stack.enter_context(var.lock)
+            if any(isinstance(var, ResourceVar) and var.value is None for var in variables):
+                raise errors.InternalError(None, None, "Invalid variable reference.")  # TF's, for a missing one
             current = [var.read() for var in variables]
             for ref_name, value in zip(refs[1:], current[1:]):
                 if value.shape != current[0].shape:

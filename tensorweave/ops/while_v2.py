@@ -23,6 +23,7 @@ from typing import Any
 from tensorweave.framework import dtypes, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import (
     constant_ops,
@@ -37,23 +38,24 @@ from tensorweave.ops.elementwise_ops import less, logical_and
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import StatelessWhile, While
 from tensorweave.ops.shape_ops import squeeze
-from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
-
-
-def _to_flow(value: Any) -> Any:
-    """A TensorArray crosses the loop as its flow tensor."""
-    return value.flow if isinstance(value, TensorArray) else value
 
 
 def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any, shape_invariants: Any = None,
                parallel_iterations: int = 10, maximum_iterations: Any = None, name: str | None = None,
                return_same_structure: bool = True, back_prop: bool = True) -> Any:
     """Repeat `body` while `cond` is true, as one functional While op (TF2's `tf.while_loop`)."""
+    for _ in range(2):  # TF converts variables, then to tensors: each rebuilds a composite (a name scope each)
+        loop_vars = nest.map_structure(lambda v: SparseTensor(v.indices, v.values, v.dense_shape)
+                                       if isinstance(v, SparseTensor) else v, loop_vars)
     originals = loop_vars
     flat_originals = nest.flatten(originals)
-    flat = [convert_to_tensor(_to_flow(v)) for v in flat_originals]
-    invariants = [t.shape for t in flat] if shape_invariants is None else [
+    parts = [control_flow_ops._components(v) for v in flat_originals]  # a SparseTensor's three (expand_composites)
+    flat = [t for p in parts for t in p]
+    given = [None] * len(flat_originals) if shape_invariants is None else [
         tensor_shape.as_shape(s) for s in nest.flatten(shape_invariants)]
+    invariants = [s for v, p, g in zip(flat_originals, parts, given) for s in (
+        control_flow_ops._component_invariants(v, g) if isinstance(v, SparseTensor) else [p[0].shape if g is None
+                                                                                           else g])]
     outer = get_default_graph()
     with name_scope(name or "while") as scope:
         prefix = scope.replace("/", "_")
@@ -64,11 +66,10 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         specs = [TensorSpec([], dtypes.int32)] * 2 + [TensorSpec(s, t.dtype.base_dtype)
                                                       for s, t in zip(invariants, flat)]
         arg_names = ["loop_counter", "maximum_iterations"] + ["Placeholder"] * len(flat)
+        input_names = [counter.op.name, bound.op.name] + ["Placeholder"] * len(flat)  # TF's specs are named so
 
         def pack(args: Sequence[Tensor]) -> list[Any]:
-            return nest.pack_sequence_as(originals, [
-                build_ta_with_new_flow(o, a) if isinstance(o, TensorArray) else a
-                for o, a in zip(flat_originals, args)])
+            return nest.pack_sequence_as(originals, control_flow_ops._from_components(flat_originals, list(args)))
 
         def wrapped_cond(i: Tensor, n: Tensor, *args: Tensor) -> Tensor:
             pred = convert_to_tensor(cond(*pack(args)))
@@ -76,7 +77,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                 pred = squeeze(pred)
             return pred if maximum_iterations is None else logical_and(i < n, pred)
 
-        cond_fn = def_function.trace_body(wrapped_cond, cond_name, specs, arg_names, specs)
+        cond_fn = def_function.trace_body(wrapped_cond, cond_name, specs, arg_names, specs, input_names)
 
         def wrapped_body(i: Tensor, n: Tensor, *args: Tensor) -> list[Any]:
             for t in cond_fn.graph.external_captures:
@@ -85,15 +86,15 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             if not nest.is_nested(results):
                 results = [results]
             nest.assert_same_structure(results, originals, check_types=False)
-            return [i + 1, n] + [_to_flow(r) for r in nest.flatten(results)]
+            return [i + 1, n] + [t for r in nest.flatten(results) for t in control_flow_ops._components(r)]
 
-        body_fn = def_function.trace_body(wrapped_body, body_name, specs, arg_names, specs)
+        body_fn = def_function.trace_body(wrapped_body, body_name, specs, arg_names, specs, input_names)
         cond_graph, body_graph = cond_fn.graph, body_fn.graph
         captured = body_graph.external_captures
-        for t in captured[len(cond_graph.external_captures):]:
-            cond_graph.capture(t)
-        with body_graph.as_default():
-            body_graph.outputs.extend(manipulation_ops.identity(p) for _, p in body_graph.captures)
+        redundant = cond_graph.unique_name(f"{cond_name}___redundant_placeholder")  # TF's prefix for them
+        for k, t in enumerate(captured[len(cond_graph.external_captures):]):
+            cond_graph.capture(t, f"{redundant}{k}")
+        body_graph.outputs.extend(p for _, p in body_graph.captures)
         for out, shape, t in zip(body_graph.outputs[2:], invariants, flat):
             if not control_flow_ops._shape_less_than_or_equal(out.shape, shape):
                 raise ValueError(
@@ -347,9 +348,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     bound = x0[1] if count > 1 and x0[1].dtype == dtypes.int32 else constant_ops.constant(-1)
     loop = (While if def_function.is_stateful(backward) else StatelessWhile)(
         [counter, bound, iterations] + initial + values, cond=cond, body=name,
-        name="while_grad")
-    with name_scope(loop[0].op.name.rsplit("/", 1)[0] + "/"):
-        loop = [manipulation_ops.identity(t) for t in loop]
+        name=f"{op.name}_grad")
+    loop = [manipulation_ops.identity(t) for t in loop]
     by_input = dict(zip(floating, loop[3:]))
     return [by_input.get(i) for i in range(len(op.inputs))]
 

@@ -202,6 +202,8 @@ def test_cond_merges_a_sparse_tensor_component_by_component():
         assert isinstance(r, tf.SparseTensor)
         assert [r.indices.name, r.values.name, r.dense_shape.name] == ["cond/Merge:0", "cond/Merge_1:0",
                                                                        "cond/Merge_2:0"]
+        other = tf.cond(p, lambda: sp, lambda: tf.SparseTensor([[1, 1]], [5.0], [3, 4]), name="other")
+        assert other.indices.op.inputs[0].name == "other/SparseTensor_1/indices:0"  # the true branch packed one
         with tf.Session() as sess:
             assert sess.run(r, {p: False}).values.tolist() == [3.0, 5.0]
             assert sess.run(r, {p: True}).dense_shape.tolist() == [3, 4]

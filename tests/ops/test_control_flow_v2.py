@@ -44,9 +44,11 @@ def test_cond_is_one_stateless_if_with_its_outputs_through_identities_as_tf():
 
 def test_cond_branches_must_match_with_tfs_message():
     x = tf.constant(1.0)
+    with pytest.raises(AssertionError, match=r"^\[1, 2\]$"):  # TF 2.21's assert on the counts comes first
+        tf.cond(tf.constant(True), lambda: x, lambda: (x, x))
     with pytest.raises(TypeError, match=r"^true_fn and false_fn arguments to tf\.cond must have the same number, "
                                         r"type, and overall structure of return values\.\n\ntrue_fn output: "):
-        tf.cond(tf.constant(True), lambda: x, lambda: (x, x))
+        tf.cond(tf.constant(True), lambda: {"a": x}, lambda: {"b": x})
     with pytest.raises(TypeError, match="have different types$"):
         tf.cond(tf.constant(True), lambda: x, lambda: tf.constant(1))
 
@@ -286,3 +288,103 @@ def test_side_effects_in_top_level_bodies_run_only_when_a_result_needs_them_as_t
         assert s.run(top, {p: True}) == 2.0 and s.run(v) == 1.0
         assert s.run(inside) == 6.0 and s.run(v) == 6.0
         assert s.run([returned_capture, tf.gradients(returned_capture, c)[0]], {p: False}) == [8.0, 2.0]
+
+
+def _functions():
+    """Each library function by name without its uid, first made first (a name made twice: [first, second]):
+    (arguments, results, ret, nodes)."""
+    found: dict = {}
+    for f in sorted(tf.get_default_graph().as_graph_def().library.function,
+                    key=lambda f: int(f.signature.name.rsplit("_", 1)[1])):
+        found.setdefault(f.signature.name.rsplit("_", 1)[0], []).append((
+            [a.name for a in f.signature.input_arg], [a.name for a in f.signature.output_arg], dict(f.ret),
+            [(n.name, list(n.input)) for n in f.node_def]))
+    return {name: fs[0] if len(fs) == 1 else fs for name, fs in found.items()}
+
+
+def test_nested_cond_captures_in_tfs_order_and_names():
+    x = tf.placeholder(tf.float32, [], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    r = tf.cond(p, lambda: tf.cond(p, lambda: x * 2.0, lambda: x + 1.0), lambda: x - 1.0)
+    assert _ops()[2] == ("cond", "StatelessIf", ["p:0", "p:0", "x:0"])  # the inner If's inputs captured first
+    (outer_true, inner_true), (outer_false, _) = _functions()["cond_true"], _functions()["cond_false"]
+    assert outer_true[0] == ["cond_p", "cond_x"]  # captured as the inner If was made, in its scope
+    assert outer_false[0] == ["placeholder", "sub_x"]  # TF's dummy input for the capture it does not read
+    assert inner_true == (["mul_x"], ["mul"], {"mul": "mul_0:z:0"}, [("mul/y", []), (
+        "mul_0", ["mul_x", "mul/y:output:0"])])  # a node named as a result is renamed, as TF's C API does
+    with tf.Session() as s:
+        assert [s.run(r, {x: 3.0, p: v}) for v in (True, False)] == [6.0, 2.0]
+
+
+def test_function_def_names_are_made_unique_as_tfs():
+    x = tf.placeholder(tf.float32, [], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+
+    def true_fn():
+        m = x * 2.0
+        return m, m, tf.identity(m, name="mul_0")
+
+    tf.cond(p, true_fn, lambda: (x, x, x))
+    functions = _functions()
+    assert functions["cond_false"][:3] == (["x_2"], ["x", "x_0", "x_1"], {"x": "x_2", "x_0": "x_2", "x_1": "x_2"})
+    assert functions["cond_true"][1:] == (
+        ["mul", "mul_0", "mul_0_0"], {"mul": "mul_1:z:0", "mul_0": "mul_1:z:0", "mul_0_0": "mul_0_1:output:0"},
+        [("mul/y", []), ("mul_1", ["mul_x", "mul/y:output:0"]), ("mul_0_1", ["mul_1:z:0"])])
+
+
+def test_cond_in_a_while_body_captures_and_names_as_tf():
+    x = tf.placeholder(tf.float32, [], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    w = tf.constant(2.0, name="w")
+    r = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, tf.cond(p, lambda: a * w, lambda: a + x)), [0, x])
+    assert ("while", "StatelessWhile", ["while/loop_counter:0", "while/maximum_iterations:0", "Const:0", "x:0", "p:0",
+                                        "w:0", "x:0"]) in _ops()
+    functions = _functions()
+    cond_args = functions["while_cond"][0]
+    prefix = cond_args[4].removesuffix("0")
+    assert cond_args == ["while_loop_counter", "while_maximum_iterations", "placeholder", "placeholder_1"] + [
+        f"{prefix}{k}" for k in range(3)] and prefix.endswith("___redundant_placeholder")
+    args, results, ret, nodes = functions["while_body"]
+    assert args == ["while_loop_counter", "while_maximum_iterations_0", "placeholder", "placeholder_1", "cond_p_0",
+                    "cond_w_0", "cond_x_0"]
+    assert results == ["add_1", "while_maximum_iterations", "add", "cond_identity", "cond_p", "cond_w", "cond_x"]
+    assert ret["cond_p"] == "cond_p_0" and ("cond", ["cond_p_0", "placeholder_1", "cond_w_0", "cond_x_0"]) in nodes
+    assert functions["cond_false"][0] == ["add_placeholder_1", "placeholder", "add_x"]
+    assert functions["cond_true"][0] == ["mul_placeholder_1", "mul_w", "placeholder"]
+    with tf.Session() as s:
+        assert s.run(r, {x: 3.0, p: True})[1] == 24.0 and s.run(r, {x: 3.0, p: False})[1] == 12.0
+
+
+def test_gradient_ops_are_named_as_tfs():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    i = tf.placeholder(tf.int32, [], name="i")
+    r = tf.switch_case(i, [lambda: x * 2.0, lambda: x + 1.0])
+    tf.gradients(tf.reduce_sum(r), x)
+    s = tf.placeholder(tf.float32, [], name="s")
+    _, w = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * s), [0, 1.0], maximum_iterations=2,
+                         name="bounded")
+    (ds,) = tf.gradients(w, s)
+    ops = {name: (kind, inputs) for name, kind, inputs in _ops()}
+    assert ops["gradients/switch_case/indexed_case_grad/gradient"][0] == "StatelessCase"  # TF's name
+    assert ops["gradients/switch_case/indexed_case_grad/Identity"][1] == [
+        "gradients/switch_case/indexed_case_grad/gradient:0"]
+    assert ops["gradients_1/bounded_grad/bounded_grad"][0] == "StatelessWhile"  # <forward op>_grad
+    assert ops["gradients_1/bounded_grad/Placeholder_1_0/accumulator"] == ("EmptyTensorList", [
+        "gradients_1/bounded_grad/Const:0", "bounded/maximum_iterations:0"])  # a scalar's shape made before it
+    with tf.Session() as sess:
+        assert sess.run(ds, {s: 3.0}) == 6.0
+
+
+def test_sparse_tensors_through_cond_switch_case_and_while_as_tf():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    sp = tf.SparseTensor([[0], [1]], x, [2])
+    c = tf.cond(tf.placeholder_with_default(False, []), lambda: sp, lambda: tf.SparseTensor([[1]], [5.0], [2]))
+    assert tf.SparseTensor([[0]], [1.0], [2]).indices.name == "SparseTensor_1/indices:0"  # cond packs in its scope
+    s = tf.switch_case(tf.constant(1), [lambda: sp, lambda: tf.SparseTensor(sp.indices, sp.values * 3.0, [2])])
+    w = tf.while_loop(lambda i, s: i < 2,
+                      lambda i, s: (i + 1, tf.SparseTensor(s.indices, s.values * 2.0, s.dense_shape)), [0, sp])
+    assert tf.SparseTensor([[0]], [1.0], [2]).indices.name == "SparseTensor_5/indices:0"  # the loop takes 3, as TF's
+    assert [t.shape.as_list() for t in (w[1].indices, w[1].values, w[1].dense_shape)] == [[None, 1], [None], [1]]
+    with tf.Session() as sess:
+        values = sess.run([c.values, s.values, w[1].values, tf.sparse.to_dense(w[1])], {x: [1.0, 2.0]})
+    assert [v.tolist() for v in values] == [[5.0], [3.0, 6.0], [4.0, 8.0], [4.0, 8.0]]

@@ -554,3 +554,17 @@ def test_sum_and_bias_add_grad_over_many_leading_rows(dtype):
     for result in (flat, kept.reshape(3), bias):
         np.testing.assert_allclose(result, want, **tolerance)
     np.testing.assert_allclose(two, x.astype(np.float64).sum(axis=(0, 1)), **tolerance)
+
+
+def test_pow_gradient_graph_is_tfs():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    y = tf.placeholder(tf.float32, [], name="y")
+    tf.gradients(x ** y, [x, y])
+    ops = [(op.name.removeprefix("gradients/pow_grad/"), op.type) for op in tf.get_default_graph().get_operations()
+           if op.name.startswith("gradients/pow_grad/")]
+    assert ops == [("mul", "Mul"), ("sub/y", "Const"), ("sub", "Sub"), ("Pow", "Pow"), ("mul_1", "Mul"),
+                   ("Greater/y", "Const"), ("Greater", "Greater"), ("ones_like/Shape/shape_as_tensor", "Const"),
+                   ("ones_like/Const", "Const"), ("ones_like", "Fill"), ("Select", "Select"), ("Log", "Log"),
+                   ("zeros_like", "Const"), ("Select_1", "Select"), ("mul_2", "Mul"), ("mul_3", "Mul"),
+                   ("Shape", "Const"), ("Shape_1", "Const"), ("Sum/reduction_indices", "Const"), ("Sum", "Sum"),
+                   ("Reshape", "Reshape")]  # TF 2.21's

@@ -168,6 +168,28 @@ def test_uninitialized_read_is_tfs_error():
         "does not exist. (Could not find resource: localhost/v)")
 
 
+def test_uninitialized_resource_errors_once_the_container_exists_are_tfs():
+    w = tf.get_variable("w", [2], use_resource=True)
+    r = tf.get_variable("r", [2], use_resource=False)
+    train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(tf.ones([2]), w)])
+    missing = "Resource localhost/w/N10tensorflow3VarE does not exist."
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.NotFoundError, match="^Container localhost does not exist. "
+                           r"\(Could not find resource: localhost/w\)"):
+            sess.run(tf.gather(w, [0]))
+        with pytest.raises(tf.errors.FailedPreconditionError, match="^Attempting to use uninitialized value r"):
+            sess.run(r)  # its VariableV2 ran: the container exists from now on (TF 2.21's messages)
+        with pytest.raises(tf.errors.FailedPreconditionError) as info:
+            sess.run(w.read_value())
+        assert f"status error message={missing}\n" in info.value.message
+        for op in (tf.gather(w, [0]), w.assign_add([1.0, 2.0]), tf.scatter_add(w, [0], [1.0])):
+            with pytest.raises(tf.errors.NotFoundError) as info:
+                sess.run(op)
+            assert info.value.message.startswith(missing)
+        with pytest.raises(tf.errors.InternalError, match=r"^Invalid variable reference\.\n"):
+            sess.run(train)
+
+
 def test_gather_out_of_range_names_the_node():
     v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
     g = v.sparse_read([5])
@@ -471,3 +493,27 @@ def test_cast_of_a_resource_variable_to_its_dtype_is_the_variable():
         r = tf.Variable([1.0, 2.0], name="r")
         assert tf.cast(r, tf.float32).name == "r/read:0"
         assert tf.cast(v, tf.float64).name == "Cast_1:0"
+
+
+def test_gather_nd_of_a_resource_variable_is_resource_gather_nd_with_tfs_gradients():
+    w = tf.get_variable("w", initializer=np.arange(12.0).reshape(3, 4).astype(np.float32), use_resource=True)
+    y = tf.gather_nd(w, [[0, 1], [2, 3]])
+    z = tf.gather_nd(w, [[1], [0]], name="g2")
+    assert (y.op.type, y.op.inputs[0].name, z.op.inputs[0].name) == ("Identity", "GatherNd:0", "g2:0")
+    assert (y.op.inputs[0].op.type, [t.name for t in y.op.inputs[0].op.inputs]) == (
+        "ResourceGatherNd", ["w:0", "GatherNd/indices:0"])
+    assert (y.shape.as_list(), z.shape.as_list()) == ([2], [2, 4])
+    dw, = tf.gradients(tf.reduce_sum(y * 2.0) + tf.reduce_sum(z), w)
+    ops = {op.name: op.type for op in tf.get_default_graph().get_operations()}
+    assert ops["gradients/g2_grad/VariableShape"] == ops["gradients/GatherNd_grad/VariableShape"] == "VariableShape"
+    assert ops["gradients/AddN/inputs_0"] == "UnsortedSegmentSum"  # TF densifies the slices as AddN's input
+    with pytest.raises(ValueError, match=r"indices.shape\[-1\] must be <= params.rank"):
+        tf.gather_nd(w, [[0, 0, 0]])
+    bad = tf.gather_nd(w, [[5, 0]])
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(y).tolist() == [1.0, 11.0]
+        assert sess.run(dw).tolist() == [[1, 3, 1, 1], [1, 1, 1, 1], [0, 0, 0, 2]]
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^indices\[0\] = \[5, 0\] does not index into param shape \[3,4\], node name: GatherNd_2"):
+            sess.run(bad)
