@@ -20,8 +20,10 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.data.dataset_ops import AUTOTUNE, DatasetSource, DatasetV1, Element, parse_example_dataset
-from tensorweave.data.dataset_ops import ignore_errors as ignore_errors_transformation
+from tensorweave.data.dataset_ops import AUTOTUNE, DatasetV1, Element
+from tensorweave.data.experimental_ops import ignore_errors as ignore_errors_transformation
+from tensorweave.data.experimental_ops import parse_example_dataset
+from tensorweave.data.sources import DatasetSource
 from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor
