@@ -32,10 +32,12 @@ from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     Tensor,
     convert_to_tensor,
+    executing_eagerly,
     get_default_graph,
     name_scope,
 )
 from tensorweave.framework.hooks import Hook
+from tensorweave.framework.op_registry import Op
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     TensorSpec,
@@ -121,16 +123,12 @@ class _Run:
 
 
 class _Bound:
-    """A dataset with its captured values (the `variant` value a `_PyDataset` node outputs). A ref variable's
-    value is its live buffer, as in TF: elements made after an update of the variable see it."""
+    """A dataset with the captured values of it and the datasets it reads (the `variant` value its node outputs).
+    A ref variable's value is its live buffer, as in TF: elements made after an update of the variable see it."""
 
-    def __init__(self, dataset: DatasetV1, values: list[Any]) -> None:
+    def __init__(self, dataset: DatasetV1, values: dict[int, list[Any]]) -> None:
         self.dataset = dataset
-        self.values: dict[int, list[Any]] = {}
-        position = 0
-        for member in dataset._datasets():
-            self.values[id(member)] = list(values[position:position + len(member._captures)])
-            position += len(member._captures)
+        self.values = values
 
     def make_iterator(self) -> PyIterator[Element]:
         fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
@@ -160,6 +158,7 @@ class DatasetV1:
         self._captures = captures
         self._element_spec = element_spec
         self._components = structure.component_specs(element_spec)
+        self._variant: Tensor | None = None if executing_eagerly() else self._node()
 
     # -- structure -------------------------------------------------------------------------------------------
 
@@ -208,14 +207,53 @@ class DatasetV1:
         return [t for dataset in self._datasets() for t in dataset._captures]
 
     def _bind(self, values: list[Any]) -> _Bound:
-        return _Bound(self, values)
+        """This dataset bound to the values of `_all_captures()`."""
+        bound, position = {}, 0
+        for member in self._datasets():
+            bound[id(member)] = list(values[position:position + len(member._captures)])
+            position += len(member._captures)
+        return _Bound(self, bound)
 
     def _variant_tensor(self) -> Tensor:
-        """A `_PyDataset` node of this definition in the default graph."""
-        captures = self._all_captures()
-        factory = dataset_ops.register_dataset_factory(lambda *values: self._bind(list(values)))
-        return dataset_ops.PyDataset(captures, dataset_factory=factory, output_types=self._flat_types(),
-                                     output_shapes=self._flat_shapes(), name="PyDataset")
+        """The output of this dataset's node (made where the dataset was, or first asked for when eager)."""
+        if self._variant is None:
+            self._variant = self._node()
+        return self._variant
+
+    # The op of this dataset's node: TF's, where TF's graph has one node for the transformation
+    _op: Op = dataset_ops.PyDataset
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        """The node's inputs, one per input arg of its op; flattened, the input datasets' variants then this
+        dataset's captures (the order `_bind_node` reads them in)."""
+        if self._op is dataset_ops.PyDataset:
+            return [variants + self._captures]
+        return [*variants, *self._captures]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        """The node's attrs besides the element structure (a function's name, a flag)."""
+        return {}
+
+    def _node(self) -> Tensor:
+        """This dataset's node in the default graph, TF's op type and name, over its input datasets' nodes."""
+        op = self._op
+        known = {a.name for a in op.op_def.attrs}
+        attrs = {name: value for name, value in (("output_types", self._flat_types()),
+                                                 ("output_shapes", self._flat_shapes())) if name in known}
+        attrs.update(self._node_attrs())
+        variant = op(*self._node_inputs([d._variant_tensor() for d in self._inputs]), name=op.name.lstrip("_"),
+                     **attrs)
+        variant.op._set_attr("_dataset_factory", dataset_ops.register_dataset_factory(self._bind_node))
+        return variant
+
+    def _bind_node(self, *values: Any) -> _Bound:
+        """The kernel of this dataset's node: the bound input datasets (a variant an input dataset is made of,
+        a window's, as that dataset's captured value), then this dataset's captured values."""
+        bound: dict[int, list[Any]] = {}
+        for source, value in zip(self._inputs, values):
+            bound.update(value.values if isinstance(value, _Bound) else {id(source): [value]})
+        bound[id(self)] = list(values[len(self._inputs):])
+        return _Bound(self, bound)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
@@ -576,6 +614,9 @@ class _VariantDataset(DatasetV1):
 
     def __init__(self, element_spec: Any, variant: Tensor) -> None:
         super().__init__((), [variant], element_spec)
+
+    def _node(self) -> Tensor:
+        return self._captures[0]  # the variant tensor it is made from, as TF's dataset of a variant
 
     def _cardinality(self, run: _Run) -> int:
         return len(run.captured(self)[0].elements)

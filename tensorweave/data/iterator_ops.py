@@ -171,6 +171,9 @@ def _check_capturable_by_value(tensors: list[Tensor]) -> None:
         if op in seen:
             continue
         seen.add(op)
+        if "_dataset_factory" in op._node_def.attr:  # a dataset a function captured: its own captures count
+            stack.extend(t.op for t in reversed(op.inputs))
+            continue
         if op._op_def is not None and op._op_def.is_stateful:
             raise ValueError(f"Cannot capture a stateful node (name:{op.name}, type:{op.type}) by value.: A likely "
                              "cause of this error is that the dataset for which you are calling "

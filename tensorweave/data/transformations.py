@@ -371,17 +371,21 @@ class _GroupByWindowDataset(DatasetV1):
         if not self._window_size.output_spec.is_compatible_with(scalar):
             raise ValueError("Invalid `window_size_func`. `window_size_func` must return a single `tf.int64` scalar "
                              f"tensor but its return type is {self._window_size.output_spec}.")
-        self._window = _WindowDataset(source.element_spec)
-        self._reduce = StructuredFunction(lambda key: reduce_func(key, self._window), scalar, dataset_result=True)
-        super().__init__((source,), self._key.captures + self._window_size.captures + self._reduce.captures,
+
+        def reduce(key: Tensor) -> DatasetV1:
+            self._window = _WindowDataset(source.element_spec)  # the function's argument, as TF's window variant
+            return reduce_func(key, self._window)
+
+        self._reduce = StructuredFunction(reduce, scalar, dataset_result=True)
+        super().__init__((source,), self._key.captures + self._reduce.captures + self._window_size.captures,
                          self._reduce.dataset.element_spec)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         groups: dict[int, list[Element]] = {}
         sizes: dict[int, int] = {}
         values = iter(run.captured(self))
-        key_of, size_of, reduce = (f.bound(itertools.islice(values, len(f.captures)))
-                                   for f in (self._key, self._window_size, self._reduce))
+        key_of, reduce, size_of = (f.bound(itertools.islice(values, len(f.captures)))
+                                   for f in (self._key, self._reduce, self._window_size))
         for element in self._inputs[0]._iterate(run):
             key = key_of(element)[0]
             index = int(key)
