@@ -17,7 +17,6 @@ in-memory cache) is kept in that iteration's `_Run`.
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
@@ -234,16 +233,18 @@ class DatasetV1:
         """The node's attrs besides the element structure (a function's name, a flag)."""
         return {}
 
-    def _node(self) -> Tensor:
-        """This dataset's node in the default graph, TF's op type and name, over its input datasets' nodes."""
+    def _node(self, name: str | None = None) -> Any:
+        """This dataset's node in the default graph, TF's op type and name, over its input datasets' nodes: its
+        variant (the element's tensors, for an op that consumes the dataset, as ReduceDataset)."""
         op = self._op
         known = {a.name for a in op.op_def.attrs}
         attrs = {name: value for name, value in (("output_types", self._flat_types()),
                                                  ("output_shapes", self._flat_shapes())) if name in known}
         attrs.update(self._node_attrs())
-        variant = op(*self._node_inputs([d._variant_tensor() for d in self._inputs]), name=op.name.lstrip("_"),
-                     **attrs)
-        variant.op._set_attr("_dataset_factory", dataset_ops.register_dataset_factory(self._bind_node))
+        variant = op(*self._node_inputs([d._variant_tensor() for d in self._inputs]),
+                     name=name or op.name.lstrip("_"), **attrs)
+        (variant[0] if isinstance(variant, list) else variant).op._set_attr(
+            "_dataset_factory", dataset_ops.register_dataset_factory(self._bind_node))
         return variant
 
     def _bind_node(self, *values: Any) -> _Bound:
@@ -367,7 +368,7 @@ class DatasetV1:
         return transformation("_FilterDataset")(self, predicate)
 
     def flat_map(self, map_func: Callable, name: str | None = None) -> DatasetV1:
-        dataset = transformation("_InterleaveDataset")(self, map_func, 1, 1)
+        dataset = transformation("_InterleaveDataset")(self, map_func)
         dataset._tf_class_name = "_FlatMapDataset"
         return dataset
 
@@ -376,9 +377,8 @@ class DatasetV1:
                    name: str | None = None) -> DatasetV1:
         """Elements of the datasets `map_func` makes from `cycle_length` input elements at a time, taken
         `block_length` at a time from each in turn."""
-        if cycle_length is None or cycle_length == AUTOTUNE:
-            cycle_length = os.cpu_count() or 1
-        dataset = transformation("_InterleaveDataset")(self, map_func, cycle_length, 1 if block_length is None else block_length)
+        dataset = transformation("_InterleaveDataset")(self, map_func, cycle_length, block_length, num_parallel_calls,
+                                                       "Dataset.interleave")
         if num_parallel_calls is not None:
             dataset._tf_class_name = "_ParallelInterleaveDataset"
         return dataset
@@ -447,7 +447,8 @@ class DatasetV1:
         """The state reduce_func(state, element) -> new state leaves after the last element, as tensors."""
         final = transformation("_ScanDataset")(self, initial_state, lambda state, element: (reduce_func(state, element), state),
                              final_state=True)
-        return final.get_single_element(name=name or "ReduceDataset")
+        flat = final.reduced(name)
+        return structure.from_components(final.element_spec, flat if isinstance(flat, list) else [flat])
 
     def unbatch(self, name: str | None = None) -> DatasetV1:
         return transformation("_UnbatchDataset")(self)

@@ -32,14 +32,20 @@ from tensorweave.framework.type_spec import (
     SparseTensorSpec,
     TensorSpec,
 )
+from tensorweave.ops import dataset_ops
 from tensorweave.ops.ragged_tensor import RaggedTensorSpec
 
 
 class _TensorDataset(DatasetV1):
+    _op = dataset_ops.TensorDataset
+
     def __init__(self, tensors: Any) -> None:
         values = normalize_element(tensors)
         spec = structure.spec_of(values)
         super().__init__((), structure.to_components(values, spec), spec)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [self._captures]
 
     def _cardinality(self, run: _Run) -> int:
         return 1
@@ -49,6 +55,8 @@ class _TensorDataset(DatasetV1):
 
 
 class _TensorSliceDataset(DatasetV1):
+    _op = dataset_ops.TensorSliceDataset
+
     def __init__(self, tensors: Any) -> None:
         values = normalize_element(tensors)
         flat = nest.flatten(values)
@@ -63,6 +71,9 @@ class _TensorSliceDataset(DatasetV1):
         spec = structure.spec_of(values)
         self._batched = spec
         super().__init__((), structure.to_components(values, spec), nest.map_structure(lambda s: s._unbatch(), spec))
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [self._captures]
 
     def _cardinality(self, run: _Run) -> int:
         values, first = run.captured(self), nest.flatten(self._batched)[0]
@@ -91,6 +102,10 @@ class _SparseSliceDataset(_TensorSliceDataset):
     elements are the same)."""
 
     _tf_class_name = "_SparseTensorSliceDataset"
+    _op = dataset_ops.SparseTensorSliceDataset
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return self._captures
 
     def __init__(self, sparse_tensor: SparseTensor) -> None:
         super().__init__(sparse_tensor)
@@ -160,6 +175,8 @@ def _generated(value: Any, dtype: dtypes.DType, shape: tensor_shape.TensorShape)
 
 
 class _RangeDataset(DatasetV1):
+    _op = dataset_ops.RangeDataset
+
     def __init__(self, args: tuple, output_type: Any) -> None:
         if len(args) == 1:
             start, stop, step = 0, args[0], 1

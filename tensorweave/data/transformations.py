@@ -55,6 +55,7 @@ from tensorweave.framework.graph import (
     Tensor,
     control_dependencies,
     convert_to_tensor,
+    name_scope,
 )
 from tensorweave.framework.type_spec import (
     TensorSpec,
@@ -63,6 +64,7 @@ from tensorweave.framework.type_spec import (
 from tensorweave.ops import (
     check_ops,
     constant_ops,
+    dataset_ops,
     elementwise_ops,
     indexing_ops,
     random_ops,
@@ -78,12 +80,17 @@ _map_pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_pref
 
 
 class _OptionsDataset(DatasetV1):
+    _op = dataset_ops.OptionsDataset
+
     def __init__(self, source: DatasetV1, options: Options) -> None:
         self._options = options
         super().__init__((source,), [], source.element_spec)
 
     def options(self) -> Options:
         return super().options().merge(self._options)
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"serialized_options": b""}
 
     _same_cardinality = True
 
@@ -100,6 +107,8 @@ def _holds_a_list(structure: Any) -> bool:
 
 
 class _ZipDataset(DatasetV1):
+    _op = dataset_ops.ZipDataset
+
     def __init__(self, datasets: Any) -> None:
         if _holds_a_list(datasets):  # tf.data's structures take a list for one value, never a dataset
             raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) structures of "
@@ -112,6 +121,9 @@ class _ZipDataset(DatasetV1):
         self._structure = datasets
         flat = tuple(nest.flatten(datasets))
         super().__init__(flat, [], nest.map_structure(lambda d: d.element_spec, datasets))
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants]
 
     def _cardinality(self, run: _Run) -> int:
         counts = [d._cardinality(run) for d in self._inputs]
@@ -126,6 +138,8 @@ class _ZipDataset(DatasetV1):
 
 
 class _ConcatenateDataset(DatasetV1):
+    _op = dataset_ops.ConcatenateDataset
+
     def __init__(self, first: DatasetV1, second: DatasetV1) -> None:
         try:
             spec = nest.map_structure(_common_supertype, first.element_spec, second.element_spec)
@@ -156,15 +170,31 @@ def _common_supertype(first: TypeSpec, second: TypeSpec) -> TypeSpec:
 
 class _MapDataset(DatasetV1):
     def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None) -> None:
-        self._function = StructuredFunction(map_func, source.element_spec)
+        self._function = StructuredFunction(map_func, source.element_spec, transformation="Dataset.map")
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
-        super().__init__((source,), self._function.captures, self._function.output_spec)
+        extra = []
+        if num_parallel_calls is not None:
+            self._op = dataset_ops.ParallelMapDatasetV2
+            extra = [_int64(num_parallel_calls, "num_parallel_calls")]
+        super().__init__((source,), self._function.captures + extra, self._function.output_spec)
+
+    _op = dataset_ops.MapDataset
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        count = len(self._function.captures)
+        return [variants[0], self._captures[:count], *self._captures[count:]]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"f": self._function.name, "preserve_cardinality": True}
+
+    def _bound_function(self, run: _Run) -> Callable:
+        return self._function.bound(run.captured(self)[:len(self._function.captures)])
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """The mapped elements; an element whose function fails goes to `run.failed` (raised, unless below an
         ignore_errors). In parallel, the pool maps runs of elements (one task each: a task per element would
         cost more in thread handoffs than the graph function itself), in order."""
-        function, source = self._function.bound(run.captured(self)), self._inputs[0]._iterate(run)
+        function, source = self._bound_function(run), self._inputs[0]._iterate(run)
         if self._parallel <= 1:
             outcomes: PyIterator[Any] = (_outcome(function, element) for element in source)
         else:
@@ -216,6 +246,11 @@ class _IgnoreErrorsDataset(DatasetV1):
         self._log_warning = log_warning
         super().__init__((source,), [], source.element_spec)
 
+    _op = dataset_ops.IgnoreErrorsDataset
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"log_warning": self._log_warning}
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         below = run.ignoring()
         failures = below.failures
@@ -238,12 +273,22 @@ class _IgnoreErrorsDataset(DatasetV1):
 
 
 class _FilterDataset(DatasetV1):
+    _transformation = "Dataset.filter"
+
     def __init__(self, source: DatasetV1, predicate: Callable) -> None:
-        self._function = StructuredFunction(predicate, source.element_spec)
+        self._function = StructuredFunction(predicate, source.element_spec, transformation=self._transformation)
         if not TensorSpec([], dtypes.bool).is_compatible_with(self._function.output_spec):
             raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
                              f"type was {self._function.output_spec}.")
         super().__init__((source,), self._function.captures, source.element_spec)
+
+    _op = dataset_ops.FilterDataset
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], self._captures]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"predicate": self._function.name}
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         function = self._function.bound(run.captured(self))
@@ -256,6 +301,9 @@ class _FilterDataset(DatasetV1):
 
 
 class _TakeWhileDataset(_FilterDataset):
+    _op = dataset_ops.TakeWhileDataset
+    _transformation = "Dataset.take_while"
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         function = self._function.bound(run.captured(self))
         for element in self._inputs[0]._iterate(run):
@@ -272,10 +320,13 @@ class _ScanDataset(DatasetV1):
     """Dataset.scan's outputs, or (`final_state`) one element, the state after the last input (reduce's)."""
 
     def __init__(self, source: DatasetV1, initial_state: Any, scan_func: Callable, final_state: bool = False) -> None:
-        state = normalize_element(initial_state)
+        with name_scope("initial_state"):
+            state = normalize_element(initial_state)
         self._state_spec = structure.spec_of(state)
         self._final_state = final_state
-        self._function = StructuredFunction(scan_func, (self._state_spec, source.element_spec))
+        self._function = StructuredFunction(scan_func, (self._state_spec, source.element_spec),
+                                            transformation="Dataset.reduce" if final_state else "Dataset.scan")
+        self._op = dataset_ops.ReduceDataset if final_state else dataset_ops.ScanDataset
         output = self._function.output_spec
         if not isinstance(output, tuple) or len(output) != 2:
             raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and the "
@@ -285,11 +336,26 @@ class _ScanDataset(DatasetV1):
                             f"state. Expected {structure.legacy_types(self._state_spec)}, got "
                             f"{structure.legacy_types(output[0])}.")
         self._state_size = len(structure.component_specs(self._state_spec))
-        super().__init__((source,), structure.to_components(state, self._state_spec) + self._function.captures,
+        self._state = structure.to_components(state, self._state_spec)
+        super().__init__((source,), self._state + self._function.captures,
                          self._state_spec if final_state else output[1])
 
     def _cardinality(self, run: _Run) -> int:
         return 1 if self._final_state else self._inputs[0]._cardinality(run)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], self._state, self._function.captures]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"f": self._function.name} if self._final_state else {"f": self._function.name,
+                                                                      "preserve_cardinality": True}
+
+    def _node(self, name: str | None = None) -> Any:
+        return None if self._final_state else super()._node(name)  # reduce's ReduceDataset node is `reduced`'s
+
+    def reduced(self, name: str | None) -> list[Tensor]:
+        """The final state's tensors, of reduce's ReduceDataset node (no dataset: TF's op reduces its input)."""
+        return super()._node(name)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         values = run.captured(self)
@@ -309,14 +375,39 @@ class _ScanDataset(DatasetV1):
 class _InterleaveDataset(DatasetV1):
     """flat_map (a cycle of one) and interleave: TF's InterleaveDataset order."""
 
-    def __init__(self, source: DatasetV1, map_func: Callable, cycle_length: int, block_length: int) -> None:
-        self._function = StructuredFunction(map_func, source.element_spec, dataset_result=True)
-        self._cycle_length, self._block_length = cycle_length, block_length
+    def __init__(self, source: DatasetV1, map_func: Callable, cycle_length: Any = 1, block_length: Any = 1,
+                 num_parallel_calls: Any = None, transformation: str = "Dataset.flat_map") -> None:
+        """flat_map's (the `transformation`), or with the `cycle_length` and `block_length` given (None: TF's
+        defaults), interleave's, parallel with `num_parallel_calls`."""
+        self._function = StructuredFunction(map_func, source.element_spec, dataset_result=True,
+                                            transformation=transformation)
+        extra = []
+        if transformation == "Dataset.interleave":
+            cycle_length = AUTOTUNE if cycle_length is None else cycle_length
+            block_length = 1 if block_length is None else block_length
+            extra = [_int64(cycle_length, "cycle_length"), _int64(block_length, "block_length")]
+            self._op = dataset_ops.InterleaveDataset
+            if num_parallel_calls is not None:
+                extra += [_int64(AUTOTUNE, "buffer_output_elements"), _int64(AUTOTUNE, "prefetch_input_elements"),
+                          _int64(num_parallel_calls, "num_parallel_calls")]
+                self._op = dataset_ops.ParallelInterleaveDatasetV4
+        self._cycle_length = (os.cpu_count() or 1) if cycle_length == AUTOTUNE else cycle_length
+        self._block_length = block_length
         inner = self._function.dataset
-        super().__init__((source,), self._function.captures, inner.element_spec)
+        super().__init__((source,), self._function.captures + extra, inner.element_spec)
+
+    _op = dataset_ops.FlatMapDataset
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        count = len(self._function.captures)
+        return [variants[0], self._captures[:count], *self._captures[count:]]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"f": self._function.name}
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        function, inner = self._function.bound(run.captured(self)), self._function.dataset
+        function = self._function.bound(run.captured(self)[:len(self._function.captures)])
+        inner = self._function.dataset
         source = self._inputs[0]._iterate(run)
         slots: list[PyIterator[Element] | None] = [None] * self._cycle_length
         index, open_count, input_done = 0, 0, False
@@ -377,8 +468,16 @@ class _GroupByWindowDataset(DatasetV1):
             return reduce_func(key, self._window)
 
         self._reduce = StructuredFunction(reduce, scalar, dataset_result=True)
+        self._op = dataset_ops.GroupByWindowDataset
         super().__init__((source,), self._key.captures + self._reduce.captures + self._window_size.captures,
                          self._reduce.dataset.element_spec)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], self._key.captures, self._reduce.captures, self._window_size.captures]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"key_func": self._key.name, "reduce_func": self._reduce.name,
+                "window_size_func": self._window_size.name}
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         groups: dict[int, list[Element]] = {}
@@ -414,6 +513,7 @@ class _SlidingWindowDataset(DatasetV1):
     """Dataset.window: TF's WindowDataset."""
 
     _tf_class_name = "_WindowDataset"
+    _op = dataset_ops.WindowDataset
 
     def __init__(self, source: DatasetV1, size: Any, shift: Any, stride: Any, drop_remainder: Any) -> None:
         self._layout = [(start, len(nest.flatten(leaf._component_specs))) for start, leaf in
@@ -466,6 +566,8 @@ class _SlidingWindowDataset(DatasetV1):
 
 
 class _UniqueDataset(DatasetV1):
+    _op = dataset_ops.UniqueDataset
+
     def __init__(self, source: DatasetV1) -> None:
         for dtype in nest.flatten(source.output_types):
             if dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
@@ -514,6 +616,14 @@ class _DirectedInterleaveDataset(DatasetV1):
         self._stop = stop_on_empty_dataset
         super().__init__((selector, *inputs), [], spec)
 
+    _op = dataset_ops.DirectedInterleaveDataset
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], variants[1:]]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"stop_on_empty_dataset": self._stop}
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         sources: list[PyIterator[Element] | None] = [d._iterate(run) for d in self._inputs[1:]]
         active = len(sources)
@@ -538,8 +648,11 @@ class _DirectedInterleaveDataset(DatasetV1):
 
 
 class _BatchDataset(DatasetV1):
+    _op = dataset_ops.BatchDatasetV2
+
     def __init__(self, source: DatasetV1, batch_size: Any, drop_remainder: Any) -> None:
-        size, drop = _int64(batch_size, "batch_size"), convert_to_tensor(drop_remainder, dtype=dtypes.bool)
+        size = _int64(batch_size, "batch_size")
+        drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         rows = _static_rows(size, drop)
         self._assemble = _stacked if structure.is_dense(source.element_spec) else _batcher(source.element_spec)
         super().__init__((source,), [size, drop], nest.map_structure(lambda s: s._batch(rows), source.element_spec))
@@ -559,7 +672,7 @@ class _BatchDataset(DatasetV1):
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
         """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
         elements (a parallel map's pool maps a whole window per task); a window with a failing element fails."""
-        function, inputs = mapped._function.bound(run.captured(mapped)), mapped._inputs[0]._iterate(run)
+        function, inputs = mapped._bound_function(run), mapped._inputs[0]._iterate(run)
         windows = iter(lambda: list(itertools.islice(inputs, size)), [])
         if mapped._parallel <= 1:
             outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
@@ -574,6 +687,11 @@ class _BatchDataset(DatasetV1):
 
 
 class _PaddedBatchDataset(DatasetV1):
+    """TF's PaddedBatchDatasetV2: its captures are TF's inputs, the batch size, a shape vector per component
+    (-1: the batch's largest), a padding value per component and drop_remainder."""
+
+    _op = dataset_ops.PaddedBatchDatasetV2
+
     def __init__(self, source: DatasetV1, batch_size: Any, padded_shapes: Any, padding_values: Any,
                  drop_remainder: Any) -> None:
         for spec in nest.flatten(source.element_spec):
@@ -603,28 +721,37 @@ class _PaddedBatchDataset(DatasetV1):
             flat_pads = [b"" if t == dtypes.string else 0 for t in flat_types]
         else:
             flat_pads = nest.flatten(padding_values)
-        size, drop = _int64(batch_size, "batch_size"), convert_to_tensor(drop_remainder, dtype=dtypes.bool)
-        pads = [convert_to_tensor(p, dtype=t) for p, t in zip(flat_pads, flat_types)]
+        size = _int64(batch_size, "batch_size")
+        shape_tensors = [tensor if tensor is not None else
+                         _int64([-1 if d is None else d for d in shape.as_list()] if shape.rank is not None else [],
+                                "Const") for shape, tensor in zip(flat_shapes, dynamic)]
+        pads = [convert_to_tensor(p, dtype=t, name="padding_value") for p, t in zip(flat_pads, flat_types)]
+        drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         self._padded = flat_shapes
         for declared, element in zip(flat_shapes, source._flat_shapes()):
             if declared.ndims is not None and element.ndims is not None and declared.ndims != element.ndims:
                 raise ValueError(f"The padded shape {declared} is not compatible with the shape {element} of the "
                                  "corresponding input component.")
         rows = _static_rows(size, drop)
-        super().__init__((source,), [size, drop] + pads + [dynamic[i] for i in self._dynamic],
+        super().__init__((source,), [size, *shape_tensors, *pads, drop],
                          structure.element_spec(source.output_types, nest.map_structure(
                              lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
 
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        count = len(self._padded)
+        return [variants[0], self._captures[0], self._captures[1:1 + count], self._captures[1 + count:-1],
+                self._captures[-1]]
+
     def _cardinality(self, run: _Run) -> int:
-        return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, 1))
+        return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, -1))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        size, drop = run.scalar(self, 0), run.scalar(self, 1)
+        size, drop = run.scalar(self, 0), run.scalar(self, -1)
         count = len(self._padded)
-        pads, given = run.captured(self)[2:2 + count], run.captured(self)[2 + count:]
+        given, pads = run.captured(self)[1:1 + count], run.captured(self)[1 + count:1 + 2 * count]
         shapes = list(self._padded)
-        for i, value in zip(self._dynamic, given):  # -1: the batch's largest
-            shapes[i] = tensor_shape.TensorShape([None if d == -1 else int(d) for d in np.asarray(value)])
+        for i in self._dynamic:  # -1: the batch's largest
+            shapes[i] = tensor_shape.TensorShape([None if d == -1 else int(d) for d in np.asarray(given[i])])
 
         def padded(batch: list[Element]) -> Element:
             return [_pad([e[i] for e in batch], shapes[i], pads[i]) for i in range(len(batch[0]))]
@@ -633,6 +760,8 @@ class _PaddedBatchDataset(DatasetV1):
 
 
 class _ShuffleDataset(DatasetV1):
+    _op = dataset_ops.ShuffleDataset
+
     def __init__(self, source: DatasetV1, buffer_size: Any, seed: int | None, reshuffle: bool) -> None:
         seed, seed2 = random_seed.get_seed(seed)
         if seed is None:
@@ -640,6 +769,9 @@ class _ShuffleDataset(DatasetV1):
         self._reshuffle = reshuffle
         super().__init__((source,), [_int64(buffer_size, "buffer_size"), _int64(seed, "seed"),
                                      _int64(seed2, "seed2")], source.element_spec)
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"reshuffle_each_iteration": self._reshuffle}
 
     def _draws(self, run: _Run) -> SingleSampleStream:
         """TF's draws for one pass. Reshuffling, the seeds of each pass are the next two draws of one stream
@@ -687,6 +819,7 @@ class _CountDataset(DatasetV1):
     def __init__(self, source: DatasetV1, kind: str, count: Any) -> None:
         self._kind = kind
         self._tf_class_name = f"_{kind.capitalize()}Dataset"
+        self._op = getattr(dataset_ops, f"{kind.capitalize()}Dataset")
         super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
                          source.element_spec)
 
@@ -762,6 +895,7 @@ class _CacheDataset(DatasetV1):
     `f"{i:7d}_{j:{width}d}"`, written once the input is exhausted."""
 
     _tf_class_name = "CacheDataset"
+    _op = dataset_ops.CacheDataset
 
     def __init__(self, source: DatasetV1, filename: Any) -> None:
         super().__init__((source,), [convert_to_tensor(filename, dtype=dtypes.string, name="filename")],
@@ -800,6 +934,8 @@ class _CacheDataset(DatasetV1):
 
 
 class _ShardDataset(DatasetV1):
+    _op = dataset_ops.ShardDataset
+
     def __init__(self, source: DatasetV1, num_shards: Any, index: Any) -> None:
         super().__init__((source,), [_int64(num_shards, "num_shards"), _int64(index, "index")],
                          source.element_spec)
@@ -820,6 +956,8 @@ class _ShardDataset(DatasetV1):
 
 
 class _UnbatchDataset(DatasetV1):
+    _op = dataset_ops.UnbatchDataset
+
     def __init__(self, source: DatasetV1) -> None:
         for shape in nest.flatten(source.output_shapes):
             if shape.ndims == 0:

@@ -277,6 +277,12 @@ for _op in DATASET_OPS:
     _op.kernel("CPU")(_dataset_node)
 
 
+@ReduceDataset.kernel("CPU", expensive=True)
+def _reduce_dataset(ctx: OpKernelContext, *inputs: Any) -> Any:
+    """The final state of a reduce: the one element of the (final-state scan) dataset its factory binds."""
+    return next(_dataset_node(ctx, *inputs).make_iterator())
+
+
 def _find_or_make_iterator(ctx: OpKernelContext) -> IteratorResource:
     """The resource of an IteratorV2 or OneShotIterator node, found or made (its kernel's first run)."""
     attrs = ctx.node_def.attr
