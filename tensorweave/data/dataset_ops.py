@@ -581,17 +581,24 @@ class DatasetSpec(TypeSpec):
         return TensorSpec(self._dataset_shape, dtypes.variant)
 
     def _to_components(self, value: Any) -> Any:
-        if isinstance(value, _VariantDataset):
-            return value._captures[0]
+        if isinstance(value, (_VariantDataset, _NestedVariant)):
+            return value._variant_tensor()
         raise NotImplementedError("tensorweave's datasets are Python definitions, not variant tensors.")
 
     def _from_components(self, components: Any) -> Any:
-        """The dataset a variant tensor holds (a window, in a function over windows)."""
-        return _VariantDataset(self._element_spec, components)
+        """The dataset a variant tensor holds (a window, in a function over windows); a batch of datasets is
+        a _NestedVariant, as TF's."""
+        if self._dataset_shape.ndims == 0:
+            return _VariantDataset(self._element_spec, components)
+        return _NestedVariant(components, self._element_spec, self._dataset_shape)
 
     def _batch(self, batch_size: int | None) -> TypeSpec:
-        raise NotImplementedError("tensorweave does not batch datasets of datasets (Dataset.window's elements): "
-                                  "flat_map them into their elements first.")
+        return DatasetSpec(self._element_spec, tensor_shape.TensorShape([batch_size]).concatenate(self._dataset_shape))
+
+    def _unbatch(self) -> TypeSpec:
+        if self._dataset_shape.ndims == 0:
+            raise ValueError("Slicing dataset elements is not supported for rank 0.")
+        return DatasetSpec(self._element_spec, self._dataset_shape[1:])
 
     def _to_legacy_output_types(self) -> DatasetSpec:
         return self
@@ -610,8 +617,26 @@ class WindowValue:
         self.elements = elements
 
 
+class _NestedVariant:
+    """A batch of datasets (TF's `_NestedVariant`): the variant tensor of a batch of windows, which no dataset
+    method reads; `unbatch` gives the datasets back."""
+
+    def __init__(self, variant: Tensor, element_spec: Any, dataset_shape: tensor_shape.TensorShape) -> None:
+        self._variant = variant
+        self._element_spec = element_spec
+        self._dataset_shape = dataset_shape
+
+    def _variant_tensor(self) -> Tensor:
+        return self._variant
+
+    @property
+    def _type_spec(self) -> DatasetSpec:
+        return DatasetSpec(self._element_spec, self._dataset_shape)
+
+
 class _VariantDataset(DatasetV1):
-    """The dataset a variant tensor holds: its elements are the run-time value's (a WindowValue)."""
+    """The dataset a variant tensor holds: its elements are the run-time value's (a WindowValue; one row of a
+    batch of them is a 0-d object array holding one)."""
 
     def __init__(self, element_spec: Any, variant: Tensor) -> None:
         super().__init__((), [variant], element_spec)
@@ -619,11 +644,15 @@ class _VariantDataset(DatasetV1):
     def _node(self) -> Tensor:
         return self._captures[0]  # the variant tensor it is made from, as TF's dataset of a variant
 
+    def _window(self, run: _Run) -> WindowValue:
+        value = run.captured(self)[0]
+        return value[()] if isinstance(value, np.ndarray) else value
+
     def _cardinality(self, run: _Run) -> int:
-        return len(run.captured(self)[0].elements)
+        return len(self._window(run).elements)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        return iter(run.captured(self)[0].elements)
+        return iter(self._window(run).elements)
 
 
 register_type_spec_from_value_converter(DatasetV1, DatasetSpec.from_value)

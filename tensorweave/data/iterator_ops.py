@@ -50,6 +50,7 @@ class Iterator:
         self._initializer = initializer
         self._element_spec = element_spec
         self._components = structure.component_specs(element_spec)
+        self._string_handle = dataset_ops.IteratorToStringHandle(iterator_resource)  # TF makes it up front
         add_to_collection(GLOBAL_ITERATORS, iterator_resource)  # what a meta graph lists, as TF's
 
     @staticmethod
@@ -112,6 +113,8 @@ class Iterator:
 
     def string_handle(self, name: str | None = None) -> Tensor:
         """A string tensor naming this iterator, to feed to `from_string_handle`."""
+        if name is None:
+            return self._string_handle
         return dataset_ops.IteratorToStringHandle(self._iterator_resource, name=name)
 
     @property
@@ -188,10 +191,9 @@ def _check_capturable_by_value(tensors: list[Tensor]) -> None:
 @tf_export("data.make_initializable_iterator")
 def make_initializable_iterator(dataset: Any, shared_name: str | None = None) -> Iterator:
     """An iterator with an `initializer` op that (re)starts it on `dataset` (its placeholders fed then)."""
-    iterator = Iterator.from_structure(dataset.output_types, dataset.output_shapes, shared_name,
-                                       dataset.element_spec)
-    iterator._initializer = dataset_ops.MakeIterator(dataset._variant_tensor(), iterator._iterator_resource)
-    return iterator
+    handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="", output_types=dataset._flat_types(),
+                                    output_shapes=dataset._flat_shapes())
+    return Iterator(handle, dataset_ops.MakeIterator(dataset._variant_tensor(), handle), dataset.element_spec)
 
 
 @tf_export("data.get_output_types")

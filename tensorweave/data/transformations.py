@@ -695,6 +695,8 @@ class _PaddedBatchDataset(DatasetV1):
     def __init__(self, source: DatasetV1, batch_size: Any, padded_shapes: Any, padding_values: Any,
                  drop_remainder: Any) -> None:
         for spec in nest.flatten(source.element_spec):
+            if isinstance(spec, DatasetSpec):
+                raise TypeError("`padded_batch` is not supported for datasets of datasets")
             if not isinstance(spec, TensorSpec):
                 raise TypeError("`padded_batch` is only supported for datasets that produce tensor elements but type "
                                 "spec of elements in the input dataset is not a subclass of TensorSpec: "
@@ -959,7 +961,7 @@ class _UnbatchDataset(DatasetV1):
     _op = dataset_ops.UnbatchDataset
 
     def __init__(self, source: DatasetV1) -> None:
-        for shape in nest.flatten(source.output_shapes):
+        for shape in source._flat_shapes():
             if shape.ndims == 0:
                 raise ValueError("Cannot unbatch an input with scalar components.")
         super().__init__((source,), [], nest.map_structure(lambda s: s._unbatch(), source.element_spec))

@@ -107,10 +107,12 @@ def _dataset_op(name: str, inputs: list[str], attrs: list[str], *, structure: bo
 
 
 _FUNCTION = ["Targuments: list(type) >= 0"]
-TensorDataset = _dataset_op("TensorDataset", ["components: Toutput_types"], ["Toutput_types: list(type) >= 1"],
+TensorDataset = _dataset_op("TensorDataset", ["components: Toutput_types"],
+                            ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1"],
                             structure=False, is_stateful=True)
 TensorSliceDataset = _dataset_op("TensorSliceDataset", ["components: Toutput_types"],
-                                 ["Toutput_types: list(type) >= 1", "is_files: bool = false",
+                                 ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1",
+                                  "is_files: bool = false",
                                   "replicate_on_split: bool = false"], structure=False, is_stateful=True)
 SparseTensorSliceDataset = Op("SparseTensorSliceDataset", inputs=["indices: int64", "values: Tvalues",
                                                                   "dense_shape: int64"],
