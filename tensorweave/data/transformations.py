@@ -761,16 +761,27 @@ class _PaddedBatchDataset(DatasetV1):
         yield from _batches(run, self._inputs[0]._iterate(run), size, drop, padded)
 
 
+def _seeds(seed: Any) -> list[Tensor]:
+    """TF's seed tensors of a random dataset (tf.data's get_seed): 0 and 0 without a graph or op seed, else
+    `seed` and a `seed2` that is 2**31 - 1 where both would be 0 (so the pair never reads as "unseeded")."""
+    seed, seed2 = random_seed.get_seed(seed)
+    if seed is None:
+        return [_int64(0, "seed"), _int64(0, "seed2")]
+    seed = _int64(seed, "seed")
+    with name_scope("seed2") as scope:
+        seed2 = convert_to_tensor(seed2, dtype=dtypes.int64)
+        both_zero = elementwise_ops.logical_and(elementwise_ops.equal(seed, 0), elementwise_ops.equal(seed2, 0))
+        return [seed, elementwise_ops.where_v2(both_zero, constant_ops.constant(2**31 - 1, dtype=dtypes.int64),
+                                               seed2, name=scope)]
+
+
 class _ShuffleDataset(DatasetV1):
     _op = dataset_ops.ShuffleDataset
 
     def __init__(self, source: DatasetV1, buffer_size: Any, seed: int | None, reshuffle: bool) -> None:
-        seed, seed2 = random_seed.get_seed(seed)
-        if seed is None:
-            seed, seed2 = 0, 0
         self._reshuffle = reshuffle
-        super().__init__((source,), [_int64(buffer_size, "buffer_size"), _int64(seed, "seed"),
-                                     _int64(seed2, "seed2")], source.element_spec)
+        buffer_size = _int64(buffer_size, "buffer_size")
+        super().__init__((source,), [buffer_size, *_seeds(seed)], source.element_spec)
 
     def _node_attrs(self) -> dict[str, Any]:
         return {"reshuffle_each_iteration": self._reshuffle}
@@ -1053,9 +1064,7 @@ def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = 
         logits = shape_ops.expand_dims(elementwise_ops.log(weights, name="logits"), 0)
     if len(datasets) == 1 and not isinstance(logits, DatasetV1):
         return datasets[0]
-    seed, seed2 = random_seed.get_seed(seed)
-    seeds = DatasetSource([_int64(seed or 0, "seed"), _int64(seed2 or 0, "seed2")], dtypes.int64,
-                          tensor_shape.TensorShape([]), _random_draws).batch(2)
+    seeds = DatasetSource(_seeds(seed), dtypes.int64, tensor_shape.TensorShape([]), _random_draws).batch(2)
 
     def choose(logits: Any, seeds: Tensor) -> Tensor:
         draw = random_ops.StatelessMultinomial(logits, 1, seeds, output_dtype=dtypes.int64)
