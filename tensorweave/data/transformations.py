@@ -6,6 +6,7 @@ order; a file cache is TF's tensor bundle. It installs DatasetV1's `transformati
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import queue
@@ -320,7 +321,7 @@ class _ScanDataset(DatasetV1):
     """Dataset.scan's outputs, or (`final_state`) one element, the state after the last input (reduce's)."""
 
     def __init__(self, source: DatasetV1, initial_state: Any, scan_func: Callable, final_state: bool = False) -> None:
-        with name_scope("initial_state"):
+        with name_scope("initial_state") if final_state else contextlib.nullcontext():  # reduce's, as TF's
             state = normalize_element(initial_state)
         self._state_spec = structure.spec_of(state)
         self._final_state = final_state
