@@ -16,7 +16,7 @@ from tensorweave.data import structure
 from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run
 from tensorweave.data.elements import _batched_sparse, _batches
 from tensorweave.data.function import StructuredFunction
-from tensorweave.data.transformations import _choose_from_datasets, _IgnoreErrorsDataset
+from tensorweave.data.transformations import _choose_from_datasets, _IgnoreErrorsDataset, _InterleaveDataset
 from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.sparse_tensor import SparseTensor
@@ -205,8 +205,11 @@ def shuffle_and_repeat(buffer_size: Any, count: Any = None, seed: Any = None) ->
 def parallel_interleave(map_func: Callable, cycle_length: Any, block_length: Any = 1, sloppy: bool = False,
                         buffer_output_elements: Any = None,
                         prefetch_input_elements: Any = None) -> Callable[[DatasetV1], DatasetV1]:
-    """interleave as a transformation; its deterministic order is interleave's (TF 2.21)."""
-    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
+    """interleave as a transformation (TF's LegacyParallelInterleaveDatasetV2 node); its deterministic order is
+    interleave's (TF 2.21), `sloppy` or not."""
+    return lambda dataset: _InterleaveDataset(dataset, map_func, cycle_length, block_length, None,
+                                              "tf.data.experimental.parallel_interleave",
+                                              (buffer_output_elements, prefetch_input_elements))
 
 
 @tf_export("data.experimental.map_and_batch")

@@ -377,13 +377,21 @@ class _InterleaveDataset(DatasetV1):
     """flat_map (a cycle of one) and interleave: TF's InterleaveDataset order."""
 
     def __init__(self, source: DatasetV1, map_func: Callable, cycle_length: Any = 1, block_length: Any = 1,
-                 num_parallel_calls: Any = None, transformation: str = "Dataset.flat_map") -> None:
+                 num_parallel_calls: Any = None, transformation: str = "Dataset.flat_map",
+                 buffering: tuple[Any, Any] = (None, None)) -> None:
         """flat_map's (the `transformation`), or with the `cycle_length` and `block_length` given (None: TF's
-        defaults), interleave's, parallel with `num_parallel_calls`."""
+        defaults), interleave's, parallel with `num_parallel_calls`; or tf.data.experimental.parallel_interleave's
+        (its `buffering`: buffer_output_elements and prefetch_input_elements, None for TF's defaults)."""
         self._function = StructuredFunction(map_func, source.element_spec, dataset_result=True,
                                             transformation=transformation)
         extra = []
-        if transformation == "Dataset.interleave":
+        self._deterministic = "default"
+        if transformation == "tf.data.experimental.parallel_interleave":  # its legacy op; sloppy is ignored
+            extra = [_int64(cycle_length, "cycle_length"), _int64(block_length, "block_length"),
+                     _int64(2 * block_length if buffering[0] is None else buffering[0], "buffer_output_elements"),
+                     _int64(2 * cycle_length if buffering[1] is None else buffering[1], "prefetch_input_elements")]
+            self._op, self._deterministic = dataset_ops.LegacyParallelInterleaveDatasetV2, "true"
+        elif transformation == "Dataset.interleave":
             cycle_length = AUTOTUNE if cycle_length is None else cycle_length
             block_length = 1 if block_length is None else block_length
             extra = [_int64(cycle_length, "cycle_length"), _int64(block_length, "block_length")]
@@ -404,7 +412,9 @@ class _InterleaveDataset(DatasetV1):
         return [variants[0], self._captures[:count], *self._captures[count:]]
 
     def _node_attrs(self) -> dict[str, Any]:
-        return {"f": self._function.name}
+        if self._op is dataset_ops.FlatMapDataset or self._op is dataset_ops.InterleaveDataset:
+            return {"f": self._function.name}
+        return {"f": self._function.name, "deterministic": self._deterministic}
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         function = self._function.bound(run.captured(self)[:len(self._function.captures)])

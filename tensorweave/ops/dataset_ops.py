@@ -145,6 +145,11 @@ ParallelInterleaveDatasetV4 = _dataset_op(
                                     "block_length: int64", "buffer_output_elements: int64",
                                     "prefetch_input_elements: int64", "num_parallel_calls: int64"],
     ["f: func", "deterministic: string = 'default'"] + _FUNCTION)
+LegacyParallelInterleaveDatasetV2 = _dataset_op(
+    "LegacyParallelInterleaveDatasetV2", ["input_dataset: variant", "other_arguments: Targuments",
+                                          "cycle_length: int64", "block_length: int64",
+                                          "buffer_output_elements: int64", "prefetch_input_elements: int64"],
+    ["f: func", "deterministic: string = 'default'"] + _FUNCTION)
 ScanDataset = _dataset_op("ScanDataset", ["input_dataset: variant", "initial_state: Tstate",
                                           "other_arguments: Targuments"],
                           ["f: func", "Tstate: list(type) >= 1"] + _FUNCTION + [
@@ -209,7 +214,7 @@ ReduceDataset = Op("ReduceDataset", inputs=["input_dataset: variant", "initial_s
 # Every op whose node a dataset definition makes: one kernel serves them all (`_dataset_node`)
 DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDataset, RangeDataset, ZipDataset,
                ConcatenateDataset, MapDataset, ParallelMapDatasetV2, FilterDataset, TakeWhileDataset, FlatMapDataset,
-               InterleaveDataset, ParallelInterleaveDatasetV4, ScanDataset, GroupByWindowDataset, BatchDatasetV2,
+               InterleaveDataset, ParallelInterleaveDatasetV4, LegacyParallelInterleaveDatasetV2, ScanDataset, GroupByWindowDataset, BatchDatasetV2,
                PaddedBatchDatasetV2, ShuffleDataset, RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
                CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, OptionsDataset,
                IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, TFRecordDataset,
