@@ -979,6 +979,30 @@ class _ShardDataset(DatasetV1):
         yield from itertools.islice(self._inputs[0]._iterate(run), index, None, shards)
 
 
+class _NormalizedDataset(DatasetV1):
+    """unbatch's input as TF's normalize_to_dense maps it (a MapDataset node of a traced `normalize`); the
+    elements pass as they are, being flat already."""
+
+    _op = dataset_ops.MapDataset
+    _same_cardinality = True
+
+    def __init__(self, source: DatasetV1) -> None:
+        def normalize(*components: Any) -> Any:
+            return components[0] if len(components) == 1 else components
+
+        self._function = StructuredFunction(normalize, source.element_spec, transformation="Dataset.map")
+        super().__init__((source,), [], source.element_spec)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], []]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"f": self._function.name, "preserve_cardinality": True}
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return self._inputs[0]._iterate(run)
+
+
 class _UnbatchDataset(DatasetV1):
     _op = dataset_ops.UnbatchDataset
 

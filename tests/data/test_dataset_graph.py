@@ -220,3 +220,35 @@ def test_batching_windows_gives_a_batch_of_datasets():
         assert [v.tolist() for v in dataset_elements(windows)] == [[0, 1], [2, 3], [4, 5], [6]]
         with pytest.raises(TypeError, match="`padded_batch` is not supported for datasets of datasets"):
             tf.data.Dataset.range(7).window(2).padded_batch(2)
+
+
+def test_readers_flat_map_a_reader_over_the_file_names(tmp_path):
+    names = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    for i, name in enumerate(names):
+        with open(name, "w") as f:
+            f.write(f"a{i}\nb{i}\n")
+    g = tf.Graph()
+    with g.as_default():
+        tf.data.TFRecordDataset(names)
+        lines = tf.data.TextLineDataset(names, num_parallel_reads=2)
+        assert repr(lines) == "<TextLineDatasetV2 element_spec=TensorSpec(shape=(), dtype=tf.string, name=None)>"
+        assert [op for op in _ops(g) if op[1] != "Const"] == [
+            ("flat_filenames", "Reshape", ["Const:0", "flat_filenames/shape:0"]),
+            ("TensorSliceDataset", "TensorSliceDataset", ["flat_filenames:0"]),
+            ("FlatMapDataset", "FlatMapDataset", ["TensorSliceDataset:0"]),
+            ("flat_filenames_1", "Reshape", ["Const_1:0", "flat_filenames_1/shape:0"]),
+            ("TensorSliceDataset_1", "TensorSliceDataset", ["flat_filenames_1:0"]),
+            ("LegacyParallelInterleaveDatasetV2", "LegacyParallelInterleaveDatasetV2",
+             ["TensorSliceDataset_1:0", "cycle_length:0", "block_length:0", "buffer_output_elements:0",
+              "prefetch_input_elements:0"])]
+        assert dataset_elements(lines) == [b"a0", b"a1", b"b0", b"b1"]
+
+
+def test_unbatch_maps_its_input_to_dense_first():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_tensors([1, 2]).unbatch()
+        assert _ops(g)[1:] == [("TensorDataset", "TensorDataset", ["normalize_element/component_0:0"]),
+                               ("MapDataset", "MapDataset", ["TensorDataset:0"]),
+                               ("UnbatchDataset", "UnbatchDataset", ["MapDataset:0"])]
+        assert dataset_elements(ds) == [1, 2]
