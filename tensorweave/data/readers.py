@@ -69,15 +69,6 @@ def _file_bytes(path: str, compression: str) -> bytes:
         return b"".join(decompressed_chunks(f, compression))
 
 
-class _FileReader(DatasetSource):
-    """The records of one file: the dataset TF's reader makes per file name, in the function its flat_map (or
-    interleave) traces; its node is TF's reader op."""
-
-    def __init__(self, op: Op, captures: list[Tensor], produce: Callable[..., Iterator[Element]]) -> None:
-        self._op = op
-        super().__init__(captures, dtypes.string, tensor_shape.TensorShape([]), produce)
-
-
 class _ReaderDataset(DatasetV1):
     """A reader of files (TF's: a flat_map of a per-file reader over the dataset of the file names) under its
     public class, whose node is that flat_map's."""
@@ -121,6 +112,12 @@ def _files(filenames: Any) -> DatasetV1:
     return DatasetV1.from_tensor_slices(shape_ops.reshape(tensor, [-1], name="flat_filenames"))
 
 
+def _file_reader(op: Op, captures: list[Tensor], produce: Callable[..., Iterator[Element]]) -> DatasetV1:
+    """The records of one file: the dataset TF's reader makes per file name (a node of TF's reader `op`), in the
+    function its flat_map (or interleave) traces."""
+    return DatasetSource(captures, dtypes.string, tensor_shape.TensorShape([]), produce, op)
+
+
 def _int64_or(value: Any, default: int, name: str) -> Tensor:
     return convert_to_tensor(default if value is None else value, dtype=dtypes.int64, name=name)
 
@@ -139,7 +136,7 @@ class TFRecordDataset(_ReaderDataset):
     def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: int | None = None,
                  num_parallel_reads: int | None = None, name: str | None = None) -> None:
         def read(filename: Tensor) -> DatasetV1:
-            return _FileReader(dataset_ops.TFRecordDataset, [
+            return _file_reader(dataset_ops.TFRecordDataset, [
                 filename, _string(compression_type, "compression_type"),
                 _int64_or(buffer_size, _TF_RECORD_BUFFER_SIZE, "buffer_size")], _tfrecords)
 
@@ -169,7 +166,7 @@ class TextLineDataset(_ReaderDataset):
     def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: int | None = None,
                  num_parallel_reads: int | None = None, name: str | None = None) -> None:
         def read(filename: Tensor) -> DatasetV1:
-            return _FileReader(dataset_ops.TextLineDataset, [
+            return _file_reader(dataset_ops.TextLineDataset, [
                 filename, _string(compression_type, "compression_type"),
                 _int64_or(buffer_size, _READER_BUFFER_SIZE, "buffer_size")], _text_lines)
 
@@ -197,7 +194,7 @@ class FixedLengthRecordDataset(_ReaderDataset):
                  footer_bytes: int | None = None, buffer_size: int | None = None, compression_type: str | None = None,
                  num_parallel_reads: int | None = None, name: str | None = None) -> None:
         def read(filename: Tensor) -> DatasetV1:
-            return _FileReader(dataset_ops.FixedLengthRecordDatasetV2, [
+            return _file_reader(dataset_ops.FixedLengthRecordDatasetV2, [
                 filename, _int64_or(header_bytes, 0, "header_bytes"),
                 convert_to_tensor(record_bytes, dtype=dtypes.int64, name="record_bytes"),
                 _int64_or(footer_bytes, 0, "footer_bytes"), _int64_or(buffer_size, _READER_BUFFER_SIZE, "buffer_size"),

@@ -27,6 +27,7 @@ from tensorweave.framework.graph import (
     Tensor,
     convert_to_tensor,
 )
+from tensorweave.framework.op_registry import Op
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
     SparseTensorSpec,
@@ -205,11 +206,14 @@ class _RangeDataset(DatasetV1):
 
 class DatasetSource(DatasetV1):
     """A source dataset whose elements a Python function of its captured values yields (the file readers);
-    `produce(failed, *values)` hands an error it can go on after to `failed` (see `_Run.failed`)."""
+    `produce(failed, *values)` hands an error it can go on after to `failed` (see `_Run.failed`). Its node is
+    `op`'s, whose inputs are the captures (TF's reader or random op), else a `_PyDataset`."""
 
     def __init__(self, captures: list[Tensor], output_types: Any, output_shapes: Any,
-                 produce: Callable[..., PyIterator[Element]]) -> None:
+                 produce: Callable[..., PyIterator[Element]], op: Op | None = None) -> None:
         self._produce = produce
+        if op is not None:
+            self._op = op
         super().__init__((), captures, structure.element_spec(output_types, output_shapes))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:

@@ -1099,7 +1099,8 @@ def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = 
         logits = shape_ops.expand_dims(elementwise_ops.log(weights, name="logits"), 0)
     if len(datasets) == 1 and not isinstance(logits, DatasetV1):
         return datasets[0]
-    seeds = DatasetSource(_seeds(seed), dtypes.int64, tensor_shape.TensorShape([]), _random_draws).batch(2)
+    seeds = DatasetSource(_seeds(seed), dtypes.int64, tensor_shape.TensorShape([]), _random_draws,
+                          dataset_ops.RandomDataset).batch(2)
 
     def choose(logits: Any, seeds: Tensor) -> Tensor:
         draw = random_ops.StatelessMultinomial(logits, 1, seeds, output_dtype=dtypes.int64)

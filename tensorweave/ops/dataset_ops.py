@@ -119,6 +119,7 @@ SparseTensorSliceDataset = Op("SparseTensorSliceDataset", inputs=["indices: int6
                               outputs=["handle: variant"], attrs=["Tvalues: type"], is_stateful=True)
 RangeDataset = _dataset_op("RangeDataset", ["start: int64", "stop: int64", "step: int64"],
                            ["replicate_on_split: bool = false"], is_stateful=True)
+RandomDataset = _dataset_op("RandomDataset", ["seed: int64", "seed2: int64"], [], is_stateful=True)
 ZipDataset = _dataset_op("ZipDataset", ["input_datasets: N * variant"], ["N: int >= 1"])
 ConcatenateDataset = _dataset_op("ConcatenateDataset", ["input_dataset: variant", "another_dataset: variant"], [])
 MapDataset = _dataset_op("MapDataset", ["input_dataset: variant", "other_arguments: Targuments"],
@@ -212,7 +213,8 @@ ReduceDataset = Op("ReduceDataset", inputs=["input_dataset: variant", "initial_s
                    attrs=["f: func", "Tstate: list(type) >= 1"] + _FUNCTION + _STRUCTURE_ATTRS + [
                        "use_inter_op_parallelism: bool = true", "metadata: string = ''"], is_stateful=True)
 # Every op whose node a dataset definition makes: one kernel serves them all (`_dataset_node`)
-DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDataset, RangeDataset, ZipDataset,
+DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDataset, RangeDataset, RandomDataset,
+               ZipDataset,
                ConcatenateDataset, MapDataset, ParallelMapDatasetV2, FilterDataset, TakeWhileDataset, FlatMapDataset,
                InterleaveDataset, ParallelInterleaveDatasetV4, LegacyParallelInterleaveDatasetV2, ScanDataset, GroupByWindowDataset, BatchDatasetV2,
                PaddedBatchDatasetV2, ShuffleDataset, RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
