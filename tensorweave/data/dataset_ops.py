@@ -8,8 +8,11 @@ into function graphs (function.py) and run per element by an Executor, with the 
 The sources (sources.py) and transformations (transformations.py) subclass DatasetV1; its methods reach their
 classes through the `transformation` hook, which transformations.py installs.
 
-At run time an iterator's dataset node binds the captured values (`_bind`), and each `make_iterator()`
-walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
+Each dataset makes its node where it is made, as TF's: TF's op type and name (`_op`), its input datasets'
+nodes then its captures as inputs (`_node_inputs`, in TF's order), TF's attrs (`_node_attrs`; a function's
+name, the traced function in the graph's library); a dataset TF builds otherwise is a `_PyDataset` node. At run
+time the node binds its inputs' values into a `_Bound` (`_bind_node`; a one-shot iterator binds its dataset's
+captured values all at once, `_bind`), and each `make_iterator()` walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
 component as its three: structure.py; a window of Dataset.window as a WindowValue, which the function given
 its dataset reads through a `_VariantDataset`); state that lives for one iteration (a shuffle's generator, an
 in-memory cache) is kept in that iteration's `_Run`.

@@ -18,10 +18,10 @@ from tensorweave.data.elements import _batched_sparse, _batches
 from tensorweave.data.function import StructuredFunction
 from tensorweave.data.transformations import _choose_from_datasets, _IgnoreErrorsDataset, _InterleaveDataset
 from tensorweave.framework import dtypes, nest, tensor_shape
-from tensorweave.framework.graph import Tensor
+from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec
-from tensorweave.ops import parsing_ops
+from tensorweave.ops import dataset_ops, parsing_ops
 from tensorweave.platform.tf_export import tf_export
 
 Transformation = Callable[[DatasetV1], DatasetV1]
@@ -65,6 +65,8 @@ def _elements(count: int) -> str:
 
 class _AssertCardinalityDataset(DatasetV1):
     """Its input's elements; FailedPreconditionError where their count proves other than the expected one."""
+
+    _op = dataset_ops.AssertCardinalityDataset
 
     def __init__(self, source: DatasetV1, expected_cardinality: Any) -> None:
         super().__init__((source,), [_int64(expected_cardinality, "expected_cardinality")], source.element_spec)
@@ -267,12 +269,18 @@ def dense_to_sparse_batch(batch_size: Any, row_shape: Any) -> Callable[[DatasetV
 
 
 class _DenseToSparseBatchDataset(DatasetV1):
+    _op = dataset_ops.DenseToSparseBatchDataset
+
     def __init__(self, source: DatasetV1, batch_size: Any, row_shape: Any) -> None:
         row_shape = tensor_shape.as_shape(row_shape)
-        dims = [-1 if d is None else d for d in row_shape.as_list()]
-        super().__init__((source,), [_int64(batch_size, "batch_size"), _int64(dims, "row_shape")],
-                         SparseTensorSpec(tensor_shape.TensorShape([None]).concatenate(row_shape),
-                                          source.output_types))
+        dims = _int64([-1 if d is None else d for d in row_shape.as_list()], "Const")
+        with name_scope("DenseToSparseBatchDataset") as self._scope:  # TF's: the node is named by its scope
+            size = _int64(batch_size, "batch_size")
+        super().__init__((source,), [size, dims], SparseTensorSpec(
+            tensor_shape.TensorShape([None]).concatenate(row_shape), source.output_types))
+
+    def _node(self, name: str | None = None) -> Tensor:
+        return super()._node(name or self._scope)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, row_shape = run.scalar(self, 0), np.asarray(run.captured(self)[1])

@@ -193,6 +193,8 @@ DirectedInterleaveDataset = Op("DirectedInterleaveDataset", inputs=["selector_in
 DenseToSparseBatchDataset = Op("DenseToSparseBatchDataset", inputs=["input_dataset: variant", "batch_size: int64",
                                                                     "row_shape: int64"],
                                outputs=["handle: variant"], attrs=_STRUCTURE_ATTRS)
+AssertCardinalityDataset = Op("AssertCardinalityDataset", inputs=["input_dataset: variant", "cardinality: int64"],
+                               outputs=["handle: variant"], attrs=_STRUCTURE_ATTRS)
 TFRecordDataset = _dataset_op("TFRecordDataset", ["filenames: string", "compression_type: string",
                                                   "buffer_size: int64"], [], structure=False, is_stateful=True)
 TextLineDataset = _dataset_op("TextLineDataset", ["filenames: string", "compression_type: string",
@@ -219,7 +221,8 @@ DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDa
                InterleaveDataset, ParallelInterleaveDatasetV4, LegacyParallelInterleaveDatasetV2, ScanDataset, GroupByWindowDataset, BatchDatasetV2,
                PaddedBatchDatasetV2, ShuffleDataset, RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
                CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, OptionsDataset,
-               IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, TFRecordDataset,
+               IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, AssertCardinalityDataset,
+               TFRecordDataset,
                TextLineDataset, FixedLengthRecordDatasetV2, ModelDataset, OptimizeDatasetV2)
 IteratorV2 = Op("IteratorV2", outputs=["handle: resource"],
                 attrs=["shared_name: string", "container: string"] + _STRUCTURE_ATTRS, is_stateful=True)

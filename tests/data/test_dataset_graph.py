@@ -252,3 +252,23 @@ def test_unbatch_maps_its_input_to_dense_first():
                                ("MapDataset", "MapDataset", ["TensorDataset:0"]),
                                ("UnbatchDataset", "UnbatchDataset", ["MapDataset:0"])]
         assert dataset_elements(ds) == [1, 2]
+
+
+def test_experimental_transformation_nodes():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.range(4)
+        ds.apply(tf.data.experimental.assert_cardinality(4))
+        ds.map(lambda x: tf.fill([x], x)).apply(tf.data.experimental.dense_to_sparse_batch(2, [5]))
+        tf.data.experimental.sample_from_datasets([ds, ds], seed=1)
+        assert _ops(g)[4:10] == [
+            ("expected_cardinality", "Const", []),
+            ("AssertCardinalityDataset", "AssertCardinalityDataset", ["RangeDataset:0", "expected_cardinality:0"]),
+            ("MapDataset", "MapDataset", ["RangeDataset:0"]), ("Const", "Const", []),
+            ("DenseToSparseBatchDataset/batch_size", "Const", []),
+            ("DenseToSparseBatchDataset", "DenseToSparseBatchDataset",
+             ["MapDataset:0", "DenseToSparseBatchDataset/batch_size:0", "Const:0"])]
+        assert [op[:2] for op in _ops(g)[-6:]] == [
+            ("RandomDataset", "RandomDataset"), ("batch_size", "Const"), ("drop_remainder", "Const"),
+            ("BatchDatasetV2", "BatchDatasetV2"), ("MapDataset_1", "MapDataset"),
+            ("DirectedInterleaveDataset", "DirectedInterleaveDataset")]
