@@ -30,7 +30,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.data import iterator_ops, structure
 from tensorweave.data.options import Options
-from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     Tensor,
     convert_to_tensor,
@@ -456,8 +456,6 @@ class DatasetV1:
     def unbatch(self, name: str | None = None) -> DatasetV1:
         """The rows of each element (TF maps its elements to their dense form first: a MapDataset node, then
         UnbatchDataset); a batch of datasets gives its datasets."""
-        if any(isinstance(s, DatasetSpec) for s in nest.flatten(self._element_spec)):
-            return transformation("_UnbatchDataset")(self)
         return transformation("_UnbatchDataset")(transformation("_NormalizedDataset")(self))
 
     def unique(self, name: str | None = None) -> DatasetV1:

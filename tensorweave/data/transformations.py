@@ -980,8 +980,8 @@ class _ShardDataset(DatasetV1):
 
 
 class _NormalizedDataset(DatasetV1):
-    """unbatch's input as TF's normalize_to_dense maps it (a MapDataset node of a traced `normalize`); the
-    elements pass as they are, being flat already."""
+    """unbatch's input as TF's normalize_to_dense maps it (a MapDataset node of `normalize`, traced over the
+    element's flat components, which it returns); the elements pass as they are, being flat already."""
 
     _op = dataset_ops.MapDataset
     _same_cardinality = True
@@ -990,7 +990,7 @@ class _NormalizedDataset(DatasetV1):
         def normalize(*components: Any) -> Any:
             return components[0] if len(components) == 1 else components
 
-        self._function = StructuredFunction(normalize, source.element_spec, transformation="Dataset.map")
+        self._function = StructuredFunction(normalize, tuple(source._components), transformation="Dataset.map")
         super().__init__((source,), [], source.element_spec)
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
