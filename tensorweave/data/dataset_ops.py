@@ -436,7 +436,8 @@ class DatasetV1:
 
     def enumerate(self, start: Any = 0, name: str | None = None) -> DatasetV1:
         """(index, element) pairs, the index counting from `start` (TF zips a range with the dataset)."""
-        return DatasetV1.zip((DatasetV1.range(start, np.iinfo(np.int64).max), self))
+        counts = transformation("_RewriteDataset")(DatasetV1.range(start, np.iinfo(np.int64).max), "replicate_on_split")
+        return DatasetV1.zip((counts, self))
 
     def take_while(self, predicate: Callable, name: str | None = None) -> DatasetV1:
         """The elements up to the first for which `predicate` is false."""

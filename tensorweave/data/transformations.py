@@ -107,6 +107,24 @@ def _holds_a_list(structure: Any) -> bool:
     return isinstance(structure, tuple) and any(_holds_a_list(v) for v in structure)
 
 
+class _RewriteDataset(DatasetV1):
+    """TF's RewriteDataset (the `replicate_on_split` rewrite of a range enumerate zips, a choice dataset): its
+    input's elements, here where there is no tf.data service to split them."""
+
+    _op = dataset_ops.RewriteDataset
+    _same_cardinality = True
+
+    def __init__(self, source: DatasetV1, rewrite: str) -> None:
+        self._rewrite = rewrite
+        super().__init__((source,), [], source.element_spec)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], self._rewrite]  # converted in the node's scope, as TF's: `RewriteDataset/rewrite_name`
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return self._inputs[0]._iterate(run)
+
+
 class _ZipDataset(DatasetV1):
     _op = dataset_ops.ZipDataset
 
@@ -608,7 +626,8 @@ def _choose_from_datasets(datasets: Any, choice_dataset: Any, stop_on_empty_data
     if not TensorSpec([], dtypes.int64).is_compatible_with(choice_dataset.element_spec):
         raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` tensors "
                         f"but are {choice_dataset.element_spec}.")
-    return _DirectedInterleaveDataset(choice_dataset, list(datasets), stop_on_empty_dataset)
+    return _DirectedInterleaveDataset(_RewriteDataset(choice_dataset, "replicate_on_split"), list(datasets),
+                                      stop_on_empty_dataset)
 
 
 class _DirectedInterleaveDataset(DatasetV1):

@@ -183,6 +183,8 @@ UnbatchDataset = _dataset_op("UnbatchDataset", ["input_dataset: variant"], [])
 UniqueDataset = _dataset_op("UniqueDataset", ["input_dataset: variant"], [])
 WindowDataset = _dataset_op("WindowDataset", ["input_dataset: variant", "size: int64", "shift: int64",
                                               "stride: int64", "drop_remainder: bool"], [])
+RewriteDataset = Op("RewriteDataset", inputs=["input_dataset: variant", "rewrite_name: string"],
+                    outputs=["handle: variant"], attrs=_STRUCTURE_ATTRS)
 OptionsDataset = _dataset_op("OptionsDataset", ["input_dataset: variant"], ["serialized_options: string"])
 IgnoreErrorsDataset = Op("IgnoreErrorsDataset", inputs=["input_dataset: variant"], outputs=["handle: variant"],
                          attrs=_STRUCTURE_ATTRS + ["log_warning: bool = false"])
@@ -220,7 +222,7 @@ DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDa
                ConcatenateDataset, MapDataset, ParallelMapDatasetV2, FilterDataset, TakeWhileDataset, FlatMapDataset,
                InterleaveDataset, ParallelInterleaveDatasetV4, LegacyParallelInterleaveDatasetV2, ScanDataset, GroupByWindowDataset, BatchDatasetV2,
                PaddedBatchDatasetV2, ShuffleDataset, RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
-               CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, OptionsDataset,
+               CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, RewriteDataset, OptionsDataset,
                IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, AssertCardinalityDataset,
                TFRecordDataset,
                TextLineDataset, FixedLengthRecordDatasetV2, ModelDataset, OptimizeDatasetV2)

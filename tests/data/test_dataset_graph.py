@@ -272,3 +272,15 @@ def test_experimental_transformation_nodes():
             ("RandomDataset", "RandomDataset"), ("batch_size", "Const"), ("drop_remainder", "Const"),
             ("BatchDatasetV2", "BatchDatasetV2"), ("MapDataset_1", "MapDataset"),
             ("DirectedInterleaveDataset", "DirectedInterleaveDataset")]
+
+
+def test_choose_from_datasets_rewrites_its_choices():
+    def build():
+        tf.data.experimental.choose_from_datasets([tf.data.Dataset.range(2), tf.data.Dataset.range(3)],
+                                                  tf.data.Dataset.range(2))
+
+    assert _ops(_graph(build))[-3:] == [
+        ("RewriteDataset/rewrite_name", "Const", []),
+        ("RewriteDataset", "RewriteDataset", ["RangeDataset_2:0", "RewriteDataset/rewrite_name:0"]),
+        ("DirectedInterleaveDataset", "DirectedInterleaveDataset",
+         ["RewriteDataset:0", "RangeDataset:0", "RangeDataset_1:0"])]
