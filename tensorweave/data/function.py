@@ -131,8 +131,10 @@ class StructuredFunction:
                 self.output_spec = structure.spec_of(result)
                 outputs = structure.to_components(result, self.output_spec)
         self.outputs = [graph.capture(t) for t in outputs]  # an outer tensor returned is captured too
+        # The FunctionDef returns what TF's does, a returned dataset's variant; the runs here, its captures
+        graph.outputs = [graph.capture(result._variant_tensor())] if dataset_result else list(self.outputs)
         self.captures = graph.external_captures
-        graph.outputs = list(self.outputs)
+        graph.add_library_to(outer)  # the functions of the datasets it makes, which its nodes name
         outer._add_function(function_def.LibraryFunction(graph.to_function_def(self.name)))  # what `f` names
         self._evaluation = GraphEvaluation(graph, graph.inputs, self.outputs)
 

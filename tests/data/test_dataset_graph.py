@@ -159,6 +159,17 @@ def test_function_attrs_name_traced_functions_of_the_library():
     assert [n.op for n in graph_def.node] == ["Const"] * 3 + ["RangeDataset", "MapDataset", "FilterDataset"]
 
 
+def test_a_flat_map_function_returns_its_dataset_and_its_functions_join_the_library():
+    g = tf.Graph()
+    with g.as_default():
+        tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x).map(lambda y: y + 100))
+        library = {f.signature.name: f for f in g.as_graph_def().library.function}
+    outer = library[g.get_operation_by_name("FlatMapDataset").get_attr("f").name]
+    inner = next(n for n in outer.node_def if n.op == "MapDataset")
+    assert inner.attr["f"].func.name in library
+    assert [a.type for a in outer.signature.output_arg] == [tf.variant.as_datatype_enum]
+
+
 def test_scan_reduce_cardinality_and_single_element_nodes():
     g = tf.Graph()
     with g.as_default():
