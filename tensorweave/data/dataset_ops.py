@@ -340,9 +340,11 @@ class DatasetV1:
         elif output_types is None:
             raise TypeError("To specify the output signature you need to provide either the `output_signature` "
                             "argument or the `output_types` argument.")
-        dataset = transformation("_GeneratorDataset")(generator, output_types, output_shapes, args)
-        dataset._tf_class_name = "_FlatMapDataset"  # TF flat-maps a range of generator ids
-        return dataset
+        if args is not None:
+            args = tuple(convert_to_tensor(a, name=f"args_{i}") for i, a in enumerate(args))
+        # TF's graph: a flat_map of one generator id into the generator's dataset (which reads the args)
+        return DatasetV1.from_tensors(0).flat_map(
+            lambda _: transformation("_GeneratorDataset")(generator, output_types, output_shapes, args))
 
     @staticmethod
     def range(*args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> DatasetV1:

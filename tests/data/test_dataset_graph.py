@@ -295,3 +295,17 @@ def test_choose_from_datasets_rewrites_its_choices():
         ("RewriteDataset", "RewriteDataset", ["RangeDataset_2:0", "RewriteDataset/rewrite_name:0"]),
         ("DirectedInterleaveDataset", "DirectedInterleaveDataset",
          ["RewriteDataset:0", "RangeDataset:0", "RangeDataset_1:0"])]
+
+
+def test_from_generator_flat_maps_a_generator_id():
+    def gen(n):
+        yield from range(n)
+
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_generator(gen, tf.int64, args=(3,))
+        assert _ops(g) == [
+            ("args_0", "Const", []), ("normalize_element/component_0", "Const", []),
+            ("TensorDataset", "TensorDataset", ["normalize_element/component_0:0"]),
+            ("FlatMapDataset", "FlatMapDataset", ["TensorDataset:0", "args_0:0"])]
+        assert dataset_elements(ds) == [0, 1, 2]
