@@ -33,6 +33,7 @@ from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     Tensor,
+    control_dependencies,
     convert_to_tensor,
     executing_eagerly,
     get_default_graph,
@@ -50,7 +51,10 @@ from tensorweave.ops import (
     dataset_ops,
     elementwise_ops,
     io_ops,
+    logging_ops,
+    manipulation_ops,
     shape_ops,
+    string_ops,
 )
 from tensorweave.platform.tf_export import export_value, tf_export
 
@@ -308,7 +312,16 @@ class DatasetV1:
         """The names of the files matching `file_pattern` (a glob or a list of them) at run time, sorted, and
         shuffled (all at once) unless `shuffle` is False."""
         with name_scope("list_files"):
+            file_pattern = convert_to_tensor(file_pattern, dtype=dtypes.string, name="file_pattern")
             matching = io_ops.matching_files(file_pattern)
+            # TF's check that some file matched, which the slices wait for (a one-shot iterator, capturing by
+            # value, drops it)
+            found = elementwise_ops.greater(shape_ops.shape(matching)[0], 0, name="match_not_empty")
+            message = elementwise_ops.add("No files matched pattern: ",
+                                          string_ops.reduce_join(file_pattern, separator=", "), name="message")
+            check = logging_ops.Assert_(found, [message], summarize=1, name="assert_not_empty")
+            with control_dependencies([check]):
+                matching = manipulation_ops.identity(matching)
             dataset = transformation("_TensorSliceDataset")(matching)
             if shuffle is False:
                 return dataset

@@ -18,6 +18,7 @@ own graph the same way: a one-shot iterator's captured tensors, evaluated on its
 from __future__ import annotations
 
 import collections
+import dataclasses
 import itertools
 import re
 import threading
@@ -46,8 +47,14 @@ _DEVICE = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())
 class GraphEvaluation:
     """Tensors of a graph, fed by other tensors of it, evaluated by a private executor built on first use."""
 
-    def __init__(self, graph: Graph, feeds: Sequence[Tensor], fetches: Sequence[Tensor]) -> None:
-        self._graph_def = GraphDef(node=[op._node_def for op in graph.get_operations()])
+    def __init__(self, graph: Graph, feeds: Sequence[Tensor], fetches: Sequence[Tensor],
+                 control_inputs: bool = True) -> None:
+        """Without `control_inputs`, the fetches' values only (TF's capture by value of a one-shot iterator's
+        dataset copies no control dependency)."""
+        nodes = [op._node_def for op in graph.get_operations()]
+        if not control_inputs:
+            nodes = [dataclasses.replace(n, input=[i for i in n.input if not i.startswith("^")]) for n in nodes]
+        self._graph_def = GraphDef(node=nodes)
         self._library = graph._function_library()  # what its function calls (a tf.function, a v2 cond) run
         self._feeds = [t.name for t in feeds]
         self._fetches = [t.name for t in fetches]

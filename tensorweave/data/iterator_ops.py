@@ -148,7 +148,7 @@ def make_one_shot_iterator(dataset: Any) -> Iterator:
     """An iterator that initializes itself on first use: what its dataset captured is evaluated then, so it may
     capture neither a placeholder nor a stateful op (a variable, a lookup table, a random op), as in TF."""
     _check_capturable_by_value(_captures_in_tf_order(dataset, {}))
-    evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures())
+    evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures(), control_inputs=False)
     factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))
     handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
                                          output_shapes=dataset._flat_shapes())

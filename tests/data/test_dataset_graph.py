@@ -309,3 +309,17 @@ def test_from_generator_flat_maps_a_generator_id():
             ("TensorDataset", "TensorDataset", ["normalize_element/component_0:0"]),
             ("FlatMapDataset", "FlatMapDataset", ["TensorDataset:0", "args_0:0"])]
         assert dataset_elements(ds) == [0, 1, 2]
+
+
+def test_list_files_checks_that_a_file_matched(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        pattern = str(tmp_path / "*.nope")
+        assert dataset_elements(tf.data.Dataset.list_files(pattern)) == []  # a one-shot iterator drops the check
+        assert [op.type for op in g.get_operations()][:17] == [
+            "Const", "MatchingFiles", "Shape", "Const", "Const", "Const", "StridedSlice", "Const", "Greater", "Const",
+            "ReduceJoin", "Const", "Add", "Assert", "Identity", "TensorSliceDataset", "Shape"]
+        it = tf.data.make_initializable_iterator(tf.data.Dataset.list_files([pattern, "/x/*.y"], shuffle=False))
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match=r"No files matched pattern: .*\*\.nope, /x/\*\.y"):
+            sess.run(it.initializer)
