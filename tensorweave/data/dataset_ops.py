@@ -20,6 +20,7 @@ in-memory cache) is kept in that iteration's `_Run`.
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
@@ -33,6 +34,7 @@ from tensorweave.data.options import Options
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     Tensor,
+    colocate_with,
     control_dependencies,
     convert_to_tensor,
     executing_eagerly,
@@ -240,6 +242,8 @@ class DatasetV1:
         """The node's attrs besides the element structure (a function's name, a flag)."""
         return {}
 
+    _colocated = False  # its node is colocated with its input's (TF's prefetch and options)
+
     def _node(self, name: str | None = None) -> Any:
         """This dataset's node in the default graph, TF's op type and name, over its input datasets' nodes: its
         variant (the element's tensors, for an op that consumes the dataset, as ReduceDataset)."""
@@ -248,8 +252,9 @@ class DatasetV1:
         attrs = {name: value for name, value in (("output_types", self._flat_types()),
                                                  ("output_shapes", self._flat_shapes())) if name in known}
         attrs.update(self._node_attrs())
-        variant = op(*self._node_inputs([d._variant_tensor() for d in self._inputs]),
-                     name=name or op.name.lstrip("_"), **attrs)
+        variants = [d._variant_tensor() for d in self._inputs]
+        with colocate_with(variants[0]) if self._colocated else contextlib.nullcontext():
+            variant = op(*self._node_inputs(variants), name=name or op.name.lstrip("_"), **attrs)
         (variant[0] if isinstance(variant, list) else variant).op._set_attr(
             "_dataset_factory", dataset_ops.register_dataset_factory(self._bind_node))
         return variant

@@ -18,6 +18,7 @@ from tensorweave.framework.graph import (
     Operation,
     Tensor,
     add_to_collection,
+    colocate_with,
     convert_to_tensor,
     get_default_graph,
     name_scope,
@@ -100,22 +101,26 @@ class Iterator:
 
     def get_next(self, name: str | None = None) -> Any:
         """The next element's tensors (OutOfRangeError 'End of sequence' when the dataset is exhausted)."""
-        flat = dataset_ops.IteratorGetNext(self._iterator_resource, output_types=[s.dtype for s in self._components],
-                                           output_shapes=[s.shape for s in self._components], name=name)
+        with colocate_with(self._iterator_resource):
+            flat = dataset_ops.IteratorGetNext(self._iterator_resource,
+                                               output_types=[s.dtype for s in self._components],
+                                               output_shapes=[s.shape for s in self._components], name=name)
         return structure.from_components(self._element_spec, list(flat))
 
     def get_next_as_optional(self) -> Optional:
         """The next element as an Optional, empty once the dataset is exhausted (no OutOfRangeError)."""
-        handle = dataset_ops.IteratorGetNextAsOptional(
-            self._iterator_resource, output_types=[s.dtype for s in self._components],
-            output_shapes=[s.shape for s in self._components])
+        with colocate_with(self._iterator_resource):
+            handle = dataset_ops.IteratorGetNextAsOptional(
+                self._iterator_resource, output_types=[s.dtype for s in self._components],
+                output_shapes=[s.shape for s in self._components])
         return Optional(handle, self._element_spec)
 
     def string_handle(self, name: str | None = None) -> Tensor:
         """A string tensor naming this iterator, to feed to `from_string_handle`."""
         if name is None:
             return self._string_handle
-        return dataset_ops.IteratorToStringHandle(self._iterator_resource, name=name)
+        with colocate_with(self._iterator_resource):
+            return dataset_ops.IteratorToStringHandle(self._iterator_resource, name=name)
 
     @property
     def output_types(self) -> Any:
@@ -150,9 +155,10 @@ def make_one_shot_iterator(dataset: Any) -> Iterator:
     _check_capturable_by_value(_captures_in_tf_order(dataset, {}))
     evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures(), control_inputs=False)
     factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))
-    handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
-                                         output_shapes=dataset._flat_shapes())
-    return Iterator(handle, None, dataset.element_spec)
+    with colocate_with(dataset._variant_tensor()):  # TF's: with the dataset's node
+        handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
+                                             output_shapes=dataset._flat_shapes())
+        return Iterator(handle, None, dataset.element_spec)
 
 
 def _captures_in_tf_order(dataset: Any, seen: dict[int, None]) -> list[Tensor]:
@@ -191,9 +197,10 @@ def _check_capturable_by_value(tensors: list[Tensor]) -> None:
 @tf_export("data.make_initializable_iterator")
 def make_initializable_iterator(dataset: Any, shared_name: str | None = None) -> Iterator:
     """An iterator with an `initializer` op that (re)starts it on `dataset` (its placeholders fed then)."""
-    handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="", output_types=dataset._flat_types(),
-                                    output_shapes=dataset._flat_shapes())
-    return Iterator(handle, dataset_ops.MakeIterator(dataset._variant_tensor(), handle), dataset.element_spec)
+    with colocate_with(dataset._variant_tensor()):  # TF's: with the dataset's node
+        handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="",
+                                        output_types=dataset._flat_types(), output_shapes=dataset._flat_shapes())
+        return Iterator(handle, dataset_ops.MakeIterator(dataset._variant_tensor(), handle), dataset.element_spec)
 
 
 @tf_export("data.get_output_types")

@@ -82,6 +82,7 @@ _map_pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_pref
 
 class _OptionsDataset(DatasetV1):
     _op = dataset_ops.OptionsDataset
+    _colocated = True
 
     def __init__(self, source: DatasetV1, options: Options) -> None:
         self._options = options
@@ -863,6 +864,7 @@ class _CountDataset(DatasetV1):
         self._kind = kind
         self._tf_class_name = f"_{kind.capitalize()}Dataset"
         self._op = getattr(dataset_ops, f"{kind.capitalize()}Dataset")
+        self._colocated = kind == "prefetch"
         super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
                          source.element_spec)
 
