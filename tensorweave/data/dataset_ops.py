@@ -233,7 +233,8 @@ class DatasetV1:
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
         """The node's inputs, one per input arg of its op; flattened, the input datasets' variants then this
-        dataset's captures (the order `_bind_node` reads them in)."""
+        dataset's captures (the order `_bind_node` reads them in), or a constant the node converts in its own
+        scope as TF's does (a rewrite's name), which no `_iterate` reads."""
         if self._op is dataset_ops.PyDataset:
             return [variants + self._captures]
         return [*variants, *self._captures]
