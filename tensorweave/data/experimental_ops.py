@@ -9,12 +9,19 @@ from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
 from typing import Any
 
+import numpy as np
+
 from tensorweave import errors
 from tensorweave.data import structure
 from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run
+from tensorweave.data.elements import _batched_sparse, _batches
 from tensorweave.data.function import StructuredFunction
-from tensorweave.framework import dtypes, nest
-from tensorweave.framework.type_spec import TensorSpec
+from tensorweave.data.transformations import _choose_from_datasets, _IgnoreErrorsDataset, _InterleaveDataset
+from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework.graph import Tensor, name_scope
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec
+from tensorweave.ops import dataset_ops, parsing_ops
 from tensorweave.platform.tf_export import tf_export
 
 Transformation = Callable[[DatasetV1], DatasetV1]
@@ -58,6 +65,8 @@ def _elements(count: int) -> str:
 
 class _AssertCardinalityDataset(DatasetV1):
     """Its input's elements; FailedPreconditionError where their count proves other than the expected one."""
+
+    _op = dataset_ops.AssertCardinalityDataset
 
     def __init__(self, source: DatasetV1, expected_cardinality: Any) -> None:
         super().__init__((source,), [_int64(expected_cardinality, "expected_cardinality")], source.element_spec)
@@ -148,3 +157,154 @@ class _GroupByReducerDataset(DatasetV1):
 def group_by_reducer(key_func: Callable, reducer: Reducer) -> Transformation:
     """Elements grouped by `key_func`'s int64 key, each group folded by `reducer` into one output."""
     return lambda dataset: _GroupByReducerDataset(dataset, key_func, reducer)
+
+
+@tf_export("data.experimental.unbatch")
+def unbatch() -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that splits elements into the rows of their first dimension."""
+    return lambda dataset: dataset.unbatch()
+
+
+@tf_export("data.experimental.group_by_window")
+def group_by_window(key_func: Callable, reduce_func: Callable, window_size: Any = None,
+                    window_size_func: Callable | None = None) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`): `Dataset.group_by_window`."""
+    return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+
+@tf_export("data.experimental.choose_from_datasets")
+def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = False) -> DatasetV1:
+    """TF1's `tf.data.experimental.choose_from_datasets` (which does not stop on an empty dataset by default)."""
+    return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+@tf_export("data.experimental.unique")
+def unique() -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`): `Dataset.unique`."""
+    return lambda dataset: dataset.unique()
+
+
+@tf_export("data.experimental.Counter")
+def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> DatasetV1:  # noqa: N802 (TF's name)
+    """An endless dataset counting from `start` by `step` (TF's: a scan over a repeated element)."""
+    return DatasetV1.counter(start, step, dtype)
+
+
+@tf_export("data.experimental.ignore_errors")
+def ignore_errors(log_warning: bool = False) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that drops the elements whose computation failed; with
+    `log_warning`, each error's message is logged."""
+    return lambda dataset: _IgnoreErrorsDataset(dataset, log_warning)
+
+
+@tf_export("data.experimental.shuffle_and_repeat")
+def shuffle_and_repeat(buffer_size: Any, count: Any = None, seed: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """shuffle then repeat, as one transformation (TF 2.21's ShuffleAndRepeatDataset gives the same order)."""
+    return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+
+
+@tf_export("data.experimental.parallel_interleave")
+def parallel_interleave(map_func: Callable, cycle_length: Any, block_length: Any = 1, sloppy: bool = False,
+                        buffer_output_elements: Any = None,
+                        prefetch_input_elements: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """interleave as a transformation (TF's LegacyParallelInterleaveDatasetV2 node); its deterministic order is
+    interleave's (TF 2.21), `sloppy` or not."""
+    return lambda dataset: _InterleaveDataset(dataset, map_func, cycle_length, block_length, None,
+                                              "tf.data.experimental.parallel_interleave",
+                                              (buffer_output_elements, prefetch_input_elements))
+
+
+@tf_export("data.experimental.map_and_batch")
+def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any = None, drop_remainder: Any = False,
+                  num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """map then batch, as one transformation (for `Dataset.apply`)."""
+    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+@tf_export("data.experimental.scan")
+def scan(initial_state: Any, scan_func: Callable) -> Callable[[DatasetV1], DatasetV1]:
+    """`Dataset.scan` as a transformation (for `Dataset.apply`)."""
+    return lambda dataset: dataset.scan(initial_state, scan_func)
+
+
+@tf_export("data.experimental.dense_to_ragged_batch")
+def dense_to_ragged_batch(batch_size: Any, drop_remainder: Any = False,
+                          row_splits_dtype: Any = dtypes.int64) -> Callable[[DatasetV1], DatasetV1]:
+    """`Dataset.ragged_batch` as a transformation (for `Dataset.apply`)."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+@tf_export("data.experimental.parse_example_dataset")
+def parse_example_dataset(features: dict, num_parallel_calls: int = 1,
+                          deterministic: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that parses batches of serialized Examples (vectors of strings)
+    into a dict of tensors and sparse tensors, as `tf.parse_example` inside a map."""
+    if features is None:
+        raise ValueError("Argument `features` is required, but not specified.")
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        if not TensorSpec([None], dtypes.string).is_compatible_with(dataset.element_spec):
+            raise TypeError("Input dataset should be a dataset of vectors of strings. Instead it is "
+                            f"`{dataset.element_spec}`.")
+        return dataset.map(lambda serialized: _parsed_batch(serialized, features), num_parallel_calls)
+
+    return apply
+
+
+def _parsed_batch(serialized: Tensor, features: dict) -> dict:
+    """parse_example of a batch, its sparse values' first dimension the batch's (what TF's ParseExampleDataset
+    declares)."""
+    parsed = parsing_ops.parse_example(serialized, features)
+    for value in parsed.values():
+        if isinstance(value, SparseTensor):
+            value.set_shape(serialized.shape[:1].concatenate(value.shape[1:]))
+    return parsed
+
+
+@tf_export("data.experimental.dense_to_sparse_batch")
+def dense_to_sparse_batch(batch_size: Any, row_shape: Any) -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation (for `Dataset.apply`) that batches elements of differing shapes into one SparseTensor
+    of dense shape `[batch, *row_shape]` (an unknown dimension of `row_shape` being the batch's largest)."""
+    return lambda dataset: _DenseToSparseBatchDataset(dataset, batch_size, row_shape)
+
+
+class _DenseToSparseBatchDataset(DatasetV1):
+    _op = dataset_ops.DenseToSparseBatchDataset
+
+    def __init__(self, source: DatasetV1, batch_size: Any, row_shape: Any) -> None:
+        row_shape = tensor_shape.as_shape(row_shape)
+        dims = _int64([-1 if d is None else d for d in row_shape.as_list()], "Const")
+        with name_scope("DenseToSparseBatchDataset") as self._scope:  # TF's: the node is named by its scope
+            size = _int64(batch_size, "batch_size")
+        super().__init__((source,), [size, dims], SparseTensorSpec(
+            tensor_shape.TensorShape([None]).concatenate(row_shape), source.output_types))
+
+    def _node(self, name: str | None = None) -> Tensor:
+        return super()._node(name or self._scope)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size, row_shape = run.scalar(self, 0), np.asarray(run.captured(self)[1])
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+
+        def assemble(batch: list[Element]) -> Element:
+            values = [np.asarray(element[0]) for element in batch]
+            shapes = np.array([v.shape for v in values], dtype=np.int64).reshape(len(values), -1)
+            if shapes.shape[1] != len(row_shape):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Input element had shape ({_shape_list(values[0].shape)}) that is incompatible with "
+                                f"the row shape ({_shape_list(row_shape)}).")
+            larger = np.any((row_shape >= 0) & (shapes > row_shape), axis=1)
+            if larger.any():
+                raise errors.DataLossError(
+                    None, None, f"Input element had shape ({_shape_list(values[int(np.argmax(larger))].shape)}) that "
+                                f"is larger than the row shape ({_shape_list(row_shape)}).")
+            dense = np.where(row_shape >= 0, row_shape, shapes.max(axis=0))
+            indices = [np.indices(v.shape).reshape(v.ndim, -1).T for v in values]
+            return _batched_sparse(indices, [v.ravel() for v in values], [dense] * len(values))
+
+        yield from _batches(run, self._inputs[0]._iterate(run), size, False, assemble)
+
+
+def _shape_list(dims: Any) -> str:
+    return f"[{','.join(str(int(d)) for d in dims)}]"

@@ -18,15 +18,18 @@ own graph the same way: a one-shot iterator's captured tensors, evaluated on its
 from __future__ import annotations
 
 import collections
+import dataclasses
+import itertools
+import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from tensorweave.data import structure
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework import function_def, nest
 from tensorweave.framework.func_graph import FuncGraph
-from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph, name_scope, uids
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -44,8 +47,14 @@ _DEVICE = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr())
 class GraphEvaluation:
     """Tensors of a graph, fed by other tensors of it, evaluated by a private executor built on first use."""
 
-    def __init__(self, graph: Graph, feeds: Sequence[Tensor], fetches: Sequence[Tensor]) -> None:
-        self._graph_def = GraphDef(node=[op._node_def for op in graph.get_operations()])
+    def __init__(self, graph: Graph, feeds: Sequence[Tensor], fetches: Sequence[Tensor],
+                 control_inputs: bool = True) -> None:
+        """Without `control_inputs`, the fetches' values only (TF's capture by value of a one-shot iterator's
+        dataset copies no control dependency)."""
+        nodes = [op._node_def for op in graph.get_operations()]
+        if not control_inputs:
+            nodes = [dataclasses.replace(n, input=[i for i in n.input if not i.startswith("^")]) for n in nodes]
+        self._graph_def = GraphDef(node=nodes)
         self._library = graph._function_library()  # what its function calls (a tf.function, a v2 cond) run
         self._feeds = [t.name for t in feeds]
         self._fetches = [t.name for t in fetches]
@@ -67,27 +76,31 @@ class GraphEvaluation:
         return executor.run(args)
 
 
-def to_tensors(values: Any) -> Any:
+def to_tensors(values: Any, names: Iterator[str] | None = None) -> Any:
     """`values` with its components as tensors and sparse tensors. As in tf.data, tuples, namedtuples and dicts
-    are structure, a list is one component (a tensor of its values) and a SparseTensorValue one sparse tensor."""
-    if isinstance(values, (SparseTensor, SparseTensorValue)):
-        return SparseTensor.from_value(values)
-    if isinstance(values, RaggedTensor):
-        return values
+    are structure, a list is one component (a tensor of its values) and a SparseTensorValue one sparse tensor.
+    `names` names the constants made, one name per component in nest's order (a dict's by sorted key)."""
+    if isinstance(values, (SparseTensor, SparseTensorValue, RaggedTensor)):
+        if names is not None:
+            next(names)  # its place in the count
+        return SparseTensor.from_value(values) if not isinstance(values, RaggedTensor) else values
     if isinstance(values, tuple):
-        parts = [to_tensors(v) for v in values]
+        parts = [to_tensors(v, names) for v in values]
         return type(values)(*parts) if hasattr(values, "_fields") else tuple(parts)
     if isinstance(values, dict):
-        converted = {k: to_tensors(v) for k, v in values.items()}
+        by_key = {k: to_tensors(values[k], names) for k in sorted(values)}
+        converted = {k: by_key[k] for k in values}
         return collections.OrderedDict(converted) if isinstance(values, collections.OrderedDict) else converted
-    return convert_to_tensor(values)
+    return convert_to_tensor(values, name=None if names is None else next(names))
 
 
 def normalize_element(element: Any) -> Any:
     """An element as `from_tensors` and `from_tensor_slices` take it (TF's normalize_element): `to_tensors`,
     each sparse tensor rebuilt from its three tensors, its static shape only what its dense_shape tensor fixes."""
+    with name_scope("normalize_element"):  # TF's names: `normalize_element/component_<i>`
+        converted = to_tensors(element, (f"component_{i}" for i in itertools.count()))
     return nest.map_structure(lambda v: SparseTensor(v.indices, v.values, v.dense_shape)
-                              if isinstance(v, SparseTensor) else v, to_tensors(element))
+                              if isinstance(v, SparseTensor) else v, converted)
 
 
 def _should_unpack(args: Any) -> bool:
@@ -98,8 +111,14 @@ class StructuredFunction:
     """`func` traced over elements of `input_spec`; `output_spec` describes what it returns, `captures` the
     outer tensors it reads (their values follow the element's in each call)."""
 
-    def __init__(self, func: Callable, input_spec: Any, dataset_result: bool = False) -> None:
-        graph = FuncGraph(f"tf_data_{getattr(func, '__name__', 'function')}", get_default_graph())
+    def __init__(self, func: Callable, input_spec: Any, dataset_result: bool = False,
+                 transformation: str = "Dataset.function") -> None:
+        # TF's name: the transformation and the function's, then a uid (`__inference_Dataset_map_lambda_12`)
+        described = re.sub(r"[^A-Za-z0-9_]", "", f"{transformation}_{getattr(func, '__name__', 'function')}"
+                           .replace(".", "_"))
+        self.name = f"__inference_{described}_{next(uids)}"
+        outer = get_default_graph()
+        graph = FuncGraph(described, outer)
         with graph.as_default():
             flat = [placeholder(s.dtype, s.shape, name=f"args_{i}")
                     for i, s in enumerate(structure.component_specs(input_spec))]
@@ -119,7 +138,11 @@ class StructuredFunction:
                 self.output_spec = structure.spec_of(result)
                 outputs = structure.to_components(result, self.output_spec)
         self.outputs = [graph.capture(t) for t in outputs]  # an outer tensor returned is captured too
+        # The FunctionDef returns what TF's does, a returned dataset's variant; the runs here, its captures
+        graph.outputs = [graph.capture(result._variant_tensor())] if dataset_result else list(self.outputs)
         self.captures = graph.external_captures
+        graph.add_library_to(outer)  # the functions of the datasets it makes, which its nodes name
+        outer._add_function(function_def.LibraryFunction(graph.to_function_def(self.name)))  # what `f` names
         self._evaluation = GraphEvaluation(graph, graph.inputs, self.outputs)
 
     def __call__(self, element: Sequence[Any]) -> list[Any]:

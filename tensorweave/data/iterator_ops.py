@@ -18,6 +18,7 @@ from tensorweave.framework.graph import (
     Operation,
     Tensor,
     add_to_collection,
+    colocate_with,
     convert_to_tensor,
     get_default_graph,
     name_scope,
@@ -50,6 +51,7 @@ class Iterator:
         self._initializer = initializer
         self._element_spec = element_spec
         self._components = structure.component_specs(element_spec)
+        self._string_handle = dataset_ops.IteratorToStringHandle(iterator_resource)  # TF makes it up front
         add_to_collection(GLOBAL_ITERATORS, iterator_resource)  # what a meta graph lists, as TF's
 
     @staticmethod
@@ -99,20 +101,26 @@ class Iterator:
 
     def get_next(self, name: str | None = None) -> Any:
         """The next element's tensors (OutOfRangeError 'End of sequence' when the dataset is exhausted)."""
-        flat = dataset_ops.IteratorGetNext(self._iterator_resource, output_types=[s.dtype for s in self._components],
-                                           output_shapes=[s.shape for s in self._components], name=name)
+        with colocate_with(self._iterator_resource):
+            flat = dataset_ops.IteratorGetNext(self._iterator_resource,
+                                               output_types=[s.dtype for s in self._components],
+                                               output_shapes=[s.shape for s in self._components], name=name)
         return structure.from_components(self._element_spec, list(flat))
 
     def get_next_as_optional(self) -> Optional:
         """The next element as an Optional, empty once the dataset is exhausted (no OutOfRangeError)."""
-        handle = dataset_ops.IteratorGetNextAsOptional(
-            self._iterator_resource, output_types=[s.dtype for s in self._components],
-            output_shapes=[s.shape for s in self._components])
+        with colocate_with(self._iterator_resource):
+            handle = dataset_ops.IteratorGetNextAsOptional(
+                self._iterator_resource, output_types=[s.dtype for s in self._components],
+                output_shapes=[s.shape for s in self._components])
         return Optional(handle, self._element_spec)
 
     def string_handle(self, name: str | None = None) -> Tensor:
         """A string tensor naming this iterator, to feed to `from_string_handle`."""
-        return dataset_ops.IteratorToStringHandle(self._iterator_resource, name=name)
+        if name is None:
+            return self._string_handle
+        with colocate_with(self._iterator_resource):
+            return dataset_ops.IteratorToStringHandle(self._iterator_resource, name=name)
 
     @property
     def output_types(self) -> Any:
@@ -145,11 +153,12 @@ def make_one_shot_iterator(dataset: Any) -> Iterator:
     """An iterator that initializes itself on first use: what its dataset captured is evaluated then, so it may
     capture neither a placeholder nor a stateful op (a variable, a lookup table, a random op), as in TF."""
     _check_capturable_by_value(_captures_in_tf_order(dataset, {}))
-    evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures())
+    evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures(), control_inputs=False)
     factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))
-    handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
-                                         output_shapes=dataset._flat_shapes())
-    return Iterator(handle, None, dataset.element_spec)
+    with colocate_with(dataset._variant_tensor()):  # TF's: with the dataset's node
+        handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
+                                             output_shapes=dataset._flat_shapes())
+        return Iterator(handle, None, dataset.element_spec)
 
 
 def _captures_in_tf_order(dataset: Any, seen: dict[int, None]) -> list[Tensor]:
@@ -171,6 +180,9 @@ def _check_capturable_by_value(tensors: list[Tensor]) -> None:
         if op in seen:
             continue
         seen.add(op)
+        if "_dataset_factory" in op._node_def.attr:  # a dataset a function captured: its own captures count
+            stack.extend(t.op for t in reversed(op.inputs))
+            continue
         if op._op_def is not None and op._op_def.is_stateful:
             raise ValueError(f"Cannot capture a stateful node (name:{op.name}, type:{op.type}) by value.: A likely "
                              "cause of this error is that the dataset for which you are calling "
@@ -185,10 +197,10 @@ def _check_capturable_by_value(tensors: list[Tensor]) -> None:
 @tf_export("data.make_initializable_iterator")
 def make_initializable_iterator(dataset: Any, shared_name: str | None = None) -> Iterator:
     """An iterator with an `initializer` op that (re)starts it on `dataset` (its placeholders fed then)."""
-    iterator = Iterator.from_structure(dataset.output_types, dataset.output_shapes, shared_name,
-                                       dataset.element_spec)
-    iterator._initializer = dataset_ops.MakeIterator(dataset._variant_tensor(), iterator._iterator_resource)
-    return iterator
+    with colocate_with(dataset._variant_tensor()):  # TF's: with the dataset's node
+        handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="",
+                                        output_types=dataset._flat_types(), output_shapes=dataset._flat_shapes())
+        return Iterator(handle, dataset_ops.MakeIterator(dataset._variant_tensor(), handle), dataset.element_spec)
 
 
 @tf_export("data.get_output_types")

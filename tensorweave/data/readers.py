@@ -20,13 +20,16 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.data.dataset_ops import AUTOTUNE, DatasetSource, DatasetV1, Element, parse_example_dataset
-from tensorweave.data.dataset_ops import ignore_errors as ignore_errors_transformation
+from tensorweave.data.dataset_ops import AUTOTUNE, DatasetV1, Element, _Run
+from tensorweave.data.experimental_ops import ignore_errors as ignore_errors_transformation
+from tensorweave.data.experimental_ops import parallel_interleave, parse_example_dataset
+from tensorweave.data.sources import DatasetSource
 from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor
+from tensorweave.framework.op_registry import Op
 from tensorweave.framework.tensor_util import constant_value, is_tensor
-from tensorweave.ops import constant_ops
+from tensorweave.ops import constant_ops, dataset_ops, shape_ops
 from tensorweave.platform import gfile
 from tensorweave.platform.tf_export import tf_export
 
@@ -66,17 +69,82 @@ def _file_bytes(path: str, compression: str) -> bytes:
         return b"".join(decompressed_chunks(f, compression))
 
 
+class _ReaderDataset(DatasetV1):
+    """A reader of files (TF's: a flat_map of a per-file reader over the dataset of the file names) under its
+    public class, whose node is that flat_map's."""
+
+    _same_cardinality = True
+
+    def __init__(self, filenames: Any, read_one_file: Callable[[Tensor], DatasetV1],
+                 num_parallel_reads: Any) -> None:
+        files = _files(filenames)
+
+        def read(filename: Tensor) -> DatasetV1:
+            return read_one_file(convert_to_tensor(filename, dtype=dtypes.string, name="filename"))
+
+        if num_parallel_reads is None:
+            self._impl = files.flat_map(read)
+        elif num_parallel_reads == AUTOTUNE:
+            self._impl = files.interleave(read, num_parallel_calls=num_parallel_reads)
+        else:
+            self._impl = files.apply(parallel_interleave(read, num_parallel_reads))
+        super().__init__((self._impl,), [], self._impl.element_spec)
+
+    def _node(self, name: str | None = None) -> Tensor:
+        return self._impl._variant_tensor()
+
+    def _iterate(self, run: _Run) -> Iterator[Element]:
+        return self._impl._iterate(run)
+
+
+def _files(filenames: Any) -> DatasetV1:
+    """TF's dataset of the file names: a dataset of string scalars as given, else the slices of the names
+    reshaped to a vector (`flat_filenames`)."""
+    if isinstance(filenames, DatasetV1):
+        if filenames.output_types != dtypes.string:
+            raise TypeError("The `filenames` argument must contain `tf.string` elements. Got a dataset of "
+                            f"`{filenames.output_types!r}` elements.")
+        if not filenames.output_shapes.is_compatible_with(tensor_shape.TensorShape([])):
+            raise TypeError("The `filenames` argument must contain `tf.string` elements of shape [] (i.e. scalars). "
+                            f"Got a dataset of element shape {filenames.output_shapes!r}.")
+        return filenames
+    tensor = convert_to_tensor(filenames, dtype=dtypes.string)
+    return DatasetV1.from_tensor_slices(shape_ops.reshape(tensor, [-1], name="flat_filenames"))
+
+
+def _file_reader(op: Op, captures: list[Tensor], produce: Callable[..., Iterator[Element]]) -> DatasetV1:
+    """The records of one file: the dataset TF's reader makes per file name (a node of TF's reader `op`), in the
+    function its flat_map (or interleave) traces."""
+    return DatasetSource(captures, dtypes.string, tensor_shape.TensorShape([]), produce, op)
+
+
+def _int64_or(value: Any, default: int, name: str) -> Tensor:
+    return convert_to_tensor(default if value is None else value, dtype=dtypes.int64, name=name)
+
+
+# TF's read buffer sizes (bytes): a TFRecord reader's, and the other readers'
+_TF_RECORD_BUFFER_SIZE = 256 * 1024
+_READER_BUFFER_SIZE = 256 * 1024
+
+
 @tf_export("data.TFRecordDataset")
-class TFRecordDataset(DatasetSource):
+class TFRecordDataset(_ReaderDataset):
     """A dataset of the records of one or more TFRecord files."""
+
+    _tf_class_name = "TFRecordDatasetV2"
 
     def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: int | None = None,
                  num_parallel_reads: int | None = None, name: str | None = None) -> None:
-        super().__init__([_filenames(filenames), _string(compression_type, "compression_type")], dtypes.string,
-                         tensor_shape.TensorShape([]), _tfrecords)
+        def read(filename: Tensor) -> DatasetV1:
+            return _file_reader(dataset_ops.TFRecordDataset, [
+                filename, _string(compression_type, "compression_type"),
+                _int64_or(buffer_size, _TF_RECORD_BUFFER_SIZE, "buffer_size")], _tfrecords)
+
+        super().__init__(filenames, read, num_parallel_reads)
 
 
-def _tfrecords(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any) -> Iterator[Element]:
+def _tfrecords(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any,
+               buffer_size: Any) -> Iterator[Element]:
     """The records of each file; a corrupt record (DataLossError) ends its file, and below an ignore_errors
     the next file follows, as in TF."""
     compression = _compression(compression_type)
@@ -90,16 +158,23 @@ def _tfrecords(failed: Callable[[errors.OpError], None], filenames: Any, compres
 
 
 @tf_export("data.TextLineDataset")
-class TextLineDataset(DatasetSource):
+class TextLineDataset(_ReaderDataset):
     """A dataset of the lines of one or more text files (without their line ends)."""
+
+    _tf_class_name = "TextLineDatasetV2"
 
     def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: int | None = None,
                  num_parallel_reads: int | None = None, name: str | None = None) -> None:
-        super().__init__([_filenames(filenames), _string(compression_type, "compression_type")], dtypes.string,
-                         tensor_shape.TensorShape([]), _text_lines)
+        def read(filename: Tensor) -> DatasetV1:
+            return _file_reader(dataset_ops.TextLineDataset, [
+                filename, _string(compression_type, "compression_type"),
+                _int64_or(buffer_size, _READER_BUFFER_SIZE, "buffer_size")], _text_lines)
+
+        super().__init__(filenames, read, num_parallel_reads)
 
 
-def _text_lines(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any) -> Iterator[Element]:
+def _text_lines(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any,
+                buffer_size: Any) -> Iterator[Element]:
     compression = _compression(compression_type)
     for path in _names(filenames):
         lines = _file_bytes(path, compression).split(b"\n")
@@ -110,20 +185,27 @@ def _text_lines(failed: Callable[[errors.OpError], None], filenames: Any, compre
 
 
 @tf_export("data.FixedLengthRecordDataset")
-class FixedLengthRecordDataset(DatasetSource):
+class FixedLengthRecordDataset(_ReaderDataset):
     """A dataset of fixed-length records from one or more binary files, after a header and before a footer."""
+
+    _tf_class_name = "FixedLengthRecordDatasetV2"
 
     def __init__(self, filenames: Any, record_bytes: int, header_bytes: int | None = None,
                  footer_bytes: int | None = None, buffer_size: int | None = None, compression_type: str | None = None,
                  num_parallel_reads: int | None = None, name: str | None = None) -> None:
-        sizes = [convert_to_tensor(v or 0, dtype=dtypes.int64, name=n) for v, n in
-                 ((record_bytes, "record_bytes"), (header_bytes, "header_bytes"), (footer_bytes, "footer_bytes"))]
-        super().__init__([_filenames(filenames), *sizes, _string(compression_type, "compression_type")],
-                         dtypes.string, tensor_shape.TensorShape([]), _fixed_length_records)
+        def read(filename: Tensor) -> DatasetV1:
+            return _file_reader(dataset_ops.FixedLengthRecordDatasetV2, [
+                filename, _int64_or(header_bytes, 0, "header_bytes"),
+                convert_to_tensor(record_bytes, dtype=dtypes.int64, name="record_bytes"),
+                _int64_or(footer_bytes, 0, "footer_bytes"), _int64_or(buffer_size, _READER_BUFFER_SIZE, "buffer_size"),
+                _string(compression_type, "compression_type")], _fixed_length_records)
+
+        super().__init__(filenames, read, num_parallel_reads)
 
 
-def _fixed_length_records(failed: Callable[[errors.OpError], None], filenames: Any, record_bytes: Any,
-                          header_bytes: Any, footer_bytes: Any, compression_type: Any) -> Iterator[Element]:
+def _fixed_length_records(failed: Callable[[errors.OpError], None], filenames: Any, header_bytes: Any,
+                          record_bytes: Any, footer_bytes: Any, buffer_size: Any,
+                          compression_type: Any) -> Iterator[Element]:
     """The records of each file, as TF's: an uncompressed file whose body is not a whole number of records fails
     before its first record (InvalidArgumentError); a compressed one is read as a stream, and its partial last
     record or a corrupt stream fails after the records before it (DataLossError), which below an ignore_errors

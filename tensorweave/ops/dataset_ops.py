@@ -1,12 +1,13 @@
-"""The iterator ops of tf.data (IteratorV2, MakeIterator, IteratorGetNext, OneShotIterator, string handles)
-and `_PyDataset`, the node that turns a dataset definition and its captured tensors into a dataset value.
+"""The dataset and iterator ops of tf.data: one node per dataset, of TF's op type (TensorSliceDataset,
+MapDataset, BatchDatasetV2, ...), `_PyDataset` for the few TF builds otherwise, and the iterator ops
+(IteratorV2, MakeIterator, IteratorGetNext, OneShotIterator, string handles).
 
-A dataset's definition is a Python object of `tensorweave.data` (L5); the graph holds one `_PyDataset` node
-per dataset a program iterates, whose inputs are every tensor the definition captured (a fed placeholder, a
-batch size) and whose `dataset_factory` func attr names the definition in this module's registry (as
-`py_func` names its function). Its kernel binds the captured values: the result, a `variant`, is an object
-whose `make_iterator()` returns a Python iterator of elements (lists of arrays). TF builds one op per
-transformation instead; the behaviour seen through the iterator ops is the same.
+A dataset's definition is a Python object of `tensorweave.data` (L5); its node has TF's inputs (the input
+datasets' variants, then the scalars and captured tensors TF's op takes) and attrs (a `func` attr names the
+traced function in the graph's library), plus the private `_dataset_factory` attr naming the definition in
+this module's registry (as `py_func` names its function). Every dataset op shares one kernel: the factory
+binds the input datasets' values and the node's other inputs into a `variant`, an object whose
+`make_iterator()` returns a Python iterator of elements (lists of arrays).
 
 An iterator is a resource in the device's ResourceMgr (`IteratorResource`), found by shared name, else by a
 process-unique name, as queues are. `MakeIterator` (the initializer) replaces its element pipeline;
@@ -93,8 +94,138 @@ class IteratorResource:
 _STRUCTURE_ATTRS = ["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"]
 
 PyDataset = Op("_PyDataset", inputs=["arguments: Targuments"], outputs=["handle: variant"],
-               attrs=["dataset_factory: func", "Targuments: list(type) >= 0"] + _STRUCTURE_ATTRS,
-               is_stateful=True)  # its value is an object, never a constant to fold
+               attrs=["Targuments: list(type) >= 0"] + _STRUCTURE_ATTRS, is_stateful=True)
+
+
+def _dataset_op(name: str, inputs: list[str], attrs: list[str], *, structure: bool = True,
+                is_stateful: bool = False) -> Op:
+    """A dataset op of TF's signature: a variant out, TF's inputs and attrs (with `metadata` and, unless a
+    reader's, the element structure attrs)."""
+    return Op(name, inputs=inputs, outputs=["handle: variant"],
+              attrs=attrs + (_STRUCTURE_ATTRS if structure else []) + ["metadata: string = ''"],
+              is_stateful=is_stateful)
+
+
+_FUNCTION = ["Targuments: list(type) >= 0"]
+TensorDataset = _dataset_op("TensorDataset", ["components: Toutput_types"],
+                            ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1"],
+                            structure=False, is_stateful=True)
+TensorSliceDataset = _dataset_op("TensorSliceDataset", ["components: Toutput_types"],
+                                 ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1",
+                                  "is_files: bool = false",
+                                  "replicate_on_split: bool = false"], structure=False, is_stateful=True)
+SparseTensorSliceDataset = Op("SparseTensorSliceDataset", inputs=["indices: int64", "values: Tvalues",
+                                                                  "dense_shape: int64"],
+                              outputs=["handle: variant"], attrs=["Tvalues: type"], is_stateful=True)
+RangeDataset = _dataset_op("RangeDataset", ["start: int64", "stop: int64", "step: int64"],
+                           ["replicate_on_split: bool = false"], is_stateful=True)
+RandomDataset = _dataset_op("RandomDataset", ["seed: int64", "seed2: int64"], [], is_stateful=True)
+ZipDataset = _dataset_op("ZipDataset", ["input_datasets: N * variant"], ["N: int >= 1"])
+ConcatenateDataset = _dataset_op("ConcatenateDataset", ["input_dataset: variant", "another_dataset: variant"], [])
+MapDataset = _dataset_op("MapDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+                         ["f: func"] + _FUNCTION + ["use_inter_op_parallelism: bool = true",
+                                                    "preserve_cardinality: bool = false",
+                                                    "force_synchronous: bool = false"])
+ParallelMapDatasetV2 = _dataset_op("ParallelMapDatasetV2", ["input_dataset: variant", "other_arguments: Targuments",
+                                                            "num_parallel_calls: int64"],
+                                   ["f: func"] + _FUNCTION + ["use_inter_op_parallelism: bool = true",
+                                                              "deterministic: string = 'default'",
+                                                              "preserve_cardinality: bool = false",
+                                                              "use_unbounded_threadpool: bool = false"])
+FilterDataset = _dataset_op("FilterDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+                            ["predicate: func"] + _FUNCTION)
+TakeWhileDataset = _dataset_op("TakeWhileDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+                               ["predicate: func"] + _FUNCTION)
+FlatMapDataset = _dataset_op("FlatMapDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+                             ["f: func"] + _FUNCTION)
+InterleaveDataset = _dataset_op("InterleaveDataset", ["input_dataset: variant", "other_arguments: Targuments",
+                                                      "cycle_length: int64", "block_length: int64"],
+                                ["f: func"] + _FUNCTION)
+ParallelInterleaveDatasetV4 = _dataset_op(
+    "ParallelInterleaveDatasetV4", ["input_dataset: variant", "other_arguments: Targuments", "cycle_length: int64",
+                                    "block_length: int64", "buffer_output_elements: int64",
+                                    "prefetch_input_elements: int64", "num_parallel_calls: int64"],
+    ["f: func", "deterministic: string = 'default'"] + _FUNCTION)
+LegacyParallelInterleaveDatasetV2 = _dataset_op(
+    "LegacyParallelInterleaveDatasetV2", ["input_dataset: variant", "other_arguments: Targuments",
+                                          "cycle_length: int64", "block_length: int64",
+                                          "buffer_output_elements: int64", "prefetch_input_elements: int64"],
+    ["f: func", "deterministic: string = 'default'"] + _FUNCTION)
+ScanDataset = _dataset_op("ScanDataset", ["input_dataset: variant", "initial_state: Tstate",
+                                          "other_arguments: Targuments"],
+                          ["f: func", "Tstate: list(type) >= 1"] + _FUNCTION + [
+                              "preserve_cardinality: bool = false", "use_default_device: bool = true"])
+GroupByWindowDataset = _dataset_op(
+    "GroupByWindowDataset", ["input_dataset: variant", "key_func_other_arguments: Tkey_func_other_arguments",
+                             "reduce_func_other_arguments: Treduce_func_other_arguments",
+                             "window_size_func_other_arguments: Twindow_size_func_other_arguments"],
+    ["key_func: func", "reduce_func: func", "window_size_func: func",
+     "Tkey_func_other_arguments: list(type) >= 0", "Treduce_func_other_arguments: list(type) >= 0",
+     "Twindow_size_func_other_arguments: list(type) >= 0"])
+BatchDatasetV2 = _dataset_op("BatchDatasetV2", ["input_dataset: variant", "batch_size: int64",
+                                                "drop_remainder: bool"], ["parallel_copy: bool = false"])
+PaddedBatchDatasetV2 = _dataset_op(
+    "PaddedBatchDatasetV2", ["input_dataset: variant", "batch_size: int64", "padded_shapes: N * int64",
+                             "padding_values: Toutput_types", "drop_remainder: bool"],
+    ["parallel_copy: bool = false", "Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1",
+     "N: int >= 1"], structure=False)
+ShuffleDataset = _dataset_op("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64", "seed: int64",
+                                                "seed2: int64"], ["reshuffle_each_iteration: bool = true"])
+RepeatDataset = _dataset_op("RepeatDataset", ["input_dataset: variant", "count: int64"], [])
+TakeDataset = _dataset_op("TakeDataset", ["input_dataset: variant", "count: int64"], [])
+SkipDataset = _dataset_op("SkipDataset", ["input_dataset: variant", "count: int64"], [])
+PrefetchDataset = _dataset_op("PrefetchDataset", ["input_dataset: variant", "buffer_size: int64"],
+                              ["slack_period: int = 0", "legacy_autotune: bool = true", "buffer_size_min: int = 0"])
+CacheDataset = _dataset_op("CacheDataset", ["input_dataset: variant", "filename: string"], [])
+ShardDataset = _dataset_op("ShardDataset", ["input_dataset: variant", "num_shards: int64", "index: int64"],
+                           ["require_non_empty: bool = false"])
+UnbatchDataset = _dataset_op("UnbatchDataset", ["input_dataset: variant"], [])
+UniqueDataset = _dataset_op("UniqueDataset", ["input_dataset: variant"], [])
+WindowDataset = _dataset_op("WindowDataset", ["input_dataset: variant", "size: int64", "shift: int64",
+                                              "stride: int64", "drop_remainder: bool"], [])
+RewriteDataset = Op("RewriteDataset", inputs=["input_dataset: variant", "rewrite_name: string"],
+                    outputs=["handle: variant"], attrs=_STRUCTURE_ATTRS)
+OptionsDataset = _dataset_op("OptionsDataset", ["input_dataset: variant"], ["serialized_options: string"])
+IgnoreErrorsDataset = Op("IgnoreErrorsDataset", inputs=["input_dataset: variant"], outputs=["handle: variant"],
+                         attrs=_STRUCTURE_ATTRS + ["log_warning: bool = false"])
+DirectedInterleaveDataset = Op("DirectedInterleaveDataset", inputs=["selector_input_dataset: variant",
+                                                                    "data_input_datasets: N * variant"],
+                               outputs=["handle: variant"],
+                               attrs=_STRUCTURE_ATTRS + ["N: int >= 1", "stop_on_empty_dataset: bool = false"])
+DenseToSparseBatchDataset = Op("DenseToSparseBatchDataset", inputs=["input_dataset: variant", "batch_size: int64",
+                                                                    "row_shape: int64"],
+                               outputs=["handle: variant"], attrs=_STRUCTURE_ATTRS)
+AssertCardinalityDataset = Op("AssertCardinalityDataset", inputs=["input_dataset: variant", "cardinality: int64"],
+                               outputs=["handle: variant"], attrs=_STRUCTURE_ATTRS)
+TFRecordDataset = _dataset_op("TFRecordDataset", ["filenames: string", "compression_type: string",
+                                                  "buffer_size: int64"], [], structure=False, is_stateful=True)
+TextLineDataset = _dataset_op("TextLineDataset", ["filenames: string", "compression_type: string",
+                                                  "buffer_size: int64"], [], structure=False, is_stateful=True)
+FixedLengthRecordDatasetV2 = _dataset_op(
+    "FixedLengthRecordDatasetV2", ["filenames: string", "header_bytes: int64", "record_bytes: int64",
+                                   "footer_bytes: int64", "buffer_size: int64", "compression_type: string"], [],
+    structure=False, is_stateful=True)
+ModelDataset = Op("ModelDataset", inputs=["input_dataset: variant"], outputs=["handle: variant"],
+                  attrs=["algorithm: int = 0", "cpu_budget: int = 0", "ram_budget: int = 0"] + _STRUCTURE_ATTRS)
+OptimizeDatasetV2 = Op("OptimizeDatasetV2", inputs=["input_dataset: variant", "optimizations_enabled: string",
+                                                    "optimizations_disabled: string",
+                                                    "optimizations_default: string"],
+                       outputs=["handle: variant"],
+                       attrs=_STRUCTURE_ATTRS + ["optimization_configs: list(string) = []"])
+ReduceDataset = Op("ReduceDataset", inputs=["input_dataset: variant", "initial_state: Tstate",
+                                            "other_arguments: Targuments"], outputs=["components: output_types"],
+                   attrs=["f: func", "Tstate: list(type) >= 1"] + _FUNCTION + _STRUCTURE_ATTRS + [
+                       "use_inter_op_parallelism: bool = true", "metadata: string = ''"], is_stateful=True)
+# Every op whose node a dataset definition makes: one kernel serves them all (`_dataset_node`)
+DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDataset, RangeDataset, RandomDataset,
+               ZipDataset,
+               ConcatenateDataset, MapDataset, ParallelMapDatasetV2, FilterDataset, TakeWhileDataset, FlatMapDataset,
+               InterleaveDataset, ParallelInterleaveDatasetV4, LegacyParallelInterleaveDatasetV2, ScanDataset, GroupByWindowDataset, BatchDatasetV2,
+               PaddedBatchDatasetV2, ShuffleDataset, RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
+               CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, RewriteDataset, OptionsDataset,
+               IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, AssertCardinalityDataset,
+               TFRecordDataset,
+               TextLineDataset, FixedLengthRecordDatasetV2, ModelDataset, OptimizeDatasetV2)
 IteratorV2 = Op("IteratorV2", outputs=["handle: resource"],
                 attrs=["shared_name: string", "container: string"] + _STRUCTURE_ATTRS, is_stateful=True)
 OneShotIterator = Op("OneShotIterator", outputs=["handle: resource"],
@@ -120,7 +251,6 @@ IteratorFromStringHandleV2 = Op("IteratorFromStringHandleV2", inputs=["string_ha
                                 is_stateful=True)
 
 
-@PyDataset.shape
 @IteratorV2.shape
 @OneShotIterator.shape
 @IteratorToStringHandle.shape
@@ -144,14 +274,27 @@ def _make_iterator_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 
 @IteratorGetNext.shape
 @DatasetToSingleElement.shape
+@ReduceDataset.shape
 @OptionalGetValue.shape
 def _get_next_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape(s) for s in ctx.attr("output_shapes")]
 
 
-@PyDataset.kernel("CPU")
-def _py_dataset(ctx: OpKernelContext, *arguments: Any, dataset_factory: str) -> Any:
-    return _factory(ctx, dataset_factory)(*arguments)
+def _dataset_node(ctx: OpKernelContext, *inputs: Any) -> Any:
+    """A dataset node's value: its definition (named by `_dataset_factory`) bound to its inputs' values."""
+    name = ctx.node_def.attr["_dataset_factory"]
+    return _factory(ctx, name.decode() if isinstance(name, bytes) else name)(*inputs)
+
+
+for _op in DATASET_OPS:
+    _op.shape(_scalar_shape)
+    _op.kernel("CPU")(_dataset_node)
+
+
+@ReduceDataset.kernel("CPU", expensive=True)
+def _reduce_dataset(ctx: OpKernelContext, *inputs: Any) -> Any:
+    """The final state of a reduce: the one element of the (final-state scan) dataset its factory binds."""
+    return next(_dataset_node(ctx, *inputs).make_iterator())
 
 
 def _find_or_make_iterator(ctx: OpKernelContext) -> IteratorResource:

@@ -500,8 +500,8 @@ def reduce_join(inputs: Any, axis: Any = None, keep_dims: Any = None, separator:
         inputs = convert_to_tensor(inputs, name="inputs")
         if axis is None:
             rank = inputs.shape.ndims
-            axis = (list(range(rank - 1, -1, -1)) if rank is not None
-                    else sequence_ops.range(shape_ops.rank(inputs) - 1, -1, -1))
+            axis = (convert_to_tensor(np.arange(rank - 1, -1, -1, dtype=np.int32), name="Const") if rank is not None
+                    else sequence_ops.range(shape_ops.rank(inputs) - 1, -1, -1))  # TF's nodes
         return ReduceJoin(inputs, axis, keep_dims=keep_dims, separator=separator, name=name)
 
 

@@ -1,0 +1,220 @@
+"""The source datasets of tf.data: from_tensors, from_tensor_slices, from_generator, range, and `DatasetSource`
+(whose elements a Python function yields: the file readers)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Iterator as PyIterator
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.data import structure
+from tensorweave.data.dataset_ops import (
+    DatasetV1,
+    Element,
+    _int64,
+    _Run,
+)
+from tensorweave.data.elements import (
+    _rows,
+    _unbatched,
+)
+from tensorweave.data.function import normalize_element
+from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework.graph import (
+    Tensor,
+    convert_to_tensor,
+)
+from tensorweave.framework.op_registry import Op
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.type_spec import (
+    SparseTensorSpec,
+    TensorSpec,
+)
+from tensorweave.ops import dataset_ops
+from tensorweave.ops.ragged_tensor import RaggedTensorSpec
+
+
+class _TensorDataset(DatasetV1):
+    _op = dataset_ops.TensorDataset
+
+    def __init__(self, tensors: Any) -> None:
+        values = normalize_element(tensors)
+        spec = structure.spec_of(values)
+        super().__init__((), structure.to_components(values, spec), spec)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [self._captures]
+
+    def _cardinality(self, run: _Run) -> int:
+        return 1
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        yield list(run.captured(self))
+
+
+class _TensorSliceDataset(DatasetV1):
+    _op = dataset_ops.TensorSliceDataset
+
+    def __init__(self, tensors: Any) -> None:
+        values = normalize_element(tensors)
+        flat = nest.flatten(values)
+        if not flat:
+            raise ValueError("Invalid `tensors`: `tensors` should not be empty.")
+        rows = tensor_shape.Dimension(None)
+        for t in flat:
+            if t.shape.ndims == 0:
+                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, but got {t.shape}")
+            if t.shape.ndims is not None:
+                rows = rows.merge_with(t.shape[0])
+        spec = structure.spec_of(values)
+        self._batched = spec
+        super().__init__((), structure.to_components(values, spec), nest.map_structure(lambda s: s._unbatch(), spec))
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [self._captures]
+
+    def _cardinality(self, run: _Run) -> int:
+        values, first = run.captured(self), nest.flatten(self._batched)[0]
+        if isinstance(first, SparseTensorSpec):
+            return int(np.asarray(values[2])[0])
+        if isinstance(first, RaggedTensorSpec) and first.ragged_rank > 0:
+            return len(values[1]) - 1
+        return int(np.shape(values[0])[0])
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        if not structure.is_dense(self._batched):
+            yield from _unbatched(self._batched, list(run.captured(self)))
+            return
+        values = [np.asarray(v) for v in run.captured(self)]
+        rows = values[0].shape[0]
+        for i, v in enumerate(values):
+            if v.ndim == 0 or v.shape[0] != rows:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Dimension 0 in both shapes must be equal: component 0 has {rows} rows and "
+                                f"component {i} has {v.shape[0] if v.ndim else 0} rows")
+        yield from _rows(values, rows)
+
+
+class _SparseSliceDataset(_TensorSliceDataset):
+    """The slices of a sparse tensor typed as the three dense tensors a sparse row is made of (its run-time
+    elements are the same)."""
+
+    _tf_class_name = "_SparseTensorSliceDataset"
+    _op = dataset_ops.SparseTensorSliceDataset
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return self._captures
+
+    def __init__(self, sparse_tensor: SparseTensor) -> None:
+        super().__init__(sparse_tensor)
+        self._element_spec = tuple(self._components)
+
+
+class _GeneratorDataset(DatasetV1):
+    def __init__(self, generator: Callable, output_types: Any, output_shapes: Any, args: Any) -> None:
+        output_types = nest.map_structure(dtypes.as_dtype, output_types)
+        if output_shapes is None:
+            output_shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), output_types)
+        else:
+            output_shapes = structure.shapes_like(output_types, output_shapes)
+        self._generator = generator
+        self._num_args = 0 if args is None else len(args)
+        captures = [convert_to_tensor(a) for a in (args or ())]
+        self._output_structure = output_types
+        super().__init__((), captures, structure.element_spec(output_types, output_shapes))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        args = [a.item() if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype == object else a
+                for a in run.captured(self)]
+        types, shapes = self._flat_types(), self._flat_shapes()
+        for item in self._generator(*args):
+            values = _flatten_like(self._output_structure, item)
+            if values is None:
+                raise errors.InvalidArgumentError(
+                    None, None, "`generator` yielded an element that did not match the expected structure. The "
+                    f"expected structure was {self._output_structure}, but the yielded element was {item}.")
+            yield [_generated(v, t, s) for v, t, s in zip(values, types, shapes)]
+
+
+def _flatten_like(types: Any, item: Any) -> list[Any] | None:
+    """A yielded element's components in the order of `types` (a list is one component where `types` has
+    one), or None when its structure differs."""
+    if isinstance(types, tuple):
+        if not isinstance(item, (tuple, list)) or len(item) != len(types):
+            return None
+        parts = [_flatten_like(t, v) for t, v in zip(types, item)]
+    elif isinstance(types, dict):
+        if not isinstance(item, dict) or set(item) != set(types):
+            return None
+        parts = [_flatten_like(types[k], item[k]) for k in sorted(types)]
+    else:
+        return [item]
+    return None if any(p is None for p in parts) else [v for p in parts for v in p]
+
+
+def _generated(value: Any, dtype: dtypes.DType, shape: tensor_shape.TensorShape) -> Any:
+    """A yielded value as an array of the expected type and shape (TF's checks and messages)."""
+    try:
+        if dtype == dtypes.string:
+            array = np.asarray(value, dtype=object)
+            array = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(array) \
+                if array.size else array
+        else:
+            array = np.asarray(value, dtype=dtype.as_numpy_dtype)
+    except (ValueError, TypeError):
+        raise errors.InvalidArgumentError(
+            None, None, "TypeError: `generator` yielded an element that could not be converted to the expected "
+            f"type. The expected type was {dtype.name}, but the yielded element was {value}.") from None
+    if not shape.is_compatible_with(array.shape):
+        raise errors.InvalidArgumentError(
+            None, None, f"`generator` yielded an element of shape {array.shape} where an element of shape "
+                        f"{tuple(shape.as_list()) if shape.ndims is not None else shape} was expected.")
+    return array
+
+
+class _RangeDataset(DatasetV1):
+    _op = dataset_ops.RangeDataset
+
+    def __init__(self, args: tuple, output_type: Any) -> None:
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            start, stop, step = args[0], args[1], 1
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            raise ValueError(f"Invalid `args`. The length of `args` should be between 1 and 3 but was {len(args)}.")
+        self._dtype = dtypes.as_dtype(output_type)
+        captures = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
+        super().__init__((), captures, TensorSpec([], self._dtype))
+
+    def _cardinality(self, run: _Run) -> int:
+        start, stop, step = (run.scalar(self, i) for i in range(3))
+        return len(range(start, stop, step)) if step else 0
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        start, stop, step = (run.scalar(self, i) for i in range(3))
+        if step == 0:
+            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+        np_type = self._dtype.as_numpy_dtype
+        for value in range(start, stop, step):  # lazily: enumerate's range runs to the int64 maximum
+            yield [np_type(value)]
+
+
+class DatasetSource(DatasetV1):
+    """A source dataset whose elements a Python function of its captured values yields (the file readers);
+    `produce(failed, *values)` hands an error it can go on after to `failed` (see `_Run.failed`). Its node is
+    `op`'s, whose inputs are the captures (TF's reader or random op), else a `_PyDataset`."""
+
+    def __init__(self, captures: list[Tensor], output_types: Any, output_shapes: Any,
+                 produce: Callable[..., PyIterator[Element]], op: Op | None = None) -> None:
+        self._produce = produce
+        if op is not None:
+            self._op = op
+        super().__init__((), captures, structure.element_spec(output_types, output_shapes))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        return self._produce(run.failed, *run.captured(self))

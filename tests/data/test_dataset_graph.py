@@ -1,0 +1,325 @@
+"""The graph a tf.data pipeline builds: one node per transformation, of TF's op type, name and inputs, its
+scalars as Consts named as TF names them and its functions in the graph library (literals recorded from TF 2.21
+in TF1 graph mode)."""
+
+import numpy as np
+import pytest
+from op_testing import dataset_elements
+
+import tensorweave.compat.v1 as tf
+
+
+def _graph(build):
+    g = tf.Graph()
+    with g.as_default():
+        build()
+    return g
+
+
+def _ops(g):
+    return [(op.name, op.type, [t.name for t in op.inputs]) for op in g.get_operations()]
+
+
+def test_a_pipeline_is_a_node_per_transformation():
+    def build():
+        ds = (tf.data.Dataset.from_tensor_slices(np.arange(10)).map(lambda x: x * 2).filter(lambda x: x > 2)
+              .batch(3).repeat(2).shuffle(5, seed=1).take(4).skip(1).prefetch(2))
+        tf.data.make_one_shot_iterator(ds).get_next()
+
+    assert _ops(_graph(build)) == [
+        ("normalize_element/component_0", "Const", []),
+        ("TensorSliceDataset", "TensorSliceDataset", ["normalize_element/component_0:0"]),
+        ("MapDataset", "MapDataset", ["TensorSliceDataset:0"]),
+        ("FilterDataset", "FilterDataset", ["MapDataset:0"]),
+        ("batch_size", "Const", []), ("drop_remainder", "Const", []),
+        ("BatchDatasetV2", "BatchDatasetV2", ["FilterDataset:0", "batch_size:0", "drop_remainder:0"]),
+        ("count", "Const", []),
+        ("RepeatDataset", "RepeatDataset", ["BatchDatasetV2:0", "count:0"]),
+        ("buffer_size", "Const", []), ("seed", "Const", []), ("seed2/Const", "Const", []),
+        ("seed2/Equal/y", "Const", []), ("seed2/Equal", "Equal", ["seed:0", "seed2/Equal/y:0"]),
+        ("seed2/Equal_1/y", "Const", []), ("seed2/Equal_1", "Equal", ["seed2/Const:0", "seed2/Equal_1/y:0"]),
+        ("seed2/LogicalAnd", "LogicalAnd", ["seed2/Equal:0", "seed2/Equal_1:0"]),
+        ("seed2/Const_1", "Const", []),
+        ("seed2", "SelectV2", ["seed2/LogicalAnd:0", "seed2/Const_1:0", "seed2/Const:0"]),
+        ("ShuffleDataset", "ShuffleDataset", ["RepeatDataset:0", "buffer_size:0", "seed:0", "seed2:0"]),
+        ("count_1", "Const", []), ("TakeDataset", "TakeDataset", ["ShuffleDataset:0", "count_1:0"]),
+        ("count_2", "Const", []), ("SkipDataset", "SkipDataset", ["TakeDataset:0", "count_2:0"]),
+        ("buffer_size_1", "Const", []), ("PrefetchDataset", "PrefetchDataset", ["SkipDataset:0", "buffer_size_1:0"]),
+        ("OneShotIterator", "OneShotIterator", []),
+        ("IteratorToStringHandle", "IteratorToStringHandle", ["OneShotIterator:0"]),
+        ("IteratorGetNext", "IteratorGetNext", ["OneShotIterator:0"])]
+
+
+def test_the_values_still_come_from_the_pipeline():
+    with tf.Graph().as_default():
+        ds = (tf.data.Dataset.from_tensor_slices(np.arange(10)).map(lambda x: x * 2).filter(lambda x: x > 2)
+              .batch(3).repeat(2).shuffle(5, seed=1).take(4).skip(1).prefetch(2))
+        assert [v.tolist() for v in dataset_elements(ds)] == [[16, 18], [10, 12, 14], [16, 18]]
+
+
+def test_initializable_iterator_nodes():
+    def build():
+        x = tf.placeholder(tf.float32, [None])
+        it = tf.data.make_initializable_iterator(tf.data.Dataset.from_tensor_slices(x).batch(2))
+        it.get_next()
+
+    assert _ops(_graph(build)) == [
+        ("Placeholder", "Placeholder", []), ("TensorSliceDataset", "TensorSliceDataset", ["Placeholder:0"]),
+        ("batch_size", "Const", []), ("drop_remainder", "Const", []),
+        ("BatchDatasetV2", "BatchDatasetV2", ["TensorSliceDataset:0", "batch_size:0", "drop_remainder:0"]),
+        ("IteratorV2", "IteratorV2", []), ("MakeIterator", "MakeIterator", ["BatchDatasetV2:0", "IteratorV2:0"]),
+        ("IteratorToStringHandle", "IteratorToStringHandle", ["IteratorV2:0"]),
+        ("IteratorGetNext", "IteratorGetNext", ["IteratorV2:0"])]
+
+
+def test_interleave_flat_map_and_parallel_map_nodes():
+    def build():
+        tf.data.Dataset.range(5).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2)
+        tf.data.Dataset.range(5).flat_map(lambda x: tf.data.Dataset.from_tensors(x))
+        tf.data.Dataset.range(5).interleave(lambda x: tf.data.Dataset.from_tensors(x), cycle_length=2,
+                                            num_parallel_calls=2)
+        tf.data.Dataset.range(5).map(lambda x: x + 1, num_parallel_calls=4)
+
+    range_ops = {"Const", "RangeDataset"}
+    assert [op for op in _ops(_graph(build)) if op[1] not in range_ops or op[0].startswith(("cycle", "block"))] == [
+        ("cycle_length", "Const", []), ("block_length", "Const", []),
+        ("InterleaveDataset", "InterleaveDataset", ["RangeDataset:0", "cycle_length:0", "block_length:0"]),
+        ("FlatMapDataset", "FlatMapDataset", ["RangeDataset_1:0"]),
+        ("cycle_length_1", "Const", []), ("block_length_1", "Const", []),
+        ("ParallelInterleaveDatasetV4", "ParallelInterleaveDatasetV4",
+         ["RangeDataset_2:0", "cycle_length_1:0", "block_length_1:0", "buffer_output_elements:0",
+          "prefetch_input_elements:0", "num_parallel_calls:0"]),
+        ("ParallelMapDatasetV2", "ParallelMapDatasetV2", ["RangeDataset_3:0", "num_parallel_calls_1:0"])]
+
+
+def test_sources_and_other_transformations():
+    def build():
+        tf.data.Dataset.range(5).window(2)
+        tf.data.Dataset.range(5).cache().cache("/tmp/x")
+        tf.data.Dataset.zip((tf.data.Dataset.range(3), tf.data.Dataset.range(3))).concatenate(
+            tf.data.Dataset.zip((tf.data.Dataset.range(3), tf.data.Dataset.range(3))))
+        tf.data.Dataset.from_tensors({"b": [1, 2], "a": 3.0}).shard(2, 0)
+
+    assert [op for op in _ops(_graph(build)) if op[1] != "RangeDataset" and op[0][:4] not in ("star", "stop", "step")
+            ] == [
+        ("size", "Const", []), ("shift", "Const", []), ("stride", "Const", []), ("drop_remainder", "Const", []),
+        ("WindowDataset", "WindowDataset", ["RangeDataset:0", "size:0", "shift:0", "stride:0", "drop_remainder:0"]),
+        ("filename", "Const", []), ("CacheDataset", "CacheDataset", ["RangeDataset_1:0", "filename:0"]),
+        ("filename_1", "Const", []), ("CacheDataset_1", "CacheDataset", ["CacheDataset:0", "filename_1:0"]),
+        ("ZipDataset", "ZipDataset", ["RangeDataset_2:0", "RangeDataset_3:0"]),
+        ("ZipDataset_1", "ZipDataset", ["RangeDataset_4:0", "RangeDataset_5:0"]),
+        ("ConcatenateDataset", "ConcatenateDataset", ["ZipDataset:0", "ZipDataset_1:0"]),
+        ("normalize_element/component_0", "Const", []), ("normalize_element/component_1", "Const", []),
+        ("TensorDataset", "TensorDataset", ["normalize_element/component_0:0", "normalize_element/component_1:0"]),
+        ("num_shards", "Const", []), ("index", "Const", []),
+        ("ShardDataset", "ShardDataset", ["TensorDataset:0", "num_shards:0", "index:0"])]
+
+
+def test_padded_batch_node_takes_a_shape_and_a_padding_value_per_component():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.range(5).map(lambda x: (tf.fill([x], x), tf.fill([2, x], "a")))
+        padded = ds.padded_batch(2, padded_shapes=([None], [2, None]), padding_values=(np.int64(-1), "z"),
+                                 drop_remainder=True)
+        assert [(op.name, op.type) for op in g.get_operations()][-7:-1] == [
+            ("batch_size", "Const"), ("Const", "Const"), ("Const_1", "Const"), ("padding_value", "Const"),
+            ("padding_value_1", "Const"), ("drop_remainder", "Const")]
+        node = g.get_operation_by_name("PaddedBatchDatasetV2")
+        assert [t.name for t in node.inputs] == ["MapDataset:0", "batch_size:0", "Const:0", "Const_1:0",
+                                                 "padding_value:0", "padding_value_1:0", "drop_remainder:0"]
+        assert tf.make_ndarray(g.get_operation_by_name("Const_1").get_attr("value")).tolist() == [2, -1]
+        first = dataset_elements(padded)[0]
+        assert first[0].tolist() == [[-1], [1]]
+        assert first[1].tolist() == [[[b"z"], [b"z"]], [[b"a"], [b"a"]]]
+
+
+def test_captured_tensors_are_inputs_of_the_node_whose_function_reads_them():
+    def build():
+        x = tf.constant(3, tf.int64, name="x")
+        y = tf.placeholder(tf.int64, [], name="y")
+        (tf.data.Dataset.range(4).map(lambda v: v * x + y).filter(lambda v: v > y)
+         .flat_map(lambda v: tf.data.Dataset.from_tensors(v + x)))
+
+    assert _ops(_graph(build))[-3:] == [
+        ("MapDataset", "MapDataset", ["RangeDataset:0", "x:0", "y:0"]),
+        ("FilterDataset", "FilterDataset", ["MapDataset:0", "y:0"]),
+        ("FlatMapDataset", "FlatMapDataset", ["FilterDataset:0", "x:0"])]
+
+
+def test_function_attrs_name_traced_functions_of_the_library():
+    g = tf.Graph()
+    with g.as_default():
+        tf.data.Dataset.range(3).map(lambda x: x + 1).filter(lambda x: x > 1)
+        graph_def = g.as_graph_def()
+    names = [f.signature.name for f in graph_def.library.function]
+    map_f = g.get_operation_by_name("MapDataset").get_attr("f").name
+    predicate = g.get_operation_by_name("FilterDataset").get_attr("predicate").name
+    assert map_f.startswith("__inference_Dataset_map_lambda_") and map_f in names
+    assert predicate.startswith("__inference_Dataset_filter_lambda_") and predicate in names
+    assert [n.op for n in graph_def.node] == ["Const"] * 3 + ["RangeDataset", "MapDataset", "FilterDataset"]
+
+
+def test_a_flat_map_function_returns_its_dataset_and_its_functions_join_the_library():
+    g = tf.Graph()
+    with g.as_default():
+        tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x).map(lambda y: y + 100))
+        library = {f.signature.name: f for f in g.as_graph_def().library.function}
+    outer = library[g.get_operation_by_name("FlatMapDataset").get_attr("f").name]
+    inner = next(n for n in outer.node_def if n.op == "MapDataset")
+    assert inner.attr["f"].func.name in library
+    assert [a.type for a in outer.signature.output_arg] == [tf.variant.as_datatype_enum]
+
+
+def test_scan_reduce_cardinality_and_single_element_nodes():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.range(8)
+        ds.scan(np.int64(0), lambda s, v: (s + v, s))
+        ds.take_while(lambda v: v < 3)
+        ds.unique()
+        ds.apply(tf.data.experimental.ignore_errors())
+        ds.group_by_window(lambda v: v % 2, lambda k, w: w.batch(2), 2)
+        total = tf.data.Dataset.range(5).reduce(np.int64(0), lambda s, v: s + v)
+        count = tf.data.experimental.cardinality(ds)
+        single = tf.data.Dataset.range(3).take(1).get_single_element()
+        assert _ops(g)[4:10] == [
+            ("normalize_element/component_0", "Const", []),
+            ("ScanDataset", "ScanDataset", ["RangeDataset:0", "normalize_element/component_0:0"]),
+            ("TakeWhileDataset", "TakeWhileDataset", ["RangeDataset:0"]),
+            ("UniqueDataset", "UniqueDataset", ["RangeDataset:0"]),
+            ("IgnoreErrorsDataset", "IgnoreErrorsDataset", ["RangeDataset:0"]),
+            ("GroupByWindowDataset", "GroupByWindowDataset", ["RangeDataset:0"])]
+        assert _ops(g)[-10:-7] == [
+            ("initial_state/normalize_element/component_0", "Const", []),
+            ("ReduceDataset", "ReduceDataset", ["RangeDataset_1:0", "initial_state/normalize_element/component_0:0"]),
+            ("DatasetCardinality", "DatasetCardinality", ["RangeDataset:0"])]
+        with tf.Session() as sess:
+            assert sess.run([total, count, single]) == [10, 8, 0]
+
+
+def test_exported_graph_def_lists_tf_op_types_and_runs_when_imported(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_tensor_slices([1, 2, 3]).map(lambda x: x * 10).batch(2)
+        it = tf.data.make_initializable_iterator(ds)
+        it.get_next(name="next")
+        tf.train.write_graph(g, str(tmp_path), "g.pbtxt")
+        graph_def = g.as_graph_def()
+    text = (tmp_path / "g.pbtxt").read_text()
+    assert 'op: "BatchDatasetV2"' in text and "_PyDataset" not in text
+    with tf.Graph().as_default() as imported:
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session() as sess:
+            sess.run(imported.get_operation_by_name("MakeIterator"))
+            assert sess.run("next:0").tolist() == [10, 20]
+
+
+def test_batching_windows_gives_a_batch_of_datasets():
+    """TF batches datasets of datasets: a DatasetSpec of one more dimension, its elements no tensors to fetch,
+    unbatch gives the windows back; padded_batch refuses them."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(7).window(2).batch(2)
+        spec = "DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([Dimension(None)]))"
+        assert repr(ds.element_spec) == repr(ds.output_shapes) == spec
+        pairs = tf.data.Dataset.zip((tf.data.Dataset.range(5), tf.data.Dataset.range(5))).window(2)
+        assert repr(pairs.batch(2, drop_remainder=True).element_spec[0]) == spec.replace("Dimension(None)",
+                                                                                        "Dimension(2)")
+        nested = tf.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as sess, pytest.raises(TypeError, match='has invalid type "_NestedVariant"'):
+            sess.run(nested)
+        windows = ds.unbatch().flat_map(lambda w: w.batch(2))
+        assert [v.tolist() for v in dataset_elements(windows)] == [[0, 1], [2, 3], [4, 5], [6]]
+        with pytest.raises(TypeError, match="`padded_batch` is not supported for datasets of datasets"):
+            tf.data.Dataset.range(7).window(2).padded_batch(2)
+
+
+def test_readers_flat_map_a_reader_over_the_file_names(tmp_path):
+    names = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    for i, name in enumerate(names):
+        with open(name, "w") as f:
+            f.write(f"a{i}\nb{i}\n")
+    g = tf.Graph()
+    with g.as_default():
+        tf.data.TFRecordDataset(names)
+        lines = tf.data.TextLineDataset(names, num_parallel_reads=2)
+        assert repr(lines) == "<TextLineDatasetV2 element_spec=TensorSpec(shape=(), dtype=tf.string, name=None)>"
+        assert [op for op in _ops(g) if op[1] != "Const"] == [
+            ("flat_filenames", "Reshape", ["Const:0", "flat_filenames/shape:0"]),
+            ("TensorSliceDataset", "TensorSliceDataset", ["flat_filenames:0"]),
+            ("FlatMapDataset", "FlatMapDataset", ["TensorSliceDataset:0"]),
+            ("flat_filenames_1", "Reshape", ["Const_1:0", "flat_filenames_1/shape:0"]),
+            ("TensorSliceDataset_1", "TensorSliceDataset", ["flat_filenames_1:0"]),
+            ("LegacyParallelInterleaveDatasetV2", "LegacyParallelInterleaveDatasetV2",
+             ["TensorSliceDataset_1:0", "cycle_length:0", "block_length:0", "buffer_output_elements:0",
+              "prefetch_input_elements:0"])]
+        assert dataset_elements(lines) == [b"a0", b"a1", b"b0", b"b1"]
+
+
+def test_unbatch_maps_its_input_to_dense_first():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_tensors([1, 2]).unbatch()
+        assert _ops(g)[1:] == [("TensorDataset", "TensorDataset", ["normalize_element/component_0:0"]),
+                               ("MapDataset", "MapDataset", ["TensorDataset:0"]),
+                               ("UnbatchDataset", "UnbatchDataset", ["MapDataset:0"])]
+        assert dataset_elements(ds) == [1, 2]
+
+
+def test_experimental_transformation_nodes():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.range(4)
+        ds.apply(tf.data.experimental.assert_cardinality(4))
+        ds.map(lambda x: tf.fill([x], x)).apply(tf.data.experimental.dense_to_sparse_batch(2, [5]))
+        tf.data.experimental.sample_from_datasets([ds, ds], seed=1)
+        assert _ops(g)[4:10] == [
+            ("expected_cardinality", "Const", []),
+            ("AssertCardinalityDataset", "AssertCardinalityDataset", ["RangeDataset:0", "expected_cardinality:0"]),
+            ("MapDataset", "MapDataset", ["RangeDataset:0"]), ("Const", "Const", []),
+            ("DenseToSparseBatchDataset/batch_size", "Const", []),
+            ("DenseToSparseBatchDataset", "DenseToSparseBatchDataset",
+             ["MapDataset:0", "DenseToSparseBatchDataset/batch_size:0", "Const:0"])]
+        assert [op[:2] for op in _ops(g)[-6:]] == [
+            ("RandomDataset", "RandomDataset"), ("batch_size", "Const"), ("drop_remainder", "Const"),
+            ("BatchDatasetV2", "BatchDatasetV2"), ("MapDataset_1", "MapDataset"),
+            ("DirectedInterleaveDataset", "DirectedInterleaveDataset")]
+
+
+def test_choose_from_datasets_rewrites_its_choices():
+    def build():
+        tf.data.experimental.choose_from_datasets([tf.data.Dataset.range(2), tf.data.Dataset.range(3)],
+                                                  tf.data.Dataset.range(2))
+
+    assert _ops(_graph(build))[-3:] == [
+        ("RewriteDataset/rewrite_name", "Const", []),
+        ("RewriteDataset", "RewriteDataset", ["RangeDataset_2:0", "RewriteDataset/rewrite_name:0"]),
+        ("DirectedInterleaveDataset", "DirectedInterleaveDataset",
+         ["RewriteDataset:0", "RangeDataset:0", "RangeDataset_1:0"])]
+
+
+def test_from_generator_flat_maps_a_generator_id():
+    def gen(n):
+        yield from range(n)
+
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_generator(gen, tf.int64, args=(3,))
+        assert _ops(g) == [
+            ("args_0", "Const", []), ("normalize_element/component_0", "Const", []),
+            ("TensorDataset", "TensorDataset", ["normalize_element/component_0:0"]),
+            ("FlatMapDataset", "FlatMapDataset", ["TensorDataset:0", "args_0:0"])]
+        assert dataset_elements(ds) == [0, 1, 2]
+
+
+def test_list_files_checks_that_a_file_matched(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        pattern = str(tmp_path / "*.nope")
+        assert dataset_elements(tf.data.Dataset.list_files(pattern)) == []  # a one-shot iterator drops the check
+        assert [op.type for op in g.get_operations()][:17] == [
+            "Const", "MatchingFiles", "Shape", "Const", "Const", "Const", "StridedSlice", "Const", "Greater", "Const",
+            "ReduceJoin", "Const", "Add", "Assert", "Identity", "TensorSliceDataset", "Shape"]
+        it = tf.data.make_initializable_iterator(tf.data.Dataset.list_files([pattern, "/x/*.y"], shuffle=False))
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match=r"No files matched pattern: .*\*\.nope, /x/\*\.y"):
+            sess.run(it.initializer)
