@@ -116,6 +116,12 @@ class FuncGraph(Graph):
         variable handle passed as an argument still leads to its variable), without capturing it."""
         self._captured_from[placeholder.ref()] = outer
 
+    def capture_source(self, placeholder: Tensor) -> Tensor | None:
+        """The outer tensor that `placeholder` captured (None for an argument, even one that stands for an
+        outer tensor, and for any other tensor)."""
+        outer = self._captured_from.get(placeholder.ref())
+        return outer if outer is not None and self._captures[outer.ref()][1] is placeholder else None
+
     def captured_from(self, tensor: Tensor) -> Tensor | None:
         """The outer tensor a capture placeholder stands for (None for any other tensor)."""
         return self._captured_from.get(tensor.ref())

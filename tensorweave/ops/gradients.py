@@ -9,6 +9,10 @@ summed by one AddN (IndexedSlices alone are concatenated, IndexedSlices with den
 Because the result is ordinary ops, gradients of gradients (`tf.hessians`) work the same way.
 
 Invariant: only ops between `xs` and `ys` are visited, and each exactly once.
+
+Built inside a function (a loop body, say), the walk crosses the function's boundary as TF's does: a
+captured tensor's placeholder leads to the outer tensor it stands for (so `xs` may be outer tensors), and the
+outer ops' gradients are built in the function, capturing what they read.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorweave.framework import dtypes, op_registry
+from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
@@ -86,8 +91,38 @@ def _as_x(x: Any) -> Any:
         convert_to_tensor_or_indexed_slices(x, name="x")
 
 
-def _pending_count(to_ops: list[Operation], from_ops: list[Operation], colocate_gradients_with_ops: bool
-                   ) -> tuple[set[Operation], collections.defaultdict[Operation, int], Any]:
+class _Closure:
+    """The inputs and consumers of tensors as a walk started in `graph` sees them: through the captures of
+    the functions it is nested in (TF's _Inputs and _Consumers), a placeholder of an x excepted."""
+
+    def __init__(self, graph: Any, xs: list) -> None:
+        self.func_graphs = []
+        while isinstance(graph, FuncGraph):
+            self.func_graphs.append(graph)
+            graph = graph.outer_graph
+        self.xs = {id(x) for x in xs}
+
+    def inputs(self, op: Operation) -> list[Tensor]:
+        if not self.func_graphs or op.graph not in self.func_graphs:
+            return op.inputs
+        return [t if id(t) in self.xs else self._outermost(t) for t in op.inputs]
+
+    def _outermost(self, t: Tensor) -> Tensor:
+        while isinstance(t.graph, FuncGraph) and (outer := t.graph.capture_source(t)) is not None:
+            t = outer
+        return t
+
+    def consumers(self, t: Tensor) -> list[Operation]:
+        consumers = t.consumers()
+        for graph in self.func_graphs:
+            capture = graph._captures.get(t.ref())
+            if capture is not None:
+                consumers = consumers + self.consumers(capture[1])
+        return consumers
+
+
+def _pending_count(to_ops: list[Operation], from_ops: list[Operation], colocate_gradients_with_ops: bool,
+                   closure: _Closure) -> tuple[set[Operation], collections.defaultdict[Operation, int], Any]:
     """The ys' ops reachable from the xs, for each between op how many between ops consume it, and the
     state of the while loops among them (None if none; every Exit of such a loop counts as between)."""
     reached: set[Operation] = set()
@@ -99,7 +134,7 @@ def _pending_count(to_ops: list[Operation], from_ops: list[Operation], colocate_
         reached.add(op)
         for output in op.outputs:
             if is_trainable(output):
-                queue.extend(output.consumers())
+                queue.extend(closure.consumers(output))
     reachable_to_ops = {op for op in to_ops if op in reached}
     between: list[Operation] = []
     between_set: set[Operation] = set()
@@ -110,12 +145,12 @@ def _pending_count(to_ops: list[Operation], from_ops: list[Operation], colocate_
             between.append(op)
             between_set.add(op)
             reached.remove(op)
-            queue.extend(t.op for t in op.inputs)
+            queue.extend(t.op for t in closure.inputs(op))
     loop_state = control_flow_state.maybe_create_control_flow_state(between, between_set,
                                                                     colocate_gradients_with_ops)
     pending: collections.defaultdict[Operation, int] = collections.defaultdict(int)
     for op in between:
-        for t in op.inputs:
+        for t in closure.inputs(op):
             if t.op in between_set:
                 pending[t.op] += 1
     return reachable_to_ops, pending, loop_state
@@ -229,7 +264,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [y.op for y in ys]
         from_ops = [x.op for x in xs]
-        reachable_to_ops, pending, loop_state = _pending_count(to_ops, from_ops, colocate_gradients_with_ops)
+        closure = _Closure(graph, xs)
+        reachable_to_ops, pending, loop_state = _pending_count(to_ops, from_ops, colocate_gradients_with_ops,
+                                                               closure)
         grads: dict[Operation, list[list]] = {}
         for y, grad_y in zip(ys, grad_ys):
             _set_grad(grads, y, grad_y)
@@ -244,23 +281,23 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                 if is_trainable(y):
                     _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
                 queue.append(y.op)
-        stop_ops |= {op for op in from_ops if all(pending[t.op] <= 0 for t in op.inputs)}
+        stop_ops |= {op for op in from_ops if all(pending[t.op] <= 0 for t in closure.inputs(op))}
         while queue:
             op = queue.popleft()
             with _maybe_colocate(op, colocate_gradients_with_ops):
-                _backprop_op(op, grads, stop_ops, gate_gradients, aggregation_method, loop_state)
-            _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state)
+                _backprop_op(op, grads, stop_ops, gate_gradients, aggregation_method, loop_state, closure)
+            _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, closure)
     if loop_state is not None:
         loop_state.post_processing()
     return [_get_grad(grads, x, unconnected_gradients) for x in xs]  # zeros for the unconnected: outside the scope
 
 
 def _update_pending_and_enqueue_ready(grads: dict, op: Operation, queue: collections.deque, pending: dict,
-                                      loop_state: Any) -> None:
+                                      loop_state: Any, closure: _Closure) -> None:
     """Queue the inputs of `op` whose consumers have all sent their gradients. A loop's Switch is visited
     twice (from its Exit, then from the body); a loop's Exits wait for each other, and once all have come,
     the unused ones get zeros if any other got a gradient."""
-    for t in op.inputs:
+    for t in closure.inputs(op):
         x = t.op
         pending[x] -= 1
         ready = pending[x] == 0
@@ -299,7 +336,7 @@ def _set_grad(grads: dict, t: Tensor, grad: Any) -> None:
 
 
 def _backprop_op(op: Operation, grads: dict, stop_ops: set[Operation], gate_gradients: bool,
-                 aggregation_method: int, loop_state: Any) -> None:
+                 aggregation_method: int, loop_state: Any, closure: _Closure) -> None:
     """Sum the gradients of `op`'s outputs and hand its inputs theirs, from its registered gradient (built
     in the gradient loop of `op`'s loop, if any)."""
     with _grad_while_context(loop_state, op, before=True):
@@ -313,7 +350,7 @@ def _backprop_op(op: Operation, grads: dict, stop_ops: set[Operation], gate_grad
     if grad_fn is None or not has_out_grads:
         return
     with _grad_while_context(loop_state, op, before=False):
-        _backprop_through(op, grad_fn, out_grads, grads, gate_gradients, loop_state)
+        _backprop_through(op, grad_fn, out_grads, grads, gate_gradients, loop_state, closure)
 
 
 @contextlib.contextmanager
@@ -329,7 +366,7 @@ def _grad_while_context(loop_state: Any, op: Operation, before: bool) -> Any:
 
 
 def _backprop_through(op: Operation, grad_fn: Callable, out_grads: list, grads: dict, gate_gradients: bool,
-                      loop_state: Any) -> None:
+                      loop_state: Any, closure: _Closure) -> None:
     for i, out_grad in enumerate(out_grads):
         if out_grad is None and is_trainable(op.outputs[i]):
             if loop_state is not None:
@@ -343,7 +380,7 @@ def _backprop_through(op: Operation, grad_fn: Callable, out_grads: list, grads: 
                              f"inputs {len(op.inputs)}")
         if gate_gradients and sum(g is not None for g in in_grads) > 1:
             in_grads = control_flow_ops.tuple(in_grads)
-    for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
+    for i, (t_in, in_grad) in enumerate(zip(closure.inputs(op), in_grads)):
         if in_grad is None:
             continue
         if isinstance(in_grad, Tensor) and t_in.dtype != dtypes.resource:

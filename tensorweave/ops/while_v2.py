@@ -283,7 +283,9 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     the variable the body reads), None for the others and for accumulators.
 
     A forward view inlines the body on placeholders; `tf.gradients` through it builds the backward body,
-    which reads each forward value it needs from an accumulator: no forward op runs again."""
+    which reads each forward value it needs from an accumulator: no forward op runs again. An accumulator
+    that a gradient reached (a backward loop read it: a second derivative) has its gradient, a list of one
+    value's gradients per iteration, popped in the backward body as the gradient of the value it pushed."""
     record = _rewrite(op)
     count = record.count
     x0 = list(op.inputs)[:count]
@@ -292,6 +294,7 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
                 if x.dtype.is_floating or x.dtype == dtypes.variant or sources.get(i) is not None]
     if not floating:
         return [None] * len(op.inputs)
+    list_grads = [(m, grad) for m, grad in enumerate(grads[count:count + len(record.lists)]) if grad is not None]
     specs = [TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype.base_dtype)
              for x, y in zip(x0, op.outputs)]
     dy_specs = [TensorSpec(sources[i].get_attr("shape"), sources[i].get_attr("dtype")) if i in sources else specs[i]
@@ -317,7 +320,12 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     with backward.as_default():
         j, bound, total = (constant_ops.placeholder(dtypes.int32, [], name="placeholder") for _ in range(3))
         dys = [constant_ops.placeholder(s.dtype, s.shape, name="placeholder") for s in dy_specs]
-        dxs = gradients.gradients([ys[i] for i in floating], [xs[i] for i in floating], grad_ys=dys,
+        dlists = [constant_ops.placeholder(dtypes.variant, [], name="placeholder") for _ in list_grads]
+        pops = [list_ops.tensor_list_pop_back(dlist, record.specs[m].dtype, record.specs[m].shape)
+                for dlist, (m, _) in zip(dlists, list_grads)]
+        pushed = [xs[-1 - k] if k < 0 else ops[k].outputs[j] for k, j in (record.pushed[m] for m, _ in list_grads)]
+        dxs = gradients.gradients([ys[i] for i in floating] + pushed, [xs[i] for i in floating],
+                                  grad_ys=dys + [element for _, element in pops],
                                   name=def_function.gradients_scope(outer))
         new = [fill_ops.zeros_like(dy) if dx is None else convert_to_tensor(dx) for dy, dx in zip(dys, dxs)]
         new = [backward.capture(t) if t.graph is forward else t for t in new]
@@ -328,8 +336,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
         extras = sorted([(a, rest) for _, _, a, rest in backward.accumulators] +
                         [(p, p) for _, p in backward.captures], key=lambda pair: pair[0].op._id)
         outer_of = {p.op: t for t, p in backward.captures}
-        backward.inputs = [j, bound, total] + dys + [a for a, _ in extras]
-        results = [j + 1, bound, total] + new + [r for _, r in extras]
+        backward.inputs = [j, bound, total] + dys + dlists + [a for a, _ in extras]
+        results = [j + 1, bound, total] + new + [rest for rest, _ in pops] + [r for _, r in extras]
         backward.outputs = [manipulation_ops.identity(t) for t in results]
     for index_in_body, inner in enumerate(ops):
         if inner in _REWRITES and _REWRITES[inner].lists:
@@ -341,13 +349,14 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     values = [known[accumulated[a]] if a in accumulated else outer_of[a.op] for a, _ in extras]
     iterations = op.outputs[0] if built else list_ops.TensorListLength(record.lists[0])
     def_function.add_to_library(backward, name, outer)
-    loop_specs = [index] * 3 + dy_specs + [TensorSpec(t.shape, t.dtype.base_dtype) for t in values]
+    loop_specs = [index] * 3 + dy_specs + [TensorSpec([], dtypes.variant)] * len(list_grads) + \
+        [TensorSpec(t.shape, t.dtype.base_dtype) for t in values]
     cond = _library_function(lambda j, n, total, *rest: [less(j, total)], loop_specs)
     initial = [convert_to_tensor(grads[i]) if grads[i] is not None else control_flow_ops.zeros_for_resource(x0[i])
                if i in sources else fill_ops.zeros_like(op.outputs[i]) for i in floating]
     bound = x0[1] if count > 1 and x0[1].dtype == dtypes.int32 else constant_ops.constant(-1)
     loop = (While if def_function.is_stateful(backward) else StatelessWhile)(
-        [counter, bound, iterations] + initial + values, cond=cond, body=name,
+        [counter, bound, iterations] + initial + [g for _, g in list_grads] + values, cond=cond, body=name,
         name=f"{op.name}_grad")
     loop = [manipulation_ops.identity(t) for t in loop]
     by_input = dict(zip(floating, loop[3:]))

@@ -388,3 +388,34 @@ def test_sparse_tensors_through_cond_switch_case_and_while_as_tf():
     with tf.Session() as sess:
         values = sess.run([c.values, s.values, w[1].values, tf.sparse.to_dense(w[1])], {x: [1.0, 2.0]})
     assert [v.tolist() for v in values] == [[5.0], [3.0, 6.0], [4.0, 8.0], [4.0, 8.0]]
+
+
+def test_second_derivatives_through_a_while_loop_and_hessians_are_tfs():
+    """The gradient of a While gradient reaches the forward values through their accumulators (TF 2.21:
+    d2(x**3)/dx2 at 2 is 12), and tf.hessians, whose loop differentiates outer tensors, works."""
+    x = tf.constant(2.0)
+    a = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x), [0, tf.constant(1.0)])[1]
+    g = tf.gradients(a, x)[0]
+    z = tf.constant(1.5)
+    out = tf.while_loop(lambda i, a, b: i < 4, lambda i, a, b: (i + 1, a * z + b, b * z),
+                        [0, tf.constant(1.0), tf.constant(2.0)])
+    g1 = tf.gradients(out[1], z)[0]
+    y = tf.constant([1.0, 2.0])
+    first = [a, g, tf.gradients(g, x)[0], tf.hessians(a, x)[0]]
+    second = [g1, tf.gradients(g1, z)[0]]
+    hessian = tf.hessians(tf.reduce_sum(y ** 3), y)[0]
+    with tf.Session() as s:
+        assert s.run(first) == [8.0, 12.0, 12.0, 12.0]
+        np.testing.assert_allclose(s.run(second), [67.5, 99.0], rtol=1e-6)
+        np.testing.assert_array_equal(s.run(hessian), [[6.0, 0.0], [0.0, 12.0]])
+
+
+def test_gradients_built_in_a_loop_body_or_branch_reach_outer_tensors_through_captures():
+    x = tf.constant([1.0, 2.0, 3.0])
+    y = tf.reduce_sum(tf.sin(x) * [0.5, -1.0, 2.0])
+    r = tf.while_loop(lambda i, a: i < 3,
+                      lambda i, a: (i + 1, a + tf.gradients(y * tf.cast(i, tf.float32), x)[0]), [0, tf.zeros([3])])[1]
+    c = tf.cond(tf.constant(True), lambda: tf.gradients(y, x)[0], lambda: tf.zeros([3]))
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(r), 3 * np.cos([1.0, 2.0, 3.0]) * [0.5, -1.0, 2.0], rtol=1e-5)
+        np.testing.assert_allclose(s.run(c), np.cos([1.0, 2.0, 3.0]) * [0.5, -1.0, 2.0], rtol=1e-6)
