@@ -69,7 +69,8 @@ def _resize_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     if size.dims[0].value not in (None, 2):
         raise ValueError(f"Dimension must be 2 but is {size.dims[0].value}")
     value = ctx.input_value(1)
-    height, width = (None, None) if value is None else (int(value[0]), int(value[1]))
+    # a negative size is an unknown dimension here (TF's MakeDim), rejected by the kernel at run time
+    height, width = (None, None) if value is None else (int(v) if v >= 0 else None for v in value[:2])
     return [tensor_shape.TensorShape([images.dims[0], height, width, images.dims[3]])]
 
 

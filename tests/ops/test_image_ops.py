@@ -92,6 +92,10 @@ def test_resize_shapes_and_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match="output dimensions must be positive") as error:
         _run(resized, feed={size: [0, 2]})
     assert error.value.node_def.name == resized.op.name
+    negative = tf.image.resize_bilinear(_IMAGE, [-1, 2])  # TF: an unknown dimension, rejected at run time
+    assert negative.shape.as_list() == [1, None, 2, 1]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="output dimensions must be positive"):
+        _run(negative)
     with pytest.raises(tf.errors.InvalidArgumentError, match="input image must be of non-zero size"):
         _run(tf.image.resize_area(np.zeros((1, 0, 4, 1), np.float32), size), feed={size: [2, 2]})
     with pytest.raises(tf.errors.InvalidArgumentError, match="image must have at least one channel"):
