@@ -1080,4 +1080,8 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
         if "->" not in equation:
             letters = [c for c in equation if c.isalpha()]
             equation += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        lhs, rhs = equation.split("->", 1)
+        for label in rhs:  # TF's Python parse rejects these before building the op
+            if label.isalpha() and label not in lhs:
+                raise ValueError(f"Output subscripts contain the label {label} not present in the input subscripts.")
         return Einsum(list(inputs), equation=equation)

@@ -1248,7 +1248,7 @@ def max_pool_with_argmax(input: Any, ksize: Any, strides: Any, padding: Any,  # 
                          output_dtype: Any = None, include_batch_in_index: bool = False) -> Any:
     """(the max pool of an NHWC input, the flattened input index of each maximum), as a namedtuple."""
     if data_format != "NHWC":
-        raise ValueError(f"`data_format` values other  than 'NHWC' not supported. Received: data_format={data_format}")
+        raise ValueError(f"`data_format` values other  than 'NHWC' are not supported. Received: data_format={data_format}")
     Targmax = _deprecated_alias("output_dtype", output_dtype, "Targmax", Targmax)  # noqa: N806
     outputs = MaxPoolWithArgmax(input, ksize=ksize, strides=strides, padding=padding,
                                 Targmax=dtypes.int64 if Targmax is None else Targmax,

@@ -301,3 +301,11 @@ def test_complex_decompositions():
     check_op(lambda g: [tf.linalg.logdet(g), tf.linalg.eigvalsh(g)], [gram],
              [np.linalg.slogdet(gram)[1], np.linalg.eigvalsh(gram).astype(np.complex64)],
              rtol=1e-5, atol=1e-6)
+
+
+def test_einsum_output_label_missing_from_inputs():
+    with tf.Graph().as_default() as graph:
+        with pytest.raises(ValueError, match="^Output subscripts contain the label k not present in the input "
+                                             "subscripts.$"):
+            tf.einsum("ij->ijk", tf.zeros([2, 3]))
+        assert not [op for op in graph.get_operations() if op.type == "Einsum"]
