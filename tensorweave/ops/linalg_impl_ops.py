@@ -42,7 +42,14 @@ from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
 from tensorweave.ops.scatter_ops import scatter_nd
 from tensorweave.ops.sequence_ops import range as tf_range
 from tensorweave.ops.shape_helpers import with_rank, with_rank_at_least
-from tensorweave.ops.shape_ops import broadcast_dynamic_shape, broadcast_to, expand_dims, reshape, shape, squeeze
+from tensorweave.ops.shape_ops import (
+    broadcast_dynamic_shape,
+    broadcast_to,
+    expand_dims,
+    reshape,
+    shape,
+    squeeze,
+)
 from tensorweave.platform.tf_export import tf_export
 
 # -- MatrixSquareRoot, MatrixLogarithm ----------------------------------------------------------------------
