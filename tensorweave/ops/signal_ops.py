@@ -64,7 +64,9 @@ def _frame_shape(signal: Tensor, frame_length: Tensor, frame_step: Tensor, pad_e
     dims = signal.shape.as_list()
     length, step, samples = _static_int(frame_length), _static_int(frame_step), dims[axis]
     frames = None
-    if samples is not None and step is not None:
+    if samples is not None and step == 0:  # TF's NumPy division gives 0 frames; the kernels then fail
+        frames = 0 if pad_end or length is not None else None
+    elif samples is not None and step is not None:
         if pad_end:
             frames = max(0, -(-samples // step))
         elif length is not None:

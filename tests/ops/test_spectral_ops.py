@@ -258,3 +258,12 @@ def test_fftshift_matches_numpy():
     check_op(tf.signal.ifftshift, [x], np.fft.ifftshift(x))
     check_op(lambda t: tf.signal.fftshift(t, axes=0), [x], np.fft.fftshift(x, axes=0))
     check_op(lambda t: tf.signal.ifftshift(t, axes=[-1, 0]), [x], np.fft.ifftshift(x, axes=(-1, 0)))
+
+
+def test_frame_step_zero_builds_and_fails_at_run_time():
+    """TF infers 0 frames (NumPy's integer division by zero) and its FloorDiv kernel then fails."""
+    with tf.Graph().as_default():
+        frames = tf.signal.frame(np.arange(16, dtype=np.float32), 3, 0)
+        assert frames.shape.as_list() == [0, 3]
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+            sess.run(frames)
