@@ -23,7 +23,16 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import random_ops, shape_helpers, shape_ops
+from tensorweave.ops import (
+    elementwise_ops,
+    fill_ops,
+    manipulation_ops,
+    random_ops,
+    sequence_ops,
+    shape_helpers,
+    shape_ops,
+)
+from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.platform.tf_export import tf_export
 
@@ -482,15 +491,42 @@ def non_max_suppression_padded(boxes: Any, scores: Any, max_output_size: Any, io
                                name: str | None = None, sorted_input: bool = False,
                                canonicalized_coordinates: bool = False, tile_size: int = 512
                                ) -> tuple[Tensor, Tensor]:
-    """The kept indices, padded with zeros to `max_output_size` when asked, and how many are valid."""
-    boxes = convert_to_tensor(boxes, name="boxes")
-    if boxes.shape.ndims != 2 or sorted_input or canonicalized_coordinates:
-        raise NotImplementedError("non_max_suppression_padded: only 2-D boxes, unsorted and not canonicalized "
-                                  "(TF's NonMaxSuppressionV4 path), are supported")
+    """The kept indices, padded with zeros to `max_output_size` when asked, and how many are valid. TF's tiled
+    algorithm keeps what greedy suppression keeps: NonMaxSuppressionV4 here, per batch member of batched boxes,
+    over the given order for `sorted_input` (canonicalized coordinates change nothing for canonical boxes)."""
     with name_scope(name, "non_max_suppression_padded"):
+        boxes = convert_to_tensor(boxes, name="boxes")
+        scores = convert_to_tensor(scores, name="scores")
+        if not pad_to_max_output_size and boxes.shape.ndims is not None and boxes.shape.ndims > 2:
+            raise ValueError(f"'pad_to_max_output_size' (value {pad_to_max_output_size}) must be True for batched "
+                             "input")
         iou, score = _thresholds(iou_threshold, score_threshold)
-        return tuple(NonMaxSuppressionV4(boxes, scores, max_output_size, iou, score,
-                                         pad_to_max_output_size=pad_to_max_output_size))
+        if boxes.shape.ndims == 2:
+            return _padded_nms(boxes, scores, max_output_size, iou, score, pad_to_max_output_size, sorted_input)
+        batch = boxes.shape[:-2]
+        if boxes.shape.ndims is None or not batch.is_fully_defined():
+            raise NotImplementedError("non_max_suppression_padded: batched boxes need a static batch shape in "
+                                      "tensorweave")
+        count = batch.num_elements()
+        flat_boxes = manipulation_ops.unstack(shape_ops.reshape(boxes, [count, -1, 4]), num=count)
+        flat_scores = manipulation_ops.unstack(shape_ops.reshape(scores, [count, -1]), num=count)
+        kept = [_padded_nms(b, s, max_output_size, iou, score, True, sorted_input)
+                for b, s in zip(flat_boxes, flat_scores)]
+        size = convert_to_tensor(max_output_size, dtypes.int32)
+        indices = shape_ops.reshape(manipulation_ops.stack([k[0] for k in kept]),
+                                    manipulation_ops.concat([batch.as_list(), shape_ops.expand_dims(size, 0)], 0))
+        return indices, shape_ops.reshape(manipulation_ops.stack([k[1] for k in kept]), batch.as_list())
+
+
+def _padded_nms(boxes: Tensor, scores: Tensor, max_output_size: Any, iou: Tensor, score: Tensor, pad: bool,
+                sorted_input: bool) -> tuple[Tensor, Tensor]:
+    if sorted_input:  # keep the given order: descending stand-in scores, -1 where the real score is too low
+        count = shape_ops.shape(scores)[0]
+        rank = cast(count - sequence_ops.range(count), scores.dtype)
+        scores = elementwise_ops.where_v2(elementwise_ops.greater(scores, cast(score, scores.dtype)),
+                                          rank, -fill_ops.ones_like(scores))
+        score = convert_to_tensor(0.0, score.dtype)
+    return tuple(NonMaxSuppressionV4(boxes, scores, max_output_size, iou, score, pad_to_max_output_size=pad))
 
 
 @tf_export("image.non_max_suppression_overlaps")

@@ -233,3 +233,22 @@ def test_box_op_errors_are_tfs() -> None:
             for tensor, error, message in cases:
                 with pytest.raises(error, match=message):
                     sess.run(tensor)
+
+
+def test_padded_nms_sorted_input_and_batches_as_tf() -> None:
+    """sorted_input keeps greedy order as given; batched boxes run per member (values from TF 2.21)."""
+    boxes = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
+                      [0, 100, 1, 101]], np.float32)
+    scores = np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], np.float32)
+    with tf.Graph().as_default():
+        given_order = tf.image.non_max_suppression_padded(boxes, scores, 5, pad_to_max_output_size=True,
+                                                          sorted_input=True, score_threshold=0.55)
+        batched = tf.image.non_max_suppression_padded(np.stack([boxes, boxes[::-1]]), np.stack([scores, scores[::-1]]),
+                                                      4, pad_to_max_output_size=True)
+        assert batched[0].shape.as_list() == [2, 4] and batched[1].shape.as_list() == [2]
+        with pytest.raises(ValueError, match="'pad_to_max_output_size' \\(value False\\) must be True for batched"):
+            tf.image.non_max_suppression_padded(np.stack([boxes]), np.stack([scores]), 4)
+        with tf.Session() as sess:
+            (order, order_count), (batch, batch_count) = sess.run([given_order, batched])
+    assert order.tolist() == [0, 3, 0, 0, 0] and order_count == 2
+    assert batch.tolist() == [[3, 0, 5, 0], [2, 5, 0, 0]] and batch_count.tolist() == [3, 3]
