@@ -411,8 +411,8 @@ def sparse_concat(axis: Any, sp_inputs: Any, name: str | None = None, expand_non
         columns = list(zip(*[s.as_list() for s in static]))  # and the sum along `axis`
         dims = [_first_largest(c) for c in columns] if expand_nonconcat_dim else static[0].as_list()
         dims[axis] = None if None in columns[axis] else sum(columns[axis])
-    if all(s.is_fully_defined() for s in static):
-        return SparseTensor(indices, values, dims)
+    if all(s.is_fully_defined() for s in static):  # TF converts the shape first: a Const outside the SparseTensor
+        return SparseTensor(indices, values, convert_to_tensor(dims, dtype=dtypes.int64))
     result = SparseTensor(indices, values, output_shape)
     result.set_shape(dims)
     return result
@@ -1199,7 +1199,7 @@ def sparse_eye(num_rows: Any, num_columns: Any = None, dtype: Any = dtypes.float
         diag_range = sequence_ops.range(diag_size, dtype=dtypes.int64)
         return SparseTensor(indices=manipulation_ops.stack([diag_range, diag_range], axis=1),
                             values=fill_ops.ones(diag_size, dtype=dtype),
-                            dense_shape=manipulation_ops.stack([num_rows, num_columns]))
+                            dense_shape=[num_rows, num_columns])
 
 
 @tf_export("sparse.from_dense")

@@ -448,3 +448,11 @@ def test_unsorted_operands_as_tfs_kernels_take_them():
     walked = [[0, 0], [0, 1], [1, 0], [0, 1], [0, 0], [1, 1]]
     assert maximum.indices.tolist() == walked and minimum.indices.tolist() == walked
     assert maximum.values.tolist() == [0, 5, 1, 2, 3, 0] and minimum.values.tolist() == [-1, 0, 0, 0, 0, -2]
+
+
+def test_concat_and_eye_dense_shapes_are_named_as_tf():
+    with tf.Graph().as_default():
+        a = tf.SparseTensor([[0, 0]], [1.0], [2, 3])
+        assert tf.sparse.concat(1, [a, a]).dense_shape.op.name == "Const"
+        eye = tf.sparse.eye(3, 2)
+        assert (eye.dense_shape.op.name, eye.dense_shape.op.type) == ("eye/SparseTensor/dense_shape", "Pack")
