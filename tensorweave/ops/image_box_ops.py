@@ -706,6 +706,9 @@ def _generate_bounding_box_proposals(ctx: OpKernelContext, scores: Any, bbox_del
 
 
 NotDifferentiable("GenerateBoundingBoxProposals")
+for _op_type in ("DrawBoundingBoxes", "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2", "ExtractGlimpse",
+                 "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionWithOverlaps"):
+    NotDifferentiable(_op_type)  # as TF declares them (its later versions of these ops have no gradient at all)
 
 
 @tf_export("image.generate_bounding_box_proposals")
