@@ -23,7 +23,16 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import random_ops, shape_helpers, shape_ops
+from tensorweave.ops import (
+    elementwise_ops,
+    fill_ops,
+    manipulation_ops,
+    random_ops,
+    sequence_ops,
+    shape_helpers,
+    shape_ops,
+)
+from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.platform.tf_export import tf_export
 
@@ -50,7 +59,7 @@ def _boxes_shape(ctx: InferenceContext, boxes: int, box_ind: int) -> tensor_shap
     boxes_shape = shape_helpers.with_rank(ctx.input_shape(boxes), 2)
     box_ind_shape = shape_helpers.with_rank(ctx.input_shape(box_ind), 1)
     shape_helpers.with_value(boxes_shape.dims[1], 4)
-    return boxes_shape.dims[0].merge_with(box_ind_shape.dims[0])
+    return shape_helpers.merge_dim(boxes_shape.dims[0], box_ind_shape.dims[0])
 
 
 @CropAndResize.shape
@@ -59,7 +68,7 @@ def _crop_and_resize_shape(ctx: InferenceContext) -> list[_Shape]:
     num_boxes = _boxes_shape(ctx, 1, 2)
     shape_helpers.with_value(shape_helpers.with_rank(ctx.input_shape(3), 1).dims[0], 2)
     crop = ctx.input_value(3)
-    crop_dims = [None, None] if crop is None else [int(d) for d in crop]
+    crop_dims = [None, None] if crop is None else [int(d) if d >= 0 else None for d in crop]  # TF's MakeDim
     return [_Shape([num_boxes, *crop_dims, image.dims[3]])]
 
 
@@ -80,7 +89,7 @@ def _check_boxes(ctx: OpKernelContext, boxes: np.ndarray, box_ind: np.ndarray, b
     if box_ind.shape != (boxes.shape[0],):
         raise invalid_argument(ctx, "box_index has incompatible shape")
     if np.any((box_ind < 0) | (box_ind >= batch)):
-        raise invalid_argument(ctx, "box_index has values outside [0, batch_size)")
+        raise errors.OutOfRangeError(ctx.node_def, None, "box_index has values outside [0, batch_size)")
 
 
 def _sample_points(boxes: np.ndarray, size: int, extent: int, lo: int, hi: int) -> tuple[np.ndarray, ...]:
@@ -281,9 +290,9 @@ def _nms_input_shapes(ctx: InferenceContext, square: bool = False) -> None:
     boxes = shape_helpers.with_rank(ctx.input_shape(0), 2)
     scores = shape_helpers.with_rank(ctx.input_shape(1), 1)
     shape_helpers.with_rank(ctx.input_shape(2), 0)
-    boxes.dims[0].merge_with(scores.dims[0])
+    shape_helpers.merge_dim(boxes.dims[0], scores.dims[0])
     if square:
-        boxes.dims[0].merge_with(boxes.dims[1])
+        shape_helpers.merge_dim(boxes.dims[0], boxes.dims[1])
     else:
         shape_helpers.with_value(boxes.dims[1], 4)
     for index in range(3, ctx.num_inputs):
@@ -383,7 +392,7 @@ def _check_nms(ctx: OpKernelContext, boxes: np.ndarray, scores: np.ndarray, max_
     if scores.shape[0] != boxes.shape[0]:
         raise invalid_argument(ctx, f"scores has incompatible shape{tensor_shape.shape_string(scores.shape)}")
     if int(max_output_size) < 0:
-        raise invalid_argument(ctx, "max_output_size must be non-negative")
+        raise invalid_argument(ctx, "output size must be non-negative")
     return int(max_output_size)
 
 
@@ -391,7 +400,7 @@ def _box_nms(ctx: OpKernelContext, boxes: Any, scores: Any, max_output_size: Any
              score_threshold: Any = -np.inf, soft_nms_sigma: Any = 0.0) -> tuple[np.ndarray, np.ndarray]:
     limit = _check_nms(ctx, boxes, scores, max_output_size, iou_threshold)
     if float(soft_nms_sigma) < 0:
-        raise invalid_argument(ctx, "soft_nms_sigma must be non-negative")
+        raise invalid_argument(ctx, "soft_nms_sigma_val must be >= 0")
     boxes = boxes.astype(np.float32)
     return _greedy_nms(lambda i, others: _iou(boxes, i, others), scores, limit, np.float32(iou_threshold),
                        np.float32(score_threshold), float(soft_nms_sigma))
@@ -444,7 +453,7 @@ def _nms_overlaps(ctx: OpKernelContext, overlaps: Any, scores: Any, max_output_s
     if scores.shape != (overlaps.shape[0],):
         raise invalid_argument(ctx, f"scores has incompatible shape{tensor_shape.shape_string(scores.shape)}")
     if int(max_output_size) < 0:
-        raise invalid_argument(ctx, "max_output_size must be non-negative")
+        raise invalid_argument(ctx, "output size must be non-negative")
     return _greedy_nms(lambda i, others: overlaps[i, others], scores, int(max_output_size),
                        np.float32(overlap_threshold), np.float32(score_threshold))[0]
 
@@ -482,15 +491,42 @@ def non_max_suppression_padded(boxes: Any, scores: Any, max_output_size: Any, io
                                name: str | None = None, sorted_input: bool = False,
                                canonicalized_coordinates: bool = False, tile_size: int = 512
                                ) -> tuple[Tensor, Tensor]:
-    """The kept indices, padded with zeros to `max_output_size` when asked, and how many are valid."""
-    boxes = convert_to_tensor(boxes, name="boxes")
-    if boxes.shape.ndims != 2 or sorted_input or canonicalized_coordinates:
-        raise NotImplementedError("non_max_suppression_padded: only 2-D boxes, unsorted and not canonicalized "
-                                  "(TF's NonMaxSuppressionV4 path), are supported")
+    """The kept indices, padded with zeros to `max_output_size` when asked, and how many are valid. TF's tiled
+    algorithm keeps what greedy suppression keeps: NonMaxSuppressionV4 here, per batch member of batched boxes,
+    over the given order for `sorted_input` (canonicalized coordinates change nothing for canonical boxes)."""
     with name_scope(name, "non_max_suppression_padded"):
+        boxes = convert_to_tensor(boxes, name="boxes")
+        scores = convert_to_tensor(scores, name="scores")
+        if not pad_to_max_output_size and boxes.shape.ndims is not None and boxes.shape.ndims > 2:
+            raise ValueError(f"'pad_to_max_output_size' (value {pad_to_max_output_size}) must be True for batched "
+                             "input")
         iou, score = _thresholds(iou_threshold, score_threshold)
-        return tuple(NonMaxSuppressionV4(boxes, scores, max_output_size, iou, score,
-                                         pad_to_max_output_size=pad_to_max_output_size))
+        if boxes.shape.ndims == 2:
+            return _padded_nms(boxes, scores, max_output_size, iou, score, pad_to_max_output_size, sorted_input)
+        batch = boxes.shape[:-2]
+        if boxes.shape.ndims is None or not batch.is_fully_defined():
+            raise NotImplementedError("non_max_suppression_padded: batched boxes need a static batch shape in "
+                                      "tensorweave")
+        count = batch.num_elements()
+        flat_boxes = manipulation_ops.unstack(shape_ops.reshape(boxes, [count, -1, 4]), num=count)
+        flat_scores = manipulation_ops.unstack(shape_ops.reshape(scores, [count, -1]), num=count)
+        kept = [_padded_nms(b, s, max_output_size, iou, score, True, sorted_input)
+                for b, s in zip(flat_boxes, flat_scores)]
+        size = convert_to_tensor(max_output_size, dtypes.int32)
+        indices = shape_ops.reshape(manipulation_ops.stack([k[0] for k in kept]),
+                                    manipulation_ops.concat([batch.as_list(), shape_ops.expand_dims(size, 0)], 0))
+        return indices, shape_ops.reshape(manipulation_ops.stack([k[1] for k in kept]), batch.as_list())
+
+
+def _padded_nms(boxes: Tensor, scores: Tensor, max_output_size: Any, iou: Tensor, score: Tensor, pad: bool,
+                sorted_input: bool) -> tuple[Tensor, Tensor]:
+    if sorted_input:  # keep the given order: descending stand-in scores, -1 where the real score is too low
+        count = shape_ops.shape(scores)[0]
+        rank = cast(count - sequence_ops.range(count), scores.dtype)
+        scores = elementwise_ops.where_v2(elementwise_ops.greater(scores, cast(score, scores.dtype)),
+                                          rank, -fill_ops.ones_like(scores))
+        score = convert_to_tensor(0.0, score.dtype)
+    return tuple(NonMaxSuppressionV4(boxes, scores, max_output_size, iou, score, pad_to_max_output_size=pad))
 
 
 @tf_export("image.non_max_suppression_overlaps")
@@ -517,8 +553,8 @@ def _combined_nms_shape(ctx: InferenceContext) -> list[_Shape]:
     scores = shape_helpers.with_rank(ctx.input_shape(1), 3)
     for index in range(2, 6):
         shape_helpers.with_rank(ctx.input_shape(index), 0)
-    batch = boxes.dims[0].merge_with(scores.dims[0])
-    boxes.dims[1].merge_with(scores.dims[1])
+    batch = shape_helpers.merge_dim(boxes.dims[0], scores.dims[0])
+    shape_helpers.merge_dim(boxes.dims[1], scores.dims[1])
     shape_helpers.with_value(boxes.dims[3], 4)
     per_class, total = ctx.input_value(2), ctx.input_value(3)
     size = None
@@ -670,6 +706,9 @@ def _generate_bounding_box_proposals(ctx: OpKernelContext, scores: Any, bbox_del
 
 
 NotDifferentiable("GenerateBoundingBoxProposals")
+for _op_type in ("DrawBoundingBoxes", "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2", "ExtractGlimpse",
+                 "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionWithOverlaps"):
+    NotDifferentiable(_op_type)  # as TF declares them (its later versions of these ops have no gradient at all)
 
 
 @tf_export("image.generate_bounding_box_proposals")
@@ -696,8 +735,8 @@ _DEFAULT_COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 
 def _draw_bounding_boxes_shape(ctx: InferenceContext) -> list[_Shape]:
     images = shape_helpers.with_rank(ctx.input_shape(0), 4)
     if images.dims[3].value not in (None, 1, 3, 4):
-        raise ValueError(f"Dimension must be 1, 3 or 4 but is {images.dims[3].value}")
-    return [images]
+        raise ValueError("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
+    return [ctx.input_shape(0)]
 
 
 def _line_pixels(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -713,14 +752,19 @@ def _draw(ctx: OpKernelContext, images: np.ndarray, boxes: np.ndarray, colors: n
     batch, height, width, depth = images.shape
     if depth not in (1, 3, 4):
         raise invalid_argument(ctx, "Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
-    if boxes.ndim != 3 or boxes.shape[0] != batch or boxes.shape[2] != 4:
+    if boxes.ndim != 3:
         raise invalid_argument(ctx, f"boxes must be 3-D[batch, num_boxes, 4]{tensor_shape.shape_string(boxes.shape)}")
+    if boxes.shape[2] != 4:
+        raise invalid_argument(ctx, f"The size of the third dimension of the box must be 4. Received: {boxes.shape[2]}")
+    if boxes.shape[0] != batch:
+        raise invalid_argument(ctx, "The batch sizes should be the same")
     if colors.size == 0:
         colors = _DEFAULT_COLORS.copy()
         if depth == 1:  # grey images: every box white
             colors[:, 0] = 1
     elif colors.ndim != 2 or colors.shape[1] < depth:
-        raise invalid_argument(ctx, "Color array must have at least as many columns as the image depth")
+        raise invalid_argument(ctx, "colors must have equal or more channels than the image provided: "
+                                    f"{tensor_shape.shape_string(colors.shape)}")
     out = images.copy()
     num_boxes = boxes.shape[1]
     b = np.repeat(np.arange(batch), num_boxes)
@@ -787,7 +831,7 @@ def _extract_glimpse_shape(ctx: InferenceContext) -> list[_Shape]:
     images = shape_helpers.with_rank(ctx.input_shape(0), 4)
     shape_helpers.with_value(shape_helpers.with_rank(ctx.input_shape(1), 1).dims[0], 2)
     offsets = shape_helpers.with_rank(ctx.input_shape(2), 2)
-    batch = images.dims[0].merge_with(offsets.dims[0])
+    batch = shape_helpers.merge_dim(images.dims[0], offsets.dims[0])
     shape_helpers.with_value(offsets.dims[1], 2)
     if ctx.attr("uniform_noise") and ctx.attr("noise") not in (b"", b"uniform", "", "uniform"):
         raise ValueError("The uniform_noise should not be True when noise is not uniform")
@@ -799,8 +843,8 @@ def _extract_glimpse_shape(ctx: InferenceContext) -> list[_Shape]:
 def _glimpse(ctx: OpKernelContext, images: np.ndarray, size: Any, offsets: np.ndarray, centered: bool,
              normalized: bool, uniform_noise: bool, noise: bytes, version: int) -> np.ndarray:
     """Each image's window of `size` at its offset, truncated to whole pixels; outside the image, noise. The
-    offset names the window's centre in version 1; in version 2 only when centered and normalized, else its
-    top-left corner (TF's two kernels)."""
+    offset names the window's centre in version 1 (where a centered offset is halved even in pixels); in version 2
+    only when centered and normalized, else its top-left corner (TF's two kernels)."""
     if np.shape(size) != (2,):
         raise invalid_argument(ctx, f"input must be a vector of size 2 (height, width){np.shape(size)}")
     if offsets.shape != (images.shape[0], 2):
@@ -810,8 +854,8 @@ def _glimpse(ctx: OpKernelContext, images: np.ndarray, size: Any, offsets: np.nd
     y, x = offsets[:, 0].astype(np.float32), offsets[:, 1].astype(np.float32)
     if normalized:
         y, x = y * np.float32(in_h), x * np.float32(in_w)
-        if centered:
-            y, x = y / np.float32(2) + np.float32(in_h / 2), x / np.float32(2) + np.float32(in_w / 2)
+    if centered and (normalized or version == 1):  # version 1 halves pixel offsets too
+        y, x = y / np.float32(2) + np.float32(in_h / 2), x / np.float32(2) + np.float32(in_w / 2)
     elif centered:
         y, x = y + np.float32(in_h / 2), x + np.float32(in_w / 2)
     if version == 1 or (centered and normalized):

@@ -69,7 +69,8 @@ def _resize_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     if size.dims[0].value not in (None, 2):
         raise ValueError(f"Dimension must be 2 but is {size.dims[0].value}")
     value = ctx.input_value(1)
-    height, width = (None, None) if value is None else (int(value[0]), int(value[1]))
+    # a negative size is an unknown dimension here (TF's MakeDim), rejected by the kernel at run time
+    height, width = (None, None) if value is None else (int(v) if v >= 0 else None for v in value[:2])
     return [tensor_shape.TensorShape([images.dims[0], height, width, images.dims[3]])]
 
 
@@ -387,11 +388,14 @@ def _check_at_least_3d(image: Tensor) -> None:
         raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {shape}")
 
 
-def _static_check(condition: Any, message: str) -> None:
-    """TF's `_assert`: a condition known now raises ValueError when false; one that is a tensor is not
-    asserted (the slice or pad that follows fails on bad values)."""
-    if not isinstance(condition, Tensor) and not condition:
+def _assert(condition: Any, message: str) -> list:
+    """TF's `_assert`: a condition known now raises ValueError when false; one that is a tensor becomes an
+    Assert op, for the caller to make the image depend on."""
+    if isinstance(condition, Tensor):
+        return [logging_ops.Assert_(condition, [message])]
+    if not condition:
         raise ValueError(message)
+    return []
 
 
 def _by_rank(image: Tensor, rank3: Any, rank4: Any) -> Tensor:
@@ -479,13 +483,13 @@ def crop_to_bounding_box(image: Any, offset_height: Any, offset_width: Any, targ
         image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
         _check_at_least_3d(image)
         batch, height, width, depth = _image_dimensions(image, rank=4)
-        _static_check(offset_width >= 0, "offset_width must be >= 0.")
-        _static_check(offset_height >= 0, "offset_height must be >= 0.")
-        _static_check(target_width > 0, "target_width must be > 0.")
-        _static_check(target_height > 0, "target_height must be > 0.")
-        _static_check(width >= target_width + offset_width, "width must be >= target + offset.")
-        _static_check(height >= target_height + offset_height, "height must be >= target + offset.")
-        image = control_flow_ops.with_dependencies([], image)
+        checks = (_assert(offset_width >= 0, "offset_width must be >= 0.")
+                  + _assert(offset_height >= 0, "offset_height must be >= 0.")
+                  + _assert(target_width > 0, "target_width must be > 0.")
+                  + _assert(target_height > 0, "target_height must be > 0.")
+                  + _assert(width >= target_width + offset_width, "width must be >= target + offset.")
+                  + _assert(height >= target_height + offset_height, "height must be >= target + offset."))
+        image = control_flow_ops.with_dependencies(checks, image)
         cropped = indexing_ops.slice(image, manipulation_ops.stack([0, offset_height, offset_width, 0]),
                                      manipulation_ops.stack([-1, target_height, target_width, -1]))
         cropped.set_shape([_static_or_none(d) for d in (batch, target_height, target_width, depth)])
@@ -502,11 +506,11 @@ def pad_to_bounding_box(image: Any, offset_height: Any, offset_width: Any, targe
         batch, height, width, depth = _image_dimensions(image, rank=4)
         after_padding_width = target_width - offset_width - width
         after_padding_height = target_height - offset_height - height
-        _static_check(offset_height >= 0, "offset_height must be >= 0")
-        _static_check(offset_width >= 0, "offset_width must be >= 0")
-        _static_check(after_padding_width >= 0, "width must be <= target - offset")
-        _static_check(after_padding_height >= 0, "height must be <= target - offset")
-        image = control_flow_ops.with_dependencies([], image)
+        checks = (_assert(offset_height >= 0, "offset_height must be >= 0")
+                  + _assert(offset_width >= 0, "offset_width must be >= 0")
+                  + _assert(after_padding_width >= 0, "width must be <= target - offset")
+                  + _assert(after_padding_height >= 0, "height must be <= target - offset"))
+        image = control_flow_ops.with_dependencies(checks, image)
         paddings = shape_ops.reshape(manipulation_ops.stack([0, 0, offset_height, after_padding_height, offset_width,
                                                              after_padding_width, 0, 0]), [4, 2])
         padded = manipulation_ops.pad(image, paddings)
@@ -528,9 +532,9 @@ def resize_image_with_crop_or_pad(image: Any, target_height: Any, target_width: 
     with name_scope(None, "resize_image_with_crop_or_pad", [image]):
         image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
         _check_at_least_3d(image)
-        _static_check(target_width > 0, "target_width must be > 0.")
-        _static_check(target_height > 0, "target_height must be > 0.")
-        image = control_flow_ops.with_dependencies([], image)
+        checks = _assert(target_width > 0, "target_width must be > 0.") + _assert(target_height > 0,
+                                                                                   "target_height must be > 0.")
+        image = control_flow_ops.with_dependencies(checks, image)
         _, height, width, _ = _image_dimensions(image, rank=4)
         width_diff = target_width - width
         height_diff = target_height - height
@@ -861,7 +865,9 @@ def adjust_gamma(image: Any, gamma: Any = 1, gain: Any = 1) -> Tensor:
     with name_scope(None, "adjust_gamma", [image, gamma, gain]):
         image = convert_to_tensor(image, name="image")
         float_image = _in_float(image)
-        _static_check(gamma >= 0, "Gamma should be a non-negative real number.")
+        checks = _assert(gamma >= 0, "Gamma should be a non-negative real number.")
+        if checks:
+            gamma = control_flow_ops.with_dependencies(checks, gamma)
         return convert_image_dtype(gain * float_image ** gamma, image.dtype, saturate=True)
 
 

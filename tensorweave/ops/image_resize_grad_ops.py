@@ -1,6 +1,6 @@
 """The gradients of the resize ops: ResizeBilinearGrad, ResizeNearestNeighborGrad and ResizeBicubicGrad, and
-the gradient functions of ResizeBilinear, ResizeNearestNeighbor and ResizeBicubic that use them (kept here,
-beside image_ops, which is at its size limit).
+the gradient functions of ResizeBilinear, ResizeNearestNeighbor and ResizeBicubic that use them; and RGBToHSV's
+gradient (all kept here, beside image_ops, which is at its size limit).
 
 Each resize is separable and linear: per image and channel, out = Ah @ in @ Aw.T with Ah [out_h, in_h] and
 Aw [out_w, in_w] the interpolation weights of the forward kernel's taps (image_ops' source coordinates, nearest
@@ -17,9 +17,11 @@ import numpy as np
 from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import image_ops, shape_helpers, shape_ops
+from tensorweave.ops import image_ops, manipulation_ops, shape_helpers, shape_ops
+from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.elementwise_ops import add, div_no_nan, logical_and
 from tensorweave.ops.image_ops import cubic_taps, nearest_index, source_coords
 from tensorweave.ops.kernel_helpers import invalid_argument
 
@@ -153,3 +155,46 @@ def _resize_bicubic_gradient(op: Any, grad: Tensor) -> list:
     if op.inputs[0].dtype.base_dtype.name not in ("float32", "float64"):
         return [None, None]
     return [ResizeBicubicGrad(grad, op.inputs[0], **_resize_attrs(op)), None]
+
+
+@image_ops.RGBToHSV.gradient
+def _rgb_to_hsv_gradient(op: Any, grad: Tensor) -> list:
+    """TF's piecewise partial derivatives of hue, saturation and value by each channel. The terms are the same
+    for red, green and blue taken cyclically (x, then y after it and z after that); a reciprocal of zero is
+    zero; the hue's are in turns, as the op's hue is."""
+    image, hsv = op.inputs[0], op.outputs[0]
+    dtype = image.dtype
+    r, g, b = (image[..., i] for i in range(3))
+    saturation, value = hsv[..., 1], hsv[..., 2]
+
+    def mask(condition: Tensor) -> Tensor:
+        return cast(condition, dtype)
+
+    def inverse(x: Tensor) -> Tensor:
+        return div_no_nan(cast(1.0, dtype), x)
+
+    # which channel is largest and smallest, ties broken as TF breaks them
+    biggest = {"r": mask(logical_and(r >= b, r >= g)), "g": mask(logical_and(g > r, g >= b)),
+               "b": mask(logical_and(b > r, b > g))}
+    smallest = {"r": mask(logical_and(r < b, r < g)), "g": mask(logical_and(g <= r, g < b)),
+                "b": mask(logical_and(b <= r, b <= g))}
+    channel = {"r": r, "g": g, "b": b}
+    positive = {name: mask(t > 0) for name, t in channel.items()}
+    parts = {"h": [], "s": [], "v": []}
+    for xn, yn, zn in (("r", "g", "b"), ("g", "b", "r"), ("b", "r", "g")):
+        x, y, z = channel[xn], channel[yn], channel[zn]
+        xb, yb, zb, xs, ys, zs = biggest[xn], biggest[yn], biggest[zn], smallest[xn], smallest[yn], smallest[zn]
+        parts["v"].append(xb)
+        parts["s"].append(positive[xn] * ((xb * (ys * y + zs * z)) * inverse(x * x) + xs * -1 * inverse(yb * y + zb * z)))
+        hue = (60 * (positive[xn] * xb * -1 * (y - z) * inverse(saturation * saturation) * inverse(value * value))
+               + 60 * (positive[yn] * yb * xs * (z - y) * inverse((x - y) * (x - y)))
+               + 60 * (positive[yn] * yb * zs * -1 * inverse(y - z))
+               + 60 * (positive[zn] * zb * xs * (z - y) * inverse((z - x) * (z - x)))
+               + 60 * (positive[zn] * zb * ys * inverse(z - y)))
+        parts["h"].append(hue / 360)
+    by = {key: manipulation_ops.stack([grad[..., i] * d for d in parts[key]], axis=-1)
+          for key, i in (("h", 0), ("s", 1), ("v", 2))}
+    return [add(add(by["v"], by["s"]), by["h"])]
+
+
+NotDifferentiable("HSVToRGB")

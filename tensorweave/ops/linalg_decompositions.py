@@ -315,8 +315,8 @@ def _matrix_triangular_solve_shape(ctx: InferenceContext) -> list[tensor_shape.T
 
 @MatrixTriangularSolve.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _matrix_triangular_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, lower: bool, adjoint: bool) -> Any:
-    """A solve with the triangle of `matrix` that `lower` names (the other is never read). A zero on the
-    diagonal is an error here; TF's back substitution returns infinities instead."""
+    """A solve with the triangle of `matrix` that `lower` names (the other is never read); with a zero on the
+    diagonal, TF's substitution's infinities and NaNs."""
     _check_square(ctx, matrix)
     _check_rhs(ctx, matrix, rhs)
     xp = ctx.xp
@@ -332,7 +332,17 @@ def _matrix_triangular_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, lower:
     try:
         return xp.linalg.solve(a, b).astype(rhs.dtype, copy=False)
     except np.linalg.LinAlgError:
-        raise invalid_argument(ctx, "Input matrix is not invertible.") from None
+        return _substitute(xp, a, b, lower != adjoint).astype(rhs.dtype, copy=False)
+
+
+def _substitute(xp: Any, a: Any, b: Any, lower: bool) -> Any:
+    """Forward (lower) or back substitution, row by row, dividing by zero where the diagonal holds one."""
+    x = xp.zeros(b.shape, np.result_type(a.dtype, b.dtype))
+    rows = range(a.shape[-1]) if lower else reversed(range(a.shape[-1]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in rows:
+            x[..., i, :] = (b[..., i, :] - xp.matmul(a[..., i:i + 1, :], x)[..., 0, :]) / a[..., i, i, None]
+    return x
 
 
 @MatrixTriangularSolve.gradient

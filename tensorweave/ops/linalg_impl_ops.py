@@ -42,7 +42,14 @@ from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
 from tensorweave.ops.scatter_ops import scatter_nd
 from tensorweave.ops.sequence_ops import range as tf_range
 from tensorweave.ops.shape_helpers import with_rank, with_rank_at_least
-from tensorweave.ops.shape_ops import broadcast_dynamic_shape, broadcast_to, expand_dims, reshape, shape
+from tensorweave.ops.shape_ops import (
+    broadcast_dynamic_shape,
+    broadcast_to,
+    expand_dims,
+    reshape,
+    shape,
+    squeeze,
+)
 from tensorweave.platform.tf_export import tf_export
 
 # -- MatrixSquareRoot, MatrixLogarithm ----------------------------------------------------------------------
@@ -69,6 +76,13 @@ def _matrix_square_root(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     x = input.astype(np.float32) if input.dtype == np.float16 else input
     with np.errstate(invalid="ignore"):
         root = _eig_function(x, lambda values: np.sqrt(values.astype(np.complex128)))
+        # TF's Schur method: a negative real eigenvalue of a real matrix, or two zero eigenvalues (0 / 0 in the
+        # triangular recurrence), make the whole root NaN
+        values = np.linalg.eigvals(x)
+        bad = np.sum(values == 0, axis=-1) >= 2
+        if not np.iscomplexobj(x):
+            bad |= np.any((values.imag == 0) & (values.real < 0), axis=-1)
+        root[bad] = np.nan
     return root.astype(input.dtype)
 
 
@@ -229,10 +243,25 @@ def _tridiagonal_solve(ctx: OpKernelContext, diagonals: Any, rhs: Any, partial_p
     if rhs.size == 0:
         return rhs.copy()
     matrix = _dense_tridiagonal(diagonals)
-    try:
-        return np.linalg.solve(matrix, rhs).astype(rhs.dtype)
-    except np.linalg.LinAlgError:
-        raise invalid_argument(ctx, "The matrix is not invertible.") from None
+    singular = np.zeros(matrix.shape[:-2], bool)
+    if not partial_pivoting:  # the Thomas algorithm fails on any zero pivot
+        pivot = diagonals[..., 1, 0]
+        singular |= pivot == 0
+        for i in range(1, diagonals.shape[-1]):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                pivot = diagonals[..., 1, i] - diagonals[..., 2, i] * diagonals[..., 0, i - 1] / pivot
+            singular |= pivot == 0
+    solution = np.full(rhs.shape, np.nan, rhs.dtype)
+    for index in np.ndindex(*matrix.shape[:-2]):
+        if singular[index]:
+            continue
+        try:
+            solution[index] = np.linalg.solve(matrix[index], rhs[index])
+        except np.linalg.LinAlgError:
+            if perturb_singular:
+                raise invalid_argument(ctx, "The matrix is not invertible.") from None
+    # TF's CPU kernel logs that a matrix is not invertible and leaves its solution NaN
+    return solution
 
 
 @TridiagonalSolve.gradient
@@ -274,12 +303,11 @@ def _compact_diagonals(diagonals: Any, diagonals_format: str) -> Tensor:
 @tf_export("linalg.tridiagonal_matmul")
 def tridiagonal_matmul(diagonals: Any, rhs: Any, diagonals_format: str = "compact",
                        name: str | None = None) -> Tensor:
-    """The product of tridiagonal matrices (given by their diagonals) and `rhs`."""
-    with name_scope(name, "tridiagonal_matmul", [diagonals, rhs]):
-        compact = _compact_diagonals(diagonals, diagonals_format)
-        rhs = convert_to_tensor(rhs, name="rhs")
-        superdiag, maindiag, subdiag = (expand_dims(compact[..., i, :], -2) for i in range(3))
-        return TridiagonalMatMul(superdiag, maindiag, subdiag, rhs)
+    """The product of tridiagonal matrices (given by their diagonals) and `rhs`; as TF, in no name scope."""
+    compact = _compact_diagonals(diagonals, diagonals_format)
+    rhs = convert_to_tensor(rhs, name="rhs")
+    superdiag, maindiag, subdiag = (expand_dims(compact[..., i, :], -2) for i in range(3))
+    return TridiagonalMatMul(superdiag, maindiag, subdiag, rhs, name=name)
 
 
 @tf_export("linalg.tridiagonal_solve")
@@ -287,25 +315,26 @@ def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact
                       conjugate_rhs: bool = False, name: str | None = None, partial_pivoting: bool = True,
                       perturb_singular: bool = False) -> Tensor:
     """Solutions x of A x = rhs for tridiagonal A given by its diagonals (`transpose_rhs`: rhs is [..., K, M])."""
-    with name_scope(name, "tridiagonal_solve", [diagonals, rhs]):
-        compact = _compact_diagonals(diagonals, diagonals_format)
-        rhs = convert_to_tensor(rhs, name="rhs")
-        _check_tridiagonal_ranks(compact.shape, rhs.shape)
-        diags_rank, rhs_rank = compact.shape.ndims, rhs.shape.ndims
-        is_vector = bool(rhs_rank and diags_rank and rhs_rank == diags_rank - 1)
-        if is_vector:  # TF ignores transpose_rhs for a vector
-            rhs = expand_dims(conj(rhs) if conjugate_rhs else rhs, -1)
-        elif transpose_rhs:
-            rhs = matrix_transpose(rhs, conjugate=conjugate_rhs)
-        elif conjugate_rhs:
-            rhs = conj(rhs)
-        lhs_size, rhs_size = compact.shape[-1:], rhs.shape[-2:-1]
-        if diags_rank and rhs.shape.ndims and lhs_size[0] is not None and rhs_size[0] is not None and \
-                lhs_size[0] != rhs_size[0]:
-            raise ValueError("Expected number of left-hand sided and right-hand sides to be equal, got "
-                             f"{lhs_size[0]} and {rhs_size[0]}")
-        result = TridiagonalSolve(compact, rhs, partial_pivoting=partial_pivoting, perturb_singular=perturb_singular)
-        return result[..., 0] if is_vector else result
+    if perturb_singular and not partial_pivoting:
+        raise ValueError("partial_pivoting must be True if perturb_singular is.")
+    compact = _compact_diagonals(diagonals, diagonals_format)
+    rhs = convert_to_tensor(rhs, name="rhs")
+    _check_tridiagonal_ranks(compact.shape, rhs.shape)
+    is_vector = None not in (rhs.shape.ndims, compact.shape.ndims) and rhs.shape.ndims == compact.shape.ndims - 1
+    if is_vector:  # TF ignores transpose_rhs for a vector
+        rhs = expand_dims(conj(rhs) if conjugate_rhs else rhs, -1)
+    elif transpose_rhs:
+        rhs = matrix_transpose(rhs, conjugate=conjugate_rhs)
+    elif conjugate_rhs:
+        rhs = conj(rhs)
+    lhs_size, rhs_size = compact.shape[-1:], rhs.shape[-2:-1]
+    if compact.shape.ndims and rhs.shape.ndims and lhs_size[0] is not None and rhs_size[0] is not None and \
+            lhs_size[0] != rhs_size[0]:
+        raise ValueError("Expected number of left-hand sided and right-hand sides to be equal, got "
+                         f"{lhs_size[0]} and {rhs_size[0]}")
+    result = TridiagonalSolve(compact, rhs, partial_pivoting=partial_pivoting, perturb_singular=perturb_singular,
+                              name=name)
+    return squeeze(result, -1) if is_vector else result
 
 
 def _check_tridiagonal_ranks(diagonals: Any, rhs: Any) -> None:
@@ -383,6 +412,8 @@ def pinv(a: Any, rcond: Any = None, validate_args: bool = False, name: str | Non
     (by default 10 * max(rows, cols) * eps)."""
     with name_scope(name or "pinv", values=[a, rcond]):
         a = convert_to_tensor(a, name="a")
+        if not a.dtype.is_floating:
+            raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
         dtype = a.dtype.as_numpy_dtype
         if rcond is None:
             rows, cols = (a.shape.as_list()[i] if a.shape.ndims else None for i in (-2, -1))

@@ -558,7 +558,7 @@ def _matrix_diag_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
         return [tensor_shape.unknown_shape()]
     lo, hi = k
     if lo > hi:
-        raise ValueError(f"lower_diag_index must not be larger than upper_diag_index: {lo} > {hi}")
+        raise ValueError("lower_diag_index is greater than upper_diag_index")
     batch = diagonal[:-1] if lo == hi else with_rank_at_least(diagonal, 2)[:-2]
     width = diagonal.dims[-1].value
     rows, cols = int(rows), int(cols)
@@ -608,7 +608,7 @@ def _matrix_diag_part_v3_shape(ctx: InferenceContext) -> list[tensor_shape.Tenso
         return [tensor_shape.unknown_shape()]
     lo, hi = k
     if lo > hi:
-        raise ValueError(f"lower_diag_index must not be larger than upper_diag_index: {lo} > {hi}")
+        raise ValueError("lower_diag_index is greater than upper_diag_index")
     rows, cols = shape.dims[-2].value, shape.dims[-1].value
     width = None if rows is None or cols is None else min(rows + min(0, hi), cols - max(0, lo))
     inner = [width] if lo == hi else [hi - lo + 1, width]
@@ -1117,4 +1117,8 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
         if "->" not in equation:
             letters = [c for c in equation if c.isalpha()]
             equation += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        lhs, rhs = equation.split("->", 1)
+        for label in rhs:  # TF's Python parse rejects these before building the op
+            if label.isalpha() and label not in lhs:
+                raise ValueError(f"Output subscripts contain the label {label} not present in the input subscripts.")
         return Einsum(list(inputs), equation=equation)

@@ -539,6 +539,48 @@ def _dense_bincount(ctx: OpKernelContext, input: Any, size: Any, weights: Any,  
     return counts.astype(weights.dtype).reshape((rows, size) if matrix else (size,))
 
 
+SparseBincount = Op("SparseBincount", inputs=["indices: int64", "values: Tidx", "dense_shape: int64", "size: Tidx",
+                                              "weights: T"], outputs=["output: T"],
+                    attrs=["Tidx: {int32, int64}", "T: {int32, int64, float32, float64}", "binary_output: bool = false"])
+NotDifferentiable("SparseBincount")
+
+
+@SparseBincount.shape
+def _sparse_bincount_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """[size] for a 1-D sparse input, [rows, size] for a 2-D one; unknown while the size is."""
+    with_rank(ctx.input_shape(1), 1)
+    with_rank(ctx.input_shape(3), 0)
+    size, dense_shape = ctx.input_value(3), ctx.input_value(2)
+    rank = ctx.input_shape(2).dims[0].value if ctx.input_shape(2).ndims == 1 else None
+    if size is None or rank not in (1, 2):
+        return [tensor_shape.unknown_shape()]
+    if rank == 1:
+        return [tensor_shape.TensorShape([int(size)])]
+    return [tensor_shape.TensorShape([None if dense_shape is None else int(dense_shape[0]), int(size)])]
+
+
+@SparseBincount.kernel("CPU")
+def _sparse_bincount(ctx: OpKernelContext, indices: Any, values: Any, dense_shape: Any, size: Any, weights: Any,
+                     binary_output: bool) -> Any:
+    """DenseBincount over a SparseTensor's values: over them all (1-D) or per row (2-D); unlike it, negative
+    values are dropped rather than rejected."""
+    size = int(size)
+    if size < 0:
+        raise invalid_argument(ctx, f"size ({size}) must be non-negative")
+    if weights.size and weights.shape != values.shape:
+        raise invalid_argument(ctx, "Weights and values must have the same shape. Weight shape: "
+                               f"{tensor_shape.shape_string(weights.shape)}; values shape: "
+                               f"{tensor_shape.shape_string(values.shape)}")
+    rows = int(dense_shape[0]) if dense_shape.size == 2 else 1
+    row = indices[:, 0].astype(np.int64) if dense_shape.size == 2 else np.zeros(values.size, np.int64)
+    keep = (values >= 0) & (values.astype(np.int64) < size)  # values outside [0, size) are dropped
+    bins = row[keep] * size + values[keep].astype(np.int64)
+    counts = np.bincount(bins, None if binary_output or not weights.size else weights[keep],
+                         minlength=rows * size)
+    counts = np.minimum(counts, 1) if binary_output else counts
+    return counts.astype(weights.dtype).reshape((rows, size) if dense_shape.size == 2 else (size,))
+
+
 @tf_export("math.bincount", "bincount")
 def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
              dtype: Any = dtypes.int32) -> Tensor:

@@ -928,27 +928,45 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
 def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # noqa: A002
                 dilation_rate: Any = None, name: str | None = None, data_format: str | None = None,
                 filters: Any = None, dilations: Any = None) -> Tensor:
-    """An N-D convolution (N = 1, 2 or 3): Conv2D or Conv3D named `convolution`, or conv1d's composition. Dilations
-    go to the op's attr (TF1 reaches the same values through SpaceToBatchND)."""
+    """An N-D convolution (N = 1, 2 or 3): Conv2D or Conv3D named `convolution`, or conv1d's composition. A
+    dilated one runs as TF1's does, undilated inside SpaceToBatchND/BatchToSpaceND (with_space_to_batch)."""
     filter = _deprecated_alias("filters", filters, "filter", filter)
     dilation_rate = _deprecated_alias("dilations", dilations, "dilation_rate", dilation_rate)
     with name_scope(name, "convolution", [input, filter]) as scope:
         input = convert_to_tensor(input, name="input")
         filter = convert_to_tensor(filter, name="filter")
         rank = input.shape.ndims if input.shape.ndims is not None else filter.shape.ndims
-        if rank == 3:
-            return conv1d(input, filter, strides, padding, data_format=data_format, name=scope,
-                          dilations=dilation_rate)
-        if rank == 5:
-            channel = channel_index(data_format)
-            return raw_ops.Conv3D(input=input, filter=filter, strides=get_sequence(strides, 3, channel, "strides"),
-                                  padding=padding, data_format=data_format or "NDHWC",
-                                  dilations=get_sequence(dilation_rate, 3, channel, "dilations"), name=scope)
-        if rank != 4:
+        if rank not in (3, 4, 5):
             raise ValueError(f"`input` must be of rank 3, 4 or 5 (a 1-D, 2-D or 3-D convolution). Received: "
                              f"rank={rank}")
-        return conv2d(input, filter, strides, padding, data_format=data_format or "NHWC",
-                      dilations=dilation_rate, name=scope)
+        n = rank - 2
+        channel = channel_index(data_format)
+        spatial = slice(2, None) if channel == 1 else slice(1, -1)
+        rate = np.array(get_sequence(dilation_rate, n, channel, "dilations")[spatial], np.int32)
+
+        def conv(value: Tensor, stride: Any, pad: Any, dilation: Any) -> Tensor:
+            if n == 1:
+                return conv1d(value, filter, stride, pad, data_format=data_format, name=scope, dilations=dilation)
+            if n == 3:
+                return raw_ops.Conv3D(input=value, filter=filter, strides=get_sequence(stride, 3, channel, "strides"),
+                                      padding=pad, data_format=data_format or "NDHWC",
+                                      dilations=get_sequence(dilation, 3, channel, "dilations"), name=scope)
+            return conv2d(value, filter, stride, pad, data_format=data_format or "NHWC", dilations=dilation,
+                          name=scope)
+
+        if dilation_rate is None or np.all(rate == 1):
+            return conv(input, strides, padding, dilation_rate)
+        if np.any(rate < 1):
+            raise ValueError(f"all values of `dilation_rate` must be positive. Received: dilation_rate={rate}")
+        stride = np.array(get_sequence(strides, n, channel, "strides")[spatial], np.int32)
+        if np.any(stride < 1):
+            raise ValueError(f"all values of `strides` must be positive. Received: strides={stride}")
+        if np.any(stride > 1):
+            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={stride} and dilation_rate={rate}")
+        return with_space_to_batch(input, rate, padding, lambda value, _, pad: conv(value, None, pad, None),
+                                   filter_shape=filter.shape.as_list() if filter.shape.is_fully_defined()
+                                   else shape_ops.shape(filter), data_format=data_format)
 
 
 def _spread(per_spatial: Tensor, fill: int, spatial_dims: list[int]) -> Tensor:
@@ -996,6 +1014,11 @@ def with_space_to_batch(input: Any, dilation_rate: Any, padding: Any, op: Any, f
         if np.all(rate == 1):
             return op(input, num_spatial_dims, padding)
     padding, explicit = convert_padding(padding)
+    static = _static_space_to_batch(input, rate, padding, filter_shape, spatial_dims, num_spatial_dims)
+    if static is not None:  # TF folds the paddings and crops to constants when every size is known
+        block, paddings, crops = static
+        converted = space_batch_ops.space_to_batch_nd(input, block, paddings)
+        return space_batch_ops.batch_to_space_nd(op(converted, num_spatial_dims, "VALID"), block, crops)
     if padding == "SAME":
         if filter_shape is None:
             raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. Received: filter_shape={filter_shape}"
@@ -1023,6 +1046,35 @@ def with_space_to_batch(input: Any, dilation_rate: Any, padding: Any, op: Any, f
     converted = space_batch_ops.space_to_batch_nd(input, block, _spread(paddings, 0, spatial_dims))
     result = op(converted, num_spatial_dims, "VALID")
     return space_batch_ops.batch_to_space_nd(result, block, _spread(crops, 0, spatial_dims))
+
+
+def _static_space_to_batch(input: Tensor, rate: Any, padding: str, filter_shape: Any, spatial_dims: list[int],  # noqa: A002
+                           num_spatial_dims: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """with_space_to_batch's block shape, paddings and crops as NumPy arrays, or None where a size is unknown."""
+    dims = input.shape.as_list() if input.shape.ndims is not None else None
+    if rate is None or padding not in ("SAME", "VALID") or dims is None or any(dims[d] is None for d in spatial_dims):
+        return None
+    if padding == "SAME":
+        filt = tensor_util.constant_value(convert_to_tensor(filter_shape, dtypes.int32)) \
+            if filter_shape is not None else None
+        if filt is None:
+            return None
+        extra = (np.asarray(filt[:num_spatial_dims]) - 1) * rate
+        base = np.stack([extra // 2, extra - extra // 2], axis=1)
+    else:
+        base = np.zeros([num_spatial_dims, 2], np.int64)
+    padded = np.array([dims[d] for d in spatial_dims]) + base.sum(axis=1)
+    end_extra = (rate - padded % rate) % rate
+    paddings = np.stack([base[:, 0], base[:, 1] + end_extra], axis=1)
+    crops = np.stack([np.zeros_like(end_extra), end_extra], axis=1)
+    block, full_paddings, full_crops, previous = [], [], [], 0
+    for i, dim in enumerate(spatial_dims):
+        gap = dim - 1 - previous
+        block += [1] * gap + [int(rate[i])]
+        full_paddings += [[0, 0]] * gap + [paddings[i].tolist()]
+        full_crops += [[0, 0]] * gap + [crops[i].tolist()]
+        previous = dim
+    return (np.array(block, np.int32), np.array(full_paddings, np.int32), np.array(full_crops, np.int32))
 
 
 @tf_export("nn.atrous_conv2d")
@@ -1068,14 +1120,23 @@ def depthwise_conv2d_native_backprop_filter(input: Any, filter_sizes: Any, out_b
 @tf_export("nn.depthwise_conv2d")
 def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any, rate: Any = None,  # noqa: A002
                      name: str | None = None, data_format: str | None = None, dilations: Any = None) -> Tensor:
-    """DepthwiseConv2dNative named `depthwise`, with 2 spatial `rate`s (dilations)."""
+    """DepthwiseConv2dNative named `depthwise`; a `rate` above 1 runs it undilated inside with_space_to_batch,
+    as TF does (so `strides` then apply to the space-to-batch blocks)."""
     rate = _deprecated_alias("dilations", dilations, "rate", rate)
     with name_scope(name, "depthwise", [input, filter]) as scope:
         input = convert_to_tensor(input, name="tensor_in")
         filter = convert_to_tensor(filter, name="filter_in")
-        channel = channel_index(data_format)
-        return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format or "NHWC",
-                                       dilations=get_sequence(rate, 2, channel, "dilations"), name=scope)
+        return _depthwise_with_rate(input, filter, strides, padding, rate, data_format, scope)
+
+
+def _depthwise_with_rate(input: Tensor, filter: Tensor, strides: Any, padding: Any, rate: Any,  # noqa: A002
+                         data_format: str | None, name: str) -> Tensor:
+    return with_space_to_batch(
+        input, [1, 1] if rate is None else rate, padding,
+        lambda value, _, pad: depthwise_conv2d_native(value, filter, strides, pad, data_format=data_format or "NHWC",
+                                                      name=name),
+        filter_shape=filter.shape.as_list() if filter.shape.is_fully_defined() else shape_ops.shape(filter),
+        data_format=data_format)
 
 
 @tf_export("nn.separable_conv2d")
@@ -1091,10 +1152,7 @@ def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any, s
         pointwise_filter.shape.with_rank(4)
         pointwise_filter.shape.dims[0].assert_is_compatible_with(1)
         pointwise_filter.shape.dims[1].assert_is_compatible_with(1)
-        channel = channel_index(data_format)
-        depthwise = depthwise_conv2d_native(input, depthwise_filter, strides, padding,
-                                            data_format=data_format or "NHWC",
-                                            dilations=get_sequence(rate, 2, channel, "dilations"), name="depthwise")
+        depthwise = _depthwise_with_rate(input, depthwise_filter, strides, padding, rate, data_format, "depthwise")
         return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format=data_format or "NHWC",
                       name=scope)
 
@@ -1190,7 +1248,7 @@ def max_pool_with_argmax(input: Any, ksize: Any, strides: Any, padding: Any,  # 
                          output_dtype: Any = None, include_batch_in_index: bool = False) -> Any:
     """(the max pool of an NHWC input, the flattened input index of each maximum), as a namedtuple."""
     if data_format != "NHWC":
-        raise ValueError(f"`data_format` values other  than 'NHWC' not supported. Received: data_format={data_format}")
+        raise ValueError(f"`data_format` values other  than 'NHWC' are not supported. Received: data_format={data_format}")
     Targmax = _deprecated_alias("output_dtype", output_dtype, "Targmax", Targmax)  # noqa: N806
     outputs = MaxPoolWithArgmax(input, ksize=ksize, strides=strides, padding=padding,
                                 Targmax=dtypes.int64 if Targmax is None else Targmax,

@@ -113,11 +113,11 @@ def _zero_padded(value: Any) -> Any:
 def _sequences(ctx: OpKernelContext, value: Any, kind: str, pooling_ratio: list[float], pseudo_random: bool,
                deterministic: bool, seed: int, seed2: int) -> tuple[list[int], np.ndarray, np.ndarray]:
     """The output dims and this run's row and column sequences, after TF's checks."""
-    if not deterministic and (seed or seed2):
-        raise invalid_argument(ctx, "Both seed and seed2 should be 0 if deterministic is false.")
     if pooling_ratio[0] != 1 or pooling_ratio[3] != 1:
         raise errors.UnimplementedError(ctx.node_def, None, f"Fractional {kind} pooling is not yet supported on the "
                                         "batch nor channel dimension.")
+    if not deterministic and (seed or seed2):
+        raise invalid_argument(ctx, "Both seed and seed2 should be 0 if deterministic is false.")
     if value.ndim != 4:
         raise invalid_argument(ctx, "tensor_in must be 4-dimensional")
     for i, (size, ratio) in enumerate(zip(value.shape, pooling_ratio)):

@@ -340,7 +340,8 @@ def _sparse_segment_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
     indices = with_rank(ctx.input_shape(1), 1)
     ids = with_rank(ctx.input_shape(2), 1)
     if not indices.dims[0].is_compatible_with(ids.dims[0]):
-        raise ValueError(f"Dimensions must be equal, but are {indices.dims[0].value} and {ids.dims[0].value}")
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {indices.dims[0].value} and "
+                         f"{ids.dims[0].value}. Shapes are [{indices.dims[0].value}] and [{ids.dims[0].value}].")
     head = [None]
     if ctx.num_inputs == 4:
         with_rank(ctx.input_shape(3), 0)

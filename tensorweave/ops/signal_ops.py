@@ -36,7 +36,7 @@ from tensorweave.ops.elementwise_ops import (
     where_v2,
 )
 from tensorweave.ops.fill_ops import ones, zeros_like
-from tensorweave.ops.indexing_ops import gather, unsorted_segment_sum
+from tensorweave.ops.indexing_ops import gather, strided_slice, unsorted_segment_sum
 from tensorweave.ops.manipulation_ops import concat, pad, reverse, split, tile, transpose
 from tensorweave.ops.math_misc_ops import lin_space
 from tensorweave.ops.reduction_ops import cumsum, reduce_sum
@@ -64,7 +64,9 @@ def _frame_shape(signal: Tensor, frame_length: Tensor, frame_step: Tensor, pad_e
     dims = signal.shape.as_list()
     length, step, samples = _static_int(frame_length), _static_int(frame_step), dims[axis]
     frames = None
-    if samples is not None and step is not None:
+    if samples is not None and step == 0:  # TF's NumPy division gives 0 frames; the kernels then fail
+        frames = 0 if pad_end or length is not None else None
+    elif samples is not None and step is not None:
         if pad_end:
             frames = max(0, -(-samples // step))
         elif length is not None:
@@ -91,7 +93,8 @@ def frame(signal: Any, frame_length: Any, frame_step: Any, pad_end: bool = False
         if static_axis is None or signal.shape.ndims is None:
             raise NotImplementedError("tf.signal.frame needs a known rank and a constant axis in tensorweave")
         axis = static_axis % signal.shape.ndims
-        samples = shape(signal)[axis]
+        signal_shape = shape(signal)
+        samples = signal_shape[axis]
         if pad_end:
             pad_value = convert_to_tensor(pad_value, signal.dtype)
             pad_value.shape.assert_has_rank(0)
@@ -99,11 +102,22 @@ def frame(signal: Any, frame_length: Any, frame_step: Any, pad_end: bool = False
             extra = maximum(0, frame_length + frame_step * (frames - 1) - samples)
             paddings = [[0, 0]] * axis + [[0, extra]] + [[0, 0]] * (signal.shape.ndims - axis - 1)
             signal = pad(signal, paddings, constant_values=pad_value)
+            signal_shape = shape(signal)
+            samples = signal_shape[axis]
         else:
             frames = maximum(constant(0, frame_length.dtype), 1 + (samples - frame_length) // frame_step)
-        starts = tf_range(frames, dtype=frame_length.dtype) * frame_step
-        indices = expand_dims(starts, 1) + expand_dims(tf_range(frame_length, dtype=frame_length.dtype), 0)
-        frames_tensor = gather(signal, indices, axis=axis)
+        # TF's framing: cut the axis into subframes of gcd(length, step) samples (a strided slice and a reshape)
+        # and gather whole subframes, so the signal's gradient is dense, as TF's
+        length, step = _static_int(frame_length), _static_int(frame_step)
+        sub = math.gcd(length, step) if length is not None and step is not None else 1
+        outer, inner = signal_shape[:axis], signal_shape[axis + 1:]
+        count = samples // sub
+        subframes = reshape(strided_slice(signal, zeros_like(signal_shape), concat([outer, [count * sub], inner], 0)),
+                            concat([outer, [count, sub], inner], 0))
+        selector = (reshape(tf_range(frames, dtype=frame_length.dtype) * (frame_step // sub), [-1, 1])
+                    + reshape(tf_range(frame_length // sub, dtype=frame_length.dtype), [1, -1]))
+        frames_tensor = reshape(gather(subframes, selector, axis=axis),
+                                concat([outer, [frames, frame_length], inner], 0))
         if result_shape:
             frames_tensor.set_shape(result_shape)
         return frames_tensor

@@ -50,9 +50,8 @@ def _space_to_depth_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
     dims = with_rank(ctx.input_shape(0), 4)
     if dims.ndims is None:
         return [tensor_shape.unknown_shape(rank=4)]
-    b, h, w, c = dims.as_list()
-    return [tensor_shape.TensorShape([b, _divided(h, block), _divided(w, block),
-                                      None if c is None else c * block * block])]
+    b, h, w, c = _nhwc(ctx, dims.as_list())
+    return _in_format(ctx, [b, _divided(h, block), _divided(w, block), None if c is None else c * block * block])
 
 
 @DepthToSpace.shape
@@ -61,9 +60,20 @@ def _depth_to_space_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
     dims = with_rank(ctx.input_shape(0), 4)
     if dims.ndims is None:
         return [tensor_shape.unknown_shape(rank=4)]
-    b, h, w, c = dims.as_list()
-    return [tensor_shape.TensorShape([b, None if h is None else h * block, None if w is None else w * block,
-                                      _divided(c, block * block)])]
+    b, h, w, c = _nhwc(ctx, dims.as_list())
+    return _in_format(ctx, [b, None if h is None else h * block, None if w is None else w * block,
+                            _divided(c, block * block)])
+
+
+def _nhwc(ctx: InferenceContext, dims: list) -> list:
+    """The dims of an NHWC, NCHW (or NCHW_VECT_C, whose vector lanes TF ignores here) input as [N, H, W, C]."""
+    return dims if ctx.attr("data_format") in (b"NHWC", "NHWC") else [dims[0], dims[2], dims[3], dims[1]]
+
+
+def _in_format(ctx: InferenceContext, dims: list) -> list[tensor_shape.TensorShape]:
+    b, h, w, c = dims
+    nhwc = ctx.attr("data_format") in (b"NHWC", "NHWC")
+    return [tensor_shape.TensorShape([b, h, w, c] if nhwc else [b, c, h, w])]
 
 
 def _check_nhwc(ctx: OpKernelContext, input: Any, data_format: bytes) -> None:  # noqa: A002

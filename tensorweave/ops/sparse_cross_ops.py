@@ -64,11 +64,13 @@ def _columns(ctx: OpKernelContext, indices: Sequence[np.ndarray], values: Sequen
         if value.ndim != 1 or splits.ndim != 1 or splits.size == 0:
             raise invalid_argument(ctx, f"Ragged input {i} should be a 2-D RaggedTensor: values [N] and row_splits "
                                         f"[B + 1]; got values {list(value.shape)}, row_splits {list(splits.shape)}")
-    batches = [int(s[0]) for s in shapes] + [d.shape[0] for d in dense_inputs] + [s.size - 1 for _, s in ragged]
-    batch = batches[0] if batches else 0
-    for size in batches[1:]:
+    batches = ([(int(s[0]), f" at position {i}") for i, s in enumerate(shapes)]
+               + [(d.shape[0], f" at dense tensor {i}") for i, d in enumerate(dense_inputs)]
+               + [(s.size - 1, "") for _, s in ragged])
+    batch = batches[0][0] if batches else 0
+    for size, where in batches[1:]:
         if size != batch:
-            raise invalid_argument(ctx, f"Expected batch size {batch} got {size}")
+            raise invalid_argument(ctx, f"Expected batch size {batch} got {size}{where}")
     columns = []
     for index, value in zip(indices, values):
         counts = np.bincount(index[:, 0], minlength=batch)[:batch] if index.size else np.zeros(batch, np.int64)

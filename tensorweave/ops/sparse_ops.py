@@ -92,6 +92,8 @@ def _union(ctx: OpKernelContext, a_indices: Any, a_shape: Any, b_indices: Any, b
     for d in np.flatnonzero(a_shape != b_shape)[:1]:
         raise invalid_argument(ctx, f"Operands' shapes do not match: got {a_shape[d]} and {b_shape[d]} for "
                                     f"dimension {d}")
+    if not (_is_sorted(a_indices) and _is_sorted(b_indices)):
+        return _merge_walk(a_indices.astype(np.int64), b_indices.astype(np.int64))
     both = np.concatenate([a_indices, b_indices]).astype(np.int64, copy=False)
     order = _lex_order(both)
     starts = _new_rows(both[order])
@@ -102,6 +104,28 @@ def _union(ctx: OpKernelContext, a_indices: Any, a_shape: Any, b_indices: Any, b
     from_a[group[in_a]] = order[in_a]
     from_b[group[~in_a]] = order[~in_a] - a_indices.shape[0]
     return both[order[starts]], from_a, from_b
+
+
+def _is_sorted(indices: Any) -> bool:
+    return bool(np.array_equal(_lex_order(indices), np.arange(indices.shape[0])))
+
+
+def _merge_walk(a: np.ndarray, b: np.ndarray) -> tuple:
+    """TF's merge of two index lists it takes as sorted, step by step, for lists that are not: the entries it
+    emits (some twice, some out of order) as _union returns them."""
+    rows, from_a, from_b = [], [], []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        x, y = tuple(a[i]), tuple(b[j])
+        rows.append(min(x, y))
+        from_a.append(i if x <= y else -1)
+        from_b.append(j if y <= x else -1)
+        i, j = i + (x <= y), j + (y <= x)
+    rows += [tuple(r) for r in a[i:]] + [tuple(r) for r in b[j:]]
+    from_a += list(range(i, len(a))) + [-1] * (len(b) - j)
+    from_b += [-1] * (len(a) - i) + list(range(j, len(b)))
+    return (np.array(rows, np.int64).reshape(-1, a.shape[1]), np.array(from_a, np.int64),
+            np.array(from_b, np.int64))
 
 
 # -- SparseToDense ---------------------------------------------------------------------------------------
@@ -387,8 +411,8 @@ def sparse_concat(axis: Any, sp_inputs: Any, name: str | None = None, expand_non
         columns = list(zip(*[s.as_list() for s in static]))  # and the sum along `axis`
         dims = [_first_largest(c) for c in columns] if expand_nonconcat_dim else static[0].as_list()
         dims[axis] = None if None in columns[axis] else sum(columns[axis])
-    if all(s.is_fully_defined() for s in static):
-        return SparseTensor(indices, values, dims)
+    if all(s.is_fully_defined() for s in static):  # TF converts the shape first: a Const outside the SparseTensor
+        return SparseTensor(indices, values, convert_to_tensor(dims, dtype=dtypes.int64))
     result = SparseTensor(indices, values, output_shape)
     result.set_shape(dims)
     return result
@@ -1008,7 +1032,7 @@ def _sparse_softmax_shape(ctx: InferenceContext) -> list[_Shape]:
 
 @SparseSoftmax.kernel("CPU")
 def _sparse_softmax(ctx: OpKernelContext, sp_indices: Any, sp_values: Any, sp_shape: Any) -> Any:
-    """A softmax over each group of entries sharing all but the last index."""
+    """A softmax over each group of entries sharing all but the last index, in the indices' sorted order."""
     _check_sparse(ctx, sp_indices, sp_values, sp_shape, ("sp_indices", "sp_values", "sp_shape"))
     if sp_shape.shape[0] < 2:
         raise invalid_argument(ctx, f"Input should have rank >= 2, but received shape: {_shape_string(sp_shape)}")
@@ -1022,7 +1046,9 @@ def _sparse_softmax(ctx: OpKernelContext, sp_indices: Any, sp_values: Any, sp_sh
     exp = np.exp(values - peak[group_of])
     total = np.zeros_like(peak)
     np.add.at(total, group_of, exp)
-    return (exp / total[group_of]).astype(sp_values.dtype, copy=False)
+    # TF's kernel reorders the entries and writes the values in that sorted order, whatever order the indices have
+    order = np.lexsort(sp_indices.T[::-1])
+    return (exp / total[group_of])[order].astype(sp_values.dtype, copy=False)
 
 
 @tf_export("sparse.softmax", "sparse_softmax")
@@ -1173,7 +1199,7 @@ def sparse_eye(num_rows: Any, num_columns: Any = None, dtype: Any = dtypes.float
         diag_range = sequence_ops.range(diag_size, dtype=dtypes.int64)
         return SparseTensor(indices=manipulation_ops.stack([diag_range, diag_range], axis=1),
                             values=fill_ops.ones(diag_size, dtype=dtype),
-                            dense_shape=manipulation_ops.stack([num_rows, num_columns]))
+                            dense_shape=[num_rows, num_columns])
 
 
 @tf_export("sparse.from_dense")

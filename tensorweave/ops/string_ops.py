@@ -1274,6 +1274,8 @@ def ngrams(data: Any, ngram_width: Any, separator: str = " ", pad_values: Any = 
     attrs = dict(separator=separator, ngram_widths=widths, left_pad=left_pad, right_pad=right_pad,
                  pad_width=padding_width, preserve_short_sequences=preserve_short_sequences)
     with name_scope(name, "StringNGrams", [data]):
+        if any(width < 1 for width in widths):
+            raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
         if isinstance(data, RaggedTensor):
             if data.ragged_rank > 1:
                 return data.with_values(ngrams(data.values, ngram_width, separator, pad_values, padding_width,

@@ -46,14 +46,36 @@ def _code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), "<u4").astype(np.int32)
 
 
+def _icu_codec(name: str) -> str | None:
+    """Python's codec for an ICU converter name; ICU also takes names such as LATIN-9 for Python's latin9."""
+    for candidate in (name, name.replace("-", "")):
+        try:
+            return codecs.lookup(candidate).name
+        except LookupError:
+            pass
+    return None
+
+
+def _with_default_order(codec: str, data: bytes) -> str:
+    """ICU reads UTF-16 and UTF-32 without a byte-order mark as big-endian (Python: as the machine's order)."""
+    if codec == "utf-16" and data[:2] not in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE):
+        return "utf-16-be"
+    if codec == "utf-32" and data[:4] not in (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE):
+        return "utf-32-be"
+    return codec
+
+
 def _decode(ctx: OpKernelContext, input: Any, input_encoding: Any, errors: Any,  # noqa: A002
             replacement_char: int, replace_control_characters: bool) -> tuple:
     """(row_splits, code points, byte offset of each) over the flattened strings."""
     name, mode = _text(input_encoding), _text(errors)
     codec = _ENCODINGS.get(name.upper())
-    if codec is None:
-        raise invalid_argument(ctx, f"Could not create converter for input encoding: {name}")
-    texts = [s.decode(codec, "tensorweave.mark_invalid") for s in np.asarray(input, object).reshape(-1)]
+    if codec is None:  # other ICU converters (ISO-8859-1, windows-1252, UTF-7 ...): Python's codec stands in
+        codec = _icu_codec(name)
+        if codec is None:
+            raise invalid_argument(ctx, f"Could not create converter for input encoding: {name}")
+    texts = [s.decode(_with_default_order(codec, s), "tensorweave.mark_invalid")
+             for s in np.asarray(input, object).reshape(-1)]
     points = _code_points("".join(texts))
     lengths = np.fromiter((len(t) for t in texts), np.int64, len(texts))
     invalid = (points >= _MARK) & (points <= _MARK + 4)
@@ -61,8 +83,11 @@ def _decode(ctx: OpKernelContext, input: Any, input_encoding: Any, errors: Any, 
         raise invalid_argument(ctx, "Invalid formatting on input string")
     if codec == "utf-8":
         width = 1 + (points >= 0x80) + (points >= 0x800) + (points >= 0x10000)
-    else:
+    elif codec in ("utf-16-be", "utf-32-be"):
         width = (4 if codec == "utf-32-be" else 2 + 2 * (points >= 0x10000)) * np.ones_like(points)
+    else:
+        width = np.array([len(chr(p).encode(codec, "surrogatepass")) if not _MARK <= p <= _MARK + 4 else 0
+                          for p in points.tolist()], np.int32).reshape(points.shape)
     width = np.where(invalid, points - _MARK, width)
     rows = np.repeat(np.arange(len(texts)), lengths)
     splits = np.concatenate([[0], np.cumsum(lengths)])

@@ -271,3 +271,10 @@ def test_fake_quant():
         assert grads[1] == 0.0 and grads[2] == 7.0
         with pytest.raises(ValueError, match="^min has to be smaller than max, was: min=1.0, max=0.0"):
             tf.fake_quant_with_min_max_args(t, min=1.0, max=0.0)
+
+
+def test_space_depth_static_shapes_follow_data_format():
+    with tf.Graph().as_default():
+        assert tf.nn.space_to_depth(tf.zeros([1, 1, 4, 6]), 2, data_format="NCHW").shape.as_list() == [1, 4, 2, 3]
+        assert tf.nn.depth_to_space(tf.zeros([1, 8, 2, 3]), 2, data_format="NCHW").shape.as_list() == [1, 2, 4, 6]
+        assert tf.nn.space_to_depth(tf.zeros([1, 4, 6, 1]), 2).shape.as_list() == [1, 2, 3, 4]

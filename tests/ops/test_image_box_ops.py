@@ -131,7 +131,7 @@ def test_padded_nms_and_runtime_errors() -> None:
         bad_iou = tf.image.non_max_suppression(d["nms_boxes"], d["nms_scores"], 3, iou_threshold=1.5)
         with tf.Session() as sess:
             assert sess.run([indices, count])[0].tolist() == [3, 0, 5, 0, 0, 0]
-            with pytest.raises(tf.errors.InvalidArgumentError, match=r"box_index has values outside \[0, batch_size\)"):
+            with pytest.raises(tf.errors.OutOfRangeError, match=r"box_index has values outside \[0, batch_size\)"):
                 sess.run(bad_index)
             with pytest.raises(tf.errors.InvalidArgumentError, match=r"iou_threshold must be in \[0, 1\]"):
                 sess.run(bad_iou)
@@ -190,3 +190,65 @@ def test_sample_distorted_bounding_box_draws_tfs_crops() -> None:
         [[[25, 240, 0], [338, 396, -1]], [[20, 1, 0], [12, 20, -1]], [[0, 0, 0], [7, 9, -1]]],
         [[[26, 247, 0], [178, 229, -1]], [[1, 13, 0], [16, 18, -1]], [[0, 0, 0], [7, 9, -1]]],
         [[[52, 76, 0], [379, 300, -1]], [[10, 11, 0], [11, 21, -1]], [[0, 0, 0], [7, 9, -1]]]]
+
+
+def test_extract_glimpse_v1_halves_centered_pixel_offsets() -> None:
+    """TF's version-1 kernel halves a centered offset even when it is in pixels (values from TF 2.21)."""
+    image = np.tile(np.arange(42, dtype=np.float32).reshape(1, 6, 7, 1), [2, 1, 1, 1])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.image.extract_glimpse(image, [3, 4], [[1.5, -1.5], [-3.0, 3.0]], centered=True,
+                                                normalized=False, uniform_noise=False))
+    np.testing.assert_array_equal(got[..., 0], [[[14, 15, 16, 17], [21, 22, 23, 24], [28, 29, 30, 31]],
+                                                [[3, 4, 5, 6], [10, 11, 12, 13], [17, 18, 19, 20]]])
+
+
+def test_box_op_errors_are_tfs() -> None:
+    boxes = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1]], np.float32)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 1"):
+            tf.image.non_max_suppression(boxes, [0.5], 3)
+        with pytest.raises(ValueError, match=r"Channel depth should be either 1 \(GRY\), 3 \(RGB\), or 4 \(RGBA\)"):
+            tf.image.draw_bounding_boxes(tf.zeros([1, 4, 4, 2]), tf.zeros([1, 1, 4]))
+        assert tf.image.draw_bounding_boxes(tf.placeholder(tf.float32), tf.zeros([1, 1, 4])).shape.ndims is None
+        crop = tf.image.crop_and_resize(tf.zeros([1, 3, 3, 1]), tf.zeros([1, 4]), [0], [-1, 2])
+        assert crop.shape.as_list() == [1, None, 2, 1]
+        cases = [
+            (tf.image.non_max_suppression(boxes, [0.9, 0.8], -1), tf.errors.InvalidArgumentError,
+             "output size must be non-negative"),
+            (tf.raw_ops.NonMaxSuppressionV5(boxes=boxes, scores=[0.9, 0.8], max_output_size=1, iou_threshold=0.5,
+                                            score_threshold=0.0, soft_nms_sigma=-1.0)[0],
+             tf.errors.InvalidArgumentError, "soft_nms_sigma_val must be >= 0"),
+            (tf.image.crop_and_resize(tf.zeros([1, 3, 3, 1]), tf.zeros([1, 4]), [3], [2, 2]), tf.errors.OutOfRangeError,
+             r"box_index has values outside \[0, batch_size\)"),
+            (crop, tf.errors.InvalidArgumentError, "crop dimensions must be positive"),
+            (tf.image.draw_bounding_boxes(tf.zeros([2, 4, 4, 3]), tf.zeros([1, 1, 4])), tf.errors.InvalidArgumentError,
+             "The batch sizes should be the same"),
+            (tf.raw_ops.DrawBoundingBoxes(images=tf.zeros([1, 4, 4, 3]),
+                                          boxes=tf.placeholder_with_default(tf.zeros([1, 1, 3]), None)),
+             tf.errors.InvalidArgumentError, "The size of the third dimension of the box must be 4. Received: 3"),
+            (tf.image.draw_bounding_boxes(tf.zeros([1, 4, 4, 3]), tf.zeros([1, 1, 4]), colors=[[1.0, 0.0]]),
+             tf.errors.InvalidArgumentError, r"colors must have equal or more channels than the image provided: \[1,2\]"),
+        ]
+        with tf.Session() as sess:
+            for tensor, error, message in cases:
+                with pytest.raises(error, match=message):
+                    sess.run(tensor)
+
+
+def test_padded_nms_sorted_input_and_batches_as_tf() -> None:
+    """sorted_input keeps greedy order as given; batched boxes run per member (values from TF 2.21)."""
+    boxes = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
+                      [0, 100, 1, 101]], np.float32)
+    scores = np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], np.float32)
+    with tf.Graph().as_default():
+        given_order = tf.image.non_max_suppression_padded(boxes, scores, 5, pad_to_max_output_size=True,
+                                                          sorted_input=True, score_threshold=0.55)
+        batched = tf.image.non_max_suppression_padded(np.stack([boxes, boxes[::-1]]), np.stack([scores, scores[::-1]]),
+                                                      4, pad_to_max_output_size=True)
+        assert batched[0].shape.as_list() == [2, 4] and batched[1].shape.as_list() == [2]
+        with pytest.raises(ValueError, match="'pad_to_max_output_size' \\(value False\\) must be True for batched"):
+            tf.image.non_max_suppression_padded(np.stack([boxes]), np.stack([scores]), 4)
+        with tf.Session() as sess:
+            (order, order_count), (batch, batch_count) = sess.run([given_order, batched])
+    assert order.tolist() == [0, 3, 0, 0, 0] and order_count == 2
+    assert batch.tolist() == [[3, 0, 5, 0], [2, 5, 0, 0]] and batch_count.tolist() == [3, 3]

@@ -92,6 +92,10 @@ def test_resize_shapes_and_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match="output dimensions must be positive") as error:
         _run(resized, feed={size: [0, 2]})
     assert error.value.node_def.name == resized.op.name
+    negative = tf.image.resize_bilinear(_IMAGE, [-1, 2])  # TF: an unknown dimension, rejected at run time
+    assert negative.shape.as_list() == [1, None, 2, 1]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="output dimensions must be positive"):
+        _run(negative)
     with pytest.raises(tf.errors.InvalidArgumentError, match="input image must be of non-zero size"):
         _run(tf.image.resize_area(np.zeros((1, 0, 4, 1), np.float32), size), feed={size: [2, 2]})
     with pytest.raises(tf.errors.InvalidArgumentError, match="image must have at least one channel"):
@@ -481,3 +485,16 @@ def test_codec_errors():
         tf.image.decode_png([b"a"])
     with pytest.raises(ValueError, match="Shape must be at least rank 3 but is rank 2"):
         tf.image.encode_png(_PIXELS[0])
+
+
+def test_bounding_box_checks_on_dynamic_shapes_are_run_time_asserts():
+    """TF's `_assert` turns a condition on unknown sizes into an Assert the image depends on."""
+    image = tf.placeholder(tf.float32, [None, None, 2])
+    crop = tf.image.crop_to_bounding_box(image, 3, 2, 3, 4)
+    padded = tf.image.pad_to_bounding_box(image, 1, 2, 5, 10)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"assertion failed: \[height must be >= target \+ offset.\]"):
+            sess.run(crop, {image: np.zeros((5, 7, 2))})
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"assertion failed: \[height must be <= target - offset\]"):
+            sess.run(padded, {image: np.zeros((5, 7, 2))})
+        assert sess.run(crop, {image: np.zeros((6, 7, 2))}).shape == (3, 4, 2)

@@ -50,3 +50,21 @@ def test_nearest_grad_of_integers_and_errors():
             tf.errors.InvalidArgumentError, match="If half_pixel_centers is True, align_corners must be False."):
         sess.run(tf.raw_ops.ResizeBilinearGrad(grads=G, original_image=X, align_corners=True,
                                                half_pixel_centers=True))
+
+
+def test_rgb_to_hsv_gradient_is_tfs_piecewise_derivative():
+    """Values from TF 2.21, ties and zeros included; HSVToRGB and the box ops TF marks are not differentiable."""
+    x = np.array([[[0.5, 0.5, 0.2], [0.3, 0.3, 0.3], [0., 0.4, 0.4]], [[0.9, 0.1, 0.9], [0., 0., 0.], [0.2, 0.7, 0.1]]],
+                 np.float32)
+    w = np.array([[[1., 2., 3.], [0.5, 0.1, 2.], [1., 1., 1.]], [[2., 0., 1.], [1., 1., 1.], [0.3, 0.2, 0.1]]],
+                 np.float32)
+    with tf.Graph().as_default():
+        image = tf.constant(x)
+        (grad,) = tf.gradients(tf.reduce_sum(tf.image.rgb_to_hsv(image) * w), image)
+        assert tf.gradients(tf.reduce_sum(tf.image.hsv_to_rgb(image)), image) == [None]
+        assert tf.gradients(tf.reduce_sum(tf.image.draw_bounding_boxes(image[None], tf.zeros([1, 1, 4]))), image) == [None]
+        with tf.Session() as sess:
+            got = sess.run(grad)
+    np.testing.assert_allclose(got, [[[4.04444, 0.55556, -4.0], [2.33333, 0.0, -0.33333], [0.0, 0.58333, 0.41667]],
+                                     [[1.41667, 0.0, -0.41667], [1.0, 0.0, 0.0], [-0.08333, 0.15471, -0.21627]]],
+                               atol=1e-5)

@@ -67,7 +67,40 @@ def test_tridiagonal_matmul_and_solve():
             tf.linalg.tridiagonal_solve(tf.zeros([2, 4]), tf.zeros([4, 1]))
         singular = tf.placeholder(tf.float64, [3, 3])
         with pytest.raises(tf.errors.InvalidArgumentError, match="The matrix is not invertible."):
-            sess.run(tf.linalg.tridiagonal_solve(singular, tf.ones([3, 1], tf.float64)), {singular: np.zeros((3, 3))})
+            sess.run(tf.linalg.tridiagonal_solve(singular, tf.ones([3, 1], tf.float64), perturb_singular=True),
+                     {singular: np.zeros((3, 3))})
+
+
+def test_tridiagonal_solve_of_a_singular_matrix_is_nan_as_tf():
+    """TF's CPU kernel logs and returns NaN for a singular system (per batch member), and without pivoting for
+    any zero pivot; the ops are named as TF names them, in no name scope."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        batch = tf.linalg.tridiagonal_solve(np.array([[[1., 2., 0.], [1., 4., 5.], [0., 6., 7.]], np.zeros((3, 3))],
+                                                     np.float32), tf.ones([2, 3, 1]))
+        no_pivot = tf.linalg.tridiagonal_solve(np.array([[1., 1., 0.], [0., 1., 1.], [0., 1., 1.]], np.float32),
+                                               tf.ones([3]), partial_pivoting=False)
+        product = tf.linalg.tridiagonal_matmul(np.ones((3, 3), np.float32), tf.ones([3, 1]))
+        assert [t.op.name for t in (batch, no_pivot, product)] == ["TridiagonalSolve", "Squeeze", "TridiagonalMatMul"]
+        got_batch, got_no_pivot = sess.run([batch, no_pivot])
+    np.testing.assert_allclose(got_batch[0, :, 0], [-0.125, 1.125, -1.375], rtol=1e-6)
+    assert np.isnan(got_batch[1]).all() and np.isnan(got_no_pivot).all()
+    with pytest.raises(ValueError, match="partial_pivoting must be True if perturb_singular is."):
+        tf.linalg.tridiagonal_solve(np.ones((3, 3), np.float32), tf.ones([3, 1]), partial_pivoting=False,
+                                    perturb_singular=True)
+
+
+def test_sqrtm_nan_and_pinv_dtype_as_tf():
+    """TF's Schur-based root is NaN for a real matrix with a negative eigenvalue, or two zero ones."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        roots = sess.run(tf.linalg.sqrtm(np.array([[[4., 0.], [0., 9.]], [[-1., 0.], [0., 1.]], [[0., 0.], [0., 0.]],
+                                                   [[0., 1.], [-1., 0.]]], np.float32)))
+        complex_root = sess.run(tf.linalg.sqrtm(np.array([[-4., 0.], [0., 9.]], np.complex64)))
+        with pytest.raises(TypeError, match=r"Input `a` must have `float`-like `dtype` \(saw int32\)."):
+            tf.linalg.pinv(tf.constant([[1, 2]]))
+    np.testing.assert_allclose(roots[0], [[2, 0], [0, 3]], rtol=1e-6)
+    assert np.isnan(roots[1]).all() and np.isnan(roots[2]).all()
+    np.testing.assert_allclose(roots[3], [[0.70710677, 0.70710677], [-0.70710677, 0.70710677]], rtol=1e-5)
+    np.testing.assert_allclose(complex_root, [[2j, 0], [0, 3]], atol=1e-6)
 
 
 def test_lu_composites():

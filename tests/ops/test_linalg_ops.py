@@ -301,3 +301,22 @@ def test_complex_decompositions():
     check_op(lambda g: [tf.linalg.logdet(g), tf.linalg.eigvalsh(g)], [gram],
              [np.linalg.slogdet(gram)[1], np.linalg.eigvalsh(gram).astype(np.complex64)],
              rtol=1e-5, atol=1e-6)
+
+
+def test_einsum_output_label_missing_from_inputs():
+    with tf.Graph().as_default() as graph:
+        with pytest.raises(ValueError, match="^Output subscripts contain the label k not present in the input "
+                                             "subscripts.$"):
+            tf.einsum("ij->ijk", tf.zeros([2, 3]))
+        assert not [op for op in graph.get_operations() if op.type == "Einsum"]
+
+
+def test_triangular_solve_with_zero_pivot_substitutes_as_tf():
+    """TF 2.21 divides by the zero: [[inf], [-inf]] forward, NaN and inf back through the upper triangle."""
+    with tf.Graph().as_default():
+        lower = _run(tf.linalg.triangular_solve(np.array([[0., 0.], [1., 1.]], np.float32), np.ones((2, 1), np.float32)))
+        np.testing.assert_array_equal(lower, [[np.inf], [-np.inf]])
+        upper = _run(tf.linalg.triangular_solve(np.array([[[2., 1.], [0., 0.]]]), np.ones((1, 2, 1)), lower=False))
+        np.testing.assert_array_equal(upper, [[[-np.inf], [np.inf]]])
+        with pytest.raises(ValueError, match="lower_diag_index is greater than upper_diag_index"):
+            tf.linalg.diag_part(np.ones((2, 2), np.float32), k=(1, -1))

@@ -154,3 +154,18 @@ def test_confusion_matrix_is_tfs_scatter_nd_with_bound_checks():
             assert sess.run(cm).tolist() == [[2, 0, 0, 0], [0, 0, 2, 0], [0, 1, 1, 0], [1, 0, 0, 0]]
             with pytest.raises(tf.errors.InvalidArgumentError, match="`labels` out of bound"):
                 sess.run(tf.confusion_matrix([0, 5], [1, 1], num_classes=3))
+
+
+def test_sparse_bincount_per_row_and_whole():
+    """TF 2.21's SparseBincount: per row of a 2-D input, over all values of a 1-D one; negatives dropped."""
+    indices = np.array([[0, 1], [1, 0], [1, 2], [2, 3]], np.int64)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        rows = tf.raw_ops.SparseBincount(indices=indices, values=[1, 2, 3, -4], dense_shape=[3, 4], size=4,
+                                         weights=tf.constant([], tf.float32), binary_output=False)
+        whole = tf.raw_ops.SparseBincount(indices=[[0], [3], [5]], values=tf.constant([1, 2, 2], tf.int64),
+                                          dense_shape=[7], size=tf.constant(3, tf.int64),
+                                          weights=tf.constant([0.5, 1.0, 2.0], tf.float64), binary_output=False)
+        assert rows.shape.as_list() == [3, 4] and whole.shape.as_list() == [3]
+        got_rows, got_whole = sess.run([rows, whole])
+    assert got_rows.tolist() == [[0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, 0]]
+    assert got_whole.tolist() == [0.0, 0.5, 3.0]

@@ -192,7 +192,7 @@ def test_max_pool_with_argmax(k, s, padding, include_batch):
     check_gradient(lambda x: tf.nn.max_pool_with_argmax(x, [1, *k, 1], [1, *s, 1], padding,
                                                         include_batch_in_index=include_batch).output,
                    [RNG.standard_normal((2, 5, 6, 2))])
-    with tf.Graph().as_default(), pytest.raises(ValueError, match="`data_format` values other  than 'NHWC' not "
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="`data_format` values other  than 'NHWC' are not "
                                                                   "supported. Received: data_format=NCHW"):
         tf.nn.max_pool_with_argmax(x, [1, *k, 1], [1, *s, 1], padding, data_format="NCHW")
 

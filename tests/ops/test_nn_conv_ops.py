@@ -186,10 +186,34 @@ def test_conv1d_and_convolution_compose_as_tf():
     x2, f2 = _random(1, 7, 7, 2), _random(3, 3, 2, 3)
     conv = tf.nn.convolution(x2, f2, "SAME", dilation_rate=[2, 2])
     atrous = tf.nn.atrous_conv2d(x2, f2, 2, "SAME")
-    assert conv.op.type == "Conv2D" and conv.op.name == "convolution"
+    assert (conv.op.type, conv.op.name) == ("BatchToSpaceND", "convolution/BatchToSpaceND")
+    assert tf.get_default_graph().get_operation_by_name("convolution").type == "Conv2D"
     want = _conv_reference(x2, f2, (1, 1), "SAME", (2, 2)).astype(np.float32)
     check_tensor(conv, want, rtol=1e-5, atol=1e-5)
     check_tensor(atrous, want, rtol=1e-5, atol=1e-5)
+
+
+def test_dilated_convolution_rejects_strides_as_tf():
+    x, f = tf.zeros([1, 7, 7, 2]), tf.zeros([3, 3, 2, 3])
+    with pytest.raises(ValueError, match=r"`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
+                                         r"Received: strides=\[2 2\] and dilation_rate=\[2 2\]"):
+        tf.nn.convolution(x, f, "VALID", strides=[2, 2], dilation_rate=[2, 2])
+    with pytest.raises(ValueError, match=r"all values of `dilation_rate` must be positive. Received: "
+                                         r"dilation_rate=\[0 0\]"):
+        tf.nn.atrous_conv2d(x, f, 0, "SAME")
+
+
+def test_depthwise_rate_with_strides_strides_the_space_to_batch_blocks():
+    # TF runs a dilated depthwise conv undilated inside SpaceToBatchND, so strides step over the blocks
+    # (values recorded from TF 2.21).
+    x = np.transpose(np.arange(50, dtype=np.float32).reshape(1, 2, 5, 5) % 7, [0, 2, 3, 1])
+    w = np.arange(36, dtype=np.float32).reshape(3, 3, 2, 2) % 4 - 1.5
+    y = tf.nn.depthwise_conv2d(x, w, [1, 2, 2, 1], "SAME", rate=[2, 2])
+    assert y.op.type == "BatchToSpaceND"
+    check_tensor(y, np.array([[[[-15.0, -5.0, 6.0, 18.0], [-21.0, -7.0, 4.5, 13.5], [-16.5, -5.5, 6.5, 19.5]],
+                               [[-13.5, -4.5, 5.5, 16.5], [-19.5, -6.5, 7.5, 22.5], [-15.0, -5.0, 6.0, 18.0]],
+                               [[-22.5, -7.5, 5.0, 15.0], [-18.0, -6.0, 7.0, 21.0], [-13.5, -4.5, 5.5, 16.5]]]],
+                             np.float32))
 
 
 def test_depthwise_and_separable():
@@ -198,7 +222,7 @@ def test_depthwise_and_separable():
     check_op(lambda a, b: tf.nn.depthwise_conv2d_native(a, b, [1, 2, 2, 1], "SAME"), [x, f], want, rtol=1e-5,
              atol=1e-5)
     dw = tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "VALID", rate=[2, 1])
-    assert (dw.op.name, dw.op.type) == ("depthwise", "DepthwiseConv2dNative")
+    assert (dw.op.name, dw.op.type) == ("depthwise/BatchToSpaceND", "BatchToSpaceND")
     check_tensor(dw, _conv_reference(x, f, (1, 1), "VALID", (2, 1), depthwise=True).astype(np.float32),
                  rtol=1e-5, atol=1e-5)
     sep = tf.nn.separable_conv2d(x, f, p, [1, 1, 1, 1], "SAME")

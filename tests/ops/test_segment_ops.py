@@ -167,3 +167,9 @@ def test_sparse_segment_gradient_graphs():
         tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_sum(tf.nn.embedding_lookup_sparse(v, sp, None)))
         types = [op.type for op in tf.get_default_graph().get_operations()]
         assert "SparseApplyMomentum" in types and "ApplyMomentum" not in types
+
+
+def test_sparse_segment_length_mismatch_is_tfs_shape_merge_error():
+    with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are 4 and 2. Shapes are "
+                                         r"\[4\] and \[2\]."):
+        tf.sparse.segment_sum(tf.zeros([4, 2]), [0, 2, 1, 3], [0, 1])

@@ -63,3 +63,15 @@ def test_cross_errors():
                 sess.run(tf.sparse.cross([d, tf.constant([["q"]])]))
             empty = sess.run(tf.sparse.cross([]))
     assert (empty.indices.shape, empty.values.shape, empty.dense_shape.tolist()) == ((0, 2), (0,), [0, 0])
+
+
+def test_batch_mismatch_names_the_input_as_tf():
+    sparse = tf.SparseTensor([[0, 0], [1, 0]], tf.constant(["a", "b"]), [2, 1])
+    other = tf.SparseTensor([[0, 0], [2, 0]], tf.constant(["x", "y"]), [3, 1])
+    dense = tf.constant([["x"], ["y"], ["z"]])
+    with tf.Session() as sess:
+        for crossed, where in [(tf.sparse.cross([sparse, other]), "at position 1"),
+                               (tf.sparse.cross_hashed([sparse, tf.constant([["q"], ["r"]]), dense], 10),
+                                "at dense tensor 1")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=f"Expected batch size 2 got 3 {where}"):
+                sess.run(crossed.values)

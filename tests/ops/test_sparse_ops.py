@@ -434,3 +434,25 @@ def test_ragged_fill_empty_rows_and_its_gradient():
                                                    tf.constant(nrows, tf.int64), 0.0))
         with pytest.raises(ValueError, match="Dimensions must be equal, but are 1 and 2"):
             tf.ragged_fill_empty_rows(tf.constant([0], tf.int64), [1.0, 2.0], tf.constant(3, tf.int64), 0.0)
+
+
+def test_unsorted_operands_as_tfs_kernels_take_them():
+    """TF's kernels take sparse operands as sorted: softmax writes its values in sorted order, and the binary
+    maximum/minimum merge-walk the lists as given (values recorded from TF 2.21)."""
+    a = tf.SparseTensor([[1, 0], [0, 1], [0, 0]], [1.0, 2.0, 3.0], [2, 2])
+    b = tf.SparseTensor([[0, 0], [0, 1], [1, 1]], [-1.0, 5.0, -2.0], [2, 2])
+    with tf.Session() as sess:
+        softmax, maximum, minimum = sess.run([tf.sparse.softmax(a).values, tf.sparse.maximum(a, b),
+                                              tf.sparse.minimum(b, a)])
+    np.testing.assert_allclose(softmax, [0.7310586, 0.26894143, 1.0], rtol=1e-6)
+    walked = [[0, 0], [0, 1], [1, 0], [0, 1], [0, 0], [1, 1]]
+    assert maximum.indices.tolist() == walked and minimum.indices.tolist() == walked
+    assert maximum.values.tolist() == [0, 5, 1, 2, 3, 0] and minimum.values.tolist() == [-1, 0, 0, 0, 0, -2]
+
+
+def test_concat_and_eye_dense_shapes_are_named_as_tf():
+    with tf.Graph().as_default():
+        a = tf.SparseTensor([[0, 0]], [1.0], [2, 3])
+        assert tf.sparse.concat(1, [a, a]).dense_shape.op.name == "Const"
+        eye = tf.sparse.eye(3, 2)
+        assert (eye.dense_shape.op.name, eye.dense_shape.op.type) == ("eye/SparseTensor/dense_shape", "Pack")

@@ -258,3 +258,24 @@ def test_fftshift_matches_numpy():
     check_op(tf.signal.ifftshift, [x], np.fft.ifftshift(x))
     check_op(lambda t: tf.signal.fftshift(t, axes=0), [x], np.fft.fftshift(x, axes=0))
     check_op(lambda t: tf.signal.ifftshift(t, axes=[-1, 0]), [x], np.fft.ifftshift(x, axes=(-1, 0)))
+
+
+def test_frame_step_zero_builds_and_fails_at_run_time():
+    """TF infers 0 frames (NumPy's integer division by zero) and its FloorDiv kernel then fails."""
+    with tf.Graph().as_default():
+        frames = tf.signal.frame(np.arange(16, dtype=np.float32), 3, 0)
+        assert frames.shape.as_list() == [0, 3]
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+            sess.run(frames)
+
+
+def test_frame_gathers_subframes_so_its_gradient_is_dense():
+    """TF frames through a strided slice into gcd(length, step)-sample subframes: the gradient is a Tensor."""
+    with tf.Graph().as_default():
+        signal = tf.constant(np.arange(10, dtype=np.float32))
+        frames = tf.signal.frame(signal, 4, 2, pad_end=True)
+        assert frames.op.type == "Reshape" and frames.shape.as_list() == [5, 4]
+        (grad,) = tf.gradients(tf.reduce_sum(frames), signal)
+        assert isinstance(grad, tf.Tensor)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(grad), [1, 1, 2, 2, 2, 2, 2, 2, 2, 2])

@@ -400,3 +400,12 @@ def test_fingerprint_matches_tensorflow():
                                    (["a"], re.escape("`method` should be a scalar string: [1]"))):
                 with pytest.raises(tf.errors.InvalidArgumentError, match=message):
                     sess.run(tf.fingerprint([1], method=method), {method: value})
+
+
+def test_ngrams_rejects_widths_below_one_inside_its_scope():
+    with tf.Graph().as_default() as graph:
+        with pytest.raises(ValueError, match="All ngram_widths must be greater than 0. Got 0"):
+            tf.strings.ngrams(tf.ragged.constant([["a", "b"]]), 0)
+        with pytest.raises(ValueError, match=r"All ngram_widths must be greater than 0. Got \(2, -1\)"):
+            tf.strings.ngrams(tf.ragged.constant([["a", "b"]]), (2, -1))
+        assert graph.unique_name("StringNGrams", mark_as_used=False) == "StringNGrams_2"

@@ -107,8 +107,18 @@ def test_errors():
                            match="Code point is out of range for Unicode, or is a surrogate."):
             sess.run(tf.strings.unicode_encode(tf.ragged.constant([[104, -5]]), "UTF-8", errors="strict"))
         with pytest.raises(tf.errors.InvalidArgumentError, match="Could not create converter for input encoding"):
-            sess.run(tf.strings.unicode_decode(["a"], "LATIN-9").values)
+            sess.run(tf.strings.unicode_decode(["a"], "LATIN-99").values)
     with pytest.raises(ValueError, match="Attr 'output_encoding' of 'UnicodeEncode' Op passed string 'UTF-7' not in"):
         tf.strings.unicode_encode([1], "UTF-7")
     with pytest.raises(ValueError, match="result_type must be"):
         tf.strings.split(["a"], result_type="Dense")
+
+
+def test_decode_with_other_icu_converters():
+    """ICU's converters beyond the UTF ones, as TF 2.21 decodes b'ab\\xe9\\x80c' and b'\\xff\\xfea\\x00'."""
+    data = [b"ab\xe9\x80c", b"\xff\xfea\x00"]
+    with tf.Session() as sess:
+        latin9, utf16 = sess.run([tf.strings.unicode_decode(data, "LATIN-9").flat_values,
+                                  tf.strings.unicode_decode(data, "UTF-16").flat_values])
+    assert latin9.tolist() == [97, 98, 233, 128, 99, 255, 254, 97, 0]
+    assert utf16.tolist() == [24930, 59776, 65533, 97]
