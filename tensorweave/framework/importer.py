@@ -13,6 +13,8 @@ allocates the tensor it declares beyond what its GraphDef lists (graph_io keeps 
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -114,8 +116,6 @@ class _Importer:
             mapped = self.input_map[key]
             return mapped.op if key.startswith("^") else mapped
         name, index = parse_input(spec)
-        if name not in self.nodes:
-            raise ValueError(f"Node '{self.names.get(name, name)}': Unknown input node '{spec}'")
         op = self.created.get(name)
         if op is None or index < 0:
             return op
@@ -133,6 +133,10 @@ class _Importer:
         return all(s is not None for s in sources)
 
     def run(self) -> None:
+        for node in self.order:
+            for spec in node.input:
+                if _input_key(spec) not in self.input_map and parse_input(spec)[0] not in self.nodes:
+                    raise ValueError(f"Node '{node.name}': Unknown input node '{spec}'")
         pending = list(self.order)
         while pending:
             waiting = []
@@ -142,8 +146,7 @@ class _Importer:
                 else:
                     waiting.append(node)
             if len(waiting) == len(pending):
-                raise ValueError(f"GraphDef has a cycle through node '{waiting[0].name}' that no Merge breaks "
-                                 "(a loop's back edge must enter a Merge).")
+                raise ValueError(f"{len(waiting)} nodes in a cycle")
             pending = waiting
         for op, index, spec in self.back_edges:
             op._update_input(index, self._source(spec))
@@ -187,7 +190,7 @@ class _Importer:
         shape_fn = None if function is not None else op_registry.get(node.op).shape_fn
         if shape_fn is not None:
             shape_inputs = [_BackEdge(expected[i]) if t is None else t for i, t in enumerate(inputs)]
-            context = shape_inference.InferenceContext(op._node_def, op_def, shape_inputs,
+            context = shape_inference.InferenceContext(self._node_as_built(node, op), op_def, shape_inputs,
                                                        shape_inference.PYTHON_GRAPH_VALUES)
             for t, shape in zip(op._outputs, context.run(shape_fn)):
                 t._shape = shape
@@ -196,6 +199,16 @@ class _Importer:
             shapes = function_output_shapes(self.g, called, [t.shape for t in inputs])
             for t, shape in zip(op._outputs, shapes or ()):
                 t._shape = shape
+
+    def _node_as_built(self, node: NodeDef, op: Operation) -> NodeDef:
+        """The op's NodeDef as TF's importer holds it while inferring shapes: an input taken from
+        `input_map` is still spelled `name:index`, which shows in shape errors."""
+        data_specs = [s for s in node.input if not s.startswith("^")]
+        if not any(_input_key(s) in self.input_map for s in data_specs):
+            return op._node_def
+        inputs = [f"{t.op.name}:{t.value_index}" if _input_key(spec) in self.input_map else shown
+                  for spec, t, shown in zip(data_specs, op.inputs, op._node_def.input)]
+        return dataclasses.replace(op._node_def, input=inputs + op._node_def.input[len(inputs):])
 
     def _colocation_group(self, group: str | bytes) -> str:
         group = group.decode() if isinstance(group, bytes) else group
@@ -332,9 +345,9 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
     ir = as_ir_graph_def(graph_def)
     input_map = _check_input_map(input_map)
     if return_elements is not None:
-        return_elements = tuple(return_elements)
-        if not all(isinstance(x, str) for x in return_elements):
-            raise TypeError("return_elements must be a list of strings.")
+        if not all(isinstance(x, (str, bytes)) for x in return_elements):
+            raise TypeError(f"Argument `return_elements` must be a list of strings. Obtained {return_elements}.")
+        return_elements = tuple(x.decode() if isinstance(x, bytes) else x for x in return_elements)
     nodes = [NodeDef(n.name, n.op, list(n.input), n.device, dict(n.attr), dict(n.splats)) for n in ir.node]
     if producer_op_list is not None:
         _remove_default_attrs(producer_op_list, nodes)

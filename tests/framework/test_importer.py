@@ -294,3 +294,27 @@ def test_convert_variables_to_constants_freezes_resource_variables_as_tf():
         out, = tf.import_graph_def(frozen, return_elements=["y:0"], name="")
         assert sess.run(out, {"x:0": [[1., 1.]], "ids:0": [0, 2]}) == 35.0
         assert sess.run(out, {"x:0": [[-1., -1.]], "ids:0": [1]}) == 28.0
+
+
+def test_import_graph_def_reference_errors_as_tf():
+    """Messages of TF 2.21 for an unknown input, a cycle, bad return_elements and a mapped input's shape."""
+    gd = tf.GraphDef()
+    for name, src in (("x", "missing"), ("y", "x:0")):
+        node = gd.node.add(name=name, op="Identity", input=[src])
+        node.attr["T"].type = 1
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"^Node 'x': Unknown input node 'missing'$"):
+            tf.import_graph_def(gd, name="pre")
+        gd.node[0].input[0] = "y"
+        with pytest.raises(ValueError, match=r"^2 nodes in a cycle$"):
+            tf.import_graph_def(gd, name="pre")
+    with tf.Graph().as_default() as g:
+        a = tf.constant([1.0, 2.0], name="a")
+        tf.add(a, tf.placeholder(tf.float32, [2], name="b"), name="c")
+    graph_def = g.as_graph_def()
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match=re.escape("must be a list of strings. Obtained [3].")):
+            tf.import_graph_def(graph_def, return_elements=[3])
+        with pytest.raises(ValueError, match=re.escape(
+                "for '{{node import/c}} = AddV2[T=DT_FLOAT](import/a, Const:0)' with input shapes: [2], [3].")):
+            tf.import_graph_def(graph_def, input_map={"b:0": tf.constant([1.0, 1.0, 3.0])})
