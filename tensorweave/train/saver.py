@@ -151,10 +151,7 @@ def _as_ref(var: Any, listed: bool = False) -> Tensor:
     if isinstance(var, Tensor) and var.op.type in _VARIABLE_OPS:
         return var
     if not isinstance(var, Tensor):  # TF converts the value first: its message shows the constant
-        try:
-            var = convert_to_tensor(var)
-        except (TypeError, ValueError):
-            pass
+        var = convert_to_tensor(var)
     if listed:
         raise TypeError(f"Variable to save is not a Variable: {var}")
     raise TypeError(f"names_to_saveables must be a dict mapping string names to Tensors/Variables. Not a "

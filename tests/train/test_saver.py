@@ -156,6 +156,8 @@ def test_constructor_checks_as_tf() -> None:
         with pytest.raises(TypeError, match="^names_to_saveables must be a dict mapping string names to "
                                             "Tensors/Variables. Not a variable: Tensor\\(\"c_1:0\""):
             tf.train.Saver({"c": tf.constant(1.0, name="c")})
+        with pytest.raises(TypeError, match="^can't convert Operation 'v' to Tensor$"):
+            tf.train.Saver([v.op])  # TF converts first, so its conversion error is what shows
         deferred = tf.train.Saver(defer_build=True)
         with tf.Session() as sess, pytest.raises(RuntimeError, match="`build\\(\\)` should be called"):
             deferred.save(sess, "/tmp/x")
