@@ -14,7 +14,6 @@ allocates the tensor it declares beyond what its GraphDef lists (graph_io keeps 
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
