@@ -261,6 +261,16 @@ def read_meta_graph_file(filename: str) -> Any:
     return meta_graph
 
 
+def _scoped_value(value: Any, scope: str | None) -> Any:
+    """A plain collection value as TF re-imports it: TF passes it to prepend_name_scope, so under an import
+    scope text comes back as a str name under the scope, and other values (floats, Any protos) unchanged."""
+    if not scope:
+        return value
+    if isinstance(value, bytes):
+        value = value.decode("utf-8")
+    return prepend_name_scope(value, scope) if isinstance(value, str) else value
+
+
 def _import_collection(graph: Graph, key: str, collection: Any, scope: str | None, built: dict) -> None:
     kind = collection.WhichOneof("kind")
     if kind == "node_list":
@@ -270,14 +280,17 @@ def _import_collection(graph: Graph, key: str, collection: Any, scope: str | Non
         proto_type, _, from_proto = _proto_functions.get(key, (None, None, None))
         for value in collection.bytes_list.value:
             if proto_type is None or from_proto is None:
-                graph.add_to_collection(key, value)
+                graph.add_to_collection(key, _scoped_value(value, scope))
                 continue
             if value not in built:  # one object for a proto in several collections (variables, trainables)
                 built[value] = from_proto(proto_type.FromString(value), import_scope=scope)
             graph.add_to_collection(key, built[value])
-    elif kind in ("int64_list", "float_list", "any_list"):
-        for value in getattr(collection, kind).value:
+    elif kind == "int64_list":
+        for value in collection.int64_list.value:
             graph.add_to_collection(key, value)
+    elif kind in ("float_list", "any_list"):
+        for value in getattr(collection, kind).value:
+            graph.add_to_collection(key, _scoped_value(value, scope))
     else:
         tf_logging.warning("Cannot identify data type for collection %s. Skipping.", key)
 
