@@ -526,12 +526,12 @@ class Saver:
 
     def export_meta_graph(self, filename: str | None = None, collection_list: Any = None, as_text: bool = False,
                           export_scope: str | None = None, clear_devices: bool = False,
-                          clear_extra: bool = False, strip_default_attrs: bool = False,
+                          clear_extraneous_savers: bool = False, strip_default_attrs: bool = False,
                           save_debug_info: bool = False) -> Any:
         """The default graph's MetaGraphDef with this Saver's SaverDef, written to `filename` if given."""
         proto, _ = meta_graph.export_scoped_meta_graph(
             saver_def=self.saver_def, collection_list=collection_list, export_scope=export_scope,
-            clear_devices=clear_devices, clear_extraneous_savers=clear_extra,
+            clear_devices=clear_devices, clear_extraneous_savers=clear_extraneous_savers,
             strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
         if filename:
             write_file_atomically(filename, str(proto).encode() if as_text else proto.SerializeToString())
@@ -600,3 +600,7 @@ def _meta_graph_base(checkpoint_file: str) -> str:
     """The `.meta` file's base: the prefix without a sharded `-?????-of-NNNNN` suffix, as TF names it."""
     return re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_file)
 
+
+
+meta_graph.register_proto_function(GraphKeys.SAVERS, proto_type=SaverDef, to_proto=Saver.to_proto,
+                                   from_proto=Saver.from_proto)
