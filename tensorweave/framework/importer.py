@@ -14,6 +14,7 @@ allocates the tensor it declares beyond what its GraphDef lists (graph_io keeps 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -84,10 +85,30 @@ def _complete_attrs(node: NodeDef, op_def: OpDef) -> dict[str, Any]:
     for attr in op_def.attrs:
         if attr.name not in attrs:
             if not attr.has_default:
-                raise ValueError(f"NodeDef missing attr '{attr.name}' from Op<name={op_def.name}>; NodeDef: "
-                                 f"{{{{node {node.name}}}}}")
+                raise ValueError(f"NodeDef missing attr '{attr.name}' from {graph_io.summarize_op_def(op_def)}; "
+                                 f"NodeDef: {{{{node {node.name}}}}}")
             attrs[attr.name] = check_attr_value(op_def, attr, None)
+            continue
+        kind = _scalar_attr_kind(attrs[attr.name])
+        if kind is not None and kind != attr.type and (kind, attr.type) != ("int", "float"):
+            raise ValueError(f"AttrValue had value with type '{kind}' when '{attr.type}' expected\n\t for attr "
+                             f"'{attr.name}'\n\t; NodeDef: {{{{node {node.name}}}}}; {graph_io.summarize_op_def(op_def)}")
     return attrs
+
+
+def _scalar_attr_kind(value: Any) -> str | None:
+    """The AttrValue kind a plain IR value was parsed from (None for shapes, lists, tensors and the like,
+    whose kind the value alone does not tell)."""
+    if isinstance(value, dtypes.DType):
+        return "type"
+    for cls, kind in ((bool, "bool"), (bytes, "string"), (int, "int"), (float, "float")):
+        if isinstance(value, cls):
+            return kind
+    return None
+
+
+# TF's IsValidNodeName for imported nodes: pieces joined by '>', each starting with a letter, digit or dot.
+_VALID_NODE_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_./-]*(>[A-Za-z0-9.][A-Za-z0-9_./-]*)*\Z")
 
 
 class _Importer:
@@ -103,13 +124,14 @@ class _Importer:
         self.control_inputs = control_inputs
         self.names = {n.name: self._new_name(n.name) for n in nodes}
         self.created: dict[str, Operation] = {}
-        self.back_edges: list[tuple[Operation, int, str]] = []
+        self.back_edges: list[tuple[Operation, int, str, str]] = []
 
     def _new_name(self, name: str) -> str:
         return f"{self.prefix}/{name}" if self.prefix else self.g.unique_name(name)
 
-    def _source(self, spec: str) -> Tensor | Operation | None:
-        """The tensor (or, for '^x', the op) an input string names, None while its node is not made."""
+    def _source(self, spec: str, consumer: str = "") -> Tensor | Operation | None:
+        """The tensor (or, for '^x', the op) an input string of node `consumer` names, None while its node is
+        not made."""
         key = _input_key(spec)
         if key in self.input_map:
             mapped = self.input_map[key]
@@ -119,12 +141,12 @@ class _Importer:
         if op is None or index < 0:
             return op
         if index >= len(op._outputs):
-            raise ValueError(f"Node '{name}': Connecting to invalid output {index} of source node {name} which "
+            raise ValueError(f"Node '{consumer}': Connecting to invalid output {index} of source node {name} which "
                              f"has {len(op._outputs)} outputs.")
         return op._outputs[index]
 
     def _ready(self, node: NodeDef) -> bool:
-        sources = [self._source(s) for s in node.input]
+        sources = [self._source(s, node.name) for s in node.input]
         if node.op in ("Merge", "RefMerge"):  # a loop's Merge waits only for its entry
             data = [s for spec, s in zip(node.input, sources) if not spec.startswith("^")]
             return any(s is not None for s in data) and all(
@@ -132,6 +154,15 @@ class _Importer:
         return all(s is not None for s in sources)
 
     def run(self) -> None:
+        seen: set[str] = set()
+        for node in self.order:  # TF's BuildNodeIndex checks, in its order
+            if not _VALID_NODE_NAME.match(node.name):
+                raise ValueError(f"Node '{node.name}': Node name contains invalid characters")
+            if node.name in seen:
+                raise ValueError(f"Node '{node.name}' is not unique")
+            seen.add(node.name)
+            if any(not b.startswith("^") and a.startswith("^") for a, b in zip(node.input, node.input[1:])):
+                raise ValueError(f"Node '{node.name}': Control dependencies must come after regular dependencies")
         for node in self.order:
             for spec in node.input:
                 if _input_key(spec) not in self.input_map and parse_input(spec)[0] not in self.nodes:
@@ -147,8 +178,8 @@ class _Importer:
             if len(waiting) == len(pending):
                 raise ValueError(f"{len(waiting)} nodes in a cycle")
             pending = waiting
-        for op, index, spec in self.back_edges:
-            op._update_input(index, self._source(spec))
+        for op, index, spec, consumer in self.back_edges:
+            op._update_input(index, self._source(spec, consumer))
 
     def _create(self, node: NodeDef) -> None:
         function = None if node.op in op_registry.registered_ops() else self.g._get_function(node.op)
@@ -167,25 +198,25 @@ class _Importer:
         data_specs = [s for s in node.input if not s.startswith("^")]
         expected = arg_types(op_def.input_args, attrs)
         if len(expected) != len(data_specs):
-            raise ValueError(f"NodeDef expected inputs '{', '.join(t.name for t in expected)}' do not match "
-                             f"{len(data_specs)} inputs specified; Op<name={op_def.name}>; NodeDef: "
+            raise ValueError(f"NodeDef expected inputs '{', '.join(dtypes.type_string(t) for t in expected)}' do not match "
+                             f"{len(data_specs)} inputs specified; {graph_io.summarize_op_def(op_def)}; NodeDef: "
                              f"{{{{node {name}}}}}")
         inputs, back = [], []
         for i, spec in enumerate(data_specs):
-            tensor = self._source(spec)
+            tensor = self._source(spec, node.name)
             if tensor is None:
                 back.append((i, spec))
             else:
                 _check_input_type(name, i, tensor, expected[i])
             inputs.append(tensor)
         stand_in = next(t for t in inputs if t is not None) if back else None
-        control = [self._source(s) for s in node.input if s.startswith("^")]
+        control = [self._source(s, node.name) for s in node.input if s.startswith("^")]
         new_node = NodeDef(name=name, op=node.op, device=node.device, attr=attrs, splats=dict(node.splats))
         op = self.g._create_op_from_node_def(
             new_node, [stand_in if t is None else t for t in inputs], arg_types(op_def.output_args, attrs),
             op_def, control_inputs=list(dict.fromkeys(control + self.control_inputs)))
         self.created[node.name] = op
-        self.back_edges.extend((op, i, spec) for i, spec in back)
+        self.back_edges.extend((op, i, spec, node.name) for i, spec in back)
         shape_fn = None if function is not None else op_registry.get(node.op).shape_fn
         if shape_fn is not None:
             shape_inputs = [_BackEdge(expected[i]) if t is None else t for i, t in enumerate(inputs)]

@@ -318,3 +318,43 @@ def test_import_graph_def_reference_errors_as_tf():
         with pytest.raises(ValueError, match=re.escape(
                 "for '{{node import/c}} = AddV2[T=DT_FLOAT](import/a, Const:0)' with input shapes: [2], [3].")):
             tf.import_graph_def(graph_def, input_map={"b:0": tf.constant([1.0, 1.0, 3.0])})
+
+
+def _graph_def(*nodes):
+    gd = tf.GraphDef()
+    for name, op, inputs, attrs in nodes:
+        node = gd.node.add(name=name, op=op, input=inputs)
+        for key, value in attrs.items():
+            if isinstance(value, int):
+                node.attr[key].type = value
+            else:
+                node.attr[key].s = value
+    return gd
+
+
+@pytest.mark.parametrize("nodes, message", [
+    ([("a", "Placeholder", [], {})],
+     "NodeDef missing attr 'dtype' from Op<name=Placeholder; signature= -> output:dtype; attr=dtype:type; "
+     "attr=shape:shape,default=<unknown>>; NodeDef: {{node a}}"),
+    ([("a", "Placeholder", [], {"dtype": b"x"})],
+     "AttrValue had value with type 'string' when 'type' expected\n\t for attr 'dtype'\n\t; NodeDef: {{node a}}; "
+     "Op<name=Placeholder; signature= -> output:dtype; attr=dtype:type; attr=shape:shape,default=<unknown>>"),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("a", "Placeholder", [], {"dtype": 1})], "Node 'a' is not unique"),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("b", "Identity", ["a", "a"], {"T": 1})],
+     "NodeDef expected inputs 'float' do not match 2 inputs specified; Op<name=Identity; signature=input:T -> "
+     "output:T; attr=T:type>; NodeDef: {{node b}}"),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("b", "Identity", ["a:1"], {"T": 1})],
+     "Node 'b': Connecting to invalid output 1 of source node a which has 1 outputs."),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("b", "Identity", ["a"], {"T": 1}), ("c", "NoOp", ["^b", "b"], {})],
+     "Node 'c': Control dependencies must come after regular dependencies"),
+    ([("a b", "Placeholder", [], {"dtype": 1})], "Node 'a b': Node name contains invalid characters"),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("b", "AddN", ["a", "a"], {"T": 1})],
+     "NodeDef missing attr 'N' from Op<name=AddN; signature=inputs:N*T -> sum:T; attr=N:int,min=1; "
+     "attr=T:type,allowed=[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, "
+     "DT_QINT8, DT_QUINT8, DT_QINT32, DT_BFLOAT16, DT_QINT16, DT_QUINT16, DT_UINT16, DT_COMPLEX128, DT_HALF, "
+     "DT_UINT32, DT_UINT64, DT_VARIANT]; is_commutative=true; is_aggregate=true>; NodeDef: {{node b}}"),
+])
+def test_malformed_graph_defs_fail_with_tfs_messages(nodes, message):
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            tf.import_graph_def(_graph_def(*nodes), name="")
