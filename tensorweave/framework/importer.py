@@ -407,8 +407,9 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
                                  control_inputs)
             try:
                 importer.run()
-                result = None if return_elements is None else [
-                    _return_element(e, by_name, importer.created) for e in return_elements]
+                result = None if return_elements is None else [  # a mapped tensor returns its replacement
+                    mapped.get(_input_key(e)) if ":" in e and _input_key(e) in mapped
+                    else _return_element(e, by_name, importer.created) for e in return_elements]
             except Exception:
                 for op in reversed(g._operations_since(start)):
                     g._remove_failed_op(op)

@@ -358,3 +358,12 @@ def test_malformed_graph_defs_fail_with_tfs_messages(nodes, message):
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
             tf.import_graph_def(_graph_def(*nodes), name="")
+
+
+def test_return_element_of_a_mapped_tensor_is_its_replacement():
+    """TF 2.21 returns the input_map tensor, not the imported one it replaces."""
+    with tf.Graph().as_default() as g:
+        tf.identity(tf.placeholder(tf.float32, name="a"), name="b")
+    with tf.Graph().as_default():
+        c = tf.constant(1.0)
+        assert tf.import_graph_def(g.as_graph_def(), input_map={"a": c}, return_elements=["a:0"]) == [c]
