@@ -228,7 +228,7 @@ def summarize_op_def(op_def: OpDef) -> str:
     def args(arg_list: Any) -> str:
         parts = []
         for arg in arg_list:
-            kind = dtypes.type_string(dtypes.as_dtype(arg.type)) if arg.type else arg.type_attr or arg.type_list_attr
+            kind = dtypes.type_string(dtypes.as_dtype(arg.type)) if arg.type else arg.type_attr  # TF shows no list
             kind = f"{arg.number_attr}*{kind}" if arg.number_attr else kind
             parts.append(f"{arg.name}:{f'Ref({kind})' if arg.is_ref else kind}")
         return ", ".join(parts)
@@ -273,6 +273,11 @@ def _summarize_attr_value(value: Any) -> str:
         return str(value.i)
     if kind == "func":
         return value.func.name
+    if kind == "tensor":
+        array = make_ndarray(value.tensor)
+        shown = " ".join(str(v) for v in array.ravel()[:3].tolist()) + ("..." if array.size > 3 else "")
+        shape = "[" + ",".join(str(d) for d in array.shape) + "]"
+        return f"Tensor<type: {dtypes.type_string(dtypes.as_dtype(value.tensor.dtype))} shape: {shape} values: {shown}>"
     return text_format.MessageToString(value, as_one_line=True)
 
 

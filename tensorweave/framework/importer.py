@@ -82,11 +82,13 @@ def _remove_default_attrs(producer_op_list: Any, nodes: list[NodeDef]) -> None:
 def _complete_attrs(node: NodeDef, op_def: OpDef) -> dict[str, Any]:
     """The node's attrs with its OpDef's defaults filled in, as TF's importer adds them."""
     attrs = dict(node.attr)
+    missing = [attr.name for attr in op_def.attrs if attr.name not in attrs and not attr.has_default]
+    if missing:  # TF names them all, last declared first
+        names = ", ".join(f"'{name}'" for name in reversed(missing))
+        raise ValueError(f"NodeDef missing attr{'s' if len(missing) > 1 else ''} {names} from "
+                         f"{graph_io.summarize_op_def(op_def)}; NodeDef: {{{{node {node.name}}}}}")
     for attr in op_def.attrs:
         if attr.name not in attrs:
-            if not attr.has_default:
-                raise ValueError(f"NodeDef missing attr '{attr.name}' from {graph_io.summarize_op_def(op_def)}; "
-                                 f"NodeDef: {{{{node {node.name}}}}}")
             attrs[attr.name] = check_attr_value(op_def, attr, None)
             continue
         kind = _scalar_attr_kind(attrs[attr.name])
@@ -149,7 +151,7 @@ class _Importer:
         sources = [self._source(s, node.name) for s in node.input]
         if node.op in ("Merge", "RefMerge"):  # a loop's Merge waits only for its entry
             data = [s for spec, s in zip(node.input, sources) if not spec.startswith("^")]
-            return any(s is not None for s in data) and all(
+            return (not data or any(s is not None for s in data)) and all(
                 s is not None for spec, s in zip(node.input, sources) if spec.startswith("^"))
         return all(s is not None for s in sources)
 

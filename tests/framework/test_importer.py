@@ -348,6 +348,23 @@ def _graph_def(*nodes):
     ([("a", "Placeholder", [], {"dtype": 1}), ("b", "Identity", ["a"], {"T": 1}), ("c", "NoOp", ["^b", "b"], {})],
      "Node 'c': Control dependencies must come after regular dependencies"),
     ([("a b", "Placeholder", [], {"dtype": 1})], "Node 'a b': Node name contains invalid characters"),
+    ([("n", "Conv2D", [], {})],
+     "NodeDef missing attrs 'padding', 'strides', 'T' from Op<name=Conv2D; signature=input:T, filter:T -> output:T; "
+     "attr=T:type,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT32]; attr=strides:list(int); "
+     "attr=use_cudnn_on_gpu:bool,default=true; attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; "
+     "attr=explicit_paddings:list(int),default=[]; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", "
+     "\"NCHW\"]; attr=dilations:list(int),default=[1, 1, 1, 1]>; NodeDef: {{node n}}"),
+    ([("n", "RestoreV2", [], {})],
+     "NodeDef missing attr 'dtypes' from Op<name=RestoreV2; signature=prefix:string, tensor_names:string, "
+     "shape_and_slices:string -> tensors:; attr=dtypes:list(type),min=1; is_stateful=true>; NodeDef: {{node n}}"),
+    ([("n", "Merge", [], {})],
+     "NodeDef missing attrs 'N', 'T' from Op<name=Merge; signature=inputs:N*T -> output:T, value_index:int32; "
+     "attr=T:type; attr=N:int,min=1>; NodeDef: {{node n}}"),
+    ([("n", "ImageSummary", [], {})],
+     "NodeDef expected inputs 'string, float' do not match 0 inputs specified; Op<name=ImageSummary; signature="
+     "tag:string, tensor:T -> summary:string; attr=max_images:int,default=3,min=1; attr=T:type,default=DT_FLOAT,"
+     "allowed=[DT_UINT8, DT_FLOAT, DT_HALF, DT_DOUBLE]; attr=bad_color:tensor,default=Tensor<type: uint8 shape: "
+     "[4] values: 255 0 0...>>; NodeDef: {{node n}}"),
     ([("a", "Placeholder", [], {"dtype": 1}), ("b", "AddN", ["a", "a"], {"T": 1})],
      "NodeDef missing attr 'N' from Op<name=AddN; signature=inputs:N*T -> sum:T; attr=N:int,min=1; "
      "attr=T:type,allowed=[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, "
