@@ -253,7 +253,7 @@ def _summarize_attr_value(value: Any) -> str:
     """TF's SummarizeAttrValue for the kinds OpDef defaults and allowed lists hold."""
     kind = value.WhichOneof("value")
     if kind == "list":
-        items = [protos.DataType.Name(t) for t in value.list.type] or [f'"{v.decode()}"' for v in value.list.s] or \
+        items = [protos.DataType.Name(t) for t in value.list.type] or [f'"{_c_escape(v)}"' for v in value.list.s] or \
             [str(i) for i in value.list.i] or [_short_float(f) for f in value.list.f] or \
             ["true" if b else "false" for b in value.list.b]
         return f"[{', '.join(items)}]"
@@ -264,7 +264,7 @@ def _summarize_attr_value(value: Any) -> str:
             return "<unknown>"
         return "[" + ",".join("?" if d.size == -1 else str(d.size) for d in value.shape.dim) + "]"
     if kind == "s":
-        return f'"{value.s.decode("utf-8", "replace")}"'
+        return f'"{_c_escape(value.s)}"'
     if kind == "b":
         return "true" if value.b else "false"
     if kind == "f":
@@ -279,6 +279,12 @@ def _summarize_attr_value(value: Any) -> str:
         shape = "[" + ",".join(str(d) for d in array.shape) + "]"
         return f"Tensor<type: {dtypes.type_string(dtypes.as_dtype(value.tensor.dtype))} shape: {shape} values: {shown}>"
     return text_format.MessageToString(value, as_one_line=True)
+
+
+def _c_escape(data: bytes) -> str:
+    """absl::CEscape: C escapes for quotes, backslash and control bytes, octal for other unprintables."""
+    named = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x22: '\\"', 0x27: "\\'", 0x5C: "\\\\"}
+    return "".join(named.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in data)
 
 
 def _short_float(value: float) -> str:

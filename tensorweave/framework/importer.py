@@ -20,6 +20,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.formats import protos
+from tensorweave.formats.unordered_map import unordered_map_order
 from tensorweave.framework import dtypes, function_def, graph_io, op_registry, shape_inference, tensor_shape
 from tensorweave.framework.graph import (
     Graph,
@@ -82,9 +83,10 @@ def _remove_default_attrs(producer_op_list: Any, nodes: list[NodeDef]) -> None:
 def _complete_attrs(node: NodeDef, op_def: OpDef) -> dict[str, Any]:
     """The node's attrs with its OpDef's defaults filled in, as TF's importer adds them."""
     attrs = dict(node.attr)
-    missing = [attr.name for attr in op_def.attrs if attr.name not in attrs and not attr.has_default]
-    if missing:  # TF names them all, last declared first
-        names = ", ".join(f"'{name}'" for name in reversed(missing))
+    missing = {attr.name for attr in op_def.attrs if attr.name not in attrs and not attr.has_default}
+    if missing:  # TF names them all, in the order of its unordered_map of the op's attrs
+        names = ", ".join(f"'{name}'" for name in unordered_map_order([a.name for a in op_def.attrs])
+                          if name in missing)
         raise ValueError(f"NodeDef missing attr{'s' if len(missing) > 1 else ''} {names} from "
                          f"{graph_io.summarize_op_def(op_def)}; NodeDef: {{{{node {node.name}}}}}")
     for attr in op_def.attrs:
@@ -96,6 +98,11 @@ def _complete_attrs(node: NodeDef, op_def: OpDef) -> dict[str, Any]:
             raise ValueError(f"AttrValue had value with type '{kind}' when '{attr.type}' expected\n\t for attr "
                              f"'{attr.name}'\n\t; NodeDef: {{{{node {node.name}}}}}; {graph_io.summarize_op_def(op_def)}")
     return attrs
+
+
+def _type_string(dtype: dtypes.DType) -> str:
+    """TF's DataTypeString, ref types included (`string_ref`)."""
+    return dtypes.type_string(dtype) + ("_ref" if dtype._is_ref_dtype else "")
 
 
 def _scalar_attr_kind(value: Any) -> str | None:
@@ -200,7 +207,7 @@ class _Importer:
         data_specs = [s for s in node.input if not s.startswith("^")]
         expected = arg_types(op_def.input_args, attrs)
         if len(expected) != len(data_specs):
-            raise ValueError(f"NodeDef expected inputs '{', '.join(dtypes.type_string(t) for t in expected)}' do not match "
+            raise ValueError(f"NodeDef expected inputs '{', '.join(_type_string(t) for t in expected)}' do not match "
                              f"{len(data_specs)} inputs specified; {graph_io.summarize_op_def(op_def)}; NodeDef: "
                              f"{{{{node {name}}}}}")
         inputs, back = [], []

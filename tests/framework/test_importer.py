@@ -354,6 +354,17 @@ def _graph_def(*nodes):
      "attr=use_cudnn_on_gpu:bool,default=true; attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; "
      "attr=explicit_paddings:list(int),default=[]; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", "
      "\"NCHW\"]; attr=dilations:list(int),default=[1, 1, 1, 1]>; NodeDef: {{node n}}"),
+    ([("n", "AccumulatorSetGlobalStep", [], {})],
+     "NodeDef expected inputs 'string_ref, int64' do not match 0 inputs specified; Op<name=AccumulatorSetGlobalStep; "
+     "signature=handle:Ref(string), new_global_step:int64 -> >; NodeDef: {{node n}}"),
+    ([("n", "IteratorV2", [], {})],
+     "NodeDef missing attrs 'output_shapes', 'container', 'output_types', 'shared_name' from Op<name=IteratorV2; "
+     "signature= -> handle:resource; attr=shared_name:string; attr=container:string; attr=output_types:list(type),"
+     "min=1; attr=output_shapes:list(shape),min=1; is_stateful=true>; NodeDef: {{node n}}"),
+    ([("n", "PrintV2", [], {})],
+     "NodeDef expected inputs 'string' do not match 0 inputs specified; Op<name=PrintV2; signature=input:string -> ; "
+     "attr=output_stream:string,default=\"stderr\"; attr=end:string,default=\"\\n\"; is_stateful=true>; "
+     "NodeDef: {{node n}}"),
     ([("n", "RestoreV2", [], {})],
      "NodeDef missing attr 'dtypes' from Op<name=RestoreV2; signature=prefix:string, tensor_names:string, "
      "shape_and_slices:string -> tensors:; attr=dtypes:list(type),min=1; is_stateful=true>; NodeDef: {{node n}}"),
