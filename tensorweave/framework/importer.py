@@ -80,15 +80,16 @@ def _remove_default_attrs(producer_op_list: Any, nodes: list[NodeDef]) -> None:
                 del node.attr[attr.name]
 
 
-def _complete_attrs(node: NodeDef, op_def: OpDef) -> dict[str, Any]:
-    """The node's attrs with its OpDef's defaults filled in, as TF's importer adds them."""
+def _complete_attrs(node: NodeDef, op_def: OpDef, name: str) -> dict[str, Any]:
+    """The node's attrs with its OpDef's defaults filled in, as TF's importer adds them (errors name the node
+    as imported, `name`)."""
     attrs = dict(node.attr)
     missing = {attr.name for attr in op_def.attrs if attr.name not in attrs and not attr.has_default}
     if missing:  # TF names them all, in the order of its unordered_map of the op's attrs
         names = ", ".join(f"'{name}'" for name in unordered_map_order([a.name for a in op_def.attrs])
                           if name in missing)
         raise ValueError(f"NodeDef missing attr{'s' if len(missing) > 1 else ''} {names} from "
-                         f"{graph_io.summarize_op_def(op_def)}; NodeDef: {{{{node {node.name}}}}}")
+                         f"{graph_io.summarize_op_def(op_def)}; NodeDef: {{{{node {name}}}}}")
     for attr in op_def.attrs:
         if attr.name not in attrs:
             attrs[attr.name] = check_attr_value(op_def, attr, None)
@@ -96,7 +97,7 @@ def _complete_attrs(node: NodeDef, op_def: OpDef) -> dict[str, Any]:
         kind = _scalar_attr_kind(attrs[attr.name])
         if kind is not None and kind != attr.type and (kind, attr.type) != ("int", "float"):
             raise ValueError(f"AttrValue had value with type '{kind}' when '{attr.type}' expected\n\t for attr "
-                             f"'{attr.name}'\n\t; NodeDef: {{{{node {node.name}}}}}; {graph_io.summarize_op_def(op_def)}")
+                             f"'{attr.name}'\n\t; NodeDef: {{{{node {name}}}}}; {graph_io.summarize_op_def(op_def)}")
     return attrs
 
 
@@ -199,7 +200,7 @@ class _Importer:
                 op_def = op_registry.get(node.op).op_def
             except KeyError:
                 raise errors.NotFoundError(None, None, op_registry.unregistered_op_message(node.op)) from None
-        attrs = _complete_attrs(node, op_def)
+        attrs = _complete_attrs(node, op_def, self.names[node.name])
         attrs.pop("_output_shapes", None)  # a record of the exporter's shapes: TF's importer drops it
         name = self.names[node.name]
         if "_class" in attrs:

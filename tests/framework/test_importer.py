@@ -395,3 +395,11 @@ def test_return_element_of_a_mapped_tensor_is_its_replacement():
     with tf.Graph().as_default():
         c = tf.constant(1.0)
         assert tf.import_graph_def(g.as_graph_def(), input_map={"a": c}, return_elements=["a:0"]) == [c]
+
+
+def test_attr_errors_name_the_node_as_imported():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=re.escape("; NodeDef: {{node pre/x}}")):
+            tf.import_graph_def(_graph_def(("x", "Placeholder", [], {})), name="pre")
+        with pytest.raises(ValueError, match=re.escape("for attr 'dtype'\n\t; NodeDef: {{node pre_1/x}}; Op<")):
+            tf.import_graph_def(_graph_def(("x", "Placeholder", [], {"dtype": b"q"})), name="pre")
