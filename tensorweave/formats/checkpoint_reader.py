@@ -17,17 +17,27 @@ from tensorweave import errors
 from tensorweave.formats.bundle import BundleReader, encode_tensor_name_slice, slice_extents
 from tensorweave.formats.checkpoint_state import latest_checkpoint
 from tensorweave.formats.protos import DataType, TrackableObjectGraph
+from tensorweave.formats.tensor_slice_file import TensorSliceReader, is_v1_checkpoint
+from tensorweave.formats.unordered_map import unordered_map_order
 
 # The key under which an object-based checkpoint (tf.train.Checkpoint) stores its TrackableObjectGraph.
 OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 class CheckpointReader:
-    """A V2 checkpoint opened for reading (`tf.train.NewCheckpointReader`)."""
+    """A checkpoint opened for reading (`tf.train.NewCheckpointReader`): a V2 bundle, or, where the prefix
+    has no `.index`, the V1 files it matches (as TF's reader decides)."""
 
     def __init__(self, prefix: str | os.PathLike, as_dtype: Callable[[int], Any] | None = None) -> None:
-        self._reader = BundleReader(prefix)
         self._as_dtype = as_dtype or (lambda enum: enum)
+        self._v1 = None
+        if is_v1_checkpoint(prefix) and not os.path.isdir(prefix):
+            self._v1 = TensorSliceReader(os.fspath(prefix))
+            # TF keeps V1 tensors in one unordered_map and copies it into another for the name maps.
+            self._v1_order = unordered_map_order(self._v1.names())
+            self._names = unordered_map_order(self._v1_order)
+            return
+        self._reader = BundleReader(prefix)
         slice_keys = set()
         for key in self._reader.keys():
             entry = self._reader.entry(key)
@@ -39,30 +49,39 @@ class CheckpointReader:
                         slice_keys.add(encode_tensor_name_slice(name, *slice_extents(proto, shape)))
                     except ValueError as e:
                         raise errors.DataLossError(None, None, f"{prefix}: bad slice of {name}: {e}") from None
-        self._names = [k.decode("utf-8", "replace") for k in self._reader.keys() if k not in slice_keys]
+        self._names = unordered_map_order([k.decode("utf-8", "replace") for k in self._reader.keys()
+                                            if k not in slice_keys])
 
     def get_tensor(self, tensor_str: str | bytes) -> Any:
         """The saved value of a variable (a NumPy scalar for a 0-d one, as TF); NotFoundError when absent."""
-        value = self._reader.lookup(_tensor_name(tensor_str))
+        name = _tensor_name(tensor_str)
+        value = self._v1.get_tensor(name) if self._v1 else self._reader.lookup(name)
         return value[()] if value.ndim == 0 else value
 
     def has_tensor(self, tensor_str: str | bytes) -> bool:
         """Whether the checkpoint holds this name."""
-        return self._reader.contains(_tensor_name(tensor_str))
+        name = _tensor_name(tensor_str)
+        return self._v1.has_tensor(name) if self._v1 else self._reader.contains(name)
 
     def get_variable_to_shape_map(self) -> dict[str, list[int]]:
-        """Every saved name with its full shape."""
-        return {name: self._reader.shape_and_dtype(name)[0] for name in self._names}
+        """Every saved name with its full shape, in the order TF's C++ map hands them to Python."""
+        return {name: self._shape_and_dtype(name)[0] for name in self._names}
 
     def get_variable_to_dtype_map(self) -> dict[str, Any]:
         """Every saved name with its dtype (an enum int, or what `as_dtype` makes of it)."""
-        return {name: self._as_dtype(self._reader.shape_and_dtype(name)[1]) for name in self._names}
+        return {name: self._as_dtype(self._shape_and_dtype(name)[1]) for name in self._names}
+
+    def _shape_and_dtype(self, name: str) -> tuple[list[int], int]:
+        return (self._v1 or self._reader).shape_and_dtype(name)
 
     def debug_string(self) -> bytes:
         """TF's listing: one `key (DT_...) [d0,d1]` line per stored entry, slice keys raw, in key order.
 
-        A partitioned variable's full entry (which only lists its slices) is left out, as TF leaves it.
+        A partitioned variable's full entry (which only lists its slices) is left out, as TF leaves it; a
+        V1 checkpoint lists each tensor once, with its slice count when it has several.
         """
+        if self._v1:
+            return "".join(self._v1_debug_line(name) for name in self._v1_order).encode("utf-8")
         lines = []
         for key in self._reader.keys():
             entry = self._reader.entry(key)
@@ -72,9 +91,16 @@ class CheckpointReader:
             lines.append(key + f" ({DataType.Name(entry.dtype)}) [{dims}]\n".encode())
         return b"".join(lines)
 
+    def _v1_debug_line(self, name: str) -> str:
+        shape, enum = self._v1.shape_and_dtype(name)
+        slices = self._v1.num_slices(name)
+        return f"{name} ({DataType.Name(enum)}) [{','.join(map(str, shape))}]" + \
+            (f", {slices} slices" if slices > 1 else "") + "\n"
+
     def close(self) -> None:
         """Release the open data files."""
-        self._reader.close()
+        if self._v1 is None:
+            self._reader.close()
 
 
 def _tensor_name(name: str | bytes) -> str:

@@ -39,7 +39,7 @@ _TF_PACKAGES = {
                                   "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",
                                   "tensor_slice", "types", "variable", "versions"],
     "tensorflow.core.protobuf": ["cluster", "config", "control_flow", "debug", "error_codes", "master", "meta_graph",
-                                 "named_tensor", "queue_runner", "rewriter_config", "saved_model", "saver",
+                                 "named_tensor", "queue_runner", "rewriter_config", "saved_model", "saved_tensor_slice", "saver",
                                  "tensor_bundle", "tensorflow_server", "trackable_object_graph", "worker"],
     "tensorflow.core.util": ["event"],
     "tensorflow.core.profiler": ["tfprof_log", "tfprof_output"],
@@ -219,4 +219,8 @@ RecvTensorResponse = _tf("RecvTensorResponse")
 # checkpoints
 BundleHeaderProto = _tf("BundleHeaderProto")
 BundleEntryProto = _tf("BundleEntryProto")
+SavedSliceMeta = _tf("SavedSliceMeta")
+SavedTensorSliceMeta = _tf("SavedTensorSliceMeta")
+SavedSlice = _tf("SavedSlice")
+SavedTensorSlices = _tf("SavedTensorSlices")
 CheckpointState = _tf("CheckpointState")

@@ -86,7 +86,7 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Sequence[int] | Non
             raise ValueError("Cannot create a tensor proto whose content is larger than 2GB.")
         proto.tensor_content = as_storage(nparray, enum).tobytes()
         return proto
-    _append_values(proto, enum, nparray)
+    append_values(proto, enum, nparray)
     return proto
 
 
@@ -263,7 +263,8 @@ def as_storage(array: np.ndarray, enum: int) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=storage)
 
 
-def _append_values(proto: Any, enum: int, nparray: np.ndarray) -> None:
+def append_values(proto: Any, enum: int, nparray: np.ndarray) -> None:
+    """Fill the typed value fields of a TensorProto (how V1 checkpoints and small constants store values)."""
     if enum == dt.DT_STRING:
         proto.string_val.extend(_as_bytes(v) for v in nparray.ravel().tolist())
         return

@@ -220,6 +220,77 @@ def op_def_to_proto(op_def: OpDef) -> Any:
                         is_distributed_communication=op_def.is_distributed_communication)
 
 
+def summarize_op_def(op_def: OpDef) -> str:
+    """TF's SummarizeOpDef (`Op<name=Identity; signature=input:T -> output:T; attr=T:type>`), as its
+    NodeDef validation errors show the op."""
+    proto = op_def_to_proto(op_def)
+
+    def args(arg_list: Any) -> str:
+        parts = []
+        for arg in arg_list:
+            kind = dtypes.type_string(dtypes.as_dtype(arg.type)) if arg.type else arg.type_attr  # TF shows no list
+            kind = f"{arg.number_attr}*{kind}" if arg.number_attr else kind
+            parts.append(f"{arg.name}:{f'Ref({kind})' if arg.is_ref else kind}")
+        return ", ".join(parts)
+
+    text = f"Op<name={proto.name}; signature={args(proto.input_arg)} -> {args(proto.output_arg)}"
+    for attr in proto.attr:
+        text += f"; attr={attr.name}:{attr.type}"
+        if attr.HasField("default_value"):
+            text += f",default={_summarize_attr_value(attr.default_value)}"
+        if attr.has_minimum:
+            text += f",min={attr.minimum}"
+        if attr.HasField("allowed_values"):
+            text += f",allowed={_summarize_attr_value(attr.allowed_values)}"
+    for flag in ("is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input",
+                 "is_distributed_communication"):
+        if getattr(proto, flag):
+            text += f"; {flag}=true"
+    return text + ">"
+
+
+def _summarize_attr_value(value: Any) -> str:
+    """TF's SummarizeAttrValue for the kinds OpDef defaults and allowed lists hold."""
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        items = [protos.DataType.Name(t) for t in value.list.type] or [f'"{_c_escape(v)}"' for v in value.list.s] or \
+            [str(i) for i in value.list.i] or [_short_float(f) for f in value.list.f] or \
+            ["true" if b else "false" for b in value.list.b]
+        return f"[{', '.join(items)}]"
+    if kind == "type":
+        return protos.DataType.Name(value.type)
+    if kind == "shape":
+        if value.shape.unknown_rank:
+            return "<unknown>"
+        return "[" + ",".join("?" if d.size == -1 else str(d.size) for d in value.shape.dim) + "]"
+    if kind == "s":
+        return f'"{_c_escape(value.s)}"'
+    if kind == "b":
+        return "true" if value.b else "false"
+    if kind == "f":
+        return _short_float(value.f)
+    if kind == "i":
+        return str(value.i)
+    if kind == "func":
+        return value.func.name
+    if kind == "tensor":
+        array = make_ndarray(value.tensor)
+        shown = " ".join(str(v) for v in array.ravel()[:3].tolist()) + ("..." if array.size > 3 else "")
+        shape = "[" + ",".join(str(d) for d in array.shape) + "]"
+        return f"Tensor<type: {dtypes.type_string(dtypes.as_dtype(value.tensor.dtype))} shape: {shape} values: {shown}>"
+    return text_format.MessageToString(value, as_one_line=True)
+
+
+def _c_escape(data: bytes) -> str:
+    """absl::CEscape: C escapes for quotes, backslash and control bytes, octal for other unprintables."""
+    named = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x22: '\\"', 0x27: "\\'", 0x5C: "\\\\"}
+    return "".join(named.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in data)
+
+
+def _short_float(value: float) -> str:
+    return f"{value:g}"
+
+
 def _scalar_from_proto(kind: str, value: Any) -> Any:
     if kind == "type":
         return dtypes.as_dtype(value)

@@ -13,11 +13,14 @@ allocates the tensor it declares beyond what its GraphDef lists (graph_io keeps 
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tensorweave import errors
 from tensorweave.formats import protos
+from tensorweave.formats.unordered_map import unordered_map_order
 from tensorweave.framework import dtypes, function_def, graph_io, op_registry, shape_inference, tensor_shape
 from tensorweave.framework.graph import (
     Graph,
@@ -77,16 +80,45 @@ def _remove_default_attrs(producer_op_list: Any, nodes: list[NodeDef]) -> None:
                 del node.attr[attr.name]
 
 
-def _complete_attrs(node: NodeDef, op_def: OpDef) -> dict[str, Any]:
-    """The node's attrs with its OpDef's defaults filled in, as TF's importer adds them."""
+def _complete_attrs(node: NodeDef, op_def: OpDef, name: str) -> dict[str, Any]:
+    """The node's attrs with its OpDef's defaults filled in, as TF's importer adds them (errors name the node
+    as imported, `name`)."""
     attrs = dict(node.attr)
+    missing = {attr.name for attr in op_def.attrs if attr.name not in attrs and not attr.has_default}
+    if missing:  # TF names them all, in the order of its unordered_map of the op's attrs
+        names = ", ".join(f"'{name}'" for name in unordered_map_order([a.name for a in op_def.attrs])
+                          if name in missing)
+        raise ValueError(f"NodeDef missing attr{'s' if len(missing) > 1 else ''} {names} from "
+                         f"{graph_io.summarize_op_def(op_def)}; NodeDef: {{{{node {name}}}}}")
     for attr in op_def.attrs:
         if attr.name not in attrs:
-            if not attr.has_default:
-                raise ValueError(f"NodeDef missing attr '{attr.name}' from Op<name={op_def.name}>; NodeDef: "
-                                 f"{{{{node {node.name}}}}}")
             attrs[attr.name] = check_attr_value(op_def, attr, None)
+            continue
+        kind = _scalar_attr_kind(attrs[attr.name])
+        if kind is not None and kind != attr.type and (kind, attr.type) != ("int", "float"):
+            raise ValueError(f"AttrValue had value with type '{kind}' when '{attr.type}' expected\n\t for attr "
+                             f"'{attr.name}'\n\t; NodeDef: {{{{node {name}}}}}; {graph_io.summarize_op_def(op_def)}")
     return attrs
+
+
+def _type_string(dtype: dtypes.DType) -> str:
+    """TF's DataTypeString, ref types included (`string_ref`)."""
+    return dtypes.type_string(dtype) + ("_ref" if dtype._is_ref_dtype else "")
+
+
+def _scalar_attr_kind(value: Any) -> str | None:
+    """The AttrValue kind a plain IR value was parsed from (None for shapes, lists, tensors and the like,
+    whose kind the value alone does not tell)."""
+    if isinstance(value, dtypes.DType):
+        return "type"
+    for cls, kind in ((bool, "bool"), (bytes, "string"), (int, "int"), (float, "float")):
+        if isinstance(value, cls):
+            return kind
+    return None
+
+
+# TF's IsValidNodeName for imported nodes: pieces joined by '>', each starting with a letter, digit or dot.
+_VALID_NODE_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_./-]*(>[A-Za-z0-9.][A-Za-z0-9_./-]*)*\Z")
 
 
 class _Importer:
@@ -102,37 +134,49 @@ class _Importer:
         self.control_inputs = control_inputs
         self.names = {n.name: self._new_name(n.name) for n in nodes}
         self.created: dict[str, Operation] = {}
-        self.back_edges: list[tuple[Operation, int, str]] = []
+        self.back_edges: list[tuple[Operation, int, str, str]] = []
 
     def _new_name(self, name: str) -> str:
         return f"{self.prefix}/{name}" if self.prefix else self.g.unique_name(name)
 
-    def _source(self, spec: str) -> Tensor | Operation | None:
-        """The tensor (or, for '^x', the op) an input string names, None while its node is not made."""
+    def _source(self, spec: str, consumer: str = "") -> Tensor | Operation | None:
+        """The tensor (or, for '^x', the op) an input string of node `consumer` names, None while its node is
+        not made."""
         key = _input_key(spec)
         if key in self.input_map:
             mapped = self.input_map[key]
             return mapped.op if key.startswith("^") else mapped
         name, index = parse_input(spec)
-        if name not in self.nodes:
-            raise ValueError(f"Node '{self.names.get(name, name)}': Unknown input node '{spec}'")
         op = self.created.get(name)
         if op is None or index < 0:
             return op
         if index >= len(op._outputs):
-            raise ValueError(f"Node '{name}': Connecting to invalid output {index} of source node {name} which "
+            raise ValueError(f"Node '{consumer}': Connecting to invalid output {index} of source node {name} which "
                              f"has {len(op._outputs)} outputs.")
         return op._outputs[index]
 
     def _ready(self, node: NodeDef) -> bool:
-        sources = [self._source(s) for s in node.input]
+        sources = [self._source(s, node.name) for s in node.input]
         if node.op in ("Merge", "RefMerge"):  # a loop's Merge waits only for its entry
             data = [s for spec, s in zip(node.input, sources) if not spec.startswith("^")]
-            return any(s is not None for s in data) and all(
+            return (not data or any(s is not None for s in data)) and all(
                 s is not None for spec, s in zip(node.input, sources) if spec.startswith("^"))
         return all(s is not None for s in sources)
 
     def run(self) -> None:
+        seen: set[str] = set()
+        for node in self.order:  # TF's BuildNodeIndex checks, in its order
+            if not _VALID_NODE_NAME.match(node.name):
+                raise ValueError(f"Node '{node.name}': Node name contains invalid characters")
+            if node.name in seen:
+                raise ValueError(f"Node '{node.name}' is not unique")
+            seen.add(node.name)
+            if any(not b.startswith("^") and a.startswith("^") for a, b in zip(node.input, node.input[1:])):
+                raise ValueError(f"Node '{node.name}': Control dependencies must come after regular dependencies")
+        for node in self.order:
+            for spec in node.input:
+                if _input_key(spec) not in self.input_map and parse_input(spec)[0] not in self.nodes:
+                    raise ValueError(f"Node '{node.name}': Unknown input node '{spec}'")
         pending = list(self.order)
         while pending:
             waiting = []
@@ -142,11 +186,10 @@ class _Importer:
                 else:
                     waiting.append(node)
             if len(waiting) == len(pending):
-                raise ValueError(f"GraphDef has a cycle through node '{waiting[0].name}' that no Merge breaks "
-                                 "(a loop's back edge must enter a Merge).")
+                raise ValueError(f"{len(waiting)} nodes in a cycle")
             pending = waiting
-        for op, index, spec in self.back_edges:
-            op._update_input(index, self._source(spec))
+        for op, index, spec, consumer in self.back_edges:
+            op._update_input(index, self._source(spec, consumer))
 
     def _create(self, node: NodeDef) -> None:
         function = None if node.op in op_registry.registered_ops() else self.g._get_function(node.op)
@@ -157,7 +200,7 @@ class _Importer:
                 op_def = op_registry.get(node.op).op_def
             except KeyError:
                 raise errors.NotFoundError(None, None, op_registry.unregistered_op_message(node.op)) from None
-        attrs = _complete_attrs(node, op_def)
+        attrs = _complete_attrs(node, op_def, self.names[node.name])
         attrs.pop("_output_shapes", None)  # a record of the exporter's shapes: TF's importer drops it
         name = self.names[node.name]
         if "_class" in attrs:
@@ -165,29 +208,29 @@ class _Importer:
         data_specs = [s for s in node.input if not s.startswith("^")]
         expected = arg_types(op_def.input_args, attrs)
         if len(expected) != len(data_specs):
-            raise ValueError(f"NodeDef expected inputs '{', '.join(t.name for t in expected)}' do not match "
-                             f"{len(data_specs)} inputs specified; Op<name={op_def.name}>; NodeDef: "
+            raise ValueError(f"NodeDef expected inputs '{', '.join(_type_string(t) for t in expected)}' do not match "
+                             f"{len(data_specs)} inputs specified; {graph_io.summarize_op_def(op_def)}; NodeDef: "
                              f"{{{{node {name}}}}}")
         inputs, back = [], []
         for i, spec in enumerate(data_specs):
-            tensor = self._source(spec)
+            tensor = self._source(spec, node.name)
             if tensor is None:
                 back.append((i, spec))
             else:
                 _check_input_type(name, i, tensor, expected[i])
             inputs.append(tensor)
         stand_in = next(t for t in inputs if t is not None) if back else None
-        control = [self._source(s) for s in node.input if s.startswith("^")]
+        control = [self._source(s, node.name) for s in node.input if s.startswith("^")]
         new_node = NodeDef(name=name, op=node.op, device=node.device, attr=attrs, splats=dict(node.splats))
         op = self.g._create_op_from_node_def(
             new_node, [stand_in if t is None else t for t in inputs], arg_types(op_def.output_args, attrs),
             op_def, control_inputs=list(dict.fromkeys(control + self.control_inputs)))
         self.created[node.name] = op
-        self.back_edges.extend((op, i, spec) for i, spec in back)
+        self.back_edges.extend((op, i, spec, node.name) for i, spec in back)
         shape_fn = None if function is not None else op_registry.get(node.op).shape_fn
         if shape_fn is not None:
             shape_inputs = [_BackEdge(expected[i]) if t is None else t for i, t in enumerate(inputs)]
-            context = shape_inference.InferenceContext(op._node_def, op_def, shape_inputs,
+            context = shape_inference.InferenceContext(self._node_as_built(node, op), op_def, shape_inputs,
                                                        shape_inference.PYTHON_GRAPH_VALUES)
             for t, shape in zip(op._outputs, context.run(shape_fn)):
                 t._shape = shape
@@ -196,6 +239,16 @@ class _Importer:
             shapes = function_output_shapes(self.g, called, [t.shape for t in inputs])
             for t, shape in zip(op._outputs, shapes or ()):
                 t._shape = shape
+
+    def _node_as_built(self, node: NodeDef, op: Operation) -> NodeDef:
+        """The op's NodeDef as TF's importer holds it while inferring shapes: an input taken from
+        `input_map` is still spelled `name:index`, which shows in shape errors."""
+        data_specs = [s for s in node.input if not s.startswith("^")]
+        if not any(_input_key(s) in self.input_map for s in data_specs):
+            return op._node_def
+        inputs = [f"{t.op.name}:{t.value_index}" if _input_key(spec) in self.input_map else shown
+                  for spec, t, shown in zip(data_specs, op.inputs, op._node_def.input)]
+        return dataclasses.replace(op._node_def, input=inputs + op._node_def.input[len(inputs):])
 
     def _colocation_group(self, group: str | bytes) -> str:
         group = group.decode() if isinstance(group, bytes) else group
@@ -332,9 +385,9 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
     ir = as_ir_graph_def(graph_def)
     input_map = _check_input_map(input_map)
     if return_elements is not None:
-        return_elements = tuple(return_elements)
-        if not all(isinstance(x, str) for x in return_elements):
-            raise TypeError("return_elements must be a list of strings.")
+        if not all(isinstance(x, (str, bytes)) for x in return_elements):
+            raise TypeError(f"Argument `return_elements` must be a list of strings. Obtained {return_elements}.")
+        return_elements = tuple(x.decode() if isinstance(x, bytes) else x for x in return_elements)
     nodes = [NodeDef(n.name, n.op, list(n.input), n.device, dict(n.attr), dict(n.splats)) for n in ir.node]
     if producer_op_list is not None:
         _remove_default_attrs(producer_op_list, nodes)
@@ -364,8 +417,9 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
                                  control_inputs)
             try:
                 importer.run()
-                result = None if return_elements is None else [
-                    _return_element(e, by_name, importer.created) for e in return_elements]
+                result = None if return_elements is None else [  # a mapped tensor returns its replacement
+                    mapped.get(_input_key(e)) if ":" in e and _input_key(e) in mapped
+                    else _return_element(e, by_name, importer.created) for e in return_elements]
             except Exception:
                 for op in reversed(g._operations_since(start)):
                     g._remove_failed_op(op)

@@ -40,6 +40,9 @@ _PROTO_COLLECTIONS = frozenset({
     GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.METRIC_VARIABLES, GraphKeys.GLOBAL_STEP, GraphKeys.QUEUE_RUNNERS,
     GraphKeys.SAVERS, GraphKeys.COND_CONTEXT, GraphKeys.WHILE_CONTEXT})
 _FUNCTION_CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall")
+# The op types whose name scopes TF takes for a Saver's (its list, "SaveSlice" spelling included).
+_SAVE_AND_RESTORE_OPS = frozenset({"SaveV2", "Save", "SaveSlice", "LegacySave", "LegacySaveSlice", "RestoreV2",
+                                   "Restore", "RestoreSlice", "LegacyRestore", "LegacyRestoreSlice"})
 
 
 # collection key -> (proto type, to_proto(item, export_scope=...), from_proto(proto, import_scope=...))
@@ -54,9 +57,12 @@ def register_proto_function(collection_name: str, proto_type: type | None = None
 
 
 def create_meta_graph_def(graph_def: Any, graph: Graph, meta_info_def: Any = None, saver_def: Any = None,
-                          collection_list: list[str] | None = None, export_scope: str | None = None) -> Any:
+                          collection_list: list[str] | None = None, export_scope: str | None = None,
+                          exclude_nodes: frozenset[str] = frozenset(), clear_extraneous_savers: bool = False) -> Any:
     """A MetaGraphDef of `graph_def` with the collections of `graph` (FileWriter passes the default graph,
-    as TF does, whichever graph the GraphDef came from); items outside `export_scope` are left out."""
+    as TF does, whichever graph the GraphDef came from); items outside `export_scope` or named in
+    `exclude_nodes` are left out, and with `clear_extraneous_savers` the savers collection holds `saver_def`
+    alone."""
     meta_graph = protos.MetaGraphDef()
     if meta_info_def is not None:
         meta_graph.meta_info_def.CopyFrom(meta_info_def)
@@ -69,8 +75,32 @@ def create_meta_graph_def(graph_def: Any, graph: Graph, meta_info_def: Any = Non
         meta_graph.saver_def.CopyFrom(saver_def)
     keys = graph.get_all_collection_keys() if collection_list is None else collection_list
     for key in keys:
-        _add_collection_def(meta_graph, key, graph.get_collection(key), export_scope)
+        items = graph.get_collection(key)
+        if clear_extraneous_savers and key == GraphKeys.SAVERS:
+            # TF rebuilds a Saver from saver_def alone (a new one over every variable when it is None).
+            items = [_proto_functions[key][2](saver_def)]
+        items = [item for item in items if _exported_name(item) not in exclude_nodes]
+        _add_collection_def(meta_graph, key, items, export_scope)
     return meta_graph
+
+
+def _exported_name(item: Any) -> Any:
+    return item if isinstance(item, str) else getattr(item, "name", None)
+
+
+def _extraneous_saver_nodes(graph_def: Any, saver_def: Any) -> frozenset[str]:
+    """The nodes of every Saver but `saver_def`'s (TF's _find_extraneous_saver_nodes): TF takes each
+    Saver to own the name scope of its save and restore nodes, and drops the other such scopes whole."""
+    def scope_of(name: str) -> str:
+        return name.lstrip("^").rsplit("/", 1)[0] if "/" in name else ""
+
+    kept = set()
+    if saver_def is not None:
+        kept = {scope_of(saver_def.save_tensor_name.split(":")[0]) + "/",
+                scope_of(saver_def.restore_op_name.split(":")[0]) + "/"}
+    saver_nodes = {n.name for n in graph_def.node if n.op in _SAVE_AND_RESTORE_OPS}
+    scopes = {scope + "/" for scope in {scope_of(name) for name in saver_nodes} - saver_nodes} - kept
+    return frozenset(n.name for n in graph_def.node if any(n.name.startswith(scope) for scope in scopes))
 
 
 def stripped_op_list_for_graph(graph_def: Any) -> Any:
@@ -173,15 +203,17 @@ def _strip_default_attrs(graph_def: Any) -> None:
                     del node.attr[attr.name]
 
 
-def _scoped_graph_def(graph_def: Any, export_scope: str | None, clear_devices: bool) -> Any:
-    """The nodes under `export_scope` with names relative to it (inputs and `_class` groups too)."""
-    if not export_scope and not clear_devices:
+def _scoped_graph_def(graph_def: Any, export_scope: str | None, clear_devices: bool,
+                      exclude_nodes: frozenset[str] = frozenset()) -> Any:
+    """The nodes under `export_scope` (less `exclude_nodes`) with names relative to it (inputs and `_class`
+    groups too)."""
+    if not export_scope and not clear_devices and not exclude_nodes:
         return graph_def
     scoped = protos.GraphDef()
     scoped.versions.CopyFrom(graph_def.versions)
     scoped.library.CopyFrom(graph_def.library)
     for node in graph_def.node:
-        if export_scope and not node.name.startswith(export_scope):
+        if (export_scope and not node.name.startswith(export_scope)) or node.name in exclude_nodes:
             continue
         copy = scoped.node.add()
         copy.CopyFrom(node)
@@ -207,18 +239,20 @@ def export_scoped_meta_graph(filename: str | None = None, graph_def: Any = None,
     """(MetaGraphDef, {name: variable}) of the graph, or its part under `export_scope`, written to `filename`
     when given (binary, or text with `as_text`)."""
     del unbound_inputs_col_name
-    if clear_extraneous_savers or save_debug_info:
-        raise NotImplementedError("clear_extraneous_savers and save_debug_info are not supported yet")
+    if save_debug_info:
+        raise NotImplementedError("save_debug_info is not supported yet")
     graph = graph or get_default_graph()
     if graph_def is None:
         graph_def = graph.as_graph_def(add_shapes=True)
     elif not isinstance(graph_def, protos.GraphDef):
         graph_def = protos.GraphDef.FromString(graph_def.SerializeToString())
-    graph_def = _scoped_graph_def(graph_def, export_scope, clear_devices)
+    exclude_nodes = _extraneous_saver_nodes(graph_def, saver_def) if clear_extraneous_savers else frozenset()
+    graph_def = _scoped_graph_def(graph_def, export_scope, clear_devices, exclude_nodes)
     if strip_default_attrs:
         graph_def = protos.GraphDef.FromString(graph_def.SerializeToString())
         _strip_default_attrs(graph_def)
-    meta_graph = create_meta_graph_def(graph_def, graph, meta_info_def, saver_def, collection_list, export_scope)
+    meta_graph = create_meta_graph_def(graph_def, graph, meta_info_def, saver_def, collection_list, export_scope,
+                                       exclude_nodes, clear_extraneous_savers)
     meta_graph.meta_info_def.stripped_default_attrs = strip_default_attrs
     if filename:
         graph_io.write_graph(meta_graph, os.path.dirname(filename), os.path.basename(filename), as_text=as_text)
@@ -261,6 +295,16 @@ def read_meta_graph_file(filename: str) -> Any:
     return meta_graph
 
 
+def _scoped_value(value: Any, scope: str | None) -> Any:
+    """A plain collection value as TF re-imports it: TF passes it to prepend_name_scope, so under an import
+    scope text comes back as a str name under the scope, and other values (floats, Any protos) unchanged."""
+    if not scope:
+        return value
+    if isinstance(value, bytes):
+        value = value.decode("utf-8")
+    return prepend_name_scope(value, scope) if isinstance(value, str) else value
+
+
 def _import_collection(graph: Graph, key: str, collection: Any, scope: str | None, built: dict) -> None:
     kind = collection.WhichOneof("kind")
     if kind == "node_list":
@@ -270,14 +314,17 @@ def _import_collection(graph: Graph, key: str, collection: Any, scope: str | Non
         proto_type, _, from_proto = _proto_functions.get(key, (None, None, None))
         for value in collection.bytes_list.value:
             if proto_type is None or from_proto is None:
-                graph.add_to_collection(key, value)
+                graph.add_to_collection(key, _scoped_value(value, scope))
                 continue
             if value not in built:  # one object for a proto in several collections (variables, trainables)
                 built[value] = from_proto(proto_type.FromString(value), import_scope=scope)
             graph.add_to_collection(key, built[value])
-    elif kind in ("int64_list", "float_list", "any_list"):
-        for value in getattr(collection, kind).value:
+    elif kind == "int64_list":
+        for value in collection.int64_list.value:
             graph.add_to_collection(key, value)
+    elif kind in ("float_list", "any_list"):
+        for value in getattr(collection, kind).value:
+            graph.add_to_collection(key, _scoped_value(value, scope))
     else:
         tf_logging.warning("Cannot identify data type for collection %s. Skipping.", key)
 

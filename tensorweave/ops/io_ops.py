@@ -1,8 +1,8 @@
-"""Checkpoint ops (SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename, ShardedFilespec) and the whole-file
-ops (ReadFile, WriteFile, MatchingFiles).
+"""Checkpoint ops (SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename, ShardedFilespec, and the V1
+format's SaveSlices) and the whole-file ops (ReadFile, WriteFile, MatchingFiles).
 
 The kernels are thin: the V2 bundle format (index table, data shards, CRCs, atomic renames) lives in
-`formats/bundle.py`. A `shape_and_slices` entry is TF's spec string: "" for a whole tensor, or the full
+`formats/bundle.py`, the V1 one in `formats/tensor_slice_file.py`; RestoreV2 reads either, as TF's. A `shape_and_slices` entry is TF's spec string: "" for a whole tensor, or the full
 shape then one `start,length` (or `-`) per dimension, e.g. `"4 6 0,2:-"`, for a slice of a partitioned
 variable. Every file a save writes goes to a temporary name and is renamed into place after an fsync, so a
 crash leaves either the old checkpoint or the new one, never a half-written one under its final name.
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.formats import bundle, tfrecord
+from tensorweave.formats import bundle, tensor_slice_file, tfrecord
 from tensorweave.framework import dtypes as tf_dtypes
 from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Operation, Tensor
@@ -97,6 +97,40 @@ def _save_v2(ctx: OpKernelContext, prefix: Any, tensor_names: Any, shape_and_sli
             writer.add_slice(name, full_shape, slice_proto, value)
 
 
+# -- SaveSlices (V1 checkpoints) --------------------------------------------------------------------
+
+SaveSlices = Op("SaveSlices", inputs=["filename: string", "tensor_names: string", "shapes_and_slices: string",
+                                      "data: T"],
+                attrs=["T: list(type)"], is_stateful=True)
+
+
+@SaveSlices.shape
+def _save_slices_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    _check_names_and_slices(ctx, ctx.num_inputs - 3)
+    return []
+
+
+@SaveSlices.kernel("CPU", expensive=True)
+def _save_slices(ctx: OpKernelContext, filename: Any, tensor_names: Any, shapes_and_slices: Any,
+                 *tensors: Any, T: Sequence[Any]) -> None:  # noqa: N803 - TF's attr name
+    """One V1 file at `filename`, its tensors in name order as TF's SaveTensors writes them."""
+    _validate_inputs(ctx, filename, tensor_names, shapes_and_slices, len(tensors))
+    entries = []
+    for i in sorted(range(len(tensors)), key=lambda i: _text(tensor_names[i]).encode()):
+        name, spec, value = _text(tensor_names[i]), _text(shapes_and_slices[i]), np.asarray(tensors[i])
+        enum = tf_dtypes.as_dtype(T[i]).as_datatype_enum
+        if not spec:
+            entries.append((name, list(value.shape), enum, tensor_slice_file.full_slice(value.ndim), value))
+            continue
+        full_shape, slice_proto = bundle.parse_shape_and_slice(spec)
+        _, lengths = bundle.slice_extents(slice_proto, full_shape)
+        if list(value.shape) != [full if n < 0 else n for full, n in zip(full_shape, lengths)]:
+            raise invalid_argument(ctx, f"Slice in shape_and_slice specification does not match the shape of the "
+                                        f"tensor to  save: {spec}, tensor: {tensor_shape.shape_string(value.shape)}")
+        entries.append((name, full_shape, enum, slice_proto, value))
+    tensor_slice_file.write_tensor_slices(_text(np.ravel(filename)[0]), entries)
+
+
 # -- RestoreV2 ---------------------------------------------------------------------------------------
 
 RestoreV2 = Op("RestoreV2", inputs=["prefix: string", "tensor_names: string", "shape_and_slices: string"],
@@ -131,7 +165,12 @@ def _restore_v2(ctx: OpKernelContext, prefix: Any, tensor_names: Any, shape_and_
                 dtypes: Sequence[Any]) -> list:
     """Each named tensor (or the slice asked for) read from the bundle at `prefix`, checked against `dtypes`."""
     _validate_inputs(ctx, prefix, tensor_names, shape_and_slices, len(dtypes))
-    with bundle.BundleReader(_text(np.ravel(prefix)[0])) as reader:
+    path = _text(np.ravel(prefix)[0])
+    if tensor_slice_file.is_v1_checkpoint(path) and not os.path.isdir(path):
+        reader = tensor_slice_file.TensorSliceReader(path)
+        return [_restore_one_v1(ctx, reader, _text(name), _text(spec), dtype)
+                for name, spec, dtype in zip(tensor_names.tolist(), shape_and_slices.tolist(), dtypes)]
+    with bundle.BundleReader(path) as reader:
         return [_restore_one(ctx, reader, _text(name), _text(spec), dtype)
                 for name, spec, dtype in zip(tensor_names.tolist(), shape_and_slices.tolist(), dtypes)]
 
@@ -153,6 +192,29 @@ def _restore_one(ctx: OpKernelContext, reader: bundle.BundleReader, name: str, s
     index = tuple(slice(s, None if n < 0 else s + n) for s, n in zip(starts, lengths))
     return reader.lookup(name)[index]
 
+
+
+def _restore_one_v1(ctx: OpKernelContext, reader: tensor_slice_file.TensorSliceReader, name: str, spec: str,
+                    dtype: Any) -> Any:
+    """RestoreV2's fallback for a V1 checkpoint (TF's RestoreTensor), with its messages."""
+    if not reader.has_tensor(name):
+        raise errors.NotFoundError(ctx.node_def, None, f'Tensor name "{name}" not found in checkpoint files '
+                                                         f"{reader.filepattern}")
+    shape, stored = reader.shape_and_dtype(name)
+    expected = tf_dtypes.as_dtype(dtype)
+    if stored != expected.as_datatype_enum:
+        raise invalid_argument(ctx, f"Expected to restore a tensor of type {tf_dtypes.type_string(expected)}, got a "
+                                    f"tensor of type {tf_dtypes.type_string(tf_dtypes.as_dtype(stored))} instead: "
+                                    f"tensor_name = {name}")
+    value = reader.read(name)
+    if not spec:
+        return value
+    full_shape, slice_proto = bundle.parse_shape_and_slice(spec)
+    if full_shape != shape:
+        raise invalid_argument(ctx, f"Shape in shape_and_slice spec {tensor_shape.shape_string(full_shape)} does not "
+                                    f"match the shape stored in checkpoint: {tensor_shape.shape_string(shape)}")
+    starts, lengths = bundle.slice_extents(slice_proto, full_shape)
+    return value[tuple(slice(s, None if n < 0 else s + n) for s, n in zip(starts, lengths))]
 
 
 # -- MergeV2Checkpoints ------------------------------------------------------------------------------
@@ -216,6 +278,12 @@ def save_v2(prefix: Any, tensor_names: Any, shape_and_slices: Any, tensors: Sequ
     return SaveV2(prefix, tensor_names, shape_and_slices, list(tensors), name=name)
 
 
+def save_slices(filename: Any, tensor_names: Any, shapes_and_slices: Any, tensors: Sequence[Any],
+                name: str | None = None) -> Operation:
+    """A SaveSlices node writing `tensors` to the V1 checkpoint file `filename`."""
+    return SaveSlices(filename, tensor_names, shapes_and_slices, list(tensors), name=name)
+
+
 def restore_v2(prefix: Any, tensor_names: Any, shape_and_slices: Any, dtypes: Sequence[Any],  # noqa: A002
                name: str | None = None) -> list[Tensor]:
     """A RestoreV2 node reading the named tensors (of these dtypes) from the bundle at `prefix`."""
@@ -232,6 +300,11 @@ def merge_v2_checkpoints(checkpoint_prefixes: Any, destination_prefix: Any, dele
 def sharded_filename(basename: Any, shard: Any, num_shards: Any, name: str | None = None) -> Tensor:
     """`basename-SSSSS-of-NNNNN`, the name of one shard of a sharded file."""
     return ShardedFilename(basename, shard, num_shards, name=name)
+
+
+def sharded_filespec(basename: Any, num_shards: Any, name: str | None = None) -> Tensor:
+    """`basename-?????-of-NNNNN`, the pattern naming every shard of a sharded file."""
+    return ShardedFilespec(basename, num_shards, name=name)
 
 
 # -- ReadFile, WriteFile, MatchingFiles --------------------------------------------------------------

@@ -151,10 +151,7 @@ def _as_ref(var: Any, listed: bool = False) -> Tensor:
     if isinstance(var, Tensor) and var.op.type in _VARIABLE_OPS:
         return var
     if not isinstance(var, Tensor):  # TF converts the value first: its message shows the constant
-        try:
-            var = convert_to_tensor(var)
-        except (TypeError, ValueError):
-            pass
+        var = convert_to_tensor(var)
     if listed:
         raise TypeError(f"Variable to save is not a Variable: {var}")
     raise TypeError(f"names_to_saveables must be a dict mapping string names to Tensors/Variables. Not a "
@@ -223,15 +220,18 @@ class BulkSaverBuilder:
     """Builds the save and restore nodes of a Saver (TF's BulkSaverBuilder: one RestoreV2 for all)."""
 
     def __init__(self, write_version: int = SaverDef.V2) -> None:
-        if write_version != SaverDef.V2:
-            raise ValueError("Only SaverDef.V2 checkpoints are written here (V1 is deprecated in TF too); "
-                             f"got write_version={write_version}")
         self._write_version = write_version
 
     def save_op(self, filename_tensor: Tensor, saveables: Sequence[_Saveable]) -> Operation:
-        """One SaveV2 node writing every saveable to the prefix `filename_tensor`."""
-        return io_ops.save_v2(filename_tensor, [s.name for s in saveables], [s.slice_spec for s in saveables],
-                              [s.tensor() for s in saveables])
+        """One node writing every saveable: SaveV2 to the prefix `filename_tensor`, or SaveSlices to the V1
+        file of that name."""
+        names, specs = [s.name for s in saveables], [s.slice_spec for s in saveables]
+        tensors = [s.tensor() for s in saveables]
+        if self._write_version == SaverDef.V1:
+            return io_ops.save_slices(filename_tensor, names, specs, tensors, name="save")
+        if self._write_version != SaverDef.V2:
+            raise RuntimeError(f"Unexpected write_version: {self._write_version}")
+        return io_ops.save_v2(filename_tensor, names, specs, tensors)
 
     def bulk_restore(self, filename_tensor: Tensor, saveables: Sequence[_Saveable]) -> list[Tensor]:
         """One RestoreV2 node on CPU:0 reading every saveable (TF loads them all there)."""
@@ -271,7 +271,17 @@ class BulkSaverBuilder:
 
     def _add_sharded_save_ops(self, checkpoint_prefix: Tensor,
                               per_device: list[tuple[str, list[_Saveable]]]) -> Tensor:
-        """One SaveV2 per device into `<prefix>_temp/part-*`, then one merge into `<prefix>` (TF's V2 path)."""
+        """One SaveV2 per device into `<prefix>_temp/part-*`, then one merge into `<prefix>` (TF's V2 path);
+        for V1, one file `<prefix>-NNNNN-of-NNNNN` per device, named as a whole by their pattern."""
+        if self._write_version == SaverDef.V1:
+            num_shards = constant_ops.constant(len(per_device), name="num_shards")
+            saves = []
+            for shard, (dev, saveables) in enumerate(per_device):
+                with device(dev or None):
+                    filename = io_ops.sharded_filename(checkpoint_prefix, shard, num_shards)
+                    saves.append(self._add_save_ops(filename, saveables))
+            with control_dependencies([s.op for s in saves]):
+                return io_ops.sharded_filespec(checkpoint_prefix, num_shards)
         with device("CPU"):
             suffix = elementwise_ops.where(string_ops.regex_full_match(checkpoint_prefix, "^s3://.*"),
                                            constant_ops.constant(".part"),
@@ -330,7 +340,7 @@ def _wrap_restore_error(err: errors.OpError, verbiage: str) -> errors.OpError:
 
 @tf_export("train.Saver")
 class Saver:
-    """Saves and restores variables as V2 checkpoints, and keeps the newest `max_to_keep` of them."""
+    """Saves and restores variables as V2 checkpoints (V1 on request), and keeps the newest `max_to_keep`."""
 
     def __init__(self, var_list: Any = None, reshape: bool = False, sharded: bool = False, max_to_keep: int = 5,
                  keep_checkpoint_every_n_hours: float = 10000.0, name: str | None = None,
@@ -516,12 +526,12 @@ class Saver:
 
     def export_meta_graph(self, filename: str | None = None, collection_list: Any = None, as_text: bool = False,
                           export_scope: str | None = None, clear_devices: bool = False,
-                          clear_extra: bool = False, strip_default_attrs: bool = False,
+                          clear_extraneous_savers: bool = False, strip_default_attrs: bool = False,
                           save_debug_info: bool = False) -> Any:
         """The default graph's MetaGraphDef with this Saver's SaverDef, written to `filename` if given."""
         proto, _ = meta_graph.export_scoped_meta_graph(
             saver_def=self.saver_def, collection_list=collection_list, export_scope=export_scope,
-            clear_devices=clear_devices, clear_extraneous_savers=clear_extra,
+            clear_devices=clear_devices, clear_extraneous_savers=clear_extraneous_savers,
             strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
         if filename:
             write_file_atomically(filename, str(proto).encode() if as_text else proto.SerializeToString())
@@ -590,3 +600,7 @@ def _meta_graph_base(checkpoint_file: str) -> str:
     """The `.meta` file's base: the prefix without a sharded `-?????-of-NNNNN` suffix, as TF names it."""
     return re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_file)
 
+
+
+meta_graph.register_proto_function(GraphKeys.SAVERS, proto_type=SaverDef, to_proto=Saver.to_proto,
+                                   from_proto=Saver.from_proto)

@@ -294,3 +294,112 @@ def test_convert_variables_to_constants_freezes_resource_variables_as_tf():
         out, = tf.import_graph_def(frozen, return_elements=["y:0"], name="")
         assert sess.run(out, {"x:0": [[1., 1.]], "ids:0": [0, 2]}) == 35.0
         assert sess.run(out, {"x:0": [[-1., -1.]], "ids:0": [1]}) == 28.0
+
+
+def test_import_graph_def_reference_errors_as_tf():
+    """Messages of TF 2.21 for an unknown input, a cycle, bad return_elements and a mapped input's shape."""
+    gd = tf.GraphDef()
+    for name, src in (("x", "missing"), ("y", "x:0")):
+        node = gd.node.add(name=name, op="Identity", input=[src])
+        node.attr["T"].type = 1
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"^Node 'x': Unknown input node 'missing'$"):
+            tf.import_graph_def(gd, name="pre")
+        gd.node[0].input[0] = "y"
+        with pytest.raises(ValueError, match=r"^2 nodes in a cycle$"):
+            tf.import_graph_def(gd, name="pre")
+    with tf.Graph().as_default() as g:
+        a = tf.constant([1.0, 2.0], name="a")
+        tf.add(a, tf.placeholder(tf.float32, [2], name="b"), name="c")
+    graph_def = g.as_graph_def()
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match=re.escape("must be a list of strings. Obtained [3].")):
+            tf.import_graph_def(graph_def, return_elements=[3])
+        with pytest.raises(ValueError, match=re.escape(
+                "for '{{node import/c}} = AddV2[T=DT_FLOAT](import/a, Const:0)' with input shapes: [2], [3].")):
+            tf.import_graph_def(graph_def, input_map={"b:0": tf.constant([1.0, 1.0, 3.0])})
+
+
+def _graph_def(*nodes):
+    gd = tf.GraphDef()
+    for name, op, inputs, attrs in nodes:
+        node = gd.node.add(name=name, op=op, input=inputs)
+        for key, value in attrs.items():
+            if isinstance(value, int):
+                node.attr[key].type = value
+            else:
+                node.attr[key].s = value
+    return gd
+
+
+@pytest.mark.parametrize("nodes, message", [
+    ([("a", "Placeholder", [], {})],
+     "NodeDef missing attr 'dtype' from Op<name=Placeholder; signature= -> output:dtype; attr=dtype:type; "
+     "attr=shape:shape,default=<unknown>>; NodeDef: {{node a}}"),
+    ([("a", "Placeholder", [], {"dtype": b"x"})],
+     "AttrValue had value with type 'string' when 'type' expected\n\t for attr 'dtype'\n\t; NodeDef: {{node a}}; "
+     "Op<name=Placeholder; signature= -> output:dtype; attr=dtype:type; attr=shape:shape,default=<unknown>>"),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("a", "Placeholder", [], {"dtype": 1})], "Node 'a' is not unique"),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("b", "Identity", ["a", "a"], {"T": 1})],
+     "NodeDef expected inputs 'float' do not match 2 inputs specified; Op<name=Identity; signature=input:T -> "
+     "output:T; attr=T:type>; NodeDef: {{node b}}"),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("b", "Identity", ["a:1"], {"T": 1})],
+     "Node 'b': Connecting to invalid output 1 of source node a which has 1 outputs."),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("b", "Identity", ["a"], {"T": 1}), ("c", "NoOp", ["^b", "b"], {})],
+     "Node 'c': Control dependencies must come after regular dependencies"),
+    ([("a b", "Placeholder", [], {"dtype": 1})], "Node 'a b': Node name contains invalid characters"),
+    ([("n", "Conv2D", [], {})],
+     "NodeDef missing attrs 'padding', 'strides', 'T' from Op<name=Conv2D; signature=input:T, filter:T -> output:T; "
+     "attr=T:type,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT32]; attr=strides:list(int); "
+     "attr=use_cudnn_on_gpu:bool,default=true; attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; "
+     "attr=explicit_paddings:list(int),default=[]; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", "
+     "\"NCHW\"]; attr=dilations:list(int),default=[1, 1, 1, 1]>; NodeDef: {{node n}}"),
+    ([("n", "AccumulatorSetGlobalStep", [], {})],
+     "NodeDef expected inputs 'string_ref, int64' do not match 0 inputs specified; Op<name=AccumulatorSetGlobalStep; "
+     "signature=handle:Ref(string), new_global_step:int64 -> >; NodeDef: {{node n}}"),
+    ([("n", "IteratorV2", [], {})],
+     "NodeDef missing attrs 'output_shapes', 'container', 'output_types', 'shared_name' from Op<name=IteratorV2; "
+     "signature= -> handle:resource; attr=shared_name:string; attr=container:string; attr=output_types:list(type),"
+     "min=1; attr=output_shapes:list(shape),min=1; is_stateful=true>; NodeDef: {{node n}}"),
+    ([("n", "PrintV2", [], {})],
+     "NodeDef expected inputs 'string' do not match 0 inputs specified; Op<name=PrintV2; signature=input:string -> ; "
+     "attr=output_stream:string,default=\"stderr\"; attr=end:string,default=\"\\n\"; is_stateful=true>; "
+     "NodeDef: {{node n}}"),
+    ([("n", "RestoreV2", [], {})],
+     "NodeDef missing attr 'dtypes' from Op<name=RestoreV2; signature=prefix:string, tensor_names:string, "
+     "shape_and_slices:string -> tensors:; attr=dtypes:list(type),min=1; is_stateful=true>; NodeDef: {{node n}}"),
+    ([("n", "Merge", [], {})],
+     "NodeDef missing attrs 'N', 'T' from Op<name=Merge; signature=inputs:N*T -> output:T, value_index:int32; "
+     "attr=T:type; attr=N:int,min=1>; NodeDef: {{node n}}"),
+    ([("n", "ImageSummary", [], {})],
+     "NodeDef expected inputs 'string, float' do not match 0 inputs specified; Op<name=ImageSummary; signature="
+     "tag:string, tensor:T -> summary:string; attr=max_images:int,default=3,min=1; attr=T:type,default=DT_FLOAT,"
+     "allowed=[DT_UINT8, DT_FLOAT, DT_HALF, DT_DOUBLE]; attr=bad_color:tensor,default=Tensor<type: uint8 shape: "
+     "[4] values: 255 0 0...>>; NodeDef: {{node n}}"),
+    ([("a", "Placeholder", [], {"dtype": 1}), ("b", "AddN", ["a", "a"], {"T": 1})],
+     "NodeDef missing attr 'N' from Op<name=AddN; signature=inputs:N*T -> sum:T; attr=N:int,min=1; "
+     "attr=T:type,allowed=[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, "
+     "DT_QINT8, DT_QUINT8, DT_QINT32, DT_BFLOAT16, DT_QINT16, DT_QUINT16, DT_UINT16, DT_COMPLEX128, DT_HALF, "
+     "DT_UINT32, DT_UINT64, DT_VARIANT]; is_commutative=true; is_aggregate=true>; NodeDef: {{node b}}"),
+])
+def test_malformed_graph_defs_fail_with_tfs_messages(nodes, message):
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            tf.import_graph_def(_graph_def(*nodes), name="")
+
+
+def test_return_element_of_a_mapped_tensor_is_its_replacement():
+    """TF 2.21 returns the input_map tensor, not the imported one it replaces."""
+    with tf.Graph().as_default() as g:
+        tf.identity(tf.placeholder(tf.float32, name="a"), name="b")
+    with tf.Graph().as_default():
+        c = tf.constant(1.0)
+        assert tf.import_graph_def(g.as_graph_def(), input_map={"a": c}, return_elements=["a:0"]) == [c]
+
+
+def test_attr_errors_name_the_node_as_imported():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=re.escape("; NodeDef: {{node pre/x}}")):
+            tf.import_graph_def(_graph_def(("x", "Placeholder", [], {})), name="pre")
+        with pytest.raises(ValueError, match=re.escape("for attr 'dtype'\n\t; NodeDef: {{node pre_1/x}}; Op<")):
+            tf.import_graph_def(_graph_def(("x", "Placeholder", [], {"dtype": b"q"})), name="pre")

@@ -160,3 +160,21 @@ def test_import_meta_graph_restores_trainable_variables_first_then_by_name(tmp_p
     with tf.Graph().as_default() as g:
         tf.train.import_meta_graph(str(tmp_path / "m.meta"))
         assert g.get_all_collection_keys() == ["trainable_variables", "aaa", "outs", "variables"]
+
+
+def test_plain_collections_under_an_import_scope_as_tf():
+    """TF 2.21 passes bytes and float collection values through prepend_name_scope: text comes back as a
+    str name under the scope (unscoped, the bytes as stored), floats and ints unchanged."""
+    with tf.Graph().as_default():
+        tf.add_to_collection("strs", "abc")
+        tf.add_to_collection("strs", b"de")
+        tf.add_to_collection("floats", 1.5)
+        tf.add_to_collection("ints", 3)
+        meta = tf.train.export_meta_graph()
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta)
+        assert tf.get_collection("strs") == [b"abc", b"de"]
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta, import_scope="s")
+        assert tf.get_collection("strs") == ["s/abc", "s/de"]
+        assert tf.get_collection("floats") == [1.5] and tf.get_collection("ints") == [3]

@@ -229,3 +229,29 @@ def test_vocab_remapping_ops_and_their_errors(tmp_path: object) -> None:
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match="lookup table size must be larger than last new vocab entry's line"):
                 sess.run(too_many)
+
+
+def test_variable_maps_iterate_in_tfs_unordered_map_order(tmp_path: object) -> None:
+    """TF builds these maps as a C++ std::unordered_map; the orders are TF 2.21's."""
+    with tf.Graph().as_default():
+        for i in range(30):
+            tf.Variable(float(i), name=f"v{i}")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, f"{tmp_path}/m")
+    reader = tf.train.NewCheckpointReader(path)
+    expected = ["v9", "v26", "v16", "v15", "v19", "v14", "v25", "v5", "v11", "v23", "v27", "v12", "v17", "v3",
+                "v1", "v4", "v24", "v10", "v20", "v0", "v21", "v22", "v13", "v8", "v2", "v28", "v6", "v29", "v18",
+                "v7"]
+    assert list(reader.get_variable_to_shape_map()) == expected
+    assert list(reader.get_variable_to_dtype_map()) == expected
+    assert [name for name, _ in tf.train.list_variables(str(tmp_path))][:3] == ["v0", "v1", "v10"]
+
+
+def test_init_from_checkpoint_missing_tensor_lists_tfs_map_order(ckpt_dir: str) -> None:
+    with tf.Graph().as_default():
+        tf.get_variable("x", [2])
+        with pytest.raises(ValueError, match=re.escape(
+                "checkpoint {'b/z': [], 'w': [], 'a/y': [1, 1], 'a/x': [2]}")):
+            tf.train.init_from_checkpoint(ckpt_dir, {"nope": "x"})

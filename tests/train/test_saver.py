@@ -156,6 +156,8 @@ def test_constructor_checks_as_tf() -> None:
         with pytest.raises(TypeError, match="^names_to_saveables must be a dict mapping string names to "
                                             "Tensors/Variables. Not a variable: Tensor\\(\"c_1:0\""):
             tf.train.Saver({"c": tf.constant(1.0, name="c")})
+        with pytest.raises(TypeError, match="^can't convert Operation 'v' to Tensor$"):
+            tf.train.Saver([v.op])  # TF converts first, so its conversion error is what shows
         deferred = tf.train.Saver(defer_build=True)
         with tf.Session() as sess, pytest.raises(RuntimeError, match="`build\\(\\)` should be called"):
             deferred.save(sess, "/tmp/x")
@@ -345,3 +347,32 @@ def test_save_creates_only_the_prefix_directory_as_tf(tmp_path: os.PathLike) -> 
                                                      "save.$"):
                     saver.save(sess, os.path.join(root, prefix))
     assert sorted(os.listdir(root)) == ["a"]
+
+
+def test_export_meta_graph_clear_extraneous_savers_as_tf(tmp_path: os.PathLike) -> None:
+    """Node and collection lists recorded from TF 2.21: only the exporting Saver's scope stays, and the
+    savers collection holds that Saver alone, which import_meta_graph rebuilds as a Saver."""
+    with tf.Graph().as_default():
+        with tf.name_scope("outer"):
+            v = tf.Variable(1.0, name="v")
+        first = tf.train.Saver([v])
+        mine = tf.train.Saver([v], name="mine", write_version=tf.train.SaverDef.V1)
+        tf.add_to_collection(tf.GraphKeys.SAVERS, first)
+        tf.add_to_collection(tf.GraphKeys.SAVERS, mine)
+        meta = mine.export_meta_graph(clear_extraneous_savers=True)
+        assert sorted(n.name for n in meta.graph_def.node) == [
+            "mine/Assign", "mine/Const", "mine/RestoreV2", "mine/RestoreV2/shape_and_slices",
+            "mine/RestoreV2/tensor_names", "mine/control_dependency", "mine/filename", "mine/filename/input",
+            "mine/restore_all", "mine/save", "mine/save/shapes_and_slices", "mine/save/tensor_names", "outer/v",
+            "outer/v/Assign", "outer/v/initial_value", "outer/v/read"]
+        assert [tf.train.SaverDef.FromString(x).restore_op_name for x in meta.collection_def["savers"].bytes_list.value] == [
+            "mine/restore_all"]
+        scoped = tf.train.export_meta_graph(saver_def=first.saver_def, clear_extraneous_savers=True,
+                                            export_scope="outer")
+        assert sorted(n.name for n in scoped.graph_def.node) == ["v", "v/Assign", "v/initial_value", "v/read"]
+        assert not scoped.collection_def["savers"].bytes_list.value  # the Saver lies outside the scope
+        first.export_meta_graph(f"{tmp_path}/x.meta", clear_extraneous_savers=True)
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(f"{tmp_path}/x.meta")
+        assert saver.saver_def.restore_op_name == "save/restore_all"
+        assert [type(x).__name__ for x in tf.get_collection("savers")] == ["Saver"]
