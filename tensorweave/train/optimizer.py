@@ -190,8 +190,10 @@ class Optimizer:
                     raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}") from None
                 if not isinstance(g, (Tensor, IndexedSlices)):
                     raise TypeError(f"Gradient must be a Tensor, IndexedSlices, or None: {g}")
-            if not isinstance(v, variables.Variable):
-                raise NotImplementedError(f"Trying to update a Tensor {v}")
+            if not isinstance(v, (variables.Variable, Tensor)):
+                if not hasattr(v, "op"):  # TF reads `v.op.type` first
+                    raise AttributeError(f"'{type(v).__name__}' object has no attribute 'op'")
+                raise NotImplementedError("Trying to optimize unsupported type ", v)
             converted.append((g, v))
         var_list = [v for g, v in converted if g is not None]
         if not var_list:
@@ -205,6 +207,9 @@ class Optimizer:
                 if grad is None:
                     continue
                 with name_scope("update_" + var.op.name), colocate_with(var):
+                    if not isinstance(var, variables.Variable):
+                        # TF's _TensorProcessor: a Tensor target fails only here, inside the scopes
+                        raise NotImplementedError("Trying to update a Tensor ", var)
                     update_ops.append(self._update_op(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, name)
