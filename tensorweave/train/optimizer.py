@@ -330,12 +330,13 @@ class Optimizer:
             named_slots[_var_key(var)] = create_zeros_slot(var, op_name)
         return named_slots[_var_key(var)]
 
-    def _create_non_slot_variable(self, initial_value: Any, name: str, primary: Any) -> variables.Variable:
-        """A variable of the optimizer's own (not per variable), made once per graph beside `primary`."""
+    def _create_non_slot_variable(self, initial_value: Any, name: str, colocate_with: Any) -> variables.Variable:
+        """A variable of the optimizer's own (not per variable), made once per graph beside `colocate_with`."""
+        primary = colocate_with
         graph = primary.graph
         key = (name, graph)
         if key not in self._non_slot_dict:
-            with graph.as_default(), colocate_with(primary):
+            with graph.as_default(), graph.colocate_with(primary):
                 self._non_slot_dict[key] = variables.Variable(
                     initial_value, name=name, trainable=False,
                     use_resource=resource_variable_ops.is_resource_variable(primary))
@@ -343,6 +344,10 @@ class Optimizer:
 
     def _get_non_slot_variable(self, name: str, graph: Any = None) -> variables.Variable | None:
         return self._non_slot_dict.get((name, graph or get_default_graph()))
+
+    def _non_slot_variables(self) -> Any:
+        """Every non-slot variable, of every graph (what subclasses such as TF's own read)."""
+        return self._non_slot_dict.values()
 
     def _trackable_children(self) -> list[tuple[str, variables.Variable]]:
         """An object-based checkpoint's edges: the default graph's non-slot variables by name (`beta1_power`);
