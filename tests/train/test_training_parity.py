@@ -5,6 +5,7 @@ variable."""
 
 import re
 
+import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
@@ -83,3 +84,43 @@ def test_adam_sparse_step_on_a_resource_variable_reads_each_moment_after_its_sca
         "Adam/update_v/AssignSubVariableOp", "Adam/update_v/ReadVariableOp_4", "Adam/update_v/ReadVariableOp_7"]
     assert controls("Adam/update_v/ReadVariableOp_4") == ["Adam/update_v/AssignVariableOp",
                                                           "Adam/update_v/ResourceScatterAdd"]
+
+
+def test_a_user_optimizer_subclass_uses_tfs_protected_hooks():
+    class SignSGD(tf.train.Optimizer):
+        def __init__(self, lr):
+            super().__init__(False, "SignSGD")
+            self._lr = lr
+
+        def _create_slots(self, var_list):
+            for v in var_list:
+                self._zeros_slot(v, "m", self._name)
+            self._create_non_slot_variable(initial_value=0.0, name="counter", colocate_with=var_list[0])
+
+        def _apply_dense(self, grad, var):
+            m = self.get_slot(var, "m")
+            return tf.assign_sub(var, self._lr * tf.sign(tf.assign(m, 0.9 * m + grad)))
+
+        def _resource_apply_dense(self, grad, var):
+            return self._apply_dense(grad, var)
+
+        def _finish(self, update_ops, name_scope):
+            with tf.control_dependencies(update_ops):
+                inc = tf.assign_add(self._get_non_slot_variable("counter", tf.get_default_graph()), 1.0)
+            return tf.group(*(update_ops + [inc]), name=name_scope)
+
+    v = tf.Variable([1.0, -2.0, 0.5], name="v")
+    r = tf.get_variable("r", [2], initializer=tf.ones_initializer(), use_resource=True)
+    opt = SignSGD(0.1)
+    step = opt.minimize(tf.reduce_sum(v * v) + tf.reduce_sum(r * r * r), name="step")
+    assert step.name == "step"
+    assert sorted(x.op.name for x in tf.global_variables()) == ["counter", "r", "r/SignSGD", "v", "v/SignSGD"]
+    assert [x.op.name for x in opt.variables()] == ["counter", "r/SignSGD", "v/SignSGD"]
+    assert [x.op.name for x in opt._non_slot_variables()] == ["counter"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(step)
+        np.testing.assert_allclose(sess.run(v), [0.7, -1.7, 0.2], rtol=1e-6)
+        np.testing.assert_allclose(sess.run(r), [0.7, 0.7], rtol=1e-6)
+        assert sess.run(opt._get_non_slot_variable("counter")) == 3.0
