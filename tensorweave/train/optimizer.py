@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from tensorweave.framework import dtypes, nest
+from tensorweave.framework import context, dtypes, nest
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -31,6 +31,7 @@ from tensorweave.framework.graph import (
 )
 from tensorweave.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
 from tensorweave.ops import (
+    backprop,
     cast_ops,
     control_flow_ops,
     fill_ops,
@@ -152,6 +153,18 @@ class Optimizer:
                           grad_loss: Any = None) -> list[tuple[Any, Any]]:
         """(gradient, variable) pairs for the loss: the gradient is None for a variable it does not reach."""
         if callable(loss):
+            # TF differentiates a callable loss through a GradientTape, graph mode included: with no var_list,
+            # the trainable resource variables the call read (ref variables are never watched)
+            with backprop.GradientTape() as tape:
+                if var_list is not None:
+                    tape.watch(var_list)
+                loss_value = loss()
+            if var_list is None:
+                var_list = tape.watched_variables()
+            with get_default_graph().control_dependencies([loss_value]):
+                grads = tape.gradient(loss_value, var_list, grad_loss)
+            return list(zip(grads, var_list))
+        if context.executing_eagerly():
             raise RuntimeError("`loss` passed to Optimizer.compute_gradients should be a function when eager "
                                "execution is enabled.")
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):

@@ -124,3 +124,25 @@ def test_a_user_optimizer_subclass_uses_tfs_protected_hooks():
         np.testing.assert_allclose(sess.run(v), [0.7, -1.7, 0.2], rtol=1e-6)
         np.testing.assert_allclose(sess.run(r), [0.7, 0.7], rtol=1e-6)
         assert sess.run(opt._get_non_slot_variable("counter")) == 3.0
+
+
+def test_a_callable_loss_is_differentiated_through_a_gradient_tape_in_graph_mode():
+    a = tf.get_variable("a", [2], initializer=tf.constant_initializer([1.0, 2.0]), use_resource=True)
+    b = tf.get_variable("b", [], initializer=tf.constant_initializer(3.0), use_resource=True)
+    r = tf.Variable(1.0, name="r")
+    pre = tf.reduce_sum(a * b)
+    opt = tf.train.GradientDescentOptimizer(0.1)
+    assert opt.compute_gradients(lambda: pre) == []  # built before the tape: no variable read under it
+    # without a var_list: the resource variables read during the call (never the ref variable r)
+    assert [v.name for _, v in opt.compute_gradients(lambda: tf.reduce_sum(a * b * 2.0) * r)] == ["a:0", "b:0"]
+    gv = opt.compute_gradients(lambda: tf.reduce_sum(tf.gather(a, [0, 0])) * b, var_list=[a, b],
+                               grad_loss=tf.constant(2.0))
+    assert [type(g).__name__ for g, _ in gv] == ["IndexedSlices", "SymbolicTensor"]
+    step = opt.minimize(lambda: tf.reduce_sum(a * a) + b * b, var_list=[a, b])
+    assert step.name == "GradientDescent"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert [sess.run(tf.convert_to_tensor(g)).tolist() for g, _ in gv] == [[12.0, 0.0], 4.0]
+        sess.run(step)
+        np.testing.assert_allclose(sess.run(a), [0.8, 1.6], rtol=1e-6)
+        np.testing.assert_allclose(sess.run(b), 2.4, rtol=1e-6)
