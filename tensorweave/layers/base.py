@@ -100,8 +100,8 @@ def static_or_cond(training: Any, true_fn: Callable[[], Any], false_fn: Callable
 
 
 def _shape_tuple(shape: tensor_shape.TensorShape) -> str:
-    """A shape as TF1 prints `tuple(shape)`: its Dimension objects."""
-    return str(tuple(shape.dims))
+    """A shape as TF prints `tuple(shape)`: Dimension objects (TF1), ints and Nones (TF2 TensorShape)."""
+    return str(tuple(shape))
 
 
 @tf_export("layers.InputSpec")
@@ -420,9 +420,11 @@ class Layer:
         """A variable `<scope>/<name>` from get_variable (shared on reuse); its regularization loss is
         added once, when the variable is made."""
         dtype = dtypes.as_dtype(dtype or self._dtype or dtypes.float32)
+        # a weight made while the layer is frozen stays non-trainable, even once the layer is unfrozen (TF)
+        trainable = trainable and self.trainable
         is_new = f"{vs.get_variable_scope().name}/{name}" not in vs._get_default_variable_store()._vars
         variable = vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
-                                   trainable=trainable and self.trainable, constraint=constraint,
+                                   trainable=trainable, constraint=constraint,
                                    collections=None if trainable else [GraphKeys.GLOBAL_VARIABLES],
                                    **{k: kwargs[k] for k in ("synchronization", "aggregation") if k in kwargs})
         if is_new and regularizer is not None:

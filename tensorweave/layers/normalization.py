@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import dtypes, tensor_shape, tf2
 from tensorweave.framework.graph import (
     Tensor,
     colocate_with,
@@ -261,11 +261,12 @@ class BatchNormalization(Layer):
         inputs = cast_ops.cast(inputs, self._dtype)
         training, training_value = resolve_training(training)
         if self.virtual_batch_size is not None:
-            # TF1 splits the batch as [virtual_batch_size, -1, ...], whatever the mode.
+            # TF1 splits the batch as [virtual_batch_size, -1, ...]; with TF2 behaviour on, Keras does so only
+            # for a statically true `training`, else [-1, 1, ...] (each example its own batch).
             original_shape = manipulation_ops.concat(
                 [constant_ops.constant([-1]), shape_ops.shape(inputs)[1:]], axis=0)
-            expanded_shape = manipulation_ops.concat(
-                [constant_ops.constant([self.virtual_batch_size, -1]), original_shape[1:]], axis=0)
+            split = [-1, 1] if tf2.enabled() and not training_value else [self.virtual_batch_size, -1]
+            expanded_shape = manipulation_ops.concat([constant_ops.constant(split), original_shape[1:]], axis=0)
             inputs = shape_ops.reshape(inputs, expanded_shape)
         if self.fused:
             return self._fused_batch_norm(inputs, training)

@@ -28,15 +28,17 @@ from tensorweave.platform.tf_export import tf_export
 
 
 @tf_export("clip_by_value")
-def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Tensor:
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Any:
     """`t` clipped to [min, max], composed as TF does (Minimum, then Maximum named after the scope); the
-    bounds may broadcast but must not grow `t`'s shape."""
+    bounds may broadcast but must not grow `t`'s shape; IndexedSlices are clipped by their values."""
     with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
-        values = convert_to_tensor(t, name="t")
+        values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t")
         t_min = minimum(values, clip_value_max)
         values.shape.assert_is_compatible_with(t_min.shape)
         t_max = maximum(t_min, clip_value_min, name=scope)
         values.shape.assert_is_compatible_with(t_max.shape)
+        if isinstance(t, IndexedSlices):
+            return IndexedSlices(t_max, t.indices, t.dense_shape)
         return t_max
 
 

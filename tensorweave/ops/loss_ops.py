@@ -317,26 +317,31 @@ def mean_pairwise_squared_error(labels: Any, predictions: Any, weights: Any = 1.
     weighted per row."""
     _require(labels=labels, predictions=predictions)
     with name_scope(scope, "mean_pairwise_squared_error", (predictions, labels, weights)):
-        labels, predictions = _float_pair(labels, predictions)
         weights = cast_ops.cast(weights, dtype=dtypes.float32)
-        diffs = elementwise_ops.subtract(predictions, labels)
-        axis = sequence_ops.range(1, shape_ops.rank(diffs))
-        sum_squares_diff_per_batch = reduction_ops.reduce_sum(elementwise_ops.square(diffs), axis=axis,
-                                                              keepdims=True)
-        num_present_per_batch = _num_present(diffs, weights, per_batch=True)
-        term1 = 2.0 * elementwise_ops.div_no_nan(
-            sum_squares_diff_per_batch, elementwise_ops.maximum(num_present_per_batch - 1, 0), name="value")
-        sum_diff = reduction_ops.reduce_sum(diffs, axis=axis, keepdims=True)
-        term2 = 2.0 * elementwise_ops.div_no_nan(
-            elementwise_ops.square(sum_diff),
-            elementwise_ops.maximum(elementwise_ops.multiply(num_present_per_batch, num_present_per_batch - 1), 0),
-            name="value")
-        weighted_losses = elementwise_ops.multiply(term1 - term2, weights)
-        loss = reduction_ops.reduce_sum(weighted_losses)
-        mean_loss = elementwise_ops.where(reduction_ops.reduce_sum(num_present_per_batch) > 0, loss,
-                                          fill_ops.zeros_like(loss), name="value")
-        add_loss(mean_loss, loss_collection)
-        return mean_loss
+        labels = cast_ops.cast(labels, dtype=dtypes.float32)
+        # TF checks the weights against the labels before anything else is built
+        with control_dependencies((assert_broadcastable(weights, labels),)):
+            predictions = cast_ops.cast(predictions, dtype=dtypes.float32)
+            predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+            diffs = elementwise_ops.subtract(predictions, labels)
+            axis = sequence_ops.range(1, shape_ops.rank(diffs))
+            sum_squares_diff_per_batch = reduction_ops.reduce_sum(elementwise_ops.square(diffs), axis=axis,
+                                                                  keepdims=True)
+            num_present_per_batch = _num_present(diffs, weights, per_batch=True)
+            term1 = 2.0 * elementwise_ops.div_no_nan(
+                sum_squares_diff_per_batch, elementwise_ops.maximum(num_present_per_batch - 1, 0), name="value")
+            sum_diff = reduction_ops.reduce_sum(diffs, axis=axis, keepdims=True)
+            term2 = 2.0 * elementwise_ops.div_no_nan(
+                elementwise_ops.square(sum_diff),
+                elementwise_ops.maximum(elementwise_ops.multiply(num_present_per_batch, num_present_per_batch - 1),
+                                        0),
+                name="value")
+            weighted_losses = elementwise_ops.multiply(term1 - term2, weights)
+            loss = reduction_ops.reduce_sum(weighted_losses)
+            mean_loss = elementwise_ops.where(reduction_ops.reduce_sum(num_present_per_batch) > 0, loss,
+                                              fill_ops.zeros_like(loss), name="value")
+            add_loss(mean_loss, loss_collection)
+            return mean_loss
 
 
 @tf_export("losses.mean_squared_error")

@@ -339,6 +339,7 @@ def _resource_scatter_op(name: str, types: str, combine: Any) -> Op:
 
     @op.shape
     def _resource_scatter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+        state_ops.check_scatter_shapes(handle_shape(ctx, 0), ctx.input_shape(1), ctx.input_shape(2))
         return []
 
     @op.kernel("CPU")

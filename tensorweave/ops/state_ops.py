@@ -320,8 +320,7 @@ def _scatter_op(name: str, types: str, combine: Any, use_locking_default: str) -
     @op.shape
     def _scatter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         ref, indices, updates = ctx.input_shapes
-        if updates.ndims != 0 and ref.ndims is not None and indices.ndims is not None:
-            tensor_shape.merge_shapes(updates, indices.concatenate(ref[1:]))
+        check_scatter_shapes(ref, indices, updates)
         return [ref]
 
     @op.kernel("CPU")
@@ -331,6 +330,13 @@ def _scatter_op(name: str, types: str, combine: Any, use_locking_default: str) -
         return ref
 
     return op
+
+
+def check_scatter_shapes(ref: tensor_shape.TensorShape, indices: tensor_shape.TensorShape,
+                         updates: tensor_shape.TensorShape) -> None:
+    """TF's ScatterUpdateShape: updates (unless a scalar) = indices.shape + ref.shape[1:]."""
+    if updates.ndims != 0 and ref.ndims is not None and indices.ndims is not None:
+        tensor_shape.merge_shapes(updates, indices.concatenate(ref[1:]))
 
 
 def scatter_rows(ref: Var, indices: Any, updates: Any, combine: Any) -> None:

@@ -33,7 +33,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.tensor_shape import shape_string
 from tensorweave.ops import shape_helpers
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, invalid_argument
-from tensorweave.ops.resource_variable_ops import ResourceVar
+from tensorweave.ops.resource_variable_ops import ResourceVar, handle_shape
 from tensorweave.ops.state_ops import Var
 
 # The dtypes TF registers its CPU training kernels for (the OpDefs allow every number type).
@@ -64,6 +64,10 @@ class Blockwise(NamedTuple):
     values: Update
 
 
+# The only Resource* ops whose shape functions check the gradient's shape against the variable's (TF 2.x).
+_RESOURCE_GRAD_CHECKED = frozenset({"ResourceApplyGradientDescent", "ResourceApplyProximalAdagrad"})
+
+
 def _training_op(name: str, refs: list[str], values: list[str], update: Update | InPlace | Blockwise,
                  sparse: bool = False,
                  flags: tuple[str, ...] = (), resource: bool = False) -> Op:
@@ -84,25 +88,28 @@ def _training_op(name: str, refs: list[str], values: list[str], update: Update |
 
     @op.shape
     def _apply_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-        shape = ctx.input_shape(0)
+        # A Resource* form checks the variables' shapes behind their handles (TF's ShapeOrHandleShape); most
+        # also read the gradient that way, find no handle data and so leave its shape unchecked.
+        ref_shape = (lambda i: handle_shape(ctx, i)) if resource else ctx.input_shape
+        shape = ref_shape(0)
         for i in range(1, len(refs)):
-            shape = tensor_shape.merge_shapes(shape, ctx.input_shape(i))
-        if resource:
-            return []
+            shape = tensor_shape.merge_shapes(shape, ref_shape(i))
         for i in scalars:
             shape_helpers.with_rank(ctx.input_shape(i), 0)
-        grad = ctx.input_shape(grad_at)
+        grad = ctx.input_shape(grad_at) if not resource or name in _RESOURCE_GRAD_CHECKED \
+            else tensor_shape.unknown_shape()
         if not sparse:
-            return [tensor_shape.merge_shapes(shape, grad)]
+            shape = tensor_shape.merge_shapes(shape, grad)
+            return [] if resource else [shape]
         indices = shape_helpers.with_rank(ctx.input_shape(names.index("indices")), 1)
         grad = shape_helpers.with_rank_at_least(grad, 1)
         if grad.ndims is not None and None not in (indices.dims[0].value, grad.dims[0].value) and \
                 indices.dims[0].value != grad.dims[0].value:
             raise ValueError(f"Dimensions must be equal, but are {indices.dims[0].value} and {grad.dims[0].value}")
-        if shape.ndims is None or grad.ndims is None:
-            return [shape]
-        rows = tensor_shape.merge_shapes(shape[1:], grad[1:])
-        return [tensor_shape.TensorShape([shape.dims[0]]).concatenate(rows)]
+        if shape.ndims is not None and grad.ndims is not None:
+            rows = tensor_shape.merge_shapes(shape[1:], grad[1:])
+            shape = tensor_shape.TensorShape([shape.dims[0]]).concatenate(rows)
+        return [] if resource else [shape]
 
     @op.kernel("CPU", type_constraints=_KERNEL_TYPES)
     def _apply(ctx: OpKernelContext, *inputs: Any, use_locking: bool, use_nesterov: bool = False,

@@ -6,11 +6,12 @@ as TF's `_apply_sparse` does (so rows without a gradient still move on their mom
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tensorweave.framework.graph import colocate_with, convert_to_tensor, get_default_graph
 from tensorweave.framework.indexed_slices import IndexedSlices
-from tensorweave.ops import control_flow_ops, elementwise_ops, state_ops, training_ops
+from tensorweave.ops import control_flow_ops, elementwise_ops, resource_variable_ops, state_ops, training_ops
 from tensorweave.platform.tf_export import tf_export
 from tensorweave.train.optimizer import Optimizer, cast
 
@@ -52,25 +53,36 @@ class AdamOptimizer(Optimizer):
             cast(self._lr_t, var), cast(self._beta1_t, var), cast(self._beta2_t, var), cast(self._epsilon_t, var),
             grad, use_locking=self._use_locking).op
 
-    def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
+    def _apply_sparse_shared(self, grad: Any, var: Any, indices: Any, scatter_add: Callable) -> Any:
+        """TF's composite sparse step: decay each moment whole, scatter-add the gradient's share into it."""
         beta1_power, beta2_power = (cast(p, var) for p in self._get_beta_accumulators())
         lr_t, beta1_t, beta2_t, epsilon_t = (cast(t, var) for t in (self._lr_t, self._beta1_t, self._beta2_t,
                                                                      self._epsilon_t))
         lr = lr_t * elementwise_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
         graph = get_default_graph()
         m = self.get_slot(var, "m")
-        m_scaled_g_values = grad.values * (1 - beta1_t)
+        m_scaled_g_values = grad * (1 - beta1_t)
         m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
         with graph.control_dependencies([m_t]):
-            m_t = state_ops.scatter_add(m, grad.indices, m_scaled_g_values, use_locking=self._use_locking)
+            m_t = scatter_add(m, indices, m_scaled_g_values)
         v = self.get_slot(var, "v")
-        v_scaled_g_values = (grad.values * grad.values) * (1 - beta2_t)
+        v_scaled_g_values = (grad * grad) * (1 - beta2_t)
         v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
         with graph.control_dependencies([v_t]):
-            v_t = state_ops.scatter_add(v, grad.indices, v_scaled_g_values, use_locking=self._use_locking)
+            v_t = scatter_add(v, indices, v_scaled_g_values)
         v_sqrt = elementwise_ops.sqrt(v_t)
         var_update = state_ops.assign_sub(var, lr * m_t / (v_sqrt + epsilon_t), use_locking=self._use_locking)
         return control_flow_ops.group(var_update, m_t, v_t)
+
+    def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
+        return self._apply_sparse_shared(grad.values, var, grad.indices, lambda x, i, v: state_ops.scatter_add(
+            x, i, v, use_locking=self._use_locking))
+
+    @staticmethod
+    def _resource_scatter_add(x: Any, i: Any, v: Any) -> Any:
+        """The scatter-add, then a fresh read of the whole slot after it (TF's form, not a lazy read)."""
+        with get_default_graph().control_dependencies([resource_variable_ops.ResourceScatterAdd(x.handle, i, v)]):
+            return x.value()
 
     def _resource_apply_dense(self, grad: Any, var: Any) -> Any:
         beta1_power, beta2_power = self._get_beta_accumulators()
@@ -80,8 +92,7 @@ class AdamOptimizer(Optimizer):
             cast(self._epsilon_t, var), grad, use_locking=self._use_locking)
 
     def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
-        """TF's composite sparse step (scatter-adds into the moments), through the resource ops."""
-        return self._apply_sparse(IndexedSlices(grad, indices), var)
+        return self._apply_sparse_shared(grad, var, indices, self._resource_scatter_add)
 
     def _finish(self, update_ops: list, name_scope: str) -> Any:
         with get_default_graph().control_dependencies(update_ops):

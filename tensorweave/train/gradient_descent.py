@@ -30,12 +30,13 @@ class GradientDescentOptimizer(Optimizer):
         return var.scatter_sub(delta, use_locking=self._use_locking)
 
     def _resource_apply_dense(self, grad: Any, handle: Any) -> Any:
-        return training_ops.ResourceApplyGradientDescent(handle.handle, cast(self._learning_rate_tensor, handle),
+        # the rate in the gradient's dtype here (the variable's in the ref form), as TF
+        return training_ops.ResourceApplyGradientDescent(handle.handle, cast(self._learning_rate_tensor, grad),
                                                          grad, use_locking=self._use_locking)
 
     def _resource_apply_sparse_duplicate_indices(self, grad: Any, handle: Any, indices: Any) -> Any:
         return resource_variable_ops.ResourceScatterAdd(handle.handle, indices,
-                                                        -grad * cast(self._learning_rate_tensor, handle))
+                                                        -grad * cast(self._learning_rate_tensor, grad))
 
     def _prepare(self) -> None:
         self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from tensorweave.framework import dtypes, nest
+from tensorweave.framework import context, dtypes, nest
 from tensorweave.framework.graph import (
     GraphKeys,
     Operation,
@@ -31,6 +31,7 @@ from tensorweave.framework.graph import (
 )
 from tensorweave.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
 from tensorweave.ops import (
+    backprop,
     cast_ops,
     control_flow_ops,
     fill_ops,
@@ -152,6 +153,18 @@ class Optimizer:
                           grad_loss: Any = None) -> list[tuple[Any, Any]]:
         """(gradient, variable) pairs for the loss: the gradient is None for a variable it does not reach."""
         if callable(loss):
+            # TF differentiates a callable loss through a GradientTape, graph mode included: with no var_list,
+            # the trainable resource variables the call read (ref variables are never watched)
+            with backprop.GradientTape() as tape:
+                if var_list is not None:
+                    tape.watch(var_list)
+                loss_value = loss()
+            if var_list is None:
+                var_list = tape.watched_variables()
+            with get_default_graph().control_dependencies([loss_value]):
+                grads = tape.gradient(loss_value, var_list, grad_loss)
+            return list(zip(grads, var_list))
+        if context.executing_eagerly():
             raise RuntimeError("`loss` passed to Optimizer.compute_gradients should be a function when eager "
                                "execution is enabled.")
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
@@ -190,8 +203,10 @@ class Optimizer:
                     raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}") from None
                 if not isinstance(g, (Tensor, IndexedSlices)):
                     raise TypeError(f"Gradient must be a Tensor, IndexedSlices, or None: {g}")
-            if not isinstance(v, variables.Variable):
-                raise NotImplementedError(f"Trying to update a Tensor {v}")
+            if not isinstance(v, (variables.Variable, Tensor)):
+                if not hasattr(v, "op"):  # TF reads `v.op.type` first
+                    raise AttributeError(f"'{type(v).__name__}' object has no attribute 'op'")
+                raise NotImplementedError("Trying to optimize unsupported type ", v)
             converted.append((g, v))
         var_list = [v for g, v in converted if g is not None]
         if not var_list:
@@ -205,6 +220,9 @@ class Optimizer:
                 if grad is None:
                     continue
                 with name_scope("update_" + var.op.name), colocate_with(var):
+                    if not isinstance(var, variables.Variable):
+                        # TF's _TensorProcessor: a Tensor target fails only here, inside the scopes
+                        raise NotImplementedError("Trying to update a Tensor ", var)
                     update_ops.append(self._update_op(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, name)
@@ -325,12 +343,13 @@ class Optimizer:
             named_slots[_var_key(var)] = create_zeros_slot(var, op_name)
         return named_slots[_var_key(var)]
 
-    def _create_non_slot_variable(self, initial_value: Any, name: str, primary: Any) -> variables.Variable:
-        """A variable of the optimizer's own (not per variable), made once per graph beside `primary`."""
+    def _create_non_slot_variable(self, initial_value: Any, name: str, colocate_with: Any) -> variables.Variable:
+        """A variable of the optimizer's own (not per variable), made once per graph beside `colocate_with`."""
+        primary = colocate_with
         graph = primary.graph
         key = (name, graph)
         if key not in self._non_slot_dict:
-            with graph.as_default(), colocate_with(primary):
+            with graph.as_default(), graph.colocate_with(primary):
                 self._non_slot_dict[key] = variables.Variable(
                     initial_value, name=name, trainable=False,
                     use_resource=resource_variable_ops.is_resource_variable(primary))
@@ -338,6 +357,10 @@ class Optimizer:
 
     def _get_non_slot_variable(self, name: str, graph: Any = None) -> variables.Variable | None:
         return self._non_slot_dict.get((name, graph or get_default_graph()))
+
+    def _non_slot_variables(self) -> Any:
+        """Every non-slot variable, of every graph (what subclasses such as TF's own read)."""
+        return self._non_slot_dict.values()
 
     def _trackable_children(self) -> list[tuple[str, variables.Variable]]:
         """An object-based checkpoint's edges: the default graph's non-slot variables by name (`beta1_power`);

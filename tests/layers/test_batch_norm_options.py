@@ -242,3 +242,26 @@ def test_moving_statistics_are_on_read_mean_variables_in_the_meta_graph() -> Non
         variable_defs = tf.train.export_meta_graph().collection_def["variables"].bytes_list.value
         assert [(d.synchronization, d.aggregation) for d in map(protos.VariableDef.FromString, variable_defs)] == [
             (0, 0), (0, 0)] + [(3, 2)] * 5
+
+
+def test_virtual_batches_in_tf2_graph_mode_split_only_for_a_static_true_training():
+    # TF2's Keras reshapes to [-1, 1, ...] unless `training` is statically True (a tensor here), so the whole
+    # batch is one group and the moving variance moves to the full batch's; TF1 mode splits [2, -1, ...]
+    tf.disable_eager_execution()
+    xs = np.arange(16, dtype=np.float32).reshape(4, 2, 2) ** 1.5 / 7.0
+    training = tf.placeholder_with_default(True, [])
+    y = tf.layers.batch_normalization(tf.constant(xs), training=training, virtual_batch_size=2, momentum=0.5)
+    for flag in (True, False):
+        tf.layers.batch_normalization(tf.constant(xs), training=flag, virtual_batch_size=2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(y), [
+            [[-1.2285, -1.2871], [-1.0685, -1.0671]], [[-0.7759, -0.7533], [-0.3971, -0.3683]],
+            [[0.0516, 0.0764], [0.5604, 0.5737]], [[1.1231, 1.1186], [1.7349, 1.7071]]], atol=2e-4)
+        sess.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS)[:2])
+        moving_mean, moving_variance = (sess.run(v).ravel() for v in tf.global_variables()[2:4])
+        np.testing.assert_allclose(moving_mean, [1.5511, 1.8245], atol=2e-4)
+        np.testing.assert_allclose(moving_variance, [3.6879, 4.2096], atol=2e-4)
+        graph = tf.get_default_graph()
+        assert sess.run(graph.get_tensor_by_name("batch_normalization_1/Const_1:0")).tolist() == [2, -1]
+        assert sess.run(graph.get_tensor_by_name("batch_normalization_2/Const_1:0")).tolist() == [-1, 1]

@@ -3,6 +3,8 @@ build/call/add_weight/add_loss/add_update, losses, updates, weights, get/set_wei
 names, InputSpec checks, and the 3-D conv/pool, separable 1-D, Flatten and Dropout options. Literals and
 messages recorded from real TF."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -274,3 +276,26 @@ def test_dropout_rate_zero_is_identity_and_noise_shape_with_none() -> None:
         value = sess.run(kept)
     # One decision per (example, last index), shared along the middle axis.
     assert (value == value[:, :1, :]).all() and set(np.unique(value)) <= {0.0, 2.0}
+
+
+def test_weights_made_while_frozen_stay_non_trainable_after_unfreezing():
+    x = tf.placeholder(tf.float32, [None, 4])
+    layer = tf.layers.Dense(2, trainable=False, name="frozen")
+    layer(x)
+    assert [w.op.name for w in layer.trainable_weights] == []
+    assert [w.op.name for w in layer.non_trainable_weights] == ["frozen/kernel", "frozen/bias"]
+    layer.trainable = True
+    assert [w.op.name for w in layer.trainable_weights] == []  # TF: they sit in _non_trainable_weights
+    assert [w.op.name for w in layer.non_trainable_weights] == ["frozen/kernel", "frozen/bias"]
+    assert tf.trainable_variables() == []
+
+
+def test_input_spec_messages_print_the_shape_as_the_mode_iterates_it():
+    x = tf.placeholder(tf.float32, [None, 4])
+    with pytest.raises(ValueError, match=re.escape("expected min_ndim=4, found ndim=2. Full shape received: "
+                                                   "(Dimension(None), Dimension(4))")):
+        tf.layers.conv2d(x, 2, 3)
+    tf.disable_eager_execution()  # TF2's TensorShape iterates to ints and Nones
+    with pytest.raises(ValueError, match=re.escape("expected min_ndim=4, found ndim=2. Full shape received: "
+                                                   "(None, 4)")):
+        tf.layers.conv2d(tf.placeholder(tf.float32, [None, 4]), 2, 3)

@@ -1,5 +1,7 @@
 """tf.losses: values, names and collections against literals recorded from TF 2.21 (tf.compat.v1)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -118,3 +120,19 @@ def test_weights_of_a_shape_known_only_at_run_time_are_checked_by_an_assert():
                 sess.run(loss, {w: bad})
     with pytest.raises(ValueError, match="Mismatch at dim 1"):
         tf.losses.mean_squared_error(labels, preds, weights=tf.ones([2, 2]))
+
+
+def test_mean_pairwise_squared_error_checks_the_weights_against_the_labels_first():
+    lab = tf.constant([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    preds = lab * 0.5
+    # TF's message names the labels and the weights as given (no op of the loss is built before the check)
+    message = ('weights can not be broadcast to values. values.rank=2. weights.rank=1. values.shape=(3, 2). '
+               'weights.shape=(2,). Received weights=Tensor("Const_1:0", shape=(2,), dtype=float32), '
+               'values=Tensor("Const:0", shape=(3, 2), dtype=float32)')
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        tf.losses.mean_pairwise_squared_error(lab, preds, weights=tf.constant([1.0, 2.0]))
+    wp = tf.placeholder(tf.float32)
+    loss = tf.losses.mean_pairwise_squared_error(lab, preds, weights=wp)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="weights can not be broadcast to values"):
+            sess.run(loss, {wp: [1.0, 2.0]})

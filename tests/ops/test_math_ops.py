@@ -253,6 +253,20 @@ def test_clip_by_value():
         tf.clip_by_value(tf.zeros([3]), tf.zeros([2, 3]), 1.0)
 
 
+def test_clip_by_value_of_indexed_slices_clips_their_values():
+    # TF: the result stays IndexedSlices (the gather gradient's indices and dense shape), values clipped
+    e = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="e")
+    grad = tf.gradients(tf.reduce_sum(tf.gather(e, [2, 0, 2]) * tf.constant([[3.0], [-4.0], [0.5]])), e)[0]
+    out = tf.clip_by_value(grad, -1.0, 2.5)
+    assert isinstance(out, tf.IndexedSlices)
+    assert (out.values.name, out.indices.name, out.dense_shape.name) == (
+        "clip_by_value:0", "gradients/GatherV2_grad/Reshape_1:0", "gradients/GatherV2_grad/Shape:0")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out.values).tolist() == [[2.5, 2.5], [-1.0, -1.0], [0.5, 0.5]]
+        assert sess.run(out.indices).tolist() == [2, 0, 2]
+
+
 def test_where_selects():
     x = tf.placeholder(tf.float32, [2, 3], name="x")
     out = tf.where(x > 0, x, -x)
