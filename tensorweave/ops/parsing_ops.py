@@ -440,6 +440,14 @@ def _parse_shapes(batch: _Shape, num_sparse: int, dense_shapes: Sequence[Any]) -
     return sparse, [batch.concatenate(tensor_shape.as_shape(s)) for s in dense_shapes]
 
 
+def _check_dense_shapes(dense_shapes: Sequence[Any]) -> None:
+    """TF's ParseExampleAttrs check: only a dense shape's first dimension (a sequence's length) may be unknown."""
+    for i, shape in enumerate(dense_shapes):
+        shape = tensor_shape.as_shape(shape)
+        if shape.ndims is None or any(d is None for d in shape.as_list()[1:]):
+            raise ValueError(f"dense_shapes[{i}] has unknown rank or unknown inner dimensions: {_shape_text(shape)}")
+
+
 def _dense_layout(attrs: Mapping[str, Any]) -> list[tuple[list[int], int, np.dtype, str]] | None:
     """Each dense feature's output dims, value count, NumPy type and list field, made once per node from its
     attrs (a kernel state): None when a shape is not fully known (the one-record path then never applies)."""
@@ -503,6 +511,7 @@ ParseExampleV2 = Op("ParseExampleV2",
 
 @ParseExampleV2.shape
 def _parse_example_v2_shape(ctx: InferenceContext) -> list[_Shape]:
+    _check_dense_shapes(ctx.attr("dense_shapes"))
     serialized = ctx.input_shape(0)
     if serialized.ndims is not None and serialized.ndims > 1:
         raise ValueError(f"Shape must be at most rank 1 but is rank {serialized.ndims}")
@@ -748,17 +757,26 @@ def _feature_lists(ctx: OpKernelContext, messages: list, names: np.ndarray, batc
                                                     np.ravel(missing_assumed_empty)):
         key, shape = raw_key.decode(), tensor_shape.as_shape(shape)
         flat, nsteps, present = steps(key)
-        if not assumed_empty and not present.all():
-            raise invalid_argument(ctx, f"Name: {name(np.flatnonzero(~present)[0])}, Feature list '{key}' is "
-                                        "required but could not be found.  Did you mean to include it in "
-                                        "feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?")
         example_of = np.repeat(np.arange(len(lists)), nsteps)
         values, counts, _ = _gather(ctx, flat, dtype, mismatch(key, dtype, example_of))
         size = shape.num_elements()
-        if np.any(counts != size):
+        # TF sizes the output by the most values one example has, then checks each example's steps in order.
+        longest = int(np.bincount(example_of, counts, len(lists)).max(initial=0))
+        if (size and longest % size) or (not size and longest):
             raise invalid_argument(ctx, f"Feature list '{key}' has an unexpected number of values.  Total values "
-                                        f"size: {counts.sum()} is not consistent with output shape: "
+                                        f"size: {longest} is not consistent with output shape: "
                                         f"{_shape_text(_Shape([None]).concatenate(shape))}")
+        missing = np.flatnonzero(~present) if not assumed_empty else np.zeros(0, np.int64)
+        wrong = np.flatnonzero(counts != size)
+        if missing.size and (not wrong.size or missing[0] < example_of[wrong[0]]):
+            raise invalid_argument(ctx, f"Name: {name(missing[0])}, Feature list '{key}' is "
+                                        "required but could not be found.  Did you mean to include it in "
+                                        "feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?")
+        if wrong.size:
+            step = wrong[0]
+            raise invalid_argument(ctx, f"Name: {name(example_of[step])}, Key: {key}, Index: "
+                                        f"{_positions(nsteps)[1][step]}.  Number of values != expected.  values "
+                                        f"size: {counts[step]} but output shape: {_shape_text(shape)}")
         np_dtype = _np_dtype(dtype)
         pad = np.zeros((), np_dtype) if dtype != dtypes.string else b""
         out = _padded(values, nsteps * size, max(size, 1), pad, np_dtype) if size else \

@@ -254,18 +254,19 @@ class ReaderResource:
         if not self.supports_state:
             raise errors.UnimplementedError(None, None, "Reader SerializeState")
         with self.lock:
-            in_progress = self.work_started > self.work_finished
             return protos.ReaderBaseState(work_started=self.work_started, work_finished=self.work_finished,
                                           num_records_produced=self.num_records_produced,
-                                          current_work=self.work if in_progress else b"").SerializeToString()
+                                          current_work=self.work).SerializeToString()
 
     def restore_state(self, state: bytes) -> None:
+        """As TF's ReaderBase::RestoreState: a state that fails to restore resets the reader."""
         if not self.supports_state:
             raise errors.UnimplementedError(None, None, "Reader RestoreState")
         proto = protos.ReaderBaseState()
         try:
             proto.ParseFromString(state)
         except message.DecodeError:
+            self.reset()
             raise errors.InvalidArgumentError(
                 None, None, f"Could not parse state for {self.name}: {c_escape(state)}") from None
         with self.lock:
@@ -277,6 +278,7 @@ class ReaderResource:
             elif self.work_started > self.work_finished:
                 problem = "Inconsistent work started vs. finished"
         if problem:
+            self.reset()
             raise errors.InvalidArgumentError(
                 None, None, f"{problem} when restoring in {self.name}: "
                             f"{text_format.MessageToString(proto, as_one_line=True)}")
