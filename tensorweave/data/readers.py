@@ -46,10 +46,29 @@ def _compression(value: Any) -> str:
 
 
 def _filenames(filenames: Any) -> Any:
-    tensor = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
-    if tensor.shape.ndims is not None and tensor.shape.ndims > 1:
-        raise ValueError(f"Shape must be at most rank 1 but is rank {tensor.shape.ndims}")
+    """File names as a string tensor of any rank (TF flattens it), with TF's TypeError for other types."""
+    tensor = convert_to_tensor(filenames, dtype_hint=dtypes.string, name="filenames")
+    if tensor.dtype != dtypes.string:
+        raise TypeError(f"The `filenames` argument must contain `tf.string` elements. Got `{tensor.dtype!r}` "
+                        "elements.")
     return tensor
+
+
+class _FileReaderDataset(DatasetSource):
+    """A file dataset whose `filenames` may also be a dataset of names: TF then flat-maps the reader over it."""
+
+    def __new__(cls, filenames: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(filenames, DatasetV1):
+            return super().__new__(cls)
+        if filenames.output_types != dtypes.string:
+            raise TypeError("The `filenames` argument must contain `tf.string` elements. Got a dataset of "
+                            f"`{filenames.output_types!r}` elements.")
+        if not filenames.output_shapes.is_compatible_with(tensor_shape.TensorShape([])):
+            raise TypeError("The `filenames` argument must contain `tf.string` elements of shape [] (i.e. scalars). "
+                            f"Got a dataset of element shape {filenames.output_shapes!r}.")
+        dataset = filenames.flat_map(lambda name: cls(name, *args, **kwargs))
+        dataset._tf_class_name = cls._tf_class_name
+        return dataset
 
 
 def _string(value: Any, name: str) -> Any:
@@ -67,8 +86,10 @@ def _file_bytes(path: str, compression: str) -> bytes:
 
 
 @tf_export("data.TFRecordDataset")
-class TFRecordDataset(DatasetSource):
+class TFRecordDataset(_FileReaderDataset):
     """A dataset of the records of one or more TFRecord files."""
+
+    _tf_class_name = "TFRecordDatasetV2"
 
     def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: int | None = None,
                  num_parallel_reads: int | None = None, name: str | None = None) -> None:
@@ -78,8 +99,11 @@ class TFRecordDataset(DatasetSource):
 
 def _tfrecords(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any) -> Iterator[Element]:
     """The records of each file; a corrupt record (DataLossError) ends its file, and below an ignore_errors
-    the next file follows, as in TF."""
-    compression = _compression(compression_type)
+    the next file follows, as in TF. An unknown compression type reads the files uncompressed, as TF's
+    RecordReaderOptions do (it only logs it)."""
+    compression = np.asarray(compression_type, dtype=object).item()
+    compression = compression.decode() if isinstance(compression, bytes) else compression
+    compression = compression if compression in _COMPRESSIONS else ""
     for path in _names(filenames):
         with open_or_raise(path, "rb") as f:
             try:
@@ -90,8 +114,10 @@ def _tfrecords(failed: Callable[[errors.OpError], None], filenames: Any, compres
 
 
 @tf_export("data.TextLineDataset")
-class TextLineDataset(DatasetSource):
+class TextLineDataset(_FileReaderDataset):
     """A dataset of the lines of one or more text files (without their line ends)."""
+
+    _tf_class_name = "TextLineDatasetV2"
 
     def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: int | None = None,
                  num_parallel_reads: int | None = None, name: str | None = None) -> None:
@@ -110,8 +136,10 @@ def _text_lines(failed: Callable[[errors.OpError], None], filenames: Any, compre
 
 
 @tf_export("data.FixedLengthRecordDataset")
-class FixedLengthRecordDataset(DatasetSource):
+class FixedLengthRecordDataset(_FileReaderDataset):
     """A dataset of fixed-length records from one or more binary files, after a header and before a footer."""
+
+    _tf_class_name = "FixedLengthRecordDatasetV2"
 
     def __init__(self, filenames: Any, record_bytes: int, header_bytes: int | None = None,
                  footer_bytes: int | None = None, buffer_size: int | None = None, compression_type: str | None = None,

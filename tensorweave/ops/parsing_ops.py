@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from tensorweave import errors
@@ -916,16 +917,17 @@ def _parse_tensor(ctx: OpKernelContext, serialized: Any, out_type: dtypes.DType)
         proto = protos.TensorProto.FromString(data)
     except DecodeError:
         raise invalid_argument(ctx, "Could not parse `serialized` as TensorProto, base64: "
-                                    f"{_web_safe_base64(data)}") from None
-    parsed = dtypes.as_dtype(proto.dtype)
+                                    f"{base64.b64encode(data).decode()}") from None
+    try:  # TF's Tensor::FromProto: a known type, and content that fills the shape exactly
+        parsed = dtypes.as_dtype(proto.dtype)
+        value = tensor_proto.make_ndarray(proto)
+    except (TypeError, ValueError):
+        raise invalid_argument(ctx, "Cannot parse tensor from proto: "
+                                    f"{text_format.MessageToString(proto)}") from None
     if parsed != out_type:
         raise invalid_argument(ctx, f"Type mismatch between parsed tensor ({_dtype_text(parsed)}) and dtype "
                                     f"({_dtype_text(out_type)})")
-    return tensor_proto.make_ndarray(proto)
-
-
-def _web_safe_base64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode()
+    return value
 
 
 def _dtype_text(dtype: dtypes.DType) -> str:

@@ -843,13 +843,13 @@ def _decode_raw(ctx: OpKernelContext, bytes: Any, out_type: dtypes.DType, little
     sizes = _per_string(builtins.len, flat, otype=np.int64)
     if flat.size == 0:
         return np.zeros(np.shape(bytes) + (0,), dtype=dtype)
-    if sizes[0] % dtype.itemsize:
-        raise invalid_argument(ctx, f"Input to DecodeRaw has length {sizes[0]} that is not a multiple of "
-                                    f"{dtype.itemsize}, the size of {dtypes.type_string(out_type)}")
     odd = np.flatnonzero(sizes != sizes[0])
     if odd.size:
         raise invalid_argument(ctx, "DecodeRaw requires input strings to all be the same size, but element "
                                     f"{odd[0]} has size {sizes[0]} != {sizes[odd[0]]}")  # TF's order
+    if sizes[0] % dtype.itemsize:
+        raise invalid_argument(ctx, f"Input to DecodeRaw has length {sizes[0]} that is not a multiple of "
+                                    f"{dtype.itemsize}, the size of {dtypes.type_string(out_type)}")
     values = np.frombuffer(b"".join(flat), dtype=dtype)  # this host is little-endian, as NumPy's default
     values = values if little_endian else values.byteswap()
     return values.reshape(np.shape(bytes) + (sizes[0] // dtype.itemsize,))

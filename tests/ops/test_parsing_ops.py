@@ -261,3 +261,52 @@ def test_parse_ragged_feature_partitions():
     assert single["d"].to_list() == [[[1, 2]], [[]], [[3]], [[4]]]
     with pytest.raises(NotImplementedError, match="RowSplits is not supported"):
         tf.io.parse_example(serialized, {"a": F(tf.int64, value_key="v", partitions=[F.RowSplits("l")])})
+
+
+def test_dense_feature_list_value_counts_as_tf():
+    """TF sizes a dense feature list by the most values one example has, then checks each step in order."""
+    examples = [_sequence_example({}, {"emb": [[1.0, 2.0], [3.0, 4.0]]}),
+                _sequence_example({}, {"emb": [[5.0, 6.0], [7.0]]}), _sequence_example({}, {})]
+
+    def parse(serialized, shape, **kwargs):
+        features = {"emb": tf.FixedLenSequenceFeature(shape, tf.float32, allow_missing=True)}
+        if isinstance(serialized, list):
+            return tf.io.parse_sequence_example(serialized, sequence_features=features, **kwargs)
+        return tf.parse_single_sequence_example(serialized, sequence_features=features, **kwargs)
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Feature list 'emb' has an unexpected number of "
+                                                             r"values.  Total values size: 4 is not consistent with "
+                                                             r"output shape: \[\?,3\]"):
+        _run(parse(examples, [3]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: <unknown>, Key: emb, Index: 0.  Number of "
+                                                             r"values != expected.  values size: 2 but output "
+                                                             r"shape: \[3\]"):
+        _run(parse(examples[1], [3]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: B, Key: emb, Index: 1.  Number of values != "
+                                                             r"expected.  values size: 1 but output shape: \[2\]"):
+        _run(parse(examples, [2], example_names=["A", "B", "C"]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: <unknown>, Key: emb, Index: 0.  Number of "
+                                                             r"values != expected.  values size: 2 but output "
+                                                             r"shape: \[\]"):
+        _run(parse(examples, []))
+    _, values, lengths = _run(parse(examples[:1], [2]))
+    np.testing.assert_array_equal(values["emb"], np.float32([[[1, 2], [3, 4]]]))
+    assert lengths["emb"].tolist() == [2]
+
+
+def test_dense_shapes_with_unknown_inner_dimensions_fail_at_build():
+    with pytest.raises(ValueError, match=r"dense_shapes\[0\] has unknown rank or unknown inner dimensions: \[\?,\?\]"):
+        tf.parse_example([_example(s=[1])], {"s": tf.FixedLenSequenceFeature([None], tf.int64, allow_missing=True)})
+
+
+def test_parse_tensor_messages():
+    x = tf.placeholder(tf.string, [])
+    parsed = tf.io.parse_tensor(x, tf.float32)
+    bad_content = tf.make_tensor_proto(np.zeros([2], np.float32))
+    bad_content.tensor_content = b"abc"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse `serialized` as TensorProto, base64: "
+                                                             "//79"):
+        _run(parsed, {x: b"\xff\xfe\xfd"})
+    for data in (b"", bad_content.SerializeToString()):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot parse tensor from proto: "):
+            _run(parsed, {x: data})

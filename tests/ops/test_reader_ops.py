@@ -108,7 +108,7 @@ def test_serialize_restore_and_reset():
         sess.run([key])
         sess.run([key])
         state = sess.run(reader.serialize_state())
-        assert state == b"\x08\x02\x10\x02\x18\x02"
+        assert state == b'\x08\x02\x10\x02\x18\x02"\x01q'  # the finished work unit stays current_work
         sess.run(reader.reset())
         assert sess.run(counters) == [0, 0] and sess.run(reader.serialize_state()) == b""
         sess.run(reader.restore_state(state))
@@ -124,6 +124,22 @@ def test_serialize_restore_and_reset():
             sess.run(reader.restore_state(b"zzz"))
         with pytest.raises(errors.InvalidArgumentError, match="Inconsistent work started vs. finished"):
             sess.run(reader.restore_state(b'\x08\x03\x10\x01\x18\x05"\x03abc'))
+
+
+def test_failed_restore_resets_the_reader():
+    q = tf.FIFOQueue(10, [tf.string])
+    reader = tf.IdentityReader()
+    key, _ = reader.read(q)
+    counters = [reader.num_records_produced(), reader.num_work_units_completed()]
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([["p", "q", "r"]]))
+        sess.run([key])
+        sess.run([key])
+        for bad in (b"zzz", b'\x08\x03\x10\x01\x18\x05"\x03abc'):
+            sess.run(reader.restore_state(b'\x08\x02\x10\x02\x18\x02"\x01q'))
+            with pytest.raises(errors.InvalidArgumentError):
+                sess.run(reader.restore_state(bad))
+            assert sess.run(counters) == [0, 0] and sess.run(reader.serialize_state()) == b""
 
 
 def test_read_file_write_file_and_matching_files(tmp_path):

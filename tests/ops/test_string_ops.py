@@ -400,3 +400,9 @@ def test_fingerprint_matches_tensorflow():
                                    (["a"], re.escape("`method` should be a scalar string: [1]"))):
                 with pytest.raises(tf.errors.InvalidArgumentError, match=message):
                     sess.run(tf.fingerprint([1], method=method), {method: value})
+
+
+def test_decode_raw_checks_equal_lengths_before_item_size():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="DecodeRaw requires input strings to all be the same "
+                                                             "size, but element 1 has size 3 != 1"):
+        _run(tf.decode_raw([b"\x01\x02\x03", b"\x04"], tf.int16))
