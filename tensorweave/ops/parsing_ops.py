@@ -370,9 +370,12 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
             return f"Name: {name(i)}, Context feature: {key}."
         return f"Name: {name(i)}, Key: {key}, Index: {i}." if batch else f"Key: {key}."
 
-    def mismatch(key: str, dtype: dtypes.DType) -> Any:
+    def mismatch(key: str, dtype: dtypes.DType, sparse: bool = False) -> Any:
         if context:
             return lambda i, kind: f"{prefix(key, i)}  Data types don't match. Expected type: {_TYPE_NAME[dtype]}"
+        if sparse:
+            return lambda i, kind: (f"{prefix(key, i)}  Data types don't match. Expected type: {_TYPE_NAME[dtype]}, "
+                                    f"Actual type: {_TYPE_NAME[_KIND_TYPE[kind]]}")
         return lambda i, kind: (f"{prefix(key, i)}  Data types don't match. Data type: "
                                 f"{_TYPE_NAME[_KIND_TYPE[kind]]} but expected type: {_TYPE_NAME[dtype]}")
 
@@ -381,7 +384,8 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
         return key, [m.get(key) for m in maps] if maps is not None else next(columns)
 
     sparse = [column(key) + (dtype,) for key, dtype in zip(np.ravel(sparse_keys), sparse_types)]
-    parts = [_sparse_output(*_gather(ctx, col, dtype, mismatch(key, dtype))[:2], batch) for key, col, dtype in sparse]
+    parts = [_sparse_output(*_gather(ctx, col, dtype, mismatch(key, dtype, sparse=True))[:2], batch)
+             for key, col, dtype in sparse]
     dense_out = []
     for raw_key, dtype, shape, default in zip(np.ravel(dense_keys), dense_types, dense_shapes, dense_defaults):
         key, col = column(raw_key)
@@ -514,8 +518,9 @@ ParseExampleV2 = Op("ParseExampleV2",
 def _parse_example_v2_shape(ctx: InferenceContext) -> list[_Shape]:
     _check_dense_shapes(ctx.attr("dense_shapes"))
     serialized = ctx.input_shape(0)
-    if serialized.ndims is not None and serialized.ndims > 1:
-        raise ValueError(f"Shape must be at most rank 1 but is rank {serialized.ndims}")
+    for shape in (serialized, ctx.input_shape(1)):  # the serialized examples and their names
+        if shape.ndims is not None and shape.ndims > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {shape.ndims}")
     sparse, dense = _parse_shapes(serialized, ctx.attr("num_sparse"), ctx.attr("dense_shapes"))
     nragged = len(ctx.attr("ragged_value_types"))
     batch = serialized.dims[0].value if serialized.ndims == 1 else None
@@ -545,6 +550,10 @@ def _parse_example_v2(ctx: OpKernelContext, serialized: Any, names: Any, sparse_
                       ragged_keys: Any, *dense_defaults: Any, Tdense: Any, num_sparse: int,  # noqa: N803
                       sparse_types: Any, ragged_value_types: Any, ragged_split_types: Any, dense_shapes: Any) -> list:
     _check_serialized(ctx, serialized)
+    if np.size(names) and np.shape(names) != serialized.shape:
+        raise invalid_argument(ctx, "Expected names have the same shape as serialized: name.shape="
+                                    f"{tensor_shape.shape_string(np.shape(names))}, serialized.shape="
+                                    f"{tensor_shape.shape_string(serialized.shape)}")
     if np.size(ragged_keys):
         flat = serialized.reshape(-1)
         messages = [m.features for m in _decode_all(ctx, protos.Example, flat)]
@@ -801,6 +810,8 @@ def _parse_sequence_example_v2(ctx: OpKernelContext, serialized: Any, debug_name
     if np.size(context_ragged_keys) or np.size(feature_list_ragged_keys):
         raise errors.UnimplementedError(ctx.node_def, None, "Ragged features are not supported")
     batch, names = serialized.ndim == 1, np.ravel(debug_name)
+    if names.size and names.size != serialized.size:
+        raise invalid_argument(ctx, "example_names must be empty or have the correct number of elements")
     messages = _decode_all(ctx, protos.SequenceExample, serialized.reshape(-1))
     context = _example_features(ctx, [m.context for m in messages], names, batch, context_sparse_keys,
                                 context_sparse_types, context_dense_keys, Tcontext_dense,
@@ -954,8 +965,10 @@ def _decode_compressed(ctx: OpKernelContext, bytes: Any, compression_type: Any) 
     kind = compression_type if isinstance(compression_type, str) else compression_type.decode()
     if kind == "":
         return bytes.copy()
+    if kind == "ZSTD":  # TF 2.21 reads ZSTD; no Zstandard codec is among this project's dependencies
+        raise errors.UnimplementedError(ctx.node_def, None, "ZSTD decompression is not available in tensorweave")
     if kind not in _WBITS:
-        raise invalid_argument(ctx, f"Only ZLIB, GZIP or NONE are supported compressions, got {kind}")
+        raise invalid_argument(ctx, "Only ZLIB, ZSTD, GZIP or NONE are supported compressions")
 
     def inflate(data: Any) -> Any:
         try:

@@ -310,3 +310,23 @@ def test_parse_tensor_messages():
     for data in (b"", bad_content.SerializeToString()):
         with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot parse tensor from proto: "):
             _run(parsed, {x: data})
+
+
+def test_sparse_type_mismatch_and_example_name_checks():
+    examples = [_example(a=[1.5]), _example(a=[1, 2])]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Key: a.  Data types don't match. Expected type: int64, "
+                                                             "Actual type: float"):
+        _run(tf.parse_single_example(examples[0], {"a": tf.VarLenFeature(tf.int64)}))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected names have the same shape as serialized: "
+                                                             r"name.shape=\[3\], serialized.shape=\[2\]"):
+        _run(tf.parse_example(examples, {"a": tf.VarLenFeature(tf.float32)}, example_names=["p", "q", "r"]))
+    with pytest.raises(ValueError, match="Shape must be at most rank 1 but is rank 2"):
+        tf.parse_example(examples, {"a": tf.VarLenFeature(tf.float32)}, example_names=[["p", "q"]])
+    sequence = _sequence_example({"c": [1.0]}, {})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="example_names must be empty or have the correct number "
+                                                             "of elements"):
+        _run(tf.io.parse_sequence_example([sequence, sequence], context_features={"c": tf.VarLenFeature(tf.float32)},
+                                          example_names=["z"]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Only ZLIB, ZSTD, GZIP or NONE are supported "
+                                                             "compressions"):
+        _run(tf.io.decode_compressed(["x"], "BZIP"))
