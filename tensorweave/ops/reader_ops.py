@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import itertools
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -369,7 +370,10 @@ class _FixedLengthRecords(ReaderResource):
         with tfrecord.open_or_raise(self.work.decode(), "rb") as f:
             data = b"".join(tfrecord.decompressed_chunks(f, self._encoding))
         self._data = data[self._header:max(self._header, len(data) - self._footer)]
-        self._count = (len(self._data) - self._size) // self._hop + 1 if len(self._data) >= self._size else 0
+        if not self._hop:  # record_bytes 0 and no hop: TF's reader yields empty records without end
+            self._count = sys.maxsize
+        else:
+            self._count = (len(self._data) - self._size) // self._hop + 1 if len(self._data) >= self._size else 0
         self._next = 0
 
     def _records(self, n: int) -> tuple[list[bytes], list[bytes], bool]:

@@ -160,3 +160,14 @@ def test_read_file_write_file_and_matching_files(tmp_path):
             sess.run(tf.read_file(str(tmp_path / "nope")))
         with pytest.raises(errors.FailedPreconditionError, match="; Is a directory"):
             sess.run(tf.read_file(str(tmp_path)))
+
+
+def test_zero_record_bytes_reads_empty_records_without_end(tmp_path):
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"abcdef")
+    q = tf.FIFOQueue(3, [tf.string])
+    keys, values = tf.FixedLengthRecordReader(0).read_up_to(q, 3)
+    with tf.Session() as sess:
+        sess.run(q.enqueue(str(path)))
+        got_keys, got_values = sess.run([keys, values])
+    assert got_keys.tolist() == [f"{path}:{i}".encode() for i in range(3)] and got_values.tolist() == [b""] * 3
