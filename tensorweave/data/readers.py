@@ -37,11 +37,13 @@ def _names(filenames: Any) -> list[str]:
     return [n.decode() if isinstance(n, bytes) else str(n) for n in np.asarray(filenames, dtype=object).reshape(-1)]
 
 
-def _compression(value: Any) -> str:
+def _compression(value: Any, named: bool = False) -> str:
+    """A dataset's compression type; TF's CSV dataset names a bad one in its message, the others do not."""
     compression = np.asarray(value, dtype=object).item()
     compression = compression.decode() if isinstance(compression, bytes) else compression
     if compression not in _COMPRESSIONS:
-        raise errors.InvalidArgumentError(None, None, f"Unsupported compression_type: {compression}.")
+        raise errors.InvalidArgumentError(
+            None, None, f"Unsupported compression_type: {compression}." if named else "Unsupported compression_type.")
     return compression
 
 
@@ -157,8 +159,10 @@ def _fixed_length_records(failed: Callable[[errors.OpError], None], filenames: A
     record or a corrupt stream fails after the records before it (DataLossError), which below an ignore_errors
     the next file follows."""
     size, header, footer = int(record_bytes), int(header_bytes), int(footer_bytes)
-    if size <= 0:
-        raise errors.InvalidArgumentError(None, None, f"record_bytes must be greater than zero. (got {size})")
+    for wrong, message in ((header < 0, "`header_bytes` must be >= 0"), (size <= 0, "`record_bytes` must be > 0"),
+                           (footer < 0, "`footer_bytes` must be >= 0")):
+        if wrong:
+            raise errors.InvalidArgumentError(None, None, message)
     compression = _compression(compression_type)
     for path in _names(filenames):
         if compression:
@@ -299,7 +303,7 @@ def _csv_records(failed: Callable[[errors.OpError], None], filenames: Any, compr
                  *defaults: Any) -> Iterator[Element]:
     """Each file's records as elements; the options are checked before the first (as TF's dataset kernel
     does: an initializer fails)."""
-    compression = _compression(compression_type)
+    compression = _compression(compression_type, named=True)
     if int(buffer_size) <= 0:
         raise errors.InvalidArgumentError(None, None, "buffer_size should be positive")
     delim = np.asarray(field_delim, dtype=object).item()

@@ -410,3 +410,19 @@ def test_file_datasets_take_a_dataset_of_file_names(tmp_path):
     with pytest.raises(TypeError, match="The `filenames` argument must contain `tf.string` elements. Got "
                                         "`tf.int32` elements."):
         tf.data.TFRecordDataset(1)
+
+
+def test_file_dataset_argument_messages(tmp_path):
+    """TF 2.21's kernel messages: the CSV dataset names a bad compression type, the other readers do not."""
+    path = str(tmp_path / "x.bin")
+    open(path, "wb").write(bytes(range(8)))
+    cases = [(tf.data.experimental.CsvDataset(path, [[""]], compression_type="BAD"),
+              "Unsupported compression_type: BAD."),
+             (tf.data.TextLineDataset(path, compression_type="BAD"), "Unsupported compression_type."),
+             (tf.data.FixedLengthRecordDataset(path, 4, header_bytes=-1), "`header_bytes` must be >= 0"),
+             (tf.data.FixedLengthRecordDataset(path, -1, footer_bytes=-1), "`record_bytes` must be > 0"),
+             (tf.data.FixedLengthRecordDataset(path, 4, footer_bytes=-2), "`footer_bytes` must be >= 0")]
+    for dataset, message in cases:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            dataset_elements(dataset)
+        assert info.value.message.split("\n")[0] == message
