@@ -401,7 +401,7 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
                                             f"multiple of stride length. Saw {counts[i]} values but output shape "
                                             f"is: {_shape_text(shape)}")
             out = _padded(values, counts, stride, np.asarray(default).reshape(()), np_dtype)
-            out = out.reshape([len(col), -1] + shape.as_list()[1:]) if stride else \
+            out = out.reshape([len(col), out.shape[1] // stride] + shape.as_list()[1:]) if stride else \
                 np.zeros([len(col), 0] + shape.as_list()[1:], np_dtype)
         else:
             size = shape.num_elements()
@@ -791,7 +791,8 @@ def _feature_lists(ctx: OpKernelContext, messages: list, names: np.ndarray, batc
         pad = np.zeros((), np_dtype) if dtype != dtypes.string else b""
         out = _padded(values, nsteps * size, max(size, 1), pad, np_dtype) if size else \
             np.zeros((len(lists), int(nsteps.max(initial=0)) * 0), np_dtype)
-        out = out.reshape([len(lists), -1 if size else int(nsteps.max(initial=0))] + shape.as_list())
+        rows = out.shape[1] // size if size else int(nsteps.max(initial=0))
+        out = out.reshape([len(lists), rows] + shape.as_list())
         dense_values.append(out if batch else out[0])
         lengths.append(nsteps if batch else nsteps[0])
     return ([p[0] for p in sparse_parts] + [p[1] for p in sparse_parts] + [p[2] for p in sparse_parts]

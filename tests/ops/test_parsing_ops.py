@@ -330,3 +330,15 @@ def test_sparse_type_mismatch_and_example_name_checks():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Only ZLIB, ZSTD, GZIP or NONE are supported "
                                                              "compressions"):
         _run(tf.io.decode_compressed(["x"], "BZIP"))
+
+
+def test_empty_batch_of_sequence_features():
+    parsed = tf.parse_example(tf.constant([], tf.string),
+                              {"a": tf.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+                               "c": tf.FixedLenFeature([2], tf.float32)})
+    values = _run(parsed)
+    assert values["a"].shape == (0, 0) and values["a"].dtype == np.int64 and values["c"].shape == (0, 2)
+    _, lists, lengths = _run(tf.io.parse_sequence_example(
+        tf.constant([], tf.string), sequence_features={"t": tf.FixedLenSequenceFeature([2], tf.int64,
+                                                                                      allow_missing=True)}))
+    assert lists["t"].shape == (0, 0, 2) and lengths["t"].shape == (0,)
