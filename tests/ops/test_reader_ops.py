@@ -171,3 +171,18 @@ def test_zero_record_bytes_reads_empty_records_without_end(tmp_path):
         sess.run(q.enqueue(str(path)))
         got_keys, got_values = sess.run([keys, values])
     assert got_keys.tolist() == [f"{path}:{i}".encode() for i in range(3)] and got_values.tolist() == [b""] * 3
+
+
+def test_read_results_and_a_directory_work_unit(tmp_path):
+    """A read returns TF's namedtuple; a directory opens as a file and fails at its reads, again and again, as the
+    work unit stays in progress (TF 2.21)."""
+    q = tf.FIFOQueue(3, [tf.string])
+    reader = tf.TextLineReader()
+    read = reader.read(q)
+    assert type(read).__name__ == "ReaderReadV2" and read.key is read[0] and read.value is read[1]
+    assert type(reader.read_up_to(q, 2)).__name__ == "ReaderReadUpToV2"
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([[str(tmp_path), str(tmp_path / "missing")]]))
+        for _ in range(2):
+            with pytest.raises(errors.FailedPreconditionError, match=f"{tmp_path}; Is a directory"):
+                sess.run(read)
