@@ -29,7 +29,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.ops import sequence_ops, shape_ops
+from tensorweave.ops import constant_ops, sequence_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.manipulation_ops import concat
 from tensorweave.ops.ragged_tensor import RaggedTensor
@@ -497,10 +497,10 @@ def reduce_join(inputs: Any, axis: Any = None, keep_dims: Any = None, separator:
     axis = _deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
     keep_dims = bool(_deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims))
     with name_scope(None, "ReduceJoin", [inputs, axis]):
-        inputs = convert_to_tensor(inputs, name="inputs")
+        inputs = convert_to_tensor(inputs)
         if axis is None:
             rank = inputs.shape.ndims
-            axis = (list(range(rank - 1, -1, -1)) if rank is not None
+            axis = (constant_ops.constant(np.arange(rank - 1, -1, -1, dtype=np.int32)) if rank is not None
                     else sequence_ops.range(shape_ops.rank(inputs) - 1, -1, -1))
         return ReduceJoin(inputs, axis, keep_dims=keep_dims, separator=separator, name=name)
 
