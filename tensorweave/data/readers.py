@@ -40,18 +40,22 @@ def _names(filenames: Any) -> list[str]:
     return [n.decode() if isinstance(n, bytes) else str(n) for n in np.asarray(filenames, dtype=object).reshape(-1)]
 
 
-def _compression(value: Any) -> str:
+def _compression(value: Any, named: bool = False) -> str:
+    """A dataset's compression type; TF's CSV dataset names a bad one in its message, the others do not."""
     compression = np.asarray(value, dtype=object).item()
     compression = compression.decode() if isinstance(compression, bytes) else compression
     if compression not in _COMPRESSIONS:
-        raise errors.InvalidArgumentError(None, None, f"Unsupported compression_type: {compression}.")
+        raise errors.InvalidArgumentError(
+            None, None, f"Unsupported compression_type: {compression}." if named else "Unsupported compression_type.")
     return compression
 
 
-def _filenames(filenames: Any) -> Any:
-    tensor = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
-    if tensor.shape.ndims is not None and tensor.shape.ndims > 1:
-        raise ValueError(f"Shape must be at most rank 1 but is rank {tensor.shape.ndims}")
+def _filenames(filenames: Any, name: str | None = "filenames") -> Any:
+    """File names as a string tensor of any rank (TF flattens it), with TF's TypeError for other types."""
+    tensor = convert_to_tensor(filenames, dtype_hint=dtypes.string, name=name)
+    if tensor.dtype != dtypes.string:
+        raise TypeError(f"The `filenames` argument must contain `tf.string` elements. Got `{tensor.dtype!r}` "
+                        "elements.")
     return tensor
 
 
@@ -108,8 +112,7 @@ def _files(filenames: Any) -> DatasetV1:
             raise TypeError("The `filenames` argument must contain `tf.string` elements of shape [] (i.e. scalars). "
                             f"Got a dataset of element shape {filenames.output_shapes!r}.")
         return filenames
-    tensor = convert_to_tensor(filenames, dtype=dtypes.string)
-    return DatasetV1.from_tensor_slices(shape_ops.reshape(tensor, [-1], name="flat_filenames"))
+    return DatasetV1.from_tensor_slices(shape_ops.reshape(_filenames(filenames, None), [-1], name="flat_filenames"))
 
 
 def _file_reader(op: Op, captures: list[Tensor], produce: Callable[..., Iterator[Element]]) -> DatasetV1:
@@ -146,8 +149,11 @@ class TFRecordDataset(_ReaderDataset):
 def _tfrecords(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any,
                buffer_size: Any) -> Iterator[Element]:
     """The records of each file; a corrupt record (DataLossError) ends its file, and below an ignore_errors
-    the next file follows, as in TF."""
-    compression = _compression(compression_type)
+    the next file follows, as in TF. An unknown compression type reads the files uncompressed, as TF's
+    RecordReaderOptions do (it only logs it)."""
+    compression = np.asarray(compression_type, dtype=object).item()
+    compression = compression.decode() if isinstance(compression, bytes) else compression
+    compression = compression if compression in _COMPRESSIONS else ""
     for path in _names(filenames):
         with open_or_raise(path, "rb") as f:
             try:
@@ -211,8 +217,10 @@ def _fixed_length_records(failed: Callable[[errors.OpError], None], filenames: A
     record or a corrupt stream fails after the records before it (DataLossError), which below an ignore_errors
     the next file follows."""
     size, header, footer = int(record_bytes), int(header_bytes), int(footer_bytes)
-    if size <= 0:
-        raise errors.InvalidArgumentError(None, None, f"record_bytes must be greater than zero. (got {size})")
+    for wrong, message in ((header < 0, "`header_bytes` must be >= 0"), (size <= 0, "`record_bytes` must be > 0"),
+                           (footer < 0, "`footer_bytes` must be >= 0")):
+        if wrong:
+            raise errors.InvalidArgumentError(None, None, message)
     compression = _compression(compression_type)
     for path in _names(filenames):
         if compression:
@@ -353,7 +361,7 @@ def _csv_records(failed: Callable[[errors.OpError], None], filenames: Any, compr
                  *defaults: Any) -> Iterator[Element]:
     """Each file's records as elements; the options are checked before the first (as TF's dataset kernel
     does: an initializer fails)."""
-    compression = _compression(compression_type)
+    compression = _compression(compression_type, named=True)
     if int(buffer_size) <= 0:
         raise errors.InvalidArgumentError(None, None, "buffer_size should be positive")
     delim = np.asarray(field_delim, dtype=object).item()

@@ -492,7 +492,13 @@ def _stacked(values: list[np.ndarray]) -> np.ndarray:
     """Elements of one shape and type stacked on a new first axis: np.array builds it in C from arrays, where
     np.stack's per-array Python work costs three times as much for a batch of small elements."""
     first = values[0]
-    return np.array(values, dtype=first.dtype) if isinstance(first, np.ndarray) else np.stack(values)
+    if isinstance(first, np.ndarray) and first.dtype != object:
+        return np.array(values, dtype=first.dtype)
+    if np.ndim(first) == 0 and isinstance(first, (bytes, np.ndarray)):  # strings: np.array would nest 0-d arrays
+        out = np.empty(len(values), object)
+        out[:] = [v[()] if isinstance(v, np.ndarray) else v for v in values]
+        return out
+    return np.stack(values)
 
 
 def _stored(value: Any) -> Any:
@@ -866,7 +872,8 @@ class PriorityQueue(QueueBase):
                  shared_name: str | None = None, name: str = "priority_queue") -> None:
         types = _as_type_list(types)
         shapes = _as_shape_list(shapes)
-        ref = PriorityQueueV2(component_types=types, shapes=_shape_attr(shapes), capacity=capacity,
+        ref = PriorityQueueV2(component_types=types, shapes=None if shapes is None else _shape_attr(shapes),
+                              capacity=capacity,
                               shared_name=_shared(shared_name), name=name)
         priority_types = [dtypes.int64] + types
         priority_shapes = [tensor_shape.TensorShape([])] + shapes if shapes else shapes

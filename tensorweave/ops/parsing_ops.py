@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from tensorweave import errors
@@ -369,9 +370,12 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
             return f"Name: {name(i)}, Context feature: {key}."
         return f"Name: {name(i)}, Key: {key}, Index: {i}." if batch else f"Key: {key}."
 
-    def mismatch(key: str, dtype: dtypes.DType) -> Any:
+    def mismatch(key: str, dtype: dtypes.DType, sparse: bool = False) -> Any:
         if context:
             return lambda i, kind: f"{prefix(key, i)}  Data types don't match. Expected type: {_TYPE_NAME[dtype]}"
+        if sparse:
+            return lambda i, kind: (f"{prefix(key, i)}  Data types don't match. Expected type: {_TYPE_NAME[dtype]}, "
+                                    f"Actual type: {_TYPE_NAME[_KIND_TYPE[kind]]}")
         return lambda i, kind: (f"{prefix(key, i)}  Data types don't match. Data type: "
                                 f"{_TYPE_NAME[_KIND_TYPE[kind]]} but expected type: {_TYPE_NAME[dtype]}")
 
@@ -380,7 +384,8 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
         return key, [m.get(key) for m in maps] if maps is not None else next(columns)
 
     sparse = [column(key) + (dtype,) for key, dtype in zip(np.ravel(sparse_keys), sparse_types)]
-    parts = [_sparse_output(*_gather(ctx, col, dtype, mismatch(key, dtype))[:2], batch) for key, col, dtype in sparse]
+    parts = [_sparse_output(*_gather(ctx, col, dtype, mismatch(key, dtype, sparse=True))[:2], batch)
+             for key, col, dtype in sparse]
     dense_out = []
     for raw_key, dtype, shape, default in zip(np.ravel(dense_keys), dense_types, dense_shapes, dense_defaults):
         key, col = column(raw_key)
@@ -396,7 +401,7 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
                                             f"multiple of stride length. Saw {counts[i]} values but output shape "
                                             f"is: {_shape_text(shape)}")
             out = _padded(values, counts, stride, np.asarray(default).reshape(()), np_dtype)
-            out = out.reshape([len(col), -1] + shape.as_list()[1:]) if stride else \
+            out = out.reshape([len(col), out.shape[1] // stride] + shape.as_list()[1:]) if stride else \
                 np.zeros([len(col), 0] + shape.as_list()[1:], np_dtype)
         else:
             size = shape.num_elements()
@@ -438,6 +443,14 @@ def _parse_shapes(batch: _Shape, num_sparse: int, dense_shapes: Sequence[Any]) -
     rank = batch.ndims + 1
     sparse = [_Shape([None, rank])] * num_sparse + [_Shape([None])] * num_sparse + [_Shape([rank])] * num_sparse
     return sparse, [batch.concatenate(tensor_shape.as_shape(s)) for s in dense_shapes]
+
+
+def _check_dense_shapes(dense_shapes: Sequence[Any]) -> None:
+    """TF's ParseExampleAttrs check: only a dense shape's first dimension (a sequence's length) may be unknown."""
+    for i, shape in enumerate(dense_shapes):
+        shape = tensor_shape.as_shape(shape)
+        if shape.ndims is None or any(d is None for d in shape.as_list()[1:]):
+            raise ValueError(f"dense_shapes[{i}] has unknown rank or unknown inner dimensions: {_shape_text(shape)}")
 
 
 def _dense_layout(attrs: Mapping[str, Any]) -> list[tuple[list[int], int, np.dtype, str]] | None:
@@ -503,9 +516,11 @@ ParseExampleV2 = Op("ParseExampleV2",
 
 @ParseExampleV2.shape
 def _parse_example_v2_shape(ctx: InferenceContext) -> list[_Shape]:
+    _check_dense_shapes(ctx.attr("dense_shapes"))
     serialized = ctx.input_shape(0)
-    if serialized.ndims is not None and serialized.ndims > 1:
-        raise ValueError(f"Shape must be at most rank 1 but is rank {serialized.ndims}")
+    for shape in (serialized, ctx.input_shape(1)):  # the serialized examples and their names
+        if shape.ndims is not None and shape.ndims > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {shape.ndims}")
     sparse, dense = _parse_shapes(serialized, ctx.attr("num_sparse"), ctx.attr("dense_shapes"))
     nragged = len(ctx.attr("ragged_value_types"))
     batch = serialized.dims[0].value if serialized.ndims == 1 else None
@@ -535,6 +550,10 @@ def _parse_example_v2(ctx: OpKernelContext, serialized: Any, names: Any, sparse_
                       ragged_keys: Any, *dense_defaults: Any, Tdense: Any, num_sparse: int,  # noqa: N803
                       sparse_types: Any, ragged_value_types: Any, ragged_split_types: Any, dense_shapes: Any) -> list:
     _check_serialized(ctx, serialized)
+    if np.size(names) and np.shape(names) != serialized.shape:
+        raise invalid_argument(ctx, "Expected names have the same shape as serialized: name.shape="
+                                    f"{tensor_shape.shape_string(np.shape(names))}, serialized.shape="
+                                    f"{tensor_shape.shape_string(serialized.shape)}")
     if np.size(ragged_keys):
         flat = serialized.reshape(-1)
         messages = [m.features for m in _decode_all(ctx, protos.Example, flat)]
@@ -748,22 +767,32 @@ def _feature_lists(ctx: OpKernelContext, messages: list, names: np.ndarray, batc
                                                     np.ravel(missing_assumed_empty)):
         key, shape = raw_key.decode(), tensor_shape.as_shape(shape)
         flat, nsteps, present = steps(key)
-        if not assumed_empty and not present.all():
-            raise invalid_argument(ctx, f"Name: {name(np.flatnonzero(~present)[0])}, Feature list '{key}' is "
-                                        "required but could not be found.  Did you mean to include it in "
-                                        "feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?")
         example_of = np.repeat(np.arange(len(lists)), nsteps)
         values, counts, _ = _gather(ctx, flat, dtype, mismatch(key, dtype, example_of))
         size = shape.num_elements()
-        if np.any(counts != size):
+        # TF sizes the output by the most values one example has, then checks each example's steps in order.
+        longest = int(np.bincount(example_of, counts, len(lists)).max(initial=0))
+        if (size and longest % size) or (not size and longest):
             raise invalid_argument(ctx, f"Feature list '{key}' has an unexpected number of values.  Total values "
-                                        f"size: {counts.sum()} is not consistent with output shape: "
+                                        f"size: {longest} is not consistent with output shape: "
                                         f"{_shape_text(_Shape([None]).concatenate(shape))}")
+        missing = np.flatnonzero(~present) if not assumed_empty else np.zeros(0, np.int64)
+        wrong = np.flatnonzero(counts != size)
+        if missing.size and (not wrong.size or missing[0] < example_of[wrong[0]]):
+            raise invalid_argument(ctx, f"Name: {name(missing[0])}, Feature list '{key}' is "
+                                        "required but could not be found.  Did you mean to include it in "
+                                        "feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?")
+        if wrong.size:
+            step = wrong[0]
+            raise invalid_argument(ctx, f"Name: {name(example_of[step])}, Key: {key}, Index: "
+                                        f"{_positions(nsteps)[1][step]}.  Number of values != expected.  values "
+                                        f"size: {counts[step]} but output shape: {_shape_text(shape)}")
         np_dtype = _np_dtype(dtype)
         pad = np.zeros((), np_dtype) if dtype != dtypes.string else b""
         out = _padded(values, nsteps * size, max(size, 1), pad, np_dtype) if size else \
             np.zeros((len(lists), int(nsteps.max(initial=0)) * 0), np_dtype)
-        out = out.reshape([len(lists), -1 if size else int(nsteps.max(initial=0))] + shape.as_list())
+        rows = out.shape[1] // size if size else int(nsteps.max(initial=0))
+        out = out.reshape([len(lists), rows] + shape.as_list())
         dense_values.append(out if batch else out[0])
         lengths.append(nsteps if batch else nsteps[0])
     return ([p[0] for p in sparse_parts] + [p[1] for p in sparse_parts] + [p[2] for p in sparse_parts]
@@ -782,6 +811,8 @@ def _parse_sequence_example_v2(ctx: OpKernelContext, serialized: Any, debug_name
     if np.size(context_ragged_keys) or np.size(feature_list_ragged_keys):
         raise errors.UnimplementedError(ctx.node_def, None, "Ragged features are not supported")
     batch, names = serialized.ndim == 1, np.ravel(debug_name)
+    if names.size and names.size != serialized.size:
+        raise invalid_argument(ctx, "example_names must be empty or have the correct number of elements")
     messages = _decode_all(ctx, protos.SequenceExample, serialized.reshape(-1))
     context = _example_features(ctx, [m.context for m in messages], names, batch, context_sparse_keys,
                                 context_sparse_types, context_dense_keys, Tcontext_dense,
@@ -898,16 +929,17 @@ def _parse_tensor(ctx: OpKernelContext, serialized: Any, out_type: dtypes.DType)
         proto = protos.TensorProto.FromString(data)
     except DecodeError:
         raise invalid_argument(ctx, "Could not parse `serialized` as TensorProto, base64: "
-                                    f"{_web_safe_base64(data)}") from None
-    parsed = dtypes.as_dtype(proto.dtype)
+                                    f"{base64.b64encode(data).decode()}") from None
+    try:  # TF's Tensor::FromProto: a known type, and content that fills the shape exactly
+        parsed = dtypes.as_dtype(proto.dtype)
+        value = tensor_proto.make_ndarray(proto)
+    except (TypeError, ValueError):
+        raise invalid_argument(ctx, "Cannot parse tensor from proto: "
+                                    f"{text_format.MessageToString(proto)}") from None
     if parsed != out_type:
         raise invalid_argument(ctx, f"Type mismatch between parsed tensor ({_dtype_text(parsed)}) and dtype "
                                     f"({_dtype_text(out_type)})")
-    return tensor_proto.make_ndarray(proto)
-
-
-def _web_safe_base64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode()
+    return value
 
 
 def _dtype_text(dtype: dtypes.DType) -> str:
@@ -934,8 +966,10 @@ def _decode_compressed(ctx: OpKernelContext, bytes: Any, compression_type: Any) 
     kind = compression_type if isinstance(compression_type, str) else compression_type.decode()
     if kind == "":
         return bytes.copy()
+    if kind == "ZSTD":  # TF 2.21 reads ZSTD; no Zstandard codec is among this project's dependencies
+        raise errors.UnimplementedError(ctx.node_def, None, "ZSTD decompression is not available in tensorweave")
     if kind not in _WBITS:
-        raise invalid_argument(ctx, f"Only ZLIB, GZIP or NONE are supported compressions, got {kind}")
+        raise invalid_argument(ctx, "Only ZLIB, ZSTD, GZIP or NONE are supported compressions")
 
     def inflate(data: Any) -> Any:
         try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import itertools
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -254,18 +255,19 @@ class ReaderResource:
         if not self.supports_state:
             raise errors.UnimplementedError(None, None, "Reader SerializeState")
         with self.lock:
-            in_progress = self.work_started > self.work_finished
             return protos.ReaderBaseState(work_started=self.work_started, work_finished=self.work_finished,
                                           num_records_produced=self.num_records_produced,
-                                          current_work=self.work if in_progress else b"").SerializeToString()
+                                          current_work=self.work).SerializeToString()
 
     def restore_state(self, state: bytes) -> None:
+        """As TF's ReaderBase::RestoreState: a state that fails to restore resets the reader."""
         if not self.supports_state:
             raise errors.UnimplementedError(None, None, "Reader RestoreState")
         proto = protos.ReaderBaseState()
         try:
             proto.ParseFromString(state)
         except message.DecodeError:
+            self.reset()
             raise errors.InvalidArgumentError(
                 None, None, f"Could not parse state for {self.name}: {c_escape(state)}") from None
         with self.lock:
@@ -277,9 +279,17 @@ class ReaderResource:
             elif self.work_started > self.work_finished:
                 problem = "Inconsistent work started vs. finished"
         if problem:
+            self.reset()
             raise errors.InvalidArgumentError(
                 None, None, f"{problem} when restoring in {self.name}: "
                             f"{text_format.MessageToString(proto, as_one_line=True)}")
+
+
+def _failing_reads(path: str) -> Iterator[bytes]:
+    """The reads of a directory: TF opens one as a file and fails at its first read, so the work unit has
+    started and each later read of it fails the same way."""
+    raise tfrecord.os_error(path, IsADirectoryError())
+    yield b""  # makes this a generator
 
 
 class _TFRecordFiles(ReaderResource):
@@ -296,10 +306,13 @@ class _TFRecordFiles(ReaderResource):
 
     def _start_work(self) -> None:
         path = self.work.decode()
+        self._offset = 0
+        if os.path.isdir(path):
+            self._records_left = _failing_reads(path)
+            return
         self._file = tfrecord.open_or_raise(path, "rb")
         size = None if self._compression else os.fstat(self._file.fileno()).st_size
         self._records_left = tfrecord.read_records(self._file, self._compression, size)
-        self._offset = 0
 
     def _records(self, n: int) -> tuple[list[bytes], list[bytes], bool]:
         values = list(itertools.islice(self._records_left, n))
@@ -328,15 +341,20 @@ class _TextLines(ReaderResource):
         self._line = 0
 
     def _start_work(self) -> None:
-        self._file = tfrecord.open_or_raise(self.work.decode(), "rb")
+        path = self.work.decode()
+        self._line = self._skip
+        if os.path.isdir(path):
+            self._lines: Iterator[bytes] = _failing_reads(path)
+            return
+        self._file = tfrecord.open_or_raise(path, "rb")
         for _ in range(self._skip):
             self._file.readline()
-        self._line = self._skip
+        self._lines = self._file
 
     def _records(self, n: int) -> tuple[list[bytes], list[bytes], bool]:
         keys, values = [], []
         prefix = self.work + b":"
-        for line in itertools.islice(self._file, n):
+        for line in itertools.islice(self._lines, n):
             self._line += 1
             keys.append(prefix + str(self._line).encode())
             values.append(line[:-2] if line.endswith(b"\r\n") else line.rstrip(b"\n"))
@@ -367,7 +385,10 @@ class _FixedLengthRecords(ReaderResource):
         with tfrecord.open_or_raise(self.work.decode(), "rb") as f:
             data = b"".join(tfrecord.decompressed_chunks(f, self._encoding))
         self._data = data[self._header:max(self._header, len(data) - self._footer)]
-        self._count = (len(self._data) - self._size) // self._hop + 1 if len(self._data) >= self._size else 0
+        if not self._hop:  # record_bytes 0 and no hop: TF's reader yields empty records without end
+            self._count = sys.maxsize
+        else:
+            self._count = (len(self._data) - self._size) // self._hop + 1 if len(self._data) >= self._size else 0
         self._next = 0
 
     def _records(self, n: int) -> tuple[list[bytes], list[bytes], bool]:
@@ -644,11 +665,13 @@ class ReaderBase:
 
     def read(self, queue: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
         """The next (key, value) record, taking a new work unit from `queue` when the current one ends."""
-        return tuple(self._ops()["read"](self._reader_ref, self._queue_handle(queue), name=name))
+        op = self._ops()["read"]
+        return _READ_RESULTS[op.name](*op(self._reader_ref, self._queue_handle(queue), name=name))
 
     def read_up_to(self, queue: Any, num_records: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
         """Up to `num_records` records (fewer at the end of a work unit), as vectors of keys and values."""
-        return tuple(self._ops()["read_up_to"](self._reader_ref, self._queue_handle(queue), num_records, name=name))
+        op = self._ops()["read_up_to"]
+        return _READ_RESULTS[op.name](*op(self._reader_ref, self._queue_handle(queue), num_records, name=name))
 
     def num_records_produced(self, name: str | None = None) -> Tensor:
         return self._ops()["num_records_produced"](self._reader_ref, name=name)
@@ -667,6 +690,11 @@ class ReaderBase:
         """Back to the initial state: no work unit, all counters zero."""
         return self._ops()["reset"](self._reader_ref, name=name)
 
+
+# TF's generated wrappers return their outputs as a namedtuple named after the op.
+_READ_RESULTS = {name: collections.namedtuple(name, fields) for name, fields in (
+    ("ReaderReadV2", ["key", "value"]), ("ReaderRead", ["key", "value"]),
+    ("ReaderReadUpToV2", ["keys", "values"]), ("ReaderReadUpTo", ["keys", "values"]))}
 
 _V2_VERBS = {"read": ReaderReadV2, "read_up_to": ReaderReadUpToV2, "num_records_produced": ReaderNumRecordsProducedV2,
              "num_work_units_completed": ReaderNumWorkUnitsCompletedV2, "serialize_state": ReaderSerializeStateV2,

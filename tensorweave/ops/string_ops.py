@@ -29,7 +29,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.ops import sequence_ops, shape_ops
+from tensorweave.ops import constant_ops, sequence_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.manipulation_ops import concat
 from tensorweave.ops.ragged_tensor import RaggedTensor
@@ -497,11 +497,11 @@ def reduce_join(inputs: Any, axis: Any = None, keep_dims: Any = None, separator:
     axis = _deprecated_alias("axis", axis, "reduction_indices", reduction_indices)
     keep_dims = bool(_deprecated_alias("keepdims", keepdims, "keep_dims", keep_dims))
     with name_scope(None, "ReduceJoin", [inputs, axis]):
-        inputs = convert_to_tensor(inputs, name="inputs")
+        inputs = convert_to_tensor(inputs)
         if axis is None:
             rank = inputs.shape.ndims
-            axis = (convert_to_tensor(np.arange(rank - 1, -1, -1, dtype=np.int32), name="Const") if rank is not None
-                    else sequence_ops.range(shape_ops.rank(inputs) - 1, -1, -1))  # TF's nodes
+            axis = (constant_ops.constant(np.arange(rank - 1, -1, -1, dtype=np.int32)) if rank is not None
+                    else sequence_ops.range(shape_ops.rank(inputs) - 1, -1, -1))
         return ReduceJoin(inputs, axis, keep_dims=keep_dims, separator=separator, name=name)
 
 
@@ -843,13 +843,13 @@ def _decode_raw(ctx: OpKernelContext, bytes: Any, out_type: dtypes.DType, little
     sizes = _per_string(builtins.len, flat, otype=np.int64)
     if flat.size == 0:
         return np.zeros(np.shape(bytes) + (0,), dtype=dtype)
-    if sizes[0] % dtype.itemsize:
-        raise invalid_argument(ctx, f"Input to DecodeRaw has length {sizes[0]} that is not a multiple of "
-                                    f"{dtype.itemsize}, the size of {dtypes.type_string(out_type)}")
     odd = np.flatnonzero(sizes != sizes[0])
     if odd.size:
         raise invalid_argument(ctx, "DecodeRaw requires input strings to all be the same size, but element "
                                     f"{odd[0]} has size {sizes[0]} != {sizes[odd[0]]}")  # TF's order
+    if sizes[0] % dtype.itemsize:
+        raise invalid_argument(ctx, f"Input to DecodeRaw has length {sizes[0]} that is not a multiple of "
+                                    f"{dtype.itemsize}, the size of {dtypes.type_string(out_type)}")
     values = np.frombuffer(b"".join(flat), dtype=dtype)  # this host is little-endian, as NumPy's default
     values = values if little_endian else values.byteswap()
     return values.reshape(np.shape(bytes) + (sizes[0] // dtype.itemsize,))

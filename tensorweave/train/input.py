@@ -101,7 +101,7 @@ def string_input_producer(string_tensor: Any, num_epochs: int | None = None, shu
                           name: str | None = None, cancel_op: Operation | None = None) -> data_flow_ops.QueueBase:
     """A queue of strings (filenames, for a reader) filled from `string_tensor`, epoch after epoch."""
     not_null_err = "string_input_producer requires a non-null input tensor"
-    if not isinstance(string_tensor, Tensor) and not len(string_tensor):
+    if not isinstance(string_tensor, Tensor) and not string_tensor:
         raise ValueError(not_null_err)
     with name_scope(name, "input_producer", [string_tensor]) as name:
         string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)

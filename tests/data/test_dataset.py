@@ -386,3 +386,43 @@ def test_cache_to_a_file_is_read_by_later_iterators(tmp_path):
         assert [(int(a), b) for a, b in dataset_elements(cached(100))] == [(0, b"0"), (3, b"3"), (6, b"6")]
     from tensorweave.formats.bundle import BundleReader
     assert BundleReader(prefix).keys()[:2] == [b"      0_0", b"      0_1"]
+
+
+def test_file_datasets_take_a_dataset_of_file_names(tmp_path):
+    paths = []
+    for i in range(2):
+        path = str(tmp_path / f"f{i}.tfr")
+        with tf.io.TFRecordWriter(path) as writer:
+            writer.write(b"r%d" % i)
+        paths.append(path)
+    names = tf.data.Dataset.from_tensor_slices(paths)
+    records = tf.data.TFRecordDataset(names)
+    assert repr(records) == "<TFRecordDatasetV2 element_spec=TensorSpec(shape=(), dtype=tf.string, name=None)>"
+    assert repr(tf.data.TextLineDataset(paths[0])).startswith("<TextLineDatasetV2 ")
+    lengths = tf.data.FixedLengthRecordDataset(names, 1)
+    unknown = tf.data.TFRecordDataset([[paths[0]]], compression_type="BZIP")  # TF reads an unknown type uncompressed
+    assert dataset_elements(records) == [b"r0", b"r1"]
+    assert len(dataset_elements(lengths)) == 2 * len(open(paths[0], "rb").read())
+    assert dataset_elements(unknown) == [b"r0"]
+    with pytest.raises(TypeError, match="The `filenames` argument must contain `tf.string` elements. Got a dataset "
+                                        "of `tf.int64` elements."):
+        tf.data.TextLineDataset(tf.data.Dataset.range(3))
+    with pytest.raises(TypeError, match="The `filenames` argument must contain `tf.string` elements. Got "
+                                        "`tf.int32` elements."):
+        tf.data.TFRecordDataset(1)
+
+
+def test_file_dataset_argument_messages(tmp_path):
+    """TF 2.21's kernel messages: the CSV dataset names a bad compression type, the other readers do not."""
+    path = str(tmp_path / "x.bin")
+    open(path, "wb").write(bytes(range(8)))
+    cases = [(tf.data.experimental.CsvDataset(path, [[""]], compression_type="BAD"),
+              "Unsupported compression_type: BAD."),
+             (tf.data.TextLineDataset(path, compression_type="BAD"), "Unsupported compression_type."),
+             (tf.data.FixedLengthRecordDataset(path, 4, header_bytes=-1), "`header_bytes` must be >= 0"),
+             (tf.data.FixedLengthRecordDataset(path, -1, footer_bytes=-1), "`record_bytes` must be > 0"),
+             (tf.data.FixedLengthRecordDataset(path, 4, footer_bytes=-2), "`footer_bytes` must be >= 0")]
+    for dataset, message in cases:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            dataset_elements(dataset)
+        assert info.value.message.split("\n")[0] == message

@@ -403,3 +403,27 @@ def test_queue_from_list_picks_a_queue_at_run_time():
                              (queues[0], "A list of queues expected")):
             with pytest.raises(TypeError, match=message):
                 tf.QueueBase.from_list(0, bad)
+
+
+def test_batched_string_components_are_flat_string_arrays():
+    """Strings enqueued one at a time and many at a time batch into one object array of bytes (TF 2.21)."""
+    padding = tf.PaddingFIFOQueue(10, [tf.int32, tf.string], shapes=[[None], []])
+    priority = tf.PriorityQueue(10, [tf.string], shapes=[[]])
+    fifo = tf.FIFOQueue(10, [tf.string], shapes=[[]])
+    with tf.Session() as sess:
+        sess.run(padding.enqueue(([1, 2], "a")))
+        sess.run(padding.enqueue(([3], "bb")))
+        sess.run(priority.enqueue_many(([5, 1], ["five", "one"])))
+        sess.run(priority.enqueue((tf.constant(2, tf.int64), "two")))
+        sess.run(fifo.enqueue_many([["x", "y"]]))
+        sess.run(fifo.enqueue("z"))
+        (ints, strings), (priorities, names), letters = sess.run(
+            [padding.dequeue_many(2), priority.dequeue_many(2), fifo.dequeue_up_to(3)])
+    assert ints.tolist() == [[1, 2], [3, 0]] and strings.dtype == object and strings.tolist() == [b"a", b"bb"]
+    assert priorities.tolist() == [1, 2] and names.tolist() == [b"one", b"two"]
+    assert letters.dtype == object and letters.tolist() == [b"x", b"y", b"z"]
+
+
+def test_priority_queue_needs_shapes():
+    with pytest.raises(TypeError, match="Expected list for 'shapes' argument to 'priority_queue_v2' Op, not None."):
+        tf.PriorityQueue(3, [tf.int32])

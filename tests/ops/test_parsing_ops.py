@@ -261,3 +261,84 @@ def test_parse_ragged_feature_partitions():
     assert single["d"].to_list() == [[[1, 2]], [[]], [[3]], [[4]]]
     with pytest.raises(NotImplementedError, match="RowSplits is not supported"):
         tf.io.parse_example(serialized, {"a": F(tf.int64, value_key="v", partitions=[F.RowSplits("l")])})
+
+
+def test_dense_feature_list_value_counts_as_tf():
+    """TF sizes a dense feature list by the most values one example has, then checks each step in order."""
+    examples = [_sequence_example({}, {"emb": [[1.0, 2.0], [3.0, 4.0]]}),
+                _sequence_example({}, {"emb": [[5.0, 6.0], [7.0]]}), _sequence_example({}, {})]
+
+    def parse(serialized, shape, **kwargs):
+        features = {"emb": tf.FixedLenSequenceFeature(shape, tf.float32, allow_missing=True)}
+        if isinstance(serialized, list):
+            return tf.io.parse_sequence_example(serialized, sequence_features=features, **kwargs)
+        return tf.parse_single_sequence_example(serialized, sequence_features=features, **kwargs)
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Feature list 'emb' has an unexpected number of "
+                                                             r"values.  Total values size: 4 is not consistent with "
+                                                             r"output shape: \[\?,3\]"):
+        _run(parse(examples, [3]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: <unknown>, Key: emb, Index: 0.  Number of "
+                                                             r"values != expected.  values size: 2 but output "
+                                                             r"shape: \[3\]"):
+        _run(parse(examples[1], [3]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: B, Key: emb, Index: 1.  Number of values != "
+                                                             r"expected.  values size: 1 but output shape: \[2\]"):
+        _run(parse(examples, [2], example_names=["A", "B", "C"]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Name: <unknown>, Key: emb, Index: 0.  Number of "
+                                                             r"values != expected.  values size: 2 but output "
+                                                             r"shape: \[\]"):
+        _run(parse(examples, []))
+    _, values, lengths = _run(parse(examples[:1], [2]))
+    np.testing.assert_array_equal(values["emb"], np.float32([[[1, 2], [3, 4]]]))
+    assert lengths["emb"].tolist() == [2]
+
+
+def test_dense_shapes_with_unknown_inner_dimensions_fail_at_build():
+    with pytest.raises(ValueError, match=r"dense_shapes\[0\] has unknown rank or unknown inner dimensions: \[\?,\?\]"):
+        tf.parse_example([_example(s=[1])], {"s": tf.FixedLenSequenceFeature([None], tf.int64, allow_missing=True)})
+
+
+def test_parse_tensor_messages():
+    x = tf.placeholder(tf.string, [])
+    parsed = tf.io.parse_tensor(x, tf.float32)
+    bad_content = tf.make_tensor_proto(np.zeros([2], np.float32))
+    bad_content.tensor_content = b"abc"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse `serialized` as TensorProto, base64: "
+                                                             "//79"):
+        _run(parsed, {x: b"\xff\xfe\xfd"})
+    for data in (b"", bad_content.SerializeToString()):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot parse tensor from proto: "):
+            _run(parsed, {x: data})
+
+
+def test_sparse_type_mismatch_and_example_name_checks():
+    examples = [_example(a=[1.5]), _example(a=[1, 2])]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Key: a.  Data types don't match. Expected type: int64, "
+                                                             "Actual type: float"):
+        _run(tf.parse_single_example(examples[0], {"a": tf.VarLenFeature(tf.int64)}))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected names have the same shape as serialized: "
+                                                             r"name.shape=\[3\], serialized.shape=\[2\]"):
+        _run(tf.parse_example(examples, {"a": tf.VarLenFeature(tf.float32)}, example_names=["p", "q", "r"]))
+    with pytest.raises(ValueError, match="Shape must be at most rank 1 but is rank 2"):
+        tf.parse_example(examples, {"a": tf.VarLenFeature(tf.float32)}, example_names=[["p", "q"]])
+    sequence = _sequence_example({"c": [1.0]}, {})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="example_names must be empty or have the correct number "
+                                                             "of elements"):
+        _run(tf.io.parse_sequence_example([sequence, sequence], context_features={"c": tf.VarLenFeature(tf.float32)},
+                                          example_names=["z"]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Only ZLIB, ZSTD, GZIP or NONE are supported "
+                                                             "compressions"):
+        _run(tf.io.decode_compressed(["x"], "BZIP"))
+
+
+def test_empty_batch_of_sequence_features():
+    parsed = tf.parse_example(tf.constant([], tf.string),
+                              {"a": tf.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+                               "c": tf.FixedLenFeature([2], tf.float32)})
+    values = _run(parsed)
+    assert values["a"].shape == (0, 0) and values["a"].dtype == np.int64 and values["c"].shape == (0, 2)
+    _, lists, lengths = _run(tf.io.parse_sequence_example(
+        tf.constant([], tf.string), sequence_features={"t": tf.FixedLenSequenceFeature([2], tf.int64,
+                                                                                      allow_missing=True)}))
+    assert lists["t"].shape == (0, 0, 2) and lengths["t"].shape == (0,)

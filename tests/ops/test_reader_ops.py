@@ -108,7 +108,7 @@ def test_serialize_restore_and_reset():
         sess.run([key])
         sess.run([key])
         state = sess.run(reader.serialize_state())
-        assert state == b"\x08\x02\x10\x02\x18\x02"
+        assert state == b'\x08\x02\x10\x02\x18\x02"\x01q'  # the finished work unit stays current_work
         sess.run(reader.reset())
         assert sess.run(counters) == [0, 0] and sess.run(reader.serialize_state()) == b""
         sess.run(reader.restore_state(state))
@@ -124,6 +124,22 @@ def test_serialize_restore_and_reset():
             sess.run(reader.restore_state(b"zzz"))
         with pytest.raises(errors.InvalidArgumentError, match="Inconsistent work started vs. finished"):
             sess.run(reader.restore_state(b'\x08\x03\x10\x01\x18\x05"\x03abc'))
+
+
+def test_failed_restore_resets_the_reader():
+    q = tf.FIFOQueue(10, [tf.string])
+    reader = tf.IdentityReader()
+    key, _ = reader.read(q)
+    counters = [reader.num_records_produced(), reader.num_work_units_completed()]
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([["p", "q", "r"]]))
+        sess.run([key])
+        sess.run([key])
+        for bad in (b"zzz", b'\x08\x03\x10\x01\x18\x05"\x03abc'):
+            sess.run(reader.restore_state(b'\x08\x02\x10\x02\x18\x02"\x01q'))
+            with pytest.raises(errors.InvalidArgumentError):
+                sess.run(reader.restore_state(bad))
+            assert sess.run(counters) == [0, 0] and sess.run(reader.serialize_state()) == b""
 
 
 def test_read_file_write_file_and_matching_files(tmp_path):
@@ -144,3 +160,29 @@ def test_read_file_write_file_and_matching_files(tmp_path):
             sess.run(tf.read_file(str(tmp_path / "nope")))
         with pytest.raises(errors.FailedPreconditionError, match="; Is a directory"):
             sess.run(tf.read_file(str(tmp_path)))
+
+
+def test_zero_record_bytes_reads_empty_records_without_end(tmp_path):
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"abcdef")
+    q = tf.FIFOQueue(3, [tf.string])
+    keys, values = tf.FixedLengthRecordReader(0).read_up_to(q, 3)
+    with tf.Session() as sess:
+        sess.run(q.enqueue(str(path)))
+        got_keys, got_values = sess.run([keys, values])
+    assert got_keys.tolist() == [f"{path}:{i}".encode() for i in range(3)] and got_values.tolist() == [b""] * 3
+
+
+def test_read_results_and_a_directory_work_unit(tmp_path):
+    """A read returns TF's namedtuple; a directory opens as a file and fails at its reads, again and again, as the
+    work unit stays in progress (TF 2.21)."""
+    q = tf.FIFOQueue(3, [tf.string])
+    reader = tf.TextLineReader()
+    read = reader.read(q)
+    assert type(read).__name__ == "ReaderReadV2" and read.key is read[0] and read.value is read[1]
+    assert type(reader.read_up_to(q, 2)).__name__ == "ReaderReadUpToV2"
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([[str(tmp_path), str(tmp_path / "missing")]]))
+        for _ in range(2):
+            with pytest.raises(errors.FailedPreconditionError, match=f"{tmp_path}; Is a directory"):
+                sess.run(read)

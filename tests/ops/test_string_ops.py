@@ -409,3 +409,16 @@ def test_ngrams_rejects_widths_below_one_inside_its_scope():
         with pytest.raises(ValueError, match=r"All ngram_widths must be greater than 0. Got \(2, -1\)"):
             tf.strings.ngrams(tf.ragged.constant([["a", "b"]]), (2, -1))
         assert graph.unique_name("StringNGrams", mark_as_used=False) == "StringNGrams_2"
+
+
+def test_decode_raw_checks_equal_lengths_before_item_size():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="DecodeRaw requires input strings to all be the same "
+                                                             "size, but element 1 has size 3 != 1"):
+        _run(tf.decode_raw([b"\x01\x02\x03", b"\x04"], tf.int16))
+
+
+def test_reduce_join_node_names():
+    with tf.Graph().as_default():
+        joined = tf.strings.reduce_join(["a", "b"])
+        assert [t.name for t in joined.op.inputs] == ["ReduceJoin/Const:0", "ReduceJoin/Const_1:0"]
+        assert tf.reduce_join([["a"]], axis=1).op.inputs[1].name == "ReduceJoin_1/ReduceJoin/reduction_indices:0"

@@ -262,3 +262,19 @@ def test_batching_sparse_tensors_kept_by_a_fed_condition_and_dynamically_padded(
             r = sess.run(padded)
             assert (r[0].indices.tolist(), r[1].tolist()) == ([[0, 0, 1]], [[0, 1, 2]])
         _run_pipeline(None, body)
+
+
+def test_string_input_producer_takes_a_variable(tmp_path):
+    """As TF: only a Python value that is empty is refused at build; a variable (match_filenames_once) is taken."""
+    (tmp_path / "a.raw").write_bytes(b"x")
+    files = tf.train.match_filenames_once(str(tmp_path / "*.raw"))
+    queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        assert sess.run(queue.dequeue()) == str(tmp_path / "a.raw").encode()
+        coord.request_stop()
+        coord.join(threads)
+    with pytest.raises(ValueError, match="string_input_producer requires a non-null input tensor"):
+        tf.train.string_input_producer([])
