@@ -130,6 +130,38 @@ class _Run:
         return np.asarray(self.values[id(dataset)][index]).item()
 
 
+class _Reporting:
+    """The elements of an iteration, and the errors of the elements that failed in their places: a stage
+    whose element fails hands the error to its run and goes on, and the next call raises it, so the calls after
+    go on with the next elements, as TF's iterator returns an element's error and can be called again. An
+    error that ends a stage (its generator raised) ends the iteration after it."""
+
+    def __init__(self, failures: deque, elements: PyIterator[Element]) -> None:
+        self._failures = failures
+        self._elements = elements
+        self._held: Element | None = None  # an element made after a failure, returned on the next call
+
+    def __iter__(self) -> _Reporting:
+        return self
+
+    def __next__(self) -> Element:
+        if self._failures:
+            raise self._failures.popleft()
+        if self._held is not None:
+            element, self._held = self._held, None
+            return element
+        try:
+            element = next(self._elements)
+        except StopIteration:
+            if self._failures:
+                raise self._failures.popleft() from None
+            raise
+        if self._failures:
+            self._held = element
+            raise self._failures.popleft()
+        return element
+
+
 class _Bound:
     """A dataset with the captured values of it and the datasets it reads (the `variant` value its node outputs).
     A ref variable's value is its live buffer, as in TF: elements made after an update of the variable see it."""
@@ -140,7 +172,8 @@ class _Bound:
 
     def make_iterator(self) -> PyIterator[Element]:
         fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
-        return self.dataset._iterate(_Run(self.values, fuse))
+        run = _Run(self.values, fuse, failures=deque())
+        return _Reporting(run.failures, self.dataset._iterate(run))
 
     def cardinality(self) -> int:
         return self.dataset._cardinality(_Run(self.values))

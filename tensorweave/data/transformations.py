@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -899,30 +899,50 @@ class _CountDataset(DatasetV1):
                 if not produced:
                     return
         else:
-            yield from _prefetched(source._iterate(run), 16 if count <= 0 else count)
+            ahead = run.ignoring()  # the elements' failures, buffered among them and handed on in their places
+            for item in _prefetched(source._iterate(ahead), ahead.failures, 16 if count <= 0 else count):
+                if isinstance(item, _Failed):
+                    run.failed(item.error)
+                else:
+                    yield item
 
 
 _END = object()
 
 
-def _prefetched(source: PyIterator[Element], size: int) -> PyIterator[Element]:
-    """`source` run ahead by a background thread; its error is raised where it would have been."""
+class _Failed(NamedTuple):
+    error: errors.OpError
+
+
+def _prefetched(source: PyIterator[Element], failures: deque, size: int) -> PyIterator[Element | _Failed]:
+    """`source` run ahead by a background thread; the failures its stages handed to `failures` come before
+    the element after them, and its error is raised where it would have been."""
     buffer: queue.Queue = queue.Queue(size)
     stop = threading.Event()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                buffer.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def produce() -> None:
         try:
             for element in source:
-                while not stop.is_set():
-                    try:
-                        buffer.put(element, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+                while failures:
+                    if not put(_Failed(failures.popleft())):
+                        return
+                if not put(element):
                     return
+            while failures:
+                put(_Failed(failures.popleft()))
             buffer.put(_END)
         except Exception as e:  # raised to the consumer, in order
+            while failures:
+                put(_Failed(failures.popleft()))
             buffer.put(e)
 
     threading.Thread(target=produce, daemon=True, name="tensorweave-data-prefetch").start()

@@ -161,3 +161,35 @@ def test_fixed_length_records_fail_as_tfs_and_a_compressed_file_that_fails_gives
         with pytest.raises(tf.errors.InvalidArgumentError, match=body.format(partial)):
             _values(records([partial]))
         assert _values(records([whole])) == [b"abcd", b"efgh"]
+
+
+def _values_and_errors(dataset, calls):
+    nxt = tf.data.make_one_shot_iterator(dataset).get_next()
+    out = []
+    with tf.Session() as sess:
+        for _ in range(calls):
+            try:
+                value = sess.run(nxt)
+                out.append(value.tolist() if hasattr(value, "tolist") else value)
+            except tf.errors.OutOfRangeError:
+                out.append("end")
+                break
+            except tf.errors.InvalidArgumentError:
+                out.append("error")
+    return out
+
+
+def test_without_ignore_errors_an_element_error_is_raised_and_the_iterator_goes_on_as_tfs():
+    """TF 2.21: GetNext returns a failed element's error, and the next call returns the next element."""
+    x = [1., 0., 2., 0., 4.]
+    inverse = lambda v: tf.debugging.check_numerics(1. / v, "bad")  # noqa: E731
+    with tf.Graph().as_default():
+        mapped = tf.data.Dataset.from_tensor_slices(x).map(inverse)
+        assert _values_and_errors(mapped, 8) == [1.0, "error", 0.5, "error", 0.25, "end"]
+        assert _values_and_errors(mapped.batch(2), 8) == ["error", "error", [0.25], "end"]
+        assert _values_and_errors(mapped.filter(lambda v: v > 0.3), 8) == [1.0, "error", 0.5, "error", "end"]
+        nested = tf.data.Dataset.range(2).flat_map(lambda i: mapped.take(3))  # errors are not taken elements
+        assert _values_and_errors(nested, 14) == [1.0, "error", 0.5, "error", 0.25] * 2 + ["end"]
+        assert _values_and_errors(mapped.prefetch(2), 8) == [1.0, "error", 0.5, "error", 0.25, "end"]
+        interleaved = mapped.interleave(lambda v: tf.data.Dataset.from_tensors(v).repeat(2), cycle_length=2)
+        assert _values_and_errors(interleaved, 12) == [1.0, "error", 0.5, 1.0, 0.5, "error", 0.25, 0.25, "end"]
