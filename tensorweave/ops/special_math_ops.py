@@ -448,6 +448,14 @@ def special_unary_op(name: str, fn: Callable[[Any], Any],
     return op
 
 
+def _check_broadcastable(ctx: OpKernelContext, x: Any, y: Any) -> None:
+    try:
+        np.broadcast_shapes(np.shape(x), np.shape(y))
+    except ValueError:
+        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(x))} vs. "
+                                    f"{tensor_shape.shape_string(np.shape(y))}") from None
+
+
 def _binary(name: str, args: tuple[str, str], result: str, types: str, fn: Callable[..., Any]) -> Op:
     """A broadcasting binary op computed by `fn` in float64 (integer-free types only)."""
     op = Op(name, inputs=[f"{arg}: T" for arg in args], outputs=[f"{result}: T"], attrs=[f"T: {types}"])
@@ -456,11 +464,7 @@ def _binary(name: str, args: tuple[str, str], result: str, types: str, fn: Calla
 
     @op.kernel("CPU")
     def kernel(ctx: OpKernelContext, x: Any, y: Any) -> Any:
-        try:
-            np.broadcast_shapes(np.shape(x), np.shape(y))
-        except ValueError:
-            raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(x))} vs. "
-                                        f"{tensor_shape.shape_string(np.shape(y))}") from None
+        _check_broadcastable(ctx, x, y)
         return compute(x, y)
 
     return op
@@ -637,11 +641,7 @@ IgammaGradA.shape(broadcast_binary_shape)
 
 @IgammaGradA.kernel("CPU")
 def _igamma_grad_a(ctx: OpKernelContext, a: Any, x: Any) -> Any:
-    try:
-        np.broadcast_shapes(np.shape(a), np.shape(x))
-    except ValueError:
-        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(a))} vs. "
-                                    f"{tensor_shape.shape_string(np.shape(x))}") from None
+    _check_broadcastable(ctx, a, x)
     return igamma_derivatives(a, x)[0]
 
 
@@ -764,11 +764,7 @@ def _safe_binary(name: str, zero_at: str, fn: Callable[[Any, Any], Any],
 
     @op.kernel("CPU")
     def kernel(ctx: OpKernelContext, x: Any, y: Any) -> Any:
-        try:
-            np.broadcast_shapes(np.shape(x), np.shape(y))
-        except ValueError:
-            raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(np.shape(x))} vs. "
-                                        f"{tensor_shape.shape_string(np.shape(y))}") from None
+        _check_broadcastable(ctx, x, y)
         zero = (x if zero_at == "x" else y) == 0
         return np.asarray(_zero_where(zero, lambda: fn(x, y), x, y)).astype(x.dtype, copy=False)
 
