@@ -153,8 +153,14 @@ class _ZipDataset(DatasetV1):
         return min(finite) if finite else INFINITE_CARDINALITY
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        for parts in zip(*(d._iterate(run) for d in self._inputs)):
-            yield [v for part in parts for v in part]
+        """By position, as TF's: a position where any input's element failed is one error (the others'
+        elements there are dropped)."""
+        for parts in zip(*(_with_failures(d, run) for d in self._inputs)):
+            failed = next((part for part in parts if isinstance(part, _Failed)), None)
+            if failed is not None:
+                run.failed(failed.error)
+            else:
+                yield [v for part in parts for v in part]
 
 
 class _ConcatenateDataset(DatasetV1):
@@ -899,8 +905,8 @@ class _CountDataset(DatasetV1):
                 if not produced:
                     return
         else:
-            ahead = run.ignoring()  # the elements' failures, buffered among them and handed on in their places
-            for item in _prefetched(source._iterate(ahead), ahead.failures, 16 if count <= 0 else count):
+            # the elements' failures are buffered among them and handed on in their places
+            for item in _prefetched(_with_failures(source, run), 16 if count <= 0 else count):
                 if isinstance(item, _Failed):
                     run.failed(item.error)
                 else:
@@ -914,35 +920,44 @@ class _Failed(NamedTuple):
     error: errors.OpError
 
 
-def _prefetched(source: PyIterator[Element], failures: deque, size: int) -> PyIterator[Element | _Failed]:
-    """`source` run ahead by a background thread; the failures its stages handed to `failures` come before
-    the element after them, and its error is raised where it would have been."""
+def _with_failures(dataset: DatasetV1, run: _Run) -> PyIterator[Element | _Failed]:
+    """The elements of `dataset` with the failures of the elements before each (which its stages hand to a
+    run of its own), in order: one item per position of TF's iterator."""
+    below = run.ignoring()
+    failures = below.failures
+    elements = dataset._iterate(below)
+    while True:
+        try:
+            element = next(elements)
+        except Exception as e:  # its end, or an error that ended it: after the failures before it
+            while failures:
+                yield _Failed(failures.popleft())
+            if isinstance(e, StopIteration):
+                return
+            raise
+        while failures:
+            yield _Failed(failures.popleft())
+        yield element
+
+
+def _prefetched(source: PyIterator[Any], size: int) -> PyIterator[Any]:
+    """`source` run ahead by a background thread; its error is raised where it would have been."""
     buffer: queue.Queue = queue.Queue(size)
     stop = threading.Event()
 
-    def put(item: Any) -> bool:
-        while not stop.is_set():
-            try:
-                buffer.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
     def produce() -> None:
         try:
-            for element in source:
-                while failures:
-                    if not put(_Failed(failures.popleft())):
-                        return
-                if not put(element):
+            for item in source:
+                while not stop.is_set():
+                    try:
+                        buffer.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
                     return
-            while failures:
-                put(_Failed(failures.popleft()))
             buffer.put(_END)
         except Exception as e:  # raised to the consumer, in order
-            while failures:
-                put(_Failed(failures.popleft()))
             buffer.put(e)
 
     threading.Thread(target=produce, daemon=True, name="tensorweave-data-prefetch").start()

@@ -170,7 +170,7 @@ def _values_and_errors(dataset, calls):
         for _ in range(calls):
             try:
                 value = sess.run(nxt)
-                out.append(value.tolist() if hasattr(value, "tolist") else value)
+                out.append([v.tolist() for v in value] if isinstance(value, tuple) else value.tolist())
             except tf.errors.OutOfRangeError:
                 out.append("end")
                 break
@@ -191,5 +191,8 @@ def test_without_ignore_errors_an_element_error_is_raised_and_the_iterator_goes_
         nested = tf.data.Dataset.range(2).flat_map(lambda i: mapped.take(3))  # errors are not taken elements
         assert _values_and_errors(nested, 14) == [1.0, "error", 0.5, "error", 0.25] * 2 + ["end"]
         assert _values_and_errors(mapped.prefetch(2), 8) == [1.0, "error", 0.5, "error", 0.25, "end"]
+        other = tf.data.Dataset.from_tensor_slices([1., 2., 0., 4., 8., 0.]).map(inverse)
+        zipped = tf.data.Dataset.zip((tf.data.Dataset.range(10), mapped, other))  # one error per failed position
+        assert _values_and_errors(zipped, 8) == [[0, 1.0, 1.0], "error", "error", "error", [4, 0.25, 0.125], "end"]
         interleaved = mapped.interleave(lambda v: tf.data.Dataset.from_tensors(v).repeat(2), cycle_length=2)
         assert _values_and_errors(interleaved, 12) == [1.0, "error", 0.5, 1.0, 0.5, "error", 0.25, 0.25, "end"]
