@@ -90,10 +90,10 @@ transformation: Hook[Callable[[str], Callable[..., Any]]] = Hook("tf.data transf
 class _Run:
     """One iteration over a bound dataset tree: each dataset's captured values, and per-iterator state.
 
-    Below an `ignore_errors`, the run is its child (`ignoring()`): a stage whose element fails hands the error to
-    `failed`, which counts it for the stages above, and goes on to its next element, where TF's iterator would
-    return the error and be called again (a Python generator that raised cannot resume); elsewhere `failed`
-    raises it."""
+    A stage whose element fails hands the error to `failed`, which counts it for the stages above, and goes on
+    to its next element: TF's iterator returns the error and is called again (a Python generator that raised
+    cannot resume), so the iteration's `_Reporting` raises it in its place, and an `ignore_errors` stage, whose
+    input runs as a child run (`ignoring()`), drops it."""
 
     def __init__(self, values: dict[int, list[Any]], fuse_map_and_batch: bool = True,
                  state: dict[int, Any] | None = None, failures: deque | None = None,
@@ -101,8 +101,8 @@ class _Run:
         self.values = values
         self.fuse_map_and_batch = fuse_map_and_batch  # the iterated dataset's options allow it (TF's default)
         self.state: dict[int, Any] = {} if state is None else state
-        self.failures = failures  # the errors not yet taken by the ignore_errors stage; None: not below one
-        self.failure_count = 0  # every failure so far (a batch drops the one it was gathering)
+        self.failures = deque() if failures is None else failures  # the errors not yet taken above
+        self._count = 0  # every failure so far, counted by the outermost run
         self._outer = outer
 
     def ignoring(self) -> _Run:
@@ -111,16 +111,21 @@ class _Run:
 
     def nested(self, values: dict[int, list[Any]]) -> _Run:
         """The run of a dataset made for one element (interleave's inner datasets): its own values and state,
-        its failures this run's, so that below an ignore_errors the inner iterator goes on as TF's does."""
+        its failures this run's, so that the inner iterator goes on as TF's does."""
         return _Run(values, self.fuse_map_and_batch, None, self.failures, self)
+
+    @property
+    def failure_count(self) -> int:
+        """Every failure so far (a batch drops the one it was gathering)."""
+        return self._count if self._outer is None else self._outer.failure_count
 
     def failed(self, error: errors.OpError) -> None:
         if self._outer is not None:
             self._outer.failed(error)
             return
-        if self.failures is None or isinstance(error, errors.OutOfRangeError):
+        if isinstance(error, errors.OutOfRangeError):
             raise error
-        self.failure_count += 1
+        self._count += 1
         self.failures.append(error)
 
     def captured(self, dataset: DatasetV1) -> list[Any]:
@@ -172,7 +177,7 @@ class _Bound:
 
     def make_iterator(self) -> PyIterator[Element]:
         fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
-        run = _Run(self.values, fuse, failures=deque())
+        run = _Run(self.values, fuse)
         return _Reporting(run.failures, self.dataset._iterate(run))
 
     def cardinality(self) -> int:

@@ -3,7 +3,6 @@ padded_batch, unbatch and from_tensor_slices share, with TF's checks and message
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
 from typing import Any
@@ -47,15 +46,9 @@ def _stacked(batch: list[Element]) -> Element:
 
 def _batches(run: _Run, source: PyIterator[Element], size: int, drop: bool,
              assemble: Callable[[list[Element]], Element]) -> PyIterator[Element]:
-    """Batches of `size` input elements (batch's and padded_batch's); below an ignore_errors, a failed input
-    element loses the batch being gathered and a batch that cannot be assembled is dropped, as TF's."""
-    if run.failures is None:
-        while batch := list(itertools.islice(source, size)):
-            if drop and len(batch) < size:
-                return
-            yield assemble(batch)
-        return
-    batch, seen = [], 0
+    """Batches of `size` input elements (batch's and padded_batch's); a failed input element loses the batch
+    being gathered and a batch that cannot be assembled fails, as TF's."""
+    batch, seen = [], run.failure_count
     for element in source:
         if run.failure_count != seen:  # an input element failed: TF's batch lost what it had gathered
             batch, seen = [], run.failure_count

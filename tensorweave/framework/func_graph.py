@@ -86,9 +86,9 @@ class FuncGraph(Graph):
         """The placeholder of this graph that stands for outer `tensor` (made on its first capture)."""
         if tensor.graph is self:
             return tensor
-        known = self._captures.get(tensor.ref())
+        known = self.capture_placeholder(tensor)
         if known is not None:
-            return known[1]
+            return known
         with self.as_default(), self.control_dependencies(None), self.name_scope(None):
             placeholder = self.create_op("Placeholder", [], name=name or tensor.op.name,
                                          attrs={"dtype": tensor.dtype.base_dtype, "shape": tensor.shape}).outputs[0]
@@ -115,6 +115,11 @@ class FuncGraph(Graph):
         """Let argument `placeholder` stand for outer tensor `outer` as a capture's placeholder does (so that a
         variable handle passed as an argument still leads to its variable), without capturing it."""
         self._captured_from[placeholder.ref()] = outer
+
+    def capture_placeholder(self, tensor: Tensor) -> Tensor | None:
+        """The placeholder that captured outer `tensor` (None if none has)."""
+        known = self._captures.get(tensor.ref())
+        return None if known is None else known[1]
 
     def capture_source(self, placeholder: Tensor) -> Tensor | None:
         """The outer tensor that `placeholder` captured (None for an argument, even one that stands for an

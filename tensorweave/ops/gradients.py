@@ -115,9 +115,9 @@ class _Closure:
     def consumers(self, t: Tensor) -> list[Operation]:
         consumers = t.consumers()
         for graph in self.func_graphs:
-            capture = graph._captures.get(t.ref())
-            if capture is not None:
-                consumers = consumers + self.consumers(capture[1])
+            placeholder = graph.capture_placeholder(t)
+            if placeholder is not None:
+                consumers = consumers + self.consumers(placeholder)
         return consumers
 
 
