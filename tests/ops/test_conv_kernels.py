@@ -9,7 +9,7 @@ import tensorweave.compat.v1 as tf
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework.device_base import host_device
 from tensorweave.framework.resource_mgr import ResourceMgr
-from tensorweave.ops import conv_kernels
+from tensorweave.ops import conv_kernels, fourier_conv
 
 RNG = np.random.default_rng(7)
 
@@ -151,3 +151,92 @@ def test_kernels_on_two_threads_equal_one_thread(monkeypatch, groups):
             np.testing.assert_array_equal(kernel(*args, threaded), kernel(*args, serial))
     finally:
         threaded.close()
+
+
+# -- The Fourier path (ops/fourier_conv.py) ------------------------------------------------------------------
+
+FOURIER_CASES = [  # stride 1, no dilation: input, filter, padding per dimension
+    ((2, 9, 8, 3), (3, 4, 3, 5), ("SAME", "SAME")),  # periods 11 and 11: odd, so no Nyquist column
+    ((2, 6, 7, 4), (3, 3, 4, 2), ("VALID", "VALID")),  # periods 6 and 7: the input's own size
+    ((1, 7, 9, 2), (2, 3, 2, 3), ((1, 2), (0, 3))),  # explicit, uneven
+    ((3, 5, 5, 3), (3, 3, 3, 3), ((2, 0), (0, 2))),
+    ((1, 3, 4, 2), (2, 2, 2, 3), ((3, 3), (1, 0))),  # windows with no tap inside the input
+    ((2, 14, 14, 4), (5, 5, 4, 6), ("SAME", "SAME")),  # period 16: a Nyquist column
+]
+
+
+def _force_fourier(monkeypatch, chunk_bytes=64 << 20):
+    monkeypatch.setattr(fourier_conv, "FOURIER_MIN_PRODUCTS", 0)
+    monkeypatch.setattr(fourier_conv, "FOURIER_MIN_SAVING", 0)
+    monkeypatch.setattr(fourier_conv, "CHUNK_BYTES", chunk_bytes)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 64 << 20])  # one image per chunk, or the batch at once
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("input_shape,filter_shape,padding", FOURIER_CASES)
+def test_fourier_convolution_and_gradients_match_the_reference(monkeypatch, chunk_bytes, dtype, input_shape,
+                                                               filter_shape, padding):
+    _force_fourier(monkeypatch, chunk_bytes)
+    x, f = RNG.standard_normal(input_shape), RNG.standard_normal(filter_shape)
+    explicit = isinstance(padding[0], tuple)
+    tf_padding = [[0, 0], list(padding[0]), list(padding[1]), [0, 0]] if explicit else padding[0]
+    y = tf.nn.conv2d(x.astype(dtype), f.astype(dtype), [1, 1, 1, 1], tf_padding)
+    dy = RNG.standard_normal(y.shape.as_list())
+    want = _reference(x, f, (1, 1), padding, (1, 1), dy)
+    dx = tf.nn.conv2d_backprop_input(list(input_shape), f.astype(dtype), dy.astype(dtype), [1, 1, 1, 1], tf_padding)
+    df = tf.nn.conv2d_backprop_filter(x.astype(dtype), list(filter_shape), dy.astype(dtype), [1, 1, 1, 1],
+                                      tf_padding)
+    with tf.Session() as sess:
+        values = sess.run([y, dx, df])
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12  # of the largest value: the transforms' rounding
+    for got, expected in zip(values, want):
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, expected, atol=tolerance * np.abs(expected).max(), rtol=0)
+
+
+def test_fourier_path_is_taken_where_it_saves_most_products():
+    def geometry(n, size, c, k, o, stride=1, dilation=1, filter_depth=None):
+        window = conv_kernels.Window(size, (k - 1) // 2, k // 2)
+        return conv_kernels.ConvGeometry(n, size, size, c, k, k, filter_depth or c, o, window, window, stride,
+                                         stride, dilation, dilation)
+
+    f32 = np.dtype(np.float32)
+    assert fourier_conv.applies(geometry(64, 14, 32, 5, 64), f32)  # deep MNIST's second layer
+    assert fourier_conv.applies(geometry(64, 27, 96, 5, 256), f32)  # AlexNet's
+    assert fourier_conv.applies(geometry(64, 27, 96, 5, 256), np.dtype(np.float64))
+    assert not fourier_conv.applies(geometry(64, 28, 1, 5, 32), f32)  # one input channel: im2col is cheap
+    assert not fourier_conv.applies(geometry(16, 56, 64, 3, 64), f32)  # 3x3: too few taps to save enough
+    assert not fourier_conv.applies(geometry(2, 14, 32, 5, 64), f32)  # too small to matter
+    assert not fourier_conv.applies(geometry(64, 27, 96, 5, 256, stride=2), f32)
+    assert not fourier_conv.applies(geometry(64, 27, 96, 5, 256, dilation=2), f32)
+    assert not fourier_conv.applies(geometry(64, 27, 96, 5, 256, filter_depth=48), f32)  # two groups
+    assert not fourier_conv.applies(geometry(64, 27, 96, 5, 256), np.dtype(np.int32))
+
+
+def test_fourier_kernels_on_two_threads_equal_one_thread(monkeypatch):
+    _force_fourier(monkeypatch)
+    x = RNG.standard_normal((5, 9, 8, 6)).astype(np.float32)
+    f = RNG.standard_normal((3, 4, 6, 7)).astype(np.float32)
+    window = conv_kernels.Window
+    g = conv_kernels.ConvGeometry(5, 9, 8, 6, 3, 4, 6, 7, window(9, 1, 1), window(8, 1, 2), 1, 1, 1, 1)
+    dy = RNG.standard_normal(g.out_shape).astype(np.float32)
+    serial = host_device()
+    threaded = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr(), intra_op_threads=2, hold_blas=True)
+    try:
+        for kernel, args in ((conv_kernels.conv_forward, (x, f, g)), (conv_kernels.conv_backprop_input, (f, dy, g)),
+                             (conv_kernels.conv_backprop_filter, (x, dy, g))):
+            np.testing.assert_array_equal(kernel(*args, threaded), kernel(*args, serial))
+    finally:
+        threaded.close()
+
+
+def test_fused_convolution_applies_its_bias_and_relu_to_the_fourier_output(monkeypatch):
+    _force_fourier(monkeypatch)
+    x, f = RNG.standard_normal((2, 9, 8, 3)), RNG.standard_normal((3, 4, 3, 5))
+    bias = RNG.standard_normal(5)
+    y = tf.nn.relu(tf.nn.conv2d(x.astype(np.float32), f.astype(np.float32), [1, 1, 1, 1], "SAME")
+                   + bias.astype(np.float32))
+    with tf.Session() as sess:
+        got = sess.run(y)
+    want = np.maximum(_reference(x, f, (1, 1), ("SAME", "SAME"), (1, 1), np.zeros((2, 9, 8, 5)))[0] + bias, 0)
+    np.testing.assert_allclose(got, want, atol=1e-5 * np.abs(want).max(), rtol=0)
