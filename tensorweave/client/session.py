@@ -48,7 +48,11 @@ from tensorweave.runtime.step_stats import cost_graph
 
 _live_sessions: weakref.WeakSet = weakref.WeakSet()
 _DEAD_HANDLES_THRESHOLD = 10  # dropped TensorHandles deleted together, as TF's
-_NODE_REFERENCE = re.compile(r"\{\{node (\S+?)\}\}")
+# TF's error_interpolation tags, {{type name}}, and the node of a session error's first '[[' (session.py's
+# _NODEDEF_NAME_RE)
+_NODE_TAG = re.compile(r"\{\{node ([A-Za-z0-9_.][A-Za-z0-9_.\-/]*?)\}\}")
+_FUNCTION_TAG = re.compile(r"\{\{function_node [A-Za-z0-9_.][A-Za-z0-9_.\-/]*?\}\}")
+_FIRST_NODE = re.compile(r"\[\[(?:Node: )?(?:\{\{node )?([^} ]*)")
 
 
 class _DeviceAttributes:
@@ -174,7 +178,7 @@ class _Callable:
         try:
             self._handle = session._session.make_callable(callable_options)
         except errors.OpError as e:
-            raise session._interpolate(e) from e.__cause__
+            raise session._raw(e) from e.__cause__
 
     def __call__(self, *args: Any, **kwargs: Any) -> list[Any]:
         session = self._session
@@ -188,7 +192,7 @@ class _Callable:
         try:
             results = session._session.run_callable(self._handle, _runtime_feed_values(values), reported)
         except errors.OpError as e:
-            raise session._interpolate(e) from e.__cause__
+            raise session._raw(e) from e.__cause__
         if run_metadata is not None:
             run_metadata.ParseFromString(reported.SerializeToString())
         return [_fetched_value(value) for value in results]
@@ -458,7 +462,7 @@ class BaseSession:
             try:
                 results = self._session.run(key, [])
             except errors.OpError as e:
-                raise self._interpolate(e) from e.__cause__
+                raise self._raw(e) from e.__cause__
             return plan.build([_fetched_value(v) for v in results])
 
         if accept_options:
@@ -546,7 +550,8 @@ class BaseSession:
             return plan.build([])
         state = self._partial_runs.get(handle)
         if state is None and not self._session.runs_partial_runs:
-            raise errors.InvalidArgumentError(None, None, "Must run 'setup' before performing partial runs!")
+            raise errors.InvalidArgumentError(
+                None, None, "Graph execution error:\n\nMust run 'setup' before performing partial runs!")
         try:
             if state is None:
                 results = self._session.partial_run(handle, feed_names, _runtime_feed_values(fed), fetch_names)
@@ -622,23 +627,33 @@ class BaseSession:
         return info
 
     def _interpolate(self, error: errors.OpError) -> errors.OpError:
-        """The same error, its node references expanded to 'node NAME (defined at FILE:LINE) '."""
-        op = None
-
-        def expand(match: re.Match) -> str:
-            nonlocal op
-            name = match.group(1)
+        """The error as TF 2's Session raises it (its error_interpolation.interpolate_graph): 'Graph execution
+        error:', then for each node of the graph the message tags ({{node NAME}}) the user code lines that
+        defined it, then the message without its function tags; its op and node_def are those of the node in
+        the message's first '[[' tag (none without one)."""
+        message = error.message
+        sections = ["Graph execution error:", ""]
+        for name in _NODE_TAG.findall(message):
             try:
-                found = self._graph.get_operation_by_name(name)
-            except (KeyError, ValueError):  # a node of a function's body: TF leaves it as the runtime wrote it
-                return match.group(0)
-            op = op or found
-            frames = found.traceback
-            where = f" (defined at {frames[-1][0]}:{frames[-1][1]}) " if frames else ""
-            return f"node {name}{where}"
+                op = self._graph.get_operation_by_name(name)
+            except (KeyError, ValueError):  # a node of a function's body
+                continue
+            frames = [f'    File "{file}", line {line}, in {function}' for file, line, function, _ in op.traceback]
+            sections += [f"Detected at node {name!r} defined at (most recent call last):", *frames, f"Node: {name!r}"]
+        sections.append(_FUNCTION_TAG.sub("", message).strip())
+        op = None
+        first = _FIRST_NODE.search(message)
+        if first is not None:
+            try:
+                op = self._graph.get_operation_by_name(first.group(1))
+            except (KeyError, ValueError):
+                pass
+        return type(error)(None if op is None else op.node_def, op, "\n".join(sections))
 
-        message = _NODE_REFERENCE.sub(expand, error.message)
-        return type(error)(error.node_def, op, message)
+    @staticmethod
+    def _raw(error: errors.OpError) -> errors.OpError:
+        """The error as TF's callables (TF_SessionRunCallable) raise it: the runtime's message, no op."""
+        return type(error)(None, None, error.message)
 
     @staticmethod
     def reset(target: str, containers: list[str] | None = None, config: Any = None) -> None:

@@ -112,15 +112,33 @@ def test_prevent_feeding_is_honoured_after_a_run():
 
 
 def test_unfed_placeholder_error_names_node_and_site():
+    """TF 2's Session error: 'Graph execution error:', where user code defined each node the message tags,
+    then the runtime's message."""
     x = tf.placeholder(tf.float32, shape=[None, 784], name="images")  # the line the error points at
-    line = test_unfed_placeholder_error_names_node_and_site.__code__.co_firstlineno + 1
+    line = test_unfed_placeholder_error_names_node_and_site.__code__.co_firstlineno + 3
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(x * 2.0)
-    message = str(info.value)
-    assert "You must feed a value for placeholder tensor 'images' with dtype float and shape [?,784]" in message
-    assert f"node images (defined at {__file__}:{line})" in message
-    assert info.value.op.name == "images"
+    message = info.value.message
+    assert message.startswith("Graph execution error:\n\nDetected at node 'images' defined at (most recent call "
+                              "last):\n")
+    assert message.endswith(f'    File "{__file__}", line {line}, in test_unfed_placeholder_error_names_node_and_site'
+                            "\nNode: 'images'\nYou must feed a value for placeholder tensor 'images' with dtype "
+                            "float and shape [?,784]\n\t [[{{node images}}]]")
+    assert info.value.op.name == "images" and info.value.node_def.name == "images"
+    assert str(info.value).startswith(message + "\n\nOriginal stack trace for 'images':\n")
+
+
+def test_callable_without_feed_list_raises_the_runtime_message():
+    """TF's make_callable without a feed_list runs through TF_SessionRunCallable: no interpolation, no op."""
+    x = tf.placeholder(tf.float32, name="x")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.make_callable(x * 2.0)()
+        assert info.value.message == "You must feed a value for placeholder tensor 'x' with dtype float\n\t [[{{node x}}]]"
+        assert info.value.op is None and info.value.node_def is None
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^Graph execution error:\n\nDetected at node 'x'"):
+            sess.make_callable(x * 2.0, feed_list=[])()
 
 
 def test_uninitialized_variable_is_failed_precondition():

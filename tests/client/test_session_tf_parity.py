@@ -28,7 +28,7 @@ def test_partial_run_feeds_and_fetches_in_pieces_then_forgets_the_handle():
         res = sess.partial_run(handle, r1, feed_dict={a: 1, b: 2})
         assert res == 3.0 and isinstance(res, np.float32)
         assert sess.partial_run(handle, r2, feed_dict={c: res}) == 9.0
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Must run 'setup' before performing partial runs!"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Graph execution error:\n\nMust run 'setup' before performing partial runs!"):
             sess.partial_run(handle, r2)
 
 
@@ -61,19 +61,19 @@ def test_partial_run_errors_leave_the_handle_usable():
     with tf.Session() as sess:
         handle = sess.partial_run_setup([r1, r2], [a, b, c])
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^Fetch c:0 can't be computed from the feeds that have been fed so far\.$"):
+                           match=r"^Graph execution error:\n\nFetch c:0 can't be computed from the feeds that have been fed so far\.$"):
             sess.partial_run(handle, r2, feed_dict={a: 1})
         assert sess.partial_run(handle, r1, feed_dict={a: 1, b: 2}) == 3.0  # `a` was not taken as fed
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^The fetch r1:0 has already been fetched\.$"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Graph execution error:\n\nThe fetch r1:0 has already been fetched\.$"):
             sess.partial_run(handle, r1, feed_dict={c: 3})
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^The feed a:0 has already been fed\.$"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Graph execution error:\n\nThe feed a:0 has already been fed\.$"):
             sess.partial_run(handle, r2, feed_dict={a: 1, c: 3})
         handle = sess.partial_run_setup([r1], [a, b])
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^The feed c:0 was not specified in partial_run_setup\.$"):
+                           match=r"^Graph execution error:\n\nThe feed c:0 was not specified in partial_run_setup\.$"):
             sess.partial_run(handle, r2, feed_dict={a: 1, b: 2, c: 3})
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^The fetch r2:0 was not specified in partial_run_setup\.$"):
+                           match=r"^Graph execution error:\n\nThe fetch r2:0 was not specified in partial_run_setup\.$"):
             sess.partial_run(handle, "r2:0", feed_dict={a: 1, b: 2})
         with pytest.raises(ValueError, match=r"^Cannot feed value of shape \(2,\) for Tensor a:0, which has shape \(\)$"):
             sess.partial_run(handle, r1, feed_dict={a: [1, 2], b: 2})
@@ -81,19 +81,19 @@ def test_partial_run_errors_leave_the_handle_usable():
                                                r"target_list=\[<tf\.Operation 'r1' type=AddV2>\] \(non-empty\)$"):
             sess.partial_run(handle, r1.op, feed_dict={a: 1, b: 2})
         assert sess.partial_run(handle, r1, feed_dict={a: 1, b: 2}) == 3.0
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Must run 'setup' before performing partial runs!"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Graph execution error:\n\nMust run 'setup' before performing partial runs!"):
             sess.partial_run("a:0->r1:0//1/;0", r1, feed_dict={a: 1, b: 1})
 
 
 def test_partial_run_setup_errors():
     a, b, c, r1, r2 = _abc_graph()
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^a:0 is both fed and fetched\.$"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Graph execution error:\n\na:0 is both fed and fetched\.$"):
             sess.partial_run_setup([a, r1], [a, b])
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r'^Endpoint "a:0" fed more than once\.$'):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r'^Graph execution error:\n\nEndpoint "a:0" fed more than once\.$'):
             sess.partial_run_setup(r1, [a, a, b])
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^Must specify at least one target to fetch or execute\.$"):
+                           match=r"^Graph execution error:\n\nMust specify at least one target to fetch or execute\.$"):
             sess.partial_run_setup([], [a])
         with pytest.raises(TypeError, match=r"^Argument `fetch` = None has invalid type \"NoneType\"\. Cannot be None"):
             sess.partial_run_setup(None, [a])
@@ -104,7 +104,7 @@ def test_partial_run_setup_errors():
             sess.partial_run_setup([r1], ["a"])
         handle = sess.partial_run_setup([r1])  # no feeds declared
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^The feed a:0 was not specified in partial_run_setup\.$"):
+                           match=r"^Graph execution error:\n\nThe feed a:0 was not specified in partial_run_setup\.$"):
             sess.partial_run(handle, r1, feed_dict={a: 1, b: 2})
         assert isinstance(sess.partial_run_setup(r1, a), str) and isinstance(sess.partial_run_setup(r1, (a, b)), str)
     with pytest.raises(RuntimeError, match=r"^Attempted to use a closed Session\.$"):
@@ -155,7 +155,7 @@ def test_partial_run_kernel_error_ends_the_step():
         handle = sess.partial_run_setup([g, gg], [x])
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 7 is not in \[0, 3\)"):
             sess.partial_run(handle, g, feed_dict={x: [7]})
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Must run 'setup' before performing partial runs!"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Graph execution error:\n\nMust run 'setup' before performing partial runs!"):
             sess.partial_run(handle, gg)
 
 
@@ -167,7 +167,7 @@ def test_partial_run_failure_at_setup_surfaces_on_the_next_call():
         handle = sess.partial_run_setup([bad, ok], [a])  # `bad` needs no feed: it runs, and fails, now
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 7 is not in \[0, 2\)"):
             sess.partial_run(handle, ok, {a: 1.0})
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Must run 'setup' before performing partial runs!"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Graph execution error:\n\nMust run 'setup' before performing partial runs!"):
             sess.partial_run(handle, bad)
 
 
@@ -230,7 +230,7 @@ def test_reset_clears_containers_and_closes_the_sessions():
     sess = tf.Session()
     sess.run(v.initializer)
     tf.Session.reset("")
-    with pytest.raises(tf.errors.CancelledError, match=r"^Session has been closed\.$"):
+    with pytest.raises(tf.errors.CancelledError, match=r"^Graph execution error:\n\nSession has been closed\.$"):
         sess.run(v)
     with tf.Session() as fresh:
         assert fresh.run(a) == 2.0

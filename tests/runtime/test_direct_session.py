@@ -413,7 +413,7 @@ def test_session_inter_op_thread_pools_and_run_options_choose_one():
             for index in (0, 1, -1):
                 assert first.run(x, options=tf.RunOptions(inter_op_thread_pool=index)) == 6.0
             for index in (2, -2):
-                with pytest.raises(tf.errors.InvalidArgumentError, match=f"^Invalid inter_op_thread_pool: {index}$"):
+                with pytest.raises(tf.errors.InvalidArgumentError, match=f"^Graph execution error:\n\nInvalid inter_op_thread_pool: {index}$"):
                     first.run(x, options=tf.RunOptions(inter_op_thread_pool=index))
             backend = first._session
             pools = [plan.executors[0]._pool for plan in backend._pool_plans.values()]
