@@ -205,3 +205,22 @@ def dataset_elements(dataset_or_next: Any, feed: Any = None, init: Any = None) -
             except tf.errors.OutOfRangeError as e:
                 assert "End of sequence" in e.message
                 return elements
+
+
+_INTERPOLATION_HEADER = "Graph execution error:\n\n"
+
+
+def runtime_message(error: Any) -> str:
+    """An OpError's message as the runtime wrote it: without what TF 2's Session puts before it (the 'Graph
+    execution error:' header and, per node the message tags, where user code defined it, ending "Node: 'x'")."""
+    message = error.message
+    if not message.startswith(_INTERPOLATION_HEADER):
+        return message
+    lines = message[len(_INTERPOLATION_HEADER):].split("\n")
+    start = 0
+    while start < len(lines) and lines[start].startswith("Detected at node "):
+        start += 1
+        while start < len(lines) and lines[start].startswith("    File "):
+            start += 1
+        start += 1  # "Node: 'x'"
+    return "\n".join(lines[start:])

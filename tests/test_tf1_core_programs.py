@@ -6,6 +6,7 @@ differential harness kept outside the repo. Each test starts from an empty defau
 
 import numpy as np
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -14,7 +15,8 @@ def _error(fn):
     """(class name, message) of what `fn` raises, with the op-error node suffix dropped."""
     with pytest.raises(Exception) as info:
         fn()
-    return type(info.value).__name__, str(info.value).splitlines()[0]
+    error = info.value
+    return type(error).__name__, (runtime_message(error) if isinstance(error, tf.errors.OpError) else str(error)).splitlines()[0]
 
 
 def test_tensor_shape_and_dimension_convert_as_shape_as_tensor():

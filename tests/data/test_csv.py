@@ -6,7 +6,7 @@ import gzip
 
 import numpy as np
 import pytest
-from op_testing import dataset_elements
+from op_testing import dataset_elements, runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -30,7 +30,7 @@ def _records(tmp_path, text, defaults, **kwargs):
 def _error(tmp_path, text, defaults, **kwargs):
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         _records(tmp_path, text, defaults, **kwargs)
-    return info.value.message.split("\n")[0]
+    return runtime_message(info.value).split("\n")[0]
 
 
 def test_csv_records_line_ends_and_spec(tmp_path):

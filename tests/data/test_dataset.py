@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from op_testing import dataset_elements
+from op_testing import dataset_elements, runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -425,4 +425,4 @@ def test_file_dataset_argument_messages(tmp_path):
     for dataset, message in cases:
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             dataset_elements(dataset)
-        assert info.value.message.split("\n")[0] == message
+        assert runtime_message(info.value).split("\n")[0] == message

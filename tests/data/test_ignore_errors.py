@@ -102,7 +102,7 @@ def test_padded_batch_loses_the_batch_being_gathered_and_the_batches_it_cannot_p
         sized = _sized([1, 2, 4, 1, 1, 2, 3])
         assert _values(sized.padded_batch(2, padded_shapes=[3]).apply(ignore)) == [
             [[1, 0, 0], [2, 2, 0]], [[1, 0, 0], [2, 2, 0]], [[3, 3, 3]]]
-        with pytest.raises(tf.errors.DataLossError, match=r"^Attempted to pad to a smaller size than the input "
+        with pytest.raises(tf.errors.DataLossError, match=r"Attempted to pad to a smaller size than the input "
                                                           r"element\.\n"):
             _values(sized.padded_batch(2, padded_shapes=[3]))
 

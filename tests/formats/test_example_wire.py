@@ -7,6 +7,7 @@ import struct
 
 import numpy as np
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 from tensorweave.formats import example_wire, protos
@@ -216,7 +217,7 @@ def test_wire_read_batches_raise_tfs_errors(spec: dict, records: list[bytes], me
         parsed = tf.parse_example(records, spec)
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as error:
             sess.run(parsed)
-    assert error.value.message.split("\n")[0] == message
+    assert runtime_message(error.value).split("\n")[0] == message
 
 
 def test_wire_read_batch_with_defaults_and_missing_features() -> None:

@@ -12,6 +12,7 @@ import os
 import numpy as np
 import pytest
 from google.protobuf import text_format
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 from tensorweave.formats import protos
@@ -58,7 +59,7 @@ def test_an_error_inside_names_the_inner_node_and_the_call_as_tf():
     with tf.Session(graph=g) as sess:
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run("z:0", {"x:0": [[1, float("nan"), 3]]})
-    assert info.value.message == ("bad : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]\n\t "
+    assert runtime_message(info.value) == ("bad : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]\n\t "
                                   "[[StatefulPartitionedCall]]")
 
 

@@ -2,9 +2,11 @@
 space<->depth/batch, patches, reverse_sequence, roll, bitcast, fake quantization and the small composites.
 Expected values are NumPy math or literals recorded from TF 2.21; error messages are TF's."""
 
+import re
+
 import numpy as np
 import pytest
-from op_testing import check_gradient, check_op
+from op_testing import check_gradient, check_op, runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -19,8 +21,9 @@ def _run(tensor):
 def _runtime_error(build, match):
     with tf.Graph().as_default():
         tensor = build()
-        with pytest.raises(tf.errors.InvalidArgumentError, match=match) as info:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
             _run(tensor)
+    assert re.search(match, runtime_message(info.value)), runtime_message(info.value)
     return info
 
 
@@ -51,11 +54,11 @@ def test_tensor_scatter_family():
 
 def test_scatter_errors():
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match=r"^Dimensions \[0,1\) of indices\[shape=\[2,1\]\] = \[2\] must match "
+        with pytest.raises(ValueError, match=r"Dimensions \[0,1\) of indices\[shape=\[2,1\]\] = \[2\] must match "
                            r"dimensions \[0,1\) of updates\[shape=\[3\]\] = \[3\]: Dimension 0 in both shapes must "
                            r"be equal, but are 2 and 3\. Shapes are \[2\] and \[3\]\."):
             tf.scatter_nd([[0], [1]], [1., 2., 3.], [4])
-        with pytest.raises(ValueError, match=r"^Dimensions \[1,2\) of input\[shape=\[4,3\]\] = \[3\] must match "
+        with pytest.raises(ValueError, match=r"Dimensions \[1,2\) of input\[shape=\[4,3\]\] = \[3\] must match "
                            r"dimensions \[1,2\) of updates\[shape=\[1,2\]\] = \[2\]"):
             tf.scatter_nd([[0]], [[1., 2]], [4, 3])
     info = _runtime_error(lambda: tf.scatter_nd(_pwd([[5]]), [1.], [4]),
@@ -86,9 +89,9 @@ def test_dynamic_partition_and_stitch():
     with tf.Graph().as_default():
         stitched = tf.dynamic_stitch([tf.placeholder(tf.int32, [2]), [1]], [tf.zeros([2, 3]), tf.zeros([1, 3])])
         assert stitched.shape.as_list() == [None, 3]
-        with pytest.raises(ValueError, match="^Dimensions must be equal, but are 3 and 2"):
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 2"):
             tf.dynamic_partition([1, 2, 3], [0, 1], 2)
-        with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are 1 and 2\. Shapes are "
+        with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are 1 and 2\. Shapes are "
                                              r"\[1\] and \[2\]\."):
             tf.dynamic_stitch([[0, 2], [1]], [[[1], [2]], [[3, 4]]])
         parallel = tf.raw_ops.ParallelDynamicStitch(indices=[[2], [0, 1]], data=[[7], [8, 9]])
@@ -108,7 +111,7 @@ def test_unique_setdiff_searchsorted():
     with tf.Graph().as_default():
         y, idx = tf.unique(["b", "a", "b", "c"])
         assert _run(y).tolist() == [b"b", b"a", b"c"] and _run(idx).tolist() == [0, 1, 0, 2]
-        with pytest.raises(ValueError, match="^Shape must be rank 1 but is rank 2"):
+        with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 2"):
             tf.unique([[1, 2]])
         # TF's hash map: every NaN distinct; 0 and -0 one float32 value but two float16 ones (hashed by bits)
         nan = float("nan")
@@ -127,7 +130,7 @@ def test_unique_setdiff_searchsorted():
     queries = RNG.standard_normal((3, 20))
     want = np.stack([np.searchsorted(floats[i], queries[i]) for i in range(3)]).astype(np.int32)
     check_op(lambda s, v: tf.searchsorted(s, v), [floats, queries], want)
-    with pytest.raises(ValueError, match="^Argument `side` must be either 'right' or 'left'. Received: `side` = 'x'."):
+    with pytest.raises(ValueError, match="Argument `side` must be either 'right' or 'left'. Received: `side` = 'x'."):
         tf.searchsorted([1, 2], [1], side="x")
     _runtime_error(lambda: tf.searchsorted([[1, 2, 3], [1, 2, 3]], [[1]]), "^Leading dim_size of both tensors must match.")
 
@@ -138,9 +141,9 @@ def test_space_to_depth_and_back():
     check_op(lambda t: tf.space_to_depth(t, 2), [x], want, grad=True)
     check_op(lambda t: tf.nn.depth_to_space(t, 2), [want], x, grad=True)
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="^Dimension size must be evenly divisible by 2 but is 3"):
+        with pytest.raises(ValueError, match="Dimension size must be evenly divisible by 2 but is 3"):
             tf.space_to_depth(tf.zeros([1, 3, 4, 2]), 2)
-        with pytest.raises(ValueError, match="^Dimension size must be evenly divisible by 4 but is 6"):
+        with pytest.raises(ValueError, match="Dimension size must be evenly divisible by 4 but is 6"):
             tf.depth_to_space(tf.zeros([1, 3, 4, 6]), 2)
     _runtime_error(lambda: tf.space_to_depth(_pwd(tf.zeros([1, 3, 4, 2])), 2),
                    "^Image width 4 and height 3 should be divisible by block_size: 2")
@@ -164,11 +167,11 @@ def test_space_to_batch_and_back():
                                                                              block_size=2),
                                                crops=[[1, 0], [1, 2]], block_size=2), [y], y, grad=True)
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="^block_shape must be positive"):
+        with pytest.raises(ValueError, match="block_shape must be positive"):
             tf.space_to_batch_nd(tf.zeros([1, 4, 4, 2]), [0, 2], [[0, 0], [0, 0]])
-        with pytest.raises(ValueError, match="^paddings cannot be negative"):
+        with pytest.raises(ValueError, match="paddings cannot be negative"):
             tf.space_to_batch_nd(tf.zeros([1, 4, 4, 2]), [2, 2], [[-1, 1], [0, 0]])
-        with pytest.raises(ValueError, match="^Negative dimension size caused by subtracting 5 from 4"):
+        with pytest.raises(ValueError, match="Negative dimension size caused by subtracting 5 from 4"):
             tf.batch_to_space_nd(tf.zeros([4, 2, 2, 1]), [2, 2], [[0, 5], [0, 0]])
     _runtime_error(lambda: tf.space_to_batch_nd(_pwd(tf.zeros([1, 3, 4, 2])), [2, 2], [[0, 0], [0, 0]]),
                    r"^padded_shape\[0\]=3 is not divisible by block_shape\[0\]=2")
@@ -191,7 +194,7 @@ def test_extract_image_patches():
     check_gradient(lambda t: tf.extract_image_patches(t, [1, 2, 2, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME"),
                    [RNG.standard_normal((1, 4, 5, 2))])
     with tf.Graph().as_default():
-        with pytest.raises(tf.errors.UnimplementedError, match="^Only support ksizes across space."):
+        with pytest.raises(tf.errors.UnimplementedError, match="Only support ksizes across space."):
             _run(tf.extract_image_patches(tf.zeros([1, 5, 5, 1]), [2, 2, 2, 1], [1] * 4, [1] * 4, "VALID"))
 
 
@@ -202,16 +205,16 @@ def test_reverse_sequence_and_roll():
     check_op(lambda t: tf.reverse_sequence(t, tf.constant([2, 0, 1, 3], tf.int64), seq_dim=0, batch_dim=1), [x[:, :]],
              np.stack([x[[1, 0, 2], 0], x[:, 1], x[:, 2], x[[2, 1, 0], 3]], axis=1))
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="^seq_dim must be < input rank: 3 vs. 2"):
+        with pytest.raises(ValueError, match="seq_dim must be < input rank: 3 vs. 2"):
             tf.reverse_sequence(tf.zeros([2, 3]), [1, 2], 3, 0)
-        with pytest.raises(ValueError, match="^Dimensions must be equal, but are 2 and 3"):
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
             tf.reverse_sequence(tf.zeros([2, 3]), [1, 2, 3], 1, 0)
     _runtime_error(lambda: tf.reverse_sequence(tf.zeros([2, 3]), _pwd(tf.constant([1, 5], tf.int64)), 1, 0),
                    r"^seq_lens\(1\) > input.dims\(1\)")
     y = np.arange(6, dtype=np.float64).reshape(2, 3)
     check_op(lambda t: tf.roll(t, [1, -1, 2], [0, 1, 1]), [y], np.roll(y, [1, 1], [0, 1]), grad=True)
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="^Dimension 0 in both shapes must be equal, but are 2 and 1"):
+        with pytest.raises(ValueError, match="Dimension 0 in both shapes must be equal, but are 2 and 1"):
             tf.roll([1, 2, 3], [1, 2], [0])
     _runtime_error(lambda: tf.roll([1, 2, 3], [1], _pwd([3])), "^axis 3 is out of range")
 
@@ -221,7 +224,7 @@ def test_small_array_ops():
              np.array([[0, 0, 128, 63]], np.uint8))
     check_op(lambda: tf.bitcast(tf.constant([[0, 0, 128, 63]], tf.uint8), tf.float32), [], np.array([1.], np.float32))
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="^Cannot bitcast from 1 to 2 due to shape. 3 does not match 2"):
+        with pytest.raises(ValueError, match="Cannot bitcast from 1 to 2 due to shape. 3 does not match 2"):
             tf.bitcast(tf.zeros([3], tf.float32), tf.float64)
     check_op(lambda: tf.parallel_stack([[1, 2], [3, 4]]), [], np.array([[1, 2], [3, 4]], np.int32))
     check_op(lambda: tf.guarantee_const(tf.constant([1.5])), [], np.array([1.5], np.float32))

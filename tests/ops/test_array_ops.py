@@ -8,7 +8,7 @@ kernel produces, by `check_op` (on every device) or `check_tensor` (for a graph 
 
 import numpy as np
 import pytest
-from op_testing import check_op, check_tensor
+from op_testing import check_op, check_tensor, runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -27,7 +27,7 @@ def graph_ops():
 def run_error(fetches, feed_dict=None):
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         run(fetches, feed_dict)
-    return info.value.message.split("\n")[0]
+    return runtime_message(info.value).split("\n")[0]
 
 
 # -- Tensor.__getitem__ and StridedSlice -------------------------------------------------------------
@@ -825,7 +825,7 @@ def test_dtypes_without_a_tf_kernel_are_unimplemented():
                             "silently creating costly copies from device.")]:
         with pytest.raises(tf.errors.UnimplementedError) as info:
             run(fetch)
-        assert info.value.message.split("\n")[0] == message
+        assert runtime_message(info.value).split("\n")[0] == message
 
 
 # -- Pad, PadV2, MirrorPad, ReverseV2, BroadcastTo, GatherNd ------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 from tensorweave import errors
@@ -23,11 +24,12 @@ def _run(build: Callable[[], Any], feed: Any = None, runs: int = 1) -> Any:
         return result
 
 
-def _run_error(build: Callable[[], Any], feed: Any = None) -> tuple[str, str]:
-    """The first lines of the runtime error's message and the failing node's name."""
+def _run_error(build: Callable[[], Any], feed: Any = None) -> tuple[str, str | None]:
+    """The first lines of the runtime error's message and the failing node's name (None where the data's
+    summary holds a '[[' before the node's tag: TF's Session takes the op from the message's first '[[')."""
     with pytest.raises(errors.InvalidArgumentError) as info:
         _run(build, feed)
-    return info.value.message.split("\n\t")[0], info.value.op.name
+    return runtime_message(info.value).split("\n\t")[0], info.value.op and info.value.op.name
 
 
 def _build_error(build: Callable[[], Any], error: type) -> str:
@@ -63,7 +65,7 @@ def test_assert_summarises_data_as_tf(data: Callable, summarize: int | None, fee
         return tf.Assert(tf.constant(False), values, summarize=summarize)
     text, node = _run_error(build, feed)
     assert text == message
-    assert node.startswith("Assert/")
+    assert node is None if "[[" in message else node.startswith("Assert/")
 
 
 def test_assert_graph_matches_tf1() -> None:
@@ -83,7 +85,7 @@ def test_assert_graph_matches_tf1() -> None:
         assert tf.debugging.Assert is tf.Assert
         with tf.Session() as sess:
             sess.run(op, {x: 1.0})
-            with pytest.raises(errors.InvalidArgumentError, match=r"^assertion failed: \[-1\]"):
+            with pytest.raises(errors.InvalidArgumentError, match=r"assertion failed: \[-1\]"):
                 sess.run(op, {x: -1.0})
 
 
@@ -264,7 +266,7 @@ def test_verify_tensor_all_finite() -> None:
         assert [(o.name, o.type, o.colocation_groups()) for o in g.get_operations()] == [
             ("Const", "Const", [b"loc:@Const"]), ("VerifyFinite/CheckNumerics", "CheckNumerics", [b"loc:@Const"]),
             ("VerifyFinite/control_dependency", "Identity", [b"loc:@Const"])]
-        with tf.Session() as sess, pytest.raises(errors.InvalidArgumentError, match="^vmsg : Tensor had Inf values"):
+        with tf.Session() as sess, pytest.raises(errors.InvalidArgumentError, match="vmsg : Tensor had Inf values"):
             sess.run(out)
     assert _run(lambda: tf.debugging.assert_all_finite(x=tf.constant([1., 2]), message="v2")).tolist() == [1., 2.]
     assert _build_error(lambda: tf.verify_tensor_all_finite(1., x=1.), ValueError) == "Cannot specify both 't' and 'x'."
@@ -284,7 +286,7 @@ def test_add_check_numerics_ops() -> None:
                           ("CheckNumerics_4", b"mul/y:0", ["CheckNumerics_3"]),
                           ("CheckNumerics_5", b"mul:0", ["CheckNumerics_4"]), ("CheckNumerics_6", b"d:0", ["CheckNumerics_5"])]
         assert op.name == "group_deps"
-        with tf.Session() as sess, pytest.raises(errors.InvalidArgumentError, match="^b:0 : Tensor had Inf values") as info:
+        with tf.Session() as sess, pytest.raises(errors.InvalidArgumentError, match="b:0 : Tensor had Inf values") as info:
             sess.run(op)
         assert info.value.op.name == "CheckNumerics_3"
     def in_cond() -> Any:

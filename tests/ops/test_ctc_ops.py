@@ -71,23 +71,23 @@ def test_ctc_loss_errors():
             sess.run(tf.nn.ctc_loss(tf.SparseTensor(*labels), x, list(seq_len)))
 
     error = tf.errors.InvalidArgumentError
-    with pytest.raises(error, match=r"^Not enough time for target transition sequence \(required: 3, available: 2\)1You"):
+    with pytest.raises(error, match=r"Not enough time for target transition sequence \(required: 3, available: 2\)1You"):
         fails(([[0, 0], [1, 0], [1, 1], [1, 2]], [0, 1, 1, 0], [2, 3]))
-    with pytest.raises(error, match="^Labels length is zero in batch 1"):
+    with pytest.raises(error, match="Labels length is zero in batch 1"):
         fails(([[0, 0]], [0], [2, 1]))
-    with pytest.raises(error, match="^Saw a non-null label .index >= num_classes - 1. following a null label, batch: 0 "
+    with pytest.raises(error, match="Saw a non-null label .index >= num_classes - 1. following a null label, batch: 0 "
                                     "num_classes: 3 labels: 2,0 labels seen so far: \n"):
         fails(([[0, 0], [0, 1], [1, 0]], [2, 0, 1], [2, 2]))
-    with pytest.raises(error, match=r"^sequence_length\(1\) <= 2"):
+    with pytest.raises(error, match=r"sequence_length\(1\) <= 2"):
         fails(([[0, 0], [1, 0]], [0, 1], [2, 1]), (2, 3))
-    with pytest.raises(error, match="^All labels must be nonnegative integers, batch: 0 labels: -1"):
+    with pytest.raises(error, match="All labels must be nonnegative integers, batch: 0 labels: -1"):
         fails(([[0, 0], [1, 0]], [-1, 1], [2, 1]))
     with pytest.raises(error, match="is out of order"):
         fails(([[1, 0], [0, 0]], [0, 1], [2, 1]))
     with tf.Graph().as_default():
-        with pytest.raises(TypeError, match="^Expected argument `labels` to be a SparseTensor. Received labels=.*list"):
+        with pytest.raises(TypeError, match="Expected argument `labels` to be a SparseTensor. Received labels=.*list"):
             tf.nn.ctc_loss([[1]], x, [2, 2])
-        with pytest.raises(ValueError, match="^Dimensions must be equal, but are 2 and 3 for '{{node CTCLoss}}"):
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3 for '{{node CTCLoss}}"):
             tf.nn.ctc_loss(tf.SparseTensor([[0, 0], [1, 0]], [0, 1], [2, 1]), x, [2, 2, 2])
 
 
@@ -109,13 +109,13 @@ def test_ctc_greedy_decoder():
         with tf.Session() as sess:
             values = sess.run(decoded.values)
         np.testing.assert_array_equal(values, [4, 1, 2, 1, 2, 1, 1, 3, 4, 3, 2, 3])
-        with pytest.raises(ValueError, match="^Dimensions must be equal, but are 3 and 2 for '{{node CTCGreedy"):
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 2 for '{{node CTCGreedy"):
             tf.nn.ctc_greedy_decoder(LOGITS, [1, 2])
         with tf.Session() as sess:
-            with pytest.raises(tf.errors.FailedPreconditionError, match=r"^sequence_length\(1\) <= 6"):
+            with pytest.raises(tf.errors.FailedPreconditionError, match=r"sequence_length\(1\) <= 6"):
                 sess.run(tf.nn.ctc_greedy_decoder(LOGITS, [2, 7, 1])[1])
             with pytest.raises(tf.errors.InvalidArgumentError,
-                               match="^blank_index expected to be between -5 and 4 but was 5"):
+                               match="blank_index expected to be between -5 and 4 but was 5"):
                 sess.run(tf.nn.ctc_greedy_decoder(LOGITS, SEQ_LEN, blank_index=5)[1])
 
 
@@ -143,7 +143,7 @@ def test_ctc_beam_search_decoder(decoder, width, want_values, want_log_probabili
             np.testing.assert_array_equal(shape, [3, 3])
         check_tensor(log_probability, np.array(want_log_probability, np.float32), rtol=1e-5)
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
-                                                 match="^requested more paths than the beam width."):
+                                                 match="requested more paths than the beam width."):
             sess.run(tf.nn.ctc_beam_search_decoder(LOGITS, SEQ_LEN, beam_width=2, top_paths=3)[1])
 
 

@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 from tensorweave import errors
@@ -13,7 +14,7 @@ from tensorweave import errors
 def _run_error(sess, fetch, **kwargs):
     with pytest.raises(errors.OpError) as info:
         sess.run(fetch, **kwargs)
-    return type(info.value), info.value.message.split("\n")[0]
+    return type(info.value), runtime_message(info.value).split("\n")[0]
 
 
 def test_node_names_types_and_static_shapes():
@@ -199,7 +200,7 @@ def test_timeouts_cancellation_and_close_end_every_waiting_step():
                 sess.run(fetch)
                 outcomes.append(None)
             except errors.OpError as e:
-                outcomes.append((type(e), e.message.split("\n")[0]))
+                outcomes.append((type(e), runtime_message(e).split("\n")[0]))
 
         threads = [threading.Thread(target=run, args=(op,)) for op in
                    (q.dequeue(), q.dequeue_many(2), full.enqueue(1.0), full.enqueue_many([[1.0, 2.0]]))]
@@ -226,7 +227,7 @@ def test_close_with_cancel_pending_enqueues():
             try:
                 sess.run(enqueue)
             except errors.CancelledError as e:
-                outcome.append(e.message.split("\n")[0])
+                outcome.append(runtime_message(e).split("\n")[0])
 
         thread = threading.Thread(target=blocked)
         thread.start()
@@ -269,8 +270,8 @@ def test_py_func_values_names_and_errors():
             with pytest.raises(cls) as info:
                 sess.run(tf.py_func(fail(error), [x], tf.float32))
             text = "".join(__import__("traceback").format_exception_only(type(error), error)).strip()
-            assert info.value.message.startswith(text + "\nTraceback (most recent call last):")
-            assert "in raise_it" in info.value.message
+            assert runtime_message(info.value).startswith(text + "\nTraceback (most recent call last):")
+            assert "in raise_it" in runtime_message(info.value)
         bad = tf.py_func(lambda v: v.astype(np.float64), [x], tf.float32)
         token = bad.op.get_attr("token").decode()
         assert _run_error(sess, bad) == (errors.InvalidArgumentError,

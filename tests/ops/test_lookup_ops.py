@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 from tensorweave import errors
@@ -11,7 +12,7 @@ from tensorweave.ops import lookup_ops
 def _error(sess, fetch):
     with pytest.raises(errors.OpError) as info:
         sess.run(fetch)
-    return type(info.value), info.value.message.split("\n")[0]
+    return type(info.value), runtime_message(info.value).split("\n")[0]
 
 
 def test_static_hash_table_from_tensors():

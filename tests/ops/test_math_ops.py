@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from op_testing import check_op
+from op_testing import check_op, runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -416,7 +416,7 @@ def test_cumsum():
 def _runtime_message(fetch, feed=None, error=tf.errors.InvalidArgumentError):
     with pytest.raises(error) as info:
         _run(fetch, feed=feed)
-    return info.value.message.split("\n")[0]
+    return runtime_message(info.value).split("\n")[0]
 
 
 def test_float_floor_division_and_mod_are_floor_of_quotient_and_fmod():

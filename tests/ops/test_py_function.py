@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from google.protobuf import text_format
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 from tensorweave import errors
@@ -32,7 +33,7 @@ def _run(func, inputs, Tout=tf.float32):  # noqa: N803 - TF's name
 def _error(func, inputs, Tout=tf.float32):  # noqa: N803
     with pytest.raises(errors.OpError) as info:
         _run(func, inputs, Tout)
-    return type(info.value), info.value.message.split("\nTraceback")[0]
+    return type(info.value), runtime_message(info.value).split("\nTraceback")[0]
 
 
 def test_op_def_node_and_static_shapes_are_tfs():
@@ -173,7 +174,7 @@ def test_errors_are_tfs():
         token = none.op.get_attr("token").decode()
         with pytest.raises(errors.InvalidArgumentError) as info:
             sess.run(none)
-        assert info.value.message.startswith(f"{token} returns 0 values, but expects to see 1 values.")
+        assert runtime_message(info.value).startswith(f"{token} returns 0 values, but expects to see 1 values.")
     for error, cls, text in [(ValueError("boom"), errors.InvalidArgumentError, "ValueError: boom"),
                              (TypeError("tt"), errors.InvalidArgumentError, "TypeError: tt"),
                              (StopIteration(), errors.OutOfRangeError, "StopIteration: "),
@@ -203,7 +204,7 @@ def test_repeated_calls_rerun_what_they_built():
                 np.testing.assert_array_equal(value, want)
         with pytest.raises(errors.UnknownError) as info:
             sess.run(outputs, {a: np.ones(3, np.float32), b: np.ones(3, np.float32)})
-        assert info.value.message.split("\nTraceback")[0] == (
+        assert runtime_message(info.value).split("\nTraceback")[0] == (
             f"InvalidArgumentError: {{{{function_node __wrapped__Reshape_device_{CPU}}}}} Input to reshape is a "
             "tensor with 3 values, but the requested shape has 4 [Op:Reshape]")
 
@@ -317,7 +318,7 @@ def test_composite_inputs_and_outputs():
                              "not a Tensor.\n")]:
             with pytest.raises(errors.InvalidArgumentError) as info:
                 sess.run(fetch)
-            message = info.value.message.split("Traceback")[0]
+            message = runtime_message(info.value).split("Traceback")[0]
             assert message.startswith("ValueError: py_function: func=") and message.endswith(tail)
 
 

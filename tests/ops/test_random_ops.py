@@ -156,7 +156,7 @@ def test_multinomial_run_time_checks():
         for feed, message in [({logits: [1.0, 2.0], count: 2}, r"logits should be a matrix, got shape \[2\]"),
                               ({logits: [[1.0, 2.0]], count: -1}, "num_samples should be non-negative, got -1"),
                               ({logits: np.zeros((2, 0)), count: 2}, "num_classes should be positive, got 0")]:
-            with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="" + message):
                 sess.run(samples, feed)
 
 

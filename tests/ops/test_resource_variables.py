@@ -7,6 +7,7 @@ import pathlib
 import numpy as np
 import pytest
 from google.protobuf import text_format
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 from tensorweave.formats import protos
@@ -162,7 +163,7 @@ def test_uninitialized_read_is_tfs_error():
         assert not sess.run(v.is_initialized())
         with pytest.raises(tf.errors.FailedPreconditionError) as info:
             sess.run(v.value())
-    assert info.value.message.startswith(
+    assert runtime_message(info.value).startswith(
         "Could not find variable v. This could mean that the variable has been deleted. In TF1, it can also mean "
         "the variable is uninitialized. Debug info: container=localhost, status error message=Container localhost "
         "does not exist. (Could not find resource: localhost/v)")
@@ -174,19 +175,19 @@ def test_uninitialized_resource_errors_once_the_container_exists_are_tfs():
     train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(tf.ones([2]), w)])
     missing = "Resource localhost/w/N10tensorflow3VarE does not exist."
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.NotFoundError, match="^Container localhost does not exist. "
+        with pytest.raises(tf.errors.NotFoundError, match="Container localhost does not exist. "
                            r"\(Could not find resource: localhost/w\)"):
             sess.run(tf.gather(w, [0]))
-        with pytest.raises(tf.errors.FailedPreconditionError, match="^Attempting to use uninitialized value r"):
+        with pytest.raises(tf.errors.FailedPreconditionError, match="Attempting to use uninitialized value r"):
             sess.run(r)  # its VariableV2 ran: the container exists from now on (TF 2.21's messages)
         with pytest.raises(tf.errors.FailedPreconditionError) as info:
             sess.run(w.read_value())
-        assert f"status error message={missing}\n" in info.value.message
+        assert f"status error message={missing}\n" in runtime_message(info.value)
         for op in (tf.gather(w, [0]), w.assign_add([1.0, 2.0]), tf.scatter_add(w, [0], [1.0])):
             with pytest.raises(tf.errors.NotFoundError) as info:
                 sess.run(op)
-            assert info.value.message.startswith(missing)
-        with pytest.raises(tf.errors.InternalError, match=r"^Invalid variable reference\.\n"):
+            assert runtime_message(info.value).startswith(missing)
+        with pytest.raises(tf.errors.InternalError, match=r"Invalid variable reference\.\n"):
             sess.run(train)
 
 
@@ -515,5 +516,5 @@ def test_gather_nd_of_a_resource_variable_is_resource_gather_nd_with_tfs_gradien
         assert sess.run(y).tolist() == [1.0, 11.0]
         assert sess.run(dw).tolist() == [[1, 3, 1, 1], [1, 1, 1, 1], [0, 0, 0, 2]]
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^indices\[0\] = \[5, 0\] does not index into param shape \[3,4\], node name: GatherNd_2"):
+                           match=r"indices\[0\] = \[5, 0\] does not index into param shape \[3,4\], node name: GatherNd_2"):
             sess.run(bad)

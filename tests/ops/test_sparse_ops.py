@@ -313,7 +313,7 @@ def test_sparse_dense_matmul_dense_times_sparse_and_errors():
         message = _error(tf.sparse.sparse_dense_matmul(_x(), tf.placeholder_with_default(np.ones((4, 2), np.float32),
                                                                                          None)))
         assert "Cannot multiply A and B because inner dimension does not match: 3 vs. 4." in message
-        assert "_3/SparseTensorDenseMatMul " in message  # the op under its wrapper's name scope
+        assert "{{node SparseTensorDenseMatMul_3/SparseTensorDenseMatMul}}" in message  # the op under its wrapper's name scope
         ones = np.ones((3, 2), np.float32)
         assert "k (5) from index[0,1] out of bounds (>=3)" in _error(
             tf.sparse.sparse_dense_matmul(_sparse([[0, 5]], [1.0], [2, 3]), ones))

@@ -165,7 +165,7 @@ def test_stack_ops_push_and_pop_in_reverse_order():
     ("closed", errors.InvalidArgumentError, r"Stack\[st_\d+\] has already been closed."),
     ("named", errors.InvalidArgumentError, r"Stack\[foo_\d+\] is empty when calling Pop\(\)."),
     ("dtype", errors.InternalError, r"Output 0 of type float does not match declared output type int32 for node "
-                                    r"node StackPopV2"),
+                                    r"\{\{node StackPopV2\}\}"),
     ("size", errors.InvalidArgumentError, r"Stack size must be a scalar, but had shape: \[2\]"),
 ])
 def test_stack_errors_as_tf(case, error, message):
