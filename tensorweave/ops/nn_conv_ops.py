@@ -1302,6 +1302,22 @@ def _depthwise_conv2d_grad(op: Any, grad: Tensor) -> list:
             DepthwiseConv2dNativeBackpropFilter(op.inputs[0], shape_ops.shape(op.inputs[1]), grad, **attrs)]
 
 
+@DepthwiseConv2dNativeBackpropInput.gradient
+def _depthwise_backprop_input_grad(op: Any, grad: Tensor) -> list:
+    """Linear in the filter and in out_backprop, as the Conv2D backprops (TF's
+    _DepthwiseConv2dNativeBackpropInputGrad): second derivatives of depthwise convolutions."""
+    attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
+    return [None, DepthwiseConv2dNativeBackpropFilter(grad, shape_ops.shape(op.inputs[1]), op.inputs[2], **attrs),
+            DepthwiseConv2dNative(grad, op.inputs[1], **attrs)]
+
+
+@DepthwiseConv2dNativeBackpropFilter.gradient
+def _depthwise_backprop_filter_grad(op: Any, grad: Tensor) -> list:
+    attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
+    return [DepthwiseConv2dNativeBackpropInput(shape_ops.shape(op.inputs[0]), grad, op.inputs[2], **attrs), None,
+            DepthwiseConv2dNative(op.inputs[0], grad, **attrs)]
+
+
 @MaxPool.gradient
 def _max_pool_grad(op: Any, grad: Tensor) -> list:
     attrs = op_attrs(op, ("ksize", "strides", "padding", "explicit_paddings", "data_format"))
