@@ -225,7 +225,7 @@ def serialize(value: Any) -> Any:
     if isinstance(value, init_ops.Initializer):
         config = {"class_name": type(value).__name__, "config": value.get_config()}
         if tf2.enabled():
-            config.update(module="keras.initializers", registered_name=None)
+            config = {"module": "keras.initializers", **config, "registered_name": None}
         return config
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
