@@ -797,8 +797,9 @@ def _average_precision_at_top_k(labels: Any, predictions_idx: Tensor) -> Tensor:
         if isinstance(labels, SparseTensor):
             num_labels = reduction_ops.reduce_sum(cast_ops.cast(_first_occurrences(label_values, valid),
                                                                 dtypes.float64), -1)
-        else:
-            num_labels = cast_ops.cast(shape_ops.shape(label_values)[-1], dtypes.float64)
+        else:  # the non-negative labels, repeats included (TF's _num_relevant)
+            num_labels = reduction_ops.reduce_sum(
+                cast_ops.cast(elementwise_ops.greater_equal(label_values, 0), dtypes.float64), -1)
         num_relevant = elementwise_ops.minimum(num_labels, float(k))
         return elementwise_ops.divide(precision_sum, num_relevant, name=scope)
 
