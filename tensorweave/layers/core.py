@@ -38,6 +38,9 @@ class Dense(Layer):
                  **kwargs: Any) -> None:
         super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
         self.units = int(units)
+        if self.units < 0:
+            raise ValueError("Received an invalid value for `units`, expected a positive integer. "
+                             f"Received: units={units}")
         self.activation = get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = get_initializer(kernel_initializer)

@@ -193,7 +193,9 @@ def _conv_output_shape(fmt: _Format, input_dims: list, kh: Any, kw: Any, out_dep
 def _check_groups(in_depth: int | None, filter_depth: int | None, out_depth: int | None) -> None:
     if in_depth is None or filter_depth is None:
         return
-    if filter_depth == 0 or in_depth % filter_depth:
+    if filter_depth == 0:
+        raise ValueError("Depth of filter must not be 0")
+    if in_depth % filter_depth:
         raise ValueError(f"Depth of input ({in_depth}) is not a multiple of input depth of filter ({filter_depth})")
     groups = in_depth // filter_depth
     if out_depth is not None and out_depth % groups:

@@ -36,3 +36,9 @@ def test_initializer_names() -> None:
             s.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(s.run(y), [[2., 2., 2.], [2., 2., 2.]])
             np.testing.assert_array_equal(s.run(bn), np.zeros([2, 2]))
+
+
+def test_negative_units() -> None:
+    with pytest.raises(ValueError, match="^Received an invalid value for `units`, expected a positive integer. "
+                                         "Received: units=-1$"):
+        tf.layers.Dense(-1)
