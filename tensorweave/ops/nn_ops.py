@@ -10,8 +10,8 @@ transposes around the op, the losses flatten to the 2-D ops and reshape back).
 from __future__ import annotations
 
 import collections.abc
-from collections.abc import Callable
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
