@@ -34,10 +34,12 @@ from tensorweave.framework.graph import (
 )
 from tensorweave.ops import (
     cast_ops,
+    clip_ops,
     constant_ops,
     control_flow_ops,
     elementwise_ops,
     init_ops,
+    nn_impl_ops,
     nn_ops,
     shape_ops,
     variables,
@@ -223,11 +225,58 @@ def serialize(value: Any) -> Any:
     if isinstance(value, init_ops.Initializer):
         config = {"class_name": type(value).__name__, "config": value.get_config()}
         if tf2.enabled():
-            config.update(module="keras.initializers", registered_name=None)
+            config = {"module": "keras.initializers", **config, "registered_name": None}
         return config
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
     return value
+
+
+def hard_sigmoid(x: Any) -> Tensor:
+    """Keras's piecewise-linear sigmoid, for the activation named "hard_sigmoid"."""
+    return clip_ops.clip_by_value(0.2 * x + 0.5, 0.0, 1.0)
+
+
+def exponential(x: Any) -> Tensor:
+    """Keras's activation named "exponential" (its config keeps that name)."""
+    return elementwise_ops.exp(x)
+
+
+_ACTIVATION_ALIASES = {"exponential": exponential, "hard_sigmoid": hard_sigmoid, "swish": nn_impl_ops.swish}
+_CUSTOM_OBJECT_HINT = ("Please ensure you are using a `keras.utils.custom_object_scope` and that this object is "
+                       "included in the scope. See https://www.tensorflow.org/guide/keras/save_and_serialize"
+                       "#registering_the_custom_object for details.")
+
+
+def get_activation(value: Any) -> Callable | None:
+    """A layer's activation argument as a function: Keras's names ("relu", "softmax", ...) are accepted as in
+    TF's layers; "linear" is no activation."""
+    if not isinstance(value, str):
+        return value
+    if value == "linear":
+        return None
+    if value in _ACTIVATION_ALIASES:
+        return _ACTIVATION_ALIASES[value]
+    for module in (nn_ops, elementwise_ops):
+        if callable(getattr(module, value, None)):
+            return getattr(module, value)
+    raise ValueError(f"Unknown activation function: '{value}'. {_CUSTOM_OBJECT_HINT}")
+
+
+_INITIALIZERS = {"zeros": init_ops.Zeros, "zero": init_ops.Zeros, "ones": init_ops.Ones, "one": init_ops.Ones,
+                 "glorot_uniform": init_ops.GlorotUniform, "glorot_normal": init_ops.GlorotNormal,
+                 "orthogonal": init_ops.Orthogonal, "identity": init_ops.Identity, "he_normal": init_ops.he_normal,
+                 "he_uniform": init_ops.he_uniform, "lecun_normal": init_ops.lecun_normal,
+                 "lecun_uniform": init_ops.lecun_uniform}
+
+
+def get_initializer(value: Any) -> Any:
+    """A layer's initializer argument: Keras's names ("zeros", "glorot_uniform", ...) as in TF's layers."""
+    if not isinstance(value, str):
+        return value
+    if value not in _INITIALIZERS:
+        raise ValueError(f"Unknown initializer: '{value}'. {_CUSTOM_OBJECT_HINT}")
+    return _INITIALIZERS[value]()
 
 
 def _deserialize(key: str, value: Any) -> Any:
@@ -235,13 +284,8 @@ def _deserialize(key: str, value: Any) -> Any:
     if isinstance(value, dict) and {"class_name", "config"} <= set(value) <= {"class_name", "config", "module",
                                                                               "registered_name"}:
         return getattr(init_ops, value["class_name"]).from_config(value["config"])
-    if key == "activation" and isinstance(value, str):
-        if value == "linear":
-            return None
-        for module in (nn_ops, elementwise_ops):
-            if callable(getattr(module, value, None)):
-                return getattr(module, value)
-        raise ValueError(f"Unknown activation function: '{value}'.")
+    if key == "activation":
+        return get_activation(value)
     return value
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from tensorweave.framework import tensor_shape, tf2
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import InputSpec, Layer, serialize
+from tensorweave.layers.base import InputSpec, Layer, get_activation, get_initializer, serialize
 from tensorweave.layers.core import _ZEROS
 from tensorweave.ops import init_ops, manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
@@ -85,9 +85,10 @@ class _Conv(Layer):
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
         self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
-        self.activation = activation
+        self.activation = get_activation(activation)
         self.use_bias = use_bias
-        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self.kernel_initializer = get_initializer(kernel_initializer)
+        self.bias_initializer = get_initializer(bias_initializer)
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self.input_spec = InputSpec(min_ndim=rank + 2)
@@ -344,7 +345,8 @@ class _SeparableConv(_Conv):
                          activity_regularizer=activity_regularizer, bias_constraint=bias_constraint,
                          trainable=trainable, name=name, **kwargs)
         self.depth_multiplier = int(depth_multiplier)
-        self.depthwise_initializer, self.pointwise_initializer = depthwise_initializer, pointwise_initializer
+        self.depthwise_initializer = get_initializer(depthwise_initializer)
+        self.pointwise_initializer = get_initializer(pointwise_initializer)
         self.depthwise_regularizer, self.pointwise_regularizer = depthwise_regularizer, pointwise_regularizer
         self.depthwise_constraint, self.pointwise_constraint = depthwise_constraint, pointwise_constraint
 

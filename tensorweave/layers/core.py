@@ -10,7 +10,15 @@ import numpy as np
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.tensor_shape import dimension_value
-from tensorweave.layers.base import InputSpec, Layer, learning_phase, serialize, static_or_cond
+from tensorweave.layers.base import (
+    InputSpec,
+    Layer,
+    get_activation,
+    get_initializer,
+    learning_phase,
+    serialize,
+    static_or_cond,
+)
 from tensorweave.ops import cast_ops, constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
@@ -30,9 +38,13 @@ class Dense(Layer):
                  **kwargs: Any) -> None:
         super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
         self.units = int(units)
-        self.activation = activation
+        if self.units < 0:
+            raise ValueError("Received an invalid value for `units`, expected a positive integer. "
+                             f"Received: units={units}")
+        self.activation = get_activation(activation)
         self.use_bias = use_bias
-        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self.kernel_initializer = get_initializer(kernel_initializer)
+        self.bias_initializer = get_initializer(bias_initializer)
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self.input_spec = InputSpec(min_ndim=2)

@@ -23,7 +23,15 @@ from tensorweave.framework.graph import (
     convert_to_tensor,
     name_scope,
 )
-from tensorweave.layers.base import InputSpec, Layer, resolve_training, serialize, static_bool, static_or_cond
+from tensorweave.layers.base import (
+    InputSpec,
+    Layer,
+    get_initializer,
+    resolve_training,
+    serialize,
+    static_bool,
+    static_or_cond,
+)
 from tensorweave.ops import (
     cast_ops,
     constant_ops,
@@ -108,9 +116,9 @@ class BatchNormalization(Layer):
             raise TypeError(f"Expected an int or a list/tuple of ints for the argument 'axis', but received: {axis!r}")
         self.momentum, self.epsilon = momentum, epsilon
         self.center, self.scale = center, scale
-        self.beta_initializer, self.gamma_initializer = beta_initializer, gamma_initializer
-        self.moving_mean_initializer = moving_mean_initializer
-        self.moving_variance_initializer = moving_variance_initializer
+        self.beta_initializer, self.gamma_initializer = map(get_initializer, (beta_initializer, gamma_initializer))
+        self.moving_mean_initializer = get_initializer(moving_mean_initializer)
+        self.moving_variance_initializer = get_initializer(moving_variance_initializer)
         self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
         self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
         self.renorm = renorm

@@ -36,6 +36,7 @@ from tensorweave.ops import (
     shape_ops,
 )
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.legacy_ops import PreventGradient
 from tensorweave.ops.shape_helpers import with_rank
 from tensorweave.platform.tf_export import tf_export
 
@@ -226,8 +227,11 @@ def _ctc_loss(ctx: OpKernelContext, inputs: Any, labels_indices: Any, labels_val
 
 @CTCLoss.gradient
 def _ctc_loss_grad(op: Any, grad_loss: Tensor, _: Tensor) -> list:
-    """The op's own gradient output, scaled by each row's incoming gradient."""
-    return [shape_ops.expand_dims(grad_loss, -1) * op.outputs[1], None, None, None]
+    """The op's own gradient output, scaled by each row's incoming gradient; TF blocks differentiating
+    that output, so a second derivative of ctc_loss raises its LookupError."""
+    grad = PreventGradient(op.outputs[1], message="Currently there is no way to take the second  derivative of "
+                           "ctc_loss due to the fused implementation's interaction  with tf.gradients()")
+    return [shape_ops.expand_dims(grad_loss, -1) * grad, None, None, None]
 
 
 CTCGreedyDecoder = Op("CTCGreedyDecoder", inputs=["inputs: T", "sequence_length: int32"],

@@ -178,7 +178,7 @@ def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition
     ignore_weights = sp_weights is None
     if not ignore_weights:
         if not isinstance(sp_weights, SparseTensor):
-            raise TypeError(f"sp_weights must be either None or SparseTensor, got {type(sp_weights)}")
+            raise TypeError(f"sp_weights must be either None or SparseTensor,got {type(sp_weights)}")
         sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
         sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
         sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)

@@ -35,6 +35,7 @@ from tensorweave.ops import (
     set_ops,
     shape_ops,
 )
+from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -253,10 +254,7 @@ def cosine_distance(labels: Any, predictions: Any, axis: int | None = None, weig
                     scope: str | None = None, loss_collection: str | None = GraphKeys.LOSSES,
                     reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS, dim: int | None = None) -> Tensor:
     """1 - the dot product along `axis` of unit-normalized labels and predictions (`dim` is the old name)."""
-    if dim is not None:
-        if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
-        axis = dim
+    axis = _deprecated_alias("axis", axis, "dim", dim)
     if axis is None:
         raise ValueError("You must specify argument `axis`.")
     _require(labels=labels, predictions=predictions)

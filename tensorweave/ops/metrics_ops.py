@@ -416,14 +416,18 @@ def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = Non
         predictions, labels = convert_to_tensor(predictions), convert_to_tensor(labels)
         predictions.get_shape().assert_is_compatible_with(labels.get_shape())
         total_cm = metric_variable([num_classes, num_classes], dtypes.float64, name="total_confusion_matrix")
-        predictions = shape_ops.reshape(cast_ops.cast(predictions, dtypes.int64), [-1])
-        labels = shape_ops.reshape(cast_ops.cast(labels, dtypes.int64), [-1])
-        if weights is None:
-            counts = fill_ops.ones_like(predictions, dtype=dtypes.float64)
-        else:
-            counts = shape_ops.reshape(cast_ops.cast(weights, dtypes.float64), [-1])
-        current_cm = scatter_ops.scatter_nd(manipulation_ops.stack([labels, predictions], axis=1), counts,
-                                            constant_ops.constant([num_classes, num_classes], dtypes.int64))
+        predictions = cast_ops.cast(predictions, dtypes.int64)
+        labels = cast_ops.cast(labels, dtypes.int64)
+        num_classes_t = cast_ops.cast(num_classes, dtypes.int64)
+        if predictions.get_shape().ndims > 1:
+            predictions = shape_ops.reshape(predictions, [-1])
+        if labels.get_shape().ndims > 1:
+            labels = shape_ops.reshape(labels, [-1])
+        if weights is not None:
+            weights = convert_to_tensor(weights)
+            if weights.get_shape().ndims > 1:
+                weights = shape_ops.reshape(weights, [-1])
+        current_cm = confusion_matrix(labels, predictions, num_classes_t, weights=weights, dtype=dtypes.float64)
         update_op = state_ops.assign_add(total_cm, current_cm)
         sum_over_row = cast_ops.cast(reduction_ops.reduce_sum(total_cm, 0), dtypes.float32)
         sum_over_col = cast_ops.cast(reduction_ops.reduce_sum(total_cm, 1), dtypes.float32)
@@ -433,7 +437,7 @@ def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = Non
             cast_ops.cast(elementwise_ops.not_equal(denominator, 0), dtype=dtypes.float32))
         denominator = elementwise_ops.where(elementwise_ops.greater(denominator, 0), denominator,
                                             fill_ops.ones_like(denominator))
-        iou = elementwise_ops.div(cm_diag, denominator)
+        iou = elementwise_ops.divide(cm_diag, denominator)
         value = elementwise_ops.where(elementwise_ops.greater(num_valid_entries, 0),
                                       reduction_ops.reduce_sum(iou, name="mean_iou") / num_valid_entries, 0)
         _add(metrics_collections, value)
@@ -793,8 +797,9 @@ def _average_precision_at_top_k(labels: Any, predictions_idx: Tensor) -> Tensor:
         if isinstance(labels, SparseTensor):
             num_labels = reduction_ops.reduce_sum(cast_ops.cast(_first_occurrences(label_values, valid),
                                                                 dtypes.float64), -1)
-        else:
-            num_labels = cast_ops.cast(shape_ops.shape(label_values)[-1], dtypes.float64)
+        else:  # the non-negative labels, repeats included (TF's _num_relevant)
+            num_labels = reduction_ops.reduce_sum(
+                cast_ops.cast(elementwise_ops.greater_equal(label_values, 0), dtypes.float64), -1)
         num_relevant = elementwise_ops.minimum(num_labels, float(k))
         return elementwise_ops.divide(precision_sum, num_relevant, name=scope)
 

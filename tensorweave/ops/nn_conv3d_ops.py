@@ -253,7 +253,9 @@ def _conv3d_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     filter_dims = shape_helpers.with_rank(ctx.input_shape(1), 5).as_list()
     fmt, strides, dilations, padding = _attrs_3d(ctx, "Conv3D")
     in_depth, filter_depth = fmt.batch_and_depth(input_dims)[1], filter_dims[3]
-    if in_depth is not None and filter_depth is not None and (filter_depth == 0 or in_depth % filter_depth):
+    if in_depth is not None and filter_depth == 0:
+        raise ValueError("Depth of filter must not be 0")
+    if in_depth is not None and filter_depth is not None and in_depth % filter_depth:
         raise ValueError(f"Depth of input ({in_depth}) is not a multiple of input depth of filter ({filter_depth})")
     if in_depth is not None and filter_depth and filter_dims[4] is not None and filter_dims[4] % (in_depth // filter_depth):
         raise ValueError(f"Depth of output ({filter_dims[4]}) is not a multiple of the number of groups "
@@ -398,7 +400,9 @@ def _conv_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     batch, standard = dims[:batch_dims], _channels_last([None, *dims[batch_dims:]], channels_first)
     depth, filter_depth, out_depth = standard[-1], kernel[-2], kernel[-1]
     if depth is not None and filter_depth is not None:
-        if filter_depth == 0 or depth % filter_depth:
+        if filter_depth == 0:
+            raise ValueError("Depth of filter must not be 0")
+        if depth % filter_depth:
             raise ValueError(f"Depth of input ({depth}) is not a multiple of input depth of filter ({filter_depth})")
         if depth // filter_depth != groups:
             raise ValueError(f"Input depth divided by filter input depth does not match with groups parameter "

@@ -193,7 +193,9 @@ def _conv_output_shape(fmt: _Format, input_dims: list, kh: Any, kw: Any, out_dep
 def _check_groups(in_depth: int | None, filter_depth: int | None, out_depth: int | None) -> None:
     if in_depth is None or filter_depth is None:
         return
-    if filter_depth == 0 or in_depth % filter_depth:
+    if filter_depth == 0:
+        raise ValueError("Depth of filter must not be 0")
+    if in_depth % filter_depth:
         raise ValueError(f"Depth of input ({in_depth}) is not a multiple of input depth of filter ({filter_depth})")
     groups = in_depth // filter_depth
     if out_depth is not None and out_depth % groups:
@@ -1300,6 +1302,22 @@ def _depthwise_conv2d_grad(op: Any, grad: Tensor) -> list:
     attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
     return [DepthwiseConv2dNativeBackpropInput(shape_ops.shape(op.inputs[0]), op.inputs[1], grad, **attrs),
             DepthwiseConv2dNativeBackpropFilter(op.inputs[0], shape_ops.shape(op.inputs[1]), grad, **attrs)]
+
+
+@DepthwiseConv2dNativeBackpropInput.gradient
+def _depthwise_backprop_input_grad(op: Any, grad: Tensor) -> list:
+    """Linear in the filter and in out_backprop, as the Conv2D backprops (TF's
+    _DepthwiseConv2dNativeBackpropInputGrad): second derivatives of depthwise convolutions."""
+    attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
+    return [None, DepthwiseConv2dNativeBackpropFilter(grad, shape_ops.shape(op.inputs[1]), op.inputs[2], **attrs),
+            DepthwiseConv2dNative(grad, op.inputs[1], **attrs)]
+
+
+@DepthwiseConv2dNativeBackpropFilter.gradient
+def _depthwise_backprop_filter_grad(op: Any, grad: Tensor) -> list:
+    attrs = op_attrs(op, ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
+    return [DepthwiseConv2dNativeBackpropInput(shape_ops.shape(op.inputs[0]), grad, op.inputs[2], **attrs), None,
+            DepthwiseConv2dNative(op.inputs[0], grad, **attrs)]
 
 
 @MaxPool.gradient

@@ -26,6 +26,7 @@ from tensorweave.ops import (
     constant_ops,
     elementwise_ops,
     fill_ops,
+    gradients,
     indexing_ops,
     manipulation_ops,
     reduction_ops,
@@ -210,6 +211,61 @@ def _fused_batch_norm_grad_fn(op: Any, grad_y: Tensor, *unused_grads: Any) -> li
     if channels_first:
         dx = manipulation_ops.transpose(dx, [0, rank - 1, *range(1, rank - 1)])
     return [dx, dscale, doffset, None, None]
+
+
+def _batch_norm_grad(grad_y: Tensor, x: Tensor, scale: Tensor, pop_mean: Tensor, pop_var: Tensor, epsilon: float,
+                     data_format: str, is_training: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """FusedBatchNormGradV3's outputs composed of differentiable ops (TF's _BatchNormGrad), so that its own
+    gradient is theirs: the second derivative of a fused batch norm."""
+    x_dtype = x.dtype.base_dtype
+    if x_dtype in (dtypes.float16, dtypes.bfloat16):
+        x, grad_y = cast_ops.cast(x, dtypes.float32), cast_ops.cast(grad_y, dtypes.float32)
+    rank, channel = _layout(data_format)
+    axes = [i for i in range(rank) if i != channel]
+    channels_first = channel == 1
+    shape = [1, -1] + [1] * (rank - 2)
+    if is_training:
+        if channels_first:
+            scale = shape_ops.reshape(scale, [1, shape_ops.size(scale)] + [1] * (rank - 2))
+        mean_grad_y = reduction_ops.reduce_mean(grad_y, axes, keepdims=channels_first)
+        mean_x = reduction_ops.reduce_mean(x, axes, keepdims=channels_first)
+        var_x = reduction_ops.reduce_mean(
+            elementwise_ops.squared_difference(x, manipulation_ops.stop_gradient(mean_x)), axes,
+            keepdims=channels_first)
+        x_offset = x - mean_x
+        mean = reduction_ops.reduce_mean(grad_y * x_offset, axis=axes, keepdims=channels_first)
+        grad_x = scale * elementwise_ops.rsqrt(var_x + epsilon) * (
+            (grad_y - mean_grad_y) - elementwise_ops.reciprocal(var_x + epsilon) * mean * x_offset)
+        grad_scale = elementwise_ops.rsqrt(var_x + epsilon) * reduction_ops.reduce_sum(
+            grad_y * x_offset, axis=axes, keepdims=channels_first)
+        if channels_first:
+            grad_scale = shape_ops.squeeze(grad_scale)
+    else:
+        if channels_first:
+            shape = [1, shape_ops.size(pop_mean)] + [1] * (rank - 2)
+            pop_mean, pop_var = shape_ops.reshape(pop_mean, shape), shape_ops.reshape(pop_var, shape)
+            scale = shape_ops.reshape(scale, shape)
+        var_rsqrt = elementwise_ops.rsqrt(pop_var + epsilon)
+        grad_scale = reduction_ops.reduce_sum(grad_y * (x - pop_mean) * var_rsqrt, axis=axes)
+        grad_x = grad_y * scale * var_rsqrt
+    grad_offset = reduction_ops.reduce_sum(grad_y, axis=axes)
+    return cast_ops.cast(grad_x, x_dtype), grad_scale, grad_offset
+
+
+@FusedBatchNormGradV3.gradient
+def _fused_batch_norm_grad_grad(op: Any, grad_grad_x: Tensor, grad_grad_scale: Tensor, grad_grad_offset: Tensor,
+                                *unused_grads: Any) -> list:
+    """TF's _FusedBatchNormGradGradV3: the gradients of the composed batch norm gradient, weighted by the
+    incoming ones (to grad_y, x and scale; none to the saved statistics)."""
+    # Sources cut from the graph before them, as TF's tape sees only the ops it records: grad_y itself
+    # depends on x, and that path is the outer gradient's business.
+    grad_y, x, scale = (manipulation_ops.stop_gradient(t) for t in op.inputs[:3])
+    outputs = _batch_norm_grad(grad_y, x, scale, op.inputs[3], op.inputs[4], op.get_attr("epsilon"),
+                               _format(op.get_attr("data_format")), op.get_attr("is_training"))
+    pairs = [(out, g) for out, g in zip(outputs, (grad_grad_x, grad_grad_scale, grad_grad_offset), strict=True)
+             if g is not None]
+    grads = gradients.gradients([out for out, _ in pairs], [grad_y, x, scale], grad_ys=[g for _, g in pairs])
+    return [*grads, None, None, None]
 
 
 @tf_export("nn.fused_batch_norm")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections.abc
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -861,8 +862,11 @@ def _uniform(shape: Any, seed: int | None, dtype: dtypes.DType) -> Tensor:
         return random_ops.RandomUniform(shape, dtype=dtype, seed=seed1 or 0, seed2=seed2 or 0)
 
 
-def _dropout(x: Any, rate: Any, noise_shape: Any, seed: int | None, name: str | None) -> Tensor:
-    with name_scope(name, "dropout", [x]):
+def _dropout(x: Any, rate: Any, noise_shape: Any, uniform_sampler: Callable[..., Tensor], name: str | None,
+             default_name: str = "dropout") -> Tensor:
+    """TF's _dropout: `uniform_sampler(shape=, dtype=)` draws the Uniform[0, 1) noise that picks the kept
+    elements (the stateful RandomUniform for tf.nn.dropout, a stateless or custom sampler for the others)."""
+    with name_scope(name, default_name, [x]):
         is_rate_number = isinstance(rate, numbers.Real)
         if is_rate_number and not 0 <= rate < 1:
             raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
@@ -881,7 +885,7 @@ def _dropout(x: Any, rate: Any, noise_shape: Any, seed: int | None, name: str | 
             rate.shape.assert_has_rank(0)
             one = constant_ops.constant(1, dtype=x_dtype)
             ret = elementwise_ops.RealDiv(x, elementwise_ops.Sub(one, rate))
-        keep_mask = _uniform(_noise_shape(x, noise_shape), seed, x_dtype) >= rate
+        keep_mask = uniform_sampler(shape=_noise_shape(x, noise_shape), dtype=x_dtype) >= rate
         ret = elementwise_ops.SelectV2(keep_mask, ret, constant_ops.constant(0, dtype=x_dtype))
         ret.set_shape(x.shape)
         return ret
@@ -898,7 +902,25 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: int | 
         rate = 1 - keep_prob
     if rate is None:
         raise ValueError(f"`rate` must be provided. Received: rate={rate}")
-    return _dropout(x, rate, noise_shape, seed, name)
+    return _dropout(x, rate, noise_shape, lambda shape, dtype: _uniform(shape, seed, dtype), name)
+
+
+@tf_export("nn.experimental.stateless_dropout")
+def stateless_dropout(x: Any, rate: Any, seed: Any, rng_alg: Any = None, noise_shape: Any = None,
+                      name: str | None = None) -> Tensor:
+    """Dropout whose mask depends only on `seed` (a shape-[2] integer tensor), through stateless_uniform."""
+    def sampler(shape: Any, dtype: dtypes.DType) -> Tensor:
+        return random_ops.stateless_random_uniform(shape=shape, seed=seed, dtype=dtype,
+                                                   alg="auto_select" if rng_alg is None else rng_alg)
+
+    return _dropout(x, rate, noise_shape, sampler, name, default_name="stateless_dropout")
+
+
+@tf_export("nn.experimental.general_dropout")
+def general_dropout(x: Any, rate: Any, uniform_sampler: Callable[..., Tensor], noise_shape: Any = None,
+                    name: str | None = None) -> Tensor:
+    """Dropout with the caller's `uniform_sampler(shape=, dtype=)` drawing the noise."""
+    return _dropout(x, rate, noise_shape, uniform_sampler, name, default_name="general_dropout")
 
 
 # -- Gradients -----------------------------------------------------------------------------------------

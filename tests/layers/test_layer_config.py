@@ -60,4 +60,5 @@ def test_configs_in_tf2_graph_mode_use_keras_newer_initializer_format():
                                           "module": "keras.initializers", "registered_name": None}
     assert config["kernel_initializer"] == {"class_name": "GlorotUniform", "config": {"seed": None},
                                             "module": "keras.initializers", "registered_name": None}
+    assert list(config["bias_initializer"]) == ["module", "class_name", "config", "registered_name"]  # TF's order
     assert tf.layers.SeparableConv2D.from_config(config).get_config() == config

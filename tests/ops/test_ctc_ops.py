@@ -178,3 +178,14 @@ def test_collapse_repeated_and_unique_labels():
         unique, index = tf.nn.ctc_unique_labels(tf.constant([[3, 4, 4, 3], [1, 1, 1, 2]]))
         check_tensor(unique, np.array([[3, 4, 0, 0], [1, 2, 0, 0]], np.int64), fully_defined=False)
         check_tensor(index, np.array([[0, 1, 1, 0], [0, 0, 0, 1]], np.int32), fully_defined=False)
+
+
+def test_ctc_loss_has_no_second_derivative() -> None:
+    """TF wraps CTCLoss's gradient output in PreventGradient: differentiating it again is a LookupError."""
+    with tf.Graph().as_default():
+        logits = tf.constant(np.linspace(-1, 1, 32).reshape(4, 2, 4), tf.float32)
+        loss = tf.nn.ctc_loss(tf.SparseTensor([[0, 0], [1, 0]], [1, 0], [2, 1]), logits, [4, 4])
+        g1 = tf.gradients(tf.reduce_sum(loss), logits)[0]
+        with pytest.raises(LookupError, match="Gradient explicitly disabled. Reason: b\"Currently there is no way to "
+                                              "take the second  derivative of ctc_loss due to the fused"):
+            tf.gradients(tf.reduce_sum(g1 * g1), logits)

@@ -124,6 +124,8 @@ def test_embedding_lookup_sparse_gradient_and_errors():
             tf.nn.embedding_lookup_sparse(_PARAMS, ids, None, combiner="max")
         with pytest.raises(TypeError, match="sp_ids must be SparseTensor"):
             tf.nn.embedding_lookup_sparse(_PARAMS, [[1]], None)
+        with pytest.raises(TypeError, match="^sp_weights must be either None or SparseTensor,got <class"):  # TF's text
+            tf.nn.embedding_lookup_sparse(_PARAMS, ids, tf.constant([1., 2.]))
         with pytest.raises(ValueError, match="Missing embedding_weights"):
             tf.nn.safe_embedding_lookup_sparse([], ids)
 

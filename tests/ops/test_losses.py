@@ -98,6 +98,8 @@ def test_errors() -> None:
             tf.losses.compute_weighted_loss(L, reduction="bad")
         with pytest.raises(ValueError, match="You must specify argument `axis`."):
             tf.losses.cosine_distance(L, P)
+        with pytest.raises(ValueError, match=r"^Cannot specify both 'dim' and 'axis'\.$"):
+            tf.losses.cosine_distance(L, P, axis=1, dim=1)
         with pytest.raises(ValueError, match="Argument `labels` must not be None."):
             tf.losses.absolute_difference(None, P)
 

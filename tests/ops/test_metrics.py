@@ -109,3 +109,19 @@ def test_errors() -> None:
             tf.metrics.auc(L, P, summation_method="xx")
         with pytest.raises(ValueError, match=r"Shapes \(3,\) and \(8,\) are incompatible"):
             tf.metrics.accuracy(L, P[:3])
+
+
+def test_mean_iou_checks_labels_through_confusion_matrix() -> None:
+    """TF builds mean_iou's batch matrix with confusion_matrix, so a label past num_classes fails its assert."""
+    with tf.Graph().as_default():
+        lab, pred = tf.placeholder(tf.int32, [None]), tf.placeholder(tf.int32, [None])
+        _, update = tf.metrics.mean_iou(lab, pred, 3, weights=tf.ones([4]))
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            np.testing.assert_array_equal(s.run(update, {lab: [0, 1, 2, 2], pred: [0, 2, 2, 1]}),
+                                          [[1., 0., 0.], [0., 0., 1.], [0., 1., 1.]])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="`labels` out of bound") as e:
+                s.run(update, {lab: [0, 3, 1, 1], pred: [0, 1, 1, 1]})
+            assert e.value.op.name == "mean_iou/confusion_matrix/assert_less/Assert/AssertGuard/Assert"
+            with pytest.raises(tf.errors.InvalidArgumentError, match="`predictions` contains negative values"):
+                s.run(update, {lab: [0, 1, 1, 1], pred: [0, 1, -1, 1]})

@@ -71,3 +71,15 @@ def test_at_k_sparse_labels_and_errors() -> None:
             got = sess.run([precision, recall, average])
     # as TF 2.21: row 0 top-2 {1, 2} against labels {2}; row 1 top-2 {0, 1} (ties to the lowest index) against {3}
     np.testing.assert_allclose(got, [0.25, 0.5, 0.25])
+
+
+def test_average_precision_counts_only_non_negative_dense_labels() -> None:
+    """-1 pads a row of dense labels: AveP@k divides by min(k, its non-negative labels), as TF 2.21."""
+    with tf.Graph().as_default():
+        labels = tf.constant([[1, -1, -1], [0, 2, -1], [3, 3, 1]], tf.int64)
+        predictions = tf.constant([[0.1, 0.5, 0.2, 0.2], [0.4, 0.1, 0.3, 0.2], [0.3, 0.3, 0.3, 0.1]])
+        ap2 = tf.metrics.average_precision_at_k(labels, predictions, 2)
+        ap3 = tf.metrics.average_precision_at_k(labels, predictions, 3, weights=[1., 0.5, 2.])
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            np.testing.assert_allclose(s.run([ap2[1], ap3[1]]), [0.75, 0.5238095], rtol=1e-6)

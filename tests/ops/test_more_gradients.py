@@ -188,3 +188,41 @@ def test_unique_and_setdiff_have_no_gradient_and_random_shuffle_stops_it_as_tf()
         with pytest.raises(LookupError, match=f"No gradient defined for operation'{y.op.name}' \\(op type: {op_type}\\)"):
             tf.gradients(y, x)
     assert tf.gradients(tf.random_shuffle(x, seed=1), x) == [None]
+
+
+_X_SECOND = np.sin(np.arange(36) * 1.3).reshape(2, 3, 3, 2).astype(np.float32)
+
+
+def _second_derivatives(f, *args: tf.Tensor) -> list:
+    """d/d(args) of sum(g^2), g = d/d(args[0]) of a weighted sum of f(args)^2; every fifth element."""
+    y = f(*args)
+    weights = tf.reshape(tf.range(1., 1. + float(np.prod(y.shape.as_list()))), y.shape) / 10.
+    g1 = tf.gradients(tf.reduce_sum(y * y * weights), args[0])[0]
+    with tf.Session() as s:
+        return [a.ravel()[::5] for a in s.run(tf.gradients(tf.reduce_sum(g1 * g1), args))]
+
+
+@pytest.mark.parametrize("case", ["depthwise", "fbn_nhwc", "fbn_nchw", "fbn_nchw_inference"])
+def test_second_derivatives_of_depthwise_conv_and_fused_batch_norm(case: str) -> None:
+    """DepthwiseConv2dNativeBackprop{Input,Filter} and FusedBatchNormGradV3 have gradients (TF 2.21 values)."""
+    with tf.Graph().as_default():
+        x = tf.constant(_X_SECOND)
+        scale3 = tf.constant([1.5, -0.5, 2.])
+        cases = {
+            "depthwise": (lambda a, b: tf.nn.depthwise_conv2d(a, b, [1, 1, 1, 1], "VALID"), x,
+                          tf.constant(np.cos(np.arange(16) * 0.7).reshape(2, 2, 2, 2), tf.float32)),
+            "fbn_nhwc": (lambda a, b: tf.nn.fused_batch_norm(a, b, tf.zeros([2]), epsilon=0.01)[0], x,
+                         tf.constant([1.5, -0.5])),
+            "fbn_nchw": (lambda a, b: tf.nn.fused_batch_norm(a, b, tf.zeros([3]), epsilon=0.01,
+                                                             data_format="NCHW")[0], x, scale3),
+            "fbn_nchw_inference": (lambda a, b: tf.nn.fused_batch_norm(
+                a, b, tf.zeros([3]), mean=[0.1, 0.2, 0.3], variance=[1., 2., 0.5], is_training=False,
+                data_format="NCHW")[0], x, scale3)}
+        expected = {
+            "depthwise": [[22.95, 7.14, 602.14, 22.22, 2369.0, 80.94, -664.23, 317.12],
+                          [3301.28, -2970.56, 1044.51, -259.13]],
+            "fbn_nhwc": [[-7.91, -0.36, -93.69, -2.41, -225.52, -3.07, -40.07, 0.48], [1817.17]],
+            "fbn_nchw": [[-31.52, -70.47, -0.83, -101.21, -136.53, -1.03, -594.53, -279.3], [1023.79]],
+            "fbn_nchw_inference": [[-0.04, 1.68, 0.03, 398.88, 118.1, 0.58, 3253.06, 4617.03], [976.25]]}
+        for got, want in zip(_second_derivatives(*cases[case]), expected[case], strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-3, atol=0.011)

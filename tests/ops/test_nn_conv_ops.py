@@ -354,3 +354,17 @@ def test_conv2d_and_pooling_gradients_match_numeric_differentiation(padding, str
     check_gradient(lambda a, b: tf.nn.conv2d(a, b, [1, strides, strides, 1], padding), [x, w])
     check_gradient(lambda a: tf.nn.max_pool(a, [1, 2, 2, 1], [1, strides, strides, 1], padding), [x])
     check_gradient(lambda a: tf.nn.avg_pool(a, [1, 2, 2, 1], [1, strides, strides, 1], padding), [x])
+
+
+def test_a_filter_of_depth_zero_is_its_own_shape_error() -> None:
+    """TF's conv shape functions check an empty filter depth before divisibility (TF 2.21 message)."""
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="^Depth of filter must not be 0"):
+            tf.nn.conv2d(tf.ones([1, 4, 4, 3]), tf.ones([2, 2, 0, 2]), 1, "SAME")
+        with pytest.raises(ValueError, match="^Depth of filter must not be 0"):
+            tf.nn.conv3d(tf.ones([1, 4, 4, 4, 3]), tf.ones([2, 2, 2, 0, 2]), [1] * 5, "SAME")
+        with pytest.raises(ValueError, match="^Depth of filter must not be 0"):
+            tf.raw_ops.Conv(input=tf.ones([1, 4, 4, 3]), filter=tf.ones([2, 2, 0, 2]), strides=[1] * 4,
+                            padding="SAME")
+        with pytest.raises(ValueError, match=r"^Depth of input \(3\) is not a multiple of input depth of filter"):
+            tf.nn.conv2d(tf.ones([1, 4, 4, 3]), tf.ones([2, 2, 2, 2]), 1, "SAME")

@@ -1,5 +1,6 @@
 """`tf.nn`: neural-network ops."""
 
+from tensorweave.compat.v1 import _nn_experimental as experimental
 from tensorweave.compat.v1 import _nn_rnn_cell as rnn_cell
 from tensorweave.ops import candidate_sampling_ops as _candidate_sampling_ops
 from tensorweave.ops import ctc_ops as _ctc_ops
