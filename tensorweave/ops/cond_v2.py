@@ -197,6 +197,16 @@ def _components(value: Any, pred: Tensor) -> Any:
     return value
 
 
+SELECTING_OPS = ("If", "StatelessIf", "Case", "StatelessCase")
+
+
+def rewritten(op: Operation) -> bool:
+    """Whether a gradient rewrote this If or Case to return intermediates (a loop body that inlines its
+    function again must rewrite that copy alike)."""
+    return op in _BRANCHES and len(op.outputs) > len(_BRANCHES[op][0].outputs) - sum(
+        t.op.type in ("OptionalFromValue", "OptionalNone") for t in _BRANCHES[op][0].outputs)
+
+
 # The branch graphs of each If and Case built here or differentiated (TF keeps them on the op): a gradient
 # reads their intermediates and rewrites them to output those.
 _BRANCHES: weakref.WeakKeyDictionary[Operation, list[FuncGraph]] = weakref.WeakKeyDictionary()
@@ -322,9 +332,9 @@ def _selected_grad(op: Operation, attr: str, grads: Sequence[Any], is_if: bool) 
     graphs = [graph for graph, _ in built]
     returned = [i for i in range(len(op.inputs) - 1) if any(dxs[i] is not None for _, dxs in built)]
     for (graph, dxs), forward in zip(built, forwards):
-        with graph.as_default():
-            outputs = [dxs[i] if dxs[i] is not None else _zeros_for(forward.inputs[i]) for i in returned]
-            graph.outputs = [manipulation_ops.identity(convert_to_tensor(t)) for t in outputs]
+        with graph.as_default():  # TF's: an Identity of each gradient the trace returned, then the zeros
+            outputs = {i: manipulation_ops.identity(convert_to_tensor(dxs[i])) for i in returned if dxs[i] is not None}
+            graph.outputs = [outputs[i] if i in outputs else _zeros_for(forward.inputs[i]) for i in returned]
     if any(graph.needs_rewrite for graph in graphs):
         _rewrite(op, forwards, [list(graph.wrapped.values()) for graph in graphs], is_if)
     if not returned:

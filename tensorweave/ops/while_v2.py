@@ -26,6 +26,7 @@ from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, ge
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import (
+    cond_v2,
     constant_ops,
     control_flow_ops,
     def_function,
@@ -221,7 +222,19 @@ def _push(op: Operation, record: _Rewrite, pushed: Sequence[tuple[int, int]], sp
 
 
 def _replay(copy: Operation, rewritten: Operation) -> None:
-    """Rewrite `copy` (an inner loop of a pushing body) as `rewritten`, its twin in a forward view, was."""
+    """Rewrite `copy` (an inner loop or conditional of a pushing body) as `rewritten`, its twin in a forward
+    view, was."""
+    if rewritten.type in cond_v2.SELECTING_OPS:
+        names = ["branches"] if "branches" in rewritten._node_def.attr else ["then_branch", "else_branch"]
+        for name in names + ["Tout", "output_shapes"]:
+            copy._set_attr(name, rewritten._node_def.attr[name])
+        for name in names:
+            for f in (rewritten._node_def.attr[name] if name == "branches" else [rewritten._node_def.attr[name]]):
+                copy.graph._add_function(rewritten.graph._get_function(function_name(f)))
+        for t, twin in zip(copy._add_outputs([t.dtype for t in rewritten.outputs[len(copy.outputs):]]),
+                           rewritten.outputs[len(copy.outputs):]):
+            t.set_shape(twin.shape)
+        return
     record = _REWRITES[rewritten]
     for name in ("cond", "body", "T", "output_shapes"):
         copy._set_attr(name, rewritten._node_def.attr[name])
@@ -340,7 +353,7 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
         results = [j + 1, bound, total] + new + [rest for rest, _ in pops] + [r for _, r in extras]
         backward.outputs = [manipulation_ops.identity(t) for t in results]
     for index_in_body, inner in enumerate(ops):
-        if inner in _REWRITES and _REWRITES[inner].lists:
+        if inner in _REWRITES and _REWRITES[inner].lists or cond_v2.rewritten(inner):
             record.inner[index_in_body] = inner
     known = dict(zip(record.pushed, record.lists))
     _push(op, record, [key for key, _, _, _ in backward.accumulators if key not in known],
