@@ -298,7 +298,8 @@ def _grad_graph(op: Operation, forward: FuncGraph, grads: Sequence[Any]) -> tupl
     with graph.as_default():
         dxs = gradients.gradients([y for y, _ in pairs], list(forward.inputs), grad_ys=[g for _, g in pairs]) \
             if pairs else [None] * len(forward.inputs)
-    return graph, list(dxs)
+        # TF's trace returns an Identity of each (zeros where only another branch's flows come later)
+        return graph, [None if dx is None else manipulation_ops.identity(convert_to_tensor(dx)) for dx in dxs]
 
 
 def _zeros_for(x: Tensor) -> Tensor | None:
@@ -332,9 +333,8 @@ def _selected_grad(op: Operation, attr: str, grads: Sequence[Any], is_if: bool) 
     graphs = [graph for graph, _ in built]
     returned = [i for i in range(len(op.inputs) - 1) if any(dxs[i] is not None for _, dxs in built)]
     for (graph, dxs), forward in zip(built, forwards):
-        with graph.as_default():  # TF's: an Identity of each gradient the trace returned, then the zeros
-            outputs = {i: manipulation_ops.identity(convert_to_tensor(dxs[i])) for i in returned if dxs[i] is not None}
-            graph.outputs = [outputs[i] if i in outputs else _zeros_for(forward.inputs[i]) for i in returned]
+        with graph.as_default():
+            graph.outputs = [dxs[i] if dxs[i] is not None else _zeros_for(forward.inputs[i]) for i in returned]
     if any(graph.needs_rewrite for graph in graphs):
         _rewrite(op, forwards, [list(graph.wrapped.values()) for graph in graphs], is_if)
     if not returned:
