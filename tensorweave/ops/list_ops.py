@@ -415,6 +415,8 @@ def _full_items(ctx: OpKernelContext, handle: TensorList, shape: tensor_shape.Te
             zeros = _zeros(ctx, shape, dtype) if zeros is None else zeros
             picked[i] = zeros
         elif np.shape(item) != tuple(shape.as_list()):
+            if indices is not None:  # TF's Gather merges each item's shape in
+                _merged_shape(ctx, shape, np.shape(item))
             raise invalid_argument(ctx, f"Incompatible shapes in list: {tensor_shape.shape_string(np.shape(item))} "
                                         f"vs. {tensor_shape.shape_string(shape)}")
     return picked
@@ -468,8 +470,8 @@ def _tensor_list_gather(ctx: OpKernelContext, input_handle: TensorList, indices:
             raise invalid_argument(ctx, f"Index {i} out o range; list only has {input_handle.length} elements.")
     items = _full_items(ctx, input_handle, shape, flat,
                         "Tried to gather elements from an empty list with non-fully-defined element_shape: ",
-                        "Tried to gather elements from a list which only contains uninitialized tensors and has "
-                        "a non-fully-defined element_shape: ", element_dtype)
+                        "Tried to gather uninitialized tensors from a list with non-fully-defined element_shape: ",
+                        element_dtype)
     if not items:
         return _zeros(ctx, tensor_shape.TensorShape(indices.shape).concatenate(shape), element_dtype)
     return ctx.xp.stack(items).reshape(indices.shape + np.shape(items[0]))
@@ -520,7 +522,8 @@ def _from_tensor_grad(op: Operation, dlist: Tensor | None) -> list:
     return [TensorListStack(dlist, element_shape, element_dtype=t.dtype, num_elements=num_elements), None]
 
 
-def _scatter_rows(ctx: OpKernelContext, items: list[Any], tensor: Any, indices: Any) -> None:
+def _scatter_rows(ctx: OpKernelContext, items: list[Any], tensor: Any, indices: Any, hole: Any = None) -> None:
+    """Set `tensor`'s rows at `indices`, the list grown to the largest with `hole` items."""
     indices = np.asarray(indices).tolist()
     if len(indices) != np.shape(tensor)[0]:
         raise invalid_argument(ctx, f"Expected len(indices) == tensor.shape[0], but saw: {len(indices)} vs. "
@@ -530,7 +533,7 @@ def _scatter_rows(ctx: OpKernelContext, items: list[Any], tensor: Any, indices: 
             raise invalid_argument(ctx, f"Indices in TensorListScatter must all be non-negative. Got: {i}")
     top = max(indices, default=-1) + 1
     if top > len(items):
-        items.extend([None] * (top - len(items)))
+        items.extend([hole] * (top - len(items)))
     tensor = _stored(tensor)
     for row, i in enumerate(indices):
         items[i] = tensor[row]
@@ -569,7 +572,9 @@ TensorListScatterIntoExistingList.shape(_list_shape)
 @TensorListScatterIntoExistingList.kernel("CPU", "GPU", host_memory=("indices",))
 def _tensor_list_scatter_into(ctx: OpKernelContext, input_handle: TensorList, tensor: Any, indices: Any,
                               element_dtype: dtypes.DType) -> TensorList:
-    """The list with `tensor[i]` at `indices[i]`, grown to the largest index."""
+    """The list with `tensor[i]` at `indices[i]`, grown to the largest index. TF's kernel grows it with
+    default tensors (float32 of shape [0]), not unset items: a read of one gives that empty tensor, a
+    concat skips it, a stack fails on its shape."""
     _check_dtype(ctx, input_handle, element_dtype)
     if np.ndim(tensor) < 1:
         raise invalid_argument(ctx, f"Tensor must be at least a vector, but saw shape: "
@@ -579,7 +584,7 @@ def _tensor_list_scatter_into(ctx: OpKernelContext, input_handle: TensorList, te
                                     f"shape: {tensor_shape.shape_string(np.shape(tensor)[1:])} list shape: "
                                     f"{tensor_shape.shape_string(input_handle.element_shape)}")
     items = input_handle.items
-    _scatter_rows(ctx, items, tensor, indices)
+    _scatter_rows(ctx, items, tensor, indices, hole=ctx.xp.zeros([0], np.float32))
     return input_handle.with_items(items)
 
 
@@ -656,12 +661,21 @@ def _concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _tensor_list_concat(ctx: OpKernelContext, input_handle: TensorList, element_shape: Any, leading_dims: Any,
                         element_dtype: dtypes.DType, shape_type: dtypes.DType) -> list[Any]:
     """Every item concatenated along its first dimension, and each item's length; an unset item is zeros
-    `leading_dims[i]` rows long (or the element shape's first dimension, when known)."""
+    `leading_dims[i]` rows long (or the element shape's first dimension, when known: from the op and the
+    list, else the set items' one shape, as TF's infers it)."""
     _check_dtype(ctx, input_handle, element_dtype)
     shape = _element_shape(ctx, input_handle, element_shape)
     if shape.ndims == 0:
         raise invalid_argument(ctx, "Concat requires elements to be at least vectors, found scalars instead.")
     items = input_handle.items
+    first = None if shape.ndims is None else shape.as_list()[0]
+    for i, item in enumerate(items):
+        if item is not None and first is not None and np.size(item) and np.shape(item)[0] != first:
+            raise invalid_argument(ctx, "First entry of element_shape input does not match the first dim of list "
+                                        f"element at index: {i} Expected: {first} Actual: {np.shape(item)[0]}")
+    set_shapes = {np.shape(item) for item in items if item is not None}
+    if not shape.is_fully_defined() and len(set_shapes) == 1:
+        shape = _merged_shape(ctx, shape, next(iter(set_shapes)))
     rest = None if shape.ndims is None else tensor_shape.TensorShape(shape.dims[1:])
     for item in items:
         if item is not None:
