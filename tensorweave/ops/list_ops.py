@@ -5,9 +5,12 @@ TF's gradients.
 
 A list is a value, as in TF: every op makes a new list and leaves its input as it was. A `TensorList` is a
 view of the first `length` items of a Python list that several lists may share; a push appends in place when
-no other list has grown that backing list past this one, so that a loop that pushes one value per iteration,
-and the gradient loop that pops them, stay linear in the number of iterations. Other changes copy the items
-(the tensors themselves are shared). An unset item is None: it reads as zeros when the element shape is known.
+no other list has grown that backing list past this one, and a SetItem sets in place when no other list has
+grown or set it since this one was made (the older lists read the values it replaced through the backing
+list's log, TF's in-place forwarding of a list no one else holds made safe for any holder), so that a loop
+that pushes or writes one value per iteration, and the gradient loop that pops or reads them, stay linear in
+the number of iterations. Other changes copy the items (the tensors themselves are shared). An unset item is
+None: it reads as zeros when the element shape is known.
 """
 
 from __future__ import annotations
@@ -25,44 +28,92 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import fill_ops, indexing_ops, manipulation_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 
-_append_lock = threading.Lock()  # one push at a time may extend a shared backing list
+_append_lock = threading.Lock()  # one list at a time may change a shared backing list
+_LOG_SCAN = 8  # an older list reads one item through at most this many log entries, else copies its items
+
+
+class _Backing(list):
+    """The Python list several list values may view, and the log of the items set in place in it (index, the
+    value it replaced), oldest first: a view made before an entry reads through it to the value it holds."""
+
+    __slots__ = ("log",)
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self.log: list[tuple[int, Any]] = []
 
 
 class TensorList:
     """One list value: its element dtype, element shape (partial) and bound (-1: none), and its items: the
-    first `length` of a backing Python list (None: unset)."""
+    first `length` of a backing list (None: unset) as they were when its log was `epoch` entries long."""
 
-    __slots__ = ("element_dtype", "element_shape", "max_num_elements", "_items", "length")
+    __slots__ = ("element_dtype", "element_shape", "max_num_elements", "_items", "length", "_epoch")
 
     def __init__(self, element_dtype: dtypes.DType, element_shape: tensor_shape.TensorShape, max_num_elements: int,
-                 items: list[Any] | None = None, length: int | None = None) -> None:
+                 items: list[Any] | None = None, length: int | None = None, epoch: int = 0) -> None:
         self.element_dtype = element_dtype
         self.element_shape = element_shape
         self.max_num_elements = max_num_elements
-        self._items = [] if items is None else items
+        self._items = items if isinstance(items, _Backing) else _Backing(() if items is None else items)
         self.length = len(self._items) if length is None else length
+        self._epoch = epoch
+
+    def _own(self) -> _Backing:
+        """The backing list, made this list's own first if a newer list set items in it since this one was
+        made (rebuilt from the log once; called holding `_append_lock`)."""
+        backing = self._items
+        if self._epoch != len(backing.log):
+            items = _Backing(backing[:self.length])
+            for index, old in reversed(backing.log[self._epoch:]):
+                if index < self.length:
+                    items[index] = old
+            self._items, self._epoch = items, 0
+        return self._items
 
     @property
     def items(self) -> list[Any]:
         """A new Python list of the items, for an op to change."""
-        return self._items[:self.length]
+        with _append_lock:
+            return self._own()[:self.length]
 
     def get(self, index: int) -> Any:
-        return self._items[index]
+        with _append_lock:
+            log = self._items.log
+            if len(log) - self._epoch <= _LOG_SCAN:  # a read just before a write (a gradient's) stays O(1)
+                return next((old for i, old in log[self._epoch:] if i == index), self._items[index])
+            return self._own()[index]
 
     def with_items(self, items: list[Any], element_shape: tensor_shape.TensorShape | None = None) -> TensorList:
         shape = self.element_shape if element_shape is None else element_shape
         return TensorList(self.element_dtype, shape, self.max_num_elements, items)
 
+    def set(self, index: int, value: Any) -> TensorList:
+        """The list with `value` at `index` (< length): set in place when this list is the newest view of its
+        whole backing list (the lists made before read the replaced value through the log), else in a copy,
+        as also once the log outgrows the list (O(1) amortised, the log's memory bounded)."""
+        with _append_lock:
+            backing = self._own()
+            if len(backing) != self.length or len(backing.log) > len(backing):  # a copy bounds the log
+                backing = _Backing(backing[:self.length])
+            else:
+                backing.log.append((index, backing[index]))
+            backing[index] = value
+            return TensorList(self.element_dtype, self.element_shape, self.max_num_elements, backing, self.length,
+                              len(backing.log))
+
     def push(self, value: Any) -> TensorList:
         with _append_lock:
-            items = self._items if len(self._items) == self.length else self._items[:self.length]
+            backing = self._own()
+            items = backing if len(backing) == self.length else _Backing(backing[:self.length])
             items.append(value)
-        return TensorList(self.element_dtype, self.element_shape, self.max_num_elements, items, self.length + 1)
+            return TensorList(self.element_dtype, self.element_shape, self.max_num_elements, items, self.length + 1,
+                              len(items.log))
 
     def pop(self) -> tuple[TensorList, Any]:
-        return (TensorList(self.element_dtype, self.element_shape, self.max_num_elements, self._items,
-                           self.length - 1), self._items[self.length - 1])
+        with _append_lock:
+            backing = self._own()
+            return (TensorList(self.element_dtype, self.element_shape, self.max_num_elements, backing,
+                               self.length - 1, len(backing.log)), backing[self.length - 1])
 
     def zeros_like(self, xp: Any) -> TensorList:
         """TF's ZerosLike of a list: zeros where an item is set, unset where it is not."""
@@ -340,14 +391,17 @@ def _tensor_list_set_item(ctx: OpKernelContext, input_handle: TensorList, index:
     """The list with `item` at `index` (a later write replaces an earlier one, as in TF)."""
     _check_dtype(ctx, input_handle, element_dtype)
     index = int(index)
-    items = input_handle.items
-    if resize_if_index_out_of_bounds and index >= len(items):
-        items.extend([None] * (index + 1 - len(items)))
-    if index < 0 or index >= len(items):
-        raise invalid_argument(ctx, f"Trying to modify element {index} in a list with {len(items)} elements.")
+    length = input_handle.length
+    if resize_if_index_out_of_bounds and index >= length:
+        length = index + 1
+    if index < 0 or index >= length:
+        raise invalid_argument(ctx, f"Trying to modify element {index} in a list with {length} elements.")
     _check_item_shape(ctx, input_handle, item)
-    items[index] = _stored(item)
-    return input_handle.with_items(items)
+    if length > input_handle.length:
+        items = input_handle.items + [None] * (length - input_handle.length)
+        items[index] = _stored(item)
+        return input_handle.with_items(items)
+    return input_handle.set(index, _stored(item))
 
 
 @TensorListSetItem.gradient
