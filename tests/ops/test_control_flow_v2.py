@@ -494,3 +494,19 @@ def test_nested_cond_second_derivatives_and_cond_in_a_while_loop_as_tf():
     dz = tf.gradients(z, z0)[0]
     with tf.Session() as s:
         np.testing.assert_allclose(s.run(dz), [2.0177, -1.0998], atol=1e-4)  # real TF's
+
+
+def test_while_gradient_moves_shape_ops_into_the_forward_loop_as_tf():
+    x, w = tf.placeholder(tf.float32, None), tf.placeholder(tf.float32, None)
+    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * w), [tf.constant(0), x])
+    dx, dw = tf.gradients(y, [x, w])
+    accumulators = sorted(op.name for op in tf.get_default_graph().get_operations() if op.type == "EmptyTensorList")
+    # TF's two: the loop variable, and the shape of the captured w that Mul's gradient reads (not w itself)
+    assert [name.split("/")[-2] for name in accumulators] == ["Placeholder_1_0", "Shape_1_0"]
+    body = tf.get_default_graph().get_operation_by_name("while").get_attr("body").name
+    nodes = {n.op for f in tf.get_default_graph().as_graph_def().library.function if f.signature.name == body
+             for n in f.node_def}
+    assert {"Shape", "TensorListPushBack"} <= nodes
+    with tf.Session() as s:
+        values = s.run([y, dx, dw], {x: [1.0, 2.0], w: [0.5, 1.5]})
+    np.testing.assert_allclose(values, [[0.125, 6.75], [0.125, 3.375], [0.75, 13.5]])  # real TF's
