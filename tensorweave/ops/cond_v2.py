@@ -1,7 +1,14 @@
 """Functional conditionals built as TF 2.21 builds them in graph mode: `indexed_case` (what `tf.switch_case`
 makes, also under `disable_v2_behavior`) is one `StatelessCase` op (`Case` when a branch is stateful) whose
 branches are functions of the library, and `cond_v2` (what `tf.cond` makes under control flow v2) one
-`StatelessIf` (`If`); the gradient of either is the same op over its branches' backward functions.
+`StatelessIf` (`If`); the gradient of either is the same op over its branches' gradient functions.
+
+The gradient is TF 2.21's: each branch's gradient function (`<branch>_grad_<uid>`) differentiates the
+branch graph itself; a forward value it reads is wrapped in an optional (OptionalFromValue) that the forward
+branch returns as an extra output, the other branches returning an empty one (OptionalNone) in its place,
+and the forward op is rewritten in place (`<branch>_rewritten`, more outputs), so that no forward op runs
+twice (a random value differentiates as it was drawn). A session that already holds the forward op keeps its
+old copy, as in TF.
 
 Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`, `<scope>_true_<uid>`, `<scope>_false_<uid>`)
 that shares the outer graph's collections. Every branch takes the same inputs: the union of the outer tensors
