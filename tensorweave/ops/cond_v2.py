@@ -28,6 +28,7 @@ from typing import Any
 from tensorweave.framework import dtypes, function_def, importer, nest
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import (
     constant_ops,
@@ -37,6 +38,7 @@ from tensorweave.ops import (
     fill_ops,
     gradients,
     manipulation_ops,
+    sequence_ops,
 )
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.function_ops import function_name
@@ -305,8 +307,41 @@ def _grad_graph(op: Operation, forward: FuncGraph, grads: Sequence[Any]) -> tupl
     with graph.as_default():
         dxs = gradients.gradients([y for y, _ in pairs], list(forward.inputs), grad_ys=[g for _, g in pairs]) \
             if pairs else [None] * len(forward.inputs)
-        # TF's trace returns an Identity of each (zeros where only another branch's flows come later)
-        return graph, [None if dx is None else manipulation_ops.identity(convert_to_tensor(dx)) for dx in dxs]
+        # TF's trace returns an Identity of each (of each component of an IndexedSlices); zeros where only
+        # another branch's flows come later
+        return graph, [None if dx is None else _returned(dx) for dx in dxs]
+
+
+def _returned(dx: Any) -> Any:
+    if isinstance(dx, IndexedSlices):
+        return IndexedSlices(*(None if t is None else manipulation_ops.identity(t)
+                               for t in (dx.values, dx.indices, dx.dense_shape)))
+    return manipulation_ops.identity(convert_to_tensor(dx))
+
+
+def _match_composites(graphs: Sequence[FuncGraph], outputs: list[list[Any]]) -> None:
+    """Make each branch's gradients of one input alike (TF's _make_output_composite_tensors_match and
+    _make_indexed_slices_indices_types_match): where one branch's is an IndexedSlices, the others' dense ones
+    become IndexedSlices of all their rows, and int32 indices become int64 where another branch's are."""
+    for k, column in enumerate(zip(*outputs)):
+        if not any(isinstance(t, IndexedSlices) for t in column):
+            continue
+        if any(isinstance(t, IndexedSlices) and t.dense_shape is None for t in column):
+            for graph, outs in zip(graphs, outputs):
+                with graph.as_default():
+                    outs[k] = convert_to_tensor(outs[k])
+            continue
+        for graph, outs in zip(graphs, outputs):
+            if not isinstance(outs[k], IndexedSlices):
+                with graph.as_default():
+                    shape = fill_ops._shape_internal(outs[k], True)
+                    outs[k] = IndexedSlices(outs[k], sequence_ops.range(0, shape[0]), shape)
+        if len({outs[k].indices.dtype for outs in outputs}) > 1:
+            for graph, outs in zip(graphs, outputs):
+                if outs[k].indices.dtype == dtypes.int32:
+                    with graph.as_default():
+                        outs[k] = IndexedSlices(outs[k].values, cast(outs[k].indices, dtypes.int64),
+                                                outs[k].dense_shape)
 
 
 def _zeros_for(x: Tensor) -> Tensor | None:
@@ -339,18 +374,26 @@ def _selected_grad(op: Operation, attr: str, grads: Sequence[Any], is_if: bool) 
     built = [_grad_graph(op, forward, grads) for forward in forwards]
     graphs = [graph for graph, _ in built]
     returned = [i for i in range(len(op.inputs) - 1) if any(dxs[i] is not None for _, dxs in built)]
+    outputs = []
     for (graph, dxs), forward in zip(built, forwards):
         with graph.as_default():
-            graph.outputs = [dxs[i] if dxs[i] is not None else _zeros_for(forward.inputs[i]) for i in returned]
+            outputs.append([dxs[i] if dxs[i] is not None else _zeros_for(forward.inputs[i]) for i in returned])
     if any(graph.needs_rewrite for graph in graphs):
         _rewrite(op, forwards, [list(graph.wrapped.values()) for graph in graphs], is_if)
     if not returned:
         return [None] * len(op.inputs)
     branch_inputs = [[_resolve(op, forward, t) for t in graph.external_captures]
                      for graph, forward in zip(graphs, forwards)]
+    _match_composites(graphs, outputs)
+    for graph, outs in zip(graphs, outputs):
+        graph.outputs = [part for t in outs for part in
+                         ((t.values, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else (t,))]
     args = _match_inputs(graphs, branch_inputs)
-    results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [[0] * len(returned)] * len(graphs),
-                          None, is_if, op_name=None if is_if else "gradient")  # TF's names
+    flat = iter(_build_case(op.inputs[0], graphs, [g.name for g in graphs], args,
+                            [[0] * len(graphs[0].outputs)] * len(graphs), None, is_if,
+                            op_name=None if is_if else "gradient"))  # TF's names
+    results = [IndexedSlices(next(flat), next(flat), next(flat)) if isinstance(t, IndexedSlices) else next(flat)
+               for t in outputs[0]]
     by_input = dict(zip(returned, results))
     return [None] + [by_input.get(i) for i in range(len(op.inputs) - 1)]
 

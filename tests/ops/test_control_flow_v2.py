@@ -510,3 +510,19 @@ def test_while_gradient_moves_shape_ops_into_the_forward_loop_as_tf():
     with tf.Session() as s:
         values = s.run([y, dx, dw], {x: [1.0, 2.0], w: [0.5, 1.5]})
     np.testing.assert_allclose(values, [[0.125, 6.75], [0.125, 3.375], [0.75, 13.5]])  # real TF's
+
+
+def test_case_gradient_keeps_indexed_slices_as_tf():
+    x = tf.constant([1.0, 2.0, 3.0])
+    v = tf.get_variable("v", initializer=[0.5, 1.0, 2.0], use_resource=True)
+    i = tf.placeholder(tf.int32, [])
+    y = tf.switch_case(i, [lambda: tf.sin(x) * v, lambda: tf.exp(x), lambda: tf.gather(v, [0, 2, 1]) * x])
+    dx, dv = tf.gradients(y, [x, v])
+    case = dx.op.inputs[0].op
+    # TF's: x's gradient and the three parts of v's IndexedSlices, the dense branches' made IndexedSlices too
+    assert (case.type, len(case.outputs)) == ("StatelessCase", 4) and isinstance(dv, tf.IndexedSlices)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        expected = {0: np.sin([1.0, 2.0, 3.0]), 1: [0.0, 0.0, 0.0], 2: [1.0, 3.0, 2.0]}
+        for k, want in expected.items():
+            np.testing.assert_allclose(s.run(tf.convert_to_tensor(dv), {i: k}), want, atol=1e-6)
