@@ -353,9 +353,14 @@ class Operation:
             self._inputs.append(tensor)
             tensor._consumers.append(self)
         self._node_def.input = data_inputs + [t._as_node_def_input() for t in tensors] + controls
+        return self._add_outputs([t.dtype.base_dtype for t in tensors])
+
+    def _add_outputs(self, types: list[dtypes.DType]) -> list[Tensor]:
+        """Append outputs of these dtypes (TF's cond_v2 so adds the intermediates a gradient reads to a
+        forward If); the new outputs."""
         start = len(self._outputs)
-        for i, t in enumerate(tensors):
-            self._outputs.append(SymbolicTensor(self, start + i, t.dtype.base_dtype))
+        for i, dtype in enumerate(types):
+            self._outputs.append(SymbolicTensor(self, start + i, dtype))
             next(uids)
         return self._outputs[start:]
 

@@ -299,7 +299,28 @@ def inline_function_body(g: Graph, f: str, args: list[Tensor]) -> list[Tensor]:
         raise ValueError(f"Function {f} is not in the graph's library")
     body = function_def.function_def_to_body(function.definition, {n: lf.definition for n, lf in
                                                                       g._functions.items()})
-    return inline_body(g, body, args)
+    return inline_body(g, _traced_names(body, function.definition.signature), args)
+
+
+def _traced_names(body: GraphDef, signature: Any) -> GraphDef:
+    """The body with the nodes that FunctionDef conversion renamed `<x>_0` (a result or argument was named
+    `x`, TF's C API rule) named `x` again, as in the graph it was traced from (TF differentiates that graph:
+    its gradient ops are named after these)."""
+    taken = {n.name for n in body.node}
+    args = {a.name for a in list(signature.input_arg) + list(signature.output_arg)}
+    renamed = {n.name: n.name[:-2] for n in body.node if n.op not in ("_Arg", "_Retval") and
+               n.name.endswith("_0") and n.name[:-2] in args and n.name[:-2] not in taken}
+    if not renamed:
+        return body
+
+    def source(spec: str) -> str:
+        control, name, rest = spec.startswith("^"), *spec.lstrip("^").partition(":")[::2]
+        name = renamed.get(name, name)
+        return f"{'^' if control else ''}{name}{':' + rest if rest else ''}"
+
+    nodes = [dataclasses.replace(n, name=renamed.get(n.name, n.name), input=[source(i) for i in n.input])
+             for n in body.node]
+    return dataclasses.replace(body, node=nodes)
 
 
 def inline_body(g: Graph, body: GraphDef, args: list[Tensor]) -> list[Tensor]:

@@ -1,7 +1,14 @@
 """Functional conditionals built as TF 2.21 builds them in graph mode: `indexed_case` (what `tf.switch_case`
 makes, also under `disable_v2_behavior`) is one `StatelessCase` op (`Case` when a branch is stateful) whose
 branches are functions of the library, and `cond_v2` (what `tf.cond` makes under control flow v2) one
-`StatelessIf` (`If`); the gradient of either is the same op over its branches' backward functions.
+`StatelessIf` (`If`); the gradient of either is the same op over its branches' gradient functions.
+
+The gradient is TF 2.21's: each branch's gradient function (`<branch>_grad_<uid>`) differentiates the
+branch graph itself; a forward value it reads is wrapped in an optional (OptionalFromValue) that the forward
+branch returns as an extra output, the other branches returning an empty one (OptionalNone) in its place,
+and the forward op is rewritten in place (`<branch>_rewritten`, more outputs), so that no forward op runs
+twice (a random value differentiates as it was drawn). A session that already holds the forward op keeps its
+old copy, as in TF.
 
 Each branch is traced into a FuncGraph (`<scope>_branch<k>_<uid>`, `<scope>_true_<uid>`, `<scope>_false_<uid>`)
 that shares the outer graph's collections. Every branch takes the same inputs: the union of the outer tensors
@@ -14,16 +21,26 @@ specific shape compatible with every branch's.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tensorweave.framework import dtypes, function_def, nest
+from tensorweave.framework import dtypes, function_def, importer, nest
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.ops import def_function, manipulation_ops
+from tensorweave.ops import (
+    constant_ops,
+    control_flow_ops,
+    dataset_ops,
+    def_function,
+    fill_ops,
+    gradients,
+    manipulation_ops,
+    sequence_ops,
+)
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.control_flow_ops import V2_BUILDERS
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import Case, If, StatelessCase, StatelessIf
 from tensorweave.ops.shape_ops import squeeze
@@ -96,6 +113,7 @@ def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequen
     if not outputs:
         return structure
     op = outputs[0].op
+    _BRANCHES[op] = list(graphs)
     op._set_attr("_read_only_resource_inputs", [])
     op._set_attr("_lower_using_switch_merge", True)
     with name_scope(name) if name else contextlib.nullcontext():  # TF's: in the scope the op was named in
@@ -188,35 +206,244 @@ def _components(value: Any, pred: Tensor) -> Any:
     return value
 
 
-def _selected_grad(op: Operation, branches: Sequence[str], grads: Sequence[Any], is_if: bool) -> list[Tensor | None]:
-    """Gradients of a Case's or If's inputs: the same op on the same index or condition over each branch's
-    backward function, every one returning a gradient (zeros where none flows) for each floating or
-    list input."""
-    built = [def_function.backward_graph(op, fname, grads, zeros_for_unconnected=True) for fname in branches]
-    graphs = [graph for graph, _, _ in built]
-    flowing, returned = built[0][1], built[0][2]
+SELECTING_OPS = ("If", "StatelessIf", "Case", "StatelessCase")
+
+
+def rewritten(op: Operation) -> bool:
+    """Whether a gradient rewrote this If or Case to return intermediates (a loop body that inlines its
+    function again must rewrite that copy alike)."""
+    return op in _BRANCHES and len(op.outputs) > len(_BRANCHES[op][0].outputs) - sum(
+        t.op.type in ("OptionalFromValue", "OptionalNone") for t in _BRANCHES[op][0].outputs)
+
+
+# The branch graphs of each If and Case built here or differentiated (TF keeps them on the op): a gradient
+# reads their intermediates and rewrites them to output those.
+_BRANCHES: weakref.WeakKeyDictionary[Operation, list[FuncGraph]] = weakref.WeakKeyDictionary()
+
+
+def _branch_graphs(op: Operation, names: Sequence[str]) -> list[FuncGraph]:
+    """The op's branch graphs: those it was built from, else each function's body inlined into a new graph
+    on placeholders named as its arguments (TF's get_func_graphs)."""
+    if op not in _BRANCHES:
+        graphs = []
+        for fname in names:
+            graph = FuncGraph(fname, op.graph)
+            graph._functions = dict(op.graph._functions)
+            signature = op.graph._get_function(fname).definition.signature
+            with graph.as_default():
+                graph.inputs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name=arg.name)
+                                for t, arg in zip(op.inputs[1:], signature.input_arg)]
+                graph.outputs = importer.inline_function_body(graph, fname, graph.inputs)
+            graphs.append(graph)
+        _BRANCHES[op] = graphs
+    return _BRANCHES[op]
+
+
+class _CondGradGraph(FuncGraph):
+    """The gradient function of one branch (TF's _CondGradFuncGraph). A forward intermediate it reads is
+    wrapped in an optional that the forward branch returns as an extra output (`needs_rewrite`), captured and
+    unwrapped here; the other branches return an empty optional in its place, so no forward op runs twice.
+    A forward constant is copied; the branch's inputs and results are captured as they are (and resolved to
+    the op's inputs and outputs)."""
+
+    def __init__(self, name: str, forward: FuncGraph, outer: Any) -> None:
+        super().__init__(name, outer, collections=outer._collections)
+        self._functions = dict(outer._functions)
+        self.forward = forward
+        self.needs_rewrite = False
+        self.wrapped: dict[Any, Tensor] = {}  # forward intermediate -> its optional in the forward branch
+        self.unwrapped: dict[Any, Tensor] = {}  # forward intermediate -> its value here
+
+    def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
+        forward = self.forward
+        if tensor.graph is not forward or any(tensor is t for t in forward.inputs) or \
+                any(tensor is t for t in forward.outputs):
+            return super().capture(tensor, name)
+        known = self.unwrapped.get(tensor.ref())
+        if known is not None:
+            return known
+        scope = name[:-len(tensor.op.name) - 1] if name and name.endswith("/" + tensor.op.name) else ""
+        with self.as_default(), self.control_dependencies(None), self.name_scope(None):
+            if tensor.op.type == "Const":
+                value = self.create_op("Const", [], name=f"{scope}/Const" if scope else "Const",
+                                       attrs=dict(tensor.op._node_def.attr)).outputs[0]
+            elif tensor.dtype == dtypes.resource:
+                value = super().capture(_handle_input(tensor, forward), name)
+            else:
+                if tensor.ref() not in self.wrapped:
+                    self.wrapped[tensor.ref()] = self._optional_of(tensor)
+                captured = super().capture(self.wrapped[tensor.ref()], name)
+                value = dataset_ops.OptionalGetValue(captured, output_types=[tensor.dtype.base_dtype],
+                                                     output_shapes=[tensor.shape],
+                                                     name=f"{scope}/OptionalGetValue" if scope else None)[0]
+                value.set_shape(tensor.shape)
+        self.unwrapped[tensor.ref()] = value
+        return value
+
+    def _optional_of(self, tensor: Tensor) -> Tensor:
+        """`tensor` wrapped in an optional in the forward branch: one its results already hold (an earlier
+        gradient's), else a new one."""
+        for consumer in tensor.consumers():
+            if consumer.type == "OptionalFromValue" and any(consumer.outputs[0] is t for t in self.forward.outputs):
+                return consumer.outputs[0]
+        self.needs_rewrite = True
+        with self.forward.as_default(), self.forward.control_dependencies(None), self.forward.name_scope(None):
+            return dataset_ops.OptionalFromValue([tensor])
+
+
+def _handle_input(handle: Tensor, graph: FuncGraph) -> Tensor:
+    """The input of `graph` a resource handle inside it passes on (through Identities), else the handle."""
+    while not any(handle is t for t in graph.inputs) and handle.op.type == "Identity":
+        handle = handle.op.inputs[0]
+    return handle
+
+
+def _grad_graph(op: Operation, forward: FuncGraph, grads: Sequence[Any]) -> tuple[_CondGradGraph, list[Any]]:
+    """The gradient function of one branch on the op's output gradients, and its gradient of each branch
+    input (None where none flows)."""
+    outer = get_default_graph()
+    graph = _CondGradGraph(f"{forward.name}_grad_{next(def_function.uids)}", forward, outer)
+    pairs = [(y, g) for y, g in zip(forward.outputs, grads) if gradients.is_trainable(y) and g is not None]
+    with graph.as_default():
+        dxs = gradients.gradients([y for y, _ in pairs], list(forward.inputs), grad_ys=[g for _, g in pairs]) \
+            if pairs else [None] * len(forward.inputs)
+        # TF's trace returns an Identity of each (of each component of an IndexedSlices); zeros where only
+        # another branch's flows come later
+        return graph, [None if dx is None else _returned(dx) for dx in dxs]
+
+
+def _returned(dx: Any) -> Any:
+    if isinstance(dx, IndexedSlices):
+        return IndexedSlices(*(None if t is None else manipulation_ops.identity(t)
+                               for t in (dx.values, dx.indices, dx.dense_shape)))
+    return manipulation_ops.identity(convert_to_tensor(dx))
+
+
+def _match_composites(graphs: Sequence[FuncGraph], outputs: list[list[Any]]) -> None:
+    """Make each branch's gradients of one input alike (TF's _make_output_composite_tensors_match and
+    _make_indexed_slices_indices_types_match): where one branch's is an IndexedSlices, the others' dense ones
+    become IndexedSlices of all their rows, and int32 indices become int64 where another branch's are."""
+    for k, column in enumerate(zip(*outputs)):
+        if not any(isinstance(t, IndexedSlices) for t in column):
+            continue
+        if any(isinstance(t, IndexedSlices) and t.dense_shape is None for t in column):
+            for graph, outs in zip(graphs, outputs):
+                with graph.as_default():
+                    outs[k] = convert_to_tensor(outs[k])
+            continue
+        for graph, outs in zip(graphs, outputs):
+            if not isinstance(outs[k], IndexedSlices):
+                with graph.as_default():
+                    shape = fill_ops._shape_internal(outs[k], True)
+                    outs[k] = IndexedSlices(outs[k], sequence_ops.range(0, shape[0]), shape)
+        if len({outs[k].indices.dtype for outs in outputs}) > 1:
+            for graph, outs in zip(graphs, outputs):
+                if outs[k].indices.dtype == dtypes.int32:
+                    with graph.as_default():
+                        outs[k] = IndexedSlices(outs[k].values, cast(outs[k].indices, dtypes.int64),
+                                                outs[k].dense_shape)
+
+
+def _zeros_for(x: Tensor) -> Tensor | None:
+    """The zero gradient of branch input `x` where another branch's flows (TF's default_gradient.zeros_like)."""
+    if x.dtype == dtypes.resource:
+        return control_flow_ops.zeros_for_resource(x) if control_flow_ops.variable_handle_source(x) is not None \
+            else None
+    return fill_ops.zeros_like(x)
+
+
+def _resolve(op: Operation, forward: FuncGraph, tensor: Tensor) -> Tensor:
+    """What a gradient function's capture `tensor` reads at the op (TF's _resolve_grad_inputs): a branch
+    input is the op's input, a branch result the op's output."""
+    if tensor.graph is not forward:
+        return tensor
+    for i, t in enumerate(forward.outputs):
+        if t is tensor:
+            return op.outputs[i]
+    return op.inputs[1 + next(i for i, t in enumerate(forward.inputs) if t is tensor)]
+
+
+def _selected_grad(op: Operation, attr: str, grads: Sequence[Any], is_if: bool) -> list[Tensor | None]:
+    """Gradients of a Case's or If's inputs, as TF's _IfGrad and _CaseGrad: the same op on the same index or
+    condition over each branch's gradient function, which returns a gradient (zeros where only another
+    branch's flows) of each branch input. The forward values those functions read are extra outputs of the
+    forward op, its branches rewritten (`<branch>_rewritten`) to return them as optionals."""
+    names = [function_name(op._node_def.attr[a]) for a in ("then_branch", "else_branch")] if is_if else \
+        [function_name(b) for b in op._node_def.attr[attr]]
+    forwards = _branch_graphs(op, names)
+    built = [_grad_graph(op, forward, grads) for forward in forwards]
+    graphs = [graph for graph, _ in built]
+    returned = [i for i in range(len(op.inputs) - 1) if any(dxs[i] is not None for _, dxs in built)]
+    outputs = []
+    for (graph, dxs), forward in zip(built, forwards):
+        with graph.as_default():
+            outputs.append([dxs[i] if dxs[i] is not None else _zeros_for(forward.inputs[i]) for i in returned])
+    if any(graph.needs_rewrite for graph in graphs):
+        _rewrite(op, forwards, [list(graph.wrapped.values()) for graph in graphs], is_if)
     if not returned:
         return [None] * len(op.inputs)
-    extra = _union_inputs(graphs)
-    args = [convert_to_tensor(grads[i]) for i in flowing] + list(op.inputs)[1:] + extra
-    results = _build_case(op.inputs[0], graphs, [g.name for g in graphs], args, [[0] * len(returned)] * len(graphs),
-                          None, is_if, op_name=None if is_if else "gradient")  # TF's names
+    branch_inputs = [[_resolve(op, forward, t) for t in graph.external_captures]
+                     for graph, forward in zip(graphs, forwards)]
+    _match_composites(graphs, outputs)
+    for graph, outs in zip(graphs, outputs):
+        graph.outputs = [part for t in outs for part in
+                         ((t.values, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else (t,))]
+    args = _match_inputs(graphs, branch_inputs)
+    flat = iter(_build_case(op.inputs[0], graphs, [g.name for g in graphs], args,
+                            [[0] * len(graphs[0].outputs)] * len(graphs), None, is_if,
+                            op_name=None if is_if else "gradient"))  # TF's names
+    results = [IndexedSlices(next(flat), next(flat), next(flat)) if isinstance(t, IndexedSlices) else next(flat)
+               for t in outputs[0]]
     by_input = dict(zip(returned, results))
     return [None] + [by_input.get(i) for i in range(len(op.inputs) - 1)]
 
 
+def _rewrite(op: Operation, forwards: Sequence[FuncGraph], optionals: Sequence[list[Tensor]], is_if: bool) -> None:
+    """Make the forward op return `optionals` too: each branch returns its own, then empty optionals for the
+    longest list's remaining places (TF's _make_intermediates_match); its branches renamed `_rewritten`."""
+    size = max(len(o) for o in optionals)
+    for forward, own in zip(forwards, optionals):
+        with forward.as_default(), forward.control_dependencies(None), forward.name_scope(None):
+            forward.outputs = forward.outputs + own + [dataset_ops.OptionalNone() for _ in range(size - len(own))]
+        forward.name += "_rewritten"
+        def_function.add_to_library(forward, forward.name, op.graph)
+    if is_if:
+        op._set_attr("then_branch", forwards[0].name)
+        op._set_attr("else_branch", forwards[1].name)
+    else:
+        op._set_attr("branches", [forward.name for forward in forwards])
+    old = len(op.outputs)
+    op._set_attr("Tout", [t.dtype for t in forwards[0].outputs])
+    op._set_attr("output_shapes", [t.shape for t in forwards[0].outputs])
+    for t in op._add_outputs([dtypes.variant] * (len(forwards[0].outputs) - old)):
+        t.set_shape([])
+
+
+def _match_inputs(graphs: Sequence[FuncGraph], branch_inputs: Sequence[list[Tensor]]) -> list[Tensor]:
+    """The union of the branches' outer inputs, first seen first; each graph's `inputs` become its
+    placeholders for exactly these (a dummy `Placeholder` for one it does not read), TF's _make_inputs_match."""
+    union: dict[int, Tensor] = {}
+    for inputs in branch_inputs:
+        for t in inputs:
+            union.setdefault(id(t), t)
+    for graph, inputs in zip(graphs, branch_inputs):
+        params = {id(t): p for t, p in zip(inputs, graph.inputs)}
+        with graph.as_default(), graph.control_dependencies(None), graph.name_scope(None):
+            graph.inputs = [params[key] if key in params else constant_ops.placeholder(t.dtype.base_dtype, t.shape)
+                            for key, t in union.items()]
+    return list(union.values())
+
+
 def _case_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
-    return _selected_grad(op, [function_name(b) for b in op._node_def.attr["branches"]], grads, is_if=False)
+    return _selected_grad(op, "branches", grads, is_if=False)
 
 
 def _if_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
-    """TF differentiates an If's branch functions so too (cond_v2's _IfGrad): an If of their backward functions."""
-    branches = [function_name(op._node_def.attr[a]) for a in ("then_branch", "else_branch")]
-    return _selected_grad(op, branches, grads, is_if=True)
+    return _selected_grad(op, "", grads, is_if=True)
 
 
 Case.gradient(_case_grad)
 StatelessCase.gradient(_case_grad)
 If.gradient(_if_grad)
 StatelessIf.gradient(_if_grad)
-V2_BUILDERS["cond"] = cond_v2
+control_flow_ops.V2_BUILDERS["cond"] = cond_v2

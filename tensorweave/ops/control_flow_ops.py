@@ -1372,7 +1372,9 @@ def zeros_for_resource(handle: Tensor) -> Tensor:
     if source is None:
         raise ValueError(f"Internal error: Tried to take gradients (or similar) of a variable without handle data:\n"
                          f"{handle}")
-    zeros = fill_ops.zeros(raw_ops.VariableShape(input=handle), dtype=source.get_attr("dtype"))
+    shape = tensor_shape.as_shape(source.get_attr("shape"))  # a known shape is a constant one, as TF's
+    zeros = fill_ops.zeros(shape.as_list() if shape.is_fully_defined() else raw_ops.VariableShape(input=handle),
+                           dtype=source.get_attr("dtype"))
     zeros.set_shape(source.get_attr("shape"))
     return zeros
 

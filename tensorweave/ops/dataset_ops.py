@@ -243,6 +243,9 @@ IteratorGetNextAsOptional = Op("IteratorGetNextAsOptional", inputs=["iterator: r
 OptionalHasValue = Op("OptionalHasValue", inputs=["optional: variant"], outputs=["has_value: bool"])
 OptionalGetValue = Op("OptionalGetValue", inputs=["optional: variant"], outputs=["components: output_types"],
                       attrs=_STRUCTURE_ATTRS)
+OptionalFromValue = Op("OptionalFromValue", inputs=["components: Toutput_types"], outputs=["optional: variant"],
+                       attrs=["Toutput_types: list(type) >= 1"])
+OptionalNone = Op("OptionalNone", outputs=["optional: variant"])
 IteratorToStringHandle = Op("IteratorToStringHandle", inputs=["resource_handle: resource"],
                             outputs=["string_handle: string"], is_stateful=True)
 IteratorFromStringHandleV2 = Op("IteratorFromStringHandleV2", inputs=["string_handle: string"],
@@ -257,6 +260,8 @@ IteratorFromStringHandleV2 = Op("IteratorFromStringHandleV2", inputs=["string_ha
 @DatasetCardinality.shape
 @IteratorGetNextAsOptional.shape
 @OptionalHasValue.shape
+@OptionalFromValue.shape
+@OptionalNone.shape
 def _scalar_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
@@ -377,6 +382,23 @@ class OptionalValue:
     def __init__(self, components: list[Any] | None) -> None:
         self.components = components
 
+    def zeros_like(self, xp: Any) -> OptionalValue:
+        """An optional of zeros like each component (TF's ZerosLike of an optional; an empty one stays empty)."""
+        if self.components is None:
+            return self
+        return OptionalValue([c.zeros_like(xp) if not hasattr(c, "dtype") else xp.zeros_like(c)
+                              for c in self.components])
+
+    def add(self, other: OptionalValue) -> OptionalValue:
+        """The component-wise sum, as TF's AddN of optionals (a gradient summed over paths)."""
+        if self.components is None or other.components is None:
+            if self.components is None and other.components is None:
+                return self
+            raise errors.InvalidArgumentError(None, None, "Cannot add optionals because one has a value and the "
+                                              "other doesn't.")
+        return OptionalValue([a.add(b) if not hasattr(a, "dtype") else a + b
+                              for a, b in zip(self.components, other.components)])
+
 
 @IteratorGetNextAsOptional.kernel("CPU")
 def _iterator_get_next_as_optional(ctx: OpKernelContext, iterator: IteratorResource, output_types: list,
@@ -397,8 +419,28 @@ def _optional_get_value(ctx: OpKernelContext, optional: OptionalValue, output_ty
                         output_shapes: list) -> Any:
     if optional.components is None:
         raise errors.InvalidArgumentError(ctx.node_def, None, "The given optional does not have a value.")
-    element = optional.components
-    return element[0] if len(element) == 1 else element
+    return list(optional.components)
+
+
+@OptionalFromValue.kernel("CPU", "GPU")
+def _optional_from_value(ctx: OpKernelContext, *components: Any, Toutput_types: list) -> OptionalValue:
+    return OptionalValue(list(components))
+
+
+@OptionalNone.kernel("CPU", "GPU")
+def _optional_none(ctx: OpKernelContext) -> OptionalValue:
+    return OptionalValue(None)
+
+
+@OptionalFromValue.gradient
+def _optional_from_value_grad(op: Any, grad: Any) -> list[Any]:
+    """The components' gradients, read from the optional gradient (TF's)."""
+    return OptionalGetValue(grad, output_types=[t.dtype for t in op.inputs], output_shapes=[t.shape for t in op.inputs])
+
+
+@OptionalGetValue.gradient
+def _optional_get_value_grad(op: Any, *grads: Any) -> list[Any]:
+    return [OptionalFromValue(list(grads))]
 
 
 @IteratorToStringHandle.kernel("CPU")

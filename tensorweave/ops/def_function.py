@@ -34,7 +34,6 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.framework import (
     auto_control_deps,
-    dtypes,
     function_def,
     importer,
     nest,
@@ -61,7 +60,6 @@ from tensorweave.ops.function_ops import PartitionedCall, StatefulPartitionedCal
 from tensorweave.platform.tf_export import tf_export
 
 param_kinds = inspect.Parameter
-_SELECTING_OPS = ("Case", "StatelessCase", "If", "StatelessIf")  # their first input picks a branch
 # The ConfigProto TF 2.21's graph-mode calls record (CPU:1, GPU:0, allow_soft_placement, ...), as TF writes it.
 _CONFIG_PROTO = b"\n\x07\n\x03CPU\x10\x01\n\x07\n\x03GPU\x10\x002\x02J\x008\x01\x82\x01\x00\x92\x01\x02J\x00"
 
@@ -477,20 +475,15 @@ def gradients_scope(graph: Graph) -> str:
     return next((part for part in graph.get_name_scope().split("/") if part.startswith("gradients")), "gradients")
 
 
-def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_unconnected: bool = False
-                   ) -> tuple[FuncGraph, list[int], list[int]]:
+def backward_graph(op: Operation, fname: str, grads: Sequence[Any]) -> tuple[FuncGraph, list[int], list[int]]:
     """The backward function of library function `fname` called by `op` with these output gradients: a
     FuncGraph on (the call's inputs, the gradients that are not None) that recomputes the body and returns the
-    inputs' gradients. Also which gradients it takes and which inputs it returns gradients of (every floating
-    one, zeros where none flows, with `zeros_for_unconnected`: each branch of a Case or If must return the
-    same). A branch's backward function is `<branch>_grad_<uid>` and takes the gradients first, as TF's."""
+    inputs' gradients. Also which gradients it takes and which inputs it returns gradients of."""
     outer = op.graph
     scope = gradients_scope(get_default_graph())
-    selecting = op.type in _SELECTING_OPS
-    backward = FuncGraph(f"{fname}_grad_{next(uids)}" if selecting else
-                         f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
+    backward = FuncGraph(f"__inference___backward_{fname.removeprefix('__inference_')}_{next(uids)}", outer)
     backward._functions = dict(outer._functions)
-    inputs = list(op.inputs)[1:] if selecting else list(op.inputs)  # an index is no argument
+    inputs = list(op.inputs)
     flowing = [i for i, g in enumerate(grads) if g is not None]
     with backward.as_default():
         xs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name="placeholder") for t in inputs]
@@ -498,14 +491,10 @@ def backward_graph(op: Operation, fname: str, grads: Sequence[Any], zeros_for_un
             backward.stand_for(x, t)
         dys = [constant_ops.placeholder(grads[i].dtype.base_dtype, op.outputs[i].shape, name="placeholder")
                for i in flowing]
-        backward.inputs = dys + xs if selecting else xs + dys
+        backward.inputs = xs + dys
         ys = importer.inline_function_body(backward, fname, xs)
         dxs = gradients.gradients([ys[i] for i in flowing], xs, grad_ys=dys, name=scope) if flowing else \
             [None] * len(xs)
-        if zeros_for_unconnected:
-            dxs = [dx if dx is not None else fill_ops.zeros_like(x) if x.dtype.is_floating or x.dtype == dtypes.variant else
-                   control_flow_ops.zeros_for_resource(x) if x.dtype == dtypes.resource and
-                   control_flow_ops.variable_handle_source(x) is not None else None for x, dx in zip(xs, dxs)]
         returned = [i for i, dx in enumerate(dxs) if dx is not None]
         backward.outputs = [manipulation_ops.identity(convert_to_tensor(dxs[i])) for i in returned]
     return backward, flowing, returned

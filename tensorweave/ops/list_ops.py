@@ -5,9 +5,12 @@ TF's gradients.
 
 A list is a value, as in TF: every op makes a new list and leaves its input as it was. A `TensorList` is a
 view of the first `length` items of a Python list that several lists may share; a push appends in place when
-no other list has grown that backing list past this one, so that a loop that pushes one value per iteration,
-and the gradient loop that pops them, stay linear in the number of iterations. Other changes copy the items
-(the tensors themselves are shared). An unset item is None: it reads as zeros when the element shape is known.
+no other list has grown that backing list past this one, and a SetItem sets in place when no other list has
+grown or set it since this one was made (the older lists read the values it replaced through the backing
+list's log, TF's in-place forwarding of a list no one else holds made safe for any holder), so that a loop
+that pushes or writes one value per iteration, and the gradient loop that pops or reads them, stay linear in
+the number of iterations. Other changes copy the items (the tensors themselves are shared). An unset item is
+None: it reads as zeros when the element shape is known.
 """
 
 from __future__ import annotations
@@ -25,44 +28,92 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import fill_ops, indexing_ops, manipulation_ops, shape_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 
-_append_lock = threading.Lock()  # one push at a time may extend a shared backing list
+_append_lock = threading.Lock()  # one list at a time may change a shared backing list
+_LOG_SCAN = 8  # an older list reads one item through at most this many log entries, else copies its items
+
+
+class _Backing(list):
+    """The Python list several list values may view, and the log of the items set in place in it (index, the
+    value it replaced), oldest first: a view made before an entry reads through it to the value it holds."""
+
+    __slots__ = ("log",)
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self.log: list[tuple[int, Any]] = []
 
 
 class TensorList:
     """One list value: its element dtype, element shape (partial) and bound (-1: none), and its items: the
-    first `length` of a backing Python list (None: unset)."""
+    first `length` of a backing list (None: unset) as they were when its log was `epoch` entries long."""
 
-    __slots__ = ("element_dtype", "element_shape", "max_num_elements", "_items", "length")
+    __slots__ = ("element_dtype", "element_shape", "max_num_elements", "_items", "length", "_epoch")
 
     def __init__(self, element_dtype: dtypes.DType, element_shape: tensor_shape.TensorShape, max_num_elements: int,
-                 items: list[Any] | None = None, length: int | None = None) -> None:
+                 items: list[Any] | None = None, length: int | None = None, epoch: int = 0) -> None:
         self.element_dtype = element_dtype
         self.element_shape = element_shape
         self.max_num_elements = max_num_elements
-        self._items = [] if items is None else items
+        self._items = items if isinstance(items, _Backing) else _Backing(() if items is None else items)
         self.length = len(self._items) if length is None else length
+        self._epoch = epoch
+
+    def _own(self) -> _Backing:
+        """The backing list, made this list's own first if a newer list set items in it since this one was
+        made (rebuilt from the log once; called holding `_append_lock`)."""
+        backing = self._items
+        if self._epoch != len(backing.log):
+            items = _Backing(backing[:self.length])
+            for index, old in reversed(backing.log[self._epoch:]):
+                if index < self.length:
+                    items[index] = old
+            self._items, self._epoch = items, 0
+        return self._items
 
     @property
     def items(self) -> list[Any]:
         """A new Python list of the items, for an op to change."""
-        return self._items[:self.length]
+        with _append_lock:
+            return self._own()[:self.length]
 
     def get(self, index: int) -> Any:
-        return self._items[index]
+        with _append_lock:
+            log = self._items.log
+            if len(log) - self._epoch <= _LOG_SCAN:  # a read just before a write (a gradient's) stays O(1)
+                return next((old for i, old in log[self._epoch:] if i == index), self._items[index])
+            return self._own()[index]
 
     def with_items(self, items: list[Any], element_shape: tensor_shape.TensorShape | None = None) -> TensorList:
         shape = self.element_shape if element_shape is None else element_shape
         return TensorList(self.element_dtype, shape, self.max_num_elements, items)
 
+    def set(self, index: int, value: Any) -> TensorList:
+        """The list with `value` at `index` (< length): set in place when this list is the newest view of its
+        whole backing list (the lists made before read the replaced value through the log), else in a copy,
+        as also once the log outgrows the list (O(1) amortised, the log's memory bounded)."""
+        with _append_lock:
+            backing = self._own()
+            if len(backing) != self.length or len(backing.log) > len(backing):  # a copy bounds the log
+                backing = _Backing(backing[:self.length])
+            else:
+                backing.log.append((index, backing[index]))
+            backing[index] = value
+            return TensorList(self.element_dtype, self.element_shape, self.max_num_elements, backing, self.length,
+                              len(backing.log))
+
     def push(self, value: Any) -> TensorList:
         with _append_lock:
-            items = self._items if len(self._items) == self.length else self._items[:self.length]
+            backing = self._own()
+            items = backing if len(backing) == self.length else _Backing(backing[:self.length])
             items.append(value)
-        return TensorList(self.element_dtype, self.element_shape, self.max_num_elements, items, self.length + 1)
+            return TensorList(self.element_dtype, self.element_shape, self.max_num_elements, items, self.length + 1,
+                              len(items.log))
 
     def pop(self) -> tuple[TensorList, Any]:
-        return (TensorList(self.element_dtype, self.element_shape, self.max_num_elements, self._items,
-                           self.length - 1), self._items[self.length - 1])
+        with _append_lock:
+            backing = self._own()
+            return (TensorList(self.element_dtype, self.element_shape, self.max_num_elements, backing,
+                               self.length - 1, len(backing.log)), backing[self.length - 1])
 
     def zeros_like(self, xp: Any) -> TensorList:
         """TF's ZerosLike of a list: zeros where an item is set, unset where it is not."""
@@ -340,14 +391,17 @@ def _tensor_list_set_item(ctx: OpKernelContext, input_handle: TensorList, index:
     """The list with `item` at `index` (a later write replaces an earlier one, as in TF)."""
     _check_dtype(ctx, input_handle, element_dtype)
     index = int(index)
-    items = input_handle.items
-    if resize_if_index_out_of_bounds and index >= len(items):
-        items.extend([None] * (index + 1 - len(items)))
-    if index < 0 or index >= len(items):
-        raise invalid_argument(ctx, f"Trying to modify element {index} in a list with {len(items)} elements.")
+    length = input_handle.length
+    if resize_if_index_out_of_bounds and index >= length:
+        length = index + 1
+    if index < 0 or index >= length:
+        raise invalid_argument(ctx, f"Trying to modify element {index} in a list with {length} elements.")
     _check_item_shape(ctx, input_handle, item)
-    items[index] = _stored(item)
-    return input_handle.with_items(items)
+    if length > input_handle.length:
+        items = input_handle.items + [None] * (length - input_handle.length)
+        items[index] = _stored(item)
+        return input_handle.with_items(items)
+    return input_handle.set(index, _stored(item))
 
 
 @TensorListSetItem.gradient
@@ -415,6 +469,8 @@ def _full_items(ctx: OpKernelContext, handle: TensorList, shape: tensor_shape.Te
             zeros = _zeros(ctx, shape, dtype) if zeros is None else zeros
             picked[i] = zeros
         elif np.shape(item) != tuple(shape.as_list()):
+            if indices is not None:  # TF's Gather merges each item's shape in
+                _merged_shape(ctx, shape, np.shape(item))
             raise invalid_argument(ctx, f"Incompatible shapes in list: {tensor_shape.shape_string(np.shape(item))} "
                                         f"vs. {tensor_shape.shape_string(shape)}")
     return picked
@@ -468,8 +524,8 @@ def _tensor_list_gather(ctx: OpKernelContext, input_handle: TensorList, indices:
             raise invalid_argument(ctx, f"Index {i} out o range; list only has {input_handle.length} elements.")
     items = _full_items(ctx, input_handle, shape, flat,
                         "Tried to gather elements from an empty list with non-fully-defined element_shape: ",
-                        "Tried to gather elements from a list which only contains uninitialized tensors and has "
-                        "a non-fully-defined element_shape: ", element_dtype)
+                        "Tried to gather uninitialized tensors from a list with non-fully-defined element_shape: ",
+                        element_dtype)
     if not items:
         return _zeros(ctx, tensor_shape.TensorShape(indices.shape).concatenate(shape), element_dtype)
     return ctx.xp.stack(items).reshape(indices.shape + np.shape(items[0]))
@@ -520,7 +576,8 @@ def _from_tensor_grad(op: Operation, dlist: Tensor | None) -> list:
     return [TensorListStack(dlist, element_shape, element_dtype=t.dtype, num_elements=num_elements), None]
 
 
-def _scatter_rows(ctx: OpKernelContext, items: list[Any], tensor: Any, indices: Any) -> None:
+def _scatter_rows(ctx: OpKernelContext, items: list[Any], tensor: Any, indices: Any, hole: Any = None) -> None:
+    """Set `tensor`'s rows at `indices`, the list grown to the largest with `hole` items."""
     indices = np.asarray(indices).tolist()
     if len(indices) != np.shape(tensor)[0]:
         raise invalid_argument(ctx, f"Expected len(indices) == tensor.shape[0], but saw: {len(indices)} vs. "
@@ -530,7 +587,7 @@ def _scatter_rows(ctx: OpKernelContext, items: list[Any], tensor: Any, indices: 
             raise invalid_argument(ctx, f"Indices in TensorListScatter must all be non-negative. Got: {i}")
     top = max(indices, default=-1) + 1
     if top > len(items):
-        items.extend([None] * (top - len(items)))
+        items.extend([hole] * (top - len(items)))
     tensor = _stored(tensor)
     for row, i in enumerate(indices):
         items[i] = tensor[row]
@@ -569,7 +626,9 @@ TensorListScatterIntoExistingList.shape(_list_shape)
 @TensorListScatterIntoExistingList.kernel("CPU", "GPU", host_memory=("indices",))
 def _tensor_list_scatter_into(ctx: OpKernelContext, input_handle: TensorList, tensor: Any, indices: Any,
                               element_dtype: dtypes.DType) -> TensorList:
-    """The list with `tensor[i]` at `indices[i]`, grown to the largest index."""
+    """The list with `tensor[i]` at `indices[i]`, grown to the largest index. TF's kernel grows it with
+    default tensors (float32 of shape [0]), not unset items: a read of one gives that empty tensor, a
+    concat skips it, a stack fails on its shape."""
     _check_dtype(ctx, input_handle, element_dtype)
     if np.ndim(tensor) < 1:
         raise invalid_argument(ctx, f"Tensor must be at least a vector, but saw shape: "
@@ -579,7 +638,7 @@ def _tensor_list_scatter_into(ctx: OpKernelContext, input_handle: TensorList, te
                                     f"shape: {tensor_shape.shape_string(np.shape(tensor)[1:])} list shape: "
                                     f"{tensor_shape.shape_string(input_handle.element_shape)}")
     items = input_handle.items
-    _scatter_rows(ctx, items, tensor, indices)
+    _scatter_rows(ctx, items, tensor, indices, hole=ctx.xp.zeros([0], np.float32))
     return input_handle.with_items(items)
 
 
@@ -656,12 +715,21 @@ def _concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _tensor_list_concat(ctx: OpKernelContext, input_handle: TensorList, element_shape: Any, leading_dims: Any,
                         element_dtype: dtypes.DType, shape_type: dtypes.DType) -> list[Any]:
     """Every item concatenated along its first dimension, and each item's length; an unset item is zeros
-    `leading_dims[i]` rows long (or the element shape's first dimension, when known)."""
+    `leading_dims[i]` rows long (or the element shape's first dimension, when known: from the op and the
+    list, else the set items' one shape, as TF's infers it)."""
     _check_dtype(ctx, input_handle, element_dtype)
     shape = _element_shape(ctx, input_handle, element_shape)
     if shape.ndims == 0:
         raise invalid_argument(ctx, "Concat requires elements to be at least vectors, found scalars instead.")
     items = input_handle.items
+    first = None if shape.ndims is None else shape.as_list()[0]
+    for i, item in enumerate(items):
+        if item is not None and first is not None and np.size(item) and np.shape(item)[0] != first:
+            raise invalid_argument(ctx, "First entry of element_shape input does not match the first dim of list "
+                                        f"element at index: {i} Expected: {first} Actual: {np.shape(item)[0]}")
+    set_shapes = {np.shape(item) for item in items if item is not None}
+    if not shape.is_fully_defined() and len(set_shapes) == 1:
+        shape = _merged_shape(ctx, shape, next(iter(set_shapes)))
     rest = None if shape.ndims is None else tensor_shape.TensorShape(shape.dims[1:])
     for item in items:
         if item is not None:

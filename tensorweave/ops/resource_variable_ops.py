@@ -405,10 +405,12 @@ def _resource_strided_slice_assign(ctx: OpKernelContext, ref: ResourceVar, begin
 
 
 def variable_shape(handle: Tensor, out_type: Any = dtypes.int32) -> Tensor:
-    """The variable's shape: a constant when its VarHandleOp fixes it, else a VariableShape op (as TF)."""
+    """The variable's shape: a constant when its VarHandleOp fixes it (through the Identities and captures a
+    handle passes, as TF's handle data), else a VariableShape op (as TF)."""
     shape = tensor_shape.unknown_shape()
-    if handle.op.type == "VarHandleOp":
-        dims = handle.op.get_attr("shape")
+    source = control_flow_ops.variable_handle_source(handle)
+    if source is not None:
+        dims = source.get_attr("shape")
         shape = tensor_shape.unknown_shape() if dims is None else tensor_shape.TensorShape(dims)
     if shape.is_fully_defined():
         return constant_ops.constant(shape.as_list(), dtype=out_type)

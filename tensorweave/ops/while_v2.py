@@ -23,9 +23,11 @@ from typing import Any
 from tensorweave.framework import dtypes, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
+from tensorweave.framework.graph_def import NodeDef
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import (
+    cond_v2,
     constant_ops,
     control_flow_ops,
     def_function,
@@ -159,8 +161,9 @@ def _inline_ops(name: str, args: Sequence[Tensor]) -> tuple[list[Tensor], list[O
 class _Rewrite:
     """What rewriting a forward While for its gradients recorded: its loop variables and body before the
     first rewrite, the values its body pushes (each as (op index in an inline of that body, output index), a
-    negative index -1-i for loop variable i), the op's outputs holding their lists, and the inner loops of the
-    body that their own gradients rewrote (by op index)."""
+    negative index -1-i for loop variable i), the op's outputs holding their lists, the inner loops of the
+    body that their own gradients rewrote (by op index), and the ops its gradients moved into it (built after
+    the inlined ones, in order)."""
 
     def __init__(self, count: int, body: str) -> None:
         self.count = count
@@ -169,6 +172,7 @@ class _Rewrite:
         self.specs: list[TensorSpec] = []
         self.lists: list[Tensor] = []
         self.inner: dict[int, Operation] = {}
+        self.moved: list[tuple[str, str, dict[str, Any], list[tuple[int, int]]]] = []
 
 
 _REWRITES: weakref.WeakKeyDictionary[Operation, _Rewrite] = weakref.WeakKeyDictionary()
@@ -198,17 +202,18 @@ def _push(op: Operation, record: _Rewrite, pushed: Sequence[tuple[int, int]], sp
                  for spec in specs]
     loop_specs = [TensorSpec(t.shape, t.dtype.base_dtype) for t in op.inputs[:count]] + \
         [TensorSpec([], dtypes.variant)] * (old - count + len(lists))
-    inner = dict(record.inner)
+    inner, moved = dict(record.inner), list(record.moved)
 
     def pushing_body(*args: Tensor) -> list[Tensor]:
         ys, ops = _inline_ops(body, args[:count])
         for index, rewritten in inner.items():
             _replay(ops[index], rewritten)
+        _build_moved(ops, moved, args)
         sources = [args[-1 - k] if k < 0 else ops[k].outputs[j] for k, j in values]
         return ys + [list_ops.TensorListPushBack(a, v) for a, v in zip(args[count:], sources)]
 
     with graph.as_default():
-        op._set_attr("cond", _library_function(lambda *args: _inline(cond, args[:count]), loop_specs))
+        op._set_attr("cond", _library_function(lambda *args: _inline(cond, args[:old]), loop_specs))  # its args now
         op._set_attr("body", _library_function(pushing_body, loop_specs))
     op._set_attr("T", list(op._node_def.attr["T"]) + [dtypes.variant] * len(lists))
     if op._node_def.attr.get("output_shapes"):
@@ -221,7 +226,19 @@ def _push(op: Operation, record: _Rewrite, pushed: Sequence[tuple[int, int]], sp
 
 
 def _replay(copy: Operation, rewritten: Operation) -> None:
-    """Rewrite `copy` (an inner loop of a pushing body) as `rewritten`, its twin in a forward view, was."""
+    """Rewrite `copy` (an inner loop or conditional of a pushing body) as `rewritten`, its twin in a forward
+    view, was."""
+    if rewritten.type in cond_v2.SELECTING_OPS:
+        names = ["branches"] if "branches" in rewritten._node_def.attr else ["then_branch", "else_branch"]
+        for name in names + ["Tout", "output_shapes"]:
+            copy._set_attr(name, rewritten._node_def.attr[name])
+        for name in names:
+            for f in (rewritten._node_def.attr[name] if name == "branches" else [rewritten._node_def.attr[name]]):
+                copy.graph._add_function(rewritten.graph._get_function(function_name(f)))
+        for t, twin in zip(copy._add_outputs([t.dtype for t in rewritten.outputs[len(copy.outputs):]]),
+                           rewritten.outputs[len(copy.outputs):]):
+            t.set_shape(twin.shape)
+        return
     record = _REWRITES[rewritten]
     for name in ("cond", "body", "T", "output_shapes"):
         copy._set_attr(name, rewritten._node_def.attr[name])
@@ -233,6 +250,16 @@ def _replay(copy: Operation, rewritten: Operation) -> None:
         t.set_shape([])
 
 
+def _build_moved(ops: list[Operation], moved: Sequence[tuple[str, str, dict[str, Any], list[tuple[int, int]]]],
+                 args: Sequence[Tensor]) -> None:
+    """Build the ops gradients moved into the forward body after its inlined `ops` (on loop variables
+    `args`), appending them to `ops`."""
+    graph = get_default_graph()
+    for op_type, name, attrs, keys in moved:
+        inputs = [args[-1 - k] if k < 0 else ops[k].outputs[j] for k, j in keys]
+        ops.append(graph.create_op(op_type, inputs, name=name, attrs=attrs))
+
+
 def _passes_on(y: Tensor, x: Tensor) -> bool:
     """Whether body result `y` is its argument `x` through Identities only."""
     while y.op.type == "Identity" and y is not x:
@@ -240,21 +267,45 @@ def _passes_on(y: Tensor, x: Tensor) -> bool:
     return y is x
 
 
+# Ops of forward values that the backward body builds in the forward body instead (TF's while_v2 moves them
+# so): the loop accumulates their small results, not their inputs.
+_MOVED_TO_FORWARD = frozenset(("Shape", "Size", "Rank", "TensorListElementShape", "TensorListLength"))
+
+
 class _GradientBody(FuncGraph):
     """The body of a backward While: a forward tensor of one iteration it reads (one of the forward view's,
     an inline of the forward body) becomes a pop from an accumulator the forward loop filled, a copy of a
     constant, or for a loop variable the body passes on unchanged the forward op's output; the tensors of
-    other graphs it reads are captured as any function's."""
+    other graphs it reads are captured as any function's. A shape-like op of forward values that no
+    accumulator holds yet is built in the forward view (and recorded, for the forward body to build too)."""
 
-    def __init__(self, name: str, outer: Any, forward: FuncGraph, locate: dict[Operation, int],
-                 invariants: dict[Operation, Tensor]) -> None:
+    def __init__(self, name: str, outer: Any, forward: FuncGraph, ops: list[Operation], locate: dict[Operation, int],
+                 invariants: dict[Operation, Tensor], pushed: Sequence[tuple[int, int]]) -> None:
         super().__init__(name, outer)
+        self.pushed = set(pushed)  # what the forward loop accumulates already (an earlier gradient's)
         self._functions = dict(outer._functions)
         self.forward = forward
+        self.ops = ops
         self.locate = locate
         self.invariants = invariants
         self.popped: dict[Any, Tensor] = {}
+        self.accumulated: set[Any] = set()
         self.accumulators: list[tuple[tuple[int, int], TensorSpec, Tensor, Tensor]] = []  # key, spec, arg, rest
+        self.moved: list[tuple[str, str, dict[str, Any], list[tuple[int, int]]]] = []  # type, name, attrs, inputs
+
+    def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor], output_types: list[dtypes.DType],
+                                 op_def: Any = None, control_inputs: Any = ()) -> Operation:
+        if node_def.op in _MOVED_TO_FORWARD and inputs and all(
+                t.graph is self.forward and t.op in self.locate and t.ref() not in self.accumulated and
+                (self.locate[t.op], t.value_index) not in self.pushed for t in inputs):
+            node_def.name = self.forward.unique_name(node_def.name)
+            op = self.forward._create_op_from_node_def(node_def, inputs, output_types, op_def)
+            self.moved.append((op.type, op.name, dict(op._node_def.attr),
+                               [(self.locate[t.op], t.value_index) for t in inputs]))
+            self.locate[op] = len(self.ops)
+            self.ops.append(op)
+            return op
+        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
 
     def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
         if tensor.graph is not self.forward:
@@ -270,6 +321,7 @@ class _GradientBody(FuncGraph):
                 value = self.create_op("Const", [], name=tensor.op.name,
                                        attrs=dict(tensor.op._node_def.attr)).outputs[0]
             else:
+                self.accumulated.add(tensor.ref())
                 spec = TensorSpec(tensor.shape, tensor.dtype.base_dtype, tensor.name.replace(":", "_"))
                 accumulator = constant_ops.placeholder(dtypes.variant, [], name="accumulator")
                 rest, value = list_ops.tensor_list_pop_back(accumulator, spec.dtype, spec.shape)
@@ -310,12 +362,13 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
         for x, t in zip(xs, x0):
             forward.stand_for(x, t)
         ys, ops = _inline_ops(record.body, xs)
+        _build_moved(ops, record.moved, xs)
     locate = {x.op: -1 - i for i, x in enumerate(xs)}
     locate.update((o, k) for k, o in enumerate(ops))
     name = f"{op.name.replace('/', '_')}_body_grad_{next(def_function.uids)}"
     counter = constant_ops.constant(0, name="grad_counter")
     invariants = {x.op: op.outputs[i] for i, (x, y) in enumerate(zip(xs, ys)) if _passes_on(y, x)}
-    backward = _GradientBody(name, outer, forward, locate, invariants)
+    backward = _GradientBody(name, outer, forward, ops, locate, invariants, record.pushed)
     index = TensorSpec([], dtypes.int32)
     with backward.as_default():
         j, bound, total = (constant_ops.placeholder(dtypes.int32, [], name="placeholder") for _ in range(3))
@@ -340,8 +393,9 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
         results = [j + 1, bound, total] + new + [rest for rest, _ in pops] + [r for _, r in extras]
         backward.outputs = [manipulation_ops.identity(t) for t in results]
     for index_in_body, inner in enumerate(ops):
-        if inner in _REWRITES and _REWRITES[inner].lists:
+        if inner in _REWRITES and _REWRITES[inner].lists or cond_v2.rewritten(inner):
             record.inner[index_in_body] = inner
+    record.moved += backward.moved
     known = dict(zip(record.pushed, record.lists))
     _push(op, record, [key for key, _, _, _ in backward.accumulators if key not in known],
           [spec for key, spec, _, _ in backward.accumulators if key not in known])

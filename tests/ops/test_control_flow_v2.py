@@ -4,6 +4,8 @@ the TensorLists the While gradient accumulates in."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -419,3 +421,108 @@ def test_gradients_built_in_a_loop_body_or_branch_reach_outer_tensors_through_ca
     with tf.Session() as s:
         np.testing.assert_allclose(s.run(r), 3 * np.cos([1.0, 2.0, 3.0]) * [0.5, -1.0, 2.0], rtol=1e-5)
         np.testing.assert_allclose(s.run(c), np.cos([1.0, 2.0, 3.0]) * [0.5, -1.0, 2.0], rtol=1e-6)
+
+
+def _function_nodes():
+    return {re.sub(r"_\d+", "", f.signature.name): sorted((n.name, n.op) for n in f.node_def)
+            for f in tf.get_default_graph().as_graph_def().library.function}
+
+
+def test_cond_gradient_reads_the_forward_intermediates_as_optionals_as_tf():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    w = tf.constant([[0.5, -1.0], [2.0, 0.1]])
+    p = tf.placeholder(tf.bool, [])
+    y = tf.cond(p, lambda: tf.nn.relu(tf.matmul(x, w)), lambda: tf.exp(x) * w)
+    dx, dw = tf.gradients(y, [x, w])
+    op = tf.get_default_graph().get_operation_by_name("cond")
+    then, other = (op.get_attr(a).name for a in ("then_branch", "else_branch"))
+    assert then.endswith("_rewritten") and other.endswith("_rewritten") and len(op.outputs) == 2
+    assert [t.dtype for t in op.outputs] == [tf.float32, tf.variant]
+    functions = _function_nodes()
+    # TF 2.21's nodes: the false branch wraps Exp, the true branch returns an empty optional in its place
+    assert functions["cond_false_rewritten"] == [("Exp", "Exp"), ("OptionalFromValue", "OptionalFromValue"),
+                                                 ("mul_0", "Mul")]
+    assert ("OptionalNone", "OptionalNone") in functions["cond_true_rewritten"]
+    assert ("gradients/mul_grad/Mul_1/OptionalGetValue", "OptionalGetValue") in functions["cond_false_grad"]
+    assert "Exp" not in dict(functions["cond_false_grad"]).values()  # not recomputed
+    grad_if = dx.op.inputs[0].op
+    assert (grad_if.name, grad_if.type, len(grad_if.outputs)) == ("gradients/cond_grad/StatelessIf", "StatelessIf", 2)
+    xv, wv = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5, -1.0], [2.0, 0.1]])
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run([dx, dw], {p: False}), [np.exp(xv) * wv, np.exp(xv)], rtol=1e-5)
+        relu_grad = (xv @ wv > 0).astype(np.float32)
+        np.testing.assert_allclose(s.run([dx, dw], {p: True}), [relu_grad @ wv.T, xv.T @ relu_grad], rtol=1e-5)
+
+
+def test_cond_gradient_uses_the_random_value_the_forward_branch_drew():
+    x = tf.constant([1.0, 2.0, 3.0])
+    p = tf.placeholder(tf.bool, [])
+
+    y = tf.cond(p, lambda: tf.sin(x) * tf.random.uniform([3]), lambda: x * 2.0)
+    g = tf.gradients(y, x)[0]
+    functions = _function_nodes()  # the gradient reads the optional, as TF's: no random op of its own
+    assert ("random_uniform/RandomUniform", "RandomUniform") in functions["cond_true_rewritten"]
+    assert all(op != "RandomUniform" for _, op in functions["cond_true_grad"])
+    assert g.op.inputs[0].op.type == "StatelessIf"
+    xv = np.array([1.0, 2.0, 3.0])
+    with tf.Session() as s:
+        yv, gv = s.run([y, g], {p: True})
+        np.testing.assert_allclose(gv, np.cos(xv) * yv / np.sin(xv), rtol=1e-5)
+        np.testing.assert_array_equal(s.run(g, {p: False}), [2.0, 2.0, 2.0])
+
+
+def test_nested_cond_second_derivatives_and_cond_in_a_while_loop_as_tf():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    p, q = tf.placeholder(tf.bool, []), tf.placeholder(tf.bool, [])
+    y = tf.cond(p, lambda: tf.cond(q, lambda: tf.sin(x) * x, lambda: tf.exp(x)), lambda: tf.square(x))
+    g = tf.gradients(y, x)[0]
+    g2 = tf.gradients(g, x)[0]
+    outer = tf.get_default_graph().get_operation_by_name("gradients/cond_grad/StatelessIf")
+    assert len(outer.outputs) == 7  # TF's: the gradient If returns its own intermediates for the second derivative
+    xv = np.array([[1.0, 2.0], [3.0, 4.0]])
+    expected = {(True, True): (np.sin(xv) + xv * np.cos(xv), 2 * np.cos(xv) - xv * np.sin(xv)),
+                (True, False): (np.exp(xv), np.exp(xv)), (False, True): (2 * xv, 2 + 0 * xv),
+                (False, False): (2 * xv, 2 + 0 * xv)}
+    with tf.Session() as s:
+        for (a, b), values in expected.items():
+            np.testing.assert_allclose(s.run([g, g2], {p: a, q: b}), values, rtol=1e-5)
+
+    def body(i, v):
+        return i + 1, tf.cond(i % 2 > 0, lambda: tf.sin(v) * 2.0, lambda: tf.exp(v) * 0.5)
+    z0 = tf.constant([1.0, 2.0])
+    _, z = tf.while_loop(lambda i, v: i < 3, body, [tf.constant(0), z0])
+    dz = tf.gradients(z, z0)[0]
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(dz), [2.0177, -1.0998], atol=1e-4)  # real TF's
+
+
+def test_while_gradient_moves_shape_ops_into_the_forward_loop_as_tf():
+    x, w = tf.placeholder(tf.float32, None), tf.placeholder(tf.float32, None)
+    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * w), [tf.constant(0), x])
+    dx, dw = tf.gradients(y, [x, w])
+    accumulators = sorted(op.name for op in tf.get_default_graph().get_operations() if op.type == "EmptyTensorList")
+    # TF's two: the loop variable, and the shape of the captured w that Mul's gradient reads (not w itself)
+    assert [name.split("/")[-2] for name in accumulators] == ["Placeholder_1_0", "Shape_1_0"]
+    body = tf.get_default_graph().get_operation_by_name("while").get_attr("body").name
+    nodes = {n.op for f in tf.get_default_graph().as_graph_def().library.function if f.signature.name == body
+             for n in f.node_def}
+    assert {"Shape", "TensorListPushBack"} <= nodes
+    with tf.Session() as s:
+        values = s.run([y, dx, dw], {x: [1.0, 2.0], w: [0.5, 1.5]})
+    np.testing.assert_allclose(values, [[0.125, 6.75], [0.125, 3.375], [0.75, 13.5]])  # real TF's
+
+
+def test_case_gradient_keeps_indexed_slices_as_tf():
+    x = tf.constant([1.0, 2.0, 3.0])
+    v = tf.get_variable("v", initializer=[0.5, 1.0, 2.0], use_resource=True)
+    i = tf.placeholder(tf.int32, [])
+    y = tf.switch_case(i, [lambda: tf.sin(x) * v, lambda: tf.exp(x), lambda: tf.gather(v, [0, 2, 1]) * x])
+    dx, dv = tf.gradients(y, [x, v])
+    case = dx.op.inputs[0].op
+    # TF's: x's gradient and the three parts of v's IndexedSlices, the dense branches' made IndexedSlices too
+    assert (case.type, len(case.outputs)) == ("StatelessCase", 4) and isinstance(dv, tf.IndexedSlices)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        expected = {0: np.sin([1.0, 2.0, 3.0]), 1: [0.0, 0.0, 0.0], 2: [1.0, 3.0, 2.0]}
+        for k, want in expected.items():
+            np.testing.assert_allclose(s.run(tf.convert_to_tensor(dv), {i: k}), want, atol=1e-6)

@@ -138,3 +138,55 @@ def test_push_back_and_pop_back_gradients():
     lst = list_ops.TensorListPushBack(list_ops.empty_tensor_list([2], tf.float32), x * 3.)
     _, back = list_ops.tensor_list_pop_back(lst, tf.float32, tf.TensorShape([2]))
     assert _run(tf.gradients(tf.reduce_sum(back * back), x)[0]).tolist() == [18., 36.]
+
+
+def test_scatter_grown_holes_are_tfs_empty_tensors_and_concat_infers_unset_shapes():
+    v = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    grown = list_ops.tensor_list_scatter(v, [0, 3], input_handle=_reserve(0))
+    hole = _run(list_ops.tensor_list_get_item(grown, 1, tf.float32))
+    assert hole.shape == (0,) and hole.dtype == np.float32  # TF's default tensor, not zeros
+    np.testing.assert_array_equal(_run(list_ops.tensor_list_concat(grown, tf.float32)), [1.0, 2.0, 3.0, 4.0])
+    _fails(list_ops.tensor_list_stack(grown, tf.float32, element_shape=[2]), r"Incompatible shapes in list")
+    _fails(list_ops.tensor_list_gather(grown, [1, 2], tf.float32, element_shape=[2]),
+           r"PartialTensorShape: Incompatible shapes during merge: \[2\] vs. \[0\]")
+    # a list scattered afresh has unset items: zeros of the set items' one shape, as TF's
+    fresh = list_ops.tensor_list_scatter(v, [0, 3])
+    np.testing.assert_array_equal(_run(list_ops.tensor_list_concat(fresh, tf.float32)),
+                                  [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 3.0, 4.0])
+    mixed = list_ops.tensor_list_set_item(list_ops.tensor_list_set_item(_reserve(3), 0, [[1.0, 2.0]]), 2,
+                                          [[3.0, 4.0], [5.0, 6.0]])
+    _fails(list_ops.tensor_list_concat(mixed, tf.float32),
+           "List contains uninitialized tensor at index 1 but leading_dims has only 0 elements.")
+    _fails(list_ops.tensor_list_concat(mixed, tf.float32, element_shape=[3, 2]),
+           "First entry of element_shape input does not match the first dim of list element at index: 0 Expected: 3 "
+           "Actual: 1")
+    _fails(list_ops.tensor_list_gather(_reserve(3), [1], tf.float32),
+           "Tried to gather uninitialized tensors from a list with non-fully-defined element_shape: <unknown>")
+
+
+def test_set_item_in_place_keeps_every_earlier_list_a_value():
+    base = list_ops.tensor_list_set_item(_reserve(3, [2]), 0, [1., 1.])
+    a = list_ops.tensor_list_set_item(base, 1, [2., 2.])  # set in place: base reads its old items through the log
+    b = list_ops.tensor_list_set_item(a, 1, [3., 3.])
+    c = list_ops.tensor_list_set_item(base, 2, [4., 4.])  # base is no longer the newest: a copy
+    pushed = list_ops.TensorListPushBack(a, [5., 5.])
+    popped, last = list_ops.tensor_list_pop_back(pushed, tf.float32, [2])
+    d = list_ops.tensor_list_set_item(popped, 0, [6., 6.])
+    stacks = [list_ops.tensor_list_stack(t, tf.float32) for t in (base, a, b, c, pushed, popped, d)]
+    firsts = [list_ops.tensor_list_get_item(t, 1, tf.float32) for t in (base, a, b)]
+    values = _run(stacks + firsts + [last])
+    z, one, two, three, four, five, six = ([v] * 2 for v in (0., 1., 2., 3., 4., 5., 6.))
+    expected = [[one, z, z], [one, two, z], [one, three, z], [one, z, four], [one, two, z, five], [one, two, z],
+                [six, two, z], z, two, three, five]
+    for value, want in zip(values, expected):
+        np.testing.assert_array_equal(value, want)
+
+
+def test_tensor_list_set_shares_its_backing_list_only_while_newest():
+    base = list_ops.TensorList(tf.float32, tf.TensorShape([]), -1, [0.0, 0.0, 0.0])
+    a = base.set(1, 1.0)
+    b = a.set(2, 2.0)
+    assert a._items is base._items and b._items is base._items  # in place: O(1)
+    assert [base.get(i) for i in range(3)] == [0.0, 0.0, 0.0] and a.items == [0.0, 1.0, 0.0]
+    c = base.set(0, 3.0)  # base is older than a: it copies its own items first
+    assert c._items is not b._items and c.items == [3.0, 0.0, 0.0] and b.items == [0.0, 1.0, 2.0]
