@@ -1109,14 +1109,20 @@ sparse_minimum = _sparse_sparse(SparseSparseMinimum, "minimum")
 _CWISE_INPUTS = ["sp_indices: int64", "sp_values: T", "sp_shape: int64", "dense: T"]
 
 
-def _cwise_op(name: str, fn: Any) -> Op:
+_CWISE_KERNEL_TYPES = {"T": tuple(dtypes.as_dtype(n) for n in (
+    "float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "int64", "uint32",
+    "uint64"))}  # TF registers no complex kernels for these ops
+
+
+def _cwise_op(name: str, fn: Any, divides: bool = False) -> Op:
+    """`divides`: a zero among the dense values an entry meets fails, as TF's division kernel checks."""
     op = Op(name, inputs=_CWISE_INPUTS, outputs=["output: T"], attrs=["T: numbertype"])
 
     @op.shape
     def _cwise_shape(ctx: InferenceContext) -> list[_Shape]:
         return [_Shape([_dim(with_rank(ctx.input_shape(0), 2), 0)])]
 
-    @op.kernel("CPU")
+    @op.kernel("CPU", type_constraints=_CWISE_KERNEL_TYPES)
     def _cwise(ctx: OpKernelContext, sp_indices: Any, sp_values: Any, sp_shape: Any, dense: Any) -> Any:
         """`fn` of each present entry and the dense operand broadcast to the sparse shape (never the other way)."""
         _check_sparse(ctx, sp_indices, sp_values, sp_shape, ("sp_indices", "sp_values", "sp_shape"))
@@ -1128,6 +1134,9 @@ def _cwise_op(name: str, fn: Any) -> Op:
             raise invalid_argument(ctx, "Provided indices are out-of-bounds w.r.t. dense side with broadcasted "
                                         "shape")
         gathered = np.broadcast_to(dense, shape)[tuple(sp_indices.T)]
+        if divides and np.any(gathered == 0):
+            raise invalid_argument(ctx, "SparseDenseCwiseDiv cannot divide by zero,but input dense tensor contains "
+                                        "zero ")
         return fn(sp_values, gathered).astype(sp_values.dtype, copy=False)
 
     return op
@@ -1138,7 +1147,7 @@ def _divide(x: Any, y: Any) -> Any:
 
 
 SparseDenseCwiseMul = _cwise_op("SparseDenseCwiseMul", np.multiply)
-SparseDenseCwiseDiv = _cwise_op("SparseDenseCwiseDiv", _divide)
+SparseDenseCwiseDiv = _cwise_op("SparseDenseCwiseDiv", _divide, divides=True)
 SparseDenseCwiseAdd = _cwise_op("SparseDenseCwiseAdd", np.add)
 
 
@@ -1153,7 +1162,18 @@ def _sparse_dense_operator(op: Op, op_name: str) -> Any:
 
 SparseTensor.__mul__ = _sparse_dense_operator(SparseDenseCwiseMul, "mul")
 SparseTensor.__div__ = _sparse_dense_operator(SparseDenseCwiseDiv, "div")
-SparseTensor.__truediv__ = _sparse_dense_operator(SparseDenseCwiseDiv, "truediv")
+
+
+def _sparse_dense_truediv(sp_x: SparseTensor, y: Any) -> SparseTensor:
+    """`sp_x / y` in Python 3's sense: integer values and `y` are cast to a float type first, as dense `/`."""
+    with name_scope(None, "truediv", [sp_x, y]) as name:
+        y = convert_to_tensor(y, dtype=sp_x.dtype.base_dtype, name="y")
+        values, y = elementwise_ops._division_operands(sp_x.values, y, "__truediv__")
+        return SparseTensor(sp_x.indices, SparseDenseCwiseDiv(sp_x.indices, values, sp_x.dense_shape, y, name=name),
+                            sp_x.dense_shape)
+
+
+SparseTensor.__truediv__ = _sparse_dense_truediv
 
 
 # -- placeholders, eye, from_dense -----------------------------------------------------------------------

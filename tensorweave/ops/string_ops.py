@@ -117,9 +117,15 @@ Substr = Op("Substr", inputs=["input: string", "pos: T", "len: T"], outputs=["ou
 
 @Substr.shape
 def _substr_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    """`pos` and `len` have one shape, which broadcasts with the strings'."""
-    tensor_shape.merge_shapes(ctx.input_shape(1), ctx.input_shape(2))
-    return [broadcast_shapes(ctx.input_shape(0), ctx.input_shape(1))]
+    """`pos` and `len` have one shape, which broadcasts with the strings'. TF compares their dimensions'
+    values, so an unknown one matches only another unknown one."""
+    pos, length = ctx.input_shape(1), ctx.input_shape(2)
+    if length.ndims is not None:
+        with_rank(pos, length.ndims)
+    if pos.ndims is not None and length.ndims is not None and pos.as_list() != length.as_list():
+        raise ValueError(f"pos and len shapes must match: {tensor_shape.shape_string(pos, '?')} vs. "
+                         f"{tensor_shape.shape_string(length, '?')}")
+    return [broadcast_shapes(ctx.input_shape(0), pos)]
 
 
 @Substr.kernel("CPU")
