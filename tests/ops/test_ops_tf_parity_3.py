@@ -1,7 +1,6 @@
 """Divergences from TensorFlow found by fuzzing math, array, random, image, string, sparse and debugging ops
 side by side with real TensorFlow 2.21 (`tf.compat.v1`): the expected values and messages are its literals."""
 
-import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
@@ -49,3 +48,47 @@ def test_sparse_dense_cwise_ops_have_no_complex_kernel():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="^No OpKernel was registered to support Op 'SparseDenseCwiseMul'"):
         _run((_sparse(tf.complex64) * tf.constant([1j, 1, 1], tf.complex64)).values)
+
+
+def _bmp(width, height, bits, pixel_offset=54):
+    """A BMP header with TF's fields (pixel offset, width, height, bits per pixel) and rows of i * 7 bytes."""
+    import struct
+    size = ((width * bits // 8) + 3) // 4 * 4 * abs(height)
+    header = b"BM" + struct.pack("<IHHI", pixel_offset + size, 0, 0, pixel_offset) + struct.pack(
+        "<IiiHHIIiiII", 40, width, height, 1, bits, 0, size, 0, 0, 0, 0)
+    return header + bytes((i * 7) % 256 for i in range(size))
+
+
+def test_decode_bmp_reads_rows_as_tf_own_reader():
+    assert _run(tf.image.decode_bmp(_bmp(2, 2, 32))).tolist() == [
+        [[70, 63, 56, 77], [98, 91, 84, 105]], [[14, 7, 0, 21], [42, 35, 28, 49]]]
+    assert _run(tf.image.decode_bmp(_bmp(2, 2, 24, ), channels=4))[..., 3].tolist() == [[255, 255], [255, 255]]
+    assert _run(tf.image.decode_bmp(_bmp(3, 1, 8))).tolist() == [[[0], [7], [14]]]
+    assert _run(tf.image.decode_bmp(_bmp(2, 1, 8), channels=3)).tolist() == [[[0, 0, 0], [7, 7, 7]]]
+    assert _run(tf.image.decode_bmp(_bmp(2, -2, 24)))[0, 0].tolist() == [14, 7, 0]
+
+
+@pytest.mark.parametrize("contents, channels, message", [
+    (_bmp(2, 2, 24)[:60], 0, r"Input size should match \(header_size \+ row_size \* abs_height\) but they differ by -10"),
+    (_bmp(2, 2, 16), 0, "Number of channels inherent in the image must be 1, 3 or 4, was 2"),
+    (_bmp(2, 1, 24), 1, "`channels` must be 0, 3 or 4 for BMP, but got 1"),
+    (b"BM" + b"\0" * 20, 0, "Incomplete bmp content, requires at least 32 bytes"),
+])
+def test_decode_bmp_errors(contents, channels, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+        _run(tf.image.decode_bmp(contents, channels=channels))
+
+
+def test_bmp_channel_check_comes_before_the_wrong_op_check():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="^`channels` must be 0, 3 or 4 for BMP, but got 1"):
+        _run(tf.image.decode_png(_bmp(2, 1, 24), channels=1))
+
+
+def test_bmp_and_jpeg_widen_their_uint8_buffer_by_256_and_the_float_reciprocal():
+    bmp = _run(tf.image.decode_image(_bmp(2, 1, 24), dtype=tf.uint16))
+    assert bmp.tolist() == [[[3584, 1792, 0], [8960, 7168, 5376]]]
+    floats = _run(tf.image.decode_image(_bmp(2, 1, 32), dtype=tf.float32))
+    assert floats[0, 0].tolist() == [0.05490196496248245, 0.027450982481241226, 0.0, 0.08235294371843338]
+    jpeg = tf.image.encode_jpeg(tf.fill([8, 8, 3], tf.constant(100, tf.uint8)))
+    assert _run(tf.image.decode_image(jpeg, dtype=tf.uint16))[0, 0].tolist() == [25600] * 3
+    assert _run(tf.image.decode_image(jpeg, dtype=tf.float32))[0, 0].tolist() == [0.3921568989753723] * 3
