@@ -1,6 +1,7 @@
 """Divergences from TensorFlow found by fuzzing math, array, random, image, string, sparse and debugging ops
 side by side with real TensorFlow 2.21 (`tf.compat.v1`): the expected values and messages are its literals."""
 
+import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
@@ -92,3 +93,23 @@ def test_bmp_and_jpeg_widen_their_uint8_buffer_by_256_and_the_float_reciprocal()
     jpeg = tf.image.encode_jpeg(tf.fill([8, 8, 3], tf.constant(100, tf.uint8)))
     assert _run(tf.image.decode_image(jpeg, dtype=tf.uint16))[0, 0].tolist() == [25600] * 3
     assert _run(tf.image.decode_image(jpeg, dtype=tf.float32))[0, 0].tolist() == [0.3921568989753723] * 3
+
+
+@pytest.mark.parametrize("op", [tf.space_to_batch_nd, tf.batch_to_space_nd])
+def test_space_batch_nd_shape_messages(op):
+    with pytest.raises(ValueError, match=r"^block_shape must have rank 1\. for '\{\{node "):
+        op(tf.ones([4, 2, 2, 1]), [[2, 2]], [[0, 0], [0, 0]])
+    with pytest.raises(ValueError, match="^Shapes must be equal rank, but are 1 and 2"):
+        op(tf.ones([4, 2, 2, 1]), [2, 2], [0, 0])
+
+
+def test_batch_to_space_nd_divides_the_batch_one_block_dimension_at_a_time():
+    with pytest.raises(ValueError, match="^Dimension size must be evenly divisible by 2 but is 3"):
+        tf.batch_to_space_nd(tf.ones([3, 3, 2, 1]), [2, 2], [[0, 0], [0, 0]])
+
+
+def test_v1_batch_to_space_always_makes_an_int64_square_block_and_a_4d_result():
+    t = tf.batch_to_space(tf.ones([4, 1, 1, 1]), [[0, 0], [0, 0]], np.int32(2))
+    assert t.op.inputs[1].dtype == tf.int64 and t.shape.as_list() == [1, 2, 2, 1]
+    with pytest.raises(ValueError, match=r"^Shape \(1, 2, 2\) must have rank 4$"):
+        tf.batch_to_space(tf.ones([4, 1, 1]), [[0, 0], [0, 0]], 2)
