@@ -113,3 +113,29 @@ def test_v1_batch_to_space_always_makes_an_int64_square_block_and_a_4d_result():
     assert t.op.inputs[1].dtype == tf.int64 and t.shape.as_list() == [1, 2, 2, 1]
     with pytest.raises(ValueError, match=r"^Shape \(1, 2, 2\) must have rank 4$"):
         tf.batch_to_space(tf.ones([4, 1, 1]), [[0, 0], [0, 0]], 2)
+
+
+def test_stateless_shuffle_is_tf_fisher_yates_from_the_seed_key_and_counter():
+    g = tf.Graph()
+    with g.as_default():
+        rows = tf.random.experimental.stateless_shuffle(tf.reshape(tf.range(12), [6, 2]), seed=[3, 4])
+        assert rows.op.name == "stateless_shuffle/StatelessShuffle"
+        long = tf.random.experimental.stateless_shuffle(tf.range(40), seed=tf.constant([3, 4], tf.int64))
+        short = tf.random.experimental.stateless_shuffle(tf.range(6), seed=[1, 2])
+        scalar = tf.random.experimental.stateless_shuffle(5, seed=[3, 4])
+        with tf.Session() as sess:
+            rows, long, short, scalar = sess.run([rows, long, short, scalar])
+    assert rows.tolist() == [[2, 3], [6, 7], [8, 9], [0, 1], [10, 11], [4, 5]]
+    assert long.tolist() == [3, 35, 6, 16, 7, 39, 32, 4, 2, 17, 8, 1, 37, 18, 20, 10, 22, 30, 26, 33, 14, 34, 24,
+                             11, 9, 27, 28, 31, 25, 29, 13, 0, 5, 36, 15, 19, 23, 12, 21, 38]
+    assert short.tolist() == [4, 5, 0, 3, 1, 2] and scalar == 5
+
+
+def test_index_shuffle_pads_a_two_word_seed_in_front():
+    assert _run(tf.random.experimental.index_shuffle(3, [5, 8], 9)) == 1
+    assert _run(tf.random.experimental.index_shuffle(tf.range(4), [5, 9], 3)).tolist() == [2, 0, 1, 3]
+    # TF pads the first dimension, so a batch of seeds never reaches the op in shape [n, 3]
+    with pytest.raises(ValueError, match=r"^Seed must have shape \[3\] or \[n, 3\] but got \[3, 2\]\. for"):
+        tf.random.experimental.index_shuffle([0, 1], [[5, 9], [1, 2]], [3, 3])
+    with pytest.raises(ValueError, match=r"^Seed must have shape \[3\] or \[n, 3\] but got \[-1\]\. for"):
+        tf.raw_ops.RandomIndexShuffle(index=1, seed=tf.placeholder(tf.int32, [None]), max_index=4)
