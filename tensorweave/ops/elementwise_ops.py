@@ -507,21 +507,17 @@ def _rsqrt(x: Any) -> Any:
 
 def _sigmoid(x: Any) -> Any:
     """1 / (1 + e^-x). In float and double e^-x overflows only where the result is below the normal range (0,
-    as TF's); half takes e^-|x|, which never overflows, so that its tiny results keep their precision."""
+    as TF's); half and bfloat16 take Eigen's generic e^x / (1 + e^x), each step rounded to the type."""
     if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
-    if x.dtype == BFLOAT16:  # Eigen's generic logistic, each step rounded to bfloat16
-        e = np.exp(x)
-        return np.where(np.isinf(e), x.dtype.type(1), e / (1 + e))
     if x.dtype.itemsize >= 4:  # kernels run under quiet_numerics: the overflow warns nothing
         e = np.exp(-x)
         if type(e) is not np.ndarray:  # a 0-d input's scalar
             return 1 / (1 + e)
         e += 1  # in the new array: the same values as 1 / (1 + e), without two more temporaries
         return np.divide(1, e, out=e)
-    e = np.exp(-np.abs(x))
-    r = 1 / (1 + e)
-    return np.where(x >= 0, r, e * r)
+    e = np.exp(x)
+    return np.where(np.isinf(e), x.dtype.type(1), e / (1 + e))
 
 
 def _sign(x: Any) -> Any:

@@ -139,3 +139,18 @@ def test_index_shuffle_pads_a_two_word_seed_in_front():
         tf.random.experimental.index_shuffle([0, 1], [[5, 9], [1, 2]], [3, 3])
     with pytest.raises(ValueError, match=r"^Seed must have shape \[3\] or \[n, 3\] but got \[-1\]\. for"):
         tf.raw_ops.RandomIndexShuffle(index=1, seed=tf.placeholder(tf.int32, [None]), max_index=4)
+
+
+def test_half_sigmoid_is_eigen_generic_logistic_rounded_each_step():
+    x = np.float16([0.2998046875, -17.3, 11.0, -10.16, 20.0])
+    assert _run(tf.sigmoid(x)).tolist() == [0.57421875, 5.960464477539063e-08, 1.0,
+                                            3.886222839355469e-05, 1.0]
+
+
+def test_float_to_uint32_tail_goes_through_int64_as_eigen_scalar_loop():
+    """Packets of 8 saturate out-of-range values to 2**31; the last size % 8 wrap through int64 (NaN to 0)."""
+    x = np.full(9, 5e9, np.float32)
+    x[0] = -1.0
+    assert _run(tf.cast(x, tf.uint32)).tolist() == [4294967295] + [2147483648] * 7 + [705032704]
+    assert _run(tf.cast(np.float32([5e9, np.nan, 3.9]), tf.uint32)).tolist() == [705032704, 0, 3]
+    assert _run(tf.cast(np.full(8, np.nan, np.float32), tf.uint32)).tolist() == [2147483648] * 8
