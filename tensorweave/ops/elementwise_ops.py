@@ -32,7 +32,6 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import constant_ops, fill_ops, indexing_ops, manipulation_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import (
-    BFLOAT16,
     C64,
     C128,
     F16,
