@@ -154,3 +154,16 @@ def test_float_to_uint32_tail_goes_through_int64_as_eigen_scalar_loop():
     assert _run(tf.cast(x, tf.uint32)).tolist() == [4294967295] + [2147483648] * 7 + [705032704]
     assert _run(tf.cast(np.float32([5e9, np.nan, 3.9]), tf.uint32)).tolist() == [705032704, 0, 3]
     assert _run(tf.cast(np.full(8, np.nan, np.float32), tf.uint32)).tolist() == [2147483648] * 8
+
+
+def test_regex_matches_utf8_text_by_character_with_ascii_classes():
+    assert _run(tf.strings.regex_replace(["héllo"], "h.l", "X")).tolist() == [b"Xlo"]
+    assert _run(tf.strings.regex_replace(["héllo"], "[^l]", "*")).tolist() == [b"**ll*"]
+    assert _run(tf.strings.regex_replace(["héllo"], "(é)(l+)", r"\2\1\0")).tolist() == ["hllééllo".encode()]
+    assert _run(tf.strings.regex_full_match(["é"], tf.constant("."))).tolist() == [True]
+    assert _run(tf.strings.regex_full_match(["a1", "é1", "A_"], r"\w\d")).tolist() == [True, False, False]
+
+
+def test_regex_rewrite_naming_a_missing_group_replaces_nothing():
+    assert _run(tf.strings.regex_replace(["abc"], "(a)", r"\2")).tolist() == [b"abc"]
+    assert _run(tf.strings.regex_replace(["abc"], "b", r"\1", replace_global=False)).tolist() == [b"abc"]
