@@ -181,6 +181,8 @@ def _sparse_to_dense(ctx: OpKernelContext, sparse_indices: Any, output_shape: An
     if shape.size != num_dims:
         raise invalid_argument(ctx, f"output_shape has incorrect number of elements: {shape.size} should be: "
                                     f"{num_dims}")
+    if np.any(shape < 0):  # TF's TensorShapeUtils::MakeShape
+        raise invalid_argument(ctx, f"Dimension {int(shape[np.argmax(shape < 0)])} must be >= 0")
     indices = sparse_indices.reshape(num_elems, num_dims).astype(np.int64)
     if validate_indices:
         check_valid_indices(ctx, indices, shape)
@@ -605,6 +607,8 @@ def _sparse_slice(ctx: OpKernelContext, indices: Any, values: Any, shape: Any, s
         if vector.shape[0] != rank:
             raise invalid_argument(ctx, f"Expected {label} to be a vector of length {rank} but got length "
                                         f"{vector.shape[0]}")
+    if np.any(size < 0):
+        raise invalid_argument(ctx, f"Expected a non-negative size, got {int(size[np.argmax(size < 0)])}")
     end = np.minimum(start + size, shape)
     keep = np.all((indices >= start) & (indices < end), axis=1)
     return [indices[keep] - start, values[keep], np.maximum(end - start, 0)]
@@ -645,7 +649,8 @@ def _sparse_split(ctx: OpKernelContext, split_dim: Any, indices: Any, values: An
     axis %= rank
     size = int(shape[axis])
     if not 1 <= num_split <= size:
-        raise invalid_argument(ctx, f"Input num_split should be between 1 and {size}, got {num_split}")
+        raise invalid_argument(ctx, f"Input num_split should be between 1 and the splitting dimension size "
+                                    f"({size}), got {num_split}")
     small, big_count = divmod(size, num_split)  # the first `big_count` pieces are one longer
     coordinate = indices[:, axis]
     boundary = big_count * (small + 1)

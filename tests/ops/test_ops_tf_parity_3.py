@@ -167,3 +167,22 @@ def test_regex_matches_utf8_text_by_character_with_ascii_classes():
 def test_regex_rewrite_naming_a_missing_group_replaces_nothing():
     assert _run(tf.strings.regex_replace(["abc"], "(a)", r"\2")).tolist() == [b"abc"]
     assert _run(tf.strings.regex_replace(["abc"], "b", r"\1", replace_global=False)).tolist() == [b"abc"]
+
+
+def _fed_sparse(indices, values, shape):
+    """A SparseTensor whose parts are known only when run, so the kernels do the checking."""
+    return tf.SparseTensor(tf.placeholder_with_default(tf.constant(indices, tf.int64), None),
+                           tf.placeholder_with_default(tf.constant(values, tf.float32), None),
+                           tf.placeholder_with_default(tf.constant(shape, tf.int64), None))
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: tf.sparse.slice(_fed_sparse([[0, 1]], [1.0], [2, 2]), [0, 0], [1, -3]).indices,
+     "Expected a non-negative size, got -3"),
+    (lambda: tf.sparse.to_dense(_fed_sparse([[0, 0]], [1.0], [-1, 2])), "Dimension -1 must be >= 0"),
+    (lambda: tf.sparse.split(sp_input=_fed_sparse([[0, 1]], [1.0], [2, 3]), num_split=4, axis=1)[0].indices,
+     r"Input num_split should be between 1 and the splitting dimension size \(3\), got 4"),
+])
+def test_sparse_kernel_messages(build, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+        _run(build())
