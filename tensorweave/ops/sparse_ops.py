@@ -19,7 +19,7 @@ import numpy as np
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.ops import (
@@ -344,6 +344,7 @@ def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> Any
 SparseConcat = Op("SparseConcat", inputs=["indices: N * int64", "values: N * T", "shapes: N * int64"],
                   outputs=["output_indices: int64", "output_values: T", "output_shape: int64"],
                   attrs=["concat_dim: int", "N: int >= 2", "T: type"])
+NotDifferentiable("SparseConcat")  # as TF's: the values' gradients are None
 
 
 @SparseConcat.shape
@@ -1259,6 +1260,7 @@ def _gathered_or_zero(grad: Any, positions: Any) -> Any:
 SparseAddGrad = Op("SparseAddGrad", inputs=["backprop_val_grad: T", "a_indices: int64", "b_indices: int64",
                                             "sum_indices: int64"], outputs=["a_val_grad: T", "b_val_grad: T"],
                    attrs=["T: numbertype"])
+NotDifferentiable("SparseAddGrad")  # as TF's
 
 
 @SparseAddGrad.shape

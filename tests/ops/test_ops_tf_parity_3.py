@@ -186,3 +186,9 @@ def _fed_sparse(indices, values, shape):
 def test_sparse_kernel_messages(build, message):
     with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
         _run(build())
+
+
+def test_sparse_concat_is_not_differentiable():
+    x = tf.constant([5.0, 6.0])
+    concat = tf.sparse.concat(0, [tf.SparseTensor([[0, 0]], x[:1], [1, 2]), tf.SparseTensor([[0, 1]], x[1:], [1, 2])])
+    assert tf.gradients(concat.values, x) == [None]
