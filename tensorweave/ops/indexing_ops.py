@@ -710,10 +710,13 @@ def _unsorted_segment_sum_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
     num = ctx.input_value(2)
     if ids.ndims is not None:
         with_rank_at_least(data, ids.ndims)
+        if data.ndims is not None:
+            for a, b in zip(data.dims, ids.dims):
+                merge_dim(a, b)  # the ids' shape is a prefix of the data's
+        if num is not None and int(num) < 0:
+            raise ValueError(f"Dimension size, given by scalar input 2, must be non-negative but is {int(num)}")
     if data.ndims is None or ids.ndims is None:
         return [tensor_shape.unknown_shape()]
-    for a, b in zip(data.dims, ids.dims):
-        merge_dim(a, b)  # the ids' shape is a prefix of the data's
     head = tensor_shape.TensorShape([None if num is None else int(num)])
     return [head.concatenate(data[ids.ndims:])]
 

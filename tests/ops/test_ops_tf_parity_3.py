@@ -192,3 +192,16 @@ def test_sparse_concat_is_not_differentiable():
     x = tf.constant([5.0, 6.0])
     concat = tf.sparse.concat(0, [tf.SparseTensor([[0, 0]], x[:1], [1, 2]), tf.SparseTensor([[0, 1]], x[1:], [1, 2])])
     assert tf.gradients(concat.values, x) == [None]
+
+
+def test_unsorted_segment_num_segments_must_be_non_negative_at_build():
+    with pytest.raises(ValueError, match="^Dimension size, given by scalar input 2, must be non-negative but is -1"):
+        tf.math.unsorted_segment_sum([1.0, 2.0], [0, 1], -1)
+
+
+def test_histogram_fixed_width_messages():
+    with pytest.raises(ValueError, match="^Requires nbins > 0: 0 for '"):
+        tf.histogram_fixed_width([1.0], [0.0, 1.0], nbins=0)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[1, 0\]'"):
+        _run(tf.histogram_fixed_width([1.0], [1.0, 0.0], nbins=3))
