@@ -135,7 +135,24 @@ Sub = binary_op("Sub", "{bfloat16, half, float, double, uint8, int8, uint16, int
 Mul = binary_op("Mul", _NUMBER, operator.mul, is_commutative=True)
 
 
-RealDiv = binary_op("RealDiv", _NUMBER, np.true_divide,
+def _true_divide(x: Any, y: Any) -> Any:
+    """x / y; complex values as Eigen's packets divide them (the divisor scaled by its larger part, then x times
+    its conjugate over its squared norm), so (3+4j) / 5 is exactly 0.6+0.8j, where NumPy's multiplies by a
+    reciprocal (0.6000000000000001). Eigen's scalar loop, which takes the last few elements, is not modelled."""
+    if not (np.iscomplexobj(x) or np.iscomplexobj(y)):
+        return np.true_divide(x, y)
+    dtype = np.result_type(x, y)
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    scale = np.maximum(np.abs(y.real), np.abs(y.imag))
+    c, d = y.real / scale, y.imag / scale
+    norm = c * c + d * d
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtype)
+    out.real = (x.real * c + x.imag * d) / norm / scale
+    out.imag = (x.imag * c - x.real * d) / norm / scale
+    return out
+
+
+RealDiv = binary_op("RealDiv", _NUMBER, _true_divide,
                      kernel_types=(C128, C64, dtypes.bfloat16, F64, F16, F32))
 FloorDiv = binary_op("FloorDiv", _NUMBER, _floor_divide,
                       kernel_types=(F64, dtypes.bfloat16, F16, F32) + INTEGERS_LISTED)
@@ -632,7 +649,7 @@ def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A
 def _divide_no_nan(x: Any, y: Any) -> Any:
     """x / y, and 0 wherever y is 0 (even for a nan or inf x)."""
     zero = np.asarray(y) == 0
-    return np.where(zero, 0, np.true_divide(x, np.where(zero, 1, y))).astype(np.result_type(x, y), copy=False)
+    return np.where(zero, 0, _true_divide(x, np.where(zero, 1, y))).astype(np.result_type(x, y), copy=False)
 
 
 DivNoNan = binary_op("DivNoNan", "{half, float, bfloat16, double, complex64, complex128}", _divide_no_nan)

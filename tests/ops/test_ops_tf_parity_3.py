@@ -205,3 +205,11 @@ def test_histogram_fixed_width_messages():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"^value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[1, 0\]'"):
         _run(tf.histogram_fixed_width([1.0], [1.0, 0.0], nbins=3))
+
+
+def test_complex_division_as_eigen_packets_scale_the_divisor():
+    """(3+4j) / 5 is TF's exact 0.6+0.8j (tf.sign divides by the magnitude so); NumPy's gives 0.6000000000000001."""
+    assert _run(tf.sign(tf.constant([3 + 4j, 0j]))).tolist() == [(0.6 + 0.8j), 0j]
+    x = tf.constant([np.inf + 0j, 1 + 0j, np.nan + 0j, 0j])
+    y = tf.constant([1 + 1j, np.inf + 0j, 1 + 0j, 0j])
+    assert str(_run(x / y).tolist()) == str([complex(np.inf, -np.inf)] + [complex(np.nan, np.nan)] * 3)
