@@ -583,7 +583,7 @@ def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_poli
     if depth > params.ndim:
         raise invalid_argument(ctx, f"index innermost dimension length must be <= params rank; saw: {depth} vs. "
                        f"{params.ndim}")
-    rows = indices.reshape(-1, depth)
+    rows = indices.reshape(int(np.prod(indices.shape[:-1])), depth)  # -1 cannot be inferred at depth 0
     out_of_range = ((rows < 0) | (rows >= np.asarray(params.shape[:depth]))).any(axis=1)
     bad = np.flatnonzero(out_of_range)
     if bad.size and bad_indices_policy != b"IGNORE":

@@ -213,3 +213,38 @@ def test_complex_division_as_eigen_packets_scale_the_divisor():
     x = tf.constant([np.inf + 0j, 1 + 0j, np.nan + 0j, 0j])
     y = tf.constant([1 + 1j, np.inf + 0j, 1 + 0j, 0j])
     assert str(_run(x / y).tolist()) == str([complex(np.inf, -np.inf)] + [complex(np.nan, np.nan)] * 3)
+
+
+def test_gather_nd_with_empty_index_rows_takes_the_whole_params_per_row():
+    out = _run(tf.gather_nd(tf.reshape(tf.range(6), [2, 3]), tf.zeros([2, 0], tf.int32)))
+    assert out.tolist() == [[[0, 1, 2], [3, 4, 5]]] * 2
+
+
+def _fed(value, dtype=tf.float32):
+    return tf.placeholder_with_default(tf.constant(value, dtype), None)
+
+
+@pytest.mark.parametrize("tensor, indices, updates, message", [
+    (np.zeros([2, 3]), [[0]], [[1.0, 2.0]],
+     r"The inner 1 dimensions of output.shape=\[2,3\] must match the inner 1 dimensions of updates.shape=\[1,2\]"),
+    (np.zeros([0, 3]), [[0]], [[1.0, 2.0, 3.0]], "Indices and updates specified for empty output shape"),
+    (np.zeros([2, 3]), [[[0]]], [1.0, 2.0, 3.0],
+     r"Outer dimensions of indices and update must match. Indices shape: \[1,1,1\], updates shape:\[3\]"),
+    (np.zeros([2, 3, 4]), [[0, 0, 0, 0]], [1.0], r"Inner dimensions of output shape must match inner dimensions of "
+                                                 r"updates shape. Output: \[2,3,4\] updates: \[1\]"),
+    (np.zeros([3]), [1], 5.0, r"Updates shape must have rank at least one. Found:\[\]"),
+])
+def test_tensor_scatter_kernel_messages(tensor, indices, updates, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+        _run(tf.tensor_scatter_nd_update(_fed(tensor), _fed(indices, tf.int32), _fed(updates)))
+
+
+def test_tensor_scatter_add_has_no_string_or_bool_kernel_and_max_no_complex():
+    for build, op in ((lambda: tf.tensor_scatter_nd_add(tf.constant(["a", "b"]), [[1]], ["z"]), "TensorScatterAdd"),
+                      (lambda: tf.tensor_scatter_nd_max(tf.constant([1j, 2]), [[1]], tf.constant([1j])),
+                       "TensorScatterMax")):
+        with tf.Graph().as_default():
+            with pytest.raises(tf.errors.InvalidArgumentError, match=f"^No OpKernel was registered to support Op '{op}'"):
+                _run(build())
+    with tf.Graph().as_default():
+        assert _run(tf.tensor_scatter_nd_update(tf.constant([True, False]), [[1]], [True])).tolist() == [True, True]
