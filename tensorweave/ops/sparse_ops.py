@@ -1116,8 +1116,8 @@ _CWISE_INPUTS = ["sp_indices: int64", "sp_values: T", "sp_shape: int64", "dense:
 
 
 _CWISE_KERNEL_TYPES = {"T": tuple(dtypes.as_dtype(n) for n in (
-    "float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "int64", "uint32",
-    "uint64"))}  # TF registers no complex kernels for these ops
+    "float64", "float32", "bfloat16", "float16", "int32", "int8", "uint8", "int16", "uint16", "uint32", "int64",
+    "uint64"))}  # TF registers no complex kernels for these ops (listed in its registry's order)
 
 
 def _cwise_op(name: str, fn: Any, divides: bool = False) -> Op:

@@ -248,3 +248,12 @@ def test_tensor_scatter_add_has_no_string_or_bool_kernel_and_max_no_complex():
                 _run(build())
     with tf.Graph().as_default():
         assert _run(tf.tensor_scatter_nd_update(tf.constant([True, False]), [[1]], [True])).tolist() == [True, True]
+
+
+def test_no_kernel_message_lists_kernels_in_tf_registry_order_ending_with_a_newline():
+    with pytest.raises(tf.errors.InvalidArgumentError) as raised:
+        _run(tf.raw_ops.SparseDenseCwiseDiv(sp_indices=tf.constant([[0]], tf.int64), sp_values=tf.constant([1j]),
+                                            sp_shape=tf.constant([1], tf.int64), dense=tf.constant([1j])))
+    listed = raised.value.message.split("Registered kernels:\n")[1]
+    assert listed.startswith("  device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_FLOAT]\n")
+    assert listed.split("\n\t")[0].endswith("T in [DT_UINT64]\n")
