@@ -128,7 +128,7 @@ class Op:
                              for device_type, kernel in kernels for registration in _registrations(kernel))
         return (f"No OpKernel was registered to support Op '{self.name}' used by {{{{node {node.name}}}}} with "
                 f"these attrs: [{attrs}]\nRegistered devices: [{', '.join(device_types)}]\nRegistered kernels:"
-                f"{registered}")
+                f"{registered}\n")  # TF's list ends with a newline, so a blank line comes before the node
 
     def __call__(self, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
         """Add a node of this op to the graph of its inputs (the default graph if none)."""

@@ -70,7 +70,18 @@ def _float_to_unsigned(x: np.ndarray, target: np.dtype) -> np.ndarray:
     wrapped[small] = kept[small].astype(np.int64).astype(target)  # C's conversion: modulo 2**bits
     wrapped[~small] = kept[~small].astype(np.uint64)
     out[valid] = wrapped
+    if target == np.uint32 and x.dtype in (np.float32, np.float64):
+        _uint32_scalar_tail(whole.reshape(-1), out.reshape(-1))
     return out
+
+
+def _uint32_scalar_tail(whole: np.ndarray, out: np.ndarray) -> None:
+    """The last size % 8 elements, which Eigen casts one at a time (measured): C's conversion through int64,
+    its low 32 bits kept, so 5e9 becomes 705032704 and NaN, infinities and values past int64 become 0."""
+    start = whole.size // 8 * 8
+    tail = whole[start:]
+    fits = np.abs(tail) < 2.0 ** 63
+    out[start:] = np.where(fits, tail, 0).astype(np.int64).astype(np.uint32)
 
 
 @Cast.kernel("CPU")

@@ -32,7 +32,6 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import constant_ops, fill_ops, indexing_ops, manipulation_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.kernel_helpers import (
-    BFLOAT16,
     C64,
     C128,
     F16,
@@ -136,7 +135,24 @@ Sub = binary_op("Sub", "{bfloat16, half, float, double, uint8, int8, uint16, int
 Mul = binary_op("Mul", _NUMBER, operator.mul, is_commutative=True)
 
 
-RealDiv = binary_op("RealDiv", _NUMBER, np.true_divide,
+def _true_divide(x: Any, y: Any) -> Any:
+    """x / y; complex values as Eigen's packets divide them (the divisor scaled by its larger part, then x times
+    its conjugate over its squared norm), so (3+4j) / 5 is exactly 0.6+0.8j, where NumPy's multiplies by a
+    reciprocal (0.6000000000000001). Eigen's scalar loop, which takes the last few elements, is not modelled."""
+    if not (np.iscomplexobj(x) or np.iscomplexobj(y)):
+        return np.true_divide(x, y)
+    dtype = np.result_type(x, y)
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    scale = np.maximum(np.abs(y.real), np.abs(y.imag))
+    c, d = y.real / scale, y.imag / scale
+    norm = c * c + d * d
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtype)
+    out.real = (x.real * c + x.imag * d) / norm / scale
+    out.imag = (x.imag * c - x.real * d) / norm / scale
+    return out
+
+
+RealDiv = binary_op("RealDiv", _NUMBER, _true_divide,
                      kernel_types=(C128, C64, dtypes.bfloat16, F64, F16, F32))
 FloorDiv = binary_op("FloorDiv", _NUMBER, _floor_divide,
                       kernel_types=(F64, dtypes.bfloat16, F16, F32) + INTEGERS_LISTED)
@@ -507,21 +523,17 @@ def _rsqrt(x: Any) -> Any:
 
 def _sigmoid(x: Any) -> Any:
     """1 / (1 + e^-x). In float and double e^-x overflows only where the result is below the normal range (0,
-    as TF's); half takes e^-|x|, which never overflows, so that its tiny results keep their precision."""
+    as TF's); half and bfloat16 take Eigen's generic e^x / (1 + e^x), each step rounded to the type."""
     if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
-    if x.dtype == BFLOAT16:  # Eigen's generic logistic, each step rounded to bfloat16
-        e = np.exp(x)
-        return np.where(np.isinf(e), x.dtype.type(1), e / (1 + e))
     if x.dtype.itemsize >= 4:  # kernels run under quiet_numerics: the overflow warns nothing
         e = np.exp(-x)
         if type(e) is not np.ndarray:  # a 0-d input's scalar
             return 1 / (1 + e)
         e += 1  # in the new array: the same values as 1 / (1 + e), without two more temporaries
         return np.divide(1, e, out=e)
-    e = np.exp(-np.abs(x))
-    r = 1 / (1 + e)
-    return np.where(x >= 0, r, e * r)
+    e = np.exp(x)
+    return np.where(np.isinf(e), x.dtype.type(1), e / (1 + e))
 
 
 def _sign(x: Any) -> Any:
@@ -637,7 +649,7 @@ def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A
 def _divide_no_nan(x: Any, y: Any) -> Any:
     """x / y, and 0 wherever y is 0 (even for a nan or inf x)."""
     zero = np.asarray(y) == 0
-    return np.where(zero, 0, np.true_divide(x, np.where(zero, 1, y))).astype(np.result_type(x, y), copy=False)
+    return np.where(zero, 0, _true_divide(x, np.where(zero, 1, y))).astype(np.result_type(x, y), copy=False)
 
 
 DivNoNan = binary_op("DivNoNan", "{half, float, bfloat16, double, complex64, complex128}", _divide_no_nan)

@@ -28,6 +28,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import (
+    bmp_codec,
     cast_ops,
     clip_ops,
     constant_ops,
@@ -1060,7 +1061,8 @@ def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None
 
 # -- Codecs (through Pillow) -------------------------------------------------------------------------
 # TF's decoders (one kernel, DecodeImageV2) sniff the format from the leading bytes; each op accepts the
-# formats TF's does. Values: PNG, BMP and GIF decode exactly as TF's; JPEG exactly where libjpeg is asked
+# formats TF's does. BMP is read as TF's own reader reads it (no Pillow). Values: PNG, BMP and GIF decode
+# exactly as TF's; JPEG exactly where libjpeg is asked
 # what TF asks of it (grayscale output, or dct_method="INTEGER_ACCURATE"), otherwise within a few levels
 # (Pillow always decodes colour JPEGs with the accurate integer DCT and fancy upsampling, TF by default with
 # the fast one).
@@ -1167,6 +1169,14 @@ def _in_dtype(pixels: np.ndarray, dtype: dtypes.DType) -> np.ndarray:
     return (pixels >> 8).astype(np.uint8)
 
 
+def _widen_uint8(pixels: np.ndarray, dtype: dtypes.DType) -> np.ndarray:
+    """BMP, GIF and JPEG pixels in the requested type as TF's decoder casts its uint8 buffer: times 256 for
+    uint16, times the float 1 / 255 for float32."""
+    if dtype == dtypes.float32:
+        return pixels.astype(np.float32) * np.float32(1 / 255)
+    return pixels.astype(np.uint16) * np.uint16(256) if dtype == dtypes.uint16 else pixels
+
+
 def _decode(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DType, animated: bool,
             jpeg_options: dict | None = None) -> np.ndarray:
     """The decoded image (HxWxC, or FxHxWx3 for `animated` GIFs), as TF's DecodeImageV2 gives it."""
@@ -1175,26 +1185,37 @@ def _decode(ctx: OpKernelContext, contents: Any, channels: int, dtype: dtypes.DT
     if channels not in (0, 1, 3, 4):
         raise invalid_argument(ctx, f"`channels` must be 0, 1, 3 or 4 but got {channels}")
     contents = contents.item() if isinstance(contents, np.ndarray) else contents
-    kind = _check_format(ctx, _sniff(contents))
+    kind = _sniff(contents)
+    if kind == "BMP" and channels == 1:  # TF checks this before the op
+        raise invalid_argument(ctx, "`channels` must be 0, 3 or 4 for BMP, but got 1")
+    kind = _check_format(ctx, kind)
     if kind == "PNG" and png16_codec.is_png16_color(contents):
         try:
             pixels = _with_channels(png16_codec.decode_png16(contents), channels)
         except ValueError:
             raise _corrupt(ctx, kind, contents) from None
         return _in_dtype(pixels[None] if animated else pixels, dtype)
+    if kind == "BMP":
+        try:
+            pixels = bmp_codec.decode_bmp(contents, channels)
+        except ValueError as e:
+            raise invalid_argument(ctx, str(e)) from None
+        return _widen_uint8(pixels[None] if animated else pixels, dtype)
     image = _open(ctx, contents, kind)
     if kind == "GIF":
         frames = _frames(ctx, image, kind, contents)
         if not animated and len(frames) > 1 and ctx.op != "DecodeImage":
             raise invalid_argument(ctx, f"Got {len(frames)} frames, but animated gifs can only be decoded by "
                                    "tf.io.decode_gif or tf.io.decode_image")
-        pixels = _with_channels(frames if animated else frames[0], channels)
+        return _widen_uint8(_with_channels(frames if animated else frames[0], channels), dtype)
     else:
         if kind == "JPEG":
             image = _jpeg_draft(contents, image, channels, jpeg_options or {})
         pixels = _with_channels(_pixels(image), channels)
         if animated:
             pixels = pixels[None]
+        if kind == "JPEG":
+            return _widen_uint8(pixels, dtype)
     return _in_dtype(pixels, dtype)
 
 

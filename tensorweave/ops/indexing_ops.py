@@ -583,7 +583,7 @@ def _gather_nd(ctx: OpKernelContext, params: Any, indices: Any, bad_indices_poli
     if depth > params.ndim:
         raise invalid_argument(ctx, f"index innermost dimension length must be <= params rank; saw: {depth} vs. "
                        f"{params.ndim}")
-    rows = indices.reshape(-1, depth)
+    rows = indices.reshape(int(np.prod(indices.shape[:-1])), depth)  # -1 cannot be inferred at depth 0
     out_of_range = ((rows < 0) | (rows >= np.asarray(params.shape[:depth]))).any(axis=1)
     bad = np.flatnonzero(out_of_range)
     if bad.size and bad_indices_policy != b"IGNORE":
@@ -710,10 +710,13 @@ def _unsorted_segment_sum_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
     num = ctx.input_value(2)
     if ids.ndims is not None:
         with_rank_at_least(data, ids.ndims)
+        if data.ndims is not None:
+            for a, b in zip(data.dims, ids.dims):
+                merge_dim(a, b)  # the ids' shape is a prefix of the data's
+        if num is not None and int(num) < 0:
+            raise ValueError(f"Dimension size, given by scalar input 2, must be non-negative but is {int(num)}")
     if data.ndims is None or ids.ndims is None:
         return [tensor_shape.unknown_shape()]
-    for a, b in zip(data.dims, ids.dims):
-        merge_dim(a, b)  # the ids' shape is a prefix of the data's
     head = tensor_shape.TensorShape([None if num is None else int(num)])
     return [head.concatenate(data[ids.ndims:])]
 

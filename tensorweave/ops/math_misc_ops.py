@@ -617,6 +617,8 @@ def _histogram_fixed_width_shape(ctx: InferenceContext) -> list[tensor_shape.Ten
     with_rank(ctx.input_shape(1), 1)
     with_rank(ctx.input_shape(2), 0)
     nbins = ctx.input_value(2)
+    if nbins is not None and int(nbins) <= 0:
+        raise ValueError(f"Requires nbins > 0: {int(nbins)}")
     return [tensor_shape.TensorShape([None if nbins is None else int(nbins)])]
 
 
@@ -632,7 +634,7 @@ def _histogram_fixed_width(ctx: OpKernelContext, values: Any, value_range: Any, 
     low, high = value_range.astype(np.float64)
     if not low < high:
         raise invalid_argument(ctx, f"value_range should satisfy value_range[0] < value_range[1], but got "
-                                    f"[{value_range[0]}, {value_range[1]}]")
+                                    f"'[{value_range[0]:g}, {value_range[1]:g}]'")  # absl's StrCat of numbers
     step = (high - low) / nbins
     index = np.clip(np.floor((values.reshape(-1).astype(np.float64) - low) / step), 0, nbins - 1).astype(np.int64)
     return np.bincount(index, minlength=nbins).astype(dtype.as_numpy_dtype)

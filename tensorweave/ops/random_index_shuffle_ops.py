@@ -17,11 +17,12 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import tensor_shape
-from tensorweave.framework.graph import Tensor
+from tensorweave.framework.graph import Tensor, convert_to_tensor
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.manipulation_ops import pad
 from tensorweave.platform.tf_export import tf_export
 
 _MIN_BLOCK_BITS = 16
@@ -39,10 +40,11 @@ NotDifferentiable("RandomIndexShuffle")
 @RandomIndexShuffle.shape
 def _random_index_shuffle_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     index, seed, max_index = ctx.input_shapes
-    if seed.ndims is not None and not (
-            (seed.ndims == 1 and seed.dims[0].value in (None, 3))
-            or (seed.ndims == 2 and seed.dims[1].value in (None, 3))):
-        raise ValueError(f"Seed must have shape [3] or [n, 3] but got {tensor_shape.shape_string(seed)}.")
+    if seed.ndims is not None and seed.ndims > 2:
+        raise ValueError(f"Shape must be at most rank 2 but is rank {seed.ndims}")
+    if seed.ndims is not None and (seed.ndims == 0 or seed.dims[-1].value != 3):  # an unknown size fails too
+        shown = ", ".join(str(-1 if d.value is None else d.value) for d in seed.dims)
+        raise ValueError(f"Seed must have shape [3] or [n, 3] but got [{shown}].")
     if index.ndims is not None and index.ndims > 1:
         raise ValueError(f"Index must be a scalar or a vector but got {tensor_shape.shape_string(index)}.")
     if max_index.ndims is not None and index.ndims is not None and max_index.ndims > 0 and \
@@ -171,3 +173,12 @@ def _random_index_shuffle(ctx: OpKernelContext, index: Any, seed: Any, max_index
 def random_index_shuffle(index: Any, seed: Any, max_index: Any, rounds: int = 4, name: str | None = None) -> Tensor:
     """Where `index` lands in a random permutation of [0, max_index] that `seed` (three words) picks."""
     return RandomIndexShuffle(index, seed, max_index, rounds=rounds, name=name)
+
+
+@tf_export("random.experimental.index_shuffle")
+def index_shuffle(index: Any, seed: Any, max_index: Any) -> Tensor:
+    """Where `index` lands in the permutation of [0, max_index] that a stateless seed (shape [2] or [n, 2])
+    picks: TF pads the seed in front with its fixed word to the op's three."""
+    seed = convert_to_tensor(seed)
+    paddings = [[1, 0]] + ([] if seed.shape.ndims is None else [[0, 0]] * (seed.shape.ndims - 1))
+    return RandomIndexShuffle(index, pad(seed, paddings, constant_values=498247692), max_index, rounds=4)

@@ -630,6 +630,14 @@ def _stateless_key_counter_alg(seed: Any, alg: Any) -> tuple[Tensor, Tensor, int
     return key, counter, _STATELESS_ALGORITHMS[alg]
 
 
+@tf_export("random.experimental.stateless_shuffle")
+def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select", name: str | None = None) -> Tensor:
+    """`value` with its first dimension in the order a shape-[2] `seed` alone determines."""
+    with name_scope(name, "stateless_shuffle", [value, seed]):
+        key, counter, alg = _stateless_key_counter_alg(seed, alg)
+        return StatelessShuffle(value, key, counter, alg)  # TF's op is named inside the scope
+
+
 def _static_shape_of_result(result: Tensor, shape: Tensor) -> Tensor:
     result.set_shape(tensor_util.constant_value_as_shape(shape))
     return result
@@ -767,6 +775,20 @@ def _random_shuffle(ctx: OpKernelContext, value: Any) -> Any:
     generator = ctx.state
     draws = generator.uint32s(generator.reserve_samples128((rows + 2) // 4), rows - 1)
     return value[_fisher_yates_order(draws)]
+
+
+StatelessShuffle = Op("StatelessShuffle", inputs=["value: T", "key: uint64", "counter: uint64", "alg: int32"],
+                      outputs=["output: T"], attrs=["T: type"])
+StatelessShuffle.shape(_random_shuffle_shape)
+
+
+@StatelessShuffle.kernel("CPU")
+def _stateless_shuffle(ctx: OpKernelContext, value: Any, key: Any, counter: Any, alg: Any) -> Any:
+    """RandomShuffle's Fisher-Yates with its uint32 draws from the stateless key and counter."""
+    key, start = _key_counter(ctx, key, counter, alg)
+    if value.size <= 1 or value.shape[0] <= 1:
+        return value
+    return value[_fisher_yates_order(_fill_stream(key, start, value.shape[0] - 1, 4, np.uint32, _words))]
 
 
 @tf_export("random.shuffle", "random_shuffle")

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import tensor_shape
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -152,18 +152,47 @@ def _scatter_nd(ctx: OpKernelContext, indices: Any, updates: Any, shape: Any, ba
     return _scatter_into(ctx, zeros, indices, updates, bad_indices_policy, combine)
 
 
+def _check_tensor_scatter(ctx: OpKernelContext, out_shape: tuple, indices: Any, updates: Any) -> None:
+    """TF's TensorScatterOp checks, in its order and words (ScatterNd's own differ)."""
+    show = tensor_shape.shape_string
+    for name, array in (("Indices", indices), ("Updates", updates)):
+        if array.ndim < 1:
+            raise invalid_argument(ctx, f"{name} shape must have rank at least one. Found:{show(array.shape)}")
+    if (indices.size or updates.size) and not (math.prod(out_shape) and indices.size and updates.size):
+        raise invalid_argument(ctx, "Indices and updates specified for empty output shape")
+    outer, depth = indices.ndim - 1, indices.shape[-1]
+    if updates.shape[:outer] != indices.shape[:outer]:
+        raise invalid_argument(ctx, f"Outer dimensions of indices and update must match. Indices shape: "
+                                    f"{show(indices.shape)}, updates shape:{show(updates.shape)}")
+    inner = updates.ndim - outer
+    if inner != len(out_shape) - depth:
+        raise invalid_argument(ctx, f"Inner dimensions of output shape must match inner dimensions of updates shape. "
+                                    f"Output: {show(out_shape)} updates: {show(updates.shape)}")
+    if updates.shape[outer:] != tuple(out_shape[depth:]):
+        raise invalid_argument(ctx, f"The inner {len(out_shape) - depth} dimensions of output.shape="
+                                    f"{show(out_shape)} must match the inner {inner} dimensions of updates.shape="
+                                    f"{show(updates.shape)}")
+
+
 def _tensor_scatter_kernel(combine_name: str | None) -> Any:
     def kernel(ctx: OpKernelContext, tensor: Any, indices: Any, updates: Any, bad_indices_policy: bytes) -> Any:
+        _check_tensor_scatter(ctx, tensor.shape, indices, updates)
         combine = None if combine_name is None else getattr(ctx.xp, combine_name)
         return _scatter_into(ctx, tensor, indices, updates, bad_indices_policy, combine)
 
     return kernel
 
 
-for _handle, _combine in ((TensorScatterUpdate, None), (TensorScatterAdd, "add"), (TensorScatterSub, "subtract"),
-                          (TensorScatterMax, "maximum"), (TensorScatterMin, "minimum")):
+# The types TF registers kernels for: any for Update; numbers for Add and Sub; real numbers for Max and Min.
+_NUMBERS = tuple(dtypes.as_dtype(n) for n in ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16",
+                                              "uint16", "int32", "int64", "uint32", "uint64", "complex64",
+                                              "complex128"))
+for _handle, _combine, _types in ((TensorScatterUpdate, None, None), (TensorScatterAdd, "add", _NUMBERS),
+                                  (TensorScatterSub, "subtract", _NUMBERS),
+                                  (TensorScatterMax, "maximum", _NUMBERS[:-2]),
+                                  (TensorScatterMin, "minimum", _NUMBERS[:-2])):
     _handle.shape(_tensor_scatter_shape)
-    _handle.kernel("CPU")(_tensor_scatter_kernel(_combine))
+    _handle.kernel("CPU", type_constraints={} if _types is None else {"T": _types})(_tensor_scatter_kernel(_combine))
 
 
 @tf_export("scatter_nd", "manip.scatter_nd")

@@ -146,10 +146,11 @@ def _space_batch_shape(input_shape: tensor_shape.TensorShape, block_shape_shape:
                        block: Any, pads_shape: tensor_shape.TensorShape, pads: Any,
                        to_batch: bool) -> tensor_shape.TensorShape:
     """TF's SpaceToBatchShapeHelper / BatchToSpaceShapeHelper over partial shapes and known values."""
-    block_shape_shape = with_rank(block_shape_shape, 1)
-    m = block_shape_shape.dims[0].value
+    if block_shape_shape.ndims not in (None, 1):
+        raise ValueError("block_shape must have rank 1.")
+    m = None if block_shape_shape.ndims is None else block_shape_shape.dims[0].value
     input_shape = with_rank_at_least(input_shape, 1 + (m or 0))
-    tensor_shape.merge_shapes(with_rank(pads_shape, 2), tensor_shape.TensorShape([m, 2]))
+    tensor_shape.merge_shapes(pads_shape, tensor_shape.TensorShape([m, 2]))
     if input_shape.ndims is None:
         return tensor_shape.unknown_shape()
     if m is None:
@@ -160,11 +161,12 @@ def _space_batch_shape(input_shape: tensor_shape.TensorShape, block_shape_shape:
         block = block.tolist()
         if any(b < 1 for b in block):
             raise ValueError("block_shape must be positive")
-        product = math.prod(block)
         if to_batch:
-            out[0] = None if dims[0] is None else dims[0] * product
+            out[0] = None if dims[0] is None else dims[0] * math.prod(block)
         else:
-            out[0] = _divided(dims[0], product)
+            out[0] = dims[0]
+            for size in block:  # one block dimension at a time, as TF's message shows
+                out[0] = _divided(out[0], size)
     if block is not None and pads is not None:
         pads = pads.tolist()
         if any(p < 0 for pair in pads for p in pair):
@@ -307,11 +309,11 @@ def space_to_batch(input: Any, paddings: Any, block_size: Any = None, name: str 
 @tf_export("batch_to_space")
 def batch_to_space(input: Any, crops: Any, block_size: Any, name: str | None = None,  # noqa: A002
                    block_shape: Any = None) -> Tensor:
-    """`batch_to_space_nd` with a square block over two spatial dimensions (TF1's form)."""
+    """`batch_to_space_nd` with a square block over the two spatial dimensions of a 4-D input (TF1's form)."""
     block_size = _deprecated_block_argument(block_shape, block_size)
-    if isinstance(block_size, int):
-        block_size = np.array([block_size, block_size], dtype=np.int64)
-    return batch_to_space_nd(input, block_size, crops, name=name)
+    result = batch_to_space_nd(input, np.array([block_size, block_size], dtype=np.int64), crops, name=name)
+    result.set_shape(result.shape.with_rank(4))
+    return result
 
 
 def _deprecated_block_argument(block_shape: Any, block_size: Any) -> Any:

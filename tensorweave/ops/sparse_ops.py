@@ -19,7 +19,7 @@ import numpy as np
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
-from tensorweave.framework.op_registry import Op
+from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.ops import (
@@ -181,6 +181,8 @@ def _sparse_to_dense(ctx: OpKernelContext, sparse_indices: Any, output_shape: An
     if shape.size != num_dims:
         raise invalid_argument(ctx, f"output_shape has incorrect number of elements: {shape.size} should be: "
                                     f"{num_dims}")
+    if np.any(shape < 0):  # TF's TensorShapeUtils::MakeShape
+        raise invalid_argument(ctx, f"Dimension {int(shape[np.argmax(shape < 0)])} must be >= 0")
     indices = sparse_indices.reshape(num_elems, num_dims).astype(np.int64)
     if validate_indices:
         check_valid_indices(ctx, indices, shape)
@@ -342,6 +344,7 @@ def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> Any
 SparseConcat = Op("SparseConcat", inputs=["indices: N * int64", "values: N * T", "shapes: N * int64"],
                   outputs=["output_indices: int64", "output_values: T", "output_shape: int64"],
                   attrs=["concat_dim: int", "N: int >= 2", "T: type"])
+NotDifferentiable("SparseConcat")  # as TF's: the values' gradients are None
 
 
 @SparseConcat.shape
@@ -605,6 +608,8 @@ def _sparse_slice(ctx: OpKernelContext, indices: Any, values: Any, shape: Any, s
         if vector.shape[0] != rank:
             raise invalid_argument(ctx, f"Expected {label} to be a vector of length {rank} but got length "
                                         f"{vector.shape[0]}")
+    if np.any(size < 0):
+        raise invalid_argument(ctx, f"Expected a non-negative size, got {int(size[np.argmax(size < 0)])}")
     end = np.minimum(start + size, shape)
     keep = np.all((indices >= start) & (indices < end), axis=1)
     return [indices[keep] - start, values[keep], np.maximum(end - start, 0)]
@@ -645,7 +650,8 @@ def _sparse_split(ctx: OpKernelContext, split_dim: Any, indices: Any, values: An
     axis %= rank
     size = int(shape[axis])
     if not 1 <= num_split <= size:
-        raise invalid_argument(ctx, f"Input num_split should be between 1 and {size}, got {num_split}")
+        raise invalid_argument(ctx, f"Input num_split should be between 1 and the splitting dimension size "
+                                    f"({size}), got {num_split}")
     small, big_count = divmod(size, num_split)  # the first `big_count` pieces are one longer
     coordinate = indices[:, axis]
     boundary = big_count * (small + 1)
@@ -1109,14 +1115,20 @@ sparse_minimum = _sparse_sparse(SparseSparseMinimum, "minimum")
 _CWISE_INPUTS = ["sp_indices: int64", "sp_values: T", "sp_shape: int64", "dense: T"]
 
 
-def _cwise_op(name: str, fn: Any) -> Op:
+_CWISE_KERNEL_TYPES = {"T": tuple(dtypes.as_dtype(n) for n in (
+    "float64", "float32", "bfloat16", "float16", "int32", "int8", "uint8", "int16", "uint16", "uint32", "int64",
+    "uint64"))}  # TF registers no complex kernels for these ops (listed in its registry's order)
+
+
+def _cwise_op(name: str, fn: Any, divides: bool = False) -> Op:
+    """`divides`: a zero among the dense values an entry meets fails, as TF's division kernel checks."""
     op = Op(name, inputs=_CWISE_INPUTS, outputs=["output: T"], attrs=["T: numbertype"])
 
     @op.shape
     def _cwise_shape(ctx: InferenceContext) -> list[_Shape]:
         return [_Shape([_dim(with_rank(ctx.input_shape(0), 2), 0)])]
 
-    @op.kernel("CPU")
+    @op.kernel("CPU", type_constraints=_CWISE_KERNEL_TYPES)
     def _cwise(ctx: OpKernelContext, sp_indices: Any, sp_values: Any, sp_shape: Any, dense: Any) -> Any:
         """`fn` of each present entry and the dense operand broadcast to the sparse shape (never the other way)."""
         _check_sparse(ctx, sp_indices, sp_values, sp_shape, ("sp_indices", "sp_values", "sp_shape"))
@@ -1128,6 +1140,9 @@ def _cwise_op(name: str, fn: Any) -> Op:
             raise invalid_argument(ctx, "Provided indices are out-of-bounds w.r.t. dense side with broadcasted "
                                         "shape")
         gathered = np.broadcast_to(dense, shape)[tuple(sp_indices.T)]
+        if divides and np.any(gathered == 0):
+            raise invalid_argument(ctx, "SparseDenseCwiseDiv cannot divide by zero,but input dense tensor contains "
+                                        "zero ")
         return fn(sp_values, gathered).astype(sp_values.dtype, copy=False)
 
     return op
@@ -1138,7 +1153,7 @@ def _divide(x: Any, y: Any) -> Any:
 
 
 SparseDenseCwiseMul = _cwise_op("SparseDenseCwiseMul", np.multiply)
-SparseDenseCwiseDiv = _cwise_op("SparseDenseCwiseDiv", _divide)
+SparseDenseCwiseDiv = _cwise_op("SparseDenseCwiseDiv", _divide, divides=True)
 SparseDenseCwiseAdd = _cwise_op("SparseDenseCwiseAdd", np.add)
 
 
@@ -1153,7 +1168,18 @@ def _sparse_dense_operator(op: Op, op_name: str) -> Any:
 
 SparseTensor.__mul__ = _sparse_dense_operator(SparseDenseCwiseMul, "mul")
 SparseTensor.__div__ = _sparse_dense_operator(SparseDenseCwiseDiv, "div")
-SparseTensor.__truediv__ = _sparse_dense_operator(SparseDenseCwiseDiv, "truediv")
+
+
+def _sparse_dense_truediv(sp_x: SparseTensor, y: Any) -> SparseTensor:
+    """`sp_x / y` in Python 3's sense: integer values and `y` are cast to a float type first, as dense `/`."""
+    with name_scope(None, "truediv", [sp_x, y]) as name:
+        y = convert_to_tensor(y, dtype=sp_x.dtype.base_dtype, name="y")
+        values, y = elementwise_ops._division_operands(sp_x.values, y, "__truediv__")
+        return SparseTensor(sp_x.indices, SparseDenseCwiseDiv(sp_x.indices, values, sp_x.dense_shape, y, name=name),
+                            sp_x.dense_shape)
+
+
+SparseTensor.__truediv__ = _sparse_dense_truediv
 
 
 # -- placeholders, eye, from_dense -----------------------------------------------------------------------
@@ -1234,6 +1260,7 @@ def _gathered_or_zero(grad: Any, positions: Any) -> Any:
 SparseAddGrad = Op("SparseAddGrad", inputs=["backprop_val_grad: T", "a_indices: int64", "b_indices: int64",
                                             "sum_indices: int64"], outputs=["a_val_grad: T", "b_val_grad: T"],
                    attrs=["T: numbertype"])
+NotDifferentiable("SparseAddGrad")  # as TF's
 
 
 @SparseAddGrad.shape

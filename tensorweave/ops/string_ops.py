@@ -117,9 +117,15 @@ Substr = Op("Substr", inputs=["input: string", "pos: T", "len: T"], outputs=["ou
 
 @Substr.shape
 def _substr_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    """`pos` and `len` have one shape, which broadcasts with the strings'."""
-    tensor_shape.merge_shapes(ctx.input_shape(1), ctx.input_shape(2))
-    return [broadcast_shapes(ctx.input_shape(0), ctx.input_shape(1))]
+    """`pos` and `len` have one shape, which broadcasts with the strings'. TF compares their dimensions'
+    values, so an unknown one matches only another unknown one."""
+    pos, length = ctx.input_shape(1), ctx.input_shape(2)
+    if length.ndims is not None:
+        with_rank(pos, length.ndims)
+    if pos.ndims is not None and length.ndims is not None and pos.as_list() != length.as_list():
+        raise ValueError(f"pos and len shapes must match: {tensor_shape.shape_string(pos, '?')} vs. "
+                         f"{tensor_shape.shape_string(length, '?')}")
+    return [broadcast_shapes(ctx.input_shape(0), pos)]
 
 
 @Substr.kernel("CPU")
@@ -207,7 +213,8 @@ def _compile(ctx: OpKernelContext, pattern: Any) -> re.Pattern:
     pattern = _attr_or_scalar(pattern)
     text = pattern.decode(errors="replace")
     try:
-        compiled = re.compile(pattern)
+        # RE2 matches UTF-8 text by code point ('.' takes a whole character) with ASCII classes (\w, \d, \s)
+        compiled = re.compile(_utf8(pattern), re.ASCII)
     except re.error as e:
         raise invalid_argument(ctx, f"Invalid pattern: {text}, error: {_re2_error(text, e)}") from None
     for match in _RE2_REJECTS.finditer(pattern):
@@ -222,25 +229,37 @@ def _compile(ctx: OpKernelContext, pattern: Any) -> re.Pattern:
     return compiled
 
 
-def _rewrite(ctx: OpKernelContext, rewrite: Any) -> bytes:
-    r"""RE2's rewrite string in `re.sub`'s terms: `\0`-`\9` name groups, `\\` is a backslash."""
-    rewrite = _attr_or_scalar(rewrite)
+def _utf8(value: bytes) -> str:
+    """Bytes as the text RE2 sees (invalid bytes kept, as lone surrogates, to be encoded back as they were)."""
+    return value.decode("utf-8", "surrogateescape")
 
-    def escape(m: re.Match) -> bytes:
-        if m.group(1) == b"\\":
-            return b"\\\\"
+
+def _rewrite(ctx: OpKernelContext, rewrite: Any) -> tuple[str, int]:
+    r"""RE2's rewrite string in `re.sub`'s terms (`\0`-`\9` name groups, `\\` is a backslash), and the
+    highest group it names."""
+    rewrite = _attr_or_scalar(rewrite)
+    groups = [0]
+
+    def escape(m: re.Match) -> str:
+        if m.group(1) == "\\":
+            return "\\\\"
         if m.group(1).isdigit():
-            return b"\\g<" + m.group(1) + b">"
+            groups.append(int(m.group(1)))
+            return "\\g<" + m.group(1) + ">"
         raise invalid_argument(ctx, f"Invalid rewrite pattern: {rewrite.decode(errors='replace')}")
 
-    return re.sub(rb"\\(.?)", escape, rewrite, flags=re.DOTALL)
+    return re.sub(r"\\(.?)", escape, _utf8(rewrite), flags=re.DOTALL), max(groups)
 
 
 def _regex_replace(ctx: OpKernelContext, input: Any, pattern: Any, rewrite: Any,  # noqa: A002
                    replace_global: bool) -> Any:
-    compiled, template = _compile(ctx, pattern), _rewrite(ctx, rewrite)
+    compiled = _compile(ctx, pattern)
+    template, highest = _rewrite(ctx, rewrite)
+    if highest > compiled.groups:  # RE2 refuses the rewrite and replaces nothing
+        return np.array(input, dtype=object)
     count = 0 if replace_global else 1
-    return _per_string(lambda s: compiled.sub(template, s, count=count), input)
+    return _per_string(lambda s: compiled.sub(template, _utf8(s), count=count).encode("utf-8", "surrogateescape"),
+                       input)
 
 
 RegexReplace = Op("RegexReplace", inputs=["input: string", "pattern: string", "rewrite: string"],
@@ -274,7 +293,7 @@ def regex_replace(input: Any, pattern: Any, rewrite: Any, replace_global: bool =
 
 def _regex_full_match(ctx: OpKernelContext, input: Any, pattern: Any) -> Any:  # noqa: A002
     compiled = _compile(ctx, pattern)
-    return _per_string(lambda s: compiled.fullmatch(s) is not None, input, otype=bool)
+    return _per_string(lambda s: compiled.fullmatch(_utf8(s)) is not None, input, otype=bool)
 
 
 RegexFullMatch = Op("RegexFullMatch", inputs=["input: string", "pattern: string"], outputs=["output: bool"])

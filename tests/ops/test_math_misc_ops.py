@@ -90,7 +90,7 @@ def test_bincount_histograms_confusion_matrix():
         with pytest.raises(tf.errors.InvalidArgumentError, match="Input arr must be non-negative!"):
             sess.run(tf.bincount([1, -1]))
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"value_range should satisfy value_range\[0\] < value_range\[1\], but got \[5.0, 0.0\]"):
+                           match=r"value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[5, 0\]'"):
             sess.run(tf.histogram_fixed_width(values, [5.0, 0.0], 5))
 
 
