@@ -13,11 +13,11 @@ def _run(fetches, feed=None):
 
 
 def test_substr_pos_and_len_shapes_must_be_equal_not_broadcast():
-    with pytest.raises(ValueError, match=r"^pos and len shapes must match: \[2\] vs. \[1\] for '\{\{node Substr\}\}"):
+    with pytest.raises(ValueError, match=r"pos and len shapes must match: \[2\] vs. \[1\] for '\{\{node Substr\}\}"):
         tf.strings.substr(["hello", "world"], [0, 1], [1])
-    with pytest.raises(ValueError, match=r"^pos and len shapes must match: \[\?\] vs. \[2\]"):
+    with pytest.raises(ValueError, match=r"pos and len shapes must match: \[\?\] vs. \[2\]"):
         tf.strings.substr(["hello", "world"], tf.placeholder(tf.int32, [None]), [1, 2])
-    with pytest.raises(ValueError, match="^Shape must be rank 1 but is rank 0"):
+    with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 0"):
         tf.strings.substr(["hello", "world"], 0, [1, 2])
     assert tf.strings.substr(["hello", "world"], tf.placeholder(tf.int32), [1, 2]).shape.ndims is None
 
@@ -31,7 +31,7 @@ def test_sparse_dense_division_by_a_zero_the_entries_meet_fails():
     assert _run((_sparse() / tf.constant([[1.0, 1.0, 1.0], [1.0, 0.0, 1.0]])).values).tolist() == [3.0, 2.0, 1.0]
     for dense in (tf.constant([-0.0, 1.0, 1.0]), tf.constant([[0.0], [2.0]])):
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match="^SparseDenseCwiseDiv cannot divide by zero,but input dense tensor contains zero "):
+                           match="SparseDenseCwiseDiv cannot divide by zero,but input dense tensor contains zero "):
             _run((_sparse() / dense).values)
 
 
@@ -47,7 +47,7 @@ def test_sparse_true_division_casts_integers_to_float_as_dense_division():
 
 def test_sparse_dense_cwise_ops_have_no_complex_kernel():
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="^No OpKernel was registered to support Op 'SparseDenseCwiseMul'"):
+                       match="No OpKernel was registered to support Op 'SparseDenseCwiseMul'"):
         _run((_sparse(tf.complex64) * tf.constant([1j, 1, 1], tf.complex64)).values)
 
 
@@ -76,12 +76,12 @@ def test_decode_bmp_reads_rows_as_tf_own_reader():
     (b"BM" + b"\0" * 20, 0, "Incomplete bmp content, requires at least 32 bytes"),
 ])
 def test_decode_bmp_errors(contents, channels, message):
-    with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         _run(tf.image.decode_bmp(contents, channels=channels))
 
 
 def test_bmp_channel_check_comes_before_the_wrong_op_check():
-    with pytest.raises(tf.errors.InvalidArgumentError, match="^`channels` must be 0, 3 or 4 for BMP, but got 1"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="`channels` must be 0, 3 or 4 for BMP, but got 1"):
         _run(tf.image.decode_png(_bmp(2, 1, 24), channels=1))
 
 
@@ -97,21 +97,21 @@ def test_bmp_and_jpeg_widen_their_uint8_buffer_by_256_and_the_float_reciprocal()
 
 @pytest.mark.parametrize("op", [tf.space_to_batch_nd, tf.batch_to_space_nd])
 def test_space_batch_nd_shape_messages(op):
-    with pytest.raises(ValueError, match=r"^block_shape must have rank 1\. for '\{\{node "):
+    with pytest.raises(ValueError, match=r"block_shape must have rank 1\. for '\{\{node "):
         op(tf.ones([4, 2, 2, 1]), [[2, 2]], [[0, 0], [0, 0]])
-    with pytest.raises(ValueError, match="^Shapes must be equal rank, but are 1 and 2"):
+    with pytest.raises(ValueError, match="Shapes must be equal rank, but are 1 and 2"):
         op(tf.ones([4, 2, 2, 1]), [2, 2], [0, 0])
 
 
 def test_batch_to_space_nd_divides_the_batch_one_block_dimension_at_a_time():
-    with pytest.raises(ValueError, match="^Dimension size must be evenly divisible by 2 but is 3"):
+    with pytest.raises(ValueError, match="Dimension size must be evenly divisible by 2 but is 3"):
         tf.batch_to_space_nd(tf.ones([3, 3, 2, 1]), [2, 2], [[0, 0], [0, 0]])
 
 
 def test_v1_batch_to_space_always_makes_an_int64_square_block_and_a_4d_result():
     t = tf.batch_to_space(tf.ones([4, 1, 1, 1]), [[0, 0], [0, 0]], np.int32(2))
     assert t.op.inputs[1].dtype == tf.int64 and t.shape.as_list() == [1, 2, 2, 1]
-    with pytest.raises(ValueError, match=r"^Shape \(1, 2, 2\) must have rank 4$"):
+    with pytest.raises(ValueError, match=r"Shape \(1, 2, 2\) must have rank 4$"):
         tf.batch_to_space(tf.ones([4, 1, 1]), [[0, 0], [0, 0]], 2)
 
 
@@ -135,9 +135,9 @@ def test_index_shuffle_pads_a_two_word_seed_in_front():
     assert _run(tf.random.experimental.index_shuffle(3, [5, 8], 9)) == 1
     assert _run(tf.random.experimental.index_shuffle(tf.range(4), [5, 9], 3)).tolist() == [2, 0, 1, 3]
     # TF pads the first dimension, so a batch of seeds never reaches the op in shape [n, 3]
-    with pytest.raises(ValueError, match=r"^Seed must have shape \[3\] or \[n, 3\] but got \[3, 2\]\. for"):
+    with pytest.raises(ValueError, match=r"Seed must have shape \[3\] or \[n, 3\] but got \[3, 2\]\. for"):
         tf.random.experimental.index_shuffle([0, 1], [[5, 9], [1, 2]], [3, 3])
-    with pytest.raises(ValueError, match=r"^Seed must have shape \[3\] or \[n, 3\] but got \[-1\]\. for"):
+    with pytest.raises(ValueError, match=r"Seed must have shape \[3\] or \[n, 3\] but got \[-1\]\. for"):
         tf.raw_ops.RandomIndexShuffle(index=1, seed=tf.placeholder(tf.int32, [None]), max_index=4)
 
 
@@ -184,7 +184,7 @@ def _fed_sparse(indices, values, shape):
      r"Input num_split should be between 1 and the splitting dimension size \(3\), got 4"),
 ])
 def test_sparse_kernel_messages(build, message):
-    with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         _run(build())
 
 
@@ -195,15 +195,15 @@ def test_sparse_concat_is_not_differentiable():
 
 
 def test_unsorted_segment_num_segments_must_be_non_negative_at_build():
-    with pytest.raises(ValueError, match="^Dimension size, given by scalar input 2, must be non-negative but is -1"):
+    with pytest.raises(ValueError, match="Dimension size, given by scalar input 2, must be non-negative but is -1"):
         tf.math.unsorted_segment_sum([1.0, 2.0], [0, 1], -1)
 
 
 def test_histogram_fixed_width_messages():
-    with pytest.raises(ValueError, match="^Requires nbins > 0: 0 for '"):
+    with pytest.raises(ValueError, match="Requires nbins > 0: 0 for '"):
         tf.histogram_fixed_width([1.0], [0.0, 1.0], nbins=0)
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"^value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[1, 0\]'"):
+                       match=r"value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[1, 0\]'"):
         _run(tf.histogram_fixed_width([1.0], [1.0, 0.0], nbins=3))
 
 
@@ -235,7 +235,7 @@ def _fed(value, dtype=tf.float32):
     (np.zeros([3]), [1], 5.0, r"Updates shape must have rank at least one. Found:\[\]"),
 ])
 def test_tensor_scatter_kernel_messages(tensor, indices, updates, message):
-    with pytest.raises(tf.errors.InvalidArgumentError, match="^" + message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         _run(tf.tensor_scatter_nd_update(_fed(tensor), _fed(indices, tf.int32), _fed(updates)))
 
 
@@ -244,7 +244,7 @@ def test_tensor_scatter_add_has_no_string_or_bool_kernel_and_max_no_complex():
                       (lambda: tf.tensor_scatter_nd_max(tf.constant([1j, 2]), [[1]], tf.constant([1j])),
                        "TensorScatterMax")):
         with tf.Graph().as_default():
-            with pytest.raises(tf.errors.InvalidArgumentError, match=f"^No OpKernel was registered to support Op '{op}'"):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=f"No OpKernel was registered to support Op '{op}'"):
                 _run(build())
     with tf.Graph().as_default():
         assert _run(tf.tensor_scatter_nd_update(tf.constant([True, False]), [[1]], [True])).tolist() == [True, True]
