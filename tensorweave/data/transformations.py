@@ -577,28 +577,30 @@ class _SlidingWindowDataset(DatasetV1):
         return -(-count // shift)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
+        """TF's buffer of the input's elements and failures: a window fails with the first failure among
+        the elements it picks; failures it skips by its stride or discards by its shift are dropped."""
         size, shift, stride, drop = self._parameters(run)
-        source = self._inputs[0]._iterate(run)
-        buffer: deque[Element] = deque()
-        first, start, exhausted = 0, 0, False  # the index of buffer[0], of the window's first element
+        source = _with_failures(self._inputs[0], run)
+        target, buffer, exhausted = (size - 1) * stride + 1, [], False
         while True:
-            last = start + (size - 1) * stride
-            while not exhausted and first + len(buffer) <= last:
-                element = next(source, None)
-                if element is None:
+            while not exhausted and len(buffer) < target:
+                item = next(source, _END)
+                exhausted = item is _END
+                if not exhausted:
+                    buffer.append(item)
+            if not buffer or (drop and len(buffer) < target):
+                return
+            window = buffer[::stride]
+            failure = next((item for item in window if isinstance(item, _Failed)), None)
+            for _ in range(shift - len(buffer)):
+                if exhausted or next(source, _END) is _END:
                     exhausted = True
-                else:
-                    buffer.append(element)
-            while buffer and first < start:
-                buffer.popleft()
-                first += 1
-            if not buffer:
-                return
-            window = [buffer[i] for i in range(0, min(last - start + 1, len(buffer)), stride)]
-            if drop and len(window) < size:
-                return
-            yield [WindowValue([element[at:at + count] for element in window]) for at, count in self._layout]
-            start += shift
+                    break
+            del buffer[:shift]
+            if failure is not None:
+                run.failed(failure.error)
+            else:
+                yield [WindowValue([element[at:at + count] for element in window]) for at, count in self._layout]
 
 
 class _UniqueDataset(DatasetV1):
@@ -894,7 +896,7 @@ class _CountDataset(DatasetV1):
             yield from source._iterate(run) if count < 0 else itertools.islice(source._iterate(run), count)
         elif self._kind == "skip":
             if count >= 0:
-                yield from itertools.islice(source._iterate(run), count, None)
+                yield from _skipping(run, source, lambda position: max(count - position, 0))
         elif self._kind == "repeat":
             passes = itertools.count() if count < 0 else range(count)
             for _ in passes:
@@ -938,6 +940,27 @@ def _with_failures(dataset: DatasetV1, run: _Run) -> PyIterator[Element | _Faile
         while failures:
             yield _Failed(failures.popleft())
         yield element
+
+
+def _skipping(run: _Run, dataset: DatasetV1, to_skip: Callable[[int], int]) -> PyIterator[Element]:
+    """The elements of `dataset` after TF's skips (skip's, shard's): before each element, `to_skip(position)`
+    more (position: the elements skipped and returned so far). A failure while skipping is returned and loses
+    that skip's progress, as TF's Skip call fails before its caller adds what it skipped."""
+    position, skipped = 0, 0
+    for item in _with_failures(dataset, run):
+        if skipped < to_skip(position):
+            if isinstance(item, _Failed):
+                run.failed(item.error)
+                skipped = 0
+            else:
+                skipped += 1
+            continue
+        position, skipped = position + skipped, 0
+        if isinstance(item, _Failed):
+            run.failed(item.error)
+        else:
+            position += 1
+            yield item
 
 
 def _prefetched(source: PyIterator[Any], size: int) -> PyIterator[Any]:
@@ -1032,7 +1055,7 @@ class _ShardDataset(DatasetV1):
         if not 0 <= index < shards:
             raise errors.InvalidArgumentError(None, None, f"Index must be between 0 and {shards - 1} (currently "
                                                           f"index = {index}).")
-        yield from itertools.islice(self._inputs[0]._iterate(run), index, None, shards)
+        yield from _skipping(run, self._inputs[0], lambda position: (index - position) % shards)
 
 
 class _NormalizedDataset(DatasetV1):
