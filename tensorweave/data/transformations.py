@@ -92,7 +92,7 @@ class _OptionsDataset(DatasetV1):
         return super().options().merge(self._options)
 
     def _node_attrs(self) -> dict[str, Any]:
-        return {"serialized_options": b""}
+        return {"serialized_options": self._options._to_proto().SerializeToString()}
 
     _same_cardinality = True
 

@@ -316,6 +316,35 @@ def test_options_and_with_options():
         assert _ints(dataset) == [0, 2, 4]
 
 
+def _serialized_options(options):
+    with tf.Graph().as_default() as graph:
+        tf.data.Dataset.range(3).with_options(options)
+        node, = [n for n in graph.as_graph_def().node if n.op == "OptionsDataset"]
+        return node.attr["serialized_options"].s
+
+
+def test_options_dataset_serializes_tfs_options_proto():
+    """The bytes of TF 2.21's OptionsDataset attr: the options given (not merged), and every group."""
+    options = tf.data.Options()
+    assert _serialized_options(options) == b"\x12\x00\x1a\x00*\x00:\x00b\x00"
+    options.experimental_deterministic = False
+    options.experimental_optimization.map_and_batch_fusion = False
+    options.experimental_optimization.map_parallelization = True
+    options.threading.private_threadpool_size = 4
+    options.threading.max_intra_op_parallelism = 1
+    assert _serialized_options(options) == b"\x08\x00\x12\x00\x1a\x04H\x00`\x01*\x04\x08\x01\x10\x04:\x00b\x00"
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+    options.experimental_slack = True
+    options.experimental_external_state_policy = tf.data.experimental.ExternalStatePolicy.IGNORE
+    options.autotune.enabled = False
+    options.autotune.ram_budget = 100
+    options.autotune.cpu_budget = 2
+    assert _serialized_options(options) == b"\x12\x02\x08\x02\x1a\x00 \x01*\x000\x01:\x06\x08\x00\x10\x02\x18db\x00"
+    merged = tf.data.Options().merge(tf.data.Options())
+    assert merged.experimental_distribute.auto_shard_policy == tf.data.experimental.AutoShardPolicy.AUTO
+
+
 def test_dataset_repr_and_initializable_iterator_initializer_name_match_tf():
     """TF 2.21 reprs a dataset as its class and element_spec, and make_initializable_iterator's initializer is a
     bare MakeIterator (no make_initializer scope)."""
