@@ -72,7 +72,7 @@ from tensorweave.ops import (
     reduction_ops,
     shape_ops,
 )
-from tensorweave.ops.ragged_tensor import RaggedTensorSpec
+from tensorweave.ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -1205,7 +1205,10 @@ def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element
 
 class _DenseToRaggedDataset(DatasetV1):
     """Its input's elements, each dense component of a partly known shape read as a ragged value (ragged up to
-    its last unknown dimension), as TF's ragged_batch prepares them."""
+    its last unknown dimension), as TF's ragged_batch prepares them: TF's map (a MapDataset node of the
+    traced conversion), run here on the arrays themselves."""
+
+    _op = dataset_ops.MapDataset
 
     def __init__(self, source: DatasetV1, row_splits_dtype: Any) -> None:
         splits_dtype = dtypes.as_dtype(row_splits_dtype)
@@ -1216,6 +1219,16 @@ class _DenseToRaggedDataset(DatasetV1):
             ragged_rank = max(axis for axis, size in enumerate(spec.shape.as_list()) if size is None)
             return RaggedTensorSpec(spec.shape, spec.dtype, ragged_rank, splits_dtype)
 
+        def to_ragged(value: Any) -> Any:
+            spec = ragged(TensorSpec(value.shape, value.dtype)) if isinstance(value, Tensor) else None
+            if not isinstance(spec, RaggedTensorSpec) or not spec.ragged_rank:
+                return value
+            return RaggedTensor.from_tensor(value, ragged_rank=spec.ragged_rank, row_splits_dtype=splits_dtype)
+
+        def convert(*value: Any) -> Any:
+            return nest.map_structure(to_ragged, value if len(value) > 1 else value[0])
+
+        self._function = StructuredFunction(convert, source.element_spec, transformation="Dataset.map")
         super().__init__((source,), [], nest.map_structure(ragged, source.element_spec))
         # where each component to convert starts in an input element, and its ragged spec
         self._layout = [(start, leaf) for (start, given), leaf in zip(_layout(source.element_spec),
@@ -1238,6 +1251,13 @@ class _DenseToRaggedDataset(DatasetV1):
                 position = start + 1
             out.extend(element[position:])
             yield out
+
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], []]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"f": self._function.name, "preserve_cardinality": True}
 
 
 def _dense_as_ragged(value: np.ndarray, ragged_rank: int, splits_dtype: Any) -> list[np.ndarray]:

@@ -205,6 +205,11 @@ FixedLengthRecordDatasetV2 = _dataset_op(
     "FixedLengthRecordDatasetV2", ["filenames: string", "header_bytes: int64", "record_bytes: int64",
                                    "footer_bytes: int64", "buffer_size: int64", "compression_type: string"], [],
     structure=False, is_stateful=True)
+CSVDatasetV2 = Op("CSVDatasetV2", inputs=["filenames: string", "compression_type: string", "buffer_size: int64",
+                                          "header: bool", "field_delim: string", "use_quote_delim: bool",
+                                          "na_value: string", "select_cols: int64", "record_defaults: output_types",
+                                          "exclude_cols: int64"],
+                  outputs=["handle: variant"], attrs=_STRUCTURE_ATTRS, is_stateful=True)
 ModelDataset = Op("ModelDataset", inputs=["input_dataset: variant"], outputs=["handle: variant"],
                   attrs=["algorithm: int = 0", "cpu_budget: int = 0", "ram_budget: int = 0"] + _STRUCTURE_ATTRS)
 OptimizeDatasetV2 = Op("OptimizeDatasetV2", inputs=["input_dataset: variant", "optimizations_enabled: string",
@@ -225,7 +230,7 @@ DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDa
                CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, RewriteDataset, OptionsDataset,
                IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, AssertCardinalityDataset,
                TFRecordDataset,
-               TextLineDataset, FixedLengthRecordDatasetV2, ModelDataset, OptimizeDatasetV2)
+               TextLineDataset, FixedLengthRecordDatasetV2, CSVDatasetV2, ModelDataset, OptimizeDatasetV2)
 IteratorV2 = Op("IteratorV2", outputs=["handle: resource"],
                 attrs=["shared_name: string", "container: string"] + _STRUCTURE_ATTRS, is_stateful=True)
 OneShotIterator = Op("OneShotIterator", outputs=["handle: resource"],
