@@ -119,24 +119,35 @@ class Reducer:
 class _GroupByReducerDataset(DatasetV1):
     """TF's GroupByReducerDataset: the whole input folded per key, then one output per key, in key order."""
 
+    _op = dataset_ops.ExperimentalGroupByReducerDataset
+
     def __init__(self, source: DatasetV1, key_func: Callable, reducer: Reducer) -> None:
         scalar = TensorSpec([], dtypes.int64)
-        self._key = StructuredFunction(lambda *args: _int64(key_func(*args), "key"), source.element_spec)
+        name = "tf.data.experimental.group_by_reducer()"
+        self._key = StructuredFunction(lambda *args: _int64(key_func(*args), "key"), source.element_spec,
+                                       transformation=name)
         if not self._key.output_spec.is_compatible_with(scalar):
             raise ValueError("Invalid `key_func`. `key_func` must return a single `tf.int64` scalar tensor but its "
                              f"return type is {self._key.output_spec}.")
-        self._init = StructuredFunction(reducer.init_func, scalar)
+        self._init = StructuredFunction(reducer.init_func, scalar, transformation=name)
         state_spec = self._init.output_spec
-        self._reduce = StructuredFunction(reducer.reduce_func, (state_spec, source.element_spec))
+        self._reduce = StructuredFunction(reducer.reduce_func, (state_spec, source.element_spec),
+                                          transformation=name)
         reduced = self._reduce.output_spec
         nest.assert_same_structure(state_spec, reduced)
         if nest.flatten(structure.legacy_types(state_spec)) != nest.flatten(structure.legacy_types(reduced)):
             raise TypeError(f"Invalid `reducer`. The element types for the new state must match the initial state. "
                             f"Expected {structure.legacy_types(state_spec)}, got "
                             f"{structure.legacy_types(reduced)}.")
-        self._finalize = StructuredFunction(reducer.finalize_func, state_spec)
+        self._finalize = StructuredFunction(reducer.finalize_func, state_spec, transformation=name)
         self._functions = (self._key, self._init, self._reduce, self._finalize)
         super().__init__((source,), [t for f in self._functions for t in f.captures], self._finalize.output_spec)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], *(f.captures for f in self._functions)]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {f"{kind}_func": f.name for kind, f in zip(("key", "init", "reduce", "finalize"), self._functions)}
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         values = iter(run.captured(self))

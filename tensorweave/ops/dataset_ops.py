@@ -205,6 +205,17 @@ FixedLengthRecordDatasetV2 = _dataset_op(
     "FixedLengthRecordDatasetV2", ["filenames: string", "header_bytes: int64", "record_bytes: int64",
                                    "footer_bytes: int64", "buffer_size: int64", "compression_type: string"], [],
     structure=False, is_stateful=True)
+ExperimentalGroupByReducerDataset = Op(
+    "ExperimentalGroupByReducerDataset",
+    inputs=["input_dataset: variant", "key_func_other_arguments: Tkey_func_other_arguments",
+            "init_func_other_arguments: Tinit_func_other_arguments",
+            "reduce_func_other_arguments: Treduce_func_other_arguments",
+            "finalize_func_other_arguments: Tfinalize_func_other_arguments"],
+    outputs=["handle: variant"],
+    attrs=["key_func: func", "init_func: func", "reduce_func: func", "finalize_func: func",
+           "Tkey_func_other_arguments: list(type) >= 0", "Tinit_func_other_arguments: list(type) >= 0",
+           "Treduce_func_other_arguments: list(type) >= 0", "Tfinalize_func_other_arguments: list(type) >= 0"]
+    + _STRUCTURE_ATTRS, is_stateful=True)
 CSVDatasetV2 = Op("CSVDatasetV2", inputs=["filenames: string", "compression_type: string", "buffer_size: int64",
                                           "header: bool", "field_delim: string", "use_quote_delim: bool",
                                           "na_value: string", "select_cols: int64", "record_defaults: output_types",
@@ -230,7 +241,8 @@ DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDa
                CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, RewriteDataset, OptionsDataset,
                IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, AssertCardinalityDataset,
                TFRecordDataset,
-               TextLineDataset, FixedLengthRecordDatasetV2, CSVDatasetV2, ModelDataset, OptimizeDatasetV2)
+               TextLineDataset, FixedLengthRecordDatasetV2, CSVDatasetV2, ExperimentalGroupByReducerDataset,
+               ModelDataset, OptimizeDatasetV2)
 IteratorV2 = Op("IteratorV2", outputs=["handle: resource"],
                 attrs=["shared_name: string", "container: string"] + _STRUCTURE_ATTRS, is_stateful=True)
 OneShotIterator = Op("OneShotIterator", outputs=["handle: resource"],

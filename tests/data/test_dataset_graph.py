@@ -359,3 +359,16 @@ def test_csv_dataset_nodes(tmp_path):
         ("BatchDatasetV2", "BatchDatasetV2"), ("MapDataset", "MapDataset"), ("PrefetchDataset", "PrefetchDataset")]
     assert _dataset_nodes(g)[1][2] == ["TensorSliceDataset", "Const", "Const_1", "Const_2", "cycle_length",
                                        "block_length", "buffer_output_elements", "prefetch_input_elements"]
+
+
+def test_group_by_reducer_node_names_its_four_functions():
+    def build():
+        reducer = tf.data.experimental.Reducer(lambda k: tf.constant(0, tf.int64), lambda s, x: s + x, lambda s: s)
+        tf.data.Dataset.range(5).apply(tf.data.experimental.group_by_reducer(lambda x: x % 2, reducer))
+
+    g = _graph(build)
+    assert _dataset_nodes(g)[1] == ("ExperimentalGroupByReducerDataset", "ExperimentalGroupByReducerDataset",
+                                    ["RangeDataset"])
+    attrs = g.get_operation_by_name("ExperimentalGroupByReducerDataset").node_def.attr
+    assert [attrs[f"{kind}_func"].func.name.split("_group_by_reducer_")[0] for kind in
+            ("key", "init", "reduce", "finalize")] == ["__inference_tf_data_experimental"] * 4
