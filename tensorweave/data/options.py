@@ -53,9 +53,10 @@ class ExternalStatePolicy(enum.Enum):
 
 class _OptionsGroup:
     """Named options, each None (or its `_defaults` value) until set, and nested groups; `_aliases` maps TF's
-    older names. `_proto` is TF's message and `_fields` maps an option to its field where the names differ."""
+    older names; setting one to a value not of its type raises TF's TypeError. `_proto` is TF's message and `_fields` maps an option to its field where the names differ."""
 
     _options: tuple[str, ...] = ()
+    _types: dict[str, type] = {}  # each option's type, where it is not bool
     _defaults: dict[str, Any] = {}
     _groups: dict[str, type[_OptionsGroup]] = {}
     _aliases: dict[str, str] = {}
@@ -77,6 +78,9 @@ class _OptionsGroup:
         name = self._aliases.get(name, name)
         if name not in self._options:
             raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
+        kind = self._types.get(name, bool)
+        if not isinstance(value, kind):
+            raise TypeError(f'Property "{name}" must be of type {kind}, got: {value} (type: {type(value)})')
         object.__setattr__(self, name, value)
 
     def __eq__(self, other: object) -> bool:
@@ -116,6 +120,8 @@ class AutotuneOptions(_OptionsGroup):
 
     _options = ("autotune_algorithm", "cpu_budget", "enabled", "initial_parallelism", "min_parallelism",
                 "ram_budget")
+    _types = {"autotune_algorithm": AutotuneAlgorithm, "cpu_budget": int, "initial_parallelism": int,
+              "min_parallelism": int, "ram_budget": int}
     _proto = "tensorflow.data.AutotuneOptions"
 
 
@@ -142,6 +148,7 @@ class ThreadingOptions(_OptionsGroup):
     """The threads a pipeline may use."""
 
     _options = ("max_intra_op_parallelism", "private_threadpool_size")
+    _types = {"max_intra_op_parallelism": int, "private_threadpool_size": int}
     _proto = "tensorflow.data.ThreadingOptions"
 
 
@@ -150,6 +157,7 @@ class DistributeOptions(_OptionsGroup):
     """How a distributed strategy shards a dataset."""
 
     _options = ("auto_shard_policy", "num_devices")
+    _types = {"auto_shard_policy": AutoShardPolicy, "num_devices": int}
     _defaults = {"auto_shard_policy": AutoShardPolicy.AUTO}
     _proto = "tensorflow.data.DistributeOptions"
 
@@ -160,6 +168,7 @@ class Options(_OptionsGroup):
 
     _options = ("dataset_name", "deterministic", "experimental_external_state_policy", "experimental_slack",
                 "experimental_symbolic_checkpoint", "experimental_warm_start", "framework_type")
+    _types = {"dataset_name": str, "experimental_external_state_policy": ExternalStatePolicy, "framework_type": list}
     _groups = {"autotune": AutotuneOptions, "experimental_distribute": DistributeOptions,
                "experimental_optimization": OptimizationOptions, "experimental_service": ServiceOptions,
                "threading": ThreadingOptions}

@@ -341,6 +341,8 @@ def test_options_dataset_serializes_tfs_options_proto():
     options.autotune.ram_budget = 100
     options.autotune.cpu_budget = 2
     assert _serialized_options(options) == b"\x12\x02\x08\x02\x1a\x00 \x01*\x000\x01:\x06\x08\x00\x10\x02\x18db\x00"
+    with pytest.raises(TypeError, match='Property "private_threadpool_size" must be of type <class \'int\'>, got: x'):
+        options.threading.private_threadpool_size = "x"
     merged = tf.data.Options().merge(tf.data.Options())
     assert merged.experimental_distribute.auto_shard_policy == tf.data.experimental.AutoShardPolicy.AUTO
 
