@@ -553,6 +553,11 @@ class DatasetV1:
     def cardinality(self) -> Tensor:
         return cardinality(self)
 
+    def rejection_resample(self, class_func: Callable, target_dist: Any, initial_dist: Any = None,
+                           seed: int | None = None, name: str | None = None) -> DatasetV1:
+        """(class_func(element), element) pairs, resampled so that the classes follow `target_dist`."""
+        return transformation("rejection_resample")(self, class_func, target_dist, initial_dist, seed)
+
     def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> DatasetV1:
         return transformation("_IgnoreErrorsDataset")(self, log_warning)
 

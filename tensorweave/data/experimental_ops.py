@@ -170,6 +170,13 @@ def group_by_reducer(key_func: Callable, reducer: Reducer) -> Transformation:
     return lambda dataset: _GroupByReducerDataset(dataset, key_func, reducer)
 
 
+@tf_export("data.experimental.rejection_resample")
+def rejection_resample(class_func: Callable, target_dist: Any, initial_dist: Any = None,
+                       seed: int | None = None) -> Transformation:
+    """A transformation (for `Dataset.apply`): `Dataset.rejection_resample`."""
+    return lambda dataset: dataset.rejection_resample(class_func, target_dist, initial_dist, seed)
+
+
 @tf_export("data.experimental.unbatch")
 def unbatch() -> Callable[[DatasetV1], DatasetV1]:
     """A transformation (for `Dataset.apply`) that splits elements into the rows of their first dimension."""

@@ -63,11 +63,16 @@ from tensorweave.framework.type_spec import (
     TypeSpec,
 )
 from tensorweave.ops import (
+    cast_ops,
     check_ops,
     constant_ops,
+    control_flow_ops,
     dataset_ops,
     elementwise_ops,
+    fill_ops,
     indexing_ops,
+    logging_ops,
+    manipulation_ops,
     random_ops,
     reduction_ops,
     shape_ops,
@@ -1190,6 +1195,72 @@ def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = 
     else:
         selector = seeds.map(lambda seeds: choose(logits, seeds))
     return _DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset)
+
+
+def rejection_resample(dataset: DatasetV1, class_func: Callable, target_dist: Any, initial_dist: Any = None,
+                       seed: int | None = None) -> DatasetV1:
+    """(class, element) pairs resampled towards `target_dist`, as TF's: elements kept with per-class acceptance
+    probabilities (from `initial_dist`, or a running estimate over batches of 32 class values) mixed with the
+    original elements with the probability that needs no rejection."""
+    target = cast_ops.cast(convert_to_tensor(target_dist, name="target_dist"), dtypes.float32)
+    if initial_dist is not None:
+        initial = cast_ops.cast(convert_to_tensor(initial_dist, name="initial_dist"), dtypes.float32)
+        accept, original = _acceptance_and_mixing(initial, target)
+        initial_ds, accept_ds, original_ds = (DatasetV1.from_tensors(t).repeat() for t in (initial, accept, original))
+        known = [tensor_util.constant_value(t) for t in (initial, target)]
+        static = None if any(v is None for v in known) else np.min(known[1] / known[0])
+    else:
+        initial_ds = _estimated_distribution(target, dataset.map(class_func))
+        both = initial_ds.map(lambda initial: _acceptance_and_mixing(initial, target))
+        accept_ds, original_ds = both.map(lambda accept, _: accept), both.map(lambda _, original: original)
+        static = None
+
+    def warn_on_large_rejection(accept: Tensor, initial: Tensor) -> Tensor:
+        rejected = reduction_ops.reduce_sum((1 - accept) * initial)
+        return control_flow_ops.cond(elementwise_ops.less(rejected, .5), lambda: accept, lambda: logging_ops.Print_(
+            accept, [rejected, initial, accept], message="Proportion of examples rejected by sampler is high: ",
+            summarize=100, first_n=10))
+
+    def with_acceptance(accept: Tensor, data: Any) -> Any:
+        label = class_func(*data) if isinstance(data, tuple) else class_func(data)
+        return label, indexing_ops.gather(accept, label), data
+
+    accept_ds = DatasetV1.zip((accept_ds, initial_ds)).map(warn_on_large_rejection)
+    filtered = DatasetV1.zip((accept_ds, dataset)).map(with_acceptance).filter(
+        lambda label, p, data: random_ops.random_uniform([], seed=seed, dtype=p.dtype) < p).map(
+        lambda label, p, data: (label, data)).prefetch(3)
+
+    def with_class(*element: Any) -> Any:
+        return class_func(*element), element[0] if len(element) == 1 else element
+
+    if static == 1:
+        return dataset.map(with_class)
+    if static == 0:
+        return filtered
+    return sample_from_datasets([dataset.map(with_class), filtered],
+                                original_ds.map(lambda p: [(p, 1.0 - p)]), seed, stop_on_empty_dataset=True)
+
+
+def _estimated_distribution(target: Tensor, labels: DatasetV1, batch: int = 32, smoothing: int = 10) -> DatasetV1:
+    """TF's running estimate of the class distribution: counts (from `smoothing` each) updated per batch of
+    class values, the estimate repeated for each value of the batch."""
+    classes = tensor_shape.dimension_value(target.shape[0]) or shape_ops.shape(target)[0]
+
+    def update(counts: Tensor, labels: Tensor) -> Any:
+        counts = counts + reduction_ops.reduce_sum(indexing_ops.one_hot(labels, classes, dtype=dtypes.int64), 0)
+        estimate = cast_ops.cast(elementwise_ops.truediv(counts, reduction_ops.reduce_sum(counts)), dtypes.float32)
+        return counts, manipulation_ops.tile(shape_ops.expand_dims(estimate, 0), [batch, 1])
+
+    start = fill_ops.fill([classes], np.int64(smoothing))
+    return labels.batch(batch).scan(start, update).unbatch()
+
+
+def _acceptance_and_mixing(initial: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """Per-class acceptance probabilities and the probability of taking an original element: with r the
+    target-to-initial ratios, (r - min r) / (max r - min r) and min r."""
+    ratios = target / (initial + np.finfo(initial.dtype.as_numpy_dtype).tiny)
+    low = reduction_ops.reduce_min(ratios)
+    return (ratios - low) / (reduction_ops.reduce_max(ratios) - low), low
 
 
 def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element]:
