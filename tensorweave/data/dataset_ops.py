@@ -409,6 +409,12 @@ class DatasetV1:
         return transformation("_RangeDataset")(args, output_type)
 
     @staticmethod
+    def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
+               name: str | None = None) -> DatasetV1:
+        """An endless dataset of pseudorandom int64 values (TF's, for a seed)."""
+        return transformation("random_dataset")(seed)
+
+    @staticmethod
     def zip(datasets: Any, name: str | None = None) -> DatasetV1:
         """A dataset of the elements of the given (nested) datasets, zipped together."""
         return transformation("_ZipDataset")(datasets)

@@ -208,6 +208,12 @@ def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> Dataset
     return DatasetV1.counter(start, step, dtype)
 
 
+@tf_export("data.experimental.RandomDataset")
+def RandomDataset(seed: int | None = None) -> DatasetV1:  # noqa: N802 (TF's name)
+    """An endless dataset of pseudorandom int64 values: `Dataset.random`."""
+    return DatasetV1.random(seed)
+
+
 @tf_export("data.experimental.ignore_errors")
 def ignore_errors(log_warning: bool = False) -> Callable[[DatasetV1], DatasetV1]:
     """A transformation (for `Dataset.apply`) that drops the elements whose computation failed; with

@@ -1183,8 +1183,7 @@ def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = 
         logits = shape_ops.expand_dims(elementwise_ops.log(weights, name="logits"), 0)
     if len(datasets) == 1 and not isinstance(logits, DatasetV1):
         return datasets[0]
-    seeds = DatasetSource(_seeds(seed), dtypes.int64, tensor_shape.TensorShape([]), _random_draws,
-                          dataset_ops.RandomDataset).batch(2)
+    seeds = random_dataset(seed).batch(2)
 
     def choose(logits: Any, seeds: Tensor) -> Tensor:
         draw = random_ops.StatelessMultinomial(logits, 1, seeds, output_dtype=dtypes.int64)
@@ -1261,6 +1260,12 @@ def _acceptance_and_mixing(initial: Tensor, target: Tensor) -> tuple[Tensor, Ten
     ratios = target / (initial + np.finfo(initial.dtype.as_numpy_dtype).tiny)
     low = reduction_ops.reduce_min(ratios)
     return (ratios - low) / (reduction_ops.reduce_max(ratios) - low), low
+
+
+def random_dataset(seed: int | None = None) -> DatasetV1:
+    """TF's RandomDataset: an endless dataset of pseudorandom int64 values (the uint32 draws of Philox)."""
+    return DatasetSource(_seeds(seed), dtypes.int64, tensor_shape.TensorShape([]), _random_draws,
+                         dataset_ops.RandomDataset)
 
 
 def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element]:

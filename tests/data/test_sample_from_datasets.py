@@ -77,3 +77,16 @@ def test_rejection_resample_draws_tfs_elements():
         with tf.Session() as sess:
             assert [int(sess.run(nxt)[1]) for _ in range(12)] == [0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 0, 2]
             assert [int(sess.run(nxt2)[1][1]) for _ in range(12)] == [0, 2, 0, 1, 2, 3, 4, 6, 8, 4, 10, 5]
+
+
+def test_random_dataset_draws_tfs_values():
+    with tf.Graph().as_default() as g:
+        seeded = tf.data.experimental.RandomDataset(seed=7)
+        tf.set_random_seed(3)
+        graph_seeded = tf.data.Dataset.random()
+        assert [n.type for n in g.get_operations()].count("RandomDataset") == 2
+        with tf.Session() as sess:
+            for dataset, expected in ((seeded, [1992159687, 3200305987, 237021325]),
+                                      (graph_seeded, [3507506551, 501761998, 2817715290])):
+                nxt = tf.data.make_one_shot_iterator(dataset.take(3)).get_next()
+                assert [int(sess.run(nxt)) for _ in range(3)] == expected
