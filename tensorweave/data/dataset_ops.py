@@ -257,6 +257,7 @@ class DatasetV1:
         bound, position = {}, 0
         for member in self._datasets():
             bound[id(member)] = list(values[position:position + len(member._captures)])
+            member._validate(bound[id(member)])
             position += len(member._captures)
         return _Bound(self, bound)
 
@@ -305,7 +306,12 @@ class DatasetV1:
         for source, value in zip(self._inputs, values):
             bound.update(value.values if isinstance(value, _Bound) else {id(source): [value]})
         bound[id(self)] = list(values[len(self._inputs):])
+        self._validate(bound[id(self)])
         return _Bound(self, bound)
+
+    def _validate(self, captured: list[Any]) -> None:
+        """TF's checks of the dataset's arguments, which its node's kernel makes (so an iterator's initializer
+        fails naming that node): InvalidArgumentError."""
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError

@@ -16,7 +16,12 @@ from tensorweave.data import structure
 from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run
 from tensorweave.data.elements import _batched_sparse, _batches
 from tensorweave.data.function import StructuredFunction
-from tensorweave.data.transformations import _choose_from_datasets, _IgnoreErrorsDataset, _InterleaveDataset
+from tensorweave.data.transformations import (
+    _check_batch_size,
+    _choose_from_datasets,
+    _IgnoreErrorsDataset,
+    _InterleaveDataset,
+)
 from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
@@ -306,10 +311,11 @@ class _DenseToSparseBatchDataset(DatasetV1):
     def _node(self, name: str | None = None) -> Tensor:
         return super()._node(name or self._scope)
 
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[0])
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, row_shape = run.scalar(self, 0), np.asarray(run.captured(self)[1])
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
 
         def assemble(batch: list[Element]) -> Element:
             values = [np.asarray(element[0]) for element in batch]

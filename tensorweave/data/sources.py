@@ -66,7 +66,7 @@ class _TensorSliceDataset(DatasetV1):
         rows = tensor_shape.Dimension(None)
         for t in flat:
             if t.shape.ndims == 0:
-                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, but got {t.shape}")
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
             if t.shape.ndims is not None:
                 rows = rows.merge_with(t.shape[0])
         spec = structure.spec_of(values)
@@ -195,10 +195,12 @@ class _RangeDataset(DatasetV1):
         start, stop, step = (run.scalar(self, i) for i in range(3))
         return len(range(start, stop, step)) if step else 0
 
+    def _validate(self, captured: list[Any]) -> None:
+        if int(captured[2]) == 0:
+            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         start, stop, step = (run.scalar(self, i) for i in range(3))
-        if step == 0:
-            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
         np_type = self._dtype.as_numpy_dtype
         for value in range(start, stop, step):  # lazily: enumerate's range runs to the int64 maximum
             yield [np_type(value)]

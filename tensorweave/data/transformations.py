@@ -141,8 +141,8 @@ class _ZipDataset(DatasetV1):
                             "instead.")
         for d in nest.flatten(datasets):
             if not isinstance(d, DatasetV1):
-                raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
-                                f"`tf.data.Dataset` objects. Encountered object with type {type(d)}.")
+                raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                                f"`tf.data.Dataset` objects but encountered object of type {type(d)}.")
         self._structure = datasets
         flat = tuple(nest.flatten(datasets))
         super().__init__(flat, [], nest.map_structure(lambda d: d.element_spec, datasets))
@@ -305,12 +305,12 @@ class _IgnoreErrorsDataset(DatasetV1):
 
 class _FilterDataset(DatasetV1):
     _transformation = "Dataset.filter"
+    _not_a_predicate = "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is "
 
     def __init__(self, source: DatasetV1, predicate: Callable) -> None:
         self._function = StructuredFunction(predicate, source.element_spec, transformation=self._transformation)
         if not TensorSpec([], dtypes.bool).is_compatible_with(self._function.output_spec):
-            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
-                             f"type was {self._function.output_spec}.")
+            raise ValueError(f"{self._not_a_predicate}{self._function.output_spec}.")
         super().__init__((source,), self._function.captures, source.element_spec)
 
     _op = dataset_ops.FilterDataset
@@ -334,6 +334,7 @@ class _FilterDataset(DatasetV1):
 class _TakeWhileDataset(_FilterDataset):
     _op = dataset_ops.TakeWhileDataset
     _transformation = "Dataset.take_while"
+    _not_a_predicate = "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type is"
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         function = self._function.bound(run.captured(self))
@@ -436,6 +437,11 @@ class _InterleaveDataset(DatasetV1):
         super().__init__((source,), self._function.captures + extra, inner.element_spec)
 
     _op = dataset_ops.FlatMapDataset
+
+    def _validate(self, captured: list[Any]) -> None:
+        for value, what in ((self._cycle_length, "cycle_length"), (self._block_length, "block_length")):
+            if int(value) <= 0:
+                raise errors.InvalidArgumentError(None, None, f"{what} must be greater than zero.")
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
         count = len(self._function.captures)
@@ -564,11 +570,13 @@ class _SlidingWindowDataset(DatasetV1):
                                      convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")],
                          nest.map_structure(DatasetSpec, source.element_spec))
 
+    def _validate(self, captured: list[Any]) -> None:
+        for value, what in zip(captured, ("size", "shift", "stride")):
+            if int(value) <= 0:
+                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
+
     def _parameters(self, run: _Run) -> tuple[int, int, int, bool]:
         size, shift, stride, drop = (run.scalar(self, i) for i in range(4))
-        for value, what in ((size, "size"), (shift, "shift"), (stride, "stride")):
-            if value <= 0:
-                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
         return size, shift, stride, bool(drop)
 
     def _cardinality(self, run: _Run) -> int:
@@ -704,10 +712,11 @@ class _BatchDataset(DatasetV1):
     def _cardinality(self, run: _Run) -> int:
         return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, 1))
 
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[0])
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
         if isinstance(self._inputs[0], _MapDataset) and run.fuse_map_and_batch:
             yield from self._mapped_batches(run, self._inputs[0], size, drop)
             return
@@ -728,6 +737,11 @@ class _BatchDataset(DatasetV1):
                 run.failed(failure)
             elif not (drop and len(window) < size):
                 yield from _checked(run, window, self._assemble)
+
+
+def _check_batch_size(size: Any) -> None:
+    if int(size) <= 0:
+        raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
 
 
 class _PaddedBatchDataset(DatasetV1):
@@ -791,6 +805,9 @@ class _PaddedBatchDataset(DatasetV1):
     def _cardinality(self, run: _Run) -> int:
         return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, -1))
 
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[0])
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, -1)
         count = len(self._padded)
@@ -845,15 +862,24 @@ class _ShuffleDataset(DatasetV1):
 
     _same_cardinality = True
 
+    def _validate(self, captured: list[Any]) -> None:
+        size = int(captured[0])
+        if size <= 0 and size != UNKNOWN_CARDINALITY:
+            raise errors.InvalidArgumentError(None, None,
+                                              "buffer_size must be greater than zero or UNKNOWN_CARDINALITY")
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """TF's ring buffer: a pick swaps the first live slot into its place, and the next input element
-        takes that first slot, so a seeded shuffle gives TF's order."""
+        takes that first slot, so a seeded shuffle gives TF's order. UNKNOWN_CARDINALITY buffers the whole
+        input."""
         size = run.scalar(self, 0)
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
         draw = self._draws(run)
         source = self._inputs[0]._iterate(run)
-        buffer = list(itertools.islice(source, size))
+        if size == UNKNOWN_CARDINALITY:
+            buffer = list(source)
+            size = max(len(buffer), 1)
+        else:
+            buffer = list(itertools.islice(source, size))
         start, count = 0, len(buffer)
         exhausted = count < size
         while count:
@@ -880,6 +906,11 @@ class _CountDataset(DatasetV1):
         self._colocated = kind == "prefetch"
         super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
                          source.element_spec)
+
+    def _validate(self, captured: list[Any]) -> None:
+        if self._kind == "prefetch" and int(captured[0]) < AUTOTUNE:
+            raise errors.InvalidArgumentError(None, None, "buffer_size must be >= 0 or set buffer_size to be -1 "
+                                                          "for auto-tuning")
 
     def _cardinality(self, run: _Run) -> int:
         count, n = run.scalar(self, 0), self._inputs[0]._cardinality(run)
@@ -1052,14 +1083,17 @@ class _ShardDataset(DatasetV1):
         shards, index, n = run.scalar(self, 0), run.scalar(self, 1), self._inputs[0]._cardinality(run)
         return n if n < 0 else n // shards + (1 if index < n % shards else 0)
 
-    def _iterate(self, run: _Run) -> PyIterator[Element]:
-        shards, index = run.scalar(self, 0), run.scalar(self, 1)
+    def _validate(self, captured: list[Any]) -> None:
+        shards, index = int(captured[0]), int(captured[1])
         if shards <= 0:
             raise errors.InvalidArgumentError(None, None, f"Number of shards must be greater than zero "
                                                           f"(currently num_shards = {shards}).")
         if not 0 <= index < shards:
             raise errors.InvalidArgumentError(None, None, f"Index must be between 0 and {shards - 1} (currently "
                                                           f"index = {index}).")
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        shards, index = run.scalar(self, 0), run.scalar(self, 1)
         yield from _skipping(run, self._inputs[0], lambda position: (index - position) % shards)
 
 

@@ -457,3 +457,31 @@ def test_file_dataset_argument_messages(tmp_path):
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             dataset_elements(dataset)
         assert info.value.message.split("\n")[0] == message
+
+
+@pytest.mark.parametrize("make, node, message", [
+    (lambda: tf.data.Dataset.range(3).batch(0), "BatchDatasetV2", "Batch size must be greater than zero."),
+    (lambda: tf.data.Dataset.range(3).shuffle(0), "ShuffleDataset",
+     "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"),
+    (lambda: tf.data.Dataset.range(3).window(2, 0), "WindowDataset", "Window shift must be greater than zero."),
+    (lambda: tf.data.Dataset.range(0, 3, 0), "RangeDataset", "step must be a non-zero integer."),
+    (lambda: tf.data.Dataset.range(3).shard(2, 5), "ShardDataset",
+     r"Index must be between 0 and 1 \(currently index = 5\)."),
+    (lambda: tf.data.Dataset.range(3).prefetch(-5), "PrefetchDataset",
+     "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning"),
+    (lambda: tf.data.Dataset.range(3).interleave(lambda x: tf.data.Dataset.range(x), cycle_length=-3),
+     "InterleaveDataset", "cycle_length must be greater than zero."),
+])
+def test_bad_arguments_fail_the_initializer_naming_the_dataset_node(make, node, message):
+    """TF 2.21 checks a dataset's arguments in its node's kernel: the iterator's initializer fails."""
+    with tf.Graph().as_default():
+        iterator = tf.data.make_initializable_iterator(make())
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message) as caught:
+                sess.run(iterator.initializer)
+    assert f"node {node}" in str(caught.value)
+
+
+def test_shuffle_of_unknown_cardinality_buffers_the_whole_input():
+    with tf.Graph().as_default():
+        assert _ints(tf.data.Dataset.range(5).shuffle(tf.data.UNKNOWN_CARDINALITY, seed=1)) == [0, 4, 3, 1, 2]
