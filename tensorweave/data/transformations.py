@@ -1158,33 +1158,38 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
     boundaries = list(bucket_boundaries)
     lowest, highest = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 
-    def bucket_id(*args: Any) -> Tensor:
-        length = element_length_func(*args)
-        within = elementwise_ops.logical_and(elementwise_ops.less_equal([lowest] + boundaries, length),
-                                             elementwise_ops.less(length, boundaries + [highest]))
-        return reduction_ops.reduce_min(indexing_ops.where(within))
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        batch_sizes = constant_ops.constant(bucket_batch_sizes, dtype=dtypes.int64)  # captured, as TF's
 
-    def window_size(bucket: Tensor) -> Tensor:
-        return constant_ops.constant(bucket_batch_sizes, dtype=dtypes.int64)[bucket]
+        def bucket_id(*args: Any) -> Tensor:
+            length = element_length_func(*args)
+            within = elementwise_ops.logical_and(elementwise_ops.less_equal([lowest] + boundaries, length),
+                                                 elementwise_ops.less(length, boundaries + [highest]))
+            return reduction_ops.reduce_min(indexing_ops.where(within))
 
-    def batched(bucket: Tensor, window: DatasetV1) -> DatasetV1:
-        size = window_size(bucket)
-        if no_padding:
-            return window.batch(size, drop_remainder=drop_remainder)
-        filler = None
-        if pad_to_bucket_boundary:
-            check = check_ops.assert_less(
-                bucket, constant_ops.constant(len(bucket_batch_sizes) - 1, dtype=dtypes.int64),
-                message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
-            with control_dependencies([check]):
-                filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
-        shapes = padded_shapes or window.output_shapes
-        flat = [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
-                for s in nest.flatten(shapes)]
-        shapes = nest.pack_sequence_as(shapes, flat)
-        return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+        def window_size(bucket: Tensor) -> Tensor:
+            return batch_sizes[bucket]
 
-    return lambda dataset: dataset.group_by_window(bucket_id, batched, window_size_func=window_size)
+        def batched(bucket: Tensor, window: DatasetV1) -> DatasetV1:
+            size = window_size(bucket)
+            if no_padding:
+                return window.batch(size, drop_remainder=drop_remainder)
+            filler = None
+            if pad_to_bucket_boundary:
+                check = check_ops.assert_less(
+                    bucket, constant_ops.constant(len(bucket_batch_sizes) - 1, dtype=dtypes.int64),
+                    message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
+                with control_dependencies([check]):
+                    filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
+            shapes = padded_shapes or window.output_shapes
+            flat = [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
+                    for s in nest.flatten(shapes)]
+            shapes = nest.pack_sequence_as(shapes, flat)
+            return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+
+        return dataset.group_by_window(bucket_id, batched, window_size_func=window_size)
+
+    return apply
 
 
 @tf_export("data.experimental.sample_from_datasets")

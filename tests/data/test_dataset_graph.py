@@ -372,3 +372,12 @@ def test_group_by_reducer_node_names_its_four_functions():
     attrs = g.get_operation_by_name("ExperimentalGroupByReducerDataset").node_def.attr
     assert [attrs[f"{kind}_func"].func.name.split("_group_by_reducer_")[0] for kind in
             ("key", "init", "reduce", "finalize")] == ["__inference_tf_data_experimental"] * 4
+
+
+def test_bucket_by_sequence_length_captures_its_batch_sizes():
+    def build():
+        tf.data.Dataset.range(5).map(lambda x: tf.range(x)).bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], [2], [2, 2])
+
+    assert _dataset_nodes(_graph(build))[-1] == ("GroupByWindowDataset", "GroupByWindowDataset",
+                                                 ["MapDataset", "Const", "Const"])
