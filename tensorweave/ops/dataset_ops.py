@@ -426,7 +426,11 @@ def _iterator_to_string_handle(ctx: OpKernelContext, resource_handle: IteratorRe
 @IteratorFromStringHandleV2.kernel("CPU")
 def _iterator_from_string_handle(ctx: OpKernelContext, string_handle: Any, output_types: list,
                                  output_shapes: list) -> IteratorResource:
-    container, _, name = np.asarray(string_handle).item().decode().partition("\x00")
+    handle = np.asarray(string_handle).item()
+    container, separator, name = handle.decode(errors="replace").partition("\x00")
+    if not separator:  # not a handle IteratorToStringHandle made
+        raise errors.InvalidArgumentError(ctx.node_def, None,
+                                          "Could not parse string_handle as a valid ResourceHandle")
     resource = ctx.resources.lookup(container, name)
     if output_types and list(output_types) != resource.output_types:
         raise errors.InvalidArgumentError(

@@ -485,3 +485,16 @@ def test_bad_arguments_fail_the_initializer_naming_the_dataset_node(make, node, 
 def test_shuffle_of_unknown_cardinality_buffers_the_whole_input():
     with tf.Graph().as_default():
         assert _ints(tf.data.Dataset.range(5).shuffle(tf.data.UNKNOWN_CARDINALITY, seed=1)) == [0, 4, 3, 1, 2]
+
+
+def test_feedable_and_reinitializable_iterators_reject_what_tf_rejects():
+    with tf.Graph().as_default():
+        iterator = tf.data.Iterator.from_structure(tf.int64, tf.TensorShape([]))
+        with pytest.raises(ValueError, match="The two structures don't have the same nested structure"):
+            iterator.make_initializer(tf.data.Dataset.from_tensors((1, 2)))
+        handle = tf.placeholder(tf.string, [])
+        nxt = tf.data.Iterator.from_string_handle(handle, tf.int32, tf.TensorShape([])).get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Could not parse string_handle as a valid ResourceHandle"):
+                sess.run(nxt, {handle: b"garbage"})
