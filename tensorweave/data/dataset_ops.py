@@ -257,6 +257,7 @@ class DatasetV1:
         bound, position = {}, 0
         for member in self._datasets():
             bound[id(member)] = list(values[position:position + len(member._captures)])
+            member._validate(bound[id(member)])
             position += len(member._captures)
         return _Bound(self, bound)
 
@@ -305,7 +306,12 @@ class DatasetV1:
         for source, value in zip(self._inputs, values):
             bound.update(value.values if isinstance(value, _Bound) else {id(source): [value]})
         bound[id(self)] = list(values[len(self._inputs):])
+        self._validate(bound[id(self)])
         return _Bound(self, bound)
+
+    def _validate(self, captured: list[Any]) -> None:
+        """TF's checks of the dataset's arguments, which its node's kernel makes (so an iterator's initializer
+        fails naming that node): InvalidArgumentError."""
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
@@ -407,6 +413,12 @@ class DatasetV1:
     def range(*args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> DatasetV1:
         """A dataset of a step-separated range of values, as Python's `range`."""
         return transformation("_RangeDataset")(args, output_type)
+
+    @staticmethod
+    def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
+               name: str | None = None) -> DatasetV1:
+        """An endless dataset of pseudorandom int64 values (TF's, for a seed)."""
+        return transformation("random_dataset")(seed)
 
     @staticmethod
     def zip(datasets: Any, name: str | None = None) -> DatasetV1:
@@ -552,6 +564,11 @@ class DatasetV1:
 
     def cardinality(self) -> Tensor:
         return cardinality(self)
+
+    def rejection_resample(self, class_func: Callable, target_dist: Any, initial_dist: Any = None,
+                           seed: int | None = None, name: str | None = None) -> DatasetV1:
+        """(class_func(element), element) pairs, resampled so that the classes follow `target_dist`."""
+        return transformation("rejection_resample")(self, class_func, target_dist, initial_dist, seed)
 
     def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> DatasetV1:
         return transformation("_IgnoreErrorsDataset")(self, log_warning)

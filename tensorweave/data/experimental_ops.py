@@ -16,7 +16,12 @@ from tensorweave.data import structure
 from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run
 from tensorweave.data.elements import _batched_sparse, _batches
 from tensorweave.data.function import StructuredFunction
-from tensorweave.data.transformations import _choose_from_datasets, _IgnoreErrorsDataset, _InterleaveDataset
+from tensorweave.data.transformations import (
+    _check_batch_size,
+    _choose_from_datasets,
+    _IgnoreErrorsDataset,
+    _InterleaveDataset,
+)
 from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
@@ -119,24 +124,35 @@ class Reducer:
 class _GroupByReducerDataset(DatasetV1):
     """TF's GroupByReducerDataset: the whole input folded per key, then one output per key, in key order."""
 
+    _op = dataset_ops.ExperimentalGroupByReducerDataset
+
     def __init__(self, source: DatasetV1, key_func: Callable, reducer: Reducer) -> None:
         scalar = TensorSpec([], dtypes.int64)
-        self._key = StructuredFunction(lambda *args: _int64(key_func(*args), "key"), source.element_spec)
+        name = "tf.data.experimental.group_by_reducer()"
+        self._key = StructuredFunction(lambda *args: _int64(key_func(*args), "key"), source.element_spec,
+                                       transformation=name)
         if not self._key.output_spec.is_compatible_with(scalar):
             raise ValueError("Invalid `key_func`. `key_func` must return a single `tf.int64` scalar tensor but its "
                              f"return type is {self._key.output_spec}.")
-        self._init = StructuredFunction(reducer.init_func, scalar)
+        self._init = StructuredFunction(reducer.init_func, scalar, transformation=name)
         state_spec = self._init.output_spec
-        self._reduce = StructuredFunction(reducer.reduce_func, (state_spec, source.element_spec))
+        self._reduce = StructuredFunction(reducer.reduce_func, (state_spec, source.element_spec),
+                                          transformation=name)
         reduced = self._reduce.output_spec
         nest.assert_same_structure(state_spec, reduced)
         if nest.flatten(structure.legacy_types(state_spec)) != nest.flatten(structure.legacy_types(reduced)):
             raise TypeError(f"Invalid `reducer`. The element types for the new state must match the initial state. "
                             f"Expected {structure.legacy_types(state_spec)}, got "
                             f"{structure.legacy_types(reduced)}.")
-        self._finalize = StructuredFunction(reducer.finalize_func, state_spec)
+        self._finalize = StructuredFunction(reducer.finalize_func, state_spec, transformation=name)
         self._functions = (self._key, self._init, self._reduce, self._finalize)
         super().__init__((source,), [t for f in self._functions for t in f.captures], self._finalize.output_spec)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], *(f.captures for f in self._functions)]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {f"{kind}_func": f.name for kind, f in zip(("key", "init", "reduce", "finalize"), self._functions)}
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         values = iter(run.captured(self))
@@ -157,6 +173,13 @@ class _GroupByReducerDataset(DatasetV1):
 def group_by_reducer(key_func: Callable, reducer: Reducer) -> Transformation:
     """Elements grouped by `key_func`'s int64 key, each group folded by `reducer` into one output."""
     return lambda dataset: _GroupByReducerDataset(dataset, key_func, reducer)
+
+
+@tf_export("data.experimental.rejection_resample")
+def rejection_resample(class_func: Callable, target_dist: Any, initial_dist: Any = None,
+                       seed: int | None = None) -> Transformation:
+    """A transformation (for `Dataset.apply`): `Dataset.rejection_resample`."""
+    return lambda dataset: dataset.rejection_resample(class_func, target_dist, initial_dist, seed)
 
 
 @tf_export("data.experimental.unbatch")
@@ -188,6 +211,12 @@ def unique() -> Callable[[DatasetV1], DatasetV1]:
 def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> DatasetV1:  # noqa: N802 (TF's name)
     """An endless dataset counting from `start` by `step` (TF's: a scan over a repeated element)."""
     return DatasetV1.counter(start, step, dtype)
+
+
+@tf_export("data.experimental.RandomDataset")
+def RandomDataset(seed: int | None = None) -> DatasetV1:  # noqa: N802 (TF's name)
+    """An endless dataset of pseudorandom int64 values: `Dataset.random`."""
+    return DatasetV1.random(seed)
 
 
 @tf_export("data.experimental.ignore_errors")
@@ -282,10 +311,11 @@ class _DenseToSparseBatchDataset(DatasetV1):
     def _node(self, name: str | None = None) -> Tensor:
         return super()._node(name or self._scope)
 
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[0])
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, row_shape = run.scalar(self, 0), np.asarray(run.captured(self)[1])
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
 
         def assemble(batch: list[Element]) -> Element:
             values = [np.asarray(element[0]) for element in batch]

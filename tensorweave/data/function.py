@@ -27,7 +27,7 @@ from typing import Any
 
 from tensorweave.data import structure
 from tensorweave.devices.cpu import cpu_device
-from tensorweave.framework import function_def, nest
+from tensorweave.framework import auto_control_deps, function_def, nest
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph, name_scope, uids
 from tensorweave.framework.graph_def import GraphDef
@@ -48,9 +48,9 @@ class GraphEvaluation:
     """Tensors of a graph, fed by other tensors of it, evaluated by a private executor built on first use."""
 
     def __init__(self, graph: Graph, feeds: Sequence[Tensor], fetches: Sequence[Tensor],
-                 control_inputs: bool = True) -> None:
+                 control_inputs: bool = True, targets: Sequence[str] = ()) -> None:
         """Without `control_inputs`, the fetches' values only (TF's capture by value of a one-shot iterator's
-        dataset copies no control dependency)."""
+        dataset copies no control dependency); `targets`, the nodes that run besides."""
         nodes = [op._node_def for op in graph.get_operations()]
         if not control_inputs:
             nodes = [dataclasses.replace(n, input=[i for i in n.input if not i.startswith("^")]) for n in nodes]
@@ -58,6 +58,7 @@ class GraphEvaluation:
         self._library = graph._function_library()  # what its function calls (a tf.function, a v2 cond) run
         self._feeds = [t.name for t in feeds]
         self._fetches = [t.name for t in fetches]
+        self._targets = list(targets)
         self._types = {t.name: t.dtype for t in list(feeds) + list(fetches)}
         self._executor: Executor | None = None
         self._lock = threading.Lock()
@@ -65,7 +66,7 @@ class GraphEvaluation:
     def _plan(self) -> Executor:
         with self._lock:
             if self._executor is None:
-                pruned = prune(self._graph_def, self._feeds, self._fetches, [], self._types)
+                pruned = prune(self._graph_def, self._feeds, self._fetches, self._targets, self._types)
                 functions = FunctionLibraryRuntime()
                 functions.add_functions(function_def.function_bodies(self._library, self._library))
                 self._executor = Executor(pruned, _DEVICE, functions.new_kernel)
@@ -143,7 +144,10 @@ class StructuredFunction:
         self.captures = graph.external_captures
         graph.add_library_to(outer)  # the functions of the datasets it makes, which its nodes name
         outer._add_function(function_def.LibraryFunction(graph.to_function_def(self.name)))  # what `f` names
-        self._evaluation = GraphEvaluation(graph, graph.inputs, self.outputs)
+        # TF's automatic control dependencies: every side effect of the function runs (an Assert, a Print)
+        effects = [op.name for op in graph.get_operations()
+                   if auto_control_deps.is_stateful(op) and not auto_control_deps.in_while_loop(op)]
+        self._evaluation = GraphEvaluation(graph, graph.inputs, self.outputs, targets=effects)
 
     def __call__(self, element: Sequence[Any]) -> list[Any]:
         """The flat outputs for one flat element (of a function that captured nothing)."""

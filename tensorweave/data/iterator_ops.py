@@ -86,8 +86,8 @@ class Iterator:
         """An op that (re)starts this iterator on `dataset`, whose structure must match."""
         with name_scope(name, "make_initializer") as scope:
             types, theirs = self.output_types, dataset.output_types
-            if not _same_structure(types, theirs):
-                raise TypeError(f"Expected output types {types!r} but got dataset with output types {theirs!r}.")
+            nest.assert_same_structure(types, theirs)  # TF's ValueError
+            nest.assert_same_structure(self.output_shapes, dataset.output_shapes)
             if nest.flatten(self.output_classes) != nest.flatten(dataset.output_classes):
                 raise TypeError(f"Expected output classes {self.output_classes!r} but got dataset with output classes "
                                 f"{dataset.output_classes!r}.")
@@ -138,14 +138,6 @@ class Iterator:
     def element_spec(self) -> Any:
         """The TypeSpecs of the elements this iterator yields."""
         return self._element_spec
-
-
-def _same_structure(a: Any, b: Any) -> bool:
-    try:
-        nest.assert_same_structure(a, b)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 @tf_export("data.make_one_shot_iterator")

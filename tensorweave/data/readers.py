@@ -23,6 +23,7 @@ from tensorweave import errors
 from tensorweave.data.dataset_ops import AUTOTUNE, DatasetV1, Element, _Run
 from tensorweave.data.experimental_ops import ignore_errors as ignore_errors_transformation
 from tensorweave.data.experimental_ops import parallel_interleave, parse_example_dataset
+from tensorweave.data.options import Options
 from tensorweave.data.sources import DatasetSource
 from tensorweave.formats.tfrecord import decompressed_chunks, open_or_raise, read_records
 from tensorweave.framework import dtypes, tensor_shape
@@ -313,7 +314,7 @@ def _csv_default(value: Any, index: int) -> Tensor:
     """A record default as a tensor: a scalar or a vector of one (an optional field's value), or an empty vector
     (a required field's)."""
     required = _required_dtype(value)
-    tensor = (constant_ops.constant([], dtype=required, name=f"record_defaults_{index}") if required is not None
+    tensor = (constant_ops.constant([], dtype=required) if required is not None
               else convert_to_tensor(value, name=f"record_defaults_{index}"))
     if tensor.dtype not in _CSV_TYPES:
         raise TypeError(f"Value passed to parameter 'record_defaults' has DataType {tensor.dtype.name} not in list "
@@ -344,23 +345,32 @@ class CsvDatasetV1(DatasetSource):
     def __init__(self, filenames: Any, record_defaults: Any, compression_type: str | None = None,
                  buffer_size: int | None = None, header: Any = False, field_delim: Any = ",",
                  use_quote_delim: Any = True, na_value: Any = "", select_cols: Any = None) -> None:
+        # made in TF's order, which names them
+        filenames = _filenames(filenames)
+        compression = _scalar(compression_type or "", dtypes.string, "compression_type")
         defaults = [_csv_default(value, i) for i, value in enumerate(record_defaults)]
-        select = convert_to_tensor([] if select_cols is None else select_cols, dtype=dtypes.int64,
-                                   name="select_cols")
-        captures = [_filenames(filenames), _scalar(compression_type or "", dtypes.string, "compression_type"),
-                    _scalar(4 << 20 if buffer_size is None else buffer_size, dtypes.int64, "buffer_size"),
-                    _scalar(header, dtypes.bool, "header"), _scalar(field_delim, dtypes.string, "field_delim"),
-                    _scalar(use_quote_delim, dtypes.bool, "use_quote_delim"),
-                    _scalar(na_value, dtypes.string, "na_value"), select, *defaults]
+        options = [_scalar(4 << 20 if buffer_size is None else buffer_size, dtypes.int64, "buffer_size"),
+                   _scalar(header, dtypes.bool, "header"), _scalar(field_delim, dtypes.string, "field_delim"),
+                   _scalar(use_quote_delim, dtypes.bool, "use_quote_delim"),
+                   _scalar(na_value, dtypes.string, "na_value"),
+                   convert_to_tensor([] if select_cols is None else select_cols, dtype=dtypes.int64,
+                                     name="select_cols")]
+        captures = [filenames, compression, *options, *defaults,
+                    convert_to_tensor([], dtype=dtypes.int64, name="exclude_cols")]  # TF1's CsvDataset has none
         super().__init__(captures, tuple(d.dtype for d in defaults), tuple(tensor_shape.TensorShape([])
-                                                                           for _ in defaults), _csv_records)
+                                                                           for _ in defaults), _csv_records,
+                         dataset_ops.CSVDatasetV2)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [*self._captures[:8], self._captures[8:-1], self._captures[-1]]
 
 
 def _csv_records(failed: Callable[[errors.OpError], None], filenames: Any, compression_type: Any, buffer_size: Any,
                  header: Any, field_delim: Any, use_quote_delim: Any, na_value: Any, select_cols: Any,
-                 *defaults: Any) -> Iterator[Element]:
+                 *defaults_and_exclude_cols: Any) -> Iterator[Element]:
     """Each file's records as elements; the options are checked before the first (as TF's dataset kernel
-    does: an initializer fails)."""
+    does: an initializer fails). The last value, exclude_cols, is always empty (TF1's CsvDataset)."""
+    defaults = defaults_and_exclude_cols[:-1]
     compression = _compression(compression_type, named=True)
     if int(buffer_size) <= 0:
         raise errors.InvalidArgumentError(None, None, "buffer_size should be positive")
@@ -525,7 +535,8 @@ def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: list | No
     if select_columns is not None:
         select_columns = _column_indices(select_columns, column_names)
     if column_defaults is not None:
-        column_defaults = [_known_value(d) for d in column_defaults]
+        column_defaults = [constant_ops.constant([], dtype=_required_dtype(d)) if _required_dtype(d) is not None
+                           else d for d in column_defaults]
     else:
         column_defaults = _inferred_defaults(filenames, len(column_names), field_delim, use_quote_delim, na_value,
                                              header, num_rows_for_inference, select_columns, read_text)
@@ -549,7 +560,12 @@ def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: list | No
             return features
         return features, features.pop(label_name)
 
-    dataset = dataset.interleave(filename_to_dataset, cycle_length=num_parallel_reads or 1, block_length=1)
+    if num_parallel_reads == AUTOTUNE:
+        options = Options()
+        options.deterministic = not sloppy
+        dataset = dataset.interleave(filename_to_dataset, num_parallel_calls=AUTOTUNE).with_options(options)
+    else:
+        dataset = dataset.apply(parallel_interleave(filename_to_dataset, num_parallel_reads or 1, 1, sloppy))
     if shuffle:
         dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
     if num_epochs != 1:
@@ -627,8 +643,7 @@ def _column_indices(select_columns: list, column_names: list[str]) -> list[int]:
 
 
 def _known_value(value: Any) -> Any:
-    """A tensor's constant value, else `value` itself (the record datasets are made inside the interleave's
-    function, which cannot capture tensors of the outer graph)."""
+    """A tensor's constant value, else `value` itself (what make_csv_dataset reads at graph time)."""
     if not is_tensor(value):
         return value
     known = constant_value(value)
@@ -639,7 +654,7 @@ def _known_value(value: Any) -> Any:
 
 def _inferred_defaults(filenames: list[str], count: int, field_delim: str, use_quote_delim: bool, na_value: str,
                        header: bool, rows: int | None, select_columns: list[int] | None,
-                       read_text: Callable[[str], str]) -> list[np.ndarray]:
+                       read_text: Callable[[str], str]) -> list[Tensor]:
     """The defaults (0 or '') of the types TF infers from the first `rows` records: per column the narrowest
     of int32, int64, float32, float64 and string that every value so far fits (string where none is seen)."""
     columns = range(count) if select_columns is None else select_columns
@@ -657,7 +672,8 @@ def _inferred_defaults(filenames: list[str], count: int, field_delim: str, use_q
                 break
             seen += 1
             types = [_widened(row[c], na_value, t) for c, t in zip(columns, types)]
-    return [np.asarray([b""], dtype=object) if t in (None, np.bytes_) else np.zeros([1], t) for t in types]
+    return [constant_ops.constant([""]) if t in (None, np.bytes_) else constant_ops.constant([0], dtype=t)
+            for t in types]
 
 
 _INFERRED = (np.int32, np.int64, np.float32, np.float64, np.bytes_)

@@ -33,7 +33,7 @@ from tensorweave.framework.type_spec import (
     SparseTensorSpec,
     TensorSpec,
 )
-from tensorweave.ops import dataset_ops
+from tensorweave.ops import dataset_ops, script_ops
 from tensorweave.ops.ragged_tensor import RaggedTensorSpec
 
 
@@ -66,7 +66,7 @@ class _TensorSliceDataset(DatasetV1):
         rows = tensor_shape.Dimension(None)
         for t in flat:
             if t.shape.ndims == 0:
-                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, but got {t.shape}")
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
             if t.shape.ndims is not None:
                 rows = rows.merge_with(t.shape[0])
         spec = structure.spec_of(values)
@@ -130,13 +130,26 @@ class _GeneratorDataset(DatasetV1):
         args = [a.item() if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype == object else a
                 for a in run.captured(self)]
         types, shapes = self._flat_types(), self._flat_shapes()
-        for item in self._generator(*args):
-            values = _flatten_like(self._output_structure, item)
-            if values is None:
-                raise errors.InvalidArgumentError(
-                    None, None, "`generator` yielded an element that did not match the expected structure. The "
-                    f"expected structure was {self._output_structure}, but the yielded element was {item}.")
-            yield [_generated(v, t, s) for v, t, s in zip(values, types, shapes)]
+        generated = iter(self._generator(*args))
+        while True:
+            try:
+                item = next(generated)
+            except StopIteration:
+                return
+            except Exception as e:  # TF's error for this element; the generator, finished, then ends
+                run.failed(script_ops.raised_in_python(e, f"{type(e).__name__}: {e}"))
+                return
+            try:  # an element that does not convert fails alone, and the generator goes on
+                values = _flatten_like(self._output_structure, item)
+                if values is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, "`generator` yielded an element that did not match the expected structure. The "
+                        f"expected structure was {self._output_structure}, but the yielded element was {item}.")
+                element = [_generated(v, t, s) for v, t, s in zip(values, types, shapes)]
+            except errors.OpError as e:
+                run.failed(e)
+                continue
+            yield element
 
 
 def _flatten_like(types: Any, item: Any) -> list[Any] | None:
@@ -195,10 +208,12 @@ class _RangeDataset(DatasetV1):
         start, stop, step = (run.scalar(self, i) for i in range(3))
         return len(range(start, stop, step)) if step else 0
 
+    def _validate(self, captured: list[Any]) -> None:
+        if int(captured[2]) == 0:
+            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         start, stop, step = (run.scalar(self, i) for i in range(3))
-        if step == 0:
-            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
         np_type = self._dtype.as_numpy_dtype
         for value in range(start, stop, step):  # lazily: enumerate's range runs to the int64 maximum
             yield [np_type(value)]

@@ -63,16 +63,21 @@ from tensorweave.framework.type_spec import (
     TypeSpec,
 )
 from tensorweave.ops import (
+    cast_ops,
     check_ops,
     constant_ops,
+    control_flow_ops,
     dataset_ops,
     elementwise_ops,
+    fill_ops,
     indexing_ops,
+    logging_ops,
+    manipulation_ops,
     random_ops,
     reduction_ops,
     shape_ops,
 )
-from tensorweave.ops.ragged_tensor import RaggedTensorSpec
+from tensorweave.ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tensorweave.ops.random_ops import SingleSampleStream
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
@@ -92,7 +97,7 @@ class _OptionsDataset(DatasetV1):
         return super().options().merge(self._options)
 
     def _node_attrs(self) -> dict[str, Any]:
-        return {"serialized_options": b""}
+        return {"serialized_options": self._options._to_proto().SerializeToString()}
 
     _same_cardinality = True
 
@@ -136,8 +141,8 @@ class _ZipDataset(DatasetV1):
                             "instead.")
         for d in nest.flatten(datasets):
             if not isinstance(d, DatasetV1):
-                raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
-                                f"`tf.data.Dataset` objects. Encountered object with type {type(d)}.")
+                raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                                f"`tf.data.Dataset` objects but encountered object of type {type(d)}.")
         self._structure = datasets
         flat = tuple(nest.flatten(datasets))
         super().__init__(flat, [], nest.map_structure(lambda d: d.element_spec, datasets))
@@ -300,12 +305,12 @@ class _IgnoreErrorsDataset(DatasetV1):
 
 class _FilterDataset(DatasetV1):
     _transformation = "Dataset.filter"
+    _not_a_predicate = "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is "
 
     def __init__(self, source: DatasetV1, predicate: Callable) -> None:
         self._function = StructuredFunction(predicate, source.element_spec, transformation=self._transformation)
         if not TensorSpec([], dtypes.bool).is_compatible_with(self._function.output_spec):
-            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return "
-                             f"type was {self._function.output_spec}.")
+            raise ValueError(f"{self._not_a_predicate}{self._function.output_spec}.")
         super().__init__((source,), self._function.captures, source.element_spec)
 
     _op = dataset_ops.FilterDataset
@@ -329,6 +334,7 @@ class _FilterDataset(DatasetV1):
 class _TakeWhileDataset(_FilterDataset):
     _op = dataset_ops.TakeWhileDataset
     _transformation = "Dataset.take_while"
+    _not_a_predicate = "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type is"
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         function = self._function.bound(run.captured(self))
@@ -431,6 +437,11 @@ class _InterleaveDataset(DatasetV1):
         super().__init__((source,), self._function.captures + extra, inner.element_spec)
 
     _op = dataset_ops.FlatMapDataset
+
+    def _validate(self, captured: list[Any]) -> None:
+        for value, what in ((self._cycle_length, "cycle_length"), (self._block_length, "block_length")):
+            if int(value) <= 0:
+                raise errors.InvalidArgumentError(None, None, f"{what} must be greater than zero.")
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
         count = len(self._function.captures)
@@ -559,11 +570,13 @@ class _SlidingWindowDataset(DatasetV1):
                                      convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")],
                          nest.map_structure(DatasetSpec, source.element_spec))
 
+    def _validate(self, captured: list[Any]) -> None:
+        for value, what in zip(captured, ("size", "shift", "stride")):
+            if int(value) <= 0:
+                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
+
     def _parameters(self, run: _Run) -> tuple[int, int, int, bool]:
         size, shift, stride, drop = (run.scalar(self, i) for i in range(4))
-        for value, what in ((size, "size"), (shift, "shift"), (stride, "stride")):
-            if value <= 0:
-                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
         return size, shift, stride, bool(drop)
 
     def _cardinality(self, run: _Run) -> int:
@@ -577,28 +590,30 @@ class _SlidingWindowDataset(DatasetV1):
         return -(-count // shift)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
+        """TF's buffer of the input's elements and failures: a window fails with the first failure among
+        the elements it picks; failures it skips by its stride or discards by its shift are dropped."""
         size, shift, stride, drop = self._parameters(run)
-        source = self._inputs[0]._iterate(run)
-        buffer: deque[Element] = deque()
-        first, start, exhausted = 0, 0, False  # the index of buffer[0], of the window's first element
+        source = _with_failures(self._inputs[0], run)
+        target, buffer, exhausted = (size - 1) * stride + 1, [], False
         while True:
-            last = start + (size - 1) * stride
-            while not exhausted and first + len(buffer) <= last:
-                element = next(source, None)
-                if element is None:
+            while not exhausted and len(buffer) < target:
+                item = next(source, _END)
+                exhausted = item is _END
+                if not exhausted:
+                    buffer.append(item)
+            if not buffer or (drop and len(buffer) < target):
+                return
+            window = buffer[::stride]
+            failure = next((item for item in window if isinstance(item, _Failed)), None)
+            for _ in range(shift - len(buffer)):
+                if exhausted or next(source, _END) is _END:
                     exhausted = True
-                else:
-                    buffer.append(element)
-            while buffer and first < start:
-                buffer.popleft()
-                first += 1
-            if not buffer:
-                return
-            window = [buffer[i] for i in range(0, min(last - start + 1, len(buffer)), stride)]
-            if drop and len(window) < size:
-                return
-            yield [WindowValue([element[at:at + count] for element in window]) for at, count in self._layout]
-            start += shift
+                    break
+            del buffer[:shift]
+            if failure is not None:
+                run.failed(failure.error)
+            else:
+                yield [WindowValue([element[at:at + count] for element in window]) for at, count in self._layout]
 
 
 class _UniqueDataset(DatasetV1):
@@ -697,10 +712,11 @@ class _BatchDataset(DatasetV1):
     def _cardinality(self, run: _Run) -> int:
         return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, 1))
 
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[0])
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, 1)
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
         if isinstance(self._inputs[0], _MapDataset) and run.fuse_map_and_batch:
             yield from self._mapped_batches(run, self._inputs[0], size, drop)
             return
@@ -721,6 +737,11 @@ class _BatchDataset(DatasetV1):
                 run.failed(failure)
             elif not (drop and len(window) < size):
                 yield from _checked(run, window, self._assemble)
+
+
+def _check_batch_size(size: Any) -> None:
+    if int(size) <= 0:
+        raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
 
 
 class _PaddedBatchDataset(DatasetV1):
@@ -784,6 +805,9 @@ class _PaddedBatchDataset(DatasetV1):
     def _cardinality(self, run: _Run) -> int:
         return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, 0), run.scalar(self, -1))
 
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[0])
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         size, drop = run.scalar(self, 0), run.scalar(self, -1)
         count = len(self._padded)
@@ -838,15 +862,24 @@ class _ShuffleDataset(DatasetV1):
 
     _same_cardinality = True
 
+    def _validate(self, captured: list[Any]) -> None:
+        size = int(captured[0])
+        if size <= 0 and size != UNKNOWN_CARDINALITY:
+            raise errors.InvalidArgumentError(None, None,
+                                              "buffer_size must be greater than zero or UNKNOWN_CARDINALITY")
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         """TF's ring buffer: a pick swaps the first live slot into its place, and the next input element
-        takes that first slot, so a seeded shuffle gives TF's order."""
+        takes that first slot, so a seeded shuffle gives TF's order. UNKNOWN_CARDINALITY buffers the whole
+        input."""
         size = run.scalar(self, 0)
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
         draw = self._draws(run)
         source = self._inputs[0]._iterate(run)
-        buffer = list(itertools.islice(source, size))
+        if size == UNKNOWN_CARDINALITY:
+            buffer = list(source)
+            size = max(len(buffer), 1)
+        else:
+            buffer = list(itertools.islice(source, size))
         start, count = 0, len(buffer)
         exhausted = count < size
         while count:
@@ -874,6 +907,11 @@ class _CountDataset(DatasetV1):
         super().__init__((source,), [_int64(count, "buffer_size" if kind == "prefetch" else "count")],
                          source.element_spec)
 
+    def _validate(self, captured: list[Any]) -> None:
+        if self._kind == "prefetch" and int(captured[0]) < AUTOTUNE:
+            raise errors.InvalidArgumentError(None, None, "buffer_size must be >= 0 or set buffer_size to be -1 "
+                                                          "for auto-tuning")
+
     def _cardinality(self, run: _Run) -> int:
         count, n = run.scalar(self, 0), self._inputs[0]._cardinality(run)
         if self._kind == "repeat":
@@ -894,7 +932,7 @@ class _CountDataset(DatasetV1):
             yield from source._iterate(run) if count < 0 else itertools.islice(source._iterate(run), count)
         elif self._kind == "skip":
             if count >= 0:
-                yield from itertools.islice(source._iterate(run), count, None)
+                yield from _skipping(run, source, lambda position: max(count - position, 0))
         elif self._kind == "repeat":
             passes = itertools.count() if count < 0 else range(count)
             for _ in passes:
@@ -938,6 +976,27 @@ def _with_failures(dataset: DatasetV1, run: _Run) -> PyIterator[Element | _Faile
         while failures:
             yield _Failed(failures.popleft())
         yield element
+
+
+def _skipping(run: _Run, dataset: DatasetV1, to_skip: Callable[[int], int]) -> PyIterator[Element]:
+    """The elements of `dataset` after TF's skips (skip's, shard's): before each element, `to_skip(position)`
+    more (position: the elements skipped and returned so far). A failure while skipping is returned and loses
+    that skip's progress, as TF's Skip call fails before its caller adds what it skipped."""
+    position, skipped = 0, 0
+    for item in _with_failures(dataset, run):
+        if skipped < to_skip(position):
+            if isinstance(item, _Failed):
+                run.failed(item.error)
+                skipped = 0
+            else:
+                skipped += 1
+            continue
+        position, skipped = position + skipped, 0
+        if isinstance(item, _Failed):
+            run.failed(item.error)
+        else:
+            position += 1
+            yield item
 
 
 def _prefetched(source: PyIterator[Any], size: int) -> PyIterator[Any]:
@@ -1024,15 +1083,18 @@ class _ShardDataset(DatasetV1):
         shards, index, n = run.scalar(self, 0), run.scalar(self, 1), self._inputs[0]._cardinality(run)
         return n if n < 0 else n // shards + (1 if index < n % shards else 0)
 
-    def _iterate(self, run: _Run) -> PyIterator[Element]:
-        shards, index = run.scalar(self, 0), run.scalar(self, 1)
+    def _validate(self, captured: list[Any]) -> None:
+        shards, index = int(captured[0]), int(captured[1])
         if shards <= 0:
             raise errors.InvalidArgumentError(None, None, f"Number of shards must be greater than zero "
                                                           f"(currently num_shards = {shards}).")
         if not 0 <= index < shards:
             raise errors.InvalidArgumentError(None, None, f"Index must be between 0 and {shards - 1} (currently "
                                                           f"index = {index}).")
-        yield from itertools.islice(self._inputs[0]._iterate(run), index, None, shards)
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        shards, index = run.scalar(self, 0), run.scalar(self, 1)
+        yield from _skipping(run, self._inputs[0], lambda position: (index - position) % shards)
 
 
 class _NormalizedDataset(DatasetV1):
@@ -1096,33 +1158,38 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
     boundaries = list(bucket_boundaries)
     lowest, highest = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 
-    def bucket_id(*args: Any) -> Tensor:
-        length = element_length_func(*args)
-        within = elementwise_ops.logical_and(elementwise_ops.less_equal([lowest] + boundaries, length),
-                                             elementwise_ops.less(length, boundaries + [highest]))
-        return reduction_ops.reduce_min(indexing_ops.where(within))
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        batch_sizes = constant_ops.constant(bucket_batch_sizes, dtype=dtypes.int64)  # captured, as TF's
 
-    def window_size(bucket: Tensor) -> Tensor:
-        return constant_ops.constant(bucket_batch_sizes, dtype=dtypes.int64)[bucket]
+        def bucket_id(*args: Any) -> Tensor:
+            length = element_length_func(*args)
+            within = elementwise_ops.logical_and(elementwise_ops.less_equal([lowest] + boundaries, length),
+                                                 elementwise_ops.less(length, boundaries + [highest]))
+            return reduction_ops.reduce_min(indexing_ops.where(within))
 
-    def batched(bucket: Tensor, window: DatasetV1) -> DatasetV1:
-        size = window_size(bucket)
-        if no_padding:
-            return window.batch(size, drop_remainder=drop_remainder)
-        filler = None
-        if pad_to_bucket_boundary:
-            check = check_ops.assert_less(
-                bucket, constant_ops.constant(len(bucket_batch_sizes) - 1, dtype=dtypes.int64),
-                message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
-            with control_dependencies([check]):
-                filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
-        shapes = padded_shapes or window.output_shapes
-        flat = [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
-                for s in nest.flatten(shapes)]
-        shapes = nest.pack_sequence_as(shapes, flat)
-        return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+        def window_size(bucket: Tensor) -> Tensor:
+            return batch_sizes[bucket]
 
-    return lambda dataset: dataset.group_by_window(bucket_id, batched, window_size_func=window_size)
+        def batched(bucket: Tensor, window: DatasetV1) -> DatasetV1:
+            size = window_size(bucket)
+            if no_padding:
+                return window.batch(size, drop_remainder=drop_remainder)
+            filler = None
+            if pad_to_bucket_boundary:
+                check = check_ops.assert_less(
+                    bucket, constant_ops.constant(len(bucket_batch_sizes) - 1, dtype=dtypes.int64),
+                    message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
+                with control_dependencies([check]):
+                    filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
+            shapes = padded_shapes or window.output_shapes
+            flat = [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
+                    for s in nest.flatten(shapes)]
+            shapes = nest.pack_sequence_as(shapes, flat)
+            return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+
+        return dataset.group_by_window(bucket_id, batched, window_size_func=window_size)
+
+    return apply
 
 
 @tf_export("data.experimental.sample_from_datasets")
@@ -1155,8 +1222,7 @@ def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = 
         logits = shape_ops.expand_dims(elementwise_ops.log(weights, name="logits"), 0)
     if len(datasets) == 1 and not isinstance(logits, DatasetV1):
         return datasets[0]
-    seeds = DatasetSource(_seeds(seed), dtypes.int64, tensor_shape.TensorShape([]), _random_draws,
-                          dataset_ops.RandomDataset).batch(2)
+    seeds = random_dataset(seed).batch(2)
 
     def choose(logits: Any, seeds: Tensor) -> Tensor:
         draw = random_ops.StatelessMultinomial(logits, 1, seeds, output_dtype=dtypes.int64)
@@ -1167,6 +1233,78 @@ def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = 
     else:
         selector = seeds.map(lambda seeds: choose(logits, seeds))
     return _DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset)
+
+
+def rejection_resample(dataset: DatasetV1, class_func: Callable, target_dist: Any, initial_dist: Any = None,
+                       seed: int | None = None) -> DatasetV1:
+    """(class, element) pairs resampled towards `target_dist`, as TF's: elements kept with per-class acceptance
+    probabilities (from `initial_dist`, or a running estimate over batches of 32 class values) mixed with the
+    original elements with the probability that needs no rejection."""
+    target = cast_ops.cast(convert_to_tensor(target_dist, name="target_dist"), dtypes.float32)
+    if initial_dist is not None:
+        initial = cast_ops.cast(convert_to_tensor(initial_dist, name="initial_dist"), dtypes.float32)
+        accept, original = _acceptance_and_mixing(initial, target)
+        initial_ds, accept_ds, original_ds = (DatasetV1.from_tensors(t).repeat() for t in (initial, accept, original))
+        known = [tensor_util.constant_value(t) for t in (initial, target)]
+        static = None if any(v is None for v in known) else np.min(known[1] / known[0])
+    else:
+        initial_ds = _estimated_distribution(target, dataset.map(class_func))
+        both = initial_ds.map(lambda initial: _acceptance_and_mixing(initial, target))
+        accept_ds, original_ds = both.map(lambda accept, _: accept), both.map(lambda _, original: original)
+        static = None
+
+    def warn_on_large_rejection(accept: Tensor, initial: Tensor) -> Tensor:
+        rejected = reduction_ops.reduce_sum((1 - accept) * initial)
+        return control_flow_ops.cond(elementwise_ops.less(rejected, .5), lambda: accept, lambda: logging_ops.Print_(
+            accept, [rejected, initial, accept], message="Proportion of examples rejected by sampler is high: ",
+            summarize=100, first_n=10))
+
+    def with_acceptance(accept: Tensor, data: Any) -> Any:
+        label = class_func(*data) if isinstance(data, tuple) else class_func(data)
+        return label, indexing_ops.gather(accept, label), data
+
+    accept_ds = DatasetV1.zip((accept_ds, initial_ds)).map(warn_on_large_rejection)
+    filtered = DatasetV1.zip((accept_ds, dataset)).map(with_acceptance).filter(
+        lambda label, p, data: random_ops.random_uniform([], seed=seed, dtype=p.dtype) < p).map(
+        lambda label, p, data: (label, data)).prefetch(3)
+
+    def with_class(*element: Any) -> Any:
+        return class_func(*element), element[0] if len(element) == 1 else element
+
+    if static == 1:
+        return dataset.map(with_class)
+    if static == 0:
+        return filtered
+    return sample_from_datasets([dataset.map(with_class), filtered],
+                                original_ds.map(lambda p: [(p, 1.0 - p)]), seed, stop_on_empty_dataset=True)
+
+
+def _estimated_distribution(target: Tensor, labels: DatasetV1, batch: int = 32, smoothing: int = 10) -> DatasetV1:
+    """TF's running estimate of the class distribution: counts (from `smoothing` each) updated per batch of
+    class values, the estimate repeated for each value of the batch."""
+    classes = tensor_shape.dimension_value(target.shape[0]) or shape_ops.shape(target)[0]
+
+    def update(counts: Tensor, labels: Tensor) -> Any:
+        counts = counts + reduction_ops.reduce_sum(indexing_ops.one_hot(labels, classes, dtype=dtypes.int64), 0)
+        estimate = cast_ops.cast(elementwise_ops.truediv(counts, reduction_ops.reduce_sum(counts)), dtypes.float32)
+        return counts, manipulation_ops.tile(shape_ops.expand_dims(estimate, 0), [batch, 1])
+
+    start = fill_ops.fill([classes], np.int64(smoothing))
+    return labels.batch(batch).scan(start, update).unbatch()
+
+
+def _acceptance_and_mixing(initial: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """Per-class acceptance probabilities and the probability of taking an original element: with r the
+    target-to-initial ratios, (r - min r) / (max r - min r) and min r."""
+    ratios = target / (initial + np.finfo(initial.dtype.as_numpy_dtype).tiny)
+    low = reduction_ops.reduce_min(ratios)
+    return (ratios - low) / (reduction_ops.reduce_max(ratios) - low), low
+
+
+def random_dataset(seed: int | None = None) -> DatasetV1:
+    """TF's RandomDataset: an endless dataset of pseudorandom int64 values (the uint32 draws of Philox)."""
+    return DatasetSource(_seeds(seed), dtypes.int64, tensor_shape.TensorShape([]), _random_draws,
+                         dataset_ops.RandomDataset)
 
 
 def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element]:
@@ -1182,7 +1320,10 @@ def _random_draws(failed: Callable, seed: Any, seed2: Any) -> PyIterator[Element
 
 class _DenseToRaggedDataset(DatasetV1):
     """Its input's elements, each dense component of a partly known shape read as a ragged value (ragged up to
-    its last unknown dimension), as TF's ragged_batch prepares them."""
+    its last unknown dimension), as TF's ragged_batch prepares them: TF's map (a MapDataset node of the
+    traced conversion), run here on the arrays themselves."""
+
+    _op = dataset_ops.MapDataset
 
     def __init__(self, source: DatasetV1, row_splits_dtype: Any) -> None:
         splits_dtype = dtypes.as_dtype(row_splits_dtype)
@@ -1193,6 +1334,16 @@ class _DenseToRaggedDataset(DatasetV1):
             ragged_rank = max(axis for axis, size in enumerate(spec.shape.as_list()) if size is None)
             return RaggedTensorSpec(spec.shape, spec.dtype, ragged_rank, splits_dtype)
 
+        def to_ragged(value: Any) -> Any:
+            spec = ragged(TensorSpec(value.shape, value.dtype)) if isinstance(value, Tensor) else None
+            if not isinstance(spec, RaggedTensorSpec) or not spec.ragged_rank:
+                return value
+            return RaggedTensor.from_tensor(value, ragged_rank=spec.ragged_rank, row_splits_dtype=splits_dtype)
+
+        def convert(*value: Any) -> Any:
+            return nest.map_structure(to_ragged, value if len(value) > 1 else value[0])
+
+        self._function = StructuredFunction(convert, source.element_spec, transformation="Dataset.map")
         super().__init__((source,), [], nest.map_structure(ragged, source.element_spec))
         # where each component to convert starts in an input element, and its ragged spec
         self._layout = [(start, leaf) for (start, given), leaf in zip(_layout(source.element_spec),
@@ -1215,6 +1366,13 @@ class _DenseToRaggedDataset(DatasetV1):
                 position = start + 1
             out.extend(element[position:])
             yield out
+
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], []]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {"f": self._function.name, "preserve_cardinality": True}
 
 
 def _dense_as_ragged(value: np.ndarray, ragged_rank: int, splits_dtype: Any) -> list[np.ndarray]:

@@ -33,7 +33,8 @@ POOL = _build_pool()
 # is tensorflow.core.util.event_pb2). Our classes take that module and TF's nested qualname, so that
 # repr(cls), and protobuf's type errors that show it, read as TF's.
 _TF_PACKAGES = {
-    "tensorflow.core.framework": ["allocation_description", "attr_value", "cost_graph", "device_attributes",
+    "tensorflow.core.framework": ["allocation_description", "attr_value", "cost_graph", "dataset_options",
+                                  "device_attributes",
                                   "full_type", "function",
                                   "graph", "graph_debug_info", "node_def", "op_def", "reader_base", "resource_handle",
                                   "step_stats", "summary", "tensor", "tensor_description", "tensor_shape",

@@ -205,6 +205,22 @@ FixedLengthRecordDatasetV2 = _dataset_op(
     "FixedLengthRecordDatasetV2", ["filenames: string", "header_bytes: int64", "record_bytes: int64",
                                    "footer_bytes: int64", "buffer_size: int64", "compression_type: string"], [],
     structure=False, is_stateful=True)
+ExperimentalGroupByReducerDataset = Op(
+    "ExperimentalGroupByReducerDataset",
+    inputs=["input_dataset: variant", "key_func_other_arguments: Tkey_func_other_arguments",
+            "init_func_other_arguments: Tinit_func_other_arguments",
+            "reduce_func_other_arguments: Treduce_func_other_arguments",
+            "finalize_func_other_arguments: Tfinalize_func_other_arguments"],
+    outputs=["handle: variant"],
+    attrs=["key_func: func", "init_func: func", "reduce_func: func", "finalize_func: func",
+           "Tkey_func_other_arguments: list(type) >= 0", "Tinit_func_other_arguments: list(type) >= 0",
+           "Treduce_func_other_arguments: list(type) >= 0", "Tfinalize_func_other_arguments: list(type) >= 0"]
+    + _STRUCTURE_ATTRS, is_stateful=True)
+CSVDatasetV2 = Op("CSVDatasetV2", inputs=["filenames: string", "compression_type: string", "buffer_size: int64",
+                                          "header: bool", "field_delim: string", "use_quote_delim: bool",
+                                          "na_value: string", "select_cols: int64", "record_defaults: output_types",
+                                          "exclude_cols: int64"],
+                  outputs=["handle: variant"], attrs=_STRUCTURE_ATTRS, is_stateful=True)
 ModelDataset = Op("ModelDataset", inputs=["input_dataset: variant"], outputs=["handle: variant"],
                   attrs=["algorithm: int = 0", "cpu_budget: int = 0", "ram_budget: int = 0"] + _STRUCTURE_ATTRS)
 OptimizeDatasetV2 = Op("OptimizeDatasetV2", inputs=["input_dataset: variant", "optimizations_enabled: string",
@@ -225,7 +241,8 @@ DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDa
                CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, RewriteDataset, OptionsDataset,
                IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, AssertCardinalityDataset,
                TFRecordDataset,
-               TextLineDataset, FixedLengthRecordDatasetV2, ModelDataset, OptimizeDatasetV2)
+               TextLineDataset, FixedLengthRecordDatasetV2, CSVDatasetV2, ExperimentalGroupByReducerDataset,
+               ModelDataset, OptimizeDatasetV2)
 IteratorV2 = Op("IteratorV2", outputs=["handle: resource"],
                 attrs=["shared_name: string", "container: string"] + _STRUCTURE_ATTRS, is_stateful=True)
 OneShotIterator = Op("OneShotIterator", outputs=["handle: resource"],
@@ -451,7 +468,11 @@ def _iterator_to_string_handle(ctx: OpKernelContext, resource_handle: IteratorRe
 @IteratorFromStringHandleV2.kernel("CPU")
 def _iterator_from_string_handle(ctx: OpKernelContext, string_handle: Any, output_types: list,
                                  output_shapes: list) -> IteratorResource:
-    container, _, name = np.asarray(string_handle).item().decode().partition("\x00")
+    handle = np.asarray(string_handle).item()
+    container, separator, name = handle.decode(errors="replace").partition("\x00")
+    if not separator:  # not a handle IteratorToStringHandle made
+        raise errors.InvalidArgumentError(ctx.node_def, None,
+                                          "Could not parse string_handle as a valid ResourceHandle")
     resource = ctx.resources.lookup(container, name)
     if output_types and list(output_types) != resource.output_types:
         raise errors.InvalidArgumentError(

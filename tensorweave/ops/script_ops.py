@@ -81,11 +81,15 @@ def _lookup(ctx: OpKernelContext, token: bytes) -> tuple[str, Any]:
 
 
 def _raised_in_function(ctx: OpKernelContext, error: Exception, headline: str) -> errors.OpError:
-    """An exception the Python function raised, as TF's kernel reports it: its error class for the exception's
+    return raised_in_python(error, headline, ctx.node_def)
+
+
+def raised_in_python(error: Exception, headline: str, node_def: Any = None) -> errors.OpError:
+    """An exception a Python function raised, as TF's kernel reports it: its error class for the exception's
     type, the headline and the Python traceback."""
     cls = next((c for py, c in _ERROR_CLASSES if isinstance(error, py)), errors.UnknownError)
     trace = "\n".join(traceback.format_exception(type(error), error, error.__traceback__))
-    return cls(ctx.node_def, None, f"{headline}\n{trace}\n")
+    return cls(node_def, None, f"{headline}\n{trace}\n")
 
 
 def _check_count(ctx: OpKernelContext, name: str, values: list, types: list) -> None:

@@ -316,6 +316,37 @@ def test_options_and_with_options():
         assert _ints(dataset) == [0, 2, 4]
 
 
+def _serialized_options(options):
+    with tf.Graph().as_default() as graph:
+        tf.data.Dataset.range(3).with_options(options)
+        node, = [n for n in graph.as_graph_def().node if n.op == "OptionsDataset"]
+        return node.attr["serialized_options"].s
+
+
+def test_options_dataset_serializes_tfs_options_proto():
+    """The bytes of TF 2.21's OptionsDataset attr: the options given (not merged), and every group."""
+    options = tf.data.Options()
+    assert _serialized_options(options) == b"\x12\x00\x1a\x00*\x00:\x00b\x00"
+    options.experimental_deterministic = False
+    options.experimental_optimization.map_and_batch_fusion = False
+    options.experimental_optimization.map_parallelization = True
+    options.threading.private_threadpool_size = 4
+    options.threading.max_intra_op_parallelism = 1
+    assert _serialized_options(options) == b"\x08\x00\x12\x00\x1a\x04H\x00`\x01*\x04\x08\x01\x10\x04:\x00b\x00"
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+    options.experimental_slack = True
+    options.experimental_external_state_policy = tf.data.experimental.ExternalStatePolicy.IGNORE
+    options.autotune.enabled = False
+    options.autotune.ram_budget = 100
+    options.autotune.cpu_budget = 2
+    assert _serialized_options(options) == b"\x12\x02\x08\x02\x1a\x00 \x01*\x000\x01:\x06\x08\x00\x10\x02\x18db\x00"
+    with pytest.raises(TypeError, match='Property "private_threadpool_size" must be of type <class \'int\'>, got: x'):
+        options.threading.private_threadpool_size = "x"
+    merged = tf.data.Options().merge(tf.data.Options())
+    assert merged.experimental_distribute.auto_shard_policy == tf.data.experimental.AutoShardPolicy.AUTO
+
+
 def test_dataset_repr_and_initializable_iterator_initializer_name_match_tf():
     """TF 2.21 reprs a dataset as its class and element_spec, and make_initializable_iterator's initializer is a
     bare MakeIterator (no make_initializer scope)."""
@@ -426,3 +457,44 @@ def test_file_dataset_argument_messages(tmp_path):
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             dataset_elements(dataset)
         assert runtime_message(info.value).split("\n")[0] == message
+
+
+@pytest.mark.parametrize("make, node, message", [
+    (lambda: tf.data.Dataset.range(3).batch(0), "BatchDatasetV2", "Batch size must be greater than zero."),
+    (lambda: tf.data.Dataset.range(3).shuffle(0), "ShuffleDataset",
+     "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"),
+    (lambda: tf.data.Dataset.range(3).window(2, 0), "WindowDataset", "Window shift must be greater than zero."),
+    (lambda: tf.data.Dataset.range(0, 3, 0), "RangeDataset", "step must be a non-zero integer."),
+    (lambda: tf.data.Dataset.range(3).shard(2, 5), "ShardDataset",
+     r"Index must be between 0 and 1 \(currently index = 5\)."),
+    (lambda: tf.data.Dataset.range(3).prefetch(-5), "PrefetchDataset",
+     "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning"),
+    (lambda: tf.data.Dataset.range(3).interleave(lambda x: tf.data.Dataset.range(x), cycle_length=-3),
+     "InterleaveDataset", "cycle_length must be greater than zero."),
+])
+def test_bad_arguments_fail_the_initializer_naming_the_dataset_node(make, node, message):
+    """TF 2.21 checks a dataset's arguments in its node's kernel: the iterator's initializer fails."""
+    with tf.Graph().as_default():
+        iterator = tf.data.make_initializable_iterator(make())
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message) as caught:
+                sess.run(iterator.initializer)
+    assert f"node {node}" in str(caught.value)
+
+
+def test_shuffle_of_unknown_cardinality_buffers_the_whole_input():
+    with tf.Graph().as_default():
+        assert _ints(tf.data.Dataset.range(5).shuffle(tf.data.UNKNOWN_CARDINALITY, seed=1)) == [0, 4, 3, 1, 2]
+
+
+def test_feedable_and_reinitializable_iterators_reject_what_tf_rejects():
+    with tf.Graph().as_default():
+        iterator = tf.data.Iterator.from_structure(tf.int64, tf.TensorShape([]))
+        with pytest.raises(ValueError, match="The two structures don't have the same nested structure"):
+            iterator.make_initializer(tf.data.Dataset.from_tensors((1, 2)))
+        handle = tf.placeholder(tf.string, [])
+        nxt = tf.data.Iterator.from_string_handle(handle, tf.int32, tf.TensorShape([])).get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Could not parse string_handle as a valid ResourceHandle"):
+                sess.run(nxt, {handle: b"garbage"})

@@ -323,3 +323,61 @@ def test_list_files_checks_that_a_file_matched(tmp_path):
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
                                                  match=r"No files matched pattern: .*\*\.nope, /x/\*\.y"):
             sess.run(it.initializer)
+
+
+def _dataset_nodes(g):
+    return [(n.name, n.op, list(n.input)) for n in g.as_graph_def().node if n.op.endswith("Dataset")
+            or n.op.endswith(("DatasetV2", "DatasetV4"))]
+
+
+def test_ragged_batch_maps_to_ragged_then_batches():
+    def build():
+        tf.data.Dataset.range(5).map(lambda x: tf.range(x)).ragged_batch(2)
+
+    assert _dataset_nodes(_graph(build)) == [
+        ("RangeDataset", "RangeDataset", ["start", "stop", "step"]),
+        ("MapDataset", "MapDataset", ["RangeDataset"]), ("MapDataset_1", "MapDataset", ["MapDataset"]),
+        ("BatchDatasetV2", "BatchDatasetV2", ["MapDataset_1", "batch_size", "drop_remainder"])]
+
+
+def test_csv_dataset_nodes(tmp_path):
+    path = str(tmp_path / "a.csv")
+    with open(path, "w") as f:
+        f.write("a,b,c\n1,2.5,x\n3,,y\n")
+    csv_inputs = ["filenames", "compression_type", "buffer_size", "header", "field_delim", "use_quote_delim",
+                  "na_value", "select_cols"]
+    g = _graph(lambda: tf.data.experimental.CsvDataset(path, [tf.int32, tf.float32, tf.string], header=True))
+    assert _dataset_nodes(g) == [("CSVDatasetV2", "CSVDatasetV2", csv_inputs + ["Const", "Const_1", "Const_2",
+                                                                               "exclude_cols"])]
+    g = _graph(lambda: tf.data.experimental.CsvDataset(path, [[0], [1.0], ["z"]], header=True))
+    assert _dataset_nodes(g)[0][2][8:] == ["record_defaults_0", "record_defaults_1", "record_defaults_2",
+                                           "exclude_cols"]
+    g = _graph(lambda: tf.data.experimental.make_csv_dataset(path, batch_size=2, shuffle=False, num_epochs=1))
+    assert [(name, op) for name, op, _ in _dataset_nodes(g)] == [
+        ("TensorSliceDataset", "TensorSliceDataset"),
+        ("LegacyParallelInterleaveDatasetV2", "LegacyParallelInterleaveDatasetV2"),
+        ("BatchDatasetV2", "BatchDatasetV2"), ("MapDataset", "MapDataset"), ("PrefetchDataset", "PrefetchDataset")]
+    assert _dataset_nodes(g)[1][2] == ["TensorSliceDataset", "Const", "Const_1", "Const_2", "cycle_length",
+                                       "block_length", "buffer_output_elements", "prefetch_input_elements"]
+
+
+def test_group_by_reducer_node_names_its_four_functions():
+    def build():
+        reducer = tf.data.experimental.Reducer(lambda k: tf.constant(0, tf.int64), lambda s, x: s + x, lambda s: s)
+        tf.data.Dataset.range(5).apply(tf.data.experimental.group_by_reducer(lambda x: x % 2, reducer))
+
+    g = _graph(build)
+    assert _dataset_nodes(g)[1] == ("ExperimentalGroupByReducerDataset", "ExperimentalGroupByReducerDataset",
+                                    ["RangeDataset"])
+    attrs = g.get_operation_by_name("ExperimentalGroupByReducerDataset").node_def.attr
+    assert [attrs[f"{kind}_func"].func.name.split("_group_by_reducer_")[0] for kind in
+            ("key", "init", "reduce", "finalize")] == ["__inference_tf_data_experimental"] * 4
+
+
+def test_bucket_by_sequence_length_captures_its_batch_sizes():
+    def build():
+        tf.data.Dataset.range(5).map(lambda x: tf.range(x)).bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], [2], [2, 2])
+
+    assert _dataset_nodes(_graph(build))[-1] == ("GroupByWindowDataset", "GroupByWindowDataset",
+                                                 ["MapDataset", "Const", "Const"])

@@ -196,3 +196,41 @@ def test_without_ignore_errors_an_element_error_is_raised_and_the_iterator_goes_
         assert _values_and_errors(zipped, 8) == [[0, 1.0, 1.0], "error", "error", "error", [4, 0.25, 0.125], "end"]
         interleaved = mapped.interleave(lambda v: tf.data.Dataset.from_tensors(v).repeat(2), cycle_length=2)
         assert _values_and_errors(interleaved, 12) == [1.0, "error", 0.5, 1.0, 0.5, "error", 0.25, 0.25, "end"]
+
+
+def test_a_failure_while_skipping_loses_the_skip_progress_as_tfs():
+    """TF 2.21's skip and shard skip through their input's Skip, which returns an element's error and loses what
+    it had skipped; window fails a window with the first failure among the elements it picks."""
+    inverse = lambda v: tf.debugging.check_numerics(1. / v, "bad")  # noqa: E731
+    x = [1., 0., 0., 2., 4., 0., 8., 16., 32., 0.]
+    with tf.Graph().as_default():
+        mapped = tf.data.Dataset.from_tensor_slices(x).map(inverse)
+        assert _values_and_errors(mapped.skip(2), 10) == ["error"] * 3 + [0.125, 0.0625, 0.03125, "error", "end"]
+        assert _values_and_errors(mapped.skip(3), 10) == ["error"] * 4 + ["end"]
+        assert _values_and_errors(mapped.shard(3, 1), 10) == ["error", "error", 0.5, "error", 0.03125, "error", "end"]
+        assert _values_and_errors(mapped.prefetch(1).skip(2).take(2), 10) == ["error"] * 3 + [0.125, 0.0625, "end"]
+        windows = mapped.window(2, 3, 2).flat_map(lambda w: w)
+        assert _values_and_errors(windows, 10) == ["error", "error", 0.125, 0.03125, "error", "end"]
+
+
+def test_a_side_effect_of_a_map_function_runs_though_nothing_reads_it():
+    """TF 2.21's dataset functions get automatic control dependencies: an unread Assert still runs."""
+    with tf.Graph().as_default():
+        mapped = tf.data.Dataset.from_tensor_slices([1, 0]).map(lambda x: tf.debugging.assert_positive(x) and x)
+        assert _values_and_errors(mapped, 4) == [1, "error", "end"]
+
+
+def test_a_generator_error_ends_its_generator_and_a_bad_element_fails_alone():
+    """TF 2.21: a generator that raises fails that element and then ends (a repeat starts it over); an element
+    that does not convert fails alone and the generator goes on."""
+    def raising():
+        yield 1
+        raise ValueError("boom")
+
+    def one_bad():
+        yield from (0, "bad", 2)
+
+    with tf.Graph().as_default():
+        repeated = tf.data.Dataset.from_generator(raising, tf.int64).repeat(2)
+        assert _values_and_errors(repeated, 8) == [1, "error", 1, "error", "end"]
+        assert _values_and_errors(tf.data.Dataset.from_generator(one_bad, tf.int64), 8) == [0, "error", 2, "end"]

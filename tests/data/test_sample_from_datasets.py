@@ -62,3 +62,31 @@ def test_weights_as_a_tensor_or_a_dataset():
             tf.data.experimental.sample_from_datasets([a, b], tf.constant([0.2, 0.3, 0.5]))
         assert str(e.value) == ("Invalid `weights`. The shape of `weights` should be compatible with "
                                 "`[len(datasets)]` but is (3,).")
+
+
+def test_rejection_resample_draws_tfs_elements():
+    """TF 2.21's seeded rejection_resample: estimated or given initial distribution, mixed with the original."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(100).map(lambda x: tf.cast(x % 3, tf.int32))
+        resampled = ds.apply(tf.data.experimental.rejection_resample(lambda x: x, [0.6, 0.2, 0.2], seed=3))
+        nxt = tf.data.make_one_shot_iterator(resampled).get_next()
+        pairs = tf.data.Dataset.range(60).map(lambda x: (tf.cast(x % 2, tf.int32), x))
+        given = pairs.rejection_resample(lambda c, x: c, [0.9, 0.1], initial_dist=[0.5, 0.5], seed=1)
+        assert given.output_types == (tf.int32, (tf.int32, tf.int64))
+        nxt2 = tf.data.make_one_shot_iterator(given).get_next()
+        with tf.Session() as sess:
+            assert [int(sess.run(nxt)[1]) for _ in range(12)] == [0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 0, 2]
+            assert [int(sess.run(nxt2)[1][1]) for _ in range(12)] == [0, 2, 0, 1, 2, 3, 4, 6, 8, 4, 10, 5]
+
+
+def test_random_dataset_draws_tfs_values():
+    with tf.Graph().as_default() as g:
+        seeded = tf.data.experimental.RandomDataset(seed=7)
+        tf.set_random_seed(3)
+        graph_seeded = tf.data.Dataset.random()
+        assert [n.type for n in g.get_operations()].count("RandomDataset") == 2
+        with tf.Session() as sess:
+            for dataset, expected in ((seeded, [1992159687, 3200305987, 237021325]),
+                                      (graph_seeded, [3507506551, 501761998, 2817715290])):
+                nxt = tf.data.make_one_shot_iterator(dataset.take(3)).get_next()
+                assert [int(sess.run(nxt)) for _ in range(3)] == expected
