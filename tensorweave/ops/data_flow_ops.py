@@ -368,6 +368,11 @@ class RandomShuffleQueue(Queue):
         super().__init__(name, component_types, shapes, capacity, attrs)
         self._elements = []
         self.min_after_dequeue = attrs["min_after_dequeue"]
+        if self.min_after_dequeue < 0:  # TF's kernel construction checks
+            raise errors.InvalidArgumentError(None, None, f"min_after_dequeue {self.min_after_dequeue} must be >= 0")
+        if self.min_after_dequeue >= self.capacity:
+            raise errors.InvalidArgumentError(
+                None, None, f"min_after_dequeue {self.min_after_dequeue} must be < capacity {self.capacity}")
         self._draw = SingleSampleStream(attrs["seed"], attrs["seed2"])
 
     def check_matches(self, op_type: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,

@@ -449,3 +449,18 @@ def test_priority_queue_batches_as_tf():
             s.run(q.dequeue_up_to(5))
         assert s.run(q.size()) == 0
         assert s.run(q.dequeue_up_to(0))[0].shape == (0,)
+
+
+@pytest.mark.parametrize("capacity, min_after_dequeue, message", [
+    (3, 5, "min_after_dequeue 5 must be < capacity 3"),
+    (3, 3, "min_after_dequeue 3 must be < capacity 3"),
+    (5, -1, "min_after_dequeue -1 must be >= 0"),
+])
+def test_random_shuffle_queue_attr_checks(capacity, min_after_dequeue, message):
+    queue = tf.RandomShuffleQueue(capacity, min_after_dequeue, tf.int32, shapes=[[]])
+    with tf.Session() as sess:
+        with pytest.raises(errors.InvalidArgumentError, match=message) as info:
+            sess.run(queue.size())
+        assert info.value.op.type == "RandomShuffleQueueV2"
+    with tf.Session() as sess:
+        assert sess.run(tf.RandomShuffleQueue(-1, 5, tf.int32).size()) == 0

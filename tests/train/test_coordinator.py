@@ -135,6 +135,8 @@ def test_queue_runner_arguments():
             tf.train.QueueRunner(q, [])
         with pytest.raises(TypeError, match="queue_closed_exception_types, when provided, must be a tuple"):
             tf.train.QueueRunner(q, [q.enqueue(1.0)], queue_closed_exception_types=(ValueError,))
+        with pytest.raises(TypeError, match="^not enough arguments for format string$"):  # TF's %-formatting
+            tf.train.QueueRunner(q, [q.enqueue(1.0)], queue_closed_exception_types=())
         with pytest.raises(ValueError, match="No default session is registered"):
             tf.train.start_queue_runners()
         runner = tf.train.QueueRunner(q, [q.enqueue(np.float32(1))])
