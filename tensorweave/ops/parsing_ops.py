@@ -433,7 +433,14 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
             bad = np.flatnonzero(present & (counts != size))
             if bad.size:
                 i = bad[0]
-                failures.append((i, False, f"{prefix(key, i)}  {_wrong_count(dtype, counts[i], shape, batch, context)}"))
+                if not context:
+                    message = f"{prefix(key, i)}  {_wrong_count(dtype, counts[i], shape, batch)}"
+                elif counts[i] < size and np.size(default):  # TF's SequenceExample context parser
+                    message = f"Unexpected number of elements in example {name(i)}"
+                else:
+                    message = f"Inconsistent max number of elements for feature {key}: expected {size}, but found " \
+                              f"{counts[i]}"
+                failures.append((i, False, message))
             if missing.size and np.size(default) == 0:
                 where = "" if not batch and not context else f"Name: {name(missing[0])}, "
                 failures.append((missing[0], True, f"{where}Feature: {key} (data type: {_TYPE_NAME[dtype]}) is "
@@ -456,16 +463,16 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
 _KIND_TYPE = {field: dtype for dtype, field in _LIST_FIELD.items()}
 
 
-def _wrong_count(dtype: dtypes.DType, count: int, shape: _Shape, batch: bool, context: bool) -> str:
-    """TF's message for a dense feature with the wrong number of values: its single-example parser says the
-    list was not parsed; its batch parser counts values, except for a string list too long to fit."""
-    if not batch and not context:
+def _wrong_count(dtype: dtypes.DType, count: int, shape: _Shape, batch: bool) -> str:
+    """TF's message for an Example's dense feature with the wrong number of values: its single-example parser
+    says the list was not parsed; its batch parser counts values, except for a string list too long to fit."""
+    if not batch:
         if dtype == dtypes.string and count > shape.num_elements():
             return "Can't parse serialized Example: Parsing bytes_list failed."
         return f"Can't parse serialized Example: Some {_LIST_FIELD[dtype]} slice was not parsed."
-    if dtype == dtypes.string and count > shape.num_elements() and not context:
+    if dtype == dtypes.string and count > shape.num_elements():
         return "Can't parse serialized Example."
-    name = "bytes" if dtype == dtypes.string and not context else _TYPE_NAME[dtype]
+    name = "bytes" if dtype == dtypes.string else _TYPE_NAME[dtype]
     return f"Number of {name} values != expected.  Values size: {count} but output shape: {_shape_text(shape)}"
 
 

@@ -405,3 +405,19 @@ def test_sparse_feature_merge_as_tf():
     with pytest.raises(ValueError, match="sp_ids and vocab_size have to have equal lengths."):
         tf.sparse.merge([tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [1, 1])], tf.SparseTensor(
             [[0, 0]], [1.0], [1, 1]), [2, 3])
+
+
+@pytest.mark.parametrize("count, shape, default, message", [
+    (1, [2], [7, 8], "Unexpected number of elements in example ex"),
+    (1, [2], None, "Inconsistent max number of elements for feature c: expected 2, but found 1"),
+    (3, [2], [7, 8], "Inconsistent max number of elements for feature c: expected 2, but found 3"),
+    (2, [], 7, "Inconsistent max number of elements for feature c: expected 1, but found 2"),
+])
+def test_sequence_context_value_count_messages_as_tf(count, shape, default, message):
+    """TF 2.21's SequenceExample parser: too few values with a default fail naming the example."""
+    serialized = _sequence_example({"c": [1] * count}, {})
+    context, _ = tf.parse_single_sequence_example(
+        serialized, {"c": tf.FixedLenFeature(shape, tf.int64, default_value=default)}, None, example_name="ex")
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(context)
+    assert info.value.message.split("\n")[0] == message
