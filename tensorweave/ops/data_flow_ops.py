@@ -509,6 +509,9 @@ def _enqueue_many(ctx: OpKernelContext, done: Done, handle: Any, *components: An
     queue = handle
     queue.check_types(Tcomponents, outputs=False)
     batch = queue.check_tuple(components, batched=True)
+    if batch == 0:  # done at once, closed or not, as TF's TryEnqueueMany
+        done()
+        return
     components = [_stored(c) for c in components]
     queue.try_enqueue(ctx, done, [tuple(c[i] for c in components) for i in range(batch)])
 

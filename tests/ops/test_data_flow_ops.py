@@ -464,3 +464,14 @@ def test_random_shuffle_queue_attr_checks(capacity, min_after_dequeue, message):
         assert info.value.op.type == "RandomShuffleQueueV2"
     with tf.Session() as sess:
         assert sess.run(tf.RandomShuffleQueue(-1, 5, tf.int32).size()) == 0
+
+
+def test_empty_enqueue_many_is_done_even_when_closed():
+    """TF's TryEnqueueMany finishes a batch of 0 before looking at the queue: no error once closed."""
+    q = tf.FIFOQueue(2, tf.int32, shapes=[[]])
+    with tf.Session() as s:
+        s.run(q.close())
+        s.run(q.enqueue_many([np.zeros([0], np.int32)]))
+        with pytest.raises(errors.CancelledError, match="is closed"):
+            s.run(q.enqueue_many([[1]]))
+        assert s.run(q.size()) == 0
