@@ -276,30 +276,36 @@ class Queue:
                 finished.append((attempt, None))
             while self.dequeuers:
                 attempt = self.dequeuers[0]
-                requested = attempt.wanted - len(attempt.taken)
-                if self.closed and self.size() < requested:  # checked before taking, as TF (a seeded draw)
-                    current = self.size()
-                    self._restore(attempt.taken)
-                    attempt.taken = []
-                    if attempt.allow_small and self.size() > 0:
-                        attempt.wanted = self.size()
-                    elif attempt.allow_small and self.enqueuers:
-                        break  # a pending enqueue may still add elements
-                    else:
-                        self.dequeuers.popleft()
-                        finished.append((attempt, errors.OutOfRangeError(
-                            None, None, f"{self.kind} '{self.name}' is closed and has insufficient elements "
-                                        f"(requested {requested}, current size {current})")))
-                        continue
-                count = min(attempt.wanted - len(attempt.taken), self._available())
-                if count > 0:
-                    attempt.taken.extend(self._pop() for _ in range(count))
-                    progress = True
-                if len(attempt.taken) < attempt.wanted:
+                took, complete, error = self._serve(attempt)
+                progress = progress or took
+                if not complete:
                     break
                 self.dequeuers.popleft()
-                finished.append((attempt, None))
+                finished.append((attempt, error))
         return finished
+
+    def _serve(self, attempt: _Attempt) -> tuple[bool, bool, BaseException | None]:
+        """One pass of the first waiting dequeue (under the lock): whether it took elements, whether it is
+        complete, and its error."""
+        requested = attempt.wanted - len(attempt.taken)
+        if self.closed and self.size() < requested:  # checked before taking, as TF (a seeded draw)
+            current = self.size()
+            self._restore(attempt.taken)
+            attempt.taken = []
+            if attempt.allow_small and self.size() > 0:
+                attempt.wanted = self.size()
+            elif attempt.allow_small and self.enqueuers:
+                return False, False, None  # a pending enqueue may still add elements
+            else:
+                return False, True, self._insufficient(requested, current)
+        count = min(attempt.wanted - len(attempt.taken), self._available())
+        if count > 0:
+            attempt.taken.extend(self._pop() for _ in range(count))
+        return count > 0, len(attempt.taken) >= attempt.wanted, None
+
+    def _insufficient(self, requested: int, current: int) -> errors.OutOfRangeError:
+        return errors.OutOfRangeError(None, None, f"{self.kind} '{self.name}' is closed and has insufficient "
+                                                  f"elements (requested {requested}, current size {current})")
 
     def _outputs(self, attempt: _Attempt) -> list[Any]:
         if not attempt.batched:
@@ -362,6 +368,11 @@ class RandomShuffleQueue(Queue):
         super().__init__(name, component_types, shapes, capacity, attrs)
         self._elements = []
         self.min_after_dequeue = attrs["min_after_dequeue"]
+        if self.min_after_dequeue < 0:  # TF's kernel construction checks
+            raise errors.InvalidArgumentError(None, None, f"min_after_dequeue {self.min_after_dequeue} must be >= 0")
+        if self.min_after_dequeue >= self.capacity:
+            raise errors.InvalidArgumentError(
+                None, None, f"min_after_dequeue {self.min_after_dequeue} must be < capacity {self.capacity}")
         self._draw = SingleSampleStream(attrs["seed"], attrs["seed2"])
 
     def check_matches(self, op_type: str, component_types: list[dtypes.DType], shapes: list[Any], capacity: int,
@@ -410,6 +421,20 @@ class PriorityQueue(Queue):
     def _restore(self, elements: list[tuple]) -> None:
         for element in elements:
             self._push(element)
+
+    def _serve(self, attempt: _Attempt) -> tuple[bool, bool, BaseException | None]:
+        """TF's PriorityQueue takes a whole batch at once while open (its batches stay sorted); once closed, a
+        dequeue_up_to takes what is left and then fails on the empty queue, losing it, as TF's does."""
+        size, requested = self.size(), attempt.wanted - len(attempt.taken)
+        if attempt.wanted == 0:
+            return False, True, None
+        if self.closed and (size == 0 or (not attempt.allow_small and size < requested)):
+            return False, True, self._insufficient(requested, size)
+        if size < requested and (size == 0 or not (self.closed and attempt.allow_small)):
+            return False, False, None
+        count = min(requested, size)
+        attempt.taken.extend(self._pop() for _ in range(count))
+        return True, len(attempt.taken) == attempt.wanted, None
 
 
 _QUEUE_ATTRS = ["component_types: list(type) >= 1", "shapes: list(shape) >= 0 = []", "capacity: int = -1",
@@ -484,6 +509,9 @@ def _enqueue_many(ctx: OpKernelContext, done: Done, handle: Any, *components: An
     queue = handle
     queue.check_types(Tcomponents, outputs=False)
     batch = queue.check_tuple(components, batched=True)
+    if batch == 0:  # done at once, closed or not, as TF's TryEnqueueMany
+        done()
+        return
     components = [_stored(c) for c in components]
     queue.try_enqueue(ctx, done, [tuple(c[i] for c in components) for i in range(batch)])
 

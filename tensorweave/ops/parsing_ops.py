@@ -289,28 +289,34 @@ def _np_dtype(dtype: dtypes.DType) -> np.dtype:
 
 def _gather(ctx: OpKernelContext, features: Any, dtype: dtypes.DType, where: Any) -> tuple:
     """The values of each of `features` (None: missing; or an example_wire.Column of them) of type `dtype`,
-    as one flat array, the per-feature counts and the present mask. `where(i, kind)` names feature i in TF's
-    type-mismatch message."""
+    as one flat array, the per-feature counts and the mask of those with a kind of list (an empty Feature is
+    missing, as TF's). `where(i, kind)` names feature i in TF's type-mismatch message."""
     field = _LIST_FIELD[dtype]
     if isinstance(features, example_wire.Column):
-        present = features.kind >= 0
-        wrong = np.flatnonzero(present & (features.kind > 0) & (features.kind != _WIRE_KIND[dtype]))
+        wrong = np.flatnonzero((features.kind > 0) & (features.kind != _WIRE_KIND[dtype]))
         if wrong.size:
-            raise invalid_argument(ctx, where(wrong[0], _WIRE_FIELD[features.kind[wrong[0]]]))
+            raise _at_example(invalid_argument(ctx, where(wrong[0], _WIRE_FIELD[features.kind[wrong[0]]])), wrong[0])
         counts = np.zeros(len(features), np.int64)
         counts[features.kind == _WIRE_KIND[dtype]] = features.counts
-        return features.values, counts, present
+        return features.values, counts, features.kind > 0
     present = np.fromiter((f is not None for f in features), bool, len(features))
     found = list(itertools.compress(features, present))
     kinds = list(map(_which_kind, found))
     for kind in set(kinds) - {field, None}:
         i = np.flatnonzero(present)[kinds.index(kind)]
-        raise invalid_argument(ctx, where(i, kind))
+        raise _at_example(invalid_argument(ctx, where(i, kind)), i)
     counts = np.zeros(len(features), np.int64)
     lists = list(map(operator.attrgetter(field + ".value"), found))
     counts[present] = np.fromiter(map(len, lists), np.int64, len(lists))
     values = np.array(list(itertools.chain.from_iterable(lists)), dtype=_np_dtype(dtype))
+    present[present] = np.fromiter((kind is not None for kind in kinds), bool, len(kinds))
     return values, counts, present
+
+
+def _at_example(error: errors.InvalidArgumentError, index: int) -> errors.InvalidArgumentError:
+    """`error`, marked with the example it is about: a batch reports its first failing example, as TF's."""
+    error.example_index = int(index)
+    return error
 
 
 _which_kind = operator.methodcaller("WhichOneof", "kind")
@@ -383,38 +389,64 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
         key = key.decode() if isinstance(key, bytes) else key
         return key, [m.get(key) for m in maps] if maps is not None else next(columns)
 
-    sparse = [column(key) + (dtype,) for key, dtype in zip(np.ravel(sparse_keys), sparse_types)]
-    parts = [_sparse_output(*_gather(ctx, col, dtype, mismatch(key, dtype, sparse=True))[:2], batch)
-             for key, col, dtype in sparse]
+    # TF parses example by example and reports the first failing one; within it a wrong list before a
+    # missing feature: each feature's first failure is kept as (example, missing?, message), the least raised
+    failures: list[tuple[int, bool, str]] = []
+
+    def gathered(col: Any, dtype: dtypes.DType, where: Any) -> tuple | None:
+        try:
+            return _gather(ctx, col, dtype, where)
+        except errors.InvalidArgumentError as error:
+            failures.append((error.example_index, False, error.message))
+            return None
+
+    parts = []
+    for key, dtype in zip(np.ravel(sparse_keys), sparse_types):
+        key, col = column(key)
+        found = gathered(col, dtype, mismatch(key, dtype, sparse=True))
+        if found is not None:
+            parts.append(_sparse_output(*found[:2], batch))
     dense_out = []
     for raw_key, dtype, shape, default in zip(np.ravel(dense_keys), dense_types, dense_shapes, dense_defaults):
         key, col = column(raw_key)
         shape = tensor_shape.as_shape(shape)
-        values, counts, present = _gather(ctx, col, dtype, mismatch(key, dtype))
+        found = gathered(col, dtype, mismatch(key, dtype))
+        if found is None:
+            continue
+        values, counts, present = found
         np_dtype = _np_dtype(dtype)
         if shape.ndims and shape.dims[0].value is None:
             stride = int(np.prod(shape.as_list()[1:], dtype=np.int64))
             bad = np.flatnonzero(counts % stride) if stride else np.flatnonzero(counts)
             if bad.size:
                 i = bad[0]
-                raise invalid_argument(ctx, f"{prefix(key, i)}  Number of {_TYPE_NAME[dtype]} values is not a "
-                                            f"multiple of stride length. Saw {counts[i]} values but output shape "
-                                            f"is: {_shape_text(shape)}")
+                failures.append((i, False, f"{prefix(key, i)}  Number of {_TYPE_NAME[dtype]} values is not a "
+                                           f"multiple of stride length. Saw {counts[i]} values but output shape "
+                                           f"is: {_shape_text(shape)}"))
+                continue
             out = _padded(values, counts, stride, np.asarray(default).reshape(()), np_dtype)
             out = out.reshape([len(col), out.shape[1] // stride] + shape.as_list()[1:]) if stride else \
                 np.zeros([len(col), 0] + shape.as_list()[1:], np_dtype)
         else:
             size = shape.num_elements()
             missing = np.flatnonzero(~present)
-            if missing.size and np.size(default) == 0:
-                where = "" if not batch and not context else f"Name: {name(missing[0])}, "
-                raise invalid_argument(ctx, f"{where}Feature: {key} (data type: {_TYPE_NAME[dtype]}) is required "
-                                            "but could not be found.")
             bad = np.flatnonzero(present & (counts != size))
             if bad.size:
                 i = bad[0]
-                raise invalid_argument(ctx, f"{prefix(key, i)}  Number of {_TYPE_NAME[dtype]} values != expected. "
-                                            f" Values size: {counts[i]} but output shape: {_shape_text(shape)}")
+                if not context:
+                    message = f"{prefix(key, i)}  {_wrong_count(dtype, counts[i], shape, batch)}"
+                elif counts[i] < size and np.size(default):  # TF's SequenceExample context parser
+                    message = f"Unexpected number of elements in example {name(i)}"
+                else:
+                    message = f"Inconsistent max number of elements for feature {key}: expected {size}, but found " \
+                              f"{counts[i]}"
+                failures.append((i, False, message))
+            if missing.size and np.size(default) == 0:
+                where = "" if not batch and not context else f"Name: {name(missing[0])}, "
+                failures.append((missing[0], True, f"{where}Feature: {key} (data type: {_TYPE_NAME[dtype]}) is "
+                                                   "required but could not be found."))
+            if bad.size or (missing.size and np.size(default) == 0):
+                continue
             if missing.size:
                 out = np.empty((len(col), size), np_dtype)
                 out[present] = values.reshape(-1, size)
@@ -423,10 +455,25 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
                 out = values.astype(np_dtype, copy=False).reshape(len(col), size)
             out = out.reshape([len(col)] + shape.as_list())
         dense_out.append(out if batch else out[0])
+    if failures:
+        raise invalid_argument(ctx, min(failures, key=lambda failure: failure[:2])[2])
     return [p[0] for p in parts] + [p[1] for p in parts] + [p[2] for p in parts] + dense_out
 
 
 _KIND_TYPE = {field: dtype for dtype, field in _LIST_FIELD.items()}
+
+
+def _wrong_count(dtype: dtypes.DType, count: int, shape: _Shape, batch: bool) -> str:
+    """TF's message for an Example's dense feature with the wrong number of values: its single-example parser
+    says the list was not parsed; its batch parser counts values, except for a string list too long to fit."""
+    if not batch:
+        if dtype == dtypes.string and count > shape.num_elements():
+            return "Can't parse serialized Example: Parsing bytes_list failed."
+        return f"Can't parse serialized Example: Some {_LIST_FIELD[dtype]} slice was not parsed."
+    if dtype == dtypes.string and count > shape.num_elements():
+        return "Can't parse serialized Example."
+    name = "bytes" if dtype == dtypes.string else _TYPE_NAME[dtype]
+    return f"Number of {name} values != expected.  Values size: {count} but output shape: {_shape_text(shape)}"
 
 
 def _check_serialized(ctx: OpKernelContext, serialized: np.ndarray) -> None:

@@ -373,6 +373,9 @@ class _FixedLengthRecords(ReaderResource):
     kind = "FixedLengthRecordReader"
 
     def __init__(self, node_name: str, attrs: Any) -> None:
+        for attr in ("header_bytes", "record_bytes", "footer_bytes", "hop_bytes"):  # TF's kernel construction
+            if attrs[attr] < 0:
+                raise errors.InvalidArgumentError(None, None, f"{attr} must be >= 0 not {attrs[attr]}")
         super().__init__(node_name, attrs)
         self._header, self._footer = attrs["header_bytes"], attrs["footer_bytes"]
         self._size = attrs["record_bytes"]

@@ -21,6 +21,12 @@ def with_rank(shape: tensor_shape.TensorShape, rank: int) -> tensor_shape.Tensor
     return shape
 
 
+def with_rank_at_most(shape: tensor_shape.TensorShape, rank: int) -> tensor_shape.TensorShape:
+    if shape.ndims is not None and shape.ndims > rank:
+        raise ValueError(f"Shape must be at most rank {rank} but is rank {shape.ndims}")
+    return shape
+
+
 def with_rank_at_least(shape: tensor_shape.TensorShape, rank: int) -> tensor_shape.TensorShape:
     if shape.ndims is not None and shape.ndims < rank:
         raise ValueError(f"Shape must be at least rank {rank} but is rank {shape.ndims}")

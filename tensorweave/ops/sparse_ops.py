@@ -11,7 +11,8 @@ columns, so the order TF's kernels produce (or keep) for equal indices is kept t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numbers
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -533,9 +534,21 @@ def _check_sparse(ctx: OpKernelContext, indices: Any, values: Any, shape: Any, n
                                     f"({shape.shape[0]}) do not match")
 
 
+def _check_sparse_tensor(ctx: OpKernelContext, indices: Any, values: Any, shape: Any) -> None:
+    """TF's sparse::SparseTensor::Create checks, for the kernels that build one without checks of their own."""
+    if indices.shape[0] != values.shape[0]:
+        raise invalid_argument(ctx, f"Number of elements in indices ({indices.shape[0]}) and values "
+                                    f"({values.shape[0]}) do not match")
+    if indices.shape[1] != shape.shape[0]:
+        raise invalid_argument(ctx, f"Index rank ({indices.shape[1]}) and shape rank ({shape.shape[0]}) do not match")
+
+
 @SparseReorder.kernel("CPU")
 def _sparse_reorder(ctx: OpKernelContext, input_indices: Any, input_values: Any, input_shape: Any) -> list:
-    _check_sparse(ctx, input_indices, input_values, input_shape)
+    _require(ctx, input_indices, 2, "Input indices should be a matrix but received shape ")
+    _require(ctx, input_values, 1, "Input values should be a vector but received shape ")
+    _require(ctx, input_shape, 1, "Input shape should be a vector but received shape ")
+    _check_sparse_tensor(ctx, input_indices, input_values, input_shape)
     order = _lex_order(input_indices)
     return [input_indices[order], input_values[order]]
 
@@ -556,19 +569,36 @@ def sparse_reorder(sp_input: Any, name: str | None = None) -> SparseTensor:
 def sparse_merge(sp_ids: Any, sp_values: Any, vocab_size: Any, name: str | None = None,
                  already_sorted: bool = False) -> SparseTensor:
     """`tf.sparse.merge`: the values of `sp_values` placed at the ids of `sp_ids` (one id tensor per new last
-    dimension, each of `vocab_size`), as `tf.parse_example` assembles a SparseFeature."""
-    single = isinstance(sp_ids, SparseTensor)
-    sp_ids, vocab_size = ([sp_ids], [vocab_size]) if single else (list(sp_ids), list(vocab_size)
-                                                                    if isinstance(vocab_size, (list, tuple))
-                                                                    else [vocab_size])
+    dimension, each of `vocab_size`), as `tf.parse_example` assembles a SparseFeature; the leading indices
+    and dense shape come from the first ids, as TF's."""
+    if isinstance(sp_ids, (SparseTensor, SparseTensorValue)):
+        if not isinstance(vocab_size, (Tensor, numbers.Integral)):
+            raise TypeError(f"vocab_size has to be a Tensor or Python int. Found {type(vocab_size)}")
+        sp_ids, vocab_size = [sp_ids], [vocab_size]
+    else:
+        if not isinstance(sp_ids, Iterable):
+            raise TypeError(f"sp_ids has to be a SparseTensor or list thereof. Found {type(sp_ids)}")
+        if not isinstance(vocab_size, Iterable):
+            raise TypeError(f"vocab_size has to be a list of Tensors or Python ints. Found {type(vocab_size)}")
+        for size in vocab_size:
+            if not isinstance(size, (Tensor, numbers.Integral)):
+                raise TypeError(f"vocab_size has to be a list of Tensors or Python ints. Found {type(size)}")
+    sp_ids, vocab_size = list(sp_ids), list(vocab_size)
+    if len(sp_ids) != len(vocab_size):
+        raise ValueError("sp_ids and vocab_size have to have equal lengths.")
     with name_scope(name, "SparseMerge", sp_ids + [sp_values]):
+        sp_ids = [_convert_to_sparse_tensor(s) for s in sp_ids]
         sp_values = _convert_to_sparse_tensor(sp_values)
-        ids = [shape_ops.expand_dims(cast_ops.cast(s.values, dtypes.int64), 1) for s in sp_ids]
-        indices = manipulation_ops.concat([sp_values.indices[:, :-1]] + ids, 1)
-        sizes = [cast_ops.cast(shape_ops.reshape(size, [1]), dtypes.int64) for size in vocab_size]
-        shape = manipulation_ops.concat([sp_values.dense_shape[:-1]] + sizes, 0)
+        ids = [shape_ops.expand_dims(s.values if s.dtype == dtypes.int64 else cast_ops.cast(s.values, dtypes.int64),
+                                     axis=1) for s in sp_ids]
+        sizes = [cast_ops.cast(size, dtypes.int64) for size in vocab_size]
+        indices = manipulation_ops.concat([sp_ids[0].indices[:, :-1]] + ids, 1)
+        shape = manipulation_ops.concat([sp_ids[0].dense_shape[:-1], sizes], 0)
         result = SparseTensor(indices, sp_values.values, shape)
-        return result if already_sorted else sparse_reorder(result)
+        if already_sorted:
+            return result
+        ordered = sparse_reorder(result)
+        return SparseTensor(ordered.indices, ordered.values, shape)
 
 
 @tf_export("sparse.retain", "sparse_retain")

@@ -34,7 +34,13 @@ from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.manipulation_ops import concat
 from tensorweave.ops.ragged_tensor import RaggedTensor
 from tensorweave.ops.reduction_ops import _deprecated_alias, _reduction_shape
-from tensorweave.ops.shape_helpers import broadcast_shapes, unary_shape, with_rank, with_rank_at_least
+from tensorweave.ops.shape_helpers import (
+    broadcast_shapes,
+    unary_shape,
+    with_rank,
+    with_rank_at_least,
+    with_rank_at_most,
+)
 from tensorweave.platform.tf_export import tf_export
 
 _MASK64 = (1 << 64) - 1
@@ -892,8 +898,7 @@ DecodeCSV = Op("DecodeCSV", inputs=["records: string", "record_defaults: OUT_TYP
 @DecodeCSV.shape
 def _decode_csv_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     for shape in ctx.input_shapes[1:]:
-        if shape.ndims is not None and (shape.ndims > 1 or (shape.ndims == 1 and shape.as_list()[0] not in
-                                                            (0, 1, None))):
+        if with_rank_at_most(shape, 1).ndims == 1 and shape.as_list()[0] not in (0, 1, None):
             raise ValueError("Shape of a default must be a length-0 or length-1 vector, or a scalar.")
     return [ctx.input_shape(0)] * (len(ctx.input_shapes) - 1)
 

@@ -43,24 +43,32 @@ class Coordinator:
 
     def request_stop(self, ex: Any = None) -> None:
         """Ask every thread to stop; `ex` (an exception or a `sys.exc_info()` tuple), if the first one
-        reported and not a clean stop, is what `join` re-raises. After `join`, a new exception is raised
-        here."""
+        reported and not a clean stop, is what `join` re-raises. As TF's, an exception given alone is taken
+        from `sys.exc_info()`, so it must be called in the handler of that exception (outside any handler
+        TF's own message formatting fails with a TypeError). After `join`, the exception is raised here."""
         with self._lock:
             ex = self._filter_exception(ex)
             if self._joined:
                 if isinstance(ex, tuple):
                     raise ex[1].with_traceback(ex[2])
                 if ex is not None:
-                    raise ex
+                    raise sys.exc_info()[1]
             if self._stop_event.is_set():
                 return
-            if ex is not None and self._exc_info_to_raise is None:
+            if ex and self._exc_info_to_raise is None:
                 if isinstance(ex, tuple):
                     tf_logging.info("Error reported to Coordinator: %s", str(ex[1]), exc_info=ex)
                     self._exc_info_to_raise = ex
                 else:
                     tf_logging.info("Error reported to Coordinator: %s, %s", type(ex), str(ex))
-                    self._exc_info_to_raise = (type(ex), ex, ex.__traceback__)
+                    self._exc_info_to_raise = sys.exc_info()
+                if len(self._exc_info_to_raise) != 3 or not self._exc_info_to_raise[0] or \
+                        not self._exc_info_to_raise[1]:
+                    message = "ex must be a tuple or sys.exc_info must return the current exception: %s"
+                    try:  # %-formatting with the tuple itself, as TF's: (None, None, None) fails as a TypeError
+                        raise ValueError(message % self._exc_info_to_raise)  # noqa: UP031
+                    except ValueError:
+                        self._exc_info_to_raise = sys.exc_info()
             self._stop_event.set()
 
     def clear_stop(self) -> None:
@@ -109,7 +117,7 @@ class Coordinator:
             self._joined = True
             self._registered_threads = set()
             if self._exc_info_to_raise:
-                raise self._exc_info_to_raise[1].with_traceback(self._exc_info_to_raise[2])
+                _reraise(self._exc_info_to_raise)
             if stragglers:
                 if ignore_live_threads:
                     tf_logging.info("Coordinator stopped with threads still running: %s", " ".join(stragglers))
@@ -124,7 +132,13 @@ class Coordinator:
         """Raise the exception reported with `request_stop`, if any."""
         with self._lock:
             if self._exc_info_to_raise:
-                raise self._exc_info_to_raise[1].with_traceback(self._exc_info_to_raise[2])
+                _reraise(self._exc_info_to_raise)
+
+
+def _reraise(exc_info: tuple) -> None:
+    """TF's six.reraise: a missing value is made by calling the type (an empty exc_info fails as TF's does)."""
+    value = exc_info[1] if exc_info[1] is not None else exc_info[0]()
+    raise value.with_traceback(exc_info[2])
 
 
 @tf_export("train.LooperThread")

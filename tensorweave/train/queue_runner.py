@@ -60,8 +60,9 @@ class QueueRunner:
             if (not isinstance(queue_closed_exception_types, tuple) or not queue_closed_exception_types
                     or not all(isinstance(t, type) and issubclass(t, errors.OpError)
                                for t in queue_closed_exception_types)):
-                raise TypeError("queue_closed_exception_types, when provided, must be a tuple of tf.error types, "
-                                f"but saw: {queue_closed_exception_types}")
+                # %-formatting with the tuple itself, as TF's: an empty or longer tuple fails in the formatting
+                message = "queue_closed_exception_types, when provided, must be a tuple of tf.error types, but saw: %s"
+                raise TypeError(message % queue_closed_exception_types)  # noqa: UP031
         self._queue_closed_exception_types = queue_closed_exception_types or (errors.OutOfRangeError,)
         self._close_op = queue.close() if close_op is None else close_op
         self._cancel_op = queue.close(cancel_pending_enqueues=True) if cancel_op is None else cancel_op

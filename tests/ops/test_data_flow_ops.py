@@ -428,3 +428,51 @@ def test_batched_string_components_are_flat_string_arrays():
 def test_priority_queue_needs_shapes():
     with pytest.raises(TypeError, match="Expected list for 'shapes' argument to 'priority_queue_v2' Op, not None."):
         tf.PriorityQueue(3, [tf.int32])
+
+
+def test_priority_queue_batches_as_tf():
+    """TF's PriorityQueue takes a batch whole while open, and a dequeue_up_to on a closed queue with too few
+    elements takes them and fails on the empty queue (they are lost); literals from TF 2.21."""
+    q = tf.PriorityQueue(10, [tf.int32], shapes=[[]])
+    with tf.Session() as s:
+        s.run(q.enqueue_many([[3, 1], [30, 10]]))
+        assert s.run(q.dequeue_up_to(1))[1].tolist() == [10]
+        with pytest.raises(errors.DeadlineExceededError):
+            s.run(q.dequeue_up_to(3), options=tf.RunOptions(timeout_in_ms=50))
+        assert s.run(q.size()) == 1  # nothing was taken while it waited
+        s.run(q.enqueue_many([[2, 5], [20, 50]]))
+        s.run(q.close())
+        with pytest.raises(errors.OutOfRangeError, match=r"PriorityQueue '\w+' is closed and has "
+                                                         r"insufficient elements \(requested 5, current size 3\)"):
+            s.run(q.dequeue_many(5))
+        assert s.run(q.size()) == 3
+        with pytest.raises(errors.OutOfRangeError, match=r"\(requested 2, current size 0\)"):
+            s.run(q.dequeue_up_to(5))
+        assert s.run(q.size()) == 0
+        assert s.run(q.dequeue_up_to(0))[0].shape == (0,)
+
+
+@pytest.mark.parametrize("capacity, min_after_dequeue, message", [
+    (3, 5, "min_after_dequeue 5 must be < capacity 3"),
+    (3, 3, "min_after_dequeue 3 must be < capacity 3"),
+    (5, -1, "min_after_dequeue -1 must be >= 0"),
+])
+def test_random_shuffle_queue_attr_checks(capacity, min_after_dequeue, message):
+    queue = tf.RandomShuffleQueue(capacity, min_after_dequeue, tf.int32, shapes=[[]])
+    with tf.Session() as sess:
+        with pytest.raises(errors.InvalidArgumentError, match=message) as info:
+            sess.run(queue.size())
+        assert info.value.op.type == "RandomShuffleQueueV2"
+    with tf.Session() as sess:
+        assert sess.run(tf.RandomShuffleQueue(-1, 5, tf.int32).size()) == 0
+
+
+def test_empty_enqueue_many_is_done_even_when_closed():
+    """TF's TryEnqueueMany finishes a batch of 0 before looking at the queue: no error once closed."""
+    q = tf.FIFOQueue(2, tf.int32, shapes=[[]])
+    with tf.Session() as s:
+        s.run(q.close())
+        s.run(q.enqueue_many([np.zeros([0], np.int32)]))
+        with pytest.raises(errors.CancelledError, match="is closed"):
+            s.run(q.enqueue_many([[1]]))
+        assert s.run(q.size()) == 0

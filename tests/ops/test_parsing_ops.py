@@ -343,3 +343,82 @@ def test_empty_batch_of_sequence_features():
         tf.constant([], tf.string), sequence_features={"t": tf.FixedLenSequenceFeature([2], tf.int64,
                                                                                       allow_missing=True)}))
     assert lists["t"].shape == (0, 0, 2) and lengths["t"].shape == (0,)
+
+
+@pytest.mark.parametrize("spec, data, batch, message", [
+    ({"s": tf.FixedLenFeature([], tf.string)}, [b"a", b"b"], True,
+     "Name: <unknown>, Key: s, Index: 1.  Can't parse serialized Example."),
+    ({"s": tf.FixedLenFeature([2], tf.string)}, [b"a"], True,
+     "Name: <unknown>, Key: s, Index: 1.  Number of bytes values != expected.  Values size: 1 but output shape: [2]"),
+    ({"s": tf.FixedLenFeature([], tf.string)}, [b"a", b"b"], False,
+     "Key: s.  Can't parse serialized Example: Parsing bytes_list failed."),
+    ({"s": tf.FixedLenFeature([2], tf.string)}, [b"a"], False,
+     "Key: s.  Can't parse serialized Example: Some bytes_list slice was not parsed."),
+    ({"i": tf.FixedLenFeature([], tf.int64)}, [1, 2], False,
+     "Key: i.  Can't parse serialized Example: Some int64_list slice was not parsed."),
+    ({"f": tf.FixedLenFeature([2], tf.float32)}, [1.0, 2.0, 3.0], False,
+     "Key: f.  Can't parse serialized Example: Some float_list slice was not parsed."),
+])
+def test_dense_value_count_messages_as_tf(spec, data, batch, message):
+    """TF 2.21's literals: its batch parser counts values (a too long string list fails to parse), its
+    single-example parser says the list was not parsed."""
+    key = next(iter(spec))
+    example = _example(**{key: data})
+    if batch:
+        out = tf.parse_example([_example(**{key: data[:1] * spec[key].shape[0] if spec[key].shape else data[:1]}),
+                                example], spec)
+    else:
+        out = tf.parse_single_example(example, spec)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(out)
+    assert info.value.message.split("\n")[0] == message
+
+
+def test_batch_reports_first_failing_example_and_empty_feature_is_missing():
+    """TF parses example by example: example 1's too long string list fails before example 2's missing
+    feature; an empty Feature is missing (its default used)."""
+    out = tf.parse_example([_example(c=[b"x"]), _example(c=[b"y", b"z"]), _example(a=[3])],
+                           {"c": tf.FixedLenFeature([], tf.string)})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Name: <unknown>, Key: c, Index: 1.  Can't parse serialized Example\.\n"):
+        _run(out)
+    example = protos.Example()
+    example.features.feature["e"].SetInParent()
+    out = tf.parse_single_example(example.SerializeToString(), {"e": tf.FixedLenFeature([], tf.float32, 2.5),
+                                                                "r": tf.FixedLenFeature([], tf.float32)})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^Feature: r \(data type: float\) is required but could not be found\.\n"):
+        _run(out)
+    assert _run(tf.parse_single_example(example.SerializeToString(),
+                                        {"e": tf.FixedLenFeature([], tf.float32, 2.5)}))["e"] == 2.5
+
+
+def test_sparse_feature_merge_as_tf():
+    """TF's sparse_merge: the ids' indices (not the values') lead, so unequal counts reach SparseReorder's
+    SparseTensor check; a size that is not an int fails at build."""
+    spec = {"sp": tf.SparseFeature(index_key="ix", value_key="val", dtype=tf.float32, size=4)}
+    out = tf.parse_example([_example(ix=[0, 1], val=[1.0])], spec)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^Number of elements in indices \(2\) and values \(1\) do not match\n"):
+        _run(out)
+    with pytest.raises(TypeError, match="vocab_size has to be a Tensor or Python int. Found <class 'NoneType'>"):
+        tf.parse_example([_example(ix=[0], val=[1.0])],
+                         {"sp": tf.SparseFeature(index_key="ix", value_key="val", dtype=tf.float32, size=None)})
+    with pytest.raises(ValueError, match="sp_ids and vocab_size have to have equal lengths."):
+        tf.sparse.merge([tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [1, 1])], tf.SparseTensor(
+            [[0, 0]], [1.0], [1, 1]), [2, 3])
+
+
+@pytest.mark.parametrize("count, shape, default, message", [
+    (1, [2], [7, 8], "Unexpected number of elements in example ex"),
+    (1, [2], None, "Inconsistent max number of elements for feature c: expected 2, but found 1"),
+    (3, [2], [7, 8], "Inconsistent max number of elements for feature c: expected 2, but found 3"),
+    (2, [], 7, "Inconsistent max number of elements for feature c: expected 1, but found 2"),
+])
+def test_sequence_context_value_count_messages_as_tf(count, shape, default, message):
+    """TF 2.21's SequenceExample parser: too few values with a default fail naming the example."""
+    serialized = _sequence_example({"c": [1] * count}, {})
+    context, _ = tf.parse_single_sequence_example(
+        serialized, {"c": tf.FixedLenFeature(shape, tf.int64, default_value=default)}, None, example_name="ex")
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(context)
+    assert info.value.message.split("\n")[0] == message

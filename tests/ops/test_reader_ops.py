@@ -186,3 +186,19 @@ def test_read_results_and_a_directory_work_unit(tmp_path):
         for _ in range(2):
             with pytest.raises(errors.FailedPreconditionError, match=f"{tmp_path}; Is a directory"):
                 sess.run(read)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(record_bytes=-1), "record_bytes must be >= 0 not -1"),
+    (dict(record_bytes=2, header_bytes=-2), "header_bytes must be >= 0 not -2"),
+    (dict(record_bytes=2, footer_bytes=-3), "footer_bytes must be >= 0 not -3"),
+    (dict(record_bytes=2, hop_bytes=-1), "hop_bytes must be >= 0 not -1"),
+])
+def test_fixed_length_reader_negative_sizes_fail_every_run(kwargs, message):
+    """TF checks these when it makes the kernel (literals from TF 2.21), so each run naming the reader fails."""
+    reader = tf.FixedLengthRecordReader(**kwargs)
+    with tf.Session() as sess:
+        for _ in range(2):
+            with pytest.raises(errors.InvalidArgumentError, match=message) as info:
+                sess.run(reader.num_records_produced())
+            assert info.value.op.type == "FixedLengthRecordReaderV2"

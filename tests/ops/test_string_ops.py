@@ -261,6 +261,8 @@ def test_decode_csv():
             tf.decode_csv(["1,2"], [[0]], select_cols=cols)
     with pytest.raises(ValueError, match="Shape of a default must be a length-0 or length-1 vector, or a scalar."):
         tf.decode_csv(["1,2"], [[0, 1], [0]])
+    with pytest.raises(ValueError, match="Shape must be at most rank 1 but is rank 2"):  # TF's WithRankAtMost first
+        tf.decode_csv(["1,2"], [[0], [[0]]])
 
 
 def test_unicode_transcode():

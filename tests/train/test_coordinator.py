@@ -135,7 +135,24 @@ def test_queue_runner_arguments():
             tf.train.QueueRunner(q, [])
         with pytest.raises(TypeError, match="queue_closed_exception_types, when provided, must be a tuple"):
             tf.train.QueueRunner(q, [q.enqueue(1.0)], queue_closed_exception_types=(ValueError,))
+        with pytest.raises(TypeError, match="^not enough arguments for format string$"):  # TF's %-formatting
+            tf.train.QueueRunner(q, [q.enqueue(1.0)], queue_closed_exception_types=())
         with pytest.raises(ValueError, match="No default session is registered"):
             tf.train.start_queue_runners()
         runner = tf.train.QueueRunner(q, [q.enqueue(np.float32(1))])
         assert runner.name == "fifo_queue"
+
+
+def test_request_stop_takes_the_exception_being_handled():
+    """TF's request_stop(ex) records sys.exc_info(): outside a handler its own message formatting fails."""
+    coord = tf.train.Coordinator()
+    with pytest.raises(TypeError, match="^not all arguments converted during string formatting$"):
+        coord.request_stop(ValueError("x"))
+    assert not coord.should_stop()
+    coord = tf.train.Coordinator()
+    try:
+        raise RuntimeError("handled")
+    except RuntimeError:
+        coord.request_stop(ValueError("given"))
+    with pytest.raises(RuntimeError, match="handled"):
+        coord.join([])
