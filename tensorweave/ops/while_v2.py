@@ -72,7 +72,10 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             return nest.pack_sequence_as(originals, control_flow_ops._from_components(flat_originals, list(args)))
 
         def wrapped_cond(i: Tensor, n: Tensor, *args: Tensor) -> Tensor:
-            pred = convert_to_tensor(cond(*pack(args)))
+            flat_pred = nest.flatten(cond(*pack(args)))
+            if len(flat_pred) != 1:  # TF's check of the traced cond function's outputs
+                raise AssertionError(f"cond_graph has {len(flat_pred)} outputs; Expected: 1")
+            pred = convert_to_tensor(flat_pred[0])
             if pred.shape.ndims is None or pred.shape.ndims:
                 pred = squeeze(pred)
             return pred if maximum_iterations is None else logical_and(i < n, pred)
