@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec
-from tensorweave.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.ops import constant_ops, control_flow_ops, shape_ops, sparse_misc_ops, variable_scope
 from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
 from tensorweave.platform.tf_export import tf_export
