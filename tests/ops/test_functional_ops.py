@@ -129,3 +129,13 @@ def test_map_fn_stacks_sparse_results_of_a_sparse_tensor_spec():
     assert value.values.tolist() == [1., 2., 3., 3.] and value.dense_shape.tolist() == [3, 2]
     assert firsts.tolist() == [1., 0., 3.] and stacked.dense_shape.tolist() == [3, 1, 2]
     assert stacked.indices.tolist() == [[0, 0, 0], [1, 0, 1], [2, 0, 0], [2, 0, 1]]
+
+
+def test_gradient_of_nested_map_fn_pops_the_inner_tensor_arrays_handles():
+    """The outer loop's gradient keeps each iteration's inner TensorArray handle on a resource stack."""
+    x = tf.placeholder(tf.float32, [2, 3])
+    r = tf.map_fn(lambda row: tf.map_fn(lambda e: e * e, row), x)
+    g = tf.gradients(r, x)[0]
+    value = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(g, {x: value}), 2 * value)
