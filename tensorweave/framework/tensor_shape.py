@@ -307,7 +307,10 @@ class TensorShape:
             if isinstance(key, slice):
                 return _shape_of(dims[key])
             if _V2["tensorshape"]:
-                return dims[key]._value
+                try:
+                    return dims[key]._value
+                except (IndexError, TypeError):
+                    return tuple(dims)[key]._value  # raises again, with the message of TF's dims (a tuple)
             return dims[key]
         if not isinstance(key, slice):
             return None if _V2["tensorshape"] else Dimension(None)

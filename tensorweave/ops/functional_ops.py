@@ -12,7 +12,9 @@ from typing import Any
 
 from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
-from tensorweave.ops import constant_ops, control_flow_ops, shape_ops, variable_scope
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec
+from tensorweave.ops import constant_ops, control_flow_ops, shape_ops, sparse_misc_ops, variable_scope
 from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
 from tensorweave.platform.tf_export import tf_export
 
@@ -74,7 +76,10 @@ def map_fn(fn: Callable[[Any], Any], elems: Any, dtype: Any = None, parallel_ite
             result_dtypes = [e.dtype for e in elems_flat]
             result_structure = elems
         else:
-            result_dtypes = [dtypes.as_dtype(d) for d in nest.flatten(fn_output_signature)]
+            # a SparseTensorSpec's results go through the loop serialized (TF's batchable encoding)
+            result_dtypes = [dtypes.string if isinstance(d, SparseTensorSpec) else
+                             dtypes.as_dtype(d.dtype if isinstance(d, TensorSpec) else d)
+                             for d in nest.flatten(fn_output_signature)]
             result_structure = fn_output_signature
         n_static = _leading_dim(elems_flat)
         n = n_static.value or shape_ops.shape(elems_flat[0])[0]
@@ -87,7 +92,8 @@ def map_fn(fn: Callable[[Any], Any], elems: Any, dtype: Any = None, parallel_ite
         def compute(i: Tensor, tas: list[TensorArray]) -> tuple[Tensor, list[TensorArray]]:
             value = fn(nest.pack_sequence_as(elems, [ta.read(i) for ta in elems_ta]))
             nest.assert_same_structure(fn_output_signature or elems, value)
-            tas = [ta.write(i, v) for ta, v in zip(tas, nest.flatten(value))]
+            tas = [ta.write(i, sparse_misc_ops.serialize_sparse(v) if isinstance(v, SparseTensor) else v)
+                   for ta, v in zip(tas, nest.flatten(value))]
             return i + 1, tas
 
         _, results_ta = control_flow_ops.while_loop(
@@ -96,6 +102,9 @@ def map_fn(fn: Callable[[Any], Any], elems: Any, dtype: Any = None, parallel_ite
         results = [r.stack() for r in results_ta]
         for r in results:
             r.set_shape(tensor_shape.TensorShape([n_static]).concatenate(r.shape[1:]))
+        results = [sparse_misc_ops.deserialize_many_sparse(r, spec.dtype, rank=None if spec.shape.rank is None
+                                                           else spec.shape.rank + 1)
+                   if isinstance(spec, SparseTensorSpec) else r for r, spec in zip(results, nest.flatten(result_structure))]
         return nest.pack_sequence_as(result_structure, results)
 
 

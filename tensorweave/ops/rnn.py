@@ -58,7 +58,7 @@ def _best_effort_input_batch_size(flat_input: Sequence[Tensor]) -> Any:
         if shape.ndims is None:
             continue
         if shape.ndims < 2:
-            raise ValueError(f"Expected input tensor {input_} to have rank at least 2")
+            raise ValueError(f"Input tensor should have rank >= 2. Received input={input_} of rank {shape.ndims}")
         if tensor_shape.dimension_value(shape[1]) is not None:
             return tensor_shape.dimension_value(shape[1])
     return shape_ops.shape(flat_input[0])[1]
@@ -128,11 +128,11 @@ def _rnn_step(time: Any, sequence_length: Tensor, min_sequence_length: Tensor, m
             nest.pack_sequence_as(structure=state, flat_sequence=final_state))
 
 
-def _initial_state(cell: Any, initial_state: Any, batch_size: Any, dtype: Any, message: str) -> Any:
+def _initial_state(cell: Any, initial_state: Any, batch_size: Any, dtype: Any) -> Any:
     if initial_state is not None:
         return initial_state
     if not dtype:
-        raise ValueError(message)
+        raise ValueError("If no initial_state is provided, argument `dtype` must be specified")
     if getattr(cell, "get_initial_state", None) is not None:
         return cell.get_initial_state(inputs=None, batch_size=batch_size, dtype=dtype)
     return cell.zero_state(batch_size, dtype)
@@ -161,12 +161,11 @@ def dynamic_rnn(cell: Any, inputs: Any, sequence_length: Any = None, initial_sta
         if sequence_length is not None:
             sequence_length = cast_ops.cast(sequence_length, dtypes.int32)
             if sequence_length.shape.ndims not in (None, 1):
-                raise ValueError("sequence_length must be a vector of length batch_size, but saw shape: "
-                                 f"{sequence_length.shape}")
+                raise ValueError("Argument sequence_length must be a vector of length batch_size. Received "
+                                 f"sequence_length={sequence_length} of shape: {sequence_length.shape}")
             sequence_length = manipulation_ops.identity(sequence_length, name="sequence_length")
         batch_size = _best_effort_input_batch_size(flat_input)
-        state = _initial_state(cell, initial_state, batch_size, dtype,
-                               "If there is no initial_state, you must give a dtype.")
+        state = _initial_state(cell, initial_state, batch_size, dtype)
         if sequence_length is not None:
             x_shape = shape_ops.shape(sequence_length)
             packed_shape = manipulation_ops.stack([batch_size])
@@ -362,12 +361,12 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
         else:
             fixed_batch_size = tensor_shape.dimension_value(first_input.shape.with_rank_at_least(1)[0])
         batch_size = fixed_batch_size if fixed_batch_size else shape_ops.shape(first_input)[0]
-        state = _initial_state(cell, initial_state, batch_size, dtype,
-                               "If no initial_state is provided, dtype must be specified")
+        state = _initial_state(cell, initial_state, batch_size, dtype)
         if sequence_length is not None:
             sequence_length = convert_to_tensor(sequence_length, name="sequence_length")
             if sequence_length.shape.ndims not in (None, 1):
-                raise ValueError("sequence_length must be a vector of length batch_size")
+                raise ValueError(f"Argument `sequence_length` must be a vector of length {batch_size}. Received "
+                                 f"sequence_length={sequence_length}.")
 
             def create_zero_output(output_size: Any) -> Tensor:
                 output = fill_ops.zeros(_concat(batch_size, output_size), _infer_state_dtype(dtype, state))

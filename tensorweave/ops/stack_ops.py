@@ -87,8 +87,10 @@ def _pop(ctx: OpKernelContext, storage: StackStorage, elem_type: dtypes.DType) -
         value = storage.values.pop()
     except IndexError:
         raise invalid_argument(ctx, f"Stack[{storage.name}] is empty when calling Pop().") from None
+    if elem_type in (dtypes.resource, dtypes.variant):  # a handle (a nested loop's TensorArray) has no array dtype
+        return value
     dtype = getattr(value, "dtype", None)
-    if (dtype is None or dtype.type is not elem_type.as_numpy_dtype) and \
+    if (not isinstance(dtype, np.dtype) or dtype.type is not elem_type.as_numpy_dtype) and \
             dtypes.as_dtype(np.asarray(value).dtype) is not elem_type:
         raise errors.InternalError(
             ctx.node_def, None, f"Output 0 of type {dtypes.type_string(dtypes.as_dtype(np.asarray(value).dtype))} "

@@ -53,6 +53,10 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
     flat_originals = nest.flatten(originals)
     parts = [control_flow_ops._components(v) for v in flat_originals]  # a SparseTensor's three (expand_composites)
     flat = [t for p in parts for t in p]
+    if shape_invariants is not None:  # TF maps the invariants over the converted loop variables
+        nest.assert_same_structure(nest.pack_sequence_as(originals, [
+            v if isinstance(v, SparseTensor) else p[0] for v, p in zip(flat_originals, parts)]), shape_invariants,
+            check_types=False)
     given = [None] * len(flat_originals) if shape_invariants is None else [
         tensor_shape.as_shape(s) for s in nest.flatten(shape_invariants)]
     invariants = [s for v, p, g in zip(flat_originals, parts, given) for s in (
@@ -74,7 +78,10 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             return nest.pack_sequence_as(originals, control_flow_ops._from_components(flat_originals, list(args)))
 
         def wrapped_cond(i: Tensor, n: Tensor, *args: Tensor) -> Tensor:
-            pred = convert_to_tensor(cond(*pack(args)))
+            flat_pred = nest.flatten(cond(*pack(args)))
+            if len(flat_pred) != 1:  # TF's check of the traced cond function's outputs
+                raise AssertionError(f"cond_graph has {len(flat_pred)} outputs; Expected: 1")
+            pred = convert_to_tensor(flat_pred[0])
             if pred.shape.ndims is None or pred.shape.ndims:
                 pred = squeeze(pred)
             return pred if maximum_iterations is None else logical_and(i < n, pred)

@@ -329,8 +329,13 @@ def _generate(nodes: Sequence[LoopNode], name: str, members: list[int], enters: 
 
     line_nodes: dict[int, int] = {}
     namespace["_as_scalar"] = _as_scalar
+    # A value forwarded from elsewhere may be a ref variable's live read, whose later assigns every iteration
+    # must see (TF's aliased buffer): it stays the array; the others become scalars
+    producers = {n.out_slot + k: n.node_def.op for n in nodes for k in range(n.num_outputs)}
+    namespace["_KEEP"] = [producers.get(nodes[i].inputs[0]) in _FORWARDS | _ENTER for i in enters]
     lines = ["def loop(values, cancellation):",
-             f"    {''.join(f's{nodes[i].out_slot}, ' for i in enters)}= map(_as_scalar, values)"]
+             f"    {''.join(f's{nodes[i].out_slot}, ' for i in enters)}= "
+             "[v if keep else _as_scalar(v) for v, keep in zip(values, _KEEP)]"]
     for merge, enter, _ in merges:
         lines.append(f"    s{nodes[merge].out_slot} = s{nodes[enter].out_slot}")
         if nodes[merge].out_slot + 1 in used:

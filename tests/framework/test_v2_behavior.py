@@ -64,6 +64,8 @@ def test_v2_tensorshape_indexing_iteration_and_printing():
         x.shape[1].value  # noqa: B018 - as TF2 programs find
     with pytest.raises(ValueError, match="Shapes \\(None, 3\\) and \\(2, 4\\) are not compatible"):
         s.merge_with([2, 4])
+    with pytest.raises(IndexError, match="^tuple index out of range$"):  # TF2's dims are a tuple (TF1's a list)
+        tf.foldl(lambda a, e: a + e, tf.constant(1.0))
 
 
 def test_the_library_builds_the_same_graph_in_both_shape_modes():

@@ -237,6 +237,12 @@ def test_while_loop_errors_as_tf():
     with pytest.raises(TypeError, match=r"^Loop var Const:0 enters the loop with type <dtype: 'int32'> but has type "
                                         r"<dtype: 'float32'> after 1 iteration\. Const:0 type should remain constant\.$"):
         tf.while_loop(lambda i: i < 3, lambda i: tf.cast(i, tf.float32), [i])
+    with pytest.raises(AssertionError, match=r"^cond_graph has 2 outputs; Expected: 1$"):  # not one stacked predicate
+        tf.while_loop(lambda i: [i < 2, i < 3], lambda i: i + 1, [i])
+    with pytest.raises(ValueError, match=r"First structure: type=list str=\[<tf\.Tensor 'Const_\d+:0' shape=\(\) "
+                                         r"dtype=int32>\]\n\nSecond structure: type=list str=\[TensorShape\(\[\]\), "
+                                         r"TensorShape\(\[\]\)\]"):
+        tf.while_loop(lambda i: i < 2, lambda i: i + 1, [0], shape_invariants=[tf.TensorShape([])] * 2)
 
 
 def test_function_names_take_tfs_uids():

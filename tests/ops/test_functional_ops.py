@@ -114,3 +114,28 @@ def test_vectorized_map_structures_and_gradients():
             np.testing.assert_array_equal(values[4], [[3, 7]] * 3)
             np.testing.assert_array_equal(sess.run(fed, {ph: np.ones([4, 2])}), np.full([4, 2], 2.0))
             assert sess.run(tf.vectorized_map(lambda e: e, tf.zeros([0, 2]))).shape == (0, 2)
+
+
+def test_map_fn_stacks_sparse_results_of_a_sparse_tensor_spec():
+    """Literals from TF 2.21: each row's SparseTensor stacked along a new first dimension."""
+    x = tf.constant([[1., 0.], [0., 2.], [3., 3.]])
+    r = tf.map_fn(lambda t: tf.sparse.from_dense(t), x, fn_output_signature=tf.SparseTensorSpec([2], tf.float32))
+    assert [r.indices.shape.as_list(), r.dense_shape.shape.as_list()] == [[None, 2], [2]]
+    pair = tf.map_fn(lambda t: (t[0], tf.sparse.from_dense(t[None])), x,
+                     fn_output_signature=(tf.TensorSpec([], tf.float32), tf.SparseTensorSpec(None, tf.float32)))
+    with tf.Session() as s:
+        value, (firsts, stacked) = s.run([r, pair])
+    assert value.indices.tolist() == [[0, 0], [1, 1], [2, 0], [2, 1]]
+    assert value.values.tolist() == [1., 2., 3., 3.] and value.dense_shape.tolist() == [3, 2]
+    assert firsts.tolist() == [1., 0., 3.] and stacked.dense_shape.tolist() == [3, 1, 2]
+    assert stacked.indices.tolist() == [[0, 0, 0], [1, 0, 1], [2, 0, 0], [2, 0, 1]]
+
+
+def test_gradient_of_nested_map_fn_pops_the_inner_tensor_arrays_handles():
+    """The outer loop's gradient keeps each iteration's inner TensorArray handle on a resource stack."""
+    x = tf.placeholder(tf.float32, [2, 3])
+    r = tf.map_fn(lambda row: tf.map_fn(lambda e: e * e, row), x)
+    g = tf.gradients(r, x)[0]
+    value = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(g, {x: value}), 2 * value)

@@ -185,10 +185,17 @@ def test_dynamic_rnn_keeps_the_state_of_each_entrys_last_step():
 
 def test_dynamic_rnn_errors():
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="If there is no initial_state, you must give a dtype."):
+        with pytest.raises(ValueError, match="^If no initial_state is provided, argument `dtype` must be specified$"):
             tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), tf.constant(X))
-        with pytest.raises(ValueError, match="sequence_length must be a vector of length batch_size"):
+        with pytest.raises(ValueError, match=r"^Argument sequence_length must be a vector of length batch_size\. Received "
+                                             r"sequence_length=Tensor\(\"rnn_1/Cast/x:0\", shape=\(1, 1\), dtype=int32\) of "
+                                             r"shape: \(1, 1\)$"):
             tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), tf.constant(X), sequence_length=[[1]], dtype=tf.float32)
+        with pytest.raises(ValueError, match=r"^Input tensor should have rank >= 2\. Received input=Tensor\(\"v:0\", "
+                                             r"shape=\(3,\), dtype=float32\) of rank 1$"):
+            tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), tf.constant([1., 2., 3.], name="v"), dtype=tf.float32)
+        with pytest.raises(ValueError, match=r"^If no initial_state is provided, argument `dtype` must be specified$"):
+            tf.nn.static_rnn(rnn_cell.GRUCell(2), [tf.constant([[1.]])])
         with pytest.raises(TypeError, match="is not an RNNCell"):
             tf.nn.dynamic_rnn(object(), tf.constant(X), dtype=tf.float32)
         with pytest.raises(ValueError, match="Must specify at least one cell for MultiRNNCell."):

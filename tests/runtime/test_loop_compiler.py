@@ -240,3 +240,17 @@ def test_a_step_whose_loops_all_compile_runs_straight_with_each_loop_as_one_line
         fast, slow, _ = _both_schedules(sess, chosen, feed)
         assert _straight(sess) == [False]
         np.testing.assert_array_equal(fast, slow)
+
+
+def test_a_ref_variables_read_entering_a_loop_sees_its_assigns():
+    """TF's `Variable/read` aliases the variable's buffer: each iteration's `w * 2` reads the last assign (TF 2.21: 8.0)."""
+    w = tf.Variable(1.0)
+
+    def body(i):
+        with tf.control_dependencies([w.assign(w * 2)]):
+            return tf.identity(i + 1)
+    loop = tf.while_loop(lambda i: i < 3, body, [tf.constant(0)], parallel_iterations=1)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert _loop_frames_compiled(sess, loop) == {"while/while_context"}
+        assert sess.run(w) == 8.0
