@@ -489,10 +489,11 @@ class InferenceContext:
     def _node_summary(self) -> str:
         """The node as TF's shape-inference errors name it: `{{node n}} = Op[a=1, T=DT_FLOAT](x, y)`.
 
-        Only what TF's C layer has at that point: the op-def attrs and the data inputs.
+        Only what TF's C layer has at that point: the op-def attrs, the data inputs and the control inputs
+        the op was created with (a control_dependencies block's).
         """
         node = self.node_def
-        inputs = ", ".join(i for i in node.input if not i.startswith("^"))
+        inputs = ", ".join(node.input)
         return f"{{{{node {node.name}}}}} = {node.op}[{op_registry.attrs_summary(self.op_def, node)}]({inputs})"
 
     def _requested_inputs(self) -> str:

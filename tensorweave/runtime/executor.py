@@ -34,6 +34,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import heapq
+import re
 import threading
 import time
 from collections import deque
@@ -95,6 +96,8 @@ _KINDS = {"_Arg": _NodeKind.ARG, "_Retval": _NodeKind.RETVAL, "Switch": _NodeKin
           "NextIteration": _NodeKind.NEXT_ITERATION, "RefNextIteration": _NodeKind.NEXT_ITERATION,
           "_Send": _NodeKind.SEND, "_HostSend": _NodeKind.SEND, "_Recv": _NodeKind.RECV,
           "_HostRecv": _NodeKind.RECV, "ControlTrigger": _NodeKind.CONTROL_TRIGGER}
+_REF_READERS = frozenset({"IsVariableInitialized", "RefIdentity"})  # ref inputs they only read
+_RESOURCE_UPDATE = re.compile(r"Assign(Add|Sub)?VariableOp|Resource(Sparse)?Apply|ResourceScatter|ResourceStridedSliceAssign")
 _CONTROL_FLOW = frozenset({_NodeKind.SWITCH, _NodeKind.MERGE, _NodeKind.ENTER, _NodeKind.EXIT,
                            _NodeKind.NEXT_ITERATION})
 _LOOP_KINDS = frozenset({_NodeKind.ENTER, _NodeKind.EXIT, _NodeKind.NEXT_ITERATION})
@@ -115,7 +118,7 @@ class _Node:
 
     __slots__ = ("index", "node_def", "kind", "kernel", "call", "inputs", "deref", "out_slot", "num_outputs",
                  "expensive", "asynchronous", "out_edges", "num_control_inputs", "num_data_inputs", "frame_name",
-                 "constant_enter")
+                 "constant_enter", "updates_ref")
 
     def __init__(self, index: int, node_def: NodeDef) -> None:
         self.index = index
@@ -129,6 +132,9 @@ class _Node:
         self.num_outputs = 0
         self.expensive = False
         self.asynchronous = False
+        # updates a variable (a ref input: Assign, ApplyAdam, ...; a resource: AssignVariableOp, ...): it runs
+        # once nothing else is ready, as TF's come out (a step fetching a reader beside the update reads the old value)
+        self.updates_ref = False
         # (successor, output slot, input position in the successor); slot and position -1: a control edge
         self.out_edges: list[tuple[int, int, int]] = []
         self.num_control_inputs = 0
@@ -294,6 +300,9 @@ class Executor:
             node.inputs = tuple(slots)
             node.deref = tuple(deref)
             node.num_data_inputs = len(slots)
+            node.updates_ref = node.kind == _NodeKind.NORMAL and (
+                _RESOURCE_UPDATE.match(nd.op) is not None
+                or (nd.op not in _REF_READERS and any(input_is_ref[node.index][:len(slots)])))
 
     def _consumer_counts(self, num_slots: int, fetched: set[int]) -> list[int]:
         counts = [0] * num_slots
@@ -585,10 +594,23 @@ class _StepRun:
             self._process(Ready((i, False, self.root, 0) for i in roots))
 
     def _process(self, ready: Ready) -> None:
-        """Run ready nodes on this thread until none is left (expensive ones may go to the pool)."""
+        """Run ready nodes on this thread until none is left (expensive ones may go to the pool). As TF's
+        come out, one that updates a ref input waits until nothing else is ready (a reader on this device
+        sees the old value) and a _Send waits behind those updates (a reader on another device, the new)."""
         nodes, submit, cancellation, costs = self.nodes, self.submit, self.step.cancellation, self.executor._costs
-        while ready:
-            index, is_dead, frame, iteration = ready.popleft()
+        updates: Ready = Ready()
+        sends: Ready = Ready()
+        while ready or updates or sends:
+            if ready:
+                index, is_dead, frame, iteration = item = ready.popleft()
+                if nodes[index].updates_ref:
+                    updates.append(item)
+                    continue
+                if (updates or sends) and nodes[index].kind == _NodeKind.SEND:
+                    sends.append(item)
+                    continue
+            else:
+                index, is_dead, frame, iteration = (updates or sends).popleft()
             node = nodes[index]
             if self.failure is None and cancellation.is_cancelled and not node.asynchronous:
                 # a timeout or a closed session: a loop on this thread stops here (asynchronous kernels
@@ -1004,7 +1026,9 @@ def _initial_pending(node: _Node) -> int:
 
 
 def _topological_order(nodes: list[_Node], defer_async: bool = False, launch_early: bool = False) -> list[int]:
-    """Kahn's order, ties broken by position in the GraphDef (construction order); with `defer_async`, an
+    """Kahn's order, ties broken by position in the GraphDef (construction order), a node that updates a
+    variable after the others that are ready and, where there is one, a _Send after those (as `_process`);
+    with `defer_async`, an
     asynchronous kernel only once no other node is ready; with `launch_early`, an expensive kernel as soon as
     it is ready and a reader of one's outputs only once nothing else is, so that the most work lies between a
     launched kernel and its join. A loop's back edges (out of NextIteration) are left out: every other cycle
@@ -1017,10 +1041,14 @@ def _topological_order(nodes: list[_Node], defer_async: bool = False, launch_ear
                 counts[successor] += 1
                 late[successor] = late[successor] or node.expensive
 
-    def rank(i: int) -> int:
+    updates = any(n.updates_ref for n in nodes)
+
+    def rank(i: int) -> tuple[int, int]:
+        node = nodes[i]
+        last = 1 if node.updates_ref else 2 if updates and node.kind == _NodeKind.SEND else 0
         if launch_early:
-            return 0 if nodes[i].expensive else 2 if late[i] else 1
-        return int(defer_async and nodes[i].asynchronous)
+            return last, 0 if node.expensive else 2 if late[i] else 1
+        return last, int(defer_async and node.asynchronous)
 
     heap = [(rank(i), i) for i, c in enumerate(counts) if c == 0]
     heapq.heapify(heap)

@@ -154,3 +154,16 @@ def test_shape_n_outputs_are_known_from_their_inputs_static_shapes():
                                          padding="SAME")
         assert dw.shape.as_list() == [3, 3, 1, 8] and dx.shape.as_list() == [8, 28, 28, 1]
         assert tf.get_default_graph().get_tensor_by_name(sizes[1].name).shape.as_list() == [4]
+
+
+def test_shape_error_names_the_control_inputs_the_op_was_created_with():
+    """TF's C layer adds a control_dependencies block's inputs before shape inference, so its error shows
+    them (an input already a data input is left out); TF's text, recorded."""
+    a = tf.constant([1.0, 2.0], name="a")
+    b = tf.constant([1.0, 2.0, 3.0], name="b")
+    c = tf.no_op(name="c")
+    with tf.control_dependencies([a, c]):
+        with pytest.raises(ValueError) as info:
+            tf.add(a, b, name="bad")
+    assert str(info.value) == ("Dimensions must be equal, but are 2 and 3 for '{{node bad}} = AddV2[T=DT_FLOAT]"
+                               "(a, b, ^c)' with input shapes: [2], [3].")

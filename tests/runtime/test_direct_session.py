@@ -426,3 +426,23 @@ def test_session_inter_op_thread_pools_and_run_options_choose_one():
         with tf.Session() as default:
             with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid inter_op_thread_pool: 1"):
                 default.run(x, options=tf.RunOptions(inter_op_thread_pool=1))
+
+
+@pytest.mark.parametrize("dataflow", [False, True])
+def test_readers_of_a_variable_run_before_its_updates_in_one_step_as_tf(dataflow):
+    """A step fetching a variable's readers beside its updates reads the old value, in both schedules, what
+    ever the construction order (TF's values, recorded)."""
+    v = tf.Variable(0, name="v")
+    w = tf.Variable(10.0, name="w")
+    a1 = tf.assign_add(v, 1)
+    r1 = (v + 0) * 2 + 1
+    a2 = tf.assign(w, tf.cast(v, tf.float32) + 100.0)
+    r5 = w * 1.0
+    fetches = [a1, a2, r5, r1]
+    if dataflow:
+        fetches.append(tf.cond(tf.constant(True), lambda: v + 0, lambda: v - 1))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first, second = sess.run(fetches), sess.run(fetches)
+    assert [float(x) for x in first] == [1, 100, 10, 1] + [0] * dataflow
+    assert [float(x) for x in second] == [2, 101, 100, 3] + [1] * dataflow

@@ -470,3 +470,18 @@ def test_scaffold_default_ops_are_built_as_tfs():
         assert names[names.index("init"):names.index("init") + 3] == ["init", "init_1", "group_deps"]
         assert {"report_uninitialized_resources/Const", "report_uninitialized_resources_1/Const", "init_2",
                 "init_all_tables", "init_3"} <= set(names)
+
+
+def test_summary_saver_hook_summary_reads_the_global_step_before_the_train_op_updates_it(tmp_path):
+    """The summary fetched beside the train op sees the global step before this step's increment (TF's
+    event file: step 1 holds 0.0, step 3 holds 2.0)."""
+    gs = tf.train.get_or_create_global_step()
+    inc = tf.assign_add(gs, 1)
+    summary = tf.summary.scalar("gsv", tf.cast(gs, tf.float32))
+    hook = tf.train.SummarySaverHook(save_steps=2, output_dir=str(tmp_path), summary_op=summary)
+    with tf.train.SingularMonitoredSession(hooks=[hook]) as sess:
+        for _ in range(4):
+            sess.run(inc)
+    (events,) = tmp_path.iterdir()
+    values = [(e.step, v.simple_value) for e in tf.train.summary_iterator(str(events)) for v in e.summary.value]
+    assert values == [(1, 0.0), (3, 2.0)]
