@@ -371,7 +371,7 @@ def test_dense_value_count_messages_as_tf(spec, data, batch, message):
         out = tf.parse_single_example(example, spec)
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         _run(out)
-    assert info.value.message.split("\n")[0] == message
+    assert runtime_message(info.value).split("\n")[0] == message
 
 
 def test_batch_reports_first_failing_example_and_empty_feature_is_missing():
@@ -379,14 +379,14 @@ def test_batch_reports_first_failing_example_and_empty_feature_is_missing():
     feature; an empty Feature is missing (its default used)."""
     out = tf.parse_example([_example(c=[b"x"]), _example(c=[b"y", b"z"]), _example(a=[3])],
                            {"c": tf.FixedLenFeature([], tf.string)})
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Name: <unknown>, Key: c, Index: 1.  Can't parse serialized Example\.\n"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"(?m)^Name: <unknown>, Key: c, Index: 1.  Can't parse serialized Example\.\n"):
         _run(out)
     example = protos.Example()
     example.features.feature["e"].SetInParent()
     out = tf.parse_single_example(example.SerializeToString(), {"e": tf.FixedLenFeature([], tf.float32, 2.5),
                                                                 "r": tf.FixedLenFeature([], tf.float32)})
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"^Feature: r \(data type: float\) is required but could not be found\.\n"):
+                       match=r"(?m)^Feature: r \(data type: float\) is required but could not be found\.\n"):
         _run(out)
     assert _run(tf.parse_single_example(example.SerializeToString(),
                                         {"e": tf.FixedLenFeature([], tf.float32, 2.5)}))["e"] == 2.5
@@ -398,7 +398,7 @@ def test_sparse_feature_merge_as_tf():
     spec = {"sp": tf.SparseFeature(index_key="ix", value_key="val", dtype=tf.float32, size=4)}
     out = tf.parse_example([_example(ix=[0, 1], val=[1.0])], spec)
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"^Number of elements in indices \(2\) and values \(1\) do not match\n"):
+                       match=r"(?m)^Number of elements in indices \(2\) and values \(1\) do not match\n"):
         _run(out)
     with pytest.raises(TypeError, match="vocab_size has to be a Tensor or Python int. Found <class 'NoneType'>"):
         tf.parse_example([_example(ix=[0], val=[1.0])],
@@ -421,4 +421,4 @@ def test_sequence_context_value_count_messages_as_tf(count, shape, default, mess
         serialized, {"c": tf.FixedLenFeature(shape, tf.int64, default_value=default)}, None, example_name="ex")
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         _run(context)
-    assert info.value.message.split("\n")[0] == message
+    assert runtime_message(info.value).split("\n")[0] == message
