@@ -97,7 +97,10 @@ _KINDS = {"_Arg": _NodeKind.ARG, "_Retval": _NodeKind.RETVAL, "Switch": _NodeKin
           "_Send": _NodeKind.SEND, "_HostSend": _NodeKind.SEND, "_Recv": _NodeKind.RECV,
           "_HostRecv": _NodeKind.RECV, "ControlTrigger": _NodeKind.CONTROL_TRIGGER}
 _REF_READERS = frozenset({"IsVariableInitialized", "RefIdentity"})  # ref inputs they only read
-_RESOURCE_UPDATE = re.compile(r"Assign(Add|Sub)?VariableOp|Resource(Sparse)?Apply|ResourceScatter|ResourceStridedSliceAssign")
+_RESOURCE_UPDATE = re.compile(r"Assign(Add|Sub)?VariableOp|ResourceScatter|ResourceStridedSliceAssign")
+# training ops (ApplyAdam, ResourceSparseApplyFtrl, ...) run as soon as they are ready: beside them TF's order
+# depends on its threads, and a deferred update would hold every gradient of the step until the end
+_TRAINING_OP = re.compile(r"(Resource)?(Sparse)?Apply")
 _CONTROL_FLOW = frozenset({_NodeKind.SWITCH, _NodeKind.MERGE, _NodeKind.ENTER, _NodeKind.EXIT,
                            _NodeKind.NEXT_ITERATION})
 _LOOP_KINDS = frozenset({_NodeKind.ENTER, _NodeKind.EXIT, _NodeKind.NEXT_ITERATION})
@@ -132,7 +135,7 @@ class _Node:
         self.num_outputs = 0
         self.expensive = False
         self.asynchronous = False
-        # updates a variable (a ref input: Assign, ApplyAdam, ...; a resource: AssignVariableOp, ...): it runs
+        # updates a variable (a ref input: Assign, ScatterAdd, ...; a resource: AssignVariableOp, ...): it runs
         # once nothing else is ready, as TF's come out (a step fetching a reader beside the update reads the old value)
         self.updates_ref = False
         # (successor, output slot, input position in the successor); slot and position -1: a control edge
@@ -300,7 +303,7 @@ class Executor:
             node.inputs = tuple(slots)
             node.deref = tuple(deref)
             node.num_data_inputs = len(slots)
-            node.updates_ref = node.kind == _NodeKind.NORMAL and (
+            node.updates_ref = node.kind == _NodeKind.NORMAL and _TRAINING_OP.match(nd.op) is None and (
                 _RESOURCE_UPDATE.match(nd.op) is not None
                 or (nd.op not in _REF_READERS and any(input_is_ref[node.index][:len(slots)])))
 
