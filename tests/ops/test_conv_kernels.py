@@ -131,6 +131,18 @@ def test_pooling_in_blocks_of_one_image_matches_one_block(monkeypatch):
         np.testing.assert_array_equal(a, b)
 
 
+def _assert_kernels_equal_on_two_threads_and_one(x, f, g):
+    dy = RNG.standard_normal(g.out_shape).astype(np.float32)
+    serial = host_device()
+    threaded = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr(), intra_op_threads=2, hold_blas=True)
+    try:
+        for kernel, args in ((conv_kernels.conv_forward, (x, f, g)), (conv_kernels.conv_backprop_input, (f, dy, g)),
+                             (conv_kernels.conv_backprop_filter, (x, dy, g))):
+            np.testing.assert_array_equal(kernel(*args, threaded), kernel(*args, serial))
+    finally:
+        threaded.close()
+
+
 @pytest.mark.parametrize("groups", [1, 2])
 def test_kernels_on_two_threads_equal_one_thread(monkeypatch, groups):
     """Tasks of images on a device's two intra-op threads give the values of one thread, the filter gradient's
@@ -142,15 +154,7 @@ def test_kernels_on_two_threads_equal_one_thread(monkeypatch, groups):
     f = RNG.standard_normal((3, 2, 4 // groups, 6)).astype(np.float32)
     window = conv_kernels.Window
     g = conv_kernels.ConvGeometry(9, 7, 6, 4, 3, 2, 4 // groups, 6, window(7, 1, 1), window(6, 0, 1), 1, 1, 1, 1)
-    dy = RNG.standard_normal(g.out_shape).astype(np.float32)
-    serial = host_device()
-    threaded = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr(), intra_op_threads=2, hold_blas=True)
-    try:
-        for kernel, args in ((conv_kernels.conv_forward, (x, f, g)), (conv_kernels.conv_backprop_input, (f, dy, g)),
-                             (conv_kernels.conv_backprop_filter, (x, dy, g))):
-            np.testing.assert_array_equal(kernel(*args, threaded), kernel(*args, serial))
-    finally:
-        threaded.close()
+    _assert_kernels_equal_on_two_threads_and_one(x, f, g)
 
 
 # -- The Fourier path (ops/fourier_conv.py) ------------------------------------------------------------------
@@ -219,15 +223,7 @@ def test_fourier_kernels_on_two_threads_equal_one_thread(monkeypatch):
     f = RNG.standard_normal((3, 4, 6, 7)).astype(np.float32)
     window = conv_kernels.Window
     g = conv_kernels.ConvGeometry(5, 9, 8, 6, 3, 4, 6, 7, window(9, 1, 1), window(8, 1, 2), 1, 1, 1, 1)
-    dy = RNG.standard_normal(g.out_shape).astype(np.float32)
-    serial = host_device()
-    threaded = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr(), intra_op_threads=2, hold_blas=True)
-    try:
-        for kernel, args in ((conv_kernels.conv_forward, (x, f, g)), (conv_kernels.conv_backprop_input, (f, dy, g)),
-                             (conv_kernels.conv_backprop_filter, (x, dy, g))):
-            np.testing.assert_array_equal(kernel(*args, threaded), kernel(*args, serial))
-    finally:
-        threaded.close()
+    _assert_kernels_equal_on_two_threads_and_one(x, f, g)
 
 
 def test_fused_convolution_applies_its_bias_and_relu_to_the_fourier_output(monkeypatch):
