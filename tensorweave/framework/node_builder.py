@@ -43,6 +43,9 @@ def _bind_inputs(op: Op, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str
     input_args = op.op_def.input_args
     if len(args) > len(input_args):
         raise TypeError(f"{op.name} takes {len(input_args)} input arguments but {len(args)} were given")
+    for key in kwargs:  # as Python words it for TF's generated wrapper, which takes inputs and attrs by name
+        if all(arg.name != key for arg in input_args) and all(attr.name != key for attr in op.op_def.attrs):
+            raise TypeError(f"{_python_op_name(op.name)}() got an unexpected keyword argument '{key}'")
     values = list(args)
     for arg in input_args[len(args):]:
         if arg.name not in kwargs:

@@ -38,3 +38,23 @@ def test_a_name_is_declared_once():
         tf_export.export_value(3, "test_ns.not-a-name")
     with pytest.raises(ValueError, match="no public name given"):
         tf_export.export_value(3)
+
+
+def test_a_call_that_does_not_fit_is_worded_as_tf_words_it():
+    """TF 2.21 checks the arguments of the functions its C++ API dispatcher wraps ("Got an ..."); its generated
+    op wrappers and the rest fail with Python's own message."""
+    import tensorweave.compat.v1 as tf
+
+    cases = [(lambda: tf.reduce_sum([1, 2], bogus=1), "Got an unexpected keyword argument 'bogus'"),
+             (lambda: tf.matmul([[1.0]], [[1.0]], bogus=1), "Got an unexpected keyword argument 'bogus'"),
+             (lambda: tf.zeros([2], bogus=1), "Got an unexpected keyword argument 'bogus'"),
+             (lambda: tf.reshape([1], [1], [1], [1]), "Too many arguments were given. Expected 3 but got 4."),
+             (lambda: tf.concat([[1]], 0, axis=0), "Got multiple values for argument 'axis'"),
+             (lambda: tf.cos(1.0, bogus=1), "cos() got an unexpected keyword argument 'bogus'"),
+             (lambda: tf.nn.relu(1.0, bogus=1), "relu() got an unexpected keyword argument 'bogus'"),
+             (lambda: tf.bitwise.bitwise_and(1, 2, bogus=1), "bitwise_and() got an unexpected keyword argument 'bogus'"),
+             (lambda: tf.placeholder(tf.float32, bogus=1), "placeholder() got an unexpected keyword argument 'bogus'")]
+    for call, message in cases:
+        with tf.Graph().as_default(), pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
