@@ -460,6 +460,14 @@ class InferenceContext:
         """The input's value when the graph fixes it, else None (TF's `input_tensor`)."""
         return self._reader.value(self._inputs[index])
 
+    def input_dim(self, index: int) -> int | None:
+        """The scalar input's value as a dimension size, None while unknown (TF's MakeDimForScalarInput)."""
+        value = self.input_value(index)
+        if value is not None and int(value) < 0:
+            raise ValueError(f"Dimension size, given by scalar input {index}, must be non-negative but is "
+                             f"{int(value)}")
+        return None if value is None else int(value)
+
     def input_as_shape(self, index: int) -> tensor_shape.TensorShape:
         """The input, a shape vector, as a partial shape (TF's MakeShapeFromShapeTensor)."""
         shape = self._reader.as_shape(self._inputs[index])

@@ -493,9 +493,7 @@ def _one_hot_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     if axis < -1:
         raise ValueError("axis must be >= -1")
     with_rank(ctx.input_shape(1), 0)
-    depth = ctx.input_value(1)
-    if depth is not None and depth < 0:
-        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(depth)}")
+    depth = ctx.input_dim(1)
     indices = ctx.input_shape(0)
     if indices.ndims is None:
         return [tensor_shape.unknown_shape()]
@@ -713,8 +711,7 @@ def _unsorted_segment_sum_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
         if data.ndims is not None:
             for a, b in zip(data.dims, ids.dims):
                 merge_dim(a, b)  # the ids' shape is a prefix of the data's
-        if num is not None and int(num) < 0:
-            raise ValueError(f"Dimension size, given by scalar input 2, must be non-negative but is {int(num)}")
+        num = ctx.input_dim(2)
     if data.ndims is None or ids.ndims is None:
         return [tensor_shape.unknown_shape()]
     head = tensor_shape.TensorShape([None if num is None else int(num)])

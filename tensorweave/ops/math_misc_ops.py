@@ -59,9 +59,7 @@ TopKV2 = Op("TopKV2", inputs=["input: T", "k: Tk"], outputs=["values: T", "indic
 def _top_k_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape = with_rank_at_least(ctx.input_shape(0), 1)
     with_rank(ctx.input_shape(1), 0)
-    k = ctx.input_value(1)
-    if k is not None and int(k) < 0:
-        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(k)}")
+    k = ctx.input_dim(1)
     if shape.ndims is None:
         return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
     last = shape.dims[-1].value
@@ -173,9 +171,7 @@ NthElement = Op("NthElement", inputs=["input: T", "n: int32"], outputs=["values:
 def _nth_element_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape = with_rank_at_least(ctx.input_shape(0), 1)
     with_rank(ctx.input_shape(1), 0)
-    n = ctx.input_value(1)
-    if n is not None and int(n) < 0:
-        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(n)}")
+    n = ctx.input_dim(1)
     if shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     last = shape.dims[-1].value

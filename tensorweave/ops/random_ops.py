@@ -810,9 +810,7 @@ def _multinomial_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         raise ValueError(f"Shape must be rank 2 but is rank {logits.ndims}")
     if ctx.input_shape(1).ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {ctx.input_shape(1).ndims}")
-    num_samples = ctx.input_value(1)
-    if num_samples is not None and num_samples < 0:
-        raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative but is {num_samples}")
+    num_samples = ctx.input_dim(1)
     batch = None if logits.ndims is None else logits.dims[0].value
     return [tensor_shape.TensorShape([batch, None if num_samples is None else int(num_samples)])]
 
