@@ -173,7 +173,15 @@ def _strided_slice(ctx: OpKernelContext, input: Any, begin: Any, end: Any, strid
                                            begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
     except ValueError as e:
         raise invalid_argument(ctx, str(e)) from None
-    return ctx.xp.reshape(input[tuple(slices)], dims)
+    return ctx.xp.reshape(_own_buffer(input, input[tuple(slices)]), dims)
+
+
+def _own_buffer(input: Any, part: Any) -> Any:  # noqa: A002
+    """A slice of `input` as TF's slicing kernels give it: a copy (a view would show a later in-place update
+    of a variable it was cut from), but all of `input` in order is `input` itself (TF forwards it)."""
+    if part.size == input.size and part.strides == input.strides:
+        return part
+    return part.copy()
 
 
 @tf_export("strided_slice")
@@ -472,7 +480,7 @@ def _slice(ctx: OpKernelContext, input: Any, begin: Any, size: Any) -> Any:  # n
         elif not 0 <= s <= dim - b:
             raise invalid_argument(ctx, f"Expected size[{i}] in [0, {dim - b}], but got {s}")
         index.append(builtins.slice(b, b + s))
-    return input[tuple(index)]
+    return _own_buffer(input, input[tuple(index)])
 
 
 @tf_export("slice")

@@ -165,6 +165,8 @@ def _pack(ctx: OpKernelContext, *values: Any, axis: int) -> Any:
             raise invalid_argument(ctx, f"Shapes of all inputs must match: values[0].shape = "
                            f"{tensor_shape.shape_string(first.shape)} != values[{i}].shape = "
                            f"{tensor_shape.shape_string(v.shape)}")
+    if len(values) == 1:  # TF forwards the one input's buffer
+        return ctx.xp.expand_dims(first, axis)
     return ctx.xp.stack(values, axis=axis)
 
 
@@ -267,7 +269,7 @@ def _unpack(ctx: OpKernelContext, value: Any, num: int, axis: int) -> list:
     if value.shape[axis] != num:
         raise invalid_argument(ctx, f"Input shape axis {axis} must equal {num}, got shape "
                        f"{tensor_shape.shape_string(value.shape)}")
-    return [value[(builtins.slice(None),) * axis + (i,)] for i in range(num)]
+    return [value[(builtins.slice(None),) * axis + (i,)].copy() for i in range(num)]
 
 
 @tf_export("unstack")
@@ -366,12 +368,14 @@ def _split(ctx: OpKernelContext, split_dim: Any, value: Any, num_split: int) -> 
 
 
 def _pieces(value: Any, axis: int, sizes: list[int]) -> list:
-    """`value` cut along `axis` into pieces of `sizes`: basic slices (views, as NumPy's split gives) without its
-    generic per-piece machinery."""
+    """`value` cut along `axis` into pieces of `sizes`, each its own buffer as TF's (a view would show a later
+    in-place update of a variable it was cut from); one piece is `value` itself, as TF forwards it."""
+    if len(sizes) == 1:
+        return [value]
     index, start, pieces = [slice(None)] * value.ndim, 0, []
     for size in sizes:
         index[axis] = slice(start, start + size)
-        pieces.append(value[tuple(index)])
+        pieces.append(value[tuple(index)].copy())
         start += size
     return pieces
 
@@ -555,7 +559,9 @@ Transpose.shape(_transpose_shape)
 
 @Transpose.kernel("CPU")
 def _transpose(ctx: OpKernelContext, x: Any, perm: Any) -> Any:
-    return ctx.xp.transpose(x, _transpose_axes(ctx, x, perm))
+    axes = _transpose_axes(ctx, x, perm)
+    # its own buffer, as TF's (a view would show a later in-place update of a variable it read)
+    return x if axes == sorted(axes) else ctx.xp.ascontiguousarray(ctx.xp.transpose(x, axes))
 
 
 ConjugateTranspose = Op("ConjugateTranspose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
@@ -698,9 +704,9 @@ def _checked_paddings(ctx: OpKernelContext, input: Any, paddings: Any, negative:
 
 def _constant_pad(xp: Any, input: Any, pairs: list, value: Any) -> Any:  # noqa: A002
     """np.pad with a constant, also for strings (object arrays, which np.pad fills with the wrong type) and
-    scalars (no paddings: np.pad refuses an empty `pad_width`)."""
-    if not pairs:
-        return input.copy()
+    scalars; no padding at all is `input` itself, as TF forwards it."""
+    if not any(before or after for before, after in pairs):
+        return input
     if input.dtype != object:
         return xp.pad(input, pairs, constant_values=value)
     out = np.full([d + before + after for d, (before, after) in zip(input.shape, pairs)], value, dtype=object)
@@ -856,7 +862,7 @@ def _reverse(ctx: OpKernelContext, tensor: Any, axis: Any) -> Any:
         axes = _reverse_axes(axis.tolist(), tensor.ndim)
     except ValueError as e:
         raise invalid_argument(ctx, str(e)) from None
-    return ctx.xp.flip(tensor, axes) if axes else tensor
+    return ctx.xp.flip(tensor, axes).copy() if axes else tensor
 
 
 @tf_export("reverse", "reverse_v2", "manip.reverse")

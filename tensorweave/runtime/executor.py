@@ -1045,13 +1045,14 @@ def _topological_order(nodes: list[_Node], defer_async: bool = False, launch_ear
                 late[successor] = late[successor] or node.expensive
 
     updates = any(n.updates_ref for n in nodes)
+    depth = [0] * len(nodes)  # the longest path from a root: when TF's first-in first-out ready queue gets to it
 
-    def rank(i: int) -> tuple[int, int]:
+    def rank(i: int) -> tuple[int, int, int]:
         node = nodes[i]
         last = 1 if node.updates_ref else 2 if updates and node.kind == _NodeKind.SEND else 0
         if launch_early:
-            return last, 0 if node.expensive else 2 if late[i] else 1
-        return last, int(defer_async and node.asynchronous)
+            return last, 0 if node.expensive else 2 if late[i] else 1, depth[i]
+        return last, int(defer_async and node.asynchronous), depth[i]
 
     heap = [(rank(i), i) for i, c in enumerate(counts) if c == 0]
     heapq.heapify(heap)
@@ -1063,6 +1064,7 @@ def _topological_order(nodes: list[_Node], defer_async: bool = False, launch_ear
             continue
         for successor, _, _ in nodes[i].out_edges:
             counts[successor] -= 1
+            depth[successor] = max(depth[successor], depth[i] + 1)
             if counts[successor] == 0:
                 heapq.heappush(heap, (rank(successor), successor))
     if len(order) != len(nodes):

@@ -262,13 +262,14 @@ def test_sparse_softmax_cross_entropy_by_blocks_of_rows_matches_numpy():
 
 
 def test_l2_loss_of_many_elements_by_blocked_dots():
-    """Float32/float64 L2Loss sums BLAS dots of blocks in float64: within a rounding of the exact sum."""
+    """Float32/float64 L2Loss sums BLAS dots of blocks in float64: within a few roundings of the exact sum (how
+    many depends on the BLAS kernels' order of accumulation)."""
     rng = np.random.default_rng(1)
     for dtype in (np.float32, np.float64):
         t = rng.standard_normal((300, 1000)).astype(dtype)
         value = _run(tf.nn.l2_loss(t))[0]
         assert value.dtype == dtype
-        np.testing.assert_allclose(value, np.sum(t.astype(np.float64) ** 2) / 2, rtol=np.finfo(dtype).eps)
+        np.testing.assert_allclose(value, np.sum(t.astype(np.float64) ** 2) / 2, rtol=4 * np.finfo(dtype).eps)
     assert _run(tf.nn.l2_loss(tf.zeros([0, 3])))[0] == 0.0
 
 

@@ -446,3 +446,32 @@ def test_readers_of_a_variable_run_before_its_updates_in_one_step_as_tf(dataflow
         first, second = sess.run(fetches), sess.run(fetches)
     assert [float(x) for x in first] == [1, 100, 10, 1] + [0] * dataflow
     assert [float(x) for x in second] == [2, 101, 100, 3] + [1] * dataflow
+
+
+@pytest.mark.parametrize("resource", [False, True])
+def test_readers_built_after_minimize_read_the_variable_before_the_training_op_as_tf(resource):
+    """Readers ready at the step's start run before a training op that waits for the whole backward pass (TF's
+    first-in first-out ready queue), however late they were built; slices and transposes are copies, so an
+    in-place update after them does not show through (TF's values, recorded); an Identity of a ref variable
+    aliases it, as TF's."""
+    m = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), use_resource=resource)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(m * m))
+    before = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        transposed, column, row, identity, plus, _ = sess.run(
+            [tf.transpose(m), m[:, 0], m[0], tf.identity(m), m + 0, train])
+        np.testing.assert_array_equal(transposed, before.T)
+        np.testing.assert_array_equal(column, before[:, 0])
+        np.testing.assert_array_equal(row, before[0])
+        np.testing.assert_array_equal(plus, before)
+        np.testing.assert_allclose(identity, before if resource else 0.8 * before)
+        _, total, doubled = sess.run([train, tf.reduce_sum(m), m * 2])
+        assert total == pytest.approx(12.0)
+        np.testing.assert_allclose(doubled, 1.6 * before)
+        update = tf.assign_add(m, tf.ones([2, 3])) if not resource else m.assign_add(tf.ones([2, 3]))
+        updated, transposed, row, split = sess.run([update, tf.transpose(m), m[1], tf.split(m, 3, axis=1)[1]])
+        np.testing.assert_allclose(updated, 0.64 * before + 1)
+        np.testing.assert_allclose(transposed, 0.64 * before.T)
+        np.testing.assert_allclose(row, 0.64 * before[1])
+        np.testing.assert_allclose(split, 0.64 * before[:, 1:2])
