@@ -148,6 +148,8 @@ class _VariableCall(type):
     last creator of the chain) builds the variable."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is Variable:  # TF1's `tf.Variable(...)` ignores keyword arguments it does not know
+            kwargs = {k: v for k, v in kwargs.items() if k in _VARIABLE_SIGNATURE.parameters}
         stack = _creator_stacks.get(get_default_graph()) if cls is Variable else None
         if not stack:
             return super().__call__(*args, **kwargs)
