@@ -391,7 +391,7 @@ def test_tf_variable_ignores_keyword_arguments_it_does_not_know_as_tf1():
     """TF1's `tf.Variable(...)` swallows unknown keyword arguments (its `_variable_call` takes **kwargs);
     get_variable does not."""
     v = tf.Variable(1.0, bogus=1)
-    assert v.name == "Variable:0" and v.dtype == tf.float32.as_ref
+    assert v.name == "Variable:0" and v.dtype == tf.float32._as_ref
     assert tf.Variable(2.0, use_resource=True, foo=3).dtype == tf.float32
     with pytest.raises(TypeError, match="got an unexpected keyword argument 'bogus'"):
         tf.get_variable("x", [1], bogus=2)
