@@ -12,6 +12,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import numpy as np
+
 from tensorweave.distributed import rpc
 from tensorweave.distributed.worker_cache import WorkerCache, task_of
 from tensorweave.formats import protos
@@ -33,6 +35,7 @@ class RemoteRendezvous(Rendezvous):
         self._lock = threading.Lock()
         self._error: BaseException | None = None
         self.ran = False  # this task's RunGraph of the step succeeded
+        self.remote_master = False  # the step's RunGraph came over gRPC, from a master on another task
         self.runner: StepRunner | None = None  # the thread running this task's part of the step, while it does
 
     def feed(self, key: str, value: Any) -> None:
@@ -42,6 +45,13 @@ class RemoteRendezvous(Rendezvous):
         self.local.send(key, value)
 
     def send(self, key: str, value: Any, is_dead: bool = False) -> None:
+        sender, _, receiver = key.split(";")[:3]
+        if isinstance(value, np.ndarray) and (task_of(receiver) != self._cache.local_task
+                                              or (receiver == sender and self.remote_master)):
+            # another task, or a master on another task (a client-terminated key names the sender twice),
+            # gets the value as it is at the send, as from TF's worker: not a later in-place update of the
+            # variable it may be the buffer of (a global step fetched beside the train op is the step's old one)
+            value = value.copy()
         self.local.send(key, value, is_dead)
 
     def recv_async(self, key: str, callback: RecvCallback) -> None:

@@ -29,7 +29,7 @@ from tensorweave.devices.device import Device
 from tensorweave.distributed import rpc
 from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.remote_rendezvous import RemoteRendezvous
-from tensorweave.distributed.worker_cache import WorkerCache
+from tensorweave.distributed.worker_cache import IN_PROCESS_CALL, WorkerCache
 from tensorweave.formats import protos
 from tensorweave.framework import function_def, op_registry
 from tensorweave.framework.graph_def import GraphDef, NodeDef
@@ -179,6 +179,7 @@ class Worker:
         if executors is None:
             raise errors.AbortedError(None, None, f"Graph handle is not found: {request.graph_handle}")
         rendezvous = self._step(request.step_id)
+        rendezvous.remote_master = not IN_PROCESS_CALL.get()
         try:
             for named in request.send:
                 rendezvous.feed(named.name, rpc.tensor_from_proto(named.tensor))

@@ -7,6 +7,7 @@ local worker; a channel per remote address is opened once and kept.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -28,19 +29,28 @@ def task_of(device: str) -> str:
     return device.rpartition("/device:")[0]
 
 
+# Whether the service call running on this thread came from the own task (LocalStub), not over gRPC
+IN_PROCESS_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("in_process_call", default=False)
+
+
 class LocalStub:
-    """The own task's service, called in-process with the Stub interface."""
+    """The own task's service, called in-process with the Stub interface (IN_PROCESS_CALL set while it runs)."""
 
     def __init__(self, service: Any, pool: ThreadPoolExecutor) -> None:
         self._service = service
         self._pool = pool
 
     def call(self, name: str, request: Any, timeout: float | None = None, wait_for_ready: bool = False) -> Any:
-        return getattr(self._service, name)(request)
+        token = IN_PROCESS_CALL.set(True)
+        try:
+            return getattr(self._service, name)(request)
+        finally:
+            IN_PROCESS_CALL.reset(token)
 
     def call_async(self, name: str, request: Any, callback: Callable[[BaseException | None, Any], None],
                    waiter: Callable[[Callable[[], None]], bool] | None = None) -> Any:
         def run() -> None:
+            IN_PROCESS_CALL.set(True)  # this pool thread runs only own-task calls
             try:
                 response = getattr(self._service, name)(request)
             except Exception as e:  # noqa: BLE001 - handed to the callback as a remote failure would be

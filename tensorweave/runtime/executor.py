@@ -1029,10 +1029,11 @@ def _initial_pending(node: _Node) -> int:
 
 
 def _topological_order(nodes: list[_Node], defer_async: bool = False, launch_early: bool = False) -> list[int]:
-    """Kahn's order, ties broken by position in the GraphDef (construction order), a node that updates a
-    variable after the others that are ready and, where there is one, a _Send after those (as `_process`);
-    with `defer_async`, an
-    asynchronous kernel only once no other node is ready; with `launch_early`, an expensive kernel as soon as
+    """Kahn's order, a node that updates a variable after the others that are ready (as `_process`), the
+    ready ones by their depth from the roots (TF's ready queue is first-in first-out: a reader ready at the
+    step's start runs before a training op that waits for the whole backward pass), ties broken by position
+    in the GraphDef (construction order); with `defer_async`, an asynchronous kernel only once no other node
+    is ready; with `launch_early`, an expensive kernel as soon as
     it is ready and a reader of one's outputs only once nothing else is, so that the most work lies between a
     launched kernel and its join. A loop's back edges (out of NextIteration) are left out: every other cycle
     is an error."""
@@ -1044,12 +1045,11 @@ def _topological_order(nodes: list[_Node], defer_async: bool = False, launch_ear
                 counts[successor] += 1
                 late[successor] = late[successor] or node.expensive
 
-    updates = any(n.updates_ref for n in nodes)
     depth = [0] * len(nodes)  # the longest path from a root: when TF's first-in first-out ready queue gets to it
 
     def rank(i: int) -> tuple[int, int, int]:
         node = nodes[i]
-        last = 1 if node.updates_ref else 2 if updates and node.kind == _NodeKind.SEND else 0
+        last = 1 if node.updates_ref else 0
         if launch_early:
             return last, 0 if node.expensive else 2 if late[i] else 1, depth[i]
         return last, int(defer_async and node.asynchronous), depth[i]

@@ -376,3 +376,21 @@ def test_cluster_spec_rejects_non_string_job_name():
     from tensorweave.distributed.cluster_spec import ClusterSpec
     with pytest.raises(TypeError, match="Job name 1 must be bytes or unicode"):
         ClusterSpec({1: ["a"]})
+
+
+def test_a_global_step_fetched_beside_the_train_op_is_the_steps_old_one_as_tfs(cluster):
+    """A fetch from another task is the value at its send, not after a later in-place update of the variable
+    it reads: a replicated training loop printing `sess.run([loss, train, global_step])` shows 0, 1, 2 (TF's
+    values, recorded; a local session shows the updated step, as TF's does)."""
+    _, worker = cluster
+    spec = tf.train.ClusterSpec(worker.server_def.cluster)
+    with tf.device(tf.train.replica_device_setter(cluster=spec)):
+        step = tf.train.get_or_create_global_step()
+        w, b = tf.Variable([1.0, 2.0], name="w"), tf.Variable(0.5, name="b")
+        loss = tf.reduce_sum(tf.square(w * tf.constant([3.0, 4.0]) + b))
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=step)
+    with tf.Session(worker.target) as sess:
+        sess.run(tf.global_variables_initializer())
+        seen = [sess.run([loss, train, step]) for _ in range(3)]
+    assert [int(s) for _, _, s in seen] == [0, 1, 2]
+    np.testing.assert_allclose([loss for loss, _, _ in seen], [84.5, 37.608498, 16.96022], rtol=1e-6)

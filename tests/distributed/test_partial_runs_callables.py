@@ -93,14 +93,17 @@ def test_callables_over_grpc(target):
         sess.run(v.initializer)
         add = sess._make_callable_from_options(protos.CallableOptions(feed=["a:0", "b:0"], fetch=["r1:0"]))
         assert add(np.float32(3), np.float32(4)) == [7.0]
-        step = sess._make_callable_from_options(protos.CallableOptions(fetch=["v:0"], target=["inc"]))
-        assert step() == [2.0] and step() == [3.0]
+        # (the variable fetched beside its update, from the ps task, would be the value at its send: which
+        # one TF's gives depends on its ready queue's order)
+        step = sess._make_callable_from_options(protos.CallableOptions(fetch=["inc:0"], target=["inc"]))
+        read = sess._make_callable_from_options(protos.CallableOptions(fetch=["v:0"]))
+        assert step() == [2.0] and step() == [3.0] and read() == [3.0]
         with pytest.raises(tf.errors.InternalError,
                            match="Output 0 of type double does not match declared output type float"):
             add(3.0, 4.0)  # fed as NumPy makes them, as TF's callables do
         with pytest.raises(tf.errors.NotFoundError, match="nope"):
             sess._make_callable_from_options(protos.CallableOptions(fetch=["nope:0"]))
-        del add, step
+        del add, step, read
 
 
 def test_callables_in_process():
