@@ -178,10 +178,11 @@ class QueueRunner:
                 return []
             self._runs_per_session[sess] = len(self._enqueue_ops)
             self._exceptions_raised = []
-        threads = [threading.Thread(target=self._run, args=(sess, op, coord)) for op in self._enqueue_ops]
+        threads = [threading.Thread(target=self._run, args=(sess, op, coord), name=f"QueueRunnerThread-{self.name}-{op.name}")
+                   for op in self._enqueue_ops]
         if coord:
             threads.append(threading.Thread(target=self._close_on_stop, args=(sess, self._cancel_op, coord),
-                                            name=f"QueueRunnerThread-{self.name}-{self._cancel_op.name}"))
+                                            name=f"QueueRunnerThread-{self.name}-close_on_stop"))
         for thread in threads:
             if coord:
                 coord.register_thread(thread)

@@ -156,3 +156,16 @@ def test_request_stop_takes_the_exception_being_handled():
         coord.request_stop(ValueError("given"))
     with pytest.raises(RuntimeError, match="handled"):
         coord.join([])
+
+
+def test_queue_runner_threads_are_named_as_tfs():
+    """QueueRunnerThread-<queue>-<op>, for each enqueue op and the coordinator's cancel thread (TF's names)."""
+    queue = tf.FIFOQueue(10, tf.float32, name="q")
+    enqueue = queue.enqueue([1.0], name="put")
+    runner = tf.train.QueueRunner(queue, [enqueue])
+    coord = tf.train.Coordinator()
+    with tf.Session() as sess:
+        threads = runner.create_threads(sess, coord=coord, start=True)
+        assert [t.name for t in threads] == ["QueueRunnerThread-q-put", "QueueRunnerThread-q-close_on_stop"]
+        coord.request_stop()
+        coord.join(threads)
