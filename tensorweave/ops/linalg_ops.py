@@ -11,6 +11,8 @@ graphs round-trip with real TF; the batched forms run over the leading dimension
 
 from __future__ import annotations
 
+import collections
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -1105,20 +1107,42 @@ def _expanded_dims(sub: str, kept: str, partial: Tensor) -> list:
     return [dims[kept.index(c)] if c in kept else 1 for c in sub]
 
 
+def _einsum_resolved_equation(equation: str, num_inputs: int) -> str:
+    """`equation` checked and completed as TF's Python einsum does before it builds an op (its messages): an
+    ellipsis stands for one label '0' that sorts before the letters."""
+    resolved = equation.replace(" ", "")
+    allowed = "a-zA-Z"
+    if "..." in equation:
+        if "0" in resolved:
+            raise ValueError(f'Invalid character "0" in equation: {equation}.')
+        resolved = resolved.replace("...", "0")
+        allowed += "0"
+    match = re.match(f"^([{allowed},]*)(->[{allowed}]*)?$", resolved)
+    if not match:
+        raise ValueError(f"Subscripts have incorrect format: {resolved}")
+    input_labels = match.group(1).split(",")
+    if num_inputs != len(input_labels):
+        raise ValueError(f'Got {num_inputs} inputs for equation "{equation}", expecting {len(input_labels)}')
+    if match.group(2) is None:
+        counts = collections.Counter(match.group(1))
+        resolved += "->" + "".join(label for label in sorted(counts) if label != "," and counts[label] == 1)
+    output_labels = resolved.split("->", 1)[1]
+    if len(set(output_labels)) != len(output_labels):
+        raise ValueError(f"Output subscripts contain a label appearing more than once: {equation}")
+    for label in output_labels:
+        if label != "0" and label not in match.group(1):
+            raise ValueError(f"Output subscripts contain the label {label} not present in the input subscripts.")
+    return resolved.replace("0", "...")
+
+
 @tf_export("linalg.einsum", "einsum")
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
-    """The Einstein summation `equation` over `inputs`; an implicit output is TF's: the letters used once,
-    sorted (an ellipsis is not carried over)."""
+    """The Einstein summation `equation` over `inputs`; an implicit output is TF's: the labels used once,
+    sorted, where an ellipsis counts as one label that sorts first (so it is carried over only when a single
+    input has one)."""
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name")
+    equation = _einsum_resolved_equation(equation, len(inputs))
     with name_scope(name, "einsum", inputs):
-        equation = equation.replace(" ", "")
-        if "->" not in equation:
-            letters = [c for c in equation if c.isalpha()]
-            equation += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-        lhs, rhs = equation.split("->", 1)
-        for label in rhs:  # TF's Python parse rejects these before building the op
-            if label.isalpha() and label not in lhs:
-                raise ValueError(f"Output subscripts contain the label {label} not present in the input subscripts.")
         return Einsum(list(inputs), equation=equation)

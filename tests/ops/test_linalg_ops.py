@@ -311,6 +311,29 @@ def test_einsum_output_label_missing_from_inputs():
         assert not [op for op in graph.get_operations() if op.type == "Einsum"]
 
 
+def test_einsum_implicit_output_carries_a_lone_ellipsis_as_tf():
+    """TF counts an ellipsis as one label that sorts first: '...ij,jk' means '...ij,jk->...ik'."""
+    a, b = np.arange(24.0).reshape(2, 3, 4), np.arange(20.0).reshape(4, 5)
+    check_op(lambda x, y: tf.einsum("...ij,jk", x, y), [a, b], np.einsum("...ij,jk->...ik", a, b), grad=False)
+    with tf.Graph().as_default():
+        assert tf.einsum("...ij,jk", tf.placeholder(tf.float32, [None, 2, 4]), b.astype(np.float32)).shape.as_list() \
+            == [None, 2, 5]
+
+
+@pytest.mark.parametrize("equation, count, message", [
+    ("ij.,jk", 2, "^Subscripts have incorrect format: ij.,jk$"),
+    ("i0,jk", 2, "^Subscripts have incorrect format: i0,jk$"),
+    ("...i0,jk", 2, '^Invalid character "0" in equation: ...i0,jk.$'),
+    ("ij,jk", 1, '^Got 1 inputs for equation "ij,jk", expecting 2$'),
+    ("ij->jii", 1, "^Output subscripts contain a label appearing more than once: ij->jii$"),
+])
+def test_einsum_equation_errors_as_tf(equation, count, message):
+    with tf.Graph().as_default() as graph:
+        with pytest.raises(ValueError, match=message):
+            tf.einsum(equation, *[tf.zeros([2, 2])] * count)
+        assert not [op for op in graph.get_operations() if op.type == "Einsum"]
+
+
 def test_triangular_solve_with_zero_pivot_substitutes_as_tf():
     """TF 2.21 divides by the zero: [[inf], [-inf]] forward, NaN and inf back through the upper triangle."""
     with tf.Graph().as_default():
