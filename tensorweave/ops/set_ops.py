@@ -130,28 +130,35 @@ def _bound_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 def _bounds(ctx: OpKernelContext, sorted_inputs: Any, values: Any, out_type: dtypes.DType, right: bool) -> Any:
+    """TF's kernels call std::lower_bound / std::upper_bound per value: libstdc++'s binary search is replayed
+    here for all values at once, so a NaN value (every comparison false) or an unsorted row gives TF's index."""
     if sorted_inputs.shape[0] != values.shape[0]:
         raise invalid_argument(ctx, "Leading dim_size of both tensors must match.")
     xp = ctx.xp
-    count = values.shape[1]
-    # Ties: a lower bound sorts the value before equal entries, an upper bound after them.
-    merged = xp.concatenate([sorted_inputs, values] if right else [values, sorted_inputs], axis=1)
-    order = xp.argsort(merged, axis=1, kind="stable")
-    position = xp.empty_like(order)
-    xp.put_along_axis(position, order, xp.broadcast_to(xp.arange(merged.shape[1]), order.shape), axis=1)
-    value_columns = position[:, sorted_inputs.shape[1]:] if right else position[:, :count]
-    value_rank = xp.empty_like(value_columns)
-    xp.put_along_axis(value_rank, xp.argsort(values, axis=1, kind="stable"),
-                      xp.broadcast_to(xp.arange(count), values.shape), axis=1)
-    return (value_columns - value_rank).astype(out_type.as_numpy_dtype)
+    first = xp.zeros(values.shape, np.int64)
+    length = xp.full(values.shape, sorted_inputs.shape[1], np.int64)
+    while bool((length > 0).any()):
+        half = length >> 1
+        middle = first + half
+        probe = xp.take_along_axis(sorted_inputs, xp.minimum(middle, sorted_inputs.shape[1] - 1), axis=1)
+        after = ~(values < probe) if right else probe < values
+        after &= length > 0
+        first = xp.where(after, middle + 1, first)
+        length = xp.where(after, length - half - 1, half)
+    return first.astype(out_type.as_numpy_dtype)
 
 
-@LowerBound.kernel("CPU")
+# TF registers these kernels for the real number types only (no string, bool or complex).
+_BOUND_KERNEL_TYPES = {"T": (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint8, dtypes.int16, dtypes.int8,
+                             dtypes.int64, dtypes.bfloat16, dtypes.uint16, dtypes.float16, dtypes.uint32, dtypes.uint64)}
+
+
+@LowerBound.kernel("CPU", type_constraints=_BOUND_KERNEL_TYPES)
 def _lower_bound(ctx: OpKernelContext, sorted_inputs: Any, values: Any, out_type: dtypes.DType) -> Any:
     return _bounds(ctx, sorted_inputs, values, out_type, right=False)
 
 
-@UpperBound.kernel("CPU")
+@UpperBound.kernel("CPU", type_constraints=_BOUND_KERNEL_TYPES)
 def _upper_bound(ctx: OpKernelContext, sorted_inputs: Any, values: Any, out_type: dtypes.DType) -> Any:
     return _bounds(ctx, sorted_inputs, values, out_type, right=True)
 

@@ -135,6 +135,19 @@ def test_unique_setdiff_searchsorted():
     _runtime_error(lambda: tf.searchsorted([[1, 2, 3], [1, 2, 3]], [[1]]), "^Leading dim_size of both tensors must match.")
 
 
+def test_searchsorted_is_tfs_binary_search():
+    """TF runs std::lower_bound / upper_bound per value: a NaN value, or a row that is not sorted, gives the
+    index that binary search reaches (recorded from TF 2.21), not the sorted insertion point."""
+    rows = np.array([[3., 1, np.nan, 2, 2, 0, 5]], np.float32)
+    values = np.array([[2., 0, 9, np.nan, 1, 3, 4, 2.5]], np.float32)
+    check_op(lambda s, v: [tf.searchsorted(s, v), tf.searchsorted(s, v, side="right")], [rows, values],
+             [np.array([[2, 0, 7, 0, 0, 6, 6, 6]], np.int32), np.array([[6, 0, 7, 7, 3, 6, 6, 6]], np.int32)],
+             grad=False)
+    with tf.Graph().as_default():
+        with pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered to support Op 'LowerBound'"):
+            _run(tf.searchsorted(np.array([b"a", b"c"]), np.array([b"b"])))
+
+
 def test_space_to_depth_and_back():
     x = RNG.standard_normal((2, 4, 6, 3))
     want = x.reshape(2, 2, 2, 3, 2, 3).transpose(0, 1, 3, 2, 4, 5).reshape(2, 2, 3, 12)
