@@ -654,6 +654,8 @@ def _histogram_fixed_width(ctx: OpKernelContext, values: Any, value_range: Any, 
     if not low < high:
         raise invalid_argument(ctx, f"value_range should satisfy value_range[0] < value_range[1], but got "
                                     f"'[{value_range[0]:g}, {value_range[1]:g}]'")  # absl's StrCat of numbers
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise invalid_argument(ctx, "Histogram values must not contain NaN")
     step = (high - low) / nbins
     index = np.clip(np.floor((values.reshape(-1).astype(np.float64) - low) / step), 0, nbins - 1).astype(np.int64)
     return np.bincount(index, minlength=nbins).astype(dtype.as_numpy_dtype)

@@ -205,6 +205,8 @@ def test_histogram_fixed_width_messages():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[1, 0\]'"):
         _run(tf.histogram_fixed_width([1.0], [1.0, 0.0], nbins=3))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Histogram values must not contain NaN"):
+        _run(tf.histogram_fixed_width([np.nan, 1.0], [0.0, 1.0], nbins=3))
 
 
 def test_complex_division_as_eigen_packets_scale_the_divisor():
