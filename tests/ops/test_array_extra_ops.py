@@ -69,6 +69,11 @@ def test_scatter_errors():
     _runtime_error(lambda: tf.scatter_nd(_pwd([[0]]), [1.], _pwd([0])),
                    r"^Indices and updates specified for empty output.  indices shape: \[1,1\]")
     _runtime_error(lambda: tf.scatter_nd(_pwd([[0]]), [1.], _pwd([-1])), r"^Dimension -1 must be >= 0")
+    with tf.Graph().as_default():  # a known empty output fails while building, as TF's ScatterNdShapeHelper
+        for build in (lambda: tf.scatter_nd([[0]], [1], [0]), lambda: tf.tensor_scatter_nd_update(tf.zeros([0, 2]),
+                                                                                                  [[0]], [[1., 1]])):
+            with pytest.raises(ValueError, match="^Indices and updates specified for empty input for '"):
+                build()
 
 
 def test_dynamic_partition_and_stitch():
