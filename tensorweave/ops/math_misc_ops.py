@@ -440,8 +440,8 @@ def _cumulative_logsumexp_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
 @CumulativeLogsumexp.kernel("CPU")
 def _cumulative_logsumexp(ctx: OpKernelContext, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
     """log(cumsum(exp(x))) by `np.logaddexp.accumulate` (no overflow); exclusive scans start at -inf."""
-    axis = int(axis)
-    if not -x.ndim <= axis < x.ndim:
+    axis = int(axis) + x.ndim if int(axis) < 0 else int(axis)  # shifted before TF's check and message
+    if not 0 <= axis < x.ndim:
         raise invalid_argument(ctx, f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got {axis}")
     values = np.flip(x, axis) if reverse else x
     out = np.logaddexp.accumulate(values, axis=axis)
