@@ -601,8 +601,8 @@ def _sparse_bincount(ctx: OpKernelContext, indices: Any, values: Any, dense_shap
 
 
 @tf_export("math.bincount", "bincount")
-def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
-             dtype: Any = dtypes.int32) -> Tensor:
+def bincount_v1(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
+                dtype: Any = dtypes.int32) -> Tensor:
     """How often each value occurs in `arr` (cast to int32 unless it is an integer tensor; or the sum of its
     `weights`), over max(arr) + 1 bins bounded by `minlength` and `maxlength`: TF 2's DenseBincount of
     the flattened input."""
