@@ -1,10 +1,10 @@
 """Values as sets and sorted sequences: Unique and UniqueWithCounts (distinct values in order of first
-occurrence), ListDiff (`tf.setdiff1d`), LowerBound and UpperBound (`tf.searchsorted`), and the sets along the
-last dimension of dense and sparse tensors (`tf.sets`: SetSize and the Dense/Sparse set operations).
+occurrence; their V2 forms along an axis), ListDiff (`tf.setdiff1d`), LowerBound and UpperBound
+(`tf.searchsorted`), and the sets along the last dimension of dense and sparse tensors (`tf.sets`: SetSize and
+the Dense/Sparse set operations).
 
-The bounds are found for a whole batch at once by one stable sort per row of the values merged with the
-sorted sequence: a value's position in the merged order, less its rank among the values, is how many
-sequence entries precede it.
+UniqueV2 and UniqueWithCountsV2 (raw ops) take the distinct slices along an axis. The bounds replay the binary
+search of TF's kernels for a whole batch of values at once.
 """
 
 from __future__ import annotations
@@ -72,6 +72,84 @@ def _unique(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType) -> list:
 @UniqueWithCounts.kernel("CPU")
 def _unique_with_counts(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType) -> list:
     return list(_unique_first_occurrence(ctx, x, out_idx))
+
+
+UniqueV2 = Op("UniqueV2", inputs=["x: T", "axis: Taxis"], outputs=["y: T", "idx: out_idx"],
+              attrs=["T: type", "Taxis: {int32, int64} = DT_INT64", "out_idx: {int32, int64} = DT_INT32"])
+UniqueWithCountsV2 = Op("UniqueWithCountsV2", inputs=["x: T", "axis: Taxis"],
+                        outputs=["y: T", "idx: out_idx", "count: out_idx"],
+                        attrs=["T: type", "Taxis: {int32, int64} = DT_INT64", "out_idx: {int32, int64} = DT_INT32"])
+
+
+def _unique_v2_shapes(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's UniqueV2 shape function: the distinct slices along the (one-element) axis keep x's rank, and idx
+    is as long as that axis; an empty axis takes a vector."""
+    x = ctx.input_shape(0)
+    axis = ctx.input_value(1)
+    if axis is None:
+        return [tensor_shape.unknown_shape(rank=x.ndims), tensor_shape.vector(None)]
+    if axis.ndim != 1:
+        raise ValueError("axis expects a 1D vector.")
+    if axis.size > 1:
+        raise ValueError("axis does not support input tensors larger than 1 elements.")
+    if axis.size == 0:
+        if x.ndims is not None and x.ndims != 1:
+            raise ValueError("x expects a 1D vector.")
+        return [tensor_shape.vector(None), tensor_shape.vector(x.dims[0].value if x.ndims else None)]
+    if x.ndims is None:
+        return [tensor_shape.unknown_shape(), tensor_shape.vector(None)]
+    dim = int(axis[0])
+    if not -x.ndims <= dim < x.ndims:
+        raise ValueError(f"axis expects to be in the range [{-x.ndims}, {x.ndims})")
+    return [tensor_shape.unknown_shape(rank=x.ndims), tensor_shape.vector(x.dims[dim].value)]
+
+
+@UniqueV2.shape
+def _unique_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return _unique_v2_shapes(ctx)
+
+
+@UniqueWithCountsV2.shape
+def _unique_with_counts_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [*_unique_v2_shapes(ctx), tensor_shape.vector(None)]
+
+
+def _unique_along(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType) -> tuple[Any, Any, Any]:
+    """UniqueV2: the distinct slices of `x` along its one-element `axis` in order of first occurrence (an empty
+    axis: `x` must be a vector). Slices are equal when their elements are (0 and -0 alike); one holding NaN
+    equals no other, as in TF."""
+    axis = np.asarray(axis).reshape(-1)
+    if axis.size > 1:
+        raise invalid_argument(ctx, "axis does not support input tensors larger than 1 elements")
+    if axis.size == 0 or x.ndim == 1 and int(axis[0]) in (0, -1):
+        return _unique_first_occurrence(ctx, x, out_idx)
+    dim = int(axis[0]) + x.ndim if int(axis[0]) < 0 else int(axis[0])
+    if not 0 <= dim < x.ndim:
+        raise invalid_argument(ctx, f"axis has to be between [0, {x.ndim})")
+    slices = np.moveaxis(x, dim, 0)
+    rows = slices.reshape(slices.shape[0], int(np.prod(slices.shape[1:])))
+    if rows.dtype.kind == "f":
+        rows = rows + rows.dtype.type(0)  # -0 + 0 is 0: equal slices, equal bytes
+    nan_rows = np.isnan(rows).any(axis=1) if rows.dtype.kind in "fc" else np.zeros(len(rows), bool)
+    first: dict[Any, int] = {}
+    inverse = np.empty(len(rows), np.int64)
+    for i, row in enumerate(rows):
+        key = ("nan", i) if nan_rows[i] else (tuple(row.tolist()) if rows.dtype.kind == "O" else row.tobytes())
+        inverse[i] = first.setdefault(key, len(first))
+    kept = np.unique(inverse, return_index=True)[1]  # each slice's first row
+    index_type = out_idx.as_numpy_dtype
+    y = np.moveaxis(slices[kept], 0, dim)
+    return y, inverse.astype(index_type), np.bincount(inverse, minlength=len(first)).astype(index_type)
+
+
+@UniqueV2.kernel("CPU")
+def _unique_v2(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType) -> list:
+    return list(_unique_along(ctx, x, axis, out_idx)[:2])
+
+
+@UniqueWithCountsV2.kernel("CPU")
+def _unique_with_counts_v2(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType) -> list:
+    return list(_unique_along(ctx, x, axis, out_idx))
 
 
 @tf_export("unique")
