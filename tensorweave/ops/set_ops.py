@@ -64,12 +64,18 @@ def _unique_first_occurrence(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType
     return x[first[order]], rank[inverse.reshape(-1)].astype(index_type), counts[order].astype(index_type)
 
 
-@Unique.kernel("CPU")
+# TF registers the Unique kernels for the real number types, string and bool (no complex).
+_UNIQUE_KERNEL_TYPES = {"T": (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint8, dtypes.int16, dtypes.int8,
+                              dtypes.string, dtypes.int64, dtypes.bool, dtypes.bfloat16, dtypes.uint16, dtypes.float16,
+                              dtypes.uint32, dtypes.uint64)}
+
+
+@Unique.kernel("CPU", type_constraints=_UNIQUE_KERNEL_TYPES)
 def _unique(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType) -> list:
     return list(_unique_first_occurrence(ctx, x, out_idx)[:2])
 
 
-@UniqueWithCounts.kernel("CPU")
+@UniqueWithCounts.kernel("CPU", type_constraints=_UNIQUE_KERNEL_TYPES)
 def _unique_with_counts(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType) -> list:
     return list(_unique_first_occurrence(ctx, x, out_idx))
 
@@ -142,12 +148,12 @@ def _unique_along(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType
     return y, inverse.astype(index_type), np.bincount(inverse, minlength=len(first)).astype(index_type)
 
 
-@UniqueV2.kernel("CPU")
+@UniqueV2.kernel("CPU", type_constraints=_UNIQUE_KERNEL_TYPES)
 def _unique_v2(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType) -> list:
     return list(_unique_along(ctx, x, axis, out_idx)[:2])
 
 
-@UniqueWithCountsV2.kernel("CPU")
+@UniqueWithCountsV2.kernel("CPU", type_constraints=_UNIQUE_KERNEL_TYPES)
 def _unique_with_counts_v2(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType) -> list:
     return list(_unique_along(ctx, x, axis, out_idx))
 

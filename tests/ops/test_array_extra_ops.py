@@ -171,6 +171,13 @@ def test_unique_v2_along_an_axis_as_tf():
             assert re.search(message, runtime_message(info.value))
 
 
+def test_unique_has_no_complex_kernel_as_tf():
+    for build in (lambda: tf.unique([1 + 2j]), lambda: tf.raw_ops.UniqueWithCountsV2(x=[1 + 2j], axis=[0])):
+        with tf.Graph().as_default():
+            with pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered to support Op 'Unique"):
+                _run(build()[0])
+
+
 def test_searchsorted_is_tfs_binary_search():
     """TF runs std::lower_bound / upper_bound per value: a NaN value, or a row that is not sorted, gives the
     index that binary search reaches (recorded from TF 2.21), not the sorted insertion point."""
