@@ -209,6 +209,16 @@ def test_histogram_fixed_width_messages():
         _run(tf.histogram_fixed_width([np.nan, 1.0], [0.0, 1.0], nbins=3))
 
 
+def test_complex_reciprocal_is_eigens_division_of_one():
+    """Recorded from TF 2.21: 1/(1+0j) keeps a +0 imaginary part (NumPy's reciprocal gives -0), 1/inf is nan."""
+    z = tf.constant(np.array([1 + 0j, 2 - 3j, complex(np.inf, 0), complex(-1, 0.0)], np.complex64))
+    for fetch in (tf.math.reciprocal(z), tf.raw_ops.Inv(x=z)):
+        got = _run(fetch)
+        assert str(got.tolist()) == str([(1 + 0j), complex(0.15384615957736969, 0.23076923191547394),
+                                         complex(np.nan, np.nan), complex(-1, -0.0)])
+        assert np.signbit(got.imag[[0, 1, 3]]).tolist() == [False, False, True]
+
+
 def test_complex_division_as_eigen_packets_scale_the_divisor():
     """(3+4j) / 5 is TF's exact 0.6+0.8j (tf.sign divides by the magnitude so); NumPy's gives 0.6000000000000001."""
     assert _run(tf.sign(tf.constant([3 + 4j, 0j]))).tolist() == [(0.6 + 0.8j), 0j]
