@@ -88,12 +88,12 @@ def _uint32_scalar_tail(whole: np.ndarray, out: np.ndarray) -> None:
 @Cast.kernel("CPU")
 def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) -> Any:  # noqa: N803 - TF's attr names
     """NumPy's conversions (ml_dtypes' for bfloat16, which round to nearest even through float32 as TF)."""
+    if {SrcT, DstT} & {dtypes.string, dtypes.resource, dtypes.variant}:
+        raise errors.UnimplementedError(ctx.node_def, None, f"Cast {dtypes.type_string(SrcT)} to "
+                                        f"{dtypes.type_string(DstT)} is not supported")
     target = np.dtype(DstT.as_numpy_dtype)
     if np.iscomplexobj(x) and not DstT.is_complex:
         x = np.real(x)
-    if dtypes.string in (SrcT, DstT):
-        raise errors.UnimplementedError(ctx.node_def, None, f"Cast {dtypes.type_string(SrcT)} to "
-                                        f"{dtypes.type_string(DstT)} is not supported")
     x = np.asarray(x)
     if SrcT.is_floating and target in _SMALL_INTS:
         return _float_to_small_int(x, SrcT, target)

@@ -465,6 +465,9 @@ def test_cast_to_or_from_string_is_unimplemented():
         "Cast string to float is not supported")
     assert _runtime_message(tf.cast(tf.constant([1], tf.int64), tf.string), error=tf.errors.UnimplementedError) == (
         "Cast int64 to string is not supported")
+    for dtype in (tf.resource, tf.variant):
+        assert _runtime_message(tf.cast(tf.constant([1.0]), dtype), error=tf.errors.UnimplementedError) == (
+            f"Cast float to {dtype.name} is not supported")
 
 
 @pytest.mark.parametrize("build, attrs", [
