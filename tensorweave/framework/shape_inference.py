@@ -466,6 +466,8 @@ class InferenceContext:
     def input_dim(self, index: int) -> int | None:
         """The scalar input's value as a dimension size, None while unknown (TF's MakeDimForScalarInput)."""
         value = self.input_value(index)
+        if value is not None and np.ndim(value) != 0:
+            raise ValueError(f"Input must be scalar but has rank {np.ndim(value)}")
         if value is not None and int(value) < 0:
             raise ValueError(f"Dimension size, given by scalar input {index}, must be non-negative but is "
                              f"{int(value)}")

@@ -408,9 +408,8 @@ MatrixBandPart = Op("MatrixBandPart", inputs=["input: T", "num_lower: Tindex", "
 
 @MatrixBandPart.shape
 def _matrix_band_part_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    with_rank(ctx.input_shape(1), 0)
-    with_rank(ctx.input_shape(2), 0)
-    return [with_rank_at_least(ctx.input_shape(0), 2)]
+    """TF's is UnchangedShape: the ranks are the kernel's to check."""
+    return [ctx.input_shape(0)]
 
 
 @MatrixBandPart.kernel("CPU")
@@ -419,6 +418,9 @@ def _matrix_band_part(ctx: OpKernelContext, input: Any, num_lower: Any, num_uppe
     if input.ndim < 2:
         raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
                                     f"{tensor_shape.shape_string(input.shape)}")
+    for arg, value in (("num_lower", num_lower), ("num_upper", num_upper)):
+        if np.ndim(value) != 0:
+            raise invalid_argument(ctx, f"{arg} must be scalar, got shape {tensor_shape.shape_string(np.shape(value))}")
     rows, cols = input.shape[-2:]
     lower, upper = int(num_lower), int(num_upper)
     if lower > rows:

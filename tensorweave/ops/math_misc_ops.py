@@ -58,8 +58,7 @@ TopKV2 = Op("TopKV2", inputs=["input: T", "k: Tk"], outputs=["values: T", "indic
 @TopKV2.shape
 def _top_k_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape = with_rank_at_least(ctx.input_shape(0), 1)
-    with_rank(ctx.input_shape(1), 0)
-    k = ctx.input_dim(1)
+    k = ctx.input_dim(1)  # TF checks k's rank on its value only
     if shape.ndims is None:
         return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
     last = shape.dims[-1].value
@@ -160,6 +159,8 @@ def _selected_k(x: Any, k: int) -> Any:
 
 @TopKV2.kernel("CPU")
 def _top_k(ctx: OpKernelContext, input: Any, k: Any, sorted: bool, index_type: dtypes.DType) -> tuple[Any, Any]:  # noqa: A002
+    if np.ndim(k) != 0:
+        raise invalid_argument(ctx, f"k must be scalar, got shape {tensor_shape.shape_string(np.shape(k))}")
     return _largest_k(ctx, input, int(k), index_type.as_numpy_dtype, sorted)
 
 
@@ -193,8 +194,7 @@ NthElement = Op("NthElement", inputs=["input: T", "n: int32"], outputs=["values:
 @NthElement.shape
 def _nth_element_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape = with_rank_at_least(ctx.input_shape(0), 1)
-    with_rank(ctx.input_shape(1), 0)
-    n = ctx.input_dim(1)
+    n = ctx.input_dim(1)  # TF checks n's rank on its value only
     if shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     last = shape.dims[-1].value
