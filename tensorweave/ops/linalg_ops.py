@@ -795,19 +795,24 @@ def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None, dtype: 
     """Identity matrices (ones on the main diagonal of `num_rows` x `num_columns`), batched by `batch_shape`."""
     with name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
         square = num_columns is None
+        batch_shape = [] if batch_shape is None else batch_shape
         num_columns = num_rows if square else num_columns
-        if isinstance(num_rows, int) and isinstance(num_columns, int):
-            diag_size = min(num_rows, num_columns)
-        else:
+        if isinstance(num_rows, Tensor) or isinstance(num_columns, Tensor):
             diag_size = raw_ops.Minimum(x=num_rows, y=num_columns)
-        if batch_shape is None or isinstance(batch_shape, (list, tuple)):
-            batch = list(batch_shape or [])
-            diag_ones = ones(batch + [diag_size], dtype=dtype)
-            matrix_shape = batch + [num_rows, num_columns]
         else:
-            batch = raw_ops.Cast(x=batch_shape, DstT=dtypes.int32)
-            diag_ones = ones(raw_ops.ConcatV2(values=[batch, [diag_size]], axis=0), dtype=dtype)
-            matrix_shape = raw_ops.ConcatV2(values=[batch, [num_rows, num_columns]], axis=0)
+            if not all(isinstance(n, (int, np.integer)) for n in (num_rows, num_columns)):
+                raise TypeError("Arguments `num_rows` and `num_columns` must be positive integer values. Received: "
+                                f"num_rows={num_rows}, num_columns={num_columns}")
+            square = num_rows == num_columns
+            diag_size = min(num_rows, num_columns)
+        if isinstance(batch_shape, Tensor) or isinstance(diag_size, Tensor):
+            batch = convert_to_tensor(batch_shape, name="shape", dtype=dtypes.int32)
+            diag_shape = concat((batch, [diag_size]), axis=0)
+            matrix_shape = None if square else concat((batch, [num_rows, num_columns]), axis=0)
+        else:  # as TF: a list of whatever batch_shape iterates over (an int is a TypeError)
+            diag_shape = list(batch_shape) + [diag_size]
+            matrix_shape = list(batch_shape) + [num_rows, num_columns]
+        diag_ones = ones(diag_shape, dtype=dtype)
         if square:
             return matrix_diag(diag_ones)
         return matrix_set_diag(zeros(matrix_shape, dtype=dtype), diag_ones)
