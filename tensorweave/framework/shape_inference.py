@@ -94,7 +94,8 @@ class StaticValues:
 
     The readers of one shape function share the graph's caches: one made by `hiding_values` answers every
     value as unknown, noting that one was asked for (the first, blind pass); one made by `noting_values`
-    lists each value it reads, for the error message of the second pass.
+    lists each value it reads, for the error message of the second pass (which has, as TF's, every value the
+    first pass asked for).
     """
 
     def __init__(self, never_constant: MutableMapping[Any, bool], evaluated: MutableMapping[Any, np.ndarray]
@@ -104,6 +105,7 @@ class StaticValues:
         self.blind = False
         self.requested = False
         self.read: list[tuple[GraphTensor, np.ndarray]] | None = None
+        self.asked: list[GraphTensor] = []
 
     def hiding_values(self) -> StaticValues:
         reader = StaticValues(self._never_constant, self._evaluated)
@@ -121,6 +123,7 @@ class StaticValues:
         control-flow frame. A kernel error means unknown."""
         if self.blind:
             self.requested = True
+            self.asked.append(tensor)
             return None
         value = self._known_value(tensor)
         if value is None:
@@ -463,6 +466,8 @@ class InferenceContext:
     def input_dim(self, index: int) -> int | None:
         """The scalar input's value as a dimension size, None while unknown (TF's MakeDimForScalarInput)."""
         value = self.input_value(index)
+        if value is not None and np.ndim(value) != 0:
+            raise ValueError(f"Input must be scalar but has rank {np.ndim(value)}")
         if value is not None and int(value) < 0:
             raise ValueError(f"Dimension size, given by scalar input {index}, must be non-negative but is "
                              f"{int(value)}")
@@ -484,7 +489,10 @@ class InferenceContext:
         try:
             shapes = shape_fn(self)
             if self._reader.requested:
+                asked = self._reader.asked
                 self._reader = self._graph_values.noting_values()
+                for tensor in asked:  # TF's second pass has each value the first asked for, read or not
+                    self._reader.value(tensor)
                 shapes = shape_fn(self)
         except PartialShapeError as e:
             raise ValueError(str(e)) from None

@@ -21,6 +21,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops.kernel_helpers import EIGEN_BFLOAT16_PACKET
+from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 
 Cast = Op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"], attrs=["SrcT: type", "DstT: type",
@@ -87,12 +88,12 @@ def _uint32_scalar_tail(whole: np.ndarray, out: np.ndarray) -> None:
 @Cast.kernel("CPU")
 def _cast(ctx: OpKernelContext, x: Any, SrcT: dtypes.DType, DstT: dtypes.DType) -> Any:  # noqa: N803 - TF's attr names
     """NumPy's conversions (ml_dtypes' for bfloat16, which round to nearest even through float32 as TF)."""
+    if {SrcT, DstT} & {dtypes.string, dtypes.resource, dtypes.variant}:
+        raise errors.UnimplementedError(ctx.node_def, None, f"Cast {dtypes.type_string(SrcT)} to "
+                                        f"{dtypes.type_string(DstT)} is not supported")
     target = np.dtype(DstT.as_numpy_dtype)
     if np.iscomplexobj(x) and not DstT.is_complex:
         x = np.real(x)
-    if dtypes.string in (SrcT, DstT):
-        raise errors.UnimplementedError(ctx.node_def, None, f"Cast {dtypes.type_string(SrcT)} to "
-                                        f"{dtypes.type_string(DstT)} is not supported")
     x = np.asarray(x)
     if SrcT.is_floating and target in _SMALL_INTS:
         return _float_to_small_int(x, SrcT, target)
@@ -119,6 +120,10 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
         if isinstance(x, IndexedSlices):
             return IndexedSlices(cast(x.values, base_type, name=scope), x.indices, x.dense_shape)
         x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex and base_type.is_floating:
+            tf_logging.warning(f"You are casting an input of type {x.dtype.name} to an incompatible dtype "
+                               f"{base_type.name}.  This will discard the imaginary part and may not be what you "
+                               "intended.")
         if x.dtype.base_dtype == base_type:
             return x
         return Cast(x, DstT=base_type, name=scope)

@@ -22,6 +22,7 @@ from tensorweave.ops.elementwise_ops import greater, less, logical_or, maximum, 
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, INTEGERS_LISTED
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import unary_shape
+from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 
 # -- clip_by_value, clip_by_norm, ClipByValue, saturate_cast -----------------------------------------
@@ -133,9 +134,10 @@ def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
                                     convert_to_tensor(builtins.complex(real_out.max, real_out.max), dtype=in_dtype),
                                     name="clamp")
             return cast(value, dtype, name=scope)
-        if in_dtype.is_complex:  # TF takes the real part (and warns)
-            in_dtype = in_dtype.real_dtype
+        if in_dtype.is_complex:
             value = real(value)
+            tf_logging.warning("Casting complex to real discards imaginary part.")
+            in_dtype = in_dtype.real_dtype
         lo, hi = _saturation_limits(in_dtype, dtype.real_dtype)
         value = ClipByValue(value, convert_to_tensor(lo, dtype=in_dtype), convert_to_tensor(hi, dtype=in_dtype),
                             name="clamp")

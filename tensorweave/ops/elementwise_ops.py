@@ -692,7 +692,12 @@ Asinh = unary_op("Asinh", _FLOAT_COMPLEX, np.arcsinh)
 Acosh = unary_op("Acosh", _FLOAT_COMPLEX, np.arccosh)
 Atanh = unary_op("Atanh", _FLOAT_COMPLEX, np.arctanh)
 Rint = unary_op("Rint", _FLOAT, np.rint, kernel_types=(F64, F32))  # half to even
-Reciprocal = unary_op("Reciprocal", _SIGNED, np.reciprocal,
+def _reciprocal(x: Any) -> Any:
+    """1 / x; complex values by Eigen's complex division (1+0j gives 1+0j, where NumPy's gives 1-0j)."""
+    return _true_divide(np.ones((), x.dtype), x) if np.iscomplexobj(x) else np.reciprocal(x)
+
+
+Reciprocal = unary_op("Reciprocal", _SIGNED, _reciprocal,
                         kernel_types=(C128, C64, F64, dtypes.bfloat16, F16, F32))
 Round = unary_op("Round", _SIGNED, np.round,  # half to even
                    kernel_types=(dtypes.int64, dtypes.int32, dtypes.bfloat16, F64, F32, F16))

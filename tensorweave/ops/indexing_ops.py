@@ -500,8 +500,7 @@ def _one_hot_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     axis = ctx.attr("axis")
     if axis < -1:
         raise ValueError("axis must be >= -1")
-    with_rank(ctx.input_shape(1), 0)
-    depth = ctx.input_dim(1)
+    depth = ctx.input_dim(1)  # TF checks depth's rank on its value only
     indices = ctx.input_shape(0)
     if indices.ndims is None:
         return [tensor_shape.unknown_shape()]

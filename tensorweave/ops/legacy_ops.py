@@ -22,6 +22,7 @@ from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import raw_ops
 from tensorweave.ops.constant_ops import constant
+from tensorweave.ops.elementwise_ops import _reciprocal
 from tensorweave.ops.indexing_ops import _gather, _gather_shape
 from tensorweave.ops.kernel_helpers import c_division, invalid_argument
 from tensorweave.ops.linalg_ops import _batch_matmul, _batch_matmul_shape, _batch_matmul_v2_grad
@@ -45,8 +46,8 @@ InvGrad.shape(broadcast_binary_shape)
 def _inv(ctx: OpKernelContext, x: Any) -> Any:
     if x.dtype.kind in "iu":
         return c_division(np.ones_like(x), x)
-    with np.errstate(divide="ignore"):
-        return np.reciprocal(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _reciprocal(x)
 
 
 @InvGrad.kernel("CPU")

@@ -11,6 +11,8 @@ graphs round-trip with real TF; the batched forms run over the leading dimension
 
 from __future__ import annotations
 
+import collections
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -406,9 +408,8 @@ MatrixBandPart = Op("MatrixBandPart", inputs=["input: T", "num_lower: Tindex", "
 
 @MatrixBandPart.shape
 def _matrix_band_part_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    with_rank(ctx.input_shape(1), 0)
-    with_rank(ctx.input_shape(2), 0)
-    return [with_rank_at_least(ctx.input_shape(0), 2)]
+    """TF's is UnchangedShape: the ranks are the kernel's to check."""
+    return [ctx.input_shape(0)]
 
 
 @MatrixBandPart.kernel("CPU")
@@ -417,6 +418,9 @@ def _matrix_band_part(ctx: OpKernelContext, input: Any, num_lower: Any, num_uppe
     if input.ndim < 2:
         raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
                                     f"{tensor_shape.shape_string(input.shape)}")
+    for arg, value in (("num_lower", num_lower), ("num_upper", num_upper)):
+        if np.ndim(value) != 0:
+            raise invalid_argument(ctx, f"{arg} must be scalar, got shape {tensor_shape.shape_string(np.shape(value))}")
     rows, cols = input.shape[-2:]
     lower, upper = int(num_lower), int(num_upper)
     if lower > rows:
@@ -791,19 +795,24 @@ def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None, dtype: 
     """Identity matrices (ones on the main diagonal of `num_rows` x `num_columns`), batched by `batch_shape`."""
     with name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
         square = num_columns is None
+        batch_shape = [] if batch_shape is None else batch_shape
         num_columns = num_rows if square else num_columns
-        if isinstance(num_rows, int) and isinstance(num_columns, int):
-            diag_size = min(num_rows, num_columns)
-        else:
+        if isinstance(num_rows, Tensor) or isinstance(num_columns, Tensor):
             diag_size = raw_ops.Minimum(x=num_rows, y=num_columns)
-        if batch_shape is None or isinstance(batch_shape, (list, tuple)):
-            batch = list(batch_shape or [])
-            diag_ones = ones(batch + [diag_size], dtype=dtype)
-            matrix_shape = batch + [num_rows, num_columns]
         else:
-            batch = raw_ops.Cast(x=batch_shape, DstT=dtypes.int32)
-            diag_ones = ones(raw_ops.ConcatV2(values=[batch, [diag_size]], axis=0), dtype=dtype)
-            matrix_shape = raw_ops.ConcatV2(values=[batch, [num_rows, num_columns]], axis=0)
+            if not all(isinstance(n, (int, np.integer)) for n in (num_rows, num_columns)):
+                raise TypeError("Arguments `num_rows` and `num_columns` must be positive integer values. Received: "
+                                f"num_rows={num_rows}, num_columns={num_columns}")
+            square = num_rows == num_columns
+            diag_size = min(num_rows, num_columns)
+        if isinstance(batch_shape, Tensor) or isinstance(diag_size, Tensor):
+            batch = convert_to_tensor(batch_shape, name="shape", dtype=dtypes.int32)
+            diag_shape = concat((batch, [diag_size]), axis=0)
+            matrix_shape = None if square else concat((batch, [num_rows, num_columns]), axis=0)
+        else:  # as TF: a list of whatever batch_shape iterates over (an int is a TypeError)
+            diag_shape = list(batch_shape) + [diag_size]
+            matrix_shape = list(batch_shape) + [num_rows, num_columns]
+        diag_ones = ones(diag_shape, dtype=dtype)
         if square:
             return matrix_diag(diag_ones)
         return matrix_set_diag(zeros(matrix_shape, dtype=dtype), diag_ones)
@@ -1105,20 +1114,42 @@ def _expanded_dims(sub: str, kept: str, partial: Tensor) -> list:
     return [dims[kept.index(c)] if c in kept else 1 for c in sub]
 
 
+def _einsum_resolved_equation(equation: str, num_inputs: int) -> str:
+    """`equation` checked and completed as TF's Python einsum does before it builds an op (its messages): an
+    ellipsis stands for one label '0' that sorts before the letters."""
+    resolved = equation.replace(" ", "")
+    allowed = "a-zA-Z"
+    if "..." in equation:
+        if "0" in resolved:
+            raise ValueError(f'Invalid character "0" in equation: {equation}.')
+        resolved = resolved.replace("...", "0")
+        allowed += "0"
+    match = re.match(f"^([{allowed},]*)(->[{allowed}]*)?$", resolved)
+    if not match:
+        raise ValueError(f"Subscripts have incorrect format: {resolved}")
+    input_labels = match.group(1).split(",")
+    if num_inputs != len(input_labels):
+        raise ValueError(f'Got {num_inputs} inputs for equation "{equation}", expecting {len(input_labels)}')
+    if match.group(2) is None:
+        counts = collections.Counter(match.group(1))
+        resolved += "->" + "".join(label for label in sorted(counts) if label != "," and counts[label] == 1)
+    output_labels = resolved.split("->", 1)[1]
+    if len(set(output_labels)) != len(output_labels):
+        raise ValueError(f"Output subscripts contain a label appearing more than once: {equation}")
+    for label in output_labels:
+        if label != "0" and label not in match.group(1):
+            raise ValueError(f"Output subscripts contain the label {label} not present in the input subscripts.")
+    return resolved.replace("0", "...")
+
+
 @tf_export("linalg.einsum", "einsum")
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
-    """The Einstein summation `equation` over `inputs`; an implicit output is TF's: the letters used once,
-    sorted (an ellipsis is not carried over)."""
+    """The Einstein summation `equation` over `inputs`; an implicit output is TF's: the labels used once,
+    sorted, where an ellipsis counts as one label that sorts first (so it is carried over only when a single
+    input has one)."""
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name")
+    equation = _einsum_resolved_equation(equation, len(inputs))
     with name_scope(name, "einsum", inputs):
-        equation = equation.replace(" ", "")
-        if "->" not in equation:
-            letters = [c for c in equation if c.isalpha()]
-            equation += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-        lhs, rhs = equation.split("->", 1)
-        for label in rhs:  # TF's Python parse rejects these before building the op
-            if label.isalpha() and label not in lhs:
-                raise ValueError(f"Output subscripts contain the label {label} not present in the input subscripts.")
         return Einsum(list(inputs), equation=equation)

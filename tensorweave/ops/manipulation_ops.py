@@ -328,13 +328,20 @@ def _split_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @SplitV.shape
 def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's SplitV shape function, its checks in its order: the sizes are asked for (so an error names them among
+    the computed inputs) before the rank decides; a -1 takes what the others leave, and a size that comes out
+    negative is an error before the sizes' total is checked."""
     value = ctx.input_shape(0)
     num = ctx.attr("num_split")
     with_rank(ctx.input_shape(1), 1)
     axis = _split_axis(ctx, 2, value)
+    sizes = ctx.input_value(1)
+    if value.ndims is None:
+        return [tensor_shape.unknown_shape()] * num
+    if value.ndims == 0:
+        raise ValueError("Can't split scalars")
     if axis is None:
         return [tensor_shape.unknown_shape(rank=value.ndims)] * num
-    sizes = ctx.input_value(1)
     dims = value.as_list()
     if sizes is None:
         return [tensor_shape.TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * num
@@ -343,12 +350,17 @@ def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         raise ValueError("Length of size_splits should be equal to num_outputs")
     if sizes.count(-1) > 1:
         raise ValueError("size_splits can only have one -1")
-    known = sum(s for s in sizes if s != -1)
-    if dims[axis] is not None and (known > dims[axis] or (-1 not in sizes and known != dims[axis])):
-        raise ValueError(f"can't split axis of size {dims[axis]} into pieces of size "
-                         f"[{','.join(map(str, sizes))}]")
-    rest = None if dims[axis] is None else dims[axis] - known
-    return [tensor_shape.TensorShape(dims[:axis] + [rest if s == -1 else s] + dims[axis + 1:]) for s in sizes]
+    known, total = sum(s for s in sizes if s != -1), dims[axis]
+    shapes = []
+    for i, size in enumerate(sizes):
+        if size == -1 and total is not None:
+            size = total - known
+        if size < -1 or (size == -1 and total is not None):
+            raise ValueError(f"Split size at index {i} must be >= 0. Got: {size}")
+        shapes.append(tensor_shape.TensorShape(dims[:axis] + [None if size == -1 else size] + dims[axis + 1:]))
+    if total is not None and (known > total if -1 in sizes else known != total):
+        raise ValueError(f"can't split axis of size {total} into pieces of size [{','.join(map(str, sizes))}]")
+    return shapes
 
 
 def _split_kernel_axis(ctx: OpKernelContext, split_dim: Any, value: Any) -> int:

@@ -4,8 +4,8 @@ composition), CumulativeLogsumexp, Bincount and DenseBincount (`tf.math.bincount
 the composites polyval and histogram_fixed_width_bins (confusion_matrix is in metrics_ops, beside the metrics
 that use it).
 
-TopKV2 orders equal values by index, as TF's; its `sorted=False` still returns them sorted (TF leaves that
-order unspecified). ApproxTopK is exact off TPUs: TF's CPU kernel for it is TopK's, registered only for
+TopKV2 orders equal values by index, as TF's; with `sorted=False`, or NaN in a row, the order is that of TF's
+CPU kernel's own algorithms (topk_order replays them). ApproxTopK is exact off TPUs: TF's CPU kernel for it is TopK's, registered only for
 `reduction_dimension=-1` and `is_max_k=True` (so approx_min_k fails to run on a CPU, as in TF), and it
 returns k values even where `aggregate_to_topk=False` makes the static shape the whole reduced dimension.
 """
@@ -21,7 +21,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import raw_ops
+from tensorweave.ops import raw_ops, topk_order
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.clip_ops import clip_by_value
 from tensorweave.ops.constant_ops import constant
@@ -58,8 +58,7 @@ TopKV2 = Op("TopKV2", inputs=["input: T", "k: Tk"], outputs=["values: T", "indic
 @TopKV2.shape
 def _top_k_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape = with_rank_at_least(ctx.input_shape(0), 1)
-    with_rank(ctx.input_shape(1), 0)
-    k = ctx.input_dim(1)
+    k = ctx.input_dim(1)  # TF checks k's rank on its value only
     if shape.ndims is None:
         return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
     last = shape.dims[-1].value
@@ -69,9 +68,11 @@ def _top_k_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [out, out]
 
 
-def _largest_k(ctx: OpKernelContext, input: Any, k: int, index_type: Any) -> tuple[Any, Any]:  # noqa: A002
+def _largest_k(ctx: OpKernelContext, input: Any, k: int, index_type: Any, sort: bool = True) -> tuple[Any, Any]:  # noqa: A002
     """TF's TopK kernel: the k largest of each row, equal values in index order (a stable ascending sort of
-    the reversed row, read backwards)."""
+    the reversed row, read backwards); for k == 1, the first column equal to the row's maximum over its
+    non-NaN values (column 0 when none is); where that is not TF's order (`sort` off, or a row with NaN),
+    TF's own algorithms replayed (topk_order)."""
     if k < 0:
         raise invalid_argument(ctx, f"Need k >= 0, got {k}")
     if input.ndim < 1:
@@ -79,16 +80,37 @@ def _largest_k(ctx: OpKernelContext, input: Any, k: int, index_type: Any) -> tup
     n = input.shape[-1]
     if n < k:
         raise invalid_argument(ctx, f"input must have at least k columns. Had {n}, needed {k}")
-    if 0 < k and 8 * k <= n and input.dtype.kind == "f" and not np.isnan(input).any():
+    nan_rows = np.isnan(input).any(axis=-1) if input.dtype.kind == "f" else np.zeros(input.shape[:-1], bool)
+    if k == 1:
+        masked = np.where(np.isnan(input), -np.inf, input) if nan_rows.any() else input
+        indices = np.argmax(masked, axis=-1)[..., None]
+        top = np.take_along_axis(input, indices, axis=-1)
+        indices = np.where(np.isnan(top) | (top != np.take_along_axis(masked, indices, axis=-1)), 0, indices)
+    elif 0 < k and 8 * k <= n and sort and input.dtype.kind == "f" and not nan_rows.any():
         indices = _largest_above_bound(input, k)
-    elif 0 < k and 8 * k <= n and input.dtype.kind in "iuf":
+    elif 0 < k and 8 * k <= n and sort and input.dtype.kind in "iuf" and not nan_rows.any():
         indices = _selected_k(input, k)
         values = np.take_along_axis(input, indices, axis=-1)
         order = _descending_by_index(values)
         indices = np.take_along_axis(indices, order, axis=-1)
     else:
         indices = _descending_by_index(input)[..., :k]
+    if 1 < k and (not sort and k < n or nan_rows.any()):
+        indices = _replayed_top_k(input, k, sort, nan_rows, indices)
     return np.take_along_axis(input, indices, axis=-1), indices.astype(index_type)
+
+
+def _replayed_top_k(x: Any, k: int, sort: bool, nan_rows: Any, indices: Any) -> Any:
+    """`indices` with the rows whose order is not the stable one replaced by TF's: every row when k < n and
+    the heap's order is asked for, else the rows holding NaN."""
+    n = x.shape[-1]
+    flat, out, nan_rows = x.reshape(-1, n), indices.reshape(-1, k).copy(), nan_rows.reshape(-1)
+    for r in range(flat.shape[0]):
+        if k < n and (not sort or nan_rows[r]):
+            out[r] = topk_order.top_n(flat[r], k, sort)
+        elif nan_rows[r]:
+            out[r] = topk_order.sorted_row(flat[r])
+    return out.reshape(indices.shape)
 
 
 def _descending_by_index(x: Any) -> Any:
@@ -137,7 +159,9 @@ def _selected_k(x: Any, k: int) -> Any:
 
 @TopKV2.kernel("CPU")
 def _top_k(ctx: OpKernelContext, input: Any, k: Any, sorted: bool, index_type: dtypes.DType) -> tuple[Any, Any]:  # noqa: A002
-    return _largest_k(ctx, input, int(k), index_type.as_numpy_dtype)
+    if np.ndim(k) != 0:
+        raise invalid_argument(ctx, f"k must be scalar, got shape {tensor_shape.shape_string(np.shape(k))}")
+    return _largest_k(ctx, input, int(k), index_type.as_numpy_dtype, sorted)
 
 
 @TopKV2.gradient
@@ -170,8 +194,7 @@ NthElement = Op("NthElement", inputs=["input: T", "n: int32"], outputs=["values:
 @NthElement.shape
 def _nth_element_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     shape = with_rank_at_least(ctx.input_shape(0), 1)
-    with_rank(ctx.input_shape(1), 0)
-    n = ctx.input_dim(1)
+    n = ctx.input_dim(1)  # TF checks n's rank on its value only
     if shape.ndims is None:
         return [tensor_shape.unknown_shape()]
     last = shape.dims[-1].value
@@ -417,8 +440,8 @@ def _cumulative_logsumexp_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
 @CumulativeLogsumexp.kernel("CPU")
 def _cumulative_logsumexp(ctx: OpKernelContext, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Any:
     """log(cumsum(exp(x))) by `np.logaddexp.accumulate` (no overflow); exclusive scans start at -inf."""
-    axis = int(axis)
-    if not -x.ndim <= axis < x.ndim:
+    axis = int(axis) + x.ndim if int(axis) < 0 else int(axis)  # shifted before TF's check and message
+    if not 0 <= axis < x.ndim:
         raise invalid_argument(ctx, f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got {axis}")
     values = np.flip(x, axis) if reverse else x
     out = np.logaddexp.accumulate(values, axis=axis)
@@ -578,8 +601,8 @@ def _sparse_bincount(ctx: OpKernelContext, indices: Any, values: Any, dense_shap
 
 
 @tf_export("math.bincount", "bincount")
-def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
-             dtype: Any = dtypes.int32) -> Tensor:
+def bincount_v1(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
+                dtype: Any = dtypes.int32) -> Tensor:
     """How often each value occurs in `arr` (cast to int32 unless it is an integer tensor; or the sum of its
     `weights`), over max(arr) + 1 bins bounded by `minlength` and `maxlength`: TF 2's DenseBincount of
     the flattened input."""
@@ -631,6 +654,8 @@ def _histogram_fixed_width(ctx: OpKernelContext, values: Any, value_range: Any, 
     if not low < high:
         raise invalid_argument(ctx, f"value_range should satisfy value_range[0] < value_range[1], but got "
                                     f"'[{value_range[0]:g}, {value_range[1]:g}]'")  # absl's StrCat of numbers
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise invalid_argument(ctx, "Histogram values must not contain NaN")
     step = (high - low) / nbins
     index = np.clip(np.floor((values.reshape(-1).astype(np.float64) - low) / step), 0, nbins - 1).astype(np.int64)
     return np.bincount(index, minlength=nbins).astype(dtype.as_numpy_dtype)

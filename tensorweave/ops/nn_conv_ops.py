@@ -1177,8 +1177,10 @@ def max_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: st
              name: str | None = None, input: Any = None) -> Tensor:  # noqa: A002
     """The maximum of each window."""
     value = _deprecated_alias("input", input, "value", value)
-    if (np.isscalar(ksize) and ksize == 0) or (isinstance(ksize, (list, tuple, np.ndarray))
-                                              and any(v == 0 for v in ksize)):
+    channel = channel_index(data_format or "NHWC")
+    ksize = get_sequence(ksize, 2, channel, "ksize")  # TF checks the sizes as 4 numbers, after the strides'
+    get_sequence(strides, 2, channel, "strides")
+    if any(v == 0 for v in ksize):
         raise ValueError(f"`ksize` cannot be zero. Received: ksize={ksize}")
     return _pool(MaxPool, "MaxPool", value, ksize, strides, padding, data_format, name)
 

@@ -571,10 +571,10 @@ def _sparse_softmax_xent(ctx: OpKernelContext, features: Any, labels: Any) -> An
     if classes == 0:
         raise errors.InvalidArgumentError(ctx.node_def, None, "Must have at least one class, but got logits shape "
                                           f"{tensor_shape.shape_string(features.shape)}")
-    bad = (labels < 0) | (labels >= classes)
-    if bad.any():
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):  # TF names the minimum if negative, else the maximum
+        bad = labels.min() if labels.min() < 0 else labels.max()
         raise errors.InvalidArgumentError(
-            ctx.node_def, None, f"Received a label value of {labels[bad][0]} which is outside the valid range of "
+            ctx.node_def, None, f"Received a label value of {bad} which is outside the valid range of "
             f"[0, {classes}).  Label values: {' '.join(str(v) for v in labels.tolist())}")
     if xp is np and features.dtype in (np.float32, np.float64):
         return _sparse_xent_by_blocks(ctx, features, labels)

@@ -567,10 +567,10 @@ def _scan_op(name: str, scan: str, identity: int) -> Op:
             raise errors.InvalidArgumentError(ctx.node_def, None, "ScanOp: axis must be a scalar, not "
                                               f"{tensor_shape.shape_string(np.shape(axis))}")
         rank, axis = np.ndim(x), int(axis)
-        if not -rank <= axis < rank:
+        axis = axis + rank if axis < 0 else axis  # TF's kernel shifts a negative axis before its check and message
+        if not 0 <= axis < rank:
             raise errors.InvalidArgumentError(ctx.node_def, None, f"ScanOp: Expected scan axis in the range "
                                               f"[{-rank}, {rank}), but got {axis}")
-        axis %= rank
         if reverse:
             x = xp.flip(x, axis)
         out = getattr(xp, scan)(x, axis=axis, dtype=x.dtype)

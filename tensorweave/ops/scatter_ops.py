@@ -53,8 +53,10 @@ def _dims_string(shape: tensor_shape.TensorShape) -> str:
 def _scatter_nd_output_shape(indices: tensor_shape.TensorShape, updates: tensor_shape.TensorShape,
                              output: tensor_shape.TensorShape) -> tensor_shape.TensorShape:
     """TF's ScatterNdShapeHelper: the outer dims of `indices` must match those of `updates`, and the slice
-    dims of `output` (after the index depth) the rest of `updates`."""
+    dims of `output` (after the index depth) the rest of `updates`; an empty output takes no updates."""
     indices = with_rank_at_least(indices, 1)
+    if output.num_elements() == 0 and ((indices.num_elements() or 0) > 0 or (updates.num_elements() or 0) > 0):
+        raise ValueError("Indices and updates specified for empty input")
     if indices.ndims is None or updates.ndims is None or output.ndims is None:
         return output
     outer = indices.ndims - 1

@@ -24,11 +24,12 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import raw_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import equal, maximum, sqrt, where_v2
-from tensorweave.ops.fill_ops import ones_like, zeros_like
+from tensorweave.ops.fill_ops import ones, ones_like, zeros_like
 from tensorweave.ops.indexing_ops import UnsortedSegmentSum, gather
 from tensorweave.ops.kernel_helpers import c_division, invalid_argument
+from tensorweave.ops.manipulation_ops import concat
 from tensorweave.ops.shape_helpers import with_rank, with_rank_at_least
-from tensorweave.ops.shape_ops import reshape, shape
+from tensorweave.ops.shape_ops import rank, reshape, shape
 from tensorweave.platform.tf_export import tf_export
 
 _REAL = "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
@@ -308,11 +309,13 @@ def unsorted_segment_prod(data: Any, segment_ids: Any, num_segments: Any, name: 
 
 
 def _segment_counts(data: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor:
-    """TF's _unsorted_segment_N: each segment's row count (at least 1), shaped to broadcast against the sums."""
-    counts = UnsortedSegmentSum(ones_like(segment_ids, dtype=data.dtype), segment_ids, num_segments)
-    if data.shape.ndims is not None and segment_ids.shape.ndims is not None:
-        counts = reshape(counts, [-1] + [1] * (data.shape.ndims - segment_ids.shape.ndims))
-    return maximum(counts, 1)
+    """TF's _unsorted_segment_N: each segment's row count (at least 1), reshaped (by the ranks at run time when
+    they are unknown while building) to broadcast against the sums."""
+    num_segments = convert_to_tensor(num_segments)
+    counts = UnsortedSegmentSum(ones(shape(segment_ids), dtype=data.dtype), segment_ids, num_segments)
+    broadcastable_shape = concat([num_segments[np.newaxis],
+                                  ones([rank(data) - rank(segment_ids)], dtype=num_segments.dtype)], axis=0)
+    return maximum(reshape(counts, broadcastable_shape), 1)
 
 
 @tf_export("math.unsorted_segment_mean", "unsorted_segment_mean")

@@ -1,10 +1,10 @@
 """Values as sets and sorted sequences: Unique and UniqueWithCounts (distinct values in order of first
-occurrence), ListDiff (`tf.setdiff1d`), LowerBound and UpperBound (`tf.searchsorted`), and the sets along the
-last dimension of dense and sparse tensors (`tf.sets`: SetSize and the Dense/Sparse set operations).
+occurrence; their V2 forms along an axis), ListDiff (`tf.setdiff1d`), LowerBound and UpperBound
+(`tf.searchsorted`), and the sets along the last dimension of dense and sparse tensors (`tf.sets`: SetSize and
+the Dense/Sparse set operations).
 
-The bounds are found for a whole batch at once by one stable sort per row of the values merged with the
-sorted sequence: a value's position in the merged order, less its rank among the values, is how many
-sequence entries precede it.
+UniqueV2 and UniqueWithCountsV2 (raw ops) take the distinct slices along an axis. The bounds replay the binary
+search of TF's kernels for a whole batch of values at once.
 """
 
 from __future__ import annotations
@@ -64,14 +64,98 @@ def _unique_first_occurrence(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType
     return x[first[order]], rank[inverse.reshape(-1)].astype(index_type), counts[order].astype(index_type)
 
 
-@Unique.kernel("CPU")
+# TF registers the Unique kernels for the real number types, string and bool (no complex).
+_UNIQUE_KERNEL_TYPES = {"T": (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint8, dtypes.int16, dtypes.int8,
+                              dtypes.string, dtypes.int64, dtypes.bool, dtypes.bfloat16, dtypes.uint16, dtypes.float16,
+                              dtypes.uint32, dtypes.uint64)}
+
+
+@Unique.kernel("CPU", type_constraints=_UNIQUE_KERNEL_TYPES)
 def _unique(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType) -> list:
     return list(_unique_first_occurrence(ctx, x, out_idx)[:2])
 
 
-@UniqueWithCounts.kernel("CPU")
+@UniqueWithCounts.kernel("CPU", type_constraints=_UNIQUE_KERNEL_TYPES)
 def _unique_with_counts(ctx: OpKernelContext, x: Any, out_idx: dtypes.DType) -> list:
     return list(_unique_first_occurrence(ctx, x, out_idx))
+
+
+UniqueV2 = Op("UniqueV2", inputs=["x: T", "axis: Taxis"], outputs=["y: T", "idx: out_idx"],
+              attrs=["T: type", "Taxis: {int32, int64} = DT_INT64", "out_idx: {int32, int64} = DT_INT32"])
+UniqueWithCountsV2 = Op("UniqueWithCountsV2", inputs=["x: T", "axis: Taxis"],
+                        outputs=["y: T", "idx: out_idx", "count: out_idx"],
+                        attrs=["T: type", "Taxis: {int32, int64} = DT_INT64", "out_idx: {int32, int64} = DT_INT32"])
+
+
+def _unique_v2_shapes(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's UniqueV2 shape function: the distinct slices along the (one-element) axis keep x's rank, and idx
+    is as long as that axis; an empty axis takes a vector."""
+    x = ctx.input_shape(0)
+    axis = ctx.input_value(1)
+    if axis is None:
+        return [tensor_shape.unknown_shape(rank=x.ndims), tensor_shape.vector(None)]
+    if axis.ndim != 1:
+        raise ValueError("axis expects a 1D vector.")
+    if axis.size > 1:
+        raise ValueError("axis does not support input tensors larger than 1 elements.")
+    if axis.size == 0:
+        if x.ndims is not None and x.ndims != 1:
+            raise ValueError("x expects a 1D vector.")
+        return [tensor_shape.vector(None), tensor_shape.vector(x.dims[0].value if x.ndims else None)]
+    if x.ndims is None:
+        return [tensor_shape.unknown_shape(), tensor_shape.vector(None)]
+    dim = int(axis[0])
+    if not -x.ndims <= dim < x.ndims:
+        raise ValueError(f"axis expects to be in the range [{-x.ndims}, {x.ndims})")
+    return [tensor_shape.unknown_shape(rank=x.ndims), tensor_shape.vector(x.dims[dim].value)]
+
+
+@UniqueV2.shape
+def _unique_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return _unique_v2_shapes(ctx)
+
+
+@UniqueWithCountsV2.shape
+def _unique_with_counts_v2_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [*_unique_v2_shapes(ctx), tensor_shape.vector(None)]
+
+
+def _unique_along(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType) -> tuple[Any, Any, Any]:
+    """UniqueV2: the distinct slices of `x` along its one-element `axis` in order of first occurrence (an empty
+    axis: `x` must be a vector). Slices are equal when their elements are (0 and -0 alike); one holding NaN
+    equals no other, as in TF."""
+    axis = np.asarray(axis).reshape(-1)
+    if axis.size > 1:
+        raise invalid_argument(ctx, "axis does not support input tensors larger than 1 elements")
+    if axis.size == 0 or x.ndim == 1 and int(axis[0]) in (0, -1):
+        return _unique_first_occurrence(ctx, x, out_idx)
+    dim = int(axis[0]) + x.ndim if int(axis[0]) < 0 else int(axis[0])
+    if not 0 <= dim < x.ndim:
+        raise invalid_argument(ctx, f"axis has to be between [0, {x.ndim})")
+    slices = np.moveaxis(x, dim, 0)
+    rows = slices.reshape(slices.shape[0], int(np.prod(slices.shape[1:])))
+    if rows.dtype.kind == "f":
+        rows = rows + rows.dtype.type(0)  # -0 + 0 is 0: equal slices, equal bytes
+    nan_rows = np.isnan(rows).any(axis=1) if rows.dtype.kind in "fc" else np.zeros(len(rows), bool)
+    first: dict[Any, int] = {}
+    inverse = np.empty(len(rows), np.int64)
+    for i, row in enumerate(rows):
+        key = ("nan", i) if nan_rows[i] else (tuple(row.tolist()) if rows.dtype.kind == "O" else row.tobytes())
+        inverse[i] = first.setdefault(key, len(first))
+    kept = np.unique(inverse, return_index=True)[1]  # each slice's first row
+    index_type = out_idx.as_numpy_dtype
+    y = np.moveaxis(slices[kept], 0, dim)
+    return y, inverse.astype(index_type), np.bincount(inverse, minlength=len(first)).astype(index_type)
+
+
+@UniqueV2.kernel("CPU", type_constraints=_UNIQUE_KERNEL_TYPES)
+def _unique_v2(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType) -> list:
+    return list(_unique_along(ctx, x, axis, out_idx)[:2])
+
+
+@UniqueWithCountsV2.kernel("CPU", type_constraints=_UNIQUE_KERNEL_TYPES)
+def _unique_with_counts_v2(ctx: OpKernelContext, x: Any, axis: Any, out_idx: dtypes.DType) -> list:
+    return list(_unique_along(ctx, x, axis, out_idx))
 
 
 @tf_export("unique")
@@ -130,28 +214,35 @@ def _bound_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 def _bounds(ctx: OpKernelContext, sorted_inputs: Any, values: Any, out_type: dtypes.DType, right: bool) -> Any:
+    """TF's kernels call std::lower_bound / std::upper_bound per value: libstdc++'s binary search is replayed
+    here for all values at once, so a NaN value (every comparison false) or an unsorted row gives TF's index."""
     if sorted_inputs.shape[0] != values.shape[0]:
         raise invalid_argument(ctx, "Leading dim_size of both tensors must match.")
     xp = ctx.xp
-    count = values.shape[1]
-    # Ties: a lower bound sorts the value before equal entries, an upper bound after them.
-    merged = xp.concatenate([sorted_inputs, values] if right else [values, sorted_inputs], axis=1)
-    order = xp.argsort(merged, axis=1, kind="stable")
-    position = xp.empty_like(order)
-    xp.put_along_axis(position, order, xp.broadcast_to(xp.arange(merged.shape[1]), order.shape), axis=1)
-    value_columns = position[:, sorted_inputs.shape[1]:] if right else position[:, :count]
-    value_rank = xp.empty_like(value_columns)
-    xp.put_along_axis(value_rank, xp.argsort(values, axis=1, kind="stable"),
-                      xp.broadcast_to(xp.arange(count), values.shape), axis=1)
-    return (value_columns - value_rank).astype(out_type.as_numpy_dtype)
+    first = xp.zeros(values.shape, np.int64)
+    length = xp.full(values.shape, sorted_inputs.shape[1], np.int64)
+    while bool((length > 0).any()):
+        half = length >> 1
+        middle = first + half
+        probe = xp.take_along_axis(sorted_inputs, xp.minimum(middle, sorted_inputs.shape[1] - 1), axis=1)
+        after = ~(values < probe) if right else probe < values
+        after &= length > 0
+        first = xp.where(after, middle + 1, first)
+        length = xp.where(after, length - half - 1, half)
+    return first.astype(out_type.as_numpy_dtype)
 
 
-@LowerBound.kernel("CPU")
+# TF registers these kernels for the real number types only (no string, bool or complex).
+_BOUND_KERNEL_TYPES = {"T": (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint8, dtypes.int16, dtypes.int8,
+                             dtypes.int64, dtypes.bfloat16, dtypes.uint16, dtypes.float16, dtypes.uint32, dtypes.uint64)}
+
+
+@LowerBound.kernel("CPU", type_constraints=_BOUND_KERNEL_TYPES)
 def _lower_bound(ctx: OpKernelContext, sorted_inputs: Any, values: Any, out_type: dtypes.DType) -> Any:
     return _bounds(ctx, sorted_inputs, values, out_type, right=False)
 
 
-@UpperBound.kernel("CPU")
+@UpperBound.kernel("CPU", type_constraints=_BOUND_KERNEL_TYPES)
 def _upper_bound(ctx: OpKernelContext, sorted_inputs: Any, values: Any, out_type: dtypes.DType) -> Any:
     return _bounds(ctx, sorted_inputs, values, out_type, right=True)
 

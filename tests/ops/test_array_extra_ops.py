@@ -69,6 +69,11 @@ def test_scatter_errors():
     _runtime_error(lambda: tf.scatter_nd(_pwd([[0]]), [1.], _pwd([0])),
                    r"^Indices and updates specified for empty output.  indices shape: \[1,1\]")
     _runtime_error(lambda: tf.scatter_nd(_pwd([[0]]), [1.], _pwd([-1])), r"^Dimension -1 must be >= 0")
+    with tf.Graph().as_default():  # a known empty output fails while building, as TF's ScatterNdShapeHelper
+        for build in (lambda: tf.scatter_nd([[0]], [1], [0]), lambda: tf.tensor_scatter_nd_update(tf.zeros([0, 2]),
+                                                                                                  [[0]], [[1., 1]])):
+            with pytest.raises(ValueError, match="^Indices and updates specified for empty input for '"):
+                build()
 
 
 def test_dynamic_partition_and_stitch():
@@ -133,6 +138,57 @@ def test_unique_setdiff_searchsorted():
     with pytest.raises(ValueError, match="Argument `side` must be either 'right' or 'left'. Received: `side` = 'x'."):
         tf.searchsorted([1, 2], [1], side="x")
     _runtime_error(lambda: tf.searchsorted([[1, 2, 3], [1, 2, 3]], [[1]]), "^Leading dim_size of both tensors must match.")
+
+
+def test_unique_v2_along_an_axis_as_tf():
+    x = np.array([[1, 2, 1], [1, 2, 1], [3, 4, 3], [1, 2, 1]])
+    with tf.Graph().as_default():
+        rows = tf.raw_ops.UniqueWithCountsV2(x=x, axis=[-2])
+        columns = tf.raw_ops.UniqueV2(x=tf.placeholder_with_default(x, None), axis=tf.placeholder_with_default(
+            np.array([1], np.int64), None))
+        vector = tf.raw_ops.UniqueV2(x=np.array([3., np.nan, 3, np.nan, -0., 0.]), axis=np.zeros([0], np.int32))
+        empty = tf.raw_ops.UniqueV2(x=np.zeros((2, 0)), axis=[0])
+        assert [t.shape.as_list() for t in rows] == [[None, None], [4], [None]]
+        assert (columns.y.shape.ndims, columns.idx.shape.as_list()) == (None, [None])
+        y, idx, count = _run(list(rows))
+        assert (y.tolist(), idx.tolist(), count.tolist()) == ([[1, 2, 1], [3, 4, 3]], [0, 0, 1, 0], [3, 1])
+        y, idx = _run(list(columns))
+        assert (y.tolist(), idx.tolist()) == ([[1, 2], [1, 2], [3, 4], [1, 2]], [0, 1, 0])
+        y, idx = _run(list(vector))
+        assert (str(y.tolist()), idx.tolist()) == ("[3.0, nan, nan, -0.0]", [0, 1, 0, 2, 3, 3])
+        y, idx = _run(list(empty))
+        assert (y.shape, idx.tolist()) == ((1, 0), [0, 0])
+        for axis, message in (([], "x expects a 1D vector."), ([0, 1], "axis does not support input tensors "
+                              "larger than 1 elements."), ([2], r"axis expects to be in the range \[-2, 2\)"),
+                              (0, "axis expects a 1D vector.")):
+            with pytest.raises(ValueError, match=f"^{message} for "):
+                tf.raw_ops.UniqueV2(x=x, axis=axis)
+        fed = tf.placeholder(tf.int64)
+        fetch = tf.raw_ops.UniqueV2(x=tf.placeholder_with_default(x, None), axis=fed).y
+        for axis, message in (([-3], r"^axis has to be between \[0, 2\)"), ([], "^unique expects a 1D vector.")):
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                tf.Session().run(fetch, {fed: axis})
+            assert re.search(message, runtime_message(info.value))
+
+
+def test_unique_has_no_complex_kernel_as_tf():
+    for build in (lambda: tf.unique([1 + 2j]), lambda: tf.raw_ops.UniqueWithCountsV2(x=[1 + 2j], axis=[0])):
+        with tf.Graph().as_default():
+            with pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered to support Op 'Unique"):
+                _run(build()[0])
+
+
+def test_searchsorted_is_tfs_binary_search():
+    """TF runs std::lower_bound / upper_bound per value: a NaN value, or a row that is not sorted, gives the
+    index that binary search reaches (recorded from TF 2.21), not the sorted insertion point."""
+    rows = np.array([[3., 1, np.nan, 2, 2, 0, 5]], np.float32)
+    values = np.array([[2., 0, 9, np.nan, 1, 3, 4, 2.5]], np.float32)
+    check_op(lambda s, v: [tf.searchsorted(s, v), tf.searchsorted(s, v, side="right")], [rows, values],
+             [np.array([[2, 0, 7, 0, 0, 6, 6, 6]], np.int32), np.array([[6, 0, 7, 7, 3, 6, 6, 6]], np.int32)],
+             grad=False)
+    with tf.Graph().as_default():
+        with pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered to support Op 'LowerBound'"):
+            _run(tf.searchsorted(np.array([b"a", b"c"]), np.array([b"b"])))
 
 
 def test_space_to_depth_and_back():

@@ -6,6 +6,8 @@ kernel produces, by `check_op` (on every device) or `check_tensor` (for a graph 
 (`tf.compat.v1`, graph mode).
 """
 
+import re
+
 import numpy as np
 import pytest
 from op_testing import check_op, check_tensor, runtime_message
@@ -341,6 +343,21 @@ def test_split_by_sizes_errors():
     assert run_error(parts, {sizes: [5, -1]}) == determined + "5"
     assert run_error(parts, {sizes: [1, 1]}) == determined + "2"
     assert run_error(parts, {sizes: [-2, 6]}) == "Split size at index 0 must be >= 0. Got: -2"
+
+
+def test_split_by_sizes_static_errors_in_tfs_order():
+    """TF's SplitV shape function: a size that comes out negative (a -1 left nothing) fails before the total,
+    and an error names the sizes among the computed inputs (its first pass asked for them)."""
+    x = np.zeros((2, 3), np.float32)
+    for sizes, message in (([4, -1], "Split size at index 1 must be >= 0. Got: -1"),
+                           ([-2, 5], "Split size at index 0 must be >= 0. Got: -2")):
+        with pytest.raises(ValueError, match=rf"^{re.escape(message)} for "):
+            tf.split(x, sizes, 1)
+    with pytest.raises(ValueError, match=r"^Dimension size, given by scalar input 5 must be in range \[-2, 2\) for .* "
+                                         r"and with computed input tensors: input\[1\] = <2 1>, input\[2\] = <5>\.$"):
+        tf.split(x, [2, 1], 5)
+    with pytest.raises(ValueError, match="^Can't split scalars for "):
+        tf.split(np.float32(1), [1], 0)
 
 
 def test_identity_n():

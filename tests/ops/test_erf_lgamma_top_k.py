@@ -1,7 +1,7 @@
 """Erf, Erfc and Lgamma over wide ranges against values recorded from real TensorFlow 2.21 (`tf.compat.v1`),
 to a bound in ulps (erf and erfc are TF's Eigen forms, float32 erf to the bit; lgamma float64 values, rounded
 once for float32, within a few ulps of TF's C library), with the edges exact: signed zeros, infinities, nan, the poles of lgamma. And top_k's partition path against a full
-stable sort on rows with ties, nan and signed zeros."""
+stable sort on rows with ties and signed zeros; its order with sorted=False and with NaN as TF's."""
 
 import numpy as np
 import pytest
@@ -178,27 +178,25 @@ def test_erf_erfc_edges_as_tf():
 
 
 def _top_k_by_full_sort(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Largest (nan) first, equal values in index order: a stable sort of the reversed rows, read backwards."""
+    """Largest first, equal values in index order: a stable sort of the reversed rows, read backwards."""
     indices = x.shape[-1] - 1 - np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
     return np.take_along_axis(x, indices, axis=-1), indices
 
 
 def test_top_k_partition_matches_full_sort():
-    """The partition paths (rows with nan; rows without, bounded by the k-th largest of groups' maxima) give the
-    full sort's values and indices, ties at the k-th place included."""
+    """The partition paths (by the k-th largest; bounded by the k-th largest of groups' maxima) give the full
+    sort's values and indices, ties at the k-th place included."""
     rng = np.random.default_rng(7)
     cases = []
     for dtype in (np.float32, np.float64, np.float16, np.int32, np.uint8):
         for width, k in ((64, 1), (97, 5), (400, 12), (33, 4)):
             x = rng.integers(-4, 4, (3, 2, width)).astype(dtype)  # many ties at the k-th place
             if np.dtype(dtype).kind == "f":
-                x[rng.random(x.shape) < 0.1] = nan
+                x[rng.random(x.shape) < 0.1] = -inf
                 x[rng.random(x.shape) < 0.1] = -0.0
                 x[rng.random(x.shape) < 0.05] = inf
                 x[0, 0] = rng.standard_normal(width)
-                cases.append((np.where(np.isnan(x), -inf, x), k))  # no nan: the path of the groups' maxima
             cases.append((x, k))
-    cases.append((np.full((2, 80), nan, np.float32), 7))
     with tf.Graph().as_default(), tf.Session() as sess:
         results = sess.run([tf.nn.top_k(x, k) for x, k in cases])
     for (x, k), (values, indices) in zip(cases, results):
@@ -206,3 +204,33 @@ def test_top_k_partition_matches_full_sort():
         np.testing.assert_array_equal(indices, expected_indices)
         np.testing.assert_array_equal(values, expected_values)
         np.testing.assert_array_equal(np.signbit(values), np.signbit(expected_values))
+
+
+X_NAN = np.array([3., nan, 1., 3., -inf, nan, 2., 3.], np.float32)
+# X_33: k == n = 33 sorts by libstdc++'s introsort (past its 16-element insertion sort) with NaN "equal" to all
+X_33 = np.array([5, 9, 10, 5, 3, 0, 7, nan, 6, 0, nan, nan, 2, 8, 8, 5, 6, 6, 2, 7, 9, 6, 4, 5, 10, 10, 5, nan, 10,
+                 9, 9, 2, 9], np.float32)
+
+
+@pytest.mark.parametrize("build, expected", [
+    # recorded from real TF 2.21: gtl::TopN's heap order (sorted=False) and its sort (NaN is not largest)
+    (lambda: tf.nn.top_k(np.array([5, 1, 5, 2, 5, 0, 9, 9], np.int32), 4, sorted=False).indices, [2, 0, 6, 7]),
+    (lambda: tf.nn.top_k(np.array([3, 2, 0, 3, 1, 4, 3, 1, 2, 5, 1, 4, 1, 5, 3, 1, 3, 2, 4, 5], np.float32), 5,
+                         sorted=False).indices, [11, 19, 5, 9, 13]),
+    (lambda: tf.nn.top_k(X_NAN, 5).indices, [0, 1, 3, 7, 6]),
+    (lambda: tf.nn.top_k(X_NAN, 5, sorted=False).indices, [6, 7, 1, 0, 3]),
+    (lambda: tf.nn.top_k(np.array([nan, 0, 1, 1, 1], np.float32), 1).indices, [2]),
+    (lambda: tf.nn.top_k(np.full(3, nan, np.float32), 1).indices, [0]),
+    (lambda: tf.argsort(X_NAN), [4, 2, 0, 1, 3, 5, 6, 7]),
+    (lambda: tf.argsort(X_NAN, direction="DESCENDING"), [0, 1, 3, 2, 4, 5, 7, 6]),
+    (lambda: tf.nn.top_k(X_33, 33).indices, [2, 28, 1, 29, 30, 32, 27, 24, 25, 20, 11, 13, 14, 6, 19, 8, 16, 17, 21, 0,
+                                              3, 15, 23, 26, 22, 7, 10, 4, 12, 18, 31, 5, 9]),
+])
+def test_top_k_order_unsorted_and_with_nan_as_tf(build, expected):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(build()), expected)
+
+
+def test_sort_with_nan_as_tf():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(tf.sort(X_NAN)), [-inf, 1, 3, nan, 3, nan, 2, 3])

@@ -311,6 +311,29 @@ def test_einsum_output_label_missing_from_inputs():
         assert not [op for op in graph.get_operations() if op.type == "Einsum"]
 
 
+def test_einsum_implicit_output_carries_a_lone_ellipsis_as_tf():
+    """TF counts an ellipsis as one label that sorts first: '...ij,jk' means '...ij,jk->...ik'."""
+    a, b = np.arange(24.0).reshape(2, 3, 4), np.arange(20.0).reshape(4, 5)
+    check_op(lambda x, y: tf.einsum("...ij,jk", x, y), [a, b], np.einsum("...ij,jk->...ik", a, b), grad=False)
+    with tf.Graph().as_default():
+        assert tf.einsum("...ij,jk", tf.placeholder(tf.float32, [None, 2, 4]), b.astype(np.float32)).shape.as_list() \
+            == [None, 2, 5]
+
+
+@pytest.mark.parametrize("equation, count, message", [
+    ("ij.,jk", 2, "^Subscripts have incorrect format: ij.,jk$"),
+    ("i0,jk", 2, "^Subscripts have incorrect format: i0,jk$"),
+    ("...i0,jk", 2, '^Invalid character "0" in equation: ...i0,jk.$'),
+    ("ij,jk", 1, '^Got 1 inputs for equation "ij,jk", expecting 2$'),
+    ("ij->jii", 1, "^Output subscripts contain a label appearing more than once: ij->jii$"),
+])
+def test_einsum_equation_errors_as_tf(equation, count, message):
+    with tf.Graph().as_default() as graph:
+        with pytest.raises(ValueError, match=message):
+            tf.einsum(equation, *[tf.zeros([2, 2])] * count)
+        assert not [op for op in graph.get_operations() if op.type == "Einsum"]
+
+
 def test_triangular_solve_with_zero_pivot_substitutes_as_tf():
     """TF 2.21 divides by the zero: [[inf], [-inf]] forward, NaN and inf back through the upper triangle."""
     with tf.Graph().as_default():
@@ -320,3 +343,23 @@ def test_triangular_solve_with_zero_pivot_substitutes_as_tf():
         np.testing.assert_array_equal(upper, [[[-np.inf], [np.inf]]])
         with pytest.raises(ValueError, match="lower_diag_index is greater than upper_diag_index"):
             tf.linalg.diag_part(np.ones((2, 2), np.float32), k=(1, -1))
+
+
+def test_eye_arguments_as_tf():
+    """TF's eye: batch_shape is listed unless a tensor is involved (an int is Python's TypeError), num_rows and
+    num_columns must be integers, and the shapes are concatenated before the ones are made."""
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="^'int' object is not iterable$"):
+            tf.eye(2, batch_shape=2)
+        with pytest.raises(TypeError, match=r"^Arguments `num_rows` and `num_columns` must be positive integer "
+                                            r"values. Received: num_rows=2.5, num_columns=2.5$"):
+            tf.eye(2.5)
+        assert tf.eye(2, batch_shape=np.array([2])).shape.as_list() == [2, 2, 2]
+    with tf.Graph().as_default() as graph:
+        eye = tf.eye(2, 3, batch_shape=tf.placeholder_with_default([2], [1]))
+        assert [op.name for op in graph.get_operations()][2:] == [
+            "eye/concat/values_1", "eye/concat/axis", "eye/concat", "eye/concat_1/values_1", "eye/concat_1/axis",
+            "eye/concat_1", "eye/ones/Const", "eye/ones", "eye/zeros/Const", "eye/zeros", "eye/set_diag/k",
+            "eye/set_diag"]
+        assert eye.shape.as_list() == [None, 2, 3]
+        np.testing.assert_array_equal(_run(eye), np.tile(np.eye(2, 3, dtype=np.float32), (2, 1, 1)))

@@ -94,6 +94,12 @@ def test_bincount_histograms_confusion_matrix():
             sess.run(tf.histogram_fixed_width(values, [5.0, 0.0], 5))
 
 
+def test_bincount_is_tf1s_bincount_v1():
+    """TF 1's bincount is TF's bincount_v1 (no axis or binary_output), and a wrong call names it so."""
+    with pytest.raises(TypeError, match=r"^bincount_v1\(\) got an unexpected keyword argument 'axis'$"):
+        tf.math.bincount([1, 2], axis=0)
+
+
 def test_bincount_is_tf2s_dense_bincount():
     """TF 2.21's bincount: a float input is cast to int32, the flattened input goes to DenseBincount, and
     the static shape and runtime errors are that op's."""

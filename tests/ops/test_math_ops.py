@@ -405,9 +405,12 @@ def test_cumsum():
     a, d = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
     fetch = tf.cumsum(a, d)
     for axis, message in [(1, r"ScanOp: Expected scan axis in the range \[-1, 1\), but got 1"),
+                          (-3, r"ScanOp: Expected scan axis in the range \[-1, 1\), but got -2"),  # shifted by rank
                           ([0], r"ScanOp: axis must be a scalar, not \[1\]")]:
         with pytest.raises(tf.errors.InvalidArgumentError, match=message):
             _run(fetch, feed={a: [1.0, 2.0], d: axis})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"range \[-2, 2\), but got -1\n"):
+        _run(tf.math.cumulative_logsumexp(np.zeros((2, 3), np.float32), axis=-3))
 
 
 # -- Edge cases found by the differential harness (difftest/snippets_ops.py); literals recorded from TF --
@@ -462,6 +465,9 @@ def test_cast_to_or_from_string_is_unimplemented():
         "Cast string to float is not supported")
     assert _runtime_message(tf.cast(tf.constant([1], tf.int64), tf.string), error=tf.errors.UnimplementedError) == (
         "Cast int64 to string is not supported")
+    for dtype in (tf.resource, tf.variant):
+        assert _runtime_message(tf.cast(tf.constant([1.0]), dtype), error=tf.errors.UnimplementedError) == (
+            f"Cast float to {dtype.name} is not supported")
 
 
 @pytest.mark.parametrize("build, attrs", [

@@ -235,6 +235,11 @@ def test_sparse_softmax_cross_entropy_with_logits():
                            match=rf"Received a label value of {bad[1]} which is outside the valid range of \[0, 3\).  "
                                  rf"Label values: 0 {bad[1]}"):
             _run(loss, feed={labels: bad})
+    labels3 = tf.placeholder(tf.int32, [3])  # TF names the smallest label when one is negative, else the largest
+    loss3 = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels3, logits=np.zeros((3, 3), np.float32))
+    for bad, named in (([1, 3, -1], -1), ([4, 3, 0], 4)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=rf"Received a label value of {named} which"):
+            _run(loss3, feed={labels3: bad})
 
 
 def test_sparse_softmax_cross_entropy_by_blocks_of_rows_matches_numpy():

@@ -253,6 +253,16 @@ def test_cast_shorthands_and_dtypes_namespace():
     np.testing.assert_array_equal(_run(tf.dtypes.saturate_cast(tf.constant([300., -300.]), tf.int8)), [127, -128])
 
 
+def test_complex_to_real_casts_warn_as_tf(caplog):
+    with tf.Graph().as_default(), caplog.at_level("WARNING", logger="tensorflow"):
+        tf.cast(tf.constant([1 + 2j]), tf.float16)
+        tf.cast(tf.constant([1 + 2j]), tf.int32)  # TF warns only for a floating target
+        tf.saturate_cast(tf.constant([1 + 2j]), tf.int8)
+    assert [r.getMessage() for r in caplog.records] == [
+        "You are casting an input of type complex128 to an incompatible dtype float16.  This will discard the "
+        "imaginary part and may not be what you intended.", "Casting complex to real discards imaginary part."]
+
+
 # -- Range -----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("limit", "message"), [

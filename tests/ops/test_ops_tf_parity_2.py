@@ -123,6 +123,11 @@ def test_max_pool_across_depth_limits(ksize, strides, message):
 def test_max_pool_v1_rejects_a_zero_window_at_build():
     with pytest.raises(ValueError, match=r"^`ksize` cannot be zero. Received: ksize=\[1, 0, 2, 1\]$"):
         tf.nn.max_pool(tf.ones([2, 5, 5, 3]), [1, 0, 2, 1], [1, 1, 1, 1], "VALID")
+    for ksize, shown in ((0, r"\[1, 0, 0, 1\]"), ([2, 0], r"\[1, 2, 0, 1\]")):  # as the 4 sizes TF makes of them
+        with pytest.raises(ValueError, match=rf"^`ksize` cannot be zero. Received: ksize={shown}$"):
+            tf.nn.max_pool(tf.ones([2, 5, 5, 3]), ksize, 1, "VALID")
+    with pytest.raises(ValueError, match=r"^strides should be of length 1, 2 or 4. Received: strides=\[1, 2, 3\] of length 3$"):
+        tf.nn.max_pool(tf.ones([2, 5, 5, 3]), 0, [1, 2, 3], "VALID")
 
 
 @pytest.mark.parametrize(("ksize", "message"), [

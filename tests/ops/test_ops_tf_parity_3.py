@@ -3,6 +3,7 @@ side by side with real TensorFlow 2.21 (`tf.compat.v1`): the expected values and
 
 import numpy as np
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -205,6 +206,18 @@ def test_histogram_fixed_width_messages():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[1, 0\]'"):
         _run(tf.histogram_fixed_width([1.0], [1.0, 0.0], nbins=3))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Histogram values must not contain NaN"):
+        _run(tf.histogram_fixed_width([np.nan, 1.0], [0.0, 1.0], nbins=3))
+
+
+def test_complex_reciprocal_is_eigens_division_of_one():
+    """Recorded from TF 2.21: 1/(1+0j) keeps a +0 imaginary part (NumPy's reciprocal gives -0), 1/inf is nan."""
+    z = tf.constant(np.array([1 + 0j, 2 - 3j, complex(np.inf, 0), complex(-1, 0.0)], np.complex64))
+    for fetch in (tf.math.reciprocal(z), tf.raw_ops.Inv(x=z)):
+        got = _run(fetch)
+        assert str(got.tolist()) == str([(1 + 0j), complex(0.15384615957736969, 0.23076923191547394),
+                                         complex(np.nan, np.nan), complex(-1, -0.0)])
+        assert np.signbit(got.imag[[0, 1, 3]]).tolist() == [False, False, True]
 
 
 def test_complex_division_as_eigen_packets_scale_the_divisor():
@@ -257,3 +270,24 @@ def test_no_kernel_message_lists_kernels_in_tf_registry_order_ending_with_a_newl
     listed = raised.value.message.split("Registered kernels:\n")[1]
     assert listed.startswith("  device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_FLOAT]\n")
     assert listed.split("\n\t")[0].endswith("T in [DT_UINT64]\n")
+
+
+def test_scalar_inputs_checked_on_their_values_as_tf():
+    """TopKV2, OneHot and NthElement check k/depth/n as TF's MakeDimForScalarInput does (on a known value
+    only); MatrixBandPart's shape function is TF's UnchangedShape. The kernels say the rest (recorded from TF)."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(ValueError, match=r"^Input must be scalar but has rank 2 for '.*computed input tensors: "
+                                         r"input\[1\] = <\[1\]>\.$"):
+        tf.nn.top_k(x, [[1]])
+    fed = tf.placeholder_with_default([1], [1])
+    assert tf.nn.top_k(x, fed).values.shape.as_list() == [2, None]
+    assert tf.linalg.band_part(tf.placeholder(tf.float32, [3]), fed, 1).shape.as_list() == [3]
+    for build, message in (
+            (lambda: tf.nn.top_k(x, fed), "k must be scalar, got shape [1]"),
+            (lambda: tf.one_hot([1], fed), "depth must be a scalar, but got: [1]"),
+            (lambda: tf.raw_ops.NthElement(input=x, n=fed), "N must be scalar but has rank 1"),
+            (lambda: tf.linalg.band_part(x, fed, 1), "num_lower must be scalar, got shape [1]"),
+            (lambda: tf.linalg.band_part(x[0], 1, 1), "input must be at least 2-dim, received shape: [3]")):
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(build())
+        assert runtime_message(info.value).split("\n")[0] == message

@@ -39,6 +39,18 @@ def test_unsorted_segments_drop_negative_ids(fn, expected):
     check_op(lambda d: fn(d, [0, -1, 2, 2], 4), [DATA], expected, dtype=np.float32)
 
 
+def test_unsorted_segment_mean_and_sqrt_n_of_unknown_rank_as_tf():
+    """The counts are reshaped by the ranks at run time, so each row (not each column) is divided."""
+    data = np.array([[1., 2], [3, 5], [5, 6], [7, 8]], np.float32)
+    with tf.Graph().as_default():
+        d, i = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+        mean, sqrt_n = tf.unsorted_segment_mean(d, i, 2), tf.unsorted_segment_sqrt_n(d, i, 2)
+        with tf.Session() as sess:
+            got = sess.run([mean, sqrt_n], {d: data, i: [0, 1, 1, 1]})
+    np.testing.assert_allclose(got[0], [[1, 2], [5, 6.333333]], rtol=1e-6)
+    np.testing.assert_allclose(got[1], [[1, 2], [8.660254, 10.969655]], rtol=1e-6)
+
+
 def test_sparse_segments():
     check_op(lambda d: [tf.sparse_segment_sum(d, [0, 3, 1], [0, 0, 2]), tf.sparse_segment_mean(d, [0, 3, 1], [0, 0, 2]),
                         tf.sparse_segment_sqrt_n(d, [0, 3, 1], [0, 0, 2], num_segments=4)],
