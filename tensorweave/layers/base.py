@@ -14,6 +14,7 @@ GraphKeys.UPDATE_OPS. Each call's inputs are checked against the layer's `input_
 from __future__ import annotations
 
 import re
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -248,13 +249,18 @@ _CUSTOM_OBJECT_HINT = ("Please ensure you are using a `keras.utils.custom_object
                        "#registering_the_custom_object for details.")
 
 
-def get_activation(value: Any) -> Callable | None:
+def linear(x: Any) -> Any:
+    """Keras's activation named "linear": a layer's activation when none is given (its input, no op)."""
+    return x
+
+
+def get_activation(value: Any) -> Callable:
     """A layer's activation argument as a function: Keras's names ("relu", "softmax", ...) are accepted as in
-    TF's layers; "linear" is no activation."""
+    TF's layers; None and "linear" are `linear`."""
+    if value is None or value == "linear":
+        return linear
     if not isinstance(value, str):
         return value
-    if value == "linear":
-        return None
     if value in _ACTIVATION_ALIASES:
         return _ACTIVATION_ALIASES[value]
     for module in (nn_ops, elementwise_ops):
@@ -280,7 +286,7 @@ def get_initializer(value: Any) -> Any:
 
 
 def _deserialize(key: str, value: Any) -> Any:
-    """A serialized config value back: initializers by class, activations by name ("linear" is None)."""
+    """A serialized config value back: initializers by class, activations by name."""
     if isinstance(value, dict) and {"class_name", "config"} <= set(value) <= {"class_name", "config", "module",
                                                                               "registered_name"}:
         return getattr(init_ops, value["class_name"]).from_config(value["config"])
@@ -349,6 +355,35 @@ class Layer:
                              "\" has not been used yet. The scope name  is determined the first time the layer "
                              "instance is called. You must therefore call the layer before querying `scope_name`.")
         return self._scope.name
+
+    # A tf.layers layer called on graph tensors records no Keras node, so TF's Keras properties for the
+    # tensors and shapes of its calls always raise.
+    @property
+    def graph(self) -> None:
+        warnings.warn("`Layer.graph` is deprecated and will be removed in a future version. Please stop using this "
+                      "property because tf.layers layers no longer track their graph.", stacklevel=2)
+        return None
+
+    @property
+    def input(self) -> Any:
+        raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
+
+    @property
+    def output(self) -> Any:
+        raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+
+    @property
+    def input_shape(self) -> Any:
+        raise AttributeError(f'The layer "{self.name}" has never been called and thus has no defined input shape. '
+                             "Note that the `input_shape` property is only available for Functional and Sequential "
+                             "models.")
+
+    @property
+    def output_shape(self) -> Any:
+        raise AttributeError("The layer has never been called and thus has no defined output shape.")
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        raise NotImplementedError
 
     @property
     def trainable_weights(self) -> list:

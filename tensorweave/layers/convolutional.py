@@ -104,7 +104,7 @@ class _Conv(Layer):
         return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
                 "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
                 "dilation_rate": self.dilation_rate, "groups": 1,
-                "activation": serialize(self.activation) or "linear", "use_bias": self.use_bias,
+                "activation": serialize(self.activation), "use_bias": self.use_bias,
                 **{key: serialize(getattr(self, key)) for key in (
                     "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer")},
                 "activity_regularizer": serialize(self._activity_regularizer),
@@ -175,7 +175,7 @@ class _Conv(Layer):
                 outputs = outputs + shape_ops.reshape(self.bias, [1, self.filters, 1])
             else:
                 outputs = nn_ops.bias_add(outputs, self.bias, data_format="NCHW" if self._channels_first else "NHWC")
-        return self.activation(outputs) if self.activation is not None else outputs
+        return self.activation(outputs)
 
     def call(self, inputs: Tensor) -> Tensor:
         outputs = nn_conv_ops.convolution(self._causal_pad(inputs), self.kernel, self._op_padding,
@@ -439,7 +439,7 @@ class SeparableConv1D(_SeparableConv):
             outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
         outputs = shape_ops.squeeze(outputs, [spatial_start])
         outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
-        return self.activation(outputs) if self.activation is not None else outputs
+        return self.activation(outputs)
 
 
 @tf_export("layers.conv1d")

@@ -265,6 +265,9 @@ class BatchNormalization(Layer):
         with control_dependencies([update_mean, update_stddev]):
             return r, d, manipulation_ops.identity(mean), manipulation_ops.identity(variance)
 
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
     def call(self, inputs: Tensor, training: Any = False) -> Tensor:
         inputs = cast_ops.cast(inputs, self._dtype)
         training, training_value = resolve_training(training)

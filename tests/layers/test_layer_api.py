@@ -299,3 +299,34 @@ def test_input_spec_messages_print_the_shape_as_the_mode_iterates_it():
     with pytest.raises(ValueError, match=re.escape("expected min_ndim=4, found ndim=2. Full shape received: "
                                                    "(None, 4)")):
         tf.layers.conv2d(tf.placeholder(tf.float32, [None, 4]), 2, 3)
+
+
+def test_output_shapes_and_the_keras_properties_a_graph_call_leaves_unset() -> None:
+    dense, flatten, dropout, norm = tf.layers.Dense(4), tf.layers.Flatten(), tf.layers.Dropout(0.5), \
+        tf.layers.BatchNormalization()
+    assert dense.compute_output_shape([None, 3]).as_list() == [None, 4]
+    assert dense.compute_output_shape(tf.TensorShape([2, 5, 3])).as_list() == [2, 5, 4]
+    with pytest.raises(ValueError, match=re.escape("The last dimension of the input shape of a Dense layer should "
+                                                   "be defined. Found None. Received: input_shape=(2, ?)")):
+        dense.compute_output_shape([2, None])
+    assert flatten.compute_output_shape([None, 3, 4]).as_list() == [None, 12]
+    assert flatten.compute_output_shape([2, None, 4]).as_list() == [2, None]
+    assert flatten.compute_output_shape([]).as_list() == [1, 1]
+    assert dropout.compute_output_shape([None, 3]) == [None, 3]
+    assert norm.compute_output_shape([None, 3]) == [None, 3]
+    with pytest.raises(NotImplementedError):
+        ScaleLayer().compute_output_shape([None, 3])
+    conv = tf.layers.Conv2D(3, 3, name="cc")
+    conv(tf.zeros([1, 5, 5, 2]))
+    assert conv.activation(tf.zeros([1])).op.type == "Const"  # TF's `linear`: its input, no op
+    assert conv.activation.__name__ == "linear" and conv.get_config()["activation"] == "linear"
+    with pytest.warns(UserWarning, match="`Layer.graph` is deprecated"):
+        assert conv.graph is None
+    for prop, message in [("input", "Layer cc is not connected, no input to return."),
+                          ("output", "Layer cc has no inbound nodes."),
+                          ("input_shape", 'The layer "cc" has never been called and thus has no defined input '
+                                          "shape. Note that the `input_shape` property is only available for "
+                                          "Functional and Sequential models."),
+                          ("output_shape", "The layer has never been called and thus has no defined output shape.")]:
+        with pytest.raises(AttributeError, match=f"^{re.escape(message)}$"):
+            getattr(conv, prop)
