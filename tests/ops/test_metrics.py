@@ -106,7 +106,15 @@ def test_errors() -> None:
         with pytest.raises(ValueError, match="Curve must be either ROC or PR. Curve XX is unknown."):
             tf.metrics.auc(L, P, curve="XX")
         with pytest.raises(ValueError, match="Invalid summation_method: xx summation_method should be"):
-            tf.metrics.auc(L, P, summation_method="xx")
+            tf.metrics.auc(L, P, summation_method="xx", name="bad")
+        # as TF, the method is checked once the confusion counts' variables are made
+        assert len(tf.local_variables(scope="bad/")) == 4
+        with pytest.raises(ValueError, match=r"^`sensitivity` must be in the range \[0, 1\]. Currently, "
+                                             r"`sensitivity` is 1.5.$"):
+            tf.metrics.specificity_at_sensitivity(L, P, 1.5)
+        with pytest.raises(ValueError, match=r"^`specificity` must be in the range \[0, 1\]. Currently, "
+                                             r"`specificity` got -0.5.$"):
+            tf.metrics.sensitivity_at_specificity(L, P, -0.5)
         with pytest.raises(ValueError, match=r"Shapes \(3,\) and \(8,\) are incompatible"):
             tf.metrics.accuracy(L, P[:3])
 
