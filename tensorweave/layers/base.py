@@ -501,21 +501,27 @@ class Layer:
         dtype = dtypes.as_dtype(dtype or self._dtype or dtypes.float32)
         # a weight made while the layer is frozen stays non-trainable, even once the layer is unfrozen (TF)
         trainable = trainable and self.trainable
-        is_new = f"{vs.get_variable_scope().name}/{name}" not in vs._get_default_variable_store()._vars
+        store, full_name = vs._get_default_variable_store(), f"{vs.get_variable_scope().name}/{name}"
+        is_new = full_name not in store._vars and full_name not in store._partitioned_vars
         variable = vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
                                    trainable=trainable, constraint=constraint,
                                    collections=None if trainable else [GraphKeys.GLOBAL_VARIABLES],
                                    **{k: kwargs[k] for k in ("synchronization", "aggregation") if k in kwargs})
+        # A partitioned variable counts as its shards: each is a weight with its own regularization loss.
+        parts = list(variable) if isinstance(variable, variables.PartitionedVariable) else [variable]
         if is_new and regularizer is not None:
-            def regularization_loss() -> Any:
-                with name_scope(name + "/Regularizer"):
-                    return regularizer(variable)
+            for part in parts:
+                def regularization_loss(part: Any = part) -> Any:
+                    with name_scope(name + "/Regularizer"):
+                        return regularizer(part)
 
-            self.add_loss(regularization_loss)
-        if trainable and variable not in self._trainable_weights:
-            self._trainable_weights.append(variable)
-        elif not trainable and variable not in self._non_trainable_weights:
-            self._non_trainable_weights.append(variable)
+                self.add_loss(regularization_loss)
+        # TF files a trainable weight that is not in the graph's trainable variables (a partitioned variable,
+        # whose shards are) under the non-trainable weights.
+        if trainable and variable not in get_collection_ref(GraphKeys.TRAINABLE_VARIABLES):
+            trainable = False
+        weights = self._trainable_weights if trainable else self._non_trainable_weights
+        weights.extend(part for part in parts if part not in weights)
         return variable
 
     add_variable = add_weight

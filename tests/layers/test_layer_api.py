@@ -330,3 +330,29 @@ def test_output_shapes_and_the_keras_properties_a_graph_call_leaves_unset() -> N
                           ("output_shape", "The layer has never been called and thus has no defined output shape.")]:
         with pytest.raises(AttributeError, match=f"^{re.escape(message)}$"):
             getattr(conv, prop)
+
+
+def test_weights_made_in_a_partitioned_scope_are_their_shards() -> None:
+    # As TF: each shard is a weight with its own regularization loss, a partitioned weight is filed as
+    # non-trainable (it is not itself in TRAINABLE_VARIABLES) and batch norm's statistics are not partitioned.
+    with tf.variable_scope("p", partitioner=tf.fixed_size_partitioner(2)):
+        dense = tf.layers.Dense(4, kernel_regularizer=lambda w: tf.reduce_sum(w * 0 + 1.0),
+                                bias_regularizer=tf.nn.l2_loss)
+        dense(tf.ones([2, 6]))
+        dense(tf.ones([2, 6]))
+        norm = tf.layers.BatchNormalization()
+        norm(tf.ones([4, 6]), training=True)
+    shards = ["p/dense/kernel/part_0:0", "p/dense/kernel/part_1:0", "p/dense/bias/part_0:0", "p/dense/bias/part_1:0"]
+    assert [w.name for w in dense.weights] == shards
+    assert dense.trainable_weights == [] and len(dense.losses) == 4
+    assert [v.name for v in tf.trainable_variables(scope="p/dense")] == shards
+    assert [t.name for t in tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)] == [
+        "p/dense/kernel/Regularizer/Sum:0", "p/dense/kernel/Regularizer_1/Sum:0",
+        "p/dense/bias/Regularizer/L2Loss:0", "p/dense/bias/Regularizer_1/L2Loss:0"]
+    assert [w.name for w in norm.non_trainable_weights] == [
+        "p/batch_normalization/gamma/part_0:0", "p/batch_normalization/gamma/part_1:0",
+        "p/batch_normalization/beta/part_0:0", "p/batch_normalization/beta/part_1:0",
+        "p/batch_normalization/moving_mean:0", "p/batch_normalization/moving_variance:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(tf.losses.get_regularization_loss()) == 24.0
