@@ -33,6 +33,7 @@ from tensorweave.framework.graph import (
     get_default_session,
     name_scope,
 )
+from tensorweave.layers import keras_initializers
 from tensorweave.ops import (
     cast_ops,
     clip_ops,
@@ -271,15 +272,16 @@ def get_activation(value: Any) -> Callable:
 
 _INITIALIZERS = {"zeros": init_ops.Zeros, "zero": init_ops.Zeros, "ones": init_ops.Ones, "one": init_ops.Ones,
                  "glorot_uniform": init_ops.GlorotUniform, "glorot_normal": init_ops.GlorotNormal,
-                 "orthogonal": init_ops.Orthogonal, "identity": init_ops.Identity, "he_normal": init_ops.he_normal,
-                 "he_uniform": init_ops.he_uniform, "lecun_normal": init_ops.lecun_normal,
-                 "lecun_uniform": init_ops.lecun_uniform}
+                 "orthogonal": init_ops.Orthogonal, "identity": init_ops.Identity}
 
 
 def get_initializer(value: Any) -> Any:
     """A layer's initializer argument: Keras's names ("zeros", "glorot_uniform", ...) as in TF's layers."""
     if not isinstance(value, str):
         return value
+    keras = keras_initializers.KERAS_2 if tf2.enabled() else keras_initializers.KERAS_1
+    if value in keras:  # the Keras classes of the variance-scaling family (TF2's draw statelessly)
+        return keras[value]()
     if value not in _INITIALIZERS:
         raise ValueError(f"Unknown initializer: '{value}'. {_CUSTOM_OBJECT_HINT}")
     return _INITIALIZERS[value]()
@@ -289,7 +291,9 @@ def _deserialize(key: str, value: Any) -> Any:
     """A serialized config value back: initializers by class, activations by name."""
     if isinstance(value, dict) and {"class_name", "config"} <= set(value) <= {"class_name", "config", "module",
                                                                               "registered_name"}:
-        return getattr(init_ops, value["class_name"]).from_config(value["config"])
+        cls = keras_initializers.by_class_name(value["class_name"], "module" in value) or \
+            getattr(init_ops, value["class_name"])
+        return cls.from_config(value["config"])
     if key == "activation":
         return get_activation(value)
     return value
@@ -501,6 +505,9 @@ class Layer:
         dtype = dtypes.as_dtype(dtype or self._dtype or dtypes.float32)
         # a weight made while the layer is frozen stays non-trainable, even once the layer is unfrozen (TF)
         trainable = trainable and self.trainable
+        if initializer is None and vs.get_variable_scope().initializer is None and dtype.is_floating and \
+                tf2.enabled():
+            initializer = keras_initializers.GlorotUniform()  # TF 2's Keras default, not get_variable's
         store, full_name = vs._get_default_variable_store(), f"{vs.get_variable_scope().name}/{name}"
         is_new = full_name not in store._vars and full_name not in store._partitioned_vars
         variable = vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
