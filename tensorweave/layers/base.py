@@ -308,7 +308,7 @@ class Layer:
         allowed = {"_scope", "_reuse", "input_shape", "batch_input_shape", "batch_size"}
         for kwarg in kwargs:
             if kwarg not in allowed:
-                raise TypeError(f"Keyword argument not understood: {kwarg}")
+                raise TypeError("Keyword argument not understood:", kwarg)  # TF's two arguments
         self.trainable = trainable
         self.built = False
         self._dtype = None if dtype is None else dtypes.as_dtype(dtype)

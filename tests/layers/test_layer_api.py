@@ -356,3 +356,11 @@ def test_weights_made_in_a_partitioned_scope_are_their_shards() -> None:
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(tf.losses.get_regularization_loss()) == 24.0
+
+
+def test_an_unknown_keyword_argument_is_refused_with_tf_two_arguments() -> None:
+    for make, kwarg in [(lambda: tf.layers.Dense(2, foo=1), "foo"), (lambda: tf.layers.Conv2D(2, 3, bar=2, baz=3), "bar"),
+                        (lambda: tf.nn.rnn_cell.BasicRNNCell(3, zz=1, aa=2), "zz")]:
+        with pytest.raises(TypeError) as info:
+            make()
+        assert info.value.args == ("Keyword argument not understood:", kwarg)
