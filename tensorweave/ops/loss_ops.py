@@ -403,14 +403,36 @@ def remove_squeezable_dimensions(labels: Any, predictions: Any,
 
 
 def match_weights_rank(weights: Tensor, predictions: Tensor) -> Tensor:
-    """Weights one rank above the predictions lose their last dim; one below gain one."""
-    weights_rank, predictions_rank = weights.get_shape().ndims, predictions.get_shape().ndims
-    if weights_rank and predictions_rank is not None:
+    """Weights one rank above the predictions lose their last dim; one below gain one (TF's metrics'
+    _remove_squeezable_dimensions: by the static ranks when both are known, else by conds on the ranks)."""
+    weights_shape = weights.get_shape()
+    weights_rank, predictions_rank = weights_shape.ndims, predictions.get_shape().ndims
+    if weights_rank == 0:
+        return weights
+    if weights_rank is not None and predictions_rank is not None:
         if weights_rank - predictions_rank == 1:
             return shape_ops.squeeze(weights, [-1])
         if predictions_rank - weights_rank == 1:
             return shape_ops.expand_dims(weights, [-1])
-    return weights
+        return weights
+    weights_rank_tensor = shape_ops.rank(weights)
+    rank_diff = weights_rank_tensor - shape_ops.rank(predictions)
+
+    def maybe_expand() -> Tensor:
+        return control_flow_ops.cond(elementwise_ops.equal(rank_diff, -1),
+                                     lambda: shape_ops.expand_dims(weights, [-1]), lambda: weights)
+
+    if weights_rank is not None and not weights_shape.dims[-1].is_compatible_with(1):
+        def maybe_squeeze() -> Tensor:
+            return weights
+    else:
+        def maybe_squeeze() -> Tensor:
+            return shape_ops.squeeze(weights, [-1])
+
+    def maybe_adjust() -> Tensor:
+        return control_flow_ops.cond(elementwise_ops.equal(rank_diff, 1), maybe_squeeze, maybe_expand)
+
+    return control_flow_ops.cond(elementwise_ops.equal(weights_rank_tensor, 0), lambda: weights, maybe_adjust)
 
 
 @tf_export("losses.sparse_softmax_cross_entropy")

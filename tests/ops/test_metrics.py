@@ -133,3 +133,20 @@ def test_mean_iou_checks_labels_through_confusion_matrix() -> None:
             assert e.value.op.name == "mean_iou/confusion_matrix/assert_less/Assert/AssertGuard/Assert"
             with pytest.raises(tf.errors.InvalidArgumentError, match="`predictions` contains negative values"):
                 s.run(update, {lab: [0, 1, 1, 1], pred: [0, 1, -1, 1]})
+
+
+def test_weights_of_unknown_rank_gain_or_lose_a_dimension_at_run_time() -> None:
+    # as TF's metrics: conds on the ranks expand weights one rank below the values and squeeze one above
+    with tf.Graph().as_default():
+        labels = tf.placeholder(tf.float32, [None, None])
+        predictions = tf.placeholder(tf.float32, [None, None])
+        weights = tf.placeholder(tf.float32, None)
+        value, update = tf.metrics.mean_absolute_error(labels, predictions, weights=weights)
+        feeds = {labels: np.zeros((3, 2)), predictions: [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]}
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            assert sess.run(update, {**feeds, weights: [1.0, 0.0, 1.0]}) == 3.5
+            got = sess.run(update, {**feeds, weights: [[[1.0], [0.0]], [[1.0], [0.0]], [[1.0], [0.0]]]})
+            np.testing.assert_allclose([got, sess.run(update, {**feeds, weights: 0.5})], [3.2857144, 3.35])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="weights can not be broadcast to values"):
+                sess.run(update, {**feeds, weights: np.ones((2, 4))})
