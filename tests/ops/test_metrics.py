@@ -150,3 +150,21 @@ def test_weights_of_unknown_rank_gain_or_lose_a_dimension_at_run_time() -> None:
             np.testing.assert_allclose([got, sess.run(update, {**feeds, weights: 0.5})], [3.2857144, 3.35])
             with pytest.raises(tf.errors.InvalidArgumentError, match="weights can not be broadcast to values"):
                 sess.run(update, {**feeds, weights: np.ones((2, 4))})
+
+
+def test_labels_and_predictions_of_unknown_rank_are_squeezed_at_run_time() -> None:
+    # values and op names as TF 2.21: the squeeze happens under 'remove_squeezable_dimensions', by conds
+    # on the ranks when one is unknown
+    with tf.Graph().as_default() as g:
+        labels = tf.placeholder(tf.int64, None)
+        predictions = tf.placeholder(tf.int64, [None])
+        _, update = tf.metrics.accuracy(labels, predictions)
+        tf.metrics.accuracy(tf.placeholder(tf.int64, [None, 1]), predictions)
+        names = [op.name for op in g.get_operations() if op.type == "Squeeze"]
+        assert names == ["remove_squeezable_dimensions/cond/Squeeze", "remove_squeezable_dimensions/cond_1/Squeeze",
+                         "remove_squeezable_dimensions_1/Squeeze"]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            got = [sess.run(update, {labels: [[1], [2], [3]], predictions: [1, 2, 0]}),
+                   sess.run(update, {labels: [1, 2], predictions: [1, 2]})]
+    np.testing.assert_allclose(got, [0.6666667, 0.8])
