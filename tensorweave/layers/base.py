@@ -14,6 +14,7 @@ GraphKeys.UPDATE_OPS. Each call's inputs are checked against the layer's `input_
 from __future__ import annotations
 
 import re
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +33,7 @@ from tensorweave.framework.graph import (
     get_default_session,
     name_scope,
 )
+from tensorweave.layers import keras_initializers
 from tensorweave.ops import (
     cast_ops,
     clip_ops,
@@ -248,13 +250,18 @@ _CUSTOM_OBJECT_HINT = ("Please ensure you are using a `keras.utils.custom_object
                        "#registering_the_custom_object for details.")
 
 
-def get_activation(value: Any) -> Callable | None:
+def linear(x: Any) -> Any:
+    """Keras's activation named "linear": a layer's activation when none is given (its input, no op)."""
+    return x
+
+
+def get_activation(value: Any) -> Callable:
     """A layer's activation argument as a function: Keras's names ("relu", "softmax", ...) are accepted as in
-    TF's layers; "linear" is no activation."""
+    TF's layers; None and "linear" are `linear`."""
+    if value is None or value == "linear":
+        return linear
     if not isinstance(value, str):
         return value
-    if value == "linear":
-        return None
     if value in _ACTIVATION_ALIASES:
         return _ACTIVATION_ALIASES[value]
     for module in (nn_ops, elementwise_ops):
@@ -265,25 +272,28 @@ def get_activation(value: Any) -> Callable | None:
 
 _INITIALIZERS = {"zeros": init_ops.Zeros, "zero": init_ops.Zeros, "ones": init_ops.Ones, "one": init_ops.Ones,
                  "glorot_uniform": init_ops.GlorotUniform, "glorot_normal": init_ops.GlorotNormal,
-                 "orthogonal": init_ops.Orthogonal, "identity": init_ops.Identity, "he_normal": init_ops.he_normal,
-                 "he_uniform": init_ops.he_uniform, "lecun_normal": init_ops.lecun_normal,
-                 "lecun_uniform": init_ops.lecun_uniform}
+                 "orthogonal": init_ops.Orthogonal, "identity": init_ops.Identity}
 
 
 def get_initializer(value: Any) -> Any:
     """A layer's initializer argument: Keras's names ("zeros", "glorot_uniform", ...) as in TF's layers."""
     if not isinstance(value, str):
         return value
+    keras = keras_initializers.KERAS_2 if tf2.enabled() else keras_initializers.KERAS_1
+    if value in keras:  # the Keras classes of the variance-scaling family (TF2's draw statelessly)
+        return keras[value]()
     if value not in _INITIALIZERS:
         raise ValueError(f"Unknown initializer: '{value}'. {_CUSTOM_OBJECT_HINT}")
     return _INITIALIZERS[value]()
 
 
 def _deserialize(key: str, value: Any) -> Any:
-    """A serialized config value back: initializers by class, activations by name ("linear" is None)."""
+    """A serialized config value back: initializers by class, activations by name."""
     if isinstance(value, dict) and {"class_name", "config"} <= set(value) <= {"class_name", "config", "module",
                                                                               "registered_name"}:
-        return getattr(init_ops, value["class_name"]).from_config(value["config"])
+        cls = keras_initializers.by_class_name(value["class_name"], "module" in value) or \
+            getattr(init_ops, value["class_name"])
+        return cls.from_config(value["config"])
     if key == "activation":
         return get_activation(value)
     return value
@@ -298,7 +308,7 @@ class Layer:
         allowed = {"_scope", "_reuse", "input_shape", "batch_input_shape", "batch_size"}
         for kwarg in kwargs:
             if kwarg not in allowed:
-                raise TypeError(f"Keyword argument not understood: {kwarg}")
+                raise TypeError("Keyword argument not understood:", kwarg)  # TF's two arguments
         self.trainable = trainable
         self.built = False
         self._dtype = None if dtype is None else dtypes.as_dtype(dtype)
@@ -349,6 +359,35 @@ class Layer:
                              "\" has not been used yet. The scope name  is determined the first time the layer "
                              "instance is called. You must therefore call the layer before querying `scope_name`.")
         return self._scope.name
+
+    # A tf.layers layer called on graph tensors records no Keras node, so TF's Keras properties for the
+    # tensors and shapes of its calls always raise.
+    @property
+    def graph(self) -> None:
+        warnings.warn("`Layer.graph` is deprecated and will be removed in a future version. Please stop using this "
+                      "property because tf.layers layers no longer track their graph.", stacklevel=2)
+        return None
+
+    @property
+    def input(self) -> Any:
+        raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
+
+    @property
+    def output(self) -> Any:
+        raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+
+    @property
+    def input_shape(self) -> Any:
+        raise AttributeError(f'The layer "{self.name}" has never been called and thus has no defined input shape. '
+                             "Note that the `input_shape` property is only available for Functional and Sequential "
+                             "models.")
+
+    @property
+    def output_shape(self) -> Any:
+        raise AttributeError("The layer has never been called and thus has no defined output shape.")
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        raise NotImplementedError
 
     @property
     def trainable_weights(self) -> list:
@@ -466,21 +505,30 @@ class Layer:
         dtype = dtypes.as_dtype(dtype or self._dtype or dtypes.float32)
         # a weight made while the layer is frozen stays non-trainable, even once the layer is unfrozen (TF)
         trainable = trainable and self.trainable
-        is_new = f"{vs.get_variable_scope().name}/{name}" not in vs._get_default_variable_store()._vars
+        if initializer is None and vs.get_variable_scope().initializer is None and dtype.is_floating and \
+                tf2.enabled():
+            initializer = keras_initializers.GlorotUniform()  # TF 2's Keras default, not get_variable's
+        store, full_name = vs._get_default_variable_store(), f"{vs.get_variable_scope().name}/{name}"
+        is_new = full_name not in store._vars and full_name not in store._partitioned_vars
         variable = vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
                                    trainable=trainable, constraint=constraint,
                                    collections=None if trainable else [GraphKeys.GLOBAL_VARIABLES],
                                    **{k: kwargs[k] for k in ("synchronization", "aggregation") if k in kwargs})
+        # A partitioned variable counts as its shards: each is a weight with its own regularization loss.
+        parts = list(variable) if isinstance(variable, variables.PartitionedVariable) else [variable]
         if is_new and regularizer is not None:
-            def regularization_loss() -> Any:
-                with name_scope(name + "/Regularizer"):
-                    return regularizer(variable)
+            for part in parts:
+                def regularization_loss(part: Any = part) -> Any:
+                    with name_scope(name + "/Regularizer"):
+                        return regularizer(part)
 
-            self.add_loss(regularization_loss)
-        if trainable and variable not in self._trainable_weights:
-            self._trainable_weights.append(variable)
-        elif not trainable and variable not in self._non_trainable_weights:
-            self._non_trainable_weights.append(variable)
+                self.add_loss(regularization_loss)
+        # TF files a trainable weight that is not in the graph's trainable variables (a partitioned variable,
+        # whose shards are) under the non-trainable weights.
+        if trainable and variable not in get_collection_ref(GraphKeys.TRAINABLE_VARIABLES):
+            trainable = False
+        weights = self._trainable_weights if trainable else self._non_trainable_weights
+        weights.extend(part for part in parts if part not in weights)
         return variable
 
     add_variable = add_weight

@@ -20,16 +20,29 @@ from tensorweave.ops import init_ops, manipulation_ops, nn_conv3d_ops, nn_conv_o
 from tensorweave.platform.tf_export import tf_export
 
 
-def normalize_tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
-    """One int or n ints, as Keras' conv_utils accepts a size, stride or rate argument."""
+def normalize_tuple(value: Any, n: int, name: str, allow_zero: bool = False) -> tuple[int, ...]:
+    """One int or n ints, positive (or also zero, `allow_zero`), as Keras' conv_utils accepts a size, stride
+    or rate argument, with its messages."""
+    message = f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
     if isinstance(value, int):
-        return (value,) * n
-    try:
-        values = tuple(int(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: {value}") from None
-    if len(values) != n:
-        raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: {value}")
+        values: tuple = (value,) * n
+    else:
+        try:
+            values = tuple(value)
+        except TypeError:
+            raise ValueError(message) from None
+        if len(values) != n:
+            raise ValueError(message)
+        for single in values:
+            try:
+                int(single)
+            except (ValueError, TypeError):
+                raise ValueError(f"{message}including element {single} of type {type(single)}") from None
+        values = tuple(int(v) for v in values)
+    unqualified = {v for v in values if (v < 0 if allow_zero else v <= 0)}
+    if unqualified:
+        raise ValueError(f"{message} including {unqualified} that does not satisfy the requirement "
+                         f"`{'>= 0' if allow_zero else '> 0'}`.")
     return values
 
 
@@ -59,9 +72,13 @@ def conv_output_length(length: int | None, filter_size: int, padding: str, strid
     return (out + stride - 1) // stride
 
 
-def deconv_output_length(length: Any, filter_size: int, padding: str, stride: int, dilation: int = 1) -> Any:
+def deconv_output_length(length: Any, filter_size: int, padding: str, stride: int, dilation: int = 1,
+                         output_padding: int | None = None) -> Any:
     """A transposed convolution's output length: an int, or a scalar tensor when the input's is dynamic."""
     dilated = filter_size + (filter_size - 1) * (dilation - 1)
+    if output_padding is not None:
+        pad = dilated // 2 if padding == "same" else 0
+        return (length - 1) * stride + dilated - 2 * pad + output_padding
     if padding == "valid":
         return length * stride + max(dilated - stride, 0)
     return length * stride
@@ -81,10 +98,12 @@ class _Conv(Layer):
         self.rank = rank
         self.filters = int(filters)
         self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
-        self.strides = normalize_tuple(strides, rank, "strides")
+        self.strides = normalize_tuple(strides, rank, "strides", allow_zero=True)
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
         self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
+        if not all(self.strides):
+            raise ValueError(f"The argument `strides` cannot contains 0(s). Received: {self.strides}")
         self.activation = get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = get_initializer(kernel_initializer)
@@ -104,7 +123,7 @@ class _Conv(Layer):
         return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
                 "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
                 "dilation_rate": self.dilation_rate, "groups": 1,
-                "activation": serialize(self.activation) or "linear", "use_bias": self.use_bias,
+                "activation": serialize(self.activation), "use_bias": self.use_bias,
                 **{key: serialize(getattr(self, key)) for key in (
                     "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer")},
                 "activity_regularizer": serialize(self._activity_regularizer),
@@ -175,7 +194,7 @@ class _Conv(Layer):
                 outputs = outputs + shape_ops.reshape(self.bias, [1, self.filters, 1])
             else:
                 outputs = nn_ops.bias_add(outputs, self.bias, data_format="NCHW" if self._channels_first else "NHWC")
-        return self.activation(outputs) if self.activation is not None else outputs
+        return self.activation(outputs)
 
     def call(self, inputs: Tensor) -> Tensor:
         outputs = nn_conv_ops.convolution(self._causal_pad(inputs), self.kernel, self._op_padding,
@@ -236,12 +255,29 @@ class _Transpose:
     overhang of the kernel for 'valid')."""
 
     _transpose_function: Any = None
-    _FIXED_CONFIG = {"groups": 1, "dilation_rate": None, "output_padding": None}
+    _FIXED_CONFIG = {"groups": 1, "dilation_rate": None}
+
+    def _set_output_padding(self, output_padding: Any) -> None:
+        """Keras's `output_padding` (which TF's tf.layers take among their keyword arguments): the amount
+        added to each output dimension, less than its stride."""
+        self.output_padding = output_padding
+        if output_padding is not None:
+            self.output_padding = normalize_tuple(output_padding, self.rank, "output_padding", allow_zero=True)
+            if any(pad >= stride for stride, pad in zip(self.strides, self.output_padding)):
+                raise ValueError(f"Strides must be greater than output padding. Received strides={self.strides}, "
+                                 f"output_padding={self.output_padding}.")
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "output_padding": None}
+        return {**super().get_config(), "output_padding": self.output_padding}
+
+    def _output_length(self, i: int, length: Any) -> Any:
+        pad = None if self.output_padding is None else self.output_padding[i]
+        return deconv_output_length(length, self.kernel_size[i], self.padding, self.strides[i], output_padding=pad)
 
     def build(self, input_shape: Any) -> None:
+        input_shape = tensor_shape.TensorShape(input_shape)
+        if input_shape.ndims != self.rank + 2:
+            raise ValueError(f"Inputs should have rank {self.rank + 2}. Received input_shape={input_shape}.")
         channels = self._input_channels(input_shape)
         self.kernel = self.add_weight("kernel", [*self.kernel_size, self.filters, channels],
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
@@ -256,7 +292,7 @@ class _Transpose:
         sizes = []
         for i, axis in enumerate(self._spatial_axes()):
             size = static[axis] if static[axis] is not None else dynamic[axis]
-            sizes.append(deconv_output_length(size, self.kernel_size[i], self.padding, self.strides[i]))
+            sizes.append(self._output_length(i, size))
         batch = dynamic[0]
         output_shape = [batch, self.filters, *sizes] if self._channels_first else [batch, *sizes, self.filters]
         outputs = type(self)._transpose_function(inputs, self.kernel, manipulation_ops.stack(output_shape),
@@ -269,7 +305,7 @@ class _Transpose:
         dims = tensor_shape.TensorShape(input_shape).as_list()
         for i, axis in enumerate(self._spatial_axes()):
             if dims[axis] is not None:
-                dims[axis] = deconv_output_length(dims[axis], self.kernel_size[i], self.padding, self.strides[i])
+                dims[axis] = self._output_length(i, dims[axis])
         dims[1 if self._channels_first else -1] = self.filters
         return tensor_shape.TensorShape(dims)
 
@@ -287,9 +323,11 @@ class Conv2DTranspose(_Transpose, Conv2D):
                  activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
                  bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                  **kwargs: Any) -> None:
+        output_padding = kwargs.pop("output_padding", None)
         super().__init__(filters, kernel_size, strides, padding, data_format, (1, 1), activation, use_bias,
                          kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
                          activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+        self._set_output_padding(output_padding)
 
     _transpose_function = staticmethod(nn_conv_ops.conv2d_transpose)
 
@@ -321,9 +359,11 @@ class Conv3DTranspose(_Transpose, Conv3D):
                  activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
                  bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                  **kwargs: Any) -> None:
+        output_padding = kwargs.pop("output_padding", None)
         super().__init__(filters, kernel_size, strides, padding, data_format, (1, 1, 1), activation, use_bias,
                          kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
                          activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
+        self._set_output_padding(output_padding)
 
     _transpose_function = staticmethod(nn_conv3d_ops.conv3d_transpose)
 
@@ -439,7 +479,7 @@ class SeparableConv1D(_SeparableConv):
             outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
         outputs = shape_ops.squeeze(outputs, [spatial_start])
         outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
-        return self.activation(outputs) if self.activation is not None else outputs
+        return self.activation(outputs)
 
 
 @tf_export("layers.conv1d")

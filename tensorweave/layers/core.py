@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.layers.base import (
@@ -50,7 +50,7 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2)
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "units": self.units, "activation": serialize(self.activation) or "linear",
+        return {**super().get_config(), "units": self.units, "activation": serialize(self.activation),
                 "use_bias": self.use_bias,
                 **{key: serialize(getattr(self, key)) for key in (
                     "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer")},
@@ -75,6 +75,13 @@ class Dense(Layer):
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         self.built = True
 
+    def compute_output_shape(self, input_shape: Any) -> tensor_shape.TensorShape:
+        input_shape = tensor_shape.TensorShape(input_shape).with_rank_at_least(2)
+        if dimension_value(input_shape[-1]) is None:
+            raise ValueError("The last dimension of the input shape of a Dense layer should be defined. Found None. "
+                             f"Received: input_shape={input_shape}")
+        return input_shape[:-1].concatenate(self.units)
+
     def call(self, inputs: Tensor) -> Tensor:
         inputs = cast_ops.cast(inputs, self._dtype)
         rank = inputs.get_shape().ndims
@@ -88,7 +95,7 @@ class Dense(Layer):
             outputs.set_shape(inputs.get_shape()[:-1].concatenate([self.units]))
         if self.use_bias:
             outputs = nn_ops.bias_add(outputs, self.bias)
-        return self.activation(outputs) if self.activation is not None else outputs
+        return self.activation(outputs)
 
 
 @tf_export("layers.dense")
@@ -117,6 +124,12 @@ class Flatten(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "data_format": self.data_format or "channels_last"}
+
+    def compute_output_shape(self, input_shape: Any) -> tensor_shape.TensorShape:
+        dims = tensor_shape.TensorShape(input_shape).as_list()
+        rest = dims[1:]
+        return tensor_shape.TensorShape([dims[0] if dims else 1,
+                                         int(np.prod(rest)) if all(rest) else None])
 
     def call(self, inputs: Tensor) -> Tensor:
         if inputs.get_shape().ndims == 1:
@@ -150,6 +163,9 @@ class Dropout(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
 
     def call(self, inputs: Tensor, training: Any = False) -> Tensor:
         if isinstance(self.rate, (int, float)) and self.rate == 0:

@@ -46,6 +46,7 @@ from tensorweave.ops import (
     state_ops,
     variables,
 )
+from tensorweave.ops import variable_scope as vs
 from tensorweave.platform.tf_export import tf_export
 
 _ZEROS = init_ops.zeros_initializer()
@@ -201,16 +202,23 @@ class BatchNormalization(Layer):
                                    trainable=False, synchronization=variables.VariableSynchronization.ON_READ,
                                    aggregation=variables.VariableAggregation.MEAN)
 
-        self.moving_mean = statistic("moving_mean", self.moving_mean_initializer)
-        self.moving_variance = statistic("moving_variance", self.moving_variance_initializer)
-        if self.renorm:
-            def moving_stddev_initializer(shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-                return elementwise_ops.sqrt(self.moving_variance_initializer(shape, dtype=dtype,
-                                                                             partition_info=partition_info))
+        # TF makes the statistics unpartitioned, whatever the scope's partitioner.
+        scope = vs.get_variable_scope()
+        partitioner = scope.partitioner
+        scope.set_partitioner(None)
+        try:
+            self.moving_mean = statistic("moving_mean", self.moving_mean_initializer)
+            self.moving_variance = statistic("moving_variance", self.moving_variance_initializer)
+            if self.renorm:
+                def moving_stddev_initializer(shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+                    return elementwise_ops.sqrt(self.moving_variance_initializer(shape, dtype=dtype,
+                                                                                 partition_info=partition_info))
 
-            self.moving_stddev = statistic("moving_stddev", moving_stddev_initializer)
-            self.renorm_mean = statistic("renorm_mean", self.moving_mean_initializer)
-            self.renorm_stddev = statistic("renorm_stddev", moving_stddev_initializer)
+                self.moving_stddev = statistic("moving_stddev", moving_stddev_initializer)
+                self.renorm_mean = statistic("renorm_mean", self.moving_mean_initializer)
+                self.renorm_stddev = statistic("renorm_stddev", moving_stddev_initializer)
+        finally:
+            scope.set_partitioner(partitioner)
         self.built = True
 
     def _fused_batch_norm(self, inputs: Tensor, training: Any) -> Tensor:
@@ -264,6 +272,9 @@ class BatchNormalization(Layer):
         update_stddev = update_renorm_variable(self.renorm_stddev, stddev)
         with control_dependencies([update_mean, update_stddev]):
             return r, d, manipulation_ops.identity(mean), manipulation_ops.identity(variance)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
 
     def call(self, inputs: Tensor, training: Any = False) -> Tensor:
         inputs = cast_ops.cast(inputs, self._dtype)

@@ -33,7 +33,7 @@ class _Pooling(Layer):
         super().__init__(name=name, **kwargs)
         self.input_spec = InputSpec(ndim=self._rank + 2)
         self.pool_size = normalize_tuple(pool_size, self._rank, "pool_size")
-        self.strides = normalize_tuple(strides, self._rank, "strides")
+        self.strides = normalize_tuple(strides, self._rank, "strides", allow_zero=True)
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
 

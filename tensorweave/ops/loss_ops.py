@@ -387,30 +387,66 @@ def softmax_cross_entropy(onehot_labels: Any, logits: Any, weights: Any = 1.0, l
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)
 
 
-def remove_squeezable_dimensions(labels: Any, predictions: Any,
-                                 expected_rank_diff: int = 0) -> tuple[Tensor, Tensor]:
+def remove_squeezable_dimensions(labels: Any, predictions: Any, expected_rank_diff: int = 0,
+                                 name: str | None = None) -> tuple[Tensor, Tensor]:
     """Squeeze a trailing size-1 dim off labels or predictions when their ranks differ by one more (or one
-    less) than `expected_rank_diff` (TF's confusion_matrix.remove_squeezable_dimensions, static ranks)."""
-    labels, predictions = convert_to_tensor(labels), convert_to_tensor(predictions)
-    labels_shape, predictions_shape = labels.get_shape(), predictions.get_shape()
-    if labels_shape.ndims is not None and predictions_shape.ndims is not None:
-        rank_diff = predictions_shape.ndims - labels_shape.ndims
-        if rank_diff == expected_rank_diff + 1 and predictions_shape.dims[-1].is_compatible_with(1):
-            predictions = shape_ops.squeeze(predictions, [-1])
-        elif rank_diff == expected_rank_diff - 1 and labels_shape.dims[-1].is_compatible_with(1):
-            labels = shape_ops.squeeze(labels, [-1])
-    return labels, predictions
+    less) than `expected_rank_diff` (TF's confusion_matrix.remove_squeezable_dimensions): by the static ranks
+    when both are known, else by conds on the ranks."""
+    with name_scope(name, "remove_squeezable_dimensions", [labels, predictions]):
+        predictions, labels = convert_to_tensor(predictions), convert_to_tensor(labels)
+        predictions_shape, labels_shape = predictions.get_shape(), labels.get_shape()
+        predictions_rank, labels_rank = predictions_shape.ndims, labels_shape.ndims
+        if labels_rank is not None and predictions_rank is not None:
+            rank_diff = predictions_rank - labels_rank
+            if rank_diff == expected_rank_diff + 1 and predictions_shape.dims[-1].is_compatible_with(1):
+                predictions = shape_ops.squeeze(predictions, [-1])
+            elif rank_diff == expected_rank_diff - 1 and labels_shape.dims[-1].is_compatible_with(1):
+                labels = shape_ops.squeeze(labels, [-1])
+            return labels, predictions
+        rank_diff = shape_ops.rank(predictions) - shape_ops.rank(labels)
+        if predictions_rank is None or predictions_shape.dims[-1].is_compatible_with(1):
+            squeezable = predictions
+            predictions = control_flow_ops.cond(elementwise_ops.equal(expected_rank_diff + 1, rank_diff),
+                                                lambda: shape_ops.squeeze(squeezable, [-1]), lambda: squeezable)
+        if labels_rank is None or labels_shape.dims[-1].is_compatible_with(1):
+            squeezable_labels = labels
+            labels = control_flow_ops.cond(elementwise_ops.equal(expected_rank_diff - 1, rank_diff),
+                                           lambda: shape_ops.squeeze(squeezable_labels, [-1]),
+                                           lambda: squeezable_labels)
+        return labels, predictions
 
 
 def match_weights_rank(weights: Tensor, predictions: Tensor) -> Tensor:
-    """Weights one rank above the predictions lose their last dim; one below gain one."""
-    weights_rank, predictions_rank = weights.get_shape().ndims, predictions.get_shape().ndims
-    if weights_rank and predictions_rank is not None:
+    """Weights one rank above the predictions lose their last dim; one below gain one (TF's metrics'
+    _remove_squeezable_dimensions: by the static ranks when both are known, else by conds on the ranks)."""
+    weights_shape = weights.get_shape()
+    weights_rank, predictions_rank = weights_shape.ndims, predictions.get_shape().ndims
+    if weights_rank == 0:
+        return weights
+    if weights_rank is not None and predictions_rank is not None:
         if weights_rank - predictions_rank == 1:
             return shape_ops.squeeze(weights, [-1])
         if predictions_rank - weights_rank == 1:
             return shape_ops.expand_dims(weights, [-1])
-    return weights
+        return weights
+    weights_rank_tensor = shape_ops.rank(weights)
+    rank_diff = weights_rank_tensor - shape_ops.rank(predictions)
+
+    def maybe_expand() -> Tensor:
+        return control_flow_ops.cond(elementwise_ops.equal(rank_diff, -1),
+                                     lambda: shape_ops.expand_dims(weights, [-1]), lambda: weights)
+
+    if weights_rank is not None and not weights_shape.dims[-1].is_compatible_with(1):
+        def maybe_squeeze() -> Tensor:
+            return weights
+    else:
+        def maybe_squeeze() -> Tensor:
+            return shape_ops.squeeze(weights, [-1])
+
+    def maybe_adjust() -> Tensor:
+        return control_flow_ops.cond(elementwise_ops.equal(rank_diff, 1), maybe_squeeze, maybe_expand)
+
+    return control_flow_ops.cond(elementwise_ops.equal(weights_rank_tensor, 0), lambda: weights, maybe_adjust)
 
 
 @tf_export("losses.sparse_softmax_cross_entropy")

@@ -23,7 +23,7 @@ from tensorweave.framework.graph import (
     convert_to_tensor,
     name_scope,
 )
-from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
 from tensorweave.ops import (
     cast_ops,
     check_ops,
@@ -37,6 +37,7 @@ from tensorweave.ops import (
     reduction_ops,
     scatter_ops,
     sequence_ops,
+    set_ops,
     shape_ops,
     sparse_ops,
     state_ops,
@@ -347,9 +348,6 @@ def auc(labels: Any, predictions: Any, weights: Any = None, num_thresholds: int 
     with variable_scope(name, "auc", (labels, predictions, weights)):
         if curve not in ("ROC", "PR"):
             raise ValueError(f"Curve must be either ROC or PR. Curve {curve} is unknown.")
-        if summation_method not in _SUMMATION_METHODS:
-            raise ValueError(f"Invalid summation_method: {summation_method} summation_method should be "
-                             f"'trapezoidal', 'careful_interpolation', 'minoring', or 'majoring'.")
         kepsilon = 1e-7
         if thresholds is not None:
             inner = sorted(thresholds)
@@ -358,6 +356,9 @@ def auc(labels: Any, predictions: Any, weights: Any = None, num_thresholds: int 
             inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         values, update_ops = _confusion_matrix_at_thresholds(
             labels, predictions, [0.0 - kepsilon, *inner, 1.0 + kepsilon], weights)
+        if summation_method not in _SUMMATION_METHODS:  # checked once TF has made the variables
+            raise ValueError(f"Invalid summation_method: {summation_method} summation_method should be "
+                             f"'trapezoidal', 'careful_interpolation', 'minoring', or 'majoring'.")
         epsilon = 1.0e-6
         n = num_thresholds
 
@@ -607,7 +608,7 @@ def specificity_at_sensitivity(labels: Any, predictions: Any, sensitivity: float
                                name: str | None = None) -> tuple[Tensor, Tensor]:
     """The specificity at the last threshold whose sensitivity is closest to `sensitivity`."""
     if sensitivity < 0 or sensitivity > 1:
-        raise ValueError(f"`sensitivity` must be in the range [0, 1]. Currently, `sensitivity` got {sensitivity}.")
+        raise ValueError(f"`sensitivity` must be in the range [0, 1]. Currently, `sensitivity` is {sensitivity}.")
     with variable_scope(name, "specificity_at_sensitivity", (predictions, labels, weights)):
         values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, _curve_thresholds(num_thresholds),
                                                              weights)
@@ -720,6 +721,9 @@ def _ratio_at_top_k(kind: str, other: str, labels: Any, predictions_idx: Any, k:
     """tp / (tp + other) over the top-k sets: precision (other = false positives) or recall (false negatives)."""
     with name_scope(name, _at_k_name(kind, k, class_id), (predictions_idx, labels, weights)) as scope:
         predictions_idx = cast_ops.cast(predictions_idx, dtypes.int64)
+        # TF intersects the int64 ids with the labels as sets, which must then be int64 too.
+        labels = convert_to_tensor_or_sparse_tensor(labels)
+        set_ops.check_set_operands(predictions_idx, labels)
         label_values, valid = _label_sets(labels, predictions_idx)
         counts = _set_counts(predictions_idx, label_values, valid, class_id)
         tp, tp_update = _streaming_count(counts["tp"], "true_positive", k, class_id, weights)

@@ -121,7 +121,7 @@ class RNNCell:
     def __init__(self, trainable: bool = True, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
         self._reuse = kwargs.pop("_reuse", None)
         if kwargs:
-            raise TypeError(f"Keyword argument not understood: {sorted(kwargs)[0]}")
+            raise TypeError("Keyword argument not understood:", next(iter(kwargs)))  # TF's two arguments
         self.trainable = trainable
         self._base_name = name or _snake_case(type(self).__name__)
         self._dtype = None if dtype is None else dtypes.as_dtype(dtype)

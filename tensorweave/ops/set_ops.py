@@ -459,14 +459,21 @@ def _set_dtypes_string() -> str:
     return "frozenset({" + ", ".join(f"tf.{d.name}" for d in sorted(_SET_DTYPES, key=lambda d: d.name)) + "})"
 
 
-def _sets_operands(a: Any, b: Any) -> tuple[Any, Any, bool]:
-    """Both operands as tensors or sparse tensors of one valid dtype, a dense one first (and whether flipped)."""
+def check_set_operands(a: Any, b: Any) -> tuple[Any, Any]:
+    """Both operands of a set operation as tensors or sparse tensors, with TF's errors unless they share one
+    valid dtype."""
     a = convert_to_tensor_or_sparse_tensor(a, name="a")
     if a.dtype.base_dtype not in _SET_DTYPES:
         raise TypeError(f"'a' has invalid dtype `{a.dtype}` not in supported dtypes: `{_set_dtypes_string()}`.")
     b = convert_to_tensor_or_sparse_tensor(b, name="b")
     if b.dtype.base_dtype != a.dtype.base_dtype:
         raise TypeError(f"Types don't match, {a.dtype} vs {b.dtype}.")
+    return a, b
+
+
+def _sets_operands(a: Any, b: Any) -> tuple[Any, Any, bool]:
+    """Both operands as tensors or sparse tensors of one valid dtype, a dense one first (and whether flipped)."""
+    a, b = check_set_operands(a, b)
     if isinstance(a, SparseTensor) and not isinstance(b, SparseTensor):
         return b, a, True
     return a, b, False

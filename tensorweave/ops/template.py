@@ -7,6 +7,7 @@ the variables `tf.get_variable` made the first time (TF1's way to share the weig
 from __future__ import annotations
 
 import functools
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,14 @@ from tensorweave.framework.graph import GraphKeys, get_collection, get_collectio
 from tensorweave.ops import variable_scope as vs
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
+
+
+def _skip_common_stack_elements(stacktrace: list[str], base_case: list[str]) -> list[str]:
+    """The frames of `stacktrace` after those it shares with `base_case` (at least its last one)."""
+    for i, (trace, base) in enumerate(zip(stacktrace, base_case)):
+        if trace != base:
+            return stacktrace[i:]
+    return stacktrace[-1:]
 
 
 class Template:
@@ -24,6 +33,7 @@ class Template:
         if name is None:
             raise ValueError("name cannot be None.")
         self._func = func
+        self._stacktrace = traceback.format_stack()[:-1]  # where the template was made, for errors in its calls
         self._name = name
         self._unique_name = unique_name
         self._custom_getter = custom_getter
@@ -36,6 +46,16 @@ class Template:
         self._first_call = True
 
     def _call_func(self, args: tuple, kwargs: dict) -> Any:
+        """`func`'s result; an error it raises gets TF's note of where the template was defined."""
+        try:
+            return self._call_func_checked(args, kwargs)
+        except Exception as exc:
+            trace = "".join(_skip_common_stack_elements(self._stacktrace, traceback.format_stack()))
+            arg0 = exc.args[0] if exc.args else ""
+            exc.args = (f"{arg0}\n\noriginally defined at:\n{trace}", *exc.args[1:])
+            raise
+
+    def _call_func_checked(self, args: tuple, kwargs: dict) -> Any:
         if not self._variables_created:
             if not self._first_call:  # a call from another thread while the first one runs
                 return self._func(*args, **kwargs)

@@ -109,6 +109,17 @@ class _VariableStore:
                         regularizer=regularizer, reuse=reuse, trainable=trainable, collections=collections,
                         caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource,
                         constraint=constraint, synchronization=synchronization, aggregation=aggregation)
+            if reuse is True and partitioner is None and name in self._partitioned_vars:
+                # TF shares a partitioned variable under reuse=True without its partitioner being named again.
+                return self._get_partitioned_variable(
+                    name, None, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+                    reuse=reuse, trainable=trainable, collections=collections, caching_device=caching_device,
+                    validate_shape=validate_shape, use_resource=use_resource, constraint=constraint,
+                    synchronization=synchronization, aggregation=aggregation)
+            if f"{name}/part_0" in self._vars:
+                raise ValueError(f"No partitioner was provided, but a partitioned version of the variable was found: "
+                                 f"{name}/part_0. Perhaps a variable of the same name was already created with "
+                                 f"partitioning?")
             return self._get_single_variable(
                 name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer, reuse=reuse,
                 trainable=trainable, collections=collections, caching_device=caching_device,
@@ -131,7 +142,7 @@ class _VariableStore:
             kwargs["constraint"] = constraint
         return custom_getter(**kwargs)
 
-    def _get_partitioned_variable(self, name: str, partitioner: Callable, shape: Any = None,
+    def _get_partitioned_variable(self, name: str, partitioner: Callable | None, shape: Any = None,
                                   dtype: Any = dtypes.float32, initializer: Any = None,
                                   regularizer: Callable | None = None, reuse: Any = None,
                                   trainable: bool | None = None, collections: list | None = None,

@@ -1,6 +1,8 @@
 """tf.layers convolution, pooling and batch normalization: variable, op and update names, shapes and values
 as TF 2.21's legacy tf.layers (tf_keras) gives them (literals recorded from it on the same inputs)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -100,6 +102,51 @@ def test_conv_layer_objects_reuse_and_errors() -> None:
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(dyn, {free: np.zeros([1, 3, 5, 3])}).shape == (1, 6, 10, 2)
+
+
+def test_size_arguments_are_checked_as_keras_checks_them() -> None:
+    cases = [(lambda: tf.layers.Conv2D(2, 0), "The `kernel_size` argument must be a tuple of 2 integers. Received: 0 "
+              "including {0} that does not satisfy the requirement `> 0`."),
+             (lambda: tf.layers.Conv2D(2, (3, -1)), "The `kernel_size` argument must be a tuple of 2 integers. "
+              "Received: (3, -1) including {-1} that does not satisfy the requirement `> 0`."),
+             (lambda: tf.layers.Conv2D(2, 3, dilation_rate=0), "The `dilation_rate` argument must be a tuple of 2 "
+              "integers. Received: 0 including {0} that does not satisfy the requirement `> 0`."),
+             (lambda: tf.layers.Conv2D(2, 3, strides=(1, 0)), "The argument `strides` cannot contains 0(s). "
+              "Received: (1, 0)"),
+             (lambda: tf.layers.Conv2D(2, 3, strides=-1), "The `strides` argument must be a tuple of 2 integers. "
+              "Received: -1 including {-1} that does not satisfy the requirement `>= 0`."),
+             (lambda: tf.layers.Conv2D(2, (3, "a")), "The `kernel_size` argument must be a tuple of 2 integers. "
+              "Received: (3, 'a')including element a of type <class 'str'>"),
+             (lambda: tf.layers.MaxPooling2D(0, 1), "The `pool_size` argument must be a tuple of 2 integers. "
+              "Received: 0 including {0} that does not satisfy the requirement `> 0`."),
+             (lambda: tf.layers.Conv2DTranspose(2, 3, strides=2, output_padding=2), "Strides must be greater than "
+              "output padding. Received strides=(2, 2), output_padding=(2, 2)."),
+             (lambda: tf.layers.Conv2DTranspose(2, 3)(tf.ones([2, 5, 5, 3, 1])), "Inputs should have rank 4. "
+              "Received input_shape=(2, 5, 5, 3, 1).")]
+    for make, message in cases:
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            make()
+    assert tf.layers.MaxPooling2D(2, 0).strides == (0, 0)
+
+
+def test_transposed_convolutions_take_keras_output_padding() -> None:
+    # shapes and sums recorded from TF 2.21 (seeded random inputs, graph seed 1)
+    tf.set_random_seed(1)
+    rs = np.random.RandomState(0)
+    a = tf.layers.Conv2DTranspose(2, 3, strides=2, output_padding=1)(tf.constant(rs.rand(1, 4, 4, 1), tf.float32))
+    b = tf.layers.Conv3DTranspose(2, 3, strides=(2, 3, 2), output_padding=(1, 2, 0), padding="same")(
+        tf.constant(rs.rand(1, 4, 4, 4, 1), tf.float32))
+    layer = tf.layers.Conv2DTranspose(2, (3, 2), strides=(3, 2), output_padding=(2, 1))
+    free = tf.placeholder(tf.float32, [None, None, None, 1])
+    c = layer(free)
+    assert layer.get_config()["output_padding"] == (2, 1)
+    assert tf.layers.Conv2DTranspose.from_config(layer.get_config()).output_padding == (2, 1)
+    assert a.shape.as_list() == [1, 10, 10, 2] and b.shape.as_list() == [1, 8, 12, 7, 2]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([a, b, c], {free: rs.rand(2, 3, 5, 1)})
+    assert got[2].shape == (2, 11, 11, 2)
+    np.testing.assert_allclose([g.sum() for g in got], [13.866432, -32.733826, -30.682892], rtol=1e-5)
 
 
 # (update op names, trainable names, output name, output sum of squares, moving mean, moving variance)

@@ -299,3 +299,68 @@ def test_input_spec_messages_print_the_shape_as_the_mode_iterates_it():
     with pytest.raises(ValueError, match=re.escape("expected min_ndim=4, found ndim=2. Full shape received: "
                                                    "(None, 4)")):
         tf.layers.conv2d(tf.placeholder(tf.float32, [None, 4]), 2, 3)
+
+
+def test_output_shapes_and_the_keras_properties_a_graph_call_leaves_unset() -> None:
+    dense, flatten, dropout, norm = tf.layers.Dense(4), tf.layers.Flatten(), tf.layers.Dropout(0.5), \
+        tf.layers.BatchNormalization()
+    assert dense.compute_output_shape([None, 3]).as_list() == [None, 4]
+    assert dense.compute_output_shape(tf.TensorShape([2, 5, 3])).as_list() == [2, 5, 4]
+    with pytest.raises(ValueError, match=re.escape("The last dimension of the input shape of a Dense layer should "
+                                                   "be defined. Found None. Received: input_shape=(2, ?)")):
+        dense.compute_output_shape([2, None])
+    assert flatten.compute_output_shape([None, 3, 4]).as_list() == [None, 12]
+    assert flatten.compute_output_shape([2, None, 4]).as_list() == [2, None]
+    assert flatten.compute_output_shape([]).as_list() == [1, 1]
+    assert dropout.compute_output_shape([None, 3]) == [None, 3]
+    assert norm.compute_output_shape([None, 3]) == [None, 3]
+    with pytest.raises(NotImplementedError):
+        ScaleLayer().compute_output_shape([None, 3])
+    conv = tf.layers.Conv2D(3, 3, name="cc")
+    conv(tf.zeros([1, 5, 5, 2]))
+    assert conv.activation(tf.zeros([1])).op.type == "Const"  # TF's `linear`: its input, no op
+    assert conv.activation.__name__ == "linear" and conv.get_config()["activation"] == "linear"
+    with pytest.warns(UserWarning, match="`Layer.graph` is deprecated"):
+        assert conv.graph is None
+    for prop, message in [("input", "Layer cc is not connected, no input to return."),
+                          ("output", "Layer cc has no inbound nodes."),
+                          ("input_shape", 'The layer "cc" has never been called and thus has no defined input '
+                                          "shape. Note that the `input_shape` property is only available for "
+                                          "Functional and Sequential models."),
+                          ("output_shape", "The layer has never been called and thus has no defined output shape.")]:
+        with pytest.raises(AttributeError, match=f"^{re.escape(message)}$"):
+            getattr(conv, prop)
+
+
+def test_weights_made_in_a_partitioned_scope_are_their_shards() -> None:
+    # As TF: each shard is a weight with its own regularization loss, a partitioned weight is filed as
+    # non-trainable (it is not itself in TRAINABLE_VARIABLES) and batch norm's statistics are not partitioned.
+    with tf.variable_scope("p", partitioner=tf.fixed_size_partitioner(2)):
+        dense = tf.layers.Dense(4, kernel_regularizer=lambda w: tf.reduce_sum(w * 0 + 1.0),
+                                bias_regularizer=tf.nn.l2_loss)
+        dense(tf.ones([2, 6]))
+        dense(tf.ones([2, 6]))
+        norm = tf.layers.BatchNormalization()
+        norm(tf.ones([4, 6]), training=True)
+    shards = ["p/dense/kernel/part_0:0", "p/dense/kernel/part_1:0", "p/dense/bias/part_0:0", "p/dense/bias/part_1:0"]
+    assert [w.name for w in dense.weights] == shards
+    assert dense.trainable_weights == [] and len(dense.losses) == 4
+    assert [v.name for v in tf.trainable_variables(scope="p/dense")] == shards
+    assert [t.name for t in tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)] == [
+        "p/dense/kernel/Regularizer/Sum:0", "p/dense/kernel/Regularizer_1/Sum:0",
+        "p/dense/bias/Regularizer/L2Loss:0", "p/dense/bias/Regularizer_1/L2Loss:0"]
+    assert [w.name for w in norm.non_trainable_weights] == [
+        "p/batch_normalization/gamma/part_0:0", "p/batch_normalization/gamma/part_1:0",
+        "p/batch_normalization/beta/part_0:0", "p/batch_normalization/beta/part_1:0",
+        "p/batch_normalization/moving_mean:0", "p/batch_normalization/moving_variance:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(tf.losses.get_regularization_loss()) == 24.0
+
+
+def test_an_unknown_keyword_argument_is_refused_with_tf_two_arguments() -> None:
+    for make, kwarg in [(lambda: tf.layers.Dense(2, foo=1), "foo"), (lambda: tf.layers.Conv2D(2, 3, bar=2, baz=3), "bar"),
+                        (lambda: tf.nn.rnn_cell.BasicRNNCell(3, zz=1, aa=2), "zz")]:
+        with pytest.raises(TypeError) as info:
+            make()
+        assert info.value.args == ("Keyword argument not understood:", kwarg)

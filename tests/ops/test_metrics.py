@@ -106,7 +106,15 @@ def test_errors() -> None:
         with pytest.raises(ValueError, match="Curve must be either ROC or PR. Curve XX is unknown."):
             tf.metrics.auc(L, P, curve="XX")
         with pytest.raises(ValueError, match="Invalid summation_method: xx summation_method should be"):
-            tf.metrics.auc(L, P, summation_method="xx")
+            tf.metrics.auc(L, P, summation_method="xx", name="bad")
+        # as TF, the method is checked once the confusion counts' variables are made
+        assert len(tf.local_variables(scope="bad/")) == 4
+        with pytest.raises(ValueError, match=r"^`sensitivity` must be in the range \[0, 1\]. Currently, "
+                                             r"`sensitivity` is 1.5.$"):
+            tf.metrics.specificity_at_sensitivity(L, P, 1.5)
+        with pytest.raises(ValueError, match=r"^`specificity` must be in the range \[0, 1\]. Currently, "
+                                             r"`specificity` got -0.5.$"):
+            tf.metrics.sensitivity_at_specificity(L, P, -0.5)
         with pytest.raises(ValueError, match=r"Shapes \(3,\) and \(8,\) are incompatible"):
             tf.metrics.accuracy(L, P[:3])
 
@@ -125,3 +133,38 @@ def test_mean_iou_checks_labels_through_confusion_matrix() -> None:
             assert e.value.op.name == "mean_iou/confusion_matrix/assert_less/Assert/AssertGuard/Assert"
             with pytest.raises(tf.errors.InvalidArgumentError, match="`predictions` contains negative values"):
                 s.run(update, {lab: [0, 1, 1, 1], pred: [0, 1, -1, 1]})
+
+
+def test_weights_of_unknown_rank_gain_or_lose_a_dimension_at_run_time() -> None:
+    # as TF's metrics: conds on the ranks expand weights one rank below the values and squeeze one above
+    with tf.Graph().as_default():
+        labels = tf.placeholder(tf.float32, [None, None])
+        predictions = tf.placeholder(tf.float32, [None, None])
+        weights = tf.placeholder(tf.float32, None)
+        value, update = tf.metrics.mean_absolute_error(labels, predictions, weights=weights)
+        feeds = {labels: np.zeros((3, 2)), predictions: [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]}
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            assert sess.run(update, {**feeds, weights: [1.0, 0.0, 1.0]}) == 3.5
+            got = sess.run(update, {**feeds, weights: [[[1.0], [0.0]], [[1.0], [0.0]], [[1.0], [0.0]]]})
+            np.testing.assert_allclose([got, sess.run(update, {**feeds, weights: 0.5})], [3.2857144, 3.35])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="weights can not be broadcast to values"):
+                sess.run(update, {**feeds, weights: np.ones((2, 4))})
+
+
+def test_labels_and_predictions_of_unknown_rank_are_squeezed_at_run_time() -> None:
+    # values and op names as TF 2.21: the squeeze happens under 'remove_squeezable_dimensions', by conds
+    # on the ranks when one is unknown
+    with tf.Graph().as_default() as g:
+        labels = tf.placeholder(tf.int64, None)
+        predictions = tf.placeholder(tf.int64, [None])
+        _, update = tf.metrics.accuracy(labels, predictions)
+        tf.metrics.accuracy(tf.placeholder(tf.int64, [None, 1]), predictions)
+        names = [op.name for op in g.get_operations() if op.type == "Squeeze"]
+        assert names == ["remove_squeezable_dimensions/cond/Squeeze", "remove_squeezable_dimensions/cond_1/Squeeze",
+                         "remove_squeezable_dimensions_1/Squeeze"]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            got = [sess.run(update, {labels: [[1], [2], [3]], predictions: [1, 2, 0]}),
+                   sess.run(update, {labels: [1, 2], predictions: [1, 2]})]
+    np.testing.assert_allclose(got, [0.6666667, 0.8])

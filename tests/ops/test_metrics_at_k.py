@@ -65,6 +65,16 @@ def test_at_k_sparse_labels_and_errors() -> None:
         average, average_update = tf.metrics.average_precision_at_k(labels, scores, 2)
         with pytest.raises(ValueError, match="Invalid k=0. `k` should be >= 1."):
             tf.metrics.average_precision_at_k(labels, scores, 0)
+        # precision/recall intersect the int64 top-k ids with the labels as sets: other label dtypes fail as in
+        # TF, before any variable is made
+        for metric in (tf.metrics.precision_at_k, tf.metrics.recall_at_k):
+            for dense in ([[2], [3]], tf.constant([[2], [3]], tf.int16), tf.constant([2.0, 3.0])):
+                with pytest.raises(TypeError, match="^Types don't match, <dtype: 'int64'> vs <dtype: '"):
+                    metric(dense, scores, 2)
+        with pytest.raises(TypeError, match="^Types don't match, <dtype: 'int64'> vs <dtype: 'int32'>.$"):
+            tf.metrics.recall_at_top_k(tf.SparseTensor([[0, 0]], [2], [2, 1]), [[1], [2]], class_id=2)
+        tf.metrics.average_precision_at_k(np.array([[2], [3]]), scores, 2)
+        assert len(tf.local_variables()) == 8
         with tf.Session() as sess:
             sess.run(tf.local_variables_initializer())
             sess.run([precision_update, recall_update, average_update])

@@ -86,6 +86,22 @@ def test_partitioned_variable_errors():
         tf.get_variable("q", [4, 2], partitioner=tf.fixed_size_partitioner(2))
 
 
+def test_reuse_finds_a_partitioned_variable_without_its_partitioner():
+    v = tf.get_variable("v", [10, 4], partitioner=tf.fixed_size_partitioner(3))
+    with tf.variable_scope("", reuse=True):
+        assert tf.get_variable("v", [10, 4]) is v
+        assert tf.get_variable("v") is v
+        with pytest.raises(ValueError, match=r"Trying to reuse partitioned variable v, but specified shape "
+                                             r"\(10, 5\) and found shape \(10, 4\)."):
+            tf.get_variable("v", [10, 5])
+    for reuse in (False, tf.AUTO_REUSE):
+        with tf.variable_scope("", reuse=reuse), pytest.raises(
+                ValueError, match=r"^No partitioner was provided, but a partitioned version of the variable was "
+                                  r"found: v/part_0. Perhaps a variable of the same name was already created with "
+                                  r"partitioning\?$"):
+            tf.get_variable("v", [10, 4])
+
+
 def test_create_partitioned_variables():
     cp = tf.create_partitioned_variables([5, 2], [2, 1], tf.zeros_initializer())
     cp2 = tf.create_partitioned_variables([4], [2], tf.constant([1.0, 2, 3, 4]), name="cp")

@@ -41,3 +41,14 @@ def test_a_new_trainable_variable_after_the_first_call_fails():
         template(tf.constant(1.0))
     with pytest.raises(ValueError, match="name cannot be None"):
         tf.make_template(None, _scale)
+
+
+def test_an_error_in_a_call_names_where_the_template_was_defined():
+    template = tf.make_template("fails", lambda x: x * tf.get_variable("w", [3], initializer=tf.zeros_initializer()))
+    template(tf.ones([3]))
+    with pytest.raises(ValueError) as info:
+        template(tf.ones([2]))
+    message = str(info.value)
+    assert message.startswith("Dimensions must be equal")
+    assert "\n\noriginally defined at:\n" in message
+    assert 'template = tf.make_template("fails"' in message.split("originally defined at:")[1]
