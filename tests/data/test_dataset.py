@@ -72,6 +72,19 @@ def test_map_error_names_the_function_node():
             dataset_elements(ds)
 
 
+def test_function_error_names_its_node_and_the_iterator_without_a_header():
+    """TF 2.21's AttachDef: an error that names a node of the dataset function gets the IteratorGetNext as a
+    plain '[[name]]', and the session finds no graph node to trace (map and batch fused: no prefix)."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices(["1", "x"]).map(lambda s: tf.strings.to_number(s)).batch(2)
+        n = tf.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(n)
+    assert info.value.message == ("Graph execution error:\n\nStringToNumberOp could not correctly convert string: x"
+                                  "\n\t [[{{node StringToNumber}}]]\n\t [[IteratorGetNext]]")
+    assert info.value.op is None and info.value.node_def is None
+
+
 def test_batch_and_padded_batch():
     with tf.Graph().as_default():
         b = tf.data.Dataset.range(7).batch(3)
