@@ -143,6 +143,48 @@ def test_from_generator_with_args_and_shape_check():
             dataset_elements(bad)
 
 
+def _yield_x():
+    yield "x"
+
+
+def _yield_one_a():
+    yield (1, "a")
+
+
+def _yield_three():
+    yield 3
+
+
+def _yield_nested():
+    yield [[1], [2]]
+
+
+@pytest.mark.parametrize("generator, types, shapes, headline, node", [
+    (_yield_x, tf.int32, None, "TypeError: `generator` yielded an element that did not match the expected "
+     "structure. The expected structure was TensorSpec(shape=<unknown>, dtype=tf.int32, name=None), but the "
+     "yielded element was x.", "EagerPyFunc"),
+    (_yield_x, tf.int32, [], "TypeError: `generator` yielded an element that could not be converted to the "
+     "expected type. The expected type was int32, but the yielded element was x.", "PyFunc"),
+    (_yield_one_a, (tf.int32, tf.int64), None, "TypeError: `generator` yielded an element that could not be "
+     "converted to the expected type. The expected type was int64, but the yielded element was a.", "PyFunc"),
+    (_yield_three, (tf.int32, tf.int64), None, "TypeError: `generator` yielded an element that did not match "
+     "the expected structure. The expected structure was (tf.int32, tf.int64), but the yielded element was 3.",
+     "PyFunc"),
+    (_yield_nested, tf.int32, [None], "TypeError: `generator` yielded an element of shape (2, 1) where an "
+     "element of shape (?,) was expected.", "PyFunc"),
+])
+def test_from_generator_element_errors_as_tf(generator, types, shapes, headline, node):
+    """TF 2.21 checks a yielded element in the py_func that runs the generator (an EagerPyFunc where no shape
+    is known): a TypeError, with its traceback, that names that node, then the IteratorGetNext."""
+    with tf.Graph().as_default():
+        n = tf.data.make_one_shot_iterator(tf.data.Dataset.from_generator(generator, types, shapes)).get_next()
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(n)
+    lines = info.value.message.split("\n")
+    assert lines[:4] == ["Graph execution error:", "", headline, "Traceback (most recent call last):"]
+    assert lines[-2:] == [f"\t [[{{{{node {node}}}}}]]", "\t [[IteratorGetNext]]"]
+
+
 def test_initializable_iterator_reinitialized_with_fed_placeholder():
     with tf.Graph().as_default():
         x = tf.placeholder(tf.int64, [None])
