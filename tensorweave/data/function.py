@@ -150,8 +150,10 @@ class StructuredFunction:
         graph.add_library_to(outer)  # the functions of the datasets it makes, which its nodes name
         outer._add_function(function_def.LibraryFunction(graph.to_function_def(self.name)))  # what `f` names
         # TF's automatic control dependencies: every side effect of the function runs (an Assert, a Print)
+        # (a dataset the function makes is not one: the caller binds it from the function's outputs)
         effects = [op.name for op in graph.get_operations()
-                   if auto_control_deps.is_stateful(op) and not auto_control_deps.in_while_loop(op)]
+                   if auto_control_deps.is_stateful(op) and not auto_control_deps.in_while_loop(op)
+                   and "_dataset_factory" not in op._node_def.attr]
         self._evaluation = GraphEvaluation(graph, graph.inputs, self.outputs, targets=effects)
 
     def __call__(self, element: Sequence[Any]) -> list[Any]:

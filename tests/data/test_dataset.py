@@ -1,6 +1,7 @@
 """tf.data in graph mode: datasets' values and static shapes, the four kinds of iterator, the file readers."""
 
 import gzip
+import re
 import threading
 import time
 
@@ -83,6 +84,62 @@ def test_function_error_names_its_node_and_the_iterator_without_a_header():
     assert info.value.message == ("Graph execution error:\n\nStringToNumberOp could not correctly convert string: x"
                                   "\n\t [[{{node StringToNumber}}]]\n\t [[IteratorGetNext]]")
     assert info.value.op is None and info.value.node_def is None
+
+
+def _nan(x):
+    return tf.debugging.check_numerics(tf.cast(x, tf.float32) * float("nan"), "m")
+
+
+def _function_error(dataset, initializable=False):
+    it = tf.data.make_initializable_iterator(dataset) if initializable else tf.data.make_one_shot_iterator(dataset)
+    n = it.get_next()
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+        if initializable:
+            sess.run(it.initializer)
+        sess.run(n)
+    return info.value.message
+
+
+@pytest.mark.parametrize("make, op, prefix", [
+    (lambda r: r.map(_nan), "MapDataset", "Prefetch::Map"),
+    (lambda r: r.map(_nan).shuffle(3, seed=1).batch(2), "MapDataset", "Prefetch::BatchV2::Shuffle::Map"),
+    (lambda r: r.map(_nan).prefetch(1), "MapDataset", "Prefetch::Map"),
+    (lambda r: r.map(_nan).repeat(), "MapDataset", "Prefetch::ForeverRepeat[0]::Map"),
+    (lambda r: r.map(_nan).repeat(2), "MapDataset", "Prefetch::FiniteRepeat[0]::Map"),
+    (lambda r: r.map(_nan, num_parallel_calls=2), "ParallelMapDatasetV2", "ParallelMapV2"),
+    (lambda r: r.map(_nan, num_parallel_calls=2).take(3), "ParallelMapDatasetV2", "Prefetch::FiniteTake::ParallelMapV2"),
+    (lambda r: r.filter(lambda x: _nan(x) > 0).batch(2), "FilterDataset", "Prefetch::BatchV2::Filter"),
+    (lambda r: r.flat_map(lambda x: tf.data.Dataset.from_tensors(x).map(_nan)), "MapDataset",
+     "Prefetch::FlatMap[0]::Map"),
+    (lambda r: r.flat_map(lambda x: tf.data.Dataset.from_tensors(_nan(x))), "FlatMapDataset", "Prefetch::FlatMap"),
+    (lambda r: r.interleave(lambda x: tf.data.Dataset.from_tensors(x).map(_nan), cycle_length=1), "MapDataset",
+     "Prefetch::Interleave[0]::Map"),
+    (lambda r: r.map(_nan).skip(1), "MapDataset", "Prefetch::FiniteSkip::Map"),
+    (lambda r: r.map(_nan).cache(), "MapDataset", "Prefetch::MemoryCacheImpl::Map"),
+    (lambda r: tf.data.Dataset.zip((r, r.map(_nan))), "MapDataset", "Prefetch::Zip[1]::Map"),
+    (lambda r: r.map(_nan).with_options(tf.data.Options()), "MapDataset", "Prefetch::Map"),
+    (lambda r: r.batch(2).map(_nan).unbatch(), "MapDataset", "Prefetch::Unbatch::Map"),
+    (lambda r: r.map(_nan).shuffle(2, seed=1).repeat(), "MapDataset", "Prefetch::ShuffleAndRepeat::Map"),
+])
+def test_function_error_context_as_tf(make, op, prefix):
+    """TF 2.21's iterators prefix a function's error with the dataset's name (its op and a process-wide number)
+    and the iterator's prefix, as TF's optimizations leave the pipeline (an injected Prefetch, fusions)."""
+    with tf.Graph().as_default():
+        message = _function_error(make(tf.data.Dataset.range(4)))
+    assert re.fullmatch(rf"Graph execution error:\n\nError in user-defined function passed to {op}:\d+ transformation "
+                        rf"with iterator: Iterator::Root::{re.escape(prefix)}: m : Tensor had NaN values\n\t "
+                        r"\[\[\{\{node CheckNumerics\}\}\]\]\n\t \[\[IteratorGetNext\]\]", message), message
+
+
+def test_function_error_names_datasets_in_the_order_tf_makes_them():
+    """Each dataset made at run time takes the next number (a one-shot iterator's once, an initializer's on
+    each run); a fused map and batch adds no context (TF's MapAndBatch)."""
+    with tf.Graph().as_default():
+        numbers = [int(re.search(r"MapDataset:(\d+) ", _function_error(tf.data.Dataset.range(4).map(_nan), init)
+                                 ).group(1)) for init in (False, True)]
+        fused = _function_error(tf.data.Dataset.range(4).map(_nan).batch(2))
+    assert numbers[1] == numbers[0] + 2
+    assert fused.startswith("Graph execution error:\n\nm : Tensor had NaN values\n")
 
 
 def test_batch_and_padded_batch():
