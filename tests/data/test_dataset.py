@@ -610,3 +610,38 @@ def test_feedable_and_reinitializable_iterators_reject_what_tf_rejects():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match="Could not parse string_handle as a valid ResourceHandle"):
                 sess.run(nxt, {handle: b"garbage"})
+
+
+def test_string_handle_checks_types_then_shapes_as_tf():
+    """TF 2.21's IteratorFromStringHandleV2: VerifyTypesMatch (the count, then each type), then
+    VerifyShapesCompatible."""
+    with tf.Graph().as_default():
+        handle = tf.placeholder(tf.string, [])
+        sources = [tf.data.make_one_shot_iterator(tf.data.Dataset.from_tensors(v)) for v in
+                   ([1.0, 2.0], (1.0, 2.0), np.int64(1))]
+        cases = [(tf.float32, tf.TensorShape([None, 2]), [
+            "Incompatible shapes at component 0: expected [?,2] but got [2].",
+            "Number of components does not match: expected 1 types but got 2.",
+            "Data type mismatch at component 0: expected float but got int64."]),
+            ((tf.float32, tf.float32), (tf.TensorShape([2]), tf.TensorShape([2])), [
+                "Number of components does not match: expected 2 types but got 1.",
+                "Incompatible shapes at component 0: expected [2] but got [].",
+                "Number of components does not match: expected 2 types but got 1."])]
+        with tf.Session() as sess:
+            handles = sess.run([s.string_handle() for s in sources])
+            for types, shapes, messages in cases:
+                nxt = tf.data.Iterator.from_string_handle(handle, types, shapes).get_next()
+                for value, message in zip(handles, messages):
+                    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                        sess.run(nxt, {handle: value})
+                    assert runtime_message(info.value).split("\n")[0] == message
+
+
+def test_make_initializer_structure_message_has_no_outlines():
+    """tf.data's nest (TF's AssertSameStructureForData) words a mismatch without the structures' outlines."""
+    with tf.Graph().as_default():
+        it = tf.data.Iterator.from_structure((tf.int64, tf.float32), (tf.TensorShape([]), tf.TensorShape([2])))
+        with pytest.raises(ValueError) as info:
+            it.make_initializer(tf.data.Dataset.range(3))
+    assert str(info.value).endswith('More specifically: Substructure "type=tuple str=(tf.int64, tf.float32)" is a '
+                                    'sequence, while substructure "type=DType str=<dtype: \'int64\'>" is not')
