@@ -146,9 +146,10 @@ class _Run:
 
     def _root_prefix(self, dataset: DatasetV1) -> str:
         """'Iterator::Root', and TF's autotune's injected Prefetch where the last dataset does not run ahead."""
+        autotune = dataset.options().autotune.enabled is not False
         while dataset._iterator_name(self) is None and dataset._inputs:  # options: no iterator of their own
             dataset = dataset._inputs[0]
-        injected = dataset._op.name not in _ASYNC_OPS and dataset.options().autotune.enabled is not False
+        injected = autotune and dataset._op.name not in _ASYNC_OPS
         return "Iterator::Root::Prefetch" if injected else "Iterator::Root"
 
     @property

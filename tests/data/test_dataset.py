@@ -90,6 +90,12 @@ def _nan(x):
     return tf.debugging.check_numerics(tf.cast(x, tf.float32) * float("nan"), "m")
 
 
+def _no_autotune():
+    options = tf.data.Options()
+    options.autotune.enabled = False
+    return options
+
+
 def _function_error(dataset, initializable=False):
     it = tf.data.make_initializable_iterator(dataset) if initializable else tf.data.make_one_shot_iterator(dataset)
     n = it.get_next()
@@ -120,6 +126,10 @@ def _function_error(dataset, initializable=False):
     (lambda r: r.map(_nan).with_options(tf.data.Options()), "MapDataset", "Prefetch::Map"),
     (lambda r: r.batch(2).map(_nan).unbatch(), "MapDataset", "Prefetch::Unbatch::Map"),
     (lambda r: r.map(_nan).shuffle(2, seed=1).repeat(), "MapDataset", "Prefetch::ShuffleAndRepeat::Map"),
+    (lambda r: r.map(_nan).with_options(_no_autotune()), "MapDataset", "Map"),
+    (lambda r: r.map(_nan).take(-1).skip(0).repeat(1).prefetch(0), "MapDataset", "Prefetch::Map"),
+    (lambda r: r.map(_nan).window(2).flat_map(lambda w: w), "MapDataset", "Prefetch::FlatMap::Window::Map"),
+    (lambda r: r.map(_nan).enumerate(), "MapDataset", "Prefetch::Zip[1]::Map"),
 ])
 def test_function_error_context_as_tf(make, op, prefix):
     """TF 2.21's iterators prefix a function's error with the dataset's name (its op and a process-wide number)
