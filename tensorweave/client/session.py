@@ -496,8 +496,8 @@ class BaseSession:
                 self._extend_graph()
             try:
                 return self._session.run_repeated(key, max_runs)
-            except errors.OpError as e:
-                raise self._interpolate(e) from e.__cause__
+            except errors.OpError as e:  # as the callable TF's QueueRunner makes reports it
+                raise self._raw(e) from e.__cause__
 
         return run_repeated
 

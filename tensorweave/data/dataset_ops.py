@@ -15,12 +15,15 @@ time the node binds its inputs' values into a `_Bound` (`_bind_node`; a one-shot
 captured values all at once, `_bind`), and each `make_iterator()` walks the definition into a pipeline of Python generators of flat elements (lists of arrays, a sparse
 component as its three: structure.py; a window of Dataset.window as a WindowValue, which the function given
 its dataset reads through a `_VariantDataset`); state that lives for one iteration (a shuffle's generator, an
-in-memory cache) is kept in that iteration's `_Run`.
+in-memory cache) is kept in that iteration's `_Run`. Each dataset bound at run time takes TF's name for it, its op
+type and the next number of a process-wide count; with the prefix of its iterator in TF's optimized pipeline
+(`Iterator::Root::Prefetch::Map`) it leads the message of an error of its function, as TF's AddErrorContext.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections import deque
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
@@ -97,8 +100,11 @@ class _Run:
 
     def __init__(self, values: dict[int, list[Any]], fuse_map_and_batch: bool = True,
                  state: dict[int, Any] | None = None, failures: deque | None = None,
-                 outer: _Run | None = None) -> None:
+                 outer: _Run | None = None, names: dict[int, str] | None = None,
+                 root: tuple[DatasetV1, str] | None = None) -> None:
         self.values = values
+        self.names = {} if names is None else names  # each dataset's TF name, '<op type>:<its number>'
+        self.root = root  # the iterated dataset and the prefix of its iterator's, for TF's error context
         self.fuse_map_and_batch = fuse_map_and_batch  # the iterated dataset's options allow it (TF's default)
         self.state: dict[int, Any] = {} if state is None else state
         self.failures = deque() if failures is None else failures  # the errors not yet taken above
@@ -107,12 +113,44 @@ class _Run:
 
     def ignoring(self) -> _Run:
         """The run of an ignore_errors stage's input: the same values and state, with its own failures."""
-        return _Run(self.values, self.fuse_map_and_batch, self.state, deque())
+        return _Run(self.values, self.fuse_map_and_batch, self.state, deque(), names=self.names, root=self.root)
 
-    def nested(self, values: dict[int, list[Any]]) -> _Run:
+    def nested(self, bound: _Bound, prefix: str = "") -> _Run:
         """The run of a dataset made for one element (interleave's inner datasets): its own values and state,
-        its failures this run's, so that the inner iterator goes on as TF's does."""
-        return _Run(values, self.fuse_map_and_batch, None, self.failures, self)
+        its failures this run's, so that the inner iterator goes on as TF's does; `prefix`, that of the
+        iterator it is read by, with the element's index."""
+        return _Run(bound.values, self.fuse_map_and_batch, None, self.failures, self, bound.names,
+                    (bound.dataset, prefix))
+
+    def in_function(self, dataset: DatasetV1, error: errors.OpError) -> errors.OpError:
+        """The error of `dataset`'s function as TF's iterator reports it (its AddErrorContext): the dataset's
+        name and the prefix of its iterator before the message."""
+        prefix = self.iterator_prefix(dataset)
+        if prefix is None or id(dataset) not in self.names:
+            return error
+        context = type(error)(error.node_def, None, f"Error in user-defined function passed to "
+                                                    f"{self.names[id(dataset)]} transformation with iterator: "
+                                                    f"{prefix}: {error.message}")
+        context._names_its_node = getattr(error, "_names_its_node", False)
+        return context
+
+    def iterator_prefix(self, dataset: DatasetV1) -> str | None:
+        """The prefix of `dataset`'s iterator, as TF names it after its optimizations ('Iterator::Root::
+        Prefetch::Map'): each iterator's name below its parent's (its `_iterator_name`), the index of an input
+        or an epoch in brackets; None where it is not in the iterated tree."""
+        if self.root is None:
+            return None
+        top, prefix = self.root
+        path = _iterator_path(top, dataset, self)
+        return None if path is None else prefix + path
+
+    def _root_prefix(self, dataset: DatasetV1) -> str:
+        """'Iterator::Root', and TF's autotune's injected Prefetch where the last dataset does not run ahead."""
+        autotune = dataset.options().autotune.enabled is not False
+        while dataset._iterator_name(self) is None and dataset._inputs:  # options: no iterator of their own
+            dataset = dataset._inputs[0]
+        injected = autotune and dataset._op.name not in _ASYNC_OPS
+        return "Iterator::Root::Prefetch" if injected else "Iterator::Root"
 
     @property
     def failure_count(self) -> int:
@@ -133,6 +171,30 @@ class _Run:
 
     def scalar(self, dataset: DatasetV1, index: int) -> Any:
         return np.asarray(self.values[id(dataset)][index]).item()
+
+
+# The datasets whose iterators run ahead of their consumer: TF's inject_prefetch adds no Prefetch after them
+_ASYNC_OPS = frozenset({"PrefetchDataset", "ParallelMapDatasetV2", "ParallelInterleaveDatasetV4",
+                        "ParallelBatchDataset", "MapAndBatchDataset"})
+
+# Numbers the datasets made at run time, as TF's DatasetBase names itself when no name was given
+_dataset_numbers = itertools.count()
+
+
+def _iterator_path(top: DatasetV1, dataset: DatasetV1, run: _Run, absorbed: bool = False) -> str | None:
+    """'::Name' for each iterator from `top` down to `dataset`'s (none for one its parent's absorbed), or None
+    where `dataset` is not below it."""
+    if top._op is dataset_ops.PyDataset:  # a dataset TF builds otherwise: its iterators' names are not known
+        return None
+    name = None if absorbed else top._iterator_name(run)
+    here = "" if name is None else "::" + name
+    if top is dataset:
+        return here
+    for index, source in enumerate(top._inputs):
+        below = _iterator_path(source, dataset, run, top._absorbs_input(run))
+        if below is not None:
+            return here + top._input_suffix(index, run) + below
+    return None
 
 
 class _Reporting:
@@ -171,21 +233,24 @@ class _Bound:
     """A dataset with the captured values of it and the datasets it reads (the `variant` value its node outputs).
     A ref variable's value is its live buffer, as in TF: elements made after an update of the variable see it."""
 
-    def __init__(self, dataset: DatasetV1, values: dict[int, list[Any]]) -> None:
+    def __init__(self, dataset: DatasetV1, values: dict[int, list[Any]], names: dict[int, str]) -> None:
         self.dataset = dataset
         self.values = values
+        self.names = names
 
     def make_iterator(self) -> PyIterator[Element]:
         fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
-        run = _Run(self.values, fuse)
+        run = _Run(self.values, fuse, names=self.names)
+        run.root = (self.dataset, run._root_prefix(self.dataset))
         return _Reporting(run.failures, self.dataset._iterate(run))
 
     def cardinality(self) -> int:
         return self.dataset._cardinality(_Run(self.values))
 
-    def iterate_in(self, run: _Run) -> PyIterator[Element]:
-        """The elements, as a dataset made inside `run` (an interleave's) iterates them."""
-        return self.dataset._iterate(run.nested(self.values))
+    def iterate_in(self, run: _Run, prefix: str = "") -> PyIterator[Element]:
+        """The elements, as a dataset made inside `run` (an interleave's) iterates them; `prefix`, that of the
+        iterator reading them."""
+        return self.dataset._iterate(run.nested(self, prefix))
 
 
 @tf_export("data.Dataset")
@@ -255,11 +320,12 @@ class DatasetV1:
     def _bind(self, values: list[Any]) -> _Bound:
         """This dataset bound to the values of `_all_captures()`."""
         bound, position = {}, 0
-        for member in self._datasets():
+        members = self._datasets()
+        for member in members:
             bound[id(member)] = list(values[position:position + len(member._captures)])
             member._validate(bound[id(member)])
             position += len(member._captures)
-        return _Bound(self, bound)
+        return _Bound(self, bound, {id(m): f"{m._op.name}:{next(_dataset_numbers)}" for m in reversed(members)})
 
     def _variant_tensor(self) -> Tensor:
         """The output of this dataset's node (made where the dataset was, or first asked for when eager)."""
@@ -303,11 +369,14 @@ class DatasetV1:
         """The kernel of this dataset's node: the bound input datasets (a variant an input dataset is made of,
         a window's, as that dataset's captured value), then this dataset's captured values."""
         bound: dict[int, list[Any]] = {}
+        names: dict[int, str] = {}
         for source, value in zip(self._inputs, values):
             bound.update(value.values if isinstance(value, _Bound) else {id(source): [value]})
+            names.update(value.names if isinstance(value, _Bound) else {})
         bound[id(self)] = list(values[len(self._inputs):])
         self._validate(bound[id(self)])
-        return _Bound(self, bound)
+        names[id(self)] = f"{self._op.name}:{next(_dataset_numbers)}"
+        return _Bound(self, bound, names)
 
     def _validate(self, captured: list[Any]) -> None:
         """TF's checks of the dataset's arguments, which its node's kernel makes (so an iterator's initializer
@@ -315,6 +384,19 @@ class DatasetV1:
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         raise NotImplementedError
+
+    def _iterator_name(self, run: _Run) -> str | None:
+        """The name TF's iterator of this dataset has in its prefix (TF's dataset type: the op's, without
+        'Dataset'); None where TF's pipeline has no iterator for it."""
+        return self._op.name.replace("Dataset", "")
+
+    def _input_suffix(self, index: int, run: _Run) -> str:
+        """What follows this dataset's iterator name in the prefix of its `index`-th input's ('[0]' for a zip)."""
+        return ""
+
+    def _absorbs_input(self, run: _Run) -> bool:
+        """Whether TF fuses this dataset's input into its iterator (a repeat of a shuffle)."""
+        return False
 
     _same_cardinality = False  # one element out per element in (a map, a shuffle)
 

@@ -139,7 +139,7 @@ class _GroupByReducerDataset(DatasetV1):
         self._reduce = StructuredFunction(reducer.reduce_func, (state_spec, source.element_spec),
                                           transformation=name)
         reduced = self._reduce.output_spec
-        nest.assert_same_structure(state_spec, reduced)
+        nest.assert_same_data_structure(state_spec, reduced)
         if nest.flatten(structure.legacy_types(state_spec)) != nest.flatten(structure.legacy_types(reduced)):
             raise TypeError(f"Invalid `reducer`. The element types for the new state must match the initial state. "
                             f"Expected {structure.legacy_types(state_spec)}, got "

@@ -25,12 +25,14 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from tensorweave import errors
 from tensorweave.data import structure
 from tensorweave.devices.cpu import cpu_device
 from tensorweave.framework import auto_control_deps, function_def, nest
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Graph, Tensor, convert_to_tensor, get_default_graph, name_scope, uids
 from tensorweave.framework.graph_def import GraphDef
+from tensorweave.framework.op_kernel import nested_error
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.framework.type_spec import TensorSpec
@@ -74,7 +76,10 @@ class GraphEvaluation:
 
     def __call__(self, args: Sequence[Any]) -> list[Any]:
         executor = self._executor or self._plan()
-        return executor.run(args)
+        try:
+            return executor.run(args)
+        except errors.OpError as e:  # names a node of the function: the caller's node is added as TF's AttachDef
+            raise nested_error(e) from e
 
 
 def to_tensors(values: Any, names: Iterator[str] | None = None) -> Any:
@@ -145,8 +150,10 @@ class StructuredFunction:
         graph.add_library_to(outer)  # the functions of the datasets it makes, which its nodes name
         outer._add_function(function_def.LibraryFunction(graph.to_function_def(self.name)))  # what `f` names
         # TF's automatic control dependencies: every side effect of the function runs (an Assert, a Print)
+        # (a dataset the function makes is not one: the caller binds it from the function's outputs)
         effects = [op.name for op in graph.get_operations()
-                   if auto_control_deps.is_stateful(op) and not auto_control_deps.in_while_loop(op)]
+                   if auto_control_deps.is_stateful(op) and not auto_control_deps.in_while_loop(op)
+                   and "_dataset_factory" not in op._node_def.attr]
         self._evaluation = GraphEvaluation(graph, graph.inputs, self.outputs, targets=effects)
 
     def __call__(self, element: Sequence[Any]) -> list[Any]:

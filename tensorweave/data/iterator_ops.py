@@ -86,8 +86,8 @@ class Iterator:
         """An op that (re)starts this iterator on `dataset`, whose structure must match."""
         with name_scope(name, "make_initializer") as scope:
             types, theirs = self.output_types, dataset.output_types
-            nest.assert_same_structure(types, theirs)  # TF's ValueError
-            nest.assert_same_structure(self.output_shapes, dataset.output_shapes)
+            nest.assert_same_data_structure(types, theirs)  # TF's ValueError
+            nest.assert_same_data_structure(self.output_shapes, dataset.output_shapes)
             if nest.flatten(self.output_classes) != nest.flatten(dataset.output_classes):
                 raise TypeError(f"Expected output classes {self.output_classes!r} but got dataset with output classes "
                                 f"{dataset.output_classes!r}.")

@@ -22,11 +22,12 @@ from tensorweave.data.elements import (
     _unbatched,
 )
 from tensorweave.data.function import normalize_element
-from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework import dtypes, nest, tensor_shape, tensor_util
 from tensorweave.framework.graph import (
     Tensor,
     convert_to_tensor,
 )
+from tensorweave.framework.op_kernel import nested_error
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import (
@@ -114,6 +115,10 @@ class _SparseSliceDataset(_TensorSliceDataset):
 
 
 class _GeneratorDataset(DatasetV1):
+    """TF's from_generator: each element comes from a Python function its kernel calls, a PyFunc, or an
+    EagerPyFunc where no output shape is known (TF's test `output_types and output_shapes`), which checks
+    elements as TF's output_signature path does."""
+
     def __init__(self, generator: Callable, output_types: Any, output_shapes: Any, args: Any) -> None:
         output_types = nest.map_structure(dtypes.as_dtype, output_types)
         if output_shapes is None:
@@ -124,12 +129,13 @@ class _GeneratorDataset(DatasetV1):
         self._num_args = 0 if args is None else len(args)
         captures = [convert_to_tensor(a) for a in (args or ())]
         self._output_structure = output_types
+        self._eager = not (output_types and output_shapes)
         super().__init__((), captures, structure.element_spec(output_types, output_shapes))
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         args = [a.item() if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype == object else a
                 for a in run.captured(self)]
-        types, shapes = self._flat_types(), self._flat_shapes()
+        node = "EagerPyFunc" if self._eager else "PyFunc"
         generated = iter(self._generator(*args))
         while True:
             try:
@@ -137,19 +143,51 @@ class _GeneratorDataset(DatasetV1):
             except StopIteration:
                 return
             except Exception as e:  # TF's error for this element; the generator, finished, then ends
-                run.failed(script_ops.raised_in_python(e, f"{type(e).__name__}: {e}"))
+                run.failed(_in_py_func(e, node))
                 return
             try:  # an element that does not convert fails alone, and the generator goes on
-                values = _flatten_like(self._output_structure, item)
-                if values is None:
-                    raise errors.InvalidArgumentError(
-                        None, None, "`generator` yielded an element that did not match the expected structure. The "
-                        f"expected structure was {self._output_structure}, but the yielded element was {item}.")
-                element = [_generated(v, t, s) for v, t, s in zip(values, types, shapes)]
-            except errors.OpError as e:
-                run.failed(e)
+                element = self._element(item)
+            except TypeError as e:
+                run.failed(_in_py_func(e, node))
                 continue
             yield element
+
+    def _element(self, item: Any) -> Element:
+        """A yielded element's flat arrays, or TF's TypeError for it."""
+        values = _flatten_like(self._output_structure, item)
+        types, shapes = self._flat_types(), self._flat_shapes()
+        if self._eager:  # TF's normalize_element, then a check of the specs (all compatible: no shape is known)
+            try:
+                if values is None:
+                    raise ValueError
+                return [_as_array(v, t, strict=True) for v, t in zip(values, types)]
+            except (TypeError, ValueError):
+                raise TypeError("`generator` yielded an element that did not match the expected structure. The "
+                                f"expected structure was {self.element_spec}, but the yielded element was "
+                                f"{item}.") from None
+        if values is None:
+            raise TypeError("`generator` yielded an element that did not match the expected structure. The "
+                            f"expected structure was {self._output_structure}, but the yielded element was {item}.")
+        arrays = []
+        for value, dtype in zip(values, types):
+            try:
+                arrays.append(_as_array(value, dtype))
+            except (ValueError, TypeError):
+                raise TypeError("`generator` yielded an element that could not be converted to the expected "
+                                f"type. The expected type was {dtype.name}, but the yielded element was "
+                                f"{value}.") from None
+        for array, shape in zip(arrays, shapes):
+            if not shape.is_compatible_with(array.shape):
+                raise TypeError(f"`generator` yielded an element of shape {array.shape} where an element of "
+                                f"shape {shape} was expected.")
+        return arrays
+
+
+def _in_py_func(error: Exception, node: str) -> errors.OpError:
+    """What the generator raised, as TF reports an exception of the py_func it runs in: the PyFunc names itself
+    (the IteratorGetNext is added after it)."""
+    raised = script_ops.raised_in_python(error, f"{type(error).__name__}: {error}")
+    return nested_error(type(raised)(None, None, f"{raised.message}\n\t [[{{{{node {node}}}}}]]"))
 
 
 def _flatten_like(types: Any, item: Any) -> list[Any] | None:
@@ -168,24 +206,16 @@ def _flatten_like(types: Any, item: Any) -> list[Any] | None:
     return None if any(p is None for p in parts) else [v for p in parts for v in p]
 
 
-def _generated(value: Any, dtype: dtypes.DType, shape: tensor_shape.TensorShape) -> Any:
-    """A yielded value as an array of the expected type and shape (TF's checks and messages)."""
-    try:
-        if dtype == dtypes.string:
-            array = np.asarray(value, dtype=object)
-            array = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(array) \
-                if array.size else array
-        else:
-            array = np.asarray(value, dtype=dtype.as_numpy_dtype)
-    except (ValueError, TypeError):
-        raise errors.InvalidArgumentError(
-            None, None, "TypeError: `generator` yielded an element that could not be converted to the expected "
-            f"type. The expected type was {dtype.name}, but the yielded element was {value}.") from None
-    if not shape.is_compatible_with(array.shape):
-        raise errors.InvalidArgumentError(
-            None, None, f"`generator` yielded an element of shape {array.shape} where an element of shape "
-                        f"{tuple(shape.as_list()) if shape.ndims is not None else shape} was expected.")
-    return array
+def _as_array(value: Any, dtype: dtypes.DType, strict: bool = False) -> np.ndarray:
+    """A yielded value as an array of `dtype`: as NumPy converts it (TF's py_func), or `strict`ly as
+    convert_to_tensor does (TypeError for 1.5 as an int)."""
+    if dtype == dtypes.string:
+        array = np.asarray(value, dtype=object)
+        return np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(array) \
+            if array.size else array
+    if strict:
+        return tensor_util.make_ndarray_value(value, dtype=dtype)
+    return np.asarray(value, dtype=dtype.as_numpy_dtype)
 
 
 class _RangeDataset(DatasetV1):

@@ -99,6 +99,9 @@ class _OptionsDataset(DatasetV1):
     def _node_attrs(self) -> dict[str, Any]:
         return {"serialized_options": self._options._to_proto().SerializeToString()}
 
+    def _iterator_name(self, run: _Run) -> str | None:
+        return None  # TF applies the options to the pipeline, which has no iterator for them
+
     _same_cardinality = True
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
@@ -133,6 +136,9 @@ class _RewriteDataset(DatasetV1):
 
 class _ZipDataset(DatasetV1):
     _op = dataset_ops.ZipDataset
+
+    def _input_suffix(self, index: int, run: _Run) -> str:
+        return f"[{index}]"
 
     def __init__(self, datasets: Any) -> None:
         if _holds_a_list(datasets):  # tf.data's structures take a list for one value, never a dataset
@@ -170,6 +176,9 @@ class _ZipDataset(DatasetV1):
 
 class _ConcatenateDataset(DatasetV1):
     _op = dataset_ops.ConcatenateDataset
+
+    def _input_suffix(self, index: int, run: _Run) -> str:
+        return f"[{index}]"
 
     def __init__(self, first: DatasetV1, second: DatasetV1) -> None:
         try:
@@ -232,7 +241,7 @@ class _MapDataset(DatasetV1):
             outcomes = self._in_order(function, source)
         for outcome in outcomes:
             if isinstance(outcome, errors.OpError):
-                run.failed(outcome)
+                run.failed(run.in_function(self, outcome))
             else:
                 yield outcome
 
@@ -326,7 +335,7 @@ class _FilterDataset(DatasetV1):
         for element in self._inputs[0]._iterate(run):
             kept = _outcome(function, element)
             if isinstance(kept, errors.OpError):
-                run.failed(kept)
+                run.failed(run.in_function(self, kept))
             elif kept[0]:
                 yield element
 
@@ -458,6 +467,8 @@ class _InterleaveDataset(DatasetV1):
         source = self._inputs[0]._iterate(run)
         slots: list[PyIterator[Element] | None] = [None] * self._cycle_length
         index, open_count, input_done = 0, 0, False
+        flat = self._op is dataset_ops.FlatMapDataset  # TF's inner iterators: [element] for a flat_map, [slot] else
+        made_count = itertools.count()
         while not input_done or open_count:
             if slots[index] is None and not input_done:
                 element = next(source, None)
@@ -466,9 +477,10 @@ class _InterleaveDataset(DatasetV1):
                 else:
                     made = _outcome(function, element)
                     if isinstance(made, errors.OpError):  # as TF's: the slot takes the next input element
-                        run.failed(made)
+                        run.failed(run.in_function(self, made))
                         continue
-                    slots[index] = inner._bind(made).iterate_in(run)
+                    prefix = f"{run.iterator_prefix(self)}[{next(made_count) if flat else index}]"
+                    slots[index] = inner._bind(made).iterate_in(run, prefix)
                     open_count += 1
             current = slots[index]
             if current is not None:
@@ -551,7 +563,7 @@ class _GroupByWindowDataset(DatasetV1):
     def _reduced(self, run: _Run, reduce: Callable, key: int, window: list[Element]) -> PyIterator[Element]:
         inner = self._reduce.dataset
         bound = inner._bind(reduce([np.int64(key)]))
-        nested = run.nested(bound.values)
+        nested = run.nested(bound)
         nested.state[id(self._window)] = window
         return inner._iterate(nested)
 
@@ -912,6 +924,27 @@ class _CountDataset(DatasetV1):
             raise errors.InvalidArgumentError(None, None, "buffer_size must be >= 0 or set buffer_size to be -1 "
                                                           "for auto-tuning")
 
+    def _iterator_name(self, run: _Run) -> str | None:
+        """TF's: Finite or Forever by the count; none where TF's noop_elimination removes the dataset; a repeat
+        of a shuffle is fused with it (shuffle_and_repeat_fusion)."""
+        count = run.scalar(self, 0)
+        if self._kind == "prefetch":
+            return "Prefetch" if count != 0 else None
+        if (self._kind == "repeat" and count == 1) or (self._kind == "skip" and count == 0) or \
+                (self._kind == "take" and count < 0):
+            return None
+        if self._kind == "repeat" and isinstance(self._inputs[0], _ShuffleDataset):
+            return "ShuffleAndRepeat"
+        return ("Forever" if count < 0 else "Finite") + self._kind.capitalize()
+
+    def _absorbs_input(self, run: _Run) -> bool:
+        return self._iterator_name(run) == "ShuffleAndRepeat"
+
+    def _input_suffix(self, index: int, run: _Run) -> str:
+        if self._kind != "repeat" or self._iterator_name(run) in (None, "ShuffleAndRepeat"):
+            return ""
+        return f"[{run.state.get(('epoch', id(self)), 0)}]"
+
     def _cardinality(self, run: _Run) -> int:
         count, n = run.scalar(self, 0), self._inputs[0]._cardinality(run)
         if self._kind == "repeat":
@@ -935,7 +968,8 @@ class _CountDataset(DatasetV1):
                 yield from _skipping(run, source, lambda position: max(count - position, 0))
         elif self._kind == "repeat":
             passes = itertools.count() if count < 0 else range(count)
-            for _ in passes:
+            for epoch in passes:
+                run.state[("epoch", id(self))] = epoch
                 produced = False
                 for element in source._iterate(run):
                     produced = True
@@ -1042,6 +1076,9 @@ class _CacheDataset(DatasetV1):
 
     _same_cardinality = True
 
+    def _iterator_name(self, run: _Run) -> str | None:
+        return "FileCacheImpl" if run.scalar(self, 0) else "MemoryCacheImpl"
+
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         cached = run.state.get(id(self))
         if cached is not None:
@@ -1053,12 +1090,12 @@ class _CacheDataset(DatasetV1):
         if filename and os.path.exists(bundle.index_filename(filename)):
             yield from self._read(filename, width)
             return
-        seen = []
+        seen, failures = [], run.failure_count
         for element in self._inputs[0]._iterate(run):
             seen.append(element)
             yield element
         run.state[id(self)] = seen
-        if filename:
+        if filename and run.failure_count == failures:  # TF's writer keeps no file of an input that failed
             with bundle.BundleWriter(filename) as writer:
                 for i, element in enumerate(seen):
                     for j, (value, dtype) in enumerate(zip(element, self._flat_types())):
@@ -1116,6 +1153,9 @@ class _NormalizedDataset(DatasetV1):
 
     def _node_attrs(self) -> dict[str, Any]:
         return {"f": self._function.name, "preserve_cardinality": True}
+
+    def _iterator_name(self, run: _Run) -> str | None:
+        return None  # TF's noop_elimination removes a map of the identity
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         return self._inputs[0]._iterate(run)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from google.protobuf import text_format
@@ -16,6 +16,7 @@ from google.protobuf import text_format
 from tensorweave import errors
 from tensorweave.formats.bundle import write_file_atomically
 from tensorweave.formats.protos import CheckpointState
+from tensorweave.formats.tfrecord import os_error
 
 DEFAULT_STATE_FILENAME = "checkpoint"
 
@@ -73,14 +74,25 @@ def update_checkpoint_state(save_dir: str | os.PathLike, model_checkpoint_path: 
         raise errors.NotFoundError(None, None, f"{e.filename}; No such file or directory") from None
 
 
+def _ignored(error: Exception, path: str) -> None:
+    """Nothing: the train layer installs TF's warnings (`report_ignored`)."""
+
+
+# Told of a state file that cannot be read or parsed, which get_checkpoint_state then ignores
+report_ignored: Callable[[Exception, str], None] = _ignored
+
+
 def get_checkpoint_state(checkpoint_dir: str | os.PathLike, latest_filename: str | None = None) -> Any:
     """The directory's CheckpointState with relative paths made absolute, or None if there is none."""
     checkpoint_dir = os.fspath(checkpoint_dir)
     path = _state_path(checkpoint_dir, latest_filename)
+    if not os.path.exists(path):
+        return None
     try:
         with open(path, encoding="utf-8") as f:
             state = text_format.Merge(f.read(), CheckpointState())
-    except (OSError, text_format.ParseError):  # an unreadable or unparsable file is ignored; bad UTF-8 is not
+    except (OSError, text_format.ParseError) as e:  # an unreadable or unparsable file is ignored; bad UTF-8 is not
+        report_ignored(os_error(path, e) if isinstance(e, OSError) else e, path)
         return None
     if not state.model_checkpoint_path:
         raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")

@@ -11,11 +11,13 @@ thread is re-raised on the caller's next call.
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import socket
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -39,15 +41,22 @@ def flush_open_event_files() -> None:
         writer.flush()
 
 
+# Numbers the files of the writers made for the summary-writer ops, as TF's C++ summary file writer does
+_writer_numbers = itertools.count()
+
+
 class EventFileWriter:
     """Writes Event protos to one event file in `logdir` through a queue and a writer thread."""
 
     def __init__(self, logdir: str | os.PathLike, max_queue: int = 10, flush_secs: float = 120,
-                 filename_suffix: str | None = None) -> None:
+                 filename_suffix: str | None = None, process_tag: bool = False) -> None:
+        """`process_tag`: the file is made at once and named as TF's C++ summary file writer names it, the
+        process id and a process-wide count after the host name."""
         self._logdir = os.fspath(logdir)
         self._max_queue = max_queue
         self._flush_secs = max(flush_secs, 0.01)
         self._suffix = filename_suffix or ""
+        self._tag = f".{os.getpid()}.{next(_writer_numbers)}" if process_tag else None
         self._closed = True
         self._open()
 
@@ -55,7 +64,7 @@ class EventFileWriter:
         make_dirs(self._logdir)
         self._path: str | None = None
         # created by the writer thread with the first event, as TF does, unless a suffix is given
-        self._file: BinaryIO | None = self._create_file() if self._suffix else None
+        self._file: BinaryIO | None = self._create_file() if self._suffix or self._tag else None
         self._queue: queue.Queue[Any] = queue.Queue(self._max_queue)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="EventLoggerThread", daemon=True)
@@ -66,7 +75,7 @@ class EventFileWriter:
     def _create_file(self) -> BinaryIO:
         """The event file, opened with the version event (at the first event, or at once given a suffix)."""
         now = int(time.time())  # TF stamps the version event with the file name's whole seconds
-        name = f"events.out.tfevents.{now:010d}.{socket.gethostname()}{self._suffix}"
+        name = f"events.out.tfevents.{now:010d}.{socket.gethostname()}{self._tag or ''}{self._suffix}"
         self._path = os.path.join(self._logdir, name)
         f = open_or_raise(self._path, "wb")
         version = Event(wall_time=now, file_version=FILE_VERSION)
@@ -159,17 +168,21 @@ class FileWriter:
     def __init__(self, logdir: str | os.PathLike, graph: Any = None, max_queue: int = 10,
                  flush_secs: float = 120, graph_def: Any = None, filename_suffix: str | None = None,
                  session: Any = None) -> None:
-        if session is not None:
-            raise errors.UnimplementedError(
-                None, None, "FileWriter(session=...) writes its events through the summary-writer ops "
-                "(SummaryWriter, CreateSummaryFileWriter, ImportEvent, FlushSummaryWriter, CloseSummaryWriter), "
-                "which tensorweave does not have yet; pass only a logdir")
-        self.event_writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix)
+        self.event_writer = self._event_writer(logdir, max_queue, flush_secs, filename_suffix, session)
+        self._closed = False
         self._seen_summary_tags: set[str] = set()
         self._session_run_tags: set[str] = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
             self.add_meta_graph(self._constructor_meta_graph(graph, graph_def))
+
+    def _event_writer(self, logdir: str | os.PathLike, max_queue: int, flush_secs: float,
+                      filename_suffix: str | None, session: Any) -> Any:
+        """The writer of the events: a file's own, or with a session the summary-writer ops', which need
+        the layers above (`tensorweave.summary.writer`)."""
+        if session is not None:
+            raise errors.UnimplementedError(None, None, "FileWriter(session=...) needs tensorweave.summary")
+        return EventFileWriter(logdir, max_queue, flush_secs, filename_suffix)
 
     def _constructor_meta_graph(self, graph: Any, graph_def: Any) -> Any:
         """The MetaGraphDef TF writes after the constructor's graph. Here only its graph_def: the op list,
@@ -188,15 +201,22 @@ class FileWriter:
         """The directory this writer writes into."""
         return self.event_writer.get_logdir()
 
+    def _warn_if_closed(self) -> None:
+        if self._closed:
+            warnings.warn("Attempting to use a closed FileWriter. The operation will be a noop unless the "
+                          "FileWriter is explicitly reopened.", stacklevel=1)
+
     def add_event(self, event: Any) -> None:
         """Write an Event as given."""
+        self._warn_if_closed()
         self.event_writer.add_event(event)
 
     def _add(self, global_step: int | None, **what: Any) -> None:
+        self._warn_if_closed()
         event = Event(wall_time=time.time(), **what)
         if global_step is not None:
             event.step = int(global_step)
-        self.add_event(event)
+        self.event_writer.add_event(event)
 
     def add_summary(self, summary: Any, global_step: int | None = None) -> None:
         """Write a Summary (or its serialized bytes); plugin metadata is kept only on a tag's first value.
@@ -248,15 +268,18 @@ class FileWriter:
 
     def flush(self) -> None:
         """Return once everything added so far is on disk."""
+        self._warn_if_closed()
         self.event_writer.flush()
 
     def close(self) -> None:
         """Flush and close the event file."""
         self.event_writer.close()
+        self._closed = True
 
     def reopen(self) -> None:
         """Start a new event file after `close`."""
         self.event_writer.reopen()
+        self._closed = False
 
 
 def make_dirs(logdir: str) -> None:

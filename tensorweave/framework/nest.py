@@ -201,14 +201,26 @@ class _Dot:
 @tf_export("nest.assert_same_structure")
 def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True, expand_composites: bool = False) -> None:
     """Raises ValueError (or TypeError for a differing sequence type) unless both nest the same way."""
+    _assert_same(nest1, nest2, check_types, outlines=True)
+
+
+def assert_same_data_structure(nest1: Any, nest2: Any, check_types: bool = True) -> None:
+    """tf.data's assert_same_structure (its util.nest, TF's AssertSameStructureForData): the same check and
+    message, without the structures' outlines after it."""
+    _assert_same(nest1, nest2, check_types, outlines=False)
+
+
+def _assert_same(nest1: Any, nest2: Any, check_types: Any, outlines: bool) -> None:
     mismatch = _structure_mismatch(nest1, nest2, bool(check_types))
     if mismatch is None:
         return
     error_class, detail = mismatch
-    outline1, outline2 = (map_structure(lambda _: _Dot(), nest) for nest in (nest1, nest2))
-    raise error_class(f"The two structures don't have the same nested structure.\n\nFirst structure: "
-                      f"{_describe(nest1)}\n\nSecond structure: {_describe(nest2)}\n\nMore specifically: {detail}\n"
-                      f"Entire first structure:\n{outline1}\nEntire second structure:\n{outline2}")
+    message = (f"The two structures don't have the same nested structure.\n\nFirst structure: {_describe(nest1)}"
+               f"\n\nSecond structure: {_describe(nest2)}\n\nMore specifically: {detail}")
+    if outlines:
+        outline1, outline2 = (map_structure(lambda _: _Dot(), nest) for nest in (nest1, nest2))
+        message += f"\nEntire first structure:\n{outline1}\nEntire second structure:\n{outline2}"
+    raise error_class(message)
 
 
 @tf_export("nest.map_structure")

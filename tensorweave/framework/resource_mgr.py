@@ -44,6 +44,13 @@ class ResourceMgr:
                 raise errors.NotFoundError(
                     None, None, f"Resource {container}/{name} does not exist.") from None
 
+    def delete(self, container: str, name: str) -> None:
+        """Drop resource `name` of `container` (TF's DeleteResource); a later lookup does not find it."""
+        container = container or self.default_container
+        with self._lock:
+            if self._containers.get(container, {}).pop(name, None) is None:
+                raise errors.NotFoundError(None, None, f"Resource {container}/{name} does not exist.")
+
     def resources(self, container: str) -> list[Any]:
         """The resources of `container` (default if empty) now."""
         with self._lock:

@@ -474,12 +474,22 @@ def _iterator_from_string_handle(ctx: OpKernelContext, string_handle: Any, outpu
         raise errors.InvalidArgumentError(ctx.node_def, None,
                                           "Could not parse string_handle as a valid ResourceHandle")
     resource = ctx.resources.lookup(container, name)
-    if output_types and list(output_types) != resource.output_types:
-        raise errors.InvalidArgumentError(
-            ctx.node_def, None, "Iterator output types do not match the expected output types: "
-            f"{_type_names(resource.output_types)} vs. {_type_names(output_types)}")
+    if output_types:  # TF's VerifyTypesMatch, then VerifyShapesCompatible
+        if len(output_types) != len(resource.output_types):
+            raise errors.InvalidArgumentError(
+                ctx.node_def, None, f"Number of components does not match: expected {len(output_types)} types but "
+                                    f"got {len(resource.output_types)}.")
+        for i, (expected, got) in enumerate(zip(output_types, resource.output_types)):
+            if expected != got:
+                raise errors.InvalidArgumentError(
+                    ctx.node_def, None, f"Data type mismatch at component {i}: expected "
+                                        f"{dtypes.type_string(expected)} but got {dtypes.type_string(got)}.")
+    if output_shapes:
+        for i, (expected, got) in enumerate(zip(output_shapes, resource.output_shapes)):
+            expected = tensor_shape.TensorShape(expected)
+            if not expected.is_compatible_with(got):
+                raise errors.InvalidArgumentError(
+                    ctx.node_def, None, f"Incompatible shapes at component {i}: expected "
+                                        f"{tensor_shape.shape_string(expected)} but got "
+                                        f"{tensor_shape.shape_string(got)}.")
     return resource
-
-
-def _type_names(types: list[dtypes.DType]) -> str:
-    return "[" + ", ".join(dtypes.type_string(t) for t in types) + "]"

@@ -389,15 +389,16 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
         key = key.decode() if isinstance(key, bytes) else key
         return key, [m.get(key) for m in maps] if maps is not None else next(columns)
 
-    # TF parses example by example and reports the first failing one; within it a wrong list before a
-    # missing feature: each feature's first failure is kept as (example, missing?, message), the least raised
-    failures: list[tuple[int, bool, str]] = []
+    # An Example batch is parsed example by example and reports the first failing one; within it a wrong list
+    # before a missing feature: each feature's first failure is kept as ((example, missing?), message), the least
+    # raised. A SequenceExample's context is checked for types first, then dense feature by dense feature.
+    failures: list[tuple[tuple[int, int], str]] = []
 
     def gathered(col: Any, dtype: dtypes.DType, where: Any) -> tuple | None:
         try:
             return _gather(ctx, col, dtype, where)
         except errors.InvalidArgumentError as error:
-            failures.append((error.example_index, False, error.message))
+            failures.append(((-1, error.example_index) if context else (error.example_index, False), error.message))
             return None
 
     parts = []
@@ -407,7 +408,8 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
         if found is not None:
             parts.append(_sparse_output(*found[:2], batch))
     dense_out = []
-    for raw_key, dtype, shape, default in zip(np.ravel(dense_keys), dense_types, dense_shapes, dense_defaults):
+    for t, (raw_key, dtype, shape, default) in enumerate(zip(np.ravel(dense_keys), dense_types, dense_shapes,
+                                                             dense_defaults)):
         key, col = column(raw_key)
         shape = tensor_shape.as_shape(shape)
         found = gathered(col, dtype, mismatch(key, dtype))
@@ -420,31 +422,38 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
             bad = np.flatnonzero(counts % stride) if stride else np.flatnonzero(counts)
             if bad.size:
                 i = bad[0]
-                failures.append((i, False, f"{prefix(key, i)}  Number of {_TYPE_NAME[dtype]} values is not a "
-                                           f"multiple of stride length. Saw {counts[i]} values but output shape "
-                                           f"is: {_shape_text(shape)}"))
+                failures.append(((i, False), f"{prefix(key, i)}  Number of {_TYPE_NAME[dtype]} values is not a "
+                                             f"multiple of stride length. Saw {counts[i]} values but output shape "
+                                             f"is: {_shape_text(shape)}"))
                 continue
             out = _padded(values, counts, stride, np.asarray(default).reshape(()), np_dtype)
             out = out.reshape([len(col), out.shape[1] // stride] + shape.as_list()[1:]) if stride else \
                 np.zeros([len(col), 0] + shape.as_list()[1:], np_dtype)
         else:
             size = shape.num_elements()
+            required = f"Feature: {key} (data type: {_TYPE_NAME[dtype]}) is required but could not be found."
+            if context:
+                # TF's SequenceExample context parser sizes each dense feature by the most values an example (or
+                # the default) has, then reads the examples in order
+                longest = max(np.size(default), int(counts[present].max(initial=0)))
+                bad = np.flatnonzero((present & (counts != longest)) | (~present & (np.size(default) == 0)))
+                if longest != size:
+                    failures.append(((0, t), f"Inconsistent max number of elements for feature {key}: expected "
+                                             f"{size}, but found {longest}"))
+                elif bad.size:
+                    i = bad[0]
+                    failures.append(((0, t), f"Unexpected number of elements in example {name(i)}"
+                                     if present[i] else required))
+                if longest != size or bad.size:
+                    continue
             missing = np.flatnonzero(~present)
             bad = np.flatnonzero(present & (counts != size))
             if bad.size:
                 i = bad[0]
-                if not context:
-                    message = f"{prefix(key, i)}  {_wrong_count(dtype, counts[i], shape, batch)}"
-                elif counts[i] < size and np.size(default):  # TF's SequenceExample context parser
-                    message = f"Unexpected number of elements in example {name(i)}"
-                else:
-                    message = f"Inconsistent max number of elements for feature {key}: expected {size}, but found " \
-                              f"{counts[i]}"
-                failures.append((i, False, message))
+                failures.append(((i, False), f"{prefix(key, i)}  {_wrong_count(dtype, counts[i], shape, batch)}"))
             if missing.size and np.size(default) == 0:
-                where = "" if not batch and not context else f"Name: {name(missing[0])}, "
-                failures.append((missing[0], True, f"{where}Feature: {key} (data type: {_TYPE_NAME[dtype]}) is "
-                                                   "required but could not be found."))
+                where = "" if not batch else f"Name: {name(missing[0])}, "
+                failures.append(((missing[0], True), where + required))
             if bad.size or (missing.size and np.size(default) == 0):
                 continue
             if missing.size:
@@ -456,7 +465,7 @@ def _example_features(ctx: OpKernelContext, messages: list | None, names: np.nda
             out = out.reshape([len(col)] + shape.as_list())
         dense_out.append(out if batch else out[0])
     if failures:
-        raise invalid_argument(ctx, min(failures, key=lambda failure: failure[:2])[2])
+        raise invalid_argument(ctx, min(failures, key=lambda failure: failure[0])[1])
     return [p[0] for p in parts] + [p[1] for p in parts] + [p[2] for p in parts] + dense_out
 
 

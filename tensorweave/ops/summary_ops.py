@@ -21,9 +21,11 @@ from typing import Any
 
 import numpy as np
 from google.protobuf import json_format, message
+from google.protobuf.message import DecodeError
 
-from tensorweave.formats import tensor_proto
-from tensorweave.formats.protos import Summary, SummaryDescription, SummaryMetadata, TensorProto
+from tensorweave import errors
+from tensorweave.formats import events, tensor_proto
+from tensorweave.formats.protos import Event, Summary, SummaryDescription, SummaryMetadata, TensorProto
 from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import (
     GraphKeys,
@@ -502,3 +504,66 @@ def initialize(graph: Any = None, session: Any = None) -> None:
     """TF initializes the thread's default tf.contrib.summary writer; tensorweave has no such writers (its
     summaries go through FileWriter), so there is never a default one, and TF's error says so."""
     raise RuntimeError("No default tf.contrib.summary.SummaryWriter found")
+
+
+# -- the summary-writer ops (TF 2's summary writer resource, which FileWriter(session=...) drives) -------------
+
+SummaryWriter = Op("SummaryWriter", outputs=["writer: resource"],
+                   attrs=["shared_name: string = ''", "container: string = ''"], is_stateful=True)
+CreateSummaryFileWriter = Op("CreateSummaryFileWriter", inputs=["writer: resource", "logdir: string",
+                                                                "max_queue: int32", "flush_millis: int32",
+                                                                "filename_suffix: string"], is_stateful=True)
+ImportEvent = Op("ImportEvent", inputs=["writer: resource", "event: string"], is_stateful=True)
+FlushSummaryWriter = Op("FlushSummaryWriter", inputs=["writer: resource"], is_stateful=True)
+CloseSummaryWriter = Op("CloseSummaryWriter", inputs=["writer: resource"], is_stateful=True)
+SummaryWriter.shape(_scalar_output)
+for _op in (CreateSummaryFileWriter, ImportEvent, FlushSummaryWriter, CloseSummaryWriter):
+    _op.shape(lambda ctx: [])
+
+
+class _WriterHandle:
+    """A SummaryWriter's handle: where its writer lives (made by CreateSummaryFileWriter, dropped by
+    CloseSummaryWriter), as TF's ResourceHandle names a resource that may not exist yet."""
+
+    def __init__(self, resources: Any, container: str, name: str) -> None:
+        self.resources, self.container, self.name = resources, container, name
+
+    def writer(self) -> events.EventFileWriter:
+        try:
+            return self.resources.lookup(self.container, self.name)
+        except errors.NotFoundError:
+            raise errors.NotFoundError(None, None, f"Resource {self.container or 'localhost'}/{self.name}/"
+                                                   "N10tensorflow22SummaryWriterInterfaceE does not exist.") from None
+
+
+@SummaryWriter.kernel("CPU")
+def _summary_writer(ctx: OpKernelContext, shared_name: bytes, container: bytes) -> _WriterHandle:
+    return _WriterHandle(ctx.resources, _text(container), _text(shared_name) or ctx.name)
+
+
+@CreateSummaryFileWriter.kernel("CPU")
+def _create_summary_file_writer(ctx: OpKernelContext, writer: _WriterHandle, logdir: Any, max_queue: Any,
+                                flush_millis: Any, filename_suffix: Any) -> None:
+    writer.resources.lookup_or_create(writer.container, writer.name, lambda: events.EventFileWriter(
+        _text(np.asarray(logdir).item()), int(max_queue), int(flush_millis) / 1000,
+        _text(np.asarray(filename_suffix).item()), process_tag=True))
+
+
+@ImportEvent.kernel("CPU")
+def _import_event(ctx: OpKernelContext, writer: _WriterHandle, event: Any) -> None:
+    try:
+        parsed = Event.FromString(np.asarray(event).item())
+    except DecodeError:
+        raise invalid_argument(ctx, "Bad Event proto") from None
+    writer.writer().add_event(parsed)
+
+
+@FlushSummaryWriter.kernel("CPU")
+def _flush_summary_writer(ctx: OpKernelContext, writer: _WriterHandle) -> None:
+    writer.writer().flush()
+
+
+@CloseSummaryWriter.kernel("CPU")
+def _close_summary_writer(ctx: OpKernelContext, writer: _WriterHandle) -> None:
+    writer.writer().close()
+    writer.resources.delete(writer.container, writer.name)

@@ -7,17 +7,96 @@ starts with the default graph, as TF's does.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from tensorweave.formats import events
-from tensorweave.framework.graph import Graph, get_default_graph
+from tensorweave.formats.events import make_dirs
+from tensorweave.framework import dtypes
+from tensorweave.framework.graph import (
+    Graph,
+    Tensor,
+    control_dependencies,
+    device,
+    get_default_graph,
+    name_scope,
+)
 from tensorweave.framework.meta_graph import create_meta_graph_def
+from tensorweave.ops import summary_ops
+from tensorweave.ops.constant_ops import constant, placeholder_with_default
 from tensorweave.platform.tf_export import tf_export
+
+
+class EventFileWriterV2:
+    """TF's writer for `FileWriter(session=...)`: the session's summary-writer resource for the logdir (shared
+    by every FileWriter of that session and logdir), driven by ops it adds to the session's graph."""
+
+    def __init__(self, session: Any, logdir: str | os.PathLike, max_queue: int = 10, flush_secs: float = 120,
+                 filename_suffix: str | None = None) -> None:
+        self._session = session
+        self._logdir = logdir
+        self._closed = False
+        make_dirs(os.fspath(logdir))
+        with session.graph.as_default(), name_scope("filewriter"):
+            with device("cpu:0"):  # TF's create_file_writer, flush and close place their ops on the CPU
+                # no suffix given: TF's default '.v2', one constant for every CreateSummaryFileWriter
+                suffix = constant(".v2") if filename_suffix is None else filename_suffix
+                writer = summary_ops.SummaryWriter(shared_name=f"logdir:{os.fspath(logdir)}")
+
+            def create() -> Any:
+                with name_scope(None, "CreateSummaryFileWriter") as scope:  # TF's generated wrapper's names
+                    return summary_ops.CreateSummaryFileWriter(
+                        writer, constant(os.fspath(logdir), name="logdir"),
+                        constant(max_queue, dtypes.int32, name="max_queue"),
+                        constant(int(flush_secs * 1000), dtypes.int32, name="flush_millis"),
+                        suffix if isinstance(suffix, Tensor) else constant(suffix, name="filename_suffix"),
+                        name=scope)
+
+            with device("cpu:0"):
+                create()
+            self._event_placeholder = placeholder_with_default(constant("unused"), shape=[])
+            self._add_event_op = summary_ops.ImportEvent(writer, self._event_placeholder)
+            with device("cpu:0"):
+                summary_ops.FlushSummaryWriter(writer)  # leaving TF's `as_default()` flushes
+            self._init_op = create()
+            with device("cpu:0"):
+                self._flush_op = summary_ops.FlushSummaryWriter(writer)
+                with control_dependencies([summary_ops.FlushSummaryWriter(writer)]):
+                    self._close_op = summary_ops.CloseSummaryWriter(writer)
+        session.run(self._init_op)
+
+    def get_logdir(self) -> str | os.PathLike:
+        return self._logdir
+
+    def reopen(self) -> None:
+        """After `close`, a new event file in the same directory."""
+        if self._closed:
+            self._closed = False
+            self._session.run(self._init_op)
+
+    def add_event(self, event: Any) -> None:
+        if not self._closed:
+            self._session.run(self._add_event_op, feed_dict={self._event_placeholder: event.SerializeToString()})
+
+    def flush(self) -> None:
+        self._session.run(self._flush_op)
+
+    def close(self) -> None:
+        if not self._closed:
+            self.flush()
+            self._session.run(self._close_op)
+            self._closed = True
 
 
 @tf_export("summary.FileWriter")
 class FileWriter(events.FileWriter):
     """TF1's `tf.summary.FileWriter`: summaries, session logs, graphs and run metadata to an event file."""
+
+    def _event_writer(self, logdir: str | os.PathLike, max_queue: int, flush_secs: float,
+                      filename_suffix: str | None, session: Any) -> Any:
+        if session is None:
+            return super()._event_writer(logdir, max_queue, flush_secs, filename_suffix, None)
+        return EventFileWriterV2(session, logdir, max_queue, flush_secs, filename_suffix)
 
     def _constructor_meta_graph(self, graph: Any, graph_def: Any) -> Any:
         """TF's `create_meta_graph_def(graph_def=graph_def or graph's GraphDef)`: it takes a Graph only as

@@ -28,6 +28,15 @@ from tensorweave.platform.tf_export import tf_export
 from tensorweave.train import training_util
 
 
+def _log_ignored_state_file(error: Exception, path: str) -> None:
+    """TF's warnings for a checkpoint state file it cannot read or parse."""
+    tf_logging.warning("%s: %s", type(error).__name__, error)
+    tf_logging.warning("%s: Checkpoint ignored", path)
+
+
+checkpoint_state.report_ignored = _log_ignored_state_file
+
+
 def _matching_files(pattern: str) -> list[str]:
     return sorted(glob.glob(pattern))
 

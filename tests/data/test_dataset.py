@@ -1,6 +1,7 @@
 """tf.data in graph mode: datasets' values and static shapes, the four kinds of iterator, the file readers."""
 
 import gzip
+import re
 import threading
 import time
 
@@ -72,6 +73,85 @@ def test_map_error_names_the_function_node():
             dataset_elements(ds)
 
 
+def test_function_error_names_its_node_and_the_iterator_without_a_header():
+    """TF 2.21's AttachDef: an error that names a node of the dataset function gets the IteratorGetNext as a
+    plain '[[name]]', and the session finds no graph node to trace (map and batch fused: no prefix)."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices(["1", "x"]).map(lambda s: tf.strings.to_number(s)).batch(2)
+        n = tf.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(n)
+    assert info.value.message == ("Graph execution error:\n\nStringToNumberOp could not correctly convert string: x"
+                                  "\n\t [[{{node StringToNumber}}]]\n\t [[IteratorGetNext]]")
+    assert info.value.op is None and info.value.node_def is None
+
+
+def _nan(x):
+    return tf.debugging.check_numerics(tf.cast(x, tf.float32) * float("nan"), "m")
+
+
+def _no_autotune():
+    options = tf.data.Options()
+    options.autotune.enabled = False
+    return options
+
+
+def _function_error(dataset, initializable=False):
+    it = tf.data.make_initializable_iterator(dataset) if initializable else tf.data.make_one_shot_iterator(dataset)
+    n = it.get_next()
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+        if initializable:
+            sess.run(it.initializer)
+        sess.run(n)
+    return info.value.message
+
+
+@pytest.mark.parametrize("make, op, prefix", [
+    (lambda r: r.map(_nan), "MapDataset", "Prefetch::Map"),
+    (lambda r: r.map(_nan).shuffle(3, seed=1).batch(2), "MapDataset", "Prefetch::BatchV2::Shuffle::Map"),
+    (lambda r: r.map(_nan).prefetch(1), "MapDataset", "Prefetch::Map"),
+    (lambda r: r.map(_nan).repeat(), "MapDataset", "Prefetch::ForeverRepeat[0]::Map"),
+    (lambda r: r.map(_nan).repeat(2), "MapDataset", "Prefetch::FiniteRepeat[0]::Map"),
+    (lambda r: r.map(_nan, num_parallel_calls=2), "ParallelMapDatasetV2", "ParallelMapV2"),
+    (lambda r: r.map(_nan, num_parallel_calls=2).take(3), "ParallelMapDatasetV2", "Prefetch::FiniteTake::ParallelMapV2"),
+    (lambda r: r.filter(lambda x: _nan(x) > 0).batch(2), "FilterDataset", "Prefetch::BatchV2::Filter"),
+    (lambda r: r.flat_map(lambda x: tf.data.Dataset.from_tensors(x).map(_nan)), "MapDataset",
+     "Prefetch::FlatMap[0]::Map"),
+    (lambda r: r.flat_map(lambda x: tf.data.Dataset.from_tensors(_nan(x))), "FlatMapDataset", "Prefetch::FlatMap"),
+    (lambda r: r.interleave(lambda x: tf.data.Dataset.from_tensors(x).map(_nan), cycle_length=1), "MapDataset",
+     "Prefetch::Interleave[0]::Map"),
+    (lambda r: r.map(_nan).skip(1), "MapDataset", "Prefetch::FiniteSkip::Map"),
+    (lambda r: r.map(_nan).cache(), "MapDataset", "Prefetch::MemoryCacheImpl::Map"),
+    (lambda r: tf.data.Dataset.zip((r, r.map(_nan))), "MapDataset", "Prefetch::Zip[1]::Map"),
+    (lambda r: r.map(_nan).with_options(tf.data.Options()), "MapDataset", "Prefetch::Map"),
+    (lambda r: r.batch(2).map(_nan).unbatch(), "MapDataset", "Prefetch::Unbatch::Map"),
+    (lambda r: r.map(_nan).shuffle(2, seed=1).repeat(), "MapDataset", "Prefetch::ShuffleAndRepeat::Map"),
+    (lambda r: r.map(_nan).with_options(_no_autotune()), "MapDataset", "Map"),
+    (lambda r: r.map(_nan).take(-1).skip(0).repeat(1).prefetch(0), "MapDataset", "Prefetch::Map"),
+    (lambda r: r.map(_nan).window(2).flat_map(lambda w: w), "MapDataset", "Prefetch::FlatMap::Window::Map"),
+    (lambda r: r.map(_nan).enumerate(), "MapDataset", "Prefetch::Zip[1]::Map"),
+])
+def test_function_error_context_as_tf(make, op, prefix):
+    """TF 2.21's iterators prefix a function's error with the dataset's name (its op and a process-wide number)
+    and the iterator's prefix, as TF's optimizations leave the pipeline (an injected Prefetch, fusions)."""
+    with tf.Graph().as_default():
+        message = _function_error(make(tf.data.Dataset.range(4)))
+    assert re.fullmatch(rf"Graph execution error:\n\nError in user-defined function passed to {op}:\d+ transformation "
+                        rf"with iterator: Iterator::Root::{re.escape(prefix)}: m : Tensor had NaN values\n\t "
+                        r"\[\[\{\{node CheckNumerics\}\}\]\]\n\t \[\[IteratorGetNext\]\]", message), message
+
+
+def test_function_error_names_datasets_in_the_order_tf_makes_them():
+    """Each dataset made at run time takes the next number (a one-shot iterator's once, an initializer's on
+    each run); a fused map and batch adds no context (TF's MapAndBatch)."""
+    with tf.Graph().as_default():
+        numbers = [int(re.search(r"MapDataset:(\d+) ", _function_error(tf.data.Dataset.range(4).map(_nan), init)
+                                 ).group(1)) for init in (False, True)]
+        fused = _function_error(tf.data.Dataset.range(4).map(_nan).batch(2))
+    assert numbers[1] == numbers[0] + 2
+    assert fused.startswith("Graph execution error:\n\nm : Tensor had NaN values\n")
+
+
 def test_batch_and_padded_batch():
     with tf.Graph().as_default():
         b = tf.data.Dataset.range(7).batch(3)
@@ -128,6 +208,48 @@ def test_from_generator_with_args_and_shape_check():
         bad = tf.data.Dataset.from_generator(lambda: iter([[1, 2, 3]]), tf.int64, [2])
         with pytest.raises(tf.errors.InvalidArgumentError, match="yielded an element of shape"):
             dataset_elements(bad)
+
+
+def _yield_x():
+    yield "x"
+
+
+def _yield_one_a():
+    yield (1, "a")
+
+
+def _yield_three():
+    yield 3
+
+
+def _yield_nested():
+    yield [[1], [2]]
+
+
+@pytest.mark.parametrize("generator, types, shapes, headline, node", [
+    (_yield_x, tf.int32, None, "TypeError: `generator` yielded an element that did not match the expected "
+     "structure. The expected structure was TensorSpec(shape=<unknown>, dtype=tf.int32, name=None), but the "
+     "yielded element was x.", "EagerPyFunc"),
+    (_yield_x, tf.int32, [], "TypeError: `generator` yielded an element that could not be converted to the "
+     "expected type. The expected type was int32, but the yielded element was x.", "PyFunc"),
+    (_yield_one_a, (tf.int32, tf.int64), None, "TypeError: `generator` yielded an element that could not be "
+     "converted to the expected type. The expected type was int64, but the yielded element was a.", "PyFunc"),
+    (_yield_three, (tf.int32, tf.int64), None, "TypeError: `generator` yielded an element that did not match "
+     "the expected structure. The expected structure was (tf.int32, tf.int64), but the yielded element was 3.",
+     "PyFunc"),
+    (_yield_nested, tf.int32, [None], "TypeError: `generator` yielded an element of shape (2, 1) where an "
+     "element of shape (?,) was expected.", "PyFunc"),
+])
+def test_from_generator_element_errors_as_tf(generator, types, shapes, headline, node):
+    """TF 2.21 checks a yielded element in the py_func that runs the generator (an EagerPyFunc where no shape
+    is known): a TypeError, with its traceback, that names that node, then the IteratorGetNext."""
+    with tf.Graph().as_default():
+        n = tf.data.make_one_shot_iterator(tf.data.Dataset.from_generator(generator, types, shapes)).get_next()
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(n)
+    lines = info.value.message.split("\n")
+    assert lines[:4] == ["Graph execution error:", "", headline, "Traceback (most recent call last):"]
+    assert lines[-2:] == [f"\t [[{{{{node {node}}}}}]]", "\t [[IteratorGetNext]]"]
 
 
 def test_initializable_iterator_reinitialized_with_fed_placeholder():
@@ -498,3 +620,38 @@ def test_feedable_and_reinitializable_iterators_reject_what_tf_rejects():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match="Could not parse string_handle as a valid ResourceHandle"):
                 sess.run(nxt, {handle: b"garbage"})
+
+
+def test_string_handle_checks_types_then_shapes_as_tf():
+    """TF 2.21's IteratorFromStringHandleV2: VerifyTypesMatch (the count, then each type), then
+    VerifyShapesCompatible."""
+    with tf.Graph().as_default():
+        handle = tf.placeholder(tf.string, [])
+        sources = [tf.data.make_one_shot_iterator(tf.data.Dataset.from_tensors(v)) for v in
+                   ([1.0, 2.0], (1.0, 2.0), np.int64(1))]
+        cases = [(tf.float32, tf.TensorShape([None, 2]), [
+            "Incompatible shapes at component 0: expected [?,2] but got [2].",
+            "Number of components does not match: expected 1 types but got 2.",
+            "Data type mismatch at component 0: expected float but got int64."]),
+            ((tf.float32, tf.float32), (tf.TensorShape([2]), tf.TensorShape([2])), [
+                "Number of components does not match: expected 2 types but got 1.",
+                "Incompatible shapes at component 0: expected [2] but got [].",
+                "Number of components does not match: expected 2 types but got 1."])]
+        with tf.Session() as sess:
+            handles = sess.run([s.string_handle() for s in sources])
+            for types, shapes, messages in cases:
+                nxt = tf.data.Iterator.from_string_handle(handle, types, shapes).get_next()
+                for value, message in zip(handles, messages):
+                    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                        sess.run(nxt, {handle: value})
+                    assert runtime_message(info.value).split("\n")[0] == message
+
+
+def test_make_initializer_structure_message_has_no_outlines():
+    """tf.data's nest (TF's AssertSameStructureForData) words a mismatch without the structures' outlines."""
+    with tf.Graph().as_default():
+        it = tf.data.Iterator.from_structure((tf.int64, tf.float32), (tf.TensorShape([]), tf.TensorShape([2])))
+        with pytest.raises(ValueError) as info:
+            it.make_initializer(tf.data.Dataset.range(3))
+    assert str(info.value).endswith('More specifically: Substructure "type=tuple str=(tf.int64, tf.float32)" is a '
+                                    'sequence, while substructure "type=DType str=<dtype: \'int64\'>" is not')

@@ -296,6 +296,20 @@ def test_checkpoint_state_that_is_not_utf8_is_an_error(tmp_path):
     assert tf.train.get_checkpoint_state(str(tmp_path)) is None
 
 
+
+def test_checkpoint_state_that_cannot_be_read_is_ignored_with_tf_warnings(tmp_path, caplog):
+    """TF 2.21 logs the error's class and message, then '<path>: Checkpoint ignored'; a missing file is silent."""
+    (tmp_path / "checkpoint").mkdir()
+    (tmp_path / "c2").write_text('model_checkpoint_path: "x"\nfoo: 1\n')
+    with caplog.at_level("WARNING", logger="tensorflow"):
+        assert tf.train.get_checkpoint_state(str(tmp_path), "missing") is None
+        assert tf.train.get_checkpoint_state(str(tmp_path)) is None
+        assert tf.train.get_checkpoint_state(str(tmp_path), "c2") is None
+    assert [r.getMessage() for r in caplog.records] == [
+        f"FailedPreconditionError: {tmp_path}/checkpoint; Is a directory", f"{tmp_path}/checkpoint: Checkpoint ignored",
+        'ParseError: 2:1 : Message type "tensorflow.CheckpointState" has no field named "foo".',
+        f"{tmp_path}/c2: Checkpoint ignored"]
+
 # ---- protobuf classes
 
 def test_tensor_info_is_exported():

@@ -422,3 +422,23 @@ def test_sequence_context_value_count_messages_as_tf(count, shape, default, mess
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         _run(context)
     assert runtime_message(info.value).split("\n")[0] == message
+
+
+_REQUIRED_A = "Feature: a (data type: int64) is required but could not be found."
+
+
+@pytest.mark.parametrize("contexts, shape, message", [
+    ([{}], [], "Inconsistent max number of elements for feature a: expected 1, but found 0"),
+    ([{"a": [1]}, {}], [], _REQUIRED_A),
+    ([{}, {"a": [1]}], [2], "Inconsistent max number of elements for feature a: expected 2, but found 1"),
+    ([{"a": [1, 2]}, {}], [], "Inconsistent max number of elements for feature a: expected 1, but found 2"),
+    ([{"a": [1, 2]}, {}], [2], _REQUIRED_A),
+])
+def test_sequence_context_missing_required_as_tf(contexts, shape, message):
+    """TF 2.21 sizes a required context feature by the most values an example has before it looks for the
+    missing ones, and its 'required' message names no example, batch or single."""
+    serialized = [_sequence_example(context, {"t": [[1]]}) for context in contexts]
+    context, _, _ = tf.io.parse_sequence_example(serialized, {"a": tf.FixedLenFeature(shape, tf.int64)})
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(context)
+    assert runtime_message(info.value).split("\n")[0] == message

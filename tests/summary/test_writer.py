@@ -2,7 +2,9 @@
 strings, collections) and FileWriterCache's default graph. Expected values are TF 2.21's, recorded by hand."""
 
 import logging
+import os
 import re
+import warnings
 
 import pytest
 from google.protobuf import text_format
@@ -205,8 +207,58 @@ def test_file_writer_cache_starts_with_the_default_graph(tmp_path):
     assert [o.name for o in _meta_graph(tmp_path).meta_info_def.stripped_op_list.op] == ["Const"]
 
 
-def test_session_writer_names_the_missing_summary_ops(tmp_path):
+def test_session_writer_writes_through_the_summary_writer_ops(tmp_path):
+    """TF 2.21's EventFileWriterV2: the session's SummaryWriter resource for the logdir, the graph TF builds
+    ('.v2' files named with the process id and a count, made at once); a second writer of the same logdir
+    that closes it leaves the first one's flush failing (recorded from TF)."""
+    x = tf.placeholder(tf.float32, [])
+    scalar = tf.summary.scalar("a", x)
     with tf.Session() as sess:
-        with pytest.raises(errors.UnimplementedError, match=r"^FileWriter\(session=\.\.\.\) writes its events "
-                           r"through the summary-writer ops \(SummaryWriter, CreateSummaryFileWriter"):
-            tf.summary.FileWriter(str(tmp_path), session=sess)
+        writer = tf.summary.FileWriter(str(tmp_path), session=sess)
+        writer.add_summary(sess.run(scalar, {x: 2.0}), 1)
+        writer.add_graph(sess.graph)
+        nodes = [(n.name, n.op, n.device, list(n.input)) for n in sess.graph.as_graph_def().node
+                 if n.name.startswith("filewriter/")]
+        writer.close()
+        second = tf.summary.FileWriter(str(tmp_path), session=sess)
+        tf.summary.FileWriter(str(tmp_path), session=sess).close()
+        with pytest.raises(errors.NotFoundError) as info:
+            second.flush()
+    assert [(name, op, device) for name, op, device, _ in nodes] == [
+        ("filewriter/Const", "Const", "/device:CPU:0"), ("filewriter/SummaryWriter", "SummaryWriter", "/device:CPU:0"),
+        ("filewriter/CreateSummaryFileWriter/logdir", "Const", "/device:CPU:0"),
+        ("filewriter/CreateSummaryFileWriter/max_queue", "Const", "/device:CPU:0"),
+        ("filewriter/CreateSummaryFileWriter/flush_millis", "Const", "/device:CPU:0"),
+        ("filewriter/CreateSummaryFileWriter", "CreateSummaryFileWriter", "/device:CPU:0"),
+        ("filewriter/Const_1", "Const", ""), ("filewriter/PlaceholderWithDefault", "PlaceholderWithDefault", ""),
+        ("filewriter/ImportEvent", "ImportEvent", ""),
+        ("filewriter/FlushSummaryWriter", "FlushSummaryWriter", "/device:CPU:0"),
+        ("filewriter/CreateSummaryFileWriter_1/logdir", "Const", ""),
+        ("filewriter/CreateSummaryFileWriter_1/max_queue", "Const", ""),
+        ("filewriter/CreateSummaryFileWriter_1/flush_millis", "Const", ""),
+        ("filewriter/CreateSummaryFileWriter_1", "CreateSummaryFileWriter", ""),
+        ("filewriter/FlushSummaryWriter_1", "FlushSummaryWriter", "/device:CPU:0"),
+        ("filewriter/FlushSummaryWriter_2", "FlushSummaryWriter", "/device:CPU:0"),
+        ("filewriter/CloseSummaryWriter", "CloseSummaryWriter", "/device:CPU:0")]
+    assert nodes[5][3][-1] == "filewriter/Const" and nodes[-1][3] == ["filewriter/SummaryWriter",
+                                                                      "^filewriter/FlushSummaryWriter_2"]
+    assert re.search(r"Resource localhost/logdir:.*/N10tensorflow22SummaryWriterInterfaceE does not exist\.",
+                     info.value.message)
+    first = min(tmp_path.iterdir(), key=lambda p: int(p.name.split(".")[-2]))
+    assert re.fullmatch(rf"events\.out\.tfevents\.\d{{10}}\.[^.]+\.{os.getpid()}\.\d+\.v2", first.name)
+    events = list(tf.train.summary_iterator(str(first)))
+    assert [e.WhichOneof("what") for e in events] == ["file_version", "summary", "graph_def"]
+    assert events[1].step == 1 and events[1].summary.value[0].simple_value == 2.0
+
+
+def test_a_closed_writer_warns_as_tf(tmp_path):
+    writer = tf.summary.FileWriter(str(tmp_path))
+    writer.close()
+    with pytest.warns(UserWarning, match=r"^Attempting to use a closed FileWriter\. The operation will be a noop "
+                                         r"unless the FileWriter is explicitly reopened\.$"):
+        writer.add_session_log(tf.SessionLog(status=tf.SessionLog.STOP), 3)
+    writer.reopen()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        writer.flush()
+    writer.close()

@@ -169,3 +169,20 @@ def test_queue_runner_threads_are_named_as_tfs():
         assert [t.name for t in threads] == ["QueueRunnerThread-q-put", "QueueRunnerThread-q-close_on_stop"]
         coord.request_stop()
         coord.join(threads)
+
+
+def test_a_queue_runner_error_is_the_callables_raw_error():
+    """TF's QueueRunner runs its enqueue through `make_callable`: the error the Coordinator re-raises carries
+    the runtime's message only, no op (recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        files = tf.placeholder(tf.string, [None])
+        tf.train.string_input_producer(files, shuffle=False)
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            with pytest.raises(errors.InvalidArgumentError) as info:
+                coord.join(threads, stop_grace_period_secs=2)
+    assert str(info.value) == info.value.message == (
+        "You must feed a value for placeholder tensor 'Placeholder' with dtype string and shape [?]\n"
+        "\t [[{{node Placeholder}}]]")
+    assert info.value.op is None and info.value.node_def is None
