@@ -532,3 +532,22 @@ def test_case_gradient_keeps_indexed_slices_as_tf():
         expected = {0: np.sin([1.0, 2.0, 3.0]), 1: [0.0, 0.0, 0.0], 2: [1.0, 3.0, 2.0]}
         for k, want in expected.items():
             np.testing.assert_allclose(s.run(tf.convert_to_tensor(dv), {i: k}), want, atol=1e-6)
+
+
+def test_indexed_slices_through_cond_and_while_as_tf():
+    """An IndexedSlices' values, indices and dense_shape travel as three outputs; one against a tensor is TF's
+    "Cannot reconcile" (TF 2.21)."""
+    ix = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
+    p = tf.placeholder(tf.bool, [])
+    c = tf.cond(p, lambda: ix, lambda: tf.IndexedSlices(ix.values * -1.0, ix.indices, ix.dense_shape))
+    assert isinstance(c, tf.IndexedSlices) and [c.values.name, c.indices.name] == ["cond/Identity:0",
+                                                                                   "cond/Identity_1:0"]
+    w = tf.while_loop(lambda i, x: i < 2, lambda i, x: (i + 1, tf.IndexedSlices(
+        tf.concat([x.values, x.values * 2.0], 0), tf.concat([x.indices, x.indices + 1], 0), x.dense_shape)),
+        [0, ix], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 2])])
+    assert [t.shape.as_list() for t in (w[1].values, w[1].indices, w[1].dense_shape)] == [[None, 2], [None], [2]]
+    with pytest.raises(TypeError, match=r"^Cannot reconcile tf.cond 0-th outputs:\n  branches returned: \(<"):
+        tf.cond(p, lambda: ix, lambda: ix.values)
+    with tf.Session() as sess:
+        assert sess.run(w)[1].indices.tolist() == [1, 2, 2, 3]
+        assert sess.run(c, {p: False}).values.tolist() == [[-1.0, -2.0]]
