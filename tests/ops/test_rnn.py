@@ -414,3 +414,22 @@ def test_variables_a_user_cell_gets_in_call_are_the_cells():
         tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 2]), dtype=tf.float32)
         assert [v.name for v in cell.variables] == ["rnn/my_cell/w:0"]
         assert [v.name for v in cell.trainable_weights] == ["rnn/my_cell/w:0"]
+
+
+@pytest.mark.parametrize("cell_name, keras_name", [("BasicRNNCell", "SimpleRNNCell"), ("GRUCell", "GRUCell"),
+                                                   ("BasicLSTMCell", "LSTMCell"), ("LSTMCell", "LSTMCell")])
+def test_legacy_cells_warn_as_tf(cell_name, keras_name):
+    """TF 2.21's (tf_keras') UserWarning, at the line that made the cell."""
+    with pytest.warns(UserWarning, match=f"^`tf.nn.rnn_cell.{cell_name}` is deprecated and will be removed in a "
+                                         f"future version. This class is equivalent as `tf.keras.layers."
+                                         f"{keras_name}`, and will be replaced by that in Tensorflow 2.0.$") as record:
+        getattr(rnn_cell, cell_name)(2)
+    assert record[0].filename == __file__
+
+
+def test_multi_rnn_cell_logs_its_deprecation_as_tf(caplog):
+    with pytest.warns(UserWarning):
+        rnn_cell.MultiRNNCell([rnn_cell.GRUCell(2)])
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [(
+        "tensorflow", "WARNING", "`tf.nn.rnn_cell.MultiRNNCell` is deprecated. This class is equivalent as "
+        "`tf.keras.layers.StackedRNNCells`, and will be replaced by that in Tensorflow 2.0.")]
