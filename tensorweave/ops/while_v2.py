@@ -302,7 +302,8 @@ class _GradientBody(FuncGraph):
         self.moved: list[tuple[str, str, dict[str, Any], list[tuple[int, int]]]] = []  # type, name, attrs, inputs
 
     def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor], output_types: list[dtypes.DType],
-                                 op_def: Any = None, control_inputs: Any = ()) -> Operation:
+                                 op_def: Any = None, control_inputs: Any = (), defer_control_flow: bool = False
+                                 ) -> Operation:
         if node_def.op in _MOVED_TO_FORWARD and inputs and all(
                 t.graph is self.forward and t.op in self.locate and t.ref() not in self.accumulated and
                 (self.locate[t.op], t.value_index) not in self.pushed for t in inputs):
@@ -313,7 +314,8 @@ class _GradientBody(FuncGraph):
             self.locate[op] = len(self.ops)
             self.ops.append(op)
             return op
-        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
+        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs,
+                                                defer_control_flow)
 
     def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
         if tensor.graph is not self.forward:

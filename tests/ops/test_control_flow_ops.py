@@ -253,3 +253,30 @@ def test_indexed_slices_through_cond_and_while_loop_as_tf():
             assert sess.run(w2)[1].values.tolist() == [[9.0, 18.0]]
             negated = sess.run(c, {p: False})
             assert negated.values.tolist() == [[-1.0, -2.0]] and negated.dense_shape.tolist() == [3, 2]
+
+
+def test_ops_in_a_loop_or_cond_infer_shapes_on_their_outside_inputs_as_tf():
+    """TF infers an op's shapes on its inputs as given, before the loop gives it an Enter (the cond a Switch):
+    an outside constant fixes a shape inside, and an op whose shapes fail leaves no Enter behind and names
+    its outside input (shapes and message from TF 2.21)."""
+    with tf.Graph().as_default() as g:
+        shape = tf.constant([2, 3])
+        depth = tf.constant(4)
+        w = tf.ones([5, 6], name="w")
+        seen = {}
+
+        def body(i):
+            seen["shapes"] = [tf.reshape(tf.range(6.0), shape).shape.as_list(), tf.zeros(shape).shape.as_list(),
+                              tf.one_hot([0, 1], depth).shape.as_list()]
+            before = len(g.get_operations())
+            with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 6 and 5 for '\{\{node "
+                                                 r"while/MatMul\}\} = MatMul\[.*\]\(while/ones, w\)' with input "
+                                                 r"shapes: \[2,6\], \[5,6\]\.$"):
+                tf.matmul(tf.ones([2, 6]), w)
+            seen["left"] = [op.type for op in g.get_operations()[before:]]
+            return i + 1
+
+        tf.while_loop(lambda i: i < 2, body, [0])
+        assert seen == {"shapes": [[2, 3], [2, 3], [2, 4]], "left": ["Const"]}
+        c = tf.cond(tf.placeholder(tf.bool, []), lambda: tf.reshape(tf.range(6.0), shape), lambda: tf.ones([2, 3]))
+        assert c.shape.as_list() == [2, 3]
