@@ -138,8 +138,9 @@ def _trace_branches(fns: Sequence[Callable[[], Any]], names: Sequence[str], op_r
     originals: list[Any] = []
 
     def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
-        def expanded() -> Any:
-            originals.append(fn())
+        def expanded() -> Any:  # an op returned counts as the tensor it becomes, as in TF's structure checks
+            originals.append(nest.map_structure(
+                lambda x: _components(x, op_return_value) if isinstance(x, Operation) else x, fn()))
             return nest.map_structure(lambda x: _components(x, op_return_value), originals[-1])
         return expanded
 
@@ -204,8 +205,8 @@ def _tensor_array_out(branch_array: TensorArray, flow: Tensor) -> TensorArray:
 
 
 def _components(value: Any, pred: Tensor) -> Any:
-    """A branch's output as the If returns it: a SparseTensor as its three tensors, an IndexedSlices as its two or three, a TensorArray as its flow,
-    an op as the condition once the op ran (TF's `op_return_value`)."""
+    """A branch's output as the If returns it: a SparseTensor as its three tensors, an IndexedSlices as its two
+    or three, a TensorArray as its flow, an op as the condition once the op ran (TF's `op_return_value`)."""
     if isinstance(value, SparseTensor):
         return (value.indices, value.values, value.dense_shape)
     if isinstance(value, IndexedSlices):

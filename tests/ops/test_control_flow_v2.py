@@ -12,7 +12,7 @@ import pytest
 import tensorweave.compat.v1 as tf
 from tensorweave.framework import graph as tf_graph
 from tensorweave.ops import list_ops
-from tests.op_testing import check_gradient
+from tests.op_testing import check_gradient, runtime_message
 
 
 @pytest.fixture(autouse=True)
@@ -551,3 +551,25 @@ def test_indexed_slices_through_cond_and_while_as_tf():
     with tf.Session() as sess:
         assert sess.run(w)[1].indices.tolist() == [1, 2, 2, 3]
         assert sess.run(c, {p: False}).values.tolist() == [[-1.0, -2.0]]
+
+
+def test_an_error_inside_cond_or_while_names_only_its_node_as_tf():
+    """TF's session lowers If, Case and While (`_lower_using_switch_merge`) to Switch and Merge, so a node of
+    their bodies fails as the graph's own: no call frames after it (messages from TF 2.21)."""
+    x = tf.placeholder(tf.int32, [])
+
+    def inner():
+        with tf.control_dependencies([tf.debugging.assert_less(x, 3, message="inner")]):
+            return tf.constant(1)
+
+    c = tf.cond(x > 0, lambda: tf.cond(x > 5, inner, lambda: tf.constant(2)), lambda: tf.constant(3))
+    m = tf.map_fn(lambda e: tf.debugging.check_numerics(e, "bad"), tf.constant([1.0, np.nan]))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(c, {x: 7})
+        assert runtime_message(info.value) == ("assertion failed: [inner] [Condition x < y did not hold "
+                                               "element-wise:] [x (Placeholder:0) = ] [7] [y (assert_less/y:0) = ] "
+                                               "[3]\n\t [[{{node assert_less/Assert/Assert}}]]")
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(m)
+        assert runtime_message(info.value) == "bad : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]"
