@@ -246,6 +246,8 @@ def _branch_graphs(op: Operation, names: Sequence[str]) -> list[FuncGraph]:
             with graph.as_default():
                 graph.inputs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name=arg.name)
                                 for t, arg in zip(op.inputs[1:], signature.input_arg)]
+                for placeholder, t in zip(graph.inputs, op.inputs[1:]):
+                    graph.stand_for(placeholder, t)  # a variable's handle still leads to it (TF's handle data)
                 graph.outputs = importer.inline_function_body(graph, fname, graph.inputs)
             graphs.append(graph)
         _BRANCHES[op] = graphs

@@ -573,3 +573,15 @@ def test_an_error_inside_cond_or_while_names_only_its_node_as_tf():
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(m)
         assert runtime_message(info.value) == "bad : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]"
+
+
+def test_gradient_of_a_variable_read_in_a_cond_inside_a_while_as_tf():
+    """The cond's gradient inlines its branches again: a handle there still leads to its variable, so the
+    branch that does not read it gives zeros of its shape (values from TF 2.21)."""
+    x = tf.Variable(1.5, name="x")
+    r = tf.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, tf.cond(a > 3.0, lambda: a * 0.5, lambda: a * x)),
+                      [0, tf.constant(1.0)])
+    g = tf.gradients(r[1], x)
+    with tf.Session() as sess:
+        sess.run(x.initializer)
+        assert sess.run([r[1], g]) == [2.53125, [6.75]]
