@@ -534,7 +534,7 @@ class MultiRNNCell(RNNCell):
         with name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
             if self._state_is_tuple:
                 return tuple(cell.zero_state(batch_size, dtype) for cell in self._cells)
-            return _zero_state_tensors(self.state_size, batch_size, dtype)
+            return super().zero_state(batch_size, dtype)  # in a scope of its own too, as TF's
 
     def call(self, inputs: Any, state: Any) -> tuple[Any, Any]:
         position = 0
@@ -633,10 +633,10 @@ class DropoutWrapper(_RNNCellWrapper):
             for prob, attr in [(input_keep_prob, "input_keep_prob"), (state_keep_prob, "state_keep_prob"),
                                (output_keep_prob, "output_keep_prob")]:
                 tensor = convert_to_tensor(prob)
-                known = tensor_util.constant_value(tensor)
+                known = tensor_util.get_static_value(tensor)
                 if known is not None:
                     if known < 0 or known > 1:
-                        raise ValueError(f"Parameter {attr} must be between 0 and 1: {int(known)}")
+                        raise ValueError(f"Parameter {attr} must be between 0 and 1. Received {known}")
                     setattr(self, f"_{attr}", float(known))
                 else:
                     setattr(self, f"_{attr}", tensor)

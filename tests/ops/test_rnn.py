@@ -200,6 +200,17 @@ def test_dynamic_rnn_errors():
             tf.nn.dynamic_rnn(object(), tf.constant(X), dtype=tf.float32)
         with pytest.raises(ValueError, match="Must specify at least one cell for MultiRNNCell."):
             rnn_cell.MultiRNNCell([])
+        with pytest.raises(ValueError, match=r"^Input size \(depth of inputs\) must be accessible via shape "
+                                             r'inference, but saw value None for input=Tensor\("rnn_4/transpose:0", '
+                                             r"shape=\(3, 2, \?\), dtype=float32\)\.$"):
+            tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), tf.placeholder(tf.float32, [2, 3, None]), dtype=tf.float32)
+        with pytest.raises(TypeError, match=r'^Argument `inputs` must be a sequence\. Received: Tensor\("x:0", '
+                                            r"shape=\(2, 3\), dtype=float32\)$"):
+            tf.nn.static_rnn(rnn_cell.GRUCell(2), tf.placeholder(tf.float32, [2, 3], name="x"), dtype=tf.float32)
+        with pytest.raises(ValueError, match=r"^Argument `inputs` must not be empty\.$"):
+            tf.nn.static_bidirectional_rnn(rnn_cell.GRUCell(2), rnn_cell.GRUCell(2), [], dtype=tf.float32)
+        multi = rnn_cell.MultiRNNCell([rnn_cell.GRUCell(2), rnn_cell.GRUCell(3)], state_is_tuple=False)
+        assert multi.zero_state(4, tf.float32).name == "MultiRNNCellZeroState/MultiRNNCellZeroState/zeros:0"
         with pytest.raises(tf.errors.InvalidArgumentError, match="Expected shape for Tensor"):
             with tf.Session() as sess:
                 x = tf.placeholder(tf.float32, [None, 4, 3])
@@ -240,7 +251,7 @@ def test_wrappers():
 
 
 def test_dropout_wrapper_rejects_bad_probabilities_and_keeps_lstm_memory():
-    with pytest.raises(ValueError, match="Parameter input_keep_prob must be between 0 and 1: 2"):
+    with pytest.raises(ValueError, match=r"^Parameter input_keep_prob must be between 0 and 1\. Received 2\.0$"):
         rnn_cell.DropoutWrapper(rnn_cell.GRUCell(2), input_keep_prob=2.0)
     with tf.Graph().as_default(), tf.Session() as sess:
         cell = rnn_cell.DropoutWrapper(rnn_cell.BasicLSTMCell(50), state_keep_prob=0.5, seed=1)
