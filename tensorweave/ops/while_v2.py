@@ -340,6 +340,13 @@ class _GradientBody(FuncGraph):
         return value
 
 
+def _default_zeros(grad: Any, output: Tensor) -> bool:
+    """Whether `grad` is the zeros `tf.gradients` gives an output no gradient reached (an accumulator of the
+    loop that an earlier gradient added, when another gradient of the loop is taken): TF passes its
+    intermediates None."""
+    return isinstance(grad, Tensor) and grad.op.type == "ZerosLike" and grad.op.inputs[0] is output
+
+
 def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     """Gradients of the loop's initial values: of the floating ones, of TensorLists and of variable handles (the gradient of
     the variable the body reads), None for the others and for accumulators.
@@ -356,7 +363,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
                 if x.dtype.is_floating or x.dtype == dtypes.variant or sources.get(i) is not None]
     if not floating:
         return [None] * len(op.inputs)
-    list_grads = [(m, grad) for m, grad in enumerate(grads[count:count + len(record.lists)]) if grad is not None]
+    list_grads = [(m, grad) for m, grad in enumerate(grads[count:count + len(record.lists)])
+                  if grad is not None and not _default_zeros(grad, op.outputs[count + m])]
     specs = [TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype.base_dtype)
              for x, y in zip(x0, op.outputs)]
     dy_specs = [TensorSpec(sources[i].get_attr("shape"), sources[i].get_attr("dtype")) if i in sources else specs[i]

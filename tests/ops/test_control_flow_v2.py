@@ -585,3 +585,19 @@ def test_gradient_of_a_variable_read_in_a_cond_inside_a_while_as_tf():
     with tf.Session() as sess:
         sess.run(x.initializer)
         assert sess.run([r[1], g]) == [2.53125, [6.75]]
+
+
+def test_a_second_gradient_of_a_loop_ignores_the_accumulators_the_first_added():
+    """The first gradient made the loop output its accumulators; `tf.gradients` gives those outputs zeros in
+    the second, which are no gradient to pop (TF passes the intermediates None; values from TF 2.21)."""
+    x = tf.placeholder(tf.float32, [3])
+
+    def body(i, acc):
+        return i + 1, acc + tf.cond(x[i] > 0, lambda: x[i] * 2.0, lambda: -x[i])
+
+    r = tf.while_loop(lambda i, a: i < 3, body, [0, 0.0])
+    first = tf.gradients(r[1], x)
+    second = tf.gradients(r[1], [x, tf.constant(1.0)], unconnected_gradients="zero")
+    with tf.Session() as sess:
+        values = sess.run([r[1], first, second], {x: [1.0, -2.0, 3.0]})
+    assert values[0] == 10.0 and [v.tolist() for v in values[1] + values[2]] == [[2.0, -1.0, 2.0]] * 2 + [0.0]
