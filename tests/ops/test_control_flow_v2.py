@@ -601,3 +601,20 @@ def test_a_second_gradient_of_a_loop_ignores_the_accumulators_the_first_added():
     with tf.Session() as sess:
         values = sess.run([r[1], first, second], {x: [1.0, -2.0, 3.0]})
     assert values[0] == 10.0 and [v.tolist() for v in values[1] + values[2]] == [[2.0, -1.0, 2.0]] * 2 + [0.0]
+
+
+def test_shape_vectors_captured_into_a_loop_or_branch_fix_shapes_as_tf():
+    """TF's maybe_set_static_shape: reshape, fill (zeros, ones) and the random ops read a captured shape
+    constant's value across the function boundary; a value computed inside stays unknown (TF 2.21)."""
+    shape = tf.constant([2, 3])
+    seen = []
+
+    def body(i, a):
+        seen.append([t.shape.as_list() for t in (
+            tf.reshape(tf.range(6.0), shape), tf.zeros(shape), tf.fill(shape, 1.0), tf.random_uniform(shape),
+            tf.random_normal(shape), tf.truncated_normal(shape), tf.reshape(tf.range(6.0), shape + 0))])
+        return i + 1, a
+
+    tf.while_loop(lambda i, a: i < 2, body, [0, 0.0])
+    c = tf.cond(tf.constant(True), lambda: tf.fill(shape, 1.0), lambda: tf.ones([2, 3]))
+    assert seen == [[[2, 3]] * 6 + [[None, None]]] and c.shape.as_list() == [2, 3]
