@@ -1198,6 +1198,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
     if control_flow_v2_in_graph():
         return V2_BUILDERS["while_loop"](cond, body, loop_vars, shape_invariants, parallel_iterations,
                                          maximum_iterations, name, return_same_structure, back_prop)
+    if isinstance(loop_vars, Tensor):  # TF's name_scope tests the truth of its values before it opens
+        bool(loop_vars)
     with name_scope(name, "while", nest.flatten(loop_vars)):
         if not loop_vars:
             raise ValueError("'loop_vars' must be provided.")

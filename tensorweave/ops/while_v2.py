@@ -47,6 +47,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                parallel_iterations: int = 10, maximum_iterations: Any = None, name: str | None = None,
                return_same_structure: bool = True, back_prop: bool = True) -> Any:
     """Repeat `body` while `cond` is true, as one functional While op (TF2's `tf.while_loop`)."""
+    len(loop_vars)  # TF counts the loop variables first: a lone tensor fails here, before any name is taken
     for _ in range(2):  # TF converts variables, then to tensors: each rebuilds a composite (a name scope each)
         loop_vars = nest.map_structure(lambda v: SparseTensor(v.indices, v.values, v.dense_shape)
                                        if isinstance(v, SparseTensor) else v, loop_vars)

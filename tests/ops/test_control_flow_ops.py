@@ -280,3 +280,11 @@ def test_ops_in_a_loop_or_cond_infer_shapes_on_their_outside_inputs_as_tf():
         assert seen == {"shapes": [[2, 3], [2, 3], [2, 4]], "left": ["Const"]}
         c = tf.cond(tf.placeholder(tf.bool, []), lambda: tf.reshape(tf.range(6.0), shape), lambda: tf.ones([2, 3]))
         assert c.shape.as_list() == [2, 3]
+
+
+def test_a_lone_tensor_as_loop_vars_fails_before_the_loop_takes_a_name_as_tf():
+    with tf.Graph().as_default():
+        with pytest.raises(errors.OperatorNotAllowedInGraphError, match="^Using a symbolic `tf.Tensor` as a Python "
+                                                                        "`bool` is not allowed"):
+            tf.while_loop(lambda i: i < 3, lambda i: i + 1, tf.constant(0))
+        assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0]).name == "while/Exit:0"

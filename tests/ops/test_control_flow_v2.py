@@ -618,3 +618,10 @@ def test_shape_vectors_captured_into_a_loop_or_branch_fix_shapes_as_tf():
     tf.while_loop(lambda i, a: i < 2, body, [0, 0.0])
     c = tf.cond(tf.constant(True), lambda: tf.fill(shape, 1.0), lambda: tf.ones([2, 3]))
     assert seen == [[[2, 3]] * 6 + [[None, None]]] and c.shape.as_list() == [2, 3]
+
+
+def test_a_lone_tensor_as_loop_vars_fails_on_its_length_as_tf():
+    with pytest.raises(TypeError, match=r"^len is not well defined for a symbolic Tensor \(Const:0\)\. Please call "
+                                        r"`x.shape` rather than `len\(x\)` for shape information\.$"):
+        tf.while_loop(lambda i: i < 3, lambda i: i + 1, tf.constant(0))
+    assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0]).name == "while/Identity_2:0"
