@@ -133,7 +133,8 @@ class FuncGraph(Graph):
 
     def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor],
                                  output_types: list[dtypes.DType], op_def: Any = None,
-                                 control_inputs: list[Operation] = ()) -> Operation:
+                                 control_inputs: list[Operation] = (), defer_control_flow: bool = False
+                                 ) -> Operation:
         """The op, its outer inputs captured (a capture holds a value: a ref input of an outer variable
         fails, as TF's)."""
         inputs = [t if t.graph is self else self.capture(t, f"{node_def.name}/{t.op.name}") for t in inputs]
@@ -143,7 +144,8 @@ class FuncGraph(Graph):
                 raise TypeError(f"In op '{node_def.op}', input types ({[t.dtype for t in inputs]}) are not "
                                 f"compatible with expected types ({expected})")  # a captured ref is a value
         control_inputs = [op for op in control_inputs if op.graph is self]
-        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
+        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs,
+                                                defer_control_flow)
 
     def to_function_def(self, name: str) -> Any:
         """This graph as FunctionDef `name`: `inputs` are its arguments, `outputs` its results."""

@@ -748,8 +748,12 @@ class Graph:
 
     def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor],
                                  output_types: list[dtypes.DType], op_def: Any = None,
-                                 control_inputs: list[Operation] = ()) -> Operation:
-        """Add an op; applies the control-dependency, device and colocation context of this thread."""
+                                 control_inputs: list[Operation] = (), defer_control_flow: bool = False
+                                 ) -> Operation:
+        """Add an op; applies the control-dependency, device and colocation context of this thread. With
+        `defer_control_flow`, the caller joins it to its cond or while context (`_add_to_control_flow_context`)
+        once its shapes are inferred: TF infers them on the inputs as given, before the context gives the op
+        its Enter or Switch, so an outside constant still fixes a shape and a failing op leaves none behind."""
         self._check_not_finalized()
         for t in inputs:
             if t.graph is not self:
@@ -773,11 +777,15 @@ class Graph:
         mapped_type = self._gradient_override_map.get(op.type)
         if mapped_type is not None:
             op._set_attr("_gradient_op_type", mapped_type)
-        context = stacks.control_flow_context
+        if not defer_control_flow:
+            self._add_to_control_flow_context(op)
+        return op
+
+    def _add_to_control_flow_context(self, op: Operation) -> None:
+        context = self._stacks().control_flow_context
         if context is not None:  # the context captures the op's outside inputs (TF's AddOp)
             op._control_flow_context = context
             context.add_op(op)
-        return op
 
     def _record_op_seen_by_control_dependencies(self, op: Operation) -> None:
         """Count `op` as built inside the enclosing control_dependencies blocks (it got their inputs)."""

@@ -156,9 +156,28 @@ def _describe(value: Any) -> str:
     return f"type={type(value).__name__} str={value}"
 
 
-def _structure_mismatch(first: Any, second: Any, check_types: bool) -> tuple[type[Exception], str] | None:
+def _composite_spec(value: Any, expand_composites: bool) -> Any:
+    """The TypeSpec of a composite tensor (SparseTensor, IndexedSlices) nest descends into with
+    `expand_composites`, else None."""
+    if not expand_composites:
+        return None
+    from tensorweave.framework.indexed_slices import IndexedSlices
+    from tensorweave.framework.sparse_tensor import SparseTensor
+    from tensorweave.framework.type_spec import type_spec_from_value
+    return type_spec_from_value(value) if isinstance(value, (SparseTensor, IndexedSlices)) else None
+
+
+def _structure_mismatch(first: Any, second: Any, check_types: bool,
+                        expand_composites: bool = False) -> tuple[type[Exception], str] | None:
     """(error class, TF's "More specifically" text) for the first place the structures differ, else None."""
-    first_nested, second_nested = is_nested(first), is_nested(second)
+    first_spec, second_spec = _composite_spec(first, expand_composites), _composite_spec(second, expand_composites)
+    if first_spec is not None and second_spec is not None:
+        if type(first_spec) is not type(second_spec):
+            return ValueError, (f"Incompatible CompositeTensor TypeSpecs: type={type(first_spec).__name__} "
+                                f"str={first_spec!r} vs. type={type(second_spec).__name__} str={second_spec!r}")
+        return None
+    first_nested = first_spec is not None or is_nested(first)
+    second_nested = second_spec is not None or is_nested(second)
     if first_nested != second_nested:
         nested, atom = (first, second) if first_nested else (second, first)
         return ValueError, (f'Substructure "{_describe(nested)}" is a sequence, while substructure '
@@ -185,7 +204,7 @@ def _structure_mismatch(first: Any, second: Any, check_types: bool) -> tuple[typ
         return ValueError, (f"The two structures don't have the same number of elements. First structure: "
                             f"{_describe(first)}. Second structure: {_describe(second)}")
     for first_child, second_child in zip(first_children, second_children):
-        mismatch = _structure_mismatch(first_child, second_child, check_types)
+        mismatch = _structure_mismatch(first_child, second_child, check_types, expand_composites)
         if mismatch is not None:
             return mismatch
     return None
@@ -201,7 +220,7 @@ class _Dot:
 @tf_export("nest.assert_same_structure")
 def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True, expand_composites: bool = False) -> None:
     """Raises ValueError (or TypeError for a differing sequence type) unless both nest the same way."""
-    _assert_same(nest1, nest2, check_types, outlines=True)
+    _assert_same(nest1, nest2, check_types, outlines=True, expand_composites=expand_composites)
 
 
 def assert_same_data_structure(nest1: Any, nest2: Any, check_types: bool = True) -> None:
@@ -210,8 +229,8 @@ def assert_same_data_structure(nest1: Any, nest2: Any, check_types: bool = True)
     _assert_same(nest1, nest2, check_types, outlines=False)
 
 
-def _assert_same(nest1: Any, nest2: Any, check_types: Any, outlines: bool) -> None:
-    mismatch = _structure_mismatch(nest1, nest2, bool(check_types))
+def _assert_same(nest1: Any, nest2: Any, check_types: Any, outlines: bool, expand_composites: bool = False) -> None:
+    mismatch = _structure_mismatch(nest1, nest2, bool(check_types), bool(expand_composites))
     if mismatch is None:
         return
     error_class, detail = mismatch

@@ -301,7 +301,7 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
     if output_types is None:
         output_types = arg_types(op.op_def.output_args, attrs)
     node_def = NodeDef(name=name, op=op.name, attr=attrs)
-    new_op = g._create_op_from_node_def(node_def, inputs, output_types, op.op_def)
+    new_op = g._create_op_from_node_def(node_def, inputs, output_types, op.op_def, defer_control_flow=True)
     if op.shape_fn is not None and not eager:  # eager: the kernel checks, as in TF
         try:
             shapes = shape_inference.InferenceContext.for_operation(new_op).run(op.shape_fn)
@@ -310,6 +310,7 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
             raise
         for t, s in zip(new_op._outputs, shapes):
             t._shape = s
+    g._add_to_control_flow_context(new_op)
     for tape in context.active_tapes():  # graph ops join the tapes entered while building (eager ops: none)
         tape.record(new_op)
     return new_op

@@ -274,8 +274,12 @@ class OpKernelContext:
 
 def kernel_error(node_def: NodeDef, error: BaseException) -> errors.OpError:
     """A kernel failure as the TF error class, naming the node for the client to interpolate; the error of
-    a function's body (`nested_error`) already names the body's node, and the call is added as TF adds it."""
+    a function's body (`nested_error`) already names the body's node, and the call is added as TF adds it;
+    but not an If, Case or While marked `_lower_using_switch_merge`: TF's session lowers those to Switch and
+    Merge, so their bodies' nodes fail as the graph's own."""
     if getattr(error, "_names_its_node", False):
+        if node_def.attr.get("_lower_using_switch_merge") is True:
+            return nested_error(error)
         return nested_error(type(error)(error.node_def, None, f"{error.message}\n\t [[{node_def.name}]]"))
     cls, message = kernel_failure(node_def, error)
     return cls(node_def, None, f"{message}\n\t [[{{{{node {node_def.name}}}}}]]")

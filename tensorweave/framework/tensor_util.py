@@ -125,6 +125,15 @@ class _PythonSideValues(shape_inference.StaticValues):
     def value(self, tensor: Tensor) -> np.ndarray | None:
         return get_static_value(tensor)
 
+    def _partial_shape(self, tensor: Tensor) -> tensor_shape.TensorShape:
+        """As StaticValues', and a function's capture is read as the outer tensor it captured (TF's Python
+        `constant_value_as_shape` crosses captures, not the arguments a call or an iteration feeds)."""
+        capture_source = getattr(tensor.graph, "capture_source", None)
+        outer = capture_source(tensor) if capture_source is not None and tensor.op.type == "Placeholder" else None
+        if outer is not None:
+            return static_value_as_shape(outer)
+        return super()._partial_shape(tensor)
+
 
 _PYTHON_SIDE_VALUES = _PythonSideValues({}, {})
 
@@ -136,6 +145,15 @@ def static_value_as_shape(tensor: Tensor) -> tensor_shape.TensorShape:
     if tensor._is_eager:
         return constant_value_as_shape(tensor)
     return _PYTHON_SIDE_VALUES.as_shape(tensor)
+
+
+def maybe_set_static_shape(tensor: Tensor, shape: Any) -> None:
+    """TF's shape_util.maybe_set_static_shape, which the wrappers taking a shape vector (reshape, fill, the
+    random ops) call on their result: inside a function, the shape `static_value_as_shape` reads across the
+    function's captures, which shape functions cannot see (a captured `tf.constant([2, 3])` fixes it)."""
+    if (isinstance(shape, Tensor) and not tensor._is_eager and tensor.graph.building_function
+            and not tensor.shape.is_fully_defined()):
+        tensor.set_shape(static_value_as_shape(shape))
 
 
 def _static_values(tensors: tuple[Tensor, ...]) -> list | None:

@@ -64,15 +64,20 @@ def _union_inputs(graphs: Sequence[FuncGraph]) -> list[Tensor]:
 
 def _check_same_outputs(graphs: Sequence[FuncGraph], structures: Sequence[Any], is_if: bool) -> None:
     """TF's check that every branch returns the same structure of the same dtypes (cond_v2's); a different
-    number of results fails first, on TF's assert in _make_indexed_slices_indices_types_match."""
+    number of results fails first, on TF's assert in _make_indexed_slices_indices_types_match, then an
+    IndexedSlices against another kind of result."""
     counts = [len(nest.flatten(s)) for s in structures]
     if len(set(counts)) != 1:
         raise AssertionError(counts)
+    for k, outs in enumerate(zip(*(nest.flatten(s) for s in structures))):
+        if len({isinstance(out, IndexedSlices) for out in outs}) != 1:
+            raise TypeError(f"Cannot reconcile tf.{'cond' if is_if else 'switch_case'} {k}-th outputs:\n"
+                            f"  branches returned: {outs}")
     first = "true_fn" if is_if else "branches[0]"
     for k in range(1, len(graphs)):
         detail = None
         try:
-            nest.assert_same_structure(structures[0], structures[k])
+            nest.assert_same_structure(structures[0], structures[k], expand_composites=True)
         except (ValueError, TypeError) as e:
             detail = str(e)
         for a, b in zip(graphs[0].outputs, graphs[k].outputs):
@@ -87,12 +92,13 @@ def _check_same_outputs(graphs: Sequence[FuncGraph], structures: Sequence[Any], 
 
 
 def _build_case(branch_index: Tensor, graphs: Sequence[FuncGraph], names: Sequence[str], inputs: Sequence[Tensor],
-                structures: Sequence[Any], name: str | None, is_if: bool = False, op_name: str | None = None) -> Any:
+                structures: Sequence[Any], name: str | None, is_if: bool = False, op_name: str | None = None,
+                returned: Sequence[Any] | None = None) -> Any:
     """The Case (an If on a condition, with `is_if`) of these branch graphs on `inputs`, its outputs through
     an Identity each (in scope `name`), in the first branch's structure (`structures`: each branch's); the op
-    is named `op_name` (default `name`)."""
+    is named `op_name` (default `name`); `returned`: what the branches returned, composites unexpanded, to check."""
     outer = get_default_graph()
-    _check_same_outputs(graphs, structures, is_if)
+    _check_same_outputs(graphs, structures if returned is None else returned, is_if)
     for graph, fname in zip(graphs, names):
         def_function.add_to_library(graph, fname, outer)
     shapes = []
@@ -132,8 +138,9 @@ def _trace_branches(fns: Sequence[Callable[[], Any]], names: Sequence[str], op_r
     originals: list[Any] = []
 
     def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
-        def expanded() -> Any:
-            originals.append(fn())
+        def expanded() -> Any:  # an op returned counts as the tensor it becomes, as in TF's structure checks
+            originals.append(nest.map_structure(
+                lambda x: _components(x, op_return_value) if isinstance(x, Operation) else x, fn()))
             return nest.map_structure(lambda x: _components(x, op_return_value), originals[-1])
         return expanded
 
@@ -146,6 +153,8 @@ def _packed(original: Any, flat: Any) -> Any:
     results = iter(nest.flatten(flat))
     return nest.pack_sequence_as(original, [
         SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
+        IndexedSlices(next(results), next(results), None if x.dense_shape is None else next(results))
+        if isinstance(x, IndexedSlices) else
         _tensor_array_out(x, next(results)) if isinstance(x, TensorArray) else next(results)
         for x in nest.flatten(original)])
 
@@ -160,7 +169,8 @@ def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], 
         traced, originals = _trace_branches(branch_fns, names, branch_index)
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
-    flat = _build_case(branch_index, graphs, names, inputs, [t.structured_outputs for t in traced], scope)
+    flat = _build_case(branch_index, graphs, names, inputs, [t.structured_outputs for t in traced], scope,
+                       returned=originals)
     with name_scope(scope):
         return _packed(originals[0], flat)
 
@@ -180,7 +190,8 @@ def cond_v2(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], 
         traced, originals = _trace_branches((true_fn, false_fn), names, pred)
     graphs = [t.graph for t in traced]
     inputs = _union_inputs(graphs)
-    flat = _build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced], scope, is_if=True)
+    flat = _build_case(pred, graphs, names, inputs, [t.structured_outputs for t in traced], scope, is_if=True,
+                       returned=originals)
     with name_scope(scope):
         return _packed(originals[0], flat)
 
@@ -194,10 +205,12 @@ def _tensor_array_out(branch_array: TensorArray, flow: Tensor) -> TensorArray:
 
 
 def _components(value: Any, pred: Tensor) -> Any:
-    """A branch's output as the If returns it: a SparseTensor as its three tensors, a TensorArray as its flow,
-    an op as the condition once the op ran (TF's `op_return_value`)."""
+    """A branch's output as the If returns it: a SparseTensor as its three tensors, an IndexedSlices as its two
+    or three, a TensorArray as its flow, an op as the condition once the op ran (TF's `op_return_value`)."""
     if isinstance(value, SparseTensor):
         return (value.indices, value.values, value.dense_shape)
+    if isinstance(value, IndexedSlices):
+        return (value.values, value.indices) + (() if value.dense_shape is None else (value.dense_shape,))
     if isinstance(value, TensorArray):
         return value.flow
     if isinstance(value, Operation):
@@ -233,6 +246,8 @@ def _branch_graphs(op: Operation, names: Sequence[str]) -> list[FuncGraph]:
             with graph.as_default():
                 graph.inputs = [constant_ops.placeholder(t.dtype.base_dtype, t.shape, name=arg.name)
                                 for t, arg in zip(op.inputs[1:], signature.input_arg)]
+                for placeholder, t in zip(graph.inputs, op.inputs[1:]):
+                    graph.stand_for(placeholder, t)  # a variable's handle still leads to it (TF's handle data)
                 graph.outputs = importer.inline_function_body(graph, fname, graph.inputs)
             graphs.append(graph)
         _BRANCHES[op] = graphs

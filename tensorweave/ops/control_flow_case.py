@@ -95,7 +95,8 @@ def _case_pairs(pred_fn_pairs: Any, exclusive: bool, name: str | None) -> tuple[
             raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
         if not callable(fn):
             raise TypeError(f"fn for pred {pred.name} must be callable.")
-    return [p for p, _ in pred_fn_pairs], [f for _, f in pred_fn_pairs]
+    predicates, actions = zip(*pred_fn_pairs)  # no pairs: Python's unpacking error, as TF's
+    return list(predicates), list(actions)
 
 
 @tf_export("case")

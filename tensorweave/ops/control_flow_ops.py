@@ -592,6 +592,8 @@ class CondContext(ControlFlowContext):
             packed = SparseTensor(*(self._branch_output(part)  # packs one here (so takes its name scope)
                                     for part in (value.indices, value.values, value.dense_shape)))
             return (packed.indices, packed.values, packed.dense_shape)
+        if isinstance(value, IndexedSlices):
+            return [self._branch_output(part) for part in _components(value)]
         value = convert_to_tensor(_convert_tensorarray_to_flow(value))
         if value.name not in self._values:  # `lambda: x` of an outside x
             self._values.add(value.name)
@@ -627,23 +629,44 @@ def _convert_flow_to_tensorarray(original: Any, value: Any) -> Any:
 
 
 def _components(value: Any) -> list[Tensor]:
-    """The tensors a cond or loop carries for one value (TF's expand_composites): a SparseTensor's three, a
-    TensorArray's flow."""
+    """The tensors a cond or loop carries for one value (TF's expand_composites): a SparseTensor's three, an
+    IndexedSlices' values, indices (and dense_shape), a TensorArray's flow."""
     if isinstance(value, SparseTensor):
         return [value.indices, value.values, value.dense_shape]
+    if isinstance(value, IndexedSlices):
+        return [value.values, value.indices] + ([] if value.dense_shape is None else [value.dense_shape])
     return [convert_to_tensor(_convert_tensorarray_to_flow(value))]
 
 
 def _from_components(originals: list, tensors: list[Tensor]) -> list:
     """The values of `originals`' kinds made of the tensors `_components` took from them."""
     parts = iter(tensors)
-    return [SparseTensor(next(parts), next(parts), next(parts)) if isinstance(o, SparseTensor)
-            else _convert_flow_to_tensorarray(o, next(parts)) for o in originals]
+    result = []
+    for o in originals:
+        if isinstance(o, SparseTensor):
+            result.append(SparseTensor(next(parts), next(parts), next(parts)))
+        elif isinstance(o, IndexedSlices):
+            result.append(IndexedSlices(next(parts), next(parts), None if o.dense_shape is None else next(parts)))
+        else:
+            result.append(_convert_flow_to_tensorarray(o, next(parts)))
+    return result
 
 
 def _component_invariants(value: Any, shape: tensor_shape.TensorShape | None) -> list[tensor_shape.TensorShape]:
     """The shape invariants of `value`'s components; a SparseTensor's is the shape of its dense_shape ([rank]),
-    and its nonzero count may vary (TF's SparseTensorSpec components)."""
+    and its nonzero count may vary (TF's SparseTensorSpec components); an IndexedSlices' is that of its values,
+    which fixes its indices' ([shape[0]]) and dense_shape's ([rank]) (TF's IndexedSlicesSpec components)."""
+    if isinstance(value, IndexedSlices):
+        if shape is None:
+            indices_shape = value.indices.shape.merge_with(value.values.shape[:1])
+            dense = tensor_shape.TensorShape([None]).concatenate(value.values.shape[1:])
+            if value.dense_shape is not None:
+                dense = dense.merge_with(tensor_util.constant_value_as_shape(value.dense_shape))
+        else:
+            indices_shape = shape[:1] if shape.ndims is not None else tensor_shape.TensorShape([None])
+            dense = tensor_shape.TensorShape([None]).concatenate(shape[1:])
+        return [indices_shape.concatenate(dense[1:]), indices_shape] + (
+            [] if value.dense_shape is None else [tensor_shape.TensorShape([dense.ndims])])
     if not isinstance(value, SparseTensor):
         return [_convert_tensorarray_to_flow(value).shape if shape is None else shape]
     if shape is None:
@@ -722,12 +745,10 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
         if not strict:
             orig_t, orig_f = _unpack_if_singleton(orig_t), _unpack_if_singleton(orig_f)
         nest.assert_same_structure(orig_t, orig_f)  # TF reports nest's own error here
-        for x, y in zip(nest.flatten(orig_t), nest.flatten(orig_f)):  # TF's expand_composites check
-            if isinstance(x, SparseTensor) != isinstance(y, SparseTensor):
-                sparse, dense = (x, y) if isinstance(x, SparseTensor) else (y, x)
-                raise ValueError("Incompatible return values of 'true_fn' and 'false_fn': The two structures don't "
-                                 f"have the same nested structure.\n\nMore specifically: Substructure \"{sparse}\" is "
-                                 f"a sequence, while substructure \"{dense}\" is not")
+        try:  # a composite against a tensor: TF's second check, which names the branches
+            nest.assert_same_structure(orig_t, orig_f, expand_composites=True)
+        except ValueError as e:
+            raise ValueError(f"Incompatible return values of 'true_fn' and 'false_fn': {e}") from None
         if not res_t:
             raise ValueError("'true_fn' and 'false_fn' must return at least one result.")
         flat_t, flat_f = nest.flatten(res_t), nest.flatten(res_f)
@@ -1081,7 +1102,7 @@ class WhileContext(ControlFlowContext):
         flows and come out as TensorArrays of the same handles."""
         flat_orig = nest.flatten(loop_vars)
         loop_vars = nest.map_structure(
-            lambda v: v if isinstance(v, (tensor_array_ops.TensorArray, SparseTensor)) else convert_to_tensor(v),
+            lambda v: v if isinstance(v, (tensor_array_ops.TensorArray, SparseTensor, IndexedSlices)) else convert_to_tensor(v),
             loop_vars)
         flat_vars = [t for v in nest.flatten(loop_vars) for t in _components(v)]
         if shape_invariants is None:
@@ -1177,6 +1198,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
     if control_flow_v2_in_graph():
         return V2_BUILDERS["while_loop"](cond, body, loop_vars, shape_invariants, parallel_iterations,
                                          maximum_iterations, name, return_same_structure, back_prop)
+    if isinstance(loop_vars, Tensor):  # TF's name_scope tests the truth of its values before it opens
+        bool(loop_vars)
     with name_scope(name, "while", nest.flatten(loop_vars)):
         if not loop_vars:
             raise ValueError("'loop_vars' must be provided.")

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -61,7 +61,9 @@ def _fill_grad(op: Any, grad: Tensor) -> list:
 @tf_export("fill")
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """A tensor of shape `dims` filled with the scalar `value`."""
-    return Fill(dims, value, name=name)
+    result = Fill(dims, value, name=name)
+    tensor_util.maybe_set_static_shape(result, dims)
+    return result
 
 
 def _filled(shape: Any, dtype: Any, value: Any, name: str | None, default_name: str) -> Tensor:

@@ -14,7 +14,14 @@ from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec
-from tensorweave.ops import constant_ops, control_flow_ops, shape_ops, sparse_misc_ops, variable_scope
+from tensorweave.ops import (
+    constant_ops,
+    control_flow_ops,
+    manipulation_ops,
+    shape_ops,
+    sparse_misc_ops,
+    variable_scope,
+)
 from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
 from tensorweave.platform.tf_export import tf_export
 
@@ -102,10 +109,25 @@ def map_fn(fn: Callable[[Any], Any], elems: Any, dtype: Any = None, parallel_ite
         results = [r.stack() for r in results_ta]
         for r in results:
             r.set_shape(tensor_shape.TensorShape([n_static]).concatenate(r.shape[1:]))
-        results = [sparse_misc_ops.deserialize_many_sparse(r, spec.dtype, rank=None if spec.shape.rank is None
-                                                           else spec.shape.rank + 1)
-                   if isinstance(spec, SparseTensorSpec) else r for r, spec in zip(results, nest.flatten(result_structure))]
+        results = [_sparse_batch(r, spec, n_static) if isinstance(spec, SparseTensorSpec) else r
+                   for r, spec in zip(results, nest.flatten(result_structure))]
         return nest.pack_sequence_as(result_structure, results)
+
+
+def _sparse_batch(serialized: Tensor, spec: SparseTensorSpec, batch_size: int | None) -> SparseTensor:
+    """map_fn's serialized SparseTensor results as one SparseTensor, its dense shape what the batched spec
+    knows of it (TF's SparseTensorSpec._from_compatible_tensor_list: a constant when fully known)."""
+    shape = tensor_shape.TensorShape([batch_size]).concatenate(spec.shape)
+    result = sparse_misc_ops.deserialize_many_sparse(serialized, spec.dtype, rank=shape.rank)
+    dense_shape = result.dense_shape
+    if shape.is_fully_defined():
+        dense_shape = constant_ops.constant(shape.as_list(), dtype=dtypes.int64, name="shape")
+    elif shape.rank is not None and any(d is not None for d in shape.as_list()):
+        pieces = manipulation_ops.unstack(dense_shape, num=shape.rank)
+        pieces = [piece if d is None else constant_ops.constant(d, dtypes.int64)
+                  for piece, d in zip(pieces, shape.as_list())]
+        dense_shape = manipulation_ops.stack(pieces)
+    return SparseTensor(result.indices, result.values, dense_shape)
 
 
 @tf_export("scan")

@@ -472,11 +472,15 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any =
             maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
         seed1, seed2 = op_seeds(seed)
         if dtype.is_integer:
-            return RandomUniformInt(shape, minval, maxval, seed=seed1, seed2=seed2, name=scope)
-        rnd = RandomUniform(shape, dtype=dtype, seed=seed1, seed2=seed2)
-        if minval_is_zero:
-            return rnd if maxval_is_one else elementwise_ops.multiply(rnd, maxval)
-        return elementwise_ops.add(rnd * (maxval - minval), minval, name=scope)
+            result = RandomUniformInt(shape, minval, maxval, seed=seed1, seed2=seed2, name=scope)
+        else:
+            rnd = RandomUniform(shape, dtype=dtype, seed=seed1, seed2=seed2)
+            if minval_is_zero:
+                result = rnd if maxval_is_one else elementwise_ops.multiply(rnd, maxval)
+            else:
+                result = elementwise_ops.add(rnd * (maxval - minval), minval, name=scope)
+        tensor_util.maybe_set_static_shape(result, shape)
+        return result
 
 
 def _scaled_normal(op: Op, default_name: str, shape: Any, mean: Any, stddev: Any, dtype: Any,
@@ -487,7 +491,9 @@ def _scaled_normal(op: Op, default_name: str, shape: Any, mean: Any, stddev: Any
         stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         seed1, seed2 = op_seeds(seed)
         rnd = op(shape, dtype=dtype, seed=seed1, seed2=seed2)
-        return elementwise_ops.add(rnd * stddev, mean, name=scope)
+        result = elementwise_ops.add(rnd * stddev, mean, name=scope)
+        tensor_util.maybe_set_static_shape(result, shape)
+        return result
 
 
 @tf_export("random.normal", "random_normal")

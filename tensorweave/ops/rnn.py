@@ -192,10 +192,10 @@ def _dynamic_rnn_loop(cell: Any, inputs: Any, initial_state: Any, parallel_itera
     batch_size = _best_effort_input_batch_size(flat_input)
     inputs_got_shape = tuple(x.shape.with_rank_at_least(3) for x in flat_input)
     const_time_steps, const_batch_size = inputs_got_shape[0].as_list()[:2]
-    for shape in inputs_got_shape:
+    for tensor, shape in zip(flat_input, inputs_got_shape):
         if not shape[2:].is_fully_defined():
             raise ValueError("Input size (depth of inputs) must be accessible via shape inference, but saw value "
-                             "None.")
+                             f"None for input={tensor}.")
         if const_time_steps != tensor_shape.dimension_value(shape[0]):
             raise ValueError("Time steps is not the same for all the elements in the input in a batch.")
         if const_batch_size != tensor_shape.dimension_value(shape[1]):
@@ -341,9 +341,9 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
     """Run `cell` over a Python list of per-time-step inputs, unrolled in the graph: (outputs, final state)."""
     assert_like_rnncell("cell", cell)
     if not nest.is_nested(inputs):
-        raise TypeError("inputs must be a sequence")
+        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
     if not inputs:
-        raise ValueError("inputs must not be empty")
+        raise ValueError("Argument `inputs` must not be empty.")
     outputs = []
     with variable_scope.variable_scope(scope or "rnn") as varscope:
         _cache_reads_by_device(varscope)
@@ -490,9 +490,9 @@ def static_bidirectional_rnn(cell_fw: Any, cell_bw: Any, inputs: Sequence[Any], 
     """Unrolled forward and backward RNNs; each step's output is the two directions' outputs concatenated:
     (outputs, state_fw, state_bw)."""
     if not nest.is_nested(inputs):
-        raise TypeError("inputs must be a sequence")
+        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
     if not inputs:
-        raise ValueError("inputs must not be empty")
+        raise ValueError("Argument `inputs` must not be empty.")
     with variable_scope.variable_scope(scope or "bidirectional_rnn"):
         with variable_scope.variable_scope("fw") as fw_scope:
             output_fw, output_state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,

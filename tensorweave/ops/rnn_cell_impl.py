@@ -15,6 +15,7 @@ import collections
 import hashlib
 import numbers
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -248,6 +249,7 @@ class BasicRNNCell(LayerRNNCell):
 
     def __init__(self, num_units: int, activation: Callable | None = None, reuse: Any = None,
                  name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        _warn_deprecated("BasicRNNCell", "SimpleRNNCell")
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         self._num_units = num_units
         self._activation = activation or elementwise_ops.tanh
@@ -280,6 +282,7 @@ class GRUCell(LayerRNNCell):
     def __init__(self, num_units: int, activation: Callable | None = None, reuse: Any = None,
                  kernel_initializer: Any = None, bias_initializer: Any = None, name: str | None = None,
                  dtype: Any = None, **kwargs: Any) -> None:
+        _warn_deprecated("GRUCell", "GRUCell")
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         self._num_units = num_units
         self._activation = activation or elementwise_ops.tanh
@@ -319,6 +322,13 @@ class GRUCell(LayerRNNCell):
         return new_h, new_h
 
 
+def _warn_deprecated(cell_name: str, keras_name: str) -> None:
+    """TF's (tf_keras legacy cells') UserWarning, pointing at the line that made the cell."""
+    warnings.warn(f"`tf.nn.rnn_cell.{cell_name}` is deprecated and will be removed in a future version. This class "
+                  f"is equivalent as `tf.keras.layers.{keras_name}`, and will be replaced by that in Tensorflow 2.0.",
+                  stacklevel=3)
+
+
 def _warn_concatenated_state(cell: RNNCell, state_is_tuple: bool) -> None:
     if not state_is_tuple:
         tf_logging.warning(f"{cell}: Using a concatenated state is slower and will soon be deprecated.  Use "
@@ -333,6 +343,7 @@ class BasicLSTMCell(LayerRNNCell):
     def __init__(self, num_units: int, forget_bias: float = 1.0, state_is_tuple: bool = True,
                  activation: Callable | None = None, reuse: Any = None, name: str | None = None, dtype: Any = None,
                  **kwargs: Any) -> None:
+        _warn_deprecated("BasicLSTMCell", "LSTMCell")
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         _warn_concatenated_state(self, state_is_tuple)
         self._num_units = num_units
@@ -385,6 +396,7 @@ class LSTMCell(LayerRNNCell):
                  num_unit_shards: int | None = None, num_proj_shards: int | None = None, forget_bias: float = 1.0,
                  state_is_tuple: bool = True, activation: Callable | None = None, reuse: Any = None,
                  name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        _warn_deprecated("LSTMCell", "LSTMCell")
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         _warn_concatenated_state(self, state_is_tuple)
         if num_unit_shards is not None or num_proj_shards is not None:
@@ -480,6 +492,8 @@ class MultiRNNCell(RNNCell):
     """Cells stacked: each one's output is the next one's input; cell i works in variable scope `cell_i`."""
 
     def __init__(self, cells: Any, state_is_tuple: bool = True) -> None:
+        tf_logging.warning("`tf.nn.rnn_cell.MultiRNNCell` is deprecated. This class is equivalent as "
+                           "`tf.keras.layers.StackedRNNCells`, and will be replaced by that in Tensorflow 2.0.")
         super().__init__()
         if not cells:
             raise ValueError("Must specify at least one cell for MultiRNNCell.")
@@ -520,7 +534,7 @@ class MultiRNNCell(RNNCell):
         with name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
             if self._state_is_tuple:
                 return tuple(cell.zero_state(batch_size, dtype) for cell in self._cells)
-            return _zero_state_tensors(self.state_size, batch_size, dtype)
+            return super().zero_state(batch_size, dtype)  # in a scope of its own too, as TF's
 
     def call(self, inputs: Any, state: Any) -> tuple[Any, Any]:
         position = 0
@@ -619,10 +633,10 @@ class DropoutWrapper(_RNNCellWrapper):
             for prob, attr in [(input_keep_prob, "input_keep_prob"), (state_keep_prob, "state_keep_prob"),
                                (output_keep_prob, "output_keep_prob")]:
                 tensor = convert_to_tensor(prob)
-                known = tensor_util.constant_value(tensor)
+                known = tensor_util.get_static_value(tensor)
                 if known is not None:
                     if known < 0 or known > 1:
-                        raise ValueError(f"Parameter {attr} must be between 0 and 1: {int(known)}")
+                        raise ValueError(f"Parameter {attr} must be between 0 and 1. Received {known}")
                     setattr(self, f"_{attr}", float(known))
                 else:
                     setattr(self, f"_{attr}", tensor)

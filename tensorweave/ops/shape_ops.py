@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -98,7 +98,9 @@ def _reshape(ctx: OpKernelContext, tensor: Any, shape: Any) -> Any:
 @tf_export("reshape", "manip.reshape")
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """`tensor` with a new shape of the same number of elements; one dim may be -1."""
-    return Reshape(tensor, shape, name=name)
+    result = Reshape(tensor, shape, name=name)
+    tensor_util.maybe_set_static_shape(result, shape)
+    return result
 
 # -- Shape, Size, Rank -------------------------------------------------------------------------------
 

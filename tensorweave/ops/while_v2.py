@@ -24,6 +24,7 @@ from tensorweave.framework import dtypes, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.graph_def import NodeDef
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import (
@@ -46,6 +47,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                parallel_iterations: int = 10, maximum_iterations: Any = None, name: str | None = None,
                return_same_structure: bool = True, back_prop: bool = True) -> Any:
     """Repeat `body` while `cond` is true, as one functional While op (TF2's `tf.while_loop`)."""
+    len(loop_vars)  # TF counts the loop variables first: a lone tensor fails here, before any name is taken
     for _ in range(2):  # TF converts variables, then to tensors: each rebuilds a composite (a name scope each)
         loop_vars = nest.map_structure(lambda v: SparseTensor(v.indices, v.values, v.dense_shape)
                                        if isinstance(v, SparseTensor) else v, loop_vars)
@@ -55,12 +57,12 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
     flat = [t for p in parts for t in p]
     if shape_invariants is not None:  # TF maps the invariants over the converted loop variables
         nest.assert_same_structure(nest.pack_sequence_as(originals, [
-            v if isinstance(v, SparseTensor) else p[0] for v, p in zip(flat_originals, parts)]), shape_invariants,
+            v if isinstance(v, (SparseTensor, IndexedSlices)) else p[0] for v, p in zip(flat_originals, parts)]), shape_invariants,
             check_types=False)
     given = [None] * len(flat_originals) if shape_invariants is None else [
         tensor_shape.as_shape(s) for s in nest.flatten(shape_invariants)]
     invariants = [s for v, p, g in zip(flat_originals, parts, given) for s in (
-        control_flow_ops._component_invariants(v, g) if isinstance(v, SparseTensor) else [p[0].shape if g is None
+        control_flow_ops._component_invariants(v, g) if isinstance(v, (SparseTensor, IndexedSlices)) else [p[0].shape if g is None
                                                                                            else g])]
     outer = get_default_graph()
     with name_scope(name or "while") as scope:
@@ -301,7 +303,8 @@ class _GradientBody(FuncGraph):
         self.moved: list[tuple[str, str, dict[str, Any], list[tuple[int, int]]]] = []  # type, name, attrs, inputs
 
     def _create_op_from_node_def(self, node_def: NodeDef, inputs: list[Tensor], output_types: list[dtypes.DType],
-                                 op_def: Any = None, control_inputs: Any = ()) -> Operation:
+                                 op_def: Any = None, control_inputs: Any = (), defer_control_flow: bool = False
+                                 ) -> Operation:
         if node_def.op in _MOVED_TO_FORWARD and inputs and all(
                 t.graph is self.forward and t.op in self.locate and t.ref() not in self.accumulated and
                 (self.locate[t.op], t.value_index) not in self.pushed for t in inputs):
@@ -312,7 +315,8 @@ class _GradientBody(FuncGraph):
             self.locate[op] = len(self.ops)
             self.ops.append(op)
             return op
-        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs)
+        return super()._create_op_from_node_def(node_def, inputs, output_types, op_def, control_inputs,
+                                                defer_control_flow)
 
     def capture(self, tensor: Tensor, name: str | None = None) -> Tensor:
         if tensor.graph is not self.forward:
@@ -337,6 +341,13 @@ class _GradientBody(FuncGraph):
         return value
 
 
+def _default_zeros(grad: Any, output: Tensor) -> bool:
+    """Whether `grad` is the zeros `tf.gradients` gives an output no gradient reached (an accumulator of the
+    loop that an earlier gradient added, when another gradient of the loop is taken): TF passes its
+    intermediates None."""
+    return isinstance(grad, Tensor) and grad.op.type == "ZerosLike" and grad.op.inputs[0] is output
+
+
 def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     """Gradients of the loop's initial values: of the floating ones, of TensorLists and of variable handles (the gradient of
     the variable the body reads), None for the others and for accumulators.
@@ -353,7 +364,8 @@ def _while_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
                 if x.dtype.is_floating or x.dtype == dtypes.variant or sources.get(i) is not None]
     if not floating:
         return [None] * len(op.inputs)
-    list_grads = [(m, grad) for m, grad in enumerate(grads[count:count + len(record.lists)]) if grad is not None]
+    list_grads = [(m, grad) for m, grad in enumerate(grads[count:count + len(record.lists)])
+                  if grad is not None and not _default_zeros(grad, op.outputs[count + m])]
     specs = [TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype.base_dtype)
              for x, y in zip(x0, op.outputs)]
     dy_specs = [TensorSpec(sources[i].get_attr("shape"), sources[i].get_attr("dtype")) if i in sources else specs[i]

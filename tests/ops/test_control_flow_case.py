@@ -80,6 +80,8 @@ def test_case_argument_errors():
         tf.case([(x, lambda: 1)])
     with pytest.raises(TypeError, match="^fn for pred Less_1:0 must be callable.$"):
         tf.case([(tf.less(x, 3), 3)])
+    with pytest.raises(ValueError, match=r"^not enough values to unpack \(expected 2, got 0\)$"):
+        tf.case([])
 
 
 def test_switch_case_values_defaults_and_errors():

@@ -210,3 +210,81 @@ def test_cond_merges_a_sparse_tensor_component_by_component():
         with pytest.raises(ValueError, match="^Incompatible return values of 'true_fn' and 'false_fn': The two "
                                              "structures don't have the same nested structure."):
             tf.cond(p, lambda: sp, lambda: tf.constant(1.0))
+
+
+def test_indexed_slices_through_cond_and_while_loop_as_tf():
+    """TF's expand_composites: values, indices (and dense_shape) each travel on their own; the loop's invariants
+    are IndexedSlicesSpec's ([n, ...], [n], [rank]); a composite against a tensor fails on TF's second
+    structure check, which names the branches (values and messages from TF 2.21)."""
+    with tf.Graph().as_default():
+        ix = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
+        p = tf.placeholder(tf.bool, [])
+        c = tf.cond(p, lambda: ix, lambda: tf.IndexedSlices(ix.values * -1.0, ix.indices, ix.dense_shape))
+        assert isinstance(c, tf.IndexedSlices)
+        assert [c.values.name, c.indices.name, c.dense_shape.name] == ["cond/Merge:0", "cond/Merge_1:0",
+                                                                       "cond/Merge_2:0"]
+
+        def grow(i, x):
+            return i + 1, tf.IndexedSlices(tf.concat([x.values, x.values * 2.0], 0),
+                                           tf.concat([x.indices, x.indices + 1], 0), x.dense_shape)
+
+        w = tf.while_loop(lambda i, x: i < 2, grow, [0, ix],
+                          shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 2])])
+        assert [t.shape.as_list() for t in (w[1].values, w[1].indices, w[1].dense_shape)] == [[None, 2], [None], [2]]
+        no_shape = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]))
+        w2 = tf.while_loop(lambda i, x: i < 2, lambda i, x: (i + 1, tf.IndexedSlices(x.values * 3.0, x.indices)),
+                           [0, no_shape])
+        assert w2[1].dense_shape is None and w2[1].values.shape.as_list() == [1, 2]
+        with pytest.raises(ValueError, match=r"^Input tensor 'Const:0' enters the loop with shape \(1, 2\), but has "
+                                             r"shape \(2, 2\) after one iteration"):
+            tf.while_loop(lambda i, x: i < 2, grow, [0, ix])
+        with pytest.raises(ValueError, match="^Incompatible return values of 'true_fn' and 'false_fn': The two "
+                                             "structures don't have the same nested structure.\n\nFirst structure: "
+                                             "type=IndexedSlices"):
+            tf.cond(p, lambda: ix, lambda: ix.values)
+        with pytest.raises(ValueError, match=r"More specifically: Incompatible CompositeTensor TypeSpecs: "
+                                             r"type=IndexedSlicesSpec str=IndexedSlicesSpec\(TensorShape\(\[Dimension"
+                                             r"\(3\), Dimension\(2\)\]\), tf.float32, tf.int32, tf.int32, TensorShape"
+                                             r"\(\[Dimension\(1\)\]\)\) vs. type=SparseTensorSpec str=SparseTensorSpec"):
+            tf.cond(p, lambda: ix, lambda: tf.SparseTensor([[0]], [1.0], [3]))
+        with tf.Session() as sess:
+            value = sess.run(w)[1]
+            assert value.values.tolist() == [[1, 2], [2, 4], [2, 4], [4, 8]] and value.indices.tolist() == [1, 2, 2, 3]
+            assert sess.run(w2)[1].values.tolist() == [[9.0, 18.0]]
+            negated = sess.run(c, {p: False})
+            assert negated.values.tolist() == [[-1.0, -2.0]] and negated.dense_shape.tolist() == [3, 2]
+
+
+def test_ops_in_a_loop_or_cond_infer_shapes_on_their_outside_inputs_as_tf():
+    """TF infers an op's shapes on its inputs as given, before the loop gives it an Enter (the cond a Switch):
+    an outside constant fixes a shape inside, and an op whose shapes fail leaves no Enter behind and names
+    its outside input (shapes and message from TF 2.21)."""
+    with tf.Graph().as_default() as g:
+        shape = tf.constant([2, 3])
+        depth = tf.constant(4)
+        w = tf.ones([5, 6], name="w")
+        seen = {}
+
+        def body(i):
+            seen["shapes"] = [tf.reshape(tf.range(6.0), shape).shape.as_list(), tf.zeros(shape).shape.as_list(),
+                              tf.one_hot([0, 1], depth).shape.as_list()]
+            before = len(g.get_operations())
+            with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 6 and 5 for '\{\{node "
+                                                 r"while/MatMul\}\} = MatMul\[.*\]\(while/ones, w\)' with input "
+                                                 r"shapes: \[2,6\], \[5,6\]\.$"):
+                tf.matmul(tf.ones([2, 6]), w)
+            seen["left"] = [op.type for op in g.get_operations()[before:]]
+            return i + 1
+
+        tf.while_loop(lambda i: i < 2, body, [0])
+        assert seen == {"shapes": [[2, 3], [2, 3], [2, 4]], "left": ["Const"]}
+        c = tf.cond(tf.placeholder(tf.bool, []), lambda: tf.reshape(tf.range(6.0), shape), lambda: tf.ones([2, 3]))
+        assert c.shape.as_list() == [2, 3]
+
+
+def test_a_lone_tensor_as_loop_vars_fails_before_the_loop_takes_a_name_as_tf():
+    with tf.Graph().as_default():
+        with pytest.raises(errors.OperatorNotAllowedInGraphError, match="^Using a symbolic `tf.Tensor` as a Python "
+                                                                        "`bool` is not allowed"):
+            tf.while_loop(lambda i: i < 3, lambda i: i + 1, tf.constant(0))
+        assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0]).name == "while/Exit:0"

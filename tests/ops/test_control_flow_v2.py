@@ -12,7 +12,7 @@ import pytest
 import tensorweave.compat.v1 as tf
 from tensorweave.framework import graph as tf_graph
 from tensorweave.ops import list_ops
-from tests.op_testing import check_gradient
+from tests.op_testing import check_gradient, runtime_message
 
 
 @pytest.fixture(autouse=True)
@@ -532,3 +532,96 @@ def test_case_gradient_keeps_indexed_slices_as_tf():
         expected = {0: np.sin([1.0, 2.0, 3.0]), 1: [0.0, 0.0, 0.0], 2: [1.0, 3.0, 2.0]}
         for k, want in expected.items():
             np.testing.assert_allclose(s.run(tf.convert_to_tensor(dv), {i: k}), want, atol=1e-6)
+
+
+def test_indexed_slices_through_cond_and_while_as_tf():
+    """An IndexedSlices' values, indices and dense_shape travel as three outputs; one against a tensor is TF's
+    "Cannot reconcile" (TF 2.21)."""
+    ix = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
+    p = tf.placeholder(tf.bool, [])
+    c = tf.cond(p, lambda: ix, lambda: tf.IndexedSlices(ix.values * -1.0, ix.indices, ix.dense_shape))
+    assert isinstance(c, tf.IndexedSlices) and [c.values.name, c.indices.name] == ["cond/Identity:0",
+                                                                                   "cond/Identity_1:0"]
+    w = tf.while_loop(lambda i, x: i < 2, lambda i, x: (i + 1, tf.IndexedSlices(
+        tf.concat([x.values, x.values * 2.0], 0), tf.concat([x.indices, x.indices + 1], 0), x.dense_shape)),
+        [0, ix], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 2])])
+    assert [t.shape.as_list() for t in (w[1].values, w[1].indices, w[1].dense_shape)] == [[None, 2], [None], [2]]
+    with pytest.raises(TypeError, match=r"^Cannot reconcile tf.cond 0-th outputs:\n  branches returned: \(<"):
+        tf.cond(p, lambda: ix, lambda: ix.values)
+    with tf.Session() as sess:
+        assert sess.run(w)[1].indices.tolist() == [1, 2, 2, 3]
+        assert sess.run(c, {p: False}).values.tolist() == [[-1.0, -2.0]]
+
+
+def test_an_error_inside_cond_or_while_names_only_its_node_as_tf():
+    """TF's session lowers If, Case and While (`_lower_using_switch_merge`) to Switch and Merge, so a node of
+    their bodies fails as the graph's own: no call frames after it (messages from TF 2.21)."""
+    x = tf.placeholder(tf.int32, [])
+
+    def inner():
+        with tf.control_dependencies([tf.debugging.assert_less(x, 3, message="inner")]):
+            return tf.constant(1)
+
+    c = tf.cond(x > 0, lambda: tf.cond(x > 5, inner, lambda: tf.constant(2)), lambda: tf.constant(3))
+    m = tf.map_fn(lambda e: tf.debugging.check_numerics(e, "bad"), tf.constant([1.0, np.nan]))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(c, {x: 7})
+        assert runtime_message(info.value) == ("assertion failed: [inner] [Condition x < y did not hold "
+                                               "element-wise:] [x (Placeholder:0) = ] [7] [y (assert_less/y:0) = ] "
+                                               "[3]\n\t [[{{node assert_less/Assert/Assert}}]]")
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(m)
+        assert runtime_message(info.value) == "bad : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]"
+
+
+def test_gradient_of_a_variable_read_in_a_cond_inside_a_while_as_tf():
+    """The cond's gradient inlines its branches again: a handle there still leads to its variable, so the
+    branch that does not read it gives zeros of its shape (values from TF 2.21)."""
+    x = tf.Variable(1.5, name="x")
+    r = tf.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, tf.cond(a > 3.0, lambda: a * 0.5, lambda: a * x)),
+                      [0, tf.constant(1.0)])
+    g = tf.gradients(r[1], x)
+    with tf.Session() as sess:
+        sess.run(x.initializer)
+        assert sess.run([r[1], g]) == [2.53125, [6.75]]
+
+
+def test_a_second_gradient_of_a_loop_ignores_the_accumulators_the_first_added():
+    """The first gradient made the loop output its accumulators; `tf.gradients` gives those outputs zeros in
+    the second, which are no gradient to pop (TF passes the intermediates None; values from TF 2.21)."""
+    x = tf.placeholder(tf.float32, [3])
+
+    def body(i, acc):
+        return i + 1, acc + tf.cond(x[i] > 0, lambda: x[i] * 2.0, lambda: -x[i])
+
+    r = tf.while_loop(lambda i, a: i < 3, body, [0, 0.0])
+    first = tf.gradients(r[1], x)
+    second = tf.gradients(r[1], [x, tf.constant(1.0)], unconnected_gradients="zero")
+    with tf.Session() as sess:
+        values = sess.run([r[1], first, second], {x: [1.0, -2.0, 3.0]})
+    assert values[0] == 10.0 and [v.tolist() for v in values[1] + values[2]] == [[2.0, -1.0, 2.0]] * 2 + [0.0]
+
+
+def test_shape_vectors_captured_into_a_loop_or_branch_fix_shapes_as_tf():
+    """TF's maybe_set_static_shape: reshape, fill (zeros, ones) and the random ops read a captured shape
+    constant's value across the function boundary; a value computed inside stays unknown (TF 2.21)."""
+    shape = tf.constant([2, 3])
+    seen = []
+
+    def body(i, a):
+        seen.append([t.shape.as_list() for t in (
+            tf.reshape(tf.range(6.0), shape), tf.zeros(shape), tf.fill(shape, 1.0), tf.random_uniform(shape),
+            tf.random_normal(shape), tf.truncated_normal(shape), tf.reshape(tf.range(6.0), shape + 0))])
+        return i + 1, a
+
+    tf.while_loop(lambda i, a: i < 2, body, [0, 0.0])
+    c = tf.cond(tf.constant(True), lambda: tf.fill(shape, 1.0), lambda: tf.ones([2, 3]))
+    assert seen == [[[2, 3]] * 6 + [[None, None]]] and c.shape.as_list() == [2, 3]
+
+
+def test_a_lone_tensor_as_loop_vars_fails_on_its_length_as_tf():
+    with pytest.raises(TypeError, match=r"^len is not well defined for a symbolic Tensor \(Const:0\)\. Please call "
+                                        r"`x.shape` rather than `len\(x\)` for shape information\.$"):
+        tf.while_loop(lambda i: i < 3, lambda i: i + 1, tf.constant(0))
+    assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0]).name == "while/Identity_2:0"

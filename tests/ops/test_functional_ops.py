@@ -121,6 +121,7 @@ def test_map_fn_stacks_sparse_results_of_a_sparse_tensor_spec():
     x = tf.constant([[1., 0.], [0., 2.], [3., 3.]])
     r = tf.map_fn(lambda t: tf.sparse.from_dense(t), x, fn_output_signature=tf.SparseTensorSpec([2], tf.float32))
     assert [r.indices.shape.as_list(), r.dense_shape.shape.as_list()] == [[None, 2], [2]]
+    assert r.shape.as_list() == [3, 2]  # the batched spec's shape, as TF's (a constant dense_shape)
     pair = tf.map_fn(lambda t: (t[0], tf.sparse.from_dense(t[None])), x,
                      fn_output_signature=(tf.TensorSpec([], tf.float32), tf.SparseTensorSpec(None, tf.float32)))
     with tf.Session() as s:

@@ -200,6 +200,17 @@ def test_dynamic_rnn_errors():
             tf.nn.dynamic_rnn(object(), tf.constant(X), dtype=tf.float32)
         with pytest.raises(ValueError, match="Must specify at least one cell for MultiRNNCell."):
             rnn_cell.MultiRNNCell([])
+        with pytest.raises(ValueError, match=r"^Input size \(depth of inputs\) must be accessible via shape "
+                                             r'inference, but saw value None for input=Tensor\("rnn_4/transpose:0", '
+                                             r"shape=\(3, 2, \?\), dtype=float32\)\.$"):
+            tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), tf.placeholder(tf.float32, [2, 3, None]), dtype=tf.float32)
+        with pytest.raises(TypeError, match=r'^Argument `inputs` must be a sequence\. Received: Tensor\("x:0", '
+                                            r"shape=\(2, 3\), dtype=float32\)$"):
+            tf.nn.static_rnn(rnn_cell.GRUCell(2), tf.placeholder(tf.float32, [2, 3], name="x"), dtype=tf.float32)
+        with pytest.raises(ValueError, match=r"^Argument `inputs` must not be empty\.$"):
+            tf.nn.static_bidirectional_rnn(rnn_cell.GRUCell(2), rnn_cell.GRUCell(2), [], dtype=tf.float32)
+        multi = rnn_cell.MultiRNNCell([rnn_cell.GRUCell(2), rnn_cell.GRUCell(3)], state_is_tuple=False)
+        assert multi.zero_state(4, tf.float32).name == "MultiRNNCellZeroState/MultiRNNCellZeroState/zeros:0"
         with pytest.raises(tf.errors.InvalidArgumentError, match="Expected shape for Tensor"):
             with tf.Session() as sess:
                 x = tf.placeholder(tf.float32, [None, 4, 3])
@@ -240,7 +251,7 @@ def test_wrappers():
 
 
 def test_dropout_wrapper_rejects_bad_probabilities_and_keeps_lstm_memory():
-    with pytest.raises(ValueError, match="Parameter input_keep_prob must be between 0 and 1: 2"):
+    with pytest.raises(ValueError, match=r"^Parameter input_keep_prob must be between 0 and 1\. Received 2\.0$"):
         rnn_cell.DropoutWrapper(rnn_cell.GRUCell(2), input_keep_prob=2.0)
     with tf.Graph().as_default(), tf.Session() as sess:
         cell = rnn_cell.DropoutWrapper(rnn_cell.BasicLSTMCell(50), state_keep_prob=0.5, seed=1)
@@ -414,3 +425,22 @@ def test_variables_a_user_cell_gets_in_call_are_the_cells():
         tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 2]), dtype=tf.float32)
         assert [v.name for v in cell.variables] == ["rnn/my_cell/w:0"]
         assert [v.name for v in cell.trainable_weights] == ["rnn/my_cell/w:0"]
+
+
+@pytest.mark.parametrize("cell_name, keras_name", [("BasicRNNCell", "SimpleRNNCell"), ("GRUCell", "GRUCell"),
+                                                   ("BasicLSTMCell", "LSTMCell"), ("LSTMCell", "LSTMCell")])
+def test_legacy_cells_warn_as_tf(cell_name, keras_name):
+    """TF 2.21's (tf_keras') UserWarning, at the line that made the cell."""
+    with pytest.warns(UserWarning, match=f"^`tf.nn.rnn_cell.{cell_name}` is deprecated and will be removed in a "
+                                         f"future version. This class is equivalent as `tf.keras.layers."
+                                         f"{keras_name}`, and will be replaced by that in Tensorflow 2.0.$") as record:
+        getattr(rnn_cell, cell_name)(2)
+    assert record[0].filename == __file__
+
+
+def test_multi_rnn_cell_logs_its_deprecation_as_tf(caplog):
+    with pytest.warns(UserWarning):
+        rnn_cell.MultiRNNCell([rnn_cell.GRUCell(2)])
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [(
+        "tensorflow", "WARNING", "`tf.nn.rnn_cell.MultiRNNCell` is deprecated. This class is equivalent as "
+        "`tf.keras.layers.StackedRNNCells`, and will be replaced by that in Tensorflow 2.0.")]
