@@ -614,8 +614,9 @@ def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_cl
     """Per image, non-max suppression class by class, then the best `max_total_size` over all classes."""
     with name_scope(name, "combined_non_max_suppression"):
         iou, score = _thresholds(iou_threshold, score_threshold)
-        return tuple(CombinedNonMaxSuppression(boxes, scores, max_output_size_per_class, max_total_size, iou,
-                                               score, pad_per_class=pad_per_class, clip_boxes=clip_boxes))
+        # TF's generated wrapper's namedtuple: CombinedNonMaxSuppression(nmsed_boxes=..., valid_detections=...)
+        return CombinedNonMaxSuppression(boxes, scores, max_output_size_per_class, max_total_size, iou, score,
+                                         pad_per_class=pad_per_class, clip_boxes=clip_boxes)
 
 
 # -- DrawBoundingBoxes -------------------------------------------------------------------------------
