@@ -78,8 +78,8 @@ def check_kernels(graph_def: GraphDef, devices: Sequence[Any]) -> None:
     for node in graph_def.node:
         op = ops.get(node.op)
         message = op.unsupported_message(node, device_types) if op is not None else None
-        if message is not None:
-            raise errors.InvalidArgumentError(None, None, message)
+        if message is not None:  # TF's placer appends the node's name in a bare tag: `\n\t [[name]]`
+            raise errors.InvalidArgumentError(None, None, f"{message}\n\t [[{node.name}]]")
 
 
 def place(graph_def: GraphDef, devices: Sequence[Any], allow_soft_placement: bool = False,
