@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -917,7 +918,15 @@ def _dense_reduction(maximum: bool) -> Any:
         out = np.zeros(tuple(out_shape), dtype=input_values.dtype)
         reduced = _group_reduce(input_values, group_of, len(groups), maximum)
         if groups.shape[1]:
-            out[tuple(groups.T)] = reduced
+            # TF writes each group at its row-major flat index, checking only that index's range: an index out
+            # of its dimension's range lands in another row when the flat index stays inside the output
+            strides = np.cumprod(np.concatenate([[1], out_shape[:0:-1]]))[::-1]
+            flat = groups @ strides
+            bad = np.flatnonzero((flat < 0) | (flat >= out.size))
+            if bad.size:
+                raise errors.InternalError(ctx.node_def, None, f"Obtained a write index of {flat[bad[0]]} which "
+                                           f"is outside of bounds of [0, {out.size})")
+            out.reshape(-1)[flat] = reduced
         elif reduced.size:
             out[...] = reduced[0]
         return out

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
-from tests.op_testing import check_gradient, check_op, check_tensor
+from tests.op_testing import check_gradient, check_op, check_tensor, runtime_message
 
 
 def _sparse(indices, values, shape):
@@ -286,6 +286,21 @@ def test_sparse_reduce_sparse_and_errors():
             tf.sparse.reduce_sum(_x(), tf.placeholder_with_default(2, [])))
         unknown = tf.SparseTensor([[0, 0], [1, 2]], [1.0, 2.0], tf.placeholder_with_default(np.array([2, 3]), None))
         check_tensor(tf.sparse.reduce_sum(unknown, 1), [1, 2], dtype=np.float32, fully_defined=False)
+
+
+def test_sparse_reduce_out_of_range_indices_checks_only_the_flat_write_index():
+    with tf.Graph().as_default():
+        # TF's kernel checks the group's row-major index in the output: [0, 5] of [2, 3] lands on [1, 2]
+        stray = _sparse([[0, 5, 0], [1, 0, 2]], [1.0, 2.0], [2, 3, 4])
+        check_tensor(tf.sparse.reduce_sum(stray, 2), [[0, 0, 0], [2, 0, 1]], dtype=np.float32)
+        check_tensor(tf.sparse.reduce_max(stray, 2, keepdims=True), [[[0], [0], [0]], [[2], [0], [1]]],
+                     dtype=np.float32)
+        for sp, axis, index, size in [(_sparse([[0, 1], [5, 3]], [1.0, 2.0], [3, 4]), 1, 5, 3),
+                                      (_sparse([[0, -1, 0], [1, 0, 2]], [1.0, 2.0], [2, 3, 4]), 2, -1, 6)]:
+            with pytest.raises(tf.errors.InternalError) as info, tf.Session() as sess:
+                sess.run(tf.sparse.reduce_sum(sp, axis))
+            assert runtime_message(info.value).split("\n")[0] == (
+                f"Obtained a write index of {index} which is outside of bounds of [0, {size})")
 
 
 # -- matmul, softmax, maximum/minimum, cwise -------------------------------------------------------------
