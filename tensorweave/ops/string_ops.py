@@ -435,14 +435,24 @@ AsString = Op("AsString", inputs=["input: T"], outputs=["output: string"],
 AsString.shape(unary_shape)
 
 
+_PRINTF_FLAGS = re.compile(r"%([-+ #0]*)(\d*)")
+
+
+def _printf_nonfinite(value: float, spec: str) -> bytes:
+    """C's printf of a NaN or infinity: its sign ("-nan" with the sign bit), padded with spaces even with the
+    `0` flag (Python pads with zeros and drops the NaN's sign)."""
+    flags, width = _PRINTF_FLAGS.match(spec).groups()
+    sign = "-" if np.signbit(value) else "+" if "+" in flags else " " if " " in flags else ""
+    text = sign + ("nan" if np.isnan(value) else "inf")
+    return (text.ljust if "-" in flags else text.rjust)(int(width or 0)).encode()
+
+
 def _printf(values: Any, spec: str) -> np.ndarray:
-    """printf's `spec` applied to each value; a NaN with its sign bit prints "-nan", as C's printf."""
+    """printf's `spec` applied to each value, as C's printf formats it."""
     if values.dtype.kind != "f":
         return _per_string(lambda v: (spec % v).encode(), values.astype(object))
-    text = _per_string(lambda v: (spec % v).encode(), values.astype(np.float64).astype(object))
-    negative_nan = np.isnan(values) & np.signbit(values)
-    text[negative_nan] = _per_string(lambda t: t.replace(b"nan", b"-nan"), text[negative_nan])
-    return text
+    return _per_string(lambda v: (spec % v).encode() if np.isfinite(v) else _printf_nonfinite(v, spec),
+                       values.astype(np.float64).astype(object))
 
 
 @AsString.kernel("CPU")

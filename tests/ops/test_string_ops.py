@@ -133,6 +133,13 @@ def test_as_string_formats_as_tf():
         (tf.as_string(["ab", "c"], width=4), [b"  ab", b"   c"]),
         (tf.as_string(np.array([1.5, 0.1], np.float16)), [b"1.500000", b"0.099976"]),
         (tf.as_string(np.array([-np.nan, np.nan], np.float32)), [b"-nan", b"nan"]),
+        # C's printf pads a NaN or an infinity with spaces whatever the flag, and keeps the NaN's sign
+        (tf.as_string([np.nan, -np.nan, np.inf, -np.inf], width=7, fill="0"),
+         [b"    nan", b"   -nan", b"    inf", b"   -inf"]),
+        (tf.as_string([np.nan, -np.nan, np.inf], width=6, fill="-"), [b"nan   ", b"-nan  ", b"inf   "]),
+        (tf.as_string([np.nan, np.inf], width=6, fill="+", scientific=True), [b"  +nan", b"  +inf"]),
+        (tf.as_string(tf.complex([np.inf, -np.nan], [-np.inf, 1.0]), width=5),
+         [b"(  inf, -inf)", b"( -nan,1.000000)"]),
     ]
     values = _run([t for t, _ in cases])
     assert [v.tolist() for v in values] == [e for _, e in cases]
