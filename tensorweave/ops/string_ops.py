@@ -833,10 +833,17 @@ _WEB_SAFE = re.compile(rb"[A-Za-z0-9_-]*")
 @DecodeBase64.kernel("CPU")
 def _decode_base64(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     def decode(s: bytes) -> bytes:
-        body = s[:-2] + s[-2:].rstrip(b"=") if len(s) % 4 == 0 else s
-        if len(body) % 4 == 1:
+        # TF's Base64Decode: the quads before the last are decoded (checked) first; then the last, less its
+        # padding ("xy==" or "xyz=" only), must not be one character
+        head, tail = s[:(len(s) - 1) // 4 * 4], s[(len(s) - 1) // 4 * 4:]
+        if _WEB_SAFE.fullmatch(head) is None:
+            raise invalid_argument(ctx, "Invalid character found in base64.")
+        if len(tail) == 4 and tail[3:] == b"=":
+            tail = tail[:2] if tail[2:3] == b"=" else tail[:3]
+        if len(tail) == 1:
             raise invalid_argument(ctx, "Base64 string length cannot be 1 modulo 4.")
-        if _WEB_SAFE.fullmatch(body) is None:
+        body = head + tail
+        if _WEB_SAFE.fullmatch(tail) is None:
             raise invalid_argument(ctx, "Invalid character found in base64.")
         try:
             return base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))

@@ -210,7 +210,12 @@ def test_base64():
                                             [b"hello?>", b"\xff\xfe", b"a", b""]]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Base64 string length cannot be 1 modulo 4."):
         _run(tf.decode_base64([b"a"]))
-    for bad in [b"a+b/", b"YQ=", b"Y Q"]:
+    for short in [b"abcd=", b"="]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Base64 string length cannot be 1 modulo 4."):
+            _run(tf.decode_base64([short]))
+    # TF decodes the quads before the last first: a padded quad in the middle is a bad character, before the
+    # length of the rest is looked at
+    for bad in [b"a+b/", b"YQ=", b"Y Q", b"aGVsbA===", b"YQ==a", b"a===", b"abcd==", b"abcd===="]:
         with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid character found in base64."):
             _run(tf.decode_base64([bad]))
 
