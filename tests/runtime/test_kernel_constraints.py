@@ -2,9 +2,9 @@
 so a node no kernel supports fails every later run of the session, whatever it fetches."""
 
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
-from op_testing import runtime_message
 from tensorweave.ops import clip_ops
 
 TRUNCATE_MOD_HALF = (
