@@ -1433,7 +1433,6 @@ def _encode_jpeg_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
-_PNG_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 
 
 def _picture(image: np.ndarray, mode: str) -> Image.Image:
@@ -1446,17 +1445,9 @@ def _encode_png(ctx: OpKernelContext, image: Any, compression: int) -> Any:
     if image.ndim != 3:
         raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_shape.shape_string(image.shape)}")
     channels = image.shape[2]
-    if channels not in _PNG_MODES:
+    if channels not in (1, 2, 3, 4):
         raise invalid_argument(ctx, f"image must have 1, 2, 3, or 4 channels, got {channels}")
-    if image.dtype == np.uint16:
-        if channels != 1:
-            return np.array(png16_codec.encode_png16(image, 6 if compression == -1 else compression), dtype=object)
-        picture = _picture(image.astype("<u2"), "I;16")
-    else:
-        picture = _picture(image, _PNG_MODES[channels])
-    buffer = io.BytesIO()
-    picture.save(buffer, "PNG", compress_level=6 if compression == -1 else compression)
-    return np.array(buffer.getvalue(), dtype=object)
+    return np.array(png16_codec.encode_png(image, compression), dtype=object)
 
 
 @EncodeJpeg.kernel("CPU")

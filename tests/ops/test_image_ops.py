@@ -3,6 +3,7 @@ every method and corner mode (upsampling and downsampling), the geometry composi
 dtype conversion, codecs and seeded augmentations, with TF's static shapes, error classes and messages."""
 
 import base64
+import hashlib
 import io
 
 import numpy as np
@@ -402,6 +403,20 @@ def _encoded(array, fmt, mode):
     buffer = io.BytesIO()
     Image.frombytes(mode, (array.shape[1], array.shape[0]), array.tobytes()).save(buffer, fmt)
     return buffer.getvalue()
+
+
+def test_encode_png_writes_tfs_bytes():
+    # sizes and SHA-256 prefixes of TF's files (libpng's filters, zlib at the level with memLevel 9, its window
+    # shrunk for small images): 8- and 16-bit, 1 to 4 channels, several levels
+    rs = np.random.RandomState(0)
+    cases = [(rs.randint(0, 256, size=(5, 6, 3)).astype(np.uint8), -1, 163, "0992895ca506c3ab"),
+             (rs.randint(0, 256, size=(40, 50, 4)).astype(np.uint8), 9, 8108, "4ee80bfcf7801ad8"),
+             (rs.randint(0, 65536, size=(4, 5, 1)).astype(np.uint16), -1, 112, "821029c0f947d730"),
+             (rs.randint(0, 65536, size=(7, 3, 3)).astype(np.uint16), 1, 201, "87cb6813e3473125"),
+             (np.tile(np.arange(256, dtype=np.uint8), (64, 3)).reshape(64, 256, 3), -1, 242, "9c1f5d05ec553334"),
+             (rs.randint(0, 256, size=(30, 40, 2)).astype(np.uint8), 3, 2498, "2b197177b68b7d79")]
+    files = _run(*[tf.image.encode_png(image, compression=level) for image, level, _, _ in cases])
+    assert [(len(f), hashlib.sha256(f).hexdigest()[:16]) for f in files] == [(n, h) for _, _, n, h in cases]
 
 
 def test_png_round_trip_and_channels():
