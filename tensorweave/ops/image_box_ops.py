@@ -1086,5 +1086,5 @@ def sample_distorted_bounding_box(image_size: Any, bounding_boxes: Any, seed: in
         if value is not None:
             attrs[key] = list(value) if isinstance(value, (list, tuple)) else value
     with name_scope(name, "sample_distorted_bounding_box"):
-        return tuple(SampleDistortedBoundingBoxV2(image_size, bounding_boxes, min_object_covered, name=name,
-                                                  **attrs))
+        # TF's generated wrapper's namedtuple: SampleDistortedBoundingBoxV2(begin=..., size=..., bboxes=...)
+        return SampleDistortedBoundingBoxV2(image_size, bounding_boxes, min_object_covered, name=name, **attrs)

@@ -188,6 +188,8 @@ def test_sample_distorted_bounding_box_draws_tfs_crops() -> None:
                                                    area_range=[0.05, 0.2], max_attempts=5)
         no_boxes = tf.image.sample_distorted_bounding_box([7, 9, 3], np.zeros((1, 0, 4), np.float32), seed=1)
         assert [t.shape.as_list() for t in a] == [[3], [3], [1, 1, 4]] and b[0].dtype == tf.int64
+        # TF's generated wrapper's namedtuple
+        assert type(a).__name__ == "SampleDistortedBoundingBoxV2" and a._fields == ("begin", "size", "bboxes")
         with tf.Session() as sess:
             runs = [[[t.tolist() for t in found[:2]] for found in sess.run([a, b, c])] for _ in range(3)]
             with pytest.raises(tf.errors.InvalidArgumentError, match="No bounding boxes provided as input"):
