@@ -1457,7 +1457,10 @@ def _encode_jpeg(ctx: OpKernelContext, image: Any, format: bytes, quality: int, 
     if image.ndim != 3:
         raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_shape.shape_string(image.shape)}")
     channels = {b"grayscale": 1, b"rgb": 3}.get(format, image.shape[2])
-    if image.shape[2] != channels or channels not in (1, 3):
+    if format and image.shape[2] != channels:  # a format names its channels; else the image's must be 1 or 3
+        raise invalid_argument(ctx, f"format {format.decode()} expects {channels} channels, got "
+                                    f"{tensor_shape.shape_string(image.shape)}")
+    if channels not in (1, 3):
         raise invalid_argument(ctx, f"image must have 1 or 3 channels, got {tensor_shape.shape_string(image.shape)}")
     picture = _picture(image, "RGB" if channels == 3 else "L")
     buffer = io.BytesIO()

@@ -496,6 +496,10 @@ def test_codec_errors():
         _run(tf.image.encode_png(np.zeros((2, 2, 5), np.uint8)))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"image must have 1 or 3 channels, got \[2,2,4\]"):
         _run(tf.image.encode_jpeg(np.zeros((2, 2, 4), np.uint8)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"format grayscale expects 1 channels, got \[2,2,3\]"):
+        _run(tf.image.encode_jpeg(np.zeros((2, 2, 3), np.uint8), format="grayscale"))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"format rgb expects 3 channels, got \[2,2,4\]"):
+        _run(tf.image.encode_jpeg(np.zeros((2, 2, 4), np.uint8), format="rgb"))
     with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
         tf.image.decode_png([b"a"])
     with pytest.raises(ValueError, match="Shape must be at least rank 3 but is rank 2"):
