@@ -1078,9 +1078,53 @@ def _sniff(contents: bytes) -> str | None:
     return next((name for magic, name in _MAGIC if contents.startswith(magic)), None)
 
 
+_GIF_READ_FAILED = "Failed to read from given file"  # giflib's D_GIF_ERR_READ_FAILED
+
+
+def _giflib_failure(contents: bytes) -> str:
+    """Why giflib (TF's GIF reader) gives up on a file the imaging library could not read, in TF's words: its
+    open (signature, screen descriptor and global colour map) and its records walked as DGifSlurp walks them,
+    image data by its sub-blocks (a file cut inside an image is a failed read)."""
+    if len(contents) < 6:
+        return f"failed to open gif file: {_GIF_READ_FAILED}"
+    if contents[:3] != b"GIF":
+        return "failed to open gif file: Data is not in GIF format"
+    pos = 13 + (3 << ((contents[10] & 7) + 1) if len(contents) > 10 and contents[10] & 0x80 else 0)
+    if len(contents) < pos:
+        return "failed to open gif file: No screen descriptor detected"
+    images = 0
+
+    def blocks(start: int) -> int | None:  # the end of a run of data sub-blocks, None when cut short
+        while start < len(contents) and contents[start]:
+            start += 1 + contents[start]
+        return start + 1 if start < len(contents) else None
+
+    while True:
+        if pos >= len(contents):
+            return f"failed to slurp gif file: {_GIF_READ_FAILED}"
+        record, pos = contents[pos], pos + 1
+        if record == 0x3B:  # ';'
+            detail = "No Image Descriptor detected" if not images else _GIF_READ_FAILED  # else its LZW data failed
+            return f"failed to slurp gif file: {detail}"
+        if record == 0x2C:  # ',': descriptor, local colour map, LZW code size, then the data
+            if pos + 9 <= len(contents) and contents[pos + 8] & 0x80:
+                pos += 3 << ((contents[pos + 8] & 7) + 1)
+            pos += 10
+            images += 1
+        elif record == 0x21:  # '!': its label, then the data
+            pos += 1
+        else:
+            return "failed to slurp gif file: Wrong record type detected"
+        end = blocks(pos) if pos <= len(contents) else None
+        if end is None:
+            return f"failed to slurp gif file: {_GIF_READ_FAILED}"
+        pos = end
+
+
 def _corrupt(ctx: OpKernelContext, kind: str, contents: bytes) -> errors.InvalidArgumentError:
     messages = {"JPEG": "jpeg::Uncompress failed. Invalid JPEG data or crop window.",
-                "PNG": f"Invalid PNG data, size {len(contents)}", "GIF": f"Invalid GIF data (size {len(contents)})",
+                "PNG": f"Invalid PNG data, size {len(contents)}",
+                "GIF": f"Invalid GIF data (size {len(contents)}), {_giflib_failure(contents)}",
                 "BMP": f"Invalid BMP data, size {len(contents)}"}
     return invalid_argument(ctx, messages[kind])
 

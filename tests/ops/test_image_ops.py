@@ -8,7 +8,7 @@ import io
 
 import numpy as np
 import pytest
-from op_testing import check_op, check_tensor
+from op_testing import check_op, check_tensor, runtime_message
 from PIL import Image
 
 import tensorweave.compat.v1 as tf
@@ -517,3 +517,27 @@ def test_bounding_box_checks_on_dynamic_shapes_are_run_time_asserts():
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"assertion failed: \[height must be <= target - offset\]"):
             sess.run(padded, {image: np.zeros((5, 7, 2))})
         assert sess.run(crop, {image: np.zeros((6, 7, 2))}).shape == (3, 4, 2)
+
+
+# A 4x4 GIF (Pillow's), and TF's messages for it corrupted: giflib's open and slurp errors
+_SMALL_GIF = (b'GIF87a\x04\x00\x04\x00\x83\x00\x00-./*+,\'()$%&!"#\x1e\x1f \x1b\x1c\x1d\x18\x19\x1a\x15\x16\x17\x12\x13\x14'
+        b'\x0f\x10\x11\x0c\r\x0e\t\n\x0b\x06\x07\x08\x03\x04\x05\x00\x01\x02,\x00\x00\x00\x00\x04\x00\x04\x00\x00'
+        b'\x08\x15\x00\x1f8h\xc0`\x81\x82\x04\x08\x0e\x18(@`\x80\x80\x00\x00\x02\x02\x00;')
+
+
+@pytest.mark.parametrize("contents, reason", [
+    (_SMALL_GIF[:4], "failed to open gif file: Failed to read from given file"),
+    (_SMALL_GIF[:12], "failed to open gif file: No screen descriptor detected"),
+    (_SMALL_GIF[:60], "failed to open gif file: No screen descriptor detected"),  # in the global colour map
+    (_SMALL_GIF[:62], "failed to slurp gif file: Failed to read from given file"),
+    (_SMALL_GIF[:93], "failed to slurp gif file: Failed to read from given file"),
+    (b"GIF89a\x04\x00\x04\x00\x00\x00\x00!\xf9\x04abc", "failed to slurp gif file: Failed to read from given file"),
+    (b"GIF89a\x04\x00\x04\x00\x00\x00\x00!\xf9\x04abcd\x00,\x00\x00",
+     "failed to slurp gif file: Failed to read from given file"),
+    (b"GIF89a\x04\x00\x04\x00\x00\x00\x00;", "failed to slurp gif file: No Image Descriptor detected"),
+    (b"GIF89a\x04\x00\x04\x00\x00\x00\x00Q", "failed to slurp gif file: Wrong record type detected"),
+])
+def test_corrupt_gif_messages_are_giflibs(contents, reason):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.image.decode_gif(tf.constant(contents)))
+    assert runtime_message(info.value).split("\n")[0] == f"Invalid GIF data (size {len(contents)}), {reason}"
