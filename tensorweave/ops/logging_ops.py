@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, nest, tensor_shape, tensor_util
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Operation, Tensor, convert_n_to_tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -264,6 +265,7 @@ def _string_format(ctx: OpKernelContext, *inputs: Any, template: Any, placeholde
 
 
 @tf_export("strings.format")
+@add_dispatch_support
 def string_format(template: str, inputs: Any, placeholder: str = "{}", summarize: int = 3,
                   name: str | None = None) -> Tensor:
     """A scalar string: `template` with each `placeholder` replaced by a summary of one input tensor."""
@@ -372,6 +374,6 @@ def print_v2(*inputs: Any, **kwargs: Any) -> Operation:
             templates.append(value if isinstance(value, str) else
                              pprint.pformat(nest.pack_sequence_as(value, slots)))
         template = sep.join(templates).replace(f"'{placeholder}'", placeholder)
-        formatted = StringFormat(tensors, template=template, placeholder=placeholder, summarize=summarize,
-                                 name=name + "_format" if name else None)
+        formatted = string_format(template, tensors, placeholder=placeholder, summarize=summarize,
+                                  name=name + "_format" if name else None)
     return PrintV2(formatted, output_stream=stream, end=end, name=name)

@@ -3,6 +3,7 @@ slices, regexes, case, number parsing and printing, reduce_join's axis order, th
 (FarmHash Fingerprint64, SipHash-2-4, TF's legacy Hash64), base64, DecodeRaw, DecodeCSV and transcoding."""
 
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -436,3 +437,19 @@ def test_reduce_join_node_names():
         joined = tf.strings.reduce_join(["a", "b"])
         assert [t.name for t in joined.op.inputs] == ["ReduceJoin/Const:0", "ReduceJoin/Const_1:0"]
         assert tf.reduce_join([["a"]], axis=1).op.inputs[1].name == "ReduceJoin_1/ReduceJoin/reduction_indices:0"
+
+
+def test_format_and_print_of_ragged_tensors_as_tf(capsys):
+    # recorded from TF (ragged_tensor_to_string: values as_string, strings quoted, rows summarized)
+    rows = tf.ragged.constant([[1, 2, 3, 4, 5, 6, 7], [], [3]])
+    nested = tf.ragged.constant([[[1.5], [2, 3]], [[4, 5, 6, 7]]])
+    texts = _run([tf.strings.format("x={} y={}", [tf.ragged.constant([[1], [2, 3]]), tf.constant(4)]),
+                  tf.strings.format("r: {}", rows, summarize=2), tf.strings.format("{}", nested, summarize=1),
+                  tf.strings.format("{}", tf.ragged.constant([["a'b", "c\\d"], []])),
+                  tf.strings.format("{}", tf.ragged.constant([[1, 2]] * 8))])
+    assert texts == [b"x=[[1], [2, 3]] y=4", b"r: [[1, 2, ..., 6, 7], [], [3]]",
+                     b"[[[1.500000], [2.000000, 3.000000]], [[4.000000, ..., 7.000000]]]", b"[['a\\'b', 'c\\\\d'], []]",
+                     b"[[1, 2], [1, 2], [1, 2], ..., [1, 2], [1, 2], [1, 2]]"]
+    with tf.Session() as sess:
+        sess.run(tf.print("p", tf.ragged.constant([[1, 2], [3]]), tf.constant([1, 2]), output_stream=sys.stdout))
+    assert capsys.readouterr().out == "p [[1, 2], [3]] [1 2]\n"
