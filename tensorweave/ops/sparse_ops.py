@@ -94,7 +94,7 @@ def _union(ctx: OpKernelContext, a_indices: Any, a_shape: Any, b_indices: Any, b
     for d in np.flatnonzero(a_shape != b_shape)[:1]:
         raise invalid_argument(ctx, f"Operands' shapes do not match: got {a_shape[d]} and {b_shape[d]} for "
                                     f"dimension {d}")
-    if not (_is_sorted(a_indices) and _is_sorted(b_indices)):
+    if not (_strictly_sorted(a_indices) and _strictly_sorted(b_indices)):
         return _merge_walk(a_indices.astype(np.int64), b_indices.astype(np.int64))
     both = np.concatenate([a_indices, b_indices]).astype(np.int64, copy=False)
     order = _lex_order(both)
@@ -110,6 +110,20 @@ def _union(ctx: OpKernelContext, a_indices: Any, a_shape: Any, b_indices: Any, b
 
 def _is_sorted(indices: Any) -> bool:
     return bool(np.array_equal(_lex_order(indices), np.arange(indices.shape[0])))
+
+
+def _strictly_sorted(indices: Any) -> bool:
+    """Sorted without repeats (a repeated index is walked, as TF's merge emits it twice)."""
+    return _is_sorted(indices) and bool(_new_rows(indices).all())
+
+
+def _check_bounds(ctx: OpKernelContext, indices: Any, shape: Any) -> None:
+    """TF's sparse_utils::ValidateSparseTensor with kUnordered: the first index out of its dimension fails."""
+    bad = np.flatnonzero(np.any((indices < 0) | (indices >= shape), axis=1))
+    if bad.size:
+        i = int(bad[0])
+        raise invalid_argument(ctx, f"Sparse index tuple indices[{i}, :] = [{', '.join(map(str, indices[i]))}] is "
+                                    "out of bounds")
 
 
 def _merge_walk(a: np.ndarray, b: np.ndarray) -> tuple:
@@ -474,11 +488,14 @@ def _sparse_reshape(ctx: OpKernelContext, input_indices: Any, input_shape: Any, 
     elif product != dense_size:
         raise invalid_argument(ctx, f"Input to reshape is a tensor with {dense_size} dense values, but the requested "
                                     f"shape has {product}. {shapes}")
-    linear = input_indices @ _row_major_strides(input_shape)
-    strides = _row_major_strides(output_shape)
-    safe = np.where(output_shape == 0, 1, output_shape)
-    output_indices = (linear[:, None] // np.where(strides == 0, 1, strides)) % safe
-    return [output_indices.astype(np.int64).reshape(input_indices.shape[0], len(output_shape)), output_shape]
+    # TF's: each index's row-major offset divided down the new strides in C's integer arithmetic, unchecked (an
+    # index out of its dimension moves into the next row; a negative one stays negative)
+    linear = input_indices.astype(np.int64) @ _row_major_strides(input_shape)
+    output_indices = np.empty((input_indices.shape[0], len(output_shape)), np.int64)
+    for j, stride in enumerate(_row_major_strides(output_shape)):
+        output_indices[:, j] = c_division(linear, max(int(stride), 1))
+        linear = linear - output_indices[:, j] * max(int(stride), 1)
+    return [output_indices, output_shape]
 
 
 @tf_export("sparse.reshape", "sparse_reshape")
@@ -674,6 +691,7 @@ def _sparse_split_shape(ctx: InferenceContext) -> list[_Shape]:
 @SparseSplit.kernel("CPU")
 def _sparse_split(ctx: OpKernelContext, split_dim: Any, indices: Any, values: Any, shape: Any, num_split: int) -> list:
     _check_sparse(ctx, indices, values, shape)
+    _check_bounds(ctx, indices, shape)
     rank = shape.shape[0]
     axis = int(split_dim)
     if not -rank <= axis < rank:
@@ -1123,6 +1141,8 @@ def _sparse_sparse_binary(fn: Any) -> Any:
                b_shape: Any) -> list:
         """`fn` of both operands over the union of their entries, a missing entry counting as zero."""
         indices, from_a, from_b = _union(ctx, a_indices, a_shape, b_indices, b_shape)
+        _check_bounds(ctx, a_indices, a_shape)  # TF validates both (unordered) after the shapes
+        _check_bounds(ctx, b_indices, b_shape)
         zero = np.zeros((), dtype=a_values.dtype)
         a = np.where(from_a >= 0, a_values[from_a] if a_values.size else zero, zero)
         b = np.where(from_b >= 0, b_values[from_b] if b_values.size else zero, zero)

@@ -25,10 +25,14 @@ def _check_sparse(sp, indices, values, dense_shape, dtype, fully_defined=False):
         check_tensor(sp.dense_shape, dense_shape, dtype=np.int64, fully_defined=fully_defined, sess=sess)
 
 
-def _error(fetch, feed_dict=None):
+def _error_info(fetch, feed_dict=None):
     with pytest.raises(tf.errors.InvalidArgumentError) as info, tf.Session() as sess:
         sess.run(fetch, feed_dict)
-    return info.value.message
+    return info.value
+
+
+def _error(fetch, feed_dict=None):
+    return _error_info(fetch, feed_dict).message
 
 
 # -- SparseTensor, SparseTensorValue, sparse_placeholder -------------------------------------------------
@@ -471,3 +475,22 @@ def test_concat_and_eye_dense_shapes_are_named_as_tf():
         assert tf.sparse.concat(1, [a, a]).dense_shape.op.name == "Const"
         eye = tf.sparse.eye(3, 2)
         assert (eye.dense_shape.op.name, eye.dense_shape.op.type) == ("eye/SparseTensor/dense_shape", "Pack")
+
+
+def test_invalid_indices_as_tf_takes_them():
+    # recorded from TF: reshape divides each offset down in C's arithmetic, unchecked; maximum/minimum walk
+    # a repeated index as TF's merge does (twice) and check bounds; split checks bounds
+    with tf.Graph().as_default():
+        out_of_range = _sparse([[0, 0], [3, 2]], [1.0, 2.0], [2, 3])
+        negative = _sparse([[0, -1], [1, 2]], [1.0, 2.0], [2, 3])
+        repeated = _sparse([[0, 1], [0, 1]], [1.0, 2.0], [2, 3])
+        good = _sparse([[0, 1], [1, 2]], [3.0, 4.0], [2, 3])
+        _check_sparse(tf.sparse.reshape(out_of_range, [3, 2]), [[0, 0], [5, 1]], [1, 2], [3, 2], np.float32)
+        _check_sparse(tf.sparse.reshape(negative, [3, 2]), [[0, -1], [2, 1]], [1, 2], [3, 2], np.float32)
+        _check_sparse(tf.sparse.maximum(repeated, good), [[0, 1], [0, 1], [1, 2]], [3, 2, 4], [2, 3], np.float32)
+        _check_sparse(tf.sparse.minimum(repeated, repeated), [[0, 1], [0, 1]], [1, 2], [2, 3], np.float32)
+        for fetch, where in [(tf.sparse.maximum(out_of_range, good), "indices[1, :] = [3, 2]"),
+                             (tf.sparse.minimum(good, negative), "indices[0, :] = [0, -1]"),
+                             (tf.sparse.split(sp_input=out_of_range, num_split=3, axis=1)[0].values,
+                              "indices[1, :] = [3, 2]")]:
+            assert runtime_message(_error_info(fetch)).split("\n")[0] == f"Sparse index tuple {where} is out of bounds"
