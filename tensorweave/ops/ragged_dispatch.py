@@ -19,7 +19,14 @@ from typing import Any
 from tensorweave.framework import dtypes
 from tensorweave.framework.dispatch import dispatch_for_types
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
-from tensorweave.ops import check_ops, control_flow_ops, elementwise_ops, reduction_ops
+from tensorweave.ops import (
+    check_ops,
+    control_flow_ops,
+    elementwise_ops,
+    reduction_ops,
+    string_ops,
+    unicode_ops,
+)
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.fill_ops import ones_like, zeros_like
@@ -105,8 +112,19 @@ for _name in _UNARY:
     _register_unary(getattr(elementwise_ops, _name))
 for _name in _BINARY:
     _register_binary(getattr(elementwise_ops, _name))
-for _api in (cast, zeros_like, ones_like, string_length):
-    _register_unary(_api)
+for _api in (cast, zeros_like, ones_like, string_length, string_ops.substr, string_ops.regex_replace,
+             string_ops.regex_full_match, string_ops.string_strip, string_ops.string_lower, string_ops.string_upper,
+             string_ops.as_string, string_ops.string_to_hash_bucket_fast,
+             string_ops.string_to_hash_bucket_strong, string_ops.string_to_hash_bucket, string_ops.encode_base64,
+             string_ops.decode_base64, string_ops.unicode_transcode, unicode_ops.unicode_script):
+    _register_unary(_api)  # TF's map_flat_values of the op
+
+
+@dispatch_for_types(string_ops.string_join, RaggedTensor)
+def _ragged_string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Any:
+    """TF's: the flat values joined elementwise (the ragged inputs' partitions must match)."""
+    with name_scope(name, "RaggedStringJoin", [x for x in inputs if isinstance(x, Tensor)]):
+        return _elementwise(lambda *flat: string_ops.string_join(list(flat), separator=separator), inputs, (), {})
 
 
 @dispatch_for_types(size, RaggedTensor)

@@ -84,6 +84,7 @@ def _string_join(ctx: OpKernelContext, *inputs: Any, separator: Any) -> Any:
 
 
 @tf_export("strings.join", "string_join")
+@add_dispatch_support
 def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Tensor:
     """The strings of `inputs` joined elementwise (scalars broadcast), `separator` between them."""
     return StringJoin(list(inputs), separator=separator, name=name)
@@ -156,6 +157,7 @@ def _substr(ctx: OpKernelContext, input: Any, pos: Any, len: Any, unit: Any) -> 
 
 
 @tf_export("strings.substr", "substr")
+@add_dispatch_support
 def substr(input: Any, pos: Any, len: Any, name: str | None = None, unit: str = "BYTE") -> Tensor:  # noqa: A002
     """`len` bytes (or UTF-8 characters) of each string from `pos` (negative counts from the end)."""
     return Substr(input, pos, len, unit=unit, name=name)
@@ -288,6 +290,7 @@ StaticRegexReplace.kernel("CPU")(_regex_replace)
 
 
 @tf_export("strings.regex_replace", "regex_replace")
+@add_dispatch_support
 def regex_replace(input: Any, pattern: Any, rewrite: Any, replace_global: bool = True,  # noqa: A002
                   name: str | None = None) -> Tensor:
     """Each match of `pattern` replaced by `rewrite` (the first only unless `replace_global`); a Python
@@ -320,6 +323,7 @@ StaticRegexFullMatch.kernel("CPU")(_regex_full_match)
 
 
 @tf_export("strings.regex_full_match")
+@add_dispatch_support
 def regex_full_match(input: Any, pattern: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Whether each whole string matches `pattern` (a Python pattern makes the static op, as in TF)."""
     if isinstance(pattern, (str, bytes)):
@@ -339,6 +343,7 @@ def _string_strip(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
 
 
 @tf_export("strings.strip", "string_strip")
+@add_dispatch_support
 def string_strip(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Each string without its leading and trailing ASCII whitespace."""
     return StringStrip(input, name=name)
@@ -365,11 +370,13 @@ StringUpper.kernel("CPU")(_case_kernel(bytes.upper, str.upper))
 
 
 @tf_export("strings.lower")
+@add_dispatch_support
 def string_lower(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
     return StringLower(input, encoding=encoding, name=name)
 
 
 @tf_export("strings.upper")
+@add_dispatch_support
 def string_upper(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
     return StringUpper(input, encoding=encoding, name=name)
 
@@ -485,6 +492,7 @@ def _as_string(ctx: OpKernelContext, input: Any, T: dtypes.DType, precision: int
 
 
 @tf_export("strings.as_string", "as_string", "dtypes.as_string")
+@add_dispatch_support
 def as_string(input: Any, precision: int = -1, scientific: bool = False, shortest: bool = False,  # noqa: A002
               width: int = -1, fill: str = "", name: str | None = None) -> Tensor:
     """Each element as text, formatted as C's printf with TF's options."""
@@ -751,12 +759,14 @@ def _string_to_hash_bucket_strong(ctx: OpKernelContext, input: Any, num_buckets:
 
 
 @tf_export("strings.to_hash_bucket_fast", "string_to_hash_bucket_fast")
+@add_dispatch_support
 def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Tensor:  # noqa: A002
     """Fingerprint64 of each string modulo `num_buckets`: stable across processes and versions."""
     return StringToHashBucketFast(input, num_buckets=num_buckets, name=name)
 
 
 @tf_export("strings.to_hash_bucket_strong", "string_to_hash_bucket_strong")
+@add_dispatch_support
 def string_to_hash_bucket_strong(input: Any, num_buckets: int, key: Sequence[int],  # noqa: A002
                                  name: str | None = None) -> Tensor:
     """SipHash-2-4 of each string under `key` (two ints) modulo `num_buckets`, for adversarial inputs."""
@@ -764,6 +774,7 @@ def string_to_hash_bucket_strong(input: Any, num_buckets: int, key: Sequence[int
 
 
 @tf_export("strings.to_hash_bucket", "string_to_hash_bucket")
+@add_dispatch_support
 def string_to_hash_bucket(string_tensor: Any = None, num_buckets: int | None = None, name: str | None = None,
                           input: Any = None) -> Tensor:  # noqa: A002
     """TF's legacy Hash64 of each string modulo `num_buckets` (`input` is the deprecated name)."""
@@ -853,12 +864,14 @@ def _decode_base64(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
 
 
 @tf_export("io.encode_base64", "encode_base64")
+@add_dispatch_support
 def encode_base64(input: Any, pad: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
     """Each string in web-safe base64 ('-' and '_'), '=' padded only when `pad`."""
     return EncodeBase64(input, pad=pad, name=name)
 
 
 @tf_export("io.decode_base64", "decode_base64")
+@add_dispatch_support
 def decode_base64(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Each web-safe base64 string decoded (padding optional)."""
     return DecodeBase64(input, name=name)
@@ -1110,6 +1123,9 @@ def strings_split(input: Any = None, sep: Any = None, maxsplit: int = -1,  # noq
     if result_type not in ("SparseTensor", "RaggedTensor"):
         raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
     with name_scope(name, "StringSplit", [input]):
+        if isinstance(input, RaggedTensor):  # TF's: the flat strings split, under the input's partitions
+            split = input.with_flat_values(strings_split(input.flat_values, sep, maxsplit, result_type="RaggedTensor"))
+            return split.to_sparse() if result_type == "SparseTensor" else split
         input = convert_to_tensor(input, dtype=dtypes.string, name="input")  # noqa: A001
         if input.shape.ndims == 0:
             input = shape_ops.expand_dims(input, 0)  # noqa: A001 - TF1's form splits a scalar as a vector
@@ -1132,11 +1148,18 @@ UnicodeTranscode.shape(unary_shape)
 _CONTROL_CHARACTERS = re.compile("[\x00-\x1f]")
 
 
+def check_replacement_char(ctx: OpKernelContext, replacement_char: int) -> None:
+    """TF's GetErrorOptions (the unicode kernels' construction): a code point, 0 to U+10FFFF."""
+    if not 0 <= replacement_char <= 0x10FFFF:
+        raise invalid_argument(ctx, "replacement_char out of unicode codepoint range")
+
+
 @UnicodeTranscode.kernel("CPU")
 def _unicode_transcode(ctx: OpKernelContext, input: Any, input_encoding: Any, output_encoding: Any,  # noqa: A002
                        errors: Any, replacement_char: int, replace_control_characters: bool) -> Any:
     """Python's codecs stand in for ICU's converters: a malformed sequence may give a different number of
     replacement characters than ICU's."""
+    check_replacement_char(ctx, replacement_char)
     source, target, mode = _text(input_encoding), _text(output_encoding), _text(errors)
     try:
         codecs.lookup(source)
@@ -1159,6 +1182,7 @@ def _unicode_transcode(ctx: OpKernelContext, input: Any, input_encoding: Any, ou
 
 
 @tf_export("strings.unicode_transcode")
+@add_dispatch_support
 def unicode_transcode(input: Any, input_encoding: str, output_encoding: str, errors: str = "replace",  # noqa: A002
                       replacement_char: int = 65533, replace_control_characters: bool = False,
                       name: str | None = None) -> Tensor:

@@ -453,3 +453,39 @@ def test_format_and_print_of_ragged_tensors_as_tf(capsys):
     with tf.Session() as sess:
         sess.run(tf.print("p", tf.ragged.constant([[1, 2], [3]]), tf.constant([1, 2]), output_stream=sys.stdout))
     assert capsys.readouterr().out == "p [[1, 2], [3]] [1 2]\n"
+
+
+def test_string_ops_take_ragged_tensors_as_tf():
+    # TF's ragged dispatch (map_flat_values) of the elementwise string ops; split and unicode_decode of a
+    # RaggedTensor keep its partitions (recorded from TF)
+    r = tf.ragged.constant([["a b", "c"], ["d,e"]])
+    found = _run({"upper": tf.strings.upper(r), "regex": tf.strings.regex_replace(r, "a", "x"),
+                  "substr": tf.strings.substr(r, 0, 1), "join": tf.strings.join([r, r], separator="-"),
+                  "strip": tf.strings.strip(tf.ragged.constant([[" a"], ["b ", "c"]])),
+                  "script": tf.strings.unicode_script(tf.ragged.constant([[72, 0x3B1], []])),
+                  "split": tf.strings.split(r, sep=","),
+                  "decode": tf.strings.unicode_decode(tf.ragged.constant([["ab"], ["c", "d"]]), "UTF-8")})
+    assert found["upper"].to_list() == [[b"A B", b"C"], [b"D,E"]]
+    assert found["regex"].to_list() == [[b"x b", b"c"], [b"d,e"]]
+    assert found["substr"].to_list() == [[b"a", b"c"], [b"d"]]
+    assert found["join"].to_list() == [[b"a b-a b", b"c-c"], [b"d,e-d,e"]]
+    assert found["strip"].to_list() == [[b"a"], [b"b", b"c"]]
+    assert found["script"].to_list() == [[25, 14], []]
+    split = found["split"]
+    assert split.indices.tolist() == [[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 0, 1]]
+    assert split.values.tolist() == [b"a b", b"c", b"d", b"e"] and split.dense_shape.tolist() == [2, 2, 2]
+    assert found["decode"].to_list() == [[[97, 98]], [[99], [100]]]
+    with pytest.raises(TypeError):  # TF1's tf.strings.to_number has no ragged dispatch
+        tf.strings.to_number(tf.ragged.constant([["1"]]))
+
+
+def test_unicode_replacement_char_and_rank_checks():
+    for fetch in [tf.strings.unicode_decode(["a"], "UTF-8", errors="replace", replacement_char=-1),
+                  tf.strings.unicode_transcode(["a"], "UTF-8", "UTF-8", replacement_char=0x110000),
+                  tf.strings.unicode_encode([[97]], "UTF-8", replacement_char=-2)]:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(fetch)
+        assert runtime_message(info.value).split("\n")[0] == "replacement_char out of unicode codepoint range"
+    assert _run(tf.strings.unicode_decode(["a"], "UTF-8", replacement_char=0x10FFFF)).to_list() == [[97]]
+    with pytest.raises(ValueError, match=r"^input_tensor's rank must be at least 1\.$"):
+        tf.strings.unicode_encode(tf.constant(97), "UTF-8")
