@@ -31,12 +31,12 @@ from tensorweave.ops import (
     bmp_codec,
     cast_ops,
     clip_ops,
-    constant_ops,
     control_flow_case,
     control_flow_ops,
     elementwise_ops,
     fill_ops,
     indexing_ops,
+    linalg_ops,
     logging_ops,
     manipulation_ops,
     png16_codec,
@@ -810,9 +810,8 @@ def rgb_to_grayscale(images: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "rgb_to_grayscale", [images]) as scope:
         images = convert_to_tensor(images, name="images")
         float_images = convert_image_dtype(images, dtypes.float32)
-        weights = constant_ops.constant([0.2989, 0.5870, 0.1140], dtype=dtypes.float32)
-        gray = reduction_ops.reduce_sum(float_images * weights, axis=-1, keepdims=True)
-        return convert_image_dtype(gray, images.dtype, name=scope)
+        gray = linalg_ops.tensordot(float_images, [0.2989, 0.5870, 0.1140], [-1, -1])  # TF's MatMul of the pixels
+        return convert_image_dtype(shape_ops.expand_dims(gray, -1), images.dtype, name=scope)
 
 
 @tf_export("image.grayscale_to_rgb")

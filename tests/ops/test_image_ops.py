@@ -307,6 +307,15 @@ def test_grayscale():
     weights = np.float32([0.2989, 0.5870, 0.1140])
     gray = (_BATCH * weights).sum(axis=-1, keepdims=True)
     check_op(tf.image.rgb_to_grayscale, [_BATCH], gray)
+    with tf.Graph().as_default():  # TF's tensordot: a MatMul, whose message names a bad last dimension
+        assert "MatMul" in [op.type for op in tf.image.rgb_to_grayscale(tf.constant(_BATCH)).graph.get_operations()]
+        with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 2 and 3 for .\{\{node rgb_to_grayscale_1/"
+                                             r"Tensordot/MatMul\}\}"):
+            tf.image.rgb_to_grayscale(np.zeros((2, 2), np.float32))
+        unknown = tf.placeholder(tf.float32)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(tf.image.rgb_to_grayscale(unknown), {unknown: _BATCH}), gray,
+                                       rtol=1e-6)
     check_op(tf.image.grayscale_to_rgb, [gray], np.repeat(gray, 3, axis=-1))
     with pytest.raises(ValueError, match="Last dimension of a grayscale image should be size 1."):
         tf.image.grayscale_to_rgb(_RGB)
