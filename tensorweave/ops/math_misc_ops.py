@@ -12,6 +12,7 @@ returns k values even where `aggregate_to_topk=False` makes the static shape the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -135,9 +136,63 @@ def _selected_k(x: Any, k: int) -> Any:
     return np.nonzero(greater | equal)[1].reshape(x.shape[:-1] + (k,))
 
 
+def _push_heap(heap: list, hole: int, top: int, value: int, less: Callable) -> None:
+    """libstdc++'s __push_heap: `value` sifted up from `hole`."""
+    parent = (hole - 1) // 2
+    while hole > top and less(heap[parent], value):
+        heap[hole] = heap[parent]
+        hole, parent = parent, (parent - 1) // 2
+    heap[hole] = value
+
+
+def _adjust_heap(heap: list, hole: int, length: int, value: int, less: Callable) -> None:
+    """libstdc++'s __adjust_heap: the hole moved down to a leaf along the larger children, then `value` pushed."""
+    top, child = hole, hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if less(heap[child], heap[child - 1]):
+            child -= 1
+        heap[hole], hole = heap[child], child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole], hole = heap[child - 1], child - 1
+    _push_heap(heap, hole, top, value, less)
+
+
+def _unsorted_top_k(row: list, k: int) -> list:
+    """The indices of TF's TopK with sorted=False: the order of gtl::TopN's heap after every column is pushed
+    (std::make_heap / push_heap / pop_heap as libstdc++ runs them, with TF's stable greater-than; checked
+    against TF's orders)."""
+    def less(a: int, b: int) -> bool:  # "a ranks above b": the heap's front is the lowest ranked
+        return row[b] < row[a] or (not row[b] > row[a] and a < b)
+
+    heap: list = []
+    for c in range(len(row)):
+        if len(heap) <= k:  # unordered until k + 1 are in
+            heap.append(c)
+            if len(heap) == k + 1:
+                for parent in range((k + 1 - 2) // 2, -1, -1):  # make_heap
+                    _adjust_heap(heap, parent, k + 1, heap[parent], less)
+                heap[k], value = heap[0], heap[k]  # pop_heap: the lowest to the spare last slot
+                _adjust_heap(heap, 0, k, value, less)
+        elif less(c, heap[0]):  # pop_heap of the k, the new one in the freed last place, push_heap
+            value, heap[k - 1] = heap[k - 1], heap[0]
+            _adjust_heap(heap, 0, k - 1, value, less)
+            heap[k - 1] = c
+            _push_heap(heap, k - 1, 0, c, less)
+    return heap[:k]
+
+
 @TopKV2.kernel("CPU")
 def _top_k(ctx: OpKernelContext, input: Any, k: Any, sorted: bool, index_type: dtypes.DType) -> tuple[Any, Any]:  # noqa: A002
-    return _largest_k(ctx, input, int(k), index_type.as_numpy_dtype)
+    values, indices = _largest_k(ctx, input, int(k), index_type.as_numpy_dtype)
+    n = input.shape[-1]
+    if not sorted and 1 < int(k) < n:  # TF's kernel sorts anyway for k == 1 and k == n
+        rows = input.reshape(-1, n)
+        indices = np.array([_unsorted_top_k(row.tolist(), int(k)) for row in rows],
+                           dtype=index_type.as_numpy_dtype).reshape(indices.shape)
+        values = np.take_along_axis(input, indices.astype(np.int64), axis=-1)
+    return values, indices
 
 
 @TopKV2.gradient
