@@ -14,8 +14,10 @@ import base64
 import binascii
 import builtins
 import codecs
+import functools
 import itertools
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -216,13 +218,62 @@ def _re2_error(pattern: str, error: re.error) -> str:
     return msg
 
 
+_RE2_CATEGORIES = ("C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn", "N", "Nd",
+                   "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm", "So", "Z", "Zl",
+                   "Zp", "Zs", "Any")
+_UNICODE_CLASS = re.compile(r"\\(?:([pP])(\{\^?([A-Za-z]+)\}|[A-Za-z])|.)|\[|\]", re.DOTALL)
+
+
+@functools.cache
+def _general_categories() -> np.ndarray:
+    """The general category of every code point, as an array of two-letter strings."""
+    return np.array([unicodedata.category(chr(c)) for c in range(0x110000)])
+
+
+@functools.cache
+def _category_ranges(name: str, negated: bool) -> str:
+    """A Unicode general category (RE2's one-letter groups and Any too), or all other code points, as `re`
+    character-class ranges."""
+    categories = _general_categories()
+    if name == "Any":
+        inside = np.ones(categories.shape, bool)
+    elif name == "C":  # RE2's C: Cc, Cf, Co and Cs (not unassigned code points)
+        inside = np.isin(categories, ["Cc", "Cf", "Co", "Cs"])
+    else:
+        inside = np.char.startswith(categories, name) if len(name) == 1 else categories == name
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], inside != negated, [False]]).astype(np.int8)))
+    return "".join(f"\\U{a:08x}" + (f"-\\U{b - 1:08x}" if b - 1 > a else "") for a, b in zip(edges[::2], edges[1::2]))
+
+
+def _unicode_classes(pattern: str) -> str:
+    """RE2's Unicode classes of general categories (\\pL, \\p{Lu}, \\PN, \\p{^L}, also inside [...]) as `re`
+    character-class ranges; other names are left for `re` to refuse (as RE2 refuses an unknown name; RE2's
+    scripts, \\p{Greek}, are not built)."""
+    depth = 0
+
+    def replace(m: re.Match) -> str:
+        nonlocal depth
+        text = m.group()
+        if text == "[":
+            depth += 1
+        elif text == "]":
+            depth = max(depth - 1, 0)
+        name = m.group(3) or (m.group(2) if m.group(2) and len(m.group(2)) == 1 else None)
+        if not m.group(1) or name not in _RE2_CATEGORIES:
+            return text
+        ranges = _category_ranges(name, (m.group(1) == "P") != m.group(2).startswith("{^"))
+        return ranges if depth else f"[{ranges}]"
+
+    return _UNICODE_CLASS.sub(replace, pattern)
+
+
 def _compile(ctx: OpKernelContext, pattern: Any) -> re.Pattern:
     """The pattern compiled by Python's `re`, refused with RE2's message where RE2 (TF's engine) refuses it."""
     pattern = _attr_or_scalar(pattern)
     text = pattern.decode(errors="replace")
     try:
         # RE2 matches UTF-8 text by code point ('.' takes a whole character) with ASCII classes (\w, \d, \s)
-        compiled = re.compile(_utf8(pattern), re.ASCII)
+        compiled = re.compile(_unicode_classes(_utf8(pattern)), re.ASCII)
     except re.error as e:
         raise invalid_argument(ctx, f"Invalid pattern: {text}, error: {_re2_error(text, e)}") from None
     for match in _RE2_REJECTS.finditer(pattern):

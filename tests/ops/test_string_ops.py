@@ -68,6 +68,21 @@ def test_regexes():
     assert info.value.op.name == "m"
 
 
+def test_regex_unicode_general_categories_as_re2():
+    # recorded from TF: RE2's \pL, \p{Lu}, \PL, \p{^L} (also inside a class) over UTF-8 text
+    text = ["h\u00e9llo w\u00f6rld 123", "\u0391\u03b2\u0393 \u00bd x_y!", "\U0001F600 a"]
+    found = _run([tf.strings.regex_replace(text, pattern, "#")
+                  for pattern in [r"\pL", r"\p{Lu}", r"\p{^L}", r"[\PL]", r"\p{Nd}", r"\p{So}", r"[^\pL\d]"]])
+    assert [[t.decode() for t in v] for v in found] == [
+        ["##### ##### 123", "### \u00bd #_#!", "\U0001F600 #"],
+        ["h\u00e9llo w\u00f6rld 123", "#\u03b2# \u00bd x_y!", "\U0001F600 a"],
+        ["h\u00e9llo#w\u00f6rld####", "\u0391\u03b2\u0393###x#y#", "##a"],
+        ["h\u00e9llo#w\u00f6rld####", "\u0391\u03b2\u0393###x#y#", "##a"],
+        ["h\u00e9llo w\u00f6rld ###", "\u0391\u03b2\u0393 \u00bd x_y!", "\U0001F600 a"],
+        ["h\u00e9llo w\u00f6rld 123", "\u0391\u03b2\u0393 \u00bd x_y!", "# a"],
+        ["h\u00e9llo#w\u00f6rld#123", "\u0391\u03b2\u0393###x#y#", "##a"]]
+
+
 @pytest.mark.parametrize("pattern, error", [  # RE2's messages, as TF 2.21 reports them
     ("(", "missing ): ("), ("a(b", "missing ): a(b"), ("a)b)", "unexpected ): a)b)"), ("[a-", "missing ]: [a-"),
     ("*a", "no argument for repetition operator: *"), ("a|*", "no argument for repetition operator: *"),
