@@ -58,7 +58,7 @@ def _device_for(node: NodeDef, devices: Sequence[Any], allow_soft_placement: boo
     raise errors.InvalidArgumentError(
         node, None, f"Cannot assign a device for operation {node.name}: {{{{node {node.name}}}}} was explicitly "
         f"assigned to {node.device} but available devices are [ {available} ]. Make sure the device "
-        f"specification refers to a valid device.")
+        f"specification refers to a valid device.\n\t [[{node.name}]]")  # the placer's bare tag, as TF's
 
 
 def is_generator(node: NodeDef) -> bool:
