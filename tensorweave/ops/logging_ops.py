@@ -61,8 +61,8 @@ def _element_strings(flat: np.ndarray, print_v2: bool) -> list[str]:
     if flat.dtype.kind in "iu":
         return [str(v) for v in flat.tolist()]
     raw = [v if isinstance(v, bytes) else str(v).encode() for v in flat.tolist()]
-    if print_v2:
-        return [f'"{utf8_safe_c_escape(v)}"' for v in raw]
+    if print_v2:  # tf.print and strings.format keep a byte that is not UTF-8, as TF
+        return [f'"{utf8_safe_c_escape(v, "surrogateescape")}"' for v in raw]
     return [utf8_safe_c_escape(v) for v in raw]
 
 
@@ -209,6 +209,11 @@ def _text(value: Any) -> str:
     return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else str(value)
 
 
+def _raw_text(value: Any) -> str:
+    """Bytes as text that encodes back to them (a byte that is not UTF-8 kept as a surrogate)."""
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+
+
 @Print.kernel("CPU", state=_PrintCounter)
 def _print(ctx: OpKernelContext, input: Any, *data: Any, message: Any, first_n: int,  # noqa: A002
            summarize: int) -> Any:
@@ -258,10 +263,10 @@ def _string_format_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 
 @StringFormat.kernel("CPU")
 def _string_format(ctx: OpKernelContext, *inputs: Any, template: Any, placeholder: Any, summarize: int) -> Any:
-    pieces = _text(template).split(_text(placeholder))
+    pieces = _raw_text(template).split(_raw_text(placeholder))
     text = pieces[0] + "".join(summarize_value(value, summarize, print_v2=True) + piece
                                for value, piece in zip(inputs, pieces[1:]))
-    return np.array(text.encode(), dtype=object)
+    return np.array(text.encode("utf-8", "surrogateescape"), dtype=object)
 
 
 @tf_export("strings.format")
@@ -297,16 +302,24 @@ _LOGGERS = {"log(info)": tf_logging.info, "log(warning)": tf_logging.warning, "l
 @PrintV2.kernel("CPU")
 def _print_v2(ctx: OpKernelContext, input: Any, output_stream: Any, end: Any) -> None:  # noqa: A002
     """The string, then `end`, to the named stream, logger or `file://` path (appended)."""
-    stream, text = _text(output_stream), _text(np.asarray(input).item()) + _text(end)
-    if stream == "stdout" or stream == "stderr":
+    stream, data = _text(output_stream), b"".join(v if isinstance(v, bytes) else str(v).encode()
+                                                  for v in (np.asarray(input).item(), end))
+    text = _text(data)
+    if stream == "stdout" or stream == "stderr":  # the bytes as they are (TF writes a non-UTF-8 byte raw)
         out = sys.stdout if stream == "stdout" else sys.stderr
-        out.write(text)
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:  # a stream of text only (a test's capture)
+            out.write(text)
+        else:
+            out.flush()
+            buffer.write(data)
+            buffer.flush()
         out.flush()
     elif stream in _LOGGERS:
         _LOGGERS[stream](text)
     elif stream.startswith("file://"):
-        with open(stream[len("file://"):], "a") as f:
-            f.write(text)
+        with open(stream[len("file://"):], "ab") as f:
+            f.write(data)
     else:
         raise invalid_argument(ctx, f"{stream} is not a valid output stream")
 

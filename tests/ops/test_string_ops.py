@@ -504,3 +504,14 @@ def test_unicode_replacement_char_and_rank_checks():
     assert _run(tf.strings.unicode_decode(["a"], "UTF-8", replacement_char=0x10FFFF)).to_list() == [[97]]
     with pytest.raises(ValueError, match=r"^input_tensor's rank must be at least 1\.$"):
         tf.strings.unicode_encode(tf.constant(97), "UTF-8")
+
+
+def test_format_and_print_keep_bytes_that_are_not_utf8(tmp_path):
+    # recorded from TF: absl::Utf8SafeCEscape passes bytes of 0x80 and up through, UTF-8 or not
+    assert _run(tf.strings.format("{} x", tf.constant([b"\xff", b"a\x01", "\u00e9".encode()]))) == (
+        b'["\xff" "a\\001" "\xc3\xa9"] x')
+    path = tmp_path / "out.txt"
+    with tf.Session() as sess:
+        for _ in range(2):  # appended
+            sess.run(tf.print(tf.constant([b"\xfe"]), "t", output_stream=f"file://{path}"))
+    assert path.read_bytes() == b'["\xfe"] t\n["\xfe"] t\n'
