@@ -365,16 +365,18 @@ NotDifferentiable("SparseConcat")  # as TF's: the values' gradients are None
 
 @SparseConcat.shape
 def _sparse_concat_shape(ctx: InferenceContext) -> list[_Shape]:
-    n = ctx.attr("N")
+    n = ctx.attr("N")  # TF's: the rows added up, the columns and the dense shapes merged (C++ messages)
     rows: int | None = 0
-    cols, rank = tensor_shape.Dimension(None), tensor_shape.Dimension(None)
+    cols, dense = tensor_shape.Dimension(None), tensor_shape.unknown_shape()
     for i in range(n):
-        indices = _matrix(ctx.input_shape(i))
-        count = tensor_shape.Dimension(indices[0]).merge_with(_vector(ctx.input_shape(n + i)))
+        indices = with_rank(ctx.input_shape(i), 2)
+        values = with_rank(ctx.input_shape(n + i), 1)
+        shape = with_rank(ctx.input_shape(2 * n + i), 1)
+        count = merge_dim(indices.dims[0], values.dims[0])
         rows = None if rows is None or count.value is None else rows + count.value
-        cols = cols.merge_with(indices[1])
-        rank = rank.merge_with(_vector(ctx.input_shape(2 * n + i)))
-    return [_Shape([rows, cols.value]), _Shape([rows]), _Shape([rank.value])]
+        cols = merge_dim(cols, indices.dims[1])
+        dense = tensor_shape.merge_shapes(dense, shape)
+    return [_Shape([rows, cols.value]), _Shape([rows]), dense]
 
 
 @SparseConcat.kernel("CPU")
@@ -416,6 +418,8 @@ def sparse_concat(axis: Any, sp_inputs: Any, name: str | None = None, expand_non
     if not isinstance(sp_inputs, list):
         raise TypeError("Inputs must be a list")
     sp_inputs = [_convert_to_sparse_tensor(sp) for sp in sp_inputs]
+    if len(sp_inputs) == 1:  # TF's degenerate case: the one input itself
+        return sp_inputs[0]
     shapes = [sp.dense_shape for sp in sp_inputs]
     if expand_nonconcat_dim:
         largest = reduction_ops.reduce_max(manipulation_ops.concat(
@@ -1098,7 +1102,8 @@ def _sparse_softmax(ctx: OpKernelContext, sp_indices: Any, sp_values: Any, sp_sh
     """A softmax over each group of entries sharing all but the last index, in the indices' sorted order."""
     _check_sparse(ctx, sp_indices, sp_values, sp_shape, ("sp_indices", "sp_values", "sp_shape"))
     if sp_shape.shape[0] < 2:
-        raise invalid_argument(ctx, f"Input should have rank >= 2, but received shape: {_shape_string(sp_shape)}")
+        raise invalid_argument(ctx, "Input should have rank >= 2, but received shape: "  # the shape's values
+                                    f"{' '.join(map(str, np.asarray(sp_shape).reshape(-1)[:10].tolist()))}")
     if sp_values.size == 0:
         return sp_values.copy()
     _, group_of = np.unique(sp_indices[:, :-1], axis=0, return_inverse=True)

@@ -494,3 +494,14 @@ def test_invalid_indices_as_tf_takes_them():
                              (tf.sparse.split(sp_input=out_of_range, num_split=3, axis=1)[0].values,
                               "indices[1, :] = [3, 2]")]:
             assert runtime_message(_error_info(fetch)).split("\n")[0] == f"Sparse index tuple {where} is out of bounds"
+
+
+def test_concat_of_one_input_shape_errors_and_softmax_rank_message():
+    with tf.Graph().as_default():
+        one = _sparse([[0, 1]], [1.0], [3, 4])
+        assert tf.sparse.concat(0, [one]) is one  # TF's degenerate case: no op
+        with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 2 and 1 for '\{\{node SparseConcat"):
+            tf.sparse.concat(0, [one, _sparse([[0]], [1.0], [4])])
+        vector = _sparse([[0]], [1.0], [3])
+        assert runtime_message(_error_info(tf.sparse.softmax(vector))).split("\n")[0] == (
+            "Input should have rank >= 2, but received shape: 3")
