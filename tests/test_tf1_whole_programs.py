@@ -42,7 +42,7 @@ def test_placement_error_names_the_consumer_not_the_constant_it_feeds():
             total = tf.constant(1.0, name="g") + 1
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(total)
-    assert str(info.value).splitlines()[0] == (
+    assert runtime_message(info.value).splitlines()[0] == (
         "Cannot assign a device for operation add: {{node add}} was explicitly assigned to /device:GPU:0 but "
         "available devices are [ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
         "specification refers to a valid device.")  # TF 2.21's pip wheel is a CUDA build: no CUDA hint

@@ -381,7 +381,10 @@ class BaseSession:
                 run_metadata.Clear()
         else:
             if len(self._graph._operations) != self._extended:  # ops were added since the last run
-                self._extend_graph()
+                try:
+                    self._extend_graph()
+                except errors.OpError as e:  # a node no kernel supports: TF's placer fails inside the run
+                    raise self._interpolate(e) from e.__cause__
             key = PlanKey.for_step(feed_names, fetch_names, targets)
             traced = run_metadata is not None and options is not None and options.trace_level > 0
             costed = self._builds_cost_model(key) and run_metadata is not None

@@ -589,7 +589,11 @@ Complex.shape(broadcast_binary_shape)
 
 
 def _make_complex(re: Any, im: Any) -> Any:
-    return np.add(re, np.multiply(im, 1j))  # float32 parts stay complex64 (NumPy 2's weak Python scalars)
+    """The parts set as they are (re + im·1j would make inf·1j's real part NaN)."""
+    re, im = np.asarray(re), np.asarray(im)
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), np.complex64 if re.dtype == np.float32 else np.complex128)
+    out.real, out.imag = re, im
+    return out
 
 
 _complex_kernel = _binary_kernel(_make_complex)

@@ -614,8 +614,9 @@ def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_cl
     """Per image, non-max suppression class by class, then the best `max_total_size` over all classes."""
     with name_scope(name, "combined_non_max_suppression"):
         iou, score = _thresholds(iou_threshold, score_threshold)
-        return tuple(CombinedNonMaxSuppression(boxes, scores, max_output_size_per_class, max_total_size, iou,
-                                               score, pad_per_class=pad_per_class, clip_boxes=clip_boxes))
+        # TF's generated wrapper's namedtuple: CombinedNonMaxSuppression(nmsed_boxes=..., valid_detections=...)
+        return CombinedNonMaxSuppression(boxes, scores, max_output_size_per_class, max_total_size, iou, score,
+                                         pad_per_class=pad_per_class, clip_boxes=clip_boxes)
 
 
 # -- DrawBoundingBoxes -------------------------------------------------------------------------------
@@ -1085,5 +1086,5 @@ def sample_distorted_bounding_box(image_size: Any, bounding_boxes: Any, seed: in
         if value is not None:
             attrs[key] = list(value) if isinstance(value, (list, tuple)) else value
     with name_scope(name, "sample_distorted_bounding_box"):
-        return tuple(SampleDistortedBoundingBoxV2(image_size, bounding_boxes, min_object_covered, name=name,
-                                                  **attrs))
+        # TF's generated wrapper's namedtuple: SampleDistortedBoundingBoxV2(begin=..., size=..., bboxes=...)
+        return SampleDistortedBoundingBoxV2(image_size, bounding_boxes, min_object_covered, name=name, **attrs)

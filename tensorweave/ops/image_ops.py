@@ -31,12 +31,12 @@ from tensorweave.ops import (
     bmp_codec,
     cast_ops,
     clip_ops,
-    constant_ops,
     control_flow_case,
     control_flow_ops,
     elementwise_ops,
     fill_ops,
     indexing_ops,
+    linalg_ops,
     logging_ops,
     manipulation_ops,
     png16_codec,
@@ -810,9 +810,8 @@ def rgb_to_grayscale(images: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "rgb_to_grayscale", [images]) as scope:
         images = convert_to_tensor(images, name="images")
         float_images = convert_image_dtype(images, dtypes.float32)
-        weights = constant_ops.constant([0.2989, 0.5870, 0.1140], dtype=dtypes.float32)
-        gray = reduction_ops.reduce_sum(float_images * weights, axis=-1, keepdims=True)
-        return convert_image_dtype(gray, images.dtype, name=scope)
+        gray = linalg_ops.tensordot(float_images, [0.2989, 0.5870, 0.1140], [-1, -1])  # TF's MatMul of the pixels
+        return convert_image_dtype(shape_ops.expand_dims(gray, -1), images.dtype, name=scope)
 
 
 @tf_export("image.grayscale_to_rgb")
@@ -1078,9 +1077,53 @@ def _sniff(contents: bytes) -> str | None:
     return next((name for magic, name in _MAGIC if contents.startswith(magic)), None)
 
 
+_GIF_READ_FAILED = "Failed to read from given file"  # giflib's D_GIF_ERR_READ_FAILED
+
+
+def _giflib_failure(contents: bytes) -> str:
+    """Why giflib (TF's GIF reader) gives up on a file the imaging library could not read, in TF's words: its
+    open (signature, screen descriptor and global colour map) and its records walked as DGifSlurp walks them,
+    image data by its sub-blocks (a file cut inside an image is a failed read)."""
+    if len(contents) < 6:
+        return f"failed to open gif file: {_GIF_READ_FAILED}"
+    if contents[:3] != b"GIF":
+        return "failed to open gif file: Data is not in GIF format"
+    pos = 13 + (3 << ((contents[10] & 7) + 1) if len(contents) > 10 and contents[10] & 0x80 else 0)
+    if len(contents) < pos:
+        return "failed to open gif file: No screen descriptor detected"
+    images = 0
+
+    def blocks(start: int) -> int | None:  # the end of a run of data sub-blocks, None when cut short
+        while start < len(contents) and contents[start]:
+            start += 1 + contents[start]
+        return start + 1 if start < len(contents) else None
+
+    while True:
+        if pos >= len(contents):
+            return f"failed to slurp gif file: {_GIF_READ_FAILED}"
+        record, pos = contents[pos], pos + 1
+        if record == 0x3B:  # ';'
+            detail = "No Image Descriptor detected" if not images else _GIF_READ_FAILED  # else its LZW data failed
+            return f"failed to slurp gif file: {detail}"
+        if record == 0x2C:  # ',': descriptor, local colour map, LZW code size, then the data
+            if pos + 9 <= len(contents) and contents[pos + 8] & 0x80:
+                pos += 3 << ((contents[pos + 8] & 7) + 1)
+            pos += 10
+            images += 1
+        elif record == 0x21:  # '!': its label, then the data
+            pos += 1
+        else:
+            return "failed to slurp gif file: Wrong record type detected"
+        end = blocks(pos) if pos <= len(contents) else None
+        if end is None:
+            return f"failed to slurp gif file: {_GIF_READ_FAILED}"
+        pos = end
+
+
 def _corrupt(ctx: OpKernelContext, kind: str, contents: bytes) -> errors.InvalidArgumentError:
     messages = {"JPEG": "jpeg::Uncompress failed. Invalid JPEG data or crop window.",
-                "PNG": f"Invalid PNG data, size {len(contents)}", "GIF": f"Invalid GIF data (size {len(contents)})",
+                "PNG": f"Invalid PNG data, size {len(contents)}",
+                "GIF": f"Invalid GIF data (size {len(contents)}), {_giflib_failure(contents)}",
                 "BMP": f"Invalid BMP data, size {len(contents)}"}
     return invalid_argument(ctx, messages[kind])
 
@@ -1433,7 +1476,6 @@ def _encode_jpeg_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [tensor_shape.TensorShape([])]
 
 
-_PNG_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 
 
 def _picture(image: np.ndarray, mode: str) -> Image.Image:
@@ -1446,17 +1488,9 @@ def _encode_png(ctx: OpKernelContext, image: Any, compression: int) -> Any:
     if image.ndim != 3:
         raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_shape.shape_string(image.shape)}")
     channels = image.shape[2]
-    if channels not in _PNG_MODES:
+    if channels not in (1, 2, 3, 4):
         raise invalid_argument(ctx, f"image must have 1, 2, 3, or 4 channels, got {channels}")
-    if image.dtype == np.uint16:
-        if channels != 1:
-            return np.array(png16_codec.encode_png16(image, 6 if compression == -1 else compression), dtype=object)
-        picture = _picture(image.astype("<u2"), "I;16")
-    else:
-        picture = _picture(image, _PNG_MODES[channels])
-    buffer = io.BytesIO()
-    picture.save(buffer, "PNG", compress_level=6 if compression == -1 else compression)
-    return np.array(buffer.getvalue(), dtype=object)
+    return np.array(png16_codec.encode_png(image, compression), dtype=object)
 
 
 @EncodeJpeg.kernel("CPU")
@@ -1466,7 +1500,10 @@ def _encode_jpeg(ctx: OpKernelContext, image: Any, format: bytes, quality: int, 
     if image.ndim != 3:
         raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_shape.shape_string(image.shape)}")
     channels = {b"grayscale": 1, b"rgb": 3}.get(format, image.shape[2])
-    if image.shape[2] != channels or channels not in (1, 3):
+    if format and image.shape[2] != channels:  # a format names its channels; else the image's must be 1 or 3
+        raise invalid_argument(ctx, f"format {format.decode()} expects {channels} channels, got "
+                                    f"{tensor_shape.shape_string(image.shape)}")
+    if channels not in (1, 3):
         raise invalid_argument(ctx, f"image must have 1 or 3 channels, got {tensor_shape.shape_string(image.shape)}")
     picture = _picture(image, "RGB" if channels == 3 else "L")
     buffer = io.BytesIO()

@@ -61,12 +61,13 @@ def c_escape(raw: bytes) -> str:
     return "".join(_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw)
 
 
-def utf8_safe_c_escape(raw: bytes) -> str:
+def utf8_safe_c_escape(raw: bytes, errors: str = "backslashreplace") -> str:
     """absl::Utf8SafeCEscape (how TF prints a string tensor's elements): c_escape, but bytes of 0x80 and up
-    pass through, so UTF-8 text stays readable (a byte that is not UTF-8 shows as a Python escape)."""
+    pass through, so UTF-8 text stays readable (a byte that is not UTF-8 decoded by `errors`: a Python escape,
+    or "surrogateescape" to keep the byte for a string tensor)."""
     escaped = b"".join(_ESCAPES.get(b, "").encode() or (bytes([b]) if 0x20 <= b < 0x7F or b >= 0x80 else
                                                       f"\\{b:03o}".encode()) for b in raw)
-    return escaped.decode("utf-8", "backslashreplace")
+    return escaped.decode("utf-8", errors)
 
 
 def flush_denormals(fn: Any) -> Any:

@@ -24,7 +24,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import elementwise_ops, raw_ops, shape_ops
+from tensorweave.ops import elementwise_ops, raw_ops, sequence_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import binary_overload, conj, sqrt
 from tensorweave.ops.fill_ops import ones, zeros, zeros_like
@@ -32,6 +32,7 @@ from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32, invalid_argument
 from tensorweave.ops.manipulation_ops import concat, matrix_transpose, stack, transpose
 from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
+from tensorweave.ops.set_ops import ListDiff
 from tensorweave.ops.shape_helpers import broadcast_shapes, merge_dim, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, squeeze
 from tensorweave.platform.tf_export import tf_export
@@ -907,8 +908,16 @@ def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tenso
     """`x` transposed so `axes` are last (first when flipped) and reshaped to a matrix, TF's helper for a tensor
     of known rank: also its free dimensions (a list when known, else a tensor) and their static sizes."""
     rank = x.shape.ndims
-    if rank is None:
-        raise ValueError("tensordot of a tensor of unknown rank is not built in tensorweave")
+    if rank is None:  # TF's dynamic form: the axes made non-negative and the free ones listed when run
+        dims = shape_ops.shape(x)
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        axes_t = elementwise_ops.where(axes_t >= 0, axes_t, axes_t + shape_ops.rank(x))
+        free_t, _ = ListDiff(sequence_ops.range(shape_ops.rank(x)), axes_t, out_idx=dtypes.int32)
+        free_dims = gather(dims, free_t)
+        prod_free, prod_axes = reduce_prod(free_dims), reduce_prod(gather(dims, axes_t))
+        perm = concat([axes_t, free_t] if flipped else [free_t, axes_t], 0)
+        new_shape = stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
+        return reshape(transpose(x, perm), new_shape), free_dims, None
     axes = [a % rank for a in axes]
     free = [i for i in range(rank) if i not in axes]
     static = x.shape.as_list()
@@ -948,7 +957,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
         a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
         b_free = convert_to_tensor(b_free, dtype=dtypes.int32)
         result = reshape(product, concat([a_free, b_free], 0), name=scope)
-        result.set_shape(a_static + b_static)
+        if a_static is not None and b_static is not None:
+            result.set_shape(a_static + b_static)
         return result
 
 

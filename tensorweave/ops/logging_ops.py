@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, nest, tensor_shape, tensor_util
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Operation, Tensor, convert_n_to_tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -60,8 +61,8 @@ def _element_strings(flat: np.ndarray, print_v2: bool) -> list[str]:
     if flat.dtype.kind in "iu":
         return [str(v) for v in flat.tolist()]
     raw = [v if isinstance(v, bytes) else str(v).encode() for v in flat.tolist()]
-    if print_v2:
-        return [f'"{utf8_safe_c_escape(v)}"' for v in raw]
+    if print_v2:  # tf.print and strings.format keep a byte that is not UTF-8, as TF
+        return [f'"{utf8_safe_c_escape(v, "surrogateescape")}"' for v in raw]
     return [utf8_safe_c_escape(v) for v in raw]
 
 
@@ -208,6 +209,11 @@ def _text(value: Any) -> str:
     return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else str(value)
 
 
+def _raw_text(value: Any) -> str:
+    """Bytes as text that encodes back to them (a byte that is not UTF-8 kept as a surrogate)."""
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+
+
 @Print.kernel("CPU", state=_PrintCounter)
 def _print(ctx: OpKernelContext, input: Any, *data: Any, message: Any, first_n: int,  # noqa: A002
            summarize: int) -> Any:
@@ -257,13 +263,14 @@ def _string_format_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape
 
 @StringFormat.kernel("CPU")
 def _string_format(ctx: OpKernelContext, *inputs: Any, template: Any, placeholder: Any, summarize: int) -> Any:
-    pieces = _text(template).split(_text(placeholder))
+    pieces = _raw_text(template).split(_raw_text(placeholder))
     text = pieces[0] + "".join(summarize_value(value, summarize, print_v2=True) + piece
                                for value, piece in zip(inputs, pieces[1:]))
-    return np.array(text.encode(), dtype=object)
+    return np.array(text.encode("utf-8", "surrogateescape"), dtype=object)
 
 
 @tf_export("strings.format")
+@add_dispatch_support
 def string_format(template: str, inputs: Any, placeholder: str = "{}", summarize: int = 3,
                   name: str | None = None) -> Tensor:
     """A scalar string: `template` with each `placeholder` replaced by a summary of one input tensor."""
@@ -295,16 +302,24 @@ _LOGGERS = {"log(info)": tf_logging.info, "log(warning)": tf_logging.warning, "l
 @PrintV2.kernel("CPU")
 def _print_v2(ctx: OpKernelContext, input: Any, output_stream: Any, end: Any) -> None:  # noqa: A002
     """The string, then `end`, to the named stream, logger or `file://` path (appended)."""
-    stream, text = _text(output_stream), _text(np.asarray(input).item()) + _text(end)
-    if stream == "stdout" or stream == "stderr":
+    stream, data = _text(output_stream), b"".join(v if isinstance(v, bytes) else str(v).encode()
+                                                  for v in (np.asarray(input).item(), end))
+    text = _text(data)
+    if stream == "stdout" or stream == "stderr":  # the bytes as they are (TF writes a non-UTF-8 byte raw)
         out = sys.stdout if stream == "stdout" else sys.stderr
-        out.write(text)
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:  # a stream of text only (a test's capture)
+            out.write(text)
+        else:
+            out.flush()
+            buffer.write(data)
+            buffer.flush()
         out.flush()
     elif stream in _LOGGERS:
         _LOGGERS[stream](text)
     elif stream.startswith("file://"):
-        with open(stream[len("file://"):], "a") as f:
-            f.write(text)
+        with open(stream[len("file://"):], "ab") as f:
+            f.write(data)
     else:
         raise invalid_argument(ctx, f"{stream} is not a valid output stream")
 
@@ -372,6 +387,6 @@ def print_v2(*inputs: Any, **kwargs: Any) -> Operation:
             templates.append(value if isinstance(value, str) else
                              pprint.pformat(nest.pack_sequence_as(value, slots)))
         template = sep.join(templates).replace(f"'{placeholder}'", placeholder)
-        formatted = StringFormat(tensors, template=template, placeholder=placeholder, summarize=summarize,
-                                 name=name + "_format" if name else None)
+        formatted = string_format(template, tensors, placeholder=placeholder, summarize=summarize,
+                                  name=name + "_format" if name else None)
     return PrintV2(formatted, output_stream=stream, end=end, name=name)

@@ -1,6 +1,7 @@
-"""16-bit colour PNGs (RGB, gray + alpha, RGBA), which the imaging library behind `image_ops` reads as 8-bit
-and cannot write: TF's libpng keeps all 16 bits. Decoding covers non-interlaced files (any filter); encoding
-writes unfiltered rows. Other PNGs stay with the imaging library.
+"""PNG files as TF's libpng writes them (`encode_png`, byte for byte: EncodePng and image summaries), and
+16-bit colour PNGs (RGB, gray + alpha, RGBA) read, which the imaging library behind `image_ops` reads as 8-bit:
+TF's libpng keeps all 16 bits. Decoding covers non-interlaced files (any filter); other PNGs are read by the
+imaging library.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import numpy as np
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _COLOR_CHANNELS = {2: 3, 4: 2, 6: 4}  # PNG colour type -> channels, for the types with more than one channel
-_TYPE_OF_CHANNELS = {channels: color for color, channels in _COLOR_CHANNELS.items()}
 
 
 def _chunks(contents: bytes):
@@ -77,14 +77,69 @@ def _paeth(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
 
 
-def encode_png16(image: np.ndarray, level: int) -> bytes:
-    """HxWxC (C in 2, 3, 4) uint16 pixels as a 16-bit PNG, rows unfiltered, compressed at zlib `level`."""
+# -- Writing: libpng's as TF's png::WriteImageToBuffer drives it ------------------------------------------------
+
+_PNG_COLOR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}  # channels -> gray, gray+alpha, RGB, RGBA
+_IDAT_SIZE = 8192  # libpng's zbuffer: an IDAT chunk each time it fills
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def _filtered_rows(image: np.ndarray) -> bytes:
+    """Each row behind the filter byte of libpng's adaptive choice: of None, Sub, Up, Average and Paeth, the
+    first whose bytes, read as signed, have the least sum of magnitudes."""
+    height, width, bpp = image.shape
+    raw = image.reshape(height, width * bpp).astype(np.int16)
+    left = np.zeros_like(raw)
+    left[:, bpp:] = raw[:, :-bpp]
+    up = np.zeros_like(raw)
+    up[1:] = raw[:-1]
+    upper_left = np.zeros_like(raw)
+    upper_left[:, bpp:] = up[:, :-bpp]
+    guess = left + up - upper_left
+    pa, pb, pc = np.abs(guess - left), np.abs(guess - up), np.abs(guess - upper_left)
+    paeth = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, up, upper_left))
+    candidates = np.stack([raw, raw - left, raw - up, raw - (left + up) // 2, raw - paeth]) & 0xFF
+    cost = np.where(candidates < 128, candidates, 256 - candidates).sum(axis=2)
+    choice = cost.argmin(axis=0)
+    rows = candidates[choice, np.arange(height)].astype(np.uint8)
+    return np.concatenate([choice.astype(np.uint8)[:, None], rows], axis=1).tobytes()
+
+
+def _zlib_window_bits(size: int) -> int:
+    """libpng's window for `size` bytes of filtered rows: halved while the data fits in half of it."""
+    bits = 15
+    if size <= 16384:
+        while size + 262 <= 1 << (bits - 1):
+            bits -= 1
+    return max(bits, 9)  # zlib's smallest window
+
+
+def _optimized_cmf(stream: bytes, size: int) -> bytes:
+    """libpng's `optimize_cmf`: the zlib header claims the smallest window that holds all `size` bytes."""
+    cinfo = stream[0] >> 4
+    if size > 16384 or size > 1 << (cinfo + 7):
+        return stream
+    while cinfo > 0 and size <= 1 << (cinfo + 7):
+        cinfo -= 1
+    cmf = (cinfo << 4) | 8
+    flags = stream[1] & 0xE0
+    flags += 0x1F - ((cmf << 8) + flags) % 0x1F
+    return bytes([cmf, flags]) + stream[2:]
+
+
+def encode_png(image: np.ndarray, level: int = -1) -> bytes:
+    """An (height, width, channels) uint8 or uint16 image as the PNG file TF's `png::WriteImageToBuffer` writes:
+    libpng's adaptive filters over the big-endian bytes, zlib at `level` (-1 is zlib's default) with its
+    largest memory level."""
     height, width, channels = image.shape
-    header = struct.pack(">IIBBBBB", width, height, 16, _TYPE_OF_CHANNELS[channels], 0, 0, 0)
-    rows = np.ascontiguousarray(image.astype(">u2")).view(np.uint8).reshape(height, width * channels * 2)
-    raw = np.concatenate([np.zeros((height, 1), np.uint8), rows], axis=1).tobytes()
-    return _SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw, level)) + _chunk(b"IEND", b"")
-
-
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    depth = image.dtype.itemsize * 8
+    pixels = np.ascontiguousarray(image.astype(f">u{depth // 8}")).view(np.uint8).reshape(height, width, -1)
+    rows = _filtered_rows(pixels)
+    compressor = zlib.compressobj(level, zlib.DEFLATED, _zlib_window_bits(len(rows)), 9, zlib.Z_FILTERED)
+    stream = _optimized_cmf(compressor.compress(rows) + compressor.flush(), len(rows))
+    header = struct.pack(">IIBBBBB", width, height, depth, _PNG_COLOR_TYPES[channels], 0, 0, 0)
+    idats = b"".join(_png_chunk(b"IDAT", stream[i:i + _IDAT_SIZE]) for i in range(0, len(stream), _IDAT_SIZE))
+    return _SIGNATURE + _png_chunk(b"IHDR", header) + idats + _png_chunk(b"IEND", b"")

@@ -19,11 +19,20 @@ from typing import Any
 from tensorweave.framework import dtypes
 from tensorweave.framework.dispatch import dispatch_for_types
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
-from tensorweave.ops import check_ops, control_flow_ops, elementwise_ops, reduction_ops
+from tensorweave.ops import (
+    check_ops,
+    control_flow_ops,
+    elementwise_ops,
+    reduction_ops,
+    string_ops,
+    unicode_ops,
+)
 from tensorweave.ops.cast_ops import cast
+from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.fill_ops import ones_like, zeros_like
-from tensorweave.ops.indexing_ops import gather, unsorted_segment_sum
-from tensorweave.ops.manipulation_ops import concat
+from tensorweave.ops.indexing_ops import boolean_mask, gather, unsorted_segment_sum
+from tensorweave.ops.logging_ops import string_format
+from tensorweave.ops.manipulation_ops import concat, stack
 from tensorweave.ops.ragged_tensor import (
     RaggedTensor,
     _gather_rows,
@@ -34,7 +43,13 @@ from tensorweave.ops.ragged_tensor import (
 from tensorweave.ops.segment_ops import unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod
 from tensorweave.ops.sequence_ops import range as tf_range
 from tensorweave.ops.shape_ops import expand_dims, rank, reshape, shape, size
-from tensorweave.ops.string_ops import reduce_join, string_length, unsorted_segment_join
+from tensorweave.ops.string_ops import (
+    as_string,
+    reduce_join,
+    regex_replace,
+    string_length,
+    unsorted_segment_join,
+)
 
 _UNARY = ("negative", "abs", "square", "sqrt", "rsqrt", "exp", "log", "log1p", "sin", "cos", "tanh", "sigmoid",
           "sign", "reciprocal", "round", "floor", "ceil", "logical_not", "is_nan", "is_finite")
@@ -97,8 +112,19 @@ for _name in _UNARY:
     _register_unary(getattr(elementwise_ops, _name))
 for _name in _BINARY:
     _register_binary(getattr(elementwise_ops, _name))
-for _api in (cast, zeros_like, ones_like, string_length):
-    _register_unary(_api)
+for _api in (cast, zeros_like, ones_like, string_length, string_ops.substr, string_ops.regex_replace,
+             string_ops.regex_full_match, string_ops.string_strip, string_ops.string_lower, string_ops.string_upper,
+             string_ops.as_string, string_ops.string_to_hash_bucket_fast,
+             string_ops.string_to_hash_bucket_strong, string_ops.string_to_hash_bucket, string_ops.encode_base64,
+             string_ops.decode_base64, string_ops.unicode_transcode, unicode_ops.unicode_script):
+    _register_unary(_api)  # TF's map_flat_values of the op
+
+
+@dispatch_for_types(string_ops.string_join, RaggedTensor)
+def _ragged_string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Any:
+    """TF's: the flat values joined elementwise (the ragged inputs' partitions must match)."""
+    with name_scope(name, "RaggedStringJoin", [x for x in inputs if isinstance(x, Tensor)]):
+        return _elementwise(lambda *flat: string_ops.string_join(list(flat), separator=separator), inputs, (), {})
 
 
 @dispatch_for_types(size, RaggedTensor)
@@ -271,3 +297,60 @@ for _op, _api in (("lt", elementwise_ops.less), ("le", elementwise_ops.less_equa
 RaggedTensor.__neg__ = elementwise_ops.negative
 RaggedTensor.__abs__ = elementwise_ops.abs
 RaggedTensor.__invert__ = elementwise_ops.logical_not
+
+
+# -- strings.format and tf.print of a RaggedTensor -----------------------------------------------------------
+
+def _joined_rows(pieces: Tensor, splits: Tensor, summarize: Any) -> Tensor:
+    """One string per row, "[a, b, c]": the row's pieces joined (TF's _ragged_tensor_to_string, whose rows of
+    more than 2 * summarize pieces keep the first and last `summarize`, with "..." between)."""
+    ids = row_splits_to_segment_ids(splits)
+    if summarize not in (-1, None):
+        starts, lengths = gather(splits[:-1], ids), gather(splits[1:] - splits[:-1], ids)
+        position = tf_range(size(pieces, out_type=splits.dtype), dtype=splits.dtype) - starts
+        long = elementwise_ops.greater(lengths, 2 * summarize)
+        pieces = elementwise_ops.where(elementwise_ops.logical_and(long, elementwise_ops.equal(position, summarize - 1)),
+                                       elementwise_ops.add(pieces, ", ..."), pieces)
+        keep = elementwise_ops.logical_or(elementwise_ops.logical_not(long), elementwise_ops.logical_or(
+            elementwise_ops.less(position, summarize), elementwise_ops.greater_equal(position, lengths - summarize)))
+        pieces, ids = boolean_mask(pieces, keep), boolean_mask(ids, keep)
+    joined = unsorted_segment_join(pieces, ids, size(splits) - 1, separator=", ")
+    return elementwise_ops.add(elementwise_ops.add("[", joined), "]")
+
+
+def _ragged_to_string(rt: RaggedTensor, summarize: Any) -> Tensor:
+    """TF's ragged_tensor_to_string: "[[1, 2], [3]]" (strings quoted, ' and \\ escaped), each dimension
+    summarized; of a RaggedTensor whose flat values are a vector."""
+    if summarize is not None and summarize != -1 and not (isinstance(summarize, int) and summarize > 0):
+        raise ValueError(f"Expected summarize to be -1 or a positive int, got {summarize!r}")
+    with name_scope(None, "AsString", [rt]):
+        values = rt.flat_values
+        if values.shape.ndims != 1:
+            raise NotImplementedError("printing a RaggedTensor with uniform inner dimensions is not built")
+        if values.dtype == dtypes.string:
+            values = elementwise_ops.add(elementwise_ops.add("'", regex_replace(values, r"(['\\])", r"\\\1")), "'")
+        else:
+            values = as_string(values)
+        for splits in reversed(rt.nested_row_splits):
+            values = _joined_rows(values, splits, summarize)
+        outer = stack([constant(0, rt.row_splits.dtype), size(values, out_type=rt.row_splits.dtype)])
+        return reshape(_joined_rows(values, outer, summarize), [])
+
+
+@dispatch_for_types(string_format, RaggedTensor)
+def _ragged_string_format(template: str, inputs: Any, placeholder: str = "{}", summarize: int = 3,
+                          name: str | None = None) -> Tensor:
+    """TF's: the template's text between the inputs' strings, a RaggedTensor's from ragged_tensor_to_string."""
+    if isinstance(inputs, (Tensor, RaggedTensor)):
+        inputs = [inputs]
+    split_template = template.split(placeholder)
+    if len(inputs) != len(split_template) - 1:
+        raise ValueError(f"num placeholders in template and num inputs must match: {len(split_template) - 1} vs "
+                         f"{len(inputs)}")
+    with name_scope(name, "StringFormat", [t for t in inputs if isinstance(t, Tensor)]):
+        pieces = [constant(split_template[0])]
+        for value, text in zip(inputs, split_template[1:]):
+            pieces.append(_ragged_to_string(value, summarize) if isinstance(value, RaggedTensor)
+                          else string_format("{}", [value], summarize=summarize))
+            pieces.append(constant(text))
+        return reduce_join(pieces)

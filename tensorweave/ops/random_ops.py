@@ -13,6 +13,7 @@ of doubles) differ from TF's in their last bit.
 
 from __future__ import annotations
 
+import enum
 import functools
 import secrets
 import threading
@@ -27,7 +28,7 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import elementwise_ops
+from tensorweave.ops import cast_ops, constant_ops, elementwise_ops, fill_ops, manipulation_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
@@ -512,9 +513,8 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
 
 # -- Stateless random ops (tf.random.stateless_*): the values are a function of the seed alone ---------------
 
-_AUTO_SELECT = 3  # TF's Algorithm.AUTO_SELECT: Philox on CPU and GPU
+_PHILOX, _THREEFRY, _AUTO_SELECT = 1, 2, 3  # TF's Algorithm ids; AUTO_SELECT is Philox on CPU and GPU
 _SEED_SCRAMBLING_KEY = (0x3EC8F720, 0x02461E29)
-_STATELESS_ALGORITHMS = {"auto_select": _AUTO_SELECT, None: _AUTO_SELECT, _AUTO_SELECT: _AUTO_SELECT}
 
 StatelessRandomGetKeyCounter = Op("StatelessRandomGetKeyCounter", inputs=["seed: Tseed"],
                                   outputs=["key: uint64", "counter: uint64"],
@@ -580,15 +580,24 @@ StatelessRandomUniformFullIntV2 = _stateless_op("StatelessRandomUniformFullIntV2
 
 
 def _key_counter(ctx: OpKernelContext, key: Any, counter: Any, alg: Any) -> tuple[tuple[int, int], int]:
-    """The Philox key and 128-bit counter the V2 ops' inputs give."""
-    if int(alg) not in (1, _AUTO_SELECT):  # Philox, or the automatic choice (Philox here)
-        raise errors.InvalidArgumentError(ctx.node_def, None, f"Unsupported algorithm id: {int(alg)}")
-    if key.shape != (1,) or counter.size < 2:
-        raise errors.InvalidArgumentError(ctx.node_def, None, f"key must have shape [1] and counter at least 2 "
-                                          f"elements, got {tensor_shape.shape_string(key.shape)} and "
-                                          f"{tensor_shape.shape_string(counter.shape)}")
+    """The Philox key and 128-bit counter the V2 ops' inputs give; the checks are TF's, whose counter check takes
+    the algorithm's id (auto-select made Philox) for the least counter size: Philox accepts a one-word counter
+    (TF then reads past it; its second word is 0 here)."""
+    alg = int(alg)
+    alg = _PHILOX if alg == _AUTO_SELECT else alg
+    if key.shape != (1,):
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"key must have shape [1], not "
+                                          f"{tensor_shape.shape_string(key.shape)}. (Note that batched keys are "
+                                          "not supported yet.)")
+    if counter.ndim != 1 or counter.shape[0] < alg:
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"counter must be a vector with length at least {alg};"
+                                          f" got shape: {tensor_shape.shape_string(counter.shape)}. (Note that "
+                                          "batched counters are not supported yet.)")
+    if alg != _PHILOX:  # TF's CPU kernels have no ThreeFry
+        raise errors.InvalidArgumentError(ctx.node_def, None, f"Unsupported algorithm id: {alg}")
     key_word = int(key[0])
-    return (key_word & 0xFFFFFFFF, key_word >> 32), int(counter[0]) | int(counter[1]) << 64
+    words = [int(w) for w in counter[:2]] + [0]
+    return (key_word & 0xFFFFFFFF, key_word >> 32), words[0] | words[1] << 64
 
 
 @StatelessRandomUniformV2.kernel("CPU")
@@ -629,11 +638,50 @@ def _full_int_sample(key: tuple[int, int], counter: int, dims: tuple[int, ...], 
                         lambda evens, odds: bits(evens, odds).view(dtype.as_numpy_dtype)).reshape(dims)
 
 
-def _stateless_key_counter_alg(seed: Any, alg: Any) -> tuple[Tensor, Tensor, int]:
-    if alg not in _STATELESS_ALGORITHMS:
-        raise NotImplementedError(f"Stateless random algorithm {alg!r} is not built: only 'auto_select' (Philox).")
-    key, counter = StatelessRandomGetKeyCounter(seed)
-    return key, counter, _STATELESS_ALGORITHMS[alg]
+def _stateless_alg_id(alg: Any) -> Any:
+    """TF's convert_alg_to_int: an int, an Algorithm, a tensor, or a name ("philox", "threefry", "auto_select",
+    any case, '-' and '_' ignored)."""
+    if alg is None:
+        return _AUTO_SELECT
+    if isinstance(alg, (int, Tensor)):
+        return alg
+    if isinstance(alg, enum.Enum):  # random_distribution_ops.Algorithm
+        return alg.value
+    if isinstance(alg, str):
+        ids = {"philox": _PHILOX, "threefry": _THREEFRY, "autoselect": _AUTO_SELECT}
+        canonical = alg.strip().lower().replace("-", "").replace("_", "")
+        if canonical in ids:
+            return ids[canonical]
+        raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are philox for the Philox "
+                         "algorithm, threefry for the ThreeFry algorithm, and auto_select for auto-selection.")
+    raise TypeError(f"Can't convert argument `alg` (of value {alg} and type {type(alg)}) to int.")
+
+
+def _uint32s_to_uint64(x: Tensor) -> Tensor:
+    """TF's helper: x[0] | x[1] << 32 of a pair of uint32 words."""
+    return elementwise_ops.BitwiseOr(cast_ops.cast(x[0], dtypes.uint64),
+                                     elementwise_ops.LeftShift(cast_ops.cast(x[1], dtypes.uint64),
+                                                               constant_ops.constant(32, dtypes.uint64)))
+
+
+def _stateless_key_counter_alg(seed: Any, alg: Any) -> tuple[Tensor, Tensor, Any]:
+    """TF's get_key_counter_alg: the runtime picks for "auto_select"; "philox" scrambles the seed in the graph
+    (as the kernel does); "threefry" takes the seed as the key."""
+    alg = _stateless_alg_id(alg)
+    if isinstance(alg, Tensor) or alg == _AUTO_SELECT:
+        key, counter = StatelessRandomGetKeyCounter(seed)
+    elif alg == _PHILOX:
+        mix = StatelessRandomUniformFullIntV2([4], constant_ops.constant([0x02461E293EC8F720], dtypes.uint64),
+                                              cast_ops.cast(seed, dtypes.uint64), _PHILOX, dtype=dtypes.uint32)
+        key = shape_ops.reshape(_uint32s_to_uint64(mix[:2]), [1])
+        counter = manipulation_ops.stack([0, _uint32s_to_uint64(mix[2:])], axis=0)
+    elif alg == _THREEFRY:
+        key = shape_ops.reshape(_uint32s_to_uint64(cast_ops.cast(seed, dtypes.uint32)), [1])
+        counter = fill_ops.zeros([1], dtypes.uint64)
+    else:
+        raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are {_PHILOX} for the Philox "
+                         f"algorithm, {_THREEFRY} for the ThreeFry algorithm, and {_AUTO_SELECT} for auto-selection.")
+    return key, counter, alg
 
 
 @tf_export("random.experimental.stateless_shuffle")

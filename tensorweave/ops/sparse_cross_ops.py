@@ -12,7 +12,7 @@ once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -175,16 +175,22 @@ def _sparse_cross_v2(ctx: OpKernelContext, *inputs: Any, N: int, sparse_types: S
     return _crossed(ctx, indices, values, shapes, dense, lambda f, n: _join(f, n, sep.item()))
 
 
-def _split_inputs(inputs: Sequence[Any]) -> tuple[list[SparseTensor], list[Tensor]]:
-    """The inputs as SparseTensors and dense tensors (in that order, as TF's kernels take them), int32 and the
-    other integers widened to int64."""
+class _Sparse(NamedTuple):
+    indices: Tensor
+    values: Tensor
+    dense_shape: Tensor
+
+
+def _split_inputs(inputs: Sequence[Any]) -> tuple[list[_Sparse], list[Tensor]]:
+    """The inputs' sparse parts and dense tensors (in that order, as TF's kernels take them), int32 and the
+    other integers widened to int64 (no SparseTensor is made: its name scope would take a name, as not in TF)."""
     if not isinstance(inputs, (list, tuple)):
         raise TypeError("Inputs must be a list")
     sparse, dense = [], []
     for item in inputs:
         if isinstance(item, SparseTensor):
             values = item.values if item.values.dtype == dtypes.string else cast(item.values, dtypes.int64)
-            sparse.append(SparseTensor(item.indices, values, item.dense_shape))
+            sparse.append(_Sparse(item.indices, values, item.dense_shape))
         else:
             tensor = convert_to_tensor(item)
             dense.append(tensor if tensor.dtype == dtypes.string else cast(tensor, dtypes.int64))
@@ -195,10 +201,11 @@ def _split_inputs(inputs: Sequence[Any]) -> tuple[list[SparseTensor], list[Tenso
 def sparse_cross(inputs: Sequence[Any], name: str | None = None, separator: str | None = None) -> SparseTensor:
     """The crosses of each batch row's features across `inputs` (SparseTensors and dense 2-D tensors of
     strings or integers), as strings joined by `separator` ("_X_" by default)."""
+    # TF converts the separator first, outside any scope (a `Const` before the inputs' casts)
+    separator = convert_to_tensor("_X_" if separator is None else separator, dtypes.string)
     sparse, dense = _split_inputs(inputs)
     indices, values, shape = SparseCrossV2([s.indices for s in sparse], [s.values for s in sparse],
-                                           [s.dense_shape for s in sparse], dense,
-                                           "_X_" if separator is None else separator, name=name)
+                                           [s.dense_shape for s in sparse], dense, separator, name=name)
     return SparseTensor(indices, values, shape)
 
 

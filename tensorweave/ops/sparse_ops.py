@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave import errors
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
@@ -93,7 +94,7 @@ def _union(ctx: OpKernelContext, a_indices: Any, a_shape: Any, b_indices: Any, b
     for d in np.flatnonzero(a_shape != b_shape)[:1]:
         raise invalid_argument(ctx, f"Operands' shapes do not match: got {a_shape[d]} and {b_shape[d]} for "
                                     f"dimension {d}")
-    if not (_is_sorted(a_indices) and _is_sorted(b_indices)):
+    if not (_strictly_sorted(a_indices) and _strictly_sorted(b_indices)):
         return _merge_walk(a_indices.astype(np.int64), b_indices.astype(np.int64))
     both = np.concatenate([a_indices, b_indices]).astype(np.int64, copy=False)
     order = _lex_order(both)
@@ -109,6 +110,20 @@ def _union(ctx: OpKernelContext, a_indices: Any, a_shape: Any, b_indices: Any, b
 
 def _is_sorted(indices: Any) -> bool:
     return bool(np.array_equal(_lex_order(indices), np.arange(indices.shape[0])))
+
+
+def _strictly_sorted(indices: Any) -> bool:
+    """Sorted without repeats (a repeated index is walked, as TF's merge emits it twice)."""
+    return _is_sorted(indices) and bool(_new_rows(indices).all())
+
+
+def _check_bounds(ctx: OpKernelContext, indices: Any, shape: Any) -> None:
+    """TF's sparse_utils::ValidateSparseTensor with kUnordered: the first index out of its dimension fails."""
+    bad = np.flatnonzero(np.any((indices < 0) | (indices >= shape), axis=1))
+    if bad.size:
+        i = int(bad[0])
+        raise invalid_argument(ctx, f"Sparse index tuple indices[{i}, :] = [{', '.join(map(str, indices[i]))}] is "
+                                    "out of bounds")
 
 
 def _merge_walk(a: np.ndarray, b: np.ndarray) -> tuple:
@@ -350,16 +365,18 @@ NotDifferentiable("SparseConcat")  # as TF's: the values' gradients are None
 
 @SparseConcat.shape
 def _sparse_concat_shape(ctx: InferenceContext) -> list[_Shape]:
-    n = ctx.attr("N")
+    n = ctx.attr("N")  # TF's: the rows added up, the columns and the dense shapes merged (C++ messages)
     rows: int | None = 0
-    cols, rank = tensor_shape.Dimension(None), tensor_shape.Dimension(None)
+    cols, dense = tensor_shape.Dimension(None), tensor_shape.unknown_shape()
     for i in range(n):
-        indices = _matrix(ctx.input_shape(i))
-        count = tensor_shape.Dimension(indices[0]).merge_with(_vector(ctx.input_shape(n + i)))
+        indices = with_rank(ctx.input_shape(i), 2)
+        values = with_rank(ctx.input_shape(n + i), 1)
+        shape = with_rank(ctx.input_shape(2 * n + i), 1)
+        count = merge_dim(indices.dims[0], values.dims[0])
         rows = None if rows is None or count.value is None else rows + count.value
-        cols = cols.merge_with(indices[1])
-        rank = rank.merge_with(_vector(ctx.input_shape(2 * n + i)))
-    return [_Shape([rows, cols.value]), _Shape([rows]), _Shape([rank.value])]
+        cols = merge_dim(cols, indices.dims[1])
+        dense = tensor_shape.merge_shapes(dense, shape)
+    return [_Shape([rows, cols.value]), _Shape([rows]), dense]
 
 
 @SparseConcat.kernel("CPU")
@@ -401,6 +418,8 @@ def sparse_concat(axis: Any, sp_inputs: Any, name: str | None = None, expand_non
     if not isinstance(sp_inputs, list):
         raise TypeError("Inputs must be a list")
     sp_inputs = [_convert_to_sparse_tensor(sp) for sp in sp_inputs]
+    if len(sp_inputs) == 1:  # TF's degenerate case: the one input itself
+        return sp_inputs[0]
     shapes = [sp.dense_shape for sp in sp_inputs]
     if expand_nonconcat_dim:
         largest = reduction_ops.reduce_max(manipulation_ops.concat(
@@ -473,11 +492,14 @@ def _sparse_reshape(ctx: OpKernelContext, input_indices: Any, input_shape: Any, 
     elif product != dense_size:
         raise invalid_argument(ctx, f"Input to reshape is a tensor with {dense_size} dense values, but the requested "
                                     f"shape has {product}. {shapes}")
-    linear = input_indices @ _row_major_strides(input_shape)
-    strides = _row_major_strides(output_shape)
-    safe = np.where(output_shape == 0, 1, output_shape)
-    output_indices = (linear[:, None] // np.where(strides == 0, 1, strides)) % safe
-    return [output_indices.astype(np.int64).reshape(input_indices.shape[0], len(output_shape)), output_shape]
+    # TF's: each index's row-major offset divided down the new strides in C's integer arithmetic, unchecked (an
+    # index out of its dimension moves into the next row; a negative one stays negative)
+    linear = input_indices.astype(np.int64) @ _row_major_strides(input_shape)
+    output_indices = np.empty((input_indices.shape[0], len(output_shape)), np.int64)
+    for j, stride in enumerate(_row_major_strides(output_shape)):
+        output_indices[:, j] = c_division(linear, max(int(stride), 1))
+        linear = linear - output_indices[:, j] * max(int(stride), 1)
+    return [output_indices, output_shape]
 
 
 @tf_export("sparse.reshape", "sparse_reshape")
@@ -673,6 +695,7 @@ def _sparse_split_shape(ctx: InferenceContext) -> list[_Shape]:
 @SparseSplit.kernel("CPU")
 def _sparse_split(ctx: OpKernelContext, split_dim: Any, indices: Any, values: Any, shape: Any, num_split: int) -> list:
     _check_sparse(ctx, indices, values, shape)
+    _check_bounds(ctx, indices, shape)
     rank = shape.shape[0]
     axis = int(split_dim)
     if not -rank <= axis < rank:
@@ -917,7 +940,15 @@ def _dense_reduction(maximum: bool) -> Any:
         out = np.zeros(tuple(out_shape), dtype=input_values.dtype)
         reduced = _group_reduce(input_values, group_of, len(groups), maximum)
         if groups.shape[1]:
-            out[tuple(groups.T)] = reduced
+            # TF writes each group at its row-major flat index, checking only that index's range: an index out
+            # of its dimension's range lands in another row when the flat index stays inside the output
+            strides = np.cumprod(np.concatenate([[1], out_shape[:0:-1]]))[::-1]
+            flat = groups @ strides
+            bad = np.flatnonzero((flat < 0) | (flat >= out.size))
+            if bad.size:
+                raise errors.InternalError(ctx.node_def, None, f"Obtained a write index of {flat[bad[0]]} which "
+                                           f"is outside of bounds of [0, {out.size})")
+            out.reshape(-1)[flat] = reduced
         elif reduced.size:
             out[...] = reduced[0]
         return out
@@ -1071,7 +1102,8 @@ def _sparse_softmax(ctx: OpKernelContext, sp_indices: Any, sp_values: Any, sp_sh
     """A softmax over each group of entries sharing all but the last index, in the indices' sorted order."""
     _check_sparse(ctx, sp_indices, sp_values, sp_shape, ("sp_indices", "sp_values", "sp_shape"))
     if sp_shape.shape[0] < 2:
-        raise invalid_argument(ctx, f"Input should have rank >= 2, but received shape: {_shape_string(sp_shape)}")
+        raise invalid_argument(ctx, "Input should have rank >= 2, but received shape: "  # the shape's values
+                                    f"{' '.join(map(str, np.asarray(sp_shape).reshape(-1)[:10].tolist()))}")
     if sp_values.size == 0:
         return sp_values.copy()
     _, group_of = np.unique(sp_indices[:, :-1], axis=0, return_inverse=True)
@@ -1114,6 +1146,8 @@ def _sparse_sparse_binary(fn: Any) -> Any:
                b_shape: Any) -> list:
         """`fn` of both operands over the union of their entries, a missing entry counting as zero."""
         indices, from_a, from_b = _union(ctx, a_indices, a_shape, b_indices, b_shape)
+        _check_bounds(ctx, a_indices, a_shape)  # TF validates both (unordered) after the shapes
+        _check_bounds(ctx, b_indices, b_shape)
         zero = np.zeros((), dtype=a_values.dtype)
         a = np.where(from_a >= 0, a_values[from_a] if a_values.size else zero, zero)
         b = np.where(from_b >= 0, b_values[from_b] if b_values.size else zero, zero)

@@ -14,8 +14,10 @@ import base64
 import binascii
 import builtins
 import codecs
+import functools
 import itertools
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -84,6 +86,7 @@ def _string_join(ctx: OpKernelContext, *inputs: Any, separator: Any) -> Any:
 
 
 @tf_export("strings.join", "string_join")
+@add_dispatch_support
 def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Tensor:
     """The strings of `inputs` joined elementwise (scalars broadcast), `separator` between them."""
     return StringJoin(list(inputs), separator=separator, name=name)
@@ -156,6 +159,7 @@ def _substr(ctx: OpKernelContext, input: Any, pos: Any, len: Any, unit: Any) -> 
 
 
 @tf_export("strings.substr", "substr")
+@add_dispatch_support
 def substr(input: Any, pos: Any, len: Any, name: str | None = None, unit: str = "BYTE") -> Tensor:  # noqa: A002
     """`len` bytes (or UTF-8 characters) of each string from `pos` (negative counts from the end)."""
     return Substr(input, pos, len, unit=unit, name=name)
@@ -214,13 +218,62 @@ def _re2_error(pattern: str, error: re.error) -> str:
     return msg
 
 
+_RE2_CATEGORIES = ("C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn", "N", "Nd",
+                   "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm", "So", "Z", "Zl",
+                   "Zp", "Zs", "Any")
+_UNICODE_CLASS = re.compile(r"\\(?:([pP])(\{\^?([A-Za-z]+)\}|[A-Za-z])|.)|\[|\]", re.DOTALL)
+
+
+@functools.cache
+def _general_categories() -> np.ndarray:
+    """The general category of every code point, as an array of two-letter strings."""
+    return np.array([unicodedata.category(chr(c)) for c in range(0x110000)])
+
+
+@functools.cache
+def _category_ranges(name: str, negated: bool) -> str:
+    """A Unicode general category (RE2's one-letter groups and Any too), or all other code points, as `re`
+    character-class ranges."""
+    categories = _general_categories()
+    if name == "Any":
+        inside = np.ones(categories.shape, bool)
+    elif name == "C":  # RE2's C: Cc, Cf, Co and Cs (not unassigned code points)
+        inside = np.isin(categories, ["Cc", "Cf", "Co", "Cs"])
+    else:
+        inside = np.char.startswith(categories, name) if len(name) == 1 else categories == name
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], inside != negated, [False]]).astype(np.int8)))
+    return "".join(f"\\U{a:08x}" + (f"-\\U{b - 1:08x}" if b - 1 > a else "") for a, b in zip(edges[::2], edges[1::2]))
+
+
+def _unicode_classes(pattern: str) -> str:
+    """RE2's Unicode classes of general categories (\\pL, \\p{Lu}, \\PN, \\p{^L}, also inside [...]) as `re`
+    character-class ranges; other names are left for `re` to refuse (as RE2 refuses an unknown name; RE2's
+    scripts, \\p{Greek}, are not built)."""
+    depth = 0
+
+    def replace(m: re.Match) -> str:
+        nonlocal depth
+        text = m.group()
+        if text == "[":
+            depth += 1
+        elif text == "]":
+            depth = max(depth - 1, 0)
+        name = m.group(3) or (m.group(2) if m.group(2) and len(m.group(2)) == 1 else None)
+        if not m.group(1) or name not in _RE2_CATEGORIES:
+            return text
+        ranges = _category_ranges(name, (m.group(1) == "P") != m.group(2).startswith("{^"))
+        return ranges if depth else f"[{ranges}]"
+
+    return _UNICODE_CLASS.sub(replace, pattern)
+
+
 def _compile(ctx: OpKernelContext, pattern: Any) -> re.Pattern:
     """The pattern compiled by Python's `re`, refused with RE2's message where RE2 (TF's engine) refuses it."""
     pattern = _attr_or_scalar(pattern)
     text = pattern.decode(errors="replace")
     try:
         # RE2 matches UTF-8 text by code point ('.' takes a whole character) with ASCII classes (\w, \d, \s)
-        compiled = re.compile(_utf8(pattern), re.ASCII)
+        compiled = re.compile(_unicode_classes(_utf8(pattern)), re.ASCII)
     except re.error as e:
         raise invalid_argument(ctx, f"Invalid pattern: {text}, error: {_re2_error(text, e)}") from None
     for match in _RE2_REJECTS.finditer(pattern):
@@ -288,6 +341,7 @@ StaticRegexReplace.kernel("CPU")(_regex_replace)
 
 
 @tf_export("strings.regex_replace", "regex_replace")
+@add_dispatch_support
 def regex_replace(input: Any, pattern: Any, rewrite: Any, replace_global: bool = True,  # noqa: A002
                   name: str | None = None) -> Tensor:
     """Each match of `pattern` replaced by `rewrite` (the first only unless `replace_global`); a Python
@@ -320,6 +374,7 @@ StaticRegexFullMatch.kernel("CPU")(_regex_full_match)
 
 
 @tf_export("strings.regex_full_match")
+@add_dispatch_support
 def regex_full_match(input: Any, pattern: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Whether each whole string matches `pattern` (a Python pattern makes the static op, as in TF)."""
     if isinstance(pattern, (str, bytes)):
@@ -339,6 +394,7 @@ def _string_strip(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
 
 
 @tf_export("strings.strip", "string_strip")
+@add_dispatch_support
 def string_strip(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Each string without its leading and trailing ASCII whitespace."""
     return StringStrip(input, name=name)
@@ -365,11 +421,13 @@ StringUpper.kernel("CPU")(_case_kernel(bytes.upper, str.upper))
 
 
 @tf_export("strings.lower")
+@add_dispatch_support
 def string_lower(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
     return StringLower(input, encoding=encoding, name=name)
 
 
 @tf_export("strings.upper")
+@add_dispatch_support
 def string_upper(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
     return StringUpper(input, encoding=encoding, name=name)
 
@@ -435,14 +493,24 @@ AsString = Op("AsString", inputs=["input: T"], outputs=["output: string"],
 AsString.shape(unary_shape)
 
 
+_PRINTF_FLAGS = re.compile(r"%([-+ #0]*)(\d*)")
+
+
+def _printf_nonfinite(value: float, spec: str) -> bytes:
+    """C's printf of a NaN or infinity: its sign ("-nan" with the sign bit), padded with spaces even with the
+    `0` flag (Python pads with zeros and drops the NaN's sign)."""
+    flags, width = _PRINTF_FLAGS.match(spec).groups()
+    sign = "-" if np.signbit(value) else "+" if "+" in flags else " " if " " in flags else ""
+    text = sign + ("nan" if np.isnan(value) else "inf")
+    return (text.ljust if "-" in flags else text.rjust)(int(width or 0)).encode()
+
+
 def _printf(values: Any, spec: str) -> np.ndarray:
-    """printf's `spec` applied to each value; a NaN with its sign bit prints "-nan", as C's printf."""
+    """printf's `spec` applied to each value, as C's printf formats it."""
     if values.dtype.kind != "f":
         return _per_string(lambda v: (spec % v).encode(), values.astype(object))
-    text = _per_string(lambda v: (spec % v).encode(), values.astype(np.float64).astype(object))
-    negative_nan = np.isnan(values) & np.signbit(values)
-    text[negative_nan] = _per_string(lambda t: t.replace(b"nan", b"-nan"), text[negative_nan])
-    return text
+    return _per_string(lambda v: (spec % v).encode() if np.isfinite(v) else _printf_nonfinite(v, spec),
+                       values.astype(np.float64).astype(object))
 
 
 @AsString.kernel("CPU")
@@ -475,6 +543,7 @@ def _as_string(ctx: OpKernelContext, input: Any, T: dtypes.DType, precision: int
 
 
 @tf_export("strings.as_string", "as_string", "dtypes.as_string")
+@add_dispatch_support
 def as_string(input: Any, precision: int = -1, scientific: bool = False, shortest: bool = False,  # noqa: A002
               width: int = -1, fill: str = "", name: str | None = None) -> Tensor:
     """Each element as text, formatted as C's printf with TF's options."""
@@ -741,12 +810,14 @@ def _string_to_hash_bucket_strong(ctx: OpKernelContext, input: Any, num_buckets:
 
 
 @tf_export("strings.to_hash_bucket_fast", "string_to_hash_bucket_fast")
+@add_dispatch_support
 def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Tensor:  # noqa: A002
     """Fingerprint64 of each string modulo `num_buckets`: stable across processes and versions."""
     return StringToHashBucketFast(input, num_buckets=num_buckets, name=name)
 
 
 @tf_export("strings.to_hash_bucket_strong", "string_to_hash_bucket_strong")
+@add_dispatch_support
 def string_to_hash_bucket_strong(input: Any, num_buckets: int, key: Sequence[int],  # noqa: A002
                                  name: str | None = None) -> Tensor:
     """SipHash-2-4 of each string under `key` (two ints) modulo `num_buckets`, for adversarial inputs."""
@@ -754,6 +825,7 @@ def string_to_hash_bucket_strong(input: Any, num_buckets: int, key: Sequence[int
 
 
 @tf_export("strings.to_hash_bucket", "string_to_hash_bucket")
+@add_dispatch_support
 def string_to_hash_bucket(string_tensor: Any = None, num_buckets: int | None = None, name: str | None = None,
                           input: Any = None) -> Tensor:  # noqa: A002
     """TF's legacy Hash64 of each string modulo `num_buckets` (`input` is the deprecated name)."""
@@ -823,10 +895,17 @@ _WEB_SAFE = re.compile(rb"[A-Za-z0-9_-]*")
 @DecodeBase64.kernel("CPU")
 def _decode_base64(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
     def decode(s: bytes) -> bytes:
-        body = s[:-2] + s[-2:].rstrip(b"=") if len(s) % 4 == 0 else s
-        if len(body) % 4 == 1:
+        # TF's Base64Decode: the quads before the last are decoded (checked) first; then the last, less its
+        # padding ("xy==" or "xyz=" only), must not be one character
+        head, tail = s[:(len(s) - 1) // 4 * 4], s[(len(s) - 1) // 4 * 4:]
+        if _WEB_SAFE.fullmatch(head) is None:
+            raise invalid_argument(ctx, "Invalid character found in base64.")
+        if len(tail) == 4 and tail[3:] == b"=":
+            tail = tail[:2] if tail[2:3] == b"=" else tail[:3]
+        if len(tail) == 1:
             raise invalid_argument(ctx, "Base64 string length cannot be 1 modulo 4.")
-        if _WEB_SAFE.fullmatch(body) is None:
+        body = head + tail
+        if _WEB_SAFE.fullmatch(tail) is None:
             raise invalid_argument(ctx, "Invalid character found in base64.")
         try:
             return base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))
@@ -836,12 +915,14 @@ def _decode_base64(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
 
 
 @tf_export("io.encode_base64", "encode_base64")
+@add_dispatch_support
 def encode_base64(input: Any, pad: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
     """Each string in web-safe base64 ('-' and '_'), '=' padded only when `pad`."""
     return EncodeBase64(input, pad=pad, name=name)
 
 
 @tf_export("io.decode_base64", "decode_base64")
+@add_dispatch_support
 def decode_base64(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Each web-safe base64 string decoded (padding optional)."""
     return DecodeBase64(input, name=name)
@@ -1093,6 +1174,9 @@ def strings_split(input: Any = None, sep: Any = None, maxsplit: int = -1,  # noq
     if result_type not in ("SparseTensor", "RaggedTensor"):
         raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
     with name_scope(name, "StringSplit", [input]):
+        if isinstance(input, RaggedTensor):  # TF's: the flat strings split, under the input's partitions
+            split = input.with_flat_values(strings_split(input.flat_values, sep, maxsplit, result_type="RaggedTensor"))
+            return split.to_sparse() if result_type == "SparseTensor" else split
         input = convert_to_tensor(input, dtype=dtypes.string, name="input")  # noqa: A001
         if input.shape.ndims == 0:
             input = shape_ops.expand_dims(input, 0)  # noqa: A001 - TF1's form splits a scalar as a vector
@@ -1115,11 +1199,18 @@ UnicodeTranscode.shape(unary_shape)
 _CONTROL_CHARACTERS = re.compile("[\x00-\x1f]")
 
 
+def check_replacement_char(ctx: OpKernelContext, replacement_char: int) -> None:
+    """TF's GetErrorOptions (the unicode kernels' construction): a code point, 0 to U+10FFFF."""
+    if not 0 <= replacement_char <= 0x10FFFF:
+        raise invalid_argument(ctx, "replacement_char out of unicode codepoint range")
+
+
 @UnicodeTranscode.kernel("CPU")
 def _unicode_transcode(ctx: OpKernelContext, input: Any, input_encoding: Any, output_encoding: Any,  # noqa: A002
                        errors: Any, replacement_char: int, replace_control_characters: bool) -> Any:
     """Python's codecs stand in for ICU's converters: a malformed sequence may give a different number of
     replacement characters than ICU's."""
+    check_replacement_char(ctx, replacement_char)
     source, target, mode = _text(input_encoding), _text(output_encoding), _text(errors)
     try:
         codecs.lookup(source)
@@ -1142,6 +1233,7 @@ def _unicode_transcode(ctx: OpKernelContext, input: Any, input_encoding: Any, ou
 
 
 @tf_export("strings.unicode_transcode")
+@add_dispatch_support
 def unicode_transcode(input: Any, input_encoding: str, output_encoding: str, errors: str = "replace",  # noqa: A002
                       replacement_char: int = 65533, replace_control_characters: bool = False,
                       name: str | None = None) -> Tensor:

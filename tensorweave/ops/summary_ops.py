@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import struct
 import sys
-import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,6 +38,7 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.png16_codec import encode_png
 from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 
@@ -209,68 +209,6 @@ def _float_images_as_uint8(images: np.ndarray, bad_color: np.ndarray) -> np.ndar
         scaled = images * scale.astype(kind).reshape(shaped) + offset.astype(kind).reshape(shaped)
         out = np.where(finite, scaled, 0).astype(np.uint8)
     return np.where(finite, out, bad_color)
-
-
-_PNG_COLOR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}  # channels -> gray, gray+alpha, RGB, RGBA
-_IDAT_SIZE = 8192  # libpng's zbuffer: an IDAT chunk each time it fills
-
-
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-def _filtered_rows(image: np.ndarray) -> bytes:
-    """Each row behind the filter byte of libpng's adaptive choice: of None, Sub, Up, Average and Paeth, the
-    first whose bytes, read as signed, have the least sum of magnitudes."""
-    height, width, bpp = image.shape
-    raw = image.reshape(height, width * bpp).astype(np.int16)
-    left = np.zeros_like(raw)
-    left[:, bpp:] = raw[:, :-bpp]
-    up = np.zeros_like(raw)
-    up[1:] = raw[:-1]
-    upper_left = np.zeros_like(raw)
-    upper_left[:, bpp:] = up[:, :-bpp]
-    guess = left + up - upper_left
-    pa, pb, pc = np.abs(guess - left), np.abs(guess - up), np.abs(guess - upper_left)
-    paeth = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, up, upper_left))
-    candidates = np.stack([raw, raw - left, raw - up, raw - (left + up) // 2, raw - paeth]) & 0xFF
-    cost = np.where(candidates < 128, candidates, 256 - candidates).sum(axis=2)
-    choice = cost.argmin(axis=0)
-    rows = candidates[choice, np.arange(height)].astype(np.uint8)
-    return np.concatenate([choice.astype(np.uint8)[:, None], rows], axis=1).tobytes()
-
-
-def _zlib_window_bits(size: int) -> int:
-    """libpng's window for `size` bytes of filtered rows: halved while the data fits in half of it."""
-    bits = 15
-    if size <= 16384:
-        while size + 262 <= 1 << (bits - 1):
-            bits -= 1
-    return max(bits, 9)  # zlib's smallest window
-
-
-def _optimized_cmf(stream: bytes, size: int) -> bytes:
-    """libpng's `optimize_cmf`: the zlib header claims the smallest window that holds all `size` bytes."""
-    cinfo = stream[0] >> 4
-    if size > 16384 or size > 1 << (cinfo + 7):
-        return stream
-    while cinfo > 0 and size <= 1 << (cinfo + 7):
-        cinfo -= 1
-    cmf = (cinfo << 4) | 8
-    flags = stream[1] & 0xE0
-    flags += 0x1F - ((cmf << 8) + flags) % 0x1F
-    return bytes([cmf, flags]) + stream[2:]
-
-
-def encode_png(image: np.ndarray) -> bytes:
-    """An (height, width, channels) uint8 image as the PNG file TF's `png::WriteImageToBuffer` writes."""
-    height, width, channels = image.shape
-    rows = _filtered_rows(image)
-    compressor = zlib.compressobj(6, zlib.DEFLATED, _zlib_window_bits(len(rows)), 9, zlib.Z_FILTERED)
-    stream = _optimized_cmf(compressor.compress(rows) + compressor.flush(), len(rows))
-    header = struct.pack(">IIBBBBB", width, height, 8, _PNG_COLOR_TYPES[channels], 0, 0, 0)
-    idats = b"".join(_png_chunk(b"IDAT", stream[i:i + _IDAT_SIZE]) for i in range(0, len(stream), _IDAT_SIZE))
-    return b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + idats + _png_chunk(b"IEND", b"")
 
 
 # -- AudioSummaryV2 and WAV ----------------------------------------------------------------------------

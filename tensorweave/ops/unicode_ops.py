@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
@@ -27,7 +28,7 @@ from tensorweave.ops.reduction_ops import reduce_prod
 from tensorweave.ops.sequence_ops import range as tf_range
 from tensorweave.ops.shape_helpers import unary_shape
 from tensorweave.ops.shape_ops import reshape, shape, size
-from tensorweave.ops.string_ops import StringSplit, _text
+from tensorweave.ops.string_ops import StringSplit, _text, check_replacement_char
 from tensorweave.platform.tf_export import tf_export
 
 _ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
@@ -68,6 +69,7 @@ def _with_default_order(codec: str, data: bytes) -> str:
 def _decode(ctx: OpKernelContext, input: Any, input_encoding: Any, errors: Any,  # noqa: A002
             replacement_char: int, replace_control_characters: bool) -> tuple:
     """(row_splits, code points, byte offset of each) over the flattened strings."""
+    check_replacement_char(ctx, replacement_char)
     name, mode = _text(input_encoding), _text(errors)
     codec = _ENCODINGS.get(name.upper())
     if codec is None:  # other ICU converters (ISO-8859-1, windows-1252, UTF-7 ...): Python's codec stands in
@@ -157,6 +159,7 @@ def _unicode_encode_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShap
 def _unicode_encode(ctx: OpKernelContext, input_values: Any, input_splits: Any, errors: Any, output_encoding: Any,
                     replacement_char: int, Tsplits: dtypes.DType) -> Any:  # noqa: N803
     """Row i's code points encoded; an out-of-range code point or surrogate replaced, dropped or an error."""
+    check_replacement_char(ctx, replacement_char)
     mode, codec = _text(errors), _ENCODINGS[_text(output_encoding)]
     points, splits = np.asarray(input_values, np.int64), np.asarray(input_splits, np.int64)
     bad = (points < 0) | (points > 0x10FFFF) | ((points >= 0xD800) & (points <= 0xDFFF))
@@ -233,6 +236,12 @@ def _unicode_decode(input: Any, input_encoding: str, errors: str, replacement_ch
                     replace_control_characters: bool, with_offsets: bool, name: str | None, scope: str) -> Any:
     _check_encoding(input_encoding)
     with name_scope(name, scope, [input]):
+        if isinstance(input, RaggedTensor):  # TF's: each flat string decoded, under the input's partitions
+            decoded = _unicode_decode(input.flat_values, input_encoding, errors, replacement_char,
+                                      replace_control_characters, with_offsets, None, scope)
+            if with_offsets:
+                return input.with_flat_values(decoded[0]), input.with_flat_values(decoded[1])
+            return input.with_flat_values(decoded)
         input = convert_to_tensor(input, dtype=dtypes.string, name="input")  # noqa: A001
         op = UnicodeDecodeWithOffsets if with_offsets else UnicodeDecode
         outputs = op(input, input_encoding=input_encoding, errors=errors, replacement_char=replacement_char,
@@ -288,7 +297,7 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
         if rank is None:
             raise ValueError("Rank of input_tensor must be statically known.")
         if rank == 0:
-            raise ValueError("input must be at least rank 1")
+            raise ValueError("input_tensor's rank must be at least 1.")
         dims = shape(input, out_type=dtypes.int64)
         flat = reshape(input, [-1])
         splits = tf_range(0, size(flat, out_type=dtypes.int64) + 1, dims[-1])
@@ -298,6 +307,7 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
 
 
 @tf_export("strings.unicode_script")
+@add_dispatch_support
 def unicode_script(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """ICU's UScriptCode of each code point."""
     return UnicodeScript(input, name=name)

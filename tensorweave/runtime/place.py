@@ -58,7 +58,7 @@ def _device_for(node: NodeDef, devices: Sequence[Any], allow_soft_placement: boo
     raise errors.InvalidArgumentError(
         node, None, f"Cannot assign a device for operation {node.name}: {{{{node {node.name}}}}} was explicitly "
         f"assigned to {node.device} but available devices are [ {available} ]. Make sure the device "
-        f"specification refers to a valid device.")
+        f"specification refers to a valid device.\n\t [[{node.name}]]")  # the placer's bare tag, as TF's
 
 
 def is_generator(node: NodeDef) -> bool:
@@ -78,8 +78,8 @@ def check_kernels(graph_def: GraphDef, devices: Sequence[Any]) -> None:
     for node in graph_def.node:
         op = ops.get(node.op)
         message = op.unsupported_message(node, device_types) if op is not None else None
-        if message is not None:
-            raise errors.InvalidArgumentError(None, None, message)
+        if message is not None:  # TF's placer appends the node's name in a bare tag: `\n\t [[name]]`
+            raise errors.InvalidArgumentError(None, None, f"{message}\n\t [[{node.name}]]")
 
 
 def place(graph_def: GraphDef, devices: Sequence[Any], allow_soft_placement: bool = False,

@@ -7,6 +7,7 @@ import logging
 
 import numpy as np
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -331,8 +332,12 @@ def test_a_step_whose_fetches_are_all_fed_never_reaches_the_runtime():
         assert sess.run([]) == []
         assert sess.run([p, {"a": p}], {p: 1.0}, run_metadata=metadata) == [1.0, {"a": 1.0}]
         assert not metadata.partition_graphs  # replaced by the (empty) metadata of no step
-        with pytest.raises(tf.errors.InvalidArgumentError, match="^Cannot assign a device for operation unplaceable: "):
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(p * 2.0, {p: 1.0})
+        # TF's Session interpolates the placer's error (where the node was defined), no op (its tag is bare)
+        assert info.value.message.startswith("Graph execution error:\n\nDetected at node 'unplaceable' defined at")
+        assert runtime_message(info.value).startswith("Cannot assign a device for operation unplaceable: ")
+        assert runtime_message(info.value).endswith("\n\t [[unplaceable]]") and info.value.op is None
 
 
 # TF 2.21's Session.run reads `options` as `options.SerializeToString()` when it is true (before anything else,

@@ -115,6 +115,12 @@ def test_static_shapes() -> None:
         found = tf.image.combined_non_max_suppression(tf.zeros([2, 6, 1, 4]), tf.zeros([2, 6, 3]), 2, 10,
                                                       pad_per_class=True)
         assert [t.shape.as_list() for t in found] == [[2, 6, 4], [2, 6], [2, 6], [2]]
+        # TF's generated wrapper's namedtuple, which a session fetches as one of values
+        assert type(found).__name__ == "CombinedNonMaxSuppression"
+        assert found.nmsed_boxes is found[0] and found.valid_detections is found[3]
+        assert found._fields == ("nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections")
+        with tf.Session() as sess:
+            assert sess.run(found).valid_detections.tolist() == [6, 6]
         assert tf.image.sobel_edges(tf.zeros([1, 4, 5, 3])).shape.as_list() == [1, 4, 5, 3, 2]
         with pytest.raises(ValueError, match="Dimension must be 4 but is 3"):
             tf.image.crop_and_resize(tf.zeros([2, 5, 6, 3]), tf.zeros([7, 3]), tf.zeros([7], tf.int32), [3, 4])
@@ -182,6 +188,8 @@ def test_sample_distorted_bounding_box_draws_tfs_crops() -> None:
                                                    area_range=[0.05, 0.2], max_attempts=5)
         no_boxes = tf.image.sample_distorted_bounding_box([7, 9, 3], np.zeros((1, 0, 4), np.float32), seed=1)
         assert [t.shape.as_list() for t in a] == [[3], [3], [1, 1, 4]] and b[0].dtype == tf.int64
+        # TF's generated wrapper's namedtuple
+        assert type(a).__name__ == "SampleDistortedBoundingBoxV2" and a._fields == ("begin", "size", "bboxes")
         with tf.Session() as sess:
             runs = [[[t.tolist() for t in found[:2]] for found in sess.run([a, b, c])] for _ in range(3)]
             with pytest.raises(tf.errors.InvalidArgumentError, match="No bounding boxes provided as input"):

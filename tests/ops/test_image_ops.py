@@ -3,11 +3,12 @@ every method and corner mode (upsampling and downsampling), the geometry composi
 dtype conversion, codecs and seeded augmentations, with TF's static shapes, error classes and messages."""
 
 import base64
+import hashlib
 import io
 
 import numpy as np
 import pytest
-from op_testing import check_op, check_tensor
+from op_testing import check_op, check_tensor, runtime_message
 from PIL import Image
 
 import tensorweave.compat.v1 as tf
@@ -306,6 +307,15 @@ def test_grayscale():
     weights = np.float32([0.2989, 0.5870, 0.1140])
     gray = (_BATCH * weights).sum(axis=-1, keepdims=True)
     check_op(tf.image.rgb_to_grayscale, [_BATCH], gray)
+    with tf.Graph().as_default():  # TF's tensordot: a MatMul, whose message names a bad last dimension
+        assert "MatMul" in [op.type for op in tf.image.rgb_to_grayscale(tf.constant(_BATCH)).graph.get_operations()]
+        with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 2 and 3 for .\{\{node rgb_to_grayscale_1/"
+                                             r"Tensordot/MatMul\}\}"):
+            tf.image.rgb_to_grayscale(np.zeros((2, 2), np.float32))
+        unknown = tf.placeholder(tf.float32)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(tf.image.rgb_to_grayscale(unknown), {unknown: _BATCH}), gray,
+                                       rtol=1e-6)
     check_op(tf.image.grayscale_to_rgb, [gray], np.repeat(gray, 3, axis=-1))
     with pytest.raises(ValueError, match="Last dimension of a grayscale image should be size 1."):
         tf.image.grayscale_to_rgb(_RGB)
@@ -404,6 +414,20 @@ def _encoded(array, fmt, mode):
     return buffer.getvalue()
 
 
+def test_encode_png_writes_tfs_bytes():
+    # sizes and SHA-256 prefixes of TF's files (libpng's filters, zlib at the level with memLevel 9, its window
+    # shrunk for small images): 8- and 16-bit, 1 to 4 channels, several levels
+    rs = np.random.RandomState(0)
+    cases = [(rs.randint(0, 256, size=(5, 6, 3)).astype(np.uint8), -1, 163, "0992895ca506c3ab"),
+             (rs.randint(0, 256, size=(40, 50, 4)).astype(np.uint8), 9, 8108, "4ee80bfcf7801ad8"),
+             (rs.randint(0, 65536, size=(4, 5, 1)).astype(np.uint16), -1, 112, "821029c0f947d730"),
+             (rs.randint(0, 65536, size=(7, 3, 3)).astype(np.uint16), 1, 201, "87cb6813e3473125"),
+             (np.tile(np.arange(256, dtype=np.uint8), (64, 3)).reshape(64, 256, 3), -1, 242, "9c1f5d05ec553334"),
+             (rs.randint(0, 256, size=(30, 40, 2)).astype(np.uint8), 3, 2498, "2b197177b68b7d79")]
+    files = _run(*[tf.image.encode_png(image, compression=level) for image, level, _, _ in cases])
+    assert [(len(f), hashlib.sha256(f).hexdigest()[:16]) for f in files] == [(n, h) for _, _, n, h in cases]
+
+
 def test_png_round_trip_and_channels():
     encoded = tf.image.encode_png(_PIXELS)
     assert encoded.shape.as_list() == [] and encoded.dtype == tf.string
@@ -481,6 +505,10 @@ def test_codec_errors():
         _run(tf.image.encode_png(np.zeros((2, 2, 5), np.uint8)))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"image must have 1 or 3 channels, got \[2,2,4\]"):
         _run(tf.image.encode_jpeg(np.zeros((2, 2, 4), np.uint8)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"format grayscale expects 1 channels, got \[2,2,3\]"):
+        _run(tf.image.encode_jpeg(np.zeros((2, 2, 3), np.uint8), format="grayscale"))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"format rgb expects 3 channels, got \[2,2,4\]"):
+        _run(tf.image.encode_jpeg(np.zeros((2, 2, 4), np.uint8), format="rgb"))
     with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
         tf.image.decode_png([b"a"])
     with pytest.raises(ValueError, match="Shape must be at least rank 3 but is rank 2"):
@@ -498,3 +526,27 @@ def test_bounding_box_checks_on_dynamic_shapes_are_run_time_asserts():
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"assertion failed: \[height must be <= target - offset\]"):
             sess.run(padded, {image: np.zeros((5, 7, 2))})
         assert sess.run(crop, {image: np.zeros((6, 7, 2))}).shape == (3, 4, 2)
+
+
+# A 4x4 GIF (Pillow's), and TF's messages for it corrupted: giflib's open and slurp errors
+_SMALL_GIF = (b'GIF87a\x04\x00\x04\x00\x83\x00\x00-./*+,\'()$%&!"#\x1e\x1f \x1b\x1c\x1d\x18\x19\x1a\x15\x16\x17\x12\x13\x14'
+        b'\x0f\x10\x11\x0c\r\x0e\t\n\x0b\x06\x07\x08\x03\x04\x05\x00\x01\x02,\x00\x00\x00\x00\x04\x00\x04\x00\x00'
+        b'\x08\x15\x00\x1f8h\xc0`\x81\x82\x04\x08\x0e\x18(@`\x80\x80\x00\x00\x02\x02\x00;')
+
+
+@pytest.mark.parametrize("contents, reason", [
+    (_SMALL_GIF[:4], "failed to open gif file: Failed to read from given file"),
+    (_SMALL_GIF[:12], "failed to open gif file: No screen descriptor detected"),
+    (_SMALL_GIF[:60], "failed to open gif file: No screen descriptor detected"),  # in the global colour map
+    (_SMALL_GIF[:62], "failed to slurp gif file: Failed to read from given file"),
+    (_SMALL_GIF[:93], "failed to slurp gif file: Failed to read from given file"),
+    (b"GIF89a\x04\x00\x04\x00\x00\x00\x00!\xf9\x04abc", "failed to slurp gif file: Failed to read from given file"),
+    (b"GIF89a\x04\x00\x04\x00\x00\x00\x00!\xf9\x04abcd\x00,\x00\x00",
+     "failed to slurp gif file: Failed to read from given file"),
+    (b"GIF89a\x04\x00\x04\x00\x00\x00\x00;", "failed to slurp gif file: No Image Descriptor detected"),
+    (b"GIF89a\x04\x00\x04\x00\x00\x00\x00Q", "failed to slurp gif file: Wrong record type detected"),
+])
+def test_corrupt_gif_messages_are_giflibs(contents, reason):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.image.decode_gif(tf.constant(contents)))
+    assert runtime_message(info.value).split("\n")[0] == f"Invalid GIF data (size {len(contents)}), {reason}"

@@ -91,6 +91,13 @@ def test_tensordot():
             np.testing.assert_allclose(sess.run(y, {x: M}), np.tensordot(M, M[0].T, [[2], [0]]), rtol=1e-6)
     with tf.Graph().as_default(), pytest.raises(ValueError, match="Different number of contraction axes"):
         tf.tensordot(M, M, [[0], [0, 1]])
+    with tf.Graph().as_default():  # unknown rank: TF's dynamic form (axes made non-negative when run)
+        x, y = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+        z = tf.tensordot(x, y, [[-1, 1], [0, 1]])
+        assert z.shape.ndims is None
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(z, {x: M, y: M[0].T}), np.tensordot(M, M[0].T, [[2, 1], [0, 1]]),
+                                       rtol=1e-6)
 
 
 def test_norm_forms():

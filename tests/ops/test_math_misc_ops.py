@@ -175,3 +175,21 @@ def test_sparse_bincount_per_row_and_whole():
         got_rows, got_whole = sess.run([rows, whole])
     assert got_rows.tolist() == [[0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, 0]]
     assert got_whole.tolist() == [0.0, 0.5, 3.0]
+
+
+def test_top_k_unsorted_gives_tfs_heap_order():
+    # recorded from TF: sorted=False leaves gtl::TopN's heap order (the lowest kept value first); k == 1 and
+    # k == n are sorted anyway
+    rows = np.float32([[4, 5, 0, 3, 3, 3, 1, 3, 5, 2],
+                       [4, 0, 0, 4, 2, 1, 0, 1, 5, 1]])
+    long_row = np.float32([[0, 0, 3, 0, 2, 2, 0, 4, 3, 4, 5, 0, 4, 3, 5, 3, 4, 5, 1, 5, 3, 0, 0, 0, 5, 5, 1, 0, 4,
+                            1, 5, 5, 3]])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        small, long, nan, whole = sess.run([
+            tf.nn.top_k(rows, 3, sorted=False), tf.nn.top_k(long_row, 16, sorted=False),
+            tf.nn.top_k(np.float32([[1, np.nan, 3, 2, np.nan, 0]]), 3, sorted=False),
+            tf.nn.top_k(rows, 10, sorted=False)])
+    assert small.indices.tolist() == [[0, 1, 8], [3, 0, 8]] and small.values.tolist() == [[4, 5, 5], [4, 4, 5]]
+    assert long.indices.tolist() == [[13, 8, 2, 28, 9, 12, 16, 31, 24, 17, 10, 7, 25, 19, 14, 30]]
+    assert nan.indices.tolist() == [[0, 1, 2]]
+    assert whole.indices[0].tolist() == [1, 8, 0, 3, 4, 5, 7, 9, 6, 2]

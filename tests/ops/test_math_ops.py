@@ -588,3 +588,12 @@ def test_pow_gradient_graph_is_tfs():
                    ("zeros_like", "Const"), ("Select_1", "Select"), ("mul_2", "Mul"), ("mul_3", "Mul"),
                    ("Shape", "Const"), ("Shape_1", "Const"), ("Sum/reduction_indices", "Const"), ("Sum", "Sum"),
                    ("Reshape", "Reshape")]  # TF 2.21's
+
+
+def test_complex_keeps_infinite_parts():
+    # TF sets the parts (inf * 1j would make the real part NaN)
+    values, double = _run(tf.complex([np.inf, 1.0, -np.inf], [np.inf, -np.inf, 2.0]),
+                          tf.complex(np.float64(np.inf), np.float64(0.0)))
+    assert values.dtype == np.complex64
+    assert values.real.tolist() == [np.inf, 1.0, -np.inf] and values.imag.tolist() == [np.inf, -np.inf, 2.0]
+    assert double.dtype == np.complex128 and double.real == np.inf

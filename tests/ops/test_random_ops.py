@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
+from tests.op_testing import runtime_message
 
 
 def _two_sessions(fetch, runs=2):
@@ -219,3 +220,45 @@ def test_sin_cos_table_rounds_like_numpy_for_every_box_muller_angle():
         sines, cosines = random_ops._sin_cos(chunk)
         np.testing.assert_array_equal(sines.astype(np.float32), np.sin(chunk).astype(np.float32))
         np.testing.assert_array_equal(cosines.astype(np.float32), np.cos(chunk).astype(np.float32))
+
+
+def test_stateless_algorithms_as_tf():
+    # recorded from TF: "philox" scrambles the seed in the graph, as the kernel does for auto_select on CPU
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        uniform, ints, normal = sess.run([
+            tf.random.stateless_uniform([3], [3, 4], alg="philox"),
+            tf.random.stateless_uniform([3], [3, 4], minval=0, maxval=100, dtype=tf.int32, alg="Phil-ox"),
+            tf.random.stateless_normal([2], [3, 4], alg=tf.random.Algorithm.PHILOX)])
+        assert uniform.tolist() == [0.24328744411468506, 0.9835063219070435, 0.22041726112365723]
+        assert ints.tolist() == [63, 97, 62]
+        assert normal.tolist() == [-0.17393383383750916, 1.6723546981811523]
+        names = [op.name for op in g.get_operations() if op.name.startswith("stateless_random_uniform/")]
+        assert names[3:9] == ["stateless_random_uniform/" + n for n in [
+            "Const", "Cast/x", "Cast", "StatelessRandomUniformFullIntV2/shape", "StatelessRandomUniformFullIntV2/alg",
+            "StatelessRandomUniformFullIntV2"]]
+        assert names[-6:] == ["stateless_random_uniform/" + n for n in [
+            "stack/0", "stack", "StatelessRandomUniformV2/alg", "StatelessRandomUniformV2", "sub", "mul"]]
+        # TF's CPU kernels have no ThreeFry: its one-word counter fails the check that takes the id for a size
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(tf.random.stateless_uniform([3], [1, 2], alg="threefry"))
+        assert runtime_message(info.value).startswith(
+            "counter must be a vector with length at least 2; got shape: [1]. (Note that batched counters are not "
+            "supported yet.)")
+        key, counter = tf.constant([5], tf.uint64), tf.constant([1, 2], tf.uint64)
+        for alg, message in [(2, "Unsupported algorithm id: 2"), (0, "Unsupported algorithm id: 0"),
+                             (4, "counter must be a vector with length at least 4; got shape: [2]. (Note that "
+                                 "batched counters are not supported yet.)")]:
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(tf.raw_ops.StatelessRandomUniformV2(shape=[3], key=key, counter=counter, alg=alg))
+            assert runtime_message(info.value).split("\n")[0] == message
+        fed = tf.placeholder(tf.uint64)
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(tf.raw_ops.StatelessRandomUniformV2(shape=[3], key=fed, counter=counter, alg=1), {fed: [1, 2]})
+        assert runtime_message(info.value).split("\n")[0] == (
+            "key must have shape [1], not [2]. (Note that batched keys are not supported yet.)")
+    with pytest.raises(ValueError, match="^Argument `alg` got unsupported value bad. Supported values are philox for "
+                                         "the Philox algorithm, threefry for the ThreeFry algorithm, and auto_select"):
+        tf.random.stateless_uniform([4], [1, 2], alg="bad")
+    with pytest.raises(ValueError, match="^Argument `alg` got unsupported value 7. Supported values are 1 for the "
+                                         "Philox algorithm, 2 for the ThreeFry algorithm, and 3 for auto-selection."):
+        tf.random.stateless_uniform([4], [1, 2], alg=7)

@@ -75,3 +75,15 @@ def test_batch_mismatch_names_the_input_as_tf():
                                 "at dense tensor 1")]:
             with pytest.raises(tf.errors.InvalidArgumentError, match=f"Expected batch size 2 got 3 {where}"):
                 sess.run(crossed.values)
+
+
+def test_graph_names_as_tf():
+    # recorded from TF: the separator is converted first (a plain Const); no SparseTensor scope is taken
+    with tf.Graph().as_default() as g:
+        a = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([3, 4], tf.int32), [2, 1])
+        tf.sparse.cross([a, tf.constant([[1], [2]])], separator="+")
+        after = tf.SparseTensor([[0, 0]], [1], [1, 1])
+        assert [op.name for op in g.get_operations()] == [
+            "Const", "SparseTensor/indices", "SparseTensor/dense_shape", "Const_1", "Const_2", "Cast", "Cast_1",
+            "SparseCrossV2", "SparseTensor_2/indices", "SparseTensor_2/values", "SparseTensor_2/dense_shape"]
+        assert after.indices.op.name == "SparseTensor_2/indices"

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
-from tests.op_testing import check_gradient, check_op, check_tensor
+from tests.op_testing import check_gradient, check_op, check_tensor, runtime_message
 
 
 def _sparse(indices, values, shape):
@@ -25,10 +25,14 @@ def _check_sparse(sp, indices, values, dense_shape, dtype, fully_defined=False):
         check_tensor(sp.dense_shape, dense_shape, dtype=np.int64, fully_defined=fully_defined, sess=sess)
 
 
-def _error(fetch, feed_dict=None):
+def _error_info(fetch, feed_dict=None):
     with pytest.raises(tf.errors.InvalidArgumentError) as info, tf.Session() as sess:
         sess.run(fetch, feed_dict)
-    return info.value.message
+    return info.value
+
+
+def _error(fetch, feed_dict=None):
+    return _error_info(fetch, feed_dict).message
 
 
 # -- SparseTensor, SparseTensorValue, sparse_placeholder -------------------------------------------------
@@ -288,6 +292,21 @@ def test_sparse_reduce_sparse_and_errors():
         check_tensor(tf.sparse.reduce_sum(unknown, 1), [1, 2], dtype=np.float32, fully_defined=False)
 
 
+def test_sparse_reduce_out_of_range_indices_checks_only_the_flat_write_index():
+    with tf.Graph().as_default():
+        # TF's kernel checks the group's row-major index in the output: [0, 5] of [2, 3] lands on [1, 2]
+        stray = _sparse([[0, 5, 0], [1, 0, 2]], [1.0, 2.0], [2, 3, 4])
+        check_tensor(tf.sparse.reduce_sum(stray, 2), [[0, 0, 0], [2, 0, 1]], dtype=np.float32)
+        check_tensor(tf.sparse.reduce_max(stray, 2, keepdims=True), [[[0], [0], [0]], [[2], [0], [1]]],
+                     dtype=np.float32)
+        for sp, axis, index, size in [(_sparse([[0, 1], [5, 3]], [1.0, 2.0], [3, 4]), 1, 5, 3),
+                                      (_sparse([[0, -1, 0], [1, 0, 2]], [1.0, 2.0], [2, 3, 4]), 2, -1, 6)]:
+            with pytest.raises(tf.errors.InternalError) as info, tf.Session() as sess:
+                sess.run(tf.sparse.reduce_sum(sp, axis))
+            assert runtime_message(info.value).split("\n")[0] == (
+                f"Obtained a write index of {index} which is outside of bounds of [0, {size})")
+
+
 # -- matmul, softmax, maximum/minimum, cwise -------------------------------------------------------------
 
 @pytest.mark.parametrize("adjoint_a, adjoint_b", [(False, False), (True, False), (False, True), (True, True)])
@@ -456,3 +475,33 @@ def test_concat_and_eye_dense_shapes_are_named_as_tf():
         assert tf.sparse.concat(1, [a, a]).dense_shape.op.name == "Const"
         eye = tf.sparse.eye(3, 2)
         assert (eye.dense_shape.op.name, eye.dense_shape.op.type) == ("eye/SparseTensor/dense_shape", "Pack")
+
+
+def test_invalid_indices_as_tf_takes_them():
+    # recorded from TF: reshape divides each offset down in C's arithmetic, unchecked; maximum/minimum walk
+    # a repeated index as TF's merge does (twice) and check bounds; split checks bounds
+    with tf.Graph().as_default():
+        out_of_range = _sparse([[0, 0], [3, 2]], [1.0, 2.0], [2, 3])
+        negative = _sparse([[0, -1], [1, 2]], [1.0, 2.0], [2, 3])
+        repeated = _sparse([[0, 1], [0, 1]], [1.0, 2.0], [2, 3])
+        good = _sparse([[0, 1], [1, 2]], [3.0, 4.0], [2, 3])
+        _check_sparse(tf.sparse.reshape(out_of_range, [3, 2]), [[0, 0], [5, 1]], [1, 2], [3, 2], np.float32)
+        _check_sparse(tf.sparse.reshape(negative, [3, 2]), [[0, -1], [2, 1]], [1, 2], [3, 2], np.float32)
+        _check_sparse(tf.sparse.maximum(repeated, good), [[0, 1], [0, 1], [1, 2]], [3, 2, 4], [2, 3], np.float32)
+        _check_sparse(tf.sparse.minimum(repeated, repeated), [[0, 1], [0, 1]], [1, 2], [2, 3], np.float32)
+        for fetch, where in [(tf.sparse.maximum(out_of_range, good), "indices[1, :] = [3, 2]"),
+                             (tf.sparse.minimum(good, negative), "indices[0, :] = [0, -1]"),
+                             (tf.sparse.split(sp_input=out_of_range, num_split=3, axis=1)[0].values,
+                              "indices[1, :] = [3, 2]")]:
+            assert runtime_message(_error_info(fetch)).split("\n")[0] == f"Sparse index tuple {where} is out of bounds"
+
+
+def test_concat_of_one_input_shape_errors_and_softmax_rank_message():
+    with tf.Graph().as_default():
+        one = _sparse([[0, 1]], [1.0], [3, 4])
+        assert tf.sparse.concat(0, [one]) is one  # TF's degenerate case: no op
+        with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 2 and 1 for '\{\{node SparseConcat"):
+            tf.sparse.concat(0, [one, _sparse([[0]], [1.0], [4])])
+        vector = _sparse([[0]], [1.0], [3])
+        assert runtime_message(_error_info(tf.sparse.softmax(vector))).split("\n")[0] == (
+            "Input should have rank >= 2, but received shape: 3")

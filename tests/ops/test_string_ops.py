@@ -3,6 +3,7 @@ slices, regexes, case, number parsing and printing, reduce_join's axis order, th
 (FarmHash Fingerprint64, SipHash-2-4, TF's legacy Hash64), base64, DecodeRaw, DecodeCSV and transcoding."""
 
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -65,6 +66,21 @@ def test_regexes():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Invalid pattern: \(, error: ") as info:
         _run(bad)
     assert info.value.op.name == "m"
+
+
+def test_regex_unicode_general_categories_as_re2():
+    # recorded from TF: RE2's \pL, \p{Lu}, \PL, \p{^L} (also inside a class) over UTF-8 text
+    text = ["h\u00e9llo w\u00f6rld 123", "\u0391\u03b2\u0393 \u00bd x_y!", "\U0001F600 a"]
+    found = _run([tf.strings.regex_replace(text, pattern, "#")
+                  for pattern in [r"\pL", r"\p{Lu}", r"\p{^L}", r"[\PL]", r"\p{Nd}", r"\p{So}", r"[^\pL\d]"]])
+    assert [[t.decode() for t in v] for v in found] == [
+        ["##### ##### 123", "### \u00bd #_#!", "\U0001F600 #"],
+        ["h\u00e9llo w\u00f6rld 123", "#\u03b2# \u00bd x_y!", "\U0001F600 a"],
+        ["h\u00e9llo#w\u00f6rld####", "\u0391\u03b2\u0393###x#y#", "##a"],
+        ["h\u00e9llo#w\u00f6rld####", "\u0391\u03b2\u0393###x#y#", "##a"],
+        ["h\u00e9llo w\u00f6rld ###", "\u0391\u03b2\u0393 \u00bd x_y!", "\U0001F600 a"],
+        ["h\u00e9llo w\u00f6rld 123", "\u0391\u03b2\u0393 \u00bd x_y!", "# a"],
+        ["h\u00e9llo#w\u00f6rld#123", "\u0391\u03b2\u0393###x#y#", "##a"]]
 
 
 @pytest.mark.parametrize("pattern, error", [  # RE2's messages, as TF 2.21 reports them
@@ -133,6 +149,13 @@ def test_as_string_formats_as_tf():
         (tf.as_string(["ab", "c"], width=4), [b"  ab", b"   c"]),
         (tf.as_string(np.array([1.5, 0.1], np.float16)), [b"1.500000", b"0.099976"]),
         (tf.as_string(np.array([-np.nan, np.nan], np.float32)), [b"-nan", b"nan"]),
+        # C's printf pads a NaN or an infinity with spaces whatever the flag, and keeps the NaN's sign
+        (tf.as_string([np.nan, -np.nan, np.inf, -np.inf], width=7, fill="0"),
+         [b"    nan", b"   -nan", b"    inf", b"   -inf"]),
+        (tf.as_string([np.nan, -np.nan, np.inf], width=6, fill="-"), [b"nan   ", b"-nan  ", b"inf   "]),
+        (tf.as_string([np.nan, np.inf], width=6, fill="+", scientific=True), [b"  +nan", b"  +inf"]),
+        (tf.as_string(tf.complex([np.inf, -np.nan], [-np.inf, 1.0]), width=5),
+         [b"(  inf, -inf)", b"( -nan,1.000000)"]),
     ]
     values = _run([t for t, _ in cases])
     assert [v.tolist() for v in values] == [e for _, e in cases]
@@ -203,7 +226,12 @@ def test_base64():
                                             [b"hello?>", b"\xff\xfe", b"a", b""]]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Base64 string length cannot be 1 modulo 4."):
         _run(tf.decode_base64([b"a"]))
-    for bad in [b"a+b/", b"YQ=", b"Y Q"]:
+    for short in [b"abcd=", b"="]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Base64 string length cannot be 1 modulo 4."):
+            _run(tf.decode_base64([short]))
+    # TF decodes the quads before the last first: a padded quad in the middle is a bad character, before the
+    # length of the rest is looked at
+    for bad in [b"a+b/", b"YQ=", b"Y Q", b"aGVsbA===", b"YQ==a", b"a===", b"abcd==", b"abcd===="]:
         with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid character found in base64."):
             _run(tf.decode_base64([bad]))
 
@@ -424,3 +452,66 @@ def test_reduce_join_node_names():
         joined = tf.strings.reduce_join(["a", "b"])
         assert [t.name for t in joined.op.inputs] == ["ReduceJoin/Const:0", "ReduceJoin/Const_1:0"]
         assert tf.reduce_join([["a"]], axis=1).op.inputs[1].name == "ReduceJoin_1/ReduceJoin/reduction_indices:0"
+
+
+def test_format_and_print_of_ragged_tensors_as_tf(capsys):
+    # recorded from TF (ragged_tensor_to_string: values as_string, strings quoted, rows summarized)
+    rows = tf.ragged.constant([[1, 2, 3, 4, 5, 6, 7], [], [3]])
+    nested = tf.ragged.constant([[[1.5], [2, 3]], [[4, 5, 6, 7]]])
+    texts = _run([tf.strings.format("x={} y={}", [tf.ragged.constant([[1], [2, 3]]), tf.constant(4)]),
+                  tf.strings.format("r: {}", rows, summarize=2), tf.strings.format("{}", nested, summarize=1),
+                  tf.strings.format("{}", tf.ragged.constant([["a'b", "c\\d"], []])),
+                  tf.strings.format("{}", tf.ragged.constant([[1, 2]] * 8))])
+    assert texts == [b"x=[[1], [2, 3]] y=4", b"r: [[1, 2, ..., 6, 7], [], [3]]",
+                     b"[[[1.500000], [2.000000, 3.000000]], [[4.000000, ..., 7.000000]]]", b"[['a\\'b', 'c\\\\d'], []]",
+                     b"[[1, 2], [1, 2], [1, 2], ..., [1, 2], [1, 2], [1, 2]]"]
+    with tf.Session() as sess:
+        sess.run(tf.print("p", tf.ragged.constant([[1, 2], [3]]), tf.constant([1, 2]), output_stream=sys.stdout))
+    assert capsys.readouterr().out == "p [[1, 2], [3]] [1 2]\n"
+
+
+def test_string_ops_take_ragged_tensors_as_tf():
+    # TF's ragged dispatch (map_flat_values) of the elementwise string ops; split and unicode_decode of a
+    # RaggedTensor keep its partitions (recorded from TF)
+    r = tf.ragged.constant([["a b", "c"], ["d,e"]])
+    found = _run({"upper": tf.strings.upper(r), "regex": tf.strings.regex_replace(r, "a", "x"),
+                  "substr": tf.strings.substr(r, 0, 1), "join": tf.strings.join([r, r], separator="-"),
+                  "strip": tf.strings.strip(tf.ragged.constant([[" a"], ["b ", "c"]])),
+                  "script": tf.strings.unicode_script(tf.ragged.constant([[72, 0x3B1], []])),
+                  "split": tf.strings.split(r, sep=","),
+                  "decode": tf.strings.unicode_decode(tf.ragged.constant([["ab"], ["c", "d"]]), "UTF-8")})
+    assert found["upper"].to_list() == [[b"A B", b"C"], [b"D,E"]]
+    assert found["regex"].to_list() == [[b"x b", b"c"], [b"d,e"]]
+    assert found["substr"].to_list() == [[b"a", b"c"], [b"d"]]
+    assert found["join"].to_list() == [[b"a b-a b", b"c-c"], [b"d,e-d,e"]]
+    assert found["strip"].to_list() == [[b"a"], [b"b", b"c"]]
+    assert found["script"].to_list() == [[25, 14], []]
+    split = found["split"]
+    assert split.indices.tolist() == [[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 0, 1]]
+    assert split.values.tolist() == [b"a b", b"c", b"d", b"e"] and split.dense_shape.tolist() == [2, 2, 2]
+    assert found["decode"].to_list() == [[[97, 98]], [[99], [100]]]
+    with pytest.raises(TypeError):  # TF1's tf.strings.to_number has no ragged dispatch
+        tf.strings.to_number(tf.ragged.constant([["1"]]))
+
+
+def test_unicode_replacement_char_and_rank_checks():
+    for fetch in [tf.strings.unicode_decode(["a"], "UTF-8", errors="replace", replacement_char=-1),
+                  tf.strings.unicode_transcode(["a"], "UTF-8", "UTF-8", replacement_char=0x110000),
+                  tf.strings.unicode_encode([[97]], "UTF-8", replacement_char=-2)]:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(fetch)
+        assert runtime_message(info.value).split("\n")[0] == "replacement_char out of unicode codepoint range"
+    assert _run(tf.strings.unicode_decode(["a"], "UTF-8", replacement_char=0x10FFFF)).to_list() == [[97]]
+    with pytest.raises(ValueError, match=r"^input_tensor's rank must be at least 1\.$"):
+        tf.strings.unicode_encode(tf.constant(97), "UTF-8")
+
+
+def test_format_and_print_keep_bytes_that_are_not_utf8(tmp_path):
+    # recorded from TF: absl::Utf8SafeCEscape passes bytes of 0x80 and up through, UTF-8 or not
+    assert _run(tf.strings.format("{} x", tf.constant([b"\xff", b"a\x01", "\u00e9".encode()]))) == (
+        b'["\xff" "a\\001" "\xc3\xa9"] x')
+    path = tmp_path / "out.txt"
+    with tf.Session() as sess:
+        for _ in range(2):  # appended
+            sess.run(tf.print(tf.constant([b"\xfe"]), "t", output_stream=f"file://{path}"))
+    assert path.read_bytes() == b'["\xfe"] t\n["\xfe"] t\n'
