@@ -34,8 +34,9 @@ UNAUTHENTICATED = 16
 
 
 def _compact_stack_trace(op: Any) -> list[tuple[Any, ...]]:
-    """The op's creation frames with their common file prefix stripped, so the trace stays readable."""
-    frames = [tuple(frame) for frame in getattr(op, "traceback", None) or ()]
+    """The op's creation frames with their common file prefix stripped, so the trace stays readable; without
+    their source lines, as TF's (its recorded frames carry none)."""
+    frames = [tuple(frame[:3]) + ("",) for frame in getattr(op, "traceback", None) or ()]
     files = [frame[0] for frame in frames]
     prefix = os.path.dirname(os.path.commonprefix(files)) if files else ""
     if prefix:

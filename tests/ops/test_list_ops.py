@@ -146,7 +146,8 @@ def test_scatter_grown_holes_are_tfs_empty_tensors_and_concat_infers_unset_shape
     hole = _run(list_ops.tensor_list_get_item(grown, 1, tf.float32))
     assert hole.shape == (0,) and hole.dtype == np.float32  # TF's default tensor, not zeros
     np.testing.assert_array_equal(_run(list_ops.tensor_list_concat(grown, tf.float32)), [1.0, 2.0, 3.0, 4.0])
-    _fails(list_ops.tensor_list_stack(grown, tf.float32, element_shape=[2]), r"Incompatible shapes in list")
+    _fails(list_ops.tensor_list_stack(grown, tf.float32, element_shape=[2]),
+           r"PartialTensorShape: Incompatible shapes during merge: \[2\] vs. \[0\]")
     _fails(list_ops.tensor_list_gather(grown, [1, 2], tf.float32, element_shape=[2]),
            r"PartialTensorShape: Incompatible shapes during merge: \[2\] vs. \[0\]")
     # a list scattered afresh has unset items: zeros of the set items' one shape, as TF's
