@@ -286,15 +286,20 @@ def _adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilo
 
 def _ftrl_v2(var: Any, accum: Any, linear: Any, grad: Any, lr: Any, l1: Any, l2: Any, l2_shrinkage: Any,
              lr_power: Any, multiply_linear_by_lr: bool) -> tuple:
+    """TF's Ftrl functors' arithmetic in their order (so the same float32 values): square roots where lr_power
+    is -0.5, powers otherwise, and linear += the whole step."""
     shrunk = grad + 2 * l2_shrinkage * var
     new_accum = accum + np.square(grad)
-    power_change = np.power(new_accum, -lr_power) - np.power(accum, -lr_power)
-    if multiply_linear_by_lr:
-        linear = linear + shrunk * lr - power_change * var
-        l1_scaled, denominator = l1 * lr, np.power(new_accum, -lr_power) + 2 * l2 * lr
+    if lr_power == -0.5:
+        new_power, old_power = np.sqrt(new_accum), np.sqrt(accum)
     else:
-        linear = linear + shrunk - power_change / lr * var
-        l1_scaled, denominator = l1, np.power(new_accum, -lr_power) / lr + 2 * l2
+        new_power, old_power = np.power(new_accum, -lr_power), np.power(accum, -lr_power)
+    if multiply_linear_by_lr:
+        linear = linear + (shrunk * lr - (new_power - old_power) * var)
+        l1_scaled, denominator = l1 * lr, new_power + 2 * l2 * lr
+    else:
+        linear = linear + (shrunk - (new_power - old_power) / lr * var)
+        l1_scaled, denominator = l1, new_power / lr + 2 * l2
     shrunk_linear = np.clip(linear, -l1_scaled, l1_scaled) - linear
     var = np.where(np.abs(linear) > l1_scaled, shrunk_linear / denominator, 0).astype(var.dtype)
     return var, new_accum, linear

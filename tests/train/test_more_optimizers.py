@@ -96,3 +96,42 @@ def test_proximal_adagrad_accumulator_starts_from_a_colocated_constant():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_allclose(sess.run(g.get_tensor_by_name("w/ProximalAdagrad:0")), [0.1, 0.1])
+
+
+# 3 Ftrl steps of a fixed gradient, recorded from TF 2.21: (w, accum, linear) bit for bit (TF adds the whole step
+# to linear at once and takes square roots where lr_power is -0.5)
+_FTRL_EXACT = {
+    (False, False): [[[0.6472882032394409, -1.6845488548278809], [-0.037577223032712936, 2.6854095458984375]],
+                     [[18.850000381469727, 157.78750610351562], [0.3700000047683716, 363.1000061035156]],
+                     [[-28.103042602539062, 211.60206604003906], [0.22857330739498138, -511.709716796875]]],
+    (False, True): [[[0.09968465566635132, -2.1709094047546387], [0.21003374457359314, 3.0975704193115234]],
+                    [[0.3700000047683716, 363.1000061035156], [18.850000381469727, 157.78750610351562]],
+                    [[-0.6063580513000488, 413.6707763671875], [-9.118947982788086, -389.0966491699219]]],
+    (True, False): [[[0.6380630135536194, -1.6775590181350708], [-0.04843942075967789, 2.6783597469329834]],
+                    [[18.850000381469727, 157.78750610351562], [0.3700000047683716, 363.1000061035156]],
+                    [[-27.738040924072266, 210.8011474609375], [0.306583046913147, -510.4834899902344]]],
+    (True, True): [[[0.06825463473796844, -2.1658122539520264], [0.2057027816772461, 3.0863194465637207]],
+                   [[0.3700000047683716, 363.1000061035156], [18.850000381469727, 157.78750610351562]],
+                   [[-0.42790687084198, 412.796142578125], [-8.949140548706055, -387.81683349609375]]],
+}
+
+
+@pytest.mark.parametrize("regularized,sparse", sorted(_FTRL_EXACT))
+def test_ftrl_values_are_tfs_bit_for_bit(regularized: bool, sparse: bool) -> None:
+    kwargs = dict(l1_regularization_strength=0.01, l2_regularization_strength=0.02,
+                  l2_shrinkage_regularization_strength=0.05) if regularized else {}
+    with tf.Graph().as_default():
+        w = tf.Variable([[1.0, -2.0], [0.5, 3.0]], name="w")
+        if sparse:
+            g = tf.IndexedSlices(tf.constant([[2.5, -7.25], [0.3, 11.0]]), tf.constant([1, 0]), tf.constant([2, 2]))
+        else:
+            g = tf.constant([[2.5, -7.25], [0.3, 11.0]])
+        opt = tf.train.FtrlOptimizer(0.1, **kwargs)
+        train = opt.apply_gradients([(g, w)])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train)
+            got = sess.run([w, opt.get_slot(w, "accum"), opt.get_slot(w, "linear")])
+    for g, e in zip(got, _FTRL_EXACT[(regularized, sparse)]):
+        np.testing.assert_array_equal(g, np.float32(e))
