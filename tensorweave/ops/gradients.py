@@ -244,22 +244,19 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'") from None
     if aggregation_method is None:
         aggregation_method = AggregationMethod.DEFAULT
-    valid_methods = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
-                     AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
-    if aggregation_method not in valid_methods:
-        raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. Accepted values are "
-                         f"{valid_methods}.")
     ys, xs = _as_list(ys), _as_list(xs)
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
-    if len(grad_ys) != len(ys):
-        raise ValueError(f"Length mismatch. Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     graph = get_default_graph()
+    # TF checks the grad_ys count and the aggregation method inside the scope (the second once per op it
+    # visits), so a call that fails on them still takes the scope's name and may leave the ones it built
     with name_scope(name, "gradients", ys + xs + stop_gradients + [g for g in grad_ys if g is not None]):
         graph.unique_name("uid")
         ys = [convert_to_tensor_or_indexed_slices(y, name="y") for y in ys]
         xs = [_as_x(x) for x in xs]
         stop_ops = {convert_to_tensor(t).op for t in stop_gradients}
+        if len(grad_ys) != len(ys):
+            raise ValueError(f"Length mismatch. Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
         grad_ys = [None if g is None else convert_to_tensor_or_indexed_slices(g, name="grad_y") for g in grad_ys]
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [y.op for y in ys]
@@ -339,6 +336,11 @@ def _backprop_op(op: Operation, grads: dict, stop_ops: set[Operation], gate_grad
                  aggregation_method: int, loop_state: Any, closure: _Closure) -> None:
     """Sum the gradients of `op`'s outputs and hand its inputs theirs, from its registered gradient (built
     in the gradient loop of `op`'s loop, if any)."""
+    valid_methods = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                     AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
+    if aggregation_method not in valid_methods:
+        raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. Accepted values are "
+                         f"{valid_methods}.")
     with _grad_while_context(loop_state, op, before=True):
         out_grads = [_aggregate(op, g, aggregation_method) for g in grads.get(op, [[] for _ in op.outputs])]
     if op in grads:  # the sums replace the lists, so an x's gradient is its one sum

@@ -255,3 +255,18 @@ def test_gather_gradient_is_indexed_slices_built_as_tfs():
         with tf.Session() as sess:
             sess.run(emb.initializer)
             assert sess.run(tf.convert_to_tensor(grad)).tolist() == [[4.0] * 3, [0.0] * 3, [2.0] * 3, [0.0] * 3]
+
+
+def test_a_call_failing_on_its_aggregation_method_or_grad_ys_count_still_takes_its_scope():
+    # TF checks both inside the scope (the method as it visits the first op, after the grad_ys it built)
+    with tf.Graph().as_default() as g:
+        w = tf.Variable([1.0, 2.0], name="w")
+        loss = tf.reduce_sum(w)
+        with pytest.raises(ValueError, match=r"Invalid `aggregation_method` specified 7\. Accepted values are "
+                                             r"\[0, 1, 2\]\."):
+            tf.gradients(loss, w, aggregation_method=7)
+        with pytest.raises(ValueError, match="Length mismatch. Passed 2 grad_ys for 1 ys"):
+            tf.gradients(loss, w, grad_ys=[loss, loss])
+        assert [op.name for op in g.get_operations() if op.name.startswith("gradients")] == \
+            ["gradients/Shape", "gradients/grad_ys_0/Const", "gradients/grad_ys_0"]
+        assert tf.gradients(loss, w)[0].name == "gradients_2/Sum_grad/Tile:0"
