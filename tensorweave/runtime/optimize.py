@@ -9,6 +9,11 @@ same name (TF folds the same set, up to 10 MiB per tensor). Stateful ops (variab
 are never folded, so every step still runs them. A node whose kernel fails is left as it is, so the error
 surfaces in the step, naming the node, as it would without folding.
 
+A floating-point division by a constant (RealDiv, Div, Xdivy whose divisor is a Const of the step) becomes a
+multiplication by the divisor's reciprocal, folded into a Const named `ConstantFolding/<node>_recip` (an Xdivy
+a MulNoNan): Grappler's constant folding makes this strength reduction, so `x / 3.0` gives `x * (1 / 3.0)`'s
+values in TF, which differ from the quotient's in the last bit for a third of all x.
+
 A MatMul or an NHWC Conv2D whose output only a BiasAdd reads (or an Add of a vector the graph fixes to the
 output's depth: a constant's or variable's, as the oneDNN remapper of TF's x86 builds takes it for a bias),
 and a bias sum only an activation (Relu, Relu6, Elu, LeakyRelu) reads, become one `_FusedMatMul` or
@@ -73,6 +78,11 @@ def dependency_optimization_enabled(config: Any) -> bool:
     return _grappler_enabled(config, "dependency_optimization")
 
 
+def grappler_constant_folding_enabled(config: Any) -> bool:
+    """Grappler's rule: on unless RewriterConfig turns constant_folding off or disables the meta optimizer."""
+    return _grappler_enabled(config, "constant_folding")
+
+
 def remapping_enabled(config: Any) -> bool:
     """Grappler's rule: on unless RewriterConfig turns remapping off or disables the meta optimizer."""
     return _grappler_enabled(config, "remapping")
@@ -93,18 +103,21 @@ class StepOptimizations:
     cse: bool
     dependency_optimization: bool
     remapping: bool = True
+    reciprocal_multiplication: bool = True
 
     @classmethod
     def from_config(cls, config: Any) -> StepOptimizations:
         return cls(constant_folding_enabled(config), cse_enabled(config), dependency_optimization_enabled(config),
-                   remapping_enabled(config))
+                   remapping_enabled(config), grappler_constant_folding_enabled(config))
 
     def apply(self, graph_def: GraphDef, targets: Collection[str], device: DeviceBase) -> GraphDef:
         """A pruned step graph optimized in TF's order (the local session's and the distributed master's):
-        constants folded on `device`, common subexpressions merged, unread values made NoOps, dead nodes
+        constants folded on `device`, divisions by constants made multiplications, common subexpressions merged, unread values made NoOps, dead nodes
         removed, MatMuls and convolutions fused with their BiasAdds; `targets` run as written."""
         if self.fold_constants:
             graph_def = fold_constants(graph_def, device)
+        if self.reciprocal_multiplication:
+            graph_def = divide_by_reciprocal_multiplication(graph_def, device)
         if self.cse:
             graph_def = eliminate_common_subexpressions(graph_def, targets)
         if self.dependency_optimization:
@@ -168,6 +181,32 @@ def _fold(node: NodeDef, values: dict[str, Any], device: DeviceBase) -> Any:
         return None
     value.flags.writeable = False
     return value
+
+
+_DIVISIONS = {"RealDiv": "Mul", "Div": "Mul", "Xdivy": "MulNoNan"}
+
+
+def divide_by_reciprocal_multiplication(graph_def: GraphDef, device: DeviceBase) -> GraphDef:
+    """The graph with each floating-point division by a Const made a multiplication by the Const's reciprocal
+    (Grappler's ReduceDivToReciprocalMul): a `Reciprocal` of the divisor, folded where it can be; an Xdivy
+    becomes MulNoNan(reciprocal, x), which is zero where x is."""
+    nodes = {node.name: node for node in graph_def.node}
+    out = []
+    for node in graph_def.node:
+        multiply = _DIVISIONS.get(node.op)
+        divisor = nodes.get(parse_input(node.input[1])[0]) if multiply and len(node.input) >= 2 else None
+        dtype = node.attr.get("T")
+        if divisor is None or divisor.op != "Const" or dtype is None or not (dtype.is_floating or dtype.is_complex):
+            out.append(node)
+            continue
+        recip = NodeDef(f"ConstantFolding/{node.name}_recip", "Reciprocal", [node.input[1]], node.device,
+                        {"T": dtype})
+        value = None if divisor.input else _fold(recip, {divisor.name: divisor.attr["value"]}, device)
+        if value is not None:
+            recip = NodeDef(recip.name, "Const", [], node.device, {"value": value, "dtype": dtype})
+        inputs = [recip.name, node.input[0]] if node.op == "Xdivy" else [node.input[0], recip.name]
+        out += [recip, dataclasses.replace(node, op=multiply, input=inputs + node.input[2:])]
+    return GraphDef(node=out, producer=graph_def.producer)
 
 
 def eliminate_common_subexpressions(graph_def: GraphDef, keep: Collection[str] = ()) -> GraphDef:

@@ -494,3 +494,28 @@ def test_session_masks_before_the_pool_gradient_with_the_same_values_unless_rema
             assert ops[grad.op.name] == ("MaxPoolGrad" if session_config is None else "ReluGrad")
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_array_equal(np.signbit(results[0]), np.signbit(results[1]))
+
+
+def test_division_by_a_constant_multiplies_by_its_reciprocal_as_grapplers_constant_folding():
+    # TF 2.21: x / 3.0 gives x * float32(1 / 3) (a third of all x differ from the quotient in the last bit);
+    # with Grappler's constant folding off, the quotient
+    xs = np.arange(1, 200, dtype=np.float32) * np.float32(0.37)
+    recip = xs * (np.float32(1) / np.float32(3))
+    assert (recip != xs / np.float32(3)).any()
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        quotients = [x / 3.0, tf.div(x, 3.0), tf.math.xdivy(x, 3.0)]
+        off = tf.ConfigProto()
+        off.graph_options.rewrite_options.constant_folding = 2  # RewriterConfig.OFF
+        with tf.Session() as sess:
+            metadata = tf.RunMetadata()
+            got = sess.run(quotients, {x: xs}, tf.RunOptions(output_partition_graphs=True), metadata)
+            ops = {n.name: (n.op, list(n.input)) for graph in metadata.partition_graphs for n in graph.node}
+            np.testing.assert_array_equal(sess.run(tf.math.xdivy(x, 0.0), {x: [0.0, 1.0]}), [0.0, np.inf])
+            np.testing.assert_array_equal(sess.run(x / 0.0, {x: [0.0, 1.0]}), [np.nan, np.inf])
+        with tf.Session(config=off) as sess:
+            np.testing.assert_array_equal(sess.run(x / 3.0, {x: xs}), xs / np.float32(3))
+    for value in got:
+        np.testing.assert_array_equal(value, recip)
+    assert ops["truediv"][0] == "Mul" and ops["ConstantFolding/truediv_recip"][0] == "Const"
+    assert ops["xdivy/Xdivy"][0] == "MulNoNan" and ops["xdivy/Xdivy"][1][1] == "_arg_Placeholder_0_0"  # (1 / c, x)
