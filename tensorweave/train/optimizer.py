@@ -72,10 +72,18 @@ def create_slot_with_initializer(primary: Any, initializer: Any, slot_shape: Any
     with variable_scope.variable_scope(None, primary.op.name + "/" + name):
         with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
             return _partitioned_like(primary, _slot_variable(initializer, slot_shape, dtype,
-                                                             resource_variable_ops.is_resource_variable(primary)))
+                                                             _slot_uses_resource(primary)))
 
 
-def _slot_variable(initializer: Any, slot_shape: Any, dtype: Any, use_resource: bool) -> variables.Variable:
+def _slot_uses_resource(primary: Any) -> bool | None:
+    """A variable's slot is of its kind; a tensor's (an ExponentialMovingAverage of one) the variable scope's
+    default (a resource variable under v2 behavior), as TF's _create_slot_var chooses."""
+    if resource_variable_ops.is_resource_variable(primary):
+        return True
+    return False if isinstance(primary, variables.RefVariable) else None
+
+
+def _slot_variable(initializer: Any, slot_shape: Any, dtype: Any, use_resource: bool | None) -> variables.Variable:
     scope = variable_scope.get_variable_scope()
     partitioner = scope.partitioner
     scope.set_partitioner(None)
@@ -93,7 +101,7 @@ def create_slot(primary: Any, val: Tensor, name: str, colocate_with_primary: boo
         with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
             return _partitioned_like(primary, variable_scope.get_variable(
                 "", initializer=val, trainable=False, validate_shape=val.shape.is_fully_defined(),
-                use_resource=resource_variable_ops.is_resource_variable(primary)))
+                use_resource=_slot_uses_resource(primary)))
 
 
 def create_zeros_slot(primary: Any, name: str, dtype: Any = None,

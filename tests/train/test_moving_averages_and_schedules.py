@@ -125,3 +125,21 @@ def test_schedule_result_names_and_piecewise_case_match_tf() -> None:
         with pytest.raises(ValueError, match=r"^Values must have elements all with the same dtype "
                                              r"\(<dtype: 'float32'>\ vs <dtype: 'int32'>\)\.$"):
             tf.train.piecewise_constant(step, [5], [1.0, 2])
+
+
+@pytest.mark.parametrize("scope_resource", [None, True])
+def test_the_average_of_a_tensor_is_a_variable_of_the_scopes_default_kind(scope_resource) -> None:
+    # TF's _create_slot_var: a variable's slot is of its kind, a tensor's the variable scope's default
+    # (resource variables under v2 behavior or use_resource=True; TF 2.21 names and dtypes)
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0], name="w")
+        t = tf.constant(3.0) * w
+        with tf.variable_scope("", use_resource=scope_resource):
+            ema = tf.train.ExponentialMovingAverage(0.8, zero_debias=True)
+            ema.apply([t, w])
+        kinds = sorted((v.name, v.dtype.name) for v in tf.global_variables())
+    t_dtype = "float32_ref" if scope_resource is None else "float32"
+    assert kinds == [("mul/ExponentialMovingAverage/biased:0", t_dtype),
+                     ("mul/ExponentialMovingAverage/local_step:0", t_dtype),
+                     ("mul/ExponentialMovingAverage:0", t_dtype),
+                     ("w/ExponentialMovingAverage:0", "float32_ref"), ("w:0", "float32_ref")]
