@@ -237,6 +237,7 @@ def _apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
     values, attr_args = _bind_inputs(op, args, dict(kwargs))
     # an eager op's node joins its scratch graph, whatever graph its inputs come from (_add_node rejects those)
     g = get_default_graph() if context.building_eager_op() else get_graph_from_inputs(_flatten(values))
+    forward_scope = g.get_name_scope()  # a tape records the op in the scope its wrapper was called in, as TF's
     with g.as_default(), g.name_scope(name or op.name) as scope:
         attrs = dict(attr_args)
         inputs = _convert_inputs(op, values, attrs)
@@ -245,7 +246,7 @@ def _apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
         with contextlib.ExitStack() as colocation:
             for ref in refs:  # an op that updates a ref lives with it, so the placer need not guess
                 colocation.enter_context(g.colocate_with(ref.op))
-            new_op = _add_node(g, op, g._name_for_new_op(scope), inputs, attrs, None)
+            new_op = _add_node(g, op, g._name_for_new_op(scope), inputs, attrs, None, forward_scope)
         output_args = op.op_def.output_args
         if not output_args:
             return new_op
@@ -289,7 +290,7 @@ def _flatten(values: list) -> list:
 
 
 def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
-              output_types: list | None) -> Operation:
+              output_types: list | None, forward_scope: str | None = None) -> Operation:
     eager = context.building_eager_op()
     if eager:
         stray = next((t for t in inputs if t.graph is not g), None)
@@ -312,7 +313,7 @@ def _add_node(g: Graph, op: Op, name: str, inputs: list[Tensor], attrs: dict,
             t._shape = s
     g._add_to_control_flow_context(new_op)
     for tape in context.active_tapes():  # graph ops join the tapes entered while building (eager ops: none)
-        tape.record(new_op)
+        tape.record(new_op, g.get_name_scope() if forward_scope is None else forward_scope)
     return new_op
 
 

@@ -7,8 +7,9 @@ eager.execute for eager ones): the tape keeps the op when one of its inputs is a
 trainable dtype, and then watches the op's outputs too. A trainable resource variable read while a tape is
 active is watched through its handle. `gradient` runs the registered gradient functions of the recorded ops
 backwards, in reverse recording order (a topological order), from ones (or the given output gradients) at
-the targets: in a graph they build gradient ops, as TF1's tape does with no name scope; eagerly they run at
-once. Those ops are themselves offered to the tapes still active, so nested tapes give higher derivatives.
+the targets: in a graph they build gradient ops, as TF1's tape does in the caller's name scope, or with
+control flow v2 (TF 2's behavior) in `gradient_tape/<the name scope the forward op was made in>/`, as TF 2's;
+eagerly they run at once. Those ops are themselves offered to the tapes still active, so nested tapes give higher derivatives.
 
 Invariant: a tape holds every tensor it watches (by id: EagerTensors are unhashable), so no id is reused while
 the tape lives; a non-persistent tape forgets everything after its first gradient.
@@ -21,7 +22,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from tensorweave.framework import context, dtypes, nest, op_registry
-from tensorweave.framework.graph import Operation, Tensor, control_dependencies, convert_to_tensor
+from tensorweave.framework.graph import (
+    Operation,
+    Tensor,
+    control_dependencies,
+    control_flow_v2_enabled,
+    convert_to_tensor,
+)
 from tensorweave.framework.type_spec import type_spec_from_value
 from tensorweave.ops import (
     check_ops,
@@ -47,12 +54,13 @@ _CONTROL_FLOW = frozenset({"Switch", "RefSwitch", "Merge", "RefMerge", "Exit", "
 class _Tape:
     """One recording: the watched tensors by id, the ops kept in recording order, the watched variables."""
 
-    __slots__ = ("watch_accessed_variables", "tensors", "ops", "variables")
+    __slots__ = ("watch_accessed_variables", "tensors", "ops", "scopes", "variables")
 
     def __init__(self, watch_accessed_variables: bool) -> None:
         self.watch_accessed_variables = watch_accessed_variables
         self.tensors: dict[int, Tensor] = {}
         self.ops: list[Operation] = []
+        self.scopes: dict[Operation, str] = {}  # the name scope each op was made in
         self.variables: dict[int, Any] = {}
 
     def watch(self, tensor: Tensor) -> None:
@@ -70,10 +78,12 @@ class _Tape:
         """In order of construction, as TF's."""
         return tuple(sorted(self.variables.values(), key=lambda v: v.handle.op._id if v.handle._op else 0))
 
-    def record(self, op: Operation) -> None:
-        """Keep `op` (its outputs watched from now on) when it consumes a watched tensor of a trainable dtype."""
+    def record(self, op: Operation, forward_scope: str = "") -> None:
+        """Keep `op` (its outputs watched from now on) when it consumes a watched tensor of a trainable dtype;
+        `forward_scope` is the name scope it was made in (its wrapper's, not its own)."""
         if any(id(t) in self.tensors and is_trainable(t) for t in op._inputs):
             self.ops.append(op)
+            self.scopes[op] = forward_scope
             for t in op._outputs:
                 self.tensors[id(t)] = t
 
@@ -107,12 +117,21 @@ class _Tape:
             grad_fn = op_registry.get_gradient_function(op)
             if grad_fn is None:
                 continue
-            in_grads = grad_fn(op, *out_grads)
+            with _gradient_scope(op, self.scopes[op]):
+                in_grads = grad_fn(op, *out_grads)
             in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
             for t, grad in zip(op._inputs, in_grads):
                 if grad is not None and id(t) in self.tensors and is_trainable(t):
                     pending.setdefault(id(t), []).append(grad)
         return [_summed(pending.get(id(source))) for source in sources]
+
+
+def _gradient_scope(op: Operation, forward_scope: str) -> Any:
+    """Where TF's tape builds an op's gradient: with control flow v2, `gradient_tape/<forward scope>/` (an
+    absolute scope); else the caller's scope."""
+    if not control_flow_v2_enabled() or context.executing_eagerly():
+        return contextlib.nullcontext()
+    return op.graph.name_scope(f"gradient_tape/{forward_scope}/" if forward_scope else "gradient_tape/")
 
 
 def _summed(grads: list[Any] | None) -> Any:

@@ -231,3 +231,41 @@ def test_graph_control_flow_raises_tfs_error():
             with pytest.raises(NotImplementedError, match=r"tf.GradientTape.gradients\(\) does not support graph "
                                                           "control flow operations like tf.cond or tf.while"):
                 tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("v2", [False, True])
+def test_graph_gradients_take_tfs_names_gradient_tape_scopes_under_control_flow_v2(v2):
+    # TF 2.21: with control flow v2, each gradient is built in gradient_tape/<the scope its forward op's wrapper
+    # ran in>/ (Sum's in its caller's scope, a*b's in its 'mul' scope); TF1's in the caller's scope
+    if v2:
+        tf.enable_control_flow_v2()
+    try:
+        with tf.Graph().as_default() as g:
+            v = tf.get_variable("v", initializer=tf.constant([1.0, 2.0]), use_resource=True)
+            x = tf.constant([3.0, 4.0])
+            with tf.name_scope("outer"):
+                with tf.GradientTape(persistent=True) as tape:
+                    tape.watch(x)
+                    with tf.name_scope("fwd"):
+                        y = tf.reduce_sum(v * x * x)
+                    z = tf.sin(y)
+                with tf.name_scope("bwd"):
+                    grads = tape.gradient(z, [v, x])
+            names = [op.name for op in g.get_operations() if "bwd" in op.name or "gradient_tape" in op.name]
+            gv = tf.train.GradientDescentOptimizer(0.1).compute_gradients(lambda: tf.reduce_sum(v * 2.0))
+    finally:
+        tf.disable_control_flow_v2()
+    if v2:
+        assert [t.name for t in grads] == ["gradient_tape/outer/fwd/mul/Mul:0", "outer/bwd/AddN:0"]
+        assert names == ["outer/bwd/ones", "gradient_tape/outer/Cos", "gradient_tape/outer/mul",
+                         "gradient_tape/outer/fwd/Reshape/shape", "gradient_tape/outer/fwd/Reshape",
+                         "gradient_tape/outer/fwd/Const", "gradient_tape/outer/fwd/Tile",
+                         "gradient_tape/outer/fwd/mul_1/Mul", "gradient_tape/outer/fwd/mul_1/Mul_1",
+                         "gradient_tape/outer/fwd/mul/Mul", "gradient_tape/outer/fwd/mul/Mul_1", "outer/bwd/AddN"]
+        assert gv[0][0].name == "gradient_tape/mul/Mul:0"
+    else:
+        assert [t.name for t in grads] == ["outer/bwd/Mul_3:0", "outer/bwd/AddN:0"]
+        assert names == ["outer/bwd/ones", "outer/bwd/Cos", "outer/bwd/mul", "outer/bwd/Reshape/shape",
+                         "outer/bwd/Reshape", "outer/bwd/Const", "outer/bwd/Tile", "outer/bwd/Mul_1",
+                         "outer/bwd/Mul_2", "outer/bwd/Mul_3", "outer/bwd/Mul_4", "outer/bwd/AddN"]
+        assert gv[0][0].name == "Mul_1:0"
