@@ -116,6 +116,15 @@ def create_zeros_slot(primary: Any, name: str, dtype: Any = None,
     return create_slot(primary, val, name, colocate_with_primary)
 
 
+def _check_optimizable(v: Any) -> None:
+    """TF's _get_processor's failures: it reads `v.op.type` first (a PartitionedVariable has no op), then takes
+    only Variables and Tensors."""
+    if not isinstance(v, (variables.Variable, Tensor)):
+        if not hasattr(v, "op"):
+            raise AttributeError(f"'{type(v).__name__}' object has no attribute 'op'")
+        raise NotImplementedError("Trying to optimize unsupported type ", v)
+
+
 def _deduplicate_indexed_slices(values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
     """The rows of repeated indices summed: (summed values, unique indices)."""
     unique_indices, new_index_positions = set_ops.unique(indices)
@@ -185,6 +194,8 @@ class Optimizer:
             var_list = variables.trainable_variables() + get_collection(GraphKeys.TRAINABLE_RESOURCE_VARIABLES)
         else:
             var_list = nest.flatten(var_list)
+        for v in var_list:
+            _check_optimizable(v)
         if not var_list:
             raise ValueError("No variables to optimize.")
         grads = gradients.gradients(loss, var_list, grad_ys=grad_loss,
@@ -211,10 +222,7 @@ class Optimizer:
                     raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}") from None
                 if not isinstance(g, (Tensor, IndexedSlices)):
                     raise TypeError(f"Gradient must be a Tensor, IndexedSlices, or None: {g}")
-            if not isinstance(v, (variables.Variable, Tensor)):
-                if not hasattr(v, "op"):  # TF reads `v.op.type` first
-                    raise AttributeError(f"'{type(v).__name__}' object has no attribute 'op'")
-                raise NotImplementedError("Trying to optimize unsupported type ", v)
+            _check_optimizable(v)
             converted.append((g, v))
         var_list = [v for g, v in converted if g is not None]
         if not var_list:

@@ -194,3 +194,17 @@ def test_adam_on_a_variable_of_several_blocks_gives_the_formulas_values(nesterov
         got = sess.run([var, m, v])
     for a, b in zip(got, training_ops._adam(var0, m0, v0, *hyper, grad, use_nesterov=nesterov)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_var_list_entry_without_an_op_fails_before_any_gradient_as_tfs_get_processor():
+    with tf.Graph().as_default() as g:
+        with tf.variable_scope("m", partitioner=tf.fixed_size_partitioner(2)):
+            e = tf.get_variable("emb", shape=[6, 2])
+        loss = tf.reduce_sum(e.as_tensor())
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        for var_list in (e, ["w"]):
+            name = type(var_list if var_list is e else "w").__name__
+            with pytest.raises(AttributeError, match=f"^'{name}' object has no attribute 'op'$"):
+                opt.minimize(loss, var_list=var_list)
+        assert not [op for op in g.get_operations() if op.name.startswith("gradients")]
+        assert opt.minimize(loss, var_list=list(e)).type == "NoOp"
