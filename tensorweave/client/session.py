@@ -385,7 +385,9 @@ class BaseSession:
                     self._extend_graph()
                 except errors.OpError as e:  # a node no kernel supports: TF's placer fails inside the run
                     raise self._interpolate(e) from e.__cause__
-            key = PlanKey.for_step(feed_names, fetch_names, targets)
+            # a fed fetch is the fed value: TF's session asks the runtime only for the others
+            asked = tuple(name for name in fetch_names if name not in feed_names) if feed_names else fetch_names
+            key = PlanKey.for_step(feed_names, asked, targets)
             traced = run_metadata is not None and options is not None and options.trace_level > 0
             costed = self._builds_cost_model(key) and run_metadata is not None
             step_stats = protos.StepStats() if traced or costed else None
@@ -400,6 +402,9 @@ class BaseSession:
                 self._fill_run_metadata(run_metadata, options, step_stats if traced else None,
                                         step_stats if costed else None, key, reported)
             results = [_fetched_value(v) for v in results]
+            if len(asked) != len(fetch_names):
+                computed = iter(results)
+                results = [None if name in feed_names else next(computed) for name in fetch_names]
             if any(is_handle_op(t.op.type) for t in fetch_tensors):
                 results = [TensorHandle(_handle_string(v), t.op.inputs[0].dtype, self)
                            if is_handle_op(t.op.type) else v for v, t in zip(results, fetch_tensors)]

@@ -184,12 +184,14 @@ class Executor:
         self._template: list[Any] = [None] * next_slot
         self._arg_slots: list[tuple[int, int]] = []
         ret_slots: list[tuple[int, int, bool]] = []
+        self._ret_nodes: dict[int, NodeDef] = {}  # by index: a ref fetch's read fails naming its _Retval, as TF's
         for node in nodes:
             nd = node.node_def
             if node.kind == _NodeKind.ARG:
                 self._arg_slots.append((node.out_slot, nd.attr["index"]))
             elif node.kind == _NodeKind.RETVAL:
                 ret_slots.append((nd.attr["index"], node.inputs[0], bool(node.deref)))
+                self._ret_nodes[nd.attr["index"]] = nd
             else:
                 kernel = node.kernel = kernel_for(nd, device)
                 node.expensive, node.asynchronous = kernel.expensive, kernel.asynchronous
@@ -267,7 +269,7 @@ class Executor:
             if traced and self._loop_calls:  # a traced step shows every node of every iteration
                 return None
             return compile_step(runnable, self._arg_slots, self._ret_slots, self._template, fetched, traced,
-                                launches, self._costs, submit, self._loop_calls)
+                                launches, self._costs, submit, self._loop_calls, self._ret_nodes)
 
         return compile_plan
 
@@ -955,7 +957,11 @@ class _StepRun:
                 if value is DEAD or value is None:  # a fetch on an untaken branch, as TF's call frame says
                     self.failure = errors.InvalidArgumentError(None, None, f"Retval[{index}] does not have value")
                     break
-                rets.append(value.read() if deref else value)
+                try:
+                    rets.append(value.read() if deref else value)
+                except errors.OpError as e:  # an uninitialized ref
+                    self.failure = kernel_error(self.executor._ret_nodes[index], e)
+                    break
             self.call_frame.rets = rets
         self.done(self.failure)
 

@@ -19,8 +19,11 @@ from tensorweave.ops.function_ops import Arg, Retval
 _PLACEHOLDERS = frozenset({"Placeholder", "PlaceholderV2"})
 
 
-def _arg_name(tensor: str, index: int) -> str:
-    return "_arg_" + tensor.replace(":", "_").replace("/", "_") + f"_{index}"
+def _frame_names(prefix: str, tensors: Sequence[str]) -> list[str]:
+    """TF's names of the feeds' `_Arg`s or the fetches' `_Retval`s: `_arg_<node>_<output>_<i>`, i the tensor's
+    place among them sorted by name, as TF's session sorts them for its executors' key."""
+    rank = {tensor: i for i, tensor in enumerate(sorted(set(tensors)))}
+    return [f"{prefix}{'_'.join(map(str, parse_input(tensor)))}_{rank[tensor]}" for tensor in tensors]
 
 
 def prune(graph_def: GraphDef, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str],
@@ -32,11 +35,12 @@ def prune(graph_def: GraphDef, feeds: Sequence[str], fetches: Sequence[str], tar
     nodes = {n.name: n for n in graph_def.node}
     types = types or {}
     fed = {}
+    arg_names = _frame_names("_arg_", feeds)
     for i, feed in enumerate(feeds):
         name, index = parse_input(feed)
         if name not in nodes:
             raise errors.NotFoundError(None, None, f"FeedInputs: unable to find feed output {feed}")
-        fed[(name, index)] = _arg_name(feed, i)
+        fed[(name, index)] = arg_names[i]
         if index == 0 and nodes[name].op in _PLACEHOLDERS:
             fed[(name, -1)] = "^" + fed[(name, index)]
 
@@ -67,7 +71,7 @@ def prune(graph_def: GraphDef, feeds: Sequence[str], fetches: Sequence[str], tar
 
     out = []
     for i, feed in enumerate(feeds):
-        out.append(NodeDef(_arg_name(feed, i), Arg.name, [], "", {"T": types.get(feed), "index": i}))
+        out.append(NodeDef(arg_names[i], Arg.name, [], "", {"T": types.get(feed), "index": i}))
     for node in graph_def.node:
         if node.name not in needed:
             continue
@@ -82,11 +86,12 @@ def prune(graph_def: GraphDef, feeds: Sequence[str], fetches: Sequence[str], tar
             else:
                 rewired.append(spec)
         out.append(dataclasses.replace(node, input=rewired) if changed else node)
+    retval_names = _frame_names("_retval_", fetches)
     for i, fetch in enumerate(fetches):
         name, index = parse_input(fetch)
         source = fed.get((name, index)) or (name if index == 0 else f"{name}:{index}")
-        out.append(NodeDef(f"_retval_{fetch.replace(':', '_').replace('/', '_')}_{i}", Retval.name, [source],
-                           "", {"T": types.get(fetch), "index": i}))
+        out.append(NodeDef(retval_names[i], Retval.name, [source], "",
+                           {"T": types.get(fetch), "index": i}))
     return GraphDef(node=out, producer=graph_def.producer)
 
 

@@ -216,13 +216,15 @@ def _assigned(outputs: list[str], value: str) -> str:
 def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
                  ret_slots: list[tuple[int, int, bool]], template: list[Any], fetched: set[int],
                  traced: bool = False, launches: Mapping[int, int] | None = None, costs: list[float] | None = None,
-                 submit: Callable | None = None, loops: Mapping[int, LoopCall] | None = None) -> StraightLineStep:
+                 submit: Callable | None = None, loops: Mapping[int, LoopCall] | None = None,
+                 ret_nodes: Mapping[int, NodeDef] | None = None) -> StraightLineStep:
     """The straight-line function of `runnable` (in order); traced, it takes a list for NodeExecStats.
     `launches` maps the position of each kernel that may run on the pool (through `submit`) to the position of
     the line it is joined before (`len(runnable)`: before the results); `costs` are the plan's estimates of
     its nodes' times, by node index. `loops` are the positions where a compiled loop runs in place of the
-    node there (one of its Enters), with the step's cancellation."""
-    launches, loops = launches or {}, loops or {}
+    node there (one of its Enters), with the step's cancellation. `ret_nodes` are the `_Retval`s by index:
+    a ref fetch is read on a line of its own, so its failure names its `_Retval`."""
+    launches, loops, ret_nodes = launches or {}, loops or {}, ret_nodes or {}
 
     def inputs_of(position: int) -> list[int]:
         node = runnable[position]
@@ -301,7 +303,14 @@ def compile_step(runnable: Sequence[PlanNode], arg_slots: list[tuple[int, int]],
         line_nodes[len(lines)] = loops[position] if position in loops else node.node_def
     for launched in joins.get(len(runnable), ()):
         join(launched)
-    results = [ref(slot) + (".read()" if deref else "") for _, slot, deref in ret_slots]
+    results = []
+    for index, slot, deref in ret_slots:
+        if deref and index in ret_nodes:
+            lines.append(f"        r{index} = {ref(slot)}.read()")
+            line_nodes[len(lines)] = ret_nodes[index]
+            results.append(f"r{index}")
+        else:
+            results.append(ref(slot) + (".read()" if deref else ""))
     lines.append(f"        return [{', '.join(results)}]")
     if launches:
         lines += ["    except BaseException:", "        _drain(launched)", "        raise"]

@@ -420,3 +420,24 @@ def test_run_options_are_read_through_serialize_to_string_as_tf():
                 sess.run(c, options=_Serializes(data))
         with pytest.raises(TypeError, match="^Expected binary or unicode string, got 5$"):
             sess.run(c, options=_Serializes(5))
+
+
+def test_a_fetched_uninitialized_ref_fails_at_its_retval_and_fed_fetches_stay_out_of_the_step():
+    # TF 2.21: the read of the fetched ref fails in its _Retval (named as TF's call frame names it); a fetch
+    # that is fed comes from the feed, so the step's call frame holds only the other fetches
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="sc/v")
+        x = tf.placeholder(tf.float32, [], name="in/x")
+        loop = tf.while_loop(lambda i: i < 3.0, lambda i: i + 1.0, [x])
+        with tf.Session() as sess:
+            for fetches in ([v], [loop, v], [v, x]):  # straight-line steps and a dataflow one
+                with pytest.raises(tf.errors.FailedPreconditionError) as info:
+                    sess.run(fetches, {x: 0.0})
+                assert info.value.message.endswith(
+                    "\nAttempting to use uninitialized value sc/v\n\t [[{{node _retval_sc/v_0_0}}]]")
+                assert info.value.op is None
+            metadata = tf.RunMetadata()
+            got = sess.run([loop, x * 2.0, x], {x: 1.0}, tf.RunOptions(output_partition_graphs=True), metadata)
+    assert got == [3.0, 2.0, 1.0]
+    assert sorted(n.name for g in metadata.partition_graphs for n in g.node if n.op in ("_Retval", "_Arg")) == [
+        "_arg_in/x_0_0", "_retval_mul_0_0", "_retval_while/Exit_0_1"]

@@ -70,3 +70,14 @@ def test_a_fed_placeholders_control_edges_move_to_its_arg():
     out = prune(graph, ["a:0", "b:0"], [], ["g"])
     assert _names(out) == ["_arg_a_0_0", "_arg_b_0_1", "b", "g"]
     assert next(n for n in out.node if n.name == "g").input == ["^_arg_a_0_0", "^b"]
+
+
+def test_call_frame_nodes_are_named_as_tfs_by_their_place_among_the_sorted_feeds_and_fetches():
+    # TF 2.21 (recorded from its partition graphs): '/' kept, i the rank of the tensor's name; the index attr
+    # keeps the caller's order
+    g = GraphDef(node=[NodeDef("in/x", "Placeholder", [], "", {"dtype": dtypes.float32, "shape": None}),
+                       NodeDef("a/b", "Identity", ["in/x"], "", {"T": dtypes.float32}),
+                       NodeDef("a/split", "Split", ["a/b"], "", {"T": dtypes.float32, "num_split": 2})])
+    out = prune(g, ["in/x:0"], ["a/b:0", "a/split:1", "a/split:0"], [])
+    assert [(n.name, n.attr["index"]) for n in out.node if n.op in ("_Arg", "_Retval")] == [
+        ("_arg_in/x_0_0", 0), ("_retval_a/b_0_0", 0), ("_retval_a/split_1_2", 1), ("_retval_a/split_0_1", 2)]
