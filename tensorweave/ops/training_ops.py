@@ -258,7 +258,36 @@ def _adam_in_place(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any,
 _ADAM = Blockwise(_adam_in_place, _adam)
 
 
+# TF's training kernels, each in its own order so float32 values come out as TF's. Eigen's rsqrt is 1 / sqrt
+# outside its 8-float packets (a tensor, or a sparse row, of fewer than 8 elements: exactly TF's values);
+# within them TF's x86 build takes the CPU's approximate rsqrt and a Newton step, which no NumPy function
+# reproduces. The sparse kernels work on matrix rows as the dense ones do, but on the elements of a vector
+# in scalar C++ (`_sparse_kernel`), where TF's proximal steps divide by a double.
+
+
+def _rsqrt(x: Any) -> Any:
+    return 1 / np.sqrt(x)
+
+
+def _rows_are_scalars(var: Any) -> bool:
+    """Whether a sparse update's rows hold one element each (TF's `inner_dim == 1` loops)."""
+    return int(np.prod(var.shape[1:])) == 1
+
+
+def _sparse_kernel(rows: Update, scalars: Update) -> Update:
+    """A sparse op's update: `rows` for the rows of a matrix, `scalars` for the elements of a vector."""
+    def update(var: Any, *args: Any, **attrs: Any) -> tuple:
+        return (scalars if _rows_are_scalars(var) else rows)(var, *args, **attrs)
+    return update
+
+
 def _adagrad(var: Any, accum: Any, lr: Any, grad: Any, update_slots: bool) -> tuple:
+    if update_slots:
+        accum = accum + np.square(grad)
+    return var - grad * lr * _rsqrt(accum), accum
+
+
+def _adagrad_scalars(var: Any, accum: Any, lr: Any, grad: Any, update_slots: bool) -> tuple:
     if update_slots:
         accum = accum + np.square(grad)
     return var - lr * grad / np.sqrt(accum), accum
@@ -270,11 +299,26 @@ def _rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, eps
     return var - mom, ms, mom
 
 
+def _sparse_rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsilon: Any,
+                     grad: Any) -> tuple:
+    ms = ms * rho + np.square(grad) * (1 - rho)
+    mom = mom * momentum + _rsqrt(ms + epsilon) * lr * grad
+    return var - mom, ms, mom
+
+
 def _centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsilon: Any,
                        grad: Any) -> tuple:
     ms = ms + (np.square(grad) - ms) * (1 - rho)
     mg = mg + (grad - mg) * (1 - rho)
     mom = mom * momentum + lr * grad / np.sqrt(ms - np.square(mg) + epsilon)
+    return var - mom, mg, ms, mom
+
+
+def _sparse_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any,
+                              epsilon: Any, grad: Any) -> tuple:
+    ms = ms * rho + np.square(grad) * (1 - rho)
+    mg = mg * rho + grad * (1 - rho)
+    mom = mom * momentum + _rsqrt(ms + epsilon - np.square(mg)) * lr * grad
     return var - mom, mg, ms, mom
 
 
@@ -317,28 +361,80 @@ def _proximal_step(prox: Any, lr: Any, l1: Any, l2: Any) -> Any:
     return prox / (1 + lr * l2)
 
 
+def _proximal_step_in_double(prox: Any, lr: Any, l1: Any, l2: Any) -> Any:
+    """_proximal_step as TF's scalar loops write it: over `1.0 + l2 * lr`, a double, so the quotient is
+    rounded once from double."""
+    denominator = 1.0 + np.asarray(l2 * lr, np.float64)
+    numerator = np.sign(prox) * np.maximum(np.abs(prox) - lr * l1, 0) if l1 > 0 else prox
+    return (numerator / denominator).astype(prox.dtype)
+
+
 def _proximal_gradient_descent(var: Any, alpha: Any, l1: Any, l2: Any, delta: Any) -> tuple:
-    return (_proximal_step(var - alpha * delta, alpha, l1, l2),)
+    return (_proximal_step(var - delta * alpha, alpha, l1, l2),)
+
+
+def _proximal_gradient_descent_scalars(var: Any, alpha: Any, l1: Any, l2: Any, delta: Any) -> tuple:
+    return (_proximal_step_in_double(var - alpha * delta, alpha, l1, l2),)
 
 
 def _proximal_adagrad(var: Any, accum: Any, lr: Any, l1: Any, l2: Any, grad: Any) -> tuple:
     accum = accum + np.square(grad)
-    rate = lr / np.sqrt(accum)
+    rate = lr * _rsqrt(accum)
     return _proximal_step(var - grad * rate, rate, l1, l2), accum
+
+
+def _proximal_adagrad_scalars(var: Any, accum: Any, lr: Any, l1: Any, l2: Any, grad: Any) -> tuple:
+    accum = accum + np.square(grad)
+    rate = lr / np.sqrt(accum)
+    return _proximal_step_in_double(var - rate * grad, rate, l1, l2), accum
 
 
 def _adagrad_da(var: Any, gradient_accumulator: Any, gradient_squared_accumulator: Any, grad: Any, lr: Any, l1: Any,
                 l2: Any, global_step: Any) -> tuple:
     accumulated = gradient_accumulator + grad
     squared = gradient_squared_accumulator + np.square(grad)
-    step = np.asarray(global_step, dtype=var.dtype)
-    denominator = l2 * step * lr + np.sqrt(squared)
+    step = np.asarray(np.float32(global_step), dtype=var.dtype)  # TF casts the step to float
+    denominator = l2 * (step * lr) + np.sqrt(squared)
     if l1 > 0:
-        var = lr * np.sign(-accumulated) * np.maximum(np.abs(accumulated) - l1 * step, 0) / denominator
+        var = lr * np.sign(-accumulated) * np.maximum(np.abs(accumulated) - step * l1, 0) / denominator
     else:
         var = -lr * accumulated / denominator
     return var, accumulated, squared
 
+
+def _sparse_adagrad_da(var: Any, gradient_accumulator: Any, gradient_squared_accumulator: Any, grad: Any, lr: Any,
+                       l1: Any, l2: Any, global_step: Any) -> tuple:
+    """TF's SparseApplyAdagradDA on matrix rows: the accumulator averaged over the steps first."""
+    accumulated = gradient_accumulator + grad
+    squared = gradient_squared_accumulator + np.square(grad)
+    step = np.asarray(global_step, dtype=var.dtype)
+    denominator = l2 + np.sqrt(squared) / (step * lr)
+    if l1 > 0:
+        var = -np.sign(accumulated) * np.maximum(np.abs(accumulated) / step - l1, 0) / denominator
+    else:
+        var = -(accumulated / step) / denominator
+    return var, accumulated, squared
+
+
+def _sparse_adagrad_da_scalars(var: Any, gradient_accumulator: Any, gradient_squared_accumulator: Any, grad: Any,
+                               lr: Any, l1: Any, l2: Any, global_step: Any) -> tuple:
+    """TF's SparseApplyAdagradDA on a vector's elements: in double, each accumulator rounded as it is stored."""
+    g = grad.astype(np.float64)
+    accumulated = (gradient_accumulator + g).astype(var.dtype)
+    squared = (gradient_squared_accumulator + g * g).astype(var.dtype)
+    lr, l1, l2, step = np.float64(lr), np.float64(l1), np.float64(l2), int(global_step)
+    denominator = step * l2 * lr + np.sqrt(squared)
+    if l1 > 0:
+        var = np.sign(-accumulated) * lr * np.maximum(np.abs(accumulated) - step * l1, 0.0) / denominator
+    else:
+        var = -accumulated * lr / denominator
+    return var.astype(accumulated.dtype), accumulated, squared
+
+
+_SPARSE_ADAGRAD = _sparse_kernel(_adagrad, _adagrad_scalars)
+_SPARSE_PROXIMAL_GRADIENT_DESCENT = _sparse_kernel(_proximal_gradient_descent, _proximal_gradient_descent_scalars)
+_SPARSE_PROXIMAL_ADAGRAD = _sparse_kernel(_proximal_adagrad, _proximal_adagrad_scalars)
+_SPARSE_ADAGRAD_DA = _sparse_kernel(_sparse_adagrad_da, _sparse_adagrad_da_scalars)
 
 ApplyGradientDescent = _training_op("ApplyGradientDescent", ["var"], ["alpha", "delta"], _GRADIENT_DESCENT)
 
@@ -351,19 +447,19 @@ ApplyAdam = _training_op("ApplyAdam", ["var", "m", "v"], ["beta1_power", "beta2_
                                                          "epsilon", "grad"], _ADAM, flags=("use_nesterov",))
 
 ApplyAdagrad = _training_op("ApplyAdagrad", ["var", "accum"], ["lr", "grad"], _adagrad, flags=("update_slots",))
-SparseApplyAdagrad = _training_op("SparseApplyAdagrad", ["var", "accum"], ["lr", "grad", "indices"], _adagrad,
+SparseApplyAdagrad = _training_op("SparseApplyAdagrad", ["var", "accum"], ["lr", "grad", "indices"], _SPARSE_ADAGRAD,
                                   sparse=True, flags=("update_slots",))
 
 ApplyRMSProp = _training_op("ApplyRMSProp", ["var", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"],
                             _rms_prop)
 SparseApplyRMSProp = _training_op("SparseApplyRMSProp", ["var", "ms", "mom"],
-                                  ["lr", "rho", "momentum", "epsilon", "grad", "indices"], _rms_prop, sparse=True)
+                                  ["lr", "rho", "momentum", "epsilon", "grad", "indices"], _sparse_rms_prop, sparse=True)
 
 ApplyCenteredRMSProp = _training_op("ApplyCenteredRMSProp", ["var", "mg", "ms", "mom"],
                                     ["lr", "rho", "momentum", "epsilon", "grad"], _centered_rms_prop)
 SparseApplyCenteredRMSProp = _training_op("SparseApplyCenteredRMSProp", ["var", "mg", "ms", "mom"],
                                           ["lr", "rho", "momentum", "epsilon", "grad", "indices"],
-                                          _centered_rms_prop, sparse=True)
+                                          _sparse_centered_rms_prop, sparse=True)
 
 ApplyAdadelta = _training_op("ApplyAdadelta", ["var", "accum", "accum_update"], ["lr", "rho", "epsilon", "grad"],
                              _adadelta)
@@ -386,18 +482,18 @@ ApplyProximalGradientDescent = _training_op("ApplyProximalGradientDescent", ["va
                                             _proximal_gradient_descent)
 SparseApplyProximalGradientDescent = _training_op("SparseApplyProximalGradientDescent", ["var"],
                                                   ["alpha", "l1", "l2", "grad", "indices"],
-                                                  _proximal_gradient_descent, sparse=True)
+                                                  _SPARSE_PROXIMAL_GRADIENT_DESCENT, sparse=True)
 
 ApplyProximalAdagrad = _training_op("ApplyProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2", "grad"],
                                     _proximal_adagrad)
 SparseApplyProximalAdagrad = _training_op("SparseApplyProximalAdagrad", ["var", "accum"],
-                                          ["lr", "l1", "l2", "grad", "indices"], _proximal_adagrad, sparse=True)
+                                          ["lr", "l1", "l2", "grad", "indices"], _SPARSE_PROXIMAL_ADAGRAD, sparse=True)
 
 ApplyAdagradDA = _training_op("ApplyAdagradDA", ["var", "gradient_accumulator", "gradient_squared_accumulator"],
                               ["grad", "lr", "l1", "l2", "global_step"], _adagrad_da)
 SparseApplyAdagradDA = _training_op("SparseApplyAdagradDA",
                                     ["var", "gradient_accumulator", "gradient_squared_accumulator"],
-                                    ["grad", "indices", "lr", "l1", "l2", "global_step"], _adagrad_da, sparse=True)
+                                    ["grad", "indices", "lr", "l1", "l2", "global_step"], _SPARSE_ADAGRAD_DA, sparse=True)
 
 
 # The resource-variable forms (TF's Resource* ops): the variables come as handles, nothing is output.
@@ -416,20 +512,20 @@ ResourceApplyAdagrad = _training_op(
     "ResourceApplyAdagrad", ["var", "accum"], ["lr", "grad"], _adagrad, flags=("update_slots",),
     resource=True)
 ResourceSparseApplyAdagrad = _training_op(
-    "ResourceSparseApplyAdagrad", ["var", "accum"], ["lr", "grad", "indices"], _adagrad, sparse=True,
+    "ResourceSparseApplyAdagrad", ["var", "accum"], ["lr", "grad", "indices"], _SPARSE_ADAGRAD, sparse=True,
     flags=("update_slots",), resource=True)
 ResourceApplyRMSProp = _training_op(
     "ResourceApplyRMSProp", ["var", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"], _rms_prop,
     resource=True)
 ResourceSparseApplyRMSProp = _training_op(
     "ResourceSparseApplyRMSProp", ["var", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad",
-    "indices"], _rms_prop, sparse=True, resource=True)
+    "indices"], _sparse_rms_prop, sparse=True, resource=True)
 ResourceApplyCenteredRMSProp = _training_op(
     "ResourceApplyCenteredRMSProp", ["var", "mg", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"],
     _centered_rms_prop, resource=True)
 ResourceSparseApplyCenteredRMSProp = _training_op(
     "ResourceSparseApplyCenteredRMSProp", ["var", "mg", "ms", "mom"], ["lr", "rho", "momentum", "epsilon",
-    "grad", "indices"], _centered_rms_prop, sparse=True, resource=True)
+    "grad", "indices"], _sparse_centered_rms_prop, sparse=True, resource=True)
 ResourceApplyAdadelta = _training_op(
     "ResourceApplyAdadelta", ["var", "accum", "accum_update"], ["lr", "rho", "epsilon", "grad"], _adadelta,
     resource=True)
@@ -453,16 +549,16 @@ ResourceApplyProximalGradientDescent = _training_op(
     _proximal_gradient_descent, resource=True)
 ResourceSparseApplyProximalGradientDescent = _training_op(
     "ResourceSparseApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2", "grad", "indices"],
-    _proximal_gradient_descent, sparse=True, resource=True)
+    _SPARSE_PROXIMAL_GRADIENT_DESCENT, sparse=True, resource=True)
 ResourceApplyProximalAdagrad = _training_op(
     "ResourceApplyProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2", "grad"], _proximal_adagrad,
     resource=True)
 ResourceSparseApplyProximalAdagrad = _training_op(
     "ResourceSparseApplyProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2", "grad", "indices"],
-    _proximal_adagrad, sparse=True, resource=True)
+    _SPARSE_PROXIMAL_ADAGRAD, sparse=True, resource=True)
 ResourceApplyAdagradDA = _training_op(
     "ResourceApplyAdagradDA", ["var", "gradient_accumulator", "gradient_squared_accumulator"], ["grad", "lr",
     "l1", "l2", "global_step"], _adagrad_da, resource=True)
 ResourceSparseApplyAdagradDA = _training_op(
     "ResourceSparseApplyAdagradDA", ["var", "gradient_accumulator", "gradient_squared_accumulator"], ["grad",
-    "indices", "lr", "l1", "l2", "global_step"], _adagrad_da, sparse=True, resource=True)
+    "indices", "lr", "l1", "l2", "global_step"], _SPARSE_ADAGRAD_DA, sparse=True, resource=True)

@@ -135,3 +135,88 @@ def test_ftrl_values_are_tfs_bit_for_bit(regularized: bool, sparse: bool) -> Non
             got = sess.run([w, opt.get_slot(w, "accum"), opt.get_slot(w, "linear")])
     for g, e in zip(got, _FTRL_EXACT[(regularized, sparse)]):
         np.testing.assert_array_equal(g, np.float32(e))
+
+
+# 4 steps of each optimizer on a 7-vector (dense), rows 2 and 0 of a 3x5 matrix and elements 4 and 1 of a
+# 5-vector (sparse), recorded from TF 2.21 as the float32 bytes of each variable (see test below)
+_EXACT_AFTER_4_STEPS = {
+    "adagrad": (
+        "c88a423f10dc09bf7fce8f3fd20457bf5445a6bfec3b113f1317713f",
+        "76c4cb3e52607c3f9c8d0c3ff2e092befd5912be0f9e613f4ad3da3f14f04c3de131cfbeb69c0bbf8e0a13bf68102bbd"
+        "1b5908c098c620be5be4503f",
+        "c7f1e43f2594bb3f77a0c53dee86eebf59ef1a3f",
+    ),
+    "padagrad": (
+        "8000413f305814bfbd528f3fc60453bf43dca5bf01b5203fb120703f",
+        "4df5cc3ed4c87b3fc7ef0c3f05f28dbe32da18be0f9e613f4ad3da3f14f04c3de131cfbeb69c0bbfa366fcbe63c559bd"
+        "1c2d08c0761619beb511503f",
+        "c7f1e43fdd2fbb3f77a0c53dee86eebfcfc52e3f",
+    ),
+    "padagrad0": (
+        "c88a423f10dc09bf7fce8f3fd20457bf5445a6bfec3b113f1317713f",
+        "74c4cb3e52607c3f9c8d0c3ff2e092be015a12be0f9e613f4ad3da3f14f04c3de131cfbeb69c0bbf8e0a13bf64102bbd"
+        "1b5908c099c620be5be4503f",
+        "c7f1e43f2594bb3f77a0c53dee86eebf58ef1a3f",
+    ),
+    "pgd": (
+        "af7e97c0dac619bf465791406036a63fdcbc3ec0fa1eb23e186b5040",
+        "bc5738403fce274192226340df864b4056d580c00f9e613f4ad3da3f14f04c3de131cfbeb69c0bbf93f4f7be565712c0"
+        "47b21ac11b428840730c2140",
+        "c7f1e43f8887ef4077a0c53dee86eebf48c1983e",
+    ),
+    "da": (
+        "0e943cbf70a637bf752e3c3f109e3b3f825a3bbfd899343fd4c03b3f",
+        "0fd43b3fd8e93c3fd20a3c3f7d2e3c3fb14b3cbf0f9e613f4ad3da3f14f04c3de131cfbeb69c0bbf0278373faeb23bbf"
+        "51cb3cbf72683c3f8a5b3b3f",
+        "c7f1e43feda63c3f77a0c53dee86eebf8d72323f",
+    ),
+    "da0": (
+        "2c523dbf84e938bf82303d3fb0ec3c3f41c53cbf5efc333f17ff3c3f",
+        "b6083d3f23653d3fe8213d3f83303d3f693b3dbf0f9e613f4ad3da3f14f04c3de131cfbeb69c0bbfbaa7383fc1f73cbf"
+        "675f3dbf30453d3fe4c53c3f",
+        "c7f1e43f19573d3f77a0c53dee86eebf2feb2f3f",
+    ),
+    "adadelta": (
+        "35bce43feda7de3ea5f9c83d5c51eebf1fdc8ebeadccb4be301ba6bd",
+        "f81720bf53c82cbda17ff3be26f7a7bf770b623f0f9e613f4ad3da3f14f04c3de131cfbeb69c0bbf66bdc5bf49117b3f"
+        "5b258dbf097a97bf4ce950be",
+        "c7f1e43f8354e03e77a0c53dee86eebf892f8dbe",
+    ),
+    "rms": (
+        "468821c0ca1f81bfcca07d40ce41b63f443255c06407273f77685540",
+        "e6593740c09b93404a304f407c5f2340f70047c00f9e613f4ad3da3f14f04c3de131cfbeb69c0bbf12780dbefc6518c0"
+        "7099b4c018e63b40857f3640",
+        "c7f1e43fcf8f9a4077a0c53dee86eebfe6920e3f",
+    ),
+}
+_EXACT_MAKERS = {
+    "adagrad": lambda: tf.train.AdagradOptimizer(0.37),
+    "padagrad": lambda: tf.train.ProximalAdagradOptimizer(0.37, 0.01, 0.02),
+    "padagrad0": lambda: tf.train.ProximalAdagradOptimizer(0.37),
+    "pgd": lambda: tf.train.ProximalGradientDescentOptimizer(0.37, 0.01, 0.02),
+    "da": lambda: tf.train.AdagradDAOptimizer(0.37, tf.train.get_global_step(), 0.01, 0.02),
+    "da0": lambda: tf.train.AdagradDAOptimizer(0.37, tf.train.get_global_step()),
+    "adadelta": lambda: tf.train.AdadeltaOptimizer(0.9),
+    "rms": lambda: tf.train.RMSPropOptimizer(0.37, momentum=0.3, centered=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EXACT_AFTER_4_STEPS))
+def test_dense_and_sparse_updates_are_tfs_bit_for_bit(name: str) -> None:
+    # each kernel's arithmetic in TF's order: sparse matrix rows as the dense kernels (lr * rsqrt), a sparse
+    # vector's elements as TF's scalar loops (lr / sqrt, proximal steps over a double, AdagradDA in double)
+    rng = np.random.RandomState(3)
+    init, init2 = rng.randn(7).astype(np.float32), rng.randn(3, 5).astype(np.float32)
+    g, g2, g3 = (rng.randn(*shape).astype(np.float32) * 3 for shape in ((7,), (2, 5), (2,)))
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        v, m, u = tf.Variable(init), tf.Variable(init2), tf.Variable(init[:5])
+        train = _EXACT_MAKERS[name]().apply_gradients([
+            (tf.constant(g), v), (tf.IndexedSlices(tf.constant(g2), tf.constant([2, 0]), tf.constant([3, 5])), m),
+            (tf.IndexedSlices(tf.constant(g3), tf.constant([4, 1])), u)], global_step=step)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(4):
+                sess.run(train)
+            got = [value.tobytes().hex() for value in sess.run([v, m, u])]
+    assert got == list(_EXACT_AFTER_4_STEPS[name])
