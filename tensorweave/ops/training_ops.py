@@ -324,7 +324,7 @@ def _sparse_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho
 
 def _adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilon: Any, grad: Any) -> tuple:
     accum = accum * rho + np.square(grad) * (1 - rho)
-    step = np.sqrt(accum_update + epsilon) / np.sqrt(accum + epsilon) * grad
+    step = np.sqrt(accum_update + epsilon) * _rsqrt(accum + epsilon) * grad
     return var - step * lr, accum, accum_update * rho + np.square(step) * (1 - rho)
 
 

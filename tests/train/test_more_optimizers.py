@@ -220,3 +220,22 @@ def test_dense_and_sparse_updates_are_tfs_bit_for_bit(name: str) -> None:
                 sess.run(train)
             got = [value.tobytes().hex() for value in sess.run([v, m, u])]
     assert got == list(_EXACT_AFTER_4_STEPS[name])
+
+
+def test_adadelta_kernel_steps_by_sqrt_times_rsqrt_as_tfs() -> None:
+    # TF 2.21: update = sqrt(accum_update + eps) * rsqrt(accum + eps) * grad (not a quotient); 3 steps' bytes
+    rng = np.random.RandomState(11)
+    v0, a0 = rng.randn(7).astype(np.float32), rng.rand(7).astype(np.float32)
+    b0, g = rng.rand(7).astype(np.float32) * 0.1, rng.randn(7).astype(np.float32)
+    with tf.Graph().as_default():
+        v, a, b = tf.Variable(v0), tf.Variable(a0), tf.Variable(b0)
+        step = tf.raw_ops.ApplyAdadelta(var=v, accum=a, accum_update=b, lr=np.float32(0.9), rho=np.float32(0.95),
+                                        epsilon=np.float32(1e-6), grad=g)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(step)
+            got = [x.tobytes().hex() for x in sess.run([v, a, b])]
+    assert got == ["e31bd13f1a3262bf31e531c0b98628c00ec2ca3fc6b289bf9fc9cbbe",
+                   "5ad5473f60f54f3fb687fd3e32d30a3fb767ac3d39e78a3e48e0913e",
+                   "ee1e623c0293933d665d313ea11df23c46929d3da10faa3ca72df83b"]
