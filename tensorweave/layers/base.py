@@ -108,6 +108,16 @@ def _shape_tuple(shape: tensor_shape.TensorShape) -> str:
     return str(tuple(shape))
 
 
+
+def warn_deprecated_function(name: str, replacement: str) -> None:
+    """The UserWarning each tf.layers function gives as TF 2.21's (tf_keras's legacy layers), at its caller's
+    line; the convolutions' say 'Please Use', batch_normalization's adds a word on UPDATE_OPS."""
+    please = "Please Use" if "conv" in name else "Please use"
+    extra = (" In particular, `tf.control_dependencies(tf.GraphKeys.UPDATE_OPS)` should not be used (consult the "
+             "`tf.keras.layers.BatchNormalization` documentation).") if name == "batch_normalization" else ""
+    warnings.warn(f"`tf.layers.{name}` is deprecated and will be removed in a future version. {please} "
+                  f"`tf.keras.layers.{replacement}` instead.{extra}", stacklevel=3)
+
 @tf_export("layers.InputSpec")
 class InputSpec:
     """What a layer accepts as input (dtype, rank bounds, fixed dimensions): checked on every call."""

@@ -14,7 +14,14 @@ from typing import Any
 
 from tensorweave.framework import tensor_shape, tf2
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import InputSpec, Layer, get_activation, get_initializer, serialize
+from tensorweave.layers.base import (
+    InputSpec,
+    Layer,
+    get_activation,
+    get_initializer,
+    serialize,
+    warn_deprecated_function,
+)
 from tensorweave.layers.core import _ZEROS
 from tensorweave.ops import init_ops, manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
@@ -490,6 +497,7 @@ def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, paddin
            activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
            bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
            reuse: Any = None) -> Tensor:
+    warn_deprecated_function("conv1d", "Conv1D")
     layer = Conv1D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                    kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
                    kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
@@ -504,6 +512,7 @@ def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), p
            activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
            bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
            reuse: Any = None) -> Tensor:
+    warn_deprecated_function("conv2d", "Conv2D")
     layer = Conv2D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                    kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
                    kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
@@ -518,6 +527,7 @@ def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
                      bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                      reuse: Any = None) -> Tensor:
+    warn_deprecated_function("conv2d_transpose", "Conv2DTranspose")
     layer = Conv2DTranspose(filters, kernel_size, strides, padding, data_format, activation, use_bias,
                             kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
                             activity_regularizer, kernel_constraint, bias_constraint, trainable, name,
@@ -535,6 +545,7 @@ def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
                      bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                      reuse: Any = None) -> Tensor:
+    warn_deprecated_function("separable_conv1d", "SeparableConv1D")
     layer = SeparableConv1D(filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
                             activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
                             depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
@@ -553,6 +564,7 @@ def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
                      bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                      reuse: Any = None) -> Tensor:
+    warn_deprecated_function("separable_conv2d", "SeparableConv2D")
     layer = SeparableConv2D(filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
                             activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
                             depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
@@ -569,6 +581,7 @@ def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1)
            activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
            bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
            reuse: Any = None) -> Tensor:
+    warn_deprecated_function("conv3d", "Conv3D")
     layer = Conv3D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                    kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
                    kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
@@ -583,6 +596,7 @@ def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
                      bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                      reuse: Any = None) -> Tensor:
+    warn_deprecated_function("conv3d_transpose", "Conv3DTranspose")
     layer = Conv3DTranspose(filters, kernel_size, strides, padding, data_format, activation, use_bias,
                             kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
                             activity_regularizer, kernel_constraint, bias_constraint, trainable, name,

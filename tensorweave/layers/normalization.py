@@ -31,6 +31,7 @@ from tensorweave.layers.base import (
     serialize,
     static_bool,
     static_or_cond,
+    warn_deprecated_function,
 )
 from tensorweave.ops import (
     cast_ops,
@@ -376,6 +377,7 @@ def batch_normalization(inputs: Any, axis: Any = -1, momentum: float = 0.99, eps
                         renorm_clipping: Any = None, renorm_momentum: float = 0.99, fused: bool | None = None,
                         virtual_batch_size: int | None = None, adjustment: Callable | None = None) -> Tensor:
     """The functional BatchNormalization: run GraphKeys.UPDATE_OPS with the train op when training."""
+    warn_deprecated_function("batch_normalization", "BatchNormalization")
     layer = BatchNormalization(axis, momentum, epsilon, center, scale, beta_initializer, gamma_initializer,
                                moving_mean_initializer, moving_variance_initializer, beta_regularizer,
                                gamma_regularizer, beta_constraint, gamma_constraint, renorm, renorm_clipping,

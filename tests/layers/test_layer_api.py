@@ -4,6 +4,7 @@ names, InputSpec checks, and the 3-D conv/pool, separable 1-D, Flatten and Dropo
 messages recorded from real TF."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -364,3 +365,34 @@ def test_an_unknown_keyword_argument_is_refused_with_tf_two_arguments() -> None:
         with pytest.raises(TypeError) as info:
             make()
         assert info.value.args == ("Keyword argument not understood:", kwarg)
+
+
+def test_each_tf_layers_function_warns_as_tf_at_its_callers_line():
+    # TF 2.21 (tf_keras's legacy layers): a UserWarning per function call, none for the Layer classes
+    x = tf.placeholder(tf.float32, [2, 8, 8, 3])
+    x1 = tf.placeholder(tf.float32, [2, 8, 3])
+    x3 = tf.placeholder(tf.float32, [2, 4, 4, 4, 3])
+    calls = [("conv1d", "Conv1D", lambda: tf.layers.conv1d(x1, 2, 3)),
+             ("conv2d_transpose", "Conv2DTranspose", lambda: tf.layers.conv2d_transpose(x, 2, 3)),
+             ("separable_conv2d", "SeparableConv2D", lambda: tf.layers.separable_conv2d(x, 2, 3)),
+             ("conv3d", "Conv3D", lambda: tf.layers.conv3d(x3, 2, 3)),
+             ("dense", "Dense", lambda: tf.layers.dense(x, 2)),
+             ("dropout", "Dropout", lambda: tf.layers.dropout(x)),
+             ("flatten", "Flatten", lambda: tf.layers.flatten(x)),
+             ("max_pooling2d", "MaxPooling2D", lambda: tf.layers.max_pooling2d(x, 2, 2)),
+             ("average_pooling1d", "AveragePooling1D", lambda: tf.layers.average_pooling1d(x1, 2, 2))]
+    for name, replacement, call in calls:
+        please = "Please Use" if "conv" in name else "Please use"
+        with pytest.warns(UserWarning) as record:
+            call()
+        assert [str(r.message) for r in record] == [
+            f"`tf.layers.{name}` is deprecated and will be removed in a future version. {please} "
+            f"`tf.keras.layers.{replacement}` instead."]
+        assert record[0].filename == __file__
+    with pytest.warns(UserWarning, match=r" instead\. In particular, `tf.control_dependencies\(tf.GraphKeys."
+                      r"UPDATE_OPS\)` should not be used \(consult the `tf.keras.layers.BatchNormalization` "
+                      r"documentation\).$"):
+        tf.layers.batch_normalization(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tf.layers.Dense(3)(x)
