@@ -242,7 +242,11 @@ class _Bound:
         fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
         run = _Run(self.values, fuse, names=self.names)
         run.root = (self.dataset, run._root_prefix(self.dataset))
-        return _Reporting(run.failures, self.dataset._iterate(run))
+        elements = _Reporting(run.failures, self.dataset._iterate(run))
+        spec = self.dataset.element_spec
+        if structure.is_dense(spec):
+            return elements
+        return (structure.to_graph_values(spec, element) for element in elements)  # what the graph's tensors hold
 
     def cardinality(self) -> int:
         return self.dataset._cardinality(_Run(self.values))
@@ -301,6 +305,13 @@ class DatasetV1:
     def _flat_shapes(self) -> list[tensor_shape.TensorShape]:
         return [s.shape for s in self._components]
 
+    def _graph_types(self) -> list[dtypes.DType]:
+        """The dtypes of an element's tensors in the graph (a sparse value one variant), TF's output_types."""
+        return [s.dtype for s in structure.graph_specs(self._element_spec)]
+
+    def _graph_shapes(self) -> list[tensor_shape.TensorShape]:
+        return [s.shape for s in structure.graph_specs(self._element_spec)]
+
     # -- binding to the graph and to run-time values -------------------------------------------------------
 
     def _datasets(self) -> list[DatasetV1]:
@@ -355,8 +366,8 @@ class DatasetV1:
         variant (the element's tensors, for an op that consumes the dataset, as ReduceDataset)."""
         op = self._op
         known = {a.name for a in op.op_def.attrs}
-        attrs = {name: value for name, value in (("output_types", self._flat_types()),
-                                                 ("output_shapes", self._flat_shapes())) if name in known}
+        attrs = {name: value for name, value in (("output_types", self._graph_types()),
+                                                 ("output_shapes", self._graph_shapes())) if name in known}
         attrs.update(self._node_attrs())
         variants = [d._variant_tensor() for d in self._inputs]
         with colocate_with(variants[0]) if self._colocated else contextlib.nullcontext():
@@ -422,9 +433,9 @@ class DatasetV1:
     def get_single_element(self, name: str | None = None) -> Any:
         """The tensors of this dataset's one element (InvalidArgumentError at run time when it has none or
         more than one)."""
-        flat = dataset_ops.DatasetToSingleElement(self._variant_tensor(), output_types=self._flat_types(),
-                                                  output_shapes=self._flat_shapes(), name=name)
-        return structure.from_components(self._element_spec, flat if isinstance(flat, list) else [flat])
+        flat = dataset_ops.DatasetToSingleElement(self._variant_tensor(), output_types=self._graph_types(),
+                                                  output_shapes=self._graph_shapes(), name=name)
+        return structure.from_graph_tensors(self._element_spec, flat if isinstance(flat, list) else [flat])
 
     # -- sources -----------------------------------------------------------------------------------------------
 
@@ -605,7 +616,7 @@ class DatasetV1:
         final = transformation("_ScanDataset")(self, initial_state, lambda state, element: (reduce_func(state, element), state),
                              final_state=True)
         flat = final.reduced(name)
-        return structure.from_components(final.element_spec, flat if isinstance(flat, list) else [flat])
+        return structure.from_graph_tensors(final.element_spec, flat if isinstance(flat, list) else [flat])
 
     def unbatch(self, name: str | None = None) -> DatasetV1:
         """The rows of each element (TF maps its elements to their dense form first: a MapDataset node, then

@@ -50,7 +50,7 @@ class Iterator:
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         self._element_spec = element_spec
-        self._components = structure.component_specs(element_spec)
+        self._components = structure.graph_specs(element_spec)
         self._string_handle = dataset_ops.IteratorToStringHandle(iterator_resource)  # TF makes it up front
         add_to_collection(GLOBAL_ITERATORS, iterator_resource)  # what a meta graph lists, as TF's
 
@@ -59,7 +59,7 @@ class Iterator:
                        output_classes: Any = None) -> Iterator:
         """A reusable iterator, not bound to a dataset: `make_initializer` binds one."""
         spec = _legacy_spec(output_types, output_shapes, output_classes)
-        components = structure.component_specs(spec)
+        components = structure.graph_specs(spec)
         handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="",
                                         output_types=[s.dtype for s in components],
                                         output_shapes=[s.shape for s in components])
@@ -70,7 +70,7 @@ class Iterator:
                            output_classes: Any = None) -> Iterator:
         """An iterator that uses whichever iterator a fed string handle names (a feedable iterator)."""
         spec = _legacy_spec(output_types, output_shapes, output_classes)
-        components = structure.component_specs(spec)
+        components = structure.graph_specs(spec)
         string_handle = convert_to_tensor(string_handle, dtype=dtypes.string)
         handle = dataset_ops.IteratorFromStringHandleV2(string_handle, output_types=[s.dtype for s in components],
                                                         output_shapes=[s.shape for s in components])
@@ -105,7 +105,7 @@ class Iterator:
             flat = dataset_ops.IteratorGetNext(self._iterator_resource,
                                                output_types=[s.dtype for s in self._components],
                                                output_shapes=[s.shape for s in self._components], name=name)
-        return structure.from_components(self._element_spec, list(flat))
+            return structure.from_graph_tensors(self._element_spec, flat if isinstance(flat, list) else [flat])
 
     def get_next_as_optional(self) -> Optional:
         """The next element as an Optional, empty once the dataset is exhausted (no OutOfRangeError)."""
@@ -148,8 +148,8 @@ def make_one_shot_iterator(dataset: Any) -> Iterator:
     evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures(), control_inputs=False)
     factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))
     with colocate_with(dataset._variant_tensor()):  # TF's: with the dataset's node
-        handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
-                                             output_shapes=dataset._flat_shapes())
+        handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._graph_types(),
+                                             output_shapes=dataset._graph_shapes())
         return Iterator(handle, None, dataset.element_spec)
 
 
@@ -191,7 +191,7 @@ def make_initializable_iterator(dataset: Any, shared_name: str | None = None) ->
     """An iterator with an `initializer` op that (re)starts it on `dataset` (its placeholders fed then)."""
     with colocate_with(dataset._variant_tensor()):  # TF's: with the dataset's node
         handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="",
-                                        output_types=dataset._flat_types(), output_shapes=dataset._flat_shapes())
+                                        output_types=dataset._graph_types(), output_shapes=dataset._graph_shapes())
         return Iterator(handle, dataset_ops.MakeIterator(dataset._variant_tensor(), handle), dataset.element_spec)
 
 
@@ -217,7 +217,7 @@ class Optional:
     def __init__(self, variant: Tensor, element_spec: Any) -> None:
         self._variant_tensor = variant
         self._element_spec = element_spec
-        self._components = structure.component_specs(element_spec)
+        self._components = structure.graph_specs(element_spec)
 
     @property
     def element_spec(self) -> Any:
@@ -231,7 +231,7 @@ class Optional:
         """The value's tensors (InvalidArgumentError at run time when there is none)."""
         flat = dataset_ops.OptionalGetValue(self._variant_tensor, output_types=[s.dtype for s in self._components],
                                             output_shapes=[s.shape for s in self._components], name=name)
-        return structure.from_components(self._element_spec, flat if isinstance(flat, list) else [flat])
+        return structure.from_graph_tensors(self._element_spec, flat if isinstance(flat, list) else [flat])
 
 
 @tf_export("data.experimental.get_next_as_optional")

@@ -341,3 +341,39 @@ def test_from_structure_reads_legacy_shapes_given_as_lists():
         assert [s.as_list() for s in pair.output_shapes] == [[None], [2, 3]]
         init = it.make_initializer(_sparse_range(2))
         assert _triple(dataset_elements(it.get_next(), init=init)[1]) == ([[0]], [1], [2])
+
+
+def test_a_sparse_component_is_one_serialized_variant_in_the_graph():
+    """TF passes a sparse component through the graph serialized: SerializeManySparse (SerializeSparse) into the
+    source node, one variant of unknown shape in every dataset and iterator node, DeserializeSparse after
+    IteratorGetNext (names and output indices from TF 2.21)."""
+    with tf.Graph().as_default() as g:
+        sp = tf.SparseTensor([[0, 0], [1, 2], [2, 1]], [1., 2., 3.], [3, 4])
+        ds = tf.data.Dataset.from_tensor_slices({"s": sp, "a": tf.range(3)})
+        it = ds.batch(2).make_initializable_iterator()
+        x = it.get_next()
+        z = tf.data.Dataset.from_tensors(sp).make_one_shot_iterator().get_next()
+        assert [n.op for n in g.as_graph_def().node] == [
+            "Const", "Const", "Const", "Const", "Const", "Const", "Range", "SerializeManySparse", "TensorSliceDataset",
+            "Const", "Const", "BatchDatasetV2", "IteratorV2", "MakeIterator", "IteratorToStringHandle",
+            "IteratorGetNext", "DeserializeSparse", "Unpack", "Const", "Pack", "SerializeSparse", "TensorDataset",
+            "OneShotIterator", "IteratorToStringHandle", "IteratorGetNext", "DeserializeSparse", "Const"]
+        nodes = {n.name: n for n in g.as_graph_def().node}
+        assert nodes["TensorSliceDataset"].input == ["range", "SerializeManySparse"]
+        assert [tf.as_dtype(t) for t in nodes["IteratorGetNext"].attr["output_types"].list.type] == [
+            tf.int32, tf.variant]
+        assert nodes["IteratorGetNext"].attr["output_shapes"].list.shape[1].unknown_rank
+        assert x["a"].name == "IteratorGetNext:0"
+        assert [x["s"].indices.name, x["s"].values.name] == ["DeserializeSparse:0", "DeserializeSparse:1"]
+        assert x["s"].indices.shape.as_list() == [None, 2]
+        assert z.indices.name == "DeserializeSparse_1:0" and z.dense_shape.name == "shape:0"
+        handle = tf.placeholder(tf.string, [])
+        fed = tf.data.Iterator.from_string_handle(handle, ds.output_types, ds.output_shapes, ds.output_classes)
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            first = sess.run(x)
+            assert first["a"].tolist() == [0, 1]
+            assert _triple(first["s"]) == ([[0, 0], [1, 2]], [1., 2.], [2, 4])
+            assert _triple(sess.run(z)) == ([[0, 0], [1, 2], [2, 1]], [1., 2., 3.], [3, 4])
+            one = sess.run(fed.get_next(), {handle: sess.run(ds.make_one_shot_iterator().string_handle())})
+            assert _triple(one["s"]) == ([[0]], [1.], [4])
