@@ -13,7 +13,7 @@ from typing import Any
 
 from tensorweave.data import structure
 from tensorweave.data.function import GraphEvaluation
-from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework import dtypes, nest, random_seed, tensor_shape
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
@@ -144,6 +144,7 @@ class Iterator:
 def make_one_shot_iterator(dataset: Any) -> Iterator:
     """An iterator that initializes itself on first use: what its dataset captured is evaluated then, so it may
     capture neither a placeholder nor a stateful op (a variable, a lookup table, a random op), as in TF."""
+    random_seed.get_seed(None)  # TF's draws an op seed (for the function it defines), which later ops' seeds count
     _check_capturable_by_value(_captures_in_tf_order(dataset, {}))
     evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures(), control_inputs=False)
     factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))

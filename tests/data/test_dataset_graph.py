@@ -381,3 +381,29 @@ def test_bucket_by_sequence_length_captures_its_batch_sizes():
 
     assert _dataset_nodes(_graph(build))[-1] == ("GroupByWindowDataset", "GroupByWindowDataset",
                                                  ["MapDataset", "Const", "Const"])
+
+
+def test_graph_seed_only_shuffle_and_later_random_ops_match_tf():
+    """A one-shot iterator draws an op seed as TF's does (its function's), so the seeds of the shuffles and
+    random ops made after it are TF's; values recorded from TF 2.21."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.data.Dataset.range(6).shuffle(3).batch(2).make_one_shot_iterator().get_next()
+        r = tf.random_uniform([2])
+        d2 = tf.data.Dataset.from_tensor_slices(np.arange(8)).map(lambda v: v * 2).shuffle(4).repeat(2).batch(3)
+        y = d2.make_initializable_iterator()
+        yn = y.get_next()
+        r2 = tf.random_uniform([2])
+        with tf.Session() as sess:
+            assert [sess.run(x).tolist() for _ in range(3)] == [[0, 2], [4, 1], [3, 5]]
+            np.testing.assert_allclose(sess.run([r, r2]), [[0.406397, 0.8576], [0.385387, 0.361992]], atol=1e-6)
+            sess.run(y.initializer)
+            assert [sess.run(yn).tolist() for _ in range(3)] == [[2, 4, 10], [8, 0, 6], [14, 12, 4]]
+
+
+def test_a_function_using_the_graph_seed_warns_as_tf():
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        with pytest.warns(UserWarning, match="Seed 3 from outer graph might be getting used by function "
+                                             "Dataset_map_lambda, if the random op has not been provided any seed"):
+            tf.data.Dataset.range(3).map(lambda v: tf.random_uniform([]))
