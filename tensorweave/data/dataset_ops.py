@@ -257,11 +257,27 @@ class _Bound:
         return self.dataset._iterate(run.nested(self, prefix))
 
 
+def _v2(dataset: DatasetV1) -> DatasetV1:
+    """`dataset` as TF's DatasetV2 (what a transformation TF1's Dataset does not override returns)."""
+    dataset._v1 = False
+    return dataset
+
+
+def _v1(dataset: DatasetV1) -> DatasetV1:
+    """`dataset` as TF1's Dataset (TF's DatasetV1Adapter of it)."""
+    dataset._v1 = True
+    return dataset
+
+
 @tf_export("data.Dataset")
 class DatasetV1:
     """Represents a potentially large set of elements."""
 
     _tf_class_name: str | None = None  # the name TF's own class for this transformation has, where it differs
+    # Whether TF's value is a TF1 Dataset (DatasetV1Adapter): what TF1's Dataset overrides returns one, the
+    # transformations only DatasetV2 has (take_while, scan, ...) a DatasetV2, which lacks TF1's iterator methods
+    # and legacy structure attributes, as do the transformations of a DatasetV2
+    _v1 = True
 
     def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], element_spec: Any) -> None:
         graph = get_default_graph()
@@ -273,20 +289,29 @@ class DatasetV1:
         self._captures = captures
         self._element_spec = element_spec
         self._components = structure.component_specs(element_spec)
+        self._v1 = inputs[0]._v1 if inputs else True
         self._variant: Tensor | None = None if executing_eagerly() else self._node()
 
     # -- structure -------------------------------------------------------------------------------------------
 
+    def _v1_only(self, attribute: str) -> None:
+        if not self._v1:
+            raise AttributeError(f"'{self._tf_class_name or type(self).__name__}' object has no attribute "
+                                 f"'{attribute}'")
+
     @property
     def output_types(self) -> Any:
+        self._v1_only("output_types")
         return structure.legacy_types(self._element_spec)
 
     @property
     def output_shapes(self) -> Any:
+        self._v1_only("output_shapes")
         return structure.legacy_shapes(self._element_spec)
 
     @property
     def output_classes(self) -> Any:
+        self._v1_only("output_classes")
         return structure.legacy_classes(self._element_spec)
 
     @property
@@ -422,13 +447,17 @@ class DatasetV1:
 
     # -- iterators ---------------------------------------------------------------------------------------------
 
-    def make_one_shot_iterator(self) -> iterator_ops.Iterator:
+    @property
+    def make_one_shot_iterator(self) -> Callable[[], iterator_ops.Iterator]:
         """An iterator that initializes itself on first use."""
-        return iterator_ops.make_one_shot_iterator(self)
+        self._v1_only("make_one_shot_iterator")
+        return lambda: iterator_ops.make_one_shot_iterator(self)
 
-    def make_initializable_iterator(self, shared_name: str | None = None) -> iterator_ops.Iterator:
+    @property
+    def make_initializable_iterator(self) -> Callable[..., iterator_ops.Iterator]:
         """An iterator with an initializer op (run it, feeding the dataset's placeholders)."""
-        return iterator_ops.make_initializable_iterator(self, shared_name)
+        self._v1_only("make_initializable_iterator")
+        return lambda shared_name=None: iterator_ops.make_initializable_iterator(self, shared_name)
 
     def get_single_element(self, name: str | None = None) -> Any:
         """The tensors of this dataset's one element (InvalidArgumentError at run time when it has none or
@@ -511,12 +540,12 @@ class DatasetV1:
     def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
                name: str | None = None) -> DatasetV1:
         """An endless dataset of pseudorandom int64 values (TF's, for a seed)."""
-        return transformation("random_dataset")(seed)
+        return _v2(transformation("random_dataset")(seed))
 
     @staticmethod
     def zip(datasets: Any, name: str | None = None) -> DatasetV1:
         """A dataset of the elements of the given (nested) datasets, zipped together."""
-        return transformation("_ZipDataset")(datasets)
+        return _v1(transformation("_ZipDataset")(datasets))
 
     # -- transformations ---------------------------------------------------------------------------------------
 
@@ -565,7 +594,7 @@ class DatasetV1:
                      name: str | None = None) -> DatasetV1:
         """Batches in which a component whose shape is not fully known is ragged (its ragged dimensions from
         the last unknown one outward), so elements of differing shapes batch together."""
-        return transformation("_DenseToRaggedDataset")(self, row_splits_dtype).batch(batch_size, drop_remainder)
+        return _v2(transformation("_DenseToRaggedDataset")(self, row_splits_dtype).batch(batch_size, drop_remainder))
 
     def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
                      drop_remainder: Any = False, name: str | None = None) -> DatasetV1:
@@ -605,11 +634,11 @@ class DatasetV1:
 
     def take_while(self, predicate: Callable, name: str | None = None) -> DatasetV1:
         """The elements up to the first for which `predicate` is false."""
-        return transformation("_TakeWhileDataset")(self, predicate)
+        return _v2(transformation("_TakeWhileDataset")(self, predicate))
 
     def scan(self, initial_state: Any, scan_func: Callable, name: str | None = None) -> DatasetV1:
         """scan_func(state, element) -> (new state, output element), the state carried across elements."""
-        return transformation("_ScanDataset")(self, initial_state, scan_func)
+        return _v2(transformation("_ScanDataset")(self, initial_state, scan_func))
 
     def reduce(self, initial_state: Any, reduce_func: Callable, name: str | None = None) -> Any:
         """The state reduce_func(state, element) -> new state leaves after the last element, as tensors."""
@@ -623,15 +652,22 @@ class DatasetV1:
         UnbatchDataset); a batch of datasets gives its datasets."""
         return transformation("_UnbatchDataset")(transformation("_NormalizedDataset")(self))
 
+    def sparse_batch(self, batch_size: Any, row_shape: Any, name: str | None = None) -> DatasetV1:
+        """Batches of elements of differing shapes as one SparseTensor of dense shape `[batch, *row_shape]`
+        (tf.data.experimental.dense_to_sparse_batch, which builds on the transformations: imported here)."""
+        from tensorweave.data.experimental_ops import dense_to_sparse_batch
+
+        return _v2(dense_to_sparse_batch(batch_size, row_shape)(self))
+
     def unique(self, name: str | None = None) -> DatasetV1:
         """The first occurrence of each distinct element (int32, int64 or string elements)."""
-        return transformation("_UniqueDataset")(self)
+        return _v2(transformation("_UniqueDataset")(self))
 
     @staticmethod
     def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = True,
                              name: str | None = None) -> DatasetV1:
         """The next element of `datasets[i]` for each `i` of `choice_dataset`."""
-        return transformation("_choose_from_datasets")(datasets, choice_dataset, stop_on_empty_dataset)
+        return _v2(transformation("_choose_from_datasets")(datasets, choice_dataset, stop_on_empty_dataset))
 
     def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size: Any = None,
                         window_size_func: Callable | None = None, name: str | None = None) -> DatasetV1:
@@ -644,7 +680,7 @@ class DatasetV1:
         if window_size is not None:
             def window_size_func(key: Tensor) -> Tensor:
                 return _int64(window_size, "window_size")
-        return transformation("_GroupByWindowDataset")(self, key_func, reduce_func, window_size_func)
+        return _v2(transformation("_GroupByWindowDataset")(self, key_func, reduce_func, window_size_func))
 
     def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries: Any,
                                   bucket_batch_sizes: Any, padded_shapes: Any = None, padding_values: Any = None,
@@ -652,8 +688,8 @@ class DatasetV1:
                                   drop_remainder: bool = False, name: str | None = None) -> DatasetV1:
         """Elements batched (padded, unless `no_padding`) with others whose `element_length_func` length falls
         in the same bucket of `bucket_boundaries`, `bucket_batch_sizes[bucket]` to a batch."""
-        return transformation("bucket_by_sequence_length")(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
-                                         padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self)
+        return _v2(transformation("bucket_by_sequence_length")(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+                                         padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self))
 
     def cardinality(self) -> Tensor:
         return cardinality(self)
@@ -661,15 +697,16 @@ class DatasetV1:
     def rejection_resample(self, class_func: Callable, target_dist: Any, initial_dist: Any = None,
                            seed: int | None = None, name: str | None = None) -> DatasetV1:
         """(class_func(element), element) pairs, resampled so that the classes follow `target_dist`."""
-        return transformation("rejection_resample")(self, class_func, target_dist, initial_dist, seed)
+        return _v2(transformation("rejection_resample")(self, class_func, target_dist, initial_dist, seed))
 
     def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> DatasetV1:
-        return transformation("_IgnoreErrorsDataset")(self, log_warning)
+        return _v2(transformation("_IgnoreErrorsDataset")(self, log_warning))
 
     @staticmethod
     def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
                              stop_on_empty_dataset: bool = False, rerandomize_each_iteration: Any = None) -> DatasetV1:
-        return transformation("sample_from_datasets")(datasets, weights, seed, stop_on_empty_dataset)
+        sampled = transformation("sample_from_datasets")(datasets, weights, seed, stop_on_empty_dataset)
+        return sampled if any(sampled is d for d in datasets) else _v2(sampled)
 
     @staticmethod
     def counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64, name: str | None = None) -> DatasetV1:
@@ -677,8 +714,8 @@ class DatasetV1:
         with name_scope("counter"):
             start = convert_to_tensor(start, dtype=dtype, name="start")
             step = convert_to_tensor(step, dtype=dtype, name="step")
-            return DatasetV1.from_tensors(0).repeat(None).scan(
-                (start, step), lambda state, _: ((state[0] + state[1], state[1]), state[0]))
+            return _v2(DatasetV1.from_tensors(0).repeat(None).scan(
+                (start, step), lambda state, _: ((state[0] + state[1], state[1]), state[0])))
 
     def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
         """This dataset with `options` merged over the options of its inputs."""
@@ -695,7 +732,7 @@ class DatasetV1:
         dataset = transformation_func(self)
         if not isinstance(dataset, DatasetV1):
             raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(dataset)}.")
-        return dataset
+        return _v1(dataset) if self._v1 else dataset  # TF1's apply wraps what it gets in a DatasetV1Adapter
 
 
 def _visible_from(tensor: Tensor, graph: Any) -> bool:

@@ -13,7 +13,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.data import structure
-from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run
+from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run, _v1
 from tensorweave.data.elements import _batched_sparse, _batches
 from tensorweave.data.function import StructuredFunction
 from tensorweave.data.transformations import (
@@ -198,7 +198,7 @@ def group_by_window(key_func: Callable, reduce_func: Callable, window_size: Any 
 @tf_export("data.experimental.choose_from_datasets")
 def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = False) -> DatasetV1:
     """TF1's `tf.data.experimental.choose_from_datasets` (which does not stop on an empty dataset by default)."""
-    return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+    return _v1(_choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset))
 
 
 @tf_export("data.experimental.unique")
@@ -210,13 +210,13 @@ def unique() -> Callable[[DatasetV1], DatasetV1]:
 @tf_export("data.experimental.Counter")
 def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> DatasetV1:  # noqa: N802 (TF's name)
     """An endless dataset counting from `start` by `step` (TF's: a scan over a repeated element)."""
-    return DatasetV1.counter(start, step, dtype)
+    return _v1(DatasetV1.counter(start, step, dtype))
 
 
 @tf_export("data.experimental.RandomDataset")
 def RandomDataset(seed: int | None = None) -> DatasetV1:  # noqa: N802 (TF's name)
     """An endless dataset of pseudorandom int64 values: `Dataset.random`."""
-    return DatasetV1.random(seed)
+    return _v1(DatasetV1.random(seed))
 
 
 @tf_export("data.experimental.ignore_errors")
@@ -306,7 +306,7 @@ class _DenseToSparseBatchDataset(DatasetV1):
         with name_scope("DenseToSparseBatchDataset") as self._scope:  # TF's: the node is named by its scope
             size = _int64(batch_size, "batch_size")
         super().__init__((source,), [size, dims], SparseTensorSpec(
-            tensor_shape.TensorShape([None]).concatenate(row_shape), source.output_types))
+            tensor_shape.TensorShape([None]).concatenate(row_shape), structure.legacy_types(source.element_spec)))
 
     def _node(self, name: str | None = None) -> Tensor:
         return super()._node(name or self._scope)

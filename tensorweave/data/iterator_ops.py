@@ -85,18 +85,20 @@ class Iterator:
     def make_initializer(self, dataset: Any, name: str | None = None) -> Operation:
         """An op that (re)starts this iterator on `dataset`, whose structure must match."""
         with name_scope(name, "make_initializer") as scope:
-            types, theirs = self.output_types, dataset.output_types
+            spec = dataset.element_spec  # a DatasetV2's too (no legacy structure attributes)
+            types, theirs = self.output_types, structure.legacy_types(spec)
+            shapes, classes = structure.legacy_shapes(spec), structure.legacy_classes(spec)
             nest.assert_same_data_structure(types, theirs)  # TF's ValueError
-            nest.assert_same_data_structure(self.output_shapes, dataset.output_shapes)
-            if nest.flatten(self.output_classes) != nest.flatten(dataset.output_classes):
+            nest.assert_same_data_structure(self.output_shapes, shapes)
+            if nest.flatten(self.output_classes) != nest.flatten(classes):
                 raise TypeError(f"Expected output classes {self.output_classes!r} but got dataset with output classes "
-                                f"{dataset.output_classes!r}.")
+                                f"{classes!r}.")
             if nest.flatten(types) != nest.flatten(theirs):
                 raise TypeError(f"Expected output types {types!r} but got dataset with output types {theirs!r}.")
-            for mine, other in zip(nest.flatten(self.output_shapes), nest.flatten(dataset.output_shapes)):
+            for mine, other in zip(nest.flatten(self.output_shapes), nest.flatten(shapes)):
                 if not mine.is_compatible_with(other):
                     raise TypeError(f"Expected output shapes compatible with {self.output_shapes!r} but got dataset "
-                                    f"with output shapes {dataset.output_shapes!r}.")
+                                    f"with output shapes {shapes!r}.")
             return dataset_ops.MakeIterator(dataset._variant_tensor(), self._iterator_resource, name=scope)
 
     def get_next(self, name: str | None = None) -> Any:
@@ -198,17 +200,17 @@ def make_initializable_iterator(dataset: Any, shared_name: str | None = None) ->
 
 @tf_export("data.get_output_types")
 def get_output_types(dataset_or_iterator: Any) -> Any:
-    return dataset_or_iterator.output_types
+    return structure.legacy_types(dataset_or_iterator.element_spec)
 
 
 @tf_export("data.get_output_shapes")
 def get_output_shapes(dataset_or_iterator: Any) -> Any:
-    return dataset_or_iterator.output_shapes
+    return structure.legacy_shapes(dataset_or_iterator.element_spec)
 
 
 @tf_export("data.get_output_classes")
 def get_output_classes(dataset_or_iterator: Any) -> Any:
-    return dataset_or_iterator.output_classes
+    return structure.legacy_classes(dataset_or_iterator.element_spec)
 
 
 @tf_export("data.experimental.Optional")

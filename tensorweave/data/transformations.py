@@ -31,6 +31,7 @@ from tensorweave.data.dataset_ops import (
     WindowValue,
     _int64,
     _Run,
+    _v1,
     transformation,
 )
 from tensorweave.data.elements import (
@@ -632,7 +633,7 @@ class _UniqueDataset(DatasetV1):
     _op = dataset_ops.UniqueDataset
 
     def __init__(self, source: DatasetV1) -> None:
-        for dtype in nest.flatten(source.output_types):
+        for dtype in nest.flatten(structure.legacy_types(source.element_spec)):
             if dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
                 raise TypeError(f"`tf.data.Dataset.unique` does not support type {dtype} -- only `tf.int32`, "
                                 "`tf.int64`, and `tf.string` are supported.")
@@ -772,7 +773,7 @@ class _PaddedBatchDataset(DatasetV1):
                                 "spec of elements in the input dataset is not a subclass of TensorSpec: "
                                 f"`{spec}`.")
         if padded_shapes is None:
-            padded_shapes = source.output_shapes
+            padded_shapes = structure.legacy_shapes(source.element_spec)
         given: dict[int, Tensor] = {}  # the shapes given as tensors, by the id of the static shape read from each
 
         def read(shape: Any) -> tensor_shape.TensorShape:
@@ -784,7 +785,7 @@ class _PaddedBatchDataset(DatasetV1):
                 given[id(static)] = value
                 return static
 
-        shapes = structure.shapes_like(source.output_types, padded_shapes, read)
+        shapes = structure.shapes_like(structure.legacy_types(source.element_spec), padded_shapes, read)
         flat_shapes = nest.flatten(shapes)
         dynamic = [given.get(id(shape)) for shape in flat_shapes]
         self._dynamic = [i for i, tensor in enumerate(dynamic) if tensor is not None]
@@ -806,7 +807,7 @@ class _PaddedBatchDataset(DatasetV1):
                                  "corresponding input component.")
         rows = _static_rows(size, drop)
         super().__init__((source,), [size, *shape_tensors, *pads, drop],
-                         structure.element_spec(source.output_types, nest.map_structure(
+                         structure.element_spec(structure.legacy_types(source.element_spec), nest.map_structure(
                              lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
@@ -1221,7 +1222,7 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
                     message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
                 with control_dependencies([check]):
                     filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
-            shapes = padded_shapes or window.output_shapes
+            shapes = padded_shapes or structure.legacy_shapes(window.element_spec)
             flat = [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
                     for s in nest.flatten(shapes)]
             shapes = nest.pack_sequence_as(shapes, flat)
@@ -1272,7 +1273,7 @@ def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = 
         selector = DatasetV1.zip((logits, seeds)).map(choose)
     else:
         selector = seeds.map(lambda seeds: choose(logits, seeds))
-    return _DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset)
+    return _v1(_DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset))  # TF1's export
 
 
 def rejection_resample(dataset: DatasetV1, class_func: Callable, target_dist: Any, initial_dist: Any = None,

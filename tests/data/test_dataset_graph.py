@@ -407,3 +407,32 @@ def test_a_function_using_the_graph_seed_warns_as_tf():
         with pytest.warns(UserWarning, match="Seed 3 from outer graph might be getting used by function "
                                              "Dataset_map_lambda, if the random op has not been provided any seed"):
             tf.data.Dataset.range(3).map(lambda v: tf.random_uniform([]))
+
+
+def test_v2_only_transformations_return_datasets_without_tf1_methods():
+    """TF1's Dataset overrides only some transformations (returning a DatasetV1Adapter); the others (take_while,
+    scan, unique, ...) return a DatasetV2, without make_one_shot_iterator or the legacy structure attributes, as
+    do the transformations of a DatasetV2; apply, zip, enumerate and the tf.data.experimental ones give TF1's."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(10)
+        v2 = [ds.take_while(lambda x: x < 3), ds.scan(np.int64(0), lambda s, x: (s + x, s)), ds.unique(),
+              ds.group_by_window(lambda x: x % 2, lambda k, w: w.batch(2), window_size=2), ds.ignore_errors(),
+              ds.map(lambda x: tf.fill([x], x)).sparse_batch(2, [10]), tf.data.Dataset.random(seed=1),
+              tf.data.Dataset.choose_from_datasets([ds, ds], tf.data.Dataset.range(2)),
+              tf.data.Dataset.sample_from_datasets([ds, ds], seed=1), tf.data.Dataset.counter(),
+              ds.map(lambda x: tf.fill([x], x)).ragged_batch(2), ds.take_while(lambda x: x < 3).take(2),
+              ds.take_while(lambda x: x < 3).apply(lambda d: d)]
+        v1 = [ds.shuffle(2), ds.enumerate(), ds.take_while(lambda x: x < 3).enumerate(),
+              ds.apply(tf.data.experimental.take_while(lambda x: x < 3)), ds.apply(lambda d: d.unique()),
+              tf.data.experimental.choose_from_datasets([ds, ds], tf.data.Dataset.range(2)),
+              tf.data.experimental.sample_from_datasets([ds, ds]), tf.data.experimental.Counter(),
+              tf.data.experimental.RandomDataset(1), tf.data.Dataset.zip((ds.unique(), ds))]
+        assert [hasattr(d, "make_one_shot_iterator") or hasattr(d, "output_types") for d in v2] == [False] * len(v2)
+        assert all(hasattr(d, "make_one_shot_iterator") and hasattr(d, "output_types") for d in v1)
+        with pytest.raises(AttributeError, match="'_TakeWhileDataset' object has no attribute "
+                                                 "'make_one_shot_iterator'"):
+            v2[0].make_one_shot_iterator()
+        assert tf.data.get_output_types(v2[0]) == tf.int64
+        nxt = tf.data.make_one_shot_iterator(v2[0]).get_next()
+        with tf.Session() as sess:
+            assert [sess.run(nxt) for _ in range(3)] == [0, 1, 2]
