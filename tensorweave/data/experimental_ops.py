@@ -21,6 +21,8 @@ from tensorweave.data.transformations import (
     _choose_from_datasets,
     _IgnoreErrorsDataset,
     _InterleaveDataset,
+    _MapAndBatchDataset,
+    _ShuffleAndRepeatDataset,
 )
 from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import Tensor, name_scope
@@ -228,8 +230,9 @@ def ignore_errors(log_warning: bool = False) -> Callable[[DatasetV1], DatasetV1]
 
 @tf_export("data.experimental.shuffle_and_repeat")
 def shuffle_and_repeat(buffer_size: Any, count: Any = None, seed: Any = None) -> Callable[[DatasetV1], DatasetV1]:
-    """shuffle then repeat, as one transformation (TF 2.21's ShuffleAndRepeatDataset gives the same order)."""
-    return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+    """shuffle then repeat, as one transformation: TF's ShuffleAndRepeatDataset node (the order of a shuffle
+    then a repeat)."""
+    return lambda dataset: _ShuffleAndRepeatDataset(dataset, buffer_size, count, seed)
 
 
 @tf_export("data.experimental.parallel_interleave")
@@ -246,8 +249,15 @@ def parallel_interleave(map_func: Callable, cycle_length: Any, block_length: Any
 @tf_export("data.experimental.map_and_batch")
 def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any = None, drop_remainder: Any = False,
                   num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
-    """map then batch, as one transformation (for `Dataset.apply`)."""
-    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+    """map then batch, as one transformation (for `Dataset.apply`): TF's MapAndBatchDataset node, whose parallel
+    calls are `num_parallel_calls`, else `batch_size` times `num_parallel_batches` (or 1)."""
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError("`map_and_batch` allows only one of `num_parallel_batches` and `num_parallel_calls` to be "
+                         f"set, but `num_parallel_batches` was set to {num_parallel_batches} and `num_parallel_calls` "
+                         f"as set to {num_parallel_calls}.")
+    if num_parallel_calls is None:
+        num_parallel_calls = batch_size if num_parallel_batches is None else batch_size * num_parallel_batches
+    return lambda dataset: _MapAndBatchDataset(dataset, map_func, batch_size, num_parallel_calls, drop_remainder)
 
 
 @tf_export("data.experimental.scan")

@@ -736,20 +736,65 @@ class _BatchDataset(DatasetV1):
         yield from _batches(run, self._inputs[0]._iterate(run), size, drop, self._assemble)
 
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
-        """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
-        elements (a parallel map's pool maps a whole window per task); a window with a failing element fails."""
-        function, inputs = mapped._bound_function(run), mapped._inputs[0]._iterate(run)
-        windows = iter(lambda: list(itertools.islice(inputs, size)), [])
-        if mapped._parallel <= 1:
-            outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
-        else:
-            outcomes = _pooled(function, windows, 2)
-        for window in outcomes:
-            failure = next((o for o in window if isinstance(o, errors.OpError)), None)
-            if failure is not None:
-                run.failed(failure)
-            elif not (drop and len(window) < size):
-                yield from _checked(run, window, self._assemble)
+        return _mapped_batches(run, mapped, mapped._inputs[0], size, drop, self._assemble)
+
+
+def _mapped_batches(run: _Run, mapped: _MapDataset, source: DatasetV1, size: int, drop: bool,
+                    assemble: Callable) -> PyIterator[Element]:
+    """map then batch as TF's map_and_batch_fusion (and MapAndBatchDataset) runs them: `mapped`'s function over
+    windows of `size` elements of `source` (a parallel map's pool maps a whole window per task); a window with a
+    failing element fails."""
+    function, inputs = mapped._bound_function(run), source._iterate(run)
+    windows = iter(lambda: list(itertools.islice(inputs, size)), [])
+    if mapped._parallel <= 1:
+        outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
+    else:
+        outcomes = _pooled(function, windows, 2)
+    for window in outcomes:
+        failure = next((o for o in window if isinstance(o, errors.OpError)), None)
+        if failure is not None:
+            run.failed(failure)
+        elif not (drop and len(window) < size):
+            yield from _checked(run, window, assemble)
+
+
+class _MapAndBatchDataset(_MapDataset):
+    """tf.data.experimental.map_and_batch: TF's one MapAndBatchDataset node (the function's captures, then the
+    batch size, the parallel calls and drop_remainder)."""
+
+    _op = dataset_ops.MapAndBatchDataset
+
+    def __init__(self, source: DatasetV1, map_func: Callable, batch_size: Any, num_parallel_calls: Any,
+                 drop_remainder: Any) -> None:
+        self._function = StructuredFunction(map_func, source.element_spec,
+                                            transformation="tf.data.experimental.map_and_batch()")
+        size = _int64(batch_size, "batch_size")
+        parallel = _int64(num_parallel_calls, "num_parallel_calls")
+        drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+        parallel_value = tensor_util.constant_value(parallel)
+        self._parallel = (os.cpu_count() or 1) if parallel_value is None or parallel_value == AUTOTUNE \
+            else max(int(parallel_value), 1)
+        output = self._function.output_spec
+        self._assemble = _stacked if structure.is_dense(output) else _batcher(output)
+        rows = _static_rows(size, drop)
+        DatasetV1.__init__(self, (source,), self._function.captures + [size, parallel, drop],
+                           nest.map_structure(lambda s: s._batch(rows), output))
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        count = len(self._function.captures)
+        return [variants[0], self._captures[:count], *self._captures[count:]]
+
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[len(self._function.captures)])
+
+    def _cardinality(self, run: _Run) -> int:
+        count = len(self._function.captures)
+        return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, count), run.scalar(self, count + 2))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        count = len(self._function.captures)
+        yield from _mapped_batches(run, self, self._inputs[0], run.scalar(self, count), run.scalar(self, count + 2),
+                                   self._assemble)
 
 
 def _check_batch_size(size: Any) -> None:
@@ -907,6 +952,40 @@ class _ShuffleDataset(DatasetV1):
             else:
                 buffer[start] = incoming
             start = (start + 1) % size
+
+
+class _ShuffleAndRepeatDataset(_ShuffleDataset):
+    """tf.data.experimental.shuffle_and_repeat: TF's one ShuffleAndRepeatDataset node (its constants made in
+    TF's order: buffer_size, count, then the seeds); each pass reshuffles, as shuffle then repeat."""
+
+    _op = dataset_ops.ShuffleAndRepeatDataset
+
+    def __init__(self, source: DatasetV1, buffer_size: Any, count: Any, seed: Any) -> None:
+        self._reshuffle = True
+        buffer_size = _int64(buffer_size, "buffer_size")
+        count = _int64(-1 if count is None else count, "count")
+        DatasetV1.__init__(self, (source,), [buffer_size, *_seeds(seed), count], source.element_spec)
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {}
+
+    _same_cardinality = False
+
+    def _cardinality(self, run: _Run) -> int:
+        count, n = run.scalar(self, 3), self._inputs[0]._cardinality(run)
+        if count < 0:
+            return 0 if n == 0 else INFINITE_CARDINALITY
+        return 0 if count == 0 else n if n < 0 else n * count
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        count = run.scalar(self, 3)
+        for _ in itertools.count() if count < 0 else range(count):
+            produced = False
+            for element in super()._iterate(run):
+                produced = True
+                yield element
+            if not produced:
+                return
 
 
 class _CountDataset(DatasetV1):

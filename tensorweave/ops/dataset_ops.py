@@ -171,6 +171,13 @@ PaddedBatchDatasetV2 = _dataset_op(
      "N: int >= 1"], structure=False)
 ShuffleDataset = _dataset_op("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64", "seed: int64",
                                                 "seed2: int64"], ["reshuffle_each_iteration: bool = true"])
+ShuffleAndRepeatDataset = _dataset_op("ShuffleAndRepeatDataset", ["input_dataset: variant", "buffer_size: int64",
+                                                                  "seed: int64", "seed2: int64", "count: int64"],
+                                      ["reshuffle_each_iteration: bool = true"])
+MapAndBatchDataset = _dataset_op("MapAndBatchDataset", ["input_dataset: variant", "other_arguments: Targuments",
+                                                        "batch_size: int64", "num_parallel_calls: int64",
+                                                        "drop_remainder: bool"],
+                                 ["f: func"] + _FUNCTION + ["preserve_cardinality: bool = false"])
 RepeatDataset = _dataset_op("RepeatDataset", ["input_dataset: variant", "count: int64"], [])
 TakeDataset = _dataset_op("TakeDataset", ["input_dataset: variant", "count: int64"], [])
 SkipDataset = _dataset_op("SkipDataset", ["input_dataset: variant", "count: int64"], [])
@@ -237,7 +244,7 @@ DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDa
                ZipDataset,
                ConcatenateDataset, MapDataset, ParallelMapDatasetV2, FilterDataset, TakeWhileDataset, FlatMapDataset,
                InterleaveDataset, ParallelInterleaveDatasetV4, LegacyParallelInterleaveDatasetV2, ScanDataset, GroupByWindowDataset, BatchDatasetV2,
-               PaddedBatchDatasetV2, ShuffleDataset, RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
+               PaddedBatchDatasetV2, ShuffleDataset, ShuffleAndRepeatDataset, MapAndBatchDataset, RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
                CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, RewriteDataset, OptionsDataset,
                IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, AssertCardinalityDataset,
                TFRecordDataset,

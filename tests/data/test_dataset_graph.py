@@ -436,3 +436,31 @@ def test_v2_only_transformations_return_datasets_without_tf1_methods():
         nxt = tf.data.make_one_shot_iterator(v2[0]).get_next()
         with tf.Session() as sess:
             assert [sess.run(nxt) for _ in range(3)] == [0, 1, 2]
+
+
+def test_shuffle_and_repeat_and_map_and_batch_are_tfs_single_nodes():
+    """TF's experimental shuffle_and_repeat and map_and_batch each make one node (ShuffleAndRepeatDataset,
+    MapAndBatchDataset) over TF's constants; values recorded from TF 2.21."""
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(5)
+        ds = tf.data.Dataset.range(10)
+        a = ds.apply(tf.data.experimental.shuffle_and_repeat(4, 3))
+        c = ds.apply(tf.data.experimental.map_and_batch(lambda x: (x, tf.as_string(x)), 4))
+        d = ds.apply(tf.data.experimental.map_and_batch(lambda x: {"v": tf.fill([2], x)}, 3, num_parallel_batches=2,
+                                                        drop_remainder=True))
+        assert d.output_shapes == {"v": tf.TensorShape([3, 2])}
+        nodes = {n.name: n for n in g.as_graph_def().node}
+        assert list(nodes["ShuffleAndRepeatDataset"].input) == ["RangeDataset", "buffer_size", "seed", "seed2", "count"]
+        assert list(nodes["MapAndBatchDataset"].input) == ["RangeDataset", "batch_size", "num_parallel_calls",
+                                                           "drop_remainder"]
+        assert [n.op for n in g.as_graph_def().node][4:8] == ["Const", "Const", "Const", "Const"]
+        with pytest.raises(ValueError, match="`num_parallel_batches` was set to 1 and `num_parallel_calls` as set "
+                                             "to 2"):
+            tf.data.experimental.map_and_batch(lambda x: x, 2, 1, num_parallel_calls=2)
+        its = [tf.data.make_one_shot_iterator(x).get_next() for x in (a, c, d)]
+        with tf.Session() as sess:
+            assert sess.run(tf.data.experimental.cardinality(a)) == 30
+            assert [int(sess.run(its[0])) for _ in range(12)] == [2, 0, 5, 4, 7, 1, 3, 6, 8, 9, 0, 3]
+            values, strings = sess.run(its[1])
+            assert values.tolist() == [0, 1, 2, 3] and strings.tolist() == [b"0", b"1", b"2", b"3"]
+            assert sess.run(its[2])["v"].tolist() == [[0, 0], [1, 1], [2, 2]]
