@@ -232,9 +232,11 @@ class Optional:
 
     def get_value(self, name: str | None = None) -> Any:
         """The value's tensors (InvalidArgumentError at run time when there is none)."""
-        flat = dataset_ops.OptionalGetValue(self._variant_tensor, output_types=[s.dtype for s in self._components],
-                                            output_shapes=[s.shape for s in self._components], name=name)
-        return structure.from_graph_tensors(self._element_spec, flat if isinstance(flat, list) else [flat])
+        with name_scope(name, "OptionalGetValue") as scope:  # TF's: a sparse value's rebuild in its scope
+            flat = dataset_ops.OptionalGetValue(self._variant_tensor,
+                                                output_types=[s.dtype for s in self._components],
+                                                output_shapes=[s.shape for s in self._components], name=scope)
+            return structure.from_graph_tensors(self._element_spec, flat if isinstance(flat, list) else [flat])
 
 
 @tf_export("data.experimental.get_next_as_optional")

@@ -377,3 +377,18 @@ def test_a_sparse_component_is_one_serialized_variant_in_the_graph():
             assert _triple(sess.run(z)) == ([[0, 0], [1, 2], [2, 1]], [1., 2., 3.], [3, 4])
             one = sess.run(fed.get_next(), {handle: sess.run(ds.make_one_shot_iterator().string_handle())})
             assert _triple(one["s"]) == ([[0]], [1.], [4])
+
+
+def test_optional_get_value_rebuilds_a_sparse_value_in_its_scope():
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [1, 2]], [1, 2], [2, 4])
+        it = tf.data.make_initializable_iterator(tf.data.Dataset.zip({"a": tf.data.Dataset.from_tensor_slices(sp),
+                                                                      "b": tf.data.Dataset.range(2)}))
+        value = it.get_next_as_optional().get_value()
+        assert value["b"].name == "OptionalGetValue:1"
+        assert value["a"].indices.name == "OptionalGetValue/DeserializeSparse:0"
+        assert value["a"].dense_shape.name == "OptionalGetValue/shape:0"
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            got = sess.run(value)
+            assert _triple(got["a"]) == ([[0]], [1], [4]) and got["b"] == 0
