@@ -378,7 +378,7 @@ class _ScanDataset(DatasetV1):
                             f"state. Expected {structure.legacy_types(self._state_spec)}, got "
                             f"{structure.legacy_types(output[0])}.")
         self._state_size = len(structure.component_specs(self._state_spec))
-        self._state = structure.to_components(state, self._state_spec)
+        self._state = structure.to_graph_tensors(state, self._state_spec)  # a sparse state serialized, as TF's
         super().__init__((source,), self._state + self._function.captures,
                          self._state_spec if final_state else output[1])
 
@@ -400,8 +400,9 @@ class _ScanDataset(DatasetV1):
         return super()._node(name)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        values = run.captured(self)
-        state, function = values[:self._state_size], self._function.bound(values[self._state_size:])
+        values, count = run.captured(self), len(self._state)
+        state = structure.from_graph_values(self._state_spec, list(values[:count]))
+        function = self._function.bound(values[count:])
         for element in self._inputs[0]._iterate(run):
             outcome = _outcome(function, state + list(element))
             if isinstance(outcome, errors.OpError):

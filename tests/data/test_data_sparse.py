@@ -392,3 +392,18 @@ def test_optional_get_value_rebuilds_a_sparse_value_in_its_scope():
             sess.run(it.initializer)
             got = sess.run(value)
             assert _triple(got["a"]) == ([[0]], [1], [4]) and got["b"] == 0
+
+
+def test_a_sparse_scan_or_reduce_state_is_serialized_as_tfs():
+    with tf.Graph().as_default() as g:
+        st = tf.SparseTensor([[0]], tf.constant([0], tf.int64), [1])
+        ds = tf.data.Dataset.range(3)
+        scanned = ds.scan(st, lambda s, x: (tf.SparseTensor(s.indices, s.values + x, s.dense_shape), s.values[0]))
+        reduced = ds.reduce(st, lambda s, x: tf.SparseTensor(s.indices, s.values + x, s.dense_shape))
+        assert [n.op for n in g.as_graph_def().node][7:] == [
+            "SerializeSparse", "ScanDataset", "SerializeSparse", "ReduceDataset", "DeserializeSparse", "Const"]
+        assert reduced.indices.name == "DeserializeSparse:0"
+        nxt = tf.data.make_one_shot_iterator(scanned).get_next()
+        with tf.Session() as sess:
+            assert _triple(sess.run(reduced)) == ([[0]], [3], [1])
+            assert [sess.run(nxt) for _ in range(3)] == [0, 0, 1]
