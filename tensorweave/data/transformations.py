@@ -798,6 +798,18 @@ class _MapAndBatchDataset(_MapDataset):
                                    self._assemble)
 
 
+def _padding_value(value: Any, dtype: dtypes.DType) -> Tensor:
+    """A given padding value as TF's: converted as it is, then checked to be a scalar of the component's dtype."""
+    value = convert_to_tensor(value, name="padding_value")
+    if not value.shape.is_compatible_with(tensor_shape.TensorShape([])):
+        raise ValueError(f"Invalid `padding_values`. `padding_values` values should be scalars, but got "
+                         f"{value.shape}.")
+    if value.dtype != dtype:
+        raise TypeError(f"Invalid `padding_values`. `padding_values` values type {value.dtype!s} does not match "
+                        f"type {dtype!s} of the corresponding input component.")
+    return value
+
+
 def _check_batch_size(size: Any) -> None:
     if int(size) <= 0:
         raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
@@ -836,15 +848,17 @@ class _PaddedBatchDataset(DatasetV1):
         dynamic = [given.get(id(shape)) for shape in flat_shapes]
         self._dynamic = [i for i, tensor in enumerate(dynamic) if tensor is not None]
         flat_types = source._flat_types()
-        if padding_values is None:
-            flat_pads = [b"" if t == dtypes.string else 0 for t in flat_types]
-        else:
-            flat_pads = nest.flatten(padding_values)
         size = _int64(batch_size, "batch_size")
         shape_tensors = [tensor if tensor is not None else
                          _int64([-1 if d is None else d for d in shape.as_list()] if shape.rank is not None else [],
                                 "Const") for shape, tensor in zip(flat_shapes, dynamic)]
-        pads = [convert_to_tensor(p, dtype=t, name="padding_value") for p, t in zip(flat_pads, flat_types)]
+        if padding_values is None:
+            pads = [convert_to_tensor(b"" if t == dtypes.string else 0, dtype=t, name="padding_value")
+                    for t in flat_types]
+        else:  # one value (tf.data's nest: a list is one) for every component, as TF broadcasts it
+            one = not isinstance(padding_values, (tuple, dict))
+            flat_pads = [padding_values] * len(flat_types) if one else nest.flatten(padding_values)
+            pads = [_padding_value(p, t) for p, t in zip(flat_pads, flat_types)]
         drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         self._padded = flat_shapes
         for declared, element in zip(flat_shapes, source._flat_shapes()):

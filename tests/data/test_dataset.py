@@ -163,7 +163,12 @@ def test_batch_and_padded_batch():
         p = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[None])
         assert p.output_shapes.as_list() == [None, None]
         assert [v.tolist() for v in dataset_elements(p)] == [[[1, 0], [2, 2]], [[3, 3, 3]]]
-        q = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=-1)
+        q = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=np.int64(-1))
+        with pytest.raises(TypeError, match=r"Invalid `padding_values`. `padding_values` values type <dtype: 'int32'> "
+                                            r"does not match type <dtype: 'int64'> of the corresponding input component"):
+            tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=-1)
+        with pytest.raises(ValueError, match=r"`padding_values` values should be scalars, but got \(2,\)"):
+            tf.data.Dataset.range(3).map(lambda x: (x, x)).padded_batch(2, padding_values=[1, 2])
         assert [v.tolist() for v in dataset_elements(q)] == [[[1, -1, -1, -1], [2, 2, -1, -1]]]
         scalars = tf.data.Dataset.range(1, 3).map(lambda x: (tf.fill([x], x), x, tf.as_string(x)))
         vectors, ints, strings = dataset_elements(scalars.padded_batch(2, ([3], [], []), (tf.constant(-1, tf.int64),
