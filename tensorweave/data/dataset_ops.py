@@ -654,10 +654,8 @@ class DatasetV1:
 
     def sparse_batch(self, batch_size: Any, row_shape: Any, name: str | None = None) -> DatasetV1:
         """Batches of elements of differing shapes as one SparseTensor of dense shape `[batch, *row_shape]`
-        (tf.data.experimental.dense_to_sparse_batch, which builds on the transformations: imported here)."""
-        from tensorweave.data.experimental_ops import dense_to_sparse_batch
-
-        return _v2(dense_to_sparse_batch(batch_size, row_shape)(self))
+        (tf.data.experimental.dense_to_sparse_batch)."""
+        return _v2(transformation("_DenseToSparseBatchDataset")(self, batch_size, row_shape))
 
     def unique(self, name: str | None = None) -> DatasetV1:
         """The first occurrence of each distinct element (int32, int64 or string elements)."""

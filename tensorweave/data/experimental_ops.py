@@ -9,25 +9,22 @@ from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
 from typing import Any
 
-import numpy as np
-
 from tensorweave import errors
 from tensorweave.data import structure
 from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run, _v1
-from tensorweave.data.elements import _batched_sparse, _batches
 from tensorweave.data.function import StructuredFunction
 from tensorweave.data.transformations import (
-    _check_batch_size,
     _choose_from_datasets,
+    _DenseToSparseBatchDataset,
     _IgnoreErrorsDataset,
     _InterleaveDataset,
     _MapAndBatchDataset,
     _ShuffleAndRepeatDataset,
 )
-from tensorweave.framework import dtypes, nest, tensor_shape
-from tensorweave.framework.graph import Tensor, name_scope
+from tensorweave.framework import dtypes, nest
+from tensorweave.framework.graph import Tensor
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec
+from tensorweave.framework.type_spec import TensorSpec
 from tensorweave.ops import dataset_ops, parsing_ops
 from tensorweave.platform.tf_export import tf_export
 
@@ -305,46 +302,3 @@ def dense_to_sparse_batch(batch_size: Any, row_shape: Any) -> Callable[[DatasetV
     """A transformation (for `Dataset.apply`) that batches elements of differing shapes into one SparseTensor
     of dense shape `[batch, *row_shape]` (an unknown dimension of `row_shape` being the batch's largest)."""
     return lambda dataset: _DenseToSparseBatchDataset(dataset, batch_size, row_shape)
-
-
-class _DenseToSparseBatchDataset(DatasetV1):
-    _op = dataset_ops.DenseToSparseBatchDataset
-
-    def __init__(self, source: DatasetV1, batch_size: Any, row_shape: Any) -> None:
-        row_shape = tensor_shape.as_shape(row_shape)
-        dims = _int64([-1 if d is None else d for d in row_shape.as_list()], "Const")
-        with name_scope("DenseToSparseBatchDataset") as self._scope:  # TF's: the node is named by its scope
-            size = _int64(batch_size, "batch_size")
-        super().__init__((source,), [size, dims], SparseTensorSpec(
-            tensor_shape.TensorShape([None]).concatenate(row_shape), structure.legacy_types(source.element_spec)))
-
-    def _node(self, name: str | None = None) -> Tensor:
-        return super()._node(name or self._scope)
-
-    def _validate(self, captured: list[Any]) -> None:
-        _check_batch_size(captured[0])
-
-    def _iterate(self, run: _Run) -> PyIterator[Element]:
-        size, row_shape = run.scalar(self, 0), np.asarray(run.captured(self)[1])
-
-        def assemble(batch: list[Element]) -> Element:
-            values = [np.asarray(element[0]) for element in batch]
-            shapes = np.array([v.shape for v in values], dtype=np.int64).reshape(len(values), -1)
-            if shapes.shape[1] != len(row_shape):
-                raise errors.InvalidArgumentError(
-                    None, None, f"Input element had shape ({_shape_list(values[0].shape)}) that is incompatible with "
-                                f"the row shape ({_shape_list(row_shape)}).")
-            larger = np.any((row_shape >= 0) & (shapes > row_shape), axis=1)
-            if larger.any():
-                raise errors.DataLossError(
-                    None, None, f"Input element had shape ({_shape_list(values[int(np.argmax(larger))].shape)}) that "
-                                f"is larger than the row shape ({_shape_list(row_shape)}).")
-            dense = np.where(row_shape >= 0, row_shape, shapes.max(axis=0))
-            indices = [np.indices(v.shape).reshape(v.ndim, -1).T for v in values]
-            return _batched_sparse(indices, [v.ravel() for v in values], [dense] * len(values))
-
-        yield from _batches(run, self._inputs[0]._iterate(run), size, False, assemble)
-
-
-def _shape_list(dims: Any) -> str:
-    return f"[{','.join(str(int(d)) for d in dims)}]"
