@@ -80,6 +80,12 @@ UNKNOWN_CARDINALITY = -2
 
 export_value(UNKNOWN_CARDINALITY, "data.UNKNOWN_CARDINALITY", "data.experimental.UNKNOWN_CARDINALITY")
 
+# The shard index that asks tf.distribute's auto-sharding to fill it in (TF's)
+SHARD_HINT = -1
+
+
+export_value(SHARD_HINT, "data.experimental.SHARD_HINT")
+
 
 Element = list  # one flat element: a list of arrays, one per component
 
@@ -562,6 +568,25 @@ class DatasetV1:
 
     def filter(self, predicate: Callable, name: str | None = None) -> DatasetV1:
         return transformation("_FilterDataset")(self, predicate)
+
+    @property
+    def map_with_legacy_function(self) -> Callable[..., DatasetV1]:
+        """TF1's map over a legacy (Defun) function: `map`, its node not preserving cardinality."""
+        self._v1_only("map_with_legacy_function")
+
+        def map_with_legacy_function(map_func: Callable, num_parallel_calls: int | None = None,
+                                     deterministic: Any = None) -> DatasetV1:
+            dataset = transformation("_MapDataset")(self, map_func, num_parallel_calls, legacy=True)
+            if num_parallel_calls is not None:
+                dataset._tf_class_name = "_ParallelMapDataset"
+            return dataset
+        return map_with_legacy_function
+
+    @property
+    def filter_with_legacy_function(self) -> Callable[[Callable], DatasetV1]:
+        """TF1's filter over a legacy (Defun) function: `filter`, though TF's returns a DatasetV2."""
+        self._v1_only("filter_with_legacy_function")
+        return lambda predicate: _v2(transformation("_FilterDataset")(self, predicate))
 
     def flat_map(self, map_func: Callable, name: str | None = None) -> DatasetV1:
         dataset = transformation("_InterleaveDataset")(self, map_func)

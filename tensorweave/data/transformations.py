@@ -212,7 +212,11 @@ def _common_supertype(first: TypeSpec, second: TypeSpec) -> TypeSpec:
 
 
 class _MapDataset(DatasetV1):
-    def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None) -> None:
+    _preserve_cardinality = True  # False for TF1's map_with_legacy_function
+
+    def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None,
+                 legacy: bool = False) -> None:
+        self._preserve_cardinality = not legacy
         self._function = StructuredFunction(map_func, source.element_spec, transformation="Dataset.map")
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
         extra = []
@@ -228,7 +232,7 @@ class _MapDataset(DatasetV1):
         return [variants[0], self._captures[:count], *self._captures[count:]]
 
     def _node_attrs(self) -> dict[str, Any]:
-        return {"f": self._function.name, "preserve_cardinality": True}
+        return {"f": self._function.name, "preserve_cardinality": self._preserve_cardinality}
 
     def _bound_function(self, run: _Run) -> Callable:
         return self._function.bound(run.captured(self)[:len(self._function.captures)])

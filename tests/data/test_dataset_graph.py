@@ -464,3 +464,15 @@ def test_shuffle_and_repeat_and_map_and_batch_are_tfs_single_nodes():
             values, strings = sess.run(its[1])
             assert values.tolist() == [0, 1, 2, 3] and strings.tolist() == [b"0", b"1", b"2", b"3"]
             assert sess.run(its[2])["v"].tolist() == [[0, 0], [1, 1], [2, 2]]
+
+
+def test_map_and_filter_with_legacy_function():
+    with tf.Graph().as_default() as g:
+        mapped = tf.data.Dataset.range(5).map_with_legacy_function(lambda x: x * 2)
+        kept = mapped.filter_with_legacy_function(lambda x: x > 2)
+        nodes = {n.name: n for n in g.as_graph_def().node}
+        assert not nodes["MapDataset"].attr["preserve_cardinality"].b  # TF's legacy map
+        assert hasattr(mapped, "output_shapes") and not hasattr(kept, "output_shapes")  # TF's filter one is V2
+        assert not hasattr(kept, "map_with_legacy_function")
+        assert tf.data.experimental.SHARD_HINT == -1
+        assert [v.tolist() for v in dataset_elements(kept)] == [4, 6, 8]
