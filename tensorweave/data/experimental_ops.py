@@ -5,13 +5,14 @@ group_by_reducer."""
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
 from typing import Any
 
 from tensorweave import errors
 from tensorweave.data import structure
-from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run, _v1
+from tensorweave.data.dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run, _v1
 from tensorweave.data.function import StructuredFunction
 from tensorweave.data.transformations import (
     _choose_from_datasets,
@@ -19,13 +20,15 @@ from tensorweave.data.transformations import (
     _IgnoreErrorsDataset,
     _InterleaveDataset,
     _MapAndBatchDataset,
+    _MapDataset,
     _ShuffleAndRepeatDataset,
 )
-from tensorweave.framework import dtypes, nest
-from tensorweave.framework.graph import Tensor
+from tensorweave.framework import dtypes, nest, tensor_util
+from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.framework.type_spec import TensorSpec
+from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec
 from tensorweave.ops import dataset_ops, parsing_ops
+from tensorweave.ops.ragged_tensor import RaggedTensorSpec
 from tensorweave.platform.tf_export import tf_export
 
 Transformation = Callable[[DatasetV1], DatasetV1]
@@ -282,9 +285,62 @@ def parse_example_dataset(features: dict, num_parallel_calls: int = 1,
         if not TensorSpec([None], dtypes.string).is_compatible_with(dataset.element_spec):
             raise TypeError("Input dataset should be a dataset of vectors of strings. Instead it is "
                             f"`{dataset.element_spec}`.")
-        return dataset.map(lambda serialized: _parsed_batch(serialized, features), num_parallel_calls)
+        if any(isinstance(f, parsing_ops.SparseFeature) or isinstance(f, parsing_ops.RaggedFeature) and f.partitions
+               or isinstance(getattr(f, "default_value", None), Tensor) for f in features.values()):
+            # TF maps the composite features' parts together after its node: here, one map does both
+            return dataset.map(lambda serialized: _parsed_batch(serialized, features), num_parallel_calls)
+        return _ParseExampleDataset(dataset, features, num_parallel_calls, deterministic)
 
     return apply
+
+
+class _ParseExampleDataset(_MapDataset):
+    """TF's ParseExampleDatasetV2 node (its keys, types, shapes and dense defaults; the element spec TF's, the
+    input's shape leading each feature's); its elements are `_parsed_batch`'s, run as a map's function."""
+
+    _op = dataset_ops.ParseExampleDatasetV2
+    _tf_class_name = "_ParseExampleDataset"
+
+    def __init__(self, source: DatasetV1, features: dict, num_parallel_calls: Any, deterministic: Any) -> None:
+        self._deterministic = "default" if deterministic is None else "true" if deterministic else "false"
+        params = parsing_ops._ParseParams.from_features(parsing_ops._prepend_none_dimension(features), (
+            parsing_ops.VarLenFeature, parsing_ops.SparseFeature, parsing_ops.FixedLenFeature,
+            parsing_ops.FixedLenSequenceFeature, parsing_ops.RaggedFeature))
+        self._params = params
+        defaults = params.dense_defaults_vec()
+        rows = structure.legacy_shapes(source.element_spec)
+        spec: dict[str, Any] = {}
+        for key, dtype in zip(params.sparse_keys, params.sparse_types):
+            spec[key] = SparseTensorSpec(rows.concatenate([None]), dtype)
+        for key, dtype, shape in zip(params.dense_keys, params.dense_types, params.dense_shapes):
+            spec[key] = TensorSpec(rows.concatenate(shape), dtype)
+        for key, dtype, splits in zip(params.ragged_keys, params.ragged_value_types, params.ragged_split_types):
+            spec[key] = RaggedTensorSpec(rows.concatenate([None]), dtype, 1, splits)
+        self._function = StructuredFunction(lambda serialized: _parsed_batch(serialized, features),
+                                            source.element_spec,
+                                            transformation="tf.data.experimental.parse_example_dataset()")
+        self._preserve_cardinality = True
+        with name_scope("ParseExampleDatasetV2") as self._scope:  # TF's: the op converts it in its own scope
+            parallel = _int64(num_parallel_calls, "num_parallel_calls")
+        value = tensor_util.constant_value(parallel)
+        self._parallel = (os.cpu_count() or 1) if value is None or value == AUTOTUNE else max(int(value), 1)
+        DatasetV1.__init__(self, (source,), [parallel, *defaults], spec)
+
+    def _node(self, name: str | None = None) -> Tensor:
+        return super()._node(name or self._scope)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], self._captures[0], self._captures[1:]]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        params = self._params
+        return {"sparse_keys": params.sparse_keys, "dense_keys": params.dense_keys,
+                "sparse_types": params.sparse_types, "dense_shapes": params.dense_shapes,
+                "deterministic": self._deterministic, "ragged_keys": params.ragged_keys,
+                "ragged_value_types": params.ragged_value_types, "ragged_split_types": params.ragged_split_types}
+
+    def _bound_function(self, run: _Run) -> Callable:
+        return self._function.bound([])
 
 
 def _parsed_batch(serialized: Tensor, features: dict) -> dict:

@@ -407,3 +407,24 @@ def test_a_sparse_scan_or_reduce_state_is_serialized_as_tfs():
         with tf.Session() as sess:
             assert _triple(sess.run(reduced)) == ([[0]], [3], [1])
             assert [sess.run(nxt) for _ in range(3)] == [0, 0, 1]
+
+
+def test_parse_example_dataset_is_tfs_parse_example_dataset_node():
+    """TF's node: ParseExampleDatasetV2 over the dense defaults (key_<name> reshaped, or an empty Const) and its
+    parallel calls converted in its scope; names and attrs from TF 2.21."""
+    with tf.Graph().as_default() as g:
+        example = tf.train.Example(features=tf.train.Features(feature={
+            "b": tf.train.Feature(float_list=tf.train.FloatList(value=[1., 2.])),
+            "c": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"x"]))})).SerializeToString()
+        features = {"b": tf.VarLenFeature(tf.float32), "a": tf.FixedLenFeature([2], tf.int64, default_value=[1, 2]),
+                    "c": tf.FixedLenFeature([], tf.string)}
+        ds = tf.data.Dataset.from_tensors([example]).apply(
+            tf.data.experimental.parse_example_dataset(features, num_parallel_calls=2))
+        assert ds.element_spec["b"] == tf.SparseTensorSpec([1, None], tf.float32)
+        node = {n.name: n for n in g.as_graph_def().node}["ParseExampleDatasetV2"]
+        assert list(node.input) == ["TensorDataset", "ParseExampleDatasetV2/num_parallel_calls", "Reshape", "Const"]
+        assert list(node.attr["sparse_keys"].list.s) == [b"b"] and list(node.attr["dense_keys"].list.s) == [b"a", b"c"]
+        assert node.attr["deterministic"].s == b"default"
+        got = dataset_elements(ds)[0]
+        assert got["a"].tolist() == [[1, 2]] and got["c"].tolist() == [b"x"]
+        assert _triple(got["b"]) == ([[0, 0], [0, 1]], [1., 2.], [1, 2])
