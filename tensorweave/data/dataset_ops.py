@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import warnings
 from collections import deque
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
@@ -152,7 +153,7 @@ class _Run:
 
     def _root_prefix(self, dataset: DatasetV1) -> str:
         """'Iterator::Root', and TF's autotune's injected Prefetch where the last dataset does not run ahead."""
-        autotune = dataset.options().autotune.enabled is not False
+        autotune = dataset._merged_options().autotune.enabled is not False
         while dataset._iterator_name(self) is None and dataset._inputs:  # options: no iterator of their own
             dataset = dataset._inputs[0]
         injected = autotune and dataset._op.name not in _ASYNC_OPS
@@ -245,7 +246,7 @@ class _Bound:
         self.names = names
 
     def make_iterator(self) -> PyIterator[Element]:
-        fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
+        fuse = self.dataset._merged_options().experimental_optimization.map_and_batch_fusion is not False
         run = _Run(self.values, fuse, names=self.names)
         run.root = (self.dataset, run._root_prefix(self.dataset))
         elements = _Reporting(run.failures, self.dataset._iterate(run))
@@ -745,10 +746,20 @@ class DatasetV1:
         return transformation("_OptionsDataset")(self, options)
 
     def options(self) -> Options:
-        """The options of this dataset and every dataset it reads, merged (later ones win)."""
+        """The options of this dataset and every dataset it reads, merged (later ones win); in graph mode TF warns
+        that its graph holds them."""
+        if not executing_eagerly():
+            warnings.warn("To make it possible to preserve tf.data options across serialization boundaries, their "
+                          "implementation has moved to be part of the TensorFlow graph. As a consequence, the options "
+                          "value is in general no longer known at graph construction time. Invoking this method in "
+                          "graph mode retains the legacy behavior of the original implementation, but note that the "
+                          "returned value might not reflect the actual value of the options.", stacklevel=2)
+        return self._merged_options()
+
+    def _merged_options(self) -> Options:
         merged = Options()
         for source in self._inputs:
-            merged = merged.merge(source.options())
+            merged = merged.merge(source._merged_options())
         return merged
 
     def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:

@@ -96,8 +96,8 @@ class _OptionsDataset(DatasetV1):
         self._options = options
         super().__init__((source,), [], source.element_spec)
 
-    def options(self) -> Options:
-        return super().options().merge(self._options)
+    def _merged_options(self) -> Options:
+        return super()._merged_options().merge(self._options)
 
     def _node_attrs(self) -> dict[str, Any]:
         return {"serialized_options": self._options._to_proto().SerializeToString()}

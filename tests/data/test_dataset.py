@@ -435,10 +435,12 @@ def test_options_and_with_options():
         later.experimental_deterministic = False
         later.threading.private_threadpool_size = 4
         dataset = tf.data.Dataset.range(3).with_options(options).map(lambda x: x * 2).with_options(later)
-        merged = dataset.options()
+        with pytest.warns(UserWarning, match="Invoking this method in graph mode retains the legacy behavior"):
+            merged = dataset.options()  # TF warns in graph mode
         assert (merged.deterministic, merged.experimental_threading.private_threadpool_size,
                 merged.experimental_optimization.map_parallelization) == (False, 4, True)
-        assert tf.data.Dataset.range(3).with_options(options).options() == options
+        with pytest.warns(UserWarning):
+            assert tf.data.Dataset.range(3).with_options(options).options() == options
         assert (tf.data.UNKNOWN_CARDINALITY, tf.data.experimental.INFINITE_CARDINALITY) == (-2, -1)
         assert _ints(dataset) == [0, 2, 4]
 
