@@ -246,6 +246,14 @@ def parallel_interleave(map_func: Callable, cycle_length: Any, block_length: Any
                                               (buffer_output_elements, prefetch_input_elements))
 
 
+@tf_export("data.experimental.map_and_batch_with_legacy_function")
+def map_and_batch_with_legacy_function(map_func: Callable, batch_size: Any, num_parallel_batches: Any = None,
+                                       drop_remainder: Any = False,
+                                       num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """TF1's map_and_batch over a legacy (Defun) function: `map_and_batch`."""
+    return map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder, num_parallel_calls)
+
+
 @tf_export("data.experimental.map_and_batch")
 def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any = None, drop_remainder: Any = False,
                   num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:

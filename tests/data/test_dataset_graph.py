@@ -475,4 +475,8 @@ def test_map_and_filter_with_legacy_function():
         assert hasattr(mapped, "output_shapes") and not hasattr(kept, "output_shapes")  # TF's filter one is V2
         assert not hasattr(kept, "map_with_legacy_function")
         assert tf.data.experimental.SHARD_HINT == -1
+        batched = tf.data.Dataset.range(5).apply(
+            tf.data.experimental.map_and_batch_with_legacy_function(lambda x: x * 3, 2))
+        assert [n.op for n in g.as_graph_def().node][-1] == "MapAndBatchDataset"
+        assert [v.tolist() for v in dataset_elements(batched)] == [[0, 3], [6, 9], [12]]
         assert [v.tolist() for v in dataset_elements(kept)] == [4, 6, 8]
