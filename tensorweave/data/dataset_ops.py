@@ -303,8 +303,9 @@ class DatasetV1:
 
     def _v1_only(self, attribute: str) -> None:
         if not self._v1:
+            # no name/obj for Python to suggest from: TF's DatasetV2 has none of TF1's attributes to suggest
             raise AttributeError(f"'{self._tf_class_name or type(self).__name__}' object has no attribute "
-                                 f"'{attribute}'")
+                                 f"'{attribute}'", name=None, obj=None)
 
     @property
     def output_types(self) -> Any:
