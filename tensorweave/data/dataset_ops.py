@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import warnings
 from collections import deque
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
@@ -79,6 +80,12 @@ UNKNOWN_CARDINALITY = -2
 
 
 export_value(UNKNOWN_CARDINALITY, "data.UNKNOWN_CARDINALITY", "data.experimental.UNKNOWN_CARDINALITY")
+
+# The shard index that asks tf.distribute's auto-sharding to fill it in (TF's)
+SHARD_HINT = -1
+
+
+export_value(SHARD_HINT, "data.experimental.SHARD_HINT")
 
 
 Element = list  # one flat element: a list of arrays, one per component
@@ -146,7 +153,7 @@ class _Run:
 
     def _root_prefix(self, dataset: DatasetV1) -> str:
         """'Iterator::Root', and TF's autotune's injected Prefetch where the last dataset does not run ahead."""
-        autotune = dataset.options().autotune.enabled is not False
+        autotune = dataset._merged_options().autotune.enabled is not False
         while dataset._iterator_name(self) is None and dataset._inputs:  # options: no iterator of their own
             dataset = dataset._inputs[0]
         injected = autotune and dataset._op.name not in _ASYNC_OPS
@@ -239,10 +246,14 @@ class _Bound:
         self.names = names
 
     def make_iterator(self) -> PyIterator[Element]:
-        fuse = self.dataset.options().experimental_optimization.map_and_batch_fusion is not False
+        fuse = self.dataset._merged_options().experimental_optimization.map_and_batch_fusion is not False
         run = _Run(self.values, fuse, names=self.names)
         run.root = (self.dataset, run._root_prefix(self.dataset))
-        return _Reporting(run.failures, self.dataset._iterate(run))
+        elements = _Reporting(run.failures, self.dataset._iterate(run))
+        spec = self.dataset.element_spec
+        if structure.is_dense(spec):
+            return elements
+        return (structure.to_graph_values(spec, element) for element in elements)  # what the graph's tensors hold
 
     def cardinality(self) -> int:
         return self.dataset._cardinality(_Run(self.values))
@@ -253,11 +264,27 @@ class _Bound:
         return self.dataset._iterate(run.nested(self, prefix))
 
 
+def _v2(dataset: DatasetV1) -> DatasetV1:
+    """`dataset` as TF's DatasetV2 (what a transformation TF1's Dataset does not override returns)."""
+    dataset._v1 = False
+    return dataset
+
+
+def _v1(dataset: DatasetV1) -> DatasetV1:
+    """`dataset` as TF1's Dataset (TF's DatasetV1Adapter of it)."""
+    dataset._v1 = True
+    return dataset
+
+
 @tf_export("data.Dataset")
 class DatasetV1:
     """Represents a potentially large set of elements."""
 
     _tf_class_name: str | None = None  # the name TF's own class for this transformation has, where it differs
+    # Whether TF's value is a TF1 Dataset (DatasetV1Adapter): what TF1's Dataset overrides returns one, the
+    # transformations only DatasetV2 has (take_while, scan, ...) a DatasetV2, which lacks TF1's iterator methods
+    # and legacy structure attributes, as do the transformations of a DatasetV2
+    _v1 = True
 
     def __init__(self, inputs: tuple[DatasetV1, ...], captures: list[Tensor], element_spec: Any) -> None:
         graph = get_default_graph()
@@ -269,20 +296,30 @@ class DatasetV1:
         self._captures = captures
         self._element_spec = element_spec
         self._components = structure.component_specs(element_spec)
+        self._v1 = inputs[0]._v1 if inputs else True
         self._variant: Tensor | None = None if executing_eagerly() else self._node()
 
     # -- structure -------------------------------------------------------------------------------------------
 
+    def _v1_only(self, attribute: str) -> None:
+        if not self._v1:
+            # no name/obj for Python to suggest from: TF's DatasetV2 has none of TF1's attributes to suggest
+            raise AttributeError(f"'{self._tf_class_name or type(self).__name__}' object has no attribute "
+                                 f"'{attribute}'", name=None, obj=None)
+
     @property
     def output_types(self) -> Any:
+        self._v1_only("output_types")
         return structure.legacy_types(self._element_spec)
 
     @property
     def output_shapes(self) -> Any:
+        self._v1_only("output_shapes")
         return structure.legacy_shapes(self._element_spec)
 
     @property
     def output_classes(self) -> Any:
+        self._v1_only("output_classes")
         return structure.legacy_classes(self._element_spec)
 
     @property
@@ -300,6 +337,13 @@ class DatasetV1:
 
     def _flat_shapes(self) -> list[tensor_shape.TensorShape]:
         return [s.shape for s in self._components]
+
+    def _graph_types(self) -> list[dtypes.DType]:
+        """The dtypes of an element's tensors in the graph (a sparse value one variant), TF's output_types."""
+        return [s.dtype for s in structure.graph_specs(self._element_spec)]
+
+    def _graph_shapes(self) -> list[tensor_shape.TensorShape]:
+        return [s.shape for s in structure.graph_specs(self._element_spec)]
 
     # -- binding to the graph and to run-time values -------------------------------------------------------
 
@@ -355,8 +399,8 @@ class DatasetV1:
         variant (the element's tensors, for an op that consumes the dataset, as ReduceDataset)."""
         op = self._op
         known = {a.name for a in op.op_def.attrs}
-        attrs = {name: value for name, value in (("output_types", self._flat_types()),
-                                                 ("output_shapes", self._flat_shapes())) if name in known}
+        attrs = {name: value for name, value in (("output_types", self._graph_types()),
+                                                 ("output_shapes", self._graph_shapes())) if name in known}
         attrs.update(self._node_attrs())
         variants = [d._variant_tensor() for d in self._inputs]
         with colocate_with(variants[0]) if self._colocated else contextlib.nullcontext():
@@ -411,20 +455,24 @@ class DatasetV1:
 
     # -- iterators ---------------------------------------------------------------------------------------------
 
-    def make_one_shot_iterator(self) -> iterator_ops.Iterator:
+    @property
+    def make_one_shot_iterator(self) -> Callable[[], iterator_ops.Iterator]:
         """An iterator that initializes itself on first use."""
-        return iterator_ops.make_one_shot_iterator(self)
+        self._v1_only("make_one_shot_iterator")
+        return lambda: iterator_ops.make_one_shot_iterator(self)
 
-    def make_initializable_iterator(self, shared_name: str | None = None) -> iterator_ops.Iterator:
+    @property
+    def make_initializable_iterator(self) -> Callable[..., iterator_ops.Iterator]:
         """An iterator with an initializer op (run it, feeding the dataset's placeholders)."""
-        return iterator_ops.make_initializable_iterator(self, shared_name)
+        self._v1_only("make_initializable_iterator")
+        return lambda shared_name=None: iterator_ops.make_initializable_iterator(self, shared_name)
 
     def get_single_element(self, name: str | None = None) -> Any:
         """The tensors of this dataset's one element (InvalidArgumentError at run time when it has none or
         more than one)."""
-        flat = dataset_ops.DatasetToSingleElement(self._variant_tensor(), output_types=self._flat_types(),
-                                                  output_shapes=self._flat_shapes(), name=name)
-        return structure.from_components(self._element_spec, flat if isinstance(flat, list) else [flat])
+        flat = dataset_ops.DatasetToSingleElement(self._variant_tensor(), output_types=self._graph_types(),
+                                                  output_shapes=self._graph_shapes(), name=name)
+        return structure.from_graph_tensors(self._element_spec, flat if isinstance(flat, list) else [flat])
 
     # -- sources -----------------------------------------------------------------------------------------------
 
@@ -500,12 +548,12 @@ class DatasetV1:
     def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
                name: str | None = None) -> DatasetV1:
         """An endless dataset of pseudorandom int64 values (TF's, for a seed)."""
-        return transformation("random_dataset")(seed)
+        return _v2(transformation("random_dataset")(seed))
 
     @staticmethod
     def zip(datasets: Any, name: str | None = None) -> DatasetV1:
         """A dataset of the elements of the given (nested) datasets, zipped together."""
-        return transformation("_ZipDataset")(datasets)
+        return _v1(transformation("_ZipDataset")(datasets))
 
     # -- transformations ---------------------------------------------------------------------------------------
 
@@ -522,6 +570,25 @@ class DatasetV1:
 
     def filter(self, predicate: Callable, name: str | None = None) -> DatasetV1:
         return transformation("_FilterDataset")(self, predicate)
+
+    @property
+    def map_with_legacy_function(self) -> Callable[..., DatasetV1]:
+        """TF1's map over a legacy (Defun) function: `map`, its node not preserving cardinality."""
+        self._v1_only("map_with_legacy_function")
+
+        def map_with_legacy_function(map_func: Callable, num_parallel_calls: int | None = None,
+                                     deterministic: Any = None) -> DatasetV1:
+            dataset = transformation("_MapDataset")(self, map_func, num_parallel_calls, legacy=True)
+            if num_parallel_calls is not None:
+                dataset._tf_class_name = "_ParallelMapDataset"
+            return dataset
+        return map_with_legacy_function
+
+    @property
+    def filter_with_legacy_function(self) -> Callable[[Callable], DatasetV1]:
+        """TF1's filter over a legacy (Defun) function: `filter`, though TF's returns a DatasetV2."""
+        self._v1_only("filter_with_legacy_function")
+        return lambda predicate: _v2(transformation("_FilterDataset")(self, predicate))
 
     def flat_map(self, map_func: Callable, name: str | None = None) -> DatasetV1:
         dataset = transformation("_InterleaveDataset")(self, map_func)
@@ -554,7 +621,7 @@ class DatasetV1:
                      name: str | None = None) -> DatasetV1:
         """Batches in which a component whose shape is not fully known is ragged (its ragged dimensions from
         the last unknown one outward), so elements of differing shapes batch together."""
-        return transformation("_DenseToRaggedDataset")(self, row_splits_dtype).batch(batch_size, drop_remainder)
+        return _v2(transformation("_DenseToRaggedDataset")(self, row_splits_dtype).batch(batch_size, drop_remainder))
 
     def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
                      drop_remainder: Any = False, name: str | None = None) -> DatasetV1:
@@ -594,33 +661,38 @@ class DatasetV1:
 
     def take_while(self, predicate: Callable, name: str | None = None) -> DatasetV1:
         """The elements up to the first for which `predicate` is false."""
-        return transformation("_TakeWhileDataset")(self, predicate)
+        return _v2(transformation("_TakeWhileDataset")(self, predicate))
 
     def scan(self, initial_state: Any, scan_func: Callable, name: str | None = None) -> DatasetV1:
         """scan_func(state, element) -> (new state, output element), the state carried across elements."""
-        return transformation("_ScanDataset")(self, initial_state, scan_func)
+        return _v2(transformation("_ScanDataset")(self, initial_state, scan_func))
 
     def reduce(self, initial_state: Any, reduce_func: Callable, name: str | None = None) -> Any:
         """The state reduce_func(state, element) -> new state leaves after the last element, as tensors."""
         final = transformation("_ScanDataset")(self, initial_state, lambda state, element: (reduce_func(state, element), state),
                              final_state=True)
         flat = final.reduced(name)
-        return structure.from_components(final.element_spec, flat if isinstance(flat, list) else [flat])
+        return structure.from_graph_tensors(final.element_spec, flat if isinstance(flat, list) else [flat])
 
     def unbatch(self, name: str | None = None) -> DatasetV1:
         """The rows of each element (TF maps its elements to their dense form first: a MapDataset node, then
         UnbatchDataset); a batch of datasets gives its datasets."""
         return transformation("_UnbatchDataset")(transformation("_NormalizedDataset")(self))
 
+    def sparse_batch(self, batch_size: Any, row_shape: Any, name: str | None = None) -> DatasetV1:
+        """Batches of elements of differing shapes as one SparseTensor of dense shape `[batch, *row_shape]`
+        (tf.data.experimental.dense_to_sparse_batch)."""
+        return _v2(transformation("_DenseToSparseBatchDataset")(self, batch_size, row_shape))
+
     def unique(self, name: str | None = None) -> DatasetV1:
         """The first occurrence of each distinct element (int32, int64 or string elements)."""
-        return transformation("_UniqueDataset")(self)
+        return _v2(transformation("_UniqueDataset")(self))
 
     @staticmethod
     def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = True,
                              name: str | None = None) -> DatasetV1:
         """The next element of `datasets[i]` for each `i` of `choice_dataset`."""
-        return transformation("_choose_from_datasets")(datasets, choice_dataset, stop_on_empty_dataset)
+        return _v2(transformation("_choose_from_datasets")(datasets, choice_dataset, stop_on_empty_dataset))
 
     def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size: Any = None,
                         window_size_func: Callable | None = None, name: str | None = None) -> DatasetV1:
@@ -633,7 +705,7 @@ class DatasetV1:
         if window_size is not None:
             def window_size_func(key: Tensor) -> Tensor:
                 return _int64(window_size, "window_size")
-        return transformation("_GroupByWindowDataset")(self, key_func, reduce_func, window_size_func)
+        return _v2(transformation("_GroupByWindowDataset")(self, key_func, reduce_func, window_size_func))
 
     def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries: Any,
                                   bucket_batch_sizes: Any, padded_shapes: Any = None, padding_values: Any = None,
@@ -641,8 +713,8 @@ class DatasetV1:
                                   drop_remainder: bool = False, name: str | None = None) -> DatasetV1:
         """Elements batched (padded, unless `no_padding`) with others whose `element_length_func` length falls
         in the same bucket of `bucket_boundaries`, `bucket_batch_sizes[bucket]` to a batch."""
-        return transformation("bucket_by_sequence_length")(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
-                                         padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self)
+        return _v2(transformation("bucket_by_sequence_length")(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+                                         padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self))
 
     def cardinality(self) -> Tensor:
         return cardinality(self)
@@ -650,15 +722,16 @@ class DatasetV1:
     def rejection_resample(self, class_func: Callable, target_dist: Any, initial_dist: Any = None,
                            seed: int | None = None, name: str | None = None) -> DatasetV1:
         """(class_func(element), element) pairs, resampled so that the classes follow `target_dist`."""
-        return transformation("rejection_resample")(self, class_func, target_dist, initial_dist, seed)
+        return _v2(transformation("rejection_resample")(self, class_func, target_dist, initial_dist, seed))
 
     def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> DatasetV1:
-        return transformation("_IgnoreErrorsDataset")(self, log_warning)
+        return _v2(transformation("_IgnoreErrorsDataset")(self, log_warning))
 
     @staticmethod
     def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
                              stop_on_empty_dataset: bool = False, rerandomize_each_iteration: Any = None) -> DatasetV1:
-        return transformation("sample_from_datasets")(datasets, weights, seed, stop_on_empty_dataset)
+        sampled = transformation("sample_from_datasets")(datasets, weights, seed, stop_on_empty_dataset)
+        return sampled if any(sampled is d for d in datasets) else _v2(sampled)
 
     @staticmethod
     def counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64, name: str | None = None) -> DatasetV1:
@@ -666,25 +739,35 @@ class DatasetV1:
         with name_scope("counter"):
             start = convert_to_tensor(start, dtype=dtype, name="start")
             step = convert_to_tensor(step, dtype=dtype, name="step")
-            return DatasetV1.from_tensors(0).repeat(None).scan(
-                (start, step), lambda state, _: ((state[0] + state[1], state[1]), state[0]))
+            return _v2(DatasetV1.from_tensors(0).repeat(None).scan(
+                (start, step), lambda state, _: ((state[0] + state[1], state[1]), state[0])))
 
     def with_options(self, options: Options, name: str | None = None) -> DatasetV1:
         """This dataset with `options` merged over the options of its inputs."""
         return transformation("_OptionsDataset")(self, options)
 
     def options(self) -> Options:
-        """The options of this dataset and every dataset it reads, merged (later ones win)."""
+        """The options of this dataset and every dataset it reads, merged (later ones win); in graph mode TF warns
+        that its graph holds them."""
+        if not executing_eagerly():
+            warnings.warn("To make it possible to preserve tf.data options across serialization boundaries, their "
+                          "implementation has moved to be part of the TensorFlow graph. As a consequence, the options "
+                          "value is in general no longer known at graph construction time. Invoking this method in "
+                          "graph mode retains the legacy behavior of the original implementation, but note that the "
+                          "returned value might not reflect the actual value of the options.", stacklevel=2)
+        return self._merged_options()
+
+    def _merged_options(self) -> Options:
         merged = Options()
         for source in self._inputs:
-            merged = merged.merge(source.options())
+            merged = merged.merge(source._merged_options())
         return merged
 
     def apply(self, transformation_func: Callable[[DatasetV1], DatasetV1]) -> DatasetV1:
         dataset = transformation_func(self)
         if not isinstance(dataset, DatasetV1):
             raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(dataset)}.")
-        return dataset
+        return _v1(dataset) if self._v1 else dataset  # TF1's apply wraps what it gets in a DatasetV1Adapter
 
 
 def _visible_from(tensor: Tensor, graph: Any) -> bool:

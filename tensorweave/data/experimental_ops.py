@@ -5,28 +5,30 @@ group_by_reducer."""
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable
 from collections.abc import Iterator as PyIterator
 from typing import Any
 
-import numpy as np
-
 from tensorweave import errors
 from tensorweave.data import structure
-from tensorweave.data.dataset_ops import INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run
-from tensorweave.data.elements import _batched_sparse, _batches
+from tensorweave.data.dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, DatasetV1, Element, _int64, _Run, _v1
 from tensorweave.data.function import StructuredFunction
 from tensorweave.data.transformations import (
-    _check_batch_size,
     _choose_from_datasets,
+    _DenseToSparseBatchDataset,
     _IgnoreErrorsDataset,
     _InterleaveDataset,
+    _MapAndBatchDataset,
+    _MapDataset,
+    _ShuffleAndRepeatDataset,
 )
-from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework import dtypes, nest, tensor_util
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec
 from tensorweave.ops import dataset_ops, parsing_ops
+from tensorweave.ops.ragged_tensor import RaggedTensorSpec
 from tensorweave.platform.tf_export import tf_export
 
 Transformation = Callable[[DatasetV1], DatasetV1]
@@ -198,7 +200,7 @@ def group_by_window(key_func: Callable, reduce_func: Callable, window_size: Any 
 @tf_export("data.experimental.choose_from_datasets")
 def choose_from_datasets(datasets: Any, choice_dataset: DatasetV1, stop_on_empty_dataset: bool = False) -> DatasetV1:
     """TF1's `tf.data.experimental.choose_from_datasets` (which does not stop on an empty dataset by default)."""
-    return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+    return _v1(_choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset))
 
 
 @tf_export("data.experimental.unique")
@@ -210,13 +212,13 @@ def unique() -> Callable[[DatasetV1], DatasetV1]:
 @tf_export("data.experimental.Counter")
 def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> DatasetV1:  # noqa: N802 (TF's name)
     """An endless dataset counting from `start` by `step` (TF's: a scan over a repeated element)."""
-    return DatasetV1.counter(start, step, dtype)
+    return _v1(DatasetV1.counter(start, step, dtype))
 
 
 @tf_export("data.experimental.RandomDataset")
 def RandomDataset(seed: int | None = None) -> DatasetV1:  # noqa: N802 (TF's name)
     """An endless dataset of pseudorandom int64 values: `Dataset.random`."""
-    return DatasetV1.random(seed)
+    return _v1(DatasetV1.random(seed))
 
 
 @tf_export("data.experimental.ignore_errors")
@@ -228,8 +230,9 @@ def ignore_errors(log_warning: bool = False) -> Callable[[DatasetV1], DatasetV1]
 
 @tf_export("data.experimental.shuffle_and_repeat")
 def shuffle_and_repeat(buffer_size: Any, count: Any = None, seed: Any = None) -> Callable[[DatasetV1], DatasetV1]:
-    """shuffle then repeat, as one transformation (TF 2.21's ShuffleAndRepeatDataset gives the same order)."""
-    return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+    """shuffle then repeat, as one transformation: TF's ShuffleAndRepeatDataset node (the order of a shuffle
+    then a repeat)."""
+    return lambda dataset: _ShuffleAndRepeatDataset(dataset, buffer_size, count, seed)
 
 
 @tf_export("data.experimental.parallel_interleave")
@@ -243,11 +246,26 @@ def parallel_interleave(map_func: Callable, cycle_length: Any, block_length: Any
                                               (buffer_output_elements, prefetch_input_elements))
 
 
+@tf_export("data.experimental.map_and_batch_with_legacy_function")
+def map_and_batch_with_legacy_function(map_func: Callable, batch_size: Any, num_parallel_batches: Any = None,
+                                       drop_remainder: Any = False,
+                                       num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
+    """TF1's map_and_batch over a legacy (Defun) function: `map_and_batch`."""
+    return map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder, num_parallel_calls)
+
+
 @tf_export("data.experimental.map_and_batch")
 def map_and_batch(map_func: Callable, batch_size: Any, num_parallel_batches: Any = None, drop_remainder: Any = False,
                   num_parallel_calls: Any = None) -> Callable[[DatasetV1], DatasetV1]:
-    """map then batch, as one transformation (for `Dataset.apply`)."""
-    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+    """map then batch, as one transformation (for `Dataset.apply`): TF's MapAndBatchDataset node, whose parallel
+    calls are `num_parallel_calls`, else `batch_size` times `num_parallel_batches` (or 1)."""
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError("`map_and_batch` allows only one of `num_parallel_batches` and `num_parallel_calls` to be "
+                         f"set, but `num_parallel_batches` was set to {num_parallel_batches} and `num_parallel_calls` "
+                         f"as set to {num_parallel_calls}.")
+    if num_parallel_calls is None:
+        num_parallel_calls = batch_size if num_parallel_batches is None else batch_size * num_parallel_batches
+    return lambda dataset: _MapAndBatchDataset(dataset, map_func, batch_size, num_parallel_calls, drop_remainder)
 
 
 @tf_export("data.experimental.scan")
@@ -275,9 +293,62 @@ def parse_example_dataset(features: dict, num_parallel_calls: int = 1,
         if not TensorSpec([None], dtypes.string).is_compatible_with(dataset.element_spec):
             raise TypeError("Input dataset should be a dataset of vectors of strings. Instead it is "
                             f"`{dataset.element_spec}`.")
-        return dataset.map(lambda serialized: _parsed_batch(serialized, features), num_parallel_calls)
+        if any(isinstance(f, parsing_ops.SparseFeature) or isinstance(f, parsing_ops.RaggedFeature) and f.partitions
+               or isinstance(getattr(f, "default_value", None), Tensor) for f in features.values()):
+            # TF maps the composite features' parts together after its node: here, one map does both
+            return dataset.map(lambda serialized: _parsed_batch(serialized, features), num_parallel_calls)
+        return _ParseExampleDataset(dataset, features, num_parallel_calls, deterministic)
 
     return apply
+
+
+class _ParseExampleDataset(_MapDataset):
+    """TF's ParseExampleDatasetV2 node (its keys, types, shapes and dense defaults; the element spec TF's, the
+    input's shape leading each feature's); its elements are `_parsed_batch`'s, run as a map's function."""
+
+    _op = dataset_ops.ParseExampleDatasetV2
+    _tf_class_name = "_ParseExampleDataset"
+
+    def __init__(self, source: DatasetV1, features: dict, num_parallel_calls: Any, deterministic: Any) -> None:
+        self._deterministic = "default" if deterministic is None else "true" if deterministic else "false"
+        params = parsing_ops._ParseParams.from_features(parsing_ops._prepend_none_dimension(features), (
+            parsing_ops.VarLenFeature, parsing_ops.SparseFeature, parsing_ops.FixedLenFeature,
+            parsing_ops.FixedLenSequenceFeature, parsing_ops.RaggedFeature))
+        self._params = params
+        defaults = params.dense_defaults_vec()
+        rows = structure.legacy_shapes(source.element_spec)
+        spec: dict[str, Any] = {}
+        for key, dtype in zip(params.sparse_keys, params.sparse_types):
+            spec[key] = SparseTensorSpec(rows.concatenate([None]), dtype)
+        for key, dtype, shape in zip(params.dense_keys, params.dense_types, params.dense_shapes):
+            spec[key] = TensorSpec(rows.concatenate(shape), dtype)
+        for key, dtype, splits in zip(params.ragged_keys, params.ragged_value_types, params.ragged_split_types):
+            spec[key] = RaggedTensorSpec(rows.concatenate([None]), dtype, 1, splits)
+        self._function = StructuredFunction(lambda serialized: _parsed_batch(serialized, features),
+                                            source.element_spec,
+                                            transformation="tf.data.experimental.parse_example_dataset()")
+        self._preserve_cardinality = True
+        with name_scope("ParseExampleDatasetV2") as self._scope:  # TF's: the op converts it in its own scope
+            parallel = _int64(num_parallel_calls, "num_parallel_calls")
+        value = tensor_util.constant_value(parallel)
+        self._parallel = (os.cpu_count() or 1) if value is None or value == AUTOTUNE else max(int(value), 1)
+        DatasetV1.__init__(self, (source,), [parallel, *defaults], spec)
+
+    def _node(self, name: str | None = None) -> Tensor:
+        return super()._node(name or self._scope)
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        return [variants[0], self._captures[0], self._captures[1:]]
+
+    def _node_attrs(self) -> dict[str, Any]:
+        params = self._params
+        return {"sparse_keys": params.sparse_keys, "dense_keys": params.dense_keys,
+                "sparse_types": params.sparse_types, "dense_shapes": params.dense_shapes,
+                "deterministic": self._deterministic, "ragged_keys": params.ragged_keys,
+                "ragged_value_types": params.ragged_value_types, "ragged_split_types": params.ragged_split_types}
+
+    def _bound_function(self, run: _Run) -> Callable:
+        return self._function.bound([])
 
 
 def _parsed_batch(serialized: Tensor, features: dict) -> dict:
@@ -295,46 +366,3 @@ def dense_to_sparse_batch(batch_size: Any, row_shape: Any) -> Callable[[DatasetV
     """A transformation (for `Dataset.apply`) that batches elements of differing shapes into one SparseTensor
     of dense shape `[batch, *row_shape]` (an unknown dimension of `row_shape` being the batch's largest)."""
     return lambda dataset: _DenseToSparseBatchDataset(dataset, batch_size, row_shape)
-
-
-class _DenseToSparseBatchDataset(DatasetV1):
-    _op = dataset_ops.DenseToSparseBatchDataset
-
-    def __init__(self, source: DatasetV1, batch_size: Any, row_shape: Any) -> None:
-        row_shape = tensor_shape.as_shape(row_shape)
-        dims = _int64([-1 if d is None else d for d in row_shape.as_list()], "Const")
-        with name_scope("DenseToSparseBatchDataset") as self._scope:  # TF's: the node is named by its scope
-            size = _int64(batch_size, "batch_size")
-        super().__init__((source,), [size, dims], SparseTensorSpec(
-            tensor_shape.TensorShape([None]).concatenate(row_shape), source.output_types))
-
-    def _node(self, name: str | None = None) -> Tensor:
-        return super()._node(name or self._scope)
-
-    def _validate(self, captured: list[Any]) -> None:
-        _check_batch_size(captured[0])
-
-    def _iterate(self, run: _Run) -> PyIterator[Element]:
-        size, row_shape = run.scalar(self, 0), np.asarray(run.captured(self)[1])
-
-        def assemble(batch: list[Element]) -> Element:
-            values = [np.asarray(element[0]) for element in batch]
-            shapes = np.array([v.shape for v in values], dtype=np.int64).reshape(len(values), -1)
-            if shapes.shape[1] != len(row_shape):
-                raise errors.InvalidArgumentError(
-                    None, None, f"Input element had shape ({_shape_list(values[0].shape)}) that is incompatible with "
-                                f"the row shape ({_shape_list(row_shape)}).")
-            larger = np.any((row_shape >= 0) & (shapes > row_shape), axis=1)
-            if larger.any():
-                raise errors.DataLossError(
-                    None, None, f"Input element had shape ({_shape_list(values[int(np.argmax(larger))].shape)}) that "
-                                f"is larger than the row shape ({_shape_list(row_shape)}).")
-            dense = np.where(row_shape >= 0, row_shape, shapes.max(axis=0))
-            indices = [np.indices(v.shape).reshape(v.ndim, -1).T for v in values]
-            return _batched_sparse(indices, [v.ravel() for v in values], [dense] * len(values))
-
-        yield from _batches(run, self._inputs[0]._iterate(run), size, False, assemble)
-
-
-def _shape_list(dims: Any) -> str:
-    return f"[{','.join(str(int(d)) for d in dims)}]"

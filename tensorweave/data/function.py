@@ -22,6 +22,7 @@ import dataclasses
 import itertools
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -143,6 +144,10 @@ class StructuredFunction:
                 result = to_tensors(result)
                 self.output_spec = structure.spec_of(result)
                 outputs = structure.to_components(result, self.output_spec)
+        if outer.seed is not None and graph.seed == outer.seed and getattr(graph, "_seed_used", False):
+            warnings.warn(f"Seed {outer.seed} from outer graph might be getting used by function {described}, if the "
+                          "random op has not been provided any seed. Explicitly set the seed in the function if this "
+                          "is not the intended behavior.", stacklevel=4)
         self.outputs = [graph.capture(t) for t in outputs]  # an outer tensor returned is captured too
         # The FunctionDef returns what TF's does, a returned dataset's variant; the runs here, its captures
         graph.outputs = [graph.capture(result._variant_tensor())] if dataset_result else list(self.outputs)

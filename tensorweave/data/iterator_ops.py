@@ -13,7 +13,7 @@ from typing import Any
 
 from tensorweave.data import structure
 from tensorweave.data.function import GraphEvaluation
-from tensorweave.framework import dtypes, nest, tensor_shape
+from tensorweave.framework import dtypes, nest, random_seed, tensor_shape
 from tensorweave.framework.graph import (
     Operation,
     Tensor,
@@ -50,7 +50,7 @@ class Iterator:
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         self._element_spec = element_spec
-        self._components = structure.component_specs(element_spec)
+        self._components = structure.graph_specs(element_spec)
         self._string_handle = dataset_ops.IteratorToStringHandle(iterator_resource)  # TF makes it up front
         add_to_collection(GLOBAL_ITERATORS, iterator_resource)  # what a meta graph lists, as TF's
 
@@ -59,7 +59,7 @@ class Iterator:
                        output_classes: Any = None) -> Iterator:
         """A reusable iterator, not bound to a dataset: `make_initializer` binds one."""
         spec = _legacy_spec(output_types, output_shapes, output_classes)
-        components = structure.component_specs(spec)
+        components = structure.graph_specs(spec)
         handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="",
                                         output_types=[s.dtype for s in components],
                                         output_shapes=[s.shape for s in components])
@@ -70,7 +70,7 @@ class Iterator:
                            output_classes: Any = None) -> Iterator:
         """An iterator that uses whichever iterator a fed string handle names (a feedable iterator)."""
         spec = _legacy_spec(output_types, output_shapes, output_classes)
-        components = structure.component_specs(spec)
+        components = structure.graph_specs(spec)
         string_handle = convert_to_tensor(string_handle, dtype=dtypes.string)
         handle = dataset_ops.IteratorFromStringHandleV2(string_handle, output_types=[s.dtype for s in components],
                                                         output_shapes=[s.shape for s in components])
@@ -85,18 +85,20 @@ class Iterator:
     def make_initializer(self, dataset: Any, name: str | None = None) -> Operation:
         """An op that (re)starts this iterator on `dataset`, whose structure must match."""
         with name_scope(name, "make_initializer") as scope:
-            types, theirs = self.output_types, dataset.output_types
+            spec = dataset.element_spec  # a DatasetV2's too (no legacy structure attributes)
+            types, theirs = self.output_types, structure.legacy_types(spec)
+            shapes, classes = structure.legacy_shapes(spec), structure.legacy_classes(spec)
             nest.assert_same_data_structure(types, theirs)  # TF's ValueError
-            nest.assert_same_data_structure(self.output_shapes, dataset.output_shapes)
-            if nest.flatten(self.output_classes) != nest.flatten(dataset.output_classes):
+            nest.assert_same_data_structure(self.output_shapes, shapes)
+            if nest.flatten(self.output_classes) != nest.flatten(classes):
                 raise TypeError(f"Expected output classes {self.output_classes!r} but got dataset with output classes "
-                                f"{dataset.output_classes!r}.")
+                                f"{classes!r}.")
             if nest.flatten(types) != nest.flatten(theirs):
                 raise TypeError(f"Expected output types {types!r} but got dataset with output types {theirs!r}.")
-            for mine, other in zip(nest.flatten(self.output_shapes), nest.flatten(dataset.output_shapes)):
+            for mine, other in zip(nest.flatten(self.output_shapes), nest.flatten(shapes)):
                 if not mine.is_compatible_with(other):
                     raise TypeError(f"Expected output shapes compatible with {self.output_shapes!r} but got dataset "
-                                    f"with output shapes {dataset.output_shapes!r}.")
+                                    f"with output shapes {shapes!r}.")
             return dataset_ops.MakeIterator(dataset._variant_tensor(), self._iterator_resource, name=scope)
 
     def get_next(self, name: str | None = None) -> Any:
@@ -105,7 +107,7 @@ class Iterator:
             flat = dataset_ops.IteratorGetNext(self._iterator_resource,
                                                output_types=[s.dtype for s in self._components],
                                                output_shapes=[s.shape for s in self._components], name=name)
-        return structure.from_components(self._element_spec, list(flat))
+            return structure.from_graph_tensors(self._element_spec, flat if isinstance(flat, list) else [flat])
 
     def get_next_as_optional(self) -> Optional:
         """The next element as an Optional, empty once the dataset is exhausted (no OutOfRangeError)."""
@@ -144,12 +146,13 @@ class Iterator:
 def make_one_shot_iterator(dataset: Any) -> Iterator:
     """An iterator that initializes itself on first use: what its dataset captured is evaluated then, so it may
     capture neither a placeholder nor a stateful op (a variable, a lookup table, a random op), as in TF."""
+    random_seed.get_seed(None)  # TF's draws an op seed (for the function it defines), which later ops' seeds count
     _check_capturable_by_value(_captures_in_tf_order(dataset, {}))
     evaluate = GraphEvaluation(get_default_graph(), [], dataset._all_captures(), control_inputs=False)
     factory = dataset_ops.register_dataset_factory(lambda: dataset._bind(evaluate([])))
     with colocate_with(dataset._variant_tensor()):  # TF's: with the dataset's node
-        handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._flat_types(),
-                                             output_shapes=dataset._flat_shapes())
+        handle = dataset_ops.OneShotIterator(dataset_factory=factory, output_types=dataset._graph_types(),
+                                             output_shapes=dataset._graph_shapes())
         return Iterator(handle, None, dataset.element_spec)
 
 
@@ -191,23 +194,23 @@ def make_initializable_iterator(dataset: Any, shared_name: str | None = None) ->
     """An iterator with an `initializer` op that (re)starts it on `dataset` (its placeholders fed then)."""
     with colocate_with(dataset._variant_tensor()):  # TF's: with the dataset's node
         handle = dataset_ops.IteratorV2(shared_name=shared_name or "", container="",
-                                        output_types=dataset._flat_types(), output_shapes=dataset._flat_shapes())
+                                        output_types=dataset._graph_types(), output_shapes=dataset._graph_shapes())
         return Iterator(handle, dataset_ops.MakeIterator(dataset._variant_tensor(), handle), dataset.element_spec)
 
 
 @tf_export("data.get_output_types")
 def get_output_types(dataset_or_iterator: Any) -> Any:
-    return dataset_or_iterator.output_types
+    return structure.legacy_types(dataset_or_iterator.element_spec)
 
 
 @tf_export("data.get_output_shapes")
 def get_output_shapes(dataset_or_iterator: Any) -> Any:
-    return dataset_or_iterator.output_shapes
+    return structure.legacy_shapes(dataset_or_iterator.element_spec)
 
 
 @tf_export("data.get_output_classes")
 def get_output_classes(dataset_or_iterator: Any) -> Any:
-    return dataset_or_iterator.output_classes
+    return structure.legacy_classes(dataset_or_iterator.element_spec)
 
 
 @tf_export("data.experimental.Optional")
@@ -217,7 +220,7 @@ class Optional:
     def __init__(self, variant: Tensor, element_spec: Any) -> None:
         self._variant_tensor = variant
         self._element_spec = element_spec
-        self._components = structure.component_specs(element_spec)
+        self._components = structure.graph_specs(element_spec)
 
     @property
     def element_spec(self) -> Any:
@@ -229,9 +232,11 @@ class Optional:
 
     def get_value(self, name: str | None = None) -> Any:
         """The value's tensors (InvalidArgumentError at run time when there is none)."""
-        flat = dataset_ops.OptionalGetValue(self._variant_tensor, output_types=[s.dtype for s in self._components],
-                                            output_shapes=[s.shape for s in self._components], name=name)
-        return structure.from_components(self._element_spec, flat if isinstance(flat, list) else [flat])
+        with name_scope(name, "OptionalGetValue") as scope:  # TF's: a sparse value's rebuild in its scope
+            flat = dataset_ops.OptionalGetValue(self._variant_tensor,
+                                                output_types=[s.dtype for s in self._components],
+                                                output_shapes=[s.shape for s in self._components], name=scope)
+            return structure.from_graph_tensors(self._element_spec, flat if isinstance(flat, list) else [flat])
 
 
 @tf_export("data.experimental.get_next_as_optional")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.data import structure
 from tensorweave.data.dataset_ops import AUTOTUNE, DatasetV1, Element, _Run
 from tensorweave.data.experimental_ops import ignore_errors as ignore_errors_transformation
 from tensorweave.data.experimental_ops import parallel_interleave, parse_example_dataset
@@ -106,12 +107,13 @@ def _files(filenames: Any) -> DatasetV1:
     """TF's dataset of the file names: a dataset of string scalars as given, else the slices of the names
     reshaped to a vector (`flat_filenames`)."""
     if isinstance(filenames, DatasetV1):
-        if filenames.output_types != dtypes.string:
+        types, shapes = structure.legacy_types(filenames.element_spec), structure.legacy_shapes(filenames.element_spec)
+        if types != dtypes.string:
             raise TypeError("The `filenames` argument must contain `tf.string` elements. Got a dataset of "
-                            f"`{filenames.output_types!r}` elements.")
-        if not filenames.output_shapes.is_compatible_with(tensor_shape.TensorShape([])):
+                            f"`{types!r}` elements.")
+        if not shapes.is_compatible_with(tensor_shape.TensorShape([])):
             raise TypeError("The `filenames` argument must contain `tf.string` elements of shape [] (i.e. scalars). "
-                            f"Got a dataset of element shape {filenames.output_shapes!r}.")
+                            f"Got a dataset of element shape {shapes!r}.")
         return filenames
     return DatasetV1.from_tensor_slices(shape_ops.reshape(_filenames(filenames, None), [-1], name="flat_filenames"))
 
@@ -274,7 +276,7 @@ def make_batched_features_dataset(file_pattern: Any, batch_size: int, features: 
     dataset = DatasetV1.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
     dataset = dataset.interleave(lambda filename: reader(filename, *(reader_args or [])),
                                  cycle_length=reader_num_threads or 1, block_length=1)
-    if dataset.output_types == (dtypes.string, dtypes.string):  # a reader of (key, value) records
+    if structure.legacy_types(dataset.element_spec) == (dtypes.string, dtypes.string):  # (key, value) records
         dataset = dataset.map(lambda _, value: value)
     if shuffle:
         dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)

@@ -44,7 +44,7 @@ class _TensorDataset(DatasetV1):
     def __init__(self, tensors: Any) -> None:
         values = normalize_element(tensors)
         spec = structure.spec_of(values)
-        super().__init__((), structure.to_components(values, spec), spec)
+        super().__init__((), structure.to_graph_tensors(values, spec), spec)
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
         return [self._captures]
@@ -53,7 +53,7 @@ class _TensorDataset(DatasetV1):
         return 1
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        yield list(run.captured(self))
+        yield structure.from_graph_values(self._element_spec, list(run.captured(self)))
 
 
 class _TensorSliceDataset(DatasetV1):
@@ -72,13 +72,20 @@ class _TensorSliceDataset(DatasetV1):
                 rows = rows.merge_with(t.shape[0])
         spec = structure.spec_of(values)
         self._batched = spec
-        super().__init__((), structure.to_components(values, spec), nest.map_structure(lambda s: s._unbatch(), spec))
+        super().__init__((), self._graph_tensors(values, spec), nest.map_structure(lambda s: s._unbatch(), spec))
+
+    def _graph_tensors(self, values: Any, spec: Any) -> list[Tensor]:
+        """The node's inputs: the batched tensors, a sparse one serialized (SerializeManySparse), as TF's."""
+        return structure.to_graph_tensors(values, spec, batched=True)
+
+    def _batched_components(self, run: _Run) -> list[Any]:
+        return structure.from_graph_values(self._batched, list(run.captured(self)), batched=True)
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
         return [self._captures]
 
     def _cardinality(self, run: _Run) -> int:
-        values, first = run.captured(self), nest.flatten(self._batched)[0]
+        values, first = self._batched_components(run), nest.flatten(self._batched)[0]
         if isinstance(first, SparseTensorSpec):
             return int(np.asarray(values[2])[0])
         if isinstance(first, RaggedTensorSpec) and first.ragged_rank > 0:
@@ -87,7 +94,7 @@ class _TensorSliceDataset(DatasetV1):
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
         if not structure.is_dense(self._batched):
-            yield from _unbatched(self._batched, list(run.captured(self)))
+            yield from _unbatched(self._batched, self._batched_components(run))
             return
         values = [np.asarray(v) for v in run.captured(self)]
         rows = values[0].shape[0]
@@ -108,6 +115,12 @@ class _SparseSliceDataset(_TensorSliceDataset):
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
         return self._captures
+
+    def _graph_tensors(self, values: Any, spec: Any) -> list[Tensor]:
+        return structure.to_components(values, spec)
+
+    def _batched_components(self, run: _Run) -> list[Any]:
+        return list(run.captured(self))
 
     def __init__(self, sparse_tensor: SparseTensor) -> None:
         super().__init__(sparse_tensor)

@@ -2,9 +2,12 @@
 optional, and TF1's `tf.data.experimental.*Structure` constructors.
 
 An element spec is a nest of TensorSpecs, SparseTensorSpecs and RaggedTensorSpecs, as TF's; TF1's legacy
-`output_types`, `output_shapes` and `output_classes` are views of it. At run time an element is flat: each
+`output_types`, `output_shapes` and `output_classes` are views of it. Inside a pipeline an element is flat: each
 spec's component tensors in nest order (a sparse value as its indices, values and dense_shape, a ragged one as
-its flat values and row splits, where TF encodes one variant).
+its flat values and row splits, where TF encodes one variant). In the graph (a dataset node's structure attrs, an
+iterator's outputs) a sparse or ragged value is one variant as TF's (`graph_specs`): a sparse one serialized, a
+[3] vector of its tensors (SerializeSparse; DeserializeSparse after IteratorGetNext), a ragged one encoded
+(RaggedTensorToVariant; RaggedTensorFromVariant).
 """
 
 from __future__ import annotations
@@ -12,13 +15,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from tensorweave.framework import dtypes, nest, tensor_shape
-from tensorweave.framework.graph import Tensor
+from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec, TypeSpec
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.manipulation_ops import stack, unstack
-from tensorweave.ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from tensorweave.ops.ragged_tensor import (
+    RaggedTensor,
+    RaggedTensorFromVariant,
+    RaggedTensorSpec,
+    RaggedTensorToVariant,
+)
+from tensorweave.ops.sparse_misc_ops import DeserializeSparse, SerializeManySparse, SerializeSparse
 from tensorweave.ops.tensor_array_ops import TensorArraySpec
 from tensorweave.platform.tf_export import tf_export
 
@@ -94,6 +105,168 @@ def _sparse_value(spec: SparseTensorSpec, indices: Tensor, values: Tensor, dense
         pieces = unstack(dense_shape, num=len(dims))
         dense_shape = stack([p if d is None else constant(d, dtypes.int64) for p, d in zip(pieces, dims)])
     return SparseTensor(indices, values, dense_shape)
+
+
+def _is_variant(spec: TypeSpec) -> bool:
+    """Whether the graph passes a value of `spec` as one variant (a sparse or ragged value)."""
+    return isinstance(spec, (SparseTensorSpec, RaggedTensorSpec))
+
+
+def graph_specs(spec: Any) -> list[TensorSpec]:
+    """The specs of an element's tensors in the graph (TF's flat tensor specs): a sparse or ragged value one
+    variant of unknown shape."""
+    flat = []
+    for s in nest.flatten(spec):
+        if _is_variant(s):
+            flat.append(TensorSpec(None, dtypes.variant))
+        else:
+            flat.extend(nest.flatten(s._component_specs))
+    return flat
+
+
+def to_graph_tensors(values: Any, spec: Any, batched: bool = False) -> list[Any]:
+    """An element's (or, `batched`, a batch of elements') tensors as the graph passes them: a sparse value
+    serialized (SerializeSparse, or SerializeManySparse for a batch), a ragged one encoded (RaggedTensorToVariant),
+    as TF's `to_tensor_list`."""
+    flat = []
+    for s, v in zip(nest.flatten(spec), nest.flatten(values)):
+        if isinstance(s, SparseTensorSpec):
+            serialize = SerializeManySparse if batched else SerializeSparse
+            flat.append(serialize(v.indices, v.values, v.dense_shape, out_type=dtypes.variant))
+        elif isinstance(s, RaggedTensorSpec):
+            flat.append(ragged_to_variant(v, batched))
+        else:
+            flat.extend(nest.flatten(s._to_components(v)))
+    return flat
+
+
+def from_graph_tensors(spec: Any, tensors: list[Any]) -> Any:
+    """The element of `spec` made of its graph tensors (TF's `from_compatible_tensor_list`): a sparse value's
+    variant deserialized (DeserializeSparse)."""
+    if is_dense(spec):
+        return nest.pack_sequence_as(spec, tensors)
+    components, position = [], 0
+    for s in nest.flatten(spec):
+        if isinstance(s, SparseTensorSpec):
+            indices, values, dense_shape = DeserializeSparse(tensors[position], dtype=s.dtype)
+            indices.set_shape([None, s.shape.rank])
+            if s.shape.rank is None or not any(d is not None for d in s.shape.as_list()):
+                dense_shape.set_shape([s.shape.rank])
+            components.extend([indices, values, dense_shape])
+            position += 1
+        elif isinstance(s, RaggedTensorSpec):
+            components.extend(ragged_from_variant(tensors[position], s))
+            position += 1
+        else:
+            count = len(nest.flatten(s._component_specs))
+            components.extend(tensors[position:position + count])
+            position += count
+    return from_components(spec, components)
+
+
+def sparse_variant(indices: Any, values: Any, dense_shape: Any) -> np.ndarray:
+    """The run-time value of a serialized sparse variant: a [3] vector holding its three arrays."""
+    variant = np.empty(3, dtype=object)
+    variant[0], variant[1], variant[2] = indices, values, dense_shape
+    return variant
+
+
+def to_graph_values(spec: Any, element: list[Any]) -> list[Any]:
+    """A pipeline's flat element as the graph's tensors hold it (each sparse value's arrays one variant)."""
+    if is_dense(spec):
+        return element
+    flat, position = [], 0
+    for s in nest.flatten(spec):
+        count = len(nest.flatten(s._component_specs))
+        if isinstance(s, SparseTensorSpec):
+            flat.append(sparse_variant(*element[position:position + 3]))
+        elif isinstance(s, RaggedTensorSpec):
+            variant = np.empty((), dtype=object)
+            variant[()] = list(element[position:position + count])
+            flat.append(variant)
+        else:
+            flat.extend(element[position:position + count])
+        position += count
+    return flat
+
+
+def from_graph_values(spec: Any, values: list[Any], batched: bool = False) -> list[Any]:
+    """The pipeline's flat components of the graph's values of an element (or, `batched`, of a batch of
+    elements: each sparse variant [N, 3], one row per element, which become one sparse value of N rows)."""
+    if is_dense(spec):
+        return list(values)
+    flat, position = [], 0
+    for s in nest.flatten(spec):
+        if isinstance(s, SparseTensorSpec):
+            variant = values[position]
+            flat.extend(_batched_sparse(variant) if batched else list(variant))
+            position += 1
+        elif isinstance(s, RaggedTensorSpec):
+            variant = np.asarray(values[position], dtype=object)
+            flat.extend(_batched_ragged(list(variant), s) if batched else list(variant[()]))
+            position += 1
+        else:
+            count = len(nest.flatten(s._component_specs))
+            flat.extend(values[position:position + count])
+            position += count
+    return flat
+
+
+def _batched_sparse(rows: np.ndarray) -> list[np.ndarray]:
+    """One sparse value of the rows of a [N, 3] sparse variant (each row's entries led by its row number)."""
+    inner = np.asarray(rows[0, 2]) if len(rows) else np.zeros([0], np.int64)
+    indices = [np.concatenate([np.full((len(i), 1), n, np.int64), np.asarray(i, np.int64).reshape(len(i), inner.size)], 1)
+               for n, (i, _, _) in enumerate(rows)]
+    values = [np.asarray(v) for _, v, _ in rows]
+    return [np.concatenate(indices) if indices else np.zeros([0, 1 + inner.size], np.int64),
+            np.concatenate(values) if values else np.zeros([0]),
+            np.concatenate([[len(rows)], inner]).astype(np.int64)]
+
+
+def _batched_ragged(rows: list[list[Any]], spec: RaggedTensorSpec) -> list[np.ndarray]:
+    """The flat values and row splits of the ragged value whose rows a batched ragged variant holds."""
+    splits_dtype = spec.row_splits_dtype.as_numpy_dtype
+    inner = spec.ragged_rank - 1
+    lengths = [len(row[1]) - 1 if inner else len(row[0]) for row in rows]
+    levels = [np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(splits_dtype)]
+    for level in range(1, inner + 1):
+        parts, offset = [np.zeros(1, splits_dtype)], 0
+        for row in rows:
+            splits = np.asarray(row[level])
+            parts.append((splits[1:] + offset).astype(splits_dtype))
+            offset += int(splits[-1])
+        levels.append(np.concatenate(parts))
+    values = np.concatenate([np.asarray(row[0]) for row in rows]) if rows else np.zeros([0], spec.dtype.as_numpy_dtype)
+    return [values, *levels]
+
+
+def ragged_to_variant(value: Any, batched: bool) -> Tensor:
+    """A ragged value (or a dense one of a ragged_rank-0 spec) encoded as one variant, as TF's `_to_variant`."""
+    if not isinstance(value, RaggedTensor):
+        return RaggedTensorToVariant([], value, batched_input=batched)
+    with name_scope(None, "RaggedToVariant"):
+        return RaggedTensorToVariant(list(value.nested_row_splits), value.flat_values, batched_input=batched)
+
+
+def ragged_from_variant(variant: Tensor, spec: RaggedTensorSpec) -> list[Tensor]:
+    """The flat values and row splits of the ragged value of `spec` a variant encodes (TF's `_from_variant`, its
+    static shape set from the spec)."""
+    rank = max(spec.ragged_rank, 0)
+    with name_scope(None, "RaggedFromVariant"):
+        outputs = RaggedTensorFromVariant(variant, input_ragged_rank=-1, output_ragged_rank=rank, Tvalues=spec.dtype,
+                                          Tsplits=spec.row_splits_dtype)
+    outputs = outputs if isinstance(outputs, list) else [outputs]
+    *splits, values = outputs
+    shape = spec.shape
+    if shape.ndims is not None:
+        if rank == 0:
+            values.set_shape(shape)
+        else:
+            values.set_shape(tensor_shape.TensorShape([None]).concatenate(shape[rank + 1:]))
+            rows = tensor_shape.dimension_value(shape[0])
+            if rows is not None:
+                splits[0].set_shape([rows + 1])
+    return [values, *splits]
 
 
 def shapes_like(types: Any, shapes: Any, leaf: Callable[[Any], Any] = tensor_shape.as_shape) -> Any:

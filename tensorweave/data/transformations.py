@@ -31,10 +31,12 @@ from tensorweave.data.dataset_ops import (
     WindowValue,
     _int64,
     _Run,
+    _v1,
     transformation,
 )
 from tensorweave.data.elements import (
     _batch_count,
+    _batched_sparse,
     _batcher,
     _batches,
     _checked,
@@ -59,6 +61,7 @@ from tensorweave.framework.graph import (
     name_scope,
 )
 from tensorweave.framework.type_spec import (
+    SparseTensorSpec,
     TensorSpec,
     TypeSpec,
 )
@@ -93,8 +96,8 @@ class _OptionsDataset(DatasetV1):
         self._options = options
         super().__init__((source,), [], source.element_spec)
 
-    def options(self) -> Options:
-        return super().options().merge(self._options)
+    def _merged_options(self) -> Options:
+        return super()._merged_options().merge(self._options)
 
     def _node_attrs(self) -> dict[str, Any]:
         return {"serialized_options": self._options._to_proto().SerializeToString()}
@@ -209,7 +212,11 @@ def _common_supertype(first: TypeSpec, second: TypeSpec) -> TypeSpec:
 
 
 class _MapDataset(DatasetV1):
-    def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None) -> None:
+    _preserve_cardinality = True  # False for TF1's map_with_legacy_function
+
+    def __init__(self, source: DatasetV1, map_func: Callable, num_parallel_calls: int | None,
+                 legacy: bool = False) -> None:
+        self._preserve_cardinality = not legacy
         self._function = StructuredFunction(map_func, source.element_spec, transformation="Dataset.map")
         self._parallel = (os.cpu_count() or 1) if num_parallel_calls == AUTOTUNE else (num_parallel_calls or 1)
         extra = []
@@ -225,7 +232,7 @@ class _MapDataset(DatasetV1):
         return [variants[0], self._captures[:count], *self._captures[count:]]
 
     def _node_attrs(self) -> dict[str, Any]:
-        return {"f": self._function.name, "preserve_cardinality": True}
+        return {"f": self._function.name, "preserve_cardinality": self._preserve_cardinality}
 
     def _bound_function(self, run: _Run) -> Callable:
         return self._function.bound(run.captured(self)[:len(self._function.captures)])
@@ -377,7 +384,7 @@ class _ScanDataset(DatasetV1):
                             f"state. Expected {structure.legacy_types(self._state_spec)}, got "
                             f"{structure.legacy_types(output[0])}.")
         self._state_size = len(structure.component_specs(self._state_spec))
-        self._state = structure.to_components(state, self._state_spec)
+        self._state = structure.to_graph_tensors(state, self._state_spec)  # a sparse state serialized, as TF's
         super().__init__((source,), self._state + self._function.captures,
                          self._state_spec if final_state else output[1])
 
@@ -399,8 +406,9 @@ class _ScanDataset(DatasetV1):
         return super()._node(name)
 
     def _iterate(self, run: _Run) -> PyIterator[Element]:
-        values = run.captured(self)
-        state, function = values[:self._state_size], self._function.bound(values[self._state_size:])
+        values, count = run.captured(self), len(self._state)
+        state = structure.from_graph_values(self._state_spec, list(values[:count]))
+        function = self._function.bound(values[count:])
         for element in self._inputs[0]._iterate(run):
             outcome = _outcome(function, state + list(element))
             if isinstance(outcome, errors.OpError):
@@ -632,7 +640,7 @@ class _UniqueDataset(DatasetV1):
     _op = dataset_ops.UniqueDataset
 
     def __init__(self, source: DatasetV1) -> None:
-        for dtype in nest.flatten(source.output_types):
+        for dtype in nest.flatten(structure.legacy_types(source.element_spec)):
             if dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
                 raise TypeError(f"`tf.data.Dataset.unique` does not support type {dtype} -- only `tf.int32`, "
                                 "`tf.int64`, and `tf.string` are supported.")
@@ -735,20 +743,77 @@ class _BatchDataset(DatasetV1):
         yield from _batches(run, self._inputs[0]._iterate(run), size, drop, self._assemble)
 
     def _mapped_batches(self, run: _Run, mapped: _MapDataset, size: int, drop: bool) -> PyIterator[Element]:
-        """map then batch as TF's map_and_batch_fusion runs them: the function over windows of `size` input
-        elements (a parallel map's pool maps a whole window per task); a window with a failing element fails."""
-        function, inputs = mapped._bound_function(run), mapped._inputs[0]._iterate(run)
-        windows = iter(lambda: list(itertools.islice(inputs, size)), [])
-        if mapped._parallel <= 1:
-            outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
-        else:
-            outcomes = _pooled(function, windows, 2)
-        for window in outcomes:
-            failure = next((o for o in window if isinstance(o, errors.OpError)), None)
-            if failure is not None:
-                run.failed(failure)
-            elif not (drop and len(window) < size):
-                yield from _checked(run, window, self._assemble)
+        return _mapped_batches(run, mapped, mapped._inputs[0], size, drop, self._assemble)
+
+
+def _mapped_batches(run: _Run, mapped: _MapDataset, source: DatasetV1, size: int, drop: bool,
+                    assemble: Callable) -> PyIterator[Element]:
+    """map then batch as TF's map_and_batch_fusion (and MapAndBatchDataset) runs them: `mapped`'s function over
+    windows of `size` elements of `source` (a parallel map's pool maps a whole window per task); a window with a
+    failing element fails."""
+    function, inputs = mapped._bound_function(run), source._iterate(run)
+    windows = iter(lambda: list(itertools.islice(inputs, size)), [])
+    if mapped._parallel <= 1:
+        outcomes: PyIterator[list] = (_outcomes(function, window) for window in windows)
+    else:
+        outcomes = _pooled(function, windows, 2)
+    for window in outcomes:
+        failure = next((o for o in window if isinstance(o, errors.OpError)), None)
+        if failure is not None:
+            run.failed(failure)
+        elif not (drop and len(window) < size):
+            yield from _checked(run, window, assemble)
+
+
+class _MapAndBatchDataset(_MapDataset):
+    """tf.data.experimental.map_and_batch: TF's one MapAndBatchDataset node (the function's captures, then the
+    batch size, the parallel calls and drop_remainder)."""
+
+    _op = dataset_ops.MapAndBatchDataset
+
+    def __init__(self, source: DatasetV1, map_func: Callable, batch_size: Any, num_parallel_calls: Any,
+                 drop_remainder: Any) -> None:
+        self._function = StructuredFunction(map_func, source.element_spec,
+                                            transformation="tf.data.experimental.map_and_batch()")
+        size = _int64(batch_size, "batch_size")
+        parallel = _int64(num_parallel_calls, "num_parallel_calls")
+        drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+        parallel_value = tensor_util.constant_value(parallel)
+        self._parallel = (os.cpu_count() or 1) if parallel_value is None or parallel_value == AUTOTUNE \
+            else max(int(parallel_value), 1)
+        output = self._function.output_spec
+        self._assemble = _stacked if structure.is_dense(output) else _batcher(output)
+        rows = _static_rows(size, drop)
+        DatasetV1.__init__(self, (source,), self._function.captures + [size, parallel, drop],
+                           nest.map_structure(lambda s: s._batch(rows), output))
+
+    def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
+        count = len(self._function.captures)
+        return [variants[0], self._captures[:count], *self._captures[count:]]
+
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[len(self._function.captures)])
+
+    def _cardinality(self, run: _Run) -> int:
+        count = len(self._function.captures)
+        return _batch_count(self._inputs[0]._cardinality(run), run.scalar(self, count), run.scalar(self, count + 2))
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        count = len(self._function.captures)
+        yield from _mapped_batches(run, self, self._inputs[0], run.scalar(self, count), run.scalar(self, count + 2),
+                                   self._assemble)
+
+
+def _padding_value(value: Any, dtype: dtypes.DType) -> Tensor:
+    """A given padding value as TF's: converted as it is, then checked to be a scalar of the component's dtype."""
+    value = convert_to_tensor(value, name="padding_value")
+    if not value.shape.is_compatible_with(tensor_shape.TensorShape([])):
+        raise ValueError(f"Invalid `padding_values`. `padding_values` values should be scalars, but got "
+                         f"{value.shape}.")
+    if value.dtype != dtype:
+        raise TypeError(f"Invalid `padding_values`. `padding_values` values type {value.dtype!s} does not match "
+                        f"type {dtype!s} of the corresponding input component.")
+    return value
 
 
 def _check_batch_size(size: Any) -> None:
@@ -772,7 +837,7 @@ class _PaddedBatchDataset(DatasetV1):
                                 "spec of elements in the input dataset is not a subclass of TensorSpec: "
                                 f"`{spec}`.")
         if padded_shapes is None:
-            padded_shapes = source.output_shapes
+            padded_shapes = structure.legacy_shapes(source.element_spec)
         given: dict[int, Tensor] = {}  # the shapes given as tensors, by the id of the static shape read from each
 
         def read(shape: Any) -> tensor_shape.TensorShape:
@@ -784,20 +849,22 @@ class _PaddedBatchDataset(DatasetV1):
                 given[id(static)] = value
                 return static
 
-        shapes = structure.shapes_like(source.output_types, padded_shapes, read)
+        shapes = structure.shapes_like(structure.legacy_types(source.element_spec), padded_shapes, read)
         flat_shapes = nest.flatten(shapes)
         dynamic = [given.get(id(shape)) for shape in flat_shapes]
         self._dynamic = [i for i, tensor in enumerate(dynamic) if tensor is not None]
         flat_types = source._flat_types()
-        if padding_values is None:
-            flat_pads = [b"" if t == dtypes.string else 0 for t in flat_types]
-        else:
-            flat_pads = nest.flatten(padding_values)
         size = _int64(batch_size, "batch_size")
         shape_tensors = [tensor if tensor is not None else
                          _int64([-1 if d is None else d for d in shape.as_list()] if shape.rank is not None else [],
                                 "Const") for shape, tensor in zip(flat_shapes, dynamic)]
-        pads = [convert_to_tensor(p, dtype=t, name="padding_value") for p, t in zip(flat_pads, flat_types)]
+        if padding_values is None:
+            pads = [convert_to_tensor(b"" if t == dtypes.string else 0, dtype=t, name="padding_value")
+                    for t in flat_types]
+        else:  # one value (tf.data's nest: a list is one) for every component, as TF broadcasts it
+            one = not isinstance(padding_values, (tuple, dict))
+            flat_pads = [padding_values] * len(flat_types) if one else nest.flatten(padding_values)
+            pads = [_padding_value(p, t) for p, t in zip(flat_pads, flat_types)]
         drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         self._padded = flat_shapes
         for declared, element in zip(flat_shapes, source._flat_shapes()):
@@ -806,7 +873,7 @@ class _PaddedBatchDataset(DatasetV1):
                                  "corresponding input component.")
         rows = _static_rows(size, drop)
         super().__init__((source,), [size, *shape_tensors, *pads, drop],
-                         structure.element_spec(source.output_types, nest.map_structure(
+                         structure.element_spec(structure.legacy_types(source.element_spec), nest.map_structure(
                              lambda s: tensor_shape.TensorShape([rows]).concatenate(s), shapes)))
 
     def _node_inputs(self, variants: list[Tensor]) -> list[Any]:
@@ -906,6 +973,40 @@ class _ShuffleDataset(DatasetV1):
             else:
                 buffer[start] = incoming
             start = (start + 1) % size
+
+
+class _ShuffleAndRepeatDataset(_ShuffleDataset):
+    """tf.data.experimental.shuffle_and_repeat: TF's one ShuffleAndRepeatDataset node (its constants made in
+    TF's order: buffer_size, count, then the seeds); each pass reshuffles, as shuffle then repeat."""
+
+    _op = dataset_ops.ShuffleAndRepeatDataset
+
+    def __init__(self, source: DatasetV1, buffer_size: Any, count: Any, seed: Any) -> None:
+        self._reshuffle = True
+        buffer_size = _int64(buffer_size, "buffer_size")
+        count = _int64(-1 if count is None else count, "count")
+        DatasetV1.__init__(self, (source,), [buffer_size, *_seeds(seed), count], source.element_spec)
+
+    def _node_attrs(self) -> dict[str, Any]:
+        return {}
+
+    _same_cardinality = False
+
+    def _cardinality(self, run: _Run) -> int:
+        count, n = run.scalar(self, 3), self._inputs[0]._cardinality(run)
+        if count < 0:
+            return 0 if n == 0 else INFINITE_CARDINALITY
+        return 0 if count == 0 else n if n < 0 else n * count
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        count = run.scalar(self, 3)
+        for _ in itertools.count() if count < 0 else range(count):
+            produced = False
+            for element in super()._iterate(run):
+                produced = True
+                yield element
+            if not produced:
+                return
 
 
 class _CountDataset(DatasetV1):
@@ -1221,7 +1322,7 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
                     message="When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries).")
                 with control_dependencies([check]):
                     filler = constant_ops.constant(boundaries, dtype=dtypes.int64)[bucket] - 1
-            shapes = padded_shapes or window.output_shapes
+            shapes = padded_shapes or structure.legacy_shapes(window.element_spec)
             flat = [[filler if tensor_shape.dimension_value(d) is None else d for d in tensor_shape.as_shape(s)]
                     for s in nest.flatten(shapes)]
             shapes = nest.pack_sequence_as(shapes, flat)
@@ -1272,7 +1373,7 @@ def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = 
         selector = DatasetV1.zip((logits, seeds)).map(choose)
     else:
         selector = seeds.map(lambda seeds: choose(logits, seeds))
-    return _DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset)
+    return _v1(_DirectedInterleaveDataset(selector, list(datasets), stop_on_empty_dataset))  # TF1's export
 
 
 def rejection_resample(dataset: DatasetV1, class_func: Callable, target_dist: Any, initial_dist: Any = None,
@@ -1422,6 +1523,49 @@ def _dense_as_ragged(value: np.ndarray, ragged_rank: int, splits_dtype: Any) -> 
               if dims[level] else np.zeros(int(np.prod(dims[:level])) + 1, splits_dtype)
               for level in range(1, ragged_rank + 1)]
     return [value.reshape((-1, *dims[ragged_rank + 1:])), *splits]
+
+
+class _DenseToSparseBatchDataset(DatasetV1):
+    _op = dataset_ops.DenseToSparseBatchDataset
+
+    def __init__(self, source: DatasetV1, batch_size: Any, row_shape: Any) -> None:
+        row_shape = tensor_shape.as_shape(row_shape)
+        dims = _int64([-1 if d is None else d for d in row_shape.as_list()], "Const")
+        with name_scope("DenseToSparseBatchDataset") as self._scope:  # TF's: the node is named by its scope
+            size = _int64(batch_size, "batch_size")
+        super().__init__((source,), [size, dims], SparseTensorSpec(
+            tensor_shape.TensorShape([None]).concatenate(row_shape), structure.legacy_types(source.element_spec)))
+
+    def _node(self, name: str | None = None) -> Tensor:
+        return super()._node(name or self._scope)
+
+    def _validate(self, captured: list[Any]) -> None:
+        _check_batch_size(captured[0])
+
+    def _iterate(self, run: _Run) -> PyIterator[Element]:
+        size, row_shape = run.scalar(self, 0), np.asarray(run.captured(self)[1])
+
+        def assemble(batch: list[Element]) -> Element:
+            values = [np.asarray(element[0]) for element in batch]
+            shapes = np.array([v.shape for v in values], dtype=np.int64).reshape(len(values), -1)
+            if shapes.shape[1] != len(row_shape):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Input element had shape ({_shape_list(values[0].shape)}) that is incompatible with "
+                                f"the row shape ({_shape_list(row_shape)}).")
+            larger = np.any((row_shape >= 0) & (shapes > row_shape), axis=1)
+            if larger.any():
+                raise errors.DataLossError(
+                    None, None, f"Input element had shape ({_shape_list(values[int(np.argmax(larger))].shape)}) that "
+                                f"is larger than the row shape ({_shape_list(row_shape)}).")
+            dense = np.where(row_shape >= 0, row_shape, shapes.max(axis=0))
+            indices = [np.indices(v.shape).reshape(v.ndim, -1).T for v in values]
+            return _batched_sparse(indices, [v.ravel() for v in values], [dense] * len(values))
+
+        yield from _batches(run, self._inputs[0]._iterate(run), size, False, assemble)
+
+
+def _shape_list(dims: Any) -> str:
+    return f"[{','.join(str(int(d)) for d in dims)}]"
 
 
 @transformation.install

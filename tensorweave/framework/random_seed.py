@@ -27,6 +27,7 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     g = get_default_graph()
     if g.seed is not None:
         if op_seed is None:
+            g._seed_used = True  # TF's flag: the graph seed made this op's seeds (tf.data warns of it in a function)
             op_seed = _op_seed_counters.get(g, 0)
             _op_seed_counters[g] = op_seed + 1
         seeds: tuple[int | None, int | None] = (_truncate_seed(g.seed), _truncate_seed(op_seed))

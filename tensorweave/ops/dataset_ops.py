@@ -171,6 +171,22 @@ PaddedBatchDatasetV2 = _dataset_op(
      "N: int >= 1"], structure=False)
 ShuffleDataset = _dataset_op("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64", "seed: int64",
                                                 "seed2: int64"], ["reshuffle_each_iteration: bool = true"])
+ShuffleAndRepeatDataset = _dataset_op("ShuffleAndRepeatDataset", ["input_dataset: variant", "buffer_size: int64",
+                                                                  "seed: int64", "seed2: int64", "count: int64"],
+                                      ["reshuffle_each_iteration: bool = true"])
+MapAndBatchDataset = _dataset_op("MapAndBatchDataset", ["input_dataset: variant", "other_arguments: Targuments",
+                                                        "batch_size: int64", "num_parallel_calls: int64",
+                                                        "drop_remainder: bool"],
+                                 ["f: func"] + _FUNCTION + ["preserve_cardinality: bool = false"])
+_PARSED_TYPES = "{float, int64, string}"
+ParseExampleDatasetV2 = Op("ParseExampleDatasetV2", inputs=["input_dataset: variant", "num_parallel_calls: int64",
+                                                            "dense_defaults: Tdense"], outputs=["handle: variant"],
+                           attrs=["sparse_keys: list(string) >= 0", "dense_keys: list(string) >= 0",
+                                  f"sparse_types: list({_PARSED_TYPES}) >= 0", f"Tdense: list({_PARSED_TYPES}) >= 0",
+                                  "dense_shapes: list(shape) >= 0"] + _STRUCTURE_ATTRS +
+                           ["deterministic: string = 'default'", "ragged_keys: list(string) >= 0 = []",
+                            f"ragged_value_types: list({_PARSED_TYPES}) >= 0 = []",
+                            "ragged_split_types: list({int32, int64}) >= 0 = []"])
 RepeatDataset = _dataset_op("RepeatDataset", ["input_dataset: variant", "count: int64"], [])
 TakeDataset = _dataset_op("TakeDataset", ["input_dataset: variant", "count: int64"], [])
 SkipDataset = _dataset_op("SkipDataset", ["input_dataset: variant", "count: int64"], [])
@@ -237,7 +253,8 @@ DATASET_OPS = (PyDataset, TensorDataset, TensorSliceDataset, SparseTensorSliceDa
                ZipDataset,
                ConcatenateDataset, MapDataset, ParallelMapDatasetV2, FilterDataset, TakeWhileDataset, FlatMapDataset,
                InterleaveDataset, ParallelInterleaveDatasetV4, LegacyParallelInterleaveDatasetV2, ScanDataset, GroupByWindowDataset, BatchDatasetV2,
-               PaddedBatchDatasetV2, ShuffleDataset, RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
+               PaddedBatchDatasetV2, ShuffleDataset, ShuffleAndRepeatDataset, MapAndBatchDataset, ParseExampleDatasetV2,
+               RepeatDataset, TakeDataset, SkipDataset, PrefetchDataset,
                CacheDataset, ShardDataset, UnbatchDataset, UniqueDataset, WindowDataset, RewriteDataset, OptionsDataset,
                IgnoreErrorsDataset, DirectedInterleaveDataset, DenseToSparseBatchDataset, AssertCardinalityDataset,
                TFRecordDataset,

@@ -277,6 +277,88 @@ def _ragged_tensor_to_sparse(ctx: OpKernelContext, *inputs: Any, RAGGED_RANK: in
     return [indices.astype(np.int64), values.reshape(-1), np.asarray(dense_shape, np.int64)]
 
 
+# -- RaggedTensorToVariant, RaggedTensorFromVariant ------------------------------------------------------------
+# tf.data's form of a ragged value: one variant holding its flat values and row splits (a scalar), or, of a batch,
+# a vector of one such variant per row. At run time a variant holds the list [flat values, *splits].
+
+RaggedTensorToVariant = Op("RaggedTensorToVariant", inputs=["rt_nested_splits: RAGGED_RANK * Tsplits",
+                                                            "rt_dense_values: Tvalues"],
+                           outputs=["encoded_ragged: variant"],
+                           attrs=["RAGGED_RANK: int >= 0", "Tvalues: type", "Tsplits: {int32, int64} = DT_INT64",
+                                  "batched_input: bool"])
+RaggedTensorFromVariant = Op("RaggedTensorFromVariant", inputs=["encoded_ragged: variant"],
+                             outputs=["output_nested_splits: output_ragged_rank * Tsplits",
+                                      "output_dense_values: Tvalues"],
+                             attrs=["input_ragged_rank: int >= -1", "output_ragged_rank: int >= 0", "Tvalues: type",
+                                    "Tsplits: {int32, int64} = DT_INT64"])
+NotDifferentiable("RaggedTensorToVariant")
+NotDifferentiable("RaggedTensorFromVariant")
+
+
+@RaggedTensorToVariant.shape
+def _ragged_tensor_to_variant_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    if not ctx.attr("batched_input"):
+        return [tensor_shape.TensorShape([])]
+    if ctx.attr("RAGGED_RANK") == 0:
+        values = ctx.input_shape(ctx.num_inputs - 1)
+        return [tensor_shape.TensorShape([values[0] if values.ndims else None])]
+    splits = ctx.input_shape(0)
+    rows = dimension_value(splits[0]) if splits.ndims else None
+    return [tensor_shape.TensorShape([None if rows is None else rows - 1])]
+
+
+@RaggedTensorFromVariant.shape
+def _ragged_tensor_from_variant_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    return [tensor_shape.TensorShape([None])] * ctx.attr("output_ragged_rank") + [tensor_shape.unknown_shape()]
+
+
+def _ragged_variant(components: list[Any]) -> np.ndarray:
+    variant = np.empty((), dtype=object)
+    variant[()] = list(components)
+    return variant
+
+
+def ragged_rows(values: Any, splits: list[Any]) -> list[list[Any]]:
+    """Each row of a ragged value as its own flat values and (rebased) row splits."""
+    rows = []
+    for i in builtins.range(len(splits[0]) - 1):
+        start, stop = int(splits[0][i]), int(splits[0][i + 1])
+        inner = []
+        for level in splits[1:]:
+            segment = np.asarray(level[start:stop + 1])
+            inner.append(segment - segment[0])
+            start, stop = int(segment[0]), int(segment[-1])
+        rows.append([values[start:stop], *inner])
+    return rows
+
+
+@RaggedTensorToVariant.kernel("CPU")
+def _ragged_tensor_to_variant(ctx: OpKernelContext, *inputs: Any, RAGGED_RANK: int,  # noqa: N803
+                              batched_input: bool) -> np.ndarray:
+    splits, values = [np.asarray(s) for s in inputs[:-1]], np.asarray(inputs[-1])
+    if not batched_input:
+        return _ragged_variant([values, *splits])
+    rows = [[row] for row in values] if RAGGED_RANK == 0 else ragged_rows(values, splits)
+    encoded = np.empty(len(rows), dtype=object)
+    for i, row in enumerate(rows):
+        encoded[i] = list(row)
+    return encoded
+
+
+@RaggedTensorFromVariant.kernel("CPU")
+def _ragged_tensor_from_variant(ctx: OpKernelContext, encoded_ragged: Any, output_ragged_rank: int,
+                                Tvalues: dtypes.DType) -> list:  # noqa: N803
+    encoded = np.asarray(encoded_ragged, dtype=object)
+    if encoded.ndim != 0:
+        raise invalid_argument(ctx, f"Expected a scalar encoded ragged tensor (tensorweave decodes one), got shape "
+                                    f"{tensor_shape.shape_string(encoded.shape)}")
+    values, *splits = encoded[()]
+    if len(splits) != output_ragged_rank:
+        raise invalid_argument(ctx, f"Encoded input RaggedTensorVariant has ragged_rank={len(splits)}.  Expected "
+                                    f"ragged_rank={output_ragged_rank}.")
+    return [*splits, np.asarray(values).astype(Tvalues.as_numpy_dtype, copy=False)]
+
+
 # -- RaggedTensor -----------------------------------------------------------------------------------------------
 
 def _splits_tensor(value: Any, dtype: dtypes.DType, name: str, rank: int = 1) -> Tensor:

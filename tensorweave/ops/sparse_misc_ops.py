@@ -208,9 +208,10 @@ def edit_distance(hypothesis: Any, truth: Any, normalize: bool = True, name: str
                         truth.dense_shape, normalize=normalize, name=name)
 
 
-# -- SerializeSparse, SerializeManySparse, DeserializeManySparse --------------------------------------------
+# -- SerializeSparse, SerializeManySparse, DeserializeSparse, DeserializeManySparse -------------------------
 # A sparse tensor as three serialized TensorProtos (indices, values, shape), numbers in tensor_content as TF's
 # AsProtoTensorContent writes them; SerializeManySparse writes one triple per minibatch entry (first index).
+# As a variant (tf.data's form of a sparse value) each of the three is the array itself, as TF's holds a Tensor.
 
 _SERIALIZE_OUTPUT = "out_type: {string, variant} = DT_STRING"
 SerializeSparse = Op("SerializeSparse", inputs=["sparse_indices: int64", "sparse_values: T", "sparse_shape: int64"],
@@ -221,7 +222,10 @@ SerializeManySparse = Op("SerializeManySparse",
 DeserializeManySparse = Op("DeserializeManySparse", inputs=["serialized_sparse: string"],
                            outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
                            attrs=["dtype: type"])
-for _op_type in ("SerializeSparse", "SerializeManySparse", "DeserializeManySparse"):
+DeserializeSparse = Op("DeserializeSparse", inputs=["serialized_sparse: Tserialized"],
+                       outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
+                       attrs=["dtype: type", "Tserialized: {string, variant} = DT_STRING"])
+for _op_type in ("SerializeSparse", "SerializeManySparse", "DeserializeSparse", "DeserializeManySparse"):
     NotDifferentiable(_op_type)
 SerializeSparse.shape(lambda ctx: [tensor_shape.vector(3)])
 SerializeManySparse.shape(lambda ctx: [tensor_shape.matrix(None, 3)])
@@ -233,6 +237,17 @@ def _deserialize_many_sparse_shape(ctx: InferenceContext) -> list[tensor_shape.T
     if serialized.ndims is not None and serialized[1] is not None and tensor_shape.dimension_value(
             serialized[1]) != 3:
         raise ValueError(f"Dimension must be 3 but is {tensor_shape.dimension_value(serialized[1])}")
+    return [tensor_shape.matrix(None, None), tensor_shape.vector(None), tensor_shape.vector(None)]
+
+
+@DeserializeSparse.shape
+def _deserialize_sparse_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    serialized = ctx.input_shape(0)
+    if serialized.ndims is not None:
+        if serialized.ndims < 1:
+            raise ValueError(f"Shape must be at least rank 1 but is rank {serialized.ndims}")
+        if serialized[-1] is not None and tensor_shape.dimension_value(serialized[-1]) != 3:
+            raise ValueError(f"Dimension must be 3 but is {tensor_shape.dimension_value(serialized[-1])}")
     return [tensor_shape.matrix(None, None), tensor_shape.vector(None), tensor_shape.vector(None)]
 
 
@@ -255,15 +270,31 @@ def _check_sparse(ctx: OpKernelContext, indices: Any, values: Any, dense_shape: 
                                     f"{tensor_shape.shape_string(dense_shape.shape)}")
 
 
+def _serialized_triple(indices: Any, values: Any, dense_shape: Any, out_type: dtypes.DType) -> list[Any]:
+    """A sparse tensor's three parts as `out_type` holds them: serialized TensorProtos, or (a variant) the arrays."""
+    if out_type == dtypes.variant:
+        return [np.asarray(indices), np.asarray(values), np.asarray(dense_shape)]
+    return [_serialized(indices), _serialized(values), _serialized(dense_shape)]
+
+
+def _object_rows(rows: list[list[Any]], shape: tuple[int, ...]) -> np.ndarray:
+    out = np.empty((len(rows), 3), dtype=object)
+    for i, row in enumerate(rows):
+        for j, item in enumerate(row):
+            out[i, j] = item
+    return out.reshape(shape)
+
+
 @SerializeSparse.kernel("CPU")
-def _serialize_sparse(ctx: OpKernelContext, sparse_indices: Any, sparse_values: Any, sparse_shape: Any) -> Any:
+def _serialize_sparse(ctx: OpKernelContext, sparse_indices: Any, sparse_values: Any, sparse_shape: Any,
+                      out_type: dtypes.DType) -> Any:
     _check_sparse(ctx, sparse_indices, sparse_values, sparse_shape)
-    return np.array([_serialized(sparse_indices), _serialized(sparse_values), _serialized(sparse_shape)],
-                    dtype=object)
+    return _object_rows([_serialized_triple(sparse_indices, sparse_values, sparse_shape, out_type)], (3,))
 
 
 @SerializeManySparse.kernel("CPU")
-def _serialize_many_sparse(ctx: OpKernelContext, sparse_indices: Any, sparse_values: Any, sparse_shape: Any) -> Any:
+def _serialize_many_sparse(ctx: OpKernelContext, sparse_indices: Any, sparse_values: Any, sparse_shape: Any,
+                           out_type: dtypes.DType) -> Any:
     _check_sparse(ctx, sparse_indices, sparse_values, sparse_shape)
     if sparse_shape.shape[0] < 2:
         raise invalid_argument(ctx, f"Rank of input SparseTensor should be > 1, but saw rank: {sparse_shape.shape[0]}")
@@ -271,10 +302,42 @@ def _serialize_many_sparse(ctx: OpKernelContext, sparse_indices: Any, sparse_val
     indices, values = sparse_indices[order], sparse_values[order]
     count = int(sparse_shape[0])
     bounds = np.searchsorted(indices[:, 0], np.arange(count + 1))
-    inner_shape = _serialized(sparse_shape[1:])
-    rows = [(_serialized(indices[start:stop, 1:]), _serialized(values[start:stop]), inner_shape)
+    rows = [_serialized_triple(indices[start:stop, 1:], values[start:stop], sparse_shape[1:], out_type)
             for start, stop in zip(bounds[:-1], bounds[1:])]
-    return np.array(rows, dtype=object).reshape(count, 3)
+    return _object_rows(rows, (count, 3))
+
+
+def _parsed(item: Any) -> np.ndarray:
+    """One part of a serialized sparse tensor: a TensorProto's bytes, or (a variant's) the array itself."""
+    if isinstance(item, bytes):
+        return tensor_proto.make_ndarray(protos.TensorProto.FromString(item))
+    return np.asarray(item)
+
+
+@DeserializeSparse.kernel("CPU")
+def _deserialize_sparse(ctx: OpKernelContext, serialized_sparse: Any, dtype: dtypes.DType,
+                        Tserialized: dtypes.DType) -> list:
+    """One sparse tensor from a [3] serialized one; from [d0, ..., 3] the sparse tensors stacked along the
+    leading dimensions (their shapes padded to the largest), as TF's."""
+    serialized = np.asarray(serialized_sparse, dtype=object)
+    if serialized.ndim < 1 or serialized.shape[-1] != 3:
+        raise invalid_argument(ctx, f"Serialized sparse should have 3 as the last dimension "
+                                    f"{tensor_shape.shape_string(serialized.shape)}")
+    if serialized.ndim == 1:
+        indices, values, dense_shape = (_parsed(item) for item in serialized)
+        return [indices.astype(np.int64).reshape(len(values), dense_shape.size),
+                values.astype(dtype.as_numpy_dtype), dense_shape.astype(np.int64)]
+    outer = serialized.shape[:-1]
+    parsed = [[_parsed(item) for item in row] for row in serialized.reshape(-1, 3)]
+    rank = int(parsed[0][2].size) if parsed else 0
+    lead = np.array(np.unravel_index(np.arange(len(parsed)), outer)).T.astype(np.int64).reshape(len(parsed), -1)
+    indices = [np.concatenate([np.repeat(lead[n:n + 1], len(v), 0), i.reshape(len(v), rank).astype(np.int64)], 1)
+               for n, (i, v, _) in enumerate(parsed)]
+    shape = np.max(np.stack([s for _, _, s in parsed]), axis=0) if parsed else np.zeros([rank], np.int64)
+    return [np.concatenate(indices) if indices else np.zeros([0, len(outer) + rank], np.int64),
+            np.concatenate([v for _, v, _ in parsed]).astype(dtype.as_numpy_dtype) if parsed
+            else np.zeros([0], dtype.as_numpy_dtype),
+            np.concatenate([outer, shape]).astype(np.int64)]
 
 
 @DeserializeManySparse.kernel("CPU")
@@ -284,8 +347,7 @@ def _deserialize_many_sparse(ctx: OpKernelContext, serialized_sparse: Any, dtype
                                     f"{tensor_shape.shape_string(serialized_sparse.shape)}")
     if serialized_sparse.shape[0] == 0:
         raise invalid_argument(ctx, "Must have at least 1 serialized SparseTensor, but has 0 tensors")
-    parsed = [[tensor_proto.make_ndarray(protos.TensorProto.FromString(item)) for item in row]
-              for row in serialized_sparse]
+    parsed = [[_parsed(item) for item in row] for row in serialized_sparse]
     ranks = {int(shape.size) for _, _, shape in parsed}
     if len(ranks) != 1:
         raise invalid_argument(ctx, f"Inconsistent rank across SparseTensors: rank prior to SparseTensor[1] was: "

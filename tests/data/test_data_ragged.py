@@ -89,3 +89,27 @@ def test_ragged_batch_converts_each_component_in_its_place():
         out = dataset_elements(batched)[0]
         assert (out["a"].to_list(), out["b"].tolist(), out["c"].to_list()) == (
             [[[1]], [[2, 2]]], [[1, 1], [2, 2]], [[[-1]], [[-2, -2]]])
+
+
+def test_a_ragged_component_is_one_encoded_variant_in_the_graph():
+    """TF passes a ragged component as one variant: RaggedTensorToVariant into the source node (batched for
+    from_tensor_slices), RaggedTensorFromVariant under RaggedFromVariant after IteratorGetNext (from TF 2.21)."""
+    with tf.Graph().as_default() as g:
+        rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+        ds = tf.data.Dataset.from_tensor_slices(rt)
+        x = [tf.data.make_one_shot_iterator(d).get_next() for d in (ds, tf.data.Dataset.from_tensors(rt), ds.batch(2))]
+        assert [n.op for n in g.as_graph_def().node] == [
+            "Const", "Const", "RaggedTensorToVariant", "TensorSliceDataset", "RaggedTensorToVariant", "TensorDataset",
+            "Const", "Const", "BatchDatasetV2", "OneShotIterator", "IteratorToStringHandle", "IteratorGetNext",
+            "RaggedTensorFromVariant", "OneShotIterator", "IteratorToStringHandle", "IteratorGetNext",
+            "RaggedTensorFromVariant", "OneShotIterator", "IteratorToStringHandle", "IteratorGetNext",
+            "RaggedTensorFromVariant"]
+        assert x[0].name == "RaggedFromVariant/RaggedTensorFromVariant:0" and x[0].shape.as_list() == [None]
+        assert x[1].values.name == "RaggedFromVariant_1/RaggedTensorFromVariant:1"
+        assert x[1].row_splits.name == "RaggedFromVariant_1/RaggedTensorFromVariant:0"
+        assert x[1].row_splits.shape.as_list() == [4] and x[2].row_splits.shape.as_list() == [None]
+        with tf.Session() as sess:
+            first, whole, batch = sess.run(x)
+            assert first.tolist() == [1, 2]
+            assert whole.to_list() == [[1, 2], [3], [4, 5, 6]] and batch.to_list() == [[1, 2], [3]]
+            assert sess.run(x[0]).tolist() == [3] and sess.run(x[2]).to_list() == [[4, 5, 6]]

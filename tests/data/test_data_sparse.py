@@ -341,3 +341,90 @@ def test_from_structure_reads_legacy_shapes_given_as_lists():
         assert [s.as_list() for s in pair.output_shapes] == [[None], [2, 3]]
         init = it.make_initializer(_sparse_range(2))
         assert _triple(dataset_elements(it.get_next(), init=init)[1]) == ([[0]], [1], [2])
+
+
+def test_a_sparse_component_is_one_serialized_variant_in_the_graph():
+    """TF passes a sparse component through the graph serialized: SerializeManySparse (SerializeSparse) into the
+    source node, one variant of unknown shape in every dataset and iterator node, DeserializeSparse after
+    IteratorGetNext (names and output indices from TF 2.21)."""
+    with tf.Graph().as_default() as g:
+        sp = tf.SparseTensor([[0, 0], [1, 2], [2, 1]], [1., 2., 3.], [3, 4])
+        ds = tf.data.Dataset.from_tensor_slices({"s": sp, "a": tf.range(3)})
+        it = ds.batch(2).make_initializable_iterator()
+        x = it.get_next()
+        z = tf.data.Dataset.from_tensors(sp).make_one_shot_iterator().get_next()
+        assert [n.op for n in g.as_graph_def().node] == [
+            "Const", "Const", "Const", "Const", "Const", "Const", "Range", "SerializeManySparse", "TensorSliceDataset",
+            "Const", "Const", "BatchDatasetV2", "IteratorV2", "MakeIterator", "IteratorToStringHandle",
+            "IteratorGetNext", "DeserializeSparse", "Unpack", "Const", "Pack", "SerializeSparse", "TensorDataset",
+            "OneShotIterator", "IteratorToStringHandle", "IteratorGetNext", "DeserializeSparse", "Const"]
+        nodes = {n.name: n for n in g.as_graph_def().node}
+        assert nodes["TensorSliceDataset"].input == ["range", "SerializeManySparse"]
+        assert [tf.as_dtype(t) for t in nodes["IteratorGetNext"].attr["output_types"].list.type] == [
+            tf.int32, tf.variant]
+        assert nodes["IteratorGetNext"].attr["output_shapes"].list.shape[1].unknown_rank
+        assert x["a"].name == "IteratorGetNext:0"
+        assert [x["s"].indices.name, x["s"].values.name] == ["DeserializeSparse:0", "DeserializeSparse:1"]
+        assert x["s"].indices.shape.as_list() == [None, 2]
+        assert z.indices.name == "DeserializeSparse_1:0" and z.dense_shape.name == "shape:0"
+        handle = tf.placeholder(tf.string, [])
+        fed = tf.data.Iterator.from_string_handle(handle, ds.output_types, ds.output_shapes, ds.output_classes)
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            first = sess.run(x)
+            assert first["a"].tolist() == [0, 1]
+            assert _triple(first["s"]) == ([[0, 0], [1, 2]], [1., 2.], [2, 4])
+            assert _triple(sess.run(z)) == ([[0, 0], [1, 2], [2, 1]], [1., 2., 3.], [3, 4])
+            one = sess.run(fed.get_next(), {handle: sess.run(ds.make_one_shot_iterator().string_handle())})
+            assert _triple(one["s"]) == ([[0]], [1.], [4])
+
+
+def test_optional_get_value_rebuilds_a_sparse_value_in_its_scope():
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [1, 2]], [1, 2], [2, 4])
+        it = tf.data.make_initializable_iterator(tf.data.Dataset.zip({"a": tf.data.Dataset.from_tensor_slices(sp),
+                                                                      "b": tf.data.Dataset.range(2)}))
+        value = it.get_next_as_optional().get_value()
+        assert value["b"].name == "OptionalGetValue:1"
+        assert value["a"].indices.name == "OptionalGetValue/DeserializeSparse:0"
+        assert value["a"].dense_shape.name == "OptionalGetValue/shape:0"
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            got = sess.run(value)
+            assert _triple(got["a"]) == ([[0]], [1], [4]) and got["b"] == 0
+
+
+def test_a_sparse_scan_or_reduce_state_is_serialized_as_tfs():
+    with tf.Graph().as_default() as g:
+        st = tf.SparseTensor([[0]], tf.constant([0], tf.int64), [1])
+        ds = tf.data.Dataset.range(3)
+        scanned = ds.scan(st, lambda s, x: (tf.SparseTensor(s.indices, s.values + x, s.dense_shape), s.values[0]))
+        reduced = ds.reduce(st, lambda s, x: tf.SparseTensor(s.indices, s.values + x, s.dense_shape))
+        assert [n.op for n in g.as_graph_def().node][7:] == [
+            "SerializeSparse", "ScanDataset", "SerializeSparse", "ReduceDataset", "DeserializeSparse", "Const"]
+        assert reduced.indices.name == "DeserializeSparse:0"
+        nxt = tf.data.make_one_shot_iterator(scanned).get_next()
+        with tf.Session() as sess:
+            assert _triple(sess.run(reduced)) == ([[0]], [3], [1])
+            assert [sess.run(nxt) for _ in range(3)] == [0, 0, 1]
+
+
+def test_parse_example_dataset_is_tfs_parse_example_dataset_node():
+    """TF's node: ParseExampleDatasetV2 over the dense defaults (key_<name> reshaped, or an empty Const) and its
+    parallel calls converted in its scope; names and attrs from TF 2.21."""
+    with tf.Graph().as_default() as g:
+        example = tf.train.Example(features=tf.train.Features(feature={
+            "b": tf.train.Feature(float_list=tf.train.FloatList(value=[1., 2.])),
+            "c": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"x"]))})).SerializeToString()
+        features = {"b": tf.VarLenFeature(tf.float32), "a": tf.FixedLenFeature([2], tf.int64, default_value=[1, 2]),
+                    "c": tf.FixedLenFeature([], tf.string)}
+        ds = tf.data.Dataset.from_tensors([example]).apply(
+            tf.data.experimental.parse_example_dataset(features, num_parallel_calls=2))
+        assert ds.element_spec["b"] == tf.SparseTensorSpec([1, None], tf.float32)
+        node = {n.name: n for n in g.as_graph_def().node}["ParseExampleDatasetV2"]
+        assert list(node.input) == ["TensorDataset", "ParseExampleDatasetV2/num_parallel_calls", "Reshape", "Const"]
+        assert list(node.attr["sparse_keys"].list.s) == [b"b"] and list(node.attr["dense_keys"].list.s) == [b"a", b"c"]
+        assert node.attr["deterministic"].s == b"default"
+        got = dataset_elements(ds)[0]
+        assert got["a"].tolist() == [[1, 2]] and got["c"].tolist() == [b"x"]
+        assert _triple(got["b"]) == ([[0, 0], [0, 1]], [1., 2.], [1, 2])

@@ -163,7 +163,12 @@ def test_batch_and_padded_batch():
         p = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[None])
         assert p.output_shapes.as_list() == [None, None]
         assert [v.tolist() for v in dataset_elements(p)] == [[[1, 0], [2, 2]], [[3, 3, 3]]]
-        q = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=-1)
+        q = tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=np.int64(-1))
+        with pytest.raises(TypeError, match=r"Invalid `padding_values`. `padding_values` values type <dtype: 'int32'> "
+                                            r"does not match type <dtype: 'int64'> of the corresponding input component"):
+            tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, [4], padding_values=-1)
+        with pytest.raises(ValueError, match=r"`padding_values` values should be scalars, but got \(2,\)"):
+            tf.data.Dataset.range(3).map(lambda x: (x, x)).padded_batch(2, padding_values=[1, 2])
         assert [v.tolist() for v in dataset_elements(q)] == [[[1, -1, -1, -1], [2, 2, -1, -1]]]
         scalars = tf.data.Dataset.range(1, 3).map(lambda x: (tf.fill([x], x), x, tf.as_string(x)))
         vectors, ints, strings = dataset_elements(scalars.padded_batch(2, ([3], [], []), (tf.constant(-1, tf.int64),
@@ -430,10 +435,12 @@ def test_options_and_with_options():
         later.experimental_deterministic = False
         later.threading.private_threadpool_size = 4
         dataset = tf.data.Dataset.range(3).with_options(options).map(lambda x: x * 2).with_options(later)
-        merged = dataset.options()
+        with pytest.warns(UserWarning, match="Invoking this method in graph mode retains the legacy behavior"):
+            merged = dataset.options()  # TF warns in graph mode
         assert (merged.deterministic, merged.experimental_threading.private_threadpool_size,
                 merged.experimental_optimization.map_parallelization) == (False, 4, True)
-        assert tf.data.Dataset.range(3).with_options(options).options() == options
+        with pytest.warns(UserWarning):
+            assert tf.data.Dataset.range(3).with_options(options).options() == options
         assert (tf.data.UNKNOWN_CARDINALITY, tf.data.experimental.INFINITE_CARDINALITY) == (-2, -1)
         assert _ints(dataset) == [0, 2, 4]
 

@@ -381,3 +381,102 @@ def test_bucket_by_sequence_length_captures_its_batch_sizes():
 
     assert _dataset_nodes(_graph(build))[-1] == ("GroupByWindowDataset", "GroupByWindowDataset",
                                                  ["MapDataset", "Const", "Const"])
+
+
+def test_graph_seed_only_shuffle_and_later_random_ops_match_tf():
+    """A one-shot iterator draws an op seed as TF's does (its function's), so the seeds of the shuffles and
+    random ops made after it are TF's; values recorded from TF 2.21."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.data.Dataset.range(6).shuffle(3).batch(2).make_one_shot_iterator().get_next()
+        r = tf.random_uniform([2])
+        d2 = tf.data.Dataset.from_tensor_slices(np.arange(8)).map(lambda v: v * 2).shuffle(4).repeat(2).batch(3)
+        y = d2.make_initializable_iterator()
+        yn = y.get_next()
+        r2 = tf.random_uniform([2])
+        with tf.Session() as sess:
+            assert [sess.run(x).tolist() for _ in range(3)] == [[0, 2], [4, 1], [3, 5]]
+            np.testing.assert_allclose(sess.run([r, r2]), [[0.406397, 0.8576], [0.385387, 0.361992]], atol=1e-6)
+            sess.run(y.initializer)
+            assert [sess.run(yn).tolist() for _ in range(3)] == [[2, 4, 10], [8, 0, 6], [14, 12, 4]]
+
+
+def test_a_function_using_the_graph_seed_warns_as_tf():
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        with pytest.warns(UserWarning, match="Seed 3 from outer graph might be getting used by function "
+                                             "Dataset_map_lambda, if the random op has not been provided any seed"):
+            tf.data.Dataset.range(3).map(lambda v: tf.random_uniform([]))
+
+
+def test_v2_only_transformations_return_datasets_without_tf1_methods():
+    """TF1's Dataset overrides only some transformations (returning a DatasetV1Adapter); the others (take_while,
+    scan, unique, ...) return a DatasetV2, without make_one_shot_iterator or the legacy structure attributes, as
+    do the transformations of a DatasetV2; apply, zip, enumerate and the tf.data.experimental ones give TF1's."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(10)
+        v2 = [ds.take_while(lambda x: x < 3), ds.scan(np.int64(0), lambda s, x: (s + x, s)), ds.unique(),
+              ds.group_by_window(lambda x: x % 2, lambda k, w: w.batch(2), window_size=2), ds.ignore_errors(),
+              ds.map(lambda x: tf.fill([x], x)).sparse_batch(2, [10]), tf.data.Dataset.random(seed=1),
+              tf.data.Dataset.choose_from_datasets([ds, ds], tf.data.Dataset.range(2)),
+              tf.data.Dataset.sample_from_datasets([ds, ds], seed=1), tf.data.Dataset.counter(),
+              ds.map(lambda x: tf.fill([x], x)).ragged_batch(2), ds.take_while(lambda x: x < 3).take(2),
+              ds.take_while(lambda x: x < 3).apply(lambda d: d)]
+        v1 = [ds.shuffle(2), ds.enumerate(), ds.take_while(lambda x: x < 3).enumerate(),
+              ds.apply(tf.data.experimental.take_while(lambda x: x < 3)), ds.apply(lambda d: d.unique()),
+              tf.data.experimental.choose_from_datasets([ds, ds], tf.data.Dataset.range(2)),
+              tf.data.experimental.sample_from_datasets([ds, ds]), tf.data.experimental.Counter(),
+              tf.data.experimental.RandomDataset(1), tf.data.Dataset.zip((ds.unique(), ds))]
+        assert [hasattr(d, "make_one_shot_iterator") or hasattr(d, "output_types") for d in v2] == [False] * len(v2)
+        assert all(hasattr(d, "make_one_shot_iterator") and hasattr(d, "output_types") for d in v1)
+        with pytest.raises(AttributeError, match="'_TakeWhileDataset' object has no attribute "
+                                                 "'make_one_shot_iterator'"):
+            v2[0].make_one_shot_iterator()
+        assert tf.data.get_output_types(v2[0]) == tf.int64
+        nxt = tf.data.make_one_shot_iterator(v2[0]).get_next()
+        with tf.Session() as sess:
+            assert [sess.run(nxt) for _ in range(3)] == [0, 1, 2]
+
+
+def test_shuffle_and_repeat_and_map_and_batch_are_tfs_single_nodes():
+    """TF's experimental shuffle_and_repeat and map_and_batch each make one node (ShuffleAndRepeatDataset,
+    MapAndBatchDataset) over TF's constants; values recorded from TF 2.21."""
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(5)
+        ds = tf.data.Dataset.range(10)
+        a = ds.apply(tf.data.experimental.shuffle_and_repeat(4, 3))
+        c = ds.apply(tf.data.experimental.map_and_batch(lambda x: (x, tf.as_string(x)), 4))
+        d = ds.apply(tf.data.experimental.map_and_batch(lambda x: {"v": tf.fill([2], x)}, 3, num_parallel_batches=2,
+                                                        drop_remainder=True))
+        assert d.output_shapes == {"v": tf.TensorShape([3, 2])}
+        nodes = {n.name: n for n in g.as_graph_def().node}
+        assert list(nodes["ShuffleAndRepeatDataset"].input) == ["RangeDataset", "buffer_size", "seed", "seed2", "count"]
+        assert list(nodes["MapAndBatchDataset"].input) == ["RangeDataset", "batch_size", "num_parallel_calls",
+                                                           "drop_remainder"]
+        assert [n.op for n in g.as_graph_def().node][4:8] == ["Const", "Const", "Const", "Const"]
+        with pytest.raises(ValueError, match="`num_parallel_batches` was set to 1 and `num_parallel_calls` as set "
+                                             "to 2"):
+            tf.data.experimental.map_and_batch(lambda x: x, 2, 1, num_parallel_calls=2)
+        its = [tf.data.make_one_shot_iterator(x).get_next() for x in (a, c, d)]
+        with tf.Session() as sess:
+            assert sess.run(tf.data.experimental.cardinality(a)) == 30
+            assert [int(sess.run(its[0])) for _ in range(12)] == [2, 0, 5, 4, 7, 1, 3, 6, 8, 9, 0, 3]
+            values, strings = sess.run(its[1])
+            assert values.tolist() == [0, 1, 2, 3] and strings.tolist() == [b"0", b"1", b"2", b"3"]
+            assert sess.run(its[2])["v"].tolist() == [[0, 0], [1, 1], [2, 2]]
+
+
+def test_map_and_filter_with_legacy_function():
+    with tf.Graph().as_default() as g:
+        mapped = tf.data.Dataset.range(5).map_with_legacy_function(lambda x: x * 2)
+        kept = mapped.filter_with_legacy_function(lambda x: x > 2)
+        nodes = {n.name: n for n in g.as_graph_def().node}
+        assert not nodes["MapDataset"].attr["preserve_cardinality"].b  # TF's legacy map
+        assert hasattr(mapped, "output_shapes") and not hasattr(kept, "output_shapes")  # TF's filter one is V2
+        assert not hasattr(kept, "map_with_legacy_function")
+        assert tf.data.experimental.SHARD_HINT == -1
+        batched = tf.data.Dataset.range(5).apply(
+            tf.data.experimental.map_and_batch_with_legacy_function(lambda x: x * 3, 2))
+        assert [n.op for n in g.as_graph_def().node][-1] == "MapAndBatchDataset"
+        assert [v.tolist() for v in dataset_elements(batched)] == [[0, 3], [6, 9], [12]]
+        assert [v.tolist() for v in dataset_elements(kept)] == [4, 6, 8]

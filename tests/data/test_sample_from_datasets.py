@@ -72,7 +72,7 @@ def test_rejection_resample_draws_tfs_elements():
         nxt = tf.data.make_one_shot_iterator(resampled).get_next()
         pairs = tf.data.Dataset.range(60).map(lambda x: (tf.cast(x % 2, tf.int32), x))
         given = pairs.rejection_resample(lambda c, x: c, [0.9, 0.1], initial_dist=[0.5, 0.5], seed=1)
-        assert given.output_types == (tf.int32, (tf.int32, tf.int64))
+        assert tf.data.get_output_types(given) == (tf.int32, (tf.int32, tf.int64))
         nxt2 = tf.data.make_one_shot_iterator(given).get_next()
         with tf.Session() as sess:
             assert [int(sess.run(nxt)[1]) for _ in range(12)] == [0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 0, 2]

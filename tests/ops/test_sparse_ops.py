@@ -505,3 +505,21 @@ def test_concat_of_one_input_shape_errors_and_softmax_rank_message():
         vector = _sparse([[0]], [1.0], [3])
         assert runtime_message(_error_info(tf.sparse.softmax(vector))).split("\n")[0] == (
             "Input should have rank >= 2, but received shape: 3")
+
+
+def test_deserialize_sparse_of_one_and_of_batches_of_serialized_sparse_tensors():
+    """TF 2.21's DeserializeSparse: a [3] serialized sparse tensor, or [..., 3] stacked along the leading dims."""
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [1, 2], [1, 3]], [1., 2., 3.], [2, 4])
+        many = tf.io.serialize_many_sparse(sp)
+        one = tf.raw_ops.DeserializeSparse(serialized_sparse=tf.io.serialize_sparse(sp), dtype=tf.float32)
+        rows = tf.raw_ops.DeserializeSparse(serialized_sparse=many, dtype=tf.float32)
+        stacked = tf.raw_ops.DeserializeSparse(serialized_sparse=tf.stack([many, many]), dtype=tf.float32)
+        assert [t.shape.as_list() for t in one] == [[None, None], [None], [None]]
+        with tf.Session() as sess:
+            got_one, got_rows, got_stacked = sess.run([one, rows, stacked])
+        for indices, values, dense_shape in (got_one, got_rows):
+            assert indices.tolist() == [[0, 0], [1, 2], [1, 3]] and values.tolist() == [1., 2., 3.]
+            assert dense_shape.tolist() == [2, 4]
+        assert got_stacked[0].tolist() == [[0, 0, 0], [0, 1, 2], [0, 1, 3], [1, 0, 0], [1, 1, 2], [1, 1, 3]]
+        assert got_stacked[2].tolist() == [2, 2, 4]
