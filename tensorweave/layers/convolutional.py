@@ -138,7 +138,8 @@ class _Conv(Layer):
         if self.padding != "causal":
             return inputs
         left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-        paddings = [[0, 0], [0, 0], [left, 0]] if self._channels_first else [[0, 0], [left, 0], [0, 0]]
+        batch_rank = 1 if inputs.shape.ndims is None else inputs.shape.ndims - 2
+        paddings = [[0, 0]] * batch_rank + ([[0, 0], [left, 0]] if self._channels_first else [[left, 0], [0, 0]])
         return manipulation_ops.pad(inputs, paddings)
 
     @property
@@ -161,15 +162,13 @@ class _Conv(Layer):
         return f"NC{spatial}" if self._channels_first else f"N{spatial}C"
 
     def _input_channels(self, input_shape: tensor_shape.TensorShape) -> int:
+        """The input's channels, at `_channel_axis` counted from the end as Keras reads them, so that any
+        number of batch dimensions comes before."""
         input_shape = tensor_shape.TensorShape(input_shape)
-        if input_shape.ndims is not None and input_shape.ndims != self.rank + 2:
-            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected "
-                             f"min_ndim={self.rank + 2}, found ndim={input_shape.ndims}. Full shape received: "
-                             f"{tuple(input_shape.as_list())}")
-        channels = input_shape.as_list()[1 if self._channels_first else -1] if input_shape.ndims else None
+        channels = input_shape.as_list()[self._channel_axis] if input_shape.ndims else None
         if channels is None:
             raise ValueError("The channel dimension of the inputs should be defined. The input_shape received "
-                             f"is {input_shape}, where axis {1 if self._channels_first else -1} (0-based) is the "
+                             f"is {input_shape}, where axis {self._channel_axis} (0-based) is the "
                              "channel dimension, which found to be `None`.")
         return int(channels)
 
@@ -193,7 +192,14 @@ class _Conv(Layer):
             if self.rank == 1 and self._channels_first:
                 outputs = outputs + shape_ops.reshape(self.bias, [1, self.filters, 1])
             else:
-                outputs = nn_ops.bias_add(outputs, self.bias, data_format="NCHW" if self._channels_first else "NHWC")
+                data_format = "NCHW" if self._channels_first else "NHWC"
+                rank = outputs.shape.ndims
+                if rank is not None and rank > 2 + self.rank:  # more than one batch dimension
+                    outputs = nn_conv_ops.squeeze_batch_dims(
+                        outputs, lambda o: nn_ops.bias_add(o, self.bias, data_format=data_format),
+                        inner_rank=self.rank + 1)
+                else:
+                    outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
         return self.activation(outputs)
 
     def call(self, inputs: Tensor) -> Tensor:
@@ -207,11 +213,14 @@ class _Conv(Layer):
         return range(2, self.rank + 2) if self._channels_first else range(1, self.rank + 1)
 
     def compute_output_shape(self, input_shape: Any) -> tensor_shape.TensorShape:
+        """The output's shape: the batch dimensions (one or more) as the input's, the spatial ones by the
+        kernel, strides, dilation and padding, `filters` channels."""
         dims = tensor_shape.TensorShape(input_shape).as_list()
-        for i, axis in enumerate(self._spatial_axes()):
+        first = len(dims) - self.rank - (0 if self._channels_first else 1)
+        for i, axis in enumerate(range(first, first + self.rank)):
             dims[axis] = conv_output_length(dims[axis], self.kernel_size[i], self.padding, self.strides[i],
                                             self.dilation_rate[i])
-        dims[1 if self._channels_first else -1] = self.filters
+        dims[self._channel_axis] = self.filters
         return tensor_shape.TensorShape(dims)
 
 

@@ -368,3 +368,128 @@ def test_a_filter_of_depth_zero_is_its_own_shape_error() -> None:
                             padding="SAME")
         with pytest.raises(ValueError, match=r"^Depth of input \(3\) is not a multiple of input depth of filter"):
             tf.nn.conv2d(tf.ones([1, 4, 4, 3]), tf.ones([2, 2, 2, 2]), 1, "SAME")
+
+
+# -- More than one batch dimension (TF's squeeze_batch_dims) -------------------------------------------------
+
+
+def _ops_since(graph, count):
+    return [(op.name, op.type) for op in graph.get_operations()[count:]]
+
+
+def _batched_reference(x, f, strides, padding, dilations=(1, 1)):
+    """_conv_reference over every batch dimension but the last three, merged and split back."""
+    out = _conv_reference(x.reshape(-1, *x.shape[-3:]), f, strides, padding, dilations)
+    return out.reshape(*x.shape[:-3], *out.shape[1:]).astype(x.dtype)
+
+
+def test_conv2d_and_convolution_reshape_extra_batch_dimensions_as_tf():
+    """TF merges the batch dimensions into one around the Conv2D (Reshape, Conv2D, Reshape back), under
+    `squeeze_batch_dims` for conv2d and under the wrapper's own scope for conv1d and convolution."""
+    x = _random(2, 2, 5, 5, 3)
+    f = _random(3, 3, 3, 2)
+    with tf.Graph().as_default() as g:
+        count = len(g.get_operations())
+        xt, ft = tf.constant(x), tf.constant(f)
+        y = tf.nn.conv2d(xt, ft, 2, [[0, 0], [1, 1], [1, 1], [0, 0]])
+        assert y.name == "squeeze_batch_dims/Reshape_1:0" and y.shape.as_list() == [2, 2, 3, 3, 2]
+        assert _ops_since(g, count + 2) == [
+            ("squeeze_batch_dims/Reshape/shape", "Const"), ("squeeze_batch_dims/Reshape", "Reshape"),
+            ("squeeze_batch_dims/Conv2D", "Conv2D"), ("squeeze_batch_dims/concat/values_0", "Const"),
+            ("squeeze_batch_dims/concat/values_1", "Const"), ("squeeze_batch_dims/concat/axis", "Const"),
+            ("squeeze_batch_dims/concat", "ConcatV2"), ("squeeze_batch_dims/Reshape_1", "Reshape")]
+        check_tensor(y, _batched_reference(np.pad(x, [(0, 0)] * 2 + [(1, 1)] * 2 + [(0, 0)]), f, (2, 2), "VALID"),
+                     atol=1e-4)
+        y6 = tf.nn.conv2d(tf.ones([2, 1, 2, 5, 5, 3]), ft, 1, "VALID")
+        assert y6.shape.as_list() == [2, 1, 2, 3, 3, 2]
+        z = tf.nn.convolution(xt, ft, "VALID")
+        assert z.name == "convolution/Reshape_1:0" and g.get_operation_by_name("convolution/Conv2D").type == "Conv2D"
+        check_tensor(z, _batched_reference(x, f, (1, 1), "VALID"), atol=1e-4)
+        nchw = tf.nn.convolution(tf.ones([2, 2, 3, 5, 5]), ft, "VALID", strides=2, data_format="NCHW")
+        assert nchw.shape.as_list() == [2, 2, 2, 2, 3]
+        # conv1d: ExpandDims, then Reshape/Conv2D/Reshape_1 in conv1d's scope, Squeeze.
+        c1 = tf.nn.conv1d(tf.constant(x[:, :, 0]), tf.constant(f[0]), 1, "SAME")
+        assert c1.name == "conv1d/Squeeze:0" and c1.shape.as_list() == [2, 2, 5, 2]
+        assert g.get_operation_by_name("conv1d/Conv2D").inputs[0].name == "conv1d/Reshape:0"
+        check_tensor(c1, _batched_reference(x[:, :, :1], f[:1], (1, 1), "SAME")[:, :, 0], atol=1e-4)
+        assert tf.nn.convolution(tf.ones([2, 2, 5, 3]), f[0], "SAME").name == "convolution_2/Squeeze:0"
+
+
+def test_extra_batch_dimensions_of_unknown_size_and_dilation():
+    """An unknown batch dimension reshapes through Shape/strided_slice and keeps the static shape TF sets; a
+    dilated convolution runs the merged Conv2D between SpaceToBatchND and BatchToSpaceND."""
+    x = _random(2, 2, 7, 6, 3)
+    f = _random(3, 3, 3, 2)
+    with tf.Graph().as_default() as g:
+        ph = tf.placeholder(tf.float32, [None, 2, 7, 6, 3])
+        y = tf.nn.conv2d(ph, tf.constant(f), 1, "VALID")
+        assert y.shape.as_list() == [None, 2, 5, 4, 2]
+        assert g.get_operation_by_name("squeeze_batch_dims/strided_slice").type == "StridedSlice"
+        check_tensor(y, _batched_reference(x, f, (1, 1), "VALID"), {ph: x}, fully_defined=False, atol=1e-4)
+        d = tf.nn.convolution(tf.constant(x), tf.constant(f), "SAME", dilation_rate=[2, 3])
+        assert d.name == "convolution/BatchToSpaceND:0" and d.shape.as_list() == [2, 2, 7, 6, 2]
+        assert g.get_operation_by_name("convolution/SpaceToBatchND/block_shape").get_attr("value") is not None
+        assert [g.get_operation_by_name(f"convolution/{n}").type for n in ("Reshape", "Conv2D", "Reshape_1")] == [
+            "Reshape", "Conv2D", "Reshape"]
+        check_tensor(d, _batched_reference(x, f, (1, 1), "SAME", (2, 3)), atol=1e-4)
+
+
+def test_gradients_through_extra_batch_dimensions():
+    check_gradient(lambda x, f: tf.nn.conv2d(x, f, 1, "SAME"), [_random(2, 2, 4, 4, 2), _random(3, 3, 2, 2)])
+    check_gradient(lambda x, f: tf.nn.convolution(x, f, "SAME", dilation_rate=[2, 2]),
+                   [_random(2, 2, 4, 4, 2), _random(3, 3, 2, 2)])
+    check_gradient(lambda x, f: tf.nn.conv1d(x, f, 2, "VALID"), [_random(2, 2, 5, 2), _random(3, 2, 2)])
+
+
+def test_extra_batch_dimensions_where_tf_refuses_them():
+    """Depthwise, transposed and v1 conv3d convolutions and pooling keep their op's rank check; convolution's
+    own checks are TF's messages."""
+    x5, w = tf.ones([2, 2, 5, 5, 3]), tf.ones([3, 3, 3, 2])
+    with pytest.raises(ValueError, match=r"Shape must be rank 4 but is rank 5 for '\{\{node depthwise\}\} = "
+                                         r"DepthwiseConv2dNative"):
+        tf.nn.depthwise_conv2d(x5, w, [1, 1, 1, 1], "SAME")
+    with pytest.raises(ValueError, match=r"Shape must be rank 4 but is rank 5 for '\{\{node conv2d_transpose\}\}"):
+        tf.nn.conv2d_transpose(x5, tf.ones([3, 3, 2, 3]), [2, 2, 5, 5, 2], [1, 1, 1, 1], "SAME")
+    with pytest.raises(ValueError, match=r"Shape must be rank 5 but is rank 6 for '\{\{node Conv3D\}\}"):
+        tf.nn.conv3d(tf.ones([2, 2, 4, 4, 4, 3]), tf.ones([2, 2, 2, 3, 2]), [1] * 5, "SAME")
+    with pytest.raises(ValueError, match=r"Shape must be rank 4 but is rank 5 for '\{\{node MaxPool2d\}\}"):
+        tf.nn.max_pool2d(x5, 2, 2, "SAME")
+    messages = [
+        (lambda: tf.nn.convolution(tf.ones([2, 5, 5, 3]), tf.ones([3, 3, 3, 3, 3, 2]), "VALID"),
+         "`num_spatial_dims` must be 1, 2, or 3. Received: num_spatial_dims=4."),
+        (lambda: tf.nn.convolution(tf.placeholder(tf.float32), tf.placeholder(tf.float32), "VALID"),
+         "When `num_spatial_dims` is not set, one of `input.shape.rank` or `filters.shape.rank` must be known. "
+         "Received: input.shape=<unknown> of rank None and filters.shape=<unknown> of rank None"),
+        (lambda: tf.nn.convolution(tf.ones([5, 3]), w, "VALID", dilation_rate=2),
+         "`input.shape.rank` must be >= than `num_spatial_dims + 2`. Received: input.shape=(5, 3) of rank 2 and "
+         "num_spatial_dims=2"),
+        (lambda: tf.nn.convolution(x5, tf.ones([3, 3, 2, 2]), "VALID", dilation_rate=2),
+         "The number of input channels is not divisible by the corresponding number of output filters. Received: "
+         "input.shape=(2, 2, 5, 5, 3) with 3 channels and filters.shape=(3, 3, 2, 2) with 2 output filters."),
+    ]
+    for build, message in messages:
+        with pytest.raises(ValueError) as info:
+            build()
+        assert str(info.value) == message
+
+
+def test_with_space_to_batch_folds_constant_paddings_under_tf_names():
+    """A static dilated convolution's paddings and crops are constants named as TF's _WithSpaceToBatch and
+    required_space_to_batch_paddings make them; a dynamic one packs them per dimension."""
+    with tf.Graph().as_default() as g:
+        count = len(g.get_operations())
+        tf.nn.convolution(tf.ones([2, 7, 6, 3]), tf.ones([3, 3, 3, 2]), "SAME", dilation_rate=[2, 3])
+        assert _ops_since(g, count + 2)[:8] == [
+            ("convolution/dilation_rate", "Const"), ("convolution/filter_shape", "Const"),
+            ("convolution/stack", "Const"), ("convolution/required_space_to_batch_paddings/input_shape", "Const"),
+            ("convolution/required_space_to_batch_paddings/paddings", "Const"),
+            ("convolution/required_space_to_batch_paddings/crops", "Const"),
+            ("convolution/SpaceToBatchND/block_shape", "Const"), ("convolution/SpaceToBatchND/paddings", "Const")]
+        tf.nn.convolution(tf.placeholder(tf.float32, [None, None, None, 3]), tf.ones([3, 3, 3, 2]), "VALID",
+                          dilation_rate=[2, 2], name="dyn")
+        names = {op.name: op.type for op in g.get_operations()}
+        assert names["dyn/required_space_to_batch_paddings/paddings/0"] == "Pack"
+        assert names["dyn/required_space_to_batch_paddings/crops/1/0"] == "Const"
+        assert names["dyn/concat/concat"] == "Identity"
+        tf.nn.depthwise_conv2d(tf.ones([1, 5, 5, 3]), tf.ones([3, 3, 3, 1]), [1, 1, 1, 1], "SAME", rate=[2, 2])
+        assert names.get("depthwise/Shape") is None and g.get_operation_by_name("depthwise/Shape").type == "Const"
