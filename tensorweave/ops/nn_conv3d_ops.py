@@ -38,12 +38,11 @@ from tensorweave.ops.conv_kernels import (
     window_counts,
 )
 from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.nn_conv_ops import _conv_geometry as conv2d_geometry
 from tensorweave.ops.nn_conv_ops import (
+    AvgPool,
     attr_text,
     avg_pool,
     avg_pool1d,
-    avg_pool2d,
     channel_index,
     conv1d_transpose,
     conv2d_transpose,
@@ -55,6 +54,7 @@ from tensorweave.ops.nn_conv_ops import (
     shape_text,
     with_space_to_batch,
 )
+from tensorweave.ops.nn_conv_ops import _conv_geometry as conv2d_geometry
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
 
@@ -739,8 +739,13 @@ def max_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format:
 @tf_export("nn.avg_pool_v2")
 def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
                 name: str | None = None) -> Tensor:
-    """TF 2's avg_pool: avg_pool1d, avg_pool2d or avg_pool3d by the input's rank."""
-    return _pool_by_rank((avg_pool1d, avg_pool2d, avg_pool3d), input, ksize, strides, padding, data_format, name)
+    """TF 2's avg_pool: avg_pool1d, the AvgPool op itself (named `AvgPool`) or avg_pool3d by the input's rank."""
+    return _pool_by_rank((avg_pool1d, _avg_pool_op, avg_pool3d), input, ksize, strides, padding, data_format, name)
+
+
+def _avg_pool_op(input: Any, ksize: list, strides: list, padding: Any, data_format: str,  # noqa: A002
+                 name: str | None) -> Tensor:
+    return AvgPool(input, ksize=ksize, strides=strides, padding=padding, data_format=data_format, name=name)
 
 
 def _pool_steps(n: int, values: Any, what: str) -> np.ndarray:

@@ -918,9 +918,10 @@ def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
 @tf_export("nn.atrous_conv2d_transpose")
 def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int, padding: str,
                             name: str | None = None) -> Tensor:
-    """The transpose of atrous_conv2d: conv2d_transpose with the filter dilated by `rate`. (TF builds it
-    from SpaceToBatchND and BatchToSpaceND around an undilated transpose; the values are the same.)"""
-    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]) as scope:
+    """The transpose of atrous_conv2d, as TF composes it: the input padded to a multiple of `rate` and moved
+    into the batch (SpaceToBatch), an undilated VALID Conv2DBackpropInput, and BatchToSpace cropping the
+    SAME padding and the extension back off."""
+    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]):
         value = convert_to_tensor(value, name="value")
         filters = convert_to_tensor(filters, name="filters")
         if not value.shape.dims[3].is_compatible_with(filters.shape[3]):
@@ -929,10 +930,41 @@ def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: i
                              f"filters.shape={filters.shape} with input channel count {filters.shape[3]}.")
         if rate < 1:
             raise ValueError(f"`rate` cannot be less than one. Received: rate={rate}")
-        if padding not in ("SAME", "VALID"):
-            raise ValueError(f"`padding` must be either VALID or SAME. Received: padding={padding}")
-        return Conv2DBackpropInput(output_shape, filters, value, strides=[1, 1, 1, 1], padding=padding,
-                                   dilations=[1, rate, rate, 1], name=scope)
+        if rate == 1:
+            return conv2d_transpose(value, filters, output_shape, strides=[1, 1, 1, 1], padding=padding,
+                                    data_format="NHWC")
+        output_shape_ = convert_to_tensor(output_shape, name="output_shape")
+        if not output_shape_.shape.is_compatible_with(tensor_shape.TensorShape([4])):
+            raise ValueError(f"`output_shape` must have shape (4,). Received: output_shape={output_shape_.shape}")
+        if isinstance(output_shape, tuple):
+            output_shape = list(output_shape)
+        if isinstance(output_shape, (list, np.ndarray)) and \
+                not filters.shape.dims[2].is_compatible_with(output_shape[3]):
+            raise ValueError("`output_shape` channel count must be compatible with `filters` output channel count. "
+                             f"Received: output_shape={output_shape} with channel count {output_shape[3]} and "
+                             f"filters.shape={filters.shape} with output channel count {filters.shape[3]}.")
+        if padding == "SAME":
+            filter_shape: Any = filters.shape.as_list() if filters.shape.is_fully_defined() \
+                else shape_ops.shape(filters)
+            pad_height = (filter_shape[0] + (filter_shape[0] - 1) * (rate - 1)) - 1
+            pad_width = (filter_shape[1] + (filter_shape[1] - 1) * (rate - 1)) - 1
+            pad_top, pad_left = pad_height // 2, pad_width // 2
+            pad_bottom, pad_right = pad_height - pad_top, pad_width - pad_left
+        elif padding == "VALID":
+            pad_top = pad_bottom = pad_left = pad_right = 0
+        else:
+            raise ValueError(f"`padding` must be either 'VALID' or 'SAME'. Received: padding={padding}")
+        in_height = output_shape[1] + pad_top + pad_bottom
+        in_width = output_shape[2] + pad_left + pad_right
+        pad_bottom_extra = (rate - in_height % rate) % rate
+        pad_right_extra = (rate - in_width % rate) % rate
+        value = space_batch_ops.space_to_batch(value, [[0, pad_bottom_extra], [0, pad_right_extra]], block_size=rate)
+        input_sizes = [rate * rate * output_shape[0], (in_height + pad_bottom_extra) // rate,
+                       (in_width + pad_right_extra) // rate, output_shape[3]]
+        value = Conv2DBackpropInput(input_sizes, filters, value, strides=[1, 1, 1, 1], padding="VALID",
+                                    data_format="NHWC")
+        crops = [[pad_top, pad_bottom + pad_bottom_extra], [pad_left, pad_right + pad_right_extra]]
+        return space_batch_ops.batch_to_space(value, crops, block_size=rate)
 
 
 @tf_export("nn.conv1d")
@@ -1326,19 +1358,12 @@ def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: 
     return _pool(MaxPool, "MaxPool2d", input, ksize, strides, padding, data_format, name)
 
 
-@tf_export("nn.avg_pool")
+@tf_export("nn.avg_pool", "nn.avg_pool2d")
 def avg_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
              name: str | None = None, input: Any = None) -> Tensor:  # noqa: A002
     """The mean of each window over the input elements inside it (padding is not counted)."""
     value = _deprecated_alias("input", input, "value", value)
     return _pool(AvgPool, "AvgPool", value, ksize, strides, padding, data_format, name)
-
-
-@tf_export("nn.avg_pool2d")
-def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002
-               name: str | None = None) -> Tensor:
-    """avg_pool on a 4-D input."""
-    return _pool(AvgPool, "AvgPool2D", input, ksize, strides, padding, data_format, name)
 
 
 def _pool1d(op: Op, default_name: str, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002

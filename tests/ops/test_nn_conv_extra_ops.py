@@ -154,7 +154,7 @@ def test_transposed_conv_values_and_errors():
         with pytest.raises(ValueError, match=r"`output_shape` must be of length 3, 4 or 5. Received: output_shape=\[1, 2\] "
                                              "of length 2."):
             tf.nn.conv_transpose(y, w, [1, 2], 2)
-        with pytest.raises(ValueError, match="`padding` must be either VALID or SAME. Received: padding=FULL"):
+        with pytest.raises(ValueError, match="`padding` must be either 'VALID' or 'SAME'. Received: padding=FULL"):
             tf.nn.atrous_conv2d_transpose(y, w, [1, 2, 3, 1], 2, "FULL")
         with pytest.raises(ValueError, match="`rate` cannot be less than one. Received: rate=0"):
             tf.nn.atrous_conv2d_transpose(y, w, [1, 2, 3, 1], 0, "SAME")

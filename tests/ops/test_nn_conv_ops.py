@@ -493,3 +493,34 @@ def test_with_space_to_batch_folds_constant_paddings_under_tf_names():
         assert names["dyn/concat/concat"] == "Identity"
         tf.nn.depthwise_conv2d(tf.ones([1, 5, 5, 3]), tf.ones([3, 3, 3, 1]), [1, 1, 1, 1], "SAME", rate=[2, 2])
         assert names.get("depthwise/Shape") is None and g.get_operation_by_name("depthwise/Shape").type == "Const"
+
+
+def test_atrous_conv2d_transpose_is_composed_as_tf():
+    """TF pads the input to a multiple of the rate and moves it into the batch (SpaceToBatchND), runs an
+    undilated VALID Conv2DBackpropInput and crops back with BatchToSpaceND (values recorded from TF)."""
+    x = np.arange(1, 2 * 4 * 4 * 2 + 1, dtype=np.float32).reshape(2, 4, 4, 2)
+    w = np.linspace(-1, 1, 3 * 3 * 1 * 2, dtype=np.float32).reshape(3, 3, 1, 2)
+    with tf.Graph().as_default():
+        y = tf.nn.atrous_conv2d_transpose(tf.constant(x), tf.constant(w), [2, 4, 4, 1], 2, "SAME")
+        z = tf.nn.atrous_conv2d_transpose(tf.constant(x), tf.constant(w), tf.constant([2, 8, 8, 1]), 2, "VALID")
+        assert (y.name, z.name) == ("atrous_conv2d_transpose/BatchToSpaceND:0",
+                                    "atrous_conv2d_transpose_1/BatchToSpaceND:0")
+        assert [t.name for t in y.op.inputs[0].op.inputs] == [
+            "atrous_conv2d_transpose/Conv2DBackpropInput/input_sizes:0", "Const_1:0",
+            "atrous_conv2d_transpose/SpaceToBatchND:0"]
+        check_tensor(y[..., 0], [[[-67.5294, -75.0588, -45.8824, -49.6471], [-97.6471, -105.1765, -60.9412, -64.7059],
+                                  [-2.5882, 1.1765, 19.0588, 26.5882], [12.4706, 16.2353, 49.1765, 56.7059]],
+                                 [[-188.0, -195.5294, -106.1176, -109.8824], [-218.1176, -225.6471, -121.1765, -124.9412],
+                                  [57.6471, 61.4118, 139.5294, 147.0588], [72.7059, 76.4706, 169.647, 177.1765]]],
+                     dtype=np.float32, atol=1e-3)
+        check_tensor(tf.reduce_sum(z, [1, 2, 3]), [8.4706, 8.4705], dtype=np.float32, atol=1e-3)
+
+
+def test_v1_avg_pool2d_is_avg_pool():
+    """tf.compat.v1.nn.avg_pool2d is avg_pool (value, ..., name, input), named AvgPool; avg_pool_v2 on a 4-D
+    input is the AvgPool op itself."""
+    with tf.Graph().as_default():
+        x = tf.ones([1, 4, 4, 1])
+        assert tf.nn.avg_pool2d(x, 2, 2, "SAME").name == "AvgPool:0"
+        assert tf.nn.avg_pool_v2(x, 2, 2, "SAME").name == "AvgPool_1:0"
+        assert tf.nn.avg_pool2d(value=x, ksize=2, strides=2, padding="SAME", name="ap").name == "ap:0"
