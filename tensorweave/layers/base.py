@@ -13,7 +13,10 @@ GraphKeys.UPDATE_OPS. Each call's inputs are checked against the layer's `input_
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+import sys
 import warnings
 import weakref
 from collections.abc import Callable
@@ -48,6 +51,35 @@ from tensorweave.ops import (
 )
 from tensorweave.ops import variable_scope as vs
 from tensorweave.platform.tf_export import tf_export
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def warn_at_user_code(message: str) -> None:
+    """A UserWarning attributed to the innermost caller outside tensorweave (as TF's stacklevel=2 points
+    at the user's line), however many of our frames lie between."""
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        level += 1
+        frame = frame.f_back
+    warnings.warn(message, UserWarning, stacklevel=level)
+
+
+def deprecated_functional_form(keras_name: str, use: str = "use", extra: str = "") -> Callable:
+    """A functional tf.layers form: each call warns as TF's legacy tf.layers do that it is deprecated in
+    favour of the Keras layer `keras_name` (TF words some "Please Use", some "Please use")."""
+    def decorate(fn: Callable) -> Callable:
+        message = (f"`tf.layers.{fn.__name__}` is deprecated and will be removed in a future version. Please {use} "
+                   f"`tf.keras.layers.{keras_name}` instead.{extra}")
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            warn_at_user_code(message)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def _to_snake_case(name: str) -> str:

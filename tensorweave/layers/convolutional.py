@@ -14,7 +14,14 @@ from typing import Any
 
 from tensorweave.framework import tensor_shape, tf2
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import InputSpec, Layer, get_activation, get_initializer, serialize
+from tensorweave.layers.base import (
+    InputSpec,
+    Layer,
+    deprecated_functional_form,
+    get_activation,
+    get_initializer,
+    serialize,
+)
 from tensorweave.layers.core import _ZEROS
 from tensorweave.ops import init_ops, manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
@@ -492,6 +499,7 @@ class SeparableConv1D(_SeparableConv):
 
 
 @tf_export("layers.conv1d")
+@deprecated_functional_form("Conv1D", use="Use")
 def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
            data_format: str = "channels_last", dilation_rate: Any = 1, activation: Callable | None = None,
            use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -506,6 +514,7 @@ def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, paddin
 
 
 @tf_export("layers.conv2d")
+@deprecated_functional_form("Conv2D", use="Use")
 def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
            data_format: str = "channels_last", dilation_rate: Any = (1, 1), activation: Callable | None = None,
            use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -520,6 +529,7 @@ def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), p
 
 
 @tf_export("layers.conv2d_transpose")
+@deprecated_functional_form("Conv2DTranspose", use="Use")
 def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
                      data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
                      kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -535,6 +545,7 @@ def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any =
 
 
 @tf_export("layers.separable_conv1d")
+@deprecated_functional_form("SeparableConv1D", use="Use")
 def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
                      data_format: str = "channels_last", dilation_rate: Any = 1, depth_multiplier: int = 1,
                      activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
@@ -553,6 +564,7 @@ def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
 
 
 @tf_export("layers.separable_conv2d")
+@deprecated_functional_form("SeparableConv2D", use="Use")
 def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
                      data_format: str = "channels_last", dilation_rate: Any = (1, 1), depth_multiplier: int = 1,
                      activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
@@ -571,6 +583,7 @@ def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
 
 
 @tf_export("layers.conv3d")
+@deprecated_functional_form("Conv3D", use="Use")
 def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
            data_format: str = "channels_last", dilation_rate: Any = (1, 1, 1), activation: Callable | None = None,
            use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -585,6 +598,7 @@ def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1)
 
 
 @tf_export("layers.conv3d_transpose")
+@deprecated_functional_form("Conv3DTranspose", use="Use")
 def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
                      data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
                      kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,

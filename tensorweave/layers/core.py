@@ -13,6 +13,7 @@ from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.layers.base import (
     InputSpec,
     Layer,
+    deprecated_functional_form,
     get_activation,
     get_initializer,
     learning_phase,
@@ -99,6 +100,7 @@ class Dense(Layer):
 
 
 @tf_export("layers.dense")
+@deprecated_functional_form("Dense")
 def dense(inputs: Any, units: int, activation: Callable | None = None, use_bias: bool = True,
           kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
           kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
@@ -146,6 +148,7 @@ class Flatten(Layer):
 
 
 @tf_export("layers.flatten")
+@deprecated_functional_form("Flatten")
 def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_last") -> Tensor:
     return Flatten(name=name, data_format=data_format).apply(inputs)
 
@@ -178,6 +181,7 @@ class Dropout(Layer):
 
 
 @tf_export("layers.dropout")
+@deprecated_functional_form("Dropout")
 def dropout(inputs: Any, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
             training: Any = False, name: str | None = None) -> Tensor:
     return Dropout(rate, noise_shape=noise_shape, seed=seed, name=name).apply(inputs, training=training)

@@ -26,6 +26,7 @@ from tensorweave.framework.graph import (
 from tensorweave.layers.base import (
     InputSpec,
     Layer,
+    deprecated_functional_form,
     get_initializer,
     resolve_training,
     serialize,
@@ -366,6 +367,8 @@ class BatchNormalization(Layer):
 
 
 @tf_export("layers.batch_normalization")
+@deprecated_functional_form("BatchNormalization", extra=" In particular, `tf.control_dependencies(tf.GraphKeys.UPDATE_OPS)` should not be used "
+                            "(consult the `tf.keras.layers.BatchNormalization` documentation).")
 def batch_normalization(inputs: Any, axis: Any = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                         center: bool = True, scale: bool = True, beta_initializer: Any = _ZEROS,
                         gamma_initializer: Any = _ONES, moving_mean_initializer: Any = _ZEROS,

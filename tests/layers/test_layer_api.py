@@ -4,6 +4,7 @@ names, InputSpec checks, and the 3-D conv/pool, separable 1-D, Flatten and Dropo
 messages recorded from real TF."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -364,3 +365,24 @@ def test_an_unknown_keyword_argument_is_refused_with_tf_two_arguments() -> None:
         with pytest.raises(TypeError) as info:
             make()
         assert info.value.args == ("Keyword argument not understood:", kwarg)
+
+
+def test_functional_forms_warn_that_they_are_deprecated_at_the_callers_line() -> None:
+    """Each functional tf.layers form warns (UserWarning, TF's words, pointed at the user's call) as TF's
+    legacy tf.layers do; the layer classes do not."""
+    with tf.Graph().as_default(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = tf.ones([2, 4, 4, 3])
+        tf.layers.conv2d(x, 2, 3)
+        tf.layers.batch_normalization(x)
+        tf.layers.max_pooling2d(x, 2, 2)
+        tf.layers.Dense(2)(tf.ones([2, 3]))
+    assert [str(w.message) for w in caught] == [
+        "`tf.layers.conv2d` is deprecated and will be removed in a future version. Please Use "
+        "`tf.keras.layers.Conv2D` instead.",
+        "`tf.layers.batch_normalization` is deprecated and will be removed in a future version. Please use "
+        "`tf.keras.layers.BatchNormalization` instead. In particular, `tf.control_dependencies(tf.GraphKeys."
+        "UPDATE_OPS)` should not be used (consult the `tf.keras.layers.BatchNormalization` documentation).",
+        "`tf.layers.max_pooling2d` is deprecated and will be removed in a future version. Please use "
+        "`tf.keras.layers.MaxPooling2D` instead."]
+    assert all(w.category is UserWarning and w.filename == __file__ for w in caught)
