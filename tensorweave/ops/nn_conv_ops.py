@@ -1326,16 +1326,20 @@ def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any, s
 
 
 def _pool(op: Op, default_name: str, value: Any, ksize: Any, strides: Any, padding: Any, data_format: str,
-          name: str | None) -> Tensor:
+          name: str | None, nonzero_ksize: bool = False) -> Tensor:
+    """`op` named `name` (else the scope `default_name`), ksize and strides expanded to 4; `nonzero_ksize`
+    refuses a zero window size as TF's max_pool does, inside its scope."""
     with name_scope(name, default_name, [value]) as scope:
-        channel = channel_index(data_format)
+        channel = channel_index(data_format or "NHWC")
+        ksize = get_sequence(ksize, 2, channel, "ksize")
+        strides = get_sequence(strides, 2, channel, "strides")
         attrs = {}
         if op is not AvgPool:  # TF's avg_pool hands `padding` to the op as given (no explicit paddings)
             padding, explicit = convert_padding(padding)
             attrs = {"explicit_paddings": explicit} if explicit else {}
-        return op(value, ksize=get_sequence(ksize, 2, channel, "ksize"),
-                  strides=get_sequence(strides, 2, channel, "strides"), padding=padding, data_format=data_format,
-                  name=scope, **attrs)
+        if nonzero_ksize and any(v == 0 for v in ksize):
+            raise ValueError(f"`ksize` cannot be zero. Received: ksize={ksize}")
+        return op(value, ksize=ksize, strides=strides, padding=padding, data_format=data_format, name=scope, **attrs)
 
 
 @tf_export("nn.max_pool")
@@ -1343,12 +1347,7 @@ def max_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: st
              name: str | None = None, input: Any = None) -> Tensor:  # noqa: A002
     """The maximum of each window."""
     value = _deprecated_alias("input", input, "value", value)
-    channel = channel_index(data_format or "NHWC")
-    ksize = get_sequence(ksize, 2, channel, "ksize")  # TF checks the sizes as 4 numbers, after the strides'
-    get_sequence(strides, 2, channel, "strides")
-    if any(v == 0 for v in ksize):
-        raise ValueError(f"`ksize` cannot be zero. Received: ksize={ksize}")
-    return _pool(MaxPool, "MaxPool", value, ksize, strides, padding, data_format, name)
+    return _pool(MaxPool, "MaxPool", value, ksize, strides, padding, data_format, name, nonzero_ksize=True)
 
 
 @tf_export("nn.max_pool2d")

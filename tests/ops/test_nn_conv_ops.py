@@ -3,6 +3,8 @@ and against literals recorded from real TensorFlow 2.21 (`tf.compat.v1`) for the
 with an even kernel and strides, dilations, NCHW, AvgPool's divisor at the borders, half precision; graph
 names, static shapes, error classes and messages are TF's too."""
 
+import re
+
 import numpy as np
 import pytest
 from op_testing import check_gradient, check_op, check_tensor
@@ -524,3 +526,12 @@ def test_v1_avg_pool2d_is_avg_pool():
         assert tf.nn.avg_pool2d(x, 2, 2, "SAME").name == "AvgPool:0"
         assert tf.nn.avg_pool_v2(x, 2, 2, "SAME").name == "AvgPool_1:0"
         assert tf.nn.avg_pool2d(value=x, ksize=2, strides=2, padding="SAME", name="ap").name == "ap:0"
+
+
+def test_max_pool_refuses_a_zero_window_inside_its_scope():
+    """TF checks max_pool's ksize for zeros inside its name scope, so the refused call uses up `MaxPool`."""
+    with tf.Graph().as_default():
+        x = tf.ones([1, 4, 4, 1])
+        with pytest.raises(ValueError, match=re.escape("`ksize` cannot be zero. Received: ksize=[1, 0, 2, 1]")):
+            tf.nn.max_pool(x, [1, 0, 2, 1], 1, "SAME")
+        assert tf.nn.max_pool(x, 2, 2, "SAME").name == "MaxPool_1:0"
