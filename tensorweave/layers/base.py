@@ -14,6 +14,7 @@ GraphKeys.UPDATE_OPS. Each call's inputs are checked against the layer's `input_
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import re
 import sys
@@ -71,9 +72,14 @@ def deprecated_functional_form(keras_name: str, use: str = "use", extra: str = "
     def decorate(fn: Callable) -> Callable:
         message = (f"`tf.layers.{fn.__name__}` is deprecated and will be removed in a future version. Please {use} "
                    f"`tf.keras.layers.{keras_name}` instead.{extra}")
+        signature = inspect.signature(fn)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError:  # Python refuses the call before TF's function body (and its warning) runs
+                return fn(*args, **kwargs)
             warn_at_user_code(message)
             return fn(*args, **kwargs)
 

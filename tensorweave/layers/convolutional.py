@@ -101,14 +101,19 @@ class _Conv(Layer):
                  activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
                  bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                  **kwargs: Any) -> None:
+        groups = kwargs.pop("groups", 1)  # Keras's, which TF's tf.layers pass on among their keyword arguments
         super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
         self.rank = rank
         self.filters = int(filters)
+        self.groups = groups or 1
         self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
         self.strides = normalize_tuple(strides, rank, "strides", allow_zero=True)
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
         self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
+        if self.filters % self.groups != 0:
+            raise ValueError("The number of filters must be evenly divisible by the number of groups. Received: "
+                             f"groups={self.groups}, filters={self.filters}")
         if not all(self.strides):
             raise ValueError(f"The argument `strides` cannot contains 0(s). Received: {self.strides}")
         self.activation = get_activation(activation)
@@ -124,12 +129,10 @@ class _Conv(Layer):
             raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
 
-    _FIXED_CONFIG = {"groups": 1}
-
     def get_config(self) -> dict:
         return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
                 "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
-                "dilation_rate": self.dilation_rate, "groups": 1,
+                "dilation_rate": self.dilation_rate, "groups": self.groups,
                 "activation": serialize(self.activation), "use_bias": self.use_bias,
                 **{key: serialize(getattr(self, key)) for key in (
                     "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer")},
@@ -187,7 +190,11 @@ class _Conv(Layer):
 
     def build(self, input_shape: Any) -> None:
         channels = self._input_channels(input_shape)
-        self.kernel = self.add_weight("kernel", [*self.kernel_size, channels, self.filters],
+        if channels % self.groups != 0:
+            raise ValueError("The number of input channels must be evenly divisible by the number of groups. "
+                             f"Received groups={self.groups}, but the input has {channels} channels (full input "
+                             f"shape is {tensor_shape.TensorShape(input_shape)}).")
+        self.kernel = self.add_weight("kernel", [*self.kernel_size, channels // self.groups, self.filters],
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self._add_bias()

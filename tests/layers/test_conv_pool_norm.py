@@ -267,3 +267,26 @@ def test_layers_tf_refuses_more_batch_dimensions_for() -> None:
                 "Shape must be rank 4 but is rank 5 for '{{node sep/separable_conv2d/depthwise}} = "
                 "DepthwiseConv2dNative")):
             tf.layers.SeparableConv2D(2, 3, name="sep")(x)
+
+
+def test_conv_layers_take_keras_groups() -> None:
+    """Keras's `groups` (passed through tf.layers' keyword arguments): a kernel of input channels / groups,
+    TF's checks and values. (TF runs a grouped convolution in a PartitionedCall to a jit-compiled function;
+    here it is the Conv2D op, which takes grouped filters.)"""
+    x = np.sin(np.arange(2 * 6 * 6 * 4, dtype=np.float32)).reshape(2, 6, 6, 4)
+    with tf.Graph().as_default():
+        layer = tf.layers.Conv2D(2, 3, groups=2, kernel_initializer=tf.constant_initializer(0.05))
+        y = layer(tf.constant(x))
+        assert y.name == "conv2d/BiasAdd:0" and layer.kernel.shape.as_list() == [3, 3, 2, 2]
+        assert layer.get_config()["groups"] == 2
+        with pytest.raises(ValueError, match=re.escape("The number of filters must be evenly divisible by the "
+                                                       "number of groups. Received: groups=3, filters=2")):
+            tf.layers.Conv2D(2, 3, groups=3)
+        with pytest.raises(ValueError, match=re.escape("The number of input channels must be evenly divisible by "
+                                                       "the number of groups. Received groups=3, but the input has 4 "
+                                                       "channels (full input shape is (2, 6, 6, 4)).")):
+            tf.layers.Conv2D(3, 3, groups=3)(tf.constant(x))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(y).ravel()[:6], [0.011153, 0.039533, -0.044056, -0.002865, 0.046441,
+                                                                  -0.035787], atol=1e-6)

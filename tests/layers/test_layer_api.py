@@ -386,3 +386,8 @@ def test_functional_forms_warn_that_they_are_deprecated_at_the_callers_line() ->
         "`tf.layers.max_pooling2d` is deprecated and will be removed in a future version. Please use "
         "`tf.keras.layers.MaxPooling2D` instead."]
     assert all(w.category is UserWarning and w.filename == __file__ for w in caught)
+    with tf.Graph().as_default(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'output_padding'"):
+            tf.layers.conv2d_transpose(tf.ones([1, 4, 4, 1]), 2, 3, output_padding=1)
+    assert not caught  # Python refuses the call before the function (and its warning) runs
