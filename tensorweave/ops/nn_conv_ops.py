@@ -984,12 +984,10 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
         dilations = [1, *get_sequence(dilations, 1, channel, "dilations")]
         value = shape_ops.expand_dims(value, spatial_start)
         filters = shape_ops.expand_dims(filters, 0)
-        if isinstance(padding, (list, tuple)):
-            padding = [[0, 0], *padding]
-        padding, explicit = convert_padding(padding)
+        # TF hands `padding` to Conv2D as given: a string (explicit paddings are the attr's type error).
         attrs = {"strides": strides, "padding": padding,
                  "use_cudnn_on_gpu": True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
-                 "explicit_paddings": explicit, "data_format": data_format, "dilations": dilations}
+                 "data_format": data_format, "dilations": dilations}
         if value.shape.ndims in (4, 3, 2, 1, 0, None):
             result = Conv2D(value, filters, name=scope, **attrs)
         else:

@@ -535,3 +535,10 @@ def test_max_pool_refuses_a_zero_window_inside_its_scope():
         with pytest.raises(ValueError, match=re.escape("`ksize` cannot be zero. Received: ksize=[1, 0, 2, 1]")):
             tf.nn.max_pool(x, [1, 0, 2, 1], 1, "SAME")
         assert tf.nn.max_pool(x, 2, 2, "SAME").name == "MaxPool_1:0"
+
+
+def test_conv1d_takes_no_explicit_paddings():
+    """TF's conv1d hands `padding` to Conv2D as given, so explicit pairs are the attr's type error."""
+    with tf.Graph().as_default(), pytest.raises(
+            TypeError, match=re.escape("Expected string for argument 'padding' not [[0, 0], [1, 1], [0, 0]].")):
+        tf.nn.conv1d(tf.ones([2, 5, 3]), tf.ones([3, 3, 2]), 1, [[0, 0], [1, 1], [0, 0]])
