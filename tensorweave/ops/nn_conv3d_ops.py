@@ -711,20 +711,28 @@ def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: str, data_format: 
 
 
 def _pool_by_rank(pools: tuple[Any, Any, Any], input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
-                  data_format: str | None, name: str | None) -> Tensor:
-    """TF 2's pooling entry: the 1-D, 2-D or 3-D pool the input's rank calls for."""
-    input = convert_to_tensor(input, name="input")
-    if input.shape.ndims is not None:
-        n = input.shape.ndims - 2
+                  data_format: str | None, name: str | None, explicit_2d_only: bool = False) -> Tensor:
+    """TF 2's pooling entry: the 1-D, 2-D or 3-D pool the input's rank calls for (the length of its static
+    shape, an unknown rank being TensorShape's error); `explicit_2d_only` refuses explicit paddings for a
+    3-D pool as max_pool_v2 does."""
+    shape = input.shape  # as TF reads it: a Python list has none (AttributeError)
+    if shape is not None:
+        n = len(shape) - 2
     elif data_format is not None:
         n = len(data_format) - 2
     else:
         raise ValueError("`input` must have a static shape or a data format. Received: "
-                         f"input.shape={input.shape} and data_format={data_format}")
+                         f"input.shape={shape} and data_format={data_format}")
     if not 1 <= n <= 3:
-        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
+        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={shape} of rank {n + 2}.")
     channel = 1 if data_format is not None and data_format.startswith("NC") else -1
+    if isinstance(padding, (list, tuple)) and data_format == "NCHW_VECT_C":
+        raise ValueError(f"`data_format='NCHW_VECT_C'` is not supported with explicit padding. Received: "
+                         f"padding={padding}")
     ksize, strides = get_sequence(ksize, n, channel, "ksize"), get_sequence(strides, n, channel, "strides")
+    if explicit_2d_only and isinstance(padding, (list, tuple)) and n == 3:
+        raise ValueError(f"Explicit padding is not supported with an input tensor of rank 5. Received: "
+                         f"padding={padding}")
     default_format = ("NWC", "NHWC", "NDHWC")[n - 1]
     return pools[n - 1](input, ksize, strides, padding, data_format=data_format or default_format, name=name)
 
@@ -733,7 +741,8 @@ def _pool_by_rank(pools: tuple[Any, Any, Any], input: Any, ksize: Any, strides: 
 def max_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
                 name: str | None = None) -> Tensor:
     """TF 2's max_pool: max_pool1d, max_pool2d or max_pool3d by the input's rank."""
-    return _pool_by_rank((max_pool1d, max_pool2d, max_pool3d), input, ksize, strides, padding, data_format, name)
+    return _pool_by_rank((max_pool1d, max_pool2d, max_pool3d), input, ksize, strides, padding, data_format, name,
+                         explicit_2d_only=True)
 
 
 @tf_export("nn.avg_pool_v2")
