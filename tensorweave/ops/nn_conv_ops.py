@@ -5,8 +5,8 @@ DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gra
 AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d,
 the 1-D pools, and the transposed convolutions conv1d_transpose and atrous_conv2d_transpose; the 3-D family
 and the rank-dispatching wrappers, tf.nn.pool among them, are in nn_conv3d_ops), MaxPoolWithArgmax with its gradient, and with_space_to_batch
-(an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations, which TF's CPU kernels
-ignore.
+(an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations as TF's oneDNN kernels do;
+with EXPLICIT padding TF runs its own CPU kernels, and so their limits are kept (_check_explicit_cpu_kernel).
 
 Every kernel works on an NHWC view (NCHW is transposed in and out, as TF's oneDNN kernels accept it on CPU);
 the arithmetic (im2col and one BLAS matmul per chunk, col2im, separable pooling, the first-maximum routing of
@@ -327,6 +327,32 @@ def _backprop_sizes(ctx: OpKernelContext, sizes: Any, other: Sequence[int], fmt:
     return sizes
 
 
+def _check_explicit_cpu_kernel(ctx: OpKernelContext, padding: Any, data_format: Any, strides: list,
+                                nhwc_message: str | None = None, dilations: list | None = None) -> None:
+    """The limits of TF's own CPU kernels, which run where padding is EXPLICIT (oneDNN takes the others): the
+    Conv2D backprops and MaxPool are NHWC only (`nhwc_message`), the Conv2D backprops undilated, the
+    depthwise backprops (no `nhwc_message`: their NHWC-only refusal comes after the shape checks) equally
+    strided in rows and columns."""
+    if attr_text(padding) != "EXPLICIT":
+        return
+    fmt = _Format.of(data_format)
+    if nhwc_message is None:
+        if fmt.spatial(strides)[0] != fmt.spatial(strides)[1]:
+            raise invalid_argument(ctx, "Current implementation only supports equal length strides in the row and "
+                                        "column dimensions.")
+        return
+    if attr_text(data_format) != "NHWC":
+        raise invalid_argument(ctx, nhwc_message)
+    if dilations is not None and any(d != 1 for d in fmt.spatial(dilations)):
+        raise invalid_argument(ctx, "Current CPU implementations do not yet support dilation rates larger than 1.")
+
+
+def _depthwise_nhwc_only(ctx: OpKernelContext, padding: Any, data_format: Any) -> None:
+    if attr_text(padding) == "EXPLICIT" and attr_text(data_format) != "NHWC":
+        raise errors.UnimplementedError(ctx.node_def, None,
+                                        "Depthwise convolution on CPU is only supported for NHWC format")
+
+
 def _check_backprop_sizes(ctx: OpKernelContext, name: str, g: ConvGeometry, grad_shape: Sequence[int],
                           fmt: _Format) -> None:
     """TF's error when out_backprop's spatial size is not what the forward conv would produce."""
@@ -346,6 +372,8 @@ def _check_backprop_sizes(ctx: OpKernelContext, name: str, g: ConvGeometry, grad
 def _conv2d_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
                            strides: list, padding: Any, explicit_paddings: list, data_format: Any, dilations: list,
                            use_cudnn_on_gpu: bool) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides, "Conv2DCustomBackpropInputOp only supports NHWC.",
+                               dilations)
     fmt = _Format.of(data_format)
     if out_backprop.ndim != 4:
         raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {shape_text(out_backprop.shape)}")
@@ -374,6 +402,8 @@ def _conv2d_backprop_filter_shape(ctx: InferenceContext) -> list[tensor_shape.Te
 def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any, out_backprop: Any,  # noqa: A002
                             strides: list, padding: Any, explicit_paddings: list, data_format: Any, dilations: list,
                             use_cudnn_on_gpu: bool) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides, "Conv2DCustomBackpropFilterOp only supports NHWC.",
+                               dilations)
     fmt = _Format.of(data_format)
     if out_backprop.ndim != 4:
         raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {shape_text(out_backprop.shape)}")
@@ -442,7 +472,15 @@ def _depthwise_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter
         raise invalid_argument(ctx, f"{name}: input and filter must have the same in_depth: "
                                     f"{fmt.depth(input_shape)} vs {filter_shape[2]}")
     grouped = [filter_shape[0], filter_shape[1], 1, filter_shape[2] * filter_shape[3]]
+    if attr_text(padding) == "EXPLICIT":  # TF's own CPU kernel (oneDNN takes the others) ignores dilations
+        dilations = [1, 1, 1, 1]
     g = _conv_geometry(ctx, input_shape, grouped, strides, padding, explicit_paddings, data_format, dilations, name)
+    if attr_text(padding) == "EXPLICIT":
+        for what, actual, computed in zip(("rows", "columns"), fmt.spatial(out_backprop.shape),
+                                          (g.rows.size, g.cols.size)):
+            if actual != computed:
+                raise invalid_argument(ctx, f"{name}: Number of {what} of out_backprop doesn't match computed: "
+                                            f"actual = {actual}, computed = {computed}")
     _check_backprop_sizes(ctx, name, g, out_backprop.shape, fmt)
     return g, fmt
 
@@ -451,9 +489,11 @@ def _depthwise_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter
 def _depthwise_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
                               strides: list, padding: Any, explicit_paddings: list, data_format: Any,
                               dilations: list) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides)
     sizes = [int(s) for s in np.asarray(input_sizes).reshape(-1)]
     g, fmt = _depthwise_geometry(ctx, sizes, filter.shape, out_backprop, strides, padding, explicit_paddings,
                                  data_format, dilations, "DepthwiseConv2DBackpropInput")
+    _depthwise_nhwc_only(ctx, padding, data_format)
     grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1)
     grad = conv_backprop_input(grouped, fmt.to_nhwc(out_backprop), g, ctx.device)
     return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
@@ -476,9 +516,11 @@ def _depthwise_backprop_filter_shape(ctx: InferenceContext) -> list[tensor_shape
 def _depthwise_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,  # noqa: A002
                                out_backprop: Any, strides: list, padding: Any, explicit_paddings: list,
                                data_format: Any, dilations: list) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides)
     sizes = [int(s) for s in np.asarray(filter_sizes).reshape(-1)]
     g, fmt = _depthwise_geometry(ctx, input.shape, sizes, out_backprop, strides, padding, explicit_paddings,
                                  data_format, dilations, "DepthwiseConv2DBackpropFilter")
+    _depthwise_nhwc_only(ctx, padding, data_format)
     grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g, ctx.device)
     return grad.reshape(sizes).astype(input.dtype, copy=False)
 
@@ -536,6 +578,8 @@ MaxPool.shape(lambda ctx: _pool_shape(ctx, pool_depth=True))
 @MaxPool.kernel("CPU")
 def _max_pool(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padding: Any,  # noqa: A002
               explicit_paddings: list, data_format: Any) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides,
+                               "Default MaxPoolingOp only supports NHWC on device type CPU")
     fmt = _Format.of(data_format)
     if (input.ndim == 4 and fmt.depth(ksize) > 1 and all(k == 1 for k in fmt.spatial(ksize))
             and fmt.batch_and_depth(ksize)[0] == fmt.batch_and_depth(strides)[0] == 1):
@@ -590,6 +634,8 @@ def _max_pool_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad
                    padding: Any, explicit_paddings: list, data_format: Any) -> Any:
     """Each window's gradient goes to the first input position (in row-major window order) holding its
     maximum, as TF's CPU kernel routes it: taps are visited in that order and a window claims only once."""
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides,
+                               "Default MaxPoolingOp only supports NHWC on device type CPU")
     fmt = _Format.of(data_format)
     g = _pool_geometry(ctx, orig_input.shape, ksize, strides, padding, fmt, explicit_paddings)
     x, out, dy = fmt.to_nhwc(orig_input), fmt.to_nhwc(orig_output), fmt.to_nhwc(grad)
