@@ -27,3 +27,9 @@ def fresh_graph():
         _V2_BEHAVIOR()
     yield
     tf2.reset()
+
+
+def pytest_configure(config):
+    # TF's functional tf.layers forms warn on every call that they are deprecated, as ours do (checked in
+    # tests/layers/test_layer_api.py); the many tests that call them would fill the warnings summary.
+    config.addinivalue_line("filterwarnings", r"ignore:`tf\.layers\.\w+` is deprecated:UserWarning")

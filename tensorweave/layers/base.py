@@ -13,7 +13,11 @@ GraphKeys.UPDATE_OPS. Each call's inputs are checked against the layer's `input_
 
 from __future__ import annotations
 
+import functools
+import inspect
+import os
 import re
+import sys
 import warnings
 import weakref
 from collections.abc import Callable
@@ -48,6 +52,40 @@ from tensorweave.ops import (
 )
 from tensorweave.ops import variable_scope as vs
 from tensorweave.platform.tf_export import tf_export
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def warn_at_user_code(message: str) -> None:
+    """A UserWarning attributed to the innermost caller outside tensorweave (as TF's stacklevel=2 points
+    at the user's line), however many of our frames lie between."""
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        level += 1
+        frame = frame.f_back
+    warnings.warn(message, UserWarning, stacklevel=level)
+
+
+def deprecated_functional_form(keras_name: str, use: str = "use", extra: str = "") -> Callable:
+    """A functional tf.layers form: each call warns as TF's legacy tf.layers do that it is deprecated in
+    favour of the Keras layer `keras_name` (TF words some "Please Use", some "Please use")."""
+    def decorate(fn: Callable) -> Callable:
+        message = (f"`tf.layers.{fn.__name__}` is deprecated and will be removed in a future version. Please {use} "
+                   f"`tf.keras.layers.{keras_name}` instead.{extra}")
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError:  # Python refuses the call before TF's function body (and its warning) runs
+                return fn(*args, **kwargs)
+            warn_at_user_code(message)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def _to_snake_case(name: str) -> str:
@@ -107,16 +145,6 @@ def _shape_tuple(shape: tensor_shape.TensorShape) -> str:
     """A shape as TF prints `tuple(shape)`: Dimension objects (TF1), ints and Nones (TF2 TensorShape)."""
     return str(tuple(shape))
 
-
-
-def warn_deprecated_function(name: str, replacement: str) -> None:
-    """The UserWarning each tf.layers function gives as TF 2.21's (tf_keras's legacy layers), at its caller's
-    line; the convolutions' say 'Please Use', batch_normalization's adds a word on UPDATE_OPS."""
-    please = "Please Use" if "conv" in name else "Please use"
-    extra = (" In particular, `tf.control_dependencies(tf.GraphKeys.UPDATE_OPS)` should not be used (consult the "
-             "`tf.keras.layers.BatchNormalization` documentation).") if name == "batch_normalization" else ""
-    warnings.warn(f"`tf.layers.{name}` is deprecated and will be removed in a future version. {please} "
-                  f"`tf.keras.layers.{replacement}` instead.{extra}", stacklevel=3)
 
 @tf_export("layers.InputSpec")
 class InputSpec:

@@ -17,10 +17,10 @@ from tensorweave.framework.graph import Tensor
 from tensorweave.layers.base import (
     InputSpec,
     Layer,
+    deprecated_functional_form,
     get_activation,
     get_initializer,
     serialize,
-    warn_deprecated_function,
 )
 from tensorweave.layers.core import _ZEROS
 from tensorweave.ops import init_ops, manipulation_ops, nn_conv3d_ops, nn_conv_ops, nn_ops, shape_ops
@@ -101,14 +101,19 @@ class _Conv(Layer):
                  activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
                  bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                  **kwargs: Any) -> None:
+        groups = kwargs.pop("groups", 1)  # Keras's, which TF's tf.layers pass on among their keyword arguments
         super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
         self.rank = rank
         self.filters = int(filters)
+        self.groups = groups or 1
         self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
         self.strides = normalize_tuple(strides, rank, "strides", allow_zero=True)
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
         self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
+        if self.filters % self.groups != 0:
+            raise ValueError("The number of filters must be evenly divisible by the number of groups. Received: "
+                             f"groups={self.groups}, filters={self.filters}")
         if not all(self.strides):
             raise ValueError(f"The argument `strides` cannot contains 0(s). Received: {self.strides}")
         self.activation = get_activation(activation)
@@ -124,12 +129,10 @@ class _Conv(Layer):
             raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
 
-    _FIXED_CONFIG = {"groups": 1}
-
     def get_config(self) -> dict:
         return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
                 "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
-                "dilation_rate": self.dilation_rate, "groups": 1,
+                "dilation_rate": self.dilation_rate, "groups": self.groups,
                 "activation": serialize(self.activation), "use_bias": self.use_bias,
                 **{key: serialize(getattr(self, key)) for key in (
                     "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer")},
@@ -145,7 +148,8 @@ class _Conv(Layer):
         if self.padding != "causal":
             return inputs
         left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-        paddings = [[0, 0], [0, 0], [left, 0]] if self._channels_first else [[0, 0], [left, 0], [0, 0]]
+        batch_rank = 1 if inputs.shape.ndims is None else inputs.shape.ndims - 2
+        paddings = [[0, 0]] * batch_rank + ([[0, 0], [left, 0]] if self._channels_first else [[left, 0], [0, 0]])
         return manipulation_ops.pad(inputs, paddings)
 
     @property
@@ -168,15 +172,13 @@ class _Conv(Layer):
         return f"NC{spatial}" if self._channels_first else f"N{spatial}C"
 
     def _input_channels(self, input_shape: tensor_shape.TensorShape) -> int:
+        """The input's channels, at `_channel_axis` counted from the end as Keras reads them, so that any
+        number of batch dimensions comes before."""
         input_shape = tensor_shape.TensorShape(input_shape)
-        if input_shape.ndims is not None and input_shape.ndims != self.rank + 2:
-            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected "
-                             f"min_ndim={self.rank + 2}, found ndim={input_shape.ndims}. Full shape received: "
-                             f"{tuple(input_shape.as_list())}")
-        channels = input_shape.as_list()[1 if self._channels_first else -1] if input_shape.ndims else None
+        channels = input_shape.as_list()[self._channel_axis] if input_shape.ndims else None
         if channels is None:
             raise ValueError("The channel dimension of the inputs should be defined. The input_shape received "
-                             f"is {input_shape}, where axis {1 if self._channels_first else -1} (0-based) is the "
+                             f"is {input_shape}, where axis {self._channel_axis} (0-based) is the "
                              "channel dimension, which found to be `None`.")
         return int(channels)
 
@@ -188,7 +190,11 @@ class _Conv(Layer):
 
     def build(self, input_shape: Any) -> None:
         channels = self._input_channels(input_shape)
-        self.kernel = self.add_weight("kernel", [*self.kernel_size, channels, self.filters],
+        if channels % self.groups != 0:
+            raise ValueError("The number of input channels must be evenly divisible by the number of groups. "
+                             f"Received groups={self.groups}, but the input has {channels} channels (full input "
+                             f"shape is {tensor_shape.TensorShape(input_shape)}).")
+        self.kernel = self.add_weight("kernel", [*self.kernel_size, channels // self.groups, self.filters],
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self._add_bias()
@@ -200,7 +206,14 @@ class _Conv(Layer):
             if self.rank == 1 and self._channels_first:
                 outputs = outputs + shape_ops.reshape(self.bias, [1, self.filters, 1])
             else:
-                outputs = nn_ops.bias_add(outputs, self.bias, data_format="NCHW" if self._channels_first else "NHWC")
+                data_format = "NCHW" if self._channels_first else "NHWC"
+                rank = outputs.shape.ndims
+                if rank is not None and rank > 2 + self.rank:  # more than one batch dimension
+                    outputs = nn_conv_ops.squeeze_batch_dims(
+                        outputs, lambda o: nn_ops.bias_add(o, self.bias, data_format=data_format),
+                        inner_rank=self.rank + 1)
+                else:
+                    outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
         return self.activation(outputs)
 
     def call(self, inputs: Tensor) -> Tensor:
@@ -214,11 +227,14 @@ class _Conv(Layer):
         return range(2, self.rank + 2) if self._channels_first else range(1, self.rank + 1)
 
     def compute_output_shape(self, input_shape: Any) -> tensor_shape.TensorShape:
+        """The output's shape: the batch dimensions (one or more) as the input's, the spatial ones by the
+        kernel, strides, dilation and padding, `filters` channels."""
         dims = tensor_shape.TensorShape(input_shape).as_list()
-        for i, axis in enumerate(self._spatial_axes()):
+        first = len(dims) - self.rank - (0 if self._channels_first else 1)
+        for i, axis in enumerate(range(first, first + self.rank)):
             dims[axis] = conv_output_length(dims[axis], self.kernel_size[i], self.padding, self.strides[i],
                                             self.dilation_rate[i])
-        dims[1 if self._channels_first else -1] = self.filters
+        dims[self._channel_axis] = self.filters
         return tensor_shape.TensorShape(dims)
 
 
@@ -490,6 +506,7 @@ class SeparableConv1D(_SeparableConv):
 
 
 @tf_export("layers.conv1d")
+@deprecated_functional_form("Conv1D", use="Use")
 def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
            data_format: str = "channels_last", dilation_rate: Any = 1, activation: Callable | None = None,
            use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -497,7 +514,6 @@ def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, paddin
            activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
            bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
            reuse: Any = None) -> Tensor:
-    warn_deprecated_function("conv1d", "Conv1D")
     layer = Conv1D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                    kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
                    kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
@@ -505,6 +521,7 @@ def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, paddin
 
 
 @tf_export("layers.conv2d")
+@deprecated_functional_form("Conv2D", use="Use")
 def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
            data_format: str = "channels_last", dilation_rate: Any = (1, 1), activation: Callable | None = None,
            use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -512,7 +529,6 @@ def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), p
            activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
            bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
            reuse: Any = None) -> Tensor:
-    warn_deprecated_function("conv2d", "Conv2D")
     layer = Conv2D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                    kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
                    kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
@@ -520,6 +536,7 @@ def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), p
 
 
 @tf_export("layers.conv2d_transpose")
+@deprecated_functional_form("Conv2DTranspose", use="Use")
 def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
                      data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
                      kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -527,7 +544,6 @@ def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
                      bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                      reuse: Any = None) -> Tensor:
-    warn_deprecated_function("conv2d_transpose", "Conv2DTranspose")
     layer = Conv2DTranspose(filters, kernel_size, strides, padding, data_format, activation, use_bias,
                             kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
                             activity_regularizer, kernel_constraint, bias_constraint, trainable, name,
@@ -536,6 +552,7 @@ def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any =
 
 
 @tf_export("layers.separable_conv1d")
+@deprecated_functional_form("SeparableConv1D", use="Use")
 def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
                      data_format: str = "channels_last", dilation_rate: Any = 1, depth_multiplier: int = 1,
                      activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
@@ -545,7 +562,6 @@ def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
                      bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                      reuse: Any = None) -> Tensor:
-    warn_deprecated_function("separable_conv1d", "SeparableConv1D")
     layer = SeparableConv1D(filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
                             activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
                             depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
@@ -555,6 +571,7 @@ def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
 
 
 @tf_export("layers.separable_conv2d")
+@deprecated_functional_form("SeparableConv2D", use="Use")
 def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
                      data_format: str = "channels_last", dilation_rate: Any = (1, 1), depth_multiplier: int = 1,
                      activation: Callable | None = None, use_bias: bool = True, depthwise_initializer: Any = None,
@@ -564,7 +581,6 @@ def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      depthwise_constraint: Callable | None = None, pointwise_constraint: Callable | None = None,
                      bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                      reuse: Any = None) -> Tensor:
-    warn_deprecated_function("separable_conv2d", "SeparableConv2D")
     layer = SeparableConv2D(filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
                             activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
                             depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer,
@@ -574,6 +590,7 @@ def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
 
 
 @tf_export("layers.conv3d")
+@deprecated_functional_form("Conv3D", use="Use")
 def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
            data_format: str = "channels_last", dilation_rate: Any = (1, 1, 1), activation: Callable | None = None,
            use_bias: bool = True, kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -581,7 +598,6 @@ def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1)
            activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
            bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
            reuse: Any = None) -> Tensor:
-    warn_deprecated_function("conv3d", "Conv3D")
     layer = Conv3D(filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                    kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
                    kernel_constraint, bias_constraint, trainable, name, _reuse=reuse, _scope=name)
@@ -589,6 +605,7 @@ def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1)
 
 
 @tf_export("layers.conv3d_transpose")
+@deprecated_functional_form("Conv3DTranspose", use="Use")
 def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
                      data_format: str = "channels_last", activation: Callable | None = None, use_bias: bool = True,
                      kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
@@ -596,7 +613,6 @@ def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
                      bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
                      reuse: Any = None) -> Tensor:
-    warn_deprecated_function("conv3d_transpose", "Conv3DTranspose")
     layer = Conv3DTranspose(filters, kernel_size, strides, padding, data_format, activation, use_bias,
                             kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
                             activity_regularizer, kernel_constraint, bias_constraint, trainable, name,

@@ -13,12 +13,12 @@ from tensorweave.framework.tensor_shape import dimension_value
 from tensorweave.layers.base import (
     InputSpec,
     Layer,
+    deprecated_functional_form,
     get_activation,
     get_initializer,
     learning_phase,
     serialize,
     static_or_cond,
-    warn_deprecated_function,
 )
 from tensorweave.ops import cast_ops, constant_ops, init_ops, linalg_ops, manipulation_ops, nn_ops, shape_ops
 from tensorweave.platform.tf_export import tf_export
@@ -100,13 +100,13 @@ class Dense(Layer):
 
 
 @tf_export("layers.dense")
+@deprecated_functional_form("Dense")
 def dense(inputs: Any, units: int, activation: Callable | None = None, use_bias: bool = True,
           kernel_initializer: Any = None, bias_initializer: Any = _ZEROS,
           kernel_regularizer: Callable | None = None, bias_regularizer: Callable | None = None,
           activity_regularizer: Callable | None = None, kernel_constraint: Callable | None = None,
           bias_constraint: Callable | None = None, trainable: bool = True, name: str | None = None,
           reuse: Any = None) -> Tensor:
-    warn_deprecated_function("dense", "Dense")
     layer = Dense(units, activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
                   bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
@@ -148,8 +148,8 @@ class Flatten(Layer):
 
 
 @tf_export("layers.flatten")
+@deprecated_functional_form("Flatten")
 def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_last") -> Tensor:
-    warn_deprecated_function("flatten", "Flatten")
     return Flatten(name=name, data_format=data_format).apply(inputs)
 
 
@@ -181,7 +181,7 @@ class Dropout(Layer):
 
 
 @tf_export("layers.dropout")
+@deprecated_functional_form("Dropout")
 def dropout(inputs: Any, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
             training: Any = False, name: str | None = None) -> Tensor:
-    warn_deprecated_function("dropout", "Dropout")
     return Dropout(rate, noise_shape=noise_shape, seed=seed, name=name).apply(inputs, training=training)

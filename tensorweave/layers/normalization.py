@@ -26,12 +26,12 @@ from tensorweave.framework.graph import (
 from tensorweave.layers.base import (
     InputSpec,
     Layer,
+    deprecated_functional_form,
     get_initializer,
     resolve_training,
     serialize,
     static_bool,
     static_or_cond,
-    warn_deprecated_function,
 )
 from tensorweave.ops import (
     cast_ops,
@@ -367,6 +367,8 @@ class BatchNormalization(Layer):
 
 
 @tf_export("layers.batch_normalization")
+@deprecated_functional_form("BatchNormalization", extra=" In particular, `tf.control_dependencies(tf.GraphKeys.UPDATE_OPS)` should not be used "
+                            "(consult the `tf.keras.layers.BatchNormalization` documentation).")
 def batch_normalization(inputs: Any, axis: Any = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                         center: bool = True, scale: bool = True, beta_initializer: Any = _ZEROS,
                         gamma_initializer: Any = _ONES, moving_mean_initializer: Any = _ZEROS,
@@ -377,7 +379,6 @@ def batch_normalization(inputs: Any, axis: Any = -1, momentum: float = 0.99, eps
                         renorm_clipping: Any = None, renorm_momentum: float = 0.99, fused: bool | None = None,
                         virtual_batch_size: int | None = None, adjustment: Callable | None = None) -> Tensor:
     """The functional BatchNormalization: run GraphKeys.UPDATE_OPS with the train op when training."""
-    warn_deprecated_function("batch_normalization", "BatchNormalization")
     layer = BatchNormalization(axis, momentum, epsilon, center, scale, beta_initializer, gamma_initializer,
                                moving_mean_initializer, moving_variance_initializer, beta_regularizer,
                                gamma_regularizer, beta_constraint, gamma_constraint, renorm, renorm_clipping,

@@ -11,7 +11,7 @@ from typing import Any
 
 from tensorweave.framework import tensor_shape
 from tensorweave.framework.graph import Tensor
-from tensorweave.layers.base import InputSpec, Layer, warn_deprecated_function
+from tensorweave.layers.base import InputSpec, Layer, deprecated_functional_form
 from tensorweave.layers.convolutional import (
     conv_output_length,
     normalize_data_format,
@@ -124,42 +124,42 @@ def _apply(layer_class: type, inputs: Any, pool_size: Any, strides: Any, padding
 
 
 @tf_export("layers.max_pooling1d")
+@deprecated_functional_form("MaxPooling1D")
 def max_pooling1d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
                   data_format: str = "channels_last", name: str | None = None) -> Tensor:
-    warn_deprecated_function("max_pooling1d", "MaxPooling1D")
     return _apply(MaxPooling1D, inputs, pool_size, strides, padding, data_format, name)
 
 
 @tf_export("layers.average_pooling1d")
+@deprecated_functional_form("AveragePooling1D")
 def average_pooling1d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
                       data_format: str = "channels_last", name: str | None = None) -> Tensor:
-    warn_deprecated_function("average_pooling1d", "AveragePooling1D")
     return _apply(AveragePooling1D, inputs, pool_size, strides, padding, data_format, name)
 
 
 @tf_export("layers.max_pooling2d")
+@deprecated_functional_form("MaxPooling2D")
 def max_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
                   data_format: str = "channels_last", name: str | None = None) -> Tensor:
-    warn_deprecated_function("max_pooling2d", "MaxPooling2D")
     return _apply(MaxPooling2D, inputs, pool_size, strides, padding, data_format, name)
 
 
 @tf_export("layers.average_pooling2d")
+@deprecated_functional_form("AveragePooling2D")
 def average_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
                       data_format: str = "channels_last", name: str | None = None) -> Tensor:
-    warn_deprecated_function("average_pooling2d", "AveragePooling2D")
     return _apply(AveragePooling2D, inputs, pool_size, strides, padding, data_format, name)
 
 
 @tf_export("layers.max_pooling3d")
+@deprecated_functional_form("MaxPooling3D")
 def max_pooling3d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
                   data_format: str = "channels_last", name: str | None = None) -> Tensor:
-    warn_deprecated_function("max_pooling3d", "MaxPooling3D")
     return _apply(MaxPooling3D, inputs, pool_size, strides, padding, data_format, name)
 
 
 @tf_export("layers.average_pooling3d")
+@deprecated_functional_form("AveragePooling3D")
 def average_pooling3d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
                       data_format: str = "channels_last", name: str | None = None) -> Tensor:
-    warn_deprecated_function("average_pooling3d", "AveragePooling3D")
     return _apply(AveragePooling3D, inputs, pool_size, strides, padding, data_format, name)

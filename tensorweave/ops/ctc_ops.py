@@ -599,15 +599,20 @@ def ctc_loss_v2(labels: Any, logits: Any, label_length: Any, logit_length: Any, 
     SparseTensor (then `blank_index` is required). Computed by the CTCLoss kernel, the classes reordered so
     the blank comes last; `unique` (a speed hint in TF) changes nothing here."""
     del unique
+    if isinstance(labels, SparseTensor):  # TF hands these to ctc_loss itself, outside any scope of its own
+        if blank_index is None:
+            raise ValueError("Argument `blank_index` must be provided when labels is a SparseTensor.")
+        num_classes = _static_or_dynamic_dim(logits, 2)
+        if blank_index < 0:
+            blank_index += num_classes
+        if not isinstance(num_classes, int) or blank_index != num_classes - 1:
+            logits, labels = _blank_last(logits, labels, blank_index)
+        return ctc_loss(labels, logits, logit_length, time_major=logits_time_major)
     with name_scope(name, "ctc_loss_dense", [logits, labels, label_length, logit_length]):
         logits = convert_to_tensor(logits, name="logits")
-        if isinstance(labels, SparseTensor):
-            if blank_index is None:
-                raise ValueError("Argument `blank_index` must be provided when labels is a SparseTensor.")
-        else:
-            labels = _dense_to_sparse_labels(convert_to_tensor(labels, name="labels"),
-                                             convert_to_tensor(label_length, name="label_length"))
-            blank_index = 0 if blank_index is None else blank_index
+        labels = _dense_to_sparse_labels(convert_to_tensor(labels, name="labels"),
+                                         convert_to_tensor(label_length, name="label_length"))
+        blank_index = 0 if blank_index is None else blank_index
         if not logits_time_major:
             logits = manipulation_ops.transpose(logits, [1, 0, 2])
         num_classes = logits.shape.dims[2].value if logits.shape.ndims == 3 else None
@@ -618,6 +623,12 @@ def ctc_loss_v2(labels: Any, logits: Any, label_length: Any, logit_length: Any, 
         if num_classes is None or blank_index != num_classes - 1:
             logits, labels = _blank_last(logits, labels, blank_index)
         return ctc_loss(labels, logits, cast_ops.cast(logit_length, dtypes.int32), time_major=True)
+
+
+def _static_or_dynamic_dim(tensor: Any, i: int) -> Any:
+    """`tensor.shape[i]`, or where it is unknown the size at run time (TF's _get_dim)."""
+    shape = tensor_shape.TensorShape(tensor.shape if hasattr(tensor, "shape") else np.shape(tensor))
+    return shape.dims[i].value or shape_ops.shape(tensor)[i]
 
 
 @tf_export("nn.ctc_greedy_decoder")

@@ -37,11 +37,12 @@ from tensorweave.ops.elementwise_ops import (
     truediv,
     where_v2,
 )
-from tensorweave.ops.fill_ops import zeros_like
-from tensorweave.ops.indexing_ops import UnsortedSegmentSum
+from tensorweave.ops.fill_ops import zeros, zeros_like
+from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
-from tensorweave.ops.manipulation_ops import concat
-from tensorweave.ops.reduction_ops import reduce_max
+from tensorweave.ops.manipulation_ops import concat, stack
+from tensorweave.ops.reduction_ops import reduce_max, reduce_prod
+from tensorweave.ops.scatter_ops import scatter_nd
 from tensorweave.ops.sequence_ops import range as sequence_range
 from tensorweave.ops.shape_helpers import unary_shape, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, shape, size
@@ -166,16 +167,18 @@ def _top_k(ctx: OpKernelContext, input: Any, k: Any, sorted: bool, index_type: d
 
 @TopKV2.gradient
 def _top_k_grad(op: Any, grad: Tensor, _: Tensor) -> list:
-    """Each value's gradient sent back to the entry it came from (TF's scatter into zeros)."""
-    x, indices = op.inputs[0], op.outputs[1]
-    in_shape = shape(x)
-    last = in_shape[-1]
-    rows = size(x) // last
-    k = shape(indices)[-1]
-    offsets = reshape(raw_ops.Range(start=0, limit=rows * last, delta=last), [-1, 1])
-    flat = reshape(cast(reshape(indices, raw_ops.Pack(values=[rows, k])), dtypes.int32) + offsets, [-1])
-    summed = UnsortedSegmentSum(reshape(grad, [-1]), flat, rows * last)
-    return [reshape(summed, in_shape), None]
+    """Each value's gradient scattered back to the entry it came from (TF's _TopKGrad: the indices made
+    linear over the flattened input, ScatterNd into zeros, reshaped to the input's shape); zero for k."""
+    in_shape = shape(op.inputs[0])
+    ind_shape = shape(op.outputs[1])
+    ind_lastdim = gather(cast(ind_shape, dtypes.int64), size(ind_shape) - 1)
+    ind_2d = reshape(op.outputs[1], stack([-1, ind_lastdim]))
+    in_lastdim = gather(cast(in_shape, dtypes.int64), size(in_shape) - 1)
+    outerdim = shape(ind_2d)[0]
+    offsets = sequence_range(0, cast(outerdim, dtypes.int64) * in_lastdim, in_lastdim)
+    ind = reshape(ind_2d + cast(expand_dims(offsets, -1), dtypes.int32), [-1])
+    scattered = scatter_nd(expand_dims(ind, -1), reshape(grad, [-1]), [reduce_prod(in_shape)])
+    return [reshape(scattered, in_shape), zeros([], dtype=dtypes.int32)]
 
 
 @tf_export("math.top_k", "nn.top_k")

@@ -201,8 +201,9 @@ def required_space_to_batch_paddings(input_shape: Any, block_shape: Any, base_pa
             block_shape, input_shape, base_paddings = known
         start, end = base_paddings[:, 0], base_paddings[:, 1]
         extra = (block_shape - (input_shape + start + end) % block_shape) % block_shape
-        paddings = stack([stack([start[i], end[i] + extra[i]]) for i in range(dims)], name="paddings")
-        crops = stack([stack([0, extra[i]]) for i in range(dims)], name="crops")
+        end = end + extra
+        paddings = stack([[start[i], end[i]] for i in range(dims)], name="paddings")
+        crops = stack([[0, extra[i]] for i in range(dims)], name="crops")
         return paddings, crops
 
 

@@ -38,12 +38,11 @@ from tensorweave.ops.conv_kernels import (
     window_counts,
 )
 from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.nn_conv_ops import _conv_geometry as conv2d_geometry
 from tensorweave.ops.nn_conv_ops import (
+    AvgPool,
     attr_text,
     avg_pool,
     avg_pool1d,
-    avg_pool2d,
     channel_index,
     conv1d_transpose,
     conv2d_transpose,
@@ -55,6 +54,7 @@ from tensorweave.ops.nn_conv_ops import (
     shape_text,
     with_space_to_batch,
 )
+from tensorweave.ops.nn_conv_ops import _conv_geometry as conv2d_geometry
 from tensorweave.ops.reduction_ops import _deprecated_alias
 from tensorweave.platform.tf_export import tf_export
 
@@ -711,20 +711,28 @@ def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: str, data_format: 
 
 
 def _pool_by_rank(pools: tuple[Any, Any, Any], input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
-                  data_format: str | None, name: str | None) -> Tensor:
-    """TF 2's pooling entry: the 1-D, 2-D or 3-D pool the input's rank calls for."""
-    input = convert_to_tensor(input, name="input")
-    if input.shape.ndims is not None:
-        n = input.shape.ndims - 2
+                  data_format: str | None, name: str | None, explicit_2d_only: bool = False) -> Tensor:
+    """TF 2's pooling entry: the 1-D, 2-D or 3-D pool the input's rank calls for (the length of its static
+    shape, an unknown rank being TensorShape's error); `explicit_2d_only` refuses explicit paddings for a
+    3-D pool as max_pool_v2 does."""
+    shape = input.shape  # as TF reads it: a Python list has none (AttributeError)
+    if shape is not None:
+        n = len(shape) - 2
     elif data_format is not None:
         n = len(data_format) - 2
     else:
         raise ValueError("`input` must have a static shape or a data format. Received: "
-                         f"input.shape={input.shape} and data_format={data_format}")
+                         f"input.shape={shape} and data_format={data_format}")
     if not 1 <= n <= 3:
-        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
+        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={shape} of rank {n + 2}.")
     channel = 1 if data_format is not None and data_format.startswith("NC") else -1
+    if isinstance(padding, (list, tuple)) and data_format == "NCHW_VECT_C":
+        raise ValueError(f"`data_format='NCHW_VECT_C'` is not supported with explicit padding. Received: "
+                         f"padding={padding}")
     ksize, strides = get_sequence(ksize, n, channel, "ksize"), get_sequence(strides, n, channel, "strides")
+    if explicit_2d_only and isinstance(padding, (list, tuple)) and n == 3:
+        raise ValueError(f"Explicit padding is not supported with an input tensor of rank 5. Received: "
+                         f"padding={padding}")
     default_format = ("NWC", "NHWC", "NDHWC")[n - 1]
     return pools[n - 1](input, ksize, strides, padding, data_format=data_format or default_format, name=name)
 
@@ -733,14 +741,20 @@ def _pool_by_rank(pools: tuple[Any, Any, Any], input: Any, ksize: Any, strides: 
 def max_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
                 name: str | None = None) -> Tensor:
     """TF 2's max_pool: max_pool1d, max_pool2d or max_pool3d by the input's rank."""
-    return _pool_by_rank((max_pool1d, max_pool2d, max_pool3d), input, ksize, strides, padding, data_format, name)
+    return _pool_by_rank((max_pool1d, max_pool2d, max_pool3d), input, ksize, strides, padding, data_format, name,
+                         explicit_2d_only=True)
 
 
 @tf_export("nn.avg_pool_v2")
 def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
                 name: str | None = None) -> Tensor:
-    """TF 2's avg_pool: avg_pool1d, avg_pool2d or avg_pool3d by the input's rank."""
-    return _pool_by_rank((avg_pool1d, avg_pool2d, avg_pool3d), input, ksize, strides, padding, data_format, name)
+    """TF 2's avg_pool: avg_pool1d, the AvgPool op itself (named `AvgPool`) or avg_pool3d by the input's rank."""
+    return _pool_by_rank((avg_pool1d, _avg_pool_op, avg_pool3d), input, ksize, strides, padding, data_format, name)
+
+
+def _avg_pool_op(input: Any, ksize: list, strides: list, padding: Any, data_format: str,  # noqa: A002
+                 name: str | None) -> Tensor:
+    return AvgPool(input, ksize=ksize, strides=strides, padding=padding, data_format=data_format, name=name)
 
 
 def _pool_steps(n: int, values: Any, what: str) -> np.ndarray:

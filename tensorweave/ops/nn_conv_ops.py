@@ -5,8 +5,8 @@ DepthwiseConv2dNative with its two backprops, MaxPool and AvgPool with their gra
 AvgPoolGrad, and the wrappers composed from them (conv1d, convolution, atrous_conv2d, separable_conv2d,
 the 1-D pools, and the transposed convolutions conv1d_transpose and atrous_conv2d_transpose; the 3-D family
 and the rank-dispatching wrappers, tf.nn.pool among them, are in nn_conv3d_ops), MaxPoolWithArgmax with its gradient, and with_space_to_batch
-(an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations, which TF's CPU kernels
-ignore.
+(an op run dilated through SpaceToBatchND). The depthwise backprops honour dilations as TF's oneDNN kernels do;
+with EXPLICIT padding TF runs its own CPU kernels, and so their limits are kept (_check_explicit_cpu_kernel).
 
 Every kernel works on an NHWC view (NCHW is transposed in and out, as TF's oneDNN kernels accept it on CPU);
 the arithmetic (im2col and one BLAS matmul per chunk, col2im, separable pooling, the first-maximum routing of
@@ -29,9 +29,9 @@ from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import (
-    constant_ops,
     fill_ops,
     manipulation_ops,
+    misc_array_ops,
     nn_ops,
     raw_ops,
     shape_helpers,
@@ -327,6 +327,32 @@ def _backprop_sizes(ctx: OpKernelContext, sizes: Any, other: Sequence[int], fmt:
     return sizes
 
 
+def _check_explicit_cpu_kernel(ctx: OpKernelContext, padding: Any, data_format: Any, strides: list,
+                                nhwc_message: str | None = None, dilations: list | None = None) -> None:
+    """The limits of TF's own CPU kernels, which run where padding is EXPLICIT (oneDNN takes the others): the
+    Conv2D backprops and MaxPool are NHWC only (`nhwc_message`), the Conv2D backprops undilated, the
+    depthwise backprops (no `nhwc_message`: their NHWC-only refusal comes after the shape checks) equally
+    strided in rows and columns."""
+    if attr_text(padding) != "EXPLICIT":
+        return
+    fmt = _Format.of(data_format)
+    if nhwc_message is None:
+        if fmt.spatial(strides)[0] != fmt.spatial(strides)[1]:
+            raise invalid_argument(ctx, "Current implementation only supports equal length strides in the row and "
+                                        "column dimensions.")
+        return
+    if attr_text(data_format) != "NHWC":
+        raise invalid_argument(ctx, nhwc_message)
+    if dilations is not None and any(d != 1 for d in fmt.spatial(dilations)):
+        raise invalid_argument(ctx, "Current CPU implementations do not yet support dilation rates larger than 1.")
+
+
+def _depthwise_nhwc_only(ctx: OpKernelContext, padding: Any, data_format: Any) -> None:
+    if attr_text(padding) == "EXPLICIT" and attr_text(data_format) != "NHWC":
+        raise errors.UnimplementedError(ctx.node_def, None,
+                                        "Depthwise convolution on CPU is only supported for NHWC format")
+
+
 def _check_backprop_sizes(ctx: OpKernelContext, name: str, g: ConvGeometry, grad_shape: Sequence[int],
                           fmt: _Format) -> None:
     """TF's error when out_backprop's spatial size is not what the forward conv would produce."""
@@ -346,6 +372,8 @@ def _check_backprop_sizes(ctx: OpKernelContext, name: str, g: ConvGeometry, grad
 def _conv2d_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
                            strides: list, padding: Any, explicit_paddings: list, data_format: Any, dilations: list,
                            use_cudnn_on_gpu: bool) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides, "Conv2DCustomBackpropInputOp only supports NHWC.",
+                               dilations)
     fmt = _Format.of(data_format)
     if out_backprop.ndim != 4:
         raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {shape_text(out_backprop.shape)}")
@@ -374,6 +402,8 @@ def _conv2d_backprop_filter_shape(ctx: InferenceContext) -> list[tensor_shape.Te
 def _conv2d_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any, out_backprop: Any,  # noqa: A002
                             strides: list, padding: Any, explicit_paddings: list, data_format: Any, dilations: list,
                             use_cudnn_on_gpu: bool) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides, "Conv2DCustomBackpropFilterOp only supports NHWC.",
+                               dilations)
     fmt = _Format.of(data_format)
     if out_backprop.ndim != 4:
         raise invalid_argument(ctx, f"out_backprop must be 4-dimensional: {shape_text(out_backprop.shape)}")
@@ -442,7 +472,15 @@ def _depthwise_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter
         raise invalid_argument(ctx, f"{name}: input and filter must have the same in_depth: "
                                     f"{fmt.depth(input_shape)} vs {filter_shape[2]}")
     grouped = [filter_shape[0], filter_shape[1], 1, filter_shape[2] * filter_shape[3]]
+    if attr_text(padding) == "EXPLICIT":  # TF's own CPU kernel (oneDNN takes the others) ignores dilations
+        dilations = [1, 1, 1, 1]
     g = _conv_geometry(ctx, input_shape, grouped, strides, padding, explicit_paddings, data_format, dilations, name)
+    if attr_text(padding) == "EXPLICIT":
+        for what, actual, computed in zip(("rows", "columns"), fmt.spatial(out_backprop.shape),
+                                          (g.rows.size, g.cols.size)):
+            if actual != computed:
+                raise invalid_argument(ctx, f"{name}: Number of {what} of out_backprop doesn't match computed: "
+                                            f"actual = {actual}, computed = {computed}")
     _check_backprop_sizes(ctx, name, g, out_backprop.shape, fmt)
     return g, fmt
 
@@ -451,9 +489,11 @@ def _depthwise_geometry(ctx: OpKernelContext, input_shape: Sequence[int], filter
 def _depthwise_backprop_input(ctx: OpKernelContext, input_sizes: Any, filter: Any, out_backprop: Any,  # noqa: A002
                               strides: list, padding: Any, explicit_paddings: list, data_format: Any,
                               dilations: list) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides)
     sizes = [int(s) for s in np.asarray(input_sizes).reshape(-1)]
     g, fmt = _depthwise_geometry(ctx, sizes, filter.shape, out_backprop, strides, padding, explicit_paddings,
                                  data_format, dilations, "DepthwiseConv2DBackpropInput")
+    _depthwise_nhwc_only(ctx, padding, data_format)
     grouped = filter.reshape(filter.shape[0], filter.shape[1], 1, -1)
     grad = conv_backprop_input(grouped, fmt.to_nhwc(out_backprop), g, ctx.device)
     return fmt.from_nhwc(grad.astype(out_backprop.dtype, copy=False))
@@ -476,9 +516,11 @@ def _depthwise_backprop_filter_shape(ctx: InferenceContext) -> list[tensor_shape
 def _depthwise_backprop_filter(ctx: OpKernelContext, input: Any, filter_sizes: Any,  # noqa: A002
                                out_backprop: Any, strides: list, padding: Any, explicit_paddings: list,
                                data_format: Any, dilations: list) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides)
     sizes = [int(s) for s in np.asarray(filter_sizes).reshape(-1)]
     g, fmt = _depthwise_geometry(ctx, input.shape, sizes, out_backprop, strides, padding, explicit_paddings,
                                  data_format, dilations, "DepthwiseConv2DBackpropFilter")
+    _depthwise_nhwc_only(ctx, padding, data_format)
     grad = conv_backprop_filter(fmt.to_nhwc(input), fmt.to_nhwc(out_backprop), g, ctx.device)
     return grad.reshape(sizes).astype(input.dtype, copy=False)
 
@@ -536,6 +578,8 @@ MaxPool.shape(lambda ctx: _pool_shape(ctx, pool_depth=True))
 @MaxPool.kernel("CPU")
 def _max_pool(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padding: Any,  # noqa: A002
               explicit_paddings: list, data_format: Any) -> Any:
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides,
+                               "Default MaxPoolingOp only supports NHWC on device type CPU")
     fmt = _Format.of(data_format)
     if (input.ndim == 4 and fmt.depth(ksize) > 1 and all(k == 1 for k in fmt.spatial(ksize))
             and fmt.batch_and_depth(ksize)[0] == fmt.batch_and_depth(strides)[0] == 1):
@@ -590,6 +634,8 @@ def _max_pool_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad
                    padding: Any, explicit_paddings: list, data_format: Any) -> Any:
     """Each window's gradient goes to the first input position (in row-major window order) holding its
     maximum, as TF's CPU kernel routes it: taps are visited in that order and a window claims only once."""
+    _check_explicit_cpu_kernel(ctx, padding, data_format, strides,
+                               "Default MaxPoolingOp only supports NHWC on device type CPU")
     fmt = _Format.of(data_format)
     g = _pool_geometry(ctx, orig_input.shape, ksize, strides, padding, fmt, explicit_paddings)
     x, out, dy = fmt.to_nhwc(orig_input), fmt.to_nhwc(orig_output), fmt.to_nhwc(grad)
@@ -778,6 +824,40 @@ def channel_index(data_format: str | None) -> int:
     return 1 if data_format is not None and data_format.startswith("NC") else -1
 
 
+def _static_rank(value: Any) -> int | None:
+    """The rank TF's wrappers read off `value.shape` (a NumPy array's or a list's too) before converting."""
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return np.ndim(value)
+    ndims = getattr(shape, "ndims", -1)
+    return len(shape) if ndims == -1 else ndims
+
+
+def squeeze_batch_dims(inp: Any, op: Any, inner_rank: int, name: str | None = None) -> Tensor:
+    """`op` over `inp` with its batch dimensions (all but the last `inner_rank`) merged into one, as TF runs
+    a convolution over more than one batch dimension: Reshape to [-1] + inner shape, op, Reshape back."""
+    with name_scope(name, "squeeze_batch_dims", [inp]):
+        inp = convert_to_tensor(inp, name="input")
+        shape = inp.shape
+        inner_shape: Any = shape[-inner_rank:]
+        if not inner_shape.is_fully_defined():
+            inner_shape = shape_ops.shape(inp)[-inner_rank:]
+        batch_shape: Any = shape[:-inner_rank]
+        if not batch_shape.is_fully_defined():
+            batch_shape = shape_ops.shape(inp)[:-inner_rank]
+        if isinstance(inner_shape, tensor_shape.TensorShape):
+            inp_reshaped = shape_ops.reshape(inp, [-1, *inner_shape.as_list()])
+        else:
+            inp_reshaped = shape_ops.reshape(inp, manipulation_ops.concat(([-1], inner_shape), axis=-1))
+        out_reshaped = op(inp_reshaped)
+        out_inner_shape: Any = out_reshaped.shape[-inner_rank:]
+        if not out_inner_shape.is_fully_defined():
+            out_inner_shape = shape_ops.shape(out_reshaped)[-inner_rank:]
+        out = shape_ops.reshape(out_reshaped, manipulation_ops.concat((batch_shape, out_inner_shape), axis=-1))
+        out.set_shape(inp.shape[:-inner_rank].concatenate(out.shape[-inner_rank:]))
+        return out
+
+
 @tf_export("nn.conv2d")
 def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: Any = None,  # noqa: A002
            use_cudnn_on_gpu: bool = True, data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],  # noqa: B006
@@ -787,9 +867,12 @@ def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: Any = N
     filter = _deprecated_alias("filters", filters, "filter", filter)
     padding, explicit = convert_padding(padding)
     channel = channel_index(data_format)
-    return Conv2D(input, filter, strides=get_sequence(strides, 2, channel, "strides"), padding=padding,
-                  use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit, data_format=data_format,
-                  dilations=get_sequence(dilations, 2, channel, "dilations"), name=name)
+    attrs = {"strides": get_sequence(strides, 2, channel, "strides"), "padding": padding,
+             "use_cudnn_on_gpu": use_cudnn_on_gpu, "explicit_paddings": explicit, "data_format": data_format,
+             "dilations": get_sequence(dilations, 2, channel, "dilations")}
+    if _static_rank(input) in (4, 3, 2, 1, 0, None):
+        return Conv2D(input, filter, name=name, **attrs)
+    return squeeze_batch_dims(input, lambda x: Conv2D(x, filter, **attrs), inner_rank=3, name=name)
 
 
 @tf_export("nn.conv2d_backprop_input")
@@ -870,11 +953,9 @@ def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
         dilations = [1, *get_sequence(dilations, 1, channel, "dilations")]
         input = shape_ops.expand_dims(input, spatial_start)
         filters = shape_ops.expand_dims(filters, 0)
-        if isinstance(output_shape, (list, tuple)):
-            sizes: Any = [*output_shape[:spatial_start], 1, *output_shape[spatial_start:]]
-        else:
-            output_shape = convert_to_tensor(output_shape, name="output_shape")
-            sizes = manipulation_ops.concat([output_shape[:spatial_start], [1], output_shape[spatial_start:]], 0)
+        if not isinstance(output_shape, Tensor):
+            output_shape = list(output_shape)
+        sizes = manipulation_ops.concat([output_shape[:spatial_start], [1], output_shape[spatial_start:]], 0)
         result = Conv2DBackpropInput(sizes, filters, input, strides=strides, padding=padding,
                                      data_format=data_format, dilations=dilations, name=scope)
         return shape_ops.squeeze(result, [spatial_start])
@@ -883,9 +964,10 @@ def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
 @tf_export("nn.atrous_conv2d_transpose")
 def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int, padding: str,
                             name: str | None = None) -> Tensor:
-    """The transpose of atrous_conv2d: conv2d_transpose with the filter dilated by `rate`. (TF builds it
-    from SpaceToBatchND and BatchToSpaceND around an undilated transpose; the values are the same.)"""
-    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]) as scope:
+    """The transpose of atrous_conv2d, as TF composes it: the input padded to a multiple of `rate` and moved
+    into the batch (SpaceToBatch), an undilated VALID Conv2DBackpropInput, and BatchToSpace cropping the
+    SAME padding and the extension back off."""
+    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]):
         value = convert_to_tensor(value, name="value")
         filters = convert_to_tensor(filters, name="filters")
         if not value.shape.dims[3].is_compatible_with(filters.shape[3]):
@@ -894,10 +976,41 @@ def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: i
                              f"filters.shape={filters.shape} with input channel count {filters.shape[3]}.")
         if rate < 1:
             raise ValueError(f"`rate` cannot be less than one. Received: rate={rate}")
-        if padding not in ("SAME", "VALID"):
-            raise ValueError(f"`padding` must be either VALID or SAME. Received: padding={padding}")
-        return Conv2DBackpropInput(output_shape, filters, value, strides=[1, 1, 1, 1], padding=padding,
-                                   dilations=[1, rate, rate, 1], name=scope)
+        if rate == 1:
+            return conv2d_transpose(value, filters, output_shape, strides=[1, 1, 1, 1], padding=padding,
+                                    data_format="NHWC")
+        output_shape_ = convert_to_tensor(output_shape, name="output_shape")
+        if not output_shape_.shape.is_compatible_with(tensor_shape.TensorShape([4])):
+            raise ValueError(f"`output_shape` must have shape (4,). Received: output_shape={output_shape_.shape}")
+        if isinstance(output_shape, tuple):
+            output_shape = list(output_shape)
+        if isinstance(output_shape, (list, np.ndarray)) and \
+                not filters.shape.dims[2].is_compatible_with(output_shape[3]):
+            raise ValueError("`output_shape` channel count must be compatible with `filters` output channel count. "
+                             f"Received: output_shape={output_shape} with channel count {output_shape[3]} and "
+                             f"filters.shape={filters.shape} with output channel count {filters.shape[3]}.")
+        if padding == "SAME":
+            filter_shape: Any = filters.shape.as_list() if filters.shape.is_fully_defined() \
+                else shape_ops.shape(filters)
+            pad_height = (filter_shape[0] + (filter_shape[0] - 1) * (rate - 1)) - 1
+            pad_width = (filter_shape[1] + (filter_shape[1] - 1) * (rate - 1)) - 1
+            pad_top, pad_left = pad_height // 2, pad_width // 2
+            pad_bottom, pad_right = pad_height - pad_top, pad_width - pad_left
+        elif padding == "VALID":
+            pad_top = pad_bottom = pad_left = pad_right = 0
+        else:
+            raise ValueError(f"`padding` must be either 'VALID' or 'SAME'. Received: padding={padding}")
+        in_height = output_shape[1] + pad_top + pad_bottom
+        in_width = output_shape[2] + pad_left + pad_right
+        pad_bottom_extra = (rate - in_height % rate) % rate
+        pad_right_extra = (rate - in_width % rate) % rate
+        value = space_batch_ops.space_to_batch(value, [[0, pad_bottom_extra], [0, pad_right_extra]], block_size=rate)
+        input_sizes = [rate * rate * output_shape[0], (in_height + pad_bottom_extra) // rate,
+                       (in_width + pad_right_extra) // rate, output_shape[3]]
+        value = Conv2DBackpropInput(input_sizes, filters, value, strides=[1, 1, 1, 1], padding="VALID",
+                                    data_format="NHWC")
+        crops = [[pad_top, pad_bottom + pad_bottom_extra], [pad_left, pad_right + pad_right_extra]]
+        return space_batch_ops.batch_to_space(value, crops, block_size=rate)
 
 
 @tf_export("nn.conv1d")
@@ -917,71 +1030,249 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
         dilations = [1, *get_sequence(dilations, 1, channel, "dilations")]
         value = shape_ops.expand_dims(value, spatial_start)
         filters = shape_ops.expand_dims(filters, 0)
-        if isinstance(padding, (list, tuple)):
-            padding = [[0, 0], *padding]
-        padding, explicit = convert_padding(padding)
-        result = Conv2D(value, filters, strides=strides, padding=padding,
-                        use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
-                        explicit_paddings=explicit, data_format=data_format, dilations=dilations, name=scope)
+        # TF hands `padding` to Conv2D as given: a string (explicit paddings are the attr's type error).
+        attrs = {"strides": strides, "padding": padding,
+                 "use_cudnn_on_gpu": True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
+                 "data_format": data_format, "dilations": dilations}
+        if value.shape.ndims in (4, 3, 2, 1, 0, None):
+            result = Conv2D(value, filters, name=scope, **attrs)
+        else:
+            result = squeeze_batch_dims(value, lambda x: Conv2D(x, filters, **attrs), inner_rank=3, name=scope)
         return shape_ops.squeeze(result, [spatial_start])
+
+
+# The data formats whose channels come last (TF's _CHANNELS_LAST_FORMATS): strides and dilations given as N
+# values are padded with 1 at both ends for these, with two leading 1s for the others.
+_CHANNELS_LAST_FORMATS = frozenset({"NWC", "NHC", "NHWC", "NWHC", "NDHWC", "NDWHC", "NHDWC", "NHWDC", "NWDHC",
+                                    "NWHDC"})
+
+
+def _conv2d_expanded_batch(input: Any, filters: Any, strides: list, padding: Any, data_format: Any,  # noqa: A002
+                           dilations: list, name: str) -> Tensor:
+    """Conv2D named `name`, over an input of any number of batch dimensions (squeeze_batch_dims past one)."""
+    attrs = {"strides": strides, "padding": padding, "data_format": data_format, "dilations": dilations}
+    rank = input.shape.ndims
+    if rank is None or rank < 5:
+        return Conv2D(input, filters, name=name, **attrs)
+    return squeeze_batch_dims(input, lambda x: Conv2D(x, filters, **attrs), inner_rank=3, name=name)
+
+
+def _conv3d_expanded_batch(input: Any, filters: Any, strides: list, padding: Any, data_format: Any,  # noqa: A002
+                           dilations: list, name: str) -> Tensor:
+    """Conv3D named `name`, over an input of any number of batch dimensions (squeeze_batch_dims past one)."""
+    attrs = {"strides": strides, "padding": padding, "data_format": data_format, "dilations": dilations}
+    if _static_rank(input) in (5, 4, 3, 2, 1, 0, None):
+        return raw_ops.Conv3D(input=input, filter=filters, name=name, **attrs)
+    return squeeze_batch_dims(input, lambda x: raw_ops.Conv3D(input=x, filter=filters, **attrs), inner_rank=4,
+                              name=name)
+
+
+def _non_atrous_convolution(input: Tensor, filter: Tensor, padding: Any, data_format: Any,  # noqa: A002
+                            num_spatial_dims: int, name: str) -> Tensor:
+    """The undilated, unit-stride convolution the dilated one runs between SpaceToBatchND and BatchToSpaceND
+    (TF's _NonAtrousConvolution): conv1d, conv2d or Conv3D by the number of spatial dimensions."""
+    if num_spatial_dims == 1:
+        if data_format is None:
+            data_format = "NWC"
+        elif data_format not in {"NCW", "NWC", "NCHW", "NHWC"}:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        return conv1d(input, filter, 1, padding, data_format=data_format, name=name)
+    if num_spatial_dims == 2:
+        if data_format is None or data_format == "NHWC":
+            data_format, strides = "NHWC", [1, 1, 1, 1]
+        elif data_format == "NCHW":
+            strides = [1, 1, 1, 1]
+        else:
+            raise ValueError(f"`data_format` must be 'NHWC' or 'NCHW'. Received: data_format={data_format}")
+        return conv2d(input, filter, strides, padding, data_format=data_format, name=name)
+    if data_format not in (None, "NDHWC", "NCDHW"):
+        raise ValueError(f"`data_format` must be 'NDHWC' or 'NCDHW'. Received: data_format={data_format}")
+    return _conv3d_expanded_batch(input, filter, [1] * 5, padding, data_format, [1] * 5, name)
 
 
 @tf_export("nn.convolution")
 def convolution(input: Any, filter: Any, padding: Any, strides: Any = None,  # noqa: A002
                 dilation_rate: Any = None, name: str | None = None, data_format: str | None = None,
                 filters: Any = None, dilations: Any = None) -> Tensor:
-    """An N-D convolution (N = 1, 2 or 3): Conv2D or Conv3D named `convolution`, or conv1d's composition. A
-    dilated one runs as TF1's does, undilated inside SpaceToBatchND/BatchToSpaceND (with_space_to_batch)."""
+    """An N-D convolution (N = 1, 2 or 3, by the filter's rank) over an input of one or more batch dimensions
+    (TF's convolution_internal): Conv2D or Conv3D named `convolution`, or conv1d's composition, with the batch
+    dimensions past one merged by squeeze_batch_dims. A dilated one runs as TF1's does, undilated inside
+    SpaceToBatchND/BatchToSpaceND (with_space_to_batch)."""
     filter = _deprecated_alias("filters", filters, "filter", filter)
     dilation_rate = _deprecated_alias("dilations", dilations, "dilation_rate", dilation_rate)
+    if not tensor_util.is_tensor(filter):
+        with name_scope("convolution_internal", None, [filter, input]):
+            filter = convert_to_tensor(filter, name="filters")
+    if not tensor_util.is_tensor(input):
+        with name_scope("convolution_internal", None, [filter, input]):
+            input = convert_to_tensor(input, name="input")
+    filters_rank, inputs_rank = filter.shape.ndims, input.shape.ndims
+    if filters_rank:
+        n = filters_rank - 2
+    elif inputs_rank:
+        n = inputs_rank - 2
+    else:
+        raise ValueError("When `num_spatial_dims` is not set, one of `input.shape.rank` or `filters.shape.rank` "
+                         f"must be known. Received: input.shape={input.shape} of rank {inputs_rank} and "
+                         f"filters.shape={filter.shape} of rank {filters_rank}")
+    num_batch_dims = inputs_rank - n - 1 if inputs_rank else 1
+    if n not in (1, 2, 3):
+        raise ValueError(f"`num_spatial_dims` must be 1, 2, or 3. Received: num_spatial_dims={n}.")
+    channels_last = data_format is None or data_format in _CHANNELS_LAST_FORMATS
+    channel = num_batch_dims + n if channels_last else num_batch_dims
+    dilations = get_sequence(dilation_rate, n, channel, "dilations")
+    is_dilated = dilation_rate is not None and any(d != 1 for d in dilations)
+    strides = get_sequence(strides, n, channel, "strides")
     with name_scope(name, "convolution", [input, filter]) as scope:
-        input = convert_to_tensor(input, name="input")
-        filter = convert_to_tensor(filter, name="filter")
-        rank = input.shape.ndims if input.shape.ndims is not None else filter.shape.ndims
-        if rank not in (3, 4, 5):
-            raise ValueError(f"`input` must be of rank 3, 4 or 5 (a 1-D, 2-D or 3-D convolution). Received: "
-                             f"rank={rank}")
-        n = rank - 2
-        channel = channel_index(data_format)
-        spatial = slice(2, None) if channel == 1 else slice(1, -1)
-        rate = np.array(get_sequence(dilation_rate, n, channel, "dilations")[spatial], np.int32)
-
-        def conv(value: Tensor, stride: Any, pad: Any, dilation: Any) -> Tensor:
-            if n == 1:
-                return conv1d(value, filter, stride, pad, data_format=data_format, name=scope, dilations=dilation)
+        if not is_dilated:
+            if n == 2:
+                return _conv2d_expanded_batch(input, filter, strides, padding, data_format, dilations, scope)
             if n == 3:
-                return raw_ops.Conv3D(input=value, filter=filter, strides=get_sequence(stride, 3, channel, "strides"),
-                                      padding=pad, data_format=data_format or "NDHWC",
-                                      dilations=get_sequence(dilation, 3, channel, "dilations"), name=scope)
-            return conv2d(value, filter, stride, pad, data_format=data_format or "NHWC", dilations=dilation,
-                          name=scope)
-
-        if dilation_rate is None or np.all(rate == 1):
-            return conv(input, strides, padding, dilation_rate)
+                return _conv3d_expanded_batch(input, filter, strides, padding, data_format, dilations, scope)
+            return conv1d(input, filter, strides, padding, data_format=data_format, dilations=dilations, name=scope)
+        spatial = slice(2, None) if channel == 1 else slice(1, -1)
+        rate, stride = np.array(dilations[spatial], np.int32), np.array(strides[spatial], np.int32)
+        if inputs_rank is not None and inputs_rank < n + 2:
+            raise ValueError(f"`input.shape.rank` must be >= than `num_spatial_dims + 2`. Received: "
+                             f"input.shape={input.shape} of rank {inputs_rank} and num_spatial_dims={n}")
+        first = num_batch_dims if channels_last else num_batch_dims + 1
+        channels = tensor_shape.dimension_at_index(input.shape, num_batch_dims + n if channels_last
+                                                   else num_batch_dims)
+        filter_dim = tensor_shape.dimension_at_index(filter.shape, n)
+        if not (channels % filter_dim).is_compatible_with(0):
+            raise ValueError("The number of input channels is not divisible by the corresponding number of output "
+                             f"filters. Received: input.shape={input.shape} with {channels} channels and "
+                             f"filters.shape={filter.shape} with {filter_dim} output filters.")
         if np.any(rate < 1):
             raise ValueError(f"all values of `dilation_rate` must be positive. Received: dilation_rate={rate}")
-        stride = np.array(get_sequence(strides, n, channel, "strides")[spatial], np.int32)
         if np.any(stride < 1):
             raise ValueError(f"all values of `strides` must be positive. Received: strides={stride}")
         if np.any(stride > 1):
             raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={stride} and dilation_rate={rate}")
-        return with_space_to_batch(input, rate, padding, lambda value, _, pad: conv(value, None, pad, None),
-                                   filter_shape=filter.shape.as_list() if filter.shape.is_fully_defined()
-                                   else shape_ops.shape(filter), data_format=data_format)
+        call = _with_space_to_batch(
+            input, rate, padding,
+            lambda _, pad: lambda value, filt: _non_atrous_convolution(value, filt, pad, data_format, n, scope),
+            filter_shape=filter.shape, spatial_dims=range(first, first + n), data_format=data_format,
+            num_batch_dims=num_batch_dims)
+        return call(input, filter)
 
 
-def _spread(per_spatial: Tensor, fill: int, spatial_dims: list[int]) -> Tensor:
-    """Rows of `per_spatial` (one per spatial dimension) placed at dims 1..last of `spatial_dims`, `fill`
-    rows in the gaps: the block shape, paddings or crops of SpaceToBatchND over every dim after the batch."""
-    rows, previous = [], 0
-    trailing = per_spatial.shape.as_list()[1:]
-    for i, dim in enumerate(spatial_dims):
-        if dim - 1 > previous:
-            rows.append(fill_ops.fill([dim - 1 - previous, *trailing], constant_ops.constant(fill, per_spatial.dtype)))
-        rows.append(per_spatial[i:i + 1])
-        previous = dim
-    return manipulation_ops.concat(rows, 0)
+def _with_space_to_batch_adjust(orig: Tensor, fill_value: int, spatial_dims: list[int]) -> Any:
+    """`orig` (one row per spatial dimension) spread over every dimension after the batch up to the last
+    spatial one, `fill_value` rows in the gaps: SpaceToBatchND's block shape, paddings or crops. A NumPy array
+    where `orig` is constant, as TF folds it."""
+    fill_dims = orig.shape.as_list()[1:]
+    dtype = orig.dtype.as_numpy_dtype
+    const_orig = tensor_util.constant_value(orig)
+    const_or_orig = const_orig if const_orig is not None else orig
+    parts: list = []
+    previous, i = 0, 0
+    while i < len(spatial_dims):
+        start_i, start_dim = i, spatial_dims[i]
+        if start_dim > 1:
+            parts.append(np.full([start_dim - 1 - previous, *fill_dims], fill_value, dtype=dtype))
+        while i + 1 < len(spatial_dims) and spatial_dims[i + 1] == spatial_dims[i] + 1:
+            i += 1
+        parts.append(const_or_orig[start_i:i + 1])
+        previous = spatial_dims[i]
+        i += 1
+    if const_orig is not None:
+        return np.concatenate(parts)
+    return manipulation_ops.concat(parts, 0)
+
+
+def _with_space_to_batch_base_paddings(filter_shape: Any, num_spatial_dims: int, rate: Any) -> Tensor:
+    """The [before, after] padding per spatial dimension that makes a SAME convolution with the dilated
+    filter VALID (the odd one more at the end, as conv2d pads)."""
+    extra = (filter_shape[:num_spatial_dims] - 1) * rate
+    start = extra // 2
+    end = extra - start
+    return manipulation_ops.stack([[start[i], end[i]] for i in range(num_spatial_dims)])
+
+
+def _with_space_to_batch(input: Tensor, dilation_rate: Any, padding: Any, build_op: Any,  # noqa: A002
+                         filter_shape: Any = None, spatial_dims: Any = None, data_format: str | None = None,
+                         num_batch_dims: int = 1) -> Any:
+    """TF's _WithSpaceToBatch: checks the arguments and returns the call `(input, filter) -> output`,
+    `build_op(num_spatial_dims, padding)` itself where every rate is 1, else that op (VALID) run between
+    SpaceToBatchND and BatchToSpaceND with the paddings and crops of required_space_to_batch_paddings."""
+    input_shape = input.shape
+    dilation_rate = convert_to_tensor(dilation_rate, dtypes.int32, name="dilation_rate")
+    if dilation_rate.shape.ndims not in (None, 1):
+        raise ValueError(f"`dilation_rate.shape.rank` must be 1. Received: dilation_rate={dilation_rate} of rank "
+                         f"{dilation_rate.shape.ndims}")
+    if not dilation_rate.shape.is_fully_defined():
+        raise ValueError(f"`dilation_rate.shape` must be fully defined. Received: dilation_rate={dilation_rate} with "
+                         f"shape {dilation_rate.shape}")
+    num_spatial_dims = dilation_rate.shape.dims[0].value
+    channels_first = data_format is not None and data_format.startswith("NC")
+    starting = num_batch_dims + 1 if channels_first else num_batch_dims
+    if spatial_dims is None:
+        spatial_dims = range(starting, num_spatial_dims + starting)
+    requested = list(spatial_dims)
+    spatial_dims = sorted({int(d) for d in requested})
+    if spatial_dims != requested or any(d < 1 for d in spatial_dims):
+        raise ValueError("`spatial_dims` must be a monotonically increasing sequence of positive integers. Received: "
+                         f"spatial_dims={requested}")
+    expected_rank = spatial_dims[-1] if channels_first else spatial_dims[-1] + 1
+    if input_shape.ndims is not None and input_shape.ndims < expected_rank:
+        raise ValueError(f"`input.shape.rank` must be at least {expected_rank}. Received: input.shape={input_shape} "
+                         f"with rank {input_shape.ndims}")
+    const_rate = tensor_util.constant_value(dilation_rate)
+    rate_or_const_rate: Any = dilation_rate
+    if const_rate is not None:
+        rate_or_const_rate = const_rate
+        if np.any(const_rate < 1):
+            raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={const_rate}")
+        if np.all(const_rate == 1):
+            return build_op(num_spatial_dims, padding)
+    padding, explicit = convert_padding(padding)
+    base_paddings: Any
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. Received: "
+                             f"filter_shape={filter_shape} and padding={padding}")
+        filter_shape = convert_to_tensor(filter_shape, name="filter_shape")
+        const_filter_shape = tensor_util.constant_value(filter_shape)
+        base_paddings = None if const_filter_shape is None else \
+            _with_space_to_batch_base_paddings(const_filter_shape, num_spatial_dims, rate_or_const_rate)
+    elif padding == "VALID":
+        base_paddings = np.zeros([num_spatial_dims, 2], np.int32)
+    elif padding == "EXPLICIT":
+        pairs = np.array(explicit).reshape([num_spatial_dims + 2, 2])
+        base_paddings = pairs[2:] if channels_first else pairs[1:-1]
+    else:
+        raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: padding={padding}")
+    op = build_op(num_spatial_dims, "VALID")
+
+    def call(inp: Tensor, filter: Any) -> Tensor:  # noqa: A002
+        input_spatial_shape: Any = None
+        if input_shape.ndims is not None:
+            dims = input_shape.as_list()
+            input_spatial_shape = [dims[i] for i in spatial_dims]
+        if input_spatial_shape is None or None in input_spatial_shape:
+            whole = shape_ops.shape(inp)
+            input_spatial_shape = manipulation_ops.stack([whole[i] for i in spatial_dims])
+        paddings_base = base_paddings
+        if paddings_base is None:  # the filter's shape is known only when the graph runs
+            paddings_base = _with_space_to_batch_base_paddings(shape_ops.shape(filter), num_spatial_dims,
+                                                               rate_or_const_rate)
+        paddings, crops = misc_array_ops.required_space_to_batch_paddings(
+            input_shape=input_spatial_shape, base_paddings=paddings_base, block_shape=dilation_rate)
+        block = _with_space_to_batch_adjust(dilation_rate, 1, spatial_dims)
+        paddings = _with_space_to_batch_adjust(paddings, 0, spatial_dims)
+        crops = _with_space_to_batch_adjust(crops, 0, spatial_dims)
+        converted = space_batch_ops.space_to_batch_nd(inp, block, paddings)
+        result = space_batch_ops.batch_to_space_nd(op(converted, filter), block, crops)
+        if channels_first and not result.shape.dims[1].value and filter is not None:
+            # Recover the channels lost through the space-to-batch shapes.
+            dims = result.shape.as_list()
+            dims[1] = filter.shape[-1]
+            result.set_shape(dims)
+        return result
+
+    return call
 
 
 @tf_export("nn.with_space_to_batch")
@@ -991,92 +1282,12 @@ def with_space_to_batch(input: Any, dilation_rate: Any, padding: Any, op: Any, f
     moved into the batch by SpaceToBatchND (padded so each is a multiple of the rate, and for SAME by the
     dilated filter's padding), `op` runs with VALID padding, and BatchToSpaceND moves them back."""
     input = convert_to_tensor(input, name="input")
-    dilation_rate = convert_to_tensor(dilation_rate, dtypes.int32, name="dilation_rate")
-    if dilation_rate.shape.ndims not in (None, 1):
-        raise ValueError(f"`dilation_rate.shape.rank` must be 1. Received: dilation_rate={dilation_rate} of rank "
-                         f"{dilation_rate.shape.ndims}")
-    if not dilation_rate.shape.is_fully_defined():
-        raise ValueError(f"`dilation_rate.shape` must be fully defined. Received: dilation_rate={dilation_rate} with "
-                         f"shape {dilation_rate.shape}")
-    num_spatial_dims = dilation_rate.shape.dims[0].value
-    start = 2 if data_format is not None and data_format.startswith("NC") else 1
-    requested = list(range(start, num_spatial_dims + start) if spatial_dims is None else spatial_dims)
-    spatial_dims = sorted({int(d) for d in requested})
-    if spatial_dims != requested or any(d < 1 for d in spatial_dims):
-        raise ValueError("`spatial_dims` must be a monotonically increasing sequence of positive integers. Received: "
-                         f"spatial_dims={requested}")
-    rank = spatial_dims[-1] if start == 2 else spatial_dims[-1] + 1
-    if input.shape.ndims is not None and input.shape.ndims < rank:
-        raise ValueError(f"`input.shape.rank` must be at least {rank}. Received: input.shape={input.shape} with rank "
-                         f"{input.shape.ndims}")
-    rate = tensor_util.constant_value(dilation_rate)
-    if rate is not None:
-        if np.any(rate < 1):
-            raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate}")
-        if np.all(rate == 1):
-            return op(input, num_spatial_dims, padding)
-    padding, explicit = convert_padding(padding)
-    static = _static_space_to_batch(input, rate, padding, filter_shape, spatial_dims, num_spatial_dims)
-    if static is not None:  # TF folds the paddings and crops to constants when every size is known
-        block, paddings, crops = static
-        converted = space_batch_ops.space_to_batch_nd(input, block, paddings)
-        return space_batch_ops.batch_to_space_nd(op(converted, num_spatial_dims, "VALID"), block, crops)
-    if padding == "SAME":
-        if filter_shape is None:
-            raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. Received: filter_shape={filter_shape}"
-                             f" and padding={padding}")
-        extra = (convert_to_tensor(filter_shape, dtypes.int32)[:num_spatial_dims] - 1) * dilation_rate
-        base = manipulation_ops.stack([extra // 2, extra - extra // 2], axis=1)
-    elif padding == "VALID":
-        base = fill_ops.zeros([num_spatial_dims, 2], dtypes.int32)
-    elif padding == "EXPLICIT":
-        pairs = np.array(explicit, np.int32).reshape(num_spatial_dims + 2, 2)
-        base = constant_ops.constant(pairs[2:] if start == 2 else pairs[1:-1])
-    else:
-        raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: padding={padding}")
-    dims = input.shape.as_list() if input.shape.ndims is not None else None
-    if dims is not None and all(dims[d] is not None for d in spatial_dims):
-        spatial_size: Any = constant_ops.constant([dims[d] for d in spatial_dims], dtypes.int32)
-    else:
-        whole = shape_ops.shape(input)
-        spatial_size = manipulation_ops.stack([whole[d] for d in spatial_dims])
-    padded = spatial_size + base[:, 0] + base[:, 1]
-    end_extra = (dilation_rate - padded % dilation_rate) % dilation_rate
-    paddings = manipulation_ops.stack([base[:, 0], base[:, 1] + end_extra], axis=1)
-    crops = manipulation_ops.stack([fill_ops.zeros_like(end_extra), end_extra], axis=1)
-    block = _spread(dilation_rate, 1, spatial_dims)
-    converted = space_batch_ops.space_to_batch_nd(input, block, _spread(paddings, 0, spatial_dims))
-    result = op(converted, num_spatial_dims, "VALID")
-    return space_batch_ops.batch_to_space_nd(result, block, _spread(crops, 0, spatial_dims))
 
+    def build_op(num_spatial_dims: int, padding: Any) -> Any:
+        return lambda inp, _: op(inp, num_spatial_dims, padding)
 
-def _static_space_to_batch(input: Tensor, rate: Any, padding: str, filter_shape: Any, spatial_dims: list[int],  # noqa: A002
-                           num_spatial_dims: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """with_space_to_batch's block shape, paddings and crops as NumPy arrays, or None where a size is unknown."""
-    dims = input.shape.as_list() if input.shape.ndims is not None else None
-    if rate is None or padding not in ("SAME", "VALID") or dims is None or any(dims[d] is None for d in spatial_dims):
-        return None
-    if padding == "SAME":
-        filt = tensor_util.constant_value(convert_to_tensor(filter_shape, dtypes.int32)) \
-            if filter_shape is not None else None
-        if filt is None:
-            return None
-        extra = (np.asarray(filt[:num_spatial_dims]) - 1) * rate
-        base = np.stack([extra // 2, extra - extra // 2], axis=1)
-    else:
-        base = np.zeros([num_spatial_dims, 2], np.int64)
-    padded = np.array([dims[d] for d in spatial_dims]) + base.sum(axis=1)
-    end_extra = (rate - padded % rate) % rate
-    paddings = np.stack([base[:, 0], base[:, 1] + end_extra], axis=1)
-    crops = np.stack([np.zeros_like(end_extra), end_extra], axis=1)
-    block, full_paddings, full_crops, previous = [], [], [], 0
-    for i, dim in enumerate(spatial_dims):
-        gap = dim - 1 - previous
-        block += [1] * gap + [int(rate[i])]
-        full_paddings += [[0, 0]] * gap + [paddings[i].tolist()]
-        full_crops += [[0, 0]] * gap + [crops[i].tolist()]
-        previous = dim
-    return (np.array(block, np.int32), np.array(full_paddings, np.int32), np.array(full_crops, np.int32))
+    return _with_space_to_batch(input, dilation_rate, padding, build_op, filter_shape=filter_shape,
+                                spatial_dims=spatial_dims, data_format=data_format)(input, None)
 
 
 @tf_export("nn.atrous_conv2d")
@@ -1137,8 +1348,7 @@ def _depthwise_with_rate(input: Tensor, filter: Tensor, strides: Any, padding: A
         input, [1, 1] if rate is None else rate, padding,
         lambda value, _, pad: depthwise_conv2d_native(value, filter, strides, pad, data_format=data_format or "NHWC",
                                                       name=name),
-        filter_shape=filter.shape.as_list() if filter.shape.is_fully_defined() else shape_ops.shape(filter),
-        data_format=data_format)
+        filter_shape=shape_ops.shape(filter), data_format=data_format)
 
 
 @tf_export("nn.separable_conv2d")
@@ -1160,16 +1370,20 @@ def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any, s
 
 
 def _pool(op: Op, default_name: str, value: Any, ksize: Any, strides: Any, padding: Any, data_format: str,
-          name: str | None) -> Tensor:
+          name: str | None, nonzero_ksize: bool = False) -> Tensor:
+    """`op` named `name` (else the scope `default_name`), ksize and strides expanded to 4; `nonzero_ksize`
+    refuses a zero window size as TF's max_pool does, inside its scope."""
     with name_scope(name, default_name, [value]) as scope:
-        channel = channel_index(data_format)
+        channel = channel_index(data_format or "NHWC")
+        ksize = get_sequence(ksize, 2, channel, "ksize")
+        strides = get_sequence(strides, 2, channel, "strides")
         attrs = {}
         if op is not AvgPool:  # TF's avg_pool hands `padding` to the op as given (no explicit paddings)
             padding, explicit = convert_padding(padding)
             attrs = {"explicit_paddings": explicit} if explicit else {}
-        return op(value, ksize=get_sequence(ksize, 2, channel, "ksize"),
-                  strides=get_sequence(strides, 2, channel, "strides"), padding=padding, data_format=data_format,
-                  name=scope, **attrs)
+        if nonzero_ksize and any(v == 0 for v in ksize):
+            raise ValueError(f"`ksize` cannot be zero. Received: ksize={ksize}")
+        return op(value, ksize=ksize, strides=strides, padding=padding, data_format=data_format, name=scope, **attrs)
 
 
 @tf_export("nn.max_pool")
@@ -1177,12 +1391,7 @@ def max_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: st
              name: str | None = None, input: Any = None) -> Tensor:  # noqa: A002
     """The maximum of each window."""
     value = _deprecated_alias("input", input, "value", value)
-    channel = channel_index(data_format or "NHWC")
-    ksize = get_sequence(ksize, 2, channel, "ksize")  # TF checks the sizes as 4 numbers, after the strides'
-    get_sequence(strides, 2, channel, "strides")
-    if any(v == 0 for v in ksize):
-        raise ValueError(f"`ksize` cannot be zero. Received: ksize={ksize}")
-    return _pool(MaxPool, "MaxPool", value, ksize, strides, padding, data_format, name)
+    return _pool(MaxPool, "MaxPool", value, ksize, strides, padding, data_format, name, nonzero_ksize=True)
 
 
 @tf_export("nn.max_pool2d")
@@ -1192,19 +1401,12 @@ def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: 
     return _pool(MaxPool, "MaxPool2d", input, ksize, strides, padding, data_format, name)
 
 
-@tf_export("nn.avg_pool")
+@tf_export("nn.avg_pool", "nn.avg_pool2d")
 def avg_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
              name: str | None = None, input: Any = None) -> Tensor:  # noqa: A002
     """The mean of each window over the input elements inside it (padding is not counted)."""
     value = _deprecated_alias("input", input, "value", value)
     return _pool(AvgPool, "AvgPool", value, ksize, strides, padding, data_format, name)
-
-
-@tf_export("nn.avg_pool2d")
-def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002
-               name: str | None = None) -> Tensor:
-    """avg_pool on a 4-D input."""
-    return _pool(AvgPool, "AvgPool2D", input, ksize, strides, padding, data_format, name)
 
 
 def _pool1d(op: Op, default_name: str, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002

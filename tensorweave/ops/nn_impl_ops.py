@@ -228,13 +228,19 @@ def compute_average_loss(per_example_loss: Any, sample_weight: Any = None, globa
     if per_example_loss.shape.ndims == 0:
         raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at least rank 1. "
                          f"Received per_example_loss={per_example_loss} with rank 0")
-    if sample_weight is not None:
-        sample_weight = cast_ops.cast(convert_to_tensor(sample_weight), dtype)
-        per_example_loss = per_example_loss * sample_weight
-    if global_batch_size is None:
-        global_batch_size = shape_ops.shape(per_example_loss)[0]
-    global_batch_size = convert_to_tensor(global_batch_size)
+    if sample_weight is not None:  # TF's scale_losses_by_sample_weight: weights cast to float32, Mul
+        sample_weight = cast_ops.cast(convert_to_tensor(sample_weight), dtypes.float32)
+        weights_rank, loss_rank = sample_weight.shape.ndims, per_example_loss.shape.ndims
+        if weights_rank and loss_rank is not None:
+            if weights_rank - loss_rank == 1:
+                sample_weight = shape_ops.squeeze(sample_weight, [-1])
+            elif loss_rank - weights_rank == 1:
+                sample_weight = shape_ops.expand_dims(sample_weight, [-1])
+        per_example_loss = cast_ops.cast(elementwise_ops.multiply(per_example_loss, sample_weight), dtype)
+    if global_batch_size is None:  # the per-replica batch times the replicas (one: no distribution strategy)
+        global_batch_size = shape_ops.shape(per_example_loss)[0] * 1
     check_ops.assert_scalar(global_batch_size, message="global_batch_size must be scalar.")
     check_ops.assert_integer(global_batch_size, message="global_batch_size must be an integer.")
+    check_ops.assert_non_negative(global_batch_size, message="global_batch_size must be non-negative.")
     return elementwise_ops.div_no_nan(reduction_ops.reduce_sum(per_example_loss),
                                       cast_ops.cast(global_batch_size, dtype))

@@ -169,6 +169,6 @@ def erosion2d(value: Any, kernel: Any, strides: Any, rates: Any, padding: Any, n
     with name_scope(name, "erosion2d", [value, kernel]) as scope:
         return elementwise_ops.negative(Dilation2D(elementwise_ops.negative(value),
                                                    manipulation_ops.reverse(kernel, [0, 1]), strides=strides,
-                                                   rates=rates, padding=padding), name=scope)
+                                                   rates=rates, padding=padding, name=scope))
 
 

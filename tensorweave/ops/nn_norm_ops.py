@@ -415,6 +415,8 @@ def _window_sums(xp: Any, values: Any, radius: int) -> Any:
 
 
 def _lrn_norm(ctx: OpKernelContext, image: Any, depth_radius: int, bias: float, alpha: float) -> Any:
+    if not 0 <= depth_radius < 2 ** 31 - 1:  # TF's kernel constructors bound the attr as an int
+        raise invalid_argument(ctx, f"depth_radius = {depth_radius} larger than int max")
     if image.ndim != 4:
         raise invalid_argument(ctx, "in must be 4-dimensional")
     wide = image.astype(np.float32)

@@ -221,3 +221,72 @@ def test_batch_normalization_trains_and_infers_with_moving_statistics() -> None:
             gamma, beta = sess.run([layer.gamma, layer.beta])
             expected = (x - mean) / np.sqrt(variance + 1e-3) * gamma + beta
             np.testing.assert_allclose(sess.run(y, {inputs: x}), expected, rtol=1e-4, atol=1e-5)
+
+
+_BATCHED_CASES = {  # more than one batch dimension: input shape, layer, output shape, TF's sum and sum of |y|
+    "conv2d": ([2, 2, 6, 5, 3], lambda x: tf.layers.conv2d(
+        x, 2, 3, kernel_initializer=_init([3, 3, 3, 2]), bias_initializer=tf.constant_initializer(0.1)),
+        [2, 2, 4, 3, 2], 21.5905, 229.9516),
+    "channels_first": ([2, 2, 3, 6, 5], lambda x: tf.layers.conv2d(
+        x, 2, 3, data_format="channels_first", kernel_initializer=_init([3, 3, 3, 2]),
+        bias_initializer=tf.constant_initializer(0.1)), [2, 2, 2, 4, 3], 9.2255, 11.7577),
+    "conv1d_causal": ([2, 2, 7, 3], lambda x: tf.layers.conv1d(
+        x, 2, 3, padding="causal", dilation_rate=2, kernel_initializer=_init([3, 3, 2]),
+        bias_initializer=tf.constant_initializer(0.1)), [2, 2, 7, 2], 6.0594, 122.4971),
+    "dilated": ([2, 2, 6, 5, 3], lambda x: tf.layers.conv2d(
+        x, 2, 3, padding="same", dilation_rate=2, kernel_initializer=_init([3, 3, 3, 2]),
+        bias_initializer=tf.constant_initializer(0.1)), [2, 2, 6, 5, 2], 44.8959, 627.2605),
+    "conv3d": ([2, 2, 4, 4, 4, 3], lambda x: tf.layers.conv3d(
+        x, 2, 2, strides=2, kernel_initializer=_init([2, 2, 2, 3, 2]), bias_initializer=tf.constant_initializer(0.1)),
+        [2, 2, 2, 2, 2, 2], 8.1381, 102.8334),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BATCHED_CASES))
+def test_conv_layers_take_more_than_one_batch_dimension(case: str) -> None:
+    """Keras's conv layers run over inputs of more batch dimensions than one (tf.nn.convolution merges them),
+    adding the bias under `squeeze_batch_dims` as TF does."""
+    shape, build, out_shape, total, abs_total = _BATCHED_CASES[case]
+    with tf.Graph().as_default():
+        y = build(tf.constant(_arr(shape)))
+        scope = y.name.split("/")[0]
+        assert y.name == f"{scope}/squeeze_batch_dims/Reshape_1:0" and y.shape.as_list() == out_shape
+        assert y.op.inputs[0].op.type == "BiasAdd"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value = sess.run(y)
+    np.testing.assert_allclose([value.sum(), np.abs(value).sum()], [total, abs_total], rtol=1e-4)
+
+
+def test_layers_tf_refuses_more_batch_dimensions_for() -> None:
+    with tf.Graph().as_default():
+        x = tf.ones([2, 2, 5, 5, 3])
+        with pytest.raises(ValueError, match=re.escape("Inputs should have rank 4. Received input_shape=(2, 2, 5, 5, 3).")):
+            tf.layers.Conv2DTranspose(2, 3)(x)
+        with pytest.raises(ValueError, match=re.escape(
+                "Shape must be rank 4 but is rank 5 for '{{node sep/separable_conv2d/depthwise}} = "
+                "DepthwiseConv2dNative")):
+            tf.layers.SeparableConv2D(2, 3, name="sep")(x)
+
+
+def test_conv_layers_take_keras_groups() -> None:
+    """Keras's `groups` (passed through tf.layers' keyword arguments): a kernel of input channels / groups,
+    TF's checks and values. (TF runs a grouped convolution in a PartitionedCall to a jit-compiled function;
+    here it is the Conv2D op, which takes grouped filters.)"""
+    x = np.sin(np.arange(2 * 6 * 6 * 4, dtype=np.float32)).reshape(2, 6, 6, 4)
+    with tf.Graph().as_default():
+        layer = tf.layers.Conv2D(2, 3, groups=2, kernel_initializer=tf.constant_initializer(0.05))
+        y = layer(tf.constant(x))
+        assert y.name == "conv2d/BiasAdd:0" and layer.kernel.shape.as_list() == [3, 3, 2, 2]
+        assert layer.get_config()["groups"] == 2
+        with pytest.raises(ValueError, match=re.escape("The number of filters must be evenly divisible by the "
+                                                       "number of groups. Received: groups=3, filters=2")):
+            tf.layers.Conv2D(2, 3, groups=3)
+        with pytest.raises(ValueError, match=re.escape("The number of input channels must be evenly divisible by "
+                                                       "the number of groups. Received groups=3, but the input has 4 "
+                                                       "channels (full input shape is (2, 6, 6, 4)).")):
+            tf.layers.Conv2D(3, 3, groups=3)(tf.constant(x))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(y).ravel()[:6], [0.011153, 0.039533, -0.044056, -0.002865, 0.046441,
+                                                                  -0.035787], atol=1e-6)

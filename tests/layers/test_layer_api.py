@@ -396,3 +396,29 @@ def test_each_tf_layers_function_warns_as_tf_at_its_callers_line():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tf.layers.Dense(3)(x)
+
+
+def test_functional_forms_warn_that_they_are_deprecated_at_the_callers_line() -> None:
+    """Each functional tf.layers form warns (UserWarning, TF's words, pointed at the user's call) as TF's
+    legacy tf.layers do; the layer classes do not."""
+    with tf.Graph().as_default(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = tf.ones([2, 4, 4, 3])
+        tf.layers.conv2d(x, 2, 3)
+        tf.layers.batch_normalization(x)
+        tf.layers.max_pooling2d(x, 2, 2)
+        tf.layers.Dense(2)(tf.ones([2, 3]))
+    assert [str(w.message) for w in caught] == [
+        "`tf.layers.conv2d` is deprecated and will be removed in a future version. Please Use "
+        "`tf.keras.layers.Conv2D` instead.",
+        "`tf.layers.batch_normalization` is deprecated and will be removed in a future version. Please use "
+        "`tf.keras.layers.BatchNormalization` instead. In particular, `tf.control_dependencies(tf.GraphKeys."
+        "UPDATE_OPS)` should not be used (consult the `tf.keras.layers.BatchNormalization` documentation).",
+        "`tf.layers.max_pooling2d` is deprecated and will be removed in a future version. Please use "
+        "`tf.keras.layers.MaxPooling2D` instead."]
+    assert all(w.category is UserWarning and w.filename == __file__ for w in caught)
+    with tf.Graph().as_default(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'output_padding'"):
+            tf.layers.conv2d_transpose(tf.ones([1, 4, 4, 1]), 2, 3, output_padding=1)
+    assert not caught  # Python refuses the call before the function (and its warning) runs

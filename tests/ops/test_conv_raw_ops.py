@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tensorweave.compat.v1 as tf
-from tests.op_testing import check_op
+from tests.op_testing import check_op, runtime_message
 
 X = (np.arange(2 * 1 * 3 * 3 * 4, dtype=np.float32).reshape(2, 1, 3, 3, 4) % 7 - 3) / 2
 F = (np.arange(2 * 2 * 4 * 2, dtype=np.float32).reshape(2, 2, 4, 2) % 5 - 2)
@@ -128,3 +128,56 @@ def test_backprop_v2_equal_v1(padding, strides):
                                             tf.nn.conv2d_backprop_input(x.shape, f, dy, strides, padding)])
     check_op(lambda a, b, c: tf.conv2d_backprop_filter_v2(a, b, c, strides, padding), [x, f, dy], want_filter)
     check_op(lambda a, b, c: tf.conv2d_backprop_input_v2(a, b, c, strides, padding), [x, f, dy], want_input)
+
+
+def test_explicit_padding_runs_tfs_own_cpu_kernels_with_their_limits():
+    """With EXPLICIT padding TF 2.21's CPU runs its own kernels (oneDNN takes SAME and VALID), whose limits
+    are errors when run: the Conv2D backprops and MaxPool(Grad) take NHWC only, the Conv2D backprops no
+    dilations, the depthwise backprops equal row and column strides and NHWC only, ignoring dilations."""
+    raw = tf.raw_ops
+    nchw = [0, 0, 0, 0, 1, 1, 1, 0]
+    nhwc = [0, 0, 1, 1, 1, 0, 0, 0]
+    x_c, x_n, f = tf.ones([1, 2, 6, 6]), tf.ones([1, 6, 6, 2]), tf.ones([3, 3, 2, 2])
+    y_c = raw.Conv2D(input=x_c, filter=f, strides=[1] * 4, padding="EXPLICIT", explicit_paddings=nchw,
+                     data_format="NCHW")
+    y_n = raw.Conv2D(input=x_n, filter=f, strides=[1] * 4, padding="EXPLICIT", explicit_paddings=nhwc,
+                     dilations=[1, 2, 1, 1])
+    fd = tf.ones([3, 3, 2, 1])
+    yd = raw.DepthwiseConv2dNative(input=x_n, filter=fd, strides=[1, 1, 2, 1], padding="EXPLICIT",
+                                   explicit_paddings=nhwc)
+    yd_c = raw.DepthwiseConv2dNative(input=x_c, filter=fd, strides=[1] * 4, padding="EXPLICIT",
+                                     explicit_paddings=nchw, data_format="NCHW")
+    cases = [
+        (raw.Conv2DBackpropInput(input_sizes=[1, 2, 6, 6], filter=f, out_backprop=y_c, strides=[1] * 4,
+                                 padding="EXPLICIT", explicit_paddings=nchw, data_format="NCHW"),
+         tf.errors.InvalidArgumentError, "Conv2DCustomBackpropInputOp only supports NHWC."),
+        (raw.Conv2DBackpropFilter(input=x_c, filter_sizes=[3, 3, 2, 2], out_backprop=y_c, strides=[1] * 4,
+                                  padding="EXPLICIT", explicit_paddings=nchw, data_format="NCHW"),
+         tf.errors.InvalidArgumentError, "Conv2DCustomBackpropFilterOp only supports NHWC."),
+        (raw.Conv2DBackpropInput(input_sizes=[1, 6, 6, 2], filter=f, out_backprop=y_n, strides=[1] * 4,
+                                 padding="EXPLICIT", explicit_paddings=nhwc, dilations=[1, 2, 1, 1]),
+         tf.errors.InvalidArgumentError, "Current CPU implementations do not yet support dilation rates larger than 1."),
+        (raw.MaxPool(input=x_c, ksize=[1, 1, 2, 2], strides=[1] * 4, padding="EXPLICIT", explicit_paddings=nchw,
+                     data_format="NCHW"),
+         tf.errors.InvalidArgumentError, "Default MaxPoolingOp only supports NHWC on device type CPU"),
+        (raw.DepthwiseConv2dNativeBackpropFilter(input=x_n, filter_sizes=[3, 3, 2, 1], out_backprop=yd,
+                                                 strides=[1, 1, 2, 1], padding="EXPLICIT", explicit_paddings=nhwc),
+         tf.errors.InvalidArgumentError, "Current implementation only supports equal length strides in the row and "
+                                         "column dimensions."),
+        (raw.DepthwiseConv2dNativeBackpropInput(input_sizes=[1, 2, 6, 6], filter=fd, out_backprop=yd_c,
+                                                strides=[1] * 4, padding="EXPLICIT", explicit_paddings=nchw,
+                                                data_format="NCHW"),
+         tf.errors.UnimplementedError, "Depthwise convolution on CPU is only supported for NHWC format"),
+        (raw.DepthwiseConv2dNativeBackpropInput(input_sizes=[1, 6, 6, 2], filter=fd, out_backprop=tf.ones([1, 4, 5, 2]),
+                                                strides=[1] * 4, padding="EXPLICIT", explicit_paddings=nhwc,
+                                                dilations=[1, 2, 1, 1]),
+         tf.errors.InvalidArgumentError, "DepthwiseConv2DBackpropInput: Number of rows of out_backprop doesn't match "
+                                         "computed: actual = 4, computed = 6"),
+    ]
+    with tf.Session() as sess:
+        for tensor, error, message in cases:
+            with pytest.raises(error) as info:
+                sess.run(tensor)
+            assert runtime_message(info.value).startswith(message)
+        # The same ops with SAME padding run (oneDNN's kernels in TF).
+        sess.run(raw.MaxPool(input=x_c, ksize=[1, 1, 2, 2], strides=[1] * 4, padding="SAME", data_format="NCHW"))

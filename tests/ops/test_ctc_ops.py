@@ -55,6 +55,17 @@ def test_ctc_loss_forms():
             tf.nn.ctc_loss_v2(_labels(), LOGITS, None, SEQ_LEN)
 
 
+def test_ctc_loss_v2_hands_sparse_labels_to_ctc_loss():
+    """With SparseTensor labels TF's ctc_loss_v2 moves the blank last and calls ctc_loss (time_major as
+    given), outside the `ctc_loss_dense` scope (values recorded from TF)."""
+    with tf.Graph().as_default():
+        last = tf.nn.ctc_loss_v2(_labels(), LOGITS, None, SEQ_LEN, blank_index=-1)
+        moved = tf.nn.ctc_loss_v2(_labels(), np.transpose(LOGITS, (1, 0, 2)), None, SEQ_LEN, logits_time_major=False,
+                                  blank_index=2)
+        assert (last.name, moved.name) == ("CTCLoss:0", "CTCLoss_1:0")
+        check_tensor(moved, np.array([8.400523, 6.558438, 7.550569], np.float32), rtol=1e-5)
+
+
 @pytest.mark.parametrize("merge", [True, False])
 def test_ctc_loss_gradient(merge):
     logits = LOGITS.astype(np.float64)

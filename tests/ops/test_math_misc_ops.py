@@ -8,6 +8,21 @@ from op_testing import check_gradient, check_op, runtime_message
 import tensorweave.compat.v1 as tf
 
 
+def test_top_k_gradient_is_tfs_scatter():
+    """TF's _TopKGrad: linear indices over the flattened input, ScatterNd, Reshape to the input's shape (the
+    result gradients/TopKV2_grad/Reshape_3); an unknown shape stays unknown until run."""
+    with tf.Graph().as_default() as g:
+        x = tf.constant(np.cos(np.arange(2 * 3 * 5, dtype=np.float32)).reshape(2, 3, 5))
+        values, _ = tf.nn.top_k(x, 2)
+        grad = tf.gradients(tf.reduce_sum(values * values), x)[0]
+        assert grad.name == "gradients/TopKV2_grad/Reshape_3:0" and grad.shape.as_list() == [2, 3, 5]
+        assert g.get_operation_by_name("gradients/TopKV2_grad/ScatterNd").type == "ScatterNd"
+        ph = tf.placeholder(tf.float32, [None, None])
+        grad2 = tf.gradients(tf.nn.top_k(ph, 1).values, ph)[0]
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(grad2, {ph: [[1., 3., 2.]]}), [[0., 1., 0.]])
+
+
 def test_top_k_orders_ties_by_index():
     x = np.array([[1., 3, 3, 2], [5, 5, 5, 1]], np.float32)
     values, indices = check_op(lambda t: list(tf.nn.top_k(t, k=3)), [x],

@@ -2,6 +2,8 @@
 and the transposed convolutions conv1d_transpose, conv_transpose and atrous_conv2d_transpose: NumPy
 references, adjoint identities against the forward convolutions, numeric gradients and TF's values."""
 
+import re
+
 import numpy as np
 import pytest
 from numpy.lib.stride_tricks import sliding_window_view
@@ -97,6 +99,14 @@ def test_pool_v2_dispatches_on_rank():
         with pytest.raises(ValueError, match=r"`input.shape.rank` must be 3, 4 or 5. Received: input.shape=\(2, 3\) "
                                              "of rank 2."):
             tf.nn.max_pool_v2(np.zeros((2, 3), np.float32), 2, 2, "SAME")
+        # TF reads the rank off the static shape: an unknown one is TensorShape's error; explicit paddings
+        # are 2-D only.
+        with pytest.raises(ValueError, match="^Cannot take the length of shape with unknown rank.$"):
+            tf.nn.avg_pool_v2(tf.placeholder(tf.float32), 2, 2, "SAME", data_format="NHWC")
+        with pytest.raises(ValueError, match=re.escape("Explicit padding is not supported with an input tensor of "
+                                                       "rank 5. Received: padding=[[0, 0], [1, 1], [1, 1], [0, 0], "
+                                                       "[0, 0]]")):
+            tf.nn.max_pool_v2(tf.ones([2, 6, 6, 2, 2]), 2, 2, [[0, 0], [1, 1], [1, 1], [0, 0], [0, 0]])
 
 
 def _adjoint_gap(forward, transpose, x_shape, y_shape):
@@ -154,7 +164,7 @@ def test_transposed_conv_values_and_errors():
         with pytest.raises(ValueError, match=r"`output_shape` must be of length 3, 4 or 5. Received: output_shape=\[1, 2\] "
                                              "of length 2."):
             tf.nn.conv_transpose(y, w, [1, 2], 2)
-        with pytest.raises(ValueError, match="`padding` must be either VALID or SAME. Received: padding=FULL"):
+        with pytest.raises(ValueError, match="`padding` must be either 'VALID' or 'SAME'. Received: padding=FULL"):
             tf.nn.atrous_conv2d_transpose(y, w, [1, 2, 3, 1], 2, "FULL")
         with pytest.raises(ValueError, match="`rate` cannot be less than one. Received: rate=0"):
             tf.nn.atrous_conv2d_transpose(y, w, [1, 2, 3, 1], 0, "SAME")

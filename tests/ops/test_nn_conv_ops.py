@@ -3,6 +3,8 @@ and against literals recorded from real TensorFlow 2.21 (`tf.compat.v1`) for the
 with an even kernel and strides, dilations, NCHW, AvgPool's divisor at the borders, half precision; graph
 names, static shapes, error classes and messages are TF's too."""
 
+import re
+
 import numpy as np
 import pytest
 from op_testing import check_gradient, check_op, check_tensor
@@ -368,3 +370,175 @@ def test_a_filter_of_depth_zero_is_its_own_shape_error() -> None:
                             padding="SAME")
         with pytest.raises(ValueError, match=r"^Depth of input \(3\) is not a multiple of input depth of filter"):
             tf.nn.conv2d(tf.ones([1, 4, 4, 3]), tf.ones([2, 2, 2, 2]), 1, "SAME")
+
+
+# -- More than one batch dimension (TF's squeeze_batch_dims) -------------------------------------------------
+
+
+def _ops_since(graph, count):
+    return [(op.name, op.type) for op in graph.get_operations()[count:]]
+
+
+def _batched_reference(x, f, strides, padding, dilations=(1, 1)):
+    """_conv_reference over every batch dimension but the last three, merged and split back."""
+    out = _conv_reference(x.reshape(-1, *x.shape[-3:]), f, strides, padding, dilations)
+    return out.reshape(*x.shape[:-3], *out.shape[1:]).astype(x.dtype)
+
+
+def test_conv2d_and_convolution_reshape_extra_batch_dimensions_as_tf():
+    """TF merges the batch dimensions into one around the Conv2D (Reshape, Conv2D, Reshape back), under
+    `squeeze_batch_dims` for conv2d and under the wrapper's own scope for conv1d and convolution."""
+    x = _random(2, 2, 5, 5, 3)
+    f = _random(3, 3, 3, 2)
+    with tf.Graph().as_default() as g:
+        count = len(g.get_operations())
+        xt, ft = tf.constant(x), tf.constant(f)
+        y = tf.nn.conv2d(xt, ft, 2, [[0, 0], [1, 1], [1, 1], [0, 0]])
+        assert y.name == "squeeze_batch_dims/Reshape_1:0" and y.shape.as_list() == [2, 2, 3, 3, 2]
+        assert _ops_since(g, count + 2) == [
+            ("squeeze_batch_dims/Reshape/shape", "Const"), ("squeeze_batch_dims/Reshape", "Reshape"),
+            ("squeeze_batch_dims/Conv2D", "Conv2D"), ("squeeze_batch_dims/concat/values_0", "Const"),
+            ("squeeze_batch_dims/concat/values_1", "Const"), ("squeeze_batch_dims/concat/axis", "Const"),
+            ("squeeze_batch_dims/concat", "ConcatV2"), ("squeeze_batch_dims/Reshape_1", "Reshape")]
+        check_tensor(y, _batched_reference(np.pad(x, [(0, 0)] * 2 + [(1, 1)] * 2 + [(0, 0)]), f, (2, 2), "VALID"),
+                     atol=1e-4)
+        y6 = tf.nn.conv2d(tf.ones([2, 1, 2, 5, 5, 3]), ft, 1, "VALID")
+        assert y6.shape.as_list() == [2, 1, 2, 3, 3, 2]
+        z = tf.nn.convolution(xt, ft, "VALID")
+        assert z.name == "convolution/Reshape_1:0" and g.get_operation_by_name("convolution/Conv2D").type == "Conv2D"
+        check_tensor(z, _batched_reference(x, f, (1, 1), "VALID"), atol=1e-4)
+        nchw = tf.nn.convolution(tf.ones([2, 2, 3, 5, 5]), ft, "VALID", strides=2, data_format="NCHW")
+        assert nchw.shape.as_list() == [2, 2, 2, 2, 3]
+        # conv1d: ExpandDims, then Reshape/Conv2D/Reshape_1 in conv1d's scope, Squeeze.
+        c1 = tf.nn.conv1d(tf.constant(x[:, :, 0]), tf.constant(f[0]), 1, "SAME")
+        assert c1.name == "conv1d/Squeeze:0" and c1.shape.as_list() == [2, 2, 5, 2]
+        assert g.get_operation_by_name("conv1d/Conv2D").inputs[0].name == "conv1d/Reshape:0"
+        check_tensor(c1, _batched_reference(x[:, :, :1], f[:1], (1, 1), "SAME")[:, :, 0], atol=1e-4)
+        assert tf.nn.convolution(tf.ones([2, 2, 5, 3]), f[0], "SAME").name == "convolution_2/Squeeze:0"
+
+
+def test_extra_batch_dimensions_of_unknown_size_and_dilation():
+    """An unknown batch dimension reshapes through Shape/strided_slice and keeps the static shape TF sets; a
+    dilated convolution runs the merged Conv2D between SpaceToBatchND and BatchToSpaceND."""
+    x = _random(2, 2, 7, 6, 3)
+    f = _random(3, 3, 3, 2)
+    with tf.Graph().as_default() as g:
+        ph = tf.placeholder(tf.float32, [None, 2, 7, 6, 3])
+        y = tf.nn.conv2d(ph, tf.constant(f), 1, "VALID")
+        assert y.shape.as_list() == [None, 2, 5, 4, 2]
+        assert g.get_operation_by_name("squeeze_batch_dims/strided_slice").type == "StridedSlice"
+        check_tensor(y, _batched_reference(x, f, (1, 1), "VALID"), {ph: x}, fully_defined=False, atol=1e-4)
+        d = tf.nn.convolution(tf.constant(x), tf.constant(f), "SAME", dilation_rate=[2, 3])
+        assert d.name == "convolution/BatchToSpaceND:0" and d.shape.as_list() == [2, 2, 7, 6, 2]
+        assert g.get_operation_by_name("convolution/SpaceToBatchND/block_shape").get_attr("value") is not None
+        assert [g.get_operation_by_name(f"convolution/{n}").type for n in ("Reshape", "Conv2D", "Reshape_1")] == [
+            "Reshape", "Conv2D", "Reshape"]
+        check_tensor(d, _batched_reference(x, f, (1, 1), "SAME", (2, 3)), atol=1e-4)
+
+
+def test_gradients_through_extra_batch_dimensions():
+    check_gradient(lambda x, f: tf.nn.conv2d(x, f, 1, "SAME"), [_random(2, 2, 4, 4, 2), _random(3, 3, 2, 2)])
+    check_gradient(lambda x, f: tf.nn.convolution(x, f, "SAME", dilation_rate=[2, 2]),
+                   [_random(2, 2, 4, 4, 2), _random(3, 3, 2, 2)])
+    check_gradient(lambda x, f: tf.nn.conv1d(x, f, 2, "VALID"), [_random(2, 2, 5, 2), _random(3, 2, 2)])
+
+
+def test_extra_batch_dimensions_where_tf_refuses_them():
+    """Depthwise, transposed and v1 conv3d convolutions and pooling keep their op's rank check; convolution's
+    own checks are TF's messages."""
+    x5, w = tf.ones([2, 2, 5, 5, 3]), tf.ones([3, 3, 3, 2])
+    with pytest.raises(ValueError, match=r"Shape must be rank 4 but is rank 5 for '\{\{node depthwise\}\} = "
+                                         r"DepthwiseConv2dNative"):
+        tf.nn.depthwise_conv2d(x5, w, [1, 1, 1, 1], "SAME")
+    with pytest.raises(ValueError, match=r"Shape must be rank 4 but is rank 5 for '\{\{node conv2d_transpose\}\}"):
+        tf.nn.conv2d_transpose(x5, tf.ones([3, 3, 2, 3]), [2, 2, 5, 5, 2], [1, 1, 1, 1], "SAME")
+    with pytest.raises(ValueError, match=r"Shape must be rank 5 but is rank 6 for '\{\{node Conv3D\}\}"):
+        tf.nn.conv3d(tf.ones([2, 2, 4, 4, 4, 3]), tf.ones([2, 2, 2, 3, 2]), [1] * 5, "SAME")
+    with pytest.raises(ValueError, match=r"Shape must be rank 4 but is rank 5 for '\{\{node MaxPool2d\}\}"):
+        tf.nn.max_pool2d(x5, 2, 2, "SAME")
+    messages = [
+        (lambda: tf.nn.convolution(tf.ones([2, 5, 5, 3]), tf.ones([3, 3, 3, 3, 3, 2]), "VALID"),
+         "`num_spatial_dims` must be 1, 2, or 3. Received: num_spatial_dims=4."),
+        (lambda: tf.nn.convolution(tf.placeholder(tf.float32), tf.placeholder(tf.float32), "VALID"),
+         "When `num_spatial_dims` is not set, one of `input.shape.rank` or `filters.shape.rank` must be known. "
+         "Received: input.shape=<unknown> of rank None and filters.shape=<unknown> of rank None"),
+        (lambda: tf.nn.convolution(tf.ones([5, 3]), w, "VALID", dilation_rate=2),
+         "`input.shape.rank` must be >= than `num_spatial_dims + 2`. Received: input.shape=(5, 3) of rank 2 and "
+         "num_spatial_dims=2"),
+        (lambda: tf.nn.convolution(x5, tf.ones([3, 3, 2, 2]), "VALID", dilation_rate=2),
+         "The number of input channels is not divisible by the corresponding number of output filters. Received: "
+         "input.shape=(2, 2, 5, 5, 3) with 3 channels and filters.shape=(3, 3, 2, 2) with 2 output filters."),
+    ]
+    for build, message in messages:
+        with pytest.raises(ValueError) as info:
+            build()
+        assert str(info.value) == message
+
+
+def test_with_space_to_batch_folds_constant_paddings_under_tf_names():
+    """A static dilated convolution's paddings and crops are constants named as TF's _WithSpaceToBatch and
+    required_space_to_batch_paddings make them; a dynamic one packs them per dimension."""
+    with tf.Graph().as_default() as g:
+        count = len(g.get_operations())
+        tf.nn.convolution(tf.ones([2, 7, 6, 3]), tf.ones([3, 3, 3, 2]), "SAME", dilation_rate=[2, 3])
+        assert _ops_since(g, count + 2)[:8] == [
+            ("convolution/dilation_rate", "Const"), ("convolution/filter_shape", "Const"),
+            ("convolution/stack", "Const"), ("convolution/required_space_to_batch_paddings/input_shape", "Const"),
+            ("convolution/required_space_to_batch_paddings/paddings", "Const"),
+            ("convolution/required_space_to_batch_paddings/crops", "Const"),
+            ("convolution/SpaceToBatchND/block_shape", "Const"), ("convolution/SpaceToBatchND/paddings", "Const")]
+        tf.nn.convolution(tf.placeholder(tf.float32, [None, None, None, 3]), tf.ones([3, 3, 3, 2]), "VALID",
+                          dilation_rate=[2, 2], name="dyn")
+        names = {op.name: op.type for op in g.get_operations()}
+        assert names["dyn/required_space_to_batch_paddings/paddings/0"] == "Pack"
+        assert names["dyn/required_space_to_batch_paddings/crops/1/0"] == "Const"
+        assert names["dyn/concat/concat"] == "Identity"
+        tf.nn.depthwise_conv2d(tf.ones([1, 5, 5, 3]), tf.ones([3, 3, 3, 1]), [1, 1, 1, 1], "SAME", rate=[2, 2])
+        assert names.get("depthwise/Shape") is None and g.get_operation_by_name("depthwise/Shape").type == "Const"
+
+
+def test_atrous_conv2d_transpose_is_composed_as_tf():
+    """TF pads the input to a multiple of the rate and moves it into the batch (SpaceToBatchND), runs an
+    undilated VALID Conv2DBackpropInput and crops back with BatchToSpaceND (values recorded from TF)."""
+    x = np.arange(1, 2 * 4 * 4 * 2 + 1, dtype=np.float32).reshape(2, 4, 4, 2)
+    w = np.linspace(-1, 1, 3 * 3 * 1 * 2, dtype=np.float32).reshape(3, 3, 1, 2)
+    with tf.Graph().as_default():
+        y = tf.nn.atrous_conv2d_transpose(tf.constant(x), tf.constant(w), [2, 4, 4, 1], 2, "SAME")
+        z = tf.nn.atrous_conv2d_transpose(tf.constant(x), tf.constant(w), tf.constant([2, 8, 8, 1]), 2, "VALID")
+        assert (y.name, z.name) == ("atrous_conv2d_transpose/BatchToSpaceND:0",
+                                    "atrous_conv2d_transpose_1/BatchToSpaceND:0")
+        assert [t.name for t in y.op.inputs[0].op.inputs] == [
+            "atrous_conv2d_transpose/Conv2DBackpropInput/input_sizes:0", "Const_1:0",
+            "atrous_conv2d_transpose/SpaceToBatchND:0"]
+        check_tensor(y[..., 0], [[[-67.5294, -75.0588, -45.8824, -49.6471], [-97.6471, -105.1765, -60.9412, -64.7059],
+                                  [-2.5882, 1.1765, 19.0588, 26.5882], [12.4706, 16.2353, 49.1765, 56.7059]],
+                                 [[-188.0, -195.5294, -106.1176, -109.8824], [-218.1176, -225.6471, -121.1765, -124.9412],
+                                  [57.6471, 61.4118, 139.5294, 147.0588], [72.7059, 76.4706, 169.647, 177.1765]]],
+                     dtype=np.float32, atol=1e-3)
+        check_tensor(tf.reduce_sum(z, [1, 2, 3]), [8.4706, 8.4705], dtype=np.float32, atol=1e-3)
+
+
+def test_v1_avg_pool2d_is_avg_pool():
+    """tf.compat.v1.nn.avg_pool2d is avg_pool (value, ..., name, input), named AvgPool; avg_pool_v2 on a 4-D
+    input is the AvgPool op itself."""
+    with tf.Graph().as_default():
+        x = tf.ones([1, 4, 4, 1])
+        assert tf.nn.avg_pool2d(x, 2, 2, "SAME").name == "AvgPool:0"
+        assert tf.nn.avg_pool_v2(x, 2, 2, "SAME").name == "AvgPool_1:0"
+        assert tf.nn.avg_pool2d(value=x, ksize=2, strides=2, padding="SAME", name="ap").name == "ap:0"
+
+
+def test_max_pool_refuses_a_zero_window_inside_its_scope():
+    """TF checks max_pool's ksize for zeros inside its name scope, so the refused call uses up `MaxPool`."""
+    with tf.Graph().as_default():
+        x = tf.ones([1, 4, 4, 1])
+        with pytest.raises(ValueError, match=re.escape("`ksize` cannot be zero. Received: ksize=[1, 0, 2, 1]")):
+            tf.nn.max_pool(x, [1, 0, 2, 1], 1, "SAME")
+        assert tf.nn.max_pool(x, 2, 2, "SAME").name == "MaxPool_1:0"
+
+
+def test_conv1d_takes_no_explicit_paddings():
+    """TF's conv1d hands `padding` to Conv2D as given, so explicit pairs are the attr's type error."""
+    with tf.Graph().as_default(), pytest.raises(
+            TypeError, match=re.escape("Expected string for argument 'padding' not [[0, 0], [1, 1], [0, 0]].")):
+        tf.nn.conv1d(tf.ones([2, 5, 3]), tf.ones([3, 3, 2]), 1, [[0, 0], [1, 1], [0, 0]])

@@ -70,3 +70,18 @@ def test_compute_average_loss_and_scale_regularization_loss():
             tf.nn.compute_average_loss(3.0)
         with pytest.raises(TypeError, match="global_batch_size must be an integer."):
             tf.nn.compute_average_loss([1.], global_batch_size=1.5)
+
+
+def test_compute_average_loss_graph_is_tfs():
+    """TF converts global_batch_size in assert_scalar's scope, multiplies the batch by the replicas, weights
+    with Mul and checks that the size is non-negative."""
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        count = len(g.get_operations())
+        tf.nn.compute_average_loss(tf.ones([4]), global_batch_size=8)
+        assert [op.name for op in g.get_operations()[count + 1:count + 3]] == ["assert_scalar", "assert_integer/x"]
+        tf.nn.compute_average_loss(tf.ones([4]))
+        assert g.get_operation_by_name("mul").type == "Mul"
+        weighted = tf.nn.compute_average_loss(tf.ones([4]), sample_weight=[1., 2., 3., 4.])
+        assert weighted.op.inputs[0].op.inputs[0].op.type == "Mul" and sess.run(weighted) == 2.5
+        with pytest.raises(tf.errors.InvalidArgumentError, match="global_batch_size must be non-negative."):
+            tf.nn.compute_average_loss(tf.ones([4]), global_batch_size=-2)  # a static size fails when built

@@ -67,5 +67,8 @@ def test_dilation2d_errors():
         with pytest.raises(ValueError, match="^Shape must be rank 3 but is rank 4"):
             tf.nn.dilation2d(np.zeros((1, 4, 4, 3), np.float32), np.zeros((2, 2, 3, 1), np.float32), [1] * 4,
                              [1] * 4, "SAME")
-        assert tf.nn.erosion2d(np.zeros((1, 4, 4, 3), np.float32), np.zeros((2, 2, 3), np.float32), [1] * 4,
-                               [1] * 4, "VALID").shape.as_list() == [1, 3, 3, 3]
+        eroded = tf.nn.erosion2d(np.zeros((1, 4, 4, 3), np.float32), np.zeros((2, 2, 3), np.float32), [1] * 4,
+                                 [1] * 4, "VALID")
+        # TF names the Dilation2D op after the scope and negates it after.
+        assert eroded.shape.as_list() == [1, 3, 3, 3] and eroded.name == "erosion2d/Neg_1:0"
+        assert eroded.op.inputs[0].op.name == "erosion2d" and eroded.op.inputs[0].op.type == "Dilation2D"

@@ -116,6 +116,14 @@ def test_lrn_values_and_gradient():
         tf.nn.lrn(x[0])
 
 
+def test_lrn_refuses_a_negative_depth_radius_when_run():
+    """TF's LRN kernel bounds depth_radius as a non-negative int: InvalidArgumentError at run time."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        y = tf.nn.lrn(tf.ones([1, 1, 1, 3]), depth_radius=-1)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="depth_radius = -1 larger than int max"):
+            sess.run(y)
+
+
 def test_lrn_gradient_recorded_from_tf():
     """tf.gradients(lrn(x) * w) at TF 2.21's x and w (first seven values)."""
     rng = np.random.default_rng(1)
