@@ -82,6 +82,7 @@ def _largest_k(ctx: OpKernelContext, input: Any, k: int, index_type: Any, sort: 
     if n < k:
         raise invalid_argument(ctx, f"input must have at least k columns. Had {n}, needed {k}")
     nan_rows = np.isnan(input).any(axis=-1) if input.dtype.kind == "f" else np.zeros(input.shape[:-1], bool)
+    sort = sort or input.size > _REPLAYED_ELEMENTS  # too large to replay TF's heap order: the sorted one
     if k == 1:
         masked = np.where(np.isnan(input), -np.inf, input) if nan_rows.any() else input
         indices = np.argmax(masked, axis=-1)[..., None]
@@ -96,9 +97,15 @@ def _largest_k(ctx: OpKernelContext, input: Any, k: int, index_type: Any, sort: 
         indices = np.take_along_axis(indices, order, axis=-1)
     else:
         indices = _descending_by_index(input)[..., :k]
-    if 1 < k and (not sort and k < n or nan_rows.any()):
+    if 1 < k and (not sort and k < n or nan_rows.any()) and int(nan_rows.sum()) * n <= _REPLAYED_ELEMENTS:
         indices = _replayed_top_k(input, k, sort, nan_rows, indices)
     return np.take_along_axis(input, indices, axis=-1), indices.astype(index_type)
+
+
+# TF's orders (for sorted=False, and rows with NaN, which TF documents as undefined) are replayed row by row
+# in Python up to this many elements; larger inputs keep the vectorized stable order (NaN first), so that no
+# kernel loops over the rows of a large batch
+_REPLAYED_ELEMENTS = 1 << 16
 
 
 def _replayed_top_k(x: Any, k: int, sort: bool, nan_rows: Any, indices: Any) -> Any:

@@ -234,3 +234,14 @@ def test_top_k_order_unsorted_and_with_nan_as_tf(build, expected):
 def test_sort_with_nan_as_tf():
     with tf.Graph().as_default(), tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(tf.sort(X_NAN)), [-inf, 1, 3, nan, 3, nan, 2, 3])
+
+
+def test_top_k_unsorted_beyond_the_replay_limit_gives_the_sorted_order():
+    """TF documents sorted=False's order as undefined; up to 2^16 elements TF's heap order is replayed row by
+    row, beyond that (no kernel loops over a large batch's rows) the sorted order, the same k entries."""
+    x = np.random.default_rng(3).random((8, 10000)).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        values, indices = sess.run(tf.nn.top_k(x, 5, sorted=False))
+    expected = -np.sort(-x, axis=-1)[:, :5]
+    np.testing.assert_array_equal(values, expected)
+    np.testing.assert_array_equal(np.take_along_axis(x, indices, axis=-1), expected)
