@@ -9,7 +9,6 @@ so `str(error)` can name the node and show where it was created.
 from __future__ import annotations
 
 import inspect
-import os
 import traceback
 import warnings
 from typing import Any
@@ -33,16 +32,10 @@ DATA_LOSS = 15
 UNAUTHENTICATED = 16
 
 
-def _compact_stack_trace(op: Any) -> list[tuple[Any, ...]]:
-    """The op's creation frames with their common file prefix stripped, so the trace stays readable; without
-    their source lines, as TF's (its recorded frames carry none)."""
-    frames = [tuple(frame[:3]) + ("",) for frame in getattr(op, "traceback", None) or ()]
-    files = [frame[0] for frame in frames]
-    prefix = os.path.dirname(os.path.commonprefix(files)) if files else ""
-    if prefix:
-        prefix += os.sep
-        frames = [(frame[0][len(prefix):],) + frame[1:] for frame in frames]
-    return frames
+def _stack_trace(op: Any) -> list[tuple[Any, ...]]:
+    """The op's creation frames as TF 2.21's OpError prints them: full paths, no source lines (its recorded
+    frames carry none)."""
+    return [tuple(frame[:3]) + ("",) for frame in getattr(op, "traceback", None) or ()]
 
 
 class OpError(Exception):
@@ -91,12 +84,12 @@ class OpError(Exception):
         if self._op is None:
             return self._message
         output = [f"{self._message}\n\nOriginal stack trace for {self._op.name!r}:\n"]
-        current = traceback.format_list(_compact_stack_trace(self._op))
+        current = traceback.format_list(_stack_trace(self._op))
         output.extend(current)
         original = getattr(self._op, "_original_op", None)
         while original is not None:
             output.append(f"\n...which was originally created as op {original.name!r}, defined at:\n")
-            previous, current = current, traceback.format_list(_compact_stack_trace(original))
+            previous, current = current, traceback.format_list(_stack_trace(original))
             output.extend(_elide_common_lines(current, previous))
             original = getattr(original, "_original_op", None)
         return "".join(output)
