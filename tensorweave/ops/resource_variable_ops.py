@@ -611,9 +611,9 @@ class ResourceVariable(variables.Variable):
         return manipulation_ops.identity(value)
 
     def initialized_value(self) -> Tensor:
-        """The value, or the initial value while uninitialized (TF1's cond on VarIsInitializedOp)."""
-        with get_default_graph().control_dependencies(None):
-            return control_flow_ops.cond(self.is_initialized(), self.read_value, lambda: self._initial_value)
+        """TF 2's base Variable's: only TF1's ref variables (VariableV1) have it, so a resource variable raises
+        NotImplementedError (with either behavior, and for use_resource=True)."""
+        raise NotImplementedError
 
     def is_initialized(self, name: str | None = None) -> Tensor:
         return VarIsInitializedOp(self._handle, name=name)
