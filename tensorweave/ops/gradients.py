@@ -231,13 +231,7 @@ def _multi_device_add_n(grads: list[Tensor]) -> Tensor:
 def _zeros_for(t: Tensor) -> Tensor:
     """Zeros standing for no gradient (TF's _ZerosLike): for a resource handle, zeros of the variable's shape
     (a constant when known) and dtype, which TF refuses for a handle of unknown dtype."""
-    if t.dtype != dtypes.resource:
-        return fill_ops.zeros_like(t)
-    source = control_flow_ops.variable_handle_source(t)
-    if source is None:
-        raise ValueError(f"Internal error: Tried to take gradients (or similar) of a variable without handle data:\n"
-                         f"{t}")
-    return fill_ops.zeros(resource_variable_ops.variable_shape(t), dtype=source.get_attr("dtype"))
+    return fill_ops.zeros_like(t) if t.dtype != dtypes.resource else resource_variable_ops.zeros_like_handle(t)
 
 
 @tf_export("gradients")

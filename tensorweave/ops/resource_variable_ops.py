@@ -38,6 +38,7 @@ from tensorweave.ops import (
     cast_ops,
     constant_ops,
     control_flow_ops,
+    fill_ops,
     indexing_ops,
     manipulation_ops,
     shape_ops,
@@ -415,6 +416,16 @@ def variable_shape(handle: Tensor, out_type: Any = dtypes.int32) -> Tensor:
     if shape.is_fully_defined():
         return constant_ops.constant(shape.as_list(), dtype=out_type)
     return VariableShape(handle, out_type=out_type)
+
+
+def zeros_like_handle(handle: Tensor) -> Tensor:
+    """Zeros standing for no gradient of a handle (TF's _ZerosLike in gradients_util, and ZerosLike inside
+    a TF1 loop): of the variable's shape (a constant when known) and dtype; TF refuses a handle without them."""
+    source = control_flow_ops.variable_handle_source(handle)
+    if source is None:
+        raise ValueError(f"Internal error: Tried to take gradients (or similar) of a variable without handle data:\n"
+                         f"{handle}")
+    return fill_ops.zeros(variable_shape(handle), dtype=source.get_attr("dtype"))
 
 
 # -- ResourceVariable ------------------------------------------------------------------------------------
