@@ -292,7 +292,10 @@ class TestCase(absltest.TestCase):
     @contextlib.contextmanager
     def test_session(self, graph: Graph | None = None, config: Any = None, use_gpu: bool = True,
                      force_gpu: bool = False) -> Iterator[Session]:
-        """TF1's spelling of `cached_session` (a new session when `graph` is given)."""
+        """Use cached_session instead. (deprecated)
+
+        TF1's spelling of `cached_session` (a new session when `graph` is given). The first line is TF's
+        (its deprecation notice): unittest's verbose runner prints it beside the skipped `test_session`."""
         if self.id().endswith(".test_session"):
             self.skipTest('Tests that have the name "test_session" are automatically skipped by TensorFlow test '
                           "fixture, as the name is reserved for creating sessions within tests. Please rename your "

@@ -49,6 +49,15 @@ def test_passing_assertions_and_the_reserved_test_session_name_is_skipped():
     assert (result.testsRun, len(result.failures), len(result.errors), len(result.skipped)) == (2, 0, 0, 1)
 
 
+def test_verbose_runner_describes_the_skipped_test_session_with_tfs_deprecation_line():
+    """unittest's verbose runner prints a test's first docstring line; TF's `test_session` says it is deprecated."""
+    class Empty(tf.test.TestCase):
+        pass
+
+    stream = io.StringIO()
+    unittest.TextTestRunner(stream=stream, verbosity=2).run(unittest.defaultTestLoader.loadTestsFromTestCase(Empty))
+    assert "Use cached_session instead. (deprecated) ... skipped 'Not a test.'" in stream.getvalue()
+
 def test_sessions_graph_reset_and_evaluate():
     seen = {}
 

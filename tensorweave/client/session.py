@@ -525,7 +525,10 @@ class BaseSession:
             feed_names.append(tensor.name)
         plan = _FetchPlan(self._graph, fetches)
         if len(self._graph._operations) != self._extended:
-            self._extend_graph()
+            try:  # TF's setup extends (and places) inside its call: its errors read as a run's
+                self._extend_graph()
+            except errors.OpError as e:
+                raise self._interpolate(e) from e.__cause__
         fetch_names = [t.name for t in plan.tensors]
         if self._session.runs_partial_runs:  # the runtime keeps the step (a master's RunState)
             try:

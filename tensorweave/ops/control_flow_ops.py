@@ -1388,15 +1388,17 @@ def variable_handle_source(handle: Tensor) -> Operation | None:
     return handle.op if handle.op.type == "VarHandleOp" else None
 
 
-def zeros_for_resource(handle: Tensor) -> Tensor:
+def zeros_for_resource(handle: Tensor, shape_op: bool = False) -> Tensor:
     """The zero gradient of a variable's handle: zeros of the variable's shape and dtype (TF's
-    `default_gradient.get_zeros_dtype`), which TF refuses for a handle of unknown dtype."""
+    `default_gradient.get_zeros_dtype`), which TF refuses for a handle of unknown dtype. A known shape is a
+    constant one unless `shape_op` (TF's control_flow_state.ZerosLike reads it with a VariableShape op)."""
     source = variable_handle_source(handle)
     if source is None:
         raise ValueError(f"Internal error: Tried to take gradients (or similar) of a variable without handle data:\n"
                          f"{handle}")
-    shape = tensor_shape.as_shape(source.get_attr("shape"))  # a known shape is a constant one, as TF's
-    zeros = fill_ops.zeros(shape.as_list() if shape.is_fully_defined() else raw_ops.VariableShape(input=handle),
+    shape = tensor_shape.as_shape(source.get_attr("shape"))
+    known = shape.is_fully_defined() and not shape_op
+    zeros = fill_ops.zeros(shape.as_list() if known else raw_ops.VariableShape(input=handle),
                            dtype=source.get_attr("dtype"))
     zeros.set_shape(source.get_attr("shape"))
     return zeros
@@ -1409,13 +1411,13 @@ def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
     context = op._get_control_flow_context() if op.type in ("Switch", "RefSwitch") else None
     if not isinstance(context, CondContext):
         if value.dtype == dtypes.resource:
-            return zeros_for_resource(value)
+            return zeros_for_resource(value, shape_op=True)
         return fill_ops.zeros_like(value, optimize=False)
     switched = switch(op.inputs[0], context.pred)[1 - context.branch]
     pivot = manipulation_ops.identity(switched)
     if value.dtype == dtypes.resource:
         with get_default_graph().control_dependencies([pivot]):
-            return zeros_for_resource(switched)
+            return zeros_for_resource(switched, shape_op=True)
     shape = shape_ops.Shape(switched, name="Shape")  # a Shape op even when the shape is known, as TF
     with get_default_graph().control_dependencies([pivot]):
         return fill_ops.zeros(shape, dtype=value.dtype.base_dtype)

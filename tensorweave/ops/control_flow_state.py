@@ -15,7 +15,7 @@ from typing import Any
 
 from tensorweave.framework import dtypes, tensor_util
 from tensorweave.framework.graph import Operation, Tensor, colocate_with, get_default_graph
-from tensorweave.ops import constant_ops, fill_ops, shape_ops, stack_ops
+from tensorweave.ops import constant_ops, fill_ops, resource_variable_ops, shape_ops, stack_ops
 from tensorweave.ops.control_flow_ops import (
     CondContext,
     ControlTrigger,
@@ -275,7 +275,10 @@ class ControlFlowState:
         op_context: Any = op._get_control_flow_context()
         value = op.outputs[index]
         if value.shape.is_fully_defined():
-            result = constant_ops.constant(0, shape=value.shape.as_list(), dtype=value.dtype)
+            if value.dtype == dtypes.resource:
+                result = resource_variable_ops.zeros_like_handle(value)
+            else:
+                result = constant_ops.constant(0, shape=value.shape.as_list(), dtype=value.dtype)
             if dead_branch:
                 pred = grad_state.history_map.get(op_context.pred.name)
                 result = _switch_ref_or_tensor(result, pred)[1 - op_context.branch]

@@ -40,6 +40,7 @@ from tensorweave.ops import (
     control_flow_state,
     fill_ops,
     manipulation_ops,
+    resource_variable_ops,
     shape_ops,
     tensor_array_ops,
 )
@@ -228,7 +229,9 @@ def _multi_device_add_n(grads: list[Tensor]) -> Tensor:
 
 
 def _zeros_for(t: Tensor) -> Tensor:
-    return fill_ops.zeros_like(t)
+    """Zeros standing for no gradient (TF's _ZerosLike): for a resource handle, zeros of the variable's shape
+    (a constant when known) and dtype, which TF refuses for a handle of unknown dtype."""
+    return fill_ops.zeros_like(t) if t.dtype != dtypes.resource else resource_variable_ops.zeros_like_handle(t)
 
 
 @tf_export("gradients")

@@ -112,18 +112,21 @@ Prod = _reduction_op("Prod", "numbertype")
 EuclideanNorm = _reduction_op("EuclideanNorm", "numbertype")
 
 
-# Eigen's float16 sums (TF's CPU Sum and Mean kernels), whose rounding at every step makes the order matter:
-# an innermost reduction keeps four 8-lane packet accumulators (lane j % 32), adds them in order, then the
-# remaining whole packets, adds the 8 lanes in float and the leftover scalars in order; above 1600 values it
-# halves the range (at a packet boundary) and adds the halves' sums. A reduction over leading rows keeps four
-# row accumulators (row j % 4), adds them in order, then the leftover rows.
-_HALF_PACKET, _HALF_UNROLL, _HALF_LEAF = 8, 4, 200
+# Eigen's float16 and float32 sums (TF's CPU Sum and Mean kernels), whose rounding at every step makes the
+# order matter: an innermost reduction keeps four 8-lane packet accumulators (lane j % 32), adds them in order,
+# then the remaining whole packets, adds the 8 lanes (float16: in float, in order; float32: as a tree, lane i
+# with i + 4, then i + 2, then i + 1) and the leftover scalars in order, then the scalars' sum and the lanes';
+# above 8 * leaf values (leaf: 200 for float16, 1024 for float32) it halves the range (at a packet boundary)
+# and adds the halves' sums. A reduction over leading rows keeps four row accumulators (row j % 4), adds them
+# in order, then the leftover rows (float16).
+_HALF_PACKET, _HALF_UNROLL, _HALF_LEAF, _FLOAT_LEAF = 8, 4, 200, 1024
 
 
 def _half_inner_sums(v: Any) -> Any:
-    """The sums of the rows of a float16 [rows, n] array in Eigen's order."""
+    """The sums of the rows of a float16 or float32 [rows, n] array in Eigen's order."""
     n = v.shape[1]
-    if n > _HALF_PACKET * _HALF_LEAF:
+    leaf = _HALF_LEAF if v.dtype == np.float16 else _FLOAT_LEAF
+    if n > _HALF_PACKET * leaf:
         half = (n + 1) // 2
         split = (half + _HALF_PACKET - 1) // _HALF_PACKET * _HALF_PACKET
         return _half_inner_sums(v[:, :split]) + _half_inner_sums(v[:, split:])
@@ -136,7 +139,12 @@ def _half_inner_sums(v: Any) -> Any:
     packets_end = n // _HALF_PACKET * _HALF_PACKET
     for start in range(unrolled, packets_end, _HALF_PACKET):
         packet += v[:, start:start + _HALF_PACKET]
-    total = packet.astype(np.float32).sum(axis=1).astype(np.float16)
+    if v.dtype == np.float16:
+        total = packet.astype(np.float32).sum(axis=1).astype(np.float16)
+    else:
+        while packet.shape[1] > 1:
+            packet = packet[:, :packet.shape[1] // 2] + packet[:, packet.shape[1] // 2:]
+        total = packet[:, 0]
     if packets_end == n:
         return total
     scalars = v[:, packets_end].copy()
@@ -159,8 +167,9 @@ def _half_outer_sums(v: Any) -> Any:
 
 
 def half_sum(x: Any, axes: tuple[int, ...], keep_dims: bool) -> Any | None:
-    """`x` (float16) summed over `axes` as TF's kernel orders the additions, where the reduced and kept axes,
-    once adjacent ones of a kind are merged, are [kept, reduced] or [kept, reduced, kept]; else None."""
+    """`x` (float16, or float32 reduced over its innermost axes) summed over `axes` as TF's kernel orders the
+    additions, where the reduced and kept axes, once adjacent ones of a kind are merged, are [kept, reduced]
+    or (float16) [kept, reduced, kept]; else None."""
     groups: list[list] = []
     for i, size in enumerate(x.shape):
         if size == 1:
@@ -171,7 +180,7 @@ def half_sum(x: Any, axes: tuple[int, ...], keep_dims: bool) -> Any | None:
         else:
             groups.append([size, reduced])
     kinds = tuple(reduced for _, reduced in groups)
-    if x.size == 0 or True not in kinds or kinds.count(True) > 1:
+    if x.size == 0 or True not in kinds or kinds.count(True) > 1 or (x.dtype == np.float32 and not kinds[-1]):
         return None
     sizes = [size for size, _ in groups]
     with np.errstate(over="ignore"):
@@ -191,7 +200,7 @@ def _sum(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bo
     axes = _reduction_axes(ctx, input, reduction_indices)
     if input.dtype == BFLOAT16:
         return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32).astype(BFLOAT16)
-    if input.dtype == np.float16 and isinstance(input, np.ndarray):
+    if input.dtype in (np.float16, np.float32) and isinstance(input, np.ndarray):
         total = half_sum(input, axes, keep_dims)
         if total is not None:
             return total
@@ -241,7 +250,8 @@ def _mean(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: b
     if input.dtype == BFLOAT16:
         total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32)
         return xp.true_divide(total, np.float32(count)).astype(BFLOAT16)
-    total = half_sum(input, axes, keep_dims) if input.dtype == np.float16 and isinstance(input, np.ndarray) else None
+    total = half_sum(input, axes, keep_dims) if input.dtype in (np.float16, np.float32) and isinstance(
+        input, np.ndarray) else None
     if total is None:
         total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
     if count == 0 and input.dtype.kind == "c":

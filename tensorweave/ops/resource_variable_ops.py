@@ -38,6 +38,7 @@ from tensorweave.ops import (
     cast_ops,
     constant_ops,
     control_flow_ops,
+    fill_ops,
     indexing_ops,
     manipulation_ops,
     shape_ops,
@@ -417,6 +418,16 @@ def variable_shape(handle: Tensor, out_type: Any = dtypes.int32) -> Tensor:
     return VariableShape(handle, out_type=out_type)
 
 
+def zeros_like_handle(handle: Tensor) -> Tensor:
+    """Zeros standing for no gradient of a handle (TF's _ZerosLike in gradients_util, and ZerosLike inside
+    a TF1 loop): of the variable's shape (a constant when known) and dtype; TF refuses a handle without them."""
+    source = control_flow_ops.variable_handle_source(handle)
+    if source is None:
+        raise ValueError(f"Internal error: Tried to take gradients (or similar) of a variable without handle data:\n"
+                         f"{handle}")
+    return fill_ops.zeros(variable_shape(handle), dtype=source.get_attr("dtype"))
+
+
 # -- ResourceVariable ------------------------------------------------------------------------------------
 
 
@@ -611,9 +622,9 @@ class ResourceVariable(variables.Variable):
         return manipulation_ops.identity(value)
 
     def initialized_value(self) -> Tensor:
-        """The value, or the initial value while uninitialized (TF1's cond on VarIsInitializedOp)."""
-        with get_default_graph().control_dependencies(None):
-            return control_flow_ops.cond(self.is_initialized(), self.read_value, lambda: self._initial_value)
+        """TF 2's base Variable's: only TF1's ref variables (VariableV1) have it, so a resource variable raises
+        NotImplementedError (with either behavior, and for use_resource=True)."""
+        raise NotImplementedError
 
     def is_initialized(self, name: str | None = None) -> Tensor:
         return VarIsInitializedOp(self._handle, name=name)

@@ -537,9 +537,7 @@ class Variable(metaclass=_VariableCall):
                  "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
                  "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__"]
         for op_name in names:
-            tensor_method = getattr(Tensor, op_name, None)
-            if tensor_method is not None:
-                setattr(cls, op_name, _value_method(tensor_method))
+            setattr(cls, op_name, _value_method(op_name))
 
 
 class RefVariable(Variable):
@@ -573,10 +571,13 @@ def colocate_by_attr_scope(variable_op: Operation, variable_name: str) -> None:
         variable_op._set_attr("_class", ["loc:@" + variable_name])
 
 
-def _value_method(tensor_method: Any) -> Any:
+def _value_method(op_name: str) -> Any:
+    """Tensor's operator `op_name` on the variable's value, looked up when called: an operator a later module
+    installs on Tensor (linalg_ops' `@`) serves variables too, whatever order the modules were imported in."""
     def method(self: Variable, *args: Any) -> Any:
-        return tensor_method(self.value(), *args)
-    method.__name__ = tensor_method.__name__
+        tensor_method = getattr(Tensor, op_name, None)
+        return NotImplemented if tensor_method is None else tensor_method(self.value(), *args)
+    method.__name__ = op_name
     return method
 
 

@@ -441,3 +441,16 @@ def test_a_fetched_uninitialized_ref_fails_at_its_retval_and_fed_fetches_stay_ou
     assert got == [3.0, 2.0, 1.0]
     assert sorted(n.name for g in metadata.partition_graphs for n in g.node if n.op in ("_Retval", "_Arg")) == [
         "_arg_in/x_0_0", "_retval_mul_0_0", "_retval_while/Exit_0_1"]
+
+
+def test_partial_run_setup_reports_a_placement_error_as_a_run_does():
+    """TF's partial_run_setup extends the graph inside its call: the error has the run's header (TF 2.21)."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, name="x")
+        with tf.device("/gpu:0"):
+            y = tf.identity(x * 2, name="y")
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.partial_run_setup([y], [x])
+    message = str(info.value)
+    assert message.startswith("Graph execution error:\n\nDetected at node 'mul' defined at")
+    assert message.endswith("refers to a valid device.\n\t [[mul]]") and info.value.op is None

@@ -625,3 +625,18 @@ def test_a_lone_tensor_as_loop_vars_fails_on_its_length_as_tf():
                                         r"`x.shape` rather than `len\(x\)` for shape information\.$"):
         tf.while_loop(lambda i: i < 3, lambda i: i + 1, tf.constant(0))
     assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0]).name == "while/Identity_2:0"
+
+
+def test_while_gradient_zeros_for_a_resource_handle_read_its_shape_with_a_variable_shape_op_as_tf():
+    """An unused handle output of a While gets zeros from a VariableShape op even where the shape is known
+    (TF's control_flow_state.ZerosLike; names, shapes and values from TF 2.21)."""
+    v = tf.get_variable("v", [3], initializer=tf.constant_initializer([1., 2., 3.]), use_resource=True)
+    _, acc = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * v), [0, tf.ones([3])])
+    grad = tf.gradients(tf.reduce_sum(acc), [v])
+    zeros = tf.get_default_graph().get_tensor_by_name("gradients/zeros:0")
+    assert zeros.shape.as_list() == [3]
+    assert (zeros.op.type, zeros.op.inputs[0].name) == ("Fill", "gradients/VariableShape:0")
+    assert zeros.op.inputs[0].op.inputs[0].name == "while:4"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(grad)[0].tolist() == [3.0, 12.0, 27.0]

@@ -242,6 +242,24 @@ def test_unconnected_zeros_are_made_outside_the_gradients_scope():
         assert [g.name for g in grads] == ["gradients/mul_grad/Mul:0", "zeros_like:0"]
 
 
+def test_unconnected_zeros_for_resource_variables_have_the_variables_shape_and_dtype():
+    """A resource variable's handle gets zeros of the variable's shape (a Const) and dtype, a Fill named
+    `zeros` (names and values from TF 2.21)."""
+    with tf.Graph().as_default() as g:
+        u = tf.Variable(1.0, use_resource=True)
+        unused = tf.Variable([[2.0, 3.0]], use_resource=True)
+        iv = tf.Variable([1, 2], use_resource=True)
+        grads = tf.gradients(u * 2, [u, unused, iv], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        assert [(t.name, t.shape.as_list(), t.dtype) for t in grads[1:]] == [
+            ("zeros:0", [1, 2], tf.float32), ("zeros_1:0", [2], tf.int32)]
+        assert [(op.name, op.type) for op in g.get_operations()][-6:] == [
+            ("Const", "Const"), ("zeros/Const", "Const"), ("zeros", "Fill"),
+            ("Const_1", "Const"), ("zeros_1/Const", "Const"), ("zeros_1", "Fill")]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out = sess.run(grads)
+        assert out[0] == 2.0 and out[1].tolist() == [[0.0, 0.0]] and out[2].tolist() == [0, 0]
+
 def test_gather_gradient_is_indexed_slices_built_as_tfs():
     """Shape of the params (colocated with them), ExpandDims of the indices' (folded) size: TF 2.21's graph."""
     with tf.Graph().as_default() as g:

@@ -77,3 +77,25 @@ def test_segment_sum_of_a_vector_adds_in_order():
     with tf.Graph().as_default():
         got = _run(tf.math.segment_sum(x, np.arange(100000) // 50000))
     np.testing.assert_array_equal(got, np.float32([24904.83984375, 25045.138671875]))
+
+
+def test_float32_sums_add_in_eigens_order_as_tf():
+    """A float32 innermost sum adds as Eigen's InnerMostDimReducer (four 8-lane packets, a tree over the
+    lanes, the leftover scalars first): TF 2.21's values, where NumPy's pairwise sum differs in the last bit."""
+    f = np.float32
+    tp, fn = np.array([12, 12, 11, 10, 8, 8, 8, 8, 7, 6, 5, 5, 5, 4, 4, 3, 2, 1, 1, 0], f), np.array(
+        [0, 0, 1, 2, 4, 4, 4, 4, 5, 6, 7, 7, 7, 8, 8, 9, 10, 11, 11, 12], f)
+    tn, fp = np.array([0, 1, 2, 3, 5, 7, 7, 8, 9, 10, 10, 11, 11, 11, 13, 16, 16, 16, 17, 18], f), np.array(
+        [18, 17, 16, 15, 13, 11, 11, 10, 9, 8, 8, 7, 7, 7, 5, 2, 2, 2, 1, 0], f)
+    e = f(1e-6)
+    rec, x = (tp + e) / ((tp + fn) + e), fp / ((fp + tn) + e)
+    auc_terms = (x[:19] - x[1:]) * ((rec[:19] + rec[1:]) / f(2))  # tf.metrics.auc's trapezoids
+    cases = [(auc_terms, f(0.5324074), None)]
+    for n, total, mean in ((35, f(590.18677), f(16.862478)), (128, f(2928.4568), f(22.878569))):
+        cases.append(((np.random.RandomState(n).rand(n).astype(f) - f(0.3)) * f(100), total, mean))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        for values, total, mean in cases:
+            p = tf.placeholder_with_default(values, values.shape)
+            got_total, got_mean = sess.run([tf.reduce_sum(p), tf.reduce_mean(p)])
+            assert got_total == total and (mean is None or got_mean == mean)
+            assert sess.run(tf.reduce_sum(tf.stack([p, p]), 1)).tolist() == [total, total]

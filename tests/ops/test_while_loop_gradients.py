@@ -243,3 +243,23 @@ def test_indexed_slices_gradients_of_loop_invariants_accumulate_as_slices_as_tf(
     np.testing.assert_array_equal(got[8], [[0, 0], [16, 16], [0, 0], [0, 0], [8, 8], [0, 0]])
     np.testing.assert_allclose(updated, [[-20.8, -23.8], [-18.8, -21.8], [4, 5], [-35.6, -42.6], [8, 9],
                                          [-10.8, -13.8]], rtol=1e-6)
+
+
+def test_cond_in_a_loop_reading_a_resource_variable_differentiates_as_tf():
+    """The untaken branch's zeros for the handle inside the gradient loop are zeros of the variable's shape
+    (TF's ZerosLike for a resource; values and names from TF 2.21)."""
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", [3], initializer=tf.constant_initializer([1., 2., 3.]), use_resource=True)
+        x = tf.placeholder(tf.float32, [])
+
+        def body(i, a):
+            r = tf.cond(i > 0, lambda: v * 2.0, lambda: tf.ones([3]))
+            return i + 1, a + r * x
+
+        _, acc = tf.while_loop(lambda i, a: i < 3, body, [0, tf.zeros([3])])
+        grads = tf.gradients(tf.reduce_sum(acc), [v, x])
+        assert grads[0].name == "gradients/while/cond/ReadVariableOp/Enter_grad/b_acc_3:0"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            dv, dx = sess.run(grads, {x: 2.0})
+        assert dv.tolist() == [8.0, 8.0, 8.0] and dx == 27.0
