@@ -202,6 +202,10 @@ def divide_by_reciprocal_multiplication(graph_def: GraphDef, device: DeviceBase)
         recip = NodeDef(f"ConstantFolding/{node.name}_recip", "Reciprocal", [node.input[1]], node.device,
                         {"T": dtype})
         value = None if divisor.input else _fold(recip, {divisor.name: divisor.attr["value"]}, device)
+        if value is not None and value.dtype in (np.float32, np.float64):
+            # TF folds with its CPU threads' flush-to-zero: a reciprocal below the normal range is zero
+            value = np.where(np.abs(value) < np.finfo(value.dtype).tiny, np.copysign(0, value).astype(value.dtype),
+                             value)
         if value is not None:
             recip = NodeDef(recip.name, "Const", [], node.device, {"value": value, "dtype": dtype})
         inputs = [recip.name, node.input[0]] if node.op == "Xdivy" else [node.input[0], recip.name]

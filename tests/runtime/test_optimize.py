@@ -519,3 +519,13 @@ def test_division_by_a_constant_multiplies_by_its_reciprocal_as_grapplers_consta
         np.testing.assert_array_equal(value, recip)
     assert ops["truediv"][0] == "Mul" and ops["ConstantFolding/truediv_recip"][0] == "Const"
     assert ops["xdivy/Xdivy"][0] == "MulNoNan" and ops["xdivy/Xdivy"][1][1] == "_arg_Placeholder_0_0"  # (1 / c, x)
+
+
+def test_a_folded_reciprocal_below_the_normal_range_is_zero_as_tfs():
+    """TF folds 1 / 1e38 with flush-to-zero: x / 1e38 is x * 0 (TF 2.21: zeros, where the quotient is 4e-38)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [3])
+        got = sess.run([x / 1e38, x / -1e38, x / 3.0], {x: [1.0, -4.0, 2.5]})
+    np.testing.assert_array_equal(got[0], [0.0, -0.0, 0.0])
+    np.testing.assert_array_equal(np.signbit(got[1]), [True, False, True])
+    np.testing.assert_array_equal(got[2], np.float32([1.0, -4.0, 2.5]) * (np.float32(1) / np.float32(3)))
