@@ -133,9 +133,15 @@ class StaticValues:
         return value
 
     def _known_value(self, tensor: GraphTensor) -> np.ndarray | None:
-        """A value known without running a kernel: a Const's, one evaluated before, or one shapes tell."""
+        """A value known without running a kernel: a Const's, one evaluated before, or one shapes tell; a loop
+        invariant's (a constant Enter of a value from outside every loop), as TF's shape refiner finds it in
+        a loop's body (not in a loop nested in it)."""
         if tensor.op.type == "Const":
             return tensor.op._node_def.attr["value"]
+        if _outer_invariant(tensor.op):
+            source = tensor.op.inputs[0]
+            value = self._known_value(source)
+            return value if value is not None else self._evaluate(source)
         value = self._evaluated.get(tensor)
         return _value_from_shapes(tensor) if value is None else value
 
@@ -153,7 +159,7 @@ class StaticValues:
             if top in known:
                 stack.pop()
                 continue
-            if top.type == "Const" or top.type in ("Shape", "ShapeN", "Size", "Rank") or (
+            if top.type == "Const" or top.type in ("Shape", "ShapeN", "Size", "Rank") or _outer_invariant(top) or (
                     top.type in ("StridedSlice", "Unpack") and top.inputs[0].op.type == "Shape"):
                 never = False
             elif not _evaluable(top):
@@ -341,6 +347,12 @@ def _shape_index(tensor: GraphTensor) -> int | None:
         return None
     value = begin.op._node_def.attr["value"]
     return int(value.reshape(-1)[0]) if value.size == 1 else None
+
+
+def _outer_invariant(op: GraphNode) -> bool:
+    """A loop's constant Enter of a value made outside every loop (its value is that value's)."""
+    return (op.type in ("Enter", "RefEnter") and bool(op._node_def.attr.get("is_constant"))
+            and op.inputs[0].op.type not in ("Enter", "RefEnter"))
 
 
 def _evaluable(op: GraphNode) -> bool:

@@ -288,3 +288,28 @@ def test_a_lone_tensor_as_loop_vars_fails_before_the_loop_takes_a_name_as_tf():
                                                                         "`bool` is not allowed"):
             tf.while_loop(lambda i: i < 3, lambda i: i + 1, tf.constant(0))
         assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0]).name == "while/Exit:0"
+
+
+def test_shapes_built_in_a_loop_body_read_loop_invariant_constants_as_tf():
+    """TF's shape refiner sees through a loop body's constant Enter of a value from outside every loop
+    (computed constants and static shapes included), not through a nested loop's or a cond's (TF's shapes)."""
+    n, k = tf.constant(2) * 2, tf.shape(tf.zeros([6, 1]))[0]
+    m = tf.placeholder_with_default(3, [])
+    seen = []
+
+    def body(i, acc):
+        seen.append([tf.fill([n, 2], 1.0).shape, tf.zeros([n * 2]).shape, tf.reshape(tf.range(8.0), [n, -1]).shape,
+                     tf.fill([m, 2], 1.0).shape, tf.zeros([k]).shape, tf.zeros([i]).shape])
+
+        def inner(j, b):
+            seen.append([tf.fill([n, 2], 1.0).shape])
+            return j + 1, b
+
+        tf.while_loop(lambda j, b: j < 2, inner, [tf.constant(0), acc])
+        return i + 1, acc
+
+    tf.while_loop(lambda i, a: i < 3, body, [tf.constant(0), tf.constant(0.0)])
+    tf.cond(tf.placeholder(tf.bool), lambda: seen.append([tf.fill([n, 2], 1.0).shape]) or tf.constant(1),
+            lambda: tf.constant(2))
+    assert [[s.as_list() for s in shapes] for shapes in seen] == [
+        [[4, 2], [8], [4, 2], [None, 2], [6], [None]], [[None, 2]], [[None, 2]]]
