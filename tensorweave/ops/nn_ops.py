@@ -41,7 +41,7 @@ from tensorweave.ops.elementwise_ops import eigen_extremum, unary_op
 from tensorweave.ops.kernel_helpers import BFLOAT16, EIGEN_BFLOAT16_PACKET, flush_denormals, in_float32
 from tensorweave.ops.reduction_ops import (
     _deprecated_alias,
-    half_sum,
+    eigen_order_sum,
     leading_row_sum,
     leading_row_sum_applies,
 )
@@ -431,7 +431,7 @@ def _l2_loss(ctx: OpKernelContext, t: Any) -> Any:
     xp = ctx.xp
     if xp is np and t.dtype in (np.float32, np.float64):
         return np.asarray(_sum_of_squares(t.reshape(-1)) / 2, dtype=t.dtype)
-    total = half_sum(t * t * np.float16(0.5), tuple(range(t.ndim)), False) if t.dtype == np.float16 and xp is np else None
+    total = eigen_order_sum(t * t * np.float16(0.5), tuple(range(t.ndim)), False) if t.dtype == np.float16 and xp is np else None
     if total is not None:
         return total
     wide = in_float32(t)

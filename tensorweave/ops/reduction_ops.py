@@ -126,14 +126,14 @@ _HALF_PACKET, _HALF_UNROLL, _HALF_LEAF, _FLOAT_LEAF = 8, 4, 200, 1024
 _FLOAT_ORDERED_LENGTH, _FLOAT_ORDERED_ELEMENTS = _HALF_PACKET * _FLOAT_LEAF, 1 << 20
 
 
-def _half_inner_sums(v: Any) -> Any:
+def _eigen_inner_sums(v: Any) -> Any:
     """The sums of the rows of a float16 or float32 [rows, n] array in Eigen's order."""
     n = v.shape[1]
     leaf = _HALF_LEAF if v.dtype == np.float16 else _FLOAT_LEAF
     if n > _HALF_PACKET * leaf:
         half = (n + 1) // 2
         split = (half + _HALF_PACKET - 1) // _HALF_PACKET * _HALF_PACKET
-        return _half_inner_sums(v[:, :split]) + _half_inner_sums(v[:, split:])
+        return _eigen_inner_sums(v[:, :split]) + _eigen_inner_sums(v[:, split:])
     width = _HALF_PACKET * _HALF_UNROLL
     unrolled = n // width * width
     lanes = np.add.reduce(v[:, :unrolled].reshape(len(v), -1, _HALF_UNROLL, _HALF_PACKET), axis=1)
@@ -157,7 +157,7 @@ def _half_inner_sums(v: Any) -> Any:
     return scalars + total
 
 
-def _half_outer_sums(v: Any) -> Any:
+def _eigen_outer_sums(v: Any) -> Any:
     """The sums over axis 1 of a float16 [outer, n, inner] array in Eigen's order: four row accumulators."""
     n = v.shape[1]
     whole = n // _HALF_UNROLL * _HALF_UNROLL
@@ -170,7 +170,7 @@ def _half_outer_sums(v: Any) -> Any:
     return total
 
 
-def half_sum(x: Any, axes: tuple[int, ...], keep_dims: bool) -> Any | None:
+def eigen_order_sum(x: Any, axes: tuple[int, ...], keep_dims: bool) -> Any | None:
     """`x` (float16, or float32 reduced over its innermost axes) summed over `axes` as TF's kernel orders the
     additions, where the reduced and kept axes, once adjacent ones of a kind are merged, are [kept, reduced]
     or (float16) [kept, reduced, kept]; else None."""
@@ -192,10 +192,10 @@ def half_sum(x: Any, axes: tuple[int, ...], keep_dims: bool) -> Any | None:
         return None
     with np.errstate(over="ignore"):
         if kinds[-1]:
-            total = _half_inner_sums(x.reshape(-1, sizes[-1]))
+            total = _eigen_inner_sums(x.reshape(-1, sizes[-1]))
         else:
             at = kinds.index(True)
-            total = _half_outer_sums(x.reshape(int(np.prod(sizes[:at])), sizes[at], int(np.prod(sizes[at + 1:]))))
+            total = _eigen_outer_sums(x.reshape(int(np.prod(sizes[:at])), sizes[at], int(np.prod(sizes[at + 1:]))))
     out_shape = [1 if i in axes else d for i, d in enumerate(x.shape)] if keep_dims else [
         d for i, d in enumerate(x.shape) if i not in axes]
     return total.reshape(out_shape)
@@ -208,7 +208,7 @@ def _sum(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: bo
     if input.dtype == BFLOAT16:
         return ctx.xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32).astype(BFLOAT16)
     if input.dtype in (np.float16, np.float32) and isinstance(input, np.ndarray):
-        total = half_sum(input, axes, keep_dims)
+        total = eigen_order_sum(input, axes, keep_dims)
         if total is not None:
             return total
     if leading_row_sum_applies(input, axes):
@@ -257,7 +257,7 @@ def _mean(ctx: OpKernelContext, input: Any, reduction_indices: Any, keep_dims: b
     if input.dtype == BFLOAT16:
         total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=np.float32)
         return xp.true_divide(total, np.float32(count)).astype(BFLOAT16)
-    total = half_sum(input, axes, keep_dims) if input.dtype in (np.float16, np.float32) and isinstance(
+    total = eigen_order_sum(input, axes, keep_dims) if input.dtype in (np.float16, np.float32) and isinstance(
         input, np.ndarray) else None
     if total is None:
         total = xp.sum(input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
@@ -277,7 +277,7 @@ def _euclidean_norm(ctx: OpKernelContext, input: Any, reduction_indices: Any, ke
         total = xp.sum(input * input, axis=axes, keepdims=keep_dims, dtype=input.dtype)
         return xp.sqrt(xp.maximum(total, 0).astype(np.float64)).astype(input.dtype)
     if input.dtype == np.float16 and isinstance(input, np.ndarray):
-        total = half_sum(input * input, axes, keep_dims)
+        total = eigen_order_sum(input * input, axes, keep_dims)
         if total is not None:
             return np.sqrt(total)
     wide = in_float32(input)
