@@ -11,6 +11,9 @@ import collections
 from collections.abc import Callable, Iterator, Mapping, MappingView, MutableMapping, Sequence
 from typing import Any
 
+from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.type_spec import type_spec_from_value
 from tensorweave.platform.tf_export import tf_export
 
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
@@ -161,9 +164,6 @@ def _composite_spec(value: Any, expand_composites: bool) -> Any:
     `expand_composites`, else None."""
     if not expand_composites:
         return None
-    from tensorweave.framework.indexed_slices import IndexedSlices
-    from tensorweave.framework.sparse_tensor import SparseTensor
-    from tensorweave.framework.type_spec import type_spec_from_value
     return type_spec_from_value(value) if isinstance(value, (SparseTensor, IndexedSlices)) else None
 
 
