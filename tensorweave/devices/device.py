@@ -31,6 +31,7 @@ from threadpoolctl import ThreadpoolController
 from tensorweave.framework import device_spec as pydev
 from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.platform import onednn
 
 _PARALLEL_MIN_ELEMENTS = 1 << 18  # below this, a thread hop costs more than it saves; larger ones go by such blocks
 _PARALLEL_MIN_MULTIPLY_ADDS = 1 << 24  # a product smaller than this (about 0.4 ms on one core) is not split
@@ -48,7 +49,7 @@ class Device(DeviceBase):
         self.intra_op_threads = intra_op_threads or os.cpu_count() or 1
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
-        self._splits_products = hold_blas and xp is np
+        self.splits_products = hold_blas and xp is np
         if hold_blas:
             _BLAS.hold()
         self._release_blas = weakref.finalize(self, _BLAS.release) if hold_blas else None
@@ -71,7 +72,7 @@ class Device(DeviceBase):
         work.wait()
 
     def parallel_products(self, count: int, task: Callable[[int], None]) -> None:
-        if self._splits_products:
+        if self.splits_products:
             self.parallel(count, task)
         else:
             super().parallel_products(count, task)
@@ -98,8 +99,10 @@ class Device(DeviceBase):
         split across the intra-op threads into blocks of the output's rows (or of its columns, when it is
         wider than tall), each one BLAS call writing its block (of `out` when given) and `epilogue`, when
         given, then applied to that block while it is in cache."""
+        if not self.splits_products:
+            return super().matmul(a, b, out, epilogue)
         (m, k), n = a.shape, b.shape[1]
-        if (out is None and m < _FEW_ROWS < n and self.xp is np and b.T.flags.c_contiguous
+        if (out is None and m < _FEW_ROWS < n and not onednn.available and b.T.flags.c_contiguous
                 and not b.flags.c_contiguous):
             # OpenBLAS multiplies a few rows by a transposed matrix a third slower than it computes the
             # transposed product (b.T a.T), whose few columns are cheap to make contiguous
@@ -107,10 +110,13 @@ class Device(DeviceBase):
             if epilogue is not None:
                 epilogue(out, slice(None))
             return out
+        if (self.intra_op_threads < 2 or m * n * k < _PARALLEL_MIN_MULTIPLY_ADDS or a.dtype != b.dtype
+                or a.dtype.kind not in "fc"):
+            out = onednn.matmul(a, b, out)
+            if epilogue is not None:
+                epilogue(out, slice(None))
+            return out
         threads = self.intra_op_threads
-        if (threads < 2 or m * n * k < _PARALLEL_MIN_MULTIPLY_ADDS or not self._splits_products
-                or a.dtype != b.dtype or a.dtype.kind not in "fc"):
-            return super().matmul(a, b, out, epilogue)
         by_rows = m >= n
         extent = m if by_rows else n
         blocks = min(threads, max(1, extent // _BLOCK_ALIGNMENT))
@@ -121,11 +127,11 @@ class Device(DeviceBase):
         def block(i: int) -> None:
             lo, hi = bounds[i], bounds[i + 1]
             if by_rows:
-                np.matmul(a[lo:hi], b, out=out[lo:hi])
+                onednn.matmul(a[lo:hi], b, out=out[lo:hi])
                 if epilogue is not None:
                     epilogue(out[lo:hi], slice(None))
             else:
-                np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+                onednn.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
                 if epilogue is not None:
                     epilogue(out[:, lo:hi], slice(lo, hi))
 

@@ -22,6 +22,10 @@ from tensorweave.framework.resource_mgr import ResourceMgr
 class DeviceBase:
     """The device seen from a kernel: its name and type, its array module, its resources."""
 
+    # Whether BLAS computes each call on one thread and the device splits products across its own threads
+    # (otherwise BLAS's threads split each product, and a kernel's independent products run one at a time)
+    splits_products = False
+
     def __init__(self, name: str, device_type: str, xp: Any, resource_mgr: ResourceMgr | None = None) -> None:
         self.name = name
         self.spec = DeviceSpec.from_string(name)  # what placement matches requests against

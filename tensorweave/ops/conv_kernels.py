@@ -39,6 +39,7 @@ from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.ops import fourier_conv
 from tensorweave.ops.kernel_helpers import BFLOAT16, invalid_argument
+from tensorweave.platform import onednn
 
 IM2COL_CHUNK_BYTES = 2 << 20  # measured: a chunk in cache speeds its product (deep MNIST: 13 ms against 17 ms whole)
 FILTER_REPACKS = 4  # a chunk's im2col is at least this many times its filter's size (AlexNet's layer: 5% less CPU)
@@ -313,8 +314,8 @@ def _thread_buffers(size: int, dtype: np.dtype) -> Callable[[], Any]:
 
 def _task_matmul(tasks: list[_Task], device: DeviceBase) -> MatMul:
     """The product inside tasks: the device's (which splits a large product across its threads) when there is
-    one task to run, else NumPy's on the task's own thread."""
-    return device.matmul if len(tasks) == 1 else np.matmul
+    one task to run or where BLAS splits each product, else one on the task's own thread."""
+    return device.matmul if len(tasks) == 1 or not device.splits_products else onednn.matmul
 
 
 def _matrix(buffer: Any, rows: int, g: ConvGeometry) -> Any:

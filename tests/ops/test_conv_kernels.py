@@ -138,7 +138,7 @@ def test_pooling_in_blocks_of_one_image_matches_one_block(monkeypatch):
 
 def _assert_kernels_equal_on_two_threads_and_one(x, f, g):
     dy = RNG.standard_normal(g.out_shape).astype(np.float32)
-    serial = host_device()
+    serial = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr(), intra_op_threads=1, hold_blas=True)
     threaded = cpu_device("/job:localhost/replica:0/task:0", 0, ResourceMgr(), intra_op_threads=2, hold_blas=True)
     try:
         for kernel, args in ((conv_kernels.conv_forward, (x, f, g)), (conv_kernels.conv_backprop_input, (f, dy, g)),
@@ -146,6 +146,7 @@ def _assert_kernels_equal_on_two_threads_and_one(x, f, g):
             np.testing.assert_array_equal(kernel(*args, threaded), kernel(*args, serial))
     finally:
         threaded.close()
+        serial.close()
 
 
 @pytest.mark.parametrize("groups", [1, 2])
