@@ -22,7 +22,6 @@ import os
 import threading
 import weakref
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ from tensorweave.framework import device_spec as pydev
 from tensorweave.framework.device_base import DeviceBase
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.platform import onednn
+from tensorweave.platform.thread_pool import ThreadPool
 
 _PARALLEL_MIN_ELEMENTS = 1 << 18  # below this, a thread hop costs more than it saves; larger ones go by such blocks
 _PARALLEL_MIN_MULTIPLY_ADDS = 1 << 24  # a product smaller than this (about 0.4 ms on one core) is not split
@@ -47,7 +47,7 @@ class Device(DeviceBase):
         super().__init__(pydev.canonical_name(name), device_type, xp, resource_mgr)
         self.memory_limit_bytes = memory_limit_bytes
         self.intra_op_threads = intra_op_threads or os.cpu_count() or 1
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: ThreadPool | None = None
         self._pool_lock = threading.Lock()
         self.splits_products = hold_blas and xp is np
         if hold_blas:
@@ -138,10 +138,10 @@ class Device(DeviceBase):
         self.parallel(blocks, block)
         return out
 
-    def _intra_op_pool(self) -> ThreadPoolExecutor:
+    def _intra_op_pool(self) -> ThreadPool:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.intra_op_threads - 1, thread_name_prefix="tensorweave-intra-op")
+                self._pool = ThreadPool(self.intra_op_threads - 1, "tensorweave-intra-op")
             return self._pool
 
     def close(self) -> None:

@@ -40,7 +40,10 @@ def _load() -> tuple[Any, Any, Any] | None:
         size, pointer, real = ctypes.c_int64, ctypes.c_void_p, ctypes.c_float
         sgemm.argtypes = [ctypes.c_char, ctypes.c_char, size, size, size, real, pointer, size, pointer, size,
                           real, pointer, size]
-        openmp = ctypes.CDLL("libgomp.so.1")  # loaded with the library (its threading runtime)
+        # the library's threading runtime, already loaded; called holding the GIL (a few instructions), so that
+        # a product gives the GIL up once, as NumPy's does, not at each call (a thread that gives it up waits to
+        # get it back while another runs Python code)
+        openmp = ctypes.PyDLL("libgomp.so.1")
         return sgemm, openmp.omp_get_max_threads, openmp.omp_set_num_threads
     return None
 

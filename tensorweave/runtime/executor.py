@@ -39,7 +39,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tensorweave import errors
@@ -60,6 +59,7 @@ from tensorweave.framework.op_kernel import (
     quiet_numerics,
 )
 from tensorweave.framework.op_registry import new_kernel
+from tensorweave.platform.thread_pool import ThreadPool
 from tensorweave.runtime import input_chain
 from tensorweave.runtime.loop_compiler import CompiledLoop, compile_loops, root_schedule
 from tensorweave.runtime.step_stats import NodeExecStats
@@ -147,11 +147,11 @@ class _Node:
         self.constant_enter = self.kind == _NodeKind.ENTER and bool(node_def.attr["is_constant"])
 
 
-class InterOpPool(ThreadPoolExecutor):
+class InterOpPool(ThreadPool):
     """A session's (or worker's) inter-op threads: the pool that knows how many kernels it runs at once."""
 
     def __init__(self, threads: int, thread_name_prefix: str = "tensorweave-inter-op") -> None:
-        super().__init__(max_workers=threads, thread_name_prefix=thread_name_prefix)
+        super().__init__(threads, thread_name_prefix)
         self.threads = threads
 
 
@@ -453,17 +453,21 @@ def run_partitions(executors: Sequence[Executor], frames: Sequence[CallFrame], s
 
 class StepRunner:
     """Where a step of several partitions sends its expensive kernels: to the thread that ran the step, while
-    it has nothing to do but wait for the partitions, else to the inter-op pool.
+    it has nothing to do but wait for the partitions, else to whichever comes first of the inter-op pool's
+    threads and that thread.
 
     Partitions hand work to each other through Send and Recv on whichever thread sends, so the caller soon
     waits with every partition's work on pool threads, which may be busy carrying another partition on: the
-    caller takes that work instead (as it does its own partition's inline when one device runs the step).
+    caller takes that work instead (as it does its own partition's inline when one device runs the step). A
+    task handed to the pool while the caller is busy stays claimable by the caller once it waits: a pool
+    thread may take a millisecond to wake (or be busy), and the caller, about to wait, runs it instead.
     """
 
     def __init__(self, pool: Any) -> None:
         self._pool = pool
         self._condition = threading.Condition(threading.Lock())
-        self._tasks: deque[tuple[Callable, tuple]] = deque()
+        self._tasks: deque[tuple[Callable, tuple]] = deque()  # for the caller alone
+        self._shared: deque[tuple[Callable, tuple]] = deque()  # for the caller or a pool thread
         self._idle = False
         self._busy = False
         self._finished = False
@@ -479,13 +483,24 @@ class StepRunner:
             return True
 
     def submit(self, fn: Callable, *args: Any) -> None:
-        """Run `fn(*args)` on the caller if it is idle and no task waits for it already, else on the pool."""
+        """Run `fn(*args)` on the caller if it is idle and no task waits for it already, else on the first of
+        a pool thread and the caller to be free."""
         with self._condition:
             if self._idle and not self._tasks:
                 self._tasks.append((fn, args))
                 self._condition.notify()
                 return
-        self._pool.submit(fn, *args)
+            self._shared.append((fn, args))
+            self._condition.notify()
+        self._pool.submit(self._run_shared)
+
+    def _run_shared(self) -> None:
+        """On a pool thread: one shared task, unless the caller has taken them all."""
+        with self._condition:
+            if not self._shared:
+                return
+            fn, args = self._shared.popleft()
+        fn(*args)
 
     def finish(self) -> None:
         with self._condition:
@@ -493,18 +508,18 @@ class StepRunner:
             self._condition.notify()
 
     def work_until_finished(self) -> None:
-        """Run handed tasks on this thread until `finish` (every partition done; no task is left by then, as
-        a step finishes only after the kernels it started)."""
-        condition, tasks = self._condition, self._tasks
+        """Run handed and shared tasks on this thread until `finish` (every partition done; no task is left by
+        then, as a step finishes only after the kernels it started)."""
+        condition, tasks, shared = self._condition, self._tasks, self._shared
         while True:
             with condition:
-                while not tasks and not self._finished:
+                while not tasks and not shared and not self._finished:
                     self._idle = True
                     condition.wait()
                 self._idle = False
-                if not tasks:
+                if not tasks and not shared:
                     return
-                fn, args = tasks.popleft()
+                fn, args = (tasks or shared).popleft()
                 self._busy = True
             fn(*args)
             with condition:

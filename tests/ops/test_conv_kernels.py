@@ -7,7 +7,6 @@ import pytest
 
 import tensorweave.compat.v1 as tf
 from tensorweave.devices.cpu import cpu_device
-from tensorweave.framework.device_base import host_device
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.ops import conv_kernels, fourier_conv
 
