@@ -5,6 +5,7 @@ ArgMin, and the scans Cumsum and Cumprod.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -195,7 +196,7 @@ def eigen_order_sum(x: Any, axes: tuple[int, ...], keep_dims: bool) -> Any | Non
             total = _eigen_inner_sums(x.reshape(-1, sizes[-1]))
         else:
             at = kinds.index(True)
-            total = _eigen_outer_sums(x.reshape(int(np.prod(sizes[:at])), sizes[at], int(np.prod(sizes[at + 1:]))))
+            total = _eigen_outer_sums(x.reshape(math.prod(sizes[:at]), sizes[at], math.prod(sizes[at + 1:])))
     out_shape = [1 if i in axes else d for i, d in enumerate(x.shape)] if keep_dims else [
         d for i, d in enumerate(x.shape) if i not in axes]
     return total.reshape(out_shape)
@@ -225,14 +226,14 @@ def leading_row_sum_applies(x: Any, axes: tuple[int, ...]) -> bool:
     more accurately, by blocks)."""
     return (isinstance(x, np.ndarray) and x.dtype in (np.float32, np.float64) and 0 < len(axes) < x.ndim
             and sorted(axes) == list(range(len(axes))) and x.flags.c_contiguous
-            and int(np.prod(x.shape[:len(axes)])) >= _MIN_BLAS_ROWS and int(np.prod(x.shape[len(axes):])) > 0)
+            and math.prod(x.shape[:len(axes)]) >= _MIN_BLAS_ROWS and math.prod(x.shape[len(axes):]) > 0)
 
 
 def leading_row_sum(x: Any, count: int, keep_dims: bool = False) -> Any:
     """The sum of `x` over its first `count` axes, as ones times its [rows, rest] matrix (see
     leading_row_sum_applies)."""
     kept = x.shape[count:]
-    total = np.matmul(np.ones(int(np.prod(x.shape[:count])), x.dtype), x.reshape(-1, int(np.prod(kept))))
+    total = np.matmul(np.ones(math.prod(x.shape[:count]), x.dtype), x.reshape(-1, math.prod(kept)))
     return total.reshape((1,) * count + kept if keep_dims else kept)
 
 
