@@ -14,19 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import raw_ops
-from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.elementwise_ops import _reciprocal
 from tensorweave.ops.indexing_ops import _gather, _gather_shape
 from tensorweave.ops.kernel_helpers import c_division, invalid_argument
 from tensorweave.ops.linalg_ops import _batch_matmul, _batch_matmul_shape, _batch_matmul_v2_grad
-from tensorweave.ops.manipulation_ops import _concat, _reverse, _split_sizes, concat_shape
+from tensorweave.ops.manipulation_ops import _concat, _reverse, concat_gradient, concat_shape
 from tensorweave.ops.math_misc_ops import _in_top_k
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape, with_rank
 from tensorweave.ops.shape_ops import broadcast_gradient_args, expand_dims, reshape, shape, size, unbroadcast
@@ -289,15 +288,10 @@ def _concat_v1(ctx: OpKernelContext, concat_dim: Any, *values: Any) -> Any:
 
 @Concat.gradient
 def _concat_v1_grad(op: Any, grad: Tensor) -> list:
-    axis, values = op.inputs[0], list(op.inputs[1:])
-    rank = values[0].shape.ndims
-    axis_value = tensor_util.constant_value(axis)
-    if axis_value is not None and rank is not None:
-        axis = constant(int(axis_value) % rank)
-    else:
-        axis = raw_ops.FloorMod(x=axis, y=raw_ops.Rank(input=values[0]))
-    return [None, *raw_ops.SplitV(value=grad, size_splits=_split_sizes(values, axis), split_dim=axis,
-                                  num_split=len(values))]
+    values = list(op.inputs[1:])
+    if len(values) == 1:
+        return [None, grad]
+    return [None, *concat_gradient(grad, values, op.inputs[0])]
 
 
 Gather = Op("Gather", inputs=["params: Tparams", "indices: Tindices"], outputs=["output: Tparams"],

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.framework import context, dtypes, tensor_shape, tensor_util
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph import (
     Tensor,
@@ -29,7 +29,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import raw_ops
+from tensorweave.ops import raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
@@ -468,6 +468,48 @@ def concat_shape(ctx: InferenceContext, values: list[tensor_shape.TensorShape],
         middle = None if middle is None or d[axis] is None else middle + d[axis]
         after = tensor_shape.merge_shapes(tensor_shape.TensorShape(d[axis + 1:]), after)
     return [before.concatenate([middle]).concatenate(after)]
+
+
+ConcatOffset = Op("ConcatOffset", inputs=["concat_dim: int32", "shape: N * shape_type"],
+                  outputs=["offset: N * shape_type"], attrs=["N: int >= 2", "shape_type: {int32, int64} = DT_INT32"])
+ConcatOffset.shape(lambda ctx: list(ctx.input_shapes[1:]))
+
+
+@ConcatOffset.kernel("CPU")
+def _concat_offset(ctx: OpKernelContext, concat_dim: Any, *shapes: Any, shape_type: dtypes.DType) -> list:
+    """Where each of the concatenated shapes starts in the result: the running sum of their sizes along the
+    concat dimension (the gradient of a concat slices its pieces at these offsets)."""
+    if np.ndim(concat_dim):
+        raise invalid_argument(ctx, "Concat dim tensor should be a scalar integer, but got shape "
+                                    f"{tensor_shape.shape_string(np.shape(concat_dim))}")
+    for i, shape in enumerate(shapes, 1):
+        if np.ndim(shape) != 1:
+            raise invalid_argument(ctx, f"input {i} should be a vector, but got shape {tensor_shape.shape_string(np.shape(shape))}")
+    first, dims = shapes[0], len(shapes[0])
+    cdim = int(concat_dim)
+    axis = cdim + dims if cdim < 0 else cdim
+    if not 0 <= axis < dims:
+        raise invalid_argument(ctx, f"Concat dim is out of range: {cdim} vs. {dims}")
+    offsets, offset = [], 0
+    for i, shape in enumerate(shapes):
+        if len(shape) != dims:
+            raise invalid_argument(ctx, f"input {i} should contain {dims} elements, but got {len(shape)}")
+        for j in range(dims):
+            if j != axis and shape[j] != first[j]:
+                raise invalid_argument(
+                    ctx, f"All dimensions except {axis} must match. Input {i} has shape [{_summary(shape)}] and "
+                         f"doesn't match input 0 with shape [{_summary(first)}].")
+        out = np.zeros(dims, shape_type.as_numpy_dtype)
+        out[axis] = offset
+        offset += int(shape[axis])
+        offsets.append(out)
+    return offsets
+
+
+def _summary(vector: Any) -> str:
+    """A shape vector's first ten values as TF's SummarizeValue prints them."""
+    values = " ".join(str(int(v)) for v in vector[:10])
+    return values + ("..." if len(vector) > 10 else "")
 
 
 @ConcatV2.kernel("CPU")
@@ -1220,29 +1262,45 @@ def _unpack_grad(op: Any, *grads: Tensor) -> list:
     return [stack(list(grads), axis=op.get_attr("axis"))]
 
 
-def _split_sizes(values: list[Tensor], axis: Tensor) -> Any:
-    """Each input's size along the concat axis: constants when known while building."""
-    axis_value = tensor_util.constant_value(axis)
-    if axis_value is not None:
-        sizes = [None if v.shape.ndims is None else v.shape.as_list()[int(axis_value)] for v in values]
-        if None not in sizes:
-            return constant(sizes, dtype=dtypes.int32)
-    shapes = [raw_ops.Shape(input=v) for v in values]
-    return stack([raw_ops.GatherV2(params=s, indices=axis, axis=0) for s in shapes])
+def concat_gradient(grad: Tensor, values: list[Tensor], concat_dim: Tensor) -> list[Tensor]:
+    """The gradients of a concat's `values`, built as TF's _ConcatGradHelper builds them in a graph: the axis
+    mod the rank, the inputs' shapes (constants where all are known, else one ShapeN), then the pieces
+    sliced at ConcatOffset's offsets, or (past 16 inputs) one SplitV by the sizes along the axis."""
+    if context.executing_eagerly():  # the sizes along the axis, at once
+        axis = int(concat_dim) % len(values[0].shape)
+        return split(grad, [int(v.shape[axis]) for v in values], axis)
+    if concat_dim.op.type == "Const" and (concat_dim.op._get_control_flow_context()
+                                          is not grad.op._get_control_flow_context()):
+        # a constant from another control-flow context, made again here rather than passed through an Enter
+        concat_dim = constant(tensor_util.constant_value(concat_dim), dtype=concat_dim.dtype)
+    axis = concat_dim % rank(values[0])
+    sizes = _input_shapes(values)
+    if len(sizes) > 16:
+        along_axis = raw_ops.Squeeze(input=raw_ops.Slice(input=stack(sizes, axis=1), begin=stack([axis, 0]),
+                                                          size=[1, -1]))
+        return split(grad, along_axis, axis, num=len(values))
+    offsets = ConcatOffset(axis, sizes)
+    return [raw_ops.Slice(input=grad, begin=begin, size=size) for begin, size in zip(offsets, sizes)]
+
+
+def _input_shapes(values: list[Tensor]) -> list[Tensor]:
+    """Each value's shape: constants while every one is known (TF's _ExtractInputShapes: the shape of the
+    first value that is not known is built, then left unused for one ShapeN of them all)."""
+    sizes = []
+    for value in values:
+        size = shape_ops.shape(value)
+        if size.op.type != "Const":
+            return shape_ops.shape_n(values)
+        sizes.append(size)
+    return sizes
 
 
 @ConcatV2.gradient
 def _concat_v2_grad(op: Any, grad: Tensor) -> list:
-    values, axis = list(op.inputs[:-1]), op.inputs[-1]
+    values = list(op.inputs[:-1])
     if len(values) == 1:
         return [grad, None]
-    rank_value = values[0].shape.ndims
-    axis_value = tensor_util.constant_value(axis)
-    if axis_value is not None and rank_value is not None:
-        axis = constant(int(axis_value) % rank_value, dtype=axis.dtype)
-    else:
-        axis = raw_ops.FloorMod(x=axis, y=Rank(values[0]))
-    return [*SplitV(grad, _split_sizes(values, axis), axis, num_split=len(values)), None]
+    return [*concat_gradient(grad, values, op.inputs[-1]), None]
 
 
 @Split.gradient

@@ -428,6 +428,53 @@ def test_concat_errors_when_run():
     check_tensor(tf.concat([f, f], i), np.zeros((6, 2), np.float32), {f: z, i: [0]}, fully_defined=False)
 
 
+def test_concat_offset_values_and_errors():
+    """TF's ConcatOffset (the offsets a concat's gradient slices at), with TF 2.21's messages."""
+    offsets = tf.raw_ops.ConcatOffset(concat_dim=1, shape=[tf.constant([2, 3, 4]), tf.constant([2, 5, 4]),
+                                                           tf.constant([2, 1, 4])])
+    assert [t.shape.as_list() for t in offsets] == [[3], [3], [3]]
+    with tf.Session() as sess:
+        assert [v.tolist() for v in sess.run(offsets)] == [[0, 0, 0], [0, 3, 0], [0, 8, 0]]
+        last = tf.raw_ops.ConcatOffset(concat_dim=-1, shape=[tf.constant([2, 3], tf.int64),
+                                                               tf.constant([2, 5], tf.int64)])
+        assert [v.tolist() for v in sess.run(last)] == [[0, 0], [0, 3]] and last[0].dtype == tf.int64
+    for concat_dim, shapes, message in [
+            (3, [[2, 3], [2, 5]], "Concat dim is out of range: 3 vs. 2"),
+            (0, [[2, 3], [2, 5]], "All dimensions except 0 must match. Input 1 has shape [2 5] and doesn't match "
+                                  "input 0 with shape [2 3]."),
+            (0, [[2, 3], [2, 5, 1]], "input 1 should contain 2 elements, but got 3"),
+            ([0], [[2, 3], [2, 3]], "Concat dim tensor should be a scalar integer, but got shape [1]")]:
+        offsets = tf.raw_ops.ConcatOffset(concat_dim=concat_dim, shape=[tf.constant(s) for s in shapes])
+        assert run_error(offsets[0]) == message
+
+
+def test_concat_gradient_graph_as_tf():
+    """The gradient of a concat is TF's graph: ConcatOffset and a Slice per input (shapes as constants when
+    known, else a ShapeN), or one split past 16 inputs; tensor names and values as TF 2.21's."""
+    a, b = tf.constant(np.ones((2, 3), np.float32)), tf.constant(np.ones((2, 5), np.float32))
+    c = tf.concat([a, b], 1)
+    grads = tf.gradients(tf.reduce_sum(c * c), [a, b])
+    graph = tf.get_default_graph()
+    kinds = sorted(op.type for op in graph.get_operations() if op.name.startswith("gradients/concat_grad"))
+    assert kinds == ["ConcatOffset", "Const", "Const", "Const", "FloorMod", "Slice", "Slice"]
+    assert [t.name for t in grads] == ["gradients/concat_grad/Slice:0", "gradients/concat_grad/Slice_1:0"]
+    x, y = tf.placeholder(tf.float32, [None, 3]), tf.placeholder(tf.float32, [None, 4])
+    unknown = tf.gradients(tf.reduce_sum(tf.concat([x, y], -1)), [x, y])
+    kinds = sorted(op.type for op in graph.get_operations() if op.name.startswith("gradients_1/concat_1_grad"))
+    assert kinds == ["ConcatOffset", "Const", "FloorMod", "Shape", "ShapeN", "Slice", "Slice"]
+    assert [t.shape.as_list() for t in unknown] == [[None, 3], [None, 4]]
+    many = [tf.constant(np.full((2, i + 1), i, np.float32)) for i in range(18)]
+    joined = tf.concat(many, 1)
+    split = tf.gradients(tf.reduce_sum(joined * tf.range(171, dtype=tf.float32)), many)
+    assert [t.name for t in split[:2]] == ["gradients_2/concat_2_grad/split:0", "gradients_2/concat_2_grad/split:1"]
+    with tf.Session() as sess:
+        assert [g.tolist() for g in sess.run(grads)] == [[[2.0] * 3] * 2, [[2.0] * 5] * 2]
+        got = sess.run(unknown, {x: np.ones((1, 3)), y: np.ones((1, 4))})
+        assert [g.tolist() for g in got] == [[[1.0] * 3], [[1.0] * 4]]
+        assert [g.tolist() for g in sess.run(split[:3])] == [[[0.0], [0.0]], [[1.0, 2.0]] * 2,
+                                                             [[3.0, 4.0, 5.0]] * 2]
+
+
 # -- ExpandDims, Squeeze -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("axis", [0, 1, 3, -1, -4])
