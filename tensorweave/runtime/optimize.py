@@ -136,51 +136,85 @@ def _enabled(config: Any, flag: str) -> bool:
 
 
 def fold_constants(graph_def: GraphDef, device: DeviceBase) -> GraphDef:
-    """The graph with every foldable node replaced by a Const holding its value."""
-    # A Const with control inputs (one inside a cond branch) is not a constant of the step: it may be dead
-    values: dict[str, Any] = {n.name: n.attr["value"] for n in graph_def.node if n.op == "Const" and not n.input}
-    out = []
+    """The graph with every foldable node replaced by a Const holding its value (a node of several outputs by
+    a Const per output, which its readers then read; the node stays for whatever waits on it).
+
+    A Const in a cond branch or a loop body waits on the branch's or the loop's pivot (a control input): what
+    is folded from it keeps every such gate, its own control inputs and its inputs', so the new Const is dead,
+    and runs in its frame, exactly where the node did (Grappler's folding inside loops)."""
+    values: dict[str, tuple[Any, list[str]]] = {
+        n.name: (n.attr["value"], list(n.input)) for n in graph_def.node
+        if n.op == "Const" and all(spec.startswith("^") for spec in n.input)}
+    out, renamed = [], {}
     for node in graph_def.node:
-        value = _fold(node, values, device)
-        if value is None:
+        folded = _fold(node, values, device)
+        if folded is None:
             out.append(node)
             continue
-        values[node.name] = value
-        out.append(NodeDef(node.name, "Const", [], node.device,
-                           {"value": value, "dtype": dtypes.as_dtype(value.dtype)}))
+        outputs, gates = folded
+        if len(outputs) == 1:
+            values[node.name] = (outputs[0], gates)
+            out.append(_folded_const(node.name, outputs[0], gates, node.device))
+            continue
+        out.append(node)
+        for i, value in enumerate(outputs):
+            name = f"ConstantFolding/{node.name}-folded-{i}"
+            values[name] = (value, gates)
+            renamed[f"{node.name}:{i}" if i else node.name] = name
+            out.append(_folded_const(name, value, gates, node.device))
+    if renamed:
+        out = [_reading_folded(n, renamed) for n in out]
     return GraphDef(node=out, producer=graph_def.producer)
 
 
-def _fold(node: NodeDef, values: dict[str, Any], device: DeviceBase) -> Any:
-    """The node's constant value, or None when it cannot or should not be folded."""
+def _reading_folded(node: NodeDef, folded: dict[str, str]) -> NodeDef:
+    """`node` reading the Consts folded from outputs it reads (`folded`: output spec -> Const name)."""
+    inputs = [folded.get(spec[:-2] if spec.endswith(":0") else spec, spec) for spec in node.input]
+    return node if inputs == node.input else dataclasses.replace(node, input=inputs)
+
+
+def _folded_const(name: str, value: Any, gates: list[str], device: str) -> NodeDef:
+    return NodeDef(name, "Const", gates, device, {"value": value, "dtype": dtypes.as_dtype(value.dtype)})
+
+
+def _fold(node: NodeDef, values: dict[str, tuple[Any, list[str]]], device: DeviceBase) -> tuple | None:
+    """The node's constant outputs and the control inputs they keep, or None when it cannot or should not be
+    folded."""
     if node.op in _NEVER_FOLDED or not node.input:
         return None
-    inputs = []
+    inputs, gates = [], []
     for spec in node.input:
+        if spec.startswith("^"):
+            gates.append(spec)
+            continue
         name, index = parse_input(spec)
         if index != 0 or name not in values:
             return None
-        inputs.append(values[name])
+        value, its_gates = values[name]
+        inputs.append(value)
+        gates.extend(its_gates)
     try:
         op = op_registry.get(node.op)
     except KeyError:
         return None
     kernel = op.find_kernel(device.device_type, node.attr)
-    if kernel is None or kernel.asynchronous or op.op_def.is_stateful or len(op.op_def.output_args) != 1:
+    if kernel is None or kernel.asynchronous or op.op_def.is_stateful:
         return None
-    types = arg_types(op.op_def.input_args, node.attr) + arg_types(op.op_def.output_args, node.attr)
-    if len(types) != len(inputs) + 1 or any(t._is_ref_dtype or t in (dtypes.resource, dtypes.variant)
-                                            for t in types):  # a variant value is no array to hold in a Const
+    out_types = arg_types(op.op_def.output_args, node.attr)
+    types = arg_types(op.op_def.input_args, node.attr) + out_types
+    if len(types) != len(inputs) + len(out_types) or any(t._is_ref_dtype or t in (dtypes.resource, dtypes.variant)
+                                                         for t in types):  # a variant is no array for a Const
         return None
     try:
-        value = OpKernel(kernel, node, device).compute(inputs)[0]
+        outputs = OpKernel(kernel, node, device).compute(inputs)
     except errors.OpError:  # including one that cannot allocate: the step reports it
         return None
-    value = device.xp.asarray(value)
-    if value.nbytes > MAX_CONSTANT_BYTES:
+    outputs = [device.xp.asarray(value) for value in outputs]
+    if len(outputs) != len(out_types) or sum(value.nbytes for value in outputs) > MAX_CONSTANT_BYTES:
         return None
-    value.flags.writeable = False
-    return value
+    for value in outputs:
+        value.flags.writeable = False
+    return outputs, list(dict.fromkeys(gates))
 
 
 _DIVISIONS = {"RealDiv": "Mul", "Div": "Mul", "Xdivy": "MulNoNan"}
@@ -201,7 +235,8 @@ def divide_by_reciprocal_multiplication(graph_def: GraphDef, device: DeviceBase)
             continue
         recip = NodeDef(f"ConstantFolding/{node.name}_recip", "Reciprocal", [node.input[1]], node.device,
                         {"T": dtype})
-        value = None if divisor.input else _fold(recip, {divisor.name: divisor.attr["value"]}, device)
+        folded = None if divisor.input else _fold(recip, {divisor.name: (divisor.attr["value"], [])}, device)
+        value = None if folded is None else folded[0][0]
         if value is not None and value.dtype in (np.float32, np.float64):
             # TF folds with its CPU threads' flush-to-zero: a reciprocal below the normal range is zero
             value = np.where(np.abs(value) < np.finfo(value.dtype).tiny, np.copysign(0, value).astype(value.dtype),

@@ -42,15 +42,39 @@ def test_constant_chain_is_folded_and_keeps_names():
     assert not out["d"].attr["value"].flags.writeable
 
 
-def test_stateful_control_dependent_and_failing_nodes_are_not_folded():
+def test_stateful_and_failing_nodes_are_not_folded_and_gated_ones_keep_their_gates():
     shape = NodeDef("shape", "Const", [], "", {"value": np.array([2], np.int32), "dtype": dtypes.int32})
     g = GraphDef(node=[shape, _const("a", 1.0),
                        NodeDef("r", "RandomUniform", ["shape"], "", {"dtype": F32, "T": dtypes.int32, "seed": 0,
                                                                      "seed2": 0}),
                        NodeDef("gated", "Neg", ["a", "^r"], "", {"T": F32}),
                        NodeDef("bad", "Reshape", ["a", "shape"], "", {"T": F32, "Tshape": dtypes.int32})])
-    out = {n.name: n.op for n in fold_constants(g, DEVICE).node}
-    assert out == {"shape": "Const", "a": "Const", "r": "RandomUniform", "gated": "Neg", "bad": "Reshape"}
+    out = {n.name: n for n in fold_constants(g, DEVICE).node}
+    assert {name: n.op for name, n in out.items()} == {"shape": "Const", "a": "Const", "r": "RandomUniform",
+                                                       "gated": "Const", "bad": "Reshape"}
+    assert out["gated"].input == ["^r"] and out["gated"].attr["value"] == -1.0  # still waits for r
+
+
+def test_constants_in_a_loop_body_fold_keeping_the_pivot_and_multi_output_nodes_fold_per_output():
+    """Grappler folds inside loops: a Const of a loop body waits on the pivot, and what is folded from it
+    keeps that gate (so it runs in the frame); a node of several outputs becomes a Const per output."""
+    i32 = dtypes.int32
+    shape_a = NodeDef("sa", "Const", ["^pivot"], "", {"value": np.array([2, 3], np.int32), "dtype": i32})
+    shape_b = NodeDef("sb", "Const", ["^pivot"], "", {"value": np.array([2, 5], np.int32), "dtype": i32})
+    axis = NodeDef("axis", "Const", ["^pivot"], "", {"value": np.array(-1, np.int32), "dtype": i32})
+    rank = NodeDef("rank", "Const", [], "", {"value": np.array(2, np.int32), "dtype": i32})
+    g = GraphDef(node=[_placeholder("pivot"), shape_a, shape_b, axis, rank,
+                       NodeDef("mod", "FloorMod", ["axis", "rank"], "", {"T": i32}),
+                       NodeDef("offsets", "ConcatOffset", ["mod", "sa", "sb"], "", {"N": 2, "shape_type": i32}),
+                       NodeDef("first", "Identity", ["offsets"], "", {"T": i32}),
+                       NodeDef("second", "Identity", ["offsets:1"], "", {"T": i32})])
+    out = {n.name: n for n in fold_constants(g, DEVICE).node}
+    assert out["mod"].op == "Const" and out["mod"].input == ["^pivot"] and out["mod"].attr["value"] == 1
+    assert out["offsets"].op == "ConcatOffset"  # left for what waits on it (nothing here: dead-node removal)
+    folded = ["ConstantFolding/offsets-folded-0", "ConstantFolding/offsets-folded-1"]
+    assert out["first"].input == folded[:1] and out["second"].input == folded[1:]
+    assert [out[name].attr["value"].tolist() for name in folded] == [[0, 0], [0, 3]]
+    assert all(out[name].input == ["^pivot"] for name in folded)
 
 
 def test_session_folds_but_random_ops_still_run_every_step():
