@@ -29,7 +29,7 @@ from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import binary_overload, conj, sqrt
 from tensorweave.ops.fill_ops import ones, zeros, zeros_like
 from tensorweave.ops.indexing_ops import gather
-from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32, invalid_argument
+from tensorweave.ops.kernel_helpers import BFLOAT16, C64, C128, F16, F32, F64, in_float32, invalid_argument
 from tensorweave.ops.manipulation_ops import concat, matrix_transpose, stack, transpose
 from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
 from tensorweave.ops.set_ops import ListDiff
@@ -132,6 +132,35 @@ def _batch_matmul(ctx: OpKernelContext, x: Any, y: Any, adj_x: bool, adj_y: bool
             f"{tensor_shape.shape_string(x.shape)} vs. {tensor_shape.shape_string(y.shape)}") from None
 
 
+_BATCH_MATMUL_V3_TYPES = "{bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128}"
+BatchMatMulV3 = Op("BatchMatMulV3", inputs=["x: Ta", "y: Tb"], outputs=["output: Tout"],
+                   attrs=[f"Ta: {_BATCH_MATMUL_V3_TYPES}", f"Tb: {_BATCH_MATMUL_V3_TYPES}",
+                          "Tout: {bfloat16, half, float, double, int16, int32, int64, complex64, complex128}",
+                          "adj_x: bool = false", "adj_y: bool = false", "grad_x: bool = false",
+                          "grad_y: bool = false"])
+BatchMatMulV3.shape(_batch_matmul_shape)
+
+
+def _batch_matmul_v3(ctx: OpKernelContext, x: Any, y: Any, adj_x: bool, adj_y: bool, Tout: dtypes.DType) -> Any:  # noqa: N803
+    """BatchMatMulV2's product of operands of types Ta and Tb, computed in and returned as Tout (8-bit integers
+    accumulate in int32; bfloat16 with an 8-bit integer computes in float32 and rounds once)."""
+    out = np.dtype(Tout.as_numpy_dtype)
+    compute = np.float32 if out == BFLOAT16 else out
+    return _batch_matmul(ctx, x.astype(compute, copy=False), y.astype(compute, copy=False), adj_x,
+                         adj_y).astype(out, copy=False)
+
+
+# BatchMatMulV3's CPU kernels: one type for all three, or TF's mixed 8-bit ones.
+for _ta, _tb, _tout in ([(t, t, t) for t in (dtypes.int64, dtypes.int32, dtypes.int16, F64, F32, dtypes.bfloat16,
+                                             C128, C64)]
+                        + [(a, b, dtypes.int32) for a in (dtypes.uint8, dtypes.int8)
+                           for b in (dtypes.uint8, dtypes.int8)]
+                        + [(t, dtypes.bfloat16, dtypes.bfloat16) for t in (dtypes.uint8, dtypes.int8)]
+                        + [(dtypes.bfloat16, t, dtypes.bfloat16) for t in (dtypes.uint8, dtypes.int8)]):
+    BatchMatMulV3.kernel("CPU", expensive=True, type_constraints={"Ta": (_ta,), "Tb": (_tb,),
+                                                                  "Tout": (_tout,)})(_batch_matmul_v3)
+
+
 SparseMatMul = Op("SparseMatMul", inputs=["a: Ta", "b: Tb"], outputs=["product: float"],
                   attrs=["transpose_a: bool = false", "transpose_b: bool = false", "a_is_sparse: bool = false",
                          "b_is_sparse: bool = false", "Ta: {float, bfloat16} = DT_FLOAT",
@@ -163,10 +192,12 @@ def sparse_matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool =
 
 @tf_export("linalg.matmul", "matmul")
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
-           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False, grad_a: bool = False,
-           grad_b: bool = False, name: str | None = None) -> Tensor:
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
+           output_type: dtypes.DType | None = None, grad_a: bool = False, grad_b: bool = False,
+           name: str | None = None) -> Tensor:
     """a @ b as TF dispatches it: BatchMatMulV2 when either side may have batch dimensions, SparseMatMul for
-    float32/bfloat16 sparsity hints or a bfloat16 operand mixed with another type, else MatMul."""
+    float32/bfloat16 sparsity hints or a bfloat16 operand mixed with another type, else MatMul; BatchMatMulV3
+    instead of BatchMatMulV2 and MatMul when `output_type` differs from an operand's type."""
     with name_scope(name, "MatMul", [a, b]) as scope:
         for side, transpose, adjoint in (("a", transpose_a, adjoint_a), ("b", transpose_b, adjoint_b)):
             if transpose and adjoint:
@@ -176,11 +207,15 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
         may_have_batch = (a.shape.ndims is None or a.shape.ndims > 2 or b.shape.ndims is None
                           or b.shape.ndims > 2)
+        use_v3 = bool(output_type) and (output_type != a.dtype or output_type != b.dtype)
         if not a_is_sparse and not b_is_sparse and may_have_batch:
             if transpose_a:
                 a, adjoint_a = conj(a), True
             if transpose_b:
                 b, adjoint_b = conj(b), True
+            if use_v3:
+                return BatchMatMulV3(a, b, adj_x=adjoint_a, adj_y=adjoint_b, Tout=output_type, grad_x=grad_a,
+                                     grad_y=grad_b, name=scope)
             return BatchMatMulV2(a, b, adj_x=adjoint_a, adj_y=adjoint_b, grad_x=grad_a, grad_y=grad_b, name=scope)
         if adjoint_a:
             a, transpose_a = conj(a), True
@@ -196,6 +231,9 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
             product = SparseMatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, a_is_sparse=a_is_sparse,
                                    b_is_sparse=b_is_sparse, name=scope)
             return cast(product, dtypes.bfloat16) if a_type == b_type == dtypes.bfloat16 else product
+        if use_v3:
+            return BatchMatMulV3(a, b, adj_x=transpose_a, adj_y=transpose_b, Tout=output_type, grad_x=grad_a,
+                                 grad_y=grad_b, name=scope)
         return MatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, grad_a=grad_a, grad_b=grad_b,
                       name=scope)
 
@@ -399,6 +437,30 @@ def _batch_matmul_v2_grad(op: Any, grad: Tensor) -> list:
     rx, ry = raw_ops.BroadcastGradientArgs(s0=sx[:-2], s1=sy[:-2])
     return [raw_ops.Reshape(tensor=raw_ops.Sum(input=gx, reduction_indices=rx), shape=sx),
             raw_ops.Reshape(tensor=raw_ops.Sum(input=gy, reduction_indices=ry), shape=sy)]
+
+
+@BatchMatMulV3.gradient
+def _batch_matmul_v3_grad(op: Any, grad: Tensor) -> list:
+    """TF's: the products by `tf.matmul` (marked grad_a/grad_b), summed back over broadcast batch dimensions."""
+    x, y = op.inputs
+    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    if not adj_x and not adj_y:
+        gx, gy = matmul(grad, y, adjoint_b=True, grad_a=True), matmul(x, grad, adjoint_a=True, grad_b=True)
+    elif not adj_x:
+        gx, gy = matmul(grad, y, grad_a=True), matmul(grad, x, adjoint_a=True, grad_b=True)
+    elif not adj_y:
+        gx, gy = matmul(y, grad, adjoint_b=True, grad_a=True), matmul(x, grad, grad_b=True)
+    else:
+        gx = matmul(y, grad, adjoint_a=True, adjoint_b=True, grad_a=True)
+        gy = matmul(grad, x, adjoint_a=True, adjoint_b=True, grad_b=True)
+    sx, sy = x.shape, y.shape
+    if not (sx.ndims is None or sx.ndims > 2 or sy.ndims is None or sy.ndims > 2) or (
+            sx[:-2].is_fully_defined() and sy[:-2].is_fully_defined() and sx[:-2] == sy[:-2]):
+        return [gx, gy]
+    shape_x, shape_y = raw_ops.Shape(input=x), raw_ops.Shape(input=y)
+    rx, ry = raw_ops.BroadcastGradientArgs(s0=shape_x[:-2], s1=shape_y[:-2])
+    return [raw_ops.Reshape(tensor=raw_ops.Sum(input=gx, reduction_indices=rx), shape=shape_x),
+            raw_ops.Reshape(tensor=raw_ops.Sum(input=gy, reduction_indices=ry), shape=shape_y)]
 
 
 # -- MatrixBandPart ------------------------------------------------------------------------------------
