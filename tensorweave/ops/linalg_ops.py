@@ -31,7 +31,7 @@ from tensorweave.ops.fill_ops import ones, zeros, zeros_like
 from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.kernel_helpers import BFLOAT16, C64, C128, F16, F32, F64, in_float32, invalid_argument
 from tensorweave.ops.manipulation_ops import concat, matrix_transpose, stack, transpose
-from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
+from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum, reduced_shape
 from tensorweave.ops.set_ops import ListDiff
 from tensorweave.ops.shape_helpers import broadcast_shapes, merge_dim, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, squeeze
@@ -907,15 +907,9 @@ Cross = Op("Cross", inputs=["a: T", "b: T"], outputs=["product: T"], attrs=["T: 
 def _cross_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     a = with_rank_at_least(ctx.input_shape(0), 1)
     b = with_rank_at_least(ctx.input_shape(1), 1)
-    if a.ndims is not None and b.ndims is not None:
-        if a.ndims != b.ndims:
-            raise ValueError(f"Shape must be rank {a.ndims} but is rank {b.ndims}")
-        for x, y in zip(a.dims, b.dims):
-            if not x.is_compatible_with(y):
-                raise ValueError(f"Dimensions must be equal, but are {x.value} and {y.value}")
-        a = tensor_shape.TensorShape([x.merge_with(y) for x, y in zip(a.dims, b.dims)])
-        if a.dims[-1].value is not None and a.dims[-1].value != 3:
-            raise ValueError(f"Dimension must be 3 but is {a.dims[-1].value}")
+    a = tensor_shape.merge_shapes(a, b)
+    if a.ndims is not None and a.dims[-1].value is not None and a.dims[-1].value != 3:
+        raise ValueError(f"Dimension must be 3 but is {a.dims[-1].value}")
     return [a]
 
 
@@ -943,61 +937,66 @@ def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
 
 # -- tensordot, norm ---------------------------------------------------------------------------------
 
-def _tensordot_axes(a: Tensor, b: Tensor, axes: Any) -> tuple[list[int], list[int]]:
-    """TF's axes forms: an int n (the last n of a with the first n of b) or a pair of axis lists."""
+def _tensordot_axes(a: Tensor, axes: Any) -> tuple[Any, Any]:
+    """TF's axes forms: an int n (the last n of a with the first n of b; ranges when a's rank is unknown), a
+    pair of axis lists, or a tensor of two rows."""
     if isinstance(axes, (int, np.integer)):
         if axes < 0:
-            raise ValueError(f"'axes' must be at least 0. Received: axes={axes}.")
+            raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
         if a.shape.ndims is None:
-            raise ValueError("tensordot with an int `axes` needs `a` of known rank in tensorweave")
+            rank = shape_ops.rank(a)
+            return (sequence_ops.range(rank - axes, rank, dtype=dtypes.int32),
+                    sequence_ops.range(axes, dtype=dtypes.int32))
         if axes > a.shape.ndims:
-            raise ValueError(f"'axes' must not be larger than the number of dimensions of tensor {a}. Received "
+            raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  Received "
                              f"{axes}, vs tensor dimensions {a.shape.ndims}.")
         return list(range(a.shape.ndims - axes, a.shape.ndims)), list(range(axes))
     if isinstance(axes, (list, tuple)):
         if len(axes) != 2:
             raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
         a_axes, b_axes = axes
-        a_axes = [a_axes] if isinstance(a_axes, (int, np.integer)) else list(a_axes)
-        b_axes = [b_axes] if isinstance(b_axes, (int, np.integer)) else list(b_axes)
+        if isinstance(a_axes, (int, np.integer)) and isinstance(b_axes, (int, np.integer)):
+            a_axes, b_axes = [a_axes], [b_axes]
         if len(a_axes) != len(b_axes):
             raise ValueError(f"Different number of contraction axes `a` and `b`, {len(a_axes)} != {len(b_axes)}.")
-        return [int(x) for x in a_axes], [int(x) for x in b_axes]
-    raise ValueError("tensordot with tensor `axes` is not built in tensorweave; pass an int or two axis lists")
+        return a_axes, b_axes
+    axes = convert_to_tensor(axes, name="axes", dtype=dtypes.int32)
+    return axes[0], axes[1]
 
 
-def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tensor, Any, list]:
-    """`x` transposed so `axes` are last (first when flipped) and reshaped to a matrix, TF's helper for a tensor
-    of known rank: also its free dimensions (a list when known, else a tensor) and their static sizes."""
-    rank = x.shape.ndims
-    if rank is None:  # TF's dynamic form: the axes made non-negative and the free ones listed when run
-        dims = shape_ops.shape(x)
-        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
-        axes_t = elementwise_ops.where(axes_t >= 0, axes_t, axes_t + shape_ops.rank(x))
-        free_t, _ = ListDiff(sequence_ops.range(shape_ops.rank(x)), axes_t, out_idx=dtypes.int32)
-        free_dims = gather(dims, free_t)
-        prod_free, prod_axes = reduce_prod(free_dims), reduce_prod(gather(dims, axes_t))
-        perm = concat([axes_t, free_t] if flipped else [free_t, axes_t], 0)
-        new_shape = stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
-        return reshape(transpose(x, perm), new_shape), free_dims, None
-    axes = [a % rank for a in axes]
-    free = [i for i in range(rank) if i not in axes]
-    static = x.shape.as_list()
-    static_free = [static[i] for i in free]
-    if x.shape.is_fully_defined():
-        perm = axes + free if flipped else free + axes
-        moved = transpose(x, perm) if perm != list(range(rank)) else x
+def _tensordot_reshape(x: Tensor, axes: Any, flipped: bool) -> tuple[Tensor, Any, list | None]:
+    """TF's helper: `x` transposed so `axes` are last (first when flipped) and reshaped to a matrix; also its
+    free dimensions (a list when known while building, else a tensor) and their static sizes (None when the
+    rank or the axes are unknown)."""
+    if x.shape.is_fully_defined() and isinstance(axes, (list, tuple)):
+        static = x.shape.as_list()
+        axes = [i if i >= 0 else i + len(static) for i in axes]
+        free = [i for i in range(len(static)) if i not in axes]
+        static_free = [static[i] for i in free]
+        perm = list(axes) + free if flipped else free + list(axes)
+        moved = transpose(x, perm) if perm != list(range(len(static))) else x
         prod_free = int(np.prod(static_free, dtype=np.int64))
         prod_axes = int(np.prod([static[i] for i in axes], dtype=np.int64))
         matrix_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
         matrix = moved if moved.shape.as_list() == matrix_shape else reshape(moved, matrix_shape)
         return matrix, static_free, static_free
-    axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
-    free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
-    dims = shape_ops.shape(x)
+    if x.shape.ndims is not None and isinstance(axes, (list, tuple)):
+        static = x.shape.as_list()
+        axes = [i if i >= 0 else i + len(static) for i in axes]
+        free = [i for i in range(len(static)) if i not in axes]
+        static_free = [static[i] for i in free]
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
+        dims = shape_ops.shape(x)
+    else:
+        static_free = None
+        dims = shape_ops.shape(x)
+        rank = shape_ops.rank(x)
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        axes_t = elementwise_ops.where(axes_t >= 0, axes_t, axes_t + rank)
+        free_t, _ = ListDiff(x=sequence_ops.range(rank), y=axes_t, out_idx=dtypes.int32)
     free_dims = gather(dims, free_t)
-    prod_free = reduce_prod(free_dims)
-    prod_axes = reduce_prod(gather(dims, axes_t))
+    prod_free, prod_axes = reduce_prod(free_dims), reduce_prod(gather(dims, axes_t))
     perm = concat([axes_t, free_t] if flipped else [free_t, axes_t], 0)
     new_shape = stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
     return reshape(transpose(x, perm), new_shape), free_dims, static_free
@@ -1008,12 +1007,12 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     """The sum of products of `a` and `b` over `axes`: both moved to matrices and multiplied with MatMul."""
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a, b = convert_to_tensor(a, name="a"), convert_to_tensor(b, name="b")
-        a_axes, b_axes = _tensordot_axes(a, b, axes)
+        a_axes, b_axes = _tensordot_axes(a, axes)
         a_matrix, a_free, a_static = _tensordot_reshape(a, a_axes, False)
         b_matrix, b_free, b_static = _tensordot_reshape(b, b_axes, True)
         product = matmul(a_matrix, b_matrix)
         if isinstance(a_free, list) and isinstance(b_free, list):
-            if product.shape.as_list() == a_free + b_free:
+            if product.shape.is_fully_defined() and product.shape.as_list() == a_free + b_free:
                 return product
             return reshape(product, a_free + b_free, name=scope)
         a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
@@ -1147,43 +1146,109 @@ def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 @Einsum.kernel("CPU", expensive=True)
 def _einsum(ctx: OpKernelContext, *inputs: Any, equation: Any) -> Any:
     equation = equation.decode() if isinstance(equation, bytes) else equation
+    lhs, rhs = equation.split("->")
+    unique = "".join(dict.fromkeys(rhs.replace("...", "\0"))).replace("\0", "...")
     try:
-        return np.asarray(np.einsum(equation, *[in_float32(x) for x in inputs], optimize=len(inputs) > 2)).astype(
-            inputs[0].dtype, copy=False)
+        result = np.asarray(np.einsum(f"{lhs}->{unique}", *[in_float32(x) for x in inputs],
+                                      optimize=len(inputs) > 2)).astype(inputs[0].dtype, copy=False)
     except ValueError as e:
         raise invalid_argument(ctx, f"Einsum: {e}") from None
+    if unique == rhs:
+        return result
+    # A label repeated in the output (TF's inflation, e.g. 'i->ii'): the values on that diagonal, zeros elsewhere.
+    pairs, covered = _labelled_dims(unique, list(result.shape))
+    sizes = dict(pairs)
+    before, _, after = rhs.partition("...")
+    full = np.zeros([sizes[c] for c in before] + covered + [sizes[c] for c in after], result.dtype)
+    np.einsum(f"{rhs}->{unique}", full)[...] = result  # a writeable view of full's diagonals
+    return full
 
 
 @Einsum.gradient
 def _einsum_grad(op: Any, grad: Tensor) -> list:
-    """Each operand's gradient is the einsum of the output gradient with the other operands, onto the
-    operand's subscripts; letters only that operand has (summed away) are broadcast back. Operands with a
-    repeated letter (diagonals) or a broadcast ellipsis are not differentiated here."""
-    subscripts, rhs = _einsum_parts(op.get_attr("equation"), len(op.inputs))
-    grads = []
-    for i, (sub, x) in enumerate(zip(subscripts, op.inputs)):
-        others = [s for j, s in enumerate(subscripts) if j != i]
-        letters = sub.replace("...", "")
-        if len(set(letters)) != len(letters):
-            raise LookupError(f"No gradient for Einsum operand '{sub}' with a repeated subscript in tensorweave")
-        available = set(rhs) | set("".join(others))
-        kept = "".join(c for c in letters if c in available)
-        target = "".join(c for c in sub.replace("...", "\0") if c in available or c == "\0").replace("\0", "...")
-        equation = ",".join([rhs, *others]) + "->" + target
-        partial = Einsum([grad, *[x for j, x in enumerate(op.inputs) if j != i]], equation=equation)
-        if kept != letters:
-            if "..." in sub:
-                raise LookupError(f"No gradient for Einsum operand '{sub}' summed with an ellipsis in tensorweave")
-            expanded = reshape(partial, raw_ops.Pack(values=_expanded_dims(sub, kept, partial)))
-            partial = raw_ops.BroadcastTo(input=expanded, shape=raw_ops.Shape(input=x))
-        grads.append(partial)
-    return grads
+    """TF's (linalg_grad._EinsumGrad) for one or two operands: the einsum of the output's gradient with the
+    other operand onto each operand's subscripts, labels only that operand has (summed away) broadcast back,
+    and the gradients of an ellipsis broadcast between the operands summed over its broadcast dimensions.
+    Einsums of more operands (which TF's Python einsum never builds) take each operand's gradient the same way."""
+    equation = op.get_attr("equation")
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    input_subs, output_subs = equation.split("->")
+    if len(op.inputs) == 1:
+        reduced = set(input_subs) - set(output_subs + "...")
+        if not reduced:
+            return [Einsum([grad], equation=f"{output_subs}->{input_subs}")]
+        return [_einsum_grad_reduced(grad, output_subs, input_subs, raw_ops.Shape(input=op.inputs[0]), reduced)]
+    inputs = [conj(x) for x in op.inputs] if grad.dtype.is_complex else list(op.inputs)
+    if len(inputs) > 2:
+        subscripts = input_subs.split(",")
+        return [_einsum_grad_wrt(grad, [x for j, x in enumerate(inputs) if j != i], raw_ops.Shape(input=x),
+                                 sub, [s for j, s in enumerate(subscripts) if j != i], output_subs)
+                for i, (sub, x) in enumerate(zip(subscripts, inputs))]
+    x_subs, y_subs = input_subs.split(",")
+    if "..." in output_subs:
+        x_subs += "" if "..." in x_subs else "..."
+        y_subs += "" if "..." in y_subs else "..."
+    x, y = inputs
+    x_shape, y_shape = raw_ops.Shape(input=x), raw_ops.Shape(input=y)
+    grad_x = _einsum_grad_wrt(grad, [y], x_shape, x_subs, [y_subs], output_subs)
+    grad_y = _einsum_grad_wrt(grad, [x], y_shape, y_subs, [x_subs], output_subs)
+    if "..." not in output_subs:
+        return [grad_x, grad_y]
+    bx_start, bx_end = _ellipsis_slice(x_subs)
+    by_start, by_end = _ellipsis_slice(y_subs)
+    if (x.shape.is_fully_defined() and y.shape.is_fully_defined()
+            and x.shape[bx_start:bx_end] == y.shape[by_start:by_end]):
+        return [grad_x, grad_y]
+    rx, ry = raw_ops.BroadcastGradientArgs(s0=x_shape[bx_start:bx_end], s1=y_shape[by_start:by_end])
+    return [reshape(reduce_sum(grad_x, bx_start + rx), x_shape), reshape(reduce_sum(grad_y, by_start + ry), y_shape)]
 
 
-def _expanded_dims(sub: str, kept: str, partial: Tensor) -> list:
-    """The shape of `partial` (over `kept`) with size-1 dimensions where `sub` has letters summed away."""
-    dims = raw_ops.Shape(input=partial)
-    return [dims[kept.index(c)] if c in kept else 1 for c in sub]
+def _ellipsis_slice(subscripts: str) -> tuple[int, int | None]:
+    """(start, end) with x[start:end] the dimensions the ellipsis of `subscripts` covers ((0, 0) without one)."""
+    start = subscripts.find("...")
+    if start == -1:
+        return 0, 0
+    remaining = len(subscripts) - (start + 3)
+    return start, (-remaining if remaining > 0 else None)
+
+
+def _label_axis(subscripts: str, label: str) -> int:
+    """The leftmost axis of `label`: from the front before an ellipsis, negative after it."""
+    splits = subscripts.split("...")
+    index = splits[0].find(label)
+    if index != -1 or len(splits) < 2:
+        return index
+    return splits[1].find(label) - len(splits[1])
+
+
+def _einsum_grad_reduced(output_grad: Tensor, output_subs: str, input_subs: str, input_shape: Tensor,
+                         reduced: set) -> Tensor:
+    """The gradient of a unary einsum `input_subs->output_subs` that sums the labels `reduced` away: the
+    output's gradient broadcast back over them (then an einsum for traces and transposes)."""
+    reduced_subs = "".join(reduced)
+    reduced_axes = [_label_axis(input_subs, label) for label in reduced_subs]
+    repeated = len(set(input_subs)) + len(set(output_subs)) < len(input_subs) + len(output_subs)
+    if not repeated and "".join(c for c in input_subs if c not in reduced) == output_subs:
+        shape = reduced_shape(input_shape, convert_to_tensor(reduced_axes))
+        return raw_ops.BroadcastTo(input=reshape(output_grad, shape), shape=input_shape)
+    grad_shape = raw_ops.Shape(input=output_grad)
+    reduced_dims = stack([input_shape[axis] for axis in reduced_axes])
+    broadcast = raw_ops.BroadcastTo(
+        input=reshape(output_grad, concat([ones(len(reduced), dtype=dtypes.int32), grad_shape], axis=0)),
+        shape=concat([reduced_dims, grad_shape], axis=0))
+    return Einsum([broadcast], equation=f"{reduced_subs + output_subs}->{input_subs}")
+
+
+def _einsum_grad_wrt(output_grad: Tensor, others: list, input_shape: Tensor, input_subs: str, other_subs: list,
+                     output_subs: str) -> Tensor:
+    """An operand's gradient (before any unbroadcasting): the einsum of the output's gradient and the other
+    operands onto the operand's labels the others or the output have, then the rest broadcast back."""
+    reduced = set(input_subs) - set(output_subs + "".join(other_subs) + ".")
+    left_subs = "".join(c for c in input_subs if c not in reduced)
+    grad_reduced = Einsum([output_grad, *others], equation=f"{','.join([output_subs, *other_subs])}->{left_subs}")
+    if not reduced:
+        return grad_reduced
+    return _einsum_grad_reduced(grad_reduced, left_subs, input_subs, input_shape, reduced)
 
 
 def _einsum_resolved_equation(equation: str, num_inputs: int) -> str:
@@ -1222,6 +1287,5 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name")
-    equation = _einsum_resolved_equation(equation, len(inputs))
-    with name_scope(name, "einsum", inputs):
-        return Einsum(list(inputs), equation=equation)
+    with name_scope(name, "einsum", inputs):  # TF checks the equation inside its scope (a bad one uses a name)
+        return Einsum(list(inputs), equation=_einsum_resolved_equation(equation, len(inputs)))

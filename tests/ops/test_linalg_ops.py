@@ -224,6 +224,41 @@ def test_einsum_as_tf():
         tf.einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4)))
 
 
+@pytest.mark.parametrize("equation, shapes", [
+    ("...j,jk->...k", [(2, 3), (3, 4)]), ("...ij,...jk->...ik", [(2, 3, 4), (1, 4, 2)]), ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]), ("ijk->ki", [(2, 3, 4)]), ("ij,kl->il", [(2, 3), (3, 4)]), ("ii,ij->j", [(3, 3), (3, 3)]),
+    ("i...,i...->...", [(2, 3), (2, 3)]), ("...,...->...", [(2, 3), (3,)]),
+])
+def test_einsum_gradient_forms_of_tf(equation, shapes):
+    """TF's Einsum gradient: broadcast ellipses summed back, traces and transposes through an inflating einsum
+    (an output label repeated, 'i->ii')."""
+    check_gradient(lambda *t: tf.einsum(equation, *t), [RNG.randn(*s) for s in shapes])
+
+
+def test_einsum_inflates_a_repeated_output_label():
+    x = np.arange(6.0).reshape(2, 3)
+    check_op(lambda t: [tf.raw_ops.Einsum(inputs=[t], equation="ij->ijj"), tf.raw_ops.Einsum(
+        inputs=[t], equation="ij->jij")], [x], [np.einsum("ij,jk->ijk", x, np.eye(3)),
+                                                np.einsum("ij,jk->jik", x, np.eye(3))])
+
+
+def test_tensordot_axes_forms_of_tf():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    with tf.Graph().as_default():
+        unknown = tf.placeholder_with_default(a, None)
+        outs = [tf.tensordot(unknown, b, 1), tf.tensordot(unknown, b, 0), tf.tensordot(a, b, tf.constant([[1], [0]])),
+                tf.tensordot(a, b, np.array([[1], [0]]))]
+        assert [t.shape.ndims for t in outs] == [None, None, 2, 2]  # TF infers the tensor-axes shapes
+        values = _run(tf.stack([outs[0], outs[2], outs[3]]))
+        np.testing.assert_allclose(values, [a @ b] * 3)
+        np.testing.assert_allclose(_run(outs[1]), np.multiply.outer(a, b))
+        with pytest.raises(ValueError, match=r"`axes` must not be larger than the number of dimensions of tensor "
+                                             r".*\.  Received 3, vs tensor dimensions 2\."):
+            tf.tensordot(a, b, 3)
+        with pytest.raises(ValueError, match="Shapes must be equal rank, but are 2 and 1"):
+            tf.cross(tf.constant([[1.0, 0, 0]]), tf.constant([0.0, 1, 0]))
+
+
 def test_qr_and_lu():
     tall = RNG.randn(2, 4, 3)
     q, r = check_op(lambda t: list(tf.linalg.qr(t)), [tall], [np.zeros((2, 4, 3)), np.zeros((2, 3, 3))], atol=10)[0]
