@@ -513,8 +513,16 @@ def matrix_band_part(input: Any, num_lower: Any, num_upper: Any, name: str | Non
 _ALIGN = "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'"
 
 
-def _diag_range(k: Any) -> tuple[int, int]:
-    k = np.asarray(k).reshape(-1)
+def _diag_range(k: Any, ctx: OpKernelContext | None = None) -> tuple[int, int]:
+    """(lower, upper) of a diagonal index `k` (one or two elements); a kernel's `ctx` checks it as TF's do."""
+    k = np.asarray(k)
+    if ctx is not None:
+        if k.ndim > 1:
+            raise invalid_argument(ctx, f"diag_index must be a scalar or vector, received shape: "
+                                        f"{tensor_shape.shape_string(k.shape)}")
+        if k.ndim == 1 and not 0 < k.size <= 2:
+            raise invalid_argument(ctx, f"diag_index must have only one or two elements, received {k.size} elements.")
+    k = k.reshape(-1)
     return (int(k[0]), int(k[-1]))
 
 
@@ -546,17 +554,24 @@ def _matrix_diag(ctx: OpKernelContext, diagonal: Any, lo: int, hi: int, rows: in
     _check_diag_range(ctx, lo, hi)
     width = diagonal.shape[-1]
     if lo != hi:
+        if diagonal.ndim < 2 or diagonal.shape[-2] != hi - lo + 1:
+            raise invalid_argument(ctx, "The number of diagonals provided in the input does not match the "
+                                        "lower_diag_index and upper_diag_index range.")
         diagonal_batch = diagonal.shape[:-2]
     else:
         diagonal_batch, diagonal = diagonal.shape[:-1], diagonal[..., None, :]
     min_rows, min_cols = width - min(hi, 0), width + max(lo, 0)
+    if rows != -1 and rows < min_rows:
+        raise invalid_argument(ctx, "The number of rows is too small.")
+    if cols != -1 and cols < min_cols:
+        raise invalid_argument(ctx, "The number of columns is too small.")
     if rows == -1 and cols == -1:
         rows = cols = max(min_rows, min_cols)
     elif rows == -1:
         rows = min_rows
     elif cols == -1:
         cols = min_cols
-    if rows < min_rows or cols < min_cols:
+    if rows != min_rows and cols != min_cols:
         raise invalid_argument(ctx, "The number of rows or columns is not consistent with the specified d_lower, "
                                     "d_upper, and diagonal.")
     r, c, valid, _ = _band_coords(rows, cols, lo, hi, align)
@@ -618,25 +633,40 @@ def _matrix_diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @MatrixDiagV3.shape
 def _matrix_diag_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's MatrixDiagV2Shape: a num_rows or num_cols not known while building counts as -1 (inferred), and an
+    unknown diagonal length as -1 too."""
     diagonal = with_rank_at_least(ctx.input_shape(0), 1)
     k = _static_k(ctx, 1)
-    rows, cols = ctx.input_value(2), ctx.input_value(3)
-    if k is None or diagonal.ndims is None or rows is None or cols is None:
+    for i in (2, 3, 4):
+        with_rank(ctx.input_shape(i), 0)
+    if k is None or diagonal.ndims is None:
         return [tensor_shape.unknown_shape()]
     lo, hi = k
     if lo > hi:
         raise ValueError("lower_diag_index is greater than upper_diag_index")
-    batch = diagonal[:-1] if lo == hi else with_rank_at_least(diagonal, 2)[:-2]
-    width = diagonal.dims[-1].value
-    rows, cols = int(rows), int(cols)
-    if width is None:
-        return [batch.concatenate([rows if rows != -1 else None, cols if cols != -1 else None])]
-    min_rows, min_cols = width - min(hi, 0), width + max(lo, 0)
+    dims = [-1 if d is None else d for d in diagonal.as_list()]
+    if lo < hi and dims[-2] != hi - lo + 1:
+        raise ValueError(f"The number of rows of `diagonal` doesn't match the number of diagonals implied from "
+                         f"`d_lower` and `d_upper`.\nnum_diags = {dims[-2]}, d_lower = {lo}, d_upper = {hi} "
+                         f"{diagonal.ndims} {dims[-1]}")
+    rows, cols = (-1 if ctx.input_value(i) is None else int(ctx.input_value(i)) for i in (2, 3))
+    min_rows, min_cols = dims[-1] - min(hi, 0), dims[-1] + max(lo, 0)
     if rows == -1 and cols == -1:
         rows = cols = max(min_rows, min_cols)
-    rows = min_rows if rows == -1 else rows
-    cols = min_cols if cols == -1 else cols
-    return [batch.concatenate([rows, cols])]
+    if rows == -1:
+        rows = min_rows
+    elif rows < min_rows:
+        raise ValueError("num_rows is too small")
+    if cols == -1:
+        cols = min_cols
+    elif cols < min_cols:
+        raise ValueError("num_cols is too small.")
+    if rows != min_rows and cols != min_cols:
+        raise ValueError(f"num_rows and num_cols are not consistent with lower_diag_index, upper_diag_index, and the "
+                         f"length of the given diagonals.\nnum_rows = {rows} != min_num_rows = {min_rows}, num_cols = "
+                         f"{cols} != min_num_cols = {min_cols}")
+    batch = diagonal[:-1] if lo == hi else diagonal[:-2]
+    return [batch.concatenate([rows if rows >= 0 else None, cols if cols >= 0 else None])]
 
 
 @MatrixDiag.kernel("CPU")
@@ -650,7 +680,7 @@ def _matrix_diag_v1(ctx: OpKernelContext, diagonal: Any) -> Any:
 @MatrixDiagV3.kernel("CPU")
 def _matrix_diag_v3(ctx: OpKernelContext, diagonal: Any, k: Any, num_rows: Any, num_cols: Any, padding_value: Any,
                     align: str) -> Any:
-    return _matrix_diag(ctx, diagonal, *_diag_range(k), int(num_rows), int(num_cols), padding_value, align)
+    return _matrix_diag(ctx, diagonal, *_diag_range(k, ctx), int(num_rows), int(num_cols), padding_value, align)
 
 
 MatrixDiagPart = Op("MatrixDiagPart", inputs=["input: T"], outputs=["diagonal: T"], attrs=["T: type"])
@@ -695,7 +725,7 @@ def _matrix_diag_part_v3(ctx: OpKernelContext, input: Any, k: Any, padding_value
     if input.ndim < 2:
         raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
                                     f"{tensor_shape.shape_string(input.shape)}")
-    return _matrix_diag_part(ctx, input, *_diag_range(k), padding_value, align)
+    return _matrix_diag_part(ctx, input, *_diag_range(k, ctx), padding_value, align)
 
 
 MatrixSetDiag = Op("MatrixSetDiag", inputs=["input: T", "diagonal: T"], outputs=["output: T"], attrs=["T: type"])
@@ -745,7 +775,7 @@ def _matrix_set_diag_v1(ctx: OpKernelContext, input: Any, diagonal: Any) -> Any:
 
 @MatrixSetDiagV3.kernel("CPU")
 def _matrix_set_diag_v3(ctx: OpKernelContext, input: Any, diagonal: Any, k: Any, align: str) -> Any:  # noqa: A002
-    return _matrix_set_diag(ctx, input, diagonal, *_diag_range(k), align)
+    return _matrix_set_diag(ctx, input, diagonal, *_diag_range(k, ctx), align)
 
 
 @MatrixDiag.gradient

@@ -3,6 +3,8 @@ real TensorFlow 2.21 `tf.compat.v1`): band parts, diagonals (V1 and V3 with rang
 cross, tensordot, norm, inverses, determinants, Cholesky, solves, least squares, SVD (singular vectors up to
 sign) and eigh; TF's errors; numeric gradients."""
 
+import re
+
 import numpy as np
 import pytest
 from op_testing import check_gradient, check_op
@@ -44,6 +46,39 @@ def test_matrix_diag_forms_recorded_from_tf():
     check_op(lambda x: tf.linalg.diag(x, k=(0, 1), align="LEFT_LEFT", padding_value=9), [two],
              [[[11, 1, 9], [9, 12, 2], [9, 9, 13]], [[14, 4, 9], [9, 15, 5], [9, 9, 16]]], dtype=np.float32)
     assert tf.matrix_diag(d).op.type == "MatrixDiagV3" and tf.matrix_diag(d).name.startswith("diag")
+
+
+def test_matrix_diag_sizes_checked_as_tf():
+    """MatrixDiagV3's shape function and kernel (messages recorded from TF 2.21): a num_rows or num_cols not
+    known while building counts as -1 there, so the static shape is the inferred one."""
+    with tf.Graph().as_default():
+        fed = tf.placeholder_with_default
+        for kwargs, message in [(dict(num_rows=3, num_cols=4), "num_rows and num_cols are not consistent with "
+                                 "lower_diag_index, upper_diag_index, and the length of the given diagonals.\n"
+                                 "num_rows = 3 != min_num_rows = 2, num_cols = 4 != min_num_cols = 2"),
+                                (dict(num_rows=1), "num_rows is too small"), (dict(num_cols=1), "num_cols is too small.")]:
+            with pytest.raises(ValueError, match=re.escape(message)):
+                tf.linalg.diag([1.0, 2], **kwargs)
+        with pytest.raises(ValueError, match="The number of rows of `diagonal` doesn't match the number of diagonals "
+                                             "implied from `d_lower` and `d_upper`.\nnum_diags = 3, d_lower = 0, "
+                                             "d_upper = 1 2 2"):
+            tf.linalg.diag([[1.0, 2], [3, 4], [5, 6]], k=(0, 1))
+        taller = tf.linalg.diag([1.0, 2], num_rows=fed(3, []))
+        assert taller.shape.as_list() == [2, 2]
+        cases = [(tf.linalg.diag([1.0, 2], num_rows=fed(3, []), num_cols=fed(4, [])), "The number of rows or columns "
+                  "is not consistent with the specified d_lower, d_upper, and diagonal."),
+                 (tf.linalg.diag([1.0, 2], num_rows=fed(1, [])), "The number of rows is too small."),
+                 (tf.linalg.diag([1.0, 2], num_cols=fed(1, [])), "The number of columns is too small."),
+                 (tf.linalg.diag(fed([[1.0, 2], [3, 4], [5, 6]], [None, None]), k=fed([0, 1], [None])),
+                  "The number of diagonals provided in the input does not match the lower_diag_index and "
+                  "upper_diag_index range."),
+                 (tf.linalg.diag([1.0, 2], k=fed([0, 0, 1], [None])), "diag_index must have only one or two "
+                  "elements, received 3 elements.")]
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(taller), [[1, 0], [0, 2], [0, 0]])
+            for t, message in cases:
+                with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+                    sess.run(t)
 
 
 def test_matrix_diag_part_and_set_diag():
