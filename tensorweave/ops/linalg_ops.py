@@ -1150,11 +1150,12 @@ def _labelled_dims(sub: str, dims: list) -> tuple[list[tuple[str, Any]], list]:
 def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     subscripts, rhs = _einsum_parts(ctx.attr("equation"), ctx.num_inputs)
     shapes = [ctx.input_shape(i) for i in range(ctx.num_inputs)]
-    if any(s.ndims is None for s in shapes):
-        return [tensor_shape.unknown_shape()]
     sizes: dict[str, Any] = {}
     broadcast = tensor_shape.TensorShape([])
     for sub, shape in zip(subscripts, shapes):
+        if shape.ndims is None:  # TF's: its labels stay unknown, and so does any broadcast shape
+            broadcast = tensor_shape.unknown_shape()
+            continue
         pairs, covered = _labelled_dims(sub, list(shape.dims))
         for letter, dim in pairs:
             known = sizes.get(letter, tensor_shape.Dimension(None))
@@ -1163,11 +1164,14 @@ def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
             sizes[letter] = known.merge_with(dim)
         broadcast = broadcast_shapes(broadcast, tensor_shape.TensorShape(covered))
     if "..." not in rhs:
+        sizes = collections.defaultdict(lambda: tensor_shape.Dimension(None), sizes)
         if broadcast.ndims:
             raise ValueError(f"Shape must be at most rank 0 but is rank {broadcast.ndims}\n\t for einsum equation "
                              f"'{','.join(subscripts)}->{rhs}' without ellipsis (...) in the output subscripts where "
                              "input(s) have non-empty broadcasting shape")
         return [tensor_shape.TensorShape([sizes[letter] for letter in rhs])]
+    if broadcast.ndims is None:
+        return [tensor_shape.unknown_shape()]
     before, after = rhs.split("...")
     return [tensor_shape.TensorShape([sizes[letter] for letter in before]).concatenate(broadcast).concatenate(
         [sizes[letter] for letter in after])]

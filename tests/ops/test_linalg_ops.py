@@ -257,6 +257,13 @@ def test_einsum_as_tf():
     assert tf.einsum("ij,jk->ik", A[0], A[0]).name == "einsum/Einsum:0"
     with tf.Graph().as_default(), pytest.raises(ValueError, match="without ellipsis"):
         tf.einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4)))
+    with tf.Graph().as_default():  # an operand of unknown rank leaves its labels (and any ellipsis) unknown
+        u, k = tf.placeholder(tf.float32), tf.placeholder(tf.float32, [None, 3])
+        shapes = [tf.einsum(eq, *args).shape.as_list() if tf.einsum(eq, *args).shape.ndims is not None else None
+                  for eq, args in [("ij,kj->ik", (u, u)), ("ij,jk", (u, k)), ("ij,j->i", (u, np.ones(3))),
+                                   ("...j,kj->...k", (u, k)), ("bij,bjk->bik", (tf.placeholder(tf.float32, [2, None, 3]),
+                                                                               u))]]
+        assert shapes == [[None, None], [None, 3], [None], None, [2, None, None]]
 
 
 @pytest.mark.parametrize("equation, shapes", [
