@@ -34,6 +34,7 @@ from tensorweave.ops.linalg_ops import (
     eye,
     matmul,
     matrix_diag,
+    matrix_diag_part,
 )
 from tensorweave.ops.reduction_ops import reduce_max, reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_shapes, with_rank, with_rank_at_least
@@ -238,7 +239,7 @@ def logdet(matrix: Any, name: str | None = None) -> Tensor:
     """The log determinant of each Hermitian positive definite matrix: 2 sum(log(diag(cholesky)))."""
     with name_scope(name, "logdet", [matrix]):
         chol = Cholesky(convert_to_tensor(matrix, name="matrix"))
-        return 2.0 * reduce_sum(Log(real(MatrixDiagPart(chol))), axis=[-1])
+        return 2.0 * reduce_sum(Log(real(matrix_diag_part(chol))), axis=[-1])
 
 
 # -- MatrixSolve, MatrixTriangularSolve, MatrixSolveLs ------------------------------------------------
