@@ -218,6 +218,46 @@ def test_lstsq_gradient():
     check_gradient(lambda a, b: tf.linalg.lstsq(a, b, l2_regularizer=0.1), [wide, RNG.randn(2, 2, 2)])
 
 
+def test_lstsq_builds_tfs_composite_unless_fast_is_off():
+    """TF's matrix_solve_ls: Cholesky of the regularized Gramian and two triangular solves (a cond on the
+    shape when the inner dimensions are unknown); the MatrixSolveLs kernel only for fast=False."""
+    with tf.Graph().as_default() as g:
+        a, b = tf.constant(A[0]), tf.constant(B[0])
+        ops_before = len(g.get_operations())
+        x = tf.matrix_solve_ls(a, b)
+        types = [op.type for op in g.get_operations()[ops_before:]]
+        assert x.name == "matrix_solve_ls/cholesky_solve/MatrixTriangularSolve_1:0"
+        assert types.count("Cholesky") == 1 and "MatrixSolveLs" not in types and "MatrixDiagV3" not in types
+        assert tf.matrix_solve_ls(a, b, fast=False).op.inputs[2].name == "MatrixSolveLs/l2_regularizer:0"
+        unknown = tf.matrix_solve_ls(tf.placeholder_with_default(A[0], [None, None]), b, l2_regularizer=0.1)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(unknown), np.linalg.solve(A[0].T @ A[0] + 0.1 * np.eye(3),
+                                                                          A[0].T @ B[0]))
+
+
+def test_solver_runtime_messages_as_tf():
+    fed = tf.placeholder_with_default
+    x = np.arange(6.0).reshape(2, 3)
+    with tf.Graph().as_default():
+        cases = [(tf.matrix_solve(fed(x, None), fed(x, None)), "First input (lhs) must be a square matrix."),
+                 (tf.matrix_solve(fed(np.eye(2), None), fed(x.T, None)), "Input matrix and rhs are incompatible."),
+                 (tf.matrix_solve(fed(np.eye(2), None), fed(np.ones(2), None)),
+                  "All input tensors must have the same rank."),
+                 (tf.matrix_solve_ls(fed(x, None), fed(np.ones([3, 1]), None), fast=False),
+                  "Input matrix and rhs are incompatible."),
+                 (tf.matrix_triangular_solve(fed(np.eye(2), None), fed(x.T, None), adjoint=True),
+                  "In[0] mismatch In[1] shape: 2 vs. 3: [2,2] [3,2] 1 1"),
+                 (tf.matrix_triangular_solve(fed(x, None), fed(x, None)),
+                  "In[0] matrices in the last dimensions must be square (3 =/= 2)"),
+                 (tf.matrix_triangular_solve(fed(np.eye(2), None), fed(np.ones(2), None)), "In[1] ndims must be >= 2: 1"),
+                 (tf.matrix_triangular_solve(fed(np.ones([2, 2, 2]), None), fed(np.ones([3, 2, 1]), None)),
+                  "In[0] and In[1] must have compatible batch dimensions: [2,2,2] vs. [3,2,1]")]
+        with tf.Session() as sess:
+            for t, message in cases:
+                with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+                    sess.run(t)
+
+
 def test_svd_and_eigh():
     x = A[:, :2]
     s_ref = np.linalg.svd(x, compute_uv=False)
