@@ -584,16 +584,25 @@ def _matrix_diag(ctx: OpKernelContext, diagonal: Any, lo: int, hi: int, rows: in
 def _matrix_diag_part(ctx: OpKernelContext, input: Any, lo: int, hi: int, padding: Any, align: str) -> Any:  # noqa: A002
     _check_diag_range(ctx, lo, hi)
     rows, cols = input.shape[-2:]
-    if not (-rows < lo <= cols or (lo == 0 and rows == 0)) or not (-rows <= hi < cols or (hi == 0 and cols == 0)):
-        raise invalid_argument(ctx, f"Diagonal index out of bounds: {lo}, {hi} for a {rows}x{cols} matrix")
+    _check_diag_bounds(ctx, rows, cols, lo, hi, ". ")
     r, c, valid, _ = _band_coords(rows, cols, lo, hi, align)
     out = np.where(valid, input[..., r, c], np.asarray(padding, dtype=input.dtype))
     return out[..., 0, :] if lo == hi else out
 
 
+def _check_diag_bounds(ctx: OpKernelContext, rows: int, cols: int, lo: int, hi: int, lower_end: str) -> None:
+    """TF's bounds of diagonal indices (0 always allowed); MatrixDiagPart ends the lower one's message with
+    '. ', MatrixSetDiag with ' '."""
+    for which, index, end in (("lower", lo, lower_end), ("upper", hi, " ")):
+        if not (-rows < index < cols or index == 0):
+            raise invalid_argument(ctx, f"{which}_diag_index is out of bound: {index}{end}It must be between {-rows} "
+                                        f"and {cols}")
+
+
 def _matrix_set_diag(ctx: OpKernelContext, input: Any, diagonal: Any, lo: int, hi: int, align: str) -> Any:  # noqa: A002
-    _check_diag_range(ctx, lo, hi)
     rows, cols = input.shape[-2:]
+    _check_diag_bounds(ctx, rows, cols, lo, hi, " ")
+    _check_diag_range(ctx, lo, hi)
     r, c, valid, width = _band_coords(rows, cols, lo, hi, align)
     expected = input.shape[:-2] + ((width,) if lo == hi else (hi - lo + 1, width))
     if diagonal.shape != expected:
@@ -1181,6 +1190,16 @@ def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _einsum(ctx: OpKernelContext, *inputs: Any, equation: Any) -> Any:
     equation = equation.decode() if isinstance(equation, bytes) else equation
     lhs, rhs = equation.split("->")
+    sizes: dict[str, int] = {}
+    for i, (sub, x) in enumerate(zip(lhs.split(","), inputs)):  # TF's checks of ranks and label sizes
+        before, ellipsis, after = sub.partition("...")
+        if not ellipsis and x.ndim != len(sub):
+            raise invalid_argument(ctx, f"Expected input {i} to have rank {len(sub)} but got: {x.ndim}")
+        axes = list(enumerate(before)) + [(x.ndim - len(after) + i, c) for i, c in enumerate(after)]
+        for axis, label in axes:
+            if 0 <= axis < x.ndim and sizes.setdefault(label, x.shape[axis]) != x.shape[axis]:
+                raise invalid_argument(ctx, f"Expected dimension {sizes[label]} at axis {axis} of the input shaped "
+                                            f"{tensor_shape.shape_string(x.shape)} but got dimension {x.shape[axis]}")
     unique = "".join(dict.fromkeys(rhs.replace("...", "\0"))).replace("\0", "...")
     try:
         result = np.asarray(np.einsum(f"{lhs}->{unique}", *[in_float32(x) for x in inputs],

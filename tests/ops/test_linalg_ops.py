@@ -258,6 +258,25 @@ def test_solver_runtime_messages_as_tf():
                     sess.run(t)
 
 
+def test_einsum_and_diagonal_runtime_messages_as_tf():
+    fed = tf.placeholder_with_default
+    x = np.arange(6.0).reshape(2, 3)
+    with tf.Graph().as_default():
+        cases = [(tf.einsum("ij,jk->ik", fed(x, None), fed(x, None)),
+                  "Expected dimension 3 at axis 0 of the input shaped [2,3] but got dimension 2"),
+                 (tf.einsum("ij->i", fed(np.ones(3), None)), "Expected input 0 to have rank 2 but got: 1"),
+                 (tf.linalg.diag_part(fed(x, None), k=fed(5, [])),
+                  "lower_diag_index is out of bound: 5. It must be between -2 and 3"),
+                 (tf.linalg.diag_part(fed(x, None), k=fed([-1, 3], [None])),
+                  "upper_diag_index is out of bound: 3 It must be between -2 and 3"),
+                 (tf.linalg.set_diag(fed(x, None), fed(np.array([1.0, 2]), None), k=fed(3, [])),
+                  "lower_diag_index is out of bound: 3 It must be between -2 and 3")]
+        with tf.Session() as sess:
+            for t, message in cases:
+                with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+                    sess.run(t)
+
+
 def test_svd_and_eigh():
     x = A[:, :2]
     s_ref = np.linalg.svd(x, compute_uv=False)
