@@ -286,27 +286,44 @@ def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> tupl
 
 @Qr.gradient
 def _qr_grad(op: Any, dq: Tensor, dr: Tensor) -> list:
-    """TF's, for square and tall matrices with the reduced decomposition."""
+    """TF's (arXiv:2009.10071): square and deep matrices directly, a wide one through its leading square part;
+    not for deep matrices with full_matrices, nor for shapes unknown while building."""
     q, r = op.outputs
-    rows, cols = op.inputs[0].shape.as_list()[-2:] if op.inputs[0].shape.ndims is not None else (None, None)
-    if rows is None or cols is None or rows < cols or (op.get_attr("full_matrices") and rows != cols):
-        raise NotImplementedError("QrGrad not implemented when ncols > nrows or full_matrices is true and ncols "
-                                  f"!= nrows. Received ncols={cols}, nrows={rows}")
+    if r.shape.ndims is None or r.shape.as_list()[-2] is None or r.shape.as_list()[-1] is None:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received r.shape: {r.shape}")
+    if r.shape.dims[-2].value > r.shape.dims[-1].value and q.shape.dims[-2].value == q.shape.dims[-1].value:
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+                                  f"r.shape={r.shape} with nrows={r.shape.dims[-2]}and ncols={r.shape.dims[-1]}.")
     dq = zeros_like(q) if dq is None else dq
     dr = zeros_like(r) if dr is None else dr
+    rows, cols = q.shape.dims[-2].value, r.shape.dims[-1].value
+    if rows >= cols:
+        return [_qr_grad_square_and_deep(q, r, dq, dr)]
+    a = op.inputs[0]
+    y, u = a[..., :, rows:], r[..., :, :rows]
+    dv, du = dr[..., :, rows:], dr[..., :, :rows]
+    dx = _qr_grad_square_and_deep(q, u, dq + matmul(y, dv, adjoint_b=True), du)
+    return [concat([dx, matmul(q, dv)], axis=-1)]
 
-    def solve_by_r(x: Tensor) -> Tensor:
-        return matrix_transpose(raw_ops.MatrixTriangularSolve(matrix=r, rhs=matrix_transpose(x, conjugate=True),
-                                                              lower=False, adjoint=False), conjugate=True)
+
+def _qr_grad_square_and_deep(q: Tensor, r: Tensor, dq: Tensor, dr: Tensor) -> Tensor:
+    """The QR gradient for rows >= cols without full_matrices (with TF's correction for complex inputs)."""
+
+    def solve_by_r(x: Tensor) -> Tensor:  # x r^-H for the upper triangular r
+        return adjoint(raw_ops.MatrixTriangularSolve(matrix=r, rhs=adjoint(x), lower=False, adjoint=False))
 
     qdq = matmul(q, dq, adjoint_a=True)
-    qdq_ = qdq - matrix_transpose(qdq, conjugate=True)
+    qdq_ = qdq - adjoint(qdq)
     rdr = matmul(r, dr, adjoint_b=True)
-    rdr_ = rdr - matrix_transpose(rdr, conjugate=True)
+    rdr_ = rdr - adjoint(rdr)
     tril = MatrixBandPart(qdq_ + rdr_, -1, 0)
-    grad_a = matmul(q, dr + solve_by_r(tril))
-    grad_b = solve_by_r(dq - matmul(q, qdq))
-    return [grad_a + grad_b]
+    grad = matmul(q, dr + solve_by_r(tril)) + solve_by_r(dq - matmul(q, qdq))
+    if q.dtype.is_complex:
+        m = rdr - adjoint(qdq)
+        eyem = matrix_set_diag(zeros_like(m), matrix_diag_part(m))
+        correction = eyem - cast(elementwise_ops.real(eyem), q.dtype)
+        grad = grad + solve_by_r(matmul(q, adjoint(correction)))
+    return grad
 
 
 DiagPart = Op("DiagPart", inputs=["input: T"], outputs=["diagonal: T"],

@@ -360,6 +360,21 @@ def test_tensordot_axes_forms_of_tf():
             tf.cross(tf.constant([[1.0, 0, 0]]), tf.constant([0.0, 1, 0]))
 
 
+def test_qr_gradient_of_wide_matrices_as_tf():
+    """TF 2.21's QR gradient: wide matrices through their leading square part (values recorded from TF)."""
+    w = np.array([[1.0, 2, 3], [4, 5, 7]])
+    check_gradient(lambda t: tf.linalg.qr(t)[1], [w])
+    check_gradient(lambda t: tf.linalg.qr(t, full_matrices=True)[0], [w])
+    with tf.Graph().as_default():
+        x = tf.constant(w, tf.float32)
+        value = _run(tf.gradients(tf.linalg.qr(x)[1], x)[0])
+        np.testing.assert_allclose(value, [[2.325487, -1.212677, -1.212678], [-1.612149, -0.727606, -0.727607]],
+                                   rtol=1e-5)
+        with pytest.raises(NotImplementedError, match=r"QrGrad not implemented when nrows > ncols and "
+                                                       r"full_matrices is true. Received r.shape=\(3, 2\)"):
+            tf.gradients(tf.linalg.qr(tf.transpose(x), full_matrices=True)[0], x)
+
+
 def test_qr_and_lu():
     tall = RNG.randn(2, 4, 3)
     q, r = check_op(lambda t: list(tf.linalg.qr(t)), [tall], [np.zeros((2, 4, 3)), np.zeros((2, 3, 3))], atol=10)[0]
