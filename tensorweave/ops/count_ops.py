@@ -11,12 +11,14 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops import check_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.manipulation_ops import identity
 from tensorweave.ops.shape_ops import reshape
 from tensorweave.platform.tf_export import tf_export
 
@@ -97,29 +99,62 @@ def _sparse_count(ctx: OpKernelContext, indices: Any, values: Any, dense_shape: 
 
 
 @tf_export("sparse.bincount")
-def bincount(values: Any, weights: Any = None, axis: int = 0, minlength: int | None = None,
+def bincount(values: Any, weights: Any = None, axis: int | None = 0, minlength: int | None = None,
              maxlength: int | None = None, binary_output: bool = False, name: str | None = None) -> SparseTensor:
     """How often each value occurs (or the sum of its weights, or 1 with `binary_output`), over all of
-    `values` (`axis=0`) or per row of a 2-D input (`axis=-1`), as a SparseTensor."""
-    if axis not in (0, -1):
-        raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
+    `values` (`axis=0`) or per row of a 2-D input (`axis=-1`), as a SparseTensor; TF's checks: weights of a
+    SparseTensor are a SparseTensor with its indices and dense shape (asserted when run), else a Tensor."""
     with name_scope(name, "count", [values, weights]):
+        if not isinstance(values, SparseTensor):
+            values = convert_to_tensor(values, name="values")
+        if weights is not None and not isinstance(weights, SparseTensor):
+            weights = convert_to_tensor(weights, name="weights")
+        if weights is not None and binary_output:
+            raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. Please specify only "
+                             "one.")
+        axis = 0 if axis is None else axis
+        if axis not in (0, -1):
+            raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
         attrs = dict(minlength=-1 if minlength is None else minlength,
                      maxlength=-1 if maxlength is None else maxlength, binary_output=binary_output)
-        if isinstance(values, SparseTensor) and axis == -1:
-            weights = (weights.values if isinstance(weights, SparseTensor) else
-                       convert_to_tensor([] if weights is None else weights, dtype=None if weights is not None
-                                         else values.values.dtype))
-            outputs = SparseCountSparseOutput(values.indices, values.values, values.dense_shape, weights, **attrs)
-        else:
+        if axis == 0:
             if isinstance(values, SparseTensor):
+                if weights is not None:
+                    weights = _sparse_weights(values, weights)
                 values = values.values
-                weights = weights.values if isinstance(weights, SparseTensor) else weights
-            values = convert_to_tensor(values, name="values")
-            weights = convert_to_tensor([] if weights is None else weights, name="weights",
-                                        dtype=values.dtype if weights is None else None)
-            if axis == 0:
+            else:
+                if weights is not None:
+                    weights = reshape(weights, [-1])
                 values = reshape(values, [-1])
-                weights = weights if weights.shape.num_elements() == 0 else reshape(weights, [-1])
+        if isinstance(values, SparseTensor):
+            outputs = SparseCountSparseOutput(values.indices, values.values, values.dense_shape,
+                                              _sparse_weights(values, weights), **attrs)
+        else:
+            if weights is None:
+                weights = convert_to_tensor([], dtype=values.dtype)
+            elif not isinstance(weights, Tensor):
+                raise ValueError(f"Argument `weights` must be a tf.Tensor if `values` is a tf.Tensor. Received "
+                                 f"weights={weights} of type: {type(weights).__name__}")
             outputs = DenseCountSparseOutput(values, weights, **attrs)
         return SparseTensor(*outputs)
+
+
+def _sparse_weights(values: SparseTensor, weights: Any) -> Tensor:
+    """TF's validate_sparse_weights: the weights' values (empty without weights), asserted when run to share
+    `values`' dense shape and indices unless they are the same tensors."""
+    if weights is None:
+        return convert_to_tensor([], dtype=values.values.dtype)
+    if not isinstance(weights, SparseTensor):
+        raise ValueError(f"Argument `weights` must be a SparseTensor if `values` is a SparseTensor. Received "
+                         f"weights={weights} of type: {type(weights).__name__}")
+    checks = []
+    if weights.dense_shape is not values.dense_shape:
+        checks.append(check_ops.assert_equal(weights.dense_shape, values.dense_shape,
+                                             message="'weights' and 'values' must have the same dense shape."))
+    if weights.indices is not values.indices:
+        checks.append(check_ops.assert_equal(weights.indices, values.indices,
+                                             message="'weights' and 'values' must have the same indices."))
+    if not checks:
+        return weights.values
+    with control_dependencies(checks):
+        return identity(weights.values)

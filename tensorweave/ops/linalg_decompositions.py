@@ -22,7 +22,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import elementwise_ops, raw_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
-from tensorweave.ops.control_flow_ops import while_loop
+from tensorweave.ops.control_flow_ops import cond, while_loop
 from tensorweave.ops.elementwise_ops import Abs, Floor, Log, less, maximum, real, reciprocal_no_nan, where_v2
 from tensorweave.ops.fill_ops import zeros_like
 from tensorweave.ops.kernel_helpers import C64, C128, F32, F64, invalid_argument
@@ -34,6 +34,7 @@ from tensorweave.ops.linalg_ops import (
     eye,
     matmul,
     matrix_diag,
+    matrix_diag_part,
 )
 from tensorweave.ops.reduction_ops import reduce_max, reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_shapes, with_rank, with_rank_at_least
@@ -238,7 +239,7 @@ def logdet(matrix: Any, name: str | None = None) -> Tensor:
     """The log determinant of each Hermitian positive definite matrix: 2 sum(log(diag(cholesky)))."""
     with name_scope(name, "logdet", [matrix]):
         chol = Cholesky(convert_to_tensor(matrix, name="matrix"))
-        return 2.0 * reduce_sum(Log(real(MatrixDiagPart(chol))), axis=[-1])
+        return 2.0 * reduce_sum(Log(real(matrix_diag_part(chol))), axis=[-1])
 
 
 # -- MatrixSolve, MatrixTriangularSolve, MatrixSolveLs ------------------------------------------------
@@ -261,19 +262,23 @@ def _matrix_solve_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
     return [batch.concatenate([matrix.dims[-1].merge_with(rhs.dims[-2]), rhs.dims[-1]])]
 
 
-def _check_rhs(ctx: OpKernelContext, matrix: Any, rhs: Any) -> None:
-    if rhs.ndim < 2:
-        raise invalid_argument(ctx, f"Input tensor 1 must have rank >= 2, got {rhs.ndim}")
+def _check_solver(ctx: OpKernelContext, matrix: Any, rhs: Any, square: bool) -> None:
+    """TF's LinearAlgebraOp checks of a solver's inputs (MatrixSolve's `square` one too), in its order."""
+    if matrix.ndim < 2:
+        raise invalid_argument(ctx, f"Input tensor 0 must have rank >= 2, got {matrix.ndim}")
+    if rhs.ndim != matrix.ndim:
+        raise invalid_argument(ctx, "All input tensors must have the same rank.")
+    if rhs.shape[:-2] != matrix.shape[:-2]:
+        raise invalid_argument(ctx, "All input tensors must have the same outer dimensions.")
+    if square and matrix.shape[-1] != matrix.shape[-2]:
+        raise invalid_argument(ctx, "First input (lhs) must be a square matrix.")
     if matrix.shape[-2] != rhs.shape[-2]:
-        raise invalid_argument(ctx, "Input matrix and right-hand side must have the same number of rows.")
+        raise invalid_argument(ctx, "Input matrix and rhs are incompatible.")
 
 
 @MatrixSolve.kernel("CPU", expensive=True, type_constraints=_LAPACK_KERNEL)
 def _matrix_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, adjoint: bool) -> Any:
-    _check_square(ctx, matrix)
-    _check_rhs(ctx, matrix, rhs)
-    if matrix.shape[:-2] != rhs.shape[:-2]:
-        raise invalid_argument(ctx, "All input tensors must have the same outer dimensions.")
+    _check_solver(ctx, matrix, rhs, square=True)
     a = _adjoint(ctx.xp, matrix) if adjoint else matrix
     try:
         return ctx.xp.linalg.solve(a, rhs).astype(rhs.dtype, copy=False)
@@ -317,14 +322,21 @@ def _matrix_triangular_solve_shape(ctx: InferenceContext) -> list[tensor_shape.T
 def _matrix_triangular_solve(ctx: OpKernelContext, matrix: Any, rhs: Any, lower: bool, adjoint: bool) -> Any:
     """A solve with the triangle of `matrix` that `lower` names (the other is never read); with a zero on the
     diagonal, TF's substitution's infinities and NaNs."""
-    _check_square(ctx, matrix)
-    _check_rhs(ctx, matrix, rhs)
+    for i, x in enumerate((matrix, rhs)):
+        if x.ndim < 2:
+            raise invalid_argument(ctx, f"In[{i}] ndims must be >= 2: {x.ndim}")
     xp = ctx.xp
+    shapes = f"{tensor_shape.shape_string(matrix.shape)} vs. {tensor_shape.shape_string(rhs.shape)}"
     try:
         batch = np.broadcast_shapes(matrix.shape[:-2], rhs.shape[:-2])
     except ValueError:
-        raise invalid_argument(ctx, f"Incompatible shapes: {tensor_shape.shape_string(matrix.shape)} vs. "
-                                    f"{tensor_shape.shape_string(rhs.shape)}") from None
+        raise invalid_argument(ctx, f"In[0] and In[1] must have compatible batch dimensions: {shapes}") from None
+    if matrix.shape[-2] != matrix.shape[-1]:
+        raise invalid_argument(ctx, f"In[0] matrices in the last dimensions must be square ({matrix.shape[-1]} =/= "
+                                    f"{matrix.shape[-2]})")
+    if matrix.shape[-1] != rhs.shape[-2]:
+        raise invalid_argument(ctx, f"In[0] mismatch In[1] shape: {matrix.shape[-1]} vs. {rhs.shape[-2]}: "
+                                    f"{shapes.replace(' vs.', '')} {int(lower)} {int(adjoint)}")
     a = xp.tril(matrix) if lower else xp.triu(matrix)
     a = _adjoint(xp, a) if adjoint else a
     a = xp.broadcast_to(a, batch + matrix.shape[-2:])
@@ -393,9 +405,7 @@ def _matrix_solve_ls_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSha
 def _matrix_solve_ls(ctx: OpKernelContext, matrix: Any, rhs: Any, l2_regularizer: Any, fast: bool) -> Any:
     """The regularized normal equations as TF's fast path solves them (for every `fast`: the complete
     orthogonal decomposition TF uses otherwise gives the same minimizer for full-rank inputs)."""
-    if matrix.ndim < 2:
-        raise invalid_argument(ctx, f"Input tensor 0 must have rank >= 2, got {matrix.ndim}")
-    _check_rhs(ctx, matrix, rhs)
+    _check_solver(ctx, matrix, rhs, square=False)
     xp = ctx.xp
     rows, cols = matrix.shape[-2:]
     l2 = float(l2_regularizer)
@@ -405,13 +415,6 @@ def _matrix_solve_ls(ctx: OpKernelContext, matrix: Any, rhs: Any, l2_regularizer
         return xp.linalg.solve(gram, a_h @ rhs).astype(rhs.dtype, copy=False)
     gram = matrix @ a_h + l2 * xp.eye(rows, dtype=matrix.dtype)
     return (a_h @ xp.linalg.solve(gram, rhs)).astype(rhs.dtype, copy=False)
-
-
-def _regularized_gramian_cholesky(matrix: Tensor, l2: Tensor, first_kind: bool) -> Tensor:
-    """chol(A^H A + l2 I) (first kind) or chol(A A^H + l2 I)."""
-    gramian = matmul(matrix, matrix, adjoint_a=first_kind, adjoint_b=not first_kind)
-    rows = shape(gramian)[-1]
-    return Cholesky(gramian + l2 * eye(rows, batch_shape=shape(gramian)[:-2], dtype=matrix.dtype))
 
 
 @MatrixSolveLs.gradient
@@ -443,8 +446,60 @@ def _matrix_solve_ls_grad(op: Any, grad: Tensor) -> list:
 @tf_export("linalg.lstsq", "matrix_solve_ls")
 def matrix_solve_ls(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True,
                     name: str | None = None) -> Tensor:
-    """The least-squares solution X of A X = rhs, ridge-regularized by `l2_regularizer`."""
-    return MatrixSolveLs(matrix, rhs, convert_to_tensor(l2_regularizer, dtype="float64"), fast=fast, name=name)
+    """The least-squares solution X of A X = rhs, ridge-regularized by `l2_regularizer`, built as TF builds it:
+    the fast (Cholesky) path from products, Cholesky and triangular solves unless the MatrixSolveLs kernel is
+    asked for (`fast=False`) or pays (a large batch of small matrices)."""
+    matrix = convert_to_tensor(matrix, name="matrix")
+    if matrix.dtype == dtypes.complex128 and (isinstance(l2_regularizer, Tensor) or l2_regularizer != 0):
+        raise NotImplementedError("matrix_solve_ls is currently disabled for complex128 and l2_regularizer != 0 due "
+                                  "to poor accuracy.")
+    if not _solve_ls_composite(matrix, fast):
+        return MatrixSolveLs(matrix, rhs, l2_regularizer, fast=fast, name=name)
+    with name_scope(name, "matrix_solve_ls", [matrix, rhs, l2_regularizer]):
+        dims = matrix.shape[-2:]
+        if dims.is_fully_defined():
+            return (_solve_overdetermined if dims[-2] >= dims[-1] else _solve_underdetermined)(
+                matrix, rhs, l2_regularizer)
+        dims = shape(matrix)[-2:]
+        return cond(dims[-2] >= dims[-1], lambda: _solve_overdetermined(matrix, rhs, l2_regularizer),
+                    lambda: _solve_underdetermined(matrix, rhs, l2_regularizer))
+
+
+def _solve_ls_composite(matrix: Tensor, fast: bool) -> bool:
+    """TF's choice: the composite unless `fast` is off, or the matrices outgrow a guessed L2 cache while the
+    batch is larger than their smaller dimension (then the kernel reads each matrix once)."""
+    if fast is False:
+        return False
+    if not matrix.shape.is_fully_defined():
+        return True
+    dims = matrix.shape.as_list()
+    size = int(np.prod(dims)) * matrix.dtype.size
+    return not (size > 256000 and int(np.prod(dims[:-2])) > min(dims[-2:]))
+
+
+def _regularized_gramian_cholesky(matrix: Tensor, l2_regularizer: Any, first_kind: bool) -> Tensor:
+    """TF's _RegularizedGramianCholesky: the Cholesky factor of A^H A (first kind) or A A^H, plus l2_regularizer
+    times the identity unless it is a Python 0."""
+    gramian = matmul(matrix, matrix, adjoint_a=first_kind, adjoint_b=not first_kind)
+    if isinstance(l2_regularizer, Tensor) or l2_regularizer != 0:
+        dims = shape(matrix)
+        identity = eye(dims[-1] if first_kind else dims[-2], batch_shape=dims[:-2], dtype=matrix.dtype)
+        small = matrix.shape[-1 if first_kind else -2]
+        identity.set_shape(matrix.shape[:-2].concatenate([small, small]))
+        gramian += l2_regularizer * identity
+    return Cholesky(gramian)
+
+
+def _solve_overdetermined(matrix: Tensor, rhs: Any, l2_regularizer: Any) -> Tensor:
+    """(A^H A + l2 I)^-1 A^H rhs."""
+    chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=True)
+    return cholesky_solve(chol, matmul(matrix, rhs, adjoint_a=True))
+
+
+def _solve_underdetermined(matrix: Tensor, rhs: Any, l2_regularizer: Any) -> Tensor:
+    """A^H (A A^H + l2 I)^-1 rhs."""
+    chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=False)
+    return matmul(matrix, cholesky_solve(chol, rhs), adjoint_a=True)
 
 
 # -- Svd, SelfAdjointEigV2 ------------------------------------------------------------------------------

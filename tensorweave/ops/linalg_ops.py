@@ -29,9 +29,9 @@ from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.elementwise_ops import binary_overload, conj, sqrt
 from tensorweave.ops.fill_ops import ones, zeros, zeros_like
 from tensorweave.ops.indexing_ops import gather
-from tensorweave.ops.kernel_helpers import C64, C128, F16, F32, F64, in_float32, invalid_argument
+from tensorweave.ops.kernel_helpers import BFLOAT16, C64, C128, F16, F32, F64, in_float32, invalid_argument
 from tensorweave.ops.manipulation_ops import concat, matrix_transpose, stack, transpose
-from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum
+from tensorweave.ops.reduction_ops import reduce_max, reduce_prod, reduce_sum, reduced_shape
 from tensorweave.ops.set_ops import ListDiff
 from tensorweave.ops.shape_helpers import broadcast_shapes, merge_dim, with_rank, with_rank_at_least
 from tensorweave.ops.shape_ops import expand_dims, reshape, squeeze
@@ -132,6 +132,35 @@ def _batch_matmul(ctx: OpKernelContext, x: Any, y: Any, adj_x: bool, adj_y: bool
             f"{tensor_shape.shape_string(x.shape)} vs. {tensor_shape.shape_string(y.shape)}") from None
 
 
+_BATCH_MATMUL_V3_TYPES = "{bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128}"
+BatchMatMulV3 = Op("BatchMatMulV3", inputs=["x: Ta", "y: Tb"], outputs=["output: Tout"],
+                   attrs=[f"Ta: {_BATCH_MATMUL_V3_TYPES}", f"Tb: {_BATCH_MATMUL_V3_TYPES}",
+                          "Tout: {bfloat16, half, float, double, int16, int32, int64, complex64, complex128}",
+                          "adj_x: bool = false", "adj_y: bool = false", "grad_x: bool = false",
+                          "grad_y: bool = false"])
+BatchMatMulV3.shape(_batch_matmul_shape)
+
+
+def _batch_matmul_v3(ctx: OpKernelContext, x: Any, y: Any, adj_x: bool, adj_y: bool, Tout: dtypes.DType) -> Any:  # noqa: N803
+    """BatchMatMulV2's product of operands of types Ta and Tb, computed in and returned as Tout (8-bit integers
+    accumulate in int32; bfloat16 with an 8-bit integer computes in float32 and rounds once)."""
+    out = np.dtype(Tout.as_numpy_dtype)
+    compute = np.float32 if out == BFLOAT16 else out
+    return _batch_matmul(ctx, x.astype(compute, copy=False), y.astype(compute, copy=False), adj_x,
+                         adj_y).astype(out, copy=False)
+
+
+# BatchMatMulV3's CPU kernels: one type for all three, or TF's mixed 8-bit ones.
+for _ta, _tb, _tout in ([(t, t, t) for t in (dtypes.int64, dtypes.int32, dtypes.int16, F64, F32, dtypes.bfloat16,
+                                             C128, C64)]
+                        + [(a, b, dtypes.int32) for a in (dtypes.uint8, dtypes.int8)
+                           for b in (dtypes.uint8, dtypes.int8)]
+                        + [(t, dtypes.bfloat16, dtypes.bfloat16) for t in (dtypes.uint8, dtypes.int8)]
+                        + [(dtypes.bfloat16, t, dtypes.bfloat16) for t in (dtypes.uint8, dtypes.int8)]):
+    BatchMatMulV3.kernel("CPU", expensive=True, type_constraints={"Ta": (_ta,), "Tb": (_tb,),
+                                                                  "Tout": (_tout,)})(_batch_matmul_v3)
+
+
 SparseMatMul = Op("SparseMatMul", inputs=["a: Ta", "b: Tb"], outputs=["product: float"],
                   attrs=["transpose_a: bool = false", "transpose_b: bool = false", "a_is_sparse: bool = false",
                          "b_is_sparse: bool = false", "Ta: {float, bfloat16} = DT_FLOAT",
@@ -163,10 +192,12 @@ def sparse_matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool =
 
 @tf_export("linalg.matmul", "matmul")
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
-           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False, grad_a: bool = False,
-           grad_b: bool = False, name: str | None = None) -> Tensor:
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
+           output_type: dtypes.DType | None = None, grad_a: bool = False, grad_b: bool = False,
+           name: str | None = None) -> Tensor:
     """a @ b as TF dispatches it: BatchMatMulV2 when either side may have batch dimensions, SparseMatMul for
-    float32/bfloat16 sparsity hints or a bfloat16 operand mixed with another type, else MatMul."""
+    float32/bfloat16 sparsity hints or a bfloat16 operand mixed with another type, else MatMul; BatchMatMulV3
+    instead of BatchMatMulV2 and MatMul when `output_type` differs from an operand's type."""
     with name_scope(name, "MatMul", [a, b]) as scope:
         for side, transpose, adjoint in (("a", transpose_a, adjoint_a), ("b", transpose_b, adjoint_b)):
             if transpose and adjoint:
@@ -176,11 +207,15 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
         may_have_batch = (a.shape.ndims is None or a.shape.ndims > 2 or b.shape.ndims is None
                           or b.shape.ndims > 2)
+        use_v3 = bool(output_type) and (output_type != a.dtype or output_type != b.dtype)
         if not a_is_sparse and not b_is_sparse and may_have_batch:
             if transpose_a:
                 a, adjoint_a = conj(a), True
             if transpose_b:
                 b, adjoint_b = conj(b), True
+            if use_v3:
+                return BatchMatMulV3(a, b, adj_x=adjoint_a, adj_y=adjoint_b, Tout=output_type, grad_x=grad_a,
+                                     grad_y=grad_b, name=scope)
             return BatchMatMulV2(a, b, adj_x=adjoint_a, adj_y=adjoint_b, grad_x=grad_a, grad_y=grad_b, name=scope)
         if adjoint_a:
             a, transpose_a = conj(a), True
@@ -196,6 +231,9 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
             product = SparseMatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, a_is_sparse=a_is_sparse,
                                    b_is_sparse=b_is_sparse, name=scope)
             return cast(product, dtypes.bfloat16) if a_type == b_type == dtypes.bfloat16 else product
+        if use_v3:
+            return BatchMatMulV3(a, b, adj_x=transpose_a, adj_y=transpose_b, Tout=output_type, grad_x=grad_a,
+                                 grad_y=grad_b, name=scope)
         return MatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, grad_a=grad_a, grad_b=grad_b,
                       name=scope)
 
@@ -248,27 +286,44 @@ def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> tupl
 
 @Qr.gradient
 def _qr_grad(op: Any, dq: Tensor, dr: Tensor) -> list:
-    """TF's, for square and tall matrices with the reduced decomposition."""
+    """TF's (arXiv:2009.10071): square and deep matrices directly, a wide one through its leading square part;
+    not for deep matrices with full_matrices, nor for shapes unknown while building."""
     q, r = op.outputs
-    rows, cols = op.inputs[0].shape.as_list()[-2:] if op.inputs[0].shape.ndims is not None else (None, None)
-    if rows is None or cols is None or rows < cols or (op.get_attr("full_matrices") and rows != cols):
-        raise NotImplementedError("QrGrad not implemented when ncols > nrows or full_matrices is true and ncols "
-                                  f"!= nrows. Received ncols={cols}, nrows={rows}")
+    if r.shape.ndims is None or r.shape.as_list()[-2] is None or r.shape.as_list()[-1] is None:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received r.shape: {r.shape}")
+    if r.shape.dims[-2].value > r.shape.dims[-1].value and q.shape.dims[-2].value == q.shape.dims[-1].value:
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+                                  f"r.shape={r.shape} with nrows={r.shape.dims[-2]}and ncols={r.shape.dims[-1]}.")
     dq = zeros_like(q) if dq is None else dq
     dr = zeros_like(r) if dr is None else dr
+    rows, cols = q.shape.dims[-2].value, r.shape.dims[-1].value
+    if rows >= cols:
+        return [_qr_grad_square_and_deep(q, r, dq, dr)]
+    a = op.inputs[0]
+    y, u = a[..., :, rows:], r[..., :, :rows]
+    dv, du = dr[..., :, rows:], dr[..., :, :rows]
+    dx = _qr_grad_square_and_deep(q, u, dq + matmul(y, dv, adjoint_b=True), du)
+    return [concat([dx, matmul(q, dv)], axis=-1)]
 
-    def solve_by_r(x: Tensor) -> Tensor:
-        return matrix_transpose(raw_ops.MatrixTriangularSolve(matrix=r, rhs=matrix_transpose(x, conjugate=True),
-                                                              lower=False, adjoint=False), conjugate=True)
+
+def _qr_grad_square_and_deep(q: Tensor, r: Tensor, dq: Tensor, dr: Tensor) -> Tensor:
+    """The QR gradient for rows >= cols without full_matrices (with TF's correction for complex inputs)."""
+
+    def solve_by_r(x: Tensor) -> Tensor:  # x r^-H for the upper triangular r
+        return adjoint(raw_ops.MatrixTriangularSolve(matrix=r, rhs=adjoint(x), lower=False, adjoint=False))
 
     qdq = matmul(q, dq, adjoint_a=True)
-    qdq_ = qdq - matrix_transpose(qdq, conjugate=True)
+    qdq_ = qdq - adjoint(qdq)
     rdr = matmul(r, dr, adjoint_b=True)
-    rdr_ = rdr - matrix_transpose(rdr, conjugate=True)
+    rdr_ = rdr - adjoint(rdr)
     tril = MatrixBandPart(qdq_ + rdr_, -1, 0)
-    grad_a = matmul(q, dr + solve_by_r(tril))
-    grad_b = solve_by_r(dq - matmul(q, qdq))
-    return [grad_a + grad_b]
+    grad = matmul(q, dr + solve_by_r(tril)) + solve_by_r(dq - matmul(q, qdq))
+    if q.dtype.is_complex:
+        m = rdr - adjoint(qdq)
+        eyem = matrix_set_diag(zeros_like(m), matrix_diag_part(m))
+        correction = eyem - cast(elementwise_ops.real(eyem), q.dtype)
+        grad = grad + solve_by_r(matmul(q, adjoint(correction)))
+    return grad
 
 
 DiagPart = Op("DiagPart", inputs=["input: T"], outputs=["diagonal: T"],
@@ -401,6 +456,30 @@ def _batch_matmul_v2_grad(op: Any, grad: Tensor) -> list:
             raw_ops.Reshape(tensor=raw_ops.Sum(input=gy, reduction_indices=ry), shape=sy)]
 
 
+@BatchMatMulV3.gradient
+def _batch_matmul_v3_grad(op: Any, grad: Tensor) -> list:
+    """TF's: the products by `tf.matmul` (marked grad_a/grad_b), summed back over broadcast batch dimensions."""
+    x, y = op.inputs
+    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    if not adj_x and not adj_y:
+        gx, gy = matmul(grad, y, adjoint_b=True, grad_a=True), matmul(x, grad, adjoint_a=True, grad_b=True)
+    elif not adj_x:
+        gx, gy = matmul(grad, y, grad_a=True), matmul(grad, x, adjoint_a=True, grad_b=True)
+    elif not adj_y:
+        gx, gy = matmul(y, grad, adjoint_b=True, grad_a=True), matmul(x, grad, grad_b=True)
+    else:
+        gx = matmul(y, grad, adjoint_a=True, adjoint_b=True, grad_a=True)
+        gy = matmul(grad, x, adjoint_a=True, adjoint_b=True, grad_b=True)
+    sx, sy = x.shape, y.shape
+    if not (sx.ndims is None or sx.ndims > 2 or sy.ndims is None or sy.ndims > 2) or (
+            sx[:-2].is_fully_defined() and sy[:-2].is_fully_defined() and sx[:-2] == sy[:-2]):
+        return [gx, gy]
+    shape_x, shape_y = raw_ops.Shape(input=x), raw_ops.Shape(input=y)
+    rx, ry = raw_ops.BroadcastGradientArgs(s0=shape_x[:-2], s1=shape_y[:-2])
+    return [raw_ops.Reshape(tensor=raw_ops.Sum(input=gx, reduction_indices=rx), shape=shape_x),
+            raw_ops.Reshape(tensor=raw_ops.Sum(input=gy, reduction_indices=ry), shape=shape_y)]
+
+
 # -- MatrixBandPart ------------------------------------------------------------------------------------
 
 MatrixBandPart = Op("MatrixBandPart", inputs=["input: T", "num_lower: Tindex", "num_upper: Tindex"],
@@ -451,8 +530,16 @@ def matrix_band_part(input: Any, num_lower: Any, num_upper: Any, name: str | Non
 _ALIGN = "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'"
 
 
-def _diag_range(k: Any) -> tuple[int, int]:
-    k = np.asarray(k).reshape(-1)
+def _diag_range(k: Any, ctx: OpKernelContext | None = None) -> tuple[int, int]:
+    """(lower, upper) of a diagonal index `k` (one or two elements); a kernel's `ctx` checks it as TF's do."""
+    k = np.asarray(k)
+    if ctx is not None:
+        if k.ndim > 1:
+            raise invalid_argument(ctx, f"diag_index must be a scalar or vector, received shape: "
+                                        f"{tensor_shape.shape_string(k.shape)}")
+        if k.ndim == 1 and not 0 < k.size <= 2:
+            raise invalid_argument(ctx, f"diag_index must have only one or two elements, received {k.size} elements.")
+    k = k.reshape(-1)
     return (int(k[0]), int(k[-1]))
 
 
@@ -484,17 +571,24 @@ def _matrix_diag(ctx: OpKernelContext, diagonal: Any, lo: int, hi: int, rows: in
     _check_diag_range(ctx, lo, hi)
     width = diagonal.shape[-1]
     if lo != hi:
+        if diagonal.ndim < 2 or diagonal.shape[-2] != hi - lo + 1:
+            raise invalid_argument(ctx, "The number of diagonals provided in the input does not match the "
+                                        "lower_diag_index and upper_diag_index range.")
         diagonal_batch = diagonal.shape[:-2]
     else:
         diagonal_batch, diagonal = diagonal.shape[:-1], diagonal[..., None, :]
     min_rows, min_cols = width - min(hi, 0), width + max(lo, 0)
+    if rows != -1 and rows < min_rows:
+        raise invalid_argument(ctx, "The number of rows is too small.")
+    if cols != -1 and cols < min_cols:
+        raise invalid_argument(ctx, "The number of columns is too small.")
     if rows == -1 and cols == -1:
         rows = cols = max(min_rows, min_cols)
     elif rows == -1:
         rows = min_rows
     elif cols == -1:
         cols = min_cols
-    if rows < min_rows or cols < min_cols:
+    if rows != min_rows and cols != min_cols:
         raise invalid_argument(ctx, "The number of rows or columns is not consistent with the specified d_lower, "
                                     "d_upper, and diagonal.")
     r, c, valid, _ = _band_coords(rows, cols, lo, hi, align)
@@ -507,16 +601,25 @@ def _matrix_diag(ctx: OpKernelContext, diagonal: Any, lo: int, hi: int, rows: in
 def _matrix_diag_part(ctx: OpKernelContext, input: Any, lo: int, hi: int, padding: Any, align: str) -> Any:  # noqa: A002
     _check_diag_range(ctx, lo, hi)
     rows, cols = input.shape[-2:]
-    if not (-rows < lo <= cols or (lo == 0 and rows == 0)) or not (-rows <= hi < cols or (hi == 0 and cols == 0)):
-        raise invalid_argument(ctx, f"Diagonal index out of bounds: {lo}, {hi} for a {rows}x{cols} matrix")
+    _check_diag_bounds(ctx, rows, cols, lo, hi, ". ")
     r, c, valid, _ = _band_coords(rows, cols, lo, hi, align)
     out = np.where(valid, input[..., r, c], np.asarray(padding, dtype=input.dtype))
     return out[..., 0, :] if lo == hi else out
 
 
+def _check_diag_bounds(ctx: OpKernelContext, rows: int, cols: int, lo: int, hi: int, lower_end: str) -> None:
+    """TF's bounds of diagonal indices (0 always allowed); MatrixDiagPart ends the lower one's message with
+    '. ', MatrixSetDiag with ' '."""
+    for which, index, end in (("lower", lo, lower_end), ("upper", hi, " ")):
+        if not (-rows < index < cols or index == 0):
+            raise invalid_argument(ctx, f"{which}_diag_index is out of bound: {index}{end}It must be between {-rows} "
+                                        f"and {cols}")
+
+
 def _matrix_set_diag(ctx: OpKernelContext, input: Any, diagonal: Any, lo: int, hi: int, align: str) -> Any:  # noqa: A002
-    _check_diag_range(ctx, lo, hi)
     rows, cols = input.shape[-2:]
+    _check_diag_bounds(ctx, rows, cols, lo, hi, " ")
+    _check_diag_range(ctx, lo, hi)
     r, c, valid, width = _band_coords(rows, cols, lo, hi, align)
     expected = input.shape[:-2] + ((width,) if lo == hi else (hi - lo + 1, width))
     if diagonal.shape != expected:
@@ -556,25 +659,40 @@ def _matrix_diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @MatrixDiagV3.shape
 def _matrix_diag_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's MatrixDiagV2Shape: a num_rows or num_cols not known while building counts as -1 (inferred), and an
+    unknown diagonal length as -1 too."""
     diagonal = with_rank_at_least(ctx.input_shape(0), 1)
     k = _static_k(ctx, 1)
-    rows, cols = ctx.input_value(2), ctx.input_value(3)
-    if k is None or diagonal.ndims is None or rows is None or cols is None:
+    for i in (2, 3, 4):
+        with_rank(ctx.input_shape(i), 0)
+    if k is None or diagonal.ndims is None:
         return [tensor_shape.unknown_shape()]
     lo, hi = k
     if lo > hi:
         raise ValueError("lower_diag_index is greater than upper_diag_index")
-    batch = diagonal[:-1] if lo == hi else with_rank_at_least(diagonal, 2)[:-2]
-    width = diagonal.dims[-1].value
-    rows, cols = int(rows), int(cols)
-    if width is None:
-        return [batch.concatenate([rows if rows != -1 else None, cols if cols != -1 else None])]
-    min_rows, min_cols = width - min(hi, 0), width + max(lo, 0)
+    dims = [-1 if d is None else d for d in diagonal.as_list()]
+    if lo < hi and dims[-2] != hi - lo + 1:
+        raise ValueError(f"The number of rows of `diagonal` doesn't match the number of diagonals implied from "
+                         f"`d_lower` and `d_upper`.\nnum_diags = {dims[-2]}, d_lower = {lo}, d_upper = {hi} "
+                         f"{diagonal.ndims} {dims[-1]}")
+    rows, cols = (-1 if ctx.input_value(i) is None else int(ctx.input_value(i)) for i in (2, 3))
+    min_rows, min_cols = dims[-1] - min(hi, 0), dims[-1] + max(lo, 0)
     if rows == -1 and cols == -1:
         rows = cols = max(min_rows, min_cols)
-    rows = min_rows if rows == -1 else rows
-    cols = min_cols if cols == -1 else cols
-    return [batch.concatenate([rows, cols])]
+    if rows == -1:
+        rows = min_rows
+    elif rows < min_rows:
+        raise ValueError("num_rows is too small")
+    if cols == -1:
+        cols = min_cols
+    elif cols < min_cols:
+        raise ValueError("num_cols is too small.")
+    if rows != min_rows and cols != min_cols:
+        raise ValueError(f"num_rows and num_cols are not consistent with lower_diag_index, upper_diag_index, and the "
+                         f"length of the given diagonals.\nnum_rows = {rows} != min_num_rows = {min_rows}, num_cols = "
+                         f"{cols} != min_num_cols = {min_cols}")
+    batch = diagonal[:-1] if lo == hi else diagonal[:-2]
+    return [batch.concatenate([rows if rows >= 0 else None, cols if cols >= 0 else None])]
 
 
 @MatrixDiag.kernel("CPU")
@@ -588,7 +706,7 @@ def _matrix_diag_v1(ctx: OpKernelContext, diagonal: Any) -> Any:
 @MatrixDiagV3.kernel("CPU")
 def _matrix_diag_v3(ctx: OpKernelContext, diagonal: Any, k: Any, num_rows: Any, num_cols: Any, padding_value: Any,
                     align: str) -> Any:
-    return _matrix_diag(ctx, diagonal, *_diag_range(k), int(num_rows), int(num_cols), padding_value, align)
+    return _matrix_diag(ctx, diagonal, *_diag_range(k, ctx), int(num_rows), int(num_cols), padding_value, align)
 
 
 MatrixDiagPart = Op("MatrixDiagPart", inputs=["input: T"], outputs=["diagonal: T"], attrs=["T: type"])
@@ -633,7 +751,7 @@ def _matrix_diag_part_v3(ctx: OpKernelContext, input: Any, k: Any, padding_value
     if input.ndim < 2:
         raise invalid_argument(ctx, f"input must be at least 2-dim, received shape: "
                                     f"{tensor_shape.shape_string(input.shape)}")
-    return _matrix_diag_part(ctx, input, *_diag_range(k), padding_value, align)
+    return _matrix_diag_part(ctx, input, *_diag_range(k, ctx), padding_value, align)
 
 
 MatrixSetDiag = Op("MatrixSetDiag", inputs=["input: T", "diagonal: T"], outputs=["output: T"], attrs=["T: type"])
@@ -683,7 +801,7 @@ def _matrix_set_diag_v1(ctx: OpKernelContext, input: Any, diagonal: Any) -> Any:
 
 @MatrixSetDiagV3.kernel("CPU")
 def _matrix_set_diag_v3(ctx: OpKernelContext, input: Any, diagonal: Any, k: Any, align: str) -> Any:  # noqa: A002
-    return _matrix_set_diag(ctx, input, diagonal, *_diag_range(k), align)
+    return _matrix_set_diag(ctx, input, diagonal, *_diag_range(k, ctx), align)
 
 
 @MatrixDiag.gradient
@@ -845,15 +963,9 @@ Cross = Op("Cross", inputs=["a: T", "b: T"], outputs=["product: T"], attrs=["T: 
 def _cross_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     a = with_rank_at_least(ctx.input_shape(0), 1)
     b = with_rank_at_least(ctx.input_shape(1), 1)
-    if a.ndims is not None and b.ndims is not None:
-        if a.ndims != b.ndims:
-            raise ValueError(f"Shape must be rank {a.ndims} but is rank {b.ndims}")
-        for x, y in zip(a.dims, b.dims):
-            if not x.is_compatible_with(y):
-                raise ValueError(f"Dimensions must be equal, but are {x.value} and {y.value}")
-        a = tensor_shape.TensorShape([x.merge_with(y) for x, y in zip(a.dims, b.dims)])
-        if a.dims[-1].value is not None and a.dims[-1].value != 3:
-            raise ValueError(f"Dimension must be 3 but is {a.dims[-1].value}")
+    a = tensor_shape.merge_shapes(a, b)
+    if a.ndims is not None and a.dims[-1].value is not None and a.dims[-1].value != 3:
+        raise ValueError(f"Dimension must be 3 but is {a.dims[-1].value}")
     return [a]
 
 
@@ -881,61 +993,66 @@ def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
 
 # -- tensordot, norm ---------------------------------------------------------------------------------
 
-def _tensordot_axes(a: Tensor, b: Tensor, axes: Any) -> tuple[list[int], list[int]]:
-    """TF's axes forms: an int n (the last n of a with the first n of b) or a pair of axis lists."""
+def _tensordot_axes(a: Tensor, axes: Any) -> tuple[Any, Any]:
+    """TF's axes forms: an int n (the last n of a with the first n of b; ranges when a's rank is unknown), a
+    pair of axis lists, or a tensor of two rows."""
     if isinstance(axes, (int, np.integer)):
         if axes < 0:
-            raise ValueError(f"'axes' must be at least 0. Received: axes={axes}.")
+            raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
         if a.shape.ndims is None:
-            raise ValueError("tensordot with an int `axes` needs `a` of known rank in tensorweave")
+            rank = shape_ops.rank(a)
+            return (sequence_ops.range(rank - axes, rank, dtype=dtypes.int32),
+                    sequence_ops.range(axes, dtype=dtypes.int32))
         if axes > a.shape.ndims:
-            raise ValueError(f"'axes' must not be larger than the number of dimensions of tensor {a}. Received "
+            raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  Received "
                              f"{axes}, vs tensor dimensions {a.shape.ndims}.")
         return list(range(a.shape.ndims - axes, a.shape.ndims)), list(range(axes))
     if isinstance(axes, (list, tuple)):
         if len(axes) != 2:
             raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
         a_axes, b_axes = axes
-        a_axes = [a_axes] if isinstance(a_axes, (int, np.integer)) else list(a_axes)
-        b_axes = [b_axes] if isinstance(b_axes, (int, np.integer)) else list(b_axes)
+        if isinstance(a_axes, (int, np.integer)) and isinstance(b_axes, (int, np.integer)):
+            a_axes, b_axes = [a_axes], [b_axes]
         if len(a_axes) != len(b_axes):
             raise ValueError(f"Different number of contraction axes `a` and `b`, {len(a_axes)} != {len(b_axes)}.")
-        return [int(x) for x in a_axes], [int(x) for x in b_axes]
-    raise ValueError("tensordot with tensor `axes` is not built in tensorweave; pass an int or two axis lists")
+        return a_axes, b_axes
+    axes = convert_to_tensor(axes, name="axes", dtype=dtypes.int32)
+    return axes[0], axes[1]
 
 
-def _tensordot_reshape(x: Tensor, axes: list[int], flipped: bool) -> tuple[Tensor, Any, list]:
-    """`x` transposed so `axes` are last (first when flipped) and reshaped to a matrix, TF's helper for a tensor
-    of known rank: also its free dimensions (a list when known, else a tensor) and their static sizes."""
-    rank = x.shape.ndims
-    if rank is None:  # TF's dynamic form: the axes made non-negative and the free ones listed when run
-        dims = shape_ops.shape(x)
-        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
-        axes_t = elementwise_ops.where(axes_t >= 0, axes_t, axes_t + shape_ops.rank(x))
-        free_t, _ = ListDiff(sequence_ops.range(shape_ops.rank(x)), axes_t, out_idx=dtypes.int32)
-        free_dims = gather(dims, free_t)
-        prod_free, prod_axes = reduce_prod(free_dims), reduce_prod(gather(dims, axes_t))
-        perm = concat([axes_t, free_t] if flipped else [free_t, axes_t], 0)
-        new_shape = stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
-        return reshape(transpose(x, perm), new_shape), free_dims, None
-    axes = [a % rank for a in axes]
-    free = [i for i in range(rank) if i not in axes]
-    static = x.shape.as_list()
-    static_free = [static[i] for i in free]
-    if x.shape.is_fully_defined():
-        perm = axes + free if flipped else free + axes
-        moved = transpose(x, perm) if perm != list(range(rank)) else x
+def _tensordot_reshape(x: Tensor, axes: Any, flipped: bool) -> tuple[Tensor, Any, list | None]:
+    """TF's helper: `x` transposed so `axes` are last (first when flipped) and reshaped to a matrix; also its
+    free dimensions (a list when known while building, else a tensor) and their static sizes (None when the
+    rank or the axes are unknown)."""
+    if x.shape.is_fully_defined() and isinstance(axes, (list, tuple)):
+        static = x.shape.as_list()
+        axes = [i if i >= 0 else i + len(static) for i in axes]
+        free = [i for i in range(len(static)) if i not in axes]
+        static_free = [static[i] for i in free]
+        perm = list(axes) + free if flipped else free + list(axes)
+        moved = transpose(x, perm) if perm != list(range(len(static))) else x
         prod_free = int(np.prod(static_free, dtype=np.int64))
         prod_axes = int(np.prod([static[i] for i in axes], dtype=np.int64))
         matrix_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
         matrix = moved if moved.shape.as_list() == matrix_shape else reshape(moved, matrix_shape)
         return matrix, static_free, static_free
-    axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
-    free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
-    dims = shape_ops.shape(x)
+    if x.shape.ndims is not None and isinstance(axes, (list, tuple)):
+        static = x.shape.as_list()
+        axes = [i if i >= 0 else i + len(static) for i in axes]
+        free = [i for i in range(len(static)) if i not in axes]
+        static_free = [static[i] for i in free]
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
+        dims = shape_ops.shape(x)
+    else:
+        static_free = None
+        dims = shape_ops.shape(x)
+        rank = shape_ops.rank(x)
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        axes_t = elementwise_ops.where(axes_t >= 0, axes_t, axes_t + rank)
+        free_t, _ = ListDiff(x=sequence_ops.range(rank), y=axes_t, out_idx=dtypes.int32)
     free_dims = gather(dims, free_t)
-    prod_free = reduce_prod(free_dims)
-    prod_axes = reduce_prod(gather(dims, axes_t))
+    prod_free, prod_axes = reduce_prod(free_dims), reduce_prod(gather(dims, axes_t))
     perm = concat([axes_t, free_t] if flipped else [free_t, axes_t], 0)
     new_shape = stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
     return reshape(transpose(x, perm), new_shape), free_dims, static_free
@@ -946,12 +1063,12 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     """The sum of products of `a` and `b` over `axes`: both moved to matrices and multiplied with MatMul."""
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a, b = convert_to_tensor(a, name="a"), convert_to_tensor(b, name="b")
-        a_axes, b_axes = _tensordot_axes(a, b, axes)
+        a_axes, b_axes = _tensordot_axes(a, axes)
         a_matrix, a_free, a_static = _tensordot_reshape(a, a_axes, False)
         b_matrix, b_free, b_static = _tensordot_reshape(b, b_axes, True)
         product = matmul(a_matrix, b_matrix)
         if isinstance(a_free, list) and isinstance(b_free, list):
-            if product.shape.as_list() == a_free + b_free:
+            if product.shape.is_fully_defined() and product.shape.as_list() == a_free + b_free:
                 return product
             return reshape(product, a_free + b_free, name=scope)
         a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
@@ -1059,11 +1176,12 @@ def _labelled_dims(sub: str, dims: list) -> tuple[list[tuple[str, Any]], list]:
 def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     subscripts, rhs = _einsum_parts(ctx.attr("equation"), ctx.num_inputs)
     shapes = [ctx.input_shape(i) for i in range(ctx.num_inputs)]
-    if any(s.ndims is None for s in shapes):
-        return [tensor_shape.unknown_shape()]
     sizes: dict[str, Any] = {}
     broadcast = tensor_shape.TensorShape([])
     for sub, shape in zip(subscripts, shapes):
+        if shape.ndims is None:  # TF's: its labels stay unknown, and so does any broadcast shape
+            broadcast = tensor_shape.unknown_shape()
+            continue
         pairs, covered = _labelled_dims(sub, list(shape.dims))
         for letter, dim in pairs:
             known = sizes.get(letter, tensor_shape.Dimension(None))
@@ -1072,11 +1190,14 @@ def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
             sizes[letter] = known.merge_with(dim)
         broadcast = broadcast_shapes(broadcast, tensor_shape.TensorShape(covered))
     if "..." not in rhs:
+        sizes = collections.defaultdict(lambda: tensor_shape.Dimension(None), sizes)
         if broadcast.ndims:
             raise ValueError(f"Shape must be at most rank 0 but is rank {broadcast.ndims}\n\t for einsum equation "
                              f"'{','.join(subscripts)}->{rhs}' without ellipsis (...) in the output subscripts where "
                              "input(s) have non-empty broadcasting shape")
         return [tensor_shape.TensorShape([sizes[letter] for letter in rhs])]
+    if broadcast.ndims is None:
+        return [tensor_shape.unknown_shape()]
     before, after = rhs.split("...")
     return [tensor_shape.TensorShape([sizes[letter] for letter in before]).concatenate(broadcast).concatenate(
         [sizes[letter] for letter in after])]
@@ -1085,43 +1206,119 @@ def _einsum_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 @Einsum.kernel("CPU", expensive=True)
 def _einsum(ctx: OpKernelContext, *inputs: Any, equation: Any) -> Any:
     equation = equation.decode() if isinstance(equation, bytes) else equation
+    lhs, rhs = equation.split("->")
+    sizes: dict[str, int] = {}
+    for i, (sub, x) in enumerate(zip(lhs.split(","), inputs)):  # TF's checks of ranks and label sizes
+        before, ellipsis, after = sub.partition("...")
+        if not ellipsis and x.ndim != len(sub):
+            raise invalid_argument(ctx, f"Expected input {i} to have rank {len(sub)} but got: {x.ndim}")
+        axes = list(enumerate(before)) + [(x.ndim - len(after) + i, c) for i, c in enumerate(after)]
+        for axis, label in axes:
+            if 0 <= axis < x.ndim and sizes.setdefault(label, x.shape[axis]) != x.shape[axis]:
+                raise invalid_argument(ctx, f"Expected dimension {sizes[label]} at axis {axis} of the input shaped "
+                                            f"{tensor_shape.shape_string(x.shape)} but got dimension {x.shape[axis]}")
+    unique = "".join(dict.fromkeys(rhs.replace("...", "\0"))).replace("\0", "...")
     try:
-        return np.asarray(np.einsum(equation, *[in_float32(x) for x in inputs], optimize=len(inputs) > 2)).astype(
-            inputs[0].dtype, copy=False)
+        result = np.asarray(np.einsum(f"{lhs}->{unique}", *[in_float32(x) for x in inputs],
+                                      optimize=len(inputs) > 2)).astype(inputs[0].dtype, copy=False)
     except ValueError as e:
         raise invalid_argument(ctx, f"Einsum: {e}") from None
+    if unique == rhs:
+        return result
+    # A label repeated in the output (TF's inflation, e.g. 'i->ii'): the values on that diagonal, zeros elsewhere.
+    pairs, covered = _labelled_dims(unique, list(result.shape))
+    sizes = dict(pairs)
+    before, _, after = rhs.partition("...")
+    full = np.zeros([sizes[c] for c in before] + covered + [sizes[c] for c in after], result.dtype)
+    np.einsum(f"{rhs}->{unique}", full)[...] = result  # a writeable view of full's diagonals
+    return full
 
 
 @Einsum.gradient
 def _einsum_grad(op: Any, grad: Tensor) -> list:
-    """Each operand's gradient is the einsum of the output gradient with the other operands, onto the
-    operand's subscripts; letters only that operand has (summed away) are broadcast back. Operands with a
-    repeated letter (diagonals) or a broadcast ellipsis are not differentiated here."""
-    subscripts, rhs = _einsum_parts(op.get_attr("equation"), len(op.inputs))
-    grads = []
-    for i, (sub, x) in enumerate(zip(subscripts, op.inputs)):
-        others = [s for j, s in enumerate(subscripts) if j != i]
-        letters = sub.replace("...", "")
-        if len(set(letters)) != len(letters):
-            raise LookupError(f"No gradient for Einsum operand '{sub}' with a repeated subscript in tensorweave")
-        available = set(rhs) | set("".join(others))
-        kept = "".join(c for c in letters if c in available)
-        target = "".join(c for c in sub.replace("...", "\0") if c in available or c == "\0").replace("\0", "...")
-        equation = ",".join([rhs, *others]) + "->" + target
-        partial = Einsum([grad, *[x for j, x in enumerate(op.inputs) if j != i]], equation=equation)
-        if kept != letters:
-            if "..." in sub:
-                raise LookupError(f"No gradient for Einsum operand '{sub}' summed with an ellipsis in tensorweave")
-            expanded = reshape(partial, raw_ops.Pack(values=_expanded_dims(sub, kept, partial)))
-            partial = raw_ops.BroadcastTo(input=expanded, shape=raw_ops.Shape(input=x))
-        grads.append(partial)
-    return grads
+    """TF's (linalg_grad._EinsumGrad) for one or two operands: the einsum of the output's gradient with the
+    other operand onto each operand's subscripts, labels only that operand has (summed away) broadcast back,
+    and the gradients of an ellipsis broadcast between the operands summed over its broadcast dimensions.
+    Einsums of more operands (which TF's Python einsum never builds) take each operand's gradient the same way."""
+    equation = op.get_attr("equation")
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    input_subs, output_subs = equation.split("->")
+    if len(op.inputs) == 1:
+        reduced = set(input_subs) - set(output_subs + "...")
+        if not reduced:
+            return [Einsum([grad], equation=f"{output_subs}->{input_subs}")]
+        return [_einsum_grad_reduced(grad, output_subs, input_subs, raw_ops.Shape(input=op.inputs[0]), reduced)]
+    inputs = [conj(x) for x in op.inputs] if grad.dtype.is_complex else list(op.inputs)
+    if len(inputs) > 2:
+        subscripts = input_subs.split(",")
+        return [_einsum_grad_wrt(grad, [x for j, x in enumerate(inputs) if j != i], raw_ops.Shape(input=x),
+                                 sub, [s for j, s in enumerate(subscripts) if j != i], output_subs)
+                for i, (sub, x) in enumerate(zip(subscripts, inputs))]
+    x_subs, y_subs = input_subs.split(",")
+    if "..." in output_subs:
+        x_subs += "" if "..." in x_subs else "..."
+        y_subs += "" if "..." in y_subs else "..."
+    x, y = inputs
+    x_shape, y_shape = raw_ops.Shape(input=x), raw_ops.Shape(input=y)
+    grad_x = _einsum_grad_wrt(grad, [y], x_shape, x_subs, [y_subs], output_subs)
+    grad_y = _einsum_grad_wrt(grad, [x], y_shape, y_subs, [x_subs], output_subs)
+    if "..." not in output_subs:
+        return [grad_x, grad_y]
+    bx_start, bx_end = _ellipsis_slice(x_subs)
+    by_start, by_end = _ellipsis_slice(y_subs)
+    if (x.shape.is_fully_defined() and y.shape.is_fully_defined()
+            and x.shape[bx_start:bx_end] == y.shape[by_start:by_end]):
+        return [grad_x, grad_y]
+    rx, ry = raw_ops.BroadcastGradientArgs(s0=x_shape[bx_start:bx_end], s1=y_shape[by_start:by_end])
+    return [reshape(reduce_sum(grad_x, bx_start + rx), x_shape), reshape(reduce_sum(grad_y, by_start + ry), y_shape)]
 
 
-def _expanded_dims(sub: str, kept: str, partial: Tensor) -> list:
-    """The shape of `partial` (over `kept`) with size-1 dimensions where `sub` has letters summed away."""
-    dims = raw_ops.Shape(input=partial)
-    return [dims[kept.index(c)] if c in kept else 1 for c in sub]
+def _ellipsis_slice(subscripts: str) -> tuple[int, int | None]:
+    """(start, end) with x[start:end] the dimensions the ellipsis of `subscripts` covers ((0, 0) without one)."""
+    start = subscripts.find("...")
+    if start == -1:
+        return 0, 0
+    remaining = len(subscripts) - (start + 3)
+    return start, (-remaining if remaining > 0 else None)
+
+
+def _label_axis(subscripts: str, label: str) -> int:
+    """The leftmost axis of `label`: from the front before an ellipsis, negative after it."""
+    splits = subscripts.split("...")
+    index = splits[0].find(label)
+    if index != -1 or len(splits) < 2:
+        return index
+    return splits[1].find(label) - len(splits[1])
+
+
+def _einsum_grad_reduced(output_grad: Tensor, output_subs: str, input_subs: str, input_shape: Tensor,
+                         reduced: set) -> Tensor:
+    """The gradient of a unary einsum `input_subs->output_subs` that sums the labels `reduced` away: the
+    output's gradient broadcast back over them (then an einsum for traces and transposes)."""
+    reduced_subs = "".join(reduced)
+    reduced_axes = [_label_axis(input_subs, label) for label in reduced_subs]
+    repeated = len(set(input_subs)) + len(set(output_subs)) < len(input_subs) + len(output_subs)
+    if not repeated and "".join(c for c in input_subs if c not in reduced) == output_subs:
+        shape = reduced_shape(input_shape, convert_to_tensor(reduced_axes))
+        return raw_ops.BroadcastTo(input=reshape(output_grad, shape), shape=input_shape)
+    grad_shape = raw_ops.Shape(input=output_grad)
+    reduced_dims = stack([input_shape[axis] for axis in reduced_axes])
+    broadcast = raw_ops.BroadcastTo(
+        input=reshape(output_grad, concat([ones(len(reduced), dtype=dtypes.int32), grad_shape], axis=0)),
+        shape=concat([reduced_dims, grad_shape], axis=0))
+    return Einsum([broadcast], equation=f"{reduced_subs + output_subs}->{input_subs}")
+
+
+def _einsum_grad_wrt(output_grad: Tensor, others: list, input_shape: Tensor, input_subs: str, other_subs: list,
+                     output_subs: str) -> Tensor:
+    """An operand's gradient (before any unbroadcasting): the einsum of the output's gradient and the other
+    operands onto the operand's labels the others or the output have, then the rest broadcast back."""
+    reduced = set(input_subs) - set(output_subs + "".join(other_subs) + ".")
+    left_subs = "".join(c for c in input_subs if c not in reduced)
+    grad_reduced = Einsum([output_grad, *others], equation=f"{','.join([output_subs, *other_subs])}->{left_subs}")
+    if not reduced:
+        return grad_reduced
+    return _einsum_grad_reduced(grad_reduced, left_subs, input_subs, input_shape, reduced)
 
 
 def _einsum_resolved_equation(equation: str, num_inputs: int) -> str:
@@ -1160,6 +1357,5 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name")
-    equation = _einsum_resolved_equation(equation, len(inputs))
-    with name_scope(name, "einsum", inputs):
-        return Einsum(list(inputs), equation=equation)
+    with name_scope(name, "einsum", inputs):  # TF checks the equation inside its scope (a bad one uses a name)
+        return Einsum(list(inputs), equation=_einsum_resolved_equation(equation, len(inputs)))

@@ -1145,7 +1145,6 @@ def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:  # noqa: 
     return Bitcast(input, type=type, name=name)
 
 
-NotDifferentiable("Bitcast")
 
 
 @tf_export("math.invert_permutation", "invert_permutation")

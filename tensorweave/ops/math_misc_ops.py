@@ -487,7 +487,6 @@ def cumulative_logsumexp(x: Any, axis: Any = 0, exclusive: bool = False, reverse
 
 Bincount = Op("Bincount", inputs=["arr: int32", "size: int32", "weights: T"], outputs=["bins: T"],
               attrs=["T: {int32, int64, float32, float64}"])
-NotDifferentiable("Bincount")
 
 
 @Bincount.shape
@@ -517,7 +516,6 @@ def _bincount(ctx: OpKernelContext, arr: Any, size: Any, weights: Any) -> Any:
 
 DenseBincount = Op("DenseBincount", inputs=["input: Tidx", "size: Tidx", "weights: T"], outputs=["output: T"],
                    attrs=["Tidx: {int32, int64}", "T: {int32, int64, float32, float64}", "binary_output: bool = false"])
-NotDifferentiable("DenseBincount")
 
 
 @DenseBincount.shape
@@ -571,7 +569,6 @@ def _dense_bincount(ctx: OpKernelContext, input: Any, size: Any, weights: Any,  
 SparseBincount = Op("SparseBincount", inputs=["indices: int64", "values: Tidx", "dense_shape: int64", "size: Tidx",
                                               "weights: T"], outputs=["output: T"],
                     attrs=["Tidx: {int32, int64}", "T: {int32, int64, float32, float64}", "binary_output: bool = false"])
-NotDifferentiable("SparseBincount")
 
 
 @SparseBincount.shape

@@ -37,6 +37,17 @@ def _snake_name(op_type: str) -> str:
     return f"_{snake}" if snake in _RESERVED else snake
 
 
+_REDUCTION = {"reduction_indices": "axis"}
+# The arguments TF's API definitions rename in tf.raw_ops (OpDef name -> public name). Tensorweave's own calls
+# may still use the OpDef names.
+_PUBLIC_NAMES = {
+    "All": _REDUCTION, "Any": _REDUCTION, "EuclideanNorm": _REDUCTION, "Max": _REDUCTION, "Mean": _REDUCTION,
+    "Min": _REDUCTION, "Prod": _REDUCTION, "Sum": _REDUCTION, "ExpandDims": {"dim": "axis"},
+    "Select": {"t": "x", "e": "y"}, "Split": {"split_dim": "axis"}, "SplitV": {"split_dim": "axis"},
+    "Squeeze": {"squeeze_dims": "axis"}, "Where": {"input": "condition"},
+}
+
+
 class RawOp:
     """An op called TF's raw way: keyword arguments only, checked against the OpDef's inputs and the attrs
     that its inputs do not determine."""
@@ -47,19 +58,25 @@ class RawOp:
         op_def = op.op_def
         inferred = {attr for arg in op_def.input_args
                     for attr in (arg.type_attr, arg.number_attr, arg.type_list_attr) if attr}
-        self.keys = ([arg.name for arg in op_def.input_args]
-                     + [attr.name for attr in op_def.attrs if attr.name not in inferred] + ["name"])
-        self._required = [arg.name for arg in op_def.input_args] + [
-            attr.name for attr in op_def.attrs if attr.name not in inferred and not attr.has_default]
+        public = _PUBLIC_NAMES.get(op.name, {})
+        self._internal = {name: internal for internal, name in public.items()}
+        self.keys = ([public.get(arg.name, arg.name) for arg in op_def.input_args]
+                     + [public.get(attr.name, attr.name) for attr in op_def.attrs if attr.name not in inferred]
+                     + ["name"])
+        self._required = [public.get(arg.name, arg.name) for arg in op_def.input_args] + [
+            public.get(attr.name, attr.name) for attr in op_def.attrs
+            if attr.name not in inferred and not attr.has_default]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if args:
             raise TypeError(f"{self.__name__} only takes keyword args (possible keys: {self.keys}). Please pass "
                             "these args as kwargs instead.")
+        kwargs = {self._internal.get(key, key) if key in self.keys else key: value for key, value in kwargs.items()}
+        given = {public for public, internal in self._internal.items() if internal in kwargs} | set(kwargs)
         for key in kwargs:
-            if key not in self.keys:
+            if key not in self.keys and key not in self._internal.values():
                 raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{key}'")
-        missing = [key for key in self._required if key not in kwargs]
+        missing = [key for key in self._required if key not in given]
         if missing:
             quoted = [f"'{key}'" for key in missing]
             listed = quoted[0] if len(quoted) == 1 else (

@@ -205,8 +205,10 @@ def _gather_drop_negatives(params: Tensor, ids: Tensor) -> Tensor:
     """TF's _GatherDropNegatives: rows of `params` by id, zero rows where the id is negative."""
     gathered = gather(params, maximum(ids, zeros_like(ids)))
     keep = ids >= 0
-    rank_gap = gathered.shape.ndims - ids.shape.ndims if gathered.shape.ndims is not None else None
-    if rank_gap:
+    if gathered.shape.ndims is None or ids.shape.ndims is None:  # TF's dynamic form: ones for the rank gap
+        gap = reshape(rank(gathered) - rank(ids), [1])
+        keep = reshape(keep, concat([shape(ids), ones(gap, dtype=dtypes.int32)], 0))
+    elif gathered.shape.ndims > ids.shape.ndims:
         keep = reshape(keep, raw_ops.ConcatV2(values=[shape(ids), ones_like(shape(gathered)[ids.shape.ndims:])],
                                               axis=0))
     return where_v2(keep, gathered, zeros_like(gathered))

@@ -47,3 +47,23 @@ def test_bincount_as_tensorflow():
     for (counts, op_type, static, dtype, indices, values, dense_shape), got in zip(cases, results):
         assert (counts.values.op.type, counts.indices.shape.as_list(), counts.values.dtype) == (op_type, static, dtype)
         assert (got.indices.tolist(), got.values.tolist(), got.dense_shape.tolist()) == (indices, values, dense_shape)
+
+
+def test_sparse_bincount_weights_checks_as_tensorflow():
+    """TF's validate_sparse_weights: weights of a SparseTensor must be a SparseTensor, with its indices (asserted
+    when run); weights exclude binary_output."""
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [0, 2], [1, 1]], tf.constant([1, 3, 3], tf.int64), [2, 4])
+        w = tf.SparseTensor([[0, 0], [0, 2], [1, 1]], tf.constant([0.5, 2.0, 1.0]), [2, 4])
+        other = tf.SparseTensor([[0, 0], [0, 1], [1, 1]], tf.constant([0.5, 2.0, 1.0]), [2, 4])
+        with pytest.raises(ValueError, match="Argument `weights` must be a SparseTensor if `values` is a "
+                                             "SparseTensor. Received weights=Tensor"):
+            tf.sparse.bincount(sp, weights=tf.constant([1.0, 2, 3]))
+        with pytest.raises(ValueError, match="Arguments `binary_output` and `weights` are mutually exclusive"):
+            tf.sparse.bincount(sp, weights=w, binary_output=True)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="'weights' and 'values' must have the same "
+                                                                 "indices."):  # known while building, as in TF
+            tf.sparse.bincount(sp, weights=other, axis=-1)
+        with tf.Session() as sess:
+            result = sess.run(tf.sparse.bincount(sp, weights=w))
+            assert result.indices.tolist() == [[1], [3]] and result.values.tolist() == [0.5, 3.0]

@@ -3,6 +3,8 @@ real TensorFlow 2.21 `tf.compat.v1`): band parts, diagonals (V1 and V3 with rang
 cross, tensordot, norm, inverses, determinants, Cholesky, solves, least squares, SVD (singular vectors up to
 sign) and eigh; TF's errors; numeric gradients."""
 
+import re
+
 import numpy as np
 import pytest
 from op_testing import check_gradient, check_op
@@ -44,6 +46,39 @@ def test_matrix_diag_forms_recorded_from_tf():
     check_op(lambda x: tf.linalg.diag(x, k=(0, 1), align="LEFT_LEFT", padding_value=9), [two],
              [[[11, 1, 9], [9, 12, 2], [9, 9, 13]], [[14, 4, 9], [9, 15, 5], [9, 9, 16]]], dtype=np.float32)
     assert tf.matrix_diag(d).op.type == "MatrixDiagV3" and tf.matrix_diag(d).name.startswith("diag")
+
+
+def test_matrix_diag_sizes_checked_as_tf():
+    """MatrixDiagV3's shape function and kernel (messages recorded from TF 2.21): a num_rows or num_cols not
+    known while building counts as -1 there, so the static shape is the inferred one."""
+    with tf.Graph().as_default():
+        fed = tf.placeholder_with_default
+        for kwargs, message in [(dict(num_rows=3, num_cols=4), "num_rows and num_cols are not consistent with "
+                                 "lower_diag_index, upper_diag_index, and the length of the given diagonals.\n"
+                                 "num_rows = 3 != min_num_rows = 2, num_cols = 4 != min_num_cols = 2"),
+                                (dict(num_rows=1), "num_rows is too small"), (dict(num_cols=1), "num_cols is too small.")]:
+            with pytest.raises(ValueError, match=re.escape(message)):
+                tf.linalg.diag([1.0, 2], **kwargs)
+        with pytest.raises(ValueError, match="The number of rows of `diagonal` doesn't match the number of diagonals "
+                                             "implied from `d_lower` and `d_upper`.\nnum_diags = 3, d_lower = 0, "
+                                             "d_upper = 1 2 2"):
+            tf.linalg.diag([[1.0, 2], [3, 4], [5, 6]], k=(0, 1))
+        taller = tf.linalg.diag([1.0, 2], num_rows=fed(3, []))
+        assert taller.shape.as_list() == [2, 2]
+        cases = [(tf.linalg.diag([1.0, 2], num_rows=fed(3, []), num_cols=fed(4, [])), "The number of rows or columns "
+                  "is not consistent with the specified d_lower, d_upper, and diagonal."),
+                 (tf.linalg.diag([1.0, 2], num_rows=fed(1, [])), "The number of rows is too small."),
+                 (tf.linalg.diag([1.0, 2], num_cols=fed(1, [])), "The number of columns is too small."),
+                 (tf.linalg.diag(fed([[1.0, 2], [3, 4], [5, 6]], [None, None]), k=fed([0, 1], [None])),
+                  "The number of diagonals provided in the input does not match the lower_diag_index and "
+                  "upper_diag_index range."),
+                 (tf.linalg.diag([1.0, 2], k=fed([0, 0, 1], [None])), "diag_index must have only one or two "
+                  "elements, received 3 elements.")]
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(taller), [[1, 0], [0, 2], [0, 0]])
+            for t, message in cases:
+                with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+                    sess.run(t)
 
 
 def test_matrix_diag_part_and_set_diag():
@@ -183,6 +218,65 @@ def test_lstsq_gradient():
     check_gradient(lambda a, b: tf.linalg.lstsq(a, b, l2_regularizer=0.1), [wide, RNG.randn(2, 2, 2)])
 
 
+def test_lstsq_builds_tfs_composite_unless_fast_is_off():
+    """TF's matrix_solve_ls: Cholesky of the regularized Gramian and two triangular solves (a cond on the
+    shape when the inner dimensions are unknown); the MatrixSolveLs kernel only for fast=False."""
+    with tf.Graph().as_default() as g:
+        a, b = tf.constant(A[0]), tf.constant(B[0])
+        ops_before = len(g.get_operations())
+        x = tf.matrix_solve_ls(a, b)
+        types = [op.type for op in g.get_operations()[ops_before:]]
+        assert x.name == "matrix_solve_ls/cholesky_solve/MatrixTriangularSolve_1:0"
+        assert types.count("Cholesky") == 1 and "MatrixSolveLs" not in types and "MatrixDiagV3" not in types
+        assert tf.matrix_solve_ls(a, b, fast=False).op.inputs[2].name == "MatrixSolveLs/l2_regularizer:0"
+        unknown = tf.matrix_solve_ls(tf.placeholder_with_default(A[0], [None, None]), b, l2_regularizer=0.1)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(unknown), np.linalg.solve(A[0].T @ A[0] + 0.1 * np.eye(3),
+                                                                          A[0].T @ B[0]))
+
+
+def test_solver_runtime_messages_as_tf():
+    fed = tf.placeholder_with_default
+    x = np.arange(6.0).reshape(2, 3)
+    with tf.Graph().as_default():
+        cases = [(tf.matrix_solve(fed(x, None), fed(x, None)), "First input (lhs) must be a square matrix."),
+                 (tf.matrix_solve(fed(np.eye(2), None), fed(x.T, None)), "Input matrix and rhs are incompatible."),
+                 (tf.matrix_solve(fed(np.eye(2), None), fed(np.ones(2), None)),
+                  "All input tensors must have the same rank."),
+                 (tf.matrix_solve_ls(fed(x, None), fed(np.ones([3, 1]), None), fast=False),
+                  "Input matrix and rhs are incompatible."),
+                 (tf.matrix_triangular_solve(fed(np.eye(2), None), fed(x.T, None), adjoint=True),
+                  "In[0] mismatch In[1] shape: 2 vs. 3: [2,2] [3,2] 1 1"),
+                 (tf.matrix_triangular_solve(fed(x, None), fed(x, None)),
+                  "In[0] matrices in the last dimensions must be square (3 =/= 2)"),
+                 (tf.matrix_triangular_solve(fed(np.eye(2), None), fed(np.ones(2), None)), "In[1] ndims must be >= 2: 1"),
+                 (tf.matrix_triangular_solve(fed(np.ones([2, 2, 2]), None), fed(np.ones([3, 2, 1]), None)),
+                  "In[0] and In[1] must have compatible batch dimensions: [2,2,2] vs. [3,2,1]")]
+        with tf.Session() as sess:
+            for t, message in cases:
+                with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+                    sess.run(t)
+
+
+def test_einsum_and_diagonal_runtime_messages_as_tf():
+    fed = tf.placeholder_with_default
+    x = np.arange(6.0).reshape(2, 3)
+    with tf.Graph().as_default():
+        cases = [(tf.einsum("ij,jk->ik", fed(x, None), fed(x, None)),
+                  "Expected dimension 3 at axis 0 of the input shaped [2,3] but got dimension 2"),
+                 (tf.einsum("ij->i", fed(np.ones(3), None)), "Expected input 0 to have rank 2 but got: 1"),
+                 (tf.linalg.diag_part(fed(x, None), k=fed(5, [])),
+                  "lower_diag_index is out of bound: 5. It must be between -2 and 3"),
+                 (tf.linalg.diag_part(fed(x, None), k=fed([-1, 3], [None])),
+                  "upper_diag_index is out of bound: 3 It must be between -2 and 3"),
+                 (tf.linalg.set_diag(fed(x, None), fed(np.array([1.0, 2]), None), k=fed(3, [])),
+                  "lower_diag_index is out of bound: 3 It must be between -2 and 3")]
+        with tf.Session() as sess:
+            for t, message in cases:
+                with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+                    sess.run(t)
+
+
 def test_svd_and_eigh():
     x = A[:, :2]
     s_ref = np.linalg.svd(x, compute_uv=False)
@@ -222,6 +316,63 @@ def test_einsum_as_tf():
     assert tf.einsum("ij,jk->ik", A[0], A[0]).name == "einsum/Einsum:0"
     with tf.Graph().as_default(), pytest.raises(ValueError, match="without ellipsis"):
         tf.einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4)))
+    with tf.Graph().as_default():  # an operand of unknown rank leaves its labels (and any ellipsis) unknown
+        u, k = tf.placeholder(tf.float32), tf.placeholder(tf.float32, [None, 3])
+        shapes = [tf.einsum(eq, *args).shape.as_list() if tf.einsum(eq, *args).shape.ndims is not None else None
+                  for eq, args in [("ij,kj->ik", (u, u)), ("ij,jk", (u, k)), ("ij,j->i", (u, np.ones(3))),
+                                   ("...j,kj->...k", (u, k)), ("bij,bjk->bik", (tf.placeholder(tf.float32, [2, None, 3]),
+                                                                               u))]]
+        assert shapes == [[None, None], [None, 3], [None], None, [2, None, None]]
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("...j,jk->...k", [(2, 3), (3, 4)]), ("...ij,...jk->...ik", [(2, 3, 4), (1, 4, 2)]), ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]), ("ijk->ki", [(2, 3, 4)]), ("ij,kl->il", [(2, 3), (3, 4)]), ("ii,ij->j", [(3, 3), (3, 3)]),
+    ("i...,i...->...", [(2, 3), (2, 3)]), ("...,...->...", [(2, 3), (3,)]),
+])
+def test_einsum_gradient_forms_of_tf(equation, shapes):
+    """TF's Einsum gradient: broadcast ellipses summed back, traces and transposes through an inflating einsum
+    (an output label repeated, 'i->ii')."""
+    check_gradient(lambda *t: tf.einsum(equation, *t), [RNG.randn(*s) for s in shapes])
+
+
+def test_einsum_inflates_a_repeated_output_label():
+    x = np.arange(6.0).reshape(2, 3)
+    check_op(lambda t: [tf.raw_ops.Einsum(inputs=[t], equation="ij->ijj"), tf.raw_ops.Einsum(
+        inputs=[t], equation="ij->jij")], [x], [np.einsum("ij,jk->ijk", x, np.eye(3)),
+                                                np.einsum("ij,jk->jik", x, np.eye(3))])
+
+
+def test_tensordot_axes_forms_of_tf():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    with tf.Graph().as_default():
+        unknown = tf.placeholder_with_default(a, None)
+        outs = [tf.tensordot(unknown, b, 1), tf.tensordot(unknown, b, 0), tf.tensordot(a, b, tf.constant([[1], [0]])),
+                tf.tensordot(a, b, np.array([[1], [0]]))]
+        assert [t.shape.ndims for t in outs] == [None, None, 2, 2]  # TF infers the tensor-axes shapes
+        values = _run(tf.stack([outs[0], outs[2], outs[3]]))
+        np.testing.assert_allclose(values, [a @ b] * 3)
+        np.testing.assert_allclose(_run(outs[1]), np.multiply.outer(a, b))
+        with pytest.raises(ValueError, match=r"`axes` must not be larger than the number of dimensions of tensor "
+                                             r".*\.  Received 3, vs tensor dimensions 2\."):
+            tf.tensordot(a, b, 3)
+        with pytest.raises(ValueError, match="Shapes must be equal rank, but are 2 and 1"):
+            tf.cross(tf.constant([[1.0, 0, 0]]), tf.constant([0.0, 1, 0]))
+
+
+def test_qr_gradient_of_wide_matrices_as_tf():
+    """TF 2.21's QR gradient: wide matrices through their leading square part (values recorded from TF)."""
+    w = np.array([[1.0, 2, 3], [4, 5, 7]])
+    check_gradient(lambda t: tf.linalg.qr(t)[1], [w])
+    check_gradient(lambda t: tf.linalg.qr(t, full_matrices=True)[0], [w])
+    with tf.Graph().as_default():
+        x = tf.constant(w, tf.float32)
+        value = _run(tf.gradients(tf.linalg.qr(x)[1], x)[0])
+        np.testing.assert_allclose(value, [[2.325487, -1.212677, -1.212678], [-1.612149, -0.727606, -0.727607]],
+                                   rtol=1e-5)
+        with pytest.raises(NotImplementedError, match=r"QrGrad not implemented when nrows > ncols and "
+                                                       r"full_matrices is true. Received r.shape=\(3, 2\)"):
+            tf.gradients(tf.linalg.qr(tf.transpose(x), full_matrices=True)[0], x)
 
 
 def test_qr_and_lu():

@@ -109,6 +109,19 @@ def test_bincount_histograms_confusion_matrix():
             sess.run(tf.histogram_fixed_width(values, [5.0, 0.0], 5))
 
 
+def test_bincount_and_bitcast_have_no_gradient_as_in_tf():
+    """TF registers no gradient for (Dense)Bincount or Bitcast: a float path through them is a LookupError,
+    while an integer path (never differentiated) is fine."""
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0, 3.0])
+        with pytest.raises(LookupError, match=r"No gradient defined for operation'bincount/DenseBincount' \(op "
+                                              r"type: DenseBincount\)"):
+            tf.gradients(tf.bincount(tf.constant([1, 2, 2]), weights=x), x)
+        with pytest.raises(LookupError, match="op type: Bitcast"):
+            tf.gradients(tf.bitcast(tf.constant([1.0], tf.float64) * tf.cast(x[0], tf.float64), tf.float32), x)
+        assert tf.gradients(tf.cast(tf.bincount(tf.cast(x, tf.int32)), tf.float32), x) == [None]
+
+
 def test_bincount_is_tf1s_bincount_v1():
     """TF 1's bincount is TF's bincount_v1 (no axis or binary_output), and a wrong call names it so."""
     with pytest.raises(TypeError, match=r"^bincount_v1\(\) got an unexpected keyword argument 'axis'$"):

@@ -81,6 +81,32 @@ def test_matmul_forms():
         tf.matmul(a, a)
 
 
+def test_matmul_output_type_as_tf():
+    """`output_type` other than an operand's type runs BatchMatMulV3 (values recorded from TF 2.21)."""
+    i8 = np.array([[1, 2], [3, 4]], np.int8)
+    u8 = np.array([[1, 2], [3, 200]], np.uint8)
+    m1 = tf.matmul(tf.constant(u8), tf.constant(u8), output_type=tf.int32)
+    m2 = tf.matmul(tf.constant(u8), tf.constant(i8), output_type=tf.int32)
+    m3 = tf.matmul(tf.constant(i8[None]), i8, transpose_b=True, output_type=tf.int32)
+    m4 = tf.matmul(tf.constant(i8), tf.constant(np.ones([2, 2]), tf.bfloat16), output_type=tf.bfloat16)
+    m5 = tf.matmul(tf.constant(np.full([2, 2], -128, np.int8)), np.full([2, 3], -128, np.int8),
+                   output_type=tf.int32)
+    same = tf.matmul(np.ones([2, 2], np.float32), np.ones([2, 2], np.float32), output_type=tf.float32)
+    assert [t.op.type for t in (m1, m3, m4, same)] == ["BatchMatMulV3"] * 3 + ["MatMul"]
+    assert (m1.op.get_attr("Ta"), m2.op.get_attr("Tb"), m3.dtype, m3.shape.as_list()) == (
+        tf.uint8, tf.int8, tf.int32, [1, 2, 2])
+    v1, v2, v3, v4, v5 = _run(m1, m2, m3, m4, m5)
+    assert v1.tolist() == [[7, 402], [603, 40006]] and v2.tolist() == [[7, 10], [603, 806]]
+    assert v3.tolist() == [[[5, 11], [11, 25]]] and v4.tolist() == [[3, 3], [7, 7]]
+    assert v5.dtype == np.int32 and v5.tolist() == [[32768] * 3] * 2
+    with pytest.raises(TypeError, match="parameter 'a' has DataType int8 not in list"):
+        tf.matmul(i8, i8, output_type=tf.int8)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered to support Op "
+                                                             "'BatchMatMulV3'"):
+        with tf.Graph().as_default():
+            _run(tf.matmul(np.ones([2, 2], np.float32), np.ones([2, 2], np.float32), output_type=tf.float64))
+
+
 def test_reductions():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     t = tf.constant(x)

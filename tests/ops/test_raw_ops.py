@@ -81,3 +81,23 @@ def test_arguments_are_checked_as_tf_raw_ops(call, message):
                                            ("Round", "round"), ("Const", "const")])
 def test_python_names_are_tfs(op_type, name):
     assert raw_ops._snake_name(op_type) == name
+
+
+def test_arguments_tf_renames_in_raw_ops():
+    """tf.raw_ops takes the names TF's API definitions give some arguments (axis for reduction_indices, x/y for
+    Select's t/e, condition for Where's input), and lists them in its messages."""
+    with tf.Graph().as_default():
+        x = tf.constant([[1.0, 2], [3, 4]])
+        outs = [tf.raw_ops.Sum(input=x, axis=[1], keep_dims=True), tf.raw_ops.ExpandDims(input=x, axis=0),
+                tf.raw_ops.Select(condition=tf.constant([True, False]), x=x, y=-x),
+                tf.raw_ops.Squeeze(input=tf.ones([1, 2]), axis=[0]), tf.raw_ops.Where(condition=[True, False]),
+                tf.raw_ops.Split(axis=1, value=x, num_split=2)[0]]
+        assert [t.shape.as_list() for t in outs] == [[2, 1], [1, 2, 2], [2, 2], [2], [None, 1], [2, 1]]
+        with tf.Session() as sess:
+            values = sess.run(outs)
+        assert values[0].tolist() == [[3], [7]] and values[2].tolist() == [[1, 2], [-3, -4]]
+        assert values[4].tolist() == [[0]]
+        with pytest.raises(TypeError, match=r"_sum\(\) missing 1 required positional argument: 'axis'"):
+            tf.raw_ops.Sum(input=x)
+        with pytest.raises(TypeError, match=r"possible keys: \['input', 'axis', 'keep_dims', 'name'\]"):
+            tf.raw_ops.Sum(x, [1])

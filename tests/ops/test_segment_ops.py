@@ -185,3 +185,18 @@ def test_sparse_segment_length_mismatch_is_tfs_shape_merge_error():
     with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are 4 and 2. Shapes are "
                                          r"\[4\] and \[2\]."):
         tf.sparse.segment_sum(tf.zeros([4, 2]), [0, 2, 1, 3], [0, 1])
+
+
+def test_unsorted_segment_gradients_of_unknown_rank_as_tf():
+    """_GatherDropNegatives with ranks unknown while building: the negative ids' mask is widened to the
+    gradient's rank when run (values recorded from TF 2.21)."""
+    with tf.Graph().as_default():
+        data = tf.placeholder_with_default(np.arange(6.0, dtype=np.float32).reshape(2, 3), None)
+        ids = tf.placeholder_with_default([0, -1], None)
+        grads = [tf.gradients(tf.unsorted_segment_sum(data, ids, 2), data)[0],
+                 tf.gradients(tf.unsorted_segment_max(data, ids, 2), data)[0],
+                 tf.gradients(tf.unsorted_segment_min(data, tf.placeholder_with_default([[0, 1, -1], [1, 1, 0]],
+                                                                                        None), 2), data)[0]]
+        with tf.Session() as sess:
+            values = sess.run(grads)
+    assert [v.tolist() for v in values] == [[[1, 1, 1], [0, 0, 0]], [[1, 1, 1], [0, 0, 0]], [[1, 1, 0], [0, 0, 0]]]
