@@ -503,6 +503,14 @@ class Saver:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
             latest_filename = checkpoint_state.DEFAULT_STATE_FILENAME
+        if self._write_version != SaverDef.V2:
+            for line in ("*******************************************************",
+                         "TensorFlow's V1 checkpoint format has been deprecated.",
+                         "Consider switching to the more efficient V2 format:",
+                         "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`",
+                         "now on by default.",
+                         "*******************************************************"):
+                tf_logging.get_logger().warning(line)
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         save_path = os.fspath(save_path)
