@@ -41,6 +41,31 @@ def test_tuple_gates_on_each_op_once_in_creation_order():
             tf.tuple([None])
 
 
+def test_tuple_and_group_keep_indexed_slices_and_sparse_tensors_whole():
+    with tf.Graph().as_default():
+        emb = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 10, name="emb")
+        e = tf.nn.embedding_lookup(emb, [0, 2, 2])
+        g = tf.gradients(tf.reduce_sum(e * e), emb)[0]
+        sp = tf.SparseTensor([[0, 1]], [2.0], [2, 3])
+        gated = tf.tuple([g, sp, tf.constant(1.0)])
+        assert [type(t).__name__ for t in gated] == ["IndexedSlices", "SparseTensor", "SymbolicTensor"]
+        assert gated[0].values.name == "tuple/control_dependency:0"
+        assert gated[0].indices is g.indices and gated[0].dense_shape is g.dense_shape
+        assert [gated[1].indices.name, gated[1].values.name, gated[1].dense_shape.name] == [
+            "tuple/control_dependency_1/Identity:0", "tuple/control_dependency_1/Identity_1:0",
+            "tuple/control_dependency_1/Identity_2:0"]
+        assert [op.name for op in tf.group(sp, g, name="gg").control_inputs] == [
+            "SparseTensor/indices", "SparseTensor/values", "SparseTensor/dense_shape",
+            "gradients/embedding_lookup_grad/Reshape", "gradients/embedding_lookup_grad/Reshape_1",
+            "gradients/embedding_lookup_grad/Shape"]
+        with tf.Session() as sess:
+            sess.run(emb.initializer)
+            slices, sparse = sess.run(gated[:2])
+        np.testing.assert_allclose(slices.values, [[0, 0.2, 0.4], [1.2, 1.4, 1.6], [1.2, 1.4, 1.6]], rtol=1e-6)
+        assert slices.indices.tolist() == [0, 2, 2] and slices.dense_shape.tolist() == [4, 3]
+        assert sparse.indices.tolist() == [[0, 1]] and sparse.values.tolist() == [2.0]
+
+
 def test_fetching_a_fed_string_tensor_returns_the_feed_unchecked_but_a_computed_one_checks_it():
     with tf.Graph().as_default():
         words = tf.placeholder(tf.string, [None])

@@ -112,9 +112,31 @@ def _tensor_name(name: str | bytes) -> str:
     return name
 
 
+# TF's py_checkpoint_reader.error_translator: the class a reader's failure is raised as, picked by its message.
+_TRANSLATED_ERRORS = (
+    (("not found in checkpoint", "Failed to find any matching files for"), errors.NotFoundError),
+    (("Sliced checkpoints are not supported", "Data type not supported"), errors.UnimplementedError),
+    (("Failed to get matching files on",), errors.InvalidArgumentError),
+    (("Unable to open table file",), errors.DataLossError),
+    (("Failed to find the saved tensor slices", "not convertible to numpy dtype"), errors.InternalError),
+)
+
+
+def _translated(error: errors.OpError) -> errors.OpError:
+    """The error TF raises for a reader that failed to open: a plain OpError (UNKNOWN) where no message
+    pattern names a class."""
+    for needles, error_class in _TRANSLATED_ERRORS:
+        if any(needle in error.message for needle in needles):
+            return error_class(None, None, error.message)
+    return errors.OpError(None, None, error.message, errors.UNKNOWN)
+
+
 def NewCheckpointReader(filepattern: str, as_dtype: Callable[[int], Any] | None = None) -> CheckpointReader:  # noqa: N802 - TF's name
     """Open a checkpoint prefix for reading."""
-    return CheckpointReader(filepattern, as_dtype)
+    try:
+        return CheckpointReader(filepattern, as_dtype)
+    except errors.OpError as e:
+        raise _translated(e) from None
 
 
 def _checkpoint_filename(ckpt_dir_or_file: str | os.PathLike) -> str:
@@ -130,7 +152,7 @@ def _checkpoint_filename(ckpt_dir_or_file: str | os.PathLike) -> str:
 def load_checkpoint(ckpt_dir_or_file: str | os.PathLike,
                     as_dtype: Callable[[int], Any] | None = None) -> CheckpointReader:
     """A reader for a checkpoint prefix, or for the latest checkpoint of a directory."""
-    return CheckpointReader(_checkpoint_filename(ckpt_dir_or_file), as_dtype)
+    return NewCheckpointReader(_checkpoint_filename(ckpt_dir_or_file), as_dtype)
 
 
 def load_variable(ckpt_dir_or_file: str | os.PathLike, name: str) -> np.ndarray:

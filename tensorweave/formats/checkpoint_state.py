@@ -82,6 +82,14 @@ def _ignored(error: Exception, path: str) -> None:
 report_ignored: Callable[[Exception, str], None] = _ignored
 
 
+def _unmatched(prefix: str) -> None:
+    """Nothing: the train layer installs TF's error log (`report_unmatched`)."""
+
+
+# Told of a newest checkpoint the state file names but no file matches, which latest_checkpoint then drops
+report_unmatched: Callable[[str], None] = _unmatched
+
+
 def get_checkpoint_state(checkpoint_dir: str | os.PathLike, latest_filename: str | None = None) -> Any:
     """The directory's CheckpointState with relative paths made absolute, or None if there is none."""
     checkpoint_dir = os.fspath(checkpoint_dir)
@@ -113,6 +121,8 @@ def checkpoint_exists(checkpoint_prefix: str | os.PathLike) -> bool:
 def latest_checkpoint(checkpoint_dir: str | os.PathLike, latest_filename: str | None = None) -> str | None:
     """The prefix of the newest checkpoint named by the state file, if that checkpoint exists."""
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
-    if state is not None and checkpoint_exists(state.model_checkpoint_path):
-        return state.model_checkpoint_path
+    if state is not None and state.model_checkpoint_path:
+        if checkpoint_exists(state.model_checkpoint_path):
+            return state.model_checkpoint_path
+        report_unmatched(state.model_checkpoint_path)
     return None

@@ -133,10 +133,13 @@ def build_table(entries: list[tuple[bytes, bytes]]) -> bytes:
 
 
 def read_table(data: bytes, path: str) -> list[tuple[bytes, bytes]]:
-    """Every (key, value) of a table file's contents, in order; DataLossError naming `path` if corrupt."""
+    """Every (key, value) of a table file's contents, in order; DataLossError if corrupt: TF's own bare messages
+    for a file too short or without the magic number (as its Table::Open gives them), naming `path` otherwise."""
     try:
-        if len(data) < FOOTER_SIZE or struct.unpack_from("<Q", data, len(data) - 8)[0] != MAGIC:
-            raise ValueError("not an sstable (bad magic number)")
+        if len(data) < FOOTER_SIZE:
+            raise errors.DataLossError(None, None, "file is too short to be an sstable")
+        if struct.unpack_from("<Q", data, len(data) - 8)[0] != MAGIC:
+            raise errors.DataLossError(None, None, "not an sstable (bad magic number)")
         footer_start = len(data) - FOOTER_SIZE
         _, pos = _read_handle(data, footer_start, len(data) - 8)  # metaindex: unused by bundles
         index_offset, index_size = _read_handle(data, pos, len(data) - 8)[0]

@@ -80,7 +80,7 @@ class TensorSliceReader:
             with open(path, "rb") as f:
                 rows = dict(read_table(f.read(), path))
         except (errors.DataLossError, IsADirectoryError) as e:
-            reason = "not an sstable (bad magic number)" if isinstance(e, errors.DataLossError) else \
+            reason = e.message if isinstance(e, errors.DataLossError) else \
                 f"FAILED_PRECONDITION: {path}; Is a directory"
             kind = "DATA_LOSS: " if isinstance(e, errors.DataLossError) else ""
             raise errors.DataLossError(None, None, f"Unable to open table file {path}: {kind}{reason}: perhaps your "

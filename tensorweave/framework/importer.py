@@ -56,6 +56,29 @@ def _input_key(name: str) -> str:
     return f"{node}:{index}"
 
 
+def _parse_tensor_name(name: str) -> tuple[str, int]:
+    """TF's importer._ParseTensorName, which checks an input_map key or return element before the import."""
+    components = name.split(":")
+    if len(components) == 2:
+        try:
+            return components[0], int(components[1])
+        except ValueError:
+            raise ValueError(f"Cannot convert {name!r} to a tensor name. Second component of the name following "
+                             f"the `:` should be an int. Got {components[1]}.") from None
+    if len(components) == 1:
+        return components[0], 0
+    raise ValueError(f"Cannot convert '{name}' to a tensor name. Tensor names should not contain more than 1 `:`. "
+                     f"Obtained {len(components) - 1}")
+
+
+def _unmatched_input_map_key(key: str, created: dict[str, Operation]) -> bool:
+    """Whether an input_map key names no node of the GraphDef, or an output its node does not have."""
+    node, index = parse_input(key)
+    if node not in created:
+        return True
+    return index >= len(created[node].outputs)
+
+
 class _BackEdge:
     """A Merge input whose node does not exist yet: unknown shape for the Merge's shape function."""
 
@@ -424,7 +447,12 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
                                  "before calling tf.import_graph_def().")
             with g.name_scope("_inputs"):
                 mapped = {k: convert_to_tensor(v) for k, v in mapped.items()}
-        missing = [k for k in mapped if parse_input(k.lstrip("^"))[0] not in by_name]
+        for key in input_map:
+            if not key.startswith("^"):
+                _parse_tensor_name(key)
+        for element in return_elements or ():
+            if ":" in element:
+                _parse_tensor_name(element)
         for element in return_elements or ():
             node = parse_input(element)[0] if ":" in element else element
             if node not in by_name:
@@ -446,6 +474,7 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
                     g._remove_failed_op(op)
                 raise
     _colocate_devices(list(importer.created.values()))
+    missing = [k for k in mapped if _unmatched_input_map_key(k, importer.created)]
     if missing:  # TF checks once the graph is in: the imported nodes stay
         raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]")
     return result

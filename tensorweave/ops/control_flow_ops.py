@@ -219,13 +219,18 @@ def _as_op(value: Any) -> Operation:
 
 
 def _flatten(inputs: Any) -> list:
-    """Leaves of nested lists, tuples and dicts (dicts in key order), None included, as TF's nest does."""
+    """Leaves of nested lists, tuples and dicts (dicts in key order), None included, and the component tensors
+    of IndexedSlices and SparseTensors, as TF's nest does with `expand_composites=True`."""
     flat = []
     for value in inputs:
         if isinstance(value, _sequence_types):
             flat.extend(_flatten(value))
         elif isinstance(value, dict):
             flat.extend(_flatten([value[k] for k in sorted(value)]))
+        elif isinstance(value, IndexedSlices):
+            flat.extend(c for c in (value.values, value.indices, value.dense_shape) if c is not None)
+        elif isinstance(value, SparseTensor):
+            flat.extend((value.indices, value.values, value.dense_shape))
         else:
             flat.append(value)
     return flat
@@ -262,11 +267,21 @@ def group(*inputs: Any, **kwargs: Any) -> Operation:
             return no_op(name=scope)  # on its inputs' one device, as TF's _GroupControlDeps puts it
 
 
-def with_dependencies(dependencies: list, output_tensor: Tensor, name: str | None = None) -> Tensor:
-    """`output_tensor`'s value, produced only after all `dependencies` have run."""
+def with_dependencies(dependencies: list, output_tensor: Any, name: str | None = None) -> Any:
+    """`output_tensor`'s value, produced only after all `dependencies` have run.
+
+    An IndexedSlices stays one: only its values pass through the Identity (its indices and dense shape are the
+    input's own), as in TF; a SparseTensor's components each get an Identity.
+    """
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
         g = output_tensor.graph
         with g.colocate_with(output_tensor.op), g.control_dependencies(dependencies):
+            if isinstance(output_tensor, IndexedSlices):
+                return IndexedSlices(manipulation_ops.Identity(output_tensor.values, name=scope),
+                                     output_tensor.indices, output_tensor.dense_shape)
+            if isinstance(output_tensor, SparseTensor):
+                return SparseTensor(*(manipulation_ops.Identity(c) for c in (
+                    output_tensor.indices, output_tensor.values, output_tensor.dense_shape)))
             if output_tensor.dtype._is_ref_dtype:  # a variable's own ref stays a ref, as TF's _Identity keeps it
                 return manipulation_ops.RefIdentity(output_tensor, name=scope)
             return manipulation_ops.Identity(output_tensor, name=scope)
@@ -276,10 +291,12 @@ def with_dependencies(dependencies: list, output_tensor: Tensor, name: str | Non
 def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> list:  # noqa: A001 - TF's name
     """Tensors with the same values as `tensors`, available only after all of them are computed.
 
-    Anything but a tensor, an op or None (a variable, a Python value) is converted to a tensor first, as TF does.
+    Anything but a tensor, an IndexedSlices or SparseTensor, an op or None (a variable, a Python value) is
+    converted to a tensor first, as TF does.
     """
-    with name_scope(name, "tuple", [t for t in tensors if isinstance(t, (Tensor, Operation))]):
-        tensors = [t if t is None or isinstance(t, (Tensor, Operation)) else convert_to_tensor(t) for t in tensors]
+    kept = (Tensor, Operation, IndexedSlices, SparseTensor)
+    with name_scope(name, "tuple", [t for t in tensors if isinstance(t, kept)]):
+        tensors = [t if t is None or isinstance(t, kept) else convert_to_tensor(t) for t in tensors]
         gating = [t if isinstance(t, Operation) else t.op for t in tensors if t is not None]
         for c in control_inputs or ():
             if not isinstance(c, (Tensor, Operation)):
@@ -291,7 +308,7 @@ def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> 
         gate = group(*gating)
         result = []
         for t in tensors:
-            if isinstance(t, Tensor):
+            if isinstance(t, (Tensor, IndexedSlices, SparseTensor)):
                 result.append(with_dependencies([gate], t))
             elif isinstance(t, Operation):
                 with t.graph.control_dependencies([gate]):

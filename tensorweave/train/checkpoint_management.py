@@ -34,7 +34,13 @@ def _log_ignored_state_file(error: Exception, path: str) -> None:
     tf_logging.warning("%s: Checkpoint ignored", path)
 
 
+def _log_unmatched_checkpoint(prefix: str) -> None:
+    """TF's error log for a newest checkpoint whose files are gone."""
+    tf_logging.error("Couldn't match files for checkpoint %s", prefix)
+
+
 checkpoint_state.report_ignored = _log_ignored_state_file
+checkpoint_state.report_unmatched = _log_unmatched_checkpoint
 
 
 def _matching_files(pattern: str) -> list[str]:

@@ -195,7 +195,7 @@ def _saveables(var_list: Any) -> list[_Saveable]:
             saveables.extend(_SpecSaveable(spec, var) for spec in var.specs)
             continue
         if isinstance(var, (list, tuple, PartitionedVariable)):
-            parts = [(v, v._ref(), v._get_save_slice_info().spec) for v in var]
+            parts = [(v, v._ref(), v._get_save_slice_info().spec) for v in _slices_of_one_tensor(var)]
         else:
             parts = [(var, _as_ref(var), "")]
         for v, ref, spec in parts:
@@ -208,6 +208,23 @@ def _saveables(var_list: Any) -> list[_Saveable]:
                 snapshot = v.value() if spec else None
             saveables.append(_Saveable(name, ref, spec, snapshot))
     return saveables
+
+
+def _slices_of_one_tensor(slices: Any) -> list:
+    """The variables of a list saved under one name, checked as TF's saveable_objects_for_op checks them: each a
+    variable partitioned out of the same full tensor."""
+    full_name = None
+    for variable in slices:
+        if not isinstance(variable, Variable):
+            raise ValueError(f"Slices must all be Variables: {variable}")
+        info = variable._get_save_slice_info()
+        if not info:
+            raise ValueError(f"Slices must all be slices: {variable}")
+        if full_name is None:
+            full_name = info.full_name
+        elif full_name != info.full_name:
+            raise ValueError(f"Slices must all be from the same tensor: {full_name} != {info.full_name}")
+    return list(slices)
 
 
 def _set_cpu0(device_string: str) -> str:
@@ -486,6 +503,14 @@ class Saver:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
             latest_filename = checkpoint_state.DEFAULT_STATE_FILENAME
+        if self._write_version != SaverDef.V2:
+            for line in ("*******************************************************",
+                         "TensorFlow's V1 checkpoint format has been deprecated.",
+                         "Consider switching to the more efficient V2 format:",
+                         "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`",
+                         "now on by default.",
+                         "*******************************************************"):
+                tf_logging.get_logger().warning(line)
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         save_path = os.fspath(save_path)

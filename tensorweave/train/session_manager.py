@@ -44,8 +44,9 @@ class SessionManager:
         self._target: str | None = None
         self._local_init_run_options = local_init_run_options
         self._local_init_feed_dict = local_init_feed_dict
-        if ready_for_local_init_op is not None and ready_op is None:
-            raise ValueError("If you pass a ready_for_local_init_op you must also pass a ready_op")
+        if ready_for_local_init_op is not None and local_init_op is None:
+            raise ValueError("If you pass a ready_for_local_init_op you must also pass a local_init_op , "
+                             f"ready_for_local_init_op [{ready_for_local_init_op}]")
 
     def _restore_checkpoint(self, master: str, saver: Any = None, checkpoint_dir: str | None = None,
                             checkpoint_filename_with_path: str | None = None, wait_for_checkpoint: bool = False,

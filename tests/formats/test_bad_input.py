@@ -204,7 +204,10 @@ def test_truncated_bundles(tmp_path, bundle_files, which, cut):
     index, data, values = bundle_files
     error = _load_all(tmp_path, index[:-cut] if which == "index" else index,
                       data[:-cut] if which == "data" else data, values)
-    assert isinstance(error, errors.DataLossError), error
+    if which == "index":  # fails to open: TF's reader raises that as a plain OpError (its error_translator)
+        assert type(error) is errors.OpError and error.error_code == errors.UNKNOWN, error
+    else:
+        assert isinstance(error, errors.DataLossError), error
 
 
 @SETTINGS

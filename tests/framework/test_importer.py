@@ -403,3 +403,28 @@ def test_attr_errors_name_the_node_as_imported():
             tf.import_graph_def(_graph_def(("x", "Placeholder", [], {})), name="pre")
         with pytest.raises(ValueError, match=re.escape("for attr 'dtype'\n\t; NodeDef: {{node pre_1/x}}; Op<")):
             tf.import_graph_def(_graph_def(("x", "Placeholder", [], {"dtype": b"q"})), name="pre")
+
+
+def test_names_are_parsed_as_tf_before_the_import_and_a_mapped_output_must_exist():
+    with tf.Graph().as_default():
+        a = tf.constant(1.0, name="a")
+        tf.identity(a, name="b")
+        gd = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default() as g:
+        c = tf.constant(2.0, name="c")
+        second = "Second component of the name following the `:` should be an int."
+        for kwargs, message in (
+                (dict(return_elements=["b:x"]), f"Cannot convert 'b:x' to a tensor name. {second} Got x."),
+                (dict(return_elements=["b:"]), f"Cannot convert 'b:' to a tensor name. {second} Got ."),
+                (dict(return_elements=["b:0:1"]), "Cannot convert 'b:0:1' to a tensor name. Tensor names should not "
+                                                  "contain more than 1 `:`. Obtained 2"),
+                (dict(input_map={"a:y": c}, return_elements=["b:x"]),
+                 f"Cannot convert 'a:y' to a tensor name. {second} Got y.")):
+            before = len(g.get_operations())
+            with pytest.raises(ValueError) as info:
+                tf.import_graph_def(gd, **kwargs)
+            assert str(info.value) == message
+            assert len(g.get_operations()) == before  # nothing imported
+        with pytest.raises(ValueError, match=r"^Attempted to map inputs that were not found in graph_def: \[a:1\]$"):
+            tf.import_graph_def(gd, input_map={"a:1": c}, name="imp")
+        assert g.get_operation_by_name("imp/b").type == "Identity"  # TF checks once the nodes are in

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from op_testing import runtime_message
 
 import tensorweave.compat.v1 as tf
 
@@ -255,3 +256,30 @@ def test_init_from_checkpoint_missing_tensor_lists_tfs_map_order(ckpt_dir: str) 
         with pytest.raises(ValueError, match=re.escape(
                 "checkpoint {'b/z': [], 'w': [], 'a/y': [1, 1], 'a/x': [2]}")):
             tf.train.init_from_checkpoint(ckpt_dir, {"nope": "x"})
+
+
+def test_an_index_that_is_no_table_fails_with_tfs_messages_and_classes(tmp_path, caplog) -> None:
+    (tmp_path / "short.index").write_bytes(b"garbage")
+    (tmp_path / "bad.index").write_bytes(b"garbage" * 20)
+    for prefix, message in (("short", "file is too short to be an sstable"),
+                            ("bad", "not an sstable (bad magic number)")):
+        path = str(tmp_path / prefix)
+        for open_reader in (tf.train.NewCheckpointReader, tf.train.load_checkpoint, tf.train.list_variables):
+            with pytest.raises(tf.errors.OpError) as info:  # TF's error_translator: no class named by the message
+                open_reader(path)
+            assert type(info.value) is tf.errors.OpError and info.value.error_code == tf.errors.UNKNOWN
+            assert info.value.message == message
+        with tf.Graph().as_default():
+            saver = tf.train.Saver([tf.Variable([1.0, 2.0], name="a")])
+            with tf.Session() as sess, pytest.raises(tf.errors.DataLossError) as info:
+                saver.restore(sess, path)
+            assert runtime_message(info.value).splitlines()[0] == message
+    (tmp_path / "m.data-00000-of-00001").write_bytes(b"garbage")  # the data file named as a prefix: a V1 table
+    with pytest.raises(tf.errors.DataLossError, match=re.escape(
+            f"Unable to open table file {tmp_path}/m.data-00000-of-00001: DATA_LOSS: file is too short to be an "
+            "sstable: perhaps your file is in a different file format")):
+        tf.train.NewCheckpointReader(str(tmp_path / "m.data-00000-of-00001"))
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "gone"\n')
+    with caplog.at_level("ERROR", logger="tensorflow"):
+        assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert [r.getMessage() for r in caplog.records] == [f"Couldn't match files for checkpoint {tmp_path}/gone"]

@@ -6,6 +6,7 @@ import glob
 import json
 import logging
 import os
+import re
 import threading
 import time
 
@@ -257,8 +258,12 @@ def test_session_manager_prepare_recover_and_wait(tmp_path):
     sess.close()
     with pytest.raises(tf.errors.DeadlineExceededError, match="^Session was not ready after waiting 0 secs.$"):
         manager.wait_for_session("", max_wait_secs=0)
-    with pytest.raises(ValueError, match="If you pass a ready_for_local_init_op you must also pass a ready_op"):
-        tf.train.SessionManager(ready_for_local_init_op=ready)
+    for kwargs in ({}, {"ready_op": ready}):  # TF 2.21 asks for the local_init_op, whatever the ready_op
+        with pytest.raises(ValueError, match=re.escape(
+                "If you pass a ready_for_local_init_op you must also pass a local_init_op , "
+                f"ready_for_local_init_op [{ready}]")):
+            tf.train.SessionManager(ready_for_local_init_op=ready, **kwargs)
+    tf.train.SessionManager(ready_for_local_init_op=ready, local_init_op=tf.no_op())
 
 
 def test_logging_tensor_hook_prints_values_as_str_does(caplog):

@@ -208,3 +208,25 @@ def test_a_var_list_entry_without_an_op_fails_before_any_gradient_as_tfs_get_pro
                 opt.minimize(loss, var_list=var_list)
         assert not [op for op in g.get_operations() if op.name.startswith("gradients")]
         assert opt.minimize(loss, var_list=list(e)).type == "NoOp"
+
+
+def test_gate_graph_keeps_a_sparse_gradient_sparse_so_untouched_rows_and_slots_stay():
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", initializer=np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+        loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(emb, [0, 2, 2])))
+        opt = tf.train.RMSPropOptimizer(0.1)
+        grads = opt.compute_gradients(loss, gate_gradients=tf.train.Optimizer.GATE_GRAPH,
+                                      aggregation_method=tf.AggregationMethod.EXPERIMENTAL_TREE,
+                                      colocate_gradients_with_ops=True)
+        assert type(grads[0][0]).__name__ == "IndexedSlices"
+        assert grads[0][0].values.name == "tuple/control_dependency:0"
+        train = opt.apply_gradients(grads)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train)
+            ms, var = sess.run([opt.get_slot(emb, "rms"), emb])
+    np.testing.assert_allclose(ms, [[0.729, 0.735997, 0.757078], [1, 1, 1], [1.549522, 1.890337, 2.304028], [1, 1, 1]],
+                               rtol=1e-5)
+    np.testing.assert_allclose(var, [[0, 0.047149, 0.095164], [0.3, 0.4, 0.5], [0.186421, 0.243473, 0.307474],
+                                     [0.9, 1, 1.1]], rtol=1e-5, atol=1e-6)

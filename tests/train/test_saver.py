@@ -172,6 +172,21 @@ def test_constructor_checks_as_tf() -> None:
         assert tf.train.Saver([[v], (w,)]).saver_def.restore_op_name == "save_1/restore_all"  # TF flattens lists
 
 
+def test_a_list_saved_under_one_name_must_be_slices_of_one_tensor_as_tf() -> None:
+    with tf.Graph().as_default():
+        a = tf.Variable([1.0, 2.0], name="a")
+        p = tf.get_variable("p", shape=[4, 2], partitioner=tf.fixed_size_partitioner(2))
+        q = tf.get_variable("q", shape=[4, 2], partitioner=tf.fixed_size_partitioner(2))
+        with pytest.raises(ValueError, match="^Slices must all be slices: <tf.Variable 'a:0' shape=\\(2,\\) "
+                                             "dtype=float32_ref>$"):
+            tf.train.Saver({"p": [a]})
+        with pytest.raises(ValueError, match="^Slices must all be from the same tensor: p != q$"):
+            tf.train.Saver({"p": [list(p)[0], list(q)[1]]})
+        with pytest.raises(ValueError, match="^Slices must all be Variables: 3.0$"):
+            tf.train.Saver({"p": [list(p)[0], 3.0]})
+        assert tf.train.Saver({"p": tuple(p)}).saver_def.restore_op_name == "save/restore_all"
+
+
 def test_set_and_recover_last_checkpoints_and_relative_paths(tmp_path: os.PathLike) -> None:
     with tf.Graph().as_default():
         v = tf.Variable(1.0, name="v")

@@ -7,6 +7,7 @@ over the graph `_reference_graph` builds; the names, orders and messages below w
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 
@@ -115,3 +116,18 @@ def test_v1_checkpoints_beyond_max_to_keep_are_deleted(tmp_path: os.PathLike) ->
             saver.save(sess, f"{tmp_path}/m", global_step=2)
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m-2", "m-2.meta"]
     assert tf.train.checkpoint_exists(f"{tmp_path}/m-2") and not tf.train.checkpoint_exists(f"{tmp_path}/m-1")
+
+
+def test_each_v1_save_logs_tfs_deprecation_banner(tmp_path: os.PathLike, caplog: pytest.LogCaptureFixture) -> None:
+    with tf.Graph().as_default():
+        tf.Variable([1.0, 2.0], name="v")
+        saver = tf.train.Saver(write_version=tf.train.SaverDef.V1)
+        with tf.Session() as sess, caplog.at_level(logging.WARNING, logger="tensorflow"):
+            sess.run(tf.global_variables_initializer())
+            saver.save(sess, os.path.join(tmp_path, "m"))
+            saver.save(sess, os.path.join(tmp_path, "m"))
+    stars = "*" * 55
+    banner = [stars, "TensorFlow's V1 checkpoint format has been deprecated.",
+              "Consider switching to the more efficient V2 format:",
+              "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`", "now on by default.", stars]
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == banner * 2
