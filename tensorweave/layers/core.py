@@ -86,13 +86,10 @@ class Dense(Layer):
     def call(self, inputs: Tensor) -> Tensor:
         inputs = cast_ops.cast(inputs, self._dtype)
         rank = inputs.get_shape().ndims
-        if rank == 2:
+        if rank == 2 or rank is None:
             outputs = linalg_ops.matmul(inputs, self.kernel)
-        else:
-            flat = shape_ops.reshape(inputs, [-1, int(self.kernel.get_shape()[0])])
-            batch_dims = shape_ops.shape(inputs)[:-1]
-            outputs = shape_ops.reshape(linalg_ops.matmul(flat, self.kernel),
-                                        manipulation_ops.concat([batch_dims, [self.units]], 0))
+        else:  # Keras broadcasts the kernel over the leading axes with tensordot
+            outputs = linalg_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
             outputs.set_shape(inputs.get_shape()[:-1].concatenate([self.units]))
         if self.use_bias:
             outputs = nn_ops.bias_add(outputs, self.bias)
