@@ -1069,8 +1069,9 @@ def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None
 _MAGIC = ((b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"GIF8", "GIF"), (b"BM", "BMP"))
 _UNKNOWN_FORMAT = "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."
 _CODEC_OP = {"JPEG": "decode_jpeg", "PNG": "decode_png", "GIF": "decode_gif", "BMP": "decode_bmp"}
-# ITU-R 601 luma in 15-bit fixed point, truncated: how TF's PNG decoder turns colour into one channel.
-_GRAY_WEIGHTS = (9798, 19235, 3735)
+# How TF's PNG decoder turns colour into one channel: libpng's png_set_rgb_to_gray(0.299, 0.587), i.e.
+# red and green weights truncated to 15-bit fixed point (29900 << 15 // 100000) and blue the rest of 32768.
+_GRAY_WEIGHTS = (9797, 19234, 3737)
 
 
 def _sniff(contents: bytes) -> str | None:

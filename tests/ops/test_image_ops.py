@@ -428,13 +428,23 @@ def test_encode_png_writes_tfs_bytes():
     assert [(len(f), hashlib.sha256(f).hexdigest()[:16]) for f in files] == [(n, h) for _, _, n, h in cases]
 
 
+def test_png_colour_to_gray_uses_libpng_weights_as_tf():
+    """libpng's rgb-to-gray weights (9797, 19234, 3737)/32768: TF 2.21 decodes these pixels to these grays."""
+    pixels = np.array([[[185, 209, 193], [10, 200, 30], [255, 0, 0], [7, 7, 7]]], np.uint8)
+    check_tensor(tf.image.decode_png(tf.image.encode_png(pixels), channels=1),
+                 np.array([[[199], [123], [76], [7]]], np.uint8), fully_defined=False)
+    wide = np.array([[[40000, 1234, 65535], [65535, 65535, 65535], [1, 2, 3]]], np.uint16)
+    check_tensor(tf.image.decode_png(tf.image.encode_png(wide), channels=1, dtype=tf.uint16),
+                 np.array([[[20157], [65535], [2]]], np.uint16), fully_defined=False)
+
+
 def test_png_round_trip_and_channels():
     encoded = tf.image.encode_png(_PIXELS)
     assert encoded.shape.as_list() == [] and encoded.dtype == tf.string
     decoded = tf.image.decode_png(encoded)
     assert decoded.shape.as_list() == [None, None, None]
     check_tensor(decoded, _PIXELS, fully_defined=False)
-    gray = (_PIXELS.astype(np.int64) @ np.array([9798, 19235, 3735])) >> 15  # TF's fixed-point luma, truncated
+    gray = (_PIXELS.astype(np.int64) @ np.array([9797, 19234, 3737])) >> 15  # libpng's fixed-point luma, truncated
     check_tensor(tf.image.decode_png(encoded, channels=1), gray[..., None].astype(np.uint8), fully_defined=False)
     opaque = np.concatenate([_PIXELS, np.full((3, 4, 1), 255, np.uint8)], axis=-1)
     check_tensor(tf.image.decode_png(encoded, channels=4), opaque, fully_defined=False)
