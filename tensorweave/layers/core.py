@@ -136,10 +136,10 @@ class Flatten(Layer):
         if self.data_format == "channels_first" and inputs.get_shape().ndims and inputs.get_shape().ndims > 2:
             perm = [0, *range(2, inputs.get_shape().ndims), 1]
             inputs = manipulation_ops.transpose(inputs, perm)
-        batch, rest = inputs.get_shape()[0], inputs.get_shape()[1:]
+        batch, rest = tensor_shape.dimension_value(inputs.get_shape()[0]), inputs.get_shape()[1:]
         if rest.is_fully_defined():
             return shape_ops.reshape(inputs, constant_ops.constant([-1, int(np.prod(rest.as_list()))]))
-        if batch.value is not None:
+        if batch is not None:
             return shape_ops.reshape(inputs, constant_ops.constant([int(batch), -1]))
         return shape_ops.reshape(inputs, [shape_ops.shape(inputs)[0], -1])
 
