@@ -455,7 +455,8 @@ def _rot90(image: Tensor, k: Tensor, scope: str, batched: bool) -> Tensor:
     ]
     cases = [(elementwise_ops.equal(k, turns), rotation) for turns, rotation in enumerate(rotations, 1)]
     result = control_flow_case.case(cases, default=lambda: image, exclusive=True, name=scope)
-    result.set_shape(([image.shape.dims[0]] if batched else []) + [None, None, image.shape.dims[-1]])
+    dims = image.shape.dims or [None] * (4 if batched else 3)  # of unknown rank under rot90's cond
+    result.set_shape(([dims[0]] if batched else []) + [None, None, dims[-1]])
     return result
 
 

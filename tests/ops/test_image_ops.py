@@ -167,6 +167,20 @@ def test_rot90(k):
     check_tensor(tf.image.rot90(_BATCH, k), np.rot90(_BATCH, k, axes=(1, 2)), fully_defined=False)
 
 
+def test_rot90_and_ssim_of_an_image_of_unknown_rank():
+    """rot90 of unknown rank is TF's cond over the rank (its shape unknown); ssim asserts, when run, that each
+    image is at least the filter's size (TF 2.21: `assertion failed: [2 4 6 1] [11]`)."""
+    free = tf.placeholder(tf.float32)
+    turned = tf.image.rot90(free)
+    assert turned.name == "rot90/cond/Merge:0" and turned.shape.ndims is None
+    (value,) = _run(turned, feed={free: _BATCH})
+    np.testing.assert_array_equal(value, np.rot90(_BATCH, 1, axes=(1, 2)))
+    small = np.random.RandomState(0).rand(2, 4, 6, 1).astype(np.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.image.ssim(free, free, 1.0), feed={free: small})
+    assert runtime_message(info.value).startswith("assertion failed: [2 4 6 1] [11]")
+
+
 def test_crop_and_pad_to_bounding_box():
     check_op(lambda x: tf.image.crop_to_bounding_box(x, 1, 2, 2, 3), [_RGB], _RGB[1:3, 2:5])
     check_op(lambda x: tf.image.crop_to_bounding_box(x, 0, 1, 4, 2), [_BATCH], _BATCH[:, :, 1:3])
