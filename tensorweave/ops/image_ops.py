@@ -1468,8 +1468,9 @@ EncodeJpeg = Op("EncodeJpeg", inputs=["image: uint8"], outputs=["contents: strin
 
 @EncodePng.shape
 def _encode_png_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    shape_helpers.with_rank_at_least(ctx.input_shape(0), 3)
-    return [tensor_shape.TensorShape([])]
+    """One PNG per image: TF 2.21's EncodePng takes [..., height, width, channels] to the leading dims."""
+    shape = shape_helpers.with_rank_at_least(ctx.input_shape(0), 3)
+    return [tensor_shape.unknown_shape() if shape.ndims is None else shape[:-3]]
 
 
 @EncodeJpeg.shape
@@ -1487,12 +1488,21 @@ def _picture(image: np.ndarray, mode: str) -> Image.Image:
 
 @EncodePng.kernel("CPU")
 def _encode_png(ctx: OpKernelContext, image: Any, compression: int) -> Any:
-    if image.ndim != 3:
-        raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_shape.shape_string(image.shape)}")
-    channels = image.shape[2]
+    if image.ndim < 3:
+        raise invalid_argument(ctx, f"images must be at least rank 3{tensor_shape.shape_string(image.shape)}")
+    channels = image.shape[-1]
     if channels not in (1, 2, 3, 4):
         raise invalid_argument(ctx, f"image must have 1, 2, 3, or 4 channels, got {channels}")
-    return np.array(png16_codec.encode_png(image, compression), dtype=object)
+    if image.ndim == 3:
+        return np.array(png16_codec.encode_png(image, compression), dtype=object)
+    flat = image.reshape(int(np.prod(image.shape[:-3])), *image.shape[-3:])
+    if 0 in flat.shape[1:3] and len(flat):  # libpng refuses an empty image: TF names every one of the batch
+        raise errors.InternalError(ctx.node_def, None, "PNG encoding failed at the following flattened batch "
+                                   f"indices: {', '.join(str(i) for i in range(len(flat)))}")
+    files = np.empty(len(flat), dtype=object)
+    for i, one in enumerate(flat):
+        files[i] = png16_codec.encode_png(one, compression)
+    return files.reshape(image.shape[:-3])
 
 
 @EncodeJpeg.kernel("CPU")

@@ -428,6 +428,26 @@ def _encoded(array, fmt, mode):
     return buffer.getvalue()
 
 
+def test_encode_png_of_a_batch_gives_one_file_per_image():
+    """TF 2.21's EncodePng takes [..., height, width, channels]: its output has the leading dims."""
+    batch = np.arange(2 * 3 * 2 * 3 * 1, dtype=np.uint8).reshape(2, 3, 2, 3, 1)
+    files = tf.image.encode_png(batch)
+    assert files.shape.as_list() == [2, 3]
+    assert tf.image.encode_png(tf.placeholder(tf.uint8)).shape.ndims is None
+    assert tf.image.encode_png(tf.placeholder(tf.uint8, [None, 4, 5, 3])).shape.as_list() == [None]
+    (value,) = _run(files)
+    assert value.shape == (2, 3) and value[1, 2] == _run(tf.image.encode_png(batch[1, 2]))[0]
+    free = tf.placeholder(tf.uint8)
+    encoded = tf.image.encode_png(free)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(encoded, feed={free: np.zeros((4, 5), np.uint8)})
+    assert runtime_message(info.value).startswith("images must be at least rank 3[4,5]")
+    with pytest.raises(tf.errors.InternalError) as info:
+        _run(encoded, feed={free: np.zeros((2, 0, 5, 3), np.uint8)})
+    assert runtime_message(info.value).startswith("PNG encoding failed at the following flattened batch indices: 0, 1")
+    assert _run(encoded, feed={free: np.zeros((0, 4, 5, 3), np.uint8)})[0].shape == (0,)
+
+
 def test_encode_png_writes_tfs_bytes():
     # sizes and SHA-256 prefixes of TF's files (libpng's filters, zlib at the level with memLevel 9, its window
     # shrunk for small images): 8- and 16-bit, 1 to 4 channels, several levels
