@@ -105,6 +105,9 @@ class _Conv(Layer):
         super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
         self.rank = rank
         self.filters = int(filters)
+        if self.filters <= 0:
+            raise ValueError("Invalid value for argument `filters`. Expected a strictly positive value. "
+                             f"Received filters={self.filters}.")
         self.groups = groups or 1
         self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
         self.strides = normalize_tuple(strides, rank, "strides", allow_zero=True)

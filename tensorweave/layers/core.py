@@ -86,13 +86,10 @@ class Dense(Layer):
     def call(self, inputs: Tensor) -> Tensor:
         inputs = cast_ops.cast(inputs, self._dtype)
         rank = inputs.get_shape().ndims
-        if rank == 2:
+        if rank == 2 or rank is None:
             outputs = linalg_ops.matmul(inputs, self.kernel)
-        else:
-            flat = shape_ops.reshape(inputs, [-1, int(self.kernel.get_shape()[0])])
-            batch_dims = shape_ops.shape(inputs)[:-1]
-            outputs = shape_ops.reshape(linalg_ops.matmul(flat, self.kernel),
-                                        manipulation_ops.concat([batch_dims, [self.units]], 0))
+        else:  # Keras broadcasts the kernel over the leading axes with tensordot
+            outputs = linalg_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
             outputs.set_shape(inputs.get_shape()[:-1].concatenate([self.units]))
         if self.use_bias:
             outputs = nn_ops.bias_add(outputs, self.bias)
@@ -139,10 +136,10 @@ class Flatten(Layer):
         if self.data_format == "channels_first" and inputs.get_shape().ndims and inputs.get_shape().ndims > 2:
             perm = [0, *range(2, inputs.get_shape().ndims), 1]
             inputs = manipulation_ops.transpose(inputs, perm)
-        batch, rest = inputs.get_shape()[0], inputs.get_shape()[1:]
+        batch, rest = tensor_shape.dimension_value(inputs.get_shape()[0]), inputs.get_shape()[1:]
         if rest.is_fully_defined():
             return shape_ops.reshape(inputs, constant_ops.constant([-1, int(np.prod(rest.as_list()))]))
-        if batch.value is not None:
+        if batch is not None:
             return shape_ops.reshape(inputs, constant_ops.constant([int(batch), -1]))
         return shape_ops.reshape(inputs, [shape_ops.shape(inputs)[0], -1])
 

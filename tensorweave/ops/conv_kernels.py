@@ -92,7 +92,10 @@ def runtime_window(ctx: OpKernelContext, in_size: int, k: int, stride: int, dila
 def static_window(in_size: int | None, k: int | None, stride: int, dilation: int, padding: str,
                   explicit: tuple[int, int] = (0, 0)) -> int | None:
     """The output size a shape function infers (None if unknown), with TF's error for a window larger than
-    its (padded) input."""
+    its (padded) input; a stride below 1 is refused whether or not the size is known, as TF's
+    GetWindowedOutputSizeFromDimsV2 refuses it."""
+    if stride <= 0:
+        raise ValueError(f"Stride must be > 0, but got {stride}")
     if in_size is None:
         return None
     if padding == "SAME":

@@ -455,7 +455,8 @@ def _rot90(image: Tensor, k: Tensor, scope: str, batched: bool) -> Tensor:
     ]
     cases = [(elementwise_ops.equal(k, turns), rotation) for turns, rotation in enumerate(rotations, 1)]
     result = control_flow_case.case(cases, default=lambda: image, exclusive=True, name=scope)
-    result.set_shape(([image.shape.dims[0]] if batched else []) + [None, None, image.shape.dims[-1]])
+    dims = image.shape.dims or [None] * (4 if batched else 3)  # of unknown rank under rot90's cond
+    result.set_shape(([dims[0]] if batched else []) + [None, None, dims[-1]])
     return result
 
 
@@ -1069,8 +1070,9 @@ def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None
 _MAGIC = ((b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"GIF8", "GIF"), (b"BM", "BMP"))
 _UNKNOWN_FORMAT = "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."
 _CODEC_OP = {"JPEG": "decode_jpeg", "PNG": "decode_png", "GIF": "decode_gif", "BMP": "decode_bmp"}
-# ITU-R 601 luma in 15-bit fixed point, truncated: how TF's PNG decoder turns colour into one channel.
-_GRAY_WEIGHTS = (9798, 19235, 3735)
+# How TF's PNG decoder turns colour into one channel: libpng's png_set_rgb_to_gray(0.299, 0.587), i.e.
+# red and green weights truncated to 15-bit fixed point (29900 << 15 // 100000) and blue the rest of 32768.
+_GRAY_WEIGHTS = (9797, 19234, 3737)
 
 
 def _sniff(contents: bytes) -> str | None:
@@ -1466,8 +1468,9 @@ EncodeJpeg = Op("EncodeJpeg", inputs=["image: uint8"], outputs=["contents: strin
 
 @EncodePng.shape
 def _encode_png_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    shape_helpers.with_rank_at_least(ctx.input_shape(0), 3)
-    return [tensor_shape.TensorShape([])]
+    """One PNG per image: TF 2.21's EncodePng takes [..., height, width, channels] to the leading dims."""
+    shape = shape_helpers.with_rank_at_least(ctx.input_shape(0), 3)
+    return [tensor_shape.unknown_shape() if shape.ndims is None else shape[:-3]]
 
 
 @EncodeJpeg.shape
@@ -1485,12 +1488,21 @@ def _picture(image: np.ndarray, mode: str) -> Image.Image:
 
 @EncodePng.kernel("CPU")
 def _encode_png(ctx: OpKernelContext, image: Any, compression: int) -> Any:
-    if image.ndim != 3:
-        raise invalid_argument(ctx, f"image must be 3-dimensional{tensor_shape.shape_string(image.shape)}")
-    channels = image.shape[2]
+    if image.ndim < 3:
+        raise invalid_argument(ctx, f"images must be at least rank 3{tensor_shape.shape_string(image.shape)}")
+    channels = image.shape[-1]
     if channels not in (1, 2, 3, 4):
         raise invalid_argument(ctx, f"image must have 1, 2, 3, or 4 channels, got {channels}")
-    return np.array(png16_codec.encode_png(image, compression), dtype=object)
+    if image.ndim == 3:
+        return np.array(png16_codec.encode_png(image, compression), dtype=object)
+    flat = image.reshape(int(np.prod(image.shape[:-3])), *image.shape[-3:])
+    if 0 in flat.shape[1:3] and len(flat):  # libpng refuses an empty image: TF names every one of the batch
+        raise errors.InternalError(ctx.node_def, None, "PNG encoding failed at the following flattened batch "
+                                   f"indices: {', '.join(str(i) for i in range(len(flat)))}")
+    files = np.empty(len(flat), dtype=object)
+    for i, one in enumerate(flat):
+        files[i] = png16_codec.encode_png(one, compression)
+    return files.reshape(image.shape[:-3])
 
 
 @EncodeJpeg.kernel("CPU")

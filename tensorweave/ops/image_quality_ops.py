@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
-from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorweave.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
@@ -25,6 +25,7 @@ from tensorweave.ops import (
     elementwise_ops,
     image_ops,
     linalg_ops,
+    logging_ops,
     manipulation_ops,
     nn_conv_ops,
     nn_ops,
@@ -111,8 +112,14 @@ def _ssim_per_channel(img1: Tensor, img2: Tensor, max_val: Tensor, filter_size: 
     """SSIM and contrast-structure per channel, from Gaussian-weighted local means (VALID windows)."""
     filter_size = constant_ops.constant(filter_size, dtype=dtypes.int32)
     filter_sigma = constant_ops.constant(filter_sigma, dtype=img1.dtype)
+    shape1, shape2 = shape_ops.shape_n([img1, img2])
+    # TF asserts, when run, that both images are at least the filter's size
+    checks = [logging_ops.Assert_(reduction_ops.reduce_all(elementwise_ops.greater_equal(shape[-3:-1], filter_size)),
+                                  [shape, filter_size], summarize=8) for shape in (shape1, shape2)]
+    with control_dependencies(checks):
+        img1 = manipulation_ops.identity(img1)
     kernel = _gaussian_filter(filter_size, filter_sigma)
-    kernel = manipulation_ops.tile(kernel, multiples=manipulation_ops.stack([1, 1, shape_ops.shape(img1)[-1], 1]))
+    kernel = manipulation_ops.tile(kernel, multiples=manipulation_ops.stack([1, 1, shape1[-1], 1]))
 
     def reducer(x: Tensor) -> Tensor:
         shape = shape_ops.shape(x)

@@ -1051,8 +1051,8 @@ def _tensordot_reshape(x: Tensor, axes: Any, flipped: bool) -> tuple[Tensor, Any
         axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
         axes_t = elementwise_ops.where(axes_t >= 0, axes_t, axes_t + rank)
         free_t, _ = ListDiff(x=sequence_ops.range(rank), y=axes_t, out_idx=dtypes.int32)
-    free_dims = gather(dims, free_t)
-    prod_free, prod_axes = reduce_prod(free_dims), reduce_prod(gather(dims, axes_t))
+    free_dims, axes_dims = gather(dims, free_t), gather(dims, axes_t)
+    prod_free, prod_axes = reduce_prod(free_dims), reduce_prod(axes_dims)
     perm = concat([axes_t, free_t] if flipped else [free_t, axes_t], 0)
     new_shape = stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
     return reshape(transpose(x, perm), new_shape), free_dims, static_free

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorweave import errors
-from tensorweave.framework import tensor_shape
+from tensorweave.framework import dtypes, tensor_shape
 from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import Op
@@ -483,6 +483,8 @@ def _pool3d_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [_output_shape(fmt, dims, fmt.spatial(ksize), fmt.batch_and_depth(dims)[1], strides, [1] * 5, padding)]
 
 
+# TF's 3-D pooling kernels (and their gradients) exist on CPU for bfloat16 and float only
+_POOL3D_CPU_TYPES = {"T": (dtypes.bfloat16, dtypes.float32)}
 MaxPool3D = Op("MaxPool3D", inputs=["input: T"], outputs=["output: T"],
                attrs=[*_POOL_ATTRS_3D, "T: {half, bfloat16, float}"])
 MaxPool3D.shape(_pool3d_shape)
@@ -495,7 +497,7 @@ def _max_pool(x: Any, g: _Geometry3D) -> Any:
     return out
 
 
-@MaxPool3D.kernel("CPU")
+@MaxPool3D.kernel("CPU", type_constraints=_POOL3D_CPU_TYPES)
 def _max_pool3d(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padding: Any,  # noqa: A002
                 data_format: Any) -> Any:
     fmt = _Format3D.of(data_format)
@@ -507,7 +509,7 @@ AvgPool3D = Op("AvgPool3D", inputs=["input: T"], outputs=["output: T"], attrs=[*
 AvgPool3D.shape(_pool3d_shape)
 
 
-@AvgPool3D.kernel("CPU")
+@AvgPool3D.kernel("CPU", type_constraints=_POOL3D_CPU_TYPES)
 def _avg_pool3d(ctx: OpKernelContext, input: Any, ksize: list, strides: list, padding: Any,  # noqa: A002
                 data_format: Any) -> Any:
     """The mean over the input elements inside each window (padding not counted, as TF's)."""
@@ -542,7 +544,7 @@ def _max_grad_parts(ctx: OpKernelContext, orig_input: Any, orig_output: Any, ksi
     return fmt, g, x, out
 
 
-@MaxPool3DGrad.kernel("CPU")
+@MaxPool3DGrad.kernel("CPU", type_constraints=_POOL3D_CPU_TYPES)
 def _max_pool3d_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad: Any, ksize: list,
                      strides: list, padding: Any, data_format: Any) -> Any:
     """Each window's gradient goes to every input position in it that equals its maximum (TF's CPU kernel
@@ -565,7 +567,7 @@ def _max_pool3d_grad_grad_shape(ctx: InferenceContext) -> list[tensor_shape.Tens
     return _pool3d_shape(ctx)
 
 
-@MaxPool3DGradGrad.kernel("CPU")
+@MaxPool3DGradGrad.kernel("CPU", type_constraints=_POOL3D_CPU_TYPES)
 def _max_pool3d_grad_grad(ctx: OpKernelContext, orig_input: Any, orig_output: Any, grad: Any, ksize: list,
                           strides: list, padding: Any, data_format: Any) -> Any:
     """Each window takes the input gradient at the first position (in window order) holding its maximum."""
@@ -589,7 +591,7 @@ def _avg_pool3d_grad_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSha
     return [shape_helpers.with_rank(shape_helpers.shape_from_tensor(ctx, 0), 5)]
 
 
-@AvgPool3DGrad.kernel("CPU")
+@AvgPool3DGrad.kernel("CPU", type_constraints=_POOL3D_CPU_TYPES)
 def _avg_pool3d_grad(ctx: OpKernelContext, orig_input_shape: Any, grad: Any, ksize: list, strides: list,
                      padding: Any, data_format: Any) -> Any:
     """Each window's gradient divided by its count of input elements and spread over them."""

@@ -423,14 +423,18 @@ def _lrn_norm(ctx: OpKernelContext, image: Any, depth_radius: int, bias: float, 
     return np.float32(bias) + np.float32(alpha) * _window_sums(ctx.xp, wide * wide, depth_radius)
 
 
-@LRN.kernel("CPU")
+# TF registers LRN and LRNGrad on CPU for half and float only (no bfloat16 or double kernel)
+_LRN_CPU_TYPES = {"T": (dtypes.float16, dtypes.float32)}
+
+
+@LRN.kernel("CPU", type_constraints=_LRN_CPU_TYPES)
 def _lrn(ctx: OpKernelContext, input: Any, depth_radius: int, bias: float, alpha: float,  # noqa: A002
          beta: float) -> Any:
     norm = _lrn_norm(ctx, input, depth_radius, bias, alpha)
     return (input.astype(np.float32) * norm ** np.float32(-beta)).astype(input.dtype)
 
 
-@LRNGrad.kernel("CPU")
+@LRNGrad.kernel("CPU", type_constraints=_LRN_CPU_TYPES)
 def _lrn_grad(ctx: OpKernelContext, input_grads: Any, input_image: Any, output_image: Any, depth_radius: int,
               bias: float, alpha: float, beta: float) -> Any:
     """d in_j = g_j norm_j^-beta - 2 alpha beta in_j * sum over the windows i holding j of g_i out_i / norm_i."""

@@ -375,6 +375,9 @@ def _extract_image_patches_shape(ctx: InferenceContext) -> list[tensor_shape.Ten
         if len(value) != 4:
             raise ValueError(f"ExtractImagePatches requires the {attr} attribute to contain 4 values, but got: "
                              f"{len(value)}")
+    for stride in strides[1:3]:  # TF's windowed-size helper, which refuses it whatever the input size
+        if stride <= 0:
+            raise ValueError(f"Stride must be > 0, but got {stride}")
     if dims.ndims is None:
         return [tensor_shape.unknown_shape(rank=4)]
     b, h, w, c = dims.as_list()

@@ -84,6 +84,13 @@ def test_the_library_builds_the_same_graph_in_both_shape_modes():
     assert build() == tf1
 
 
+def test_flatten_of_a_partly_known_shape_in_v2_shape_mode():
+    """Keras' Flatten reads the batch size with dimension_value: an int or None under v2 TensorShapes."""
+    tf.enable_v2_tensorshape()
+    assert tf.layers.flatten(tf.placeholder(tf.float32, [None, None, 3])).shape.as_list() == [None, None]
+    assert tf.layers.flatten(tf.placeholder(tf.float32, [4, None, 3])).shape.as_list() == [4, None]
+
+
 def test_resource_variables_by_default_after_disable_eager_execution():
     tf.disable_eager_execution()
     v = tf.Variable([1.0, 2.0], name="v")

@@ -122,11 +122,24 @@ def test_size_arguments_are_checked_as_keras_checks_them() -> None:
              (lambda: tf.layers.Conv2DTranspose(2, 3, strides=2, output_padding=2), "Strides must be greater than "
               "output padding. Received strides=(2, 2), output_padding=(2, 2)."),
              (lambda: tf.layers.Conv2DTranspose(2, 3)(tf.ones([2, 5, 5, 3, 1])), "Inputs should have rank 4. "
-              "Received input_shape=(2, 5, 5, 3, 1).")]
+              "Received input_shape=(2, 5, 5, 3, 1)."),
+             (lambda: tf.layers.Conv2D(0, 3), "Invalid value for argument `filters`. Expected a strictly positive "
+              "value. Received filters=0."),
+             (lambda: tf.layers.SeparableConv1D(-2, 3), "Invalid value for argument `filters`. Expected a strictly "
+              "positive value. Received filters=-2.")]
     for make, message in cases:
         with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
             make()
     assert tf.layers.MaxPooling2D(2, 0).strides == (0, 0)
+    # the pooling op's shape function refuses the zero stride, known input size or not
+    with pytest.raises(ValueError, match=r"^Stride must be > 0, but got 0 for '\{\{node max_pooling2d/MaxPool\}\}"):
+        tf.layers.max_pooling2d(tf.placeholder(tf.float32, [None, None, 8, 3]), 2, 0)
+    with pytest.raises(ValueError, match=r"^Stride must be > 0, but got 0 for '\{\{node AvgPool1D\}\}"):
+        tf.nn.avg_pool1d(tf.zeros([1, 4, 2]), 2, 0, "SAME")
+    with tf.Graph().as_default():  # a layer refused while being made takes no name: the next one is conv2d
+        with pytest.raises(ValueError, match="Received filters=0"):
+            tf.layers.conv2d(tf.zeros([1, 4, 4, 2]), 0, 3)
+        assert tf.layers.conv2d(tf.zeros([1, 4, 4, 2]), 1, 3).name == "conv2d/BiasAdd:0"
 
 
 def test_transposed_convolutions_take_keras_output_padding() -> None:

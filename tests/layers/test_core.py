@@ -53,6 +53,18 @@ def test_dense_values_rank3_flatten_dropout() -> None:
             assert set(np.unique(on)) <= {0.0, 2.0} and 0.3 < (on == 0).mean() < 0.7
 
 
+def test_dense_on_rank3_input_is_keras_tensordot() -> None:
+    """Keras' Dense contracts a rank > 2 input with tensordot: TF 2.21 names the output dense/Tensordot."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3, 4])
+        y = tf.layers.dense(x, 6, use_bias=False, kernel_initializer=tf.ones_initializer())
+        assert y.name == "dense/Tensordot:0" and y.shape.as_list() == [None, 3, 6]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+            np.testing.assert_allclose(sess.run(y, {x: value}), value @ np.ones([4, 6]))
+
+
 def test_a_layer_call_makes_the_update_ops_collection_as_tf():
     """TF 2.21's layers take UPDATE_OPS by reference on every call: the key exists even when empty."""
     with tf.Graph().as_default() as g:

@@ -252,6 +252,13 @@ def test_extract_image_patches():
     with tf.Graph().as_default():
         with pytest.raises(tf.errors.UnimplementedError, match="Only support ksizes across space."):
             _run(tf.extract_image_patches(tf.zeros([1, 5, 5, 1]), [2, 2, 2, 1], [1] * 4, [1] * 4, "VALID"))
+        with pytest.raises(ValueError, match=r"^Stride must be > 0, but got 0 for '\{\{node ExtractImagePatches"):
+            tf.image.extract_patches(tf.placeholder(tf.float32), [1, 2, 2, 1], [1, 0, 1, 1], [1] * 4, "VALID")
+        # a zero size or rate is accepted (TF 2.21: shapes [?, 9, 7, 0] and [?, 8, 7, 12])
+        free = tf.placeholder(tf.float32, [None, 8, 8, 3])
+        assert tf.image.extract_patches(free, [1, 0, 2, 1], [1] * 4, [1] * 4, "VALID").shape.as_list() == [None, 9, 7, 0]
+        assert tf.image.extract_patches(free, [1, 2, 2, 1], [1] * 4, [1, 0, 1, 1],
+                                        "VALID").shape.as_list() == [None, 8, 7, 12]
 
 
 def test_reverse_sequence_and_roll():

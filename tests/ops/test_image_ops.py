@@ -167,6 +167,20 @@ def test_rot90(k):
     check_tensor(tf.image.rot90(_BATCH, k), np.rot90(_BATCH, k, axes=(1, 2)), fully_defined=False)
 
 
+def test_rot90_and_ssim_of_an_image_of_unknown_rank():
+    """rot90 of unknown rank is TF's cond over the rank (its shape unknown); ssim asserts, when run, that each
+    image is at least the filter's size (TF 2.21: `assertion failed: [2 4 6 1] [11]`)."""
+    free = tf.placeholder(tf.float32)
+    turned = tf.image.rot90(free)
+    assert turned.name == "rot90/cond/Merge:0" and turned.shape.ndims is None
+    (value,) = _run(turned, feed={free: _BATCH})
+    np.testing.assert_array_equal(value, np.rot90(_BATCH, 1, axes=(1, 2)))
+    small = np.random.RandomState(0).rand(2, 4, 6, 1).astype(np.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.image.ssim(free, free, 1.0), feed={free: small})
+    assert runtime_message(info.value).startswith("assertion failed: [2 4 6 1] [11]")
+
+
 def test_crop_and_pad_to_bounding_box():
     check_op(lambda x: tf.image.crop_to_bounding_box(x, 1, 2, 2, 3), [_RGB], _RGB[1:3, 2:5])
     check_op(lambda x: tf.image.crop_to_bounding_box(x, 0, 1, 4, 2), [_BATCH], _BATCH[:, :, 1:3])
@@ -414,6 +428,26 @@ def _encoded(array, fmt, mode):
     return buffer.getvalue()
 
 
+def test_encode_png_of_a_batch_gives_one_file_per_image():
+    """TF 2.21's EncodePng takes [..., height, width, channels]: its output has the leading dims."""
+    batch = np.arange(2 * 3 * 2 * 3 * 1, dtype=np.uint8).reshape(2, 3, 2, 3, 1)
+    files = tf.image.encode_png(batch)
+    assert files.shape.as_list() == [2, 3]
+    assert tf.image.encode_png(tf.placeholder(tf.uint8)).shape.ndims is None
+    assert tf.image.encode_png(tf.placeholder(tf.uint8, [None, 4, 5, 3])).shape.as_list() == [None]
+    (value,) = _run(files)
+    assert value.shape == (2, 3) and value[1, 2] == _run(tf.image.encode_png(batch[1, 2]))[0]
+    free = tf.placeholder(tf.uint8)
+    encoded = tf.image.encode_png(free)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(encoded, feed={free: np.zeros((4, 5), np.uint8)})
+    assert runtime_message(info.value).startswith("images must be at least rank 3[4,5]")
+    with pytest.raises(tf.errors.InternalError) as info:
+        _run(encoded, feed={free: np.zeros((2, 0, 5, 3), np.uint8)})
+    assert runtime_message(info.value).startswith("PNG encoding failed at the following flattened batch indices: 0, 1")
+    assert _run(encoded, feed={free: np.zeros((0, 4, 5, 3), np.uint8)})[0].shape == (0,)
+
+
 def test_encode_png_writes_tfs_bytes():
     # sizes and SHA-256 prefixes of TF's files (libpng's filters, zlib at the level with memLevel 9, its window
     # shrunk for small images): 8- and 16-bit, 1 to 4 channels, several levels
@@ -428,13 +462,23 @@ def test_encode_png_writes_tfs_bytes():
     assert [(len(f), hashlib.sha256(f).hexdigest()[:16]) for f in files] == [(n, h) for _, _, n, h in cases]
 
 
+def test_png_colour_to_gray_uses_libpng_weights_as_tf():
+    """libpng's rgb-to-gray weights (9797, 19234, 3737)/32768: TF 2.21 decodes these pixels to these grays."""
+    pixels = np.array([[[185, 209, 193], [10, 200, 30], [255, 0, 0], [7, 7, 7]]], np.uint8)
+    check_tensor(tf.image.decode_png(tf.image.encode_png(pixels), channels=1),
+                 np.array([[[199], [123], [76], [7]]], np.uint8), fully_defined=False)
+    wide = np.array([[[40000, 1234, 65535], [65535, 65535, 65535], [1, 2, 3]]], np.uint16)
+    check_tensor(tf.image.decode_png(tf.image.encode_png(wide), channels=1, dtype=tf.uint16),
+                 np.array([[[20157], [65535], [2]]], np.uint16), fully_defined=False)
+
+
 def test_png_round_trip_and_channels():
     encoded = tf.image.encode_png(_PIXELS)
     assert encoded.shape.as_list() == [] and encoded.dtype == tf.string
     decoded = tf.image.decode_png(encoded)
     assert decoded.shape.as_list() == [None, None, None]
     check_tensor(decoded, _PIXELS, fully_defined=False)
-    gray = (_PIXELS.astype(np.int64) @ np.array([9798, 19235, 3735])) >> 15  # TF's fixed-point luma, truncated
+    gray = (_PIXELS.astype(np.int64) @ np.array([9797, 19234, 3737])) >> 15  # libpng's fixed-point luma, truncated
     check_tensor(tf.image.decode_png(encoded, channels=1), gray[..., None].astype(np.uint8), fully_defined=False)
     opaque = np.concatenate([_PIXELS, np.full((3, 4, 1), 255, np.uint8)], axis=-1)
     check_tensor(tf.image.decode_png(encoded, channels=4), opaque, fully_defined=False)

@@ -134,7 +134,9 @@ def test_pool3d_values_and_gradients(ksize, strides, padding, data_format):
     ones = np.ones((*k, 3, 3)) * np.eye(3)
     count = _conv3d_reference(np.ones_like(x[..., :3]), ones, s, padding, [1, 1, 1])
     mean = _conv3d_reference(x, ones, s, padding, [1, 1, 1]) / count
-    check_op(lambda x: tf.nn.avg_pool3d(x, ksize, strides, padding, data_format), [fmt(x)], fmt(mean))
+    # float: TF has no double 3-D pooling kernel on CPU
+    check_op(lambda x: tf.nn.avg_pool3d(x, ksize, strides, padding, data_format), [fmt(x32)],
+             fmt(mean).astype(np.float32))
     pooled = [tf.nn.max_pool3d, tf.nn.avg_pool3d]
     for fn in pooled:
         check_gradient(lambda x, fn=fn: fn(x, ksize, strides, padding, data_format), [fmt(x32)])
@@ -200,3 +202,21 @@ def test_names_dispatch_and_errors():
                                                  match="input and filter must have the same depth: 3 vs 2") as info:
             sess.run(bad, {p: np.zeros((1, 3, 4, 4, 3))})
         assert "bad" in str(info.value)
+
+
+def test_pool3d_has_cpu_kernels_for_bfloat16_and_float_only():
+    """TF registers the 3-D pools and their gradients on CPU for bfloat16 and float: half (and a double
+    AvgPool3D) fail placement with TF's No OpKernel message."""
+    for pool, dtype in [(tf.nn.max_pool3d, tf.float16), (tf.nn.avg_pool3d, tf.float16), (tf.nn.avg_pool3d, tf.float64)]:
+        with tf.Graph().as_default(), tf.Session() as sess:
+            y = pool(tf.cast(np.ones((1, 2, 2, 2, 1)), dtype), 2, 2, "SAME")
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=rf"No OpKernel was registered to support Op '{y.op.type}' used by "
+                                     r"\{\{node \w+\}\} with these attrs: .*\nRegistered devices: \[CPU\]\n"
+                                     r"Registered kernels:\n(.*\n)*  device='CPU'; T in \[DT_BFLOAT16\]\n"
+                                     r"  device='CPU'; T in \[DT_FLOAT\]\n"):
+                sess.run(y)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.cast(np.ones((1, 2, 2, 2, 1)), tf.bfloat16)
+        grads = tf.gradients(tf.nn.max_pool3d(x, 2, 2, "SAME") + tf.nn.avg_pool3d(x, 2, 2, "SAME"), x)[0]
+        assert sess.run(grads).dtype == tf.bfloat16.as_numpy_dtype

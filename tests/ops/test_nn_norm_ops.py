@@ -124,6 +124,20 @@ def test_lrn_refuses_a_negative_depth_radius_when_run():
             sess.run(y)
 
 
+def test_lrn_has_cpu_kernels_for_half_and_float_only():
+    """TF registers LRN (and LRNGrad) on CPU for half and float: a bfloat16 LRN fails placement when run."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        half = tf.cast(np.ones((1, 1, 1, 2)), tf.float16)
+        assert sess.run(tf.gradients(tf.nn.lrn(half, 1), half)[0]).dtype == np.float16
+    with tf.Graph().as_default(), tf.Session() as sess:
+        y = tf.nn.lrn(tf.cast(np.ones((1, 1, 1, 2)), tf.bfloat16))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"No OpKernel was registered to support Op 'LRN' used by \{\{node LRN\}\} with these "
+                                 r"attrs: \[.*T=DT_BFLOAT16.*\]\nRegistered devices: \[CPU\]\nRegistered kernels:\n"
+                                 r"(.*\n)*  device='CPU'; T in \[DT_HALF\]\n  device='CPU'; T in \[DT_FLOAT\]\n"):
+            sess.run(y)
+
+
 def test_lrn_gradient_recorded_from_tf():
     """tf.gradients(lrn(x) * w) at TF 2.21's x and w (first seven values)."""
     rng = np.random.default_rng(1)
