@@ -1,0 +1,76 @@
+"""Divergences from TensorFlow in array and manipulation ops (scatter, gather, slicing, padding, ...) found by
+running programs side by side with real TensorFlow 2.21 (`tf.compat.v1`, graph mode): the expected values,
+names and messages are its literals."""
+
+import numpy as np
+import pytest
+from op_testing import runtime_message
+
+import tensorweave.compat.v1 as tf
+
+
+def _run(fetches, feed=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed)
+
+
+def _scatter_message(op, indices, updates, out_shape):
+    with tf.Graph().as_default():
+        i, u = tf.placeholder(tf.int32), tf.placeholder(tf.float32)
+        if op == "scatter_nd":
+            s = tf.placeholder(tf.int32)
+            out, feed = tf.scatter_nd(i, u, s), {s: out_shape}
+        else:
+            t = tf.placeholder(tf.float32)
+            out, feed = tf.tensor_scatter_nd_update(t, i, u), {t: np.zeros(out_shape, np.float32)}
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(out, {i: indices, u: updates, **feed})
+        return runtime_message(info.value).split("\n")[0]
+
+
+@pytest.mark.parametrize("indices, updates, out_shape, scatter_nd, tensor_scatter", [
+    # a 1-D indices is one depth-1 index per element in TF's shared validation: it always fails
+    ([1], [5.0, 6.0], [3, 2], *[r"Dimensions [0,1) of indices[shape=[1]] = 1 must match dimensions [0,1) of "
+                                r"updates[shape=[2]] = 2"] * 2),
+    ([1], [5.0], [3, 1], *[r"Dimensions [1,2) of input[shape=[3,1]] must match dimensions [1,1) of "
+                           r"updates[shape=[1]]"] * 2),
+    ([1], [[5.0, 6.0]], [3, 2], "Dimensions [1,2) of input[shape=[3,2]] must match dimensions [0,2) of "
+                                "updates[shape=[1,2]]",
+     "Inner dimensions of output shape must match inner dimensions of updates shape. Output: [3,2] updates: [1,2]"),
+    ([[1]], [5.0, 6.0], [3, 2], "Dimensions [0,1) of indices[shape=[1,1]] must match dimensions [0,1) of "
+                                "updates[shape=[2]]",
+     "Outer dimensions of indices and update must match. Indices shape: [1,1], updates shape:[2]"),
+    ([[1, 0, 0]], [5.0], [3, 2], "Dimensions [3,2) of input[shape=[3,2]] must match dimensions [1,1) of "
+                                 "updates[shape=[1]]",
+     "Inner dimensions of output shape must match inner dimensions of updates shape. Output: [3,2] updates: [1]"),
+    ([[[1], [2]]], [[5.0, 6.0]], [3, 2], "Dimensions [1,2) of input[shape=[3,2]] must match dimensions [2,2) of "
+                                         "updates[shape=[1,2]]",
+     "Inner dimensions of output shape must match inner dimensions of updates shape. Output: [3,2] updates: [1,2]"),
+    ([[1]], [1.0], [3, 0], "Dimensions [1,2) of input[shape=[3,0]] must match dimensions [1,1) of "
+                           "updates[shape=[1]]", "Indices and updates specified for empty output shape"),
+    ([[1]], [1.0], [0], "Indices and updates specified for empty output.  indices shape: [1,1]",
+     "Indices and updates specified for empty output shape"),
+    ([[1]], [1.0], [], "Indices and updates specified for empty output shape",
+     "Inner dimensions of output shape must match inner dimensions of updates shape. Output: [] updates: [1]"),
+    ([[1]], 5.0, [3], *["Updates shape must have rank at least one. Found:[]"] * 2),
+    ([[[1], [5]]], [[1.0, 2.0]], [3], *["indices[0,1] = [5] does not index into shape [3]"] * 2),
+])
+def test_scatter_nd_and_tensor_scatter_kernel_messages(indices, updates, out_shape, scatter_nd, tensor_scatter):
+    assert _scatter_message("scatter_nd", indices, updates, out_shape) == scatter_nd
+    assert _scatter_message("tensor_scatter", indices, updates, out_shape) == tensor_scatter
+
+
+def test_scatter_nd_shape_must_be_a_vector_and_not_negative():
+    assert _scatter_message("scatter_nd", [[1]], [1.0], [[3]]) == "Shape must be a vector"
+    assert _scatter_message("scatter_nd", [[1]], [1.0], [-1]) == "Dimension -1 must be >= 0"
+
+
+def test_tensor_scatter_max_gradient_names_and_tie_split():
+    x = tf.constant([[1.0, 5.0], [3.0, 3.0], [2.0, 7.0]])
+    u = tf.constant([[4.0, 5.0], [3.0, 1.0]])
+    y = tf.tensor_scatter_nd_max(x, [[0], [1]], u)
+    gx, gu = tf.gradients(y * tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), [x, u])
+    assert (gx.name, gu.name) == ("gradients/TensorScatterMax_grad/truediv:0", "gradients/TensorScatterMax_grad/mul_1:0")
+    gx, gu = _run([gx, gu])
+    assert gx.tolist() == [[0.0, 1.0], [1.5, 4.0], [5.0, 6.0]]
+    assert gu.tolist() == [[1.0, 1.0], [1.5, 0.0]]
