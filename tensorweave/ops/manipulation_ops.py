@@ -901,6 +901,8 @@ def _reverse_sequence_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSh
         raise ValueError(f"batch_dim must be < input rank: {batch_dim} vs. {rank}")
     if seq_dim >= rank:
         raise ValueError(f"seq_dim must be < input rank: {seq_dim} vs. {rank}")
+    if batch_dim < 0:  # TF's shape function is stricter than its range check here, as its kernel
+        raise ValueError(f"batch_dim must be >=0, got {batch_dim}")
     batch, count = input_shape.as_list()[batch_dim], lengths.as_list()[0]
     if batch is not None and count is not None and batch != count:
         raise ValueError(f"Dimensions must be equal, but are {batch} and {count}")
@@ -912,11 +914,14 @@ def _reverse_sequence_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSh
 @ReverseSequence.kernel("CPU")
 def _reverse_sequence(ctx: OpKernelContext, input: Any, seq_lengths: Any, seq_dim: int,  # noqa: A002
                       batch_dim: int) -> Any:
+    for what, dim in (("batch_dim", batch_dim), ("seq_dim", seq_dim)):  # TF's kernel construction
+        if dim < 0:
+            raise invalid_argument(ctx, f"Invalid {what} {dim}")
     if batch_dim == seq_dim:
         raise invalid_argument(ctx, f"batch_dim == seq_dim == {seq_dim}")
-    if not 0 <= seq_dim < input.ndim:
+    if seq_dim >= input.ndim:
         raise invalid_argument(ctx, f"seq_dim must be < input rank( {seq_dim} vs. {input.ndim})")
-    if not 0 <= batch_dim < input.ndim:
+    if batch_dim >= input.ndim:
         raise invalid_argument(ctx, f"batch_dim must be < input rank( {batch_dim} vs. {input.ndim})")
     if seq_lengths.ndim != 1:
         raise invalid_argument(ctx, f"seq_lengths must be 1-dim, not {seq_lengths.ndim}")

@@ -74,3 +74,15 @@ def test_tensor_scatter_max_gradient_names_and_tie_split():
     gx, gu = _run([gx, gu])
     assert gx.tolist() == [[0.0, 1.0], [1.5, 4.0], [5.0, 6.0]]
     assert gu.tolist() == [[1.0, 1.0], [1.5, 0.0]]
+
+
+def test_reverse_sequence_negative_dims_fail_as_tf():
+    x = tf.constant(np.zeros([2, 3, 4], np.float32))
+    with pytest.raises(ValueError, match=r"^batch_dim must be >=0, got -1 for '\{\{node ReverseSequence\}\}"):
+        tf.reverse_sequence(x, [1, 3, 2, 4], seq_axis=1, batch_axis=-1)
+    p = tf.placeholder(tf.float32)
+    for seq_axis, batch_axis, message in ((-1, 0, "Invalid seq_dim -1"), (-1, -2, "Invalid batch_dim -2"),
+                                          (5, -1, "Invalid batch_dim -1"), (5, 5, "batch_dim == seq_dim == 5"),
+                                          (5, 0, r"seq_dim must be < input rank\( 5 vs. 3\)")):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            _run(tf.reverse_sequence(p, [1, 3], seq_axis=seq_axis, batch_axis=batch_axis), {p: np.zeros([2, 3, 4])})
