@@ -19,7 +19,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.ops import raw_ops
 from tensorweave.ops.constant_ops import constant
-from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.kernel_helpers import invalid_argument, make_shape
 from tensorweave.ops.shape_helpers import broadcast_shapes, shape_from_tensor
 from tensorweave.platform.tf_export import tf_export
 
@@ -337,7 +337,7 @@ def _broadcast_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
 
 @BroadcastTo.kernel("CPU")
 def _broadcast_to(ctx: OpKernelContext, input: Any, shape: Any) -> Any:  # noqa: A002
-    target = tuple(shape.tolist())
+    target = make_shape(ctx, shape)
     if input.ndim > len(target):
         raise invalid_argument(ctx, f"Rank of input ({input.ndim}) must be no greater than rank of output shape "
                        f"({len(target)}).")

@@ -86,3 +86,13 @@ def test_reverse_sequence_negative_dims_fail_as_tf():
                                           (5, 0, r"seq_dim must be < input rank\( 5 vs. 3\)")):
         with pytest.raises(tf.errors.InvalidArgumentError, match=message):
             _run(tf.reverse_sequence(p, [1, 3], seq_axis=seq_axis, batch_axis=batch_axis), {p: np.zeros([2, 3, 4])})
+
+
+def test_broadcast_to_shape_tensor_checks_as_tf_make_shape():
+    x = tf.constant([[1.0], [2.0]])
+    p = tf.placeholder(tf.int32)
+    for shape, message in (([-1, 3], "Dimension -1 must be >= 0"),
+                           ([[2, 2]], r"shape must be a vector of \{int32,int64\}, got shape \[1,2\]"),
+                           ([3, 3], r"Incompatible shapes: \[2,1\] vs. \[3,3\]")):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            _run(tf.broadcast_to(x, p), {p: shape})
