@@ -112,8 +112,10 @@ def _convert_input(op: Op, arg: ArgDef, value: Any, attrs: dict, sources: dict) 
 def _convert_list_input(op: Op, arg: ArgDef, values: Any, attrs: dict) -> list[Tensor]:
     """Convert a list input: `N * T` lists share one dtype (from attrs or their first Tensor)."""
     if not isinstance(values, (list, tuple)):
-        raise TypeError(f"Expected list for '{arg.name}' argument to '{_python_op_name(op.name)}' Op, "
-                        f"not {values!r}.")
+        if arg.number_attr:  # TF's generated wrapper checks an `N * T` list itself
+            raise TypeError(f"Expected list for '{arg.name}' argument to '{_python_op_name(op.name)}' Op, "
+                            f"not {values!r}.")
+        raise TypeError(f"Expected list for '{arg.name}' argument to '{op.name}' Op, not {values}.")  # op_def_library
     dtype = arg.type
     if dtype is None and arg.number_attr:
         dtype = attrs.get(arg.type_attr) or next((v.dtype for v in values if isinstance(v, Tensor)), None)

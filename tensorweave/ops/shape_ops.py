@@ -126,7 +126,7 @@ def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor: 
     out_type = dtypes.int32 if out_type is None else out_type
     with name_scope(name, "Shape", [input]) as scope:
         if isinstance(input, (SparseTensor, SparseTensorValue)):
-            return raw_ops.Cast(x=convert_to_tensor(input.dense_shape), DstT=out_type)
+            return raw_ops.Cast(x=input.dense_shape, DstT=out_type)
         input = convert_to_tensor(input)
         if input.shape.is_fully_defined():
             return constant(input.shape.as_list(), dtype=out_type, name=scope)
@@ -170,9 +170,13 @@ def _size(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # n
 @tf_export("size")
 @add_dispatch_support
 def size(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
-    """The number of elements of `input`: a Const when known while building (or a dimension is 0)."""
+    """The number of elements of `input`: a Const when known while building (or a dimension is 0); a
+    SparseTensor's is the product of its dense_shape, cast."""
     out_type = dtypes.int32 if out_type is None else out_type
     with name_scope(name, "Size", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            cast = raw_ops.Cast(x=input.dense_shape, DstT=out_type)
+            return raw_ops.Prod(input=cast, reduction_indices=0, name=scope)
         input = convert_to_tensor(input)
         static = input.shape
         if static.is_fully_defined():
@@ -198,8 +202,11 @@ def _rank(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
 @tf_export("rank")
 @add_dispatch_support
 def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
-    """The number of dimensions of `input`: a Const when the rank is known while building, as in TF."""
+    """The number of dimensions of `input`: a Const when the rank is known while building, as in TF; a
+    SparseTensor's is the size of its dense_shape."""
     with name_scope(name, "Rank", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            return Size(input.dense_shape, name=scope)
         input = convert_to_tensor(input)
         if input.shape.ndims is not None:
             return constant(input.shape.ndims, dtype=dtypes.int32, name=scope)

@@ -96,3 +96,24 @@ def test_broadcast_to_shape_tensor_checks_as_tf_make_shape():
                            ([3, 3], r"Incompatible shapes: \[2,1\] vs. \[3,3\]")):
         with pytest.raises(tf.errors.InvalidArgumentError, match=message):
             _run(tf.broadcast_to(x, p), {p: shape})
+
+
+def test_size_and_rank_of_a_sparse_tensor_read_its_dense_shape():
+    sp = tf.SparseTensor([[0, 0]], [1.0], [2, 3])
+    size, size64, rank = tf.size(sp), tf.size(sp, out_type=tf.int64), tf.rank(sp)
+    assert (size.name, size.op.type, size.dtype, size64.dtype) == ("Size:0", "Prod", tf.int32, tf.int64)
+    assert (rank.name, rank.op.type, rank.dtype) == ("Rank:0", "Size", tf.int32)
+    assert _run([size, size64, rank]) == [6, 6, 2]
+    value = tf.rank(tf.SparseTensorValue([[0, 0]], [1.0], [2, 3]))
+    assert [t.name for t in value.op.inputs] == ["Rank_1/input:0"]
+    assert [t.name for t in tf.shape(tf.SparseTensorValue([[0, 0]], [1.0], [2, 3])).op.inputs] == ["Shape/Cast/x:0"]
+
+
+def test_list_input_errors_name_the_op_as_tf():
+    x = tf.constant([[1.0, 2.0]])
+    with pytest.raises(TypeError, match=r"^Expected list for 'input' argument to 'IdentityN' Op, not "
+                                        r"Tensor\(\"Const:0\", shape=\(1, 2\), dtype=float32\)\.$"):
+        tf.identity_n(x)
+    with pytest.raises(TypeError, match=r"^Expected list for 'values' argument to 'concat_v2' Op, not "
+                                        r"<tf.Tensor 'Const:0' shape=\(1, 2\) dtype=float32>\.$"):
+        tf.raw_ops.ConcatV2(values=x, axis=0)
