@@ -117,3 +117,12 @@ def test_list_input_errors_name_the_op_as_tf():
     with pytest.raises(TypeError, match=r"^Expected list for 'values' argument to 'concat_v2' Op, not "
                                         r"<tf.Tensor 'Const:0' shape=\(1, 2\) dtype=float32>\.$"):
         tf.raw_ops.ConcatV2(values=x, axis=0)
+
+
+def test_list_length_mismatch_is_the_generated_wrappers_error_and_takes_no_name():
+    with pytest.raises(ValueError, match=r"^List argument 'data' to 'dynamic_stitch' Op with length 2 must match "
+                                         r"length 1 of argument 'indices'\.$"):
+        tf.dynamic_stitch([[0, 1]], [[1.0], [2.0]])
+    with pytest.raises(TypeError, match="^Expected list for 'data' argument to 'dynamic_stitch' Op"):
+        tf.raw_ops.DynamicStitch(indices=[[0, 1]], data=tf.constant([1.0, 2.0]))
+    assert tf.dynamic_stitch([[0, 1]], [[1.0, 2.0]]).name == "DynamicStitch:0"
