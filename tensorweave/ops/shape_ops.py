@@ -133,6 +133,22 @@ def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor: 
         return Shape(input, out_type=out_type, name=scope)
 
 
+def shape_internal(input: Any, name: str | None = None, optimize: bool = True) -> Tensor:  # noqa: A002
+    """TF's internal shape (out_type unset) that wrappers such as *_like and searchsorted use: a Const
+    `Shape/shape_as_tensor` (int64 only when a dimension needs it) when the shape is fully known, else a
+    Shape op `Shape`."""
+    with name_scope(name, "Shape", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            return raw_ops.Cast(x=input.dense_shape, DstT=dtypes.int32)
+        input = convert_to_tensor(input)
+        static = input.shape
+        if optimize and static.is_fully_defined():
+            dims = static.as_list()
+            dtype = dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
+            return constant(dims, dtype=dtype, name="shape_as_tensor")
+        return Shape(input, out_type=dtypes.int32, name=scope)
+
+
 ShapeN = Op("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
             attrs=["N: int >= 1", "T: type", "out_type: {int32, int64} = DT_INT32"])
 

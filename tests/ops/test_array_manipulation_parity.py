@@ -126,3 +126,13 @@ def test_list_length_mismatch_is_the_generated_wrappers_error_and_takes_no_name(
     with pytest.raises(TypeError, match="^Expected list for 'data' argument to 'dynamic_stitch' Op"):
         tf.raw_ops.DynamicStitch(indices=[[0, 1]], data=tf.constant([1.0, 2.0]))
     assert tf.dynamic_stitch([[0, 1]], [[1.0, 2.0]]).name == "DynamicStitch:0"
+
+
+def test_searchsorted_of_a_scalar_fails_in_strided_slice_of_the_shape_constant():
+    """TF's searchsorted reads shapes with shape_internal: a known shape is a Const Shape/shape_as_tensor."""
+    out = tf.searchsorted(tf.constant([[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]), tf.constant([[3.0, 0.0], [7.0, 4.0]]))
+    assert [t.name for t in out.op.inputs] == ["LowerBound:0", "Shape_2/shape_as_tensor:0"]
+    assert _run(out).tolist() == [[1, 0], [3, 1]]
+    with pytest.raises(ValueError, match=r"slice index -1 of dimension 0 out of bounds. for '\{\{node strided_slice_3\}\} "
+                                         r"= StridedSlice.*\(Shape_4/shape_as_tensor, "):
+        tf.searchsorted(tf.constant([1.0, 3.0, 5.0]), tf.constant(3.0))
