@@ -29,35 +29,40 @@ Reshape = Op("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output:
              attrs=["T: type", "Tshape: {int32, int64} = DT_INT32"])
 
 
+def _known_elements(dims: list) -> tuple[int | None, int]:
+    """TF's NumElements of a partial shape (0 as soon as a dim is 0, whatever the others), else the product of
+    its known dims and the index of its one unknown dim (-2 for several: nothing is inferred then)."""
+    if 0 in dims:
+        return 0, -1
+    unknown = [i for i, d in enumerate(dims) if d is None]
+    if len(unknown) > 1:
+        return None, -2
+    return int(np.prod([d for d in dims if d is not None], dtype=np.int64)), unknown[0] if unknown else -1
+
+
 @Reshape.shape
 def _reshape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's SetOutputShapeForReshape: the one unknown output dim (a -1, or not known statically) is inferred
+    from a fully known input size, an output size is checked against the input's known dims."""
     target = ctx.input_as_shape(1)
     source = ctx.input_shape(0)
-    if target.ndims is None:
+    if target.ndims is None or source.ndims is None:
         return [target]
     dims = target.as_list()
-    unknown = [i for i, d in enumerate(dims) if d is None]
-    if source.is_fully_defined():
-        size = source.num_elements()
-        if len(unknown) == 1:  # the one unknown dim (a -1, or not known statically) is inferred, as TF does
-            known = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
-            if known == 0:  # nothing to infer from: only an empty tensor fits, and the dim stays unknown
-                if size:
-                    raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
-                                     f"{tensor_shape.shape_string(dims)} (0 elements)")
-            elif size % known:
-                raise ValueError(f"Dimension size must be evenly divisible by {known} but is {size}")
-            else:
-                dims[unknown[0]] = size // known
-        elif not unknown and int(np.prod(dims, dtype=np.int64)) != size:
-            raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
-                             f"{tensor_shape.shape_string(dims)} ({int(np.prod(dims, dtype=np.int64))} elements)")
-    elif source.ndims is not None and not unknown:  # one unknown input dim must divide the known output size
-        known_in = [d for d in source.as_list() if d is not None]
-        if len(known_in) == source.ndims - 1:
-            known_size, wanted = int(np.prod(known_in, dtype=np.int64)), int(np.prod(dims, dtype=np.int64))
-            if known_size and wanted % known_size:
-                raise ValueError(f"Dimension size must be evenly divisible by {known_size} but is {wanted}")
+    out_known, out_unknown = _known_elements(dims)
+    in_known, in_unknown = _known_elements(source.as_list())
+    if out_unknown == -2 or in_unknown == -2:
+        return [target]
+    if in_unknown < 0 and out_unknown < 0:
+        if in_known != out_known:
+            raise ValueError(f"Cannot reshape a tensor with {in_known} elements to shape "
+                             f"{tensor_shape.shape_string(dims)} ({out_known} elements)")
+    elif in_unknown < 0 and out_unknown >= 0 and out_known > 0:
+        if in_known % out_known:
+            raise ValueError(f"Dimension size must be evenly divisible by {out_known} but is {in_known}")
+        dims[out_unknown] = in_known // out_known
+    elif in_unknown >= 0 and out_unknown < 0 and in_known != 0 and out_known % in_known:
+        raise ValueError(f"Dimension size must be evenly divisible by {in_known} but is {out_known}")
     return [tensor_shape.TensorShape(dims)]
 
 

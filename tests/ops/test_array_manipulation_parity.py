@@ -136,3 +136,23 @@ def test_searchsorted_of_a_scalar_fails_in_strided_slice_of_the_shape_constant()
     with pytest.raises(ValueError, match=r"slice index -1 of dimension 0 out of bounds. for '\{\{node strided_slice_3\}\} "
                                          r"= StridedSlice.*\(Shape_4/shape_as_tensor, "):
         tf.searchsorted(tf.constant([1.0, 3.0, 5.0]), tf.constant(3.0))
+
+
+@pytest.mark.parametrize("source, target, static", [
+    ([0, None], [3, -1], [3, 0]),  # a zero dim makes the input's size 0 whatever the unknown dims
+    ([None, 0], [-1, 3], [0, 3]),
+    ([0, None], [-1, 5], [0, 5]),
+    ([0, None], [0, -1], [0, None]),
+    ([None, 0], [-1], [0]),
+    ([2, 3, None], [6, 7], [6, 7]),
+    ([None, None], [0, -1], [0, None]),
+])
+def test_reshape_static_shape_with_zero_sized_dims(source, target, static):
+    assert tf.reshape(tf.placeholder(tf.float32, source), target).shape.as_list() == static
+
+
+def test_reshape_static_size_checks_against_a_zero_sized_partial_input():
+    with pytest.raises(ValueError, match=r"^Cannot reshape a tensor with 0 elements to shape \[3,5\] \(15 elements\)"):
+        tf.reshape(tf.placeholder(tf.float32, [0, None]), [3, 5])
+    with pytest.raises(ValueError, match=r"^Cannot reshape a tensor with 6 elements to shape \[\?,0\] \(0 elements\)"):
+        tf.reshape(tf.placeholder(tf.float32, [2, 3]), [-1, 0])
