@@ -340,11 +340,13 @@ def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         return [tensor_shape.unknown_shape()] * num
     if value.ndims == 0:
         raise ValueError("Can't split scalars")
-    if axis is None:
+    if axis is None and sizes is None:
         return [tensor_shape.unknown_shape(rank=value.ndims)] * num
     dims = value.as_list()
     if sizes is None:
         return [tensor_shape.TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * num
+    if axis is None:  # TF reads the unknown dim's value, -1, as an axis: the sizes split the last one statically
+        axis = value.ndims - 1
     sizes = [int(s) for s in sizes.reshape(-1)]
     if len(sizes) != num:
         raise ValueError("Length of size_splits should be equal to num_outputs")

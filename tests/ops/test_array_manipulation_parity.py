@@ -156,3 +156,14 @@ def test_reshape_static_size_checks_against_a_zero_sized_partial_input():
         tf.reshape(tf.placeholder(tf.float32, [0, None]), [3, 5])
     with pytest.raises(ValueError, match=r"^Cannot reshape a tensor with 6 elements to shape \[\?,0\] \(0 elements\)"):
         tf.reshape(tf.placeholder(tf.float32, [2, 3]), [-1, 0])
+
+
+def test_split_v_with_an_unknown_axis_and_known_sizes_splits_the_last_dim_statically():
+    """TF's SplitV shape function reads the unknown axis's value, -1, as an axis."""
+    axis = tf.placeholder(tf.int32)
+    assert [t.shape.as_list() for t in tf.split(tf.placeholder(tf.float32, [4, 5]), [1, -1], axis=axis)] == [
+        [4, 1], [4, 4]]
+    assert [t.shape.as_list() for t in tf.split(tf.placeholder(tf.float32, [4, 4]), 2, axis=axis)] == [
+        [None, None], [None, None]]
+    with pytest.raises(ValueError, match=r"^can't split axis of size 5 into pieces of size \[1,3\]"):
+        tf.split(tf.placeholder(tf.float32, [4, 5]), [1, 3], axis=axis)
