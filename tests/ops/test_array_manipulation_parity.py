@@ -167,3 +167,13 @@ def test_split_v_with_an_unknown_axis_and_known_sizes_splits_the_last_dim_static
         [None, None], [None, None]]
     with pytest.raises(ValueError, match=r"^can't split axis of size 5 into pieces of size \[1,3\]"):
         tf.split(tf.placeholder(tf.float32, [4, 5]), [1, 3], axis=axis)
+
+
+def test_resource_scatter_div_rejects_zero_updates_of_any_dtype_before_indices():
+    v = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), use_resource=True)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        for indices, updates in (([1], [[0.0, 1.0, 2.0]]), ([9], [[-0.0, 1.0, 2.0]]), ([1], 0.0)):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="updates must not contain 0"):
+                sess.run(tf.scatter_div(v, indices, updates))
+        assert np.isnan(sess.run(tf.scatter_div(v, [1], np.nan))[1]).all()
