@@ -177,3 +177,35 @@ def test_resource_scatter_div_rejects_zero_updates_of_any_dtype_before_indices()
             with pytest.raises(tf.errors.InvalidArgumentError, match="updates must not contain 0"):
                 sess.run(tf.scatter_div(v, indices, updates))
         assert np.isnan(sess.run(tf.scatter_div(v, [1], np.nan))[1]).all()
+
+
+def test_diag_part_and_set_diag_check_diagonal_indices_against_the_matrix():
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4))
+    with pytest.raises(ValueError, match=r"^lower_diag_index is out of bound\. for '\{\{node diag_part\}\}"):
+        tf.linalg.diag_part(x, k=5)
+    with pytest.raises(ValueError, match=r"^upper_diag_index is out of bound\. for '\{\{node set_diag\}\}"):
+        tf.linalg.set_diag(x, [[1.0, 2.0, 3.0]] * 2, k=(0, 4))
+    assert tf.linalg.diag_part(tf.zeros([0, 3]), k=0).shape.as_list() == [0]
+    k = tf.placeholder(tf.int32)
+    for build, value, message in (
+            (tf.linalg.diag_part(x, k=k), 5, "lower_diag_index is out of bound: 5. It must be between -3 and 4"),
+            (tf.linalg.diag_part(x, k=k), [0, 4], "upper_diag_index is out of bound: 4 It must be between -3 and 4"),
+            (tf.linalg.diag_part(x, k=k), [2, -5], "upper_diag_index is out of bound: -5 It must be between -3 and 4"),
+            (tf.linalg.set_diag(x, [[1.0]], k=k), -3, "lower_diag_index is out of bound: -3 It must be between -3 and 4"),
+            (tf.linalg.diag_part(x, k=k), [2, 1], "lower_diag_index must not be larger than upper_diag_index: 2 > 1")):
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(build, {k: value})
+        assert runtime_message(info.value).split("\n")[0] == message
+
+
+def test_diag_gradients_use_the_public_wrappers_as_tf():
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4))
+    names = [tf.gradients(f(x) * 2, x)[0].name for f in (lambda a: tf.linalg.diag_part(a, k=(-1, 1)),
+                                                         lambda a: tf.linalg.set_diag(a, [1.0, 2.0, 3.0]),
+                                                         lambda a: tf.linalg.diag(a))]
+    assert names == ["gradients/diag_part_grad/diag:0", "gradients_1/set_diag_grad/set_diag:0",
+                     "gradients_2/diag_grad/diag_part:0"]
+    gx, gd = tf.gradients(tf.raw_ops.MatrixSetDiag(input=x, diagonal=[1.0, 2.0, 3.0]) * 2.0,
+                          [x, tf.get_default_graph().get_tensor_by_name("MatrixSetDiag/diagonal:0")])
+    assert (gx.name, gd.name) == ("gradients_3/MatrixSetDiag_grad/set_diag:0", "gradients_3/MatrixSetDiag_grad/diag_part:0")
+    assert _run(gd).tolist() == [2.0, 2.0, 2.0]
