@@ -209,3 +209,16 @@ def test_diag_gradients_use_the_public_wrappers_as_tf():
                           [x, tf.get_default_graph().get_tensor_by_name("MatrixSetDiag/diagonal:0")])
     assert (gx.name, gd.name) == ("gradients_3/MatrixSetDiag_grad/set_diag:0", "gradients_3/MatrixSetDiag_grad/diag_part:0")
     assert _run(gd).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_sort_reads_k_from_the_shape_first_and_swaps_axes_as_tf():
+    with pytest.raises(ValueError, match=r"^slice index 2 of dimension 0 out of bounds. for "
+                                         r"'\{\{node sort/strided_slice\}\}"):
+        tf.sort([[3, 1], [0, 2]], axis=2)
+    out = tf.sort(tf.constant([[3, 1], [0, 2]], tf.uint8), axis=-2, name="s")
+    graph = tf.get_default_graph()
+    assert graph.get_tensor_by_name("s/transposition:0").dtype == tf.int64
+    assert [t.name for t in graph.get_operation_by_name("s/sub").inputs] == ["s/sub/x:0", "Const:0"]
+    assert _run(out).tolist() == [[0, 1], [3, 2]]
+    values = tf.placeholder(tf.float32)
+    assert _run(tf.sort(values, axis=0), {values: [[3.0, 1.0], [0.0, 2.0]]}).tolist() == [[0.0, 1.0], [3.0, 2.0]]
