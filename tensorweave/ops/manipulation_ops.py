@@ -29,7 +29,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import raw_ops
+from tensorweave.ops import fill_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
@@ -1158,13 +1158,13 @@ def meshgrid(*args: Any, **kwargs: Any) -> list:
             return []
         ones = (1,) * ndim
         output = [raw_ops.Reshape(tensor=stack(x), shape=ones[:i] + (-1,) + ones[i + 1:]) for i, x in enumerate(args)]
-        sizes = [raw_ops.Size(input=x) for x in args]
+        sizes = [shape_ops.size(x) for x in args]
         output_dtype = convert_to_tensor(args[0]).dtype.base_dtype
         if indexing == "xy" and ndim > 1:
             output[0] = raw_ops.Reshape(tensor=output[0], shape=(1, -1) + (1,) * (ndim - 2))
             output[1] = raw_ops.Reshape(tensor=output[1], shape=(-1, 1) + (1,) * (ndim - 2))
             sizes[0], sizes[1] = sizes[1], sizes[0]
-        mult_fact = raw_ops.Fill(dims=stack(sizes), value=constant(1, output_dtype))
+        mult_fact = fill_ops.ones(sizes, output_dtype)
         return [raw_ops.Mul(x=x, y=mult_fact, name="mul") for x in output]  # TF multiplies with `*`
 
 

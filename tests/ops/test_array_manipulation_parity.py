@@ -222,3 +222,19 @@ def test_sort_reads_k_from_the_shape_first_and_swaps_axes_as_tf():
     assert _run(out).tolist() == [[0, 1], [3, 2]]
     values = tf.placeholder(tf.float32)
     assert _run(tf.sort(values, axis=0), {values: [[3.0, 1.0], [0.0, 2.0]]}).tolist() == [[0.0, 1.0], [3.0, 2.0]]
+
+
+def test_gather_nd_with_batch_dims_builds_tf_batch_gather_nd():
+    params = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    out = tf.gather_nd(params, [[1], [0]], batch_dims=1)
+    assert (out.name, out.op.type) == ("BatchGatherND/Reshape_3:0", "Reshape")
+    graph = tf.get_default_graph()
+    assert [t.name for t in graph.get_operation_by_name("BatchGatherND/GatherNd").inputs] == [
+        "Const:0", "BatchGatherND/concat_3:0"]  # params is not reshaped
+    assert graph.get_operation_by_name("BatchGatherND/meshgrid/ones").type == "Fill"
+    grad = tf.gradients(out, params)[0]
+    assert grad.name == "gradients/BatchGatherND/GatherNd_grad/ScatterNd:0"
+    assert _run(out).tolist() == [[4.0, 5.0, 6.0, 7.0], [12.0, 13.0, 14.0, 15.0]]
+    assert _run(grad)[1, 0].tolist() == [1.0] * 4
+    with pytest.raises(ValueError, match=r"^Cannot infer argument `num` from shape \(\?,\)"):
+        tf.gather_nd(tf.placeholder(tf.float32), [[1], [0]], batch_dims=1)
