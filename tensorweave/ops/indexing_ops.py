@@ -32,7 +32,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import raw_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
-from tensorweave.ops.fill_ops import ones, ones_like
+from tensorweave.ops.fill_ops import ones, ones_like, zeros
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
 from tensorweave.ops.manipulation_ops import concat, meshgrid, stack, tile, transpose, unstack
 from tensorweave.ops.shape_helpers import merge_dim, shape_from_tensor, with_rank, with_rank_at_least
@@ -665,8 +665,38 @@ def batch_gather(params: Any, indices: Any, name: str | None = None) -> Tensor:
         params = convert_to_tensor(params, name="params")
         if indices.shape.ndims is None:
             raise ValueError("batch_gather does not allow indices with unknown shape.")
-        batch_dims = indices.shape.ndims - 1
-        return gather(params, indices, axis=batch_dims, batch_dims=batch_dims)
+        return _batch_gather(params, indices, indices.shape.ndims - 1)
+
+
+def _batch_gather(params: Tensor, indices: Tensor, batch_dims: int) -> Tensor:
+    """TF's _batch_gather (without an axis): each batch entry's offset into the flattened leading dims of
+    `params` added to its indices, one gather from the flattened params, the result reshaped back."""
+    indices_ndims = indices.shape.ndims
+    if params.shape.ndims is not None and batch_dims >= params.shape.ndims:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`params`) = "
+                         f"{params.shape.ndims}")
+    indices_shape, params_shape = shape(indices), shape(params)
+    batch_indices = indices
+    indices_dtype = indices.dtype.base_dtype
+    accum_dim_value = ones((), dtype=indices_dtype)
+    casted_params_shape = raw_ops.Cast(x=params_shape, DstT=indices_dtype)
+    for dim in builtins.range(batch_dims, 0, -1):
+        dim_value = casted_params_shape[dim - 1]
+        accum_dim_value *= casted_params_shape[dim]
+        dim_indices = raw_ops.Range(start=zeros((), dtype=indices_dtype), limit=dim_value,
+                                    delta=ones((), dtype=indices_dtype))
+        dim_indices *= accum_dim_value
+        dim_shape = stack([1] * (dim - 1) + [dim_value] + [1] * (indices_ndims - dim), axis=0)
+        batch_indices += reshape(dim_indices, dim_shape)
+    flat_indices = reshape(batch_indices, [-1])
+    outer_shape = params_shape[batch_dims + 1:]
+    flat_inner_shape = raw_ops.Prod(input=params_shape[:batch_dims + 1], reduction_indices=[0], keep_dims=False)
+    flat_params = reshape(params, concat([[flat_inner_shape], outer_shape], axis=0))
+    result = reshape(gather(flat_params, flat_indices), concat([indices_shape, outer_shape], axis=0))
+    final_shape = indices.shape[:batch_dims].merge_with(params.shape[:batch_dims])
+    final_shape = final_shape.concatenate(indices.shape.dims[batch_dims:])
+    result.set_shape(final_shape.concatenate(params.shape[batch_dims + 1:]))
+    return result
 
 
 # -- UnravelIndex ------------------------------------------------------------------------------------

@@ -238,3 +238,16 @@ def test_gather_nd_with_batch_dims_builds_tf_batch_gather_nd():
     assert _run(grad)[1, 0].tolist() == [1.0] * 4
     with pytest.raises(ValueError, match=r"^Cannot infer argument `num` from shape \(\?,\)"):
         tf.gather_nd(tf.placeholder(tf.float32), [[1], [0]], batch_dims=1)
+
+
+def test_batch_gather_is_tf_flattened_gather():
+    """TF's deprecated tf.batch_gather offsets the indices into the flattened params: its errors name the flat
+    index, its output is a Reshape."""
+    v = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    out = tf.batch_gather(v, [[0, 2], [1, 1]])
+    assert (out.name, out.shape.as_list()) == ("BatchGather/Reshape_3:0", [2, 2])
+    assert _run(out).tolist() == [[0.0, 2.0], [4.0, 4.0]]
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        _run(tf.batch_gather(v, [[0], [5]]))
+    assert runtime_message(info.value).startswith("indices[1] = 8 is not in [0, 6)")
+    assert tf.batch_gather(tf.placeholder(tf.float32, [None, 5]), [[1, 0]]).shape.as_list() == [1, 2]
