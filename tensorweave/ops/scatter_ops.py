@@ -57,7 +57,7 @@ def _scatter_nd_output_shape(indices: tensor_shape.TensorShape, updates: tensor_
     indices = with_rank_at_least(indices, 1)
     if output.num_elements() == 0 and ((indices.num_elements() or 0) > 0 or (updates.num_elements() or 0) > 0):
         raise ValueError("Indices and updates specified for empty input")
-    if indices.ndims is None or updates.ndims is None or output.ndims is None:
+    if indices.ndims is None or updates.ndims in (None, 0) or output.ndims is None:  # scalar updates: no check
         return output
     outer = indices.ndims - 1
     try:
@@ -80,7 +80,9 @@ def _scatter_nd_output_shape(indices: tensor_shape.TensorShape, updates: tensor_
 
 @ScatterNd.shape
 def _scatter_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    return [_scatter_nd_output_shape(ctx.input_shape(0), ctx.input_shape(1), shape_from_tensor(ctx, 2))]
+    indices = with_rank_at_least(ctx.input_shape(0), 1)
+    updates = with_rank_at_least(ctx.input_shape(1), 1)
+    return [_scatter_nd_output_shape(indices, updates, shape_from_tensor(ctx, 2))]
 
 
 def _tensor_scatter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:

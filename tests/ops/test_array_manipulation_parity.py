@@ -251,3 +251,10 @@ def test_batch_gather_is_tf_flattened_gather():
         _run(tf.batch_gather(v, [[0], [5]]))
     assert runtime_message(info.value).startswith("indices[1] = 8 is not in [0, 6)")
     assert tf.batch_gather(tf.placeholder(tf.float32, [None, 5]), [[1, 0]]).shape.as_list() == [1, 2]
+
+
+def test_scatter_shape_functions_skip_scalar_updates_but_scatter_nd_needs_a_vector():
+    x = tf.constant(np.zeros((3, 2), np.float32))
+    assert tf.tensor_scatter_nd_update(x, [[1]], 5.0).shape.as_list() == [3, 2]
+    with pytest.raises(ValueError, match=r"^Shape must be at least rank 1 but is rank 0 for '\{\{node ScatterNd\}\}"):
+        tf.scatter_nd([[1]], 5.0, [3, 2])
