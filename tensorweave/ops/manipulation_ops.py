@@ -1027,13 +1027,26 @@ ParallelConcat = Op("ParallelConcat", inputs=["values: N * T"], outputs=["output
 
 @ParallelConcat.shape
 def _parallel_concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's: the shape attr and every input fully defined, each input one row of it."""
     declared = tensor_shape.as_shape(ctx.attr("shape"))
+    if not declared.is_fully_defined():
+        raise ValueError("shape attr must be fully defined.")
+    if not declared.ndims:
+        raise ValueError("Out of range dim_index 0 for shape with 0 dimensions")
+    current = tensor_shape.TensorShape([1]).concatenate(declared[1:])
     for i in range(ctx.num_inputs):
         value = ctx.input_shape(i)
-        if value.ndims is not None and value.ndims and value.dims[0].value not in (None, 1):
-            raise ValueError(f"Dimension must be 1 but is {value.dims[0].value}")
-        if declared.ndims is not None:
-            tensor_shape.merge_shapes(value, tensor_shape.TensorShape([1]).concatenate(declared[1:]))
+        if not value.is_fully_defined():
+            raise ValueError("All input shapes must be fully defined.")
+        if value.ndims < 1:
+            raise ValueError(f"The rank of all input shapes must be greater than 0, but input {i} had rank "
+                             f"{value.ndims}.")
+        if value.dims[0].value != 1:
+            raise ValueError("Size of first dimension must be 1.")
+        try:
+            current = tensor_shape.merge_shapes(value, current)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     return [declared]
 
 

@@ -258,3 +258,12 @@ def test_scatter_shape_functions_skip_scalar_updates_but_scatter_nd_needs_a_vect
     assert tf.tensor_scatter_nd_update(x, [[1]], 5.0).shape.as_list() == [3, 2]
     with pytest.raises(ValueError, match=r"^Shape must be at least rank 1 but is rank 0 for '\{\{node ScatterNd\}\}"):
         tf.scatter_nd([[1]], 5.0, [3, 2])
+
+
+def test_parallel_concat_needs_fully_defined_shapes():
+    with pytest.raises(ValueError, match=r"^shape attr must be fully defined\. for "
+                                         r"'\{\{node parallel_stack/ParallelConcat\}\}"):
+        tf.parallel_stack([tf.placeholder(tf.float32, [None])])
+    with pytest.raises(ValueError, match=r"^Size of first dimension must be 1\. for '\{\{node ParallelConcat\}\}"):
+        tf.raw_ops.ParallelConcat(values=[tf.zeros([1, 2]), tf.zeros([2, 2])], shape=[3, 2])
+    assert tf.parallel_stack([tf.zeros([2]), tf.ones([2])]).shape.as_list() == [2, 2]
