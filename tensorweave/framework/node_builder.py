@@ -111,9 +111,8 @@ def _convert_input(op: Op, arg: ArgDef, value: Any, attrs: dict, sources: dict) 
 
 def _convert_list_input(op: Op, arg: ArgDef, values: Any, attrs: dict) -> list[Tensor]:
     """Convert a list input: `N * T` lists share one dtype (from attrs or their first Tensor)."""
-    if not isinstance(values, (list, tuple)):
-        raise TypeError(f"Expected list for '{arg.name}' argument to '{_python_op_name(op.name)}' Op, "
-                        f"not {values!r}.")
+    if not isinstance(values, (list, tuple)):  # op_def_library's message (`N * T` lists are checked before)
+        raise TypeError(f"Expected list for '{arg.name}' argument to '{op.name}' Op, not {values}.")
     dtype = arg.type
     if dtype is None and arg.number_attr:
         dtype = attrs.get(arg.type_attr) or next((v.dtype for v in values if isinstance(v, Tensor)), None)
@@ -159,6 +158,22 @@ def _infer_type(op: Op, arg_name: str, attr_name: str, dtype: dtypes.DType, attr
     sources[attr_name] = arg_name
 
 
+def _check_number_lists(op: Op, values: list) -> None:
+    """What TF's generated wrapper checks before it opens the op's name scope (so a failing call takes no
+    name): each `N * T` input is a list, and the lists sharing a length attr have its first one's length."""
+    lengths: dict[str, tuple[str, int]] = {}
+    for arg, value in zip(op.op_def.input_args, values):
+        if not arg.number_attr:
+            continue
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"Expected list for '{arg.name}' argument to '{_python_op_name(op.name)}' Op, "
+                            f"not {value!r}.")
+        source, length = lengths.setdefault(arg.number_attr, (arg.name, len(value)))
+        if len(value) != length:
+            raise ValueError(f"List argument '{arg.name}' to '{_python_op_name(op.name)}' Op with length "
+                             f"{len(value)} must match length {length} of argument '{source}'.")
+
+
 def _convert_inputs(op: Op, values: list, attrs: dict) -> list[Tensor]:
     """Convert input values to tensors, inferring type and length attrs as TF's op wrappers do."""
     op_def = op.op_def
@@ -184,11 +199,6 @@ def _convert_inputs(op: Op, values: list, attrs: dict) -> list[Tensor]:
                                                          param_name=arg.name)
             sources[arg.type_list_attr] = arg.name
         else:
-            source = sources.get(arg.number_attr)
-            if source and attrs[arg.number_attr] != len(tensors):
-                raise ValueError(f"List argument '{arg.name}' to '{op.name}' Op with length {len(tensors)} must "
-                                 f"match length {attrs[arg.number_attr]} of argument "
-                                 f"'{source}'.")
             minimum = op_def.attr(arg.number_attr).minimum
             if minimum is not None and len(tensors) < minimum:
                 raise ValueError(f"List argument '{arg.name}' to '{op.name}' Op with length {len(tensors)} "
@@ -235,6 +245,7 @@ def apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
 
 def _apply_op(op: Op, args: tuple, kwargs: dict, name: str | None) -> Any:
     values, attr_args = _bind_inputs(op, args, dict(kwargs))
+    _check_number_lists(op, values)
     # an eager op's node joins its scratch graph, whatever graph its inputs come from (_add_node rejects those)
     g = get_default_graph() if context.building_eager_op() else get_graph_from_inputs(_flatten(values))
     forward_scope = g.get_name_scope()  # a tape records the op in the scope its wrapper was called in, as TF's

@@ -43,7 +43,7 @@ from tensorweave.ops import (
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.function_ops import function_name
 from tensorweave.ops.functional_control_ops import Case, If, StatelessCase, StatelessIf
-from tensorweave.ops.shape_ops import squeeze
+from tensorweave.ops.shape_ops import shape_internal, squeeze
 from tensorweave.ops.tensor_array_ops import TensorArray, TensorArraySpec, build_ta_with_new_flow
 
 
@@ -349,7 +349,7 @@ def _match_composites(graphs: Sequence[FuncGraph], outputs: list[list[Any]]) -> 
         for graph, outs in zip(graphs, outputs):
             if not isinstance(outs[k], IndexedSlices):
                 with graph.as_default():
-                    shape = fill_ops._shape_internal(outs[k], True)
+                    shape = shape_internal(outs[k])
                     outs[k] = IndexedSlices(outs[k], sequence_ops.range(0, shape[0]), shape)
         if len({outs[k].indices.dtype for outs in outputs}) > 1:
             for graph, outs in zip(graphs, outputs):

@@ -18,7 +18,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import raw_ops
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
-from tensorweave.ops.shape_ops import Shape, reshape
+from tensorweave.ops.shape_ops import reshape, shape_internal
 from tensorweave.platform.tf_export import tf_export
 
 # -- Fill, zeros, ones -------------------------------------------------------------------------------
@@ -142,18 +142,6 @@ def _ones_like(ctx: OpKernelContext, x: Any) -> Any:
     return ctx.xp.ones_like(x)
 
 
-def _shape_internal(tensor: Tensor, optimize: bool) -> Tensor:
-    """TF's internal shape (out_type unset) that the *_like wrappers use: a Const `Shape/shape_as_tensor`
-    (int64 only when a dimension needs it) when the shape is fully known, else a Shape op `Shape`."""
-    with name_scope(None, "Shape", [tensor]) as scope:
-        static = tensor.shape
-        if optimize and static.is_fully_defined():
-            dims = static.as_list()
-            dtype = dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
-            return constant(dims, dtype=dtype, name="shape_as_tensor")
-        return Shape(tensor, out_type=dtypes.int32, name=scope)
-
-
 @tf_export("zeros_like")
 @add_dispatch_support
 def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Tensor:
@@ -166,7 +154,7 @@ def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize
         if optimize and tensor.shape.is_fully_defined() and base != dtypes.variant:
             return zeros(tensor.shape.as_list(), dtype=dtype or base, name=scope)
         if dtype is not None and dtypes.as_dtype(dtype).base_dtype != base:
-            return zeros(_shape_internal(tensor, optimize), dtype=dtype, name=scope)
+            return zeros(shape_internal(tensor, optimize=optimize), dtype=dtype, name=scope)
         return ZerosLike(tensor, name=scope)
 
 
@@ -177,6 +165,6 @@ def ones_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize:
     (never the OnesLike op, which stays for imported graphs)."""
     with name_scope(name, "ones_like", [tensor]) as scope:
         tensor = convert_to_tensor(tensor, name="tensor")
-        result = ones(_shape_internal(tensor, optimize), dtype=dtype or tensor.dtype.base_dtype, name=scope)
+        result = ones(shape_internal(tensor, optimize=optimize), dtype=dtype or tensor.dtype.base_dtype, name=scope)
         result.set_shape(tensor.shape)
         return result

@@ -32,11 +32,11 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import raw_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
-from tensorweave.ops.fill_ops import ones_like
+from tensorweave.ops.fill_ops import ones, ones_like, zeros
 from tensorweave.ops.kernel_helpers import invalid_argument, no_kernel_registered
-from tensorweave.ops.manipulation_ops import concat, stack
+from tensorweave.ops.manipulation_ops import concat, meshgrid, stack, tile, transpose, unstack
 from tensorweave.ops.shape_helpers import merge_dim, shape_from_tensor, with_rank, with_rank_at_least
-from tensorweave.ops.shape_ops import expand_dims, reshape, shape, size, squeeze
+from tensorweave.ops.shape_ops import expand_dims, rank, reshape, shape, size, squeeze
 from tensorweave.platform.tf_export import export_value, tf_export
 
 # -- StridedSlice, tf.strided_slice and Tensor.__getitem__ -------------------------------------------
@@ -610,7 +610,11 @@ def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: in
     """The slices of `params` addressed by the innermost dimension of `indices` (zeros for out-of-range rows
     with `bad_indices_policy="IGNORE"`); the first `batch_dims` dimensions of both are batch dimensions. A
     resource variable gathers through its handle (TF asks `params.gather_nd` first)."""
-    if batch_dims == 0 and not bad_indices_policy and hasattr(params, "gather_nd"):
+    if isinstance(batch_dims, Tensor):  # TF reads a constant tensor's value
+        static_batch_dims = tensor_util.constant_value(batch_dims)
+        if static_batch_dims is not None:
+            batch_dims = int(static_batch_dims)
+    if batch_dims == 0 and bad_indices_policy in ("", "DEFAULT") and hasattr(params, "gather_nd"):
         return params.gather_nd(indices, name=name)
     if batch_dims != 0:
         return _batch_gather_nd(params, indices, batch_dims, name, bad_indices_policy)
@@ -618,34 +622,39 @@ def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: in
 
 
 def _batch_gather_nd(params: Any, indices: Any, batch_dims: Any, name: str | None, bad_indices_policy: str) -> Tensor:
-    """gather_nd per batch entry, as one GatherNd: the batch dimensions flattened into one, whose row number
-    is put in front of each index."""
+    """TF's batch_gather_nd: one GatherNd of the unreshaped `params` whose index rows are prefixed with their
+    batch coordinates (a meshgrid of the batch ranges, flattened, tiled over the inner index dims), the result
+    reshaped back to the batch shape."""
     with name_scope(name, "BatchGatherND", [params, indices]):
         indices = convert_to_tensor(indices, name="indices")
         params = convert_to_tensor(params, name="params")
-        if not isinstance(batch_dims, numbers.Real):
-            batch_dims = tensor_util.constant_value(batch_dims)
-        batch_dims = int(batch_dims)
+        if not isinstance(batch_dims, int):
+            raise TypeError(f"Argument `batch_dims` must be an int; got {batch_dims}")
         if batch_dims < 0:
             raise ValueError("tf.gather_nd does not allow negative batch_dims.")
-        for what, rank in (("indices", indices.shape.ndims), ("params", params.shape.ndims)):
-            if rank is not None and batch_dims >= rank:
-                raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`{what}`) = {rank}")
+        for what, ndims in (("indices", indices.shape.ndims), ("params", params.shape.ndims)):
+            if ndims is not None and batch_dims >= ndims:
+                raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`{what}`) = {ndims}")
         params_shape, indices_shape = shape(params), shape(indices)
-        batch_size = raw_ops.Prod(input=params_shape[:batch_dims], reduction_indices=[0], keep_dims=True)
-        flat_params = reshape(params, concat([batch_size, params_shape[batch_dims:]], 0))
-        flat_indices = reshape(indices, concat([batch_size, indices_shape[batch_dims:]], 0))
-        rows = cast(raw_ops.Range(start=0, limit=batch_size[0], delta=1), indices.dtype)
-        rows = reshape(rows, concat([[-1], ones_like(indices_shape[batch_dims:])], 0))
-        rows = raw_ops.BroadcastTo(input=rows, shape=concat([batch_size, indices_shape[batch_dims:-1], [1]], 0))
-        gathered = GatherNd(flat_params, concat([rows, flat_indices], -1), bad_indices_policy=bad_indices_policy)
-        out = reshape(gathered, concat([params_shape[:batch_dims], shape(gathered)[1:]], 0))
-        depth = indices.shape.dims[-1].value if indices.shape.ndims is not None else None
-        if depth is not None and params.shape.ndims is not None:
-            batch = params.shape[:batch_dims].merge_with(indices.shape[:batch_dims])
-            out.set_shape(batch.concatenate(indices.shape[batch_dims:-1])
-                          .concatenate(params.shape[batch_dims + depth:]))
-        return out
+        batch_shape = params_shape[:batch_dims]
+        batch_size = raw_ops.Prod(input=batch_shape, reduction_indices=[0])
+        index_internal_ndims = rank(indices) - batch_dims - 1
+        indices_internal_shape = indices_shape[batch_dims:-1]
+        dim_ranges = [raw_ops.Cast(x=raw_ops.Range(start=0, limit=raw_ops.Cast(x=x, DstT=dtypes.int32), delta=1),
+                                   DstT=indices.dtype) for x in unstack(batch_shape, axis=0)]
+        mesh_list = meshgrid(*dim_ranges, indexing="ij") if dim_ranges else []
+        flat_list = [reshape(x, shape=(-1,)) for x in mesh_list]
+        index_grid = transpose(stack(flat_list, axis=0))
+        index_grid_shape = shape(index_grid)
+        index_grid = reshape(index_grid, concat([index_grid_shape[:1],
+                                                 ones(index_internal_ndims, dtype=index_grid_shape.dtype),
+                                                 index_grid_shape[1:]], axis=0))
+        index_grid = tile(index_grid, multiples=concat(((1,), indices_internal_shape, (1,)), axis=0))
+        flat_indices = reshape(indices, shape=concat(([batch_size], indices_shape[batch_dims:]), axis=0))
+        indices = concat((index_grid, flat_indices), axis=-1)
+        out = GatherNd(params, indices, bad_indices_policy=bad_indices_policy)
+        out_shape = shape(out)
+        return reshape(out, shape=concat((batch_shape, out_shape[1:]), axis=0))
 
 
 @tf_export("batch_gather")
@@ -656,8 +665,38 @@ def batch_gather(params: Any, indices: Any, name: str | None = None) -> Tensor:
         params = convert_to_tensor(params, name="params")
         if indices.shape.ndims is None:
             raise ValueError("batch_gather does not allow indices with unknown shape.")
-        batch_dims = indices.shape.ndims - 1
-        return gather(params, indices, axis=batch_dims, batch_dims=batch_dims)
+        return _batch_gather(params, indices, indices.shape.ndims - 1)
+
+
+def _batch_gather(params: Tensor, indices: Tensor, batch_dims: int) -> Tensor:
+    """TF's _batch_gather (without an axis): each batch entry's offset into the flattened leading dims of
+    `params` added to its indices, one gather from the flattened params, the result reshaped back."""
+    indices_ndims = indices.shape.ndims
+    if params.shape.ndims is not None and batch_dims >= params.shape.ndims:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`params`) = "
+                         f"{params.shape.ndims}")
+    indices_shape, params_shape = shape(indices), shape(params)
+    batch_indices = indices
+    indices_dtype = indices.dtype.base_dtype
+    accum_dim_value = ones((), dtype=indices_dtype)
+    casted_params_shape = raw_ops.Cast(x=params_shape, DstT=indices_dtype)
+    for dim in builtins.range(batch_dims, 0, -1):
+        dim_value = casted_params_shape[dim - 1]
+        accum_dim_value *= casted_params_shape[dim]
+        dim_indices = raw_ops.Range(start=zeros((), dtype=indices_dtype), limit=dim_value,
+                                    delta=ones((), dtype=indices_dtype))
+        dim_indices *= accum_dim_value
+        dim_shape = stack([1] * (dim - 1) + [dim_value] + [1] * (indices_ndims - dim), axis=0)
+        batch_indices += reshape(dim_indices, dim_shape)
+    flat_indices = reshape(batch_indices, [-1])
+    outer_shape = params_shape[batch_dims + 1:]
+    flat_inner_shape = raw_ops.Prod(input=params_shape[:batch_dims + 1], reduction_indices=[0], keep_dims=False)
+    flat_params = reshape(params, concat([[flat_inner_shape], outer_shape], axis=0))
+    result = reshape(gather(flat_params, flat_indices), concat([indices_shape, outer_shape], axis=0))
+    final_shape = indices.shape[:batch_dims].merge_with(params.shape[:batch_dims])
+    final_shape = final_shape.concatenate(indices.shape.dims[batch_dims:])
+    result.set_shape(final_shape.concatenate(params.shape[batch_dims + 1:]))
+    return result
 
 
 # -- UnravelIndex ------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes, op_registry
+from tensorweave.framework import dtypes, op_registry, tensor_shape
 from tensorweave.framework.op_kernel import OpKernelContext
 
 
@@ -26,6 +26,18 @@ def no_kernel_registered(ctx: OpKernelContext) -> errors.InvalidArgumentError:
     attrs = op_registry.attrs_summary(op_registry.get(ctx.op).op_def, ctx.node_def)
     return invalid_argument(ctx, f"No OpKernel was registered to support Op '{ctx.op}' used by {{{{node {ctx.name}}}}} "
                     f"with these attrs: [{attrs}]")
+
+
+def make_shape(ctx: OpKernelContext, shape: Any) -> tuple[int, ...]:
+    """TF's tensor::MakeShape: the dims in a shape tensor, which must be a vector of non-negative sizes."""
+    if np.ndim(shape) != 1:
+        raise invalid_argument(ctx, f"shape must be a vector of {{int32,int64}}, got shape "
+                                    f"{tensor_shape.shape_string(np.shape(shape))}")
+    dims = tuple(int(d) for d in shape.tolist())
+    for d in dims:
+        if d < 0:
+            raise invalid_argument(ctx, f"Dimension {d} must be >= 0")
+    return dims
 
 
 BFLOAT16 = np.dtype(dtypes.bfloat16.as_numpy_dtype)

@@ -561,6 +561,17 @@ def _band_coords(rows: int, cols: int, lo: int, hi: int, align: str) -> tuple[An
     return np.where(valid, q + np.maximum(0, -d), 0), np.where(valid, q + np.maximum(0, d), 0), valid, width
 
 
+def _check_diag_bounds(ctx: OpKernelContext, rows: int, cols: int, lo: int, hi: int, lower_stop: str) -> None:
+    """TF's MatrixDiagPart/MatrixSetDiag checks of each diagonal index against the matrix (0 is in bound when
+    it is empty), before the range's; `lower_stop` is the '.' TF's MatrixDiagPart message has after the lower
+    index (its other messages have none)."""
+    for which, index, stop in (("lower", lo, lower_stop), ("upper", hi, "")):
+        if index != 0 and not -rows < index < cols:
+            raise invalid_argument(ctx, f"{which}_diag_index is out of bound: {index}{stop} It must be between "
+                                        f"{-rows} and {cols}")
+    _check_diag_range(ctx, lo, hi)
+
+
 def _check_diag_range(ctx: OpKernelContext, lo: int, hi: int) -> None:
     if lo > hi:
         raise invalid_argument(ctx, f"lower_diag_index must not be larger than upper_diag_index: {lo} > {hi}")
@@ -599,27 +610,16 @@ def _matrix_diag(ctx: OpKernelContext, diagonal: Any, lo: int, hi: int, rows: in
 
 
 def _matrix_diag_part(ctx: OpKernelContext, input: Any, lo: int, hi: int, padding: Any, align: str) -> Any:  # noqa: A002
-    _check_diag_range(ctx, lo, hi)
     rows, cols = input.shape[-2:]
-    _check_diag_bounds(ctx, rows, cols, lo, hi, ". ")
+    _check_diag_bounds(ctx, rows, cols, lo, hi, ".")
     r, c, valid, _ = _band_coords(rows, cols, lo, hi, align)
     out = np.where(valid, input[..., r, c], np.asarray(padding, dtype=input.dtype))
     return out[..., 0, :] if lo == hi else out
 
 
-def _check_diag_bounds(ctx: OpKernelContext, rows: int, cols: int, lo: int, hi: int, lower_end: str) -> None:
-    """TF's bounds of diagonal indices (0 always allowed); MatrixDiagPart ends the lower one's message with
-    '. ', MatrixSetDiag with ' '."""
-    for which, index, end in (("lower", lo, lower_end), ("upper", hi, " ")):
-        if not (-rows < index < cols or index == 0):
-            raise invalid_argument(ctx, f"{which}_diag_index is out of bound: {index}{end}It must be between {-rows} "
-                                        f"and {cols}")
-
-
 def _matrix_set_diag(ctx: OpKernelContext, input: Any, diagonal: Any, lo: int, hi: int, align: str) -> Any:  # noqa: A002
     rows, cols = input.shape[-2:]
-    _check_diag_bounds(ctx, rows, cols, lo, hi, " ")
-    _check_diag_range(ctx, lo, hi)
+    _check_diag_bounds(ctx, rows, cols, lo, hi, "")
     r, c, valid, width = _band_coords(rows, cols, lo, hi, align)
     expected = input.shape[:-2] + ((width,) if lo == hi else (hi - lo + 1, width))
     if diagonal.shape != expected:
@@ -733,7 +733,10 @@ def _matrix_diag_part_v3_shape(ctx: InferenceContext) -> list[tensor_shape.Tenso
     if lo > hi:
         raise ValueError("lower_diag_index is greater than upper_diag_index")
     rows, cols = shape.dims[-2].value, shape.dims[-1].value
-    width = None if rows is None or cols is None else min(rows + min(0, hi), cols - max(0, lo))
+    width = None
+    if rows is not None and cols is not None:
+        _check_static_diag_bounds(rows, cols, lo, hi)
+        width = min(rows + min(0, hi), cols - max(0, lo))
     inner = [width] if lo == hi else [hi - lo + 1, width]
     return [shape[:-2].concatenate(inner)]
 
@@ -764,12 +767,26 @@ def _matrix_set_diag_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSha
     return [_set_diag_output(ctx, (0, 0))]
 
 
+def _check_static_diag_bounds(rows: int, cols: int, lo: int, hi: int) -> None:
+    """TF's shape functions' check of the diagonal indices against a known matrix size (0 is in bound when the
+    matrix is empty)."""
+    for which, index in (("lower", lo), ("upper", hi)):
+        if index != 0 and not -rows < index < cols:
+            raise ValueError(f"{which}_diag_index is out of bound.")
+
+
 @MatrixSetDiagV3.shape
 def _matrix_set_diag_v3_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     k = _static_k(ctx, 2)
     if k is not None and k[0] > k[1]:
         raise ValueError("lower_diag_index is greater than upper_diag_index")
-    return [_set_diag_output(ctx, k)]
+    output = _set_diag_output(ctx, k)
+    input_shape = ctx.input_shape(0)
+    if input_shape.ndims is not None and k is not None:
+        rows, cols = input_shape.dims[-2].value, input_shape.dims[-1].value
+        if rows is not None and cols is not None:
+            _check_static_diag_bounds(rows, cols, *k)
+    return [output]
 
 
 def _set_diag_output(ctx: InferenceContext, k: tuple[int, int] | None) -> tensor_shape.TensorShape:
@@ -806,7 +823,7 @@ def _matrix_set_diag_v3(ctx: OpKernelContext, input: Any, diagonal: Any, k: Any,
 
 @MatrixDiag.gradient
 def _matrix_diag_grad(op: Any, grad: Tensor) -> list:
-    return [MatrixDiagPart(grad)]
+    return [matrix_diag_part(grad)]
 
 
 # The V2 ops (raw ops only) are V3 with TF's old alignment of every diagonal to the left.
@@ -837,42 +854,59 @@ def _matrix_set_diag_v2(ctx: OpKernelContext, input: Any, diagonal: Any, k: Any)
     return _matrix_set_diag_v3(ctx, input, diagonal, k, "LEFT_LEFT")
 
 
-def _align(op: Any) -> str:
-    """The alignment of a V3 op's gradient ops; TF builds a V2 op's with the default, RIGHT_LEFT, even though
-    the V2 op aligns LEFT_LEFT."""
-    return op.get_attr("align") if op.type.endswith("V3") else "RIGHT_LEFT"
-
+# The gradients are TF's: built with the public wrappers (V3 ops named diag, diag_part, set_diag), a V2 op's with
+# their default alignment, RIGHT_LEFT, even though the V2 op aligns LEFT_LEFT.
 
 @MatrixDiagV2.gradient
 @MatrixDiagV3.gradient
 def _matrix_diag_v3_grad(op: Any, grad: Tensor) -> list:
-    return [MatrixDiagPartV3(grad, op.inputs[1], zeros_like(op.inputs[4]), align=_align(op)),
-            None, None, None, None]
+    align = op.get_attr("align") if op.type == "MatrixDiagV3" else "RIGHT_LEFT"
+    return [matrix_diag_part(grad, k=op.inputs[1], align=align), None, None, None, None]
 
 
 @MatrixDiagPart.gradient
 def _matrix_diag_part_grad(op: Any, grad: Tensor) -> list:
-    return [MatrixSetDiag(zeros_like(op.inputs[0]), grad)]
+    matrix_shape = op.inputs[0].shape[-2:]
+    if matrix_shape.is_fully_defined() and matrix_shape[0] == matrix_shape[1]:
+        return [matrix_diag(grad)]
+    return [matrix_set_diag(zeros_like(op.inputs[0]), grad)]
 
 
 @MatrixDiagPartV2.gradient
 @MatrixDiagPartV3.gradient
 def _matrix_diag_part_v3_grad(op: Any, grad: Tensor) -> list:
-    return [MatrixSetDiagV3(zeros_like(op.inputs[0]), grad, op.inputs[1], align=_align(op)), None, None]
+    matrix_shape = op.inputs[0].shape[-2:]
+    align = op.get_attr("align") if op.type == "MatrixDiagPartV3" else "RIGHT_LEFT"
+    if matrix_shape.is_fully_defined():
+        rows, cols = matrix_shape.as_list()
+        return [matrix_diag(grad, k=op.inputs[1], num_rows=rows, num_cols=cols, align=align), None, None]
+    return [matrix_set_diag(zeros_like(op.inputs[0]), grad, k=op.inputs[1], align=align), None, None]
 
 
 @MatrixSetDiag.gradient
 def _matrix_set_diag_grad(op: Any, grad: Tensor) -> list:
-    return [MatrixSetDiag(grad, zeros_like(op.inputs[1])), MatrixDiagPart(grad)]
+    input_shape = op.inputs[0].shape.merge_with(grad.shape)
+    diag_shape = op.inputs[1].shape
+    batch_shape = input_shape[:-2].merge_with(diag_shape[:-1])
+    matrix_shape = input_shape[-2:]
+    if batch_shape.is_fully_defined() and matrix_shape.is_fully_defined():
+        zero_diag = zeros(batch_shape.as_list() + [min(matrix_shape.as_list())], dtype=grad.dtype)
+    else:  # TF computes the diagonal's shape from grad's; it is the diagonal input's
+        zero_diag = zeros_like(op.inputs[1])
+    return [matrix_set_diag(grad, zero_diag), matrix_diag_part(grad)]
 
 
 @MatrixSetDiagV2.gradient
 @MatrixSetDiagV3.gradient
 def _matrix_set_diag_v3_grad(op: Any, grad: Tensor) -> list:
-    k, align = op.inputs[2], _align(op)
-    return [MatrixSetDiagV3(grad, zeros_like(op.inputs[1]), k, align=align),
-            MatrixDiagPartV3(grad, k, convert_to_tensor(np.zeros((), grad.dtype.as_numpy_dtype)), align=align),
-            None]
+    k = op.inputs[2]
+    align = op.get_attr("align") if op.type == "MatrixSetDiagV3" else "RIGHT_LEFT"
+    diag_shape = op.inputs[1].shape
+    if diag_shape.is_fully_defined():
+        zero_diag = zeros(diag_shape.as_list(), dtype=grad.dtype)
+    else:  # TF computes the diagonal's shape from grad's and k in conds; it is the diagonal input's
+        zero_diag = zeros_like(op.inputs[1])
+    return [matrix_set_diag(grad, zero_diag, k=k, align=align), matrix_diag_part(grad, k=k, align=align), None]
 
 
 @tf_export("linalg.diag", "matrix_diag")

@@ -29,7 +29,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
-from tensorweave.ops import raw_ops, shape_ops
+from tensorweave.ops import fill_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.kernel_helpers import invalid_argument
@@ -340,11 +340,13 @@ def _split_v_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
         return [tensor_shape.unknown_shape()] * num
     if value.ndims == 0:
         raise ValueError("Can't split scalars")
-    if axis is None:
+    if axis is None and sizes is None:
         return [tensor_shape.unknown_shape(rank=value.ndims)] * num
     dims = value.as_list()
     if sizes is None:
         return [tensor_shape.TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * num
+    if axis is None:  # TF reads the unknown dim's value, -1, as an axis: the sizes split the last one statically
+        axis = value.ndims - 1
     sizes = [int(s) for s in sizes.reshape(-1)]
     if len(sizes) != num:
         raise ValueError("Length of size_splits should be equal to num_outputs")
@@ -943,6 +945,8 @@ def _reverse_sequence_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSh
         raise ValueError(f"batch_dim must be < input rank: {batch_dim} vs. {rank}")
     if seq_dim >= rank:
         raise ValueError(f"seq_dim must be < input rank: {seq_dim} vs. {rank}")
+    if batch_dim < 0:  # TF's shape function is stricter than its range check here, as its kernel
+        raise ValueError(f"batch_dim must be >=0, got {batch_dim}")
     batch, count = input_shape.as_list()[batch_dim], lengths.as_list()[0]
     if batch is not None and count is not None and batch != count:
         raise ValueError(f"Dimensions must be equal, but are {batch} and {count}")
@@ -954,11 +958,14 @@ def _reverse_sequence_shape(ctx: InferenceContext) -> list[tensor_shape.TensorSh
 @ReverseSequence.kernel("CPU")
 def _reverse_sequence(ctx: OpKernelContext, input: Any, seq_lengths: Any, seq_dim: int,  # noqa: A002
                       batch_dim: int) -> Any:
+    for what, dim in (("batch_dim", batch_dim), ("seq_dim", seq_dim)):  # TF's kernel construction
+        if dim < 0:
+            raise invalid_argument(ctx, f"Invalid {what} {dim}")
     if batch_dim == seq_dim:
         raise invalid_argument(ctx, f"batch_dim == seq_dim == {seq_dim}")
-    if not 0 <= seq_dim < input.ndim:
+    if seq_dim >= input.ndim:
         raise invalid_argument(ctx, f"seq_dim must be < input rank( {seq_dim} vs. {input.ndim})")
-    if not 0 <= batch_dim < input.ndim:
+    if batch_dim >= input.ndim:
         raise invalid_argument(ctx, f"batch_dim must be < input rank( {batch_dim} vs. {input.ndim})")
     if seq_lengths.ndim != 1:
         raise invalid_argument(ctx, f"seq_lengths must be 1-dim, not {seq_lengths.ndim}")
@@ -1062,13 +1069,26 @@ ParallelConcat = Op("ParallelConcat", inputs=["values: N * T"], outputs=["output
 
 @ParallelConcat.shape
 def _parallel_concat_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's: the shape attr and every input fully defined, each input one row of it."""
     declared = tensor_shape.as_shape(ctx.attr("shape"))
+    if not declared.is_fully_defined():
+        raise ValueError("shape attr must be fully defined.")
+    if not declared.ndims:
+        raise ValueError("Out of range dim_index 0 for shape with 0 dimensions")
+    current = tensor_shape.TensorShape([1]).concatenate(declared[1:])
     for i in range(ctx.num_inputs):
         value = ctx.input_shape(i)
-        if value.ndims is not None and value.ndims and value.dims[0].value not in (None, 1):
-            raise ValueError(f"Dimension must be 1 but is {value.dims[0].value}")
-        if declared.ndims is not None:
-            tensor_shape.merge_shapes(value, tensor_shape.TensorShape([1]).concatenate(declared[1:]))
+        if not value.is_fully_defined():
+            raise ValueError("All input shapes must be fully defined.")
+        if value.ndims < 1:
+            raise ValueError(f"The rank of all input shapes must be greater than 0, but input {i} had rank "
+                             f"{value.ndims}.")
+        if value.dims[0].value != 1:
+            raise ValueError("Size of first dimension must be 1.")
+        try:
+            current = tensor_shape.merge_shapes(value, current)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     return [declared]
 
 
@@ -1192,13 +1212,13 @@ def meshgrid(*args: Any, **kwargs: Any) -> list:
             return []
         ones = (1,) * ndim
         output = [raw_ops.Reshape(tensor=stack(x), shape=ones[:i] + (-1,) + ones[i + 1:]) for i, x in enumerate(args)]
-        sizes = [raw_ops.Size(input=x) for x in args]
+        sizes = [shape_ops.size(x) for x in args]
         output_dtype = convert_to_tensor(args[0]).dtype.base_dtype
         if indexing == "xy" and ndim > 1:
             output[0] = raw_ops.Reshape(tensor=output[0], shape=(1, -1) + (1,) * (ndim - 2))
             output[1] = raw_ops.Reshape(tensor=output[1], shape=(-1, 1) + (1,) * (ndim - 2))
             sizes[0], sizes[1] = sizes[1], sizes[0]
-        mult_fact = raw_ops.Fill(dims=stack(sizes), value=constant(1, output_dtype))
+        mult_fact = fill_ops.ones(sizes, output_dtype)
         return [raw_ops.Mul(x=x, y=mult_fact, name="mul") for x in output]  # TF multiplies with `*`
 
 

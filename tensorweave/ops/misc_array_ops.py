@@ -28,6 +28,7 @@ from tensorweave.ops.indexing_ops import gather
 from tensorweave.ops.manipulation_ops import identity, stack, transpose
 from tensorweave.ops.math_misc_ops import top_k
 from tensorweave.ops.reduction_ops import cumsum, reduce_sum
+from tensorweave.ops.scatter_ops import tensor_scatter_update
 from tensorweave.ops.sequence_ops import range as tf_range
 from tensorweave.ops.set_ops import searchsorted
 from tensorweave.ops.shape_ops import broadcast_to, rank, reshape, shape, size
@@ -39,20 +40,26 @@ _DIRECTIONS = ("ASCENDING", "DESCENDING")
 
 
 def _descending(values: Tensor, axis: int, return_argsort: bool) -> Tensor:
-    """TopKV2 of all k along `axis`, moved innermost and back."""
-    ndims = values.shape.ndims
-    innermost = axis == -1 or (ndims is not None and axis + 1 == ndims)
-    permutation = None
-    if not innermost:
-        if ndims is None:
-            raise ValueError("Argument `values` must have a known rank to sort along a non-last axis.")
-        axis %= ndims
-        permutation = list(range(ndims))
-        permutation[axis], permutation[-1] = permutation[-1], permutation[axis]
-        values = transpose(values, permutation)
-    sorted_values, indices = top_k(values, shape(values)[-1])
+    """TF's _descending_sort: TopKV2 of all k (read from the shape first, so an axis out of range fails in its
+    StridedSlice) along `axis`, swapped innermost by a `transposition` and back."""
+    k = shape(values)[axis]
+    dynamic_rank = rank(values)
+    static_rank = values.shape.ndims
+    if axis == -1 or axis + 1 == static_rank:
+        top_k_input, transposition = values, None
+    else:
+        if axis < 0:
+            axis += static_rank or dynamic_rank
+        if static_rank is not None:
+            transposition = constant(np.r_[np.arange(axis), [static_rank - 1], np.arange(axis + 1, static_rank - 1),
+                                           [axis]], name="transposition")
+        else:
+            transposition = tensor_scatter_update(tf_range(dynamic_rank), [[axis], [dynamic_rank - 1]],
+                                                  [dynamic_rank - 1, axis])
+        top_k_input = transpose(values, transposition)
+    sorted_values, indices = top_k(top_k_input, k)
     result = indices if return_argsort else sorted_values
-    return result if permutation is None else transpose(result, permutation)
+    return result if transposition is None else transpose(result, transposition)
 
 
 def _sort(values: Any, axis: Any, direction: str, return_argsort: bool) -> Tensor:
@@ -69,7 +76,7 @@ def _sort(values: Any, axis: Any, direction: str, return_argsort: bool) -> Tenso
         return _descending(values, axis, return_argsort)
     dtype = values.dtype
     if dtype.is_unsigned:
-        flipped = constant(dtype.max, dtype) - values
+        flipped = dtype.max - values
     elif dtype.is_integer:
         flipped = -values - 1
     else:
@@ -78,7 +85,7 @@ def _sort(values: Any, axis: Any, direction: str, return_argsort: bool) -> Tenso
     if return_argsort:
         return result
     if dtype.is_unsigned:
-        return constant(dtype.max, dtype) - result
+        return dtype.max - result
     return -result - 1 if dtype.is_integer else -result
 
 

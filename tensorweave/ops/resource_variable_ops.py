@@ -346,6 +346,8 @@ def _resource_scatter_op(name: str, types: str, combine: Any) -> Op:
     @op.kernel("CPU")
     def _resource_scatter(ctx: OpKernelContext, resource: ResourceVar, indices: Any, updates: Any,
                           dtype: Any) -> None:
+        if combine is state_ops._scatter_divide and (updates == 0).any():  # TF checks any dtype, before indices
+            raise errors.InvalidArgumentError(ctx.node_def, None, "updates must not contain 0")
         with resource.lock:
             state_ops.scatter_rows(resource, indices, updates, combine)
 

@@ -57,7 +57,7 @@ def _scatter_nd_output_shape(indices: tensor_shape.TensorShape, updates: tensor_
     indices = with_rank_at_least(indices, 1)
     if output.num_elements() == 0 and ((indices.num_elements() or 0) > 0 or (updates.num_elements() or 0) > 0):
         raise ValueError("Indices and updates specified for empty input")
-    if indices.ndims is None or updates.ndims is None or output.ndims is None:
+    if indices.ndims is None or updates.ndims in (None, 0) or output.ndims is None:  # scalar updates: no check
         return output
     outer = indices.ndims - 1
     try:
@@ -80,7 +80,9 @@ def _scatter_nd_output_shape(indices: tensor_shape.TensorShape, updates: tensor_
 
 @ScatterNd.shape
 def _scatter_nd_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
-    return [_scatter_nd_output_shape(ctx.input_shape(0), ctx.input_shape(1), shape_from_tensor(ctx, 2))]
+    indices = with_rank_at_least(ctx.input_shape(0), 1)
+    updates = with_rank_at_least(ctx.input_shape(1), 1)
+    return [_scatter_nd_output_shape(indices, updates, shape_from_tensor(ctx, 2))]
 
 
 def _tensor_scatter_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
@@ -93,29 +95,38 @@ _SCATTER_POLICIES = (b"", b"DEFAULT", b"ERROR")
 def _scatter_rows(ctx: OpKernelContext, out_shape: tuple, indices: Any, updates: Any,
                   bad_indices_policy: bytes) -> tuple[Any, Any, tuple]:
     """The flat row of each index row, the updates as [rows, slice] and the [rows, slice] view shape of the
-    output; TF's errors for mismatched shapes and for an index outside the output."""
+    output, after the checks of TF's PrepareAndValidateInputs, in its order and words (a 1-D `indices` holds
+    one index of depth 1 per element there, so it fails them whenever the op's own checks let it through);
+    an index outside the output is TF's error."""
     if bad_indices_policy not in _SCATTER_POLICIES:
         raise no_kernel_registered(ctx)
-    if indices.ndim < 1:
-        raise invalid_argument(ctx, f"Indices shape must have rank at least one. Found:"
-                                    f"{tensor_shape.shape_string(indices.shape)}")
-    depth = indices.shape[-1]
-    if depth > len(out_shape):
-        raise invalid_argument(ctx, f"Dimensions [0,{indices.ndim - 1}) of indices[shape="
-                                    f"{tensor_shape.shape_string(indices.shape)}] must match dimensions [0,"
-                                    f"{indices.ndim - 1}) of updates[shape={tensor_shape.shape_string(updates.shape)}]")
-    outer = indices.shape[:-1]
-    if updates.shape != outer + out_shape[depth:]:
-        raise invalid_argument(ctx, f"Dimensions [0,{len(outer)}) of indices[shape="
-                                    f"{tensor_shape.shape_string(indices.shape)}] = "
-                                    f"{tensor_shape.shape_string(outer)} must match dimensions [0,{len(outer)}) of "
-                                    f"updates[shape={tensor_shape.shape_string(updates.shape)}] and the slice "
-                                    f"dimensions of shape {tensor_shape.shape_string(out_shape)}")
+    show = tensor_shape.shape_string
+    if not out_shape:
+        raise invalid_argument(ctx, f"Output must be at least 1-D, got shape: {show(out_shape)}")
+    if (indices.size or updates.size) and not (math.prod(out_shape) and indices.size and updates.size):
+        raise invalid_argument(ctx, f"Indices and updates specified for empty output.  indices shape: "
+                                    f"{show(indices.shape)}")
+    if updates.shape[0] != indices.shape[0]:
+        raise invalid_argument(ctx, f"Dimensions [0,1) of indices[shape={show(indices.shape)}] = {indices.shape[0]} "
+                                    f"must match dimensions [0,1) of updates[shape={show(updates.shape)}] = "
+                                    f"{updates.shape[0]}")
+    depth = indices.shape[-1] if indices.ndim > 1 else 1
+    outer = indices.shape[:-1] if indices.ndim > 1 else indices.shape
+    batch = len(outer)  # TF's ValidateUpdateShape, in its order
+    prefix = (f"Dimensions [0,{batch}) of indices[shape={show(indices.shape)}] must match dimensions [0,{batch}) "
+              f"of updates[shape={show(updates.shape)}]")
+    suffix = (f"Dimensions [{depth},{len(out_shape)}) of input[shape={show(out_shape)}] must match dimensions "
+              f"[{depth},{updates.ndim}) of updates[shape={show(updates.shape)}]")
+    if updates.ndim < batch:
+        raise invalid_argument(ctx, prefix)
+    if len(out_shape) < depth + updates.ndim - batch or updates.ndim != batch + len(out_shape) - depth:
+        raise invalid_argument(ctx, suffix)
+    if updates.shape[:batch] != outer:
+        raise invalid_argument(ctx, prefix)
+    if updates.shape[batch:] != out_shape[depth:]:
+        raise invalid_argument(ctx, suffix)
     rows = indices.reshape(-1, depth).astype(np.int64)
     prefix = np.asarray(out_shape[:depth], dtype=np.int64)
-    if rows.shape[0] and math.prod(out_shape) == 0:
-        raise invalid_argument(ctx, "Indices and updates specified for empty output.  indices shape: "
-                                    f"{tensor_shape.shape_string(indices.shape)}")
     bad = np.flatnonzero(((rows < 0) | (rows >= prefix)).any(axis=1))
     if bad.size:
         position = ",".join(map(str, np.unravel_index(bad[0], outer)))
@@ -139,13 +150,33 @@ def _scatter_into(ctx: OpKernelContext, base: Any, indices: Any, updates: Any, b
     return out.reshape(base.shape)
 
 
-@ScatterNd.kernel("CPU", host_memory=("shape",))
-def _scatter_nd(ctx: OpKernelContext, indices: Any, updates: Any, shape: Any, bad_indices_policy: bytes) -> Any:
+def _check_scatter_nd(ctx: OpKernelContext, indices: Any, updates: Any, shape: Any) -> None:
+    """TF's ScatterNdOp checks, in its order and words (TensorScatterOp's differ): the outer dims of `indices`
+    match those of `updates`, and the output's dims after the index depth its other dims."""
+    show = tensor_shape.shape_string
+    for name, array in (("Indices", indices), ("Updates", updates)):
+        if array.ndim < 1:
+            raise invalid_argument(ctx, f"{name} shape must have rank at least one. Found:{show(array.shape)}")
     if shape.ndim != 1:
-        raise invalid_argument(ctx, f"Shape must be a 1-D tensor; got: {tensor_shape.shape_string(shape.shape)}")
-    for d in shape.tolist():
+        raise invalid_argument(ctx, "Shape must be a vector")
+    dims = tuple(shape.tolist())
+    for d in dims:
         if d < 0:
             raise invalid_argument(ctx, f"Dimension {d} must be >= 0")
+    if (indices.size or updates.size) and not (shape.size and indices.size and updates.size):
+        raise invalid_argument(ctx, "Indices and updates specified for empty output shape")
+    outer, depth = indices.ndim - 1, indices.shape[-1]
+    if updates.shape[:outer] != indices.shape[:outer]:
+        raise invalid_argument(ctx, f"Dimensions [0,{outer}) of indices[shape={show(indices.shape)}] must match "
+                                    f"dimensions [0,{outer}) of updates[shape={show(updates.shape)}]")
+    if updates.ndim - outer != len(dims) - depth or updates.shape[outer:] != dims[depth:]:
+        raise invalid_argument(ctx, f"Dimensions [{depth},{len(dims)}) of input[shape={show(dims)}] must match "
+                                    f"dimensions [{outer},{updates.ndim}) of updates[shape={show(updates.shape)}]")
+
+
+@ScatterNd.kernel("CPU", host_memory=("shape",))
+def _scatter_nd(ctx: OpKernelContext, indices: Any, updates: Any, shape: Any, bad_indices_policy: bytes) -> Any:
+    _check_scatter_nd(ctx, indices, updates, shape)
     if updates.dtype == object:  # strings: TF adds (concatenates) them onto empty strings
         zeros = np.full(tuple(shape.tolist()), b"", dtype=object)
     else:
@@ -260,14 +291,17 @@ def _tensor_scatter_sub_grad(op: Any, grad: Tensor) -> list:
 
 
 def _tensor_scatter_min_or_max_grad(op: Any, grad: Tensor) -> list:
-    """The gradient shared among the inputs equal to the output (TF's tie split)."""
+    """The gradient shared among the inputs equal to the output (TF's tie split), in TF's order of operations
+    and with its node names (`grad * x_indicators / indicators` names its nodes mul and truediv)."""
     x, indices, y = op.inputs
     output = op.outputs[0]
     x_indicators = raw_ops.Cast(x=raw_ops.Equal(x=x, y=output), DstT=grad.dtype)
     y_indicators = raw_ops.Cast(x=raw_ops.Equal(x=y, y=gather_nd(output, indices)), DstT=grad.dtype)
-    indicators = raw_ops.AddV2(x=x_indicators, y=ScatterNd(indices, y_indicators, shape(x, out_type=indices.dtype)))
-    x_grad = raw_ops.Mul(x=grad, y=raw_ops.RealDiv(x=x_indicators, y=indicators))
-    y_grad = raw_ops.Mul(x=gather_nd(raw_ops.RealDiv(x=grad, y=indicators), indices), y=y_indicators)
+    indicators = raw_ops.AddV2(x=x_indicators, y=ScatterNd(indices, y_indicators, shape(x, out_type=indices.dtype)),
+                               name="add")
+    x_grad = raw_ops.RealDiv(x=raw_ops.Mul(x=grad, y=x_indicators, name="mul"), y=indicators, name="truediv")
+    y_grad = raw_ops.Mul(x=gather_nd(raw_ops.RealDiv(x=grad, y=indicators, name="truediv"), indices),
+                         y=y_indicators, name="mul")
     return [x_grad, None, y_grad]
 
 

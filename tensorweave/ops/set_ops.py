@@ -22,7 +22,7 @@ from tensorweave.framework.sparse_tensor import SparseTensor, convert_to_tensor_
 from tensorweave.ops import sparse_ops
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.shape_helpers import with_rank, with_rank_at_least
-from tensorweave.ops.shape_ops import reshape, shape
+from tensorweave.ops.shape_ops import reshape, shape_internal
 from tensorweave.platform.tf_export import tf_export
 
 # -- Unique and UniqueWithCounts --------------------------------------------------------------------------
@@ -257,8 +257,8 @@ NotDifferentiable("UpperBound")
 def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type: Any = dtypes.int32,
                  name: str | None = None) -> Tensor:
     """Where each of `values` would go in the innermost rows of `sorted_sequence` to keep them sorted."""
-    sequence_size = shape(sorted_sequence)[-1]
-    values_size = shape(values)[-1]
+    sequence_size = shape_internal(sorted_sequence)[-1]
+    values_size = shape_internal(values)[-1]
     sorted_2d = reshape(sorted_sequence, [-1, sequence_size])
     values_2d = reshape(values, [-1, values_size])
     if side == "right":
@@ -267,7 +267,7 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
         output = LowerBound(sorted_2d, values_2d, out_type=out_type, name=name)
     else:
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: `side` = '{side}'.")
-    return reshape(output, shape(values))
+    return reshape(output, shape_internal(values))
 
 
 

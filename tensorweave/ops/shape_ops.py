@@ -19,7 +19,7 @@ from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.ops import raw_ops
 from tensorweave.ops.constant_ops import constant
-from tensorweave.ops.kernel_helpers import invalid_argument
+from tensorweave.ops.kernel_helpers import invalid_argument, make_shape
 from tensorweave.ops.shape_helpers import broadcast_shapes, shape_from_tensor
 from tensorweave.platform.tf_export import tf_export
 
@@ -29,35 +29,40 @@ Reshape = Op("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output:
              attrs=["T: type", "Tshape: {int32, int64} = DT_INT32"])
 
 
+def _known_elements(dims: list) -> tuple[int | None, int]:
+    """TF's NumElements of a partial shape (0 as soon as a dim is 0, whatever the others), else the product of
+    its known dims and the index of its one unknown dim (-2 for several: nothing is inferred then)."""
+    if 0 in dims:
+        return 0, -1
+    unknown = [i for i, d in enumerate(dims) if d is None]
+    if len(unknown) > 1:
+        return None, -2
+    return int(np.prod([d for d in dims if d is not None], dtype=np.int64)), unknown[0] if unknown else -1
+
+
 @Reshape.shape
 def _reshape_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
+    """TF's SetOutputShapeForReshape: the one unknown output dim (a -1, or not known statically) is inferred
+    from a fully known input size, an output size is checked against the input's known dims."""
     target = ctx.input_as_shape(1)
     source = ctx.input_shape(0)
-    if target.ndims is None:
+    if target.ndims is None or source.ndims is None:
         return [target]
     dims = target.as_list()
-    unknown = [i for i, d in enumerate(dims) if d is None]
-    if source.is_fully_defined():
-        size = source.num_elements()
-        if len(unknown) == 1:  # the one unknown dim (a -1, or not known statically) is inferred, as TF does
-            known = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
-            if known == 0:  # nothing to infer from: only an empty tensor fits, and the dim stays unknown
-                if size:
-                    raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
-                                     f"{tensor_shape.shape_string(dims)} (0 elements)")
-            elif size % known:
-                raise ValueError(f"Dimension size must be evenly divisible by {known} but is {size}")
-            else:
-                dims[unknown[0]] = size // known
-        elif not unknown and int(np.prod(dims, dtype=np.int64)) != size:
-            raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
-                             f"{tensor_shape.shape_string(dims)} ({int(np.prod(dims, dtype=np.int64))} elements)")
-    elif source.ndims is not None and not unknown:  # one unknown input dim must divide the known output size
-        known_in = [d for d in source.as_list() if d is not None]
-        if len(known_in) == source.ndims - 1:
-            known_size, wanted = int(np.prod(known_in, dtype=np.int64)), int(np.prod(dims, dtype=np.int64))
-            if known_size and wanted % known_size:
-                raise ValueError(f"Dimension size must be evenly divisible by {known_size} but is {wanted}")
+    out_known, out_unknown = _known_elements(dims)
+    in_known, in_unknown = _known_elements(source.as_list())
+    if out_unknown == -2 or in_unknown == -2:
+        return [target]
+    if in_unknown < 0 and out_unknown < 0:
+        if in_known != out_known:
+            raise ValueError(f"Cannot reshape a tensor with {in_known} elements to shape "
+                             f"{tensor_shape.shape_string(dims)} ({out_known} elements)")
+    elif in_unknown < 0 and out_unknown >= 0 and out_known > 0:
+        if in_known % out_known:
+            raise ValueError(f"Dimension size must be evenly divisible by {out_known} but is {in_known}")
+        dims[out_unknown] = in_known // out_known
+    elif in_unknown >= 0 and out_unknown < 0 and in_known != 0 and out_known % in_known:
+        raise ValueError(f"Dimension size must be evenly divisible by {in_known} but is {out_known}")
     return [tensor_shape.TensorShape(dims)]
 
 
@@ -126,11 +131,27 @@ def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor: 
     out_type = dtypes.int32 if out_type is None else out_type
     with name_scope(name, "Shape", [input]) as scope:
         if isinstance(input, (SparseTensor, SparseTensorValue)):
-            return raw_ops.Cast(x=convert_to_tensor(input.dense_shape), DstT=out_type)
+            return raw_ops.Cast(x=input.dense_shape, DstT=out_type)
         input = convert_to_tensor(input)
         if input.shape.is_fully_defined():
             return constant(input.shape.as_list(), dtype=out_type, name=scope)
         return Shape(input, out_type=out_type, name=scope)
+
+
+def shape_internal(input: Any, name: str | None = None, optimize: bool = True) -> Tensor:  # noqa: A002
+    """TF's internal shape (out_type unset) that wrappers such as *_like and searchsorted use: a Const
+    `Shape/shape_as_tensor` (int64 only when a dimension needs it) when the shape is fully known, else a
+    Shape op `Shape`."""
+    with name_scope(name, "Shape", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            return raw_ops.Cast(x=input.dense_shape, DstT=dtypes.int32)
+        input = convert_to_tensor(input)
+        static = input.shape
+        if optimize and static.is_fully_defined():
+            dims = static.as_list()
+            dtype = dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
+            return constant(dims, dtype=dtype, name="shape_as_tensor")
+        return Shape(input, out_type=dtypes.int32, name=scope)
 
 
 ShapeN = Op("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
@@ -170,9 +191,13 @@ def _size(ctx: OpKernelContext, input: Any, out_type: dtypes.DType) -> Any:  # n
 @tf_export("size")
 @add_dispatch_support
 def size(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:  # noqa: A002
-    """The number of elements of `input`: a Const when known while building (or a dimension is 0)."""
+    """The number of elements of `input`: a Const when known while building (or a dimension is 0); a
+    SparseTensor's is the product of its dense_shape, cast."""
     out_type = dtypes.int32 if out_type is None else out_type
     with name_scope(name, "Size", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            cast = raw_ops.Cast(x=input.dense_shape, DstT=out_type)
+            return raw_ops.Prod(input=cast, reduction_indices=0, name=scope)
         input = convert_to_tensor(input)
         static = input.shape
         if static.is_fully_defined():
@@ -198,8 +223,11 @@ def _rank(ctx: OpKernelContext, input: Any) -> Any:  # noqa: A002
 @tf_export("rank")
 @add_dispatch_support
 def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
-    """The number of dimensions of `input`: a Const when the rank is known while building, as in TF."""
+    """The number of dimensions of `input`: a Const when the rank is known while building, as in TF; a
+    SparseTensor's is the size of its dense_shape."""
     with name_scope(name, "Rank", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            return Size(input.dense_shape, name=scope)
         input = convert_to_tensor(input)
         if input.shape.ndims is not None:
             return constant(input.shape.ndims, dtype=dtypes.int32, name=scope)
@@ -337,7 +365,7 @@ def _broadcast_to_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]
 
 @BroadcastTo.kernel("CPU")
 def _broadcast_to(ctx: OpKernelContext, input: Any, shape: Any) -> Any:  # noqa: A002
-    target = tuple(shape.tolist())
+    target = make_shape(ctx, shape)
     if input.ndim > len(target):
         raise invalid_argument(ctx, f"Rank of input ({input.ndim}) must be no greater than rank of output shape "
                        f"({len(target)}).")

@@ -62,7 +62,7 @@ def test_restore_errors_as_tf(tmp_path: os.PathLike) -> None:
             _run(io_ops.restore_v2(prefix, ["a"], ["3 0,1"], [tf.float32]))
         with open(prefix + ".index", "wb") as f:
             f.write(b"garbage" * 10)
-        with pytest.raises(errors.DataLossError, match=r"ckpt\.index"):
+        with pytest.raises(errors.DataLossError, match=r"not an sstable \(bad magic number\)"):
             _run(io_ops.restore_v2(prefix, ["a"], [""], [tf.float32]))
         with pytest.raises(errors.NotFoundError, match="Failed to find any matching files"):
             _run(io_ops.restore_v2(prefix + "x", ["a"], [""], [tf.float32]))
