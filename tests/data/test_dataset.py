@@ -374,6 +374,9 @@ def test_training_loop_fed_by_a_one_shot_iterator():
 
 def test_public_names():
     assert tf.data.Dataset.__name__ == "DatasetV1"
+    assert [tf.data.TFRecordDataset.__name__, tf.data.TextLineDataset.__name__,
+            tf.data.FixedLengthRecordDataset.__name__] == [
+        "TFRecordDatasetV1", "TextLineDatasetV1", "FixedLengthRecordDatasetV1"]  # as TF's (its TypeErrors name them)
     assert tf.data.experimental.AUTOTUNE == tf.data.AUTOTUNE == -1
     for name in ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
                  "make_one_shot_iterator", "make_initializable_iterator", "get_output_types", "get_output_shapes",
