@@ -9,6 +9,7 @@ run; a dataset that captures a placeholder or a stateful op cannot be used so, a
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from tensorweave.data import structure
@@ -28,6 +29,12 @@ from tensorweave.platform.tf_export import tf_export
 
 # The collection of every iterator resource of a graph (TF's name)
 GLOBAL_ITERATORS = "iterators"
+GET_NEXT_CALL_WARNING_THRESHOLD = 32
+GET_NEXT_CALL_WARNING_MESSAGE = (
+    "An unusually high number of `Iterator.get_next()` calls was detected. This often indicates that "
+    "`Iterator.get_next()` is being called inside a training loop, which will cause gradual slowdown and eventual "
+    "resource exhaustion. If this is the case, restructure your code to call `next_element = iterator.get_next()` "
+    "once outside the loop, and use `next_element` as the input to some computation that is invoked inside the loop.")
 
 
 def _legacy_spec(output_types: Any, output_shapes: Any, output_classes: Any) -> Any:
@@ -52,6 +59,7 @@ class Iterator:
         self._element_spec = element_spec
         self._components = structure.graph_specs(element_spec)
         self._string_handle = dataset_ops.IteratorToStringHandle(iterator_resource)  # TF makes it up front
+        self._get_next_call_count = 0
         add_to_collection(GLOBAL_ITERATORS, iterator_resource)  # what a meta graph lists, as TF's
 
     @staticmethod
@@ -102,7 +110,11 @@ class Iterator:
             return dataset_ops.MakeIterator(dataset._variant_tensor(), self._iterator_resource, name=scope)
 
     def get_next(self, name: str | None = None) -> Any:
-        """The next element's tensors (OutOfRangeError 'End of sequence' when the dataset is exhausted)."""
+        """The next element's tensors (OutOfRangeError 'End of sequence' when the dataset is exhausted). Past 32
+        calls on one iterator each call warns as TF's: a get_next in a training loop grows the graph every step."""
+        self._get_next_call_count += 1
+        if self._get_next_call_count > GET_NEXT_CALL_WARNING_THRESHOLD:
+            warnings.warn(GET_NEXT_CALL_WARNING_MESSAGE, stacklevel=2)
         with colocate_with(self._iterator_resource):
             flat = dataset_ops.IteratorGetNext(self._iterator_resource,
                                                output_types=[s.dtype for s in self._components],

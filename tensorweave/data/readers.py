@@ -134,7 +134,7 @@ _READER_BUFFER_SIZE = 256 * 1024
 
 
 @tf_export("data.TFRecordDataset")
-class TFRecordDataset(_ReaderDataset):
+class TFRecordDatasetV1(_ReaderDataset):
     """A dataset of the records of one or more TFRecord files."""
 
     _tf_class_name = "TFRecordDatasetV2"
@@ -167,7 +167,7 @@ def _tfrecords(failed: Callable[[errors.OpError], None], filenames: Any, compres
 
 
 @tf_export("data.TextLineDataset")
-class TextLineDataset(_ReaderDataset):
+class TextLineDatasetV1(_ReaderDataset):
     """A dataset of the lines of one or more text files (without their line ends)."""
 
     _tf_class_name = "TextLineDatasetV2"
@@ -194,7 +194,7 @@ def _text_lines(failed: Callable[[errors.OpError], None], filenames: Any, compre
 
 
 @tf_export("data.FixedLengthRecordDataset")
-class FixedLengthRecordDataset(_ReaderDataset):
+class FixedLengthRecordDatasetV1(_ReaderDataset):
     """A dataset of fixed-length records from one or more binary files, after a header and before a footer."""
 
     _tf_class_name = "FixedLengthRecordDatasetV2"
@@ -272,7 +272,7 @@ def make_batched_features_dataset(file_pattern: Any, batch_size: int, features: 
     """TF1's feature-column input: the records of the matching files (interleaved, shuffled, repeated),
     batched and parsed into a dict of tensors and sparse tensors; with `label_key`, (features, label) pairs.
     The files are read in the deterministic order whatever `sloppy_ordering` says."""
-    reader = TFRecordDataset if reader is None else reader
+    reader = TFRecordDatasetV1 if reader is None else reader
     dataset = DatasetV1.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
     dataset = dataset.interleave(lambda filename: reader(filename, *(reader_args or [])),
                                  cycle_length=reader_num_threads or 1, block_length=1)

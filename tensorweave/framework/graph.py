@@ -423,7 +423,7 @@ class Operation:
             value = self._node_def.attr[name]
         except KeyError:
             raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
-        if isinstance(value, str) and self._attr_kind(name, value) != "func":
+        if isinstance(value, str) and self._attr_kind(name, value) not in ("func", "tensor"):
             return value.encode()
         if isinstance(value, protos.AttrValue):  # a kind the IR keeps as the protobuf: TF's get_attr on it
             return _get_kept_attr(value)

@@ -80,6 +80,8 @@ def _scalar_to_proto(kind: str, value: Any) -> Any:
             value = None if value.ndims is None else value.as_list()
         return as_shape_proto(value)
     if kind == "tensor":
+        if isinstance(value, str):  # an OpDef's tensor default, kept as TensorProto text (ImageSummary's bad_color)
+            return text_format.Parse(value, protos.TensorProto())
         return make_tensor_proto(value)
     if kind == "func":
         return protos.NameAttrList(name=value if isinstance(value, str) else getattr(value, "name", str(value)))
@@ -196,10 +198,7 @@ def _arg_def_to_proto(arg: ArgDef) -> Any:
 def _attr_def_to_proto(attr: AttrDef) -> Any:
     proto = protos.OpDef.AttrDef(name=attr.name, type=attr.type)
     if attr.has_default:
-        if attr.type == "tensor":  # the one tensor default TF's ops use is kept as TensorProto text
-            text_format.Parse(attr.default, proto.default_value.tensor)
-        else:
-            proto.default_value.CopyFrom(attr_to_proto(attr.type, attr.default))
+        proto.default_value.CopyFrom(attr_to_proto(attr.type, attr.default))
     if attr.minimum is not None:
         proto.has_minimum = True
         proto.minimum = attr.minimum

@@ -24,6 +24,7 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.meta_graph import create_meta_graph_def
 from tensorweave.ops import summary_ops
 from tensorweave.ops.constant_ops import constant, placeholder_with_default
+from tensorweave.platform import tf_logging
 from tensorweave.platform.tf_export import tf_export
 
 
@@ -97,6 +98,20 @@ class FileWriter(events.FileWriter):
         if session is None:
             return super()._event_writer(logdir, max_queue, flush_secs, filename_suffix, None)
         return EventFileWriterV2(session, logdir, max_queue, flush_secs, filename_suffix)
+
+    def add_graph(self, graph: Any, global_step: int | None = None, graph_def: Any = None) -> None:
+        """Write a Graph's GraphDef (with shapes), or a GraphDef; the deprecated forms, a GraphDef (the
+        `sess.graph_def` of old tutorials) or a Graph passed as `graph_def`, warn as TF's."""
+        if graph is None or graph_def is None:
+            if isinstance(graph_def, Graph) and not isinstance(graph, Graph):
+                tf_logging.warning("When passing a `Graph` object, please use the `graph` named argument instead of "
+                                   "`graph_def`.")
+            elif not isinstance(graph, Graph) and any(
+                    getattr(getattr(g, "DESCRIPTOR", None), "full_name", None) == "tensorflow.GraphDef"
+                    for g in (graph, graph_def)):
+                tf_logging.warning("Passing a `GraphDef` to the SummaryWriter is deprecated. Pass a `Graph` object "
+                                   "instead, such as `sess.graph`.")
+        super().add_graph(graph, global_step, graph_def)
 
     def _constructor_meta_graph(self, graph: Any, graph_def: Any) -> Any:
         """TF's `create_meta_graph_def(graph_def=graph_def or graph's GraphDef)`: it takes a Graph only as

@@ -4,6 +4,7 @@ import gzip
 import re
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -374,6 +375,9 @@ def test_training_loop_fed_by_a_one_shot_iterator():
 
 def test_public_names():
     assert tf.data.Dataset.__name__ == "DatasetV1"
+    assert [tf.data.TFRecordDataset.__name__, tf.data.TextLineDataset.__name__,
+            tf.data.FixedLengthRecordDataset.__name__] == [
+        "TFRecordDatasetV1", "TextLineDatasetV1", "FixedLengthRecordDatasetV1"]  # as TF's (its TypeErrors name them)
     assert tf.data.experimental.AUTOTUNE == tf.data.AUTOTUNE == -1
     for name in ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
                  "make_one_shot_iterator", "make_initializable_iterator", "get_output_types", "get_output_shapes",
@@ -662,3 +666,17 @@ def test_make_initializer_structure_message_has_no_outlines():
             it.make_initializer(tf.data.Dataset.range(3))
     assert str(info.value).endswith('More specifically: Substructure "type=tuple str=(tf.int64, tf.float32)" is a '
                                     'sequence, while substructure "type=DType str=<dtype: \'int64\'>" is not')
+
+
+def test_get_next_called_past_32_times_warns_as_tf():
+    """TF warns from the 33rd get_next of one iterator on (a get_next inside a training loop)."""
+    with tf.Graph().as_default():
+        iterator = tf.data.make_one_shot_iterator(tf.data.Dataset.range(3))
+        other = tf.data.make_one_shot_iterator(tf.data.Dataset.range(3))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(34):
+                iterator.get_next()
+            other.get_next()
+    assert [str(w.message)[:69] for w in caught] == [
+        "An unusually high number of `Iterator.get_next()` calls was detected."] * 2

@@ -207,3 +207,12 @@ def test_file_writer_writes_what_summary_iterator_reads(tmp_path):
     assert [e.step for e in events] == [0, 7, 8]
     assert events[1].summary.SerializeToString() == TF_BYTES["scalar"]
     assert events[2].summary.value[0].tag == "im/image"
+
+
+def test_default_bad_color_attr_is_tfs_tensor_proto():
+    """An ImageSummary built without bad_color carries TF's TensorProto (int_val, uint8), not its text."""
+    with tf.Graph().as_default():
+        op = tf.summary.image("img", tf.zeros([1, 2, 2, 1])).op
+        assert op.node_def.attr["bad_color"].SerializeToString() == (
+            b"B\x10\x08\x04\x12\x04\x12\x02\x08\x04:\x06\xff\x01\x00\x00\xff\x01")  # TF 2.21's bytes
+        assert tf.make_ndarray(op.get_attr("bad_color")).tolist() == [255, 0, 0, 255]

@@ -262,3 +262,19 @@ def test_a_closed_writer_warns_as_tf(tmp_path):
         warnings.simplefilter("error")
         writer.flush()
     writer.close()
+
+
+def test_deprecated_graph_forms_warn_as_tf(tmp_path, caplog):
+    """A GraphDef (old tutorials' `sess.graph_def`) or a Graph passed as `graph_def` is written with TF's warnings."""
+    with tf.Graph().as_default() as graph, caplog.at_level(logging.WARNING, logger="tensorflow"):
+        tf.constant(1.0)
+        writer = tf.summary.FileWriter(str(tmp_path), graph.as_graph_def())
+        writer.add_graph(None, graph_def=graph)
+        writer.add_graph(graph)  # the preferred form: no warning
+        writer.close()
+    assert [r.getMessage() for r in caplog.records if r.name == "tensorflow"] == [
+        "Passing a `GraphDef` to the SummaryWriter is deprecated. Pass a `Graph` object instead, such as `sess.graph`.",
+        "When passing a `Graph` object, please use the `graph` named argument instead of `graph_def`."]
+    (path,) = tmp_path.iterdir()
+    graphs = [e for e in tf.train.summary_iterator(str(path)) if e.HasField("graph_def")]
+    assert len(graphs) == 3
