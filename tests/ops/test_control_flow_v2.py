@@ -55,6 +55,24 @@ def test_cond_branches_must_match_with_tfs_message():
         tf.cond(tf.constant(True), lambda: x, lambda: tf.constant(1))
 
 
+def test_branch_results_are_checked_as_tf_records_them():
+    p = tf.placeholder(tf.bool, [])
+    i = tf.placeholder(tf.int32, [])
+    # a None against a tensor: the same structure, a different number of outputs (TF's ValueError)
+    with pytest.raises(ValueError, match=r"^Lengths of branch outputs of cond must match\.\n"
+                                         r"len\(graphs\[0\]\.outputs\): 1\nlen\(graphs\[1\]\.outputs\): 0\n$"):
+        tf.cond(p, lambda: tf.constant(1.0), lambda: None)
+    with pytest.raises(ValueError, match=r"^Lengths of branch outputs of case must match"):
+        tf.switch_case(i, [lambda: tf.constant(1), lambda: None])
+    # Python values are named as the constants they become
+    with pytest.raises(TypeError, match=r'\n\ntrue_fn output: Tensor\("Const:0", shape=\(\), dtype=int32\)\n'
+                                        r'false_fn output: Tensor\("Const:0", shape=\(\), dtype=float32\)\n'):
+        tf.cond(p, lambda: 1, lambda: 2.0)
+    r = tf.cond(p, lambda: tf.constant(1), lambda: 2)
+    with tf.Session() as s:
+        assert s.run(r, {p: False}) == 2
+
+
 @pytest.mark.parametrize("taken", [True, False])
 def test_cond_gradient_checks_numerically(taken):
     check_gradient(lambda x, w: tf.cond(tf.constant(taken), lambda: tf.sin(x) * w, lambda: tf.cos(x) + w),
