@@ -582,6 +582,9 @@ class BaseSession:
     def _extend_graph(self) -> None:
         with self._extend_lock:
             ops = self._graph._operations_since(self._extended)
+            for op in ops:  # TF's graph constructor checks every edge when the session takes the graph
+                if op._input_mismatches:
+                    raise errors.InvalidArgumentError(None, None, op._input_mismatches[min(op._input_mismatches)])
             library = self._graph._function_library()
             if len(library) != self._functions_sent:
                 new = library[self._functions_sent:]
