@@ -73,6 +73,23 @@ def test_branch_results_are_checked_as_tf_records_them():
         assert s.run(r, {p: False}) == 2
 
 
+def test_gradient_of_a_loop_with_conditionals_nested_in_conditionals_reading_a_variable():
+    # the loop's body is inlined again to push the intermediates: the inner conditional's rewritten branches,
+    # which only the outer one's call, come with it (was: "Function cond_false_N_rewritten is not defined")
+    x = tf.placeholder(tf.float32, [3])
+    w = tf.Variable(1.5, use_resource=True)
+
+    def body(i, a):
+        return i + 1, tf.cond(i > 1, lambda: tf.cond(a[0] > 2.0, lambda: a * 0.5, lambda: a * w), lambda: a)
+
+    r = tf.while_loop(lambda i, a: i < 3, body, [0, x])
+    g = tf.gradients(tf.reduce_sum(r[1]), [x, w])
+    with tf.Session() as s:
+        s.run(w.initializer)
+        out, (gx, gw) = s.run([r[1], g], {x: [1., 2., 3.]})
+    assert out.tolist() == [1.5, 3., 4.5] and gx.tolist() == [1.5, 1.5, 1.5] and gw == 6.0  # TF 2.21's
+
+
 @pytest.mark.parametrize("taken", [True, False])
 def test_cond_gradient_checks_numerically(taken):
     check_gradient(lambda x, w: tf.cond(tf.constant(taken), lambda: tf.sin(x) * w, lambda: tf.cos(x) + w),
