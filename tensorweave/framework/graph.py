@@ -361,9 +361,10 @@ class Operation:
         if actual != expected and (expected._is_ref_dtype or actual.base_dtype != expected):
             if self._input_mismatches is None:
                 self._input_mismatches = {}
-            self._input_mismatches[index] = (
-                f"Input {index} of node {self.name} was passed {dtypes.type_string(actual)} from {tensor.name} "
-                f"incompatible with expected {dtypes.type_string(expected)}.")
+            def spelled(dtype: dtypes.DType) -> str:  # TF's DataTypeString: 'float_ref' for a ref
+                return dtypes.type_string(dtype) + ("_ref" if dtype._is_ref_dtype else "")
+            self._input_mismatches[index] = (f"Input {index} of node {self.name} was passed {spelled(actual)} from "
+                                             f"{tensor.name} incompatible with expected {spelled(expected)}.")
 
     def _add_loop_variables(self, tensors: list[Tensor]) -> list[Tensor]:
         """Append data inputs, and one output of each one's dtype after the op's outputs (TF's while_v2 so adds

@@ -155,6 +155,25 @@ def test_a_body_changing_a_loop_variables_dtype_builds_and_fails_every_run_as_tf
                 s.run(fetch)
 
 
+def test_a_ref_loop_variable_enters_and_leaves_through_ref_ops_named_as_tf():
+    v = tf.Variable(1.0, name="v")
+    w = tf.while_loop(lambda a: a < 10, lambda a: tf.assign_add(a, 3.0), [v._ref()])
+    ops = {op.name: op.type for op in tf.get_default_graph().get_operations() if op.name.startswith("while/")}
+    assert {k: ops[k] for k in ("while/RefEnter", "while/Merge", "while/RefIdentity", "while/RefExit")} == {
+        "while/RefEnter": "RefEnter", "while/Merge": "RefMerge", "while/RefIdentity": "RefIdentity",
+        "while/RefExit": "RefExit"}
+    assert w.dtype == tf.float32._as_ref
+    with tf.Session() as s:
+        s.run(v.initializer)
+        assert s.run(w) == 10.0 and s.run(v) == 10.0
+    # a body returning the ref's value: TF's message spells the Merge's ref type
+    tf.while_loop(lambda a: tf.reduce_sum(a) < 10, lambda a: a * 2, [v._ref()], name="twice")
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                          match="Input 1 of node twice/Merge was passed float from "
+                                                "twice/NextIteration:0 incompatible with expected float_ref.$"):
+        s.run(v.initializer)
+
+
 def test_sparse_tensor_loop_variables():
     """A SparseTensor loop variable travels as its three tensors, its nonzero count free to change; its shape
     invariant is the shape of its dense_shape (values recorded from TF 2.21)."""
