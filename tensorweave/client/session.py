@@ -401,7 +401,10 @@ class BaseSession:
             if run_metadata is not None:
                 self._fill_run_metadata(run_metadata, options, step_stats if traced else None,
                                         step_stats if costed else None, key, reported)
-            results = [_fetched_value(v) for v in results]
+            try:
+                results = [_fetched_value(v) for v in results]
+            except errors.OpError as e:  # TF's fetch conversion fails inside TF_SessionRun: the run's header
+                raise self._interpolate(e) from None
             if len(asked) != len(fetch_names):
                 computed = iter(results)
                 results = [None if name in feed_names else next(computed) for name in fetch_names]
@@ -568,16 +571,20 @@ class BaseSession:
                 results = self._session.partial_run(handle, feed_names, _runtime_feed_values(fed), fetch_names)
             else:
                 results = state.run(feed_names, _runtime_feed_values(fed), fetch_names)
+            values = [_fetched_value(v) for v in results]
         except errors.OpError as e:
             raise self._interpolate(e) from e.__cause__
         finally:
             if state is not None and state.over:
                 self._partial_runs.pop(handle, None)
-        return plan.build([_fetched_value(v) for v in results])
+        return plan.build(values)
 
     def _extend_graph(self) -> None:
         with self._extend_lock:
             ops = self._graph._operations_since(self._extended)
+            for op in ops:  # TF's graph constructor checks every edge when the session takes the graph
+                if op._input_mismatches:
+                    raise errors.InvalidArgumentError(None, None, op._input_mismatches[min(op._input_mismatches)])
             library = self._graph._function_library()
             if len(library) != self._functions_sent:
                 new = library[self._functions_sent:]

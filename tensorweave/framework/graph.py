@@ -35,6 +35,7 @@ from tensorweave import errors
 from tensorweave.formats import protos
 from tensorweave.framework import context, dtypes, graph_io, op_registry, tensor_shape, tf2
 from tensorweave.framework import device_spec as pydev
+from tensorweave.framework import op_def as op_def_lib
 from tensorweave.framework.dispatch import add_dispatch_support
 from tensorweave.framework.graph_def import GraphDef, NodeDef
 from tensorweave.framework.versions import GRAPH_DEF_VERSION
@@ -305,6 +306,8 @@ uids = itertools.count()
 class Operation:
     """A node of the graph: an op type, attrs, input tensors and output tensors."""
 
+    _input_mismatches: dict[int, str] | None = None  # see _check_rewired_input
+
     def __init__(self, graph: Graph, node_def: NodeDef, inputs: list[Tensor],
                  output_types: list[dtypes.DType], control_inputs: list[Operation], op_def: Any = None) -> None:
         self._graph = graph
@@ -340,9 +343,28 @@ class Operation:
         old = self._inputs[index]
         old._consumers.remove(self)
         self._inputs[index] = tensor
+        self._check_rewired_input(index, tensor)
         tensor._consumers.append(self)
         data_inputs = [i for i, spec in enumerate(self._node_def.input) if not spec.startswith("^")]
         self._node_def.input[data_inputs[index]] = tensor._as_node_def_input()
+
+    def _check_rewired_input(self, index: int, tensor: Tensor) -> None:
+        """TF accepts a rewired input of another dtype (a while body's NextIteration of a loop variable whose
+        dtype changed) and fails when a session takes the graph: the mismatch's message is kept for that
+        (`_input_mismatches`, by input). A ref is accepted where its value is expected."""
+        if self._input_mismatches:
+            self._input_mismatches.pop(index, None)
+        if self._op_def is None:
+            return
+        expected = op_def_lib.arg_types(self._op_def.input_args, self._node_def.attr)[index]
+        actual = tensor.dtype
+        if actual != expected and (expected._is_ref_dtype or actual.base_dtype != expected):
+            if self._input_mismatches is None:
+                self._input_mismatches = {}
+            def spelled(dtype: dtypes.DType) -> str:  # TF's DataTypeString: 'float_ref' for a ref
+                return dtypes.type_string(dtype) + ("_ref" if dtype._is_ref_dtype else "")
+            self._input_mismatches[index] = (f"Input {index} of node {self.name} was passed {spelled(actual)} from "
+                                             f"{tensor.name} incompatible with expected {spelled(expected)}.")
 
     def _add_loop_variables(self, tensors: list[Tensor]) -> list[Tensor]:
         """Append data inputs, and one output of each one's dtype after the op's outputs (TF's while_v2 so adds

@@ -80,6 +80,10 @@ def _check_same_outputs(graphs: Sequence[FuncGraph], structures: Sequence[Any], 
             nest.assert_same_structure(structures[0], structures[k], expand_composites=True)
         except (ValueError, TypeError) as e:
             detail = str(e)
+        if detail is None and len(graphs[0].outputs) != len(graphs[k].outputs):
+            raise ValueError(f"Lengths of branch outputs of {'cond' if is_if else 'case'} must match.\n"
+                             f"len(graphs[0].outputs): {len(graphs[0].outputs)}\n"
+                             f"len(graphs[{k}].outputs): {len(graphs[k].outputs)}\n")
         for a, b in zip(graphs[0].outputs, graphs[k].outputs):
             if detail is None and a.dtype != b.dtype:
                 detail = f"{a} and {b} have different types"
@@ -137,10 +141,16 @@ def _trace_branches(fns: Sequence[Callable[[], Any]], names: Sequence[str], op_r
     and what each branch returned."""
     originals: list[Any] = []
 
+    def returned_value(value: Any) -> Any:
+        if isinstance(value, Operation):
+            return _components(value, op_return_value)
+        if value is None or isinstance(value, (Tensor, SparseTensor, IndexedSlices, TensorArray)):
+            return value
+        return convert_to_tensor(value)
+
     def branch(fn: Callable[[], Any]) -> Callable[[], Any]:
-        def expanded() -> Any:  # an op returned counts as the tensor it becomes, as in TF's structure checks
-            originals.append(nest.map_structure(
-                lambda x: _components(x, op_return_value) if isinstance(x, Operation) else x, fn()))
+        def expanded() -> Any:  # an op returned counts as the tensor it becomes, a Python value the constant
+            originals.append(nest.map_structure(returned_value, fn()))  # it becomes, as in TF's checks
             return nest.map_structure(lambda x: _components(x, op_return_value), originals[-1])
         return expanded
 

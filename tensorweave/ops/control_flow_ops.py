@@ -792,7 +792,7 @@ def from_control_flow_context_def(context_def: Any, import_scope: str | None = N
 
 
 def _enter(data: Tensor, frame_name: str, is_constant: bool, parallel_iterations: int,
-           use_input_shape: bool = True, name: str = "Enter") -> Tensor:
+           use_input_shape: bool = True, name: str | None = None) -> Tensor:
     """`data` entering the frame `frame_name` (a RefEnter for a ref)."""
     data = internal_convert_to_tensor(data, as_ref=True)
     frame_op = RefEnter if data.dtype._is_ref_dtype else Enter
@@ -806,7 +806,7 @@ def _enter(data: Tensor, frame_name: str, is_constant: bool, parallel_iterations
 def exit(data: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """`data` leaving its loop frame for the enclosing one."""
     data = internal_convert_to_tensor(data, as_ref=True)
-    return (RefExit if data.dtype._is_ref_dtype else Exit)(data, name=name or "Exit")
+    return (RefExit if data.dtype._is_ref_dtype else Exit)(data, name=name)
 
 
 def _shape_less_than_or_equal(shape: tensor_shape.TensorShape, bound: tensor_shape.TensorShape) -> bool:
@@ -1172,7 +1172,8 @@ class WhileContext(ControlFlowContext):
         condition = convert_to_tensor(cond_fn(*nest.pack_sequence_as(loop_vars, cond_vars)))
         self._pivot = LoopCond(condition, name="LoopCond")
         switches = [_switch_ref_or_tensor(m, self._pivot) for m in merges]
-        body_vars = [manipulation_ops.identity(s[1]) for s in switches]
+        body_vars = [manipulation_ops.RefIdentity(s[1]) if s[1].dtype._is_ref_dtype else manipulation_ops.identity(s[1])
+                     for s in switches]  # TF's _Identity: a ref stays one
         self._pivot_for_body = body_vars[0]
         packed_body_vars = nest.pack_sequence_as(loop_vars, _from_components(flat_orig, body_vars))
         result = body(*packed_body_vars)

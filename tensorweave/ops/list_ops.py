@@ -519,9 +519,11 @@ def _tensor_list_gather(ctx: OpKernelContext, input_handle: TensorList, indices:
     shape = _element_shape(ctx, input_handle, element_shape)
     indices = np.asarray(indices)
     flat = indices.ravel().tolist()
-    for i in flat:
+    for i in flat:  # TF words it by whether the list's own element shape is fully defined
         if i < 0 or i >= input_handle.length:
-            raise invalid_argument(ctx, f"Index {i} out o range; list only has {input_handle.length} elements.")
+            raise invalid_argument(ctx, f"Index {i} out o range; list only has {input_handle.length} elements."
+                                   if input_handle.element_shape.is_fully_defined() else
+                                   f"Trying to gather element {i} in a list with {input_handle.length} elements.")
     items = _full_items(ctx, input_handle, shape, flat,
                         "Tried to gather elements from an empty list with non-fully-defined element_shape: ",
                         "Tried to gather uninitialized tensors from a list with non-fully-defined element_shape: ",

@@ -501,12 +501,13 @@ class ResourceVariable(variables.Variable):
             with g.name_scope("Assign") as assign_scope, g.device(self._handle.device):
                 guarded = variables.guard_against_uninitialized_dependencies(scope, self._initial_value)
                 self._initializer_op = AssignVariableOp(self._handle, guarded, name=assign_scope)
-            with g.name_scope("Read"), g.device(self._handle.device):
-                self._graph_element = ReadVariableOp(self._handle, dtype=self._dtype)
             self._cached_value = None
-            if caching_device is not None:
-                with g.device(caching_device):
-                    self._cached_value = manipulation_ops.identity(self._graph_element)
+            with g.name_scope("Read"):
+                with g.device(self._handle.device):
+                    self._graph_element = ReadVariableOp(self._handle, dtype=self._dtype)
+                if caching_device is not None:  # TF's: in 'Read', on the caching device alone (no outer scopes)
+                    with g.colocate_with(None, ignore_existing=True), g.device(caching_device):
+                        self._cached_value = manipulation_ops.identity(self._graph_element)
         self._trainable = trainable
         self._constraint = constraint
         self._caching_device = caching_device

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tensorweave.framework import dtypes, importer, nest, tensor_shape
+from tensorweave.framework import dtypes, function_def, importer, nest, tensor_shape
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.graph_def import NodeDef
@@ -234,6 +234,16 @@ def _push(op: Operation, record: _Rewrite, pushed: Sequence[tuple[int, int]], sp
     record.lists += outputs
 
 
+def _add_with_callees(graph: Any, source: Any, name: str) -> None:
+    """Add function `name` of `source`'s library, and those it calls however deep (a rewritten branch calls
+    the rewritten branches of the conditionals nested in it), to `graph`'s library."""
+    function = source._get_function(name)
+    graph._add_function(function)
+    library = {n: f.definition for n, f in source._functions.items()}
+    for definition in function_def.reachable_definitions(function.definition.node_def, library):
+        graph._add_function(source._get_function(definition.signature.name))
+
+
 def _replay(copy: Operation, rewritten: Operation) -> None:
     """Rewrite `copy` (an inner loop or conditional of a pushing body) as `rewritten`, its twin in a forward
     view, was."""
@@ -243,7 +253,7 @@ def _replay(copy: Operation, rewritten: Operation) -> None:
             copy._set_attr(name, rewritten._node_def.attr[name])
         for name in names:
             for f in (rewritten._node_def.attr[name] if name == "branches" else [rewritten._node_def.attr[name]]):
-                copy.graph._add_function(rewritten.graph._get_function(function_name(f)))
+                _add_with_callees(copy.graph, rewritten.graph, function_name(f))
         for t, twin in zip(copy._add_outputs([t.dtype for t in rewritten.outputs[len(copy.outputs):]]),
                            rewritten.outputs[len(copy.outputs):]):
             t.set_shape(twin.shape)
@@ -252,7 +262,7 @@ def _replay(copy: Operation, rewritten: Operation) -> None:
     for name in ("cond", "body", "T", "output_shapes"):
         copy._set_attr(name, rewritten._node_def.attr[name])
     for name in ("cond", "body"):
-        copy.graph._add_function(rewritten.graph._get_function(function_name(rewritten._node_def.attr[name])))
+        _add_with_callees(copy.graph, rewritten.graph, function_name(rewritten._node_def.attr[name]))
     with copy.graph.control_dependencies(None):
         lists = [list_ops.empty_tensor_list(spec.shape, spec.dtype) for spec in record.specs]
     for t in copy._add_loop_variables(lists):

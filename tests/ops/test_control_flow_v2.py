@@ -55,6 +55,41 @@ def test_cond_branches_must_match_with_tfs_message():
         tf.cond(tf.constant(True), lambda: x, lambda: tf.constant(1))
 
 
+def test_branch_results_are_checked_as_tf_records_them():
+    p = tf.placeholder(tf.bool, [])
+    i = tf.placeholder(tf.int32, [])
+    # a None against a tensor: the same structure, a different number of outputs (TF's ValueError)
+    with pytest.raises(ValueError, match=r"^Lengths of branch outputs of cond must match\.\n"
+                                         r"len\(graphs\[0\]\.outputs\): 1\nlen\(graphs\[1\]\.outputs\): 0\n$"):
+        tf.cond(p, lambda: tf.constant(1.0), lambda: None)
+    with pytest.raises(ValueError, match=r"^Lengths of branch outputs of case must match"):
+        tf.switch_case(i, [lambda: tf.constant(1), lambda: None])
+    # Python values are named as the constants they become
+    with pytest.raises(TypeError, match=r'\n\ntrue_fn output: Tensor\("Const:0", shape=\(\), dtype=int32\)\n'
+                                        r'false_fn output: Tensor\("Const:0", shape=\(\), dtype=float32\)\n'):
+        tf.cond(p, lambda: 1, lambda: 2.0)
+    r = tf.cond(p, lambda: tf.constant(1), lambda: 2)
+    with tf.Session() as s:
+        assert s.run(r, {p: False}) == 2
+
+
+def test_gradient_of_a_loop_with_conditionals_nested_in_conditionals_reading_a_variable():
+    # the loop's body is inlined again to push the intermediates: the inner conditional's rewritten branches,
+    # which only the outer one's call, come with it (was: "Function cond_false_N_rewritten is not defined")
+    x = tf.placeholder(tf.float32, [3])
+    w = tf.Variable(1.5, use_resource=True)
+
+    def body(i, a):
+        return i + 1, tf.cond(i > 1, lambda: tf.cond(a[0] > 2.0, lambda: a * 0.5, lambda: a * w), lambda: a)
+
+    r = tf.while_loop(lambda i, a: i < 3, body, [0, x])
+    g = tf.gradients(tf.reduce_sum(r[1]), [x, w])
+    with tf.Session() as s:
+        s.run(w.initializer)
+        out, (gx, gw) = s.run([r[1], g], {x: [1., 2., 3.]})
+    assert out.tolist() == [1.5, 3., 4.5] and gx.tolist() == [1.5, 1.5, 1.5] and gw == 6.0  # TF 2.21's
+
+
 @pytest.mark.parametrize("taken", [True, False])
 def test_cond_gradient_checks_numerically(taken):
     check_gradient(lambda x, w: tf.cond(tf.constant(taken), lambda: tf.sin(x) * w, lambda: tf.cos(x) + w),

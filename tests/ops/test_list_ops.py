@@ -94,6 +94,10 @@ def test_resize_gather_scatter_and_element_shape():
     gathered = list_ops.tensor_list_gather(rows, [1, 1, 0], tf.float32)
     assert gathered.shape.as_list() == [3, 2] and _run(gathered).tolist() == [[3., 4.], [3., 4.], [1., 2.]]
     _fails(list_ops.tensor_list_gather(rows, [2], tf.float32), "Index 2 out o range; list only has 2 elements.")
+    # a list whose own element shape is partial words it otherwise (TF 2.21's, whatever element_shape is given)
+    unknown = list_ops.tensor_list_set_item(_reserve(3, None), 0, [1., 2.])
+    _fails(list_ops.tensor_list_gather(unknown, [0, -1], tf.float32, element_shape=[2]),
+           "Trying to gather element -1 in a list with 3 elements.")
     scattered = list_ops.tensor_list_scatter([[1.], [2.]], [3, 1], [1])
     assert _run(list_ops.tensor_list_stack(scattered, tf.float32)).ravel().tolist() == [0., 2., 0., 1.]
     _fails(list_ops.tensor_list_scatter([[1.], [2.]], [3], input_handle=_reserve(2, [1])),

@@ -255,6 +255,9 @@ def test_collections_trainable_local_and_caching_device():
     assert tf.get_collection("mine") == [e] and tf.trainable_variables() == [a, e] and e not in tf.global_variables()
     cached = tf.get_variable("cd", [1], caching_device="/cpu:0")
     assert cached.value().device == "/device:CPU:0" and cached.value().op.name == "cd/read"
+    with tf.device("/job:w/task:1"):  # a resource variable's cached copy: in 'Read', on the caching device alone
+        resource = tf.get_variable("rcd", [1], caching_device="/cpu:0", use_resource=True)
+    assert resource.value().name == "rcd/Read/Identity:0" and resource.value().device == "/device:CPU:0"
     with tf.variable_scope("scalar", partitioner=lambda shape, dtype: [1]):
         assert tf.get_variable("s", []).name == "scalar/s:0"  # a scalar is never partitioned
     with tf.control_dependencies([tf.no_op(name="dep")]):

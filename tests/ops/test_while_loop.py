@@ -143,6 +143,37 @@ def test_while_loop_errors_as_tf():
         tf.while_loop(lambda a: a < 3, lambda a: a, [tf.constant([1, 2])], shape_invariants=[tf.TensorShape([3])])
 
 
+def test_a_body_changing_a_loop_variables_dtype_builds_and_fails_every_run_as_tf():
+    r = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, tf.cast(a, tf.int32)), [0, tf.ones([2])])
+    assert r[1].dtype == tf.float32  # TF builds it: the NextIteration's edge into the Merge is not checked
+    other = tf.constant(1.0)
+    message = ("^Graph execution error:\n\nInput 1 of node while/Merge_1 was passed int32 from "
+               "while/NextIteration_1:0 incompatible with expected float.$")
+    with tf.Session() as s:
+        for fetch in (r, other, other):  # the session's graph has the bad edge, whatever is fetched
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                s.run(fetch)
+
+
+def test_a_ref_loop_variable_enters_and_leaves_through_ref_ops_named_as_tf():
+    v = tf.Variable(1.0, name="v")
+    w = tf.while_loop(lambda a: a < 10, lambda a: tf.assign_add(a, 3.0), [v._ref()])
+    ops = {op.name: op.type for op in tf.get_default_graph().get_operations() if op.name.startswith("while/")}
+    assert {k: ops[k] for k in ("while/RefEnter", "while/Merge", "while/RefIdentity", "while/RefExit")} == {
+        "while/RefEnter": "RefEnter", "while/Merge": "RefMerge", "while/RefIdentity": "RefIdentity",
+        "while/RefExit": "RefExit"}
+    assert w.dtype == tf.float32._as_ref
+    with tf.Session() as s:
+        s.run(v.initializer)
+        assert s.run(w) == 10.0 and s.run(v) == 10.0
+    # a body returning the ref's value: TF's message spells the Merge's ref type
+    tf.while_loop(lambda a: tf.reduce_sum(a) < 10, lambda a: a * 2, [v._ref()], name="twice")
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                          match="Input 1 of node twice/Merge was passed float from "
+                                                "twice/NextIteration:0 incompatible with expected float_ref.$"):
+        s.run(v.initializer)
+
+
 def test_sparse_tensor_loop_variables():
     """A SparseTensor loop variable travels as its three tensors, its nonzero count free to change; its shape
     invariant is the shape of its dense_shape (values recorded from TF 2.21)."""
