@@ -62,7 +62,7 @@ _NDTRI_Q2 = (1.0, 6.02427039364742014255e0, 3.67983563856160859403e0, 1.37702099
 _STIRLING = (8.11614167470508450300e-4, -5.95061904284301438324e-4, 7.93650340457716943945e-4,
              -2.77777777730099687205e-3, 8.33333333333331927722e-2)
 _HALF_LOG_2PI = 0.91893853320467274178
-_BLOCK = 1 << 14
+_BLOCK = 1 << 16
 
 
 def _zeta_minus_one(k: int) -> float:
@@ -111,7 +111,7 @@ def _erf_over_x(x2: Any) -> Any:
 
 
 def _in_blocks(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`fn` over float64 blocks of 16K elements: its temporaries stay in cache and come back from the
+    """`fn` over float64 blocks of 64K elements: its temporaries stay in cache and come back from the
     allocator, where whole-array ones each cost fresh pages (more than the arithmetic on them)."""
     @functools.wraps(fn)
     def blocked(x: Any) -> Any:
