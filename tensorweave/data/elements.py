@@ -95,11 +95,14 @@ def _stack(component: int, values: list[Any]) -> np.ndarray:
 
 
 def _layout(spec: Any) -> list[tuple[int, TypeSpec]]:
-    """Where each value of an element of `spec` starts among its flat components, and its spec."""
+    """Where each value of an element of `spec` starts among its flat components, and its spec (a value of no
+    component, a None, has no place)."""
     layout, position = [], 0
     for leaf in nest.flatten(spec):
-        layout.append((position, leaf))
-        position += len(nest.flatten(leaf._component_specs))
+        count = len(nest.flatten(leaf._component_specs))
+        if count:
+            layout.append((position, leaf))
+        position += count
     return layout
 
 

@@ -85,12 +85,16 @@ class GraphEvaluation:
 
 def to_tensors(values: Any, names: Iterator[str] | None = None) -> Any:
     """`values` with its components as tensors and sparse tensors. As in tf.data, tuples, namedtuples and dicts
-    are structure, a list is one component (a tensor of its values) and a SparseTensorValue one sparse tensor.
-    `names` names the constants made, one name per component in nest's order (a dict's by sorted key)."""
+    are structure, a list is one component (a tensor of its values), a SparseTensorValue one sparse tensor and
+    None a component of no tensor (a NoneTensorSpec's, as TF's). `names` names the constants made, one name per component in nest's order (a dict's by sorted key)."""
     if isinstance(values, (SparseTensor, SparseTensorValue, RaggedTensor)):
         if names is not None:
             next(names)  # its place in the count
         return SparseTensor.from_value(values) if not isinstance(values, RaggedTensor) else values
+    if values is None:
+        if names is not None:
+            next(names)
+        return None
     if isinstance(values, tuple):
         parts = [to_tensors(v, names) for v in values]
         return type(values)(*parts) if hasattr(values, "_fields") else tuple(parts)

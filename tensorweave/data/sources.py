@@ -61,9 +61,9 @@ class _TensorSliceDataset(DatasetV1):
 
     def __init__(self, tensors: Any) -> None:
         values = normalize_element(tensors)
-        flat = nest.flatten(values)
+        flat = [t for t in nest.flatten(values) if t is not None]  # a None has no tensor (TF's NoneTensorSpec)
         if not flat:
-            raise ValueError("Invalid `tensors`: `tensors` should not be empty.")
+            raise ValueError("Invalid `element`. `element` should not be empty.")
         rows = tensor_shape.Dimension(None)
         for t in flat:
             if t.shape.ndims == 0:
@@ -85,7 +85,8 @@ class _TensorSliceDataset(DatasetV1):
         return [self._captures]
 
     def _cardinality(self, run: _Run) -> int:
-        values, first = self._batched_components(run), nest.flatten(self._batched)[0]
+        values = self._batched_components(run)
+        first = next(s for s in nest.flatten(self._batched) if nest.flatten(s._component_specs))
         if isinstance(first, SparseTensorSpec):
             return int(np.asarray(values[2])[0])
         if isinstance(first, RaggedTensorSpec) and first.ragged_rank > 0:

@@ -20,7 +20,7 @@ import numpy as np
 from tensorweave.framework import dtypes, nest, tensor_shape
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.framework.type_spec import SparseTensorSpec, TensorSpec, TypeSpec
+from tensorweave.framework.type_spec import NoneTensorSpec, SparseTensorSpec, TensorSpec, TypeSpec
 from tensorweave.ops.constant_ops import constant
 from tensorweave.ops.manipulation_ops import stack, unstack
 from tensorweave.ops.ragged_tensor import (
@@ -61,6 +61,8 @@ def _value_spec(value: Any) -> TypeSpec:
         return SparseTensorSpec(value.shape, value.dtype)
     if isinstance(value, RaggedTensor):
         return RaggedTensorSpec.from_value(value)
+    if value is None:
+        return NoneTensorSpec()
     return TensorSpec(value.shape, value.dtype)
 
 
@@ -89,6 +91,8 @@ def from_components(spec: Any, components: list[Any]) -> Any:
         parts = components[position:position + count]
         if isinstance(s, SparseTensorSpec):
             values.append(_sparse_value(s, *parts))
+        elif isinstance(s, NoneTensorSpec):
+            values.append(None)
         else:
             values.append(s._from_components(parts if isinstance(s, RaggedTensorSpec) else parts[0]))
         position += count

@@ -583,8 +583,9 @@ class _SlidingWindowDataset(DatasetV1):
     _op = dataset_ops.WindowDataset
 
     def __init__(self, source: DatasetV1, size: Any, shift: Any, stride: Any, drop_remainder: Any) -> None:
-        self._layout = [(start, len(nest.flatten(leaf._component_specs))) for start, leaf in
-                        _layout(source.element_spec)]
+        counts = [len(nest.flatten(leaf._component_specs)) for leaf in nest.flatten(source.element_spec)]
+        # a window dataset per value, a None's too (of elements of no component)
+        self._layout = [(sum(counts[:i]), count) for i, count in enumerate(counts)]
         super().__init__((source,), [_int64(size, "size"), _int64(size if shift is None else shift, "shift"),
                                      _int64(stride, "stride"),
                                      convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")],

@@ -277,6 +277,22 @@ class NoneTensorSpec(TypeSpec):
     def _from_components(self, components: Any) -> None:
         return None
 
+    # tf.data's legacy structure of a None component is its spec itself, as TF's; a batch of Nones is None
+    def _to_legacy_output_types(self) -> NoneTensorSpec:
+        return self
+
+    def _to_legacy_output_shapes(self) -> NoneTensorSpec:
+        return self
+
+    def _to_legacy_output_classes(self) -> NoneTensorSpec:
+        return self
+
+    def _batch(self, batch_size: int | None) -> NoneTensorSpec:
+        return self
+
+    def _unbatch(self) -> NoneTensorSpec:
+        return self
+
 
 @tf_export("SparseTensorSpec")
 class SparseTensorSpec(_ShapedSpec):
