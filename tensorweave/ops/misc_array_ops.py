@@ -20,18 +20,18 @@ from tensorweave.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorweave.framework.op_kernel import OpKernelContext
 from tensorweave.framework.op_registry import NotDifferentiable, Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops import raw_ops
 from tensorweave.ops.cast_ops import cast
 from tensorweave.ops.constant_ops import constant
-from tensorweave.ops.elementwise_ops import minimum, rsqrt
-from tensorweave.ops.fill_ops import zeros
-from tensorweave.ops.indexing_ops import gather
-from tensorweave.ops.manipulation_ops import identity, stack, transpose
+from tensorweave.ops.elementwise_ops import maximum, minimum, rsqrt
+from tensorweave.ops.fill_ops import ones, zeros
+from tensorweave.ops.indexing_ops import boolean_mask
+from tensorweave.ops.manipulation_ops import concat, identity, sequence_mask, stack, tile, transpose
 from tensorweave.ops.math_misc_ops import top_k
-from tensorweave.ops.reduction_ops import cumsum, reduce_sum
+from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.scatter_ops import tensor_scatter_update
 from tensorweave.ops.sequence_ops import range as tf_range
-from tensorweave.ops.set_ops import searchsorted
-from tensorweave.ops.shape_ops import broadcast_to, rank, reshape, shape, size
+from tensorweave.ops.shape_ops import broadcast_to, expand_dims, rank, reshape, shape, size
 from tensorweave.platform.tf_export import tf_export
 
 # -- sort, argsort ------------------------------------------------------------------------------------------
@@ -110,23 +110,81 @@ def argsort(values: Any, axis: Any = -1, direction: str = "ASCENDING", stable: b
 
 @tf_export("repeat")
 def repeat(input: Any, repeats: Any, axis: int | None = None, name: str | None = None) -> Tensor:  # noqa: A002
-    """Each element of `input` (flattened unless `axis`) `repeats` times, in place along `axis`."""
-    with name_scope(name, "Repeat", [input, repeats]):
-        values = convert_to_tensor(input, name="input")
-        repeats = convert_to_tensor(repeats, name="repeats", dtype=dtypes.int32)
-        if axis is None:
-            values, axis = reshape(values, [-1]), 0
-        if repeats.shape.ndims not in (None, 0, 1):
-            raise ValueError(f"`repeats` must be a scalar or a vector, got shape {repeats.shape}")
-        length = shape(values)[axis]
-        static_length = values.shape.as_list()[axis] if values.shape.ndims is not None else None
-        count = repeats.shape.as_list()[0] if repeats.shape.ndims == 1 else None
-        if None not in (static_length, count) and count not in (1, static_length):
-            raise ValueError(f"Dimensions {static_length} and {count} are not compatible")
-        counts = broadcast_to(repeats, [length])
-        ends = cumsum(counts)
-        positions = tf_range(reduce_sum(counts))
-        return gather(values, searchsorted(ends, positions, side="right"), axis=axis)
+    """Each element of `input` (flattened unless `axis`) `repeats` times, in place along `axis`: TF's graph (a
+    scalar count tiles and reshapes; counts per element tile to the largest and keep a sequence_mask's entries,
+    so the repeated dimension is statically unknown, as TF's)."""
+    if axis is None:
+        input, axis = reshape(input, [-1]), 0  # noqa: A001
+    return _repeat_with_axis(input, repeats, axis, name)
+
+
+def _repeat_with_axis(data: Any, repeats: Any, axis: int, name: str | None) -> Tensor:
+    with name_scope(name, "Repeat", [data, repeats]):
+        data = convert_to_tensor(data, name="data")
+        repeats = convert_to_tensor(repeats, name="repeats", preferred_dtype=dtypes.int32)
+        if not repeats.dtype.is_integer:
+            raise TypeError("Argument `tensor` (name: repeats) must be of type integer. Received `tensor` = "
+                            f"{repeats} of dtype: {repeats.dtype}")
+        repeats = raw_ops.Cast(x=repeats, DstT=dtypes.int32)
+        repeats.shape.with_rank_at_most(1)
+        if data.shape.ndims == 0:
+            data = stack([data])
+        elif data.shape.ndims is None:
+            data_shape, data_ndims = shape(data), rank(data)
+            data = reshape(data, concat([[1], data_shape], axis=0)[-data_ndims:])
+        data_shape = shape(data, out_type=repeats.dtype)
+        ndims = data.shape.ndims
+        if not isinstance(axis, int):
+            raise TypeError(f"axis must be an int; got {type(axis).__name__}")
+        if ndims is not None:
+            if not -ndims <= axis < ndims:
+                raise ValueError(f"axis={axis} out of bounds: expected {-ndims}<=axis<{ndims}")
+            axis = axis + ndims if axis < 0 else axis
+        elif axis < 0:
+            raise ValueError(f"axis={axis} may only be negative if rank(data) is statically known.")
+
+        if repeats.shape.num_elements() == 1:  # one count: tile and reshape
+            repeats = reshape(repeats, [])
+            tiled = _tile_one_dimension(expand_dims(data, axis + 1), axis + 1, repeats)
+            result_shape = concat([data_shape[:axis], [repeats * data_shape[axis]], data_shape[axis + 1:]], axis=0)
+            return reshape(tiled, result_shape)
+
+        if repeats.shape.ndims == 1:
+            data.shape.dims[axis].assert_is_compatible_with(repeats.shape[0])
+        repeats = broadcast_to(repeats, [data_shape[axis]])
+        repeats_original = repeats
+        if repeats.shape.ndims != axis + 1:  # counts broadcast over the dimensions before `axis`
+            repeats_shape = shape(repeats)
+            repeats_ndims = rank(repeats)
+            broadcast_shape = concat([data_shape[:axis + 1 - repeats_ndims], repeats_shape], axis=0)
+            repeats = broadcast_to(repeats, broadcast_shape)
+            repeats.set_shape([None] * (axis + 1))
+        dims = (constant(np.arange(repeats.shape.ndims), dtypes.int32) if repeats.shape.ndims is not None
+                else raw_ops.Range(start=0, limit=rank(repeats), delta=1))
+        max_repeat = raw_ops.Max(input=repeats, reduction_indices=dims)
+        max_repeat = maximum(convert_to_tensor(0, name="zero", dtype=max_repeat.dtype), max_repeat)
+        mask = sequence_mask(repeats, max_repeat)
+        tiled = _tile_one_dimension(expand_dims(data, axis + 1), axis + 1, max_repeat)
+        result = boolean_mask(tiled, mask)  # the kept copies, the dimensions up to `axis` flattened
+        if axis != 0:
+            repeated = raw_ops.Sum(input=repeats_original, reduction_indices=raw_ops.Range(start=0, limit=rank(repeats_original),
+                                                                               delta=1))
+            result = reshape(result, concat([data_shape[:axis], [repeated], data_shape[axis + 1:]], axis=0))
+        if data.shape.ndims is not None:
+            new_axis_size = 0 if repeats.shape[0] == 0 else None
+            result.set_shape(data.shape[:axis].concatenate([new_axis_size]).concatenate(data.shape[axis + 1:]))
+        return result
+
+
+def _tile_one_dimension(data: Tensor, axis: int, multiple: Any) -> Tensor:
+    """`data` tiled `multiple` times along `axis` (TF's tile_one_dimension)."""
+    if data.shape.ndims is not None:
+        multiples: Any = [1] * data.shape.ndims
+        multiples[axis] = multiple
+    else:
+        ones_value = ones(rank(data), dtypes.int32)
+        multiples = concat([ones_value[:axis], [multiple], ones_value[axis + 1:]], axis=0)
+    return tile(data, multiples)
 
 
 # -- EnsureShape --------------------------------------------------------------------------------------------

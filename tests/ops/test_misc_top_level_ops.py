@@ -36,12 +36,63 @@ def test_sort_and_argsort():
 def test_repeat():
     x = np.array([[1, 2], [3, 4]], np.int32)
     check_op(lambda t: tf.repeat(t, 2), [x], np.repeat(x, 2))
-    check_op(lambda t: tf.repeat(t, [1, 2], axis=0), [x], np.repeat(x, [1, 2], axis=0))
+    check_op(lambda t: tf.repeat(t, [1, 2], axis=0), [x], np.repeat(x, [1, 2], axis=0), fully_defined=False)
     check_op(lambda t: tf.repeat(t, 3, axis=1), [x], np.repeat(x, 3, axis=1), fully_defined=False)
     check_op(lambda t: tf.repeat(t, 3), [np.int32(5)], np.array([5, 5, 5], np.int32), fully_defined=False)
     check_gradient(lambda t: tf.repeat(t, [2, 0, 1], axis=1), [np.random.RandomState(1).randn(2, 3)])
     with tf.Graph().as_default(), pytest.raises(ValueError, match="Dimensions 2 and 3 are not compatible"):
         tf.repeat([1, 2], [1, 2, 3])
+
+
+def _repeat_graph(fn):
+    with tf.Graph().as_default() as g:
+        result = fn()
+        return result, [op.type for op in g.get_operations() if op.type not in ("Const", "Placeholder")]
+
+
+def test_repeat_static_shapes_and_graph_as_tf():
+    """TF 2.21's shapes and ops: a count per element keeps a sequence_mask's entries (the repeated dimension
+    unknown unless the reshape after it folds), one count tiles and reshapes."""
+    result, ops = _repeat_graph(lambda: tf.repeat([1, 2], [2, 3]))
+    assert str(result.shape) == "(?,)" and result.name == "Repeat/boolean_mask/GatherV2:0"
+    assert ops == ["Reshape", "Cast", "StridedSlice", "Pack", "BroadcastTo", "Max", "Maximum", "Range", "ExpandDims",
+                   "Cast", "Less", "ExpandDims", "Pack", "Tile", "StridedSlice", "Prod", "StridedSlice", "StridedSlice",
+                   "Pack", "ConcatV2", "Reshape", "Reshape", "Where", "Squeeze", "GatherV2"]
+    result, ops = _repeat_graph(lambda: tf.repeat([[1, 2], [3, 4]], 3, axis=-1))
+    assert str(result.shape) == "(2, 6)" and result.name == "Repeat/Reshape_1:0"
+    assert ops == ["Cast", "Reshape", "ExpandDims", "Pack", "Tile", "StridedSlice", "StridedSlice", "Mul",
+                   "StridedSlice", "Pack", "ConcatV2", "Reshape"]
+    shapes = {
+        "(4,)": lambda: tf.repeat([1, 2], [2]),
+        "(?, 2)": lambda: tf.repeat([[1, 2], [3, 4]], [1, 2], axis=0),
+        "(2, 3)": lambda: tf.repeat([[1, 2], [3, 4]], [1, 2], axis=1),
+        "(2, 1)": lambda: tf.repeat([[1, 2], [3, 4]], [1, 0], axis=1),
+        "(2,)": lambda: tf.repeat(3, 2, axis=0),
+        "(?, 6)": lambda: tf.repeat(tf.placeholder(tf.float32, [None, 3]), 2, axis=1),
+        "(?, ?)": lambda: tf.repeat(tf.placeholder(tf.float32, [None, 3]), tf.placeholder(tf.int32, [3]), axis=1),
+        "(?,)": lambda: tf.repeat(tf.placeholder(tf.float32), 2),
+        "<unknown>": lambda: tf.repeat(tf.placeholder(tf.float32), 2, axis=1),
+        "(0,)": lambda: tf.repeat(tf.zeros([0]), tf.zeros([0], tf.int32)),
+    }
+    for expected, fn in shapes.items():
+        assert str(_repeat_graph(fn)[0].shape) == expected
+    with tf.Graph().as_default(), tf.Session() as sess:
+        data = tf.placeholder(tf.float32)
+        counts = tf.placeholder(tf.int32)
+        out = sess.run([tf.repeat(data, 2, axis=1), tf.repeat([1, 2, 3], counts)],
+                       {data: np.ones([2, 3], np.float32), counts: [1, 2, 3]})
+        assert out[0].shape == (2, 6) and out[1].tolist() == [1, 2, 2, 3, 3, 3]
+
+
+def test_repeat_errors_as_tf():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Shape \(1, 2\) must have rank at most 1"):
+            tf.repeat([1, 2], [[1, 2]])
+        with pytest.raises(ValueError, match="axis=2 out of bounds: expected -2<=axis<2"):
+            tf.repeat([[1, 2]], 2, axis=2)
+        with pytest.raises(TypeError, match=r"Argument `tensor` \(name: repeats\) must be of type integer. "
+                                            "Received `tensor` = .* of dtype: <dtype: 'float32'>"):
+            tf.repeat([1, 2], [1.0, 2.0])
 
 
 def test_ensure_shape():
