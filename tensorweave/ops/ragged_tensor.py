@@ -610,6 +610,10 @@ class RaggedTensor:
     def get_shape(self) -> tensor_shape.TensorShape:
         return self.shape
 
+    def _shape_invariant_to_type_spec(self, shape: tensor_shape.TensorShape) -> RaggedTensorSpec:
+        """The spec of this tensor's values in a while loop whose shape invariant for it is `shape`."""
+        return RaggedTensorSpec(shape, self.dtype, self.ragged_rank, self.row_splits_dtype)
+
     @property
     def op(self) -> Operation:
         return self.flat_values.op
@@ -881,7 +885,7 @@ class RaggedTensorSpec(TypeSpec):
         return RaggedTensorSpec(self._shape[1:], self._dtype, self._ragged_rank - 1, self._row_splits_dtype)
 
 
-register_type_spec_from_value_converter(RaggedTensor, RaggedTensorSpec.from_value)
+register_type_spec_from_value_converter(RaggedTensor, RaggedTensorSpec.from_value, composite=True)
 
 
 def _nrows(values: Any, dtype: dtypes.DType) -> Tensor:
