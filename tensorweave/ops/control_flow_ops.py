@@ -1195,7 +1195,7 @@ class WhileContext(ControlFlowContext):
         result = body(*packed_body_vars)
         if not nest.is_nested(result):
             result = [result]
-        nest.assert_same_structure(list(packed_body_vars), list(result))
+        nest.assert_same_structure(list(packed_body_vars), list(result), expand_composites=True)
         flat_result = [t for v in nest.flatten(result) for t in _components(v)]
         if len(merges) != len(flat_result):
             raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. Got "

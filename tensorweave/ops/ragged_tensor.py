@@ -863,8 +863,8 @@ class RaggedTensorSpec(TypeSpec):
         result = components[0]
         dims = self._shape.as_list() if self._shape.ndims is not None else [None] * len(components)
         for level in builtins.range(len(components) - 1, 0, -1):
-            result = RaggedTensor.from_row_splits(result, components[level], validate=False)
-            result._static_row_length = dims[level]
+            result = RaggedTensor(result, components[level], internal=True,  # no ops, no name scope
+                                  static_row_length=dims[level])
         return result
 
     def _to_legacy_output_types(self) -> dtypes.DType:

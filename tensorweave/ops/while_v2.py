@@ -95,7 +95,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             results = body(*pack(args))
             if not nest.is_nested(results):
                 results = [results]
-            nest.assert_same_structure(results, originals, check_types=False)
+            nest.assert_same_structure(results, originals, check_types=False, expand_composites=True)
             return [i + 1, n] + [t for r in nest.flatten(results) for t in control_flow_ops._components(r)]
 
         body_fn = def_function.trace_body(wrapped_body, body_name, specs, arg_names, specs, input_names)
