@@ -11,9 +11,7 @@ import collections
 from collections.abc import Callable, Iterator, Mapping, MappingView, MutableMapping, Sequence
 from typing import Any
 
-from tensorweave.framework.indexed_slices import IndexedSlices
-from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.framework.type_spec import type_spec_from_value
+from tensorweave.framework.type_spec import composite_tensor_spec
 from tensorweave.platform.tf_export import tf_export
 
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
@@ -160,11 +158,9 @@ def _describe(value: Any) -> str:
 
 
 def _composite_spec(value: Any, expand_composites: bool) -> Any:
-    """The TypeSpec of a composite tensor (SparseTensor, IndexedSlices) nest descends into with
+    """The TypeSpec of a composite tensor (SparseTensor, IndexedSlices, RaggedTensor) nest descends into with
     `expand_composites`, else None."""
-    if not expand_composites:
-        return None
-    return type_spec_from_value(value) if isinstance(value, (SparseTensor, IndexedSlices)) else None
+    return composite_tensor_spec(value) if expand_composites else None
 
 
 def _structure_mismatch(first: Any, second: Any, check_types: bool,
@@ -172,7 +168,7 @@ def _structure_mismatch(first: Any, second: Any, check_types: bool,
     """(error class, TF's "More specifically" text) for the first place the structures differ, else None."""
     first_spec, second_spec = _composite_spec(first, expand_composites), _composite_spec(second, expand_composites)
     if first_spec is not None and second_spec is not None:
-        if type(first_spec) is not type(second_spec):
+        if first_spec.most_specific_common_supertype([second_spec]) is None:  # TF's check of two specs
             return ValueError, (f"Incompatible CompositeTensor TypeSpecs: type={type(first_spec).__name__} "
                                 f"str={first_spec!r} vs. type={type(second_spec).__name__} str={second_spec!r}")
         return None

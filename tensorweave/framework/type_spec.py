@@ -394,9 +394,22 @@ _CONVERTERS: list[tuple[type, Callable[[Any], TypeSpec]]] = [
 ]
 
 
-def register_type_spec_from_value_converter(type_object: type, converter_fn: Callable[[Any], TypeSpec]) -> None:
-    """Teach `type_spec_from_value` the values of `type_object` (those of higher layers)."""
+_COMPOSITE_TYPES: list[type] = [SparseTensor, IndexedSlices]
+
+
+def register_type_spec_from_value_converter(type_object: type, converter_fn: Callable[[Any], TypeSpec],
+                                            composite: bool = False) -> None:
+    """Teach `type_spec_from_value` the values of `type_object` (those of higher layers); `composite`: they
+    are composite tensors, which nest's `expand_composites` (so cond and while_loop) takes apart into their
+    component tensors."""
     _CONVERTERS.insert(0, (type_object, converter_fn))
+    if composite:
+        _COMPOSITE_TYPES.append(type_object)
+
+
+def composite_tensor_spec(value: Any) -> TypeSpec | None:
+    """The TypeSpec of a composite tensor (SparseTensor, IndexedSlices, RaggedTensor...), else None."""
+    return type_spec_from_value(value) if isinstance(value, tuple(_COMPOSITE_TYPES)) else None
 
 
 def _spec_or_none(value: Any) -> TypeSpec | None:

@@ -30,6 +30,7 @@ from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.type_spec import composite_tensor_spec
 from tensorweave.ops import (
     constant_ops,
     control_flow_ops,
@@ -144,7 +145,7 @@ def _trace_branches(fns: Sequence[Callable[[], Any]], names: Sequence[str], op_r
     def returned_value(value: Any) -> Any:
         if isinstance(value, Operation):
             return _components(value, op_return_value)
-        if value is None or isinstance(value, (Tensor, SparseTensor, IndexedSlices, TensorArray)):
+        if value is None or isinstance(value, (Tensor, TensorArray)) or composite_tensor_spec(value) is not None:
             return value
         return convert_to_tensor(value)
 
@@ -165,8 +166,14 @@ def _packed(original: Any, flat: Any) -> Any:
         SparseTensor(next(results), next(results), next(results)) if isinstance(x, SparseTensor) else
         IndexedSlices(next(results), next(results), None if x.dense_shape is None else next(results))
         if isinstance(x, IndexedSlices) else
-        _tensor_array_out(x, next(results)) if isinstance(x, TensorArray) else next(results)
+        _tensor_array_out(x, next(results)) if isinstance(x, TensorArray) else
+        _composite_out(composite_tensor_spec(x), results) if composite_tensor_spec(x) is not None else next(results)
         for x in nest.flatten(original)])
+
+
+def _composite_out(spec: Any, results: Any) -> Any:
+    """The composite (a RaggedTensor) `spec` describes, made of the next of the op's `results`."""
+    return spec._from_components([next(results) for _ in spec._component_specs])
 
 
 def indexed_case(branch_index: Tensor, branch_fns: Sequence[Callable[[], Any]], name: str = "indexed_case") -> Any:
@@ -223,6 +230,8 @@ def _components(value: Any, pred: Tensor) -> Any:
         return (value.values, value.indices) + (() if value.dense_shape is None else (value.dense_shape,))
     if isinstance(value, TensorArray):
         return value.flow
+    if composite_tensor_spec(value) is not None:  # a RaggedTensor: its flat values and row splits
+        return tuple(composite_tensor_spec(value)._to_components(value))
     if isinstance(value, Operation):
         with get_default_graph().control_dependencies([value]):
             return manipulation_ops.identity(pred)

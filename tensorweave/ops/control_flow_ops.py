@@ -36,6 +36,7 @@ from tensorweave.framework.op_kernel import DEAD, OpKernelContext
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.type_spec import composite_tensor_spec
 from tensorweave.ops import (
     constant_ops,
     elementwise_ops,
@@ -231,6 +232,8 @@ def _flatten(inputs: Any) -> list:
             flat.extend(c for c in (value.values, value.indices, value.dense_shape) if c is not None)
         elif isinstance(value, SparseTensor):
             flat.extend((value.indices, value.values, value.dense_shape))
+        elif composite_tensor_spec(value) is not None:  # a RaggedTensor
+            flat.extend(composite_tensor_spec(value)._to_components(value))
         else:
             flat.append(value)
     return flat
@@ -609,7 +612,7 @@ class CondContext(ControlFlowContext):
             packed = SparseTensor(*(self._branch_output(part)  # packs one here (so takes its name scope)
                                     for part in (value.indices, value.values, value.dense_shape)))
             return (packed.indices, packed.values, packed.dense_shape)
-        if isinstance(value, IndexedSlices):
+        if isinstance(value, IndexedSlices) or composite_tensor_spec(value) is not None:
             return [self._branch_output(part) for part in _components(value)]
         value = convert_to_tensor(_convert_tensorarray_to_flow(value))
         if value.name not in self._values:  # `lambda: x` of an outside x
@@ -647,11 +650,15 @@ def _convert_flow_to_tensorarray(original: Any, value: Any) -> Any:
 
 def _components(value: Any) -> list[Tensor]:
     """The tensors a cond or loop carries for one value (TF's expand_composites): a SparseTensor's three, an
-    IndexedSlices' values, indices (and dense_shape), a TensorArray's flow."""
+    IndexedSlices' values, indices (and dense_shape), another composite's (a RaggedTensor's flat values and row
+    splits) as its TypeSpec takes it apart, a TensorArray's flow."""
     if isinstance(value, SparseTensor):
         return [value.indices, value.values, value.dense_shape]
     if isinstance(value, IndexedSlices):
         return [value.values, value.indices] + ([] if value.dense_shape is None else [value.dense_shape])
+    spec = composite_tensor_spec(value)
+    if spec is not None:
+        return list(spec._to_components(value))
     return [convert_to_tensor(_convert_tensorarray_to_flow(value))]
 
 
@@ -664,6 +671,9 @@ def _from_components(originals: list, tensors: list[Tensor]) -> list:
             result.append(SparseTensor(next(parts), next(parts), next(parts)))
         elif isinstance(o, IndexedSlices):
             result.append(IndexedSlices(next(parts), next(parts), None if o.dense_shape is None else next(parts)))
+        elif composite_tensor_spec(o) is not None:
+            spec = composite_tensor_spec(o)
+            result.append(spec._from_components([next(parts) for _ in spec._component_specs]))
         else:
             result.append(_convert_flow_to_tensorarray(o, next(parts)))
     return result
@@ -684,6 +694,11 @@ def _component_invariants(value: Any, shape: tensor_shape.TensorShape | None) ->
             dense = tensor_shape.TensorShape([None]).concatenate(shape[1:])
         return [indices_shape.concatenate(dense[1:]), indices_shape] + (
             [] if value.dense_shape is None else [tensor_shape.TensorShape([dense.ndims])])
+    spec = composite_tensor_spec(value)
+    if spec is not None and not isinstance(value, SparseTensor):  # a RaggedTensor: its spec's components'
+        if shape is not None:  # (its outer row splits fix its number of rows), as TF's shape_invariant_to_type_spec
+            spec = value._shape_invariant_to_type_spec(shape)
+        return [component.shape for component in spec._component_specs]
     if not isinstance(value, SparseTensor):
         return [_convert_tensorarray_to_flow(value).shape if shape is None else shape]
     if shape is None:
@@ -1119,7 +1134,8 @@ class WhileContext(ControlFlowContext):
         flows and come out as TensorArrays of the same handles."""
         flat_orig = nest.flatten(loop_vars)
         loop_vars = nest.map_structure(
-            lambda v: v if isinstance(v, (tensor_array_ops.TensorArray, SparseTensor, IndexedSlices)) else convert_to_tensor(v),
+            lambda v: v if isinstance(v, tensor_array_ops.TensorArray) or composite_tensor_spec(v) is not None
+            else convert_to_tensor(v),
             loop_vars)
         flat_vars = [t for v in nest.flatten(loop_vars) for t in _components(v)]
         if shape_invariants is None:
@@ -1179,7 +1195,7 @@ class WhileContext(ControlFlowContext):
         result = body(*packed_body_vars)
         if not nest.is_nested(result):
             result = [result]
-        nest.assert_same_structure(list(packed_body_vars), list(result))
+        nest.assert_same_structure(list(packed_body_vars), list(result), expand_composites=True)
         flat_result = [t for v in nest.flatten(result) for t in _components(v)]
         if len(merges) != len(flat_result):
             raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. Got "

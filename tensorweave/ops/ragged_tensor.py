@@ -610,6 +610,10 @@ class RaggedTensor:
     def get_shape(self) -> tensor_shape.TensorShape:
         return self.shape
 
+    def _shape_invariant_to_type_spec(self, shape: tensor_shape.TensorShape) -> RaggedTensorSpec:
+        """The spec of this tensor's values in a while loop whose shape invariant for it is `shape`."""
+        return RaggedTensorSpec(shape, self.dtype, self.ragged_rank, self.row_splits_dtype)
+
     @property
     def op(self) -> Operation:
         return self.flat_values.op
@@ -859,8 +863,8 @@ class RaggedTensorSpec(TypeSpec):
         result = components[0]
         dims = self._shape.as_list() if self._shape.ndims is not None else [None] * len(components)
         for level in builtins.range(len(components) - 1, 0, -1):
-            result = RaggedTensor.from_row_splits(result, components[level], validate=False)
-            result._static_row_length = dims[level]
+            result = RaggedTensor(result, components[level], internal=True,  # no ops, no name scope
+                                  static_row_length=dims[level])
         return result
 
     def _to_legacy_output_types(self) -> dtypes.DType:
@@ -881,7 +885,7 @@ class RaggedTensorSpec(TypeSpec):
         return RaggedTensorSpec(self._shape[1:], self._dtype, self._ragged_rank - 1, self._row_splits_dtype)
 
 
-register_type_spec_from_value_converter(RaggedTensor, RaggedTensorSpec.from_value)
+register_type_spec_from_value_converter(RaggedTensor, RaggedTensorSpec.from_value, composite=True)
 
 
 def _nrows(values: Any, dtype: dtypes.DType) -> Tensor:

@@ -24,9 +24,8 @@ from tensorweave.framework import dtypes, function_def, importer, nest, tensor_s
 from tensorweave.framework.func_graph import FuncGraph
 from tensorweave.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.framework.graph_def import NodeDef
-from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.framework.type_spec import TensorSpec
+from tensorweave.framework.type_spec import TensorSpec, composite_tensor_spec
 from tensorweave.ops import (
     cond_v2,
     constant_ops,
@@ -57,12 +56,12 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
     flat = [t for p in parts for t in p]
     if shape_invariants is not None:  # TF maps the invariants over the converted loop variables
         nest.assert_same_structure(nest.pack_sequence_as(originals, [
-            v if isinstance(v, (SparseTensor, IndexedSlices)) else p[0] for v, p in zip(flat_originals, parts)]), shape_invariants,
+            v if composite_tensor_spec(v) is not None else p[0] for v, p in zip(flat_originals, parts)]), shape_invariants,
             check_types=False)
     given = [None] * len(flat_originals) if shape_invariants is None else [
         tensor_shape.as_shape(s) for s in nest.flatten(shape_invariants)]
     invariants = [s for v, p, g in zip(flat_originals, parts, given) for s in (
-        control_flow_ops._component_invariants(v, g) if isinstance(v, (SparseTensor, IndexedSlices)) else [p[0].shape if g is None
+        control_flow_ops._component_invariants(v, g) if composite_tensor_spec(v) is not None else [p[0].shape if g is None
                                                                                            else g])]
     outer = get_default_graph()
     with name_scope(name or "while") as scope:
@@ -96,7 +95,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             results = body(*pack(args))
             if not nest.is_nested(results):
                 results = [results]
-            nest.assert_same_structure(results, originals, check_types=False)
+            nest.assert_same_structure(results, originals, check_types=False, expand_composites=True)
             return [i + 1, n] + [t for r in nest.flatten(results) for t in control_flow_ops._components(r)]
 
         body_fn = def_function.trace_body(wrapped_body, body_name, specs, arg_names, specs, input_names)
