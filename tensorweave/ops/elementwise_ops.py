@@ -138,17 +138,58 @@ Mul = binary_op("Mul", _NUMBER, operator.mul, is_commutative=True)
 def _true_divide(x: Any, y: Any) -> Any:
     """x / y; complex values as Eigen's packets divide them (the divisor scaled by its larger part, then x times
     its conjugate over its squared norm), so (3+4j) / 5 is exactly 0.6+0.8j, where NumPy's multiplies by a
-    reciprocal (0.6000000000000001). Eigen's scalar loop, which takes the last few elements, is not modelled."""
+    reciprocal (0.6000000000000001), and a zero or infinite divisor gives nan+nanj; the last size % packet
+    elements (Eigen's scalar loop) as C's complex division (`_c99_complex_divide`): (1+2j) / 0 is inf+infj."""
     if not (np.iscomplexobj(x) or np.iscomplexobj(y)):
         return np.true_divide(x, y)
     dtype = np.result_type(x, y)
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
-    scale = np.maximum(np.abs(y.real), np.abs(y.imag))
-    c, d = y.real / scale, y.imag / scale
-    norm = c * c + d * d
-    out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtype)
-    out.real = (x.real * c + x.imag * d) / norm / scale
-    out.imag = (x.imag * c - x.real * d) / norm / scale
+    with np.errstate(all="ignore"):
+        scale = np.maximum(np.abs(y.real), np.abs(y.imag))
+        c, d = y.real / scale, y.imag / scale
+        norm = c * c + d * d
+        out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtype)
+        out.real = (x.real * c + x.imag * d) / norm / scale
+        out.imag = (x.imag * c - x.real * d) / norm / scale
+        tail = out.size % _COMPLEX_PACKET[dtype]
+        if tail:
+            flat = out.reshape(-1)
+            flat[-tail:] = _c99_complex_divide(np.broadcast_to(x, out.shape).reshape(-1)[-tail:],
+                                               np.broadcast_to(y, out.shape).reshape(-1)[-tail:])
+    return out
+
+
+# Complex elements per packet of TF's CPU build (AVX, 32 bytes).
+_COMPLEX_PACKET = {np.dtype(np.complex64): 4, np.dtype(np.complex128): 2}
+
+
+def _c99_complex_divide(x: Any, y: Any) -> Any:
+    """x / y by C99's Annex G (compiler-rt's __divdc3): the divisor scaled by a power of two, then the
+    infinities and zeros the plain formula makes NaN of recovered: a nonzero x over 0 is infinite
+    ((1+2j) / 0 = inf+infj, 1 / 0 = inf+nanj), a finite x over an infinity 0."""
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    logbw = np.floor(np.log2(np.maximum(np.abs(c), np.abs(d))))
+    scale = np.where(np.isfinite(logbw), logbw, 0)
+    c, d = np.ldexp(c, -scale.astype(int)), np.ldexp(d, -scale.astype(int))
+    denom = c * c + d * d
+    real = np.ldexp((a * c + b * d) / denom, -scale.astype(int))
+    imag = np.ldexp((b * c - a * d) / denom, -scale.astype(int))
+    lost = np.isnan(real) & np.isnan(imag)
+    by_zero = lost & (denom == 0) & ~(np.isnan(a) & np.isnan(b))
+    inf_c = np.copysign(np.inf, c)
+    real, imag = np.where(by_zero, inf_c * a, real), np.where(by_zero, inf_c * b, imag)
+    lost &= ~by_zero
+    infinite = lost & (np.isinf(a) | np.isinf(b)) & np.isfinite(c) & np.isfinite(d)
+    ia, ib = np.copysign(np.isinf(a).astype(a.dtype), a), np.copysign(np.isinf(b).astype(b.dtype), b)
+    real = np.where(infinite, np.inf * (ia * c + ib * d), real)
+    imag = np.where(infinite, np.inf * (ib * c - ia * d), imag)
+    lost &= ~infinite
+    vanishing = lost & np.isinf(logbw) & (logbw > 0) & np.isfinite(a) & np.isfinite(b)
+    ic, id_ = np.copysign(np.isinf(c).astype(c.dtype), c), np.copysign(np.isinf(d).astype(d.dtype), d)
+    real = np.where(vanishing, 0 * (a * ic + b * id_), real)
+    imag = np.where(vanishing, 0 * (b * ic - a * id_), imag)
+    out = np.empty(real.shape, x.dtype)
+    out.real, out.imag = real, imag
     return out
 
 
