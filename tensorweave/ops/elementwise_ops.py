@@ -138,8 +138,9 @@ Mul = binary_op("Mul", _NUMBER, operator.mul, is_commutative=True)
 def _true_divide(x: Any, y: Any) -> Any:
     """x / y; complex values as Eigen's packets divide them (the divisor scaled by its larger part, then x times
     its conjugate over its squared norm), so (3+4j) / 5 is exactly 0.6+0.8j, where NumPy's multiplies by a
-    reciprocal (0.6000000000000001), and a zero or infinite divisor gives nan+nanj; the last size % packet
-    elements (Eigen's scalar loop) as C's complex division (`_c99_complex_divide`): (1+2j) / 0 is inf+infj."""
+    reciprocal (0.6000000000000001), and a zero or infinite divisor gives nan+nanj; in the last size % packet
+    elements (Eigen's scalar loop) those come out as C's complex division gives them (`_c99_special_quotients`):
+    (1+2j) / 0 is inf+infj there. Rounding differences of the scalar loop's finite quotients are not modelled."""
     if not (np.iscomplexobj(x) or np.iscomplexobj(y)):
         return np.true_divide(x, y)
     dtype = np.result_type(x, y)
@@ -154,8 +155,8 @@ def _true_divide(x: Any, y: Any) -> Any:
         tail = out.size % _COMPLEX_PACKET[dtype]
         if tail:
             flat = out.reshape(-1)
-            flat[-tail:] = _c99_complex_divide(np.broadcast_to(x, out.shape).reshape(-1)[-tail:],
-                                               np.broadcast_to(y, out.shape).reshape(-1)[-tail:])
+            flat[-tail:] = _c99_special_quotients(np.broadcast_to(x, out.shape).reshape(-1)[-tail:],
+                                                  np.broadcast_to(y, out.shape).reshape(-1)[-tail:], flat[-tail:])
     return out
 
 
@@ -163,32 +164,28 @@ def _true_divide(x: Any, y: Any) -> Any:
 _COMPLEX_PACKET = {np.dtype(np.complex64): 4, np.dtype(np.complex128): 2}
 
 
-def _c99_complex_divide(x: Any, y: Any) -> Any:
-    """x / y by C99's Annex G (compiler-rt's __divdc3): the divisor scaled by a power of two, then the
-    infinities and zeros the plain formula makes NaN of recovered: a nonzero x over 0 is infinite
-    ((1+2j) / 0 = inf+infj, 1 / 0 = inf+nanj), a finite x over an infinity 0."""
+def _c99_special_quotients(x: Any, y: Any, quotient: Any) -> Any:
+    """`quotient` (x / y by the scaled formula) with the infinities and zeros C99's Annex G division (compiler-rt's
+    __divdc3) recovers where the formula gives nan+nanj: a nonzero x over 0 is infinite ((1+2j) / 0 =
+    inf+infj, 1 / 0 = inf+nanj), an infinite x over a finite y infinite, a finite x over an infinity 0."""
     a, b, c, d = x.real, x.imag, y.real, y.imag
-    logbw = np.floor(np.log2(np.maximum(np.abs(c), np.abs(d))))
-    scale = np.where(np.isfinite(logbw), logbw, 0)
-    c, d = np.ldexp(c, -scale.astype(int)), np.ldexp(d, -scale.astype(int))
-    denom = c * c + d * d
-    real = np.ldexp((a * c + b * d) / denom, -scale.astype(int))
-    imag = np.ldexp((b * c - a * d) / denom, -scale.astype(int))
+    real, imag = quotient.real.copy(), quotient.imag.copy()
     lost = np.isnan(real) & np.isnan(imag)
-    by_zero = lost & (denom == 0) & ~(np.isnan(a) & np.isnan(b))
-    inf_c = np.copysign(np.inf, c)
+    by_zero = lost & (c == 0) & (d == 0) & ~(np.isnan(a) & np.isnan(b))
+    inf_c = np.copysign(np.inf, c).astype(c.dtype)
     real, imag = np.where(by_zero, inf_c * a, real), np.where(by_zero, inf_c * b, imag)
     lost &= ~by_zero
+
+    def unit(v: Any) -> Any:  # +-1 for an infinity, +-0 otherwise
+        return np.copysign(np.isinf(v).astype(v.dtype), v)
+
     infinite = lost & (np.isinf(a) | np.isinf(b)) & np.isfinite(c) & np.isfinite(d)
-    ia, ib = np.copysign(np.isinf(a).astype(a.dtype), a), np.copysign(np.isinf(b).astype(b.dtype), b)
-    real = np.where(infinite, np.inf * (ia * c + ib * d), real)
-    imag = np.where(infinite, np.inf * (ib * c - ia * d), imag)
-    lost &= ~infinite
-    vanishing = lost & np.isinf(logbw) & (logbw > 0) & np.isfinite(a) & np.isfinite(b)
-    ic, id_ = np.copysign(np.isinf(c).astype(c.dtype), c), np.copysign(np.isinf(d).astype(d.dtype), d)
-    real = np.where(vanishing, 0 * (a * ic + b * id_), real)
-    imag = np.where(vanishing, 0 * (b * ic - a * id_), imag)
-    out = np.empty(real.shape, x.dtype)
+    real = np.where(infinite, np.inf * (unit(a) * c + unit(b) * d), real)
+    imag = np.where(infinite, np.inf * (unit(b) * c - unit(a) * d), imag)
+    vanishing = lost & ~infinite & (np.isinf(c) | np.isinf(d)) & np.isfinite(a) & np.isfinite(b)
+    real = np.where(vanishing, 0 * (a * unit(c) + b * unit(d)), real)
+    imag = np.where(vanishing, 0 * (b * unit(c) - a * unit(d)), imag)
+    out = np.empty(real.shape, quotient.dtype)
     out.real, out.imag = real, imag
     return out
 
