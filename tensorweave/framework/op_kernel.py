@@ -89,7 +89,7 @@ class OpKernel:
     """One node's kernel: its registration, node, device, bound call and persistent state."""
 
     __slots__ = ("kernel_def", "node_def", "name", "type_string", "device", "xp", "call", "state",
-                 "num_outputs", "asynchronous", "expensive", "constant", "function_library")
+                 "num_outputs", "asynchronous", "expensive", "constant", "function_library", "folding")
 
     def __init__(self, kernel_def: KernelDef, node_def: NodeDef, device: DeviceBase) -> None:
         self.kernel_def = kernel_def
@@ -110,6 +110,9 @@ class OpKernel:
         # what a function-call kernel instantiates its function with (runtime/function.py); set by the
         # session that makes the kernel, None where no library is (constant folding)
         self.function_library: FunctionLibrary | None = None
+        # whether Grappler's constant folding runs it: TF folds with its plain (Eigen) CPU kernels, never
+        # with the oneDNN ones its x86 build swaps in when the graph runs
+        self.folding = False
         self.reset_state()
 
     def reset_state(self) -> None:

@@ -138,17 +138,55 @@ Mul = binary_op("Mul", _NUMBER, operator.mul, is_commutative=True)
 def _true_divide(x: Any, y: Any) -> Any:
     """x / y; complex values as Eigen's packets divide them (the divisor scaled by its larger part, then x times
     its conjugate over its squared norm), so (3+4j) / 5 is exactly 0.6+0.8j, where NumPy's multiplies by a
-    reciprocal (0.6000000000000001). Eigen's scalar loop, which takes the last few elements, is not modelled."""
+    reciprocal (0.6000000000000001), and a zero or infinite divisor gives nan+nanj; in the last size % packet
+    elements (Eigen's scalar loop) those come out as C's complex division gives them (`_c99_special_quotients`):
+    (1+2j) / 0 is inf+infj there. Rounding differences of the scalar loop's finite quotients are not modelled."""
     if not (np.iscomplexobj(x) or np.iscomplexobj(y)):
         return np.true_divide(x, y)
     dtype = np.result_type(x, y)
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
-    scale = np.maximum(np.abs(y.real), np.abs(y.imag))
-    c, d = y.real / scale, y.imag / scale
-    norm = c * c + d * d
-    out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtype)
-    out.real = (x.real * c + x.imag * d) / norm / scale
-    out.imag = (x.imag * c - x.real * d) / norm / scale
+    with np.errstate(all="ignore"):
+        scale = np.maximum(np.abs(y.real), np.abs(y.imag))
+        c, d = y.real / scale, y.imag / scale
+        norm = c * c + d * d
+        out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtype)
+        out.real = (x.real * c + x.imag * d) / norm / scale
+        out.imag = (x.imag * c - x.real * d) / norm / scale
+        tail = out.size % _COMPLEX_PACKET[dtype]
+        if tail:
+            flat = out.reshape(-1)
+            flat[-tail:] = _c99_special_quotients(np.broadcast_to(x, out.shape).reshape(-1)[-tail:],
+                                                  np.broadcast_to(y, out.shape).reshape(-1)[-tail:], flat[-tail:])
+    return out
+
+
+# Complex elements per packet of TF's CPU build (AVX, 32 bytes).
+_COMPLEX_PACKET = {np.dtype(np.complex64): 4, np.dtype(np.complex128): 2}
+
+
+def _c99_special_quotients(x: Any, y: Any, quotient: Any) -> Any:
+    """`quotient` (x / y by the scaled formula) with the infinities and zeros C99's Annex G division (compiler-rt's
+    __divdc3) recovers where the formula gives nan+nanj: a nonzero x over 0 is infinite ((1+2j) / 0 =
+    inf+infj, 1 / 0 = inf+nanj), an infinite x over a finite y infinite, a finite x over an infinity 0."""
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    real, imag = quotient.real.copy(), quotient.imag.copy()
+    lost = np.isnan(real) & np.isnan(imag)
+    by_zero = lost & (c == 0) & (d == 0) & ~(np.isnan(a) & np.isnan(b))
+    inf_c = np.copysign(np.inf, c).astype(c.dtype)
+    real, imag = np.where(by_zero, inf_c * a, real), np.where(by_zero, inf_c * b, imag)
+    lost &= ~by_zero
+
+    def unit(v: Any) -> Any:  # +-1 for an infinity, +-0 otherwise
+        return np.copysign(np.isinf(v).astype(v.dtype), v)
+
+    infinite = lost & (np.isinf(a) | np.isinf(b)) & np.isfinite(c) & np.isfinite(d)
+    real = np.where(infinite, np.inf * (unit(a) * c + unit(b) * d), real)
+    imag = np.where(infinite, np.inf * (unit(b) * c - unit(a) * d), imag)
+    vanishing = lost & ~infinite & (np.isinf(c) | np.isinf(d)) & np.isfinite(a) & np.isfinite(b)
+    real = np.where(vanishing, 0 * (a * unit(c) + b * unit(d)), real)
+    imag = np.where(vanishing, 0 * (b * unit(c) - a * unit(d)), imag)
+    out = np.empty(real.shape, quotient.dtype)
+    out.real, out.imag = real, imag
     return out
 
 

@@ -209,9 +209,45 @@ def _shifted_rows(ctx: OpKernelContext, logits: Any) -> tuple[Any, Any, Any]:
     return shifted, exp, xp.sum(exp, axis=-1, keepdims=True)
 
 
-def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: bool = False) -> Op:
+_ONEDNN_SIMD = 16  # float32 lanes of the AVX-512 vectors oneDNN's softmax kernel works in
+_ONEDNN_MAX_ACCUMULATORS = 4  # vector registers its maximum pass spreads a row's vectors over
+
+
+def _onednn_softmax_nonfinite_rows(rows: Any) -> Any:
+    """Softmax of float32 rows (a matrix) whose maximum is NaN, +inf or -inf, as TF's x86 kernel (oneDNN's
+    jit softmax) leaves them: the row's vectors are folded into up to four per-lane maxima (vector c into
+    register c % 4, the last, partial vector only in its lanes), the registers combined in order and then
+    across lanes by halving shuffles, every step with x86's `maxps` (a > b ? a : b, so a NaN on either side
+    gives b); each element less its lane's maximum is exponentiated, NaN giving +inf, and the exponentials
+    scaled by 1 / their sum. So [inf, 1, 2] -> [nan, 0, 0] and [nan, 1, 0] -> [nan, 0, 0] where the
+    finite formula gives NaNs throughout; a row of -inf is all NaN."""
+    batch, width = rows.shape
+    full, vectors = width // _ONEDNN_SIMD, -(-width // _ONEDNN_SIMD)
+    accumulators = np.full((min(_ONEDNN_MAX_ACCUMULATORS, max(full, 1)), batch, _ONEDNN_SIMD),
+                           np.finfo(np.float32).min, np.float32)
+    for c in range(vectors):
+        vector = rows[:, c * _ONEDNN_SIMD:(c + 1) * _ONEDNN_SIMD]
+        lanes = accumulators[c % len(accumulators), :, :vector.shape[1]]
+        np.copyto(lanes, vector, where=~(lanes > vector))
+    maxima = accumulators[0]
+    for accumulator in accumulators[1:]:
+        maxima = np.where(maxima > accumulator, maxima, accumulator)
+    lane = np.arange(_ONEDNN_SIMD)
+    for step in (8, 4, 2, 1):
+        maxima = np.where(maxima > maxima[:, lane ^ step], maxima, maxima[:, lane ^ step])
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        shifted = rows - np.tile(maxima, vectors)[:, :width]
+        exp = np.exp(shifted)
+        exp[np.isnan(shifted)] = np.inf
+        return exp * (1 / exp.sum(axis=1, keepdims=True))
+
+
+def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: bool = False,
+                onednn_nonfinite_rows: bool = False) -> Op:
     """Softmax or LogSoftmax over the last axis; `bfloat16_in_float32` where TF's x86 kernel (oneDNN's)
-    computes bfloat16 in float32 and rounds once."""
+    computes bfloat16 in float32 and rounds once, `onednn_nonfinite_rows` where float32 rows holding a NaN,
+    +inf or only -inf come out as oneDNN's kernel leaves them (`_onednn_softmax_nonfinite_rows`), except
+    in constant folding, which runs TF's Eigen kernel."""
     op = Op(name, inputs=["logits: T"], outputs=[f"{output}: T"], attrs=[f"T: {_FLOAT}"])
 
     @op.shape
@@ -225,7 +261,13 @@ def _softmax_op(name: str, output: str, from_shifted: Any, bfloat16_in_float32: 
         if logits.size == 0:
             return ctx.xp.zeros_like(logits)
         computed = in_float32(logits) if bfloat16_in_float32 else logits
-        return _flushed_astype(from_shifted(ctx.xp, *_shifted_rows(ctx, computed)), logits.dtype)
+        shifted, exp, sum_exp = _shifted_rows(ctx, computed)
+        result = from_shifted(ctx.xp, shifted, exp, sum_exp)
+        if onednn_nonfinite_rows and logits.dtype == np.float32 and ctx.xp is np and not ctx.kernel.folding:
+            bad = ~np.isfinite(sum_exp[..., 0])  # a row's sum is finite (>= 1) exactly when its maximum is
+            if bad.any():
+                result[bad] = _onednn_softmax_nonfinite_rows(logits[bad])
+        return _flushed_astype(result, logits.dtype)
 
     return op
 
@@ -234,7 +276,7 @@ _flushed_astype = flush_denormals(lambda y, dtype: y.astype(dtype))
 
 
 Softmax = _softmax_op("Softmax", "softmax", lambda xp, shifted, exp, sum_exp: xp.multiply(exp, 1 / sum_exp, out=exp),
-                      bfloat16_in_float32=True)
+                      bfloat16_in_float32=True, onednn_nonfinite_rows=True)
 LogSoftmax = _softmax_op("LogSoftmax", "logsoftmax", lambda xp, shifted, exp, sum_exp: shifted - xp.log(sum_exp))
 
 

@@ -31,7 +31,7 @@ from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
 from tensorweave.ops import constant_ops, raw_ops, shape_ops
 from tensorweave.ops.cast_ops import cast
-from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, not_equal, where_v2
+from tensorweave.ops.elementwise_ops import Exp, Log, Log1p, Sign, Square, _true_divide, not_equal, where_v2
 from tensorweave.ops.kernel_helpers import invalid_argument
 from tensorweave.ops.reduction_ops import reduce_sum
 from tensorweave.ops.shape_helpers import broadcast_binary_shape, unary_shape
@@ -772,7 +772,7 @@ def _safe_binary(name: str, zero_at: str, fn: Callable[[Any, Any], Any],
 
 
 Xlogy = _safe_binary("Xlogy", "x", lambda x, y: x * np.log(y))
-Xdivy = _safe_binary("Xdivy", "x", lambda x, y: x / y)
+Xdivy = _safe_binary("Xdivy", "x", _true_divide)  # complex values as Div divides them
 Xlog1py = _safe_binary("Xlog1py", "x", lambda x, y: x * np.log1p(y))
 MulNoNan = _safe_binary("MulNoNan", "y", lambda x, y: x * y, "{bfloat16, half, float, double, complex64, complex128}")
 

@@ -206,7 +206,9 @@ def _fold(node: NodeDef, values: dict[str, tuple[Any, list[str]]], device: Devic
                                                          for t in types):  # a variant is no array for a Const
         return None
     try:
-        outputs = OpKernel(kernel, node, device).compute(inputs)
+        folding = OpKernel(kernel, node, device)
+        folding.folding = True
+        outputs = folding.compute(inputs)
     except errors.OpError:  # including one that cannot allocate: the step reports it
         return None
     outputs = [device.xp.asarray(value) for value in outputs]

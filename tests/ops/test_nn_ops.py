@@ -77,6 +77,33 @@ def test_softmax_and_log_softmax_are_stable():
         _run(tf.nn.softmax(x), feed={x: 1.0})
 
 
+def test_softmax_of_non_finite_rows_as_tf():
+    """TF's x86 float32 Softmax (oneDNN's) leaves rows holding NaN or +inf partly zero, lane by lane; float64
+    (Eigen's), LogSoftmax and constant folding give NaN throughout. Values recorded from TF 2.21."""
+    inf, nan = np.inf, np.nan
+    rows = [[inf, 1, 2], [inf, inf, 0], [nan, 1, 0], [1, nan, inf], [-inf, inf, 0], [-inf, -inf, -inf],
+            [nan, -inf, -inf], [-inf, -inf, 1], [1, 2, 3]]
+    x32, x64 = tf.placeholder(tf.float32), tf.placeholder(tf.float64)
+    sm32, lsm32, sm64 = _run(tf.nn.softmax(x32), tf.nn.log_softmax(x32), tf.nn.softmax(x64),
+                             feed={x32: rows, x64: rows})
+    np.testing.assert_array_equal(sm32[:8], [[nan, 0, 0], [nan, nan, 0], [nan, 0, 0], [0, nan, nan], [0, nan, 0],
+                                             [nan, nan, nan], [nan, 0, 0], [0, 0, 1]])
+    np.testing.assert_allclose(sm32[8], [0.090031, 0.244728, 0.665241], rtol=1e-5)
+    assert np.isnan(lsm32[:7]).all() and np.isnan(sm64[:7]).all()
+    np.testing.assert_array_equal(lsm32[7], [-inf, -inf, 0])
+    folded = _run(tf.nn.softmax(tf.constant(rows[:7], tf.float32)))[0]
+    assert np.isnan(folded).all()
+    # 16 lanes, up to four partial maxima: where a lane's maximum is NaN its finite elements come out NaN
+    wide = np.linspace(-1, 1, 40, dtype=np.float32).reshape(1, 40).repeat(3, 0)
+    wide[0, [3, 19]] = nan
+    wide[1, [5, 21, 37]] = [nan, inf, nan]
+    wide[2, [0, 16, 32, 33]] = [inf, nan, 7.0, nan]
+    value = _run(tf.nn.softmax(x32), feed={x32: wide})[0]
+    for row, nans in zip(value, [[3, 12, 19, 28], [5, 21, 37], [0, 15, 16, 31, 33]]):
+        np.testing.assert_array_equal(np.flatnonzero(np.isnan(row)), nans)
+        assert not row[~np.isnan(row)].any()
+
+
 def test_softmax_on_another_axis_transposes_as_tf():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7
     out = tf.nn.softmax(tf.constant(x, name="x"), axis=0)

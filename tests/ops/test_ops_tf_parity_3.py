@@ -228,6 +228,30 @@ def test_complex_division_as_eigen_packets_scale_the_divisor():
     assert str(_run(x / y).tolist()) == str([complex(np.inf, -np.inf)] + [complex(np.nan, np.nan)] * 3)
 
 
+def test_complex_division_tail_is_c99_division():
+    """Recorded from TF 2.21: Eigen's packets (4 complex64, 2 complex128) give nan+nanj for a zero or infinite
+    divisor; the last size % packet elements (its scalar loop) divide as C: (1+2j)/0 = inf+infj,
+    1/0 = inf+nanj, (1+2j)/inf = 0. Xdivy and DivNoNan (but for its zero divisors) divide the same way."""
+    inf, nan = np.inf, np.nan
+    for dtype, n, packet in ((tf.complex64, 6, 4), (tf.complex128, 3, 2)):
+        x = tf.placeholder(dtype)
+        y = tf.placeholder(dtype)
+        divisors = np.zeros(n, complex)
+        divisors[::2] = inf
+        feed = {x: np.full(n, 1 + 2j), y: divisors}
+        div, realdiv, xdivy, no_nan, recip = _run(
+            [x / y, tf.raw_ops.RealDiv(x=x, y=y), tf.math.xdivy(x, y), tf.math.divide_no_nan(x, y),
+             tf.math.reciprocal(y)], feed)
+        assert str(div.tolist()) == str([complex(nan, nan)] * packet + [0j, complex(inf, inf)][:n - packet])
+        assert str(realdiv.tolist()) == str(div.tolist()) == str(xdivy.tolist())
+        assert str(recip.tolist()) == str([complex(nan, nan)] * packet
+                                          + [0j, complex(inf, nan)][:n - packet])
+        assert str(no_nan.tolist()) == str([complex(nan, nan), 0j] * (packet // 2) + [0j] * (n - packet))
+    got = _run(tf.math.xdivy(tf.constant([1 + 2j, -3j]), tf.constant([1e300 + 1e300j] * 2)))
+    assert got.tolist() == [complex(1.4999999999999998e-300, 5e-301),
+                            complex(-1.4999999999999998e-300, -1.4999999999999998e-300)]
+
+
 def test_gather_nd_with_empty_index_rows_takes_the_whole_params_per_row():
     out = _run(tf.gather_nd(tf.reshape(tf.range(6), [2, 3]), tf.zeros([2, 0], tf.int32)))
     assert out.tolist() == [[[0, 1, 2], [3, 4, 5]]] * 2
