@@ -91,7 +91,7 @@ def _switch_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
     return [ctx.input_shape(0), ctx.input_shape(0)]
 
 
-def _check_selector(ctx: OpKernelContext, selector: Any) -> None:
+def check_selector(ctx: OpKernelContext, selector: Any) -> None:
     """A switch's second input selects one output: a scalar, as TF's Switch and _SwitchN check."""
     if np.ndim(selector) != 0:
         raise invalid_argument(ctx, "The second input must be a scalar, but it has shape "
@@ -102,7 +102,7 @@ def _check_selector(ctx: OpKernelContext, selector: Any) -> None:
 @RefSwitch.kernel("CPU")
 def _switch(ctx: OpKernelContext, data: Any, pred: Any) -> list[Any]:
     """`data` on the output `pred` selects; the other output is dead."""
-    _check_selector(ctx, pred)
+    check_selector(ctx, pred)
     return [DEAD, data] if pred else [data, DEAD]
 
 
@@ -120,7 +120,7 @@ def _switch_n_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 @_SwitchN.kernel("CPU")
 def _switch_n(ctx: OpKernelContext, data: Any, output_index: Any, num_outs: int) -> list[Any]:
-    _check_selector(ctx, output_index)
+    check_selector(ctx, output_index)
     index = int(output_index)
     outputs = [DEAD] * num_outs
     outputs[index if 0 <= index < num_outs else num_outs - 1] = data

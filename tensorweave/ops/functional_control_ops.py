@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import tensor_shape
-from tensorweave.framework.op_kernel import OpKernelContext
+from tensorweave import errors
+from tensorweave.framework import dtypes, graph_io, op_registry, tensor_shape
+from tensorweave.framework.op_kernel import OpKernelContext, nested_error
 from tensorweave.framework.op_registry import Op
 from tensorweave.framework.shape_inference import InferenceContext
+from tensorweave.ops.control_flow_ops import check_selector
 from tensorweave.ops.function_ops import function_name
 
 
@@ -30,8 +32,20 @@ def _declared_shapes(ctx: InferenceContext, count: int) -> list[tensor_shape.Ten
     return [tensor_shape.as_shape(s) for s in shapes]
 
 
-def _truth(value: Any) -> bool:
-    """A condition tensor's truth, as TF's If and While read it."""
+def _truth(ctx: OpKernelContext, value: Any, lowered_as: tuple[str, str, str]) -> bool:
+    """A condition tensor's truth, as TF's If and While read it; for one marked `_lower_using_switch_merge`
+    (control flow v2's), which TF's session runs lowered to Switch and Merge, as the lowered op (`lowered_as`:
+    its type, input and name suffix) reads it: a bool (else its NodeDef fails to build, which TF reports
+    unnamed, before the step runs), a scalar as the Switch checks."""
+    if ctx.node_def.attr.get("_lower_using_switch_merge") is True:
+        kind = dtypes.as_dtype(np.asarray(value).dtype)
+        if kind != dtypes.bool:
+            op, arg, suffix = lowered_as
+            # TF names the lowered node by its graph's NewName, with a "/_" and a count of the graph's names
+            raise nested_error(errors.InvalidArgumentError(
+                None, None, f"Input '{arg}' passed {dtypes.type_string(kind)} expected bool while building NodeDef "
+                f"'{ctx.node_def.name}/{suffix}/_0' using {graph_io.summarize_op_def(op_registry.get(op).op_def)}"))
+        check_selector(ctx, value)
     array = np.asarray(value)
     if array.ndim:
         return array.size > 0
@@ -48,7 +62,7 @@ def _if_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 
 
 def _if(ctx: OpKernelContext, cond: Any, *args: Any, then_branch: Any, else_branch: Any) -> list[Any]:
-    branch = then_branch if _truth(cond) else else_branch
+    branch = then_branch if _truth(ctx, cond, ("Switch", "pred", "switch_pred")) else else_branch
     return ctx.function_library.call(ctx, function_name(branch), args)
 
 
@@ -95,7 +109,7 @@ def _while_shape(ctx: InferenceContext) -> list[tensor_shape.TensorShape]:
 def _while(ctx: OpKernelContext, *args: Any, cond: Any, body: Any) -> list[Any]:
     library, cond, body = ctx.function_library, function_name(cond), function_name(body)
     values = list(args)
-    while _truth(library.call(ctx, cond, values)[0]):
+    while _truth(ctx, library.call(ctx, cond, values)[0], ("LoopCond", "input", "LoopCond")):
         values = library.call(ctx, body, values)
     return values
 

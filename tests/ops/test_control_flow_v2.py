@@ -280,6 +280,46 @@ def test_while_loop_errors_as_tf():
         tf.while_loop(lambda i: i < 2, lambda i: i + 1, [0], shape_invariants=[tf.TensorShape([])] * 2)
 
 
+# TF 2.21 builds these and fails every run: its session lowers the If and While to Switch and LoopCond, whose
+# NodeDefs take only a bool, and whose Switch takes only a scalar (recorded from real TF; TF numbers the
+# lowered node `/_N` by its graph's new names)
+_NOT_BOOL = (r"^Input '{arg}' passed {kind} expected bool while building NodeDef '{name}/_\d+' using "
+             r"Op<name={op}; signature={signature}>$")
+_SWITCH = "data:T, pred:bool -> output_false:T, output_true:T; attr=T:type"
+
+
+@pytest.mark.parametrize("pred, kind", [(1.0, "float"), (1, "int32")])
+def test_a_cond_predicate_that_is_not_a_bool_fails_the_run_as_tf(pred, kind):
+    p = tf.placeholder_with_default(pred, [])
+    r = tf.cond(p, lambda: tf.constant(1), lambda: tf.constant(2))
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+        sess.run(r)
+    assert re.match(_NOT_BOOL.format(arg="pred", kind=kind, name="cond/switch_pred", op="Switch",
+                                     signature=re.escape(_SWITCH)), runtime_message(info.value))
+
+
+def test_a_loop_condition_that_is_not_a_bool_fails_the_run_as_tf():
+    r = tf.while_loop(lambda i: tf.cast(i < 3, tf.float32), lambda i: i + 1, [0])
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+        sess.run(r)
+    assert re.match(_NOT_BOOL.format(arg="input", kind="float", name="while/LoopCond", op="LoopCond",
+                                     signature=re.escape("input:bool -> output:bool")), runtime_message(info.value))
+
+
+def test_a_predicate_must_squeeze_to_a_scalar_as_tfs_lowered_switch_reads_it():
+    p = tf.placeholder(tf.bool)
+    r = tf.cond(p, lambda: tf.constant(1), lambda: tf.constant(2))
+    w = tf.while_loop(lambda i: tf.logical_and(p, i < 3), lambda i: i + 1, [0])
+    with tf.Session() as sess:
+        assert sess.run([r, w], {p: [True]}) == [1, 3]  # squeezed to a scalar, as TF's
+        assert sess.run([r, w], {p: [[False]]}) == [2, 0]
+        for fetch in (r, w):
+            for value, shape in (([True, False], "[2]"), ([], "[0]")):
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match=rf"The second input must be a scalar, but it has shape {re.escape(shape)}"):
+                    sess.run(fetch, {p: value})
+
+
 def test_function_names_take_tfs_uids():
     """Every graph and op output takes a number, so in a fresh process the cond after two placeholders is
     `cond_true_3`, as in TF 2.21."""
