@@ -102,18 +102,14 @@ class Device(DeviceBase):
         if not self.splits_products:
             return super().matmul(a, b, out, epilogue)
         (m, k), n = a.shape, b.shape[1]
-        if (out is None and m < _FEW_ROWS < n and b.T.flags.c_contiguous and not b.flags.c_contiguous
-                and (m * n * k < onednn.MIN_MULTIPLY_ADDS or not onednn.available)):
-            # OpenBLAS multiplies a few rows by a transposed matrix a third slower than it computes the
-            # transposed product (b.T a.T), whose few columns are cheap to make contiguous (oneDNN, which
-            # takes the larger products, has no such gap)
-            out = np.ascontiguousarray(np.matmul(b.T, a.T).T)
-            if epilogue is not None:
-                epilogue(out, slice(None))
-            return out
-        if (self.intra_op_threads < 2 or m * n * k < _PARALLEL_MIN_MULTIPLY_ADDS or a.dtype != b.dtype
-                or a.dtype.kind not in "fc"):
-            out = onednn.matmul(a, b, out)
+        # OpenBLAS multiplies a few rows by a transposed matrix a third slower than it computes the transposed
+        # product (b.T a.T), whose few columns are cheap to make contiguous (oneDNN, which takes the larger
+        # products, has no such gap)
+        transposed = (out is None and m < _FEW_ROWS < n and b.T.flags.c_contiguous and not b.flags.c_contiguous
+                      and (m * n * k < onednn.MIN_MULTIPLY_ADDS or not onednn.available))
+        if (transposed or self.intra_op_threads < 2 or m * n * k < _PARALLEL_MIN_MULTIPLY_ADDS
+                or a.dtype != b.dtype or a.dtype.kind not in "fc"):
+            out = np.ascontiguousarray(np.matmul(b.T, a.T).T) if transposed else onednn.matmul(a, b, out)
             if epilogue is not None:
                 epilogue(out, slice(None))
             return out

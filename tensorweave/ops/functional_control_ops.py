@@ -37,16 +37,16 @@ def _truth(ctx: OpKernelContext, value: Any, lowered_as: tuple[str, str, str]) -
     (control flow v2's), which TF's session runs lowered to Switch and Merge, as the lowered op (`lowered_as`:
     its type, input and name suffix) reads it: a bool (else its NodeDef fails to build, which TF reports
     unnamed, before the step runs), a scalar as the Switch checks."""
+    array = np.asarray(value)
     if ctx.node_def.attr.get("_lower_using_switch_merge") is True:
-        kind = dtypes.as_dtype(np.asarray(value).dtype)
-        if kind != dtypes.bool:
+        if array.dtype != np.bool_:
             op, arg, suffix = lowered_as
+            kind = dtypes.type_string(dtypes.as_dtype(array.dtype))
             # TF names the lowered node by its graph's NewName, with a "/_" and a count of the graph's names
             raise nested_error(errors.InvalidArgumentError(
-                None, None, f"Input '{arg}' passed {dtypes.type_string(kind)} expected bool while building NodeDef "
+                None, None, f"Input '{arg}' passed {kind} expected bool while building NodeDef "
                 f"'{ctx.node_def.name}/{suffix}/_0' using {graph_io.summarize_op_def(op_registry.get(op).op_def)}"))
         check_selector(ctx, value)
-    array = np.asarray(value)
     if array.ndim:
         return array.size > 0
     item = array.item()
